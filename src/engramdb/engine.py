@@ -1,0 +1,1164 @@
+"""The engine: public verbs over the LMDB store, the per-namespace vector indexes and the graph.
+
+Write path: validate everything, then one LMDB write transaction, then update the in-memory
+caches (columns, graph, hnswlib). An error before the commit leaves the store and the caches
+unchanged; a crash after it loses nothing, because the caches are rebuilt from LMDB.
+
+Recall path (DESIGN.md "Recall"): vector seeds from hnswlib -> density gate -> spreading
+activation kernel -> vectorised ranking over column arrays -> record fetch for the hits only.
+"""
+from __future__ import annotations
+
+import math
+import os
+import time
+import uuid
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .config import EngramConfig, RecallConfig
+from .errors import (
+    ConfigError, DimensionMismatchError, EmptyTextError, EngramError, IndexStaleError, InvalidInputError,
+    MemoryNotFoundError, NamespaceError, NonFiniteError, OversizeError, StoreCorruptedError,
+)
+from .graph.csr import SNAPSHOT_DTYPES, CSRGraph, MemoryGraph
+from .index.hnsw import HnswIndex
+from .kernels import registry
+from .store.lmdb_store import SCHEMA_VERSION, LmdbStore
+from .types import (
+    KIND_BY_CODE, RELATION_BY_CODE, STATE_BY_CODE, Edge, Gap, Hit, Memory, MemoryKind, MemoryState,
+    PathStep, RecallResult, Relation, _STATE_CODES,
+)
+
+__all__ = ["Engram", "open", "to_unix_seconds"]
+
+DEFAULT_NAMESPACE = "default"
+_MAX_NAMESPACE_CHARS = 256
+_MAX_ID_CHARS = 512
+_MAX_TAGS = 256
+
+
+def to_unix_seconds(value: Any, *, field: str = "created_at") -> float:
+    """Unix seconds (float) from a number, a ``datetime`` or an ISO-8601 string.
+
+    Naive datetimes and ISO strings without an offset are taken as UTC.
+
+    Raises
+    ------
+    InvalidInputError
+        The value is none of these, or an unparseable string.
+    NonFiniteError
+        A number that is NaN or infinite.
+    """
+    if isinstance(value, bool):
+        raise InvalidInputError(f"{field}: expected Unix seconds or ISO-8601, got a bool")
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        v = float(value)
+        if not math.isfinite(v):
+            raise NonFiniteError(f"{field}: expected a finite number of Unix seconds, got {value!r}")
+        return v
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise InvalidInputError(
+                f"{field}: {value!r} is not ISO-8601 (e.g. 2023-05-08T13:56:00Z) nor Unix seconds"
+            ) from None
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        return value.timestamp()
+    raise InvalidInputError(f"{field}: expected Unix seconds or ISO-8601, got {type(value).__name__}")
+
+
+def _check_namespace(ns: Any) -> str:
+    if not isinstance(ns, str) or not ns or "\x00" in ns or len(ns) > _MAX_NAMESPACE_CHARS:
+        raise NamespaceError(
+            f"namespace must be a non-empty string of at most {_MAX_NAMESPACE_CHARS} characters "
+            f"without NUL, got {ns!r}"
+        )
+    return ns
+
+
+def _check_id(value: Any, field: str = "id") -> str:
+    if not isinstance(value, str) or not value or "\x00" in value or len(value) > _MAX_ID_CHARS:
+        raise InvalidInputError(
+            f"{field} must be a non-empty string of at most {_MAX_ID_CHARS} characters, got {value!r}"
+        )
+    return value
+
+
+def _check_unit(value: Any, field: str) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"{field}: expected a number in [0, 1], got {value!r}") from None
+    if not math.isfinite(v):
+        raise NonFiniteError(f"{field}: expected a number in [0, 1], got {value!r}")
+    if not 0.0 <= v <= 1.0:
+        raise InvalidInputError(f"{field}: expected a number in [0, 1], got {value!r}")
+    return v
+
+
+@dataclass(slots=True)
+class _Prepared:
+    """A validated memory waiting for its write transaction."""
+
+    ext_id: str
+    namespace: str
+    kind: MemoryKind
+    text: str
+    created_at: float
+    confidence: float
+    salience: float
+    source: str | None
+    tags: tuple[str, ...]
+    vector: np.ndarray | None
+    links: list[tuple[str, Relation, float]]
+    nid: int = -1
+
+
+class _Columns:
+    """Per-memory state as column arrays indexed by nid: what ranking and filters read."""
+
+    FIELDS = {"ns": np.int32, "kind": np.uint8, "state": np.uint8, "alive": np.bool_,
+              "created_at": np.float64, "confidence": np.float32, "s0": np.float32,
+              "t0": np.float64, "access": np.int32}
+
+    def __init__(self) -> None:
+        self.n = 0
+        for name, dtype in self.FIELDS.items():
+            setattr(self, name, np.zeros(1024, dtype))
+        self.ext_ids: list[str | None] = []
+
+    def ensure(self, n: int) -> None:
+        cap = len(self.ns)
+        if n > cap:
+            new = max(n, 2 * cap)
+            for name, dtype in self.FIELDS.items():
+                arr = np.zeros(new, dtype)
+                arr[:cap] = getattr(self, name)
+                setattr(self, name, arr)
+        if n > self.n:
+            self.ext_ids.extend([None] * (n - self.n))
+            self.n = n
+
+    def set_record(self, nid: int, rec: dict, ns_code: int) -> None:
+        self.ensure(nid + 1)
+        self.ns[nid] = ns_code
+        self.kind[nid] = MemoryKind(rec["kind"]).code
+        self.state[nid] = _STATE_CODES[MemoryState(rec["state"])]
+        self.alive[nid] = True
+        self.created_at[nid] = rec["created_at"]
+        self.confidence[nid] = rec["confidence"]
+        self.s0[nid] = rec["salience"]
+        self.t0[nid] = rec["salience_at"]
+        self.access[nid] = rec["access_count"]
+        self.ext_ids[nid] = rec["id"]
+
+
+class Engram:
+    """An open engramdb store. Create it with :func:`engramdb.open`; use it as a context manager.
+
+    One process writes at a time (LMDB's single writer); the object is not thread-safe.
+    """
+
+    def __init__(self, store: LmdbStore, *, dim: int, embedder: Any, config: EngramConfig,
+                 readonly: bool = False):
+        self._store = store
+        self.dim = dim
+        self.embedder = embedder
+        self.config = config
+        self.readonly = readonly
+        self._closed = False
+        self._cols = _Columns()
+        self._graph = MemoryGraph()
+        self._ns_codes: dict[str, int] = {}
+        self._ns_names: list[str] = []
+        self._ns_meta: dict[str, dict] = {}
+        self._indexes: dict[str, HnswIndex] = {}
+        self._dirty_indexes: set[str] = set()
+        self._density: dict[str, float] = {}
+        self._index_dir = os.path.join(store.path, "index")
+        self._load()
+
+    # ------------------------------------------------------------------ loading
+    def _ns_code(self, ns: str) -> int:
+        code = self._ns_codes.get(ns)
+        if code is None:
+            code = len(self._ns_names)
+            self._ns_codes[ns] = code
+            self._ns_names.append(ns)
+        return code
+
+    def _load(self) -> None:
+        with self._store.read("loading the store") as txn:
+            self._next_nid = self._store.get_meta(txn, "next_nid", 0)
+            self._delta_seq = self._store.get_meta(txn, "delta_seq", 0)
+            self._ns_meta = self._store.get_meta(txn, "namespaces", {})
+            self._cols.ensure(self._next_nid)
+            for nid, rec in self._store.iter_records(txn):
+                self._cols.set_record(nid, rec, self._ns_code(rec["namespace"]))
+            snap = self._store.load_snapshot(txn, SNAPSHOT_DTYPES)
+            if snap is not None:
+                arrays, _meta = snap
+                self._graph.set_csr(CSRGraph(**arrays))
+            delta = self._store.read_delta(txn)
+            if len(delta[0]):
+                self._graph.upsert_many(*delta)
+            self._delta_size = self._store.delta_size(txn)
+        for ns in self._ns_meta:
+            self._ns_code(ns)
+            self._indexes[ns] = self._load_or_rebuild_index(ns)
+
+    def _index_path(self, ns: str) -> str:
+        return os.path.join(self._index_dir, ns.encode().hex() + ".hnsw")
+
+    def _new_index(self) -> HnswIndex:
+        c = self.config.index
+        return HnswIndex(self.dim, m=c.m, ef_construction=c.ef_construction, ef_search=c.ef_search,
+                         capacity=c.initial_capacity)
+
+    def _load_or_rebuild_index(self, ns: str) -> HnswIndex:
+        meta = self._ns_meta[ns]
+        try:
+            return HnswIndex.load(self._index_path(ns), dim=self.dim, generation=meta["vgen"],
+                                  count=meta["count"], ef_search=self.config.index.ef_search)
+        except IndexStaleError:
+            pass
+        index = self._new_index()
+        code = self._ns_codes[ns]
+        nids = np.flatnonzero((self._cols.ns[: self._cols.n] == code) & self._cols.alive[: self._cols.n])
+        if len(nids):
+            with self._store.read("rebuilding the vector index") as txn:
+                vecs = np.stack([self._store.get_vector(txn, int(n), self.dim) for n in nids])
+            index.add(vecs, nids)
+        self._dirty_indexes.add(ns)
+        return index
+
+    # ------------------------------------------------------------------ context management
+    def __enter__(self) -> "Engram":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _check_open(self, write: bool = False) -> None:
+        if self._closed:
+            raise EngramError("this engramdb store is closed; open it again with engramdb.open(path)")
+        if write and self.readonly:
+            raise EngramError("this store was opened read-only")
+
+    def flush(self) -> None:
+        """Fold the edge delta into the persisted CSR snapshot and save changed vector indexes."""
+        self._check_open()
+        if self.readonly:
+            return
+        if self._delta_size:
+            self._save_snapshot()
+        os.makedirs(self._index_dir, exist_ok=True)
+        for ns in sorted(self._dirty_indexes):
+            self._indexes[ns].save(self._index_path(ns), self._ns_meta[ns]["vgen"])
+        self._dirty_indexes.clear()
+
+    def close(self) -> None:
+        """Flush and close; the object is unusable afterwards. Closing twice is a no-op."""
+        if self._closed:
+            return
+        try:
+            self.flush()
+        finally:
+            self._store.close()
+            self._closed = True
+
+    def _save_snapshot(self, txn=None) -> None:
+        csr = self._graph.csr(self._next_nid)
+        meta = {"n_nodes": csr.n_nodes, "n_edges": len(self._graph), "schema": SCHEMA_VERSION}
+        if txn is None:
+            with self._store.write("saving the CSR snapshot") as t:
+                self._store.save_snapshot(t, csr.arrays(), meta)
+        else:
+            self._store.save_snapshot(txn, csr.arrays(), meta)
+        self._delta_size = 0
+
+    # ------------------------------------------------------------------ validation
+    def _check_vector(self, vec: Any, field: str = "embedding") -> np.ndarray:
+        try:
+            arr = np.asarray(vec, dtype=np.float32)
+        except (TypeError, ValueError):
+            raise InvalidInputError(f"{field}: expected a sequence of {self.dim} floats") from None
+        if arr.ndim != 1 or arr.shape[0] != self.dim:
+            raise DimensionMismatchError(expected=self.dim, got=arr.shape[0] if arr.ndim == 1 else arr.shape,
+                                         field=field)
+        if not np.all(np.isfinite(arr)):
+            raise NonFiniteError(f"{field}: the vector contains NaN or infinite values")
+        norm = float(np.linalg.norm(arr))
+        if norm == 0.0 or not math.isfinite(norm):
+            raise NonFiniteError(f"{field}: the vector is all zeros (or overflows); it has no direction")
+        return arr / norm
+
+    def _check_text(self, text: Any, field: str = "text") -> str:
+        if not isinstance(text, str):
+            raise InvalidInputError(f"{field}: expected a string, got {type(text).__name__}")
+        if not text.strip():
+            raise EmptyTextError(f"{field}: the text is empty; store something to remember")
+        limit = self.config.store.max_text_chars
+        if len(text) > limit:
+            raise OversizeError(f"{field}: {len(text)} characters, more than max_text_chars={limit}; "
+                                "split it or raise StoreConfig.max_text_chars")
+        return text
+
+    def _prepare(self, item: Mapping[str, Any], default_ns: str, now: float) -> _Prepared:
+        if not isinstance(item, Mapping):
+            raise InvalidInputError(f"a memory must be a mapping of fields, got {type(item).__name__}")
+        unknown = set(item) - {"id", "namespace", "kind", "text", "embedding", "created_at",
+                               "confidence", "salience", "source", "tags", "links"}
+        if unknown:
+            raise InvalidInputError(f"unknown memory field(s) {sorted(unknown)}")
+        ns = _check_namespace(item.get("namespace") or default_ns)
+        ext_id = item.get("id")
+        ext_id = uuid.uuid4().hex if ext_id is None else _check_id(ext_id)
+        text = self._check_text(item.get("text"))
+        kind = MemoryKind.parse(item.get("kind", MemoryKind.EPISODIC))
+        created = item.get("created_at")
+        created_at = now if created is None else to_unix_seconds(created)
+        confidence = _check_unit(item.get("confidence", 1.0), "confidence")
+        sal = item.get("salience")
+        salience = self.config.decay.initial_salience if sal is None else _check_unit(sal, "salience")
+        source = item.get("source")
+        if source is not None and not isinstance(source, str):
+            source = str(source)
+        tags = item.get("tags") or ()
+        if isinstance(tags, str) or not all(isinstance(t, str) and t for t in tags):
+            raise InvalidInputError(f"tags must be a list of non-empty strings, got {tags!r}")
+        if len(tags) > _MAX_TAGS:
+            raise OversizeError(f"{len(tags)} tags, more than {_MAX_TAGS}")
+        vec = item.get("embedding")
+        vector = None if vec is None else self._check_vector(vec)
+        links = [self._check_link_spec(spec) for spec in (item.get("links") or ())]
+        return _Prepared(ext_id, ns, kind, text, created_at, confidence, salience, source,
+                         tuple(dict.fromkeys(tags)), vector, links)
+
+    @staticmethod
+    def _check_weight(weight: Any) -> float:
+        try:
+            w = float(weight)
+        except (TypeError, ValueError):
+            raise InvalidInputError(f"weight: expected a number in (0, 1], got {weight!r}") from None
+        if not math.isfinite(w):
+            raise NonFiniteError(f"weight: expected a number in (0, 1], got {weight!r}")
+        if not 0.0 < w <= 1.0:
+            raise InvalidInputError(f"weight: expected a number in (0, 1], got {weight!r}")
+        return w
+
+    def _check_link_spec(self, spec: Any) -> tuple[str, Relation, float]:
+        if isinstance(spec, Mapping):
+            to, rel, w = spec.get("to"), spec.get("relation", "related_to"), spec.get("weight", 1.0)
+        elif isinstance(spec, (tuple, list)) and 1 <= len(spec) <= 3:
+            to, rel, w = (list(spec) + ["related_to", 1.0][len(spec) - 1:])[:3]
+        else:
+            raise InvalidInputError(f"a link is {{'to': id, 'relation': ..., 'weight': ...}}, got {spec!r}")
+        return _check_id(to, "link target"), Relation.parse(rel), self._check_weight(w)
+
+    def _nid(self, ns: str, ext_id: str, txn=None) -> int:
+        if txn is None:
+            with self._store.read() as t:
+                nid = self._store.lookup_id(t, ns, ext_id)
+        else:
+            nid = self._store.lookup_id(txn, ns, ext_id)
+        if nid is None:
+            raise MemoryNotFoundError(f"no memory {ext_id!r} in namespace {ns!r}")
+        return nid
+
+    # ------------------------------------------------------------------ writes
+    def add(self, text: str, *, namespace: str = DEFAULT_NAMESPACE, kind: MemoryKind | str = "episodic",
+            id: str | None = None, embedding: Any = None, created_at: Any = None,
+            confidence: float = 1.0, salience: float | None = None, source: str | None = None,
+            tags: Sequence[str] = (), links: Sequence[Any] = ()) -> str:
+        """Store one memory and return its id.
+
+        Parameters
+        ----------
+        text : str
+            What to remember; non-empty, at most ``StoreConfig.max_text_chars`` characters.
+        namespace : str
+            Agent or user the memory belongs to.
+        kind : MemoryKind or str
+            ``working``, ``episodic``, ``semantic``, ``procedural`` or ``decision``.
+        id : str, optional
+            The caller's id, unique in the namespace; a random hex id when omitted.
+        embedding : array-like of float, shape (dim,), optional
+            The caller's vector (normalised here); the engine's embedder is used when omitted.
+        created_at : float, datetime or ISO-8601 str, optional
+            Event time (Unix seconds); now when omitted. ``recorded_at`` is always now.
+        confidence : float
+            In [0, 1].
+        salience : float, optional
+            Initial salience in [0, 1]; ``DecayConfig.initial_salience`` when omitted.
+        source : str, optional
+            Where it came from (session / turn id).
+        tags : sequence of str
+        links : sequence of {"to": id, "relation": str, "weight": float}
+            Edges from this memory to existing ones (or ones earlier in the same batch).
+
+        Returns
+        -------
+        str
+            The memory's id.
+
+        Raises
+        ------
+        EmptyTextError, OversizeError, UnknownKindError, UnknownRelationError, NonFiniteError,
+        DimensionMismatchError, InvalidInputError
+            Bad input; nothing is written.
+        NamespaceError
+            Invalid namespace name.
+        MemoryNotFoundError
+            A link points at a memory that does not exist in the namespace.
+        StoreFullError, StoreError
+            LMDB failed; nothing is written.
+        """
+        item = {"text": text, "namespace": namespace, "kind": kind, "id": id, "embedding": embedding,
+                "created_at": created_at, "confidence": confidence, "salience": salience,
+                "source": source, "tags": tags, "links": links}
+        return self.add_batch([item], namespace=namespace)[0]
+
+    def add_batch(self, items: Iterable[Mapping[str, Any]], *, namespace: str = DEFAULT_NAMESPACE,
+                  progress: bool = False) -> list[str]:
+        """Store many memories in one transaction; all or none are written.
+
+        Parameters
+        ----------
+        items : iterable of mapping
+            Each with the keyword arguments of :meth:`add` (``text`` required); a missing
+            ``namespace`` means the ``namespace`` argument.
+        namespace : str
+            Default namespace of the items.
+        progress : bool
+            Show a progress bar while embedding.
+
+        Returns
+        -------
+        list of str
+            The ids, in input order.
+
+        Raises
+        ------
+        The errors of :meth:`add`; also InvalidInputError for an id given twice or already
+        stored. A batch equals the same items added one by one, except that auto-linking
+        also sees the earlier items of the batch.
+        """
+        self._check_open(write=True)
+        now = time.time()
+        prepared = [self._prepare(item, namespace, now) for item in items]
+        if not prepared:
+            return []
+        self._embed_missing(prepared, progress)
+        return self._commit_new(prepared, now)
+
+    def _embed_missing(self, prepared: list[_Prepared], progress: bool) -> None:
+        todo = [p for p in prepared if p.vector is None]
+        if not todo:
+            return
+        if self.embedder is None:
+            raise InvalidInputError("this store has no embedder: pass embedding= for every memory")
+        vecs = _embed(self.embedder, [p.text for p in todo], progress)
+        if vecs.shape != (len(todo), self.dim):
+            raise DimensionMismatchError(expected=self.dim, got=vecs.shape[-1], field="embedder output")
+        for p, v in zip(todo, vecs):
+            p.vector = self._check_vector(v, field="embedder output")
+
+    def _autolinks(self, prepared: list[_Prepared]) -> list[tuple[int, int, float]]:
+        """(new nid, existing-or-earlier nid, cosine) pairs above the auto-link threshold."""
+        lc = self.config.link
+        if not lc.auto_link or lc.max_links == 0:
+            return []
+        out = []
+        by_ns: dict[str, list[_Prepared]] = {}
+        for p in prepared:
+            by_ns.setdefault(p.namespace, []).append(p)
+        for ns, group in by_ns.items():
+            index = self._indexes.get(ns)
+            mat = np.stack([p.vector for p in group])
+            block = 1024
+            for i0 in range(0, len(group), block):
+                sims = mat[i0:i0 + block] @ mat[: i0 + block].T
+                for r in range(sims.shape[0]):
+                    i = i0 + r
+                    cand: list[tuple[float, int]] = []
+                    row = sims[r, :i]
+                    for j in np.flatnonzero(row >= lc.cosine_threshold).tolist():
+                        cand.append((float(row[j]), group[j].nid))
+                    if index is not None and len(index):
+                        labels, cos = index.knn(group[i].vector, lc.max_links)
+                        cand.extend((float(c), int(lab)) for lab, c in zip(labels, cos)
+                                    if c >= lc.cosine_threshold)
+                    cand.sort(key=lambda x: (-x[0], x[1]))
+                    out.extend((group[i].nid, nid, c) for c, nid in cand[: lc.max_links])
+        return out
+
+    def _record(self, p: _Prepared, now: float) -> dict:
+        return {"id": p.ext_id, "namespace": p.namespace, "kind": p.kind.value, "text": p.text,
+                "created_at": p.created_at, "recorded_at": now, "confidence": p.confidence,
+                "salience": p.salience, "salience_at": now, "access_count": 0, "last_access": None,
+                "source": p.source, "tags": list(p.tags), "state": MemoryState.ACTIVE.value,
+                "superseded_by": None}
+
+    def _commit_new(self, prepared: list[_Prepared], now: float, extra=None) -> list[str]:
+        """Write validated memories (+ their links and auto-links) in one transaction."""
+        store = self._store
+        seen: dict[tuple[str, str], int] = {}
+        for i, p in enumerate(prepared):
+            p.nid = self._next_nid + i
+            key = (p.namespace, p.ext_id)
+            if key in seen:
+                raise InvalidInputError(f"id {p.ext_id!r} appears twice in the batch")
+            seen[key] = p.nid
+        edges: list[tuple[int, int, int, float]] = []
+        with store.write("adding memories") as txn:
+            # resolve every reference before the first put, so errors leave the store unchanged
+            for p in prepared:
+                if store.lookup_id(txn, p.namespace, p.ext_id) is not None:
+                    raise InvalidInputError(
+                        f"id {p.ext_id!r} already exists in namespace {p.namespace!r}; "
+                        "use supersede() to replace a memory"
+                    )
+                for to, rel, w in p.links:
+                    tgt = seen.get((p.namespace, to))
+                    if tgt is None or tgt >= p.nid:
+                        tgt = store.lookup_id(txn, p.namespace, to)
+                    if tgt is None:
+                        raise MemoryNotFoundError(
+                            f"link from {p.ext_id!r} to {to!r}: no memory {to!r} in namespace {p.namespace!r}"
+                        )
+                    edges.append((p.nid, tgt, rel.code, w))
+            for src, tgt, cos in self._autolinks(prepared):
+                edges.append((src, tgt, Relation.RELATED_TO.code, float(min(max(cos, 1e-6), 1.0))))
+            extra_edges = extra(txn) if extra is not None else []
+            edges.extend(extra_edges)
+            ns_meta = {k: dict(v) for k, v in self._ns_meta.items()}
+            for p in prepared:
+                store.put_record(txn, p.nid, self._record(p, now))
+                store.put_vector(txn, p.nid, p.vector)
+                store.put_id(txn, p.namespace, p.ext_id, p.nid)
+                m = ns_meta.setdefault(p.namespace, {"vgen": 0, "count": 0})
+                m["vgen"] += 1
+                m["count"] += 1
+            delta_seq = self._write_edges(txn, edges, now)
+            store.put_meta(txn, "next_nid", self._next_nid + len(prepared))
+            store.put_meta(txn, "namespaces", ns_meta)
+        # committed: update the caches
+        self._next_nid += len(prepared)
+        self._delta_seq = delta_seq
+        self._ns_meta = ns_meta
+        for p in prepared:
+            self._cols.set_record(p.nid, self._record(p, now), self._ns_code(p.namespace))
+        self._apply_edges(edges)
+        by_ns: dict[str, list[_Prepared]] = {}
+        for p in prepared:
+            by_ns.setdefault(p.namespace, []).append(p)
+        for ns, group in by_ns.items():
+            if ns not in self._indexes:
+                self._indexes[ns] = self._new_index()
+            self._indexes[ns].add(np.stack([p.vector for p in group]), np.array([p.nid for p in group]))
+            self._dirty_indexes.add(ns)
+        if self._delta_size >= self.config.store.snapshot_every:
+            self._save_snapshot()
+        return [p.ext_id for p in prepared]
+
+    def _write_edges(self, txn, edges, now: float) -> int:
+        seq = self._delta_seq
+        for src, tgt, rel, w in edges:
+            seq += 1
+            self._store.put_edge(txn, src, tgt, rel, w, now, seq)
+        self._store.put_meta(txn, "delta_seq", seq)
+        return seq
+
+    def _apply_edges(self, edges) -> None:
+        if not edges:
+            return
+        arr = np.array(edges, dtype=np.float64).reshape(-1, 4)
+        self._graph.upsert_many(arr[:, 0].astype(np.uint32), arr[:, 1].astype(np.uint32),
+                                arr[:, 2].astype(np.uint8), arr[:, 3].astype(np.float32))
+        self._delta_size += len(edges)
+        self._density.clear()
+
+    def link(self, source: str, target: str, relation: Relation | str = Relation.RELATED_TO,
+             weight: float = 1.0, *, namespace: str = DEFAULT_NAMESPACE) -> Edge:
+        """Add the typed edge ``source -> target`` (or set its weight if it exists).
+
+        Parameters
+        ----------
+        source, target : str
+            Memory ids in ``namespace``; different from each other.
+        relation : Relation or str
+            One of :class:`Relation`.
+        weight : float
+            In (0, 1].
+
+        Returns
+        -------
+        Edge
+
+        Raises
+        ------
+        MemoryNotFoundError
+            Either end does not exist in the namespace.
+        UnknownRelationError, InvalidInputError, NonFiniteError
+            Bad relation, weight, or a self-link; nothing is written.
+        """
+        return self.link_batch([(source, target, relation, weight)], namespace=namespace)[0]
+
+    def link_batch(self, edges: Iterable[Any], *, namespace: str = DEFAULT_NAMESPACE) -> list[Edge]:
+        """Add many edges in one transaction; all or none are written.
+
+        Parameters
+        ----------
+        edges : iterable of (source, target[, relation[, weight]]) or mapping
+            Mappings use the keys ``source``, ``target``, ``relation``, ``weight``.
+            Defaults: relation ``related_to``, weight 1.0.
+        namespace : str
+            Both ends of every edge live here; edges never cross namespaces.
+
+        Returns
+        -------
+        list of Edge
+
+        Raises
+        ------
+        The errors of :meth:`link`.
+        """
+        self._check_open(write=True)
+        ns = _check_namespace(namespace)
+        specs = []
+        for e in edges:
+            if isinstance(e, Mapping):
+                e = (e.get("source"), e.get("target"), e.get("relation", Relation.RELATED_TO), e.get("weight", 1.0))
+            if not isinstance(e, (tuple, list)) or not 2 <= len(e) <= 4:
+                raise InvalidInputError(f"an edge is (source, target[, relation[, weight]]), got {e!r}")
+            src, tgt, rel, w = (list(e) + [Relation.RELATED_TO, 1.0][len(e) - 2:])[:4]
+            _check_id(src, "source")
+            _check_id(tgt, "target")
+            if src == tgt:
+                raise InvalidInputError(f"cannot link memory {src!r} to itself")
+            specs.append((src, tgt, Relation.parse(rel), self._check_weight(w)))
+        if not specs:
+            return []
+        now = time.time()
+        with self._store.write("linking memories") as txn:
+            rows = [(self._nid(ns, s, txn), self._nid(ns, t, txn), r.code, w) for s, t, r, w in specs]
+            seq = self._write_edges(txn, rows, now)
+        self._delta_seq = seq
+        self._apply_edges(rows)
+        if self._delta_size >= self.config.store.snapshot_every:
+            self._save_snapshot()
+        return [Edge(s, t, r, w) for s, t, r, w in specs]
+
+    def supersede(self, old_id: str, text: str, *, namespace: str = DEFAULT_NAMESPACE,
+                  **fields: Any) -> str:
+        """Store a new memory that replaces ``old_id``; the old one is kept, flagged superseded.
+
+        The new memory gets a ``supersedes`` edge to the old one, the old one's ``superseded_by``
+        names the new id, and recall hides the old one unless ``include_superseded=True``.
+        ``kind`` defaults to the old memory's kind; other keyword fields are those of :meth:`add`.
+
+        Returns
+        -------
+        str
+            The new memory's id.
+
+        Raises
+        ------
+        MemoryNotFoundError
+            No ``old_id`` in the namespace.
+        InvalidInputError
+            ``old_id`` is already superseded, or the new memory is invalid (see :meth:`add`).
+        """
+        self._check_open(write=True)
+        ns = _check_namespace(namespace)
+        old = self.get(old_id, namespace=ns)
+        if old.state is MemoryState.SUPERSEDED:
+            raise InvalidInputError(f"memory {old_id!r} is already superseded by {old.superseded_by!r}")
+        now = time.time()
+        item = {"text": text, "namespace": ns, "kind": fields.pop("kind", old.kind), **fields}
+        p = self._prepare(item, ns, now)
+        self._embed_missing([p], False)
+        old_nid = self._nid(ns, old_id)
+
+        def mark_old(txn):
+            rec = self._store.get_record(txn, old_nid)
+            rec["state"] = MemoryState.SUPERSEDED.value
+            rec["superseded_by"] = p.ext_id
+            self._store.put_record(txn, old_nid, rec)
+            return [(p.nid, old_nid, Relation.SUPERSEDES.code, 1.0)]
+
+        new_id = self._commit_new([p], now, extra=mark_old)[0]
+        self._cols.state[old_nid] = _STATE_CODES[MemoryState.SUPERSEDED]
+        return new_id
+
+    def forget(self, id: str, *, namespace: str = DEFAULT_NAMESPACE, hard: bool = False) -> None:
+        """Forget a memory: archive it (default; kept, hidden from recall) or erase it (``hard``).
+
+        A hard forget deletes the record, its embedding and every edge touching it (for
+        privacy requests); it rewrites the CSR snapshot in the same transaction.
+
+        Raises
+        ------
+        MemoryNotFoundError
+            No such memory in the namespace.
+        """
+        self._check_open(write=True)
+        ns = _check_namespace(namespace)
+        _check_id(id)
+        nid = self._nid(ns, id)
+        if not hard:
+            with self._store.write("archiving a memory") as txn:
+                rec = self._store.get_record(txn, nid)
+                rec["state"] = MemoryState.ARCHIVED.value
+                self._store.put_record(txn, nid, rec)
+            self._cols.state[nid] = _STATE_CODES[MemoryState.ARCHIVED]
+            return
+        graph_after = MemoryGraph()
+        graph_after.upsert_many(*self._graph.edges())
+        graph_after.remove_node(nid)
+        ns_meta = {k: dict(v) for k, v in self._ns_meta.items()}
+        ns_meta[ns]["vgen"] += 1
+        ns_meta[ns]["count"] -= 1
+        csr = graph_after.csr(self._next_nid)
+        with self._store.write("erasing a memory") as txn:
+            self._store.delete_edges_of(txn, nid)
+            self._store.delete_record(txn, nid, ns, id)
+            self._store.put_meta(txn, "namespaces", ns_meta)
+            self._store.save_snapshot(txn, csr.arrays(), {"n_nodes": csr.n_nodes, "n_edges": len(graph_after),
+                                                          "schema": SCHEMA_VERSION})
+        self._graph = graph_after
+        self._delta_size = 0
+        self._density.clear()
+        self._ns_meta = ns_meta
+        self._cols.alive[nid] = False
+        self._cols.ext_ids[nid] = None
+        self._indexes[ns].remove(nid)
+        self._dirty_indexes.add(ns)
+
+    # ------------------------------------------------------------------ reads
+    def get(self, id: str, *, namespace: str = DEFAULT_NAMESPACE, with_embedding: bool = False) -> Memory:
+        """The memory ``id`` of ``namespace``.
+
+        Raises
+        ------
+        MemoryNotFoundError
+            No such memory.
+        """
+        self._check_open()
+        ns = _check_namespace(namespace)
+        _check_id(id)
+        with self._store.read("reading a memory") as txn:
+            nid = self._nid(ns, id, txn)
+            rec = self._store.get_record(txn, nid)
+            if rec is None:
+                raise StoreCorruptedError(f"id {id!r} maps to nid {nid}, which has no record")
+            vec = self._store.get_vector(txn, nid, self.dim) if with_embedding else None
+        return _memory_from_record(rec, vec)
+
+    def edges(self, id: str, *, namespace: str = DEFAULT_NAMESPACE) -> list[Edge]:
+        """Every stored edge touching ``id`` (both directions).
+
+        Raises
+        ------
+        MemoryNotFoundError
+        """
+        self._check_open()
+        nid = self._nid(_check_namespace(namespace), _check_id(id))
+        ext = self._cols.ext_ids
+        out = []
+        for other, rel, w, forward in self._graph.neighbours(nid):
+            src, tgt = (ext[nid], ext[other]) if forward else (ext[other], ext[nid])
+            out.append(Edge(src, tgt, RELATION_BY_CODE[rel], w))
+        return out
+
+    def namespaces(self) -> list[str]:
+        """Names of the namespaces holding at least one memory."""
+        self._check_open()
+        return sorted(ns for ns, m in self._ns_meta.items() if m["count"] > 0)
+
+    def salience(self, id: str, *, namespace: str = DEFAULT_NAMESPACE, now: float | None = None) -> float:
+        """Current salience s(now) = s0 * 2**(-(now - t0) / half_life(kind)), in [0, 1]."""
+        self._check_open()
+        nid = self._nid(_check_namespace(namespace), _check_id(id))
+        now = time.time() if now is None else to_unix_seconds(now, field="now")
+        return float(self._salience_now(np.array([nid]), now)[0])
+
+    def _salience_now(self, nids: np.ndarray, now: float) -> np.ndarray:
+        c = self._cols
+        hl = self.config.decay.half_life_s
+        half = np.array([hl[k] for k in KIND_BY_CODE], np.float32)[c.kind[nids]]
+        t0 = np.minimum(c.t0[nids], now)
+        return registry.get("decay_salience")(c.s0[nids], np.ascontiguousarray(t0), float(now),
+                                              np.ascontiguousarray(half, np.float32))
+
+    def stats(self) -> dict[str, Any]:
+        """Counts per namespace and state, edges, graph density, backend and sizes."""
+        self._check_open()
+        c = self._cols
+        n = c.n
+        per_ns = {}
+        for ns in sorted(self._ns_meta):
+            code = self._ns_codes[ns]
+            mask = (c.ns[:n] == code) & c.alive[:n]
+            states = np.bincount(c.state[:n][mask], minlength=len(STATE_BY_CODE))
+            per_ns[ns] = {"memories": int(mask.sum()),
+                          **{s.value: int(states[i]) for i, s in enumerate(STATE_BY_CODE)},
+                          "density": round(self._ns_density(ns), 4)}
+        with self._store.read() as txn:
+            info = self._store.env.info()
+            stat = self._store.env.stat()
+        return {"path": self._store.path, "dim": self.dim,
+                "embedder": getattr(self.embedder, "name", None),
+                "kernel_backend": registry.active_backend(),
+                "memories": int(c.alive[:n].sum()), "edges": len(self._graph),
+                "delta_edges": self._delta_size, "namespaces": per_ns,
+                "store_bytes": int(stat["psize"] * (info["last_pgno"] + 1)),
+                "map_size_bytes": int(info["map_size"])}
+
+    def _ns_density(self, ns: str) -> float:
+        d = self._density.get(ns)
+        if d is None:
+            code = self._ns_codes.get(ns, -1)
+            d = self._graph.density(self._cols.ns[: self._next_nid], code) if self._next_nid else 0.0
+            self._density[ns] = d
+        return d
+
+    # ------------------------------------------------------------------ recall
+    def recall(self, query: str | None = None, *, vector: Any = None, namespace: str = DEFAULT_NAMESPACE,
+               k: int = 10, kinds: Sequence[MemoryKind | str] | None = None,
+               tags: Sequence[str] | None = None, min_confidence: float | None = None,
+               since: Any = None, until: Any = None, include_superseded: bool = False,
+               include_archived: bool = False, gate: str | None = None, reinforce: bool = False,
+               now: float | None = None, config: RecallConfig | None = None) -> RecallResult:
+        """Memories related to the query: vector seeds, then spreading activation over the graph.
+
+        Parameters
+        ----------
+        query : str, optional
+            Text to embed with the store's embedder. Give ``query`` or ``vector``.
+        vector : array-like of float, shape (dim,), optional
+            The caller's query vector (cosine space).
+        namespace : str
+        k : int
+            Number of hits, 1..10000.
+        kinds : sequence of MemoryKind or str, optional
+            Keep only these kinds.
+        tags : sequence of str, optional
+            Keep only memories carrying every one of these tags.
+        min_confidence : float, optional
+            Keep only memories with confidence >= this.
+        since, until : float, datetime or ISO-8601, optional
+            Keep only memories whose event time (``created_at``) lies in [since, until].
+        include_superseded, include_archived : bool
+            Superseded and archived memories are hidden unless asked for.
+        gate : {"auto", "on", "off"}, optional
+            Density gate mode; ``config.gate`` when omitted.
+        reinforce : bool
+            Raise the salience and access count of the returned memories (one write).
+        now : float, optional
+            Unix seconds used for salience decay and recency; the wall clock when omitted.
+        config : RecallConfig, optional
+            Overrides the engine's recall settings for this call.
+
+        Returns
+        -------
+        RecallResult
+            ``hits`` best first, each with the path that activated it; ``gaps`` says when the
+            best evidence is weak (negative recall) or everything was filtered out.
+
+        Raises
+        ------
+        InvalidInputError, EmptyTextError, DimensionMismatchError, NonFiniteError,
+        UnknownKindError, NamespaceError, ConfigError
+
+        References
+        ----------
+        Collins & Loftus (1975) spreading activation; Anderson (1974) fan effect; SYNAPSE
+        (arXiv:2601.02744) density gating; DESIGN.md "Recall".
+        """
+        t_start = time.perf_counter()
+        self._check_open()
+        cfg = config or self.config.recall
+        if gate is not None:
+            cfg = replace(cfg, gate=gate)
+        ns = _check_namespace(namespace)
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= 10_000:
+            raise InvalidInputError(f"k: expected an integer in [1, 10000], got {k!r}")
+        kind_codes = None if kinds is None else np.array(sorted({MemoryKind.parse(x).code for x in kinds}), np.uint8)
+        tag_set = None if not tags else set(tags)
+        if min_confidence is not None:
+            min_confidence = _check_unit(min_confidence, "min_confidence")
+        t_lo = -np.inf if since is None else to_unix_seconds(since, field="since")
+        t_hi = np.inf if until is None else to_unix_seconds(until, field="until")
+        now = time.time() if now is None else to_unix_seconds(now, field="now")
+        if vector is not None:
+            qvec = self._check_vector(vector, field="vector")
+        else:
+            qtext = self._check_text(query, field="query")
+            qvec = self._check_vector(_embed(self.embedder, [qtext], False)[0], field="embedder output")
+
+        index = self._indexes.get(ns)
+        if index is None or len(index) == 0:
+            gap = Gap(query, "empty_namespace", None, f"namespace {ns!r} holds no memories")
+            return RecallResult([], [gap], "vector", 0.0, time.perf_counter() - t_start)
+
+        labels, cos = index.knn(qvec, cfg.seed_k)
+        keep = cos >= cfg.cosine_floor
+        labels, cos = labels[keep], cos[keep]
+        density = self._ns_density(ns)
+        if cfg.gate == "on" or (cfg.gate == "auto" and density >= cfg.density_threshold):
+            mode, depth = "spread", cfg.max_depth
+        else:
+            mode, depth = "one_hop", min(1, cfg.max_depth)
+        if depth == 0 or len(self._graph) == 0:
+            mode = "vector"
+        csr = self._graph.csr(self._next_nid)
+        rel_mult = np.array([cfg.relation_multipliers.get(r, 0.0) for r in RELATION_BY_CODE], np.float32)
+        nodes, act, parent, _hops = registry.get("spread_activation")(
+            csr.indptr, csr.indices, csr.weight, csr.relation,
+            labels.astype(np.int32), _seed_activation(cos, cfg.seed_contrast), rel_mult,
+            int(depth), float(cfg.decay), float(cfg.fan_exp), int(cfg.degree_cap),
+            1 if cfg.combine == "sum" else 0, float(cfg.sum_cap))
+
+        # filters over the column arrays
+        c = self._cols
+        mask = (c.ns[nodes] == self._ns_codes[ns]) & c.alive[nodes]
+        hidden = []
+        if not include_superseded:
+            hidden.append(_STATE_CODES[MemoryState.SUPERSEDED])
+        if not include_archived:
+            hidden.append(_STATE_CODES[MemoryState.ARCHIVED])
+        if hidden:
+            mask &= ~np.isin(c.state[nodes], hidden)
+        if kind_codes is not None:
+            mask &= np.isin(c.kind[nodes], kind_codes)
+        if min_confidence is not None:
+            mask &= c.confidence[nodes] >= min_confidence
+        if since is not None or until is not None:
+            mask &= (c.created_at[nodes] >= t_lo) & (c.created_at[nodes] <= t_hi)
+        cand = np.flatnonzero(mask)
+        cnodes = nodes[cand]
+        score = act[cand].astype(np.float64)
+        ws, wr, wc = cfg.w_salience, cfg.w_recency, cfg.w_confidence
+        if len(cnodes) and (ws or wr or wc):
+            blend = 1.0 - ws - wr - wc + wc * c.confidence[cnodes]
+            if ws:
+                blend = blend + ws * self._salience_now(cnodes, now)
+            if wr:
+                age = np.maximum(now - c.created_at[cnodes], 0.0)
+                blend = blend + wr * np.exp2(-age / cfg.recency_half_life_s)
+            score = score * blend
+        order = np.lexsort((cnodes, -score))
+
+        sim_of = dict(zip(labels.tolist(), cos.tolist()))
+        pos_of = {int(n): i for i, n in enumerate(nodes.tolist())}
+        hits: list[Hit] = []
+        with self._store.read("fetching recalled memories") as txn:
+            for o in order.tolist():
+                nid = int(cnodes[o])
+                rec = self._store.get_record(txn, nid)
+                if rec is None:
+                    continue
+                if tag_set is not None and not tag_set.issubset(rec["tags"]):
+                    continue
+                path = self._path(nid, pos_of, nodes, parent, csr, rel_mult)
+                hits.append(Hit(id=rec["id"], kind=MemoryKind(rec["kind"]), text=rec["text"],
+                                score=float(score[o]), activation=float(act[cand[o]]),
+                                similarity=sim_of.get(nid), path=path, source=rec["source"],
+                                tags=tuple(rec["tags"]), created_at=rec["created_at"],
+                                confidence=rec["confidence"], state=MemoryState(rec["state"])))
+                if len(hits) >= k:
+                    break
+
+        gaps = []
+        best = float(cos[0]) if len(cos) else None
+        if best is None or best < cfg.weak_evidence:
+            shown = "none above the cosine floor" if best is None else f"{best:.3f}"
+            gaps.append(Gap(query, "weak_evidence", best,
+                            f"best vector evidence {shown} < weak_evidence {cfg.weak_evidence}; "
+                            "the store may not hold what this asks"))
+        if not hits and len(nodes):
+            gaps.append(Gap(query, "filtered_out", best, "related memories exist but none passed the filters"))
+        if reinforce and hits and not self.readonly:
+            self._reinforce([self._nid(ns, h.id) for h in hits], now)
+        return RecallResult(hits, gaps, mode, density, time.perf_counter() - t_start,
+                            {"seeds": int(len(labels)), "activated": int(len(nodes))})
+
+    def _path(self, nid, pos_of, nodes, parent, csr: CSRGraph, rel_mult) -> list[PathStep]:
+        chain = [nid]
+        while True:
+            p = int(parent[pos_of[chain[-1]]])
+            if p < 0 or len(chain) > 64:
+                break
+            chain.append(p)
+        chain.reverse()
+        ext = self._cols.ext_ids
+        steps = [PathStep(ext[chain[0]])]
+        for u, v in zip(chain, chain[1:]):
+            lo, hi = csr.indptr[u], csr.indptr[u + 1]
+            js = lo + np.flatnonzero(csr.indices[lo:hi] == v)
+            strength = csr.weight[js] * rel_mult[csr.relation[js]]
+            j = int(js[int(np.argmax(strength))]) if len(js) else -1
+            rel = RELATION_BY_CODE[int(csr.relation[j])] if j >= 0 else None
+            steps.append(PathStep(ext[v], rel, bool(csr.forward[j]) if j >= 0 else True))
+        return steps
+
+    def _reinforce(self, nids: list[int], now: float) -> None:
+        rate = self.config.decay.reinforce_rate
+        arr = np.array(nids, np.int64)
+        s_now = self._salience_now(arr, now)
+        s_new = s_now + rate * (1.0 - s_now)
+        with self._store.write("reinforcing recalled memories") as txn:
+            for nid, s in zip(nids, s_new.tolist()):
+                rec = self._store.get_record(txn, nid)
+                rec["salience"], rec["salience_at"] = s, now
+                rec["access_count"] += 1
+                rec["last_access"] = now
+                self._store.put_record(txn, nid, rec)
+        self._cols.s0[arr] = s_new
+        self._cols.t0[arr] = now
+        self._cols.access[arr] += 1
+
+
+def _seed_activation(cos: np.ndarray, contrast: float) -> np.ndarray:
+    """Seed activations in [0, 1]: (cos - b) / (max - b), b = contrast * median(cos) (float32)."""
+    if len(cos) == 0:
+        return np.zeros(0, np.float32)
+    pos = np.maximum(cos.astype(np.float64), 0.0)
+    top = pos.max()
+    if top <= 0.0:
+        return np.zeros(len(cos), np.float32)
+    base = contrast * float(np.median(pos))
+    if top - base <= 1e-12:
+        return np.ones(len(cos), np.float32)
+    # seeds below the median stay candidates, ranked by their cosine just above zero
+    rel = (pos - base) / (top - base)
+    return np.where(rel > 0.0, rel, 1e-3 * pos / top).astype(np.float32)
+
+
+def _memory_from_record(rec: dict, vec: np.ndarray | None) -> Memory:
+    return Memory(id=rec["id"], namespace=rec["namespace"], kind=MemoryKind(rec["kind"]), text=rec["text"],
+                  created_at=rec["created_at"], recorded_at=rec["recorded_at"],
+                  confidence=rec["confidence"], salience=rec["salience"], salience_at=rec["salience_at"],
+                  access_count=rec["access_count"], last_access=rec["last_access"], source=rec["source"],
+                  tags=tuple(rec["tags"]), state=MemoryState(rec["state"]),
+                  superseded_by=rec["superseded_by"], embedding=vec)
+
+
+def _embed(embedder: Any, texts: list[str], progress: bool) -> np.ndarray:
+    """Embed ``texts`` in chunks, with a progress bar when asked."""
+    if embedder is None:
+        raise InvalidInputError("this store has no embedder: pass vector=/embedding= explicitly")
+    chunk = 256
+    if not progress or len(texts) <= chunk:
+        return np.asarray(embedder.embed(texts), np.float32)
+    from rich.progress import track
+
+    parts = [np.asarray(embedder.embed(texts[i:i + chunk]), np.float32)
+             for i in track(range(0, len(texts), chunk), description="embedding", transient=True)]
+    return np.concatenate(parts)
+
+
+def _embedder_family(embedder: Any) -> str | None:
+    """"hashing" or "minilm" for the built-in embedders (so a reopen can rebuild them), else None."""
+    from .embed import HashingEmbedder, MiniLMEmbedder
+
+    if isinstance(embedder, HashingEmbedder):
+        return "hashing"
+    if isinstance(embedder, MiniLMEmbedder):
+        return "minilm"
+    return None
+
+
+def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = None,
+         config: EngramConfig | None = None, create: bool = True, readonly: bool = False) -> Engram:
+    """Open (or create) the engramdb store in directory ``path``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Store directory: an LMDB environment plus ``index/`` with one hnswlib file per namespace.
+    dim : int, optional
+        Embedding dimension. Needed to create a store unless ``embedder`` gives it; must match
+        an existing store.
+    embedder : Embedder, str or None
+        Object with ``dim``, ``name`` and ``embed(texts) -> float32 (n, dim)``, or a name
+        ("hashing", "minilm"). When omitted, the store's recorded embedder is used
+        (``HashingEmbedder`` for a new store: no model weights, no network).
+    config : EngramConfig, optional
+    create : bool
+        Create the store when missing.
+    readonly : bool
+
+    Returns
+    -------
+    Engram
+        Use it as a context manager, or call ``close()``.
+
+    Raises
+    ------
+    StoreNotFoundError
+        No store at ``path`` and ``create`` is false (or ``readonly``).
+    DimensionMismatchError
+        ``dim`` or the embedder's dimension differs from the store's.
+    InvalidInputError
+        ``dim`` missing or not a positive integer when creating.
+    StoreLockedError, StoreCorruptedError, StoreError
+    """
+    from .embed import get_embedder
+
+    config = config or EngramConfig()
+    if dim is not None and (isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or not 1 <= dim <= 65536):
+        raise InvalidInputError(f"dim: expected an integer in [1, 65536], got {dim!r}")
+    if isinstance(embedder, str):
+        embedder = get_embedder(embedder, dim)
+    store = LmdbStore(path, map_size_bytes=config.store.map_size_bytes, sync=config.store.sync,
+                      create=create, readonly=readonly)
+    try:
+        with store.read("reading store metadata") as txn:
+            schema = store.get_meta(txn, "schema")
+            stored_dim = store.get_meta(txn, "dim")
+            stored_embedder = store.get_meta(txn, "embedder")
+            stored_family = store.get_meta(txn, "embedder_family")
+        if schema is not None and schema != SCHEMA_VERSION:
+            raise StoreCorruptedError(f"store schema {schema} is not supported (this engramdb reads {SCHEMA_VERSION})")
+        emb_dim = getattr(embedder, "dim", None)
+        if stored_dim is None:
+            if readonly:
+                raise StoreCorruptedError(f"{store.path!r} is not an initialised engramdb store")
+            dim = dim or emb_dim
+            if dim is None:
+                raise InvalidInputError("a new store needs dim= (or an embedder that has a dim)")
+            if embedder is None:
+                embedder = get_embedder("hashing", dim)
+            with store.write("initialising the store") as txn:
+                store.put_meta(txn, "schema", SCHEMA_VERSION)
+                store.put_meta(txn, "dim", int(dim))
+                store.put_meta(txn, "embedder", getattr(embedder, "name", None))
+                store.put_meta(txn, "embedder_family", _embedder_family(embedder))
+                store.put_meta(txn, "created_at", time.time())
+        else:
+            if dim is not None and dim != stored_dim:
+                raise DimensionMismatchError(expected=stored_dim, got=dim, field="dim")
+            dim = stored_dim
+            if embedder is None and stored_family:
+                embedder = get_embedder(stored_family, dim)
+                if embedder.name != stored_embedder:
+                    raise ConfigError(
+                        f"the store was written with embedder {stored_embedder!r}, the default "
+                        f"{stored_family!r} embedder is now {embedder.name!r}; pass embedder= explicitly"
+                    )
+        if embedder is not None and getattr(embedder, "dim", dim) != dim:
+            raise DimensionMismatchError(expected=dim, got=embedder.dim, field="embedder.dim")
+        return Engram(store, dim=int(dim), embedder=embedder, config=config, readonly=readonly)
+    except BaseException:
+        store.close()
+        raise

@@ -1,0 +1,119 @@
+"""engramdb's exception hierarchy (one base, one class per failure, with fields).
+
+Every error raised by the public API derives from :class:`EngramError`. Input errors also
+derive from :class:`ValueError` and lookups from :class:`KeyError`, so generic handlers work.
+Errors from LMDB and hnswlib are translated at the boundary into :class:`StoreError` and
+:class:`IndexStaleError` subclasses.
+"""
+from __future__ import annotations
+
+__all__ = [
+    "EngramError",
+    "InvalidInputError",
+    "DimensionMismatchError",
+    "NonFiniteError",
+    "EmptyTextError",
+    "UnknownKindError",
+    "UnknownRelationError",
+    "OversizeError",
+    "ConfigError",
+    "MemoryNotFoundError",
+    "NamespaceError",
+    "StoreError",
+    "StoreFullError",
+    "StoreCorruptedError",
+    "StoreLockedError",
+    "StoreNotFoundError",
+    "IndexStaleError",
+    "BackendUnavailableError",
+]
+
+
+class EngramError(Exception):
+    """Base class of every error engramdb raises on purpose."""
+
+
+class InvalidInputError(EngramError, ValueError):
+    """An argument is malformed; nothing was written."""
+
+
+class DimensionMismatchError(InvalidInputError):
+    """A vector has the wrong length.
+
+    Attributes
+    ----------
+    expected, got : int
+        The store's dimension and the length that arrived.
+    field : str
+        Which argument carried the vector.
+    """
+
+    def __init__(self, *, expected: int, got: object, field: str = "embedding"):
+        self.expected, self.got, self.field = expected, got, field
+        super().__init__(
+            f"{field}: expected a vector of dimension {expected}, got {got}; "
+            f"embed with a model of dimension {expected} or open the store with dim={got}"
+        )
+
+
+class NonFiniteError(InvalidInputError):
+    """A vector or number is NaN, infinite, or (for vectors) all zeros."""
+
+
+class EmptyTextError(InvalidInputError):
+    """A memory's text is empty or only whitespace."""
+
+
+class UnknownKindError(InvalidInputError):
+    """A memory kind is not one of :class:`engramdb.MemoryKind`."""
+
+
+class UnknownRelationError(InvalidInputError):
+    """An edge relation is not one of :class:`engramdb.Relation`."""
+
+
+class OversizeError(InvalidInputError):
+    """A text, tag list or batch is larger than the store accepts."""
+
+
+class ConfigError(EngramError, ValueError):
+    """A configuration value is outside its documented bounds."""
+
+
+class MemoryNotFoundError(EngramError, KeyError):
+    """No memory with this id exists in the namespace."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else "memory not found"
+
+
+class NamespaceError(EngramError):
+    """A namespace name is invalid, or an operation would cross namespaces."""
+
+
+class StoreError(EngramError):
+    """The LMDB store failed; the message carries the LMDB error."""
+
+
+class StoreFullError(StoreError):
+    """The LMDB map is full; reopen with a larger ``map_size_bytes``."""
+
+
+class StoreCorruptedError(StoreError):
+    """A record in the store cannot be decoded, or the store's schema is unknown."""
+
+
+class StoreLockedError(StoreError):
+    """Another process holds the store's lock."""
+
+
+class StoreNotFoundError(StoreError):
+    """The store directory does not exist (and ``create=False``) or is not readable."""
+
+
+class IndexStaleError(EngramError):
+    """A vector index does not match the store and could not be rebuilt."""
+
+
+class BackendUnavailableError(EngramError, ImportError):
+    """A kernel backend forced by ``ENGRAMDB_KERNELS`` cannot be loaded."""

@@ -1,0 +1,175 @@
+"""Typed, weighted memory graph in CSR form for the spreading-activation kernels.
+
+Edges are stored directed and unique on (source, target, relation). Spreading activation walks
+them in both directions (a fact reaches what supports it and what it supports; an old memory
+reaches the one that superseded it), so the recall CSR holds every edge twice, with a
+``forward`` flag telling which way the stored edge points (for explaining paths).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["CSRGraph", "MemoryGraph", "SNAPSHOT_DTYPES"]
+
+SNAPSHOT_DTYPES = {"indptr": np.int64, "indices": np.int32, "weight": np.float32,
+                   "relation": np.uint8, "forward": np.uint8}
+
+
+@dataclass(frozen=True, slots=True)
+class CSRGraph:
+    """Symmetric CSR of the memory graph; row ``u`` lists the edges touching node ``u``.
+
+    Attributes
+    ----------
+    indptr : ndarray of int64, shape (n + 1,)
+    indices : ndarray of int32, shape (nnz,)
+        Neighbour node ids (internal nids).
+    weight : ndarray of float32, shape (nnz,)
+        Edge weights in (0, 1].
+    relation : ndarray of uint8, shape (nnz,)
+        ``Relation.code`` of each edge.
+    forward : ndarray of uint8, shape (nnz,)
+        1 when the stored edge points row -> neighbour, 0 when it points back.
+    """
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    weight: np.ndarray
+    relation: np.ndarray
+    forward: np.ndarray
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.indptr) - 1
+
+    @classmethod
+    def empty(cls, n_nodes: int) -> "CSRGraph":
+        return cls(np.zeros(n_nodes + 1, np.int64), np.zeros(0, np.int32), np.zeros(0, np.float32),
+                   np.zeros(0, np.uint8), np.zeros(0, np.uint8))
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {"indptr": self.indptr, "indices": self.indices, "weight": self.weight,
+                "relation": self.relation, "forward": self.forward}
+
+    def directed_edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The stored (directed) edges as (src, tgt, relation, weight) arrays."""
+        rows = np.repeat(np.arange(self.n_nodes, dtype=np.uint32), np.diff(self.indptr))
+        f = self.forward.astype(bool)
+        return rows[f], self.indices[f].astype(np.uint32), self.relation[f], self.weight[f]
+
+
+def build_symmetric_csr(src, tgt, rel, weight, n_nodes: int) -> CSRGraph:
+    """CSR holding each directed edge at its source row (forward) and its target row (back)."""
+    rows = np.concatenate([src, tgt]).astype(np.int64)
+    cols = np.concatenate([tgt, src]).astype(np.int32)
+    order = np.argsort(rows, kind="stable")
+    counts = np.bincount(rows, minlength=n_nodes) if len(rows) else np.zeros(n_nodes, np.int64)
+    indptr = np.zeros(n_nodes + 1, np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    fwd = np.concatenate([np.ones(len(src), np.uint8), np.zeros(len(src), np.uint8)])
+    return CSRGraph(indptr, cols[order], np.concatenate([weight, weight]).astype(np.float32)[order],
+                    np.concatenate([rel, rel]).astype(np.uint8)[order], fwd[order])
+
+
+class MemoryGraph:
+    """The in-memory edge set: directed edges, unique on (source, target, relation).
+
+    The CSR used by recall is rebuilt lazily when edges changed since the last build.
+    """
+
+    def __init__(self) -> None:
+        self._n = 0
+        self._src = np.zeros(1024, np.uint32)
+        self._tgt = np.zeros(1024, np.uint32)
+        self._rel = np.zeros(1024, np.uint8)
+        self._w = np.zeros(1024, np.float32)
+        self._pos: dict[tuple[int, int, int], int] = {}
+        self._csr: CSRGraph | None = None
+        self._csr_nodes = -1
+
+    def __len__(self) -> int:
+        return len(self._pos)
+
+    def _grow(self, need: int) -> None:
+        cap = len(self._src)
+        if need <= cap:
+            return
+        new = max(need, 2 * cap)
+        for name in ("_src", "_tgt", "_rel", "_w"):
+            old = getattr(self, name)
+            arr = np.zeros(new, old.dtype)
+            arr[: self._n] = old[: self._n]
+            setattr(self, name, arr)
+
+    def upsert_many(self, src, tgt, rel, weight) -> None:
+        """Add edges, or set the weight of ones that exist (same source, target, relation)."""
+        self._grow(self._n + len(src))
+        for s, t, r, w in zip(np.asarray(src).tolist(), np.asarray(tgt).tolist(),
+                              np.asarray(rel).tolist(), np.asarray(weight, np.float32).tolist()):
+            key = (s, t, r)
+            i = self._pos.get(key)
+            if i is None:
+                i = self._n
+                self._n += 1
+                self._pos[key] = i
+                self._src[i], self._tgt[i], self._rel[i] = s, t, r
+            self._w[i] = w
+        self._csr = None
+
+    def has(self, src: int, tgt: int, rel: int) -> bool:
+        return (src, tgt, rel) in self._pos
+
+    def remove_node(self, nid: int) -> None:
+        """Drop every edge touching ``nid``."""
+        keep = (self._src[: self._n] != nid) & (self._tgt[: self._n] != nid)
+        s, t, r, w = (a[: self._n][keep].copy() for a in (self._src, self._tgt, self._rel, self._w))
+        self.__init__()
+        self.upsert_many(s, t, r, w)
+
+    def set_csr(self, csr: CSRGraph) -> None:
+        """Install a CSR loaded from the snapshot (and take its edges as the edge set)."""
+        self.__init__()
+        self.upsert_many(*csr.directed_edges())
+        self._csr, self._csr_nodes = csr, csr.n_nodes
+
+    def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        n = self._n
+        return self._src[:n], self._tgt[:n], self._rel[:n], self._w[:n]
+
+    def csr(self, n_nodes: int) -> CSRGraph:
+        """The symmetric CSR over ``n_nodes`` nodes, rebuilt only when edges changed."""
+        if self._csr is None or self._csr_nodes != n_nodes:
+            self._csr = build_symmetric_csr(*self.edges(), n_nodes)
+            self._csr_nodes = n_nodes
+        return self._csr
+
+    def neighbours(self, nid: int) -> list[tuple[int, int, float, bool]]:
+        """(neighbour, relation code, weight, forward) of every edge touching ``nid``."""
+        out = []
+        n = self._n
+        for i in np.flatnonzero(self._src[:n] == nid).tolist():
+            out.append((int(self._tgt[i]), int(self._rel[i]), float(self._w[i]), True))
+        for i in np.flatnonzero(self._tgt[:n] == nid).tolist():
+            out.append((int(self._src[i]), int(self._rel[i]), float(self._w[i]), False))
+        return out
+
+    def density(self, node_ns: np.ndarray, ns_code: int) -> float:
+        """Edges per node with at least one edge, within one namespace (the density gate's input).
+
+        Parameters
+        ----------
+        node_ns : ndarray of int32, shape (n_nodes,)
+            Namespace code of each node.
+        ns_code : int
+        """
+        src, tgt, _, _ = self.edges()
+        if len(src) == 0:
+            return 0.0
+        in_ns = node_ns[src] == ns_code
+        n_edges = int(in_ns.sum())
+        if n_edges == 0:
+            return 0.0
+        linked = np.unique(np.concatenate([src[in_ns], tgt[in_ns]]))
+        return n_edges / len(linked)

@@ -1,0 +1,4 @@
+"""Vector indexes: one hnswlib index per namespace, and ExactIndex, its brute-force twin."""
+from .hnsw import ExactIndex, HnswIndex
+
+__all__ = ["ExactIndex", "HnswIndex"]

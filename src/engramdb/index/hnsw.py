@@ -1,0 +1,138 @@
+"""Per-namespace k-NN over unit vectors: hnswlib (HNSW, Malkov & Yashunin 2018) and an exact twin.
+
+Vectors are unit-norm float32, so inner product equals cosine; both indexes use hnswlib's
+``"ip"`` space and report cosine similarity (1 - distance). Labels are the store's nids.
+The hnswlib file is a cache: it is saved beside the LMDB environment with a sidecar that
+records the namespace's vector generation, and rebuilt from LMDB when missing or stale.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import hnswlib
+import numpy as np
+
+from ..errors import IndexStaleError
+
+__all__ = ["HnswIndex", "ExactIndex"]
+
+
+class HnswIndex:
+    """hnswlib index of one namespace.
+
+    Parameters
+    ----------
+    dim : int
+        Vector dimension.
+    m, ef_construction, ef_search : int
+        HNSW's *M*, *efConstruction* and query-time *ef* (Malkov & Yashunin 2018, Alg. 1-5).
+    capacity : int
+        Initial max elements; the index doubles when full.
+    """
+
+    def __init__(self, dim: int, *, m: int = 16, ef_construction: int = 200, ef_search: int = 100,
+                 capacity: int = 1024):
+        self.dim, self.m, self.ef_construction, self.ef_search = dim, m, ef_construction, ef_search
+        self._index = hnswlib.Index(space="ip", dim=dim)
+        self._index.init_index(max_elements=max(capacity, 16), ef_construction=ef_construction, M=m,
+                               allow_replace_deleted=False)
+        self._index.set_ef(ef_search)
+        self._index.set_num_threads(1)
+        self._live: set[int] = set()
+
+    def __len__(self) -> int:
+        return len(self._live)
+
+    def add(self, vectors: np.ndarray, labels: np.ndarray) -> None:
+        """Insert ``vectors`` (float32, shape (n, dim), unit norm) under ``labels`` (nids)."""
+        if len(labels) == 0:
+            return
+        need = self._index.get_current_count() + len(labels)
+        cap = self._index.get_max_elements()
+        if need > cap:
+            self._index.resize_index(max(need, 2 * cap))
+        self._index.add_items(np.ascontiguousarray(vectors, np.float32), np.asarray(labels, np.int64))
+        self._live.update(int(x) for x in labels)
+
+    def remove(self, label: int) -> None:
+        """Hide ``label`` from searches (hnswlib ``mark_deleted``)."""
+        if label in self._live:
+            self._index.mark_deleted(int(label))
+            self._live.discard(label)
+
+    def knn(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` nearest labels (int64) and their cosines (float32), best first."""
+        k = min(k, len(self._live))
+        if k <= 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        self._index.set_ef(max(self.ef_search, k))
+        labels, dist = self._index.knn_query(np.ascontiguousarray(query, np.float32).reshape(1, -1), k=k)
+        return labels[0].astype(np.int64), (1.0 - dist[0]).astype(np.float32)
+
+    def save(self, path: str, generation: int) -> None:
+        """Write the index and its sidecar (generation, size) atomically enough: sidecar last."""
+        tmp = path + ".tmp"
+        self._index.save_index(tmp)
+        os.replace(tmp, path)
+        with open(path + ".json", "w", encoding="utf-8") as fh:
+            json.dump({"generation": generation, "count": len(self._live), "dim": self.dim,
+                       "m": self.m, "ef_construction": self.ef_construction}, fh)
+
+    @classmethod
+    def load(cls, path: str, *, dim: int, generation: int, count: int, ef_search: int) -> "HnswIndex":
+        """Load a saved index; raise :class:`IndexStaleError` if it does not match the store."""
+        side = path + ".json"
+        if not (os.path.exists(path) and os.path.exists(side)):
+            raise IndexStaleError(f"no saved index at {path!r}")
+        try:
+            with open(side, encoding="utf-8") as fh:
+                meta = json.load(fh)
+        except (OSError, ValueError) as exc:
+            raise IndexStaleError(f"unreadable index sidecar {side!r}: {exc}") from exc
+        if meta.get("generation") != generation or meta.get("dim") != dim or meta.get("count") != count:
+            raise IndexStaleError(f"index {path!r} is older than the store")
+        self = cls.__new__(cls)
+        self.dim, self.m, self.ef_construction, self.ef_search = dim, meta["m"], meta["ef_construction"], ef_search
+        self._index = hnswlib.Index(space="ip", dim=dim)
+        try:
+            self._index.load_index(path)
+        except RuntimeError as exc:
+            raise IndexStaleError(f"cannot load index {path!r}: {exc}") from exc
+        self._index.set_ef(ef_search)
+        self._index.set_num_threads(1)
+        labels = np.asarray(self._index.get_ids_list(), np.int64)
+        self._live = {int(x) for x in labels}
+        # hnswlib keeps marked-deleted labels in get_ids_list; the sidecar count tells them apart
+        if len(self._live) != count:
+            raise IndexStaleError(f"index {path!r} holds {len(self._live)} labels, store has {count}")
+        return self
+
+
+class ExactIndex:
+    """Brute-force cosine k-NN over the same vectors: the baseline and the test oracle."""
+
+    def __init__(self, dim: int):
+        self.dim = dim
+        self._vecs = np.zeros((0, dim), np.float32)
+        self._labels = np.zeros(0, np.int64)
+
+    def __len__(self) -> int:
+        return len(self._labels)
+
+    def add(self, vectors: np.ndarray, labels: np.ndarray) -> None:
+        self._vecs = np.vstack([self._vecs, np.asarray(vectors, np.float32)])
+        self._labels = np.concatenate([self._labels, np.asarray(labels, np.int64)])
+
+    def remove(self, label: int) -> None:
+        keep = self._labels != label
+        self._vecs, self._labels = self._vecs[keep], self._labels[keep]
+
+    def knn(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        k = min(k, len(self._labels))
+        if k <= 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        sims = self._vecs @ np.asarray(query, np.float32)
+        part = np.argpartition(-sims, k - 1)[:k] if k < len(sims) else np.arange(len(sims))
+        order = part[np.lexsort((self._labels[part], -sims[part]))]
+        return self._labels[order], sims[order].astype(np.float32)

@@ -1,0 +1,154 @@
+"""Bulk ingest: engramdb's JSONL format and LoCoMo conversations, with progress bars."""
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from typing import Any
+
+from rich.progress import Progress
+
+from .engine import Engram
+from .errors import InvalidInputError
+from .locomo import load_locomo
+from .types import MemoryKind, Relation
+
+__all__ = ["ingest_jsonl", "ingest_locomo", "read_jsonl"]
+
+_MEMORY_FIELDS = ("id", "namespace", "kind", "text", "created_at", "confidence", "tags", "source",
+                  "salience", "embedding")
+
+
+def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:
+    """Parse a JSONL file of memories; one JSON object per non-blank line.
+
+    Raises
+    ------
+    InvalidInputError
+        A line is not a JSON object (the message names the line), or the file is unreadable.
+    """
+    rows = []
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise InvalidInputError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+                if not isinstance(obj, dict):
+                    raise InvalidInputError(f"{path}:{lineno}: expected a JSON object per line")
+                rows.append(obj)
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read {path}: {exc}") from exc
+    return rows
+
+
+def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "default",
+                 progress: bool = True) -> dict[str, int]:
+    """Ingest memories from JSONL: ``{"id", "namespace", "kind", "text", "created_at", "confidence",
+    "tags", "source", "links": [{"to", "relation", "weight"}]}`` per line.
+
+    Memories are added first (one transaction per namespace), then every ``links`` entry
+    becomes an edge from the line's memory to ``to``, so links may point forward in the file.
+    ``id`` is the caller's and is what recall returns.
+
+    Returns
+    -------
+    dict
+        ``{"memories": n, "edges": m}``.
+
+    Raises
+    ------
+    InvalidInputError (and its subclasses), MemoryNotFoundError, NamespaceError
+        A bad line: the message names its line; nothing of that namespace is written.
+    """
+    rows = read_jsonl(path)
+    by_ns: dict[str, list[dict]] = defaultdict(list)
+    links: dict[str, list[tuple]] = defaultdict(list)
+    for lineno, row in enumerate(rows, 1):
+        unknown = set(row) - set(_MEMORY_FIELDS) - {"links"}
+        if unknown:
+            raise InvalidInputError(f"{path}: record {lineno}: unknown field(s) {sorted(unknown)}")
+        ns = row.get("namespace") or namespace
+        item = {k: row[k] for k in _MEMORY_FIELDS if k in row}
+        item["namespace"] = ns
+        if "id" not in item:
+            raise InvalidInputError(f"{path}: record {lineno}: every line needs an \"id\" (links and recall use it)")
+        by_ns[ns].append(item)
+        for spec in row.get("links") or ():
+            if not isinstance(spec, dict) or "to" not in spec:
+                raise InvalidInputError(f"{path}: record {lineno}: a link is {{\"to\": id, \"relation\", \"weight\"}}")
+            links[ns].append((item["id"], spec["to"], spec.get("relation", "related_to"), spec.get("weight", 1.0)))
+    n_mem = n_edge = 0
+    for ns, items in by_ns.items():
+        n_mem += len(engine.add_batch(items, namespace=ns, progress=progress))
+        n_edge += len(engine.link_batch(links[ns], namespace=ns))
+    return {"memories": n_mem, "edges": n_edge}
+
+
+def ingest_locomo(engine: Engram, path: str | os.PathLike | None = None, *, progress: bool = True,
+                  conversations: list[str] | None = None) -> dict[str, int]:
+    """Ingest LoCoMo conversations: one namespace per ``sample_id``.
+
+    Each dialog turn becomes an episodic memory with id and source = its ``dia_id``
+    (``D1:3``), text ``"<speaker>: <text>"`` (plus the shared image's caption), event time from
+    its session's date, and its speaker as a tag. Each session becomes an episodic memory
+    ``S<n>`` tagged ``session``. Edges: ``next`` from each turn to the following one,
+    ``discussed_in`` from each turn to its session, ``next`` between consecutive sessions, and
+    the engine's auto-links above ``LinkConfig.cosine_threshold``.
+
+    Parameters
+    ----------
+    engine : Engram
+    path : str or os.PathLike, optional
+        ``locomo10.json``; default :func:`engramdb.locomo.default_locomo_path`.
+    progress : bool
+        Show a progress bar over conversations.
+    conversations : list of str, optional
+        Only these ``sample_id`` values.
+
+    Returns
+    -------
+    dict
+        ``{"conversations": c, "memories": n, "edges": m}``.
+    """
+    convs = load_locomo(path)
+    if conversations is not None:
+        wanted = set(conversations)
+        convs = [c for c in convs if c.sample_id in wanted]
+    totals = {"conversations": 0, "memories": 0, "edges": 0}
+    with Progress(disable=not progress, transient=False) as bar:
+        task = bar.add_task("ingesting LoCoMo", total=sum(len(s.turns) for c in convs for s in c.sessions))
+        for conv in convs:
+            ns = conv.sample_id
+            items, edges = [], []
+            prev_session = None
+            for sess in conv.sessions:
+                sid = f"S{sess.number}"
+                items.append({"id": sid, "kind": MemoryKind.EPISODIC, "created_at": sess.created_at,
+                              "text": f"Session {sess.number} of {conv.speakers[0]} and {conv.speakers[1]}, "
+                                      f"{sess.date_text}", "source": sid, "tags": ["session"]})
+                if prev_session is not None:
+                    edges.append((prev_session, sid, Relation.NEXT, 1.0))
+                prev_session = sid
+                prev_turn = None
+                for turn in sess.turns:
+                    text = f"{turn.speaker}: {turn.text}"
+                    if turn.blip_caption:
+                        text += f" [shares a photo of {turn.blip_caption}]"
+                    items.append({"id": turn.dia_id, "kind": MemoryKind.EPISODIC, "text": text,
+                                  "created_at": turn.created_at, "source": turn.dia_id,
+                                  "tags": [turn.speaker]})
+                    edges.append((turn.dia_id, sid, Relation.DISCUSSED_IN, 0.5))
+                    if prev_turn is not None:
+                        edges.append((prev_turn, turn.dia_id, Relation.NEXT, 1.0))
+                    prev_turn = turn.dia_id
+            engine.add_batch(items, namespace=ns)
+            engine.link_batch(edges, namespace=ns)
+            totals["conversations"] += 1
+            totals["memories"] += len(items)
+            totals["edges"] += len(edges)
+            bar.advance(task, sum(len(s.turns) for s in conv.sessions))
+    return totals

@@ -1,0 +1,250 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+"""C kernels (csrc/*.c) behind thin Cython wrappers.
+
+Same names, signatures and results as :mod:`engramdb.kernels.reference`. Each wrapper takes
+C-contiguous arrays of the documented dtypes (anything else raises ``ValueError`` from the
+buffer protocol; kernels do not otherwise validate), releases the GIL around the C call and
+returns NumPy arrays. Compiled ahead of time, so there is no JIT warm-up.
+"""
+import threading
+
+import numpy as np
+
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
+
+__all__ = ["spread_activation", "decay_salience", "topk"]
+
+
+cdef extern from "engram_kernels.h" nogil:
+    int64_t engram_spread_activation(
+        const int64_t *indptr, const int32_t *indices, const float *weight,
+        const uint8_t *relation,
+        const int32_t *seeds, const float *seed_act, int64_t n_seeds,
+        const float *rel_mult,
+        int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
+        int64_t combine, double sum_cap,
+        float *act, float *best, int32_t *parent, int8_t *depth, int32_t *order)
+    void engram_spread_collect(
+        const int32_t *order, int64_t m,
+        const float *act, const int32_t *parent, int8_t *depth,
+        int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
+    void engram_decay_salience(
+        const float *s0, const double *t0, double now, const float *half_life_s, int64_t n,
+        float *out)
+    int64_t engram_topk(const float *scores, int64_t n, int64_t k, int64_t *out)
+
+
+_local = threading.local()
+
+
+def _scratch(Py_ssize_t n):
+    """Per-thread scratch arrays of length ``n`` (depth all -1), reused across calls."""
+    cached = getattr(_local, "scratch", None)
+    if cached is None or cached[0] != n:
+        cached = (
+            n,
+            np.empty(n, dtype=np.float32),  # act
+            np.empty(n, dtype=np.float32),  # best single pass
+            np.empty(n, dtype=np.int32),  # parent
+            np.full(n, -1, dtype=np.int8),  # depth, -1 = unvisited
+            np.empty(n, dtype=np.int32),  # visit order
+        )
+        _local.scratch = cached
+    return cached[1:]
+
+
+def spread_activation(
+    const int64_t[::1] indptr,
+    const int32_t[::1] indices,
+    const float[::1] weight,
+    const uint8_t[::1] relation,
+    const int32_t[::1] seeds,
+    const float[::1] seed_act,
+    const float[::1] rel_mult,
+    int64_t max_depth,
+    double decay,
+    double fan_exp,
+    int64_t degree_cap,
+    int64_t combine,
+    double sum_cap,
+):
+    """Spreading activation from seed nodes over a typed, weighted CSR graph (C).
+
+    Same contract as :func:`engramdb.kernels.reference.spread_activation`; see there for the
+    algorithm. Scratch arrays of length n are cached per thread and only the touched
+    entries are reset, so a call costs O(edges touched) after the first one for a given n.
+    The GIL is released during the traversal.
+
+    Parameters
+    ----------
+    indptr : ndarray of int64, shape (n + 1,)
+        CSR row pointers, C-contiguous.
+    indices : ndarray of int32, shape (nnz,)
+        Edge targets, each in ``[0, n)``.
+    weight : ndarray of float32, shape (nnz,)
+        Edge weights; values above 1 count as 1.
+    relation : ndarray of uint8, shape (nnz,)
+        Relation code per edge; ``CONTRADICTS`` (2) carries no activation.
+    seeds : ndarray of int32, shape (s,)
+        Seed nodes (duplicates: first position, largest activation).
+    seed_act : ndarray of float32, shape (s,)
+        Initial activation of each seed.
+    rel_mult : ndarray of float32, shape (n_rel,)
+        Multiplier per relation code.
+    max_depth : int
+        Number of hops, in ``[0, 127]``.
+    decay : float
+        Attenuation per hop, in (0, 1].
+    fan_exp : float
+        Fan-effect exponent, >= 0 (0 turns the fan off).
+    degree_cap : int
+        Nodes with more edges than this, > 0, are not expanded.
+    combine : int
+        0 = MAX, 1 = SUM.
+    sum_cap : float
+        Cap of activations under SUM.
+
+    Returns
+    -------
+    nodes : ndarray of int32, shape (m,)
+        Touched nodes in order of first visit, seeds first.
+    act : ndarray of float32, shape (m,)
+        Activation of each node.
+    parent : ndarray of int32, shape (m,)
+        Node that passed the (largest) activation; -1 for seeds.
+    depth : ndarray of int8, shape (m,)
+        Hops from the nearest seed.
+
+    Raises
+    ------
+    ValueError
+        An array is not C-contiguous or has the wrong dtype (from the buffer protocol).
+        Nothing else is checked: out-of-range input is undefined behaviour.
+
+    References
+    ----------
+    Collins & Loftus (1975), Psychological Review 82(6), "Spreading activation"; Anderson
+    (1974), Cognitive Psychology 6 (fan effect); SYNAPSE, arXiv:2601.02744, section 3.
+    """
+    cdef Py_ssize_t n = indptr.shape[0] - 1
+    cdef int64_t n_seeds = seeds.shape[0]
+    cdef int64_t m
+    if n <= 0 or n_seeds == 0:
+        return (
+            np.empty(0, dtype=np.int32),
+            np.empty(0, dtype=np.float32),
+            np.empty(0, dtype=np.int32),
+            np.empty(0, dtype=np.int8),
+        )
+    act_a, best_a, parent_a, depth_a, order_a = _scratch(n)
+    cdef float[::1] act = act_a
+    cdef float[::1] best = best_a
+    cdef int32_t[::1] parent = parent_a
+    cdef int8_t[::1] depth = depth_a
+    cdef int32_t[::1] order = order_a
+    # Empty edge arrays: pass NULL, never read since every row is empty.
+    cdef const int32_t *p_indices = &indices[0] if indices.shape[0] > 0 else NULL
+    cdef const float *p_weight = &weight[0] if weight.shape[0] > 0 else NULL
+    cdef const uint8_t *p_relation = &relation[0] if relation.shape[0] > 0 else NULL
+    cdef const float *p_rel_mult = &rel_mult[0] if rel_mult.shape[0] > 0 else NULL
+    with nogil:
+        m = engram_spread_activation(
+            &indptr[0], p_indices, p_weight, p_relation,
+            &seeds[0], &seed_act[0], n_seeds, p_rel_mult,
+            max_depth, decay, fan_exp, degree_cap, combine, sum_cap,
+            &act[0], &best[0], &parent[0], &depth[0], &order[0],
+        )
+    nodes_a = np.empty(m, dtype=np.int32)
+    out_act_a = np.empty(m, dtype=np.float32)
+    out_parent_a = np.empty(m, dtype=np.int32)
+    out_depth_a = np.empty(m, dtype=np.int8)
+    cdef int32_t[::1] nodes = nodes_a
+    cdef float[::1] out_act = out_act_a
+    cdef int32_t[::1] out_parent = out_parent_a
+    cdef int8_t[::1] out_depth = out_depth_a
+    with nogil:
+        engram_spread_collect(
+            &order[0], m, &act[0], &parent[0], &depth[0],
+            &nodes[0], &out_act[0], &out_parent[0], &out_depth[0],
+        )
+    return nodes_a, out_act_a, out_parent_a, out_depth_a
+
+
+def decay_salience(
+    const float[::1] s0,
+    const double[::1] t0,
+    double now,
+    const float[::1] half_life_s,
+):
+    """Salience after exponential decay, s(t) = s0 * 2**(-(now - t0) / half_life_s) (C).
+
+    Parameters
+    ----------
+    s0 : ndarray of float32, shape (n,)
+        Salience at ``t0``, in [0, 1], C-contiguous.
+    t0 : ndarray of float64, shape (n,)
+        Time of the last update, Unix seconds.
+    now : float
+        Current time, Unix seconds; expected >= every ``t0``.
+    half_life_s : ndarray of float32, shape (n,)
+        Half-life in seconds, > 0.
+
+    Returns
+    -------
+    ndarray of float32, shape (n,)
+        Decayed salience, computed in double.
+
+    Raises
+    ------
+    ValueError
+        An array is not C-contiguous or has the wrong dtype. Lengths are not checked.
+
+    References
+    ----------
+    Settles & Meeder (2016), ACL, section 3.1 (half-life regression).
+    """
+    cdef int64_t n = s0.shape[0]
+    out_a = np.empty(n, dtype=np.float32)
+    if n == 0:
+        return out_a
+    cdef float[::1] out = out_a
+    with nogil:
+        engram_decay_salience(&s0[0], &t0[0], now, &half_life_s[0], n, &out[0])
+    return out_a
+
+
+def topk(const float[::1] scores, int64_t k):
+    """Indices of the ``k`` largest scores, best first, ties by smaller index (C).
+
+    Heap selection in csrc/topk.c, O(n log k). NaN ranks below every number.
+
+    Parameters
+    ----------
+    scores : ndarray of float32, shape (n,)
+        Scores to rank, C-contiguous.
+    k : int
+        How many indices to return; ``k <= 0`` gives an empty array.
+
+    Returns
+    -------
+    ndarray of int64, shape (min(max(k, 0), n),)
+        Indices into ``scores``, sorted by descending score.
+
+    Raises
+    ------
+    ValueError
+        ``scores`` is not a C-contiguous float32 array.
+
+    References
+    ----------
+    DESIGN.md "Recall", steps 2 and 5.
+    """
+    cdef int64_t n = scores.shape[0]
+    cdef int64_t kk = k if k < n else n
+    if kk <= 0:
+        return np.empty(0, dtype=np.int64)
+    out_a = np.empty(kk, dtype=np.int64)
+    cdef int64_t[::1] out = out_a
+    with nogil:
+        engram_topk(&scores[0], n, kk, &out[0])
+    return out_a

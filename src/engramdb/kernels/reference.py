@@ -1,0 +1,310 @@
+"""Reference kernels: the executable specification, in short NumPy/Python.
+
+Every other backend (``_numba``, ``_ckernels``) must return the same arrays, with the same
+dtypes, for the same inputs; ``tests/kernels/test_*_agreement.py`` checks this. This module is
+also the last-resort fallback of :mod:`engramdb.kernels.registry`.
+
+Kernels never validate their input: the engine checks shapes, dtypes, ranges and finiteness
+before calling them. Passing anything outside the documented contract is undefined behaviour
+(the C backend may read out of bounds).
+
+Floating-point contract, shared by all backends so that they agree bit for bit up to ``pow``
+and ``exp2`` rounding: the activation passed along an edge is computed in float64 as
+``act[u] * min(weight, 1) * rel_mult[rel] * decay * fan`` (left to right) and then rounded to
+float32; SUM accumulates in float32.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = [
+    "RELATED_TO",
+    "SUPPORTS",
+    "CONTRADICTS",
+    "SUPERSEDES",
+    "CAUSED_BY",
+    "INFORMED_BY",
+    "EVIDENCE_FOR",
+    "DISCUSSED_IN",
+    "EXTRACTED_FROM",
+    "NEXT",
+    "MENTIONS",
+    "SAME_SESSION",
+    "SAME_SPEAKER",
+    "RELATION_NAMES",
+    "N_RELATIONS",
+    "COMBINE_MAX",
+    "COMBINE_SUM",
+    "spread_activation",
+    "decay_salience",
+    "topk",
+]
+
+# Relation codes stored in the CSR ``relation`` array (uint8). The order is part of the
+# on-disk format: append new relations at the end, never renumber.
+RELATED_TO = 0
+SUPPORTS = 1
+CONTRADICTS = 2
+SUPERSEDES = 3
+CAUSED_BY = 4
+INFORMED_BY = 5
+EVIDENCE_FOR = 6
+DISCUSSED_IN = 7
+EXTRACTED_FROM = 8
+NEXT = 9
+MENTIONS = 10
+SAME_SESSION = 11
+SAME_SPEAKER = 12
+
+RELATION_NAMES = (
+    "related_to",
+    "supports",
+    "contradicts",
+    "supersedes",
+    "caused_by",
+    "informed_by",
+    "evidence_for",
+    "discussed_in",
+    "extracted_from",
+    "next",
+    "mentions",
+    "same_session",
+    "same_speaker",
+)
+N_RELATIONS = len(RELATION_NAMES)
+
+# Values of the ``combine`` argument of :func:`spread_activation`.
+COMBINE_MAX = 0
+COMBINE_SUM = 1
+
+
+def _f32(x: float) -> float:
+    """Round a Python float to the nearest float32 value (kept as a Python float)."""
+    return float(np.float32(x))
+
+
+def spread_activation(
+    indptr,
+    indices,
+    weight,
+    relation,
+    seeds,
+    seed_act,
+    rel_mult,
+    max_depth,
+    decay,
+    fan_exp,
+    degree_cap,
+    combine,
+    sum_cap,
+):
+    """Spreading activation from seed nodes over a typed, weighted CSR graph.
+
+    Breadth-first by levels with a visited set. Level 0 is the seeds. At level
+    ``d = 1 .. max_depth`` every node ``u`` of level ``d - 1`` (in first-visit order) whose
+    row length is at most ``degree_cap`` passes, along each edge ``u -> v`` in CSR order
+    (self-loops and ``contradicts`` edges skipped),
+
+        pass = act[u] * min(weight, 1) * rel_mult[relation] * decay * deg(u) ** -fan_exp
+
+    and edges with ``pass <= 0`` are skipped. An unvisited ``v`` is visited at depth ``d``
+    with ``act = pass`` and ``parent = u``. A ``v`` already visited at the same depth ``d``
+    combines: MAX keeps the larger pass (and its ``u``); SUM adds, capped at ``sum_cap``, and
+    its parent is the ``u`` of the largest single pass. Ties keep the first. Nodes visited at
+    an earlier level never change, which keeps the cost linear in the edges touched.
+
+    Parameters
+    ----------
+    indptr : ndarray of int64, shape (n + 1,)
+        CSR row pointers; row ``u`` is ``indptr[u]:indptr[u + 1]``.
+    indices : ndarray of int32, shape (nnz,)
+        Edge targets, each in ``[0, n)``.
+    weight : ndarray of float32, shape (nnz,)
+        Edge weights; values above 1 count as 1.
+    relation : ndarray of uint8, shape (nnz,)
+        Relation code per edge (see :data:`RELATION_NAMES`); ``CONTRADICTS`` (2) carries
+        no activation.
+    seeds : ndarray of int32, shape (s,)
+        Seed nodes. Duplicates are allowed: the first occurrence fixes the position, the
+        largest ``seed_act`` wins.
+    seed_act : ndarray of float32, shape (s,)
+        Initial activation of each seed (usually its cosine similarity to the query).
+    rel_mult : ndarray of float32, shape (n_rel,)
+        Multiplier per relation code; ``n_rel`` must exceed every code in ``relation``.
+    max_depth : int
+        Number of hops, in ``[0, 127]`` (depths are returned as int8); 0 returns the seeds.
+    decay : float
+        Attenuation per hop, in (0, 1]. DESIGN.md default 0.5.
+    fan_exp : float
+        Fan-effect exponent, >= 0: a node's outflow is divided by ``deg(u) ** fan_exp``,
+        where ``deg`` counts every edge of the row (all relations). 0 turns the fan off.
+    degree_cap : int
+        Hubs whose row length exceeds this, > 0, are reached but never expanded (seeds
+        included).
+    combine : int
+        ``COMBINE_MAX`` (0) or ``COMBINE_SUM`` (1): how paths of equal length combine.
+    sum_cap : float
+        Upper bound of every activation computed under SUM (a single pass included);
+        ignored under MAX.
+
+    Returns
+    -------
+    nodes : ndarray of int32, shape (m,)
+        Every node touched, seeds first, in order of first visit.
+    act : ndarray of float32, shape (m,)
+        Activation of each node.
+    parent : ndarray of int32, shape (m,)
+        Node that passed the (largest) activation; -1 for seeds. Following parents gives the
+        path that explains a recall.
+    depth : ndarray of int8, shape (m,)
+        Hops from the nearest seed (0 for seeds).
+
+    Raises
+    ------
+    None
+        Kernels do not validate; out-of-range input is undefined behaviour.
+
+    References
+    ----------
+    Collins & Loftus (1975), Psychological Review 82(6), section "Spreading activation";
+    Anderson (1974), Cognitive Psychology 6, "Retrieval of propositional information from
+    long-term memory" (the fan effect); SYNAPSE, arXiv:2601.02744, section 3 (spreading
+    activation with a visited set); DESIGN.md "Recall", step 4.
+    """
+    sum_mode = int(combine) == COMBINE_SUM
+    cap = _f32(sum_cap)
+    decay = float(decay)
+    fan_exp = float(fan_exp)
+    mult = [float(x) for x in np.asarray(rel_mult, dtype=np.float32)]
+    ptr = np.asarray(indptr, dtype=np.int64).tolist()
+
+    act: dict[int, float] = {}  # float32-representable values held as Python floats
+    best: dict[int, float] = {}  # largest single pass into a node (SUM parent choice)
+    parent: dict[int, int] = {}
+    depth: dict[int, int] = {}
+    order: list[int] = []
+
+    for s, a in zip(np.asarray(seeds).tolist(), np.asarray(seed_act, np.float32).tolist()):
+        if s not in depth:
+            depth[s], act[s], parent[s] = 0, a, -1
+            order.append(s)
+        elif a > act[s]:
+            act[s] = a
+
+    lo, hi = 0, len(order)
+    for d in range(1, int(max_depth) + 1):
+        if lo == hi:
+            break
+        for u in order[lo:hi]:
+            start, end = ptr[u], ptr[u + 1]
+            deg = end - start
+            if deg == 0 or deg > degree_cap:
+                continue
+            fan = 1.0 if fan_exp == 0.0 else float(deg) ** (-fan_exp)
+            rows = zip(
+                indices[start:end].tolist(),
+                weight[start:end].tolist(),
+                relation[start:end].tolist(),
+            )
+            for v, w, r in rows:
+                if v == u or r == CONTRADICTS:
+                    continue
+                w = 1.0 if 1.0 < w else w
+                p = _f32(act[u] * w * mult[r] * decay * fan)
+                if not p > 0.0:
+                    continue
+                if v not in depth:
+                    depth[v], parent[v], best[v] = d, u, p
+                    act[v] = (cap if p > cap else p) if sum_mode else p
+                    order.append(v)
+                elif depth[v] == d:
+                    if sum_mode:
+                        total = _f32(act[v] + p)
+                        act[v] = cap if total > cap else total
+                        if p > best[v]:
+                            best[v], parent[v] = p, u
+                    elif p > act[v]:
+                        act[v], parent[v] = p, u
+        lo, hi = hi, len(order)
+
+    return (
+        np.array(order, dtype=np.int32),
+        np.array([act[v] for v in order], dtype=np.float32),
+        np.array([parent[v] for v in order], dtype=np.int32),
+        np.array([depth[v] for v in order], dtype=np.int8),
+    )
+
+
+def decay_salience(s0, t0, now, half_life_s):
+    """Salience after exponential decay, s(t) = s0 * 2**(-(now - t0) / half_life_s).
+
+    Computed in float64, returned rounded to float32.
+
+    Parameters
+    ----------
+    s0 : ndarray of float32, shape (n,)
+        Salience at ``t0``, in [0, 1].
+    t0 : ndarray of float64, shape (n,)
+        Time of the last update, Unix seconds.
+    now : float
+        Current time, Unix seconds; expected >= every ``t0`` (earlier times grow salience).
+    half_life_s : ndarray of float32, shape (n,)
+        Half-life of each memory in seconds, > 0 (per memory kind, see DESIGN.md).
+
+    Returns
+    -------
+    ndarray of float32, shape (n,)
+        Decayed salience.
+
+    Raises
+    ------
+    None
+        Kernels do not validate; the engine checks shapes, finiteness and ``now >= t0``.
+
+    References
+    ----------
+    Settles & Meeder (2016), ACL, "A Trainable Spaced Repetition Model for Language
+    Learning", section 3.1 (half-life regression, p = 2**(-delta / h));
+    DESIGN.md "Memory dynamics".
+    """
+    s0 = np.asarray(s0, dtype=np.float64)
+    t0 = np.asarray(t0, dtype=np.float64)
+    h = np.asarray(half_life_s, dtype=np.float64)
+    return (s0 * np.exp2(-(float(now) - t0) / h)).astype(np.float32)
+
+
+def topk(scores, k):
+    """Indices of the ``k`` largest scores, best first, ties broken by the smaller index.
+
+    NaN ranks below every number (and NaNs among themselves by index); -0.0 equals 0.0.
+
+    Parameters
+    ----------
+    scores : ndarray of float32, shape (n,)
+        Scores to rank.
+    k : int
+        How many indices to return; ``k <= 0`` gives an empty array.
+
+    Returns
+    -------
+    ndarray of int64, shape (min(max(k, 0), n),)
+        Indices into ``scores``, sorted by descending score.
+
+    Raises
+    ------
+    None
+        Kernels do not validate.
+
+    References
+    ----------
+    DESIGN.md "Recall", steps 2 and 5 (seed selection and ranking).
+    """
+    values = np.asarray(scores, dtype=np.float32).tolist()
+    k = max(0, min(int(k), len(values)))
+    ranked = sorted(
+        range(len(values)),
+        key=lambda i: (math.isnan(values[i]), -values[i] if not math.isnan(values[i]) else 0.0, i),
+    )
+    return np.array(ranked[:k], dtype=np.int64)

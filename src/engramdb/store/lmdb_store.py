@@ -1,0 +1,276 @@
+"""One LMDB environment with named sub-databases; the engine's only durable state.
+
+Layout (keys are big-endian so LMDB's byte order is numeric order):
+
+==========  ===============================  ==============================================
+sub-db      key                              value
+==========  ===============================  ==============================================
+``meta``    ascii name                       msgpack (schema, dim, next_nid, namespaces...)
+``mem``     nid u32                          msgpack record (all fields but the embedding)
+``vec``     nid u32                          float32[dim] raw bytes, unit norm
+``ids``     namespace utf-8, 0x00, id utf-8  nid u32
+``edges``   src u32, tgt u32, relation u8    weight f32, created_at f64 (little-endian)
+``delta``   seq u64                          edge key (9 bytes): edges newer than the snapshot
+``graph``   ``meta`` / array name            CSR snapshot of all edges at one instant
+==========  ===============================  ==============================================
+
+``nid`` is a dense internal id (0, 1, 2, ...) that the CSR and hnswlib labels use; callers only
+see their own string ids. Every engine verb validates first, then writes in one transaction,
+so an error leaves the store unchanged and a crash loses nothing that was committed.
+"""
+from __future__ import annotations
+
+import os
+import struct
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+import lmdb
+import msgpack
+import numpy as np
+
+from ..errors import (
+    StoreCorruptedError, StoreError, StoreFullError, StoreLockedError, StoreNotFoundError,
+)
+
+SCHEMA_VERSION = 1
+_NID = struct.Struct(">I")
+_SEQ = struct.Struct(">Q")
+_EDGE_KEY = struct.Struct(">IIB")
+_EDGE_VAL = struct.Struct("<fd")
+_SUBDBS = (b"meta", b"mem", b"vec", b"ids", b"edges", b"delta", b"graph")
+DATA_FILE = "data.mdb"
+
+
+def nid_key(nid: int) -> bytes:
+    return _NID.pack(nid)
+
+
+def id_key(namespace: str, ext_id: str) -> bytes:
+    return namespace.encode() + b"\x00" + ext_id.encode()
+
+
+def edge_key(src: int, tgt: int, rel: int) -> bytes:
+    return _EDGE_KEY.pack(src, tgt, rel)
+
+
+def pack(obj: Any) -> bytes:
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+def unpack(buf: bytes) -> Any:
+    try:
+        return msgpack.unpackb(buf, raw=False)
+    except (msgpack.ExtraData, msgpack.FormatError, msgpack.StackError, ValueError) as exc:
+        raise StoreCorruptedError(f"cannot decode a stored record: {exc}") from exc
+
+
+@contextmanager
+def translate_lmdb_errors(what: str):
+    """Re-raise py-lmdb errors as engramdb's StoreError family."""
+    try:
+        yield
+    except lmdb.MapFullError as exc:
+        raise StoreFullError(
+            f"{what}: the LMDB map is full ({exc}); reopen with a larger StoreConfig.map_size_bytes"
+        ) from exc
+    except lmdb.LockError as exc:
+        raise StoreLockedError(f"{what}: the store is locked by another process ({exc})") from exc
+    except (lmdb.CorruptedError, lmdb.InvalidError, lmdb.VersionMismatchError) as exc:
+        raise StoreCorruptedError(f"{what}: the store is corrupted or not an engramdb store ({exc})") from exc
+    except lmdb.Error as exc:
+        raise StoreError(f"{what}: {exc}") from exc
+
+
+class LmdbStore:
+    """The LMDB environment of one engramdb store directory.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Store directory (created when ``create`` is true and it does not exist).
+    map_size_bytes : int
+        LMDB map size; virtual address space, the file grows as needed.
+    sync : bool
+        fsync on every commit (durable against power loss); False keeps crash safety only.
+    create : bool
+        Create the directory when missing; otherwise raise :class:`StoreNotFoundError`.
+    readonly : bool
+        Open read-only (several readers may share a store).
+
+    Raises
+    ------
+    StoreNotFoundError
+        ``path`` is missing (and ``create`` is false) or not a readable directory.
+    StoreLockedError, StoreCorruptedError, StoreError
+        LMDB could not open the environment.
+    """
+
+    def __init__(self, path: str | os.PathLike, *, map_size_bytes: int, sync: bool = True,
+                 create: bool = True, readonly: bool = False):
+        self.path = os.fspath(path)
+        if os.path.exists(self.path) and not os.path.isdir(self.path):
+            raise StoreNotFoundError(f"store path {self.path!r} exists but is not a directory")
+        if not os.path.isdir(self.path):
+            if not create or readonly:
+                raise StoreNotFoundError(
+                    f"no engramdb store at {self.path!r}; create one with engramdb.open(path, dim=...)"
+                )
+            try:
+                os.makedirs(self.path, exist_ok=True)
+            except OSError as exc:
+                raise StoreNotFoundError(f"cannot create store directory {self.path!r}: {exc}") from exc
+        elif not os.access(self.path, os.R_OK | os.X_OK):
+            raise StoreNotFoundError(f"store directory {self.path!r} is not readable")
+        if readonly and not os.path.exists(os.path.join(self.path, DATA_FILE)):
+            raise StoreNotFoundError(f"no engramdb store at {self.path!r} (no {DATA_FILE})")
+        with translate_lmdb_errors(f"opening store {self.path!r}"):
+            self.env = lmdb.open(
+                self.path, map_size=map_size_bytes, max_dbs=len(_SUBDBS) + 1, sync=sync,
+                readonly=readonly, create=not readonly, lock=True, readahead=False,
+            )
+            self.dbs = {
+                name.decode(): self.env.open_db(name, create=not readonly) for name in _SUBDBS
+            } if not readonly else self._open_readonly_dbs()
+
+    def _open_readonly_dbs(self) -> dict[str, Any]:
+        try:
+            return {name.decode(): self.env.open_db(name, create=False) for name in _SUBDBS}
+        except lmdb.NotFoundError as exc:
+            raise StoreCorruptedError(f"{self.path!r} is not an engramdb store (missing sub-database)") from exc
+
+    # -- transactions -------------------------------------------------------------------
+    @contextmanager
+    def write(self, what: str = "write") -> Iterator[lmdb.Transaction]:
+        """A write transaction; commits on success, aborts on any exception."""
+        with translate_lmdb_errors(what):
+            with self.env.begin(write=True) as txn:
+                yield txn
+
+    @contextmanager
+    def read(self, what: str = "read") -> Iterator[lmdb.Transaction]:
+        with translate_lmdb_errors(what):
+            with self.env.begin(write=False) as txn:
+                yield txn
+
+    def close(self) -> None:
+        self.env.close()
+
+    # -- meta ---------------------------------------------------------------------------
+    def get_meta(self, txn, name: str, default: Any = None) -> Any:
+        buf = txn.get(name.encode(), db=self.dbs["meta"])
+        return default if buf is None else unpack(buf)
+
+    def put_meta(self, txn, name: str, value: Any) -> None:
+        txn.put(name.encode(), pack(value), db=self.dbs["meta"])
+
+    # -- memories -----------------------------------------------------------------------
+    def put_record(self, txn, nid: int, record: dict) -> None:
+        txn.put(nid_key(nid), pack(record), db=self.dbs["mem"])
+
+    def get_record(self, txn, nid: int) -> dict | None:
+        buf = txn.get(nid_key(nid), db=self.dbs["mem"])
+        return None if buf is None else unpack(buf)
+
+    def delete_record(self, txn, nid: int, namespace: str, ext_id: str) -> None:
+        txn.delete(nid_key(nid), db=self.dbs["mem"])
+        txn.delete(nid_key(nid), db=self.dbs["vec"])
+        txn.delete(id_key(namespace, ext_id), db=self.dbs["ids"])
+
+    def iter_records(self, txn) -> Iterator[tuple[int, dict]]:
+        cur = txn.cursor(db=self.dbs["mem"])
+        for k, v in cur:
+            yield _NID.unpack(k)[0], unpack(v)
+
+    def put_vector(self, txn, nid: int, vec: np.ndarray) -> None:
+        txn.put(nid_key(nid), np.ascontiguousarray(vec, dtype=np.float32).tobytes(), db=self.dbs["vec"])
+
+    def get_vector(self, txn, nid: int, dim: int) -> np.ndarray | None:
+        buf = txn.get(nid_key(nid), db=self.dbs["vec"])
+        if buf is None:
+            return None
+        if len(buf) != 4 * dim:
+            raise StoreCorruptedError(f"embedding of nid {nid} has {len(buf)} bytes, expected {4 * dim}")
+        return np.frombuffer(buf, dtype=np.float32).copy()
+
+    def put_id(self, txn, namespace: str, ext_id: str, nid: int) -> bool:
+        """Map (namespace, id) to nid; False if the id is taken."""
+        return txn.put(id_key(namespace, ext_id), nid_key(nid), db=self.dbs["ids"], overwrite=False)
+
+    def lookup_id(self, txn, namespace: str, ext_id: str) -> int | None:
+        buf = txn.get(id_key(namespace, ext_id), db=self.dbs["ids"])
+        return None if buf is None else _NID.unpack(buf)[0]
+
+    # -- edges --------------------------------------------------------------------------
+    def put_edge(self, txn, src: int, tgt: int, rel: int, weight: float, created_at: float,
+                 delta_seq: int) -> None:
+        key = edge_key(src, tgt, rel)
+        txn.put(key, _EDGE_VAL.pack(weight, created_at), db=self.dbs["edges"])
+        txn.put(_SEQ.pack(delta_seq), key, db=self.dbs["delta"])
+
+    def delete_edges_of(self, txn, nid: int) -> int:
+        """Delete every edge touching ``nid`` (hard forget); returns how many."""
+        doomed = []
+        cur = txn.cursor(db=self.dbs["edges"])
+        for k in cur.iternext(keys=True, values=False):
+            s, t, _ = _EDGE_KEY.unpack(k)
+            if s == nid or t == nid:
+                doomed.append(k)
+        for k in doomed:
+            txn.delete(k, db=self.dbs["edges"])
+        return len(doomed)
+
+    def read_edges(self, txn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """All edges as arrays (src uint32, tgt uint32, relation uint8, weight float32)."""
+        cur = txn.cursor(db=self.dbs["edges"])
+        keys, vals = [], []
+        for k, v in cur:
+            keys.append(k)
+            vals.append(v)
+        return _decode_edges(keys, vals)
+
+    def read_delta(self, txn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Edges recorded since the last snapshot, with their current weights."""
+        edges_db = self.dbs["edges"]
+        keys, vals = [], []
+        for _, k in txn.cursor(db=self.dbs["delta"]):
+            v = txn.get(k, db=edges_db)
+            if v is not None:
+                keys.append(k)
+                vals.append(v)
+        return _decode_edges(keys, vals)
+
+    def delta_size(self, txn) -> int:
+        return txn.stat(self.dbs["delta"])["entries"]
+
+    def save_snapshot(self, txn, arrays: dict[str, np.ndarray], meta: dict) -> None:
+        """Persist the CSR snapshot and clear the delta, in the caller's transaction."""
+        db = self.dbs["graph"]
+        for name, arr in arrays.items():
+            txn.put(name.encode(), np.ascontiguousarray(arr).tobytes(), db=db)
+        txn.put(b"meta", pack(meta), db=db)
+        txn.drop(self.dbs["delta"], delete=False)
+
+    def load_snapshot(self, txn, dtypes: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict] | None:
+        db = self.dbs["graph"]
+        meta_buf = txn.get(b"meta", db=db)
+        if meta_buf is None:
+            return None
+        out = {}
+        for name, dtype in dtypes.items():
+            buf = txn.get(name.encode(), db=db)
+            if buf is None:
+                raise StoreCorruptedError(f"CSR snapshot lacks array {name!r}")
+            out[name] = np.frombuffer(buf, dtype=dtype).copy()
+        return out, unpack(meta_buf)
+
+
+def _decode_edges(keys: list[bytes], vals: list[bytes]):
+    n = len(keys)
+    if n == 0:
+        return (np.zeros(0, np.uint32), np.zeros(0, np.uint32), np.zeros(0, np.uint8),
+                np.zeros(0, np.float32))
+    k = np.frombuffer(b"".join(keys), dtype=np.dtype([("s", ">u4"), ("t", ">u4"), ("r", "u1")]))
+    v = np.frombuffer(b"".join(vals), dtype=np.dtype([("w", "<f4"), ("c", "<f8")]))
+    return (k["s"].astype(np.uint32), k["t"].astype(np.uint32), k["r"].astype(np.uint8),
+            v["w"].astype(np.float32))

@@ -1,0 +1,266 @@
+"""Value types of the public API: memory kinds, edge relations, memories, hits and results."""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import UnknownKindError, UnknownRelationError
+
+__all__ = ["MemoryKind", "Relation", "MemoryState", "Memory", "Edge", "PathStep", "Hit", "Gap", "RecallResult"]
+
+
+class MemoryKind(str, enum.Enum):
+    """Memory systems after Tulving (1972, 1985), plus working memory and decisions.
+
+    Each kind has its own default half-life and admission prior (see ``config.DecayConfig``).
+    """
+
+    WORKING = "working"          # minutes
+    EPISODIC = "episodic"        # events, conversation turns; days to weeks
+    SEMANTIC = "semantic"        # facts, preferences; months to permanent
+    PROCEDURAL = "procedural"    # skills, workflows; permanent until revised
+    DECISION = "decision"        # choice + reasoning + confidence + outcome
+
+    @classmethod
+    def parse(cls, value: "MemoryKind | str") -> "MemoryKind":
+        """Return the kind named by ``value``; raise :class:`UnknownKindError` otherwise."""
+        if isinstance(value, cls):
+            return value
+        try:
+            return cls(str(value).lower())
+        except ValueError:
+            raise UnknownKindError(
+                f"unknown memory kind {value!r}; expected one of {[k.value for k in cls]}"
+            ) from None
+
+    @property
+    def code(self) -> int:
+        return _KIND_CODES[self]
+
+
+_KIND_CODES = {k: i for i, k in enumerate(MemoryKind)}
+KIND_BY_CODE = tuple(MemoryKind)
+
+
+class Relation(str, enum.Enum):
+    """Typed edge relations; the integer ``code`` is what the CSR ``relation`` array (uint8) holds.
+
+    ``same_session`` and ``same_speaker`` are the conversation-graph relations ingest adds.
+    """
+
+    RELATED_TO = "related_to"
+    SUPPORTS = "supports"
+    CONTRADICTS = "contradicts"
+    SUPERSEDES = "supersedes"
+    CAUSED_BY = "caused_by"
+    INFORMED_BY = "informed_by"
+    EVIDENCE_FOR = "evidence_for"
+    DISCUSSED_IN = "discussed_in"
+    EXTRACTED_FROM = "extracted_from"
+    NEXT = "next"
+    MENTIONS = "mentions"
+    SAME_SESSION = "same_session"
+    SAME_SPEAKER = "same_speaker"
+
+    @classmethod
+    def parse(cls, value: "Relation | str") -> "Relation":
+        """Return the relation named by ``value``; raise :class:`UnknownRelationError` otherwise."""
+        if isinstance(value, cls):
+            return value
+        try:
+            return cls(str(value).lower())
+        except ValueError:
+            raise UnknownRelationError(
+                f"unknown relation {value!r}; expected one of {[r.value for r in cls]}"
+            ) from None
+
+    @property
+    def code(self) -> int:
+        return _REL_CODES[self]
+
+
+_REL_CODES = {r: i for i, r in enumerate(Relation)}
+RELATION_BY_CODE = tuple(Relation)
+
+
+class MemoryState(str, enum.Enum):
+    """Lifecycle flag of a memory. Superseded and archived memories are kept, not deleted."""
+
+    ACTIVE = "active"
+    ARCHIVED = "archived"
+    SUPERSEDED = "superseded"
+
+
+_STATE_CODES = {s: i for i, s in enumerate(MemoryState)}
+STATE_BY_CODE = tuple(MemoryState)
+
+
+@dataclass(slots=True)
+class Memory:
+    """One stored memory.
+
+    Attributes
+    ----------
+    id : str
+        The caller's id (or a generated one); unique within the namespace.
+    namespace : str
+        Agent or user the memory belongs to; recall never crosses namespaces.
+    kind : MemoryKind
+    text : str
+    created_at : float
+        Event time, Unix seconds.
+    recorded_at : float
+        Ingest time, Unix seconds.
+    confidence : float
+        In [0, 1].
+    salience : float
+        Salience at ``salience_at`` (stored value s(t0)), in [0, 1]; see ``Engram.salience``.
+    salience_at : float
+        t0 of the stored salience, Unix seconds.
+    access_count : int
+    last_access : float or None
+        Unix seconds of the last recall that returned it.
+    source : str or None
+        Session / turn id the memory came from (e.g. LoCoMo ``D1:3``).
+    tags : tuple of str
+    state : MemoryState
+    superseded_by : str or None
+        Id of the memory that replaced this one.
+    embedding : ndarray of float32, shape (dim,), or None
+        Unit-norm vector; filled only when asked for.
+    """
+
+    id: str
+    namespace: str
+    kind: MemoryKind
+    text: str
+    created_at: float
+    recorded_at: float
+    confidence: float = 1.0
+    salience: float = 0.5
+    salience_at: float = 0.0
+    access_count: int = 0
+    last_access: float | None = None
+    source: str | None = None
+    tags: tuple[str, ...] = ()
+    state: MemoryState = MemoryState.ACTIVE
+    superseded_by: str | None = None
+    embedding: Any = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict of the memory without its embedding."""
+        return {
+            "id": self.id, "namespace": self.namespace, "kind": self.kind.value, "text": self.text,
+            "created_at": self.created_at, "recorded_at": self.recorded_at,
+            "confidence": self.confidence, "salience": self.salience, "salience_at": self.salience_at,
+            "access_count": self.access_count, "last_access": self.last_access,
+            "source": self.source, "tags": list(self.tags), "state": self.state.value,
+            "superseded_by": self.superseded_by,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """A typed, weighted, directed edge ``source -> target``; unique on (source, target, relation)."""
+
+    source: str
+    target: str
+    relation: Relation
+    weight: float
+
+
+@dataclass(frozen=True, slots=True)
+class PathStep:
+    """One step of an activation path: reached ``id`` over ``relation`` (``None`` for the seed).
+
+    ``forward`` is True when the stored edge points from the previous step to this one.
+    """
+
+    id: str
+    relation: Relation | None = None
+    forward: bool = True
+
+
+@dataclass(slots=True)
+class Hit:
+    """A recalled memory with its score and the path (seed -> ... -> hit) that activated it.
+
+    Attributes
+    ----------
+    id, kind, text, source, tags, created_at, confidence : see :class:`Memory`
+    score : float
+        Final ranking score (activation blended with salience, recency and confidence).
+    activation : float
+        Spreading activation reached by the memory; a seed's is its cosine to the query.
+    similarity : float or None
+        Cosine to the query, when the memory was a vector seed.
+    path : list of PathStep
+        ``path[0]`` is the seed; the last step is this memory.
+    """
+
+    id: str
+    kind: MemoryKind
+    text: str
+    score: float
+    activation: float
+    similarity: float | None
+    path: list[PathStep]
+    source: str | None
+    tags: tuple[str, ...]
+    created_at: float
+    confidence: float
+    state: MemoryState = MemoryState.ACTIVE
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "kind": self.kind.value, "text": self.text, "score": round(self.score, 6),
+            "activation": round(self.activation, 6),
+            "similarity": None if self.similarity is None else round(self.similarity, 6),
+            "path": [
+                {"id": s.id, "relation": None if s.relation is None else s.relation.value, "forward": s.forward}
+                for s in self.path
+            ],
+            "source": self.source, "tags": list(self.tags), "created_at": self.created_at,
+            "confidence": self.confidence, "state": self.state.value,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Gap:
+    """Negative recall: the store lacks strong evidence for the query.
+
+    ``reason`` is one of ``"weak_evidence"``, ``"empty_namespace"``, ``"filtered_out"``.
+    """
+
+    query: str | None
+    reason: str
+    best_similarity: float | None
+    detail: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"query": self.query, "reason": self.reason, "best_similarity": self.best_similarity,
+                "detail": self.detail}
+
+
+@dataclass(slots=True)
+class RecallResult:
+    """Answer of :meth:`Engram.recall`: ranked hits, gaps, and how the recall ran."""
+
+    hits: list[Hit]
+    gaps: list[Gap]
+    mode: str                 # "spread" or "one_hop" or "vector" (density gate outcome)
+    density: float            # edges per linked node in the namespace's graph
+    latency_s: float
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def __iter__(self):
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"hits": [h.to_dict() for h in self.hits], "gaps": [g.to_dict() for g in self.gaps],
+                "mode": self.mode, "density": round(self.density, 4),
+                "latency_ms": round(self.latency_s * 1e3, 4)}

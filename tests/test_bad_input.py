@@ -1,0 +1,118 @@
+"""Each bad input raises its own error class and leaves the store byte-for-byte unchanged."""
+import hashlib
+
+import numpy as np
+import pytest
+
+import engramdb
+from engramdb import errors
+
+DIM = 8
+
+
+def _digest(eng):
+    """Hash of every key/value in every sub-database."""
+    h = hashlib.sha256()
+    with eng._store.read() as txn:
+        for name, db in sorted(eng._store.dbs.items()):
+            for k, v in txn.cursor(db=db):
+                h.update(name.encode() + k + v)
+    return h.hexdigest()
+
+
+@pytest.fixture
+def eng(tmp_store, rng):
+    e = engramdb.open(tmp_store, dim=DIM)
+    v = rng.standard_normal((2, DIM))
+    e.add("first", id="a", embedding=v[0])
+    e.add("second", id="b", embedding=v[1])
+    yield e
+    e.close()
+
+
+GOOD = np.ones(DIM)
+
+CASES = [
+    ("wrong dimension", lambda e: e.add("x", embedding=np.ones(DIM + 1)), errors.DimensionMismatchError),
+    ("NaN vector", lambda e: e.add("x", embedding=np.full(DIM, np.nan)), errors.NonFiniteError),
+    ("inf vector", lambda e: e.add("x", embedding=np.full(DIM, np.inf)), errors.NonFiniteError),
+    ("zero vector", lambda e: e.add("x", embedding=np.zeros(DIM)), errors.NonFiniteError),
+    ("empty text", lambda e: e.add("   ", embedding=GOOD), errors.EmptyTextError),
+    ("non-str text", lambda e: e.add(42, embedding=GOOD), errors.InvalidInputError),
+    ("oversize text", lambda e: e.add("x" * 100_001, embedding=GOOD), errors.OversizeError),
+    ("unknown kind", lambda e: e.add("x", kind="dream", embedding=GOOD), errors.UnknownKindError),
+    ("confidence > 1", lambda e: e.add("x", confidence=1.5, embedding=GOOD), errors.InvalidInputError),
+    ("NaN confidence", lambda e: e.add("x", confidence=float("nan"), embedding=GOOD), errors.NonFiniteError),
+    ("bad created_at", lambda e: e.add("x", created_at="yesterday", embedding=GOOD), errors.InvalidInputError),
+    ("duplicate id", lambda e: e.add("x", id="a", embedding=GOOD), errors.InvalidInputError),
+    ("duplicate in batch", lambda e: e.add_batch([{"id": "z", "text": "x", "embedding": GOOD}] * 2), errors.InvalidInputError),
+    ("bad item in batch", lambda e: e.add_batch([{"text": "ok", "embedding": GOOD}, {"text": "", "embedding": GOOD}]), errors.EmptyTextError),
+    ("link to missing in add", lambda e: e.add("x", embedding=GOOD, links=[{"to": "nope"}]), errors.MemoryNotFoundError),
+    ("unknown relation", lambda e: e.link("a", "b", "loves"), errors.UnknownRelationError),
+    ("weight 0", lambda e: e.link("a", "b", "supports", 0.0), errors.InvalidInputError),
+    ("weight > 1", lambda e: e.link("a", "b", "supports", 1.5), errors.InvalidInputError),
+    ("self link", lambda e: e.link("a", "a"), errors.InvalidInputError),
+    ("edge to missing", lambda e: e.link("a", "ghost"), errors.MemoryNotFoundError),
+    ("batch with one bad edge", lambda e: e.link_batch([("a", "b"), ("b", "ghost")]), errors.MemoryNotFoundError),
+    ("unknown id get", lambda e: e.get("ghost"), errors.MemoryNotFoundError),
+    ("forget unknown", lambda e: e.forget("ghost"), errors.MemoryNotFoundError),
+    ("supersede unknown", lambda e: e.supersede("ghost", "new", embedding=GOOD), errors.MemoryNotFoundError),
+    ("supersede with bad vector", lambda e: e.supersede("a", "new", embedding=np.ones(3)), errors.DimensionMismatchError),
+    ("bad namespace", lambda e: e.add("x", namespace="", embedding=GOOD), errors.NamespaceError),
+    ("recall NaN", lambda e: e.recall(vector=np.full(DIM, np.nan)), errors.NonFiniteError),
+    ("recall wrong dim", lambda e: e.recall(vector=np.ones(3)), errors.DimensionMismatchError),
+    ("recall empty query", lambda e: e.recall(""), errors.EmptyTextError),
+    ("recall k=0", lambda e: e.recall(vector=GOOD, k=0), errors.InvalidInputError),
+    ("recall unknown kind", lambda e: e.recall(vector=GOOD, kinds=["dream"]), errors.UnknownKindError),
+]
+
+
+@pytest.mark.parametrize("name,call,exc", CASES, ids=[c[0] for c in CASES])
+def test_bad_input_leaves_store_unchanged(eng, name, call, exc):
+    before = _digest(eng)
+    with pytest.raises(exc) as info:
+        call(eng)
+    assert isinstance(info.value, errors.EngramError)
+    assert str(info.value)  # a message that says something
+    assert _digest(eng) == before
+    assert eng.stats()["memories"] == 2 and eng.stats()["edges"] == 0
+
+
+def test_dimension_error_fields():
+    err = errors.DimensionMismatchError(expected=384, got=768, field="embedding")
+    assert (err.expected, err.got, err.field) == (384, 768, "embedding")
+    assert "384" in str(err) and "768" in str(err)
+    assert isinstance(err, ValueError)
+
+
+def test_missing_store(tmp_path):
+    with pytest.raises(errors.StoreNotFoundError):
+        engramdb.open(tmp_path / "nope", create=False)
+    with pytest.raises(errors.StoreNotFoundError):
+        engramdb.open(tmp_path / "nope", readonly=True)
+    f = tmp_path / "file"
+    f.write_text("not a store")
+    with pytest.raises(errors.StoreNotFoundError):
+        engramdb.open(f, dim=DIM)
+
+
+def test_unreadable_store(tmp_path):
+    d = tmp_path / "garbage"
+    d.mkdir()
+    (d / "data.mdb").write_bytes(b"\x00garbage" * 1000)
+    with pytest.raises(errors.StoreError):
+        engramdb.open(d, dim=DIM)
+
+
+def test_dim_mismatch_on_reopen(tmp_store):
+    engramdb.open(tmp_store, dim=DIM).close()
+    with pytest.raises(errors.DimensionMismatchError):
+        engramdb.open(tmp_store, dim=DIM * 2)
+
+
+def test_closed_engine(tmp_store):
+    e = engramdb.open(tmp_store, dim=DIM)
+    e.close()
+    e.close()
+    with pytest.raises(errors.EngramError):
+        e.add("x", embedding=GOOD)

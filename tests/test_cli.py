@@ -1,0 +1,51 @@
+"""CLI mirrors the API: ingest, recall --json, stats, add/get/link/supersede/forget, demo."""
+import json
+
+from click.testing import CliRunner
+
+from engramdb.cli import main
+from engramdb.demo import sample_path
+
+
+def run(*args):
+    res = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    return res
+
+
+def test_ingest_recall_json_and_stats(tmp_path):
+    store = tmp_path / "s"
+    r = run("ingest", "--store", store, sample_path())
+    assert r.exit_code == 0 and "ingested 12 memories" in r.output
+    r = run("recall", "--store", store, "--namespace", "demo", "--k", "4", "--json",
+            "What is the status of my TAP flight to Lisbon?")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    ids = [h["id"] for h in out["hits"]]
+    assert ids[0] == "s1-2" and {"s3-1", "s3-2"} <= set(ids)
+    hit = out["hits"][1]
+    assert set(hit) >= {"id", "kind", "text", "score", "path", "source"}
+    assert hit["path"][0]["id"] == "s1-2" and hit["path"][-1]["id"] == hit["id"]
+    assert "gaps" in out
+    r = run("stats", "--store", store, "--json")
+    assert json.loads(r.output)["namespaces"]["demo"]["memories"] == 12
+
+
+def test_verbs_and_errors(tmp_path):
+    store = tmp_path / "s"
+    assert run("add", "--store", store, "--id", "a", "--kind", "semantic", "The sky is blue").output.strip() == "a"
+    assert run("add", "--store", store, "--id", "b", "Grass is green").exit_code == 0
+    assert "supports" in run("link", "--store", store, "-r", "supports", "a", "b").output
+    new = run("supersede", "--store", store, "a", "The sky is grey today").output.strip()
+    got = json.loads(run("get", "--store", store, "a").output)
+    assert got["state"] == "superseded" and got["superseded_by"] == new
+    assert run("forget", "--store", store, "b").exit_code == 0
+    bad = run("link", "--store", store, "-r", "loves", "a", "b")
+    assert bad.exit_code == 2 and "UnknownRelationError" in bad.output
+    missing = run("recall", "--store", tmp_path / "none", "query")
+    assert missing.exit_code == 2 and "StoreNotFoundError" in missing.output
+
+
+def test_demo_graph_finds_what_flat_misses():
+    r = run("demo")
+    assert r.exit_code == 0, r.output
+    assert "trip facts found: flat 1/3, engramdb 3/3" in r.output
