@@ -164,9 +164,9 @@ class HashingEmbedder:
 
     def __init__(
         self,
+        *,
         dim: int = 384,
         seed: int = 0,
-        *,
         word_weight: float = 0.1,
         hash_bits: int = 18,
         sketch_nnz: int = 4,
