@@ -14,7 +14,7 @@ SOURCES := pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h src/engramdb/ker
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install -q --upgrade "pip>=23" "setuptools>=68" wheel "Cython>=3.0" "numpy>=1.24"
+	$(PIP) install -q --upgrade "pip>=23" "setuptools>=77" wheel "Cython>=3.0" "numpy>=1.24"
 	$(PIP) install -q --no-build-isolation -e ".[test]"
 	touch $@
 
