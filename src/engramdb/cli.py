@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -17,6 +18,9 @@ console = Console()
 
 def _open(store: str, *, create: bool = False, embedder: str | None = None, dim: int | None = None,
           readonly: bool = False) -> _engine.Engram:
+    """Open a store; a new one gets ``dim`` 384 unless told otherwise, an existing one keeps its own."""
+    if create and dim is None and embedder is None and not os.path.exists(os.path.join(store, "data.mdb")):
+        dim = 384
     return _engine.open(store, dim=dim, embedder=embedder, create=create, readonly=readonly)
 
 
@@ -66,7 +70,7 @@ def main() -> None:
 def add(store, namespace, kind, id_, tags, source, confidence, created_at, embedder, dim, text):
     """Store one memory; prints its id."""
     created = float(created_at) if created_at and created_at.replace(".", "", 1).isdigit() else created_at
-    with _open(store, create=True, embedder=embedder, dim=dim or (None if embedder else 384)) as eng:
+    with _open(store, create=True, embedder=embedder, dim=dim) as eng:
         click.echo(eng.add(text, namespace=namespace, kind=kind, id=id_, tags=list(tags), source=source,
                            confidence=confidence, created_at=created))
 
@@ -182,7 +186,7 @@ def ingest_cmd(store, namespace, embedder, dim, file):
     """Ingest a JSONL file of memories (one {"id", "text", ..., "links"} object per line)."""
     from .ingest import ingest_jsonl
 
-    with _open(store, create=True, embedder=embedder, dim=dim or (None if embedder else 384)) as eng:
+    with _open(store, create=True, embedder=embedder, dim=dim) as eng:
         out = ingest_jsonl(eng, file, namespace=namespace)
     click.echo(f"ingested {out['memories']} memories and {out['edges']} edges into {store}")
 
@@ -197,7 +201,7 @@ def ingest_locomo_cmd(store, embedder, dim, conversations, file):
     """Ingest LoCoMo conversations (locomo10.json): one namespace per sample_id."""
     from .ingest import ingest_locomo
 
-    with _open(store, create=True, embedder=embedder, dim=dim or (None if embedder else 384)) as eng:
+    with _open(store, create=True, embedder=embedder, dim=dim) as eng:
         out = ingest_locomo(eng, file, conversations=list(conversations) or None)
     click.echo(f"ingested {out['conversations']} conversations: {out['memories']} memories, "
                f"{out['edges']} edges into {store}")

@@ -23,6 +23,7 @@ from .config import EngramConfig, RecallConfig
 from .errors import (
     ConfigError, DimensionMismatchError, EmptyTextError, EngramError, IndexStaleError, InvalidInputError,
     MemoryNotFoundError, NamespaceError, NonFiniteError, OversizeError, StoreCorruptedError,
+    StoreLockedError, StoreNotFoundError,
 )
 from .graph.csr import SNAPSHOT_DTYPES, CSRGraph, MemoryGraph
 from .index.hnsw import HnswIndex
@@ -39,6 +40,7 @@ DEFAULT_NAMESPACE = "default"
 _MAX_NAMESPACE_CHARS = 256
 _MAX_ID_CHARS = 512
 _MAX_TAGS = 256
+_MAX_ABS_SECONDS = 253_402_300_799.0  # 9999-12-31T23:59:59Z; also bounds year 1 from below
 
 
 def to_unix_seconds(value: Any, *, field: str = "created_at") -> float:
@@ -59,6 +61,8 @@ def to_unix_seconds(value: Any, *, field: str = "created_at") -> float:
         v = float(value)
         if not math.isfinite(v):
             raise NonFiniteError(f"{field}: expected a finite number of Unix seconds, got {value!r}")
+        if not -_MAX_ABS_SECONDS <= v <= _MAX_ABS_SECONDS:
+            raise InvalidInputError(f"{field}: {value!r} Unix seconds is outside the years 1 to 9999")
         return v
     if isinstance(value, str):
         try:
@@ -74,8 +78,17 @@ def to_unix_seconds(value: Any, *, field: str = "created_at") -> float:
     raise InvalidInputError(f"{field}: expected Unix seconds or ISO-8601, got {type(value).__name__}")
 
 
+def _encodable(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _check_namespace(ns: Any) -> str:
-    if not isinstance(ns, str) or not ns or "\x00" in ns or len(ns) > _MAX_NAMESPACE_CHARS:
+    if (not isinstance(ns, str) or not ns or "\x00" in ns or len(ns) > _MAX_NAMESPACE_CHARS
+            or not _encodable(ns)):
         raise NamespaceError(
             f"namespace must be a non-empty string of at most {_MAX_NAMESPACE_CHARS} characters "
             f"without NUL, got {ns!r}"
@@ -84,9 +97,11 @@ def _check_namespace(ns: Any) -> str:
 
 
 def _check_id(value: Any, field: str = "id") -> str:
-    if not isinstance(value, str) or not value or "\x00" in value or len(value) > _MAX_ID_CHARS:
+    if (not isinstance(value, str) or not value or "\x00" in value or len(value) > _MAX_ID_CHARS
+            or not _encodable(value)):
         raise InvalidInputError(
-            f"{field} must be a non-empty string of at most {_MAX_ID_CHARS} characters, got {value!r}"
+            f"{field} must be a non-empty UTF-8 string of at most {_MAX_ID_CHARS} characters "
+            f"without NUL, got {value!r}"
         )
     return value
 
@@ -286,13 +301,16 @@ class Engram:
 
     # ------------------------------------------------------------------ validation
     def _check_vector(self, vec: Any, field: str = "embedding") -> np.ndarray:
+        if np.iscomplexobj(vec):
+            raise InvalidInputError(f"{field}: expected real numbers, got a complex vector")
         try:
             arr = np.asarray(vec, dtype=np.float32)
         except (TypeError, ValueError):
             raise InvalidInputError(f"{field}: expected a sequence of {self.dim} floats") from None
-        if arr.ndim != 1 or arr.shape[0] != self.dim:
-            raise DimensionMismatchError(expected=self.dim, got=arr.shape[0] if arr.ndim == 1 else arr.shape,
-                                         field=field)
+        if arr.ndim != 1:
+            raise InvalidInputError(f"{field}: expected one vector of shape ({self.dim},), got shape {arr.shape}")
+        if arr.shape[0] != self.dim:
+            raise DimensionMismatchError(expected=self.dim, got=arr.shape[0], field=field)
         if not np.all(np.isfinite(arr)):
             raise NonFiniteError(f"{field}: the vector contains NaN or infinite values")
         norm = float(np.linalg.norm(arr))
@@ -305,6 +323,8 @@ class Engram:
             raise InvalidInputError(f"{field}: expected a string, got {type(text).__name__}")
         if not text.strip():
             raise EmptyTextError(f"{field}: the text is empty; store something to remember")
+        if not _encodable(text):
+            raise InvalidInputError(f"{field}: the text is not valid Unicode (lone surrogate)")
         limit = self.config.store.max_text_chars
         if len(text) > limit:
             raise OversizeError(f"{field}: {len(text)} characters, more than max_text_chars={limit}; "
@@ -329,11 +349,12 @@ class Engram:
         sal = item.get("salience")
         salience = self.config.decay.initial_salience if sal is None else _check_unit(sal, "salience")
         source = item.get("source")
-        if source is not None and not isinstance(source, str):
-            source = str(source)
+        if source is not None and not (isinstance(source, str) and _encodable(source)):
+            raise InvalidInputError(f"source must be a string or None, got {source!r}")
         tags = item.get("tags") or ()
-        if isinstance(tags, str) or not all(isinstance(t, str) and t for t in tags):
-            raise InvalidInputError(f"tags must be a list of non-empty strings, got {tags!r}")
+        if isinstance(tags, (str, bytes)) or not all(
+                isinstance(t, str) and t and "\x00" not in t and _encodable(t) for t in tags):
+            raise InvalidInputError(f"tags must be a list of non-empty strings without NUL, got {tags!r}")
         if len(tags) > _MAX_TAGS:
             raise OversizeError(f"{len(tags)} tags, more than {_MAX_TAGS}")
         vec = item.get("embedding")
@@ -344,6 +365,8 @@ class Engram:
 
     @staticmethod
     def _check_weight(weight: Any) -> float:
+        if isinstance(weight, (bool, str, bytes)):
+            raise InvalidInputError(f"weight: expected a number in (0, 1], got {weight!r}")
         try:
             w = float(weight)
         except (TypeError, ValueError):
@@ -519,6 +542,7 @@ class Engram:
             seen[key] = p.nid
         edges: list[tuple[int, int, int, float]] = []
         with store.write("adding memories") as txn:
+            self._check_not_changed_elsewhere(txn)
             # resolve every reference before the first put, so errors leave the store unchanged
             for p in prepared:
                 if store.lookup_id(txn, p.namespace, p.ext_id) is not None:
@@ -527,6 +551,8 @@ class Engram:
                         "use supersede() to replace a memory"
                     )
                 for to, rel, w in p.links:
+                    if to == p.ext_id:
+                        raise InvalidInputError(f"cannot link memory {to!r} to itself")
                     tgt = seen.get((p.namespace, to))
                     if tgt is None or tgt >= p.nid:
                         tgt = store.lookup_id(txn, p.namespace, to)
@@ -569,7 +595,17 @@ class Engram:
             self._save_snapshot()
         return [p.ext_id for p in prepared]
 
+    def _check_not_changed_elsewhere(self, txn) -> None:
+        """Refuse to write over changes another process made behind this engine's caches."""
+        if (self._store.get_meta(txn, "next_nid", 0) != self._next_nid
+                or self._store.get_meta(txn, "delta_seq", 0) != self._delta_seq):
+            raise StoreLockedError(
+                "the store was changed by another process since it was opened; engramdb allows one "
+                "writer per store: close the other writer and reopen"
+            )
+
     def _write_edges(self, txn, edges, now: float) -> int:
+        self._check_not_changed_elsewhere(txn)
         seq = self._delta_seq
         for src, tgt, rel, w in edges:
             seq += 1
@@ -633,6 +669,8 @@ class Engram:
         """
         self._check_open(write=True)
         ns = _check_namespace(namespace)
+        if edges is None or isinstance(edges, (str, bytes, Mapping)):
+            raise InvalidInputError(f"edges: expected an iterable of edges, got {type(edges).__name__}")
         specs = []
         for e in edges:
             if isinstance(e, Mapping):
@@ -899,6 +937,8 @@ class Engram:
         t_lo = -np.inf if since is None else to_unix_seconds(since, field="since")
         t_hi = np.inf if until is None else to_unix_seconds(until, field="until")
         now = time.time() if now is None else to_unix_seconds(now, field="now")
+        if (query is None) == (vector is None):
+            raise InvalidInputError("recall needs exactly one of query (text) or vector=")
         if vector is not None:
             qvec = self._check_vector(vector, field="vector")
         else:
@@ -1116,6 +1156,15 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
     from .embed import get_embedder
 
     config = config or EngramConfig()
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidInputError(f"path: expected a directory path, got {type(path).__name__}")
+    if (dim is None and getattr(embedder, "dim", None) is None and not isinstance(embedder, str)
+            and not os.path.exists(os.path.join(os.fspath(path), "data.mdb"))):
+        if not create or readonly or not os.path.isdir(os.fspath(path)) and os.path.exists(os.fspath(path)):
+            raise StoreNotFoundError(f"no engramdb store at {os.fspath(path)!r}")
+        raise InvalidInputError(
+            f"no engramdb store at {os.fspath(path)!r}: creating one needs dim= (or an embedder with a dim)"
+        )
     if dim is not None and (isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or not 1 <= dim <= 65536):
         raise InvalidInputError(f"dim: expected an integer in [1, 65536], got {dim!r}")
     if isinstance(embedder, str):
@@ -1147,7 +1196,7 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
                 store.put_meta(txn, "created_at", time.time())
         else:
             if dim is not None and dim != stored_dim:
-                raise DimensionMismatchError(expected=stored_dim, got=dim, field="dim")
+                raise DimensionMismatchError(expected=stored_dim, got=dim, field="dim (the store's dimension)")
             dim = stored_dim
             if embedder is None and stored_family:
                 embedder = get_embedder(stored_family, dim)

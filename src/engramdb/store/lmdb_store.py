@@ -22,6 +22,11 @@ from __future__ import annotations
 
 import os
 import struct
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX
+    fcntl = None
 from contextlib import contextmanager
 from typing import Any, Iterator
 
@@ -124,6 +129,35 @@ class LmdbStore:
             raise StoreNotFoundError(f"store directory {self.path!r} is not readable")
         if readonly and not os.path.exists(os.path.join(self.path, DATA_FILE)):
             raise StoreNotFoundError(f"no engramdb store at {self.path!r} (no {DATA_FILE})")
+        self._lock_fd = None if readonly else self._take_writer_lock()
+        try:
+            self._open_env(map_size_bytes, sync, readonly)
+        except BaseException:
+            self._release_writer_lock()
+            raise
+
+    def _take_writer_lock(self) -> int | None:
+        """One writer per store: an exclusive flock on ``writer.lock`` (LMDB itself would let two
+        processes write, and each engine's caches would then go stale)."""
+        if fcntl is None:
+            return None
+        fd = os.open(os.path.join(self.path, "writer.lock"), os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise StoreLockedError(
+                f"store {self.path!r} is open for writing elsewhere (one writer at a time); "
+                "close it there, or open this one with readonly=True"
+            ) from None
+        return fd
+
+    def _release_writer_lock(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # closing the descriptor drops the flock
+            self._lock_fd = None
+
+    def _open_env(self, map_size_bytes: int, sync: bool, readonly: bool) -> None:
         with translate_lmdb_errors(f"opening store {self.path!r}"):
             self.env = lmdb.open(
                 self.path, map_size=map_size_bytes, max_dbs=len(_SUBDBS) + 1, sync=sync,
@@ -155,6 +189,7 @@ class LmdbStore:
 
     def close(self) -> None:
         self.env.close()
+        self._release_writer_lock()
 
     # -- meta ---------------------------------------------------------------------------
     def get_meta(self, txn, name: str, default: Any = None) -> Any:

@@ -1,0 +1,76 @@
+"""Pinned reproductions of bugs a hostile-input review found (see the commit that added them)."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import engramdb
+from engramdb import errors
+from engramdb.cli import main
+
+DIM = 8
+V = np.ones(DIM)
+
+
+def test_second_writer_is_refused(tmp_store):
+    with engramdb.open(tmp_store, dim=DIM) as eng:
+        eng.add("from A", id="a", embedding=V)
+        code = ("import engramdb, sys\n"
+                "try:\n    engramdb.open(sys.argv[1])\nexcept engramdb.StoreLockedError:\n    sys.exit(3)\n")
+        proc = subprocess.run([sys.executable, "-c", code, str(tmp_store)], capture_output=True)
+        assert proc.returncode == 3, proc.stderr.decode()
+        reader = ("import engramdb, sys\n"
+                  "with engramdb.open(sys.argv[1], readonly=True) as r:\n    print(r.get('a').text)\n")
+        proc = subprocess.run([sys.executable, "-c", reader, str(tmp_store)], capture_output=True, text=True)
+        assert proc.stdout.strip() == "from A", proc.stderr   # readers are fine
+    with engramdb.open(tmp_store) as eng:   # the lock goes with close()
+        assert eng.get("a").text == "from A"
+
+
+def test_cli_uses_the_store_dim(tmp_store):
+    engramdb.open(tmp_store, dim=DIM).close()
+    res = CliRunner().invoke(main, ["add", "--store", str(tmp_store), "--id", "x", "hello"])
+    assert res.exit_code == 0, res.output
+    with engramdb.open(tmp_store) as eng:
+        assert eng.get("x").text == "hello" and eng.dim == DIM
+
+
+def test_opening_a_plain_directory_writes_nothing(tmp_path):
+    d = tmp_path / "notstore"
+    d.mkdir()
+    (d / "notes.txt").write_text("mine")
+    with pytest.raises(errors.InvalidInputError):
+        engramdb.open(d)
+    assert sorted(os.listdir(d)) == ["notes.txt"]
+
+
+@pytest.mark.parametrize("call", [
+    lambda e: e.add("x", id="\ud800", embedding=V),
+    lambda e: e.add("bad \ud800 text", embedding=V),
+    lambda e: e.add("x", embedding=V, tags=["a\x00b"]),
+    lambda e: e.add("x", embedding=V, source=5),
+    lambda e: e.add("x", embedding=V, created_at=1e20),
+    lambda e: e.add("x", embedding=V.astype(complex)),
+    lambda e: e.add("x", embedding=np.ones((2, DIM))),
+    lambda e: e.add("x", id="selfy", embedding=V, links=[{"to": "selfy"}]),
+    lambda e: e.link("a", "b", "supports", "0.5"),
+    lambda e: e.link("a", "b", "supports", True),
+    lambda e: e.link_batch(None),
+    lambda e: e.recall("q", vector=V),
+    lambda e: e.recall(),
+])
+def test_more_bad_input_is_an_engram_error(tmp_store, call):
+    with engramdb.open(tmp_store, dim=DIM) as eng:
+        eng.add("a", id="a", embedding=V)
+        eng.add("b", id="b", embedding=-V)
+        with pytest.raises(errors.InvalidInputError):
+            call(eng)
+        assert eng.stats()["memories"] == 2 and eng.stats()["edges"] == 0
+
+
+def test_open_none_is_an_engram_error():
+    with pytest.raises(errors.InvalidInputError):
+        engramdb.open(None)
