@@ -542,7 +542,6 @@ class Engram:
             seen[key] = p.nid
         edges: list[tuple[int, int, int, float]] = []
         with store.write("adding memories") as txn:
-            self._check_not_changed_elsewhere(txn)
             # resolve every reference before the first put, so errors leave the store unchanged
             for p in prepared:
                 if store.lookup_id(txn, p.namespace, p.ext_id) is not None:
@@ -817,6 +816,11 @@ class Engram:
             out.append(Edge(src, tgt, RELATION_BY_CODE[rel], w))
         return out
 
+    @property
+    def n_edges(self) -> int:
+        """Number of stored edges (typed links and auto-links), all namespaces."""
+        return len(self._graph)
+
     def namespaces(self) -> list[str]:
         """Names of the namespaces holding at least one memory."""
         self._check_open()
@@ -850,9 +854,8 @@ class Engram:
             per_ns[ns] = {"memories": int(mask.sum()),
                           **{s.value: int(states[i]) for i, s in enumerate(STATE_BY_CODE)},
                           "density": round(self._ns_density(ns), 4)}
-        with self._store.read() as txn:
-            info = self._store.env.info()
-            stat = self._store.env.stat()
+        info = self._store.env.info()
+        stat = self._store.env.stat()
         return {"path": self._store.path, "dim": self.dim,
                 "embedder": getattr(self.embedder, "name", None),
                 "kernel_backend": registry.active_backend(),

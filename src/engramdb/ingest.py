@@ -145,11 +145,11 @@ def ingest_locomo(engine: Engram, path: str | os.PathLike | None = None, *, prog
                     if prev_turn is not None:
                         edges.append((prev_turn, turn.dia_id, Relation.NEXT, 1.0))
                     prev_turn = turn.dia_id
-            edges_before = engine.stats()["edges"]
+            edges_before = engine.n_edges
             engine.add_batch(items, namespace=ns)
             engine.link_batch(edges, namespace=ns)
             totals["conversations"] += 1
             totals["memories"] += len(items)
-            totals["edges"] += engine.stats()["edges"] - edges_before  # typed edges + auto-links
+            totals["edges"] += engine.n_edges - edges_before  # typed edges + auto-links
             bar.advance(task, sum(len(s.turns) for s in conv.sessions))
     return totals
