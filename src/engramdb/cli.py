@@ -69,10 +69,9 @@ def main() -> None:
 @click.argument("text")
 def add(store, namespace, kind, id_, tags, source, confidence, created_at, embedder, dim, text):
     """Store one memory; prints its id."""
-    created = float(created_at) if created_at and created_at.replace(".", "", 1).isdigit() else created_at
     with _open(store, create=True, embedder=embedder, dim=dim) as eng:
         click.echo(eng.add(text, namespace=namespace, kind=kind, id=id_, tags=list(tags), source=source,
-                           confidence=confidence, created_at=created))
+                           confidence=confidence, created_at=created_at))
 
 
 @main.command()

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields
+
+import numpy as np
 from types import MappingProxyType
 from typing import ClassVar, Mapping
 
@@ -153,6 +155,8 @@ class RecallConfig:
     w_confidence: float = 0.05
     recency_half_life_s: float = 30 * _DAY
     weak_evidence: float = 0.25
+    #: ``relation_multipliers`` as float32 indexed by ``Relation.code`` (what the kernel takes).
+    rel_mult: np.ndarray = field(init=False, repr=False, compare=False)
 
     BOUNDS: ClassVar = {
         "seed_k": Interval(1, 10_000), "cosine_floor": Interval(-1.0, 1.0),
@@ -170,10 +174,12 @@ class RecallConfig:
         check_bounds(self)
         if self.w_salience + self.w_recency + self.w_confidence > 1.0:
             raise ConfigError("RecallConfig: w_salience + w_recency + w_confidence must be <= 1")
+        by_rel = {}
         for rel, mult in self.relation_multipliers.items():
-            Relation.parse(rel)
             if not Interval(0.0, 10.0).contains(mult):
                 raise ConfigError(f"RecallConfig.relation_multipliers[{rel}] = {mult!r} is outside [0, 10]")
+            by_rel[Relation.parse(rel)] = mult
+        object.__setattr__(self, "rel_mult", np.array([by_rel.get(r, 0.0) for r in Relation], np.float32))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -196,6 +202,8 @@ class DecayConfig:
     initial_salience: float = 0.5
     reinforce_rate: float = 0.1
     archive_floor: float = 0.05
+    #: ``half_life_s`` as float32 indexed by ``MemoryKind.code`` (what the decay kernel takes).
+    half_life_by_code: np.ndarray = field(init=False, repr=False, compare=False)
 
     BOUNDS: ClassVar = {
         "initial_salience": Interval(0.0, 1.0), "reinforce_rate": Interval(0.0, 1.0),
@@ -208,6 +216,8 @@ class DecayConfig:
             h = self.half_life_s.get(kind)
             if h is None or not Interval(0.0, None, "neither").contains(h):
                 raise ConfigError(f"DecayConfig.half_life_s[{kind.value}] = {h!r} must be a number > 0 (seconds)")
+        object.__setattr__(self, "half_life_by_code",
+                           np.array([self.half_life_s[k] for k in MemoryKind], np.float32))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from . import engine as _engine
-from .ingest import ingest_jsonl
+from .ingest import ingest_jsonl, read_jsonl
 from .index.hnsw import ExactIndex
 
 QUERY = "What is the status of my TAP flight to Lisbon?"
@@ -40,7 +40,7 @@ def run_demo(*, store: str | None = None, k: int = 4, console: Console | None = 
         with _engine.open(store, dim=384) as eng:
             if "demo" not in eng.namespaces():
                 ingest_jsonl(eng, sample_path(), progress=False)
-            ids = [json_id for json_id in _sample_ids()]
+            ids = [row["id"] for row in read_jsonl(sample_path())]
             mems = [eng.get(i, namespace="demo", with_embedding=True) for i in ids]
             flat = ExactIndex(eng.dim)
             flat.add(np.stack([m.embedding for m in mems]), np.arange(len(mems)))
@@ -80,9 +80,3 @@ def run_demo(*, store: str | None = None, k: int = 4, console: Console | None = 
         console.print(f"[yellow]gap[/]: {g.detail}")
     return 0 if found_graph >= found_flat and len(found_graph) == 3 else 1
 
-
-def _sample_ids() -> list[str]:
-    import json
-
-    with open(sample_path(), encoding="utf-8") as fh:
-        return [json.loads(line)["id"] for line in fh if line.strip()]

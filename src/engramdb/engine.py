@@ -30,7 +30,7 @@ from .index.hnsw import HnswIndex
 from .kernels import registry
 from .store.lmdb_store import SCHEMA_VERSION, LmdbStore
 from .types import (
-    KIND_BY_CODE, RELATION_BY_CODE, STATE_BY_CODE, Edge, Gap, Hit, Memory, MemoryKind, MemoryState,
+    RELATION_BY_CODE, STATE_BY_CODE, Edge, Gap, Hit, Memory, MemoryKind, MemoryState,
     PathStep, RecallResult, Relation, _STATE_CODES,
 )
 
@@ -44,7 +44,7 @@ _MAX_ABS_SECONDS = 253_402_300_799.0  # 9999-12-31T23:59:59Z; also bounds year 1
 
 
 def to_unix_seconds(value: Any, *, field: str = "created_at") -> float:
-    """Unix seconds (float) from a number, a ``datetime`` or an ISO-8601 string.
+    """Unix seconds (float) from a number, a numeric string, a ``datetime`` or an ISO-8601 string.
 
     Naive datetimes and ISO strings without an offset are taken as UTC.
 
@@ -65,6 +65,10 @@ def to_unix_seconds(value: Any, *, field: str = "created_at") -> float:
             raise InvalidInputError(f"{field}: {value!r} Unix seconds is outside the years 1 to 9999")
         return v
     if isinstance(value, str):
+        try:
+            return to_unix_seconds(float(value), field=field)
+        except ValueError:
+            pass  # not a number: try ISO-8601
         try:
             value = datetime.fromisoformat(value.strip())
         except ValueError:
@@ -106,16 +110,37 @@ def _check_id(value: Any, field: str = "id") -> str:
     return value
 
 
-def _check_unit(value: Any, field: str) -> float:
+def _check_fraction(value: Any, field: str, *, open_zero: bool = False) -> float:
+    """A real number in [0, 1] (or (0, 1] with ``open_zero``); bools and strings are refused."""
+    expected = f"{field}: expected a number in {'(' if open_zero else '['}0, 1]"
+    if isinstance(value, (bool, str, bytes)):
+        raise InvalidInputError(f"{expected}, got {value!r}")
     try:
         v = float(value)
     except (TypeError, ValueError):
-        raise InvalidInputError(f"{field}: expected a number in [0, 1], got {value!r}") from None
+        raise InvalidInputError(f"{expected}, got {value!r}") from None
     if not math.isfinite(v):
-        raise NonFiniteError(f"{field}: expected a number in [0, 1], got {value!r}")
-    if not 0.0 <= v <= 1.0:
-        raise InvalidInputError(f"{field}: expected a number in [0, 1], got {value!r}")
+        raise NonFiniteError(f"{expected}, got {value!r}")
+    if not (0.0 < v if open_zero else 0.0 <= v) or v > 1.0:
+        raise InvalidInputError(f"{expected}, got {value!r}")
     return v
+
+
+def _edge_fields(spec: Any, names: tuple[str, ...], required: int, what: str) -> list[Any]:
+    """Fields of an edge given as a mapping or a tuple; missing relation/weight get defaults."""
+    defaults = {"relation": Relation.RELATED_TO, "weight": 1.0}
+    if isinstance(spec, Mapping):
+        return [spec.get(n, defaults.get(n)) for n in names]
+    if isinstance(spec, (tuple, list)) and required <= len(spec) <= len(names):
+        return list(spec) + [defaults[n] for n in names[len(spec):]]
+    raise InvalidInputError(f"{what} is {names} (the first {required} required), got {spec!r}")
+
+
+def _by_namespace(prepared: list["_Prepared"]) -> dict[str, list["_Prepared"]]:
+    groups: dict[str, list[_Prepared]] = {}
+    for p in prepared:
+        groups.setdefault(p.namespace, []).append(p)
+    return groups
 
 
 @dataclass(slots=True)
@@ -141,7 +166,7 @@ class _Columns:
 
     FIELDS = {"ns": np.int32, "kind": np.uint8, "state": np.uint8, "alive": np.bool_,
               "created_at": np.float64, "confidence": np.float32, "s0": np.float32,
-              "t0": np.float64, "access": np.int32}
+              "t0": np.float64}
 
     def __init__(self) -> None:
         self.n = 0
@@ -171,7 +196,6 @@ class _Columns:
         self.confidence[nid] = rec["confidence"]
         self.s0[nid] = rec["salience"]
         self.t0[nid] = rec["salience_at"]
-        self.access[nid] = rec["access_count"]
         self.ext_ids[nid] = rec["id"]
 
 
@@ -192,22 +216,18 @@ class Engram:
         self._cols = _Columns()
         self._graph = MemoryGraph()
         self._ns_codes: dict[str, int] = {}
-        self._ns_names: list[str] = []
         self._ns_meta: dict[str, dict] = {}
         self._indexes: dict[str, HnswIndex] = {}
         self._dirty_indexes: set[str] = set()
         self._density: dict[str, float] = {}
         self._index_dir = os.path.join(store.path, "index")
+        self._spread = registry.get("spread_activation")   # resolved once, off the recall path
+        self._decay = registry.get("decay_salience")
         self._load()
 
     # ------------------------------------------------------------------ loading
     def _ns_code(self, ns: str) -> int:
-        code = self._ns_codes.get(ns)
-        if code is None:
-            code = len(self._ns_names)
-            self._ns_codes[ns] = code
-            self._ns_names.append(ns)
-        return code
+        return self._ns_codes.setdefault(ns, len(self._ns_codes))
 
     def _load(self) -> None:
         with self._store.read("loading the store") as txn:
@@ -289,15 +309,16 @@ class Engram:
             self._store.close()
             self._closed = True
 
-    def _save_snapshot(self, txn=None) -> None:
-        csr = self._graph.csr(self._next_nid)
-        meta = {"n_nodes": csr.n_nodes, "n_edges": len(self._graph), "schema": SCHEMA_VERSION}
-        if txn is None:
-            with self._store.write("saving the CSR snapshot") as t:
-                self._store.save_snapshot(t, csr.arrays(), meta)
-        else:
-            self._store.save_snapshot(txn, csr.arrays(), meta)
+    def _save_snapshot(self) -> None:
+        with self._store.write("saving the CSR snapshot") as txn:
+            self._write_snapshot(txn, self._graph)
         self._delta_size = 0
+
+    def _write_snapshot(self, txn, graph: MemoryGraph) -> None:
+        """Persist ``graph`` as the CSR snapshot (clearing the delta) in ``txn``."""
+        csr = graph.csr(self._next_nid)
+        self._store.save_snapshot(txn, csr.arrays(),
+                                  {"n_nodes": csr.n_nodes, "n_edges": len(graph), "schema": SCHEMA_VERSION})
 
     # ------------------------------------------------------------------ validation
     def _check_vector(self, vec: Any, field: str = "embedding") -> np.ndarray:
@@ -345,9 +366,9 @@ class Engram:
         kind = MemoryKind.parse(item.get("kind", MemoryKind.EPISODIC))
         created = item.get("created_at")
         created_at = now if created is None else to_unix_seconds(created)
-        confidence = _check_unit(item.get("confidence", 1.0), "confidence")
+        confidence = _check_fraction(item.get("confidence", 1.0), "confidence")
         sal = item.get("salience")
-        salience = self.config.decay.initial_salience if sal is None else _check_unit(sal, "salience")
+        salience = self.config.decay.initial_salience if sal is None else _check_fraction(sal, "salience")
         source = item.get("source")
         if source is not None and not (isinstance(source, str) and _encodable(source)):
             raise InvalidInputError(f"source must be a string or None, got {source!r}")
@@ -364,27 +385,9 @@ class Engram:
                          tuple(dict.fromkeys(tags)), vector, links)
 
     @staticmethod
-    def _check_weight(weight: Any) -> float:
-        if isinstance(weight, (bool, str, bytes)):
-            raise InvalidInputError(f"weight: expected a number in (0, 1], got {weight!r}")
-        try:
-            w = float(weight)
-        except (TypeError, ValueError):
-            raise InvalidInputError(f"weight: expected a number in (0, 1], got {weight!r}") from None
-        if not math.isfinite(w):
-            raise NonFiniteError(f"weight: expected a number in (0, 1], got {weight!r}")
-        if not 0.0 < w <= 1.0:
-            raise InvalidInputError(f"weight: expected a number in (0, 1], got {weight!r}")
-        return w
-
-    def _check_link_spec(self, spec: Any) -> tuple[str, Relation, float]:
-        if isinstance(spec, Mapping):
-            to, rel, w = spec.get("to"), spec.get("relation", "related_to"), spec.get("weight", 1.0)
-        elif isinstance(spec, (tuple, list)) and 1 <= len(spec) <= 3:
-            to, rel, w = (list(spec) + ["related_to", 1.0][len(spec) - 1:])[:3]
-        else:
-            raise InvalidInputError(f"a link is {{'to': id, 'relation': ..., 'weight': ...}}, got {spec!r}")
-        return _check_id(to, "link target"), Relation.parse(rel), self._check_weight(w)
+    def _check_link_spec(spec: Any) -> tuple[str, Relation, float]:
+        to, rel, w = _edge_fields(spec, ("to", "relation", "weight"), 1, "a link")
+        return _check_id(to, "link target"), Relation.parse(rel), _check_fraction(w, "weight", open_zero=True)
 
     def _nid(self, ns: str, ext_id: str, txn=None) -> int:
         if txn is None:
@@ -500,10 +503,7 @@ class Engram:
         if not lc.auto_link or lc.max_links == 0:
             return []
         out = []
-        by_ns: dict[str, list[_Prepared]] = {}
-        for p in prepared:
-            by_ns.setdefault(p.namespace, []).append(p)
-        for ns, group in by_ns.items():
+        for ns, group in _by_namespace(prepared).items():
             index = self._indexes.get(ns)
             mat = np.stack([p.vector for p in group])
             block = 1024
@@ -582,10 +582,7 @@ class Engram:
         for p in prepared:
             self._cols.set_record(p.nid, self._record(p, now), self._ns_code(p.namespace))
         self._apply_edges(edges)
-        by_ns: dict[str, list[_Prepared]] = {}
-        for p in prepared:
-            by_ns.setdefault(p.namespace, []).append(p)
-        for ns, group in by_ns.items():
+        for ns, group in _by_namespace(prepared).items():
             if ns not in self._indexes:
                 self._indexes[ns] = self._new_index()
             self._indexes[ns].add(np.stack([p.vector for p in group]), np.array([p.nid for p in group]))
@@ -672,16 +669,12 @@ class Engram:
             raise InvalidInputError(f"edges: expected an iterable of edges, got {type(edges).__name__}")
         specs = []
         for e in edges:
-            if isinstance(e, Mapping):
-                e = (e.get("source"), e.get("target"), e.get("relation", Relation.RELATED_TO), e.get("weight", 1.0))
-            if not isinstance(e, (tuple, list)) or not 2 <= len(e) <= 4:
-                raise InvalidInputError(f"an edge is (source, target[, relation[, weight]]), got {e!r}")
-            src, tgt, rel, w = (list(e) + [Relation.RELATED_TO, 1.0][len(e) - 2:])[:4]
+            src, tgt, rel, w = _edge_fields(e, ("source", "target", "relation", "weight"), 2, "an edge")
             _check_id(src, "source")
             _check_id(tgt, "target")
             if src == tgt:
                 raise InvalidInputError(f"cannot link memory {src!r} to itself")
-            specs.append((src, tgt, Relation.parse(rel), self._check_weight(w)))
+            specs.append((src, tgt, Relation.parse(rel), _check_fraction(w, "weight", open_zero=True)))
         if not specs:
             return []
         now = time.time()
@@ -764,13 +757,11 @@ class Engram:
         ns_meta = {k: dict(v) for k, v in self._ns_meta.items()}
         ns_meta[ns]["vgen"] += 1
         ns_meta[ns]["count"] -= 1
-        csr = graph_after.csr(self._next_nid)
         with self._store.write("erasing a memory") as txn:
             self._store.delete_edges_of(txn, nid)
             self._store.delete_record(txn, nid, ns, id)
             self._store.put_meta(txn, "namespaces", ns_meta)
-            self._store.save_snapshot(txn, csr.arrays(), {"n_nodes": csr.n_nodes, "n_edges": len(graph_after),
-                                                          "schema": SCHEMA_VERSION})
+            self._write_snapshot(txn, graph_after)
         self._graph = graph_after
         self._delta_size = 0
         self._density.clear()
@@ -835,11 +826,9 @@ class Engram:
 
     def _salience_now(self, nids: np.ndarray, now: float) -> np.ndarray:
         c = self._cols
-        hl = self.config.decay.half_life_s
-        half = np.array([hl[k] for k in KIND_BY_CODE], np.float32)[c.kind[nids]]
+        half = self.config.decay.half_life_by_code[c.kind[nids]]
         t0 = np.minimum(c.t0[nids], now)
-        return registry.get("decay_salience")(c.s0[nids], np.ascontiguousarray(t0), float(now),
-                                              np.ascontiguousarray(half, np.float32))
+        return self._decay(c.s0[nids], t0, float(now), half)
 
     def stats(self) -> dict[str, Any]:
         """Counts per namespace and state, edges, graph density, backend and sizes."""
@@ -898,6 +887,8 @@ class Engram:
             Keep only memories with confidence >= this.
         since, until : float, datetime or ISO-8601, optional
             Keep only memories whose event time (``created_at``) lies in [since, until].
+            Filters apply to the recalled candidates (vector seeds and what they activate),
+            not to a scan of the namespace.
         include_superseded, include_archived : bool
             Superseded and archived memories are hidden unless asked for.
         gate : {"auto", "on", "off"}, optional
@@ -933,10 +924,13 @@ class Engram:
         ns = _check_namespace(namespace)
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= 10_000:
             raise InvalidInputError(f"k: expected an integer in [1, 10000], got {k!r}")
-        kind_codes = None if kinds is None else np.array(sorted({MemoryKind.parse(x).code for x in kinds}), np.uint8)
+        kind_allowed = None
+        if kinds is not None:
+            kind_allowed = np.zeros(len(MemoryKind), bool)
+            kind_allowed[[MemoryKind.parse(x).code for x in kinds]] = True
         tag_set = None if not tags else set(tags)
         if min_confidence is not None:
-            min_confidence = _check_unit(min_confidence, "min_confidence")
+            min_confidence = _check_fraction(min_confidence, "min_confidence")
         t_lo = -np.inf if since is None else to_unix_seconds(since, field="since")
         t_hi = np.inf if until is None else to_unix_seconds(until, field="until")
         now = time.time() if now is None else to_unix_seconds(now, field="now")
@@ -964,8 +958,8 @@ class Engram:
         if depth == 0 or len(self._graph) == 0:
             mode = "vector"
         csr = self._graph.csr(self._next_nid)
-        rel_mult = np.array([cfg.relation_multipliers.get(r, 0.0) for r in RELATION_BY_CODE], np.float32)
-        nodes, act, parent, _hops = registry.get("spread_activation")(
+        rel_mult = cfg.rel_mult
+        nodes, act, parent, _hops = self._spread(
             csr.indptr, csr.indices, csr.weight, csr.relation,
             labels.astype(np.int32), _seed_activation(cos, cfg.seed_contrast), rel_mult,
             int(depth), float(cfg.decay), float(cfg.fan_exp), int(cfg.degree_cap),
@@ -973,16 +967,12 @@ class Engram:
 
         # filters over the column arrays
         c = self._cols
-        mask = (c.ns[nodes] == self._ns_codes[ns]) & c.alive[nodes]
-        hidden = []
-        if not include_superseded:
-            hidden.append(_STATE_CODES[MemoryState.SUPERSEDED])
-        if not include_archived:
-            hidden.append(_STATE_CODES[MemoryState.ARCHIVED])
-        if hidden:
-            mask &= ~np.isin(c.state[nodes], hidden)
-        if kind_codes is not None:
-            mask &= np.isin(c.kind[nodes], kind_codes)
+        shown = np.ones(len(STATE_BY_CODE), bool)   # lookup tables: cheaper than np.isin
+        shown[_STATE_CODES[MemoryState.SUPERSEDED]] = include_superseded
+        shown[_STATE_CODES[MemoryState.ARCHIVED]] = include_archived
+        mask = (c.ns[nodes] == self._ns_codes[ns]) & c.alive[nodes] & shown[c.state[nodes]]
+        if kind_allowed is not None:
+            mask &= kind_allowed[c.kind[nodes]]
         if min_confidence is not None:
             mask &= c.confidence[nodes] >= min_confidence
         if since is not None or until is not None:
@@ -1002,7 +992,7 @@ class Engram:
         order = np.lexsort((cnodes, -score))
 
         sim_of = dict(zip(labels.tolist(), cos.tolist()))
-        pos_of = {int(n): i for i, n in enumerate(nodes.tolist())}
+        pos_of = dict(zip(nodes.tolist(), range(len(nodes))))
         hits: list[Hit] = []
         with self._store.read("fetching recalled memories") as txn:
             for o in order.tolist():
@@ -1012,7 +1002,7 @@ class Engram:
                     continue
                 if tag_set is not None and not tag_set.issubset(rec["tags"]):
                     continue
-                path = self._path(nid, pos_of, nodes, parent, csr, rel_mult)
+                path = self._path(nid, pos_of, parent, csr, rel_mult)
                 hits.append(Hit(id=rec["id"], kind=MemoryKind(rec["kind"]), text=rec["text"],
                                 score=float(score[o]), activation=float(act[cand[o]]),
                                 similarity=sim_of.get(nid), path=path, source=rec["source"],
@@ -1035,23 +1025,28 @@ class Engram:
         return RecallResult(hits, gaps, mode, density, time.perf_counter() - t_start,
                             {"seeds": int(len(labels)), "activated": int(len(nodes))})
 
-    def _path(self, nid, pos_of, nodes, parent, csr: CSRGraph, rel_mult) -> list[PathStep]:
+    def _path(self, nid: int, pos_of: dict[int, int], parent: np.ndarray, csr: CSRGraph,
+              rel_mult: np.ndarray) -> list[PathStep]:
+        """Seed -> ... -> ``nid`` from the kernel's parent links; each step names the strongest
+        edge that joins its two memories (the one the activation most likely crossed)."""
         chain = [nid]
-        while True:
-            p = int(parent[pos_of[chain[-1]]])
-            if p < 0 or len(chain) > 64:
-                break
+        while (p := int(parent[pos_of[chain[-1]]])) >= 0 and len(chain) <= 127:
             chain.append(p)
         chain.reverse()
         ext = self._cols.ext_ids
         steps = [PathStep(ext[chain[0]])]
         for u, v in zip(chain, chain[1:]):
-            lo, hi = csr.indptr[u], csr.indptr[u + 1]
-            js = lo + np.flatnonzero(csr.indices[lo:hi] == v)
-            strength = csr.weight[js] * rel_mult[csr.relation[js]]
-            j = int(js[int(np.argmax(strength))]) if len(js) else -1
-            rel = RELATION_BY_CODE[int(csr.relation[j])] if j >= 0 else None
-            steps.append(PathStep(ext[v], rel, bool(csr.forward[j]) if j >= 0 else True))
+            lo = int(csr.indptr[u])
+            row = csr.indices[lo:int(csr.indptr[u + 1])].tolist()
+            best_j, best = -1, -1.0
+            for off, w in enumerate(row):
+                if w == v:
+                    j = lo + off
+                    strength = float(csr.weight[j]) * float(rel_mult[csr.relation[j]])
+                    if strength > best:
+                        best_j, best = j, strength
+            rel = RELATION_BY_CODE[int(csr.relation[best_j])] if best_j >= 0 else None
+            steps.append(PathStep(ext[v], rel, bool(csr.forward[best_j]) if best_j >= 0 else True))
         return steps
 
     def _reinforce(self, nids: list[int], now: float) -> None:
@@ -1068,18 +1063,19 @@ class Engram:
                 self._store.put_record(txn, nid, rec)
         self._cols.s0[arr] = s_new
         self._cols.t0[arr] = now
-        self._cols.access[arr] += 1
 
 
 def _seed_activation(cos: np.ndarray, contrast: float) -> np.ndarray:
     """Seed activations in [0, 1]: (cos - b) / (max - b), b = contrast * median(cos) (float32)."""
-    if len(cos) == 0:
+    n = len(cos)
+    if n == 0:
         return np.zeros(0, np.float32)
     pos = np.maximum(cos.astype(np.float64), 0.0)
-    top = pos.max()
+    top = float(pos[0])          # knn returns best first
     if top <= 0.0:
-        return np.zeros(len(cos), np.float32)
-    base = contrast * float(np.median(pos))
+        return np.zeros(n, np.float32)
+    median = float(pos[n // 2]) if n % 2 else 0.5 * float(pos[n // 2 - 1] + pos[n // 2])
+    base = contrast * median
     if top - base <= 1e-12:
         return np.ones(len(cos), np.float32)
     # seeds below the median stay candidates, ranked by their cosine just above zero

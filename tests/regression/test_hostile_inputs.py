@@ -59,6 +59,8 @@ def test_opening_a_plain_directory_writes_nothing(tmp_path):
     lambda e: e.link("a", "b", "supports", "0.5"),
     lambda e: e.link("a", "b", "supports", True),
     lambda e: e.link_batch(None),
+    lambda e: e.add("x", embedding=V, confidence=True),
+    lambda e: e.add("x", embedding=V, confidence="0.5"),
     lambda e: e.recall("q", vector=V),
     lambda e: e.recall(),
 ])
@@ -74,3 +76,11 @@ def test_more_bad_input_is_an_engram_error(tmp_store, call):
 def test_open_none_is_an_engram_error():
     with pytest.raises(errors.InvalidInputError):
         engramdb.open(None)
+
+
+def test_numeric_strings_are_unix_seconds(tmp_store):
+    with engramdb.open(tmp_store, dim=DIM) as eng:
+        eng.add("old", id="old", embedding=V, created_at="1683554163")
+        eng.add("new", id="new", embedding=V, created_at="2024-01-01T00:00:00Z")
+        assert eng.get("old").created_at == 1683554163.0
+        assert [h.id for h in eng.recall(vector=V, since="1700000000")] == ["new"]

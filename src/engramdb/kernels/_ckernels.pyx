@@ -68,63 +68,9 @@ def spread_activation(
     int64_t combine,
     double sum_cap,
 ):
-    """Spreading activation from seed nodes over a typed, weighted CSR graph (C).
+    """Spreading activation (C, GIL released): the contract of :func:`reference.spread_activation`.
 
-    Same contract as :func:`engramdb.kernels.reference.spread_activation`; see there for the
-    algorithm. Scratch arrays of length n are cached per thread and only the touched
-    entries are reset, so a call costs O(edges touched) after the first one for a given n.
-    The GIL is released during the traversal.
-
-    Parameters
-    ----------
-    indptr : ndarray of int64, shape (n + 1,)
-        CSR row pointers, C-contiguous.
-    indices : ndarray of int32, shape (nnz,)
-        Edge targets, each in ``[0, n)``.
-    weight : ndarray of float32, shape (nnz,)
-        Edge weights; values above 1 count as 1.
-    relation : ndarray of uint8, shape (nnz,)
-        Relation code per edge; ``CONTRADICTS`` (2) carries no activation.
-    seeds : ndarray of int32, shape (s,)
-        Seed nodes (duplicates: first position, largest activation).
-    seed_act : ndarray of float32, shape (s,)
-        Initial activation of each seed.
-    rel_mult : ndarray of float32, shape (n_rel,)
-        Multiplier per relation code.
-    max_depth : int
-        Number of hops, in ``[0, 127]``.
-    decay : float
-        Attenuation per hop, in (0, 1].
-    fan_exp : float
-        Fan-effect exponent, >= 0 (0 turns the fan off).
-    degree_cap : int
-        Nodes with more edges than this, > 0, are not expanded.
-    combine : int
-        0 = MAX, 1 = SUM.
-    sum_cap : float
-        Cap of activations under SUM.
-
-    Returns
-    -------
-    nodes : ndarray of int32, shape (m,)
-        Touched nodes in order of first visit, seeds first.
-    act : ndarray of float32, shape (m,)
-        Activation of each node.
-    parent : ndarray of int32, shape (m,)
-        Node that passed the (largest) activation; -1 for seeds.
-    depth : ndarray of int8, shape (m,)
-        Hops from the nearest seed.
-
-    Raises
-    ------
-    ValueError
-        An array is not C-contiguous or has the wrong dtype (from the buffer protocol).
-        Nothing else is checked: out-of-range input is undefined behaviour.
-
-    References
-    ----------
-    Collins & Loftus (1975), Psychological Review 82(6), "Spreading activation"; Anderson
-    (1974), Cognitive Psychology 6 (fan effect); SYNAPSE, arXiv:2601.02744, section 3.
+    Scratch arrays of length n are cached per thread and only the touched entries are reset.
     """
     cdef Py_ssize_t n = indptr.shape[0] - 1
     cdef int64_t n_seeds = seeds.shape[0]
@@ -176,33 +122,7 @@ def decay_salience(
     double now,
     const float[::1] half_life_s,
 ):
-    """Salience after exponential decay, s(t) = s0 * 2**(-(now - t0) / half_life_s) (C).
-
-    Parameters
-    ----------
-    s0 : ndarray of float32, shape (n,)
-        Salience at ``t0``, in [0, 1], C-contiguous.
-    t0 : ndarray of float64, shape (n,)
-        Time of the last update, Unix seconds.
-    now : float
-        Current time, Unix seconds; expected >= every ``t0``.
-    half_life_s : ndarray of float32, shape (n,)
-        Half-life in seconds, > 0.
-
-    Returns
-    -------
-    ndarray of float32, shape (n,)
-        Decayed salience, computed in double.
-
-    Raises
-    ------
-    ValueError
-        An array is not C-contiguous or has the wrong dtype. Lengths are not checked.
-
-    References
-    ----------
-    Settles & Meeder (2016), ACL, section 3.1 (half-life regression).
-    """
+    """Salience decay (C, GIL released): the contract of :func:`reference.decay_salience`."""
     cdef int64_t n = s0.shape[0]
     out_a = np.empty(n, dtype=np.float32)
     if n == 0:
@@ -214,31 +134,7 @@ def decay_salience(
 
 
 def topk(const float[::1] scores, int64_t k):
-    """Indices of the ``k`` largest scores, best first, ties by smaller index (C).
-
-    Heap selection in csrc/topk.c, O(n log k). NaN ranks below every number.
-
-    Parameters
-    ----------
-    scores : ndarray of float32, shape (n,)
-        Scores to rank, C-contiguous.
-    k : int
-        How many indices to return; ``k <= 0`` gives an empty array.
-
-    Returns
-    -------
-    ndarray of int64, shape (min(max(k, 0), n),)
-        Indices into ``scores``, sorted by descending score.
-
-    Raises
-    ------
-    ValueError
-        ``scores`` is not a C-contiguous float32 array.
-
-    References
-    ----------
-    DESIGN.md "Recall", steps 2 and 5.
-    """
+    """Top-k selection (C, GIL released): the contract of :func:`reference.topk`; a heap, O(n log k)."""
     cdef int64_t n = scores.shape[0]
     cdef int64_t kk = k if k < n else n
     if kk <= 0:

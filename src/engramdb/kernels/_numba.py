@@ -161,61 +161,10 @@ def spread_activation(
     combine,
     sum_cap,
 ):
-    """Spreading activation from seed nodes over a typed, weighted CSR graph (Numba).
+    """Spreading activation (Numba): the contract of :func:`reference.spread_activation`.
 
-    Same contract as :func:`engramdb.kernels.reference.spread_activation`; see there for the
-    algorithm. Scratch arrays of length n are cached per thread and only the touched
-    entries are reset, so a call costs O(edges touched) after the first one for a given n.
-
-    Parameters
-    ----------
-    indptr : ndarray of int64, shape (n + 1,)
-        CSR row pointers.
-    indices : ndarray of int32, shape (nnz,)
-        Edge targets, each in ``[0, n)``.
-    weight : ndarray of float32, shape (nnz,)
-        Edge weights; values above 1 count as 1.
-    relation : ndarray of uint8, shape (nnz,)
-        Relation code per edge; ``CONTRADICTS`` (2) carries no activation.
-    seeds : ndarray of int32, shape (s,)
-        Seed nodes (duplicates: first position, largest activation).
-    seed_act : ndarray of float32, shape (s,)
-        Initial activation of each seed.
-    rel_mult : ndarray of float32, shape (n_rel,)
-        Multiplier per relation code.
-    max_depth : int
-        Number of hops, in ``[0, 127]``.
-    decay : float
-        Attenuation per hop, in (0, 1].
-    fan_exp : float
-        Fan-effect exponent, >= 0 (0 turns the fan off).
-    degree_cap : int
-        Nodes with more edges than this, > 0, are not expanded.
-    combine : int
-        0 = MAX, 1 = SUM.
-    sum_cap : float
-        Cap of activations under SUM.
-
-    Returns
-    -------
-    nodes : ndarray of int32, shape (m,)
-        Touched nodes in order of first visit, seeds first.
-    act : ndarray of float32, shape (m,)
-        Activation of each node.
-    parent : ndarray of int32, shape (m,)
-        Node that passed the (largest) activation; -1 for seeds.
-    depth : ndarray of int8, shape (m,)
-        Hops from the nearest seed.
-
-    Raises
-    ------
-    None
-        Kernels do not validate; out-of-range input is undefined behaviour.
-
-    References
-    ----------
-    Collins & Loftus (1975), Psychological Review 82(6), "Spreading activation"; Anderson
-    (1974), Cognitive Psychology 6 (fan effect); SYNAPSE, arXiv:2601.02744, section 3.
+    Scratch arrays of length n are cached per thread and only the touched entries are
+    reset, so a call costs O(edges touched) after the first one for a given n.
     """
     n = indptr.shape[0] - 1
     act, best, parent, depth, order = _scratch(n)
@@ -247,33 +196,7 @@ def spread_activation(
 
 @njit(cache=True, nogil=True)
 def decay_salience(s0, t0, now, half_life_s):
-    """Salience after exponential decay, s(t) = s0 * 2**(-(now - t0) / half_life_s) (Numba).
-
-    Parameters
-    ----------
-    s0 : ndarray of float32, shape (n,)
-        Salience at ``t0``, in [0, 1].
-    t0 : ndarray of float64, shape (n,)
-        Time of the last update, Unix seconds.
-    now : float
-        Current time, Unix seconds; expected >= every ``t0``.
-    half_life_s : ndarray of float32, shape (n,)
-        Half-life in seconds, > 0.
-
-    Returns
-    -------
-    ndarray of float32, shape (n,)
-        Decayed salience, computed in float64.
-
-    Raises
-    ------
-    None
-        Kernels do not validate.
-
-    References
-    ----------
-    Settles & Meeder (2016), ACL, section 3.1 (half-life regression).
-    """
+    """Salience decay (Numba): the contract of :func:`reference.decay_salience`."""
     n = s0.shape[0]
     out = np.empty(n, dtype=np.float32)
     now64 = np.float64(now)
@@ -337,29 +260,5 @@ def _topk_core(scores, k):
 
 
 def topk(scores, k):
-    """Indices of the ``k`` largest scores, best first, ties by smaller index (Numba).
-
-    Partial selection with a heap of size k: O(n log k). NaN ranks below every number.
-
-    Parameters
-    ----------
-    scores : ndarray of float32, shape (n,)
-        Scores to rank.
-    k : int
-        How many indices to return; ``k <= 0`` gives an empty array.
-
-    Returns
-    -------
-    ndarray of int64, shape (min(max(k, 0), n),)
-        Indices into ``scores``, sorted by descending score.
-
-    Raises
-    ------
-    None
-        Kernels do not validate.
-
-    References
-    ----------
-    DESIGN.md "Recall", steps 2 and 5.
-    """
+    """Top-k selection (Numba): the contract of :func:`reference.topk`; a heap, O(n log k)."""
     return _topk_core(scores, np.int64(k))
