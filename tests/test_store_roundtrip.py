@@ -132,3 +132,26 @@ def test_namespaces_are_isolated(tmp_store, rng):
         with pytest.raises(engramdb.MemoryNotFoundError):
             eng.link("x", "y", namespace="alice")
         assert eng.namespaces() == ["alice", "bob"]
+
+
+def test_column_snapshot_fast_path_and_stale_fallback(tmp_store, rng):
+    vecs = unit_vectors(rng, 12, DIM)
+    with engramdb.open(tmp_store, dim=DIM) as eng:
+        eng.add_batch([{"id": f"m{i}", "text": "x", "embedding": v, "namespace": f"ns{i % 3}",
+                        "kind": "semantic" if i % 2 else "episodic"} for i, v in enumerate(vecs)])
+        eng.forget("m4", namespace="ns1", hard=True)
+        eng.forget("m5", namespace="ns2")
+        expected = {ns: _recall_ids(eng, vecs[7], namespace=ns) for ns in ("ns0", "ns1", "ns2")}
+    with engramdb.open(tmp_store) as eng:                      # from the column snapshot
+        assert eng._cols_gen == eng._mem_gen
+        assert {ns: _recall_ids(eng, vecs[7], namespace=ns) for ns in expected} == expected
+        eng.add("late", id="late", namespace="ns0", embedding=vecs[0])
+        eng._cols_gen = eng._mem_gen      # pretend the snapshot was saved: then crash before it is
+        eng._closed = True
+        eng._store.close()
+    with engramdb.open(tmp_store) as eng:                      # stale snapshot: full scan
+        assert eng._cols_gen == -1
+        assert eng.get("late", namespace="ns0").text == "late"
+        assert "late" in [h.id for h in eng.recall(vector=vecs[0], namespace="ns0", k=2).hits]
+        assert {ns: _recall_ids(eng, vecs[7], namespace=ns) for ns in ("ns1", "ns2")} == \
+            {ns: expected[ns] for ns in ("ns1", "ns2")}

@@ -198,6 +198,31 @@ class _Columns:
         self.t0[nid] = rec["salience_at"]
         self.ext_ids[nid] = rec["id"]
 
+    def snapshot(self, ns_names: list[str]) -> dict[str, np.ndarray]:
+        """The columns as arrays for LMDB: one array per field, ids NUL-joined, namespace names."""
+        out = {name: getattr(self, name)[: self.n] for name in self.FIELDS}
+        out["ext_ids"] = np.frombuffer("\x00".join(x or "" for x in self.ext_ids).encode(), np.uint8)
+        out["ns_names"] = np.frombuffer("\x00".join(ns_names).encode(), np.uint8)
+        return out
+
+    @classmethod
+    def snapshot_dtypes(cls) -> dict[str, Any]:
+        return {**cls.FIELDS, "ext_ids": np.uint8, "ns_names": np.uint8}
+
+    def load_snapshot(self, arrays: dict[str, np.ndarray]) -> list[str]:
+        """Install columns saved by :meth:`snapshot`; returns the namespace names by code."""
+        n = len(arrays["ns"])
+        self.n = 0
+        self.ensure(n)
+        for name in self.FIELDS:
+            getattr(self, name)[:n] = arrays[name]
+        ids = arrays["ext_ids"].tobytes().decode().split("\x00") if n else []
+        if len(ids) != n:
+            raise StoreCorruptedError(f"column snapshot holds {len(ids)} ids for {n} memories")
+        self.ext_ids = [x if alive else None for x, alive in zip(ids, self.alive[:n].tolist())]
+        raw = arrays["ns_names"].tobytes().decode()
+        return raw.split("\x00") if raw else []
+
 
 class Engram:
     """An open engramdb store. Create it with :func:`engramdb.open`; use it as a context manager.
@@ -233,10 +258,18 @@ class Engram:
         with self._store.read("loading the store") as txn:
             self._next_nid = self._store.get_meta(txn, "next_nid", 0)
             self._delta_seq = self._store.get_meta(txn, "delta_seq", 0)
+            self._mem_gen = self._store.get_meta(txn, "mem_gen", 0)
             self._ns_meta = self._store.get_meta(txn, "namespaces", {})
-            self._cols.ensure(self._next_nid)
-            for nid, rec in self._store.iter_records(txn):
-                self._cols.set_record(nid, rec, self._ns_code(rec["namespace"]))
+            cols = self._store.load_arrays(txn, "cols", _Columns.snapshot_dtypes())
+            if cols is not None and cols[1].get("mem_gen") == self._mem_gen and len(cols[0]["ns"]) == self._next_nid:
+                for name in self._cols.load_snapshot(cols[0]):   # fast path: no record decoding
+                    self._ns_code(name)
+                self._cols_gen = self._mem_gen
+            else:   # no snapshot, or records changed after it (e.g. a crash before close)
+                self._cols.ensure(self._next_nid)
+                for nid, rec in self._store.iter_records(txn):
+                    self._cols.set_record(nid, rec, self._ns_code(rec["namespace"]))
+                self._cols_gen = -1
             snap = self._store.load_snapshot(txn, SNAPSHOT_DTYPES)
             if snap is not None:
                 arrays, _meta = snap
@@ -294,6 +327,11 @@ class Engram:
             return
         if self._delta_size:
             self._save_snapshot()
+        if self._cols_gen != self._mem_gen:
+            with self._store.write("saving the column snapshot") as txn:
+                self._store.save_arrays(txn, "cols", self._cols.snapshot(list(self._ns_codes)),
+                                        {"mem_gen": self._mem_gen})
+            self._cols_gen = self._mem_gen
         os.makedirs(self._index_dir, exist_ok=True)
         for ns in sorted(self._dirty_indexes):
             self._indexes[ns].save(self._index_path(ns), self._ns_meta[ns]["vgen"])
@@ -575,7 +613,9 @@ class Engram:
             delta_seq = self._write_edges(txn, edges, now)
             store.put_meta(txn, "next_nid", self._next_nid + len(prepared))
             store.put_meta(txn, "namespaces", ns_meta)
+            mem_gen = self._bump_mem_gen(txn)
         # committed: update the caches
+        self._mem_gen = mem_gen
         self._next_nid += len(prepared)
         self._delta_seq = delta_seq
         self._ns_meta = ns_meta
@@ -591,10 +631,16 @@ class Engram:
             self._save_snapshot()
         return [p.ext_id for p in prepared]
 
+    def _bump_mem_gen(self, txn) -> int:
+        """Count a change to the records in ``txn`` (it makes the column snapshot stale)."""
+        self._store.put_meta(txn, "mem_gen", self._mem_gen + 1)
+        return self._mem_gen + 1
+
     def _check_not_changed_elsewhere(self, txn) -> None:
         """Refuse to write over changes another process made behind this engine's caches."""
         if (self._store.get_meta(txn, "next_nid", 0) != self._next_nid
-                or self._store.get_meta(txn, "delta_seq", 0) != self._delta_seq):
+                or self._store.get_meta(txn, "delta_seq", 0) != self._delta_seq
+                or self._store.get_meta(txn, "mem_gen", 0) != self._mem_gen):
             raise StoreLockedError(
                 "the store was changed by another process since it was opened; engramdb allows one "
                 "writer per store: close the other writer and reopen"
@@ -749,6 +795,8 @@ class Engram:
                 rec = self._store.get_record(txn, nid)
                 rec["state"] = MemoryState.ARCHIVED.value
                 self._store.put_record(txn, nid, rec)
+                mem_gen = self._bump_mem_gen(txn)
+            self._mem_gen = mem_gen
             self._cols.state[nid] = _STATE_CODES[MemoryState.ARCHIVED]
             return
         graph_after = MemoryGraph()
@@ -762,6 +810,8 @@ class Engram:
             self._store.delete_record(txn, nid, ns, id)
             self._store.put_meta(txn, "namespaces", ns_meta)
             self._write_snapshot(txn, graph_after)
+            mem_gen = self._bump_mem_gen(txn)
+        self._mem_gen = mem_gen
         self._graph = graph_after
         self._delta_size = 0
         self._density.clear()
@@ -1061,6 +1111,8 @@ class Engram:
                 rec["access_count"] += 1
                 rec["last_access"] = now
                 self._store.put_record(txn, nid, rec)
+            mem_gen = self._bump_mem_gen(txn)
+        self._mem_gen = mem_gen
         self._cols.s0[arr] = s_new
         self._cols.t0[arr] = now
 

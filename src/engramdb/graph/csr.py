@@ -76,7 +76,11 @@ def build_symmetric_csr(src, tgt, rel, weight, n_nodes: int) -> CSRGraph:
 class MemoryGraph:
     """The in-memory edge set: directed edges, unique on (source, target, relation).
 
-    The CSR used by recall is rebuilt lazily when edges changed since the last build.
+    Recall reads :meth:`csr`. New edges are merged into the existing CSR (one pass that inserts
+    them at the ends of their rows, O(nnz + d log d)) instead of re-sorting every edge; a full
+    build happens only on first use or after a node is removed. The (source, target, relation)
+    -> position map that dedups writes is built on the first write, so opening a store and
+    recalling never pays for it.
     """
 
     def __init__(self) -> None:
@@ -85,12 +89,13 @@ class MemoryGraph:
         self._tgt = np.zeros(1024, np.uint32)
         self._rel = np.zeros(1024, np.uint8)
         self._w = np.zeros(1024, np.float32)
-        self._pos: dict[tuple[int, int, int], int] = {}
+        self._pos: dict[tuple[int, int, int], int] | None = {}
         self._csr: CSRGraph | None = None
-        self._csr_nodes = -1
+        self._new: list[int] = []        # edge positions added since the CSR was built
+        self._reweighted: list[int] = []  # existing edges whose weight changed since then
 
     def __len__(self) -> int:
-        return len(self._pos)
+        return self._n
 
     def _grow(self, need: int) -> None:
         cap = len(self._src)
@@ -103,47 +108,95 @@ class MemoryGraph:
             arr[: self._n] = old[: self._n]
             setattr(self, name, arr)
 
+    def _positions(self) -> dict[tuple[int, int, int], int]:
+        if self._pos is None:
+            n = self._n
+            keys = zip(self._src[:n].tolist(), self._tgt[:n].tolist(), self._rel[:n].tolist())
+            self._pos = dict(zip(keys, range(n)))
+        return self._pos
+
     def upsert_many(self, src, tgt, rel, weight) -> None:
         """Add edges, or set the weight of ones that exist (same source, target, relation)."""
+        pos = self._positions()
         self._grow(self._n + len(src))
         for s, t, r, w in zip(np.asarray(src).tolist(), np.asarray(tgt).tolist(),
                               np.asarray(rel).tolist(), np.asarray(weight, np.float32).tolist()):
             key = (s, t, r)
-            i = self._pos.get(key)
+            i = pos.get(key)
             if i is None:
                 i = self._n
                 self._n += 1
-                self._pos[key] = i
+                pos[key] = i
                 self._src[i], self._tgt[i], self._rel[i] = s, t, r
+                self._new.append(i)
+            elif self._w[i] != w:
+                self._reweighted.append(i)
             self._w[i] = w
-        self._csr = None
 
     def has(self, src: int, tgt: int, rel: int) -> bool:
-        return (src, tgt, rel) in self._pos
+        return (src, tgt, rel) in self._positions()
 
     def remove_node(self, nid: int) -> None:
-        """Drop every edge touching ``nid``."""
+        """Drop every edge touching ``nid`` (the next :meth:`csr` is a full build)."""
         keep = (self._src[: self._n] != nid) & (self._tgt[: self._n] != nid)
         s, t, r, w = (a[: self._n][keep].copy() for a in (self._src, self._tgt, self._rel, self._w))
         self.__init__()
         self.upsert_many(s, t, r, w)
+        self._csr, self._new = None, []
 
     def set_csr(self, csr: CSRGraph) -> None:
-        """Install a CSR loaded from the snapshot (and take its edges as the edge set)."""
+        """Install a CSR loaded from the snapshot and take its edges as the edge set."""
+        src, tgt, rel, w = csr.directed_edges()
         self.__init__()
-        self.upsert_many(*csr.directed_edges())
-        self._csr, self._csr_nodes = csr, csr.n_nodes
+        self._grow(len(src))
+        self._n = len(src)
+        self._src[: self._n], self._tgt[: self._n], self._rel[: self._n], self._w[: self._n] = src, tgt, rel, w
+        self._pos = None
+        self._csr = csr
 
     def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         n = self._n
         return self._src[:n], self._tgt[:n], self._rel[:n], self._w[:n]
 
     def csr(self, n_nodes: int) -> CSRGraph:
-        """The symmetric CSR over ``n_nodes`` nodes, rebuilt only when edges changed."""
-        if self._csr is None or self._csr_nodes != n_nodes:
+        """The symmetric CSR over ``n_nodes`` nodes (at least as many as it had before)."""
+        if self._csr is None:
             self._csr = build_symmetric_csr(*self.edges(), n_nodes)
-            self._csr_nodes = n_nodes
+        elif self._new or self._reweighted or self._csr.n_nodes != n_nodes:
+            self._csr = self._merge(self._csr, n_nodes)
+        self._new, self._reweighted = [], []
         return self._csr
+
+    def _merge(self, old: CSRGraph, n_nodes: int) -> CSRGraph:
+        """``old`` plus the new edges (at the ends of their rows) and the changed weights."""
+        weight = old.weight.copy() if self._reweighted else old.weight
+        for i in self._reweighted:   # rare: a link repeated with another weight
+            s, t, r, w = int(self._src[i]), int(self._tgt[i]), int(self._rel[i]), self._w[i]
+            for row, col, fwd in ((s, t, 1), (t, s, 0)):
+                lo, hi = old.indptr[row], old.indptr[row + 1]
+                hit = lo + np.flatnonzero((old.indices[lo:hi] == col) & (old.relation[lo:hi] == r)
+                                          & (old.forward[lo:hi] == fwd))
+                weight[hit] = w
+        indptr = old.indptr
+        if n_nodes > old.n_nodes:
+            indptr = np.concatenate([indptr, np.full(n_nodes - old.n_nodes, indptr[-1], np.int64)])
+        if not self._new:
+            return CSRGraph(indptr, old.indices, weight, old.relation, old.forward)
+        idx = np.asarray(self._new, np.int64)
+        rows = np.concatenate([self._src[idx], self._tgt[idx]]).astype(np.int64)
+        order = np.argsort(rows, kind="stable")
+        rows = rows[order]
+        at = indptr[rows + 1]          # insert at the end of each row, in edge order
+        def ins(arr, values):
+            return np.insert(arr, at, values[order])
+        new_indptr = indptr.copy()
+        new_indptr[1:] += np.cumsum(np.bincount(rows, minlength=n_nodes))
+        fwd = np.concatenate([np.ones(len(idx), np.uint8), np.zeros(len(idx), np.uint8)])
+        return CSRGraph(new_indptr,
+                        ins(old.indices, np.concatenate([self._tgt[idx], self._src[idx]]).astype(np.int32)),
+                        ins(weight, np.concatenate([self._w[idx], self._w[idx]])),
+                        ins(old.relation, np.concatenate([self._rel[idx], self._rel[idx]])),
+                        ins(old.forward, fwd))
 
     def neighbours(self, nid: int) -> list[tuple[int, int, float, bool]]:
         """(neighbour, relation code, weight, forward) of every edge touching ``nid``."""

@@ -12,6 +12,8 @@ sub-db      key                              value
 ``edges``   src u32, tgt u32, relation u8    weight f32, created_at f64 (little-endian)
 ``delta``   seq u64                          edge key (9 bytes): edges newer than the snapshot
 ``graph``   ``meta`` / array name            CSR snapshot of all edges at one instant
+``cols``    ``meta`` / array name            per-memory column arrays (fast open), tagged
+                                             with the record generation they match
 ==========  ===============================  ==============================================
 
 ``nid`` is a dense internal id (0, 1, 2, ...) that the CSR and hnswlib labels use; callers only
@@ -43,7 +45,7 @@ _NID = struct.Struct(">I")
 _SEQ = struct.Struct(">Q")
 _EDGE_KEY = struct.Struct(">IIB")
 _EDGE_VAL = struct.Struct("<fd")
-_SUBDBS = (b"meta", b"mem", b"vec", b"ids", b"edges", b"delta", b"graph")
+_SUBDBS = (b"meta", b"mem", b"vec", b"ids", b"edges", b"delta", b"graph", b"cols")
 DATA_FILE = "data.mdb"
 
 
@@ -278,27 +280,40 @@ class LmdbStore:
     def delta_size(self, txn) -> int:
         return txn.stat(self.dbs["delta"])["entries"]
 
-    def save_snapshot(self, txn, arrays: dict[str, np.ndarray], meta: dict) -> None:
-        """Persist the CSR snapshot and clear the delta, in the caller's transaction."""
-        db = self.dbs["graph"]
+    def save_arrays(self, txn, db_name: str, arrays: dict[str, np.ndarray], meta: dict) -> None:
+        """Persist named arrays (raw bytes) and their meta in sub-db ``db_name``."""
+        db = self.dbs[db_name]
         for name, arr in arrays.items():
             txn.put(name.encode(), np.ascontiguousarray(arr).tobytes(), db=db)
         txn.put(b"meta", pack(meta), db=db)
-        txn.drop(self.dbs["delta"], delete=False)
 
-    def load_snapshot(self, txn, dtypes: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict] | None:
-        db = self.dbs["graph"]
+    def load_arrays(self, txn, db_name: str, dtypes: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict] | None:
+        """Arrays saved by :meth:`save_arrays` (copies), or None when nothing was saved.
+
+        Raises
+        ------
+        StoreCorruptedError
+            An array is missing or its byte length does not fit its dtype.
+        """
+        db = self.dbs[db_name]
         meta_buf = txn.get(b"meta", db=db)
         if meta_buf is None:
             return None
         out = {}
         for name, dtype in dtypes.items():
             buf = txn.get(name.encode(), db=db)
-            if buf is None:
-                raise StoreCorruptedError(f"CSR snapshot lacks array {name!r}")
+            if buf is None or len(buf) % np.dtype(dtype).itemsize:
+                raise StoreCorruptedError(f"snapshot {db_name!r} lacks a whole array {name!r}")
             out[name] = np.frombuffer(buf, dtype=dtype).copy()
         return out, unpack(meta_buf)
 
+    def save_snapshot(self, txn, arrays: dict[str, np.ndarray], meta: dict) -> None:
+        """Persist the CSR snapshot and clear the edge delta, in the caller's transaction."""
+        self.save_arrays(txn, "graph", arrays, meta)
+        txn.drop(self.dbs["delta"], delete=False)
+
+    def load_snapshot(self, txn, dtypes: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict] | None:
+        return self.load_arrays(txn, "graph", dtypes)
 
 def _decode_edges(keys: list[bytes], vals: list[bytes]):
     n = len(keys)
