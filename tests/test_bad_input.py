@@ -76,6 +76,8 @@ def test_bad_input_leaves_store_unchanged(eng, name, call, exc):
     assert str(info.value)  # a message that says something
     assert _digest(eng) == before
     assert eng.stats()["memories"] == 2 and eng.stats()["edges"] == 0
+    assert sum(len(ix) for ix in eng._indexes.values()) == 2          # no phantom vectors
+    assert {h.id for h in eng.recall(vector=GOOD, k=10, config=engramdb.RecallConfig(cosine_floor=-1.0)).hits} == {"a", "b"}
 
 
 def test_dimension_error_fields():

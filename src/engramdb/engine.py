@@ -66,9 +66,11 @@ def to_unix_seconds(value: Any, *, field: str = "created_at") -> float:
         return v
     if isinstance(value, str):
         try:
-            return to_unix_seconds(float(value), field=field)
+            number = float(value)
         except ValueError:
-            pass  # not a number: try ISO-8601
+            number = None  # not a number: try ISO-8601
+        if number is not None:
+            return to_unix_seconds(number, field=field)
         try:
             value = datetime.fromisoformat(value.strip())
         except ValueError:
@@ -130,6 +132,9 @@ def _edge_fields(spec: Any, names: tuple[str, ...], required: int, what: str) ->
     """Fields of an edge given as a mapping or a tuple; missing relation/weight get defaults."""
     defaults = {"relation": Relation.RELATED_TO, "weight": 1.0}
     if isinstance(spec, Mapping):
+        unknown = set(spec) - set(names)
+        if unknown:
+            raise InvalidInputError(f"{what}: unknown key(s) {sorted(unknown)}; the keys are {list(names)}")
         return [spec.get(n, defaults.get(n)) for n in names]
     if isinstance(spec, (tuple, list)) and required <= len(spec) <= len(names):
         return list(spec) + [defaults[n] for n in names[len(spec):]]
@@ -418,7 +423,10 @@ class Engram:
             raise OversizeError(f"{len(tags)} tags, more than {_MAX_TAGS}")
         vec = item.get("embedding")
         vector = None if vec is None else self._check_vector(vec)
-        links = [self._check_link_spec(spec) for spec in (item.get("links") or ())]
+        links = item.get("links") or ()
+        if isinstance(links, (str, bytes, Mapping)):
+            raise InvalidInputError(f"links must be a list of links ({{'to': id, 'relation', 'weight'}}), got {links!r}")
+        links = [self._check_link_spec(spec) for spec in links]
         return _Prepared(ext_id, ns, kind, text, created_at, confidence, salience, source,
                          tuple(dict.fromkeys(tags)), vector, links)
 
@@ -536,29 +544,22 @@ class Engram:
             p.vector = self._check_vector(v, field="embedder output")
 
     def _autolinks(self, prepared: list[_Prepared]) -> list[tuple[int, int, float]]:
-        """(new nid, existing-or-earlier nid, cosine) pairs above the auto-link threshold."""
+        """(new nid, earlier nid, cosine) pairs above the auto-link threshold.
+
+        The batch is already in the namespace's hnswlib index, so one batched k-NN query finds
+        neighbours among stored memories and earlier items of the batch alike (approximate, as
+        all of engramdb's vector search); later items link back to earlier ones, not forward.
+        """
         lc = self.config.link
         if not lc.auto_link or lc.max_links == 0:
             return []
         out = []
         for ns, group in _by_namespace(prepared).items():
-            index = self._indexes.get(ns)
-            mat = np.stack([p.vector for p in group])
-            block = 1024
-            for i0 in range(0, len(group), block):
-                sims = mat[i0:i0 + block] @ mat[: i0 + block].T
-                for r in range(sims.shape[0]):
-                    i = i0 + r
-                    cand: list[tuple[float, int]] = []
-                    row = sims[r, :i]
-                    for j in np.flatnonzero(row >= lc.cosine_threshold).tolist():
-                        cand.append((float(row[j]), group[j].nid))
-                    if index is not None and len(index):
-                        labels, cos = index.knn(group[i].vector, lc.max_links)
-                        cand.extend((float(c), int(lab)) for lab, c in zip(labels, cos)
-                                    if c >= lc.cosine_threshold)
-                    cand.sort(key=lambda x: (-x[0], x[1]))
-                    out.extend((group[i].nid, nid, c) for c, nid in cand[: lc.max_links])
+            labels, cos = self._indexes[ns].knn_batch(np.stack([p.vector for p in group]),
+                                                       2 * lc.max_links + 1)
+            for p, row_l, row_c in zip(group, labels.tolist(), cos.tolist()):
+                picked = [(c, lab) for lab, c in zip(row_l, row_c) if lab < p.nid and c >= lc.cosine_threshold]
+                out.extend((p.nid, lab, c) for c, lab in picked[: lc.max_links])
         return out
 
     def _record(self, p: _Prepared, now: float) -> dict:
@@ -570,7 +571,6 @@ class Engram:
 
     def _commit_new(self, prepared: list[_Prepared], now: float, extra=None) -> list[str]:
         """Write validated memories (+ their links and auto-links) in one transaction."""
-        store = self._store
         seen: dict[tuple[str, str], int] = {}
         for i, p in enumerate(prepared):
             p.nid = self._next_nid + i
@@ -579,6 +579,48 @@ class Engram:
                 raise InvalidInputError(f"id {p.ext_id!r} appears twice in the batch")
             seen[key] = p.nid
         edges: list[tuple[int, int, int, float]] = []
+        created = self._index_add(prepared)
+        try:
+            mem_gen, delta_seq, ns_meta = self._write_new(prepared, seen, edges, now, extra)
+        except BaseException:
+            self._index_rollback(prepared, created)
+            raise
+        # committed: update the caches
+        self._mem_gen = mem_gen
+        self._next_nid += len(prepared)
+        self._delta_seq = delta_seq
+        self._ns_meta = ns_meta
+        for p in prepared:
+            self._cols.set_record(p.nid, self._record(p, now), self._ns_code(p.namespace))
+        self._apply_edges(edges)
+        self._dirty_indexes.update(p.namespace for p in prepared)
+        if self._delta_size >= self.config.store.snapshot_every:
+            self._save_snapshot()
+        return [p.ext_id for p in prepared]
+
+    def _index_add(self, prepared: list[_Prepared]) -> set[str]:
+        """Put the batch's vectors in their namespaces' indexes (before the LMDB commit, so
+        auto-linking can search them); returns the namespaces whose index this created."""
+        created = set()
+        for ns, group in _by_namespace(prepared).items():
+            if ns not in self._indexes:
+                self._indexes[ns] = self._new_index()
+                created.add(ns)
+            self._indexes[ns].add(np.stack([p.vector for p in group]), np.array([p.nid for p in group]))
+        return created
+
+    def _index_rollback(self, prepared: list[_Prepared], created: set[str]) -> None:
+        """Undo :meth:`_index_add` after a failed commit (the store itself is unchanged)."""
+        for p in prepared:
+            if p.namespace in self._indexes and p.namespace not in created:
+                self._indexes[p.namespace].remove(p.nid)
+        for ns in created:
+            del self._indexes[ns]
+
+    def _write_new(self, prepared: list[_Prepared], seen: dict[tuple[str, str], int], edges: list,
+                   now: float, extra) -> tuple[int, int, dict]:
+        """The write transaction of :meth:`_commit_new`; fills ``edges``."""
+        store = self._store
         with store.write("adding memories") as txn:
             # resolve every reference before the first put, so errors leave the store unchanged
             for p in prepared:
@@ -614,22 +656,7 @@ class Engram:
             store.put_meta(txn, "next_nid", self._next_nid + len(prepared))
             store.put_meta(txn, "namespaces", ns_meta)
             mem_gen = self._bump_mem_gen(txn)
-        # committed: update the caches
-        self._mem_gen = mem_gen
-        self._next_nid += len(prepared)
-        self._delta_seq = delta_seq
-        self._ns_meta = ns_meta
-        for p in prepared:
-            self._cols.set_record(p.nid, self._record(p, now), self._ns_code(p.namespace))
-        self._apply_edges(edges)
-        for ns, group in _by_namespace(prepared).items():
-            if ns not in self._indexes:
-                self._indexes[ns] = self._new_index()
-            self._indexes[ns].add(np.stack([p.vector for p in group]), np.array([p.nid for p in group]))
-            self._dirty_indexes.add(ns)
-        if self._delta_size >= self.config.store.snapshot_every:
-            self._save_snapshot()
-        return [p.ext_id for p in prepared]
+        return mem_gen, delta_seq, ns_meta
 
     def _bump_mem_gen(self, txn) -> int:
         """Count a change to the records in ``txn`` (it makes the column snapshot stale)."""
@@ -739,7 +766,8 @@ class Engram:
 
         The new memory gets a ``supersedes`` edge to the old one, the old one's ``superseded_by``
         names the new id, and recall hides the old one unless ``include_superseded=True``.
-        ``kind`` defaults to the old memory's kind; other keyword fields are those of :meth:`add`.
+        ``kind``, ``tags`` and ``source`` default to the old memory's; the other keyword fields
+        are those of :meth:`add` with its defaults (a new version states its own confidence).
 
         Returns
         -------
@@ -759,7 +787,8 @@ class Engram:
         if old.state is MemoryState.SUPERSEDED:
             raise InvalidInputError(f"memory {old_id!r} is already superseded by {old.superseded_by!r}")
         now = time.time()
-        item = {"text": text, "namespace": ns, "kind": fields.pop("kind", old.kind), **fields}
+        item = {"kind": old.kind, "tags": old.tags, "source": old.source, **fields,
+                "text": text, "namespace": ns}
         p = self._prepare(item, ns, now)
         self._embed_missing([p], False)
         old_nid = self._nid(ns, old_id)
@@ -779,7 +808,8 @@ class Engram:
         """Forget a memory: archive it (default; kept, hidden from recall) or erase it (``hard``).
 
         A hard forget deletes the record, its embedding and every edge touching it (for
-        privacy requests); it rewrites the CSR snapshot in the same transaction.
+        privacy requests); it rewrites the CSR snapshot in the same transaction. A memory that
+        the erased one had superseded becomes active again (it is the latest version left).
 
         Raises
         ------
@@ -799,19 +829,30 @@ class Engram:
             self._mem_gen = mem_gen
             self._cols.state[nid] = _STATE_CODES[MemoryState.ARCHIVED]
             return
+        # what this memory superseded becomes current again: no pointer to an erased id remains
+        revived = [other for other, rel, _, forward in self._graph.neighbours(nid)
+                   if rel == Relation.SUPERSEDES.code and forward]
         graph_after = MemoryGraph()
         graph_after.upsert_many(*self._graph.edges())
         graph_after.remove_node(nid)
         ns_meta = {k: dict(v) for k, v in self._ns_meta.items()}
         ns_meta[ns]["vgen"] += 1
         ns_meta[ns]["count"] -= 1
+        restored = []
         with self._store.write("erasing a memory") as txn:
+            for other in revived:
+                rec = self._store.get_record(txn, other)
+                if rec is not None and rec["superseded_by"] == id:
+                    rec["state"], rec["superseded_by"] = MemoryState.ACTIVE.value, None
+                    self._store.put_record(txn, other, rec)
+                    restored.append(other)
             self._store.delete_edges_of(txn, nid)
             self._store.delete_record(txn, nid, ns, id)
             self._store.put_meta(txn, "namespaces", ns_meta)
             self._write_snapshot(txn, graph_after)
             mem_gen = self._bump_mem_gen(txn)
         self._mem_gen = mem_gen
+        self._cols.state[restored] = _STATE_CODES[MemoryState.ACTIVE]
         self._graph = graph_after
         self._delta_size = 0
         self._density.clear()
@@ -854,7 +895,7 @@ class Engram:
         out = []
         for other, rel, w, forward in self._graph.neighbours(nid):
             src, tgt = (ext[nid], ext[other]) if forward else (ext[other], ext[nid])
-            out.append(Edge(src, tgt, RELATION_BY_CODE[rel], w))
+            out.append(Edge(src, tgt, RELATION_BY_CODE[rel], float(f"{w:.7g}")))  # stored as float32
         return out
 
     @property
@@ -929,9 +970,9 @@ class Engram:
         namespace : str
         k : int
             Number of hits, 1..10000.
-        kinds : sequence of MemoryKind or str, optional
-            Keep only these kinds.
-        tags : sequence of str, optional
+        kinds : MemoryKind, str or a sequence of them, optional
+            Keep only these kinds (an empty sequence is an error: it would match nothing).
+        tags : str or sequence of str, optional
             Keep only memories carrying every one of these tags.
         min_confidence : float, optional
             Keep only memories with confidence >= this.
@@ -976,9 +1017,12 @@ class Engram:
             raise InvalidInputError(f"k: expected an integer in [1, 10000], got {k!r}")
         kind_allowed = None
         if kinds is not None:
+            kinds = [kinds] if isinstance(kinds, (str, MemoryKind)) else list(kinds)
+            if not kinds:
+                raise InvalidInputError("kinds=[] matches nothing; pass None for every kind")
             kind_allowed = np.zeros(len(MemoryKind), bool)
             kind_allowed[[MemoryKind.parse(x).code for x in kinds]] = True
-        tag_set = None if not tags else set(tags)
+        tag_set = None if not tags else ({tags} if isinstance(tags, str) else set(tags))
         if min_confidence is not None:
             min_confidence = _check_fraction(min_confidence, "min_confidence")
         t_lo = -np.inf if since is None else to_unix_seconds(since, field="since")

@@ -77,10 +77,17 @@ def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "d
         if "id" not in item:
             raise InvalidInputError(f"{path}: record {lineno}: every line needs an \"id\" (links and recall use it)")
         by_ns[ns].append(item)
-        for spec in row.get("links") or ():
-            if not isinstance(spec, dict) or "to" not in spec:
+        specs = row.get("links") or []
+        if not isinstance(specs, list):
+            raise InvalidInputError(f"{path}: record {lineno}: \"links\" must be a list")
+        for spec in specs:
+            if isinstance(spec, dict):
+                spec = {("target" if k == "to" else k): v for k, v in spec.items()}
+                links[ns].append({"source": item["id"], **spec})
+            elif isinstance(spec, list):     # [to, relation, weight], as add(links=...) takes
+                links[ns].append((item["id"], *spec))
+            else:
                 raise InvalidInputError(f"{path}: record {lineno}: a link is {{\"to\": id, \"relation\", \"weight\"}}")
-            links[ns].append((item["id"], spec["to"], spec.get("relation", "related_to"), spec.get("weight", 1.0)))
     n_mem = n_edge = 0
     for ns, items in by_ns.items():
         n_mem += len(engine.add_batch(items, namespace=ns, progress=progress))

@@ -84,3 +84,53 @@ def test_numeric_strings_are_unix_seconds(tmp_store):
         eng.add("new", id="new", embedding=V, created_at="2024-01-01T00:00:00Z")
         assert eng.get("old").created_at == 1683554163.0
         assert [h.id for h in eng.recall(vector=V, since="1700000000")] == ["new"]
+
+
+def test_hard_forget_of_a_newer_version_revives_the_older(tmp_store, rng):
+    vecs = rng.standard_normal((3, DIM))
+    with engramdb.open(tmp_store, dim=DIM) as eng:
+        eng.add("grey cat", id="b", embedding=vecs[0], tags=["pets"], kind="semantic")
+        eng.supersede("b", "orange cat", id="b2", embedding=vecs[1])
+        assert eng.get("b2").tags == ("pets",) and eng.get("b2").kind is engramdb.MemoryKind.SEMANTIC
+        eng.forget("b2", hard=True)
+        assert eng.get("b").state is engramdb.MemoryState.ACTIVE and eng.get("b").superseded_by is None
+    with engramdb.open(tmp_store) as eng:
+        assert [h.id for h in eng.recall(vector=vecs[0], k=1).hits] == ["b"]
+        eng.supersede("b", "black cat", id="b3", embedding=vecs[2])
+        assert eng.get("b").superseded_by == "b3"
+
+
+def test_filters_take_a_single_string_and_refuse_empty_kinds(tmp_store):
+    with engramdb.open(tmp_store, dim=DIM) as eng:
+        eng.add("x", id="x", embedding=V, tags=["pets"], kind="semantic")
+        assert [h.id for h in eng.recall(vector=V, tags="pets").hits] == ["x"]
+        assert [h.id for h in eng.recall(vector=V, kinds="semantic").hits] == ["x"]
+        with pytest.raises(errors.InvalidInputError):
+            eng.recall(vector=V, kinds=[])
+
+
+def test_link_specs_are_checked(tmp_store):
+    with engramdb.open(tmp_store, dim=DIM) as eng:
+        eng.add("a", id="a", embedding=V)
+        with pytest.raises(errors.InvalidInputError):
+            eng.add("b", id="b", embedding=V, links={"to": "a"})
+        with pytest.raises(errors.InvalidInputError):
+            eng.add("b", id="b", embedding=V, links=[{"to": "a", "foo": 1}])
+        eng.add("b", id="b", embedding=V, links=[("a", "supports", 0.3)])
+        assert [(e.source, e.target, e.weight) for e in eng.edges("b") if e.relation.value == "supports"] == [("b", "a", 0.3)]
+
+
+def test_out_of_range_numeric_string_says_so():
+    with pytest.raises(errors.InvalidInputError, match="years 1 to 9999"):
+        engramdb.to_unix_seconds("1e20")
+
+
+def test_jsonl_links_as_lists_and_mappings(tmp_path):
+    f = tmp_path / "m.jsonl"
+    f.write_text('{"id": "x", "text": "first", "links": [["y", "supports", 0.5]]}\n'
+                 '{"id": "y", "text": "second", "links": [{"to": "x", "relation": "caused_by"}]}\n')
+    res = CliRunner().invoke(main, ["ingest", "--store", str(tmp_path / "s"), str(f)])
+    assert res.exit_code == 0, res.output
+    with engramdb.open(tmp_path / "s") as eng:
+        rels = {(e.source, e.target, e.relation.value) for e in eng.edges("x")}
+        assert {("x", "y", "supports"), ("y", "x", "caused_by")} <= rels

@@ -52,7 +52,9 @@ class HnswIndex:
         cap = self._index.get_max_elements()
         if need > cap:
             self._index.resize_index(max(need, 2 * cap))
-        self._index.add_items(np.ascontiguousarray(vectors, np.float32), np.asarray(labels, np.int64))
+        threads = 1 if len(labels) < 256 else (os.cpu_count() or 1)
+        self._index.add_items(np.ascontiguousarray(vectors, np.float32), np.asarray(labels, np.int64),
+                              num_threads=threads)
         self._live.update(int(x) for x in labels)
 
     def remove(self, label: int) -> None:
@@ -69,6 +71,18 @@ class HnswIndex:
         self._index.set_ef(max(self.ef_search, k))
         labels, dist = self._index.knn_query(np.ascontiguousarray(query, np.float32).reshape(1, -1), k=k)
         return labels[0].astype(np.int64), (1.0 - dist[0]).astype(np.float32)
+
+    def knn_batch(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """k-NN of many queries at once (hnswlib's threads): labels int64 and cosines float32,
+        shape (n, min(k, len(self))), best first per row."""
+        k = min(k, len(self._live))
+        n = len(queries)
+        if k <= 0 or n == 0:
+            return np.zeros((n, 0), np.int64), np.zeros((n, 0), np.float32)
+        self._index.set_ef(max(self.ef_search, k))
+        labels, dist = self._index.knn_query(np.ascontiguousarray(queries, np.float32), k=k,
+                                             num_threads=1 if n < 64 else (os.cpu_count() or 1))
+        return labels.astype(np.int64), (1.0 - dist).astype(np.float32)
 
     def save(self, path: str, generation: int) -> None:
         """Write the index and its sidecar (generation, size) atomically enough: sidecar last."""
