@@ -253,6 +253,8 @@ class Engram:
         self._index_dir = os.path.join(store.path, "index")
         self._spread = registry.get("spread_activation")   # resolved once, off the recall path
         self._decay = registry.get("decay_salience")
+        self._topk = registry.get("topk")
+        self._pos = np.zeros(0, np.int32)   # node -> position in the last spread's output
         self._load()
 
     # ------------------------------------------------------------------ loading
@@ -555,8 +557,9 @@ class Engram:
             return []
         out = []
         for ns, group in _by_namespace(prepared).items():
-            labels, cos = self._indexes[ns].knn_batch(np.stack([p.vector for p in group]),
-                                                       2 * lc.max_links + 1)
+            # only near-duplicates pass the threshold: a small beam finds them (ef = 4 k)
+            k = 2 * lc.max_links + 1
+            labels, cos = self._indexes[ns].knn_batch(np.stack([p.vector for p in group]), k, ef=4 * k)
             for p, row_l, row_c in zip(group, labels.tolist(), cos.tolist()):
                 picked = [(c, lab) for lab, c in zip(row_l, row_c) if lab < p.nid and c >= lc.cosine_threshold]
                 out.extend((p.nid, lab, c) for c, lab in picked[: lc.max_links])
@@ -1083,20 +1086,29 @@ class Engram:
                 age = np.maximum(now - c.created_at[cnodes], 0.0)
                 blend = blend + wr * np.exp2(-age / cfg.recency_half_life_s)
             score = score * blend
-        order = np.lexsort((cnodes, -score))
+        score32 = score.astype(np.float32)
+        # the best k (4 k when a tag filter may drop some), all of them only if that runs short
+        first = self._topk(score32, k if tag_set is None else 4 * k)
+
+        def ranked():
+            yield from first.tolist()
+            if len(first) < len(score32):
+                yield from self._topk(score32, len(score32))[len(first):].tolist()
 
         sim_of = dict(zip(labels.tolist(), cos.tolist()))
-        pos_of = dict(zip(nodes.tolist(), range(len(nodes))))
+        if len(self._pos) < csr.n_nodes:
+            self._pos = np.zeros(csr.n_nodes, np.int32)
+        self._pos[nodes] = np.arange(len(nodes), dtype=np.int32)
         hits: list[Hit] = []
         with self._store.read("fetching recalled memories") as txn:
-            for o in order.tolist():
+            for o in ranked():
                 nid = int(cnodes[o])
                 rec = self._store.get_record(txn, nid)
                 if rec is None:
                     continue
                 if tag_set is not None and not tag_set.issubset(rec["tags"]):
                     continue
-                path = self._path(nid, pos_of, parent, csr, rel_mult)
+                path = self._path(nid, parent, csr, rel_mult)
                 hits.append(Hit(id=rec["id"], kind=MemoryKind(rec["kind"]), text=rec["text"],
                                 score=float(score[o]), activation=float(act[cand[o]]),
                                 similarity=sim_of.get(nid), path=path, source=rec["source"],
@@ -1119,26 +1131,24 @@ class Engram:
         return RecallResult(hits, gaps, mode, density, time.perf_counter() - t_start,
                             {"seeds": int(len(labels)), "activated": int(len(nodes))})
 
-    def _path(self, nid: int, pos_of: dict[int, int], parent: np.ndarray, csr: CSRGraph,
-              rel_mult: np.ndarray) -> list[PathStep]:
-        """Seed -> ... -> ``nid`` from the kernel's parent links; each step names the strongest
-        edge that joins its two memories (the one the activation most likely crossed)."""
+    def _path(self, nid: int, parent: np.ndarray, csr: CSRGraph, rel_mult: np.ndarray) -> list[PathStep]:
+        """Seed -> ... -> ``nid`` from the kernel's parent links (``self._pos`` maps a node to its
+        row of the kernel output); each step names the strongest edge that joins its two
+        memories (the one the activation most likely crossed)."""
+        pos = self._pos
         chain = [nid]
-        while (p := int(parent[pos_of[chain[-1]]])) >= 0 and len(chain) <= 127:
+        while (p := int(parent[pos[chain[-1]]])) >= 0 and len(chain) <= 127:
             chain.append(p)
         chain.reverse()
         ext = self._cols.ext_ids
         steps = [PathStep(ext[chain[0]])]
         for u, v in zip(chain, chain[1:]):
             lo = int(csr.indptr[u])
-            row = csr.indices[lo:int(csr.indptr[u + 1])].tolist()
             best_j, best = -1, -1.0
-            for off, w in enumerate(row):
-                if w == v:
-                    j = lo + off
-                    strength = float(csr.weight[j]) * float(rel_mult[csr.relation[j]])
-                    if strength > best:
-                        best_j, best = j, strength
+            for j in (lo + np.flatnonzero(csr.indices[lo:int(csr.indptr[u + 1])] == v)).tolist():
+                strength = float(csr.weight[j]) * float(rel_mult[csr.relation[j]])
+                if strength > best:
+                    best_j, best = j, strength
             rel = RELATION_BY_CODE[int(csr.relation[best_j])] if best_j >= 0 else None
             steps.append(PathStep(ext[v], rel, bool(csr.forward[best_j]) if best_j >= 0 else True))
         return steps
@@ -1200,6 +1210,28 @@ def _embed(embedder: Any, texts: list[str], progress: bool) -> np.ndarray:
     parts = [np.asarray(embedder.embed(texts[i:i + chunk]), np.float32)
              for i in track(range(0, len(texts), chunk), description="embedding", transient=True)]
     return np.concatenate(parts)
+
+
+class _StoredEmbedder:
+    """The store's own embedder, built on first use: opening a store and recalling by vector
+    never imports the embedding stack (scikit-learn or a sentence model)."""
+
+    def __init__(self, family: str, dim: int, name: str):
+        self.family, self.dim, self.name = family, dim, name
+        self._embedder = None
+
+    def embed(self, texts):
+        if self._embedder is None:
+            from .embed import get_embedder
+
+            built = get_embedder(self.family, self.dim)
+            if built.name != self.name:
+                raise ConfigError(
+                    f"the store was written with embedder {self.name!r}, the default {self.family!r} "
+                    f"embedder is now {built.name!r}; open the store with embedder= explicitly"
+                )
+            self._embedder = built
+        return self._embedder.embed(texts)
 
 
 def _embedder_family(embedder: Any) -> str | None:
@@ -1294,12 +1326,7 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
                 raise DimensionMismatchError(expected=stored_dim, got=dim, field="dim (the store's dimension)")
             dim = stored_dim
             if embedder is None and stored_family:
-                embedder = get_embedder(stored_family, dim)
-                if embedder.name != stored_embedder:
-                    raise ConfigError(
-                        f"the store was written with embedder {stored_embedder!r}, the default "
-                        f"{stored_family!r} embedder is now {embedder.name!r}; pass embedder= explicitly"
-                    )
+                embedder = _StoredEmbedder(stored_family, dim, stored_embedder)
         if embedder is not None and getattr(embedder, "dim", dim) != dim:
             raise DimensionMismatchError(expected=dim, got=embedder.dim, field="embedder.dim")
         return Engram(store, dim=int(dim), embedder=embedder, config=config, readonly=readonly)

@@ -72,14 +72,14 @@ class HnswIndex:
         labels, dist = self._index.knn_query(np.ascontiguousarray(query, np.float32).reshape(1, -1), k=k)
         return labels[0].astype(np.int64), (1.0 - dist[0]).astype(np.float32)
 
-    def knn_batch(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def knn_batch(self, queries: np.ndarray, k: int, *, ef: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """k-NN of many queries at once (hnswlib's threads): labels int64 and cosines float32,
-        shape (n, min(k, len(self))), best first per row."""
+        shape (n, min(k, len(self))), best first per row. ``ef`` overrides ``ef_search``."""
         k = min(k, len(self._live))
         n = len(queries)
         if k <= 0 or n == 0:
             return np.zeros((n, 0), np.int64), np.zeros((n, 0), np.float32)
-        self._index.set_ef(max(self.ef_search, k))
+        self._index.set_ef(max(self.ef_search if ef is None else ef, k))
         labels, dist = self._index.knn_query(np.ascontiguousarray(queries, np.float32), k=k,
                                              num_threads=1 if n < 64 else (os.cpu_count() or 1))
         return labels.astype(np.int64), (1.0 - dist).astype(np.float32)

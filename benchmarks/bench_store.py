@@ -1,0 +1,184 @@
+"""Whole-store benchmarks: durable ingest, cold open + first recall, and whole recall.
+
+For each size N (default 100k and 1M memories, dim 384, synthetic clustered unit vectors and a
+power-law memory graph of mean undirected degree 6):
+
+1. **Durable ingest**: ``add_batch`` in chunks (LMDB commits with fsync, hnswlib insertion,
+   auto-linking), then ``link_batch`` of the graph. The same vectors are also inserted into a
+   bare hnswlib index in the same run, so the report splits ingest time into hnswlib insertion
+   and engramdb's own work.
+2. **Cold open + first recall**: a fresh Python process imports engramdb, opens the store and
+   runs one recall; the time from ``open`` to the first result is reported (import apart).
+   The OS page cache is warm (the store was just written), as it is for a running agent.
+3. **Whole recall** with the query vector given: hnswlib seeds at ef 100 + density gate +
+   spreading activation + ranking + record fetch from LMDB, against hnswlib top-k alone on the
+   same index, in the same process; median and p99 over the queries.
+
+    python benchmarks/bench_store.py [--sizes 100000 1000000] [--queries 500]
+
+Writes benchmarks/results/recall.json and benchmarks/results/ingest.json.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from graphs import power_law_graph  # noqa: E402
+
+import engramdb  # noqa: E402
+from engramdb.index import HnswIndex  # noqa: E402
+from engramdb.kernels import registry  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+DIM = 384
+CHUNK = 10_000
+
+
+def clustered_vectors(n: int, dim: int, rng: np.random.Generator, clusters: int = 2000) -> np.ndarray:
+    """Unit vectors around random centroids (closer to real embeddings than iid noise)."""
+    centroids = rng.standard_normal((clusters, dim)).astype(np.float32)
+    out = np.empty((n, dim), np.float32)
+    for i0 in range(0, n, 100_000):
+        m = min(100_000, n - i0)
+        v = centroids[rng.integers(0, clusters, m)] + 0.8 * rng.standard_normal((m, dim)).astype(np.float32)
+        out[i0:i0 + m] = v / np.linalg.norm(v, axis=1, keepdims=True)
+    return out
+
+
+def machine() -> dict:
+    return {"python": platform.python_version(), "numpy": np.__version__, "machine": platform.machine(),
+            "cpus": os.cpu_count(), "engramdb": engramdb.__version__,
+            "kernel_backend": registry.active_backend()}
+
+
+def stats_us(times: list[float]) -> dict:
+    a = np.asarray(times) * 1e6
+    return {"median_us": round(float(np.median(a)), 1), "p99_us": round(float(np.percentile(a, 99)), 1)}
+
+
+def build(path: str, vecs: np.ndarray, rng: np.random.Generator) -> dict:
+    n = len(vecs)
+    ids = [f"m{i}" for i in range(n)]
+    t0 = time.perf_counter()
+    with engramdb.open(path, dim=DIM) as eng:
+        for i0 in range(0, n, CHUNK):
+            eng.add_batch([{"id": ids[i], "text": f"synthetic memory {i}", "embedding": vecs[i],
+                            "kind": "semantic" if i % 3 else "episodic", "created_at": 1.7e9 + i}
+                           for i in range(i0, min(n, i0 + CHUNK))])
+        t_add = time.perf_counter() - t0
+        g = power_law_graph(n, mean_degree=6.0, seed=int(rng.integers(1 << 30)))
+        t1 = time.perf_counter()
+        for e0 in range(0, len(g.src), 100_000):
+            sl = slice(e0, e0 + 100_000)
+            eng.link_batch([(ids[s], ids[t], engramdb.Relation.RELATED_TO if r == 0 else list(engramdb.Relation)[r], float(w))
+                            for s, t, r, w in zip(g.src[sl].tolist(), g.dst[sl].tolist(),
+                                                  g.edge_relation[sl].tolist(), g.edge_weight[sl].tolist())])
+        t_link = time.perf_counter() - t1
+        t2 = time.perf_counter()
+    t_close = time.perf_counter() - t2   # close: CSR snapshot, column snapshot, index save
+    # hnswlib insertion alone, same vectors and parameters, same run
+    bare = HnswIndex(DIM)
+    t3 = time.perf_counter()
+    for i0 in range(0, n, CHUNK):
+        bare.add(vecs[i0:i0 + CHUNK], np.arange(i0, min(n, i0 + CHUNK)))
+    t_hnsw = time.perf_counter() - t3
+    return {"memories": n, "edges": int(len(g.src)), "add_s": round(t_add, 2), "link_s": round(t_link, 2),
+            "close_s": round(t_close, 2), "memories_per_s": round(n / t_add, 1),
+            "hnswlib_insert_alone_s": round(t_hnsw, 2),
+            "hnswlib_share_of_add": round(t_hnsw / t_add, 3)}
+
+
+COLD = """
+import sys, time, numpy as np
+t0 = time.perf_counter(); import engramdb; t1 = time.perf_counter()
+eng = engramdb.open(sys.argv[1]); t2 = time.perf_counter()
+q = np.load(sys.argv[2]); res = eng.recall(vector=q, k=10); t3 = time.perf_counter()
+assert res.hits
+print(t1 - t0, t2 - t1, t3 - t2, 'numba' in sys.modules)
+"""
+
+
+def cold_open(path: str, q: np.ndarray, runs: int = 5) -> dict:
+    qfile = os.path.join(path, "query.npy")
+    np.save(qfile, q)
+    rows = []
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", COLD, path, qfile], capture_output=True, text=True, check=True)
+        imp, opn, first, numba = out.stdout.split()
+        rows.append((float(imp), float(opn), float(first), numba == "True"))
+    a = np.array([r[:3] for r in rows]) * 1e3
+    med = np.median(a, axis=0)
+    return {"import_ms": round(float(med[0]), 1), "open_ms": round(float(med[1]), 1),
+            "first_recall_ms": round(float(med[2]), 1), "open_plus_first_recall_ms": round(float(med[1] + med[2]), 1),
+            "numba_imported": any(r[3] for r in rows), "runs": runs}
+
+
+def whole_recall(path: str, queries: np.ndarray) -> list[dict]:
+    with engramdb.open(path, readonly=True) as eng:
+        index = eng._indexes["default"]
+        for q in queries[:20]:
+            eng.recall(vector=q, k=10)
+            index.knn(q, 10)
+        t_h, t_r = [], []
+        for q in queries:
+            t0 = time.perf_counter()
+            index.knn(q, 10)
+            t1 = time.perf_counter()
+            res = eng.recall(vector=q, k=10)
+            t2 = time.perf_counter()
+            t_h.append(t1 - t0)
+            t_r.append(t2 - t1)
+        mode = res.mode
+    h, r = stats_us(t_h), stats_us(t_r)
+    return [{"impl": "hnswlib_topk", **h}, {"impl": "engramdb_recall", "mode": mode, **r,
+                                            "x_hnswlib": round(r["median_us"] / h["median_us"], 2)}]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
+    ap.add_argument("--queries", type=int, default=500)
+    ap.add_argument("--keep", default=None, help="build the stores under this directory and keep them")
+    args = ap.parse_args(argv)
+    command = "python benchmarks/bench_store.py " + " ".join(sys.argv[1:])
+    recall_runs, ingest_runs = [], []
+    for n in args.sizes:
+        rng = np.random.default_rng(n)
+        vecs = clustered_vectors(n, DIM, rng)
+        base = args.keep or tempfile.mkdtemp(prefix="engramdb-bench-")
+        path = os.path.join(base, f"store-{n}")
+        print(f"[{n}] building ...", flush=True)
+        ing = build(path, vecs, rng)
+        queries = vecs[rng.integers(0, n, args.queries)] + 0.05 * rng.standard_normal((args.queries, DIM)).astype(np.float32)
+        queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+        cold = cold_open(path, queries[0])
+        ingest_runs.append({**ing, **cold})
+        print(f"[{n}] ingest {ing['memories_per_s']:.0f} memories/s (hnswlib alone {ing['hnswlib_insert_alone_s']} s "
+              f"of {ing['add_s']} s add), link {ing['link_s']} s; cold open {cold['open_ms']} ms + first recall "
+              f"{cold['first_recall_ms']} ms (import {cold['import_ms']} ms, numba imported: {cold['numba_imported']})")
+        for row in whole_recall(path, queries):
+            recall_runs.append({"memories": n, **row})
+            print(f"[{n}] {row['impl']:16s} median {row['median_us']:8.1f} us  p99 {row['p99_us']:8.1f} us"
+                  + (f"  ({row['x_hnswlib']}x hnswlib, {row['mode']})" if "x_hnswlib" in row else ""))
+        if args.keep is None:
+            import shutil
+            shutil.rmtree(base, ignore_errors=True)
+    RESULTS.mkdir(exist_ok=True)
+    for name, runs in (("recall", recall_runs), ("ingest", ingest_runs)):
+        (RESULTS / f"{name}.json").write_text(json.dumps(
+            {"machine": machine(), "command": command, "date": time.strftime("%Y-%m-%d"), "runs": runs}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
