@@ -10,7 +10,7 @@ export HNSWLIB_NO_NATIVE := 1
 STAMP := $(VENV)/.installed
 SOURCES := pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h src/engramdb/kernels/*.pyx)
 
-.PHONY: setup demo test test-nojit bench minilm clean
+.PHONY: setup demo test test-nojit bench minilm clean bench-deps
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -39,3 +39,10 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info src/engramdb/kernels/_ckernels.c src/engramdb/kernels/*.so
+
+# Baselines of benchmarks/bench_spreading.py: PostgreSQL server binaries (Debian/Ubuntu
+# packages; sudo when not root) and the `bench` extra (networkx, psycopg) in the venv.
+bench-deps: setup
+	if [ "$$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql
+	$(PIP) install -q --no-build-isolation -e ".[bench]"

@@ -53,12 +53,58 @@ void engram_spread_collect(
     int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth);
 
 /*
+ * Spreading activation for queries q_begin .. n_queries - 1 of a batch (see
+ * reference.spread_activation_batch), one after another, reusing one scratch set (as for
+ * engram_spread_activation: depth -1 everywhere on entry, and again on return).
+ *
+ * Query i spreads from seeds[seed_indptr[i]:seed_indptr[i + 1]]; its m_i touched nodes are
+ * written to out_*[out_indptr[i] : out_indptr[i] + m_i] and out_indptr[i + 1] is set.
+ * out_indptr[q_begin] must hold the write position on entry (0 at the start). The out_*
+ * arrays hold `capacity` entries; before each query the kernel checks that the worst case,
+ * min(n, n_seeds_i + nnz) entries, still fits, and otherwise returns early so that the
+ * caller can grow the outputs and call again from the returned query.
+ *
+ * Returns the first query not done: n_queries when the batch is complete.
+ */
+int64_t engram_spread_activation_batch(
+    const int64_t *indptr, int64_t n, const int32_t *indices, const float *weight,
+    const uint8_t *relation,
+    const int64_t *seed_indptr, int64_t q_begin, int64_t n_queries,
+    const int32_t *seeds, const float *seed_act,
+    const float *rel_mult,
+    int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
+    int64_t combine, double sum_cap,
+    float *act, float *best, int32_t *parent, int8_t *depth, int32_t *order,
+    int64_t *out_indptr, int64_t capacity,
+    int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth);
+
+/*
  * out[i] = s0[i] * 2^(-(now - t0[i]) / half_life_s[i]), in double, rounded to float
  * (Settles & Meeder 2016, section 3.1). Times in Unix seconds.
  */
 void engram_decay_salience(
     const float *s0, const double *t0, double now, const float *half_life_s, int64_t n,
     float *out);
+
+/*
+ * out[i] = s0[i] * 2^(-max(now - t0[i], 0) / half_life_by_kind[kind[i]]) (see
+ * reference.rescore_salience): the exponent in double, rounded to float, then exp2f and a
+ * float product. Every kind[i] must be < n_kinds. Memory-bound: reads 13 bytes and writes 4
+ * per memory.
+ */
+void engram_rescore_salience(
+    const float *s0, const double *t0, const uint8_t *kind, int64_t n,
+    const float *half_life_by_kind, int64_t n_kinds, double now, float *out);
+
+/*
+ * A-MAC admission (arXiv:2603.04549; see reference.admission_score): for each of the n
+ * rows of features (row-major, k columns), score = sum_j features[j] * weights[j]
+ * accumulated in float from j = 0, each product and partial sum rounded to float (no fused
+ * multiply-add); admit = (score >= (float)threshold) as 0/1.
+ */
+void engram_admission_score(
+    const float *features, int64_t n, int64_t k, const float *weights, double threshold,
+    float *score, uint8_t *admit);
 
 /*
  * Indices of the k largest scores into out (capacity min(k, n)), best first, ties broken

@@ -112,3 +112,43 @@ void engram_spread_collect(
         depth[v] = -1;
     }
 }
+
+int64_t engram_spread_activation_batch(
+    const int64_t *indptr, int64_t n, const int32_t *indices, const float *weight,
+    const uint8_t *relation,
+    const int64_t *seed_indptr, int64_t q_begin, int64_t n_queries,
+    const int32_t *seeds, const float *seed_act,
+    const float *rel_mult,
+    int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
+    int64_t combine, double sum_cap,
+    float *act, float *best, int32_t *parent, int8_t *depth, int32_t *order,
+    int64_t *out_indptr, int64_t capacity,
+    int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
+{
+    const int64_t nnz = indptr[n];
+    int64_t i;
+    for (i = q_begin; i < n_queries; ++i) {
+        const int64_t lo = seed_indptr[i];
+        const int64_t n_seeds = seed_indptr[i + 1] - lo;
+        const int64_t at = out_indptr[i];
+        int64_t worst = (n_seeds > 0) ? n_seeds + nnz : 0;
+        int64_t m = 0;
+        if (worst > n) {
+            worst = n;
+        }
+        if (capacity - at < worst) {
+            return i; /* the caller grows the outputs and resumes here */
+        }
+        if (n_seeds > 0) {
+            m = engram_spread_activation(
+                indptr, indices, weight, relation, seeds + lo, seed_act + lo, n_seeds,
+                rel_mult, max_depth, decay, fan_exp, degree_cap, combine, sum_cap,
+                act, best, parent, depth, order);
+            engram_spread_collect(
+                order, m, act, parent, depth,
+                out_nodes + at, out_act + at, out_parent + at, out_depth + at);
+        }
+        out_indptr[i + 1] = at + m;
+    }
+    return n_queries;
+}

@@ -4,7 +4,7 @@
 including the awkward cases: the empty graph, isolated nodes, self-loops, duplicate edges,
 hubs whose degree exceeds any degree cap drawn by ``spread_cases()``, and ``contradicts``
 edges. ``spread_cases()`` draws a graph together with every other argument of
-``spread_activation``.
+``spread_activation``; ``spread_batch_cases()`` draws the same with several queries.
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ __all__ = [
     "MAX_DEGREE_CAP",
     "csr_graphs",
     "spread_cases",
+    "spread_batch_cases",
     "load_backend",
     "from_edges",
 ]
@@ -140,6 +141,38 @@ def spread_cases(draw, graphs=None) -> dict:
         degree_cap=draw(st.one_of(st.integers(1, MAX_DEGREE_CAP), st.just(1_000_000))),
         combine=draw(st.sampled_from([0, 1])),
         sum_cap=draw(st.one_of(st.sampled_from([0.1, 0.3, 1.0]), st.floats(0.05, 4.0))),
+    )
+
+
+@st.composite
+def spread_batch_cases(draw, graphs=None, max_queries: int = 7) -> dict:
+    """Keyword arguments for ``spread_activation_batch``: a ``spread_cases()`` draw whose
+    seeds are split into 0 .. ``max_queries`` queries (some of them empty).
+
+    The queries are drawn separately so that they may overlap, repeat a seed or be empty.
+    """
+    case = draw(spread_cases(graphs))
+    n = case["indptr"].shape[0] - 1
+    q = draw(st.integers(0, max_queries))
+    acts = st.one_of(st.floats(0.0625, 1.0, width=32), st.sampled_from([1.0, 0.5, 0.0]))
+    queries = []
+    for _ in range(q):
+        k = 0 if n == 0 else draw(st.integers(0, 5))
+        queries.append([(draw(st.integers(0, n - 1)), draw(acts)) for _ in range(k)])
+    seed_indptr = np.zeros(q + 1, dtype=np.int64)
+    seed_indptr[1:] = np.cumsum([len(x) for x in queries], dtype=np.int64)
+    flat = [pair for query in queries for pair in query]
+    case.pop("seeds")
+    case.pop("seed_act")
+    return dict(
+        indptr=case.pop("indptr"),
+        indices=case.pop("indices"),
+        weight=case.pop("weight"),
+        relation=case.pop("relation"),
+        seed_indptr=seed_indptr,
+        seeds=np.array([s for s, _ in flat], dtype=np.int32),
+        seed_act=np.array([a for _, a in flat], dtype=np.float32),
+        **case,  # rel_mult .. sum_cap, in signature order
     )
 
 

@@ -1,4 +1,5 @@
-"""Compute kernels: spreading activation, salience decay and top-k, in three backends.
+"""Compute kernels: spreading activation (single and batched), salience decay and rescoring,
+admission scoring and top-k, in three backends.
 
 ``reference`` (NumPy, the spec), ``_numba`` (Numba JIT) and ``_ckernels`` (C via Cython) agree
 on names, signatures and results; :mod:`engramdb.kernels.registry` picks one (C, then Numba,
@@ -32,10 +33,13 @@ __all__ = [
     "N_RELATIONS",
     "RELATION_NAMES",
     "active_backend",
+    "admission_score",
     "backend",
     "decay_salience",
     "get",
+    "rescore_salience",
     "spread_activation",
+    "spread_activation_batch",
     "topk",
 ]
 

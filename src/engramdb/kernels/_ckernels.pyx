@@ -12,7 +12,14 @@ import numpy as np
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 
-__all__ = ["spread_activation", "decay_salience", "topk"]
+__all__ = [
+    "spread_activation",
+    "spread_activation_batch",
+    "decay_salience",
+    "rescore_salience",
+    "admission_score",
+    "topk",
+]
 
 
 cdef extern from "engram_kernels.h" nogil:
@@ -31,6 +38,23 @@ cdef extern from "engram_kernels.h" nogil:
     void engram_decay_salience(
         const float *s0, const double *t0, double now, const float *half_life_s, int64_t n,
         float *out)
+    int64_t engram_spread_activation_batch(
+        const int64_t *indptr, int64_t n, const int32_t *indices, const float *weight,
+        const uint8_t *relation,
+        const int64_t *seed_indptr, int64_t q_begin, int64_t n_queries,
+        const int32_t *seeds, const float *seed_act,
+        const float *rel_mult,
+        int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
+        int64_t combine, double sum_cap,
+        float *act, float *best, int32_t *parent, int8_t *depth, int32_t *order,
+        int64_t *out_indptr, int64_t capacity,
+        int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
+    void engram_rescore_salience(
+        const float *s0, const double *t0, const uint8_t *kind, int64_t n,
+        const float *half_life_by_kind, int64_t n_kinds, double now, float *out)
+    void engram_admission_score(
+        const float *features, int64_t n, int64_t k, const float *weights, double threshold,
+        float *score, uint8_t *admit)
     int64_t engram_topk(const float *scores, int64_t n, int64_t k, int64_t *out)
 
 
@@ -116,6 +140,106 @@ def spread_activation(
     return nodes_a, out_act_a, out_parent_a, out_depth_a
 
 
+def _grown(a, Py_ssize_t used, Py_ssize_t capacity):
+    """A new array of ``capacity`` entries starting with ``a[:used]``."""
+    b = np.empty(capacity, dtype=a.dtype)
+    b[:used] = a[:used]
+    return b
+
+
+def spread_activation_batch(
+    const int64_t[::1] indptr,
+    const int32_t[::1] indices,
+    const float[::1] weight,
+    const uint8_t[::1] relation,
+    const int64_t[::1] seed_indptr,
+    const int32_t[::1] seeds,
+    const float[::1] seed_act,
+    const float[::1] rel_mult,
+    int64_t max_depth,
+    double decay,
+    double fan_exp,
+    int64_t degree_cap,
+    int64_t combine,
+    double sum_cap,
+):
+    """Batched spreading activation (C, GIL released): the contract of :func:`reference.spread_activation_batch`.
+
+    One C loop over the queries reuses the per-thread scratch of :func:`spread_activation`
+    (single-threaded). The outputs start at a size guess and double when a query's worst case
+    may not fit; the C loop then returns and resumes, so C never allocates.
+    """
+    cdef Py_ssize_t n = indptr.shape[0] - 1
+    cdef int64_t q = seed_indptr.shape[0] - 1
+    cdef int64_t s = seeds.shape[0]
+    cdef int64_t nnz = indices.shape[0]
+    cdef int64_t done = 0
+    cdef int64_t cap, used, worst
+    out_indptr_a = np.zeros(q + 1, dtype=np.int64)
+    if q <= 0 or n <= 0 or s == 0:
+        out_indptr_a[:] = 0
+        return (
+            out_indptr_a,
+            np.empty(0, dtype=np.int32),
+            np.empty(0, dtype=np.float32),
+            np.empty(0, dtype=np.int32),
+            np.empty(0, dtype=np.int8),
+        )
+    cdef int64_t[::1] out_indptr = out_indptr_a
+    act_a, best_a, parent_a, depth_a, order_a = _scratch(n)
+    cdef float[::1] act = act_a
+    cdef float[::1] best = best_a
+    cdef int32_t[::1] parent = parent_a
+    cdef int8_t[::1] depth = depth_a
+    cdef int32_t[::1] order = order_a
+    cdef const int32_t *p_indices = &indices[0] if nnz > 0 else NULL
+    cdef const float *p_weight = &weight[0] if weight.shape[0] > 0 else NULL
+    cdef const uint8_t *p_relation = &relation[0] if relation.shape[0] > 0 else NULL
+    cdef const float *p_rel_mult = &rel_mult[0] if rel_mult.shape[0] > 0 else NULL
+    # Start with room for every seed plus one hop's worth per query, at least the worst
+    # case of one query.
+    cap = min(n, s + nnz) + 4 * s + 1024
+    nodes_a = np.empty(cap, dtype=np.int32)
+    out_act_a = np.empty(cap, dtype=np.float32)
+    out_parent_a = np.empty(cap, dtype=np.int32)
+    out_depth_a = np.empty(cap, dtype=np.int8)
+    cdef int32_t[::1] nodes
+    cdef float[::1] out_act
+    cdef int32_t[::1] out_parent
+    cdef int8_t[::1] out_depth
+    while True:
+        nodes = nodes_a
+        out_act = out_act_a
+        out_parent = out_parent_a
+        out_depth = out_depth_a
+        with nogil:
+            done = engram_spread_activation_batch(
+                &indptr[0], n, p_indices, p_weight, p_relation,
+                &seed_indptr[0], done, q, &seeds[0], &seed_act[0], p_rel_mult,
+                max_depth, decay, fan_exp, degree_cap, combine, sum_cap,
+                &act[0], &best[0], &parent[0], &depth[0], &order[0],
+                &out_indptr[0], cap,
+                &nodes[0], &out_act[0], &out_parent[0], &out_depth[0],
+            )
+        if done == q:
+            break
+        used = out_indptr[done]
+        worst = min(n, seed_indptr[done + 1] - seed_indptr[done] + nnz)
+        cap = max(2 * cap, used + worst)
+        nodes_a = _grown(nodes_a, used, cap)
+        out_act_a = _grown(out_act_a, used, cap)
+        out_parent_a = _grown(out_parent_a, used, cap)
+        out_depth_a = _grown(out_depth_a, used, cap)
+    used = out_indptr[q]
+    return (
+        out_indptr_a,
+        nodes_a[:used].copy(),
+        out_act_a[:used].copy(),
+        out_parent_a[:used].copy(),
+        out_depth_a[:used].copy(),
+    )
+
+
 def decay_salience(
     const float[::1] s0,
     const double[::1] t0,
@@ -131,6 +255,44 @@ def decay_salience(
     with nogil:
         engram_decay_salience(&s0[0], &t0[0], now, &half_life_s[0], n, &out[0])
     return out_a
+
+
+def rescore_salience(
+    const float[::1] s0,
+    const double[::1] t0,
+    const uint8_t[::1] kind,
+    const float[::1] half_life_by_kind,
+    double now,
+):
+    """Salience rescoring by kind (C, GIL released): the contract of :func:`reference.rescore_salience`.
+
+    The exponent is computed in double and rounded to float; ``2**x`` is ``exp2f``.
+    """
+    cdef int64_t n = s0.shape[0]
+    cdef int64_t k = half_life_by_kind.shape[0]
+    out_a = np.empty(n, dtype=np.float32)
+    if n == 0:
+        return out_a
+    cdef float[::1] out = out_a
+    with nogil:
+        engram_rescore_salience(&s0[0], &t0[0], &kind[0], n, &half_life_by_kind[0], k, now, &out[0])
+    return out_a
+
+
+def admission_score(const float[:, ::1] features, const float[::1] weights, double threshold):
+    """A-MAC admission scoring (C, GIL released): the contract of :func:`reference.admission_score`."""
+    cdef int64_t n = features.shape[0]
+    cdef int64_t k = features.shape[1]
+    score_a = np.empty(n, dtype=np.float32)
+    admit_a = np.empty(n, dtype=np.bool_)
+    if n == 0:
+        return score_a, admit_a
+    cdef float[::1] score = score_a
+    cdef uint8_t[::1] admit = admit_a.view(np.uint8)
+    cdef const float *p_weights = &weights[0] if weights.shape[0] > 0 else NULL
+    with nogil:
+        engram_admission_score(&features[0, 0], n, k, p_weights, threshold, &score[0], &admit[0])
+    return score_a, admit_a
 
 
 def topk(const float[::1] scores, int64_t k):

@@ -1,7 +1,9 @@
 """Numba kernels: same names, signatures and results as :mod:`engramdb.kernels.reference`.
 
 Compiled with ``@njit(cache=True, nogil=True)`` and no ``fastmath``, so results follow IEEE
-rules like the reference. Importing this module imports numba; the registry only does so
+rules like the reference. ``spread_activation_batch`` and ``rescore_salience`` run their loops
+in parallel (``parallel=True``, ``prange``) over Numba's thread pool
+(``numba.set_num_threads``). Importing this module imports numba; the registry only does so
 when the Numba backend is selected. Runs unchanged (and slowly) with ``NUMBA_DISABLE_JIT=1``,
 which the test suite uses to measure coverage of the kernel bodies.
 """
@@ -9,16 +11,24 @@ from __future__ import annotations
 
 import threading
 
+import numba
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from engramdb.kernels.reference import COMBINE_SUM, CONTRADICTS
 
-__all__ = ["spread_activation", "decay_salience", "topk"]
+__all__ = [
+    "spread_activation",
+    "spread_activation_batch",
+    "decay_salience",
+    "rescore_salience",
+    "admission_score",
+    "topk",
+]
 
 
 @njit(cache=True, nogil=True)
-def _spread_core(
+def _spread_visit(
     indptr,
     indices,
     weight,
@@ -38,10 +48,11 @@ def _spread_core(
     depth,
     order,
 ):
-    """Spread over scratch arrays of length n; return the touched nodes and reset scratch.
+    """Spread over scratch arrays of length n; return m, the number of touched nodes.
 
-    ``depth`` must be -1 everywhere on entry and is -1 everywhere again on return; ``act``,
-    ``best``, ``parent`` and ``order`` are read only where ``depth >= 0``.
+    ``depth`` must be -1 everywhere on entry. On return ``order[:m]`` lists the touched nodes
+    and ``act``/``parent``/``depth`` hold their results; :func:`_spread_collect` copies them
+    out and restores ``depth`` to -1.
     """
     sum_mode = combine == COMBINE_SUM
     cap = np.float32(sum_cap)
@@ -112,18 +123,56 @@ def _spread_core(
         lo = hi
         hi = m
         d += 1
+    return m
 
+
+@njit(cache=True, nogil=True)
+def _spread_collect(order, m, act, parent, depth, out_nodes, out_act, out_parent, out_depth, at):
+    """Copy the m touched nodes into ``out_*[at:at + m]`` and reset their ``depth`` to -1."""
+    for i in range(m):
+        v = order[i]
+        out_nodes[at + i] = v
+        out_act[at + i] = act[v]
+        out_parent[at + i] = parent[v]
+        out_depth[at + i] = depth[v]
+        depth[v] = -1
+
+
+@njit(cache=True, nogil=True)
+def _spread_core(
+    indptr,
+    indices,
+    weight,
+    relation,
+    seeds,
+    seed_act,
+    rel_mult,
+    max_depth,
+    decay,
+    fan_exp,
+    degree_cap,
+    combine,
+    sum_cap,
+    act,
+    best,
+    parent,
+    depth,
+    order,
+):
+    """Spread over scratch arrays of length n; return the touched nodes and reset scratch.
+
+    ``depth`` must be -1 everywhere on entry and is -1 everywhere again on return; ``act``,
+    ``best``, ``parent`` and ``order`` are read only where ``depth >= 0``.
+    """
+    m = _spread_visit(
+        indptr, indices, weight, relation, seeds, seed_act, rel_mult, max_depth, decay,
+        fan_exp, degree_cap, combine, sum_cap, act, best, parent, depth, order,
+    )
     out_nodes = np.empty(m, dtype=np.int32)
     out_act = np.empty(m, dtype=np.float32)
     out_parent = np.empty(m, dtype=np.int32)
     out_depth = np.empty(m, dtype=np.int8)
-    for i in range(m):
-        v = order[i]
-        out_nodes[i] = v
-        out_act[i] = act[v]
-        out_parent[i] = parent[v]
-        out_depth[i] = depth[v]
-        depth[v] = -1
+    _spread_collect(order, m, act, parent, depth, out_nodes, out_act, out_parent, out_depth, 0)
     return out_nodes, out_act, out_parent, out_depth
 
 
@@ -194,6 +243,134 @@ def spread_activation(
         raise
 
 
+@njit(cache=True, nogil=True, parallel=True)
+def _spread_batch_parallel(
+    indptr,
+    indices,
+    weight,
+    relation,
+    seed_indptr,
+    seeds,
+    seed_act,
+    rel_mult,
+    max_depth,
+    decay,
+    fan_exp,
+    degree_cap,
+    combine,
+    sum_cap,
+    act,
+    best,
+    parent,
+    depth,
+    order,
+):
+    """All queries in parallel; scratch rows are per thread (row = ``numba.get_thread_id()``).
+
+    Two passes so that threads write disjoint slices of preallocated outputs: the first
+    counts each query's touched nodes, the second runs it again and writes its slice.
+    """
+    q = seed_indptr.shape[0] - 1
+    counts = np.zeros(q, dtype=np.int64)
+    for i in prange(q):
+        t = numba.get_thread_id()
+        lo = seed_indptr[i]
+        hi = seed_indptr[i + 1]
+        m = _spread_visit(
+            indptr, indices, weight, relation, seeds[lo:hi], seed_act[lo:hi], rel_mult,
+            max_depth, decay, fan_exp, degree_cap, combine, sum_cap,
+            act[t], best[t], parent[t], depth[t], order[t],
+        )
+        counts[i] = m
+        for j in range(m):
+            depth[t, order[t, j]] = -1
+    out_indptr = np.zeros(q + 1, dtype=np.int64)
+    for i in range(q):
+        out_indptr[i + 1] = out_indptr[i] + counts[i]
+    total = out_indptr[q]
+    out_nodes = np.empty(total, dtype=np.int32)
+    out_act = np.empty(total, dtype=np.float32)
+    out_parent = np.empty(total, dtype=np.int32)
+    out_depth = np.empty(total, dtype=np.int8)
+    for i in prange(q):
+        t = numba.get_thread_id()
+        lo = seed_indptr[i]
+        hi = seed_indptr[i + 1]
+        m = _spread_visit(
+            indptr, indices, weight, relation, seeds[lo:hi], seed_act[lo:hi], rel_mult,
+            max_depth, decay, fan_exp, degree_cap, combine, sum_cap,
+            act[t], best[t], parent[t], depth[t], order[t],
+        )
+        _spread_collect(
+            order[t], m, act[t], parent[t], depth[t],
+            out_nodes, out_act, out_parent, out_depth, out_indptr[i],
+        )
+    return out_indptr, out_nodes, out_act, out_parent, out_depth
+
+
+def _batch_scratch(n, n_threads):
+    """Per-Python-thread scratch of shape (n_threads, n) (depth all -1), reused across calls."""
+    cached = getattr(_local, "batch_scratch", None)
+    if cached is None or cached[0] != (n, n_threads):
+        cached = (
+            (n, n_threads),
+            np.empty((n_threads, n), dtype=np.float32),  # act
+            np.empty((n_threads, n), dtype=np.float32),  # best single pass
+            np.empty((n_threads, n), dtype=np.int32),  # parent
+            np.full((n_threads, n), -1, dtype=np.int8),  # depth, -1 = unvisited
+            np.empty((n_threads, n), dtype=np.int32),  # visit order
+        )
+        _local.batch_scratch = cached
+    return cached[1:]
+
+
+def spread_activation_batch(
+    indptr,
+    indices,
+    weight,
+    relation,
+    seed_indptr,
+    seeds,
+    seed_act,
+    rel_mult,
+    max_depth,
+    decay,
+    fan_exp,
+    degree_cap,
+    combine,
+    sum_cap,
+):
+    """Batched spreading activation (Numba): the contract of :func:`reference.spread_activation_batch`.
+
+    Queries run in parallel (``prange``) with one scratch set per Numba thread, cached per
+    calling thread; each query is traversed twice (count, then write) so that threads fill
+    disjoint slices of the outputs without locks.
+    """
+    n = indptr.shape[0] - 1
+    scratch = _batch_scratch(n, numba.get_num_threads())
+    try:
+        return _spread_batch_parallel(
+            indptr,
+            indices,
+            weight,
+            relation,
+            seed_indptr,
+            seeds,
+            seed_act,
+            rel_mult,
+            np.int64(max_depth),
+            np.float64(decay),
+            np.float64(fan_exp),
+            np.int64(degree_cap),
+            np.int64(combine),
+            np.float64(sum_cap),
+            *scratch,
+        )
+    except BaseException:
+        _local.batch_scratch = None  # scratch may be dirty; rebuild on the next call
+        raise
+
+
 @njit(cache=True, nogil=True)
 def decay_salience(s0, t0, now, half_life_s):
     """Salience decay (Numba): the contract of :func:`reference.decay_salience`."""
@@ -204,6 +381,51 @@ def decay_salience(s0, t0, now, half_life_s):
         x = -(now64 - np.float64(t0[i])) / np.float64(half_life_s[i])
         out[i] = np.float32(np.float64(s0[i]) * np.exp2(x))
     return out
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def rescore_salience(s0, t0, kind, half_life_by_kind, now):
+    """Salience rescoring by kind (Numba, parallel): the contract of :func:`reference.rescore_salience`.
+
+    The exponent is computed in double (age times the negated reciprocal half-life of the
+    kind) and rounded to float32; ``2**x`` is taken in float32.
+    """
+    n = s0.shape[0]
+    k = half_life_by_kind.shape[0]
+    neg_inv_h = np.empty(k, dtype=np.float64)
+    for j in range(k):
+        neg_inv_h[j] = -1.0 / np.float64(half_life_by_kind[j])
+    now64 = np.float64(now)
+    out = np.empty(n, dtype=np.float32)
+    for i in prange(n):
+        age = now64 - t0[i]
+        if age < 0.0:
+            age = 0.0
+        x = np.float32(age * neg_inv_h[kind[i]])
+        out[i] = s0[i] * np.exp2(x)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _admission_core(features, weights, threshold):
+    n = features.shape[0]
+    k = weights.shape[0]
+    thr = np.float32(threshold)
+    score = np.empty(n, dtype=np.float32)
+    admit = np.empty(n, dtype=np.bool_)
+    for i in range(n):
+        s = np.float32(0.0)
+        for j in range(k):
+            term = np.float32(features[i, j] * weights[j])
+            s = term if j == 0 else np.float32(s + term)
+        score[i] = s
+        admit[i] = s >= thr
+    return score, admit
+
+
+def admission_score(features, weights, threshold):
+    """A-MAC admission scoring (Numba): the contract of :func:`reference.admission_score`."""
+    return _admission_core(features, weights, np.float64(threshold))
 
 
 @njit(cache=True, nogil=True)

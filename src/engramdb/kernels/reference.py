@@ -37,8 +37,12 @@ __all__ = [
     "N_RELATIONS",
     "COMBINE_MAX",
     "COMBINE_SUM",
+    "ADMISSION_FACTORS",
     "spread_activation",
+    "spread_activation_batch",
     "decay_salience",
+    "rescore_salience",
+    "admission_score",
     "topk",
 ]
 
@@ -74,6 +78,15 @@ RELATION_NAMES = (
     "same_speaker",
 )
 N_RELATIONS = len(RELATION_NAMES)
+
+# Columns of the ``features`` argument of :func:`admission_score`, in order (A-MAC).
+ADMISSION_FACTORS = (
+    "future_utility",
+    "factual_confidence",
+    "semantic_novelty",
+    "temporal_recency",
+    "content_type_prior",
+)
 
 # Values of the ``combine`` argument of :func:`spread_activation`.
 COMBINE_MAX = 0
@@ -237,6 +250,102 @@ def spread_activation(
     )
 
 
+def spread_activation_batch(
+    indptr,
+    indices,
+    weight,
+    relation,
+    seed_indptr,
+    seeds,
+    seed_act,
+    rel_mult,
+    max_depth,
+    decay,
+    fan_exp,
+    degree_cap,
+    combine,
+    sum_cap,
+):
+    """Spreading activation for ``q`` independent queries over one CSR graph.
+
+    Query ``i`` spreads from ``seeds[seed_indptr[i]:seed_indptr[i + 1]]`` (with the matching
+    ``seed_act``) exactly as :func:`spread_activation` does for that query alone; its result
+    is the slice ``out_indptr[i]:out_indptr[i + 1]`` of the four concatenated output arrays.
+
+    Parameters
+    ----------
+    indptr : ndarray of int64, shape (n + 1,)
+        CSR row pointers.
+    indices : ndarray of int32, shape (nnz,)
+        Edge targets, each in ``[0, n)``.
+    weight : ndarray of float32, shape (nnz,)
+        Edge weights; values above 1 count as 1.
+    relation : ndarray of uint8, shape (nnz,)
+        Relation code per edge.
+    seed_indptr : ndarray of int64, shape (q + 1,)
+        Query pointers into ``seeds``: nondecreasing, ``seed_indptr[0] == 0`` and
+        ``seed_indptr[q] == s``. ``q`` may be 0 (``seed_indptr == [0]``).
+    seeds : ndarray of int32, shape (s,)
+        Seed nodes of all queries, concatenated.
+    seed_act : ndarray of float32, shape (s,)
+        Initial activation of each seed.
+    rel_mult : ndarray of float32, shape (n_rel,)
+        Multiplier per relation code.
+    max_depth : int
+        Hops, in ``[0, 127]``.
+    decay : float
+        Attenuation per hop, in (0, 1].
+    fan_exp : float
+        Fan-effect exponent, >= 0.
+    degree_cap : int
+        Rows longer than this, > 0, are not expanded.
+    combine : int
+        ``COMBINE_MAX`` (0) or ``COMBINE_SUM`` (1).
+    sum_cap : float
+        Upper bound of activations under SUM.
+
+    Returns
+    -------
+    out_indptr : ndarray of int64, shape (q + 1,)
+        Query pointers into the four arrays below; ``out_indptr[0] == 0``.
+    nodes : ndarray of int32, shape (m,)
+        Touched nodes of every query, query by query, each in first-visit order.
+    act : ndarray of float32, shape (m,)
+        Activation of each node.
+    parent : ndarray of int32, shape (m,)
+        Parent node within the same query; -1 for seeds.
+    depth : ndarray of int8, shape (m,)
+        Hops from the query's nearest seed.
+
+    Raises
+    ------
+    None
+        Kernels do not validate; out-of-range input is undefined behaviour.
+
+    References
+    ----------
+    As :func:`spread_activation`; DESIGN.md "Recall", step 4.
+    """
+    ptr = np.asarray(seed_indptr, dtype=np.int64).tolist()
+    q = len(ptr) - 1
+    parts = [
+        spread_activation(
+            indptr, indices, weight, relation,
+            seeds[ptr[i]:ptr[i + 1]], seed_act[ptr[i]:ptr[i + 1]],
+            rel_mult, max_depth, decay, fan_exp, degree_cap, combine, sum_cap,
+        )
+        for i in range(q)
+    ]
+    out_indptr = np.zeros(q + 1, dtype=np.int64)
+    out_indptr[1:] = np.cumsum([p[0].shape[0] for p in parts], dtype=np.int64)
+    dtypes = (np.int32, np.float32, np.int32, np.int8)
+    return (out_indptr,) + tuple(
+        np.concatenate([p[j] for p in parts]).astype(dt, copy=False) if parts
+        else np.empty(0, dtype=dt)
+        for j, dt in enumerate(dtypes)
+    )
+
+
 def decay_salience(s0, t0, now, half_life_s):
     """Salience after exponential decay, s(t) = s0 * 2**(-(now - t0) / half_life_s).
 
@@ -273,6 +382,97 @@ def decay_salience(s0, t0, now, half_life_s):
     t0 = np.asarray(t0, dtype=np.float64)
     h = np.asarray(half_life_s, dtype=np.float64)
     return (s0 * np.exp2(-(float(now) - t0) / h)).astype(np.float32)
+
+
+def rescore_salience(s0, t0, kind, half_life_by_kind, now):
+    """Salience after decay with the half-life looked up by kind code, for column arrays.
+
+        out[i] = s0[i] * 2 ** (-max(now - t0[i], 0) / half_life_by_kind[kind[i]])
+
+    Computed in float64, returned rounded to float32. Unlike :func:`decay_salience`, a ``t0``
+    later than ``now`` counts as age 0 (salience never grows). One byte of ``kind`` per memory
+    replaces a float32 half-life column, so a rescoring pass over n memories reads 13 n bytes
+    and writes 4 n. The Numba and C backends compute the exponent in double and ``2**x`` in
+    float32, and agree with this reference to rtol 1e-5 over the float32 normal range.
+
+    Parameters
+    ----------
+    s0 : ndarray of float32, shape (n,)
+        Salience at ``t0``, in [0, 1].
+    t0 : ndarray of float64, shape (n,)
+        Time of the last update, Unix seconds.
+    kind : ndarray of uint8, shape (n,)
+        Kind code of each memory, each < ``K``.
+    half_life_by_kind : ndarray of float32, shape (K,)
+        Half-life in seconds per kind code, > 0 (DESIGN.md: one per memory kind).
+    now : float
+        Current time, Unix seconds.
+
+    Returns
+    -------
+    ndarray of float32, shape (n,)
+        Decayed salience, ``<= s0``.
+
+    Raises
+    ------
+    None
+        Kernels do not validate; the engine checks shapes, codes and finiteness.
+
+    References
+    ----------
+    Settles & Meeder (2016), ACL, section 3.1 (p = 2**(-delta / h)); DESIGN.md "Memory
+    dynamics" (a batch rescoring job materialises the lazily decayed salience).
+    """
+    s0 = np.asarray(s0, dtype=np.float64)
+    age = np.maximum(float(now) - np.asarray(t0, dtype=np.float64), 0.0)
+    h = np.asarray(half_life_by_kind, dtype=np.float64)[np.asarray(kind, dtype=np.intp)]
+    return (s0 * np.exp2(-age / h)).astype(np.float32)
+
+
+def admission_score(features, weights, threshold):
+    """A-MAC admission: weighted sum of a candidate's factors, and whether it is admitted.
+
+        score[i] = sum_j features[i, j] * weights[j],    admit[i] = score[i] >= threshold
+
+    Accumulated in float32, column by column from j = 0 (each product and each partial sum
+    rounded to float32, no fused multiply-add), so that the backends agree; ``threshold`` is
+    rounded to float32 before the comparison. A NaN score is never admitted.
+
+    Parameters
+    ----------
+    features : ndarray of float32, shape (n, k), C-contiguous
+        One row per candidate; with ``k = 5`` the columns are :data:`ADMISSION_FACTORS`:
+        future utility, factual confidence, semantic novelty (1 - max cosine to what is
+        stored), temporal recency and content-type prior, each in [0, 1].
+    weights : ndarray of float32, shape (k,)
+        Weight per factor. A-MAC's reference system uses 0.25, 0.15, 0.20, 0.10, 0.30.
+    threshold : float
+        Minimum score to admit; A-MAC's reference system uses 0.55.
+
+    Returns
+    -------
+    score : ndarray of float32, shape (n,)
+        Admission score of each candidate.
+    admit : ndarray of bool, shape (n,)
+        ``score >= threshold``.
+
+    Raises
+    ------
+    None
+        Kernels do not validate; the engine checks shapes, ranges and finiteness.
+
+    References
+    ----------
+    A-MAC, arXiv:2603.04549, section 3 (admission score as a weighted sum of five factors);
+    DESIGN.md "Memory dynamics" (admission, scored in batches).
+    """
+    f = np.asarray(features, dtype=np.float32)
+    w = np.asarray(weights, dtype=np.float32)
+    score = np.zeros(f.shape[0], dtype=np.float32)
+    for j in range(w.shape[0]):
+        term = f[:, j] * w[j]  # float32 product
+        score = term if j == 0 else score + term
+    return score, score >= np.float32(threshold)
 
 
 def topk(scores, k):

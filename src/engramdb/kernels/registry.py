@@ -36,7 +36,14 @@ __all__ = [
 
 ENV_VAR = "ENGRAMDB_KERNELS"
 BACKENDS = ("c", "numba", "reference")  # auto order
-KERNEL_NAMES = ("spread_activation", "decay_salience", "topk")
+KERNEL_NAMES = (
+    "spread_activation",
+    "spread_activation_batch",
+    "decay_salience",
+    "rescore_salience",
+    "admission_score",
+    "topk",
+)
 
 _MODULES = {
     "c": "engramdb.kernels._ckernels",
