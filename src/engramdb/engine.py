@@ -252,7 +252,7 @@ class Engram:
         self._density: dict[str, float] = {}
         self._index_dir = os.path.join(store.path, "index")
         self._spread = registry.get("spread_activation")   # resolved once, off the recall path
-        self._decay = registry.get("decay_salience")
+        self._rescore = registry.get("rescore_salience")
         self._topk = registry.get("topk")
         self._pos = np.zeros(0, np.int32)   # node -> position in the last spread's output
         self._load()
@@ -920,9 +920,7 @@ class Engram:
 
     def _salience_now(self, nids: np.ndarray, now: float) -> np.ndarray:
         c = self._cols
-        half = self.config.decay.half_life_by_code[c.kind[nids]]
-        t0 = np.minimum(c.t0[nids], now)
-        return self._decay(c.s0[nids], t0, float(now), half)
+        return self._rescore(c.s0[nids], c.t0[nids], c.kind[nids], self.config.decay.half_life_by_code, float(now))
 
     def stats(self) -> dict[str, Any]:
         """Counts per namespace and state, edges, graph density, backend and sizes."""
