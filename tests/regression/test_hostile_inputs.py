@@ -134,3 +134,14 @@ def test_jsonl_links_as_lists_and_mappings(tmp_path):
     with engramdb.open(tmp_path / "s") as eng:
         rels = {(e.source, e.target, e.relation.value) for e in eng.edges("x")}
         assert {("x", "y", "supports"), ("y", "x", "caused_by")} <= rels
+
+
+def test_failed_add_in_a_new_namespace_leaves_no_index(tmp_store):
+    with engramdb.open(tmp_store, dim=DIM) as eng:
+        with pytest.raises(errors.MemoryNotFoundError):
+            eng.add("x", id="x", namespace="fresh", embedding=V, links=[{"to": "ghost"}])
+        assert "fresh" not in eng._indexes and eng.namespaces() == []
+        res = eng.recall(vector=V, namespace="fresh")
+        assert res.hits == [] and res.gaps[0].reason == "empty_namespace"
+        eng.add("x", id="x", namespace="fresh", embedding=V)      # the same nid is reused cleanly
+        assert [h.id for h in eng.recall(vector=V, namespace="fresh").hits] == ["x"]
