@@ -92,10 +92,19 @@ def build(path: str, vecs: np.ndarray, rng: np.random.Generator) -> dict:
     for i0 in range(0, n, CHUNK):
         bare.add(vecs[i0:i0 + CHUNK], np.arange(i0, min(n, i0 + CHUNK)))
     t_hnsw = time.perf_counter() - t3
+    # the auto-link search engramdb runs during add_batch (k = 2 max_links + 1, ef = 4 k), alone
+    lc = engramdb.LinkConfig()
+    k = 2 * lc.max_links + 1
+    t4 = time.perf_counter()
+    for i0 in range(0, n, CHUNK):
+        bare.knn_batch(vecs[i0:i0 + CHUNK], k, ef=4 * k)
+    t_search = time.perf_counter() - t4
     return {"memories": n, "edges": int(len(g.src)), "add_s": round(t_add, 2), "link_s": round(t_link, 2),
             "close_s": round(t_close, 2), "memories_per_s": round(n / t_add, 1),
             "hnswlib_insert_alone_s": round(t_hnsw, 2),
-            "hnswlib_share_of_add": round(t_hnsw / t_add, 3)}
+            "hnswlib_autolink_search_alone_s": round(t_search, 2),
+            "engramdb_own_s": round(t_add - t_hnsw - t_search, 2),
+            "hnswlib_share_of_add": round((t_hnsw + t_search) / t_add, 3)}
 
 
 COLD = """
@@ -163,8 +172,9 @@ def main(argv=None) -> int:
         queries /= np.linalg.norm(queries, axis=1, keepdims=True)
         cold = cold_open(path, queries[0])
         ingest_runs.append({**ing, **cold})
-        print(f"[{n}] ingest {ing['memories_per_s']:.0f} memories/s (hnswlib alone {ing['hnswlib_insert_alone_s']} s "
-              f"of {ing['add_s']} s add), link {ing['link_s']} s; cold open {cold['open_ms']} ms + first recall "
+        print(f"[{n}] ingest {ing['memories_per_s']:.0f} memories/s: add {ing['add_s']} s = hnswlib insertion "
+              f"{ing['hnswlib_insert_alone_s']} s + hnswlib auto-link search {ing['hnswlib_autolink_search_alone_s']} s "
+              f"+ engramdb {ing['engramdb_own_s']} s; link {ing['link_s']} s; cold open {cold['open_ms']} ms + first recall "
               f"{cold['first_recall_ms']} ms (import {cold['import_ms']} ms, numba imported: {cold['numba_imported']})")
         for row in whole_recall(path, queries):
             recall_runs.append({"memories": n, **row})
@@ -175,8 +185,14 @@ def main(argv=None) -> int:
             shutil.rmtree(base, ignore_errors=True)
     RESULTS.mkdir(exist_ok=True)
     for name, runs in (("recall", recall_runs), ("ingest", ingest_runs)):
-        (RESULTS / f"{name}.json").write_text(json.dumps(
-            {"machine": machine(), "command": command, "date": time.strftime("%Y-%m-%d"), "runs": runs}, indent=2) + "\n")
+        path = RESULTS / f"{name}.json"
+        for r in runs:
+            r["command"], r["date"] = command, time.strftime("%Y-%m-%d")
+        old = json.loads(path.read_text())["runs"] if path.exists() else []
+        sizes = {r["memories"] for r in runs}     # a rerun of a size replaces its rows
+        merged = sorted([r for r in old if r.get("memories") not in sizes] + runs,
+                        key=lambda r: (r["memories"], r.get("impl", "")))
+        path.write_text(json.dumps({"machine": machine(), "runs": merged}, indent=2) + "\n")
     return 0
 
 

@@ -42,8 +42,11 @@ def rows() -> list[tuple[str, str, str]]:
     ingest = _load("ingest")
     if ingest:
         for r in ingest["runs"]:
-            out.append((f"durable ingest, {r['memories']:,} memories", f"{r['memories_per_s']:,.0f} memories/s",
-                        f"hnswlib insertion alone: {r['hnswlib_insert_alone_s']} s of {r['add_s']} s"))
+            split = f"of {r['add_s']} s: hnswlib insertion alone {r['hnswlib_insert_alone_s']} s"
+            if "engramdb_own_s" in r:
+                split += (f", hnswlib auto-link search alone {r['hnswlib_autolink_search_alone_s']} s, "
+                          f"engramdb's own {r['engramdb_own_s']} s")
+            out.append((f"durable ingest, {r['memories']:,} memories", f"{r['memories_per_s']:,.0f} memories/s", split))
             out.append((f"cold open + first recall, {r['memories']:,} memories",
                         f"{r['open_plus_first_recall_ms']:.0f} ms", f"plus {r['import_ms']:.0f} ms to import"))
     decay = _load("decay")
