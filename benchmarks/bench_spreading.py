@@ -21,7 +21,7 @@ Every implementation computes the same thing, in the same process and run:
 The NumPy reference runs on every query (its top 20 is the ground truth of
 ``top20_matches_reference``), even where its timing is not reported.
 
-    python benchmarks/bench_spreading.py [--sizes 10000,100000,1000000] [--queries 200]
+    python benchmarks/bench_spreading.py [--sizes 10000 100000 1000000] [--queries 200] [--impls c numba ...]
 
 Writes benchmarks/results/spreading.json and spreading.md. Collins & Loftus (1975);
 SYNAPSE, arXiv:2601.02744, section 3; DESIGN.md "Recall", step 4.
@@ -297,21 +297,19 @@ def write_results(doc: dict, out: Path) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", default="10000,100000,1000000", help="comma-separated node counts")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000], help="node counts")
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--warmup", type=int, default=10)
-    ap.add_argument("--impls", default=",".join(IMPLS))
+    ap.add_argument("--impls", nargs="+", default=list(IMPLS), choices=IMPLS, metavar="IMPL",
+                    help=f"implementations to run (default: all of {', '.join(IMPLS)})")
     ap.add_argument("--networkx-max", type=int, default=1_000_000)
     ap.add_argument("--reference-max", type=int, default=0,
                     help="report no reference timing above this many nodes (0: always report)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(RESULTS / "spreading.json"))
     args = ap.parse_args(argv)
-    sizes = [int(s) for s in args.sizes.split(",") if s]
-    impls = [i for i in args.impls.split(",") if i]
-    unknown = set(impls) - set(IMPLS)
-    if unknown:
-        ap.error(f"unknown impls {sorted(unknown)}; choose from {', '.join(IMPLS)}")
+    sizes = args.sizes
+    impls = list(dict.fromkeys(args.impls))
 
     machine = {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
                "cpus": os.cpu_count(), "python": platform.python_version(),
