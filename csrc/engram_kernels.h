@@ -79,6 +79,30 @@ int64_t engram_spread_activation_batch(
     int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth);
 
 /*
+ * Lateral inflow within an activated set (Anderson 1983, ACT* spreading activation; Collins &
+ * Loftus 1975). See reference.spread_inflow.
+ *
+ * For the m distinct members nodes[0:m] with activations act[0:m]: every member u = nodes[j]
+ * with act[j] > 0 and 1 <= deg(u) <= degree_cap passes, along each edge u -> v to another
+ * member (self-loops and contradicts edges skipped),
+ *     act[j] * min(w, 1) * rel_mult[rel] * decay * deg(u)^-fan_exp
+ * (in double, rounded to float; fan_exp 0 gives factor 1), and inflow[i]/source[i] keep the
+ * strictly largest pass into nodes[i] and its sender (0 and -1 if none). The outputs have
+ * length m and need no initialisation.
+ *
+ * mark (length n) must be -1 everywhere on entry; the kernel sets mark[nodes[i]] = i and
+ * resets those m entries to -1 before returning, so the cost is O(m + edges of the members'
+ * rows), not O(n).
+ */
+void engram_spread_inflow(
+    const int64_t *indptr, const int32_t *indices, const float *weight,
+    const uint8_t *relation,
+    const int32_t *nodes, const float *act, int64_t m,
+    const float *rel_mult,
+    double decay, double fan_exp, int64_t degree_cap,
+    int32_t *mark, float *inflow, int32_t *source);
+
+/*
  * out[i] = s0[i] * 2^(-(now - t0[i]) / half_life_s[i]), in double, rounded to float
  * (Settles & Meeder 2016, section 3.1). Times in Unix seconds.
  */

@@ -15,6 +15,7 @@ from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 __all__ = [
     "spread_activation",
     "spread_activation_batch",
+    "spread_inflow",
     "decay_salience",
     "rescore_salience",
     "admission_score",
@@ -35,6 +36,13 @@ cdef extern from "engram_kernels.h" nogil:
         const int32_t *order, int64_t m,
         const float *act, const int32_t *parent, int8_t *depth,
         int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
+    void engram_spread_inflow(
+        const int64_t *indptr, const int32_t *indices, const float *weight,
+        const uint8_t *relation,
+        const int32_t *nodes, const float *act, int64_t m,
+        const float *rel_mult,
+        double decay, double fan_exp, int64_t degree_cap,
+        int32_t *mark, float *inflow, int32_t *source)
     void engram_decay_salience(
         const float *s0, const double *t0, double now, const float *half_life_s, int64_t n,
         float *out)
@@ -238,6 +246,46 @@ def spread_activation_batch(
         out_parent_a[:used].copy(),
         out_depth_a[:used].copy(),
     )
+
+
+def spread_inflow(
+    const int64_t[::1] indptr,
+    const int32_t[::1] indices,
+    const float[::1] weight,
+    const uint8_t[::1] relation,
+    const int32_t[::1] nodes,
+    const float[::1] act,
+    const float[::1] rel_mult,
+    double decay,
+    double fan_exp,
+    int64_t degree_cap,
+    int32_t[::1] mark,
+):
+    """Lateral inflow (C, GIL released): the contract of :func:`reference.spread_inflow`.
+
+    Uses the caller's ``mark`` (writable) for membership, so a call costs O(m + edges of the
+    members' rows); ``mark`` is all -1 again on return.
+    """
+    cdef int64_t m = nodes.shape[0]
+    inflow_a = np.empty(m, dtype=np.float32)
+    source_a = np.empty(m, dtype=np.int32)
+    if m == 0:
+        return inflow_a, source_a
+    cdef float[::1] inflow = inflow_a
+    cdef int32_t[::1] source = source_a
+    # Empty edge arrays: pass NULL, never read since every row is empty.
+    cdef const int32_t *p_indices = &indices[0] if indices.shape[0] > 0 else NULL
+    cdef const float *p_weight = &weight[0] if weight.shape[0] > 0 else NULL
+    cdef const uint8_t *p_relation = &relation[0] if relation.shape[0] > 0 else NULL
+    cdef const float *p_rel_mult = &rel_mult[0] if rel_mult.shape[0] > 0 else NULL
+    with nogil:
+        engram_spread_inflow(
+            &indptr[0], p_indices, p_weight, p_relation,
+            &nodes[0], &act[0], m, p_rel_mult,
+            decay, fan_exp, degree_cap,
+            &mark[0], &inflow[0], &source[0],
+        )
+    return inflow_a, source_a
 
 
 def decay_salience(

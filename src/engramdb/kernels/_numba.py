@@ -20,6 +20,7 @@ from engramdb.kernels.reference import COMBINE_SUM, CONTRADICTS
 __all__ = [
     "spread_activation",
     "spread_activation_batch",
+    "spread_inflow",
     "decay_salience",
     "rescore_salience",
     "admission_score",
@@ -369,6 +370,92 @@ def spread_activation_batch(
     except BaseException:
         _local.batch_scratch = None  # scratch may be dirty; rebuild on the next call
         raise
+
+
+@njit(cache=True, nogil=True)
+def _inflow_core(
+    indptr,
+    indices,
+    weight,
+    relation,
+    nodes,
+    act,
+    rel_mult,
+    decay,
+    fan_exp,
+    degree_cap,
+    mark,
+):
+    """Lateral inflow with ``mark[nodes[i]] = i`` as the membership test; resets ``mark``."""
+    m = nodes.shape[0]
+    inflow = np.zeros(m, dtype=np.float32)
+    source = np.full(m, -1, dtype=np.int32)
+    one = np.float32(1.0)
+    for i in range(m):
+        mark[nodes[i]] = i
+    for j in range(m):
+        u = nodes[j]
+        start = indptr[u]
+        end = indptr[u + 1]
+        deg = end - start
+        if deg == 0 or deg > degree_cap or not act[j] > 0.0:
+            continue
+        if fan_exp == 0.0:
+            fan = np.float64(1.0)
+        else:
+            fan = np.float64(deg) ** (-fan_exp)
+        au = np.float64(act[j])
+        for e in range(start, end):
+            v = indices[e]
+            r = relation[e]
+            if v == u or r == CONTRADICTS:
+                continue
+            at = mark[v]
+            if at < 0:
+                continue  # not a member
+            w = weight[e]
+            if one < w:
+                w = one
+            p = np.float32(au * np.float64(w) * np.float64(rel_mult[r]) * decay * fan)
+            if p > inflow[at]:
+                inflow[at] = p
+                source[at] = u
+    for i in range(m):
+        mark[nodes[i]] = -1
+    return inflow, source
+
+
+def spread_inflow(
+    indptr,
+    indices,
+    weight,
+    relation,
+    nodes,
+    act,
+    rel_mult,
+    decay,
+    fan_exp,
+    degree_cap,
+    mark,
+):
+    """Lateral inflow (Numba): the contract of :func:`reference.spread_inflow`.
+
+    Uses the caller's ``mark`` for membership, so a call costs O(m + edges of the members'
+    rows); ``mark`` is all -1 again on return.
+    """
+    return _inflow_core(
+        indptr,
+        indices,
+        weight,
+        relation,
+        nodes,
+        act,
+        rel_mult,
+        np.float64(decay),
+        np.float64(fan_exp),
+        np.int64(degree_cap),
+        mark,
+    )
 
 
 @njit(cache=True, nogil=True)

@@ -40,6 +40,7 @@ __all__ = [
     "ADMISSION_FACTORS",
     "spread_activation",
     "spread_activation_batch",
+    "spread_inflow",
     "decay_salience",
     "rescore_salience",
     "admission_score",
@@ -344,6 +345,131 @@ def spread_activation_batch(
         else np.empty(0, dtype=dt)
         for j, dt in enumerate(dtypes)
     )
+
+
+def spread_inflow(
+    indptr,
+    indices,
+    weight,
+    relation,
+    nodes,
+    act,
+    rel_mult,
+    decay,
+    fan_exp,
+    degree_cap,
+    mark,
+):
+    """Lateral inflow: the strongest single pass each activated node receives from another.
+
+    For an activated set ``nodes`` (e.g. the output of :func:`spread_activation`) with
+    activations ``act``, every ``u = nodes[j]`` (``j = 0 .. m - 1``) with ``act[j] > 0`` and
+    ``1 <= deg(u) <= degree_cap`` passes, along each edge ``u -> v`` in CSR order whose target
+    ``v`` is another member of ``nodes`` (self-loops and ``contradicts`` edges skipped),
+
+        pass = act[j] * min(weight, 1) * rel_mult[relation] * decay * deg(u) ** -fan_exp
+
+    with the floating-point contract of the module docstring (float64, left to right, rounded
+    to float32), as :func:`spread_activation` computes it. Each member keeps the largest pass
+    it receives and its sender:
+
+        if pass > inflow[pos(v)]: inflow[pos(v)], source[pos(v)] = pass, u
+
+    strictly greater, so ties keep the first (by ``j``, then CSR order) and passes ``<= 0``
+    (or NaN) change nothing. This is the lateral, spreading part of a node's activation, on
+    top of its own (base) activation, that ACT* adds from the other active nodes; where ACT-R
+    sums the sources (``sum_j W_j S_ji``, Anderson & Lebiere 1998) this keeps the single
+    strongest one, which also names the node that explains it.
+
+    Parameters
+    ----------
+    indptr : ndarray of int64, shape (n + 1,)
+        CSR row pointers; row ``u`` is ``indptr[u]:indptr[u + 1]``.
+    indices : ndarray of int32, shape (nnz,)
+        Edge targets, each in ``[0, n)``.
+    weight : ndarray of float32, shape (nnz,)
+        Edge weights; values above 1 count as 1.
+    relation : ndarray of uint8, shape (nnz,)
+        Relation code per edge (see :data:`RELATION_NAMES`); ``CONTRADICTS`` (2) carries
+        no activation.
+    nodes : ndarray of int32, shape (m,)
+        The activated set: distinct node ids, each in ``[0, n)``. ``m`` may be 0.
+    act : ndarray of float32, shape (m,)
+        Activation of each member; members with ``act <= 0`` (or NaN) pass nothing.
+    rel_mult : ndarray of float32, shape (n_rel,)
+        Multiplier per relation code; ``n_rel`` must exceed every code in ``relation``.
+    decay : float
+        Attenuation of one hop, in (0, 1]. DESIGN.md default 0.5.
+    fan_exp : float
+        Fan-effect exponent, >= 0: a node's outflow is divided by ``deg(u) ** fan_exp``,
+        where ``deg`` counts every edge of the row (all relations, self-loops included).
+        0 turns the fan off (factor 1).
+    degree_cap : int
+        Members whose row length exceeds this, > 0, pass nothing (hubs), as in
+        :func:`spread_activation`; they can still receive.
+    mark : ndarray of int32, shape (n,)
+        Caller-owned scratch, -1 everywhere on entry and again on return. The Numba and C
+        backends write ``mark[nodes[i]] = i`` and then reset only those m entries, so a call
+        costs O(m + edges of the members' rows), never O(n). This reference uses a dict and
+        leaves ``mark`` untouched. Danger: a ``mark`` that is not all -1 on entry gives
+        wrong results, and sharing one between concurrent calls is a data race.
+
+    Returns
+    -------
+    inflow : ndarray of float32, shape (m,)
+        Largest single pass into ``nodes[i]`` from another member; 0 if none.
+    source : ndarray of int32, shape (m,)
+        Node that sent it; -1 if none.
+
+    Raises
+    ------
+    None
+        Kernels do not validate; out-of-range input is undefined behaviour.
+
+    References
+    ----------
+    Anderson (1983), "The Architecture of Cognition", Harvard University Press, chapter 3,
+    "Spread of Activation" (spreading activation in ACT*: every active node sends activation
+    to its associates, divided among them, the fan effect); Collins & Loftus (1975), Psychological
+    Review 82(6), section "Spreading activation"; DESIGN.md "Recall", step 4.
+    """
+    m = len(nodes)
+    inflow = np.zeros(m, dtype=np.float32)
+    source = np.full(m, -1, dtype=np.int32)
+    if m == 0:
+        return inflow, source
+    decay = float(decay)
+    fan_exp = float(fan_exp)
+    mult = [float(x) for x in np.asarray(rel_mult, dtype=np.float32)]
+    ptr = np.asarray(indptr, dtype=np.int64).tolist()
+    members = np.asarray(nodes).tolist()
+    pos = {v: i for i, v in enumerate(members)}
+    best = [0.0] * m  # float32-representable values held as Python floats
+    sent = [-1] * m
+    for u, a in zip(members, np.asarray(act, dtype=np.float32).tolist()):
+        start, end = ptr[u], ptr[u + 1]
+        deg = end - start
+        if deg == 0 or deg > degree_cap or not a > 0.0:
+            continue
+        fan = 1.0 if fan_exp == 0.0 else float(deg) ** (-fan_exp)
+        rows = zip(
+            indices[start:end].tolist(),
+            weight[start:end].tolist(),
+            relation[start:end].tolist(),
+        )
+        for v, w, r in rows:
+            if v == u or r == CONTRADICTS:
+                continue
+            i = pos.get(v)
+            if i is None:
+                continue
+            w = 1.0 if 1.0 < w else w
+            p = _f32(a * w * mult[r] * decay * fan)
+            if p > best[i]:
+                best[i], sent[i] = p, u
+    inflow[:] = best
+    source[:] = sent
+    return inflow, source
 
 
 def decay_salience(s0, t0, now, half_life_s):
