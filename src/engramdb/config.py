@@ -136,6 +136,21 @@ class RecallConfig:
     weak_evidence : float
         If the best seed cosine is below this, the result carries a ``weak_evidence`` gap.
         The right value depends on the embedder (hashed n-grams give lower cosines than MiniLM).
+    keyword_k : int
+        Candidates taken from the namespace's BM25 keyword index (the keyword leg); used when
+        the query has text and ``w_keyword > 0``.
+    w_vector, w_keyword : float
+        Fusion weights of the two seed legs: base = w_vector * v + w_keyword * b, with v the
+        cosine rescaled by the vector leg's seeds (see ``seed_contrast``) and b the BM25 score
+        over the query's best BM25 score, both in [0, 1]; base is divided by its maximum.
+    w_graph : float
+        Weight of the graph leg: score = base + w_graph * inflow, where inflow is the strongest
+        single pass a memory receives from another activated memory (ACT-R's base level plus
+        spreading input; Anderson 1983). 0 turns graph expansion off.
+    w_time : float
+        Time cues: when the query names a time ("in May 2023", "last week"; resolved against the
+        namespace's newest event time), memories whose event time lies in that window gain
+        w_time * the best candidate score. 0 turns it off.
     """
 
     seed_k: int = 10
@@ -155,6 +170,11 @@ class RecallConfig:
     w_confidence: float = 0.05
     recency_half_life_s: float = 30 * _DAY
     weak_evidence: float = 0.25
+    keyword_k: int = 50
+    w_vector: float = 0.2       # fusion weights tuned on half of LoCoMo
+    w_keyword: float = 0.8      # (benchmarks/tune_locomo_fusion.py, results/locomo_tuning.json)
+    w_graph: float = 3.0
+    w_time: float = 0.5
     #: ``relation_multipliers`` as float32 indexed by ``Relation.code`` (what the kernel takes).
     rel_mult: np.ndarray = field(init=False, repr=False, compare=False)
 
@@ -167,7 +187,9 @@ class RecallConfig:
         "combine": Choice(("max", "sum")), "sum_cap": Interval(0.0, None, "neither"),
         "w_salience": Interval(0.0, 1.0), "w_recency": Interval(0.0, 1.0),
         "w_confidence": Interval(0.0, 1.0), "recency_half_life_s": Interval(0.0, None, "neither"),
-        "weak_evidence": Interval(-1.0, 1.0),
+        "weak_evidence": Interval(-1.0, 1.0), "keyword_k": Interval(1, 10_000),
+        "w_vector": Interval(0.0, 1.0), "w_keyword": Interval(0.0, 1.0), "w_graph": Interval(0.0, 4.0),
+        "w_time": Interval(0.0, 4.0),
     }
 
     def __post_init__(self) -> None:

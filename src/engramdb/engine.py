@@ -27,6 +27,7 @@ from .errors import (
 )
 from .graph.csr import SNAPSHOT_DTYPES, CSRGraph, MemoryGraph
 from .index.hnsw import HnswIndex
+from .index.keyword import PACKED_DTYPES, KeywordIndex, pack_indexes, unpack_indexes
 from .kernels import registry
 from .store.lmdb_store import SCHEMA_VERSION, LmdbStore
 from .types import (
@@ -254,7 +255,13 @@ class Engram:
         self._spread = registry.get("spread_activation")   # resolved once, off the recall path
         self._rescore = registry.get("rescore_salience")
         self._topk = registry.get("topk")
+        self._inflow = registry.get("spread_inflow")
         self._pos = np.zeros(0, np.int32)   # node -> position in the last spread's output
+        self._mark = np.full(0, -1, np.int32)   # spread_inflow's scratch: all -1 between calls
+        self._kw: dict[str, KeywordIndex] = {}   # BM25 keyword leg, one per namespace
+        self._kw_gen = -1        # record generation of the saved keyword snapshot
+        self._kw_dirty = False   # postings changed since that snapshot
+        self._ns_latest: dict[str, float] = {}   # newest event time per namespace (time cues)
         self._load()
 
     # ------------------------------------------------------------------ loading
@@ -285,9 +292,25 @@ class Engram:
             if len(delta[0]):
                 self._graph.upsert_many(*delta)
             self._delta_size = self._store.delta_size(txn)
+            self._load_keyword_indexes(txn)
         for ns in self._ns_meta:
             self._ns_code(ns)
             self._indexes[ns] = self._load_or_rebuild_index(ns)
+
+    def _load_keyword_indexes(self, txn) -> None:
+        """The keyword snapshot when it matches the records, else postings rebuilt from them."""
+        saved = self._store.load_arrays(txn, "kw", PACKED_DTYPES)
+        if saved is not None and saved[1].get("mem_gen") == self._mem_gen:
+            try:
+                self._kw = unpack_indexes(saved[0], list(saved[1].get("namespaces", [])))
+            except ValueError as exc:
+                raise StoreCorruptedError(f"keyword index snapshot: {exc}") from exc
+            self._kw_gen = self._mem_gen
+            return
+        self._kw = {}
+        for nid, rec in self._store.iter_records(txn):   # a crash after writes: rebuild
+            self._kw.setdefault(rec["namespace"], KeywordIndex()).add(nid, rec["text"])
+        self._kw_dirty = True
 
     def _index_path(self, ns: str) -> str:
         return os.path.join(self._index_dir, ns.encode().hex() + ".hnsw")
@@ -343,6 +366,14 @@ class Engram:
         for ns in sorted(self._dirty_indexes):
             self._indexes[ns].save(self._index_path(ns), self._ns_meta[ns]["vgen"])
         self._dirty_indexes.clear()
+        if self._kw_gen != self._mem_gen or self._kw_dirty:
+            with self._store.write("saving the keyword index") as txn:
+                if self._kw_dirty:
+                    arrays, names = pack_indexes(self._kw)
+                    self._store.save_arrays(txn, "kw", arrays, {"mem_gen": self._mem_gen, "namespaces": names})
+                else:   # postings unchanged (e.g. only salience moved): re-tag the snapshot
+                    self._store.save_arrays(txn, "kw", {}, {"mem_gen": self._mem_gen, "namespaces": sorted(self._kw)})
+            self._kw_gen, self._kw_dirty = self._mem_gen, False
 
     def close(self) -> None:
         """Flush and close; the object is unusable afterwards. Closing twice is a no-op."""
@@ -595,6 +626,9 @@ class Engram:
         self._ns_meta = ns_meta
         for p in prepared:
             self._cols.set_record(p.nid, self._record(p, now), self._ns_code(p.namespace))
+            self._kw.setdefault(p.namespace, KeywordIndex()).add(p.nid, p.text)
+            self._ns_latest.pop(p.namespace, None)
+        self._kw_dirty = True
         self._apply_edges(edges)
         self._dirty_indexes.update(p.namespace for p in prepared)
         if self._delta_size >= self.config.store.snapshot_every:
@@ -849,6 +883,7 @@ class Engram:
                     rec["state"], rec["superseded_by"] = MemoryState.ACTIVE.value, None
                     self._store.put_record(txn, other, rec)
                     restored.append(other)
+            erased_text = self._store.get_record(txn, nid)["text"]
             self._store.delete_edges_of(txn, nid)
             self._store.delete_record(txn, nid, ns, id)
             self._store.put_meta(txn, "namespaces", ns_meta)
@@ -864,6 +899,9 @@ class Engram:
         self._cols.ext_ids[nid] = None
         self._indexes[ns].remove(nid)
         self._dirty_indexes.add(ns)
+        self._kw[ns].remove(nid, erased_text)
+        self._kw_dirty = True
+        self._ns_latest.pop(ns, None)
 
     # ------------------------------------------------------------------ reads
     def get(self, id: str, *, namespace: str = DEFAULT_NAMESPACE, with_embedding: bool = False) -> Memory:
@@ -1029,12 +1067,12 @@ class Engram:
         t_lo = -np.inf if since is None else to_unix_seconds(since, field="since")
         t_hi = np.inf if until is None else to_unix_seconds(until, field="until")
         now = time.time() if now is None else to_unix_seconds(now, field="now")
-        if (query is None) == (vector is None):
-            raise InvalidInputError("recall needs exactly one of query (text) or vector=")
+        if query is None and vector is None:
+            raise InvalidInputError("recall needs a query (text), a vector=, or both")
+        qtext = None if query is None else self._check_text(query, field="query")
         if vector is not None:
             qvec = self._check_vector(vector, field="vector")
         else:
-            qtext = self._check_text(query, field="query")
             qvec = self._check_vector(_embed(self.embedder, [qtext], False)[0], field="embedder output")
 
         index = self._indexes.get(ns)
@@ -1042,23 +1080,40 @@ class Engram:
             gap = Gap(query, "empty_namespace", None, f"namespace {ns!r} holds no memories")
             return RecallResult([], [gap], "vector", 0.0, time.perf_counter() - t_start)
 
+        # 1. seeds: the vector leg (hnswlib) and the keyword leg (BM25) fused on one scale
         labels, cos = index.knn(qvec, max(cfg.seed_k, k))
         keep = cos >= cfg.cosine_floor
         labels, cos = labels[keep], cos[keep]
+        kw = self._kw.get(ns) if qtext is not None and cfg.w_keyword > 0 else None
+        kw_nids, kw_score = kw.search(qtext, cfg.keyword_k) if kw is not None else (labels[:0], cos[:0])
+        seeds, base, seed_cos = _fuse_seeds(labels, cos, kw_nids, kw_score, index, qvec, cfg)
+        windows = self._time_windows(ns, qtext) if qtext is not None and cfg.w_time > 0 else []
+
+        # 2. density gate, then spreading activation from the fused seeds
         density = self._ns_density(ns)
         if cfg.gate == "on" or (cfg.gate == "auto" and density >= cfg.density_threshold):
             mode, depth = "spread", cfg.max_depth
         else:
             mode, depth = "one_hop", min(1, cfg.max_depth)
-        if depth == 0 or len(self._graph) == 0:
-            mode = "vector"
+        if depth == 0 or len(self._graph) == 0 or cfg.w_graph == 0:
+            mode, depth = "vector", 0
         csr = self._graph.csr(self._next_nid)
         rel_mult = cfg.rel_mult
         nodes, act, parent, _hops = self._spread(
-            csr.indptr, csr.indices, csr.weight, csr.relation,
-            labels.astype(np.int32), _seed_activation(cos, cfg.seed_contrast), rel_mult,
+            csr.indptr, csr.indices, csr.weight, csr.relation, seeds, base, rel_mult,
             int(depth), float(cfg.decay), float(cfg.fan_exp), int(cfg.degree_cap),
             1 if cfg.combine == "sum" else 0, float(cfg.sum_cap))
+        # 3. score = base + w_graph * strongest lateral pass from another activated memory
+        #    (ACT-R: base-level plus spreading input); seeds keep their base, the rest start at 0
+        total = np.zeros(len(nodes), np.float64)
+        total[: len(seeds)] = base
+        if depth > 0 and len(nodes):
+            if len(self._mark) < csr.n_nodes:
+                self._mark = np.full(csr.n_nodes, -1, np.int32)
+            inflow, _src = self._inflow(csr.indptr, csr.indices, csr.weight, csr.relation, nodes, act,
+                                        rel_mult, float(cfg.decay), float(cfg.fan_exp), int(cfg.degree_cap),
+                                        self._mark)
+            total += cfg.w_graph * inflow
 
         # filters over the column arrays
         c = self._cols
@@ -1074,7 +1129,13 @@ class Engram:
             mask &= (c.created_at[nodes] >= t_lo) & (c.created_at[nodes] <= t_hi)
         cand = np.flatnonzero(mask)
         cnodes = nodes[cand]
-        score = act[cand].astype(np.float64)
+        score = total[cand]
+        if windows and len(cnodes):   # 4. time cues: memories inside a named window move up
+            t = c.created_at[cnodes]
+            inside = np.zeros(len(cnodes), bool)
+            for w in windows:
+                inside |= (t >= w.start) & (t < w.end)
+            score = score + cfg.w_time * inside * (score.max() if len(score) else 0.0)
         ws, wr, wc = cfg.w_salience, cfg.w_recency, cfg.w_confidence
         if len(cnodes) and (ws or wr or wc):
             blend = 1.0 - ws - wr - wc + wc * c.confidence[cnodes]
@@ -1093,7 +1154,7 @@ class Engram:
             if len(first) < len(score32):
                 yield from self._topk(score32, len(score32))[len(first):].tolist()
 
-        sim_of = dict(zip(labels.tolist(), cos.tolist()))
+        sim_of = dict(zip(seeds.tolist(), seed_cos.tolist()))
         if len(self._pos) < csr.n_nodes:
             self._pos = np.zeros(csr.n_nodes, np.int32)
         self._pos[nodes] = np.arange(len(nodes), dtype=np.int32)
@@ -1108,7 +1169,7 @@ class Engram:
                     continue
                 path = self._path(nid, parent, csr, rel_mult)
                 hits.append(Hit(id=rec["id"], kind=MemoryKind(rec["kind"]), text=rec["text"],
-                                score=float(score[o]), activation=float(act[cand[o]]),
+                                score=float(score[o]), activation=float(total[cand[o]]),
                                 similarity=sim_of.get(nid), path=path, source=rec["source"],
                                 tags=tuple(rec["tags"]), created_at=rec["created_at"],
                                 confidence=rec["confidence"], state=MemoryState(rec["state"])))
@@ -1128,6 +1189,18 @@ class Engram:
             self._reinforce([self._nid(ns, h.id) for h in hits], now)
         return RecallResult(hits, gaps, mode, density, time.perf_counter() - t_start,
                             {"seeds": int(len(labels)), "activated": int(len(nodes))})
+
+    def _time_windows(self, ns: str, text: str) -> list:
+        """Time windows named in ``text`` ("in May 2023", "last week"), resolved against the
+        newest event time of the namespace (the conversation's own clock, not the wall clock)."""
+        from .timeref import resolve_time_refs
+        anchor = self._ns_latest.get(ns)
+        if anchor is None:
+            c, n = self._cols, self._next_nid
+            mask = (c.ns[:n] == self._ns_codes[ns]) & c.alive[:n]
+            anchor = float(c.created_at[:n][mask].max()) if mask.any() else time.time()
+            self._ns_latest[ns] = anchor
+        return resolve_time_refs(text, anchor)
 
     def _path(self, nid: int, parent: np.ndarray, csr: CSRGraph, rel_mult: np.ndarray) -> list[PathStep]:
         """Seed -> ... -> ``nid`` from the kernel's parent links (``self._pos`` maps a node to its
@@ -1185,6 +1258,60 @@ def _seed_activation(cos: np.ndarray, contrast: float) -> np.ndarray:
     # seeds below the median stay candidates, ranked by their cosine just above zero
     rel = (pos - base) / (top - base)
     return np.where(rel > 0.0, rel, 1e-3 * pos / top).astype(np.float32)
+
+
+def _vector_scale(cos: np.ndarray, leg_cos: np.ndarray, contrast: float) -> np.ndarray:
+    """The vector leg on the fusion scale [0, 1]: (cos - b) / (top - b), clipped, with top the
+    best cosine of the vector leg and b = contrast * median of its cosines (float64)."""
+    if len(leg_cos) == 0:
+        return np.clip(np.asarray(cos, np.float64), 0.0, 1.0)
+    act = np.zeros(len(cos), np.float64)
+    act[: len(leg_cos)] = _seed_activation(leg_cos, contrast)
+    extra = np.maximum(np.asarray(cos[len(leg_cos):], np.float64), 0.0)
+    if len(extra):
+        pos = np.maximum(leg_cos.astype(np.float64), 0.0)
+        top = float(pos[0])
+        b = contrast * float(np.median(pos))
+        if top - b > 1e-12:
+            act[len(leg_cos):] = np.clip((extra - b) / (top - b), 0.0, 1.0)
+    return act
+
+
+def _fuse_seeds(labels: np.ndarray, cos: np.ndarray, kw_nids: np.ndarray, kw_score: np.ndarray,
+                index: Any, qvec: np.ndarray, cfg: RecallConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Seeds of recall from both legs on one scale.
+
+    base = w_vector * v + w_keyword * kw, where v is the cosine rescaled by the vector leg's own
+    seeds (:func:`_vector_scale`) and kw the BM25 score over the best BM25 score of the query
+    (both in [0, 1]); base is then divided by its maximum. Memories found by only one leg get
+    their other score too (the cosine of a keyword hit comes from its stored vector).
+
+    Returns
+    -------
+    seeds : ndarray of int32, shape (s,)
+    base : ndarray of float32, shape (s,)
+        In [0, 1]; the best seed is 1.
+    seed_cos : ndarray of float32, shape (s,)
+        Cosine of each seed to the query.
+    """
+    if len(kw_nids):
+        extra = kw_nids[~np.isin(kw_nids, labels)]
+        nids = np.concatenate([labels, extra])
+        all_cos = np.concatenate([cos, index.similarity(qvec, extra)]) if len(extra) else cos
+    else:
+        nids, all_cos = labels, cos
+    if len(nids) == 0:
+        return np.zeros(0, np.int32), np.zeros(0, np.float32), np.zeros(0, np.float32)
+    base = cfg.w_vector * _vector_scale(all_cos, cos, cfg.seed_contrast)
+    if len(kw_nids) and cfg.w_keyword > 0:
+        at = {int(x): i for i, x in enumerate(nids.tolist())}
+        top = float(kw_score[0]) if kw_score[0] > 0 else 1.0
+        base[[at[int(x)] for x in kw_nids.tolist()]] += cfg.w_keyword * kw_score.astype(np.float64) / top
+    best = float(base.max())
+    if best <= 0:   # e.g. w_vector = 0 and no keyword hit: rank by the vector leg alone
+        base, best = _vector_scale(all_cos, cos, cfg.seed_contrast), 1.0
+    base /= best
+    return nids.astype(np.int32), base.astype(np.float32), all_cos.astype(np.float32)
 
 
 def _memory_from_record(rec: dict, vec: np.ndarray | None) -> Memory:

@@ -61,7 +61,6 @@ def test_opening_a_plain_directory_writes_nothing(tmp_path):
     lambda e: e.link_batch(None),
     lambda e: e.add("x", embedding=V, confidence=True),
     lambda e: e.add("x", embedding=V, confidence="0.5"),
-    lambda e: e.recall("q", vector=V),
     lambda e: e.recall(),
 ])
 def test_more_bad_input_is_an_engram_error(tmp_store, call):

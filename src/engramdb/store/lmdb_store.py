@@ -45,7 +45,7 @@ _NID = struct.Struct(">I")
 _SEQ = struct.Struct(">Q")
 _EDGE_KEY = struct.Struct(">IIB")
 _EDGE_VAL = struct.Struct("<fd")
-_SUBDBS = (b"meta", b"mem", b"vec", b"ids", b"edges", b"delta", b"graph", b"cols")
+_SUBDBS = (b"meta", b"mem", b"vec", b"ids", b"edges", b"delta", b"graph", b"cols", b"kw")
 DATA_FILE = "data.mdb"
 
 

@@ -1,0 +1,139 @@
+"""The BM25 keyword leg: tokenizer, scores against a brute-force oracle, updates, snapshots, engine."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import engramdb
+from engramdb.index.keyword import KeywordIndex, pack_indexes, tokenize, unpack_indexes
+
+
+def test_tokenize_keeps_codes_numbers_and_stems_words():
+    assert tokenize("Booked flight TP-218 with code QX7Z9M on 2023-05-14!") == \
+        ["book", "flight", "tp", "218", "code", "qx7z9m", "2023", "05", "14"]
+    assert tokenize("the and of") == []          # stop words only
+    assert tokenize("Running runs") == ["run", "run"]
+
+
+def _oracle(docs: dict[int, str], query: str, k1=1.2, b=0.75) -> dict[int, float]:
+    """BM25 straight from the formula (Robertson & Zaragoza 2009, Lucene's idf)."""
+    toks = {nid: tokenize(t) for nid, t in docs.items()}
+    n = len(docs)
+    avgdl = sum(len(t) for t in toks.values()) / n
+    out: dict[int, float] = {}
+    for term in set(tokenize(query)):
+        df = sum(term in t for t in toks.values())
+        if df == 0:
+            continue
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        for nid, t in toks.items():
+            tf = t.count(term)
+            if tf:
+                out[nid] = out.get(nid, 0.0) + idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(t) / avgdl))
+    return out
+
+
+def test_scores_match_hand_computed_bm25():
+    docs = {0: "flight to Lisbon", 1: "flight flight delayed", 2: "hotel in Lisbon near the river"}
+    idx = KeywordIndex.build(docs.items())
+    nids, scores = idx.search("Lisbon flight", 10)
+    # tokens: [flight, lisbon], [flight, flight, delay], [hotel, lisbon, near, river]
+    # n=3, avgdl=(2+3+4)/3; "flight" df=2, "lisbon" df=2 -> idf = ln(1 + 1.5/2.5)
+    idf = math.log(1.6)
+    avgdl = 3.0
+
+    def part(tf, dl):
+        return idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * dl / avgdl))
+
+    want = {0: part(1, 2) + part(1, 2), 1: part(2, 3), 2: part(1, 4)}
+    assert nids.tolist() == [0, 1, 2]
+    assert scores.tolist() == pytest.approx([want[0], want[1], want[2]], rel=1e-5)
+
+
+words = st.sampled_from("apple banana cherry lisbon flight code qx7z9m 2023 river hotel run running".split())
+texts = st.lists(words, min_size=0, max_size=8).map(" ".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(texts, min_size=1, max_size=12), texts, st.lists(st.integers(0, 11), max_size=4))
+def test_search_agrees_with_oracle_after_adds_and_removes(doc_texts, query, removed):
+    docs = dict(enumerate(doc_texts))
+    idx = KeywordIndex.build(docs.items())
+    for nid in set(removed):
+        if nid in docs:
+            idx.remove(nid, docs.pop(nid))
+    assert len(idx) == len(docs)
+    nids, scores = idx.search(query, 20)
+    want = _oracle(docs, query) if docs else {}
+    assert dict(zip(nids.tolist(), scores.tolist())) == pytest.approx(want, rel=1e-4)
+    assert np.all(np.diff(scores) <= 1e-6)   # best first
+    # a snapshot round trip answers the same
+    arrays, names = pack_indexes({"a": idx, "b": KeywordIndex.build([(99, "banana river")])})
+    back = unpack_indexes(arrays, names)
+    n2, s2 = back["a"].search(query, 20)
+    assert n2.tolist() == nids.tolist() and np.allclose(s2, scores)
+    # and keeps working incrementally
+    back["a"].add(1000, query + " zebra")
+    assert 1000 in back["a"].search("zebra", 5)[0].tolist()
+
+
+def test_unpack_rejects_mismatched_arrays():
+    arrays, names = pack_indexes({"a": KeywordIndex.build([(1, "apple pie"), (2, "apple tart")])})
+    arrays["ptr"] = arrays["ptr"][:-1]
+    with pytest.raises(ValueError):
+        unpack_indexes(arrays, names)
+
+
+def _store(tmp_path):
+    return engramdb.open(tmp_path / "s", dim=64)
+
+
+FACTS = ["We talked about the weather in spring.", "The team prefers tea over coffee.",
+         "Lunch was at the Italian place downtown.", "The airline emailed confirmation code QX7Z9M.",
+         "We watched a documentary about whales.", "Remember to water the plants on Friday."]
+
+
+def test_recall_finds_an_exact_code_through_the_keyword_leg(tmp_path):
+    with _store(tmp_path) as eng:
+        for i, t in enumerate(FACTS):
+            eng.add(t, id=f"m{i}")
+        hits = eng.recall("what was the code QX7Z9M", k=1).hits
+        assert hits[0].id == "m3"
+        off = eng.recall("what was the code QX7Z9M", k=6,
+                         config=engramdb.RecallConfig(w_keyword=0.0, w_vector=1.0))
+        assert off.hits   # the vector leg alone still answers (here without the exact token)
+
+
+def test_keyword_leg_survives_reopen_crash_and_hard_forget(tmp_path):
+    eng = _store(tmp_path)
+    for i, t in enumerate(FACTS):
+        eng.add(t, id=f"m{i}")
+    eng.close()
+    eng = _store(tmp_path)                   # from the snapshot
+    assert eng.recall("QX7Z9M", k=1).hits[0].id == "m3"
+    eng.add("Gate B42 for the return flight ZZ9PLURAL.", id="gate")
+    eng._store.close()                       # a crash: no flush, the keyword snapshot is stale
+    eng._closed = True
+    eng = _store(tmp_path)                   # rebuilt from the LMDB records
+    assert eng.recall("ZZ9PLURAL", k=1).hits[0].id == "gate"
+    assert len(eng._kw["default"]) == len(FACTS) + 1
+    eng.forget("m3", hard=True)
+    assert "m3" not in [h.id for h in eng.recall("confirmation code QX7Z9M", k=7).hits]
+    eng.close()
+    eng = _store(tmp_path)
+    assert len(eng._kw["default"]) == len(FACTS)
+    assert "m3" not in [h.id for h in eng.recall("confirmation code QX7Z9M", k=7).hits]
+    eng.close()
+
+
+def test_keyword_leg_is_per_namespace(tmp_path):
+    with _store(tmp_path) as eng:
+        eng.add("Secret project codename BLUEHERON.", id="a", namespace="alice")
+        eng.add("Groceries: milk and eggs.", id="b", namespace="bob")
+        res = eng.recall("BLUEHERON", namespace="bob", k=5)
+        assert [h.id for h in res.hits] == ["b"] or not res.hits
+        assert eng.recall("BLUEHERON", namespace="alice", k=1).hits[0].id == "a"
