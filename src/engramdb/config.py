@@ -359,12 +359,14 @@ class SlotConfig:
     BOUNDS: ClassVar = {"default_single": Choice((True, False))}
 
     def __post_init__(self) -> None:
+        from .slots import normalise_attribute
+
         check_bounds(self)
         for name in ("single_valued", "multi_valued"):
             value = getattr(self, name)
             if isinstance(value, (str, bytes)) or not all(isinstance(a, str) and a for a in value):
                 raise ConfigError(f"SlotConfig.{name} must be a set of non-empty attribute names, got {value!r}")
-            object.__setattr__(self, name, frozenset(" ".join(a.lower().split()) for a in value))
+            object.__setattr__(self, name, frozenset(normalise_attribute(a) for a in value))
         both = self.single_valued & self.multi_valued
         if both:
             raise ConfigError(f"SlotConfig: attribute(s) {sorted(both)} are both single- and multi-valued")
@@ -372,7 +374,7 @@ class SlotConfig:
             raise ConfigError(f"SlotConfig.extractor must be callable or None, got {self.extractor!r}")
 
     def is_single(self, attribute: str) -> bool:
-        """Whether ``attribute`` (normalised) is single-valued under this config."""
+        """Whether ``attribute`` (normalised, see ``slots.normalise_attribute``) is single-valued."""
         if attribute in self.single_valued:
             return True
         if attribute in self.multi_valued:
