@@ -882,8 +882,13 @@ class Engram:
         if old.subject is not None and not {"slot", "subject", "attribute"} & set(fields):
             item["subject"], item["attribute"] = old.subject, old.attribute
         p = self._prepare(item, ns, now)
+        if old.subject is not None and (p.subject, p.attribute) != (old.subject, old.attribute):
+            raise InvalidInputError(
+                f"{old_id!r} fills the slot ({old.subject!r}, {old.attribute!r}); its successor must fill "
+                f"the same slot, got ({p.subject!r}, {p.attribute!r})"
+            )
         self._embed_missing([p], False)
-        if (p.subject, p.attribute) == (old.subject, old.attribute):
+        if p.subject is not None:
             p.slot_mode = "append"      # this call decides the slot: no automatic resolution
         pending: dict[str, dict] = {}
 
@@ -910,9 +915,16 @@ class Engram:
             why = (f"{by!r} precedes {old.id!r} in its supersession chain: superseding into it would "
                    "make a cycle" if new_nid in chain else f"{by!r} is itself superseded by {new.superseded_by!r}")
             raise InvalidInputError(f"cannot supersede {old.id!r} by {by!r}: {why}")
+        if new.subject is not None and (new.subject, new.attribute) != (old.subject, old.attribute):
+            raise InvalidInputError(
+                f"cannot supersede {old.id!r} by {by!r}: {by!r} fills another slot "
+                f"({new.subject!r}, {new.attribute!r}) than ({old.subject!r}, {old.attribute!r})"
+            )
         with self._store.write("superseding a memory") as txn:
             rec = _slots.retire_record(self._store.get_record(txn, old_nid), by, new.valid_from, now)
             self._store.put_record(txn, old_nid, rec)
+            if old.subject is not None and new.subject is None:   # the successor takes over the slot
+                _slots.join_slot(self._store, txn, new_nid, ns, old.subject, old.attribute)
             edge = [(new_nid, old_nid, Relation.SUPERSEDES.code, 1.0)]
             seq = self._write_edges(txn, edge, now)
             mem_gen = self._bump_mem_gen(txn)

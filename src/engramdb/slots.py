@@ -326,3 +326,16 @@ def contradiction_warnings(csr, hit_nids: list[int], state: np.ndarray, alive: n
             out.append(Contradiction(ext_ids[src], ext_ids[tgt], STATE_BY_CODE[int(state[src])],
                                      STATE_BY_CODE[int(state[tgt])], src in hits, tgt in hits))
     return out
+
+
+def join_slot(store, txn, nid: int, namespace: str, subject: str, attribute: str) -> None:
+    """Make the stored memory ``nid`` (which fills no slot) a member of (subject, attribute),
+    its value being its normalised text; used when it explicitly supersedes the slot's holder."""
+    rec = store.get_record(txn, nid)
+    rec["subject"], rec["attribute"], rec["value"] = subject, attribute, normalise(rec["text"])
+    store.put_record(txn, nid, rec)
+    key = slot_key(namespace, subject, attribute)
+    entry = store.get_meta(txn, key) or {"namespace": namespace, "subject": subject, "attribute": attribute,
+                                         "nids": []}
+    entry["nids"].append(nid)
+    store.put_meta(txn, key, entry)
