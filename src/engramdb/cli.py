@@ -326,7 +326,7 @@ def query(store, namespace, kinds, tags, min_confidence, since, until, as_of, in
     if as_json:
         _echo_json([m.to_dict() for m in mems])
         return
-    table = Table(title=f"query [{order}, {len(mems)} memories]")
+    table = Table(title=f"query ({order}, {len(mems)} memories)")
     for col in ("id", "kind", "event time", "confidence", "state", "text"):
         table.add_column(col, overflow="fold")
     for m in mems:
