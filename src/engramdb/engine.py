@@ -630,10 +630,7 @@ class Engram:
                 "created_at": p.created_at, "recorded_at": now, "confidence": p.confidence,
                 "salience": p.salience, "salience_at": now, "access_count": 0, "last_access": None,
                 "source": p.source, "tags": list(p.tags), "state": p.state.value,
-                "superseded_by": p.superseded_by, "valid_from": p.valid_from, "valid_to": p.valid_to,
-                "stated_valid_to": p.stated_valid_to, "retired_at": p.retired_at,
-                "subject": p.subject, "attribute": p.attribute, "value": p.slot_value,
-                "versions": [], "version_at": now}
+                "superseded_by": p.superseded_by, **_temporal.record_fields(p)}
 
     def _commit_new(self, prepared: list[_Prepared], now: float, extra=None) -> list[str]:
         """Write validated memories (+ their links and auto-links) in one transaction."""

@@ -31,7 +31,8 @@ import numpy as np
 from .errors import InvalidInputError
 from .types import MemoryState
 
-__all__ = ["HistoryEntry", "as_of_mask", "valid_interval", "history_entries", "TIME_RULE"]
+__all__ = ["HistoryEntry", "as_of_mask", "valid_interval", "history_entries", "record_fields", "column_values",
+           "TIME_RULE"]
 
 TIME_RULE = "naive datetimes and ISO-8601 strings without an offset are UTC; stored as UTC Unix seconds"
 
@@ -69,6 +70,26 @@ def valid_interval(item: Mapping[str, Any], created_at: float) -> tuple[float, f
     if valid_to is not None and valid_to <= valid_from:
         raise InvalidInputError(f"valid_to ({valid_to}) must be after valid_from ({valid_from}), Unix seconds")
     return valid_from, valid_to
+
+
+def record_fields(p: Any) -> dict[str, Any]:
+    """The bi-temporal and slot fields of a new record, leaving out defaults (``valid_from`` equal
+    to ``created_at``, open ends, no slot) so records stay small; readers use ``rec.get``.
+
+    Parameters
+    ----------
+    p : engine._Prepared
+        A validated memory.
+    """
+    out: dict[str, Any] = {}
+    if p.valid_from != p.created_at:
+        out["valid_from"] = p.valid_from
+    for key, value in (("valid_to", p.valid_to), ("stated_valid_to", p.stated_valid_to),
+                       ("retired_at", p.retired_at), ("subject", p.subject), ("attribute", p.attribute),
+                       ("value", p.slot_value)):
+        if value is not None:
+            out[key] = value
+    return out
 
 
 def column_values(rec: Mapping[str, Any]) -> tuple[float, float, float, float]:
