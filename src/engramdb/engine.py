@@ -932,11 +932,13 @@ class Engram:
 
     def _supersedes_edges(self, nid: int) -> tuple[list[int], list[int]]:
         """(memories ``nid`` superseded, memories that superseded ``nid``) from the graph."""
-        older, newer = [], []
-        for other, rel, _w, forward in self._graph.neighbours(nid):
-            if rel == Relation.SUPERSEDES.code:
-                (older if forward else newer).append(other)
-        return older, newer
+        csr = self._graph.csr(self._next_nid)     # O(degree) per memory, not O(edges)
+        if nid >= csr.n_nodes:
+            return [], []
+        lo, hi = int(csr.indptr[nid]), int(csr.indptr[nid + 1])
+        rows = lo + np.flatnonzero(csr.relation[lo:hi] == Relation.SUPERSEDES.code)
+        fwd = csr.forward[rows].astype(bool)
+        return csr.indices[rows[fwd]].tolist(), csr.indices[rows[~fwd]].tolist()
 
     def _predecessors(self, nid: int) -> set[int]:
         return self._walk(nid, 0)

@@ -282,3 +282,10 @@ def test_temporal_fields_survive_reopen(tmp_store, clock):
         assert m._cols_gen == -1
         assert [h.id for h in m.recall("Kim lives", k=5, as_of=T0 + 50)] == ["k1"]
         assert [h.id for h in m.recall("Kim lives", k=5, as_of=T0 + 150)] == ["k2"]
+    with engramdb.open(tmp_store) as m:      # a snapshot written before a column existed
+        assert m._cols_gen == m._mem_gen
+        with m._store.write() as txn:
+            txn.delete(b"valid_to", db=m._store.dbs["cols"])
+    with engramdb.open(tmp_store) as m:
+        assert m._cols_gen == -1
+        assert [h.id for h in m.recall("Kim lives", k=5, as_of=T0 + 150)] == ["k2"]
