@@ -921,7 +921,7 @@ class Engram:
             rec = _slots.retire_record(self._store.get_record(txn, old_nid), by, new.valid_from, now)
             self._store.put_record(txn, old_nid, rec)
             if old.subject is not None and new.subject is None:   # the successor takes over the slot
-                _slots.join_slot(self._store, txn, new_nid, ns, old.subject, old.attribute)
+                _slots.join_slot(self._store, txn, new_nid, ns, old.subject, old.attribute, bool(rec.get("multi")))
             edge = [(new_nid, old_nid, Relation.SUPERSEDES.code, 1.0)]
             seq = self._write_edges(txn, edge, now)
             mem_gen = self._bump_mem_gen(txn)
@@ -1154,13 +1154,26 @@ class Engram:
         ns_meta[ns]["count"] -= 1
         restored = []
         with self._store.write("erasing a memory") as txn:
-            for other in revived:
-                rec = self._store.get_record(txn, other)
-                if rec is not None and rec["superseded_by"] == id:
+            recs = {o: self._store.get_record(txn, o) for o in revived}
+            recs = {o: r for o, r in recs.items() if r is not None and r["superseded_by"] == id}
+            # one current per single-valued slot stays true; an erased memory that was itself
+            # superseded hands what it superseded on to its own successor
+            succ = self._store.get_record(txn, nid)["superseded_by"]
+            succ_nid = None if succ is None else self._store.lookup_id(txn, ns, succ)
+            repoint = _slots.choose_revived(recs) if succ_nid is None else dict.fromkeys(recs, succ_nid)
+            for other, rec in recs.items():
+                if other in repoint:
+                    rec["superseded_by"] = succ if succ_nid is not None else recs[repoint[other]]["id"]
+                else:
                     rec["state"], rec["superseded_by"] = MemoryState.ACTIVE.value, None
                     rec["retired_at"], rec["valid_to"] = None, rec.get("stated_valid_to")
-                    self._store.put_record(txn, other, rec)
                     restored.append(other)
+                self._store.put_record(txn, other, rec)
+            new_edges = [(keep, other, Relation.SUPERSEDES.code, 1.0) for other, keep in repoint.items()]
+            if new_edges:
+                graph_after.upsert_many(*(np.array(col, dt) for col, dt in zip(
+                    zip(*new_edges), (np.uint32, np.uint32, np.uint8, np.float32))))
+                self._delta_seq = self._write_edges(txn, new_edges, time.time())
             self._store.delete_edges_of(txn, nid)
             self._store.delete_record(txn, nid, ns, id)
             self._store.put_meta(txn, "namespaces", ns_meta)

@@ -42,7 +42,8 @@ from .errors import InvalidInputError
 from .types import Contradiction, MemoryState, Relation, STATE_BY_CODE, _STATE_CODES
 
 __all__ = ["normalise", "normalise_attribute", "slot_from_item", "rule_based_extractor", "slot_key",
-           "resolve_order", "retire_record", "contradiction_warnings", "SlotExtractor"]
+           "resolve_order", "retire_record", "contradiction_warnings", "SlotExtractor", "plan_slots",
+           "join_slot", "choose_revived"]
 
 #: The extractor interface: text -> (subject, attribute, value), or None when the text fills no slot.
 SlotExtractor = Callable[[str], "tuple[str, str, str] | None"]
@@ -328,14 +329,47 @@ def contradiction_warnings(csr, hit_nids: list[int], state: np.ndarray, alive: n
     return out
 
 
-def join_slot(store, txn, nid: int, namespace: str, subject: str, attribute: str) -> None:
+def join_slot(store, txn, nid: int, namespace: str, subject: str, attribute: str, multi: bool = False) -> None:
     """Make the stored memory ``nid`` (which fills no slot) a member of (subject, attribute),
-    its value being its normalised text; used when it explicitly supersedes the slot's holder."""
+    its value being its normalised text; used when it explicitly supersedes the slot's holder.
+    ``multi``: the slot's cardinality as recorded on the superseded memory."""
     rec = store.get_record(txn, nid)
     rec["subject"], rec["attribute"], rec["value"] = subject, attribute, normalise(rec["text"])
+    if multi:
+        rec["multi"] = True
     store.put_record(txn, nid, rec)
     key = slot_key(namespace, subject, attribute)
     entry = store.get_meta(txn, key) or {"namespace": namespace, "subject": subject, "attribute": attribute,
                                          "nids": []}
     entry["nids"].append(nid)
     store.put_meta(txn, key, entry)
+
+
+def choose_revived(records: dict[int, dict]) -> dict[int, int]:
+    """When the memory that superseded ``records`` is erased, which of them become current again.
+
+    Memories filling the same single-valued slot compete as on arrival (later ``valid_from``,
+    then higher confidence, then the later record): the winner is revived, the others are
+    re-pointed at it (e.g. a late report the erased memory had superseded). Memories without a
+    slot, or in a multi-valued slot, are all revived.
+
+    Parameters
+    ----------
+    records : dict nid -> record
+        The stored records whose ``superseded_by`` is the erased memory.
+
+    Returns
+    -------
+    dict nid -> nid
+        Memories to keep superseded, each mapped to the revived memory that now supersedes it.
+    """
+    groups: dict[tuple[str, str], list[int]] = {}
+    for nid, rec in records.items():
+        if rec.get("subject") is not None and not rec.get("multi"):
+            groups.setdefault((rec["subject"], rec["attribute"]), []).append(nid)
+    repoint = {}
+    for members in groups.values():
+        best = max(members, key=lambda n: (records[n].get("valid_from", records[n]["created_at"]),
+                                           records[n]["confidence"], n))
+        repoint.update({n: best for n in members if n != best})
+    return repoint

@@ -84,6 +84,8 @@ def record_fields(p: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if p.valid_from != p.created_at:
         out["valid_from"] = p.valid_from
+    if p.subject is not None and not p.single:
+        out["multi"] = True
     for key, value in (("valid_to", p.valid_to), ("stated_valid_to", p.stated_valid_to),
                        ("retired_at", p.retired_at), ("subject", p.subject), ("attribute", p.attribute),
                        ("value", p.slot_value)):

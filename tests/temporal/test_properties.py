@@ -2,7 +2,8 @@
 
 * no cycles in supersession chains (whatever add / supersede(by=) / supersede(text) sequence);
 * exactly one current memory per single-valued slot after any sequence of adds (single or
-  batched, with ties in valid time and confidence, late reports, restated values);
+  batched, with ties in valid time and confidence, late reports, restated values), explicit
+  supersessions and hard forgets;
   multi-valued slots keep every value;
 * as-of answers (recall and query) never include a memory recorded after T, and equal the
   bitemporal rule evaluated from the stored records.
@@ -39,7 +40,8 @@ add_op = st.tuples(st.just("add"), st.sampled_from(SUBJECTS), st.sampled_from(AT
 batch_op = st.tuples(st.just("batch"), st.lists(add_op, min_size=1, max_size=4))
 sup_op = st.tuples(st.just("supersede_by"), st.integers(0, 30), st.integers(0, 30))
 text_op = st.tuples(st.just("supersede_text"), st.integers(0, 30), st.integers(0, 4))
-ops = st.lists(st.one_of(add_op, batch_op, sup_op, text_op), min_size=1, max_size=14)
+erase_op = st.tuples(st.just("erase"), st.integers(0, 30))
+ops = st.lists(st.one_of(add_op, batch_op, sup_op, text_op, erase_op), min_size=1, max_size=14)
 
 
 def _item(op, i):
@@ -52,27 +54,35 @@ def _run(ops_list, m, clock):
     """Apply the operations; invalid supersessions must raise InvalidInputError and change nothing.
     Returns {id: record time}."""
     ids, recorded = [], {}
+    count = 0                       # ids are never reused, even after a hard forget
     for op in ops_list:
         clock.advance(1 + (op[6] if op[0] == "add" else 0))
         if op[0] == "add":
-            it = _item(op, len(ids))
+            it = _item(op, count)
+            count += 1
             m.add(**it)
             ids.append(it["id"])
             recorded[it["id"]] = clock.t
         elif op[0] == "batch":
-            items = [_item(o, len(ids) + j) for j, o in enumerate(op[1])]
+            items = [_item(o, count + j) for j, o in enumerate(op[1])]
+            count += len(items)
             m.add_batch(items)
             for it in items:
                 ids.append(it["id"])
                 recorded[it["id"]] = clock.t
+        elif op[0] == "erase" and ids:
+            gone = ids.pop(op[1] % len(ids))   # hard forget: what it superseded may become current again
+            m.forget(gone, hard=True)
+            del recorded[gone]
         elif ids:
             old = ids[op[1] % len(ids)]
             try:
                 if op[0] == "supersede_by":
                     m.supersede(old, by=ids[op[2] % len(ids)])
                 else:
-                    new_id = f"m{len(ids)}"
-                    m.supersede(old, f"new version {new_id}", id=new_id, embedding=_vec(len(ids)),
+                    new_id = f"m{count}"
+                    count += 1
+                    m.supersede(old, f"new version {new_id}", id=new_id, embedding=_vec(count),
                                 created_at=T0 - 10 * 86400 + op[2] * 86400)
                     ids.append(new_id)
                     recorded[new_id] = clock.t
@@ -131,11 +141,11 @@ def test_no_cycles_and_one_current_per_single_valued_slot(ops_list):
         for (subj, attr), members in by_slot.items():
             current = [x for x in members if x.state is engramdb.MemoryState.ACTIVE]
             if attr == "likes":
-                if not any(op[0].startswith("supersede") for op in ops_list):
+                if not any(op[0] in ("supersede_by", "supersede_text", "erase") for op in ops_list):
                     assert len(current) == len(members)   # multi-valued: every value stays current
             else:
                 assert len(current) == 1, (subj, attr, [(x.id, x.state, x.valid_from) for x in members])
-                if not any(op[0].startswith("supersede") for op in ops_list):
+                if not any(op[0] in ("supersede_by", "supersede_text", "erase") for op in ops_list):
                     # automatic resolution only: the current one is the latest in valid time
                     assert current[0].valid_from == max(x.valid_from for x in members)
 

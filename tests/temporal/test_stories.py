@@ -289,3 +289,20 @@ def test_temporal_fields_survive_reopen(tmp_store, clock):
     with engramdb.open(tmp_store) as m:
         assert m._cols_gen == -1
         assert [h.id for h in m.recall("Kim lives", k=5, as_of=T0 + 150)] == ["k2"]
+
+
+def test_hard_forget_keeps_one_current_per_slot(mem, clock):
+    mem.add("Uma lives in Rome.", id="a", slot=("uma", "home_city", "Rome"), created_at="2019-01-01")
+    mem.add("Uma moved to Milan.", id="b", slot=("uma", "home_city", "Milan"), created_at="2021-01-01")
+    mem.add("In 2015 Uma lived in Bari.", id="c", slot=("uma", "home_city", "Bari"), created_at="2015-01-01")
+    assert (mem.get("a").superseded_by, mem.get("c").superseded_by) == ("b", "b")
+    mem.forget("b", hard=True)
+    # the later of the two comes back; the late report now hangs off it
+    assert (state_of(mem, "a"), state_of(mem, "c"), mem.get("c").superseded_by) == ("active", "superseded", "a")
+    assert ("a", "c") in {(e.source, e.target) for e in mem.edges("c") if e.relation is Relation.SUPERSEDES}
+    # erasing a middle version hands its predecessor on to its successor
+    mem.add("Uma moved to Turin.", id="d", slot=("uma", "home_city", "Turin"), created_at="2022-01-01")
+    mem.add("Uma moved to Genoa.", id="e", slot=("uma", "home_city", "Genoa"), created_at="2023-01-01")
+    mem.forget("d", hard=True)
+    assert (state_of(mem, "a"), mem.get("a").superseded_by, state_of(mem, "e")) == ("superseded", "e", "active")
+    assert [e.id for e in mem.history("e")] == ["a", "c", "e"]
