@@ -1044,6 +1044,11 @@ class Engram:
         Covers every memory in ``id``'s supersession chain (what it superseded and what
         superseded it, transitively), with each memory's earlier wordings (:meth:`update`).
 
+        Parameters
+        ----------
+        id : str
+        namespace : str
+
         Returns
         -------
         list of HistoryEntry

@@ -53,12 +53,30 @@ _SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
 
 
 def normalise(s: str) -> str:
-    """Lower-case, collapse whitespace, strip surrounding whitespace and final punctuation."""
+    """Lower-case, collapse whitespace, strip surrounding whitespace and final punctuation.
+
+    Parameters
+    ----------
+    s : str
+
+    Returns
+    -------
+    str
+    """
     return " ".join(s.lower().split()).strip(" .!?;,")
 
 
 def normalise_attribute(s: str) -> str:
-    """:func:`normalise`, then spaces and hyphens become underscores ("Home city" -> "home_city")."""
+    """:func:`normalise`, then spaces and hyphens become underscores ("Home city" -> "home_city").
+
+    Parameters
+    ----------
+    s : str
+
+    Returns
+    -------
+    str
+    """
     return re.sub(r"[\s\-]+", "_", normalise(s))
 
 
@@ -167,7 +185,18 @@ def rule_based_extractor(text: str) -> tuple[str, str, str] | None:
 
 
 def slot_key(namespace: str, subject: str, attribute: str) -> str:
-    """The ``meta`` key of a slot (a hash keeps it under LMDB's 511-byte key limit)."""
+    """The ``meta`` key of a slot (a hash keeps it under LMDB's 511-byte key limit).
+
+    Parameters
+    ----------
+    namespace, subject, attribute : str
+        Normalised slot parts.
+
+    Returns
+    -------
+    str
+        ``"slot:"`` + SHA-256 hex digest of the NUL-joined parts.
+    """
     digest = hashlib.sha256("\x00".join((namespace, subject, attribute)).encode()).hexdigest()
     return "slot:" + digest
 
@@ -175,6 +204,13 @@ def slot_key(namespace: str, subject: str, attribute: str) -> str:
 def resolve_order(new_vf: float, new_conf: float, old_vf: float, old_conf: float) -> tuple[bool, bool]:
     """Whether a newcomer wins a single-valued slot over the current memory, and whether the
     outcome was decided by record order alone (a tie in valid time and confidence).
+
+    Parameters
+    ----------
+    new_vf, old_vf : float
+        ``valid_from`` of the newcomer and of the current memory, Unix seconds UTC.
+    new_conf, old_conf : float
+        Their confidences, in [0, 1].
 
     Returns
     -------
@@ -192,6 +228,21 @@ def retire_record(rec: dict, successor_id: str, successor_valid_from: float, now
 
     ``valid_to`` becomes the successor's ``valid_from`` (never before the record's own
     ``valid_from``, never after a ``valid_to`` it already had); ``retired_at`` is ``now``.
+
+    Parameters
+    ----------
+    rec : dict
+        A stored record.
+    successor_id : str
+    successor_valid_from : float
+        Unix seconds UTC.
+    now : float
+        Record time of the supersession, Unix seconds UTC.
+
+    Returns
+    -------
+    dict
+        ``rec``.
     """
     vf = rec.get("valid_from", rec["created_at"])
     end = max(float(successor_valid_from), float(vf))
@@ -209,6 +260,17 @@ def plan_slots(eng, txn, prepared: list, now: float) -> tuple[list, dict[int, di
     Items are taken in batch order (a batch equals the same items added one by one). Sets
     the new memories' state / ``superseded_by`` / ``valid_to`` / ``retired_at`` on the
     prepared items, writes the slot table and the retired stored records in ``txn``.
+
+    Parameters
+    ----------
+    eng : Engram
+        The engine (its store and column cache are read).
+    txn : lmdb.Transaction
+        The open write transaction of the batch.
+    prepared : list of engine._Prepared
+        The validated batch, nids assigned.
+    now : float
+        Record time, Unix seconds UTC.
 
     Returns
     -------
