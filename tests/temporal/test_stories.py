@@ -306,3 +306,9 @@ def test_hard_forget_keeps_one_current_per_slot(mem, clock):
     mem.forget("d", hard=True)
     assert (state_of(mem, "a"), mem.get("a").superseded_by, state_of(mem, "e")) == ("superseded", "e", "active")
     assert [e.id for e in mem.history("e")] == ["a", "c", "e"]
+
+
+def test_engram_config_checks_the_slot_group():
+    with pytest.raises(engramdb.ConfigError, match="slots"):
+        engramdb.EngramConfig(slots={"single_valued": ["price"]})
+    assert isinstance(engramdb.EngramConfig().slots, SlotConfig)
