@@ -370,24 +370,29 @@ def contradiction_warnings(csr, hit_nids: list[int], state: np.ndarray, alive: n
     -------
     list of Contradiction
     """
+    hits_arr = np.asarray([u for u in hit_nids if u < csr.n_nodes], np.int64)
+    if len(hits_arr) == 0:
+        return []
+    # every CSR position of the hits' rows at once (a few vector ops, not one slice per hit)
+    starts, ends = csr.indptr[hits_arr], csr.indptr[hits_arr + 1]
+    lengths = ends - starts
+    pos = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(int(lengths.sum()))
+    sel = np.flatnonzero(csr.relation[pos] == contradicts_code)
     out, seen = [], set()
+    if len(sel) == 0:
+        return out
     hits = set(hit_nids)
-    n_rows = csr.n_nodes
-    for u in hit_nids:
-        if u >= n_rows:
+    rows = np.repeat(hits_arr, lengths)[sel].tolist()
+    for u, j in zip(rows, pos[sel].tolist()):
+        v = int(csr.indices[j])
+        if not alive[v]:
             continue
-        lo, hi = int(csr.indptr[u]), int(csr.indptr[u + 1])
-        rel = csr.relation[lo:hi]
-        for j in (lo + np.flatnonzero(rel == contradicts_code)).tolist():
-            v = int(csr.indices[j])
-            if not alive[v]:
-                continue
-            src, tgt = (u, v) if csr.forward[j] else (v, u)
-            if (src, tgt) in seen:
-                continue
-            seen.add((src, tgt))
-            out.append(Contradiction(ext_ids[src], ext_ids[tgt], STATE_BY_CODE[int(state[src])],
-                                     STATE_BY_CODE[int(state[tgt])], src in hits, tgt in hits))
+        src, tgt = (u, v) if csr.forward[j] else (v, u)
+        if (src, tgt) in seen:
+            continue
+        seen.add((src, tgt))
+        out.append(Contradiction(ext_ids[src], ext_ids[tgt], STATE_BY_CODE[int(state[src])],
+                                 STATE_BY_CODE[int(state[tgt])], src in hits, tgt in hits))
     return out
 
 
