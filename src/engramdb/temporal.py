@@ -15,7 +15,10 @@ record time T to be valid at T*: ``recorded_at <= T < retired_at`` and
 ``valid_from <= T < stated valid_to``. The valid end that counts is the one stated when the
 memory was recorded (``stated_valid_to``), not the one a later supersession wrote: at T the
 store did not yet know it. So a superseded memory counts as valid up to its supersession
-time, and a memory recorded after T never appears.
+time, and a memory recorded after T never appears. ``as_of`` selects memories; a hit shows the
+memory's current wording (earlier wordings from :meth:`Engram.update` are in ``history(id)``).
+Archived memories stay hidden unless ``include_archived`` (archiving is a retrieval tier, not a
+change of belief, and its time is not recorded here).
 
 Time inputs (Unix seconds, ISO-8601 strings, ``datetime``) follow one rule: naive datetimes and
 ISO strings without an offset are UTC; everything is stored as UTC Unix seconds (float64)
