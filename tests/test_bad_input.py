@@ -64,6 +64,27 @@ CASES = [
     ("recall empty query", lambda e: e.recall(""), errors.EmptyTextError),
     ("recall k=0", lambda e: e.recall(vector=GOOD, k=0), errors.InvalidInputError),
     ("recall unknown kind", lambda e: e.recall(vector=GOOD, kinds=["dream"]), errors.UnknownKindError),
+    # temporal verbs (tests/temporal/)
+    ("recall bad as_of", lambda e: e.recall(vector=GOOD, as_of="someday"), errors.InvalidInputError),
+    ("valid_to before valid_from", lambda e: e.add("x", embedding=GOOD, valid_from=10, valid_to=5), errors.InvalidInputError),
+    ("slot of one part", lambda e: e.add("x", embedding=GOOD, slot=("user",)), errors.InvalidInputError),
+    ("slot and subject", lambda e: e.add("x", embedding=GOOD, slot=("u", "a"), subject="u"), errors.InvalidInputError),
+    ("attribute without subject", lambda e: e.add("x", embedding=GOOD, attribute="home_city"), errors.InvalidInputError),
+    ("single_valued without slot", lambda e: e.add("x", embedding=GOOD, single_valued=True), errors.InvalidInputError),
+    ("bad slot in batch", lambda e: e.add_batch([{"text": "ok", "embedding": GOOD, "slot": ("u", "city")},
+                                                 {"text": "y", "embedding": GOOD, "slot": ("u", "")}]), errors.InvalidInputError),
+    ("supersede text and by", lambda e: e.supersede("a", "new", by="b"), errors.InvalidInputError),
+    ("supersede by itself", lambda e: e.supersede("a", by="a"), errors.InvalidInputError),
+    ("supersede by unknown", lambda e: e.supersede("a", by="ghost"), errors.MemoryNotFoundError),
+    ("supersede by with fields", lambda e: e.supersede("a", by="b", confidence=0.5), errors.InvalidInputError),
+    ("update unknown", lambda e: e.update("ghost", text="x"), errors.MemoryNotFoundError),
+    ("update nothing", lambda e: e.update("a"), errors.InvalidInputError),
+    ("update empty text", lambda e: e.update("a", text=" ", embedding=GOOD), errors.EmptyTextError),
+    ("update wrong dim", lambda e: e.update("a", embedding=np.ones(3)), errors.DimensionMismatchError),
+    ("update bad confidence", lambda e: e.update("a", confidence=2.0), errors.InvalidInputError),
+    ("history unknown", lambda e: e.history("ghost"), errors.MemoryNotFoundError),
+    ("query bad order", lambda e: e.query(order="shuffle"), errors.InvalidInputError),
+    ("query limit 0", lambda e: e.query(limit=0), errors.InvalidInputError),
 ]
 
 

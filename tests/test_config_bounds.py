@@ -6,7 +6,7 @@ import pytest
 from engramdb import config as C
 from engramdb.errors import ConfigError
 
-GROUPS = [C.RecallConfig, C.DecayConfig, C.IndexConfig, C.LinkConfig, C.StoreConfig]
+GROUPS = [C.RecallConfig, C.DecayConfig, C.IndexConfig, C.LinkConfig, C.StoreConfig, C.SlotConfig]
 
 
 def _outside(bound):

@@ -49,6 +49,25 @@ embedder_option = click.option("--embedder", type=click.Choice(["hashing", "mini
 dim_option = click.option("--dim", type=int, default=None, help="Dimension of a new store (default 384).")
 
 
+def _slot_options(f):
+    """--subject/--attribute/--value/--single/--multi/--valid-from/--valid-to of add."""
+    for opt in reversed([
+        click.option("--subject", default=None, help="Slot subject (e.g. user)."),
+        click.option("--attribute", default=None, help="Slot attribute (e.g. home_city)."),
+        click.option("--value", default=None, help="Slot value (default: the text)."),
+        click.option("--single/--multi", "single_valued", default=None,
+                     help="The attribute's cardinality for this memory (default: SlotConfig)."),
+        click.option("--valid-from", default=None, help="When it became true (default: its event time)."),
+        click.option("--valid-to", default=None, help="When it stopped being true (default: open)."),
+    ]):
+        f = opt(f)
+    return f
+
+
+def _slot_fields(opts: dict) -> dict:
+    return {k: v for k, v in opts.items() if v is not None}
+
+
 @click.group(cls=_Group)
 @click.version_option(package_name="engramdb")
 def main() -> None:
@@ -66,12 +85,13 @@ def main() -> None:
 @click.option("--created-at", default=None, help="Event time: Unix seconds or ISO-8601.")
 @embedder_option
 @dim_option
+@_slot_options
 @click.argument("text")
-def add(store, namespace, kind, id_, tags, source, confidence, created_at, embedder, dim, text):
+def add(store, namespace, kind, id_, tags, source, confidence, created_at, embedder, dim, text, **slot):
     """Store one memory; prints its id."""
     with _open(store, create=True, embedder=embedder, dim=dim) as eng:
         click.echo(eng.add(text, namespace=namespace, kind=kind, id=id_, tags=list(tags), source=source,
-                           confidence=confidence, created_at=created_at))
+                           confidence=confidence, created_at=created_at, **_slot_fields(slot)))
 
 
 @main.command()
@@ -101,12 +121,20 @@ def link(store, namespace, relation, weight, source, target):
 @main.command()
 @store_option
 @ns_option
+@click.option("--by", default=None, help="An existing memory that supersedes OLD_ID (instead of TEXT).")
+@click.option("--id", "id_", default=None, help="Id of the new memory (random when omitted).")
+@click.option("--created-at", default=None, help="Event time of the new memory: Unix seconds or ISO-8601.")
+@click.option("--valid-from", default=None, help="When the new value became true (default: its event time).")
+@click.option("--value", default=None, help="The new memory's slot value (default: its text).")
 @click.argument("old_id")
-@click.argument("text")
-def supersede(store, namespace, old_id, text):
-    """Store TEXT as the new version of OLD_ID (the old one is kept, flagged superseded)."""
+@click.argument("text", required=False)
+def supersede(store, namespace, by, id_, created_at, valid_from, value, old_id, text):
+    """Store TEXT as the new version of OLD_ID, or mark OLD_ID superseded --by an existing memory
+    (the old one is kept, flagged superseded, with the time it stopped being valid)."""
+    fields = {k: v for k, v in (("id", id_), ("created_at", created_at), ("valid_from", valid_from),
+                                ("value", value)) if v is not None}
     with _open(store) as eng:
-        click.echo(eng.supersede(old_id, text, namespace=namespace))
+        click.echo(eng.supersede(old_id, text, namespace=namespace, by=by, **fields))
 
 
 @main.command()
@@ -132,15 +160,17 @@ def forget(store, namespace, hard, memory_id):
 @click.option("--until", default=None, help="Event time upper bound.")
 @click.option("--gate", type=click.Choice(["auto", "on", "off"]), default=None, help="Density gate mode.")
 @click.option("--include-superseded", is_flag=True)
+@click.option("--as-of", default=None, help="What the store believed valid at this time (Unix seconds or "
+                                            "ISO-8601; naive = UTC).")
 @click.option("--json", "as_json", is_flag=True, help="Print {hits, gaps} as JSON.")
 @click.argument("query")
 def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate, include_superseded,
-           as_json, query):
+           as_of, as_json, query):
     """Recall memories related to QUERY (vector seeds + spreading activation)."""
     with _open(store, readonly=True) as eng:
         res = eng.recall(query, namespace=namespace, k=k, kinds=list(kinds) or None, tags=list(tags) or None,
                          min_confidence=min_confidence, since=since, until=until, gate=gate,
-                         include_superseded=include_superseded)
+                         include_superseded=include_superseded, as_of=as_of)
     if as_json:
         _echo_json(res.to_dict())
         return
@@ -153,6 +183,9 @@ def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate,
     console.print(table)
     for g in res.gaps:
         console.print(f"[yellow]gap[/]: {g.reason}: {g.detail}")
+    for w in res.warnings:
+        console.print(f"[red]contradiction[/]: {w.source} ({w.source_state.value}) contradicts "
+                      f"{w.target} ({w.target_state.value})")
 
 
 @main.command()
@@ -219,3 +252,83 @@ def demo(store, k):
 
 if __name__ == "__main__":
     main()
+
+
+# ---------------------------------------------------------------- temporal: history, update, query
+def _fmt_time(t: float | None) -> str:
+    if t is None:
+        return "-"
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+@main.command()
+@store_option
+@ns_option
+@click.option("--json", "as_json", is_flag=True)
+@click.argument("memory_id")
+def history(store, namespace, as_json, memory_id):
+    """Versions and supersessions of MEMORY_ID's fact, oldest record first."""
+    with _open(store, readonly=True) as eng:
+        entries = eng.history(memory_id, namespace=namespace)
+    if as_json:
+        _echo_json([e.to_dict() for e in entries])
+        return
+    table = Table(title=f"history of {memory_id}")
+    for col in ("id", "v", "text", "recorded", "replaced", "ended by", "valid from", "valid to", "state"):
+        table.add_column(col, overflow="fold")
+    for e in entries:
+        table.add_row(e.id, str(e.version), e.text, _fmt_time(e.recorded_at), _fmt_time(e.replaced_at),
+                      e.ended_by or "-", _fmt_time(e.valid_from), _fmt_time(e.valid_to), e.state.value)
+    console.print(table)
+
+
+@main.command()
+@store_option
+@ns_option
+@click.option("--text", default=None, help="New wording (re-embedded and re-indexed).")
+@click.option("--tag", "tags", multiple=True, help="Replace the tags (repeatable).")
+@click.option("--confidence", type=float, default=None)
+@click.option("--source", default=None)
+@click.argument("memory_id")
+def update(store, namespace, text, tags, confidence, source, memory_id):
+    """Revise MEMORY_ID in place; the earlier version stays in its history."""
+    with _open(store) as eng:
+        mem = eng.update(memory_id, namespace=namespace, text=text, tags=list(tags) or None,
+                         confidence=confidence, source=source)
+    _echo_json(mem.to_dict())
+
+
+@main.command()
+@store_option
+@ns_option
+@click.option("--kind", "kinds", multiple=True, help="Keep only this kind (repeatable).")
+@click.option("--tag", "tags", multiple=True, help="Keep only memories with this tag (repeatable).")
+@click.option("--min-confidence", type=float, default=None)
+@click.option("--since", default=None, help="Event time lower bound (Unix seconds or ISO-8601).")
+@click.option("--until", default=None, help="Event time upper bound.")
+@click.option("--as-of", default=None, help="What the store believed valid at this time.")
+@click.option("--include-archived", is_flag=True)
+@click.option("--include-superseded", is_flag=True)
+@click.option("--order", type=click.Choice(["event_time_desc", "event_time_asc", "salience_desc",
+                                            "confidence_desc"]), default="event_time_desc", show_default=True)
+@click.option("--limit", type=int, default=20, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def query(store, namespace, kinds, tags, min_confidence, since, until, as_of, include_archived,
+          include_superseded, order, limit, as_json):
+    """Structured query without a vector: filter by kind, tags, confidence, time; ordered."""
+    with _open(store, readonly=True) as eng:
+        mems = eng.query(namespace=namespace, kind=list(kinds) or None, tags=list(tags) or None,
+                         min_confidence=min_confidence, since=since, until=until, as_of=as_of,
+                         include_archived=include_archived, include_superseded=include_superseded,
+                         order=order, limit=limit)
+    if as_json:
+        _echo_json([m.to_dict() for m in mems])
+        return
+    table = Table(title=f"query ({order}, {len(mems)} memories)")
+    for col in ("id", "kind", "event time", "confidence", "state", "text"):
+        table.add_column(col, overflow="fold")
+    for m in mems:
+        table.add_row(m.id, m.kind.value, _fmt_time(m.created_at), f"{m.confidence:.2f}", m.state.value, m.text)
+    console.print(table)

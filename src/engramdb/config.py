@@ -17,7 +17,7 @@ from .types import MemoryKind, Relation
 
 __all__ = [
     "Interval", "Choice", "RecallConfig", "DecayConfig", "IndexConfig", "StoreConfig", "LinkConfig",
-    "EngramConfig", "default_half_lives", "default_relation_multipliers",
+    "EngramConfig", "default_half_lives", "default_relation_multipliers", "SlotConfig",
 ]
 
 _DAY = 86400.0
@@ -327,12 +327,78 @@ class EngramConfig:
     index: IndexConfig = field(default_factory=IndexConfig)
     link: LinkConfig = field(default_factory=LinkConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
+    slots: "SlotConfig" = field(default_factory=lambda: SlotConfig(), metadata={"type": "SlotConfig"})
 
     BOUNDS: ClassVar = {}
 
     def __post_init__(self) -> None:
         for f in fields(self):
             expected = f.default_factory  # type: ignore[misc]
+            expected = globals()[f.metadata["type"]] if "type" in f.metadata else expected  # defined later
             value = getattr(self, f.name)
             if not isinstance(value, expected):  # type: ignore[arg-type]
                 raise ConfigError(f"EngramConfig.{f.name} must be a {expected.__name__}, got {type(value).__name__}")
+
+
+def default_single_valued() -> frozenset[str]:
+    """Attributes that hold one value at a time (a new value supersedes the old one)."""
+    return frozenset({"home_city", "lives_in", "employer", "job_title", "price", "status", "age",
+                      "email", "phone", "address", "name", "owner", "deadline", "version"})
+
+
+def default_multi_valued() -> frozenset[str]:
+    """Attributes whose values accumulate (a new value never retires an old one)."""
+    return frozenset({"likes", "dislikes", "visited", "knows", "speaks", "hobby", "skill", "allergy",
+                      "tag", "friend", "child", "pet"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SlotConfig:
+    """Automatic supersession by slot: (subject, attribute) filled by a memory's value.
+
+    Attributes
+    ----------
+    single_valued : frozenset of str
+        Attributes holding one current value; a new memory with a different value in the same
+        (subject, attribute) slot supersedes the current one.
+    multi_valued : frozenset of str
+        Attributes whose values accumulate (never superseded automatically).
+    default_single : bool
+        Cardinality of an attribute in neither set (True: single-valued, the usual reason to
+        name a slot). A call can override it per memory with ``single_valued=``.
+    extractor : callable or None
+        ``extractor(text) -> (subject, attribute, value) | None``, used for memories added
+        without a slot; ``None`` (default) extracts nothing. ``engramdb.slots.rule_based_extractor``
+        is a small pattern-based one ("X's Y is Z", "X lives in Z"); an LLM-backed callable
+        fits the same interface.
+    """
+
+    single_valued: frozenset = field(default_factory=default_single_valued)
+    multi_valued: frozenset = field(default_factory=default_multi_valued)
+    default_single: bool = True
+    extractor: object = None
+
+    BOUNDS: ClassVar = {"default_single": Choice((True, False))}
+
+    def __post_init__(self) -> None:
+        from .slots import normalise_attribute
+
+        check_bounds(self)
+        for name in ("single_valued", "multi_valued"):
+            value = getattr(self, name)
+            if isinstance(value, (str, bytes)) or not all(isinstance(a, str) and a for a in value):
+                raise ConfigError(f"SlotConfig.{name} must be a set of non-empty attribute names, got {value!r}")
+            object.__setattr__(self, name, frozenset(normalise_attribute(a) for a in value))
+        both = self.single_valued & self.multi_valued
+        if both:
+            raise ConfigError(f"SlotConfig: attribute(s) {sorted(both)} are both single- and multi-valued")
+        if self.extractor is not None and not callable(self.extractor):
+            raise ConfigError(f"SlotConfig.extractor must be callable or None, got {self.extractor!r}")
+
+    def is_single(self, attribute: str) -> bool:
+        """Whether ``attribute`` (normalised, see ``slots.normalise_attribute``) is single-valued."""
+        if attribute in self.single_valued:
+            return True
+        if attribute in self.multi_valued:
+            return False
+        return self.default_single

@@ -30,6 +30,7 @@ from .index.hnsw import HnswIndex
 from .index.keyword import PACKED_DTYPES, KeywordIndex, pack_indexes, unpack_indexes
 from .kernels import registry
 from .store.lmdb_store import SCHEMA_VERSION, LmdbStore
+from . import query as _query, slots as _slots, temporal as _temporal
 from .types import (
     RELATION_BY_CODE, STATE_BY_CODE, Edge, Gap, Hit, Memory, MemoryKind, MemoryState,
     PathStep, RecallResult, Relation, _STATE_CODES,
@@ -165,6 +166,17 @@ class _Prepared:
     vector: np.ndarray | None
     links: list[tuple[str, Relation, float]]
     nid: int = -1
+    valid_from: float = 0.0                 # bi-temporal fields (temporal.py) and slot (slots.py)
+    valid_to: float | None = None
+    stated_valid_to: float | None = None
+    retired_at: float | None = None
+    state: MemoryState = MemoryState.ACTIVE
+    superseded_by: str | None = None
+    subject: str | None = None
+    attribute: str | None = None
+    slot_value: str | None = None
+    single: bool = True
+    slot_mode: str = "auto"                 # "auto": resolve the slot; "append": supersede() decided
 
 
 class _Columns:
@@ -172,7 +184,9 @@ class _Columns:
 
     FIELDS = {"ns": np.int32, "kind": np.uint8, "state": np.uint8, "alive": np.bool_,
               "created_at": np.float64, "confidence": np.float32, "s0": np.float32,
-              "t0": np.float64}
+              "t0": np.float64,
+              "recorded_at": np.float64, "retired_at": np.float64, "valid_from": np.float64,
+              "valid_to": np.float64}   # record time and valid time (temporal.py; +inf = open)
 
     def __init__(self) -> None:
         self.n = 0
@@ -203,6 +217,8 @@ class _Columns:
         self.s0[nid] = rec["salience"]
         self.t0[nid] = rec["salience_at"]
         self.ext_ids[nid] = rec["id"]
+        (self.recorded_at[nid], self.retired_at[nid], self.valid_from[nid],
+         self.valid_to[nid]) = _temporal.column_values(rec)
 
     def snapshot(self, ns_names: list[str]) -> dict[str, np.ndarray]:
         """The columns as arrays for LMDB: one array per field, ids NUL-joined, namespace names."""
@@ -274,7 +290,10 @@ class Engram:
             self._delta_seq = self._store.get_meta(txn, "delta_seq", 0)
             self._mem_gen = self._store.get_meta(txn, "mem_gen", 0)
             self._ns_meta = self._store.get_meta(txn, "namespaces", {})
-            cols = self._store.load_arrays(txn, "cols", _Columns.snapshot_dtypes())
+            try:
+                cols = self._store.load_arrays(txn, "cols", _Columns.snapshot_dtypes())
+            except StoreCorruptedError:   # a snapshot from before a column was added: decode records
+                cols = None
             if cols is not None and cols[1].get("mem_gen") == self._mem_gen and len(cols[0]["ns"]) == self._next_nid:
                 for name in self._cols.load_snapshot(cols[0]):   # fast path: no record decoding
                     self._ns_code(name)
@@ -432,7 +451,9 @@ class Engram:
         if not isinstance(item, Mapping):
             raise InvalidInputError(f"a memory must be a mapping of fields, got {type(item).__name__}")
         unknown = set(item) - {"id", "namespace", "kind", "text", "embedding", "created_at",
-                               "confidence", "salience", "source", "tags", "links"}
+                               "confidence", "salience", "source", "tags", "links",
+                               "valid_from", "valid_to", "slot", "subject", "attribute", "value",
+                               "single_valued"}
         if unknown:
             raise InvalidInputError(f"unknown memory field(s) {sorted(unknown)}")
         ns = _check_namespace(item.get("namespace") or default_ns)
@@ -460,8 +481,15 @@ class Engram:
         if isinstance(links, (str, bytes, Mapping)):
             raise InvalidInputError(f"links must be a list of links ({{'to': id, 'relation', 'weight'}}), got {links!r}")
         links = [self._check_link_spec(spec) for spec in links]
-        return _Prepared(ext_id, ns, kind, text, created_at, confidence, salience, source,
-                         tuple(dict.fromkeys(tags)), vector, links)
+        p = _Prepared(ext_id, ns, kind, text, created_at, confidence, salience, source,
+                      tuple(dict.fromkeys(tags)), vector, links)
+        p.valid_from, p.valid_to = _temporal.valid_interval(item, created_at)
+        p.stated_valid_to = p.valid_to
+        sc = self.config.slots
+        slot = _slots.slot_from_item(item, text, sc.extractor, sc.is_single)
+        if slot is not None:
+            p.subject, p.attribute, p.slot_value, p.single = slot
+        return p
 
     @staticmethod
     def _check_link_spec(spec: Any) -> tuple[str, Relation, float]:
@@ -482,7 +510,10 @@ class Engram:
     def add(self, text: str, *, namespace: str = DEFAULT_NAMESPACE, kind: MemoryKind | str = "episodic",
             id: str | None = None, embedding: Any = None, created_at: Any = None,
             confidence: float = 1.0, salience: float | None = None, source: str | None = None,
-            tags: Sequence[str] = (), links: Sequence[Any] = ()) -> str:
+            tags: Sequence[str] = (), links: Sequence[Any] = (), valid_from: Any = None,
+            valid_to: Any = None, slot: Sequence[str] | None = None, subject: str | None = None,
+            attribute: str | None = None, value: str | None = None,
+            single_valued: bool | None = None) -> str:
         """Store one memory and return its id.
 
         Parameters
@@ -508,6 +539,16 @@ class Engram:
         tags : sequence of str
         links : sequence of {"to": id, "relation": str, "weight": float}
             Edges from this memory to existing ones (or ones earlier in the same batch).
+        valid_from, valid_to : float, datetime or ISO-8601 str, optional
+            Valid time, when the fact was true in the world (naive = UTC); ``valid_from``
+            defaults to ``created_at``, ``valid_to`` to open. See ``engramdb.temporal``.
+        slot : (subject, attribute) or (subject, attribute, value), optional
+            The slot this memory fills; or give ``subject``/``attribute``/``value``. The value
+            defaults to the text. A different value in a single-valued slot supersedes the
+            current memory there (``engramdb.slots``); multi-valued slots accumulate.
+        subject, attribute, value : str, optional
+        single_valued : bool, optional
+            The slot's cardinality for this memory; ``SlotConfig`` decides when omitted.
 
         Returns
         -------
@@ -528,7 +569,9 @@ class Engram:
         """
         item = {"text": text, "namespace": namespace, "kind": kind, "id": id, "embedding": embedding,
                 "created_at": created_at, "confidence": confidence, "salience": salience,
-                "source": source, "tags": tags, "links": links}
+                "source": source, "tags": tags, "links": links, "valid_from": valid_from,
+                "valid_to": valid_to, "slot": slot, "subject": subject, "attribute": attribute,
+                "value": value, "single_valued": single_valued}
         return self.add_batch([item], namespace=namespace)[0]
 
     def add_batch(self, items: Iterable[Mapping[str, Any]], *, namespace: str = DEFAULT_NAMESPACE,
@@ -562,7 +605,24 @@ class Engram:
         if not prepared:
             return []
         self._embed_missing(prepared, progress)
-        return self._commit_new(prepared, now)
+        return self._commit_with_slots(prepared, now)
+
+    def _commit_with_slots(self, prepared: list[_Prepared], now: float, extra=None) -> list[str]:
+        """:meth:`_commit_new` plus slot resolution (``slots.plan_slots``) in the same transaction."""
+        retired: dict[int, dict] = {}
+
+        def hook(txn):
+            edges = extra(txn) if extra is not None else []
+            if any(p.subject is not None for p in prepared):
+                slot_edges, done = _slots.plan_slots(self, txn, prepared, now)
+                edges = edges + slot_edges
+                retired.update(done)
+            return edges
+
+        ids = self._commit_new(prepared, now, extra=hook)
+        for nid, rec in retired.items():
+            self._cols.set_record(nid, rec, self._ns_code(rec["namespace"]))
+        return ids
 
     def _embed_missing(self, prepared: list[_Prepared], progress: bool) -> None:
         todo = [p for p in prepared if p.vector is None]
@@ -600,8 +660,8 @@ class Engram:
         return {"id": p.ext_id, "namespace": p.namespace, "kind": p.kind.value, "text": p.text,
                 "created_at": p.created_at, "recorded_at": now, "confidence": p.confidence,
                 "salience": p.salience, "salience_at": now, "access_count": 0, "last_access": None,
-                "source": p.source, "tags": list(p.tags), "state": MemoryState.ACTIVE.value,
-                "superseded_by": None}
+                "source": p.source, "tags": list(p.tags), "state": p.state.value,
+                "superseded_by": p.superseded_by, **_temporal.record_fields(p)}
 
     def _commit_new(self, prepared: list[_Prepared], now: float, extra=None) -> list[str]:
         """Write validated memories (+ their links and auto-links) in one transaction."""
@@ -797,49 +857,310 @@ class Engram:
             self._save_snapshot()
         return [Edge(s, t, r, w) for s, t, r, w in specs]
 
-    def supersede(self, old_id: str, text: str, *, namespace: str = DEFAULT_NAMESPACE,
-                  **fields: Any) -> str:
-        """Store a new memory that replaces ``old_id``; the old one is kept, flagged superseded.
+    def supersede(self, old_id: str, text: str | None = None, *, namespace: str = DEFAULT_NAMESPACE,
+                  by: str | None = None, **fields: Any) -> str:
+        """Replace ``old_id`` by a new memory (``text``) or by an existing one (``by``); the old
+        one is kept, flagged superseded.
 
-        The new memory gets a ``supersedes`` edge to the old one, the old one's ``superseded_by``
-        names the new id, and recall hides the old one unless ``include_superseded=True``.
-        ``kind``, ``tags`` and ``source`` default to the old memory's; the other keyword fields
-        are those of :meth:`add` with its defaults (a new version states its own confidence).
+        The successor gets a ``supersedes`` edge to the old one; the old one's ``superseded_by``
+        names it, its ``valid_to`` becomes the successor's ``valid_from`` (when it stopped being
+        true; never before its own ``valid_from``) and its ``retired_at`` the record time (now).
+        Recall hides it unless ``include_superseded=True`` or an ``as_of`` before now.
+        A new memory's ``kind``, ``tags``, ``source`` and slot (subject, attribute) default to
+        the old memory's; the other keyword fields are those of :meth:`add` with its defaults
+        (a new version states its own confidence).
+
+        Parameters
+        ----------
+        old_id : str
+            The current memory to retire.
+        text : str, optional
+            Text of a new successor memory. Give ``text`` or ``by``, not both.
+        namespace : str
+        by : str, optional
+            Id of an existing, current memory that supersedes ``old_id`` (no new memory).
+        **fields
+            Keyword fields of :meth:`add` for the new memory (``id``, ``embedding``,
+            ``valid_from``, ``value``, ...); not allowed with ``by``.
 
         Returns
         -------
         str
-            The new memory's id.
+            The successor's id.
 
         Raises
         ------
         MemoryNotFoundError
-            No ``old_id`` in the namespace.
+            No ``old_id`` (or ``by``) in the namespace.
         InvalidInputError
-            ``old_id`` is already superseded, or the new memory is invalid (see :meth:`add`).
+            ``old_id`` is already superseded; ``by`` is ``old_id``, is superseded, or precedes
+            ``old_id`` in its supersession chain (a cycle); both or neither of ``text``/``by``;
+            or the new memory is invalid (see :meth:`add`). Nothing is written.
         """
         self._check_open(write=True)
         ns = _check_namespace(namespace)
         old = self.get(old_id, namespace=ns)
         if old.state is MemoryState.SUPERSEDED:
             raise InvalidInputError(f"memory {old_id!r} is already superseded by {old.superseded_by!r}")
+        if (text is None) == (by is None):
+            raise InvalidInputError("supersede needs exactly one of text (a new memory) or by= (an existing one)")
+        old_nid = self._nid(ns, old_id)
         now = time.time()
+        if by is not None:
+            return self._supersede_by(old, old_nid, _check_id(by, "by"), ns, now, fields)
         item = {"kind": old.kind, "tags": old.tags, "source": old.source, **fields,
                 "text": text, "namespace": ns}
+        if old.subject is not None and not {"slot", "subject", "attribute"} & set(fields):
+            item["subject"], item["attribute"] = old.subject, old.attribute
         p = self._prepare(item, ns, now)
+        if old.subject is not None and (p.subject, p.attribute) != (old.subject, old.attribute):
+            raise InvalidInputError(
+                f"{old_id!r} fills the slot ({old.subject!r}, {old.attribute!r}); its successor must fill "
+                f"the same slot, got ({p.subject!r}, {p.attribute!r})"
+            )
         self._embed_missing([p], False)
-        old_nid = self._nid(ns, old_id)
+        if p.subject is not None:
+            p.slot_mode = "append"      # this call decides the slot: no automatic resolution
+        pending: dict[str, dict] = {}
 
         def mark_old(txn):
-            rec = self._store.get_record(txn, old_nid)
-            rec["state"] = MemoryState.SUPERSEDED.value
-            rec["superseded_by"] = p.ext_id
+            rec = _slots.retire_record(self._store.get_record(txn, old_nid), p.ext_id, p.valid_from, now)
             self._store.put_record(txn, old_nid, rec)
+            pending["old"] = rec
             return [(p.nid, old_nid, Relation.SUPERSEDES.code, 1.0)]
 
-        new_id = self._commit_new([p], now, extra=mark_old)[0]
-        self._cols.state[old_nid] = _STATE_CODES[MemoryState.SUPERSEDED]
+        new_id = self._commit_with_slots([p], now, extra=mark_old)[0]
+        self._cols.set_record(old_nid, pending["old"], self._ns_code(ns))
         return new_id
+
+    def _supersede_by(self, old: Memory, old_nid: int, by: str, ns: str, now: float, fields) -> str:
+        """:meth:`supersede` with an existing successor ``by`` (validated here; one transaction)."""
+        if fields:
+            raise InvalidInputError(f"supersede(by=...) takes no new-memory fields, got {sorted(fields)}")
+        if by == old.id:
+            raise InvalidInputError(f"memory {by!r} cannot supersede itself")
+        new = self.get(by, namespace=ns)
+        new_nid = self._nid(ns, by)
+        if new.state is MemoryState.SUPERSEDED:
+            chain = self._successors(old_nid) | self._predecessors(old_nid)
+            why = (f"{by!r} precedes {old.id!r} in its supersession chain: superseding into it would "
+                   "make a cycle" if new_nid in chain else f"{by!r} is itself superseded by {new.superseded_by!r}")
+            raise InvalidInputError(f"cannot supersede {old.id!r} by {by!r}: {why}")
+        if new.subject is not None and (new.subject, new.attribute) != (old.subject, old.attribute):
+            raise InvalidInputError(
+                f"cannot supersede {old.id!r} by {by!r}: {by!r} fills another slot "
+                f"({new.subject!r}, {new.attribute!r}) than ({old.subject!r}, {old.attribute!r})"
+            )
+        with self._store.write("superseding a memory") as txn:
+            rec = _slots.retire_record(self._store.get_record(txn, old_nid), by, new.valid_from, now)
+            self._store.put_record(txn, old_nid, rec)
+            if old.subject is not None and new.subject is None:   # the successor takes over the slot
+                _slots.join_slot(self._store, txn, new_nid, ns, old.subject, old.attribute, bool(rec.get("multi")))
+            edge = [(new_nid, old_nid, Relation.SUPERSEDES.code, 1.0)]
+            seq = self._write_edges(txn, edge, now)
+            mem_gen = self._bump_mem_gen(txn)
+        self._mem_gen, self._delta_seq = mem_gen, seq
+        self._cols.set_record(old_nid, rec, self._ns_code(ns))
+        self._apply_edges(edge)
+        return by
+
+    def _supersedes_edges(self, nid: int) -> tuple[list[int], list[int]]:
+        """(memories ``nid`` superseded, memories that superseded ``nid``) from the graph."""
+        csr = self._graph.csr(self._next_nid)     # O(degree) per memory, not O(edges)
+        if nid >= csr.n_nodes:
+            return [], []
+        lo, hi = int(csr.indptr[nid]), int(csr.indptr[nid + 1])
+        rows = lo + np.flatnonzero(csr.relation[lo:hi] == Relation.SUPERSEDES.code)
+        fwd = csr.forward[rows].astype(bool)
+        return csr.indices[rows[fwd]].tolist(), csr.indices[rows[~fwd]].tolist()
+
+    def _predecessors(self, nid: int) -> set[int]:
+        return self._walk(nid, 0)
+
+    def _successors(self, nid: int) -> set[int]:
+        return self._walk(nid, 1)
+
+    def _walk(self, nid: int, side: int) -> set[int]:
+        seen, todo = set(), [nid]
+        while todo:
+            for other in self._supersedes_edges(todo.pop())[side]:
+                if other not in seen and other != nid:
+                    seen.add(other)
+                    todo.append(other)
+        return seen
+
+    def update(self, id: str, *, namespace: str = DEFAULT_NAMESPACE, text: str | None = None,
+               embedding: Any = None, tags: Sequence[str] | None = None, confidence: float | None = None,
+               source: str | None = None) -> Memory:
+        """Revise a memory in place (same id): new wording, vector, tags, confidence or source.
+
+        The earlier version is kept in the record's history (see :meth:`history`). A new
+        ``text`` is re-embedded (unless ``embedding`` is given) and re-indexed, so the old
+        wording no longer recalls the memory. The hnswlib index replaces the vector under the
+        same label (hnswlib updates an existing label in place), so the nid, its edges and the
+        column arrays stay put. Slot and valid time do not change: to record a new value of
+        a fact, use :meth:`supersede` (or add it with its slot).
+
+        Parameters
+        ----------
+        id : str
+        namespace : str
+        text : str, optional
+            New wording.
+        embedding : array-like of float, shape (dim,), optional
+            New vector (normalised here); with ``text`` omitted only the vector changes.
+        tags : sequence of str, optional
+            Replaces the tags.
+        confidence : float, optional
+            In [0, 1].
+        source : str, optional
+
+        Returns
+        -------
+        Memory
+            The memory after the update.
+
+        Raises
+        ------
+        MemoryNotFoundError
+            No such memory.
+        InvalidInputError, EmptyTextError, OversizeError, DimensionMismatchError, NonFiniteError
+            Bad fields, nothing to update, or the memory is superseded (update its successor);
+            nothing is written.
+        """
+        self._check_open(write=True)
+        ns = _check_namespace(namespace)
+        old = self.get(id, namespace=ns)
+        if all(x is None for x in (text, embedding, tags, confidence, source)):
+            raise InvalidInputError("update needs at least one of text, embedding, tags, confidence, source")
+        if old.state is MemoryState.SUPERSEDED:
+            raise InvalidInputError(f"memory {id!r} is superseded by {old.superseded_by!r}: "
+                                    "update the current version, or supersede it")
+        now = time.time()
+        # validate through _prepare (the rules of add), then keep only what changes
+        item = {"text": old.text if text is None else text, "kind": old.kind,
+                "tags": old.tags if tags is None else tags, "source": old.source if source is None else source,
+                "confidence": old.confidence if confidence is None else confidence, "embedding": embedding}
+        p = self._prepare(item, ns, now)
+        if text is not None or embedding is not None:
+            self._embed_missing([p], False)
+        nid = self._nid(ns, id)
+        ns_meta = {k: dict(v) for k, v in self._ns_meta.items()}
+        if p.vector is not None:
+            ns_meta[ns]["vgen"] += 1
+        with self._store.write("updating a memory") as txn:
+            self._check_not_changed_elsewhere(txn)
+            rec = self._store.get_record(txn, nid)
+            rec.setdefault("versions", []).append(
+                {"text": rec["text"], "confidence": rec["confidence"], "tags": rec["tags"], "source": rec["source"],
+                 "recorded_at": rec.get("version_at", rec["recorded_at"]), "replaced_at": now})
+            rec.update(text=p.text, confidence=p.confidence, tags=list(p.tags), source=p.source, version_at=now)
+            self._store.put_record(txn, nid, rec)
+            if p.vector is not None:
+                self._store.put_vector(txn, nid, p.vector)
+                self._store.put_meta(txn, "namespaces", ns_meta)
+            mem_gen = self._bump_mem_gen(txn)
+        self._mem_gen, self._ns_meta = mem_gen, ns_meta
+        self._cols.confidence[nid] = p.confidence
+        if p.vector is not None:
+            self._reindex(ns, nid, old.text, p.text, p.vector)
+        return _memory_from_record(rec, None)
+
+    def _reindex(self, ns: str, nid: int, old_text: str, new_text: str, vector: np.ndarray) -> None:
+        """Re-index an updated memory: replace its vector under the same hnswlib label and swap
+        ``old_text`` for ``new_text`` in the namespace's keyword index."""
+        self._indexes[ns].add(vector.reshape(1, -1), np.array([nid]))
+        self._dirty_indexes.add(ns)
+        if old_text != new_text:
+            kw = self._kw.setdefault(ns, KeywordIndex())
+            kw.remove(nid, old_text)
+            kw.add(nid, new_text)
+            self._kw_dirty = True
+
+    def history(self, id: str, *, namespace: str = DEFAULT_NAMESPACE) -> list[_temporal.HistoryEntry]:
+        """Versions and supersessions of ``id``'s fact, in record-time order.
+
+        Covers every memory in ``id``'s supersession chain (what it superseded and what
+        superseded it, transitively), with each memory's earlier wordings (:meth:`update`).
+
+        Parameters
+        ----------
+        id : str
+        namespace : str
+
+        Returns
+        -------
+        list of HistoryEntry
+            One per version (see ``engramdb.temporal.HistoryEntry``), oldest record first.
+
+        Raises
+        ------
+        MemoryNotFoundError
+        """
+        self._check_open()
+        ns = _check_namespace(namespace)
+        nid = self._nid(ns, _check_id(id))
+        chain = {nid}
+        todo = [nid]
+        while todo:
+            older, newer = self._supersedes_edges(todo.pop())
+            for other in older + newer:
+                if other not in chain:
+                    chain.add(other)
+                    todo.append(other)
+        ext = self._cols.ext_ids
+        supersedes = {ext[n]: tuple(sorted(ext[o] for o in self._supersedes_edges(n)[0])) for n in chain}
+        with self._store.read("reading a history") as txn:
+            records = [self._store.get_record(txn, n) for n in sorted(chain)]
+        return _temporal.history_entries([r for r in records if r is not None], supersedes)
+
+    def query(self, *, namespace: str = DEFAULT_NAMESPACE, kind: MemoryKind | str | Sequence[Any] | None = None,
+              tags: Sequence[str] | str | None = None, min_confidence: float | None = None,
+              since: Any = None, until: Any = None, as_of: Any = None,
+              state: MemoryState | str | Sequence[Any] | None = None, include_archived: bool = False,
+              include_superseded: bool = False, order: str = "event_time_desc", limit: int = 100,
+              now: Any = None) -> list[Memory]:
+        """Memories matching structured filters, in a given order, without a query vector.
+
+        Answers e.g. "what decisions have we made about pricing, newest first":
+        ``query(kind="decision", tags=["pricing"])``. See ``engramdb.query`` for the method.
+
+        Parameters
+        ----------
+        namespace : str
+        kind : MemoryKind, str or sequence of them, optional
+        tags : str or sequence of str, optional
+            Keep memories carrying every one of these tags.
+        min_confidence : float, optional
+            In [0, 1].
+        since, until : float, datetime or ISO-8601, optional
+            Event time (``created_at``) range, inclusive (naive = UTC).
+        as_of : float, datetime or ISO-8601, optional
+            What the store believed valid at that time (``engramdb.temporal``).
+        state : MemoryState, str or sequence, optional
+            Keep exactly these states (overrides the include flags).
+        include_archived, include_superseded : bool
+            By default only active memories (and, with ``as_of``, superseded ones valid then).
+        order : {"event_time_desc", "event_time_asc", "salience_desc", "confidence_desc"}
+        limit : int
+            1..100000.
+        now : float, datetime or ISO-8601, optional
+            Time for ``salience_desc`` (current salience decays); the wall clock when omitted.
+
+        Returns
+        -------
+        list of Memory
+            At most ``limit``, in ``order`` (ties: newer nid first).
+
+        Raises
+        ------
+        InvalidInputError, UnknownKindError, NamespaceError, NonFiniteError
+        """
+        self._check_open()
+        return _query.run_query(self, namespace=namespace, kind=kind, tags=tags,
+                                min_confidence=min_confidence, since=since, until=until, as_of=as_of,
+                                state=state, include_archived=include_archived,
+                                include_superseded=include_superseded, order=order, limit=limit, now=now)
 
     def forget(self, id: str, *, namespace: str = DEFAULT_NAMESPACE, hard: bool = False) -> None:
         """Forget a memory: archive it (default; kept, hidden from recall) or erase it (``hard``).
@@ -877,12 +1198,26 @@ class Engram:
         ns_meta[ns]["count"] -= 1
         restored = []
         with self._store.write("erasing a memory") as txn:
-            for other in revived:
-                rec = self._store.get_record(txn, other)
-                if rec is not None and rec["superseded_by"] == id:
+            recs = {o: self._store.get_record(txn, o) for o in revived}
+            recs = {o: r for o, r in recs.items() if r is not None and r["superseded_by"] == id}
+            # one current per single-valued slot stays true; an erased memory that was itself
+            # superseded hands what it superseded on to its own successor
+            succ = self._store.get_record(txn, nid)["superseded_by"]
+            succ_nid = None if succ is None else self._store.lookup_id(txn, ns, succ)
+            repoint = _slots.choose_revived(recs) if succ_nid is None else dict.fromkeys(recs, succ_nid)
+            for other, rec in recs.items():
+                if other in repoint:
+                    rec["superseded_by"] = succ if succ_nid is not None else recs[repoint[other]]["id"]
+                else:
                     rec["state"], rec["superseded_by"] = MemoryState.ACTIVE.value, None
-                    self._store.put_record(txn, other, rec)
+                    rec["retired_at"], rec["valid_to"] = None, rec.get("stated_valid_to")
                     restored.append(other)
+                self._store.put_record(txn, other, rec)
+            new_edges = [(keep, other, Relation.SUPERSEDES.code, 1.0) for other, keep in repoint.items()]
+            if new_edges:
+                graph_after.upsert_many(*(np.array(col, dt) for col, dt in zip(
+                    zip(*new_edges), (np.uint32, np.uint32, np.uint8, np.float32))))
+                self._delta_seq = self._write_edges(txn, new_edges, time.time())
             erased_text = self._store.get_record(txn, nid)["text"]
             self._store.delete_edges_of(txn, nid)
             self._store.delete_record(txn, nid, ns, id)
@@ -891,6 +1226,7 @@ class Engram:
             mem_gen = self._bump_mem_gen(txn)
         self._mem_gen = mem_gen
         self._cols.state[restored] = _STATE_CODES[MemoryState.ACTIVE]
+        self._cols.retired_at[restored] = np.inf
         self._graph = graph_after
         self._delta_size = 0
         self._density.clear()
@@ -997,7 +1333,8 @@ class Engram:
                tags: Sequence[str] | None = None, min_confidence: float | None = None,
                since: Any = None, until: Any = None, include_superseded: bool = False,
                include_archived: bool = False, gate: str | None = None, reinforce: bool = False,
-               now: float | None = None, config: RecallConfig | None = None) -> RecallResult:
+               now: float | None = None, config: RecallConfig | None = None,
+               as_of: Any = None) -> RecallResult:
         """Memories related to the query: vector seeds, then spreading activation over the graph.
 
         Parameters
@@ -1029,12 +1366,17 @@ class Engram:
             Unix seconds used for salience decay and recency; the wall clock when omitted.
         config : RecallConfig, optional
             Overrides the engine's recall settings for this call.
+        as_of : float, datetime or ISO-8601, optional
+            Answer with what the store believed, at that record time, to be valid then
+            (``engramdb.temporal``): never a memory recorded later; a superseded memory counts
+            as valid up to its supersession. Naive times are UTC.
 
         Returns
         -------
         RecallResult
             ``hits`` best first, each with the path that activated it; ``gaps`` says when the
-            best evidence is weak (negative recall) or everything was filtered out.
+            best evidence is weak (negative recall) or everything was filtered out;
+            ``warnings`` lists ``contradicts`` pairs touching the hits.
 
         Raises
         ------
@@ -1067,6 +1409,7 @@ class Engram:
         t_lo = -np.inf if since is None else to_unix_seconds(since, field="since")
         t_hi = np.inf if until is None else to_unix_seconds(until, field="until")
         now = time.time() if now is None else to_unix_seconds(now, field="now")
+        t_as_of = None if as_of is None else to_unix_seconds(as_of, field="as_of")
         if query is None and vector is None:
             raise InvalidInputError("recall needs a query (text), a vector=, or both")
         qtext = None if query is None else self._check_text(query, field="query")
@@ -1118,9 +1461,12 @@ class Engram:
         # filters over the column arrays
         c = self._cols
         shown = np.ones(len(STATE_BY_CODE), bool)   # lookup tables: cheaper than np.isin
-        shown[_STATE_CODES[MemoryState.SUPERSEDED]] = include_superseded
+        shown[_STATE_CODES[MemoryState.SUPERSEDED]] = include_superseded or t_as_of is not None
         shown[_STATE_CODES[MemoryState.ARCHIVED]] = include_archived
         mask = (c.ns[nodes] == self._ns_codes[ns]) & c.alive[nodes] & shown[c.state[nodes]]
+        if t_as_of is not None:
+            mask &= _temporal.as_of_mask(c.recorded_at[nodes], c.retired_at[nodes], c.valid_from[nodes],
+                                         c.valid_to[nodes], t_as_of)
         if kind_allowed is not None:
             mask &= kind_allowed[c.kind[nodes]]
         if min_confidence is not None:
@@ -1159,6 +1505,7 @@ class Engram:
             self._pos = np.zeros(csr.n_nodes, np.int32)
         self._pos[nodes] = np.arange(len(nodes), dtype=np.int32)
         hits: list[Hit] = []
+        hit_nids: list[int] = []
         with self._store.read("fetching recalled memories") as txn:
             for o in ranked():
                 nid = int(cnodes[o])
@@ -1173,6 +1520,7 @@ class Engram:
                                 similarity=sim_of.get(nid), path=path, source=rec["source"],
                                 tags=tuple(rec["tags"]), created_at=rec["created_at"],
                                 confidence=rec["confidence"], state=MemoryState(rec["state"])))
+                hit_nids.append(nid)
                 if len(hits) >= k:
                     break
 
@@ -1185,10 +1533,12 @@ class Engram:
                             "the store may not hold what this asks"))
         if not hits and len(nodes):
             gaps.append(Gap(query, "filtered_out", best, "related memories exist but none passed the filters"))
+        warnings = _slots.contradiction_warnings(csr, hit_nids, c.state, c.alive, c.ext_ids,
+                                                 Relation.CONTRADICTS.code) if hits else []
         if reinforce and hits and not self.readonly:
             self._reinforce([self._nid(ns, h.id) for h in hits], now)
         return RecallResult(hits, gaps, mode, density, time.perf_counter() - t_start,
-                            {"seeds": int(len(labels)), "activated": int(len(nodes))})
+                            {"seeds": int(len(labels)), "activated": int(len(nodes))}, warnings)
 
     def _time_windows(self, ns: str, text: str) -> list:
         """Time windows named in ``text`` ("in May 2023", "last week"), resolved against the
@@ -1320,7 +1670,11 @@ def _memory_from_record(rec: dict, vec: np.ndarray | None) -> Memory:
                   confidence=rec["confidence"], salience=rec["salience"], salience_at=rec["salience_at"],
                   access_count=rec["access_count"], last_access=rec["last_access"], source=rec["source"],
                   tags=tuple(rec["tags"]), state=MemoryState(rec["state"]),
-                  superseded_by=rec["superseded_by"], embedding=vec)
+                  superseded_by=rec["superseded_by"], embedding=vec,
+                  valid_from=rec.get("valid_from", rec["created_at"]), valid_to=rec.get("valid_to"),
+                  retired_at=rec.get("retired_at"), subject=rec.get("subject"),
+                  attribute=rec.get("attribute"), value=rec.get("value"),
+                  version=len(rec.get("versions") or ()) + 1)
 
 
 def _embed(embedder: Any, texts: list[str], progress: bool) -> np.ndarray:

@@ -7,7 +7,8 @@ from typing import Any
 
 from .errors import UnknownKindError, UnknownRelationError
 
-__all__ = ["MemoryKind", "Relation", "MemoryState", "Memory", "Edge", "PathStep", "Hit", "Gap", "RecallResult"]
+__all__ = ["MemoryKind", "Relation", "MemoryState", "Memory", "Edge", "PathStep", "Hit", "Gap", "RecallResult",
+           "Contradiction"]
 
 
 class MemoryKind(str, enum.Enum):
@@ -129,6 +130,15 @@ class Memory:
         Id of the memory that replaced this one.
     embedding : ndarray of float32, shape (dim,), or None
         Unit-norm vector; filled only when asked for.
+    valid_from, valid_to : float or None
+        Valid time (when it was true in the world), Unix seconds UTC; ``valid_from`` defaults
+        to ``created_at``, ``valid_to`` is None while open (set when a successor supersedes it).
+    retired_at : float or None
+        Record time at which the store retired it (superseded), Unix seconds UTC.
+    subject, attribute, value : str or None
+        The slot the memory fills (normalised), when it fills one.
+    version : int
+        1 for the first wording; each :meth:`Engram.update` adds one.
     """
 
     id: str
@@ -147,6 +157,13 @@ class Memory:
     state: MemoryState = MemoryState.ACTIVE
     superseded_by: str | None = None
     embedding: Any = None
+    valid_from: float | None = None
+    valid_to: float | None = None
+    retired_at: float | None = None
+    subject: str | None = None
+    attribute: str | None = None
+    value: str | None = None
+    version: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of the memory without its embedding."""
@@ -157,6 +174,9 @@ class Memory:
             "access_count": self.access_count, "last_access": self.last_access,
             "source": self.source, "tags": list(self.tags), "state": self.state.value,
             "superseded_by": self.superseded_by,
+            "valid_from": self.valid_from, "valid_to": self.valid_to, "retired_at": self.retired_at,
+            "subject": self.subject, "attribute": self.attribute, "value": self.value,
+            "version": self.version,
         }
 
 
@@ -243,9 +263,35 @@ class Gap:
                 "detail": self.detail}
 
 
+@dataclass(frozen=True, slots=True)
+class Contradiction:
+    """Two memories joined by a ``contradicts`` edge, at least one of them among the hits.
+
+    ``source -> target`` is the stored edge; ``*_state`` are the memories' states and
+    ``*_in_hits`` say which of them the recall returned (the other may be hidden, e.g.
+    superseded).
+    """
+
+    source: str
+    target: str
+    source_state: MemoryState
+    target_state: MemoryState
+    source_in_hits: bool
+    target_in_hits: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "target": self.target, "source_state": self.source_state.value,
+                "target_state": self.target_state.value, "source_in_hits": self.source_in_hits,
+                "target_in_hits": self.target_in_hits}
+
+
 @dataclass(slots=True)
 class RecallResult:
-    """Answer of :meth:`Engram.recall`: ranked hits, gaps, and how the recall ran."""
+    """Answer of :meth:`Engram.recall`: ranked hits, gaps, and how the recall ran.
+
+    ``warnings`` lists the :class:`Contradiction` pairs touching the hits (unresolved
+    conflicts the caller should see).
+    """
 
     hits: list[Hit]
     gaps: list[Gap]
@@ -253,6 +299,7 @@ class RecallResult:
     density: float            # edges per linked node in the namespace's graph
     latency_s: float
     stats: dict[str, Any] = field(default_factory=dict)
+    warnings: list[Contradiction] = field(default_factory=list)
 
     def __iter__(self):
         return iter(self.hits)
@@ -263,4 +310,5 @@ class RecallResult:
     def to_dict(self) -> dict[str, Any]:
         return {"hits": [h.to_dict() for h in self.hits], "gaps": [g.to_dict() for g in self.gaps],
                 "mode": self.mode, "density": round(self.density, 4),
-                "latency_ms": round(self.latency_s * 1e3, 4)}
+                "latency_ms": round(self.latency_s * 1e3, 4),
+                "warnings": [w.to_dict() for w in self.warnings]}

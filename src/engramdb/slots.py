@@ -1,0 +1,442 @@
+"""Slots: automatic supersession of single-valued facts, and contradiction warnings.
+
+A *slot* is a (subject, attribute) pair in one namespace, e.g. ("user", "home_city"); a memory
+that fills it carries a *value* ("lisbon"). Slots come from the caller (``slot=`` or
+``subject=``/``attribute=``/``value=`` on :meth:`Engram.add` / ``add_batch`` /
+``supersede``) or, when configured, from a slot extractor, a callable
+``extractor(text) -> (subject, attribute, value) | None`` (``SlotConfig.extractor``; off by
+default; :func:`rule_based_extractor` is a small pattern-based one, an LLM-backed callable fits
+the same interface). Subjects and values are compared case- and whitespace-insensitively,
+attributes also treat spaces as underscores ("home city" == "home_city").
+
+Which attributes are single-valued is ``SlotConfig`` (or ``single_valued=`` per memory).
+When a memory fills a single-valued slot that already has a current memory, the one that
+holds later in the world wins, so the slot always has exactly one current memory:
+
+1. newer ``valid_from`` wins; a late report of an older state is stored already superseded
+   by the current one (it is history, not news);
+2. equal ``valid_from``: higher confidence wins;
+3. equal ``valid_from`` and confidence (an unresolvable contradiction when the values
+   differ): the newer record wins, and the two are also linked by ``contradicts`` so recall
+   surfaces the pair as a warning (:class:`engramdb.types.Contradiction`). Both are kept.
+
+The loser is marked superseded (never deleted): state ``superseded``, ``superseded_by`` the
+winner, ``valid_to`` the winner's ``valid_from`` (when it stopped being true), ``retired_at``
+the record time, and a ``supersedes`` edge winner -> loser. Multi-valued slots accumulate.
+Memories without a slot, or filling another attribute of the same subject, are never retired
+(sharing an entity is not a conflict).
+
+The slot table lives in LMDB's ``meta`` sub-database, one key per slot (a hash of namespace,
+subject and attribute) listing the nids that ever filled it, written in the same transaction
+as the memories.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from .errors import InvalidInputError
+from .types import Contradiction, MemoryState, Relation, STATE_BY_CODE, _STATE_CODES
+
+__all__ = ["normalise", "normalise_attribute", "slot_from_item", "rule_based_extractor", "slot_key",
+           "resolve_order", "retire_record", "contradiction_warnings", "SlotExtractor", "plan_slots",
+           "join_slot", "choose_revived"]
+
+#: The extractor interface: text -> (subject, attribute, value), or None when the text fills no slot.
+SlotExtractor = Callable[[str], "tuple[str, str, str] | None"]
+
+_MAX_SLOT_CHARS = 512
+_SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
+
+
+def normalise(s: str) -> str:
+    """Lower-case, collapse whitespace, strip surrounding whitespace and final punctuation.
+
+    Parameters
+    ----------
+    s : str
+
+    Returns
+    -------
+    str
+    """
+    return " ".join(s.lower().split()).strip(" .!?;,")
+
+
+def normalise_attribute(s: str) -> str:
+    """:func:`normalise`, then spaces and hyphens become underscores ("Home city" -> "home_city").
+
+    Parameters
+    ----------
+    s : str
+
+    Returns
+    -------
+    str
+    """
+    return re.sub(r"[\s\-]+", "_", normalise(s))
+
+
+def _check_part(value: Any, field: str) -> str:
+    if not isinstance(value, str) or not value.strip() or "\x00" in value or len(value) > _MAX_SLOT_CHARS:
+        raise InvalidInputError(
+            f"{field}: expected a non-empty string of at most {_MAX_SLOT_CHARS} characters without NUL, "
+            f"got {value!r}"
+        )
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInputError(f"{field}: not valid Unicode (lone surrogate)") from None
+    return value
+
+
+def slot_from_item(item: Mapping[str, Any], text: str, extractor: SlotExtractor | None,
+                   is_single: Callable[[str], bool]) -> tuple[str, str, str, bool] | None:
+    """The slot a memory fills: (subject, attribute, value, single_valued), normalised, or None.
+
+    Parameters
+    ----------
+    item : mapping
+        The memory's fields: ``slot`` = (subject, attribute) or (subject, attribute, value), or
+        ``subject`` + ``attribute`` (+ ``value``); ``single_valued`` (bool or None) overrides
+        the config for this memory.
+    text : str
+        The memory's text; its normalised form is the value when none is given.
+    extractor : callable or None
+        Used only when the item names no slot.
+    is_single : callable attribute -> bool
+        The configured cardinality.
+
+    Raises
+    ------
+    InvalidInputError
+        A malformed slot (wrong arity, empty parts, subject without attribute), a bad
+        ``single_valued``, or an extractor that returns something other than a 3-tuple of
+        strings or None.
+    """
+    slot, subject, attribute, value = (item.get(k) for k in ("slot", "subject", "attribute", "value"))
+    single = item.get("single_valued")
+    if single is not None and not isinstance(single, bool):
+        raise InvalidInputError(f"single_valued: expected True, False or None, got {single!r}")
+    if slot is not None:
+        if subject is not None or attribute is not None:
+            raise InvalidInputError("give slot= or subject=/attribute=, not both")
+        if isinstance(slot, (str, bytes)) or not isinstance(slot, (tuple, list)) or len(slot) not in (2, 3):
+            raise InvalidInputError(f"slot: expected (subject, attribute) or (subject, attribute, value), got {slot!r}")
+        subject, attribute = slot[0], slot[1]
+        if len(slot) == 3:
+            if value is not None:
+                raise InvalidInputError("the value is given twice (slot[2] and value=)")
+            value = slot[2]
+    elif subject is None and attribute is None:
+        if value is not None:
+            raise InvalidInputError("value= needs subject= and attribute= (or slot=)")
+        if extractor is None:
+            if single is not None:
+                raise InvalidInputError("single_valued= needs a slot (slot= or subject=/attribute=)")
+            return None
+        got = extractor(text)
+        if got is None:
+            return None
+        if not isinstance(got, tuple) or len(got) != 3 or not all(isinstance(x, str) and x.strip() for x in got):
+            raise InvalidInputError(f"the slot extractor must return (subject, attribute, value) strings or None, got {got!r}")
+        subject, attribute, value = got
+    if subject is None or attribute is None:
+        raise InvalidInputError("a slot needs both subject= and attribute=")
+    subject = normalise(_check_part(subject, "subject"))
+    attribute = normalise_attribute(_check_part(attribute, "attribute"))
+    value = normalise(_check_part(text if value is None else value, "value"))
+    if not subject or not attribute or not value:
+        raise InvalidInputError("slot parts must contain more than punctuation")
+    return subject, attribute, value, is_single(attribute) if single is None else single
+
+
+_POSSESSIVE = re.compile(r"^\s*(?P<s>[\w][\w .\-]{0,80}?)['’]s (?P<a>[a-z][\w \-]{0,60}?) (?:is|are|was|=) "
+                         r"(?P<v>[^.!?;]+?)\s*[.!?]?\s*$", re.IGNORECASE)
+_LIVES = re.compile(r"^\s*(?P<s>[\w][\w .\-]{0,80}?) (?:lives|live|now lives|now live|has moved|moved|"
+                    r"relocated) (?:in|to) (?P<v>[^.!?;]+?)\s*[.!?]?\s*$", re.IGNORECASE)
+
+
+def rule_based_extractor(text: str) -> tuple[str, str, str] | None:
+    """A tiny slot extractor for two English patterns (off unless configured).
+
+    * "X's Y is Z" -> (X, Y, Z), e.g. "Ana's employer is Acme." -> ("Ana", "employer", "Acme")
+    * "X lives in Z" / "X moved to Z" -> (X, "home_city", Z)
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    (str, str, str) or None
+        None when neither pattern matches the whole text (one sentence).
+    """
+    m = _POSSESSIVE.match(text)
+    if m:
+        return m["s"].strip(), m["a"].strip(), m["v"].strip()
+    m = _LIVES.match(text)
+    if m:
+        return m["s"].strip(), "home_city", m["v"].strip()
+    return None
+
+
+def slot_key(namespace: str, subject: str, attribute: str) -> str:
+    """The ``meta`` key of a slot (a hash keeps it under LMDB's 511-byte key limit).
+
+    Parameters
+    ----------
+    namespace, subject, attribute : str
+        Normalised slot parts.
+
+    Returns
+    -------
+    str
+        ``"slot:"`` + SHA-256 hex digest of the NUL-joined parts.
+    """
+    digest = hashlib.sha256("\x00".join((namespace, subject, attribute)).encode()).hexdigest()
+    return "slot:" + digest
+
+
+def resolve_order(new_vf: float, new_conf: float, old_vf: float, old_conf: float) -> tuple[bool, bool]:
+    """Whether a newcomer wins a single-valued slot over the current memory, and whether the
+    outcome was decided by record order alone (a tie in valid time and confidence).
+
+    Parameters
+    ----------
+    new_vf, old_vf : float
+        ``valid_from`` of the newcomer and of the current memory, Unix seconds UTC.
+    new_conf, old_conf : float
+        Their confidences, in [0, 1].
+
+    Returns
+    -------
+    (newcomer_wins, tie) : (bool, bool)
+    """
+    if new_vf != old_vf:
+        return new_vf > old_vf, False
+    if new_conf != old_conf:
+        return new_conf > old_conf, False
+    return True, True
+
+
+def retire_record(rec: dict, successor_id: str, successor_valid_from: float, now: float) -> dict:
+    """Mark a stored record superseded by ``successor_id`` (in place; also returned).
+
+    ``valid_to`` becomes the successor's ``valid_from`` (never before the record's own
+    ``valid_from``, never after a ``valid_to`` it already had); ``retired_at`` is ``now``.
+
+    Parameters
+    ----------
+    rec : dict
+        A stored record.
+    successor_id : str
+    successor_valid_from : float
+        Unix seconds UTC.
+    now : float
+        Record time of the supersession, Unix seconds UTC.
+
+    Returns
+    -------
+    dict
+        ``rec``.
+    """
+    vf = rec.get("valid_from", rec["created_at"])
+    end = max(float(successor_valid_from), float(vf))
+    vt = rec.get("valid_to")
+    rec["valid_to"] = end if vt is None else min(float(vt), end)
+    rec["state"] = MemoryState.SUPERSEDED.value
+    rec["superseded_by"] = successor_id
+    rec["retired_at"] = now
+    return rec
+
+
+def plan_slots(eng, txn, prepared: list, now: float) -> tuple[list, dict[int, dict]]:
+    """Resolve the slots of a batch of new memories inside the write transaction ``txn``.
+
+    Items are taken in batch order (a batch equals the same items added one by one). Sets
+    the new memories' state / ``superseded_by`` / ``valid_to`` / ``retired_at`` on the
+    prepared items, writes the slot table and the retired stored records in ``txn``.
+
+    Parameters
+    ----------
+    eng : Engram
+        The engine (its store and column cache are read).
+    txn : lmdb.Transaction
+        The open write transaction of the batch.
+    prepared : list of engine._Prepared
+        The validated batch, nids assigned.
+    now : float
+        Record time, Unix seconds UTC.
+
+    Returns
+    -------
+    (edges, retired)
+        ``edges``: (src nid, tgt nid, relation code, weight) to add; ``retired``: stored nid ->
+        its updated record (for the engine's column cache after the commit).
+    """
+    store, cols = eng._store, eng._cols
+    entries: dict[str, dict] = {}
+    stored: dict[int, dict] = {}      # stored records read (and maybe retired) in this batch
+    by_nid = {p.nid: p for p in prepared}
+    edges: list[tuple[int, int, int, float]] = []
+
+    def view(nid: int) -> tuple[str, float, float, str | None, bool]:
+        """(id, valid_from, confidence, value, current) of a slot member, batch-aware."""
+        p = by_nid.get(nid)
+        if p is not None:
+            return p.ext_id, p.valid_from, p.confidence, p.slot_value, p.state is MemoryState.ACTIVE
+        rec = stored.get(nid)
+        if rec is None:
+            if nid >= cols.n or not cols.alive[nid]:
+                return "", 0.0, 0.0, None, False
+            rec = store.get_record(txn, nid)
+            if rec is None:
+                return "", 0.0, 0.0, None, False
+            stored[nid] = rec
+        return (rec["id"], rec.get("valid_from", rec["created_at"]), rec["confidence"], rec.get("value"),
+                rec["state"] != MemoryState.SUPERSEDED.value)
+
+    retired: dict[int, dict] = {}
+    for p in prepared:
+        if p.subject is None:
+            continue
+        key = slot_key(p.namespace, p.subject, p.attribute)
+        entry = entries.get(key)
+        if entry is None:
+            entry = store.get_meta(txn, key) or {"namespace": p.namespace, "subject": p.subject,
+                                                 "attribute": p.attribute, "nids": []}
+            entries[key] = entry
+        if p.single and p.slot_mode == "auto":
+            holders = [(nid, view(nid)) for nid in entry["nids"]]
+            holders = [(nid, v) for nid, v in holders if v[4] and nid != p.nid]
+            if holders:
+                # the strongest current holder (normally the only one)
+                best_nid, best = max(holders, key=lambda h: (h[1][1], h[1][2], h[0]))
+                wins, tie = resolve_order(p.valid_from, p.confidence, best[1], best[2])
+                if wins:
+                    for nid, (hid, *_rest) in holders:
+                        _retire(nid, p, now, by_nid, stored, retired)
+                        edges.append((p.nid, nid, Relation.SUPERSEDES.code, 1.0))
+                        if tie and _rest[2] != p.slot_value:
+                            edges.append((p.nid, nid, Relation.CONTRADICTS.code, 1.0))
+                else:
+                    p.state = MemoryState.SUPERSEDED
+                    p.superseded_by = best[0]
+                    p.valid_to = max(best[1], p.valid_from) if p.valid_to is None else min(p.valid_to, max(best[1], p.valid_from))
+                    p.retired_at = now
+                    edges.append((best_nid, p.nid, Relation.SUPERSEDES.code, 1.0))
+        entry["nids"].append(p.nid)
+    for key, entry in entries.items():
+        store.put_meta(txn, key, entry)
+    for nid, rec in retired.items():
+        store.put_record(txn, nid, rec)
+    return edges, retired
+
+
+def _retire(nid: int, winner, now: float, by_nid: dict, stored: dict, retired: dict) -> None:
+    p = by_nid.get(nid)
+    if p is not None:   # an earlier item of the same batch
+        p.state = MemoryState.SUPERSEDED
+        p.superseded_by = winner.ext_id
+        end = max(winner.valid_from, p.valid_from)
+        p.valid_to = end if p.valid_to is None else min(p.valid_to, end)
+        p.retired_at = now
+        return
+    retired[nid] = retire_record(stored[nid], winner.ext_id, winner.valid_from, now)
+
+
+def contradiction_warnings(csr, hit_nids: list[int], state: np.ndarray, alive: np.ndarray,
+                           ext_ids: list, contradicts_code: int) -> list[Contradiction]:
+    """The ``contradicts`` pairs touching the hits, each pair once, in hit order.
+
+    Parameters
+    ----------
+    csr : CSRGraph
+        The recall CSR (each edge in both rows, with ``forward``).
+    hit_nids : list of int
+    state : ndarray of uint8, shape (n,)
+        State codes by nid.
+    alive : ndarray of bool, shape (n,)
+    ext_ids : list of str
+        Caller ids by nid.
+    contradicts_code : int
+        ``Relation.CONTRADICTS.code``.
+
+    Returns
+    -------
+    list of Contradiction
+    """
+    hits_arr = np.asarray([u for u in hit_nids if u < csr.n_nodes], np.int64)
+    if len(hits_arr) == 0:
+        return []
+    # every CSR position of the hits' rows at once (a few vector ops, not one slice per hit)
+    starts, ends = csr.indptr[hits_arr], csr.indptr[hits_arr + 1]
+    lengths = ends - starts
+    pos = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(int(lengths.sum()))
+    sel = np.flatnonzero(csr.relation[pos] == contradicts_code)
+    out, seen = [], set()
+    if len(sel) == 0:
+        return out
+    hits = set(hit_nids)
+    rows = np.repeat(hits_arr, lengths)[sel].tolist()
+    for u, j in zip(rows, pos[sel].tolist()):
+        v = int(csr.indices[j])
+        if not alive[v]:
+            continue
+        src, tgt = (u, v) if csr.forward[j] else (v, u)
+        if (src, tgt) in seen:
+            continue
+        seen.add((src, tgt))
+        out.append(Contradiction(ext_ids[src], ext_ids[tgt], STATE_BY_CODE[int(state[src])],
+                                 STATE_BY_CODE[int(state[tgt])], src in hits, tgt in hits))
+    return out
+
+
+def join_slot(store, txn, nid: int, namespace: str, subject: str, attribute: str, multi: bool = False) -> None:
+    """Make the stored memory ``nid`` (which fills no slot) a member of (subject, attribute),
+    its value being its normalised text; used when it explicitly supersedes the slot's holder.
+    ``multi``: the slot's cardinality as recorded on the superseded memory."""
+    rec = store.get_record(txn, nid)
+    rec["subject"], rec["attribute"], rec["value"] = subject, attribute, normalise(rec["text"])
+    if multi:
+        rec["multi"] = True
+    store.put_record(txn, nid, rec)
+    key = slot_key(namespace, subject, attribute)
+    entry = store.get_meta(txn, key) or {"namespace": namespace, "subject": subject, "attribute": attribute,
+                                         "nids": []}
+    entry["nids"].append(nid)
+    store.put_meta(txn, key, entry)
+
+
+def choose_revived(records: dict[int, dict]) -> dict[int, int]:
+    """When the memory that superseded ``records`` is erased, which of them become current again.
+
+    Memories filling the same single-valued slot compete as on arrival (later ``valid_from``,
+    then higher confidence, then the later record): the winner is revived, the others are
+    re-pointed at it (e.g. a late report the erased memory had superseded). Memories without a
+    slot, or in a multi-valued slot, are all revived.
+
+    Parameters
+    ----------
+    records : dict nid -> record
+        The stored records whose ``superseded_by`` is the erased memory.
+
+    Returns
+    -------
+    dict nid -> nid
+        Memories to keep superseded, each mapped to the revived memory that now supersedes it.
+    """
+    groups: dict[tuple[str, str], list[int]] = {}
+    for nid, rec in records.items():
+        if rec.get("subject") is not None and not rec.get("multi"):
+            groups.setdefault((rec["subject"], rec["attribute"]), []).append(nid)
+    repoint = {}
+    for members in groups.values():
+        best = max(members, key=lambda n: (records[n].get("valid_from", records[n]["created_at"]),
+                                           records[n]["confidence"], n))
+        repoint.update({n: best for n in members if n != best})
+    return repoint

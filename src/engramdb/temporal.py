@@ -1,0 +1,217 @@
+"""Bi-temporal bookkeeping: valid time, record time, as-of masks and version history.
+
+Every memory carries two time axes (Snodgrass & Ahn 1985, "A taxonomy of time in databases";
+the bitemporal model of SQL:2011):
+
+* **valid time** ``[valid_from, valid_to)``: when the fact was true in the world.
+  ``valid_from`` defaults to the memory's event time (``created_at``); ``valid_to`` is open
+  (None) unless the caller states it, or a successor supersedes the memory (then it becomes
+  the successor's ``valid_from``).
+* **record time** ``[recorded_at, retired_at)``: when the store learned the memory and when it
+  retired it (superseded it). ``retired_at`` is None while the memory is current.
+
+``recall(..., as_of=T)`` and ``query(..., as_of=T)`` answer with what the store *believed at
+record time T to be valid at T*: ``recorded_at <= T < retired_at`` and
+``valid_from <= T < stated valid_to``. The valid end that counts is the one stated when the
+memory was recorded (``stated_valid_to``), not the one a later supersession wrote: at T the
+store did not yet know it. So a superseded memory counts as valid up to its supersession
+time, and a memory recorded after T never appears. ``as_of`` selects memories; a hit shows the
+memory's current wording (earlier wordings from :meth:`Engram.update` are in ``history(id)``).
+Archived memories stay hidden unless ``include_archived`` (archiving is a retrieval tier, not a
+change of belief, and its time is not recorded here).
+
+Time inputs (Unix seconds, ISO-8601 strings, ``datetime``) follow one rule: naive datetimes and
+ISO strings without an offset are UTC; everything is stored as UTC Unix seconds (float64)
+by :func:`engramdb.to_unix_seconds`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+
+from .errors import InvalidInputError
+from .types import MemoryState
+
+__all__ = ["HistoryEntry", "as_of_mask", "valid_interval", "history_entries", "record_fields", "column_values",
+           "TIME_RULE"]
+
+TIME_RULE = "naive datetimes and ISO-8601 strings without an offset are UTC; stored as UTC Unix seconds"
+
+
+def _seconds(value: Any, field: str) -> float:
+    from .engine import to_unix_seconds   # the one time parser (engine owns it)
+
+    return to_unix_seconds(value, field=field)
+
+
+def valid_interval(item: Mapping[str, Any], created_at: float) -> tuple[float, float | None]:
+    """The valid-time interval of a memory being added.
+
+    Parameters
+    ----------
+    item : mapping
+        May hold ``valid_from`` and ``valid_to`` (Unix seconds, ISO-8601 or datetime; naive = UTC).
+    created_at : float
+        Event time, Unix seconds: the default ``valid_from``.
+
+    Returns
+    -------
+    (float, float or None)
+        ``valid_from`` and ``valid_to`` (None = open), Unix seconds UTC.
+
+    Raises
+    ------
+    InvalidInputError, NonFiniteError
+        Unparseable times, or ``valid_to <= valid_from``.
+    """
+    vf = item.get("valid_from")
+    valid_from = created_at if vf is None else _seconds(vf, "valid_from")
+    vt = item.get("valid_to")
+    valid_to = None if vt is None else _seconds(vt, "valid_to")
+    if valid_to is not None and valid_to <= valid_from:
+        raise InvalidInputError(f"valid_to ({valid_to}) must be after valid_from ({valid_from}), Unix seconds")
+    return valid_from, valid_to
+
+
+def record_fields(p: Any) -> dict[str, Any]:
+    """The bi-temporal and slot fields of a new record, leaving out defaults (``valid_from`` equal
+    to ``created_at``, open ends, no slot) so records stay small; readers use ``rec.get``.
+
+    Parameters
+    ----------
+    p : engine._Prepared
+        A validated memory.
+    """
+    out: dict[str, Any] = {}
+    if p.valid_from != p.created_at:
+        out["valid_from"] = p.valid_from
+    if p.subject is not None and not p.single:
+        out["multi"] = True
+    for key, value in (("valid_to", p.valid_to), ("stated_valid_to", p.stated_valid_to),
+                       ("retired_at", p.retired_at), ("subject", p.subject), ("attribute", p.attribute),
+                       ("value", p.slot_value)):
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def column_values(rec: Mapping[str, Any]) -> tuple[float, float, float, float]:
+    """(recorded_at, retired_at, valid_from, stated valid_to) of a record for the column arrays;
+    open ends are +inf. Records written before bi-temporal fields existed get their defaults."""
+    retired = rec.get("retired_at")
+    vf = rec.get("valid_from")
+    vt = rec.get("stated_valid_to")
+    return (float(rec["recorded_at"]), np.inf if retired is None else float(retired),
+            float(rec["created_at"]) if vf is None else float(vf), np.inf if vt is None else float(vt))
+
+
+def as_of_mask(recorded_at: np.ndarray, retired_at: np.ndarray, valid_from: np.ndarray,
+               valid_to: np.ndarray, t: float) -> np.ndarray:
+    """Which memories the store believed, at record time ``t``, to be valid at ``t``.
+
+    mask = (recorded_at <= t) & (t < retired_at) & (valid_from <= t) & (t < valid_to)
+
+    Parameters
+    ----------
+    recorded_at, retired_at, valid_from, valid_to : ndarray of float64, shape (n,)
+        Unix seconds UTC; open ends are +inf. ``valid_to`` is the end stated at record time.
+    t : float
+        Unix seconds UTC.
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+
+    References
+    ----------
+    Snodgrass & Ahn (1985); SQL:2011 system-versioned + application-time period tables
+    ("FOR SYSTEM_TIME AS OF" combined with "FOR PERIOD AS OF").
+    """
+    return (recorded_at <= t) & (t < retired_at) & (valid_from <= t) & (t < valid_to)
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """One version of one memory in a supersession chain (see :meth:`Engram.history`).
+
+    Attributes
+    ----------
+    id : str
+        The memory.
+    version : int
+        1 for the first wording; :meth:`Engram.update` adds one.
+    text : str
+        The wording of this version.
+    recorded_at : float
+        Record time this version was written, Unix seconds UTC.
+    replaced_at : float or None
+        Record time this version stopped being current (updated or superseded); None if current.
+    ended_by : str or None
+        ``"updated"``, ``"superseded"`` or None (still current).
+    valid_from, valid_to : float or None
+        The memory's valid-time interval (as now known), Unix seconds UTC.
+    state : MemoryState
+        The memory's state now.
+    supersedes : tuple of str
+        Ids this memory superseded (set on every version of the memory).
+    superseded_by : str or None
+    confidence : float
+    tags : tuple of str
+    """
+
+    id: str
+    version: int
+    text: str
+    recorded_at: float
+    replaced_at: float | None
+    ended_by: str | None
+    valid_from: float | None
+    valid_to: float | None
+    state: MemoryState
+    supersedes: tuple[str, ...]
+    superseded_by: str | None
+    confidence: float
+    tags: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "version": self.version, "text": self.text,
+                "recorded_at": self.recorded_at, "replaced_at": self.replaced_at,
+                "ended_by": self.ended_by, "valid_from": self.valid_from, "valid_to": self.valid_to,
+                "state": self.state.value, "supersedes": list(self.supersedes),
+                "superseded_by": self.superseded_by, "confidence": self.confidence, "tags": list(self.tags)}
+
+
+def history_entries(records: list[dict], supersedes: Mapping[str, tuple[str, ...]]) -> list[HistoryEntry]:
+    """Every version of every record, in record-time order (ties: by id, then version).
+
+    Parameters
+    ----------
+    records : list of dict
+        Stored records (with their ``versions`` list of earlier wordings).
+    supersedes : mapping id -> tuple of ids
+        The ids each memory superseded (its outgoing ``supersedes`` edges).
+
+    Returns
+    -------
+    list of HistoryEntry
+    """
+    out = []
+    for rec in records:
+        state = MemoryState(rec["state"])
+        retired = rec.get("retired_at")
+        vf = rec.get("valid_from", rec["created_at"])
+        common = {"id": rec["id"], "valid_from": vf, "valid_to": rec.get("valid_to"), "state": state,
+                  "supersedes": tuple(supersedes.get(rec["id"], ())), "superseded_by": rec["superseded_by"]}
+        versions = rec.get("versions") or []
+        for i, v in enumerate(versions, 1):
+            out.append(HistoryEntry(version=i, text=v["text"], recorded_at=v["recorded_at"],
+                                    replaced_at=v["replaced_at"], ended_by="updated",
+                                    confidence=v["confidence"], tags=tuple(v["tags"]), **common))
+        out.append(HistoryEntry(version=len(versions) + 1, text=rec["text"],
+                                recorded_at=rec.get("version_at", rec["recorded_at"]), replaced_at=retired,
+                                ended_by=None if retired is None else "superseded",
+                                confidence=rec["confidence"], tags=tuple(rec["tags"]), **common))
+    out.sort(key=lambda e: (e.recorded_at, e.id, e.version))
+    return out
