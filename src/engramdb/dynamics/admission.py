@@ -122,7 +122,9 @@ def fact_change(new: str, old: str) -> str | None:
       ISO dates) or number words (one ... ninety, hundred, first ... tenth, twice, ...);
     - ``"date"``: month names (and abbreviations; "May" only when capitalised), weekday names,
       today / tomorrow / yesterday / tonight / weekend;
-    - ``"name"``: capitalised tokens other than common function words ("The", "I", "We", ...).
+    - ``"name"``: a capitalised token other than common function words ("The", "I", "We", ...)
+      that the other text lacks in any case (so a capitalised sentence start that the other
+      text has in lower case is no change).
 
     A changed fact is never merged as a near-duplicate. The rules err toward "changed": "two"
     vs "2", or a capitalised common word, count as a change, so a true duplicate may be stored
@@ -149,9 +151,13 @@ def fact_change(new: str, old: str) -> str | None:
     True
     """
     a, b = fact_signature(new), fact_signature(old)
-    for key in ("negation", "number", "date", "name"):
+    for key in ("negation", "number", "date"):
         if a[key] != b[key]:
             return key
+    words_a = {t.lower() for t in _tokens(new)}
+    words_b = {t.lower() for t in _tokens(old)}
+    if (a["name"] - words_b) or (b["name"] - words_a):
+        return "name"
     return None
 
 
