@@ -142,6 +142,11 @@ def rescore(eng: "Engram", now: float, *, namespace: str | None = None, progress
             if len(p_idx):
                 for i in p_idx.tolist():
                     rec = store.get_record(txn, int(idx[i]))
+                    if archive[i]:   # archived and pruned in this pass: both steps are logged
+                        logs.append({"action": "archive", "namespace": rec["namespace"], "id": rec["id"],
+                                     "kind": rec["kind"], "salience": float(s_new[i]),
+                                     "reason": f"salience {float(s_new[i]):.4g} < archive floor "
+                                               f"{float(floor_a[i]):.4g}"})
                     logs.append({"action": "prune", "namespace": rec["namespace"], "id": rec["id"],
                                  "kind": rec["kind"], "salience": float(s_new[i]), "text": rec["text"],
                                  "reason": f"archived, salience {float(s_new[i]):.4g} < prune floor "
