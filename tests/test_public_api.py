@@ -13,6 +13,7 @@ def test_all_is_pinned():
         "PathStep", "RecallConfig", "RecallResult", "Relation", "StoreConfig", "StoreCorruptedError",
         "StoreError", "StoreFullError", "StoreLockedError", "StoreNotFoundError", "UnknownKindError",
         "UnknownRelationError", "open", "to_unix_seconds", "__version__",
+        "AdmissionConfig", "AdmissionDecision", "ForgettingConfig",
     ])
     for name in engramdb.__all__:
         assert hasattr(engramdb, name)
@@ -20,7 +21,8 @@ def test_all_is_pinned():
 
 def test_engine_verbs():
     for verb in ("add", "add_batch", "get", "link", "link_batch", "recall", "supersede", "forget",
-                 "stats", "close", "flush", "edges", "namespaces", "salience"):
+                 "stats", "close", "flush", "edges", "namespaces", "salience",
+                 "admit_batch", "review", "rescore", "dynamics_log", "export", "import_from"):
         assert callable(getattr(engramdb.Engram, verb)), verb
         assert getattr(engramdb.Engram, verb).__doc__
 

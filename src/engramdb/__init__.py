@@ -8,6 +8,8 @@ stored as CSR arrays in LMDB.
 from .config import (
     DecayConfig, EngramConfig, IndexConfig, LinkConfig, RecallConfig, StoreConfig,
 )
+from .config import AdmissionConfig, ForgettingConfig
+from .dynamics import AdmissionDecision
 from .engine import Engram, open, to_unix_seconds
 from .errors import (
     BackendUnavailableError, ConfigError, DimensionMismatchError, EmptyTextError, EngramError,
@@ -27,4 +29,5 @@ __all__ = sorted([
     "PathStep", "RecallConfig", "RecallResult", "Relation", "StoreConfig", "StoreCorruptedError",
     "StoreError", "StoreFullError", "StoreLockedError", "StoreNotFoundError", "UnknownKindError",
     "UnknownRelationError", "open", "to_unix_seconds", "__version__",
+    "AdmissionConfig", "AdmissionDecision", "ForgettingConfig",
 ])

@@ -293,6 +293,11 @@ def admit_batch(eng: "Engram", candidates: Iterable[Mapping[str, Any]], *, names
         if p.ext_id in seen:
             raise InvalidInputError(f"id {p.ext_id!r} appears twice in the batch")
         seen.add(p.ext_id)
+    with eng._store.read("checking candidate ids") as txn:
+        for p in prepared:
+            if eng._store.lookup_id(txn, namespace, p.ext_id) is not None:
+                raise InvalidInputError(f"id {p.ext_id!r} already exists in namespace {namespace!r}; "
+                                        "a candidate needs a new id (or none)")
     eng._embed_missing(prepared, False)
     texts = [p.text for p in prepared]
     u = heuristic_utility(texts) if utility is None else _check_utility(utility(texts), n)
