@@ -344,7 +344,8 @@ def default_type_priors() -> Mapping[MemoryKind, float]:
     A-MAC's reference system scores preferences 0.9, facts 0.7, plans 0.5 and temporary states
     0.2 (arXiv:2603.04549, type prior T). Our kinds map onto those classes: ``semantic`` (facts
     and preferences) 0.8, ``decision`` 0.8, ``procedural`` 0.7, ``episodic`` 0.5 and
-    ``working`` (temporary state) 0.2.
+    ``working`` (temporary state) 0.2. Admission caps the prior at 0.2 for phatic text
+    (``dynamics.admission.is_phatic``) whatever its kind.
     """
     return MappingProxyType({
         MemoryKind.WORKING: 0.2, MemoryKind.EPISODIC: 0.5, MemoryKind.SEMANTIC: 0.8,
@@ -363,12 +364,13 @@ def default_archive_floors() -> Mapping[MemoryKind, float]:
 def default_prune_floors() -> Mapping[MemoryKind, float]:
     """Salience below which an *archived* memory is erased, per kind; 0 never prunes.
 
-    Only ``episodic`` memories are pruned by default (below 0.001, about nine half-lives after
-    the default initial salience 0.5): semantic, procedural and decision memories are never
-    erased by policy, and ``working`` memories are promoted to ``episodic`` instead.
+    Pruning is a hard erase, so it is opt-in: every default is 0 (archive, never erase). A
+    policy that erases stale episodes sets e.g. ``{..., MemoryKind.EPISODIC: 0.001}`` (about
+    nine half-lives after the default initial salience 0.5); ``working`` memories are promoted
+    to ``episodic`` rather than pruned.
     """
     return MappingProxyType({
-        MemoryKind.WORKING: 0.0, MemoryKind.EPISODIC: 0.001, MemoryKind.SEMANTIC: 0.0,
+        MemoryKind.WORKING: 0.0, MemoryKind.EPISODIC: 0.0, MemoryKind.SEMANTIC: 0.0,
         MemoryKind.PROCEDURAL: 0.0, MemoryKind.DECISION: 0.0,
     })
 
@@ -460,7 +462,7 @@ class ForgettingConfig:
         hidden from default recall, still readable by id). 0 never archives.
     prune_floor : mapping MemoryKind -> float
         An archived memory below its kind's prune floor is erased (record, vector, edges). 0
-        never prunes; the default prunes only ``episodic`` (:func:`default_prune_floors`).
+        never prunes; by default nothing is pruned (:func:`default_prune_floors`).
         Must not exceed the kind's archive floor.
     working_capacity : int
         Active ``working`` memories kept per namespace (the hot tier). Above it, the least

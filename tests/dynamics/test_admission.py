@@ -6,7 +6,7 @@ import engramdb
 from engramdb import errors
 from engramdb.config import AdmissionConfig
 from engramdb.dynamics import admission as adm
-from engramdb.dynamics.admission import heuristic_utility
+from engramdb.dynamics.admission import heuristic_utility, is_phatic
 from engramdb.kernels.reference import ADMISSION_FACTORS
 
 from .conftest import T0, basis, digest, unit
@@ -23,12 +23,13 @@ def test_default_weights_follow_amac_order():
 
 
 def test_heuristic_utility_ranks_specific_over_phatic():
-    u = heuristic_utility(["lol ok", "thanks!", "I booked TAP flight TP 218 to Lisbon on May 14",
-                           "I am allergic to peanuts", "ok we talked"])
+    u = heuristic_utility(["User: lol ok", "thanks!", "I booked TAP flight TP 218 to Lisbon on May 14",
+                           "Caroline: I am allergic to peanuts", "ok we talked"])
     assert u.dtype == np.float32
     assert max(u[0], u[1], u[4]) <= np.float32(0.1)
     assert u[2] == pytest.approx(1.0)              # 0.2 + 0.45 (3+ specifics) + 0.05*5 + 0.2 (booked)
     assert u[3] == pytest.approx(0.2 + 0.05 * 2 + 0.2)   # content "allergic", "peanuts"; cue "allergic"
+    assert is_phatic("Melanie: Thanks, Mel!") and is_phatic("ok cool") and not is_phatic("Mel: see you at 5")
 
 
 def test_factors_score_and_decisions(eng):
@@ -46,7 +47,7 @@ def test_factors_score_and_decisions(eng):
     assert [d.id for d in out] == ["c-phatic", "c-fact", "c-hedged"]
     u = heuristic_utility([c["text"] for c in cands])
     expected = np.array([
-        [u[0], 1.0, 1 - 0.6, 1.0, 0.5],
+        [u[0], 1.0, 1 - 0.6, 1.0, 0.2],              # phatic: type prior capped at 0.2
         [u[1], 1.0, 1.0, 0.5, 0.8],                  # a week old: half the recency
         [u[2], 0.8 * 0.7, 1.0, 1.0, 0.2],            # hedged: confidence x 0.7; working prior 0.2
     ])

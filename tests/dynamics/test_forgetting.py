@@ -16,6 +16,17 @@ from .conftest import DIM, basis, digest, unit
 
 DAY = 86400.0
 SKIP = ("rescore_last",)
+K = engramdb.MemoryKind
+EPISODE_PRUNING = {K.WORKING: 0.0, K.EPISODIC: 0.001, K.SEMANTIC: 0.0, K.PROCEDURAL: 0.0, K.DECISION: 0.0}
+
+
+@pytest.fixture
+def pruning(tmp_path):
+    """A store whose policy erases archived episodes below salience 0.001."""
+    e = engramdb.open(tmp_path / "pruning", dim=DIM,
+                      config=EngramConfig(forgetting=ForgettingConfig(prune_floor=EPISODE_PRUNING)))
+    yield e
+    e.close()
 
 
 def _story(e):
@@ -45,7 +56,15 @@ def test_archive_keeps_memory_reachable(eng):
         assert eng._store.get_meta(txn, "rescore_last")["archived"] == 1
 
 
-def test_prune_only_where_policy_allows(eng):
+def test_default_policy_never_erases(eng):
+    t = _story(eng)
+    s = eng.rescore(t + 1e5 * DAY)
+    assert s["pruned"] == 0 and s["archived"] == 3 and eng.stats()["memories"] == 4
+    assert eng.get("ep").state.value == "archived" and eng.get("dec").state.value == "active"
+
+
+def test_prune_only_where_policy_allows(pruning):
+    eng = pruning
     t = _story(eng)
     s = eng.rescore(t + 2000 * DAY)
     # episodic: archived and erased in the same pass; semantic (0.5 * 2**(-2000/180)) archived, never
@@ -63,7 +82,8 @@ def test_prune_only_where_policy_allows(eng):
     assert s2["pruned"] == 0 and eng.salience("sem", now=t + 1e5 * DAY) < 1e-30 and eng.get("sem").text
 
 
-def test_prune_erases_edges_and_revives_what_it_superseded(eng):
+def test_prune_erases_edges_and_revives_what_it_superseded(pruning):
+    eng = pruning
     eng.add("old plan", id="a", embedding=basis(0), kind="semantic")
     eng.supersede("a", "new plan", embedding=basis(1), kind="episodic")
     new_id = eng.get("a").superseded_by
@@ -132,7 +152,8 @@ def test_forgetting_config_bounds():
 
 # ---------------------------------------------------------------- working tier
 def _small_tier(path, cap):
-    return engramdb.open(path, dim=DIM, config=EngramConfig(forgetting=ForgettingConfig(working_capacity=cap)))
+    cfg = ForgettingConfig(working_capacity=cap, prune_floor=EPISODE_PRUNING)
+    return engramdb.open(path, dim=DIM, config=EngramConfig(forgetting=cfg))
 
 
 def test_working_overflow_promotes_least_salient(tmp_store):

@@ -12,7 +12,9 @@ factual confidence C      the candidate's ``confidence`` (default 1), times 0.7 
 semantic novelty N        1 - max(cosine to the namespace's nearest stored memory, cosine to
                           any earlier candidate of the batch), clipped to [0, 1].
 temporal recency R        2**(-(now - created_at) / ``recency_half_life_s``).
-content-type prior T      ``AdmissionConfig.type_prior[kind]``.
+content-type prior T      ``AdmissionConfig.type_prior[kind]``, capped at 0.2 (A-MAC's prior
+                          for temporary states) when :func:`is_phatic` finds the text to be
+                          only a greeting, thanks or filler.
 ========================  ===================================================================
 
 score = w . [U, C, N, R, T], computed for the whole batch in one ``admission_score`` kernel
@@ -47,10 +49,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..config import AdmissionConfig
     from ..engine import Engram
 
-__all__ = ["AdmissionDecision", "fact_change", "fact_signature", "heuristic_utility", "admit_batch",
-           "HEDGE_PENALTY"]
+__all__ = ["AdmissionDecision", "fact_change", "fact_signature", "heuristic_utility", "is_phatic",
+           "strip_speaker", "admit_batch", "HEDGE_PENALTY", "PHATIC_PRIOR"]
 
 HEDGE_PENALTY = 0.7
+PHATIC_PRIOR = 0.2   # A-MAC's type prior of temporary states
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 NUMBER_WORDS = frozenset(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
@@ -76,11 +79,40 @@ CUES = frozenset(
     "never plan plans planning decided decide decision will must need needs remember birthday "
     "deadline booked booking appointment meeting password code address phone email goal goals".split())
 PHATIC = frozenset("hi hello hey thanks thank ok okay lol haha bye cool nice great sure yeah yep "
-                   "wow hmm oh good morning night welcome".split())
+                   "wow hmm oh good morning night welcome glad awesome amazing congrats "
+                   "congratulations sounds see soon later care cheers yay appreciate".split())
+
+
+_SPEAKER = re.compile(r"^\s*[A-Z][\w .'-]{0,30}:\s+")
+_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 
 
 def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
+
+
+def strip_speaker(text: str) -> str:
+    """``text`` without a leading "Speaker: " label (as conversation turns carry)."""
+    return _SPEAKER.sub("", text, count=1)
+
+
+def is_phatic(text: str) -> bool:
+    """True when ``text`` holds no fact. Its questions (sentences ending in "?") and a leading
+    speaker label are set aside; then the rest is phatic when every word is a greeting,
+    thanks or filler / function word; or its only content words are names ("Thanks, Mel!") and
+    it has no number or date; or it has fewer than two content words (3+ letters, not function
+    words) and no number, date or name."""
+    body = " ".join(x for x in _SENTENCE.findall(strip_speaker(text)) if not x.rstrip().endswith("?"))
+    toks = _tokens(body)
+    low = [t.lower() for t in toks]
+    if not toks or all(t in PHATIC or t in FUNCTION_WORDS for t in low):
+        return True
+    sig = fact_signature(body)
+    specific = len(sig["number"]) + len(sig["date"]) + len(sig["name"])
+    content = [t for t in low if len(t) >= 3 and t not in FUNCTION_WORDS and t not in PHATIC]
+    if not sig["number"] and not sig["date"] and all(t in sig["name"] for t in content):
+        return True   # greeting someone by name: "Thanks, Mel!"
+    return len(content) < 2 and specific == 0
 
 
 def _negation_count(toks: list[str]) -> int:
@@ -164,15 +196,14 @@ def fact_change(new: str, old: str) -> str | None:
 def heuristic_utility(texts: Iterable[str]) -> np.ndarray:
     """Future-utility stand-in without an LLM: specific, actionable text scores high.
 
-    For each text, with its word tokens: ``content`` = tokens of 3+ letters that are not
+    For each text, after a leading "Speaker: " label, with its word tokens: ``content`` = tokens of 3+ letters that are not
     function words; ``specific`` = fact-bearing tokens of :func:`fact_signature` (numbers,
     dates, names); ``cue`` = 1 when a token signals a lasting preference, plan or commitment
     (prefer, love, allergic, plan, decided, deadline, booked, password, ...).
 
         U = clip(0.2 + 0.15 * min(specific, 3) + 0.05 * min(content, 6) + 0.2 * cue, 0, 1)
 
-    and U <= 0.1 for phatic text (every token a greeting / filler word, or fewer than two
-    content words and no specific token). A caller with an LLM judge passes it as ``utility=``
+    and U <= 0.1 for phatic text (:func:`is_phatic`). A caller with an LLM judge passes it as ``utility=``
     to :meth:`Engram.admit_batch` instead (A-MAC's U is an LLM rating).
 
     Parameters
@@ -185,14 +216,14 @@ def heuristic_utility(texts: Iterable[str]) -> np.ndarray:
     """
     out = []
     for text in texts:
-        toks = _tokens(text)
-        low = [t.lower() for t in toks]
-        sig = fact_signature(text)
+        body = strip_speaker(text)
+        low = [t.lower() for t in _tokens(body)]
+        sig = fact_signature(body)
         specific = len(sig["number"]) + len(sig["date"]) + len(sig["name"])
         content = sum(1 for t in low if len(t) >= 3 and t not in FUNCTION_WORDS and t not in PHATIC)
         cue = 1.0 if any(t in CUES for t in low) else 0.0
         u = 0.2 + 0.15 * min(specific, 3) + 0.05 * min(content, 6) + 0.2 * cue
-        if not toks or all(t in PHATIC or t in FUNCTION_WORDS for t in low) or (content < 2 and specific == 0):
+        if is_phatic(text):
             u = min(u, 0.1)
         out.append(min(max(u, 0.0), 1.0))
     return np.array(out, np.float32)
@@ -331,7 +362,9 @@ def admit_batch(eng: "Engram", candidates: Iterable[Mapping[str, Any]], *, names
     novelty = np.clip(1.0 - np.maximum(cos_store, cos_batch), 0.0, 1.0).astype(np.float32)
     age = np.maximum(now - np.array([p.created_at for p in prepared], np.float64), 0.0)
     recency = np.exp2(-age / cfg.recency_half_life_s).astype(np.float32)
-    prior = cfg.type_prior_by_code[np.array([p.kind.code for p in prepared], np.intp)]
+    prior = cfg.type_prior_by_code[np.array([p.kind.code for p in prepared], np.intp)].copy()
+    phatic = np.array([is_phatic(t) for t in texts])
+    prior[phatic] = np.minimum(prior[phatic], np.float32(PHATIC_PRIOR))
     features = np.ascontiguousarray(np.stack([u, conf, novelty, recency, prior], axis=1), dtype=np.float32)
     score, admit = registry.get("admission_score")(features, cfg.weights, float(cfg.threshold))
 
@@ -392,6 +425,8 @@ def admit_batch(eng: "Engram", candidates: Iterable[Mapping[str, Any]], *, names
                               - float(cfg.weights[ADMISSION_FACTORS.index(f)]))
                 d.reason = (f"score {float(score[i]):.3f} < threshold {cfg.threshold:g} "
                             f"(largest shortfall: {weakest} = {factors[weakest]:.2f})")
+                if phatic[i]:
+                    d.reason += "; phatic: greetings, thanks or questions, no fact"
             if change is not None:
                 d.fact_change = change
                 d.reason += f"; near-duplicate kept apart: it changes a {change}"
