@@ -204,7 +204,9 @@ class DecayConfig:
         write (one LMDB commit, an fsync with ``StoreConfig.sync``) on the hot path.
     link_boost : float
         An explicit link from a new memory to an old one (``add(links=...)``, ``link``) raises
-        the salience of both ends: s <- s + link_boost * (1 - s). 0 turns it off.
+        the salience of both ends: s <- s + link_boost * (1 - s). 0 turns it off. Links of
+        structure or provenance (next, same_session, same_speaker, discussed_in,
+        extracted_from, mentions) and auto-links do not boost.
     hold_decisions_until_review : bool
         A new ``decision`` memory keeps its salience (no decay) until ``Engram.review`` marks
         its outcome reviewed; stored as ``salience_at = +inf`` (the decay kernels count a t0

@@ -1086,6 +1086,19 @@ class Engram:
         See :func:`engramdb.export.export_store`: ``path`` becomes a directory holding
         ``memories.<ext>`` and ``edges.<ext>`` (``parquet``, or ``arrow`` IPC files).
 
+        Parameters
+        ----------
+        path : str or os.PathLike
+            Directory to create (or an existing empty one).
+        format : {"parquet", "arrow"}
+        now : float, datetime or ISO-8601, optional
+            Time of the exported ``salience_now`` column; the wall clock when omitted.
+
+        Returns
+        -------
+        dict
+            ``{"memories": file path, "edges": file path}``.
+
         Raises
         ------
         InvalidInputError
@@ -1101,6 +1114,16 @@ class Engram:
         """Read memories and edges written by :meth:`export` into this store, losslessly.
 
         See :func:`engramdb.export.import_store`. All or nothing: one transaction.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            Directory written by :meth:`export` (either format).
+
+        Returns
+        -------
+        dict
+            ``{"memories": n, "edges": m}`` read.
 
         Raises
         ------

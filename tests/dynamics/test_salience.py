@@ -92,6 +92,8 @@ def test_linking_new_to_old_boosts_both(eng):
     eng.add("next turn", id="t", embedding=basis(2), links=[{"to": "new", "relation": "next"}])
     assert eng.get("new").salience == pytest.approx(b_new)    # structural relation: no boost
     assert eng.get("old").salience == pytest.approx(b_old)
+    eng.link("t", "old", "discussed_in")                         # provenance: no boost either
+    assert eng.get("old").salience == pytest.approx(b_old)
 
 
 def test_boosted_columns_match_records_after_reopen(tmp_store):

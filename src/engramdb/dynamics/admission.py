@@ -264,6 +264,8 @@ class AdmissionDecision:
         (``"number"``, ``"date"``, ``"name"`` or ``"negation"``).
     reason : str
         One line saying why.
+    shadow : bool
+        The batch ran in shadow mode (the decision was only reported and logged).
     """
 
     index: int

@@ -29,9 +29,12 @@ __all__ = ["HELD", "STRUCTURAL_RELATIONS", "initial_t0", "boosted", "next_t0", "
 #: t0 of a decision held until its outcome is reviewed (no decay).
 HELD = math.inf
 
-#: Relations that record structure (order, session, speaker) rather than meaning: linking over
-#: them does not boost salience (ingest adds one per conversation turn).
-STRUCTURAL_RELATIONS = frozenset({Relation.NEXT.code, Relation.SAME_SESSION.code, Relation.SAME_SPEAKER.code})
+#: Relations that record structure or provenance (order, session, speaker, containment, entity
+#: mentions) rather than a relation of meaning: linking over them does not boost salience
+#: (ingest adds several per conversation turn, which would push a session node to 1).
+STRUCTURAL_RELATIONS = frozenset({Relation.NEXT.code, Relation.SAME_SESSION.code, Relation.SAME_SPEAKER.code,
+                                  Relation.DISCUSSED_IN.code, Relation.EXTRACTED_FROM.code,
+                                  Relation.MENTIONS.code})
 
 
 def initial_t0(kind: MemoryKind, now: float, hold_decisions: bool) -> float:
