@@ -11,7 +11,7 @@
 3. A rescoring pass ``--days`` after the last session: the summary per kind and the archived
    memories (from the dynamics log).
 
-    python examples/dynamics_report.py [--conversation conv-26] [--days 60] [--show 12]
+    python examples/dynamics_report.py [--conversation conv-26] [--days 30] [--show 12]
 """
 from __future__ import annotations
 
@@ -113,7 +113,7 @@ def locomo_part(root, sample_id, days, show):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--conversation", default="conv-26")
-    ap.add_argument("--days", type=float, default=60.0)
+    ap.add_argument("--days", type=float, default=30.0)
     ap.add_argument("--show", type=int, default=12)
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as root:

@@ -238,3 +238,22 @@ def test_cli_rescore_and_log(tmp_store):
     assert [e["action"] for e in json.loads(res.output)] == ["archive"]
     res = runner.invoke(main, ["rescore", "--store", str(tmp_store), "--now", "someday"])
     assert res.exit_code == 2 and "InvalidInputError" in res.output
+
+
+def test_columns_match_records_after_reopen(tmp_path):
+    path = tmp_path / "reopen"
+    with _small_tier(path, 2) as e:
+        t = _story(e)
+        for i in range(4):
+            e.add(f"w {i}", id=f"w{i}", kind="working", salience=0.1 * (i + 1), embedding=basis(5 + i))
+        e.rescore(t + 50 * DAY)
+        live = {m: (e.get(m).state, e.get(m).kind, e.salience(m, now=t + 60 * DAY))
+                for m in ("ep", "sem", "proc", "dec", "w0", "w1", "w2", "w3")}
+    with engramdb.open(path) as e:
+        assert {m: (e.get(m).state, e.get(m).kind, e.salience(m, now=t + 60 * DAY)) for m in live} == live
+        c = e._cols
+        for m in live:
+            nid = e._nid("default", m)
+            rec = e.get(m)
+            assert (c.s0[nid], c.t0[nid]) == (np.float32(rec.salience), rec.salience_at)
+            assert engramdb.MemoryKind(rec.kind).code == c.kind[nid]
