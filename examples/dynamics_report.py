@@ -11,7 +11,7 @@
 3. A rescoring pass ``--days`` after the last session: the summary per kind and the archived
    memories (from the dynamics log).
 
-    python examples/dynamics_report.py [--conversation conv-26] [--days 30] [--show 12]
+    python examples/dynamics_report.py [--conversation conv-26] [--days 30] [--show 12] [--all]
 """
 from __future__ import annotations
 
@@ -46,6 +46,9 @@ def demo_part(root):
         now = "2026-04-20T12:00:00Z"
         first = eng.admit_batch(items, namespace="demo", now=now)
         console.print(f"demo batch 1: {dict(Counter(d.decision for d in first))}")
+        for d in first:
+            if d.decision != "admit":
+                console.print(f"  {d.decision} {d.id}: {items[d.index]['text']!r} — {d.reason}")
         extra = [
             {"id": "x-phatic", "text": "User: ok thanks!", "created_at": now},
             {"id": "x-repeat", "text": items[1]["text"].replace("today", "today."), "created_at": now},
@@ -110,15 +113,37 @@ def locomo_part(root, sample_id, days, show):
                       f"records written {again['records_written']}")
 
 
+def locomo_totals(root):
+    """Admission over every LoCoMo conversation: decisions and rejected evidence turns, totals."""
+    from engramdb.locomo import default_locomo_path, load_locomo
+
+    counts, n_ev, ev_rej = Counter(), 0, []
+    with engramdb.open(os.path.join(root, "all"), dim=384) as eng:
+        for conv in load_locomo(default_locomo_path()):
+            evidence = {e for q in conv.qa for e in q.evidence}
+            n_ev += len(evidence)
+            for s in conv.sessions:
+                items = [{"id": t.dia_id, "text": f"{t.speaker}: {t.text}", "created_at": t.created_at}
+                         for t in s.turns]
+                ds = eng.admit_batch(items, namespace=conv.sample_id, now=s.created_at)
+                counts.update(d.decision for d in ds)
+                ev_rej += [(conv.sample_id, d.id) for d in ds if d.decision != "admit" and d.id in evidence]
+    console.print(f"\nall LoCoMo conversations: {sum(counts.values())} turns -> {dict(counts)}; "
+                  f"evidence turns {n_ev}, not admitted {len(ev_rej)}: {ev_rej}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--conversation", default="conv-26")
     ap.add_argument("--days", type=float, default=30.0)
     ap.add_argument("--show", type=int, default=12)
+    ap.add_argument("--all", action="store_true", help="also admit every LoCoMo conversation (totals only)")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as root:
         demo_part(root)
         locomo_part(root, args.conversation, args.days, args.show)
+        if args.all:
+            locomo_totals(root)
 
 
 if __name__ == "__main__":

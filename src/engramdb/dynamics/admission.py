@@ -96,13 +96,20 @@ def strip_speaker(text: str) -> str:
     return _SPEAKER.sub("", text, count=1)
 
 
+def _asks_the_listener(sentence: str) -> bool:
+    """A question to the other speaker ("What got you into running?"): it states no fact."""
+    return sentence.rstrip().endswith("?") and any(t.lower() in ("you", "your", "you're", "you've", "yours")
+                                                   for t in _tokens(sentence))
+
+
 def is_phatic(text: str) -> bool:
-    """True when ``text`` holds no fact. Its questions (sentences ending in "?") and a leading
-    speaker label are set aside; then the rest is phatic when every word is a greeting,
+    """True when ``text`` holds no fact. Its questions to the listener (sentences ending in "?"
+    that say "you" / "your") and a leading speaker label are set aside; then the rest is phatic
+    when every word is a greeting,
     thanks or filler / function word; or its only content words are names ("Thanks, Mel!") and
     it has no number or date; or it has fewer than two content words (3+ letters, not function
     words) and no number, date or name."""
-    body = " ".join(x for x in _SENTENCE.findall(strip_speaker(text)) if not x.rstrip().endswith("?"))
+    body = " ".join(x for x in _SENTENCE.findall(strip_speaker(text)) if not _asks_the_listener(x))
     toks = _tokens(body)
     low = [t.lower() for t in toks]
     if not toks or all(t in PHATIC or t in FUNCTION_WORDS for t in low):
