@@ -190,3 +190,43 @@ def test_empty_batch_and_other_namespace(eng):
         eng.admit_batch([{"text": "x", "namespace": "other", "embedding": basis(0)}], namespace="main")
     with pytest.raises(errors.InvalidInputError):
         eng.admit_batch({"text": "x"})
+
+
+def test_batch_equals_one_by_one_without_in_batch_neighbours(tmp_path):
+    texts = ["lol ok", "I booked TAP flight TP 218", "Ana is allergic to shellfish", "thanks!",
+             "The hotel code is 4471"]
+    cands = [{"id": f"c{i}", "text": t, "embedding": basis(i), "created_at": T0 - i * 86400,
+              "kind": ["episodic", "semantic"][i % 2]} for i, t in enumerate(texts)]
+    with engramdb.open(tmp_path / "batch", dim=16) as a, engramdb.open(tmp_path / "single", dim=16) as b:
+        batch = a.admit_batch(cands, now=T0)
+        single = [b.admit_batch([c], now=T0)[0] for c in cands]
+        assert [(d.id, d.decision, d.score, d.factors) for d in batch] == \
+               [(d.id, d.decision, d.score, d.factors) for d in single]
+        assert sorted(a._cols.ext_ids[: a._cols.n]) == sorted(b._cols.ext_ids[: b._cols.n])
+
+
+def test_cli_admit_review_log(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from engramdb.cli import main
+
+    f = tmp_path / "cands.jsonl"
+    f.write_text("\n".join(json.dumps(x) for x in [
+        {"id": "a", "text": "User: ok thanks!"},
+        {"id": "b", "text": "We decided to book the Alfama hotel for May 14", "kind": "decision"},
+    ]))
+    store = str(tmp_path / "s")
+    runner = CliRunner()
+    res = runner.invoke(main, ["admit", "--store", store, "-n", "trip", str(f), "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert [(d["id"], d["decision"]) for d in out] == [("a", "reject"), ("b", "admit")]
+    assert set(out[0]["factors"]) == set(ADMISSION_FACTORS)
+    res = runner.invoke(main, ["review", "--store", store, "-n", "trip", "b"])
+    assert res.exit_code == 0 and "reviewed b: salience 0.5000" in res.output
+    res = runner.invoke(main, ["log", "--store", store, "--json"])
+    assert [(e["action"], e["id"]) for e in json.loads(res.output)] == [("admission_reject", "a")]
+    res = runner.invoke(main, ["review", "--store", store, "-n", "trip", "a"])
+    assert res.exit_code == 2 and "MemoryNotFoundError" in res.output
