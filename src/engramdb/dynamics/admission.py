@@ -456,8 +456,9 @@ def admit_batch(eng: "Engram", candidates: Iterable[Mapping[str, Any]], *, names
             for _ in range(times):
                 s = salience.boosted(s, rate)
             prepared[j].salience = float(np.float32(min(s, 1.0)))
+    added = {id(q) for q in to_add}
     for p, d in zip(prepared, decisions):
-        d.stored = any(q is p for q in to_add)
+        d.stored = id(p) in added
     logs = [{"action": "admission_shadow" if shadow else f"admission_{d.decision}", "namespace": namespace,
              "id": d.id, "decision": d.decision, "score": d.score, "factors": d.factors, "target": d.target,
              "fact_change": d.fact_change, "reason": d.reason, "text": prepared[d.index].text}
