@@ -85,6 +85,16 @@ CASES = [
     ("history unknown", lambda e: e.history("ghost"), errors.MemoryNotFoundError),
     ("query bad order", lambda e: e.query(order="shuffle"), errors.InvalidInputError),
     ("query limit 0", lambda e: e.query(limit=0), errors.InvalidInputError),
+    ("admit empty text", lambda e: e.admit_batch([{"text": "ok", "embedding": GOOD}, {"text": " ", "embedding": GOOD}]), errors.EmptyTextError),
+    ("admit wrong dimension", lambda e: e.admit_batch([{"text": "x", "embedding": np.ones(3)}]), errors.DimensionMismatchError),
+    ("admit existing id", lambda e: e.admit_batch([{"id": "a", "text": "brand new fact 42", "embedding": -GOOD}]), errors.InvalidInputError),
+    ("admit bad utility", lambda e: e.admit_batch([{"text": "x", "embedding": GOOD}], utility=lambda t: [2.0]), errors.InvalidInputError),
+    ("admit bad config", lambda e: e.admit_batch([{"text": "x", "embedding": GOOD}], config=engramdb.RecallConfig()), errors.ConfigError),
+    ("review non-decision", lambda e: e.review("a"), errors.InvalidInputError),
+    ("review unknown", lambda e: e.review("ghost"), errors.MemoryNotFoundError),
+    ("rescore bad now", lambda e: e.rescore("someday"), errors.InvalidInputError),
+    ("import missing", lambda e: e.import_from("/nonexistent-export-dir"), errors.InvalidInputError),
+    ("export bad format", lambda e: e.export("/nonexistent-export-dir", format="csv"), errors.InvalidInputError),
 ]
 
 

@@ -6,7 +6,8 @@ import pytest
 from engramdb import config as C
 from engramdb.errors import ConfigError
 
-GROUPS = [C.RecallConfig, C.DecayConfig, C.IndexConfig, C.LinkConfig, C.StoreConfig, C.SlotConfig]
+GROUPS = [C.RecallConfig, C.DecayConfig, C.IndexConfig, C.LinkConfig, C.StoreConfig, C.SlotConfig,
+          C.AdmissionConfig, C.ForgettingConfig]
 
 
 def _outside(bound):

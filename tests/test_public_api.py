@@ -14,6 +14,7 @@ def test_all_is_pinned():
         "StoreError", "StoreFullError", "StoreLockedError", "StoreNotFoundError", "UnknownKindError",
         "UnknownRelationError", "open", "to_unix_seconds", "__version__",
         "Contradiction", "HistoryEntry", "SlotConfig",
+        "AdmissionConfig", "AdmissionDecision", "ForgettingConfig",
     ])
     for name in engramdb.__all__:
         assert hasattr(engramdb, name)
@@ -22,7 +23,8 @@ def test_all_is_pinned():
 def test_engine_verbs():
     for verb in ("add", "add_batch", "get", "link", "link_batch", "recall", "supersede", "forget",
                  "stats", "close", "flush", "edges", "namespaces", "salience",
-                 "update", "history", "query"):
+                 "update", "history", "query",
+                 "admit_batch", "review", "rescore", "dynamics_log", "export", "import_from"):
         assert callable(getattr(engramdb.Engram, verb)), verb
         assert getattr(engramdb.Engram, verb).__doc__
 

@@ -10,6 +10,8 @@ from .config import (
     DecayConfig, EngramConfig, IndexConfig, LinkConfig, RecallConfig, StoreConfig,
 )
 from .config import SlotConfig
+from .config import AdmissionConfig, ForgettingConfig
+from .dynamics import AdmissionDecision
 from .engine import Engram, open, to_unix_seconds
 from .errors import (
     BackendUnavailableError, ConfigError, DimensionMismatchError, EmptyTextError, EngramError,
@@ -32,4 +34,5 @@ __all__ = sorted([
     "StoreError", "StoreFullError", "StoreLockedError", "StoreNotFoundError", "UnknownKindError",
     "UnknownRelationError", "open", "to_unix_seconds", "__version__",
     "Contradiction", "HistoryEntry", "SlotConfig",
+    "AdmissionConfig", "AdmissionDecision", "ForgettingConfig",
 ])

@@ -250,6 +250,132 @@ def demo(store, k):
     sys.exit(run_demo(store=store, k=k, console=console))
 
 
+# ---------------------------------------------------------------------- memory dynamics
+def _print_summary(summary: dict) -> None:
+    table = Table(title=f"rescore at {summary['now']:.0f} ({summary['kernel_backend']} kernel, "
+                        f"{summary['seconds'] * 1e3:.1f} ms)")
+    for col in ("kind", "memories", "mean salience", "promoted", "archived", "pruned", "active after"):
+        table.add_column(col, justify="right")
+    for kind, row in summary["by_kind"].items():
+        mean = "-" if row["mean_salience"] is None else f"{row['mean_salience']:.4f}"
+        table.add_row(kind, str(row["memories"]), mean, str(row["promoted"]), str(row["archived"]),
+                      str(row["pruned"]), str(row["active_after"]))
+    console.print(table)
+    console.print(f"scanned {summary['scanned']}, promoted {summary['promoted']}, archived {summary['archived']}, "
+                  f"pruned {summary['pruned']}, records written {summary['records_written']}")
+
+
+@main.command()
+@store_option
+@click.option("--namespace", "-n", default=None, help="Only this namespace (default: all).")
+@click.option("--now", default=None, help="Rescore as of this time (Unix seconds or ISO-8601; default: now).")
+@click.option("--materialize", is_flag=True, help="Write s(now) into every record, not only changed ones.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def rescore(store, namespace, now, materialize, as_json):
+    """Recompute every memory's salience (native decay kernel), then promote, archive and prune by the floors."""
+    with _open(store) as eng:
+        summary = eng.rescore(now, namespace=namespace, progress=not as_json, materialize=materialize)
+    if as_json:
+        _echo_json(summary)
+    else:
+        _print_summary(summary)
+
+
+@main.command("export")
+@store_option
+@click.option("--format", "fmt", type=click.Choice(["parquet", "arrow"]), default="parquet", show_default=True)
+@click.option("--out", "out", required=True, type=click.Path(), help="Directory to write (memories + edges tables).")
+def export_cmd(store, fmt, out):
+    """Write memories (with embeddings and salience) and edges as Parquet or Arrow files."""
+    with _open(store, readonly=True) as eng:
+        paths = eng.export(out, format=fmt)
+    click.echo(f"wrote {paths['memories']} and {paths['edges']}")
+
+
+@main.command("import")
+@store_option
+@dim_option
+@click.argument("path", type=click.Path(exists=True, file_okay=False))
+def import_cmd(store, dim, path):
+    """Read an export directory (from `engramdb export`) into a store, losslessly."""
+    if dim is None and not os.path.exists(os.path.join(store, "data.mdb")):
+        import pyarrow.parquet as pq  # the new store takes the export's dimension
+
+        from .export import FORMATS
+        for fmt, ext in FORMATS.items():
+            f = os.path.join(path, f"memories.{ext}")
+            if os.path.exists(f):
+                import pyarrow as pa
+                schema = pq.read_schema(f) if fmt == "parquet" else pa.ipc.open_file(pa.memory_map(f)).schema
+                dim = int((schema.metadata or {}).get(b"engramdb.dim", b"384"))
+    with _open(store, create=True, dim=dim) as eng:
+        out = eng.import_from(path)
+    click.echo(f"imported {out['memories']} memories and {out['edges']} edges into {store}")
+
+
+@main.command()
+@store_option
+@ns_option
+@click.option("--shadow", is_flag=True, help="Score and log, but store every candidate.")
+@click.option("--now", default=None, help="Unix seconds or ISO-8601 (default: now).")
+@click.option("--json", "as_json", is_flag=True, help="Print the decisions as JSON.")
+@embedder_option
+@dim_option
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+def admit(store, namespace, shadow, now, as_json, embedder, dim, file):
+    """Score the candidates of a JSONL file with A-MAC admission control; store the admitted ones."""
+    from .ingest import read_jsonl
+
+    items = [{k: v for k, v in it.items() if k != "links"} for it in read_jsonl(file)]
+    for it in items:
+        it.setdefault("namespace", namespace)
+    with _open(store, create=True, embedder=embedder, dim=dim) as eng:
+        decisions = eng.admit_batch(items, namespace=namespace, shadow=shadow or None, now=now)
+    if as_json:
+        _echo_json([d.to_dict() for d in decisions])
+        return
+    table = Table(title="admission" + (" (shadow mode: everything stored)" if shadow else ""))
+    for col in ("#", "id", "decision", "score", "U", "C", "N", "R", "T", "reason"):
+        table.add_column(col, overflow="fold")
+    for d in decisions:
+        f = list(d.factors.values())
+        table.add_row(str(d.index), d.id, d.decision, f"{d.score:.3f}", *(f"{x:.2f}" for x in f), d.reason)
+    console.print(table)
+
+
+@main.command()
+@store_option
+@ns_option
+@click.option("--now", default=None, help="Unix seconds or ISO-8601 (default: now).")
+@click.argument("memory_id")
+def review(store, namespace, now, memory_id):
+    """Mark a decision's outcome reviewed: its salience starts to decay."""
+    with _open(store) as eng:
+        s = eng.review(memory_id, namespace=namespace, now=now)
+    click.echo(f"reviewed {memory_id}: salience {s:.4f}")
+
+
+@main.command("log")
+@store_option
+@click.option("--namespace", "-n", default=None, help="Only this namespace.")
+@click.option("--action", default=None, help="Only this action (archive, prune, promote, admission_reject, ...).")
+@click.option("--limit", type=int, default=50, show_default=True, help="Last N entries.")
+@click.option("--json", "as_json", is_flag=True)
+def log_cmd(store, namespace, action, limit, as_json):
+    """The dynamics log: every archive, prune, promotion and admission decision."""
+    with _open(store, readonly=True) as eng:
+        entries = eng.dynamics_log(namespace=namespace, action=action, limit=limit)
+    if as_json:
+        _echo_json(entries)
+        return
+    table = Table(title="dynamics log")
+    for col in ("seq", "action", "namespace", "id", "reason"):
+        table.add_column(col, overflow="fold")
+    for e in entries:
+        table.add_row(str(e["seq"]), e["action"], e["namespace"], e["id"], e.get("reason", ""))
+    console.print(table)
+
+
 if __name__ == "__main__":
     main()
 

@@ -18,6 +18,8 @@ from .types import MemoryKind, Relation
 __all__ = [
     "Interval", "Choice", "RecallConfig", "DecayConfig", "IndexConfig", "StoreConfig", "LinkConfig",
     "EngramConfig", "default_half_lives", "default_relation_multipliers", "SlotConfig",
+    "AdmissionConfig", "ForgettingConfig", "default_type_priors", "default_archive_floors",
+    "default_prune_floors",
 ]
 
 _DAY = 86400.0
@@ -217,19 +219,37 @@ class DecayConfig:
     reinforce_rate : float
         On recall, s <- s + rate * (1 - s).
     archive_floor : float
-        Salience below which a rescoring pass may archive a memory.
+        Salience below which a rescoring pass may archive a memory (kept for compatibility;
+        the rescoring job reads the per-kind floors of :class:`ForgettingConfig`).
+    reinforce_on_recall : bool
+        What ``recall(reinforce=None)`` does. Off by default: a reinforcing recall is a durable
+        write (one LMDB commit, an fsync with ``StoreConfig.sync``) on the hot path.
+    link_boost : float
+        An explicit link from a new memory to an old one (``add(links=...)``, ``link``) raises
+        the salience of both ends: s <- s + link_boost * (1 - s). 0 turns it off. Links of
+        structure or provenance (next, same_session, same_speaker, discussed_in,
+        extracted_from, mentions) and auto-links do not boost.
+    hold_decisions_until_review : bool
+        A new ``decision`` memory keeps its salience (no decay) until ``Engram.review`` marks
+        its outcome reviewed; stored as ``salience_at = +inf`` (the decay kernels count a t0
+        after now as age 0).
     """
 
     half_life_s: Mapping[MemoryKind, float] = field(default_factory=default_half_lives)
     initial_salience: float = 0.5
     reinforce_rate: float = 0.1
     archive_floor: float = 0.05
+    reinforce_on_recall: bool = False
+    link_boost: float = 0.05
+    hold_decisions_until_review: bool = True
     #: ``half_life_s`` as float32 indexed by ``MemoryKind.code`` (what the decay kernel takes).
     half_life_by_code: np.ndarray = field(init=False, repr=False, compare=False)
 
     BOUNDS: ClassVar = {
         "initial_salience": Interval(0.0, 1.0), "reinforce_rate": Interval(0.0, 1.0),
         "archive_floor": Interval(0.0, 1.0, "left"),
+        "reinforce_on_recall": Choice((True, False)), "link_boost": Interval(0.0, 1.0),
+        "hold_decisions_until_review": Choice((True, False)),
     }
 
     def __post_init__(self) -> None:
@@ -328,6 +348,8 @@ class EngramConfig:
     link: LinkConfig = field(default_factory=LinkConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
     slots: "SlotConfig" = field(default_factory=lambda: SlotConfig(), metadata={"type": "SlotConfig"})
+    admission: "AdmissionConfig" = field(default_factory=lambda: AdmissionConfig())
+    forgetting: "ForgettingConfig" = field(default_factory=lambda: ForgettingConfig())
 
     BOUNDS: ClassVar = {}
 
@@ -335,6 +357,8 @@ class EngramConfig:
         for f in fields(self):
             expected = f.default_factory  # type: ignore[misc]
             expected = globals()[f.metadata["type"]] if "type" in f.metadata else expected  # defined later
+            if f.name in _LATE_GROUPS:
+                expected = _LATE_GROUPS[f.name]
             value = getattr(self, f.name)
             if not isinstance(value, expected):  # type: ignore[arg-type]
                 raise ConfigError(f"EngramConfig.{f.name} must be a {expected.__name__}, got {type(value).__name__}")
@@ -402,3 +426,159 @@ class SlotConfig:
         if attribute in self.multi_valued:
             return False
         return self.default_single
+def default_type_priors() -> Mapping[MemoryKind, float]:
+    """A-MAC content-type prior per memory kind, in [0, 1].
+
+    A-MAC's reference system scores preferences 0.9, facts 0.7, plans 0.5 and temporary states
+    0.2 (arXiv:2603.04549, type prior T). Our kinds map onto those classes: ``semantic`` (facts
+    and preferences) 0.8, ``decision`` 0.8, ``procedural`` 0.7, ``episodic`` 0.5 and
+    ``working`` (temporary state) 0.2. Admission caps the prior at 0.2 for phatic text
+    (``dynamics.admission.is_phatic``) whatever its kind.
+    """
+    return MappingProxyType({
+        MemoryKind.WORKING: 0.2, MemoryKind.EPISODIC: 0.5, MemoryKind.SEMANTIC: 0.8,
+        MemoryKind.PROCEDURAL: 0.7, MemoryKind.DECISION: 0.8,
+    })
+
+
+def default_archive_floors() -> Mapping[MemoryKind, float]:
+    """Salience below which the rescoring job archives a memory, per kind (0 never archives)."""
+    return MappingProxyType({
+        MemoryKind.WORKING: 0.05, MemoryKind.EPISODIC: 0.05, MemoryKind.SEMANTIC: 0.02,
+        MemoryKind.PROCEDURAL: 0.01, MemoryKind.DECISION: 0.01,
+    })
+
+
+def default_prune_floors() -> Mapping[MemoryKind, float]:
+    """Salience below which an *archived* memory is erased, per kind; 0 never prunes.
+
+    Pruning is a hard erase, so it is opt-in: every default is 0 (archive, never erase). A
+    policy that erases stale episodes sets e.g. ``{..., MemoryKind.EPISODIC: 0.001}`` (about
+    nine half-lives after the default initial salience 0.5); ``working`` memories are promoted
+    to ``episodic`` rather than pruned.
+    """
+    return MappingProxyType({
+        MemoryKind.WORKING: 0.0, MemoryKind.EPISODIC: 0.0, MemoryKind.SEMANTIC: 0.0,
+        MemoryKind.PROCEDURAL: 0.0, MemoryKind.DECISION: 0.0,
+    })
+
+
+def _kind_table(name: str, owner: str, mapping: Mapping, bound: Interval) -> np.ndarray:
+    """``mapping`` (kind -> value) as float32 indexed by kind code; raises ConfigError."""
+    out = np.zeros(len(MemoryKind), np.float32)
+    for kind in MemoryKind:
+        v = mapping.get(kind, mapping.get(kind.value)) if hasattr(mapping, "get") else None
+        if v is None or not bound.contains(v):
+            raise ConfigError(f"{owner}.{name}[{kind.value}] = {v!r} is outside {bound}; "
+                              f"give every kind a value in {bound}")
+        out[kind.code] = v
+    return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AdmissionConfig:
+    """A-MAC admission control (arXiv:2603.04549): which candidates ``Engram.admit_batch`` stores.
+
+    score = w_utility U + w_confidence C + w_novelty N + w_recency R + w_type_prior T, admitted
+    when score >= ``threshold``. The weights follow the factor order of A-MAC's reference
+    scorer, ``[w_U, w_C, w_N, w_R, w_T]``; the defaults 0.25 / 0.15 / 0.20 / 0.10 / 0.30 with
+    threshold 0.55 give the type prior the largest share, as the paper's ablation (type prior
+    the most influential factor) and its released learned weights (0.1 / 0.1 / 0.1 / 0.1 / 0.6,
+    threshold 0.55) do.
+
+    Attributes
+    ----------
+    w_utility, w_confidence, w_novelty, w_recency, w_type_prior : float
+        Factor weights, each in [0, 1], summing to a positive number.
+    threshold : float
+        Minimum score to admit, in [0, 1].
+    duplicate_cosine : float
+        A candidate whose cosine to a stored active memory (or an earlier candidate of the
+        batch) is at least this is a near-duplicate: it reinforces that memory instead of adding
+        one, unless it changes a number, date, name or negation (``dynamics.admission.fact_change``).
+        The right value depends on the embedder (hashed n-grams: ~0.9).
+    recency_half_life_s : float
+        Half-life of the recency factor R = 2**(-(now - created_at) / h), seconds.
+    type_prior : mapping MemoryKind -> float
+        Content-type prior T per kind, in [0, 1] (:func:`default_type_priors`).
+    shadow : bool
+        Shadow mode: score, log and report every decision, but store every candidate.
+    """
+
+    w_utility: float = 0.25
+    w_confidence: float = 0.15
+    w_novelty: float = 0.20
+    w_recency: float = 0.10
+    w_type_prior: float = 0.30
+    threshold: float = 0.55
+    duplicate_cosine: float = 0.92
+    recency_half_life_s: float = 7 * _DAY
+    type_prior: Mapping[MemoryKind, float] = field(default_factory=default_type_priors)
+    shadow: bool = False
+    #: the five weights as float32 in A-MAC's factor order (what the admission kernel takes).
+    weights: np.ndarray = field(init=False, repr=False, compare=False)
+    #: ``type_prior`` as float32 indexed by ``MemoryKind.code``.
+    type_prior_by_code: np.ndarray = field(init=False, repr=False, compare=False)
+
+    BOUNDS: ClassVar = {
+        "w_utility": Interval(0.0, 1.0), "w_confidence": Interval(0.0, 1.0),
+        "w_novelty": Interval(0.0, 1.0), "w_recency": Interval(0.0, 1.0),
+        "w_type_prior": Interval(0.0, 1.0), "threshold": Interval(0.0, 1.0),
+        "duplicate_cosine": Interval(-1.0, 1.0), "recency_half_life_s": Interval(0.0, None, "neither"),
+        "shadow": Choice((True, False)),
+    }
+
+    def __post_init__(self) -> None:
+        check_bounds(self)
+        w = np.array([self.w_utility, self.w_confidence, self.w_novelty, self.w_recency,
+                      self.w_type_prior], np.float32)
+        if float(w.sum()) <= 0.0:
+            raise ConfigError("AdmissionConfig: the five weights sum to 0; give at least one a weight > 0")
+        object.__setattr__(self, "weights", w)
+        object.__setattr__(self, "type_prior_by_code",
+                           _kind_table("type_prior", "AdmissionConfig", self.type_prior, Interval(0.0, 1.0)))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ForgettingConfig:
+    """Forgetting and tiers: what the rescoring job archives, prunes and promotes.
+
+    Attributes
+    ----------
+    archive_floor : mapping MemoryKind -> float
+        An active memory whose current salience is below its kind's floor is archived (kept,
+        hidden from default recall, still readable by id). 0 never archives.
+    prune_floor : mapping MemoryKind -> float
+        An archived memory below its kind's prune floor is erased (record, vector, edges). 0
+        never prunes; by default nothing is pruned (:func:`default_prune_floors`).
+        Must not exceed the kind's archive floor.
+    working_capacity : int
+        Active ``working`` memories kept per namespace (the hot tier). Above it, the least
+        salient (then oldest) are promoted to ``episodic``; nothing is evicted.
+    promote_salience : float
+        Salience a promoted working memory gets at least: s <- max(s(now), promote_salience).
+    """
+
+    archive_floor: Mapping[MemoryKind, float] = field(default_factory=default_archive_floors)
+    prune_floor: Mapping[MemoryKind, float] = field(default_factory=default_prune_floors)
+    working_capacity: int = 256
+    promote_salience: float = 0.25
+    #: floors as float32 indexed by ``MemoryKind.code``.
+    archive_by_code: np.ndarray = field(init=False, repr=False, compare=False)
+    prune_by_code: np.ndarray = field(init=False, repr=False, compare=False)
+
+    BOUNDS: ClassVar = {"working_capacity": Interval(1, None), "promote_salience": Interval(0.0, 1.0)}
+
+    def __post_init__(self) -> None:
+        check_bounds(self)
+        a = _kind_table("archive_floor", "ForgettingConfig", self.archive_floor, Interval(0.0, 1.0))
+        p = _kind_table("prune_floor", "ForgettingConfig", self.prune_floor, Interval(0.0, 1.0))
+        for kind in MemoryKind:
+            if p[kind.code] > a[kind.code]:
+                raise ConfigError(f"ForgettingConfig.prune_floor[{kind.value}] = {p[kind.code]:g} exceeds "
+                                  f"archive_floor[{kind.value}] = {a[kind.code]:g}; only archived memories are pruned")
+        object.__setattr__(self, "archive_by_code", a)
+        object.__setattr__(self, "prune_by_code", p)
+
+
+_LATE_GROUPS = {"admission": AdmissionConfig, "forgetting": ForgettingConfig}

@@ -19,7 +19,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .config import EngramConfig, RecallConfig
+from .config import AdmissionConfig, EngramConfig, RecallConfig
+from .dynamics import salience as _dyn_salience
 from .errors import (
     ConfigError, DimensionMismatchError, EmptyTextError, EngramError, IndexStaleError, InvalidInputError,
     MemoryNotFoundError, NamespaceError, NonFiniteError, OversizeError, StoreCorruptedError,
@@ -659,7 +660,9 @@ class Engram:
     def _record(self, p: _Prepared, now: float) -> dict:
         return {"id": p.ext_id, "namespace": p.namespace, "kind": p.kind.value, "text": p.text,
                 "created_at": p.created_at, "recorded_at": now, "confidence": p.confidence,
-                "salience": p.salience, "salience_at": now, "access_count": 0, "last_access": None,
+                "salience": p.salience,
+                "salience_at": _dyn_salience.initial_t0(p.kind, now, self.config.decay.hold_decisions_until_review),
+                "access_count": 0, "last_access": None,
                 "source": p.source, "tags": list(p.tags), "state": p.state.value,
                 "superseded_by": p.superseded_by, **_temporal.record_fields(p)}
 
@@ -689,10 +692,15 @@ class Engram:
             self._kw.setdefault(p.namespace, KeywordIndex()).add(p.nid, p.text)
             self._ns_latest.pop(p.namespace, None)
         self._kw_dirty = True
+        for nid, s0, t0 in self._link_boosts:   # stored ends of explicit links (DecayConfig.link_boost)
+            self._cols.s0[nid], self._cols.t0[nid] = s0, t0
         self._apply_edges(edges)
         self._dirty_indexes.update(p.namespace for p in prepared)
         if self._delta_size >= self.config.store.snapshot_every:
             self._save_snapshot()
+        if any(p.kind is MemoryKind.WORKING for p in prepared):   # bounded hot tier: promote overflow
+            from .dynamics.forgetting import enforce_working_capacity
+            enforce_working_capacity(self, {p.namespace for p in prepared if p.kind is MemoryKind.WORKING}, now)
         return [p.ext_id for p in prepared]
 
     def _index_add(self, prepared: list[_Prepared]) -> set[str]:
@@ -737,6 +745,7 @@ class Engram:
                             f"link from {p.ext_id!r} to {to!r}: no memory {to!r} in namespace {p.namespace!r}"
                         )
                     edges.append((p.nid, tgt, rel.code, w))
+            self._link_boosts = _dyn_salience.boost_links_in_txn(self, txn, prepared, edges, now)
             for src, tgt, cos in self._autolinks(prepared):
                 edges.append((src, tgt, Relation.RELATED_TO.code, float(min(max(cos, 1e-6), 1.0))))
             extra_edges = extra(txn) if extra is not None else []
@@ -851,7 +860,12 @@ class Engram:
         with self._store.write("linking memories") as txn:
             rows = [(self._nid(ns, s, txn), self._nid(ns, t, txn), r.code, w) for s, t, r, w in specs]
             seq = self._write_edges(txn, rows, now)
+            boosts = _dyn_salience.boost_links_in_txn(self, txn, [], rows, now)
+            mem_gen = self._bump_mem_gen(txn) if boosts else self._mem_gen
         self._delta_seq = seq
+        self._mem_gen = mem_gen
+        for nid, s0, t0 in boosts:
+            self._cols.s0[nid], self._cols.t0[nid] = s0, t0
         self._apply_edges(rows)
         if self._delta_size >= self.config.store.snapshot_every:
             self._save_snapshot()
@@ -1292,6 +1306,209 @@ class Engram:
         now = time.time() if now is None else to_unix_seconds(now, field="now")
         return float(self._salience_now(np.array([nid]), now)[0])
 
+    # ------------------------------------------------------------------ memory dynamics
+    def admit_batch(self, candidates: Iterable[Mapping[str, Any]], *, namespace: str = DEFAULT_NAMESPACE,
+                    now: Any = None, shadow: bool | None = None, utility: Any = None,
+                    config: AdmissionConfig | None = None) -> list:
+        """Score candidate memories with A-MAC admission control; store those worth keeping.
+
+        Every candidate gets five factors (future utility, factual confidence, semantic novelty,
+        temporal recency, content-type prior; see :mod:`engramdb.dynamics.admission`), scored
+        for the whole batch in one ``admission_score`` kernel call. A near-duplicate of a stored
+        active memory or of an earlier candidate (cosine >= ``duplicate_cosine``) reinforces
+        that memory instead, unless it changes a number, date, name or negation. Admitted
+        candidates, reinforcements and log entries are written in one transaction.
+
+        Parameters
+        ----------
+        candidates : iterable of mapping
+            Memories as for :meth:`add_batch` (``text`` required; ``confidence`` is factor C).
+        namespace : str
+            The namespace the candidates are scored against and stored in.
+        now : float, datetime or ISO-8601, optional
+            Unix seconds for recency and reinforcement; the wall clock when omitted.
+        shadow : bool, optional
+            Score and log every decision but store every candidate; ``config.shadow`` when omitted.
+        utility : callable list[str] -> array-like of n floats in [0, 1], optional
+            Future-utility judge (e.g. an LLM); :func:`~engramdb.dynamics.heuristic_utility` when omitted.
+        config : AdmissionConfig, optional
+            Overrides ``self.config.admission`` for this call.
+
+        Returns
+        -------
+        list of AdmissionDecision
+            One per candidate, in input order: ``decision`` (admit / reject / reinforce), the
+            five ``factors``, ``score``, ``stored``, ``target``, ``reason``.
+
+        Raises
+        ------
+        The errors of :meth:`add_batch`; InvalidInputError when a candidate names another
+        namespace or ``utility`` returns anything but n numbers in [0, 1]. Nothing is written.
+
+        References
+        ----------
+        A-MAC, arXiv:2603.04549, section 3 (five-factor admission score, threshold 0.55).
+        """
+        from .dynamics.admission import admit_batch
+
+        self._check_open(write=True)
+        ns = _check_namespace(namespace)
+        now = time.time() if now is None else to_unix_seconds(now, field="now")
+        if config is not None and not isinstance(config, AdmissionConfig):
+            raise ConfigError(f"config must be an AdmissionConfig, got {type(config).__name__}")
+        return admit_batch(self, candidates, namespace=ns, now=now, shadow=shadow, utility=utility, config=config)
+
+    def review(self, id: str, *, namespace: str = DEFAULT_NAMESPACE, now: Any = None) -> float:
+        """Mark the outcome of decision ``id`` reviewed: its salience, held since it was stored
+        (``DecayConfig.hold_decisions_until_review``), decays from ``now`` on.
+
+        Returns
+        -------
+        float
+            Salience at ``now``.
+
+        Raises
+        ------
+        MemoryNotFoundError
+            No such memory.
+        InvalidInputError
+            The memory is not a decision.
+        """
+        self._check_open(write=True)
+        ns = _check_namespace(namespace)
+        _check_id(id)
+        now = time.time() if now is None else to_unix_seconds(now, field="now")
+        return _dyn_salience.review(self, id, ns, now)
+
+    def rescore(self, now: Any = None, *, namespace: str | None = None, progress: bool = False,
+                materialize: bool = False) -> dict[str, Any]:
+        """Batch rescoring: current salience of every memory, then promotion, archive and prune floors.
+
+        Runs the native ``rescore_salience`` kernel over the column arrays; promotes working
+        memories below their floor or over ``ForgettingConfig.working_capacity`` to episodic,
+        archives active memories below their kind's archive floor and erases archived ones
+        below their kind's prune floor, all in one transaction, each action in
+        :meth:`dynamics_log`. Idempotent: a second pass at the same ``now`` changes no record.
+
+        Parameters
+        ----------
+        now : float, datetime or ISO-8601, optional
+            Unix seconds; the wall clock when omitted.
+        namespace : str, optional
+            Rescore one namespace; every namespace when omitted.
+        progress : bool
+            Show a rich progress bar.
+        materialize : bool
+            Also write s0 = s(now), t0 = now into every record (not only the changed ones).
+
+        Returns
+        -------
+        dict
+            ``scanned``, ``promoted``, ``archived``, ``pruned``, ``records_written``, ``by_kind``
+            (per kind counts and mean salience), ``now``, ``seconds``, ``kernel_backend``; also
+            stored in the store's meta as ``rescore_last``.
+
+        Raises
+        ------
+        NamespaceError, InvalidInputError, NonFiniteError
+            Bad namespace or ``now``.
+
+        References
+        ----------
+        Settles & Meeder (2016), section 3.1 (half-life decay); DESIGN.md "Memory dynamics".
+        """
+        from .dynamics.rescore import rescore
+
+        self._check_open(write=True)
+        if namespace is not None:
+            namespace = _check_namespace(namespace)
+        now = time.time() if now is None else to_unix_seconds(now, field="now")
+        return rescore(self, now, namespace=namespace, progress=progress, materialize=materialize)
+
+    def dynamics_log(self, *, namespace: str | None = None, action: str | None = None,
+                     limit: int | None = None) -> list[dict[str, Any]]:
+        """Entries of the dynamics log (archive, prune, promote, admission decisions), oldest first.
+
+        Each entry has ``seq``, ``at`` (Unix seconds), ``action``, ``namespace``, ``id`` and
+        details (``salience``, ``reason``, ``kind``; admission entries add ``score``,
+        ``factors``, ``text``; prune entries keep the erased ``text``).
+
+        Parameters
+        ----------
+        namespace, action : str, optional
+            Keep only these; ``action`` is one of ``dynamics.forgetting.ACTIONS``.
+        limit : int, optional
+            Only the last ``limit`` entries.
+
+        Raises
+        ------
+        InvalidInputError
+            Unknown action or a negative limit.
+        """
+        from .dynamics.forgetting import ACTIONS, read_log
+
+        self._check_open()
+        if action is not None and action not in ACTIONS:
+            raise InvalidInputError(f"action: expected one of {ACTIONS}, got {action!r}")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+            raise InvalidInputError(f"limit: expected an integer >= 0, got {limit!r}")
+        return read_log(self, namespace=namespace, action=action, limit=limit)
+
+    def export(self, path: str | os.PathLike, *, format: str = "parquet", now: Any = None) -> dict[str, str]:
+        """Write every memory (with its embedding and current salience) and every edge with pyarrow.
+
+        See :func:`engramdb.export.export_store`: ``path`` becomes a directory holding
+        ``memories.<ext>`` and ``edges.<ext>`` (``parquet``, or ``arrow`` IPC files).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            Directory to create (or an existing empty one).
+        format : {"parquet", "arrow"}
+        now : float, datetime or ISO-8601, optional
+            Time of the exported ``salience_now`` column; the wall clock when omitted.
+
+        Returns
+        -------
+        dict
+            ``{"memories": file path, "edges": file path}``.
+
+        Raises
+        ------
+        InvalidInputError
+            Unknown format, or ``path`` exists and is not an empty directory.
+        """
+        from .export import export_store
+
+        self._check_open()
+        now = time.time() if now is None else to_unix_seconds(now, field="now")
+        return export_store(self, path, format=format, now=now)
+
+    def import_from(self, path: str | os.PathLike) -> dict[str, int]:
+        """Read memories and edges written by :meth:`export` into this store, losslessly.
+
+        See :func:`engramdb.export.import_store`. All or nothing: one transaction.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            Directory written by :meth:`export` (either format).
+
+        Returns
+        -------
+        dict
+            ``{"memories": n, "edges": m}`` read.
+
+        Raises
+        ------
+        InvalidInputError, DimensionMismatchError
+            Missing or malformed tables, an id already stored, a dimension that differs.
+        """
+        from .export import import_store
+
+        self._check_open(write=True)
+        return import_store(self, path)
+
     def _salience_now(self, nids: np.ndarray, now: float) -> np.ndarray:
         c = self._cols
         return self._rescore(c.s0[nids], c.t0[nids], c.kind[nids], self.config.decay.half_life_by_code, float(now))
@@ -1332,7 +1549,7 @@ class Engram:
                k: int = 10, kinds: Sequence[MemoryKind | str] | None = None,
                tags: Sequence[str] | None = None, min_confidence: float | None = None,
                since: Any = None, until: Any = None, include_superseded: bool = False,
-               include_archived: bool = False, gate: str | None = None, reinforce: bool = False,
+               include_archived: bool = False, gate: str | None = None, reinforce: bool | None = None,
                now: float | None = None, config: RecallConfig | None = None,
                as_of: Any = None) -> RecallResult:
         """Memories related to the query: vector seeds, then spreading activation over the graph.
@@ -1360,8 +1577,9 @@ class Engram:
             Superseded and archived memories are hidden unless asked for.
         gate : {"auto", "on", "off"}, optional
             Density gate mode; ``config.gate`` when omitted.
-        reinforce : bool
-            Raise the salience and access count of the returned memories (one write).
+        reinforce : bool, optional
+            Raise the salience and access count of the returned memories (one write);
+            ``DecayConfig.reinforce_on_recall`` when omitted.
         now : float, optional
             Unix seconds used for salience decay and recency; the wall clock when omitted.
         config : RecallConfig, optional
@@ -1535,6 +1753,8 @@ class Engram:
             gaps.append(Gap(query, "filtered_out", best, "related memories exist but none passed the filters"))
         warnings = _slots.contradiction_warnings(csr, hit_nids, c.state, c.alive, c.ext_ids,
                                                  Relation.CONTRADICTS.code) if hits else []
+        if reinforce is None:
+            reinforce = self.config.decay.reinforce_on_recall
         if reinforce and hits and not self.readonly:
             self._reinforce([self._nid(ns, h.id) for h in hits], now)
         return RecallResult(hits, gaps, mode, density, time.perf_counter() - t_start,
@@ -1582,14 +1802,14 @@ class Engram:
         with self._store.write("reinforcing recalled memories") as txn:
             for nid, s in zip(nids, s_new.tolist()):
                 rec = self._store.get_record(txn, nid)
-                rec["salience"], rec["salience_at"] = s, now
+                rec["salience"], rec["salience_at"] = s, _dyn_salience.next_t0(rec["salience_at"], now)
                 rec["access_count"] += 1
                 rec["last_access"] = now
                 self._store.put_record(txn, nid, rec)
             mem_gen = self._bump_mem_gen(txn)
         self._mem_gen = mem_gen
         self._cols.s0[arr] = s_new
-        self._cols.t0[arr] = now
+        self._cols.t0[arr] = np.maximum(self._cols.t0[arr], now)   # a decision held until review stays held
 
 
 def _seed_activation(cos: np.ndarray, contrast: float) -> np.ndarray:
