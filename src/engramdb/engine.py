@@ -1557,9 +1557,11 @@ class Engram:
         Parameters
         ----------
         query : str, optional
-            Text to embed with the store's embedder. Give ``query`` or ``vector``.
+            The question as text: embedded with the store's embedder (unless ``vector`` is
+            given), searched by the BM25 keyword leg, and read for time cues ("in May 2023").
         vector : array-like of float, shape (dim,), optional
-            The caller's query vector (cosine space).
+            The caller's query vector (cosine space). Give ``query``, ``vector`` or both; with
+            a vector alone there is no keyword leg and no time cue.
         namespace : str
         k : int
             Number of hits, 1..10000.
@@ -1647,7 +1649,8 @@ class Engram:
         labels, cos = labels[keep], cos[keep]
         kw = self._kw.get(ns) if qtext is not None and cfg.w_keyword > 0 else None
         kw_nids, kw_score = kw.search(qtext, cfg.keyword_k) if kw is not None else (labels[:0], cos[:0])
-        seeds, base, seed_cos = _fuse_seeds(labels, cos, kw_nids, kw_score, index, qvec, cfg)
+        seeds, base, seed_cos = _fuse_seeds(labels, cos, kw_nids, kw_score,
+                                            lambda nids: self._similarity(qvec, nids), cfg)
         windows = self._time_windows(ns, qtext) if qtext is not None and cfg.w_time > 0 else []
 
         # 2. density gate, then spreading activation from the fused seeds
@@ -1760,6 +1763,13 @@ class Engram:
         return RecallResult(hits, gaps, mode, density, time.perf_counter() - t_start,
                             {"seeds": int(len(labels)), "activated": int(len(nodes))}, warnings)
 
+    def _similarity(self, qvec: np.ndarray, nids: np.ndarray) -> np.ndarray:
+        """Cosine (float32) of ``qvec`` to the stored embeddings of ``nids`` (read from LMDB:
+        faster than hnswlib's get_items for a few dozen rows)."""
+        with self._store.read("reading embeddings") as txn:
+            vecs = np.stack([self._store.get_vector(txn, int(n), self.dim) for n in nids.tolist()])
+        return vecs @ qvec.astype(np.float32)
+
     def _time_windows(self, ns: str, text: str) -> list:
         """Time windows named in ``text`` ("in May 2023", "last week"), resolved against the
         newest event time of the namespace (the conversation's own clock, not the wall clock)."""
@@ -1848,7 +1858,7 @@ def _vector_scale(cos: np.ndarray, leg_cos: np.ndarray, contrast: float) -> np.n
 
 
 def _fuse_seeds(labels: np.ndarray, cos: np.ndarray, kw_nids: np.ndarray, kw_score: np.ndarray,
-                index: Any, qvec: np.ndarray, cfg: RecallConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                similarity: Any, cfg: RecallConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Seeds of recall from both legs on one scale.
 
     base = w_vector * v + w_keyword * kw, where v is the cosine rescaled by the vector leg's own
@@ -1867,7 +1877,7 @@ def _fuse_seeds(labels: np.ndarray, cos: np.ndarray, kw_nids: np.ndarray, kw_sco
     if len(kw_nids):
         extra = kw_nids[~np.isin(kw_nids, labels)]
         nids = np.concatenate([labels, extra])
-        all_cos = np.concatenate([cos, index.similarity(qvec, extra)]) if len(extra) else cos
+        all_cos = np.concatenate([cos, similarity(extra)]) if len(extra) else cos
     else:
         nids, all_cos = labels, cos
     if len(nids) == 0:

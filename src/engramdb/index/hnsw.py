@@ -72,14 +72,6 @@ class HnswIndex:
         labels, dist = self._index.knn_query(np.ascontiguousarray(query, np.float32).reshape(1, -1), k=k)
         return labels[0].astype(np.int64), (1.0 - dist[0]).astype(np.float32)
 
-    def similarity(self, query: np.ndarray, labels: np.ndarray) -> np.ndarray:
-        """Cosine (float32, shape (len(labels),)) of ``query`` (unit norm) to each stored label
-        (the keyword leg's hits that the vector leg did not return)."""
-        if len(labels) == 0:
-            return np.zeros(0, np.float32)
-        vecs = np.asarray(self._index.get_items(np.asarray(labels, np.int64), return_type="numpy"), np.float32)
-        return vecs @ np.asarray(query, np.float32)
-
     def knn_batch(self, queries: np.ndarray, k: int, *, ef: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """k-NN of many queries at once (hnswlib's threads): labels int64 and cosines float32,
         shape (n, min(k, len(self))), best first per row. ``ef`` overrides ``ef_search``."""
@@ -149,12 +141,6 @@ class ExactIndex:
     def remove(self, label: int) -> None:
         keep = self._labels != label
         self._vecs, self._labels = self._vecs[keep], self._labels[keep]
-
-    def similarity(self, query: np.ndarray, labels: np.ndarray) -> np.ndarray:
-        """Cosine (float32) of ``query`` to each of ``labels``, as :meth:`HnswIndex.similarity`."""
-        pos = {int(x): i for i, x in enumerate(self._labels.tolist())}
-        rows = [pos[int(x)] for x in np.asarray(labels).tolist()]
-        return (self._vecs[rows] @ np.asarray(query, np.float32)).astype(np.float32)
 
     def knn(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         k = min(k, len(self._labels))

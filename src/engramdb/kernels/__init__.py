@@ -1,5 +1,5 @@
-"""Compute kernels: spreading activation (single and batched), salience decay and rescoring,
-admission scoring and top-k, in three backends.
+"""Compute kernels: spreading activation (single and batched) and the lateral inflow within an
+activated set, salience decay and rescoring, admission scoring and top-k, in three backends.
 
 ``reference`` (NumPy, the spec), ``_numba`` (Numba JIT) and ``_ckernels`` (C via Cython) agree
 on names, signatures and results; :mod:`engramdb.kernels.registry` picks one (C, then Numba,
@@ -40,6 +40,7 @@ __all__ = [
     "rescore_salience",
     "spread_activation",
     "spread_activation_batch",
+    "spread_inflow",
     "topk",
 ]
 
