@@ -28,6 +28,7 @@ import numpy as np
 
 import engramdb
 from engramdb.config import RecallConfig
+from engramdb.types import Relation
 from engramdb.embed import get_embedder
 from engramdb.index import ExactIndex
 from engramdb.ingest import ingest_locomo
@@ -78,6 +79,9 @@ def ablation_configs(base: RecallConfig) -> list[tuple[str, RecallConfig]]:
         ("vector", replace(base, w_vector=1.0, w_keyword=0.0, w_graph=0.0, w_time=0.0)),
         ("hybrid", replace(base, w_graph=0.0, w_time=0.0)),
         ("hybrid+graph", replace(base, w_time=0.0)),
+        ("engramdb-no-entities", replace(base, relation_multipliers={
+            **base.relation_multipliers, Relation.MENTIONS: 0.0})),
+        ("engramdb-gate-on", replace(base, gate="on")),
         ("engramdb", base),   # hybrid + graph + time: the default
     ]
 

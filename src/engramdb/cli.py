@@ -228,13 +228,15 @@ def ingest_cmd(store, namespace, embedder, dim, file):
 @embedder_option
 @dim_option
 @click.option("--conversation", "conversations", multiple=True, help="Only this sample_id (repeatable).")
+@click.option("--entities/--no-entities", default=True, show_default=True,
+              help="Add entity nodes with mentions edges for names, places and dates shared by turns.")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-def ingest_locomo_cmd(store, embedder, dim, conversations, file):
+def ingest_locomo_cmd(store, embedder, dim, conversations, entities, file):
     """Ingest LoCoMo conversations (locomo10.json): one namespace per sample_id."""
     from .ingest import ingest_locomo
 
     with _open(store, create=True, embedder=embedder, dim=dim) as eng:
-        out = ingest_locomo(eng, file, conversations=list(conversations) or None)
+        out = ingest_locomo(eng, file, conversations=list(conversations) or None, entities=entities)
     click.echo(f"ingested {out['conversations']} conversations: {out['memories']} memories, "
                f"{out['edges']} edges into {store}")
 

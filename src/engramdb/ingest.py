@@ -9,6 +9,7 @@ from typing import Any
 from rich.progress import Progress
 
 from .engine import Engram
+from .entities import co_mentions
 from .errors import InvalidInputError
 from .locomo import load_locomo
 from .types import MemoryKind, Relation
@@ -96,7 +97,7 @@ def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "d
 
 
 def ingest_locomo(engine: Engram, path: str | os.PathLike | None = None, *, progress: bool = True,
-                  conversations: list[str] | None = None) -> dict[str, int]:
+                  conversations: list[str] | None = None, entities: bool = True) -> dict[str, int]:
     """Ingest LoCoMo conversations: one namespace per ``sample_id``.
 
     Each dialog turn becomes an episodic memory with id and source = its ``dia_id``
@@ -104,7 +105,11 @@ def ingest_locomo(engine: Engram, path: str | os.PathLike | None = None, *, prog
     its session's date, and its speaker as a tag. Each session becomes an episodic memory
     ``S<n>`` tagged ``session``. Edges: ``next`` from each turn to the following one,
     ``discussed_in`` from each turn to its session, ``next`` between consecutive sessions, and
-    the engine's auto-links above ``LinkConfig.cosine_threshold``.
+    the engine's auto-links above ``LinkConfig.cosine_threshold``. With ``entities``, each
+    entity that two or more turns of a conversation name (names, places, dates; see
+    :mod:`engramdb.entities`, hubs skipped) becomes a semantic memory ``E:<entity>`` tagged
+    ``entity``, with a ``mentions`` edge from each turn naming it. Speakers stay tags, not edges:
+    each speaks about half the turns, a hub that the hub rule would skip anyway.
 
     Parameters
     ----------
@@ -115,6 +120,8 @@ def ingest_locomo(engine: Engram, path: str | os.PathLike | None = None, *, prog
         Show a progress bar over conversations.
     conversations : list of str, optional
         Only these ``sample_id`` values.
+    entities : bool
+        Add the entity co-mention layer (default True).
 
     Returns
     -------
@@ -152,6 +159,14 @@ def ingest_locomo(engine: Engram, path: str | os.PathLike | None = None, *, prog
                     if prev_turn is not None:
                         edges.append((prev_turn, turn.dia_id, Relation.NEXT, 1.0))
                     prev_turn = turn.dia_id
+            if entities:
+                turns = [t for sess in conv.sessions for t in sess.turns]
+                when = {t.dia_id: t.created_at for t in turns}
+                for ent, ids in co_mentions((t.dia_id, t.text) for t in turns).items():
+                    eid = f"E:{ent}"
+                    items.append({"id": eid, "kind": MemoryKind.SEMANTIC, "text": ent, "tags": ["entity"],
+                                  "created_at": when[ids[0]], "source": eid})
+                    edges.extend((tid, eid, Relation.MENTIONS, 1.0) for tid in ids)
             edges_before = engine.n_edges
             engine.add_batch(items, namespace=ns)
             engine.link_batch(edges, namespace=ns)

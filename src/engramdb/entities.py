@@ -1,0 +1,99 @@
+"""Entity co-mention for the conversation graph: names, places and dates shared by a few turns.
+
+No model: an entity is a run of capitalised words (``Pride Parade``, ``Lake Tahoe``), an
+acronym (``LGBTQ``), a date (``May 7``, ``7 May``) or a year (``2022``). A single capitalised word
+that opens a sentence is not an entity ("Seeing", "Wow": a name there is usually found again
+mid-sentence elsewhere); a common word (scikit-learn's stop words plus interjections) opening a
+longer run is dropped from it. Entities are lower-cased.
+
+Hubs: an entity mentioned in more than ``max(hub_min, hub_share * turns)`` memories (the
+speakers' own names, "Mom") links nothing; spreading activation through such a node would
+reach everything (the fan effect would also divide it away). Only entities shared by at least
+two memories make a node.
+
+References
+----------
+The entity-node layer of temporal knowledge graphs for agent memory: Rasmussen et al. (2025),
+"Zep: A Temporal Knowledge Graph Architecture for Agent Memory", arXiv:2501.13956 (with an LLM
+extractor where this uses capitalisation rules).
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Iterable
+
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+__all__ = ["extract_entities", "co_mentions"]
+
+_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december")
+_DATE = re.compile(rf"\b(?:({_MONTHS})\s+(\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTHS}))\b", re.I)
+_YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
+_CAPS = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+|de\s+)?[A-Z][\w'’-]*)*")
+_SENTENCE_END = re.compile(r"[.!?:;\"“(\[]\s*$")
+_COMMON = frozenset(ENGLISH_STOP_WORDS) | {
+    "wow", "hey", "hi", "hello", "thanks", "thank", "yeah", "yes", "oh", "ok", "okay", "sure", "great",
+    "awesome", "cool", "nice", "sounds", "that's", "it's", "i'm", "i've", "i'll", "i'd", "you're", "haha",
+    "lol", "omg", "congrats", "congratulations", "good", "glad", "love", "sorry", "absolutely", "totally",
+    "definitely", "really", "just", "what's", "let's", "did", "have", "has", "can", "will", "do", "does",
+}
+
+
+def extract_entities(text: str) -> set[str]:
+    """Entities named in ``text`` (lower-cased): capitalised word runs, dates, years.
+
+    Parameters
+    ----------
+    text : str
+        One memory's text (for conversation turns, without the "Speaker: " prefix).
+
+    Returns
+    -------
+    set of str
+    """
+    out: set[str] = set()
+    for m in _CAPS.finditer(text):
+        words = m.group(0).split()
+        sentence_start = m.start() == 0 or bool(_SENTENCE_END.search(text[: m.start()]))
+        if sentence_start and words[0].lower().strip("'’") in _COMMON:
+            words = words[1:]
+        while words and words[0].lower() in ("of", "the", "de"):
+            words = words[1:]
+        if not words or (len(words) == 1 and (words[0].lower() in _COMMON or len(words[0]) < 2)):
+            continue
+        if sentence_start and len(words) == 1 and not words[0].isupper():
+            continue   # "Seeing", "Painting": capitalised only because a sentence starts there
+        if words[0].lower() in _MONTHS.split("|"):
+            continue   # "May 7" is a date, below
+        out.add(" ".join(words).lower().strip("'’-"))
+    for m in _DATE.finditer(text):
+        month, day = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        out.add(f"{month.lower()} {int(day)}")
+    out.update(_YEAR.findall(text))
+    return out
+
+
+def co_mentions(docs: Iterable[tuple[str, str]], *, hub_share: float = 0.02,
+                hub_min: int = 8) -> dict[str, list[str]]:
+    """Entities shared by at least two of ``docs`` and by no more than the hub limit.
+
+    Parameters
+    ----------
+    docs : iterable of (id, text)
+    hub_share : float
+        Entities in more than ``max(hub_min, hub_share * len(docs))`` documents are hubs: skipped.
+    hub_min : int
+
+    Returns
+    -------
+    dict
+        entity -> ids of the documents that mention it, in document order.
+    """
+    docs = list(docs)
+    where: dict[str, list[str]] = defaultdict(list)
+    for doc_id, text in docs:
+        for ent in extract_entities(text):
+            where[ent].append(doc_id)
+    limit = max(hub_min, int(hub_share * len(docs)))
+    return {e: ids for e, ids in where.items() if 2 <= len(ids) <= limit}

@@ -1,0 +1,50 @@
+"""Entity co-mention layer of the conversation graph: extraction rules, hub skipping, ingest."""
+import json
+
+import pytest
+
+import engramdb
+from engramdb.entities import co_mentions, extract_entities
+from engramdb.ingest import ingest_locomo
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Wow, that sounds great! I went to the Pride Parade last Friday with Mel.", {"pride parade", "friday", "mel"}),
+    ("Thanks! My trip to Lake Tahoe on May 7 was amazing.", {"lake tahoe", "may 7"}),
+    ("We moved on 3rd June in 2021, near the LGBTQ center.", {"june 3", "2021", "lgbtq"}),
+    ("Seeing you happy makes me happy. Painting helps.", set()),      # sentence starts only
+    ("What may happen next?", set()),
+])
+def test_extract_entities(text, want):
+    assert extract_entities(text) == want
+
+
+def test_co_mentions_keeps_shared_and_skips_hubs():
+    docs = [(f"t{i}", "Caroline said hi.") for i in range(20)]          # a hub: in 20 of 23
+    docs += [("a", "I saw Lake Tahoe."), ("b", "Back at Lake Tahoe again!"), ("c", "I met Oscar.")]
+    got = co_mentions(docs, hub_share=0.02, hub_min=8)
+    assert got == {"lake tahoe": ["a", "b"]}                           # Oscar: only once
+
+
+def test_ingest_locomo_adds_entity_nodes_with_mentions_edges(tmp_path):
+    conv = {"sample_id": "c1", "conversation": {
+        "speaker_a": "Ana", "speaker_b": "Bo",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [{"speaker": "Ana", "dia_id": "D1:1", "text": "I booked a cabin at Lake Tahoe."},
+                      {"speaker": "Bo", "dia_id": "D1:2", "text": "Nice, I love it there."}],
+        "session_2_date_time": "9:00 am on 10 May, 2023",
+        "session_2": [{"speaker": "Bo", "dia_id": "D2:1", "text": "How was Lake Tahoe?"}]},
+        "qa": []}
+    path = tmp_path / "l.json"
+    path.write_text(json.dumps([conv]))
+    with engramdb.open(tmp_path / "s", dim=64) as eng:
+        ingest_locomo(eng, path, progress=False)
+        ent = eng.get("E:lake tahoe", namespace="c1")
+        assert ent.kind is engramdb.MemoryKind.SEMANTIC and ent.tags == ("entity",)
+        mentions = {(e.source, e.target) for e in eng.edges("E:lake tahoe", namespace="c1")
+                    if e.relation is engramdb.Relation.MENTIONS}
+        assert mentions == {("D1:1", "E:lake tahoe"), ("D2:1", "E:lake tahoe")}
+    with engramdb.open(tmp_path / "s2", dim=64) as eng:
+        ingest_locomo(eng, path, progress=False, entities=False)
+        with pytest.raises(engramdb.MemoryNotFoundError):
+            eng.get("E:lake tahoe", namespace="c1")
