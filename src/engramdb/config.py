@@ -271,25 +271,32 @@ class StoreConfig:
     Attributes
     ----------
     map_size_bytes : int
-        Maximum size of the LMDB map (virtual address space, not disk: files grow as needed).
-        Default 64 GiB. A full map raises :class:`StoreFullError`.
+        Initial size of the LMDB map (virtual address space, not disk: files grow as needed).
+        Default 64 GiB. A full map doubles transparently (up to 1 TiB), then raises
+        :class:`StoreFullError`.
     sync : bool
         fsync on commit. Turning it off risks losing the last commits on power loss (not on a
         process crash).
     max_text_chars : int
         Longest accepted text; longer raises :class:`OversizeError`.
+    chunk_chars : int
+        ``add`` / ``add_batch`` split a longer text into overlapping pieces of at most this
+        many characters, one memory each, linked to the first by ``extracted_from`` and to
+        each other by ``next`` (see :mod:`engramdb.batch_plan`).
     snapshot_every : int
         Fold the edge delta into the persisted CSR snapshot after this many new edges.
     """
 
     map_size_bytes: int = 64 << 30
     sync: bool = True
-    max_text_chars: int = 100_000
+    max_text_chars: int = 4_000_000
     snapshot_every: int = 50_000
+    chunk_chars: int = 4_000
 
     BOUNDS: ClassVar = {
         "map_size_bytes": Interval(1 << 20, None), "max_text_chars": Interval(1, None),
         "snapshot_every": Interval(1, None), "sync": Choice((True, False)),
+        "chunk_chars": Interval(64, None),
     }
 
     def __post_init__(self) -> None:

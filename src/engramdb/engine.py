@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 import time
 import uuid
 from dataclasses import dataclass, replace
@@ -19,6 +20,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from .batch_plan import plan_batch
+from .concurrency import guarded
 from .config import EngramConfig, RecallConfig
 from .errors import (
     ConfigError, DimensionMismatchError, EmptyTextError, EngramError, IndexStaleError, InvalidInputError,
@@ -164,6 +167,8 @@ class _Prepared:
     vector: np.ndarray | None
     links: list[tuple[str, Relation, float]]
     nid: int = -1
+    auto_id: bool = False              # the caller gave no id (deduplication by text applies)
+    extra: dict | None = None          # extra record fields (chunked long texts)
 
 
 class _Columns:
@@ -229,10 +234,20 @@ class _Columns:
         return raw.split("\x00") if raw else []
 
 
+@guarded
 class Engram:
     """An open engramdb store. Create it with :func:`engramdb.open`; use it as a context manager.
 
-    One process writes at a time (LMDB's single writer); the object is not thread-safe.
+    One process writes at a time (LMDB's single writer). Threads may share the object: every
+    public method holds its lock (see :mod:`engramdb.concurrency`, which also covers ``fork()``,
+    read-only reader processes and growth of a full LMDB map).
+
+    Attributes
+    ----------
+    trace : list or None
+        Debug hook, off (None) by default. Set it to a list and each recall appends
+        ``(namespace, seed nids, visited nids)`` (int64 / int32 arrays): every node the vector
+        search returned and the spreading activation reached.
     """
 
     def __init__(self, store: LmdbStore, *, dim: int, embedder: Any, config: EngramConfig,
@@ -255,6 +270,9 @@ class Engram:
         self._rescore = registry.get("rescore_salience")
         self._topk = registry.get("topk")
         self._pos = np.zeros(0, np.int32)   # node -> position in the last spread's output
+        self._lock = threading.RLock()       # see concurrency.guarded
+        self._pid = os.getpid()
+        self.trace: list | None = None
         self._load()
 
     # ------------------------------------------------------------------ loading
@@ -299,14 +317,14 @@ class Engram:
 
     def _load_or_rebuild_index(self, ns: str) -> HnswIndex:
         meta = self._ns_meta[ns]
+        code = self._ns_codes[ns]
+        nids = np.flatnonzero((self._cols.ns[: self._cols.n] == code) & self._cols.alive[: self._cols.n])
         try:
             return HnswIndex.load(self._index_path(ns), dim=self.dim, generation=meta["vgen"],
-                                  count=meta["count"], ef_search=self.config.index.ef_search)
+                                  count=meta["count"], ef_search=self.config.index.ef_search, labels=nids)
         except IndexStaleError:
             pass
         index = self._new_index()
-        code = self._ns_codes[ns]
-        nids = np.flatnonzero((self._cols.ns[: self._cols.n] == code) & self._cols.alive[: self._cols.n])
         if len(nids):
             with self._store.read("rebuilding the vector index") as txn:
                 vecs = np.stack([self._store.get_vector(txn, int(n), self.dim) for n in nids])
@@ -406,7 +424,8 @@ class Engram:
             raise InvalidInputError(f"unknown memory field(s) {sorted(unknown)}")
         ns = _check_namespace(item.get("namespace") or default_ns)
         ext_id = item.get("id")
-        ext_id = uuid.uuid4().hex if ext_id is None else _check_id(ext_id)
+        auto_id = ext_id is None
+        ext_id = uuid.uuid4().hex if auto_id else _check_id(ext_id)
         text = self._check_text(item.get("text"))
         kind = MemoryKind.parse(item.get("kind", MemoryKind.EPISODIC))
         created = item.get("created_at")
@@ -430,7 +449,7 @@ class Engram:
             raise InvalidInputError(f"links must be a list of links ({{'to': id, 'relation', 'weight'}}), got {links!r}")
         links = [self._check_link_spec(spec) for spec in links]
         return _Prepared(ext_id, ns, kind, text, created_at, confidence, salience, source,
-                         tuple(dict.fromkeys(tags)), vector, links)
+                         tuple(dict.fromkeys(tags)), vector, links, auto_id=auto_id)
 
     @staticmethod
     def _check_link_spec(spec: Any) -> tuple[str, Relation, float]:
@@ -530,8 +549,13 @@ class Engram:
         prepared = [self._prepare(item, namespace, now) for item in items]
         if not prepared:
             return []
-        self._embed_missing(prepared, progress)
-        return self._commit_new(prepared, now)
+        plan = plan_batch(self, prepared)   # repeated texts -> reinforce; long texts -> chunks
+        if plan.fresh:
+            self._embed_missing(plan.fresh, progress)
+            self._commit_new(plan.fresh, now, extra=plan.extra(self._store))
+        if plan.reinforce:
+            self._reinforce(plan.reinforce, now)
+        return plan.ids
 
     def _embed_missing(self, prepared: list[_Prepared], progress: bool) -> None:
         todo = [p for p in prepared if p.vector is None]
@@ -570,7 +594,7 @@ class Engram:
                 "created_at": p.created_at, "recorded_at": now, "confidence": p.confidence,
                 "salience": p.salience, "salience_at": now, "access_count": 0, "last_access": None,
                 "source": p.source, "tags": list(p.tags), "state": MemoryState.ACTIVE.value,
-                "superseded_by": None}
+                "superseded_by": None, **(p.extra or {})}
 
     def _commit_new(self, prepared: list[_Prepared], now: float, extra=None) -> list[str]:
         """Write validated memories (+ their links and auto-links) in one transaction."""
@@ -1059,6 +1083,8 @@ class Engram:
             labels.astype(np.int32), _seed_activation(cos, cfg.seed_contrast), rel_mult,
             int(depth), float(cfg.decay), float(cfg.fan_exp), int(cfg.degree_cap),
             1 if cfg.combine == "sum" else 0, float(cfg.sum_cap))
+        if self.trace is not None:   # debug hook (namespace isolation tests): off by default
+            self.trace.append((ns, labels.copy(), nodes.copy()))
 
         # filters over the column arrays
         c = self._cols
