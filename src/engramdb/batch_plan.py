@@ -136,10 +136,10 @@ def plan_batch(eng: Any, prepared: list) -> BatchPlan:
                 continue
             in_batch.setdefault(key, p.ext_id)
             plan.ids.append(p.ext_id)
-            plan.text_keys.append((p, digest))
             pieces = split_text(p.text, chunk_chars)
             if len(pieces) == 1:
                 plan.fresh.append(p)
+                plan.text_keys.append((p, digest))
                 continue
             if eng.embedder is None:
                 raise OversizeError(
@@ -147,6 +147,7 @@ def plan_batch(eng: Any, prepared: list) -> BatchPlan:
                     "pieces need an embedder; open the store with one, or raise StoreConfig.chunk_chars")
             head = replace(p, text=pieces[0], extra={"chunks": len(pieces), "text_sha256": digest.hex()})
             plan.fresh.append(head)
+            plan.text_keys.append((head, digest))
             prev = head
             for i, piece in enumerate(pieces[1:], 1):
                 part = replace(p, ext_id=f"{p.ext_id}#{i}", text=piece, vector=None, links=[],

@@ -43,6 +43,7 @@ DEFAULT_NAMESPACE = "default"
 _MAX_NAMESPACE_CHARS = 256
 _MAX_ID_CHARS = 512
 _MAX_TAGS = 256
+_MIN_NORM = 1e-12   # shorter vectors have no reliable direction in float32
 _MAX_ABS_SECONDS = 253_402_300_799.0  # 9999-12-31T23:59:59Z; also bounds year 1 from below
 
 
@@ -397,10 +398,12 @@ class Engram:
             raise DimensionMismatchError(expected=self.dim, got=arr.shape[0], field=field)
         if not np.all(np.isfinite(arr)):
             raise NonFiniteError(f"{field}: the vector contains NaN or infinite values")
-        norm = float(np.linalg.norm(arr))
-        if norm == 0.0 or not math.isfinite(norm):
-            raise NonFiniteError(f"{field}: the vector is all zeros (or overflows); it has no direction")
-        return arr / norm
+        wide = arr.astype(np.float64)   # float64: huge or tiny float32 entries neither overflow nor vanish
+        norm = float(np.linalg.norm(wide))
+        if norm < _MIN_NORM or not math.isfinite(norm):
+            raise NonFiniteError(f"{field}: the vector is all zeros or has a norm below {_MIN_NORM:g}; "
+                                 "it has no reliable direction")
+        return (wide / norm).astype(np.float32)
 
     def _check_text(self, text: Any, field: str = "text") -> str:
         if not isinstance(text, str):
