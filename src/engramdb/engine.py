@@ -21,7 +21,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from .batch_plan import plan_batch
-from .concurrency import guarded
+from .concurrency import guarded, retries_map_growth
 from .config import EngramConfig, RecallConfig
 from .errors import (
     ConfigError, DimensionMismatchError, EmptyTextError, EngramError, IndexStaleError, InvalidInputError,
@@ -344,6 +344,11 @@ class Engram:
         if self._closed:
             raise EngramError("this engramdb store is closed; open it again with engramdb.open(path)")
         if write and self.readonly:
+            if getattr(self, "_forked_from", None):   # set by concurrency._after_fork
+                raise StoreLockedError(
+                    f"this engine came through fork() from process {self._forked_from}, which holds "
+                    "the store's writer lock: the child may read only (to write, open the store in the "
+                    "child after the parent closed it)")
             raise EngramError("this store was opened read-only")
 
     def flush(self) -> None:
@@ -373,6 +378,7 @@ class Engram:
             self._store.close()
             self._closed = True
 
+    @retries_map_growth
     def _save_snapshot(self) -> None:
         with self._store.write("saving the CSR snapshot") as txn:
             self._write_snapshot(txn, self._graph)
@@ -1180,6 +1186,7 @@ class Engram:
             steps.append(PathStep(ext[v], rel, bool(csr.forward[best_j]) if best_j >= 0 else True))
         return steps
 
+    @retries_map_growth
     def _reinforce(self, nids: list[int], now: float) -> None:
         rate = self.config.decay.reinforce_rate
         arr = np.array(nids, np.int64)
