@@ -31,6 +31,7 @@ from .errors import (
 from .graph.csr import SNAPSHOT_DTYPES, CSRGraph, MemoryGraph
 from .index.hnsw import HnswIndex
 from .kernels import registry
+from .store.checks import columns_snapshot_ok
 from .store.lmdb_store import SCHEMA_VERSION, LmdbStore
 from .types import (
     RELATION_BY_CODE, STATE_BY_CODE, Edge, Gap, Hit, Memory, MemoryKind, MemoryState,
@@ -286,8 +287,12 @@ class Engram:
             self._delta_seq = self._store.get_meta(txn, "delta_seq", 0)
             self._mem_gen = self._store.get_meta(txn, "mem_gen", 0)
             self._ns_meta = self._store.get_meta(txn, "namespaces", {})
-            cols = self._store.load_arrays(txn, "cols", _Columns.snapshot_dtypes())
-            if cols is not None and cols[1].get("mem_gen") == self._mem_gen and len(cols[0]["ns"]) == self._next_nid:
+            try:
+                cols = self._store.load_arrays(txn, "cols", _Columns.snapshot_dtypes())
+            except StoreCorruptedError:   # a damaged cache: decode the records instead
+                cols = None
+            if (cols is not None and cols[1].get("mem_gen") == self._mem_gen and len(cols[0]["ns"]) == self._next_nid
+                    and columns_snapshot_ok(cols[0], self._next_nid)):
                 for name in self._cols.load_snapshot(cols[0]):   # fast path: no record decoding
                     self._ns_code(name)
                 self._cols_gen = self._mem_gen
@@ -296,7 +301,11 @@ class Engram:
                 for nid, rec in self._store.iter_records(txn):
                     self._cols.set_record(nid, rec, self._ns_code(rec["namespace"]))
                 self._cols_gen = -1
-            snap = self._store.load_snapshot(txn, SNAPSHOT_DTYPES)
+            try:
+                snap = self._store.load_snapshot(txn, SNAPSHOT_DTYPES)
+            except StoreCorruptedError:   # a damaged snapshot: rebuild the graph from the edges
+                snap = None
+                self._graph.upsert_many(*self._store.read_edges(txn))
             if snap is not None:
                 arrays, _meta = snap
                 self._graph.set_csr(CSRGraph(**arrays))
@@ -363,7 +372,7 @@ class Engram:
                 self._store.save_arrays(txn, "cols", self._cols.snapshot(list(self._ns_codes)),
                                         {"mem_gen": self._mem_gen})
             self._cols_gen = self._mem_gen
-        os.makedirs(self._index_dir, exist_ok=True)
+        os.makedirs(self._index_dir, mode=0o700, exist_ok=True)
         for ns in sorted(self._dirty_indexes):
             self._indexes[ns].save(self._index_path(ns), self._ns_meta[ns]["vgen"])
         self._dirty_indexes.clear()
@@ -913,8 +922,8 @@ class Engram:
         with self._store.read("reading a memory") as txn:
             nid = self._nid(ns, id, txn)
             rec = self._store.get_record(txn, nid)
-            if rec is None:
-                raise StoreCorruptedError(f"id {id!r} maps to nid {nid}, which has no record")
+            if rec is None or rec["id"] != id or rec["namespace"] != ns:
+                raise StoreCorruptedError(f"id {id!r} maps to nid {nid}, which holds no record of it")
             vec = self._store.get_vector(txn, nid, self.dim) if with_embedding else None
         return _memory_from_record(rec, vec)
 
@@ -1364,6 +1373,12 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
         if embedder is not None and getattr(embedder, "dim", dim) != dim:
             raise DimensionMismatchError(expected=dim, got=embedder.dim, field="embedder.dim")
         return Engram(store, dim=int(dim), embedder=embedder, config=config, readonly=readonly)
+    except EngramError:
+        store.close()
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as exc:
+        store.close()   # a value in the store is not what engramdb wrote
+        raise StoreCorruptedError(f"store {store.path!r} is damaged: {type(exc).__name__}: {exc}") from exc
     except BaseException:
         store.close()
         raise

@@ -48,6 +48,7 @@ import numpy as np
 from ..errors import (
     StoreCorruptedError, StoreError, StoreFullError, StoreLockedError, StoreNotFoundError,
 )
+from .checks import check_edges, check_record, csr_snapshot_ok
 
 SCHEMA_VERSION = 1
 _NID = struct.Struct(">I")
@@ -278,7 +279,7 @@ class LmdbStore:
 
     def get_record(self, txn, nid: int) -> dict | None:
         buf = txn.get(nid_key(nid), db=self.dbs["mem"])
-        return None if buf is None else unpack(buf)
+        return None if buf is None else check_record(nid, unpack(buf))
 
     def delete_record(self, txn, nid: int, namespace: str, ext_id: str) -> None:
         rec = self.get_record(txn, nid)
@@ -294,7 +295,10 @@ class LmdbStore:
     def iter_records(self, txn) -> Iterator[tuple[int, dict]]:
         cur = txn.cursor(db=self.dbs["mem"])
         for k, v in cur:
-            yield _NID.unpack(k)[0], unpack(v)
+            if len(k) != _NID.size:
+                raise StoreCorruptedError(f"a record key of {len(k)} bytes is damaged")
+            nid = _NID.unpack(k)[0]
+            yield nid, check_record(nid, unpack(v))
 
     def put_vector(self, txn, nid: int, vec: np.ndarray) -> None:
         txn.put(nid_key(nid), np.ascontiguousarray(vec, dtype=np.float32).tobytes(), db=self.dbs["vec"])
@@ -305,7 +309,10 @@ class LmdbStore:
             return None
         if len(buf) != 4 * dim:
             raise StoreCorruptedError(f"embedding of nid {nid} has {len(buf)} bytes, expected {4 * dim}")
-        return np.frombuffer(buf, dtype=np.float32).copy()
+        vec = np.frombuffer(buf, dtype=np.float32).copy()
+        if not np.all(np.isfinite(vec)):
+            raise StoreCorruptedError(f"embedding of nid {nid} is damaged (NaN or infinite values)")
+        return vec
 
     def put_id(self, txn, namespace: str, ext_id: str, nid: int) -> bool:
         """Map (namespace, id) to nid; False if the id is taken."""
@@ -313,7 +320,7 @@ class LmdbStore:
 
     def lookup_id(self, txn, namespace: str, ext_id: str) -> int | None:
         buf = txn.get(id_key(namespace, ext_id), db=self.dbs["ids"])
-        return None if buf is None else _NID.unpack(buf)[0]
+        return None if buf is None else _nid_of(buf)
 
     def put_text(self, txn, namespace: str, digest: bytes, nid: int) -> None:
         """Remember that ``nid`` holds the text whose SHA-256 is ``digest`` (see :func:`text_digest`)."""
@@ -323,7 +330,7 @@ class LmdbStore:
         """The nid last stored with this text digest in ``namespace``, or None."""
         db = self.dbs.get("texts")
         buf = None if db is None else txn.get(text_key(namespace, digest), db=db)
-        return None if buf is None else _NID.unpack(buf)[0]
+        return None if buf is None else _nid_of(buf)
 
     # -- edges --------------------------------------------------------------------------
     def put_edge(self, txn, src: int, tgt: int, rel: int, weight: float, created_at: float,
@@ -351,7 +358,15 @@ class LmdbStore:
         for k, v in cur:
             keys.append(k)
             vals.append(v)
-        return _decode_edges(keys, vals)
+        return self._checked_edges(txn, keys, vals)
+
+    def _checked_edges(self, txn, keys: list[bytes], vals: list[bytes]):
+        if any(len(k) != _EDGE_KEY.size for k in keys) or any(len(v) != _EDGE_VAL.size for v in vals):
+            raise StoreCorruptedError("an edge record of the store is damaged (wrong length)")
+        edges = _decode_edges(keys, vals)
+        n_nodes = self.get_meta(txn, "next_nid", 0)
+        check_edges(*edges, n_nodes if isinstance(n_nodes, int) else 0)
+        return edges
 
     def read_delta(self, txn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Edges recorded since the last snapshot, with their current weights."""
@@ -362,7 +377,7 @@ class LmdbStore:
             if v is not None:
                 keys.append(k)
                 vals.append(v)
-        return _decode_edges(keys, vals)
+        return self._checked_edges(txn, keys, vals)
 
     def delta_size(self, txn) -> int:
         return txn.stat(self.dbs["delta"])["entries"]
@@ -400,7 +415,25 @@ class LmdbStore:
         txn.drop(self.dbs["delta"], delete=False)
 
     def load_snapshot(self, txn, dtypes: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict] | None:
-        return self.load_arrays(txn, "graph", dtypes)
+        """The CSR snapshot saved by :meth:`save_snapshot`, or None.
+
+        Raises
+        ------
+        StoreCorruptedError
+            An array is missing, or they do not form a graph on at most ``next_nid`` nodes
+            (see :func:`engramdb.store.checks.csr_snapshot_ok`); rebuild from the edges.
+        """
+        snap = self.load_arrays(txn, "graph", dtypes)
+        n_max = self.get_meta(txn, "next_nid", 0)
+        if snap is not None and not (isinstance(n_max, int) and csr_snapshot_ok(snap[0], n_max)):
+            raise StoreCorruptedError("the CSR snapshot is damaged")
+        return snap
+
+def _nid_of(buf: bytes) -> int:
+    if len(buf) != _NID.size:
+        raise StoreCorruptedError(f"an id mapping of {len(buf)} bytes is damaged (expected {_NID.size})")
+    return _NID.unpack(buf)[0]
+
 
 def _decode_edges(keys: list[bytes], vals: list[bytes]):
     n = len(keys)
