@@ -491,6 +491,11 @@ class Engram:
             tags: Sequence[str] = (), links: Sequence[Any] = ()) -> str:
         """Store one memory and return its id.
 
+        A text that ``namespace`` already holds, given with no ``id`` (or with that memory's
+        id), is not stored again: the stored memory's id is returned and it is reinforced. A
+        text longer than ``StoreConfig.chunk_chars`` is stored as overlapping pieces ``id``,
+        ``id#1``, ``id#2``, ... joined by ``next`` edges (:mod:`engramdb.batch_plan`).
+
         Parameters
         ----------
         text : str
