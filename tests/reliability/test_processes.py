@@ -75,8 +75,9 @@ READER = r"""
 import sys, numpy as np, engramdb
 sys.path.insert(0, sys.argv[2])
 from tests.reliability.crash_worker import vec
-e = engramdb.open(sys.argv[1], readonly=True)
-print("READY", flush=True)
+e = engramdb.open(sys.argv[1], readonly=True,   # a tiny map too: the writer's growth must be adopted
+                  config=engramdb.EngramConfig(store=engramdb.StoreConfig(map_size_bytes=1 << 20)))
+print("READY", e.stats()["map_size_bytes"], flush=True)
 seen, rounds, last = 0, 0, -1
 while True:
     n = e.stats()["memories"]
