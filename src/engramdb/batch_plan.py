@@ -4,7 +4,8 @@ Deduplication (exact text, per namespace)
     An item whose exact text is already stored in its namespace is not stored again when the
     caller gave no id (the stored memory must be active) or gave the id of that very memory:
     its id is returned and the stored memory is reinforced (salience and access count, as a
-    recall would). Items with distinct explicit ids always stay distinct memories (LoCoMo turns
+    recall would); the repeat's ``links`` are added to the stored memory (their targets are
+    checked before anything is written). Items with distinct explicit ids always stay distinct memories (LoCoMo turns
     may repeat a text). The lookup is one LMDB read of the ``texts`` sub-database, keyed by the
     SHA-256 of the text; the stored text is compared before merging.
 
@@ -24,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .errors import OversizeError
+from .errors import InvalidInputError, MemoryNotFoundError, OversizeError
 from .store.lmdb_store import text_digest
 from .types import MemoryState, Relation
 
@@ -80,6 +81,8 @@ class BatchPlan:
         ``texts`` entries to write with the fresh memories.
     edges : list of (prepared, prepared, Relation)
         Chunk edges, resolved to nids inside the write transaction.
+    links : dict of namespace -> list of (source id, target id, Relation, weight)
+        The links of repeated items, added to the stored memories after the write.
     """
 
     ids: list[str] = field(default_factory=list)
@@ -87,6 +90,7 @@ class BatchPlan:
     reinforce: list[int] = field(default_factory=list)
     text_keys: list[tuple[Any, bytes]] = field(default_factory=list)
     edges: list[tuple[Any, Any, Relation]] = field(default_factory=list)
+    links: dict[str, list[tuple[str, str, Relation, float]]] = field(default_factory=dict)
 
     def extra(self, store):
         """The ``extra`` callable of ``Engram._commit_new``: writes the text keys in the
@@ -113,6 +117,9 @@ def plan_batch(eng: Any, prepared: list) -> BatchPlan:
     ------
     OversizeError
         A text needs chunking but the store has no embedder for the pieces.
+    MemoryNotFoundError, InvalidInputError
+        A repeated item links to a memory that neither the store nor the batch holds, or to
+        itself.
     """
     store, chunk_chars = eng._store, eng.config.store.chunk_chars
     plan = BatchPlan()
@@ -133,6 +140,8 @@ def plan_batch(eng: Any, prepared: list) -> BatchPlan:
                 plan.ids.append(rec["id"])
                 if nid not in plan.reinforce:
                     plan.reinforce.append(nid)
+                for to, rel, w in p.links:
+                    plan.links.setdefault(p.namespace, []).append((rec["id"], to, rel, w))
                 continue
             in_batch.setdefault(key, p.ext_id)
             plan.ids.append(p.ext_id)
@@ -156,4 +165,11 @@ def plan_batch(eng: Any, prepared: list) -> BatchPlan:
                 plan.edges.append((part, head, Relation.EXTRACTED_FROM))
                 plan.edges.append((prev, part, Relation.NEXT))
                 prev = part
+        for ns, links in plan.links.items():   # check the repeats' link targets before any write
+            batch_ids = {p.ext_id for p in plan.fresh if p.namespace == ns}
+            for src, to, _rel, _w in links:
+                if to == src:
+                    raise InvalidInputError(f"cannot link memory {to!r} to itself")
+                if to not in batch_ids and store.lookup_id(txn, ns, to) is None:
+                    raise MemoryNotFoundError(f"link from {src!r} to {to!r}: no memory {to!r} in namespace {ns!r}")
     return plan

@@ -576,6 +576,8 @@ class Engram:
         if plan.fresh:
             self._embed_missing(plan.fresh, progress)
             self._commit_new(plan.fresh, now, extra=plan.extra(self._store))
+        for ns, links in plan.links.items():   # links given with repeated texts (targets checked)
+            self.link_batch(links, namespace=ns)
         if plan.reinforce:
             self._reinforce(plan.reinforce, now)
         return plan.ids

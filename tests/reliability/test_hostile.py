@@ -46,6 +46,19 @@ def test_same_text_same_id_is_one_memory(eng):
         eng.add("the code is ABC", id="code", embedding=vec(2))
 
 
+def test_repeat_adds_its_links_to_the_stored_memory(eng):
+    eng.add("the hotel", id="hotel", embedding=vec(1))
+    eng.add("the trip", id="trip", embedding=vec(2))
+    first = eng.add("booked room 12", embedding=vec(3))
+    before = _digest(eng)
+    with pytest.raises(errors.MemoryNotFoundError):      # a bad target: nothing written
+        eng.add("booked room 12", embedding=vec(3), links=[{"to": "hotel"}, {"to": "ghost"}])
+    assert _digest(eng) == before
+    again = eng.add("booked room 12", embedding=vec(3), links=[{"to": "hotel", "relation": "supports"}])
+    assert again == first and eng.stats()["memories"] == 3
+    assert [(x.source, x.target, x.relation.value) for x in eng.edges(first)] == [(first, "hotel", "supports")]
+
+
 def test_distinct_explicit_ids_stay_distinct(eng):
     # LoCoMo turns may repeat a text ("ok!") under different dia_ids
     ids = eng.add_batch([{"id": "D1:1", "text": "ok!", "embedding": vec(1)},
