@@ -16,6 +16,8 @@ hits of the same point:
 - ``index``: inside an hnswlib index save, the new file written but not renamed;
 - ``sidecar``: between the index file's rename and its sidecar's;
 - ``snapshot``: inside a CSR snapshot write transaction, before its commit;
+- ``columns``: inside the column-snapshot write transaction of a flush;
+- ``forget``: inside a hard forget's transaction, its edges deleted, the record not yet;
 - ``random``: no hook; the test kills at a random moment.
 """
 import os
@@ -80,6 +82,23 @@ def _install(mode: str, skip: int) -> None:
             if fire():
                 _hook(mode)
         LmdbStore.save_snapshot = save_snapshot
+    elif mode == "columns":
+        save_arrays = LmdbStore.save_arrays
+
+        def save_cols(self, txn, db_name, arrays, meta):
+            save_arrays(self, txn, db_name, arrays, meta)
+            if db_name == "cols" and fire():
+                _hook(mode)
+        LmdbStore.save_arrays = save_cols
+    elif mode == "forget":
+        delete_edges_of = LmdbStore.delete_edges_of
+
+        def delete_edges(self, txn, nid):
+            n = delete_edges_of(self, txn, nid)
+            if fire():
+                _hook(mode)
+            return n
+        LmdbStore.delete_edges_of = delete_edges
     elif mode == "batch":
         put = LmdbStore.put_vector
 

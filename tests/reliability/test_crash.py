@@ -23,7 +23,7 @@ from .conftest import REPO_SRC
 from .crash_worker import DIM, config, vec
 
 WORKER = os.path.join(os.path.dirname(__file__), "crash_worker.py")
-MODES = ("batch", "index", "sidecar", "snapshot", "random")
+MODES = ("batch", "index", "sidecar", "snapshot", "columns", "forget", "random")
 
 
 def _read_line(proc, prefix: str, timeout: float) -> str:
@@ -136,7 +136,7 @@ def test_sigkill_at_each_kind_of_point(tmp_path, rng):
 
 @pytest.mark.slow
 def test_sigkill_many_times(tmp_path, rng):
-    """25 kills: every point, several depths (SKIP) each, fsync on and off, random moments."""
-    plan = [(MODES[i % len(MODES)], int(rng.integers(0, 6)), bool(i % 2)) for i in range(25)]
+    """28 kills: every point four times at several depths (SKIP), fsync on and off."""
+    plan = [(MODES[i % len(MODES)], int(rng.integers(0, 4)), bool(i % 2)) for i in range(28)]
     sizes = kill_loop(tmp_path, rng, plan)
-    assert len(sizes) == 25 and sizes[-1] >= 8 * 10
+    assert len(sizes) == 28 and sizes[-1] >= 8 * 10
