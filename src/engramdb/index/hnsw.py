@@ -48,6 +48,7 @@ class HnswIndex:
         self._index.set_ef(ef_search)
         self._index.set_num_threads(1)
         self._live: set[int] = set()
+        self._deleted: set[int] = set()   # labels hnswlib keeps, marked deleted
         self._lock = threading.RLock()
 
     def __len__(self) -> int:
@@ -69,6 +70,8 @@ class HnswIndex:
         self._index.add_items(np.ascontiguousarray(vectors, np.float32), np.asarray(labels, np.int64),
                               num_threads=threads)
         self._live.update(int(x) for x in labels)
+        if self._deleted:   # hnswlib un-marks a deleted label that is added again
+            self._deleted.difference_update(int(x) for x in labels)
 
     def remove(self, label: int) -> None:
         """Hide ``label`` from searches (hnswlib ``mark_deleted``)."""
@@ -76,6 +79,7 @@ class HnswIndex:
             if label in self._live:
                 self._index.mark_deleted(int(label))
                 self._live.discard(label)
+                self._deleted.add(int(label))
 
     def knn(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` nearest labels (int64) and their cosines (float32), best first."""
@@ -114,7 +118,7 @@ class HnswIndex:
             tmp = path + ".tmp"
             self._index.save_index(tmp)
             os.chmod(tmp, 0o600)
-            deleted = sorted(set(int(x) for x in self._index.get_ids_list()) - self._live)
+            deleted = sorted(self._deleted)
             size, crc = _file_crc(tmp)
             os.replace(tmp, path)
             meta = {"generation": generation, "count": len(self._live), "dim": self.dim,
@@ -182,7 +186,8 @@ class HnswIndex:
         self._index.set_num_threads(1)
         stored = np.asarray(self._index.get_ids_list(), np.int64)
         # hnswlib keeps marked-deleted labels in get_ids_list; the sidecar lists them
-        self._live = {int(x) for x in stored} - set(meta["deleted"])
+        self._deleted = set(meta["deleted"])
+        self._live = {int(x) for x in stored} - self._deleted
         if len(self._live) != count:
             raise IndexStaleError(f"index {path!r} holds {len(self._live)} labels, store has {count}")
         if labels is not None and self._live != {int(x) for x in labels}:
