@@ -3,19 +3,13 @@ import os
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 import engramdb
 
-DIM = 16
+from .crash_worker import DIM, vec  # noqa: F401 - re-exported for the tests
+
 REPO_SRC = os.path.join(os.path.dirname(__file__), "..", "..", "src")
-
-
-def vec(i: int, dim: int = DIM) -> np.ndarray:
-    """The deterministic unit vector of memory ``i`` (float32, shape (dim,))."""
-    v = np.random.default_rng(1_000_003 + i).standard_normal(dim).astype(np.float32)
-    return v / np.linalg.norm(v)
 
 
 def quiet_config(**store):
