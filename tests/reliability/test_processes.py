@@ -238,3 +238,35 @@ def test_fork_child_recalls_and_parent_keeps_working(store_path):
     e.close()
     with engramdb.open(store_path) as again:
         assert again.stats()["memories"] == 22
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX fork")
+def test_many_forked_children_read_while_the_parent_writes(store_path):
+    e = engramdb.open(store_path, dim=DIM, config=quiet_config())
+    e.add_batch([{"id": f"m{i}", "text": f"t{i}", "embedding": vec(i)} for i in range(200)])
+    pids = []
+    for c in range(8):
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                rng = np.random.default_rng(c)
+                for _ in range(100):
+                    i = int(rng.integers(0, 200))
+                    if e.recall(vector=vec(i), k=1, gate="off").hits[0].id != f"m{i}":
+                        break
+                else:
+                    code = 0
+            finally:
+                os._exit(code)
+        pids.append(pid)
+        e.add_batch([{"id": f"p{c}-{j}", "text": f"parent {c} {j}", "embedding": vec(1000 + 10 * c + j)}
+                     for j in range(10)])
+    assert [os.waitstatus_to_exitcode(os.waitpid(p, 0)[1]) for p in pids] == [0] * 8
+    for i in range(0, 200, 7):
+        assert e.recall(vector=vec(i), k=1).hits[0].id == f"m{i}"
+    e.add("after the children", id="last", embedding=vec(5000))
+    e.close()
+    with engramdb.open(store_path) as again:
+        assert again.stats()["memories"] == 200 + 80 + 1
