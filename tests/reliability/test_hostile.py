@@ -222,8 +222,14 @@ def test_every_returned_score_is_finite(eng, rng):
 
 
 # ---------------------------------------------------------------- very long text
-FILLER = ("the weather report mentions clouds over the harbour while ships unload grain and "
-          "merchants argue about prices near the old stone market. ")
+LATIN_SENTENCES = ["the weather report mentions clouds over the harbour this morning. ",
+                   "merchants argue about prices near the old stone market. ",
+                   "ships unload grain and timber at the northern pier. ",
+                   "children fly kites in the park on windy afternoons. ",
+                   "the library stays open until eight on weekends. ",
+                   "a teacher writes new words on the blackboard. ",
+                   "the cafe in front of the station is always busy. ",
+                   "rain is expected later in the afternoon. "]
 
 
 class BigramEmbedder:
@@ -249,7 +255,9 @@ CJK_SENTENCES = ["今天早上港口上空有云。", "商人们在旧石头市�
 @pytest.mark.parametrize("script", ["latin", "cjk"])
 def test_very_long_text_is_chunked_and_its_end_is_recallable(store_path, script, rng):
     if script == "latin":
-        body = FILLER * 1800                                  # ~200,000 characters
+        body = ""   # shuffled sentences: no two pieces are the same text
+        while len(body) < 200_000:                            # ~200,000 characters
+            body += "".join(rng.choice(np.array(LATIN_SENTENCES), 50))
         fact = " The vault code for the Lisbon office is 7419-KESTREL."
         query = "what is the vault code for the Lisbon office?"
     else:
