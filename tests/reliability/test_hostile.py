@@ -301,6 +301,19 @@ def test_very_long_text_is_chunked_and_its_end_is_recallable(store_path, script,
         assert e.add(text) == "doc" and e.stats()["memories"] == n_chunks
 
 
+def test_end_of_a_million_character_repetitive_text_is_recallable(store_path, rng):
+    """279 pieces drawn from 8 sentences are near-duplicates (mean cosine 0.99); the piece with
+    the fact has few HNSW in-links, and a beam of ef_search=100 missed it (the index searches
+    small namespaces exhaustively since)."""
+    body = ""
+    while len(body) < 1_000_000:
+        body += "".join(rng.choice(np.array(LATIN_SENTENCES), 50))
+    with engramdb.open(store_path, dim=384) as e:
+        e.add(body + " The vault code for the Lisbon office is 7419-KESTREL.", id="doc")
+        hit = e.recall("what is the vault code for the Lisbon office?", k=1).hits[0]
+        assert "7419-KESTREL" in hit.text
+
+
 def test_long_text_without_an_embedder_is_refused_unchanged(store_path):
     engramdb.open(store_path, embedder=CountingEmbedder(), config=quiet_config()).close()
     with engramdb.open(store_path, config=quiet_config(chunk_chars=100)) as e:   # custom embedder not given

@@ -29,6 +29,11 @@ __all__ = ["HnswIndex", "ExactIndex"]
 class HnswIndex:
     """hnswlib index of one namespace.
 
+    A namespace of at most :attr:`EXHAUSTIVE_MAX` vectors is searched with *ef* equal to its
+    size (every reachable node is examined): HNSW's neighbour pruning can leave a vector with
+    few in-links among hundreds of near-duplicates (e.g. the pieces of one long, repetitive
+    text), and a beam of ``ef_search`` then misses it although it is the nearest.
+
     Parameters
     ----------
     dim : int
@@ -38,6 +43,9 @@ class HnswIndex:
     capacity : int
         Initial max elements; the index doubles when full.
     """
+
+    #: namespaces up to this many stored vectors are searched exhaustively by :meth:`knn`
+    EXHAUSTIVE_MAX = 2048
 
     def __init__(self, dim: int, *, m: int = 16, ef_construction: int = 200, ef_search: int = 100,
                  capacity: int = 1024):
@@ -88,7 +96,8 @@ class HnswIndex:
             k = min(k, len(self._live))
             if k <= 0:
                 return np.zeros(0, np.int64), np.zeros(0, np.float32)
-            self._index.set_ef(max(self.ef_search, k))
+            stored = len(self._live) + len(self._deleted)
+            self._index.set_ef(max(self.ef_search, k, stored if stored <= self.EXHAUSTIVE_MAX else 0))
             labels, dist = self._index.knn_query(query, k=k)
         return labels[0].astype(np.int64), (1.0 - dist[0]).astype(np.float32)
 
