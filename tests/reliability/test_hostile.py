@@ -304,7 +304,7 @@ def test_very_long_text_is_chunked_and_its_end_is_recallable(store_path, script,
 def test_end_of_a_million_character_repetitive_text_is_recallable(store_path, rng):
     """279 pieces drawn from 8 sentences are near-duplicates (mean cosine 0.99); the piece with
     the fact has few HNSW in-links, and a beam of ef_search=100 missed it (the index searches
-    small namespaces exhaustively since)."""
+    namespaces of up to 512 vectors exhaustively since)."""
     body = ""
     while len(body) < 1_000_000:
         body += "".join(rng.choice(np.array(LATIN_SENTENCES), 50))

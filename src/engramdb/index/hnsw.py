@@ -29,7 +29,7 @@ __all__ = ["HnswIndex", "ExactIndex"]
 class HnswIndex:
     """hnswlib index of one namespace.
 
-    A namespace of at most :attr:`EXHAUSTIVE_MAX` vectors is searched with *ef* equal to its
+    A namespace of at most :attr:`EXHAUSTIVE_MAX` (512) vectors is searched with *ef* equal to its
     size (every reachable node is examined): HNSW's neighbour pruning can leave a vector with
     few in-links among hundreds of near-duplicates (e.g. the pieces of one long, repetitive
     text), and a beam of ``ef_search`` then misses it although it is the nearest.
@@ -45,7 +45,7 @@ class HnswIndex:
     """
 
     #: namespaces up to this many stored vectors are searched exhaustively by :meth:`knn`
-    EXHAUSTIVE_MAX = 2048
+    EXHAUSTIVE_MAX = 512
 
     def __init__(self, dim: int, *, m: int = 16, ef_construction: int = 200, ef_search: int = 100,
                  capacity: int = 1024):
