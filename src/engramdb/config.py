@@ -149,6 +149,11 @@ class RecallConfig:
         Weight of the graph leg: score = base + w_graph * inflow, where inflow is the strongest
         single pass a memory receives from another activated memory (ACT-R's base level plus
         spreading input; Anderson 1983). 0 turns graph expansion off.
+    inflow_fan_exp : float
+        Fan exponent of the lateral inflow (``fan_exp`` stays that of spreading). The default 0
+        makes the pass along an edge the same in both directions, so with
+        ``w_graph * decay * relation multiplier < 1`` a seed never falls behind a weaker seed
+        through their shared edge: the best match of a query stays first among its neighbours.
     w_time : float
         Time cues: when the query names a time ("in May 2023", "last week"; resolved against the
         namespace's newest event time), memories whose event time lies in that window gain
@@ -175,7 +180,8 @@ class RecallConfig:
     keyword_k: int = 50
     w_vector: float = 0.2       # fusion weights tuned on half of LoCoMo
     w_keyword: float = 0.8      # (benchmarks/tune_locomo_fusion.py, results/locomo_tuning.json)
-    w_graph: float = 3.0
+    w_graph: float = 2.0
+    inflow_fan_exp: float = 0.0
     w_time: float = 0.5
     #: ``relation_multipliers`` as float32 indexed by ``Relation.code`` (what the kernel takes).
     rel_mult: np.ndarray = field(init=False, repr=False, compare=False)
@@ -191,7 +197,7 @@ class RecallConfig:
         "w_confidence": Interval(0.0, 1.0), "recency_half_life_s": Interval(0.0, None, "neither"),
         "weak_evidence": Interval(-1.0, 1.0), "keyword_k": Interval(1, 10_000),
         "w_vector": Interval(0.0, 1.0), "w_keyword": Interval(0.0, 1.0), "w_graph": Interval(0.0, 4.0),
-        "w_time": Interval(0.0, 4.0),
+        "w_time": Interval(0.0, 4.0), "inflow_fan_exp": Interval(0.0, 4.0),
     }
 
     def __post_init__(self) -> None:
@@ -313,25 +319,32 @@ class StoreConfig:
     Attributes
     ----------
     map_size_bytes : int
-        Maximum size of the LMDB map (virtual address space, not disk: files grow as needed).
-        Default 64 GiB. A full map raises :class:`StoreFullError`.
+        Initial size of the LMDB map (virtual address space, not disk: files grow as needed).
+        Default 64 GiB. A full map doubles transparently (up to 1 TiB), then raises
+        :class:`StoreFullError`.
     sync : bool
         fsync on commit. Turning it off risks losing the last commits on power loss (not on a
         process crash).
     max_text_chars : int
         Longest accepted text; longer raises :class:`OversizeError`.
+    chunk_chars : int
+        ``add`` / ``add_batch`` split a longer text into overlapping pieces of at most this
+        many characters, one memory each, linked to the first by ``extracted_from`` and to
+        each other by ``next`` (see :mod:`engramdb.batch_plan`).
     snapshot_every : int
         Fold the edge delta into the persisted CSR snapshot after this many new edges.
     """
 
     map_size_bytes: int = 64 << 30
     sync: bool = True
-    max_text_chars: int = 100_000
+    max_text_chars: int = 4_000_000
     snapshot_every: int = 50_000
+    chunk_chars: int = 4_000
 
     BOUNDS: ClassVar = {
         "map_size_bytes": Interval(1 << 20, None), "max_text_chars": Interval(1, None),
         "snapshot_every": Interval(1, None), "sync": Choice((True, False)),
+        "chunk_chars": Interval(64, None),
     }
 
     def __post_init__(self) -> None:

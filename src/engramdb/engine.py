@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 import time
 import uuid
 from dataclasses import dataclass, replace
@@ -19,6 +20,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from .batch_plan import plan_batch
+from .concurrency import guarded, retries_map_growth
 from .config import AdmissionConfig, EngramConfig, RecallConfig
 from .dynamics import salience as _dyn_salience
 from .errors import (
@@ -30,7 +33,8 @@ from .graph.csr import SNAPSHOT_DTYPES, CSRGraph, MemoryGraph
 from .index.hnsw import HnswIndex
 from .index.keyword import PACKED_DTYPES, KeywordIndex, pack_indexes, unpack_indexes
 from .kernels import registry
-from .store.lmdb_store import SCHEMA_VERSION, LmdbStore
+from .store.checks import columns_snapshot_ok
+from .store.lmdb_store import SCHEMA_VERSION, LmdbStore, text_digest
 from . import query as _query, slots as _slots, temporal as _temporal
 from .types import (
     RELATION_BY_CODE, STATE_BY_CODE, Edge, Gap, Hit, Memory, MemoryKind, MemoryState,
@@ -43,6 +47,7 @@ DEFAULT_NAMESPACE = "default"
 _MAX_NAMESPACE_CHARS = 256
 _MAX_ID_CHARS = 512
 _MAX_TAGS = 256
+_MIN_NORM = 1e-12   # shorter vectors have no reliable direction in float32
 _MAX_ABS_SECONDS = 253_402_300_799.0  # 9999-12-31T23:59:59Z; also bounds year 1 from below
 
 
@@ -178,6 +183,8 @@ class _Prepared:
     slot_value: str | None = None
     single: bool = True
     slot_mode: str = "auto"                 # "auto": resolve the slot; "append": supersede() decided
+    auto_id: bool = False              # the caller gave no id (deduplication by text applies)
+    extra: dict | None = None          # extra record fields (chunked long texts)
 
 
 class _Columns:
@@ -247,10 +254,20 @@ class _Columns:
         return raw.split("\x00") if raw else []
 
 
+@guarded
 class Engram:
     """An open engramdb store. Create it with :func:`engramdb.open`; use it as a context manager.
 
-    One process writes at a time (LMDB's single writer); the object is not thread-safe.
+    One process writes at a time (LMDB's single writer). Threads may share the object: every
+    public method holds its lock (see :mod:`engramdb.concurrency`, which also covers ``fork()``,
+    read-only reader processes and growth of a full LMDB map).
+
+    Attributes
+    ----------
+    trace : list or None
+        Debug hook, off (None) by default. Set it to a list and each recall appends
+        ``(namespace, seed nids, visited nids)`` (int64 / int32 arrays): every node the vector
+        search returned and the spreading activation reached.
     """
 
     def __init__(self, store: LmdbStore, *, dim: int, embedder: Any, config: EngramConfig,
@@ -279,6 +296,9 @@ class Engram:
         self._kw_gen = -1        # record generation of the saved keyword snapshot
         self._kw_dirty = False   # postings changed since that snapshot
         self._ns_latest: dict[str, float] = {}   # newest event time per namespace (time cues)
+        self._lock = threading.RLock()       # see concurrency.guarded
+        self._pid = os.getpid()
+        self.trace: list | None = None
         self._load()
 
     # ------------------------------------------------------------------ loading
@@ -293,9 +313,10 @@ class Engram:
             self._ns_meta = self._store.get_meta(txn, "namespaces", {})
             try:
                 cols = self._store.load_arrays(txn, "cols", _Columns.snapshot_dtypes())
-            except StoreCorruptedError:   # a snapshot from before a column was added: decode records
+            except StoreCorruptedError:   # damaged, or from before a column was added: decode records
                 cols = None
-            if cols is not None and cols[1].get("mem_gen") == self._mem_gen and len(cols[0]["ns"]) == self._next_nid:
+            if (cols is not None and cols[1].get("mem_gen") == self._mem_gen and len(cols[0]["ns"]) == self._next_nid
+                    and columns_snapshot_ok(cols[0], self._next_nid)):
                 for name in self._cols.load_snapshot(cols[0]):   # fast path: no record decoding
                     self._ns_code(name)
                 self._cols_gen = self._mem_gen
@@ -304,7 +325,11 @@ class Engram:
                 for nid, rec in self._store.iter_records(txn):
                     self._cols.set_record(nid, rec, self._ns_code(rec["namespace"]))
                 self._cols_gen = -1
-            snap = self._store.load_snapshot(txn, SNAPSHOT_DTYPES)
+            try:
+                snap = self._store.load_snapshot(txn, SNAPSHOT_DTYPES)
+            except StoreCorruptedError:   # a damaged snapshot: rebuild the graph from the edges
+                snap = None
+                self._graph.upsert_many(*self._store.read_edges(txn))
             if snap is not None:
                 arrays, _meta = snap
                 self._graph.set_csr(CSRGraph(**arrays))
@@ -319,6 +344,7 @@ class Engram:
 
     def _load_keyword_indexes(self, txn) -> None:
         """The keyword snapshot when it matches the records, else postings rebuilt from them."""
+        self._ns_latest = {}
         saved = self._store.load_arrays(txn, "kw", PACKED_DTYPES)
         if saved is not None and saved[1].get("mem_gen") == self._mem_gen:
             try:
@@ -342,14 +368,14 @@ class Engram:
 
     def _load_or_rebuild_index(self, ns: str) -> HnswIndex:
         meta = self._ns_meta[ns]
+        code = self._ns_codes[ns]
+        nids = np.flatnonzero((self._cols.ns[: self._cols.n] == code) & self._cols.alive[: self._cols.n])
         try:
             return HnswIndex.load(self._index_path(ns), dim=self.dim, generation=meta["vgen"],
-                                  count=meta["count"], ef_search=self.config.index.ef_search)
+                                  count=meta["count"], ef_search=self.config.index.ef_search, labels=nids)
         except IndexStaleError:
             pass
         index = self._new_index()
-        code = self._ns_codes[ns]
-        nids = np.flatnonzero((self._cols.ns[: self._cols.n] == code) & self._cols.alive[: self._cols.n])
         if len(nids):
             with self._store.read("rebuilding the vector index") as txn:
                 vecs = np.stack([self._store.get_vector(txn, int(n), self.dim) for n in nids])
@@ -368,6 +394,11 @@ class Engram:
         if self._closed:
             raise EngramError("this engramdb store is closed; open it again with engramdb.open(path)")
         if write and self.readonly:
+            if getattr(self, "_forked_from", None):   # set by concurrency._after_fork
+                raise StoreLockedError(
+                    f"this engine came through fork() from process {self._forked_from}, which holds "
+                    "the store's writer lock: the child may read only (to write, open the store in the "
+                    "child after the parent closed it)")
             raise EngramError("this store was opened read-only")
 
     def flush(self) -> None:
@@ -382,7 +413,7 @@ class Engram:
                 self._store.save_arrays(txn, "cols", self._cols.snapshot(list(self._ns_codes)),
                                         {"mem_gen": self._mem_gen})
             self._cols_gen = self._mem_gen
-        os.makedirs(self._index_dir, exist_ok=True)
+        os.makedirs(self._index_dir, mode=0o700, exist_ok=True)
         for ns in sorted(self._dirty_indexes):
             self._indexes[ns].save(self._index_path(ns), self._ns_meta[ns]["vgen"])
         self._dirty_indexes.clear()
@@ -405,6 +436,7 @@ class Engram:
             self._store.close()
             self._closed = True
 
+    @retries_map_growth
     def _save_snapshot(self) -> None:
         with self._store.write("saving the CSR snapshot") as txn:
             self._write_snapshot(txn, self._graph)
@@ -430,10 +462,12 @@ class Engram:
             raise DimensionMismatchError(expected=self.dim, got=arr.shape[0], field=field)
         if not np.all(np.isfinite(arr)):
             raise NonFiniteError(f"{field}: the vector contains NaN or infinite values")
-        norm = float(np.linalg.norm(arr))
-        if norm == 0.0 or not math.isfinite(norm):
-            raise NonFiniteError(f"{field}: the vector is all zeros (or overflows); it has no direction")
-        return arr / norm
+        wide = arr.astype(np.float64)   # float64: huge or tiny float32 entries neither overflow nor vanish
+        norm = float(np.linalg.norm(wide))
+        if norm < _MIN_NORM or not math.isfinite(norm):
+            raise NonFiniteError(f"{field}: the vector is all zeros or has a norm below {_MIN_NORM:g}; "
+                                 "it has no reliable direction")
+        return (wide / norm).astype(np.float32)
 
     def _check_text(self, text: Any, field: str = "text") -> str:
         if not isinstance(text, str):
@@ -459,7 +493,8 @@ class Engram:
             raise InvalidInputError(f"unknown memory field(s) {sorted(unknown)}")
         ns = _check_namespace(item.get("namespace") or default_ns)
         ext_id = item.get("id")
-        ext_id = uuid.uuid4().hex if ext_id is None else _check_id(ext_id)
+        auto_id = ext_id is None
+        ext_id = uuid.uuid4().hex if auto_id else _check_id(ext_id)
         text = self._check_text(item.get("text"))
         kind = MemoryKind.parse(item.get("kind", MemoryKind.EPISODIC))
         created = item.get("created_at")
@@ -483,7 +518,7 @@ class Engram:
             raise InvalidInputError(f"links must be a list of links ({{'to': id, 'relation', 'weight'}}), got {links!r}")
         links = [self._check_link_spec(spec) for spec in links]
         p = _Prepared(ext_id, ns, kind, text, created_at, confidence, salience, source,
-                      tuple(dict.fromkeys(tags)), vector, links)
+                      tuple(dict.fromkeys(tags)), vector, links, auto_id=auto_id)
         p.valid_from, p.valid_to = _temporal.valid_interval(item, created_at)
         p.stated_valid_to = p.valid_to
         sc = self.config.slots
@@ -516,6 +551,11 @@ class Engram:
             attribute: str | None = None, value: str | None = None,
             single_valued: bool | None = None) -> str:
         """Store one memory and return its id.
+
+        A text that ``namespace`` already holds, given with no ``id`` (or with that memory's
+        id), is not stored again: the stored memory's id is returned and it is reinforced. A
+        text longer than ``StoreConfig.chunk_chars`` is stored as overlapping pieces ``id``,
+        ``id#1``, ``id#2``, ... joined by ``next`` edges (:mod:`engramdb.batch_plan`).
 
         Parameters
         ----------
@@ -605,8 +645,15 @@ class Engram:
         prepared = [self._prepare(item, namespace, now) for item in items]
         if not prepared:
             return []
-        self._embed_missing(prepared, progress)
-        return self._commit_with_slots(prepared, now)
+        plan = plan_batch(self, prepared)   # repeated texts -> reinforce; long texts -> chunks
+        if plan.fresh:
+            self._embed_missing(plan.fresh, progress)
+            self._commit_with_slots(plan.fresh, now, extra=plan.extra(self._store))
+        for ns, links in plan.links.items():   # links given with repeated texts (targets checked)
+            self.link_batch(links, namespace=ns)
+        if plan.reinforce:
+            self._reinforce(plan.reinforce, now)
+        return plan.ids
 
     def _commit_with_slots(self, prepared: list[_Prepared], now: float, extra=None) -> list[str]:
         """:meth:`_commit_new` plus slot resolution (``slots.plan_slots``) in the same transaction."""
@@ -664,7 +711,7 @@ class Engram:
                 "salience_at": _dyn_salience.initial_t0(p.kind, now, self.config.decay.hold_decisions_until_review),
                 "access_count": 0, "last_access": None,
                 "source": p.source, "tags": list(p.tags), "state": p.state.value,
-                "superseded_by": p.superseded_by, **_temporal.record_fields(p)}
+                "superseded_by": p.superseded_by, **_temporal.record_fields(p), **(p.extra or {})}
 
     def _commit_new(self, prepared: list[_Prepared], now: float, extra=None) -> list[str]:
         """Write validated memories (+ their links and auto-links) in one transaction."""
@@ -1068,6 +1115,9 @@ class Engram:
             rec.setdefault("versions", []).append(
                 {"text": rec["text"], "confidence": rec["confidence"], "tags": rec["tags"], "source": rec["source"],
                  "recorded_at": rec.get("version_at", rec["recorded_at"]), "replaced_at": now})
+            if p.text != rec["text"]:   # the deduplication key follows the wording
+                self._store.drop_text(txn, ns, text_digest(rec["text"]), nid)
+                self._store.put_text(txn, ns, text_digest(p.text), nid)
             rec.update(text=p.text, confidence=p.confidence, tags=list(p.tags), source=p.source, version_at=now)
             self._store.put_record(txn, nid, rec)
             if p.vector is not None:
@@ -1268,8 +1318,8 @@ class Engram:
         with self._store.read("reading a memory") as txn:
             nid = self._nid(ns, id, txn)
             rec = self._store.get_record(txn, nid)
-            if rec is None:
-                raise StoreCorruptedError(f"id {id!r} maps to nid {nid}, which has no record")
+            if rec is None or rec["id"] != id or rec["namespace"] != ns:
+                raise StoreCorruptedError(f"id {id!r} maps to nid {nid}, which holds no record of it")
             vec = self._store.get_vector(txn, nid, self.dim) if with_embedding else None
         return _memory_from_record(rec, vec)
 
@@ -1675,9 +1725,12 @@ class Engram:
             if len(self._mark) < csr.n_nodes:
                 self._mark = np.full(csr.n_nodes, -1, np.int32)
             inflow, _src = self._inflow(csr.indptr, csr.indices, csr.weight, csr.relation, nodes, act,
-                                        rel_mult, float(cfg.decay), float(cfg.fan_exp), int(cfg.degree_cap),
-                                        self._mark)
+                                        rel_mult, float(cfg.decay), float(cfg.inflow_fan_exp),
+                                        int(cfg.degree_cap), self._mark)
             total += cfg.w_graph * inflow
+        if self.trace is not None:   # debug hook (namespace isolation tests): off by default;
+            # seeds of both legs, then every node spreading activation touched
+            self.trace.append((ns, seeds.copy(), nodes.copy()))
 
         # filters over the column arrays
         c = self._cols
@@ -1804,6 +1857,7 @@ class Engram:
             steps.append(PathStep(ext[v], rel, bool(csr.forward[best_j]) if best_j >= 0 else True))
         return steps
 
+    @retries_map_growth
     def _reinforce(self, nids: list[int], now: float) -> None:
         rate = self.config.decay.reinforce_rate
         arr = np.array(nids, np.int64)
@@ -2039,6 +2093,12 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
         if embedder is not None and getattr(embedder, "dim", dim) != dim:
             raise DimensionMismatchError(expected=dim, got=embedder.dim, field="embedder.dim")
         return Engram(store, dim=int(dim), embedder=embedder, config=config, readonly=readonly)
+    except EngramError:
+        store.close()
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as exc:
+        store.close()   # a value in the store is not what engramdb wrote
+        raise StoreCorruptedError(f"store {store.path!r} is damaged: {type(exc).__name__}: {exc}") from exc
     except BaseException:
         store.close()
         raise

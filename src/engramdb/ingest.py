@@ -43,6 +43,10 @@ def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:
                 rows.append(obj)
     except OSError as exc:
         raise InvalidInputError(f"cannot read {path}: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except RecursionError:
+        raise InvalidInputError(f"{path}: a JSON value is nested too deeply") from None
     return rows
 
 

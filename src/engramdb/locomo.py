@@ -339,6 +339,8 @@ def load_locomo(path: str | os.PathLike | None = None) -> list[Conversation]:
             data = json.load(fh)
         except json.JSONDecodeError as exc:
             raise InvalidInputError(f"{p.name}: not valid JSON ({exc})") from None
+        except (UnicodeDecodeError, RecursionError) as exc:
+            raise InvalidInputError(f"{p.name}: not UTF-8 JSON ({type(exc).__name__})") from None
     if not isinstance(data, list):
         raise InvalidInputError(f"{p.name}: expected a JSON list of samples, got {type(data).__name__}")
     return [_parse_sample(s) for s in data]

@@ -16,6 +16,9 @@ import numpy as np
 from numba import njit, prange
 
 from engramdb.kernels.reference import COMBINE_SUM, CONTRADICTS
+from engramdb.kernels._numba_cache import ensure_numba_cache
+
+ensure_numba_cache(__file__)   # a read-only install must not fail at decoration time
 
 __all__ = [
     "spread_activation",

@@ -14,14 +14,25 @@ sub-db      key                              value
 ``graph``   ``meta`` / array name            CSR snapshot of all edges at one instant
 ``cols``    ``meta`` / array name            per-memory column arrays (fast open), tagged
                                              with the record generation they match
+``texts``   namespace utf-8, 0x00, sha256    nid u32 of the memory holding exactly this text
+            of the text (32 bytes)           (deduplication of repeated adds)
+``kw``      ``meta`` / array name            BM25 postings of every namespace (keyword leg),
+                                             tagged with the record generation they match
 ==========  ===============================  ==============================================
 
 ``nid`` is a dense internal id (0, 1, 2, ...) that the CSR and hnswlib labels use; callers only
 see their own string ids. Every engine verb validates first, then writes in one transaction,
 so an error leaves the store unchanged and a crash loses nothing that was committed.
+
+Files: the store directory is created 0700 and LMDB's files 0600 (owner only). The map starts
+at ``StoreConfig.map_size_bytes`` and doubles when full: the failed transaction is aborted (it
+wrote nothing) and :class:`MapGrownError` asks the caller to run it again (the engine does so
+transparently). Another process that has the store open adopts the new size at its next
+transaction (LMDB's ``MDB_MAP_RESIZED``).
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import struct
 
@@ -39,14 +50,38 @@ import numpy as np
 from ..errors import (
     StoreCorruptedError, StoreError, StoreFullError, StoreLockedError, StoreNotFoundError,
 )
+from .checks import check_edges, check_record, csr_snapshot_ok
 
 SCHEMA_VERSION = 1
 _NID = struct.Struct(">I")
 _SEQ = struct.Struct(">Q")
 _EDGE_KEY = struct.Struct(">IIB")
 _EDGE_VAL = struct.Struct("<fd")
-_SUBDBS = (b"meta", b"mem", b"vec", b"ids", b"edges", b"delta", b"graph", b"cols", b"kw")
+_SUBDBS = (b"meta", b"mem", b"vec", b"ids", b"edges", b"delta", b"graph", b"cols", b"texts", b"kw")
+#: sub-databases a store written by an older engramdb may lack (opened lazily when writing)
+_OPTIONAL_SUBDBS = (b"texts", b"kw")
 DATA_FILE = "data.mdb"
+#: the map never grows past this (virtual address space, not disk)
+MAX_MAP_SIZE_BYTES = 1 << 40
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+class MapGrownError(StoreFullError):
+    """The LMDB map was full and has been grown; the aborted transaction must be run again.
+
+    Raised by :meth:`LmdbStore.write`; the engine retries the whole call (it validates before
+    writing and updates its caches only after a commit, so a retry cannot duplicate a record).
+    """
+
+
+def text_digest(text: str) -> bytes:
+    """SHA-256 of ``text`` (UTF-8), 32 bytes: the key of the ``texts`` sub-database."""
+    return hashlib.sha256(text.encode()).digest()
+
+
+def text_key(namespace: str, digest: bytes) -> bytes:
+    return namespace.encode() + b"\x00" + digest
 
 
 def nid_key(nid: int) -> bytes:
@@ -124,7 +159,7 @@ class LmdbStore:
                     f"no engramdb store at {self.path!r}; create one with engramdb.open(path, dim=...)"
                 )
             try:
-                os.makedirs(self.path, exist_ok=True)
+                os.makedirs(self.path, mode=DIR_MODE, exist_ok=True)
             except OSError as exc:
                 raise StoreNotFoundError(f"cannot create store directory {self.path!r}: {exc}") from exc
         elif not os.access(self.path, os.R_OK | os.X_OK):
@@ -143,7 +178,7 @@ class LmdbStore:
         processes write, and each engine's caches would then go stale)."""
         if fcntl is None:
             return None
-        fd = os.open(os.path.join(self.path, "writer.lock"), os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(os.path.join(self.path, "writer.lock"), os.O_RDWR | os.O_CREAT, FILE_MODE)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -163,30 +198,69 @@ class LmdbStore:
         with translate_lmdb_errors(f"opening store {self.path!r}"):
             self.env = lmdb.open(
                 self.path, map_size=map_size_bytes, max_dbs=len(_SUBDBS) + 1, sync=sync,
-                readonly=readonly, create=not readonly, lock=True, readahead=False,
+                readonly=readonly, create=not readonly, lock=True, readahead=False, mode=FILE_MODE,
             )
             self.dbs = {
                 name.decode(): self.env.open_db(name, create=not readonly) for name in _SUBDBS
             } if not readonly else self._open_readonly_dbs()
 
     def _open_readonly_dbs(self) -> dict[str, Any]:
-        try:
-            return {name.decode(): self.env.open_db(name, create=False) for name in _SUBDBS}
-        except lmdb.NotFoundError as exc:
-            raise StoreCorruptedError(f"{self.path!r} is not an engramdb store (missing sub-database)") from exc
+        dbs = {}
+        for name in _SUBDBS:
+            try:
+                dbs[name.decode()] = self.env.open_db(name, create=False)
+            except lmdb.NotFoundError as exc:
+                if name in _OPTIONAL_SUBDBS:
+                    dbs[name.decode()] = None
+                    continue
+                raise StoreCorruptedError(f"{self.path!r} is not an engramdb store (missing sub-database)") from exc
+        return dbs
 
     # -- transactions -------------------------------------------------------------------
+    def _begin(self, write: bool) -> lmdb.Transaction:
+        """Begin a transaction, adopting a map that another process grew (MDB_MAP_RESIZED)."""
+        try:
+            return self.env.begin(write=write)
+        except lmdb.MapResizedError:
+            self.env.set_mapsize(0)   # 0: take the size recorded in the file
+            return self.env.begin(write=write)
+
     @contextmanager
     def write(self, what: str = "write") -> Iterator[lmdb.Transaction]:
-        """A write transaction; commits on success, aborts on any exception."""
-        with translate_lmdb_errors(what):
-            with self.env.begin(write=True) as txn:
-                yield txn
+        """A write transaction; commits on success, aborts on any exception.
+
+        Raises
+        ------
+        MapGrownError
+            The map was full: the transaction was aborted, the map doubled (up to
+            :data:`MAX_MAP_SIZE_BYTES`); run the same transaction again.
+        StoreFullError
+            The map is full and cannot grow further.
+        """
+        try:
+            with translate_lmdb_errors(what):
+                with self._begin(write=True) as txn:
+                    yield txn
+        except StoreFullError as exc:
+            if isinstance(exc, MapGrownError) or not isinstance(exc.__cause__, lmdb.MapFullError):
+                raise
+            self._grow_map(what, exc)
+
+    def _grow_map(self, what: str, exc: StoreFullError) -> None:
+        """Double the map after a MapFullError (no transaction of this process is open)."""
+        size = int(self.env.info()["map_size"])
+        if size >= MAX_MAP_SIZE_BYTES:
+            raise exc
+        new = min(2 * size, MAX_MAP_SIZE_BYTES)
+        with translate_lmdb_errors(f"{what}: growing the LMDB map to {new} bytes"):
+            self.env.set_mapsize(new)
+        raise MapGrownError(f"{what}: the LMDB map was full and grew from {size} to {new} bytes; "
+                            "run the same call again") from exc
 
     @contextmanager
     def read(self, what: str = "read") -> Iterator[lmdb.Transaction]:
         with translate_lmdb_errors(what):
-            with self.env.begin(write=False) as txn:
+            with self._begin(write=False) as txn:
                 yield txn
 
     def close(self) -> None:
@@ -207,9 +281,15 @@ class LmdbStore:
 
     def get_record(self, txn, nid: int) -> dict | None:
         buf = txn.get(nid_key(nid), db=self.dbs["mem"])
-        return None if buf is None else unpack(buf)
+        return None if buf is None else check_record(nid, unpack(buf))
 
     def delete_record(self, txn, nid: int, namespace: str, ext_id: str) -> None:
+        rec = self.get_record(txn, nid)
+        if rec is not None:   # drop the dedup key of its text when it still points here
+            sha = rec.get("text_sha256")
+            digest = bytes.fromhex(sha) if isinstance(sha, str) else text_digest(rec["text"])
+            if self.lookup_text(txn, namespace, digest) == nid:
+                txn.delete(text_key(namespace, digest), db=self.dbs["texts"])
         txn.delete(nid_key(nid), db=self.dbs["mem"])
         txn.delete(nid_key(nid), db=self.dbs["vec"])
         txn.delete(id_key(namespace, ext_id), db=self.dbs["ids"])
@@ -217,7 +297,10 @@ class LmdbStore:
     def iter_records(self, txn) -> Iterator[tuple[int, dict]]:
         cur = txn.cursor(db=self.dbs["mem"])
         for k, v in cur:
-            yield _NID.unpack(k)[0], unpack(v)
+            if len(k) != _NID.size:
+                raise StoreCorruptedError(f"a record key of {len(k)} bytes is damaged")
+            nid = _NID.unpack(k)[0]
+            yield nid, check_record(nid, unpack(v))
 
     def put_vector(self, txn, nid: int, vec: np.ndarray) -> None:
         txn.put(nid_key(nid), np.ascontiguousarray(vec, dtype=np.float32).tobytes(), db=self.dbs["vec"])
@@ -228,7 +311,10 @@ class LmdbStore:
             return None
         if len(buf) != 4 * dim:
             raise StoreCorruptedError(f"embedding of nid {nid} has {len(buf)} bytes, expected {4 * dim}")
-        return np.frombuffer(buf, dtype=np.float32).copy()
+        vec = np.frombuffer(buf, dtype=np.float32).copy()
+        if not np.all(np.isfinite(vec)):
+            raise StoreCorruptedError(f"embedding of nid {nid} is damaged (NaN or infinite values)")
+        return vec
 
     def put_id(self, txn, namespace: str, ext_id: str, nid: int) -> bool:
         """Map (namespace, id) to nid; False if the id is taken."""
@@ -236,7 +322,22 @@ class LmdbStore:
 
     def lookup_id(self, txn, namespace: str, ext_id: str) -> int | None:
         buf = txn.get(id_key(namespace, ext_id), db=self.dbs["ids"])
-        return None if buf is None else _NID.unpack(buf)[0]
+        return None if buf is None else _nid_of(buf)
+
+    def put_text(self, txn, namespace: str, digest: bytes, nid: int) -> None:
+        """Remember that ``nid`` holds the text whose SHA-256 is ``digest`` (see :func:`text_digest`)."""
+        txn.put(text_key(namespace, digest), nid_key(nid), db=self.dbs["texts"])
+
+    def drop_text(self, txn, namespace: str, digest: bytes, nid: int) -> None:
+        """Forget the digest of a text that ``nid`` no longer holds (if it still points at ``nid``)."""
+        if self.lookup_text(txn, namespace, digest) == nid:
+            txn.delete(text_key(namespace, digest), db=self.dbs["texts"])
+
+    def lookup_text(self, txn, namespace: str, digest: bytes) -> int | None:
+        """The nid last stored with this text digest in ``namespace``, or None."""
+        db = self.dbs.get("texts")
+        buf = None if db is None else txn.get(text_key(namespace, digest), db=db)
+        return None if buf is None else _nid_of(buf)
 
     # -- edges --------------------------------------------------------------------------
     def put_edge(self, txn, src: int, tgt: int, rel: int, weight: float, created_at: float,
@@ -264,7 +365,15 @@ class LmdbStore:
         for k, v in cur:
             keys.append(k)
             vals.append(v)
-        return _decode_edges(keys, vals)
+        return self._checked_edges(txn, keys, vals)
+
+    def _checked_edges(self, txn, keys: list[bytes], vals: list[bytes]):
+        if any(len(k) != _EDGE_KEY.size for k in keys) or any(len(v) != _EDGE_VAL.size for v in vals):
+            raise StoreCorruptedError("an edge record of the store is damaged (wrong length)")
+        edges = _decode_edges(keys, vals)
+        n_nodes = self.get_meta(txn, "next_nid", 0)
+        check_edges(*edges, n_nodes if isinstance(n_nodes, int) else 0)
+        return edges
 
     def read_delta(self, txn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Edges recorded since the last snapshot, with their current weights."""
@@ -275,7 +384,7 @@ class LmdbStore:
             if v is not None:
                 keys.append(k)
                 vals.append(v)
-        return _decode_edges(keys, vals)
+        return self._checked_edges(txn, keys, vals)
 
     def delta_size(self, txn) -> int:
         return txn.stat(self.dbs["delta"])["entries"]
@@ -296,6 +405,8 @@ class LmdbStore:
             An array is missing or its byte length does not fit its dtype.
         """
         db = self.dbs[db_name]
+        if db is None:   # an optional sub-db that an older store lacks
+            return None
         meta_buf = txn.get(b"meta", db=db)
         if meta_buf is None:
             return None
@@ -313,7 +424,25 @@ class LmdbStore:
         txn.drop(self.dbs["delta"], delete=False)
 
     def load_snapshot(self, txn, dtypes: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict] | None:
-        return self.load_arrays(txn, "graph", dtypes)
+        """The CSR snapshot saved by :meth:`save_snapshot`, or None.
+
+        Raises
+        ------
+        StoreCorruptedError
+            An array is missing, or they do not form a graph on at most ``next_nid`` nodes
+            (see :func:`engramdb.store.checks.csr_snapshot_ok`); rebuild from the edges.
+        """
+        snap = self.load_arrays(txn, "graph", dtypes)
+        n_max = self.get_meta(txn, "next_nid", 0)
+        if snap is not None and not (isinstance(n_max, int) and csr_snapshot_ok(snap[0], n_max)):
+            raise StoreCorruptedError("the CSR snapshot is damaged")
+        return snap
+
+def _nid_of(buf: bytes) -> int:
+    if len(buf) != _NID.size:
+        raise StoreCorruptedError(f"an id mapping of {len(buf)} bytes is damaged (expected {_NID.size})")
+    return _NID.unpack(buf)[0]
+
 
 def _decode_edges(keys: list[bytes], vals: list[bytes]):
     n = len(keys)

@@ -1,0 +1,175 @@
+"""What an ``add_batch`` writes: repeated texts are merged, very long texts are chunked.
+
+Deduplication (exact text, per namespace)
+    An item whose exact text is already stored in its namespace is not stored again when the
+    caller gave no id (the stored memory must be active) or gave the id of that very memory:
+    its id is returned and the stored memory is reinforced (salience and access count, as a
+    recall would); the repeat's ``links`` are added to the stored memory (their targets are
+    checked before anything is written). Items with distinct explicit ids always stay distinct memories (LoCoMo turns
+    may repeat a text). The lookup is one LMDB read of the ``texts`` sub-database, keyed by the
+    SHA-256 of the text; the stored text is compared before merging.
+
+Chunking (texts longer than ``StoreConfig.chunk_chars``)
+    The text is split into pieces of at most ``chunk_chars`` characters, cut at the last
+    whitespace in the second half of a window when there is one (CJK text without spaces is
+    cut at the limit), with consecutive pieces overlapping by ``chunk_chars // 10`` characters
+    so a sentence on a boundary is whole in one of them. The first piece keeps the caller's id
+    (the head, with fields ``chunks`` = number of pieces and ``text_sha256`` of the whole text);
+    piece ``i >= 1`` is the memory ``"<id>#<i>"`` (fields ``chunk_of``, ``chunk``) with an
+    ``extracted_from`` edge to the head and a ``next`` edge from piece ``i - 1``. Each piece is
+    embedded on its own, so recall finds (and returns) the piece that holds a fact, wherever it
+    sits in the text. Memory and time grow linearly with the text length.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .errors import InvalidInputError, MemoryNotFoundError, OversizeError
+from .store.lmdb_store import text_digest
+from .types import MemoryState, Relation
+
+__all__ = ["BatchPlan", "plan_batch", "split_text"]
+
+
+def split_text(text: str, chunk_chars: int) -> list[str]:
+    """Split ``text`` into overlapping pieces of at most ``chunk_chars`` characters.
+
+    Parameters
+    ----------
+    text : str
+    chunk_chars : int
+        Maximum piece length, >= 16. Consecutive pieces overlap by ``chunk_chars // 10``.
+
+    Returns
+    -------
+    list of str
+        ``[text]`` when it fits; whitespace-only pieces are dropped.
+    """
+    n = len(text)
+    if n <= chunk_chars:
+        return [text]
+    overlap = chunk_chars // 10
+    pieces, start = [], 0
+    while True:
+        end = min(start + chunk_chars, n)
+        if end < n:
+            cut = max(text.rfind(" ", start + chunk_chars // 2, end), text.rfind("\n", start + chunk_chars // 2, end))
+            if cut > start:
+                end = cut + 1
+        piece = text[start:end]
+        if piece.strip():
+            pieces.append(piece)
+        if end >= n:
+            return pieces
+        start = end - overlap
+
+
+@dataclass
+class BatchPlan:
+    """Result of :func:`plan_batch`.
+
+    Attributes
+    ----------
+    ids : list of str
+        The id to return for each input item, in input order.
+    fresh : list
+        ``_Prepared`` memories to write (chunks included).
+    reinforce : list of int
+        nids of stored memories that input items repeated.
+    text_keys : list of (prepared, digest)
+        ``texts`` entries to write with the fresh memories.
+    edges : list of (prepared, prepared, Relation)
+        Chunk edges, resolved to nids inside the write transaction.
+    links : dict of namespace -> list of (source id, target id, Relation, weight)
+        The links of repeated items, added to the stored memories after the write.
+    """
+
+    ids: list[str] = field(default_factory=list)
+    fresh: list[Any] = field(default_factory=list)
+    reinforce: list[int] = field(default_factory=list)
+    text_keys: list[tuple[Any, bytes]] = field(default_factory=list)
+    edges: list[tuple[Any, Any, Relation]] = field(default_factory=list)
+    links: dict[str, list[tuple[str, str, Relation, float]]] = field(default_factory=dict)
+
+    def extra(self, store):
+        """The ``extra`` callable of ``Engram._commit_new``: writes the text keys in the
+        transaction and returns the chunk edges as (src nid, tgt nid, relation code, weight)."""
+        def write(txn):
+            for p, digest in self.text_keys:
+                store.put_text(txn, p.namespace, digest, p.nid)
+            return [(a.nid, b.nid, rel.code, 1.0) for a, b, rel in self.edges]
+        return write
+
+
+def _matches(rec: dict | None, text: str, digest: bytes) -> bool:
+    if rec is None:
+        return False
+    if rec.get("chunks"):
+        return rec.get("text_sha256") == digest.hex()
+    return rec["text"] == text
+
+
+def plan_batch(eng: Any, prepared: list) -> BatchPlan:
+    """Deduplicate and chunk validated items (see the module docstring).
+
+    Raises
+    ------
+    OversizeError
+        A text needs chunking but the store has no embedder for the pieces.
+    MemoryNotFoundError, InvalidInputError
+        A repeated item links to a memory that neither the store nor the batch holds, or to
+        itself.
+    """
+    store, chunk_chars = eng._store, eng.config.store.chunk_chars
+    plan = BatchPlan()
+    in_batch: dict[tuple[str, bytes], str] = {}
+    with store.read("checking for repeated memories") as txn:
+        for p in prepared:
+            digest = text_digest(p.text)
+            key = (p.namespace, digest)
+            if p.auto_id and key in in_batch:
+                plan.ids.append(in_batch[key])
+                continue
+            if p.auto_id:
+                nid = store.lookup_text(txn, p.namespace, digest)
+            else:
+                nid = store.lookup_id(txn, p.namespace, p.ext_id)
+            rec = None if nid is None else store.get_record(txn, nid)
+            if _matches(rec, p.text, digest) and (not p.auto_id or rec["state"] == MemoryState.ACTIVE.value):
+                plan.ids.append(rec["id"])
+                if nid not in plan.reinforce:
+                    plan.reinforce.append(nid)
+                for to, rel, w in p.links:
+                    plan.links.setdefault(p.namespace, []).append((rec["id"], to, rel, w))
+                continue
+            in_batch.setdefault(key, p.ext_id)
+            plan.ids.append(p.ext_id)
+            pieces = split_text(p.text, chunk_chars)
+            if len(pieces) == 1:
+                plan.fresh.append(p)
+                plan.text_keys.append((p, digest))
+                continue
+            if eng.embedder is None:
+                raise OversizeError(
+                    f"text of {len(p.text)} characters is longer than chunk_chars={chunk_chars}: its "
+                    "pieces need an embedder; open the store with one, or raise StoreConfig.chunk_chars")
+            head = replace(p, text=pieces[0], extra={"chunks": len(pieces), "text_sha256": digest.hex()})
+            plan.fresh.append(head)
+            plan.text_keys.append((head, digest))
+            prev = head
+            for i, piece in enumerate(pieces[1:], 1):
+                part = replace(p, ext_id=f"{p.ext_id}#{i}", text=piece, vector=None, links=[],
+                               auto_id=False, extra={"chunk_of": p.ext_id, "chunk": i})
+                plan.fresh.append(part)
+                plan.edges.append((part, head, Relation.EXTRACTED_FROM))
+                plan.edges.append((prev, part, Relation.NEXT))
+                prev = part
+        for ns, links in plan.links.items():   # check the repeats' link targets before any write
+            batch_ids = {p.ext_id for p in plan.fresh if p.namespace == ns}
+            for src, to, _rel, _w in links:
+                if to == src:
+                    raise InvalidInputError(f"cannot link memory {to!r} to itself")
+                if to not in batch_ids and store.lookup_id(txn, ns, to) is None:
+                    raise MemoryNotFoundError(f"link from {src!r} to {to!r}: no memory {to!r} in namespace {ns!r}")
+    return plan

@@ -1,0 +1,153 @@
+"""Threads, processes and ``fork()``: the guard around every public verb of :class:`Engram`.
+
+:func:`guarded` wraps each public method of the engine class so that every call
+
+1. notices a ``fork()`` (the process id changed since the store was opened) and gives the
+   child its own LMDB handle: LMDB forbids using an environment across ``fork()``
+   ("Use an MDB_env* in the process which opened it, not after fork()", lmdb.h). The child
+   closes its copy of the inherited handle (py-lmdb refuses a second handle on the same
+   files) and opens the store read-only: writes raise :class:`StoreLockedError`, since the
+   parent still holds the store's single-writer lock. The parent keeps working. A fork hook
+   (``os.register_at_fork``) takes every open engine's lock just before ``fork()``, so no
+   transaction of any thread is in flight in the copied memory.
+2. holds the engine's re-entrant lock, so threads are serialised: one writer and many readers
+   may share an engine (hnswlib itself is not safe for an insertion concurrent with a search,
+   and the engine's column arrays and graph are updated after each commit).
+3. for a read-only engine, reloads the caches when another process committed since the last
+   call (three meta reads per call): a reader process sees every commit made before its call
+   started.
+4. runs the call again when the LMDB map was full and has just been grown
+   (:class:`~engramdb.store.lmdb_store.MapGrownError`): the verbs validate before writing and
+   touch the caches only after a commit, so a retry cannot duplicate a record.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import threading
+import weakref
+from typing import Any, Callable
+
+from .errors import StoreError, StoreFullError
+from .store.lmdb_store import LmdbStore, MapGrownError
+
+__all__ = ["guarded", "retries_map_growth", "MAX_MAP_RETRIES"]
+
+#: one call grows the map at most this many times (each doubles it) before giving up
+MAX_MAP_RETRIES = 40
+
+_ENGINES: "weakref.WeakSet[Any]" = weakref.WeakSet()   # open engines, for the fork hook
+_HELD: list[Any] = []
+
+
+def _before_fork() -> None:
+    for eng in list(_ENGINES):
+        lock = getattr(eng, "_lock", None)
+        if lock is not None:
+            lock.acquire()
+            _HELD.append(lock)
+
+
+def _after_fork_in_parent() -> None:
+    while _HELD:
+        _HELD.pop().release()
+
+
+def _after_fork_in_child() -> None:
+    _HELD.clear()
+    for eng in list(_ENGINES):
+        eng._lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
+                        after_in_child=_after_fork_in_child)
+
+
+def guarded(cls: type) -> type:
+    """Class decorator: wrap every public method of ``cls`` with :func:`_guard` (see module doc)
+    and register each new instance for the fork hook."""
+    for name, fn in list(vars(cls).items()):
+        if not name.startswith("_") and inspect.isfunction(fn):
+            setattr(cls, name, _guard(fn))
+    init = cls.__init__
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        _ENGINES.add(self)
+    cls.__init__ = __init__
+    return cls
+
+
+def retries_map_growth(fn: Callable) -> Callable:
+    """Decorator for a private step that writes in its own transaction after a verb's main
+    commit (CSR snapshot, reinforcement): run it again when the map was grown, so the verb
+    itself is not retried after its commit."""
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        for _ in range(MAX_MAP_RETRIES):
+            try:
+                return fn(*args, **kwargs)
+            except MapGrownError:
+                continue
+        raise StoreFullError(f"{fn.__name__}: the LMDB map grew {MAX_MAP_RETRIES} times "
+                             "and the write still did not fit")
+    return call
+
+
+def _guard(fn: Callable) -> Callable:
+    @functools.wraps(fn)
+    def call(self, *args, **kwargs):
+        if self._pid != os.getpid():
+            _after_fork(self)
+        with self._lock:
+            if self.readonly and not self._closed:
+                _refresh_if_changed(self)
+            for _ in range(MAX_MAP_RETRIES):
+                try:
+                    return fn(self, *args, **kwargs)
+                except MapGrownError:
+                    continue
+            raise StoreFullError(f"{fn.__name__}: the LMDB map grew {MAX_MAP_RETRIES} times "
+                                 "and the call still did not fit")
+    return call
+
+
+def _after_fork(eng: Any) -> None:
+    """In a forked child: a fresh lock and a read-only LMDB handle of its own."""
+    eng._lock = threading.RLock()   # the parent's may have been held by a thread that is gone
+    eng._forked_from, eng._pid = eng._pid, os.getpid()
+    if eng._closed:
+        return
+    old = eng._store
+    try:
+        old.env.close()             # the child's copy; no transaction was in flight at fork()
+    except Exception:   # noqa: BLE001 - a handle LMDB cannot close is abandoned, not fatal
+        pass
+    old._release_writer_lock()      # the child's copy only: the parent keeps its flock
+    cfg = eng.config.store
+    try:
+        eng._store = LmdbStore(old.path, map_size_bytes=cfg.map_size_bytes, sync=cfg.sync,
+                               create=False, readonly=True)
+    except StoreError:
+        eng._closed = True
+        raise
+    eng.readonly = True
+
+
+def _refresh_if_changed(eng: Any) -> None:
+    """Reload a read-only engine's caches when the store changed since they were built."""
+    store = eng._store
+    with store.read("checking the store for new commits") as txn:
+        changed = (store.get_meta(txn, "next_nid", 0) != eng._next_nid
+                   or store.get_meta(txn, "delta_seq", 0) != eng._delta_seq
+                   or store.get_meta(txn, "mem_gen", 0) != eng._mem_gen)
+    if not changed:
+        return
+    fresh = type(eng)(store, dim=eng.dim, embedder=eng.embedder, config=eng.config, readonly=True)
+    state = dict(vars(fresh))
+    for keep in ("_lock", "_pid", "trace", "_forked_from"):
+        state.pop(keep, None)
+    vars(eng).update(state)

@@ -1,0 +1,142 @@
+"""Crash safety: an ingest process is killed with SIGKILL at chosen and random points, reopened,
+and checked against the ledger of calls that returned (see crash_worker.py).
+
+After every kill: each memory whose add returned (and that was not being deleted) is present,
+with its own vector, and recallable by it; each memory whose hard forget returned is gone;
+nothing half-written is visible (every record has its vector and id mapping, ids are whole
+batches, edges point at live memories); the vector indexes and the CSR are rebuilt or repaired
+from LMDB with counts that match it.
+"""
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import engramdb
+
+from .conftest import REPO_SRC
+from .crash_worker import DIM, config, vec
+
+WORKER = os.path.join(os.path.dirname(__file__), "crash_worker.py")
+MODES = ("batch", "index", "sidecar", "snapshot", "columns", "forget", "random")
+
+
+def _read_line(proc, prefix: str, timeout: float) -> str:
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if sel.select(timeout=0.2):
+            line = proc.stdout.readline()
+            if not line:
+                break
+            if line.startswith(prefix):
+                return line
+    raise AssertionError(f"worker did not print {prefix!r}: rc={proc.poll()} stderr={proc.stderr.read()[-2000:]!r}")
+
+
+def run_and_kill(store: str, ledger: str, mode: str, skip: int, sync: bool, rng) -> None:
+    env = {**os.environ, "PYTHONPATH": os.path.abspath(REPO_SRC)}
+    proc = subprocess.Popen([sys.executable, WORKER, store, ledger, mode, str(skip), "1" if sync else "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        _read_line(proc, "READY", 120)
+        if mode == "random":
+            time.sleep(float(rng.uniform(0.05, 0.8)))
+        else:
+            _read_line(proc, "HOOK", 120)
+        assert proc.poll() is None, proc.stderr.read()
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+    assert proc.returncode == -signal.SIGKILL
+
+
+def read_ledger(ledger: str) -> tuple[set, set, set]:
+    added, deleting, deleted = set(), set(), set()
+    if os.path.exists(ledger):
+        with open(ledger, encoding="utf-8") as fh:
+            for line in fh:
+                if not line.endswith("\n"):
+                    continue   # torn last line: that call's return is not proven
+                verb, *ids = line.split()
+                {"ADD": added, "DELETING": deleting, "DELETED": deleted}[verb].update(ids)
+    return added, deleting, deleted
+
+
+def check_store(store: str, ledger: str) -> int:
+    """Reopen ``store`` and check it against ``ledger``; returns the number of live memories."""
+    added, deleting, deleted = read_ledger(ledger)
+    with engramdb.open(store, config=config(False)) as eng:
+        st = eng._store
+        with st.read() as txn:
+            recs = dict(st.iter_records(txn))
+            n_next = st.get_meta(txn, "next_nid", 0)
+            for nid, rec in recs.items():
+                i = int(rec["id"][1:])
+                assert nid == i and rec["namespace"] == "ab"[i % 2] and rec["text"].startswith(f"memory {i}:")
+                np.testing.assert_allclose(st.get_vector(txn, nid, DIM), vec(i), atol=1e-6)   # whole, not torn
+                assert st.lookup_id(txn, rec["namespace"], rec["id"]) == nid
+            n_ids = txn.stat(st.dbs["ids"])["entries"]
+            n_vecs = txn.stat(st.dbs["vec"])["entries"]
+            n_edges = txn.stat(st.dbs["edges"])["entries"]
+        assert n_ids == n_vecs == len(recs)
+        assert n_next % 8 == 0                                    # batches are all or nothing
+        present = {r["id"] for r in recs.values()}
+        must = added - deleting
+        assert must <= present, f"lost committed memories: {sorted(must - present)[:10]}"
+        assert not (deleted & present), f"erased memories came back: {sorted(deleted & present)}"
+        assert present <= {f"m{i}" for i in range(n_next)}
+        # every id below next_nid is present unless a forget of it was started
+        assert {f"m{i}" for i in range(n_next)} - present <= deleting
+        # caches rebuilt or repaired from LMDB, counts equal
+        for ns in "ab":
+            live = {nid for nid, r in recs.items() if r["namespace"] == ns}
+            assert eng._ns_meta.get(ns, {"count": 0})["count"] == len(live)
+            index = eng._indexes.get(ns)
+            assert (len(index) if index is not None else 0) == len(live)
+            if index is not None:
+                assert index._live == live
+        assert eng.n_edges == n_edges == len(eng._graph.edges()[0])
+        src, tgt, _rel, _w = eng._graph.edges()
+        assert set(src.tolist()) | set(tgt.tolist()) <= set(recs)
+        for nid, rec in recs.items():   # each memory's next link to m<i-2> when both exist
+            if nid >= 2 and nid - 2 in recs:
+                assert any(e.target == f"m{nid - 2}" and e.relation is engramdb.Relation.NEXT
+                           for e in eng.edges(rec["id"], namespace=rec["namespace"]))
+        for mid in sorted(must, key=lambda x: int(x[1:]))[-40:]:   # the newest: recallable by vector
+            i = int(mid[1:])
+            hits = eng.recall(vector=vec(i), namespace="ab"[i % 2], k=3, gate="off").hits
+            assert hits[0].id == mid and hits[0].similarity == pytest.approx(1.0, abs=1e-5)
+        assert eng.stats()["memories"] == len(recs)
+        return len(recs)
+
+
+def kill_loop(tmp_path, rng, plan) -> list[int]:
+    store, ledger = str(tmp_path / "store"), str(tmp_path / "ledger.txt")
+    sizes = []
+    for mode, skip, sync in plan:
+        run_and_kill(store, ledger, mode, skip, sync, rng)
+        sizes.append(check_store(store, ledger))
+    return sizes
+
+
+def test_sigkill_at_each_kind_of_point(tmp_path, rng):
+    """Short version (make test): one kill at each point."""
+    sizes = kill_loop(tmp_path, rng, [(m, 1, i % 2 == 0) for i, m in enumerate(MODES)])
+    assert min(sizes) >= 8
+
+
+@pytest.mark.slow
+def test_sigkill_many_times(tmp_path, rng):
+    """28 kills: every point four times at several depths (SKIP), fsync on and off."""
+    plan = [(MODES[i % len(MODES)], int(rng.integers(0, 4)), bool(i % 2)) for i in range(28)]
+    sizes = kill_loop(tmp_path, rng, plan)
+    assert len(sizes) == 28 and sizes[-1] >= 8 * 10
