@@ -104,6 +104,8 @@ def check_store(store: str, ledger: str) -> int:
             assert (len(index) if index is not None else 0) == len(live)
             if index is not None:
                 assert index._live == live
+            kw = eng._kw.get(ns)                                  # the keyword leg too
+            assert (len(kw) if kw is not None else 0) == len(live)
         assert eng.n_edges == n_edges == len(eng._graph.edges()[0])
         src, tgt, _rel, _w = eng._graph.edges()
         assert set(src.tolist()) | set(tgt.tolist()) <= set(recs)
@@ -115,6 +117,9 @@ def check_store(store: str, ledger: str) -> int:
             i = int(mid[1:])
             hits = eng.recall(vector=vec(i), namespace="ab"[i % 2], k=3, gate="off").hits
             assert hits[0].id == mid and hits[0].similarity == pytest.approx(1.0, abs=1e-5)
+            text = recs[i]["text"]                                # and by its text (keyword leg)
+            assert mid in [h.id for h in eng.recall(text, namespace="ab"[i % 2], k=5,
+                                                    vector=vec(i)).hits]
         assert eng.stats()["memories"] == len(recs)
         return len(recs)
 
