@@ -43,6 +43,7 @@ minilm: setup
 bench: setup
 	$(PIP) install -q --no-build-isolation -e ".[bench]"
 	$(PY) benchmarks/bench_locomo_recall.py
+	$(PY) benchmarks/bench_keyword.py
 	$(PY) benchmarks/bench_spreading.py
 	$(PY) benchmarks/bench_decay.py
 	$(PY) benchmarks/bench_admission.py
