@@ -7,7 +7,7 @@ a memory never gains more through an edge than it gives back (see RecallConfig.i
 Run it for both embedders; the defaults are the point best on average over the two. Writes every grid point and the winner to ``results/locomo_tuning.json``; the
 winner becomes ``RecallConfig``'s defaults by hand (so a reader sees what changed).
 
-    python benchmarks/tune_locomo_fusion.py [--embedder hashing|minilm] [--store DIR]
+    python benchmarks/tune_locomo_fusion.py [--embedder hashing|minilm] [--stage fusion|prf] [--store DIR]
 """
 from __future__ import annotations
 
@@ -29,10 +29,13 @@ from engramdb.embed import get_embedder
 from engramdb.ingest import ingest_locomo
 from engramdb.locomo import default_locomo_path, load_locomo
 
-GRID = {
-    "w_keyword": (0.6, 0.7, 0.8, 0.9),
-    "w_graph": (1.0, 1.5, 2.0),
-    "w_time": (0.25, 0.5, 1.0),
+GRIDS = {
+    # stage 1: the weights of the legs (w_graph <= 2, see above)
+    "fusion": {"w_keyword": (0.6, 0.7, 0.8, 0.9), "w_graph": (1.0, 1.5, 2.0), "w_time": (0.25, 0.5, 1.0),
+               "prf_terms": (0,)},
+    # stage 2, at stage 1's pick: pseudo-relevance feedback of the keyword leg
+    "prf": {"w_keyword": (0.8,), "w_graph": (2.0,), "w_time": (0.5,), "prf_terms": (0, 5, 8),
+            "prf_docs": (5, 8), "prf_weight": (0.2, 0.3)},
 }
 
 
@@ -40,6 +43,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--embedder", choices=["hashing", "minilm"], default="hashing")
     ap.add_argument("--store", default=None, help="an ingested LoCoMo store to reuse (default: temporary)")
+    ap.add_argument("--stage", choices=list(GRIDS), default="fusion")
     ap.add_argument("--out", default=str(RESULTS / "locomo_tuning.json"))
     args = ap.parse_args(argv)
     convs = [c for c in load_locomo(default_locomo_path()) if c.sample_id in TUNE_SPLIT]
@@ -56,6 +60,7 @@ def main(argv=None) -> int:
             for q, qv in zip(items, embedder.embed([q.question for q in items])):
                 queries.append((conv.sample_id, turn_set, q, qv))
         base = eng.config.recall
+        GRID = GRIDS[args.stage]
         grid = list(itertools.product(*GRID.values()))
         for values in track(grid, description=f"grid of {len(grid)} on {len(queries)} questions"):
             point = dict(zip(GRID, values))
@@ -75,7 +80,7 @@ def main(argv=None) -> int:
     best = max(points, key=lambda p: (p["recall@10"], p["recall@5"]))
     out = Path(args.out)
     doc = json.loads(out.read_text()) if out.exists() else {}
-    doc[embedder.name] = {"tuned_on": list(TUNE_SPLIT), "questions": len(queries), "best": best,
+    doc.setdefault(args.stage, {})[embedder.name] = {"tuned_on": list(TUNE_SPLIT), "questions": len(queries), "best": best,
                           "grid": points, "command": " ".join(["python", "benchmarks/tune_locomo_fusion.py", *sys.argv[1:]])}
     out.write_text(json.dumps(doc, indent=2) + "\n")
     print("best:", best)

@@ -137,3 +137,28 @@ def test_keyword_leg_is_per_namespace(tmp_path):
         res = eng.recall("BLUEHERON", namespace="bob", k=5)
         assert [h.id for h in res.hits] == ["b"] or not res.hits
         assert eng.recall("BLUEHERON", namespace="alice", k=1).hits[0].id == "a"
+
+
+def test_search_terms_weights_and_idf():
+    idx = KeywordIndex.build([(0, "apple pie"), (1, "apple tart"), (2, "cherry tart")])
+    assert idx.idf("appl") == pytest.approx(math.log(1 + 1.5 / 2.5))   # terms are stems
+    assert idx.idf("durian") == 0.0
+    plain = dict(zip(*[a.tolist() for a in idx.search("apple tart", 5)]))
+    half = dict(zip(*[a.tolist() for a in idx.search_terms({"appl": 1.0, "tart": 0.5}, 5)]))
+    tart_only = dict(zip(*[a.tolist() for a in idx.search_terms({"tart": 1.0}, 5)]))
+    assert half[1] == pytest.approx(plain[1] - 0.5 * tart_only[1], rel=1e-5)
+    assert half[2] == pytest.approx(0.5 * tart_only[2], rel=1e-5)
+
+
+def test_keyword_feedback_finds_a_memory_that_shares_no_query_word(tmp_path):
+    facts = ["Caroline adopted a puppy last spring.", "Max the puppy loves the beach.",
+             "The budget review is on Monday.", "Melanie painted a sunset over the lake."]
+    with _store(tmp_path) as eng:
+        for i, t in enumerate(facts):
+            eng.add(t, id=f"f{i}")
+        kw = eng._kw["default"]
+        first, _ = kw.search("What did Caroline adopt?", 10)
+        assert eng._nid("default", "f1") not in first.tolist()          # no shared term
+        cfg = engramdb.RecallConfig(prf_terms=5, prf_docs=1, prf_weight=0.3)
+        nids, _ = eng._expanded_keyword_search(kw, "What did Caroline adopt?", first, cfg)
+        assert nids.tolist()[:2] == [eng._nid("default", "f0"), eng._nid("default", "f1")]

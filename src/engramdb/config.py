@@ -154,6 +154,10 @@ class RecallConfig:
         makes the pass along an edge the same in both directions, so with
         ``w_graph * decay * relation multiplier < 1`` a seed never falls behind a weaker seed
         through their shared edge: the best match of a query stays first among its neighbours.
+    prf_terms, prf_docs, prf_weight : int, int, float
+        Pseudo-relevance feedback of the keyword leg: BM25 runs again with the query plus the
+        ``prf_terms`` best tf x idf terms of its first ``prf_docs`` hits, weighted
+        ``prf_weight`` relative to a query term (Rocchio 1971; RM3). ``prf_terms = 0`` is off.
     w_time : float
         Time cues: when the query names a time ("in May 2023", "last week"; resolved against the
         namespace's newest event time), memories whose event time lies in that window gain
@@ -182,6 +186,9 @@ class RecallConfig:
     w_keyword: float = 0.8      # (benchmarks/tune_locomo_fusion.py, results/locomo_tuning.json)
     w_graph: float = 2.0
     inflow_fan_exp: float = 0.0
+    prf_terms: int = 5
+    prf_docs: int = 5
+    prf_weight: float = 0.2
     w_time: float = 0.5
     #: ``relation_multipliers`` as float32 indexed by ``Relation.code`` (what the kernel takes).
     rel_mult: np.ndarray = field(init=False, repr=False, compare=False)
@@ -198,6 +205,7 @@ class RecallConfig:
         "weak_evidence": Interval(-1.0, 1.0), "keyword_k": Interval(1, 10_000),
         "w_vector": Interval(0.0, 1.0), "w_keyword": Interval(0.0, 1.0), "w_graph": Interval(0.0, 4.0),
         "w_time": Interval(0.0, 4.0), "inflow_fan_exp": Interval(0.0, 4.0),
+        "prf_terms": Interval(0, 100), "prf_docs": Interval(1, 100), "prf_weight": Interval(0.0, 1.0),
     }
 
     def __post_init__(self) -> None:

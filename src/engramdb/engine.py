@@ -31,7 +31,7 @@ from .errors import (
 )
 from .graph.csr import SNAPSHOT_DTYPES, CSRGraph, MemoryGraph
 from .index.hnsw import HnswIndex
-from .index.keyword import PACKED_DTYPES, KeywordIndex, pack_indexes, unpack_indexes
+from .index.keyword import PACKED_DTYPES, KeywordIndex, pack_indexes, tokenize, unpack_indexes
 from .kernels import registry
 from .store.checks import columns_snapshot_ok
 from .store.lmdb_store import SCHEMA_VERSION, LmdbStore, text_digest
@@ -1699,6 +1699,8 @@ class Engram:
         labels, cos = labels[keep], cos[keep]
         kw = self._kw.get(ns) if qtext is not None and cfg.w_keyword > 0 else None
         kw_nids, kw_score = kw.search(qtext, cfg.keyword_k) if kw is not None else (labels[:0], cos[:0])
+        if len(kw_nids) and cfg.prf_terms > 0:
+            kw_nids, kw_score = self._expanded_keyword_search(kw, qtext, kw_nids, cfg)
         seeds, base, seed_cos = _fuse_seeds(labels, cos, kw_nids, kw_score,
                                             lambda nids: self._similarity(qvec, nids), cfg)
         windows = self._time_windows(ns, qtext) if qtext is not None and cfg.w_time > 0 else []
@@ -1815,6 +1817,26 @@ class Engram:
             self._reinforce([self._nid(ns, h.id) for h in hits], now)
         return RecallResult(hits, gaps, mode, density, time.perf_counter() - t_start,
                             {"seeds": int(len(labels)), "activated": int(len(nodes))}, warnings)
+
+    def _expanded_keyword_search(self, kw: KeywordIndex, qtext: str, first: np.ndarray,
+                                 cfg: RecallConfig) -> tuple[np.ndarray, np.ndarray]:
+        """BM25 again with the query plus the ``prf_terms`` most telling terms (tf x idf) of the
+        first ``prf_docs`` keyword hits, each weighted ``prf_weight`` x its share of the best
+        one's (pseudo-relevance feedback: Rocchio 1971; RM3, Lavrenko & Croft 2001)."""
+        query = dict.fromkeys(tokenize(qtext), 1.0)
+        with self._store.read("reading keyword hits") as txn:
+            texts = [self._store.get_record(txn, int(n))["text"] for n in first[: cfg.prf_docs].tolist()]
+        tf: dict[str, int] = {}
+        for text in texts:
+            for t in tokenize(text):
+                if t not in query:
+                    tf[t] = tf.get(t, 0) + 1
+        weighted = sorted(((c * kw.idf(t), t) for t, c in tf.items()), reverse=True)[: cfg.prf_terms]
+        if not weighted or weighted[0][0] <= 0:
+            return first, kw.search_terms(query, cfg.keyword_k)[1][: len(first)]
+        top = weighted[0][0]
+        query.update({t: cfg.prf_weight * w / top for w, t in weighted})
+        return kw.search_terms(query, cfg.keyword_k)
 
     def _similarity(self, qvec: np.ndarray, nids: np.ndarray) -> np.ndarray:
         """Cosine (float32) of ``qvec`` to the stored embeddings of ``nids`` (read from LMDB:

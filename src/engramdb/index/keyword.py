@@ -162,17 +162,32 @@ class KeywordIndex:
         scores : ndarray of float32, same shape
             BM25 scores (> 0; unbounded above, so the engine rescales them per query).
         """
+        return self.search_terms(dict.fromkeys(tokenize(text), 1.0), k)
+
+    def idf(self, term: str) -> float:
+        """BM25 inverse document frequency of an index term (0 for an unknown term)."""
+        post = self._terms.get(term)
+        if post is None or post.n == 0:
+            return 0.0
+        return float(np.log1p((self.n_docs - post.n + 0.5) / (post.n + 0.5)))
+
+    def search_terms(self, terms: dict[str, float], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`search` for already tokenized terms, each with a query weight (float).
+
+        The score of a memory is sum over terms of weight * BM25 term score; :meth:`search` uses
+        weight 1 for every distinct term of the query.
+        """
         if self.n_docs == 0:
             return np.empty(0, np.int64), np.empty(0, np.float32)
         n, avgdl = self.n_docs, max(self.total_len / self.n_docs, 1e-9)
         k1, b = self.k1, self.b
         parts_nid, parts_score = [], []
-        for t in set(tokenize(text)):
+        for t, qw in terms.items():
             post = self._terms.get(t)
-            if post is None or post.n == 0:
+            if post is None or post.n == 0 or qw <= 0:
                 continue
             m = post.n
-            idf = np.log1p((n - m + 0.5) / (m + 0.5))
+            idf = qw * np.log1p((n - m + 0.5) / (m + 0.5))
             tf, dl = post.tf[:m], post.dl[:m]
             parts_nid.append(post.nid[:m])
             parts_score.append(idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * dl / avgdl)))
