@@ -186,8 +186,8 @@ class RecallConfig:
     w_keyword: float = 0.8      # (benchmarks/tune_locomo_fusion.py, results/locomo_tuning.json)
     w_graph: float = 2.0
     inflow_fan_exp: float = 0.0
-    prf_terms: int = 5
-    prf_docs: int = 5
+    prf_terms: int = 8
+    prf_docs: int = 8
     prf_weight: float = 0.2
     w_time: float = 0.5
     #: ``relation_multipliers`` as float32 indexed by ``Relation.code`` (what the kernel takes).
