@@ -9,6 +9,7 @@ activation kernel -> vectorised ranking over column arrays -> record fetch for t
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import threading
@@ -108,6 +109,16 @@ def _check_namespace(ns: Any) -> str:
             f"without NUL, got {ns!r}"
         )
     return ns
+
+
+def _as_list(value: Any, field: str) -> list:
+    """``value`` (any iterable but a string or mapping) as a list; InvalidInputError otherwise."""
+    if isinstance(value, (str, bytes, Mapping)):
+        raise InvalidInputError(f"{field}: expected a list, got {type(value).__name__}")
+    try:
+        return list(value)
+    except TypeError:
+        raise InvalidInputError(f"{field}: expected a list, got {type(value).__name__}") from None
 
 
 def _check_id(value: Any, field: str = "id") -> str:
@@ -359,7 +370,10 @@ class Engram:
         self._kw_dirty = True
 
     def _index_path(self, ns: str) -> str:
-        return os.path.join(self._index_dir, ns.encode().hex() + ".hnsw")
+        name = ns.encode().hex()
+        if len(name) > 128:   # file names stop at 255 bytes: long namespaces go by their hash
+            name = "h" + hashlib.sha256(ns.encode()).hexdigest()
+        return os.path.join(self._index_dir, name + ".hnsw")
 
     def _new_index(self) -> HnswIndex:
         c = self.config.index
@@ -506,6 +520,8 @@ class Engram:
         if source is not None and not (isinstance(source, str) and _encodable(source)):
             raise InvalidInputError(f"source must be a string or None, got {source!r}")
         tags = item.get("tags") or ()
+        if not isinstance(tags, (str, bytes)):
+            tags = _as_list(tags, "tags")
         if isinstance(tags, (str, bytes)) or not all(
                 isinstance(t, str) and t and "\x00" not in t and _encodable(t) for t in tags):
             raise InvalidInputError(f"tags must be a list of non-empty strings without NUL, got {tags!r}")
@@ -514,7 +530,7 @@ class Engram:
         vec = item.get("embedding")
         vector = None if vec is None else self._check_vector(vec)
         links = item.get("links") or ()
-        if isinstance(links, (str, bytes, Mapping)):
+        if isinstance(links, (str, bytes, Mapping)) or not hasattr(links, "__iter__"):
             raise InvalidInputError(f"links must be a list of links ({{'to': id, 'relation', 'weight'}}), got {links!r}")
         links = [self._check_link_spec(spec) for spec in links]
         p = _Prepared(ext_id, ns, kind, text, created_at, confidence, salience, source,
@@ -1115,9 +1131,11 @@ class Engram:
             rec.setdefault("versions", []).append(
                 {"text": rec["text"], "confidence": rec["confidence"], "tags": rec["tags"], "source": rec["source"],
                  "recorded_at": rec.get("version_at", rec["recorded_at"]), "replaced_at": now})
-            if p.text != rec["text"]:   # the deduplication key follows the wording
+            if p.text != rec["text"]:   # the deduplication key follows the wording (never
+                # taking over the key of another memory that holds the same text)
                 self._store.drop_text(txn, ns, text_digest(rec["text"]), nid)
-                self._store.put_text(txn, ns, text_digest(p.text), nid)
+                if self._store.lookup_text(txn, ns, text_digest(p.text)) is None:
+                    self._store.put_text(txn, ns, text_digest(p.text), nid)
             rec.update(text=p.text, confidence=p.confidence, tags=list(p.tags), source=p.source, version_at=now)
             self._store.put_record(txn, nid, rec)
             if p.vector is not None:
@@ -1299,7 +1317,7 @@ class Engram:
         self._cols.ext_ids[nid] = None
         self._indexes[ns].remove(nid)
         self._dirty_indexes.add(ns)
-        self._kw[ns].remove(nid, erased_text)
+        self._kw.setdefault(ns, KeywordIndex()).remove(nid, erased_text)
         self._kw_dirty = True
         self._ns_latest.pop(ns, None)
 
@@ -1660,6 +1678,8 @@ class Engram:
         """
         t_start = time.perf_counter()
         self._check_open()
+        if config is not None and not isinstance(config, RecallConfig):
+            raise ConfigError(f"config must be a RecallConfig, got {type(config).__name__}")
         cfg = config or self.config.recall
         if gate is not None:
             cfg = replace(cfg, gate=gate)
@@ -1668,12 +1688,15 @@ class Engram:
             raise InvalidInputError(f"k: expected an integer in [1, 10000], got {k!r}")
         kind_allowed = None
         if kinds is not None:
-            kinds = [kinds] if isinstance(kinds, (str, MemoryKind)) else list(kinds)
+            kinds = [kinds] if isinstance(kinds, (str, MemoryKind)) else _as_list(kinds, "kinds")
             if not kinds:
                 raise InvalidInputError("kinds=[] matches nothing; pass None for every kind")
             kind_allowed = np.zeros(len(MemoryKind), bool)
             kind_allowed[[MemoryKind.parse(x).code for x in kinds]] = True
-        tag_set = None if not tags else ({tags} if isinstance(tags, str) else set(tags))
+        tag_set = None if tags is None else ({tags} if isinstance(tags, str) else set(_as_list(tags, "tags")))
+        if tag_set is not None and not all(isinstance(t, str) for t in tag_set):
+            raise InvalidInputError(f"tags: expected strings, got {sorted(map(repr, tag_set))}")
+        tag_set = tag_set or None
         if min_confidence is not None:
             min_confidence = _check_fraction(min_confidence, "min_confidence")
         t_lo = -np.inf if since is None else to_unix_seconds(since, field="since")
@@ -1699,6 +1722,9 @@ class Engram:
         labels, cos = labels[keep], cos[keep]
         kw = self._kw.get(ns) if qtext is not None and cfg.w_keyword > 0 else None
         kw_nids, kw_score = kw.search(qtext, cfg.keyword_k) if kw is not None else (labels[:0], cos[:0])
+        if len(kw_nids) and not self._cols.alive[kw_nids].all():   # never a posting of an erased memory
+            live = self._cols.alive[kw_nids]
+            kw_nids, kw_score = kw_nids[live], kw_score[live]
         if len(kw_nids) and cfg.prf_terms > 0:
             kw_nids, kw_score = self._expanded_keyword_search(kw, qtext, kw_nids, cfg)
         seeds, base, seed_cos = _fuse_seeds(labels, cos, kw_nids, kw_score,

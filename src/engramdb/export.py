@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import DimensionMismatchError, InvalidInputError, NonFiniteError
+from .errors import DimensionMismatchError, EngramError, InvalidInputError, NonFiniteError, StoreCorruptedError
 from .types import MemoryKind, MemoryState, Relation, RELATION_BY_CODE
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -121,6 +121,8 @@ def export_store(eng: "Engram", path: str | os.PathLike, *, format: str = "parqu
 
     pa = _pa()
     format = _check_format(format)
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidInputError(f"path must be a directory path, got {type(path).__name__}")
     path = os.fspath(path)
     if os.path.exists(path) and (not os.path.isdir(path) or os.listdir(path)):
         raise InvalidInputError(f"export path {path!r} exists and is not an empty directory")
@@ -229,13 +231,27 @@ def import_store(eng: "Engram", path: str | os.PathLike) -> dict[str, int]:
     NonFiniteError
         A NaN or infinite number (only ``salience_at`` may be +inf) or a zero embedding.
     """
-    from .engine import _check_fraction, _check_id, _check_namespace, _memory_from_record  # noqa: F401
-    from .store.lmdb_store import unpack
-
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidInputError(f"path must be a directory path, got {type(path).__name__}")
     path = os.fspath(path)
     if not os.path.isdir(path):
         raise InvalidInputError(f"{path!r} is not a directory written by engramdb export")
     fmt = _detect(path)
+    try:
+        return _import_tables(eng, path, fmt)
+    except (EngramError, MemoryError, KeyboardInterrupt):
+        raise
+    except Exception as exc:   # pyarrow / numpy on a damaged or mistyped export
+        raise InvalidInputError(f"export at {path!r} cannot be read: {type(exc).__name__}: {exc}") from exc
+
+
+def _import_tables(eng: "Engram", path: str, fmt: str) -> dict[str, int]:
+    """The body of :func:`import_store`, once the format is known."""
+    from .engine import _check_fraction, _check_id, _check_namespace, to_unix_seconds
+    from .index.keyword import KeywordIndex
+    from .store.checks import check_record
+    from .store.lmdb_store import text_digest, unpack
+
     mem = _read_table(os.path.join(path, f"memories.{FORMATS[fmt]}"), fmt)
     edg = _read_table(os.path.join(path, f"edges.{FORMATS[fmt]}"), fmt)
     missing = [c for c in MEMORY_COLUMNS if c not in mem.column_names] + \
@@ -264,9 +280,11 @@ def import_store(eng: "Engram", path: str | os.PathLike) -> dict[str, int]:
             raise InvalidInputError(f"{where}: id {ext_id!r} appears twice in namespace {ns!r}")
         seen.add((ns, ext_id))
         eng._check_text(r["text"], field=f"{where}: text")
+        if isinstance(r["tags"], (str, bytes)) or not (r["source"] is None or isinstance(r["source"], str)):
+            raise InvalidInputError(f"{where}: tags must be a list of strings and source a string or null")
         rec = {"id": ext_id, "namespace": ns, "kind": MemoryKind.parse(r["kind"]).value, "text": r["text"],
-               "created_at": _finite(r["created_at"], f"{where}: created_at"),
-               "recorded_at": _finite(r["recorded_at"], f"{where}: recorded_at"),
+               "created_at": to_unix_seconds(_finite(r["created_at"], f"{where}: created_at"), field=f"{where}: created_at"),
+               "recorded_at": to_unix_seconds(_finite(r["recorded_at"], f"{where}: recorded_at"), field=f"{where}: recorded_at"),
                "confidence": _check_fraction(r["confidence"], f"{where}: confidence"),
                "salience": _check_fraction(r["salience"], f"{where}: salience"),
                "salience_at": _finite(r["salience_at"], f"{where}: salience_at", allow_inf=True),
@@ -284,6 +302,10 @@ def import_store(eng: "Engram", path: str | os.PathLike) -> dict[str, int]:
             if not isinstance(extra, dict):
                 raise InvalidInputError(f"{where}: extra must decode to a mapping")
             rec.update({k: v for k, v in extra.items() if k not in rec})
+        try:   # exactly the check the store applies when it reads a record back
+            check_record(i, rec)
+        except StoreCorruptedError as exc:
+            raise InvalidInputError(f"{where}: a field is missing or of the wrong type") from exc
         records.append(rec)
     edge_rows = edg.to_pylist()
     base = eng._next_nid
@@ -295,6 +317,11 @@ def import_store(eng: "Engram", path: str | os.PathLike) -> dict[str, int]:
         for rec in records:
             if store.lookup_id(txn, rec["namespace"], rec["id"]) is not None:
                 raise InvalidInputError(f"id {rec['id']!r} already exists in namespace {rec['namespace']!r}")
+            sup = rec["superseded_by"]
+            if sup is not None and (rec["namespace"], sup) not in new_nid and \
+                    store.lookup_id(txn, rec["namespace"], sup) is None:
+                raise InvalidInputError(f"memory {rec['id']!r} is superseded by {sup!r}, which is in neither "
+                                        "the export nor the store")
         for i, e in enumerate(edge_rows):
             ends = []
             for end in ("source", "target"):
@@ -314,6 +341,9 @@ def import_store(eng: "Engram", path: str | os.PathLike) -> dict[str, int]:
             store.put_record(txn, nid, rec)
             store.put_vector(txn, nid, vecs[i])
             store.put_id(txn, rec["namespace"], rec["id"], nid)
+            digest = text_digest(rec["text"])   # deduplication by text, as add() keeps it
+            if store.lookup_text(txn, rec["namespace"], digest) is None:
+                store.put_text(txn, rec["namespace"], digest, nid)
             m = ns_meta.setdefault(rec["namespace"], {"vgen": 0, "count": 0})
             m["vgen"] += 1
             m["count"] += 1
@@ -331,6 +361,9 @@ def import_store(eng: "Engram", path: str | os.PathLike) -> dict[str, int]:
     eng._ns_meta = ns_meta
     for i, rec in enumerate(records):
         eng._cols.set_record(base + i, rec, eng._ns_code(rec["namespace"]))
+        eng._kw.setdefault(rec["namespace"], KeywordIndex()).add(base + i, rec["text"])
+        eng._ns_latest.pop(rec["namespace"], None)
+    eng._kw_dirty = True
     by_ns: dict[str, list[int]] = {}
     for i, rec in enumerate(records):
         by_ns.setdefault(rec["namespace"], []).append(i)

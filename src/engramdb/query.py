@@ -44,7 +44,7 @@ def run_query(eng, *, namespace: str, kind: Any = None, tags: Any = None, min_co
     InvalidInputError, UnknownKindError, NamespaceError, NonFiniteError
         Bad filters, order or limit.
     """
-    from .engine import _check_fraction, _check_namespace, _memory_from_record, to_unix_seconds
+    from .engine import _as_list, _check_fraction, _check_namespace, _memory_from_record, to_unix_seconds
     from .temporal import as_of_mask
 
     ns = _check_namespace(namespace)
@@ -54,13 +54,13 @@ def run_query(eng, *, namespace: str, kind: Any = None, tags: Any = None, min_co
         raise InvalidInputError(f"limit: expected an integer in [1, {_MAX_LIMIT}], got {limit!r}")
     kind_allowed = None
     if kind is not None:
-        kinds = [kind] if isinstance(kind, (str, MemoryKind)) else list(kind)
+        kinds = [kind] if isinstance(kind, (str, MemoryKind)) else _as_list(kind, "kind")
         if not kinds:
             raise InvalidInputError("kind=[] matches nothing; pass None for every kind")
         kind_allowed = np.zeros(len(MemoryKind), bool)
         kind_allowed[[MemoryKind.parse(x).code for x in kinds]] = True
     if tags is not None:
-        tags = [tags] if isinstance(tags, str) else list(tags)
+        tags = [tags] if isinstance(tags, str) else _as_list(tags, "tags")
         if not all(isinstance(t, str) and t for t in tags):
             raise InvalidInputError(f"tags: expected non-empty strings, got {tags!r}")
     tag_set = set(tags) if tags else None
@@ -72,7 +72,7 @@ def run_query(eng, *, namespace: str, kind: Any = None, tags: Any = None, min_co
     t_now = time.time() if now is None else to_unix_seconds(now, field="now")
     shown = np.zeros(len(STATE_BY_CODE), bool)
     if state is not None:
-        states = [state] if isinstance(state, (str, MemoryState)) else list(state)
+        states = [state] if isinstance(state, (str, MemoryState)) else _as_list(state, "state")
         if not states:
             raise InvalidInputError("state=[] matches nothing; pass None for the default")
         for st in states:

@@ -145,7 +145,7 @@ def erase_in_txn(eng: "Engram", txn, nids: list[int]) -> tuple[MemoryGraph, list
 
     A memory that an erased one had superseded becomes active again. Returns the graph
     without the erased nodes, the revived nids, the new namespace meta and
-    (nid, namespace, id) of the erased, for :func:`apply_erase` after the commit.
+    (nid, namespace, id, text) of the erased, for :func:`apply_erase` after the commit.
     """
     store = eng._store
     doomed = set(nids)
@@ -160,6 +160,8 @@ def erase_in_txn(eng: "Engram", txn, nids: list[int]) -> tuple[MemoryGraph, list
                 orec = store.get_record(txn, other)
                 if orec is not None and orec["superseded_by"] == rec["id"]:
                     orec["state"], orec["superseded_by"] = MemoryState.ACTIVE.value, None
+                    # current again: valid from now on as when it was recorded (as forget(hard))
+                    orec["retired_at"], orec["valid_to"] = None, orec.get("stated_valid_to")
                     store.put_record(txn, other, orec)
                     revived.append(other)
         graph_after.remove_node(nid)
@@ -167,7 +169,7 @@ def erase_in_txn(eng: "Engram", txn, nids: list[int]) -> tuple[MemoryGraph, list
         m = ns_meta[rec["namespace"]]
         m["vgen"] += 1
         m["count"] -= 1
-        erased.append((nid, rec["namespace"], rec["id"]))
+        erased.append((nid, rec["namespace"], rec["id"], rec["text"]))
     edges_db = store.dbs["edges"]
     dead = [k for k in txn.cursor(db=edges_db).iternext(keys=True, values=False)
             if _EDGE_KEY.unpack(k)[0] in doomed or _EDGE_KEY.unpack(k)[1] in doomed]
@@ -182,12 +184,21 @@ def apply_erase(eng: "Engram", graph_after: MemoryGraph, revived: list[int], ns_
     """Update the engine's caches after :func:`erase_in_txn` committed."""
     c = eng._cols
     c.state[revived] = _ACTIVE
+    if hasattr(c, "retired_at"):
+        c.retired_at[revived] = np.inf
+    for nid in revived:   # valid_to as stated when recorded (inf when none was)
+        with eng._store.read("reviving superseded memories") as txn:
+            c.set_record(nid, eng._store.get_record(txn, nid), c.ns[nid])
     eng._graph = graph_after
     eng._delta_size = 0
     eng._density.clear()
     eng._ns_meta = ns_meta
-    for nid, ns, _id in erased:
+    for nid, ns, _id, text in erased:
         c.alive[nid] = False
         c.ext_ids[nid] = None
         eng._indexes[ns].remove(nid)
         eng._dirty_indexes.add(ns)
+        if ns in eng._kw:   # the keyword leg forgets it too
+            eng._kw[ns].remove(nid, text)
+            eng._kw_dirty = True
+        eng._ns_latest.pop(ns, None)

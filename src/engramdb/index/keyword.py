@@ -12,8 +12,9 @@ saves a snapshot of every namespace's postings in LMDB (sub-db ``kw``) tagged wi
 generation; on open a snapshot from another generation (a crash after writes) is ignored and
 the postings are rebuilt by tokenizing the stored texts.
 
-Tokenizing: lower-cased runs of letters and digits (``[^\\W_]+``), English stop words of
-scikit-learn removed, Snowball English stems from PyStemmer. Codes, names, numbers and dates
+Tokenizing: NFKC-normalised, case-folded runs of letters and digits (``[^\\W_]+``) without
+accents, English stop words of scikit-learn removed, Snowball English stems from PyStemmer;
+CJK runs become character bigrams (CJK has no spaces between words). Codes, names, numbers and dates
 survive as tokens ("QX7Z9M" -> "qx7z9m", "2023" -> "2023").
 
 References
@@ -25,6 +26,7 @@ as in Lucene, so it is never negative).
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Iterable
 
 import numpy as np
@@ -37,10 +39,16 @@ _TOKEN = re.compile(r"[^\W_]+")
 _STOP = frozenset(ENGLISH_STOP_WORDS)
 _stemmer = Stemmer.Stemmer("english")
 _MAX_TOKEN_CHARS = 64
+# CJK ideographs, hiragana, katakana and hangul syllables
+_CJK_CLASS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK = re.compile(f"[{_CJK_CLASS}]")
+_ACCENTS = re.compile("[\u0300-\u036f]")   # combining diacritical marks
+_CJK_SPLIT = re.compile(f"([{_CJK_CLASS}]+)")
 
 
 def tokenize(text: str) -> list[str]:
-    """Index terms of ``text``: lower-cased word runs, stop words dropped, Snowball stems.
+    """Index terms of ``text``: NFKC-normalised, case-folded word runs without accents, stop
+    words dropped, Snowball stems; runs of CJK ideographs and kana become overlapping bigrams.
 
     Parameters
     ----------
@@ -52,8 +60,21 @@ def tokenize(text: str) -> list[str]:
         In text order, with repeats (term frequency counts them). Tokens longer than 64
         characters are cut to 64.
     """
-    words = [w[:_MAX_TOKEN_CHARS] for w in _TOKEN.findall(text.lower())]
-    return _stemmer.stemWords([w for w in words if w not in _STOP])
+    words = []
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+    folded = _ACCENTS.sub("", folded)   # Latin/Greek/Cyrillic accents off: café = cafe
+    for w in _TOKEN.findall(unicodedata.normalize("NFC", folded)):
+        if _CJK.search(w):   # no spaces between CJK words: bigrams (unigram when alone)
+            for run in _CJK_SPLIT.split(w):
+                if not run:
+                    continue
+                if _CJK.match(run):
+                    words.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
+                else:
+                    words.append(run[:_MAX_TOKEN_CHARS])
+        elif w not in _STOP:
+            words.append(w[:_MAX_TOKEN_CHARS])
+    return _stemmer.stemWords(words)
 
 
 class _Postings:
