@@ -160,17 +160,19 @@ def forget(store, namespace, hard, memory_id):
 @click.option("--until", default=None, help="Event time upper bound.")
 @click.option("--gate", type=click.Choice(["auto", "on", "off"]), default=None, help="Density gate mode.")
 @click.option("--include-superseded", is_flag=True)
+@click.option("--include-archived", is_flag=True)
 @click.option("--as-of", default=None, help="What the store believed valid at this time (Unix seconds or "
                                             "ISO-8601; naive = UTC).")
 @click.option("--json", "as_json", is_flag=True, help="Print {hits, gaps} as JSON.")
 @click.argument("query")
 def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate, include_superseded,
-           as_of, as_json, query):
-    """Recall memories related to QUERY (vector seeds + spreading activation)."""
+           include_archived, as_of, as_json, query):
+    """Recall memories related to QUERY (keyword + vector seeds, then spreading activation)."""
     with _open(store, readonly=True) as eng:
         res = eng.recall(query, namespace=namespace, k=k, kinds=list(kinds) or None, tags=list(tags) or None,
                          min_confidence=min_confidence, since=since, until=until, gate=gate,
-                         include_superseded=include_superseded, as_of=as_of)
+                         include_superseded=include_superseded, include_archived=include_archived,
+                         as_of=as_of)
     if as_json:
         _echo_json(res.to_dict())
         return

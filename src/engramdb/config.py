@@ -73,7 +73,7 @@ def check_bounds(obj: object) -> None:
 
 
 def default_half_lives() -> Mapping[MemoryKind, float]:
-    """Default salience half-life per memory kind, seconds (DESIGN.md "Memory model")."""
+    """Default salience half-life per memory kind, seconds (docs/design.md "Memory model")."""
     return MappingProxyType({
         MemoryKind.WORKING: 30 * 60.0,
         MemoryKind.EPISODIC: 14 * _DAY,
@@ -96,7 +96,7 @@ def default_relation_multipliers() -> Mapping[Relation, float]:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RecallConfig:
-    """How :meth:`Engram.recall` finds and ranks memories (DESIGN.md "Recall").
+    """How :meth:`Engram.recall` finds and ranks memories (docs/design.md "Recall").
 
     Attributes
     ----------
@@ -304,7 +304,7 @@ class LinkConfig:
     auto_link : bool
         Link each new memory to its nearest neighbours above ``cosine_threshold``.
     cosine_threshold : float
-        Default 0.80 (DESIGN.md); hashed n-gram embeddings need a lower value.
+        Default 0.80 (docs/design.md); hashed n-gram embeddings need a lower value.
     max_links : int
         At most this many auto-links per new memory.
     """

@@ -4,7 +4,7 @@ Write path: validate everything, then one LMDB write transaction, then update th
 caches (columns, graph, hnswlib). An error before the commit leaves the store and the caches
 unchanged; a crash after it loses nothing, because the caches are rebuilt from LMDB.
 
-Recall path (DESIGN.md "Recall"): vector seeds from hnswlib -> density gate -> spreading
+Recall path (docs/design.md "Recall"): vector seeds from hnswlib -> density gate -> spreading
 activation kernel -> vectorised ranking over column arrays -> record fetch for the hits only.
 """
 from __future__ import annotations
@@ -1483,7 +1483,7 @@ class Engram:
 
         References
         ----------
-        Settles & Meeder (2016), section 3.1 (half-life decay); DESIGN.md "Memory dynamics".
+        Settles & Meeder (2016), section 3.1 (half-life decay); docs/design.md "Memory dynamics".
         """
         from .dynamics.rescore import rescore
 
@@ -1674,7 +1674,7 @@ class Engram:
         References
         ----------
         Collins & Loftus (1975) spreading activation; Anderson (1974) fan effect; SYNAPSE
-        (arXiv:2601.02744) density gating; DESIGN.md "Recall".
+        (arXiv:2601.02744) density gating; docs/design.md "Recall".
         """
         t_start = time.perf_counter()
         self._check_open()

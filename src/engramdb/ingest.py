@@ -17,7 +17,8 @@ from .types import MemoryKind, Relation
 __all__ = ["ingest_jsonl", "ingest_locomo", "read_jsonl"]
 
 _MEMORY_FIELDS = ("id", "namespace", "kind", "text", "created_at", "confidence", "tags", "source",
-                  "salience", "embedding")
+                  "salience", "embedding", "valid_from", "valid_to", "slot", "subject", "attribute",
+                  "value", "single_valued")
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:
@@ -135,6 +136,10 @@ def ingest_locomo(engine: Engram, path: str | os.PathLike | None = None, *, prog
     convs = load_locomo(path)
     if conversations is not None:
         wanted = set(conversations)
+        unknown = wanted - {c.sample_id for c in convs}
+        if unknown:
+            raise InvalidInputError(f"no conversation {sorted(unknown)} in {path or 'the LoCoMo file'}; "
+                                    f"it holds {[c.sample_id for c in convs]}")
         convs = [c for c in convs if c.sample_id in wanted]
     totals = {"conversations": 0, "memories": 0, "edges": 0}
     with Progress(disable=not progress, transient=False) as bar:

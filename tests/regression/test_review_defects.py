@@ -117,3 +117,41 @@ def test_tokenizer_normalises_unicode_and_splits_cjk():
     assert tokenize("ＴＡＰ") == ["tap"] and tokenize("straße") == tokenize("STRASSE")
     assert tokenize("café") == tokenize("cafe")
     assert "東京" in tokenize("東京で寿司を食べた") and tokenize("東京") == ["東京"]
+
+
+def test_admit_batch_resolves_slots_like_add_batch(tmp_path):
+    with _open(tmp_path / "s") as m:
+        m.add("I live in Lisbon", id="lis", slot=("user", "home_city", "Lisbon"))
+        d = m.admit_batch([{"id": "ber", "text": "I moved to Berlin this week, new flat in Kreuzberg 42",
+                            "subject": "user", "attribute": "home_city", "value": "Berlin"}],
+                          shadow=True)
+        assert d[0].stored
+        assert m.get("lis").state is engramdb.MemoryState.SUPERSEDED and m.get("lis").superseded_by == "ber"
+        assert m.add("I moved to Berlin this week, new flat in Kreuzberg 42") == "ber"   # dedupe key kept
+
+
+def test_unknown_locomo_conversation_is_an_error(tmp_path):
+    import json
+
+    from engramdb.ingest import ingest_locomo
+    path = tmp_path / "l.json"
+    path.write_text(json.dumps([{"sample_id": "c1", "conversation": {
+        "speaker_a": "A", "speaker_b": "B", "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}]}, "qa": []}]))
+    with _open(tmp_path / "s") as e, pytest.raises(errors.InvalidInputError, match="conv-999"):
+        ingest_locomo(e, path, conversations=["conv-999"], progress=False)
+
+
+def test_jsonl_ingest_takes_slot_and_valid_time_fields(tmp_path):
+    import json
+
+    from engramdb.ingest import ingest_jsonl
+    path = tmp_path / "m.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [
+        {"id": "a", "text": "I live in Lisbon", "subject": "user", "attribute": "home_city", "value": "Lisbon",
+         "valid_from": "2020-01-01"},
+        {"id": "b", "text": "I live in Porto", "subject": "user", "attribute": "home_city", "value": "Porto",
+         "valid_from": "2022-01-01"}]))
+    with _open(tmp_path / "s") as e:
+        ingest_jsonl(e, path, progress=False)
+        assert e.get("a").state is engramdb.MemoryState.SUPERSEDED and e.get("b").state is engramdb.MemoryState.ACTIVE

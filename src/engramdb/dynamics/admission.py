@@ -42,6 +42,7 @@ import numpy as np
 from ..errors import InvalidInputError, NonFiniteError
 from ..kernels import registry
 from ..kernels.reference import ADMISSION_FACTORS
+from ..store.lmdb_store import text_digest
 from ..types import MemoryState, _STATE_CODES
 from . import forgetting, salience
 
@@ -468,10 +469,14 @@ def admit_batch(eng: "Engram", candidates: Iterable[Mapping[str, Any]], *, names
     def in_txn(txn):
         out["reinforced"] = salience.reinforce_in_txn(eng, txn, stored_counts, now, rate)
         forgetting.append_log(eng, txn, logs, now)
+        for p in to_add:   # deduplication keys, as add_batch keeps them
+            digest = text_digest(p.text)
+            if eng._store.lookup_text(txn, p.namespace, digest) is None:
+                eng._store.put_text(txn, p.namespace, digest, p.nid)
         return []
 
-    if to_add:
-        eng._commit_new(to_add, now, extra=in_txn)
+    if to_add:   # slots resolve as in add_batch: a new single value supersedes the current one
+        eng._commit_with_slots(to_add, now, extra=in_txn)
     elif stored_counts or logs:
         with eng._store.write("admission: reinforcing duplicates") as txn:
             eng._check_not_changed_elsewhere(txn)

@@ -1,6 +1,6 @@
 """The batch rescoring job: current salience for every memory, then the forgetting floors.
 
-One pass at time ``now`` (DESIGN.md "Memory dynamics": a batch job materialises the lazily
+One pass at time ``now`` (docs/design.md "Memory dynamics": a batch job materialises the lazily
 decayed salience and archives/prunes below floors):
 
 1. s(now) for every live memory with the native ``rescore_salience`` kernel (per-kind

@@ -1,7 +1,7 @@
 """Salience dynamics: lazy per-kind decay, reinforcement, link boosts and decision holds.
 
 Salience is stored as (s0, t0) per memory and read as s(now) = s0 * 2**(-(now - t0) / h[kind])
-by the ``rescore_salience`` kernel (Settles & Meeder 2016, section 3.1; DESIGN.md "Memory
+by the ``rescore_salience`` kernel (Settles & Meeder 2016, section 3.1; docs/design.md "Memory
 dynamics"). Every change here writes a new (s0, t0) pair:
 
 - reinforcement (a recall, a duplicate re-admitted): s <- s(now) + rate * (1 - s(now)), t0 = now;

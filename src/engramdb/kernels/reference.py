@@ -150,7 +150,7 @@ def spread_activation(
     max_depth : int
         Number of hops, in ``[0, 127]`` (depths are returned as int8); 0 returns the seeds.
     decay : float
-        Attenuation per hop, in (0, 1]. DESIGN.md default 0.5.
+        Attenuation per hop, in (0, 1]. docs/design.md default 0.5.
     fan_exp : float
         Fan-effect exponent, >= 0: a node's outflow is divided by ``deg(u) ** fan_exp``,
         where ``deg`` counts every edge of the row (all relations). 0 turns the fan off.
@@ -185,7 +185,7 @@ def spread_activation(
     Collins & Loftus (1975), Psychological Review 82(6), section "Spreading activation";
     Anderson (1974), Cognitive Psychology 6, "Retrieval of propositional information from
     long-term memory" (the fan effect); SYNAPSE, arXiv:2601.02744, section 3 (spreading
-    activation with a visited set); DESIGN.md "Recall", step 4.
+    activation with a visited set); docs/design.md "Recall", step 4.
     """
     sum_mode = int(combine) == COMBINE_SUM
     cap = _f32(sum_cap)
@@ -325,7 +325,7 @@ def spread_activation_batch(
 
     References
     ----------
-    As :func:`spread_activation`; DESIGN.md "Recall", step 4.
+    As :func:`spread_activation`; docs/design.md "Recall", step 4.
     """
     ptr = np.asarray(seed_indptr, dtype=np.int64).tolist()
     q = len(ptr) - 1
@@ -399,7 +399,7 @@ def spread_inflow(
     rel_mult : ndarray of float32, shape (n_rel,)
         Multiplier per relation code; ``n_rel`` must exceed every code in ``relation``.
     decay : float
-        Attenuation of one hop, in (0, 1]. DESIGN.md default 0.5.
+        Attenuation of one hop, in (0, 1]. docs/design.md default 0.5.
     fan_exp : float
         Fan-effect exponent, >= 0: a node's outflow is divided by ``deg(u) ** fan_exp``,
         where ``deg`` counts every edge of the row (all relations, self-loops included).
@@ -431,7 +431,7 @@ def spread_inflow(
     Anderson (1983), "The Architecture of Cognition", Harvard University Press, chapter 3,
     "Spread of Activation" (spreading activation in ACT*: every active node sends activation
     to its associates, divided among them, the fan effect); Collins & Loftus (1975), Psychological
-    Review 82(6), section "Spreading activation"; DESIGN.md "Recall", step 4.
+    Review 82(6), section "Spreading activation"; docs/design.md "Recall", step 4.
     """
     m = len(nodes)
     inflow = np.zeros(m, dtype=np.float32)
@@ -486,7 +486,7 @@ def decay_salience(s0, t0, now, half_life_s):
     now : float
         Current time, Unix seconds; expected >= every ``t0`` (earlier times grow salience).
     half_life_s : ndarray of float32, shape (n,)
-        Half-life of each memory in seconds, > 0 (per memory kind, see DESIGN.md).
+        Half-life of each memory in seconds, > 0 (per memory kind, see docs/design.md).
 
     Returns
     -------
@@ -502,7 +502,7 @@ def decay_salience(s0, t0, now, half_life_s):
     ----------
     Settles & Meeder (2016), ACL, "A Trainable Spaced Repetition Model for Language
     Learning", section 3.1 (half-life regression, p = 2**(-delta / h));
-    DESIGN.md "Memory dynamics".
+    docs/design.md "Memory dynamics".
     """
     s0 = np.asarray(s0, dtype=np.float64)
     t0 = np.asarray(t0, dtype=np.float64)
@@ -530,7 +530,7 @@ def rescore_salience(s0, t0, kind, half_life_by_kind, now):
     kind : ndarray of uint8, shape (n,)
         Kind code of each memory, each < ``K``.
     half_life_by_kind : ndarray of float32, shape (K,)
-        Half-life in seconds per kind code, > 0 (DESIGN.md: one per memory kind).
+        Half-life in seconds per kind code, > 0 (docs/design.md: one per memory kind).
     now : float
         Current time, Unix seconds.
 
@@ -546,7 +546,7 @@ def rescore_salience(s0, t0, kind, half_life_by_kind, now):
 
     References
     ----------
-    Settles & Meeder (2016), ACL, section 3.1 (p = 2**(-delta / h)); DESIGN.md "Memory
+    Settles & Meeder (2016), ACL, section 3.1 (p = 2**(-delta / h)); docs/design.md "Memory
     dynamics" (a batch rescoring job materialises the lazily decayed salience).
     """
     s0 = np.asarray(s0, dtype=np.float64)
@@ -590,7 +590,7 @@ def admission_score(features, weights, threshold):
     References
     ----------
     A-MAC, arXiv:2603.04549, section 3 (admission score as a weighted sum of five factors);
-    DESIGN.md "Memory dynamics" (admission, scored in batches).
+    docs/design.md "Memory dynamics" (admission, scored in batches).
     """
     f = np.asarray(features, dtype=np.float32)
     w = np.asarray(weights, dtype=np.float32)
@@ -625,7 +625,7 @@ def topk(scores, k):
 
     References
     ----------
-    DESIGN.md "Recall", steps 2 and 5 (seed selection and ranking).
+    docs/design.md "Recall", steps 2 and 5 (seed selection and ranking).
     """
     values = np.asarray(scores, dtype=np.float32).tolist()
     k = max(0, min(int(k), len(values)))
