@@ -119,7 +119,7 @@ def main(argv=None) -> int:
         r.update({"ingest_s": round(ingest_s, 1), "query_embed_ms": round(1e3 * embed_s / max(n_q, 1), 3)})
     cfg = eng.config.recall
     runs[-1]["config"] = {f.name: getattr(cfg, f.name) for f in fields(cfg) if f.init and f.name != "relation_multipliers"}
-    write_results(runs, Path(args.out), " ".join(["python", "benchmarks/bench_locomo_recall.py", *sys.argv[1:]]))
+    write_results(runs, Path(args.out), " ".join(["python", "benchmarks/bench_locomo_recall.py", *_public_args(sys.argv[1:])]))
     for r in runs:
         h = r["held_out"]
         print(f"{r['method']:13s} {r['embedder'][:22]:22s} R@5 {r['recall@5']:5.1f}  R@10 {r['recall@10']:5.1f}  "
@@ -200,6 +200,19 @@ def write_results(runs: list[dict], out: Path, command: str) -> None:
                      f" | {h.get('recall@5', '')} | {h.get('recall@10', '')} | {h.get('recall@20', '')}"
                      f" | {r['latency_median_us']} | {r['latency_p99_us']} |")
     out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+
+
+def _public_args(argv: list[str]) -> list[str]:
+    """The command line to record in results, without the local ``--store`` directory."""
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == "--store":
+            skip = True
+        elif not a.startswith("--store="):
+            out.append(a)
+    return out
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import numpy as np
 from rich.progress import track
 
 import engramdb
-from bench_locomo_recall import KS, RESULTS, TUNE_SPLIT, _score
+from bench_locomo_recall import KS, RESULTS, TUNE_SPLIT, _public_args, _score
 from engramdb.embed import get_embedder
 from engramdb.ingest import ingest_locomo
 from engramdb.locomo import default_locomo_path, load_locomo
@@ -81,7 +81,7 @@ def main(argv=None) -> int:
     out = Path(args.out)
     doc = json.loads(out.read_text()) if out.exists() else {}
     doc.setdefault(args.stage, {})[embedder.name] = {"tuned_on": list(TUNE_SPLIT), "questions": len(queries), "best": best,
-                          "grid": points, "command": " ".join(["python", "benchmarks/tune_locomo_fusion.py", *sys.argv[1:]])}
+                          "grid": points, "command": " ".join(["python", "benchmarks/tune_locomo_fusion.py", *_public_args(sys.argv[1:])])}
     out.write_text(json.dumps(doc, indent=2) + "\n")
     print("best:", best)
     return 0
