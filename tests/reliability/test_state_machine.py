@@ -22,7 +22,7 @@ from .conftest import DIM, quiet_config, vec
 
 NAMESPACES = ("a", "b")
 TEXTS = [f"fact number {i}" for i in range(8)]   # a small pool: repeats happen
-PURE = engramdb.RecallConfig(cosine_floor=-1.0, w_salience=0.0, w_confidence=0.0)
+PURE = engramdb.RecallConfig(cosine_floor=-1.0, w_salience=0.0, w_confidence=0.0, w_graph=0.0)  # vector order only
 ACTIVE, ARCHIVED, SUPERSEDED = "active", "archived", "superseded"
 
 
