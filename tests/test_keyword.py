@@ -103,9 +103,11 @@ def test_recall_finds_an_exact_code_through_the_keyword_leg(tmp_path):
             eng.add(t, id=f"m{i}")
         hits = eng.recall("what was the code QX7Z9M", k=1).hits
         assert hits[0].id == "m3"
-        off = eng.recall("what was the code QX7Z9M", k=6,
-                         config=engramdb.RecallConfig(w_keyword=0.0, w_vector=1.0))
-        assert off.hits   # the vector leg alone still answers (here without the exact token)
+        # the keyword leg alone ranks it first by the exact token
+        kw_only = engramdb.RecallConfig(w_keyword=1.0, w_vector=0.0, w_graph=0.0, prf_terms=0)
+        assert eng.recall("QX7Z9M", k=1, config=kw_only).hits[0].id == "m3"
+        assert eng.recall("QX7Z9M", k=1, vector=np.roll(eng.get("m0", with_embedding=True).embedding, 1),
+                          config=kw_only).hits[0].id == "m3"       # whatever the vector says
 
 
 def test_keyword_leg_survives_reopen_crash_and_hard_forget(tmp_path):

@@ -36,6 +36,7 @@ from .index.keyword import PACKED_DTYPES, KeywordIndex, pack_indexes, tokenize, 
 from .kernels import registry
 from .store.checks import columns_snapshot_ok
 from .store.lmdb_store import SCHEMA_VERSION, LmdbStore, text_digest
+from .timeref import resolve_time_refs
 from . import query as _query, slots as _slots, temporal as _temporal
 from .types import (
     RELATION_BY_CODE, STATE_BY_CODE, Edge, Gap, Hit, Memory, MemoryKind, MemoryState,
@@ -119,6 +120,40 @@ def _as_list(value: Any, field: str) -> list:
         return list(value)
     except TypeError:
         raise InvalidInputError(f"{field}: expected a list, got {type(value).__name__}") from None
+
+
+def _kind_table(kinds: Any, field: str) -> np.ndarray | None:
+    """Lookup table (bool, by ``MemoryKind.code``) of the kinds a filter keeps; None keeps all.
+
+    Raises
+    ------
+    InvalidInputError, UnknownKindError
+        Not a kind or a list of kinds, or an empty list (it would match nothing).
+    """
+    if kinds is None:
+        return None
+    kinds = [kinds] if isinstance(kinds, (str, MemoryKind)) else _as_list(kinds, field)
+    if not kinds:
+        raise InvalidInputError(f"{field}=[] matches nothing; pass None for every kind")
+    table = np.zeros(len(MemoryKind), bool)
+    table[[MemoryKind.parse(x).code for x in kinds]] = True
+    return table
+
+
+def _tag_set(tags: Any) -> set[str] | None:
+    """The tags a filter requires (every one of them); None or an empty list requires none.
+
+    Raises
+    ------
+    InvalidInputError
+        Not a string or a list of non-empty strings.
+    """
+    if tags is None:
+        return None
+    tags = [tags] if isinstance(tags, str) else _as_list(tags, "tags")
+    if not all(isinstance(t, str) and t for t in tags):
+        raise InvalidInputError(f"tags: expected non-empty strings, got {tags!r}")
+    return set(tags) or None
 
 
 def _check_id(value: Any, field: str = "id") -> str:
@@ -1686,17 +1721,8 @@ class Engram:
         ns = _check_namespace(namespace)
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= 10_000:
             raise InvalidInputError(f"k: expected an integer in [1, 10000], got {k!r}")
-        kind_allowed = None
-        if kinds is not None:
-            kinds = [kinds] if isinstance(kinds, (str, MemoryKind)) else _as_list(kinds, "kinds")
-            if not kinds:
-                raise InvalidInputError("kinds=[] matches nothing; pass None for every kind")
-            kind_allowed = np.zeros(len(MemoryKind), bool)
-            kind_allowed[[MemoryKind.parse(x).code for x in kinds]] = True
-        tag_set = None if tags is None else ({tags} if isinstance(tags, str) else set(_as_list(tags, "tags")))
-        if tag_set is not None and not all(isinstance(t, str) for t in tag_set):
-            raise InvalidInputError(f"tags: expected strings, got {sorted(map(repr, tag_set))}")
-        tag_set = tag_set or None
+        kind_allowed = _kind_table(kinds, "kinds")
+        tag_set = _tag_set(tags)
         if min_confidence is not None:
             min_confidence = _check_fraction(min_confidence, "min_confidence")
         t_lo = -np.inf if since is None else to_unix_seconds(since, field="since")
@@ -1874,7 +1900,6 @@ class Engram:
     def _time_windows(self, ns: str, text: str) -> list:
         """Time windows named in ``text`` ("in May 2023", "last week"), resolved against the
         newest event time of the namespace (the conversation's own clock, not the wall clock)."""
-        from .timeref import resolve_time_refs
         anchor = self._ns_latest.get(ns)
         if anchor is None:
             c, n = self._cols, self._next_nid
@@ -1924,39 +1949,22 @@ class Engram:
         self._cols.t0[arr] = np.maximum(self._cols.t0[arr], now)   # a decision held until review stays held
 
 
-def _seed_activation(cos: np.ndarray, contrast: float) -> np.ndarray:
-    """Seed activations in [0, 1]: (cos - b) / (max - b), b = contrast * median(cos) (float32)."""
-    n = len(cos)
-    if n == 0:
-        return np.zeros(0, np.float32)
-    pos = np.maximum(cos.astype(np.float64), 0.0)
-    top = float(pos[0])          # knn returns best first
-    if top <= 0.0:
-        return np.zeros(n, np.float32)
-    median = float(pos[n // 2]) if n % 2 else 0.5 * float(pos[n // 2 - 1] + pos[n // 2])
-    base = contrast * median
-    if top - base <= 1e-12:
-        return np.ones(len(cos), np.float32)
-    # seeds below the median stay candidates, ranked by their cosine just above zero
-    rel = (pos - base) / (top - base)
-    return np.where(rel > 0.0, rel, 1e-3 * pos / top).astype(np.float32)
-
-
 def _vector_scale(cos: np.ndarray, leg_cos: np.ndarray, contrast: float) -> np.ndarray:
-    """The vector leg on the fusion scale [0, 1]: (cos - b) / (top - b), clipped, with top the
-    best cosine of the vector leg and b = contrast * median of its cosines (float64)."""
+    """The vector leg on the fusion scale [0, 1] (float64): (cos - b) / (top - b), with top the
+    best cosine of the vector leg's seeds ``leg_cos`` (best first) and b = contrast * their
+    median. Memories below b keep a tiny score proportional to their cosine, so their order
+    survives; ``cos`` may hold more memories than the seeds (the keyword leg's)."""
+    pos = np.maximum(np.asarray(cos, np.float64), 0.0)
     if len(leg_cos) == 0:
-        return np.clip(np.asarray(cos, np.float64), 0.0, 1.0)
-    act = np.zeros(len(cos), np.float64)
-    act[: len(leg_cos)] = _seed_activation(leg_cos, contrast)
-    extra = np.maximum(np.asarray(cos[len(leg_cos):], np.float64), 0.0)
-    if len(extra):
-        pos = np.maximum(leg_cos.astype(np.float64), 0.0)
-        top = float(pos[0])
-        b = contrast * float(np.median(pos))
-        if top - b > 1e-12:
-            act[len(leg_cos):] = np.clip((extra - b) / (top - b), 0.0, 1.0)
-    return act
+        return np.minimum(pos, 1.0)
+    top = max(float(leg_cos[0]), 0.0)
+    if top <= 0.0:
+        return np.zeros(len(pos))
+    b = contrast * float(np.median(np.maximum(leg_cos.astype(np.float64), 0.0)))
+    if top - b <= 1e-12:
+        return np.ones(len(pos))
+    rel = (pos - b) / (top - b)
+    return np.where(rel > 0.0, np.minimum(rel, 1.0), 1e-3 * pos / top)
 
 
 def _fuse_seeds(labels: np.ndarray, cos: np.ndarray, kw_nids: np.ndarray, kw_score: np.ndarray,
@@ -1984,14 +1992,15 @@ def _fuse_seeds(labels: np.ndarray, cos: np.ndarray, kw_nids: np.ndarray, kw_sco
         nids, all_cos = labels, cos
     if len(nids) == 0:
         return np.zeros(0, np.int32), np.zeros(0, np.float32), np.zeros(0, np.float32)
-    base = cfg.w_vector * _vector_scale(all_cos, cos, cfg.seed_contrast)
+    v = _vector_scale(all_cos, cos, cfg.seed_contrast)
+    base = cfg.w_vector * v
     if len(kw_nids) and cfg.w_keyword > 0:
         at = {int(x): i for i, x in enumerate(nids.tolist())}
         top = float(kw_score[0]) if kw_score[0] > 0 else 1.0
         base[[at[int(x)] for x in kw_nids.tolist()]] += cfg.w_keyword * kw_score.astype(np.float64) / top
     best = float(base.max())
     if best <= 0:   # e.g. w_vector = 0 and no keyword hit: rank by the vector leg alone
-        base, best = _vector_scale(all_cos, cos, cfg.seed_contrast), 1.0
+        base, best = v, 1.0
     base /= best
     return nids.astype(np.int32), base.astype(np.float32), all_cos.astype(np.float32)
 

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InvalidInputError
-from .types import Memory, MemoryKind, MemoryState, STATE_BY_CODE, _STATE_CODES
+from .types import Memory, MemoryState, STATE_BY_CODE, _STATE_CODES
 
 __all__ = ["ORDERS", "run_query"]
 
@@ -44,7 +44,8 @@ def run_query(eng, *, namespace: str, kind: Any = None, tags: Any = None, min_co
     InvalidInputError, UnknownKindError, NamespaceError, NonFiniteError
         Bad filters, order or limit.
     """
-    from .engine import _as_list, _check_fraction, _check_namespace, _memory_from_record, to_unix_seconds
+    from .engine import (_as_list, _check_fraction, _check_namespace, _kind_table, _memory_from_record, _tag_set,
+                         to_unix_seconds)
     from .temporal import as_of_mask
 
     ns = _check_namespace(namespace)
@@ -52,18 +53,8 @@ def run_query(eng, *, namespace: str, kind: Any = None, tags: Any = None, min_co
         raise InvalidInputError(f"order: expected one of {list(ORDERS)}, got {order!r}")
     if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or not 1 <= limit <= _MAX_LIMIT:
         raise InvalidInputError(f"limit: expected an integer in [1, {_MAX_LIMIT}], got {limit!r}")
-    kind_allowed = None
-    if kind is not None:
-        kinds = [kind] if isinstance(kind, (str, MemoryKind)) else _as_list(kind, "kind")
-        if not kinds:
-            raise InvalidInputError("kind=[] matches nothing; pass None for every kind")
-        kind_allowed = np.zeros(len(MemoryKind), bool)
-        kind_allowed[[MemoryKind.parse(x).code for x in kinds]] = True
-    if tags is not None:
-        tags = [tags] if isinstance(tags, str) else _as_list(tags, "tags")
-        if not all(isinstance(t, str) and t for t in tags):
-            raise InvalidInputError(f"tags: expected non-empty strings, got {tags!r}")
-    tag_set = set(tags) if tags else None
+    kind_allowed = _kind_table(kind, "kind")
+    tag_set = _tag_set(tags)
     if min_confidence is not None:
         min_confidence = _check_fraction(min_confidence, "min_confidence")
     t_lo = -np.inf if since is None else to_unix_seconds(since, field="since")

@@ -183,12 +183,10 @@ def erase_in_txn(eng: "Engram", txn, nids: list[int]) -> tuple[MemoryGraph, list
 def apply_erase(eng: "Engram", graph_after: MemoryGraph, revived: list[int], ns_meta: dict, erased: list) -> None:
     """Update the engine's caches after :func:`erase_in_txn` committed."""
     c = eng._cols
-    c.state[revived] = _ACTIVE
-    if hasattr(c, "retired_at"):
-        c.retired_at[revived] = np.inf
-    for nid in revived:   # valid_to as stated when recorded (inf when none was)
+    if revived:   # state, retired_at and valid_to as erase_in_txn rewrote them
         with eng._store.read("reviving superseded memories") as txn:
-            c.set_record(nid, eng._store.get_record(txn, nid), c.ns[nid])
+            for nid in revived:
+                c.set_record(nid, eng._store.get_record(txn, nid), c.ns[nid])
     eng._graph = graph_after
     eng._delta_size = 0
     eng._density.clear()

@@ -100,12 +100,8 @@ class _Postings:
         if not len(hit):
             return False
         i, last = int(hit[0]), self.n - 1
-        if i != last:   # arrays may be views of a loaded snapshot: copy before the first write
-            for name in ("nid", "tf", "dl"):
-                arr = getattr(self, name)
-                if not arr.flags.writeable:
-                    arr = arr.copy()
-                    setattr(self, name, arr)
+        if i != last:   # the last posting moves into the gap (order does not matter)
+            for arr in (self.nid, self.tf, self.dl):
                 arr[i] = arr[last]
         self.n = last
         return True
