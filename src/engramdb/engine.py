@@ -1748,9 +1748,6 @@ class Engram:
         labels, cos = labels[keep], cos[keep]
         kw = self._kw.get(ns) if qtext is not None and cfg.w_keyword > 0 else None
         kw_nids, kw_score = kw.search(qtext, cfg.keyword_k) if kw is not None else (labels[:0], cos[:0])
-        if len(kw_nids) and not self._cols.alive[kw_nids].all():   # never a posting of an erased memory
-            live = self._cols.alive[kw_nids]
-            kw_nids, kw_score = kw_nids[live], kw_score[live]
         if len(kw_nids) and cfg.prf_terms > 0:
             kw_nids, kw_score = self._expanded_keyword_search(kw, qtext, kw_nids, cfg)
         seeds, base, seed_cos = _fuse_seeds(labels, cos, kw_nids, kw_score,
