@@ -1,23 +1,12 @@
 """Each bad input raises its own error class and leaves the store byte-for-byte unchanged."""
-import hashlib
-
 import numpy as np
 import pytest
 
 import engramdb
 from engramdb import errors
+from engramdb.testing import indexed_counts, store_digest
 
 DIM = 8
-
-
-def _digest(eng):
-    """Hash of every key/value in every sub-database."""
-    h = hashlib.sha256()
-    with eng._store.read() as txn:
-        for name, db in sorted(eng._store.dbs.items()):
-            for k, v in txn.cursor(db=db):
-                h.update(name.encode() + k + v)
-    return h.hexdigest()
 
 
 @pytest.fixture
@@ -100,14 +89,14 @@ CASES = [
 
 @pytest.mark.parametrize("name,call,exc", CASES, ids=[c[0] for c in CASES])
 def test_bad_input_leaves_store_unchanged(eng, name, call, exc):
-    before = _digest(eng)
+    before = store_digest(eng)
     with pytest.raises(exc) as info:
         call(eng)
     assert isinstance(info.value, errors.EngramError)
     assert str(info.value)  # a message that says something
-    assert _digest(eng) == before
+    assert store_digest(eng) == before
     assert eng.stats()["memories"] == 2 and eng.stats()["edges"] == 0
-    assert sum(len(ix) for ix in eng._indexes.values()) == 2          # no phantom vectors
+    assert sum(indexed_counts(eng).values()) == 2                     # no phantom vectors
     assert {h.id for h in eng.recall(vector=GOOD, k=10, config=engramdb.RecallConfig(cosine_floor=-1.0)).hits} == {"a", "b"}
 
 

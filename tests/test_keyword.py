@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import engramdb
 from engramdb.index.keyword import KeywordIndex, pack_indexes, tokenize, unpack_indexes
+from engramdb.testing import crash, keyword_counts, keyword_search
 
 
 def test_tokenize_keeps_codes_numbers_and_stems_words():
@@ -118,16 +119,15 @@ def test_keyword_leg_survives_reopen_crash_and_hard_forget(tmp_path):
     eng = _store(tmp_path)                   # from the snapshot
     assert eng.recall("QX7Z9M", k=1).hits[0].id == "m3"
     eng.add("Gate B42 for the return flight ZZ9PLURAL.", id="gate")
-    eng._store.close()                       # a crash: no flush, the keyword snapshot is stale
-    eng._closed = True
+    crash(eng)                               # no flush: the keyword snapshot is stale
     eng = _store(tmp_path)                   # rebuilt from the LMDB records
     assert eng.recall("ZZ9PLURAL", k=1).hits[0].id == "gate"
-    assert len(eng._kw["default"]) == len(FACTS) + 1
+    assert keyword_counts(eng)["default"] == len(FACTS) + 1
     eng.forget("m3", hard=True)
     assert "m3" not in [h.id for h in eng.recall("confirmation code QX7Z9M", k=7).hits]
     eng.close()
     eng = _store(tmp_path)
-    assert len(eng._kw["default"]) == len(FACTS)
+    assert keyword_counts(eng)["default"] == len(FACTS)
     assert "m3" not in [h.id for h in eng.recall("confirmation code QX7Z9M", k=7).hits]
     eng.close()
 
@@ -158,9 +158,8 @@ def test_keyword_feedback_finds_a_memory_that_shares_no_query_word(tmp_path):
     with _store(tmp_path) as eng:
         for i, t in enumerate(facts):
             eng.add(t, id=f"f{i}")
-        kw = eng._kw["default"]
-        first, _ = kw.search("What did Caroline adopt?", 10)
-        assert eng._nid("default", "f1") not in first.tolist()          # no shared term
+        first = keyword_search(eng, "default", "What did Caroline adopt?", k=10)
+        assert "f1" not in first                                         # no shared term
         cfg = engramdb.RecallConfig(prf_terms=5, prf_docs=1, prf_weight=0.3)
-        nids, _ = eng._expanded_keyword_search(kw, "What did Caroline adopt?", first, cfg)
-        assert nids.tolist()[:2] == [eng._nid("default", "f0"), eng._nid("default", "f1")]
+        ids = keyword_search(eng, "default", "What did Caroline adopt?", k=10, feedback=cfg)
+        assert ids[:2] == ["f0", "f1"]

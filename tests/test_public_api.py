@@ -10,7 +10,7 @@ def test_all_is_pinned():
         "EmptyTextError", "EngramConfig", "Engram", "EngramError", "Gap", "Hit", "IndexConfig",
         "IndexStaleError", "InvalidInputError", "LinkConfig", "Memory", "MemoryKind",
         "MemoryNotFoundError", "MemoryState", "NamespaceError", "NonFiniteError", "OversizeError",
-        "PathStep", "RecallConfig", "RecallResult", "Relation", "StoreConfig", "StoreCorruptedError",
+        "PathStep", "ReadOnlyError", "RecallConfig", "RecallResult", "Relation", "StoreConfig", "StoreCorruptedError",
         "StoreError", "StoreFullError", "StoreLockedError", "StoreNotFoundError", "UnknownKindError",
         "UnknownRelationError", "open", "to_unix_seconds", "__version__",
         "Contradiction", "HistoryEntry", "SlotConfig",

@@ -6,6 +6,7 @@ import pytest
 
 import engramdb
 from engramdb import MemoryKind, MemoryState, Relation
+from engramdb.testing import cache_status, crash
 
 from .conftest import unit_vectors
 
@@ -63,7 +64,7 @@ def test_index_rebuilt_when_missing_or_stale(tmp_store, rng):
         assert _recall_ids(eng, vecs[5]) == expected
         # simulate a crash: the LMDB commit lands but the index is never saved again
         eng.add("late", id="late", embedding=vecs[0] + 0.01)
-        eng._dirty_indexes.clear()
+        crash(eng, saved=("graph", "columns", "keyword"))
     with engramdb.open(tmp_store) as eng:   # stale sidecar generation: rebuilt
         assert eng.recall(vector=vecs[0], k=2).hits[1].id in {"late", "m0"}
         assert {h.id for h in eng.recall(vector=vecs[0], k=2).hits} == {"late", "m0"}
@@ -79,9 +80,7 @@ def test_graph_snapshot_and_delta(tmp_store, rng):
         eng.link("m3", "m4", "related_to", 0.25)                                         # delta
         eng.link("m0", "m1", "related_to", 0.75)                                         # re-weight
         assert eng.stats()["delta_edges"] == 2
-        eng._delta_size = 0  # pretend close() crashed before folding the delta
-        eng._closed = True
-        eng._store.close()
+        crash(eng)  # before close() folds the delta into the snapshot
     with engramdb.open(tmp_store) as eng:
         assert eng.stats()["edges"] == 4
         w = {(e.source, e.target): e.weight for e in eng.edges("m1")}
@@ -143,14 +142,12 @@ def test_column_snapshot_fast_path_and_stale_fallback(tmp_store, rng):
         eng.forget("m5", namespace="ns2")
         expected = {ns: _recall_ids(eng, vecs[7], namespace=ns) for ns in ("ns0", "ns1", "ns2")}
     with engramdb.open(tmp_store) as eng:                      # from the column snapshot
-        assert eng._cols_gen == eng._mem_gen
+        assert cache_status(eng)["columns"] == "current"
         assert {ns: _recall_ids(eng, vecs[7], namespace=ns) for ns in expected} == expected
         eng.add("late", id="late", namespace="ns0", embedding=vecs[0])
-        eng._cols_gen = eng._mem_gen      # pretend the snapshot was saved: then crash before it is
-        eng._closed = True
-        eng._store.close()
+        crash(eng)                        # before the column snapshot is saved again
     with engramdb.open(tmp_store) as eng:                      # stale snapshot: full scan
-        assert eng._cols_gen == -1
+        assert cache_status(eng)["columns"] == "rebuilt"
         assert eng.get("late", namespace="ns0").text == "late"
         assert "late" in [h.id for h in eng.recall(vector=vecs[0], namespace="ns0", k=2).hits]
         assert {ns: _recall_ids(eng, vecs[7], namespace=ns) for ns in ("ns1", "ns2")} == \

@@ -16,7 +16,7 @@ from .engine import Engram, open, to_unix_seconds
 from .errors import (
     BackendUnavailableError, ConfigError, DimensionMismatchError, EmptyTextError, EngramError,
     IndexStaleError, InvalidInputError, MemoryNotFoundError, NamespaceError, NonFiniteError,
-    OversizeError, StoreCorruptedError, StoreError, StoreFullError, StoreLockedError,
+    OversizeError, ReadOnlyError, StoreCorruptedError, StoreError, StoreFullError, StoreLockedError,
     StoreNotFoundError, UnknownKindError, UnknownRelationError,
 )
 from .types import Edge, Gap, Hit, Memory, MemoryKind, MemoryState, PathStep, RecallResult, Relation
@@ -30,7 +30,7 @@ __all__ = sorted([
     "EmptyTextError", "EngramConfig", "Engram", "EngramError", "Gap", "Hit", "IndexConfig",
     "IndexStaleError", "InvalidInputError", "LinkConfig", "Memory", "MemoryKind",
     "MemoryNotFoundError", "MemoryState", "NamespaceError", "NonFiniteError", "OversizeError",
-    "PathStep", "RecallConfig", "RecallResult", "Relation", "StoreConfig", "StoreCorruptedError",
+    "PathStep", "ReadOnlyError", "RecallConfig", "RecallResult", "Relation", "StoreConfig", "StoreCorruptedError",
     "StoreError", "StoreFullError", "StoreLockedError", "StoreNotFoundError", "UnknownKindError",
     "UnknownRelationError", "open", "to_unix_seconds", "__version__",
     "Contradiction", "HistoryEntry", "SlotConfig",

@@ -77,8 +77,6 @@ class BatchPlan:
         ``_Prepared`` memories to write (chunks included).
     reinforce : list of int
         nids of stored memories that input items repeated.
-    text_keys : list of (prepared, digest)
-        ``texts`` entries to write with the fresh memories.
     edges : list of (prepared, prepared, Relation)
         Chunk edges, resolved to nids inside the write transaction.
     links : dict of namespace -> list of (source id, target id, Relation, weight)
@@ -88,18 +86,13 @@ class BatchPlan:
     ids: list[str] = field(default_factory=list)
     fresh: list[Any] = field(default_factory=list)
     reinforce: list[int] = field(default_factory=list)
-    text_keys: list[tuple[Any, bytes]] = field(default_factory=list)
     edges: list[tuple[Any, Any, Relation]] = field(default_factory=list)
     links: dict[str, list[tuple[str, str, Relation, float]]] = field(default_factory=dict)
 
-    def extra(self, store):
-        """The ``extra`` callable of ``Engram._commit_new``: writes the text keys in the
-        transaction and returns the chunk edges as (src nid, tgt nid, relation code, weight)."""
-        def write(txn):
-            for p, digest in self.text_keys:
-                store.put_text(txn, p.namespace, digest, p.nid)
-            return [(a.nid, b.nid, rel.code, 1.0) for a, b, rel in self.edges]
-        return write
+    def chunk_edges(self, unit=None) -> list[tuple[int, int, int, float]]:
+        """The chunk edges as (src nid, tgt nid, relation code, weight), once nids are assigned
+        (the ``extra`` step of :func:`engramdb.write.records.write_new`)."""
+        return [(a.nid, b.nid, rel.code, 1.0) for a, b, rel in self.edges]
 
 
 def _matches(rec: dict | None, text: str, digest: bytes) -> bool:
@@ -110,7 +103,7 @@ def _matches(rec: dict | None, text: str, digest: bytes) -> bool:
     return rec["text"] == text
 
 
-def plan_batch(eng: Any, prepared: list) -> BatchPlan:
+def plan_batch(state: Any, prepared: list, *, has_embedder: bool) -> BatchPlan:
     """Deduplicate and chunk validated items (see the module docstring).
 
     Raises
@@ -121,7 +114,7 @@ def plan_batch(eng: Any, prepared: list) -> BatchPlan:
         A repeated item links to a memory that neither the store nor the batch holds, or to
         itself.
     """
-    store, chunk_chars = eng._store, eng.config.store.chunk_chars
+    store, chunk_chars = state.store, state.config.store.chunk_chars
     plan = BatchPlan()
     in_batch: dict[tuple[str, bytes], str] = {}
     with store.read("checking for repeated memories") as txn:
@@ -148,15 +141,14 @@ def plan_batch(eng: Any, prepared: list) -> BatchPlan:
             pieces = split_text(p.text, chunk_chars)
             if len(pieces) == 1:
                 plan.fresh.append(p)
-                plan.text_keys.append((p, digest))
                 continue
-            if eng.embedder is None:
+            if not has_embedder:
                 raise OversizeError(
                     f"text of {len(p.text)} characters is longer than chunk_chars={chunk_chars}: its "
                     "pieces need an embedder; open the store with one, or raise StoreConfig.chunk_chars")
-            head = replace(p, text=pieces[0], extra={"chunks": len(pieces), "text_sha256": digest.hex()})
+            head = replace(p, text=pieces[0], extra={"chunks": len(pieces), "text_sha256": digest.hex()},
+                           digest=digest)
             plan.fresh.append(head)
-            plan.text_keys.append((head, digest))
             prev = head
             for i, piece in enumerate(pieces[1:], 1):
                 part = replace(p, ext_id=f"{p.ext_id}#{i}", text=piece, vector=None, links=[],

@@ -121,7 +121,8 @@ def _after_fork(eng: Any) -> None:
     eng._forked_from, eng._pid = eng._pid, os.getpid()
     if eng._closed:
         return
-    old = eng._store
+    state = eng._state
+    old = state.store
     try:
         old.env.close()             # the child's copy; no transaction was in flight at fork()
     except Exception:   # noqa: BLE001 - a handle LMDB cannot close is abandoned, not fatal
@@ -129,25 +130,18 @@ def _after_fork(eng: Any) -> None:
     old._release_writer_lock()      # the child's copy only: the parent keeps its flock
     cfg = eng.config.store
     try:
-        eng._store = LmdbStore(old.path, map_size_bytes=cfg.map_size_bytes, sync=cfg.sync,
-                               create=False, readonly=True)
+        state.store = LmdbStore(old.path, map_size_bytes=cfg.map_size_bytes, sync=cfg.sync,
+                                create=False, readonly=True)
     except StoreError:
         eng._closed = True
         raise
-    eng.readonly = True
+    eng.readonly = state.readonly = True
 
 
 def _refresh_if_changed(eng: Any) -> None:
     """Reload a read-only engine's caches when the store changed since they were built."""
-    store = eng._store
-    with store.read("checking the store for new commits") as txn:
-        changed = (store.get_meta(txn, "next_nid", 0) != eng._next_nid
-                   or store.get_meta(txn, "delta_seq", 0) != eng._delta_seq
-                   or store.get_meta(txn, "mem_gen", 0) != eng._mem_gen)
-    if not changed:
-        return
-    fresh = type(eng)(store, dim=eng.dim, embedder=eng.embedder, config=eng.config, readonly=True)
-    state = dict(vars(fresh))
-    for keep in ("_lock", "_pid", "trace", "_forked_from"):
-        state.pop(keep, None)
-    vars(eng).update(state)
+    state = eng._state
+    with state.store.read("checking the store for new commits") as txn:
+        changed = state.changed_elsewhere(txn)
+    if changed:
+        state.load()

@@ -16,6 +16,7 @@ __all__ = [
     "UnknownKindError",
     "UnknownRelationError",
     "OversizeError",
+    "ReadOnlyError",
     "ConfigError",
     "MemoryNotFoundError",
     "NamespaceError",
@@ -105,6 +106,10 @@ class StoreCorruptedError(StoreError):
 
 class StoreLockedError(StoreError):
     """Another process holds the store's lock."""
+
+
+class ReadOnlyError(StoreError):
+    """A write verb was called on a store opened with ``readonly=True``."""
 
 
 class StoreNotFoundError(StoreError):

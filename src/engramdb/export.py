@@ -39,15 +39,17 @@ from __future__ import annotations
 
 import math
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from .errors import DimensionMismatchError, EngramError, InvalidInputError, NonFiniteError, StoreCorruptedError
+from .state import EngineState
+from .store.checks import check_record
+from .store.lmdb_store import pack, unpack
 from .types import MemoryKind, MemoryState, Relation, RELATION_BY_CODE
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .engine import Engram
+from .validate import check_fraction, check_id, check_namespace, check_text, to_unix_seconds
+from .write import write_unit
 
 __all__ = ["export_store", "import_store", "FORMATS", "MEMORY_COLUMNS", "EDGE_COLUMNS", "FORMAT_VERSION"]
 
@@ -94,18 +96,20 @@ def _read_table(path: str, format: str):
         return pa.ipc.open_file(src).read_all()
 
 
-def export_store(eng: "Engram", path: str | os.PathLike, *, format: str = "parquet",
-                 now: float) -> dict[str, str]:
-    """Write ``eng``'s memories and edges to the directory ``path`` (see the module docstring).
+def export_store(state: EngineState, path: str | os.PathLike, *, format: str = "parquet",
+                 now: float, embedder_name: str | None = None) -> dict[str, str]:
+    """Write the store's memories and edges to the directory ``path`` (see the module docstring).
 
     Parameters
     ----------
-    eng : Engram
+    state : EngineState
     path : str or os.PathLike
         Directory to create (or an existing empty one).
     format : {"parquet", "arrow"}
     now : float
         Unix seconds at which ``salience_now`` is computed.
+    embedder_name : str, optional
+        Recorded in the schema metadata.
 
     Returns
     -------
@@ -117,8 +121,6 @@ def export_store(eng: "Engram", path: str | os.PathLike, *, format: str = "parqu
     InvalidInputError
         Unknown format, or ``path`` is a file or a non-empty directory.
     """
-    from .store.lmdb_store import pack
-
     pa = _pa()
     format = _check_format(format)
     if not isinstance(path, (str, os.PathLike)):
@@ -126,22 +128,21 @@ def export_store(eng: "Engram", path: str | os.PathLike, *, format: str = "parqu
     path = os.fspath(path)
     if os.path.exists(path) and (not os.path.isdir(path) or os.listdir(path)):
         raise InvalidInputError(f"export path {path!r} exists and is not an empty directory")
-    store = eng._store
-    c = eng._cols
+    store = state.store
     cols: dict[str, list] = {k: [] for k in MEMORY_COLUMNS if k != "embedding"}
     vecs, nids = [], []
     with store.read("exporting memories") as txn:
         for nid, rec in store.iter_records(txn):
             nids.append(nid)
-            vecs.append(store.get_vector(txn, nid, eng.dim))
+            vecs.append(store.get_vector(txn, nid, state.dim))
             for k in _KNOWN:
                 cols[k].append(rec[k])
             extra = {k: v for k, v in rec.items() if k not in _KNOWN}
             cols["extra"].append(pack(extra) if extra else None)
-        edge_rows = _read_edges(eng, txn)
+        edge_rows = _read_edges(state, txn)
     nid_arr = np.array(nids, np.int64)
-    cols["salience_now"] = (eng._salience_now(nid_arr, now) if len(nid_arr) else np.zeros(0, np.float32)).tolist()
-    dim = eng.dim
+    cols["salience_now"] = (state.salience_now(nid_arr, now) if len(nid_arr) else np.zeros(0, np.float32)).tolist()
+    dim = state.dim
     flat = np.concatenate(vecs).astype(np.float32) if vecs else np.zeros(0, np.float32)
     types = {"id": pa.string(), "namespace": pa.string(), "kind": pa.string(), "state": pa.string(),
              "text": pa.string(), "created_at": pa.float64(), "recorded_at": pa.float64(),
@@ -155,7 +156,7 @@ def export_store(eng: "Engram", path: str | os.PathLike, *, format: str = "parqu
             arrays[name] = pa.FixedSizeListArray.from_arrays(pa.array(flat, pa.float32()), dim)
         else:
             arrays[name] = pa.array(cols[name], types[name])
-    meta = {b"engramdb.dim": str(dim).encode(), b"engramdb.embedder": str(getattr(eng.embedder, "name", "")).encode(),
+    meta = {b"engramdb.dim": str(dim).encode(), b"engramdb.embedder": str(embedder_name or "").encode(),
             b"engramdb.format_version": FORMAT_VERSION.encode()}
     memories = pa.table(arrays).replace_schema_metadata(meta)
     edges = pa.table({
@@ -174,18 +175,18 @@ def export_store(eng: "Engram", path: str | os.PathLike, *, format: str = "parqu
     return out
 
 
-def _read_edges(eng: "Engram", txn) -> list[tuple]:
+def _read_edges(state: EngineState, txn) -> list[tuple]:
     """(namespace, source id, target id, relation, weight, created_at) of every stored edge."""
     import struct
 
     key, val = struct.Struct(">IIB"), struct.Struct("<fd")
-    ext = eng._cols.ext_ids
-    names = list(eng._ns_codes)
+    ext = state.cols.ext_ids
+    names = list(state.codes)
     rows = []
-    for k, v in txn.cursor(db=eng._store.dbs["edges"]):
+    for k, v in txn.cursor(db=state.store.dbs["edges"]):
         s, t, r = key.unpack(k)
         w, created = val.unpack(v)
-        rows.append((names[int(eng._cols.ns[s])], ext[s], ext[t], RELATION_BY_CODE[r].value, w, created))
+        rows.append((names[int(state.cols.ns[s])], ext[s], ext[t], RELATION_BY_CODE[r].value, w, created))
     return rows
 
 
@@ -206,15 +207,20 @@ def _finite(x: Any, field: str, allow_inf: bool = False) -> float:
     return v
 
 
-def import_store(eng: "Engram", path: str | os.PathLike) -> dict[str, int]:
-    """Read an export of :func:`export_store` into ``eng`` in one transaction (all or nothing).
+def import_store(state: EngineState, path: str | os.PathLike, *, now: float) -> dict[str, int]:
+    """Read an export of :func:`export_store` into the store in one write unit (all or nothing).
+
+    Records are written through :meth:`WriteUnit.insert`, the path of every new memory, so the
+    slot table, deduplication keys, keyword postings and counters are rebuilt as for ``add``.
 
     Parameters
     ----------
-    eng : Engram
+    state : EngineState
         Open for writing; its dimension must match the export's.
     path : str or os.PathLike
         Directory written by :func:`export_store` (format detected from the file names).
+    now : float
+        Unix seconds of the import (the write's record time; imported records keep theirs).
 
     Returns
     -------
@@ -238,20 +244,15 @@ def import_store(eng: "Engram", path: str | os.PathLike) -> dict[str, int]:
         raise InvalidInputError(f"{path!r} is not a directory written by engramdb export")
     fmt = _detect(path)
     try:
-        return _import_tables(eng, path, fmt)
+        return _import_tables(state, path, fmt, now)
     except (EngramError, MemoryError, KeyboardInterrupt):
         raise
     except Exception as exc:   # pyarrow / numpy on a damaged or mistyped export
         raise InvalidInputError(f"export at {path!r} cannot be read: {type(exc).__name__}: {exc}") from exc
 
 
-def _import_tables(eng: "Engram", path: str, fmt: str) -> dict[str, int]:
+def _import_tables(state: EngineState, path: str, fmt: str, now: float) -> dict[str, int]:
     """The body of :func:`import_store`, once the format is known."""
-    from .engine import _check_fraction, _check_id, _check_namespace, to_unix_seconds
-    from .index.keyword import KeywordIndex
-    from .store.checks import check_record
-    from .store.lmdb_store import text_digest, unpack
-
     mem = _read_table(os.path.join(path, f"memories.{FORMATS[fmt]}"), fmt)
     edg = _read_table(os.path.join(path, f"edges.{FORMATS[fmt]}"), fmt)
     missing = [c for c in MEMORY_COLUMNS if c not in mem.column_names] + \
@@ -261,10 +262,10 @@ def _import_tables(eng: "Engram", path: str, fmt: str) -> dict[str, int]:
     n = mem.num_rows
     emb = mem.column("embedding").combine_chunks()
     dim = emb.type.list_size if hasattr(emb.type, "list_size") else None
-    if n and dim != eng.dim:
-        raise DimensionMismatchError(expected=eng.dim, got=dim, field="embedding (export)")
-    vecs = np.asarray(emb.flatten().to_numpy(zero_copy_only=False), np.float32).reshape(n, eng.dim) if n else \
-        np.zeros((0, eng.dim), np.float32)
+    if n and dim != state.dim:
+        raise DimensionMismatchError(expected=state.dim, got=dim, field="embedding (export)")
+    vecs = np.asarray(emb.flatten().to_numpy(zero_copy_only=False), np.float32).reshape(n, state.dim) if n else \
+        np.zeros((0, state.dim), np.float32)
     if not np.all(np.isfinite(vecs)):
         raise NonFiniteError("export: an embedding holds NaN or infinite values")
     if n and np.any(np.linalg.norm(vecs, axis=1) == 0):
@@ -274,19 +275,19 @@ def _import_tables(eng: "Engram", path: str, fmt: str) -> dict[str, int]:
     seen = set()
     for i, r in enumerate(rows):
         where = f"memories row {i}"
-        ns = _check_namespace(r["namespace"])
-        ext_id = _check_id(r["id"], f"{where}: id")
+        ns = check_namespace(r["namespace"])
+        ext_id = check_id(r["id"], f"{where}: id")
         if (ns, ext_id) in seen:
             raise InvalidInputError(f"{where}: id {ext_id!r} appears twice in namespace {ns!r}")
         seen.add((ns, ext_id))
-        eng._check_text(r["text"], field=f"{where}: text")
+        check_text(r["text"], state.config.store.max_text_chars, field=f"{where}: text")
         if isinstance(r["tags"], (str, bytes)) or not (r["source"] is None or isinstance(r["source"], str)):
             raise InvalidInputError(f"{where}: tags must be a list of strings and source a string or null")
         rec = {"id": ext_id, "namespace": ns, "kind": MemoryKind.parse(r["kind"]).value, "text": r["text"],
                "created_at": to_unix_seconds(_finite(r["created_at"], f"{where}: created_at"), field=f"{where}: created_at"),
                "recorded_at": to_unix_seconds(_finite(r["recorded_at"], f"{where}: recorded_at"), field=f"{where}: recorded_at"),
-               "confidence": _check_fraction(r["confidence"], f"{where}: confidence"),
-               "salience": _check_fraction(r["salience"], f"{where}: salience"),
+               "confidence": check_fraction(r["confidence"], f"{where}: confidence"),
+               "salience": check_fraction(r["salience"], f"{where}: salience"),
                "salience_at": _finite(r["salience_at"], f"{where}: salience_at", allow_inf=True),
                "access_count": int(r["access_count"]),
                "last_access": None if r["last_access"] is None else _finite(r["last_access"], f"{where}: last_access"),
@@ -308,18 +309,16 @@ def _import_tables(eng: "Engram", path: str, fmt: str) -> dict[str, int]:
             raise InvalidInputError(f"{where}: a field is missing or of the wrong type") from exc
         records.append(rec)
     edge_rows = edg.to_pylist()
-    base = eng._next_nid
-    new_nid = {(rec["namespace"], rec["id"]): base + i for i, rec in enumerate(records)}
-    store = eng._store
     edges = []
-    with store.write("importing an export") as txn:
-        eng._check_not_changed_elsewhere(txn)
+    with write_unit(state, "importing an export", now) as unit:
+        base = unit.allocate(len(records))
+        new_nid = {(rec["namespace"], rec["id"]): base + i for i, rec in enumerate(records)}
         for rec in records:
-            if store.lookup_id(txn, rec["namespace"], rec["id"]) is not None:
+            if unit.lookup(rec["namespace"], rec["id"]) is not None:
                 raise InvalidInputError(f"id {rec['id']!r} already exists in namespace {rec['namespace']!r}")
             sup = rec["superseded_by"]
             if sup is not None and (rec["namespace"], sup) not in new_nid and \
-                    store.lookup_id(txn, rec["namespace"], sup) is None:
+                    unit.lookup(rec["namespace"], sup) is None:
                 raise InvalidInputError(f"memory {rec['id']!r} is superseded by {sup!r}, which is in neither "
                                         "the export nor the store")
         for i, e in enumerate(edge_rows):
@@ -328,51 +327,22 @@ def _import_tables(eng: "Engram", path: str, fmt: str) -> dict[str, int]:
                 key = (e["namespace"], e[end])
                 nid = new_nid.get(key)
                 if nid is None:
-                    nid = store.lookup_id(txn, *key)
+                    nid = unit.lookup(*key)
                 if nid is None:
                     raise InvalidInputError(f"edges row {i}: no memory {e[end]!r} in namespace {e['namespace']!r}")
                 ends.append(nid)
-            w = _check_fraction(e["weight"], f"edges row {i}: weight", open_zero=True)
+            w = check_fraction(e["weight"], f"edges row {i}: weight", open_zero=True)
             edges.append((ends[0], ends[1], Relation.parse(e["relation"]).code, w,
                           _finite(e["created_at"], f"edges row {i}: created_at")))
-        ns_meta = {k: dict(v) for k, v in eng._ns_meta.items()}
+        by_ns: dict[str, list[int]] = {}
         for i, rec in enumerate(records):
-            nid = base + i
-            store.put_record(txn, nid, rec)
-            store.put_vector(txn, nid, vecs[i])
-            store.put_id(txn, rec["namespace"], rec["id"], nid)
-            digest = text_digest(rec["text"])   # deduplication by text, as add() keeps it
-            if store.lookup_text(txn, rec["namespace"], digest) is None:
-                store.put_text(txn, rec["namespace"], digest, nid)
-            m = ns_meta.setdefault(rec["namespace"], {"vgen": 0, "count": 0})
-            m["vgen"] += 1
-            m["count"] += 1
-        seq = eng._delta_seq
+            by_ns.setdefault(rec["namespace"], []).append(i)
+        for ns, rows_i in by_ns.items():
+            unit.index_add(ns, vecs[rows_i], np.array([base + i for i in rows_i], np.int64))
+        for i, rec in enumerate(records):
+            sha = rec.get("text_sha256")
+            digest = bytes.fromhex(sha) if isinstance(sha, str) else None
+            unit.insert(base + i, rec, vecs[i], digest=digest, replace_digest=False)
         for s, t, r, w, created in edges:
-            seq += 1
-            store.put_edge(txn, s, t, r, w, created, seq)
-        store.put_meta(txn, "delta_seq", seq)
-        store.put_meta(txn, "next_nid", base + len(records))
-        store.put_meta(txn, "namespaces", ns_meta)
-        mem_gen = eng._bump_mem_gen(txn)
-    eng._mem_gen = mem_gen
-    eng._next_nid = base + len(records)
-    eng._delta_seq = seq
-    eng._ns_meta = ns_meta
-    for i, rec in enumerate(records):
-        eng._cols.set_record(base + i, rec, eng._ns_code(rec["namespace"]))
-        eng._kw.setdefault(rec["namespace"], KeywordIndex()).add(base + i, rec["text"])
-        eng._ns_latest.pop(rec["namespace"], None)
-    eng._kw_dirty = True
-    by_ns: dict[str, list[int]] = {}
-    for i, rec in enumerate(records):
-        by_ns.setdefault(rec["namespace"], []).append(i)
-    for ns, rows_i in by_ns.items():
-        if ns not in eng._indexes:
-            eng._indexes[ns] = eng._new_index()
-        eng._indexes[ns].add(vecs[rows_i], np.array([base + i for i in rows_i], np.int64))
-        eng._dirty_indexes.add(ns)
-    eng._apply_edges([(s, t, r, w) for s, t, r, w, _ in edges])
-    if eng._delta_size >= eng.config.store.snapshot_every:
-        eng._save_snapshot()
+            unit.add_edges([(s, t, r, w)], created_at=created)
     return {"memories": len(records), "edges": len(edges)}

@@ -18,13 +18,13 @@ only when the tag is rare among them.
 """
 from __future__ import annotations
 
-import time
-from typing import Any
-
 import numpy as np
 
 from .errors import InvalidInputError
-from .types import Memory, MemoryState, STATE_BY_CODE, _STATE_CODES
+from .recall.filters import Filters
+from .state import EngineState
+from .types import Memory, memory_from_record
+from .validate import check_int, check_namespace
 
 __all__ = ["ORDERS", "run_query"]
 
@@ -33,64 +33,39 @@ ORDERS = ("event_time_desc", "event_time_asc", "salience_desc", "confidence_desc
 _MAX_LIMIT = 100_000
 
 
-def run_query(eng, *, namespace: str, kind: Any = None, tags: Any = None, min_confidence: Any = None,
-              since: Any = None, until: Any = None, as_of: Any = None, state: Any = None,
-              include_archived: bool = False, include_superseded: bool = False,
-              order: str = "event_time_desc", limit: int = 100, now: Any = None) -> list[Memory]:
+def run_query(state: EngineState, *, namespace: str, filters: Filters, order: str = "event_time_desc",
+              limit: int = 100, now: float) -> list[Memory]:
     """The body of :meth:`engramdb.Engram.query` (see there for the parameters).
+
+    Parameters
+    ----------
+    state : EngineState
+    namespace : str
+    filters : Filters
+        Checked by ``Filters.parse``.
+    order : str
+        One of :data:`ORDERS`.
+    limit : int
+        1..100000.
+    now : float
+        Unix seconds, for ``salience_desc``.
 
     Raises
     ------
-    InvalidInputError, UnknownKindError, NamespaceError, NonFiniteError
-        Bad filters, order or limit.
+    InvalidInputError, NamespaceError
+        Bad order, limit or namespace.
     """
-    from .engine import (_as_list, _check_fraction, _check_namespace, _kind_table, _memory_from_record, _tag_set,
-                         to_unix_seconds)
-    from .temporal import as_of_mask
-
-    ns = _check_namespace(namespace)
+    ns = check_namespace(namespace)
     if order not in ORDERS:
         raise InvalidInputError(f"order: expected one of {list(ORDERS)}, got {order!r}")
-    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or not 1 <= limit <= _MAX_LIMIT:
-        raise InvalidInputError(f"limit: expected an integer in [1, {_MAX_LIMIT}], got {limit!r}")
-    kind_allowed = _kind_table(kind, "kind")
-    tag_set = _tag_set(tags)
-    if min_confidence is not None:
-        min_confidence = _check_fraction(min_confidence, "min_confidence")
-    t_lo = -np.inf if since is None else to_unix_seconds(since, field="since")
-    t_hi = np.inf if until is None else to_unix_seconds(until, field="until")
-    t_as_of = None if as_of is None else to_unix_seconds(as_of, field="as_of")
-    t_now = time.time() if now is None else to_unix_seconds(now, field="now")
-    shown = np.zeros(len(STATE_BY_CODE), bool)
-    if state is not None:
-        states = [state] if isinstance(state, (str, MemoryState)) else _as_list(state, "state")
-        if not states:
-            raise InvalidInputError("state=[] matches nothing; pass None for the default")
-        for st in states:
-            try:
-                shown[_STATE_CODES[MemoryState(st)]] = True
-            except ValueError:
-                raise InvalidInputError(f"state: expected one of {[s.value for s in MemoryState]}, got {st!r}") from None
-    else:
-        shown[_STATE_CODES[MemoryState.ACTIVE]] = True
-        shown[_STATE_CODES[MemoryState.ARCHIVED]] = include_archived
-        shown[_STATE_CODES[MemoryState.SUPERSEDED]] = include_superseded or t_as_of is not None
-
-    code = eng._ns_codes.get(ns)
-    c = eng._cols
+    check_int(limit, "limit", 1, _MAX_LIMIT)
+    sp = state.space(ns)
+    c = state.cols
     n = c.n
-    if code is None or n == 0:
+    if sp is None or n == 0:
         return []
-    mask = (c.ns[:n] == code) & c.alive[:n] & shown[c.state[:n]]
-    if kind_allowed is not None:
-        mask &= kind_allowed[c.kind[:n]]
-    if min_confidence is not None:
-        mask &= c.confidence[:n] >= min_confidence
-    if since is not None or until is not None:
-        mask &= (c.created_at[:n] >= t_lo) & (c.created_at[:n] <= t_hi)
-    if t_as_of is not None:
-        mask &= as_of_mask(c.recorded_at[:n], c.retired_at[:n], c.valid_from[:n], c.valid_to[:n], t_as_of)
-    nids = np.flatnonzero(mask)
+    nids = np.arange(n)
+    nids = nids[filters.mask(c, nids, sp.code)]
     if len(nids) == 0:
         return []
     if order == "event_time_desc":
@@ -98,17 +73,17 @@ def run_query(eng, *, namespace: str, kind: Any = None, tags: Any = None, min_co
     elif order == "event_time_asc":
         key = c.created_at[nids]
     elif order == "salience_desc":
-        key = -eng._salience_now(nids, t_now).astype(np.float64)
+        key = -state.salience_now(nids, now).astype(np.float64)
     else:
         key = -c.confidence[nids].astype(np.float64)
     ranked = nids[np.lexsort((-nids, key))]   # last key is primary; ties: newer nid first
     out: list[Memory] = []
-    with eng._store.read("running a query") as txn:
+    with state.store.read("running a query") as txn:
         for nid in ranked.tolist():
-            rec = eng._store.get_record(txn, nid)
-            if rec is None or (tag_set is not None and not tag_set.issubset(rec["tags"])):
+            rec = state.store.get_record(txn, nid)
+            if rec is None or not filters.tags_ok(rec):
                 continue
-            out.append(_memory_from_record(rec, None))
+            out.append(memory_from_record(rec, None))
             if len(out) >= limit:
                 break
     return out

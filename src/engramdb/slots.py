@@ -43,7 +43,7 @@ from .types import Contradiction, MemoryState, Relation, STATE_BY_CODE, _STATE_C
 
 __all__ = ["normalise", "normalise_attribute", "slot_from_item", "rule_based_extractor", "slot_key",
            "resolve_order", "retire_record", "contradiction_warnings", "SlotExtractor", "plan_slots",
-           "join_slot", "choose_revived"]
+           "join_slot", "join_slot_table", "leave_slot_table", "choose_revived"]
 
 #: The extractor interface: text -> (subject, attribute, value), or None when the text fills no slot.
 SlotExtractor = Callable[[str], "tuple[str, str, str] | None"]
@@ -254,32 +254,28 @@ def retire_record(rec: dict, successor_id: str, successor_valid_from: float, now
     return rec
 
 
-def plan_slots(eng, txn, prepared: list, now: float) -> tuple[list, dict[int, dict]]:
-    """Resolve the slots of a batch of new memories inside the write transaction ``txn``.
+def plan_slots(unit, prepared: list) -> list[tuple[int, int, int, float]]:
+    """Resolve the slots of a batch of new memories inside a write unit.
 
     Items are taken in batch order (a batch equals the same items added one by one). Sets
     the new memories' state / ``superseded_by`` / ``valid_to`` / ``retired_at`` on the
-    prepared items, writes the slot table and the retired stored records in ``txn``.
+    prepared items and writes the stored holders it retires through ``unit``. The slot table
+    itself gains each new member when its record is inserted (``WriteUnit.insert``).
 
     Parameters
     ----------
-    eng : Engram
-        The engine (its store and column cache are read).
-    txn : lmdb.Transaction
-        The open write transaction of the batch.
-    prepared : list of engine._Prepared
+    unit : engramdb.write.WriteUnit
+        The open write unit of the batch.
+    prepared : list of engramdb.write.records.Prepared
         The validated batch, nids assigned.
-    now : float
-        Record time, Unix seconds UTC.
 
     Returns
     -------
-    (edges, retired)
-        ``edges``: (src nid, tgt nid, relation code, weight) to add; ``retired``: stored nid ->
-        its updated record (for the engine's column cache after the commit).
+    list of (src nid, tgt nid, relation code, weight)
+        ``supersedes`` (and, on a tie, ``contradicts``) edges to add.
     """
-    store, cols = eng._store, eng._cols
-    entries: dict[str, dict] = {}
+    now = unit.now
+    entries: dict[str, list[int]] = {}
     stored: dict[int, dict] = {}      # stored records read (and maybe retired) in this batch
     by_nid = {p.nid: p for p in prepared}
     edges: list[tuple[int, int, int, float]] = []
@@ -291,9 +287,7 @@ def plan_slots(eng, txn, prepared: list, now: float) -> tuple[list, dict[int, di
             return p.ext_id, p.valid_from, p.confidence, p.slot_value, p.state is MemoryState.ACTIVE
         rec = stored.get(nid)
         if rec is None:
-            if nid >= cols.n or not cols.alive[nid]:
-                return "", 0.0, 0.0, None, False
-            rec = store.get_record(txn, nid)
+            rec = unit.record(nid)
             if rec is None:
                 return "", 0.0, 0.0, None, False
             stored[nid] = rec
@@ -305,13 +299,12 @@ def plan_slots(eng, txn, prepared: list, now: float) -> tuple[list, dict[int, di
         if p.subject is None:
             continue
         key = slot_key(p.namespace, p.subject, p.attribute)
-        entry = entries.get(key)
-        if entry is None:
-            entry = store.get_meta(txn, key) or {"namespace": p.namespace, "subject": p.subject,
-                                                 "attribute": p.attribute, "nids": []}
-            entries[key] = entry
+        members = entries.get(key)
+        if members is None:
+            entry = unit.store.get_meta(unit.txn, key)
+            members = entries[key] = list(entry["nids"]) if entry else []
         if p.single and p.slot_mode == "auto":
-            holders = [(nid, view(nid)) for nid in entry["nids"]]
+            holders = [(nid, view(nid)) for nid in members]
             holders = [(nid, v) for nid, v in holders if v[4] and nid != p.nid]
             if holders:
                 # the strongest current holder (normally the only one)
@@ -329,12 +322,29 @@ def plan_slots(eng, txn, prepared: list, now: float) -> tuple[list, dict[int, di
                     p.valid_to = max(best[1], p.valid_from) if p.valid_to is None else min(p.valid_to, max(best[1], p.valid_from))
                     p.retired_at = now
                     edges.append((best_nid, p.nid, Relation.SUPERSEDES.code, 1.0))
-        entry["nids"].append(p.nid)
-    for key, entry in entries.items():
-        store.put_meta(txn, key, entry)
+        members.append(p.nid)
     for nid, rec in retired.items():
-        store.put_record(txn, nid, rec)
-    return edges, retired
+        unit.put_record(nid, rec)
+    return edges
+
+
+def join_slot_table(store, txn, nid: int, namespace: str, subject: str, attribute: str) -> None:
+    """Add ``nid`` to the members of slot (subject, attribute) in ``namespace`` (in ``txn``)."""
+    key = slot_key(namespace, subject, attribute)
+    entry = store.get_meta(txn, key) or {"namespace": namespace, "subject": subject, "attribute": attribute,
+                                         "nids": []}
+    if nid not in entry["nids"]:
+        entry["nids"].append(nid)
+        store.put_meta(txn, key, entry)
+
+
+def leave_slot_table(store, txn, nid: int, namespace: str, subject: str, attribute: str) -> None:
+    """Drop the erased ``nid`` from the members of its slot (in ``txn``)."""
+    key = slot_key(namespace, subject, attribute)
+    entry = store.get_meta(txn, key)
+    if entry is not None and nid in entry["nids"]:
+        entry["nids"].remove(nid)
+        store.put_meta(txn, key, entry)
 
 
 def _retire(nid: int, winner, now: float, by_nid: dict, stored: dict, retired: dict) -> None:
@@ -396,20 +406,16 @@ def contradiction_warnings(csr, hit_nids: list[int], state: np.ndarray, alive: n
     return out
 
 
-def join_slot(store, txn, nid: int, namespace: str, subject: str, attribute: str, multi: bool = False) -> None:
+def join_slot(unit, nid: int, namespace: str, subject: str, attribute: str, multi: bool = False) -> None:
     """Make the stored memory ``nid`` (which fills no slot) a member of (subject, attribute),
     its value being its normalised text; used when it explicitly supersedes the slot's holder.
     ``multi``: the slot's cardinality as recorded on the superseded memory."""
-    rec = store.get_record(txn, nid)
+    rec = unit.record(nid)
     rec["subject"], rec["attribute"], rec["value"] = subject, attribute, normalise(rec["text"])
     if multi:
         rec["multi"] = True
-    store.put_record(txn, nid, rec)
-    key = slot_key(namespace, subject, attribute)
-    entry = store.get_meta(txn, key) or {"namespace": namespace, "subject": subject, "attribute": attribute,
-                                         "nids": []}
-    entry["nids"].append(nid)
-    store.put_meta(txn, key, entry)
+    unit.put_record(nid, rec)
+    join_slot_table(unit.store, unit.txn, nid, namespace, subject, attribute)
 
 
 def choose_revived(records: dict[int, dict]) -> dict[int, int]:

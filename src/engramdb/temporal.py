@@ -33,6 +33,7 @@ import numpy as np
 
 from .errors import InvalidInputError
 from .types import MemoryState
+from .validate import to_unix_seconds
 
 __all__ = ["HistoryEntry", "as_of_mask", "valid_interval", "history_entries", "record_fields", "column_values",
            "TIME_RULE"]
@@ -41,8 +42,6 @@ TIME_RULE = "naive datetimes and ISO-8601 strings without an offset are UTC; sto
 
 
 def _seconds(value: Any, field: str) -> float:
-    from .engine import to_unix_seconds   # the one time parser (engine owns it)
-
     return to_unix_seconds(value, field=field)
 
 
@@ -81,7 +80,7 @@ def record_fields(p: Any) -> dict[str, Any]:
 
     Parameters
     ----------
-    p : engine._Prepared
+    p : engramdb.write.records.Prepared
         A validated memory.
     """
     out: dict[str, Any] = {}

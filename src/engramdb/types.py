@@ -8,7 +8,7 @@ from typing import Any
 from .errors import UnknownKindError, UnknownRelationError
 
 __all__ = ["MemoryKind", "Relation", "MemoryState", "Memory", "Edge", "PathStep", "Hit", "Gap", "RecallResult",
-           "Contradiction"]
+           "Contradiction", "memory_from_record"]
 
 
 class MemoryKind(str, enum.Enum):
@@ -178,6 +178,20 @@ class Memory:
             "subject": self.subject, "attribute": self.attribute, "value": self.value,
             "version": self.version,
         }
+
+
+def memory_from_record(rec: dict, vec: Any) -> Memory:
+    """The :class:`Memory` of a stored record (and its embedding, when read)."""
+    return Memory(id=rec["id"], namespace=rec["namespace"], kind=MemoryKind(rec["kind"]), text=rec["text"],
+                  created_at=rec["created_at"], recorded_at=rec["recorded_at"],
+                  confidence=rec["confidence"], salience=rec["salience"], salience_at=rec["salience_at"],
+                  access_count=rec["access_count"], last_access=rec["last_access"], source=rec["source"],
+                  tags=tuple(rec["tags"]), state=MemoryState(rec["state"]),
+                  superseded_by=rec["superseded_by"], embedding=vec,
+                  valid_from=rec.get("valid_from", rec["created_at"]), valid_to=rec.get("valid_to"),
+                  retired_at=rec.get("retired_at"), subject=rec.get("subject"),
+                  attribute=rec.get("attribute"), value=rec.get("value"),
+                  version=len(rec.get("versions") or ()) + 1)
 
 
 @dataclass(frozen=True, slots=True)

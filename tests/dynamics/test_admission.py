@@ -8,8 +8,9 @@ from engramdb.config import AdmissionConfig
 from engramdb.dynamics import admission as adm
 from engramdb.dynamics.admission import heuristic_utility, is_phatic
 from engramdb.kernels.reference import ADMISSION_FACTORS
+from engramdb.testing import columns, store_digest
 
-from .conftest import T0, basis, digest, unit
+from .conftest import T0, basis, unit
 
 W = np.array([0.25, 0.15, 0.20, 0.10, 0.30])
 
@@ -177,11 +178,11 @@ def test_pluggable_utility(eng):
 ])
 def test_bad_utility_leaves_store_unchanged(eng, bad, exc):
     eng.add("stored", id="s", embedding=basis(0))
-    before = digest(eng)
+    before = store_digest(eng)
     with pytest.raises(exc):
         eng.admit_batch([{"text": "a", "embedding": basis(1)}, {"text": "b", "embedding": basis(2)}],
                         now=T0, utility=bad)
-    assert digest(eng) == before and eng.stats()["memories"] == 1
+    assert store_digest(eng) == before and eng.stats()["memories"] == 1
 
 
 def test_empty_batch_and_other_namespace(eng):
@@ -202,7 +203,7 @@ def test_batch_equals_one_by_one_without_in_batch_neighbours(tmp_path):
         single = [b.admit_batch([c], now=T0)[0] for c in cands]
         assert [(d.id, d.decision, d.score, d.factors) for d in batch] == \
                [(d.id, d.decision, d.score, d.factors) for d in single]
-        assert sorted(a._cols.ext_ids[: a._cols.n]) == sorted(b._cols.ext_ids[: b._cols.n])
+        assert sorted(columns(a)["id"].tolist()) == sorted(columns(b)["id"].tolist())
 
 
 def test_cli_admit_review_log(tmp_path):

@@ -11,8 +11,9 @@ import engramdb
 from engramdb import errors
 from engramdb.cli import main
 from engramdb.config import EngramConfig, ForgettingConfig
+from engramdb.testing import columns, meta, nid_of, store_digest
 
-from .conftest import DIM, basis, digest, unit
+from .conftest import DIM, basis, unit
 
 DAY = 86400.0
 SKIP = ("rescore_last",)
@@ -52,8 +53,7 @@ def test_archive_keeps_memory_reachable(eng):
     assert hits[0].id == "ep" and hits[0].state is engramdb.MemoryState.ARCHIVED
     (entry,) = eng.dynamics_log(action="archive")
     assert entry["id"] == "ep" and entry["kind"] == "episodic" and "archive floor 0.05" in entry["reason"]
-    with eng._store.read() as txn:
-        assert eng._store.get_meta(txn, "rescore_last")["archived"] == 1
+    assert meta(eng, "rescore_last")["archived"] == 1
 
 
 def test_default_policy_never_erases(eng):
@@ -102,9 +102,9 @@ def test_rescore_is_idempotent_story(eng):
     eng.add("scratch note", id="w", kind="working", embedding=basis(4))
     first = eng.rescore(t + 50 * DAY)
     assert first["promoted"] == 1 and eng.get("w").kind.value == "episodic"
-    d1 = digest(eng, SKIP)
+    d1 = store_digest(eng, SKIP)
     second = eng.rescore(t + 50 * DAY)
-    assert digest(eng, SKIP) == d1
+    assert store_digest(eng, SKIP) == d1
     assert (second["promoted"], second["archived"], second["pruned"], second["records_written"]) == (0, 0, 0, 0)
 
 
@@ -135,10 +135,10 @@ def test_rescore_one_namespace(eng):
 ])
 def test_rescore_bad_input_leaves_store_unchanged(eng, call, exc):
     _story(eng)
-    before = digest(eng)
+    before = store_digest(eng)
     with pytest.raises(exc):
         call(eng)
-    assert digest(eng) == before
+    assert store_digest(eng) == before
 
 
 def test_forgetting_config_bounds():
@@ -180,8 +180,8 @@ def test_overflow_never_loses_a_memory(tmp_path_factory, cap, batches, later):
             items = [{"id": f"m{len(ids) + j}", "text": f"note {len(ids) + j}", "kind": k, "salience": s,
                       "embedding": unit(rng.standard_normal(DIM))} for j, (k, s) in enumerate(b)]
             ids += e.add_batch(items)
-            c = e._cols
-            working_active = int(((c.kind[:c.n] == 0) & (c.state[:c.n] == 0) & c.alive[:c.n]).sum())
+            c = columns(e)
+            working_active = int(((c["kind"] == 0) & (c["state"] == 0) & c["alive"]).sum())
             assert working_active <= cap
         assert e.stats()["memories"] == len(ids)
         assert all(e.get(i).id == i for i in ids)               # adds promote, never evict
@@ -218,9 +218,9 @@ def test_rescoring_twice_equals_rescoring_once(tmp_path_factory, mems, age_days,
                 e.forget(f"m{i}")
         now = e.get("m0").recorded_at + age_days * DAY
         e.rescore(now)
-        d1, log1 = digest(e, SKIP), e.dynamics_log()
+        d1, log1 = store_digest(e, SKIP), e.dynamics_log()
         second = e.rescore(now)
-        assert digest(e, SKIP) == d1 and e.dynamics_log() == log1
+        assert store_digest(e, SKIP) == d1 and e.dynamics_log() == log1
         assert second["records_written"] == second["archived"] == second["pruned"] == second["promoted"] == 0
 
 
@@ -251,9 +251,9 @@ def test_columns_match_records_after_reopen(tmp_path):
                 for m in ("ep", "sem", "proc", "dec", "w0", "w1", "w2", "w3")}
     with engramdb.open(path) as e:
         assert {m: (e.get(m).state, e.get(m).kind, e.salience(m, now=t + 60 * DAY)) for m in live} == live
-        c = e._cols
+        c = columns(e)
         for m in live:
-            nid = e._nid("default", m)
+            nid = nid_of(e, m)
             rec = e.get(m)
-            assert (c.s0[nid], c.t0[nid]) == (np.float32(rec.salience), rec.salience_at)
-            assert engramdb.MemoryKind(rec.kind).code == c.kind[nid]
+            assert (c["s0"][nid], c["t0"][nid]) == (np.float32(rec.salience), rec.salience_at)
+            assert engramdb.MemoryKind(rec.kind).code == c["kind"][nid]

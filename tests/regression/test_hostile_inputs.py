@@ -10,6 +10,7 @@ from click.testing import CliRunner
 import engramdb
 from engramdb import errors
 from engramdb.cli import main
+from engramdb.testing import indexed_counts
 
 DIM = 8
 V = np.ones(DIM)
@@ -139,7 +140,7 @@ def test_failed_add_in_a_new_namespace_leaves_no_index(tmp_store):
     with engramdb.open(tmp_store, dim=DIM) as eng:
         with pytest.raises(errors.MemoryNotFoundError):
             eng.add("x", id="x", namespace="fresh", embedding=V, links=[{"to": "ghost"}])
-        assert "fresh" not in eng._indexes and eng.namespaces() == []
+        assert "fresh" not in indexed_counts(eng) and eng.namespaces() == []
         res = eng.recall(vector=V, namespace="fresh")
         assert res.hits == [] and res.gaps[0].reason == "empty_namespace"
         eng.add("x", id="x", namespace="fresh", embedding=V)      # the same nid is reused cleanly

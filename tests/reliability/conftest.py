@@ -6,6 +6,7 @@ import sys
 import pytest
 
 import engramdb
+from engramdb.testing import raw_records
 
 from .crash_worker import DIM, vec  # noqa: F401 - re-exported for the tests
 
@@ -36,9 +37,4 @@ def run_python(code: str, *args: str, env: dict | None = None, timeout: float = 
 
 def live_ids(eng, namespace="default") -> set:
     """Ids of the live memories of ``namespace``, read from LMDB (the source of truth)."""
-    out = set()
-    with eng._store.read() as txn:
-        for _nid, rec in eng._store.iter_records(txn):
-            if rec["namespace"] == namespace:
-                out.add(rec["id"])
-    return out
+    return {rec["id"] for rec in raw_records(eng).values() if rec["namespace"] == namespace}

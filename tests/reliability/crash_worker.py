@@ -56,21 +56,13 @@ def _install(mode: str, skip: int) -> None:
         hits["n"] += 1
         return hits["n"] > skip
 
-    if mode == "index":
-        crc = hnsw._file_crc
-
-        def file_crc(path):
-            if path.endswith(".tmp") and fire():
-                _hook(mode)
-            return crc(path)
-        hnsw._file_crc = file_crc
-    elif mode == "sidecar":
-        class Os:
+    if mode in ("index", "sidecar"):
+        class Os:   # the ``os`` that hnsw.py sees: stops before the index file's or the sidecar's rename
             def __getattr__(self, name):
                 return getattr(os, name)
 
             def replace(self, src, dst):
-                if dst.endswith(".json") and fire():
+                if dst.endswith(".json" if mode == "sidecar" else ".hnsw") and fire():
                     _hook(mode)
                 os.replace(src, dst)
         hnsw.os = Os()
@@ -118,11 +110,11 @@ def config(sync: bool):
 
 def main(store: str, ledger: str, mode: str, skip: int, sync: bool) -> None:
     import engramdb
+    from engramdb.testing import meta
 
     _install(mode, skip)
     eng = engramdb.open(store, dim=DIM, config=config(sync))
-    with eng._store.read() as txn:
-        n = eng._store.get_meta(txn, "next_nid", 0)   # memories ever added (some maybe erased)
+    n = meta(eng, "next_nid", 0)   # memories ever added (some maybe erased)
     with open(ledger, "a", encoding="utf-8") as log:
         def note(line):
             log.write(line + "\n")

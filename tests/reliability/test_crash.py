@@ -18,9 +18,13 @@ import numpy as np
 import pytest
 
 import engramdb
+from engramdb.testing import (
+    entry_counts, graph_edges, indexed_counts, indexed_ids, keyword_counts, meta, namespace_meta, nid_of,
+    raw_records,
+)
 
 from .conftest import REPO_SRC
-from .crash_worker import DIM, config, vec
+from .crash_worker import config, vec
 
 WORKER = os.path.join(os.path.dirname(__file__), "crash_worker.py")
 MODES = ("batch", "index", "sidecar", "snapshot", "columns", "forget", "random")
@@ -75,18 +79,16 @@ def check_store(store: str, ledger: str) -> int:
     """Reopen ``store`` and check it against ``ledger``; returns the number of live memories."""
     added, deleting, deleted = read_ledger(ledger)
     with engramdb.open(store, config=config(False)) as eng:
-        st = eng._store
-        with st.read() as txn:
-            recs = dict(st.iter_records(txn))
-            n_next = st.get_meta(txn, "next_nid", 0)
-            for nid, rec in recs.items():
-                i = int(rec["id"][1:])
-                assert nid == i and rec["namespace"] == "ab"[i % 2] and rec["text"].startswith(f"memory {i}:")
-                np.testing.assert_allclose(st.get_vector(txn, nid, DIM), vec(i), atol=1e-6)   # whole, not torn
-                assert st.lookup_id(txn, rec["namespace"], rec["id"]) == nid
-            n_ids = txn.stat(st.dbs["ids"])["entries"]
-            n_vecs = txn.stat(st.dbs["vec"])["entries"]
-            n_edges = txn.stat(st.dbs["edges"])["entries"]
+        recs = raw_records(eng)
+        n_next = meta(eng, "next_nid", 0)
+        for nid, rec in recs.items():
+            i = int(rec["id"][1:])
+            assert nid == i and rec["namespace"] == "ab"[i % 2] and rec["text"].startswith(f"memory {i}:")
+            assert nid_of(eng, rec["id"], rec["namespace"]) == nid
+            stored = eng.get(rec["id"], namespace=rec["namespace"], with_embedding=True)   # nid's vector
+            np.testing.assert_allclose(stored.embedding, vec(i), atol=1e-6)              # whole, not torn
+        counts = entry_counts(eng)
+        n_ids, n_vecs, n_edges = counts["ids"], counts["vec"], counts["edges"]
         assert n_ids == n_vecs == len(recs)
         assert n_next % 8 == 0                                    # batches are all or nothing
         present = {r["id"] for r in recs.values()}
@@ -99,15 +101,13 @@ def check_store(store: str, ledger: str) -> int:
         # caches rebuilt or repaired from LMDB, counts equal
         for ns in "ab":
             live = {nid for nid, r in recs.items() if r["namespace"] == ns}
-            assert eng._ns_meta.get(ns, {"count": 0})["count"] == len(live)
-            index = eng._indexes.get(ns)
-            assert (len(index) if index is not None else 0) == len(live)
-            if index is not None:
-                assert index._live == live
-            kw = eng._kw.get(ns)                                  # the keyword leg too
-            assert (len(kw) if kw is not None else 0) == len(live)
-        assert eng.n_edges == n_edges == len(eng._graph.edges()[0])
-        src, tgt, _rel, _w = eng._graph.edges()
+            assert (namespace_meta(eng, ns) or {"count": 0})["count"] == len(live)
+            assert indexed_counts(eng).get(ns, 0) == len(live)
+            if ns in indexed_counts(eng):
+                assert indexed_ids(eng, ns) == {recs[nid]["id"] for nid in live}
+            assert keyword_counts(eng).get(ns, 0) == len(live)   # the keyword leg too
+        src, tgt, _rel, _w = graph_edges(eng)
+        assert eng.n_edges == n_edges == len(src)
         assert set(src.tolist()) | set(tgt.tolist()) <= set(recs)
         for nid, rec in recs.items():   # each memory's next link to m<i-2> when both exist
             if nid >= 2 and nid - 2 in recs:

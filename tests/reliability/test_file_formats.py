@@ -16,6 +16,7 @@ import engramdb
 from engramdb import errors
 from engramdb.ingest import ingest_jsonl, read_jsonl
 from engramdb.locomo import load_locomo
+from engramdb.testing import indexed_counts
 
 from .conftest import DIM, REPO_SRC, quiet_config, vec
 
@@ -91,7 +92,7 @@ def saved_store(tmp_path_factory):
 def _check_answers(path):
     """The store answers exactly as before the damage (index rebuilt from LMDB if needed)."""
     with engramdb.open(path, config=quiet_config()) as e:
-        assert len(e._indexes["default"]) == N - 1
+        assert indexed_counts(e)["default"] == N - 1
         for i in range(N):
             ids = [h.id for h in e.recall(vector=vec(i), k=3, gate="off").hits]
             assert (ids[0] == f"m{i}") if i != 4 else ("m4" not in ids)

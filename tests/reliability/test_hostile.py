@@ -8,7 +8,7 @@ import pytest
 
 import engramdb
 from engramdb import errors
-from tests.test_bad_input import _digest
+from engramdb.testing import cache_status, indexed_counts, store_digest
 
 from .conftest import DIM, live_ids, quiet_config, vec
 
@@ -50,10 +50,10 @@ def test_repeat_adds_its_links_to_the_stored_memory(eng):
     eng.add("the hotel", id="hotel", embedding=vec(1))
     eng.add("the trip", id="trip", embedding=vec(2))
     first = eng.add("booked room 12", embedding=vec(3))
-    before = _digest(eng)
+    before = store_digest(eng)
     with pytest.raises(errors.MemoryNotFoundError):      # a bad target: nothing written
         eng.add("booked room 12", embedding=vec(3), links=[{"to": "hotel"}, {"to": "ghost"}])
-    assert _digest(eng) == before
+    assert store_digest(eng) == before
     again = eng.add("booked room 12", embedding=vec(3), links=[{"to": "hotel", "relation": "supports"}])
     assert again == first and eng.stats()["memories"] == 3
     assert [(x.source, x.target, x.relation.value) for x in eng.edges(first)] == [(first, "hotel", "supports")]
@@ -91,7 +91,7 @@ def test_repeat_of_an_archived_or_erased_text_is_a_new_memory(eng):
 
 # ---------------------------------------------------------------- delete
 def _index_count(e, ns="default"):
-    return len(e._indexes[ns]) if ns in e._indexes else 0
+    return indexed_counts(e).get(ns, 0)
 
 
 def test_delete_then_exact_text_no_longer_recalls_it(store_path):
@@ -106,7 +106,7 @@ def test_delete_then_exact_text_no_longer_recalls_it(store_path):
         assert _index_count(e) == len(live_ids(e)) == 30
     with engramdb.open(store_path) as e:
         assert _index_count(e) == len(live_ids(e)) == 30
-        assert not e._dirty_indexes                    # loaded from disk, deletions and all
+        assert "stale" not in cache_status(e)["indexes"].values()   # loaded from disk, deletions and all
         for i in range(0, 40, 4):
             assert f"m{i}" not in {h.id for h in e.recall(texts[i], k=40).hits}
         assert e.recall(texts[5], k=1).hits[0].id == "m5"
@@ -178,10 +178,10 @@ def test_empty_query_is_an_error_without_embedding(store_path, query):
     emb = CountingEmbedder()
     with engramdb.open(store_path, embedder=emb, config=quiet_config()) as e:
         e.add("something", embedding=vec(1))
-        before = _digest(e)
+        before = store_digest(e)
         with pytest.raises(errors.EmptyTextError):
             e.recall(query)
-        assert emb.calls == 0 and _digest(e) == before
+        assert emb.calls == 0 and store_digest(e) == before
 
 
 BAD_VECTORS = {
@@ -200,12 +200,12 @@ def test_huge_finite_vectors_are_normalised(eng):
 @pytest.mark.parametrize("name", sorted(BAD_VECTORS))
 def test_degenerate_vectors_are_rejected(eng, name):
     eng.add("kept", id="k", embedding=vec(1))
-    before = _digest(eng)
+    before = store_digest(eng)
     with pytest.raises(errors.NonFiniteError):
         eng.add("x", embedding=BAD_VECTORS[name])
     with pytest.raises(errors.NonFiniteError):
         eng.recall(vector=BAD_VECTORS[name])
-    assert _digest(eng) == before and eng.stats()["memories"] == 1
+    assert store_digest(eng) == before and eng.stats()["memories"] == 1
 
 
 def test_every_returned_score_is_finite(eng, rng):
@@ -319,7 +319,7 @@ def test_long_text_without_an_embedder_is_refused_unchanged(store_path):
     with engramdb.open(store_path, config=quiet_config(chunk_chars=100)) as e:   # custom embedder not given
         assert e.embedder is None
         e.add("short", id="s", embedding=vec(1))
-        before = _digest(e)
+        before = store_digest(e)
         with pytest.raises(errors.OversizeError, match="chunk_chars"):
             e.add("word " * 100, embedding=vec(2))
-        assert _digest(e) == before and e.stats()["memories"] == 1
+        assert store_digest(e) == before and e.stats()["memories"] == 1

@@ -5,6 +5,7 @@ import pytest
 
 import engramdb
 from engramdb import errors
+from engramdb.testing import columns
 
 from .conftest import DIM, quiet_config, vec
 
@@ -27,7 +28,6 @@ def two_tenants(store_path):
 
 def test_recall_never_visits_another_namespace(two_tenants):
     e = two_tenants
-    names = {code: ns for ns, code in e._ns_codes.items()}
     e.trace = []
     queries = ["Lisbon", "flight code", "where do we stay", "weather"]
     for ns in ("alice", "bob"):
@@ -39,10 +39,11 @@ def test_recall_never_visits_another_namespace(two_tenants):
         assert res.hits[0].id == "f1"
     assert len(e.trace) == 2 * (3 * len(queries) + 1)
     spread_reached_beyond_seeds = 0
+    names = columns(e)["namespace"]                 # namespace of each nid
     for ns, seeds, visited in e.trace:
         assert len(seeds) > 0 and len(visited) >= len(seeds)
-        assert {names[int(c)] for c in e._cols.ns[seeds]} == {ns}
-        assert {names[int(c)] for c in e._cols.ns[visited]} == {ns}
+        assert set(names[seeds]) == {ns}
+        assert set(names[visited]) == {ns}
         spread_reached_beyond_seeds += len(set(visited.tolist()) - set(seeds.tolist())) > 0
     assert spread_reached_beyond_seeds > 0          # the trace does see graph expansion
     # the two copies of the shared entity are different nodes

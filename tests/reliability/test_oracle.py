@@ -6,6 +6,7 @@ import pytest
 import engramdb
 from engramdb import errors
 from engramdb.index.hnsw import ExactIndex
+from engramdb.testing import indexed_counts
 
 from .conftest import DIM, quiet_config
 
@@ -20,7 +21,7 @@ def _unit(rng):
 def _check(eng, oracle, rng, n_queries=5):
     live = set(oracle)
     assert eng.stats()["memories"] == len(oracle)
-    assert (len(eng._indexes["default"]) if "default" in eng._indexes else 0) == len(oracle)
+    assert indexed_counts(eng).get("default", 0) == len(oracle)
     if not oracle:
         assert eng.recall(vector=_unit(rng), k=5, config=PURE).hits == []
         return

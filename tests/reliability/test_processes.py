@@ -9,6 +9,7 @@ import pytest
 
 import engramdb
 from engramdb import errors
+from engramdb.testing import entry_counts, indexed_counts
 
 from .conftest import DIM, REPO_SRC, quiet_config, run_python, vec
 
@@ -16,9 +17,8 @@ TINY = 1 << 20   # the smallest map StoreConfig accepts
 
 
 def _counts(eng) -> tuple[int, int, int]:
-    st = eng._store
-    with st.read() as txn:
-        return tuple(txn.stat(st.dbs[name])["entries"] for name in ("mem", "vec", "ids"))
+    counts = entry_counts(eng)
+    return tuple(counts[name] for name in ("mem", "vec", "ids"))
 
 
 def _items(lo, hi, pad=200):
@@ -170,7 +170,7 @@ def test_competing_writer_processes_are_serialised(store_path, writers, per_writ
         assert _counts(e) == (writers * per_writer,) * 3
         expect = {f"w{k}-{i}" for k in range(writers) for i in range(per_writer)}
         assert {e.get(x).id for x in expect} == expect
-        assert len(e._indexes["default"]) == writers * per_writer
+        assert indexed_counts(e)["default"] == writers * per_writer
 
 
 VISIBLE = r"""

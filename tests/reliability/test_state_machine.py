@@ -17,6 +17,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 import engramdb
 from engramdb import errors
+from engramdb.testing import crash, indexed_counts
 
 from .conftest import DIM, quiet_config, vec
 
@@ -182,8 +183,7 @@ class EngineVersusModel(RuleBasedStateMachine):
     @rule()
     def crash_and_reopen(self):
         """Lose everything not committed to LMDB: no index save, no snapshots, no flush."""
-        self.eng._store.close()
-        self.eng._closed = True
+        crash(self.eng)
         self.eng = engramdb.open(self.path, config=self.cfg)
 
     # ---------------------------------------------------------------- agreement
@@ -192,8 +192,7 @@ class EngineVersusModel(RuleBasedStateMachine):
         e = self.eng
         assert e.stats()["memories"] == len(self.mem)
         for ns in NAMESPACES:
-            index = e._indexes.get(ns)
-            assert (len(index) if index is not None else 0) == len(self._ids(ns))
+            assert indexed_counts(e).get(ns, 0) == len(self._ids(ns))
         for (ns, mid), m in self.mem.items():
             got = e.get(mid, namespace=ns)
             assert (got.text, got.state.value, got.superseded_by) == (m["text"], m["state"], m["superseded_by"])

@@ -6,6 +6,7 @@ import pytest
 
 import engramdb
 from engramdb.index.hnsw import HnswIndex
+from engramdb.testing import indexed_counts
 
 from .conftest import DIM, quiet_config, vec
 
@@ -57,7 +58,7 @@ def test_one_writer_many_readers(store_path, n_mem, n_readers):
     _run([threading.Thread(target=writer)] + [threading.Thread(target=reader, args=(k,)) for k in range(n_readers)])
     assert not failures, failures[0]
     assert min(recalls) >= 5
-    assert eng.stats()["memories"] == n_mem and len(eng._indexes["default"]) == n_mem
+    assert eng.stats()["memories"] == n_mem and indexed_counts(eng)["default"] == n_mem
     for i in range(n_mem):   # every memory findable by its own vector
         hit = eng.recall(vector=vec(i), k=1, gate="off", include_archived=True).hits[0]
         assert hit.id == f"m{i}"

@@ -11,16 +11,15 @@
 import os
 import tempfile
 from collections import defaultdict
-from unittest import mock
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engramdb
-from engramdb import engine as engine_mod
+from engramdb.testing import FakeClock, use_clock
 
-from .conftest import T0, FakeClock
+from .conftest import T0
 
 DIM = 16
 # ENGRAMDB_TEMPORAL_EXAMPLES=500 for a longer search (default 30 keeps make test quick)
@@ -92,10 +91,9 @@ def _run(ops_list, m, clock):
 
 
 def _open_with_clock():
-    clock = FakeClock()
-    patch = mock.patch.object(engine_mod, "time", clock)
+    clock = FakeClock(T0)
     tmp = tempfile.TemporaryDirectory()
-    return clock, patch, tmp
+    return clock, use_clock(clock), tmp
 
 
 @SETTINGS

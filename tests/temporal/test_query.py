@@ -1,7 +1,6 @@
 """query(): structured filters and orders over the column arrays, checked against a plain
 Python reference over the stored records (hypothesis), plus the "decisions about pricing" story."""
 import tempfile
-from unittest import mock
 
 import numpy as np
 import pytest
@@ -9,9 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engramdb
-from engramdb import engine as engine_mod
+from engramdb.testing import FakeClock, use_clock
 
-from .conftest import T0, FakeClock
+from .conftest import T0
 
 DAY = 86400.0
 
@@ -91,8 +90,8 @@ queries = st.fixed_dictionaries({
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(memories, queries)
 def test_query_matches_reference(mems, q):
-    clock = FakeClock()
-    with tempfile.TemporaryDirectory() as tmp, mock.patch.object(engine_mod, "time", clock), \
+    clock = FakeClock(T0)
+    with tempfile.TemporaryDirectory() as tmp, use_clock(clock), \
             engramdb.open(tmp + "/s", dim=8) as m:
         ids = []
         for i, (kind, tags, day, conf, adv, fate) in enumerate(mems):

@@ -7,6 +7,7 @@ import pytest
 import engramdb
 from engramdb import Relation, SlotConfig
 from engramdb.slots import rule_based_extractor
+from engramdb.testing import cache_status, damage_snapshot
 
 from .conftest import T0, state_of
 
@@ -275,19 +276,16 @@ def test_temporal_fields_survive_reopen(tmp_store, clock):
         clock.advance(100)
         m.add("Kim lives in Tromso.", id="k3", slot=("kim", "home_city", "Tromso"), created_at=T0)
         assert [state_of(m, x) for x in ("k1", "k2", "k3")] == ["superseded", "superseded", "active"]
-        with m._store.write() as txn:        # drop the column snapshot: columns come from the records
-            txn.drop(m._store.dbs["cols"], delete=False)
-        m._cols_gen = m._mem_gen
+        damage_snapshot(m, "columns")        # drop the column snapshot: columns come from the records
     with engramdb.open(tmp_store) as m:
-        assert m._cols_gen == -1
+        assert cache_status(m)["columns"] == "rebuilt"
         assert [h.id for h in m.recall("Kim lives", k=5, as_of=T0 + 50)] == ["k1"]
         assert [h.id for h in m.recall("Kim lives", k=5, as_of=T0 + 150)] == ["k2"]
     with engramdb.open(tmp_store) as m:      # a snapshot written before a column existed
-        assert m._cols_gen == m._mem_gen
-        with m._store.write() as txn:
-            txn.delete(b"valid_to", db=m._store.dbs["cols"])
+        assert cache_status(m)["columns"] == "current"
+        damage_snapshot(m, "columns", array="valid_to")
     with engramdb.open(tmp_store) as m:
-        assert m._cols_gen == -1
+        assert cache_status(m)["columns"] == "rebuilt"
         assert [h.id for h in m.recall("Kim lives", k=5, as_of=T0 + 150)] == ["k2"]
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import engramdb
+from engramdb.testing import index_file, namespace_meta
 
 from .conftest import T0
 
@@ -52,8 +53,8 @@ def test_update_survives_reopen_and_index_rebuild(tmp_store, clock):
         m.update("ev", text=NEW)
     with engramdb.open(tmp_store) as m:          # saved index, new generation
         assert _ids(m, OLD) == [] and _ids(m, NEW) == ["ev"]
-        index_file = m._index_path("default")
-    os.remove(index_file)                        # index rebuilt from LMDB's vectors
+        path = index_file(m, "default")
+    os.remove(path)                        # index rebuilt from LMDB's vectors
     with engramdb.open(tmp_store) as m:
         assert _ids(m, OLD) == [] and _ids(m, NEW) == ["ev"]
         assert m.get("ev").version == 2
@@ -67,9 +68,9 @@ def test_update_vector_only_and_fields_only(mem, rng):
     assert mem.get("f").text == "a fact with a caller vector" and mem.get("f").version == 2
     hit = mem.recall(vector=w, k=1).hits[0]
     assert hit.id == "f" and hit.similarity == pytest.approx(1.0, abs=1e-5)
-    gen = mem._ns_meta["default"]["vgen"]
+    gen = namespace_meta(mem, "default")["vgen"]
     mem.update("f", tags=["x"], source="s1")
-    assert mem._ns_meta["default"]["vgen"] == gen    # no vector change: the index is left alone
+    assert namespace_meta(mem, "default")["vgen"] == gen    # no vector change: the index is left alone
     assert (mem.get("f").tags, mem.get("f").source, mem.get("f").version) == (("x",), "s1", 3)
 
 

@@ -35,20 +35,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
 
 from ..errors import InvalidInputError, NonFiniteError
 from ..kernels import registry
 from ..kernels.reference import ADMISSION_FACTORS
-from ..store.lmdb_store import text_digest
+from ..state import EngineState
 from ..types import MemoryState, _STATE_CODES
-from . import forgetting, salience
+from ..write import write_unit
+from ..write.records import Prepared, write_new
+from ..write.reinforce import boosted, reinforce
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..config import AdmissionConfig
-    from ..engine import Engram
 
 __all__ = ["AdmissionDecision", "fact_change", "fact_signature", "heuristic_utility", "is_phatic",
            "strip_speaker", "admit_batch", "HEDGE_PENALTY", "PHATIC_PRIOR"]
@@ -311,17 +312,22 @@ def _check_utility(values: Any, n: int) -> np.ndarray:
     return u.astype(np.float32)
 
 
-def admit_batch(eng: "Engram", candidates: Iterable[Mapping[str, Any]], *, namespace: str, now: float,
+def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str, now: float,
                 shadow: bool | None = None, utility: Callable[[list[str]], Any] | None = None,
                 config: "AdmissionConfig | None" = None) -> list[AdmissionDecision]:
-    """See :meth:`Engram.admit_batch`."""
-    cfg = config or eng.config.admission
+    """See :meth:`Engram.admit_batch`. ``prepared`` are the candidates, validated and embedded
+    by the engine (each with its vector); nothing is written before the decisions are made,
+    then admissions, reinforcements and log entries commit in one write unit.
+
+    Raises
+    ------
+    InvalidInputError
+        A candidate in another namespace, an id twice or already stored, a bad ``utility``.
+    """
+    cfg = config or state.config.admission
     shadow = cfg.shadow if shadow is None else bool(shadow)
     if utility is not None and not callable(utility):
         raise InvalidInputError(f"utility must be a callable texts -> scores or None, got {type(utility).__name__}")
-    if candidates is None or isinstance(candidates, (str, bytes, Mapping)):
-        raise InvalidInputError("candidates: expected an iterable of memory mappings")
-    prepared = [eng._prepare(item, namespace, now) for item in candidates]
     for p in prepared:
         if p.namespace != namespace:
             raise InvalidInputError(f"candidate {p.ext_id!r} names namespace {p.namespace!r}; admit_batch "
@@ -334,23 +340,23 @@ def admit_batch(eng: "Engram", candidates: Iterable[Mapping[str, Any]], *, names
         if p.ext_id in seen:
             raise InvalidInputError(f"id {p.ext_id!r} appears twice in the batch")
         seen.add(p.ext_id)
-    with eng._store.read("checking candidate ids") as txn:
+    with state.store.read("checking candidate ids") as txn:
         for p in prepared:
-            if eng._store.lookup_id(txn, namespace, p.ext_id) is not None:
+            if state.store.lookup_id(txn, namespace, p.ext_id) is not None:
                 raise InvalidInputError(f"id {p.ext_id!r} already exists in namespace {namespace!r}; "
                                         "a candidate needs a new id (or none)")
-    eng._embed_missing(prepared, False)
     texts = [p.text for p in prepared]
     u = heuristic_utility(texts) if utility is None else _check_utility(utility(texts), n)
     vecs = np.ascontiguousarray(np.stack([p.vector for p in prepared]), dtype=np.float32)
 
     # nearest stored memories (any state, for novelty) and the nearest *active* one (duplicates)
-    c = eng._cols
+    c = state.cols
     cos_store = np.full(n, -1.0, np.float32)
     dup_nid = np.full(n, -1, np.int64)
     dup_cos = np.full(n, -1.0, np.float32)
     near_nid = np.full(n, -1, np.int64)
-    index = eng._indexes.get(namespace)
+    sp = state.space(namespace)
+    index = None if sp is None else sp.index
     if index is not None and len(index):
         k = 8
         labels, cos = index.knn_batch(vecs, k, ef=max(100, 4 * k))
@@ -379,9 +385,9 @@ def admit_batch(eng: "Engram", candidates: Iterable[Mapping[str, Any]], *, names
     score, admit = registry.get("admission_score")(features, cfg.weights, float(cfg.threshold))
 
     stored_text: dict[int, str] = {}
-    with eng._store.read("reading near-duplicates") as txn:
-        for nid in set(dup_nid[(dup_nid >= 0) & (dup_cos >= cfg.duplicate_cosine)].tolist()):
-            stored_text[nid] = eng._store.get_record(txn, nid)["text"]
+    dups = sorted(set(dup_nid[(dup_nid >= 0) & (dup_cos >= cfg.duplicate_cosine)].tolist()))
+    for nid, rec in zip(dups, state.records(dups, "reading near-duplicates")):
+        stored_text[nid] = rec["text"]
 
     decisions: list[AdmissionDecision] = []
     resolved: list[tuple[str, int | None]] = []   # per candidate: (decision, batch index it reinforces)
@@ -420,7 +426,7 @@ def admit_batch(eng: "Engram", candidates: Iterable[Mapping[str, Any]], *, names
                     if tj is not None:
                         batch_counts[tj] = batch_counts.get(tj, 0) + 1
                     else:
-                        nid = eng._nid(namespace, decisions[j].target)
+                        nid = state.lookup(namespace, decisions[j].target)
                         stored_counts[nid] = stored_counts.get(nid, 0) + 1
                 else:
                     d.reason = f"near-duplicate (cosine {float(cos_batch[i]):.3f}) of rejected candidate #{j}"
@@ -446,7 +452,7 @@ def admit_batch(eng: "Engram", candidates: Iterable[Mapping[str, Any]], *, names
         resolved.append((d.decision, tgt_batch))
         decisions.append(d)
 
-    rate = eng.config.decay.reinforce_rate
+    rate = state.config.decay.reinforce_rate
     if shadow:
         to_add = list(prepared)
         stored_counts, batch_counts = {}, {}
@@ -455,7 +461,7 @@ def admit_batch(eng: "Engram", candidates: Iterable[Mapping[str, Any]], *, names
         for j, times in batch_counts.items():
             s = prepared[j].salience
             for _ in range(times):
-                s = salience.boosted(s, rate)
+                s = boosted(s, rate)
             prepared[j].salience = float(np.float32(min(s, 1.0)))
     added = {id(q) for q in to_add}
     for p, d in zip(prepared, decisions):
@@ -464,27 +470,15 @@ def admit_batch(eng: "Engram", candidates: Iterable[Mapping[str, Any]], *, names
              "id": d.id, "decision": d.decision, "score": d.score, "factors": d.factors, "target": d.target,
              "fact_change": d.fact_change, "reason": d.reason, "text": prepared[d.index].text}
             for d in decisions if shadow or d.decision != "admit"]
-    out: dict[str, Any] = {}
 
-    def in_txn(txn):
-        out["reinforced"] = salience.reinforce_in_txn(eng, txn, stored_counts, now, rate)
-        forgetting.append_log(eng, txn, logs, now)
-        for p in to_add:   # deduplication keys, as add_batch keeps them
-            digest = text_digest(p.text)
-            if eng._store.lookup_text(txn, p.namespace, digest) is None:
-                eng._store.put_text(txn, p.namespace, digest, p.nid)
+    def in_unit(unit):
+        reinforce(unit, stored_counts, rate)
+        unit.log(logs)
         return []
 
-    if to_add:   # slots resolve as in add_batch: a new single value supersedes the current one
-        eng._commit_with_slots(to_add, now, extra=in_txn)
+    if to_add:   # the add path: slots resolve as in add_batch (a new single value supersedes)
+        write_new(state, to_add, now, what="admitting memories", extra=in_unit)
     elif stored_counts or logs:
-        with eng._store.write("admission: reinforcing duplicates") as txn:
-            eng._check_not_changed_elsewhere(txn)
-            in_txn(txn)
-            mem_gen = eng._bump_mem_gen(txn) if stored_counts else eng._mem_gen
-        eng._mem_gen = mem_gen
-    if out.get("reinforced") is not None:
-        nids, s, t = out["reinforced"]
-        c.s0[nids] = s
-        c.t0[nids] = t
+        with write_unit(state, "admission: reinforcing duplicates", now) as unit:
+            in_unit(unit)
     return decisions

@@ -1,0 +1,51 @@
+"""Recall, the hot path, as a list of stages over a typed context (:mod:`.context`):
+
+1. :mod:`.seeds` — the vector leg, the keyword leg with feedback, fusion;
+2. :mod:`.activation` — the density gate, spreading activation, lateral inflow;
+3. :mod:`.ranking` — filters (:mod:`.filters`, shared with ``query``), time cues, the
+   salience / recency / confidence blend;
+4. :mod:`.results` — hits with paths, gaps, warnings.
+
+:func:`recall` runs them; reinforcement of the hits is a write, done by the engine afterwards.
+"""
+from __future__ import annotations
+
+import time
+
+from ..state import EngineState
+from ..types import Gap, RecallResult
+from . import activation, ranking, results, seeds
+from .context import RecallContext, RecallRequest
+from .filters import Filters
+
+__all__ = ["recall", "STAGES", "RecallRequest", "RecallContext", "Filters"]
+
+#: The stages in order; each fills its part of the context.
+STAGES = (seeds.run, activation.run, ranking.run)
+
+
+def recall(state: EngineState, request: RecallRequest, *, trace: list | None = None,
+           t_start: float | None = None) -> tuple[RecallResult, list[int]]:
+    """Run the stages for ``request``; returns the result and the hits' nids (for reinforcement).
+
+    Parameters
+    ----------
+    state : EngineState
+    request : RecallRequest
+        Checked arguments.
+    trace : list, optional
+        Debug hook: receives ``(namespace, seed nids, reached nids)``.
+    t_start : float, optional
+        ``time.perf_counter()`` when the verb started (for ``latency_s``).
+    """
+    t_start = time.perf_counter() if t_start is None else t_start
+    space = state.space(request.namespace)
+    if space is None or space.index is None or len(space.index) == 0:
+        gap = Gap(request.query, "empty_namespace", None, f"namespace {request.namespace!r} holds no memories")
+        return RecallResult([], [gap], "vector", 0.0, time.perf_counter() - t_start), []
+    ctx = RecallContext(state, request, space, trace)
+    for stage in STAGES:
+        stage(ctx)
+    hits, nids, gaps, warnings = results.run(ctx)
+    return RecallResult(hits, gaps, ctx.mode, ctx.density, time.perf_counter() - t_start,
+                        {"seeds": int(len(ctx.vec_nids)), "activated": int(len(ctx.nodes))}, warnings), nids

@@ -1,0 +1,78 @@
+"""The typed context that recall's stages read and fill, one stage after another.
+
+:class:`RecallRequest` holds the checked arguments of one ``Engram.recall`` call;
+:class:`RecallContext` adds what each stage produces: the seeds (vector leg, keyword leg,
+fusion), the activation (density gate, spreading, lateral inflow), the ranking (candidates and
+scores) and finally the result. A stage reads only fields set by the stages before it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..config import RecallConfig
+from ..graph.csr import CSRGraph
+from ..state import EngineState, Namespace
+from .filters import Filters
+
+__all__ = ["RecallRequest", "RecallContext"]
+
+
+@dataclass(frozen=True, slots=True)
+class RecallRequest:
+    """Checked arguments of one recall.
+
+    Attributes
+    ----------
+    namespace : str
+    query : str or None
+        The question's text (keyword leg, time cues).
+    vector : ndarray of float32, shape (dim,)
+        Unit query vector.
+    k : int
+        Hits wanted, >= 1.
+    filters : Filters
+    config : RecallConfig
+        The engine's, with the call's overrides.
+    now : float
+        Unix seconds, for salience decay and recency.
+    """
+
+    namespace: str
+    query: str | None
+    vector: np.ndarray
+    k: int
+    filters: Filters
+    config: RecallConfig
+    now: float
+
+
+@dataclass(slots=True)
+class RecallContext:
+    """What the stages share (see the module docstring). Arrays are indexed as noted."""
+
+    state: EngineState
+    request: RecallRequest
+    space: Namespace
+    trace: list | None = None
+    # seeds
+    vec_nids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))    # vector leg, best first
+    vec_cos: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    kw_nids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))     # keyword leg, best first
+    kw_score: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    seeds: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    base: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))      # by seed, best is 1
+    seed_cos: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))  # by seed
+    # activation
+    mode: str = "vector"
+    density: float = 0.0
+    csr: CSRGraph | None = None
+    nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))       # reached, seeds first
+    parent: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))      # by node row
+    total: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float64))     # by node row
+    # ranking
+    cand: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))        # node rows passing filters
+    score: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float64))     # by candidate
+    extra: dict[str, Any] = field(default_factory=dict)

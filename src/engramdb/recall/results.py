@@ -1,0 +1,88 @@
+"""Recall stage 4, results: hits with their paths, gaps (negative recall) and warnings.
+
+- hits: the ranked candidates' records, read in one transaction until ``k`` pass the tag
+  filter; each with the path seed -> ... -> hit from the kernel's parent links, each step
+  naming the strongest edge that joins its two memories;
+- gaps: ``weak_evidence`` when the best vector evidence is below ``RecallConfig.weak_evidence``,
+  ``filtered_out`` when memories were reached but none passed the filters;
+- warnings: ``contradicts`` pairs touching the hits (``slots.contradiction_warnings``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..graph.csr import CSRGraph
+from ..slots import contradiction_warnings
+from ..types import RELATION_BY_CODE, Gap, Hit, MemoryKind, MemoryState, PathStep, Relation
+from .context import RecallContext
+from .ranking import ranked
+
+__all__ = ["run", "path_of"]
+
+
+def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
+    """The hits (best first, at most k), their nids, the gaps and the warnings."""
+    state, req = ctx.state, ctx.request
+    k = req.k
+    csr = ctx.csr
+    pos = state.scratch.get("pos")
+    if pos is None or len(pos) < csr.n_nodes:   # node -> its row of the kernel output
+        pos = state.scratch["pos"] = np.zeros(csr.n_nodes, np.int32)
+    pos[ctx.nodes] = np.arange(len(ctx.nodes), dtype=np.int32)
+    sim_of = dict(zip(ctx.seeds.tolist(), ctx.seed_cos.tolist()))
+    cnodes = ctx.nodes[ctx.cand]
+    hits: list[Hit] = []
+    hit_nids: list[int] = []
+    filters = req.filters
+    store = state.store
+    with store.read("fetching recalled memories") as txn:
+        for o in ranked(ctx, k if filters.tags is None else 4 * k):
+            nid = int(cnodes[o])
+            rec = store.get_record(txn, nid)
+            if rec is None or not filters.tags_ok(rec):
+                continue
+            hits.append(Hit(id=rec["id"], kind=MemoryKind(rec["kind"]), text=rec["text"],
+                            score=float(ctx.score[o]), activation=float(ctx.total[ctx.cand[o]]),
+                            similarity=sim_of.get(nid), path=path_of(nid, ctx.parent, pos, csr,
+                                                                     req.config.rel_mult, state.cols.ext_ids),
+                            source=rec["source"], tags=tuple(rec["tags"]), created_at=rec["created_at"],
+                            confidence=rec["confidence"], state=MemoryState(rec["state"])))
+            hit_nids.append(nid)
+            if len(hits) >= k:
+                break
+    gaps = []
+    cfg = req.config
+    best = float(ctx.vec_cos[0]) if len(ctx.vec_cos) else None
+    if best is None or best < cfg.weak_evidence:
+        shown = "none above the cosine floor" if best is None else f"{best:.3f}"
+        gaps.append(Gap(req.query, "weak_evidence", best,
+                        f"best vector evidence {shown} < weak_evidence {cfg.weak_evidence}; "
+                        "the store may not hold what this asks"))
+    if not hits and len(ctx.nodes):
+        gaps.append(Gap(req.query, "filtered_out", best, "related memories exist but none passed the filters"))
+    c = state.cols
+    warnings = contradiction_warnings(csr, hit_nids, c.state, c.alive, c.ext_ids,
+                                      Relation.CONTRADICTS.code) if hits else []
+    return hits, hit_nids, gaps, warnings
+
+
+def path_of(nid: int, parent: np.ndarray, pos: np.ndarray, csr: CSRGraph, rel_mult: np.ndarray,
+            ext_ids: list) -> list[PathStep]:
+    """Seed -> ... -> ``nid`` from the kernel's parent links (``pos`` maps a node to its row of
+    the kernel output); each step names the strongest edge that joins its two memories (the
+    one the activation most likely crossed)."""
+    chain = [nid]
+    while (p := int(parent[pos[chain[-1]]])) >= 0 and len(chain) <= 127:
+        chain.append(p)
+    chain.reverse()
+    steps = [PathStep(ext_ids[chain[0]])]
+    for u, v in zip(chain, chain[1:]):
+        lo = int(csr.indptr[u])
+        best_j, best = -1, -1.0
+        for j in (lo + np.flatnonzero(csr.indices[lo:int(csr.indptr[u + 1])] == v)).tolist():
+            strength = float(csr.weight[j]) * float(rel_mult[csr.relation[j]])
+            if strength > best:
+                best_j, best = j, strength
+        rel = RELATION_BY_CODE[int(csr.relation[best_j])] if best_j >= 0 else None
+        steps.append(PathStep(ext_ids[v], rel, bool(csr.forward[best_j]) if best_j >= 0 else True))
+    return steps

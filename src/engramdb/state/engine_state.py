@@ -1,0 +1,332 @@
+"""The engine's in-memory state: columns, graph, namespaces and counters over one LMDB store.
+
+:class:`EngineState` loads itself from LMDB (fast paths: the column snapshot, the CSR snapshot
+plus the edge delta, the keyword snapshot, the hnswlib files; each rebuilt from the records when
+missing, damaged or older than the store), flushes what changed, and answers the read-side
+questions every part of the engine asks (a nid by id, current salience, density, a namespace's
+newest event time, supersession chains). It is the narrow protocol that recall, query,
+dynamics and export work on. Only a committed :class:`~engramdb.write.WriteUnit` changes it.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Any, Iterable
+
+import numpy as np
+
+from ..config import EngramConfig
+from ..errors import IndexStaleError, MemoryNotFoundError, StoreCorruptedError, StoreLockedError
+from ..graph.csr import SNAPSHOT_DTYPES, CSRGraph, MemoryGraph
+from ..index.hnsw import HnswIndex
+from ..index.keyword import PACKED_DTYPES, KeywordIndex, pack_indexes, unpack_indexes
+from ..kernels import registry
+from ..store.checks import columns_snapshot_ok
+from ..store.lmdb_store import SCHEMA_VERSION, LmdbStore
+from ..types import Relation
+from ..validate import now as clock_now
+from .columns import Columns
+from .namespace import Namespace
+
+__all__ = ["EngineState"]
+
+_SUPERSEDES = Relation.SUPERSEDES.code
+
+
+class EngineState:
+    """Everything an open store keeps in memory (see the module docstring).
+
+    Parameters
+    ----------
+    store : LmdbStore
+        The open LMDB environment (source of truth).
+    dim : int
+        Embedding dimension of the store.
+    config : EngramConfig
+    readonly : bool
+        Opened read-only: :meth:`flush` writes nothing.
+
+    Attributes
+    ----------
+    cols : Columns
+    graph : MemoryGraph
+    spaces : dict of str -> Namespace
+        Every namespace that ever held a memory (or has keyword postings).
+    next_nid : int
+        The nid of the next new memory.
+    mem_gen : int
+        Record generation: bumped once by every write unit that changed a record.
+    delta_seq : int
+        Sequence number of the last edge written to the delta.
+    delta_size : int
+        Edges in the delta since the last CSR snapshot.
+    scratch : dict
+        Reusable work arrays of the recall stages (keyed by their module).
+    """
+
+    def __init__(self, store: LmdbStore, *, dim: int, config: EngramConfig, readonly: bool = False):
+        self.store = store
+        self.dim = int(dim)
+        self.config = config
+        self.readonly = readonly
+        self.index_dir = os.path.join(store.path, "index")
+        self.cols = Columns()
+        self.graph = MemoryGraph()
+        self.spaces: dict[str, Namespace] = {}
+        self.codes: dict[str, int] = {}
+        self.next_nid = 0
+        self.mem_gen = 0
+        self.delta_seq = 0
+        self.delta_size = 0
+        self.cols_gen = -1
+        self.kw_gen = -1
+        self.scratch: dict[str, Any] = {}
+        self._rescore = registry.get("rescore_salience")
+        self.load()
+
+    # ------------------------------------------------------------------ namespaces
+    def code(self, name: str) -> int:
+        """The column code of namespace ``name`` (assigned on first use)."""
+        return self.codes.setdefault(name, len(self.codes))
+
+    def space(self, name: str) -> Namespace | None:
+        """The :class:`Namespace` called ``name``, or None when it never held a memory."""
+        return self.spaces.get(name)
+
+    def new_space(self, name: str) -> Namespace:
+        """A fresh, empty :class:`Namespace` (not yet registered; a write unit installs it)."""
+        return Namespace(name, self.code(name), keyword=KeywordIndex())
+
+    def names(self) -> list[str]:
+        """Namespaces holding at least one live memory, sorted."""
+        return sorted(name for name, sp in self.spaces.items() if sp.count > 0)
+
+    def new_index(self) -> HnswIndex:
+        c = self.config.index
+        return HnswIndex(self.dim, m=c.m, ef_construction=c.ef_construction, ef_search=c.ef_search,
+                         capacity=c.initial_capacity)
+
+    def index_path(self, name: str) -> str:
+        """File of namespace ``name``'s hnswlib index under ``DIR/index/``."""
+        stem = name.encode().hex()
+        if len(stem) > 128:   # file names stop at 255 bytes: long namespaces go by their hash
+            stem = "h" + hashlib.sha256(name.encode()).hexdigest()
+        return os.path.join(self.index_dir, stem + ".hnsw")
+
+    # ------------------------------------------------------------------ loading
+    def load(self) -> None:
+        """(Re)build every cache from LMDB, using the snapshots that match the records."""
+        store = self.store
+        self.cols = Columns()
+        self.graph = MemoryGraph()
+        self.spaces, self.codes = {}, {}
+        with store.read("loading the store") as txn:
+            self.next_nid = store.get_meta(txn, "next_nid", 0)
+            self.delta_seq = store.get_meta(txn, "delta_seq", 0)
+            self.mem_gen = store.get_meta(txn, "mem_gen", 0)
+            ns_meta = store.get_meta(txn, "namespaces", {})
+            try:
+                cols = store.load_arrays(txn, "cols", Columns.snapshot_dtypes())
+            except StoreCorruptedError:   # damaged, or from before a column was added: decode records
+                cols = None
+            if (cols is not None and cols[1].get("mem_gen") == self.mem_gen and len(cols[0]["ns"]) == self.next_nid
+                    and columns_snapshot_ok(cols[0], self.next_nid)):
+                for name in self.cols.load_snapshot(cols[0]):   # fast path: no record decoding
+                    self.code(name)
+                self.cols_gen = self.mem_gen
+            else:   # no snapshot, or records changed after it (e.g. a crash before close)
+                self.cols.ensure(self.next_nid)
+                for nid, rec in store.iter_records(txn):
+                    self.cols.set_record(nid, rec, self.code(rec["namespace"]))
+                self.cols_gen = -1
+            try:
+                snap = store.load_snapshot(txn, SNAPSHOT_DTYPES)
+            except StoreCorruptedError:   # a damaged snapshot: rebuild the graph from the edges
+                snap = None
+                self.graph.upsert_many(*store.read_edges(txn))
+            if snap is not None:
+                self.graph.set_csr(CSRGraph(**snap[0]))
+            delta = store.read_delta(txn)
+            if len(delta[0]):
+                self.graph.upsert_many(*delta)
+            self.delta_size = store.delta_size(txn)
+            keyword = self._load_keyword(txn)
+        for name in list(ns_meta) + [n for n in keyword if n not in ns_meta]:
+            sp = Namespace(name, self.code(name), keyword=keyword.get(name) or KeywordIndex())
+            sp.keyword_dirty = self.kw_gen != self.mem_gen
+            if name in ns_meta:
+                sp.meta = dict(ns_meta[name])
+                sp.index = self._load_or_rebuild_index(sp)
+            self.spaces[name] = sp
+
+    def _load_keyword(self, txn) -> dict[str, KeywordIndex]:
+        """The keyword snapshot when it matches the records, else postings rebuilt from them."""
+        saved = self.store.load_arrays(txn, "kw", PACKED_DTYPES)
+        if saved is not None and saved[1].get("mem_gen") == self.mem_gen:
+            try:
+                out = unpack_indexes(saved[0], list(saved[1].get("namespaces", [])))
+            except ValueError as exc:
+                raise StoreCorruptedError(f"keyword index snapshot: {exc}") from exc
+            self.kw_gen = self.mem_gen
+            return out
+        out: dict[str, KeywordIndex] = {}
+        for nid, rec in self.store.iter_records(txn):   # a crash after writes: rebuild
+            out.setdefault(rec["namespace"], KeywordIndex()).add(nid, rec["text"])
+        self.kw_gen = -1
+        return out
+
+    def _load_or_rebuild_index(self, sp: Namespace) -> HnswIndex:
+        nids = np.flatnonzero(self.cols.in_namespace(sp.code))
+        try:
+            return HnswIndex.load(self.index_path(sp.name), dim=self.dim, generation=sp.meta["vgen"],
+                                  count=sp.meta["count"], ef_search=self.config.index.ef_search, labels=nids)
+        except IndexStaleError:
+            pass
+        index = self.new_index()
+        if len(nids):
+            index.add(self.vectors(nids), nids)
+        sp.index_dirty = True
+        return index
+
+    # ------------------------------------------------------------------ persistence
+    def flush(self) -> None:
+        """Save what changed since the last flush: the CSR snapshot (folding the edge delta), the
+        column snapshot, the vector index files and the keyword snapshot. Each is a cache of
+        LMDB; a crash before this loses none of the data."""
+        if self.readonly:
+            return
+        if self.delta_size:
+            self.save_graph_snapshot()
+        store = self.store
+        if self.cols_gen != self.mem_gen:
+            with store.write("saving the column snapshot") as txn:
+                store.save_arrays(txn, "cols", self.cols.snapshot(list(self.codes)), {"mem_gen": self.mem_gen})
+            self.cols_gen = self.mem_gen
+        os.makedirs(self.index_dir, mode=0o700, exist_ok=True)
+        for name in sorted(self.spaces):
+            sp = self.spaces[name]
+            if sp.index_dirty and sp.index is not None:
+                sp.index.save(self.index_path(name), sp.meta["vgen"])
+            sp.index_dirty = False
+        kw_dirty = any(sp.keyword_dirty for sp in self.spaces.values())
+        if self.kw_gen != self.mem_gen or kw_dirty:
+            with store.write("saving the keyword index") as txn:
+                if kw_dirty or self.kw_gen < 0:
+                    arrays, names = pack_indexes({n: sp.keyword for n, sp in self.spaces.items()})
+                    store.save_arrays(txn, "kw", arrays, {"mem_gen": self.mem_gen, "namespaces": names})
+                else:   # postings unchanged (e.g. only salience moved): re-tag the snapshot
+                    store.save_arrays(txn, "kw", {}, {"mem_gen": self.mem_gen, "namespaces": sorted(self.spaces)})
+            self.kw_gen = self.mem_gen
+            for sp in self.spaces.values():
+                sp.keyword_dirty = False
+
+    def save_graph_snapshot(self) -> None:
+        """Persist the graph as the CSR snapshot and clear the edge delta (own transaction).
+        Callers wrap it in :func:`~engramdb.concurrency.retries_map_growth`."""
+        with self.store.write("saving the CSR snapshot") as txn:
+            self.write_graph_snapshot(txn, self.graph)
+        self.delta_size = 0
+
+    def write_graph_snapshot(self, txn, graph: MemoryGraph) -> None:
+        """Persist ``graph`` as the CSR snapshot (clearing the delta) in ``txn``."""
+        csr = graph.csr(self.next_nid)
+        self.store.save_snapshot(txn, csr.arrays(),
+                                 {"n_nodes": csr.n_nodes, "n_edges": len(graph), "schema": SCHEMA_VERSION})
+
+    def changed_elsewhere(self, txn) -> bool:
+        """Whether another process committed since these caches were built (three meta reads)."""
+        get = self.store.get_meta
+        return (get(txn, "next_nid", 0) != self.next_nid or get(txn, "delta_seq", 0) != self.delta_seq
+                or get(txn, "mem_gen", 0) != self.mem_gen)
+
+    def check_not_changed_elsewhere(self, txn) -> None:
+        """Refuse to write over changes another process made behind these caches.
+
+        Raises
+        ------
+        StoreLockedError
+        """
+        if self.changed_elsewhere(txn):
+            raise StoreLockedError(
+                "the store was changed by another process since it was opened; engramdb allows one "
+                "writer per store: close the other writer and reopen"
+            )
+
+    # ------------------------------------------------------------------ reads
+    def lookup(self, ns: str, ext_id: str, txn=None) -> int:
+        """The nid of memory ``ext_id`` in namespace ``ns``.
+
+        Raises
+        ------
+        MemoryNotFoundError
+        """
+        if txn is None:
+            with self.store.read() as t:
+                nid = self.store.lookup_id(t, ns, ext_id)
+        else:
+            nid = self.store.lookup_id(txn, ns, ext_id)
+        if nid is None:
+            raise MemoryNotFoundError(f"no memory {ext_id!r} in namespace {ns!r}")
+        return nid
+
+    def records(self, nids: Iterable[int], what: str = "reading memories") -> list[dict | None]:
+        """Stored records of ``nids`` (None for an erased nid), in one read transaction."""
+        with self.store.read(what) as txn:
+            return [self.store.get_record(txn, int(n)) for n in nids]
+
+    def vectors(self, nids: np.ndarray) -> np.ndarray:
+        """Stored unit vectors of ``nids`` (float32, shape (len(nids), dim)) from LMDB."""
+        with self.store.read("reading embeddings") as txn:
+            vecs = [self.store.get_vector(txn, int(n), self.dim) for n in np.asarray(nids).tolist()]
+        return np.stack(vecs) if vecs else np.zeros((0, self.dim), np.float32)
+
+    def salience_now(self, nids: np.ndarray, now: float) -> np.ndarray:
+        """Current salience s(now) = s0 * 2**(-(now - t0) / half_life(kind)) of ``nids`` (float32)."""
+        c = self.cols
+        return self._rescore(c.s0[nids], c.t0[nids], c.kind[nids], self.config.decay.half_life_by_code, float(now))
+
+    def csr(self) -> CSRGraph:
+        """The symmetric CSR of the whole graph over every nid."""
+        return self.graph.csr(self.next_nid)
+
+    def density(self, name: str) -> float:
+        """Edges per linked node in namespace ``name`` (the density gate's input); cached."""
+        sp = self.spaces.get(name)
+        if sp is None:
+            return 0.0
+        if sp.density is None:
+            sp.density = self.graph.density(self.cols.ns[: self.next_nid], sp.code) if self.next_nid else 0.0
+        return sp.density
+
+    def latest(self, name: str) -> float:
+        """Newest event time of namespace ``name``'s live memories (Unix seconds; the clock's now
+        when it has none): the anchor of relative time cues. Cached."""
+        sp = self.spaces.get(name)
+        if sp is None:
+            return clock_now()
+        if sp.latest is None:
+            mask = self.cols.in_namespace(sp.code)
+            sp.latest = float(self.cols.created_at[: self.cols.n][mask].max()) if mask.any() else clock_now()
+        return sp.latest
+
+    def supersedes_edges(self, nid: int) -> tuple[list[int], list[int]]:
+        """(memories ``nid`` superseded, memories that superseded ``nid``) from the graph."""
+        csr = self.csr()     # O(degree) per memory, not O(edges)
+        if nid >= csr.n_nodes:
+            return [], []
+        lo, hi = int(csr.indptr[nid]), int(csr.indptr[nid + 1])
+        rows = lo + np.flatnonzero(csr.relation[lo:hi] == _SUPERSEDES)
+        fwd = csr.forward[rows].astype(bool)
+        return csr.indices[rows[fwd]].tolist(), csr.indices[rows[~fwd]].tolist()
+
+    def supersession_chain(self, nid: int, side: int | None = None) -> set[int]:
+        """Memories linked to ``nid`` by ``supersedes`` edges, transitively: ``side`` 0 the ones
+        it superseded, 1 the ones that superseded it, None both ways (``nid`` excluded)."""
+        seen, todo = set(), [nid]
+        while todo:
+            older, newer = self.supersedes_edges(todo.pop())
+            for other in (older + newer if side is None else (older, newer)[side]):
+                if other not in seen and other != nid:
+                    seen.add(other)
+                    todo.append(other)
+        return seen

@@ -1,0 +1,56 @@
+"""One namespace's in-memory state: its vector index, keyword postings and cached figures.
+
+An agent or user's memories live in one namespace. Its :class:`Namespace` owns everything the
+engine keeps for it between calls (as a Chroma segment owns its collection's data):
+
+- ``index``: the hnswlib index of its vectors (a cache of LMDB, saved under ``DIR/index/``);
+- ``keyword``: the BM25 postings (a cache of LMDB, saved as one snapshot with the others);
+- ``meta``: the persisted counters, ``vgen`` (vector generation, tags the index file) and
+  ``count`` (live memories);
+- ``density`` and ``latest``: the density gate's input and the newest event time (the anchor of
+  time cues), computed on first use and dropped when a committed write changes them;
+- ``index_dirty`` / ``keyword_dirty``: what :meth:`EngineState.flush` must save.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Namespace"]
+
+
+@dataclass(eq=False)
+class Namespace:
+    """In-memory state of one namespace (see the module docstring).
+
+    Attributes
+    ----------
+    name : str
+    code : int
+        The namespace's code in the column arrays (``Columns.ns``).
+    meta : dict
+        ``{"vgen": int, "count": int}`` as persisted in the store's ``namespaces`` meta.
+    index : HnswIndex or None
+        None until the namespace holds a vector.
+    keyword : KeywordIndex
+    density : float or None
+        Edges per linked node (None: not computed since the last change).
+    latest : float or None
+        Newest event time of its live memories, Unix seconds (None: not computed).
+    index_dirty, keyword_dirty : bool
+    """
+
+    name: str
+    code: int
+    meta: dict = field(default_factory=lambda: {"vgen": 0, "count": 0})
+    index: Any = None
+    keyword: Any = None
+    density: float | None = None
+    latest: float | None = None
+    index_dirty: bool = False
+    keyword_dirty: bool = False
+
+    @property
+    def count(self) -> int:
+        """Live memories, as persisted."""
+        return int(self.meta["count"])

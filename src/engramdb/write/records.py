@@ -1,0 +1,252 @@
+"""New memories: validation of an item, its record, and the one path that writes them.
+
+:func:`prepare` turns a caller's mapping into a validated :class:`Prepared` (nothing written).
+:func:`write_new` stores a batch of them in one :class:`~engramdb.write.unit.WriteUnit`: nids,
+vectors into the namespace index, explicit links, link boosts, auto-links, the caller's extra
+step, slot resolution, then each record through :meth:`WriteUnit.insert`. ``add``,
+``add_batch``, ``supersede`` (with a new text) and admission all come here; import writes its
+ready-made records through the same :meth:`WriteUnit.insert`.
+"""
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from .. import slots as _slots, temporal as _temporal
+from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundError, OversizeError
+from ..state import EngineState
+from ..types import MemoryKind, MemoryState, Relation
+from ..validate import (
+    MAX_TAGS, as_list, check_fraction, check_id, check_link_spec, check_namespace, check_text, check_vector,
+    encodable, to_unix_seconds,
+)
+from .reinforce import boost_links, initial_t0
+from .unit import WriteUnit, write_unit
+
+__all__ = ["Prepared", "ITEM_FIELDS", "prepare", "record_of", "embed_missing", "write_new", "by_namespace"]
+
+#: The fields a memory mapping may carry (the keyword arguments of ``Engram.add``).
+ITEM_FIELDS = frozenset({"id", "namespace", "kind", "text", "embedding", "created_at", "confidence", "salience",
+                         "source", "tags", "links", "valid_from", "valid_to", "slot", "subject", "attribute",
+                         "value", "single_valued"})
+
+
+@dataclass(slots=True)
+class Prepared:
+    """A validated memory waiting for its write transaction."""
+
+    ext_id: str
+    namespace: str
+    kind: MemoryKind
+    text: str
+    created_at: float
+    confidence: float
+    salience: float
+    source: str | None
+    tags: tuple[str, ...]
+    vector: np.ndarray | None
+    links: list[tuple[str, Relation, float]]
+    nid: int = -1
+    valid_from: float = 0.0                 # bi-temporal fields (temporal.py) and slot (slots.py)
+    valid_to: float | None = None
+    stated_valid_to: float | None = None
+    retired_at: float | None = None
+    state: MemoryState = MemoryState.ACTIVE
+    superseded_by: str | None = None
+    subject: str | None = None
+    attribute: str | None = None
+    slot_value: str | None = None
+    single: bool = True
+    slot_mode: str = "auto"                 # "auto": resolve the slot; "append": supersede() decided
+    auto_id: bool = False              # the caller gave no id (deduplication by text applies)
+    extra: dict | None = None          # extra record fields (chunked long texts)
+    digest: bytes | None = None        # deduplication key when not the text's own (chunk heads)
+
+
+def by_namespace(prepared: list[Prepared]) -> dict[str, list[Prepared]]:
+    """The batch grouped by namespace, in batch order."""
+    groups: dict[str, list[Prepared]] = {}
+    for p in prepared:
+        groups.setdefault(p.namespace, []).append(p)
+    return groups
+
+
+def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: float) -> Prepared:
+    """Validate one memory mapping (the keyword arguments of ``Engram.add``); nothing is written.
+
+    Raises
+    ------
+    InvalidInputError, EmptyTextError, OversizeError, UnknownKindError, UnknownRelationError,
+    NonFiniteError, DimensionMismatchError, NamespaceError
+    """
+    if not isinstance(item, Mapping):
+        raise InvalidInputError(f"a memory must be a mapping of fields, got {type(item).__name__}")
+    unknown = set(item) - ITEM_FIELDS
+    if unknown:
+        raise InvalidInputError(f"unknown memory field(s) {sorted(unknown)}")
+    ns = check_namespace(item.get("namespace") or default_ns)
+    ext_id = item.get("id")
+    auto_id = ext_id is None
+    ext_id = uuid.uuid4().hex if auto_id else check_id(ext_id)
+    text = check_text(item.get("text"), state.config.store.max_text_chars)
+    kind = MemoryKind.parse(item.get("kind", MemoryKind.EPISODIC))
+    created = item.get("created_at")
+    created_at = now if created is None else to_unix_seconds(created)
+    confidence = check_fraction(item.get("confidence", 1.0), "confidence")
+    sal = item.get("salience")
+    salience = state.config.decay.initial_salience if sal is None else check_fraction(sal, "salience")
+    source = item.get("source")
+    if source is not None and not (isinstance(source, str) and encodable(source)):
+        raise InvalidInputError(f"source must be a string or None, got {source!r}")
+    tags = item.get("tags") or ()
+    if not isinstance(tags, (str, bytes)):
+        tags = as_list(tags, "tags")
+    if isinstance(tags, (str, bytes)) or not all(
+            isinstance(t, str) and t and "\x00" not in t and encodable(t) for t in tags):
+        raise InvalidInputError(f"tags must be a list of non-empty strings without NUL, got {tags!r}")
+    if len(tags) > MAX_TAGS:
+        raise OversizeError(f"{len(tags)} tags, more than {MAX_TAGS}")
+    vec = item.get("embedding")
+    vector = None if vec is None else check_vector(vec, state.dim)
+    links = item.get("links") or ()
+    if isinstance(links, (str, bytes, Mapping)) or not hasattr(links, "__iter__"):
+        raise InvalidInputError(f"links must be a list of links ({{'to': id, 'relation', 'weight'}}), got {links!r}")
+    links = [check_link_spec(spec) for spec in links]
+    p = Prepared(ext_id, ns, kind, text, created_at, confidence, salience, source,
+                 tuple(dict.fromkeys(tags)), vector, links, auto_id=auto_id)
+    p.valid_from, p.valid_to = _temporal.valid_interval(item, created_at)
+    p.stated_valid_to = p.valid_to
+    sc = state.config.slots
+    slot = _slots.slot_from_item(item, text, sc.extractor, sc.is_single)
+    if slot is not None:
+        p.subject, p.attribute, p.slot_value, p.single = slot
+    return p
+
+
+def record_of(p: Prepared, now: float, hold_decisions: bool) -> dict:
+    """The stored record of a new memory (after slot resolution and link boosts)."""
+    return {"id": p.ext_id, "namespace": p.namespace, "kind": p.kind.value, "text": p.text,
+            "created_at": p.created_at, "recorded_at": now, "confidence": p.confidence,
+            "salience": p.salience, "salience_at": initial_t0(p.kind, now, hold_decisions),
+            "access_count": 0, "last_access": None,
+            "source": p.source, "tags": list(p.tags), "state": p.state.value,
+            "superseded_by": p.superseded_by, **_temporal.record_fields(p), **(p.extra or {})}
+
+
+def embed_missing(state: EngineState, embed: Callable[[list[str]], np.ndarray] | None, prepared: list[Prepared]) -> None:
+    """Give every item without a vector its embedding (``embed(texts) -> (n, dim)``), checked.
+
+    Raises
+    ------
+    InvalidInputError
+        No embedder and an item without a vector.
+    DimensionMismatchError, NonFiniteError
+        The embedder's output is unusable.
+    """
+    todo = [p for p in prepared if p.vector is None]
+    if not todo:
+        return
+    if embed is None:
+        raise InvalidInputError("this store has no embedder: pass embedding= for every memory")
+    vecs = embed([p.text for p in todo])
+    if vecs.shape != (len(todo), state.dim):
+        raise DimensionMismatchError(expected=state.dim, got=vecs.shape[-1], field="embedder output")
+    for p, v in zip(todo, vecs):
+        p.vector = check_vector(v, state.dim, field="embedder output")
+
+
+def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what: str = "adding memories",
+              extra: Callable[[WriteUnit], list] | None = None) -> list[str]:
+    """Write validated, embedded memories (their links, auto-links and slots) in one write unit.
+
+    Parameters
+    ----------
+    state : EngineState
+    prepared : list of Prepared
+        Each with its vector; in batch order (a batch equals the same items added one by one,
+        except that auto-linking also sees the earlier items of the batch).
+    now : float
+        Record time, Unix seconds.
+    what : str
+        For error messages.
+    extra : callable WriteUnit -> list of (src nid, tgt nid, relation code, weight), optional
+        A step of the caller inside the same transaction, after nids are assigned (chunk edges,
+        the retired memory of a supersession, admission's reinforcements and log).
+
+    Returns
+    -------
+    list of str
+        The ids, in batch order.
+
+    Raises
+    ------
+    InvalidInputError
+        An id given twice or already stored, or a self-link; nothing is written.
+    MemoryNotFoundError
+        A link target that neither the store nor the batch holds; nothing is written.
+    """
+    with write_unit(state, what, now) as unit:
+        first = unit.allocate(len(prepared))
+        seen: dict[tuple[str, str], int] = {}
+        for i, p in enumerate(prepared):
+            p.nid = first + i
+            key = (p.namespace, p.ext_id)
+            if key in seen:
+                raise InvalidInputError(f"id {p.ext_id!r} appears twice in the batch")
+            seen[key] = p.nid
+        for ns, group in by_namespace(prepared).items():
+            unit.index_add(ns, np.stack([p.vector for p in group]), np.array([p.nid for p in group]))
+        edges: list[tuple[int, int, int, float]] = []
+        for p in prepared:   # resolve every reference before the first put
+            if unit.lookup(p.namespace, p.ext_id) is not None:
+                raise InvalidInputError(
+                    f"id {p.ext_id!r} already exists in namespace {p.namespace!r}; "
+                    "use supersede() to replace a memory"
+                )
+            for to, rel, w in p.links:
+                if to == p.ext_id:
+                    raise InvalidInputError(f"cannot link memory {to!r} to itself")
+                tgt = seen.get((p.namespace, to))
+                if tgt is None or tgt >= p.nid:
+                    tgt = unit.lookup(p.namespace, to)
+                if tgt is None:
+                    raise MemoryNotFoundError(
+                        f"link from {p.ext_id!r} to {to!r}: no memory {to!r} in namespace {p.namespace!r}"
+                    )
+                edges.append((p.nid, tgt, rel.code, w))
+        boost_links(unit, prepared, edges, state.config.decay.link_boost)
+        edges.extend(_autolinks(unit, prepared))
+        if extra is not None:
+            edges.extend(extra(unit))
+        if any(p.subject is not None for p in prepared):
+            edges.extend(_slots.plan_slots(unit, prepared))
+        hold = state.config.decay.hold_decisions_until_review
+        for p in prepared:
+            unit.insert(p.nid, record_of(p, now, hold), p.vector, digest=p.digest)
+        unit.add_edges(edges)
+    return [p.ext_id for p in prepared]
+
+
+def _autolinks(unit: WriteUnit, prepared: list[Prepared]) -> list[tuple[int, int, int, float]]:
+    """``related_to`` edges (new nid -> earlier nid, weight = cosine) above the auto-link threshold.
+
+    The batch is already in the namespace's hnswlib index, so one batched k-NN query finds
+    neighbours among stored memories and earlier items of the batch alike (approximate, as
+    all of engramdb's vector search); later items link back to earlier ones, not forward.
+    """
+    lc = unit.state.config.link
+    if not lc.auto_link or lc.max_links == 0:
+        return []
+    out = []
+    for ns, group in by_namespace(prepared).items():
+        # only near-duplicates pass the threshold: a small beam finds them (ef = 4 k)
+        k = 2 * lc.max_links + 1
+        labels, cos = unit.space(ns).index.knn_batch(np.stack([p.vector for p in group]), k, ef=4 * k)
+        for p, row_l, row_c in zip(group, labels.tolist(), cos.tolist()):
+            picked = [(c, lab) for lab, c in zip(row_l, row_c) if lab < p.nid and c >= lc.cosine_threshold]
+            out.extend((p.nid, lab, Relation.RELATED_TO.code, float(min(max(c, 1e-6), 1.0)))
+                       for c, lab in picked[: lc.max_links])
+    return out

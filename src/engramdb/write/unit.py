@@ -1,0 +1,377 @@
+"""The write unit: every mutation of a store is one of these.
+
+A :class:`WriteUnit` (py-lmdb's rule: the transaction is the unit of work) does four things:
+
+1. checks for conflicts: another process must not have written behind this engine's caches;
+2. runs one LMDB write transaction, in which the caller's step reads and writes through the
+   unit (records, vectors, edges, erasures, the dynamics log);
+3. bumps the generation counters once, in that transaction;
+4. applies the cache changes (columns, graph, namespaces, indexes) **only after the commit**,
+   and undoes the hnswlib insertions it made when the transaction aborts.
+
+So a write that fails, or whose transaction hits a full map and is retried, leaves the engine
+exactly as it was. Use it as ``with write_unit(state, "adding memories") as unit: ...``.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from ..concurrency import retries_map_growth
+from ..graph.csr import MemoryGraph
+from ..store.lmdb_store import text_digest
+from ..state import EngineState, Namespace
+from ..store.lmdb_store import SCHEMA_VERSION
+from ..types import MemoryState, Relation
+
+__all__ = ["WriteUnit", "write_unit", "LOG_PREFIX"]
+
+#: meta keys of the dynamics log: ``dynlog/<seq as 16 hex digits>`` (``Engram.dynamics_log``)
+LOG_PREFIX = "dynlog/"
+
+
+class WriteUnit:
+    """One mutation's transaction and its pending cache changes (see the module docstring).
+
+    Attributes
+    ----------
+    state : EngineState
+    txn : lmdb.Transaction
+        The open write transaction (valid inside the ``with`` block).
+    now : float
+        Record time of this write, Unix seconds.
+    """
+
+    def __init__(self, state: EngineState, now: float):
+        self.state = state
+        self.store = state.store
+        self.now = now
+        self.txn: Any = None
+        self._after: list[Callable[[], None]] = []
+        self._undo: list[Callable[[], None]] = []
+        self._records_changed = False
+        self._next_nid = state.next_nid
+        self._delta_seq = state.delta_seq
+        self._new_edges: list[tuple[int, int, int, float]] = []
+        self._graph_after: MemoryGraph | None = None   # set when nodes are erased
+        self._meta: dict[str, dict] | None = None      # namespace counters, copied on first change
+        self._new_spaces: dict[str, Namespace] = {}
+        self._log: list[dict] = []
+
+    # ------------------------------------------------------------------ reading
+    def record(self, nid: int) -> dict | None:
+        """The stored record of ``nid`` as this transaction sees it (its own writes included)."""
+        return self.store.get_record(self.txn, nid)
+
+    def lookup(self, ns: str, ext_id: str) -> int | None:
+        """The nid of ``ext_id`` in ``ns`` as this transaction sees it, or None."""
+        return self.store.lookup_id(self.txn, ns, ext_id)
+
+    def space(self, name: str) -> Namespace:
+        """Namespace ``name``, created (installed after the commit) when it is new."""
+        sp = self.state.space(name) or self._new_spaces.get(name)
+        if sp is None:
+            sp = self._new_spaces[name] = self.state.new_space(name)
+        return sp
+
+    def graph(self) -> MemoryGraph:
+        """The graph this write leaves behind (the live one unless nodes are being erased)."""
+        return self._graph_after if self._graph_after is not None else self.state.graph
+
+    def allocate(self, n: int) -> int:
+        """Reserve ``n`` new nids; returns the first."""
+        first = self._next_nid
+        self._next_nid += n
+        return first
+
+    def after(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` after the commit (cache changes), in registration order."""
+        self._after.append(fn)
+
+    # ------------------------------------------------------------------ writing
+    def put_record(self, nid: int, rec: dict) -> None:
+        """Write ``rec`` for the existing memory ``nid``; its columns follow after the commit."""
+        self.store.put_record(self.txn, nid, rec)
+        self._records_changed = True
+        code = self.state.code(rec["namespace"])
+        self.after(lambda: self.state.cols.set_record(nid, rec, code))
+
+    def insert(self, nid: int, rec: dict, vector: np.ndarray, *, digest: bytes | None = None,
+               replace_digest: bool = True) -> None:
+        """Write a new memory: record, vector, id, deduplication key, slot membership, counters.
+
+        After the commit: its columns, its namespace's keyword postings and dirty flags. Its
+        vector must already be in the index (:meth:`index_add`) so auto-links can find it.
+
+        Parameters
+        ----------
+        nid : int
+            From :meth:`allocate`.
+        rec : dict
+            The full record.
+        vector : ndarray of float32, shape (dim,)
+            Unit vector.
+        digest : bytes, optional
+            Deduplication key of the text (a chunk head passes its whole text's); None: the
+            record's own text, except for the pieces of a chunked text, which have none.
+        replace_digest : bool
+            Point an existing key at this memory (a new add); False keeps the existing one.
+        """
+        from ..slots import join_slot_table   # slot membership is part of every new record
+
+        store, txn, ns = self.store, self.txn, rec["namespace"]
+        store.put_record(txn, nid, rec)
+        store.put_vector(txn, nid, vector)
+        store.put_id(txn, ns, rec["id"], nid)
+        if digest is None and rec.get("chunk_of") is None:
+            digest = text_digest(rec["text"])
+        if digest is not None and (replace_digest or store.lookup_text(txn, ns, digest) is None):
+            store.put_text(txn, ns, digest, nid)
+        if rec.get("subject") is not None:
+            join_slot_table(store, txn, nid, ns, rec["subject"], rec["attribute"])
+        m = self._namespace_meta(ns)
+        m["vgen"] += 1
+        m["count"] += 1
+        self._records_changed = True
+        sp = self.space(ns)
+
+        def apply() -> None:
+            self.state.cols.set_record(nid, rec, sp.code)
+            sp.keyword.add(nid, rec["text"])
+            sp.keyword_dirty = True
+            sp.latest = None
+        self.after(apply)
+
+    def index_add(self, ns: str, vectors: np.ndarray, nids: np.ndarray) -> None:
+        """Put vectors in namespace ``ns``'s hnswlib index now (so this write's auto-link search
+        sees them); removed again if the transaction aborts."""
+        sp = self.space(ns)
+        if sp.index is None:
+            index = self.state.new_index()
+            created = True
+        else:
+            index, created = sp.index, False
+        index.add(np.asarray(vectors, np.float32), np.asarray(nids, np.int64))
+        if created:
+            sp.index = index
+
+            def undo() -> None:
+                sp.index = None
+        else:
+            def undo() -> None:
+                for nid in np.asarray(nids).tolist():
+                    index.remove(int(nid))
+        self._undo.append(undo)
+        self.after(lambda: setattr(sp, "index_dirty", True))
+
+    def index_replace(self, ns: str, nid: int, vector: np.ndarray, old_vector: np.ndarray) -> None:
+        """Replace ``nid``'s vector in the index (hnswlib updates a label in place); the old
+        vector goes back if the transaction aborts."""
+        sp = self.space(ns)
+        sp.index.add(vector.reshape(1, -1), np.array([nid]))
+        self._undo.append(lambda: sp.index.add(old_vector.reshape(1, -1), np.array([nid])))
+        self._namespace_meta(ns)["vgen"] += 1
+        self.after(lambda: setattr(sp, "index_dirty", True))
+
+    def reindex_text(self, ns: str, nid: int, old_text: str, new_text: str) -> None:
+        """Swap ``old_text`` for ``new_text`` in the keyword postings, after the commit."""
+        if old_text == new_text:
+            return
+        sp = self.space(ns)
+
+        def apply() -> None:
+            sp.keyword.remove(nid, old_text)
+            sp.keyword.add(nid, new_text)
+            sp.keyword_dirty = True
+        self.after(apply)
+
+    def add_edges(self, rows: list[tuple[int, int, int, float]], created_at: float | None = None) -> None:
+        """Write edges (src nid, tgt nid, relation code, weight), or new weights of existing ones;
+        they join the graph after the commit."""
+        if not rows:
+            return
+        at = self.now if created_at is None else created_at
+        seq = self._delta_seq
+        for src, tgt, rel, w in rows:
+            seq += 1
+            self.store.put_edge(self.txn, int(src), int(tgt), int(rel), float(w), at, seq)
+        self._delta_seq = seq
+        rows = [(int(s), int(t), int(r), float(w)) for s, t, r, w in rows]
+        self._new_edges.extend(rows)
+        if self._graph_after is not None:
+            self._graph_after.upsert_many(*_columns(rows))
+
+    def erase(self, nid: int) -> dict:
+        """Erase memory ``nid``: record, vector, id, deduplication key and every edge touching it.
+
+        The one erase path (``forget(hard=True)`` and policy pruning both come here). What the
+        erased memory superseded is handed on: to its own successor when it was itself
+        superseded; otherwise, within a single-valued slot, only the strongest of them (later
+        ``valid_from``, then higher confidence, then the later record) becomes current again and
+        the rest are re-pointed at it (``slots.choose_revived``); without a slot, all of them
+        become current again. So a single-valued slot never ends up with two current values.
+
+        Returns
+        -------
+        dict
+            The erased record.
+        """
+        from ..slots import choose_revived, leave_slot_table
+
+        store, txn = self.store, self.txn
+        rec = self.record(nid)
+        ns, ext_id = rec["namespace"], rec["id"]
+        if self._graph_after is None:
+            self._graph_after = MemoryGraph()
+            self._graph_after.upsert_many(*self.state.graph.edges())
+        graph = self._graph_after
+        older = [other for other, rel, _w, forward in graph.neighbours(nid)
+                 if rel == _SUPERSEDES and forward]
+        recs = {o: r for o in older if (r := self.record(o)) is not None and r["superseded_by"] == ext_id}
+        succ = rec["superseded_by"]
+        succ_nid = None if succ is None else self.lookup(ns, succ)
+        if succ_nid is not None:
+            repoint = dict.fromkeys(recs, succ_nid)
+        else:
+            repoint = choose_revived(recs)
+        new_edges = []
+        for other, orec in recs.items():
+            if other in repoint:   # stays superseded, now by the successor or the revived one
+                keep = repoint[other]
+                orec["superseded_by"] = succ if keep == succ_nid else recs[keep]["id"]
+                new_edges.append((keep, other, _SUPERSEDES, 1.0))
+            else:   # current again: valid from now on as stated when it was recorded
+                orec["state"], orec["superseded_by"] = MemoryState.ACTIVE.value, None
+                orec["retired_at"], orec["valid_to"] = None, orec.get("stated_valid_to")
+            self.put_record(other, orec)
+        graph.remove_node(nid)
+        store.delete_edges_of(txn, nid)
+        self.add_edges(new_edges)
+        if rec.get("subject") is not None:
+            leave_slot_table(store, txn, nid, ns, rec["subject"], rec["attribute"])
+        store.delete_record(txn, nid, ns, ext_id)
+        m = self._namespace_meta(ns)
+        m["vgen"] += 1
+        m["count"] -= 1
+        self._records_changed = True
+        sp = self.space(ns)
+
+        def apply() -> None:
+            self.state.cols.kill(nid)
+            if sp.index is not None:
+                sp.index.remove(nid)
+            sp.index_dirty = True
+            sp.keyword.remove(nid, rec["text"])
+            sp.keyword_dirty = True
+            sp.latest = None
+        self.after(apply)
+        return rec
+
+    def log(self, entries: list[dict[str, Any]]) -> None:
+        """Append entries (each with at least ``action``, ``namespace``, ``id``) to the dynamics
+        log in this transaction; each gets ``seq`` and ``at`` (this write's time)."""
+        self._log.extend(entries)
+
+    # ------------------------------------------------------------------ commit
+    def _namespace_meta(self, ns: str) -> dict:
+        if self._meta is None:
+            self._meta = {name: dict(sp.meta) for name, sp in self.state.spaces.items()}
+        return self._meta.setdefault(ns, {"vgen": 0, "count": 0})
+
+    def _finish_in_txn(self) -> None:
+        """The last writes of the transaction: log, counters, generation (once), snapshot."""
+        store, txn, state = self.store, self.txn, self.state
+        if self._log:
+            seq = store.get_meta(txn, "dynlog_seq", 0)
+            for e in self._log:
+                seq += 1
+                store.put_meta(txn, f"{LOG_PREFIX}{seq:016x}", {"seq": seq, "at": self.now, **e})
+            store.put_meta(txn, "dynlog_seq", seq)
+        if self._delta_seq != state.delta_seq:
+            store.put_meta(txn, "delta_seq", self._delta_seq)
+        if self._next_nid != state.next_nid:
+            store.put_meta(txn, "next_nid", self._next_nid)
+        if self._meta is not None:
+            store.put_meta(txn, "namespaces", self._meta)
+        if self._records_changed:
+            store.put_meta(txn, "mem_gen", state.mem_gen + 1)
+        if self._graph_after is not None:   # erased nodes: the snapshot is rewritten without them
+            csr = self._graph_after.csr(self._next_nid)
+            store.save_snapshot(txn, csr.arrays(), {"n_nodes": csr.n_nodes, "n_edges": len(self._graph_after),
+                                                    "schema": SCHEMA_VERSION})
+
+    def _apply(self) -> None:
+        """Install the committed changes in the caches."""
+        state = self.state
+        if self._records_changed:
+            state.mem_gen += 1
+        state.next_nid = self._next_nid
+        state.cols.ensure(self._next_nid)
+        state.delta_seq = self._delta_seq
+        state.spaces.update(self._new_spaces)
+        if self._meta is not None:
+            for name, m in self._meta.items():
+                self.space(name).meta = m
+        for fn in self._after:
+            fn()
+        if self._graph_after is not None:
+            state.graph = self._graph_after
+            state.delta_size = 0
+        elif self._new_edges:
+            state.graph.upsert_many(*_columns(self._new_edges))
+            state.delta_size += len(self._new_edges)
+        if self._graph_after is not None or self._new_edges:
+            for sp in state.spaces.values():
+                sp.density = None
+
+    def _rollback(self) -> None:
+        for fn in reversed(self._undo):
+            fn()
+
+
+@contextmanager
+def write_unit(state: EngineState, what: str, now: float) -> Iterator[WriteUnit]:
+    """Open a :class:`WriteUnit` for one mutation (see the module docstring).
+
+    Parameters
+    ----------
+    state : EngineState
+    what : str
+        What the write does, for error messages ("adding memories").
+    now : float
+        Record time of the write, Unix seconds.
+
+    Raises
+    ------
+    StoreLockedError
+        Another process wrote to the store behind this engine's caches.
+    MapGrownError
+        The map was full and has grown: nothing was written, the caches are unchanged; the
+        engine's guard runs the verb again.
+    StoreFullError, StoreError
+    """
+    unit = WriteUnit(state, now)
+    try:
+        with state.store.write(what) as txn:
+            unit.txn = txn
+            state.check_not_changed_elsewhere(txn)
+            yield unit
+            unit._finish_in_txn()
+    except BaseException:
+        unit._rollback()
+        raise
+    unit.txn = None
+    unit._apply()
+    if state.delta_size >= state.config.store.snapshot_every:
+        retries_map_growth(state.save_graph_snapshot)()
+
+
+_SUPERSEDES = Relation.SUPERSEDES.code
+
+
+def _columns(rows: list[tuple[int, int, int, float]]):
+    arr = np.array(rows, dtype=np.float64).reshape(-1, 4)
+    return (arr[:, 0].astype(np.uint32), arr[:, 1].astype(np.uint32), arr[:, 2].astype(np.uint8),
+            arr[:, 3].astype(np.float32))
