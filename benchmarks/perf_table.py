@@ -69,10 +69,12 @@ def rows() -> list[tuple[str, str, str]]:
         mod, wall, numpy_ = (by["import engramdb (in process)"], by["import engramdb (wall)"],
                              by["import numpy (in process)"])
         sk = by["import sklearn.feature_extraction.text (in process)"]
+        load = imp["machine"]["loadavg_start"][0]
         out.append(("`import engramdb` (fresh process)",
                     f"{mod['median_ms']:.0f} ms median ({wall['median_ms']:.0f} ms for the whole process)",
-                    f"`import numpy` alone {numpy_['median_ms']:.0f} ms; scikit-learn's text module, "
-                    f"no longer imported for stop words, {sk['median_ms']:.0f} ms"))
+                    f"`import numpy` alone {numpy_['median_ms']:.0f} ms; `import sklearn.feature_extraction.text` "
+                    f"(which `import engramdb` no longer does) {sk['median_ms']:,.0f} ms; load average {load:.1f} "
+                    f"on {imp['machine']['cpus']} cores"))
         helps, bare = by["engramdb --help (wall)"], by["python -c pass (wall)"]
         out.append(("`engramdb --help`", f"{helps['median_ms']:.0f} ms median, whole process",
                     f"an empty interpreter (`python -c pass`) {bare['median_ms']:.0f} ms"))
@@ -83,7 +85,8 @@ def rows() -> list[tuple[str, str, str]]:
         out.append(("first use: import, open a 12-memory store, one recall by text",
                     f"{total:,.0f} ms (import {use['import']['median_ms']:.0f}, open {use['open']['median_ms']:.0f}, "
                     f"first recall {use['first_recall']['median_ms']:,.0f})",
-                    f"of which the hashing embedder's scikit-learn import {sk_use['cumulative_ms']:,.0f} ms"
+                    f"of which the hashing embedder's scikit-learn import {sk_use['cumulative_ms']:,.0f} ms "
+                    "(one `-X importtime` run)"
                     if sk_use else ""))
     return out
 
