@@ -56,6 +56,7 @@ bench: setup
 	$(PY) benchmarks/bench_decay.py
 	$(PY) benchmarks/bench_admission.py
 	$(PY) benchmarks/bench_store.py
+	$(PY) benchmarks/bench_import.py
 	$(PY) benchmarks/perf_table.py --readme
 
 clean:

@@ -5,25 +5,65 @@
 ``forget``, ``stats`` and ``close``.
 Recall seeds from a per-namespace hnswlib index and spreads activation over a typed memory graph
 stored as CSR arrays in LMDB.
+
+Importing the package is light: only the error classes load at once. Every other public name
+(``open``, ``Engram``, the config and result types) is imported from its module on first use
+(PEP 562 module ``__getattr__``), so ``import engramdb`` and ``engramdb --help`` do not pay for
+numpy, hnswlib, LMDB and the engine (``python benchmarks/bench_import.py``).
 """
-from .config import (
-    DecayConfig, EngramConfig, IndexConfig, LinkConfig, RecallConfig, StoreConfig,
-)
-from .config import SlotConfig
-from .config import AdmissionConfig, ForgettingConfig
-from .dynamics import AdmissionDecision
-from .engine import Engram, open, to_unix_seconds
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .errors import (
     BackendUnavailableError, ConfigError, DimensionMismatchError, EmptyTextError, EngramError,
     IndexStaleError, InvalidInputError, MemoryNotFoundError, NamespaceError, NonFiniteError,
     OversizeError, ReadOnlyError, StoreCorruptedError, StoreError, StoreFullError, StoreLockedError,
     StoreNotFoundError, UnknownKindError, UnknownRelationError,
 )
-from .types import Edge, Gap, Hit, Memory, MemoryKind, MemoryState, PathStep, RecallResult, Relation
-from .temporal import HistoryEntry
-from .types import Contradiction
+
+if TYPE_CHECKING:   # what the lazy names resolve to, for type checkers and IDEs
+    from .config import (
+        AdmissionConfig, DecayConfig, EngramConfig, ForgettingConfig, IndexConfig, LinkConfig,
+        RecallConfig, SlotConfig, StoreConfig,
+    )
+    from .dynamics import AdmissionDecision
+    from .engine import Engram, open, to_unix_seconds
+    from .temporal import HistoryEntry
+    from .types import (
+        Contradiction, Edge, Gap, Hit, Memory, MemoryKind, MemoryState, PathStep, RecallResult,
+        Relation,
+    )
 
 __version__ = "0.1.0"
+
+# public name -> the submodule that defines it, imported on first access
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(("Engram", "open", "to_unix_seconds"), "engine"),
+    **dict.fromkeys(("AdmissionConfig", "DecayConfig", "EngramConfig", "ForgettingConfig",
+                     "IndexConfig", "LinkConfig", "RecallConfig", "SlotConfig", "StoreConfig"),
+                    "config"),
+    **dict.fromkeys(("Contradiction", "Edge", "Gap", "Hit", "Memory", "MemoryKind", "MemoryState",
+                     "PathStep", "RecallResult", "Relation"), "types"),
+    "AdmissionDecision": "dynamics",
+    "HistoryEntry": "temporal",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module behind a lazy public name and cache the name in the package."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = sorted([
     "BackendUnavailableError", "ConfigError", "DecayConfig", "DimensionMismatchError", "Edge",

@@ -1,35 +1,85 @@
-"""``engramdb`` command line: the engine's verbs over a store directory (click + rich)."""
+"""``engramdb`` command line: the engine's verbs over a store directory (click + rich).
+
+Also runs as ``python -m engramdb``. Importing this module loads click and nothing heavy: the
+engine (numpy, hnswlib, LMDB), rich and the optional readers load inside the command that needs
+them, so ``engramdb --help`` answers fast (``python benchmarks/bench_import.py``).
+"""
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
-from . import engine as _engine
 from .errors import EngramError
 
-console = Console()
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .engine import Engram
+
+_console: Console | None = None
+
+
+def _out() -> Console:
+    """The rich console of this process, made on first use (rich loads only then)."""
+    global _console
+    if _console is None:
+        from rich.console import Console
+
+        _console = Console()
+    return _console
+
+
+def _table(*columns: str, justify: str = "left", **options: Any) -> Table:
+    """A rich table (``options`` as for ``rich.table.Table``) with ``columns``, whose cells fold
+    when too long."""
+    from rich.table import Table
+
+    table = Table(**options)
+    for col in columns:
+        table.add_column(col, overflow="fold", justify=justify)
+    return table
 
 
 def _open(store: str, *, create: bool = False, embedder: str | None = None, dim: int | None = None,
-          readonly: bool = False) -> _engine.Engram:
+          readonly: bool = False) -> Engram:
     """Open a store; a new one gets ``dim`` 384 unless told otherwise, an existing one keeps its own."""
+    from . import engine
+
     if create and dim is None and embedder is None and not os.path.exists(os.path.join(store, "data.mdb")):
         dim = 384
-    return _engine.open(store, dim=dim, embedder=embedder, create=create, readonly=readonly)
+    return engine.open(store, dim=dim, embedder=embedder, create=create, readonly=readonly)
 
 
 def _echo_json(obj: Any) -> None:
     click.echo(json.dumps(obj, ensure_ascii=False, indent=2))
 
 
+def _fmt_time(t: float | None) -> str:
+    """Unix seconds as ISO-8601 in UTC to the second (``2023-05-08T13:56:00Z``); ``-`` for None."""
+    if t is None:
+        return "-"
+    from datetime import datetime, timezone
+
+    try:
+        return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    except (OverflowError, OSError, ValueError):   # outside what datetime can show
+        return f"{t:.0f}"
+
+
 class _Group(click.Group):
-    """Turns engramdb errors into a one-line message and exit code 2 (no traceback)."""
+    """Turns errors into a one-line message on stderr, never a traceback.
+
+    An engramdb error exits with code 2 (``error: StoreNotFoundError: ...``), as does a usage
+    error (click's own ``Usage: ... Error: ...``); an operating-system error (a store directory
+    that cannot be created or read, a full disk) exits with code 1. A broken pipe and Ctrl-C
+    are left to click (silent exit 1, ``Aborted!``).
+    """
 
     def invoke(self, ctx):
         try:
@@ -37,6 +87,11 @@ class _Group(click.Group):
         except EngramError as exc:
             click.echo(f"error: {type(exc).__name__}: {exc}", err=True)
             ctx.exit(2)
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:
+                raise
+            click.echo(f"error: {type(exc).__name__}: {exc}", err=True)
+            ctx.exit(1)
 
 
 store_option = click.option("--store", "store", required=True, type=click.Path(file_okay=False),
@@ -152,7 +207,7 @@ def forget(store, namespace, hard, memory_id):
 @main.command()
 @store_option
 @ns_option
-@click.option("--k", "k", type=int, default=10, show_default=True, help="Number of hits.")
+@click.option("-k", "--k", "k", type=int, default=10, show_default=True, help="Number of hits.")
 @click.option("--kind", "kinds", multiple=True, help="Keep only this kind (repeatable).")
 @click.option("--tag", "tags", multiple=True, help="Keep only memories with this tag (repeatable).")
 @click.option("--min-confidence", type=float, default=None)
@@ -176,12 +231,13 @@ def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate,
     if as_json:
         _echo_json(res.to_dict())
         return
-    table = Table(title=f"recall [{res.mode}, density {res.density:.2f}, {res.latency_s * 1e3:.2f} ms]")
-    for col in ("#", "id", "score", "text", "path"):
-        table.add_column(col, overflow="fold")
+    table = _table("#", "id", "score", "text", "path",
+                   title=f"recall [{res.mode}, density {res.density:.2f}, {res.latency_s * 1e3:.2f} ms]")
+    table.add_column("created (UTC)", no_wrap=True)   # event time, to place "yesterday" in a turn
     for i, h in enumerate(res.hits, 1):
         path = " → ".join(s.id if s.relation is None else f"{s.relation.value}:{s.id}" for s in h.path)
-        table.add_row(str(i), h.id, f"{h.score:.3f}", h.text, path)
+        table.add_row(str(i), h.id, f"{h.score:.3f}", h.text, path, _fmt_time(h.created_at))
+    console = _out()
     console.print(table)
     for g in res.gaps:
         console.print(f"[yellow]gap[/]: {g.reason}: {g.detail}")
@@ -200,11 +256,10 @@ def stats(store, as_json):
     if as_json:
         _echo_json(s)
         return
+    console = _out()
     console.print(f"store {s['path']}: {s['memories']} memories, {s['edges']} edges, dim {s['dim']}, "
                   f"embedder {s['embedder']}, kernels {s['kernel_backend']}, {s['store_bytes'] / 1e6:.1f} MB")
-    table = Table()
-    for col in ("namespace", "memories", "active", "superseded", "archived", "density"):
-        table.add_column(col)
+    table = _table("namespace", "memories", "active", "superseded", "archived", "density")
     for ns, row in s["namespaces"].items():
         table.add_row(ns, *(str(row[c]) for c in ("memories", "active", "superseded", "archived", "density")))
     console.print(table)
@@ -246,24 +301,24 @@ def ingest_locomo_cmd(store, embedder, dim, conversations, entities, file):
 @main.command()
 @click.option("--store", default=None, type=click.Path(file_okay=False),
               help="Keep the demo store here (default: a temporary directory).")
-@click.option("--k", "k", type=int, default=4, show_default=True)
+@click.option("-k", "--k", "k", type=int, default=4, show_default=True, help="Number of hits.")
 def demo(store, k):
     """Flat top-k vs graph recall on a built-in multi-session conversation about a trip."""
     from .demo import run_demo
 
-    sys.exit(run_demo(store=store, k=k, console=console))
+    sys.exit(run_demo(store=store, k=k, console=_out()))
 
 
 # ---------------------------------------------------------------------- memory dynamics
 def _print_summary(summary: dict) -> None:
-    table = Table(title=f"rescore at {summary['now']:.0f} ({summary['kernel_backend']} kernel, "
-                        f"{summary['seconds'] * 1e3:.1f} ms)")
-    for col in ("kind", "memories", "mean salience", "promoted", "archived", "pruned", "active after"):
-        table.add_column(col, justify="right")
+    table = _table("kind", "memories", "mean salience", "promoted", "archived", "pruned", "active after",
+                   justify="right", title=f"rescore at {summary['now']:.0f} ({summary['kernel_backend']} "
+                                          f"kernel, {summary['seconds'] * 1e3:.1f} ms)")
     for kind, row in summary["by_kind"].items():
         mean = "-" if row["mean_salience"] is None else f"{row['mean_salience']:.4f}"
         table.add_row(kind, str(row["memories"]), mean, str(row["promoted"]), str(row["archived"]),
                       str(row["pruned"]), str(row["active_after"]))
+    console = _out()
     console.print(table)
     console.print(f"scanned {summary['scanned']}, promoted {summary['promoted']}, archived {summary['archived']}, "
                   f"pruned {summary['pruned']}, records written {summary['records_written']}")
@@ -296,6 +351,26 @@ def export_cmd(store, fmt, out):
     click.echo(f"wrote {paths['memories']} and {paths['edges']}")
 
 
+def _export_dim(path: str) -> int | None:
+    """The dimension recorded in an export's memories table, or None when it has none."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .errors import InvalidInputError
+    from .export import FORMATS
+
+    for fmt, ext in FORMATS.items():
+        f = os.path.join(path, f"memories.{ext}")
+        if not os.path.exists(f):
+            continue
+        try:
+            schema = pq.read_schema(f) if fmt == "parquet" else pa.ipc.open_file(pa.memory_map(f)).schema
+            return int((schema.metadata or {}).get(b"engramdb.dim", b"384"))
+        except (pa.ArrowException, OSError, ValueError) as exc:   # damaged or not an export
+            raise InvalidInputError(f"export at {path!r} cannot be read: {type(exc).__name__}: {exc}") from exc
+    return None
+
+
 @main.command("import")
 @store_option
 @dim_option
@@ -303,15 +378,7 @@ def export_cmd(store, fmt, out):
 def import_cmd(store, dim, path):
     """Read an export directory (from `engramdb export`) into a store, losslessly."""
     if dim is None and not os.path.exists(os.path.join(store, "data.mdb")):
-        import pyarrow.parquet as pq  # the new store takes the export's dimension
-
-        from .export import FORMATS
-        for fmt, ext in FORMATS.items():
-            f = os.path.join(path, f"memories.{ext}")
-            if os.path.exists(f):
-                import pyarrow as pa
-                schema = pq.read_schema(f) if fmt == "parquet" else pa.ipc.open_file(pa.memory_map(f)).schema
-                dim = int((schema.metadata or {}).get(b"engramdb.dim", b"384"))
+        dim = _export_dim(path)   # the new store takes the export's dimension
     with _open(store, create=True, dim=dim) as eng:
         out = eng.import_from(path)
     click.echo(f"imported {out['memories']} memories and {out['edges']} edges into {store}")
@@ -338,13 +405,12 @@ def admit(store, namespace, shadow, now, as_json, embedder, dim, file):
     if as_json:
         _echo_json([d.to_dict() for d in decisions])
         return
-    table = Table(title="admission" + (" (shadow mode: everything stored)" if shadow else ""))
-    for col in ("#", "id", "decision", "score", "U", "C", "N", "R", "T", "reason"):
-        table.add_column(col, overflow="fold")
+    table = _table("#", "id", "decision", "score", "U", "C", "N", "R", "T", "reason",
+                   title="admission" + (" (shadow mode: everything stored)" if shadow else ""))
     for d in decisions:
         f = list(d.factors.values())
         table.add_row(str(d.index), d.id, d.decision, f"{d.score:.3f}", *(f"{x:.2f}" for x in f), d.reason)
-    console.print(table)
+    _out().print(table)
 
 
 @main.command()
@@ -372,27 +438,14 @@ def log_cmd(store, namespace, action, limit, as_json):
     if as_json:
         _echo_json(entries)
         return
-    table = Table(title="dynamics log")
-    for col in ("seq", "action", "namespace", "id", "reason"):
-        table.add_column(col, overflow="fold")
+    table = _table("seq", "action", "namespace", "id", "reason", title="dynamics log")
     for e in entries:
         table.add_row(str(e["seq"]), e["action"], e["namespace"], e["id"], e.get("reason", ""))
-    console.print(table)
+    _out().print(table)
 
-
-if __name__ == "__main__":
-    main()
 
 
 # ---------------------------------------------------------------- temporal: history, update, query
-def _fmt_time(t: float | None) -> str:
-    if t is None:
-        return "-"
-    from datetime import datetime, timezone
-
-    return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
 @main.command()
 @store_option
 @ns_option
@@ -405,13 +458,12 @@ def history(store, namespace, as_json, memory_id):
     if as_json:
         _echo_json([e.to_dict() for e in entries])
         return
-    table = Table(title=f"history of {memory_id}")
-    for col in ("id", "v", "text", "recorded", "replaced", "ended by", "valid from", "valid to", "state"):
-        table.add_column(col, overflow="fold")
+    table = _table("id", "v", "text", "recorded", "replaced", "ended by", "valid from", "valid to", "state",
+                   title=f"history of {memory_id}")
     for e in entries:
         table.add_row(e.id, str(e.version), e.text, _fmt_time(e.recorded_at), _fmt_time(e.replaced_at),
                       e.ended_by or "-", _fmt_time(e.valid_from), _fmt_time(e.valid_to), e.state.value)
-    console.print(table)
+    _out().print(table)
 
 
 @main.command()
@@ -456,9 +508,12 @@ def query(store, namespace, kinds, tags, min_confidence, since, until, as_of, in
     if as_json:
         _echo_json([m.to_dict() for m in mems])
         return
-    table = Table(title=f"query ({order}, {len(mems)} memories)")
-    for col in ("id", "kind", "event time", "confidence", "state", "text"):
-        table.add_column(col, overflow="fold")
+    table = _table("id", "kind", "event time", "confidence", "state", "text",
+                   title=f"query ({order}, {len(mems)} memories)")
     for m in mems:
         table.add_row(m.id, m.kind.value, _fmt_time(m.created_at), f"{m.confidence:.2f}", m.state.value, m.text)
-    console.print(table)
+    _out().print(table)
+
+
+if __name__ == "__main__":
+    main()

@@ -23,7 +23,7 @@ import re
 from collections import defaultdict
 from typing import Iterable
 
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+from .index.stopwords import ENGLISH_STOP_WORDS
 
 __all__ = ["extract_entities", "co_mentions"]
 

@@ -80,6 +80,7 @@ H. Hinnant, "chrono-Compatible Low-Level Date Algorithms"
 """
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import re
@@ -274,22 +275,40 @@ _BRANCHES: list[tuple[str, str, set[str]]] = [
 ]
 
 
+@functools.lru_cache(maxsize=None)
 def _compile(names: tuple[str, ...]) -> re.Pattern:
     # Each branch sits in a named group so ``m.lastgroup`` names it. The patterns are
     # lowercase and run on lowercased text (faster than re.IGNORECASE).
     return re.compile("|".join(f"(?P<{n}>{p})" for n, p, _ in _BRANCHES if n in names))
 
 
-#: The whole grammar (for reference and tests); the scanner uses the per-word patterns below.
-_PATTERN = _compile(tuple(n for n, _, _ in _BRANCHES))
+# The branches each start word can begin. Their patterns are compiled on first use of the
+# word (compiling all of them took ~35 ms at import, and most questions hold no time cue).
+_FIRST_WORD_BRANCHES: dict[str, tuple[str, ...]] = {
+    word: tuple(n for n, _, first in _BRANCHES if word in first)
+    for word in set().union(*(first for _, _, first in _BRANCHES))
+}
 _BY_FIRST_WORD: dict[str, re.Pattern] = {}
-_by_names: dict[tuple[str, ...], re.Pattern] = {}
-for _word in sorted(set().union(*(first for _, _, first in _BRANCHES))):
-    _names = tuple(n for n, _, first in _BRANCHES if _word in first)
-    if _names not in _by_names:
-        _by_names[_names] = _compile(_names)
-    _BY_FIRST_WORD[_word] = _by_names[_names]
-del _word, _names, _by_names
+
+
+def _pattern_for(key: str) -> re.Pattern | None:
+    """The pattern of the branches that can start with word ``key`` ("#": a number), or None."""
+    pattern = _BY_FIRST_WORD.get(key)
+    if pattern is None:
+        names = _FIRST_WORD_BRANCHES.get(key)
+        if names is None:
+            return None
+        pattern = _BY_FIRST_WORD[key] = _compile(names)   # same branches, same pattern object
+    return pattern
+
+
+def __getattr__(name: str):
+    # ``_PATTERN``: the whole grammar (for reference and tests); the scanner uses the per-word
+    # patterns above.
+    if name == "_PATTERN":
+        return _compile(tuple(n for n, _, _ in _BRANCHES))
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _WORD = re.compile(r"\w+")
 _DIGIT = re.compile(r"\d")
@@ -335,6 +354,8 @@ def _scan(low: str) -> list[re.Match]:
         word = wm[0]
         key = "#" if word[0].isdigit() else word
         pattern = _BY_FIRST_WORD.get(key)
+        if pattern is None and key in _FIRST_WORD_BRANCHES:
+            pattern = _pattern_for(key)   # first use of this start word: compile
         if key == "#" or word in _CORE:
             if pattern is not None:
                 starts.append((n, pos, pattern))

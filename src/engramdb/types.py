@@ -311,7 +311,7 @@ class RecallResult:
     gaps: list[Gap]
     mode: str                 # "spread" or "one_hop" or "vector" (density gate outcome)
     density: float            # edges per linked node in the namespace's graph
-    latency_s: float
+    latency_s: float          # wall time of the recall, seconds
     stats: dict[str, Any] = field(default_factory=dict)
     warnings: list[Contradiction] = field(default_factory=list)
 
@@ -322,7 +322,9 @@ class RecallResult:
         return len(self.hits)
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict: ``hits``, ``gaps``, ``mode``, ``density``, ``latency_s`` (seconds, as the
+        attribute) and ``warnings``."""
         return {"hits": [h.to_dict() for h in self.hits], "gaps": [g.to_dict() for g in self.gaps],
                 "mode": self.mode, "density": round(self.density, 4),
-                "latency_ms": round(self.latency_s * 1e3, 4),
+                "latency_s": round(self.latency_s, 7),
                 "warnings": [w.to_dict() for w in self.warnings]}

@@ -31,7 +31,8 @@ from typing import Iterable
 
 import numpy as np
 import Stemmer
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+from .stopwords import ENGLISH_STOP_WORDS
 
 __all__ = ["KeywordIndex", "pack_indexes", "tokenize", "unpack_indexes"]
 

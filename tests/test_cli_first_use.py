@@ -1,0 +1,140 @@
+"""First use of the CLI: ``python -m engramdb``, ``-k``, the recall table's date column,
+``latency_s`` in the JSON, and clean one-line errors (never a traceback)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import datetime, timezone
+
+import pytest
+from click.testing import CliRunner
+
+import engramdb
+from engramdb.cli import main
+from engramdb.demo import sample_path
+
+QUESTION = "What is the status of my TAP flight to Lisbon?"
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def python_m(*args, module="engramdb"):
+    return subprocess.run([sys.executable, "-m", module, *map(str, args)], capture_output=True, text=True)
+
+
+@pytest.fixture
+def demo_store(tmp_path):
+    store = tmp_path / "s"
+    assert run("ingest", "--store", store, sample_path()).exit_code == 0
+    return store
+
+
+def _iso_utc(t: float) -> str:
+    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_python_m_engramdb_is_the_engramdb_command(demo_store):
+    help_m = python_m("--help")
+    assert help_m.returncode == 0, help_m.stderr
+    assert help_m.stdout.startswith("Usage: python -m engramdb ")
+    # the same commands as the installed script's group
+    commands = [line.split()[0] for line in help_m.stdout.split("Commands:")[1].splitlines() if line.strip()]
+    assert commands == sorted(main.commands) and "recall" in commands
+    out = python_m("recall", "--store", demo_store, "-n", "demo", "-k", "2", "--json", QUESTION)
+    assert out.returncode == 0, out.stderr
+    assert [h["id"] for h in json.loads(out.stdout)["hits"]][0] == "s1-2"
+    # commands defined late in cli.py (query, history, update) exist under python -m too
+    q = python_m("query", "--store", demo_store, "-n", "demo", "--tag", "work", "--json")
+    assert q.returncode == 0, q.stderr
+    assert {m["id"] for m in json.loads(q.stdout)} == {"s2-1", "s2-2", "s2-3"}
+
+
+def test_python_m_engramdb_cli_has_every_command():
+    out = python_m("--help", module="engramdb.cli")
+    assert out.returncode == 0, out.stderr
+    for command in ("history", "update", "query", "recall", "admit"):
+        assert f"  {command} " in out.stdout
+
+
+def test_short_k_equals_long_k(demo_store):
+    long_ = run("recall", "--store", demo_store, "-n", "demo", "--k", "3", "--json", QUESTION)
+    short = run("recall", "--store", demo_store, "-n", "demo", "-k", "3", "--json", QUESTION)
+    assert long_.exit_code == 0 and short.exit_code == 0, short.output
+    ids = [h["id"] for h in json.loads(short.output)["hits"]]
+    assert len(ids) == 3
+    assert ids == [h["id"] for h in json.loads(long_.output)["hits"]]
+    assert "-k, --k INTEGER" in run("recall", "--help").output
+    assert "-k, --k INTEGER" in run("demo", "--help").output
+
+
+def test_recall_table_shows_each_hits_creation_date_in_utc(demo_store):
+    as_json = json.loads(run("recall", "--store", demo_store, "-n", "demo", "-k", "3", "--json", QUESTION).output)
+    table = run("recall", "--store", demo_store, "-n", "demo", "-k", "3", QUESTION)
+    assert table.exit_code == 0, table.output
+    assert "created (UTC)" in table.output
+    dates = [_iso_utc(h["created_at"]) for h in as_json["hits"]]
+    assert dates[0] == "2026-03-02T18:01:00Z"          # s1-2 as written in the sample file
+    for hit, date in zip(as_json["hits"], dates):
+        row = next(line for line in table.output.splitlines() if f" {hit['id']} " in line)
+        assert date in row
+
+
+def test_recall_result_to_dict_reports_latency_in_seconds(tmp_path):
+    with engramdb.open(tmp_path / "s", dim=384) as mem:
+        mem.add("I booked TAP flight TP 218, Boston to Lisbon.", id="flight")
+        res = mem.recall("my TAP flight", k=1)
+    d = res.to_dict()
+    assert "latency_ms" not in d
+    assert d["latency_s"] == round(res.latency_s, 7)
+    assert isinstance(d["latency_s"], float) and d["latency_s"] >= 0.0
+    assert [h["id"] for h in d["hits"]] == ["flight"]
+
+
+def test_recall_json_carries_latency_s(demo_store):
+    out = json.loads(run("recall", "--store", demo_store, "-n", "demo", "--json", QUESTION).output)
+    assert "latency_ms" not in out and isinstance(out["latency_s"], float)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("recall", "--store", "{store}"), "Error: Missing argument 'QUERY'."),
+    (("recall", "--store", "{store}", "-k", "many", "q"), "Error: Invalid value for '-k' / '--k'"),
+    (("recal",), "Error: No such command 'recal'."),
+    (("recall", "--store", "{store}", "--gate", "sideways", "q"), "Error: Invalid value for '--gate'"),
+])
+def test_usage_errors_print_one_clean_message(tmp_path, args, message):
+    out = python_m(*(a.format(store=tmp_path / "s") for a in args))
+    assert out.returncode == 2
+    assert message in out.stderr
+    assert "Traceback" not in out.stderr + out.stdout
+
+
+def test_engramdb_errors_print_one_line(tmp_path):
+    out = python_m("recall", "--store", tmp_path / "none", "where is my passport?")
+    assert out.returncode == 2
+    assert out.stderr.startswith("error: StoreNotFoundError: ")
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_os_errors_print_one_line(demo_store, tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("not a directory")
+    out = run("export", "--store", demo_store, "--out", afile / "sub")
+    assert out.exit_code in (1, 2)
+    assert out.output.startswith("error: ")
+    assert "afile" in out.output     # names the path it could not use
+    assert len(out.output.strip().splitlines()) == 1
+
+
+def test_damaged_export_is_a_clean_error_before_a_store_is_made(tmp_path):
+    bad = tmp_path / "export"
+    bad.mkdir()
+    (bad / "memories.parquet").write_bytes(b"junk")
+    (bad / "edges.parquet").write_bytes(b"junk")
+    out = run("import", "--store", tmp_path / "new", bad)
+    assert out.exit_code == 2
+    assert out.output.startswith("error: InvalidInputError: export at ")
+    assert "cannot be read" in out.output
+    assert not (tmp_path / "new").exists()
