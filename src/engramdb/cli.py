@@ -53,7 +53,10 @@ def _open(store: str, *, create: bool = False, embedder: str | None = None, dim:
 
     if create and dim is None and embedder is None and not os.path.exists(os.path.join(store, "data.mdb")):
         dim = 384
-    return engine.open(store, dim=dim, embedder=embedder, create=create, readonly=readonly)
+    ctx = click.get_current_context(silent=True)
+    wait = float((ctx.find_root().obj or {}).get("wait", 0.0)) if ctx is not None else 0.0
+    return engine.open(store, dim=dim, embedder=embedder, create=create, readonly=readonly,
+                       lock_timeout_s=0.0 if readonly else wait)
 
 
 def _echo_json(obj: Any) -> None:
@@ -125,8 +128,13 @@ def _slot_fields(opts: dict) -> dict:
 
 @click.group(cls=_Group)
 @click.version_option(package_name="engramdb")
-def main() -> None:
+@click.option("--wait", type=click.FloatRange(min=0.0), default=0.0, show_default=True, metavar="SECONDS",
+              help="When another process holds the store's writer lock, wait up to this many seconds "
+                   "for it (like SQLite's busy_timeout) instead of failing at once.")
+@click.pass_context
+def main(ctx: click.Context, wait: float) -> None:
     """engramdb: an embedded recall engine for the long-term memory of AI agents."""
+    ctx.obj = {"wait": wait}
 
 
 @main.command()

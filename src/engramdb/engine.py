@@ -34,7 +34,7 @@ from .store.lmdb_store import SCHEMA_VERSION, LmdbStore, text_digest
 from .types import RELATION_BY_CODE, STATE_BY_CODE, Edge, Memory, MemoryKind, MemoryState, RecallResult, Relation
 from .types import memory_from_record
 from .validate import (
-    check_fraction, check_id, check_int, check_namespace, check_text, check_vector, edge_fields,
+    as_list, check_fraction, check_id, check_int, check_namespace, check_text, check_vector, edge_fields,
     now as clock_now, time_or_now, to_unix_seconds,
 )
 from .write import write_unit
@@ -961,6 +961,85 @@ class Engram:
         """
         t_start = time.perf_counter()
         self._check_open()
+        if query is None and vector is None:
+            raise InvalidInputError("recall needs a query (text), a vector=, or both")
+        request = self._recall_request(
+            [query], None if vector is None else [vector], namespace=namespace, k=k, kinds=kinds, tags=tags,
+            min_confidence=min_confidence, since=since, until=until, include_superseded=include_superseded,
+            include_archived=include_archived, gate=gate, now=now, config=config, as_of=as_of)[0]
+        result, hit_nids = _recall(self._state, request, trace=self.trace, t_start=t_start)
+        self._reinforce_hits(hit_nids, reinforce, request.now)
+        return result
+
+    def recall_batch(self, queries: Sequence[str] | None = None, *, vectors: Any = None,
+                     namespace: str = DEFAULT_NAMESPACE, k: int = 10,
+                     kinds: Sequence[MemoryKind | str] | None = None, tags: Sequence[str] | None = None,
+                     min_confidence: float | None = None, since: Any = None, until: Any = None,
+                     include_superseded: bool = False, include_archived: bool = False, gate: str | None = None,
+                     reinforce: bool | None = None, now: float | None = None,
+                     config: RecallConfig | None = None, as_of: Any = None) -> list[RecallResult]:
+        """Many recalls in one namespace at once: one embedding call and one batched spreading
+        activation kernel call (``spread_activation_batch``) for all of them.
+
+        Each result equals ``recall`` of that query alone with the same arguments (reinforcement,
+        when on, is written once for the whole batch, after every query is answered).
+
+        Parameters
+        ----------
+        queries : sequence of str, optional
+            The questions; give ``queries``, ``vectors`` or both (of equal length).
+        vectors : array-like of float, shape (q, dim), optional
+            The caller's query vectors (cosine space).
+        namespace, k, kinds, tags, min_confidence, since, until, include_superseded,
+        include_archived, gate, reinforce, now, config, as_of
+            As for :meth:`recall`, applied to every query.
+
+        Returns
+        -------
+        list of RecallResult
+            In query order; ``latency_s`` is the batch's time over the number of queries.
+
+        Raises
+        ------
+        The errors of :meth:`recall`; InvalidInputError when ``queries`` and ``vectors`` differ
+        in length or neither is given.
+
+        References
+        ----------
+        As :meth:`recall`; the batch kernel's contract is ``kernels.reference.spread_activation_batch``.
+        """
+        from .recall import recall_batch
+
+        self._check_open()
+        if queries is None and vectors is None:
+            raise InvalidInputError("recall_batch needs queries (texts), vectors=, or both")
+        texts = None if queries is None else as_list(queries, "queries")
+        vecs = None
+        if vectors is not None:
+            vecs = list(vectors) if isinstance(vectors, np.ndarray) else as_list(vectors, "vectors")
+        if texts is not None and vecs is not None and len(texts) != len(vecs):
+            raise InvalidInputError(f"queries ({len(texts)}) and vectors ({len(vecs)}) differ in length")
+        n = len(texts if texts is not None else vecs)
+        if n == 0:
+            return []
+        requests = self._recall_request(
+            texts or [None] * n, vecs, namespace=namespace, k=k, kinds=kinds, tags=tags,
+            min_confidence=min_confidence, since=since, until=until, include_superseded=include_superseded,
+            include_archived=include_archived, gate=gate, now=now, config=config, as_of=as_of)
+        answers = recall_batch(self._state, requests, trace=self.trace)
+        hit_nids = [nid for _result, nids in answers for nid in nids]
+        if hit_nids:
+            counts: dict[int, int] = {}
+            for nid in hit_nids:
+                counts[nid] = counts.get(nid, 0) + 1
+            self._reinforce_hits(counts, reinforce, requests[0].now)
+        return [result for result, _nids in answers]
+
+    def _recall_request(self, queries: list, vectors: list | None, *, namespace: Any, k: Any, kinds: Any,
+                        tags: Any, min_confidence: Any, since: Any, until: Any, include_superseded: bool,
+                        include_archived: bool, gate: Any, now: Any, config: Any, as_of: Any) -> list[RecallRequest]:
+        """Check recall's arguments (shared by :meth:`recall` and :meth:`recall_batch`); embeds the
+        texts that come without a vector in one call."""
         if config is not None and not isinstance(config, RecallConfig):
             raise ConfigError(f"config must be a RecallConfig, got {type(config).__name__}")
         cfg = config or self.config.recall
@@ -972,20 +1051,24 @@ class Engram:
                                 as_of=as_of, include_archived=include_archived,
                                 include_superseded=include_superseded)
         now = time_or_now(now)
-        if query is None and vector is None:
-            raise InvalidInputError("recall needs a query (text), a vector=, or both")
-        qtext = None if query is None else check_text(query, self.config.store.max_text_chars, field="query")
-        if vector is not None:
-            qvec = check_vector(vector, self.dim, field="vector")
+        limit = self.config.store.max_text_chars
+        texts = [None if q is None else check_text(q, limit, field="query") for q in queries]
+        if vectors is not None:
+            qvecs = [check_vector(v, self.dim, field="vector") for v in vectors]
+        elif any(t is None for t in texts):
+            raise InvalidInputError("a query without text needs its vector (vectors=)")
         else:
-            qvec = check_vector(self._embed([qtext])[0], self.dim, field="embedder output")
-        request = RecallRequest(ns, qtext, qvec, k, filters, cfg, now)
-        result, hit_nids = _recall(self._state, request, trace=self.trace, t_start=t_start)
+            qvecs = [check_vector(v, self.dim, field="embedder output") for v in self._embed(texts)]
+        return [RecallRequest(ns, t, v, k, filters, cfg, now) for t, v in zip(texts, qvecs)]
+
+    def _reinforce_hits(self, hit_nids, reinforce: bool | None, now: float) -> None:
+        """Reinforce what a recall returned (``DecayConfig.reinforce_on_recall`` by default; never
+        on a read-only store)."""
         if reinforce is None:
             reinforce = self.config.decay.reinforce_on_recall
-        if reinforce and hit_nids and not self.readonly:
-            self._reinforce(dict.fromkeys(hit_nids, 1), now)
-        return result
+        if reinforce and len(hit_nids) and not self.readonly:
+            counts = hit_nids if isinstance(hit_nids, dict) else dict.fromkeys(hit_nids, 1)
+            self._reinforce(counts, now)
 
 
 def _embed(embedder: Any, texts: list[str], progress: bool) -> np.ndarray:
@@ -1036,7 +1119,8 @@ def _embedder_family(embedder: Any) -> str | None:
 
 
 def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = None,
-         config: EngramConfig | None = None, create: bool = True, readonly: bool = False) -> Engram:
+         config: EngramConfig | None = None, create: bool = True, readonly: bool = False,
+         lock_timeout_s: float = 0.0) -> Engram:
     """Open (or create) the engramdb store in directory ``path``.
 
     Parameters
@@ -1054,6 +1138,11 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
     create : bool
         Create the store when missing.
     readonly : bool
+        Open for reading only: several processes may read while one writes; write verbs raise
+        ``ReadOnlyError``.
+    lock_timeout_s : float
+        Seconds to wait while another process holds the store's writer lock (like SQLite's
+        ``busy_timeout``); 0 (the default) raises ``StoreLockedError`` at once.
 
     Returns
     -------
@@ -1086,8 +1175,11 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
         check_int(dim, "dim", 1, 65536)
     if isinstance(embedder, str):
         embedder = get_embedder(embedder, dim)
+    if isinstance(lock_timeout_s, bool) or not isinstance(lock_timeout_s, (int, float)) \
+            or not 0.0 <= float(lock_timeout_s) < float("inf"):
+        raise InvalidInputError(f"lock_timeout_s: expected a finite number of seconds >= 0, got {lock_timeout_s!r}")
     store = LmdbStore(path, map_size_bytes=config.store.map_size_bytes, sync=config.store.sync,
-                      create=create, readonly=readonly)
+                      create=create, readonly=readonly, lock_timeout_s=float(lock_timeout_s))
     try:
         with store.read("reading store metadata") as txn:
             schema = store.get_meta(txn, "schema")
@@ -1114,9 +1206,9 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
         else:
             if dim is not None and dim != stored_dim:
                 raise DimensionMismatchError(
-                    expected=stored_dim, got=dim,
-                    field=f"dim (this store holds {stored_dim}-dim vectors and its dimension cannot change; "
-                          f"open it with dim={stored_dim} or without dim=)")
+                    expected=stored_dim, got=dim, field="dim",
+                    hint=f"this store holds {stored_dim}-dim vectors and its dimension cannot change: open it "
+                         f"with dim={stored_dim} or without dim= (a {dim}-dim store needs another path)")
             dim = stored_dim
             if embedder is None and stored_family:
                 embedder = _StoredEmbedder(stored_family, dim, stored_embedder)

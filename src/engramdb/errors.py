@@ -49,11 +49,12 @@ class DimensionMismatchError(InvalidInputError):
         Which argument carried the vector.
     """
 
-    def __init__(self, *, expected: int, got: object, field: str = "embedding"):
+    def __init__(self, *, expected: int, got: object, field: str = "embedding", hint: str | None = None):
         self.expected, self.got, self.field = expected, got, field
         super().__init__(
-            f"{field}: expected a vector of dimension {expected}, got {got}; "
-            f"embed with a model of dimension {expected} or open the store with dim={got}"
+            f"{field}: expected dimension {expected}, got {got}; "
+            + (hint or f"embed with a model of dimension {expected} (a store's dimension is fixed when it is "
+                       f"created; vectors of dimension {got} need a store of their own, at another path)")
         )
 
 

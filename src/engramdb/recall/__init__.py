@@ -18,7 +18,7 @@ from . import activation, ranking, results, seeds
 from .context import RecallContext, RecallRequest
 from .filters import Filters
 
-__all__ = ["recall", "STAGES", "RecallRequest", "RecallContext", "Filters"]
+__all__ = ["recall", "recall_batch", "STAGES", "RecallRequest", "RecallContext", "Filters"]
 
 #: The stages in order; each fills its part of the context.
 STAGES = (seeds.run, activation.run, ranking.run)
@@ -46,6 +46,37 @@ def recall(state: EngineState, request: RecallRequest, *, trace: list | None = N
     ctx = RecallContext(state, request, space, trace)
     for stage in STAGES:
         stage(ctx)
+    return _result(ctx, t_start)
+
+
+def _result(ctx: RecallContext, t_start: float) -> tuple[RecallResult, list[int]]:
     hits, nids, gaps, warnings = results.run(ctx)
     return RecallResult(hits, gaps, ctx.mode, ctx.density, time.perf_counter() - t_start,
                         {"seeds": int(len(ctx.vec_nids)), "activated": int(len(ctx.nodes))}, warnings), nids
+
+
+def recall_batch(state: EngineState, requests: list[RecallRequest], *,
+                 trace: list | None = None) -> list[tuple[RecallResult, list[int]]]:
+    """:func:`recall` for many requests of one namespace and one configuration: the seeds stage
+    per request, then one ``spread_activation_batch`` kernel call for all of them, then ranking
+    and results per request. Each answer equals :func:`recall` of that request alone; its
+    ``latency_s`` is the whole batch's time divided by the number of requests."""
+    t_start = time.perf_counter()
+    out: list = [None] * len(requests)
+    ctxs = []
+    for i, request in enumerate(requests):
+        space = state.space(request.namespace)
+        if space is None or space.index is None or len(space.index) == 0:
+            out[i] = recall(state, request, t_start=t_start)
+            continue
+        ctx = RecallContext(state, request, space, trace)
+        seeds.run(ctx)
+        ctxs.append((i, ctx))
+    activation.run_batch([ctx for _, ctx in ctxs])
+    for i, ctx in ctxs:
+        ranking.run(ctx)
+        out[i] = _result(ctx, t_start)
+    share = (time.perf_counter() - t_start) / max(len(requests), 1)
+    for result, _nids in out:
+        result.latency_s = share
+    return out

@@ -16,7 +16,7 @@ import numpy as np
 from ..kernels import registry
 from .context import RecallContext
 
-__all__ = ["run", "gate"]
+__all__ = ["run", "run_batch", "gate"]
 
 
 def gate(mode: str, density: float, threshold: float, max_depth: int) -> tuple[str, int]:
@@ -29,31 +29,76 @@ def gate(mode: str, density: float, threshold: float, max_depth: int) -> tuple[s
     return "one_hop", min(1, max_depth)
 
 
-def run(ctx: RecallContext) -> None:
-    """Fill ``ctx.mode``, ``ctx.density``, ``ctx.csr``, ``ctx.nodes``, ``ctx.parent``, ``ctx.total``."""
-    state, cfg = ctx.state, ctx.request.config
+def _kernels(state) -> tuple:
     kernels = state.scratch.get("kernels")
     if kernels is None:   # resolved once per engine, off the recall path
-        kernels = state.scratch["kernels"] = (registry.get("spread_activation"), registry.get("spread_inflow"))
-    spread, inflow = kernels
+        kernels = state.scratch["kernels"] = tuple(
+            registry.get(name) for name in ("spread_activation", "spread_inflow", "spread_activation_batch"))
+    return kernels
+
+
+def _depth(ctx: RecallContext) -> int:
+    """Run the density gate: set ``ctx.density``, ``ctx.mode``, ``ctx.csr``; return the depth."""
+    state, cfg = ctx.state, ctx.request.config
     ctx.density = state.density(ctx.space.name)
     ctx.mode, depth = gate(cfg.gate, ctx.density, cfg.density_threshold, cfg.max_depth)
     if depth == 0 or len(state.graph) == 0 or cfg.w_graph == 0:
         ctx.mode, depth = "vector", 0
-    csr = ctx.csr = state.csr()
-    rel_mult = cfg.rel_mult
-    nodes, act, parent, _hops = spread(
+    ctx.csr = state.csr()
+    return depth
+
+
+def _spread_args(cfg) -> tuple:
+    return cfg.rel_mult, float(cfg.decay), float(cfg.fan_exp), int(cfg.degree_cap)
+
+
+def run(ctx: RecallContext) -> None:
+    """Fill ``ctx.mode``, ``ctx.density``, ``ctx.csr``, ``ctx.nodes``, ``ctx.parent``, ``ctx.total``."""
+    cfg = ctx.request.config
+    depth = _depth(ctx)
+    csr = ctx.csr
+    rel_mult, decay, fan_exp, degree_cap = _spread_args(cfg)
+    nodes, act, parent, _hops = _kernels(ctx.state)[0](
         csr.indptr, csr.indices, csr.weight, csr.relation, ctx.seeds, ctx.base, rel_mult,
-        int(depth), float(cfg.decay), float(cfg.fan_exp), int(cfg.degree_cap),
-        1 if cfg.combine == "sum" else 0, float(cfg.sum_cap))
+        int(depth), decay, fan_exp, degree_cap, 1 if cfg.combine == "sum" else 0, float(cfg.sum_cap))
+    _finish(ctx, depth, nodes, act, parent)
+
+
+def run_batch(ctxs: list[RecallContext]) -> None:
+    """:func:`run` for many queries of one namespace and one configuration, with one call of the
+    ``spread_activation_batch`` kernel (each query's slice equals its own ``spread_activation``)."""
+    if not ctxs:
+        return
+    cfg = ctxs[0].request.config
+    depth = 0
+    for ctx in ctxs:
+        depth = _depth(ctx)
+    csr = ctxs[0].csr
+    seed_indptr = np.zeros(len(ctxs) + 1, np.int64)
+    seed_indptr[1:] = np.cumsum([len(ctx.seeds) for ctx in ctxs])
+    seeds = np.concatenate([ctx.seeds for ctx in ctxs]).astype(np.int32)
+    base = np.concatenate([ctx.base for ctx in ctxs]).astype(np.float32)
+    rel_mult, decay, fan_exp, degree_cap = _spread_args(cfg)
+    out_indptr, nodes, act, parent, _hops = _kernels(ctxs[0].state)[2](
+        csr.indptr, csr.indices, csr.weight, csr.relation, seed_indptr, seeds, base, rel_mult,
+        int(depth), decay, fan_exp, degree_cap, 1 if cfg.combine == "sum" else 0, float(cfg.sum_cap))
+    for i, ctx in enumerate(ctxs):
+        a, b = int(out_indptr[i]), int(out_indptr[i + 1])
+        _finish(ctx, depth, nodes[a:b], act[a:b], parent[a:b])
+
+
+def _finish(ctx: RecallContext, depth: int, nodes: np.ndarray, act: np.ndarray, parent: np.ndarray) -> None:
+    """Lateral inflow on top of the spread: total = base + w_graph x strongest single pass."""
+    state, cfg, csr = ctx.state, ctx.request.config, ctx.csr
     total = np.zeros(len(nodes), np.float64)
     total[: len(ctx.seeds)] = ctx.base
     if depth > 0 and len(nodes):
         mark = state.scratch.get("mark")
         if mark is None or len(mark) < csr.n_nodes:   # inflow's scratch: all -1 between calls
             mark = state.scratch["mark"] = np.full(csr.n_nodes, -1, np.int32)
-        lateral, _src = inflow(csr.indptr, csr.indices, csr.weight, csr.relation, nodes, act, rel_mult,
-                               float(cfg.decay), float(cfg.inflow_fan_exp), int(cfg.degree_cap), mark)
+        rel_mult, decay, _fan, degree_cap = _spread_args(cfg)
+        lateral, _src = _kernels(state)[1](csr.indptr, csr.indices, csr.weight, csr.relation, nodes, act,
+                                           rel_mult, decay, float(cfg.inflow_fan_exp), degree_cap, mark)
         total += cfg.w_graph * lateral
     ctx.nodes, ctx.parent, ctx.total = nodes, parent, total
     if ctx.trace is not None:   # debug hook (namespace isolation tests): seeds, then every node reached

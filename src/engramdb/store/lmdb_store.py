@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 import struct
 
 try:
@@ -139,6 +140,8 @@ class LmdbStore:
         Create the directory when missing; otherwise raise :class:`StoreNotFoundError`.
     readonly : bool
         Open read-only (several readers may share a store).
+    lock_timeout_s : float
+        Seconds to wait for another process's writer lock (SQLite's busy_timeout); 0 fails at once.
 
     Raises
     ------
@@ -149,7 +152,7 @@ class LmdbStore:
     """
 
     def __init__(self, path: str | os.PathLike, *, map_size_bytes: int, sync: bool = True,
-                 create: bool = True, readonly: bool = False):
+                 create: bool = True, readonly: bool = False, lock_timeout_s: float = 0.0):
         self.path = os.fspath(path)
         if os.path.exists(self.path) and not os.path.isdir(self.path):
             raise StoreNotFoundError(f"store path {self.path!r} exists but is not a directory")
@@ -166,28 +169,37 @@ class LmdbStore:
             raise StoreNotFoundError(f"store directory {self.path!r} is not readable")
         if readonly and not os.path.exists(os.path.join(self.path, DATA_FILE)):
             raise StoreNotFoundError(f"no engramdb store at {self.path!r} (no {DATA_FILE})")
-        self._lock_fd = None if readonly else self._take_writer_lock()
+        self._lock_fd = None if readonly else self._take_writer_lock(lock_timeout_s)
         try:
             self._open_env(map_size_bytes, sync, readonly)
         except BaseException:
             self._release_writer_lock()
             raise
 
-    def _take_writer_lock(self) -> int | None:
+    def _take_writer_lock(self, timeout_s: float = 0.0) -> int | None:
         """One writer per store: an exclusive flock on ``writer.lock`` (LMDB itself would let two
-        processes write, and each engine's caches would then go stale)."""
+        processes write, and each engine's caches would then go stale). Polls every 20 ms for
+        up to ``timeout_s`` seconds while another process holds it."""
         if fcntl is None:
             return None
         fd = os.open(os.path.join(self.path, "writer.lock"), os.O_RDWR | os.O_CREAT, FILE_MODE)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise StoreLockedError(
-                f"store {self.path!r} is open for writing elsewhere (one writer at a time); "
-                "close it there, or open this one with readonly=True"
-            ) from None
-        return fd
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return fd
+            except OSError:
+                left = deadline - time.monotonic()
+                if left > 0:
+                    time.sleep(min(0.02, left))
+                    continue
+                os.close(fd)
+                waited = f" (waited {timeout_s:g} s)" if timeout_s > 0 else ""
+                raise StoreLockedError(
+                    f"store {self.path!r} is open for writing elsewhere{waited} (one writer at a time); "
+                    "close it there, wait for it with lock_timeout_s= (CLI: engramdb --wait SECONDS), "
+                    "or open this one with readonly=True"
+                ) from None
 
     def _release_writer_lock(self) -> None:
         if self._lock_fd is not None:
