@@ -75,8 +75,11 @@ class HnswIndex:
         if need > cap:
             self._index.resize_index(max(need, 2 * cap))
         threads = 1 if len(labels) < 256 else (os.cpu_count() or 1)
-        self._index.add_items(np.ascontiguousarray(vectors, np.float32), np.asarray(labels, np.int64),
-                              num_threads=threads)
+        try:
+            self._index.add_items(np.ascontiguousarray(vectors, np.float32), np.asarray(labels, np.int64),
+                                  num_threads=threads)
+        except RuntimeError as exc:   # hnswlib's own errors never leave the engine raw
+            raise IndexStaleError(f"hnswlib could not add {len(labels)} vectors: {exc}") from exc
         self._live.update(int(x) for x in labels)
         if self._deleted:   # hnswlib un-marks a deleted label that is added again
             self._deleted.difference_update(int(x) for x in labels)
@@ -90,7 +93,12 @@ class HnswIndex:
                 self._deleted.add(int(label))
 
     def knn(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """The ``k`` nearest labels (int64) and their cosines (float32), best first."""
+        """The ``k`` nearest labels (int64) and their cosines (float32), best first.
+
+        At most ``min(k, len(self))`` come back. When hnswlib cannot return ``k`` (its graph
+        leaves some nodes unreachable, as it does among hundreds of near-duplicates: it raises
+        "Cannot return the results in a contiguous 2D array"), the answer comes from an exact
+        scan of the live vectors instead (:meth:`exact_knn`)."""
         query = np.ascontiguousarray(query, np.float32).reshape(1, -1)
         with self._lock:
             k = min(k, len(self._live))
@@ -98,8 +106,26 @@ class HnswIndex:
                 return np.zeros(0, np.int64), np.zeros(0, np.float32)
             stored = len(self._live) + len(self._deleted)
             self._index.set_ef(max(self.ef_search, k, stored if stored <= self.EXHAUSTIVE_MAX else 0))
-            labels, dist = self._index.knn_query(query, k=k)
+            try:
+                labels, dist = self._index.knn_query(query, k=k)
+            except RuntimeError:   # fewer than k reachable: exact scan
+                return self.exact_knn(query[0], k)
         return labels[0].astype(np.int64), (1.0 - dist[0]).astype(np.float32)
+
+    def exact_knn(self, query: np.ndarray, k: int, labels: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` nearest live labels by an exact scan (inner product of unit vectors = cosine):
+        labels int64 and cosines float32, best first (ties: smaller label first). O(n dim).
+        ``labels`` restricts the scan to those (live ones only)."""
+        with self._lock:
+            live = np.fromiter(sorted(self._live), np.int64, len(self._live))
+            if labels is not None:
+                live = live[np.isin(live, labels)]
+            if len(live) == 0 or k <= 0:
+                return np.zeros(0, np.int64), np.zeros(0, np.float32)
+            vecs = np.asarray(self._index.get_items(live, return_type="numpy"), np.float32)
+        sims = vecs @ np.asarray(query, np.float32).reshape(-1)
+        order = np.lexsort((live, -sims))[: min(k, len(live))]
+        return live[order], sims[order].astype(np.float32)
 
     def knn_batch(self, queries: np.ndarray, k: int, *, ef: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """k-NN of many queries at once (hnswlib's threads): labels int64 and cosines float32,
@@ -111,8 +137,12 @@ class HnswIndex:
             if k <= 0 or n == 0:
                 return np.zeros((n, 0), np.int64), np.zeros((n, 0), np.float32)
             self._index.set_ef(max(self.ef_search if ef is None else ef, k))
-            labels, dist = self._index.knn_query(queries, k=k,
-                                                 num_threads=1 if n < 64 else (os.cpu_count() or 1))
+            try:
+                labels, dist = self._index.knn_query(queries, k=k,
+                                                     num_threads=1 if n < 64 else (os.cpu_count() or 1))
+            except RuntimeError:   # a row with fewer than k reachable: exact scan of every row
+                rows = [self.exact_knn(q, k) for q in queries]
+                return np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows])
         return labels.astype(np.int64), (1.0 - dist).astype(np.float32)
 
     def save(self, path: str, generation: int) -> None:

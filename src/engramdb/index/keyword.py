@@ -163,7 +163,7 @@ class KeywordIndex:
             self.n_docs = max(self.n_docs - 1, 0)
             self.total_len = max(self.total_len - len(toks), 0.0)
 
-    def search(self, text: str, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def search(self, text: str, k: int, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` best memories for ``text`` by BM25.
 
         Parameters
@@ -172,6 +172,8 @@ class KeywordIndex:
             The query; tokenized as the memories are.
         k : int
             Number of results, >= 1.
+        allowed : ndarray of int, optional
+            Score only these memories (a selective filter's survivors).
 
         Returns
         -------
@@ -180,7 +182,7 @@ class KeywordIndex:
         scores : ndarray of float32, same shape
             BM25 scores (> 0; unbounded above, so the engine rescales them per query).
         """
-        return self.search_terms(dict.fromkeys(tokenize(text), 1.0), k)
+        return self.search_terms(dict.fromkeys(tokenize(text), 1.0), k, allowed)
 
     def idf(self, term: str) -> float:
         """BM25 inverse document frequency of an index term (0 for an unknown term)."""
@@ -189,11 +191,13 @@ class KeywordIndex:
             return 0.0
         return float(np.log1p((self.n_docs - post.n + 0.5) / (post.n + 0.5)))
 
-    def search_terms(self, terms: dict[str, float], k: int) -> tuple[np.ndarray, np.ndarray]:
+    def search_terms(self, terms: dict[str, float], k: int,
+                     allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`search` for already tokenized terms, each with a query weight (float).
 
         The score of a memory is sum over terms of weight * BM25 term score; :meth:`search` uses
-        weight 1 for every distinct term of the query.
+        weight 1 for every distinct term of the query. ``allowed`` (int array) restricts the
+        memories scored; the statistics (idf, average length) stay those of the whole index.
         """
         if self.n_docs == 0:
             return np.empty(0, np.int64), np.empty(0, np.float32)
@@ -206,8 +210,13 @@ class KeywordIndex:
                 continue
             m = post.n
             idf = qw * np.log1p((n - m + 0.5) / (m + 0.5))
-            tf, dl = post.tf[:m], post.dl[:m]
-            parts_nid.append(post.nid[:m])
+            nid, tf, dl = post.nid[:m], post.tf[:m], post.dl[:m]
+            if allowed is not None:
+                keep = np.isin(nid, allowed)
+                nid, tf, dl = nid[keep], tf[keep], dl[keep]
+                if not len(nid):
+                    continue
+            parts_nid.append(nid)
             parts_score.append(idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * dl / avgdl)))
         if not parts_nid:
             return np.empty(0, np.int64), np.empty(0, np.float32)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from ..state import EngineState
 from ..types import Gap, RecallResult
 from . import activation, ranking, results, seeds
@@ -46,7 +48,35 @@ def recall(state: EngineState, request: RecallRequest, *, trace: list | None = N
     ctx = RecallContext(state, request, space, trace)
     for stage in STAGES:
         stage(ctx)
+    return _widened(ctx, _result(ctx, t_start), t_start)
+
+
+def _widened(ctx: RecallContext, answer: tuple[RecallResult, list[int]],
+             t_start: float) -> tuple[RecallResult, list[int]]:
+    """A selective filter that left fewer than k hits: recall again over exactly the memories that
+    pass it (exact vector scan and BM25 restricted to them), so a qualifying memory is found
+    even when the unfiltered candidates never reached it."""
+    request = ctx.request
+    if len(answer[0].hits) >= request.k or not request.filters.narrows:
+        return answer
+    allowed = allowed_nids(ctx.state, request, ctx.space)
+    if len(allowed) <= len(answer[0].hits):
+        return answer
+    ctx = RecallContext(ctx.state, request, ctx.space, ctx.trace, allowed=allowed)
+    for stage in STAGES:
+        stage(ctx)
     return _result(ctx, t_start)
+
+
+def allowed_nids(state: EngineState, request: RecallRequest, space) -> np.ndarray:
+    """Live nids of the namespace that pass every filter of ``request`` (tags read per record)."""
+    c = state.cols
+    nids = np.flatnonzero(c.in_namespace(space.code))
+    nids = nids[request.filters.mask(c, nids, space.code)]
+    if request.filters.tags is not None and len(nids):
+        recs = state.records(nids.tolist(), "reading tags for a filter")
+        nids = nids[[rec is not None and request.filters.tags_ok(rec) for rec in recs]]
+    return nids.astype(np.int64)
 
 
 def _result(ctx: RecallContext, t_start: float) -> tuple[RecallResult, list[int]]:
@@ -75,7 +105,7 @@ def recall_batch(state: EngineState, requests: list[RecallRequest], *,
     activation.run_batch([ctx for _, ctx in ctxs])
     for i, ctx in ctxs:
         ranking.run(ctx)
-        out[i] = _result(ctx, t_start)
+        out[i] = _widened(ctx, _result(ctx, t_start), t_start)
     share = (time.perf_counter() - t_start) / max(len(requests), 1)
     for result, _nids in out:
         result.latency_s = share

@@ -57,6 +57,7 @@ class RecallContext:
     request: RecallRequest
     space: Namespace
     trace: list | None = None
+    allowed: np.ndarray | None = None    # nids a selective filter keeps (None: no restriction)
     # seeds
     vec_nids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))    # vector leg, best first
     vec_cos: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))

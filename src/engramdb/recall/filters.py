@@ -126,6 +126,12 @@ class Filters:
             mask &= c.created_at[nids] <= self.until
         return mask
 
+    @property
+    def narrows(self) -> bool:
+        """Whether a filter beyond the default states is set (kinds, tags, confidence, time, as_of)."""
+        return (self.kinds is not None or self.tags is not None or self.min_confidence is not None
+                or self.since is not None or self.until is not None or self.as_of is not None)
+
     def tags_ok(self, rec: dict) -> bool:
         """Whether the record carries every required tag."""
         return self.tags is None or self.tags.issubset(rec["tags"])

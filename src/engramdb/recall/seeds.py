@@ -23,12 +23,16 @@ __all__ = ["run", "vector_scale", "fuse"]
 def run(ctx: RecallContext) -> None:
     """Fill ``ctx.vec_*``, ``ctx.kw_*``, ``ctx.seeds``, ``ctx.base`` and ``ctx.seed_cos``."""
     req, cfg = ctx.request, ctx.request.config
-    labels, cos = ctx.space.index.knn(req.vector, max(cfg.seed_k, req.k))
+    allowed = ctx.allowed
+    if allowed is None:
+        labels, cos = ctx.space.index.knn(req.vector, max(cfg.seed_k, req.k))
+    else:   # a selective filter: the exact nearest among the memories that pass it
+        labels, cos = ctx.space.index.exact_knn(req.vector, max(cfg.seed_k, req.k), labels=allowed)
     keep = cos >= cfg.cosine_floor
     ctx.vec_nids, ctx.vec_cos = labels[keep], cos[keep]
     if req.query is not None and cfg.w_keyword > 0:
         kw = ctx.space.keyword
-        nids, score = kw.search(req.query, cfg.keyword_k)
+        nids, score = kw.search(req.query, cfg.keyword_k, allowed)
         if len(nids) and cfg.prf_terms > 0:
             nids, score = _expanded_search(ctx, kw, nids, cfg)
         ctx.kw_nids, ctx.kw_score = nids, score
@@ -49,10 +53,10 @@ def _expanded_search(ctx: RecallContext, kw: KeywordIndex, first: np.ndarray,
                 tf[t] = tf.get(t, 0) + 1
     weighted = sorted(((c * kw.idf(t), t) for t, c in tf.items()), reverse=True)[: cfg.prf_terms]
     if not weighted or weighted[0][0] <= 0:
-        return first, kw.search_terms(query, cfg.keyword_k)[1][: len(first)]
+        return first, kw.search_terms(query, cfg.keyword_k, ctx.allowed)[1][: len(first)]
     top = weighted[0][0]
     query.update({t: cfg.prf_weight * w / top for w, t in weighted})
-    return kw.search_terms(query, cfg.keyword_k)
+    return kw.search_terms(query, cfg.keyword_k, ctx.allowed)
 
 
 def vector_scale(cos: np.ndarray, leg_cos: np.ndarray, contrast: float) -> np.ndarray:

@@ -1,0 +1,70 @@
+"""What recall returns at its limits: a large k among near-duplicates, selective filters, ties."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import engramdb
+
+
+@pytest.fixture
+def mem(tmp_path):
+    with engramdb.open(tmp_path / "s", dim=384, embedder="hashing") as m:
+        yield m
+
+
+@pytest.mark.parametrize("n,k", [(162, 162), (300, 250), (40, 500)])
+def test_a_large_k_among_near_duplicates_returns_what_exists(mem, n, k):
+    mem.add_batch([{"text": f"apple {i}"} for i in range(n)])
+    hits = mem.recall("apple", k=k, reinforce=False).hits
+    assert len(hits) == min(n, k)
+    assert len({h.id for h in hits}) == len(hits)
+
+
+def test_a_large_k_by_vector_and_in_a_batch(mem):
+    ids = mem.add_batch([{"text": f"apple {i}"} for i in range(162)])
+    v = mem.get(ids[0], with_embedding=True).embedding
+    assert len(mem.recall(vector=v, k=162, reinforce=False).hits) == 162
+    assert [len(r.hits) for r in mem.recall_batch(["apple", "apple 7"], k=162, reinforce=False)] == [162, 162]
+
+
+FILLER = [{"text": f"Bought apples at the market on day {i}", "kind": "episodic", "tags": ["shop"],
+           "confidence": 0.5, "created_at": 1_700_000_000 + i} for i in range(50)]
+FACT = {"text": "Apples are a kind of fruit", "kind": "semantic", "tags": ["fact"], "confidence": 0.9,
+        "created_at": 1_600_000_000, "id": "fact"}
+
+
+@pytest.mark.parametrize("filters", [
+    {"kinds": ["semantic"]},
+    {"tags": ["fact"]},
+    {"min_confidence": 0.9},
+    {"until": 1_650_000_000},
+    {"kinds": "semantic", "tags": ["fact"], "min_confidence": 0.8},
+])
+def test_a_selective_filter_finds_the_memory_that_qualifies(mem, filters):
+    mem.add_batch(FILLER + [FACT])
+    r = mem.recall("apples market", k=5, reinforce=False, **filters)
+    assert [h.id for h in r.hits] == ["fact"]
+    assert [g.reason for g in r.gaps if g.reason == "filtered_out"] == []
+
+
+def test_a_filter_nothing_passes_still_says_filtered_out(mem):
+    mem.add_batch(FILLER)
+    r = mem.recall("apples market", k=5, kinds=["procedural"], reinforce=False)
+    assert r.hits == [] and "filtered_out" in [g.reason for g in r.gaps]
+
+
+def test_a_filter_keeps_k_when_enough_qualify(mem):
+    mem.add_batch(FILLER + [FACT])
+    r = mem.recall("apples market", k=5, tags=["shop"], reinforce=False)
+    assert len(r.hits) == 5 and all("shop" in h.tags for h in r.hits)
+
+
+def test_exact_ties_rank_the_newer_memory_first_in_recall_and_query(mem):
+    v = np.zeros(384, np.float32)
+    v[0] = 1.0
+    for i in range(4):
+        mem.add(f"twin number {i}", id=f"t{i}", embedding=v, created_at=1_700_000_000)
+    recalled = [h.id for h in mem.recall(vector=v, k=4, reinforce=False).hits]
+    queried = [m.id for m in mem.query(limit=4)]
+    assert recalled == queried == ["t3", "t2", "t1", "t0"]
