@@ -103,14 +103,6 @@ void engram_spread_inflow(
     int32_t *mark, float *inflow, int32_t *source);
 
 /*
- * out[i] = s0[i] * 2^(-(now - t0[i]) / half_life_s[i]), in double, rounded to float
- * (Settles & Meeder 2016, section 3.1). Times in Unix seconds.
- */
-void engram_decay_salience(
-    const float *s0, const double *t0, double now, const float *half_life_s, int64_t n,
-    float *out);
-
-/*
  * out[i] = s0[i] * 2^(-max(now - t0[i], 0) / half_life_by_kind[kind[i]]) (see
  * reference.rescore_salience): the exponent in double, rounded to float, then exp2f and a
  * float product. Every kind[i] must be < n_kinds. Memory-bound: reads 13 bytes and writes 4

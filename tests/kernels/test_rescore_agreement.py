@@ -1,5 +1,5 @@
-"""rescore_salience: every backend agrees with the reference (rtol 1e-5), and the reference
-agrees with decay_salience given the per-memory half-lives."""
+"""rescore_salience: every backend agrees with the reference (rtol 1e-5) and with the closed
+form s0 * 2**(-max(now - t0, 0) / h) computed here, h the half-life of each memory's kind."""
 from __future__ import annotations
 
 import numpy as np
@@ -17,6 +17,13 @@ DAY_S = 86_400.0
 # Below the float32 normal range the float32 exp2 of the fast backends loses relative
 # precision; absolute differences there are far below this.
 ATOL = 1e-37
+
+
+def closed_form(s0, t0, kind, half_life, now):
+    """s0 * 2**(-max(now - t0, 0) / h[kind]) in float64 (Settles & Meeder 2016, section 3.1)."""
+    age = np.maximum(now - np.asarray(t0, dtype=np.float64), 0.0)
+    h = np.asarray(half_life, dtype=np.float64)[kind]
+    return np.asarray(s0, dtype=np.float64) * 2.0 ** (-age / h)
 
 
 @pytest.fixture(params=["numba", "c"])
@@ -52,6 +59,19 @@ def test_rescore_agrees_with_reference(kernels, n, data):
     got = kernels.rescore_salience(s0, t0, kind, half_life, now)
     assert got.dtype == np.float32 and got.shape == (n,)
     assert_allclose(got, want, rtol=1e-5, atol=ATOL)
+    assert_allclose(got, closed_form(s0, t0, kind, half_life, now), rtol=1e-5, atol=ATOL)
+
+
+@pytest.mark.parametrize("n", SIZES)
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_reference_rescore_is_the_closed_form(n, data):
+    # float64 throughout, then one rounding to float32: within half a float32 ulp (plus one
+    # float64 ulp of 2**x) of the closed form.
+    s0, t0, kind, half_life, now = data.draw(rescore_inputs(n))
+    got = reference.rescore_salience(s0, t0, kind, half_life, now)
+    assert got.dtype == np.float32 and got.shape == (n,)
+    assert_allclose(got, closed_form(s0, t0, kind, half_life, now), rtol=1e-7, atol=1e-45)
 
 
 @pytest.mark.parametrize("n", SIZES)
@@ -68,15 +88,31 @@ def test_rescore_agrees_on_the_normal_range(kernels, n):
 
 
 @pytest.mark.parametrize("n", SIZES)
-def test_reference_rescore_is_decay_by_kind(n):
+def test_rescore_matches_the_closed_form(any_kernels, n):
+    # Ages from -1 day (future t0: no growth) to 100 days over five half-lives.
     rng = np.random.default_rng(n)
     half_life = rng.uniform(60, 3e7, 5).astype(np.float32)
     kind = rng.integers(0, 5, n).astype(np.uint8)
     now = 1.7e9
-    t0 = now - rng.uniform(0, 100 * DAY_S, n)
+    t0 = now - rng.uniform(-DAY_S, 100 * DAY_S, n)
     s0 = rng.uniform(0, 1, n).astype(np.float32)
-    assert_array_equal(reference.rescore_salience(s0, t0, kind, half_life, now),
-                       reference.decay_salience(s0, t0, now, half_life[kind]))
+    got = any_kernels.rescore_salience(s0, t0, kind, half_life, now)
+    assert got.dtype == np.float32 and got.shape == (n,)
+    assert_allclose(got, closed_form(s0, t0, kind, half_life, now), rtol=1e-5, atol=ATOL)
+    assert np.all(got <= s0)
+
+
+@pytest.mark.parametrize("n", [1, 7, 256])
+def test_rescore_one_kind_per_memory(any_kernels, n):
+    # Every memory its own half-life (kind i -> half_life[i]), a minute .. a year.
+    rng = np.random.default_rng(n)
+    half_life = rng.uniform(60, 3.2e7, n).astype(np.float32)
+    kind = np.arange(n).astype(np.uint8)
+    now = 1.7e9
+    t0 = now - rng.uniform(0, 30 * DAY_S, n)
+    s0 = rng.uniform(0, 1, n).astype(np.float32)
+    got = any_kernels.rescore_salience(s0, t0, kind, half_life, now)
+    assert_allclose(got, closed_form(s0, t0, kind, half_life, now), rtol=1e-5, atol=ATOL)
 
 
 def test_rescore_hand_computed(any_kernels):

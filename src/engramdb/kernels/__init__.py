@@ -1,5 +1,6 @@
 """Compute kernels: spreading activation (single and batched) and the lateral inflow within an
-activated set, salience decay and rescoring, admission scoring and top-k, in three backends.
+activated set, salience rescoring (decay by memory kind), admission scoring and top-k, in
+three backends.
 
 ``reference`` (NumPy, the spec), ``_numba`` (Numba JIT) and ``_ckernels`` (C via Cython) agree
 on names, signatures and results; :mod:`engramdb.kernels.registry` picks one (C, then Numba,
@@ -35,7 +36,6 @@ __all__ = [
     "active_backend",
     "admission_score",
     "backend",
-    "decay_salience",
     "get",
     "rescore_salience",
     "spread_activation",

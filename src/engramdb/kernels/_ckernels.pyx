@@ -16,7 +16,6 @@ __all__ = [
     "spread_activation",
     "spread_activation_batch",
     "spread_inflow",
-    "decay_salience",
     "rescore_salience",
     "admission_score",
     "topk",
@@ -43,9 +42,6 @@ cdef extern from "engram_kernels.h" nogil:
         const float *rel_mult,
         double decay, double fan_exp, int64_t degree_cap,
         int32_t *mark, float *inflow, int32_t *source)
-    void engram_decay_salience(
-        const float *s0, const double *t0, double now, const float *half_life_s, int64_t n,
-        float *out)
     int64_t engram_spread_activation_batch(
         const int64_t *indptr, int64_t n, const int32_t *indices, const float *weight,
         const uint8_t *relation,
@@ -286,23 +282,6 @@ def spread_inflow(
             &mark[0], &inflow[0], &source[0],
         )
     return inflow_a, source_a
-
-
-def decay_salience(
-    const float[::1] s0,
-    const double[::1] t0,
-    double now,
-    const float[::1] half_life_s,
-):
-    """Salience decay (C, GIL released): the contract of :func:`reference.decay_salience`."""
-    cdef int64_t n = s0.shape[0]
-    out_a = np.empty(n, dtype=np.float32)
-    if n == 0:
-        return out_a
-    cdef float[::1] out = out_a
-    with nogil:
-        engram_decay_salience(&s0[0], &t0[0], now, &half_life_s[0], n, &out[0])
-    return out_a
 
 
 def rescore_salience(

@@ -24,7 +24,6 @@ __all__ = [
     "spread_activation",
     "spread_activation_batch",
     "spread_inflow",
-    "decay_salience",
     "rescore_salience",
     "admission_score",
     "topk",
@@ -459,18 +458,6 @@ def spread_inflow(
         np.int64(degree_cap),
         mark,
     )
-
-
-@njit(cache=True, nogil=True)
-def decay_salience(s0, t0, now, half_life_s):
-    """Salience decay (Numba): the contract of :func:`reference.decay_salience`."""
-    n = s0.shape[0]
-    out = np.empty(n, dtype=np.float32)
-    now64 = np.float64(now)
-    for i in range(n):
-        x = -(now64 - np.float64(t0[i])) / np.float64(half_life_s[i])
-        out[i] = np.float32(np.float64(s0[i]) * np.exp2(x))
-    return out
 
 
 @njit(cache=True, nogil=True, parallel=True)

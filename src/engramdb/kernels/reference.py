@@ -41,7 +41,6 @@ __all__ = [
     "spread_activation",
     "spread_activation_batch",
     "spread_inflow",
-    "decay_salience",
     "rescore_salience",
     "admission_score",
     "topk",
@@ -472,54 +471,16 @@ def spread_inflow(
     return inflow, source
 
 
-def decay_salience(s0, t0, now, half_life_s):
-    """Salience after exponential decay, s(t) = s0 * 2**(-(now - t0) / half_life_s).
-
-    Computed in float64, returned rounded to float32.
-
-    Parameters
-    ----------
-    s0 : ndarray of float32, shape (n,)
-        Salience at ``t0``, in [0, 1].
-    t0 : ndarray of float64, shape (n,)
-        Time of the last update, Unix seconds.
-    now : float
-        Current time, Unix seconds; expected >= every ``t0`` (earlier times grow salience).
-    half_life_s : ndarray of float32, shape (n,)
-        Half-life of each memory in seconds, > 0 (per memory kind, see docs/design.md).
-
-    Returns
-    -------
-    ndarray of float32, shape (n,)
-        Decayed salience.
-
-    Raises
-    ------
-    None
-        Kernels do not validate; the engine checks shapes, finiteness and ``now >= t0``.
-
-    References
-    ----------
-    Settles & Meeder (2016), ACL, "A Trainable Spaced Repetition Model for Language
-    Learning", section 3.1 (half-life regression, p = 2**(-delta / h));
-    docs/design.md "Memory dynamics".
-    """
-    s0 = np.asarray(s0, dtype=np.float64)
-    t0 = np.asarray(t0, dtype=np.float64)
-    h = np.asarray(half_life_s, dtype=np.float64)
-    return (s0 * np.exp2(-(float(now) - t0) / h)).astype(np.float32)
-
-
 def rescore_salience(s0, t0, kind, half_life_by_kind, now):
     """Salience after decay with the half-life looked up by kind code, for column arrays.
 
         out[i] = s0[i] * 2 ** (-max(now - t0[i], 0) / half_life_by_kind[kind[i]])
 
-    Computed in float64, returned rounded to float32. Unlike :func:`decay_salience`, a ``t0``
-    later than ``now`` counts as age 0 (salience never grows). One byte of ``kind`` per memory
-    replaces a float32 half-life column, so a rescoring pass over n memories reads 13 n bytes
-    and writes 4 n. The Numba and C backends compute the exponent in double and ``2**x`` in
-    float32, and agree with this reference to rtol 1e-5 over the float32 normal range.
+    Computed in float64, returned rounded to float32. A ``t0`` later than ``now`` counts as
+    age 0 (salience never grows). One byte of ``kind`` per memory replaces a float32 half-life
+    column, so a rescoring pass over n memories reads 13 n bytes and writes 4 n. The Numba and
+    C backends compute the exponent in double and ``2**x`` in float32, and agree with this
+    reference to rtol 1e-5 over the float32 normal range.
 
     Parameters
     ----------

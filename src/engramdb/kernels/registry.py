@@ -40,7 +40,6 @@ KERNEL_NAMES = (
     "spread_activation",
     "spread_activation_batch",
     "spread_inflow",
-    "decay_salience",
     "rescore_salience",
     "admission_score",
     "topk",
