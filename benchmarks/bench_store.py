@@ -38,6 +38,7 @@ from graphs import power_law_graph  # noqa: E402
 import engramdb  # noqa: E402
 from engramdb.index import HnswIndex  # noqa: E402
 from engramdb.kernels import registry  # noqa: E402
+from engramdb.testing import vector_index  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 DIM = 384
@@ -134,7 +135,7 @@ def cold_open(path: str, q: np.ndarray, runs: int = 5) -> dict:
 
 def whole_recall(path: str, queries: np.ndarray) -> list[dict]:
     with engramdb.open(path, readonly=True) as eng:
-        index = eng._indexes["default"]
+        index = vector_index(eng, "default")   # the engine's own hnswlib index: the baseline
         for q in queries[:20]:
             eng.recall(vector=q, k=10)
             index.knn(q, 10)

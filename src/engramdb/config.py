@@ -307,14 +307,24 @@ class LinkConfig:
         Default 0.80 (docs/design.md); hashed n-gram embeddings need a lower value.
     max_links : int
         At most this many auto-links per new memory.
+    detect_conflicts : bool
+        Compare each new memory that fills no slot with its near neighbours (cosine >=
+        ``conflict_cosine``): one that negates or changes a number of what an earlier one says
+        about the same subject (``facts.conflict``) supersedes it when its valid time is later,
+        else the two are linked ``contradicts`` (recall warns).
+    conflict_cosine : float
+        Neighbours at least this similar are checked by the (strict) rules of ``facts.conflict``.
     """
 
     auto_link: bool = True
     cosine_threshold: float = 0.80
     max_links: int = 5
+    detect_conflicts: bool = True
+    conflict_cosine: float = 0.5
 
     BOUNDS: ClassVar = {"cosine_threshold": Interval(-1.0, 1.0), "max_links": Interval(0, 1000),
-                        "auto_link": Choice((True, False))}
+                        "auto_link": Choice((True, False)), "detect_conflicts": Choice((True, False)),
+                        "conflict_cosine": Interval(-1.0, 1.0)}
 
     def __post_init__(self) -> None:
         check_bounds(self)

@@ -34,6 +34,7 @@ from .config import RecallConfig
 from .validate import now as clock_now, use_clock
 
 __all__ = ["FakeClock", "frozen_clock", "use_clock", "store_path", "index_file", "generation", "indexed_ids",
+           "vector_index",
            "store_digest", "entry_counts", "meta", "raw_records", "nid_of", "columns", "graph_edges",
            "namespace_meta", "indexed_counts", "keyword_counts", "keyword_search", "cache_status", "CACHES",
            "crash", "damage_snapshot"]
@@ -92,6 +93,13 @@ def indexed_ids(engine, namespace: str) -> set[str]:
 
 
 # ---------------------------------------------------------------------------- the LMDB store
+def vector_index(engine, namespace: str):
+    """The namespace's :class:`~engramdb.index.hnsw.HnswIndex` (``knn(query, k)``), or None:
+    the baseline "hnswlib alone" of the benchmarks. Read-only use."""
+    sp = engine._state.space(namespace)
+    return None if sp is None else sp.index
+
+
 def store_digest(engine, skip_meta: Iterable[str] = ()) -> str:
     """SHA-256 (hex str) over every key and value of every LMDB sub-database, in key order.
 

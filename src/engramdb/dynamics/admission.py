@@ -42,6 +42,9 @@ import numpy as np
 from ..errors import InvalidInputError, NonFiniteError
 from ..kernels import registry
 from ..kernels.reference import ADMISSION_FACTORS
+from ..facts import (
+    FUNCTION_WORDS, fact_change, fact_signature, tokens as _tokens,
+)
 from ..state import EngineState
 from ..types import MemoryState, _STATE_CODES
 from ..write import write_unit
@@ -56,24 +59,6 @@ __all__ = ["AdmissionDecision", "fact_change", "fact_signature", "heuristic_util
 
 HEDGE_PENALTY = 0.7
 PHATIC_PRIOR = 0.2   # A-MAC's type prior of temporary states
-_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-NUMBER_WORDS = frozenset(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety "
-    "hundred thousand million billion dozen half once twice thrice first second third fourth fifth "
-    "sixth seventh eighth ninth tenth".split())
-MONTHS = frozenset(
-    "january february march april june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec".split())   # "may": capitalised only
-DATE_WORDS = frozenset("monday tuesday wednesday thursday friday saturday sunday today tomorrow "
-                       "yesterday tonight weekend".split())
-NEGATIONS = frozenset("not no never none nobody nothing neither nor nowhere cannot without".split())
-FUNCTION_WORDS = frozenset(
-    "a an the i i'm i've i'd i'll we you he she they it its my our your his her their this that "
-    "these those there here what when where who whom why how which yes yeah ok okay and but or so "
-    "then also just in on at for to of with from by after before about as if is are was were be "
-    "been do does did have has had will would can could should may might must let let's oh hey hi "
-    "hello thanks thank please well sure great wow".split())
 HEDGES = ("maybe", "perhaps", "probably", "possibly", "might", "i think", "i guess", "not sure",
           "unsure", "i believe", "rumor", "apparently", "supposedly")
 CUES = frozenset(
@@ -87,10 +72,6 @@ PHATIC = frozenset("hi hello hey thanks thank ok okay lol haha bye cool nice gre
 
 _SPEAKER = re.compile(r"^\s*[A-Z][\w .'-]{0,30}:\s+")
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
-
-
-def _tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text)
 
 
 def strip_speaker(text: str) -> str:
@@ -122,84 +103,6 @@ def is_phatic(text: str) -> bool:
     if not sig["number"] and not sig["date"] and all(t in sig["name"] for t in content):
         return True   # greeting someone by name: "Thanks, Mel!"
     return len(content) < 2 and specific == 0
-
-
-def _negation_count(toks: list[str]) -> int:
-    return sum(1 for t in toks if t.lower() in NEGATIONS or t.lower().endswith(("n't", "n’t")))
-
-
-def fact_signature(text: str) -> dict[str, Any]:
-    """The fact-bearing tokens of ``text`` (see :func:`fact_change`).
-
-    Returns
-    -------
-    dict with keys
-        ``number`` (set of lower-cased tokens holding a digit, and number words), ``date`` (month
-        and weekday names, today / tomorrow / yesterday ...; "May" only capitalised), ``name``
-        (capitalised tokens that are not function words, months or number words) and
-        ``negation`` (count of negation words and n't contractions).
-    """
-    toks = _tokens(text)
-    number, date, name = set(), set(), set()
-    for t in toks:
-        low = t.lower()
-        if any(ch.isdigit() for ch in t) or low in NUMBER_WORDS:
-            number.add(low)
-        elif low in MONTHS or low in DATE_WORDS or t == "May":
-            date.add(low)
-        elif t[0].isupper() and low not in FUNCTION_WORDS:
-            name.add(low)
-    return {"number": number, "date": date, "name": name, "negation": _negation_count(toks)}
-
-
-def fact_change(new: str, old: str) -> str | None:
-    """Does ``new`` change a fact that ``old`` states? Rule-based, no model.
-
-    Two texts state a different fact when they differ in (checked in this order):
-
-    - ``"negation"``: the number of negation words (not, no, never, cannot, without, ...) and
-      n't contractions;
-    - ``"number"``: the set of tokens holding a digit (amounts, times, codes such as QX7Z9M,
-      ISO dates) or number words (one ... ninety, hundred, first ... tenth, twice, ...);
-    - ``"date"``: month names (and abbreviations; "May" only when capitalised), weekday names,
-      today / tomorrow / yesterday / tonight / weekend;
-    - ``"name"``: a capitalised token other than common function words ("The", "I", "We", ...)
-      that the other text lacks in any case (so a capitalised sentence start that the other
-      text has in lower case is no change).
-
-    A changed fact is never merged as a near-duplicate. The rules err toward "changed": "two"
-    vs "2", or a capitalised common word, count as a change, so a true duplicate may be stored
-    once more, but a changed fact is not lost.
-
-    Parameters
-    ----------
-    new, old : str
-
-    Returns
-    -------
-    str or None
-        The first kind of change found, or None when the texts agree on all four.
-
-    Examples
-    --------
-    >>> fact_change("The meeting is at 3pm", "The meeting is at 4pm")
-    'number'
-    >>> fact_change("I like sushi", "I don't like sushi")
-    'negation'
-    >>> fact_change("We fly to Lisbon", "We fly to Porto")
-    'name'
-    >>> fact_change("Dinner with Ana on Friday", "dinner with Ana on Friday!") is None
-    True
-    """
-    a, b = fact_signature(new), fact_signature(old)
-    for key in ("negation", "number", "date"):
-        if a[key] != b[key]:
-            return key
-    words_a = {t.lower() for t in _tokens(new)}
-    words_b = {t.lower() for t in _tokens(old)}
-    if (a["name"] - words_b) or (b["name"] - words_a):
-        return "name"
-    return None
 
 
 def heuristic_utility(texts: Iterable[str]) -> np.ndarray:

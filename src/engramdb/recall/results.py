@@ -63,7 +63,24 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     c = state.cols
     warnings = contradiction_warnings(csr, hit_nids, c.state, c.alive, c.ext_ids,
                                       Relation.CONTRADICTS.code) if hits else []
+    if any(w.source_in_hits and w.target_in_hits for w in warnings):
+        hits, hit_nids = current_first(hits, hit_nids, warnings, c.valid_from)
     return hits, hit_nids, gaps, warnings
+
+
+def current_first(hits: list[Hit], nids: list[int], warnings: list, valid_from: np.ndarray) -> tuple[list, list]:
+    """Of two hits that contradict each other, the one valid later (the current statement)
+    ranks first: it takes the earlier one's place and the earlier one moves just below it."""
+    order = list(range(len(hits)))
+    pos = {h.id: i for i, h in enumerate(hits)}
+    for w in warnings:
+        if not (w.source_in_hits and w.target_in_hits):
+            continue
+        i, j = order.index(pos[w.source]), order.index(pos[w.target])
+        hi, lo = (i, j) if i < j else (j, i)
+        if valid_from[nids[order[lo]]] > valid_from[nids[order[hi]]]:   # the later-valid one is below
+            order.insert(hi, order.pop(lo))
+    return [hits[i] for i in order], [nids[i] for i in order]
 
 
 def path_of(nid: int, parent: np.ndarray, pos: np.ndarray, csr: CSRGraph, rel_mult: np.ndarray,

@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from .. import slots as _slots, temporal as _temporal
+from ..facts import conflict
 from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundError, OversizeError
 from ..state import EngineState
 from ..types import MemoryKind, MemoryState, Relation
@@ -218,7 +219,9 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
                     )
                 edges.append((p.nid, tgt, rel.code, w))
         boost_links(unit, prepared, edges, state.config.decay.link_boost)
-        edges.extend(_autolinks(unit, prepared))
+        near = _neighbours(unit, prepared)
+        edges.extend(_autolinks(unit, prepared, near))
+        edges.extend(_conflicts(unit, prepared, near))
         if extra is not None:
             edges.extend(extra(unit))
         if any(p.subject is not None for p in prepared):
@@ -230,23 +233,76 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
     return [p.ext_id for p in prepared]
 
 
-def _autolinks(unit: WriteUnit, prepared: list[Prepared]) -> list[tuple[int, int, int, float]]:
-    """``related_to`` edges (new nid -> earlier nid, weight = cosine) above the auto-link threshold.
+def _neighbours(unit: WriteUnit, prepared: list[Prepared]) -> dict[int, list[tuple[int, float]]]:
+    """Each new memory's nearest earlier memories: nid -> [(earlier nid, cosine)], best first.
 
     The batch is already in the namespace's hnswlib index, so one batched k-NN query finds
     neighbours among stored memories and earlier items of the batch alike (approximate, as
-    all of engramdb's vector search); later items link back to earlier ones, not forward.
+    all of engramdb's vector search); later items see earlier ones, not the reverse.
     """
+    lc = unit.state.config.link
+    if not (lc.auto_link and lc.max_links) and not lc.detect_conflicts:
+        return {}
+    out = {}
+    # near-duplicates and restatements are close: a small beam finds them (ef = 4 k)
+    k = 2 * max(lc.max_links, 5) + 1
+    for ns, group in by_namespace(prepared).items():
+        labels, cos = unit.space(ns).index.knn_batch(np.stack([p.vector for p in group]), k, ef=4 * k)
+        for p, row_l, row_c in zip(group, labels.tolist(), cos.tolist()):
+            out[p.nid] = [(lab, c) for lab, c in zip(row_l, row_c) if lab < p.nid]
+    return out
+
+
+def _autolinks(unit: WriteUnit, prepared: list[Prepared],
+               near: dict[int, list[tuple[int, float]]]) -> list[tuple[int, int, int, float]]:
+    """``related_to`` edges (new nid -> earlier nid, weight = cosine) above the auto-link threshold
+    (A-MEM, arXiv:2502.12110)."""
     lc = unit.state.config.link
     if not lc.auto_link or lc.max_links == 0:
         return []
     out = []
-    for ns, group in by_namespace(prepared).items():
-        # only near-duplicates pass the threshold: a small beam finds them (ef = 4 k)
-        k = 2 * lc.max_links + 1
-        labels, cos = unit.space(ns).index.knn_batch(np.stack([p.vector for p in group]), k, ef=4 * k)
-        for p, row_l, row_c in zip(group, labels.tolist(), cos.tolist()):
-            picked = [(c, lab) for lab, c in zip(row_l, row_c) if lab < p.nid and c >= lc.cosine_threshold]
-            out.extend((p.nid, lab, Relation.RELATED_TO.code, float(min(max(c, 1e-6), 1.0)))
-                       for c, lab in picked[: lc.max_links])
+    for p in prepared:
+        picked = [(lab, c) for lab, c in near.get(p.nid, []) if c >= lc.cosine_threshold][: lc.max_links]
+        out.extend((p.nid, lab, Relation.RELATED_TO.code, float(min(max(c, 1e-6), 1.0))) for lab, c in picked)
     return out
+
+
+def _conflicts(unit: WriteUnit, prepared: list[Prepared],
+               near: dict[int, list[tuple[int, float]]]) -> list[tuple[int, int, int, float]]:
+    """A new memory (outside slots) that negates or changes a number of an earlier one about the
+    same subject (:func:`engramdb.facts.conflict`): with a later valid time it supersedes the
+    earlier one (kept, flagged superseded: ``history`` shows both); otherwise the two are linked
+    ``contradicts`` and recall reports the pair. Explicit slots are left to slot resolution."""
+    lc = unit.state.config.link
+    if not lc.detect_conflicts:
+        return []
+    by_nid = {p.nid: p for p in prepared}
+    edges = []
+    for p in prepared:
+        if p.subject is not None or p.state is not MemoryState.ACTIVE:
+            continue
+        for lab, c in near.get(p.nid, []):
+            if c < lc.conflict_cosine:
+                break
+            q = by_nid.get(lab)
+            rec = None if q is not None else unit.record(lab)
+            if q is not None:
+                if q.subject is not None or q.state is not MemoryState.ACTIVE:
+                    continue
+                text, valid_from = q.text, q.valid_from
+            else:
+                if rec is None or rec["state"] != MemoryState.ACTIVE.value or rec.get("subject") is not None:
+                    continue
+                text, valid_from = rec["text"], rec.get("valid_from", rec["created_at"])
+            if conflict(p.text, text) is None:
+                continue
+            if p.valid_from > valid_from:
+                if q is not None:
+                    q.state, q.superseded_by, q.retired_at = MemoryState.SUPERSEDED, p.ext_id, unit.now
+                    q.valid_to = p.valid_from if q.valid_to is None else min(q.valid_to, p.valid_from)
+                else:
+                    unit.put_record(lab, _slots.retire_record(rec, p.ext_id, p.valid_from, unit.now))
+                edges.append((p.nid, lab, Relation.SUPERSEDES.code, 1.0))
+            else:
+                edges.append((p.nid, lab, Relation.CONTRADICTS.code, 1.0))
+    return edges

@@ -1,0 +1,99 @@
+"""Conflict detection without slots: precision and recall on a labelled set of statement pairs.
+
+Each pair of ``benchmarks/data/conflict_pairs.jsonl`` (the development set, 65 pairs: the rules
+of ``facts.conflict`` were written with it in view) and ``conflict_pairs_heldout.jsonl`` (22
+pairs written afterwards, never used to change the rules) is stored in a namespace of its own, the
+second statement one day after the first (it should supersede the first when it negates it or
+changes its number: categories ``negation`` and ``number``), and again one day *before* (it
+should then only be linked ``contradicts``). Pairs about different subjects and near-twins that
+state other facts (``different_subject``, ``near_twin``) must be left alone: a false supersede
+hides a true fact. Reported per embedder: precision / recall of "supersede" and "contradicts",
+and the number of false supersedes (target 0).
+
+    python benchmarks/bench_conflicts.py [--embedder hashing minilm]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data" / "conflict_pairs.jsonl"
+#: written after the rules were fixed and never used to change them
+HELD_OUT = HERE / "data" / "conflict_pairs_heldout.jsonl"
+T0 = 1_700_000_000.0
+DAY = 86_400.0
+CHANGES = {"negation", "number"}
+
+
+def load_pairs(path: Path = DATA) -> list[dict]:
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def observed(mem, ns: str) -> str:
+    """What the engine did with the pair in ``ns``: supersede, contradicts or none."""
+    first = mem.get("first", namespace=ns)
+    second = mem.get("second", namespace=ns)
+    if first.superseded_by == "second" or second.superseded_by == "first":
+        return "supersede"
+    rels = {e.relation.value for e in mem.edges("second", namespace=ns)}
+    return "contradicts" if "contradicts" in rels else "none"
+
+
+def run(embedder: str, pairs: list[dict]) -> dict:
+    import engramdb
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp, engramdb.open(os.path.join(tmp, "s"), embedder=embedder) as mem:
+        for i, pair in enumerate(pairs):
+            for later in (True, False):
+                ns = f"pair-{i}-{'later' if later else 'earlier'}"
+                mem.add(pair["first"], id="first", namespace=ns, created_at=T0)
+                mem.add(pair["second"], id="second", namespace=ns, created_at=T0 + (DAY if later else -DAY))
+                want = ("supersede" if later else "contradicts") if pair["category"] in CHANGES else "none"
+                rows.append({"pair": i, "category": pair["category"], "later": later, "want": want,
+                             "got": observed(mem, ns)})
+    out = {"embedder": embedder, "cases": len(rows)}
+    for action in ("supersede", "contradicts"):
+        tp = sum(r["got"] == action and r["want"] == action for r in rows)
+        fp = sum(r["got"] == action and r["want"] != action for r in rows)
+        fn = sum(r["got"] != action and r["want"] == action for r in rows)
+        out[action] = {"precision": round(tp / (tp + fp), 4) if tp + fp else None,
+                       "recall": round(tp / (tp + fn), 4) if tp + fn else None, "tp": tp, "fp": fp, "fn": fn}
+    out["false_supersedes"] = [pairs[r["pair"]] for r in rows if r["got"] == "supersede" and r["want"] != "supersede"]
+    out["missed"] = [dict(pairs[r["pair"]], later=r["later"], got=r["got"]) for r in rows
+                     if r["want"] != "none" and r["got"] != r["want"]]
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--embedder", nargs="+", default=["hashing"])
+    ap.add_argument("--out", default=str(HERE / "results" / "conflicts.json"))
+    args = ap.parse_args(argv)
+    sets = {"development": load_pairs(DATA), "held_out": load_pairs(HELD_OUT)}
+    runs = []
+    for name in args.embedder:
+        for split, pairs in sets.items():
+            r = dict(run(name, pairs), split=split, pairs=len(pairs))
+            runs.append(r)
+            s, c = r["supersede"], r["contradicts"]
+            print(f"{name:8s} {split:11s} supersede P {s['precision']} R {s['recall']} | contradicts P "
+                  f"{c['precision']} R {c['recall']} | false supersedes {len(r['false_supersedes'])} of "
+                  f"{r['cases']} cases")
+    result = {"benchmark": "conflict detection without slots (labelled pairs)",
+              "pairs": {k: len(v) for k, v in sets.items()},
+              "command": "python benchmarks/bench_conflicts.py --embedder " + " ".join(args.embedder),
+              "machine": {"python": platform.python_version(), "machine": platform.machine()}, "runs": runs}
+    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,258 @@
+"""Fact-bearing tokens of a statement, and whether two statements state different facts.
+
+Rule-based, no model. Admission uses :func:`fact_change` so that a near-duplicate that changes
+a number, date, name or negation is never merged away; the write path uses :func:`conflict`
+to find a new statement that negates or changes the value of an earlier one about the same
+subject (it then supersedes it, or the two are linked ``contradicts``).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["NUMBER_WORDS", "MONTHS", "DATE_WORDS", "NEGATIONS", "FUNCTION_WORDS", "tokens", "fact_signature",
+           "fact_change", "subject_of", "conflict"]
+
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+NUMBER_WORDS = frozenset(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety "
+    "hundred thousand million billion dozen half once twice thrice first second third fourth fifth "
+    "sixth seventh eighth ninth tenth".split())
+MONTHS = frozenset(
+    "january february march april june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split())   # "may": capitalised only
+DATE_WORDS = frozenset("monday tuesday wednesday thursday friday saturday sunday today tomorrow "
+                       "yesterday tonight weekend".split())
+NEGATIONS = frozenset("not no never none nobody nothing neither nor nowhere cannot without".split())
+FUNCTION_WORDS = frozenset(
+    "a an the i i'm i've i'd i'll we you he she they it its my our your his her their this that "
+    "these those there here what when where who whom why how which yes yeah ok okay and but or so "
+    "then also just in on at for to of with from by after before about as if is are was were be "
+    "been do does did have has had will would can could should may might must let let's oh hey hi "
+    "hello thanks thank please well sure great wow".split())
+
+
+def tokens(text: str) -> list[str]:
+    """Word tokens of ``text`` (letters and digits; apostrophes inside a word kept)."""
+    return _TOKEN.findall(text)
+
+
+def _negation_count(toks: list[str]) -> int:
+    return sum(1 for t in toks if t.lower() in NEGATIONS or t.lower().endswith(("n't", "n’t")))
+
+
+def fact_signature(text: str) -> dict[str, Any]:
+    """The fact-bearing tokens of ``text`` (see :func:`fact_change`).
+
+    Returns
+    -------
+    dict with keys
+        ``number`` (set of lower-cased tokens holding a digit, and number words), ``date`` (month
+        and weekday names, today / tomorrow / yesterday ...; "May" only capitalised), ``name``
+        (capitalised tokens that are not function words, months or number words) and
+        ``negation`` (count of negation words and n't contractions).
+    """
+    toks = tokens(text)
+    number, date, name = set(), set(), set()
+    for t in toks:
+        low = t.lower()
+        if any(ch.isdigit() for ch in t) or low in NUMBER_WORDS:
+            number.add(low)
+        elif low in MONTHS or low in DATE_WORDS or t == "May":
+            date.add(low)
+        elif t[0].isupper() and low not in FUNCTION_WORDS:
+            name.add(low)
+    return {"number": number, "date": date, "name": name, "negation": _negation_count(toks)}
+
+
+def fact_change(new: str, old: str) -> str | None:
+    """Does ``new`` change a fact that ``old`` states? Rule-based, no model.
+
+    Two texts state a different fact when they differ in (checked in this order):
+
+    - ``"negation"``: the number of negation words (not, no, never, cannot, without, ...) and
+      n't contractions;
+    - ``"number"``: the set of tokens holding a digit (amounts, times, codes such as QX7Z9M,
+      ISO dates) or number words (one ... ninety, hundred, first ... tenth, twice, ...);
+    - ``"date"``: month names (and abbreviations; "May" only when capitalised), weekday names,
+      today / tomorrow / yesterday / tonight / weekend;
+    - ``"name"``: a capitalised token other than common function words ("The", "I", "We", ...)
+      that the other text lacks in any case (so a capitalised sentence start that the other
+      text has in lower case is no change).
+
+    A changed fact is never merged as a near-duplicate. The rules err toward "changed": "two"
+    vs "2", or a capitalised common word, count as a change, so a true duplicate may be stored
+    once more, but a changed fact is not lost.
+
+    Parameters
+    ----------
+    new, old : str
+
+    Returns
+    -------
+    str or None
+        The first kind of change found, or None when the texts agree on all four.
+
+    Examples
+    --------
+    >>> fact_change("The meeting is at 3pm", "The meeting is at 4pm")
+    'number'
+    >>> fact_change("I like sushi", "I don't like sushi")
+    'negation'
+    >>> fact_change("We fly to Lisbon", "We fly to Porto")
+    'name'
+    >>> fact_change("Dinner with Ana on Friday", "dinner with Ana on Friday!") is None
+    True
+    """
+    a, b = fact_signature(new), fact_signature(old)
+    for key in ("negation", "number", "date"):
+        if a[key] != b[key]:
+            return key
+    words_a = {t.lower() for t in tokens(new)}
+    words_b = {t.lower() for t in tokens(old)}
+    if (a["name"] - words_b) or (b["name"] - words_a):
+        return "name"
+    return None
+
+
+
+
+#: Words that end a statement's subject: copulas, auxiliaries and common state / action verbs
+#: (compared by Snowball stem, so "drinks" and "drank"... "drink" match through their stems where
+#: Snowball joins them; irregular past forms are listed).
+SUBJECT_END = frozenset(
+    "is am are was were be been isn't aren't wasn't weren't 's has have had hasn't haven't hadn't "
+    "does do did doesn't don't didn't can can't cannot could couldn't will won't would wouldn't "
+    "should shouldn't may might must work live like love prefer hate want need own drive drove use "
+    "take took eat ate drink drank play speak spoke move go went get got earn weigh cost run ran "
+    "start leave left sleep slept seat smoke trust read write wrote watch cook study teach taught "
+    "visit pay paid buy bought sell sold make made know knew think thought feel felt keep kept "
+    "hold held seem remain stay become became open close belong attend wear wore".split())
+_DETERMINERS = frozenset("a an the".split())
+#: Adverbs that qualify a statement without changing what it is about ("no longer", "still").
+ADVERBS = frozenset("longer still also now always usually really actually anymore currently already "
+                    "just even".split())
+
+
+def _stem(word: str) -> str:
+    global _stemmer
+    if _stemmer is None:
+        import Stemmer   # PyStemmer, as the keyword index
+
+        _stemmer = Stemmer.Stemmer("english")
+    return _stemmer.stemWord(word)
+
+
+_stemmer = None
+_END_STEMS: frozenset[str] | None = None
+
+
+def _ends_subject(low: str) -> bool:
+    global _END_STEMS
+    if _END_STEMS is None:
+        _END_STEMS = frozenset(_stem(w) for w in SUBJECT_END) | SUBJECT_END
+    return (low in SUBJECT_END or low in NEGATIONS or low in ADVERBS or low.endswith(("n't", "n’t"))
+            or _stem(low) in _END_STEMS)
+
+
+_PRONOUNS = frozenset("i we you he she they it".split())
+
+
+def subject_of(text: str) -> tuple[str, ...]:
+    """The statement's subject, lower-cased, articles dropped (a leading "Speaker:" label is part
+    of the text):
+
+    - a personal pronoun first: that pronoun ("I practise guitar" -> ("i",));
+    - a capitalised first word followed by a lower-case word: that name ("Dan bikes to work" ->
+      ("dan",));
+    - else the words before the first verb of :data:`SUBJECT_END` (by stem), negation or adverb
+      of :data:`ADVERBS` ("My wife likes tea" -> ("my", "wife"); "has worked there" -> ()).
+
+    When no verb is found the whole statement is returned; :func:`conflict` then aligns it with
+    the other statement's subject.
+    """
+    toks = tokens(text)
+    if toks and toks[0].lower() in _PRONOUNS:
+        return (toks[0].lower(),)
+    if len(toks) > 1 and toks[0][0].isupper() and toks[0].lower() not in FUNCTION_WORDS \
+            and toks[1].isalpha() and toks[1].islower() and not _ends_subject(toks[0].lower()):
+        return (toks[0].lower(),)
+    out = []
+    for t in toks:
+        low = t.lower()
+        if _ends_subject(low):
+            break
+        if low not in _DETERMINERS:
+            out.append(low)
+    return tuple(out)
+
+
+def _same_subject(a: tuple[str, ...], b: tuple[str, ...], text_a: str, text_b: str) -> tuple[str, ...] | None:
+    """The shared subject of two statements, or None. A subject that ran to the end of its
+    statement (no known verb) matches the other's when the other's is a prefix of it: the word
+    after the prefix is then taken as the verb ("The landlord allows pets" / "The landlord does
+    not allow pets")."""
+    if a == b:
+        return a
+    for short, long_, text in ((a, b, text_b), (b, a, text_a)):
+        ran_to_end = len(long_) == len([t for t in tokens(text) if t.lower() not in _DETERMINERS])
+        if short and ran_to_end and long_[: len(short)] == short and not any(ch.isdigit() for w in short for ch in w):
+            return short
+    return None
+
+
+def _predicate_words(text: str, subject: tuple[str, ...]) -> set[str]:
+    """Stems of the content words after the subject, without numbers, negations, adverbs and
+    the auxiliary do ("does not drink" and "drinks" say the same but for the negation)."""
+    words = [t.lower() for t in tokens(text)][len(subject):]
+    return {_stem(w) for w in words if w not in FUNCTION_WORDS and w not in NEGATIONS and w not in ADVERBS
+            and w not in ("does", "doesn't", "do", "don't", "did", "didn't") and not w.endswith(("n't", "n’t"))
+            and w not in NUMBER_WORDS and not any(ch.isdigit() for ch in w)}
+
+
+def conflict(new: str, old: str, *, min_overlap: float = 0.8) -> str | None:
+    """Does ``new`` negate, or change a number of, what ``old`` states about the same subject?
+
+    Rule-based and conservative (a false supersede hides a true fact):
+
+    - same subject (:func:`subject_of`), same names and dates (:func:`fact_signature`);
+    - the rest of what they say is the same: the Jaccard overlap of their predicate's content
+      words (numbers and negations left out) is at least ``min_overlap``;
+    - then ``"negation"`` when exactly the negation count differs (numbers equal), ``"number"``
+      when both hold numbers, the numbers differ and the negation count is equal.
+
+    Parameters
+    ----------
+    new, old : str
+    min_overlap : float
+        In [0, 1].
+
+    Returns
+    -------
+    {"negation", "number"} or None
+
+    Examples
+    --------
+    >>> conflict("Bob is not allergic to shellfish", "Bob is allergic to shellfish")
+    'negation'
+    >>> conflict("I have worked there for 6 years", "I have worked there for 5 years")
+    'number'
+    >>> conflict("Alice is not allergic to shellfish", "Bob is allergic to shellfish") is None
+    True
+    """
+    subject = _same_subject(subject_of(new), subject_of(old), new, old)
+    if subject is None:
+        return None
+    a, b = fact_signature(new), fact_signature(old)
+    if a["name"] != b["name"] or a["date"] != b["date"]:
+        return None
+    pa, pb = _predicate_words(new, subject), _predicate_words(old, subject)
+    union = pa | pb
+    if not union or len(pa & pb) / len(union) < min_overlap:
+        return None
+    if a["negation"] != b["negation"] and a["number"] == b["number"]:
+        return "negation"
+    if a["number"] and b["number"] and a["number"] != b["number"] and a["negation"] == b["negation"]:
+        return "number"
+    return None

@@ -1,0 +1,109 @@
+"""Negations and changed values of the same subject, without slots (facts.conflict + write path)."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+import engramdb
+from engramdb.facts import conflict, subject_of
+
+T0 = 1_700_000_000.0
+DAY = 86_400.0
+
+
+@pytest.fixture
+def mem(tmp_path):
+    with engramdb.open(tmp_path / "s", dim=384, embedder="hashing") as m:
+        yield m
+
+
+@pytest.mark.parametrize("new,old,want", [
+    ("Bob is not allergic to shellfish", "Bob is allergic to shellfish", "negation"),
+    ("He has worked there for 6 years", "He has worked there for 5 years", "number"),
+    ("I no longer eat meat", "I eat meat", "negation"),
+    ("Maria does not drink coffee", "Maria drinks coffee", "negation"),
+    ("The landlord does not allow pets", "The landlord allows pets", "negation"),
+    ("Alice is not allergic to shellfish", "Bob is allergic to shellfish", None),   # other subject
+    ("My son is allergic to peanuts", "My wife is allergic to peanuts", None),
+    ("Room 14 is booked", "Room 12 is booked", None),                               # a number in the subject
+    ("I have two dogs", "I have two cats", None),                                   # another fact
+    ("We fly to Porto", "We fly to Lisbon", None),                                  # names are not values here
+    ("The meeting is on Thursday", "The meeting is on Tuesday", None),
+])
+def test_conflict_rules(new, old, want):
+    assert conflict(new, old) == want
+
+
+def test_subject_of():
+    assert subject_of("My wife likes tea") == ("my", "wife")
+    assert subject_of("I practise guitar") == ("i",)
+    assert subject_of("Dan bikes to work") == ("dan",)
+
+
+def test_a_later_negation_supersedes_and_history_keeps_both(mem):
+    mem.add("Bob is allergic to shellfish.", id="old", created_at=T0)
+    mem.add("Bob is not allergic to shellfish.", id="new", created_at=T0 + DAY)
+    assert mem.get("old").state is engramdb.MemoryState.SUPERSEDED and mem.get("old").superseded_by == "new"
+    assert [h.id for h in mem.recall("Is Bob allergic to shellfish?", k=2, reinforce=False).hits][:1] == ["new"]
+    assert {e.id for e in mem.history("new")} == {"old", "new"}
+
+
+def test_a_changed_number_supersedes(mem):
+    mem.add("He has worked there for 5 years.", id="five", created_at=T0)
+    mem.add("He has worked there for 6 years.", id="six", created_at=T0 + DAY)
+    assert mem.get("five").superseded_by == "six"
+    hits = mem.recall("How long has he worked there?", k=3, reinforce=False).hits
+    assert hits[0].id == "six" and "five" not in [h.id for h in hits]
+
+
+def test_an_earlier_valid_time_only_contradicts_and_the_current_ranks_first(mem):
+    mem.add("He has worked there for 6 years.", id="current", created_at=T0)
+    mem.add("He has worked there for 5 years.", id="late_report", created_at=T0 - DAY)
+    assert mem.get("current").state is mem.get("late_report").state is engramdb.MemoryState.ACTIVE
+    r = mem.recall("How long has he worked there?", k=2, reinforce=False)
+    assert [h.id for h in r.hits] == ["current", "late_report"]
+    assert [(w.source, w.target) for w in r.warnings] == [("late_report", "current")]
+
+
+def test_other_subjects_and_slots_are_never_touched(mem):
+    mem.add("Bob is allergic to shellfish.", id="bob", created_at=T0)
+    mem.add("Alice is not allergic to shellfish.", id="alice", created_at=T0 + DAY)
+    mem.add("I live in Lisbon", id="l", slot=("user", "home_city", "Lisbon"), created_at=T0)
+    mem.add("I don't live in Lisbon", id="nl", slot=("user", "mood", "x"), created_at=T0 + DAY)
+    states = {i: mem.get(i).state.value for i in ("bob", "alice", "l", "nl")}
+    assert states == {"bob": "active", "alice": "active", "l": "active", "nl": "active"}
+
+
+def test_in_one_batch_as_one_by_one(mem):
+    mem.add_batch([{"text": "Tom can swim.", "id": "a", "created_at": T0},
+                   {"text": "Tom cannot swim.", "id": "b", "created_at": T0 + DAY}])
+    assert mem.get("a").superseded_by == "b" and mem.get("b").state is engramdb.MemoryState.ACTIVE
+
+
+def test_detection_can_be_turned_off(tmp_path):
+    cfg = engramdb.EngramConfig(link=engramdb.LinkConfig(detect_conflicts=False))
+    with engramdb.open(tmp_path / "s", dim=384, embedder="hashing", config=cfg) as m:
+        m.add("Tom can swim.", id="a", created_at=T0)
+        m.add("Tom cannot swim.", id="b", created_at=T0 + DAY)
+        assert m.get("a").state is engramdb.MemoryState.ACTIVE
+
+
+def _bench():
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_conflicts.py"
+    spec = importlib.util.spec_from_file_location("bench_conflicts", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("split", ["DATA", "HELD_OUT"])
+def test_labelled_pairs_no_false_supersede(split):
+    bench = _bench()
+    pairs = bench.load_pairs(getattr(bench, split))
+    assert len(pairs) >= 20
+    r = bench.run("hashing", pairs)
+    assert r["false_supersedes"] == []
+    assert r["supersede"]["precision"] == 1.0 and r["contradicts"]["precision"] == 1.0
+    assert r["supersede"]["recall"] >= 0.9 and r["contradicts"]["recall"] >= 0.9
