@@ -199,10 +199,12 @@ def markdown(doc: dict) -> str:
              "conversation (share of evidence turns in the top k). flat = the embedder's cosine "
              "alone; engramdb = default recall (vector + BM25 + graph + time), query vector given. "
              "Query embedding: one question per call, median µs (median of the passes; "
-             "their range in brackets).", "",
+             "their range in brackets). load: building the embedder; ingest: all 10 "
+             "conversations into a new store (embedding, indexing, linking).", "",
              "| embedder | paraphrase flat R@1 | R@5 | paraphrase engramdb R@1 | R@5 | "
-             "LoCoMo flat R@1 | R@5 | LoCoMo engramdb R@1 | R@5 | query embed µs | load s |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "LoCoMo flat R@1 | R@5 | LoCoMo engramdb R@1 | R@5 | query embed µs | load s | "
+             "LoCoMo ingest s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in doc["runs"].values():
         p, lo, qe = r["paraphrases"], r.get("locomo"), r["query_embed"]
         loc = ([lo["flat_cosine"]["R@1"], lo["flat_cosine"]["R@5"], lo["engramdb"]["R@1"], lo["engramdb"]["R@5"]]
@@ -211,7 +213,7 @@ def markdown(doc: dict) -> str:
         lines.append(f"| {r['embedder']} | {p['flat_cosine']['R@1']} | {p['flat_cosine']['R@5']} | "
                      f"{p['engramdb']['R@1']} | {p['engramdb']['R@5']} | "
                      + " | ".join(str(x) for x in loc)
-                     + f" | {qe['median_us']} [{spread}] | {r['load_s']} |")
+                     + f" | {qe['median_us']} [{spread}] | {r['load_s']} | {lo['ingest_s'] if lo else ''} |")
     return "\n".join(lines) + "\n"
 
 

