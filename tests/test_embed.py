@@ -1,14 +1,24 @@
 """Embedders: shapes, unit norms, determinism, bad input, and the MiniLM backends."""
 import importlib
+import json
 import os
 import subprocess
 import sys
+import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from engramdb.embed import Embedder, HashingEmbedder, MiniLMEmbedder, get_embedder
-from engramdb.errors import BackendUnavailableError, EmptyTextError, InvalidInputError
+import engramdb
+from engramdb.embed import (
+    EMBEDDER_ENV, Embedder, EmbedderFallbackWarning, HashingEmbedder, MiniLMEmbedder,
+    _minilm_tokenizer_path, default_embedder, get_embedder,
+)
+from engramdb.errors import BackendUnavailableError, ConfigError, EmptyTextError, InvalidInputError
+from engramdb.index.keyword import tokenize
+
+PAIRS = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "paraphrase_pairs.jsonl"
 
 TEXTS = [
     "My flight to Lisbon is TP1234, confirmation code QX7K2P.",
@@ -132,21 +142,35 @@ def test_get_embedder():
         get_embedder("minilm", 768)
 
 
-def test_minilm_missing_packages_say_make_minilm(monkeypatch):
+def _without(monkeypatch, missing):
+    """Make the named top-level packages fail to import inside engramdb.embed."""
     real = importlib.import_module
 
     def fake(name, *a, **k):
-        if name.split(".")[0] in {"onnxruntime", "torch", "sentence_transformers"}:
+        if name.split(".")[0] in missing:
             raise ImportError(f"No module named {name!r}")
         return real(name, *a, **k)
 
     monkeypatch.setattr("engramdb.embed.importlib.import_module", fake)
-    monkeypatch.setattr(
-        "engramdb.embed._minilm_model_dir", lambda: __import__("pathlib").Path(".")
-    )
-    for backend in ("onnx", "torch", "auto"):
-        with pytest.raises(BackendUnavailableError, match="make minilm"):
-            MiniLMEmbedder(backend=backend)
+
+
+def test_minilm_missing_packages_name_the_fix(monkeypatch):
+    _without(monkeypatch, {"onnxruntime", "torch", "sentence_transformers"})
+    monkeypatch.setattr("engramdb.embed._minilm_model_dir", lambda: Path("."))
+    with pytest.raises(BackendUnavailableError, match="reinstall it"):
+        MiniLMEmbedder(backend="onnx")
+    with pytest.raises(BackendUnavailableError, match="make minilm"):
+        MiniLMEmbedder(backend="torch")
+    with pytest.raises(BackendUnavailableError, match="reinstall it.*make minilm"):
+        MiniLMEmbedder(backend="auto")
+
+
+def test_minilm_tokenizer_is_checked(monkeypatch):
+    path = _minilm_tokenizer_path()
+    assert path.name == "tokenizer.json"
+    monkeypatch.setattr("engramdb.embed.TOKENIZER_SHA256", "0" * 64)
+    with pytest.raises(BackendUnavailableError, match="sha256"):
+        MiniLMEmbedder(backend="onnx")
 
 
 def test_minilm_bad_params():
@@ -157,10 +181,12 @@ def test_minilm_bad_params():
 
 
 def _minilm(backend):
+    if backend == "onnx":   # default dependencies: a missing one is a failure, not a skip
+        return MiniLMEmbedder(backend="onnx")
     try:
         return MiniLMEmbedder(backend=backend)
     except BackendUnavailableError as exc:
-        pytest.skip(f"MiniLM {backend} backend not installed: {exc}")
+        pytest.skip(f"MiniLM {backend} backend not installed (make minilm): {exc}")
 
 
 @pytest.fixture(scope="module", params=["onnx", "torch"])
@@ -186,3 +212,102 @@ def test_minilm_backends_agree():
     a, b = _minilm("onnx"), _minilm("torch")
     cos = (a.embed(TEXTS) * b.embed(TEXTS)).sum(axis=1)
     assert cos.min() >= 0.99
+
+
+# -- the default embedder ------------------------------------------------------------------
+def test_default_embedder_follows_the_env_var(monkeypatch):
+    monkeypatch.setenv(EMBEDDER_ENV, "hashing")
+    assert isinstance(default_embedder(), HashingEmbedder)
+    assert default_embedder(64).dim == 64
+    monkeypatch.setenv(EMBEDDER_ENV, " MiniLM ")
+    assert isinstance(default_embedder(), MiniLMEmbedder)
+    with pytest.raises(InvalidInputError):
+        default_embedder(64)
+    monkeypatch.setenv(EMBEDDER_ENV, "word2vec")
+    with pytest.raises(ConfigError, match="ENGRAMDB_EMBEDDER"):
+        default_embedder()
+    for unset in ("", "auto"):
+        monkeypatch.setenv(EMBEDDER_ENV, unset)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            e = default_embedder()
+        assert isinstance(e, MiniLMEmbedder) and e.backend == "onnx"
+        assert isinstance(default_embedder(128), HashingEmbedder)   # a dim MiniLM cannot give
+
+
+def test_default_embedder_falls_back_to_hashing_out_loud(monkeypatch):
+    monkeypatch.delenv(EMBEDDER_ENV)
+    _without(monkeypatch, {"onnxruntime", "torch"})
+    with pytest.warns(EmbedderFallbackWarning, match="cannot load.*hashing"):
+        e = default_embedder()
+    assert isinstance(e, HashingEmbedder)
+    monkeypatch.setenv(EMBEDDER_ENV, "minilm")   # asked for by name: an error, no fallback
+    with pytest.raises(BackendUnavailableError):
+        default_embedder()
+
+
+def test_open_without_dim_creates_a_minilm_store(tmp_store, monkeypatch):
+    monkeypatch.delenv(EMBEDDER_ENV)
+    with engramdb.open(tmp_store) as mem:
+        assert mem.dim == 384 and mem.stats()["embedder"] == "all-MiniLM-L6-v2"
+        mem.add("I moved to Porto in March.", id="porto")
+        mem.add("My sister Ana just had twins.", id="twins")
+        mem.add("I drive a red Toyota Corolla.", id="car")
+        mem.add("We adopted a beagle puppy called Biscuit.", id="dog")
+        assert mem.recall("where do I live?", k=3).hits[0].id == "porto"
+    monkeypatch.setenv(EMBEDDER_ENV, "hashing")   # the store's own embedder wins on reopen
+    with engramdb.open(tmp_store) as mem:
+        assert mem.stats()["embedder"] == "all-MiniLM-L6-v2"
+        assert mem.recall("what is my home town?", k=3).hits[0].id == "porto"
+
+
+def test_an_existing_hashing_store_keeps_hashing(tmp_store, monkeypatch):
+    with engramdb.open(tmp_store) as mem:   # tests default to hashing (conftest)
+        mem.add("I moved to Porto in March.", id="porto")
+        name = mem.stats()["embedder"]
+    assert name.startswith("hashing")
+    monkeypatch.delenv(EMBEDDER_ENV)
+    with engramdb.open(tmp_store) as mem:
+        assert mem.stats()["embedder"] == name
+        assert mem.recall("Porto", k=1).hits[0].id == "porto"
+        v = mem.get("porto", with_embedding=True).embedding
+        np.testing.assert_allclose(v, HashingEmbedder().embed(["I moved to Porto in March."])[0],
+                                   atol=1e-6)
+
+
+def test_cli_creates_a_minilm_store(tmp_store, monkeypatch):
+    from click.testing import CliRunner
+
+    from engramdb.cli import main
+
+    monkeypatch.delenv(EMBEDDER_ENV)
+    res = CliRunner().invoke(main, ["add", "--store", str(tmp_store), "--id", "porto",
+                                    "I moved to Porto in March."])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(main, ["recall", "--store", str(tmp_store), "--json", "where do I live?"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["hits"][0]["id"] == "porto"
+    with engramdb.open(tmp_store) as mem:
+        assert mem.stats()["embedder"] == "all-MiniLM-L6-v2"
+
+
+# -- the paraphrase set of benchmarks/bench_embedders.py --------------------------------------
+def _pairs():
+    return [json.loads(line) for line in PAIRS.read_text().splitlines() if line.strip()]
+
+
+def test_paraphrase_pairs_share_no_content_word():
+    pairs = _pairs()
+    assert len(pairs) >= 50 and len({p["id"] for p in pairs}) == len(pairs)
+    for p in pairs:
+        fact, question = set(tokenize(p["fact"])), set(tokenize(p["question"]))
+        assert fact and question, p["id"]
+        assert not fact & question, (p["id"], fact & question)
+
+
+def test_minilm_finds_paraphrases():
+    pairs = _pairs()
+    e = MiniLMEmbedder(backend="onnx")
+    sims = e.embed([p["question"] for p in pairs]) @ e.embed([p["fact"] for p in pairs]).T
+    rank = (sims > np.diag(sims)[:, None]).sum(axis=1)   # facts scoring above the right one
+    assert (rank < 5).mean() >= 0.85   # 0.97 when written

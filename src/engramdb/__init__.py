@@ -1,6 +1,6 @@
 """engramdb: an embedded recall engine for the long-term memory of AI agents.
 
-``engramdb.open(path, dim=...)`` returns an :class:`Engram` with the verbs ``add``,
+``engramdb.open(path)`` returns an :class:`Engram` with the verbs ``add``,
 ``add_batch``, ``get``, ``link``, ``recall``, ``supersede``, ``update``, ``history``, ``query``,
 ``forget``, ``stats`` and ``close``.
 Recall seeds from a per-namespace hnswlib index and spreads activation over a typed memory graph

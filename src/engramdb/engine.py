@@ -1128,12 +1128,15 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
     path : str or os.PathLike
         Store directory: an LMDB environment plus ``index/`` with one hnswlib file per namespace.
     dim : int, optional
-        Embedding dimension. Needed to create a store unless ``embedder`` gives it; must match
-        an existing store.
+        Embedding dimension of a new store (default: the embedder's, 384); must match an
+        existing store.
     embedder : Embedder, str or None
         Object with ``dim``, ``name`` and ``embed(texts) -> float32 (n, dim)``, or a name
-        ("hashing", "minilm"). When omitted, the store's recorded embedder is used
-        (``HashingEmbedder`` for a new store: no model weights, no network).
+        ("hashing", "minilm"). When omitted, an existing store uses the embedder it recorded,
+        and a new one gets ``embed.default_embedder(dim)``: all-MiniLM-L6-v2 (int8 ONNX, on
+        CPU, no network) when it loads, else the hashing embedder with a warning;
+        ``ENGRAMDB_EMBEDDER=hashing|minilm|auto`` changes that choice. ``stats()["embedder"]``
+        names the one in use.
     config : EngramConfig, optional
     create : bool
         Create the store when missing.
@@ -1156,10 +1159,14 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
     DimensionMismatchError
         ``dim`` or the embedder's dimension differs from the store's.
     InvalidInputError
-        ``dim`` missing or not a positive integer when creating.
+        ``dim`` not a positive integer, or one the embedder cannot produce; or ``path`` is a
+        directory holding other files and no store, and neither ``dim`` nor ``embedder`` says
+        to create one there.
+    ConfigError, BackendUnavailableError
+        ``ENGRAMDB_EMBEDDER`` is not a choice, or names a model that cannot load.
     StoreLockedError, StoreCorruptedError, StoreError
     """
-    from .embed import get_embedder
+    from .embed import default_embedder, get_embedder
 
     config = config or EngramConfig()
     if not isinstance(path, (str, os.PathLike)):
@@ -1168,9 +1175,11 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
             and not os.path.exists(os.path.join(os.fspath(path), "data.mdb"))):
         if not create or readonly or not os.path.isdir(os.fspath(path)) and os.path.exists(os.fspath(path)):
             raise StoreNotFoundError(f"no engramdb store at {os.fspath(path)!r}")
-        raise InvalidInputError(
-            f"no engramdb store at {os.fspath(path)!r}: creating one needs dim= (or an embedder with a dim)"
-        )
+        if os.path.isdir(os.fspath(path)) and os.listdir(os.fspath(path)):
+            raise InvalidInputError(
+                f"{os.fspath(path)!r} holds other files and no engramdb store: open a new or empty "
+                "directory, or pass dim= (or embedder=) to create the store in this one anyway"
+            )
     if dim is not None:
         check_int(dim, "dim", 1, 65536)
     if isinstance(embedder, str):
@@ -1192,11 +1201,12 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
         if stored_dim is None:
             if readonly:
                 raise StoreCorruptedError(f"{store.path!r} is not an initialised engramdb store")
+            if embedder is None:
+                embedder = default_embedder(dim)
+                emb_dim = embedder.dim
             dim = dim or emb_dim
             if dim is None:
                 raise InvalidInputError("a new store needs dim= (or an embedder that has a dim)")
-            if embedder is None:
-                embedder = get_embedder("hashing", dim)
             with store.write("initialising the store") as txn:
                 store.put_meta(txn, "schema", SCHEMA_VERSION)
                 store.put_meta(txn, "dim", int(dim))
