@@ -354,7 +354,8 @@ def rescore(store, namespace, now, materialize, as_json):
 @click.option("--format", "fmt", type=click.Choice(["parquet", "arrow"]), default="parquet", show_default=True)
 @click.option("--out", "out", required=True, type=click.Path(), help="Directory to write (memories + edges tables).")
 def export_cmd(store, fmt, out):
-    """Write memories (with embeddings and salience) and edges as Parquet or Arrow files."""
+    """Write memories (with embeddings, salience, slot and time columns) and edges as Parquet or
+    Arrow files, owner-only (0600)."""
     with _open(store, readonly=True) as eng:
         paths = eng.export(out, format=fmt)
     click.echo(f"wrote {paths['memories']} and {paths['edges']}")
@@ -383,14 +384,18 @@ def _export_dim(path: str) -> int | None:
 @main.command("import")
 @store_option
 @dim_option
+@click.option("--on-conflict", "on_conflict", type=click.Choice(["error", "skip", "replace"]), default="error",
+              show_default=True, help="An id the store already holds: fail, keep the stored memory, or replace "
+              "it (erased as by a hard forget) with the export's.")
 @click.argument("path", type=click.Path(exists=True, file_okay=False))
-def import_cmd(store, dim, path):
-    """Read an export directory (from `engramdb export`) into a store, losslessly."""
+def import_cmd(store, dim, on_conflict, path):
+    """Read an export directory (from `engramdb export`) into a store, losslessly (all or nothing)."""
     if dim is None and not os.path.exists(os.path.join(store, "data.mdb")):
         dim = _export_dim(path)   # the new store takes the export's dimension
     with _open(store, create=True, dim=dim) as eng:
-        out = eng.import_from(path)
-    click.echo(f"imported {out['memories']} memories and {out['edges']} edges into {store}")
+        out = eng.import_from(path, on_conflict=on_conflict)
+    click.echo(f"imported {out['memories']} memories and {out['edges']} edges into {store} "
+               f"({out['skipped']} already stored kept, {out['replaced']} replaced)")
 
 
 @main.command()

@@ -844,25 +844,32 @@ class Engram:
         """Write every memory (with its embedding and current salience) and every edge with pyarrow.
 
         See :func:`engramdb.export.export_store`: ``path`` becomes a directory holding
-        ``memories.<ext>`` and ``edges.<ext>`` (``parquet``, or ``arrow`` IPC files).
+        ``memories.<ext>`` and ``edges.<ext>`` (``parquet``, or ``arrow`` IPC files). Slot and
+        time fields are real columns (``subject``, ``attribute``, ``value``, ``valid_from``,
+        ``valid_to``, ``recorded_at``, ``retired_at``, ``version``) that DuckDB, pandas or
+        ``pyarrow.compute`` can filter. The files are created owner-only (0600; a directory
+        this call creates, 0700), like the store's own.
 
         Parameters
         ----------
         path : str or os.PathLike
             Directory to create (or an existing empty one).
         format : {"parquet", "arrow"}
+            Parquet files, or Arrow IPC files (``.arrow``).
         now : float, datetime or ISO-8601, optional
             Time of the exported ``salience_now`` column; the wall clock when omitted.
 
         Returns
         -------
         dict
-            ``{"memories": file path, "edges": file path}``.
+            ``{"memories": file path, "edges": file path}`` (str).
 
         Raises
         ------
         InvalidInputError
             Unknown format, or ``path`` exists and is not an empty directory.
+        OSError
+            The directory or a file cannot be created.
         """
         from .export import export_store
 
@@ -870,30 +877,49 @@ class Engram:
         return export_store(self._state, path, format=format, now=time_or_now(now),
                             embedder_name=getattr(self.embedder, "name", None))
 
-    def import_from(self, path: str | os.PathLike) -> dict[str, int]:
+    def import_from(self, path: str | os.PathLike, *, on_conflict: str = "error") -> dict[str, int]:
         """Read memories and edges written by :meth:`export` into this store, losslessly.
 
-        See :func:`engramdb.export.import_store`. All or nothing: one transaction.
+        See :func:`engramdb.export.import_store`. All or nothing: one write unit; on any error
+        the store is unchanged. Exports of the previous format (slot and time fields in
+        ``extra``) are read too.
 
         Parameters
         ----------
         path : str or os.PathLike
             Directory written by :meth:`export` (either format).
+        on_conflict : {"error", "skip", "replace"}
+            An export id the store already holds in the same namespace: ``"error"`` (default)
+            raises; ``"skip"`` keeps the stored memory and attaches the export's edges that name
+            it to the stored one; ``"replace"`` erases the stored memory (as
+            ``forget(hard=True)`` does: its edges go, and what it superseded is handed on) and
+            inserts the export's. An edge the store already holds between two stored memories
+            keeps its stored weight.
 
         Returns
         -------
         dict
-            ``{"memories": n, "edges": m}`` read.
+            ``{"memories": n, "edges": m, "skipped": s, "replaced": r}`` (int): memories
+            written from the export (replacements included), edges written, stored memories
+            kept (``"skip"``) or replaced (``"replace"``).
 
         Raises
         ------
-        InvalidInputError, DimensionMismatchError
-            Missing or malformed tables, an id already stored, a dimension that differs.
+        InvalidInputError
+            Unknown ``on_conflict``; missing or malformed tables; an id already stored (with
+            ``on_conflict="error"``); a supersession pointer or edge naming a memory in neither
+            the export nor the store.
+        DimensionMismatchError
+            The export's dimension differs from the store's.
+        NonFiniteError
+            A NaN or infinite number, or an all-zero embedding, in the export.
+        ReadOnlyError
+            The engine was opened ``readonly=True``.
         """
         from .export import import_store
 
         self._check_open(write=True)
-        return import_store(self._state, path, now=clock_now())
+        return import_store(self._state, path, now=clock_now(), on_conflict=on_conflict)
 
     # ------------------------------------------------------------------ recall
     def recall(self, query: str | None = None, *, vector: Any = None, namespace: str = DEFAULT_NAMESPACE,

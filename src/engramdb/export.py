@@ -9,10 +9,18 @@ column             type                          meaning
 =================  ============================  =============================================
 id, namespace      string                        the caller's id, unique per namespace
 kind, state        string                        ``MemoryKind`` / ``MemoryState`` values
-text               string
+text               string                        the current wording
+subject            string, nullable              slot (subject, attribute, value), normalised;
+attribute          string, nullable              null when the memory fills no slot
+value              string, nullable
 embedding          fixed_size_list<float32>[d]   the stored unit vector, bit for bit
 created_at         float64                       event time, Unix seconds
-recorded_at        float64                       ingest time, Unix seconds
+recorded_at        float64                       record time: when the store learned it
+retired_at         float64, nullable             record time it was superseded; null: current
+valid_from         float64                       valid time start (``created_at`` unless stated)
+valid_to           float64, nullable             valid time end; null: open
+version            int64                         number of wordings (1 + earlier ones kept by
+                                                 ``update``; analysis only, not read back)
 confidence         float64                       in [0, 1]
 salience           float64                       stored s0
 salience_at        float64                       its t0 (+inf: a decision held until review)
@@ -22,23 +30,40 @@ last_access        float64, nullable
 source             string, nullable
 tags               list<string>
 superseded_by      string, nullable
-extra              binary (msgpack), nullable    any other record field (``reviewed_at``,
+extra              binary (msgpack), nullable    any other record field (``versions``,
+                                                 ``stated_valid_to``, ``reviewed_at``,
                                                  ``promoted_from``, ...), restored as stored
 =================  ============================  =============================================
 
+Times are UTC Unix seconds, so DuckDB, pandas or ``pyarrow.compute`` filter them directly
+(``valid_from <= T AND (valid_to IS NULL OR T < valid_to)``). Records leave defaults out
+(:func:`engramdb.temporal.record_fields`): a row's slot and time columns stand for the record
+fields "null is absent, ``valid_from`` equal to ``created_at`` is absent"; the rare stored
+value that rule would not give back exactly (a field kept with the value None after a
+supersession was undone, an explicit ``valid_from`` equal to ``created_at``) is also kept in
+``extra``, whose value wins on import. ``extra`` is packed with its keys sorted, so an export
+of an imported store is byte-identical.
+
 ``edges.parquet`` (or ``edges.arrow``): namespace, source, target (ids), relation (string),
 weight (float32), created_at (float64). The schema metadata carries ``engramdb.dim``,
-``engramdb.embedder`` and ``engramdb.format_version``.
+``engramdb.embedder`` and ``engramdb.format_version`` (``FORMAT_VERSION``, "2"). Exports of
+format "1" (no slot and time columns; those fields in ``extra``) are still read.
+
+Files are created owner-only (0600; a directory the export creates is 0700), as the store's
+own files are: each is opened with ``O_CREAT | O_EXCL`` and that mode before pyarrow writes it.
 
 ``import_store(engine, path)`` reads both back into an open store (empty or not) in one
 transaction: ids, namespaces, kinds, texts, embeddings, timestamps, tags, sources,
-confidences, salience (s0, t0), access counts, states, supersession pointers, extra fields and
-edges with their relation, weight and time come back exactly; only internal ids are new.
+confidences, salience (s0, t0), access counts, states, supersession pointers, slots, valid and
+record times, extra fields and edges with their relation, weight and time come back exactly;
+only internal ids are new. An id the store already holds is an error, or is skipped or
+replaced (``on_conflict``).
 """
 from __future__ import annotations
 
 import math
 import os
+import struct
 from typing import Any
 
 import numpy as np
@@ -46,20 +71,31 @@ import numpy as np
 from .errors import DimensionMismatchError, EngramError, InvalidInputError, NonFiniteError, StoreCorruptedError
 from .state import EngineState
 from .store.checks import check_record
-from .store.lmdb_store import pack, unpack
+from .store.lmdb_store import DIR_MODE, FILE_MODE, edge_key, pack, unpack
 from .types import MemoryKind, MemoryState, Relation, RELATION_BY_CODE
-from .validate import check_fraction, check_id, check_namespace, check_text, to_unix_seconds
+from .validate import check_fraction, check_id, check_namespace, check_text, encodable, to_unix_seconds
 from .write import write_unit
 
-__all__ = ["export_store", "import_store", "FORMATS", "MEMORY_COLUMNS", "EDGE_COLUMNS", "FORMAT_VERSION"]
+__all__ = ["export_store", "import_store", "FORMATS", "MEMORY_COLUMNS", "EDGE_COLUMNS", "FIELD_COLUMNS",
+           "FORMAT_VERSION", "ON_CONFLICT"]
 
 FORMATS = {"parquet": "parquet", "arrow": "arrow"}
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"
+#: what :func:`import_store` does with an id the store already holds
+ON_CONFLICT = ("error", "skip", "replace")
+#: record fields with a column of their own, read back as they are
 _KNOWN = ("id", "namespace", "kind", "text", "created_at", "recorded_at", "confidence", "salience",
           "salience_at", "access_count", "last_access", "source", "tags", "state", "superseded_by")
-MEMORY_COLUMNS = ("id", "namespace", "kind", "state", "text", "embedding", "created_at", "recorded_at",
+#: slot and time fields with a nullable column of their own (format 2; in ``extra`` in format 1)
+FIELD_COLUMNS = ("subject", "attribute", "value", "valid_from", "valid_to", "retired_at")
+_SLOT_FIELDS = ("subject", "attribute", "value")
+_TIME_FIELDS = ("valid_from", "valid_to", "retired_at", "stated_valid_to")
+MEMORY_COLUMNS = ("id", "namespace", "kind", "state", "text", "subject", "attribute", "value", "embedding",
+                  "created_at", "recorded_at", "retired_at", "valid_from", "valid_to", "version",
                   "confidence", "salience", "salience_at", "salience_now", "access_count", "last_access",
                   "source", "tags", "superseded_by", "extra")
+#: the memories columns of format 1
+_COLUMNS_V1 = tuple(c for c in MEMORY_COLUMNS if c not in FIELD_COLUMNS and c != "version")
 EDGE_COLUMNS = ("namespace", "source", "target", "relation", "weight", "created_at")
 
 
@@ -79,13 +115,20 @@ def _check_format(format: Any) -> str:
     return format
 
 
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
 def _write_table(table, path: str, format: str) -> None:
+    """Write ``table`` to the new file ``path``, created owner-only (``FILE_MODE``) before any
+    byte is written; ``O_EXCL`` refuses an existing file or a symlink planted in its place."""
     pa = _pa()
-    if format == "parquet":
-        pa.parquet.write_table(table, path)
-    else:
-        with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
-            writer.write_table(table)
+    fd = os.open(path, _CREATE_FLAGS, FILE_MODE)
+    with os.fdopen(fd, "wb") as f:
+        if format == "parquet":
+            pa.parquet.write_table(table, f)
+        else:
+            with pa.ipc.new_file(f, table.schema) as writer:
+                writer.write_table(table)
 
 
 def _read_table(path: str, format: str):
@@ -96,9 +139,54 @@ def _read_table(path: str, format: str):
         return pa.ipc.open_file(src).read_all()
 
 
+def _field_columns(rec: dict) -> dict[str, Any]:
+    """The slot and time column values of a record: ``valid_from`` is the effective one (the
+    event time unless stated, as in :func:`engramdb.temporal.column_values`), open ends null."""
+    out: dict[str, Any] = {}
+    for k in _SLOT_FIELDS:
+        v = rec.get(k)
+        out[k] = v if type(v) is str else None
+    for k in ("valid_to", "retired_at"):
+        v = rec.get(k)
+        out[k] = float(v) if type(v) in (int, float) else None
+    vf = rec.get("valid_from")
+    out["valid_from"] = float(vf) if type(vf) in (int, float) else float(rec["created_at"])
+    return out
+
+
+def _implied(columns: dict[str, Any], created_at: float) -> dict[str, Any]:
+    """The record fields slot and time columns stand for: null is absent, and ``valid_from``
+    equal to ``created_at`` is absent (records leave defaults out, ``temporal.record_fields``)."""
+    return {k: v for k, v in columns.items()
+            if v is not None and not (k == "valid_from" and v == created_at)}
+
+
+def _identical(a: Any, b: Any) -> bool:
+    """Same type and value (and sign of zero): a stored field the columns give back exactly."""
+    if type(a) is not type(b) or a != b:
+        return False
+    return type(a) is not float or math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
+def _extra_of(rec: dict, columns: dict[str, Any]) -> bytes | None:
+    """msgpack of the record fields no column gives back exactly, keys sorted (or None)."""
+    implied = _implied(columns, float(rec["created_at"]))
+    extra = {k: v for k, v in rec.items() if k not in _KNOWN and k not in FIELD_COLUMNS}
+    for k in FIELD_COLUMNS:
+        # a field absent from the record is never implied: its column is null, or it is
+        # valid_from, whose column then holds created_at
+        if k in rec and not (k in implied and _identical(rec[k], implied[k])):
+            extra[k] = rec[k]
+    return pack({k: extra[k] for k in sorted(extra)}) if extra else None
+
+
 def export_store(state: EngineState, path: str | os.PathLike, *, format: str = "parquet",
                  now: float, embedder_name: str | None = None) -> dict[str, str]:
     """Write the store's memories and edges to the directory ``path`` (see the module docstring).
+
+    The files are created owner-only (mode 0600) and a directory this call creates is 0700
+    (like the store's own files: the export holds every text and embedding); an existing empty
+    directory keeps its mode.
 
     Parameters
     ----------
@@ -106,6 +194,7 @@ def export_store(state: EngineState, path: str | os.PathLike, *, format: str = "
     path : str or os.PathLike
         Directory to create (or an existing empty one).
     format : {"parquet", "arrow"}
+        Parquet files, or Arrow IPC files (``.arrow``, memory-mappable).
     now : float
         Unix seconds at which ``salience_now`` is computed.
     embedder_name : str, optional
@@ -114,12 +203,14 @@ def export_store(state: EngineState, path: str | os.PathLike, *, format: str = "
     Returns
     -------
     dict
-        ``{"memories": file path, "edges": file path}``.
+        ``{"memories": file path, "edges": file path}`` (str).
 
     Raises
     ------
     InvalidInputError
         Unknown format, or ``path`` is a file or a non-empty directory.
+    OSError
+        The directory or a file cannot be created (the files written so far are removed).
     """
     pa = _pa()
     format = _check_format(format)
@@ -137,15 +228,20 @@ def export_store(state: EngineState, path: str | os.PathLike, *, format: str = "
             vecs.append(store.get_vector(txn, nid, state.dim))
             for k in _KNOWN:
                 cols[k].append(rec[k])
-            extra = {k: v for k, v in rec.items() if k not in _KNOWN}
-            cols["extra"].append(pack(extra) if extra else None)
+            fields = _field_columns(rec)
+            for k in FIELD_COLUMNS:
+                cols[k].append(fields[k])
+            cols["version"].append(len(rec.get("versions") or ()) + 1)
+            cols["extra"].append(_extra_of(rec, fields))
         edge_rows = _read_edges(state, txn)
     nid_arr = np.array(nids, np.int64)
     cols["salience_now"] = (state.salience_now(nid_arr, now) if len(nid_arr) else np.zeros(0, np.float32)).tolist()
     dim = state.dim
     flat = np.concatenate(vecs).astype(np.float32) if vecs else np.zeros(0, np.float32)
     types = {"id": pa.string(), "namespace": pa.string(), "kind": pa.string(), "state": pa.string(),
-             "text": pa.string(), "created_at": pa.float64(), "recorded_at": pa.float64(),
+             "text": pa.string(), "subject": pa.string(), "attribute": pa.string(), "value": pa.string(),
+             "created_at": pa.float64(), "recorded_at": pa.float64(), "retired_at": pa.float64(),
+             "valid_from": pa.float64(), "valid_to": pa.float64(), "version": pa.int64(),
              "confidence": pa.float64(), "salience": pa.float64(), "salience_at": pa.float64(),
              "salience_now": pa.float32(), "access_count": pa.int64(), "last_access": pa.float64(),
              "source": pa.string(), "tags": pa.list_(pa.string()), "superseded_by": pa.string(),
@@ -167,18 +263,33 @@ def export_store(state: EngineState, path: str | os.PathLike, *, format: str = "
         "weight": pa.array([r[4] for r in edge_rows], pa.float32()),
         "created_at": pa.array([r[5] for r in edge_rows], pa.float64()),
     }).replace_schema_metadata(meta)
-    os.makedirs(path, exist_ok=True)
+    made_dir = not os.path.isdir(path)
+    if made_dir:
+        os.makedirs(path, mode=DIR_MODE)    # the mode applies to the last component
     ext = FORMATS[format]
     out = {"memories": os.path.join(path, f"memories.{ext}"), "edges": os.path.join(path, f"edges.{ext}")}
-    _write_table(memories, out["memories"], format)
-    _write_table(edges, out["edges"], format)
+    written = []
+    try:
+        for name, table in (("memories", memories), ("edges", edges)):
+            written.append(out[name])
+            _write_table(table, out[name], format)
+    except BaseException:
+        for f in written:
+            try:
+                os.unlink(f)
+            except OSError:
+                pass
+        if made_dir:
+            try:
+                os.rmdir(path)
+            except OSError:
+                pass
+        raise
     return out
 
 
 def _read_edges(state: EngineState, txn) -> list[tuple]:
     """(namespace, source id, target id, relation, weight, created_at) of every stored edge."""
-    import struct
-
     key, val = struct.Struct(">IIB"), struct.Struct("<fd")
     ext = state.cols.ext_ids
     names = list(state.codes)
@@ -207,11 +318,42 @@ def _finite(x: Any, field: str, allow_inf: bool = False) -> float:
     return v
 
 
-def import_store(state: EngineState, path: str | os.PathLike, *, now: float) -> dict[str, int]:
+def _check_fields(rec: dict, where: str) -> None:
+    """Slot and time fields of an imported record, whichever column or ``extra`` they came from:
+    slot parts are strings without NUL (subject and attribute together), times finite numbers."""
+    for k in _SLOT_FIELDS:
+        v = rec.get(k)
+        if v is not None and not (type(v) is str and v and "\x00" not in v and encodable(v)):
+            raise InvalidInputError(f"{where}: {k} must be a non-empty string without NUL or null, got {v!r}")
+    if (rec.get("subject") is None) != (rec.get("attribute") is None):
+        raise InvalidInputError(f"{where}: subject and attribute must both be set or both be null, got "
+                                f"{rec.get('subject')!r} and {rec.get('attribute')!r}")
+    for k in _TIME_FIELDS:
+        v = rec.get(k)
+        if v is not None and (type(v) not in (int, float) or not math.isfinite(v)):
+            raise InvalidInputError(f"{where}: {k} must be a finite number of Unix seconds or null, got {v!r}")
+
+
+def _format_version(table, path: str) -> int:
+    """The export format of a memories table: its ``engramdb.format_version`` metadata, or, when a
+    tool dropped the metadata, 2 if it has every slot and time column and 1 otherwise."""
+    meta = table.schema.metadata or {}
+    raw = meta.get(b"engramdb.format_version")
+    if raw is None:
+        return 2 if all(c in table.column_names for c in FIELD_COLUMNS) else 1
+    if raw not in (b"1", b"2"):
+        raise InvalidInputError(f"export at {path!r} has format_version {raw.decode(errors='replace')!r}; "
+                                f"this engramdb reads 1 and 2 (upgrade engramdb to read it)")
+    return int(raw)
+
+
+def import_store(state: EngineState, path: str | os.PathLike, *, now: float,
+                 on_conflict: str = "error") -> dict[str, int]:
     """Read an export of :func:`export_store` into the store in one write unit (all or nothing).
 
     Records are written through :meth:`WriteUnit.insert`, the path of every new memory, so the
     slot table, deduplication keys, keyword postings and counters are rebuilt as for ``add``.
+    Exports of format 1 (slot and time fields in ``extra``) and 2 are read.
 
     Parameters
     ----------
@@ -221,22 +363,37 @@ def import_store(state: EngineState, path: str | os.PathLike, *, now: float) -> 
         Directory written by :func:`export_store` (format detected from the file names).
     now : float
         Unix seconds of the import (the write's record time; imported records keep theirs).
+    on_conflict : {"error", "skip", "replace"}
+        What to do when a (namespace, id) of the export is already stored. ``"error"`` (the
+        default): raise, write nothing. ``"skip"``: keep the stored memory as it is (state and
+        supersession pointer too); the export's edges naming that id attach to it.
+        ``"replace"``: erase the stored memory through :meth:`WriteUnit.erase`, the one erase
+        path (record, embedding, every edge touching it; what it had superseded in the store is
+        handed on as by ``forget(hard=True)``), then insert the export's. In every mode an edge
+        between two memories already stored that the store already holds (same source, target
+        and relation) keeps its stored weight and time.
 
     Returns
     -------
     dict
-        ``{"memories": n, "edges": m}``.
+        ``{"memories": inserted, "edges": written, "skipped": n, "replaced": m}`` (int):
+        memories written from the export (replacements included), edges written, stored
+        memories kept instead of the export's, stored memories replaced.
 
     Raises
     ------
     InvalidInputError
-        No export at ``path``, a missing column, a bad field value, an id given twice or
-        already stored, an edge whose end is missing.
+        Unknown ``on_conflict``; no export at ``path``, an unknown format version, a missing
+        column, a bad field value, an id given twice, an id already stored (``on_conflict=
+        "error"``), a supersession pointer or an edge whose end is in neither the export nor
+        the store.
     DimensionMismatchError
         The embeddings' dimension differs from the store's.
     NonFiniteError
         A NaN or infinite number (only ``salience_at`` may be +inf) or a zero embedding.
     """
+    if on_conflict not in ON_CONFLICT:
+        raise InvalidInputError(f"on_conflict: expected one of {list(ON_CONFLICT)}, got {on_conflict!r}")
     if not isinstance(path, (str, os.PathLike)):
         raise InvalidInputError(f"path must be a directory path, got {type(path).__name__}")
     path = os.fspath(path)
@@ -244,21 +401,15 @@ def import_store(state: EngineState, path: str | os.PathLike, *, now: float) -> 
         raise InvalidInputError(f"{path!r} is not a directory written by engramdb export")
     fmt = _detect(path)
     try:
-        return _import_tables(state, path, fmt, now)
+        return _import_tables(state, path, fmt, now, on_conflict)
     except (EngramError, MemoryError, KeyboardInterrupt):
         raise
     except Exception as exc:   # pyarrow / numpy on a damaged or mistyped export
         raise InvalidInputError(f"export at {path!r} cannot be read: {type(exc).__name__}: {exc}") from exc
 
 
-def _import_tables(state: EngineState, path: str, fmt: str, now: float) -> dict[str, int]:
-    """The body of :func:`import_store`, once the format is known."""
-    mem = _read_table(os.path.join(path, f"memories.{FORMATS[fmt]}"), fmt)
-    edg = _read_table(os.path.join(path, f"edges.{FORMATS[fmt]}"), fmt)
-    missing = [c for c in MEMORY_COLUMNS if c not in mem.column_names] + \
-              [c for c in EDGE_COLUMNS if c not in edg.column_names]
-    if missing:
-        raise InvalidInputError(f"export at {path!r} lacks column(s) {missing}")
+def _records_of(state: EngineState, mem, version: int) -> tuple[list[dict], np.ndarray]:
+    """Validated records and their embeddings (float32, shape (n, dim)) from a memories table."""
     n = mem.num_rows
     emb = mem.column("embedding").combine_chunks()
     dim = emb.type.list_size if hasattr(emb.type, "list_size") else None
@@ -270,9 +421,12 @@ def _import_tables(state: EngineState, path: str, fmt: str, now: float) -> dict[
         raise NonFiniteError("export: an embedding holds NaN or infinite values")
     if n and np.any(np.linalg.norm(vecs, axis=1) == 0):
         raise NonFiniteError("export: an embedding is all zeros")
-    rows = mem.drop(["embedding"]).to_pylist()
+    wanted = [c for c in (MEMORY_COLUMNS if version >= 2 else _COLUMNS_V1)
+              if c not in ("embedding", "salience_now", "version")]
+    rows = mem.select(wanted).to_pylist()
     records = []
     seen = set()
+    states = {s.value for s in MemoryState}
     for i, r in enumerate(rows):
         where = f"memories row {i}"
         ns = check_namespace(r["namespace"])
@@ -283,6 +437,8 @@ def _import_tables(state: EngineState, path: str, fmt: str, now: float) -> dict[
         check_text(r["text"], state.config.store.max_text_chars, field=f"{where}: text")
         if isinstance(r["tags"], (str, bytes)) or not (r["source"] is None or isinstance(r["source"], str)):
             raise InvalidInputError(f"{where}: tags must be a list of strings and source a string or null")
+        if r["state"] not in states:
+            raise InvalidInputError(f"{where}: state {r['state']!r} is not one of {sorted(states)}")
         rec = {"id": ext_id, "namespace": ns, "kind": MemoryKind.parse(r["kind"]).value, "text": r["text"],
                "created_at": to_unix_seconds(_finite(r["created_at"], f"{where}: created_at"), field=f"{where}: created_at"),
                "recorded_at": to_unix_seconds(_finite(r["recorded_at"], f"{where}: recorded_at"), field=f"{where}: recorded_at"),
@@ -292,57 +448,102 @@ def _import_tables(state: EngineState, path: str, fmt: str, now: float) -> dict[
                "access_count": int(r["access_count"]),
                "last_access": None if r["last_access"] is None else _finite(r["last_access"], f"{where}: last_access"),
                "source": r["source"], "tags": list(r["tags"] or []),
-               "state": MemoryState(r["state"]).value if r["state"] in {s.value for s in MemoryState} else None,
-               "superseded_by": r["superseded_by"]}
-        if rec["state"] is None:
-            raise InvalidInputError(f"{where}: state {r['state']!r} is not one of {[s.value for s in MemoryState]}")
+               "state": r["state"], "superseded_by": r["superseded_by"]}
         if rec["access_count"] < 0:
             raise InvalidInputError(f"{where}: access_count {rec['access_count']} < 0")
+        if version >= 2:
+            for k in FIELD_COLUMNS:
+                v = r[k]
+                if v is not None and k not in _SLOT_FIELDS:
+                    r[k] = _finite(v, f"{where}: {k}")
+            rec.update(_implied({k: r[k] for k in FIELD_COLUMNS}, rec["created_at"]))
         if r["extra"] is not None:
-            extra = unpack(r["extra"])
+            try:
+                extra = unpack(r["extra"])
+            except StoreCorruptedError as exc:
+                raise InvalidInputError(f"{where}: extra is not msgpack ({exc})") from exc
             if not isinstance(extra, dict):
                 raise InvalidInputError(f"{where}: extra must decode to a mapping")
-            rec.update({k: v for k, v in extra.items() if k not in rec})
+            # a slot or time field in extra is the exact stored value the columns cannot give
+            rec.update({k: v for k, v in extra.items() if k not in rec or k in FIELD_COLUMNS})
+        _check_fields(rec, where)
         try:   # exactly the check the store applies when it reads a record back
             check_record(i, rec)
         except StoreCorruptedError as exc:
             raise InvalidInputError(f"{where}: a field is missing or of the wrong type") from exc
         records.append(rec)
-    edge_rows = edg.to_pylist()
-    edges = []
+    return records, vecs
+
+
+def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_conflict: str) -> dict[str, int]:
+    """The body of :func:`import_store`, once the format is known."""
+    mem = _read_table(os.path.join(path, f"memories.{FORMATS[fmt]}"), fmt)
+    edg = _read_table(os.path.join(path, f"edges.{FORMATS[fmt]}"), fmt)
+    version = _format_version(mem, path)
+    required = MEMORY_COLUMNS if version >= 2 else _COLUMNS_V1
+    missing = [c for c in required if c not in mem.column_names and c not in ("salience_now", "version")] + \
+              [c for c in EDGE_COLUMNS if c not in edg.column_names]
+    if missing:
+        raise InvalidInputError(f"export at {path!r} (format {version}) lacks column(s) {missing}")
+    records, vecs = _records_of(state, mem, version)
+    edge_rows = edg.select(list(EDGE_COLUMNS)).to_pylist()
+    edges_db = state.store.dbs["edges"]
+    n_edges = 0
     with write_unit(state, "importing an export", now) as unit:
-        base = unit.allocate(len(records))
-        new_nid = {(rec["namespace"], rec["id"]): base + i for i, rec in enumerate(records)}
-        for rec in records:
-            if unit.lookup(rec["namespace"], rec["id"]) is not None:
-                raise InvalidInputError(f"id {rec['id']!r} already exists in namespace {rec['namespace']!r}")
+        stored = {}
+        for i, rec in enumerate(records):
+            nid = unit.lookup(rec["namespace"], rec["id"])
+            if nid is not None:
+                stored[i] = nid
+        if stored and on_conflict == "error":
+            rec = records[next(iter(stored))]
+            raise InvalidInputError(f"id {rec['id']!r} already exists in namespace {rec['namespace']!r} "
+                                    f"({len(stored)} of the export's ids are stored); pass on_conflict='skip' "
+                                    "to keep the stored memories or 'replace' to replace them")
+        if on_conflict == "replace":
+            for nid in stored.values():
+                unit.erase(nid)
+        todo = [i for i in range(len(records)) if on_conflict != "skip" or i not in stored]
+        base = unit.allocate(len(todo))
+        new_nid = {(records[i]["namespace"], records[i]["id"]): base + j for j, i in enumerate(todo)}
+        for i in todo:
+            rec = records[i]
             sup = rec["superseded_by"]
             if sup is not None and (rec["namespace"], sup) not in new_nid and \
                     unit.lookup(rec["namespace"], sup) is None:
                 raise InvalidInputError(f"memory {rec['id']!r} is superseded by {sup!r}, which is in neither "
                                         "the export nor the store")
+        edges = []
         for i, e in enumerate(edge_rows):
-            ends = []
+            ends, kept = [], 0
             for end in ("source", "target"):
                 key = (e["namespace"], e[end])
                 nid = new_nid.get(key)
                 if nid is None:
                     nid = unit.lookup(*key)
+                    kept += 1
                 if nid is None:
                     raise InvalidInputError(f"edges row {i}: no memory {e[end]!r} in namespace {e['namespace']!r}")
                 ends.append(nid)
             w = check_fraction(e["weight"], f"edges row {i}: weight", open_zero=True)
-            edges.append((ends[0], ends[1], Relation.parse(e["relation"]).code, w,
-                          _finite(e["created_at"], f"edges row {i}: created_at")))
+            rel = Relation.parse(e["relation"]).code
+            created = _finite(e["created_at"], f"edges row {i}: created_at")
+            if kept == 2 and unit.txn.get(edge_key(ends[0], ends[1], rel), db=edges_db) is not None:
+                continue   # both ends kept from the store, which holds this edge already
+            edges.append((ends[0], ends[1], rel, w, created))
         by_ns: dict[str, list[int]] = {}
-        for i, rec in enumerate(records):
-            by_ns.setdefault(rec["namespace"], []).append(i)
-        for ns, rows_i in by_ns.items():
-            unit.index_add(ns, vecs[rows_i], np.array([base + i for i in rows_i], np.int64))
-        for i, rec in enumerate(records):
+        for j, i in enumerate(todo):
+            by_ns.setdefault(records[i]["namespace"], []).append(j)
+        for ns, js in by_ns.items():
+            unit.index_add(ns, vecs[[todo[j] for j in js]], np.array([base + j for j in js], np.int64))
+        for j, i in enumerate(todo):
+            rec = records[i]
             sha = rec.get("text_sha256")
             digest = bytes.fromhex(sha) if isinstance(sha, str) else None
-            unit.insert(base + i, rec, vecs[i], digest=digest, replace_digest=False)
+            unit.insert(base + j, rec, vecs[i], digest=digest, replace_digest=False)
         for s, t, r, w, created in edges:
             unit.add_edges([(s, t, r, w)], created_at=created)
-    return {"memories": len(records), "edges": len(edges)}
+        n_edges = len(edges)
+    skipped = len(stored) if on_conflict == "skip" else 0
+    replaced = len(stored) if on_conflict == "replace" else 0
+    return {"memories": len(todo), "edges": n_edges, "skipped": skipped, "replaced": replaced}

@@ -87,7 +87,7 @@ def test_story_round_trip(tmp_path, fmt):
         assert code["salience_now"] == pytest.approx(a.salience("code", now=T0))
         assert ("code", "flight", "evidence_for", 0.75) in {(r["source"], r["target"], r["relation"], r["weight"]) for r in edg}
         with engramdb.open(tmp_path / "b", dim=DIM) as b:
-            assert b.import_from(tmp_path / "x") == {"memories": 6, "edges": len(edg)}
+            assert b.import_from(tmp_path / "x") == {"memories": 6, "edges": len(edg), "skipped": 0, "replaced": 0}
             _assert_same_store(a, b)
             b.export(tmp_path / "y", format=fmt, now=T0)
             assert _tables(tmp_path / "y") == _tables(tmp_path / "x")
@@ -106,6 +106,12 @@ memories = st.lists(st.fixed_dictionaries({
     "tags": st.lists(st.text("abcxyz", min_size=1, max_size=4), max_size=3),
     "source": st.one_of(st.none(), texts),
     "namespace": st.sampled_from(["a", "b"]),
+}, optional={
+    # slot and time fields: single-valued slots supersede each other (retired_at, valid_to closed)
+    "valid_from": st.floats(-1e9, 4e9, allow_nan=False),
+    "valid_days": st.floats(0.5, 1e4),
+    "slot": st.tuples(st.sampled_from(["user", "ana"]), st.sampled_from(["home_city", "likes"]),
+                      st.sampled_from(["porto", "lisbon", "tea"])),
 }), min_size=1, max_size=8)
 
 
@@ -113,12 +119,17 @@ memories = st.lists(st.fixed_dictionaries({
 @given(mems=memories, edges=st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7),
                                                st.sampled_from([r.value for r in engramdb.Relation]),
                                                st.floats(0.01, 1.0)), max_size=10),
-       forget=st.sets(st.integers(0, 7), max_size=3), fmt=st.sampled_from(["parquet", "arrow"]))
-def test_round_trip_property(tmp_path_factory, mems, edges, forget, fmt):
+       forget=st.sets(st.integers(0, 7), max_size=3), erase=st.sets(st.integers(0, 7), max_size=2),
+       fmt=st.sampled_from(["parquet", "arrow"]))
+def test_round_trip_property(tmp_path_factory, mems, edges, forget, erase, fmt):
     root = tmp_path_factory.mktemp("rt")
     rng = np.random.default_rng(len(mems))
     with engramdb.open(root / "a", dim=DIM) as a:
         for i, m in enumerate(mems):
+            m = dict(m)
+            days = m.pop("valid_days", None)
+            if days is not None:
+                m["valid_to"] = m.get("valid_from", m["created_at"]) + days * DAY
             a.add(id=f"m{i}", embedding=unit(rng.standard_normal(DIM)), **m)
         for s, t, rel, w in edges:
             if s < len(mems) and t < len(mems) and s != t and mems[s]["namespace"] == mems[t]["namespace"]:
@@ -126,6 +137,9 @@ def test_round_trip_property(tmp_path_factory, mems, edges, forget, fmt):
         for i in forget:
             if i < len(mems):
                 a.forget(f"m{i}", namespace=mems[i]["namespace"])
+        for i in erase:    # a hard forget revives what it superseded (fields kept as None)
+            if i < len(mems):
+                a.forget(f"m{i}", namespace=mems[i]["namespace"], hard=True)
         a.export(root / "x", format=fmt, now=T0)
         with engramdb.open(root / "b", dim=DIM) as b:
             b.import_from(root / "x")
@@ -165,6 +179,13 @@ def test_cli_export_import(tmp_path):
     res = runner.invoke(main, ["import", "--store", str(tmp_path / "b"), str(tmp_path / "x")])
     assert res.exit_code == 0, res.output
     assert "imported 6 memories" in res.output
+    res = runner.invoke(main, ["import", "--store", str(tmp_path / "b"), "--on-conflict", "skip", str(tmp_path / "x")])
+    assert res.exit_code == 0, res.output
+    assert "imported 0 memories and 0 edges" in res.output and "6 already stored kept, 0 replaced" in res.output
+    res = runner.invoke(main, ["import", "--store", str(tmp_path / "b"), "--on-conflict", "merge", str(tmp_path / "x")])
+    assert res.exit_code == 2 and "merge" in res.output
+    res = runner.invoke(main, ["import", "--store", str(tmp_path / "b"), str(tmp_path / "x")])
+    assert res.exit_code != 0 and "on_conflict" in res.output and "Traceback" not in res.output
     with engramdb.open(tmp_path / "a", readonly=True) as a, engramdb.open(tmp_path / "b") as b:
         assert b.dim == DIM
         _assert_same_store(a, b)
