@@ -123,6 +123,11 @@ def encodable(value: str) -> bool:
     return True
 
 
+def _name_ok(value: Any, max_chars: int) -> bool:
+    return (isinstance(value, str) and bool(value) and "\x00" not in value and len(value) <= max_chars
+            and encodable(value))
+
+
 def check_namespace(ns: Any) -> str:
     """A namespace name: a non-empty UTF-8 string of at most 256 characters without NUL.
 
@@ -130,12 +135,9 @@ def check_namespace(ns: Any) -> str:
     ------
     NamespaceError
     """
-    if (not isinstance(ns, str) or not ns or "\x00" in ns or len(ns) > MAX_NAMESPACE_CHARS
-            or not encodable(ns)):
-        raise NamespaceError(
-            f"namespace must be a non-empty string of at most {MAX_NAMESPACE_CHARS} characters "
-            f"without NUL, got {ns!r}"
-        )
+    if not _name_ok(ns, MAX_NAMESPACE_CHARS):
+        raise NamespaceError(f"namespace must be a non-empty string of at most {MAX_NAMESPACE_CHARS} "
+                             f"characters without NUL, got {ns!r}")
     return ns
 
 
@@ -146,12 +148,9 @@ def check_id(value: Any, field: str = "id") -> str:
     ------
     InvalidInputError
     """
-    if (not isinstance(value, str) or not value or "\x00" in value or len(value) > MAX_ID_CHARS
-            or not encodable(value)):
-        raise InvalidInputError(
-            f"{field} must be a non-empty UTF-8 string of at most {MAX_ID_CHARS} characters "
-            f"without NUL, got {value!r}"
-        )
+    if not _name_ok(value, MAX_ID_CHARS):
+        raise InvalidInputError(f"{field} must be a non-empty UTF-8 string of at most {MAX_ID_CHARS} "
+                                f"characters without NUL, got {value!r}")
     return value
 
 
