@@ -60,11 +60,11 @@ def test_a_filter_keeps_k_when_enough_qualify(mem):
     assert len(r.hits) == 5 and all("shop" in h.tags for h in r.hits)
 
 
-def test_exact_ties_rank_the_newer_memory_first_in_recall_and_query(mem):
+def test_exact_ties_keep_insertion_order_in_recall_and_query(mem):
     v = np.zeros(384, np.float32)
     v[0] = 1.0
     for i in range(4):
         mem.add(f"twin number {i}", id=f"t{i}", embedding=v, created_at=1_700_000_000)
     recalled = [h.id for h in mem.recall(vector=v, k=4, reinforce=False).hits]
     queried = [m.id for m in mem.query(limit=4)]
-    assert recalled == queried == ["t3", "t2", "t1", "t0"]
+    assert recalled == queried == ["t0", "t1", "t2", "t3"]

@@ -644,7 +644,7 @@ class Engram:
         Returns
         -------
         list of Memory
-            At most ``limit``, in ``order`` (ties: newer nid first).
+            At most ``limit``, in ``order`` (exact ties in insertion order, as in :meth:`recall`).
 
         Raises
         ------

@@ -6,7 +6,8 @@ about pricing, newest first" straight from the engine's column arrays (one entry
 1. vectorised NumPy masks over the columns: namespace, alive, state, kind (a lookup table
    indexed by kind code), confidence, event time range, and the bi-temporal ``as_of`` mask
    (``temporal.as_of_mask``);
-2. one sort of the survivors by the order key (``np.lexsort``; ties: newer nid first);
+2. one sort of the survivors by the order key (``np.lexsort``; exact ties keep insertion order:
+   the earlier-recorded memory first, the rule ``recall`` follows too);
 3. a walk down that order that fetches records from LMDB and keeps those carrying every
    requested tag, until ``limit`` are found.
 
@@ -76,7 +77,7 @@ def run_query(state: EngineState, *, namespace: str, filters: Filters, order: st
         key = -state.salience_now(nids, now).astype(np.float64)
     else:
         key = -c.confidence[nids].astype(np.float64)
-    ranked = nids[np.lexsort((-nids, key))]   # last key is primary; ties: newer nid first
+    ranked = nids[np.lexsort((nids, key))]   # last key is primary; ties: insertion order
     out: list[Memory] = []
     with state.store.read("running a query") as txn:
         for nid in ranked.tolist():

@@ -137,6 +137,6 @@ def test_query_matches_reference(mems, q):
                     continue
             key = {"event_time_desc": -x.created_at, "event_time_asc": x.created_at,
                    "confidence_desc": -np.float32(x.confidence)}[args["order"]]
-            rows.append((key, -nid, i))
+            rows.append((key, nid, i))   # exact ties: insertion order
         expected = [i for _, _, i in sorted(rows)][: args["limit"]]
         assert got == expected

@@ -58,10 +58,10 @@ def run(ctx: RecallContext) -> None:
     depth = _depth(ctx)
     csr = ctx.csr
     rel_mult, decay, fan_exp, degree_cap = _spread_args(cfg)
-    nodes, act, parent, _hops = _kernels(ctx.state)[0](
+    nodes, act, parent, hops = _kernels(ctx.state)[0](
         csr.indptr, csr.indices, csr.weight, csr.relation, ctx.seeds, ctx.base, rel_mult,
         int(depth), decay, fan_exp, degree_cap, 1 if cfg.combine == "sum" else 0, float(cfg.sum_cap))
-    _finish(ctx, depth, nodes, act, parent)
+    _finish(ctx, depth, nodes, act, parent, hops)
 
 
 def run_batch(ctxs: list[RecallContext]) -> None:
@@ -79,15 +79,16 @@ def run_batch(ctxs: list[RecallContext]) -> None:
     seeds = np.concatenate([ctx.seeds for ctx in ctxs]).astype(np.int32)
     base = np.concatenate([ctx.base for ctx in ctxs]).astype(np.float32)
     rel_mult, decay, fan_exp, degree_cap = _spread_args(cfg)
-    out_indptr, nodes, act, parent, _hops = _kernels(ctxs[0].state)[2](
+    out_indptr, nodes, act, parent, hops = _kernels(ctxs[0].state)[2](
         csr.indptr, csr.indices, csr.weight, csr.relation, seed_indptr, seeds, base, rel_mult,
         int(depth), decay, fan_exp, degree_cap, 1 if cfg.combine == "sum" else 0, float(cfg.sum_cap))
     for i, ctx in enumerate(ctxs):
         a, b = int(out_indptr[i]), int(out_indptr[i + 1])
-        _finish(ctx, depth, nodes[a:b], act[a:b], parent[a:b])
+        _finish(ctx, depth, nodes[a:b], act[a:b], parent[a:b], hops[a:b])
 
 
-def _finish(ctx: RecallContext, depth: int, nodes: np.ndarray, act: np.ndarray, parent: np.ndarray) -> None:
+def _finish(ctx: RecallContext, depth: int, nodes: np.ndarray, act: np.ndarray, parent: np.ndarray,
+            hops: np.ndarray) -> None:
     """Lateral inflow on top of the spread: total = base + w_graph x strongest single pass."""
     state, cfg, csr = ctx.state, ctx.request.config, ctx.csr
     total = np.zeros(len(nodes), np.float64)
@@ -100,6 +101,6 @@ def _finish(ctx: RecallContext, depth: int, nodes: np.ndarray, act: np.ndarray, 
         lateral, _src = _kernels(state)[1](csr.indptr, csr.indices, csr.weight, csr.relation, nodes, act,
                                            rel_mult, decay, float(cfg.inflow_fan_exp), degree_cap, mark)
         total += cfg.w_graph * lateral
-    ctx.nodes, ctx.parent, ctx.total = nodes, parent, total
+    ctx.nodes, ctx.parent, ctx.total, ctx.act, ctx.hops = nodes, parent, total, act, hops
     if ctx.trace is not None:   # debug hook (namespace isolation tests): seeds, then every node reached
         ctx.trace.append((ctx.space.name, ctx.seeds.copy(), nodes.copy()))

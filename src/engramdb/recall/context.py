@@ -72,6 +72,8 @@ class RecallContext:
     csr: CSRGraph | None = None
     nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))       # reached, seeds first
     parent: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))      # by node row
+    act: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))       # by node row
+    hops: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))         # by node row
     total: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float64))     # by node row
     # ranking
     cand: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))        # node rows passing filters

@@ -7,7 +7,7 @@
    gain ``w_time`` x the best score.
 3. Blend: score x (1 - ws - wr - wc + ws * salience(now) + wr * recency + wc * confidence).
 
-Exact ties rank the newer memory (the later-inserted one) first, as in ``query``.
+Exact ties keep insertion order (the earlier-recorded memory first), as in ``query``.
 """
 from __future__ import annotations
 
@@ -36,9 +36,9 @@ def run(ctx: RecallContext) -> None:
     c = state.cols
     nodes = ctx.nodes
     cand = np.flatnonzero(req.filters.mask(c, nodes, ctx.space.code))
-    # newest first: the top-k kernel breaks exact ties by position, so equal scores rank the
-    # later-inserted memory first, the same rule as query's ("ties: newer first")
-    cand = cand[np.argsort(-nodes[cand], kind="stable")]
+    # exact ties keep insertion order (the earlier-recorded memory first), the rule of query too:
+    # the top-k kernel breaks ties by position, so the candidates go in nid order
+    cand = cand[np.argsort(nodes[cand], kind="stable")]
     cnodes = nodes[cand]
     score = ctx.total[cand]
     windows = time_windows(ctx)
