@@ -12,10 +12,12 @@ saves a snapshot of every namespace's postings in LMDB (sub-db ``kw``) tagged wi
 generation; on open a snapshot from another generation (a crash after writes) is ignored and
 the postings are rebuilt by tokenizing the stored texts.
 
-Tokenizing: NFKC-normalised, case-folded runs of letters and digits (``[^\\W_]+``) without
-accents, English stop words of scikit-learn removed, Snowball English stems from PyStemmer;
-CJK runs become character bigrams (CJK has no spaces between words). Codes, names, numbers and dates
-survive as tokens ("QX7Z9M" -> "qx7z9m", "2023" -> "2023").
+Tokenizing (:mod:`.tokens`): NFKC-normalised, case-folded words without accents, English stop
+words dropped, Snowball stems, CJK bigrams; technical tokens (decimals, versions, addresses,
+numbers with units, camelCase, codes like ``TP-218``, ``C++``, e-mail addresses, paths, URLs) are
+kept whole and their parts are indexed too, so an exact code outranks a memory sharing only a
+part of it ("12.5" finds "12.5", not "5.12"). A memory's length in BM25 counts its words, not
+those extra terms (:func:`.tokens.index_terms`).
 
 References
 ----------
@@ -25,57 +27,13 @@ as in Lucene, so it is never negative).
 """
 from __future__ import annotations
 
-import re
-import unicodedata
 from typing import Iterable
 
 import numpy as np
-import Stemmer
 
-from .stopwords import ENGLISH_STOP_WORDS
+from .tokens import index_terms, tokenize
 
 __all__ = ["KeywordIndex", "pack_indexes", "tokenize", "unpack_indexes"]
-
-_TOKEN = re.compile(r"[^\W_]+")
-_STOP = frozenset(ENGLISH_STOP_WORDS)
-_stemmer = Stemmer.Stemmer("english")
-_MAX_TOKEN_CHARS = 64
-# CJK ideographs, hiragana, katakana and hangul syllables
-_CJK_CLASS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_CJK = re.compile(f"[{_CJK_CLASS}]")
-_ACCENTS = re.compile("[\u0300-\u036f]")   # combining diacritical marks
-_CJK_SPLIT = re.compile(f"([{_CJK_CLASS}]+)")
-
-
-def tokenize(text: str) -> list[str]:
-    """Index terms of ``text``: NFKC-normalised, case-folded word runs without accents, stop
-    words dropped, Snowball stems; runs of CJK ideographs and kana become overlapping bigrams.
-
-    Parameters
-    ----------
-    text : str
-
-    Returns
-    -------
-    list of str
-        In text order, with repeats (term frequency counts them). Tokens longer than 64
-        characters are cut to 64.
-    """
-    words = []
-    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
-    folded = _ACCENTS.sub("", folded)   # Latin/Greek/Cyrillic accents off: café = cafe
-    for w in _TOKEN.findall(unicodedata.normalize("NFC", folded)):
-        if _CJK.search(w):   # no spaces between CJK words: bigrams (unigram when alone)
-            for run in _CJK_SPLIT.split(w):
-                if not run:
-                    continue
-                if _CJK.match(run):
-                    words.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
-                else:
-                    words.append(run[:_MAX_TOKEN_CHARS])
-        elif w not in _STOP:
-            words.append(w[:_MAX_TOKEN_CHARS])
-    return _stemmer.stemWords(words)
 
 
 class _Postings:
@@ -134,8 +92,8 @@ class KeywordIndex:
 
     def add(self, nid: int, text: str) -> None:
         """Index memory ``nid`` (a node id, int) with its ``text`` (str)."""
-        toks = tokenize(text)
-        dl = float(len(toks))
+        toks, length = index_terms(text)
+        dl = float(length)
         counts: dict[str, int] = {}
         for t in toks:
             counts[t] = counts.get(t, 0) + 1
@@ -151,7 +109,7 @@ class KeywordIndex:
 
     def remove(self, nid: int, text: str) -> None:
         """Drop memory ``nid``, indexed earlier with exactly ``text`` (its terms locate it)."""
-        toks = tokenize(text)
+        toks, length = index_terms(text)
         removed = False
         for t in set(toks):
             post = self._terms.get(t)
@@ -161,7 +119,7 @@ class KeywordIndex:
                     del self._terms[t]
         if removed or not toks:
             self.n_docs = max(self.n_docs - 1, 0)
-            self.total_len = max(self.total_len - len(toks), 0.0)
+            self.total_len = max(self.total_len - length, 0.0)
 
     def search(self, text: str, k: int, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` best memories for ``text`` by BM25.
