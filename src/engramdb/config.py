@@ -464,7 +464,8 @@ def default_type_priors() -> Mapping[MemoryKind, float]:
     0.2 (arXiv:2603.04549, type prior T). Our kinds map onto those classes: ``semantic`` (facts
     and preferences) 0.8, ``decision`` 0.8, ``procedural`` 0.7, ``episodic`` 0.5 and
     ``working`` (temporary state) 0.2. Admission caps the prior at 0.2 for phatic text
-    (``dynamics.admission.is_phatic``) whatever its kind.
+    (``dynamics.admission.is_phatic``) whatever its kind; with ``AdmissionConfig.infer_kind``
+    also for chatter that ``infer_kind`` finds, and not for a text in which it finds a fact.
     """
     return MappingProxyType({
         MemoryKind.WORKING: 0.2, MemoryKind.EPISODIC: 0.5, MemoryKind.SEMANTIC: 0.8,
@@ -534,6 +535,18 @@ class AdmissionConfig:
         Content-type prior T per kind, in [0, 1] (:func:`default_type_priors`).
     shadow : bool
         Shadow mode: score, log and report every decision, but store every candidate.
+    infer_kind : bool
+        A candidate that gives no ``kind`` gets the kind its text states
+        (``dynamics.admission.infer_kind``: a fact or preference is ``semantic``, an event
+        ``episodic``); its type prior follows. Off: it is ``episodic``, as ``add`` defaults.
+    reject_phatic : bool
+        A candidate that gives no ``kind`` and is chatter (``infer_kind`` says ``phatic``:
+        greetings, thanks, laughter, acknowledgements, weather small talk) is rejected whatever
+        its score. A caller who gives a kind forces the ordinary score to decide.
+    protect : bool
+        Tag a stored candidate ``"protected"`` when it states an identity, health or family fact
+        (``dynamics.admission.protected_category``); the rescoring job never archives or prunes
+        protected memories (``ForgettingConfig.keep_protected``).
     """
 
     w_utility: float = 0.25
@@ -546,6 +559,9 @@ class AdmissionConfig:
     recency_half_life_s: float = 7 * _DAY
     type_prior: Mapping[MemoryKind, float] = field(default_factory=default_type_priors)
     shadow: bool = False
+    infer_kind: bool = True
+    reject_phatic: bool = True
+    protect: bool = True
     #: the five weights as float32 in A-MAC's factor order (what the admission kernel takes).
     weights: np.ndarray = field(init=False, repr=False, compare=False)
     #: ``type_prior`` as float32 indexed by ``MemoryKind.code``.
@@ -556,7 +572,8 @@ class AdmissionConfig:
         "w_novelty": Interval(0.0, 1.0), "w_recency": Interval(0.0, 1.0),
         "w_type_prior": Interval(0.0, 1.0), "threshold": Interval(0.0, 1.0),
         "duplicate_cosine": Interval(-1.0, 1.0), "recency_half_life_s": Interval(0.0, None, "neither"),
-        "shadow": Choice((True, False)),
+        "shadow": Choice((True, False)), "infer_kind": Choice((True, False)),
+        "reject_phatic": Choice((True, False)), "protect": Choice((True, False)),
     }
 
     def __post_init__(self) -> None:
@@ -588,17 +605,24 @@ class ForgettingConfig:
         salient (then oldest) are promoted to ``episodic``; nothing is evicted.
     promote_salience : float
         Salience a promoted working memory gets at least: s <- max(s(now), promote_salience).
+    keep_protected : bool
+        The rescoring job never archives or prunes a memory tagged ``"protected"``
+        (``dynamics.forgetting.PROTECTED_TAG``: identity, health and family facts, tagged by
+        admission or by the caller); its salience still decays. ``forget`` still archives and
+        erases it on request. False: protected memories follow the floors like any other.
     """
 
     archive_floor: Mapping[MemoryKind, float] = field(default_factory=default_archive_floors)
     prune_floor: Mapping[MemoryKind, float] = field(default_factory=default_prune_floors)
     working_capacity: int = 256
     promote_salience: float = 0.25
+    keep_protected: bool = True
     #: floors as float32 indexed by ``MemoryKind.code``.
     archive_by_code: np.ndarray = field(init=False, repr=False, compare=False)
     prune_by_code: np.ndarray = field(init=False, repr=False, compare=False)
 
-    BOUNDS: ClassVar = {"working_capacity": Interval(1, None), "promote_salience": Interval(0.0, 1.0)}
+    BOUNDS: ClassVar = {"working_capacity": Interval(1, None), "promote_salience": Interval(0.0, 1.0),
+                        "keep_protected": Choice((True, False))}
 
     def __post_init__(self) -> None:
         check_bounds(self)

@@ -697,10 +697,20 @@ class Engram:
         that memory instead, unless it changes a number, date, name or negation. Admitted
         candidates, reinforcements and log entries are written in one transaction.
 
+        A candidate without a ``kind`` gets the kind its text states
+        (:func:`engramdb.dynamics.admission.infer_kind`, rule-based): a fact or preference is
+        ``semantic``, an event or appointment ``episodic``; chatter (greetings, thanks,
+        laughter, acknowledgements, weather small talk) is rejected whatever its score, with a
+        reason starting ``"phatic"``. A candidate that gives a kind keeps it and is scored as
+        given. A stored candidate stating an identity, health or family fact is tagged
+        ``"protected"``, which the default :meth:`rescore` never archives or prunes.
+        ``config`` (``infer_kind``, ``reject_phatic``, ``protect``) turns each rule off.
+
         Parameters
         ----------
         candidates : iterable of mapping
-            Memories as for :meth:`add_batch` (``text`` required; ``confidence`` is factor C).
+            Memories as for :meth:`add_batch` (``text`` required; ``confidence`` is factor C;
+            ``kind`` optional, inferred when omitted).
         namespace : str
             The namespace the candidates are scored against and stored in.
         now : float, datetime or ISO-8601, optional
@@ -716,7 +726,9 @@ class Engram:
         -------
         list of AdmissionDecision
             One per candidate, in input order: ``decision`` (admit / reject / reinforce), the
-            five ``factors``, ``score``, ``stored``, ``target``, ``reason``.
+            five ``factors``, ``score``, ``stored``, ``target``, ``reason``, ``kind`` (given or
+            inferred; ``"phatic"`` for rejected chatter), ``kind_given``, ``inferred_kind``,
+            ``kind_reason``, ``protected`` (health / family / identity or None).
 
         Raises
         ------

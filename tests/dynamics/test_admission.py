@@ -135,9 +135,9 @@ def test_in_batch_duplicate_reinforces_the_earlier_candidate(eng):
 
 
 def test_shadow_mode_stores_everything_and_logs_decisions(eng):
-    eng.add("lol ok haha", id="old", embedding=basis(0), created_at=T0)
+    eng.add("We booked the Alfama flat for June", id="old", embedding=basis(0), created_at=T0)
     cands = [{"id": "p", "text": "lol ok", "embedding": unit(basis(0) + basis(1))},
-             {"id": "d", "text": "lol ok haha", "embedding": basis(0)},
+             {"id": "d", "text": "We booked the Alfama flat for June", "embedding": basis(0)},
              {"id": "f", "text": "The Lisbon hotel code is 4471", "embedding": basis(2), "kind": "semantic"}]
     out = eng.admit_batch(cands, now=T0, shadow=True)
     assert [d.decision for d in out] == ["reject", "reinforce", "admit"]

@@ -17,15 +17,31 @@ content-type prior T      ``AdmissionConfig.type_prior[kind]``, capped at 0.2 (A
                           only a greeting, thanks or filler.
 ========================  ===================================================================
 
+Kinds: a candidate that gives a ``kind`` keeps it. One that does not gets the kind its text
+states, by rules (:func:`infer_kind`, ``AdmissionConfig.infer_kind``): a fact or preference
+is ``semantic``, an event or appointment ``episodic``, and greetings, thanks, laughter,
+acknowledgements, weather small talk and bare questions are ``phatic`` chatter. The type
+prior T follows the kind (a fact filed as ``semantic`` gets 0.8, not the episodic 0.5), and is
+capped as above for chatter that :func:`infer_kind` finds (but not for a text in which it
+finds a fact, such as "I'm diabetic", which :func:`is_phatic` counts as one content word).
+
 score = w . [U, C, N, R, T], computed for the whole batch in one ``admission_score`` kernel
 call. Decision per candidate, in batch order:
 
+0. *reject, phatic*: no kind given and :func:`infer_kind` says ``phatic``
+   (``AdmissionConfig.reject_phatic``): rejected whatever its score, before the duplicate
+   check (chatter never reinforces stored chatter either). Giving a kind lets the score decide;
 1. *reinforce*: its cosine to a stored active memory (or to an earlier candidate) is at least
    ``duplicate_cosine`` and :func:`fact_change` finds no changed number, date, name or
    negation: the existing memory is reinforced (salience and access count) instead of adding
    a copy; a twin of a rejected earlier candidate is rejected with it;
 2. *admit*: score >= threshold;
 3. *reject*: otherwise.
+
+Protected facts: a stored candidate whose text states an identity, health or family fact
+(:func:`protected_category`, ``AdmissionConfig.protect``) is tagged ``"protected"``
+(``forgetting.PROTECTED_TAG``), and the rescoring job never archives or prunes it
+(``ForgettingConfig.keep_protected``).
 
 Admitted candidates are written in one transaction with the reinforcements and the log
 entries (``Engram.add_batch``'s write path). In shadow mode every candidate is stored and the
@@ -35,7 +51,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -46,16 +62,19 @@ from ..facts import (
     FUNCTION_WORDS, fact_change, fact_signature, tokens as _tokens,
 )
 from ..state import EngineState
-from ..types import MemoryState, _STATE_CODES
+from ..types import MemoryKind, MemoryState, _STATE_CODES
+from ..validate import MAX_TAGS
 from ..write import write_unit
 from ..write.records import Prepared, write_new
 from ..write.reinforce import boosted, reinforce
+from .forgetting import PROTECTED_TAG
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..config import AdmissionConfig
 
 __all__ = ["AdmissionDecision", "fact_change", "fact_signature", "heuristic_utility", "is_phatic",
-           "strip_speaker", "admit_batch", "HEDGE_PENALTY", "PHATIC_PRIOR"]
+           "infer_kind", "protected_category", "strip_speaker", "admit_batch", "HEDGE_PENALTY", "PHATIC_PRIOR",
+           "PHATIC_KIND", "PROTECTED_CATEGORIES"]
 
 HEDGE_PENALTY = 0.7
 PHATIC_PRIOR = 0.2   # A-MAC's type prior of temporary states
@@ -141,6 +160,359 @@ def heuristic_utility(texts: Iterable[str]) -> np.ndarray:
     return np.array(out, np.float32)
 
 
+# --- kind inference and protected facts (rule-based, no model) -------------------------------
+
+PHATIC_KIND = "phatic"   # not a MemoryKind: chatter that is never stored unless the caller forces it
+PROTECTED_CATEGORIES = ("health", "family", "identity")   # checked in this order
+
+_APOSTROPHE = str.maketrans({"’": "'", "‘": "'"})
+_LAUGH = re.compile(r"^(?:(?:ha|he|ah|ja)+h?|l+o+l+|lmf?ao+|rofl|x+d+|a+w+|u+g+h+|b+r+|h+m+|o+h+|w+o+w+|y+a+y+)$")
+# greetings, thanks and reactions: a sentence of these and names only addresses someone
+# ("Thanks, Mel!", "That's great, Caroline!")
+GREETINGS = frozenset("hi hello hey hiya thanks thank thx cheers bye goodbye morning night evening welcome "
+                      "congrats congratulations dear love great awesome amazing nice cool wow sweet lovely "
+                      "wonderful fantastic brilliant proud sorry".split())
+# Words that carry no fact in a sentence of their own: greetings and farewells, thanks and
+# compliments, laughter and interjections, acknowledgements, vague hedges and conversation
+# management ("let me check", "get back to you"). A sentence made only of these (and of
+# function words and names) is chatter.
+CHATTER = PHATIC | frozenset(
+    # greetings, farewells, address
+    "hiya howdy yo greetings goodbye cya bye-bye farewell afternoon evening day week weekend "
+    "chatting chat catch talk talking seeing safe mate dude buddy man guys folks everyone everybody "
+    "all dear there "
+    # thanks, compliments, reactions, interjections
+    "thx ty thankful grateful appreciated much lot lots ton tons bunch heaps best kind kindest sweet "
+    "lovely wonderful fantastic brilliant excellent perfect helpful hilarious funny fun lifesaver star "
+    "legend rock rocks genius beautiful gorgeous incredible impressive interesting cute neat lucky "
+    "jealous crazy wild insane sad sorry shame pity bless omg gosh god damn yikes oops whoa woah aww "
+    "aw ugh brr meh phew hooray bravo "
+    # acknowledgements and agreement
+    "yup nope nah no right alright fine got understood understand noted agreed agree exactly true "
+    "totally definitely absolutely certainly indeed course problem problems worries worry deal makes "
+    "sense mean means know knew saw same either fair enough thing things whatever works anyway "
+    "anyways really tell more less back get check checking posted updated touch point fact "
+    # intensifiers, evaluations, passing feelings
+    "very such quite pretty super too sounds sound seems seem looks look feel feels felt bad better "
+    "happy tired exhausted sleepy hungry busy bored stressed excited nervous "
+    # vague hedges
+    "maybe perhaps probably possibly guess suppose think thought hope idea never mind nothing "
+    "something anything everything figure out work could might will would shall us me "
+    # contractions that FUNCTION_WORDS lacks
+    "what's that's it's there's here's how's who's where's isn't wasn't doesn't don't didn't "
+    "won't can't i'm you're you've you'll you'd we're we'll we've they're it'll that'll".split())
+WEATHER = frozenset(
+    "weather sunny sunshine sun rain raining rainy rains rained drizzle snow snowing snowy snowed cold "
+    "colder hot hotter warm warmer chilly freezing frosty humid muggy windy wind cloudy clouds foggy "
+    "fog storm stormy thunder sunset sunrise sky skies heat heatwave breeze breezy outside out".split())
+_FIRST_PERSON = frozenset("i i'm i've i'd i'll me my mine myself we we're we've we'd we'll us our ours".split())
+PREFERENCE = frozenset(
+    "like likes love loves prefer prefers enjoy enjoys adore adores hate hates dislike dislikes detest "
+    "detests favorite favourite favorites favourites rather fan fond".split())
+_LIKE_NOT_VERB = frozenset(   # "looks like rain", "just like that": "like" as a preposition
+    "look looks looked looking feel feels felt feeling seem seems seemed sound sounds sounded smell "
+    "smells taste tastes just exactly more less something anything nothing things stuff much".split())
+IDENTITY_STATE = ("born", "birthday", "birthdays", "anniversary", "grew up", "years old", "year old",
+                  "my name", "name is", "call me", "i'm called", "my pronouns")
+HABIT = frozenset(
+    "usually always often never normally generally typically rarely seldom sometimes daily weekly "
+    "monthly yearly every each weekdays weekends mondays tuesdays wednesdays thursdays fridays "
+    "saturdays sundays mornings evenings nights".split())
+# irregular past forms that report an event ("had", "read", "put", "felt", "thought": ambiguous, left out)
+PAST_EVENT = frozenset(
+    "went came bought met saw took made ate drank ran gave got left lost won found brought sent spent "
+    "told said flew drove rode wrote sang swam began broke fell forgot heard held hurt kept paid sold "
+    "sat slept spoke stood taught threw woke wore caught chose did built fought became shot led "
+    "bit drew dug fed hid sank shook stole struck swore tore".split())
+_STATIVE_ED = frozenset(   # past participles used as adjectives of a state, and words in -ed
+    "married divorced engaged widowed retired interested based located named allowed supposed "
+    "used tired excited scared worried bored pleased related qualified certified vaccinated talented "
+    "skilled experienced obsessed involved limited advanced required needed hundred sacred naked "
+    "wicked beloved rugged ragged crooked learned blessed aged wretched".split())
+_NOT_BEFORE_PAST = frozenset(   # "-ed" after these is an adjective or a passive, not an event verb
+    "a an the my your his her our their its this that these those is am are be been being was were "
+    "get gets getting i'm you're we're they're he's she's it's that's has have had i've we've you've "
+    "they've very so too more most less least not".split())
+PRESENT_STATE = frozenset(
+    "is am are isn't aren't i'm you're we're they're he's she's it's that's there's has have haven't "
+    "hasn't own owns live lives work works speak speaks know knows need needs use uses wear wears "
+    "drive drives play plays teach teaches study studies belong belongs cost costs open opens close "
+    "closes start starts begin begins end ends run runs take takes eat eats drink drinks keep keeps "
+    "contain contains mean means weigh weighs stand stands sit sits go goes come comes "
+    "be been".split())
+_SUBJECT = frozenset("i we they you he she it".split())
+_BEFORE_BASE = frozenset(   # a base form after these is a present state ("I can speak", "might be")
+    "also still both all don't do does doesn't can can't cannot could might may must should would "
+    "i'd we'd they'd really".split())
+_EVENT_PERIOD = frozenset("night week weekend month year morning afternoon evening summer winter spring "
+                          "fall autumn term semester season time".split())
+WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_ORDINAL_DATE = re.compile(r"^\d{1,2}(?:st|nd|rd|th)$")
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+_MONTHS_FULL = MONTHS - {"mar", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "jan", "feb", "apr"}
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of ``text`` after a leading speaker label (curly apostrophes made straight)."""
+    return [s for s in _SENTENCE.findall(strip_speaker(text).translate(_APOSTROPHE)) if _tokens(s)]
+
+
+def _chatter_sentence(sentence: str) -> str | None:
+    """Why ``sentence`` states no fact ("question", "weather small talk", "greetings, thanks or
+    filler"), or None when it may."""
+    toks = _tokens(sentence)
+    low = [t.lower() for t in toks]
+    if sentence.rstrip().endswith("?") and not any(lo in _FIRST_PERSON for lo in low):
+        return "question"   # one that says "I" / "my" / "we" may carry the speaker's fact
+    rest = [t for t, lo in zip(toks, low)
+            if lo not in CHATTER and lo not in FUNCTION_WORDS and not _LAUGH.match(lo)]
+    if not rest:
+        return "greetings, thanks or filler"
+    number = any(ch.isdigit() for t in rest for ch in t) or any(t.lower() in NUMBER_WORDS for t in rest)
+    names = [t for t in rest if t[0].isupper() and t.lower() not in MONTHS and t.lower() not in DATE_WORDS]
+    if not number and any(lo in GREETINGS for lo in low) and len(names) == len(rest):
+        return "greetings, thanks or filler"   # "Thanks, Mel!", "Hi Sarah"
+    if (any(lo in WEATHER for lo in low) and not any(lo in _FIRST_PERSON for lo in low) and not number
+            and not names and all(t.lower() in WEATHER or t.lower() in DATE_WORDS or t.lower() in _EVENT_PERIOD
+                                  for t in rest)):
+        return "weather small talk"
+    return None
+
+
+def _time_cue(low: list[str]) -> str | None:
+    """A time expression that dates an event ("yesterday", "last week", "on Friday", "in June",
+    "the 14th", "two days ago", "in 2019"); habitual ones ("every morning", "on Mondays") are not."""
+    for i, t in enumerate(low):
+        prev = low[i - 1] if i else ""
+        if prev in ("every", "each"):
+            continue
+        nxt = low[i + 1] if i + 1 < len(low) else ""
+        if t in ("yesterday", "today", "tomorrow", "tonight", "ago"):
+            return t
+        if t in ("last", "next", "this") and nxt in _EVENT_PERIOD | WEEKDAYS:
+            return f"{t} {nxt}"
+        if t in WEEKDAYS or t in _MONTHS_FULL:
+            return t
+        if t == "may" and (prev in ("in", "on", "of", "early", "late", "mid", "since", "until", "by")
+                           or nxt[:1].isdigit()):
+            return t
+        if _ORDINAL_DATE.match(t) and prev in ("the", "on"):
+            return f"{prev} {t}"
+        if _YEAR.match(t) and prev in ("in", "on", "during"):
+            return f"{prev} {t}"
+    return None
+
+
+def _past_event(low: list[str]) -> str | None:
+    """A verb in the past tense that reports an event: an irregular form (went, bought, met, ...),
+    a regular "-ed" form not used as an adjective or passive ("I visited", "the team shipped",
+    not "is married", "a used car"), or a past progressive ("we were hiking")."""
+    for i, t in enumerate(low):
+        prev = low[i - 1] if i else ""
+        if prev in ("was", "were") and t.endswith("ing") and len(t) > 5:
+            return f"{prev} {t}"
+        if t in PAST_EVENT and not (t == "got" and prev in ("i've", "we've", "you've", "they've", "have", "has")):
+            return t
+        if (len(t) >= 5 and t.endswith("ed") and not t.endswith("eed") and t not in _STATIVE_ED
+                and prev not in _NOT_BEFORE_PAST and i > 0):
+            return t
+    return None
+
+
+def _preference(low: list[str]) -> str | None:
+    """A preference word in the present ("likes", "prefer", "favourite", "I'd rather", "fan of",
+    "can't stand"); "like" after "looks" / "feels" / "just" ... is a preposition and does not count."""
+    for i, t in enumerate(low):
+        if t == "stand" and i and low[i - 1] in ("can't", "cannot"):
+            return "can't stand"
+        if t not in PREFERENCE:
+            continue
+        prev = low[i - 1] if i else ""
+        if t == "like" and (prev in _LIKE_NOT_VERB or not prev):
+            continue
+        if t == "rather" and prev not in ("i'd", "we'd", "would", "she'd", "he'd", "they'd"):
+            continue
+        if t in ("fan", "fond") and (i + 1 >= len(low) or low[i + 1] != "of"):
+            continue
+        return t
+    return None
+
+
+def _present_state(low: list[str]) -> str | None:
+    for i, t in enumerate(low):
+        if t in PRESENT_STATE:
+            prev = low[i - 1] if i else ""
+            # a base form ("live", "work") needs a subject before it; a form in -s ("lives"), a
+            # copula or "has" stands alone
+            if t in ("is", "am", "are", "has", "been") or t.endswith(("s", "'m", "'re", "'s")) \
+                    or prev in _SUBJECT or prev in HABIT or prev in _BEFORE_BASE:
+                return t
+    return None
+
+
+def infer_kind(text: str) -> tuple[str, str]:
+    """The kind of memory ``text`` states, by rules (no model), and why.
+
+    The text is split into sentences (after a leading "Speaker: " label); questions (unless they
+    say "I", "my", "we" or "our": "I can bring it tomorrow, does that work?") and chatter
+    sentences are set aside (:data:`CHATTER` words, function words, laughter, names only; or
+    weather talk without "I"/"my", a number or a name). On what remains, the first rule that
+    fires decides:
+
+    1. nothing remains -> ``"phatic"`` (greetings, thanks, laughter, acknowledgements, weather
+       small talk, vague hedges, questions);
+    2. an identity state (born, birthday, "years old", "grew up", "my name") -> ``"semantic"``;
+    3. a preference verb in the present (like, love, prefer, enjoy, hate, favourite, "I'd
+       rather", "fan of") -> ``"semantic"``;
+    4. a past-tense event verb (went, bought, met, "I visited", "the team shipped", "we were
+       hiking") -> ``"episodic"``;
+    5. a time expression that dates an event (yesterday, tomorrow, "last week", "on Friday",
+       "in June", "the 14th", "ago") -> ``"episodic"`` (plans and appointments included);
+    6. a habit (usually, always, every, on weekends, "on Mondays") -> ``"semantic"``;
+    7. a present-tense state (is, am, are, has, have, been, "I live", "works at", "opens") ->
+       ``"semantic"``;
+    8. otherwise -> ``"episodic"`` (the kind ``add`` defaults to).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    tuple (kind, reason)
+        ``kind`` is ``"semantic"``, ``"episodic"`` or ``"phatic"`` (:data:`PHATIC_KIND`, not a
+        :class:`MemoryKind`: chatter is not stored); ``reason`` names the rule and the word
+        that fired it.
+
+    Notes
+    -----
+    Rules err toward keeping: a sentence with one content word outside the chatter vocabulary
+    is not chatter, and a lasting fact inside an event report ("Yesterday I found out my wife
+    loves sushi") is semantic when a preference or identity cue is present. Measured on
+    ``benchmarks/data/admission_labelled.jsonl`` (``benchmarks/bench_admission_quality.py``).
+
+    Examples
+    --------
+    >>> infer_kind("My wife is allergic to peanuts")
+    ('semantic', "present state 'is'")
+    >>> infer_kind("Yesterday I went to the market")
+    ('episodic', "past event 'went'")
+    >>> infer_kind("haha thanks, you're the best")
+    ('phatic', 'greetings, thanks or filler')
+    """
+    why = []
+    content = []
+    for s in _sentences(text):
+        c = _chatter_sentence(s)
+        if c is None:
+            content.append(s)
+        elif c not in why:
+            why.append(c)
+    if not content:
+        return PHATIC_KIND, " / ".join(why) or "no words"
+    low = [t.lower() for s in content for t in _tokens(s)]
+    joined = " " + " ".join(low) + " "
+    for cue in IDENTITY_STATE:
+        if f" {cue} " in joined:
+            return MemoryKind.SEMANTIC.value, f"identity state '{cue}'"
+    cue = _preference(low)
+    if cue:
+        return MemoryKind.SEMANTIC.value, f"preference '{cue}'"
+    cue = _past_event(low)
+    if cue:
+        return MemoryKind.EPISODIC.value, f"past event '{cue}'"
+    cue = _time_cue(low)
+    if cue:
+        return MemoryKind.EPISODIC.value, f"dated event '{cue}'"
+    cue = next((t for t in low if t in HABIT), None)
+    if cue:
+        return MemoryKind.SEMANTIC.value, f"habit '{cue}'"
+    cue = _present_state(low)
+    if cue:
+        return MemoryKind.SEMANTIC.value, f"present state '{cue}'"
+    return MemoryKind.EPISODIC.value, "no fact or event cue (the default kind)"
+
+
+HEALTH = ("allerg", "intoleran", "diabet", "asthma", "celiac", "coeliac", "epilep", "medication", "medicine",
+          "insulin", "inhaler", "prescri", "diagnos", "disorder", "disease", "syndrome", "cancer", "tumor",
+          "tumour", "pregnan", "surgery", "migraine", "alzheimer", "dementia", "parkinson", "arthritis",
+          "chronic", "adhd", "autis", "depression", "anxiety", "bipolar", "blood type", "blood pressure",
+          "cholesterol", "pacemaker", "dialysis", "chemo", "epipen", "pills", "tablets", "dosage")
+_DOSE = re.compile(r"\b\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ml|iu)\b", re.I)
+FAMILY = frozenset(
+    "wife wife's husband husband's son son's sons daughter daughter's daughters mother mother's mom "
+    "mom's mum mum's father father's dad dad's parents parents' parent brother brother's brothers "
+    "sister sister's sisters sibling siblings kid kids kid's child children child's baby "
+    "grandmother grandma grandfather grandpa grandparents granddaughter grandson grandchildren aunt "
+    "uncle cousin cousins niece nephew spouse partner partner's fiance fiancé fiancee fiancée "
+    "boyfriend girlfriend stepson stepdaughter stepmother stepfather stepmom stepdad twins in-laws".split())
+IDENTITY = ("my name", "name is", "call me", "i'm called", "birthday", "born", "years old", "year old",
+            "i live", "we live", "lives in", "live in", "living in", "i moved to", "we moved to", "he moved to",
+            "she moved to", "they moved to", "i'm from", "we're from", "grew up", "my address", "home address",
+            "work as", "works as", "worked as", "work at", "works at", "work for", "works for", "my job",
+            "new job", "job as", "job at", "his job", "her job", "their job", "profession", "occupation",
+            "my pronouns")
+OCCUPATIONS = frozenset(
+    "nurse doctor teacher engineer lawyer developer programmer designer painter writer author artist chef "
+    "cook student manager accountant architect pilot driver farmer dentist pharmacist scientist researcher "
+    "professor lecturer consultant analyst journalist photographer musician firefighter officer soldier "
+    "electrician plumber carpenter mechanic cashier waiter waitress barista librarian veterinarian vet "
+    "therapist psychologist surgeon paramedic founder ceo cto intern freelancer lead director editor "
+    "translator nanny caregiver cleaner builder banker broker clerk secretary receptionist".split())
+
+
+def protected_category(text: str, kind: str | None = None) -> tuple[str | None, str]:
+    """Whether ``text`` states a fact the default policy must never forget, by rules.
+
+    Categories, checked in this order (:data:`PROTECTED_CATEGORIES`):
+
+    - ``"health"``: allergies and intolerances, conditions (diabetes, asthma, ...),
+      medication (a dose such as "50mg", "insulin", "prescription"), blood type, pregnancy;
+    - ``"family"``: a family member (wife, husband, son, daughter, mother, ...) in a *fact*
+      (``kind`` semantic): "My sister lives in Oslo" is protected, "My son scored a goal
+      yesterday" is an episode and is not;
+    - ``"identity"``: name, birthday and birth, age, where someone lives or comes from, job
+      ("works at", "job", "I'm a nurse").
+
+    Parameters
+    ----------
+    text : str
+    kind : str, optional
+        The memory's kind (``infer_kind(text)[0]`` when omitted).
+
+    Returns
+    -------
+    tuple (category or None, reason)
+        ``reason`` quotes the word that matched ("" when nothing did).
+    """
+    if kind is None:
+        kind = infer_kind(text)[0]
+    if kind == PHATIC_KIND:
+        return None, ""
+    body = strip_speaker(text).translate(_APOSTROPHE)
+    low = [t.lower() for t in _tokens(body)]
+    joined = " " + " ".join(low) + " "
+    for stem in HEALTH:
+        if f" {stem}" in joined:
+            return "health", f"health '{stem}'"
+    m = _DOSE.search(body)
+    if m:
+        return "health", f"health: dose '{m.group(0)}'"
+    if kind == MemoryKind.SEMANTIC.value:
+        fam = next((t for t in low if t in FAMILY), None)
+        if fam:
+            return "family", f"family '{fam}'"
+    for cue in IDENTITY:
+        if f" {cue} " in joined:
+            return "identity", f"identity '{cue}'"
+    for i, t in enumerate(low):
+        if t in ("is", "am", "i'm", "she's", "he's", "as", "are", "we're", "they're"):
+            for nxt in low[i + 1:i + 4]:
+                if nxt in OCCUPATIONS:
+                    return "identity", f"identity: occupation '{nxt}'"
+    return None, ""
+
+
 def _hedged(text: str) -> bool:
     low = " " + " ".join(t.lower() for t in _tokens(text)) + " "
     return any(f" {h} " in low for h in HEDGES)
@@ -175,9 +547,23 @@ class AdmissionDecision:
         Set when a near-duplicate was kept apart because it changes a fact
         (``"number"``, ``"date"``, ``"name"`` or ``"negation"``).
     reason : str
-        One line saying why.
+        One line saying why; a chatter candidate rejected by the phatic rule has a reason
+        starting with ``"phatic"``.
     shadow : bool
         The batch ran in shadow mode (the decision was only reported and logged).
+    kind : str
+        The kind the candidate is (or would be) stored with: the caller's kind when given,
+        otherwise the inferred kind; ``"phatic"`` for chatter rejected by the phatic rule.
+    kind_given : bool
+        The caller gave the kind (it is kept, and the phatic rule does not apply).
+    inferred_kind : str
+        :func:`infer_kind`'s answer for the text: ``"semantic"``, ``"episodic"`` or ``"phatic"``
+        (computed also when the caller gave a kind, for explanation).
+    kind_reason : str
+        Why :func:`infer_kind` chose it (the rule and the word that fired).
+    protected : str or None
+        ``"health"``, ``"family"`` or ``"identity"`` when the text states such a fact
+        (:func:`protected_category`); a stored candidate is then tagged ``"protected"``.
     """
 
     index: int
@@ -192,13 +578,19 @@ class AdmissionDecision:
     fact_change: str | None = None
     reason: str = ""
     shadow: bool = field(default=False)
+    kind: str = MemoryKind.EPISODIC.value
+    kind_given: bool = False
+    inferred_kind: str = MemoryKind.EPISODIC.value
+    kind_reason: str = ""
+    protected: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"index": self.index, "id": self.id, "decision": self.decision, "score": round(self.score, 6),
                 "factors": {k: round(v, 6) for k, v in self.factors.items()}, "stored": self.stored,
                 "target": self.target, "nearest_cosine": None if self.nearest_cosine is None else round(self.nearest_cosine, 6),
                 "nearest": self.nearest, "fact_change": self.fact_change, "reason": self.reason,
-                "shadow": self.shadow}
+                "shadow": self.shadow, "kind": self.kind, "kind_given": self.kind_given,
+                "inferred_kind": self.inferred_kind, "kind_reason": self.kind_reason, "protected": self.protected}
 
 
 def _check_utility(values: Any, n: int) -> np.ndarray:
@@ -217,15 +609,25 @@ def _check_utility(values: Any, n: int) -> np.ndarray:
 
 def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str, now: float,
                 shadow: bool | None = None, utility: Callable[[list[str]], Any] | None = None,
-                config: "AdmissionConfig | None" = None) -> list[AdmissionDecision]:
+                config: "AdmissionConfig | None" = None,
+                kind_given: Sequence[bool] | None = None) -> list[AdmissionDecision]:
     """See :meth:`Engram.admit_batch`. ``prepared`` are the candidates, validated and embedded
     by the engine (each with its vector); nothing is written before the decisions are made,
     then admissions, reinforcements and log entries commit in one write unit.
 
+    Parameters
+    ----------
+    kind_given : sequence of bool, optional
+        Per candidate, whether its mapping named a ``kind`` (``prepare`` fills in ``episodic``
+        otherwise, so the prepared kind alone cannot tell). When omitted, a prepared kind other
+        than ``episodic`` counts as given and ``episodic`` as the default (so a caller's explicit
+        ``"episodic"`` is then re-inferred).
+
     Raises
     ------
     InvalidInputError
-        A candidate in another namespace, an id twice or already stored, a bad ``utility``.
+        A candidate in another namespace, an id twice or already stored, a bad ``utility``,
+        ``kind_given`` of the wrong length.
     """
     cfg = config or state.config.admission
     shadow = cfg.shadow if shadow is None else bool(shadow)
@@ -236,6 +638,12 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
             raise InvalidInputError(f"candidate {p.ext_id!r} names namespace {p.namespace!r}; admit_batch "
                                     f"scores one namespace ({namespace!r}) at a time")
     n = len(prepared)
+    if kind_given is None:
+        given = [p.kind is not MemoryKind.EPISODIC for p in prepared]
+    else:
+        given = [bool(g) for g in kind_given]
+        if len(given) != n:
+            raise InvalidInputError(f"kind_given holds {len(given)} flags for {n} candidates")
     if n == 0:
         return []
     seen = set()
@@ -249,6 +657,16 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
                 raise InvalidInputError(f"id {p.ext_id!r} already exists in namespace {namespace!r}; "
                                         "a candidate needs a new id (or none)")
     texts = [p.text for p in prepared]
+    # kinds: the caller's when given, else the one the text states; chatter is "phatic"
+    inferred = [infer_kind(t) for t in texts]
+    chatter = np.array([k == PHATIC_KIND for k, _ in inferred])
+    kinds = []
+    for p, g, (k, _) in zip(prepared, given, inferred):
+        if not g and cfg.infer_kind and k != PHATIC_KIND:
+            p.kind = MemoryKind(k)
+        kinds.append(p.kind.value if g or k != PHATIC_KIND or not cfg.reject_phatic else PHATIC_KIND)
+    phatic_rule = chatter & ~np.array(given, np.bool_) if cfg.reject_phatic else np.zeros(n, np.bool_)
+    protect = [protected_category(t, k) if cfg.protect else (None, "") for t, (k, _) in zip(texts, inferred)]
     u = heuristic_utility(texts) if utility is None else _check_utility(utility(texts), n)
     vecs = np.ascontiguousarray(np.stack([p.vector for p in prepared]), dtype=np.float32)
 
@@ -283,6 +701,8 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
     recency = np.exp2(-age / cfg.recency_half_life_s).astype(np.float32)
     prior = cfg.type_prior_by_code[np.array([p.kind.code for p in prepared], np.intp)].copy()
     phatic = np.array([is_phatic(t) for t in texts])
+    if cfg.infer_kind:   # infer_kind's finer rules: chatter it finds, no cap where it finds a fact
+        phatic = chatter | (phatic & np.array([k != MemoryKind.SEMANTIC.value for k, _ in inferred]))
     prior[phatic] = np.minimum(prior[phatic], np.float32(PHATIC_PRIOR))
     features = np.ascontiguousarray(np.stack([u, conf, novelty, recency, prior], axis=1), dtype=np.float32)
     score, admit = registry.get("admission_score")(features, cfg.weights, float(cfg.threshold))
@@ -305,11 +725,15 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
             else:
                 near_c, near = float(cos_store[i]), c.ext_ids[int(near_nid[i])]
         d = AdmissionDecision(i, p.ext_id, "reject", float(score[i]), factors, False, nearest_cosine=near_c,
-                              nearest=near, shadow=shadow)
+                              nearest=near, shadow=shadow, kind=kinds[i], kind_given=given[i],
+                              inferred_kind=inferred[i][0], kind_reason=inferred[i][1], protected=protect[i][0])
         change = None
         batch_dup = n > 1 and i > 0 and cos_batch[i] >= cfg.duplicate_cosine
         store_dup = dup_nid[i] >= 0 and dup_cos[i] >= cfg.duplicate_cosine
-        if store_dup and (not batch_dup or dup_cos[i] >= cos_batch[i]):
+        if phatic_rule[i]:   # chatter: rejected whatever its score, before any duplicate check
+            d.reason = (f"phatic: {inferred[i][1]}; no fact to keep (score {float(score[i]):.3f}, "
+                        f"threshold {cfg.threshold:g}, not used)")
+        elif store_dup and (not batch_dup or dup_cos[i] >= cos_batch[i]):
             nid = int(dup_nid[i])
             change = fact_change(p.text, stored_text[nid])
             if change is None:
@@ -369,9 +793,12 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
     added = {id(q) for q in to_add}
     for p, d in zip(prepared, decisions):
         d.stored = id(p) in added
+        if d.stored and d.protected and PROTECTED_TAG not in p.tags and len(p.tags) < MAX_TAGS:
+            p.tags = p.tags + (PROTECTED_TAG,)
     logs = [{"action": "admission_shadow" if shadow else f"admission_{d.decision}", "namespace": namespace,
              "id": d.id, "decision": d.decision, "score": d.score, "factors": d.factors, "target": d.target,
-             "fact_change": d.fact_change, "reason": d.reason, "text": prepared[d.index].text}
+             "fact_change": d.fact_change, "reason": d.reason, "text": prepared[d.index].text,
+             "kind": d.kind, "kind_reason": d.kind_reason, "protected": d.protected}
             for d in decisions if shadow or d.decision != "admit"]
 
     def in_unit(unit):

@@ -9,6 +9,11 @@ Tiers: ``working`` memories form a bounded hot tier (``ForgettingConfig.working_
 active working memories per namespace). On overflow the least salient, then oldest, are
 *promoted* to ``episodic`` (their kind changes, their salience is raised to at least
 ``promote_salience``); nothing is evicted, so overflow never loses a memory.
+
+Protected memories: a memory tagged :data:`PROTECTED_TAG` (admission tags identity, health and
+family facts, see ``dynamics.admission.protected_category``; a caller may tag any memory) is
+never archived or pruned by the rescoring job while ``ForgettingConfig.keep_protected`` is set
+(the default). Its salience decays as usual; ``forget`` still archives or erases it on request.
 """
 from __future__ import annotations
 
@@ -22,8 +27,10 @@ from ..types import MemoryKind, MemoryState, _STATE_CODES
 from ..write import LOG_PREFIX, WriteUnit, write_unit
 from ..write.reinforce import next_t0
 
-__all__ = ["LOG_PREFIX", "ACTIONS", "read_log", "promotion_order", "overflow", "promote", "archive",
-           "enforce_working_capacity"]
+__all__ = ["LOG_PREFIX", "ACTIONS", "PROTECTED_TAG", "read_log", "promotion_order", "overflow", "promote",
+           "archive", "protected", "enforce_working_capacity"]
+
+PROTECTED_TAG = "protected"
 
 ACTIONS = ("archive", "prune", "promote", "admission_reject", "admission_reinforce", "admission_shadow")
 _ACTIVE = _STATE_CODES[MemoryState.ACTIVE]
@@ -46,6 +53,20 @@ def read_log(state: EngineState, *, namespace: str | None = None, action: str | 
                 if (namespace is None or e.get("namespace") == namespace) and (action is None or e.get("action") == action):
                     out.append(e)
     return out if limit is None else out[len(out) - limit:] if limit else []
+
+
+def protected(state: EngineState, nids: np.ndarray) -> np.ndarray:
+    """Which of ``nids`` carry the tag :data:`PROTECTED_TAG`: bool ndarray, shape (len(nids),).
+
+    Tags are free text kept in the records, not a column, so this reads the records of
+    ``nids`` (one read transaction); the rescoring job calls it only for the memories it is
+    about to archive or prune.
+    """
+    nids = np.asarray(nids, np.int64)
+    if not len(nids):
+        return np.zeros(0, np.bool_)
+    recs = state.records(nids.tolist(), "reading tags of memories to archive")
+    return np.array([rec is not None and PROTECTED_TAG in (rec.get("tags") or ()) for rec in recs], np.bool_)
 
 
 def promotion_order(s_now: np.ndarray, created_at: np.ndarray) -> np.ndarray:

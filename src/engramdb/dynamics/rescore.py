@@ -12,6 +12,9 @@ decayed salience and archives/prunes below floors):
    floor; decisions held until review and superseded memories are never archived;
 4. prune: archived memories (including those archived in step 3) below their kind's prune
    floor are erased, as ``forget(hard=True)`` does;
+   protected memories (tagged ``forgetting.PROTECTED_TAG``: identity, health and family facts)
+   are neither archived nor pruned while ``ForgettingConfig.keep_protected`` is set; they are
+   counted in the summary's ``protected_kept``;
 5. every change is written in one LMDB transaction with one log entry per action; changed
    records get s0 = s(now) and t0 = max(t0, now) (``materialize=True`` does this for every
    record). A summary is returned and stored in ``meta["rescore_last"]``.
@@ -107,6 +110,12 @@ def rescore(state: EngineState, now: float, *, namespace: str | None = None, pro
     archive = (st == _ACTIVE) & ~held & (s_new < floor_a)
     archived_after = (st == _ARCHIVED) | archive
     prune = archived_after & (s_new < cfg.prune_by_code[kind])
+    kept = np.zeros(len(idx), np.bool_)
+    if cfg.keep_protected and (archive.any() or prune.any()):
+        at_risk = np.flatnonzero(archive | prune)
+        kept[at_risk[forgetting.protected(state, idx[at_risk])]] = True
+        archive &= ~kept
+        prune &= ~kept
     changed = promote | archive
     if materialize:
         changed |= (t0 < now)
@@ -115,6 +124,7 @@ def rescore(state: EngineState, now: float, *, namespace: str | None = None, pro
     summary: dict[str, Any] = {"now": float(now), "namespace": namespace, "scanned": int(len(idx)),
                                "promoted": int(promote.sum()), "archived": int(archive.sum()),
                                "pruned": int(prune.sum()), "records_written": int(changed.sum()),
+                               "protected_kept": int(kept.sum()),
                                "kernel_backend": registry.active_backend(), "by_kind": {}}
     for kc, kname in enumerate(KIND_BY_CODE):
         m = kind_before == kc
