@@ -749,10 +749,13 @@ class Engram:
         if candidates is None or isinstance(candidates, (str, bytes, Mapping)):
             raise InvalidInputError("candidates: expected an iterable of memory mappings")
         state = self._state
-        prepared = [prepare(state, item, ns, now) for item in candidates]
+        items = list(candidates)
+        prepared = [prepare(state, item, ns, now) for item in items]
         embed_missing(state, self._embed_progress(False), prepared)
         decisions = admit_batch(state, prepared, namespace=ns, now=now, shadow=shadow, utility=utility,
-                                config=config)
+                                config=config,
+                                kind_given=[isinstance(item, Mapping) and item.get("kind") is not None
+                                            for item in items])
         self._after_working_added([p for p, d in zip(prepared, decisions) if d.stored], now)
         return decisions
 
@@ -786,7 +789,9 @@ class Engram:
         memories below their floor or over ``ForgettingConfig.working_capacity`` to episodic,
         archives active memories below their kind's archive floor and erases archived ones
         below their kind's prune floor, all in one transaction, each action in
-        :meth:`dynamics_log`. Idempotent: a second pass at the same ``now`` changes no record.
+        :meth:`dynamics_log`. Memories tagged ``"protected"`` (admission tags identity, health
+        and family facts) are never archived or pruned while ``ForgettingConfig.keep_protected``
+        is on. Idempotent: a second pass at the same ``now`` changes no record.
 
         Parameters
         ----------
@@ -802,8 +807,9 @@ class Engram:
         Returns
         -------
         dict
-            ``scanned``, ``promoted``, ``archived``, ``pruned``, ``records_written``, ``by_kind``
-            (per kind counts and mean salience), ``now``, ``seconds``, ``kernel_backend``; also
+            ``scanned``, ``promoted``, ``archived``, ``pruned``, ``protected_kept``,
+            ``records_written``, ``by_kind`` (per kind counts and mean salience), ``now``,
+            ``seconds``, ``kernel_backend``; also
             stored in the store's meta as ``rescore_last``.
 
         Raises

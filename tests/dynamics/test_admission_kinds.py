@@ -38,7 +38,6 @@ def test_a_given_kind_is_kept_and_lets_the_score_decide_chatter(eng384):
     assert out[1].factors["content_type_prior"] == pytest.approx(0.2)
 
 
-@pytest.mark.xfail(strict=True, reason="needs Engram.admit_batch to pass kind_given (a change in engine.py)")
 def test_an_explicit_episodic_kind_is_kept(eng384):
     (d,) = eng384.admit_batch([{"id": "x", "text": "My sister lives in Oslo", "kind": "episodic"}], now=T0)
     assert d.kind_given and eng384.get("x").kind.value == "episodic"

@@ -59,7 +59,7 @@ from ..errors import InvalidInputError, NonFiniteError
 from ..kernels import registry
 from ..kernels.reference import ADMISSION_FACTORS
 from ..facts import (
-    FUNCTION_WORDS, fact_change, fact_signature, tokens as _tokens,
+    DATE_WORDS, FUNCTION_WORDS, MONTHS, NUMBER_WORDS, fact_change, fact_signature, tokens as _tokens,
 )
 from ..state import EngineState
 from ..types import MemoryKind, MemoryState, _STATE_CODES

@@ -66,6 +66,11 @@ class _Postings:
         return True
 
 
+#: Version of the tokenizer the postings were built with: a keyword snapshot saved with another
+#: one is rebuilt from the records on open (2: technical tokens kept whole, parts indexed too).
+TOKENIZER_VERSION = 2
+
+
 class KeywordIndex:
     """Okapi BM25 over the memories of one namespace, updated in place.
 

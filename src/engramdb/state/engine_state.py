@@ -19,7 +19,7 @@ from ..config import EngramConfig
 from ..errors import IndexStaleError, MemoryNotFoundError, StoreCorruptedError, StoreLockedError
 from ..graph.csr import SNAPSHOT_DTYPES, CSRGraph, MemoryGraph
 from ..index.hnsw import HnswIndex
-from ..index.keyword import PACKED_DTYPES, KeywordIndex, pack_indexes, unpack_indexes
+from ..index.keyword import PACKED_DTYPES, TOKENIZER_VERSION, KeywordIndex, pack_indexes, unpack_indexes
 from ..kernels import registry
 from ..store.checks import columns_snapshot_ok
 from ..store.lmdb_store import SCHEMA_VERSION, LmdbStore
@@ -162,7 +162,8 @@ class EngineState:
     def _load_keyword(self, txn) -> dict[str, KeywordIndex]:
         """The keyword snapshot when it matches the records, else postings rebuilt from them."""
         saved = self.store.load_arrays(txn, "kw", PACKED_DTYPES)
-        if saved is not None and saved[1].get("mem_gen") == self.mem_gen:
+        if (saved is not None and saved[1].get("mem_gen") == self.mem_gen
+                and saved[1].get("tokenizer", 1) == TOKENIZER_VERSION):
             try:
                 out = unpack_indexes(saved[0], list(saved[1].get("namespaces", [])))
             except ValueError as exc:
@@ -213,9 +214,11 @@ class EngineState:
             with store.write("saving the keyword index") as txn:
                 if kw_dirty or self.kw_gen < 0:
                     arrays, names = pack_indexes({n: sp.keyword for n, sp in self.spaces.items()})
-                    store.save_arrays(txn, "kw", arrays, {"mem_gen": self.mem_gen, "namespaces": names})
+                    store.save_arrays(txn, "kw", arrays, {"mem_gen": self.mem_gen, "namespaces": names,
+                                                          "tokenizer": TOKENIZER_VERSION})
                 else:   # postings unchanged (e.g. only salience moved): re-tag the snapshot
-                    store.save_arrays(txn, "kw", {}, {"mem_gen": self.mem_gen, "namespaces": sorted(self.spaces)})
+                    store.save_arrays(txn, "kw", {}, {"mem_gen": self.mem_gen, "namespaces": sorted(self.spaces),
+                                                      "tokenizer": TOKENIZER_VERSION})
             self.kw_gen = self.mem_gen
             for sp in self.spaces.values():
                 sp.keyword_dirty = False
