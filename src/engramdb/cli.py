@@ -109,7 +109,7 @@ dim_option = click.option("--dim", type=int, default=None, help="Dimension of a 
 
 
 def _slot_options(f):
-    """--subject/--attribute/--value/--single/--multi/--valid-from/--valid-to of add."""
+    """--subject/--attribute/--value/--single/--multi/--valid-from/--valid-to/--recorded-at of add."""
     for opt in reversed([
         click.option("--subject", default=None, help="Slot subject (e.g. user)."),
         click.option("--attribute", default=None, help="Slot attribute (e.g. home_city)."),
@@ -118,6 +118,8 @@ def _slot_options(f):
                      help="The attribute's cardinality for this memory (default: SlotConfig)."),
         click.option("--valid-from", default=None, help="When it became true (default: its event time)."),
         click.option("--valid-to", default=None, help="When it stopped being true (default: open)."),
+        click.option("--recorded-at", default=None,
+                     help="Record time, for backfilled history (default: now; never later)."),
     ]):
         f = opt(f)
     return f
@@ -227,16 +229,19 @@ def forget(store, namespace, hard, memory_id):
 @click.option("--include-archived", is_flag=True)
 @click.option("--as-of", default=None, help="What the store believed valid at this time (Unix seconds or "
                                             "ISO-8601; naive = UTC).")
+@click.option("--valid-at", default=None, help="What held in the world at this time, as known now.")
+@click.option("--subject", default=None, help="Keep memories filling a slot of this subject.")
+@click.option("--attribute", default=None, help="Keep memories filling a slot of this attribute.")
 @click.option("--json", "as_json", is_flag=True, help="Print {hits, gaps} as JSON.")
 @click.argument("query")
 def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate, include_superseded,
-           include_archived, as_of, as_json, query):
+           include_archived, as_of, valid_at, subject, attribute, as_json, query):
     """Recall memories related to QUERY (keyword + vector seeds, then spreading activation)."""
     with _open(store, readonly=True) as eng:
         res = eng.recall(query, namespace=namespace, k=k, kinds=list(kinds) or None, tags=list(tags) or None,
                          min_confidence=min_confidence, since=since, until=until, gate=gate,
                          include_superseded=include_superseded, include_archived=include_archived,
-                         as_of=as_of)
+                         as_of=as_of, valid_at=valid_at, subject=subject, attribute=attribute)
     if as_json:
         _echo_json(res.to_dict())
         return
@@ -279,13 +284,15 @@ def stats(store, as_json):
 @ns_option
 @embedder_option
 @dim_option
+@click.option("--recorded-at", default=None,
+              help="Record time of the lines that give none, for backfilled history (default: now).")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-def ingest_cmd(store, namespace, embedder, dim, file):
+def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
     """Ingest a JSONL file of memories (one {"id", "text", ..., "links"} object per line)."""
     from .ingest import ingest_jsonl
 
     with _open(store, create=True, embedder=embedder, dim=dim) as eng:
-        out = ingest_jsonl(eng, file, namespace=namespace)
+        out = ingest_jsonl(eng, file, namespace=namespace, recorded_at=recorded_at)
     click.echo(f"ingested {out['memories']} memories and {out['edges']} edges into {store}")
 
 
@@ -403,11 +410,13 @@ def import_cmd(store, dim, on_conflict, path):
 @ns_option
 @click.option("--shadow", is_flag=True, help="Score and log, but store every candidate.")
 @click.option("--now", default=None, help="Unix seconds or ISO-8601 (default: now).")
+@click.option("--recorded-at", default=None,
+              help="Record time of the candidates that give none, for backfilled history (default: now).")
 @click.option("--json", "as_json", is_flag=True, help="Print the decisions as JSON.")
 @embedder_option
 @dim_option
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-def admit(store, namespace, shadow, now, as_json, embedder, dim, file):
+def admit(store, namespace, shadow, now, recorded_at, as_json, embedder, dim, file):
     """Score the candidates of a JSONL file with A-MAC admission control; store the admitted ones."""
     from .ingest import read_jsonl
 
@@ -415,7 +424,8 @@ def admit(store, namespace, shadow, now, as_json, embedder, dim, file):
     for it in items:
         it.setdefault("namespace", namespace)
     with _open(store, create=True, embedder=embedder, dim=dim) as eng:
-        decisions = eng.admit_batch(items, namespace=namespace, shadow=shadow or None, now=now)
+        decisions = eng.admit_batch(items, namespace=namespace, shadow=shadow or None, now=now,
+                                    recorded_at=recorded_at)
     if as_json:
         _echo_json([d.to_dict() for d in decisions])
         return
@@ -505,20 +515,23 @@ def update(store, namespace, text, tags, confidence, source, memory_id):
 @click.option("--since", default=None, help="Event time lower bound (Unix seconds or ISO-8601).")
 @click.option("--until", default=None, help="Event time upper bound.")
 @click.option("--as-of", default=None, help="What the store believed valid at this time.")
+@click.option("--valid-at", default=None, help="What held in the world at this time, as known now.")
+@click.option("--subject", default=None, help="Keep memories filling a slot of this subject.")
+@click.option("--attribute", default=None, help="Keep memories filling a slot of this attribute.")
 @click.option("--include-archived", is_flag=True)
 @click.option("--include-superseded", is_flag=True)
 @click.option("--order", type=click.Choice(["event_time_desc", "event_time_asc", "salience_desc",
                                             "confidence_desc"]), default="event_time_desc", show_default=True)
 @click.option("--limit", type=int, default=20, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
-def query(store, namespace, kinds, tags, min_confidence, since, until, as_of, include_archived,
-          include_superseded, order, limit, as_json):
-    """Structured query without a vector: filter by kind, tags, confidence, time; ordered."""
+def query(store, namespace, kinds, tags, min_confidence, since, until, as_of, valid_at, subject, attribute,
+          include_archived, include_superseded, order, limit, as_json):
+    """Structured query without a vector: filter by kind, tags, confidence, time, slot; ordered."""
     with _open(store, readonly=True) as eng:
         mems = eng.query(namespace=namespace, kind=list(kinds) or None, tags=list(tags) or None,
                          min_confidence=min_confidence, since=since, until=until, as_of=as_of,
                          include_archived=include_archived, include_superseded=include_superseded,
-                         order=order, limit=limit)
+                         order=order, limit=limit, valid_at=valid_at, subject=subject, attribute=attribute)
     if as_json:
         _echo_json([m.to_dict() for m in mems])
         return
@@ -526,6 +539,53 @@ def query(store, namespace, kinds, tags, min_confidence, since, until, as_of, in
                    title=f"query ({order}, {len(mems)} memories)")
     for m in mems:
         table.add_row(m.id, m.kind.value, _fmt_time(m.created_at), f"{m.confidence:.2f}", m.state.value, m.text)
+    _out().print(table)
+
+
+def _slot_row(attr: str, value) -> list[tuple[str, str, str, str]]:
+    mems = value if isinstance(value, list) else [value]
+    return [(attr, m.value or "", m.id, _fmt_time(m.valid_from)) for m in mems]
+
+
+@main.command()
+@store_option
+@ns_option
+@click.option("--json", "as_json", is_flag=True)
+@click.argument("subject")
+@click.argument("attribute")
+def current(store, namespace, as_json, subject, attribute):
+    """The current value of slot SUBJECT ATTRIBUTE (one memory, or the list of a multi-valued slot)."""
+    with _open(store, readonly=True) as eng:
+        value = eng.current(subject, attribute, namespace=namespace)
+    if as_json:
+        _echo_json(None if value is None else [m.to_dict() for m in value] if isinstance(value, list)
+                   else value.to_dict())
+        return
+    if value is None:
+        click.echo(f"slot ({subject}, {attribute}) holds no current value")
+        return
+    table = _table("attribute", "value", "id", "valid from", title=f"{subject}: {attribute}")
+    for row in _slot_row(attribute, value):
+        table.add_row(*row)
+    _out().print(table)
+
+
+@main.command()
+@store_option
+@ns_option
+@click.option("--json", "as_json", is_flag=True)
+@click.argument("subject")
+def profile(store, namespace, as_json, subject):
+    """Every slot of SUBJECT with its current value."""
+    with _open(store, readonly=True) as eng:
+        prof = eng.profile(subject, namespace=namespace)
+    if as_json:
+        _echo_json({a: [m.to_dict() for m in v] if isinstance(v, list) else v.to_dict() for a, v in prof.items()})
+        return
+    table = _table("attribute", "value", "id", "valid from", title=f"profile of {subject}")
+    for attr, value in prof.items():
+        for row in _slot_row(attr, value):
+            table.add_row(*row)
     _out().print(table)
 
 

@@ -124,7 +124,7 @@ class Engram:
             tags: Sequence[str] = (), links: Sequence[Any] = (), valid_from: Any = None,
             valid_to: Any = None, slot: Sequence[str] | None = None, subject: str | None = None,
             attribute: str | None = None, value: str | None = None,
-            single_valued: bool | None = None) -> str:
+            single_valued: bool | None = None, recorded_at: Any = None) -> str:
         """Store one memory and return its id.
 
         A text that ``namespace`` already holds, given with no ``id`` (or with that memory's
@@ -145,7 +145,7 @@ class Engram:
         embedding : array-like of float, shape (dim,), optional
             The caller's vector (normalised here); the engine's embedder is used when omitted.
         created_at : float, datetime or ISO-8601 str, optional
-            Event time (Unix seconds); now when omitted. ``recorded_at`` is always now.
+            Event time (Unix seconds); now when omitted.
         confidence : float
             In [0, 1].
         salience : float, optional
@@ -165,6 +165,11 @@ class Engram:
         subject, attribute, value : str, optional
         single_valued : bool, optional
             The slot's cardinality for this memory; ``SlotConfig`` decides when omitted.
+        recorded_at : float, datetime or ISO-8601 str, optional
+            Record time, when the store learned the memory: now when omitted. Give it to
+            backfill history (an import of old notes), so that ``as_of`` answers as the store
+            would have then; a memory this one retires is retired at this time too. Never
+            after now. The same field in ``add_batch`` and ``admit_batch`` items.
 
         Returns
         -------
@@ -187,11 +192,11 @@ class Engram:
                 "created_at": created_at, "confidence": confidence, "salience": salience,
                 "source": source, "tags": tags, "links": links, "valid_from": valid_from,
                 "valid_to": valid_to, "slot": slot, "subject": subject, "attribute": attribute,
-                "value": value, "single_valued": single_valued}
+                "value": value, "single_valued": single_valued, "recorded_at": recorded_at}
         return self.add_batch([item], namespace=namespace)[0]
 
     def add_batch(self, items: Iterable[Mapping[str, Any]], *, namespace: str = DEFAULT_NAMESPACE,
-                  progress: bool = False) -> list[str]:
+                  progress: bool = False, recorded_at: Any = None) -> list[str]:
         """Store many memories in one transaction; all or none are written.
 
         Parameters
@@ -203,6 +208,8 @@ class Engram:
             Default namespace of the items.
         progress : bool
             Show a progress bar while embedding.
+        recorded_at : float, datetime or ISO-8601 str, optional
+            Record time of the items that give none (see :meth:`add`); now when omitted.
 
         Returns
         -------
@@ -220,7 +227,7 @@ class Engram:
         if items is None or isinstance(items, (str, bytes, Mapping)):
             raise InvalidInputError(f"items: expected an iterable of memory mappings, got {type(items).__name__}")
         state = self._state
-        prepared = [prepare(state, item, namespace, now) for item in items]
+        prepared = [prepare(state, item, namespace, now, recorded_at=recorded_at) for item in items]
         if not prepared:
             return []
         plan = plan_batch(state, prepared, has_embedder=self.embedder is not None)
@@ -326,7 +333,8 @@ class Engram:
 
         The successor gets a ``supersedes`` edge to the old one; the old one's ``superseded_by``
         names it, its ``valid_to`` becomes the successor's ``valid_from`` (when it stopped being
-        true; never before its own ``valid_from``) and its ``retired_at`` the record time (now).
+        true; never before its own ``valid_from``) and its ``retired_at`` the record time (now, or
+        a new successor's ``recorded_at``).
         Recall hides it unless ``include_superseded=True`` or an ``as_of`` before now.
         A new memory's ``kind``, ``tags``, ``source`` and slot (subject, attribute) default to
         the old memory's; the other keyword fields are those of :meth:`add` with its defaults
@@ -386,7 +394,8 @@ class Engram:
             p.slot_mode = "append"      # this call decides the slot: no automatic resolution
 
         def retire_old(unit):
-            unit.put_record(old_nid, _slots.retire_record(unit.record(old_nid), p.ext_id, p.valid_from, now))
+            unit.put_record(old_nid, _slots.retire_record(unit.record(old_nid), p.ext_id, p.valid_from,
+                                                          p.recorded_at))
             return [(p.nid, old_nid, Relation.SUPERSEDES.code, 1.0)]
 
         return write_new(state, [p], now, what="superseding a memory", extra=retire_old)[0]
@@ -613,7 +622,8 @@ class Engram:
               since: Any = None, until: Any = None, as_of: Any = None,
               state: MemoryState | str | Sequence[Any] | None = None, include_archived: bool = False,
               include_superseded: bool = False, order: str = "event_time_desc", limit: int = 100,
-              now: Any = None) -> list[Memory]:
+              now: Any = None, valid_at: Any = None, subject: str | None = None,
+              attribute: str | None = None) -> list[Memory]:
         """Memories matching structured filters, in a given order, without a query vector.
 
         Answers e.g. "what decisions have we made about pricing, newest first":
@@ -631,6 +641,13 @@ class Engram:
             Event time (``created_at``) range, inclusive (naive = UTC).
         as_of : float, datetime or ISO-8601, optional
             What the store believed valid at that time (``engramdb.temporal``).
+        valid_at : float, datetime or ISO-8601, optional
+            What held in the world at that time, as the store knows it now: ``valid_from <= T <
+            valid_to`` (superseded memories included when they held then). With ``as_of``:
+            what the store believed at ``as_of`` about ``valid_at``.
+        subject, attribute : str, optional
+            Keep memories filling a slot of this subject and/or attribute (normalised as
+            slots are: ``"Home City"`` is ``home_city``).
         state : MemoryState, str or sequence, optional
             Keep exactly these states (overrides the include flags).
         include_archived, include_superseded : bool
@@ -654,9 +671,65 @@ class Engram:
         ns = check_namespace(namespace)
         filters = Filters.parse(kinds=kind, kinds_field="kind", tags=tags, min_confidence=min_confidence,
                                 since=since, until=until, as_of=as_of, include_archived=include_archived,
-                                include_superseded=include_superseded, state=state)
+                                include_superseded=include_superseded, state=state, valid_at=valid_at,
+                                subject=subject, attribute=attribute)
         return _query.run_query(self._state, namespace=ns, filters=filters, order=order, limit=limit,
                                 now=time_or_now(now))
+
+    def current(self, subject: str, attribute: str, *, namespace: str = DEFAULT_NAMESPACE) -> Memory | list[Memory] | None:
+        """The current value of slot (``subject``, ``attribute``): what the slot holds now.
+
+        Parameters
+        ----------
+        subject, attribute : str
+            The slot, normalised as on ``add`` (``"User"``, ``"Home City"`` is ``user``,
+            ``home_city``).
+        namespace : str
+
+        Returns
+        -------
+        Memory, list of Memory or None
+            A single-valued slot: its current memory. A multi-valued one: its current memories,
+            oldest ``valid_from`` first. None when the slot holds no current memory
+            (superseded and archived memories are not current).
+
+        Raises
+        ------
+        InvalidInputError
+            An empty or non-string subject or attribute.
+        NamespaceError
+        """
+        self._check_open()
+        ns = check_namespace(namespace)
+        filters = Filters.parse(subject=subject, attribute=attribute)
+        if filters.subject is None or filters.attribute is None:
+            raise InvalidInputError(f"current needs a subject and an attribute, got {subject!r}, {attribute!r}")
+        return _query.current_value(self._state, ns, filters.subject, filters.attribute)
+
+    def profile(self, subject: str, *, namespace: str = DEFAULT_NAMESPACE) -> dict[str, Memory | list[Memory]]:
+        """Every slot of ``subject`` with its current value: attribute -> :meth:`current`'s answer.
+
+        Parameters
+        ----------
+        subject : str
+        namespace : str
+
+        Returns
+        -------
+        dict of str -> Memory or list of Memory
+            Sorted by attribute; slots without a current memory are left out (empty for an
+            unknown subject).
+
+        Raises
+        ------
+        InvalidInputError, NamespaceError
+        """
+        self._check_open()
+        ns = check_namespace(namespace)
+        filters = Filters.parse(subject=subject)
+        if filters.subject is None:
+            raise InvalidInputError("profile needs a subject, got None")
+        return _query.profile(self._state, ns, filters.subject)
 
     def stats(self) -> dict[str, Any]:
         """Counts per namespace and state, edges, graph density, backend and sizes."""
@@ -687,7 +760,7 @@ class Engram:
     # ------------------------------------------------------------------ memory dynamics
     def admit_batch(self, candidates: Iterable[Mapping[str, Any]], *, namespace: str = DEFAULT_NAMESPACE,
                     now: Any = None, shadow: bool | None = None, utility: Any = None,
-                    config: AdmissionConfig | None = None) -> list:
+                    config: AdmissionConfig | None = None, recorded_at: Any = None) -> list:
         """Score candidate memories with A-MAC admission control; store those worth keeping.
 
         Every candidate gets five factors (future utility, factual confidence, semantic novelty,
@@ -714,13 +787,17 @@ class Engram:
         namespace : str
             The namespace the candidates are scored against and stored in.
         now : float, datetime or ISO-8601, optional
-            Unix seconds for recency and reinforcement; the wall clock when omitted.
+            Unix seconds for recency and reinforcement; the wall clock when omitted. It is not
+            the record time (as in :meth:`add`, that is the engine's clock).
         shadow : bool, optional
             Score and log every decision but store every candidate; ``config.shadow`` when omitted.
         utility : callable list[str] -> array-like of n floats in [0, 1], optional
             Future-utility judge (e.g. an LLM); :func:`~engramdb.dynamics.heuristic_utility` when omitted.
         config : AdmissionConfig, optional
             Overrides ``self.config.admission`` for this call.
+        recorded_at : float, datetime or ISO-8601, optional
+            Record time of the candidates that give none (backfilled history, see :meth:`add`);
+            the engine's clock when omitted.
 
         Returns
         -------
@@ -743,14 +820,16 @@ class Engram:
 
         self._check_open(write=True)
         ns = check_namespace(namespace)
-        now = time_or_now(now)
+        record_now = clock_now()
+        now = record_now if now is None else to_unix_seconds(now, field="now")
         if config is not None and not isinstance(config, AdmissionConfig):
             raise ConfigError(f"config must be an AdmissionConfig, got {type(config).__name__}")
         if candidates is None or isinstance(candidates, (str, bytes, Mapping)):
             raise InvalidInputError("candidates: expected an iterable of memory mappings")
         state = self._state
         items = list(candidates)
-        prepared = [prepare(state, item, ns, now) for item in items]
+        prepared = [prepare(state, item, ns, now, record_now=record_now, recorded_at=recorded_at)
+                    for item in items]
         embed_missing(state, self._embed_progress(False), prepared)
         decisions = admit_batch(state, prepared, namespace=ns, now=now, shadow=shadow, utility=utility,
                                 config=config,
@@ -946,7 +1025,8 @@ class Engram:
                since: Any = None, until: Any = None, include_superseded: bool = False,
                include_archived: bool = False, gate: str | None = None, reinforce: bool | None = None,
                now: float | None = None, config: RecallConfig | None = None,
-               as_of: Any = None) -> RecallResult:
+               as_of: Any = None, valid_at: Any = None, subject: str | None = None,
+               attribute: str | None = None) -> RecallResult:
         """Memories related to the query: vector seeds, then spreading activation over the graph.
 
         Parameters
@@ -985,6 +1065,13 @@ class Engram:
             Answer with what the store believed, at that record time, to be valid then
             (``engramdb.temporal``): never a memory recorded later; a superseded memory counts
             as valid up to its supersession. Naive times are UTC.
+        valid_at : float, datetime or ISO-8601, optional
+            Answer with what held in the world at that time, as the store knows it now
+            (``valid_from <= T < valid_to``, any record time): "where did I live in 2020?" is
+            ``valid_at="2020-06-01"``. With ``as_of``: what the store believed at ``as_of``
+            about ``valid_at``.
+        subject, attribute : str, optional
+            Keep only memories filling a slot of this subject and/or attribute.
 
         Returns
         -------
@@ -1010,7 +1097,8 @@ class Engram:
         request = self._recall_request(
             [query], None if vector is None else [vector], namespace=namespace, k=k, kinds=kinds, tags=tags,
             min_confidence=min_confidence, since=since, until=until, include_superseded=include_superseded,
-            include_archived=include_archived, gate=gate, now=now, config=config, as_of=as_of)[0]
+            include_archived=include_archived, gate=gate, now=now, config=config, as_of=as_of,
+            valid_at=valid_at, subject=subject, attribute=attribute)[0]
         result, hit_nids = _recall(self._state, request, trace=self.trace, t_start=t_start)
         self._reinforce_hits(hit_nids, reinforce, request.now)
         return result
@@ -1021,7 +1109,8 @@ class Engram:
                      min_confidence: float | None = None, since: Any = None, until: Any = None,
                      include_superseded: bool = False, include_archived: bool = False, gate: str | None = None,
                      reinforce: bool | None = None, now: float | None = None,
-                     config: RecallConfig | None = None, as_of: Any = None) -> list[RecallResult]:
+                     config: RecallConfig | None = None, as_of: Any = None, valid_at: Any = None,
+                     subject: str | None = None, attribute: str | None = None) -> list[RecallResult]:
         """Many recalls in one namespace at once: one embedding call and one batched spreading
         activation kernel call (``spread_activation_batch``) for all of them.
 
@@ -1035,7 +1124,7 @@ class Engram:
         vectors : array-like of float, shape (q, dim), optional
             The caller's query vectors (cosine space).
         namespace, k, kinds, tags, min_confidence, since, until, include_superseded,
-        include_archived, gate, reinforce, now, config, as_of
+        include_archived, gate, reinforce, now, config, as_of, valid_at, subject, attribute
             As for :meth:`recall`, applied to every query.
 
         Returns
@@ -1069,7 +1158,8 @@ class Engram:
         requests = self._recall_request(
             texts or [None] * n, vecs, namespace=namespace, k=k, kinds=kinds, tags=tags,
             min_confidence=min_confidence, since=since, until=until, include_superseded=include_superseded,
-            include_archived=include_archived, gate=gate, now=now, config=config, as_of=as_of)
+            include_archived=include_archived, gate=gate, now=now, config=config, as_of=as_of,
+            valid_at=valid_at, subject=subject, attribute=attribute)
         answers = recall_batch(self._state, requests, trace=self.trace)
         hit_nids = [nid for _result, nids in answers for nid in nids]
         if hit_nids:
@@ -1081,7 +1171,8 @@ class Engram:
 
     def _recall_request(self, queries: list, vectors: list | None, *, namespace: Any, k: Any, kinds: Any,
                         tags: Any, min_confidence: Any, since: Any, until: Any, include_superseded: bool,
-                        include_archived: bool, gate: Any, now: Any, config: Any, as_of: Any) -> list[RecallRequest]:
+                        include_archived: bool, gate: Any, now: Any, config: Any, as_of: Any, valid_at: Any = None,
+                        subject: Any = None, attribute: Any = None) -> list[RecallRequest]:
         """Check recall's arguments (shared by :meth:`recall` and :meth:`recall_batch`); embeds the
         texts that come without a vector in one call."""
         if config is not None and not isinstance(config, RecallConfig):
@@ -1093,7 +1184,8 @@ class Engram:
         k = check_int(k, "k", 1, 10_000)
         filters = Filters.parse(kinds=kinds, tags=tags, min_confidence=min_confidence, since=since, until=until,
                                 as_of=as_of, include_archived=include_archived,
-                                include_superseded=include_superseded)
+                                include_superseded=include_superseded, valid_at=valid_at, subject=subject,
+                                attribute=attribute)
         now = time_or_now(now)
         limit = self.config.store.max_text_chars
         texts = [None if q is None else check_text(q, limit, field="query") for q in queries]

@@ -18,7 +18,7 @@ __all__ = ["ingest_jsonl", "ingest_locomo", "read_jsonl"]
 
 _MEMORY_FIELDS = ("id", "namespace", "kind", "text", "created_at", "confidence", "tags", "source",
                   "salience", "embedding", "valid_from", "valid_to", "slot", "subject", "attribute",
-                  "value", "single_valued")
+                  "value", "single_valued", "recorded_at")
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:
@@ -52,9 +52,13 @@ def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:
 
 
 def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "default",
-                 progress: bool = True) -> dict[str, int]:
+                 progress: bool = True, recorded_at: Any = None) -> dict[str, int]:
     """Ingest memories from JSONL: ``{"id", "namespace", "kind", "text", "created_at", "confidence",
-    "tags", "source", "links": [{"to", "relation", "weight"}]}`` per line.
+    "tags", "source", "links": [{"to", "relation", "weight"}]}`` per line (also the slot and
+    time fields of :meth:`Engram.add`, ``recorded_at`` included).
+
+    ``recorded_at`` (Unix seconds or ISO-8601) is the record time of the lines that give none:
+    backfilled history, so that ``recall(as_of=...)`` answers as the store would have then.
 
     Memories are added first (one transaction per namespace), then every ``links`` entry
     becomes an edge from the line's memory to ``to``, so links may point forward in the file.
@@ -96,7 +100,7 @@ def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "d
                 raise InvalidInputError(f"{path}: record {lineno}: a link is {{\"to\": id, \"relation\", \"weight\"}}")
     n_mem = n_edge = 0
     for ns, items in by_ns.items():
-        n_mem += len(engine.add_batch(items, namespace=ns, progress=progress))
+        n_mem += len(engine.add_batch(items, namespace=ns, progress=progress, recorded_at=recorded_at))
         n_edge += len(engine.link_batch(links[ns], namespace=ns))
     return {"memories": n_mem, "edges": n_edge}
 

@@ -11,6 +11,11 @@ about pricing, newest first" straight from the engine's column arrays (one entry
 3. a walk down that order that fetches records from LMDB and keeps those carrying every
    requested tag, until ``limit`` are found.
 
+Slot filters (``subject=``, ``attribute=``) and the slot readers :func:`current_value` and
+:func:`profile` go through the namespace's slot table (``EngineState.slot_table``:
+(subject, attribute) -> member nids), so they touch only the slots' members, never the whole
+namespace.
+
 Tags are not a column: a memory has any number of free-text tags, so a fixed-width column or
 a bitmap per tag would have to grow with the vocabulary. The per-record check in step 3
 reads records only in answer order and stops at ``limit``, so its cost is the number of
@@ -24,10 +29,12 @@ import numpy as np
 from .errors import InvalidInputError
 from .recall.filters import Filters
 from .state import EngineState
-from .types import Memory, memory_from_record
+from .types import _STATE_CODES, Memory, MemoryState, memory_from_record
 from .validate import check_int, check_namespace
 
-__all__ = ["ORDERS", "run_query"]
+__all__ = ["ORDERS", "run_query", "current_value", "profile"]
+
+_ACTIVE = _STATE_CODES[MemoryState.ACTIVE]
 
 #: Supported orders and what they sort by.
 ORDERS = ("event_time_desc", "event_time_asc", "salience_desc", "confidence_desc")
@@ -65,8 +72,9 @@ def run_query(state: EngineState, *, namespace: str, filters: Filters, order: st
     n = c.n
     if sp is None or n == 0:
         return []
-    nids = np.arange(n)
-    nids = nids[filters.mask(c, nids, sp.code)]
+    slots = state.slot_table(ns) if filters.slotted else None
+    nids = filters.slot_members(slots) if filters.slotted else np.arange(n)
+    nids = nids[filters.mask(c, nids, sp.code, slots)]
     if len(nids) == 0:
         return []
     if order == "event_time_desc":
@@ -87,4 +95,47 @@ def run_query(state: EngineState, *, namespace: str, filters: Filters, order: st
             out.append(memory_from_record(rec, None))
             if len(out) >= limit:
                 break
+    return out
+
+
+def _current_nids(state: EngineState, nids: np.ndarray) -> np.ndarray:
+    """The current ones of a slot's members: live, active (not superseded, not archived)."""
+    c = state.cols
+    nids = nids[nids < c.n]
+    return nids[c.alive[nids] & (c.state[nids] == _ACTIVE)]
+
+
+def _value_of(records: list[dict], multi: bool) -> Memory | list[Memory]:
+    """A slot's current records as :meth:`Engram.current` answers: the one memory of a
+    single-valued slot (the latest valid, should there be several), else a list, oldest valid
+    first (ties: the earlier record)."""
+    records = sorted(records, key=lambda r: (r.get("valid_from", r["created_at"]), r["recorded_at"]))
+    if multi:
+        return [memory_from_record(r, None) for r in records]
+    return memory_from_record(records[-1], None)
+
+
+def current_value(state: EngineState, namespace: str, subject: str, attribute: str) -> Memory | list[Memory] | None:
+    """The body of :meth:`engramdb.Engram.current` (subject and attribute normalised).
+
+    A slot is multi-valued when its current memories were recorded so (``multi`` on the
+    record, from ``single_valued=False`` or ``SlotConfig``).
+    """
+    nids = state.slot_table(namespace).get((subject, attribute))
+    if nids is None:
+        return None
+    recs = [r for r in state.records(_current_nids(state, nids).tolist(), "reading a slot") if r is not None]
+    if not recs:
+        return None
+    return _value_of(recs, any(r.get("multi") for r in recs))
+
+
+def profile(state: EngineState, namespace: str, subject: str) -> dict[str, Memory | list[Memory]]:
+    """The body of :meth:`engramdb.Engram.profile`: attribute -> current value, sorted by attribute."""
+    table = state.slot_table(namespace)
+    out: dict[str, Memory | list[Memory]] = {}
+    for (subj, attr) in sorted(k for k in table if k[0] == subject):
+        value = current_value(state, namespace, subj, attr)
+        if value is not None:
+            out[attr] = value
     return out

@@ -1,13 +1,22 @@
 """Slots: automatic supersession of single-valued facts, and contradiction warnings.
 
 A *slot* is a (subject, attribute) pair in one namespace, e.g. ("user", "home_city"); a memory
-that fills it carries a *value* ("lisbon"). Slots come from the caller (``slot=`` or
+that fills it carries a *value* ("Lisbon"). Slots come from the caller (``slot=`` or
 ``subject=``/``attribute=``/``value=`` on :meth:`Engram.add` / ``add_batch`` /
 ``supersede``) or, when configured, from a slot extractor, a callable
 ``extractor(text) -> (subject, attribute, value) | None`` (``SlotConfig.extractor``; off by
 default; :func:`rule_based_extractor` is a small pattern-based one, an LLM-backed callable fits
-the same interface). Subjects and values are compared case- and whitespace-insensitively,
-attributes also treat spaces as underscores ("home city" == "home_city").
+the same interface). Subjects and attributes are stored normalised (lower case, collapsed
+whitespace; attributes also turn spaces into underscores: "Home City" is "home_city"). A value
+is stored as given (surrounding whitespace stripped), so "Lisbon" displays as "Lisbon", and
+compared normalised ("Lisbon" and "lisbon." are the same value).
+
+Reading slots: :meth:`Engram.current` (the current memory of a slot, or the list of current
+memories of a multi-valued one), :meth:`Engram.profile` (every attribute of a subject) and the
+``subject=`` / ``attribute=`` filters of ``query`` and ``recall``. Recall also finds a slot by
+the words of a question (:func:`slot_cues`, :func:`subject_weights`): "what is my job?" names
+the attribute ``job``, so the user's current ``job`` memory joins the seeds with a boost even
+when it shares no word with the question.
 
 Which attributes are single-valued is ``SlotConfig`` (or ``single_valued=`` per memory).
 When a memory fills a single-valued slot that already has a current memory, the one that
@@ -41,9 +50,13 @@ import numpy as np
 from .errors import InvalidInputError
 from .types import Contradiction, MemoryState, Relation, STATE_BY_CODE, _STATE_CODES
 
-__all__ = ["normalise", "normalise_attribute", "slot_from_item", "rule_based_extractor", "slot_key",
+__all__ = ["normalise", "normalise_attribute", "same_value", "slot_from_item", "rule_based_extractor", "slot_key",
            "resolve_order", "retire_record", "contradiction_warnings", "SlotExtractor", "plan_slots",
-           "join_slot", "join_slot_table", "leave_slot_table", "choose_revived"]
+           "join_slot", "join_slot_table", "leave_slot_table", "choose_revived", "SLOT_PREFIX",
+           "ATTRIBUTE_SYNONYMS", "USER_SUBJECTS", "slot_cues", "subject_weights"]
+
+#: Prefix of the slot table's keys in LMDB's ``meta`` sub-database (:func:`slot_key`).
+SLOT_PREFIX = "slot:"
 
 #: The extractor interface: text -> (subject, attribute, value), or None when the text fills no slot.
 SlotExtractor = Callable[[str], "tuple[str, str, str] | None"]
@@ -80,6 +93,11 @@ def normalise_attribute(s: str) -> str:
     return re.sub(r"[\s\-]+", "_", normalise(s))
 
 
+def same_value(a: str | None, b: str | None) -> bool:
+    """Whether two slot values are the same value (compared normalised: "Lisbon" == "lisbon.")."""
+    return normalise(a or "") == normalise(b or "")
+
+
 def _check_part(value: Any, field: str) -> str:
     if not isinstance(value, str) or not value.strip() or "\x00" in value or len(value) > _MAX_SLOT_CHARS:
         raise InvalidInputError(
@@ -95,7 +113,8 @@ def _check_part(value: Any, field: str) -> str:
 
 def slot_from_item(item: Mapping[str, Any], text: str, extractor: SlotExtractor | None,
                    is_single: Callable[[str], bool]) -> tuple[str, str, str, bool] | None:
-    """The slot a memory fills: (subject, attribute, value, single_valued), normalised, or None.
+    """The slot a memory fills: (subject, attribute, value, single_valued), or None. Subject and
+    attribute are normalised; the value keeps its case (surrounding whitespace stripped).
 
     Parameters
     ----------
@@ -104,7 +123,7 @@ def slot_from_item(item: Mapping[str, Any], text: str, extractor: SlotExtractor 
         ``subject`` + ``attribute`` (+ ``value``); ``single_valued`` (bool or None) overrides
         the config for this memory.
     text : str
-        The memory's text; its normalised form is the value when none is given.
+        The memory's text; it is the value when none is given.
     extractor : callable or None
         Used only when the item names no slot.
     is_single : callable attribute -> bool
@@ -148,8 +167,8 @@ def slot_from_item(item: Mapping[str, Any], text: str, extractor: SlotExtractor 
         raise InvalidInputError("a slot needs both subject= and attribute=")
     subject = normalise(_check_part(subject, "subject"))
     attribute = normalise_attribute(_check_part(attribute, "attribute"))
-    value = normalise(_check_part(text if value is None else value, "value"))
-    if not subject or not attribute or not value:
+    value = _check_part(text if value is None else value, "value").strip()
+    if not subject or not attribute or not normalise(value):
         raise InvalidInputError("slot parts must contain more than punctuation")
     return subject, attribute, value, is_single(attribute) if single is None else single
 
@@ -198,7 +217,7 @@ def slot_key(namespace: str, subject: str, attribute: str) -> str:
         ``"slot:"`` + SHA-256 hex digest of the NUL-joined parts.
     """
     digest = hashlib.sha256("\x00".join((namespace, subject, attribute)).encode()).hexdigest()
-    return "slot:" + digest
+    return SLOT_PREFIX + digest
 
 
 def resolve_order(new_vf: float, new_conf: float, old_vf: float, old_conf: float) -> tuple[bool, bool]:
@@ -227,7 +246,8 @@ def retire_record(rec: dict, successor_id: str, successor_valid_from: float, now
     """Mark a stored record superseded by ``successor_id`` (in place; also returned).
 
     ``valid_to`` becomes the successor's ``valid_from`` (never before the record's own
-    ``valid_from``, never after a ``valid_to`` it already had); ``retired_at`` is ``now``.
+    ``valid_from``, never after a ``valid_to`` it already had); ``retired_at`` is ``now`` (the
+    successor's record time), never before the record's own ``recorded_at``.
 
     Parameters
     ----------
@@ -237,7 +257,7 @@ def retire_record(rec: dict, successor_id: str, successor_valid_from: float, now
     successor_valid_from : float
         Unix seconds UTC.
     now : float
-        Record time of the supersession, Unix seconds UTC.
+        Record time of the supersession (the successor's ``recorded_at``), Unix seconds UTC.
 
     Returns
     -------
@@ -250,7 +270,7 @@ def retire_record(rec: dict, successor_id: str, successor_valid_from: float, now
     rec["valid_to"] = end if vt is None else min(float(vt), end)
     rec["state"] = MemoryState.SUPERSEDED.value
     rec["superseded_by"] = successor_id
-    rec["retired_at"] = now
+    rec["retired_at"] = max(float(now), float(rec["recorded_at"]))
     return rec
 
 
@@ -274,7 +294,6 @@ def plan_slots(unit, prepared: list) -> list[tuple[int, int, int, float]]:
     list of (src nid, tgt nid, relation code, weight)
         ``supersedes`` (and, on a tie, ``contradicts``) edges to add.
     """
-    now = unit.now
     entries: dict[str, list[int]] = {}
     stored: dict[int, dict] = {}      # stored records read (and maybe retired) in this batch
     by_nid = {p.nid: p for p in prepared}
@@ -298,6 +317,7 @@ def plan_slots(unit, prepared: list) -> list[tuple[int, int, int, float]]:
     for p in prepared:
         if p.subject is None:
             continue
+        now = p.recorded_at   # this item's record time: when it retires a holder
         key = slot_key(p.namespace, p.subject, p.attribute)
         members = entries.get(key)
         if members is None:
@@ -314,7 +334,7 @@ def plan_slots(unit, prepared: list) -> list[tuple[int, int, int, float]]:
                     for nid, (hid, *_rest) in holders:
                         _retire(nid, p, now, by_nid, stored, retired)
                         edges.append((p.nid, nid, Relation.SUPERSEDES.code, 1.0))
-                        if tie and _rest[2] != p.slot_value:
+                        if tie and not same_value(_rest[2], p.slot_value):
                             edges.append((p.nid, nid, Relation.CONTRADICTS.code, 1.0))
                 else:
                     p.state = MemoryState.SUPERSEDED
@@ -354,7 +374,7 @@ def _retire(nid: int, winner, now: float, by_nid: dict, stored: dict, retired: d
         p.superseded_by = winner.ext_id
         end = max(winner.valid_from, p.valid_from)
         p.valid_to = end if p.valid_to is None else min(p.valid_to, end)
-        p.retired_at = now
+        p.retired_at = max(now, p.recorded_at)
         return
     retired[nid] = retire_record(stored[nid], winner.ext_id, winner.valid_from, now)
 
@@ -408,10 +428,10 @@ def contradiction_warnings(csr, hit_nids: list[int], state: np.ndarray, alive: n
 
 def join_slot(unit, nid: int, namespace: str, subject: str, attribute: str, multi: bool = False) -> None:
     """Make the stored memory ``nid`` (which fills no slot) a member of (subject, attribute),
-    its value being its normalised text; used when it explicitly supersedes the slot's holder.
+    its value being its text; used when it explicitly supersedes the slot's holder.
     ``multi``: the slot's cardinality as recorded on the superseded memory."""
     rec = unit.record(nid)
-    rec["subject"], rec["attribute"], rec["value"] = subject, attribute, normalise(rec["text"])
+    rec["subject"], rec["attribute"], rec["value"] = subject, attribute, rec["text"].strip()
     if multi:
         rec["multi"] = True
     unit.put_record(nid, rec)
@@ -446,3 +466,128 @@ def choose_revived(records: dict[int, dict]) -> dict[int, int]:
                                            records[n]["confidence"], n))
         repoint.update({n: best for n in members if n != best})
     return repoint
+
+
+# ---------------------------------------------------------------------- slot cues in questions
+#: Question words that name an attribute besides the attribute's own words, for recall's slot
+#: cues (:func:`slot_cues`). A key is a whole attribute ("home_city") or one word of one
+#: ("city", "favourite"); a question word matches in its plain form or with a plural or verb
+#: ending removed ("lives" -> "live", "worked" -> "work"). Small on purpose: rule-based, no
+#: model; extend it (a mapping you pass to :func:`slot_cues`) for your own attributes.
+ATTRIBUTE_SYNONYMS: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
+    "home_city": ("live", "reside", "based", "home", "hometown", "town", "city"),
+    "home": ("live", "reside", "house", "flat", "apartment"),
+    "address": ("live", "street", "address"),
+    "job": ("job", "work", "occupation", "profession", "career", "employ", "employer", "role", "position"),
+    "employer": ("work", "employ", "company", "firm", "boss"),
+    "school": ("school", "study", "class", "college", "university", "student", "kindergarten"),
+    "birthday": ("birthday", "born", "birth"),
+    "age": ("age", "old"),
+    "name": ("name", "called"),
+    "partner": ("partner", "wife", "husband", "spouse", "married", "girlfriend", "boyfriend"),
+    "children": ("child", "children", "kid", "son", "daughter"),
+    "phone": ("phone", "mobile", "number"),
+    "email": ("email", "mail"),
+    "diet": ("diet", "eat", "vegetarian", "vegan", "allergy", "allergic"),
+    "favourite": ("favourite", "favorite", "like", "love", "prefer"),
+    "favorite": ("favourite", "favorite", "like", "love", "prefer"),
+    "pet": ("pet", "dog", "cat"),
+    "hobby": ("hobby", "pastime", "free"),
+}.items()}
+
+#: Subjects that stand for the person speaking: a first-person question ("my", "I") names them.
+USER_SUBJECTS = frozenset({"user", "me", "i", "myself", "self", "the user"})
+
+_FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "im", "ive"})
+_GLUE = frozenset({"of", "the", "a", "an", "in", "at", "to", "for", "and", "or", "on", "is", "my", "s"})
+_WORD_RE = re.compile(r"[^\W_]+")
+
+
+def _forms(word: str) -> set[str]:
+    """A question word and its forms without a plural or verb ending ("studies" -> "study")."""
+    out = {word}
+    if len(word) > 3:
+        if word.endswith("ies"):
+            out.add(word[:-3] + "y")
+        if word.endswith("es"):
+            out.add(word[:-2])
+        if word.endswith("s") and not word.endswith("ss"):
+            out.add(word[:-1])
+        if word.endswith("ing"):
+            out.update((word[:-3], word[:-3] + "e"))
+        if word.endswith("ed"):
+            out.update((word[:-2], word[:-1]))
+    return out
+
+
+def _question_forms(question: str) -> set[str]:
+    forms: set[str] = set()
+    for w in _WORD_RE.findall(question.lower().replace("'", "").replace("\u2019", "")):
+        forms |= _forms(w)
+    return forms
+
+
+def slot_cues(question: str, attributes, synonyms: Mapping[str, frozenset[str]] | None = None) -> dict[str, float]:
+    """Attributes a question names, with how fully it names each: attribute -> match in (0, 1].
+
+    Rules: a question word (:func:`_forms` of it) that is a synonym of the whole attribute
+    (:data:`ATTRIBUTE_SYNONYMS`) names it fully ("where do I live?" -> ``home_city`` 1.0);
+    otherwise the match is the share of the attribute's words (split at "_", glue words such as
+    "of" left out) that the question holds, each word itself or one of its synonyms
+    ("what is my favourite food?" -> ``favourite_food`` 1.0, "any food tips?" -> 0.5).
+
+    Parameters
+    ----------
+    question : str
+    attributes : iterable of str
+        Normalised attribute names (a namespace's slots).
+    synonyms : mapping str -> frozenset of str, optional
+        :data:`ATTRIBUTE_SYNONYMS` when omitted.
+
+    Returns
+    -------
+    dict of str -> float
+        Only the attributes named at all.
+    """
+    syn = ATTRIBUTE_SYNONYMS if synonyms is None else synonyms
+    forms = _question_forms(question)
+    out: dict[str, float] = {}
+    for attr in attributes:
+        if not syn.get(attr, frozenset()).isdisjoint(forms):
+            out[attr] = 1.0
+            continue
+        parts = [w for w in attr.split("_") if w and w not in _GLUE]
+        if not parts:
+            continue
+        hit = sum(1 for w in parts if w in forms or not syn.get(w, frozenset()).isdisjoint(forms))
+        if hit:
+            out[attr] = hit / len(parts)
+    return out
+
+
+def subject_weights(question: str, subjects) -> dict[str, float]:
+    """How surely a question is about each slot subject: subject -> 1.0, 0.5 or 0.
+
+    A subject is *named* when all its words are in the question ("ana", "pro plan"); a
+    first-person question ("my", "I") names the user-like subjects (:data:`USER_SUBJECTS`) unless
+    it names another subject ("my son's school" is the son's). Named subjects weigh 1 and the
+    others 0; when the question names none, every subject weighs 0.5.
+
+    Parameters
+    ----------
+    question : str
+    subjects : iterable of str
+        Normalised subjects (a namespace's slots).
+
+    Returns
+    -------
+    dict of str -> float
+    """
+    forms = _question_forms(question)
+    subjects = list(subjects)
+    named = {s for s in subjects if set(_WORD_RE.findall(s)) <= forms}
+    if not forms.isdisjoint(_FIRST_PERSON) and not (named - USER_SUBJECTS):
+        named |= {s for s in subjects if s in USER_SUBJECTS}
+    if not named:
+        return dict.fromkeys(subjects, 0.5)
+    return {s: 1.0 if s in named else 0.0 for s in subjects}

@@ -10,6 +10,18 @@ the bitemporal model of SQL:2011):
 * **record time** ``[recorded_at, retired_at)``: when the store learned the memory and when it
   retired it (superseded it). ``retired_at`` is None while the memory is current.
 
+Two questions read these axes (SQL:2011's ``FOR SYSTEM_TIME AS OF`` and ``FOR PERIOD AS OF``):
+
+* ``valid_at=V``: what was true in the world at V, *as the store knows it now* (any record
+  time up to now): ``valid_from <= V < valid_to``, with ``valid_to`` as now known (closed by a
+  supersession). A value superseded since is shown when it held at V; a correction (a
+  successor with the same ``valid_from``) leaves the corrected memory an empty interval, so
+  it never shows.
+* ``as_of=T``: what the store knew at record time T (below).
+
+Both together, ``as_of=T, valid_at=V``: what the store believed at T about the world at V
+(:func:`bitemporal_mask`).
+
 ``recall(..., as_of=T)`` and ``query(..., as_of=T)`` answer with what the store *believed at
 record time T to be valid at T*: ``recorded_at <= T < retired_at`` and
 ``valid_from <= T < stated valid_to``. The valid end that counts is the one stated when the
@@ -19,6 +31,12 @@ time, and a memory recorded after T never appears. ``as_of`` selects memories; a
 memory's current wording (earlier wordings from :meth:`Engram.update` are in ``history(id)``).
 Archived memories stay hidden unless ``include_archived`` (archiving is a retrieval tier, not a
 change of belief, and its time is not recorded here).
+
+Record time is the engine's clock when a memory is written, unless the caller backfills
+history with ``recorded_at`` (``add``, ``add_batch`` and ``admit_batch`` alike; never in the
+future): then a memory it retires is retired at that record time too (never before the
+retired memory's own record time), so ``as_of`` over imported history answers as the store
+would have then.
 
 Time inputs (Unix seconds, ISO-8601 strings, ``datetime``) follow one rule: naive datetimes and
 ISO strings without an offset are UTC; everything is stored as UTC Unix seconds (float64)
@@ -35,8 +53,8 @@ from .errors import InvalidInputError
 from .types import MemoryState
 from .validate import to_unix_seconds
 
-__all__ = ["HistoryEntry", "as_of_mask", "valid_interval", "history_entries", "record_fields", "column_values",
-           "TIME_RULE"]
+__all__ = ["HistoryEntry", "as_of_mask", "valid_at_mask", "bitemporal_mask", "valid_interval", "history_entries",
+           "record_fields", "column_values", "recorded_time", "TIME_RULE"]
 
 TIME_RULE = "naive datetimes and ISO-8601 strings without an offset are UTC; stored as UTC Unix seconds"
 
@@ -96,14 +114,48 @@ def record_fields(p: Any) -> dict[str, Any]:
     return out
 
 
-def column_values(rec: Mapping[str, Any]) -> tuple[float, float, float, float]:
-    """(recorded_at, retired_at, valid_from, stated valid_to) of a record for the column arrays;
-    open ends are +inf. Records written before bi-temporal fields existed get their defaults."""
+def recorded_time(item: Mapping[str, Any], default: Any, now: float) -> float | None:
+    """The record time a caller gives a new memory (backfilled history), checked; None when
+    neither the item nor the call gives one (the write's own time applies).
+
+    Parameters
+    ----------
+    item : mapping
+        May hold ``recorded_at`` (Unix seconds, ISO-8601 or datetime; naive = UTC).
+    default : float, datetime, str or None
+        The call's ``recorded_at``, for items without their own.
+    now : float
+        The engine's clock, Unix seconds: a record time may not be later.
+
+    Raises
+    ------
+    InvalidInputError, NonFiniteError
+        Unparseable, or after ``now`` (the store cannot have learned it in the future).
+    """
+    value = item.get("recorded_at")
+    if value is None:
+        value = default
+    if value is None:
+        return None
+    t = _seconds(value, "recorded_at")
+    if t > now:
+        raise InvalidInputError(
+            f"recorded_at ({t}) is after now ({now}), Unix seconds: a record time is when the store "
+            "learned the memory, so it cannot be in the future; leave it out to record now")
+    return t
+
+
+def column_values(rec: Mapping[str, Any]) -> tuple[float, float, float, float, float]:
+    """(recorded_at, retired_at, valid_from, stated valid_to, valid_to as now known) of a record
+    for the column arrays; open ends are +inf. Records written before bi-temporal fields
+    existed get their defaults."""
     retired = rec.get("retired_at")
     vf = rec.get("valid_from")
     vt = rec.get("stated_valid_to")
+    known = rec.get("valid_to")
     return (float(rec["recorded_at"]), np.inf if retired is None else float(retired),
-            float(rec["created_at"]) if vf is None else float(vf), np.inf if vt is None else float(vt))
+            float(rec["created_at"]) if vf is None else float(vf), np.inf if vt is None else float(vt),
+            np.inf if known is None else float(known))
 
 
 def as_of_mask(recorded_at: np.ndarray, retired_at: np.ndarray, valid_from: np.ndarray,
@@ -129,6 +181,60 @@ def as_of_mask(recorded_at: np.ndarray, retired_at: np.ndarray, valid_from: np.n
     ("FOR SYSTEM_TIME AS OF" combined with "FOR PERIOD AS OF").
     """
     return (recorded_at <= t) & (t < retired_at) & (valid_from <= t) & (t < valid_to)
+
+
+def valid_at_mask(valid_from: np.ndarray, known_valid_to: np.ndarray, v: float) -> np.ndarray:
+    """Which memories held in the world at valid time ``v``, as the store knows it now.
+
+    mask = (valid_from <= v) & (v < known_valid_to)
+
+    Parameters
+    ----------
+    valid_from, known_valid_to : ndarray of float64, shape (n,)
+        Unix seconds UTC; ``known_valid_to`` is the end as now known (a supersession closes
+        it), +inf when open.
+    v : float
+        Unix seconds UTC.
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+
+    References
+    ----------
+    SQL:2011 application-time period tables ("FOR PERIOD AS OF"); Snodgrass & Ahn (1985).
+    """
+    return (valid_from <= v) & (v < known_valid_to)
+
+
+def bitemporal_mask(recorded_at: np.ndarray, retired_at: np.ndarray, valid_from: np.ndarray,
+                    stated_valid_to: np.ndarray, known_valid_to: np.ndarray, t: float, v: float) -> np.ndarray:
+    """Which memories the store believed, at record time ``t``, to hold at valid time ``v``.
+
+    A memory counts when the store had recorded it by ``t``; its valid end as believed at ``t``
+    is the end written by its retirement when that retirement came by ``t``, else the end
+    stated when it was recorded (a later supersession was not yet known):
+
+    mask = (recorded_at <= t) & (valid_from <= v) & (v < where(retired_at <= t, known_valid_to,
+    stated_valid_to))
+
+    Parameters
+    ----------
+    recorded_at, retired_at, valid_from, stated_valid_to, known_valid_to : ndarray of float64, shape (n,)
+        Unix seconds UTC; open ends are +inf.
+    t, v : float
+        Record time and valid time, Unix seconds UTC.
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+
+    References
+    ----------
+    Snodgrass & Ahn (1985); SQL:2011 "FOR SYSTEM_TIME AS OF t" combined with "FOR PERIOD AS OF v".
+    """
+    end = np.where(retired_at <= t, known_valid_to, stated_valid_to)
+    return (recorded_at <= t) & (valid_from <= v) & (v < end)
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,7 +53,10 @@ no day): "the cake she made recently in May 2022" is placed by "May 2022".
 Windows built from particular days (a date, a weekday, a weekend, a week before or after a
 date, "N days|weeks ago", "yesterday", "last week") are widened by ``day_slack_s`` on each
 side (default :data:`DAY_SLACK_S`, one day) and then clipped as above; calendar spans (a part
-of a month, a month, a season, a year, a rolling "past N units") are not widened. Weeks start
+of a month, a month, a season, a year, a rolling "past N units") are not widened. Each window
+keeps the span its expression names as its *core* (``TimeWindow.core_start``/``core_end``):
+"yesterday" and "today" have windows that overlap (both cover both days) but cores that name
+one day each, so recall can weigh the named day above the slack around it. Weeks start
 on Monday (ISO 8601).
 
 Cost: the text is lowercased once and split into words; a question with no core word (a
@@ -117,12 +120,25 @@ class TimeWindow:
     precision : str
         One of :data:`PRECISIONS`: the grain of the expression, not the width of the window
         (a ``"day"`` window is three days wide with the default slack).
+    core_start, core_end : float
+        The span the expression names before widening by the slack, ``[core_start, core_end)``
+        within ``[start, end)``: "yesterday" is three days wide but its core is that one day.
+        Equal to ``start``/``end`` for calendar spans (not widened). Recall gives a memory in
+        the core the full time weight and one in the slack only a part of it.
     """
 
     start: float
     end: float
     text: str
     precision: str
+    core_start: float | None = None
+    core_end: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.core_start is None:
+            object.__setattr__(self, "core_start", self.start)
+        if self.core_end is None:
+            object.__setattr__(self, "core_end", self.end)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -600,17 +616,21 @@ def resolve_time_refs(
     def emit(z0: int, z1: int, m: re.Match, precision: str, widen: bool, clip: bool,
              group: int | str = 0) -> None:
         """Window of days [z0, z1), widened by the slack and/or clipped to the reference."""
-        start, end = float(z0 * _DAY_S), float(z1 * _DAY_S)
+        core_start, core_end = float(z0 * _DAY_S), float(z1 * _DAY_S)
+        start, end = core_start, core_end
         if widen:
             start, end = start - slack, end + slack
         if clip:
-            end = min(end, clip_s)
+            end, core_end = min(end, clip_s), min(core_end, clip_s)
         start, end = max(start, _MIN_S), min(end, _MAX_S)
+        core_start, core_end = max(core_start, start), min(core_end, end)
         if start >= end or (start, end) in seen:
             return
+        if core_start >= core_end:   # the named span lies wholly past the reference day
+            core_start, core_end = start, end
         seen.add((start, end))
         found.append((m.start(group), TimeWindow(
-            start, end, text[m.start(group):m.end(group)].strip(), precision)))
+            start, end, text[m.start(group):m.end(group)].strip(), precision, core_start, core_end)))
 
     pending_recent: list[re.Match] = []
     for m in matches:

@@ -112,7 +112,8 @@ class Memory:
     created_at : float
         Event time, Unix seconds.
     recorded_at : float
-        Ingest time, Unix seconds.
+        Record time, when the store learned it (the clock at ingest, or a backfilled
+        ``recorded_at``), Unix seconds.
     confidence : float
         In [0, 1].
     salience : float
@@ -136,7 +137,8 @@ class Memory:
     retired_at : float or None
         Record time at which the store retired it (superseded), Unix seconds UTC.
     subject, attribute, value : str or None
-        The slot the memory fills (normalised), when it fills one.
+        The slot the memory fills, when it fills one: subject and attribute normalised, the
+        value as written (compared normalised).
     version : int
         1 for the first wording; each :meth:`Engram.update` adds one.
     """

@@ -67,11 +67,11 @@ def test_slot_and_time_columns(tmp_path, fmt):
         "valid_to": "double", "retired_at": "double", "version": "int64"}
     rows = _rows(tmp_path / "x", fmt)
     h1, h2, t1, p, z = (rows[k] for k in ("h1", "h2", "t1", "p", "z"))
-    assert (h1["subject"], h1["attribute"], h1["value"]) == ("user", "home_city", "porto")
+    assert (h1["subject"], h1["attribute"], h1["value"]) == ("user", "home_city", "Porto")
     assert (h1["created_at"], h1["valid_from"], h1["valid_to"]) == (T - 400 * DAY, T - 400 * DAY, T - 100 * DAY)
     assert (h1["recorded_at"], h1["retired_at"], h1["state"]) == (T, T + 100, "superseded")
     assert (h2["valid_from"], h2["valid_to"], h2["retired_at"], h2["value"]) == (T - 100 * DAY, T + 300 * DAY,
-                                                                                  None, "lisbon")
+                                                                                  None, "Lisbon")
     assert (t1["attribute"], t1["value"], t1["valid_to"]) == ("likes", "tea", None)
     assert (p["version"], p["text"], p["subject"], h1["version"]) == (2, "plain again", None, 1)
     assert (z["valid_from"], z["valid_to"], z["retired_at"]) == (z["created_at"], None, None)
@@ -97,11 +97,11 @@ def test_pyarrow_filters_an_export_by_attribute_and_valid_time(tmp_path, fmt):
     where = ((ds.field("attribute") == "home_city") & (ds.field("valid_from") <= t)
              & (ds.field("valid_to").is_null() | (ds.field("valid_to") > t)))
     lived = ds.dataset(str(tmp_path / "x" / f"memories.{fmt}"), format="parquet" if fmt == "parquet" else "ipc")
-    assert lived.to_table(filter=where, columns=["id", "value"]).to_pylist() == [{"id": "h1", "value": "porto"}]
+    assert lived.to_table(filter=where, columns=["id", "value"]).to_pylist() == [{"id": "h1", "value": "Porto"}]
     now_valid = ds.dataset(str(tmp_path / "x" / f"memories.{fmt}"),
                            format="parquet" if fmt == "parquet" else "ipc").to_table(
         filter=(ds.field("attribute") == "home_city") & ds.field("retired_at").is_null(), columns=["value"])
-    assert now_valid.to_pylist() == [{"value": "lisbon"}]
+    assert now_valid.to_pylist() == [{"value": "Lisbon"}]
 
 
 def _as_format_1(engine, src, dst, metadata=True):

@@ -71,8 +71,10 @@ def _widened(ctx: RecallContext, answer: tuple[RecallResult, list[int]],
 def allowed_nids(state: EngineState, request: RecallRequest, space) -> np.ndarray:
     """Live nids of the namespace that pass every filter of ``request`` (tags read per record)."""
     c = state.cols
-    nids = np.flatnonzero(c.in_namespace(space.code))
-    nids = nids[request.filters.mask(c, nids, space.code)]
+    filters = request.filters
+    slots = state.slot_table(space.name) if filters.slotted else None
+    nids = filters.slot_members(slots) if filters.slotted else np.flatnonzero(c.in_namespace(space.code))
+    nids = nids[filters.mask(c, nids, space.code, slots)]
     if request.filters.tags is not None and len(nids):
         recs = state.records(nids.tolist(), "reading tags for a filter")
         nids = nids[[rec is not None and request.filters.tags_ok(rec) for rec in recs]]

@@ -66,6 +66,7 @@ class RecallContext:
     seeds: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     base: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))      # by seed, best is 1
     seed_cos: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))  # by seed
+    windows: list = field(default_factory=list)     # TimeWindow's named in the question
     # activation
     mode: str = "vector"
     density: float = 0.0

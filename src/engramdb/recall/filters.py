@@ -7,18 +7,25 @@ the memories spreading activation reached; ``Engram.query`` to the whole namespa
 
 Boundaries (each pinned by a test): ``min_confidence`` keeps a memory exactly at the threshold;
 ``since``/``until`` are inclusive; ``tags`` keeps memories carrying every listed tag; ``as_of``
-is ``temporal.as_of_mask``.
+is ``temporal.as_of_mask``, ``valid_at`` is ``temporal.valid_at_mask`` (valid_from inclusive,
+valid_to exclusive) and both together ``temporal.bitemporal_mask``.
+
+``subject`` / ``attribute`` keep the memories that fill a slot of that subject and/or attribute
+(normalised as slots are: ``"Home City"`` is ``home_city``). They are record fields, not
+columns: the mask reads them from the namespace's slot table (``EngineState.slot_table``,
+(subject, attribute) -> member nids), which the caller passes in.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
 from ..errors import InvalidInputError
 from ..state import Columns
-from ..temporal import as_of_mask
+from ..slots import normalise, normalise_attribute
+from ..temporal import as_of_mask, bitemporal_mask, valid_at_mask
 from ..types import STATE_BY_CODE, MemoryState, _STATE_CODES
 from ..validate import as_list, check_fraction, kind_table, tag_set, to_unix_seconds
 
@@ -43,6 +50,10 @@ class Filters:
         Record time for the bi-temporal view, Unix seconds.
     states : ndarray of bool, shape (n_states,)
         Shown states, by state code.
+    valid_at : float or None
+        Valid time: what held in the world then, Unix seconds.
+    subject, attribute : str or None
+        Slot subject / attribute, normalised.
     """
 
     kinds: np.ndarray | None
@@ -52,11 +63,15 @@ class Filters:
     until: float | None
     as_of: float | None
     states: np.ndarray
+    valid_at: float | None = None
+    subject: str | None = None
+    attribute: str | None = None
 
     @classmethod
     def parse(cls, *, kinds: Any = None, kinds_field: str = "kinds", tags: Any = None,
               min_confidence: Any = None, since: Any = None, until: Any = None, as_of: Any = None,
-              include_archived: bool = False, include_superseded: bool = False, state: Any = None) -> "Filters":
+              include_archived: bool = False, include_superseded: bool = False, state: Any = None,
+              valid_at: Any = None, subject: Any = None, attribute: Any = None) -> "Filters":
         """Check a verb's filter arguments.
 
         Parameters
@@ -67,18 +82,23 @@ class Filters:
         tags : str or sequence of str, optional
         min_confidence : float, optional
             In [0, 1].
-        since, until, as_of : float, datetime or ISO-8601, optional
+        since, until, as_of, valid_at : float, datetime or ISO-8601, optional
         include_archived, include_superseded : bool
-            Show these states besides active (superseded ones are shown for ``as_of`` anyway,
-            since they were current then).
+            Show these states besides active (superseded ones are shown for ``as_of`` and
+            ``valid_at`` anyway, since they held then).
         state : MemoryState, str or sequence, optional
             Exactly these states (overrides the include flags).
+        subject, attribute : str, optional
+            Keep memories filling a slot of this subject / attribute.
 
         Raises
         ------
         InvalidInputError, UnknownKindError, NonFiniteError
         """
         t_as_of = None if as_of is None else to_unix_seconds(as_of, field="as_of")
+        t_valid = None if valid_at is None else to_unix_seconds(valid_at, field="valid_at")
+        subject = None if subject is None else normalise(_slot_part(subject, "subject"))
+        attribute = None if attribute is None else normalise_attribute(_slot_part(attribute, "attribute"))
         shown = np.zeros(len(STATE_BY_CODE), bool)
         if state is not None:
             states = [state] if isinstance(state, (str, MemoryState)) else as_list(state, "state")
@@ -93,7 +113,8 @@ class Filters:
         else:
             shown[_STATE_CODES[MemoryState.ACTIVE]] = True
             shown[_STATE_CODES[MemoryState.ARCHIVED]] = bool(include_archived)
-            shown[_STATE_CODES[MemoryState.SUPERSEDED]] = bool(include_superseded) or t_as_of is not None
+            shown[_STATE_CODES[MemoryState.SUPERSEDED]] = (bool(include_superseded) or t_as_of is not None
+                                                           or t_valid is not None)
         return cls(
             kinds=kind_table(kinds, kinds_field),
             tags=tag_set(tags),
@@ -102,10 +123,37 @@ class Filters:
             until=None if until is None else to_unix_seconds(until, field="until"),
             as_of=t_as_of,
             states=shown,
+            valid_at=t_valid,
+            subject=subject,
+            attribute=attribute,
         )
 
-    def mask(self, cols: Columns, nids: np.ndarray, ns_code: int) -> np.ndarray:
+    @property
+    def slotted(self) -> bool:
+        """Whether a slot filter (``subject`` or ``attribute``) is set."""
+        return self.subject is not None or self.attribute is not None
+
+    def slot_members(self, slots: Mapping[tuple[str, str], np.ndarray] | None) -> np.ndarray:
+        """Nids (int64, sorted) of the slots this filter keeps, from a namespace's slot table."""
+        if not slots:
+            return np.zeros(0, np.int64)
+        parts = [nids for (subj, attr), nids in slots.items()
+                 if (self.subject is None or subj == self.subject)
+                 and (self.attribute is None or attr == self.attribute)]
+        return np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
+
+    def mask(self, cols: Columns, nids: np.ndarray, ns_code: int,
+             slots: Mapping[tuple[str, str], np.ndarray] | None = None) -> np.ndarray:
         """Which of ``nids`` (int array) pass every column filter, live and in namespace ``ns_code``.
+
+        Parameters
+        ----------
+        cols : Columns
+        nids : ndarray of int
+        ns_code : int
+        slots : mapping (subject, attribute) -> ndarray of int64, optional
+            The namespace's slot table (``EngineState.slot_table``); read only when a slot
+            filter is set, and then required (without it nothing passes).
 
         Returns
         -------
@@ -113,9 +161,16 @@ class Filters:
         """
         c = cols
         mask = (c.ns[nids] == ns_code) & c.alive[nids] & self.states[c.state[nids]]
-        if self.as_of is not None:
+        if self.as_of is not None and self.valid_at is not None:
+            mask &= bitemporal_mask(c.recorded_at[nids], c.retired_at[nids], c.valid_from[nids], c.valid_to[nids],
+                                    c.known_valid_to[nids], self.as_of, self.valid_at)
+        elif self.as_of is not None:
             mask &= as_of_mask(c.recorded_at[nids], c.retired_at[nids], c.valid_from[nids], c.valid_to[nids],
                                self.as_of)
+        elif self.valid_at is not None:
+            mask &= valid_at_mask(c.valid_from[nids], c.known_valid_to[nids], self.valid_at)
+        if self.slotted:
+            mask &= np.isin(nids, self.slot_members(slots))
         if self.kinds is not None:
             mask &= self.kinds[c.kind[nids]]
         if self.min_confidence is not None:
@@ -128,10 +183,18 @@ class Filters:
 
     @property
     def narrows(self) -> bool:
-        """Whether a filter beyond the default states is set (kinds, tags, confidence, time, as_of)."""
+        """Whether a filter beyond the default states is set (kinds, tags, confidence, time, as_of,
+        valid_at, slot)."""
         return (self.kinds is not None or self.tags is not None or self.min_confidence is not None
-                or self.since is not None or self.until is not None or self.as_of is not None)
+                or self.since is not None or self.until is not None or self.as_of is not None
+                or self.valid_at is not None or self.slotted)
 
     def tags_ok(self, rec: dict) -> bool:
         """Whether the record carries every required tag."""
         return self.tags is None or self.tags.issubset(rec["tags"])
+
+
+def _slot_part(value: Any, field: str) -> str:
+    if not isinstance(value, str) or not value.strip() or "\x00" in value:
+        raise InvalidInputError(f"{field}: expected a non-empty slot {field} (a string without NUL), got {value!r}")
+    return value

@@ -2,9 +2,11 @@
 
 1. Filters (shared with ``query``, :mod:`engramdb.recall.filters`) over the reached memories.
 2. Time cues: "in May 2023", "last week", "two weeks ago" in the question become windows
-   (:func:`engramdb.timeref.resolve_time_refs`), resolved against the namespace's newest event
-   time (the conversation's own clock); memories whose event time falls inside [start, end)
-   gain ``w_time`` x the best score.
+   (:func:`engramdb.timeref.resolve_time_refs`, found by the seeds stage), resolved against the
+   namespace's newest event time (the conversation's own clock); memories whose event time
+   falls inside a window's core (the span the expression names) gain ``w_time`` x the best
+   score, those in its slack only ``time_slack_weight`` of that ("yesterday" names one day:
+   today, in its slack, gains a quarter).
 3. Blend: score x (1 - ws - wr - wc + ws * salience(now) + wr * recency + wc * confidence).
 
 Exact ties keep insertion order (the earlier-recorded memory first), as in ``query``.
@@ -16,18 +18,20 @@ from typing import Iterator
 import numpy as np
 
 from ..kernels import registry
-from ..timeref import resolve_time_refs
 from .context import RecallContext
 
-__all__ = ["run", "time_windows", "ranked"]
+__all__ = ["run", "time_weight", "ranked"]
 
 
-def time_windows(ctx: RecallContext) -> list:
-    """Time windows named in the question, resolved against the namespace's newest event time."""
-    req = ctx.request
-    if req.query is None or req.config.w_time <= 0:
-        return []
-    return resolve_time_refs(req.query, ctx.state.latest(ctx.space.name))
+def time_weight(t: np.ndarray, windows: list, slack_weight: float) -> np.ndarray:
+    """Weight of each event time ``t`` (float64, shape (n,)) by the windows: 1 inside a window's
+    core, ``slack_weight`` inside a window only, else 0 (the best over the windows)."""
+    weight = np.zeros(len(t), np.float64)
+    for w in windows:
+        inside = (t >= w.start) & (t < w.end)
+        core = (t >= w.core_start) & (t < w.core_end)
+        weight = np.maximum(weight, np.where(core, 1.0, np.where(inside, slack_weight, 0.0)))
+    return weight
 
 
 def run(ctx: RecallContext) -> None:
@@ -35,19 +39,16 @@ def run(ctx: RecallContext) -> None:
     state, req, cfg = ctx.state, ctx.request, ctx.request.config
     c = state.cols
     nodes = ctx.nodes
-    cand = np.flatnonzero(req.filters.mask(c, nodes, ctx.space.code))
+    slots = state.slot_table(ctx.space.name) if req.filters.slotted else None
+    cand = np.flatnonzero(req.filters.mask(c, nodes, ctx.space.code, slots))
     # exact ties keep insertion order (the earlier-recorded memory first), the rule of query too:
     # the top-k kernel breaks ties by position, so the candidates go in nid order
     cand = cand[np.argsort(nodes[cand], kind="stable")]
     cnodes = nodes[cand]
     score = ctx.total[cand]
-    windows = time_windows(ctx)
-    if windows and len(cnodes):
-        t = c.created_at[cnodes]
-        inside = np.zeros(len(cnodes), bool)
-        for w in windows:
-            inside |= (t >= w.start) & (t < w.end)
-        score = score + cfg.w_time * inside * score.max()
+    if ctx.windows and len(cnodes):
+        weight = time_weight(c.created_at[cnodes], ctx.windows, cfg.time_slack_weight)
+        score = score + cfg.w_time * weight * score.max()
     ws, wr, wc = cfg.w_salience, cfg.w_recency, cfg.w_confidence
     if len(cnodes) and (ws or wr or wc):
         blend = 1.0 - ws - wr - wc + wc * c.confidence[cnodes]

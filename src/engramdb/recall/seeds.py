@@ -5,19 +5,43 @@
 - keyword leg: the best ``keyword_k`` memories by BM25 over the namespace's postings, run a
   second time with the query plus the ``prf_terms`` most telling terms of its first
   ``prf_docs`` hits (pseudo-relevance feedback: Rocchio 1971; RM3, Lavrenko & Croft 2001);
-- fusion: base = w_vector * v + w_keyword * kw on one scale (:func:`fuse`), the best seed at 1.
+- fusion: base = w_vector * v + w_keyword * kw on one scale (:func:`fuse`), the best seed at 1;
+- cue seeds, from what the question names rather than the words it shares with a memory:
+
+  * time windows ("last week", "on 14 October": :func:`time_windows`, kept in ``ctx.windows``
+    for ranking); when the question is mostly a time expression (:func:`content_words` at most
+    ``time_question_words``), the memories whose event time falls in a window join the seeds
+    (:func:`window_seeds`), so "What happened last week?" answers from that week even when no
+    memory shares its words;
+  * slots: a question that names a slot's attribute and subject ("what is my job?") adds the
+    slot's current memories, with a boost (:func:`slot_seeds`).
+
+  Cue seeds merge with the fused ones (a window seed's base is at least its window base; a
+  slot boost is added) and the bases are rescaled so the best is 1 again.
 """
 from __future__ import annotations
 
+import functools
 from typing import Callable
 
 import numpy as np
 
 from ..config import RecallConfig
 from ..index.keyword import KeywordIndex, tokenize
+from ..slots import slot_cues, subject_weights
+from ..timeref import resolve_time_refs
 from .context import RecallContext
 
-__all__ = ["run", "vector_scale", "fuse"]
+__all__ = ["run", "vector_scale", "fuse", "time_windows", "content_words", "window_seeds", "slot_seeds",
+           "TIME_FILLER"]
+
+#: Words that carry no content in a question about a time ("what did I do", "what happened",
+#: "anything new", a weekday beside a date): left out when counting its content words
+#: (:func:`content_words`).
+TIME_FILLER = ("did do does doing done happen happened happening went go goes going got get gets thing things "
+               "new tell remind event events activity activities anything something everything "
+               "monday tuesday wednesday thursday friday saturday sunday morning afternoon evening night "
+               "day days week weeks weekend month months year years time")
 
 
 def run(ctx: RecallContext) -> None:
@@ -38,6 +62,124 @@ def run(ctx: RecallContext) -> None:
         ctx.kw_nids, ctx.kw_score = nids, score
     ctx.seeds, ctx.base, ctx.seed_cos = fuse(ctx.vec_nids, ctx.vec_cos, ctx.kw_nids, ctx.kw_score,
                                              lambda nids: ctx.state.vectors(nids) @ req.vector, cfg)
+    ctx.windows = time_windows(ctx)
+    floor = window_seeds(ctx)
+    boost = slot_seeds(ctx)
+    if floor or boost:
+        _merge_cue_seeds(ctx, floor, boost)
+
+
+def time_windows(ctx: RecallContext) -> list:
+    """Time windows named in the question, resolved against the namespace's newest event time."""
+    req = ctx.request
+    if req.query is None or req.config.w_time <= 0:
+        return []
+    return resolve_time_refs(req.query, ctx.state.latest(ctx.space.name))
+
+
+@functools.lru_cache(maxsize=1)
+def _filler() -> frozenset[str]:
+    return frozenset(tokenize(TIME_FILLER))   # the keyword leg's own terms, whatever its stemmer
+
+
+def content_words(query: str, windows: list) -> int:
+    """Content words of a question once its time expressions are cut out: the keyword leg's
+    terms (stop words dropped) less :data:`TIME_FILLER`. "What happened last week?" has 0,
+    "What did I have for dinner yesterday?" 1 ("dinner")."""
+    for w in windows:
+        query = query.replace(w.text, " ")
+    filler = _filler()
+    return sum(1 for t in tokenize(query) if t not in filler)
+
+
+def _passing(ctx: RecallContext, nids: np.ndarray) -> np.ndarray:
+    """The ones of ``nids`` that pass the request's filters (and a selective filter's allowed set)."""
+    req = ctx.request
+    filters = req.filters
+    slots = ctx.state.slot_table(ctx.space.name) if filters.slotted else None
+    nids = nids[filters.mask(ctx.state.cols, nids, ctx.space.code, slots)]
+    if ctx.allowed is not None:
+        nids = nids[np.isin(nids, ctx.allowed)]
+    return nids
+
+
+def window_seeds(ctx: RecallContext) -> dict[int, float]:
+    """Seeds from the time windows of a mostly-time question: nid -> base.
+
+    Up to ``time_seed_k`` memories of the namespace whose event time falls in a window (those
+    in a core first, then the newest), each with base 1 / (1 + content words), times
+    ``time_slack_weight`` outside every core. Empty when the question has no window or more
+    than ``time_question_words`` content words.
+    """
+    req, cfg = ctx.request, ctx.request.config
+    if not ctx.windows or cfg.time_seed_k == 0:
+        return {}
+    n_words = content_words(req.query, ctx.windows)
+    if n_words > cfg.time_question_words:
+        return {}
+    c = ctx.state.cols
+    nids = np.flatnonzero(c.in_namespace(ctx.space.code))
+    t = c.created_at[nids]
+    inside = np.zeros(len(nids), bool)
+    core = np.zeros(len(nids), bool)
+    for w in ctx.windows:
+        inside |= (t >= w.start) & (t < w.end)
+        core |= (t >= w.core_start) & (t < w.core_end)
+    nids, core = nids[inside], core[inside]
+    keep = np.isin(nids, _passing(ctx, nids))
+    nids, core = nids[keep], core[keep]
+    order = np.lexsort((-c.created_at[nids], ~core))[: cfg.time_seed_k]   # core first, then newest
+    base = 1.0 / (1.0 + n_words)
+    return {int(n): base if k else base * cfg.time_slack_weight for n, k in zip(nids[order].tolist(),
+                                                                               core[order].tolist())}
+
+
+def slot_seeds(ctx: RecallContext) -> dict[int, float]:
+    """Slot memories the question names: nid -> boost (``w_slot`` x attribute match x subject
+    weight, :func:`engramdb.slots.slot_cues` and :func:`engramdb.slots.subject_weights`); only
+    those that pass the filters (by default: the slots' current memories)."""
+    req, cfg = ctx.request, ctx.request.config
+    if req.query is None or cfg.w_slot <= 0:
+        return {}
+    table = ctx.state.slot_table(ctx.space.name)
+    if not table:
+        return {}
+    cues = slot_cues(req.query, {attr for _subj, attr in table})
+    if not cues:
+        return {}
+    subj_w = subject_weights(req.query, {subj for subj, _attr in table})
+    weight: dict[int, float] = {}
+    for (subj, attr), members in table.items():
+        w = cues.get(attr, 0.0) * subj_w.get(subj, 0.0)
+        if w > 0:
+            for nid in members.tolist():
+                weight[nid] = max(weight.get(nid, 0.0), w)
+    if not weight:
+        return {}
+    nids = _passing(ctx, np.fromiter(weight, np.int64, len(weight)))
+    return {nid: cfg.w_slot * weight[nid] for nid in nids.tolist()}
+
+
+def _merge_cue_seeds(ctx: RecallContext, floor: dict[int, float], boost: dict[int, float]) -> None:
+    """Window seeds raise a seed's base to their base, slot boosts add to it; memories not yet
+    seeds join (with their cosine to the query); then the best base is 1 again."""
+    at = {int(n): i for i, n in enumerate(ctx.seeds.tolist())}
+    new = [n for n in dict.fromkeys([*floor, *boost]) if n not in at]
+    seeds = np.concatenate([ctx.seeds, np.asarray(new, np.int32)]).astype(np.int32)
+    base = np.concatenate([ctx.base, np.zeros(len(new), np.float32)]).astype(np.float64)
+    cos = ctx.seed_cos
+    if new:
+        cos = np.concatenate([cos, (ctx.state.vectors(np.asarray(new, np.int64)) @ ctx.request.vector)
+                              .astype(np.float32)])
+    at.update({n: len(ctx.seeds) + i for i, n in enumerate(new)})
+    for n, b in floor.items():
+        base[at[n]] = max(base[at[n]], b)
+    for n, b in boost.items():
+        base[at[n]] += b
+    best = float(base.max())
+    if best > 0:
+        base /= best
+    ctx.seeds, ctx.base, ctx.seed_cos = seeds, base.astype(np.float32), cos.astype(np.float32)
 
 
 def _expanded_search(ctx: RecallContext, kw: KeywordIndex, first: np.ndarray,

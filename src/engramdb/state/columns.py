@@ -26,7 +26,11 @@ class Columns:
     alive : ndarray of bool
         False once erased.
     created_at, recorded_at, retired_at, valid_from, valid_to : ndarray of float64
-        Event time, record time and valid time, Unix seconds; open ends are +inf.
+        Event time, record time and valid time, Unix seconds; open ends are +inf. ``valid_to``
+        is the end stated when the memory was recorded (what ``as_of`` reads).
+    known_valid_to : ndarray of float64
+        The valid end as now known (a supersession closes it; what ``valid_at`` reads), +inf
+        when open.
     confidence, s0 : ndarray of float32
         Confidence and salience at t0, in [0, 1].
     t0 : ndarray of float64
@@ -39,7 +43,7 @@ class Columns:
               "created_at": np.float64, "confidence": np.float32, "s0": np.float32,
               "t0": np.float64,
               "recorded_at": np.float64, "retired_at": np.float64, "valid_from": np.float64,
-              "valid_to": np.float64}   # record time and valid time (temporal.py; +inf = open)
+              "valid_to": np.float64, "known_valid_to": np.float64}   # record and valid time (temporal.py; +inf = open)
 
     def __init__(self) -> None:
         self.n = 0
@@ -73,7 +77,7 @@ class Columns:
         self.t0[nid] = rec["salience_at"]
         self.ext_ids[nid] = rec["id"]
         (self.recorded_at[nid], self.retired_at[nid], self.valid_from[nid],
-         self.valid_to[nid]) = column_values(rec)
+         self.valid_to[nid], self.known_valid_to[nid]) = column_values(rec)
 
     def kill(self, nid: int) -> None:
         """Mark an erased nid."""

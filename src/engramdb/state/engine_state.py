@@ -23,6 +23,7 @@ from ..index.keyword import PACKED_DTYPES, TOKENIZER_VERSION, KeywordIndex, pack
 from ..kernels import registry
 from ..store.checks import columns_snapshot_ok
 from ..store.lmdb_store import SCHEMA_VERSION, LmdbStore
+from ..slots import SLOT_PREFIX
 from ..types import Relation
 from ..validate import now as clock_now
 from .columns import Columns
@@ -311,6 +312,22 @@ class EngineState:
             mask = self.cols.in_namespace(sp.code)
             sp.latest = float(self.cols.created_at[: self.cols.n][mask].max()) if mask.any() else clock_now()
         return sp.latest
+
+    def slot_table(self, name: str) -> dict[tuple[str, str], np.ndarray]:
+        """Namespace ``name``'s slots: (subject, attribute) -> the nids (int64) that ever filled
+        each, in the order they joined (any state; erased ones leave). Read from LMDB's slot
+        entries on first use, then kept in step by every committed write; cached."""
+        sp = self.spaces.get(name)
+        if sp is None:
+            return {}
+        if sp.slots is None:
+            table = {}
+            with self.store.read("reading the slot table") as txn:
+                for _key, entry in self.store.iter_meta(txn, SLOT_PREFIX):
+                    if entry.get("namespace") == name and entry.get("nids"):
+                        table[(entry["subject"], entry["attribute"])] = np.asarray(entry["nids"], np.int64)
+            sp.slots = table
+        return sp.slots
 
     def supersedes_edges(self, nid: int) -> tuple[list[int], list[int]]:
         """(memories ``nid`` superseded, memories that superseded ``nid``) from the graph."""

@@ -9,12 +9,17 @@ engine keeps for it between calls (as a Chroma segment owns its collection's dat
   ``count`` (live memories);
 - ``density`` and ``latest``: the density gate's input and the newest event time (the anchor of
   time cues), computed on first use and dropped when a committed write changes them;
-- ``index_dirty`` / ``keyword_dirty``: what :meth:`EngineState.flush` must save.
+- ``index_dirty`` / ``keyword_dirty``: what :meth:`EngineState.flush` must save;
+- ``slots``: its slot table, (subject, attribute) -> the nids that ever filled that slot (a
+  cache of LMDB's ``slot:`` meta entries, read on first use and kept in step by committed
+  writes).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 __all__ = ["Namespace"]
 
@@ -38,6 +43,8 @@ class Namespace:
     latest : float or None
         Newest event time of its live memories, Unix seconds (None: not computed).
     index_dirty, keyword_dirty : bool
+    slots : dict of (str, str) -> ndarray of int64, or None
+        The slot table (None: not read yet); see :meth:`EngineState.slot_table`.
     """
 
     name: str
@@ -49,6 +56,23 @@ class Namespace:
     latest: float | None = None
     index_dirty: bool = False
     keyword_dirty: bool = False
+    slots: dict | None = None
+
+    def slot_member(self, subject: str, attribute: str, nid: int, joined: bool) -> None:
+        """Keep a loaded slot table in step with a committed write: ``nid`` joined (or left)
+        slot (subject, attribute). An unloaded table is left to be read on first use."""
+        if self.slots is None:
+            return
+        key = (subject, attribute)
+        nids = self.slots.get(key, np.zeros(0, np.int64))
+        if joined and nid not in nids:
+            self.slots[key] = np.append(nids, np.int64(nid))
+        elif not joined and nid in nids:
+            rest = nids[nids != nid]
+            if len(rest):
+                self.slots[key] = rest
+            else:
+                del self.slots[key]
 
     @property
     def count(self) -> int:

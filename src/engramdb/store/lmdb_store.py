@@ -287,6 +287,17 @@ class LmdbStore:
     def put_meta(self, txn, name: str, value: Any) -> None:
         txn.put(name.encode(), pack(value), db=self.dbs["meta"])
 
+    def iter_meta(self, txn, prefix: str) -> Iterator[tuple[str, Any]]:
+        """Every meta entry whose name starts with ``prefix``, in key order: (name, value)."""
+        raw = prefix.encode()
+        cur = txn.cursor(db=self.dbs["meta"])
+        if not cur.set_range(raw):
+            return
+        for k, v in cur:
+            if not k.startswith(raw):
+                break
+            yield k.decode(), unpack(v)
+
     # -- memories -----------------------------------------------------------------------
     def put_record(self, txn, nid: int, record: dict) -> None:
         txn.put(nid_key(nid), pack(record), db=self.dbs["mem"])

@@ -32,7 +32,7 @@ __all__ = ["Prepared", "ITEM_FIELDS", "prepare", "record_of", "embed_missing", "
 #: The fields a memory mapping may carry (the keyword arguments of ``Engram.add``).
 ITEM_FIELDS = frozenset({"id", "namespace", "kind", "text", "embedding", "created_at", "confidence", "salience",
                          "source", "tags", "links", "valid_from", "valid_to", "slot", "subject", "attribute",
-                         "value", "single_valued"})
+                         "value", "single_valued", "recorded_at"})
 
 
 @dataclass(slots=True)
@@ -51,6 +51,7 @@ class Prepared:
     vector: np.ndarray | None
     links: list[tuple[str, Relation, float]]
     nid: int = -1
+    recorded_at: float = 0.0                # record time (the write's, or the caller's backfill)
     valid_from: float = 0.0                 # bi-temporal fields (temporal.py) and slot (slots.py)
     valid_to: float | None = None
     stated_valid_to: float | None = None
@@ -75,8 +76,23 @@ def by_namespace(prepared: list[Prepared]) -> dict[str, list[Prepared]]:
     return groups
 
 
-def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: float) -> Prepared:
+def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: float, *,
+            record_now: float | None = None, recorded_at: Any = None) -> Prepared:
     """Validate one memory mapping (the keyword arguments of ``Engram.add``); nothing is written.
+
+    Parameters
+    ----------
+    state : EngineState
+    item : mapping
+    default_ns : str
+        Namespace of an item that names none.
+    now : float
+        The verb's time, Unix seconds: the default event time.
+    record_now : float, optional
+        The engine's clock, Unix seconds: the default record time and the latest allowed
+        (``now`` when omitted).
+    recorded_at : float, datetime or ISO-8601, optional
+        The call's record time for items without their own ``recorded_at`` (backfilled history).
 
     Raises
     ------
@@ -118,6 +134,9 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
     links = [check_link_spec(spec) for spec in links]
     p = Prepared(ext_id, ns, kind, text, created_at, confidence, salience, source,
                  tuple(dict.fromkeys(tags)), vector, links, auto_id=auto_id)
+    record_now = now if record_now is None else record_now
+    backfill = _temporal.recorded_time(item, recorded_at, record_now)
+    p.recorded_at = record_now if backfill is None else backfill
     p.valid_from, p.valid_to = _temporal.valid_interval(item, created_at)
     p.stated_valid_to = p.valid_to
     sc = state.config.slots
@@ -128,9 +147,10 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
 
 
 def record_of(p: Prepared, now: float, hold_decisions: bool) -> dict:
-    """The stored record of a new memory (after slot resolution and link boosts)."""
+    """The stored record of a new memory (after slot resolution and link boosts); its record
+    time is the item's (``now`` unless backfilled)."""
     return {"id": p.ext_id, "namespace": p.namespace, "kind": p.kind.value, "text": p.text,
-            "created_at": p.created_at, "recorded_at": now, "confidence": p.confidence,
+            "created_at": p.created_at, "recorded_at": p.recorded_at, "confidence": p.confidence,
             "salience": p.salience, "salience_at": initial_t0(p.kind, now, hold_decisions),
             "access_count": 0, "last_access": None,
             "source": p.source, "tags": list(p.tags), "state": p.state.value,
@@ -298,10 +318,11 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared],
                 continue
             if p.valid_from > valid_from:
                 if q is not None:
-                    q.state, q.superseded_by, q.retired_at = MemoryState.SUPERSEDED, p.ext_id, unit.now
+                    q.state, q.superseded_by = MemoryState.SUPERSEDED, p.ext_id
+                    q.retired_at = max(p.recorded_at, q.recorded_at)
                     q.valid_to = p.valid_from if q.valid_to is None else min(q.valid_to, p.valid_from)
                 else:
-                    unit.put_record(lab, _slots.retire_record(rec, p.ext_id, p.valid_from, unit.now))
+                    unit.put_record(lab, _slots.retire_record(rec, p.ext_id, p.valid_from, p.recorded_at))
                 edges.append((p.nid, lab, Relation.SUPERSEDES.code, 1.0))
             else:
                 edges.append((p.nid, lab, Relation.CONTRADICTS.code, 1.0))

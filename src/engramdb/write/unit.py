@@ -97,6 +97,9 @@ class WriteUnit:
         self._records_changed = True
         code = self.state.code(rec["namespace"])
         self.after(lambda: self.state.cols.set_record(nid, rec, code))
+        if rec.get("subject") is not None:   # e.g. a memory that took over a slot (slots.join_slot)
+            sp = self.space(rec["namespace"])
+            self.after(lambda: sp.slot_member(rec["subject"], rec["attribute"], nid, True))
 
     def insert(self, nid: int, rec: dict, vector: np.ndarray, *, digest: bytes | None = None,
                replace_digest: bool = True) -> None:
@@ -142,6 +145,8 @@ class WriteUnit:
             sp.keyword.add(nid, rec["text"])
             sp.keyword_dirty = True
             sp.latest = None
+            if rec.get("subject") is not None:
+                sp.slot_member(rec["subject"], rec["attribute"], nid, True)
         self.after(apply)
 
     def index_add(self, ns: str, vectors: np.ndarray, nids: np.ndarray) -> None:
@@ -266,6 +271,8 @@ class WriteUnit:
             sp.keyword.remove(nid, rec["text"])
             sp.keyword_dirty = True
             sp.latest = None
+            if rec.get("subject") is not None:
+                sp.slot_member(rec["subject"], rec["attribute"], nid, False)
         self.after(apply)
         return rec
 

@@ -1,0 +1,195 @@
+"""Reading slots: current(), profile(), query(subject=, attribute=), values keep their case, and
+recall finds a slot fact by its attribute ("what is my job?" -> the current job slot).
+
+A small personal-assistant store: the user's job (changed once), home city (moved once), son's
+school, the user's children (multi-valued), and distractors that share the question's words
+but fill no slot or another subject's slot.
+"""
+from datetime import datetime, timezone
+
+import pytest
+
+import engramdb
+from engramdb import slots
+
+DAY = 86400.0
+
+
+def utc(*args):
+    return datetime(*args, tzinfo=timezone.utc).timestamp()
+
+
+@pytest.fixture
+def pa(tmp_store):
+    """Personal-assistant memories (hashing embedder: words, not meanings)."""
+    with engramdb.open(tmp_store, dim=256) as m:
+        m.add("I work as a nurse at St. Mary's hospital.", id="job_old",
+              slot=("user", "job", "Nurse at St. Mary's"), created_at=utc(2022, 1, 10))
+        m.add("I switched careers: software engineer at Acme Robotics now.", id="job",
+              slot=("user", "job", "Software engineer at Acme Robotics"), created_at=utc(2024, 3, 1))
+        m.add("My son Leo got a summer job at the swimming pool.", id="leo_pool", created_at=utc(2024, 6, 2))
+        m.add("I moved to Lisbon in March.", id="home", slot=("User", "Home City", "Lisbon"),
+              created_at=utc(2023, 3, 20))
+        m.add("I used to rent a flat in Porto.", id="home_old", slot=("user", "home_city", "Porto"),
+              created_at=utc(2019, 5, 1))
+        m.add("My sister Ana lives in Faro by the sea.", id="ana_home", slot=("ana", "home_city", "Faro"),
+              created_at=utc(2023, 8, 1))
+        m.add("Leo goes to the Escola Azul primary.", id="leo_school", slot=("son", "school", "Escola Azul"),
+              created_at=utc(2023, 9, 5))
+        m.add("My daughter Mia was born in 2019.", id="kid_mia", slot=("user", "children", "Mia"),
+              single_valued=False, created_at=utc(2019, 4, 2))
+        m.add("Leo is my eldest.", id="kid_leo", slot=("user", "children", "Leo"), single_valued=False,
+              created_at=utc(2016, 2, 2))
+        m.add("The hospital cafeteria serves soup on Fridays.", id="soup", created_at=utc(2022, 2, 1))
+        yield m
+
+
+# ---------------------------------------------------------------- current / profile
+def test_current_single_valued_is_the_current_memory(pa):
+    job = pa.current("user", "job")
+    assert isinstance(job, engramdb.Memory) and job.id == "job"
+    assert pa.current(" USER ", "Job").id == "job"            # subject/attribute normalised
+    assert pa.current("user", "home city").id == "home"
+    assert pa.current("ana", "home_city").id == "ana_home"
+
+
+def test_current_multi_valued_is_a_list_oldest_valid_first(pa):
+    kids = pa.current("user", "children")
+    assert [m.id for m in kids] == ["kid_leo", "kid_mia"]
+
+
+def test_current_of_an_empty_slot_is_none(pa):
+    assert pa.current("user", "favourite_food") is None
+    assert pa.current("nobody", "job") is None
+    assert pa.current("user", "job", namespace="other") is None
+
+
+def test_current_hides_an_archived_holder(pa):
+    pa.forget("ana_home")
+    assert pa.current("ana", "home_city") is None
+
+
+def test_profile_maps_attributes_to_current_values(pa):
+    prof = pa.profile("user")
+    assert sorted(prof) == ["children", "home_city", "job"]
+    assert prof["job"].id == "job" and prof["home_city"].id == "home"
+    assert [m.id for m in prof["children"]] == ["kid_leo", "kid_mia"]
+    assert {a: m.id for a, m in pa.profile("son").items()} == {"school": "leo_school"}
+    assert pa.profile("nobody") == {}
+
+
+def test_current_and_profile_check_arguments(pa):
+    with pytest.raises(engramdb.InvalidInputError):
+        pa.current("", "job")
+    with pytest.raises(engramdb.InvalidInputError):
+        pa.current("user", None)
+    with pytest.raises(engramdb.NamespaceError):
+        pa.profile("user", namespace="")
+
+
+def test_current_follows_writes_and_erasure(pa):
+    pa.add("Now I teach robotics at the polytechnic.", id="job_new",
+           slot=("user", "job", "Robotics lecturer"), created_at=utc(2024, 9, 1))
+    assert pa.current("user", "job").id == "job_new"
+    pa.forget("job_new", hard=True)                       # what it superseded is current again
+    assert pa.current("user", "job").id == "job"
+
+
+def test_current_reads_a_reopened_store(tmp_store):
+    with engramdb.open(tmp_store, dim=64) as m:
+        m.add("I live in Oslo.", id="oslo", slot=("user", "home_city", "Oslo"))
+    with engramdb.open(tmp_store, readonly=True) as m:
+        assert m.current("user", "home_city").id == "oslo"
+        assert m.profile("user")["home_city"].value == "Oslo"
+
+
+# ---------------------------------------------------------------- query filters
+def test_query_by_subject_and_attribute(pa):
+    assert [m.id for m in pa.query(subject="user", attribute="job")] == ["job"]
+    assert [m.id for m in pa.query(subject="user", attribute="job", include_superseded=True)] == ["job", "job_old"]
+    assert {m.id for m in pa.query(attribute="home_city")} == {"home", "ana_home"}
+    assert {m.id for m in pa.query(subject="User")} == {"job", "home", "kid_mia", "kid_leo"}
+    assert pa.query(subject="user", attribute="pet") == []
+    assert [m.id for m in pa.query(subject="son", kind="episodic")] == ["leo_school"]
+
+
+def test_recall_filters_by_subject_and_attribute(pa):
+    hits = pa.recall("Lisbon Porto Faro", k=10, attribute="home_city", include_superseded=True).hits
+    assert {h.id for h in hits} == {"home", "home_old", "ana_home"}
+    hits = pa.recall("Lisbon Porto Faro", k=10, subject="ana").hits
+    assert [h.id for h in hits] == ["ana_home"]
+
+
+# ---------------------------------------------------------------- value case
+def test_slot_values_keep_their_case_and_compare_normalised(pa):
+    assert pa.get("home").value == "Lisbon"
+    assert pa.get("job").value == "Software engineer at Acme Robotics"
+    assert pa.get("home").subject == "user" and pa.get("home").attribute == "home_city"
+    # the same value in another case is the same value: no contradiction on a tie
+    pa.add("I live in LISBON.", id="home_again", slot=("user", "home_city", " lisbon. "),
+           created_at=utc(2023, 3, 20))
+    assert pa.get("home_again").value == "lisbon."
+    assert not [e for e in pa.edges("home_again") if e.relation is engramdb.Relation.CONTRADICTS]
+
+
+def test_default_value_is_the_text_as_written(tmp_store):
+    with engramdb.open(tmp_store, dim=64) as m:
+        m.add("Mostly Vegetarian.", id="d", subject="user", attribute="diet")
+        assert m.get("d").value == "Mostly Vegetarian."
+
+
+# ---------------------------------------------------------------- recall by attribute
+@pytest.mark.parametrize("question, expected", [
+    ("what is my job?", "job"),
+    ("Where do I live?", "home"),
+    ("What do I do for work?", "job"),
+    ("what's my occupation", "job"),
+    ("which school does my son go to?", "leo_school"),
+    ("where does Ana live?", "ana_home"),
+])
+def test_recall_finds_the_slot_named_by_the_question(pa, question, expected):
+    assert pa.recall(question, k=3).hits[0].id == expected
+
+
+def test_a_named_slot_outranks_the_best_text_match(tmp_store):
+    """The job memory shares no word with "what is my job?" and is no vector seed; the son's
+    memory matches "job" exactly. The named slot still comes first, strictly."""
+    with engramdb.open(tmp_store, dim=256) as m:
+        m.add("I moved to Porto", id="home", slot=("user", "home_city", "Porto"))
+        m.add("I work as a nurse at St. Mary's hospital", id="job", slot=("user", "job", "Nurse"))
+        m.add("My son Leo got a summer job at the swimming pool", id="leo")
+        hits = m.recall("what is my job?", k=2).hits
+        assert [h.id for h in hits] == ["job", "leo"] and hits[0].score > hits[1].score
+
+
+def test_slot_cue_prefers_the_named_subject(pa):
+    # "my" alone means the user; naming Ana means Ana's slot, not the user's
+    hits = [h.id for h in pa.recall("where does my sister Ana live?", k=5).hits]
+    assert hits[0] == "ana_home"
+    hits = [h.id for h in pa.recall("Where does my son go to school?", k=5).hits]
+    assert hits[0] == "leo_school"
+
+
+def test_slot_cue_respects_filters_and_history(pa):
+    # superseded holders are not boosted by default; with as_of they are what was current then
+    assert pa.recall("what is my job?", k=3, as_of=pa.get("job_old").recorded_at).hits[0].id == "job_old"
+
+
+def test_recall_without_slot_words_is_unchanged(pa):
+    # no attribute named: the slot boost stays out of the way
+    assert pa.recall("swimming pool summer", k=1).hits[0].id == "leo_pool"
+
+
+def test_slot_cues_rules():
+    attrs = ["job", "home_city", "school", "children", "favourite_food"]
+    slot_cues = slots.slot_cues
+    assert slot_cues("what is my job?", attrs) == {"job": 1.0}
+    assert slot_cues("where do I live these days?", attrs) == {"home_city": 1.0}
+    assert slot_cues("what is my favourite food?", attrs) == {"favourite_food": 1.0}
+    assert slot_cues("any food tips?", attrs) == {"favourite_food": 0.5}
+    assert slot_cues("the weather in Rome", attrs) == {}
+    assert "job" in slots.ATTRIBUTE_SYNONYMS and "occupation" in slots.ATTRIBUTE_SYNONYMS["job"]
+    who = slots.subject_weights
+    assert who("which school does my son go to?", ["user", "son"]) == {"user": 0.0, "son": 1.0}
+    assert who("what is my job?", ["user", "son"]) == {"user": 1.0, "son": 0.0}
+    assert who("what is the job?", ["user", "son"]) == {"user": 0.5, "son": 0.5}

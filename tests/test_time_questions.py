@@ -1,0 +1,130 @@
+"""Time in questions: a day word names its day (slack weighs less), and a question that is mostly
+a time expression ("What happened last week?") takes its candidates from the window.
+
+The store's clock is a personal assistant's week: Wednesday 16 October 2024 is "today" (the
+newest event time, the anchor of relative expressions).
+"""
+from datetime import datetime, timezone
+
+import numpy as np
+import pytest
+
+import engramdb
+from engramdb import RecallConfig
+from engramdb.timeref import DAY_SLACK_S, resolve_time_refs
+
+DAY = 86400.0
+
+
+def utc(*args):
+    return datetime(*args, tzinfo=timezone.utc).timestamp()
+
+
+NOW = utc(2024, 10, 16, 20, 0)     # Wednesday
+NO_BLEND = {"w_salience": 0.0, "w_recency": 0.0, "w_confidence": 0.0}
+
+
+@pytest.fixture
+def week(tmp_store):
+    with engramdb.open(tmp_store, dim=256) as m:
+        m.add_batch([
+            # this week
+            {"id": "dinner_today", "text": "Had sushi with Marta for dinner.", "created_at": utc(2024, 10, 16, 19, 30)},
+            {"id": "dinner_yday", "text": "Cooked pasta carbonara for dinner.", "created_at": utc(2024, 10, 15, 19)},
+            {"id": "car", "text": "Took the car to the mechanic for new brakes.", "created_at": utc(2024, 10, 14, 9)},
+            # last week: Monday 7 to Sunday 13 October
+            {"id": "board", "text": "Presented the quarterly roadmap to the board.", "created_at": utc(2024, 10, 8, 11)},
+            {"id": "thai", "text": "Dinner at the Thai place downtown.", "created_at": utc(2024, 10, 10, 20)},
+            {"id": "run", "text": "Ran a half marathon in Cascais.", "created_at": utc(2024, 10, 12, 8)},
+            # older memories whose words look like the questions'
+            {"id": "july", "text": "I did nothing special that week in July.", "created_at": utc(2024, 7, 10)},
+            {"id": "crash", "text": "What a week: the server crashed twice.", "created_at": utc(2024, 9, 2)},
+            {"id": "market", "text": "Happened to meet Joana at the market.", "created_at": utc(2024, 9, 20)},
+            {"id": "aug", "text": "What happened at the August offsite: the budget was approved.",
+             "created_at": utc(2024, 8, 20)},
+            {"id": "do_list", "text": "Things I do on Mondays: laundry and groceries.", "created_at": utc(2024, 6, 3)},
+            {"id": "dinner_old", "text": "Dinner party at Rui's: too much wine.", "created_at": utc(2024, 5, 4)},
+        ])
+        yield m
+
+
+LAST_WEEK = {"board", "thai", "run"}
+
+
+# ---------------------------------------------------------------- day words name their day
+def test_yesterday_and_today_name_their_own_days():
+    (y,) = resolve_time_refs("What did I have for dinner yesterday?", NOW)
+    (t,) = resolve_time_refs("What did I have for dinner today?", NOW)
+    assert (y.core_start, y.core_end) == (utc(2024, 10, 15), utc(2024, 10, 16))
+    assert (t.core_start, t.core_end) == (utc(2024, 10, 16), utc(2024, 10, 17))
+    # the widened spans keep their slack (LoCoMo: an event is often mentioned a day later)
+    assert (y.start, y.end) == (utc(2024, 10, 15) - DAY_SLACK_S, utc(2024, 10, 17))
+    # a calendar span is its own core
+    (m,) = resolve_time_refs("in May 2023", NOW)
+    assert (m.core_start, m.core_end) == (m.start, m.end)
+
+
+def test_core_is_never_wider_than_the_window():
+    for text in ("last week", "3 days ago", "the week before May 3, 2023", "last Friday", "today",
+                 "on 14 October", "the first weekend of August 2023", "recently"):
+        for w in resolve_time_refs(text, NOW):
+            assert w.start <= w.core_start < w.core_end <= w.end, text
+
+
+@pytest.mark.parametrize("erase", [(), ("do_list", "dinner_old")])
+def test_dinner_yesterday_ranks_yesterdays_dinner_first(week, erase):
+    # without the two older memories, BM25 favours today's dinner (a shorter text) by about a
+    # quarter of the best score: the named day must outweigh that, not only break ties
+    for x in erase:
+        week.forget(x, hard=True)
+    hits = [h.id for h in week.recall("What did I have for dinner yesterday?", k=3, reinforce=False).hits]
+    assert hits[0] == "dinner_yday"
+    hits = [h.id for h in week.recall("What did I have for dinner today?", k=3, reinforce=False).hits]
+    assert hits[0] == "dinner_today"
+
+
+def test_the_named_day_outranks_its_slack(tmp_store):
+    """Three equal memories on 13, 14 and 15 October: the one on the named day first, its
+    neighbours (the slack) next, at a weight below the day's but above memories outside."""
+    v = np.ones(16, np.float32)
+    cfg = RecallConfig(**NO_BLEND)
+    with engramdb.open(tmp_store, dim=16, config=engramdb.EngramConfig(link=engramdb.LinkConfig(auto_link=False))) as m:
+        for i, day in enumerate((12, 13, 14, 15)):
+            m.add(f"errand number {i}", id=f"d{day}", embedding=v, created_at=utc(2024, 10, day, 12))
+        m.add("errand number 9", id="now", embedding=v, created_at=NOW)
+        res = m.recall("which errand on 14 October 2024", vector=v, k=5, config=cfg)
+        ids = [h.id for h in res.hits]
+        assert ids[0] == "d14"
+        assert set(ids[1:3]) == {"d13", "d15"} and set(ids[3:]) == {"d12", "now"}
+        s = {h.id: h.score for h in res.hits}
+        assert s["d14"] > s["d13"] > s["d12"] and s["d13"] == pytest.approx(s["d15"])
+
+
+# ---------------------------------------------------------------- time-only questions
+def test_what_happened_last_week_comes_from_the_window(week):
+    hits = [h.id for h in week.recall("What happened last week?", k=3).hits]
+    assert set(hits) == LAST_WEEK
+
+
+def test_what_did_i_do_on_a_day_comes_from_that_day(week):
+    assert week.recall("what did I do on 14 October?", k=1).hits[0].id == "car"
+    assert week.recall("What did I do on Tuesday 8 October 2024?", k=1).hits[0].id == "board"
+
+
+def test_time_seeds_are_found_without_any_text_match(week):
+    # "last weekend" (12-13 October): the marathon shares no word with the question
+    assert week.recall("anything last weekend?", k=1).hits[0].id == "run"
+
+
+def test_time_seeds_respect_filters(week):
+    week.add("Decided to switch the team to four-day weeks.", id="decision", kind="decision",
+             created_at=utc(2024, 10, 9, 10))
+    hits = week.recall("What happened last week?", k=3, kinds=["decision"]).hits
+    assert [h.id for h in hits] == ["decision"]
+    assert week.recall("What happened last week?", k=5, namespace="other").hits == []
+
+
+def test_a_content_question_with_a_time_keeps_its_words(week):
+    # two content words: the window re-ranks what text search found, it does not flood it
+    hits = [h.id for h in week.recall("Thai dinner downtown last week", k=2).hits]
+    assert hits[0] == "thai"
