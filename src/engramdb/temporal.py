@@ -264,6 +264,9 @@ class HistoryEntry:
     superseded_by : str or None
     confidence : float
     tags : tuple of str
+    archived_at : float or None
+        Record time the memory was archived (``forget`` or a rescoring pass), Unix seconds UTC;
+        None while it is not archived.
     """
 
     id: str
@@ -279,13 +282,15 @@ class HistoryEntry:
     superseded_by: str | None
     confidence: float
     tags: tuple[str, ...]
+    archived_at: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "version": self.version, "text": self.text,
                 "recorded_at": self.recorded_at, "replaced_at": self.replaced_at,
                 "ended_by": self.ended_by, "valid_from": self.valid_from, "valid_to": self.valid_to,
                 "state": self.state.value, "supersedes": list(self.supersedes),
-                "superseded_by": self.superseded_by, "confidence": self.confidence, "tags": list(self.tags)}
+                "superseded_by": self.superseded_by, "confidence": self.confidence, "tags": list(self.tags),
+                "archived_at": self.archived_at}
 
 
 def history_entries(records: list[dict], supersedes: Mapping[str, tuple[str, ...]]) -> list[HistoryEntry]:
@@ -308,7 +313,8 @@ def history_entries(records: list[dict], supersedes: Mapping[str, tuple[str, ...
         retired = rec.get("retired_at")
         vf = rec.get("valid_from", rec["created_at"])
         common = {"id": rec["id"], "valid_from": vf, "valid_to": rec.get("valid_to"), "state": state,
-                  "supersedes": tuple(supersedes.get(rec["id"], ())), "superseded_by": rec["superseded_by"]}
+                  "supersedes": tuple(supersedes.get(rec["id"], ())), "superseded_by": rec["superseded_by"],
+                  "archived_at": rec.get("archived_at") if state is MemoryState.ARCHIVED else None}
         versions = rec.get("versions") or []
         for i, v in enumerate(versions, 1):
             out.append(HistoryEntry(version=i, text=v["text"], recorded_at=v["recorded_at"],
