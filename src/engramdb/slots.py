@@ -43,12 +43,14 @@ from .types import Contradiction, MemoryState, Relation, STATE_BY_CODE, _STATE_C
 
 __all__ = ["normalise", "normalise_attribute", "slot_from_item", "rule_based_extractor", "slot_key",
            "resolve_order", "retire_record", "contradiction_warnings", "SlotExtractor", "plan_slots",
-           "join_slot", "join_slot_table", "leave_slot_table", "choose_revived"]
+           "join_slot", "join_slot_table", "leave_slot_table", "drop_slot_table", "choose_revived", "SLOT_PREFIX"]
 
 #: The extractor interface: text -> (subject, attribute, value), or None when the text fills no slot.
 SlotExtractor = Callable[[str], "tuple[str, str, str] | None"]
 
 _MAX_SLOT_CHARS = 512
+#: ``meta`` keys of the slot table start with this
+SLOT_PREFIX = "slot:"
 _SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
 
 
@@ -198,7 +200,7 @@ def slot_key(namespace: str, subject: str, attribute: str) -> str:
         ``"slot:"`` + SHA-256 hex digest of the NUL-joined parts.
     """
     digest = hashlib.sha256("\x00".join((namespace, subject, attribute)).encode()).hexdigest()
-    return "slot:" + digest
+    return SLOT_PREFIX + digest
 
 
 def resolve_order(new_vf: float, new_conf: float, old_vf: float, old_conf: float) -> tuple[bool, bool]:
@@ -345,6 +347,15 @@ def leave_slot_table(store, txn, nid: int, namespace: str, subject: str, attribu
     if entry is not None and nid in entry["nids"]:
         entry["nids"].remove(nid)
         store.put_meta(txn, key, entry)
+
+
+def drop_slot_table(store, txn, namespace: str) -> int:
+    """Delete every slot table entry of ``namespace`` (in ``txn``); returns how many."""
+    doomed = [key for key, entry in store.meta_items(txn, SLOT_PREFIX)
+              if isinstance(entry, dict) and entry.get("namespace") == namespace]
+    for key in doomed:
+        store.delete_meta(txn, key)
+    return len(doomed)
 
 
 def _retire(nid: int, winner, now: float, by_nid: dict, stored: dict, retired: dict) -> None:
