@@ -24,7 +24,8 @@ def test_engine_verbs():
     for verb in ("add", "add_batch", "get", "link", "link_batch", "recall", "supersede", "forget",
                  "stats", "close", "flush", "edges", "namespaces", "salience",
                  "update", "history", "query",
-                 "admit_batch", "review", "rescore", "dynamics_log", "export", "import_from"):
+                 "admit_batch", "review", "rescore", "dynamics_log", "export", "import_from",
+                 "namespace", "drop_namespace", "compact"):
         assert callable(getattr(engramdb.Engram, verb)), verb
         assert getattr(engramdb.Engram, verb).__doc__
 

@@ -68,6 +68,10 @@ def test_batch_reinforces_each_hit(mem):
     assert mem.get("trip").access_count == before + 2
 
 
-def test_empty_namespace_gives_a_gap(mem):
-    (r,) = mem.recall_batch(["anything"], namespace="nobody")
+def test_empty_namespace_gives_a_gap_and_an_unknown_one_an_error(mem):
+    mem.add("only memory here", id="x", namespace="emptied")
+    mem.forget("x", namespace="emptied", hard=True)
+    (r,) = mem.recall_batch(["anything"], namespace="emptied")
     assert r.hits == [] and [g.reason for g in r.gaps] == ["empty_namespace"]
+    with pytest.raises(engramdb.NamespaceError, match="no namespace 'nobody'"):
+        mem.recall_batch(["anything"], namespace="nobody")

@@ -215,6 +215,22 @@ def forget(store, namespace, hard, memory_id):
         click.echo(("erased " if hard else "archived ") + memory_id)
 
 
+@main.command("drop-namespace")
+@store_option
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.argument("name")
+def drop_namespace_cmd(store, yes, name):
+    """Erase namespace NAME for good: its memories, edges, slots, index files and log entries;
+    then the store file is rewritten so that no erased byte is left in it."""
+    with _open(store) as eng:
+        known = eng.stats()["namespaces"]
+        if name in known and not yes:   # an unknown name fails below, naming the close ones
+            click.confirm(f"erase namespace {name!r} and its {known[name]['memories']} memories for good?",
+                          abort=True)
+        count = eng.drop_namespace(name)
+    click.echo(f"dropped namespace {name!r}: {count} memories erased")
+
+
 @main.command()
 @store_option
 @ns_option

@@ -90,7 +90,21 @@ class MemoryNotFoundError(EngramError, KeyError):
 
 
 class NamespaceError(EngramError):
-    """A namespace name is invalid, or an operation would cross namespaces."""
+    """A namespace name is invalid, names no namespace of the store, or an operation would cross
+    namespaces.
+
+    Attributes
+    ----------
+    namespace : str or None
+        The name given, when it is a string.
+    suggestions : tuple of str
+        Existing namespaces close to ``namespace`` (``difflib.get_close_matches``), best first.
+    """
+
+    def __init__(self, message: str, *, namespace: str | None = None, suggestions: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.namespace = namespace
+        self.suggestions = tuple(suggestions)
 
 
 class StoreError(EngramError):

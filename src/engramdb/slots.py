@@ -52,7 +52,7 @@ from .types import Contradiction, MemoryState, Relation, STATE_BY_CODE, _STATE_C
 
 __all__ = ["normalise", "normalise_attribute", "same_value", "slot_from_item", "rule_based_extractor", "slot_key",
            "resolve_order", "retire_record", "contradiction_warnings", "SlotExtractor", "plan_slots",
-           "join_slot", "join_slot_table", "leave_slot_table", "choose_revived", "SLOT_PREFIX",
+           "join_slot", "join_slot_table", "leave_slot_table", "drop_slot_table", "choose_revived", "SLOT_PREFIX",
            "ATTRIBUTE_SYNONYMS", "USER_SUBJECTS", "slot_cues", "subject_weights"]
 
 #: Prefix of the slot table's keys in LMDB's ``meta`` sub-database (:func:`slot_key`).
@@ -365,6 +365,15 @@ def leave_slot_table(store, txn, nid: int, namespace: str, subject: str, attribu
     if entry is not None and nid in entry["nids"]:
         entry["nids"].remove(nid)
         store.put_meta(txn, key, entry)
+
+
+def drop_slot_table(store, txn, namespace: str) -> int:
+    """Delete every slot table entry of ``namespace`` (in ``txn``); returns how many."""
+    doomed = [key for key, entry in store.meta_items(txn, SLOT_PREFIX)
+              if isinstance(entry, dict) and entry.get("namespace") == namespace]
+    for key in doomed:
+        store.delete_meta(txn, key)
+    return len(doomed)
 
 
 def _retire(nid: int, winner, now: float, by_nid: dict, stored: dict, retired: dict) -> None:

@@ -141,7 +141,7 @@ def test_failed_add_in_a_new_namespace_leaves_no_index(tmp_store):
         with pytest.raises(errors.MemoryNotFoundError):
             eng.add("x", id="x", namespace="fresh", embedding=V, links=[{"to": "ghost"}])
         assert "fresh" not in indexed_counts(eng) and eng.namespaces() == []
-        res = eng.recall(vector=V, namespace="fresh")
-        assert res.hits == [] and res.gaps[0].reason == "empty_namespace"
+        with pytest.raises(errors.NamespaceError, match="no namespace 'fresh'"):   # never created
+            eng.recall(vector=V, namespace="fresh")
         eng.add("x", id="x", namespace="fresh", embedding=V)      # the same nid is reused cleanly
         assert [h.id for h in eng.recall(vector=V, namespace="fresh").hits] == ["x"]

@@ -68,9 +68,12 @@ def test_recall_without_a_namespace_is_an_error(two_tenants, ns):
         two_tenants.recall(vector=vec(1)[:1].repeat(64), namespace=ns)
 
 
-def test_unknown_namespace_is_empty_not_everything(two_tenants):
-    res = two_tenants.recall("Lisbon", namespace="carol")
-    assert res.hits == [] and [g.reason for g in res.gaps] == ["empty_namespace"]
+def test_unknown_namespace_is_an_error_not_everything(two_tenants):
+    # a name the store never held is a mistake, said so (it was an empty answer before issue 14)
+    with pytest.raises(errors.NamespaceError, match="no namespace 'carol'"):
+        two_tenants.recall("Lisbon", namespace="carol")
+    with pytest.raises(errors.NamespaceError, match="did you mean 'alice'"):
+        two_tenants.recall("Lisbon", namespace="alise")
 
 
 def test_edges_cannot_cross_namespaces(two_tenants):

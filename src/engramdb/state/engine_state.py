@@ -9,6 +9,7 @@ dynamics and export work on. Only a committed :class:`~engramdb.write.WriteUnit`
 """
 from __future__ import annotations
 
+import difflib
 import hashlib
 import os
 from typing import Any, Iterable
@@ -16,13 +17,13 @@ from typing import Any, Iterable
 import numpy as np
 
 from ..config import EngramConfig
-from ..errors import IndexStaleError, MemoryNotFoundError, StoreCorruptedError, StoreLockedError
+from ..errors import IndexStaleError, MemoryNotFoundError, NamespaceError, StoreCorruptedError, StoreLockedError
 from ..graph.csr import SNAPSHOT_DTYPES, CSRGraph, MemoryGraph
 from ..index.hnsw import HnswIndex
 from ..index.keyword import PACKED_DTYPES, TOKENIZER_VERSION, KeywordIndex, pack_indexes, unpack_indexes
 from ..kernels import registry
 from ..store.checks import columns_snapshot_ok
-from ..store.lmdb_store import SCHEMA_VERSION, LmdbStore
+from ..store.lmdb_store import SCHEMA_VERSION, LmdbStore, shred
 from ..slots import SLOT_PREFIX
 from ..types import Relation
 from ..validate import now as clock_now
@@ -102,6 +103,41 @@ class EngineState:
         """Namespaces holding at least one live memory, sorted."""
         return sorted(name for name, sp in self.spaces.items() if sp.count > 0)
 
+    def unknown_namespace(self, name: str) -> NamespaceError:
+        """The error for ``name`` when the store holds no such namespace: it names the closest
+        existing ones (``difflib.get_close_matches``), or all of them when there are few."""
+        known = sorted(self.spaces)
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        if close:
+            hint = "did you mean " + " or ".join(repr(c) for c in close) + "?"
+        elif not known:
+            hint = "the store holds no namespace yet"
+        elif len(known) <= 5:
+            hint = "the store holds " + ", ".join(repr(k) for k in known)
+        else:
+            hint = f"the store holds {len(known)} namespaces (see namespaces())"
+        return NamespaceError(f"no namespace {name!r}; {hint}", namespace=name, suggestions=tuple(close))
+
+    def remove_space(self, name: str) -> None:
+        """Forget namespace ``name`` entirely (after its memories were erased): its
+        :class:`Namespace` and its code. The remaining codes are renumbered densely (the column
+        arrays follow), so the name is not kept in the column snapshot either."""
+        self.spaces.pop(name, None)
+        if name not in self.codes:
+            return
+        dropped = self.codes[name]
+        remap = np.zeros(len(self.codes), np.int32)
+        codes: dict[str, int] = {}
+        for other, old in sorted(self.codes.items(), key=lambda kv: kv[1]):
+            if other != name:
+                remap[old] = codes[other] = len(codes)
+        remap[dropped] = 0   # only erased nids carry it; alive is False for every one of them
+        n = self.cols.n
+        self.cols.ns[:n] = remap[self.cols.ns[:n]]
+        self.codes = codes
+        for other, sp in self.spaces.items():
+            sp.code = codes[other]
+
     def new_index(self) -> HnswIndex:
         c = self.config.index
         return HnswIndex(self.dim, m=c.m, ef_construction=c.ef_construction, ef_search=c.ef_search,
@@ -113,6 +149,13 @@ class EngineState:
         if len(stem) > 128:   # file names stop at 255 bytes: long namespaces go by their hash
             stem = "h" + hashlib.sha256(name.encode()).hexdigest()
         return os.path.join(self.index_dir, stem + ".hnsw")
+
+    def remove_index_files(self, name: str) -> None:
+        """Overwrite with zeros and remove namespace ``name``'s hnswlib index file, its sidecar and
+        any temporary file a save left behind (``HnswIndex.save``)."""
+        path = self.index_path(name)
+        for p in (path, path + ".json", path + ".tmp", path + ".json.tmp"):
+            shred(p)
 
     # ------------------------------------------------------------------ loading
     def load(self) -> None:

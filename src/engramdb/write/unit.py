@@ -26,10 +26,12 @@ from ..state import EngineState, Namespace
 from ..store.lmdb_store import SCHEMA_VERSION
 from ..types import MemoryState, Relation
 
-__all__ = ["WriteUnit", "write_unit", "LOG_PREFIX"]
+__all__ = ["WriteUnit", "write_unit", "LOG_PREFIX", "DROP_NAMESPACE"]
 
 #: meta keys of the dynamics log: ``dynlog/<seq as 16 hex digits>`` (``Engram.dynamics_log``)
 LOG_PREFIX = "dynlog/"
+#: the dynamics log action of :meth:`WriteUnit.erase_namespace` (one entry with the count)
+DROP_NAMESPACE = "drop_namespace"
 
 
 class WriteUnit:
@@ -275,6 +277,66 @@ class WriteUnit:
                 sp.slot_member(rec["subject"], rec["attribute"], nid, False)
         self.after(apply)
         return rec
+
+    def erase_namespace(self, name: str) -> int:
+        """Erase namespace ``name`` whole: every record (any state), vector, id, deduplication key,
+        slot table entry and edge of it, its counters in the ``namespaces`` meta, its dynamics
+        log entries (replaced by one ``drop_namespace`` entry with the count) and its hnswlib
+        index files. Nothing is handed on (edges never cross namespaces). The keyword and
+        column snapshots, which also cache other namespaces, are cleared in this transaction
+        (rebuilt from the records if the process dies before the next flush) and written anew
+        by the next flush; the CSR snapshot is rewritten in it. After the commit the namespace
+        is gone from the engine: its :class:`Namespace`, postings, index and column code.
+
+        The freed LMDB pages still hold the erased bytes until the file is compacted
+        (``LmdbStore.compact``, which ``Engram.drop_namespace`` runs after this unit).
+
+        Returns
+        -------
+        int
+            Memories erased.
+        """
+        from ..slots import drop_slot_table
+
+        store, txn, state = self.store, self.txn, self.state
+        sp = state.space(name)
+        nids = set(store.delete_namespace_rows(txn, name))
+        if sp is not None:   # live in the columns without an id mapping: erased all the same
+            stray = set(np.flatnonzero(state.cols.in_namespace(sp.code)).tolist()) - nids
+            store.delete_nids(txn, sorted(stray))
+            nids |= stray
+        if nids:
+            store.delete_edges_touching(txn, nids)
+            src, tgt, rel, w = self.graph().edges()
+            gone = np.isin(src, list(nids)) | np.isin(tgt, list(nids))
+            self._graph_after = MemoryGraph()   # the CSR snapshot is rewritten without them
+            self._graph_after.upsert_many(src[~gone], tgt[~gone], rel[~gone], w[~gone])
+        drop_slot_table(store, txn, name)
+        for key, entry in store.meta_items(txn, LOG_PREFIX):
+            if isinstance(entry, dict) and entry.get("namespace") == name:
+                store.delete_meta(txn, key)
+        last = store.get_meta(txn, "rescore_last")
+        if isinstance(last, dict) and last.get("namespace") == name:
+            store.delete_meta(txn, "rescore_last")
+        store.clear_arrays(txn, "kw")
+        store.clear_arrays(txn, "cols")
+        self._namespace_meta(name)
+        self._meta.pop(name, None)
+        self._records_changed = True
+        self.log([{"action": DROP_NAMESPACE, "namespace": name, "id": None, "count": len(nids)}])
+        state.remove_index_files(name)   # caches: rebuilt from LMDB if this unit aborts
+        if sp is not None:
+            self._undo.append(lambda: setattr(sp, "index_dirty", True))
+
+        def apply() -> None:
+            c = state.cols
+            for nid in nids:
+                if nid < c.n:
+                    c.kill(nid)
+            state.remove_space(name)
+            state.kw_gen = state.cols_gen = -1   # both snapshots were cleared: flush writes them
+        self.after(apply)
+        return len(nids)
 
     def log(self, entries: list[dict[str, Any]]) -> None:
         """Append entries (each with at least ``action``, ``namespace``, ``id``) to the dynamics
