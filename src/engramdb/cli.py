@@ -278,6 +278,27 @@ def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate,
 
 @main.command()
 @store_option
+@ns_option
+@click.option("--budget", "budget", type=int, default=None,
+              help="Token budget (default: the frame's, e.g. conversation 3000).")
+@click.option("--frame", default="conversation", show_default=True,
+              type=click.Choice(["conversation", "question", "task", "decision", "creative", "debug"]),
+              help="What the prompt is for: sets the default budget and its sections.")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole block as JSON.")
+@click.argument("query")
+def context(store, namespace, budget, frame, as_json, query):
+    """Print a context block for QUERY: profile, procedures, open decisions, recalled memories and
+    ids to fetch, never over the token budget (tokens estimated as characters / 4)."""
+    with _open(store, readonly=True) as eng:
+        block = eng.context(query, namespace=namespace, budget_tokens=budget, frame=frame)
+    if as_json:
+        _echo_json(block.to_dict())
+        return
+    click.echo(block.text)
+
+
+@main.command()
+@store_option
 @click.option("--json", "as_json", is_flag=True)
 def stats(store, as_json):
     """Counts per namespace, edges, density, kernel backend, sizes."""

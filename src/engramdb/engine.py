@@ -16,11 +16,11 @@ import os
 import threading
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from . import query as _query, slots as _slots, temporal as _temporal
+from . import context as _context, query as _query, slots as _slots, temporal as _temporal
 from .batch_plan import plan_batch
 from .concurrency import guarded, retries_map_growth
 from .config import AdmissionConfig, EngramConfig, RecallConfig
@@ -831,6 +831,58 @@ class Engram:
         if filters.subject is None:
             raise InvalidInputError("profile needs a subject, got None")
         return _query.profile(self._state, ns, filters.subject)
+
+    def context(self, query: str, *, namespace: str = DEFAULT_NAMESPACE, budget_tokens: int | None = None,
+                frame: str = "conversation", count_tokens: Callable[[str], int] | None = None,
+                now: Any = None) -> _context.ContextBlock:
+        """A Markdown block of what the agent should see for ``query``, never over its token budget.
+
+        Three tiers (``engramdb.context``): L0, always in when it fits: the user's profile
+        (current slot values), procedural memories and open (not yet reviewed) decisions; L1:
+        the recall hits, each with its date and why it is there; L2: further hits and graph
+        neighbours by id with a one-line preview, for :meth:`get`. Items that do not fit are
+        dropped lowest first (L2, then L1 by score, then L0's least salient). Reads only: the
+        recall does not reinforce.
+
+        Parameters
+        ----------
+        query : str
+            What the prompt is about; recalled as by :meth:`recall`.
+        namespace : str
+        budget_tokens : int, optional
+            Total budget in tokens, 0..10000000; the frame's default when omitted
+            (``engramdb.context.FRAMES``: conversation 3000, question 6000, task 8000,
+            decision 12000, creative 6000, debug 10000). Sections keep their share of it.
+        frame : {"conversation", "question", "task", "decision", "creative", "debug"}
+            What the prompt is for: sets the default budget and its section split.
+        count_tokens : callable str -> int, optional
+            The caller's token counter (e.g. a tokenizer's ``len(encode(text))``); it must count
+            the empty text as 0. Default ``engramdb.context.estimate_tokens``: characters / 4,
+            rounded up.
+        now : float, datetime or ISO-8601, optional
+            Time for salience and recency; the wall clock when omitted.
+
+        Returns
+        -------
+        ContextBlock
+            ``text``, ``items`` by tier, ``tokens_used``, ``budget_tokens`` and the recall ``gaps``
+            in plain words; ``count_tokens(text) <= budget_tokens`` always.
+
+        Raises
+        ------
+        InvalidInputError
+            Unknown frame (the message lists the frames), bad budget, a counter that is not
+            callable or does not return an int >= 0, a counter that counts "" above the budget.
+        EmptyTextError, NamespaceError
+            As for :meth:`recall`.
+
+        References
+        ----------
+        DESIGN.md "Context assembly" (the reference system's tiers and frame budgets).
+        """
+        self._check_open()
+        return _context.assemble(self, query, namespace=namespace, budget_tokens=budget_tokens, frame=frame,
+                                 count_tokens=count_tokens, now=None if now is None else time_or_now(now))
 
     def stats(self) -> dict[str, Any]:
         """Counts per namespace and state, edges, graph density, backend and sizes."""

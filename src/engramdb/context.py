@@ -1,0 +1,480 @@
+"""Context blocks for prompts: what an agent should see of its memory, within a token budget.
+
+:meth:`engramdb.Engram.context` assembles a :class:`ContextBlock` in three tiers (DESIGN.md
+"Context assembly"):
+
+- **L0**, small and always in: the user's profile (the current value of every slot of the user,
+  :meth:`Engram.profile` of the subjects in ``slots.USER_SUBJECTS``), procedural memories, and
+  open decisions (``decision`` memories whose outcome is not yet reviewed: their salience is still
+  held, ``salience_at`` is +inf, see ``DecayConfig.hold_decisions_until_review``);
+- **L1**, the recall hits for the query (:meth:`Engram.recall`, read-only: no reinforcement), each
+  with the path that activated it;
+- **L2**, details an agent can fetch by id (:meth:`Engram.get`): further hits and graph neighbours
+  of the L1 hits, listed by id with a one-line preview only.
+
+Budgets and frames
+------------------
+A *frame* names what the prompt is for and carries a default total budget and its section
+split, after the reference system's frame budgets (tokens; ``decisions`` / ``facts`` /
+``procedures`` / ``episodes``, plus its fixed ``user profile`` section of 200):
+
+============  ======  =======  =========  ==========  =======================
+frame         total   profile  decisions  procedures  recalled (facts+episodes)
+============  ======  =======  =========  ==========  =======================
+conversation   3000     200       500          0        1100  (500 + 600)
+question       6000     200      1000        500        2000  (1500 + 500)
+task           8000     200      2000       1500        2500  (1500 + 1000)
+decision      12000     200      3000       2000        3000  (2000 + 1000)
+creative       6000     200      1000        500        2000  (1500 + 500)
+debug         10000     200      1500       2500        2000  (1000 + 1000)
+============  ======  =======  =========  ==========  =======================
+
+(:data:`FRAMES`.) With ``budget_tokens`` given, each section keeps its share of the frame's
+total (section * budget / total). Assembly:
+
+1. L0 is always in (its shares in the table are the reference's, not enforced: L0 is only cut
+   by the final fit, and last); the recalled section takes its hits, best first, while they
+   fit its share (it keeps at least 3 hits and cuts its list at the first score below half of
+   the previous one, as the reference does; what it cuts goes to L2);
+2. what is left of the total, less the L2 share (total minus the sections, scaled; at most
+   what the L2 previews need), then goes to the items that did not fit their section, in tier
+   order (L0, then L1); L1 hits still left out become L2 previews;
+3. L2 previews take what remains;
+4. the rendered text is checked with the caller's counter: while it is over budget, items are
+   dropped lowest first (L2 by score, then L1 by score, then L0's least salient), down to the
+   empty text. A block therefore never exceeds its budget: ``count_tokens(block.text) <=
+   block.budget_tokens``, whatever the counter (the empty text must count 0).
+
+Counting tokens
+---------------
+``count_tokens`` is any callable ``str -> int`` (a real tokenizer's ``len(encode(text))``);
+the default, :func:`estimate_tokens`, is ``ceil(len(text) / 4)``, the reference system's
+estimate of characters / 4 (rounded up, so it never undercounts a short text to zero).
+
+Not done here: the reference's deduplication against the last turns of the conversation and
+its scaling of budgets for 200k / 1M-token context windows (give ``budget_tokens`` instead).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from types import MappingProxyType
+from typing import Any, Callable, Mapping
+
+from .errors import InvalidInputError
+from .slots import USER_SUBJECTS
+from .types import MemoryKind
+
+__all__ = ["ContextBlock", "ContextItem", "Frame", "FRAMES", "TIERS", "estimate_tokens", "assemble"]
+
+#: Tier names, most important first.
+TIERS = ("L0", "L1", "L2")
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """Default budget of one frame, in tokens: the total and its sections (see the module table).
+
+    ``recalled`` is the reference's facts + episodes; L2 previews get what the others leave.
+    """
+
+    name: str
+    total: int
+    profile: int
+    decisions: int
+    procedures: int
+    recalled: int
+
+
+#: The frames and their default budgets (DESIGN.md "Context assembly").
+FRAMES: Mapping[str, Frame] = MappingProxyType({f.name: f for f in (
+    Frame("conversation", 3000, 200, 500, 0, 1100),
+    Frame("question", 6000, 200, 1000, 500, 2000),
+    Frame("task", 8000, 200, 2000, 1500, 2500),
+    Frame("decision", 12000, 200, 3000, 2000, 3000),
+    Frame("creative", 6000, 200, 1000, 500, 2000),
+    Frame("debug", 10000, 200, 1500, 2500, 2000),
+)})
+
+_MAX_BUDGET = 10_000_000
+_L1_K = 12          # recall hits asked for L1 (before the section cut)
+_L2_K = 12          # further hits asked for L2
+_NEIGHBOURS = 8     # at most this many graph neighbours of the top L1 hits go to L2
+_NEIGHBOUR_OF = 3   # ... taken from this many top L1 hits
+_MIN_RECALLED = 3   # the reference keeps at least 3 facts
+_L0_LIMIT = 50      # at most this many procedures and open decisions are read
+_PREVIEW_CHARS = 80
+
+
+def estimate_tokens(text: str) -> int:
+    """The default token count: ``ceil(len(text) / 4)`` (the reference system's characters / 4).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    int
+        0 for the empty text.
+    """
+    return -(-len(text) // 4)
+
+
+@dataclass(frozen=True, slots=True)
+class ContextItem:
+    """One memory in a context block.
+
+    Attributes
+    ----------
+    id : str
+        The memory's id (fetch it with :meth:`Engram.get`).
+    tier : {"L0", "L1", "L2"}
+    kind : MemoryKind
+    text : str
+        The memory's text on one line (L0, L1), or a one-line preview (L2).
+    date : str
+        Event time (``created_at``) as an ISO date in UTC, ``YYYY-MM-DD``.
+    reason : str
+        Why it is there: ``"profile: home_city"``, ``"procedure"``, ``"open decision"``,
+        ``"recalled: direct match"``, ``"recalled: path a -> b (supports)"``,
+        ``"neighbour of a (supports)"``; a relation followed against its stored direction
+        reads ``"supports reversed"`` (the edge points from the later step to the earlier).
+    score : float or None
+        Recall score (L1 and recalled L2 items), else None.
+    """
+
+    id: str
+    tier: str
+    kind: MemoryKind
+    text: str
+    date: str
+    reason: str
+    score: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "tier": self.tier, "kind": self.kind.value, "text": self.text,
+                "date": self.date, "reason": self.reason,
+                "score": None if self.score is None else round(self.score, 6)}
+
+
+@dataclass(frozen=True, slots=True)
+class ContextBlock:
+    """Answer of :meth:`Engram.context`: a Markdown block for a prompt, within its budget.
+
+    Attributes
+    ----------
+    text : str
+        The rendered Markdown (empty when nothing fits).
+    items : mapping of str -> tuple of ContextItem
+        ``{"L0": ..., "L1": ..., "L2": ...}``: exactly the items rendered in ``text``, in order.
+    tokens_used : int
+        ``count_tokens(text)``.
+    budget_tokens : int
+        The budget; ``tokens_used <= budget_tokens`` always.
+    gaps : tuple of str
+        The recall gaps stated plainly ("No memory strongly matches ..."); rendered in ``text``
+        when they fit.
+    frame : str
+    query : str
+    dropped : tuple of str
+        Ids of memories that were candidates but did not fit the budget at all.
+    """
+
+    text: str
+    items: Mapping[str, tuple[ContextItem, ...]]
+    tokens_used: int
+    budget_tokens: int
+    gaps: tuple[str, ...]
+    frame: str
+    query: str
+    dropped: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict of every field."""
+        return {"text": self.text, "items": {t: [i.to_dict() for i in self.items[t]] for t in TIERS},
+                "tokens_used": self.tokens_used, "budget_tokens": self.budget_tokens,
+                "gaps": list(self.gaps), "frame": self.frame, "query": self.query,
+                "dropped": list(self.dropped)}
+
+
+# ---------------------------------------------------------------------------------- checks
+def check_frame(frame: Any) -> Frame:
+    """The :class:`Frame` named ``frame``; InvalidInputError listing the frames otherwise."""
+    if not isinstance(frame, str) or frame not in FRAMES:
+        raise InvalidInputError(f"frame: expected one of {list(FRAMES)}, got {frame!r}")
+    return FRAMES[frame]
+
+
+def check_budget(budget_tokens: Any, frame: Frame) -> int:
+    """``budget_tokens`` as an int in [0, 10_000_000], or the frame's total when None."""
+    if budget_tokens is None:
+        return frame.total
+    if isinstance(budget_tokens, bool) or not isinstance(budget_tokens, int) or not 0 <= budget_tokens <= _MAX_BUDGET:
+        raise InvalidInputError(f"budget_tokens: expected an integer in [0, {_MAX_BUDGET}] or None, "
+                                f"got {budget_tokens!r}")
+    return budget_tokens
+
+
+def check_counter(count_tokens: Any) -> Callable[[str], int]:
+    """The token counter: ``count_tokens`` when callable, :func:`estimate_tokens` when None."""
+    if count_tokens is None:
+        return estimate_tokens
+    if not callable(count_tokens):
+        raise InvalidInputError(f"count_tokens: expected a callable str -> int or None, got {count_tokens!r}")
+
+    def counted(text: str) -> int:
+        n = count_tokens(text)
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise InvalidInputError(f"count_tokens must return an int >= 0, returned {n!r} for a text of "
+                                    f"{len(text)} characters")
+        return n
+    return counted
+
+
+# ---------------------------------------------------------------------------------- rendering
+_HEADINGS = {"profile": "## Profile (L0)", "procedure": "## Procedures (L0)",
+             "decision": "## Open decisions (L0)", "recalled": "## Recalled (L1)",
+             "gap": "## Gaps", "more": "## More, fetch by id (L2)"}
+_ORDER = ("profile", "procedure", "decision", "recalled", "gap", "more")
+
+
+@dataclass(slots=True)
+class _Entry:
+    """A candidate line: its section, priority key (lower is kept longer) and item (None: gap)."""
+
+    section: str
+    item: ContextItem | None
+    line: str
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _date(t: float) -> str:
+    return datetime.fromtimestamp(t, tz=timezone.utc).date().isoformat()
+
+
+def _line(section: str, item: ContextItem) -> str:
+    if section == "more":
+        return f"- `{item.id}` [{item.date}] {item.text} ({item.reason})"
+    if section == "recalled":
+        return f"- [{item.date}] {item.text} ({item.reason}; id `{item.id}`)"
+    return f"- [{item.date}] {item.text} ({item.reason})"
+
+
+def render(entries: list[_Entry]) -> str:
+    """The Markdown of ``entries``: one heading per non-empty section, in :data:`_ORDER`."""
+    by_section: dict[str, list[str]] = {}
+    for e in entries:
+        by_section.setdefault(e.section, []).append(e.line)
+    parts = []
+    for sec in _ORDER:
+        if sec in by_section:
+            parts.append(_HEADINGS[sec] + "\n" + "\n".join(by_section[sec]))
+    return "\n\n".join(parts)
+
+
+# ---------------------------------------------------------------------------------- gathering
+def _reason_of_path(hit: Any) -> str:
+    if len(hit.path) <= 1:
+        return "recalled: direct match"
+    ids = " -> ".join(s.id for s in hit.path)
+    rels = ", ".join(s.relation.value if s.forward else f"{s.relation.value} reversed"
+                     for s in hit.path[1:] if s.relation is not None)
+    return f"recalled: path {ids} ({rels})"
+
+
+def _gap_text(gap: Any, query: str) -> str:
+    if gap.reason == "empty_namespace":
+        return "No memories are stored in this namespace yet."
+    if gap.reason == "filtered_out":
+        return f'Memories relate to "{query}" but none passed the filters.'
+    best = "" if gap.best_similarity is None else f" (best similarity {gap.best_similarity:.2f})"
+    return f'No memory strongly matches "{query}"{best}; the store may not hold the answer.'
+
+
+def _profile_items(engram: Any, namespace: str) -> list[ContextItem]:
+    items: list[ContextItem] = []
+    seen: set[str] = set()
+    for subject in sorted(USER_SUBJECTS):
+        for attr, value in engram.profile(subject, namespace=namespace).items():
+            for m in value if isinstance(value, list) else [value]:
+                if m.id in seen:
+                    continue
+                seen.add(m.id)
+                shown = _one_line(m.value if m.value else m.text)
+                items.append(ContextItem(m.id, "L0", m.kind, f"{attr}: {shown}", _date(m.created_at),
+                                         f"profile: {attr}"))
+    return items
+
+
+def _l0_kind_items(engram: Any, namespace: str, kind: str, reason: str, now: float | None,
+                   keep: Callable[[Any], bool] = lambda m: True) -> list[ContextItem]:
+    mems = engram.query(namespace=namespace, kind=kind, order="salience_desc", limit=_L0_LIMIT, now=now)
+    return [ContextItem(m.id, "L0", m.kind, _one_line(m.text), _date(m.created_at), reason)
+            for m in mems if keep(m)]
+
+
+def _preview(text: str) -> str:
+    text = _one_line(text)
+    return text if len(text) <= _PREVIEW_CHARS else text[: _PREVIEW_CHARS - 1].rstrip() + "…"
+
+
+def _recalled_cut(hits: list[Any]) -> int:
+    """How many hits the recalled section keeps at most: at least 3, then up to the first score
+    below half of the previous one."""
+    n = min(len(hits), _MIN_RECALLED)
+    while n < len(hits) and hits[n].score >= 0.5 * hits[n - 1].score:
+        n += 1
+    return n
+
+
+# ---------------------------------------------------------------------------------- assembly
+def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | None = None,
+             frame: str = "conversation", count_tokens: Callable[[str], int] | None = None,
+             now: float | None = None) -> ContextBlock:
+    """The body of :meth:`engramdb.Engram.context` (see there and the module docstring).
+
+    Uses only the engine's public read verbs (``recall`` with ``reinforce=False``, ``profile``,
+    ``query``, ``edges``, ``get``), so a read-only store can assemble context.
+
+    Parameters
+    ----------
+    engram : Engram
+    query : str
+    namespace : str
+    budget_tokens : int, optional
+    frame : str
+    count_tokens : callable str -> int, optional
+    now : float, optional
+        Unix seconds for salience and recency; the wall clock when omitted.
+
+    Returns
+    -------
+    ContextBlock
+
+    Raises
+    ------
+    InvalidInputError
+        Unknown frame, bad budget, a counter that is not callable or returns no int >= 0, or a
+        counter that counts the empty text above the budget.
+    """
+    fr = check_frame(frame)
+    budget = check_budget(budget_tokens, fr)
+    count = check_counter(count_tokens)
+    if not isinstance(query, str):
+        raise InvalidInputError(f"query: expected a non-empty str, got {query!r}")
+    empty = count("")
+    if empty > budget:
+        raise InvalidInputError(f"count_tokens counts the empty text as {empty} tokens, above the budget "
+                                f"of {budget}: no block can fit")
+    scale = budget / fr.total
+
+    # L0
+    profile = _profile_items(engram, namespace)
+    in_l0 = {i.id for i in profile}
+    procedures = [i for i in _l0_kind_items(engram, namespace, "procedural", "procedure", now)
+                  if i.id not in in_l0]
+    in_l0 |= {i.id for i in procedures}
+    decisions = [i for i in _l0_kind_items(engram, namespace, "decision", "open decision", now,
+                                           keep=lambda m: math.isinf(m.salience_at))
+                 if i.id not in in_l0]
+    in_l0 |= {i.id for i in decisions}
+
+    # L1 and L2 from one recall (read-only)
+    res = engram.recall(query, namespace=namespace, k=_L1_K + _L2_K, reinforce=False, now=now)
+    hits = [h for h in res.hits if h.id not in in_l0]
+    gaps = tuple(_gap_text(g, query) for g in res.gaps)
+    cut = min(_recalled_cut(hits), _L1_K)
+    recalled = [ContextItem(h.id, "L1", h.kind, _one_line(h.text), _date(h.created_at), _reason_of_path(h),
+                            float(h.score)) for h in hits[:cut]]
+    further = [ContextItem(h.id, "L2", h.kind, _preview(h.text), _date(h.created_at),
+                           _reason_of_path(h).replace("recalled: ", "recalled, ") + f", score {h.score:.2f}",
+                           float(h.score)) for h in hits[cut:]]
+    shown = in_l0 | {h.id for h in hits}
+    neighbours: list[ContextItem] = []
+    for h in hits[:_NEIGHBOUR_OF]:
+        for e in engram.edges(h.id, namespace=namespace):
+            other = e.target if e.source == h.id else e.source
+            if other in shown or len(neighbours) >= _NEIGHBOURS:
+                continue
+            m = engram.get(other, namespace=namespace)
+            if m.state.value != "active":
+                continue
+            shown.add(other)
+            neighbours.append(ContextItem(m.id, "L2", m.kind, _preview(m.text), _date(m.created_at),
+                                          f"neighbour of {h.id} ({e.relation.value})"))
+
+    # sections: first pass within shares, second pass with what is left, in tier order
+    def entry(section: str, item: ContextItem) -> _Entry:
+        return _Entry(section, item, _line(section, item))
+
+    sections = [("profile", profile, fr.profile), ("decision", decisions, fr.decisions),
+                ("procedure", procedures, fr.procedures), ("recalled", recalled, fr.recalled)]
+    chosen: dict[str, list[_Entry]] = {s: [] for s in _ORDER}
+    left_out: list[tuple[str, ContextItem]] = []
+    used = 0
+    for sec, items, share in sections:
+        room = budget if sec != "recalled" else int(share * scale)   # L0 is always in (then fitted)
+        for it in items:
+            e = entry(sec, it)
+            cost = count(e.line)
+            if cost <= room:
+                chosen[sec].append(e)
+                room -= cost
+                used += cost
+            else:
+                left_out.append((sec, it))
+    chosen["gap"] = [_Entry("gap", None, "- " + g) for g in gaps]
+    used += sum(count(e.line) for e in chosen["gap"])
+    # L2 keeps what the sections leave of the frame (as a share), up to what its previews need
+    l2_share = int((fr.total - fr.profile - fr.decisions - fr.procedures - fr.recalled) * scale)
+    l2_need = sum(count(_line("more", it)) for it in further + neighbours) + sum(
+        count(_line("more", it)) // 2 for sec, it in left_out if sec == "recalled")   # previews are short
+    open_room = budget - min(l2_share, l2_need)
+    for sec, it in left_out:            # tier order: L0 sections come first in `sections`
+        e = entry(sec, it)
+        cost = count(e.line)
+        if used + cost <= open_room:
+            chosen[sec].append(e)
+            used += cost
+        elif sec == "recalled":
+            further.insert(0, ContextItem(it.id, "L2", it.kind, _preview(it.text), it.date,
+                                          it.reason.replace("recalled: ", "recalled, "), it.score))
+    for sec, items, _ in sections:      # each section back in its own order (best first)
+        rank = {it.id: r for r, it in enumerate(items)}
+        chosen[sec].sort(key=lambda e: rank[e.item.id])
+    further.sort(key=lambda i: -(i.score or 0.0))
+    for it in further + neighbours:
+        chosen["more"].append(entry("more", it))
+
+    # keep order = priority: L0 (profile, decisions, procedures; best first), gaps, L1, L2
+    order = (chosen["profile"] + chosen["decision"] + chosen["procedure"] + chosen["gap"]
+             + chosen["recalled"] + chosen["more"])
+    text, kept = _fit(order, budget, count)
+    kept_ids = {e.item.id for e in kept if e.item is not None}
+    candidates = [e.item.id for e in order if e.item is not None]
+    items = {t: tuple(e.item for e in kept if e.item is not None and e.item.tier == t) for t in TIERS}
+    return ContextBlock(text=text, items=MappingProxyType(items), tokens_used=count(text), budget_tokens=budget,
+                        gaps=gaps, frame=fr.name, query=query,
+                        dropped=tuple(i for i in candidates if i not in kept_ids))
+
+
+def _fit(order: list[_Entry], budget: int, count: Callable[[str], int]) -> tuple[str, list[_Entry]]:
+    """The longest prefix of ``order`` whose rendering fits ``budget`` (dropping from the end:
+    lowest tier and score first), found by bisection over prefix lengths and verified, so the
+    answer always fits whatever the counter (the empty prefix renders as the empty text)."""
+    full = render(order)
+    if count(full) <= budget:
+        return full, order
+    lo, hi = 0, len(order) - 1       # prefix lo fits (the empty text was checked); prefix hi+1 does not
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if count(render(order[:mid])) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    return render(order[:lo]), order[:lo]

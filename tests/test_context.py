@@ -1,0 +1,236 @@
+"""Context blocks for prompts (Engram.context): tiers, reasons, dates, gaps, frames, budgets.
+
+The budget property test generates stores, queries and budgets (tiny ones included) and checks
+that a block never exceeds its budget under the same counter, the default and a caller's.
+"""
+import json
+import math
+from datetime import datetime, timezone
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import engramdb
+from engramdb.cli import main
+from engramdb.context import FRAMES, ContextBlock, estimate_tokens
+
+NOW = datetime(2024, 7, 1, tzinfo=timezone.utc).timestamp()
+
+
+def utc(*args):
+    return datetime(*args, tzinfo=timezone.utc).timestamp()
+
+
+def _fill(m):
+    m.add("I moved to Lisbon in March.", id="home", slot=("user", "home_city", "Lisbon"),
+          created_at=utc(2023, 3, 20))
+    m.add("I work as a software engineer at Acme.", id="job", slot=("user", "job", "Software engineer"),
+          created_at=utc(2024, 3, 1))
+    m.add("To deploy: run the tests, tag the release, then push the tag.", kind="procedural", id="deploy",
+          created_at=utc(2024, 1, 5))
+    m.add("We chose LMDB over SQLite for the store.", kind="decision", id="lmdb", created_at=utc(2024, 2, 2))
+    m.add("We chose hashing embeddings for the tests.", kind="decision", id="hashing",
+          created_at=utc(2024, 2, 3))
+    m.review("hashing", now=utc(2024, 3, 1))
+    m.add("Ana has a garden full of tomatoes in Faro.", id="garden", created_at=utc(2024, 5, 1))
+    m.add("Ana lives in Faro by the sea.", id="ana_home", created_at=utc(2024, 5, 2),
+          links=[{"to": "garden", "relation": "supports"}])
+    m.add("The tomatoes from the garden went into a salad.", id="salad", created_at=utc(2024, 5, 3),
+          links=[{"to": "garden", "relation": "related_to"}])
+    for i in range(20):
+        m.add(f"Ana mentioned note number {i} about Faro and tomatoes.", id=f"note{i}",
+              created_at=utc(2024, 4, 1 + i))
+
+
+@pytest.fixture
+def store(tmp_store):
+    with engramdb.open(tmp_store, dim=256) as m:
+        _fill(m)
+        yield m
+
+
+def test_tiers_reasons_and_dates(store):
+    block = store.context("Where does Ana live? tomatoes garden", namespace="default", now=NOW)
+    assert isinstance(block, ContextBlock)
+    l0 = {i.id: i for i in block.items["L0"]}
+    assert l0["home"].reason == "profile: home_city" and "Lisbon" in l0["home"].text
+    assert l0["home"].date == "2023-03-20"
+    assert l0["job"].reason == "profile: job"
+    assert l0["deploy"].reason == "procedure"
+    assert l0["lmdb"].reason == "open decision"
+    assert "hashing" not in {i.id for t in ("L0", "L1", "L2") for i in block.items[t]}  # reviewed: not open
+    l1 = block.items["L1"]
+    assert l1 and all(i.reason.startswith("recalled: ") and i.score is not None for i in l1)
+    assert [i.score for i in l1] == sorted((i.score for i in l1), reverse=True)
+    for item in list(l0.values()) + list(l1):
+        assert f"[{item.date}]" in block.text and item.reason in block.text
+    assert "(profile: home_city)" in block.text and "2023-03-20" in block.text
+    assert block.tokens_used == estimate_tokens(block.text) <= block.budget_tokens == 3000
+    ids = [i.id for t in ("L0", "L1", "L2") for i in block.items[t]]
+    assert len(ids) == len(set(ids))                       # no memory twice
+
+
+def test_path_reason_names_the_relation(tmp_store):
+    with engramdb.open(tmp_store, dim=256) as m:
+        m.add("Ana lives in Faro by the sea.", id="seed")
+        m.add("Quarterly budget spreadsheet closed yesterday.", id="hop",
+              links=[{"to": "seed", "relation": "supports"}])
+        m.add("Kettle descaling reminder.", id="other")
+        block = m.context("Where does Ana live, Faro?", namespace="default")
+    reasons = {i.id: i.reason for i in block.items["L1"]}
+    assert reasons["seed"] == "recalled: direct match"
+    assert reasons["hop"] == "recalled: path seed -> hop (supports reversed)"   # the edge is hop -> seed
+    assert "(recalled: path seed -> hop (supports reversed); id `hop`)" in block.text
+
+
+def test_l2_lists_ids_with_one_line_previews(store):
+    block = store.context("Ana Faro tomatoes note", namespace="default", frame="task", budget_tokens=250,
+                          now=NOW)
+    l2 = block.items["L2"]
+    assert l2
+    for item in l2:
+        assert "\n" not in item.text and len(item.text) <= 80
+        assert f"`{item.id}`" in block.text
+
+
+def test_gaps_are_stated_plainly(store):
+    block = store.context("quantum chromodynamics lattice", namespace="default", now=NOW)
+    assert block.gaps and block.gaps[0].startswith("No memory strongly matches")
+    assert "quantum chromodynamics lattice" in block.gaps[0]
+    assert "## Gaps" in block.text
+
+
+def test_empty_namespace(store):
+    block = store.context("anything at all", namespace="elsewhere", now=NOW)
+    assert block.items["L0"] == () and block.items["L1"] == ()
+    assert block.gaps and block.tokens_used <= block.budget_tokens
+
+
+@pytest.mark.parametrize("frame", sorted(FRAMES))
+def test_frames_carry_default_budgets(store, frame):
+    block = store.context("Ana", namespace="default", frame=frame, now=NOW)
+    assert block.budget_tokens == FRAMES[frame].total
+    assert block.frame == frame
+
+
+def test_frame_table_matches_design():
+    assert {f: FRAMES[f].total for f in FRAMES} == {"conversation": 3000, "question": 6000, "task": 8000,
+                                                    "decision": 12000, "creative": 6000, "debug": 10000}
+    for f in FRAMES.values():
+        assert f.profile + f.decisions + f.procedures + f.recalled <= f.total
+
+
+def test_unknown_frame_lists_the_frames(store):
+    with pytest.raises(engramdb.InvalidInputError) as info:
+        store.context("Ana", namespace="default", frame="chat")
+    for name in FRAMES:
+        assert name in str(info.value)
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "100", True])
+def test_bad_budget(store, bad):
+    with pytest.raises(engramdb.InvalidInputError):
+        store.context("Ana", namespace="default", budget_tokens=bad)
+
+
+def test_bad_counter(store):
+    with pytest.raises(engramdb.InvalidInputError):
+        store.context("Ana", namespace="default", count_tokens=42)
+    with pytest.raises(engramdb.InvalidInputError):
+        store.context("Ana", namespace="default", count_tokens=lambda s: 1.5)
+    with pytest.raises(engramdb.InvalidInputError):           # "" counted above a zero budget
+        store.context("Ana", namespace="default", budget_tokens=0, count_tokens=lambda s: 1)
+
+
+def test_tiny_budget_drops_lower_tiers_first(store):
+    full = store.context("Ana Faro tomatoes", namespace="default", frame="task", now=NOW)
+    n_l0 = len(full.items["L0"])
+    seen_l1 = False
+    for budget in range(0, 400, 9):
+        b = store.context("Ana Faro tomatoes", namespace="default", budget_tokens=budget, frame="task", now=NOW)
+        assert b.tokens_used == estimate_tokens(b.text) <= budget
+        if b.items["L1"] or b.items["L2"]:
+            assert len(b.items["L0"]) == n_l0              # L0 goes last
+        if b.items["L2"]:
+            assert b.items["L1"]                          # ... after L1, after L2
+        seen_l1 = seen_l1 or bool(b.items["L1"])
+        if budget:
+            kept = [i.id for t in ("L0", "L1", "L2") for i in b.items[t]]
+            assert set(kept).isdisjoint(b.dropped)
+    assert seen_l1
+    assert store.context("Ana", namespace="default", budget_tokens=0).text == ""
+    assert store.context("Ana", namespace="default", budget_tokens=3).text == ""   # not even a heading fits
+
+
+def test_caller_counter_is_used(store):
+    words = lambda s: len(s.split())                        # noqa: E731  a "tokenizer" of words
+    block = store.context("Ana Faro", namespace="default", budget_tokens=60, count_tokens=words, now=NOW)
+    assert block.tokens_used == words(block.text) <= 60
+    assert block.tokens_used > estimate_tokens(block.text) // 4     # counted in words, not chars / 4
+
+
+def test_default_estimate():
+    assert estimate_tokens("") == 0
+    assert estimate_tokens("abc") == 1 and estimate_tokens("abcd") == 1 and estimate_tokens("abcde") == 2
+
+
+def test_context_does_not_reinforce(store):
+    before = store.get("ana_home", namespace="default").access_count
+    store.context("Ana lives in Faro", namespace="default", now=NOW)
+    assert store.get("ana_home", namespace="default").access_count == before
+
+
+def test_namespaces_are_isolated(store):
+    store.add("Bob keeps bees in Faro.", namespace="bob", id="bees")
+    block = store.context("Ana Faro bees", namespace="default", frame="task", now=NOW)
+    assert "bees" not in {i.id for t in ("L0", "L1", "L2") for i in block.items[t]}
+    assert "Bob keeps bees" not in block.text
+
+
+def test_cli_context(tmp_store):
+    with engramdb.open(tmp_store, dim=256) as m:
+        _fill(m)
+    runner = CliRunner()
+    out = runner.invoke(main, ["context", "--store", str(tmp_store), "--budget", "120", "Ana Faro"])
+    assert out.exit_code == 0, out.output
+    assert "## Profile (L0)" in out.output and estimate_tokens(out.output.rstrip("\n")) <= 120
+    out = runner.invoke(main, ["context", "--store", str(tmp_store), "--frame", "question", "--json", "Ana"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert data["budget_tokens"] == 6000 and set(data["items"]) == {"L0", "L1", "L2"}
+    assert data["tokens_used"] == estimate_tokens(data["text"])
+    out = runner.invoke(main, ["context", "--store", str(tmp_store), "--frame", "chat", "Ana"])
+    assert out.exit_code != 0
+
+
+# ---------------------------------------------------------------------------------- never over budget
+_WORDS = ["ana", "faro", "tomato", "garden", "lisbon", "deploy", "release", "sea", "bees", "salad", "job",
+          "city", "note", "ünïcode", "日本"]
+_text = st.lists(st.sampled_from(_WORDS), min_size=1, max_size=40).map(" ".join)
+_memory = st.fixed_dictionaries({
+    "text": _text,
+    "kind": st.sampled_from(["episodic", "semantic", "procedural", "decision"]),
+    "slot": st.one_of(st.none(), st.tuples(st.just("user"), st.sampled_from(["home_city", "job", "pet"]))),
+})
+_counters = st.sampled_from([None, lambda s: len(s.split()), lambda s: len(s), lambda s: math.ceil(len(s) / 3)])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(memories=st.lists(_memory, min_size=0, max_size=12), query=_text,
+       budget=st.one_of(st.integers(0, 40), st.integers(40, 3000), st.none()),
+       frame=st.sampled_from(sorted(FRAMES)), counter=_counters)
+def test_never_over_budget(tmp_path_factory, memories, query, budget, frame, counter):
+    path = tmp_path_factory.mktemp("ctx") / "store"
+    with engramdb.open(path, dim=64) as m:
+        for i, mem in enumerate(memories):
+            slot = None if mem["slot"] is None else (*mem["slot"], f"value {i}")
+            m.add(mem["text"], id=f"m{i}", kind=mem["kind"], slot=slot, created_at=utc(2024, 1, 1) + i * 3600)
+        block = m.context(query, namespace="default", budget_tokens=budget, frame=frame, count_tokens=counter)
+    count = counter or estimate_tokens
+    assert block.tokens_used == count(block.text) <= block.budget_tokens
+    assert block.budget_tokens == (FRAMES[frame].total if budget is None else budget)
+    shown = [i.id for t in ("L0", "L1", "L2") for i in block.items[t]]
+    assert len(shown) == len(set(shown))
+    for i in shown:
+        assert f"m{i[1:]}" == i
