@@ -215,8 +215,8 @@ class RecallConfig:
     w_confidence: float = 0.05
     recency_half_life_s: float = 30 * _DAY
     weak_evidence: float = 0.25
-    relevance_coef: tuple[float, float, float, float] = (-5.8905, 16.2684, -9.8606, 15.9867)
-    relevance_threshold: float = 0.653
+    relevance_coef: tuple[float, float, float, float] = (-8.6545, 16.1034, -15.8183, 16.5518)
+    relevance_threshold: float = 0.635
     keyword_k: int = 50
     w_vector: float = 0.2       # fusion weights tuned on half of LoCoMo
     w_keyword: float = 0.8      # (benchmarks/tune_locomo_fusion.py, results/locomo_tuning.json)
