@@ -138,6 +138,16 @@ class RecallConfig:
     weak_evidence : float
         If the best seed cosine is below this, the result carries a ``weak_evidence`` gap.
         The right value depends on the embedder (hashed n-grams give lower cosines than MiniLM).
+        Used only when the recall has no query text; with text the gap comes from
+        ``relevance_threshold``.
+    relevance_coef : tuple of 4 float
+        (intercept, cosine, BM25 share, term coverage): the logistic model of each hit's
+        ``relevance`` (:func:`engramdb.recall.results.relevance`), fitted on the LoCoMo tuning
+        conversations (answerable questions against benchmarks/data/locomo_unanswerable.jsonl;
+        ``python benchmarks/bench_relevance.py``).
+    relevance_threshold : float
+        With query text, a recall whose best hit's ``relevance`` is below this carries a
+        ``weak_evidence`` gap (chosen on the LoCoMo tuning conversations).
     keyword_k : int
         Candidates taken from the namespace's BM25 keyword index (the keyword leg); used when
         the query has text and ``w_keyword > 0``.
@@ -205,6 +215,8 @@ class RecallConfig:
     w_confidence: float = 0.05
     recency_half_life_s: float = 30 * _DAY
     weak_evidence: float = 0.25
+    relevance_coef: tuple[float, float, float, float] = (-8.6545, 16.1034, -15.8183, 16.5518)
+    relevance_threshold: float = 0.635
     keyword_k: int = 50
     w_vector: float = 0.2       # fusion weights tuned on half of LoCoMo
     w_keyword: float = 0.8      # (benchmarks/tune_locomo_fusion.py, results/locomo_tuning.json)
@@ -230,7 +242,8 @@ class RecallConfig:
         "combine": Choice(("max", "sum")), "sum_cap": Interval(0.0, None, "neither"),
         "w_salience": Interval(0.0, 1.0), "w_recency": Interval(0.0, 1.0),
         "w_confidence": Interval(0.0, 1.0), "recency_half_life_s": Interval(0.0, None, "neither"),
-        "weak_evidence": Interval(-1.0, 1.0), "keyword_k": Interval(1, 10_000),
+        "weak_evidence": Interval(-1.0, 1.0), "relevance_threshold": Interval(0.0, 1.0),
+        "keyword_k": Interval(1, 10_000),
         "w_vector": Interval(0.0, 1.0), "w_keyword": Interval(0.0, 1.0), "w_graph": Interval(0.0, 4.0),
         "w_time": Interval(0.0, 4.0), "inflow_fan_exp": Interval(0.0, 4.0),
         "prf_terms": Interval(0, 100), "prf_docs": Interval(1, 100), "prf_weight": Interval(0.0, 1.0),

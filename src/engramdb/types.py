@@ -233,6 +233,10 @@ class Hit:
         Cosine to the query, when the memory was a vector seed.
     path : list of PathStep
         ``path[0]`` is the seed; the last step is this memory.
+    relevance : float
+        In [0, 1]: how likely the memory answers the query, calibrated so that one threshold
+        (``RecallConfig.relevance_threshold``) separates answerable questions from unanswerable
+        ones. Reported only; ``score`` ranks.
     """
 
     id: str
@@ -247,6 +251,7 @@ class Hit:
     created_at: float
     confidence: float
     state: MemoryState = MemoryState.ACTIVE
+    relevance: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -258,7 +263,7 @@ class Hit:
                 for s in self.path
             ],
             "source": self.source, "tags": list(self.tags), "created_at": self.created_at,
-            "confidence": self.confidence, "state": self.state.value,
+            "confidence": self.confidence, "state": self.state.value, "relevance": round(self.relevance, 6),
         }
 
 

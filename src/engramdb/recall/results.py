@@ -3,8 +3,12 @@
 - hits: the ranked candidates' records, read in one transaction until ``k`` pass the tag
   filter; each with the path seed -> ... -> hit from the kernel's parent links, each step
   naming the strongest edge that joins its two memories;
-- gaps: ``weak_evidence`` when the best vector evidence is below ``RecallConfig.weak_evidence``,
-  ``filtered_out`` when memories were reached but none passed the filters;
+- relevance: each hit's calibrated chance of answering the query (:func:`relevance`), reported
+  beside ``score`` and never used to rank;
+- gaps: ``weak_evidence`` when the best hit's relevance is below
+  ``RecallConfig.relevance_threshold`` (a query without text: when the best vector evidence is
+  below ``RecallConfig.weak_evidence``), ``filtered_out`` when memories were reached but none
+  passed the filters;
 - warnings: ``contradicts`` pairs touching the hits (``slots.contradiction_warnings``).
 """
 from __future__ import annotations
@@ -12,12 +16,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph.csr import CSRGraph
+from ..index.keyword import KeywordIndex
+from ..index.tokens import index_terms, tokenize
 from ..slots import contradiction_warnings
 from ..types import RELATION_BY_CODE, Gap, Hit, MemoryKind, MemoryState, PathStep, Relation
 from .context import RecallContext
 from .ranking import ranked
 
-__all__ = ["run", "path_of"]
+__all__ = ["run", "path_of", "relevance", "relevance_features"]
 
 
 def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
@@ -50,10 +56,24 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             hit_nids.append(nid)
             if len(hits) >= k:
                 break
-    gaps = []
     cfg = req.config
+    rel = np.zeros(0)
+    if hits:
+        feats = relevance_features(req.query, [h.text for h in hits],
+                                   state.vectors(np.asarray(hit_nids, np.int64)) @ req.vector, ctx.space.keyword)
+        rel = relevance(feats, cfg.relevance_coef)
+        for h, r in zip(hits, rel.tolist()):
+            h.relevance = r
+    gaps = []
     best = float(ctx.vec_cos[0]) if len(ctx.vec_cos) else None
-    if best is None or best < cfg.weak_evidence:
+    if req.query is not None:
+        top = float(rel.max()) if len(rel) else None
+        if top is None or top < cfg.relevance_threshold:
+            shown = "none (no hit)" if top is None else f"{top:.3f}"
+            gaps.append(Gap(req.query, "weak_evidence", best,
+                            f"best relevance {shown} < relevance_threshold {cfg.relevance_threshold}; "
+                            "the store may not hold what this asks"))
+    elif best is None or best < cfg.weak_evidence:
         shown = "none above the cosine floor" if best is None else f"{best:.3f}"
         gaps.append(Gap(req.query, "weak_evidence", best,
                         f"best vector evidence {shown} < weak_evidence {cfg.weak_evidence}; "
@@ -66,6 +86,78 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     if any(w.source_in_hits and w.target_in_hits for w in warnings):
         hits, hit_nids = current_first(hits, hit_nids, warnings, c.valid_from)
     return hits, hit_nids, gaps, warnings
+
+
+def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
+                       keyword: KeywordIndex) -> np.ndarray:
+    """Evidence that a memory answers ``query``, none of it scaled by the query's other results.
+
+    - cosine: the raw cosine of the query to the memory, clipped to [0, 1];
+    - BM25 share: the memory's BM25 for the query's terms over the most any memory could score,
+      sum over terms of idf * (k1 + 1) ("how much of the question the memory covers");
+    - coverage: the idf-weighted share of the query's terms that the memory holds.
+
+    A term the namespace has never seen gets the idf of a term in no memory, so a question on a
+    topic the store lacks ("What is the capital of Australia?") keeps its weight unmatched.
+
+    Parameters
+    ----------
+    query : str or None
+        The question's text; without it both keyword features are 0.
+    texts : list of str, length n
+        The memories' texts.
+    cos : ndarray of float32, shape (n,)
+        Their cosines to the query vector.
+    keyword : KeywordIndex
+        The namespace's BM25 index (idf, k1, b and the average length).
+
+    Returns
+    -------
+    ndarray of float64, shape (n, 3)
+        Columns cosine, BM25 share, coverage; each in [0, 1].
+    """
+    out = np.zeros((len(texts), 3))
+    out[:, 0] = np.clip(np.asarray(cos, np.float64), 0.0, 1.0)
+    terms = list(dict.fromkeys(tokenize(query))) if query else []
+    if not terms or not texts:
+        return out
+    unseen = float(np.log1p((keyword.n_docs + 0.5) / 0.5))
+    idf = np.array([keyword.idf(t) or unseen for t in terms])
+    k1, b = keyword.k1, keyword.b
+    avgdl = max(keyword.total_len / keyword.n_docs, 1e-9) if keyword.n_docs else 1.0
+    max_bm25, total_idf = float(idf.sum()) * (k1 + 1.0), float(idf.sum())
+    for i, text in enumerate(texts):
+        toks, length = index_terms(text)
+        counts: dict[str, int] = {}
+        for t in toks:
+            counts[t] = counts.get(t, 0) + 1
+        tf = np.array([counts.get(t, 0) for t in terms], np.float64)
+        norm = k1 * (1.0 - b + b * float(length) / avgdl)
+        out[i, 1] = float(np.sum(idf * tf * (k1 + 1.0) / (tf + norm))) / max_bm25
+        out[i, 2] = float(np.sum(idf[tf > 0])) / total_idf
+    np.clip(out, 0.0, 1.0, out=out)
+    return out
+
+
+def relevance(features: np.ndarray, coef) -> np.ndarray:
+    """Calibrated relevance, 1 / (1 + exp(-(c0 + c1 * cosine + c2 * bm25_share + c3 * coverage))).
+
+    Parameters
+    ----------
+    features : ndarray of float64, shape (n, 3)
+        From :func:`relevance_features`.
+    coef : sequence of 4 float
+        ``RecallConfig.relevance_coef``: intercept, then one weight per feature (a logistic
+        regression fitted by ``benchmarks/bench_relevance.py``).
+
+    Returns
+    -------
+    ndarray of float64, shape (n,)
+        In [0, 1].
+    """
+    c = np.asarray(coef, np.float64)
+    z = c[0] + np.asarray(features, np.float64) @ c[1:]
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0)))
 
 
 def current_first(hits: list[Hit], nids: list[int], warnings: list, valid_from: np.ndarray) -> tuple[list, list]:

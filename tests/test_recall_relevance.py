@@ -1,0 +1,94 @@
+"""Each hit's calibrated relevance: in [0, 1], low when the store lacks the answer (with a
+weak_evidence gap), high when a memory answers directly, and never used to rank."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import engramdb
+from engramdb.config import RecallConfig
+from engramdb.index.keyword import KeywordIndex
+from engramdb.recall.results import relevance, relevance_features
+
+#: The fit for the hashing embedder these tests use (benchmarks/results/relevance.json); the
+#: defaults are MiniLM's, the default embedder's.
+HASHING = RecallConfig(relevance_coef=(-5.8905, 16.2684, -9.8606, 15.9867), relevance_threshold=0.653)
+
+CHIT_CHAT = [
+    "Hey, how was your weekend? Mine was pretty relaxed.",
+    "I went for a long walk with my dog in the park yesterday.",
+    "My sister painted a sunset over the lake last summer.",
+    "Thanks so much, it really means a lot to me!",
+    "We had pizza and watched a movie on Friday night.",
+    "Work has been busy lately but I'm managing.",
+    "I'm thinking of signing up for a pottery class next month.",
+]
+
+
+@pytest.fixture
+def chat(tmp_path):
+    with engramdb.open(tmp_path / "s", dim=384, embedder="hashing") as m:
+        m.add_batch([{"text": t} for t in CHIT_CHAT])
+        yield m
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 40])
+def test_relevance_is_in_unit_interval_for_every_hit(tmp_path, n):
+    with engramdb.open(tmp_path / "s", dim=384, embedder="hashing") as m:
+        if n:
+            m.add_batch([{"text": f"note {i} about the garden and apples"} for i in range(n)])
+        for q in ["apples in the garden", "What is the capital of Australia?", "note 3"]:
+            for h in m.recall(q, k=10, reinforce=False).hits:
+                assert 0.0 <= h.relevance <= 1.0
+                assert h.to_dict()["relevance"] == round(h.relevance, 6)
+
+
+def test_world_knowledge_question_on_chit_chat_gets_a_gap(chat):
+    res = chat.recall("What is the capital of Australia?", k=5, reinforce=False, config=HASHING)
+    assert res.hits   # recall still returns its nearest memories ...
+    assert max(h.relevance for h in res.hits) < HASHING.relevance_threshold   # ... marked as weak
+    assert max(h.relevance for h in res.hits) < 0.3
+    assert [g.reason for g in res.gaps] == ["weak_evidence"]
+
+
+def test_directly_answered_question_gets_high_relevance(chat):
+    res = chat.recall("Where did you walk with your dog?", k=5, reinforce=False, config=HASHING)
+    assert res.hits[0].text == CHIT_CHAT[1]
+    assert res.hits[0].relevance > 0.7
+    assert res.hits[0].relevance == max(h.relevance for h in res.hits)
+    assert not [g for g in res.gaps if g.reason == "weak_evidence"]
+
+
+@pytest.mark.parametrize("query", ["Where did you walk with your dog?", "What is the capital of Australia?",
+                                   "pottery class", "movie night pizza"])
+def test_relevance_does_not_change_the_ranking(chat, query):
+    flat = replace(chat.config.recall, relevance_coef=(0.0, 0.0, 0.0, 0.0))   # every relevance 0.5
+    steep = replace(chat.config.recall, relevance_coef=(-3.0, 10.0, -5.0, 20.0))
+    a = chat.recall(query, k=7, reinforce=False, config=flat)
+    b = chat.recall(query, k=7, reinforce=False, config=steep)
+    assert [h.id for h in a.hits] == [h.id for h in b.hits]
+    assert [h.score for h in a.hits] == [h.score for h in b.hits]
+    assert all(h.relevance == 0.5 for h in a.hits)
+
+
+def test_threshold_sets_the_gap(chat):
+    q = "Where did you walk with your dog?"
+    assert chat.recall(q, k=3, reinforce=False, config=replace(HASHING, relevance_threshold=0.0)).gaps == []
+    res = chat.recall(q, k=3, reinforce=False, config=replace(HASHING, relevance_threshold=1.0))
+    assert [g.reason for g in res.gaps] == ["weak_evidence"]
+
+
+def test_features_cover_unseen_terms_and_stay_bounded():
+    kw = KeywordIndex()
+    for i, t in enumerate(["the dog walked in the park", "pizza on friday", "dog dog dog"]):
+        kw.add(i, t)
+    f = relevance_features("dog park canberra", ["the dog walked in the park", "pizza on friday", "dog dog dog"],
+                           np.array([0.8, -0.2, 0.5], np.float32), kw)
+    assert f.shape == (3, 3) and (f >= 0).all() and (f <= 1).all()
+    assert f[1, 0] == 0.0 and f[1, 1] == 0.0 and f[1, 2] == 0.0
+    assert 0.0 < f[0, 2] < 1.0            # "canberra" is in no memory: coverage stays below 1
+    assert f[0, 2] > f[2, 2]              # dog + park cover more than dog alone
+    assert relevance_features(None, ["x"], np.array([0.5]), kw)[0, 1:].tolist() == [0.0, 0.0]
+    assert relevance(f, RecallConfig().relevance_coef).shape == (3,)
