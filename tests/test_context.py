@@ -102,9 +102,16 @@ def test_gaps_are_stated_plainly(store):
 
 
 def test_empty_namespace(store):
+    store.add("a passing note", id="gone", namespace="elsewhere")
+    store.forget("gone", namespace="elsewhere", hard=True)      # the namespace exists, empty
     block = store.context("anything at all", namespace="elsewhere", now=NOW)
     assert block.items["L0"] == () and block.items["L1"] == ()
     assert block.gaps and block.tokens_used <= block.budget_tokens
+
+
+def test_unknown_namespace_is_an_error_as_in_recall(store):
+    with pytest.raises(engramdb.NamespaceError, match="no namespace"):
+        store.context("anything at all", namespace="nowhere-at-all", now=NOW)
 
 
 @pytest.mark.parametrize("frame", sorted(FRAMES))

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 import engramdb
-from engramdb.config import RecallConfig
+from engramdb.config import RELEVANCE_CALIBRATION, RecallConfig
 from engramdb.index.keyword import KeywordIndex
 from engramdb.recall.results import relevance, relevance_features
 
-#: The fit for the hashing embedder these tests use (benchmarks/results/relevance.json); the
-#: defaults are MiniLM's, the default embedder's.
+#: The fit for the hashing embedder these tests use (benchmarks/results/relevance.json), given
+#: explicitly; by default a store takes its own embedder's calibration.
 HASHING = RecallConfig(relevance_coef=(-5.8905, 16.2684, -9.8606, 15.9867), relevance_threshold=0.653)
 
 CHIT_CHAT = [
@@ -91,4 +91,14 @@ def test_features_cover_unseen_terms_and_stay_bounded():
     assert 0.0 < f[0, 2] < 1.0            # "canberra" is in no memory: coverage stays below 1
     assert f[0, 2] > f[2, 2]              # dog + park cover more than dog alone
     assert relevance_features(None, ["x"], np.array([0.5]), kw)[0, 1:].tolist() == [0.0, 0.0]
-    assert relevance(f, RecallConfig().relevance_coef).shape == (3,)
+    assert relevance(f, RELEVANCE_CALIBRATION["minilm"][0]).shape == (3,)
+
+
+def test_a_store_takes_its_own_embedders_calibration_by_default(chat):
+    """No relevance settings given: a hashing store uses the hashing fit, same answers as HASHING."""
+    for q in ("Where did you walk with your dog?", "What is the capital of Australia?"):
+        default = chat.recall(q, k=5, reinforce=False)
+        explicit = chat.recall(q, k=5, reinforce=False, config=HASHING)
+        assert [round(h.relevance, 9) for h in default.hits] == [round(h.relevance, 9) for h in explicit.hits]
+        assert [g.reason for g in default.gaps] == [g.reason for g in explicit.gaps]
+    assert RELEVANCE_CALIBRATION["hashing"] == (HASHING.relevance_coef, HASHING.relevance_threshold)

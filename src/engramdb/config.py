@@ -19,7 +19,7 @@ __all__ = [
     "Interval", "Choice", "RecallConfig", "DecayConfig", "IndexConfig", "StoreConfig", "LinkConfig",
     "EngramConfig", "default_half_lives", "default_relation_multipliers", "SlotConfig",
     "AdmissionConfig", "ForgettingConfig", "default_type_priors", "default_archive_floors",
-    "default_prune_floors",
+    "default_prune_floors", "RELEVANCE_CALIBRATION",
 ]
 
 _DAY = 86400.0
@@ -94,6 +94,15 @@ def default_relation_multipliers() -> Mapping[Relation, float]:
     })
 
 
+#: Relevance calibration per embedder family: (coefficients, threshold) of the logistic model of
+#: ``Hit.relevance``, fitted on the LoCoMo tuning conversations by benchmarks/bench_relevance.py
+#: (results/relevance.json); an embedder of another family uses the sentence model's.
+RELEVANCE_CALIBRATION = MappingProxyType({
+    "minilm": ((-8.6545, 16.1034, -15.8183, 16.5518), 0.635),
+    "hashing": ((-5.8905, 16.2684, -9.8606, 15.9867), 0.653),
+})
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RecallConfig:
     """How :meth:`Engram.recall` finds and ranks memories (docs/design.md "Recall").
@@ -140,14 +149,15 @@ class RecallConfig:
         The right value depends on the embedder (hashed n-grams give lower cosines than MiniLM).
         Used only when the recall has no query text; with text the gap comes from
         ``relevance_threshold``.
-    relevance_coef : tuple of 4 float
+    relevance_coef : tuple of 4 float, optional
         (intercept, cosine, BM25 share, term coverage): the logistic model of each hit's
-        ``relevance`` (:func:`engramdb.recall.results.relevance`), fitted on the LoCoMo tuning
-        conversations (answerable questions against benchmarks/data/locomo_unanswerable.jsonl;
-        ``python benchmarks/bench_relevance.py``).
-    relevance_threshold : float
+        ``relevance`` (:func:`engramdb.recall.results.relevance`). None (the default) takes the
+        calibration of the store's embedder from :data:`RELEVANCE_CALIBRATION`, fitted on the
+        LoCoMo tuning conversations (answerable questions against
+        benchmarks/data/locomo_unanswerable.jsonl; ``python benchmarks/bench_relevance.py``).
+    relevance_threshold : float, optional
         With query text, a recall whose best hit's ``relevance`` is below this carries a
-        ``weak_evidence`` gap (chosen on the LoCoMo tuning conversations).
+        ``weak_evidence`` gap; None takes the embedder's from :data:`RELEVANCE_CALIBRATION`.
     keyword_k : int
         Candidates taken from the namespace's BM25 keyword index (the keyword leg); used when
         the query has text and ``w_keyword > 0``.
@@ -215,8 +225,8 @@ class RecallConfig:
     w_confidence: float = 0.05
     recency_half_life_s: float = 30 * _DAY
     weak_evidence: float = 0.25
-    relevance_coef: tuple[float, float, float, float] = (-8.6545, 16.1034, -15.8183, 16.5518)
-    relevance_threshold: float = 0.635
+    relevance_coef: tuple[float, float, float, float] | None = None
+    relevance_threshold: float | None = None
     keyword_k: int = 50
     w_vector: float = 0.2       # fusion weights tuned on half of LoCoMo
     w_keyword: float = 0.8      # (benchmarks/tune_locomo_fusion.py, results/locomo_tuning.json)
@@ -242,7 +252,7 @@ class RecallConfig:
         "combine": Choice(("max", "sum")), "sum_cap": Interval(0.0, None, "neither"),
         "w_salience": Interval(0.0, 1.0), "w_recency": Interval(0.0, 1.0),
         "w_confidence": Interval(0.0, 1.0), "recency_half_life_s": Interval(0.0, None, "neither"),
-        "weak_evidence": Interval(-1.0, 1.0), "relevance_threshold": Interval(0.0, 1.0),
+        "weak_evidence": Interval(-1.0, 1.0),
         "keyword_k": Interval(1, 10_000),
         "w_vector": Interval(0.0, 1.0), "w_keyword": Interval(0.0, 1.0), "w_graph": Interval(0.0, 4.0),
         "w_time": Interval(0.0, 4.0), "inflow_fan_exp": Interval(0.0, 4.0),
@@ -253,6 +263,13 @@ class RecallConfig:
 
     def __post_init__(self) -> None:
         check_bounds(self)
+        if self.relevance_threshold is not None and not Interval(0.0, 1.0).contains(self.relevance_threshold):
+            raise ConfigError(f"RecallConfig.relevance_threshold = {self.relevance_threshold!r} is outside "
+                              "[0.0, 1.0]; pass a value in [0.0, 1.0] or None")
+        if self.relevance_coef is not None and (len(self.relevance_coef) != 4 or not all(
+                Interval(-1e6, 1e6).contains(float(c)) for c in self.relevance_coef)):
+            raise ConfigError(f"RecallConfig.relevance_coef = {self.relevance_coef!r}: expected 4 finite numbers "
+                              "(intercept, cosine, BM25 share, coverage) or None")
         if self.w_salience + self.w_recency + self.w_confidence > 1.0:
             raise ConfigError("RecallConfig: w_salience + w_recency + w_confidence must be <= 1")
         by_rel = {}

@@ -23,7 +23,7 @@ import numpy as np
 from . import context as _context, query as _query, slots as _slots, temporal as _temporal
 from .batch_plan import plan_batch
 from .concurrency import guarded, retries_map_growth
-from .config import AdmissionConfig, EngramConfig, RecallConfig
+from .config import RELEVANCE_CALIBRATION, AdmissionConfig, EngramConfig, RecallConfig
 from .errors import (
     ConfigError, DimensionMismatchError, EngramError, InvalidInputError, ReadOnlyError, StoreCorruptedError,
     StoreLockedError, StoreNotFoundError,
@@ -1358,7 +1358,10 @@ class Engram:
             raise InvalidInputError("a query without text needs its vector (vectors=)")
         else:
             qvecs = [check_vector(v, self.dim, field="embedder output") for v in self._embed(texts)]
-        return [RecallRequest(ns, t, v, k, filters, cfg, now) for t, v in zip(texts, qvecs)]
+        calibration = RELEVANCE_CALIBRATION.get(_family(self.embedder), RELEVANCE_CALIBRATION["minilm"])
+        relevance = (cfg.relevance_coef or calibration[0],
+                     calibration[1] if cfg.relevance_threshold is None else cfg.relevance_threshold)
+        return [RecallRequest(ns, t, v, k, filters, cfg, now, relevance) for t, v in zip(texts, qvecs)]
 
     def _reinforce_hits(self, hit_nids, reinforce: bool | None, now: float) -> None:
         """Reinforce what a recall returned (``DecayConfig.reinforce_on_recall`` by default; never
@@ -1416,6 +1419,11 @@ def _finish_compaction(store: LmdbStore) -> None:
     except StoreLockedError as exc:
         warnings.warn(f"erased data is waiting for the store file to be compacted: {exc}", RuntimeWarning,
                       stacklevel=3)
+
+
+def _family(embedder: Any) -> str | None:
+    """The built-in family of an engine's embedder (a reopened store's too), else None."""
+    return getattr(embedder, "family", None) or (_embedder_family(embedder) if embedder is not None else None)
 
 
 def _embedder_family(embedder: Any) -> str | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..config import RecallConfig
+from ..config import RELEVANCE_CALIBRATION, RecallConfig
 from ..graph.csr import CSRGraph
 from ..state import EngineState, Namespace
 from .filters import Filters
@@ -38,6 +38,9 @@ class RecallRequest:
         The engine's, with the call's overrides.
     now : float
         Unix seconds, for salience decay and recency.
+    relevance : (tuple of 4 float, float)
+        Coefficients and threshold of ``Hit.relevance`` (the config's, or the calibration of
+        the store's embedder: ``config.RELEVANCE_CALIBRATION``).
     """
 
     namespace: str
@@ -47,6 +50,7 @@ class RecallRequest:
     filters: Filters
     config: RecallConfig
     now: float
+    relevance: tuple = RELEVANCE_CALIBRATION["minilm"]
 
 
 @dataclass(slots=True)

@@ -61,17 +61,18 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     if hits:
         feats = relevance_features(req.query, [h.text for h in hits],
                                    state.vectors(np.asarray(hit_nids, np.int64)) @ req.vector, ctx.space.keyword)
-        rel = relevance(feats, cfg.relevance_coef)
+        rel = relevance(feats, req.relevance[0])
         for h, r in zip(hits, rel.tolist()):
             h.relevance = r
     gaps = []
     best = float(ctx.vec_cos[0]) if len(ctx.vec_cos) else None
     if req.query is not None:
         top = float(rel.max()) if len(rel) else None
-        if top is None or top < cfg.relevance_threshold:
+        threshold = req.relevance[1]
+        if top is None or top < threshold:
             shown = "none (no hit)" if top is None else f"{top:.3f}"
             gaps.append(Gap(req.query, "weak_evidence", best,
-                            f"best relevance {shown} < relevance_threshold {cfg.relevance_threshold}; "
+                            f"best relevance {shown} < relevance_threshold {threshold}; "
                             "the store may not hold what this asks"))
     elif best is None or best < cfg.weak_evidence:
         shown = "none above the cosine floor" if best is None else f"{best:.3f}"

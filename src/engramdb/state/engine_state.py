@@ -325,6 +325,9 @@ class EngineState:
         """Stored unit vectors of ``nids`` (float32, shape (len(nids), dim)) from LMDB."""
         with self.store.read("reading embeddings") as txn:
             vecs = [self.store.get_vector(txn, int(n), self.dim) for n in np.asarray(nids).tolist()]
+        for n, v in zip(np.asarray(nids).tolist(), vecs):
+            if v is None:
+                raise StoreCorruptedError(f"the embedding of nid {n} is missing from the store")
         return np.stack(vecs) if vecs else np.zeros((0, self.dim), np.float32)
 
     def salience_now(self, nids: np.ndarray, now: float) -> np.ndarray:
