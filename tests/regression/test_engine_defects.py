@@ -80,12 +80,13 @@ def _filled_store(path, headroom):
 
 
 def test_hard_forget_retried_after_map_growth_does_not_lock_the_store(tmp_path):
+    grew = []
     for headroom in (60_000, 20_000, 5_000):
         path = tmp_path / f"s{headroom}"
         m, before = _filled_store(path, headroom)
         try:
             m.forget("b", hard=True)               # re-points A to C, rewrites the CSR snapshot
-            assert m.stats()["map_size_bytes"] > before["map_size_bytes"], "the forget did not fill the map"
+            grew.append(m.stats()["map_size_bytes"] > before["map_size_bytes"])
             assert current_in_slot(m) == ["c"] and m.get("a").superseded_by == "c"
             m.add("I live in Braga", id="later", embedding=vec(5))     # the next writes succeed
             m.link("later", "n1")
@@ -93,6 +94,7 @@ def test_hard_forget_retried_after_map_growth_does_not_lock_the_store(tmp_path):
             m.close()
         with engramdb.open(path) as m:
             assert m.get("later").text == "I live in Braga"
+    assert any(grew), "no hard forget filled the map: shrink the headrooms or grow the graph"
 
 
 # ---------------------------------------------------------------- 3. import keeps slots

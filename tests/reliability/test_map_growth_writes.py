@@ -3,8 +3,8 @@
 Reinforcement after a recall and the CSR snapshot after a link each write in a transaction
 of their own. When that transaction finds the map full, the map doubles and the write must
 run again: it may not be dropped silently. Each test fills a store with a 1 MiB map until
-less room is left than the write needs, then checks that the map did grow during the call
-(so the case was exercised) and that the write happened.
+less room is left than the write needs, then checks that the write happened, and that the map
+grew during the call in at least one case (so the case was exercised).
 """
 import numpy as np
 
@@ -41,21 +41,24 @@ def fill_until(m, headroom):
 
 
 def test_reinforcement_after_a_recall_survives_a_full_map(tmp_path):
+    grew = []
     for h in HEADROOMS:
         with _open(tmp_path / f"r{h}") as m:
             m.add_batch([{"id": f"m{i}", "text": f"memory {i} " + "z" * 3000, "embedding": vec(i)} for i in range(40)])
             before = fill_until(m, h)
             res = m.recall(vector=vec(0), k=30, reinforce=True, now=2e9,
                            config=engramdb.RecallConfig(seed_k=30))
-            assert m.stats()["map_size_bytes"] > before["map_size_bytes"], "the reinforcement did not fill the map"
+            grew.append(m.stats()["map_size_bytes"] > before["map_size_bytes"])
             assert len(res.hits) == 30
             assert {m.get(hit.id).access_count for hit in res.hits} == {1}
         with engramdb.open(tmp_path / f"r{h}") as m:       # durable: it was committed
             assert {m.get(hit.id).access_count for hit in res.hits} == {1}
+    assert any(grew), "no reinforcement filled the map: shrink the headrooms"
 
 
 def test_csr_snapshot_after_a_link_survives_a_full_map(tmp_path):
     n, every = 1000, 5000
+    grew = []
     for h in HEADROOMS:
         with _open(tmp_path / f"s{h}", snapshot_every=every) as m:
             m.add_batch([{"id": f"n{i}", "text": f"node {i}", "embedding": vec(i)} for i in range(n)])
@@ -65,8 +68,9 @@ def test_csr_snapshot_after_a_link_survives_a_full_map(tmp_path):
             before = fill_until(m, h)
             m.link("n0", "n500", "supports")               # the delta reaches snapshot_every
             after = m.stats()
-            assert after["map_size_bytes"] > before["map_size_bytes"], "the snapshot did not fill the map"
+            grew.append(after["map_size_bytes"] > before["map_size_bytes"])
             assert after["delta_edges"] == 0 and after["edges"] == every
         with engramdb.open(tmp_path / f"s{h}") as m:
             assert m.stats()["edges"] == every
             assert any(e.target == "n500" and e.relation is engramdb.Relation.SUPPORTS for e in m.edges("n0"))
+    assert any(grew), "no snapshot filled the map: shrink the headrooms or grow the graph"
