@@ -193,3 +193,18 @@ def test_slot_cues_rules():
     assert who("which school does my son go to?", ["user", "son"]) == {"user": 0.0, "son": 1.0}
     assert who("what is my job?", ["user", "son"]) == {"user": 1.0, "son": 0.0}
     assert who("what is the job?", ["user", "son"]) == {"user": 0.5, "son": 0.5}
+
+
+def test_a_slot_answer_is_not_flagged_as_weak_evidence(tmp_path):
+    """The README's example: "where do I live?" shares no word with "I moved to Porto", but the
+    current home_city holder answers it, so it carries full relevance and no weak_evidence gap."""
+    with engramdb.open(tmp_path / "s", dim=384, embedder="hashing") as m:
+        m.add("I moved to Lisbon", subject="user", attribute="home_city", value="Lisbon",
+              created_at="2024-03-01")
+        m.add("I moved to Porto", subject="user", attribute="home_city", value="Porto",
+              created_at="2024-09-01")
+        r = m.recall("where do I live?", k=3, reinforce=False)
+        assert r.hits[0].text == "I moved to Porto" and r.hits[0].relevance == 1.0
+        assert [g.reason for g in r.gaps] == []
+        unrelated = m.recall("What is the capital of Australia?", k=3, reinforce=False)
+        assert "weak_evidence" in [g.reason for g in unrelated.gaps]

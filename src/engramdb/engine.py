@@ -1533,6 +1533,8 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
                 store.put_meta(txn, "embedder_family", _embedder_family(embedder))
                 store.put_meta(txn, "created_at", clock_now())
         else:
+            if isinstance(stored_dim, bool) or not isinstance(stored_dim, int) or not 1 <= stored_dim <= 65536:
+                raise StoreCorruptedError(f"store {store.path!r} is damaged: its recorded dimension is {stored_dim!r}")
             if dim is not None and dim != stored_dim:
                 raise DimensionMismatchError(
                     expected=stored_dim, got=dim, field="dim",

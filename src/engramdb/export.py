@@ -499,7 +499,8 @@ def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_confl
             rec = records[next(iter(stored))]
             raise InvalidInputError(f"id {rec['id']!r} already exists in namespace {rec['namespace']!r} "
                                     f"({len(stored)} of the export's ids are stored); pass on_conflict='skip' "
-                                    "to keep the stored memories or 'replace' to replace them")
+                                    "to keep the stored memories or 'replace' to replace them (CLI: "
+                                    "--on-conflict skip|replace)")
         if on_conflict == "replace":
             for nid in stored.values():
                 unit.erase(nid)

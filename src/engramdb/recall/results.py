@@ -4,7 +4,8 @@
   filter; each with the path seed -> ... -> hit from the kernel's parent links, each step
   naming the strongest edge that joins its two memories;
 - relevance: each hit's calibrated chance of answering the query (:func:`relevance`), reported
-  beside ``score`` and never used to rank;
+  beside ``score`` and never used to rank; a current holder of the slot the question names
+  ("where do I live?" -> home_city) has at least its slot match (1 when fully named);
 - gaps: ``weak_evidence`` when the best hit's relevance is below
   ``RecallConfig.relevance_threshold`` (a query without text: when the best vector evidence is
   below ``RecallConfig.weak_evidence``), ``filtered_out`` when memories were reached but none
@@ -62,6 +63,9 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
         feats = relevance_features(req.query, [h.text for h in hits],
                                    state.vectors(np.asarray(hit_nids, np.int64)) @ req.vector, ctx.space.keyword)
         rel = relevance(feats, req.relevance[0])
+        slot_match = ctx.extra.get("slot_match")
+        if slot_match:   # a current holder of the slot the question names answers it
+            rel = np.maximum(rel, np.array([slot_match.get(n, 0.0) for n in hit_nids]))
         for h, r in zip(hits, rel.tolist()):
             h.relevance = r
     gaps = []

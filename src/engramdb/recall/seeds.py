@@ -157,6 +157,9 @@ def slot_seeds(ctx: RecallContext) -> dict[int, float]:
     if not weight:
         return {}
     nids = _passing(ctx, np.fromiter(weight, np.int64, len(weight)))
+    # how fully the question names each holder's slot, in [0, 1]: results.py reports it as
+    # relevance (a current value of the slot asked about answers the question)
+    ctx.extra["slot_match"] = {nid: min(weight[nid], 1.0) for nid in nids.tolist()}
     return {nid: cfg.w_slot * weight[nid] for nid in nids.tolist()}
 
 
