@@ -23,6 +23,13 @@ def tmp_store(tmp_path):
     return tmp_path / "store"
 
 
+def basis(i, dim=16):
+    """The i-th standard basis vector (float32, shape (dim,)): a unit vector orthogonal to the others."""
+    v = np.zeros(dim, np.float32)
+    v[i] = 1.0
+    return v
+
+
 def unit_vectors(rng, n, dim):
     v = rng.standard_normal((n, dim)).astype(np.float32)
     return v / np.linalg.norm(v, axis=1, keepdims=True)

@@ -6,19 +6,15 @@ A recall asked to reinforce on a read-only store answers without reinforcing.
 """
 
 import lmdb
-import numpy as np
 import pytest
 
 import engramdb
+from .conftest import basis
 
 DIM = 16
 T = 1_700_000_000.0
 
 
-def basis(i):
-    v = np.zeros(DIM, np.float32)
-    v[i] = 1.0
-    return v
 
 
 def public_state(m):

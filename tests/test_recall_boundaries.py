@@ -10,15 +10,12 @@ import pytest
 
 import engramdb
 from engramdb import RecallConfig
+from .conftest import basis
 
 DIM = 16
 NO_BLEND = {"w_salience": 0.0, "w_recency": 0.0, "w_confidence": 0.0}   # score = activation
 
 
-def basis(i):
-    v = np.zeros(DIM, np.float32)
-    v[i] = 1.0
-    return v
 
 
 def utc(*args):

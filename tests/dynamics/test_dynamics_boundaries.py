@@ -13,16 +13,13 @@ import pytest
 
 import engramdb
 from engramdb import AdmissionConfig, EngramConfig, ForgettingConfig
+from ..conftest import basis
 
 DIM = 16
 DAY = 86400.0
 KINDS = [k.value for k in engramdb.MemoryKind]
 
 
-def basis(i):
-    v = np.zeros(DIM, np.float32)
-    v[i] = 1.0
-    return v
 
 
 @pytest.fixture

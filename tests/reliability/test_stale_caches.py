@@ -11,18 +11,13 @@ import os
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 import engramdb
 
+from ..conftest import basis
+
 DIM = 16
-
-
-def basis(i):
-    v = np.zeros(DIM, np.float32)
-    v[i] = 1.0
-    return v
 
 
 def _python(code, *args):

@@ -7,19 +7,15 @@ sees it. Superseding never sets ``valid_to`` before the old memory's own ``valid
 import math
 import time
 
-import numpy as np
 import pytest
 
 import engramdb
+from ..conftest import basis
 
 DIM = 16
 T = 1_700_000_000.0
 
 
-def basis(i):
-    v = np.zeros(DIM, np.float32)
-    v[i] = 1.0
-    return v
 
 
 @pytest.fixture
