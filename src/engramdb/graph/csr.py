@@ -7,6 +7,7 @@ reaches the one that superseded it), so the recall CSR holds every edge twice, w
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -93,6 +94,7 @@ class MemoryGraph:
         self._csr: CSRGraph | None = None
         self._new: list[int] = []        # edge positions added since the CSR was built
         self._reweighted: list[int] = []  # existing edges whose weight changed since then
+        self._csr_lock = threading.Lock()  # readers may ask for the CSR at once (csr())
 
     def __len__(self) -> int:
         return self._n
@@ -159,13 +161,20 @@ class MemoryGraph:
         return self._src[:n], self._tgt[:n], self._rel[:n], self._w[:n]
 
     def csr(self, n_nodes: int) -> CSRGraph:
-        """The symmetric CSR over ``n_nodes`` nodes (at least as many as it had before)."""
-        if self._csr is None:
-            self._csr = build_symmetric_csr(*self.edges(), n_nodes)
-        elif self._new or self._reweighted or self._csr.n_nodes != n_nodes:
-            self._csr = self._merge(self._csr, n_nodes)
-        self._new, self._reweighted = [], []
-        return self._csr
+        """The symmetric CSR over ``n_nodes`` nodes (at least as many as it had before).
+
+        Built, or brought up to date with the edges added since, on first use; concurrent
+        readers take turns (one folds the new edges in, the others get its result)."""
+        csr = self._csr
+        if csr is not None and not self._new and not self._reweighted and csr.n_nodes == n_nodes:
+            return csr
+        with self._csr_lock:
+            if self._csr is None:
+                self._csr = build_symmetric_csr(*self.edges(), n_nodes)
+            elif self._new or self._reweighted or self._csr.n_nodes != n_nodes:
+                self._csr = self._merge(self._csr, n_nodes)
+            self._new, self._reweighted = [], []
+            return self._csr
 
     def _merge(self, old: CSRGraph, n_nodes: int) -> CSRGraph:
         """``old`` plus the new edges (at the ends of their rows) and the changed weights."""
