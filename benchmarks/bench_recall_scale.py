@@ -82,7 +82,7 @@ def corpus(n: int, seed: int = 7):
                 speaker = t.speaker
                 at = t.created_at
                 if copy:
-                    text = pat.sub(lambda m: sub[m.group(1)], text)
+                    text = pat.sub(lambda m, sub=sub: sub[m.group(1)], text)
                     words = text.split()
                     if len(words) > 4:
                         i = int(rng.integers(0, len(words) - 1))

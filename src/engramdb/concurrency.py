@@ -29,7 +29,6 @@ from __future__ import annotations
 import functools
 import inspect
 import os
-import threading
 import weakref
 from typing import Any, Callable
 
