@@ -350,7 +350,7 @@ class IndexConfig:
     ef_construction: int = 200
     ef_search: int = 100
     initial_capacity: int = 1024
-    background_load_bytes: int = 64 << 20
+    background_load_bytes: int = 16 << 20
 
     BOUNDS: ClassVar = {
         "m": Interval(2, 128), "ef_construction": Interval(8, 10_000), "ef_search": Interval(1, 10_000),

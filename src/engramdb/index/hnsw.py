@@ -349,7 +349,7 @@ class HnswIndex:
     def load(cls, path: str, *, dim: int, generation: int, count: int, ef_search: int,
              labels: np.ndarray | None = None,
              fetch: Callable[[np.ndarray], np.ndarray] | None = None,
-             new: Callable[[], "HnswIndex"] | None = None, background_bytes: int = 64 << 20) -> "HnswIndex":
+             new: Callable[[], "HnswIndex"] | None = None, background_bytes: int = 16 << 20) -> "HnswIndex":
         """Load a saved index; raise :class:`IndexStaleError` if it does not match the store.
 
         Parameters
@@ -414,8 +414,9 @@ class HnswIndex:
         self._deleted = set(meta["deleted"])
         try:
             nids = np.fromfile(path + ".nids.i64", dtype="<i8").astype(np.int64, copy=False)
-            vecs = (np.memmap(path + ".vectors.f32", dtype="<f4", mode="r", shape=(count, dim)) if count
-                    else np.zeros((0, dim), np.float32))
+            # a plain ndarray over the mapping (np.memmap's subclass hooks cost per indexing)
+            vecs = (np.memmap(path + ".vectors.f32", dtype="<f4", mode="r", shape=(count, dim)).view(np.ndarray)
+                    if count else np.zeros((0, dim), np.float32))
         except (OSError, ValueError) as exc:
             raise IndexStaleError(f"cannot read the vector matrix of {path!r}: {exc}") from exc
         if nids.shape != (count,) or vecs.shape != (count, dim) or (count > 1 and not (np.diff(nids) > 0).all()):
