@@ -79,3 +79,14 @@ def test_read_only_serves_only_the_reading_tools(tmp_path):
     assert not hist.is_error and json.loads(hist.content[0].text)["versions"][0]["text"] == "Our deploys go out on Tuesdays."
     with engramdb.open(store, readonly=True) as mem:
         assert mem.stats()["memories"] == 1
+
+
+def test_cli_documents_the_command():
+    from click.testing import CliRunner
+
+    from engramdb.cli import main
+
+    assert "mcp" in CliRunner().invoke(main, ["--help"]).output
+    out = CliRunner().invoke(main, ["mcp", "--help"]).output
+    for option in ("--store", "--namespace", "--read-only", "--embedder"):
+        assert option in out
