@@ -12,7 +12,12 @@ import json
 import tempfile
 
 import engramdb
-from engramdb.integrations.tools import anthropic_tools, openai_tools, run_anthropic_tool_use, run_openai_tool_call
+from engramdb.integrations.tools import (
+    anthropic_tools,
+    openai_tools,
+    run_anthropic_tool_use,
+    run_openai_tool_call,
+)
 
 print("OpenAI tools=:", [t["function"]["name"] for t in openai_tools()])
 print("Anthropic tools=:", [t["name"] for t in anthropic_tools()])

@@ -8,14 +8,14 @@ import engramdb
 from .conftest import need
 
 need("langchain_core")
-from langchain_core.callbacks import BaseCallbackHandler  # noqa: E402
-from langchain_core.documents import Document  # noqa: E402
-from langchain_core.language_models.fake_chat_models import FakeListChatModel  # noqa: E402
-from langchain_core.output_parsers import StrOutputParser  # noqa: E402
-from langchain_core.prompts import ChatPromptTemplate  # noqa: E402
-from langchain_core.runnables import RunnableParallel, RunnablePassthrough  # noqa: E402
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.documents import Document
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import RunnableParallel, RunnablePassthrough
 
-from engramdb.integrations.langchain import EngramRetriever  # noqa: E402
+from engramdb.integrations.langchain import EngramRetriever
 
 
 class Prompts(BaseCallbackHandler):

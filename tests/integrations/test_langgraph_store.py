@@ -10,10 +10,10 @@ import engramdb
 from .conftest import need
 
 need("langgraph")
-from langgraph.store.base import InvalidNamespaceError, PutOp, SearchOp  # noqa: E402
-from langgraph.store.memory import InMemoryStore  # noqa: E402
+from langgraph.store.base import InvalidNamespaceError, PutOp, SearchOp
+from langgraph.store.memory import InMemoryStore
 
-from engramdb.integrations.langchain import EngramStore, from_namespace, to_namespace  # noqa: E402
+from engramdb.integrations.langchain import EngramStore, from_namespace, to_namespace
 
 ITEMS = [
     (("users", "1", "prefs"), "food", {"text": "I like pizza with olives", "score": 3, "tags": ["food"],

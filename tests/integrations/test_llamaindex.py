@@ -9,15 +9,15 @@ import engramdb
 from .conftest import need
 
 need("llama_index.core")
-from llama_index.core.base.llms.types import ChatMessage  # noqa: E402
-from llama_index.core.chat_engine import SimpleChatEngine  # noqa: E402
-from llama_index.core.llms import MockLLM  # noqa: E402
-from llama_index.core.llms.mock import MockLLMWithChatMemoryOfLastCall  # noqa: E402
-from llama_index.core.memory import Memory  # noqa: E402
-from llama_index.core.query_engine import RetrieverQueryEngine  # noqa: E402
-from llama_index.core.schema import NodeWithScore, TextNode  # noqa: E402
+from llama_index.core.base.llms.types import ChatMessage
+from llama_index.core.chat_engine import SimpleChatEngine
+from llama_index.core.llms import MockLLM
+from llama_index.core.llms.mock import MockLLMWithChatMemoryOfLastCall
+from llama_index.core.memory import Memory
+from llama_index.core.query_engine import RetrieverQueryEngine
+from llama_index.core.schema import NodeWithScore, TextNode
 
-from engramdb.integrations.llamaindex import EngramMemoryBlock, EngramRetriever  # noqa: E402
+from engramdb.integrations.llamaindex import EngramMemoryBlock, EngramRetriever
 
 
 def test_retriever_in_a_query_engine(trip):

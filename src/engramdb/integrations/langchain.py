@@ -42,9 +42,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 try:
     from langchain_core.callbacks import CallbackManagerForRetrieverRun
@@ -64,7 +65,7 @@ from ..errors import ConfigError, InvalidInputError, MemoryNotFoundError, Namesp
 if TYPE_CHECKING:
     from ..engine import Engram
 
-__all__ = ["EngramStore", "EngramRetriever", "to_namespace", "from_namespace", "hit_document"]
+__all__ = ["EngramRetriever", "EngramStore", "from_namespace", "hit_document", "to_namespace"]
 
 _UNINDEXED = "langgraph:unindexed"   # tag of items put with index=False
 _MAX_K = 10_000                      # recall's largest k
@@ -150,9 +151,9 @@ class EngramStore(BaseStore):
     ``PutOp``, ``SearchOp``, ``ListNamespacesOp``).
     """
 
-    __slots__ = ("engram", "kind", "fields")
+    __slots__ = ("engram", "fields", "kind")
 
-    def __init__(self, engram: "Engram", *, kind: str = "semantic", fields: list[str] | None = None):
+    def __init__(self, engram: Engram, *, kind: str = "semantic", fields: list[str] | None = None):
         cfg = engram.config
         if cfg.link.detect_conflicts or cfg.slots.extractor is not None:
             raise ConfigError(
@@ -165,7 +166,7 @@ class EngramStore(BaseStore):
 
     @classmethod
     def open(cls, path: str | os.PathLike, *, kind: str = "semantic", fields: list[str] | None = None,
-             **open_kwargs: Any) -> "EngramStore":
+             **open_kwargs: Any) -> EngramStore:
         """Open (or create) the engramdb store at ``path`` for LangGraph items and wrap it.
 
         Parameters

@@ -16,8 +16,9 @@ the caller. Needs the extra ``engramdb[llamaindex]`` (``llama-index-core``).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Callable, List, Optional
+from typing import TYPE_CHECKING, Any
 
 try:
     from llama_index.core.base.llms.types import ChatMessage
@@ -31,7 +32,7 @@ except ImportError as exc:   # pragma: no cover - exercised only without the ext
 if TYPE_CHECKING:
     from ..engine import Engram
 
-__all__ = ["EngramRetriever", "EngramMemoryBlock", "hit_node"]
+__all__ = ["EngramMemoryBlock", "EngramRetriever", "hit_node"]
 
 
 def hit_node(hit: Any, namespace: str) -> NodeWithScore:
@@ -75,15 +76,15 @@ class EngramRetriever(BaseRetriever):
     ``llama_index.core.base.base_retriever.BaseRetriever``; node contents: :func:`hit_node`.
     """
 
-    def __init__(self, engram: "Engram", *, namespace: str = "default", k: int = 4, **recall_kwargs: Any):
+    def __init__(self, engram: Engram, *, namespace: str = "default", k: int = 4, **recall_kwargs: Any):
         super().__init__()
         self.engram, self.namespace, self.k, self.recall_kwargs = engram, namespace, k, recall_kwargs
 
-    def _retrieve(self, query_bundle: QueryBundle) -> List[NodeWithScore]:
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         res = self.engram.recall(query_bundle.query_str, namespace=self.namespace, k=self.k, **self.recall_kwargs)
         return [hit_node(h, self.namespace) for h in res.hits]
 
-    async def _aretrieve(self, query_bundle: QueryBundle) -> List[NodeWithScore]:
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return await asyncio.to_thread(self._retrieve, query_bundle)
 
 
@@ -127,12 +128,12 @@ class EngramMemoryBlock(BaseMemoryBlock[str]):
     name: str = Field(default="engramdb", description="The name of the memory block.")
     engram: Any = Field(description="An open engramdb store (engramdb.open).")
     namespace: str = Field(default="default", description="The engramdb namespace.")
-    budget_tokens: Optional[int] = Field(default=None, description="Token budget of the context block.")
+    budget_tokens: int | None = Field(default=None, description="Token budget of the context block.")
     frame: str = Field(default="conversation", description="engramdb context frame.")
     kind: str = Field(default="episodic", description="Memory kind of stored messages.")
-    count_tokens: Optional[Callable[[str], int]] = Field(default=None, description="Token counter.")
+    count_tokens: Callable[[str], int] | None = Field(default=None, description="Token counter.")
 
-    async def _aget(self, messages: Optional[List[ChatMessage]] = None, **block_kwargs: Any) -> str:
+    async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
         messages = messages or []
         query = next((t for m in reversed(messages) if str(m.role.value) == "user" and (t := _text(m))), "")
         if not query:
@@ -148,7 +149,7 @@ class EngramMemoryBlock(BaseMemoryBlock[str]):
 
         return await asyncio.to_thread(run)
 
-    async def _aput(self, messages: List[ChatMessage]) -> None:
+    async def _aput(self, messages: list[ChatMessage]) -> None:
         items = []
         for m in messages:
             text = _text(m)

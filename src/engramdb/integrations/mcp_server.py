@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 try:
     import anyio
-    import mcp.types as types
+    from mcp import types
     from mcp.server.lowlevel import Server
     from mcp.server.stdio import stdio_server
 except ImportError as exc:   # pragma: no cover - exercised only without the extra
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["build_server", "serve_stdio"]
 
 
-def build_server(engram: "Engram", *, namespace: str = "default", read_only: bool = False) -> Server:
+def build_server(engram: Engram, *, namespace: str = "default", read_only: bool = False) -> Server:
     """An MCP server whose tools act on ``engram`` in ``namespace``.
 
     Parameters

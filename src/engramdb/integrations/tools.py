@@ -22,18 +22,31 @@ until a tool runs.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from ..errors import EngramError, InvalidInputError, ReadOnlyError
 
 if TYPE_CHECKING:
     from ..engine import Engram
 
-__all__ = ["Tool", "ToolResult", "TOOLS", "KINDS", "FRAMES", "tools", "openai_tools", "anthropic_tools",
-           "call_tool", "dispatch", "run_openai_tool_call", "run_anthropic_tool_use"]
+__all__ = [
+    "FRAMES",
+    "KINDS",
+    "TOOLS",
+    "Tool",
+    "ToolResult",
+    "anthropic_tools",
+    "call_tool",
+    "dispatch",
+    "openai_tools",
+    "run_anthropic_tool_use",
+    "run_openai_tool_call",
+    "tools",
+]
 
 #: Memory kinds (``engramdb.MemoryKind`` values) and context frames (``engramdb.context.FRAMES``),
 #: listed here so that building the schemas imports no engine module (a test pins both lists).
@@ -64,7 +77,7 @@ class Tool:
     description: str
     parameters: Mapping[str, Any]
     read_only: bool
-    run: Callable[["Engram", str, dict], dict] = field(repr=False)
+    run: Callable[[Engram, str, dict], dict] = field(repr=False)
 
 
 @dataclass(frozen=True)
@@ -108,13 +121,13 @@ def _some(args: dict, *names: str) -> dict:
     return {n: args[n] for n in names if args.get(n) is not None}
 
 
-def _remember(eng: "Engram", ns: str, args: dict) -> dict:
+def _remember(eng: Engram, ns: str, args: dict) -> dict:
     fields = _some(args, "kind", "id", "tags", "created_at", "confidence", "source", "subject", "attribute",
                    "value")
     return {"id": eng.add(args["text"], namespace=ns, **fields), "namespace": ns}
 
 
-def _recall(eng: "Engram", ns: str, args: dict) -> dict:
+def _recall(eng: Engram, ns: str, args: dict) -> dict:
     res = eng.recall(args["query"], namespace=ns, k=args.get("k", 5),
                      **_some(args, "kinds", "tags", "since", "until", "as_of", "valid_at"),
                      include_superseded=bool(args.get("include_superseded", False)))
@@ -122,24 +135,24 @@ def _recall(eng: "Engram", ns: str, args: dict) -> dict:
     return {"hits": hits, "gaps": [g.to_dict() for g in res.gaps], "warnings": [w.to_dict() for w in res.warnings]}
 
 
-def _context(eng: "Engram", ns: str, args: dict) -> dict:
+def _context(eng: Engram, ns: str, args: dict) -> dict:
     block = eng.context(args["query"], namespace=ns, **_some(args, "budget_tokens", "frame"))
     return {"text": block.text, "tokens_used": block.tokens_used, "budget_tokens": block.budget_tokens,
             "frame": block.frame, "gaps": list(block.gaps)}
 
 
-def _forget(eng: "Engram", ns: str, args: dict) -> dict:
+def _forget(eng: Engram, ns: str, args: dict) -> dict:
     hard = bool(args.get("hard", False))
     eng.forget(args["id"], namespace=ns, hard=hard)
     return {"id": args["id"], "forgotten": "erased" if hard else "archived"}
 
 
-def _supersede(eng: "Engram", ns: str, args: dict) -> dict:
+def _supersede(eng: Engram, ns: str, args: dict) -> dict:
     new_id = eng.supersede(args["old_id"], args.get("text"), namespace=ns, **_some(args, "by", "id"))
     return {"id": new_id, "superseded": args["old_id"]}
 
 
-def _history(eng: "Engram", ns: str, args: dict) -> dict:
+def _history(eng: Engram, ns: str, args: dict) -> dict:
     return {"id": args["id"], "versions": [e.to_dict() for e in eng.history(args["id"], namespace=ns)]}
 
 
@@ -276,7 +289,7 @@ def _arguments(tool: Tool, arguments: Any) -> dict:
     return dict(arguments)
 
 
-def dispatch(engram: "Engram", name: str, arguments: Any = None, *, namespace: str = "default",
+def dispatch(engram: Engram, name: str, arguments: Any = None, *, namespace: str = "default",
              read_only: bool = False) -> dict:
     """Run the tool ``name`` with ``arguments`` against ``engram`` in ``namespace``.
 
@@ -317,7 +330,7 @@ def dispatch(engram: "Engram", name: str, arguments: Any = None, *, namespace: s
     return tool.run(engram, namespace, _arguments(tool, arguments))
 
 
-def call_tool(engram: "Engram", name: str, arguments: Any = None, *, namespace: str = "default",
+def call_tool(engram: Engram, name: str, arguments: Any = None, *, namespace: str = "default",
               read_only: bool = False) -> ToolResult:
     """:func:`dispatch`, with every :class:`engramdb.EngramError` turned into an error result that
     keeps the error's class name and message (other exceptions, i.e. bugs, propagate).
@@ -342,7 +355,7 @@ def _field(obj: Any, name: str) -> Any:
     return obj[name] if isinstance(obj, Mapping) else getattr(obj, name)
 
 
-def run_openai_tool_call(engram: "Engram", tool_call: Any, *, namespace: str = "default",
+def run_openai_tool_call(engram: Engram, tool_call: Any, *, namespace: str = "default",
                          read_only: bool = False) -> dict:
     """Run one OpenAI tool call; return the ``{"role": "tool", ...}`` message that answers it.
 
@@ -366,7 +379,7 @@ def run_openai_tool_call(engram: "Engram", tool_call: Any, *, namespace: str = "
     return {"role": "tool", "tool_call_id": _field(tool_call, "id"), "content": out.text}
 
 
-def run_anthropic_tool_use(engram: "Engram", block: Any, *, namespace: str = "default",
+def run_anthropic_tool_use(engram: Engram, block: Any, *, namespace: str = "default",
                            read_only: bool = False) -> dict:
     """Run one Anthropic ``tool_use`` content block; return the ``tool_result`` block that answers it.
 
