@@ -77,3 +77,23 @@ def test_engramdb_errors_reach_the_caller_with_their_message(trip):
         chain.invoke("anything")
     with pytest.raises(engramdb.EmptyTextError):
         EngramRetriever(engram=trip, namespace="u").invoke("   ")
+
+
+def test_langchain_tools_share_the_definitions_and_return_engramdb_errors(trip):
+    import json
+
+    from engramdb.integrations.langchain import langchain_tools
+    from engramdb.integrations.tools import TOOLS
+
+    tools = {t.name: t for t in langchain_tools(trip, namespace="u")}
+    assert list(tools) == list(TOOLS)
+    for name, tool in tools.items():
+        assert tool.args_schema == TOOLS[name].parameters and tool.description == TOOLS[name].description
+    out = json.loads(tools["recall"].invoke({"query": "confirmation code", "k": 1}))
+    assert [h["id"] for h in out["hits"]] == ["code"]
+    assert json.loads(tools["remember"].invoke({"text": "The hotel is in Alfama.", "id": "hotel"}))["id"] == "hotel"
+    assert trip.get("hotel", namespace="u").text == "The hotel is in Alfama."
+    # an engramdb error is the tool's output (ToolException, handled), with engramdb's message
+    bad = tools["remember"].invoke({"text": "x", "kind": "bogus"})
+    assert bad.startswith("UnknownKindError: unknown memory kind 'bogus'")
+    assert [t.name for t in langchain_tools(trip, read_only=True)] == ["recall", "context", "history"]

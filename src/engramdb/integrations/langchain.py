@@ -32,6 +32,11 @@ How a LangGraph item maps to engramdb
 - **Independence.** Items never supersede each other: the store refuses an engine whose
   ``LinkConfig.detect_conflicts`` is on or whose ``SlotConfig`` has an extractor (both could
   retire one item because of another's text). :meth:`EngramStore.open` opens a store so.
+
+:func:`langchain_tools` gives the six agent tools of :mod:`engramdb.integrations.tools` as LangChain
+``StructuredTool`` objects (same names, descriptions and JSON schemas) for LangChain and LangGraph
+agents; an engramdb error becomes LangChain's ``ToolException`` with engramdb's message, which the
+tool returns to the model as its result.
 - **Errors.** engramdb's :class:`NamespaceError` becomes LangGraph's ``InvalidNamespaceError``
   (message kept); other engramdb errors propagate (they derive from ``ValueError`` / ``KeyError``).
 
@@ -51,6 +56,7 @@ try:
     from langchain_core.callbacks import CallbackManagerForRetrieverRun
     from langchain_core.documents import Document
     from langchain_core.retrievers import BaseRetriever
+    from langchain_core.tools import StructuredTool, ToolException
     from langgraph.store.base import (
         BaseStore, GetOp, InvalidNamespaceError, Item, ListNamespacesOp, MatchCondition, Op, PutOp, Result,
         SearchItem, SearchOp, get_text_at_path, tokenize_path, validate_op_namespace,
@@ -65,7 +71,7 @@ from ..errors import ConfigError, InvalidInputError, MemoryNotFoundError, Namesp
 if TYPE_CHECKING:
     from ..engine import Engram
 
-__all__ = ["EngramRetriever", "EngramStore", "from_namespace", "hit_document", "to_namespace"]
+__all__ = ["EngramRetriever", "EngramStore", "from_namespace", "hit_document", "langchain_tools", "to_namespace"]
 
 _UNINDEXED = "langgraph:unindexed"   # tag of items put with index=False
 _MAX_K = 10_000                      # recall's largest k
@@ -440,3 +446,39 @@ class EngramRetriever(BaseRetriever):
         res = self.engram.recall(query, namespace=self.namespace, k=self.k, **self.recall_kwargs)
         return [hit_document(h, self.namespace) for h in res.hits]
 
+
+
+# ---------------------------------------------------------------------------- agent tools
+def langchain_tools(engram: Engram, *, namespace: str = "default", read_only: bool = False) -> list[StructuredTool]:
+    """The agent tools of :mod:`engramdb.integrations.tools` as LangChain ``StructuredTool`` objects.
+
+    Parameters
+    ----------
+    engram : Engram
+        An open store.
+    namespace : str
+        The namespace every call works in.
+    read_only : bool
+        Only the reading tools (``recall``, ``context``, ``history``).
+
+    Returns
+    -------
+    list of StructuredTool
+        ``args_schema`` is the tool's JSON Schema; a call returns the result as JSON. An
+        :class:`engramdb.EngramError` is raised as ``ToolException("<ErrorClass>: <message>")``
+        and, with ``handle_tool_error=True`` (set here), returned to the model as the tool's output.
+    """
+    from .tools import call_tool, tools
+
+    def make(name: str):
+        def run(**arguments: Any) -> str:
+            out = call_tool(engram, name, arguments, namespace=namespace, read_only=read_only)
+            if out.is_error:
+                raise ToolException(out.text)
+            return out.text
+        return run
+
+    return [StructuredTool.from_function(make(t.name), name=t.name, description=t.description,
+                                         args_schema=dict(t.parameters), infer_schema=False,
+                                         handle_tool_error=True)
+            for t in tools(read_only=read_only)]
