@@ -241,6 +241,9 @@ def test_errors(store, tmp_path):
     with pytest.raises(engramdb.InvalidInputError, match="unsupported operator"):
         store.search(("a",), filter={"v": {"$in": [1]}})
     assert store.engram.stats()["memories"] == 1
+    store.engram.add("a plain memory, not a LangGraph item", id="plain", namespace="a")
+    with pytest.raises(engramdb.InvalidInputError, match="not a LangGraph item"):
+        store.get(("a",), "plain")
     with engramdb.open(tmp_path / "plain", embedder="hashing") as plain:
         with pytest.raises(engramdb.ConfigError, match="detect_conflicts=False"):
             EngramStore(plain)

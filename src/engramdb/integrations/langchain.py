@@ -37,6 +37,9 @@ How a LangGraph item maps to engramdb
 ``StructuredTool`` objects (same names, descriptions and JSON schemas) for LangChain and LangGraph
 agents; an engramdb error becomes LangChain's ``ToolException`` with engramdb's message, which the
 tool returns to the model as its result.
+- **Other memories.** A memory of the store that is not a JSON object (added through the engine,
+  not the store) is not an item: reading it through the store raises ``InvalidInputError``, so
+  keep LangGraph items in namespaces of their own.
 - **Errors.** engramdb's :class:`NamespaceError` becomes LangGraph's ``InvalidNamespaceError``
   (message kept); other engramdb errors propagate (they derive from ``ValueError`` / ``KeyError``).
 
@@ -249,9 +252,11 @@ class EngramStore(BaseStore):
             updated = self.engram.history(mem.id, namespace=mem.namespace)[-1].recorded_at
         try:
             value = json.loads(mem.text)
-        except ValueError as exc:
-            raise InvalidInputError(f"memory {mem.id!r} in namespace {mem.namespace!r} is not a LangGraph "
-                                    f"item (its text is not a JSON value)") from exc
+        except ValueError:
+            value = None
+        if not isinstance(value, dict):
+            raise InvalidInputError(f"memory {mem.id!r} in namespace {mem.namespace!r} is not a LangGraph item "
+                                    "(its text is not a JSON object): keep LangGraph items in namespaces of their own")
         fields = dict(value=value, key=mem.id, namespace=namespace, created_at=_utc(mem.created_at),
                       updated_at=_utc(updated))
         return SearchItem(score=score, **fields) if search else Item(**fields)
