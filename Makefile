@@ -31,8 +31,10 @@ setup: $(STAMP)
 demo: setup
 	$(VENV)/bin/engramdb demo
 
+# The test extra installs the integrations' frameworks (LangGraph, LangChain, LlamaIndex, MCP), so
+# tests/integrations must run here: ENGRAMDB_REQUIRE_INTEGRATIONS=1 makes a missing one fail, not skip.
 test: setup
-	$(PY) -m pytest
+	ENGRAMDB_REQUIRE_INTEGRATIONS=1 $(PY) -m pytest
 	NUMBA_DISABLE_JIT=1 $(PY) -m pytest tests/kernels
 
 # The long reliability runs (many SIGKILLs, thread and process storms); make test runs short ones.

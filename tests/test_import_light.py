@@ -37,6 +37,30 @@ def test_engine_import_does_not_load_sklearn_scipy_numba_or_pyarrow():
     assert not {"sklearn", "scipy", "numba", "pyarrow"} & set(loaded), loaded
 
 
+FRAMEWORKS = ("langgraph", "langchain_core", "llama_index", "mcp", "jsonschema", "pydantic", "anyio")
+
+
+def _modules_after(code: str) -> list[str]:
+    """Every module a fresh interpreter has loaded after ``code``."""
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+@pytest.mark.parametrize("code", ["import engramdb", "import engramdb.cli", "import engramdb.integrations"])
+def test_no_integration_and_no_framework_loads_until_used(code):
+    loaded = _modules_after(code)
+    assert not [m for m in loaded if m.startswith("engramdb.integrations.")]
+    assert not {m.split(".")[0] for m in loaded} & set(FRAMEWORKS)
+
+
+def test_tool_schemas_load_nothing_heavy():
+    # the OpenAI / Anthropic schemas need neither the engine nor a framework
+    loaded = _modules_after("from engramdb.integrations import tools; tools.openai_tools(); tools.anthropic_tools()")
+    assert not {m.split(".")[0] for m in loaded} & set(HEAVY + FRAMEWORKS)
+    assert "engramdb.engine" not in loaded
+
+
 def test_the_probe_sees_what_a_heavy_import_loads():
     assert {"sklearn", "scipy", "numpy"} <= set(_loaded_after("import sklearn.feature_extraction.text"))
 

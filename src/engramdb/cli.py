@@ -362,6 +362,25 @@ def demo(store, k):
     sys.exit(run_demo(store=store, k=k, console=_out()))
 
 
+@main.command("mcp")
+@store_option
+@ns_option
+@click.option("--read-only", "read_only", is_flag=True,
+              help="Open the store read-only and serve only the reading tools (recall, context, history).")
+@embedder_option
+@dim_option
+def mcp_cmd(store, namespace, read_only, embedder, dim):
+    """Serve the store's memory tools over the Model Context Protocol (stdio): remember, recall,
+    context, forget, supersede, history. Needs the extra engramdb[mcp]."""
+    try:
+        from .integrations.mcp_server import serve_stdio
+    except ImportError as exc:
+        raise click.UsageError(str(exc)) from exc
+    ctx = click.get_current_context()
+    serve_stdio(store, namespace=namespace, read_only=read_only, embedder=embedder, dim=dim,
+                lock_timeout_s=float((ctx.find_root().obj or {}).get("wait", 0.0)))
+
+
 # ---------------------------------------------------------------------- memory dynamics
 def _print_summary(summary: dict) -> None:
     table = _table("kind", "memories", "mean salience", "promoted", "archived", "pruned", "active after",

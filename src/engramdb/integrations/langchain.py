@@ -1,0 +1,489 @@
+"""LangGraph and LangChain over engramdb: a LangGraph ``BaseStore`` and a LangChain ``BaseRetriever``.
+
+:class:`EngramStore` is LangGraph's long-term memory store (``graph.compile(store=...)``,
+``create_react_agent(..., store=...)``) kept in an engramdb store; :class:`EngramRetriever`
+returns engramdb recall hits as LangChain ``Document`` objects, for any LCEL chain.
+
+How a LangGraph item maps to engramdb
+-------------------------------------
+- **Namespace.** The tuple ``("users", "42", "memories")`` is the engramdb namespace
+  ``"users.42.memories"``: the labels joined by ``"."``. LangGraph forbids ``"."`` inside a label
+  (``InvalidNamespaceError``), so the rule is one-to-one both ways, and it is the same join that
+  LangGraph's own SQL stores use for their namespace prefixes. Every engramdb namespace of the
+  store holding a memory is listed by ``list_namespaces`` (``"default"`` is ``("default",)``).
+- **Item.** One memory per (namespace, key): its id is the key, its text the value as JSON
+  (``json.dumps``, key order kept), its kind ``semantic`` unless the store is told otherwise.
+  ``get`` decodes the text, so the value comes back equal to what was put. A value longer than
+  ``StoreConfig.chunk_chars`` is refused (engramdb would split it into chunks).
+- **Times.** ``created_at`` is the memory's event time (set by the first ``put``, kept by later
+  ones); ``updated_at`` the record time of its current version (a ``put`` on an existing key is
+  :meth:`Engram.update`, so earlier values stay in ``Engram.history``). Both are aware UTC datetimes.
+- **Delete** is ``forget(hard=True)``: the record, its vector and edges are erased.
+- **Search** with a ``query`` is engramdb's recall (keyword and vector seeds, spreading activation)
+  in every namespace under the prefix, best score first (``SearchItem.score`` is the recall
+  score; across namespaces hits are merged by it). Without a query the items are listed newest
+  event time first. ``filter`` follows LangGraph's rules (exact match, nested objects and lists,
+  ``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``) on the value. What is embedded follows
+  LangGraph's ``index`` rules: the whole value by default, or the text at the given field paths
+  (``fields=`` of the store, or ``index=[...]`` of one ``put``; several texts are joined by
+  newlines into the one vector a memory has); ``index=False`` leaves an item out of query search
+  (it is listed after the ranked items, without a score, as LangGraph's in-memory store does).
+  Searches do not reinforce (a store read has no side effect).
+- **Independence.** Items never supersede each other: the store refuses an engine whose
+  ``LinkConfig.detect_conflicts`` is on or whose ``SlotConfig`` has an extractor (both could
+  retire one item because of another's text). :meth:`EngramStore.open` opens a store so.
+
+:func:`langchain_tools` gives the six agent tools of :mod:`engramdb.integrations.tools` as LangChain
+``StructuredTool`` objects (same names, descriptions and JSON schemas) for LangChain and LangGraph
+agents; an engramdb error becomes LangChain's ``ToolException`` with engramdb's message, which the
+tool returns to the model as its result.
+- **Other memories.** A memory of the store that is not a JSON object (added through the engine,
+  not the store) is not an item: reading it through the store raises ``InvalidInputError``, so
+  keep LangGraph items in namespaces of their own.
+- **Errors.** engramdb's :class:`NamespaceError` becomes LangGraph's ``InvalidNamespaceError``
+  (message kept); other engramdb errors propagate (they derive from ``ValueError`` / ``KeyError``).
+
+Needs the extra ``engramdb[langchain]`` (``langgraph``, ``langchain-core``).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+try:
+    from langchain_core.callbacks import CallbackManagerForRetrieverRun
+    from langchain_core.documents import Document
+    from langchain_core.retrievers import BaseRetriever
+    from langchain_core.tools import StructuredTool, ToolException
+    from langgraph.store.base import (
+        BaseStore, GetOp, InvalidNamespaceError, Item, ListNamespacesOp, MatchCondition, Op, PutOp, Result,
+        SearchItem, SearchOp, get_text_at_path, tokenize_path, validate_op_namespace,
+    )
+    from pydantic import ConfigDict, Field
+except ImportError as exc:   # pragma: no cover - exercised only without the extra
+    raise ImportError("engramdb.integrations.langchain needs LangGraph and LangChain: "
+                      "pip install 'engramdb[langchain]'") from exc
+
+from ..errors import ConfigError, InvalidInputError, MemoryNotFoundError, NamespaceError, OversizeError
+
+if TYPE_CHECKING:
+    from ..engine import Engram
+
+__all__ = ["EngramRetriever", "EngramStore", "from_namespace", "hit_document", "langchain_tools", "to_namespace"]
+
+_UNINDEXED = "langgraph:unindexed"   # tag of items put with index=False
+_MAX_K = 10_000                      # recall's largest k
+
+
+def to_namespace(namespace: tuple[str, ...]) -> str:
+    """The engramdb namespace of a LangGraph namespace tuple: its labels joined by ``"."``.
+
+    Raises
+    ------
+    InvalidNamespaceError
+        An empty tuple, or a label that is empty, not a string, or holds ``"."`` or NUL.
+    """
+    validate_op_namespace(GetOp(tuple(namespace), ""))
+    if not namespace:
+        raise InvalidNamespaceError("Namespace cannot be empty.")
+    return ".".join(namespace)
+
+
+def from_namespace(name: str) -> tuple[str, ...]:
+    """The LangGraph namespace tuple of an engramdb namespace name (the inverse of :func:`to_namespace`)."""
+    return tuple(name.split("."))
+
+
+def _utc(t: float) -> datetime:
+    return datetime.fromtimestamp(t, timezone.utc)
+
+
+def _matches(value: Any, cond: Any) -> bool:
+    """LangGraph's filter rule for one field: operators, nested objects, lists, else equality."""
+    if isinstance(cond, dict):
+        if any(k.startswith("$") for k in cond):
+            return all(_apply(value, op, arg) for op, arg in cond.items())
+        return isinstance(value, dict) and all(_matches(value.get(k), v) for k, v in cond.items())
+    if isinstance(cond, (list, tuple)):
+        return (isinstance(value, (list, tuple)) and len(value) == len(cond)
+                and all(_matches(v, c) for v, c in zip(value, cond)))
+    return value == cond
+
+
+def _apply(value: Any, op: str, arg: Any) -> bool:
+    if op == "$eq":
+        return value == arg
+    if op == "$ne":
+        return value != arg
+    if op not in ("$gt", "$gte", "$lt", "$lte"):
+        raise InvalidInputError(f"filter: unsupported operator {op!r}; expected one of "
+                                "['$eq', '$ne', '$gt', '$gte', '$lt', '$lte']")
+    try:
+        a, b = float(value), float(arg)
+    except (TypeError, ValueError):
+        return False   # a missing or non-numeric field does not match a comparison
+    return {"$gt": a > b, "$gte": a >= b, "$lt": a < b, "$lte": a <= b}[op]
+
+
+def _passes(value: dict, flt: Mapping[str, Any] | None) -> bool:
+    return not flt or all(_matches(value.get(k), c) for k, c in flt.items())
+
+
+class EngramStore(BaseStore):
+    """LangGraph's ``BaseStore`` kept in an engramdb store (mapping: module docstring).
+
+    Parameters
+    ----------
+    engram : Engram
+        An open store, with ``LinkConfig(detect_conflicts=False)`` and no slot extractor (items
+        are independent); :meth:`open` opens one so. The caller closes it.
+    kind : str
+        Memory kind of the items (default ``semantic``: facts and preferences, which decay slowest).
+    fields : list of str, optional
+        LangGraph ``IndexConfig["fields"]``: JSON paths of the text to embed (``"text"``,
+        ``"a.b[*].c"``); the whole value when omitted (LangGraph's ``["$"]``).
+
+    Raises
+    ------
+    ConfigError
+        The engine could supersede one item because of another (conflict detection or a slot
+        extractor is on).
+
+    References
+    ----------
+    LangGraph ``langgraph.store.base.BaseStore`` (``batch`` / ``abatch`` over ``GetOp``,
+    ``PutOp``, ``SearchOp``, ``ListNamespacesOp``).
+    """
+
+    __slots__ = ("engram", "fields", "kind")
+
+    def __init__(self, engram: Engram, *, kind: str = "semantic", fields: list[str] | None = None):
+        cfg = engram.config
+        if cfg.link.detect_conflicts or cfg.slots.extractor is not None:
+            raise ConfigError(
+                "EngramStore needs items that never supersede each other: open the store with "
+                "EngramConfig(link=LinkConfig(detect_conflicts=False)) and no SlotConfig extractor "
+                "(EngramStore.open(path) does)")
+        self.engram = engram
+        self.kind = kind
+        self.fields = None if fields is None or fields == ["$"] else [(f, tokenize_path(f)) for f in fields]
+
+    @classmethod
+    def open(cls, path: str | os.PathLike, *, kind: str = "semantic", fields: list[str] | None = None,
+             **open_kwargs: Any) -> EngramStore:
+        """Open (or create) the engramdb store at ``path`` for LangGraph items and wrap it.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+        kind, fields
+            As for the constructor.
+        **open_kwargs
+            Further arguments of :func:`engramdb.open` (``embedder``, ``dim``, ``config``, ...);
+            the config's conflict detection is turned off.
+
+        Returns
+        -------
+        EngramStore
+            Close its ``engram`` when done.
+        """
+        from .. import engine
+        from ..config import EngramConfig
+
+        config = open_kwargs.pop("config", None) or EngramConfig()
+        config = replace(config, link=replace(config.link, detect_conflicts=False))
+        return cls(engine.open(path, config=config, **open_kwargs), kind=kind, fields=fields)
+
+    # ------------------------------------------------------------------ batch
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run ``ops`` in order; results in the same order (None for puts and deletes).
+
+        Consecutive puts are applied together, the last put of a (namespace, key) winning, as
+        in LangGraph's stores; new items of one run are written in one transaction.
+
+        Raises
+        ------
+        InvalidNamespaceError
+            A bad namespace label, or an engramdb :class:`NamespaceError`.
+        InvalidInputError, OversizeError
+            A value that is not JSON-serializable, or longer than ``StoreConfig.chunk_chars``.
+        """
+        ops = list(ops)
+        results: list[Result] = [None] * len(ops)
+        pending: dict[tuple[tuple[str, ...], str], PutOp] = {}
+        try:
+            for i, op in enumerate(ops):
+                validate_op_namespace(op)
+                if isinstance(op, PutOp):
+                    pending[(tuple(op.namespace), op.key)] = op
+                    continue
+                if pending:
+                    self._apply_puts(list(pending.values()))
+                    pending.clear()
+                if isinstance(op, GetOp):
+                    results[i] = self._get(op)
+                elif isinstance(op, SearchOp):
+                    results[i] = self._search(op)
+                elif isinstance(op, ListNamespacesOp):
+                    results[i] = self._list_namespaces(op)
+                else:
+                    raise InvalidInputError(f"unknown LangGraph store operation {type(op).__name__}")
+            if pending:
+                self._apply_puts(list(pending.values()))
+        except NamespaceError as exc:
+            raise InvalidNamespaceError(str(exc)) from exc
+        return results
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """:meth:`batch` in a worker thread (the engine is thread-safe; the event loop keeps running)."""
+        ops = list(ops)
+        return await asyncio.get_running_loop().run_in_executor(None, self.batch, ops)
+
+    # ------------------------------------------------------------------ the operations
+    def _item(self, mem: Any, namespace: tuple[str, ...], score: float | None = None,
+              search: bool = False) -> Item:
+        updated = mem.recorded_at
+        if mem.version > 1:   # the record time of the current version
+            updated = self.engram.history(mem.id, namespace=mem.namespace)[-1].recorded_at
+        try:
+            value = json.loads(mem.text)
+        except ValueError:
+            value = None
+        if not isinstance(value, dict):
+            raise InvalidInputError(f"memory {mem.id!r} in namespace {mem.namespace!r} is not a LangGraph item "
+                                    "(its text is not a JSON object): keep LangGraph items in namespaces of their own")
+        fields = dict(value=value, key=mem.id, namespace=namespace, created_at=_utc(mem.created_at),
+                      updated_at=_utc(updated))
+        return SearchItem(score=score, **fields) if search else Item(**fields)
+
+    def _get(self, op: GetOp) -> Item | None:
+        ns = to_namespace(op.namespace)
+        if ns not in self.engram.namespaces():
+            return None
+        try:
+            mem = self.engram.get(op.key, namespace=ns)
+        except MemoryNotFoundError:
+            return None
+        return self._item(mem, tuple(op.namespace))
+
+    def _embedding(self, value: Mapping[str, Any], index: Any) -> tuple[Any, bool]:
+        """(the vector to store or None for the engine's own embedding of the JSON, indexed?)."""
+        if index is False:
+            return None, False
+        paths = self.fields if index is None else [(f, tokenize_path(f)) for f in index]
+        if paths is None or index == ["$"]:
+            return None, True
+        texts = [t for _, path in paths for t in get_text_at_path(value, path)]
+        if not texts:
+            return None, False
+        if self.engram.embedder is None:
+            raise InvalidInputError("this store has no embedder: index fields cannot be embedded")
+        return self.engram.embedder.embed(["\n".join(texts)])[0], True
+
+    def _apply_puts(self, puts: list[PutOp]) -> None:
+        eng = self.engram
+        limit = eng.config.store.chunk_chars
+        new: list[dict] = []
+        known = set(eng.namespaces())
+        for op in puts:
+            ns = to_namespace(op.namespace)
+            exists = False
+            if ns in known:
+                try:
+                    eng.get(op.key, namespace=ns)
+                    exists = True
+                except MemoryNotFoundError:
+                    pass
+            if op.value is None:
+                if exists:
+                    eng.forget(op.key, namespace=ns, hard=True)
+                continue
+            try:
+                text = json.dumps(dict(op.value), ensure_ascii=False, allow_nan=False)
+            except (TypeError, ValueError) as exc:
+                raise InvalidInputError(f"value of {op.key!r}: a LangGraph value must be JSON-serializable: "
+                                        f"{exc}") from exc
+            if len(text) > limit:
+                raise OversizeError(f"value of {op.key!r} is {len(text)} characters as JSON, more than "
+                                    f"StoreConfig.chunk_chars ({limit}) that one memory holds unsplit; "
+                                    "open the store with a larger chunk_chars")
+            vector, indexed = self._embedding(op.value, op.index)
+            tags = [] if indexed else [_UNINDEXED]
+            if exists:
+                eng.update(op.key, namespace=ns, text=text, embedding=vector, tags=tags)
+            else:
+                new.append({"text": text, "id": op.key, "namespace": ns, "kind": self.kind,
+                            "embedding": vector, "tags": tags})
+        if new:
+            eng.add_batch(new)
+
+    def _spaces(self, prefix: tuple[str, ...]) -> list[str]:
+        n = len(prefix)
+        return [ns for ns in self.engram.namespaces() if from_namespace(ns)[:n] == tuple(prefix)]
+
+    def _search(self, op: SearchOp) -> list[SearchItem]:
+        spaces = self._spaces(op.namespace_prefix)
+        want = max(op.offset, 0) + max(op.limit, 0)
+        if not spaces or want == 0:
+            return []
+        if op.query:
+            return self._ranked(op, spaces, want)[op.offset:op.offset + op.limit]
+        rows = []
+        for ns in spaces:
+            mems = self.engram.query(namespace=ns, include_archived=True, include_superseded=True,
+                                     order="event_time_desc", limit=100_000 if op.filter else want)
+            rows.extend((m, ns) for m in mems)
+        rows.sort(key=lambda r: -r[0].created_at)
+        out = []
+        for mem, ns in rows:
+            item = self._item(mem, from_namespace(ns), search=True)
+            if _passes(item.value, op.filter):
+                out.append(item)
+                if len(out) >= want:
+                    break
+        return out[op.offset:op.offset + op.limit]
+
+    def _ranked(self, op: SearchOp, spaces: list[str], want: int) -> list[SearchItem]:
+        """Recall in each namespace, widening k until ``want`` items pass the filter or the
+        namespaces are exhausted; then the unindexed items, without a score."""
+        k = min(max(want, 10) * (4 if op.filter else 1), _MAX_K)
+        while True:
+            scored, full = [], False
+            for ns in spaces:
+                res = self.engram.recall(op.query, namespace=ns, k=k, include_archived=True,
+                                         include_superseded=True, reinforce=False)
+                full |= len(res.hits) == k
+                for hit in res.hits:
+                    if _UNINDEXED in hit.tags:
+                        continue
+                    item = self._item(self.engram.get(hit.id, namespace=ns), from_namespace(ns), hit.score, True)
+                    if _passes(item.value, op.filter):
+                        scored.append(item)
+            if len(scored) >= want or not full or k >= _MAX_K:
+                break
+            k = min(k * 4, _MAX_K)
+        scored.sort(key=lambda it: -it.score)
+        if len(scored) < want:
+            for ns in spaces:
+                for mem in self.engram.query(namespace=ns, tags=[_UNINDEXED], include_archived=True,
+                                             include_superseded=True, limit=100_000):
+                    item = self._item(mem, from_namespace(ns), None, True)
+                    if _passes(item.value, op.filter):
+                        scored.append(item)
+        return scored
+
+    def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        names = [from_namespace(ns) for ns in self.engram.namespaces()]
+        for cond in op.match_conditions or ():
+            names = [ns for ns in names if _namespace_matches(cond, ns)]
+        if op.max_depth is not None:
+            names = {ns[:op.max_depth] for ns in names}
+        return sorted(names)[op.offset:op.offset + op.limit]
+
+
+def _namespace_matches(cond: MatchCondition, ns: tuple[str, ...]) -> bool:
+    """A LangGraph namespace condition: ``prefix`` or ``suffix`` path, ``"*"`` matching any one label."""
+    path = tuple(cond.path)
+    if len(ns) < len(path):
+        return False
+    if cond.match_type == "prefix":
+        pairs = zip(ns, path)
+    elif cond.match_type == "suffix":
+        pairs = zip(reversed(ns), reversed(path))
+    else:
+        raise InvalidInputError(f"namespace match type must be 'prefix' or 'suffix', got {cond.match_type!r}")
+    return all(p == "*" or a == p for a, p in pairs)
+
+
+# ---------------------------------------------------------------------------- retriever
+def hit_document(hit: Any, namespace: str) -> Document:
+    """A LangChain ``Document`` of one recall hit: its text, and metadata ``id``, ``namespace``,
+    ``kind``, ``score``, ``relevance`` (in [0, 1]), ``path`` (``[{"id", "relation", "forward"}]``,
+    seed first), ``created_at`` (Unix seconds), ``date`` (ISO-8601 UTC), ``tags``, ``source``,
+    ``confidence`` and ``state``."""
+    d = hit.to_dict()
+    return Document(page_content=hit.text, id=hit.id, metadata={
+        "id": hit.id, "namespace": namespace, "kind": d["kind"], "score": d["score"], "relevance": d["relevance"],
+        "path": d["path"], "created_at": hit.created_at,
+        "date": _utc(hit.created_at).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "tags": d["tags"], "source": hit.source, "confidence": hit.confidence, "state": d["state"]})
+
+
+class EngramRetriever(BaseRetriever):
+    """A LangChain retriever over engramdb recall: ``Document`` objects, best first.
+
+    Attributes
+    ----------
+    engram : Engram
+        An open store.
+    namespace : str
+        Where to recall.
+    k : int
+        Number of documents, 1..10000.
+    recall_kwargs : dict
+        Further arguments of :meth:`Engram.recall` (``kinds``, ``tags``, ``since``, ``as_of``,
+        ``valid_at``, ``reinforce``, ...).
+
+    Raises
+    ------
+    EngramError
+        From the recall (e.g. ``NamespaceError`` for a namespace the store never held), with
+        engramdb's message; LangChain passes it to the chain's caller.
+
+    References
+    ----------
+    ``langchain_core.retrievers.BaseRetriever``; metadata: :func:`hit_document`.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    engram: Any
+    namespace: str = "default"
+    k: int = 4
+    recall_kwargs: dict = Field(default_factory=dict)
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        res = self.engram.recall(query, namespace=self.namespace, k=self.k, **self.recall_kwargs)
+        return [hit_document(h, self.namespace) for h in res.hits]
+
+
+
+# ---------------------------------------------------------------------------- agent tools
+def langchain_tools(engram: Engram, *, namespace: str = "default", read_only: bool = False) -> list[StructuredTool]:
+    """The agent tools of :mod:`engramdb.integrations.tools` as LangChain ``StructuredTool`` objects.
+
+    Parameters
+    ----------
+    engram : Engram
+        An open store.
+    namespace : str
+        The namespace every call works in.
+    read_only : bool
+        Only the reading tools (``recall``, ``context``, ``history``).
+
+    Returns
+    -------
+    list of StructuredTool
+        ``args_schema`` is the tool's JSON Schema; a call returns the result as JSON. An
+        :class:`engramdb.EngramError` is raised as ``ToolException("<ErrorClass>: <message>")``
+        and, with ``handle_tool_error=True`` (set here), returned to the model as the tool's output.
+    """
+    from .tools import call_tool, tools
+
+    def make(name: str):
+        def run(**arguments: Any) -> str:
+            out = call_tool(engram, name, arguments, namespace=namespace, read_only=read_only)
+            if out.is_error:
+                raise ToolException(out.text)
+            return out.text
+        return run
+
+    return [StructuredTool.from_function(make(t.name), name=t.name, description=t.description,
+                                         args_schema=dict(t.parameters), infer_schema=False,
+                                         handle_tool_error=True)
+            for t in tools(read_only=read_only)]

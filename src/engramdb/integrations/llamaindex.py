@@ -1,0 +1,161 @@
+"""LlamaIndex over engramdb: a retriever of ``NodeWithScore`` and a memory block for agents.
+
+- :class:`EngramRetriever` is a ``llama_index.core.retrievers.BaseRetriever``: engramdb recall
+  hits become ``TextNode`` objects (node id = memory id) scored by the recall score, for a
+  ``RetrieverQueryEngine`` or any other LlamaIndex pipeline.
+- :class:`EngramMemoryBlock` is a ``llama_index.core.memory.BaseMemoryBlock[str]`` for
+  ``llama_index.core.memory.Memory`` (and so for LlamaIndex agents and chat engines): on each turn
+  it returns :meth:`Engram.context` for the latest user message, a Markdown block within its token
+  budget that ``Memory`` places in the system message; messages that ``Memory`` flushes out of its
+  short-term queue are stored as episodic memories (one per message, its role as a tag and the
+  chat session as its source).
+
+Errors are engramdb's own (:class:`engramdb.EngramError`, message kept); LlamaIndex passes them to
+the caller. Needs the extra ``engramdb[llamaindex]`` (``llama-index-core``).
+"""
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+try:
+    from llama_index.core.base.llms.types import ChatMessage
+    from llama_index.core.bridge.pydantic import Field
+    from llama_index.core.memory import BaseMemoryBlock
+    from llama_index.core.retrievers import BaseRetriever
+    from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+except ImportError as exc:   # pragma: no cover - exercised only without the extra
+    raise ImportError("engramdb.integrations.llamaindex needs LlamaIndex: pip install 'engramdb[llamaindex]'") from exc
+
+if TYPE_CHECKING:
+    from ..engine import Engram
+
+__all__ = ["EngramMemoryBlock", "EngramRetriever", "hit_node"]
+
+
+def hit_node(hit: Any, namespace: str) -> NodeWithScore:
+    """A ``NodeWithScore`` of one recall hit: a ``TextNode`` (id = memory id, text) with metadata
+    ``namespace``, ``kind``, ``relevance`` (in [0, 1]), ``path`` (ids seed first, as
+    ``"relation:id"`` past the seed), ``created_at`` (Unix seconds), ``date`` (ISO-8601 UTC),
+    ``tags`` and ``source`` (only ``date`` is shown to the LLM); score = the recall score."""
+    path = [s.id if s.relation is None else f"{s.relation.value}:{s.id}" for s in hit.path]
+    date = datetime.fromtimestamp(hit.created_at, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    node = TextNode(id_=hit.id, text=hit.text, metadata={
+        "namespace": namespace, "kind": hit.kind.value, "relevance": round(float(hit.relevance), 6),
+        "path": path, "created_at": hit.created_at, "date": date, "tags": list(hit.tags), "source": hit.source})
+    # what the LLM and the embedding see of the metadata: the date (the rest is for the caller)
+    node.excluded_llm_metadata_keys = node.excluded_embed_metadata_keys = [
+        k for k in node.metadata if k != "date"]
+    return NodeWithScore(node=node, score=float(hit.score))
+
+
+class EngramRetriever(BaseRetriever):
+    """A LlamaIndex retriever over engramdb recall.
+
+    Parameters
+    ----------
+    engram : Engram
+        An open store.
+    namespace : str
+        Where to recall.
+    k : int
+        Number of nodes, 1..10000.
+    **recall_kwargs
+        Further arguments of :meth:`Engram.recall` (``kinds``, ``tags``, ``since``, ``as_of``,
+        ``valid_at``, ``reinforce``, ...).
+
+    Raises
+    ------
+    EngramError
+        From the recall, e.g. ``NamespaceError`` for a namespace the store never held.
+
+    References
+    ----------
+    ``llama_index.core.base.base_retriever.BaseRetriever``; node contents: :func:`hit_node`.
+    """
+
+    def __init__(self, engram: Engram, *, namespace: str = "default", k: int = 4, **recall_kwargs: Any):
+        super().__init__()
+        self.engram, self.namespace, self.k, self.recall_kwargs = engram, namespace, k, recall_kwargs
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        res = self.engram.recall(query_bundle.query_str, namespace=self.namespace, k=self.k, **self.recall_kwargs)
+        return [hit_node(h, self.namespace) for h in res.hits]
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return await asyncio.to_thread(self._retrieve, query_bundle)
+
+
+def _text(message: ChatMessage) -> str:
+    return "\n".join(b.text for b in message.blocks if getattr(b, "block_type", None) == "text"
+                     and getattr(b, "text", None)).strip()
+
+
+class EngramMemoryBlock(BaseMemoryBlock[str]):
+    """Long-term memory for LlamaIndex's ``Memory``: engramdb's context block for each turn.
+
+    Attributes
+    ----------
+    engram : Engram
+        An open store.
+    namespace : str
+        The agent's or user's namespace.
+    budget_tokens : int or None
+        Token budget of the block (:meth:`Engram.context`; the frame's default when None).
+    frame : str
+        Context frame (``conversation``, ``question``, ``task``, ...).
+    kind : str
+        Memory kind of the stored messages (default ``episodic``).
+    count_tokens : callable str -> int, optional
+        Token counter for the budget (default: characters / 4).
+    name, description, priority, accept_short_term_memory
+        As for ``BaseMemoryBlock`` (priority 0: ``Memory`` never truncates the block; it keeps
+        its own budget).
+
+    Notes
+    -----
+    Before the namespace holds any memory the block is empty (``Memory`` then leaves it out).
+    Engine calls run in a worker thread.
+
+    References
+    ----------
+    ``llama_index.core.memory.memory.BaseMemoryBlock`` (``_aget`` / ``_aput``); engramdb
+    :meth:`Engram.context` (DESIGN.md "Context assembly").
+    """
+
+    name: str = Field(default="engramdb", description="The name of the memory block.")
+    engram: Any = Field(description="An open engramdb store (engramdb.open).")
+    namespace: str = Field(default="default", description="The engramdb namespace.")
+    budget_tokens: int | None = Field(default=None, description="Token budget of the context block.")
+    frame: str = Field(default="conversation", description="engramdb context frame.")
+    kind: str = Field(default="episodic", description="Memory kind of stored messages.")
+    count_tokens: Callable[[str], int] | None = Field(default=None, description="Token counter.")
+
+    async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
+        messages = messages or []
+        query = next((t for m in reversed(messages) if str(m.role.value) == "user" and (t := _text(m))), "")
+        if not query:
+            query = next((t for m in reversed(messages) if (t := _text(m))), "")
+        if not query:
+            return ""
+
+        def run() -> str:
+            if self.namespace not in self.engram.namespaces():
+                return ""
+            return self.engram.context(query, namespace=self.namespace, budget_tokens=self.budget_tokens,
+                                       frame=self.frame, count_tokens=self.count_tokens).text
+
+        return await asyncio.to_thread(run)
+
+    async def _aput(self, messages: list[ChatMessage]) -> None:
+        items = []
+        for m in messages:
+            text = _text(m)
+            if text:
+                session = m.additional_kwargs.get("session_id")
+                items.append({"text": text, "kind": self.kind, "tags": [str(m.role.value)],
+                              "source": None if session is None else str(session)})
+        if items:
+            await asyncio.to_thread(self.engram.add_batch, items, namespace=self.namespace)

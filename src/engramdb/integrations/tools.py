@@ -1,0 +1,403 @@
+"""Agent tools over an engramdb store: one set of definitions, its JSON schemas, and the dispatcher.
+
+The six tools, ``remember``, ``recall``, ``context``, ``forget``, ``supersede`` and ``history``,
+are defined once here (:data:`TOOLS`: name, description, JSON Schema of the arguments, whether
+the tool only reads). Everything else is generated from these definitions:
+
+- :func:`openai_tools`: the ``tools=`` list of OpenAI chat completions (function calling);
+- :func:`anthropic_tools`: the ``tools=`` list of Anthropic's Messages API;
+- the MCP server (:mod:`engramdb.integrations.mcp_server`) lists the same tools;
+- :func:`call_tool` / :func:`dispatch` run a tool call against an open store, and
+  :func:`run_openai_tool_call` / :func:`run_anthropic_tool_use` wrap them in each provider's
+  result message.
+
+A dispatcher is bound to one namespace: the model never names one (a namespace is a hard
+partition; the caller picks it). Arguments are checked against the schema's names, required
+fields and JSON types here; the values themselves (a memory kind, a frame, a time) are checked by
+the engine, so a bad one fails with engramdb's own error message (``UnknownKindError: unknown
+memory kind 'bogus'; expected one of [...]``). Errors come back as results marked as errors, never
+as a bare "error executing tool". This module imports nothing beyond engramdb's error classes
+until a tool runs.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from ..errors import EngramError, InvalidInputError, ReadOnlyError
+
+if TYPE_CHECKING:
+    from ..engine import Engram
+
+__all__ = [
+    "FRAMES",
+    "KINDS",
+    "TOOLS",
+    "Tool",
+    "ToolResult",
+    "anthropic_tools",
+    "call_tool",
+    "dispatch",
+    "openai_tools",
+    "run_anthropic_tool_use",
+    "run_openai_tool_call",
+    "tools",
+]
+
+#: Memory kinds (``engramdb.MemoryKind`` values) and context frames (``engramdb.context.FRAMES``),
+#: listed here so that building the schemas imports no engine module (a test pins both lists).
+KINDS = ("working", "episodic", "semantic", "procedural", "decision")
+FRAMES = ("conversation", "question", "task", "decision", "creative", "debug")
+
+_TIME = {"type": "string", "description": "ISO-8601 date or date-time (naive = UTC), e.g. 2024-05-01"}
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One agent tool: its name, description, argument schema and what it runs.
+
+    Attributes
+    ----------
+    name : str
+    description : str
+        What the model reads to decide when to call the tool.
+    parameters : mapping
+        JSON Schema (Draft 2020-12) of the arguments: an object schema.
+    read_only : bool
+        True when the tool never writes the store; a read-only server exposes only these.
+    run : callable (Engram, namespace str, arguments dict) -> dict
+        Runs the tool; returns a JSON-ready dict; raises :class:`engramdb.EngramError`.
+    """
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+    read_only: bool
+    run: Callable[[Engram, str, dict], dict] = field(repr=False)
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """Outcome of one tool call.
+
+    Attributes
+    ----------
+    name : str
+        The tool called.
+    is_error : bool
+        True when the call failed; ``content`` is then ``{"error": {"type", "message"}}``.
+    content : dict
+        The tool's JSON-ready result, or the error.
+    """
+
+    name: str
+    is_error: bool
+    content: dict
+
+    @property
+    def text(self) -> str:
+        """The result as JSON; an error as ``"<ErrorClass>: <engramdb's message>"``."""
+        if self.is_error:
+            err = self.content["error"]
+            return f"{err['type']}: {err['message']}"
+        return json.dumps(self.content, ensure_ascii=False)
+
+
+# ----------------------------------------------------------------------------- the tools
+def _iso(t: float | None) -> str | None:
+    if t is None:
+        return None
+    try:
+        return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _some(args: dict, *names: str) -> dict:
+    return {n: args[n] for n in names if args.get(n) is not None}
+
+
+def _remember(eng: Engram, ns: str, args: dict) -> dict:
+    fields = _some(args, "kind", "id", "tags", "created_at", "confidence", "source", "subject", "attribute",
+                   "value")
+    return {"id": eng.add(args["text"], namespace=ns, **fields), "namespace": ns}
+
+
+def _recall(eng: Engram, ns: str, args: dict) -> dict:
+    res = eng.recall(args["query"], namespace=ns, k=args.get("k", 5),
+                     **_some(args, "kinds", "tags", "since", "until", "as_of", "valid_at"),
+                     include_superseded=bool(args.get("include_superseded", False)))
+    hits = [{**h.to_dict(), "date": _iso(h.created_at)} for h in res.hits]
+    return {"hits": hits, "gaps": [g.to_dict() for g in res.gaps], "warnings": [w.to_dict() for w in res.warnings]}
+
+
+def _context(eng: Engram, ns: str, args: dict) -> dict:
+    block = eng.context(args["query"], namespace=ns, **_some(args, "budget_tokens", "frame"))
+    return {"text": block.text, "tokens_used": block.tokens_used, "budget_tokens": block.budget_tokens,
+            "frame": block.frame, "gaps": list(block.gaps)}
+
+
+def _forget(eng: Engram, ns: str, args: dict) -> dict:
+    hard = bool(args.get("hard", False))
+    eng.forget(args["id"], namespace=ns, hard=hard)
+    return {"id": args["id"], "forgotten": "erased" if hard else "archived"}
+
+
+def _supersede(eng: Engram, ns: str, args: dict) -> dict:
+    new_id = eng.supersede(args["old_id"], args.get("text"), namespace=ns, **_some(args, "by", "id"))
+    return {"id": new_id, "superseded": args["old_id"]}
+
+
+def _history(eng: Engram, ns: str, args: dict) -> dict:
+    return {"id": args["id"], "versions": [e.to_dict() for e in eng.history(args["id"], namespace=ns)]}
+
+
+def _schema(properties: dict, required: list[str]) -> dict:
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+
+_STR_LIST = {"type": "array", "items": {"type": "string"}}
+
+TOOLS: Mapping[str, Tool] = MappingProxyType({t.name: t for t in (
+    Tool("remember",
+         "Store one memory (a fact, preference, event, procedure or decision) for later recall. "
+         "Returns its id. Repeating a text already stored reinforces it instead of storing it twice.",
+         _schema({
+             "text": {"type": "string", "description": "What to remember, in one self-contained sentence."},
+             "kind": {"type": "string", "enum": list(KINDS),
+                      "description": "semantic: facts and preferences; episodic: events; procedural: "
+                                     "how-tos; decision: a choice with its reasons; working: short-lived."},
+             "id": {"type": "string", "description": "Optional id (random when omitted)."},
+             "tags": {**_STR_LIST, "description": "Optional labels to filter by later."},
+             "created_at": {**_TIME, "description": "When it happened (default: now). " + _TIME["description"]},
+             "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+             "source": {"type": "string", "description": "Where it came from (session or turn id)."},
+             "subject": {"type": "string", "description": "Slot subject, e.g. user (with attribute)."},
+             "attribute": {"type": "string", "description": "Slot attribute, e.g. home_city: a new value "
+                                                            "of a single-valued slot replaces the current one."},
+             "value": {"type": "string", "description": "Slot value (default: the text)."},
+         }, ["text"]), False, _remember),
+    Tool("recall",
+         "Recall the memories related to a question: keyword and vector search, then spreading "
+         "activation over the memory graph. Each hit has a score, a relevance in [0, 1], its date and "
+         "the path that led to it; 'gaps' says when the best evidence is weak.",
+         _schema({
+             "query": {"type": "string", "description": "The question, in words."},
+             "k": {"type": "integer", "minimum": 1, "maximum": 100, "default": 5,
+                   "description": "Number of hits."},
+             "kinds": {"type": "array", "items": {"type": "string", "enum": list(KINDS)},
+                       "description": "Keep only these kinds."},
+             "tags": {**_STR_LIST, "description": "Keep only memories carrying every one of these tags."},
+             "since": {**_TIME, "description": "Event time lower bound. " + _TIME["description"]},
+             "until": {**_TIME, "description": "Event time upper bound. " + _TIME["description"]},
+             "as_of": {**_TIME, "description": "Answer as the store believed at this time."},
+             "valid_at": {**_TIME, "description": "Answer with what held in the world at this time."},
+             "include_superseded": {"type": "boolean", "default": False},
+         }, ["query"]), True, _recall),
+    Tool("context",
+         "A Markdown block of what to know for a query (the user's profile, procedures, open "
+         "decisions, recalled memories with dates), never over its token budget.",
+         _schema({
+             "query": {"type": "string", "description": "What the prompt is about."},
+             "budget_tokens": {"type": "integer", "minimum": 0,
+                               "description": "Token budget (default: the frame's, e.g. 3000)."},
+             "frame": {"type": "string", "enum": list(FRAMES), "default": "conversation",
+                       "description": "What the prompt is for."},
+         }, ["query"]), True, _context),
+    Tool("forget",
+         "Forget a memory by id: archive it (hidden from recall, kept), or erase it for good with hard=true.",
+         _schema({
+             "id": {"type": "string"},
+             "hard": {"type": "boolean", "default": False, "description": "Erase instead of archiving."},
+         }, ["id"]), False, _forget),
+    Tool("supersede",
+         "Replace a memory by a new version: give the new text (or 'by', the id of an existing memory). "
+         "The old one is kept, marked superseded, in the history.",
+         _schema({
+             "old_id": {"type": "string", "description": "The memory that is no longer current."},
+             "text": {"type": "string", "description": "The new version's text."},
+             "by": {"type": "string", "description": "Instead of text: an existing memory that replaces it."},
+             "id": {"type": "string", "description": "Optional id of the new version."},
+         }, ["old_id"]), False, _supersede),
+    Tool("history",
+         "Every version of a memory's fact (earlier wordings and what superseded what), oldest first.",
+         _schema({"id": {"type": "string"}}, ["id"]), True, _history),
+)})
+
+
+def tools(*, read_only: bool = False) -> list[Tool]:
+    """The tool definitions, in :data:`TOOLS` order; only the reading ones with ``read_only``."""
+    return [t for t in TOOLS.values() if t.read_only or not read_only]
+
+
+def openai_tools(*, read_only: bool = False) -> list[dict]:
+    """The ``tools=`` argument of OpenAI chat completions: ``[{"type": "function", "function":
+    {"name", "description", "parameters"}}]``, parameters as JSON Schema."""
+    return [{"type": "function", "function": {"name": t.name, "description": t.description,
+                                              "parameters": json.loads(json.dumps(t.parameters))}}
+            for t in tools(read_only=read_only)]
+
+
+def anthropic_tools(*, read_only: bool = False) -> list[dict]:
+    """The ``tools=`` argument of Anthropic's Messages API: ``[{"name", "description", "input_schema"}]``."""
+    return [{"name": t.name, "description": t.description, "input_schema": json.loads(json.dumps(t.parameters))}
+            for t in tools(read_only=read_only)]
+
+
+# ----------------------------------------------------------------------------- dispatching
+_JSON_TYPES = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
+               "array": (list, tuple), "object": (dict,)}
+
+
+def _check_type(value: Any, schema: Mapping[str, Any], where: str) -> None:
+    kind = schema.get("type")
+    if kind is None:
+        return
+    ok = isinstance(value, _JSON_TYPES[kind]) and not (kind in ("integer", "number") and isinstance(value, bool))
+    if not ok:
+        raise InvalidInputError(f"{where}: expected a JSON {kind}, got {value!r}")
+    if kind == "array" and "items" in schema:
+        for i, item in enumerate(value):
+            _check_type(item, schema["items"], f"{where}[{i}]")
+
+
+def _arguments(tool: Tool, arguments: Any) -> dict:
+    """The call's arguments as a dict, checked against the tool's schema (names, required, types)."""
+    if arguments is None or arguments == "":
+        arguments = {}
+    if isinstance(arguments, (str, bytes)):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError as exc:
+            raise InvalidInputError(f"{tool.name}: arguments are not valid JSON: {exc}") from exc
+    if not isinstance(arguments, Mapping):
+        raise InvalidInputError(f"{tool.name}: arguments must be a JSON object, got {type(arguments).__name__}")
+    props = tool.parameters["properties"]
+    unknown = sorted(set(arguments) - set(props))
+    if unknown:
+        raise InvalidInputError(f"{tool.name}: unknown argument(s) {unknown}; expected some of {list(props)}")
+    missing = [n for n in tool.parameters["required"] if arguments.get(n) is None]
+    if missing:
+        raise InvalidInputError(f"{tool.name}: missing required argument(s) {missing}")
+    for name, value in arguments.items():
+        if value is not None:
+            _check_type(value, props[name], f"{tool.name}.{name}")
+    return dict(arguments)
+
+
+def dispatch(engram: Engram, name: str, arguments: Any = None, *, namespace: str = "default",
+             read_only: bool = False) -> dict:
+    """Run the tool ``name`` with ``arguments`` against ``engram`` in ``namespace``.
+
+    Parameters
+    ----------
+    engram : Engram
+        An open store (``engramdb.open``).
+    name : str
+        One of :data:`TOOLS`.
+    arguments : mapping, JSON str or None
+        The call's arguments (OpenAI passes them as a JSON string).
+    namespace : str
+        The namespace every call works in; the model cannot choose another.
+    read_only : bool
+        Refuse the tools that write (``remember``, ``forget``, ``supersede``).
+
+    Returns
+    -------
+    dict
+        The tool's JSON-ready result.
+
+    Raises
+    ------
+    InvalidInputError
+        Unknown tool, arguments that are not a JSON object, an unknown or missing argument, a
+        value of the wrong JSON type.
+    ReadOnlyError
+        A writing tool with ``read_only``.
+    EngramError
+        Whatever the engine raises for the call (e.g. ``UnknownKindError``, ``MemoryNotFoundError``).
+    """
+    tool = TOOLS.get(name) if isinstance(name, str) else None
+    if tool is None:
+        raise InvalidInputError(f"unknown tool {name!r}; expected one of {list(TOOLS)}")
+    if read_only and not tool.read_only:
+        raise ReadOnlyError(f"tool {name!r} writes to the store, and this dispatcher is read-only; "
+                            f"its tools are {[t.name for t in tools(read_only=True)]}")
+    return tool.run(engram, namespace, _arguments(tool, arguments))
+
+
+def call_tool(engram: Engram, name: str, arguments: Any = None, *, namespace: str = "default",
+              read_only: bool = False) -> ToolResult:
+    """:func:`dispatch`, with every :class:`engramdb.EngramError` turned into an error result that
+    keeps the error's class name and message (other exceptions, i.e. bugs, propagate).
+
+    Parameters
+    ----------
+    engram, name, arguments, namespace, read_only
+        As for :func:`dispatch`.
+
+    Returns
+    -------
+    ToolResult
+    """
+    try:
+        return ToolResult(str(name), False, dispatch(engram, name, arguments, namespace=namespace,
+                                                     read_only=read_only))
+    except EngramError as exc:
+        return ToolResult(str(name), True, {"error": {"type": type(exc).__name__, "message": str(exc)}})
+
+
+def _field(obj: Any, name: str) -> Any:
+    return obj[name] if isinstance(obj, Mapping) else getattr(obj, name)
+
+
+def run_openai_tool_call(engram: Engram, tool_call: Any, *, namespace: str = "default",
+                         read_only: bool = False) -> dict:
+    """Run one OpenAI tool call; return the ``{"role": "tool", ...}`` message that answers it.
+
+    Parameters
+    ----------
+    engram : Engram
+    tool_call : mapping or SDK object
+        An item of ``message.tool_calls``: ``{"id", "function": {"name", "arguments"}}``
+        (``arguments`` a JSON string).
+    namespace, read_only
+        As for :func:`dispatch`.
+
+    Returns
+    -------
+    dict
+        ``{"role": "tool", "tool_call_id", "content"}``: the result as JSON, or
+        ``"<ErrorClass>: <message>"`` when the call failed.
+    """
+    fn = _field(tool_call, "function")
+    out = call_tool(engram, _field(fn, "name"), _field(fn, "arguments"), namespace=namespace, read_only=read_only)
+    return {"role": "tool", "tool_call_id": _field(tool_call, "id"), "content": out.text}
+
+
+def run_anthropic_tool_use(engram: Engram, block: Any, *, namespace: str = "default",
+                           read_only: bool = False) -> dict:
+    """Run one Anthropic ``tool_use`` content block; return the ``tool_result`` block that answers it.
+
+    Parameters
+    ----------
+    engram : Engram
+    block : mapping or SDK object
+        ``{"type": "tool_use", "id", "name", "input"}`` (``input`` a JSON object).
+    namespace, read_only
+        As for :func:`dispatch`.
+
+    Returns
+    -------
+    dict
+        ``{"type": "tool_result", "tool_use_id", "content", "is_error"}``; an error's content is
+        ``"<ErrorClass>: <message>"``.
+    """
+    out = call_tool(engram, _field(block, "name"), _field(block, "input"), namespace=namespace,
+                    read_only=read_only)
+    return {"type": "tool_result", "tool_use_id": _field(block, "id"), "content": out.text,
+            "is_error": out.is_error}

@@ -1,0 +1,99 @@
+"""The LangChain retriever inside an LCEL chain, with langchain_core's fake chat model."""
+import asyncio
+
+import pytest
+
+import engramdb
+
+from .conftest import need
+
+need("langchain_core")
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.documents import Document
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import RunnableParallel, RunnablePassthrough
+
+from engramdb.integrations.langchain import EngramRetriever
+
+
+class Prompts(BaseCallbackHandler):
+    """Records what each chat model call was sent (LangChain's own callback mechanism)."""
+
+    def __init__(self):
+        self.sent = []
+
+    def on_chat_model_start(self, serialized, messages, **kwargs):
+        self.sent.extend(m.content for batch in messages for m in batch)
+
+
+def _chain(retriever, answers):
+    prompt = ChatPromptTemplate.from_messages([
+        ("system", "Answer from these memories:\n{context}"), ("human", "{question}")])
+    llm = FakeListChatModel(responses=answers)
+    fmt = (lambda docs: "\n".join(f"[{d.metadata['date']}] {d.page_content}" for d in docs))
+    return RunnableParallel(docs=retriever, question=RunnablePassthrough()).assign(
+        answer=(lambda x: {"context": fmt(x["docs"]), "question": x["question"]}) | prompt | llm | StrOutputParser())
+
+
+def test_retriever_in_an_lcel_chain(trip):
+    retriever = EngramRetriever(engram=trip, namespace="u", k=3)
+    seen = Prompts()
+    out = _chain(retriever, ["Your code is QX7Z9M."]).invoke("status of my TAP flight to Lisbon?",
+                                                               config={"callbacks": [seen]})
+    assert out["answer"] == "Your code is QX7Z9M."
+    docs = out["docs"]
+    assert all(isinstance(d, Document) for d in docs)
+    # the same hits, in the same order, as engramdb's recall
+    res = trip.recall("status of my TAP flight to Lisbon?", namespace="u", k=3, reinforce=False)
+    assert [d.metadata["id"] for d in docs] == [h.id for h in res.hits] == [d.id for d in docs]
+    assert docs[0].metadata["id"] == "flight"
+    by_id = {d.metadata["id"]: d for d in docs}
+    code = by_id["code"]
+    assert code.page_content == "The airline emailed confirmation code QX7Z9M."
+    assert code.metadata["path"] == [{"id": "flight", "relation": None, "forward": True},
+                                     {"id": "code", "relation": "evidence_for", "forward": False}]
+    assert code.metadata["date"] == "2024-04-02T10:05:00Z"
+    assert code.metadata["created_at"] == pytest.approx(1712052300.0)
+    assert code.metadata["namespace"] == "u" and code.metadata["kind"] == "episodic"
+    assert [d.metadata["score"] for d in docs] == sorted((d.metadata["score"] for d in docs), reverse=True)
+    assert 0.0 <= code.metadata["relevance"] <= 1.0
+    # the chain's prompt carried the recalled memories to the model
+    system = seen.sent[0]
+    assert "[2024-04-02T10:05:00Z] The airline emailed confirmation code QX7Z9M." in system
+    assert seen.sent[1] == "status of my TAP flight to Lisbon?"
+
+
+def test_retriever_async_and_recall_arguments(trip):
+    retriever = EngramRetriever(engram=trip, namespace="u", k=5, recall_kwargs={"until": "2024-04-02T23:00:00Z"})
+    docs = asyncio.run(retriever.ainvoke("flight dates code"))
+    assert {d.metadata["id"] for d in docs} == {"flight", "code"}   # "dates" is after `until`
+
+
+def test_engramdb_errors_reach_the_caller_with_their_message(trip):
+    chain = _chain(EngramRetriever(engram=trip, namespace="U"), ["unused"])
+    with pytest.raises(engramdb.NamespaceError, match="no namespace 'U'; the store holds 'u'"):
+        chain.invoke("anything")
+    with pytest.raises(engramdb.EmptyTextError):
+        EngramRetriever(engram=trip, namespace="u").invoke("   ")
+
+
+def test_langchain_tools_share_the_definitions_and_return_engramdb_errors(trip):
+    import json
+
+    from engramdb.integrations.langchain import langchain_tools
+    from engramdb.integrations.tools import TOOLS
+
+    tools = {t.name: t for t in langchain_tools(trip, namespace="u")}
+    assert list(tools) == list(TOOLS)
+    for name, tool in tools.items():
+        assert tool.args_schema == TOOLS[name].parameters and tool.description == TOOLS[name].description
+    out = json.loads(tools["recall"].invoke({"query": "confirmation code", "k": 1}))
+    assert [h["id"] for h in out["hits"]] == ["code"]
+    assert json.loads(tools["remember"].invoke({"text": "The hotel is in Alfama.", "id": "hotel"}))["id"] == "hotel"
+    assert trip.get("hotel", namespace="u").text == "The hotel is in Alfama."
+    # an engramdb error is the tool's output (ToolException, handled), with engramdb's message
+    bad = tools["remember"].invoke({"text": "x", "kind": "bogus"})
+    assert bad.startswith("UnknownKindError: unknown memory kind 'bogus'")
+    assert [t.name for t in langchain_tools(trip, read_only=True)] == ["recall", "context", "history"]

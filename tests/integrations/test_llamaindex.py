@@ -1,0 +1,82 @@
+"""The LlamaIndex retriever in a RetrieverQueryEngine and the memory block in Memory and a chat
+engine, with llama_index's MockLLM (no network: its tokenizer ships inside llama-index-core)."""
+import asyncio
+
+import pytest
+
+import engramdb
+
+from .conftest import need
+
+need("llama_index.core")
+from llama_index.core.base.llms.types import ChatMessage
+from llama_index.core.chat_engine import SimpleChatEngine
+from llama_index.core.llms import MockLLM
+from llama_index.core.llms.mock import MockLLMWithChatMemoryOfLastCall
+from llama_index.core.memory import Memory
+from llama_index.core.query_engine import RetrieverQueryEngine
+from llama_index.core.schema import NodeWithScore, TextNode
+
+from engramdb.integrations.llamaindex import EngramMemoryBlock, EngramRetriever
+
+
+def test_retriever_in_a_query_engine(trip):
+    retriever = EngramRetriever(trip, namespace="u", k=3)
+    engine = RetrieverQueryEngine.from_args(retriever, llm=MockLLM())   # MockLLM answers with its prompt
+    response = engine.query("status of my TAP flight to Lisbon?")
+    nodes = response.source_nodes
+    assert all(isinstance(n, NodeWithScore) and isinstance(n.node, TextNode) for n in nodes)
+    res = trip.recall("status of my TAP flight to Lisbon?", namespace="u", k=3, reinforce=False)
+    assert [n.node.node_id for n in nodes] == [h.id for h in res.hits]
+    assert [n.score for n in nodes] == pytest.approx([h.score for h in res.hits])
+    code = next(n.node for n in nodes if n.node.node_id == "code")
+    assert code.text == "The airline emailed confirmation code QX7Z9M."
+    assert code.metadata["path"] == ["flight", "evidence_for:code"]
+    assert code.metadata["date"] == "2024-04-02T10:05:00Z" and code.metadata["namespace"] == "u"
+    # the prompt the LLM got holds each memory with its date, and none of the bookkeeping metadata
+    prompt = str(response)
+    assert "date: 2024-04-02T10:05:00Z\n\nThe airline emailed confirmation code QX7Z9M." in prompt
+    assert "status of my TAP flight to Lisbon?" in prompt
+    assert "relevance:" not in prompt and "path:" not in prompt
+
+
+def test_retriever_async_and_errors(trip):
+    nodes = asyncio.run(EngramRetriever(trip, namespace="u", k=1).aretrieve("confirmation code"))
+    assert [n.node.node_id for n in nodes] == ["code"]
+    with pytest.raises(engramdb.NamespaceError, match="no namespace 'nope'"):
+        EngramRetriever(trip, namespace="nope").retrieve("anything")
+
+
+def test_memory_block_puts_engramdbs_context_in_the_system_message(trip):
+    llm = MockLLMWithChatMemoryOfLastCall(max_tokens=4)
+    block = EngramMemoryBlock(engram=trip, namespace="u", budget_tokens=300)
+    memory = Memory.from_defaults(session_id="chat-1", token_limit=4000, memory_blocks=[block])
+    chat = SimpleChatEngine.from_defaults(llm=llm, memory=memory)
+    reply = chat.chat("What is the confirmation code of my Lisbon flight?")
+    assert str(reply) == "text text text text"
+    system = llm.last_chat_messages[0]
+    assert system.role.value == "system"
+    want = trip.context("What is the confirmation code of my Lisbon flight?", namespace="u", budget_tokens=300).text
+    assert want in system.content and "QX7Z9M" in want
+    assert llm.last_chat_messages[-1].content == "What is the confirmation code of my Lisbon flight?"
+
+
+def test_memory_block_stores_the_messages_memory_flushes(tmp_path):
+    with engramdb.open(tmp_path / "m", embedder="hashing") as mem:
+        block = EngramMemoryBlock(engram=mem, namespace="ana", budget_tokens=200)
+        # before the namespace holds anything the block is empty, and Memory leaves it out
+        assert asyncio.run(block.aget([ChatMessage(role="user", content="hello")])) == ""
+        memory = Memory.from_defaults(session_id="s-1", token_limit=60, token_flush_size=20,
+                                      chat_history_token_ratio=0.5, memory_blocks=[block])
+        turns = ["My cat is called Tom and he likes fish.", "I work as a nurse in Porto.",
+                 "My sister lives in Braga.", "I play the cello on Sundays."]
+        for t in turns:
+            memory.put(ChatMessage(role="user", content=t))
+            memory.put(ChatMessage(role="assistant", content="Noted."))
+        stored = mem.query(namespace="ana", order="event_time_asc")
+        assert stored, "Memory flushed nothing into the block"
+        assert [m.text for m in stored if "user" in m.tags] == turns[:len([m for m in stored if "user" in m.tags])]
+        assert all(m.source == "s-1" and m.kind is engramdb.MemoryKind.EPISODIC for m in stored)
+        # a later question gets the flushed fact back through the block
+        messages = memory.get(input="what is my cat called?")
+        assert messages[0].role.value == "system" and "My cat is called Tom" in messages[0].content
