@@ -45,10 +45,10 @@ def rows() -> list[tuple[str, str, str]]:
         for r in ingest.get("throughput", []):
             out.append((f"durable ingest, {r['memories']:,} memories (median of {r['runs']} runs)",
                         f"{r['memories_per_s']:,.0f} memories/s",
-                        f"bare hnswlib insertion + auto-link search of the same vectors "
-                        f"{r['hnswlib_floor_memories_per_s']:,.0f}/s ({r['hnswlib_insert_alone_s']} + "
-                        f"{r['hnswlib_autolink_search_alone_s']} s of {r['add_s']} s); load average "
-                        f"{r['loadavg_start'][0]:.1f} on {ingest.get('throughput_machine', ingest['machine'])['cpus']} cores"))
+                        (f"bare hnswlib insertion + auto-link search of the same vectors "
+                         f"{r['hnswlib_floor_memories_per_s']:,.0f}/s ({r['hnswlib_insert_alone_s']} + "
+                         f"{r['hnswlib_autolink_search_alone_s']} s of {r['add_s']} s); load average "
+                         f"{r['loadavg_start'][0]:.1f} on {ingest.get('throughput_machine', ingest['machine'])['cpus']} cores")))
         for r in ingest["runs"]:
             if r["memories"] not in measured:
                 split = f"of {r['add_s']} s: hnswlib insertion alone {r['hnswlib_insert_alone_s']} s"

@@ -1,6 +1,7 @@
 """Admission's in-batch novelty: the blocked lower-triangle search equals the dense Gram matrix."""
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import engramdb
 from engramdb.dynamics.admission import nearest_earlier
