@@ -15,8 +15,11 @@ power-law memory graph of mean undirected degree 6):
    same index, in the same process; median and p99 over the queries.
 
     python benchmarks/bench_store.py [--sizes 100000 1000000] [--queries 500]
+    python benchmarks/bench_store.py --sizes 100000 --ingest-runs 3   # ingest throughput only
 
-Writes benchmarks/results/recall.json and benchmarks/results/ingest.json.
+Writes benchmarks/results/recall.json and benchmarks/results/ingest.json (``--ingest-runs``: the
+``throughput`` rows of ingest.json, each the median of the runs with the bare hnswlib insertion
+and auto-link search of the same vectors timed in every run, and the load average).
 """
 from __future__ import annotations
 
@@ -108,6 +111,68 @@ def build(path: str, vecs: np.ndarray, rng: np.random.Generator) -> dict:
             "hnswlib_share_of_add": round((t_hnsw + t_search) / t_add, 3)}
 
 
+def add_once(path: str, vecs: np.ndarray) -> float:
+    """Seconds for ``add_batch`` of ``vecs`` in chunks of CHUNK into a new store (as :func:`build`)."""
+    n = len(vecs)
+    t0 = time.perf_counter()
+    with engramdb.open(path, dim=DIM) as eng:
+        for i0 in range(0, n, CHUNK):
+            eng.add_batch([{"id": f"m{i}", "text": f"synthetic memory {i}", "embedding": vecs[i],
+                            "kind": "semantic" if i % 3 else "episodic", "created_at": 1.7e9 + i}
+                           for i in range(i0, min(n, i0 + CHUNK))])
+        t_add = time.perf_counter() - t0
+    return t_add
+
+
+def hnswlib_floor(vecs: np.ndarray) -> tuple[float, float]:
+    """Seconds for the hnswlib work of the same ingest done bare, in the same chunks: insertion
+    (every core) and the auto-link search (k = 2 max_links + 1, ef = 4 k, every core)."""
+    n = len(vecs)
+    cfg, lc = engramdb.IndexConfig(), engramdb.LinkConfig()
+    bare = HnswIndex(DIM, m=cfg.m, ef_construction=cfg.ef_construction, ef_search=cfg.ef_search)
+    k = 2 * max(lc.max_links, 5) + 1
+    t_ins = t_search = 0.0
+    for i0 in range(0, n, CHUNK):
+        i1 = min(n, i0 + CHUNK)
+        t0 = time.perf_counter()
+        bare.add(vecs[i0:i1], np.arange(i0, i1))
+        t1 = time.perf_counter()
+        bare.knn_batch(vecs[i0:i1], k, ef=4 * k)
+        t_ins, t_search = t_ins + t1 - t0, t_search + time.perf_counter() - t1
+    return t_ins, t_search
+
+
+def ingest_throughput(n: int, runs: int) -> dict:
+    """Durable ingest of ``n`` memories, ``runs`` times, each beside its hnswlib floor (median)."""
+    load_start = os.getloadavg()
+    vecs = clustered_vectors(n, DIM, np.random.default_rng(n))
+    rows = []
+    for r in range(runs):
+        base = tempfile.mkdtemp(prefix="engramdb-bench-")
+        try:
+            t_add = add_once(os.path.join(base, "store"), vecs)
+        finally:
+            import shutil
+            shutil.rmtree(base, ignore_errors=True)
+        t_ins, t_search = hnswlib_floor(vecs)
+        rows.append({"add_s": t_add, "hnswlib_insert_s": t_ins, "hnswlib_autolink_search_s": t_search,
+                     "load": os.getloadavg()[0]})
+        print(f"[{n}] run {r + 1}: add_batch {n / t_add:,.0f} memories/s ({t_add:.1f} s); bare hnswlib "
+              f"insertion {t_ins:.1f} s + auto-link search {t_search:.1f} s (load {rows[-1]['load']:.1f})", flush=True)
+    med = {k: float(np.median([r[k] for r in rows])) for k in ("add_s", "hnswlib_insert_s", "hnswlib_autolink_search_s")}
+    floor = med["hnswlib_insert_s"] + med["hnswlib_autolink_search_s"]
+    return {"memories": n, "runs": runs, "chunk": CHUNK,
+            "memories_per_s": round(n / med["add_s"], 1),
+            "memories_per_s_each_run": [round(n / r["add_s"], 1) for r in rows],
+            "add_s": round(med["add_s"], 2),
+            "hnswlib_insert_alone_s": round(med["hnswlib_insert_s"], 2),
+            "hnswlib_autolink_search_alone_s": round(med["hnswlib_autolink_search_s"], 2),
+            "hnswlib_floor_memories_per_s": round(n / floor, 1),
+            "engramdb_own_s": round(med["add_s"] - floor, 2),
+            "x_hnswlib_floor": round(floor / med["add_s"], 3),
+            "loadavg_start": [round(x, 2) for x in load_start], "loadavg_each_run": [round(r["load"], 2) for r in rows]}
+
+
 COLD = """
 import sys, time, numpy as np
 t0 = time.perf_counter(); import engramdb; engramdb.Engram; t1 = time.perf_counter()  # the engine loads lazily
@@ -159,8 +224,30 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
     ap.add_argument("--queries", type=int, default=500)
     ap.add_argument("--keep", default=None, help="build the stores under this directory and keep them")
+    ap.add_argument("--ingest-runs", type=int, default=0,
+                    help="only measure ingest throughput at each size, this many times (median), each run "
+                         "beside the bare hnswlib insertion + auto-link search of the same vectors")
     args = ap.parse_args(argv)
     command = "python benchmarks/bench_store.py " + " ".join(sys.argv[1:])
+    if args.ingest_runs:
+        rows = []
+        for n in args.sizes:
+            row = ingest_throughput(n, args.ingest_runs)
+            rows.append({**row, "command": command, "date": time.strftime("%Y-%m-%d")})
+            print(f"[{n}] ingest {row['memories_per_s']:,.0f} memories/s (median of {row['runs']}; target 4,000) = "
+                  f"{row['x_hnswlib_floor']:.2f}x the bare hnswlib floor of {row['hnswlib_floor_memories_per_s']:,.0f}/s: "
+                  f"add {row['add_s']} s = hnswlib insertion {row['hnswlib_insert_alone_s']} s + auto-link search "
+                  f"{row['hnswlib_autolink_search_alone_s']} s + engramdb {row['engramdb_own_s']} s; "
+                  f"load at start {row['loadavg_start'][0]:.1f} on {os.cpu_count()} cores")
+        RESULTS.mkdir(exist_ok=True)
+        path = RESULTS / "ingest.json"
+        doc = json.loads(path.read_text()) if path.exists() else {"machine": machine(), "runs": []}
+        sizes = {r["memories"] for r in rows}
+        doc["throughput"] = sorted([r for r in doc.get("throughput", []) if r["memories"] not in sizes] + rows,
+                                   key=lambda r: r["memories"])
+        doc["throughput_machine"] = machine()
+        path.write_text(json.dumps(doc, indent=2) + "\n")
+        return 0
     recall_runs, ingest_runs = [], []
     for n in args.sizes:
         rng = np.random.default_rng(n)

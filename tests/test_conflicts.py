@@ -19,7 +19,7 @@ def mem(tmp_path):
         yield m
 
 
-@pytest.mark.parametrize("new,old,want", [
+CASES = [
     ("Bob is not allergic to shellfish", "Bob is allergic to shellfish", "negation"),
     ("He has worked there for 6 years", "He has worked there for 5 years", "number"),
     ("I no longer eat meat", "I eat meat", "negation"),
@@ -31,7 +31,10 @@ def mem(tmp_path):
     ("I have two dogs", "I have two cats", None),                                   # another fact
     ("We fly to Porto", "We fly to Lisbon", None),                                  # names are not values here
     ("The meeting is on Thursday", "The meeting is on Tuesday", None),
-])
+]
+
+
+@pytest.mark.parametrize("new,old,want", CASES)
 def test_conflict_rules(new, old, want):
     assert conflict(new, old) == want
 
@@ -107,3 +110,12 @@ def test_labelled_pairs_no_false_supersede(split):
     assert r["false_supersedes"] == []
     assert r["supersede"]["precision"] == 1.0 and r["contradicts"]["precision"] == 1.0
     assert r["supersede"]["recall"] >= 0.9 and r["contradicts"]["recall"] >= 0.9
+
+
+def test_answers_do_not_depend_on_what_was_asked_before():
+    """conflict() memoises per text: the same pairs in any order, repeated, give one answer each."""
+    pairs = [(new, old) for new, old, _want in CASES] + [(old, new) for new, old, _want in CASES]
+    first = [conflict(a, b) for a, b in pairs]
+    again = [conflict(a, b) for a, b in reversed(pairs)][::-1]
+    assert first == again
+    assert [conflict(new, old) for new, old, _ in CASES] == [want for _, _, want in CASES]

@@ -8,6 +8,7 @@ subject (it then supersedes it, or the two are linked ``contradicts``).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 __all__ = ["NUMBER_WORDS", "MONTHS", "DATE_WORDS", "NEGATIONS", "FUNCTION_WORDS", "tokens", "fact_signature",
@@ -105,7 +106,7 @@ def fact_change(new: str, old: str) -> str | None:
     >>> fact_change("Dinner with Ana on Friday", "dinner with Ana on Friday!") is None
     True
     """
-    a, b = fact_signature(new), fact_signature(old)
+    a, b = _signature(new), _signature(old)
     for key in ("negation", "number", "date"):
         if a[key] != b[key]:
             return key
@@ -148,6 +149,7 @@ _stemmer = None
 _END_STEMS: frozenset[str] | None = None
 
 
+@lru_cache(maxsize=1 << 16)
 def _ends_subject(low: str) -> bool:
     global _END_STEMS
     if _END_STEMS is None:
@@ -159,6 +161,7 @@ def _ends_subject(low: str) -> bool:
 _PRONOUNS = frozenset("i we you he she they it".split())
 
 
+@lru_cache(maxsize=1 << 13)   # the write path checks each new text against several neighbours
 def subject_of(text: str) -> tuple[str, ...]:
     """The statement's subject, lower-cased, articles dropped (a leading "Speaker:" label is part
     of the text):
@@ -196,19 +199,32 @@ def _same_subject(a: tuple[str, ...], b: tuple[str, ...], text_a: str, text_b: s
     if a == b:
         return a
     for short, long_, text in ((a, b, text_b), (b, a, text_a)):
-        ran_to_end = len(long_) == len([t for t in tokens(text) if t.lower() not in _DETERMINERS])
+        ran_to_end = len(long_) == _content_count(text)
         if short and ran_to_end and long_[: len(short)] == short and not any(ch.isdigit() for w in short for ch in w):
             return short
     return None
 
 
-def _predicate_words(text: str, subject: tuple[str, ...]) -> set[str]:
+@lru_cache(maxsize=1 << 13)
+def _content_count(text: str) -> int:
+    """Tokens of ``text`` that are not articles."""
+    return len([t for t in tokens(text) if t.lower() not in _DETERMINERS])
+
+
+@lru_cache(maxsize=1 << 13)
+def _signature(text: str) -> dict[str, Any]:
+    """:func:`fact_signature`, memoised for :func:`conflict` (which only reads it)."""
+    return fact_signature(text)
+
+
+@lru_cache(maxsize=1 << 13)
+def _predicate_words(text: str, subject: tuple[str, ...]) -> frozenset[str]:
     """Stems of the content words after the subject, without numbers, negations, adverbs and
     the auxiliary do ("does not drink" and "drinks" say the same but for the negation)."""
     words = [t.lower() for t in tokens(text)][len(subject):]
-    return {_stem(w) for w in words if w not in FUNCTION_WORDS and w not in NEGATIONS and w not in ADVERBS
-            and w not in ("does", "doesn't", "do", "don't", "did", "didn't") and not w.endswith(("n't", "n’t"))
-            and w not in NUMBER_WORDS and not any(ch.isdigit() for ch in w)}
+    return frozenset(_stem(w) for w in words if w not in FUNCTION_WORDS and w not in NEGATIONS and w not in ADVERBS
+                     and w not in ("does", "doesn't", "do", "don't", "did", "didn't")
+                     and not w.endswith(("n't", "n’t")) and w not in NUMBER_WORDS and not any(ch.isdigit() for ch in w))
 
 
 def conflict(new: str, old: str, *, min_overlap: float = 0.8) -> str | None:

@@ -73,11 +73,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..config import AdmissionConfig
 
 __all__ = ["AdmissionDecision", "fact_change", "fact_signature", "heuristic_utility", "is_phatic",
-           "infer_kind", "protected_category", "strip_speaker", "admit_batch", "HEDGE_PENALTY", "PHATIC_PRIOR",
-           "PHATIC_KIND", "PROTECTED_CATEGORIES"]
+           "infer_kind", "protected_category", "strip_speaker", "admit_batch", "nearest_earlier", "HEDGE_PENALTY",
+           "PHATIC_PRIOR", "PHATIC_KIND", "PROTECTED_CATEGORIES"]
 
 HEDGE_PENALTY = 0.7
 PHATIC_PRIOR = 0.2   # A-MAC's type prior of temporary states
+NEAREST_BLOCK = 2048   # tile side of nearest_earlier's blocked products (16 MiB of float32)
 HEDGES = ("maybe", "perhaps", "probably", "possibly", "might", "i think", "i guess", "not sure",
           "unsure", "i believe", "rumor", "apparently", "supposedly")
 CUES = frozenset(
@@ -607,6 +608,52 @@ def _check_utility(values: Any, n: int) -> np.ndarray:
     return u.astype(np.float32)
 
 
+def nearest_earlier(vecs: np.ndarray, block: int = NEAREST_BLOCK) -> tuple[np.ndarray, np.ndarray]:
+    """Each candidate's most similar earlier candidate of the batch, by exact blocked products.
+
+    Row ``i`` is compared with rows ``0 .. i-1`` only (the lower triangle of the Gram matrix
+    ``V V^T``), in tiles of ``block`` x ``block``, so memory stays O(block^2) rather than
+    O(n^2) and the upper triangle is never computed.
+
+    Parameters
+    ----------
+    vecs : ndarray of float32, shape (n, dim)
+        Unit vectors, so an inner product is a cosine.
+    block : int
+        Tile side, > 0.
+
+    Returns
+    -------
+    j : ndarray of int64, shape (n,)
+        Index of the earlier candidate with the largest cosine (the first such on ties, as
+        ``np.argmax``); 0 for row 0, which has none.
+    cos : ndarray of float32, shape (n,)
+        That cosine; -1 for row 0.
+
+    References
+    ----------
+    A-MAC (arXiv:2603.04549), semantic novelty; this module's docstring.
+    """
+    vecs = np.ascontiguousarray(vecs, np.float32)
+    n = len(vecs)
+    best_j = np.zeros(n, np.int64)
+    best = np.full(n, -np.inf, np.float32)
+    for i0 in range(0, n, block):
+        i1 = min(i0 + block, n)
+        rows = vecs[i0:i1]
+        for j0 in range(0, i1 - 1, block):   # column tiles left to right: ties keep the first j
+            j1 = min(j0 + block, i1 - 1)
+            s = rows @ vecs[j0:j1].T
+            if j1 > i0:   # a tile on the diagonal: only j < i counts
+                s[np.arange(i0, i1)[:, None] <= np.arange(j0, j1)[None, :]] = -np.inf
+            arg = s.argmax(axis=1)
+            top = s[np.arange(i1 - i0), arg]
+            better = top > best[i0:i1]
+            best[i0:i1][better] = top[better]
+            best_j[i0:i1][better] = arg[better] + j0
+    return best_j, np.where(np.isfinite(best), best, np.float32(-1.0)).astype(np.float32)
+
+
 def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str, now: float,
                 shadow: bool | None = None, utility: Callable[[list[str]], Any] | None = None,
                 config: "AdmissionConfig | None" = None,
@@ -684,16 +731,11 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
         cos_store = cos[:, 0].astype(np.float32)
         near_nid = labels[:, 0].astype(np.int64)
         active = (c.state[labels] == _STATE_CODES[MemoryState.ACTIVE]) & c.alive[labels]
-        for i in range(n):
-            j = np.flatnonzero(active[i])
-            if len(j):
-                dup_nid[i], dup_cos[i] = labels[i, j[0]], cos[i, j[0]]
+        rows = np.flatnonzero(active.any(axis=1))
+        first = active[rows].argmax(axis=1)   # the nearest active one of each row
+        dup_nid[rows], dup_cos[rows] = labels[rows, first], cos[rows, first]
     # earlier candidates of the batch
-    gram = vecs @ vecs.T
-    gram[np.triu_indices(n)] = -np.inf
-    batch_j = np.argmax(gram, axis=1) if n > 1 else np.zeros(n, np.int64)
-    cos_batch = gram[np.arange(n), batch_j] if n > 1 else np.full(n, -np.inf, np.float32)
-    cos_batch = np.where(np.isfinite(cos_batch), cos_batch, -1.0).astype(np.float32)
+    batch_j, cos_batch = nearest_earlier(vecs)
 
     conf = np.array([p.confidence * (HEDGE_PENALTY if _hedged(p.text) else 1.0) for p in prepared], np.float32)
     novelty = np.clip(1.0 - np.maximum(cos_store, cos_batch), 0.0, 1.0).astype(np.float32)
