@@ -39,6 +39,27 @@ def rows() -> list[tuple[str, str, str]]:
                 out.append((f"whole recall, {n:,} memories, dim 384 (query vector given)",
                             f"{e['median_us']:.0f} µs median, {e['p99_us']:.0f} µs p99",
                             f"hnswlib top-k alone {h['median_us']:.0f} µs"))
+    scale = _load("recall_scale")
+    if scale:
+        load = scale["load_at_start"][0]
+        for r in scale["runs"]:
+            n = r["memories"]
+            t, v, h = r["recall_text"], r["recall_vector"], r["hnswlib_knn"]
+            out.append((f"recall from text, {n:,} LoCoMo-grown memories (hashing embedder)",
+                        f"{t['median_us']:.0f} µs median, {t['p99_us']:.0f} µs p99",
+                        f"query embedding {r['stage_query_embedding']['median_us']:.0f} µs, keyword leg "
+                        f"{r['stage_keyword']['median_us']:.0f} µs, hnswlib {h['median_us']:.0f} µs; load {load:.1f}"))
+            out.append((f"recall with the vector given, {n:,} memories",
+                        f"{v['median_us']:.0f} µs median, {v['p99_us']:.0f} µs p99",
+                        f"hnswlib k-NN alone {h['median_us']:.0f} µs: engramdb's own part {r['own_part_vector_us']:.0f} µs"))
+            if "cold_open_first_recall_ms" in r:
+                out.append((f"cold open + first recall from text, {n:,} memories",
+                            f"{r['cold_open_first_recall_ms']['median']:.0f} ms median", "import apart; page cache warm"))
+            if "threads" in r:
+                th = r["threads"]
+                out.append((f"recall throughput, 2 threads sharing one engine, {n:,} memories",
+                            f"{th['qps_2']:,.0f} recalls/s ({th['speedup_2']:.2f}x)",
+                            f"1 thread {th['qps_1']:,.0f} recalls/s in the same run"))
     ingest = _load("ingest")
     if ingest:
         for r in ingest["runs"]:

@@ -10,12 +10,16 @@
    parent still holds the store's single-writer lock. The parent keeps working. A fork hook
    (``os.register_at_fork``) takes every open engine's lock just before ``fork()``, so no
    transaction of any thread is in flight in the copied memory.
-2. holds the engine's re-entrant lock, so threads are serialised: one writer and many readers
-   may share an engine (hnswlib itself is not safe for an insertion concurrent with a search,
-   and the engine's column arrays and graph are updated after each commit).
-3. for a read-only engine, reloads the caches when another process committed since the last
-   call (three meta reads per call): a reader process sees every commit made before its call
-   started.
+2. holds the engine's readers-writer lock (:class:`~engramdb.rwlock.RWLock`): the reading verbs
+   (the class's ``READ_VERBS``) share it, so readers never wait for readers, and every other
+   verb holds it alone, so a writer blocks readers only while it runs (its caches change only
+   after its commit, never under a reader). A reading verb that would write after all (a
+   recall asked to reinforce its hits: ``READ_VERBS[name]`` names that argument) takes it
+   alone. Work arrays are per thread, and the native stages (hnswlib, the kernels) release
+   the GIL, so two threads recall in parallel where they leave Python.
+3. for a read-only engine, reloads the caches (alone) when another process committed since
+   the last call (three meta reads per call): a reader process sees every commit made before
+   its call started.
 4. runs the call again when the LMDB map was full and has just been grown
    (:class:`~engramdb.store.lmdb_store.MapGrownError`): the verbs validate before writing and
    touch the caches only after a commit, so a retry cannot duplicate a record.
@@ -25,11 +29,11 @@ from __future__ import annotations
 import functools
 import inspect
 import os
-import threading
 import weakref
 from typing import Any, Callable
 
 from .errors import StoreError, StoreFullError
+from .rwlock import RWLock
 from .store.lmdb_store import LmdbStore, MapGrownError
 
 __all__ = ["guarded", "retries_map_growth", "MAX_MAP_RETRIES"]
@@ -57,7 +61,7 @@ def _after_fork_in_parent() -> None:
 def _after_fork_in_child() -> None:
     _HELD.clear()
     for eng in list(_ENGINES):
-        eng._lock = threading.RLock()
+        eng._lock = RWLock()
 
 
 if hasattr(os, "register_at_fork"):
@@ -67,10 +71,13 @@ if hasattr(os, "register_at_fork"):
 
 def guarded(cls: type) -> type:
     """Class decorator: wrap every public method of ``cls`` with :func:`_guard` (see module doc)
-    and register each new instance for the fork hook."""
+    and register each new instance for the fork hook. ``cls.READ_VERBS`` maps each reading
+    verb to None, or to the name of its argument that makes it write (``reinforce``: true, or
+    None with ``DecayConfig.reinforce_on_recall`` on)."""
+    reads = getattr(cls, "READ_VERBS", {})
     for name, fn in list(vars(cls).items()):
         if not name.startswith("_") and inspect.isfunction(fn):
-            setattr(cls, name, _guard(fn))
+            setattr(cls, name, _guard(fn, name in reads, reads.get(name)))
     init = cls.__init__
 
     @functools.wraps(init)
@@ -97,27 +104,53 @@ def retries_map_growth(fn: Callable) -> Callable:
     return call
 
 
-def _guard(fn: Callable) -> Callable:
+def _guard(fn: Callable, reads: bool = False, writes_if: str | None = None) -> Callable:
     @functools.wraps(fn)
     def call(self, *args, **kwargs):
         if self._pid != os.getpid():
             _after_fork(self)
-        with self._lock:
+        lock = self._lock
+        if reads and not (writes_if is not None and _asks_to_write(self, kwargs.get(writes_if))):
+            if self.readonly and not self._closed and not lock.held():
+                with lock.read():
+                    changed = _changed_elsewhere(self)
+                if changed:
+                    with lock.write():
+                        _refresh_if_changed(self)
+            with lock.read():
+                return _retrying(fn, self, args, kwargs)
+        with lock.write():
             if self.readonly and not self._closed:
                 _refresh_if_changed(self)
-            for _ in range(MAX_MAP_RETRIES):
-                try:
-                    return fn(self, *args, **kwargs)
-                except MapGrownError:
-                    continue
-            raise StoreFullError(f"{fn.__name__}: the LMDB map grew {MAX_MAP_RETRIES} times "
-                                 "and the call still did not fit")
+            return _retrying(fn, self, args, kwargs)
     return call
+
+
+def _asks_to_write(eng: Any, flag: Any) -> bool:
+    return bool(flag) or (flag is None and eng.config.decay.reinforce_on_recall and not eng.readonly)
+
+
+def _retrying(fn: Callable, eng: Any, args: tuple, kwargs: dict) -> Any:
+    for _ in range(MAX_MAP_RETRIES):
+        try:
+            return fn(eng, *args, **kwargs)
+        except MapGrownError:
+            continue
+    raise StoreFullError(f"{fn.__name__}: the LMDB map grew {MAX_MAP_RETRIES} times "
+                         "and the call still did not fit")
+
+
+def _changed_elsewhere(eng: Any) -> bool:
+    if eng._closed:
+        return False
+    state = eng._state
+    with state.store.read("checking the store for new commits") as txn:
+        return state.changed_elsewhere(txn)
 
 
 def _after_fork(eng: Any) -> None:
     """In a forked child: a fresh lock and a read-only LMDB handle of its own."""
-    eng._lock = threading.RLock()   # the parent's may have been held by a thread that is gone
+    eng._lock = RWLock()   # the parent's may have been held by a thread that is gone
     eng._forked_from, eng._pid = eng._pid, os.getpid()
     if eng._closed:
         return

@@ -339,16 +339,22 @@ class DecayConfig:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class IndexConfig:
     """hnswlib parameters (Malkov & Yashunin 2018): ``m`` is *M*, ``ef_construction`` is
-    *efConstruction*, ``ef_search`` is *ef* at query time (>= 100 for good recall)."""
+    *efConstruction*, ``ef_search`` is *ef* at query time (>= 100 for good recall).
+
+    ``background_load_bytes``: a saved namespace index larger than this (bytes: hnswlib file
+    plus vector matrix) finishes loading in a background thread after ``open`` returns, and
+    recall meanwhile scans the vector matrix exactly (``engramdb.index.hnsw``); 0 loads every
+    index in the background, a huge value none."""
 
     m: int = 16
     ef_construction: int = 200
     ef_search: int = 100
     initial_capacity: int = 1024
+    background_load_bytes: int = 16 << 20
 
     BOUNDS: ClassVar = {
         "m": Interval(2, 128), "ef_construction": Interval(8, 10_000), "ef_search": Interval(1, 10_000),
-        "initial_capacity": Interval(1, None),
+        "initial_capacity": Interval(1, None), "background_load_bytes": Interval(0, None),
     }
 
     def __post_init__(self) -> None:

@@ -13,7 +13,6 @@ Each verb checks its arguments (:mod:`engramdb.validate`) and hands off (txtai's
 from __future__ import annotations
 
 import os
-import threading
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
@@ -23,6 +22,7 @@ import numpy as np
 from . import context as _context, query as _query, slots as _slots, temporal as _temporal
 from .batch_plan import plan_batch
 from .concurrency import guarded, retries_map_growth
+from .rwlock import RWLock
 from .config import RELEVANCE_CALIBRATION, AdmissionConfig, EngramConfig, RecallConfig
 from .errors import (
     ConfigError, DimensionMismatchError, EngramError, InvalidInputError, ReadOnlyError, StoreCorruptedError,
@@ -53,8 +53,9 @@ DEFAULT_NAMESPACE = "default"
 class Engram:
     """An open engramdb store. Create it with :func:`engramdb.open`; use it as a context manager.
 
-    One process writes at a time (LMDB's single writer). Threads may share the object: every
-    public method holds its lock (see :mod:`engramdb.concurrency`, which also covers ``fork()``,
+    One process writes at a time (LMDB's single writer). Threads may share the object: the
+    reading verbs (:attr:`READ_VERBS`) share its lock and run side by side, every other public
+    method holds it alone (see :mod:`engramdb.concurrency`, which also covers ``fork()``,
     read-only reader processes and growth of a full LMDB map).
 
     Attributes
@@ -71,6 +72,13 @@ class Engram:
         search returned and the spreading activation reached.
     """
 
+    #: The verbs that only read, run by threads side by side; a verb mapped to an argument name
+    #: writes after all when that argument is true (or None with ``reinforce_on_recall`` on).
+    READ_VERBS = {"get": None, "edges": None, "namespaces": None, "namespace": None, "salience": None,
+                  "history": None, "query": None, "current": None, "profile": None, "context": None,
+                  "stats": None, "dynamics_log": None, "export": None,
+                  "recall": "reinforce", "recall_batch": "reinforce"}
+
     def __init__(self, store: LmdbStore, *, dim: int, embedder: Any, config: EngramConfig,
                  readonly: bool = False):
         self.dim = int(dim)
@@ -79,7 +87,7 @@ class Engram:
         self.readonly = readonly
         self.trace: list | None = None
         self._closed = False
-        self._lock = threading.RLock()       # see concurrency.guarded
+        self._lock = RWLock()                # see concurrency.guarded
         self._pid = os.getpid()
         self._state = EngineState(store, dim=self.dim, config=config, readonly=readonly)
 
@@ -114,6 +122,7 @@ class Engram:
         try:
             self.flush()
         finally:
+            self._state.wait_loaded()   # no background index load may outlive the LMDB handle
             self._state.store.close()
             self._closed = True
 
@@ -487,7 +496,7 @@ class Engram:
         if text is not None or embedding is not None:
             embed_missing(state, self._embed_progress(False), [p])
         nid = state.lookup(ns, id)
-        old_vec = state.vectors(np.array([nid]))[0] if p.vector is not None else None
+        old_vec = state.vectors(np.array([nid]), state.space(ns))[0] if p.vector is not None else None
         with write_unit(state, "updating a memory", now) as unit:
             store, txn = unit.store, unit.txn
             rec = unit.record(nid)

@@ -7,6 +7,7 @@ reaches the one that superseded it), so the recall CSR holds every edge twice, w
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -79,8 +80,9 @@ class MemoryGraph:
     Recall reads :meth:`csr`. New edges are merged into the existing CSR (one pass that inserts
     them at the ends of their rows, O(nnz + d log d)) instead of re-sorting every edge; a full
     build happens only on first use or after a node is removed. The (source, target, relation)
-    -> position map that dedups writes is built on the first write, so opening a store and
-    recalling never pays for it.
+    -> position map that dedups writes is built on the first write, and the edge arrays of a
+    CSR loaded from the snapshot (:meth:`set_csr`) are unpacked on first need, so opening a
+    store and recalling pay for neither.
     """
 
     def __init__(self) -> None:
@@ -93,11 +95,33 @@ class MemoryGraph:
         self._csr: CSRGraph | None = None
         self._new: list[int] = []        # edge positions added since the CSR was built
         self._reweighted: list[int] = []  # existing edges whose weight changed since then
+        self._csr_lock = threading.RLock()  # readers may ask for the CSR at once (csr())
+        self._packed: CSRGraph | None = None   # set_csr's CSR whose edge arrays are not unpacked yet
 
     def __len__(self) -> int:
         return self._n
 
+    def _unpack(self) -> None:
+        """Fill the edge arrays from the CSR given to :meth:`set_csr`, once."""
+        if self._packed is None:
+            return
+        with self._csr_lock:
+            csr = self._packed
+            if csr is None:
+                return
+            src, tgt, rel, w = csr.directed_edges()
+            n = len(src)
+            cap = max(n, 1024)
+            arrays = []
+            for a, dtype in ((src, np.uint32), (tgt, np.uint32), (rel, np.uint8), (w, np.float32)):
+                out = np.zeros(cap, dtype)
+                out[:n] = a
+                arrays.append(out)
+            self._src, self._tgt, self._rel, self._w = arrays
+            self._packed = None
+
     def _grow(self, need: int) -> None:
+        self._unpack()
         cap = len(self._src)
         if need <= cap:
             return
@@ -109,6 +133,7 @@ class MemoryGraph:
             setattr(self, name, arr)
 
     def _positions(self) -> dict[tuple[int, int, int], int]:
+        self._unpack()
         if self._pos is None:
             n = self._n
             keys = zip(self._src[:n].tolist(), self._tgt[:n].tolist(), self._rel[:n].tolist())
@@ -138,6 +163,7 @@ class MemoryGraph:
 
     def remove_node(self, nid: int) -> None:
         """Drop every edge touching ``nid`` (the next :meth:`csr` is a full build)."""
+        self._unpack()
         keep = (self._src[: self._n] != nid) & (self._tgt[: self._n] != nid)
         s, t, r, w = (a[: self._n][keep].copy() for a in (self._src, self._tgt, self._rel, self._w))
         self.__init__()
@@ -145,27 +171,34 @@ class MemoryGraph:
         self._csr, self._new = None, []
 
     def set_csr(self, csr: CSRGraph) -> None:
-        """Install a CSR loaded from the snapshot and take its edges as the edge set."""
-        src, tgt, rel, w = csr.directed_edges()
+        """Install a CSR loaded from the snapshot and take its edges as the edge set (their
+        arrays are unpacked from it on first need)."""
         self.__init__()
-        self._grow(len(src))
-        self._n = len(src)
-        self._src[: self._n], self._tgt[: self._n], self._rel[: self._n], self._w[: self._n] = src, tgt, rel, w
+        self._n = int(np.count_nonzero(csr.forward))
+        self._packed = csr
         self._pos = None
         self._csr = csr
 
     def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        self._unpack()
         n = self._n
         return self._src[:n], self._tgt[:n], self._rel[:n], self._w[:n]
 
     def csr(self, n_nodes: int) -> CSRGraph:
-        """The symmetric CSR over ``n_nodes`` nodes (at least as many as it had before)."""
-        if self._csr is None:
-            self._csr = build_symmetric_csr(*self.edges(), n_nodes)
-        elif self._new or self._reweighted or self._csr.n_nodes != n_nodes:
-            self._csr = self._merge(self._csr, n_nodes)
-        self._new, self._reweighted = [], []
-        return self._csr
+        """The symmetric CSR over ``n_nodes`` nodes (at least as many as it had before).
+
+        Built, or brought up to date with the edges added since, on first use; concurrent
+        readers take turns (one folds the new edges in, the others get its result)."""
+        csr = self._csr
+        if csr is not None and not self._new and not self._reweighted and csr.n_nodes == n_nodes:
+            return csr
+        with self._csr_lock:
+            if self._csr is None:
+                self._csr = build_symmetric_csr(*self.edges(), n_nodes)
+            elif self._new or self._reweighted or self._csr.n_nodes != n_nodes:
+                self._csr = self._merge(self._csr, n_nodes)
+            self._new, self._reweighted = [], []
+            return self._csr
 
     def _merge(self, old: CSRGraph, n_nodes: int) -> CSRGraph:
         """``old`` plus the new edges (at the ends of their rows) and the changed weights."""
@@ -200,6 +233,7 @@ class MemoryGraph:
 
     def neighbours(self, nid: int) -> list[tuple[int, int, float, bool]]:
         """(neighbour, relation code, weight, forward) of every edge touching ``nid``."""
+        self._unpack()
         out = []
         n = self._n
         for i in np.flatnonzero(self._src[:n] == nid).tolist():

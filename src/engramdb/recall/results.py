@@ -61,7 +61,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     rel = np.zeros(0)
     if hits:
         feats = relevance_features(req.query, [h.text for h in hits],
-                                   state.vectors(np.asarray(hit_nids, np.int64)) @ req.vector, ctx.space.keyword)
+                                   state.vectors(np.asarray(hit_nids, np.int64), ctx.space) @ req.vector, ctx.space.keyword)
         rel = relevance(feats, req.relevance[0])
         slot_match = ctx.extra.get("slot_match")
         if slot_match:   # a current holder of the slot the question names answers it

@@ -61,7 +61,7 @@ def run(ctx: RecallContext) -> None:
             nids, score = _expanded_search(ctx, kw, nids, cfg)
         ctx.kw_nids, ctx.kw_score = nids, score
     ctx.seeds, ctx.base, ctx.seed_cos = fuse(ctx.vec_nids, ctx.vec_cos, ctx.kw_nids, ctx.kw_score,
-                                             lambda nids: ctx.state.vectors(nids) @ req.vector, cfg)
+                                             lambda nids: ctx.state.vectors(nids, ctx.space) @ req.vector, cfg)
     ctx.windows = time_windows(ctx)
     floor = window_seeds(ctx)
     boost = slot_seeds(ctx)
@@ -172,7 +172,7 @@ def _merge_cue_seeds(ctx: RecallContext, floor: dict[int, float], boost: dict[in
     base = np.concatenate([ctx.base, np.zeros(len(new), np.float32)]).astype(np.float64)
     cos = ctx.seed_cos
     if new:
-        cos = np.concatenate([cos, (ctx.state.vectors(np.asarray(new, np.int64)) @ ctx.request.vector)
+        cos = np.concatenate([cos, (ctx.state.vectors(np.asarray(new, np.int64), ctx.space) @ ctx.request.vector)
                               .astype(np.float32)])
     at.update({n: len(ctx.seeds) + i for i, n in enumerate(new)})
     for n, b in floor.items():

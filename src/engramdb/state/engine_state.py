@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
+import threading
 from typing import Any, Iterable
 
 import numpy as np
@@ -63,7 +64,8 @@ class EngineState:
     delta_size : int
         Edges in the delta since the last CSR snapshot.
     scratch : dict
-        Reusable work arrays of the recall stages (keyed by their module).
+        Reusable work arrays of the recall stages (keyed by their module), one dict per
+        thread: concurrent readers never share a work array.
     """
 
     def __init__(self, store: LmdbStore, *, dim: int, config: EngramConfig, readonly: bool = False):
@@ -82,9 +84,18 @@ class EngineState:
         self.delta_size = 0
         self.cols_gen = -1
         self.kw_gen = -1
-        self.scratch: dict[str, Any] = {}
+        self._local = threading.local()
         self._rescore = registry.get("rescore_salience")
         self.load()
+
+    @property
+    def scratch(self) -> dict[str, Any]:
+        """This thread's work arrays of the recall stages (see the class docstring)."""
+        try:
+            return self._local.scratch
+        except AttributeError:
+            self._local.scratch = {}
+            return self._local.scratch
 
     # ------------------------------------------------------------------ namespaces
     def code(self, name: str) -> int:
@@ -154,8 +165,8 @@ class EngineState:
         """Overwrite with zeros and remove namespace ``name``'s hnswlib index file, its sidecar and
         any temporary file a save left behind (``HnswIndex.save``)."""
         path = self.index_path(name)
-        for p in (path, path + ".json", path + ".tmp", path + ".json.tmp"):
-            shred(p)
+        for suffix in HnswIndex.FILE_SUFFIXES:
+            shred(path + suffix)
 
     # ------------------------------------------------------------------ loading
     def load(self) -> None:
@@ -224,14 +235,22 @@ class EngineState:
         nids = np.flatnonzero(self.cols.in_namespace(sp.code))
         try:
             return HnswIndex.load(self.index_path(sp.name), dim=self.dim, generation=sp.meta["vgen"],
-                                  count=sp.meta["count"], ef_search=self.config.index.ef_search, labels=nids)
+                                  count=sp.meta["count"], ef_search=self.config.index.ef_search, labels=nids,
+                                  fetch=self.stored_vectors, new=self.new_index,
+                                  background_bytes=self.config.index.background_load_bytes)
         except IndexStaleError:
             pass
         index = self.new_index()
         if len(nids):
-            index.add(self.vectors(nids), nids)
+            index.add(self.stored_vectors(nids), nids)
         sp.index_dirty = True
         return index
+
+    def wait_loaded(self) -> None:
+        """Block until every background index load is done (``HnswIndex.load``)."""
+        for sp in list(self.spaces.values()):
+            if sp.index is not None:
+                sp.index.wait_loaded()
 
     # ------------------------------------------------------------------ persistence
     def flush(self) -> None:
@@ -321,8 +340,24 @@ class EngineState:
         with self.store.read(what) as txn:
             return [self.store.get_record(txn, int(n)) for n in nids]
 
-    def vectors(self, nids: np.ndarray) -> np.ndarray:
-        """Stored unit vectors of ``nids`` (float32, shape (len(nids), dim)) from LMDB."""
+    def vectors(self, nids: np.ndarray, space: Namespace | None = None) -> np.ndarray:
+        """Unit vectors of ``nids`` (float32, shape (len(nids), dim)): from the vector matrix of
+        ``space`` (their namespace) when given and it holds them all, else from LMDB."""
+        if space is not None and space.index is not None and len(nids):
+            try:
+                return space.index.vectors(nids)
+            except KeyError:   # e.g. an archived memory's vector asked for by a filter
+                pass
+        return self.stored_vectors(nids)
+
+    def stored_vectors(self, nids: np.ndarray) -> np.ndarray:
+        """Unit vectors of ``nids`` (float32, shape (len(nids), dim)) read from LMDB.
+
+        Raises
+        ------
+        StoreCorruptedError
+            A vector missing from the store.
+        """
         with self.store.read("reading embeddings") as txn:
             vecs = [self.store.get_vector(txn, int(n), self.dim) for n in np.asarray(nids).tolist()]
         for n, v in zip(np.asarray(nids).tolist(), vecs):

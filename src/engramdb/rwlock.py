@@ -1,0 +1,114 @@
+"""A readers-writer lock: many readers at once, or one writer.
+
+Used around the engine's verbs (:mod:`engramdb.concurrency`) and inside each vector index
+(:mod:`engramdb.index.hnsw`). Writer-preferring: once a writer waits, new readers queue behind
+it, so a stream of recalls cannot starve a write (Courtois, Heymans & Parnas, "Concurrent
+control with readers and writers", CACM 1971, second problem).
+
+Both sides are re-entrant for their thread: a writer may take the lock again, for reading or
+writing; a reader may take it again for reading. A reader that asks to write would wait for
+itself forever, so it gets a :class:`RuntimeError` instead.
+"""
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from typing import Iterator
+
+__all__ = ["RWLock"]
+
+
+class RWLock:
+    """Many readers or one writer; see the module docstring."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition(threading.Lock())
+        self._readers: dict[int, int] = {}   # thread id -> depth
+        self._writer: int | None = None
+        self._depth = 0
+        self._waiting = 0
+
+    def acquire_read(self) -> None:
+        me = threading.get_ident()
+        with self._cond:
+            if self._writer == me:
+                self._depth += 1
+                return
+            if me in self._readers:   # re-entrant: never queue behind a waiting writer
+                self._readers[me] += 1
+                return
+            while self._writer is not None or self._waiting:
+                self._cond.wait()
+            self._readers[me] = 1
+
+    def release_read(self) -> None:
+        me = threading.get_ident()
+        with self._cond:
+            if self._writer == me:
+                self._depth -= 1
+                return
+            depth = self._readers[me] - 1
+            if depth:
+                self._readers[me] = depth
+            else:
+                del self._readers[me]
+                if not self._readers:
+                    self._cond.notify_all()
+
+    def acquire_write(self) -> None:
+        """Raises RuntimeError when this thread holds the lock for reading."""
+        me = threading.get_ident()
+        with self._cond:
+            if self._writer == me:
+                self._depth += 1
+                return
+            if me in self._readers:
+                raise RuntimeError("a reader cannot take the lock for writing (it would wait for itself)")
+            self._waiting += 1
+            try:
+                while self._writer is not None or self._readers:
+                    self._cond.wait()
+            finally:
+                self._waiting -= 1
+            self._writer, self._depth = me, 1
+
+    def release_write(self) -> None:
+        with self._cond:
+            self._depth -= 1
+            if not self._depth:
+                self._writer = None
+                self._cond.notify_all()
+
+    def held(self) -> bool:
+        """Whether this thread holds the lock (either side)."""
+        me = threading.get_ident()
+        return self._writer == me or me in self._readers
+
+    # a plain lock's interface, as the writer side (fork hooks take it like a Lock)
+    acquire = acquire_write
+    release = release_write
+
+    @contextmanager
+    def read(self) -> Iterator[None]:
+        """``with lock.read():`` shared."""
+        self.acquire_read()
+        try:
+            yield
+        finally:
+            self.release_read()
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        """``with lock.write():`` alone."""
+        self.acquire_write()
+        try:
+            yield
+        finally:
+            self.release_write()
+
+    def __enter__(self) -> "RWLock":
+        self.acquire_write()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release_write()
