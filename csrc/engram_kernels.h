@@ -129,6 +129,63 @@ void engram_admission_score(
  */
 int64_t engram_topk(const float *scores, int64_t n, int64_t k, int64_t *out);
 
+/*
+ * Keyword postings of one namespace for engram_bm25_search (see index/keyword.py):
+ *   segment: seg_ptr int64[n_seg_terms + 1] -> seg_nid int32 (sorted within a term),
+ *            seg_tf float32 (term frequency; 0 = tombstone), seg_dl float32 (memory length);
+ *            seg_nnz postings in all;
+ *   delta:   head int32[n_terms] (-1 = none) -> d_next int32 (-1 ends), d_nid, d_tf, d_dl;
+ *   df int64[n_terms]: live postings per term; term_off int64[n_terms + 1] into term_bytes
+ *            (UTF-8 term texts, for the feedback tie order);
+ *   forward: fwd_off int64[n_fwd], fwd_len int32[n_fwd] per node id -> fwd_tid int32 (term)
+ *            and fwd_pos int64 (posting: < seg_nnz in the segment, else seg_nnz + delta index).
+ */
+typedef struct {
+    const int64_t *seg_ptr;
+    int64_t n_seg_terms;
+    int64_t seg_nnz;
+    const int32_t *seg_nid;
+    const float *seg_tf;
+    const float *seg_dl;
+    const int32_t *head;
+    const int32_t *d_next;
+    const int32_t *d_nid;
+    const float *d_tf;
+    const float *d_dl;
+    const int64_t *df;
+    int64_t n_terms;
+    const int64_t *term_off;
+    const uint8_t *term_bytes;
+    const int64_t *fwd_off;
+    const int32_t *fwd_len;
+    int64_t n_fwd;
+    const int32_t *fwd_tid;
+    const int64_t *fwd_pos;
+    int64_t n_docs;
+    double total_len;
+    double k1;
+    double b;
+} engram_postings;
+
+/*
+ * Okapi BM25 (Robertson & Zaragoza 2009) of the query terms q_terms[0:n_q] with weights
+ * q_weight, term at a time into acc, the k best kept by a heap (score descending, then node
+ * id ascending); then, when prf_terms > 0 and there is a hit, pseudo-relevance feedback
+ * (Rocchio 1971; RM3): the prf_terms best count x idf terms of the first prf_docs hits that
+ * are not query terms join the query with weight prf_weight x their share of the best one's,
+ * and BM25 runs again. See reference.bm25_search, the specification.
+ *
+ * allowed (NULL for none): a byte mask over node ids of length n_allowed; only memories with
+ * a nonzero byte are scored. acc (float64) must be zero at every node id on entry and is
+ * again on return; touched (int32) needs room for every memory scored. Outputs hold k
+ * entries. Returns the number written (<= k), or -1 when memory ran out.
+ */
+int64_t engram_bm25_search(const engram_postings *p,
+                           const int32_t *q_terms, const double *q_weight, int64_t n_q,
+                           const uint8_t *allowed, int64_t n_allowed, int64_t k,
+                           int64_t prf_docs, int64_t prf_terms, double prf_weight,
+                           double *acc, int32_t *touched, int64_t *out_nid, double *out_score);
+
 #ifdef __cplusplus
 }
 #endif

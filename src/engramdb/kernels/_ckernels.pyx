@@ -19,6 +19,7 @@ __all__ = [
     "rescore_salience",
     "admission_score",
     "topk",
+    "bm25_search",
 ]
 
 
@@ -60,6 +61,36 @@ cdef extern from "engram_kernels.h" nogil:
         const float *features, int64_t n, int64_t k, const float *weights, double threshold,
         float *score, uint8_t *admit)
     int64_t engram_topk(const float *scores, int64_t n, int64_t k, int64_t *out)
+    ctypedef struct engram_postings:
+        const int64_t *seg_ptr
+        int64_t n_seg_terms
+        int64_t seg_nnz
+        const int32_t *seg_nid
+        const float *seg_tf
+        const float *seg_dl
+        const int32_t *head
+        const int32_t *d_next
+        const int32_t *d_nid
+        const float *d_tf
+        const float *d_dl
+        const int64_t *df
+        int64_t n_terms
+        const int64_t *term_off
+        const uint8_t *term_bytes
+        const int64_t *fwd_off
+        const int32_t *fwd_len
+        int64_t n_fwd
+        const int32_t *fwd_tid
+        const int64_t *fwd_pos
+        int64_t n_docs
+        double total_len
+        double k1
+        double b
+    int64_t engram_bm25_search(const engram_postings *p,
+                               const int32_t *q_terms, const double *q_weight, int64_t n_q,
+                               const uint8_t *allowed, int64_t n_allowed, int64_t k,
+                               int64_t prf_docs, int64_t prf_terms, double prf_weight,
+                               double *acc, int32_t *touched, int64_t *out_nid, double *out_score)
 
 
 _local = threading.local()
@@ -333,3 +364,103 @@ def topk(const float[::1] scores, int64_t k):
     with nogil:
         engram_topk(&scores[0], n, kk, &out[0])
     return out_a
+
+
+cdef const int64_t *_p64(const int64_t[::1] a):
+    return &a[0] if a.shape[0] else NULL
+
+
+cdef const int32_t *_p32(const int32_t[::1] a):
+    return &a[0] if a.shape[0] else NULL
+
+
+cdef const float *_pf(const float[::1] a):
+    return &a[0] if a.shape[0] else NULL
+
+
+def _bm25_scratch(Py_ssize_t n):
+    """Per-thread accumulator (float64, all zero between calls) and touched list, >= n long."""
+    cached = getattr(_local, "bm25", None)
+    if cached is None or cached[0].shape[0] < n:
+        size = max(n, 2 * cached[0].shape[0] if cached is not None else 1024)
+        cached = (np.zeros(size, dtype=np.float64), np.empty(size, dtype=np.int32))
+        _local.bm25 = cached
+    return cached
+
+
+def bm25_search(p, const int32_t[::1] q_terms, const double[::1] q_weight, allowed, int64_t k,
+                int64_t prf_docs, int64_t prf_terms, double prf_weight):
+    """BM25 with pseudo-relevance feedback (C, GIL released): the contract of
+    :func:`reference.bm25_search`. ``p`` is a :class:`reference.BM25Postings` of C-contiguous
+    arrays; the accumulator is a per-thread scratch sized by the largest node id."""
+    cdef engram_postings c
+    cdef const int64_t[::1] seg_ptr = p.seg_ptr
+    cdef const int32_t[::1] seg_nid = p.seg_nid
+    cdef const float[::1] seg_tf = p.seg_tf
+    cdef const float[::1] seg_dl = p.seg_dl
+    cdef const int32_t[::1] head = p.head
+    cdef const int32_t[::1] d_next = p.d_next
+    cdef const int32_t[::1] d_nid = p.d_nid
+    cdef const float[::1] d_tf = p.d_tf
+    cdef const float[::1] d_dl = p.d_dl
+    cdef const int64_t[::1] df = p.df
+    cdef const int64_t[::1] term_off = p.term_off
+    cdef const uint8_t[::1] term_bytes = p.term_bytes
+    cdef const int64_t[::1] fwd_off = p.fwd_off
+    cdef const int32_t[::1] fwd_len = p.fwd_len
+    cdef const int32_t[::1] fwd_tid = p.fwd_tid
+    cdef const int64_t[::1] fwd_pos = p.fwd_pos
+    cdef const uint8_t[::1] mask
+    cdef const uint8_t *p_mask = NULL
+    cdef int64_t n_mask = 0, n_q = q_terms.shape[0], got
+    cdef double[::1] acc
+    cdef int32_t[::1] touched
+    cdef int64_t[::1] out_nid
+    cdef double[::1] out_score
+    cdef const int32_t *p_q = _p32(q_terms)
+    cdef const double *p_w = &q_weight[0] if n_q else NULL
+    if q_weight.shape[0] != n_q:
+        raise ValueError("q_terms and q_weight differ in length")
+    c.seg_ptr = _p64(seg_ptr)
+    c.n_seg_terms = seg_ptr.shape[0] - 1 if seg_ptr.shape[0] else 0
+    c.seg_nnz = seg_nid.shape[0]
+    c.seg_nid = _p32(seg_nid)
+    c.seg_tf = _pf(seg_tf)
+    c.seg_dl = _pf(seg_dl)
+    c.head = _p32(head)
+    c.d_next = _p32(d_next)
+    c.d_nid = _p32(d_nid)
+    c.d_tf = _pf(d_tf)
+    c.d_dl = _pf(d_dl)
+    c.df = _p64(df)
+    c.n_terms = df.shape[0]
+    c.term_off = _p64(term_off)
+    c.term_bytes = &term_bytes[0] if term_bytes.shape[0] else NULL
+    c.fwd_off = _p64(fwd_off)
+    c.fwd_len = _p32(fwd_len)
+    c.n_fwd = fwd_off.shape[0]
+    c.fwd_tid = _p32(fwd_tid)
+    c.fwd_pos = _p64(fwd_pos)
+    c.n_docs = int(p.n_docs)
+    c.total_len = float(p.total_len)
+    c.k1 = float(p.k1)
+    c.b = float(p.b)
+    if allowed is not None:
+        mask = allowed
+        n_mask = mask.shape[0]
+        p_mask = &mask[0] if n_mask else <const uint8_t *>&k   # any non-NULL pointer: nothing allowed
+    acc, touched = _bm25_scratch(fwd_off.shape[0])   # every node id in the postings is < n_fwd
+    kk = k if k > 0 else 0
+    out_nid_a = np.empty(kk, dtype=np.int64)
+    out_score_a = np.empty(kk, dtype=np.float64)
+    out_nid = out_nid_a
+    out_score = out_score_a
+    if kk == 0:
+        return out_nid_a, out_score_a.astype(np.float32)
+    with nogil:
+        got = engram_bm25_search(&c, p_q, p_w, n_q, p_mask, n_mask,
+                                 kk, prf_docs, prf_terms, prf_weight,
+                                 &acc[0], &touched[0], &out_nid[0], &out_score[0])
+    if got < 0:
+        raise MemoryError("bm25_search: out of memory")
+    return out_nid_a[:got], out_score_a[:got].astype(np.float32)

@@ -16,6 +16,7 @@ float32; SUM accumulates in float32.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -44,6 +45,8 @@ __all__ = [
     "rescore_salience",
     "admission_score",
     "topk",
+    "BM25Postings",
+    "bm25_search",
 ]
 
 # Relation codes stored in the CSR ``relation`` array (uint8). The order is part of the
@@ -595,3 +598,190 @@ def topk(scores, k):
         key=lambda i: (math.isnan(values[i]), -values[i] if not math.isnan(values[i]) else 0.0, i),
     )
     return np.array(ranked[:k], dtype=np.int64)
+
+
+class BM25Postings(NamedTuple):
+    """Keyword postings of one namespace, as the BM25 kernels read them (index/keyword.py).
+
+    An immutable CSR segment plus a delta of postings added since, chained per term; a
+    posting with tf 0 is a tombstone (a removed memory). A forward index (node id -> its
+    terms and their postings) serves pseudo-relevance feedback.
+
+    Fields
+    ------
+    seg_ptr : int64 (n_seg_terms + 1,)
+        Row pointers of the segment; terms >= n_seg_terms have no segment postings.
+    seg_nid : int32 (seg_nnz,)
+        Node ids, sorted within each term.
+    seg_tf, seg_dl : float32 (seg_nnz,)
+        Term frequency (0 = tombstone) and memory length in words.
+    head : int32 (n_terms,)
+        First delta posting of each term, -1 for none.
+    d_next, d_nid : int32 (n_delta,)
+        Next delta posting of the same term (-1 ends the chain); node id.
+    d_tf, d_dl : float32 (n_delta,)
+    df : int64 (n_terms,)
+        Live postings of each term (document frequency).
+    term_off : int64 (n_terms + 1,), term_bytes : uint8
+        UTF-8 text of term t is term_bytes[term_off[t]:term_off[t + 1]].
+    fwd_off : int64 (n_fwd,), fwd_len : int32 (n_fwd,)
+        Forward index by node id: entries fwd_off[nid] .. + fwd_len[nid]. Every node id in
+        the postings is < n_fwd (the C kernel sizes its accumulator by it).
+    fwd_tid : int32, fwd_pos : int64
+        Term id and posting of each forward entry: a position < seg_nnz is in the segment,
+        seg_nnz + i is delta posting i.
+    n_docs : int
+        Memories indexed (with or without terms).
+    total_len : float
+        Sum of their lengths, words.
+    k1, b : float
+        BM25 parameters.
+    """
+
+    seg_ptr: np.ndarray
+    seg_nid: np.ndarray
+    seg_tf: np.ndarray
+    seg_dl: np.ndarray
+    head: np.ndarray
+    d_next: np.ndarray
+    d_nid: np.ndarray
+    d_tf: np.ndarray
+    d_dl: np.ndarray
+    df: np.ndarray
+    term_off: np.ndarray
+    term_bytes: np.ndarray
+    fwd_off: np.ndarray
+    fwd_len: np.ndarray
+    fwd_tid: np.ndarray
+    fwd_pos: np.ndarray
+    n_docs: int
+    total_len: float
+    k1: float
+    b: float
+
+
+def _term_postings(p: BM25Postings, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Live postings (nid, tf, dl) of term ``t``: its segment row, then its delta chain."""
+    nid, tf, dl = [], [], []
+    if t < len(p.seg_ptr) - 1:
+        lo, hi = int(p.seg_ptr[t]), int(p.seg_ptr[t + 1])
+        nid, tf, dl = p.seg_nid[lo:hi].tolist(), p.seg_tf[lo:hi].tolist(), p.seg_dl[lo:hi].tolist()
+    d = int(p.head[t])
+    while d >= 0:
+        nid.append(int(p.d_nid[d]))
+        tf.append(float(p.d_tf[d]))
+        dl.append(float(p.d_dl[d]))
+        d = int(p.d_next[d])
+    nid, tf, dl = np.array(nid, np.int32), np.array(tf, np.float32), np.array(dl, np.float32)
+    live = tf > 0
+    return nid[live], tf[live], dl[live]
+
+
+def _bm25_pass(p: BM25Postings, q_terms, q_weight, allowed, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """One BM25 pass: node ids (int64) and float64 scores of the k best, best first."""
+    if p.n_docs == 0:
+        return np.empty(0, np.int64), np.empty(0, np.float64)
+    n, avgdl = p.n_docs, max(p.total_len / p.n_docs, 1e-9)
+    k1, b = float(p.k1), float(p.b)
+    parts_nid, parts_score = [], []
+    for t, qw in zip(np.asarray(q_terms).tolist(), np.asarray(q_weight).tolist()):
+        if t < 0 or t >= len(p.df) or p.df[t] <= 0 or not qw > 0:
+            continue
+        m = int(p.df[t])
+        idf = qw * np.log1p((n - m + 0.5) / (m + 0.5))
+        nid, tf, dl = _term_postings(p, t)
+        if allowed is not None:
+            keep = np.zeros(len(nid), bool)
+            inside = nid < len(allowed)
+            keep[inside] = allowed[nid[inside]] != 0
+            nid, tf, dl = nid[keep], tf[keep], dl[keep]
+        if not len(nid):
+            continue
+        parts_nid.append(nid)
+        # the length normalisation in float32, the rest in float64 (NumPy's promotion rules)
+        parts_score.append(idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * dl / avgdl)))
+    if not parts_nid:
+        return np.empty(0, np.int64), np.empty(0, np.float64)
+    uniq, inv = np.unique(np.concatenate(parts_nid), return_inverse=True)
+    score = np.bincount(inv, weights=np.concatenate(parts_score), minlength=len(uniq))
+    top = np.lexsort((uniq, -score))[:k]
+    return uniq[top].astype(np.int64), score[top]
+
+
+def bm25_search(p: BM25Postings, q_terms, q_weight, allowed, k, prf_docs, prf_terms, prf_weight):
+    """Okapi BM25 over keyword postings, with one round of pseudo-relevance feedback.
+
+    score(d) = sum over query terms t of w_t * idf(t) * tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl)),
+    idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)); the length normalisation is computed in
+    float32, the rest in float64, parts summed in query-term order. When ``prf_terms > 0`` and
+    there is a hit, the ``prf_terms`` best count x idf terms (ties: the later term text first)
+    of the first ``prf_docs`` hits that are not query terms join the query with weight
+    ``prf_weight`` x weight / best weight, and BM25 runs again; if no such term has a positive
+    weight, the first pass stands.
+
+    Parameters
+    ----------
+    p : BM25Postings
+    q_terms : ndarray of int32, shape (q,)
+        Distinct term ids of the query, in query order (ids outside the vocabulary are skipped).
+    q_weight : ndarray of float64, shape (q,)
+        Weight of each query term (> 0; others are skipped).
+    allowed : ndarray of uint8 or None
+        Mask over node ids: only memories with a nonzero byte are scored (ids past its end are
+        not); None scores every memory.
+    k : int
+        Results wanted, >= 1.
+    prf_docs, prf_terms : int
+        Feedback memories and terms; ``prf_terms = 0`` turns feedback off.
+    prf_weight : float
+        Weight of the best feedback term, relative to a query term.
+
+    Returns
+    -------
+    nids : ndarray of int64, shape (<= k,)
+        Best first: score descending, then node id ascending.
+    scores : ndarray of float32, same shape
+
+    Raises
+    ------
+    None
+        Kernels do not validate.
+
+    References
+    ----------
+    Robertson & Zaragoza (2009), "The Probabilistic Relevance Framework: BM25 and Beyond", §3
+    (k1 = 1.2, b = 0.75; the Lucene idf). Rocchio (1971) and Lavrenko & Croft (2001), RM3
+    (pseudo-relevance feedback).
+    """
+    nids, score = _bm25_pass(p, q_terms, q_weight, allowed, k)
+    if not len(nids) or prf_terms <= 0:
+        return nids, score.astype(np.float32)
+    query = set(np.asarray(q_terms).tolist())
+    counts: dict[int, int] = {}
+    seg_nnz = len(p.seg_nid)
+    for nid in nids[:prf_docs].tolist():
+        if nid >= len(p.fwd_off):
+            continue
+        lo = int(p.fwd_off[nid])
+        for j in range(lo, lo + int(p.fwd_len[nid])):
+            t, pos = int(p.fwd_tid[j]), int(p.fwd_pos[j])
+            if t not in query:
+                tf = p.seg_tf[pos] if pos < seg_nnz else p.d_tf[pos - seg_nnz]
+                counts[t] = counts.get(t, 0) + int(tf)
+
+    def idf(t: int) -> float:
+        m = int(p.df[t])
+        return float(np.log1p((p.n_docs - m + 0.5) / (m + 0.5))) if m > 0 else 0.0
+
+    def text(t: int) -> str:
+        return p.term_bytes[p.term_off[t]:p.term_off[t + 1]].tobytes().decode()
+
+    weighted = sorted(((c * idf(t), text(t), t) for t, c in counts.items()), reverse=True)[:prf_terms]
+    if not weighted or weighted[0][0] <= 0:
+        return nids, score.astype(np.float32)
+    top = weighted[0][0]
+    terms = np.concatenate([np.asarray(q_terms, np.int32), np.array([t for _, _, t in weighted], np.int32)])
+    weights = np.concatenate([np.asarray(q_weight, np.float64),
+                              np.array([prf_weight * w / top for w, _, _ in weighted], np.float64)])
+    nids, score = _bm25_pass(p, terms, weights, allowed, k)
+    return nids, score.astype(np.float32)
