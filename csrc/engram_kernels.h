@@ -186,6 +186,33 @@ int64_t engram_bm25_search(const engram_postings *p,
                            int64_t prf_docs, int64_t prf_terms, double prf_weight,
                            double *acc, int32_t *touched, int64_t *out_nid, double *out_score);
 
+/*
+ * MurmurHash3_x86_32 (Appleby 2011) of len bytes with the given seed, as an unsigned value
+ * (scikit-learn's murmurhash3_32 with positive=True).
+ */
+uint32_t engram_murmur3_32(const uint8_t *data, int64_t len, uint32_t seed);
+
+/*
+ * The hashing embedder of one preprocessed (lowercased, accent-stripped) text, as
+ * scikit-learn's HashingVectorizer computes its features (see reference.hashing_embed):
+ * cps[0:n_cps] are the text's code points; word_spans (n_words pairs [start, end) in code
+ * points) its \w+ tokens, giving unigrams and "a b" bigrams; ws_spans (n_ws pairs) its
+ * whitespace-separated words, giving char_wb 3- to 5-grams of " word ". Each feature's UTF-8
+ * bytes are hashed (MurmurHash3_x86_32, seed 0) to |h| mod n_features; counts get 1 + ln(c)
+ * and unit L2 norm per part; the parts are weighted word_scale / char_scale and summed (float);
+ * row b of the projection is proj_cols/proj_vals[b * nnz : (b + 1) * nnz]. out (dim floats)
+ * receives the projected, unnormalised vector.
+ *
+ * Returns the number of distinct hashed features (0: out is all zero), or -1 when memory ran
+ * out.
+ */
+int64_t engram_hashing_embed(const uint32_t *cps, int64_t n_cps,
+                             const int64_t *word_spans, int64_t n_words,
+                             const int64_t *ws_spans, int64_t n_ws,
+                             int64_t n_features, const int32_t *proj_cols, const float *proj_vals,
+                             int64_t nnz, float word_scale, float char_scale, int64_t dim,
+                             float *out);
+
 #ifdef __cplusplus
 }
 #endif

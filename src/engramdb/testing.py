@@ -31,7 +31,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 
 from .config import RecallConfig
-from .validate import now as clock_now, use_clock
+from .validate import use_clock
 
 __all__ = ["FakeClock", "frozen_clock", "use_clock", "store_path", "index_file", "generation", "indexed_ids",
            "vector_index",

@@ -52,9 +52,9 @@ def cases(draw):
     allowed = None
     if draw(st.booleans()):
         allowed = np.array(draw(st.lists(st.integers(0, 80), max_size=30, unique=True)), np.int64)
-    return dict(idx=idx, docs=docs, terms=dict(zip(terms, weights)), allowed=allowed,
-                k=draw(st.integers(1, 12)), prf_docs=draw(st.integers(1, 6)),
-                prf_terms=draw(st.integers(0, 5)), prf_weight=draw(st.sampled_from([0.0, 0.2, 1.0])))
+    return {"idx": idx, "docs": docs, "terms": dict(zip(terms, weights)), "allowed": allowed,
+            "k": draw(st.integers(1, 12)), "prf_docs": draw(st.integers(1, 6)),
+            "prf_terms": draw(st.integers(0, 5)), "prf_weight": draw(st.sampled_from([0.0, 0.2, 1.0]))}
 
 
 def _call(kernels, case):
@@ -122,8 +122,7 @@ def _oracle(docs, terms, allowed, k, prf_docs, prf_terms, prf_weight, k1=1.2, b=
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases())
 def test_reference_matches_formula_oracle(case):
-    idx, docs = case["idx"], case["docs"]
-    want = _oracle(docs, case["terms"], None if case["allowed"] is None else set(case["allowed"].tolist()),
+    want = _oracle(case["docs"], case["terms"], None if case["allowed"] is None else set(case["allowed"].tolist()),
                    case["k"], case["prf_docs"], case["prf_terms"], case["prf_weight"])
     nids, scores = _call(reference, case)
     # ids may differ only where the oracle's float64 sums tie differently from float32 rounding

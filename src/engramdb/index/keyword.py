@@ -414,8 +414,7 @@ def _kernel():
     registry runs Numba or the reference (this kernel has no Numba version)."""
     from ..kernels import registry
 
-    name = registry.active_backend()
-    return registry.backend("c" if name == "c" else "reference").bm25_search
+    return registry.get_native("bm25_search")
 
 
 def pack_indexes(indexes: dict[str, KeywordIndex]) -> tuple[dict[str, np.ndarray], list[str]]:

@@ -10,7 +10,7 @@ import threading
 
 import numpy as np
 
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t
 
 __all__ = [
     "spread_activation",
@@ -20,6 +20,8 @@ __all__ = [
     "admission_score",
     "topk",
     "bm25_search",
+    "murmurhash3_32",
+    "hashing_embed",
 ]
 
 
@@ -86,6 +88,13 @@ cdef extern from "engram_kernels.h" nogil:
         double total_len
         double k1
         double b
+    uint32_t engram_murmur3_32(const uint8_t *data, int64_t len, uint32_t seed)
+    int64_t engram_hashing_embed(const uint32_t *cps, int64_t n_cps,
+                                 const int64_t *word_spans, int64_t n_words,
+                                 const int64_t *ws_spans, int64_t n_ws,
+                                 int64_t n_features, const int32_t *proj_cols, const float *proj_vals,
+                                 int64_t nnz, float word_scale, float char_scale, int64_t dim,
+                                 float *out)
     int64_t engram_bm25_search(const engram_postings *p,
                                const int32_t *q_terms, const double *q_weight, int64_t n_q,
                                const uint8_t *allowed, int64_t n_allowed, int64_t k,
@@ -464,3 +473,34 @@ def bm25_search(p, const int32_t[::1] q_terms, const double[::1] q_weight, allow
     if got < 0:
         raise MemoryError("bm25_search: out of memory")
     return out_nid_a[:got], out_score_a[:got].astype(np.float32)
+
+
+def murmurhash3_32(const uint8_t[::1] data, uint32_t seed=0):
+    """MurmurHash3_x86_32 (C): the contract of :func:`reference.murmurhash3_32` (bytes-like in)."""
+    cdef uint32_t h
+    cdef const uint8_t *p = &data[0] if data.shape[0] else <const uint8_t *>&seed
+    with nogil:
+        h = engram_murmur3_32(p, data.shape[0], seed)
+    return h
+
+
+def hashing_embed(const uint32_t[::1] cps, const int64_t[:, ::1] word_spans, const int64_t[:, ::1] ws_spans,
+                  int64_t n_features, const int32_t[:, ::1] proj_cols, const float[:, ::1] proj_vals,
+                  float word_scale, float char_scale, int64_t dim):
+    """Hashing embedder features of one text (C, GIL released): the contract of
+    :func:`reference.hashing_embed`."""
+    out_a = np.zeros(dim, dtype=np.float32)
+    cdef float[::1] out = out_a
+    cdef int64_t got
+    cdef uint32_t empty = 0
+    cdef int64_t no_span = 0
+    cdef const uint32_t *p_cps = &cps[0] if cps.shape[0] else &empty
+    cdef const int64_t *p_w = &word_spans[0, 0] if word_spans.shape[0] else &no_span
+    cdef const int64_t *p_s = &ws_spans[0, 0] if ws_spans.shape[0] else &no_span
+    with nogil:
+        got = engram_hashing_embed(p_cps, cps.shape[0], p_w, word_spans.shape[0], p_s, ws_spans.shape[0],
+                                   n_features, &proj_cols[0, 0], &proj_vals[0, 0], proj_cols.shape[1],
+                                   word_scale, char_scale, dim, &out[0])
+    if got < 0:
+        raise MemoryError("hashing_embed: out of memory")
+    return out_a, got

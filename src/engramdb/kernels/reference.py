@@ -47,6 +47,8 @@ __all__ = [
     "topk",
     "BM25Postings",
     "bm25_search",
+    "murmurhash3_32",
+    "hashing_embed",
 ]
 
 # Relation codes stored in the CSR ``relation`` array (uint8). The order is part of the
@@ -785,3 +787,127 @@ def bm25_search(p: BM25Postings, q_terms, q_weight, allowed, k, prf_docs, prf_te
                               np.array([prf_weight * w / top for w, _, _ in weighted], np.float64)])
     nids, score = _bm25_pass(p, terms, weights, allowed, k)
     return nids, score.astype(np.float32)
+
+
+def murmurhash3_32(data: bytes, seed: int = 0) -> int:
+    """MurmurHash3_x86_32 of ``data`` (bytes) as an unsigned 32-bit int.
+
+    References
+    ----------
+    Appleby (2011), MurmurHash3 (public domain): 4-byte little-endian blocks mixed with
+    c1 = 0xcc9e2d51, c2 = 0x1b873593, rotations 15 and 13, then the tail and ``fmix32``.
+    """
+    mask = 0xFFFFFFFF
+    c1, c2 = 0xCC9E2D51, 0x1B873593
+    h = seed & mask
+    n = len(data)
+
+    def rotl(x: int, r: int) -> int:
+        return ((x << r) | (x >> (32 - r))) & mask
+
+    for i in range(0, n - n % 4, 4):
+        k = int.from_bytes(data[i:i + 4], "little")
+        k = rotl((k * c1) & mask, 15) * c2 & mask
+        h = (rotl(h ^ k, 13) * 5 + 0xE6546B64) & mask
+    tail = data[n - n % 4:]
+    if tail:
+        k = int.from_bytes(tail, "little")
+        h ^= rotl((k * c1) & mask, 15) * c2 & mask
+    h ^= n
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & mask
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & mask
+    return h ^ (h >> 16)
+
+
+def _bucket(feature: str, n_features: int) -> int:
+    """|h| mod n_features of the signed MurmurHash3 of the feature's UTF-8 (FeatureHasher)."""
+    h = murmurhash3_32(feature.encode("utf-8", "surrogatepass"))
+    h = h - (1 << 32) if h >= 1 << 31 else h
+    if h == -(1 << 31):
+        return (2147483647 - (n_features - 1)) % n_features
+    return abs(h) % n_features
+
+
+def hashing_embed(cps, word_spans, ws_spans, n_features, proj_cols, proj_vals, word_scale, char_scale, dim):
+    """Hashed word and character n-grams of one preprocessed text, projected to ``dim``.
+
+    The features of scikit-learn's ``HashingVectorizer`` (no sign, no norm): words are the
+    ``\\w+`` tokens (``word_spans``) and their adjacent pairs joined by one space; characters are
+    the ``char_wb`` 3- to 5-grams of each whitespace-separated word padded with one space each
+    side (``ws_spans``), a padded word shorter than n giving one n-gram (itself) and no longer
+    ones. Each feature's UTF-8 is hashed (MurmurHash3_x86_32, seed 0) to |h| mod n_features.
+    Per part (words, characters): counts c -> 1 + ln c (float32), then unit L2 norm (float32
+    squares summed in float64). mixed = word_scale * words + char_scale * chars (float32), and
+    out = mixed @ P, P's row b holding proj_vals[b] at columns proj_cols[b], accumulated in
+    float32 by increasing bucket.
+
+    Parameters
+    ----------
+    cps : ndarray of uint32, shape (n,)
+        Code points of the text (already lowercased and accent-stripped).
+    word_spans, ws_spans : ndarray of int64, shape (w, 2) / (s, 2)
+        [start, end) of each word token / whitespace-separated word, in code points.
+    n_features : int
+        Hash buckets, 2**hash_bits.
+    proj_cols : ndarray of int32, shape (n_features, nnz)
+    proj_vals : ndarray of float32, shape (n_features, nnz)
+    word_scale, char_scale : float32
+        Weights of the two parts (square roots of their shares of the squared norm).
+    dim : int
+        Output dimension.
+
+    Returns
+    -------
+    out : ndarray of float32, shape (dim,)
+        Not normalised; all zero when the text has no feature.
+    n_features_hit : int
+        Distinct buckets of the word part plus those of the character part.
+
+    Raises
+    ------
+    None
+        Kernels do not validate.
+
+    References
+    ----------
+    Weinberger et al. (2009), ICML, §2 (feature hashing); scikit-learn's HashingVectorizer and
+    FeatureHasher (the features reproduced); Charikar, Chen & Farach-Colton (2002) (the count
+    sketch projection).
+    """
+    text = np.asarray(cps, np.uint32).tobytes().decode("utf-32-le", "surrogatepass")
+    words = [text[s:e] for s, e in np.asarray(word_spans).reshape(-1, 2).tolist()]
+    feats_w = words + [a + " " + b for a, b in zip(words, words[1:])]
+    feats_c = []
+    for s, e in np.asarray(ws_spans).reshape(-1, 2).tolist():
+        w = " " + text[s:e] + " "
+        for n in range(3, 6):
+            offset = 0
+            feats_c.append(w[:n])
+            while offset + n < len(w):
+                offset += 1
+                feats_c.append(w[offset:offset + n])
+            if offset == 0:
+                break
+
+    def part(feats):
+        idx, cnt = np.unique(np.array([_bucket(f, n_features) for f in feats], np.int64), return_counts=True)
+        val = np.log(cnt.astype(np.float32)) + np.float32(1.0)
+        sq = 0.0
+        for v in (val * val).tolist():   # float32 squares summed in float64, in bucket order
+            sq += v
+        if sq > 0:
+            val = (val.astype(np.float64) / math.sqrt(sq)).astype(np.float32)
+        return idx.tolist(), val
+
+    mixed: dict[int, np.float32] = {}
+    parts = [part(feats_w), part(feats_c)]
+    for (idx, val), scale in zip(parts, (np.float32(word_scale), np.float32(char_scale))):
+        for b, v in zip(idx, val):
+            mixed[b] = mixed[b] + scale * v if b in mixed else scale * v
+    out = np.zeros(dim, np.float32)
+    for b in sorted(mixed):
+        for col, pv in zip(proj_cols[b].tolist(), proj_vals[b]):
+            out[col] += mixed[b] * pv
+    return out, len(parts[0][0]) + len(parts[1][0])
