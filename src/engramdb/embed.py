@@ -180,6 +180,7 @@ class HashingEmbedder:
     Attributes
     ----------
     dim : int
+    hash_bits : int
     name : str
         ``"hashing-v1-d{dim}-s{seed}-w{word_weight}"``: changes whenever vectors would.
 
@@ -225,7 +226,8 @@ class HashingEmbedder:
         self.seed = int(seed)
         self.word_weight = float(word_weight)
         self.name = f"hashing-v1-d{self.dim}-s{self.seed}-w{self.word_weight:g}"
-        self._n_features = 1 << int(hash_bits)
+        self.hash_bits = int(hash_bits)
+        self._n_features = 1 << self.hash_bits
         # Projection = (1/sqrt(s)) * sum of s independent count sketches: row j has s entries
         # of +-1/sqrt(s) (duplicates add up), so E[P P^T] = I and inner products are kept in
         # expectation.
@@ -240,6 +242,13 @@ class HashingEmbedder:
 
     def __repr__(self) -> str:
         return f"HashingEmbedder(dim={self.dim}, seed={self.seed}, word_weight={self.word_weight:g})"
+
+    @property
+    def projection(self) -> tuple[np.ndarray, np.ndarray]:
+        """The count-sketch projection from the ``2**hash_bits`` hashed features to ``dim``:
+        row b of the (sparse) matrix holds ``vals[b]`` (float32, +-1/sqrt(sketch_nnz)) at columns
+        ``cols[b]`` (int32); both of shape (2**hash_bits, sketch_nnz), duplicates adding up."""
+        return self._proj_cols, self._proj_vals
 
     def _features(self, text: str) -> tuple[np.ndarray, int]:
         """The projected, unnormalised vector of one text and its number of features."""

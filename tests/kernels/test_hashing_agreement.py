@@ -19,9 +19,9 @@ from engramdb.kernels import reference
 from tests.strategies import load_backend
 
 sklearn_text = pytest.importorskip("sklearn.feature_extraction.text")
-from scipy import sparse  # noqa: E402
-from sklearn.preprocessing import normalize  # noqa: E402
-from sklearn.utils import murmurhash3_32  # noqa: E402
+from scipy import sparse
+from sklearn.preprocessing import normalize
+from sklearn.utils import murmurhash3_32
 
 # Texts with accents, combining marks, ligatures, CJK, digits, punctuation and odd whitespace.
 _ALPHABET = st.one_of(
@@ -38,8 +38,9 @@ def sklearn_embed(e: HashingEmbedder, items: list[str], hash_bits: int) -> np.nd
     words = sklearn_text.HashingVectorizer(analyzer="word", ngram_range=(1, 2), token_pattern=r"(?u)\b\w+\b",
                                            **common)
     chars = sklearn_text.HashingVectorizer(analyzer="char_wb", ngram_range=(3, 5), **common)
-    rows, nnz = 1 << hash_bits, e._proj_cols.shape[1]
-    proj = sparse.csr_matrix((e._proj_vals.ravel(), e._proj_cols.ravel(), np.arange(0, rows * nnz + 1, nnz)),
+    cols, vals = e.projection
+    rows, nnz = 1 << hash_bits, cols.shape[1]
+    proj = sparse.csr_matrix((vals.ravel(), cols.ravel(), np.arange(0, rows * nnz + 1, nnz)),
                              shape=(rows, e.dim), dtype=np.float32)
 
     def sublinear_unit(x):
@@ -52,10 +53,17 @@ def sklearn_embed(e: HashingEmbedder, items: list[str], hash_bits: int) -> np.nd
     mixed = a * sublinear_unit(words.transform(items)) + b * sublinear_unit(chars.transform(items))
     out = np.asarray((mixed @ proj).todense(), dtype=np.float32)
     norms = np.linalg.norm(out, axis=1)
-    for i in np.flatnonzero(~(norms > 1e-6)):
-        out[i] = e._fallback(items[i])
-        norms[i] = 1.0
-    return out / norms[:, None]
+    vanished = ~(norms > 1e-6)   # no feature: the embedder's own fallback vector, checked apart
+    norms[vanished] = 1.0
+    out /= norms[:, None]
+    out[vanished] = np.nan
+    return out
+
+
+def assert_same(got: np.ndarray, want: np.ndarray) -> None:
+    vanished = np.isnan(want[:, 0])
+    assert_allclose(got[~vanished], want[~vanished], rtol=0, atol=2e-6)
+    assert_allclose(np.linalg.norm(got[vanished], axis=1), 1.0, rtol=1e-5)
 
 
 _EMBEDDERS = {}
@@ -72,7 +80,7 @@ def _embedder(**kw) -> HashingEmbedder:
 @given(text=texts)
 def test_embed_equals_sklearn_pipeline(text):
     e = _embedder()
-    assert_allclose(e.embed([text]), sklearn_embed(e, [text], 18), rtol=0, atol=2e-6)
+    assert_same(e.embed([text]), sklearn_embed(e, [text], 18))
 
 
 @settings(max_examples=40, deadline=None)
@@ -81,7 +89,7 @@ def test_embed_equals_sklearn_pipeline(text):
 def test_batch_and_settings_equal_sklearn(batch, word_weight, hash_bits):
     e = _embedder(dim=32, word_weight=word_weight, hash_bits=hash_bits, seed=3)
     got = e.embed(batch)
-    assert_allclose(got, sklearn_embed(e, batch, hash_bits), rtol=0, atol=2e-6)
+    assert_same(got, sklearn_embed(e, batch, hash_bits))
     # a batch equals its texts one by one
     assert_array_equal(got, np.concatenate([e.embed([t]) for t in batch]))
 
@@ -91,7 +99,7 @@ def test_locomo_like_texts_equal_sklearn():
     batch = ["I booked TAP flight TP 218, Boston to Lisbon.", "Café crème brûlée, naïve façade",
              "Caroline: I went to the LGBTQ support group yesterday!", "x", "日本語のテキスト",
              "ǅemal İstanbul ß ﬁ", "12.5 v1.2.3 e-mail@x.com  \t tabs"]
-    assert_allclose(e.embed(batch), sklearn_embed(e, batch, 18), rtol=0, atol=2e-6)
+    assert_same(e.embed(batch), sklearn_embed(e, batch, 18))
 
 
 @settings(max_examples=200, deadline=None)
@@ -109,7 +117,9 @@ def _kernel_args(text: str, e: HashingEmbedder):
     cps = np.frombuffer(text.encode("utf-32-le"), np.uint32)
     words = np.array([m.span() for m in re.finditer(r"(?u)\b\w+\b", text)], np.int64).reshape(-1, 2)
     pieces = np.array([m.span() for m in re.finditer(r"\S+", text)], np.int64).reshape(-1, 2)
-    return (cps, words, pieces, e._n_features, e._proj_cols, e._proj_vals, e._word_scale, e._char_scale, e.dim)
+    cols, vals = e.projection
+    return (cps, words, pieces, 1 << e.hash_bits, cols, vals, np.float32(np.sqrt(e.word_weight)),
+            np.float32(np.sqrt(1.0 - e.word_weight)), e.dim)
 
 
 @settings(max_examples=150, deadline=None)
