@@ -198,8 +198,8 @@ uint32_t engram_murmur3_32(const uint8_t *data, int64_t len, uint32_t seed);
  * cps[0:n_cps] are the text's code points; word_spans (n_words pairs [start, end) in code
  * points) its \w+ tokens, giving unigrams and "a b" bigrams; ws_spans (n_ws pairs) its
  * whitespace-separated words, giving char_wb 3- to 5-grams of " word ". Each feature's UTF-8
- * bytes are hashed (MurmurHash3_x86_32, seed 0) to |h| mod n_features; counts get 1 + ln(c)
- * and unit L2 norm per part; the parts are weighted word_scale / char_scale and summed (float);
+ * bytes are hashed (MurmurHash3_x86_32, seed 0) to |h| mod n_features; counts c get
+ * tf_table[c] = 1 + ln(c) (float; logf(c) + 1 for c >= n_table) and unit L2 norm per part; the parts are weighted word_scale / char_scale and summed (float);
  * row b of the projection is proj_cols/proj_vals[b * nnz : (b + 1) * nnz]. out (dim floats)
  * receives the projected, unnormalised vector.
  *
@@ -211,7 +211,7 @@ int64_t engram_hashing_embed(const uint32_t *cps, int64_t n_cps,
                              const int64_t *ws_spans, int64_t n_ws,
                              int64_t n_features, const int32_t *proj_cols, const float *proj_vals,
                              int64_t nnz, float word_scale, float char_scale, int64_t dim,
-                             float *out);
+                             const float *tf_table, int64_t n_table, float *out);
 
 #ifdef __cplusplus
 }

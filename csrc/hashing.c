@@ -104,10 +104,13 @@ static int cmp_i32(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* Sort the buckets, fold repeats into counts, apply 1 + ln(count) (float) and unit L2 norm
+/* Sort the buckets, fold repeats into counts, apply 1 + ln(count) (float, from tf_table when
+ * count < n_table: NumPy's float32 log, which differs from logf in the last bit for some
+ * counts) and unit L2 norm
  * (sum of float squares in double, each value divided in double). idx/val get the m distinct
  * buckets in increasing order; returns m. */
-static int64_t sublinear_unit(int32_t *b, int64_t n, int32_t *idx, float *val)
+static int64_t sublinear_unit(int32_t *b, int64_t n, int32_t *idx, float *val,
+                              const float *tf_table, int64_t n_table)
 {
     int64_t i, m = 0;
     double sum = 0.0;
@@ -122,7 +125,8 @@ static int64_t sublinear_unit(int32_t *b, int64_t n, int32_t *idx, float *val)
         }
     }
     for (i = 0; i < m; ++i) {
-        val[i] = logf(val[i]) + 1.0f;
+        const int64_t count = (int64_t)val[i];
+        val[i] = count < n_table ? tf_table[count] : logf(val[i]) + 1.0f;
         sum += (double)(val[i] * val[i]);
     }
     if (sum > 0.0) {
@@ -139,7 +143,7 @@ int64_t engram_hashing_embed(const uint32_t *cps, int64_t n_cps,
                              const int64_t *ws_spans, int64_t n_ws,
                              int64_t n_features, const int32_t *proj_cols, const float *proj_vals,
                              int64_t nnz, float word_scale, float char_scale, int64_t dim,
-                             float *out)
+                             const float *tf_table, int64_t n_table, float *out)
 {
     uint8_t *text8, *buf;
     int64_t *off8, *pad;
@@ -212,8 +216,8 @@ int64_t engram_hashing_embed(const uint32_t *cps, int64_t n_cps,
             }
         }
     }
-    mw = sublinear_unit(wb, n_wb, widx, wval);
-    mc = sublinear_unit(cb, n_cb, cidx, cval);
+    mw = sublinear_unit(wb, n_wb, widx, wval, tf_table, n_table);
+    mc = sublinear_unit(cb, n_cb, cidx, cval, tf_table, n_table);
     /* mixed = word_scale * words + char_scale * chars (float), merged by bucket; then each
      * bucket's row of the projection is added in (float), buckets in increasing order */
     for (i = 0; i < dim; ++i) {

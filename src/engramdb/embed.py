@@ -41,6 +41,20 @@ __all__ = ["Embedder", "HashingEmbedder", "MiniLMEmbedder", "get_embedder", "def
 _WORD_TOKEN = re.compile(r"(?u)\b\w+\b")
 _NON_SPACE = re.compile(r"\S+")
 
+with np.errstate(divide="ignore"):   # entry 0 (-inf) is never read
+    _TF_TABLE = np.log(np.arange(1 << 14, dtype=np.float32)) + np.float32(1.0)
+
+
+def _tf_table(max_count: int) -> np.ndarray:
+    """1 + ln(c) for counts c (float32, NumPy's log as scikit-learn's path used), long enough
+    for ``max_count`` (a bound on a text's feature count); grown for very long texts."""
+    global _TF_TABLE
+    if len(_TF_TABLE) <= max_count:
+        with np.errstate(divide="ignore"):
+            _TF_TABLE = np.log(np.arange(max_count + 1, dtype=np.float32)) + np.float32(1.0)
+    return _TF_TABLE
+
+
 #: Names accepted by :func:`get_embedder`.
 EMBEDDER_NAMES = ("hashing", "minilm")
 
@@ -262,7 +276,7 @@ class HashingEmbedder:
         pieces = np.array([m.span() for m in _NON_SPACE.finditer(text)], np.int64).reshape(-1, 2)
         return registry.get_native("hashing_embed")(cps, words, pieces, self._n_features, self._proj_cols,
                                                     self._proj_vals, self._word_scale, self._char_scale,
-                                                    self.dim)
+                                                    self.dim, _tf_table(4 * len(text) + 16))
 
     def _fallback(self, text: str) -> np.ndarray:
         """Deterministic unit vector from the BLAKE2b hash of the raw text (and the seed)."""

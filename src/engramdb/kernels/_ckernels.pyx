@@ -94,7 +94,7 @@ cdef extern from "engram_kernels.h" nogil:
                                  const int64_t *ws_spans, int64_t n_ws,
                                  int64_t n_features, const int32_t *proj_cols, const float *proj_vals,
                                  int64_t nnz, float word_scale, float char_scale, int64_t dim,
-                                 float *out)
+                                 const float *tf_table, int64_t n_table, float *out)
     int64_t engram_bm25_search(const engram_postings *p,
                                const int32_t *q_terms, const double *q_weight, int64_t n_q,
                                const uint8_t *allowed, int64_t n_allowed, int64_t k,
@@ -486,7 +486,7 @@ def murmurhash3_32(const uint8_t[::1] data, uint32_t seed=0):
 
 def hashing_embed(const uint32_t[::1] cps, const int64_t[:, ::1] word_spans, const int64_t[:, ::1] ws_spans,
                   int64_t n_features, const int32_t[:, ::1] proj_cols, const float[:, ::1] proj_vals,
-                  float word_scale, float char_scale, int64_t dim):
+                  float word_scale, float char_scale, int64_t dim, const float[::1] tf_table):
     """Hashing embedder features of one text (C, GIL released): the contract of
     :func:`reference.hashing_embed`."""
     out_a = np.zeros(dim, dtype=np.float32)
@@ -500,7 +500,7 @@ def hashing_embed(const uint32_t[::1] cps, const int64_t[:, ::1] word_spans, con
     with nogil:
         got = engram_hashing_embed(p_cps, cps.shape[0], p_w, word_spans.shape[0], p_s, ws_spans.shape[0],
                                    n_features, &proj_cols[0, 0], &proj_vals[0, 0], proj_cols.shape[1],
-                                   word_scale, char_scale, dim, &out[0])
+                                   word_scale, char_scale, dim, &tf_table[0], tf_table.shape[0], &out[0])
     if got < 0:
         raise MemoryError("hashing_embed: out of memory")
     return out_a, got

@@ -830,7 +830,8 @@ def _bucket(feature: str, n_features: int) -> int:
     return abs(h) % n_features
 
 
-def hashing_embed(cps, word_spans, ws_spans, n_features, proj_cols, proj_vals, word_scale, char_scale, dim):
+def hashing_embed(cps, word_spans, ws_spans, n_features, proj_cols, proj_vals, word_scale, char_scale, dim,
+                  tf_table):
     """Hashed word and character n-grams of one preprocessed text, projected to ``dim``.
 
     The features of scikit-learn's ``HashingVectorizer`` (no sign, no norm): words are the
@@ -838,7 +839,7 @@ def hashing_embed(cps, word_spans, ws_spans, n_features, proj_cols, proj_vals, w
     the ``char_wb`` 3- to 5-grams of each whitespace-separated word padded with one space each
     side (``ws_spans``), a padded word shorter than n giving one n-gram (itself) and no longer
     ones. Each feature's UTF-8 is hashed (MurmurHash3_x86_32, seed 0) to |h| mod n_features.
-    Per part (words, characters): counts c -> 1 + ln c (float32), then unit L2 norm (float32
+    Per part (words, characters): counts c -> tf_table[c] = 1 + ln c (float32), then unit L2 norm (float32
     squares summed in float64). mixed = word_scale * words + char_scale * chars (float32), and
     out = mixed @ P, P's row b holding proj_vals[b] at columns proj_cols[b], accumulated in
     float32 by increasing bucket.
@@ -857,6 +858,10 @@ def hashing_embed(cps, word_spans, ws_spans, n_features, proj_cols, proj_vals, w
         Weights of the two parts (square roots of their shares of the squared norm).
     dim : int
         Output dimension.
+    tf_table : ndarray of float32, shape (t,), t >= 2
+        ``np.log(np.arange(t, dtype=np.float32)) + 1`` (NumPy's float32 log, as scikit-learn's
+        path used; C's logf differs in the last bit for some counts); counts >= t use
+        ``log(c) + 1`` in float32.
 
     Returns
     -------
@@ -893,7 +898,8 @@ def hashing_embed(cps, word_spans, ws_spans, n_features, proj_cols, proj_vals, w
 
     def part(feats):
         idx, cnt = np.unique(np.array([_bucket(f, n_features) for f in feats], np.int64), return_counts=True)
-        val = np.log(cnt.astype(np.float32)) + np.float32(1.0)
+        val = np.array([tf_table[c] if c < len(tf_table) else np.log(np.float32(c)) + np.float32(1.0)
+                        for c in cnt.tolist()], np.float32)
         sq = 0.0
         for v in (val * val).tolist():   # float32 squares summed in float64, in bucket order
             sq += v
