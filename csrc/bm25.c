@@ -93,53 +93,70 @@ static int64_t accumulate(const engram_postings *p, int32_t term, double qw, dou
     return m;
 }
 
-/* One BM25 pass: the k best memories into out_nid/out_score, best first; acc is zero again
- * on return. Returns the number written. */
-static int64_t bm25_pass(const engram_postings *p, const int32_t *q_terms, const double *q_weight,
-                         int64_t n_q, const uint8_t *allowed, int64_t n_allowed, int64_t k,
-                         double *acc, int32_t *touched, int64_t *out_nid, double *out_score)
+static double avg_len(const engram_postings *p)
 {
-    const double avgdl = p->n_docs > 0 ? fmax(p->total_len / (double)p->n_docs, 1e-9) : 1e-9;
-    int64_t i, m = 0, kk, size;
-    if (p->n_docs == 0) {
-        return 0;
-    }
-    for (i = 0; i < n_q; ++i) {
-        const int32_t t = q_terms[i];
-        if (t < 0 || t >= p->n_terms || p->df[t] <= 0 || !(q_weight[i] > 0.0)) {
+    return p->n_docs > 0 ? fmax(p->total_len / (double)p->n_docs, 1e-9) : 1e-9;
+}
+
+/* Accumulate the weighted BM25 parts of terms[0:n] (in that order) into acc, continuing
+ * the touched list at m; returns the new touched count. */
+static int64_t accumulate_terms(const engram_postings *p, const int32_t *terms, const double *weight,
+                                int64_t n, const uint8_t *allowed, int64_t n_allowed,
+                                double *acc, int32_t *touched, int64_t m)
+{
+    const double avgdl = avg_len(p);
+    int64_t i;
+    for (i = 0; i < n; ++i) {
+        const int32_t t = terms[i];
+        if (t < 0 || t >= p->n_terms || p->df[t] <= 0 || !(weight[i] > 0.0)) {
             continue;
         }
-        m = accumulate(p, t, q_weight[i], avgdl, allowed, n_allowed, acc, touched, m);
+        m = accumulate(p, t, weight[i], avgdl, allowed, n_allowed, acc, touched, m);
     }
-    kk = k < m ? k : m;
-    if (kk > 0) {
-        /* touched[0:kk] becomes a heap whose root ranks lowest; the rest compete for it. */
-        for (i = kk / 2 - 1; i >= 0; --i) {
-            doc_sift_down(touched, kk, i, acc);
-        }
-        for (i = kk; i < m; ++i) {
-            const int32_t c = touched[i];
-            if (doc_above(acc[c], c, acc[touched[0]], touched[0])) {
-                touched[i] = touched[0];
-                touched[0] = c;
-                doc_sift_down(touched, kk, 0, acc);
-            }
-        }
-        for (size = kk - 1; size > 0; --size) {
-            const int32_t tmp = touched[0];
-            touched[0] = touched[size];
-            touched[size] = tmp;
-            doc_sift_down(touched, size, 0, acc);
-        }
-        for (i = 0; i < kk; ++i) {
-            out_nid[i] = touched[i];
-            out_score[i] = acc[touched[i]];
+    return m;
+}
+
+/* The k best of the m touched memories into out_nid/out_score, best first (the touched list
+ * is reordered, acc left as it is). Returns the number written. */
+static int64_t select_top(const double *acc, int32_t *touched, int64_t m, int64_t k,
+                          int64_t *out_nid, double *out_score)
+{
+    int64_t i, size;
+    const int64_t kk = k < m ? k : m;
+    if (kk <= 0) {
+        return 0;
+    }
+    /* touched[0:kk] becomes a heap whose root ranks lowest; the rest compete for it. */
+    for (i = kk / 2 - 1; i >= 0; --i) {
+        doc_sift_down(touched, kk, i, acc);
+    }
+    for (i = kk; i < m; ++i) {
+        const int32_t c = touched[i];
+        if (doc_above(acc[c], c, acc[touched[0]], touched[0])) {
+            touched[i] = touched[0];
+            touched[0] = c;
+            doc_sift_down(touched, kk, 0, acc);
         }
     }
+    for (size = kk - 1; size > 0; --size) {
+        const int32_t tmp = touched[0];
+        touched[0] = touched[size];
+        touched[size] = tmp;
+        doc_sift_down(touched, size, 0, acc);
+    }
+    for (i = 0; i < kk; ++i) {
+        out_nid[i] = touched[i];
+        out_score[i] = acc[touched[i]];
+    }
+    return kk;
+}
+
+static void reset(double *acc, const int32_t *touched, int64_t m)
+{
+    int64_t i;
     for (i = 0; i < m; ++i) {
         acc[touched[i]] = 0.0;
     }
-    return kk;
 }
 
 typedef struct {
@@ -197,13 +214,17 @@ int64_t engram_bm25_search(const engram_postings *p,
                            int64_t prf_docs, int64_t prf_terms, double prf_weight,
                            double *acc, int32_t *touched, int64_t *out_nid, double *out_score)
 {
-    int64_t n1, i, j, n_fb, n_cand = 0, n_uniq = 0, n2;
+    int64_t n1, i, j, n_fb, n_cand = 0, n_uniq = 0, n2, m = 0;
     prf_cand *cand;
-    int32_t *q2_terms;
-    double *q2_weight, top;
+    int32_t *fb_terms;
+    double *fb_weight, top;
 
-    n1 = bm25_pass(p, q_terms, q_weight, n_q, allowed, n_allowed, k, acc, touched, out_nid, out_score);
+    if (p->n_docs > 0) {
+        m = accumulate_terms(p, q_terms, q_weight, n_q, allowed, n_allowed, acc, touched, 0);
+    }
+    n1 = select_top(acc, touched, m, k, out_nid, out_score);
     if (n1 == 0 || prf_terms <= 0) {
+        reset(acc, touched, m);
         return n1;
     }
     n_fb = prf_docs < n1 ? prf_docs : n1;
@@ -215,6 +236,7 @@ int64_t engram_bm25_search(const engram_postings *p,
     }
     cand = (prf_cand *)malloc((size_t)(n_cand > 0 ? n_cand : 1) * sizeof(prf_cand));
     if (cand == NULL) {
+        reset(acc, touched, m);
         return -1;
     }
     n_cand = 0;
@@ -281,29 +303,30 @@ int64_t engram_bm25_search(const engram_postings *p,
     }
     if (n_uniq == 0 || !(cand[0].weight > 0.0)) {
         free(cand);
+        reset(acc, touched, m);
         return n1;   /* nothing telling: the first pass stands */
     }
+    /* The second pass scores query + feedback terms in that order: its sums start with the
+     * first pass's, still in acc, so only the feedback terms are added (same result). */
     top = cand[0].weight;
-    q2_terms = (int32_t *)malloc((size_t)(n_q + n_uniq) * sizeof(int32_t));
-    q2_weight = (double *)malloc((size_t)(n_q + n_uniq) * sizeof(double));
-    if (q2_terms == NULL || q2_weight == NULL) {
+    fb_terms = (int32_t *)malloc((size_t)n_uniq * sizeof(int32_t));
+    fb_weight = (double *)malloc((size_t)n_uniq * sizeof(double));
+    if (fb_terms == NULL || fb_weight == NULL) {
         free(cand);
-        free(q2_terms);
-        free(q2_weight);
+        free(fb_terms);
+        free(fb_weight);
+        reset(acc, touched, m);
         return -1;
     }
-    for (i = 0; i < n_q; ++i) {
-        q2_terms[i] = q_terms[i];
-        q2_weight[i] = q_weight[i];
-    }
     for (i = 0; i < n_uniq; ++i) {
-        q2_terms[n_q + i] = cand[i].term;
-        q2_weight[n_q + i] = prf_weight * cand[i].weight / top;
+        fb_terms[i] = cand[i].term;
+        fb_weight[i] = prf_weight * cand[i].weight / top;
     }
-    n2 = bm25_pass(p, q2_terms, q2_weight, n_q + n_uniq, allowed, n_allowed, k, acc, touched,
-                   out_nid, out_score);
+    m = accumulate_terms(p, fb_terms, fb_weight, n_uniq, allowed, n_allowed, acc, touched, m);
+    n2 = select_top(acc, touched, m, k, out_nid, out_score);
+    reset(acc, touched, m);
     free(cand);
-    free(q2_terms);
-    free(q2_weight);
+    free(fb_terms);
+    free(fb_weight);
     return n2;
 }

@@ -397,28 +397,69 @@ def _bm25_scratch(Py_ssize_t n):
     return cached
 
 
+cdef class _BoundPostings:
+    """A BM25Postings bound to C: its buffers held as memoryviews, the struct filled once."""
+    cdef object source
+    cdef engram_postings c
+    cdef const int64_t[::1] seg_ptr, df, term_off, fwd_off, fwd_pos
+    cdef const int32_t[::1] seg_nid, head, d_next, d_nid, fwd_len, fwd_tid
+    cdef const float[::1] seg_tf, seg_dl, d_tf, d_dl
+    cdef const uint8_t[::1] term_bytes
+
+    def __init__(self, p):
+        self.source = p
+        self.seg_ptr = p.seg_ptr
+        self.seg_nid = p.seg_nid
+        self.seg_tf = p.seg_tf
+        self.seg_dl = p.seg_dl
+        self.head = p.head
+        self.d_next = p.d_next
+        self.d_nid = p.d_nid
+        self.d_tf = p.d_tf
+        self.d_dl = p.d_dl
+        self.df = p.df
+        self.term_off = p.term_off
+        self.term_bytes = p.term_bytes
+        self.fwd_off = p.fwd_off
+        self.fwd_len = p.fwd_len
+        self.fwd_tid = p.fwd_tid
+        self.fwd_pos = p.fwd_pos
+        self.c.seg_ptr = _p64(self.seg_ptr)
+        self.c.n_seg_terms = self.seg_ptr.shape[0] - 1 if self.seg_ptr.shape[0] else 0
+        self.c.seg_nnz = self.seg_nid.shape[0]
+        self.c.seg_nid = _p32(self.seg_nid)
+        self.c.seg_tf = _pf(self.seg_tf)
+        self.c.seg_dl = _pf(self.seg_dl)
+        self.c.head = _p32(self.head)
+        self.c.d_next = _p32(self.d_next)
+        self.c.d_nid = _p32(self.d_nid)
+        self.c.d_tf = _pf(self.d_tf)
+        self.c.d_dl = _pf(self.d_dl)
+        self.c.df = _p64(self.df)
+        self.c.n_terms = self.df.shape[0]
+        self.c.term_off = _p64(self.term_off)
+        self.c.term_bytes = &self.term_bytes[0] if self.term_bytes.shape[0] else NULL
+        self.c.fwd_off = _p64(self.fwd_off)
+        self.c.fwd_len = _p32(self.fwd_len)
+        self.c.n_fwd = self.fwd_off.shape[0]
+        self.c.fwd_tid = _p32(self.fwd_tid)
+        self.c.fwd_pos = _p64(self.fwd_pos)
+        self.c.n_docs = int(p.n_docs)
+        self.c.total_len = float(p.total_len)
+        self.c.k1 = float(p.k1)
+        self.c.b = float(p.b)
+
+
 def bm25_search(p, const int32_t[::1] q_terms, const double[::1] q_weight, allowed, int64_t k,
                 int64_t prf_docs, int64_t prf_terms, double prf_weight):
     """BM25 with pseudo-relevance feedback (C, GIL released): the contract of
     :func:`reference.bm25_search`. ``p`` is a :class:`reference.BM25Postings` of C-contiguous
-    arrays; the accumulator is a per-thread scratch sized by the largest node id."""
-    cdef engram_postings c
-    cdef const int64_t[::1] seg_ptr = p.seg_ptr
-    cdef const int32_t[::1] seg_nid = p.seg_nid
-    cdef const float[::1] seg_tf = p.seg_tf
-    cdef const float[::1] seg_dl = p.seg_dl
-    cdef const int32_t[::1] head = p.head
-    cdef const int32_t[::1] d_next = p.d_next
-    cdef const int32_t[::1] d_nid = p.d_nid
-    cdef const float[::1] d_tf = p.d_tf
-    cdef const float[::1] d_dl = p.d_dl
-    cdef const int64_t[::1] df = p.df
-    cdef const int64_t[::1] term_off = p.term_off
-    cdef const uint8_t[::1] term_bytes = p.term_bytes
-    cdef const int64_t[::1] fwd_off = p.fwd_off
-    cdef const int32_t[::1] fwd_len = p.fwd_len
-    cdef const int32_t[::1] fwd_tid = p.fwd_tid
-    cdef const int64_t[::1] fwd_pos = p.fwd_pos
+    arrays (bound to C once and reused while the same object comes back, per thread); the
+    accumulator is a per-thread scratch sized by the forward index."""
+    cdef _BoundPostings bound = getattr(_local, "bm25_bound", None)
+    if bound is None or bound.source is not p:
+        bound = _BoundPostings(p)
+        _local.bm25_bound = bound
     cdef const uint8_t[::1] mask
     cdef const uint8_t *p_mask = NULL
     cdef int64_t n_mask = 0, n_q = q_terms.shape[0], got
@@ -428,46 +469,23 @@ def bm25_search(p, const int32_t[::1] q_terms, const double[::1] q_weight, allow
     cdef double[::1] out_score
     cdef const int32_t *p_q = _p32(q_terms)
     cdef const double *p_w = &q_weight[0] if n_q else NULL
+    cdef uint8_t nothing = 0
     if q_weight.shape[0] != n_q:
         raise ValueError("q_terms and q_weight differ in length")
-    c.seg_ptr = _p64(seg_ptr)
-    c.n_seg_terms = seg_ptr.shape[0] - 1 if seg_ptr.shape[0] else 0
-    c.seg_nnz = seg_nid.shape[0]
-    c.seg_nid = _p32(seg_nid)
-    c.seg_tf = _pf(seg_tf)
-    c.seg_dl = _pf(seg_dl)
-    c.head = _p32(head)
-    c.d_next = _p32(d_next)
-    c.d_nid = _p32(d_nid)
-    c.d_tf = _pf(d_tf)
-    c.d_dl = _pf(d_dl)
-    c.df = _p64(df)
-    c.n_terms = df.shape[0]
-    c.term_off = _p64(term_off)
-    c.term_bytes = &term_bytes[0] if term_bytes.shape[0] else NULL
-    c.fwd_off = _p64(fwd_off)
-    c.fwd_len = _p32(fwd_len)
-    c.n_fwd = fwd_off.shape[0]
-    c.fwd_tid = _p32(fwd_tid)
-    c.fwd_pos = _p64(fwd_pos)
-    c.n_docs = int(p.n_docs)
-    c.total_len = float(p.total_len)
-    c.k1 = float(p.k1)
-    c.b = float(p.b)
     if allowed is not None:
         mask = allowed
         n_mask = mask.shape[0]
-        p_mask = &mask[0] if n_mask else <const uint8_t *>&k   # any non-NULL pointer: nothing allowed
-    acc, touched = _bm25_scratch(fwd_off.shape[0])   # every node id in the postings is < n_fwd
+        p_mask = &mask[0] if n_mask else &nothing   # an empty mask allows nothing
+    acc, touched = _bm25_scratch(bound.c.n_fwd)   # every node id in the postings is < n_fwd
     kk = k if k > 0 else 0
     out_nid_a = np.empty(kk, dtype=np.int64)
     out_score_a = np.empty(kk, dtype=np.float64)
-    out_nid = out_nid_a
-    out_score = out_score_a
     if kk == 0:
         return out_nid_a, out_score_a.astype(np.float32)
+    out_nid = out_nid_a
+    out_score = out_score_a
     with nogil:
-        got = engram_bm25_search(&c, p_q, p_w, n_q, p_mask, n_mask,
+        got = engram_bm25_search(&bound.c, p_q, p_w, n_q, p_mask, n_mask,
                                  kk, prf_docs, prf_terms, prf_weight,
                                  &acc[0], &touched[0], &out_nid[0], &out_score[0])
     if got < 0:
