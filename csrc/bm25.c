@@ -159,188 +159,6 @@ static void reset(double *acc, const int32_t *touched, int64_t m)
     }
 }
 
-/* Exact score of memory nid over terms[0:n] in that order (the exhaustive pass's arithmetic),
- * finding its posting of each term by binary search in the segment (no delta postings). */
-static double exact_score(const engram_postings *p, const int32_t *terms, const double *weight,
-                          const double *idf, int64_t n, int32_t nid, double avgdl)
-{
-    const float k1f = (float)p->k1;
-    const float one_minus_b = (float)(1.0 - p->b);
-    const float bf = (float)p->b;
-    const float avgdlf = (float)avgdl;
-    const double k1p1 = p->k1 + 1.0;
-    double score = 0.0;
-    int64_t i;
-    for (i = 0; i < n; ++i) {
-        const int32_t t = terms[i];
-        int64_t lo, hi;
-        if (idf[i] <= 0.0 || t >= p->n_seg_terms) {
-            continue;
-        }
-        lo = p->seg_ptr[t];
-        hi = p->seg_ptr[t + 1];
-        while (lo < hi) {
-            const int64_t mid = lo + (hi - lo) / 2;
-            if (p->seg_nid[mid] < nid) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        if (lo < p->seg_ptr[t + 1] && p->seg_nid[lo] == nid && p->seg_tf[lo] != 0.0f) {
-            const float tf = p->seg_tf[lo];
-            const float den = tf + k1f * (one_minus_b + (bf * p->seg_dl[lo]) / avgdlf);
-            score += idf[i] * (double)tf * k1p1 / (double)den;
-        }
-    }
-    (void)weight;
-    return score;
-}
-
-/* k-th largest of acc over touched[0:m] (m >= k >= 1), by a min-heap of size k in scratch. */
-static double kth_best(const double *acc, const int32_t *touched, int64_t m, int64_t k, double *heap)
-{
-    int64_t i, size = 0;
-    for (i = 0; i < m; ++i) {
-        const double v = acc[touched[i]];
-        int64_t pos;
-        if (size < k) {
-            pos = size++;
-            while (pos > 0 && heap[(pos - 1) / 2] > v) {
-                heap[pos] = heap[(pos - 1) / 2];
-                pos = (pos - 1) / 2;
-            }
-            heap[pos] = v;
-        } else if (v > heap[0]) {
-            pos = 0;
-            for (;;) {
-                int64_t c = 2 * pos + 1;
-                if (c >= k) {
-                    break;
-                }
-                if (c + 1 < k && heap[c + 1] < heap[c]) {
-                    ++c;
-                }
-                if (heap[c] >= v) {
-                    break;
-                }
-                heap[pos] = heap[c];
-                pos = c;
-            }
-            heap[pos] = v;
-        }
-    }
-    return heap[0];
-}
-
-/* One pass by MaxScore: the k best into out_nid/out_score (same result as accumulate_terms +
- * select_top), acc zero again on return. Returns the number written, or -1 (no memory). */
-static int64_t maxscore_pass(const engram_postings *p, const int32_t *terms, const double *weight,
-                             int64_t n, const uint8_t *allowed, int64_t n_allowed, int64_t k,
-                             double *acc, int32_t *touched, int64_t *out_nid, double *out_score)
-{
-    const double avgdl = avg_len(p);
-    const float k1f = (float)p->k1;
-    const float one_minus_b = (float)(1.0 - p->b);
-    const float bf = (float)p->b;
-    const float avgdlf = (float)avgdl;
-    double *idf, *ub, *suffix, *heap, theta = 0.0;
-    int64_t *order, i, j, m = 0, n_cand = 0, got = -1, stop;
-    idf = (double *)malloc((size_t)(n + 1) * sizeof(double));
-    ub = (double *)malloc((size_t)(n + 1) * sizeof(double));
-    suffix = (double *)malloc((size_t)(n + 1) * sizeof(double));
-    order = (int64_t *)malloc((size_t)(n + 1) * sizeof(int64_t));
-    heap = (double *)malloc((size_t)(k + 1) * sizeof(double));
-    if (!idf || !ub || !suffix || !order || !heap) {
-        goto done;
-    }
-    for (i = 0; i < n; ++i) {
-        const int32_t t = terms[i];
-        idf[i] = 0.0;
-        ub[i] = 0.0;
-        if (t < 0 || t >= p->n_terms || p->df[t] <= 0 || !(weight[i] > 0.0)) {
-            continue;
-        }
-        {
-            const double df = (double)p->df[t];
-            const float mtf = p->max_tf[t];
-            const float den = mtf + k1f * (one_minus_b + (bf * p->min_dl[t]) / avgdlf);
-            idf[i] = weight[i] * log1p(((double)p->n_docs - df + 0.5) / (df + 0.5));
-            ub[i] = idf[i] * (double)mtf * (p->k1 + 1.0) / (double)den * (1.0 + 1e-6);
-        }
-    }
-    /* terms by decreasing upper bound (few terms: insertion sort) */
-    for (i = 0; i < n; ++i) {
-        int64_t x = i;
-        for (j = i; j > 0 && ub[order[j - 1]] < ub[x]; --j) {
-            order[j] = order[j - 1];
-        }
-        order[j] = x;
-    }
-    suffix[n] = 0.0;
-    for (i = n - 1; i >= 0; --i) {
-        suffix[i] = suffix[i + 1] + ub[order[i]];
-    }
-    /* essential terms: scored in full while a memory seen in none of them could still reach
-     * the top k (the remaining bounds sum to at least the k-th best partial score) */
-    stop = n;
-    for (i = 0; i < n; ++i) {
-        const int64_t q = order[i];
-        if (idf[q] <= 0.0) {
-            continue;
-        }
-        if (m >= k) {
-            theta = kth_best(acc, touched, m, k, heap);
-            if (suffix[i] < theta * (1.0 - 1e-9)) {
-                stop = i;
-                break;
-            }
-        }
-        m = accumulate(p, terms[q], weight[q], avgdl, allowed, n_allowed, acc, touched, m);
-    }
-    if (m >= k) {
-        theta = kth_best(acc, touched, m, k, heap);
-    } else {
-        theta = 0.0;
-    }
-    /* candidates: memories whose partial score plus the remaining bounds reaches theta; their
-     * exact scores, in query-term order, replace the partial sums */
-    for (i = 0; i < m; ++i) {
-        const int32_t d = touched[i];
-        if (acc[d] + suffix[stop] >= theta * (1.0 - 1e-9)) {
-            touched[n_cand++] = d;
-        } else {
-            acc[d] = 0.0;
-        }
-    }
-    for (i = 0; i < n_cand; ++i) {
-        acc[touched[i]] = exact_score(p, terms, weight, idf, n, touched[i], avgdl);
-    }
-    got = select_top(acc, touched, n_cand, k, out_nid, out_score);
-    reset(acc, touched, n_cand);
-    m = 0;
-done:
-    reset(acc, touched, m);
-    free(idf);
-    free(ub);
-    free(suffix);
-    free(order);
-    free(heap);
-    return got;
-}
-
-/* Nonzero if some query term has postings in the delta (MaxScore then does not apply). */
-static int any_delta(const engram_postings *p, const int32_t *terms, int64_t n)
-{
-    int64_t i;
-    for (i = 0; i < n; ++i) {
-        if (terms[i] >= 0 && terms[i] < p->n_terms && p->head[terms[i]] >= 0) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 typedef struct {
     double weight;
     int32_t term;
@@ -401,18 +219,10 @@ int64_t engram_bm25_search(const engram_postings *p,
     int32_t *fb_terms;
     double *fb_weight, top;
 
-    const int maxscore = p->n_docs > 0 && !any_delta(p, q_terms, n_q);
-    if (maxscore) {
-        n1 = maxscore_pass(p, q_terms, q_weight, n_q, allowed, n_allowed, k, acc, touched, out_nid, out_score);
-        if (n1 < 0) {
-            return -1;
-        }
-    } else {
-        if (p->n_docs > 0) {
-            m = accumulate_terms(p, q_terms, q_weight, n_q, allowed, n_allowed, acc, touched, 0);
-        }
-        n1 = select_top(acc, touched, m, k, out_nid, out_score);
+    if (p->n_docs > 0) {
+        m = accumulate_terms(p, q_terms, q_weight, n_q, allowed, n_allowed, acc, touched, 0);
     }
+    n1 = select_top(acc, touched, m, k, out_nid, out_score);
     if (n1 == 0 || prf_terms <= 0) {
         reset(acc, touched, m);
         return n1;
@@ -512,29 +322,9 @@ int64_t engram_bm25_search(const engram_postings *p,
         fb_terms[i] = cand[i].term;
         fb_weight[i] = prf_weight * cand[i].weight / top;
     }
-    if (maxscore && !any_delta(p, fb_terms, n_uniq)) {
-        int32_t *q2_terms = (int32_t *)malloc((size_t)(n_q + n_uniq) * sizeof(int32_t));
-        double *q2_weight = (double *)malloc((size_t)(n_q + n_uniq) * sizeof(double));
-        if (q2_terms == NULL || q2_weight == NULL) {
-            n2 = -1;
-        } else {
-            memcpy(q2_terms, q_terms, (size_t)n_q * sizeof(int32_t));
-            memcpy(q2_terms + n_q, fb_terms, (size_t)n_uniq * sizeof(int32_t));
-            memcpy(q2_weight, q_weight, (size_t)n_q * sizeof(double));
-            memcpy(q2_weight + n_q, fb_weight, (size_t)n_uniq * sizeof(double));
-            n2 = maxscore_pass(p, q2_terms, q2_weight, n_q + n_uniq, allowed, n_allowed, k, acc, touched,
-                               out_nid, out_score);
-        }
-        free(q2_terms);
-        free(q2_weight);
-    } else {
-        if (maxscore) {   /* the first pass's sums were not kept: redo them */
-            m = accumulate_terms(p, q_terms, q_weight, n_q, allowed, n_allowed, acc, touched, 0);
-        }
-        m = accumulate_terms(p, fb_terms, fb_weight, n_uniq, allowed, n_allowed, acc, touched, m);
-        n2 = select_top(acc, touched, m, k, out_nid, out_score);
-        reset(acc, touched, m);
-    }
+    m = accumulate_terms(p, fb_terms, fb_weight, n_uniq, allowed, n_allowed, acc, touched, m);
+    n2 = select_top(acc, touched, m, k, out_nid, out_score);
+    reset(acc, touched, m);
     free(cand);
     free(fb_terms);
     free(fb_weight);

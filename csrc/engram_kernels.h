@@ -135,8 +135,6 @@ int64_t engram_topk(const float *scores, int64_t n, int64_t k, int64_t *out);
  *            seg_tf float32 (term frequency; 0 = tombstone), seg_dl float32 (memory length);
  *            seg_nnz postings in all;
  *   delta:   head int32[n_terms] (-1 = none) -> d_next int32 (-1 ends), d_nid, d_tf, d_dl;
- *   max_tf, min_dl float32[n_terms]: bounds on the tf and the length of a term's postings
- *            (upper-bound pruning, MaxScore; they need not be tight);
  *   df int64[n_terms]: live postings per term; term_off int64[n_terms + 1] into term_bytes
  *            (UTF-8 term texts, for the feedback tie order);
  *   forward: fwd_off int64[n_fwd], fwd_len int32[n_fwd] per node id -> fwd_tid int32 (term)
@@ -155,8 +153,6 @@ typedef struct {
     const float *d_tf;
     const float *d_dl;
     const int64_t *df;
-    const float *max_tf;
-    const float *min_dl;
     int64_t n_terms;
     const int64_t *term_off;
     const uint8_t *term_bytes;
@@ -183,11 +179,6 @@ typedef struct {
  * a nonzero byte are scored. acc (float64) must be zero at every node id on entry and is
  * again on return; touched (int32) needs room for every memory scored. Outputs hold k
  * entries. Returns the number written (<= k), or -1 when memory ran out.
- *
- * When no query term has delta postings, each pass uses MaxScore (Turtle & Flood 1995): terms
- * by decreasing upper bound, the rest looked up only for memories that can still reach the
- * top k, and the candidates' scores then recomputed exactly in query-term order, so the
- * result equals the exhaustive pass.
  */
 int64_t engram_bm25_search(const engram_postings *p,
                            const int32_t *q_terms, const double *q_weight, int64_t n_q,

@@ -120,8 +120,6 @@ class KeywordIndex:
         self._term_off = _Column(np.int64)
         self._term_off.extend([0])
         self._df = _Column(np.int64)
-        self._max_tf = _Column(np.float32, 0.0)   # bounds for MaxScore pruning in the kernel
-        self._min_dl = _Column(np.float32, np.inf)
         self._head = _Column(np.int32, -1)
         self._seg_ptr = np.zeros(1, np.int64)
         self._seg_nid = np.empty(0, np.int32)
@@ -150,8 +148,6 @@ class KeywordIndex:
                 raw = t.encode() + b"\x00"   # NUL-terminated: byte order of the texts is kept
                 self._term_off.extend([self._term_bytes.extend(np.frombuffer(raw, np.uint8)) + len(raw)])
                 self._df.extend([0])
-                self._max_tf.extend([0.0])
-                self._min_dl.extend([np.inf])
                 self._head.extend([-1])
             out.append(tid)
         return np.array(out, np.int32)
@@ -170,10 +166,7 @@ class KeywordIndex:
             self._fwd_len.resize(nid + 1)
         if n:
             at = self._d_nid.extend(np.full(n, nid, np.int32))
-            tf = np.fromiter(counts.values(), np.float32, n)
-            self._d_tf.extend(tf)
-            self._max_tf.a[tids] = np.maximum(self._max_tf.a[tids], tf)
-            self._min_dl.a[tids] = np.minimum(self._min_dl.a[tids], np.float32(dl))
+            self._d_tf.extend(np.fromiter(counts.values(), np.float32, n))
             self._d_dl.extend(np.full(n, dl, np.float32))
             self._d_term.extend(tids)
             head = self._head.a
@@ -243,12 +236,6 @@ class KeywordIndex:
         self._fwd_tid.set(csc.indices)
         self._fwd_pos.set(csc.data)
         self._df.a[:n_terms] = ptr[1:] - ptr[:-1]
-        rows = np.flatnonzero(ptr[1:] > ptr[:-1])
-        self._max_tf.a[:n_terms] = 0.0
-        self._min_dl.a[:n_terms] = np.inf
-        if len(rows):
-            self._max_tf.a[rows] = np.maximum.reduceat(self._seg_tf, ptr[rows])
-            self._min_dl.a[rows] = np.minimum.reduceat(self._seg_dl, ptr[rows])
         self._view = None
 
     # ------------------------------------------------------------------ reads
@@ -260,7 +247,7 @@ class KeywordIndex:
             view = self._view = BM25Postings(
                 self._seg_ptr, self._seg_nid, self._seg_tf, self._seg_dl,
                 self._head.view(), self._d_next.a[:dn], self._d_nid.a[:dn], self._d_tf.a[:dn],
-                self._d_dl.a[:dn], self._df.view(), self._max_tf.view(), self._min_dl.view(), self._term_off.view(), self._term_bytes.view(),
+                self._d_dl.a[:dn], self._df.view(), self._term_off.view(), self._term_bytes.view(),
                 self._fwd_off.view(), self._fwd_len.view(), self._fwd_tid.view(), self._fwd_pos.view(),
                 self.n_docs, self.total_len, self.k1, self.b)
         return view

@@ -76,8 +76,6 @@ cdef extern from "engram_kernels.h" nogil:
         const float *d_tf
         const float *d_dl
         const int64_t *df
-        const float *max_tf
-        const float *min_dl
         int64_t n_terms
         const int64_t *term_off
         const uint8_t *term_bytes
@@ -405,7 +403,7 @@ cdef class _BoundPostings:
     cdef engram_postings c
     cdef const int64_t[::1] seg_ptr, df, term_off, fwd_off, fwd_pos
     cdef const int32_t[::1] seg_nid, head, d_next, d_nid, fwd_len, fwd_tid
-    cdef const float[::1] seg_tf, seg_dl, d_tf, d_dl, max_tf, min_dl
+    cdef const float[::1] seg_tf, seg_dl, d_tf, d_dl
     cdef const uint8_t[::1] term_bytes
 
     def __init__(self, p):
@@ -420,10 +418,6 @@ cdef class _BoundPostings:
         self.d_tf = p.d_tf
         self.d_dl = p.d_dl
         self.df = p.df
-        self.max_tf = p.max_tf
-        self.min_dl = p.min_dl
-        if self.max_tf.shape[0] < self.df.shape[0] or self.min_dl.shape[0] < self.df.shape[0]:
-            raise ValueError("max_tf and min_dl need an entry per term")
         self.term_off = p.term_off
         self.term_bytes = p.term_bytes
         self.fwd_off = p.fwd_off
@@ -442,8 +436,6 @@ cdef class _BoundPostings:
         self.c.d_tf = _pf(self.d_tf)
         self.c.d_dl = _pf(self.d_dl)
         self.c.df = _p64(self.df)
-        self.c.max_tf = _pf(self.max_tf)
-        self.c.min_dl = _pf(self.min_dl)
         self.c.n_terms = self.df.shape[0]
         self.c.term_off = _p64(self.term_off)
         self.c.term_bytes = &self.term_bytes[0] if self.term_bytes.shape[0] else NULL

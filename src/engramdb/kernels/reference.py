@@ -624,9 +624,6 @@ class BM25Postings(NamedTuple):
     d_tf, d_dl : float32 (n_delta,)
     df : int64 (n_terms,)
         Live postings of each term (document frequency).
-    max_tf, min_dl : float32 (n_terms,)
-        At least the largest tf and at most the smallest length among a term's postings: upper
-        bounds for pruning (MaxScore in the C kernel); they never change a result.
     term_off : int64 (n_terms + 1,), term_bytes : uint8
         UTF-8 text of term t is term_bytes[term_off[t]:term_off[t + 1]].
     fwd_off : int64 (n_fwd,), fwd_len : int32 (n_fwd,)
@@ -653,8 +650,6 @@ class BM25Postings(NamedTuple):
     d_tf: np.ndarray
     d_dl: np.ndarray
     df: np.ndarray
-    max_tf: np.ndarray
-    min_dl: np.ndarray
     term_off: np.ndarray
     term_bytes: np.ndarray
     fwd_off: np.ndarray
