@@ -159,6 +159,21 @@ static void reset(double *acc, const int32_t *touched, int64_t m)
     }
 }
 
+/* Export the m scored memories (any order) when all_nid is not NULL, then zero acc. */
+static void finish(double *acc, const int32_t *touched, int64_t m, int64_t *all_nid, double *all_score,
+                   int64_t *n_all)
+{
+    int64_t i;
+    if (all_nid != NULL) {
+        for (i = 0; i < m; ++i) {
+            all_nid[i] = touched[i];
+            all_score[i] = acc[touched[i]];
+        }
+        *n_all = m;
+    }
+    reset(acc, touched, m);
+}
+
 typedef struct {
     double weight;
     int32_t term;
@@ -212,7 +227,8 @@ int64_t engram_bm25_search(const engram_postings *p,
                            const int32_t *q_terms, const double *q_weight, int64_t n_q,
                            const uint8_t *allowed, int64_t n_allowed, int64_t k,
                            int64_t prf_docs, int64_t prf_terms, double prf_weight,
-                           double *acc, int32_t *touched, int64_t *out_nid, double *out_score)
+                           double *acc, int32_t *touched, int64_t *out_nid, double *out_score,
+                           int64_t *all_nid, double *all_score, int64_t *n_all)
 {
     int64_t n1, i, j, n_fb, n_cand = 0, n_uniq = 0, n2, m = 0;
     prf_cand *cand;
@@ -224,7 +240,7 @@ int64_t engram_bm25_search(const engram_postings *p,
     }
     n1 = select_top(acc, touched, m, k, out_nid, out_score);
     if (n1 == 0 || prf_terms <= 0) {
-        reset(acc, touched, m);
+        finish(acc, touched, m, all_nid, all_score, n_all);
         return n1;
     }
     n_fb = prf_docs < n1 ? prf_docs : n1;
@@ -303,7 +319,7 @@ int64_t engram_bm25_search(const engram_postings *p,
     }
     if (n_uniq == 0 || !(cand[0].weight > 0.0)) {
         free(cand);
-        reset(acc, touched, m);
+        finish(acc, touched, m, all_nid, all_score, n_all);
         return n1;   /* nothing telling: the first pass stands */
     }
     /* The second pass scores query + feedback terms in that order: its sums start with the
@@ -324,7 +340,7 @@ int64_t engram_bm25_search(const engram_postings *p,
     }
     m = accumulate_terms(p, fb_terms, fb_weight, n_uniq, allowed, n_allowed, acc, touched, m);
     n2 = select_top(acc, touched, m, k, out_nid, out_score);
-    reset(acc, touched, m);
+    finish(acc, touched, m, all_nid, all_score, n_all);
     free(cand);
     free(fb_terms);
     free(fb_weight);

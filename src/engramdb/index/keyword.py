@@ -321,8 +321,21 @@ class KeywordIndex:
         "Relevance-based language models", SIGIR (RM3).
         """
         q_terms, q_weight = self.query_terms(dict.fromkeys(tokenize(text), 1.0))
-        return _kernel()(self.postings(), q_terms, q_weight, self._mask(allowed), int(k),
-                         int(prf_docs), int(prf_terms), float(prf_weight))
+        return self._run(q_terms, q_weight, allowed, int(k), min(int(prf_docs), int(k)), int(prf_terms),
+                         float(prf_weight))
+
+    def _run(self, q_terms, q_weight, allowed, k, prf_docs, prf_terms, prf_weight):
+        """The kernel, asked for k + 1 hits: when the k-th and the next tie, the tie is cut as
+        the engine always cut it (:func:`_cut_as_before`), so recall results do not change."""
+        kernel, post, mask = _kernel(), self.postings(), self._mask(allowed)
+        nids, scores = kernel(post, q_terms, q_weight, mask, k + 1, prf_docs, prf_terms, prf_weight)
+        if len(nids) <= k:
+            return nids, scores
+        if scores[k] != scores[k - 1]:
+            return nids[:k], scores[:k]
+        _n, _s, all_nids, all_scores = kernel(post, q_terms, q_weight, mask, k + 1, prf_docs, prf_terms,
+                                              prf_weight, True)
+        return _cut_as_before(all_nids, all_scores, k)
 
     def idf(self, term: str) -> float:
         """BM25 inverse document frequency of an index term (0 for an unknown term)."""
@@ -341,7 +354,7 @@ class KeywordIndex:
         memories scored; the statistics (idf, average length) stay those of the whole index.
         """
         q_terms, q_weight = self.query_terms(terms)
-        return _kernel()(self.postings(), q_terms, q_weight, self._mask(allowed), int(k), 0, 0, 0.0)
+        return self._run(q_terms, q_weight, allowed, int(k), 1, 0, 0.0)
 
     # ------------------------------------------------------------------ snapshots
     def arrays(self) -> dict[str, np.ndarray]:
@@ -407,6 +420,21 @@ class KeywordIndex:
             idx.add(nid, text)
         idx.compact()
         return idx
+
+
+def _cut_as_before(nids: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The k best of every scored memory, cut as the keyword index did before the native
+    kernel: NumPy's ``argpartition`` over the memories in node-id order picks which of the
+    memories tied at rank k stay (an arbitrary but fixed choice), then score descending and
+    node id ascending. Only queries with a tie across rank k come here."""
+    order = np.argsort(nids, kind="stable")
+    uniq, score = nids[order], scores[order]
+    if len(uniq) > k:
+        top = np.argpartition(-score, k - 1)[:k]
+        top = top[np.lexsort((uniq[top], -score[top]))]
+    else:
+        top = np.lexsort((uniq, -score))
+    return uniq[top].astype(np.int64), score[top].astype(np.float32)
 
 
 def _kernel():

@@ -99,7 +99,8 @@ cdef extern from "engram_kernels.h" nogil:
                                const int32_t *q_terms, const double *q_weight, int64_t n_q,
                                const uint8_t *allowed, int64_t n_allowed, int64_t k,
                                int64_t prf_docs, int64_t prf_terms, double prf_weight,
-                               double *acc, int32_t *touched, int64_t *out_nid, double *out_score)
+                               double *acc, int32_t *touched, int64_t *out_nid, double *out_score,
+                               int64_t *all_nid, double *all_score, int64_t *n_all)
 
 
 _local = threading.local()
@@ -451,7 +452,7 @@ cdef class _BoundPostings:
 
 
 def bm25_search(p, const int32_t[::1] q_terms, const double[::1] q_weight, allowed, int64_t k,
-                int64_t prf_docs, int64_t prf_terms, double prf_weight):
+                int64_t prf_docs, int64_t prf_terms, double prf_weight, bint export_all=False):
     """BM25 with pseudo-relevance feedback (C, GIL released): the contract of
     :func:`reference.bm25_search`. ``p`` is a :class:`reference.BM25Postings` of C-contiguous
     arrays (bound to C once and reused while the same object comes back, per thread); the
@@ -470,6 +471,11 @@ def bm25_search(p, const int32_t[::1] q_terms, const double[::1] q_weight, allow
     cdef const int32_t *p_q = _p32(q_terms)
     cdef const double *p_w = &q_weight[0] if n_q else NULL
     cdef uint8_t nothing = 0
+    cdef int64_t[::1] all_nid
+    cdef double[::1] all_score
+    cdef int64_t *p_all_nid = NULL
+    cdef double *p_all_score = NULL
+    cdef int64_t n_all = 0
     if q_weight.shape[0] != n_q:
         raise ValueError("q_terms and q_weight differ in length")
     if allowed is not None:
@@ -478,18 +484,28 @@ def bm25_search(p, const int32_t[::1] q_terms, const double[::1] q_weight, allow
         p_mask = &mask[0] if n_mask else &nothing   # an empty mask allows nothing
     acc, touched = _bm25_scratch(bound.c.n_fwd)   # every node id in the postings is < n_fwd
     kk = k if k > 0 else 0
-    out_nid_a = np.empty(kk, dtype=np.int64)
-    out_score_a = np.empty(kk, dtype=np.float64)
-    if kk == 0:
-        return out_nid_a, out_score_a.astype(np.float32)
+    out_nid_a = np.empty(max(kk, 1), dtype=np.int64)
+    out_score_a = np.empty(max(kk, 1), dtype=np.float64)
+    all_nid_a = np.empty(bound.c.n_fwd + 1 if export_all else 1, dtype=np.int64)
+    all_score_a = np.empty(bound.c.n_fwd + 1 if export_all else 1, dtype=np.float64)
+    if export_all:
+        all_nid = all_nid_a
+        all_score = all_score_a
+        p_all_nid = &all_nid[0]
+        p_all_score = &all_score[0]
     out_nid = out_nid_a
     out_score = out_score_a
-    with nogil:
-        got = engram_bm25_search(&bound.c, p_q, p_w, n_q, p_mask, n_mask,
-                                 kk, prf_docs, prf_terms, prf_weight,
-                                 &acc[0], &touched[0], &out_nid[0], &out_score[0])
+    got = 0
+    if kk > 0:
+        with nogil:
+            got = engram_bm25_search(&bound.c, p_q, p_w, n_q, p_mask, n_mask,
+                                     kk, prf_docs, prf_terms, prf_weight,
+                                     &acc[0], &touched[0], &out_nid[0], &out_score[0],
+                                     p_all_nid, p_all_score, &n_all)
     if got < 0:
         raise MemoryError("bm25_search: out of memory")
+    if export_all:
+        return out_nid_a[:got], out_score_a[:got].astype(np.float32), all_nid_a[:n_all], all_score_a[:n_all]
     return out_nid_a[:got], out_score_a[:got].astype(np.float32)
 
 

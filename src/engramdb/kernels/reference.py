@@ -679,10 +679,12 @@ def _term_postings(p: BM25Postings, t: int) -> tuple[np.ndarray, np.ndarray, np.
     return nid[live], tf[live], dl[live]
 
 
-def _bm25_pass(p: BM25Postings, q_terms, q_weight, allowed, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """One BM25 pass: node ids (int64) and float64 scores of the k best, best first."""
+def _bm25_pass(p: BM25Postings, q_terms, q_weight, allowed, k: int):
+    """One BM25 pass: node ids (int64) and float64 scores of the k best, best first; then
+    every scored memory (node ids ascending) and its float64 score."""
+    empty = np.empty(0, np.int64), np.empty(0, np.float64)
     if p.n_docs == 0:
-        return np.empty(0, np.int64), np.empty(0, np.float64)
+        return (*empty, *empty)
     n, avgdl = p.n_docs, max(p.total_len / p.n_docs, 1e-9)
     k1, b = float(p.k1), float(p.b)
     parts_nid, parts_score = [], []
@@ -703,14 +705,14 @@ def _bm25_pass(p: BM25Postings, q_terms, q_weight, allowed, k: int) -> tuple[np.
         # the length normalisation in float32, the rest in float64 (NumPy's promotion rules)
         parts_score.append(idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * dl / avgdl)))
     if not parts_nid:
-        return np.empty(0, np.int64), np.empty(0, np.float64)
+        return (*empty, *empty)
     uniq, inv = np.unique(np.concatenate(parts_nid), return_inverse=True)
     score = np.bincount(inv, weights=np.concatenate(parts_score), minlength=len(uniq))
     top = np.lexsort((uniq, -score))[:k]
-    return uniq[top].astype(np.int64), score[top]
+    return uniq[top].astype(np.int64), score[top], uniq.astype(np.int64), score
 
 
-def bm25_search(p: BM25Postings, q_terms, q_weight, allowed, k, prf_docs, prf_terms, prf_weight):
+def bm25_search(p: BM25Postings, q_terms, q_weight, allowed, k, prf_docs, prf_terms, prf_weight, export_all=False):
     """Okapi BM25 over keyword postings, with one round of pseudo-relevance feedback.
 
     score(d) = sum over query terms t of w_t * idf(t) * tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl)),
@@ -737,12 +739,17 @@ def bm25_search(p: BM25Postings, q_terms, q_weight, allowed, k, prf_docs, prf_te
         Feedback memories and terms; ``prf_terms = 0`` turns feedback off.
     prf_weight : float
         Weight of the best feedback term, relative to a query term.
+    export_all : bool
+        Also return every memory the answering pass scored and its float64 score (for a
+        caller that breaks ties at rank k its own way).
 
     Returns
     -------
     nids : ndarray of int64, shape (<= k,)
         Best first: score descending, then node id ascending.
     scores : ndarray of float32, same shape
+    all_nids, all_scores : ndarray of int64 / float64, shape (m,)
+        Only with ``export_all``; in no particular order (the C kernel's order differs).
 
     Raises
     ------
@@ -755,9 +762,13 @@ def bm25_search(p: BM25Postings, q_terms, q_weight, allowed, k, prf_docs, prf_te
     (k1 = 1.2, b = 0.75; the Lucene idf). Rocchio (1971) and Lavrenko & Croft (2001), RM3
     (pseudo-relevance feedback).
     """
-    nids, score = _bm25_pass(p, q_terms, q_weight, allowed, k)
+    def answer(nids, score, all_nids, all_score):
+        return (nids, score.astype(np.float32), all_nids, all_score) if export_all else (nids, score.astype(np.float32))
+
+    first = _bm25_pass(p, q_terms, q_weight, allowed, k)
+    nids = first[0]
     if not len(nids) or prf_terms <= 0:
-        return nids, score.astype(np.float32)
+        return answer(*first)
     query = set(np.asarray(q_terms).tolist())
     counts: dict[int, int] = {}
     seg_nnz = len(p.seg_nid)
@@ -780,13 +791,12 @@ def bm25_search(p: BM25Postings, q_terms, q_weight, allowed, k, prf_docs, prf_te
 
     weighted = sorted(((c * idf(t), text(t), t) for t, c in counts.items()), reverse=True)[:prf_terms]
     if not weighted or weighted[0][0] <= 0:
-        return nids, score.astype(np.float32)
+        return answer(*first)
     top = weighted[0][0]
     terms = np.concatenate([np.asarray(q_terms, np.int32), np.array([t for _, _, t in weighted], np.int32)])
     weights = np.concatenate([np.asarray(q_weight, np.float64),
                               np.array([prf_weight * w / top for w, _, _ in weighted], np.float64)])
-    nids, score = _bm25_pass(p, terms, weights, allowed, k)
-    return nids, score.astype(np.float32)
+    return answer(*_bm25_pass(p, terms, weights, allowed, k))
 
 
 def murmurhash3_32(data: bytes, seed: int = 0) -> int:
