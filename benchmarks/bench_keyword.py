@@ -35,7 +35,7 @@ from engramdb.kernels import reference, registry
 from engramdb.locomo import default_locomo_path, load_locomo
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from kw_baseline import PythonKeywordIndex, search_prf  # noqa: E402
+from kw_baseline import PythonKeywordIndex, search_prf
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -149,9 +149,9 @@ def grow_corpus(convs, n: int, seed: int = 0) -> list[str]:
         for sp, text in base:
             if len(out) >= n:
                 break
-            words = pattern.sub(lambda m: rename[m.group(0)], text).split()
+            words = pattern.sub(lambda m, r=rename: r[m.group(0)], text).split()
             keep = rng.random(len(words)) >= 0.1
-            words = [re.sub(r"\d+", lambda m: str(int(m.group(0)) + shift), w) for w, k in zip(words, keep) if k]
+            words = [re.sub(r"\d+", lambda m, d=shift: str(int(m.group(0)) + d), w) for w, k in zip(words, keep) if k]
             out.append(f"{rename[sp]}: {' '.join(words) or text}")
     return out
 
@@ -236,7 +236,7 @@ def scale(convs, n: int, repeats: int, k: int = 50, prf_docs: int = 8, prf_terms
     base = res["engramdb_native_prf"]["median_us"]
     return {"memories": n, "questions": len(queries), "k": k, "prf_docs": prf_docs, "prf_terms": prf_terms,
             "prf_weight": prf_weight, "kernel_backend": registry.active_backend(), "repeats": repeats,
-            "postings": int(len(post.seg_nid)), "terms": int(len(post.df)), "build": build, "query": res,
+            "postings": len(post.seg_nid), "terms": len(post.df), "build": build, "query": res,
             "ratios_vs_native_prf": {name: round(r["median_us"] / base, 2) for name, r in res.items()},
             "target_us": 100.0,
             "ids_identical_to_python": same, "differ_only_by_tie_at_rank_k": ties,

@@ -2,10 +2,19 @@
 
 Why our own and not tantivy: recall needs every add to be searchable at once. tantivy makes a
 document visible only after ``commit()`` + ``reload()``, which took 66 ms per single add on disk
-and 19 ms in RAM, against 12 µs for a posting append here (``python benchmarks/bench_keyword.py``,
-results/keyword.json; tantivy answers a query faster, 82 µs against 123 µs, with recall@10 on
-LoCoMo of 58.1 against our 59.4). The index is small and simple: postings per term as growable
-NumPy arrays (node id, term frequency, document length), scored with Okapi BM25 at query time.
+and 19 ms in RAM, against microseconds for an add here (``python benchmarks/bench_keyword.py``,
+results/keyword.json, which also times queries at 100k memories against tantivy and the Python
+postings this replaced).
+
+Layout (:class:`KeywordIndex`): an immutable CSR segment of postings (term id -> node ids sorted,
+term frequencies, memory lengths), a small delta of newer postings chained per term, tombstones
+(tf = 0) for removals, merged into a new segment when the delta outgrows
+:data:`MERGE_MIN_POSTINGS` or half the segment and on every snapshot; and a forward index (node
+id -> its terms) so that pseudo-relevance feedback runs inside the kernel. Scoring is the native
+kernel ``bm25_search`` (csrc/bm25.c, GIL released; NumPy reference in
+:mod:`engramdb.kernels.reference`): term at a time into a float64 accumulator, top k by a heap,
+then the feedback round. Results equal the Python postings it replaced: same ids, same order,
+same scores (float arithmetic reproduced), and a tie across rank k cut the same way.
 
 Durability follows the rest of the store: LMDB records are the source of truth. The engine
 saves a snapshot of every namespace's postings in LMDB (sub-db ``kw``) tagged with the record
