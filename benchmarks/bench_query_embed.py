@@ -5,7 +5,7 @@ The baseline is the pipeline HashingEmbedder ran before the native kernel: two s
 ``sklearn.preprocessing.normalize``, and the scipy sparse projection; built here from the
 embedder's public projection, so both paths give the same vectors (checked on every query).
 Each query is ``embed([question])`` alone, warm, over LoCoMo's questions; the median over the
-questions is taken in each of ``--repeats`` passes (the two paths alternate within a pass) and
+questions is taken in each of ``--repeats`` passes (each pass runs both paths, one after the other) and
 the median of the passes is reported, with the machine load at the start and end. The cold
 cost is measured too: a fresh interpreter importing engramdb and embedding one query, with and
 without scikit-learn's import.
@@ -90,8 +90,8 @@ def main() -> int:
     passes = {"native": [], "sklearn": []}
     for _ in range(args.repeats):
         ts = {"native": [], "sklearn": []}
-        for q in questions:
-            for name, fn in (("native", e.embed), ("sklearn", sk.embed)):
+        for name, fn in (("native", e.embed), ("sklearn", sk.embed)):
+            for q in questions:
                 t0 = time.perf_counter()
                 fn([q])
                 ts[name].append(time.perf_counter() - t0)

@@ -253,6 +253,7 @@ class HashingEmbedder:
         self._proj_vals = np.ascontiguousarray(signs, np.float32)
         self._word_scale = np.float32(np.sqrt(self.word_weight))
         self._char_scale = np.float32(np.sqrt(1.0 - self.word_weight))
+        self._kernel = None   # the registry's hashing_embed, looked up on first use
 
     def __repr__(self) -> str:
         return f"HashingEmbedder(dim={self.dim}, seed={self.seed}, word_weight={self.word_weight:g})"
@@ -274,9 +275,11 @@ class HashingEmbedder:
         cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
         words = np.array([m.span() for m in _WORD_TOKEN.finditer(text)], np.int64).reshape(-1, 2)
         pieces = np.array([m.span() for m in _NON_SPACE.finditer(text)], np.int64).reshape(-1, 2)
-        return registry.get_native("hashing_embed")(cps, words, pieces, self._n_features, self._proj_cols,
-                                                    self._proj_vals, self._word_scale, self._char_scale,
-                                                    self.dim, _tf_table(4 * len(text) + 16))
+        kernel = self._kernel
+        if kernel is None:
+            kernel = self._kernel = registry.get_native("hashing_embed")
+        return kernel(cps, words, pieces, self._n_features, self._proj_cols, self._proj_vals, self._word_scale,
+                      self._char_scale, self.dim, _tf_table(4 * len(text) + 16))
 
     def _fallback(self, text: str) -> np.ndarray:
         """Deterministic unit vector from the BLAKE2b hash of the raw text (and the seed)."""
