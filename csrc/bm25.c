@@ -3,7 +3,7 @@
  * round of pseudo-relevance feedback (see engram_kernels.h and reference.bm25_search, the
  * specification).
  *
- * Postings: an immutable CSR segment (term -> postings sorted by node id) plus a delta of
+ * Postings: an immutable CSR segment (term -> postings) plus a delta of
  * postings added since, chained per term (head[t] -> next -> ... -> -1). A posting with
  * tf == 0 is a tombstone (a removed memory) and is skipped.
  *

@@ -131,7 +131,7 @@ int64_t engram_topk(const float *scores, int64_t n, int64_t k, int64_t *out);
 
 /*
  * Keyword postings of one namespace for engram_bm25_search (see index/keyword.py):
- *   segment: seg_ptr int64[n_seg_terms + 1] -> seg_nid int32 (sorted within a term),
+ *   segment: seg_ptr int64[n_seg_terms + 1] -> seg_nid int32 (any order within a term),
  *            seg_tf float32 (term frequency; 0 = tombstone), seg_dl float32 (memory length);
  *            seg_nnz postings in all;
  *   delta:   head int32[n_terms] (-1 = none) -> d_next int32 (-1 ends), d_nid, d_tf, d_dl;

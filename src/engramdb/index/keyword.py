@@ -6,8 +6,8 @@ and 19 ms in RAM, against microseconds for an add here (``python benchmarks/benc
 results/keyword.json, which also times queries at 100k memories against tantivy and the Python
 postings this replaced).
 
-Layout (:class:`KeywordIndex`): an immutable CSR segment of postings (term id -> node ids sorted,
-term frequencies, memory lengths), a small delta of newer postings chained per term, tombstones
+Layout (:class:`KeywordIndex`): an immutable CSR segment of postings (term id -> node ids, term
+frequencies, memory lengths), a small delta of newer postings chained per term, tombstones
 (tf = 0) for removals, merged into a new segment when the delta outgrows
 :data:`MERGE_MIN_POSTINGS` or half the segment and on every snapshot; and a forward index (node
 id -> its terms) so that pseudo-relevance feedback runs inside the kernel. Scoring is the native
@@ -97,8 +97,8 @@ class KeywordIndex:
 
     Layout (scored by the native kernel ``bm25_search``, :mod:`engramdb.kernels`):
 
-    - an immutable CSR segment: term id -> postings sorted by node id (int32), with term
-      frequency and memory length (float32);
+    - an immutable CSR segment: term id -> postings (node id int32, term frequency and
+      memory length float32), in insertion order within a term;
     - a delta of postings added since, chained per term (``head[t]`` -> ``next``), appended
       with a few vectorised writes per memory, so an add is cheap and searchable at once;
       merged into a new segment when it outgrows :data:`MERGE_MIN_POSTINGS` or half the
@@ -212,7 +212,8 @@ class KeywordIndex:
         self._view = None
 
     def compact(self) -> None:
-        """Merge the delta into a new segment and drop tombstones (O(postings log postings))."""
+        """Merge the delta into a new segment and drop tombstones (a stable sort by term: the
+        segment's postings are one sorted run, the delta's are sorted, then merged)."""
         n_terms = len(self._term_list)
         seg_term = np.repeat(np.arange(len(self._seg_ptr) - 1, dtype=np.int32), np.diff(self._seg_ptr))
         dn = self._d_nid.n
@@ -222,15 +223,16 @@ class KeywordIndex:
         dl = np.concatenate([self._seg_dl, self._d_dl.a[:dn]])
         live = tf > 0
         term, nid, tf, dl = term[live], nid[live], tf[live], dl[live]
-        order = np.lexsort((nid, term))
+        # stable by term: the segment part is one sorted run, so this is O(n + d log d)
+        order = np.argsort(term, kind="stable")
         self._set_segment(term[order], nid[order], tf[order], dl[order], n_terms)
         self._d_nid.n = self._d_tf.n = self._d_dl.n = self._d_next.n = self._d_term.n = 0
         self._head.a[:] = -1
 
     def _set_segment(self, term: np.ndarray, nid: np.ndarray, tf: np.ndarray, dl: np.ndarray,
                      n_terms: int) -> None:
-        """Install sorted postings (term, then node id) as the segment; rebuild the forward
-        index (a CSR -> CSC transpose, O(postings))."""
+        """Install postings sorted by term (in insertion order within a term) as the segment;
+        rebuild the forward index (a CSR -> CSC transpose, O(postings))."""
         from scipy import sparse
 
         ptr = np.zeros(n_terms + 1, np.int64)
@@ -369,8 +371,8 @@ class KeywordIndex:
     def arrays(self) -> dict[str, np.ndarray]:
         """The postings as flat arrays (for LMDB): terms NUL-joined, row pointers, postings.
 
-        Compacts first; terms without postings are left out, and each term's postings are
-        sorted by node id (the format of snapshots before the native kernel, which still load).
+        Compacts first; terms without postings are left out (the format of snapshots before the
+        native kernel, so that both load each other's).
         """
         if self._d_nid.n or np.any(self._seg_tf == 0):
             self.compact()
@@ -388,8 +390,7 @@ class KeywordIndex:
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], k1: float = 1.2, b: float = 0.75) -> "KeywordIndex":
-        """Rebuild an index from :meth:`arrays` (also those saved before the native kernel,
-        whose postings are not sorted within a term).
+        """Rebuild an index from :meth:`arrays` (also those saved before the native kernel).
 
         Raises
         ------
@@ -413,10 +414,6 @@ class KeywordIndex:
         tf, dl = np.asarray(arrays["tf"], np.float32), np.asarray(arrays["dl"], np.float32)
         idx._term_ids(terms)
         term = np.repeat(np.arange(len(terms), dtype=np.int32), np.diff(ptr))
-        step = np.diff(nid.astype(np.int64))
-        if len(nid) > 1 and not np.all((step > 0) | (np.diff(term) != 0)):
-            order = np.lexsort((nid, term))
-            term, nid, tf, dl = term[order], nid[order], tf[order], dl[order]
         idx._set_segment(term, nid, tf, dl, len(terms))
         idx.n_docs, idx.total_len = int(arrays["stats"][0]), float(arrays["stats"][1])
         return idx

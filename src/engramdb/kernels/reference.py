@@ -614,7 +614,7 @@ class BM25Postings(NamedTuple):
     seg_ptr : int64 (n_seg_terms + 1,)
         Row pointers of the segment; terms >= n_seg_terms have no segment postings.
     seg_nid : int32 (seg_nnz,)
-        Node ids, sorted within each term.
+        Node ids, in any order within a term.
     seg_tf, seg_dl : float32 (seg_nnz,)
         Term frequency (0 = tombstone) and memory length in words.
     head : int32 (n_terms,)
