@@ -129,6 +129,94 @@ void engram_admission_score(
  */
 int64_t engram_topk(const float *scores, int64_t n, int64_t k, int64_t *out);
 
+/*
+ * Keyword postings of one namespace for engram_bm25_search (see index/keyword.py):
+ *   segment: seg_ptr int64[n_seg_terms + 1] -> seg_nid int32 (any order within a term),
+ *            seg_tf float32 (term frequency; 0 = tombstone), seg_dl float32 (memory length);
+ *            seg_nnz postings in all;
+ *   delta:   head int32[n_terms] (-1 = none) -> d_next int32 (-1 ends), d_nid, d_tf, d_dl;
+ *   df int64[n_terms]: live postings per term; term_off int64[n_terms + 1] into term_bytes
+ *            (UTF-8 term texts, for the feedback tie order);
+ *   forward: fwd_off int64[n_fwd], fwd_len int32[n_fwd] per node id -> fwd_tid int32 (term)
+ *            and fwd_pos int64 (posting: < seg_nnz in the segment, else seg_nnz + delta index).
+ */
+typedef struct {
+    const int64_t *seg_ptr;
+    int64_t n_seg_terms;
+    int64_t seg_nnz;
+    const int32_t *seg_nid;
+    const float *seg_tf;
+    const float *seg_dl;
+    const int32_t *head;
+    const int32_t *d_next;
+    const int32_t *d_nid;
+    const float *d_tf;
+    const float *d_dl;
+    const int64_t *df;
+    int64_t n_terms;
+    const int64_t *term_off;
+    const uint8_t *term_bytes;
+    const int64_t *fwd_off;
+    const int32_t *fwd_len;
+    int64_t n_fwd;
+    const int32_t *fwd_tid;
+    const int64_t *fwd_pos;
+    int64_t n_docs;
+    double total_len;
+    double k1;
+    double b;
+} engram_postings;
+
+/*
+ * Okapi BM25 (Robertson & Zaragoza 2009) of the query terms q_terms[0:n_q] with weights
+ * q_weight, term at a time into acc, the k best kept by a heap (score descending, then node
+ * id ascending); then, when prf_terms > 0 and there is a hit, pseudo-relevance feedback
+ * (Rocchio 1971; RM3): the prf_terms best count x idf terms of the first prf_docs hits that
+ * are not query terms join the query with weight prf_weight x their share of the best one's,
+ * and BM25 runs again. See reference.bm25_search, the specification.
+ *
+ * allowed (NULL for none): a byte mask over node ids of length n_allowed; only memories with
+ * a nonzero byte are scored. acc (float64) must be zero at every node id on entry and is
+ * again on return; touched (int32) needs room for every memory scored. Outputs hold k
+ * entries. Returns the number written (<= k), or -1 when memory ran out.
+ *
+ * all_nid / all_score (NULL for none; room for n_fwd entries): every memory the answering
+ * pass scored, in no particular order, with its float64 score; *n_all gets their number.
+ */
+int64_t engram_bm25_search(const engram_postings *p,
+                           const int32_t *q_terms, const double *q_weight, int64_t n_q,
+                           const uint8_t *allowed, int64_t n_allowed, int64_t k,
+                           int64_t prf_docs, int64_t prf_terms, double prf_weight,
+                           double *acc, int32_t *touched, int64_t *out_nid, double *out_score,
+                           int64_t *all_nid, double *all_score, int64_t *n_all);
+
+/*
+ * MurmurHash3_x86_32 (Appleby 2011) of len bytes with the given seed, as an unsigned value
+ * (scikit-learn's murmurhash3_32 with positive=True).
+ */
+uint32_t engram_murmur3_32(const uint8_t *data, int64_t len, uint32_t seed);
+
+/*
+ * The hashing embedder of one preprocessed (lowercased, accent-stripped) text, as
+ * scikit-learn's HashingVectorizer computes its features (see reference.hashing_embed):
+ * cps[0:n_cps] are the text's code points; word_spans (n_words pairs [start, end) in code
+ * points) its \w+ tokens, giving unigrams and "a b" bigrams; ws_spans (n_ws pairs) its
+ * whitespace-separated words, giving char_wb 3- to 5-grams of " word ". Each feature's UTF-8
+ * bytes are hashed (MurmurHash3_x86_32, seed 0) to |h| mod n_features; counts c get
+ * tf_table[c] = 1 + ln(c) (float; logf(c) + 1 for c >= n_table) and unit L2 norm per part; the parts are weighted word_scale / char_scale and summed (float);
+ * row b of the projection is proj_cols/proj_vals[b * nnz : (b + 1) * nnz]. out (dim floats)
+ * receives the projected, unnormalised vector.
+ *
+ * Returns the number of distinct hashed features (0: out is all zero), or -1 when memory ran
+ * out.
+ */
+int64_t engram_hashing_embed(const uint32_t *cps, int64_t n_cps,
+                             const int64_t *word_spans, int64_t n_words,
+                             const int64_t *ws_spans, int64_t n_ws,
+                             int64_t n_features, const int32_t *proj_cols, const float *proj_vals,
+                             int64_t nnz, float word_scale, float char_scale, int64_t dim,
+                             const float *tf_table, int64_t n_table, float *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,8 +7,9 @@ Two embedders ship with engramdb:
   works after a plain install, without torch and without any download at run time; the
   float32 PyTorch reference is the optional extra ``engramdb[minilm]`` (``make minilm``).
 - :class:`HashingEmbedder` needs no weights at all. It hashes word unigrams + bigrams and
-  character n-grams with scikit-learn's ``HashingVectorizer`` and projects them to ``dim``
-  with a seeded sparse sign matrix (a count sketch). It matches words, not meanings.
+  character n-grams exactly as scikit-learn's ``HashingVectorizer`` does (natively, in C; no
+  scikit-learn at run time) and projects them to ``dim`` with a seeded sparse sign matrix (a
+  count sketch). It matches words, not meanings.
 
 Both follow the :class:`Embedder` protocol; :func:`get_embedder` builds one by name and
 :func:`default_embedder` picks the one a new store gets when none is named (see
@@ -21,6 +22,8 @@ import importlib
 import importlib.resources
 import importlib.util
 import os
+import re
+import unicodedata
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,6 +35,25 @@ from engramdb.errors import BackendUnavailableError, ConfigError, EmptyTextError
 
 __all__ = ["Embedder", "HashingEmbedder", "MiniLMEmbedder", "get_embedder", "default_embedder",
            "EmbedderFallbackWarning", "EMBEDDER_NAMES", "EMBEDDER_ENV"]
+
+#: HashingVectorizer's word token pattern, and its whitespace split for char_wb (``str.split()``:
+#: ``\S`` in a str pattern is the complement of ``str.isspace``).
+_WORD_TOKEN = re.compile(r"(?u)\b\w+\b")
+_NON_SPACE = re.compile(r"\S+")
+
+with np.errstate(divide="ignore"):   # entry 0 (-inf) is never read
+    _TF_TABLE = np.log(np.arange(1 << 14, dtype=np.float32)) + np.float32(1.0)
+
+
+def _tf_table(max_count: int) -> np.ndarray:
+    """1 + ln(c) for counts c (float32, NumPy's log as scikit-learn's path used), long enough
+    for ``max_count`` (a bound on a text's feature count); grown for very long texts."""
+    global _TF_TABLE
+    if len(_TF_TABLE) <= max_count:
+        with np.errstate(divide="ignore"):
+            _TF_TABLE = np.log(np.arange(max_count + 1, dtype=np.float32)) + np.float32(1.0)
+    return _TF_TABLE
+
 
 #: Names accepted by :func:`get_embedder`.
 EMBEDDER_NAMES = ("hashing", "minilm")
@@ -133,8 +155,10 @@ def _l2_normalize(x: np.ndarray) -> np.ndarray:
 class HashingEmbedder:
     """Weight-free embedder: hashed word and character n-grams, sketched to ``dim``.
 
-    Each text is lowercased and stripped of accents, then hashed twice by scikit-learn's
-    ``HashingVectorizer`` (MurmurHash3, the same in every process and on every machine):
+    Each text is lowercased and stripped of accents, then hashed twice with the features of
+    scikit-learn's ``HashingVectorizer`` (MurmurHash3_x86_32, the same in every process and on
+    every machine), computed by the C kernel ``hashing_embed`` (:mod:`engramdb.kernels`;
+    tests check it against scikit-learn, which is not imported at run time):
 
     - words: unigrams and bigrams of ``\\w+`` tokens (single letters and digits count, so
       codes and numbers are kept);
@@ -170,6 +194,7 @@ class HashingEmbedder:
     Attributes
     ----------
     dim : int
+    hash_bits : int
     name : str
         ``"hashing-v1-d{dim}-s{seed}-w{word_weight}"``: changes whenever vectors would.
 
@@ -211,52 +236,50 @@ class HashingEmbedder:
             raise InvalidInputError(f"hash_bits: expected an int in [10, 24], got {hash_bits!r}")
         if not (isinstance(sketch_nnz, (int, np.integer)) and 1 <= sketch_nnz <= 8):
             raise InvalidInputError(f"sketch_nnz: expected an int in [1, 8], got {sketch_nnz!r}")
-        from scipy import sparse
-        from sklearn.feature_extraction.text import HashingVectorizer
-
         self.dim = int(dim)
         self.seed = int(seed)
         self.word_weight = float(word_weight)
         self.name = f"hashing-v1-d{self.dim}-s{self.seed}-w{self.word_weight:g}"
-        n_features = 1 << int(hash_bits)
-        common: dict[str, Any] = dict(
-            n_features=n_features,
-            lowercase=True,
-            strip_accents="unicode",
-            alternate_sign=False,  # signs come from the projection below
-            norm=None,
-            dtype=np.float32,
-        )
-        self._word = HashingVectorizer(
-            analyzer="word", ngram_range=(1, 2), token_pattern=r"(?u)\b\w+\b", **common
-        )
-        self._char = HashingVectorizer(analyzer="char_wb", ngram_range=(3, 5), **common)
+        self.hash_bits = int(hash_bits)
+        self._n_features = 1 << self.hash_bits
         # Projection = (1/sqrt(s)) * sum of s independent count sketches: row j has s entries
         # of +-1/sqrt(s) (duplicates add up), so E[P P^T] = I and inner products are kept in
         # expectation.
         rng = np.random.default_rng(self.seed)
         nnz = int(sketch_nnz)
-        cols = rng.integers(0, self.dim, size=(n_features, nnz), dtype=np.int32)
-        signs = rng.choice(np.array([-1.0, 1.0], dtype=np.float32), size=(n_features, nnz))
+        self._proj_cols = rng.integers(0, self.dim, size=(self._n_features, nnz), dtype=np.int32)
+        signs = rng.choice(np.array([-1.0, 1.0], dtype=np.float32), size=(self._n_features, nnz))
         signs /= np.float32(np.sqrt(nnz))
-        self._proj = sparse.csr_matrix(
-            (signs.ravel(), cols.ravel(), np.arange(0, n_features * nnz + 1, nnz)),
-            shape=(n_features, self.dim),
-            dtype=np.float32,
-        )
+        self._proj_vals = np.ascontiguousarray(signs, np.float32)
+        self._word_scale = np.float32(np.sqrt(self.word_weight))
+        self._char_scale = np.float32(np.sqrt(1.0 - self.word_weight))
+        self._kernel = None   # the registry's hashing_embed, looked up on first use
 
     def __repr__(self) -> str:
         return f"HashingEmbedder(dim={self.dim}, seed={self.seed}, word_weight={self.word_weight:g})"
 
-    @staticmethod
-    def _sublinear_unit(x):
-        """Sublinear tf (1 + ln tf) on a CSR count matrix, then unit L2 rows (sparse)."""
-        from sklearn.preprocessing import normalize
+    @property
+    def projection(self) -> tuple[np.ndarray, np.ndarray]:
+        """The count-sketch projection from the ``2**hash_bits`` hashed features to ``dim``:
+        row b of the (sparse) matrix holds ``vals[b]`` (float32, +-1/sqrt(sketch_nnz)) at columns
+        ``cols[b]`` (int32); both of shape (2**hash_bits, sketch_nnz), duplicates adding up."""
+        return self._proj_cols, self._proj_vals
 
-        x = x.tocsr()
-        np.log(x.data, out=x.data)
-        x.data += 1.0
-        return normalize(x, norm="l2", copy=False)
+    def _features(self, text: str) -> tuple[np.ndarray, int]:
+        """The projected, unnormalised vector of one text and its number of features."""
+        from .kernels import registry
+
+        text = text.lower()   # HashingVectorizer's preprocessor: lowercase, then strip accents
+        if not text.isascii():
+            text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+        cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+        words = np.array([m.span() for m in _WORD_TOKEN.finditer(text)], np.int64).reshape(-1, 2)
+        pieces = np.array([m.span() for m in _NON_SPACE.finditer(text)], np.int64).reshape(-1, 2)
+        kernel = self._kernel
+        if kernel is None:
+            kernel = self._kernel = registry.get_native("hashing_embed")
+        return kernel(cps, words, pieces, self._n_features, self._proj_cols, self._proj_vals, self._word_scale,
+                      self._char_scale, self.dim, _tf_table(4 * len(text) + 16))
 
     def _fallback(self, text: str) -> np.ndarray:
         """Deterministic unit vector from the BLAKE2b hash of the raw text (and the seed)."""
@@ -291,12 +314,9 @@ class HashingEmbedder:
         items = _check_texts(texts)
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
-        a = np.float32(np.sqrt(self.word_weight))
-        b = np.float32(np.sqrt(1.0 - self.word_weight))
-        mixed = a * self._sublinear_unit(self._word.transform(items)) + b * self._sublinear_unit(
-            self._char.transform(items)
-        )
-        out = np.asarray((mixed @ self._proj).todense(), dtype=np.float32)
+        out = np.empty((len(items), self.dim), dtype=np.float32)
+        for i, text in enumerate(items):
+            out[i] = self._features(text)[0]
         norms = np.linalg.norm(out, axis=1)
         for i in np.flatnonzero(~(norms > 1e-6)):
             out[i] = self._fallback(items[i])

@@ -31,7 +31,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 
 from .config import RecallConfig
-from .validate import now as clock_now, use_clock
+from .validate import use_clock
 
 __all__ = ["FakeClock", "frozen_clock", "use_clock", "store_path", "index_file", "generation", "indexed_ids",
            "vector_index",
@@ -210,18 +210,15 @@ def keyword_search(engine, namespace: str, query: str, *, k: int = 10,
     search (query plus the ``feedback.prf_terms`` most telling terms of the first
     ``feedback.prf_docs`` hits; up to ``feedback.keyword_k`` ids), as recall runs it.
     """
-    from .recall import Filters, RecallContext, RecallRequest
-    from .recall.seeds import _expanded_search
-
     state = engine._state
     sp = state.space(namespace)
     if sp is None or sp.keyword is None:
         return []
-    nids, _ = sp.keyword.search(query, k)
-    if feedback is not None and len(nids):
-        request = RecallRequest(namespace, query, np.zeros(state.dim, np.float32), k, Filters.parse(),
-                                feedback, clock_now())
-        nids, _ = _expanded_search(RecallContext(state, request, sp), sp.keyword, nids, feedback)
+    if feedback is None:
+        nids, _ = sp.keyword.search(query, k)
+    else:   # the first k hits feed back: the same prefix of the keyword_k best
+        nids, _ = sp.keyword.search_prf(query, feedback.keyword_k, prf_docs=min(feedback.prf_docs, k),
+                                        prf_terms=feedback.prf_terms, prf_weight=feedback.prf_weight)
     return [state.cols.ext_ids[int(n)] for n in nids.tolist()]
 
 

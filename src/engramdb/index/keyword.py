@@ -2,10 +2,19 @@
 
 Why our own and not tantivy: recall needs every add to be searchable at once. tantivy makes a
 document visible only after ``commit()`` + ``reload()``, which took 66 ms per single add on disk
-and 19 ms in RAM, against 12 µs for a posting append here (``python benchmarks/bench_keyword.py``,
-results/keyword.json; tantivy answers a query faster, 82 µs against 123 µs, with recall@10 on
-LoCoMo of 58.1 against our 59.4). The index is small and simple: postings per term as growable
-NumPy arrays (node id, term frequency, document length), scored with Okapi BM25 at query time.
+and 19 ms in RAM, against microseconds for an add here (``python benchmarks/bench_keyword.py``,
+results/keyword.json, which also times queries at 100k memories against tantivy and the Python
+postings this replaced).
+
+Layout (:class:`KeywordIndex`): an immutable CSR segment of postings (term id -> node ids, term
+frequencies, memory lengths), a small delta of newer postings chained per term, tombstones
+(tf = 0) for removals, merged into a new segment when the delta outgrows
+:data:`MERGE_MIN_POSTINGS` or half the segment and on every snapshot; and a forward index (node
+id -> its terms) so that pseudo-relevance feedback runs inside the kernel. Scoring is the native
+kernel ``bm25_search`` (csrc/bm25.c, GIL released; NumPy reference in
+:mod:`engramdb.kernels.reference`): term at a time into a float64 accumulator, top k by a heap,
+then the feedback round. Results equal the Python postings it replaced: same ids, same order,
+same scores (float arithmetic reproduced), and a tie across rank k cut the same way.
 
 Durability follows the rest of the store: LMDB records are the source of truth. The engine
 saves a snapshot of every namespace's postings in LMDB (sub-db ``kw``) tagged with the record
@@ -31,48 +40,72 @@ from typing import Iterable
 
 import numpy as np
 
+from ..kernels.reference import BM25Postings
 from .tokens import index_terms, tokenize
 
 __all__ = ["KeywordIndex", "pack_indexes", "tokenize", "unpack_indexes"]
 
 
-class _Postings:
-    """Growable posting arrays of one term: node ids, term frequencies, document lengths."""
+class _Column:
+    """A growable 1-d NumPy array: ``a[:n]`` is in use, capacity doubles when full."""
 
-    __slots__ = ("nid", "tf", "dl", "n")
+    __slots__ = ("a", "n", "fill")
 
-    def __init__(self, nid: np.ndarray, tf: np.ndarray, dl: np.ndarray) -> None:
-        self.nid, self.tf, self.dl, self.n = nid, tf, dl, len(nid)
+    def __init__(self, dtype, fill=0) -> None:
+        self.a, self.n, self.fill = np.full(16, fill, dtype), 0, fill
 
-    def append(self, nid: int, tf: float, dl: float) -> None:
-        if self.n == len(self.nid):
-            cap = max(4, 2 * self.n)
-            for name, dtype in (("nid", np.int32), ("tf", np.float32), ("dl", np.float32)):
-                arr = np.empty(cap, dtype)
-                arr[: self.n] = getattr(self, name)[: self.n]
-                setattr(self, name, arr)
-        self.nid[self.n], self.tf[self.n], self.dl[self.n] = nid, tf, dl
-        self.n += 1
+    def reserve(self, size: int) -> None:
+        if size > len(self.a):
+            grown = np.full(max(size, 2 * len(self.a)), self.fill, self.a.dtype)
+            grown[: self.n] = self.a[: self.n]
+            self.a = grown
 
-    def remove(self, nid: int) -> bool:
-        hit = np.flatnonzero(self.nid[: self.n] == nid)
-        if not len(hit):
-            return False
-        i, last = int(hit[0]), self.n - 1
-        if i != last:   # the last posting moves into the gap (order does not matter)
-            for arr in (self.nid, self.tf, self.dl):
-                arr[i] = arr[last]
-        self.n = last
-        return True
+    def extend(self, values) -> int:
+        """Append ``values`` (array-like); returns the position of the first."""
+        values = np.asarray(values, self.a.dtype)
+        at = self.n
+        self.reserve(at + len(values))
+        self.a[at: at + len(values)] = values
+        self.n = at + len(values)
+        return at
+
+    def resize(self, size: int) -> None:
+        """Use the first ``size`` entries; new ones hold ``fill``."""
+        self.reserve(size)
+        if size > self.n:
+            self.a[self.n: size] = self.fill
+        self.n = size
+
+    def set(self, values: np.ndarray) -> None:
+        self.a, self.n = np.array(values, self.a.dtype), len(values)
+
+    def view(self) -> np.ndarray:
+        return self.a[: self.n]
 
 
 #: Version of the tokenizer the postings were built with: a keyword snapshot saved with another
 #: one is rebuilt from the records on open (2: technical tokens kept whole, parts indexed too).
 TOKENIZER_VERSION = 2
 
+#: The delta is merged into the segment when it holds more postings than this or than half
+#: the segment (geometric growth keeps the merge cost amortised O(log n) per posting).
+MERGE_MIN_POSTINGS = 1 << 15
+
 
 class KeywordIndex:
     """Okapi BM25 over the memories of one namespace, updated in place.
+
+    Layout (scored by the native kernel ``bm25_search``, :mod:`engramdb.kernels`):
+
+    - an immutable CSR segment: term id -> postings (node id int32, term frequency and
+      memory length float32), in insertion order within a term;
+    - a delta of postings added since, chained per term (``head[t]`` -> ``next``), appended
+      with a few vectorised writes per memory, so an add is cheap and searchable at once;
+      merged into a new segment when it outgrows :data:`MERGE_MIN_POSTINGS` or half the
+      segment, and on every snapshot (:meth:`arrays`);
+    - removals are tombstones (the posting's tf set to 0), dropped at the next merge;
+    - a forward index node id -> (term id, posting) serves removals and pseudo-relevance
+      feedback inside the kernel (no LMDB read, no Python per posting).
 
     Parameters
     ----------
@@ -83,48 +116,168 @@ class KeywordIndex:
 
     Notes
     -----
-    Not thread-safe by itself: the engine serialises writers and readers of an index.
+    Not thread-safe for writers: the engine serialises writes. A search reads an immutable
+    set of array views taken after the last write, so readers may run concurrently (the
+    kernel releases the GIL and keeps a per-thread accumulator).
     """
 
     def __init__(self, k1: float = 1.2, b: float = 0.75) -> None:
         self.k1, self.b = float(k1), float(b)
-        self._terms: dict[str, _Postings] = {}
+        self._vocab: dict[str, int] = {}
+        self._term_list: list[str] = []
+        self._term_bytes = _Column(np.uint8)
+        self._term_off = _Column(np.int64)
+        self._term_off.extend([0])
+        self._df = _Column(np.int64)
+        self._head = _Column(np.int32, -1)
+        self._seg_ptr = np.zeros(1, np.int64)
+        self._seg_nid = np.empty(0, np.int32)
+        self._seg_tf = np.empty(0, np.float32)
+        self._seg_dl = np.empty(0, np.float32)
+        self._d_nid, self._d_tf, self._d_dl = _Column(np.int32), _Column(np.float32), _Column(np.float32)
+        self._d_next, self._d_term = _Column(np.int32, -1), _Column(np.int32)
+        self._fwd_off, self._fwd_len = _Column(np.int64), _Column(np.int32)
+        self._fwd_tid, self._fwd_pos = _Column(np.int32), _Column(np.int64)
+        self._view: BM25Postings | None = None
         self.n_docs = 0
         self.total_len = 0.0
 
     def __len__(self) -> int:
         return self.n_docs
 
+    # ------------------------------------------------------------------ writes
+    def _term_ids(self, terms) -> np.ndarray:
+        """Term ids of ``terms`` (str), adding the new ones to the vocabulary."""
+        out = []
+        for t in terms:
+            tid = self._vocab.get(t)
+            if tid is None:
+                tid = self._vocab[t] = len(self._term_list)
+                self._term_list.append(t)
+                raw = t.encode() + b"\x00"   # NUL-terminated: byte order of the texts is kept
+                self._term_off.extend([self._term_bytes.extend(np.frombuffer(raw, np.uint8)) + len(raw)])
+                self._df.extend([0])
+                self._head.extend([-1])
+            out.append(tid)
+        return np.array(out, np.int32)
+
     def add(self, nid: int, text: str) -> None:
-        """Index memory ``nid`` (a node id, int) with its ``text`` (str)."""
+        """Index memory ``nid`` (a node id, int >= 0) with its ``text`` (str)."""
         toks, length = index_terms(text)
         dl = float(length)
         counts: dict[str, int] = {}
         for t in toks:
             counts[t] = counts.get(t, 0) + 1
-        for t, c in counts.items():
-            post = self._terms.get(t)
-            if post is None:
-                post = self._terms[t] = _Postings(np.empty(4, np.int32), np.empty(4, np.float32),
-                                                  np.empty(4, np.float32))
-                post.n = 0
-            post.append(nid, float(c), dl)
+        tids = self._term_ids(counts)
+        n = len(tids)
+        if nid >= self._fwd_off.n:
+            self._fwd_off.resize(nid + 1)
+            self._fwd_len.resize(nid + 1)
+        if n:
+            at = self._d_nid.extend(np.full(n, nid, np.int32))
+            self._d_tf.extend(np.fromiter(counts.values(), np.float32, n))
+            self._d_dl.extend(np.full(n, dl, np.float32))
+            self._d_term.extend(tids)
+            head = self._head.a
+            self._d_next.extend(head[tids])
+            head[tids] = np.arange(at, at + n, dtype=np.int32)
+            self._df.a[tids] += 1
+            self._fwd_off.a[nid] = self._fwd_tid.extend(tids)
+            self._fwd_pos.extend(np.arange(at, at + n, dtype=np.int64) + len(self._seg_nid))
+        self._fwd_len.a[nid] = n
         self.n_docs += 1
         self.total_len += dl
+        self._view = None
+        if self._d_nid.n > max(MERGE_MIN_POSTINGS, len(self._seg_nid) // 2):
+            self.compact()
 
     def remove(self, nid: int, text: str) -> None:
-        """Drop memory ``nid``, indexed earlier with exactly ``text`` (its terms locate it)."""
-        toks, length = index_terms(text)
+        """Drop memory ``nid``, indexed earlier with ``text`` (whose length it subtracts);
+        its postings become tombstones."""
+        _toks, length = index_terms(text)
         removed = False
-        for t in set(toks):
-            post = self._terms.get(t)
-            if post is not None and post.remove(nid):
-                removed = True
-                if post.n == 0:
-                    del self._terms[t]
-        if removed or not toks:
+        if 0 <= nid < self._fwd_len.n and self._fwd_len.a[nid] > 0:
+            lo = int(self._fwd_off.a[nid])
+            hi = lo + int(self._fwd_len.a[nid])
+            pos, tids = self._fwd_pos.a[lo:hi], self._fwd_tid.a[lo:hi]
+            in_seg = pos < len(self._seg_nid)
+            self._seg_tf[pos[in_seg]] = 0.0
+            self._d_tf.a[pos[~in_seg] - len(self._seg_nid)] = 0.0
+            self._df.a[tids] -= 1
+            self._fwd_len.a[nid] = 0
+            removed = True
+        if removed or not _toks:
             self.n_docs = max(self.n_docs - 1, 0)
             self.total_len = max(self.total_len - length, 0.0)
+        self._view = None
+
+    def compact(self) -> None:
+        """Merge the delta into a new segment and drop tombstones (a stable sort by term: the
+        segment's postings are one sorted run, the delta's are sorted, then merged)."""
+        n_terms = len(self._term_list)
+        seg_term = np.repeat(np.arange(len(self._seg_ptr) - 1, dtype=np.int32), np.diff(self._seg_ptr))
+        dn = self._d_nid.n
+        term = np.concatenate([seg_term, self._d_term.a[:dn]])
+        nid = np.concatenate([self._seg_nid, self._d_nid.a[:dn]])
+        tf = np.concatenate([self._seg_tf, self._d_tf.a[:dn]])
+        dl = np.concatenate([self._seg_dl, self._d_dl.a[:dn]])
+        live = tf > 0
+        term, nid, tf, dl = term[live], nid[live], tf[live], dl[live]
+        # stable by term: the segment part is one sorted run, so this is O(n + d log d)
+        order = np.argsort(term, kind="stable")
+        self._set_segment(term[order], nid[order], tf[order], dl[order], n_terms)
+        self._d_nid.n = self._d_tf.n = self._d_dl.n = self._d_next.n = self._d_term.n = 0
+        self._head.a[:] = -1
+
+    def _set_segment(self, term: np.ndarray, nid: np.ndarray, tf: np.ndarray, dl: np.ndarray,
+                     n_terms: int) -> None:
+        """Install postings sorted by term (in insertion order within a term) as the segment;
+        rebuild the forward index (a CSR -> CSC transpose, O(postings))."""
+        from scipy import sparse
+
+        ptr = np.zeros(n_terms + 1, np.int64)
+        np.cumsum(np.bincount(term, minlength=n_terms), out=ptr[1:])
+        self._seg_ptr, self._seg_nid = ptr, np.ascontiguousarray(nid, np.int32)
+        self._seg_tf, self._seg_dl = np.array(tf, np.float32), np.array(dl, np.float32)
+        n_nodes = max(self._fwd_off.n, int(nid.max()) + 1 if len(nid) else 0)
+        pos = np.arange(len(nid), dtype=np.int64)
+        csc = sparse.csr_matrix((pos, self._seg_nid, ptr), shape=(n_terms, n_nodes)).tocsc()
+        self._fwd_off.set(csc.indptr[:-1])
+        self._fwd_len.set(np.diff(csc.indptr))
+        self._fwd_tid.set(csc.indices)
+        self._fwd_pos.set(csc.data)
+        self._df.a[:n_terms] = ptr[1:] - ptr[:-1]
+        self._view = None
+
+    # ------------------------------------------------------------------ reads
+    def postings(self) -> BM25Postings:
+        """The arrays the BM25 kernel reads (views, valid until the next write)."""
+        view = self._view
+        if view is None:
+            dn = self._d_nid.n
+            view = self._view = BM25Postings(
+                self._seg_ptr, self._seg_nid, self._seg_tf, self._seg_dl,
+                self._head.view(), self._d_next.a[:dn], self._d_nid.a[:dn], self._d_tf.a[:dn],
+                self._d_dl.a[:dn], self._df.view(), self._term_off.view(), self._term_bytes.view(),
+                self._fwd_off.view(), self._fwd_len.view(), self._fwd_tid.view(), self._fwd_pos.view(),
+                self.n_docs, self.total_len, self.k1, self.b)
+        return view
+
+    def query_terms(self, terms: dict[str, float]) -> tuple[np.ndarray, np.ndarray]:
+        """The kernel's query: term ids (int32) and weights (float64) of the terms of
+        ``terms`` (index term -> weight) that the vocabulary knows, in its order."""
+        vocab = self._vocab
+        known = [(vocab[t], w) for t, w in terms.items() if t in vocab]
+        return (np.fromiter((t for t, _ in known), np.int32, len(known)),
+                np.fromiter((w for _, w in known), np.float64, len(known)))
+
+    def _mask(self, allowed: np.ndarray | None) -> np.ndarray | None:
+        if allowed is None:
+            return None
+        mask = np.zeros(self._fwd_off.n, np.uint8)
+        a = np.asarray(allowed, np.int64)
+        mask[a[(a >= 0) & (a < len(mask))]] = 1
+        return mask
 
     def search(self, text: str, k: int, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` best memories for ``text`` by BM25.
@@ -141,18 +294,67 @@ class KeywordIndex:
         Returns
         -------
         nids : ndarray of int64, shape (<= k,)
-            Best first; only memories sharing at least one term with the query.
+            Best first (ties: smaller node id first); only memories sharing at least one term
+            with the query.
         scores : ndarray of float32, same shape
             BM25 scores (> 0; unbounded above, so the engine rescales them per query).
         """
         return self.search_terms(dict.fromkeys(tokenize(text), 1.0), k, allowed)
 
+    def search_prf(self, text: str, k: int, allowed: np.ndarray | None = None, *, prf_docs: int,
+                   prf_terms: int, prf_weight: float) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`search`, then once more with pseudo-relevance feedback, in one kernel call.
+
+        The query gains the ``prf_terms`` most telling terms (count x idf; ties: the later
+        term text first) of the first ``prf_docs`` hits, each weighted ``prf_weight`` x its
+        share of the best one's; when none has a positive weight, or there is no hit, the
+        first search is the answer. ``prf_terms = 0`` is :meth:`search`.
+
+        Parameters
+        ----------
+        text, k, allowed
+            As for :meth:`search`.
+        prf_docs : int
+            Feedback memories, >= 1.
+        prf_terms : int
+            Feedback terms, >= 0.
+        prf_weight : float
+            Weight of the best feedback term relative to a query term, in [0, 1].
+
+        Returns
+        -------
+        nids : ndarray of int64, shape (<= k,)
+        scores : ndarray of float32, same shape
+
+        References
+        ----------
+        Rocchio (1971), "Relevance feedback in information retrieval"; Lavrenko & Croft (2001),
+        "Relevance-based language models", SIGIR (RM3).
+        """
+        q_terms, q_weight = self.query_terms(dict.fromkeys(tokenize(text), 1.0))
+        return self._run(q_terms, q_weight, allowed, int(k), min(int(prf_docs), int(k)), int(prf_terms),
+                         float(prf_weight))
+
+    def _run(self, q_terms, q_weight, allowed, k, prf_docs, prf_terms, prf_weight):
+        """The kernel, asked for k + 1 hits: when the k-th and the next tie, the tie is cut as
+        the engine always cut it (:func:`_cut_as_before`), so recall results do not change."""
+        kernel, post, mask = _kernel(), self.postings(), self._mask(allowed)
+        nids, scores = kernel(post, q_terms, q_weight, mask, k + 1, prf_docs, prf_terms, prf_weight)
+        if len(nids) <= k:
+            return nids, scores
+        if scores[k] != scores[k - 1]:
+            return nids[:k], scores[:k]
+        _n, _s, all_nids, all_scores = kernel(post, q_terms, q_weight, mask, k + 1, prf_docs, prf_terms,
+                                              prf_weight, True)
+        return _cut_as_before(all_nids, all_scores, k)
+
     def idf(self, term: str) -> float:
         """BM25 inverse document frequency of an index term (0 for an unknown term)."""
-        post = self._terms.get(term)
-        if post is None or post.n == 0:
+        tid = self._vocab.get(term)
+        m = 0 if tid is None else int(self._df.a[tid])
+        if m == 0:
             return 0.0
-        return float(np.log1p((self.n_docs - post.n + 0.5) / (post.n + 0.5)))
+        return float(np.log1p((self.n_docs - m + 0.5) / (m + 0.5)))
 
     def search_terms(self, terms: dict[str, float], k: int,
                      allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -162,50 +364,25 @@ class KeywordIndex:
         weight 1 for every distinct term of the query. ``allowed`` (int array) restricts the
         memories scored; the statistics (idf, average length) stay those of the whole index.
         """
-        if self.n_docs == 0:
-            return np.empty(0, np.int64), np.empty(0, np.float32)
-        n, avgdl = self.n_docs, max(self.total_len / self.n_docs, 1e-9)
-        k1, b = self.k1, self.b
-        parts_nid, parts_score = [], []
-        for t, qw in terms.items():
-            post = self._terms.get(t)
-            if post is None or post.n == 0 or qw <= 0:
-                continue
-            m = post.n
-            idf = qw * np.log1p((n - m + 0.5) / (m + 0.5))
-            nid, tf, dl = post.nid[:m], post.tf[:m], post.dl[:m]
-            if allowed is not None:
-                keep = np.isin(nid, allowed)
-                nid, tf, dl = nid[keep], tf[keep], dl[keep]
-                if not len(nid):
-                    continue
-            parts_nid.append(nid)
-            parts_score.append(idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * dl / avgdl)))
-        if not parts_nid:
-            return np.empty(0, np.int64), np.empty(0, np.float32)
-        if len(parts_nid) == 1:
-            uniq, score = parts_nid[0], parts_score[0]
-        else:
-            allnid = np.concatenate(parts_nid)
-            uniq, inv = np.unique(allnid, return_inverse=True)
-            score = np.bincount(inv, weights=np.concatenate(parts_score), minlength=len(uniq))
-        if len(uniq) > k:
-            top = np.argpartition(-score, k - 1)[:k]
-            top = top[np.lexsort((uniq[top], -score[top]))]
-        else:
-            top = np.lexsort((uniq, -score))
-        return uniq[top].astype(np.int64), score[top].astype(np.float32)
+        q_terms, q_weight = self.query_terms(terms)
+        return self._run(q_terms, q_weight, allowed, int(k), 1, 0, 0.0)
 
     # ------------------------------------------------------------------ snapshots
     def arrays(self) -> dict[str, np.ndarray]:
-        """The postings as flat arrays (for LMDB): terms NUL-joined, row pointers, postings."""
-        terms = list(self._terms)
-        ptr = np.zeros(len(terms) + 1, np.int64)
-        ptr[1:] = np.cumsum([self._terms[t].n for t in terms])
-        cat = (lambda name, dt: np.concatenate([getattr(self._terms[t], name)[: self._terms[t].n] for t in terms])
-               if terms else np.empty(0, dt))
+        """The postings as flat arrays (for LMDB): terms NUL-joined, row pointers, postings.
+
+        Compacts first; terms without postings are left out (the format of snapshots before the
+        native kernel, so that both load each other's).
+        """
+        if self._d_nid.n or np.any(self._seg_tf == 0):
+            self.compact()
+        counts = np.diff(self._seg_ptr)
+        keep = np.flatnonzero(counts > 0)
+        ptr = np.zeros(len(keep) + 1, np.int64)
+        np.cumsum(counts[keep], out=ptr[1:])
+        terms = [self._term_list[i] for i in keep.tolist()]
         return {"terms": np.frombuffer("\x00".join(terms).encode(), np.uint8), "ptr": ptr,
-                "nid": cat("nid", np.int32), "tf": cat("tf", np.float32), "dl": cat("dl", np.float32),
+                "nid": self._seg_nid.copy(), "tf": self._seg_tf.copy(), "dl": self._seg_dl.copy(),
                 "stats": np.array([self.n_docs, self.total_len], np.float64)}
 
     ARRAY_DTYPES = {"terms": np.uint8, "ptr": np.int64, "nid": np.int32, "tf": np.float32,
@@ -213,7 +390,7 @@ class KeywordIndex:
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], k1: float = 1.2, b: float = 0.75) -> "KeywordIndex":
-        """Rebuild an index from :meth:`arrays`.
+        """Rebuild an index from :meth:`arrays` (also those saved before the native kernel).
 
         Raises
         ------
@@ -223,26 +400,55 @@ class KeywordIndex:
         idx = cls(k1, b)
         raw = arrays["terms"].tobytes().decode()
         terms = raw.split("\x00") if raw else []
-        ptr = arrays["ptr"]
+        ptr = np.asarray(arrays["ptr"], np.int64)
         if len(ptr) != len(terms) + 1 or (len(ptr) and (ptr[0] != 0 or ptr[-1] != len(arrays["nid"])
                                                            or np.any(np.diff(ptr) <= 0))):
             raise ValueError("keyword snapshot: term pointers do not match the postings")
         if not (len(arrays["nid"]) == len(arrays["tf"]) == len(arrays["dl"])) or len(arrays["stats"]) != 2:
             raise ValueError("keyword snapshot: posting arrays differ in length")
-        nid, tf, dl = arrays["nid"], arrays["tf"], arrays["dl"]
-        for i, t in enumerate(terms):
-            lo, hi = int(ptr[i]), int(ptr[i + 1])
-            idx._terms[t] = _Postings(nid[lo:hi], tf[lo:hi], dl[lo:hi])
+        if len(set(terms)) != len(terms):
+            raise ValueError("keyword snapshot: a term is listed twice")
+        nid = np.asarray(arrays["nid"], np.int32)
+        if len(nid) and int(nid.min()) < 0:
+            raise ValueError("keyword snapshot: negative node id")
+        tf, dl = np.asarray(arrays["tf"], np.float32), np.asarray(arrays["dl"], np.float32)
+        idx._term_ids(terms)
+        term = np.repeat(np.arange(len(terms), dtype=np.int32), np.diff(ptr))
+        idx._set_segment(term, nid, tf, dl, len(terms))
         idx.n_docs, idx.total_len = int(arrays["stats"][0]), float(arrays["stats"][1])
         return idx
 
     @classmethod
     def build(cls, docs: Iterable[tuple[int, str]], k1: float = 1.2, b: float = 0.75) -> "KeywordIndex":
-        """An index of ``(nid, text)`` pairs (the rebuild from LMDB records)."""
+        """An index of ``(nid, text)`` pairs (the rebuild from LMDB records), compacted."""
         idx = cls(k1, b)
         for nid, text in docs:
             idx.add(nid, text)
+        idx.compact()
         return idx
+
+
+def _cut_as_before(nids: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The k best of every scored memory, cut as the keyword index did before the native
+    kernel: NumPy's ``argpartition`` over the memories in node-id order picks which of the
+    memories tied at rank k stay (an arbitrary but fixed choice), then score descending and
+    node id ascending. Only queries with a tie across rank k come here."""
+    order = np.argsort(nids, kind="stable")
+    uniq, score = nids[order], scores[order]
+    if len(uniq) > k:
+        top = np.argpartition(-score, k - 1)[:k]
+        top = top[np.lexsort((uniq[top], -score[top]))]
+    else:
+        top = np.lexsort((uniq, -score))
+    return uniq[top].astype(np.int64), score[top].astype(np.float32)
+
+
+def _kernel():
+    """``bm25_search`` of the active kernel backend: C, or the NumPy reference when the
+    registry runs Numba or the reference (this kernel has no Numba version)."""
+    from ..kernels import registry
+
+    return registry.get_native("bm25_search")
 
 
 def pack_indexes(indexes: dict[str, KeywordIndex]) -> tuple[dict[str, np.ndarray], list[str]]:

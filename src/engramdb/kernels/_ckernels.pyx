@@ -10,7 +10,7 @@ import threading
 
 import numpy as np
 
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t
 
 __all__ = [
     "spread_activation",
@@ -19,6 +19,9 @@ __all__ = [
     "rescore_salience",
     "admission_score",
     "topk",
+    "bm25_search",
+    "murmurhash3_32",
+    "hashing_embed",
 ]
 
 
@@ -60,6 +63,44 @@ cdef extern from "engram_kernels.h" nogil:
         const float *features, int64_t n, int64_t k, const float *weights, double threshold,
         float *score, uint8_t *admit)
     int64_t engram_topk(const float *scores, int64_t n, int64_t k, int64_t *out)
+    ctypedef struct engram_postings:
+        const int64_t *seg_ptr
+        int64_t n_seg_terms
+        int64_t seg_nnz
+        const int32_t *seg_nid
+        const float *seg_tf
+        const float *seg_dl
+        const int32_t *head
+        const int32_t *d_next
+        const int32_t *d_nid
+        const float *d_tf
+        const float *d_dl
+        const int64_t *df
+        int64_t n_terms
+        const int64_t *term_off
+        const uint8_t *term_bytes
+        const int64_t *fwd_off
+        const int32_t *fwd_len
+        int64_t n_fwd
+        const int32_t *fwd_tid
+        const int64_t *fwd_pos
+        int64_t n_docs
+        double total_len
+        double k1
+        double b
+    uint32_t engram_murmur3_32(const uint8_t *data, int64_t len, uint32_t seed)
+    int64_t engram_hashing_embed(const uint32_t *cps, int64_t n_cps,
+                                 const int64_t *word_spans, int64_t n_words,
+                                 const int64_t *ws_spans, int64_t n_ws,
+                                 int64_t n_features, const int32_t *proj_cols, const float *proj_vals,
+                                 int64_t nnz, float word_scale, float char_scale, int64_t dim,
+                                 const float *tf_table, int64_t n_table, float *out)
+    int64_t engram_bm25_search(const engram_postings *p,
+                               const int32_t *q_terms, const double *q_weight, int64_t n_q,
+                               const uint8_t *allowed, int64_t n_allowed, int64_t k,
+                               int64_t prf_docs, int64_t prf_terms, double prf_weight,
+                               double *acc, int32_t *touched, int64_t *out_nid, double *out_score,
+                               int64_t *all_nid, double *all_score, int64_t *n_all)
 
 
 _local = threading.local()
@@ -333,3 +374,167 @@ def topk(const float[::1] scores, int64_t k):
     with nogil:
         engram_topk(&scores[0], n, kk, &out[0])
     return out_a
+
+
+cdef const int64_t *_p64(const int64_t[::1] a):
+    return &a[0] if a.shape[0] else NULL
+
+
+cdef const int32_t *_p32(const int32_t[::1] a):
+    return &a[0] if a.shape[0] else NULL
+
+
+cdef const float *_pf(const float[::1] a):
+    return &a[0] if a.shape[0] else NULL
+
+
+def _bm25_scratch(Py_ssize_t n):
+    """Per-thread accumulator (float64, all zero between calls) and touched list, >= n long."""
+    cached = getattr(_local, "bm25", None)
+    if cached is None or cached[0].shape[0] < n:
+        size = max(n, 2 * cached[0].shape[0] if cached is not None else 1024)
+        cached = (np.zeros(size, dtype=np.float64), np.empty(size, dtype=np.int32))
+        _local.bm25 = cached
+    return cached
+
+
+cdef class _BoundPostings:
+    """A BM25Postings bound to C: its buffers held as memoryviews, the struct filled once."""
+    cdef object source
+    cdef engram_postings c
+    cdef const int64_t[::1] seg_ptr, df, term_off, fwd_off, fwd_pos
+    cdef const int32_t[::1] seg_nid, head, d_next, d_nid, fwd_len, fwd_tid
+    cdef const float[::1] seg_tf, seg_dl, d_tf, d_dl
+    cdef const uint8_t[::1] term_bytes
+
+    def __init__(self, p):
+        self.source = p
+        self.seg_ptr = p.seg_ptr
+        self.seg_nid = p.seg_nid
+        self.seg_tf = p.seg_tf
+        self.seg_dl = p.seg_dl
+        self.head = p.head
+        self.d_next = p.d_next
+        self.d_nid = p.d_nid
+        self.d_tf = p.d_tf
+        self.d_dl = p.d_dl
+        self.df = p.df
+        self.term_off = p.term_off
+        self.term_bytes = p.term_bytes
+        self.fwd_off = p.fwd_off
+        self.fwd_len = p.fwd_len
+        self.fwd_tid = p.fwd_tid
+        self.fwd_pos = p.fwd_pos
+        self.c.seg_ptr = _p64(self.seg_ptr)
+        self.c.n_seg_terms = self.seg_ptr.shape[0] - 1 if self.seg_ptr.shape[0] else 0
+        self.c.seg_nnz = self.seg_nid.shape[0]
+        self.c.seg_nid = _p32(self.seg_nid)
+        self.c.seg_tf = _pf(self.seg_tf)
+        self.c.seg_dl = _pf(self.seg_dl)
+        self.c.head = _p32(self.head)
+        self.c.d_next = _p32(self.d_next)
+        self.c.d_nid = _p32(self.d_nid)
+        self.c.d_tf = _pf(self.d_tf)
+        self.c.d_dl = _pf(self.d_dl)
+        self.c.df = _p64(self.df)
+        self.c.n_terms = self.df.shape[0]
+        self.c.term_off = _p64(self.term_off)
+        self.c.term_bytes = &self.term_bytes[0] if self.term_bytes.shape[0] else NULL
+        self.c.fwd_off = _p64(self.fwd_off)
+        self.c.fwd_len = _p32(self.fwd_len)
+        self.c.n_fwd = self.fwd_off.shape[0]
+        self.c.fwd_tid = _p32(self.fwd_tid)
+        self.c.fwd_pos = _p64(self.fwd_pos)
+        self.c.n_docs = int(p.n_docs)
+        self.c.total_len = float(p.total_len)
+        self.c.k1 = float(p.k1)
+        self.c.b = float(p.b)
+
+
+def bm25_search(p, const int32_t[::1] q_terms, const double[::1] q_weight, allowed, int64_t k,
+                int64_t prf_docs, int64_t prf_terms, double prf_weight, bint export_all=False):
+    """BM25 with pseudo-relevance feedback (C, GIL released): the contract of
+    :func:`reference.bm25_search`. ``p`` is a :class:`reference.BM25Postings` of C-contiguous
+    arrays (bound to C once and reused while the same object comes back, per thread); the
+    accumulator is a per-thread scratch sized by the forward index."""
+    cdef _BoundPostings bound = getattr(_local, "bm25_bound", None)
+    if bound is None or bound.source is not p:
+        bound = _BoundPostings(p)
+        _local.bm25_bound = bound
+    cdef const uint8_t[::1] mask
+    cdef const uint8_t *p_mask = NULL
+    cdef int64_t n_mask = 0, n_q = q_terms.shape[0], got
+    cdef double[::1] acc
+    cdef int32_t[::1] touched
+    cdef int64_t[::1] out_nid
+    cdef double[::1] out_score
+    cdef const int32_t *p_q = _p32(q_terms)
+    cdef const double *p_w = &q_weight[0] if n_q else NULL
+    cdef uint8_t nothing = 0
+    cdef int64_t[::1] all_nid
+    cdef double[::1] all_score
+    cdef int64_t *p_all_nid = NULL
+    cdef double *p_all_score = NULL
+    cdef int64_t n_all = 0
+    if q_weight.shape[0] != n_q:
+        raise ValueError("q_terms and q_weight differ in length")
+    if allowed is not None:
+        mask = allowed
+        n_mask = mask.shape[0]
+        p_mask = &mask[0] if n_mask else &nothing   # an empty mask allows nothing
+    acc, touched = _bm25_scratch(bound.c.n_fwd)   # every node id in the postings is < n_fwd
+    kk = k if k > 0 else 0
+    out_nid_a = np.empty(max(kk, 1), dtype=np.int64)
+    out_score_a = np.empty(max(kk, 1), dtype=np.float64)
+    all_nid_a = np.empty(bound.c.n_fwd + 1 if export_all else 1, dtype=np.int64)
+    all_score_a = np.empty(bound.c.n_fwd + 1 if export_all else 1, dtype=np.float64)
+    if export_all:
+        all_nid = all_nid_a
+        all_score = all_score_a
+        p_all_nid = &all_nid[0]
+        p_all_score = &all_score[0]
+    out_nid = out_nid_a
+    out_score = out_score_a
+    got = 0
+    if kk > 0:
+        with nogil:
+            got = engram_bm25_search(&bound.c, p_q, p_w, n_q, p_mask, n_mask,
+                                     kk, prf_docs, prf_terms, prf_weight,
+                                     &acc[0], &touched[0], &out_nid[0], &out_score[0],
+                                     p_all_nid, p_all_score, &n_all)
+    if got < 0:
+        raise MemoryError("bm25_search: out of memory")
+    if export_all:
+        return out_nid_a[:got], out_score_a[:got].astype(np.float32), all_nid_a[:n_all], all_score_a[:n_all]
+    return out_nid_a[:got], out_score_a[:got].astype(np.float32)
+
+
+def murmurhash3_32(const uint8_t[::1] data, uint32_t seed=0):
+    """MurmurHash3_x86_32 (C): the contract of :func:`reference.murmurhash3_32` (bytes-like in)."""
+    cdef uint32_t h
+    cdef const uint8_t *p = &data[0] if data.shape[0] else <const uint8_t *>&seed
+    with nogil:
+        h = engram_murmur3_32(p, data.shape[0], seed)
+    return h
+
+
+def hashing_embed(const uint32_t[::1] cps, const int64_t[:, ::1] word_spans, const int64_t[:, ::1] ws_spans,
+                  int64_t n_features, const int32_t[:, ::1] proj_cols, const float[:, ::1] proj_vals,
+                  float word_scale, float char_scale, int64_t dim, const float[::1] tf_table):
+    """Hashing embedder features of one text (C, GIL released): the contract of
+    :func:`reference.hashing_embed`."""
+    out_a = np.zeros(dim, dtype=np.float32)
+    cdef float[::1] out = out_a
+    cdef int64_t got
+    cdef uint32_t empty = 0
+    cdef int64_t no_span = 0
+    cdef const uint32_t *p_cps = &cps[0] if cps.shape[0] else &empty
+    cdef const int64_t *p_w = &word_spans[0, 0] if word_spans.shape[0] else &no_span
+    cdef const int64_t *p_s = &ws_spans[0, 0] if ws_spans.shape[0] else &no_span
+    with nogil:
+        got = engram_hashing_embed(p_cps, cps.shape[0], p_w, word_spans.shape[0], p_s, ws_spans.shape[0],
+                                   n_features, &proj_cols[0, 0], &proj_vals[0, 0], proj_cols.shape[1],
+                                   word_scale, char_scale, dim, &tf_table[0], tf_table.shape[0], &out[0])
+    if got < 0:
+        raise MemoryError("hashing_embed: out of memory")
+    return out_a, got

@@ -16,6 +16,7 @@ float32; SUM accumulates in float32.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -44,6 +45,10 @@ __all__ = [
     "rescore_salience",
     "admission_score",
     "topk",
+    "BM25Postings",
+    "bm25_search",
+    "murmurhash3_32",
+    "hashing_embed",
 ]
 
 # Relation codes stored in the CSR ``relation`` array (uint8). The order is part of the
@@ -595,3 +600,330 @@ def topk(scores, k):
         key=lambda i: (math.isnan(values[i]), -values[i] if not math.isnan(values[i]) else 0.0, i),
     )
     return np.array(ranked[:k], dtype=np.int64)
+
+
+class BM25Postings(NamedTuple):
+    """Keyword postings of one namespace, as the BM25 kernels read them (index/keyword.py).
+
+    An immutable CSR segment plus a delta of postings added since, chained per term; a
+    posting with tf 0 is a tombstone (a removed memory). A forward index (node id -> its
+    terms and their postings) serves pseudo-relevance feedback.
+
+    Fields
+    ------
+    seg_ptr : int64 (n_seg_terms + 1,)
+        Row pointers of the segment; terms >= n_seg_terms have no segment postings.
+    seg_nid : int32 (seg_nnz,)
+        Node ids, in any order within a term.
+    seg_tf, seg_dl : float32 (seg_nnz,)
+        Term frequency (0 = tombstone) and memory length in words.
+    head : int32 (n_terms,)
+        First delta posting of each term, -1 for none.
+    d_next, d_nid : int32 (n_delta,)
+        Next delta posting of the same term (-1 ends the chain); node id.
+    d_tf, d_dl : float32 (n_delta,)
+    df : int64 (n_terms,)
+        Live postings of each term (document frequency).
+    term_off : int64 (n_terms + 1,), term_bytes : uint8
+        UTF-8 text of term t is term_bytes[term_off[t]:term_off[t + 1]].
+    fwd_off : int64 (n_fwd,), fwd_len : int32 (n_fwd,)
+        Forward index by node id: entries fwd_off[nid] .. + fwd_len[nid]. Every node id in
+        the postings is < n_fwd (the C kernel sizes its accumulator by it).
+    fwd_tid : int32, fwd_pos : int64
+        Term id and posting of each forward entry: a position < seg_nnz is in the segment,
+        seg_nnz + i is delta posting i.
+    n_docs : int
+        Memories indexed (with or without terms).
+    total_len : float
+        Sum of their lengths, words.
+    k1, b : float
+        BM25 parameters.
+    """
+
+    seg_ptr: np.ndarray
+    seg_nid: np.ndarray
+    seg_tf: np.ndarray
+    seg_dl: np.ndarray
+    head: np.ndarray
+    d_next: np.ndarray
+    d_nid: np.ndarray
+    d_tf: np.ndarray
+    d_dl: np.ndarray
+    df: np.ndarray
+    term_off: np.ndarray
+    term_bytes: np.ndarray
+    fwd_off: np.ndarray
+    fwd_len: np.ndarray
+    fwd_tid: np.ndarray
+    fwd_pos: np.ndarray
+    n_docs: int
+    total_len: float
+    k1: float
+    b: float
+
+
+def _term_postings(p: BM25Postings, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Live postings (nid, tf, dl) of term ``t``: its segment row, then its delta chain."""
+    nid, tf, dl = [], [], []
+    if t < len(p.seg_ptr) - 1:
+        lo, hi = int(p.seg_ptr[t]), int(p.seg_ptr[t + 1])
+        nid, tf, dl = p.seg_nid[lo:hi].tolist(), p.seg_tf[lo:hi].tolist(), p.seg_dl[lo:hi].tolist()
+    d = int(p.head[t])
+    while d >= 0:
+        nid.append(int(p.d_nid[d]))
+        tf.append(float(p.d_tf[d]))
+        dl.append(float(p.d_dl[d]))
+        d = int(p.d_next[d])
+    nid, tf, dl = np.array(nid, np.int32), np.array(tf, np.float32), np.array(dl, np.float32)
+    live = tf > 0
+    return nid[live], tf[live], dl[live]
+
+
+def _bm25_pass(p: BM25Postings, q_terms, q_weight, allowed, k: int):
+    """One BM25 pass: node ids (int64) and float64 scores of the k best, best first; then
+    every scored memory (node ids ascending) and its float64 score."""
+    empty = np.empty(0, np.int64), np.empty(0, np.float64)
+    if p.n_docs == 0:
+        return (*empty, *empty)
+    n, avgdl = p.n_docs, max(p.total_len / p.n_docs, 1e-9)
+    k1, b = float(p.k1), float(p.b)
+    parts_nid, parts_score = [], []
+    for t, qw in zip(np.asarray(q_terms).tolist(), np.asarray(q_weight).tolist()):
+        if t < 0 or t >= len(p.df) or p.df[t] <= 0 or not qw > 0:
+            continue
+        m = int(p.df[t])
+        idf = qw * np.log1p((n - m + 0.5) / (m + 0.5))
+        nid, tf, dl = _term_postings(p, t)
+        if allowed is not None:
+            keep = np.zeros(len(nid), bool)
+            inside = nid < len(allowed)
+            keep[inside] = allowed[nid[inside]] != 0
+            nid, tf, dl = nid[keep], tf[keep], dl[keep]
+        if not len(nid):
+            continue
+        parts_nid.append(nid)
+        # the length normalisation in float32, the rest in float64 (NumPy's promotion rules)
+        parts_score.append(idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * dl / avgdl)))
+    if not parts_nid:
+        return (*empty, *empty)
+    uniq, inv = np.unique(np.concatenate(parts_nid), return_inverse=True)
+    score = np.bincount(inv, weights=np.concatenate(parts_score), minlength=len(uniq))
+    top = np.lexsort((uniq, -score))[:k]
+    return uniq[top].astype(np.int64), score[top], uniq.astype(np.int64), score
+
+
+def bm25_search(p: BM25Postings, q_terms, q_weight, allowed, k, prf_docs, prf_terms, prf_weight, export_all=False):
+    """Okapi BM25 over keyword postings, with one round of pseudo-relevance feedback.
+
+    score(d) = sum over query terms t of w_t * idf(t) * tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl)),
+    idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)); the length normalisation is computed in
+    float32, the rest in float64, parts summed in query-term order. When ``prf_terms > 0`` and
+    there is a hit, the ``prf_terms`` best count x idf terms (ties: the later term text first)
+    of the first ``prf_docs`` hits that are not query terms join the query with weight
+    ``prf_weight`` x weight / best weight, and BM25 runs again; if no such term has a positive
+    weight, the first pass stands.
+
+    Parameters
+    ----------
+    p : BM25Postings
+    q_terms : ndarray of int32, shape (q,)
+        Distinct term ids of the query, in query order (ids outside the vocabulary are skipped).
+    q_weight : ndarray of float64, shape (q,)
+        Weight of each query term (> 0; others are skipped).
+    allowed : ndarray of uint8 or None
+        Mask over node ids: only memories with a nonzero byte are scored (ids past its end are
+        not); None scores every memory.
+    k : int
+        Results wanted, >= 1.
+    prf_docs, prf_terms : int
+        Feedback memories and terms; ``prf_terms = 0`` turns feedback off.
+    prf_weight : float
+        Weight of the best feedback term, relative to a query term.
+    export_all : bool
+        Also return every memory the answering pass scored and its float64 score (for a
+        caller that breaks ties at rank k its own way).
+
+    Returns
+    -------
+    nids : ndarray of int64, shape (<= k,)
+        Best first: score descending, then node id ascending.
+    scores : ndarray of float32, same shape
+    all_nids, all_scores : ndarray of int64 / float64, shape (m,)
+        Only with ``export_all``; in no particular order (the C kernel's order differs).
+
+    Raises
+    ------
+    None
+        Kernels do not validate.
+
+    References
+    ----------
+    Robertson & Zaragoza (2009), "The Probabilistic Relevance Framework: BM25 and Beyond", §3
+    (k1 = 1.2, b = 0.75; the Lucene idf). Rocchio (1971) and Lavrenko & Croft (2001), RM3
+    (pseudo-relevance feedback).
+    """
+    def answer(nids, score, all_nids, all_score):
+        return (nids, score.astype(np.float32), all_nids, all_score) if export_all else (nids, score.astype(np.float32))
+
+    first = _bm25_pass(p, q_terms, q_weight, allowed, k)
+    nids = first[0]
+    if not len(nids) or prf_terms <= 0:
+        return answer(*first)
+    query = set(np.asarray(q_terms).tolist())
+    counts: dict[int, int] = {}
+    seg_nnz = len(p.seg_nid)
+    for nid in nids[:prf_docs].tolist():
+        if nid >= len(p.fwd_off):
+            continue
+        lo = int(p.fwd_off[nid])
+        for j in range(lo, lo + int(p.fwd_len[nid])):
+            t, pos = int(p.fwd_tid[j]), int(p.fwd_pos[j])
+            if t not in query:
+                tf = p.seg_tf[pos] if pos < seg_nnz else p.d_tf[pos - seg_nnz]
+                counts[t] = counts.get(t, 0) + int(tf)
+
+    def idf(t: int) -> float:
+        m = int(p.df[t])
+        return float(np.log1p((p.n_docs - m + 0.5) / (m + 0.5))) if m > 0 else 0.0
+
+    def text(t: int) -> str:
+        return p.term_bytes[p.term_off[t]:p.term_off[t + 1]].tobytes().decode()
+
+    weighted = sorted(((c * idf(t), text(t), t) for t, c in counts.items()), reverse=True)[:prf_terms]
+    if not weighted or weighted[0][0] <= 0:
+        return answer(*first)
+    top = weighted[0][0]
+    terms = np.concatenate([np.asarray(q_terms, np.int32), np.array([t for _, _, t in weighted], np.int32)])
+    weights = np.concatenate([np.asarray(q_weight, np.float64),
+                              np.array([prf_weight * w / top for w, _, _ in weighted], np.float64)])
+    return answer(*_bm25_pass(p, terms, weights, allowed, k))
+
+
+def murmurhash3_32(data: bytes, seed: int = 0) -> int:
+    """MurmurHash3_x86_32 of ``data`` (bytes) as an unsigned 32-bit int.
+
+    References
+    ----------
+    Appleby (2011), MurmurHash3 (public domain): 4-byte little-endian blocks mixed with
+    c1 = 0xcc9e2d51, c2 = 0x1b873593, rotations 15 and 13, then the tail and ``fmix32``.
+    """
+    mask = 0xFFFFFFFF
+    c1, c2 = 0xCC9E2D51, 0x1B873593
+    h = seed & mask
+    n = len(data)
+
+    def rotl(x: int, r: int) -> int:
+        return ((x << r) | (x >> (32 - r))) & mask
+
+    for i in range(0, n - n % 4, 4):
+        k = int.from_bytes(data[i:i + 4], "little")
+        k = rotl((k * c1) & mask, 15) * c2 & mask
+        h = (rotl(h ^ k, 13) * 5 + 0xE6546B64) & mask
+    tail = data[n - n % 4:]
+    if tail:
+        k = int.from_bytes(tail, "little")
+        h ^= rotl((k * c1) & mask, 15) * c2 & mask
+    h ^= n
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & mask
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & mask
+    return h ^ (h >> 16)
+
+
+def _bucket(feature: str, n_features: int) -> int:
+    """|h| mod n_features of the signed MurmurHash3 of the feature's UTF-8 (FeatureHasher)."""
+    h = murmurhash3_32(feature.encode("utf-8", "surrogatepass"))
+    h = h - (1 << 32) if h >= 1 << 31 else h
+    if h == -(1 << 31):
+        return (2147483647 - (n_features - 1)) % n_features
+    return abs(h) % n_features
+
+
+def hashing_embed(cps, word_spans, ws_spans, n_features, proj_cols, proj_vals, word_scale, char_scale, dim,
+                  tf_table):
+    """Hashed word and character n-grams of one preprocessed text, projected to ``dim``.
+
+    The features of scikit-learn's ``HashingVectorizer`` (no sign, no norm): words are the
+    ``\\w+`` tokens (``word_spans``) and their adjacent pairs joined by one space; characters are
+    the ``char_wb`` 3- to 5-grams of each whitespace-separated word padded with one space each
+    side (``ws_spans``), a padded word shorter than n giving one n-gram (itself) and no longer
+    ones. Each feature's UTF-8 is hashed (MurmurHash3_x86_32, seed 0) to |h| mod n_features.
+    Per part (words, characters): counts c -> tf_table[c] = 1 + ln c (float32), then unit L2 norm (float32
+    squares summed in float64). mixed = word_scale * words + char_scale * chars (float32), and
+    out = mixed @ P, P's row b holding proj_vals[b] at columns proj_cols[b], accumulated in
+    float32 by increasing bucket.
+
+    Parameters
+    ----------
+    cps : ndarray of uint32, shape (n,)
+        Code points of the text (already lowercased and accent-stripped).
+    word_spans, ws_spans : ndarray of int64, shape (w, 2) / (s, 2)
+        [start, end) of each word token / whitespace-separated word, in code points.
+    n_features : int
+        Hash buckets, 2**hash_bits.
+    proj_cols : ndarray of int32, shape (n_features, nnz)
+    proj_vals : ndarray of float32, shape (n_features, nnz)
+    word_scale, char_scale : float32
+        Weights of the two parts (square roots of their shares of the squared norm).
+    dim : int
+        Output dimension.
+    tf_table : ndarray of float32, shape (t,), t >= 2
+        ``np.log(np.arange(t, dtype=np.float32)) + 1`` (NumPy's float32 log, as scikit-learn's
+        path used; C's logf differs in the last bit for some counts); counts >= t use
+        ``log(c) + 1`` in float32.
+
+    Returns
+    -------
+    out : ndarray of float32, shape (dim,)
+        Not normalised; all zero when the text has no feature.
+    n_features_hit : int
+        Distinct buckets of the word part plus those of the character part.
+
+    Raises
+    ------
+    None
+        Kernels do not validate.
+
+    References
+    ----------
+    Weinberger et al. (2009), ICML, §2 (feature hashing); scikit-learn's HashingVectorizer and
+    FeatureHasher (the features reproduced); Charikar, Chen & Farach-Colton (2002) (the count
+    sketch projection).
+    """
+    text = np.asarray(cps, np.uint32).tobytes().decode("utf-32-le", "surrogatepass")
+    words = [text[s:e] for s, e in np.asarray(word_spans).reshape(-1, 2).tolist()]
+    feats_w = words + [a + " " + b for a, b in zip(words, words[1:])]
+    feats_c = []
+    for s, e in np.asarray(ws_spans).reshape(-1, 2).tolist():
+        w = " " + text[s:e] + " "
+        for n in range(3, 6):
+            offset = 0
+            feats_c.append(w[:n])
+            while offset + n < len(w):
+                offset += 1
+                feats_c.append(w[offset:offset + n])
+            if offset == 0:
+                break
+
+    def part(feats):
+        idx, cnt = np.unique(np.array([_bucket(f, n_features) for f in feats], np.int64), return_counts=True)
+        val = np.array([tf_table[c] if c < len(tf_table) else np.log(np.float32(c)) + np.float32(1.0)
+                        for c in cnt.tolist()], np.float32)
+        sq = 0.0
+        for v in (val * val).tolist():   # float32 squares summed in float64, in bucket order
+            sq += v
+        if sq > 0:
+            val = (val.astype(np.float64) / math.sqrt(sq)).astype(np.float32)
+        return idx.tolist(), val
+
+    mixed: dict[int, np.float32] = {}
+    parts = [part(feats_w), part(feats_c)]
+    for (idx, val), scale in zip(parts, (np.float32(word_scale), np.float32(char_scale))):
+        for b, v in zip(idx, val):
+            mixed[b] = mixed[b] + scale * v if b in mixed else scale * v
+    out = np.zeros(dim, np.float32)
+    for b in sorted(mixed):
+        for col, pv in zip(proj_cols[b].tolist(), proj_vals[b]):
+            out[col] += mixed[b] * pv
+    return out, len(parts[0][0]) + len(parts[1][0])

@@ -32,6 +32,8 @@ __all__ = [
     "active_backend",
     "backend",
     "get",
+    "get_native",
+    "NATIVE_ONLY",
 ]
 
 ENV_VAR = "ENGRAMDB_KERNELS"
@@ -182,3 +184,32 @@ def _reset() -> None:
     global _active
     with _lock:
         _active = None
+
+
+#: Kernels with a C and a reference version only (no Numba version): :func:`get_native`.
+NATIVE_ONLY = ("bm25_search", "hashing_embed")
+
+
+def get_native(name: str) -> Callable:
+    """A kernel of :data:`NATIVE_ONLY`: the C version when the active backend is C, else the
+    reference (the Numba backend has none of these; the registry's choice is not overridden).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`NATIVE_ONLY`.
+
+    Returns
+    -------
+    callable
+
+    Raises
+    ------
+    KeyError
+        ``name`` is not in :data:`NATIVE_ONLY`.
+    BackendUnavailableError
+        As for :func:`active_backend`.
+    """
+    if name not in NATIVE_ONLY:
+        raise KeyError(f"unknown native kernel {name!r}; expected one of {', '.join(NATIVE_ONLY)}")
+    return getattr(backend("c" if active_backend() == "c" else "reference"), name)

@@ -32,7 +32,7 @@ from ..slots import slot_cues, subject_weights
 from ..timeref import resolve_time_refs
 from .context import RecallContext
 
-__all__ = ["run", "vector_scale", "fuse", "time_windows", "content_words", "window_seeds", "slot_seeds",
+__all__ = ["run", "keyword_leg", "vector_scale", "fuse", "time_windows", "content_words", "window_seeds", "slot_seeds",
            "TIME_FILLER"]
 
 #: Words that carry no content in a question about a time ("what did I do", "what happened",
@@ -55,11 +55,7 @@ def run(ctx: RecallContext) -> None:
     keep = cos >= cfg.cosine_floor
     ctx.vec_nids, ctx.vec_cos = labels[keep], cos[keep]
     if req.query is not None and cfg.w_keyword > 0:
-        kw = ctx.space.keyword
-        nids, score = kw.search(req.query, cfg.keyword_k, allowed)
-        if len(nids) and cfg.prf_terms > 0:
-            nids, score = _expanded_search(ctx, kw, nids, cfg)
-        ctx.kw_nids, ctx.kw_score = nids, score
+        ctx.kw_nids, ctx.kw_score = keyword_leg(ctx.space.keyword, req.query, cfg, allowed)
     ctx.seeds, ctx.base, ctx.seed_cos = fuse(ctx.vec_nids, ctx.vec_cos, ctx.kw_nids, ctx.kw_score,
                                              lambda nids: ctx.state.vectors(nids, ctx.space) @ req.vector, cfg)
     ctx.windows = time_windows(ctx)
@@ -185,23 +181,20 @@ def _merge_cue_seeds(ctx: RecallContext, floor: dict[int, float], boost: dict[in
     ctx.seeds, ctx.base, ctx.seed_cos = seeds, base.astype(np.float32), cos.astype(np.float32)
 
 
-def _expanded_search(ctx: RecallContext, kw: KeywordIndex, first: np.ndarray,
-                     cfg: RecallConfig) -> tuple[np.ndarray, np.ndarray]:
-    """BM25 again with the query plus the ``prf_terms`` most telling terms (tf x idf) of the
-    first ``prf_docs`` keyword hits, each weighted ``prf_weight`` x its share of the best one's."""
-    query = dict.fromkeys(tokenize(ctx.request.query), 1.0)
-    texts = [rec["text"] for rec in ctx.state.records(first[: cfg.prf_docs].tolist(), "reading keyword hits")]
-    tf: dict[str, int] = {}
-    for text in texts:
-        for t in tokenize(text):
-            if t not in query:
-                tf[t] = tf.get(t, 0) + 1
-    weighted = sorted(((c * kw.idf(t), t) for t, c in tf.items()), reverse=True)[: cfg.prf_terms]
-    if not weighted or weighted[0][0] <= 0:
-        return first, kw.search_terms(query, cfg.keyword_k, ctx.allowed)[1][: len(first)]
-    top = weighted[0][0]
-    query.update({t: cfg.prf_weight * w / top for w, t in weighted})
-    return kw.search_terms(query, cfg.keyword_k, ctx.allowed)
+def keyword_leg(kw: KeywordIndex, query: str, cfg: RecallConfig,
+                allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """The keyword leg: the best ``keyword_k`` memories by BM25, run a second time with the
+    query plus the ``prf_terms`` most telling terms (count x idf) of the first ``prf_docs``
+    hits, each weighted ``prf_weight`` x its share of the best one's (one native kernel call:
+    :meth:`KeywordIndex.search_prf`).
+
+    Returns
+    -------
+    nids : ndarray of int64, shape (<= keyword_k,)
+    scores : ndarray of float32, same shape
+    """
+    return kw.search_prf(query, cfg.keyword_k, allowed, prf_docs=cfg.prf_docs, prf_terms=cfg.prf_terms,
+                         prf_weight=cfg.prf_weight)
 
 
 def vector_scale(cos: np.ndarray, leg_cos: np.ndarray, contrast: float) -> np.ndarray:
