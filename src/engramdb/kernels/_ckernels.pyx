@@ -123,11 +123,11 @@ cdef inline char *_data(object a, int typenum, str name) except? NULL:
     """Data pointer of a 1-d, C-contiguous, native-order ndarray of ``typenum``; else ValueError."""
     cdef cnp.ndarray arr
     if not cnp.PyArray_Check(a):
-        raise ValueError(f"{name}: expected a NumPy array of {np.dtype(typenum)}, got {type(a).__name__}")
+        raise ValueError(f"{name}: expected a NumPy array of {cnp.PyArray_DescrFromType(typenum)}, got {type(a).__name__}")
     arr = <cnp.ndarray>a
     if (cnp.PyArray_NDIM(arr) != 1 or not cnp.PyArray_EquivTypenums(cnp.PyArray_TYPE(arr), typenum)
             or not cnp.PyArray_ISNOTSWAPPED(arr) or not cnp.PyArray_IS_C_CONTIGUOUS(arr)):
-        raise ValueError(f"{name}: expected a 1-d C-contiguous array of {np.dtype(typenum)}, "
+        raise ValueError(f"{name}: expected a 1-d C-contiguous array of {cnp.PyArray_DescrFromType(typenum)}, "
                          f"got shape {a.shape} {a.dtype} (contiguous: {a.flags.c_contiguous})")
     return <char *>cnp.PyArray_DATA(arr)
 
