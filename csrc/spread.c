@@ -5,9 +5,11 @@
  * double, left to right, as act[u] * min(w, 1) * rel_mult[rel] * decay * fan, then rounded
  * to float; SUM accumulates in float.
  *
- * Memory layout: the per-node state of one traversal (activation, largest single pass,
- * parent, visit tag) is one 16-byte engram_spread_node, so touching a node costs one cache
- * line instead of one per array. A node counts as visited when its tag carries the current
+ * Memory layout: the per-node state of one traversal (position in the visit order, largest
+ * single pass, parent, visit tag) is one 16-byte engram_spread_node, so touching a node costs
+ * one cache line instead of one per array. Activations live in order_act, parallel to the
+ * visit order: a frontier reads them sequentially, and the top-k selection scans
+ * order/order_act front to back without touching a node slot. A node counts as visited when its tag carries the current
  * generation, so nothing is cleared between calls: the generation is bumped instead, and the
  * whole array is zeroed only when the 24-bit generation wraps (every 16.7 million calls).
  * The frontier rows and the nodes they reach are prefetched a few rows ahead.
@@ -59,7 +61,8 @@ int64_t engram_spread_visit(
     const float *rel_mult,
     int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
     int64_t combine, double sum_cap,
-    engram_spread_node *node, uint32_t gen, int32_t *order, int64_t *n_level0)
+    engram_spread_node *node, uint32_t gen, int32_t *order, float *order_act,
+    int64_t *level_start)
 {
     const int sum_mode = (combine == ENGRAM_COMBINE_SUM);
     const float cap = (float)sum_cap;
@@ -74,20 +77,25 @@ int64_t engram_spread_visit(
         engram_spread_node *x = &node[s];
         if (!visited(x, gen)) {
             x->tag = gen_tag; /* depth 0 */
-            x->act = a;
+            x->pos = (int32_t)m;
             x->best = a;
             x->parent = -1;
+            order_act[m] = a;
             order[m++] = s;
-        } else if (a > x->act) {
-            x->act = a;
+        } else if (a > order_act[x->pos]) {
+            order_act[x->pos] = a;
         }
     }
-    *n_level0 = m;
+    level_start[0] = 0;
 
     lo = 0;
     hi = m;
+    if (max_depth > ENGRAM_MAX_DEPTH) {
+        max_depth = ENGRAM_MAX_DEPTH;
+    }
     for (d = 1; d <= max_depth && lo < hi; ++d) {
         const uint32_t tag_d = gen_tag | (uint32_t)d;
+        level_start[d] = hi;
         int64_t f;
         for (f = lo; f < hi; ++f) {
             const int32_t u = order[f];
@@ -124,7 +132,7 @@ int64_t engram_spread_visit(
                 continue; /* nothing to pass, or a hub that is reached but not expanded */
             }
             fan = (fan_exp == 0.0) ? 1.0 : pow((double)deg, -fan_exp);
-            au = (double)node[u].act;
+            au = (double)order_act[f];
             for (e = start; e < end; ++e) {
                 const int32_t v = indices[e];
                 const uint8_t r = relation[e];
@@ -147,20 +155,22 @@ int64_t engram_spread_visit(
                 x = &node[v];
                 if (!visited(x, gen)) {
                     x->tag = tag_d;
+                    x->pos = (int32_t)m;
                     x->parent = u;
                     x->best = p;
-                    x->act = (sum_mode && p > cap) ? cap : p;
+                    order_act[m] = (sum_mode && p > cap) ? cap : p;
                     order[m++] = v;
                 } else if (x->tag == tag_d) {
+                    float *av = &order_act[x->pos];
                     if (sum_mode) {
-                        const float total = (float)(x->act + p);
-                        x->act = (total > cap) ? cap : total;
+                        const float total = (float)(*av + p);
+                        *av = (total > cap) ? cap : total;
                         if (p > x->best) {
                             x->best = p;
                             x->parent = u;
                         }
-                    } else if (p > x->act) {
-                        x->act = p;
+                    } else if (p > *av) {
+                        *av = p;
                         x->parent = u;
                     }
                 }
@@ -170,11 +180,15 @@ int64_t engram_spread_visit(
         lo = hi;
         hi = m;
     }
+    /* Levels never reached start (empty) at m. */
+    for (; d <= max_depth + 1; ++d) {
+        level_start[d] = m;
+    }
     return m;
 }
 
 void engram_spread_collect(
-    const int32_t *order, int64_t m, const engram_spread_node *node,
+    const int32_t *order, const float *order_act, int64_t m, const engram_spread_node *node,
     int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
 {
     int64_t i;
@@ -182,7 +196,7 @@ void engram_spread_collect(
         const int32_t v = order[i];
         const engram_spread_node *x = &node[v];
         out_nodes[i] = v;
-        out_act[i] = x->act;
+        out_act[i] = order_act[i];
         out_parent[i] = x->parent;
         out_depth[i] = (int8_t)depth_of(x);
     }
@@ -225,41 +239,30 @@ static void cand_sift_down(cand *heap, int64_t size, int64_t pos)
 }
 
 int64_t engram_spread_select(
-    const int32_t *order, int64_t lo, int64_t m, const engram_spread_node *node,
-    int64_t min_depth, int64_t k, engram_spread_cand *heap,
+    const int32_t *order, const float *order_act, int64_t lo, int64_t m,
+    const engram_spread_node *node, int64_t k, engram_spread_cand *heap,
     int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
 {
     cand *h = heap;
     int64_t size = 0, i;
-    if (k <= 0) {
+    if (k <= 0 || lo >= m) {
         return 0;
     }
     /* Fill with the first k candidates, then keep the k best: one comparison per node
-     * against the root, O(log k) more when it enters. */
+     * against the root, O(log k) more when it enters. Sequential reads only. */
     for (i = lo; i < m && size < k; ++i) {
-        const int32_t v = order[i];
-        if (depth_of(&node[v]) >= min_depth) {
-            h[size].a = node[v].act;
-            h[size].v = v;
-            ++size;
-        }
+        h[size].a = order_act[i];
+        h[size].v = order[i];
+        ++size;
     }
-    if (size == 0) {
-        return 0;
+    for (i = size / 2 - 1; i >= 0; --i) {
+        cand_sift_down(h, size, i);
     }
-    {
-        int64_t j;
-        for (j = size / 2 - 1; j >= 0; --j) {
-            cand_sift_down(h, size, j);
-        }
-    }
-    for (; i < m; ++i) {
-        const int32_t v = order[i];
-        const engram_spread_node *x = &node[v];
+    for (i = lo + size; i < m; ++i) {
         cand c;
-        c.a = x->act;
-        c.v = v;
-        if (cand_above(c, h[0]) && depth_of(x) >= min_depth) {
+        c.a = order_act[i];
+        c.v = order[i];
+        if (cand_above(c, h[0])) {
             h[0] = c;
             cand_sift_down(h, size, 0);
         }
@@ -289,18 +292,19 @@ int64_t engram_spread_activation_batch(
     const float *rel_mult,
     int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
     int64_t combine, double sum_cap,
-    engram_spread_node *node, uint32_t *generation, int32_t *order,
+    engram_spread_node *node, uint32_t *generation, int32_t *order, float *order_act,
     int64_t *out_indptr, int64_t capacity,
     int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
 {
     const int64_t nnz = indptr[n];
+    int64_t level_start[ENGRAM_MAX_DEPTH + 2];
     int64_t i;
     for (i = q_begin; i < n_queries; ++i) {
         const int64_t lo = seed_indptr[i];
         const int64_t n_seeds = seed_indptr[i + 1] - lo;
         const int64_t at = out_indptr[i];
         int64_t worst = (n_seeds > 0) ? n_seeds + nnz : 0;
-        int64_t m = 0, m0;
+        int64_t m = 0;
         if (worst > n) {
             worst = n;
         }
@@ -312,9 +316,9 @@ int64_t engram_spread_activation_batch(
             m = engram_spread_visit(
                 indptr, indices, weight, relation, seeds + lo, seed_act + lo, n_seeds,
                 rel_mult, max_depth, decay, fan_exp, degree_cap, combine, sum_cap,
-                node, gen, order, &m0);
+                node, gen, order, order_act, level_start);
             engram_spread_collect(
-                order, m, node,
+                order, order_act, m, node,
                 out_nodes + at, out_act + at, out_parent + at, out_depth + at);
         }
         out_indptr[i + 1] = at + m;

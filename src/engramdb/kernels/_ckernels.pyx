@@ -33,8 +33,9 @@ __all__ = [
 
 
 cdef extern from "engram_kernels.h" nogil:
+    enum: ENGRAM_MAX_DEPTH
     ctypedef struct engram_spread_node:
-        float act
+        int32_t pos
         float best
         int32_t parent
         uint32_t tag
@@ -49,13 +50,14 @@ cdef extern from "engram_kernels.h" nogil:
         const float *rel_mult,
         int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
         int64_t combine, double sum_cap,
-        engram_spread_node *node, uint32_t gen, int32_t *order, int64_t *n_level0)
+        engram_spread_node *node, uint32_t gen, int32_t *order, float *order_act,
+        int64_t *level_start)
     void engram_spread_collect(
-        const int32_t *order, int64_t m, const engram_spread_node *node,
+        const int32_t *order, const float *order_act, int64_t m, const engram_spread_node *node,
         int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
     int64_t engram_spread_select(
-        const int32_t *order, int64_t lo, int64_t m, const engram_spread_node *node,
-        int64_t min_depth, int64_t k, engram_spread_cand *heap,
+        const int32_t *order, const float *order_act, int64_t lo, int64_t m,
+        const engram_spread_node *node, int64_t k, engram_spread_cand *heap,
         int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
     void engram_spread_inflow(
         const int64_t *indptr, const int32_t *indices, const float *weight,
@@ -72,7 +74,7 @@ cdef extern from "engram_kernels.h" nogil:
         const float *rel_mult,
         int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
         int64_t combine, double sum_cap,
-        engram_spread_node *node, uint32_t *generation, int32_t *order,
+        engram_spread_node *node, uint32_t *generation, int32_t *order, float *order_act,
         int64_t *out_indptr, int64_t capacity,
         int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
     void engram_rescore_salience(
@@ -93,20 +95,26 @@ cdef enum:
 
 cdef class _SpreadScratch:
     """One thread's traversal state for a graph of n nodes: the packed node slots (zeroed
-    once, then reused through the generation counter, never cleared) and the visit order."""
+    once, then reused through the generation counter, never cleared), the visit order and
+    the activations parallel to it."""
     cdef Py_ssize_t n
     cdef object node_a
     cdef object order_a
+    cdef object order_act_a
     cdef engram_spread_node *node
     cdef int32_t *order
+    cdef float *order_act
     cdef uint32_t generation
+    cdef int64_t level_start[ENGRAM_MAX_DEPTH + 2]
 
     def __cinit__(self, Py_ssize_t n):
         self.n = n
         self.node_a = np.zeros(n * sizeof(engram_spread_node), dtype=np.uint8)
         self.order_a = np.empty(n, dtype=np.int32)
+        self.order_act_a = np.empty(n, dtype=np.float32)
         self.node = <engram_spread_node *>cnp.PyArray_DATA(self.node_a)
         self.order = <int32_t *>cnp.PyArray_DATA(self.order_a)
+        self.order_act = <float *>cnp.PyArray_DATA(self.order_act_a)
         self.generation = 0
 
 
@@ -155,7 +163,8 @@ def spread_activation(
     """Spreading activation (C, GIL released): the contract of :func:`reference.spread_activation`.
 
     Node state is one packed 16-byte slot per node, cached per thread and never cleared (a
-    generation counter marks the visited); the traversal prefetches the frontier's rows.
+    generation counter marks the visited); activations sit in an array parallel to the visit
+    order; the traversal prefetches the frontier's rows and the slots they reach.
     Arrays must be NumPy arrays of the documented dtypes, 1-d and C-contiguous.
     """
     cdef const int64_t *p_indptr = <const int64_t *>_data(indptr, cnp.NPY_INT64, "indptr")
@@ -167,7 +176,7 @@ def spread_activation(
     cdef const float *p_rel_mult = <const float *>_data(rel_mult, cnp.NPY_FLOAT32, "rel_mult")
     cdef Py_ssize_t n = cnp.PyArray_DIM(<cnp.ndarray>indptr, 0) - 1
     cdef int64_t n_seeds = cnp.PyArray_DIM(<cnp.ndarray>seeds, 0)
-    cdef int64_t m = 0, m0 = 0
+    cdef int64_t m = 0
     cdef uint32_t gen
     if n <= 0 or n_seeds == 0:
         return (_empty(0, cnp.NPY_INT32), _empty(0, cnp.NPY_FLOAT32),
@@ -178,7 +187,7 @@ def spread_activation(
         m = engram_spread_visit(
             p_indptr, p_indices, p_weight, p_relation, p_seeds, p_seed_act, n_seeds, p_rel_mult,
             max_depth, decay, fan_exp, degree_cap, combine, sum_cap,
-            sc.node, gen, sc.order, &m0,
+            sc.node, gen, sc.order, sc.order_act, sc.level_start,
         )
     nodes_a = _empty(m, cnp.NPY_INT32)
     act_a = _empty(m, cnp.NPY_FLOAT32)
@@ -186,7 +195,7 @@ def spread_activation(
     depth_a = _empty(m, cnp.NPY_INT8)
     with nogil:
         engram_spread_collect(
-            sc.order, m, sc.node,
+            sc.order, sc.order_act, m, sc.node,
             <int32_t *>cnp.PyArray_DATA(nodes_a), <float *>cnp.PyArray_DATA(act_a),
             <int32_t *>cnp.PyArray_DATA(parent_a), <int8_t *>cnp.PyArray_DATA(depth_a),
         )
@@ -213,8 +222,9 @@ def spread_topk(
     """Spreading activation fused with its top-k (C, GIL released): the contract of
     :func:`reference.spread_topk`.
 
-    The selection is a k-heap over the touched nodes only, read from the node slots the
-    traversal just wrote; nothing of size m is allocated or copied. Same scratch and argument
+    The selection is a k-heap over the touched nodes only, a sequential scan of the visit
+    order and its activations from the first level >= min_depth; nothing of size m is
+    allocated or copied. Same scratch and argument
     checks as :func:`spread_activation`.
     """
     cdef const int64_t *p_indptr = <const int64_t *>_data(indptr, cnp.NPY_INT64, "indptr")
@@ -226,7 +236,7 @@ def spread_topk(
     cdef const float *p_rel_mult = <const float *>_data(rel_mult, cnp.NPY_FLOAT32, "rel_mult")
     cdef Py_ssize_t n = cnp.PyArray_DIM(<cnp.ndarray>indptr, 0) - 1
     cdef int64_t n_seeds = cnp.PyArray_DIM(<cnp.ndarray>seeds, 0)
-    cdef int64_t m = 0, m0 = 0, got = 0, lo
+    cdef int64_t m = 0, got = 0, lo, top
     cdef uint32_t gen
     cdef engram_spread_cand stack_heap[STACK_HEAP]
     cdef engram_spread_cand *heap = stack_heap
@@ -251,11 +261,18 @@ def spread_topk(
         m = engram_spread_visit(
             p_indptr, p_indices, p_weight, p_relation, p_seeds, p_seed_act, n_seeds, p_rel_mult,
             max_depth, decay, fan_exp, degree_cap, combine, sum_cap,
-            sc.node, gen, sc.order, &m0,
+            sc.node, gen, sc.order, sc.order_act, sc.level_start,
         )
-        lo = m0 if min_depth > 0 else 0  # only seeds have depth 0
+        # Levels are contiguous in the visit order: skip those shallower than min_depth.
+        top = max_depth if max_depth < ENGRAM_MAX_DEPTH else ENGRAM_MAX_DEPTH
+        if min_depth <= 0:
+            lo = 0
+        elif min_depth > top:
+            lo = m
+        else:
+            lo = sc.level_start[min_depth]
         got = engram_spread_select(
-            sc.order, lo, m, sc.node, min_depth, k, heap,
+            sc.order, sc.order_act, lo, m, sc.node, k, heap,
             <int32_t *>cnp.PyArray_DATA(nodes_a), <float *>cnp.PyArray_DATA(act_a),
             <int32_t *>cnp.PyArray_DATA(parent_a), <int8_t *>cnp.PyArray_DATA(depth_a),
         )
@@ -338,7 +355,7 @@ def spread_activation_batch(
                 &indptr[0], n, p_indices, p_weight, p_relation,
                 &seed_indptr[0], done, q, &seeds[0], &seed_act[0], p_rel_mult,
                 max_depth, decay, fan_exp, degree_cap, combine, sum_cap,
-                sc.node, &sc.generation, sc.order,
+                sc.node, &sc.generation, sc.order, sc.order_act,
                 &out_indptr[0], cap,
                 &nodes[0], &out_act[0], &out_parent[0], &out_depth[0],
             )
