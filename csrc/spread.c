@@ -261,6 +261,9 @@ int64_t engram_spread_select(
     for (i = lo + size; i < m; ++i) {
         cand c;
         c.a = order_act[i];
+        if (c.a < h[0].a) {
+            continue; /* strictly below the k-th best: the common case, no NaN can pass here */
+        }
         c.v = order[i];
         if (cand_above(c, h[0])) {
             h[0] = c;
