@@ -9,8 +9,11 @@ Every implementation computes the same thing, in the same process and run:
   decay 0.5 per hop, fan effect off (fan_exp 0), degree cap above every degree, SUM with a
   cap (1e9) that is never reached, visited-set semantics (a node's activation is fixed at
   the level where it is first reached; seeds are never re-scored);
-- ``c``, ``numba``, ``reference``: ``engramdb.kernels.registry.backend(name).spread_activation``
-  then a top-20 selection (np.argpartition plus a tie-exact sort);
+- ``c``, ``numba``: ``engramdb.kernels.registry.backend(name).spread_topk`` (min_depth 1, k 20):
+  the traversal and a k-heap over the touched nodes in one native call;
+- ``c_unfused``, ``reference``: ``spread_activation`` of that backend, then the top-20 selection
+  in NumPy (np.partition plus a tie-exact sort); ``c_unfused`` is the C pipeline before the
+  fused kernel, kept as a per-stage comparison;
 - ``scipy``: level-by-level frontier, one sparse row-vector x matrix product per level over a
   CSR with `contradicts` edges removed (built once), and a visited mask;
 - ``networkx``: the same breadth-first loop over a ``networkx.Graph`` (sizes up to
@@ -48,7 +51,7 @@ from engramdb.kernels.reference import COMBINE_SUM, CONTRADICTS, N_RELATIONS  # 
 from graphs import power_law_graph  # noqa: E402
 
 RESULTS = HERE / "results"
-IMPLS = ("c", "numba", "reference", "scipy", "networkx", "postgres_cte")
+IMPLS = ("c", "c_unfused", "numba", "reference", "scipy", "networkx", "postgres_cte")
 N_SEEDS, MAX_DEPTH, DECAY, FAN_EXP, SUM_CAP, TOP = 10, 2, 0.5, 0.0, 1e9, 20
 REL_MULT = np.ones(N_RELATIONS, dtype=np.float32)
 REL_MULT[CONTRADICTS] = 0.0
@@ -230,6 +233,13 @@ def bench_size(n: int, args, impls: list[str], pg, log) -> list[dict]:
         try:
             if impl in ("c", "numba"):
                 mod = registry.backend(impl)
+                seed_act = np.ones(N_SEEDS, np.float32)
+                # The call itself, arguments bound beforehand as the recall path holds them.
+                record(impl, lambda s, mod=mod, a=seed_act: mod.spread_topk(
+                    g.indptr, g.indices, g.weight, g.relation, s, a, REL_MULT, MAX_DEPTH, DECAY,
+                    FAN_EXP, cap, COMBINE_SUM, SUM_CAP, 1, TOP)[0])
+            elif impl == "c_unfused":
+                mod = registry.backend("c")
                 record(impl, lambda s, mod=mod: kernel_top20(mod, g, s, cap))
             elif impl == "reference":
                 if args.reference_max and n > args.reference_max:

@@ -23,39 +23,84 @@ extern "C" {
 #define ENGRAM_COMBINE_MAX 0
 #define ENGRAM_COMBINE_SUM 1
 
+/* Largest max_depth the spreading kernels honour (depths are int8). */
+#define ENGRAM_MAX_DEPTH 127
+
+/*
+ * Per-node state of one spreading-activation traversal, 16 bytes so that a node touched
+ * costs one cache line: position in the visit order (its activation is order_act[pos]),
+ * largest single pass received (SUM parent choice), parent node, and
+ * tag = (generation << 8) | depth. A node is visited in the current
+ * traversal iff tag >> 8 equals the current generation, so the array is never cleared
+ * between traversals (see engram_spread_begin). Zero-initialised memory is a valid start.
+ */
+typedef struct {
+    int32_t pos;
+    float best;
+    int32_t parent;
+    uint32_t tag;
+} engram_spread_node;
+
+/* A candidate of the top-k selection: activation and node id. */
+typedef struct {
+    float a;
+    int32_t v;
+} engram_spread_cand;
+
+/*
+ * Start a traversal over node[0:n]: bump *generation and return it. When the 24-bit
+ * generation wraps, node is zeroed first (O(n), once every 2^24 - 1 traversals). node and
+ * *generation belong to one thread.
+ */
+uint32_t engram_spread_begin(engram_spread_node *node, int64_t n, uint32_t *generation);
+
 /*
  * Spreading activation by levels with a visited set (Collins & Loftus 1975; Anderson 1974
  * fan effect; SYNAPSE arXiv:2601.02744 section 3). See reference.spread_activation.
  *
- * Scratch, each of length n: act, best, parent, order, and depth, which must be -1
- * everywhere on entry. On return, order[0:m] lists the m touched nodes in first-visit order
- * and act/parent/depth hold their results; call engram_spread_collect to copy them out and
- * restore depth to -1 (cost O(m), not O(n)).
+ * gen comes from engram_spread_begin. Scratch: node, order and order_act (each length n)
+ * and level_start (length min(max_depth, ENGRAM_MAX_DEPTH) + 2). On return, order[0:m]
+ * lists the m touched nodes in first-visit order with their activations in order_act[0:m];
+ * level d occupies order[level_start[d]:level_start[d + 1]] (seeds are level 0; levels not
+ * reached are empty at m), and node[] holds parent and depth until the next
+ * engram_spread_begin. Rows of the frontier and the node slots they reach are prefetched.
  *
  * Returns m, the number of touched nodes (seeds included).
  */
-int64_t engram_spread_activation(
+int64_t engram_spread_visit(
     const int64_t *indptr, const int32_t *indices, const float *weight,
     const uint8_t *relation,
     const int32_t *seeds, const float *seed_act, int64_t n_seeds,
     const float *rel_mult,
     int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
     int64_t combine, double sum_cap,
-    float *act, float *best, int32_t *parent, int8_t *depth, int32_t *order);
+    engram_spread_node *node, uint32_t gen, int32_t *order, float *order_act,
+    int64_t *level_start);
 
 /*
- * Copy the results of the m nodes in order[0:m] into the out_* arrays (length m) and reset
- * depth of those nodes to -1, leaving the scratch ready for the next call.
+ * Copy the results of the m nodes in order[0:m] into the out_* arrays (length m).
  */
 void engram_spread_collect(
-    const int32_t *order, int64_t m,
-    const float *act, const int32_t *parent, int8_t *depth,
+    const int32_t *order, const float *order_act, int64_t m, const engram_spread_node *node,
+    int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth);
+
+/*
+ * Top-k selection over the touched nodes order[lo:m] of the last traversal (see
+ * reference.spread_topk; lo = level_start[min_depth] drops the shallower levels): the k of
+ * largest activation, ties by the smaller node id, NaN last; written best first to out_*
+ * (capacity k), with their parent and depth. heap is scratch of k candidates. Cost
+ * O((m - lo) log k) over the sequential order/order_act arrays; only the k winners' node
+ * slots are read. Returns the number written, <= k.
+ */
+int64_t engram_spread_select(
+    const int32_t *order, const float *order_act, int64_t lo, int64_t m,
+    const engram_spread_node *node, int64_t k, engram_spread_cand *heap,
     int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth);
 
 /*
  * Spreading activation for queries q_begin .. n_queries - 1 of a batch (see
- * reference.spread_activation_batch), one after another, reusing one scratch set (as for
- * engram_spread_activation: depth -1 everywhere on entry, and again on return).
+ * reference.spread_activation_batch), one after another, reusing one scratch set (node,
+ * *generation, order, order_act, as for engram_spread_visit).
  *
  * Query i spreads from seeds[seed_indptr[i]:seed_indptr[i + 1]]; its m_i touched nodes are
  * written to out_*[out_indptr[i] : out_indptr[i] + m_i] and out_indptr[i + 1] is set.
@@ -74,7 +119,7 @@ int64_t engram_spread_activation_batch(
     const float *rel_mult,
     int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
     int64_t combine, double sum_cap,
-    float *act, float *best, int32_t *parent, int8_t *depth, int32_t *order,
+    engram_spread_node *node, uint32_t *generation, int32_t *order, float *order_act,
     int64_t *out_indptr, int64_t capacity,
     int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth);
 

@@ -4,22 +4,69 @@
  * Floating-point contract shared with the reference: the pass along an edge is computed in
  * double, left to right, as act[u] * min(w, 1) * rel_mult[rel] * decay * fan, then rounded
  * to float; SUM accumulates in float.
+ *
+ * Memory layout: the per-node state of one traversal (position in the visit order, largest
+ * single pass, parent, visit tag) is one 16-byte engram_spread_node, so touching a node costs
+ * one cache line instead of one per array. Activations live in order_act, parallel to the
+ * visit order: a frontier reads them sequentially, and the top-k selection scans
+ * order/order_act front to back without touching a node slot. A node counts as visited when its tag carries the current
+ * generation, so nothing is cleared between calls: the generation is bumped instead, and the
+ * whole array is zeroed only when the 24-bit generation wraps (every 16.7 million calls).
+ * The frontier rows and the nodes they reach are prefetched a few rows ahead.
  */
 #include <math.h>
+#include <string.h>
 
 #include "engram_kernels.h"
 
-int64_t engram_spread_activation(
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH_R(p) __builtin_prefetch((p), 0, 3)
+#define PREFETCH_W(p) __builtin_prefetch((p), 1, 3)
+#else
+#define PREFETCH_R(p) ((void)(p))
+#define PREFETCH_W(p) ((void)(p))
+#endif
+
+#define TAG_SHIFT 8
+#define GEN_LIMIT (1u << (32 - TAG_SHIFT))
+/* Node slots of a row prefetched one frontier row ahead, and edges ahead within a long row. */
+#define ROW_PREFETCH 16
+#define EDGE_PREFETCH 16
+
+static inline int visited(const engram_spread_node *x, uint32_t gen)
+{
+    return (x->tag >> TAG_SHIFT) == gen;
+}
+
+static inline int depth_of(const engram_spread_node *x)
+{
+    return (int)(x->tag & 0xffu);
+}
+
+uint32_t engram_spread_begin(engram_spread_node *node, int64_t n, uint32_t *generation)
+{
+    uint32_t gen = *generation + 1u;
+    if (gen >= GEN_LIMIT || gen == 0u) {
+        memset(node, 0, (size_t)n * sizeof(engram_spread_node));
+        gen = 1u;
+    }
+    *generation = gen;
+    return gen;
+}
+
+int64_t engram_spread_visit(
     const int64_t *indptr, const int32_t *indices, const float *weight,
     const uint8_t *relation,
     const int32_t *seeds, const float *seed_act, int64_t n_seeds,
     const float *rel_mult,
     int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
     int64_t combine, double sum_cap,
-    float *act, float *best, int32_t *parent, int8_t *depth, int32_t *order)
+    engram_spread_node *node, uint32_t gen, int32_t *order, float *order_act,
+    int64_t *level_start)
 {
     const int sum_mode = (combine == ENGRAM_COMBINE_SUM);
     const float cap = (float)sum_cap;
+    const uint32_t gen_tag = gen << TAG_SHIFT;
     int64_t m = 0;
     int64_t lo, hi, d, i;
 
@@ -27,20 +74,28 @@ int64_t engram_spread_activation(
     for (i = 0; i < n_seeds; ++i) {
         const int32_t s = seeds[i];
         const float a = seed_act[i];
-        if (depth[s] < 0) {
-            depth[s] = 0;
-            act[s] = a;
-            best[s] = a;
-            parent[s] = -1;
+        engram_spread_node *x = &node[s];
+        if (!visited(x, gen)) {
+            x->tag = gen_tag; /* depth 0 */
+            x->pos = (int32_t)m;
+            x->best = a;
+            x->parent = -1;
+            order_act[m] = a;
             order[m++] = s;
-        } else if (a > act[s]) {
-            act[s] = a;
+        } else if (a > order_act[x->pos]) {
+            order_act[x->pos] = a;
         }
     }
+    level_start[0] = 0;
 
     lo = 0;
     hi = m;
+    if (max_depth > ENGRAM_MAX_DEPTH) {
+        max_depth = ENGRAM_MAX_DEPTH;
+    }
     for (d = 1; d <= max_depth && lo < hi; ++d) {
+        const uint32_t tag_d = gen_tag | (uint32_t)d;
+        level_start[d] = hi;
         int64_t f;
         for (f = lo; f < hi; ++f) {
             const int32_t u = order[f];
@@ -49,15 +104,43 @@ int64_t engram_spread_activation(
             const int64_t deg = end - start;
             double fan, au;
             int64_t e;
+            /* Software pipeline over the frontier: row pointers three rows ahead, edge
+             * arrays two rows ahead, and the node slots the next row reaches. */
+            if (f + 3 < hi) {
+                PREFETCH_R(&indptr[order[f + 3]]);
+            }
+            if (f + 2 < hi) {
+                const int64_t ns = indptr[order[f + 2]];
+                PREFETCH_R(&indices[ns]);
+                PREFETCH_R(&weight[ns]);
+                PREFETCH_R(&relation[ns]);
+            }
+            if (f + 1 < hi) {
+                const int32_t nu = order[f + 1];
+                const int64_t ns = indptr[nu];
+                int64_t ne = indptr[nu + 1];
+                if (ne - ns <= degree_cap) {
+                    if (ne - ns > ROW_PREFETCH) {
+                        ne = ns + ROW_PREFETCH;
+                    }
+                    for (e = ns; e < ne; ++e) {
+                        PREFETCH_W(&node[indices[e]]);
+                    }
+                }
+            }
             if (deg == 0 || deg > degree_cap) {
                 continue; /* nothing to pass, or a hub that is reached but not expanded */
             }
             fan = (fan_exp == 0.0) ? 1.0 : pow((double)deg, -fan_exp);
-            au = (double)act[u];
+            au = (double)order_act[f];
             for (e = start; e < end; ++e) {
                 const int32_t v = indices[e];
                 const uint8_t r = relation[e];
+                engram_spread_node *x;
                 float w, p;
+                if (e + EDGE_PREFETCH < end) {
+                    PREFETCH_W(&node[indices[e + EDGE_PREFETCH]]);
+                }
                 if (v == u || r == ENGRAM_REL_CONTRADICTS) {
                     continue;
                 }
@@ -69,23 +152,26 @@ int64_t engram_spread_activation(
                 if (!(p > 0.0f)) {
                     continue; /* also skips NaN */
                 }
-                if (depth[v] < 0) {
-                    depth[v] = (int8_t)d;
-                    parent[v] = u;
-                    best[v] = p;
-                    act[v] = (sum_mode && p > cap) ? cap : p;
+                x = &node[v];
+                if (!visited(x, gen)) {
+                    x->tag = tag_d;
+                    x->pos = (int32_t)m;
+                    x->parent = u;
+                    x->best = p;
+                    order_act[m] = (sum_mode && p > cap) ? cap : p;
                     order[m++] = v;
-                } else if (depth[v] == d) {
+                } else if (x->tag == tag_d) {
+                    float *av = &order_act[x->pos];
                     if (sum_mode) {
-                        const float total = (float)(act[v] + p);
-                        act[v] = (total > cap) ? cap : total;
-                        if (p > best[v]) {
-                            best[v] = p;
-                            parent[v] = u;
+                        const float total = (float)(*av + p);
+                        *av = (total > cap) ? cap : total;
+                        if (p > x->best) {
+                            x->best = p;
+                            x->parent = u;
                         }
-                    } else if (p > act[v]) {
-                        act[v] = p;
-                        parent[v] = u;
+                    } else if (p > *av) {
+                        *av = p;
+                        x->parent = u;
                     }
                 }
                 /* nodes visited at an earlier level never change */
@@ -94,23 +180,111 @@ int64_t engram_spread_activation(
         lo = hi;
         hi = m;
     }
+    /* Levels never reached start (empty) at m. */
+    for (; d <= max_depth + 1; ++d) {
+        level_start[d] = m;
+    }
     return m;
 }
 
 void engram_spread_collect(
-    const int32_t *order, int64_t m,
-    const float *act, const int32_t *parent, int8_t *depth,
+    const int32_t *order, const float *order_act, int64_t m, const engram_spread_node *node,
     int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
 {
     int64_t i;
     for (i = 0; i < m; ++i) {
         const int32_t v = order[i];
+        const engram_spread_node *x = &node[v];
         out_nodes[i] = v;
-        out_act[i] = act[v];
-        out_parent[i] = parent[v];
-        out_depth[i] = depth[v];
-        depth[v] = -1;
+        out_act[i] = order_act[i];
+        out_parent[i] = x->parent;
+        out_depth[i] = (int8_t)depth_of(x);
     }
+}
+
+typedef engram_spread_cand cand;
+
+/* Nonzero if candidate x ranks above y: larger activation, then smaller id; NaN last. */
+static inline int cand_above(cand x, cand y)
+{
+    if (isnan(x.a)) {
+        return isnan(y.a) && x.v < y.v;
+    }
+    if (isnan(y.a)) {
+        return 1;
+    }
+    return x.a > y.a || (x.a == y.a && x.v < y.v);
+}
+
+/* Restore the heap below pos; the root is the lowest-ranked candidate kept. */
+static void cand_sift_down(cand *heap, int64_t size, int64_t pos)
+{
+    for (;;) {
+        int64_t child = 2 * pos + 1;
+        cand tmp;
+        if (child >= size) {
+            return;
+        }
+        if (child + 1 < size && cand_above(heap[child], heap[child + 1])) {
+            ++child;
+        }
+        if (!cand_above(heap[pos], heap[child])) {
+            return;
+        }
+        tmp = heap[pos];
+        heap[pos] = heap[child];
+        heap[child] = tmp;
+        pos = child;
+    }
+}
+
+int64_t engram_spread_select(
+    const int32_t *order, const float *order_act, int64_t lo, int64_t m,
+    const engram_spread_node *node, int64_t k, engram_spread_cand *heap,
+    int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
+{
+    cand *h = heap;
+    int64_t size = 0, i;
+    if (k <= 0 || lo >= m) {
+        return 0;
+    }
+    /* Fill with the first k candidates, then keep the k best: one comparison per node
+     * against the root, O(log k) more when it enters. Sequential reads only. */
+    for (i = lo; i < m && size < k; ++i) {
+        h[size].a = order_act[i];
+        h[size].v = order[i];
+        ++size;
+    }
+    for (i = size / 2 - 1; i >= 0; --i) {
+        cand_sift_down(h, size, i);
+    }
+    for (i = lo + size; i < m; ++i) {
+        cand c;
+        c.a = order_act[i];
+        if (c.a < h[0].a) {
+            continue; /* strictly below the k-th best: the common case, no NaN can pass here */
+        }
+        c.v = order[i];
+        if (cand_above(c, h[0])) {
+            h[0] = c;
+            cand_sift_down(h, size, 0);
+        }
+    }
+    /* Heap sort in place: the lowest-ranked kept candidate goes to the back each round. */
+    for (i = size - 1; i > 0; --i) {
+        const cand tmp = h[0];
+        h[0] = h[i];
+        h[i] = tmp;
+        cand_sift_down(h, i, 0);
+    }
+    for (i = 0; i < size; ++i) {
+        const engram_spread_node *x = &node[h[i].v];
+        out_nodes[i] = h[i].v;
+        out_act[i] = h[i].a;
+        out_parent[i] = x->parent;
+        out_depth[i] = (int8_t)depth_of(x);
+    }
+    return size;
 }
 
 int64_t engram_spread_activation_batch(
@@ -121,11 +295,12 @@ int64_t engram_spread_activation_batch(
     const float *rel_mult,
     int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
     int64_t combine, double sum_cap,
-    float *act, float *best, int32_t *parent, int8_t *depth, int32_t *order,
+    engram_spread_node *node, uint32_t *generation, int32_t *order, float *order_act,
     int64_t *out_indptr, int64_t capacity,
     int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
 {
     const int64_t nnz = indptr[n];
+    int64_t level_start[ENGRAM_MAX_DEPTH + 2];
     int64_t i;
     for (i = q_begin; i < n_queries; ++i) {
         const int64_t lo = seed_indptr[i];
@@ -140,12 +315,13 @@ int64_t engram_spread_activation_batch(
             return i; /* the caller grows the outputs and resumes here */
         }
         if (n_seeds > 0) {
-            m = engram_spread_activation(
+            const uint32_t gen = engram_spread_begin(node, n, generation);
+            m = engram_spread_visit(
                 indptr, indices, weight, relation, seeds + lo, seed_act + lo, n_seeds,
                 rel_mult, max_depth, decay, fan_exp, degree_cap, combine, sum_cap,
-                act, best, parent, depth, order);
+                node, gen, order, order_act, level_start);
             engram_spread_collect(
-                order, m, act, parent, depth,
+                order, order_act, m, node,
                 out_nodes + at, out_act + at, out_parent + at, out_depth + at);
         }
         out_indptr[i + 1] = at + m;

@@ -5,16 +5,26 @@ Same names, signatures and results as :mod:`engramdb.kernels.reference`. Each wr
 C-contiguous arrays of the documented dtypes (anything else raises ``ValueError`` from the
 buffer protocol; kernels do not otherwise validate), releases the GIL around the C call and
 returns NumPy arrays. Compiled ahead of time, so there is no JIT warm-up.
+
+The spreading-activation wrappers on the recall path (``spread_activation``, ``spread_topk``)
+take NumPy arrays rather than typed memoryviews: acquiring a memoryview costs a few hundred
+nanoseconds per argument, more than the whole top-k selection, so they check each array's
+type, dtype, byte order and contiguity with the NumPy C API instead (``ValueError`` otherwise).
 """
 import threading
 
 import numpy as np
 
+cimport numpy as cnp
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t
+from libc.stdlib cimport free, malloc
+
+cnp.import_array()
 
 __all__ = [
     "spread_activation",
     "spread_activation_batch",
+    "spread_topk",
     "spread_inflow",
     "rescore_salience",
     "admission_score",
@@ -26,17 +36,31 @@ __all__ = [
 
 
 cdef extern from "engram_kernels.h" nogil:
-    int64_t engram_spread_activation(
+    enum: ENGRAM_MAX_DEPTH
+    ctypedef struct engram_spread_node:
+        int32_t pos
+        float best
+        int32_t parent
+        uint32_t tag
+    ctypedef struct engram_spread_cand:
+        float a
+        int32_t v
+    uint32_t engram_spread_begin(engram_spread_node *node, int64_t n, uint32_t *generation)
+    int64_t engram_spread_visit(
         const int64_t *indptr, const int32_t *indices, const float *weight,
         const uint8_t *relation,
         const int32_t *seeds, const float *seed_act, int64_t n_seeds,
         const float *rel_mult,
         int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
         int64_t combine, double sum_cap,
-        float *act, float *best, int32_t *parent, int8_t *depth, int32_t *order)
+        engram_spread_node *node, uint32_t gen, int32_t *order, float *order_act,
+        int64_t *level_start)
     void engram_spread_collect(
-        const int32_t *order, int64_t m,
-        const float *act, const int32_t *parent, int8_t *depth,
+        const int32_t *order, const float *order_act, int64_t m, const engram_spread_node *node,
+        int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
+    int64_t engram_spread_select(
+        const int32_t *order, const float *order_act, int64_t lo, int64_t m,
+        const engram_spread_node *node, int64_t k, engram_spread_cand *heap,
         int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
     void engram_spread_inflow(
         const int64_t *indptr, const int32_t *indices, const float *weight,
@@ -53,7 +77,7 @@ cdef extern from "engram_kernels.h" nogil:
         const float *rel_mult,
         int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
         int64_t combine, double sum_cap,
-        float *act, float *best, int32_t *parent, int8_t *depth, int32_t *order,
+        engram_spread_node *node, uint32_t *generation, int32_t *order, float *order_act,
         int64_t *out_indptr, int64_t capacity,
         int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
     void engram_rescore_salience(
@@ -105,31 +129,71 @@ cdef extern from "engram_kernels.h" nogil:
 
 _local = threading.local()
 
+# Top-k heaps up to this size live on the C stack; larger ones are malloc'ed per call.
+cdef enum:
+    STACK_HEAP = 64
 
-def _scratch(Py_ssize_t n):
-    """Per-thread scratch arrays of length ``n`` (depth all -1), reused across calls."""
-    cached = getattr(_local, "scratch", None)
-    if cached is None or cached[0] != n:
-        cached = (
-            n,
-            np.empty(n, dtype=np.float32),  # act
-            np.empty(n, dtype=np.float32),  # best single pass
-            np.empty(n, dtype=np.int32),  # parent
-            np.full(n, -1, dtype=np.int8),  # depth, -1 = unvisited
-            np.empty(n, dtype=np.int32),  # visit order
-        )
-        _local.scratch = cached
-    return cached[1:]
+
+cdef class _SpreadScratch:
+    """One thread's traversal state for a graph of n nodes: the packed node slots (zeroed
+    once, then reused through the generation counter, never cleared), the visit order and
+    the activations parallel to it."""
+    cdef Py_ssize_t n
+    cdef object node_a
+    cdef object order_a
+    cdef object order_act_a
+    cdef engram_spread_node *node
+    cdef int32_t *order
+    cdef float *order_act
+    cdef uint32_t generation
+    cdef int64_t level_start[ENGRAM_MAX_DEPTH + 2]
+
+    def __cinit__(self, Py_ssize_t n):
+        self.n = n
+        self.node_a = np.zeros(n * sizeof(engram_spread_node), dtype=np.uint8)
+        self.order_a = np.empty(n, dtype=np.int32)
+        self.order_act_a = np.empty(n, dtype=np.float32)
+        self.node = <engram_spread_node *>cnp.PyArray_DATA(self.node_a)
+        self.order = <int32_t *>cnp.PyArray_DATA(self.order_a)
+        self.order_act = <float *>cnp.PyArray_DATA(self.order_act_a)
+        self.generation = 0
+
+
+cdef _SpreadScratch _scratch(Py_ssize_t n):
+    """Per-thread scratch for n nodes, reused across calls (a new one when n changes)."""
+    cdef _SpreadScratch cached = getattr(_local, "spread", None)
+    if cached is None or cached.n != n:
+        cached = _SpreadScratch(n)
+        _local.spread = cached
+    return cached
+
+
+cdef inline char *_data(object a, int typenum, str name) except? NULL:
+    """Data pointer of a 1-d, C-contiguous, native-order ndarray of ``typenum``; else ValueError."""
+    cdef cnp.ndarray arr
+    if not cnp.PyArray_Check(a):
+        raise ValueError(f"{name}: expected a NumPy array of {cnp.PyArray_DescrFromType(typenum)}, got {type(a).__name__}")
+    arr = <cnp.ndarray>a
+    if (cnp.PyArray_NDIM(arr) != 1 or not cnp.PyArray_EquivTypenums(cnp.PyArray_TYPE(arr), typenum)
+            or not cnp.PyArray_ISNOTSWAPPED(arr) or not cnp.PyArray_IS_C_CONTIGUOUS(arr)):
+        raise ValueError(f"{name}: expected a 1-d C-contiguous array of {cnp.PyArray_DescrFromType(typenum)}, "
+                         f"got shape {a.shape} {a.dtype} (contiguous: {a.flags.c_contiguous})")
+    return <char *>cnp.PyArray_DATA(arr)
+
+
+cdef inline cnp.ndarray _empty(Py_ssize_t m, int typenum):
+    cdef cnp.npy_intp dims = m
+    return cnp.PyArray_EMPTY(1, &dims, typenum, 0)
 
 
 def spread_activation(
-    const int64_t[::1] indptr,
-    const int32_t[::1] indices,
-    const float[::1] weight,
-    const uint8_t[::1] relation,
-    const int32_t[::1] seeds,
-    const float[::1] seed_act,
-    const float[::1] rel_mult,
+    indptr,
+    indices,
+    weight,
+    relation,
+    seeds,
+    seed_act,
+    rel_mult,
     int64_t max_depth,
     double decay,
     double fan_exp,
@@ -139,50 +203,125 @@ def spread_activation(
 ):
     """Spreading activation (C, GIL released): the contract of :func:`reference.spread_activation`.
 
-    Scratch arrays of length n are cached per thread and only the touched entries are reset.
+    Node state is one packed 16-byte slot per node, cached per thread and never cleared (a
+    generation counter marks the visited); activations sit in an array parallel to the visit
+    order; the traversal prefetches the frontier's rows and the slots they reach.
+    Arrays must be NumPy arrays of the documented dtypes, 1-d and C-contiguous.
     """
-    cdef Py_ssize_t n = indptr.shape[0] - 1
-    cdef int64_t n_seeds = seeds.shape[0]
-    cdef int64_t m
+    cdef const int64_t *p_indptr = <const int64_t *>_data(indptr, cnp.NPY_INT64, "indptr")
+    cdef const int32_t *p_indices = <const int32_t *>_data(indices, cnp.NPY_INT32, "indices")
+    cdef const float *p_weight = <const float *>_data(weight, cnp.NPY_FLOAT32, "weight")
+    cdef const uint8_t *p_relation = <const uint8_t *>_data(relation, cnp.NPY_UINT8, "relation")
+    cdef const int32_t *p_seeds = <const int32_t *>_data(seeds, cnp.NPY_INT32, "seeds")
+    cdef const float *p_seed_act = <const float *>_data(seed_act, cnp.NPY_FLOAT32, "seed_act")
+    cdef const float *p_rel_mult = <const float *>_data(rel_mult, cnp.NPY_FLOAT32, "rel_mult")
+    cdef Py_ssize_t n = cnp.PyArray_DIM(<cnp.ndarray>indptr, 0) - 1
+    cdef int64_t n_seeds = cnp.PyArray_DIM(<cnp.ndarray>seeds, 0)
+    cdef int64_t m = 0
+    cdef uint32_t gen
     if n <= 0 or n_seeds == 0:
-        return (
-            np.empty(0, dtype=np.int32),
-            np.empty(0, dtype=np.float32),
-            np.empty(0, dtype=np.int32),
-            np.empty(0, dtype=np.int8),
-        )
-    act_a, best_a, parent_a, depth_a, order_a = _scratch(n)
-    cdef float[::1] act = act_a
-    cdef float[::1] best = best_a
-    cdef int32_t[::1] parent = parent_a
-    cdef int8_t[::1] depth = depth_a
-    cdef int32_t[::1] order = order_a
-    # Empty edge arrays: pass NULL, never read since every row is empty.
-    cdef const int32_t *p_indices = &indices[0] if indices.shape[0] > 0 else NULL
-    cdef const float *p_weight = &weight[0] if weight.shape[0] > 0 else NULL
-    cdef const uint8_t *p_relation = &relation[0] if relation.shape[0] > 0 else NULL
-    cdef const float *p_rel_mult = &rel_mult[0] if rel_mult.shape[0] > 0 else NULL
+        return (_empty(0, cnp.NPY_INT32), _empty(0, cnp.NPY_FLOAT32),
+                _empty(0, cnp.NPY_INT32), _empty(0, cnp.NPY_INT8))
+    cdef _SpreadScratch sc = _scratch(n)
     with nogil:
-        m = engram_spread_activation(
-            &indptr[0], p_indices, p_weight, p_relation,
-            &seeds[0], &seed_act[0], n_seeds, p_rel_mult,
+        gen = engram_spread_begin(sc.node, n, &sc.generation)
+        m = engram_spread_visit(
+            p_indptr, p_indices, p_weight, p_relation, p_seeds, p_seed_act, n_seeds, p_rel_mult,
             max_depth, decay, fan_exp, degree_cap, combine, sum_cap,
-            &act[0], &best[0], &parent[0], &depth[0], &order[0],
+            sc.node, gen, sc.order, sc.order_act, sc.level_start,
         )
-    nodes_a = np.empty(m, dtype=np.int32)
-    out_act_a = np.empty(m, dtype=np.float32)
-    out_parent_a = np.empty(m, dtype=np.int32)
-    out_depth_a = np.empty(m, dtype=np.int8)
-    cdef int32_t[::1] nodes = nodes_a
-    cdef float[::1] out_act = out_act_a
-    cdef int32_t[::1] out_parent = out_parent_a
-    cdef int8_t[::1] out_depth = out_depth_a
+    nodes_a = _empty(m, cnp.NPY_INT32)
+    act_a = _empty(m, cnp.NPY_FLOAT32)
+    parent_a = _empty(m, cnp.NPY_INT32)
+    depth_a = _empty(m, cnp.NPY_INT8)
     with nogil:
         engram_spread_collect(
-            &order[0], m, &act[0], &parent[0], &depth[0],
-            &nodes[0], &out_act[0], &out_parent[0], &out_depth[0],
+            sc.order, sc.order_act, m, sc.node,
+            <int32_t *>cnp.PyArray_DATA(nodes_a), <float *>cnp.PyArray_DATA(act_a),
+            <int32_t *>cnp.PyArray_DATA(parent_a), <int8_t *>cnp.PyArray_DATA(depth_a),
         )
-    return nodes_a, out_act_a, out_parent_a, out_depth_a
+    return nodes_a, act_a, parent_a, depth_a
+
+
+def spread_topk(
+    indptr,
+    indices,
+    weight,
+    relation,
+    seeds,
+    seed_act,
+    rel_mult,
+    int64_t max_depth,
+    double decay,
+    double fan_exp,
+    int64_t degree_cap,
+    int64_t combine,
+    double sum_cap,
+    int64_t min_depth,
+    int64_t k,
+):
+    """Spreading activation fused with its top-k (C, GIL released): the contract of
+    :func:`reference.spread_topk`.
+
+    The selection is a k-heap over the touched nodes only, a sequential scan of the visit
+    order and its activations from the first level >= min_depth; nothing of size m is
+    allocated or copied. Same scratch and argument
+    checks as :func:`spread_activation`.
+    """
+    cdef const int64_t *p_indptr = <const int64_t *>_data(indptr, cnp.NPY_INT64, "indptr")
+    cdef const int32_t *p_indices = <const int32_t *>_data(indices, cnp.NPY_INT32, "indices")
+    cdef const float *p_weight = <const float *>_data(weight, cnp.NPY_FLOAT32, "weight")
+    cdef const uint8_t *p_relation = <const uint8_t *>_data(relation, cnp.NPY_UINT8, "relation")
+    cdef const int32_t *p_seeds = <const int32_t *>_data(seeds, cnp.NPY_INT32, "seeds")
+    cdef const float *p_seed_act = <const float *>_data(seed_act, cnp.NPY_FLOAT32, "seed_act")
+    cdef const float *p_rel_mult = <const float *>_data(rel_mult, cnp.NPY_FLOAT32, "rel_mult")
+    cdef Py_ssize_t n = cnp.PyArray_DIM(<cnp.ndarray>indptr, 0) - 1
+    cdef int64_t n_seeds = cnp.PyArray_DIM(<cnp.ndarray>seeds, 0)
+    cdef int64_t m = 0, got = 0, lo, top
+    cdef uint32_t gen
+    cdef engram_spread_cand stack_heap[STACK_HEAP]
+    cdef engram_spread_cand *heap = stack_heap
+    if k < 0:
+        k = 0
+    if n <= 0 or n_seeds == 0 or k == 0:
+        return (_empty(0, cnp.NPY_INT32), _empty(0, cnp.NPY_FLOAT32),
+                _empty(0, cnp.NPY_INT32), _empty(0, cnp.NPY_INT8))
+    if k > n:
+        k = n
+    cdef _SpreadScratch sc = _scratch(n)
+    cdef cnp.ndarray nodes_a = _empty(k, cnp.NPY_INT32)
+    cdef cnp.ndarray act_a = _empty(k, cnp.NPY_FLOAT32)
+    cdef cnp.ndarray parent_a = _empty(k, cnp.NPY_INT32)
+    cdef cnp.ndarray depth_a = _empty(k, cnp.NPY_INT8)
+    if k > STACK_HEAP:
+        heap = <engram_spread_cand *>malloc(k * sizeof(engram_spread_cand))
+        if heap == NULL:
+            raise MemoryError()
+    with nogil:
+        gen = engram_spread_begin(sc.node, n, &sc.generation)
+        m = engram_spread_visit(
+            p_indptr, p_indices, p_weight, p_relation, p_seeds, p_seed_act, n_seeds, p_rel_mult,
+            max_depth, decay, fan_exp, degree_cap, combine, sum_cap,
+            sc.node, gen, sc.order, sc.order_act, sc.level_start,
+        )
+        # Levels are contiguous in the visit order: skip those shallower than min_depth.
+        top = max_depth if max_depth < ENGRAM_MAX_DEPTH else ENGRAM_MAX_DEPTH
+        if min_depth <= 0:
+            lo = 0
+        elif min_depth > top:
+            lo = m
+        else:
+            lo = sc.level_start[min_depth]
+        got = engram_spread_select(
+            sc.order, sc.order_act, lo, m, sc.node, k, heap,
+            <int32_t *>cnp.PyArray_DATA(nodes_a), <float *>cnp.PyArray_DATA(act_a),
+            <int32_t *>cnp.PyArray_DATA(parent_a), <int8_t *>cnp.PyArray_DATA(depth_a),
+        )
+    if heap != stack_heap:
+        free(heap)
+    if got < k:
+        return nodes_a[:got], act_a[:got], parent_a[:got], depth_a[:got]
+    return nodes_a, act_a, parent_a, depth_a
 
 
 def _grown(a, Py_ssize_t used, Py_ssize_t capacity):
@@ -211,7 +350,7 @@ def spread_activation_batch(
     """Batched spreading activation (C, GIL released): the contract of :func:`reference.spread_activation_batch`.
 
     One C loop over the queries reuses the per-thread scratch of :func:`spread_activation`
-    (single-threaded). The outputs start at a size guess and double when a query's worst case
+    (single-threaded; each query bumps the generation). The outputs start at a size guess and double when a query's worst case
     may not fit; the C loop then returns and resumes, so C never allocates.
     """
     cdef Py_ssize_t n = indptr.shape[0] - 1
@@ -231,12 +370,7 @@ def spread_activation_batch(
             np.empty(0, dtype=np.int8),
         )
     cdef int64_t[::1] out_indptr = out_indptr_a
-    act_a, best_a, parent_a, depth_a, order_a = _scratch(n)
-    cdef float[::1] act = act_a
-    cdef float[::1] best = best_a
-    cdef int32_t[::1] parent = parent_a
-    cdef int8_t[::1] depth = depth_a
-    cdef int32_t[::1] order = order_a
+    cdef _SpreadScratch sc = _scratch(n)
     cdef const int32_t *p_indices = &indices[0] if nnz > 0 else NULL
     cdef const float *p_weight = &weight[0] if weight.shape[0] > 0 else NULL
     cdef const uint8_t *p_relation = &relation[0] if relation.shape[0] > 0 else NULL
@@ -262,7 +396,7 @@ def spread_activation_batch(
                 &indptr[0], n, p_indices, p_weight, p_relation,
                 &seed_indptr[0], done, q, &seeds[0], &seed_act[0], p_rel_mult,
                 max_depth, decay, fan_exp, degree_cap, combine, sum_cap,
-                &act[0], &best[0], &parent[0], &depth[0], &order[0],
+                sc.node, &sc.generation, sc.order, sc.order_act,
                 &out_indptr[0], cap,
                 &nodes[0], &out_act[0], &out_parent[0], &out_depth[0],
             )

@@ -23,6 +23,7 @@ ensure_numba_cache(__file__)   # a read-only install must not fail at decoration
 __all__ = [
     "spread_activation",
     "spread_activation_batch",
+    "spread_topk",
     "spread_inflow",
     "rescore_salience",
     "admission_score",
@@ -240,6 +241,134 @@ def spread_activation(
             parent,
             depth,
             order,
+        )
+    except BaseException:
+        _local.scratch = None  # scratch may be dirty; rebuild on the next call
+        raise
+
+
+@njit(cache=True, nogil=True)
+def _cand_above(a, v, b, w):
+    """True if candidate (activation a, node v) ranks above (b, w): larger, then smaller id; NaN last."""
+    if np.isnan(a):
+        return np.isnan(b) and v < w
+    if np.isnan(b):
+        return True
+    return a > b or (a == b and v < w)
+
+
+@njit(cache=True, nogil=True)
+def _cand_sift_down(ha, hv, size, pos):
+    """Restore the candidate heap (root = lowest-ranked kept) below ``pos``."""
+    while True:
+        child = 2 * pos + 1
+        if child >= size:
+            return
+        if child + 1 < size and _cand_above(ha[child], hv[child], ha[child + 1], hv[child + 1]):
+            child += 1
+        if _cand_above(ha[pos], hv[pos], ha[child], hv[child]):
+            ha[pos], ha[child] = ha[child], ha[pos]
+            hv[pos], hv[child] = hv[child], hv[pos]
+            pos = child
+        else:
+            return
+
+
+@njit(cache=True, nogil=True)
+def _spread_topk_core(
+    indptr,
+    indices,
+    weight,
+    relation,
+    seeds,
+    seed_act,
+    rel_mult,
+    max_depth,
+    decay,
+    fan_exp,
+    degree_cap,
+    combine,
+    sum_cap,
+    min_depth,
+    k,
+    act,
+    best,
+    parent,
+    depth,
+    order,
+):
+    """Spread, keep the k best touched nodes with depth >= min_depth in a heap, reset scratch."""
+    m = _spread_visit(
+        indptr, indices, weight, relation, seeds, seed_act, rel_mult, max_depth, decay,
+        fan_exp, degree_cap, combine, sum_cap, act, best, parent, depth, order,
+    )
+    if k < 0:
+        k = 0
+    ha = np.empty(k, dtype=np.float32)
+    hv = np.empty(k, dtype=np.int32)
+    size = 0
+    for i in range(m if k > 0 else 0):
+        v = order[i]
+        if depth[v] < min_depth:
+            continue
+        if size < k:
+            ha[size] = act[v]
+            hv[size] = v
+            size += 1
+            if size == k:
+                for pos in range(k // 2 - 1, -1, -1):
+                    _cand_sift_down(ha, hv, k, pos)
+        elif _cand_above(act[v], v, ha[0], hv[0]):
+            ha[0] = act[v]
+            hv[0] = v
+            _cand_sift_down(ha, hv, k, 0)
+    if size < k:
+        for pos in range(size // 2 - 1, -1, -1):
+            _cand_sift_down(ha, hv, size, pos)
+    for end in range(size - 1, 0, -1):
+        ha[0], ha[end] = ha[end], ha[0]
+        hv[0], hv[end] = hv[end], hv[0]
+        _cand_sift_down(ha, hv, end, 0)
+    out_parent = np.empty(size, dtype=np.int32)
+    out_depth = np.empty(size, dtype=np.int8)
+    for i in range(size):
+        out_parent[i] = parent[hv[i]]
+        out_depth[i] = depth[hv[i]]
+    for i in range(m):
+        depth[order[i]] = -1
+    return hv[:size].copy(), ha[:size].copy(), out_parent, out_depth
+
+
+def spread_topk(
+    indptr,
+    indices,
+    weight,
+    relation,
+    seeds,
+    seed_act,
+    rel_mult,
+    max_depth,
+    decay,
+    fan_exp,
+    degree_cap,
+    combine,
+    sum_cap,
+    min_depth,
+    k,
+):
+    """Spreading activation fused with its top-k (Numba): the contract of :func:`reference.spread_topk`.
+
+    The k-heap runs over the touched nodes in the same compiled call, on the per-thread
+    scratch of :func:`spread_activation`.
+    """
+    n = indptr.shape[0] - 1
+    act, best, parent, depth, order = _scratch(n)
+    try:
+        return _spread_topk_core(
+            indptr, indices, weight, relation, seeds, seed_act, rel_mult,
+            np.int64(max_depth), np.float64(decay), np.float64(fan_exp), np.int64(degree_cap),
+            np.int64(combine), np.float64(sum_cap), np.int64(min_depth), np.int64(k),
+            act, best, parent, depth, order,
         )
     except BaseException:
         _local.scratch = None  # scratch may be dirty; rebuild on the next call

@@ -41,6 +41,7 @@ __all__ = [
     "ADMISSION_FACTORS",
     "spread_activation",
     "spread_activation_batch",
+    "spread_topk",
     "spread_inflow",
     "rescore_salience",
     "admission_score",
@@ -349,6 +350,78 @@ def spread_activation_batch(
         else np.empty(0, dtype=dt)
         for j, dt in enumerate(dtypes)
     )
+
+
+def spread_topk(
+    indptr,
+    indices,
+    weight,
+    relation,
+    seeds,
+    seed_act,
+    rel_mult,
+    max_depth,
+    decay,
+    fan_exp,
+    degree_cap,
+    combine,
+    sum_cap,
+    min_depth,
+    k,
+):
+    """Spreading activation followed by the ``k`` most activated nodes: the fused recall step.
+
+    Runs :func:`spread_activation` with the same arguments, keeps the touched nodes with
+    ``depth >= min_depth`` (``min_depth=1`` drops the seeds) and returns the ``k`` of largest
+    activation, best first, ties broken by the smaller node id and NaN ranked last (the rule
+    of :func:`topk`, applied to node ids). The native backends select with a k-heap over the
+    touched nodes only, inside the traversal's call, instead of copying them all out.
+
+    Parameters
+    ----------
+    indptr, indices, weight, relation, seeds, seed_act, rel_mult, max_depth, decay, fan_exp,
+    degree_cap, combine, sum_cap
+        As for :func:`spread_activation` (CSR int64/int32/float32/uint8, seeds int32,
+        seed_act and rel_mult float32).
+    min_depth : int
+        Smallest hop count a returned node may have, >= 0; 0 lets seeds compete, 1 ranks only
+        what spreading reached.
+    k : int
+        How many nodes to return; ``k <= 0`` gives empty arrays.
+
+    Returns
+    -------
+    nodes : ndarray of int32, shape (min(max(k, 0), m'),)
+        The selected nodes, best first (``m'`` = touched nodes with ``depth >= min_depth``).
+    act : ndarray of float32, shape (same,)
+        Their activation.
+    parent : ndarray of int32, shape (same,)
+        The node that passed the (largest) activation; -1 for seeds.
+    depth : ndarray of int8, shape (same,)
+        Hops from the nearest seed.
+
+    Raises
+    ------
+    None
+        Kernels do not validate; out-of-range input is undefined behaviour.
+
+    References
+    ----------
+    As :func:`spread_activation`; docs/design.md "Recall", steps 4 and 5.
+    """
+    nodes, act, parent, depth = spread_activation(
+        indptr, indices, weight, relation, seeds, seed_act, rel_mult,
+        max_depth, decay, fan_exp, degree_cap, combine, sum_cap)
+    keep = depth >= int(min_depth)
+    nodes, act, parent, depth = nodes[keep], act[keep], parent[keep], depth[keep]
+    values = act.tolist()
+    ids = nodes.tolist()
+    ranked = sorted(
+        range(len(values)),
+        key=lambda i: (math.isnan(values[i]), -values[i] if not math.isnan(values[i]) else 0.0, ids[i]),
+    )
+    take = np.array(ranked[: max(0, min(int(k), len(values)))], dtype=np.int64)
+    return nodes[take], act[take], parent[take], depth[take]
 
 
 def spread_inflow(

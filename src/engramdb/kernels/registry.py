@@ -41,6 +41,7 @@ BACKENDS = ("c", "numba", "reference")  # auto order
 KERNEL_NAMES = (
     "spread_activation",
     "spread_activation_batch",
+    "spread_topk",
     "spread_inflow",
     "rescore_salience",
     "admission_score",
