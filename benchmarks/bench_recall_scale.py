@@ -111,11 +111,13 @@ def questions(limit: int, seed: int = 11) -> list[str]:
     return [qs[i] for i in rng.permutation(len(qs))[:limit]]
 
 
-def build(path: str, n: int) -> float:
-    """Write a store of ``n`` memories at ``path``; returns memories per second."""
+def build(path: str, n: int, ef_construction: int = 200) -> float:
+    """Write a store of ``n`` memories at ``path`` (hnswlib built at ``ef_construction``);
+    returns memories per second."""
     items = corpus(n)
     t0 = time.perf_counter()
-    with engramdb.open(path, embedder="hashing") as db:
+    config = engramdb.EngramConfig(index=engramdb.IndexConfig(ef_construction=ef_construction))
+    with engramdb.open(path, embedder="hashing", config=config) as db:
         for i in range(0, n, 10_000):
             db.add_batch(items[i:i + 10_000], namespace=NS)
             print(f"  built {min(i + 10_000, n):,} / {n:,}", file=sys.stderr, flush=True)
@@ -223,6 +225,8 @@ def main() -> None:
     ap.add_argument("--cold-runs", type=int, default=5)
     ap.add_argument("--threads", action=argparse.BooleanOptionalAction, default=True)
     ap.add_argument("--cache", help="keep generated stores in this folder between runs")
+    ap.add_argument("--ef-construction", type=int, default=200,
+                    help="hnswlib efConstruction when a store is built (a lower one builds 1M faster)")
     ap.add_argument("--out", default=str(RESULTS / "recall_scale.json"))
     args = ap.parse_args()
     load = os.getloadavg()
@@ -234,10 +238,11 @@ def main() -> None:
             built = None
             if not os.path.exists(path):
                 print(f"building {n:,} memories ...", file=sys.stderr)
-                built = build(path, n)
+                built = build(path, n, args.ef_construction)
             row = measure(path, n, args)
             if built is not None:
                 row["build_memories_per_s"] = built
+                row["ef_construction"] = args.ef_construction
             rows.append(row)
             print(json.dumps(row, indent=1))
     finally:

@@ -184,19 +184,30 @@ def path_of(nid: int, parent: np.ndarray, pos: np.ndarray, csr: CSRGraph, rel_mu
             ext_ids: list) -> list[PathStep]:
     """Seed -> ... -> ``nid`` from the kernel's parent links (``pos`` maps a node to its row of
     the kernel output); each step names the strongest edge that joins its two memories (the
-    one the activation most likely crossed)."""
+    one the activation most likely crossed; among equally strong ones, one that points from the
+    previous step, then the smaller relation code). Each edge sits in both rows of the CSR, so
+    the shorter of the two rows is scanned: a hub's row can hold thousands of edges."""
     chain = [nid]
     while (p := int(parent[pos[chain[-1]]])) >= 0 and len(chain) <= 127:
         chain.append(p)
     chain.reverse()
     steps = [PathStep(ext_ids[chain[0]])]
+    indptr, indices = csr.indptr, csr.indices
     for u, v in zip(chain, chain[1:]):
-        lo = int(csr.indptr[u])
-        best_j, best = -1, -1.0
-        for j in (lo + np.flatnonzero(csr.indices[lo:int(csr.indptr[u + 1])] == v)).tolist():
-            strength = float(csr.weight[j]) * float(rel_mult[csr.relation[j]])
-            if strength > best:
-                best_j, best = j, strength
-        rel = RELATION_BY_CODE[int(csr.relation[best_j])] if best_j >= 0 else None
-        steps.append(PathStep(ext_ids[v], rel, bool(csr.forward[best_j]) if best_j >= 0 else True))
+        # scan the shorter row; an entry in v's row points the other way round
+        lo, hi = int(indptr[u]), int(indptr[u + 1])
+        vlo, vhi = int(indptr[v]), int(indptr[v + 1])
+        flip = vhi - vlo < hi - lo
+        if flip:
+            lo, hi, other = vlo, vhi, u
+        else:
+            other = v
+        best_key, rel, forward = None, None, True
+        for j in (lo + np.flatnonzero(indices[lo:hi] == other)).tolist():
+            r = int(csr.relation[j])
+            fwd = bool(csr.forward[j]) != flip
+            key = (float(csr.weight[j]) * float(rel_mult[r]), fwd, -r)
+            if best_key is None or key > best_key:
+                best_key, rel, forward = key, RELATION_BY_CODE[r], fwd
+        steps.append(PathStep(ext_ids[v], rel, forward))
     return steps
