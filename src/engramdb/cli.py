@@ -414,6 +414,23 @@ def rescore(store, namespace, now, materialize, as_json):
         _print_summary(summary)
 
 
+@main.command()
+@store_option
+@click.option("--namespace", "-n", default=None, help="Only this namespace (default: all).")
+@click.option("--now", default=None, help="Consolidate as of this time (Unix seconds or ISO-8601; default: now).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def consolidate(store, namespace, now, as_json):
+    """Sleep: merge near-duplicates, summarise old sessions, promote facts restated across sessions."""
+    with _open(store) as eng:
+        summary = eng.consolidate(namespace, now=now, progress=not as_json)
+    if as_json:
+        _echo_json(summary)
+    else:
+        click.echo(f"consolidated {summary['namespaces']} namespace(s): merged {summary['merged']}, "
+                   f"summaries {summary['summaries']}, facts {summary['facts']}, edges {summary['edges']} "
+                   f"({summary['seconds'] * 1e3:.0f} ms)")
+
+
 @main.command("export")
 @store_option
 @click.option("--format", "fmt", type=click.Choice(["parquet", "arrow"]), default="parquet", show_default=True)

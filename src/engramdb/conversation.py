@@ -89,7 +89,7 @@ def _content(raw: Any, where: str) -> str:
     return raw
 
 
-def split_blocks(text: str, *, min_chars: int = 80) -> list[str]:
+def split_blocks(text: str, *, min_chars: int = 40) -> list[str]:
     """Split a long message into blocks that each hold one thing: fenced code blocks, list items,
     paragraphs.
 

@@ -1151,6 +1151,67 @@ class Engram:
         return rescore(self._state, time_or_now(now), namespace=namespace, progress=progress,
                        materialize=materialize)
 
+    def consolidate(self, namespace: str | None = None, *, now: Any = None,
+                    summarizer: Callable[[list[str]], str] | None = None, progress: bool = False,
+                    config: Any = None) -> dict[str, Any]:
+        """Consolidation ("sleep"): merge near-duplicates, summarise old sessions, promote
+        facts restated across sessions (:mod:`engramdb.dynamics.consolidate`).
+
+        Near-duplicate facts and procedures (cosine >= ``duplicate_cosine``) are superseded by
+        their best-worded member; each session older than ``summary_age_s`` gets an extractive
+        summary (MMR over its sentences) ``sum:<session id>`` linked ``extracted_from`` to its
+        turns; turns restating one thing in several sessions are promoted to a semantic memory
+        ``fact:<digest>`` with ``evidence_for`` edges from them (semantic half-life). Recall
+        reaches the turns through these nodes. One write per namespace; each action in
+        :meth:`dynamics_log`. Idempotent: a second pass at the same ``now`` changes nothing.
+
+        Parameters
+        ----------
+        namespace : str, optional
+            One namespace; every namespace when omitted.
+        now : float, datetime or ISO-8601, optional
+            Unix seconds deciding which sessions are old; the wall clock when omitted.
+        summarizer : callable list of str -> str, optional
+            Replaces the extractive summary: gets a session's turn texts in order, returns
+            the summary text (e.g. a language model's); an empty answer skips the session.
+        progress : bool
+            Show a rich progress bar over namespaces.
+        config : ConsolidationConfig, optional
+            Thresholds; the defaults of :class:`engramdb.config.ConsolidationConfig` when omitted.
+
+        Returns
+        -------
+        dict
+            ``merged``, ``summaries``, ``facts``, ``edges`` (added), ``namespaces``, ``now``,
+            ``seconds``.
+
+        Raises
+        ------
+        NamespaceError, InvalidInputError, NonFiniteError, ConfigError
+            Bad namespace, ``now``, summarizer or config.
+
+        References
+        ----------
+        Carbonell & Goldstein (1998), SIGIR (MMR); DESIGN.md "Memory dynamics" (consolidation).
+        """
+        from .config import ConsolidationConfig
+        from .dynamics.consolidate import consolidate
+
+        self._check_open(write=True)
+        if config is None:
+            config = ConsolidationConfig()
+        elif not isinstance(config, ConsolidationConfig):
+            raise ConfigError(f"config must be a ConsolidationConfig, got {type(config).__name__}")
+        if summarizer is not None and not callable(summarizer):
+            raise InvalidInputError(f"summarizer must be callable (texts -> str), got {type(summarizer).__name__}")
+        if namespace is not None:
+            namespace = check_namespace(namespace)
+            if self._state.space(namespace) is None:
+                raise self._state.unknown_namespace(namespace)
+        names = [namespace] if namespace is not None else self._state.names()
+        return consolidate(self._state, time_or_now(now), namespaces=names, embed=self._embed_progress(False),
+                           config=config, summarizer=summarizer, progress=progress)
+
     def dynamics_log(self, *, namespace: str | None = None, action: str | None = None,
                      limit: int | None = None) -> list[dict[str, Any]]:
         """Entries of the dynamics log (archive, prune, promote, admission decisions), oldest first.
@@ -1171,11 +1232,12 @@ class Engram:
         InvalidInputError
             Unknown action or a negative limit.
         """
+        from .dynamics.consolidate import ACTIONS as CONSOLIDATION
         from .dynamics.forgetting import ACTIONS, read_log
         from .write import DROP_NAMESPACE
 
         self._check_open()
-        actions = (*ACTIONS, DROP_NAMESPACE)
+        actions = (*ACTIONS, *CONSOLIDATION, DROP_NAMESPACE)
         if action is not None and action not in actions:
             raise InvalidInputError(f"action: expected one of {actions}, got {action!r}")
         if limit is not None:
