@@ -748,7 +748,7 @@ class ConsolidationConfig:
     duplicate_cosine: float = 0.95
     summary_age_s: float = 6 * 3600.0
     summary_sentences: int = 5
-    sentences_per_summary_line: int = 6
+    sentences_per_summary_line: int = 4
     mmr_lambda: float = 0.7
     summary_min_words: int = 4
     fact_cosine: float = 0.55

@@ -147,7 +147,9 @@ def _prose_blocks(text: str) -> list[str]:
 
 
 def _fmt_date(t: float) -> str:
-    return datetime.fromtimestamp(t, tz=timezone.utc).strftime("%-d %B %Y, %H:%M UTC")
+    # the day only: "..., 14 November 2023, 22:13" in two session texts reads to the fact-change
+    # checker (engramdb.facts.conflict) as a changed number, and the later session would supersede
+    return datetime.fromtimestamp(t, tz=timezone.utc).strftime("%-d %B %Y")
 
 
 def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | None = None,
@@ -204,6 +206,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     rows = []
     prev_t: float | None = None
     label = None if session is None else str(session)
+    auto_label = None
     for i, m in enumerate(msgs):
         where = f"message {i}"
         if not isinstance(m, Mapping):
@@ -235,6 +238,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             label = str(sess)
         elif label is None:
             label = f"chat-{int(t)}"
+            auto_label = label
         rows.append((role.strip(), (name or "").strip() or None, content, t, label, m.get("id")))
 
     by_session: dict[str, list[int]] = {}
@@ -261,7 +265,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         seen.add(sid)
         speakers = list(dict.fromkeys(rows[i][1] or rows[i][0] for i in members))
         t0 = min(rows[i][3] for i in members)
-        text = titles.get(lab) or (f"Session {lab} of {' and '.join(speakers)}, {_fmt_date(t0)}")
+        name = "" if lab == auto_label else f" {lab}"   # a generated label is a number: left out
+        text = titles.get(lab) or f"Session{name} of {' and '.join(speakers)}, {_fmt_date(t0)}"
         plan.items.append({"id": sid, "kind": MemoryKind.EPISODIC, "created_at": t0, "text": text,
                            "source": sid, "tags": ["session"]})
         plan.sessions.append(sid)
