@@ -743,6 +743,12 @@ class ConsolidationConfig:
         A restated fact is promoted when its turns span at least this many sessions.
     fact_neighbours : int
         k of the k-NN search for restatements of each turn.
+    merge, summaries, facts : bool
+        Run that step (all on by default).
+    summary_links : str
+        "all": a summary links ``extracted_from`` to every turn of its session; "picked": to the
+        turns its sentences come from (and to the session node, which its turns are
+        ``discussed_in``), so it spreads to the session's gist rather than its small talk.
     """
 
     duplicate_cosine: float = 0.95
@@ -755,6 +761,10 @@ class ConsolidationConfig:
     fact_shared_words: int = 3
     fact_min_sessions: int = 2
     fact_neighbours: int = 8
+    merge: bool = True
+    summaries: bool = True
+    facts: bool = True
+    summary_links: str = "all"
 
     BOUNDS: ClassVar = {
         "duplicate_cosine": Interval(0.0, 1.0, "right"), "summary_age_s": Interval(0.0, None),
@@ -762,6 +772,8 @@ class ConsolidationConfig:
         "mmr_lambda": Interval(0.0, 1.0), "fact_cosine": Interval(0.0, 1.0, "right"),
         "fact_min_sessions": Interval(2, 1000), "fact_neighbours": Interval(1, 1000),
         "summary_min_words": Interval(0, 1000), "fact_shared_words": Interval(0, 1000),
+        "merge": Choice((True, False)), "summaries": Choice((True, False)), "facts": Choice((True, False)),
+        "summary_links": Choice(("all", "picked")),
     }
 
     def __post_init__(self) -> None:

@@ -249,7 +249,7 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
     # 1. merge near-duplicate non-episodic memories
     cand = np.array([nid for nid, tags in tagged.items()
                      if c.kind[nid] != _EPISODIC and not (tags & {"session", "entity", "summary"})], np.int64)
-    if len(cand) > 1:
+    if cfg.merge and len(cand) > 1:
         vecs = state.vectors(cand)
         uf = _UnionFind(len(cand))
         for i, j in _pairs(space, vecs, cand, 8, cfg.duplicate_cosine):
@@ -263,40 +263,45 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
                     merges.append((best, other))
 
     # 2. summaries of old sessions
-    if embed is not None:
+    if embed is not None and cfg.summaries:
         for sid, turns in sessions.items():
             sid_ext = c.ext_ids[sid]
             newest = max(float(c.created_at[t]) for t in turns)
             if newest > now - cfg.summary_age_s or exists(f"sum:{sid_ext}"):
                 continue
             texts = [recs[t]["text"] for t in turns]
+            sources = turns
             if summarizer is not None:
                 text = summarizer(list(texts))
                 if not isinstance(text, str) or not text.strip():
                     continue
             else:
-                sents = []
-                for t_text in texts:
+                sents, owner = [], []
+                for t, t_text in zip(turns, texts):
                     m = _SPEAKER.match(t_text)
                     who, body = (m.group(1), t_text[m.end():]) if m else (None, t_text)
-                    sents.extend((f"{who}: {s}" if who else s) for s in split_sentences(body)
-                                 if len(_content_set(s)) >= cfg.summary_min_words)
+                    for s in split_sentences(body):
+                        if len(_content_set(s)) >= cfg.summary_min_words:
+                            sents.append(f"{who}: {s}" if who else s)
+                            owner.append(t)
                 if not sents:
                     continue
                 m_pick = max(1, min(cfg.summary_sentences, len(sents) // cfg.sentences_per_summary_line))
                 svec = np.asarray(embed(sents), np.float32)
                 picked = sorted(mmr_select(svec, m_pick, cfg.mmr_lambda))
                 text = " ".join(sents[i] for i in picked)
+                if cfg.summary_links == "picked":
+                    sources = sorted({owner[i] for i in picked}, key=turns.index)
             ext = f"sum:{sid_ext}"
             items.append({"id": ext, "kind": MemoryKind.SEMANTIC, "text": text, "tags": ["summary"],
                           "created_at": newest, "source": sid_ext})
             edges.append((ext, sid_ext, Relation.EXTRACTED_FROM, 1.0))
-            edges.extend((ext, c.ext_ids[t], Relation.EXTRACTED_FROM, 1.0) for t in turns)
+            edges.extend((ext, c.ext_ids[t], Relation.EXTRACTED_FROM, 1.0) for t in sources)
             log.append({"action": "consolidate_summary", "namespace": ns, "id": ext,
                         "reason": f"session {sid_ext}: {len(turns)} turns"})
 
     # 3. facts restated across sessions
-    if embed is not None and len(session_of) > 1:
+    if embed is not None and cfg.facts and len(session_of) > 1:
         tnids = np.array(sorted(session_of), np.int64)
         word_cache: dict[int, set[str]] = {}
 
