@@ -137,9 +137,9 @@ def main(argv=None) -> int:
             summary = {}
             for conv in convs:
                 last = max(t.created_at for t in conv.turns())
-                summary[conv.sample_id] = eng.consolidate(conv.sample_id, now=last + WEEK)
+                summary[conv.sample_id] = eng.consolidate(namespace=conv.sample_id, now=last + WEEK)
             consolidate_s = time.perf_counter() - t0
-            again = eng.consolidate(convs[0].sample_id, now=max(t.created_at for t in convs[0].turns()) + WEEK)
+            again = eng.consolidate(namespace=convs[0].sample_id, now=max(t.created_at for t in convs[0].turns()) + WEEK)
             cfgs = [("+consolidate", base), ("+consolidate+router", routed),
                     ("+consolidate-semantic", without_view(base, "semantic"))]
             rows, lats = run_queries(eng, convs, embedder, cfgs)

@@ -58,7 +58,7 @@ def main(argv=None) -> int:
             ingest_locomo(eng, conversations=list(TUNE_SPLIT), progress=False)
             if cc is not None:
                 for c in convs:
-                    eng.consolidate(c.sample_id, now=max(t.created_at for t in c.turns()) + 7 * 86400, config=cc)
+                    eng.consolidate(namespace=c.sample_id, now=max(t.created_at for t in c.turns()) + 7 * 86400, config=cc)
             rows, _ = run_queries(eng, convs, emb, [(name, eng.config.recall)])
         r = rows[name]
         cats: dict = {}

@@ -38,7 +38,7 @@ def test_summaries_facts_log_and_idempotence(tmp_store):
     with engramdb.open(tmp_store) as eng:
         _ingest(eng)
         now = T0 + 10 * DAY
-        out = eng.consolidate("u", now=now)
+        out = eng.consolidate(namespace="u", now=now)
         assert out["summaries"] == 2 and out["facts"] == 1 and out["merged"] == 0 and out["edges"] > 0
         summary = eng.get("sum:S:a", namespace="u")
         assert summary.kind is MemoryKind.SEMANTIC and "summary" in summary.tags
@@ -55,15 +55,24 @@ def test_summaries_facts_log_and_idempotence(tmp_store):
         assert actions.count("consolidate_summary") == 2 and actions.count("consolidate_fact") == 1
         assert len(eng.dynamics_log(action="consolidate_fact")) == 1
         before = store_digest(eng)
-        again = eng.consolidate("u", now=now)
+        again = eng.consolidate(namespace="u", now=now)
         assert (again["merged"], again["summaries"], again["facts"], again["edges"]) == (0, 0, 0, 0)
         assert store_digest(eng) == before
+
+
+def test_through_a_namespace_handle(tmp_store):
+    with engramdb.open(tmp_store) as eng:
+        _ingest(eng)
+        _ingest(eng, ns="other")
+        out = eng.namespace("u").consolidate(now=T0 + 10 * DAY)
+        assert out["namespaces"] == 1 and out["summaries"] == 2
+        assert eng.query(namespace="other", tags=["summary"]) == []
 
 
 def test_recent_session_is_not_summarised(tmp_store):
     with engramdb.open(tmp_store) as eng:
         _ingest(eng)
-        out = eng.consolidate("u", now=T0 + 3 * DAY + 60)   # session b ended a minute ago
+        out = eng.consolidate(namespace="u", now=T0 + 3 * DAY + 60)   # session b ended a minute ago
         assert out["summaries"] == 1
         with pytest.raises(engramdb.errors.MemoryNotFoundError):
             eng.get("sum:S:b", namespace="u")
@@ -76,7 +85,7 @@ def test_recall_reaches_turns_through_the_fact(tmp_store):
         _ingest(eng, entities=False)
         before = {h.id: h for h in eng.recall("Thursdays", namespace="u", k=10, gate="on").hits}
         assert "fact" not in str(before["a:1"].path) and before["b:2"].path[0].id == "b:2"
-        eng.consolidate("u", now=T0 + 10 * DAY)
+        eng.consolidate(namespace="u", now=T0 + 10 * DAY)
         fact_id = eng.query(namespace="u", tags=["fact"])[0].id
         hits = eng.recall("Thursdays", namespace="u", k=10, gate="on").hits
         a1 = next(h for h in hits if h.id == "a:1")
@@ -93,12 +102,12 @@ def test_summarizer_callable_replaces_the_extractive_summary(tmp_store):
 
     with engramdb.open(tmp_store) as eng:
         _ingest(eng)
-        out = eng.consolidate("u", now=T0 + 10 * DAY, summarizer=summarizer)
+        out = eng.consolidate(namespace="u", now=T0 + 10 * DAY, summarizer=summarizer)
         assert out["summaries"] == 1                       # the empty answer skips session b
         assert eng.get("sum:S:a", namespace="u").text == "4 turns about running"
         assert seen[0][0] == "user: " + S1[0][1]
         with pytest.raises(InvalidInputError):
-            eng.consolidate("u", summarizer="not callable")
+            eng.consolidate(namespace="u", summarizer="not callable")
 
 
 def test_near_duplicate_facts_are_merged_into_the_best_worded(tmp_store):
@@ -113,23 +122,23 @@ def test_near_duplicate_facts_are_merged_into_the_best_worded(tmp_store):
         other = np.zeros(16, np.float32)
         other[5] = 1.0
         eng.add("Ada lives in Oslo", id="f3", kind="semantic", embedding=other, namespace="u")
-        out = eng.consolidate("u", now=T0)
+        out = eng.consolidate(namespace="u", now=T0)
         assert out["merged"] == 1
         old = eng.get("f1", namespace="u")
         assert old.state is MemoryState.SUPERSEDED and old.superseded_by == "f2"
         assert eng.get("f2", namespace="u").state is MemoryState.ACTIVE
         assert eng.get("f3", namespace="u").state is MemoryState.ACTIVE
         assert [e["id"] for e in eng.dynamics_log(action="consolidate_merge")] == ["f1"]
-        assert eng.consolidate("u", now=T0)["merged"] == 0
+        assert eng.consolidate(namespace="u", now=T0)["merged"] == 0
 
 
 def test_bad_arguments(tmp_store):
     with engramdb.open(tmp_store) as eng:
         _ingest(eng)
         with pytest.raises(NamespaceError):
-            eng.consolidate("nope")
+            eng.consolidate(namespace="nope")
         with pytest.raises(ConfigError):
-            eng.consolidate("u", config={"fact_cosine": 0.5})
+            eng.consolidate(namespace="u", config={"fact_cosine": 0.5})
         with pytest.raises(ConfigError):
             ConsolidationConfig(fact_cosine=1.5)
 

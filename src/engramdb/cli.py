@@ -422,7 +422,7 @@ def rescore(store, namespace, now, materialize, as_json):
 def consolidate(store, namespace, now, as_json):
     """Sleep: merge near-duplicates, summarise old sessions, promote facts restated across sessions."""
     with _open(store) as eng:
-        summary = eng.consolidate(namespace, now=now, progress=not as_json)
+        summary = eng.consolidate(namespace=namespace, now=now, progress=not as_json)
     if as_json:
         _echo_json(summary)
     else:

@@ -1151,7 +1151,7 @@ class Engram:
         return rescore(self._state, time_or_now(now), namespace=namespace, progress=progress,
                        materialize=materialize)
 
-    def consolidate(self, namespace: str | None = None, *, now: Any = None,
+    def consolidate(self, *, namespace: str | None = None, now: Any = None,
                     summarizer: Callable[[list[str]], str] | None = None, progress: bool = False,
                     config: Any = None) -> dict[str, Any]:
         """Consolidation ("sleep"): merge near-duplicates, summarise old sessions, promote
