@@ -153,19 +153,26 @@ class _UnionFind:
         return [g for g in out.values() if len(g) > 1]
 
 
-def _pairs(space, vecs: np.ndarray, nids: np.ndarray, k: int, floor: float) -> list[tuple[int, int]]:
-    """Index pairs (i, j) of ``nids`` with cosine >= floor, from the namespace's k-NN index."""
-    if len(nids) < 2:
+def _pairs(vecs: np.ndarray, k: int, floor: float, block: int = 512) -> list[tuple[int, int]]:
+    """Row pairs (i, j), i != j, with j among the ``k`` most similar rows to i and cosine >= floor.
+
+    Exact, over ``vecs`` only (unit rows, float32, shape (n, dim)), in row blocks: O(n^2 dim)
+    time, O(block n) memory. Exact and restricted to the candidates on purpose: an approximate
+    search over the whole namespace would see the summaries and facts a pass adds, so a second
+    pass could find other pairs and the pass would not be idempotent.
+    """
+    n = len(vecs)
+    if n < 2:
         return []
-    pos = {int(n): i for i, n in enumerate(nids.tolist())}
-    k = min(k + 1, len(space.index))
-    labels, cos = space.index.knn_batch(vecs, k, ef=max(4 * k, 64))
+    k = min(k, n - 1)
     out = []
-    for i, (row_l, row_c) in enumerate(zip(labels.tolist(), cos.tolist())):
-        for lab, c in zip(row_l, row_c):
-            j = pos.get(int(lab))
-            if j is not None and j != i and c >= floor:
-                out.append((i, j))
+    for a in range(0, n, block):
+        sims = vecs[a:a + block] @ vecs.T
+        rows = np.arange(a, min(a + block, n))
+        sims[rows - a, rows] = -np.inf
+        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        for r, cols in zip(rows.tolist(), top.tolist()):
+            out.extend((r, j) for j in cols if sims[r - a, j] >= floor)
     return out
 
 
@@ -252,7 +259,7 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
     if cfg.merge and len(cand) > 1:
         vecs = state.vectors(cand)
         uf = _UnionFind(len(cand))
-        for i, j in _pairs(space, vecs, cand, 8, cfg.duplicate_cosine):
+        for i, j in _pairs(vecs, 8, cfg.duplicate_cosine):
             uf.union(i, j)
         for group in uf.groups():
             nids = [int(cand[i]) for i in group]
@@ -312,7 +319,7 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
 
         tvecs = state.vectors(tnids)
         uf = _UnionFind(len(tnids))
-        for i, j in _pairs(space, tvecs, tnids, cfg.fact_neighbours, cfg.fact_cosine):
+        for i, j in _pairs(tvecs, cfg.fact_neighbours, cfg.fact_cosine):
             a, b = int(tnids[i]), int(tnids[j])
             if session_of[a] != session_of[b] and len(words(a) & words(b)) >= cfg.fact_shared_words:
                 uf.union(i, j)
