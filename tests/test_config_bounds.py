@@ -7,7 +7,7 @@ from engramdb import config as C
 from engramdb.errors import ConfigError
 
 GROUPS = [C.RecallConfig, C.DecayConfig, C.IndexConfig, C.LinkConfig, C.StoreConfig, C.SlotConfig,
-          C.AdmissionConfig, C.ForgettingConfig]
+          C.AdmissionConfig, C.ForgettingConfig, C.ConsolidationConfig]
 
 
 def _outside(bound):

@@ -333,6 +333,27 @@ def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
     click.echo(f"ingested {out['memories']} memories and {out['edges']} edges into {store}")
 
 
+@main.command("ingest-chat")
+@store_option
+@ns_option
+@embedder_option
+@dim_option
+@click.option("--session", default=None, help="Session label of messages that name none.")
+@click.option("--entities/--no-entities", default=True, show_default=True,
+              help="Add entity nodes with mentions edges for names, places and dates shared by messages.")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, file):
+    """Ingest a chat: OpenAI-style {"role", "content", "created_at"?, "session"?} messages, JSONL or a JSON list."""
+    from .ingest import read_chat
+
+    messages = read_chat(file)
+    with _open(store, create=True, embedder=embedder, dim=dim) as eng:
+        out = eng.add_conversation(messages, namespace=namespace, session=session, entities=entities,
+                                   progress=True)
+    click.echo(f"ingested {len(out['message_ids'])} messages in {len(out['sessions'])} sessions: "
+               f"{out['memories']} memories, {out['edges']} edges into {store}")
+
+
 @main.command("ingest-locomo")
 @store_option
 @embedder_option
@@ -410,6 +431,23 @@ def rescore(store, namespace, now, materialize, as_json):
         _echo_json(summary)
     else:
         _print_summary(summary)
+
+
+@main.command()
+@store_option
+@click.option("--namespace", "-n", default=None, help="Only this namespace (default: all).")
+@click.option("--now", default=None, help="Consolidate as of this time (Unix seconds or ISO-8601; default: now).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def consolidate(store, namespace, now, as_json):
+    """Sleep: merge near-duplicates, summarise old sessions, promote facts restated across sessions."""
+    with _open(store) as eng:
+        summary = eng.consolidate(namespace=namespace, now=now, progress=not as_json)
+    if as_json:
+        _echo_json(summary)
+    else:
+        click.echo(f"consolidated {summary['namespaces']} namespace(s): merged {summary['merged']}, "
+                   f"summaries {summary['summaries']}, facts {summary['facts']}, edges {summary['edges']} "
+                   f"({summary['seconds'] * 1e3:.0f} ms)")
 
 
 @main.command("export")

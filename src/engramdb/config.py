@@ -19,7 +19,7 @@ __all__ = [
     "Interval", "Choice", "RecallConfig", "DecayConfig", "IndexConfig", "StoreConfig", "LinkConfig",
     "EngramConfig", "default_half_lives", "default_relation_multipliers", "SlotConfig",
     "AdmissionConfig", "ForgettingConfig", "default_type_priors", "default_archive_floors",
-    "default_prune_floors", "RELEVANCE_CALIBRATION",
+    "default_prune_floors", "RELEVANCE_CALIBRATION", "ConsolidationConfig",
 ]
 
 _DAY = 86400.0
@@ -206,6 +206,14 @@ class RecallConfig:
         bases are rescaled so the best is 1. The default 1.5 puts a fully named slot's memory
         above the best text match (base 1) even when it shares no word with the question,
         and a half-named one (match 0.5: 0.75) below it. 0 turns it off.
+    route : bool
+        Multi-view recall: the intent router (:mod:`engramdb.recall.router`) reads the
+        question's form and boosts the relation multipliers of its views (temporal, causal,
+        entity) and widens enumerations.
+    route_boost : float
+        Multiplier of a routed view's relation multipliers, >= 1.
+    route_fanout : float
+        For enumerations: ``seed_k`` and ``keyword_k`` times this, ``fan_exp`` divided by it.
     """
 
     seed_k: int = 10
@@ -240,6 +248,9 @@ class RecallConfig:
     time_question_words: int = 1
     time_seed_k: int = 50
     w_slot: float = 1.5
+    route: bool = False
+    route_boost: float = 1.5
+    route_fanout: float = 2.0
     #: ``relation_multipliers`` as float32 indexed by ``Relation.code`` (what the kernel takes).
     rel_mult: np.ndarray = field(init=False, repr=False, compare=False)
 
@@ -259,6 +270,8 @@ class RecallConfig:
         "prf_terms": Interval(0, 100), "prf_docs": Interval(1, 100), "prf_weight": Interval(0.0, 1.0),
         "time_slack_weight": Interval(0.0, 1.0), "time_question_words": Interval(0, 100),
         "time_seed_k": Interval(0, 10_000), "w_slot": Interval(0.0, 4.0),
+        "route": Choice((True, False)), "route_boost": Interval(1.0, 10.0),
+        "route_fanout": Interval(1.0, 10.0),
     }
 
     def __post_init__(self) -> None:
@@ -703,3 +716,71 @@ class ForgettingConfig:
 
 
 _LATE_GROUPS = {"admission": AdmissionConfig, "forgetting": ForgettingConfig}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConsolidationConfig:
+    """Consolidation ("sleep", :meth:`Engram.consolidate`): merges, session summaries, promoted facts.
+
+    Attributes
+    ----------
+    duplicate_cosine : float
+        Two active non-episodic memories (facts, procedures, promoted facts) at or above this
+        cosine are near-duplicates: the best-worded one is kept, the others are superseded by it.
+        Episodes are never merged: two turns worded alike are still two events.
+    summary_age_s : float
+        A session whose newest turn is older than ``now - summary_age_s`` (seconds) is old and
+        gets a summary.
+    summary_sentences : int
+        At most this many sentences per summary (fewer for short sessions: one per
+        ``sentences_per_summary_line`` sentences, at least 1).
+    sentences_per_summary_line : int
+    mmr_lambda : float
+        MMR trade-off (Carbonell & Goldstein 1998): lambda x centrality - (1 - lambda) x
+        redundancy with the sentences already picked; 1 picks by centrality alone.
+    summary_min_words : int
+        Sentences with fewer content words (stop words and fillers left out) are not summary
+        candidates: greetings and thanks are central in a chat but say nothing.
+    fact_cosine : float
+        Turns of different sessions at or above this cosine, sharing ``fact_shared_words``
+        content words, restate one fact.
+    fact_shared_words : int
+    fact_min_sessions : int
+        A restated fact is promoted when its turns span at least this many sessions.
+    fact_neighbours : int
+        k of the k-NN search for restatements of each turn.
+    merge, summaries, facts : bool
+        Run that step (all on by default).
+    summary_links : str
+        "all": a summary links ``extracted_from`` to every turn of its session; "picked": to the
+        turns its sentences come from (and to the session node, which its turns are
+        ``discussed_in``), so it spreads to the session's gist rather than its small talk.
+    """
+
+    duplicate_cosine: float = 0.95
+    summary_age_s: float = 6 * 3600.0
+    summary_sentences: int = 5
+    sentences_per_summary_line: int = 4
+    mmr_lambda: float = 0.7
+    summary_min_words: int = 4
+    fact_cosine: float = 0.55
+    fact_shared_words: int = 3
+    fact_min_sessions: int = 2
+    fact_neighbours: int = 8
+    merge: bool = True
+    summaries: bool = True
+    facts: bool = True
+    summary_links: str = "all"
+
+    BOUNDS: ClassVar = {
+        "duplicate_cosine": Interval(0.0, 1.0, "right"), "summary_age_s": Interval(0.0, None),
+        "summary_sentences": Interval(1, 100), "sentences_per_summary_line": Interval(1, 1000),
+        "mmr_lambda": Interval(0.0, 1.0), "fact_cosine": Interval(0.0, 1.0, "right"),
+        "fact_min_sessions": Interval(2, 1000), "fact_neighbours": Interval(1, 1000),
+        "summary_min_words": Interval(0, 1000), "fact_shared_words": Interval(0, 1000),
+        "merge": Choice((True, False)), "summaries": Choice((True, False)), "facts": Choice((True, False)),
+        "summary_links": Choice(("all", "picked")),
+    }
+
+    def __post_init__(self) -> None:
+        check_bounds(self)

@@ -253,6 +253,96 @@ class Engram:
         self._after_working_added(plan.fresh, now)
         return plan.ids
 
+    def add_conversation(self, messages: Iterable[Mapping[str, Any]], *, namespace: str = DEFAULT_NAMESPACE,
+                         session: str | None = None, entities: bool = True,
+                         split_roles: Sequence[str] = ("assistant",), split_chars: int = 800,
+                         session_titles: Mapping[str, str] | None = None, progress: bool = False,
+                         recorded_at: Any = None) -> dict[str, Any]:
+        """Store a chat (OpenAI-style messages) as a conversation graph, in one transaction.
+
+        Each message becomes an episodic memory ``"<name or role>: <content>"`` tagged with its
+        speaker and role; each session a ``session`` memory that its messages are
+        ``discussed_in``; consecutive messages and sessions are joined by ``next``; entities
+        named by two or more messages become ``E:<entity>`` nodes with ``mentions`` edges; long
+        messages of ``split_roles`` are also stored block by block (code, list items,
+        paragraphs: ``<id>#p<j>``, ``extracted_from`` the message); the write adds auto-links.
+        See :mod:`engramdb.conversation`.
+
+        Parameters
+        ----------
+        messages : iterable of mapping
+            ``{"role": str, "content": str | list of text parts, "created_at"?: Unix seconds or
+            ISO-8601, "session"?: str | int, "name"?: str, "id"?: str}``; OpenAI's tool fields
+            are ignored. Without an ``id`` a message is ``"<session>:<position>"``.
+        namespace : str
+        session : str, optional
+            Session label of messages that name none (default ``"chat-<first Unix second>"``).
+        entities : bool
+            Add the entity co-mention layer.
+        split_roles : sequence of str
+            Roles whose long messages are split into findable blocks.
+        split_chars : int
+            Minimum length (characters) of a message to split, >= 1.
+        session_titles : mapping of session label -> str, optional
+            Text of session nodes instead of ``"Session <label> of <speakers>, <date>"``.
+        progress : bool
+            Show a progress bar while embedding.
+        recorded_at : float, datetime or ISO-8601, optional
+            Record time (backfilled history), as for :meth:`add_batch`.
+
+        Returns
+        -------
+        dict
+            ``message_ids`` (input order), ``sessions`` (node ids), ``memories`` (new memories,
+            pieces and entity nodes included), ``edges`` (edges added, auto-links included).
+
+        Raises
+        ------
+        InvalidInputError, EmptyTextError, OversizeError, NonFiniteError
+            A bad message, or an id already stored; nothing is written.
+        NamespaceError
+            Invalid namespace name.
+        """
+        from . import conversation as _conversation
+
+        self._check_open(write=True)
+        ns = check_namespace(namespace)
+        split_chars = check_int(split_chars, "split_chars", 1, 2**62)
+        state = self._state
+        now = clock_now()
+
+        def exists(ext_id: str) -> bool:
+            with state.store.read("looking up an entity") as txn:
+                return state.store.lookup_id(txn, ns, ext_id) is not None
+
+        plan = _conversation.plan_conversation(
+            messages, session=session, now=now, entities=entities, split_roles=tuple(split_roles),
+            split_chars=split_chars, session_titles=session_titles, entity_exists=exists)
+        prepared = [prepare(state, item, ns, now, recorded_at=recorded_at) for item in plan.items]
+        batch = plan_batch(state, prepared, has_embedder=self.embedder is not None)
+        edges_before = self.n_edges
+
+        def conversation_edges(unit) -> list[tuple[int, int, int, float]]:
+            rows = batch.chunk_edges(unit)
+            new = {p.ext_id: p.nid for p in batch.fresh}
+            for s, t, rel, w in plan.edges:
+                a = new[s] if s in new else unit.lookup(ns, s)
+                b = new[t] if t in new else unit.lookup(ns, t)
+                if a is None or b is None:
+                    raise InvalidInputError(f"conversation edge {s!r} -> {t!r}: an end is missing")
+                rows.append((a, b, rel.code, w))
+            return rows
+
+        if batch.fresh:
+            embed_missing(state, self._embed_progress(progress), batch.fresh)
+            write_new(state, batch.fresh, now, what="adding a conversation", extra=conversation_edges)
+        else:   # every message was already stored with this very id and text
+            self.link_batch(plan.edges, namespace=ns)
+        if batch.reinforce:
+            self._reinforce(dict.fromkeys(batch.reinforce, 1), now)
+        return {"message_ids": plan.message_ids, "sessions": plan.sessions, "memories": len(batch.fresh),
+                "edges": self.n_edges - edges_before}
+
     def _embed_progress(self, progress: bool):
         if self.embedder is None:
             return None
@@ -1070,6 +1160,67 @@ class Engram:
         return rescore(self._state, time_or_now(now), namespace=namespace, progress=progress,
                        materialize=materialize)
 
+    def consolidate(self, *, namespace: str | None = None, now: Any = None,
+                    summarizer: Callable[[list[str]], str] | None = None, progress: bool = False,
+                    config: Any = None) -> dict[str, Any]:
+        """Consolidation ("sleep"): merge near-duplicates, summarise old sessions, promote
+        facts restated across sessions (:mod:`engramdb.dynamics.consolidate`).
+
+        Near-duplicate facts and procedures (cosine >= ``duplicate_cosine``) are superseded by
+        their best-worded member; each session older than ``summary_age_s`` gets an extractive
+        summary (MMR over its sentences) ``sum:<session id>`` linked ``extracted_from`` to its
+        turns; turns restating one thing in several sessions are promoted to a semantic memory
+        ``fact:<digest>`` with ``evidence_for`` edges from them (semantic half-life). Recall
+        reaches the turns through these nodes. One write per namespace; each action in
+        :meth:`dynamics_log`. Idempotent: a second pass at the same ``now`` changes nothing.
+
+        Parameters
+        ----------
+        namespace : str, optional
+            One namespace; every namespace when omitted.
+        now : float, datetime or ISO-8601, optional
+            Unix seconds deciding which sessions are old; the wall clock when omitted.
+        summarizer : callable list of str -> str, optional
+            Replaces the extractive summary: gets a session's turn texts in order, returns
+            the summary text (e.g. a language model's); an empty answer skips the session.
+        progress : bool
+            Show a rich progress bar over namespaces.
+        config : ConsolidationConfig, optional
+            Thresholds; the defaults of :class:`engramdb.config.ConsolidationConfig` when omitted.
+
+        Returns
+        -------
+        dict
+            ``merged``, ``summaries``, ``facts``, ``edges`` (added), ``namespaces``, ``now``,
+            ``seconds``.
+
+        Raises
+        ------
+        NamespaceError, InvalidInputError, NonFiniteError, ConfigError
+            Bad namespace, ``now``, summarizer or config.
+
+        References
+        ----------
+        Carbonell & Goldstein (1998), SIGIR (MMR); DESIGN.md "Memory dynamics" (consolidation).
+        """
+        from .config import ConsolidationConfig
+        from .dynamics.consolidate import consolidate
+
+        self._check_open(write=True)
+        if config is None:
+            config = ConsolidationConfig()
+        elif not isinstance(config, ConsolidationConfig):
+            raise ConfigError(f"config must be a ConsolidationConfig, got {type(config).__name__}")
+        if summarizer is not None and not callable(summarizer):
+            raise InvalidInputError(f"summarizer must be callable (texts -> str), got {type(summarizer).__name__}")
+        if namespace is not None:
+            namespace = check_namespace(namespace)
+            if self._state.space(namespace) is None:
+                raise self._state.unknown_namespace(namespace)
+        names = [namespace] if namespace is not None else self._state.names()
+        return consolidate(self._state, time_or_now(now), namespaces=names, embed=self._embed_progress(False),
+                           config=config, summarizer=summarizer, progress=progress)
+
     def dynamics_log(self, *, namespace: str | None = None, action: str | None = None,
                      limit: int | None = None) -> list[dict[str, Any]]:
         """Entries of the dynamics log (archive, prune, promote, admission decisions), oldest first.
@@ -1090,11 +1241,12 @@ class Engram:
         InvalidInputError
             Unknown action or a negative limit.
         """
+        from .dynamics.consolidate import ACTIONS as CONSOLIDATION
         from .dynamics.forgetting import ACTIONS, read_log
         from .write import DROP_NAMESPACE
 
         self._check_open()
-        actions = (*ACTIONS, DROP_NAMESPACE)
+        actions = (*ACTIONS, *CONSOLIDATION, DROP_NAMESPACE)
         if action is not None and action not in actions:
             raise InvalidInputError(f"action: expected one of {actions}, got {action!r}")
         if limit is not None:

@@ -9,12 +9,10 @@ from typing import Any
 from rich.progress import Progress
 
 from .engine import Engram
-from .entities import co_mentions
 from .errors import InvalidInputError
-from .locomo import load_locomo
-from .types import MemoryKind, Relation
+from .locomo import Conversation, load_locomo
 
-__all__ = ["ingest_jsonl", "ingest_locomo", "read_jsonl"]
+__all__ = ["ingest_jsonl", "ingest_locomo", "locomo_messages", "read_chat", "read_jsonl"]
 
 _MEMORY_FIELDS = ("id", "namespace", "kind", "text", "created_at", "confidence", "tags", "source",
                   "salience", "embedding", "valid_from", "valid_to", "slot", "subject", "attribute",
@@ -49,6 +47,41 @@ def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:
     except RecursionError:
         raise InvalidInputError(f"{path}: a JSON value is nested too deeply") from None
     return rows
+
+
+def read_chat(path: str | os.PathLike) -> list[dict[str, Any]]:
+    """Read chat messages for :meth:`Engram.add_conversation`: a JSON list of message objects,
+    or JSONL with one message object per line.
+
+    Returns
+    -------
+    list of dict
+        The messages in file order (not yet validated: ``add_conversation`` checks them).
+
+    Raises
+    ------
+    InvalidInputError
+        Not a JSON list, not JSONL of objects, not UTF-8 or unreadable (the message names the line).
+    """
+    try:
+        with open(path, encoding="utf-8") as fh:
+            head = fh.read(4096).lstrip()
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read {path}: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    if not head.startswith("["):
+        return read_jsonl(path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except (UnicodeDecodeError, RecursionError) as exc:
+        raise InvalidInputError(f"{path}: not UTF-8 JSON ({type(exc).__name__})") from None
+    if not all(isinstance(m, dict) for m in data):
+        raise InvalidInputError(f"{path}: expected a JSON list of message objects")
+    return data
 
 
 def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "default",
@@ -105,14 +138,40 @@ def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "d
     return {"memories": n_mem, "edges": n_edge}
 
 
+def locomo_messages(conv: Conversation) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """A LoCoMo conversation as chat messages for :meth:`Engram.add_conversation`.
+
+    Each turn is ``{"role": "user", "name": speaker, "content": text (plus "[shares a photo of
+    <caption>]"), "created_at", "session": "<n>", "id": dia_id}``.
+
+    Returns
+    -------
+    (list of dict, dict)
+        The messages in order, and each session label's title ``"Session <n> of <a> and <b>,
+        <date text>"``.
+    """
+    messages, titles = [], {}
+    for sess in conv.sessions:
+        label = str(sess.number)
+        titles[label] = f"Session {sess.number} of {conv.speakers[0]} and {conv.speakers[1]}, {sess.date_text}"
+        for turn in sess.turns:
+            text = turn.text
+            if turn.blip_caption:
+                text += f" [shares a photo of {turn.blip_caption}]"
+            messages.append({"role": "user", "name": turn.speaker, "content": text,
+                             "created_at": turn.created_at, "session": label, "id": turn.dia_id})
+    return messages, titles
+
+
 def ingest_locomo(engine: Engram, path: str | os.PathLike | None = None, *, progress: bool = True,
                   conversations: list[str] | None = None, entities: bool = True) -> dict[str, int]:
-    """Ingest LoCoMo conversations: one namespace per ``sample_id``.
+    """Ingest LoCoMo conversations: one namespace per ``sample_id``, each one
+    :meth:`Engram.add_conversation` call (its messages: :func:`locomo_messages`).
 
     Each dialog turn becomes an episodic memory with id and source = its ``dia_id``
     (``D1:3``), text ``"<speaker>: <text>"`` (plus the shared image's caption), event time from
-    its session's date, and its speaker as a tag. Each session becomes an episodic memory
-    ``S<n>`` tagged ``session``. Edges: ``next`` from each turn to the following one,
+    its session's date, and its speaker (and role ``user``) as tags. Each session becomes an
+    episodic memory ``S:<n>`` tagged ``session``. Edges: ``next`` from each turn to the following one,
     ``discussed_in`` from each turn to its session, ``next`` between consecutive sessions, and
     the engine's auto-links above ``LinkConfig.cosine_threshold``. With ``entities``, each
     entity that two or more turns of a conversation name (names, places, dates; see
@@ -149,42 +208,12 @@ def ingest_locomo(engine: Engram, path: str | os.PathLike | None = None, *, prog
     with Progress(disable=not progress, transient=False) as bar:
         task = bar.add_task("ingesting LoCoMo", total=sum(len(s.turns) for c in convs for s in c.sessions))
         for conv in convs:
-            ns = conv.sample_id
-            items, edges = [], []
-            prev_session = None
-            for sess in conv.sessions:
-                sid = f"S{sess.number}"
-                items.append({"id": sid, "kind": MemoryKind.EPISODIC, "created_at": sess.created_at,
-                              "text": f"Session {sess.number} of {conv.speakers[0]} and {conv.speakers[1]}, "
-                                      f"{sess.date_text}", "source": sid, "tags": ["session"]})
-                if prev_session is not None:
-                    edges.append((prev_session, sid, Relation.NEXT, 1.0))
-                prev_session = sid
-                prev_turn = None
-                for turn in sess.turns:
-                    text = f"{turn.speaker}: {turn.text}"
-                    if turn.blip_caption:
-                        text += f" [shares a photo of {turn.blip_caption}]"
-                    items.append({"id": turn.dia_id, "kind": MemoryKind.EPISODIC, "text": text,
-                                  "created_at": turn.created_at, "source": turn.dia_id,
-                                  "tags": [turn.speaker]})
-                    edges.append((turn.dia_id, sid, Relation.DISCUSSED_IN, 0.5))
-                    if prev_turn is not None:
-                        edges.append((prev_turn, turn.dia_id, Relation.NEXT, 1.0))
-                    prev_turn = turn.dia_id
-            if entities:
-                turns = [t for sess in conv.sessions for t in sess.turns]
-                when = {t.dia_id: t.created_at for t in turns}
-                for ent, ids in co_mentions((t.dia_id, t.text) for t in turns).items():
-                    eid = f"E:{ent}"
-                    items.append({"id": eid, "kind": MemoryKind.SEMANTIC, "text": ent, "tags": ["entity"],
-                                  "created_at": when[ids[0]], "source": eid})
-                    edges.extend((tid, eid, Relation.MENTIONS, 1.0) for tid in ids)
+            messages, titles = locomo_messages(conv)
             edges_before = engine.n_edges
-            engine.add_batch(items, namespace=ns)
-            engine.link_batch(edges, namespace=ns)
+            out = engine.add_conversation(messages, namespace=conv.sample_id, entities=entities,
+                                          session_titles=titles, split_roles=())
             totals["conversations"] += 1
-            totals["memories"] += len(items)
+            totals["memories"] += out["memories"]
             totals["edges"] += engine.n_edges - edges_before  # typed edges + auto-links
             bar.advance(task, sum(len(s.turns) for s in conv.sessions))
     return totals

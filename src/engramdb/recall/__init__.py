@@ -11,12 +11,13 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 
 from ..state import EngineState
 from ..types import Gap, RecallResult
-from . import activation, ranking, results, seeds
+from . import activation, ranking, results, router, seeds
 from .context import RecallContext, RecallRequest
 from .filters import Filters
 
@@ -41,6 +42,7 @@ def recall(state: EngineState, request: RecallRequest, *, trace: list | None = N
         ``time.perf_counter()`` when the verb started (for ``latency_s``).
     """
     t_start = time.perf_counter() if t_start is None else t_start
+    request = _route(request)
     space = state.space(request.namespace)
     if space is None or space.index is None or len(space.index) == 0:
         gap = Gap(request.query, "empty_namespace", None, f"namespace {request.namespace!r} holds no memories")
@@ -49,6 +51,12 @@ def recall(state: EngineState, request: RecallRequest, *, trace: list | None = N
     for stage in STAGES:
         stage(ctx)
     return _widened(ctx, _result(ctx, t_start), t_start)
+
+
+def _route(request: RecallRequest) -> RecallRequest:
+    """The request with the intent router's configuration (:mod:`.router`; itself when routing is off)."""
+    cfg = router.routed_config(request.config, request.query)
+    return request if cfg is request.config else replace(request, config=cfg)
 
 
 def _widened(ctx: RecallContext, answer: tuple[RecallResult, list[int]],
@@ -94,6 +102,12 @@ def recall_batch(state: EngineState, requests: list[RecallRequest], *,
     and results per request. Each answer equals :func:`recall` of that request alone; its
     ``latency_s`` is the whole batch's time divided by the number of requests."""
     t_start = time.perf_counter()
+    if requests and requests[0].config.route:   # routed configurations differ per query
+        out = [recall(state, request, trace=trace, t_start=t_start) for request in requests]
+        share = (time.perf_counter() - t_start) / len(requests)
+        for result, _nids in out:
+            result.latency_s = share
+        return out
     out: list = [None] * len(requests)
     ctxs = []
     for i, request in enumerate(requests):

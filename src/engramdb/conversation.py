@@ -1,0 +1,320 @@
+"""Generic conversation ingest: OpenAI-style chat messages -> memories and typed edges.
+
+:func:`plan_conversation` turns a list of ``{"role", "content", "created_at"?, "session"?,
+"name"?, "id"?}`` messages into the items and edges that :meth:`engramdb.Engram.add_conversation`
+writes in one write unit. Nothing here touches the store: it only validates and plans.
+
+What a conversation becomes (the conversation graph of LoCoMo's ingest, for any chat):
+
+- each message: an episodic memory ``"<speaker>: <content>"`` (speaker = ``name`` or ``role``),
+  tagged with its role and speaker, id = the message's ``id`` or ``"<session>:<position>"``;
+- each session: an episodic memory tagged ``session`` (text ``"Session <label> of <speakers>,
+  <date>"`` unless a title is given), with a ``discussed_in`` edge (weight 0.5) from each of its
+  messages, ``next`` edges between consecutive messages of the session and between consecutive
+  sessions of the call;
+- entities named by two or more messages (:func:`engramdb.entities.co_mentions`; hubs skipped),
+  or by one message when the namespace already holds that entity's node: a semantic memory
+  ``E:<entity>`` tagged ``entity`` with a ``mentions`` edge from each message;
+- long messages of the splitting roles (assistant answers with code blocks, lists, several
+  paragraphs): each block a memory ``"<id>#p<j>"`` tagged ``piece`` with an ``extracted_from``
+  edge to its message, so a fact in the middle of a long answer has its own vector and BM25
+  document, and recall reaches the message through the edge;
+- the engine's auto-links (``LinkConfig``) are added by the write itself.
+
+References
+----------
+Maharana et al. (2024), LoCoMo, ACL (the session / turn structure); Rasmussen et al. (2025), Zep,
+arXiv:2501.13956 (episode, entity and community subgraphs); DESIGN.md "Memory model" (edges).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Callable, Iterable, Mapping
+
+from .entities import co_mentions, extract_entities
+from .errors import EmptyTextError, InvalidInputError
+from .types import MemoryKind, Relation
+from .validate import check_id, to_unix_seconds
+
+__all__ = ["ConversationPlan", "plan_conversation", "split_blocks", "MESSAGE_FIELDS"]
+
+#: Fields a message may carry; OpenAI's tool fields are accepted and ignored.
+MESSAGE_FIELDS = frozenset({"role", "content", "created_at", "session", "name", "id",
+                            "tool_calls", "tool_call_id", "function_call"})
+
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
+
+
+@dataclass
+class ConversationPlan:
+    """What :func:`plan_conversation` returns.
+
+    Attributes
+    ----------
+    items : list of dict
+        ``add_batch`` items in write order (sessions, messages, pieces, entities).
+    edges : list of (source id, target id, Relation, weight)
+        Typed edges between the items (or entity nodes already stored).
+    message_ids : list of str
+        The messages' ids, in input order.
+    sessions : list of str
+        Session node ids, in order.
+    """
+
+    items: list[dict] = field(default_factory=list)
+    edges: list[tuple[str, str, Relation, float]] = field(default_factory=list)
+    message_ids: list[str] = field(default_factory=list)
+    sessions: list[str] = field(default_factory=list)
+
+
+def _content(raw: Any, where: str) -> str:
+    """Message content as text: a string, or OpenAI's list of ``{"type": "text", "text"}`` parts."""
+    if isinstance(raw, list):
+        parts = []
+        for part in raw:
+            if isinstance(part, Mapping) and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+            elif isinstance(part, str):
+                parts.append(part)
+            else:
+                raise InvalidInputError(f"{where}: content parts must be strings or {{'type': 'text', 'text': str}}")
+        raw = "\n".join(parts)
+    if not isinstance(raw, str):
+        raise InvalidInputError(f"{where}: content must be a string or a list of text parts, got {type(raw).__name__}")
+    if not raw.strip():
+        raise EmptyTextError(f"{where}: content is empty; drop the message or give it text")
+    return raw
+
+
+def split_blocks(text: str, *, min_chars: int = 40) -> list[str]:
+    """Split a long message into blocks that each hold one thing: fenced code blocks, list items,
+    paragraphs.
+
+    Parameters
+    ----------
+    text : str
+    min_chars : int
+        Blocks shorter than this are merged into the following block (a list's lead-in line
+        stays with its first item; a heading with its paragraph).
+
+    Returns
+    -------
+    list of str
+        Non-blank blocks in text order; ``[text]`` when there is nothing to split.
+    """
+    raw: list[str] = []
+    pos = 0
+    for m in _FENCE.finditer(text):
+        raw.extend(_prose_blocks(text[pos:m.start()]))
+        raw.append(m.group(0))
+        pos = m.end()
+    raw.extend(_prose_blocks(text[pos:]))
+    blocks: list[str] = []
+    carry = ""
+    for b in raw:
+        b = (carry + "\n" + b).strip() if carry else b.strip()
+        if len(b) < min_chars:
+            carry = b
+            continue
+        carry = ""
+        blocks.append(b)
+    if carry:
+        if blocks:
+            blocks[-1] = blocks[-1] + "\n" + carry
+        else:
+            blocks.append(carry)
+    return [b for b in blocks if b.strip()] or [text]
+
+
+def _prose_blocks(text: str) -> list[str]:
+    """Paragraphs (split at blank lines), with each list item its own block."""
+    out: list[str] = []
+    for para in re.split(r"\n\s*\n", text):
+        if not para.strip():
+            continue
+        cur: list[str] = []
+        for line in para.splitlines():
+            if _LIST_ITEM.match(line) and cur:
+                out.append("\n".join(cur))
+                cur = []
+            cur.append(line)
+        if cur:
+            out.append("\n".join(cur))
+    return out
+
+
+def _fmt_date(t: float) -> str:
+    # the day only: "..., 14 November 2023, 22:13" in two session texts reads to the fact-change
+    # checker (engramdb.facts.conflict) as a changed number, and the later session would supersede
+    return datetime.fromtimestamp(t, tz=timezone.utc).strftime("%-d %B %Y")
+
+
+def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | None = None,
+                      now: float, entities: bool = True, split_roles: tuple[str, ...] = ("assistant",),
+                      split_chars: int = 800, session_titles: Mapping[str, str] | None = None,
+                      entity_exists: Callable[[str], bool] | None = None,
+                      id_prefix: str = "") -> ConversationPlan:
+    """Validate chat messages and plan their memories and edges (see the module docstring).
+
+    Parameters
+    ----------
+    messages : iterable of mapping
+        OpenAI-style ``{"role": str, "content": str | list of text parts, "created_at"?: Unix
+        seconds | ISO-8601 | datetime, "session"?: str | int, "name"?: str, "id"?: str}``.
+        A message without ``created_at`` takes the previous one's time plus 1 ms (the first:
+        ``now``); without ``session`` it belongs to ``session`` (or the previous message's).
+    session : str, optional
+        Session label of messages that name none; default ``"chat-<first time, integer
+        seconds>"``.
+    now : float
+        Unix seconds; the time of a first message without ``created_at``.
+    entities : bool
+        Plan the entity co-mention layer.
+    split_roles : tuple of str
+        Roles whose long messages are split into blocks (:func:`split_blocks`).
+    split_chars : int
+        Messages at least this long (characters) are split.
+    session_titles : mapping of session label -> str, optional
+        Text of a session's node instead of the generated one.
+    entity_exists : callable str -> bool, optional
+        Whether the namespace already holds the entity node with this id (entities named once in
+        this call are then linked to it).
+    id_prefix : str
+        Prefix of generated message ids (``"<prefix><session>:<position>"``).
+
+    Returns
+    -------
+    ConversationPlan
+
+    Raises
+    ------
+    InvalidInputError
+        ``messages`` is not a list of mappings, a message has an unknown field, no or a
+        non-string role, an id given twice, or a bad ``created_at`` / ``session`` / ``name``.
+    EmptyTextError
+        A message's content is empty.
+    """
+    if messages is None or isinstance(messages, (str, bytes, Mapping)):
+        raise InvalidInputError(f"messages: expected a list of message mappings, got {type(messages).__name__}")
+    msgs = list(messages)
+    if not msgs:
+        raise InvalidInputError("messages: the conversation is empty")
+    plan = ConversationPlan()
+    rows = []
+    prev_t: float | None = None
+    label = None if session is None else str(session)
+    auto_label = None
+    for i, m in enumerate(msgs):
+        where = f"message {i}"
+        if not isinstance(m, Mapping):
+            raise InvalidInputError(f"{where}: expected a mapping with role and content, got {type(m).__name__}")
+        unknown = set(m) - MESSAGE_FIELDS
+        if unknown:
+            raise InvalidInputError(f"{where}: unknown field(s) {sorted(unknown)}; a message has "
+                                    "role, content and optionally created_at, session, name, id")
+        role = m.get("role")
+        if not isinstance(role, str) or not role.strip():
+            raise InvalidInputError(f"{where}: role must be a non-empty string (user, assistant, ...), got {role!r}")
+        content = _content(m.get("content"), where)
+        name = m.get("name")
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise InvalidInputError(f"{where}: name must be a non-empty string, got {name!r}")
+        raw_t = m.get("created_at")
+        if raw_t is None:
+            t = now if prev_t is None else prev_t + 1e-3
+        else:
+            try:
+                t = to_unix_seconds(raw_t)
+            except InvalidInputError as exc:
+                raise InvalidInputError(f"{where}: created_at: {exc}") from None
+        prev_t = t
+        sess = m.get("session")
+        if sess is not None:
+            if isinstance(sess, bool) or not isinstance(sess, (str, int)) or not str(sess).strip():
+                raise InvalidInputError(f"{where}: session must be a non-empty string or an integer, got {sess!r}")
+            label = str(sess)
+        elif label is None:
+            label = f"chat-{int(t)}"
+            auto_label = label
+        rows.append((role.strip(), (name or "").strip() or None, content, t, label, m.get("id")))
+
+    by_session: dict[str, list[int]] = {}
+    for i, row in enumerate(rows):
+        by_session.setdefault(row[4], []).append(i)
+    seen: set[str] = set()
+    ids: list[str] = [""] * len(rows)
+    for lab, members in by_session.items():
+        for pos, i in enumerate(members, start=1):
+            given = rows[i][5]
+            mid = check_id(given, f"message {i} id") if given is not None else f"{id_prefix}{lab}:{pos}"
+            if mid in seen:
+                raise InvalidInputError(f"message {i}: id {mid!r} given twice in the conversation")
+            seen.add(mid)
+            ids[i] = mid
+    plan.message_ids = ids
+
+    titles = dict(session_titles or {})
+    prev_session = None
+    for lab, members in by_session.items():
+        sid = f"{id_prefix}S:{lab}"
+        if sid in seen:
+            raise InvalidInputError(f"session node id {sid!r} collides with a message id")
+        seen.add(sid)
+        speakers = list(dict.fromkeys(rows[i][1] or rows[i][0] for i in members))
+        t0 = min(rows[i][3] for i in members)
+        name = "" if lab == auto_label else f" {lab}"   # a generated label is a number: left out
+        text = titles.get(lab) or f"Session{name} of {' and '.join(speakers)}, {_fmt_date(t0)}"
+        plan.items.append({"id": sid, "kind": MemoryKind.EPISODIC, "created_at": t0, "text": text,
+                           "source": sid, "tags": ["session"]})
+        plan.sessions.append(sid)
+        if prev_session is not None:
+            plan.edges.append((prev_session, sid, Relation.NEXT, 1.0))
+        prev_session = sid
+        prev_mid = None
+        for i in members:
+            role, name, content, t, _lab, _ = rows[i]
+            mid = ids[i]
+            plan.items.append({"id": mid, "kind": MemoryKind.EPISODIC, "text": f"{name or role}: {content}",
+                               "created_at": t, "source": mid, "tags": list(dict.fromkeys([name or role, role]))})
+            plan.edges.append((mid, sid, Relation.DISCUSSED_IN, 0.5))
+            if prev_mid is not None:
+                plan.edges.append((prev_mid, mid, Relation.NEXT, 1.0))
+            prev_mid = mid
+            if role in split_roles and len(content) >= split_chars:
+                blocks = split_blocks(content)
+                if len(blocks) > 1:
+                    prev_piece = None
+                    for j, block in enumerate(blocks, start=1):
+                        pid = f"{mid}#p{j}"
+                        if pid in seen:
+                            raise InvalidInputError(f"piece id {pid!r} collides with a message id")
+                        seen.add(pid)
+                        plan.items.append({"id": pid, "kind": MemoryKind.EPISODIC, "text": block,
+                                           "created_at": t, "source": mid, "tags": ["piece", role]})
+                        plan.edges.append((pid, mid, Relation.EXTRACTED_FROM, 1.0))
+                        if prev_piece is not None:
+                            plan.edges.append((prev_piece, pid, Relation.NEXT, 1.0))
+                        prev_piece = pid
+
+    if entities:
+        docs = [(ids[i], rows[i][2]) for i in range(len(rows))]
+        when = {ids[i]: rows[i][3] for i in range(len(rows))}
+        shared = co_mentions(docs)
+        if entity_exists is not None:   # named once here, but the namespace already knows it
+            once: dict[str, list[str]] = {}
+            for doc_id, text in docs:
+                for ent in extract_entities(text):
+                    once.setdefault(ent, []).append(doc_id)
+            for ent, where_ids in once.items():
+                if ent not in shared and len(where_ids) == 1 and entity_exists(f"E:{ent}"):
+                    plan.edges.append((where_ids[0], f"E:{ent}", Relation.MENTIONS, 1.0))
+        for ent, where_ids in shared.items():
+            eid = f"E:{ent}"
+            if entity_exists is None or not entity_exists(eid):
+                plan.items.append({"id": eid, "kind": MemoryKind.SEMANTIC, "text": ent, "tags": ["entity"],
+                                   "created_at": when[where_ids[0]], "source": eid})
+            plan.edges.extend((tid, eid, Relation.MENTIONS, 1.0) for tid in where_ids)
+    return plan

@@ -1,0 +1,378 @@
+"""Consolidation ("sleep"): merge near-duplicates, summarise old sessions, promote repeated facts.
+
+One pass over a namespace (DESIGN.md "Memory dynamics", consolidation), written in one write unit
+per namespace with one dynamics-log entry per action:
+
+1. **Merge** (``consolidate_merge``): active non-episodic memories (facts, procedures, promoted
+   facts; not entity, session or summary nodes) whose cosine is at least
+   ``ConsolidationConfig.duplicate_cosine`` form clusters (union-find over k-NN pairs); the
+   best-worded member (most distinct content words, then confidence, then the newest) is kept
+   and each other member is superseded by it (``supersedes`` edge, kept for the audit trail).
+   Episodes are not merged: two turns worded alike are two events.
+2. **Summaries** (``consolidate_summary``): each session node (a memory tagged ``session``, as
+   :meth:`Engram.add_conversation` makes them) whose newest turn is older than
+   ``now - summary_age_s`` and that has no summary yet gets a semantic memory
+   ``sum:<session id>`` tagged ``summary``: its most central sentences picked by maximal
+   marginal relevance (Carbonell & Goldstein 1998) against the session's centroid, in
+   conversation order, or the text of a ``summarizer(texts) -> str`` callable. It has an
+   ``extracted_from`` edge to every turn of the session and to the session node, so activation
+   spreads from the summary to its turns.
+3. **Facts** (``consolidate_fact``): turns of different sessions whose cosine is at least
+   ``fact_cosine`` restate one thing; a cluster spanning ``fact_min_sessions`` sessions is
+   promoted to a semantic memory ``fact:<digest of its members>`` tagged ``fact`` (text: its
+   most central turn), with an ``evidence_for`` edge from each member. Being semantic, it decays
+   with the semantic half-life (``DecayConfig.half_life_s``) instead of the episodic one.
+
+Idempotent: the summary and fact ids are functions of their sources, and what exists already is
+skipped; merged memories are no longer active. A second pass at the same ``now`` writes nothing.
+
+References
+----------
+Carbonell & Goldstein (1998), "The use of MMR, diversity-based reranking for reordering
+documents and producing summaries", SIGIR, section 2 (MMR) and 4 (summaries); McClelland,
+McNaughton & O'Reilly (1995), complementary learning systems (episodic -> semantic);
+Park et al. (2023), Generative Agents, arXiv:2304.03442, section 4.2 (reflection over memories).
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+from ..config import ConsolidationConfig
+from ..entities import _COMMON as _FILLERS
+from ..index.stopwords import ENGLISH_STOP_WORDS
+from ..index.tokens import tokenize
+from ..state import EngineState
+from ..types import KIND_BY_CODE, MemoryKind, MemoryState, Relation, _STATE_CODES
+from ..write.records import embed_missing, prepare, write_new
+from .. import slots as _slots
+
+__all__ = ["ACTIONS", "consolidate", "mmr_select", "split_sentences"]
+
+#: Dynamics-log actions of consolidation.
+ACTIONS = ("consolidate_merge", "consolidate_summary", "consolidate_fact")
+
+_ACTIVE = _STATE_CODES[MemoryState.ACTIVE]
+_EPISODIC = MemoryKind.EPISODIC.code
+_NODE_TAGS = frozenset({"session", "entity", "summary", "fact", "piece"})
+_SENT = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_SPEAKER = re.compile(r"^([^:\n]{1,40}):\s+")
+_STOP = frozenset(ENGLISH_STOP_WORDS) | _FILLERS
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text``: cut after ``.``, ``!`` or ``?`` followed by whitespace, and at line breaks.
+
+    Returns
+    -------
+    list of str
+        Non-blank, stripped, in order.
+    """
+    out = []
+    for line in text.splitlines():
+        out.extend(s.strip() for s in _SENT.split(line) if s.strip())
+    return out
+
+
+def mmr_select(vectors: np.ndarray, m: int, lam: float) -> list[int]:
+    """Pick ``m`` rows by maximal marginal relevance against the centroid.
+
+    score_i = lam * cos(v_i, centroid) - (1 - lam) * max_{j picked} cos(v_i, v_j).
+
+    Parameters
+    ----------
+    vectors : ndarray of float32, shape (n, dim)
+        Unit vectors (cosine space).
+    m : int
+        How many to pick (at most n).
+    lam : float
+        In [0, 1]; 1 = centrality only.
+
+    Returns
+    -------
+    list of int
+        Picked row indices, in pick order.
+
+    References
+    ----------
+    Carbonell & Goldstein (1998), SIGIR, section 2, equation 1 (the query is the centroid here).
+    """
+    n = len(vectors)
+    if n == 0 or m <= 0:
+        return []
+    centroid = vectors.mean(axis=0)
+    norm = float(np.linalg.norm(centroid))
+    rel = vectors @ (centroid / norm) if norm > 0 else np.zeros(n, np.float32)
+    sim = vectors @ vectors.T
+    picked: list[int] = []
+    red = np.full(n, -np.inf)
+    for _ in range(min(m, n)):
+        score = lam * rel - (1.0 - lam) * np.where(np.isfinite(red), red, 0.0)
+        score[picked] = -np.inf
+        i = int(np.argmax(score))
+        picked.append(i)
+        red = np.maximum(red, sim[i])
+    return picked
+
+
+def _content_set(text: str) -> set[str]:
+    """Content words of ``text`` (its tokens without a "Speaker: " prefix, stop words, fillers
+    and tokens shorter than 3 characters)."""
+    m = _SPEAKER.match(text)
+    body = text[m.end():] if m else text
+    return {w for w in tokenize(body) if len(w) >= 3 and w not in _STOP}
+
+
+def _content_words(text: str) -> int:
+    return len(_content_set(text))
+
+
+class _UnionFind:
+    def __init__(self, n: int):
+        self.p = list(range(n))
+
+    def find(self, a: int) -> int:
+        while self.p[a] != a:
+            self.p[a] = self.p[self.p[a]]
+            a = self.p[a]
+        return a
+
+    def union(self, a: int, b: int) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.p[max(ra, rb)] = min(ra, rb)
+
+    def groups(self) -> list[list[int]]:
+        out: dict[int, list[int]] = {}
+        for i in range(len(self.p)):
+            out.setdefault(self.find(i), []).append(i)
+        return [g for g in out.values() if len(g) > 1]
+
+
+def _pairs(vecs: np.ndarray, k: int, floor: float, block: int = 512) -> list[tuple[int, int]]:
+    """Row pairs (i, j), i != j, with j among the ``k`` most similar rows to i and cosine >= floor.
+
+    Exact, over ``vecs`` only (unit rows, float32, shape (n, dim)), in row blocks: O(n^2 dim)
+    time, O(block n) memory. Exact and restricted to the candidates on purpose: an approximate
+    search over the whole namespace would see the summaries and facts a pass adds, so a second
+    pass could find other pairs and the pass would not be idempotent.
+    """
+    n = len(vecs)
+    if n < 2:
+        return []
+    k = min(k, n - 1)
+    out = []
+    for a in range(0, n, block):
+        sims = vecs[a:a + block] @ vecs.T
+        rows = np.arange(a, min(a + block, n))
+        sims[rows - a, rows] = -np.inf
+        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        for r, cols in zip(rows.tolist(), top.tolist()):
+            out.extend((r, j) for j in cols if sims[r - a, j] >= floor)
+    return out
+
+
+def consolidate(state: EngineState, now: float, *, namespaces: list[str], embed: Callable | None,
+                config: ConsolidationConfig, summarizer: Callable[[list[str]], str] | None = None,
+                progress: bool = False) -> dict[str, Any]:
+    """Run one consolidation pass over ``namespaces``; see the module docstring.
+
+    Parameters
+    ----------
+    state : EngineState
+    now : float
+        Unix seconds.
+    namespaces : list of str
+    embed : callable list of str -> ndarray of float32 (n, dim), or None
+        Embeds summary sentences and new memories; None uses the turns' stored vectors for
+        sentences (and new memories then need an embedder: summaries and facts are skipped).
+    config : ConsolidationConfig
+    summarizer : callable list of str -> str, optional
+        Replaces the extractive summary: gets the session's turn texts in order.
+    progress : bool
+        A rich progress bar over namespaces.
+
+    Returns
+    -------
+    dict
+        ``merged``, ``summaries``, ``facts``, ``edges`` (added), ``namespaces``, ``now``, ``seconds``.
+    """
+    t_start = time.perf_counter()
+    total = {"merged": 0, "summaries": 0, "facts": 0, "edges": 0}
+    steps = namespaces
+    if progress:
+        from rich.progress import track
+
+        steps = track(namespaces, description="consolidating", total=len(namespaces), transient=True)
+    for ns in steps:
+        out = _consolidate_namespace(state, ns, now, embed, config, summarizer)
+        for key in total:
+            total[key] += out[key]
+    return {**total, "namespaces": len(namespaces), "now": float(now),
+            "seconds": round(time.perf_counter() - t_start, 6)}
+
+
+def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: ConsolidationConfig,
+                           summarizer) -> dict[str, int]:
+    out = {"merged": 0, "summaries": 0, "facts": 0, "edges": 0}
+    space = state.space(ns)
+    if space is None or space.index is None or len(space.index) == 0:
+        return out
+    c = state.cols
+    n = c.n
+    live = np.flatnonzero(c.alive[:n] & (c.ns[:n] == space.code) & (c.state[:n] == _ACTIVE))
+    if not len(live):
+        return out
+    recs = dict(zip(live.tolist(), state.records(live.tolist(), "reading memories to consolidate")))
+    tagged = {nid: set(rec.get("tags") or ()) for nid, rec in recs.items() if rec is not None}
+    csr = state.csr()
+
+    # sessions and their turns (turn -[discussed_in]-> session)
+    sessions: dict[int, list[int]] = {}
+    for nid, tags in tagged.items():
+        if "session" in tags:
+            a, b = int(csr.indptr[nid]), int(csr.indptr[nid + 1])
+            rel, nb, fwd = csr.relation[a:b], csr.indices[a:b], csr.forward[a:b]
+            turns = [int(t) for t, r, f in zip(nb, rel, fwd)
+                     if r == Relation.DISCUSSED_IN.code and not f and int(t) in tagged
+                     and not (tagged[int(t)] & _NODE_TAGS)]
+            if turns:
+                sessions[nid] = sorted(turns, key=lambda t: (float(c.created_at[t]), t))
+    session_of = {t: s for s, turns in sessions.items() for t in turns}
+
+    items: list[dict] = []
+    edges: list[tuple[str, str, Relation, float]] = []
+    merges: list[tuple[int, int]] = []   # (kept nid, merged nid)
+    log: list[dict] = []
+
+    def exists(ext_id: str) -> bool:
+        with state.store.read("looking up a consolidated memory") as txn:
+            return state.store.lookup_id(txn, ns, ext_id) is not None
+
+    # 1. merge near-duplicate non-episodic memories
+    cand = np.array([nid for nid, tags in tagged.items()
+                     if c.kind[nid] != _EPISODIC and not (tags & {"session", "entity", "summary"})], np.int64)
+    if cfg.merge and len(cand) > 1:
+        vecs = state.vectors(cand)
+        uf = _UnionFind(len(cand))
+        for i, j in _pairs(vecs, 8, cfg.duplicate_cosine):
+            uf.union(i, j)
+        for group in uf.groups():
+            nids = [int(cand[i]) for i in group]
+            best = max(nids, key=lambda x: (_content_words(recs[x]["text"]), float(c.confidence[x]),
+                                            float(c.created_at[x]), -x))
+            for other in nids:
+                if other != best:
+                    merges.append((best, other))
+
+    # 2. summaries of old sessions
+    if embed is not None and cfg.summaries:
+        for sid, turns in sessions.items():
+            sid_ext = c.ext_ids[sid]
+            newest = max(float(c.created_at[t]) for t in turns)
+            if newest > now - cfg.summary_age_s or exists(f"sum:{sid_ext}"):
+                continue
+            texts = [recs[t]["text"] for t in turns]
+            sources = turns
+            if summarizer is not None:
+                text = summarizer(list(texts))
+                if not isinstance(text, str) or not text.strip():
+                    continue
+            else:
+                sents, owner = [], []
+                for t, t_text in zip(turns, texts):
+                    m = _SPEAKER.match(t_text)
+                    who, body = (m.group(1), t_text[m.end():]) if m else (None, t_text)
+                    for s in split_sentences(body):
+                        if len(_content_set(s)) >= cfg.summary_min_words:
+                            sents.append(f"{who}: {s}" if who else s)
+                            owner.append(t)
+                if not sents:
+                    continue
+                m_pick = max(1, min(cfg.summary_sentences, len(sents) // cfg.sentences_per_summary_line))
+                svec = np.asarray(embed(sents), np.float32)
+                picked = sorted(mmr_select(svec, m_pick, cfg.mmr_lambda))
+                text = " ".join(sents[i] for i in picked)
+                if cfg.summary_links == "picked":
+                    sources = sorted({owner[i] for i in picked}, key=turns.index)
+            ext = f"sum:{sid_ext}"
+            items.append({"id": ext, "kind": MemoryKind.SEMANTIC, "text": text, "tags": ["summary"],
+                          "created_at": newest, "source": sid_ext})
+            edges.append((ext, sid_ext, Relation.EXTRACTED_FROM, 1.0))
+            edges.extend((ext, c.ext_ids[t], Relation.EXTRACTED_FROM, 1.0) for t in sources)
+            log.append({"action": "consolidate_summary", "namespace": ns, "id": ext,
+                        "reason": f"session {sid_ext}: {len(turns)} turns"})
+
+    # 3. facts restated across sessions
+    if embed is not None and cfg.facts and len(session_of) > 1:
+        tnids = np.array(sorted(session_of), np.int64)
+        word_cache: dict[int, set[str]] = {}
+
+        def words(nid: int) -> set[str]:
+            if nid not in word_cache:
+                word_cache[nid] = _content_set(recs[nid]["text"])
+            return word_cache[nid]
+
+        tvecs = state.vectors(tnids)
+        uf = _UnionFind(len(tnids))
+        for i, j in _pairs(tvecs, cfg.fact_neighbours, cfg.fact_cosine):
+            a, b = int(tnids[i]), int(tnids[j])
+            if session_of[a] != session_of[b] and len(words(a) & words(b)) >= cfg.fact_shared_words:
+                uf.union(i, j)
+        for group in uf.groups():
+            members = [int(tnids[i]) for i in group]
+            if len({session_of[m] for m in members}) < cfg.fact_min_sessions:
+                continue
+            ids = sorted(c.ext_ids[m] for m in members)
+            ext = "fact:" + hashlib.sha256("\x00".join(ids).encode()).hexdigest()[:16]
+            if exists(ext):
+                continue
+            gv = tvecs[group]
+            centre = members[mmr_select(gv, 1, 1.0)[0]]
+            items.append({"id": ext, "kind": MemoryKind.SEMANTIC, "text": recs[centre]["text"], "tags": ["fact"],
+                          "created_at": max(float(c.created_at[m]) for m in members), "source": c.ext_ids[centre],
+                          "confidence": min(1.0, 0.5 + 0.1 * len({session_of[m] for m in members}))})
+            edges.extend((c.ext_ids[m], ext, Relation.EVIDENCE_FOR, 1.0) for m in members)
+            log.append({"action": "consolidate_fact", "namespace": ns, "id": ext,
+                        "reason": f"restated in {len({session_of[m] for m in members})} sessions by {len(members)} turns"})
+
+    if not items and not merges:
+        return out
+    prepared = [prepare(state, item, ns, now) for item in items]
+    if prepared:
+        embed_missing(state, embed, prepared)
+    new_by_ext = {p.ext_id: p for p in prepared}
+
+    def extra(unit) -> list[tuple[int, int, int, float]]:
+        rows = []
+        for s, t, rel, w in edges:
+            a = new_by_ext[s].nid if s in new_by_ext else unit.lookup(ns, s)
+            b = new_by_ext[t].nid if t in new_by_ext else unit.lookup(ns, t)
+            rows.append((a, b, rel.code, w))
+        for best, other in merges:
+            rec = unit.record(other)
+            unit.put_record(other, _slots.retire_record(rec, c.ext_ids[best], float(c.valid_from[best]), now))
+            rows.append((best, other, Relation.SUPERSEDES.code, 1.0))
+            unit.log([{"action": "consolidate_merge", "namespace": ns, "id": rec["id"],
+                       "kind": KIND_BY_CODE[int(c.kind[other])].value,
+                       "reason": f"near-duplicate of {c.ext_ids[best]!r} (cosine >= {cfg.duplicate_cosine})"}])
+        unit.log(log)
+        return rows
+
+    edges_before = len(state.graph)
+    if prepared:
+        write_new(state, prepared, now, what="consolidating memories", extra=extra)
+    else:
+        from ..write import write_unit
+
+        with write_unit(state, "consolidating memories", now) as unit:
+            unit.add_edges(extra(unit))
+    out["merged"] = len(merges)
+    out["summaries"] = sum(1 for e in log if e["action"] == "consolidate_summary")
+    out["facts"] = sum(1 for e in log if e["action"] == "consolidate_fact")
+    out["edges"] = len(state.graph) - edges_before
+    return out

@@ -1,0 +1,169 @@
+"""consolidate(): summaries of old sessions, facts restated across sessions, near-duplicate merges;
+idempotent, logged, reachable by recall."""
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import engramdb
+from engramdb.cli import main
+from engramdb.config import ConsolidationConfig, EngramConfig, LinkConfig
+from engramdb.dynamics.consolidate import mmr_select, split_sentences
+from engramdb.errors import ConfigError, InvalidInputError, NamespaceError
+from engramdb.testing import store_digest
+from engramdb.types import MemoryKind, MemoryState, Relation
+
+DAY = 86400.0
+T0 = 1_700_000_000.0
+
+S1 = [
+    ("user", "I started training for the Berlin marathon with a running club on Tuesdays."),
+    ("assistant", "Great goal. Build the weekly long run slowly and keep most runs easy."),
+    ("user", "My knee hurts after the long run on cobblestones near the river path."),
+    ("assistant", "Rest two days, then try softer surfaces and shorter strides for a week."),
+]
+S2 = [
+    ("user", "Quick update on my plans for the weekend trip to the lake house."),
+    ("user", "I started training for the Berlin marathon with a running club on Tuesdays and Thursdays."),
+    ("assistant", "Two club sessions a week is a solid base for marathon training."),
+]
+
+
+def _ingest(eng, ns="u", entities=True):
+    msgs = [{"role": r, "content": c, "created_at": T0 + i, "session": "a"} for i, (r, c) in enumerate(S1)]
+    msgs += [{"role": r, "content": c, "created_at": T0 + 3 * DAY + i, "session": "b"} for i, (r, c) in enumerate(S2)]
+    return eng.add_conversation(msgs, namespace=ns, entities=entities)
+
+
+def test_summaries_facts_log_and_idempotence(tmp_store):
+    with engramdb.open(tmp_store) as eng:
+        _ingest(eng)
+        now = T0 + 10 * DAY
+        out = eng.consolidate(namespace="u", now=now)
+        assert out["summaries"] == 2 and out["facts"] == 1 and out["merged"] == 0 and out["edges"] > 0
+        summary = eng.get("sum:S:a", namespace="u")
+        assert summary.kind is MemoryKind.SEMANTIC and "summary" in summary.tags
+        sentences = [f"{r}: {x}" for r, c in S1 for x in split_sentences(c)]
+        picked = [x for x in sentences if x in summary.text]
+        assert picked and " ".join(picked) == summary.text    # extractive: whole sentences, in session order
+        targets = {e.target for e in eng.edges("sum:S:a", namespace="u") if e.relation is Relation.EXTRACTED_FROM}
+        assert targets == {"S:a", "a:1", "a:2", "a:3", "a:4"}
+        fact = eng.query(namespace="u", tags=["fact"])
+        assert len(fact) == 1 and fact[0].kind is MemoryKind.SEMANTIC and "Berlin marathon" in fact[0].text
+        evidence = {e.source for e in eng.edges(fact[0].id, namespace="u") if e.relation is Relation.EVIDENCE_FOR}
+        assert evidence == {"a:1", "b:2"}
+        actions = [e["action"] for e in eng.dynamics_log(namespace="u")]
+        assert actions.count("consolidate_summary") == 2 and actions.count("consolidate_fact") == 1
+        assert len(eng.dynamics_log(action="consolidate_fact")) == 1
+        before = store_digest(eng)
+        again = eng.consolidate(namespace="u", now=now)
+        assert (again["merged"], again["summaries"], again["facts"], again["edges"]) == (0, 0, 0, 0)
+        assert store_digest(eng) == before
+
+
+def test_through_a_namespace_handle(tmp_store):
+    with engramdb.open(tmp_store) as eng:
+        _ingest(eng)
+        _ingest(eng, ns="other")
+        out = eng.namespace("u").consolidate(now=T0 + 10 * DAY)
+        assert out["namespaces"] == 1 and out["summaries"] == 2
+        assert eng.query(namespace="other", tags=["summary"]) == []
+
+
+def test_recent_session_is_not_summarised(tmp_store):
+    with engramdb.open(tmp_store) as eng:
+        _ingest(eng)
+        out = eng.consolidate(namespace="u", now=T0 + 3 * DAY + 60)   # session b ended a minute ago
+        assert out["summaries"] == 1
+        with pytest.raises(engramdb.errors.MemoryNotFoundError):
+            eng.get("sum:S:b", namespace="u")
+
+
+def test_recall_reaches_turns_through_the_fact(tmp_store):
+    # no auto-links, no entities: the turns that restate the fact are joined only through it
+    config = EngramConfig(link=LinkConfig(auto_link=False))
+    with engramdb.open(tmp_store, config=config) as eng:
+        _ingest(eng, entities=False)
+        before = {h.id: h for h in eng.recall("Thursdays", namespace="u", k=10, gate="on").hits}
+        assert "fact" not in str(before["a:1"].path) and before["b:2"].path[0].id == "b:2"
+        eng.consolidate(namespace="u", now=T0 + 10 * DAY)
+        fact_id = eng.query(namespace="u", tags=["fact"])[0].id
+        hits = eng.recall("Thursdays", namespace="u", k=10, gate="on").hits
+        a1 = next(h for h in hits if h.id == "a:1")
+        assert fact_id in [h.id for h in hits]
+        assert a1.score > before["a:1"].score    # the fact passes b:2's activation on to a:1
+
+
+def test_summarizer_callable_replaces_the_extractive_summary(tmp_store):
+    seen = []
+
+    def summarizer(texts):
+        seen.append(list(texts))
+        return f"{len(texts)} turns about running" if len(texts) == 4 else ""
+
+    with engramdb.open(tmp_store) as eng:
+        _ingest(eng)
+        out = eng.consolidate(namespace="u", now=T0 + 10 * DAY, summarizer=summarizer)
+        assert out["summaries"] == 1                       # the empty answer skips session b
+        assert eng.get("sum:S:a", namespace="u").text == "4 turns about running"
+        assert seen[0][0] == "user: " + S1[0][1]
+        with pytest.raises(InvalidInputError):
+            eng.consolidate(namespace="u", summarizer="not callable")
+
+
+def test_near_duplicate_facts_are_merged_into_the_best_worded(tmp_store):
+    v = np.zeros(16, np.float32)
+    v[0] = 1.0
+    w = v.copy()
+    w[1] = 0.05
+    with engramdb.open(tmp_store, dim=16) as eng:
+        eng.add("Ada prefers tea", id="f1", kind="semantic", embedding=v, namespace="u")
+        eng.add("Ada prefers green tea over coffee in the morning", id="f2", kind="semantic", embedding=w,
+                namespace="u")
+        other = np.zeros(16, np.float32)
+        other[5] = 1.0
+        eng.add("Ada lives in Oslo", id="f3", kind="semantic", embedding=other, namespace="u")
+        out = eng.consolidate(namespace="u", now=T0)
+        assert out["merged"] == 1
+        old = eng.get("f1", namespace="u")
+        assert old.state is MemoryState.SUPERSEDED and old.superseded_by == "f2"
+        assert eng.get("f2", namespace="u").state is MemoryState.ACTIVE
+        assert eng.get("f3", namespace="u").state is MemoryState.ACTIVE
+        assert [e["id"] for e in eng.dynamics_log(action="consolidate_merge")] == ["f1"]
+        assert eng.consolidate(namespace="u", now=T0)["merged"] == 0
+
+
+def test_bad_arguments(tmp_store):
+    with engramdb.open(tmp_store) as eng:
+        _ingest(eng)
+        with pytest.raises(NamespaceError):
+            eng.consolidate(namespace="nope")
+        with pytest.raises(ConfigError):
+            eng.consolidate(namespace="u", config={"fact_cosine": 0.5})
+        with pytest.raises(ConfigError):
+            ConsolidationConfig(fact_cosine=1.5)
+
+
+def test_mmr_prefers_central_then_diverse():
+    e = np.eye(3, dtype=np.float32)
+    dup = e[0] * 0.999 + e[1] * 0.045
+    dup /= np.linalg.norm(dup)
+    vecs = np.stack([e[0], dup, e[1], e[2] * 0.5 + e[0] * 0.866])
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    picked = mmr_select(vecs, 2, 0.5)
+    assert picked[0] in (0, 1, 3) and len(set(picked)) == 2
+    assert not {0, 1} <= set(picked)                    # never both near-duplicates
+    assert mmr_select(vecs, 10, 1.0)[:1] == [int(np.argmax(vecs @ vecs.mean(0)))]
+    assert mmr_select(np.zeros((0, 3), np.float32), 2, 0.5) == []
+
+
+def test_split_sentences():
+    assert split_sentences("One. Two! Three?\nFour") == ["One.", "Two!", "Three?", "Four"]
+
+
+def test_cli_consolidate(tmp_path):
+    store = tmp_path / "s"
+    with engramdb.open(store) as eng:
+        _ingest(eng)
+    res = CliRunner().invoke(main, ["consolidate", "--store", str(store), "--now", str(T0 + 10 * DAY)])
+    assert res.exit_code == 0, res.output
+    assert "summaries 2, facts 1" in res.output

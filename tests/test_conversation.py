@@ -1,0 +1,147 @@
+"""add_conversation: the conversation graph of any chat, bad messages, long answers split, CLI ingest-chat."""
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import engramdb
+from engramdb.cli import main
+from engramdb.conversation import split_blocks
+from engramdb.errors import EmptyTextError, InvalidInputError, NamespaceError
+from engramdb.testing import store_digest
+from engramdb.types import MemoryKind, Relation
+
+LONG_ANSWER = (
+    "Here is how to set up the backup job for your Postgres server.\n\n"
+    "- Install pgbackrest from the distribution packages and check its version.\n"
+    "- Create the stanza named nightly with the repository on the NAS volume.\n"
+    "- Schedule the full backup on Sunday at 02:00 with a systemd timer unit.\n\n"
+    "```bash\npgbackrest --stanza=nightly --type=full backup\npgbackrest --stanza=nightly check\n```\n\n"
+    "Finally, test a restore into a scratch container every month so you know the archive works."
+)
+
+CHAT = [
+    {"role": "user", "content": "I adopted a beagle called Biscuit in Portland last spring.",
+     "created_at": "2024-05-01T10:00:00", "session": "s1"},
+    {"role": "assistant", "content": "Congratulations on Biscuit! Beagles love long walks.",
+     "created_at": "2024-05-01T10:00:05"},
+    {"role": "user", "content": "How do I back up my Postgres server?", "created_at": "2024-06-02T09:00:00",
+     "session": "s2"},
+    {"role": "assistant", "content": LONG_ANSWER, "created_at": "2024-06-02T09:00:10"},
+    {"role": "user", "content": "Biscuit chewed my Portland map today.", "created_at": "2024-06-02T09:05:00"},
+]
+
+
+def _rels(eng, mid, ns="u"):
+    return {(e.target, e.relation) for e in eng.edges(mid, namespace=ns)}
+
+
+def test_conversation_graph(tmp_store):
+    with engramdb.open(tmp_store) as eng:
+        out = eng.add_conversation(CHAT, namespace="u", split_chars=300)
+        assert out["message_ids"] == ["s1:1", "s1:2", "s2:1", "s2:2", "s2:3"]
+        assert out["sessions"] == ["S:s1", "S:s2"]
+        m = eng.get("s1:1", namespace="u")
+        assert m.text == "user: " + CHAT[0]["content"]
+        assert m.kind is MemoryKind.EPISODIC and set(m.tags) == {"user"}
+        assert m.created_at == engramdb.to_unix_seconds("2024-05-01T10:00:00")
+        assert set(eng.get("s1:2", namespace="u").tags) == {"assistant"}
+        assert ("S:s1", Relation.DISCUSSED_IN) in _rels(eng, "s1:1")
+        assert ("s1:2", Relation.NEXT) in _rels(eng, "s1:1")
+        assert ("S:s2", Relation.NEXT) in _rels(eng, "S:s1")
+        assert ("s2:1", Relation.NEXT) not in _rels(eng, "s1:2")    # sessions are not chained turn to turn
+        session = eng.get("S:s2", namespace="u")
+        assert "session" in session.tags and "user and assistant" in session.text
+        # entities named by two messages become nodes with mentions edges
+        assert eng.get("E:biscuit", namespace="u").kind is MemoryKind.SEMANTIC
+        assert ("E:biscuit", Relation.MENTIONS) in _rels(eng, "s1:1")
+        assert ("E:portland", Relation.MENTIONS) in _rels(eng, "s2:3")
+        # the long answer is split into pieces linked to their message
+        pieces = [p for p in eng.query(namespace="u", tags=["piece"])]
+        assert len(pieces) >= 3
+        assert all(("s2:2", Relation.EXTRACTED_FROM) in _rels(eng, p.id) for p in pieces)
+        assert any("stanza named nightly" in p.text and "systemd" not in p.text for p in pieces)
+
+
+def test_piece_is_findable_and_reaches_its_message(tmp_store):
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(CHAT, namespace="u", split_chars=300)
+        hits = eng.recall("when is the full backup scheduled systemd timer", namespace="u", k=5).hits
+        assert hits[0].id.startswith("s2:2#p")
+        assert "s2:2" in [h.id for h in hits]
+
+
+def test_second_call_links_known_entities_and_rejects_repeated_ids(tmp_store):
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(CHAT, namespace="u", split_chars=300)
+        eng.add_conversation([{"role": "user", "content": "My dog Biscuit is sick today.", "session": "s3"}], namespace="u")
+        assert ("E:biscuit", Relation.MENTIONS) in _rels(eng, "s3:1")
+        before = store_digest(eng)
+        with pytest.raises(InvalidInputError, match="already exists"):
+            eng.add_conversation([{"role": "user", "content": "again", "session": "s3"}], namespace="u")
+        assert store_digest(eng) == before
+
+
+@pytest.mark.parametrize("messages, error", [
+    ([{"content": "no role"}], InvalidInputError),
+    ([{"role": "user", "content": "   "}], EmptyTextError),
+    ([{"role": "user", "content": "hi", "contents": "typo"}], InvalidInputError),
+    ([{"role": "user", "content": "hi", "created_at": "not a time"}], InvalidInputError),
+    ([{"role": "user", "content": "a", "id": "x"}, {"role": "user", "content": "b", "id": "x"}], InvalidInputError),
+    ([{"role": "user", "content": 42}], InvalidInputError),
+    ([{"role": "user", "content": "hi", "session": ""}], InvalidInputError),
+    ([], InvalidInputError),
+    ({"role": "user", "content": "a mapping, not a list"}, InvalidInputError),
+    (["just a string"], InvalidInputError),
+])
+def test_bad_messages_leave_the_store_unchanged(tmp_store, messages, error):
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(CHAT[:2], namespace="u")
+        before = store_digest(eng)
+        with pytest.raises(error):
+            eng.add_conversation(messages, namespace="u")
+        with pytest.raises(NamespaceError):
+            eng.add_conversation(CHAT, namespace="")
+        assert store_digest(eng) == before
+
+
+def test_openai_content_parts_and_defaults(tmp_store):
+    with engramdb.open(tmp_store) as eng:
+        out = eng.add_conversation([{"role": "user", "content": [{"type": "text", "text": "part one"}, "part two"]},
+                                    {"role": "assistant", "content": "ok", "name": "Ada"}],
+                                   namespace="u", session="chat")
+        assert out["message_ids"] == ["chat:1", "chat:2"]
+        assert eng.get("chat:1", namespace="u").text == "user: part one\npart two"
+        a, b = (eng.get(i, namespace="u") for i in out["message_ids"])
+        assert b.text == "Ada: ok" and set(b.tags) == {"Ada", "assistant"}
+        assert b.created_at > a.created_at
+
+
+def test_split_blocks():
+    blocks = split_blocks(LONG_ANSWER)
+    assert any(b.startswith("```bash") and b.rstrip().endswith("```") for b in blocks)
+    assert sum(b.lstrip().startswith("- ") for b in blocks) >= 2
+    assert "".join(blocks).replace("\n", "") .replace(" ", "") == LONG_ANSWER.replace("\n", "").replace(" ", "")
+    assert split_blocks("short") == ["short"]
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "json"])
+def test_cli_ingest_chat(tmp_path, fmt):
+    path = tmp_path / f"chat.{fmt}"
+    if fmt == "jsonl":
+        path.write_text("\n".join(json.dumps(m) for m in CHAT) + "\n")
+    else:
+        path.write_text(json.dumps(CHAT))
+    store = tmp_path / "s"
+    res = CliRunner().invoke(main, ["ingest-chat", "--store", str(store), "--namespace", "u", str(path)])
+    assert res.exit_code == 0, res.output
+    assert "ingested 5 messages in 2 sessions" in res.output
+    with engramdb.open(store) as eng:
+        assert eng.get("s2:1", namespace="u").text.startswith("user: How do I back up")
+
+
+def test_cli_ingest_chat_bad_file(tmp_path):
+    path = tmp_path / "chat.json"
+    path.write_text('[{"role": "user"}]')
+    res = CliRunner().invoke(main, ["ingest-chat", "--store", str(tmp_path / "s"), str(path)])
+    assert res.exit_code != 0 and "InvalidInputError" in res.output
