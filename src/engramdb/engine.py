@@ -1702,6 +1702,9 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
                     hint=f"this store holds {stored_dim}-dim vectors and its dimension cannot change: open it "
                          f"with dim={stored_dim} or without dim= (a {dim}-dim store needs another path)")
             dim = stored_dim
+            if stored_family is not None and stored_family not in ("hashing", "minilm"):
+                raise StoreCorruptedError(f"store {store.path!r} is damaged: its recorded embedder family is "
+                                          f"{stored_family!r}")
             if embedder is None and stored_family:
                 embedder = _StoredEmbedder(stored_family, dim, stored_embedder)
         if embedder is not None and getattr(embedder, "dim", dim) != dim:
