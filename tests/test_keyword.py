@@ -168,3 +168,23 @@ def test_keyword_feedback_finds_a_memory_that_shares_no_query_word(tmp_path):
         cfg = engramdb.RecallConfig(prf_terms=5, prf_docs=1, prf_weight=0.3)
         ids = keyword_search(eng, "default", "What did Caroline adopt?", k=10, feedback=cfg)
         assert ids[:2] == ["f0", "f1"]
+
+
+def test_a_snapshot_round_trip_answers_alike_and_grows_alike():
+    """A loaded vocabulary (hundreds of terms, read in one piece) searches, feeds back and takes
+    new terms exactly as the index it was saved from."""
+    rng = np.random.default_rng(0)
+    words = [f"w{i}x" for i in range(300)]
+    docs = [(i, " ".join(rng.choice(words, 8))) for i in range(500)]
+    a = KeywordIndex.build(docs)
+    b = KeywordIndex.from_arrays(a.arrays())
+    for q in ["w1x w2x w3x", "w250x w77x", "w5x"]:
+        ra, rb = a.search(q, 10), b.search(q, 10)
+        assert np.array_equal(ra[0], rb[0]) and np.allclose(ra[1], rb[1])
+        pa = a.search_prf(q, 10, None, prf_docs=4, prf_terms=4, prf_weight=0.2)
+        pb = b.search_prf(q, 10, None, prf_docs=4, prf_terms=4, prf_weight=0.2)
+        assert np.array_equal(pa[0], pb[0]) and np.allclose(pa[1], pb[1])
+    for idx in (a, b):
+        idx.add(999, "w1x brandnewterm")
+    assert np.array_equal(a.search("brandnewterm w1x", 5)[0], b.search("brandnewterm w1x", 5)[0])
+    assert a.arrays()["terms"].tobytes() == b.arrays()["terms"].tobytes()

@@ -148,6 +148,17 @@ class KeywordIndex:
     # ------------------------------------------------------------------ writes
     def _term_ids(self, terms) -> np.ndarray:
         """Term ids of ``terms`` (str), adding the new ones to the vocabulary."""
+        if not self._term_list and len(terms) > 64 and len(set(terms)) == len(terms):
+            # a whole vocabulary at once (a snapshot being loaded): one array operation per column
+            encoded = [t.encode() + b"\x00" for t in terms]   # NUL-terminated, as below
+            self._term_bytes.set(np.frombuffer(b"".join(encoded), np.uint8))
+            ends = np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)))
+            self._term_off.set(np.concatenate([np.zeros(1, np.int64), ends]))   # starts at 0, as __init__
+            self._df.set(np.zeros(len(terms), self._df.a.dtype))
+            self._head.set(np.full(len(terms), -1, self._head.a.dtype))
+            self._term_list = list(terms)
+            self._vocab = {t: i for i, t in enumerate(self._term_list)}
+            return np.arange(len(terms), dtype=np.int32)
         out = []
         for t in terms:
             tid = self._vocab.get(t)
@@ -232,20 +243,21 @@ class KeywordIndex:
     def _set_segment(self, term: np.ndarray, nid: np.ndarray, tf: np.ndarray, dl: np.ndarray,
                      n_terms: int) -> None:
         """Install postings sorted by term (in insertion order within a term) as the segment;
-        rebuild the forward index (a CSR -> CSC transpose, O(postings))."""
-        from scipy import sparse
-
+        rebuild the forward index (a transpose by a stable counting sort on the memory, O(postings):
+        each memory's postings in term order)."""
         ptr = np.zeros(n_terms + 1, np.int64)
         np.cumsum(np.bincount(term, minlength=n_terms), out=ptr[1:])
         self._seg_ptr, self._seg_nid = ptr, np.ascontiguousarray(nid, np.int32)
         self._seg_tf, self._seg_dl = np.array(tf, np.float32), np.array(dl, np.float32)
         n_nodes = max(self._fwd_off.n, int(nid.max()) + 1 if len(nid) else 0)
-        pos = np.arange(len(nid), dtype=np.int64)
-        csc = sparse.csr_matrix((pos, self._seg_nid, ptr), shape=(n_terms, n_nodes)).tocsc()
-        self._fwd_off.set(csc.indptr[:-1])
-        self._fwd_len.set(np.diff(csc.indptr))
-        self._fwd_tid.set(csc.indices)
-        self._fwd_pos.set(csc.data)
+        counts = np.bincount(self._seg_nid, minlength=n_nodes) if len(nid) else np.zeros(n_nodes, np.int64)
+        off = np.zeros(n_nodes + 1, np.int64)
+        np.cumsum(counts, out=off[1:])
+        order = np.argsort(self._seg_nid, kind="stable")   # within a memory: term order
+        self._fwd_off.set(off[:-1])
+        self._fwd_len.set(counts)
+        self._fwd_tid.set(np.asarray(term, np.int32)[order])
+        self._fwd_pos.set(order.astype(np.int64))
         self._df.a[:n_terms] = ptr[1:] - ptr[:-1]
         self._view = None
 
