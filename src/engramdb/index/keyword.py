@@ -360,6 +360,50 @@ class KeywordIndex:
                                               prf_weight, True)
         return _cut_as_before(all_nids, all_scores, k)
 
+    def term_stats(self, nids, terms: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """How often each of ``terms`` occurs in each memory, read off the forward index (no
+        tokenizing): what BM25 would count for them.
+
+        Parameters
+        ----------
+        nids : sequence of int, length n
+        terms : list of str, length m
+            Index terms (as :func:`tokenize` gives them).
+
+        Returns
+        -------
+        tf : ndarray of float64, shape (n, m)
+        dl : ndarray of float64, shape (n,)
+            The memory's length in index terms.
+        known : ndarray of bool, shape (n,)
+            False for a memory the index holds no term of (never added, removed, or empty):
+            its row says nothing and the caller tokenizes its text instead.
+        """
+        n, m = len(nids), len(terms)
+        tf, dl, known = np.zeros((n, m)), np.zeros(n), np.zeros(n, bool)
+        col = {}
+        for j, t in enumerate(terms):
+            tid = self._vocab.get(t)
+            if tid is not None:
+                col[tid] = j
+        seg_n = len(self._seg_nid)
+        off, length = self._fwd_off.a, self._fwd_len.a
+        for i, nid in enumerate(nids):
+            nid = int(nid)
+            if nid >= self._fwd_len.n or length[nid] <= 0:
+                continue
+            lo = int(off[nid])
+            hi = lo + int(length[nid])
+            pos = self._fwd_pos.a[lo:hi]
+            first = int(pos[0])
+            dl[i] = float(self._seg_dl[first] if first < seg_n else self._d_dl.a[first - seg_n])
+            known[i] = True
+            for tid, p in zip(self._fwd_tid.a[lo:hi].tolist(), pos.tolist()):
+                j = col.get(tid)
+                if j is not None:
+                    tf[i, j] = float(self._seg_tf[p] if p < seg_n else self._d_tf.a[p - seg_n])
+        return tf, dl, known
+
     def idf(self, term: str) -> float:
         """BM25 inverse document frequency of an index term (0 for an unknown term)."""
         tid = self._vocab.get(term)

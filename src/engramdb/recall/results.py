@@ -61,7 +61,8 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     rel = np.zeros(0)
     if hits:
         feats = relevance_features(req.query, [h.text for h in hits],
-                                   state.vectors(np.asarray(hit_nids, np.int64), ctx.space) @ req.vector, ctx.space.keyword)
+                                   state.vectors(np.asarray(hit_nids, np.int64), ctx.space) @ req.vector, ctx.space.keyword,
+                                   nids=hit_nids)
         rel = relevance(feats, req.relevance[0])
         slot_match = ctx.extra.get("slot_match")
         if slot_match:   # a current holder of the slot the question names answers it
@@ -94,7 +95,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
 
 
 def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
-                       keyword: KeywordIndex) -> np.ndarray:
+                       keyword: KeywordIndex, nids=None) -> np.ndarray:
     """Evidence that a memory answers ``query``, none of it scaled by the query's other results.
 
     - cosine: the raw cosine of the query to the memory, clipped to [0, 1];
@@ -115,6 +116,10 @@ def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
         Their cosines to the query vector.
     keyword : KeywordIndex
         The namespace's BM25 index (idf, k1, b and the average length).
+    nids : sequence of int, length n, optional
+        The memories' node ids: their term counts are read off the index's forward index
+        (:meth:`KeywordIndex.term_stats`) instead of tokenizing their texts; a memory the index
+        holds no term of is tokenized.
 
     Returns
     -------
@@ -131,12 +136,19 @@ def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
     k1, b = keyword.k1, keyword.b
     avgdl = max(keyword.total_len / keyword.n_docs, 1e-9) if keyword.n_docs else 1.0
     max_bm25, total_idf = float(idf.sum()) * (k1 + 1.0), float(idf.sum())
+    if nids is not None:
+        tfs, lengths, known = keyword.term_stats(nids, terms)
+    else:
+        known = np.zeros(len(texts), bool)
     for i, text in enumerate(texts):
-        toks, length = index_terms(text)
-        counts: dict[str, int] = {}
-        for t in toks:
-            counts[t] = counts.get(t, 0) + 1
-        tf = np.array([counts.get(t, 0) for t in terms], np.float64)
+        if known[i]:
+            tf, length = tfs[i], lengths[i]
+        else:
+            toks, length = index_terms(text)
+            counts: dict[str, int] = {}
+            for t in toks:
+                counts[t] = counts.get(t, 0) + 1
+            tf = np.array([counts.get(t, 0) for t in terms], np.float64)
         norm = k1 * (1.0 - b + b * float(length) / avgdl)
         out[i, 1] = float(np.sum(idf * tf * (k1 + 1.0) / (tf + norm))) / max_bm25
         out[i, 2] = float(np.sum(idf[tf > 0])) / total_idf
