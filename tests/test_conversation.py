@@ -77,8 +77,9 @@ def test_second_call_links_known_entities_and_rejects_repeated_ids(tmp_store):
         eng.add_conversation([{"role": "user", "content": "My dog Biscuit is sick today.", "session": "s3"}], namespace="u")
         assert ("E:biscuit", Relation.MENTIONS) in _rels(eng, "s3:1")
         before = store_digest(eng)
-        with pytest.raises(InvalidInputError, match="already exists"):
-            eng.add_conversation([{"role": "user", "content": "again", "session": "s3"}], namespace="u")
+        with pytest.raises(InvalidInputError, match="already exists"):   # an id given again
+            eng.add_conversation([{"role": "user", "content": "again", "session": "s3", "id": "s3:1"}],
+                                 namespace="u")
         assert store_digest(eng) == before
 
 
@@ -145,3 +146,54 @@ def test_cli_ingest_chat_bad_file(tmp_path):
     path.write_text('[{"role": "user"}]')
     res = CliRunner().invoke(main, ["ingest-chat", "--store", str(tmp_path / "s"), str(path)])
     assert res.exit_code != 0 and "InvalidInputError" in res.output
+
+
+def test_messages_join_a_stored_session_turn_by_turn(tmp_store):
+    """An agent that stores a chat as it goes: each call adds the new turns to the session, numbered
+    on, the first new one following the last stored one."""
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(CHAT, namespace="u")
+        out = eng.add_conversation([{"role": "user", "content": "Biscuit learned to sit today.",
+                                     "created_at": "2024-06-02T09:10:00", "session": "s2"},
+                                    {"role": "assistant", "content": "Good dog, Biscuit!",
+                                     "created_at": "2024-06-02T09:10:05", "session": "s2"}], namespace="u")
+        assert out["message_ids"] == ["s2:4", "s2:5"]
+        assert out["sessions"] == ["S:s2"]
+        assert ("s2:4", Relation.NEXT) in _rels(eng, "s2:3")
+        assert ("s2:5", Relation.NEXT) in _rels(eng, "s2:4")
+        assert ("S:s2", Relation.DISCUSSED_IN) in _rels(eng, "s2:5")
+        assert len(eng.query(namespace="u", tags=["session"])) == 2   # no second node for s2
+
+
+def test_chats_without_a_label_never_share_a_session(tmp_store):
+    with engramdb.open(tmp_store) as eng:
+        a = eng.add_conversation([{"role": "user", "content": "first chat", "created_at": 1_700_000_000}],
+                                 namespace="u")
+        b = eng.add_conversation([{"role": "user", "content": "second chat", "created_at": 1_700_000_000}],
+                                 namespace="u")
+    assert a["sessions"] != b["sessions"] and a["message_ids"] != b["message_ids"]
+
+
+def test_tool_call_turns_without_text_are_left_out(tmp_store):
+    chat = [{"role": "user", "content": "What's the weather in Oslo?"},
+            {"role": "assistant", "content": None,
+             "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "w", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "Oslo: 3 degrees, snow"},
+            {"role": "assistant", "content": "It is 3 degrees and snowing in Oslo."}]
+    with engramdb.open(tmp_store) as eng:
+        out = eng.add_conversation(chat, namespace="u", session="w")
+    assert out["message_ids"] == ["w:1", "w:2", "w:3"]
+
+
+@pytest.mark.parametrize("bad", [5, 3.5, object()])
+def test_a_non_list_is_a_clear_error(tmp_store, bad):
+    with engramdb.open(tmp_store) as eng:
+        with pytest.raises(InvalidInputError, match="expected a list of message mappings"):
+            eng.add_conversation(bad, namespace="u")
+
+
+def test_errors_count_messages_from_one(tmp_store):
+    with engramdb.open(tmp_store) as eng:
+        with pytest.raises(EmptyTextError, match="message 2: content is empty"):
+            eng.add_conversation([{"role": "user", "content": "hi"}, {"role": "user", "content": "  "}],
+                                 namespace="u")

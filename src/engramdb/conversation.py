@@ -180,8 +180,10 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     session_titles : mapping of session label -> str, optional
         Text of a session's node instead of the generated one.
     entity_exists : callable str -> bool, optional
-        Whether the namespace already holds the entity node with this id (entities named once in
-        this call are then linked to it).
+        Whether the namespace already holds a memory with this id: an entity node (entities named
+        once in this call are then linked to it), a session node (the messages of that session
+        are added to it: numbered on from its last stored message, which leads ``next`` to the
+        first new one) or a generated session label (a chat without a label gets a fresh one).
     id_prefix : str
         Prefix of generated message ids (``"<prefix><session>:<position>"``).
 
@@ -197,9 +199,11 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     EmptyTextError
         A message's content is empty.
     """
-    if messages is None or isinstance(messages, (str, bytes, Mapping)):
+    if messages is None or isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
         raise InvalidInputError(f"messages: expected a list of message mappings, got {type(messages).__name__}")
-    msgs = list(messages)
+    # an assistant turn that only calls tools (OpenAI: content null, tool_calls set) has no text
+    msgs = [m for m in messages
+            if not (isinstance(m, Mapping) and m.get("content") is None and m.get("tool_calls"))]
     if not msgs:
         raise InvalidInputError("messages: the conversation is empty")
     plan = ConversationPlan()
@@ -208,7 +212,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     label = None if session is None else str(session)
     auto_label = None
     for i, m in enumerate(msgs):
-        where = f"message {i}"
+        where = f"message {i + 1}"   # counted from 1, as the lines of a file are
         if not isinstance(m, Mapping):
             raise InvalidInputError(f"{where}: expected a mapping with role and content, got {type(m).__name__}")
         unknown = set(m) - MESSAGE_FIELDS
@@ -236,8 +240,12 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             if isinstance(sess, bool) or not isinstance(sess, (str, int)) or not str(sess).strip():
                 raise InvalidInputError(f"{where}: session must be a non-empty string or an integer, got {sess!r}")
             label = str(sess)
-        elif label is None:
+        elif label is None:   # a new chat: a label no stored session has
             label = f"chat-{int(t)}"
+            n = 1
+            while entity_exists is not None and entity_exists(f"{id_prefix}S:{label}"):
+                n += 1
+                label = f"chat-{int(t)}-{n}"
             auto_label = label
         rows.append((role.strip(), (name or "").strip() or None, content, t, label, m.get("id")))
 
@@ -246,12 +254,19 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         by_session.setdefault(row[4], []).append(i)
     seen: set[str] = set()
     ids: list[str] = [""] * len(rows)
+    stored: dict[str, str | None] = {}   # a session the namespace already holds -> its last message
     for lab, members in by_session.items():
-        for pos, i in enumerate(members, start=1):
+        first = 1
+        if entity_exists is not None and entity_exists(f"{id_prefix}S:{lab}"):
+            # messages added to a stored session: numbered on from its last stored message
+            while entity_exists(f"{id_prefix}{lab}:{first}"):
+                first += 1
+            stored[lab] = f"{id_prefix}{lab}:{first - 1}" if first > 1 else None
+        for pos, i in enumerate(members, start=first):
             given = rows[i][5]
-            mid = check_id(given, f"message {i} id") if given is not None else f"{id_prefix}{lab}:{pos}"
+            mid = check_id(given, f"message {i + 1} id") if given is not None else f"{id_prefix}{lab}:{pos}"
             if mid in seen:
-                raise InvalidInputError(f"message {i}: id {mid!r} given twice in the conversation")
+                raise InvalidInputError(f"message {i + 1}: id {mid!r} given twice in the conversation")
             seen.add(mid)
             ids[i] = mid
     plan.message_ids = ids
@@ -263,17 +278,18 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         if sid in seen:
             raise InvalidInputError(f"session node id {sid!r} collides with a message id")
         seen.add(sid)
-        speakers = list(dict.fromkeys(rows[i][1] or rows[i][0] for i in members))
-        t0 = min(rows[i][3] for i in members)
-        name = "" if lab == auto_label else f" {lab}"   # a generated label is a number: left out
-        text = titles.get(lab) or f"Session{name} of {' and '.join(speakers)}, {_fmt_date(t0)}"
-        plan.items.append({"id": sid, "kind": MemoryKind.EPISODIC, "created_at": t0, "text": text,
-                           "source": sid, "tags": ["session"]})
+        if lab not in stored:
+            speakers = list(dict.fromkeys(rows[i][1] or rows[i][0] for i in members))
+            t0 = min(rows[i][3] for i in members)
+            name = "" if lab == auto_label else f" {lab}"   # a generated label is a number: left out
+            text = titles.get(lab) or f"Session{name} of {' and '.join(speakers)}, {_fmt_date(t0)}"
+            plan.items.append({"id": sid, "kind": MemoryKind.EPISODIC, "created_at": t0, "text": text,
+                               "source": sid, "tags": ["session"]})
         plan.sessions.append(sid)
         if prev_session is not None:
             plan.edges.append((prev_session, sid, Relation.NEXT, 1.0))
         prev_session = sid
-        prev_mid = None
+        prev_mid = stored.get(lab)   # the stored session's last message leads on to the new ones
         for i in members:
             role, name, content, t, _lab, _ = rows[i]
             mid = ids[i]
