@@ -197,3 +197,37 @@ def test_errors_count_messages_from_one(tmp_store):
         with pytest.raises(EmptyTextError, match="message 2: content is empty"):
             eng.add_conversation([{"role": "user", "content": "hi"}, {"role": "user", "content": "  "}],
                                  namespace="u")
+
+
+def test_roles_are_openai_roles_and_instructions_are_left_out(tmp_store):
+    with engramdb.open(tmp_store) as eng:
+        with pytest.raises(InvalidInputError, match="role must be one of"):
+            eng.add_conversation([{"role": "wizard", "content": "abracadabra"}], namespace="u")
+        out = eng.add_conversation([{"role": "system", "content": "You are a helpful assistant."},
+                                    {"role": "user", "content": "Hi, I'm Dana."}], namespace="u", session="a")
+        assert out["message_ids"] == ["a:1"]
+        assert [m.text for m in eng.query(namespace="u", tags=["system"])] == []
+        out = eng.add_conversation([{"role": "system", "content": "Answer in French."},
+                                    {"role": "user", "content": "Bonjour."}], namespace="u", session="b",
+                                   keep_roles=("system",))
+        assert out["message_ids"] == ["b:1", "b:2"]
+        with pytest.raises(InvalidInputError, match="only instructions"):
+            eng.add_conversation([{"role": "system", "content": "Be brief."}], namespace="u")
+
+
+@pytest.mark.parametrize("layout", ["object", "jsonl"])
+def test_ingest_chat_reads_openai_messages_files(tmp_path, layout):
+    convs = [[{"role": "user", "content": "My cat is called Miso."},
+              {"role": "assistant", "content": "Miso is a lovely name."}],
+             [{"role": "user", "content": "I moved to Lyon in March."}]]
+    path = tmp_path / "chats.jsonl"
+    if layout == "object":
+        path.write_text(json.dumps({"messages": convs[0] + convs[1]}))
+    else:
+        path.write_text("\n".join(json.dumps({"messages": c}) for c in convs) + "\n")
+    store = str(tmp_path / "store")
+    res = CliRunner().invoke(main, ["ingest-chat", str(path), "--store", store, "-n", "u"])
+    assert res.exit_code == 0, res.output
+    with engramdb.open(store) as eng:
+        sessions = sorted(m.id for m in eng.query(namespace="u", tags=["session"]))
+    assert sessions == (["S:chats-1"] if layout == "object" else ["S:chats-1", "S:chats-2"])

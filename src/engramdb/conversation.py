@@ -38,7 +38,12 @@ from .errors import EmptyTextError, InvalidInputError
 from .types import MemoryKind, Relation
 from .validate import check_id, to_unix_seconds
 
-__all__ = ["ConversationPlan", "plan_conversation", "split_blocks", "MESSAGE_FIELDS"]
+__all__ = ["ConversationPlan", "plan_conversation", "split_blocks", "MESSAGE_FIELDS", "ROLES", "INSTRUCTION_ROLES"]
+
+#: Roles a message may have (OpenAI's chat roles); ``system`` and ``developer`` instructions are
+#: not memories of the conversation and are left out unless ``keep_roles`` names them.
+ROLES = frozenset({"user", "assistant", "system", "developer", "tool", "function"})
+INSTRUCTION_ROLES = frozenset({"system", "developer"})
 
 #: Fields a message may carry; OpenAI's tool fields are accepted and ignored.
 MESSAGE_FIELDS = frozenset({"role", "content", "created_at", "session", "name", "id",
@@ -156,6 +161,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                       now: float, entities: bool = True, split_roles: tuple[str, ...] = ("assistant",),
                       split_chars: int = 800, session_titles: Mapping[str, str] | None = None,
                       entity_exists: Callable[[str], bool] | None = None,
+                      keep_roles: tuple[str, ...] = (),
                       id_prefix: str = "") -> ConversationPlan:
     """Validate chat messages and plan their memories and edges (see the module docstring).
 
@@ -184,6 +190,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         once in this call are then linked to it), a session node (the messages of that session
         are added to it: numbered on from its last stored message, which leads ``next`` to the
         first new one) or a generated session label (a chat without a label gets a fresh one).
+    keep_roles : tuple of str
+        ``system`` / ``developer`` messages are left out unless named here.
     id_prefix : str
         Prefix of generated message ids (``"<prefix><session>:<position>"``).
 
@@ -220,8 +228,11 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             raise InvalidInputError(f"{where}: unknown field(s) {sorted(unknown)}; a message has "
                                     "role, content and optionally created_at, session, name, id")
         role = m.get("role")
-        if not isinstance(role, str) or not role.strip():
-            raise InvalidInputError(f"{where}: role must be a non-empty string (user, assistant, ...), got {role!r}")
+        if not isinstance(role, str) or role.strip() not in ROLES:
+            raise InvalidInputError(f"{where}: role must be one of {sorted(ROLES)} (a speaker's name goes in "
+                                    f"'name'), got {role!r}")
+        if role.strip() in INSTRUCTION_ROLES and role.strip() not in keep_roles:
+            continue   # a system prompt is an instruction, not something that happened
         content = _content(m.get("content"), where)
         name = m.get("name")
         if name is not None and (not isinstance(name, str) or not name.strip()):
@@ -269,6 +280,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                 raise InvalidInputError(f"message {i + 1}: id {mid!r} given twice in the conversation")
             seen.add(mid)
             ids[i] = mid
+    if not rows:
+        raise InvalidInputError("messages: the conversation holds only instructions (system / developer)")
     plan.message_ids = ids
 
     titles = dict(session_titles or {})

@@ -257,7 +257,7 @@ class Engram:
                          session: str | None = None, entities: bool = True,
                          split_roles: Sequence[str] = ("assistant",), split_chars: int = 800,
                          session_titles: Mapping[str, str] | None = None, progress: bool = False,
-                         recorded_at: Any = None) -> dict[str, Any]:
+                         recorded_at: Any = None, keep_roles: Sequence[str] = ()) -> dict[str, Any]:
         """Store a chat (OpenAI-style messages) as a conversation graph, in one transaction.
 
         Each message becomes an episodic memory ``"<name or role>: <content>"`` tagged with its
@@ -272,8 +272,11 @@ class Engram:
         ----------
         messages : iterable of mapping
             ``{"role": str, "content": str | list of text parts, "created_at"?: Unix seconds or
-            ISO-8601, "session"?: str | int, "name"?: str, "id"?: str}``; OpenAI's tool fields
-            are ignored. Without an ``id`` a message is ``"<session>:<position>"``.
+            ISO-8601, "session"?: str | int, "name"?: str, "id"?: str}``; ``role`` is one of
+            OpenAI's (user, assistant, system, developer, tool, function; a speaker's name goes
+            in ``name``); OpenAI's tool fields are ignored, and so is a tool-call turn without
+            text. Without an ``id`` a message is ``"<session>:<position>"``. A ``session`` the
+            namespace already holds takes the new messages, numbered on after its last one.
         namespace : str
         session : str, optional
             Session label of messages that name none (default ``"chat-<first Unix second>"``).
@@ -289,11 +292,14 @@ class Engram:
             Show a progress bar while embedding.
         recorded_at : float, datetime or ISO-8601, optional
             Record time (backfilled history), as for :meth:`add_batch`.
+        keep_roles : sequence of str
+            ``system`` / ``developer`` messages (instructions, not events) are left out unless
+            named here.
 
         Returns
         -------
         dict
-            ``message_ids`` (input order), ``sessions`` (node ids), ``memories`` (new memories,
+            ``message_ids`` (input order, stored messages only), ``sessions`` (node ids), ``memories`` (new memories,
             pieces and entity nodes included), ``edges`` (edges added, auto-links included).
 
         Raises
@@ -317,7 +323,8 @@ class Engram:
 
         plan = _conversation.plan_conversation(
             messages, session=session, now=now, entities=entities, split_roles=tuple(split_roles),
-            split_chars=split_chars, session_titles=session_titles, entity_exists=exists)
+            split_chars=split_chars, session_titles=session_titles, entity_exists=exists,
+            keep_roles=tuple(keep_roles))
         prepared = [prepare(state, item, ns, now, recorded_at=recorded_at) for item in plan.items]
         batch = plan_batch(state, prepared, has_embedder=self.embedder is not None)
         edges_before = self.n_edges

@@ -51,7 +51,8 @@ def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:
 
 def read_chat(path: str | os.PathLike) -> list[dict[str, Any]]:
     """Read chat messages for :meth:`Engram.add_conversation`: a JSON list of message objects,
-    or JSONL with one message object per line.
+    JSONL with one message object per line, or OpenAI's ``{"messages": [...]}`` layout (one
+    object, or one conversation per JSONL line; each its own session).
 
     Returns
     -------
@@ -71,6 +72,8 @@ def read_chat(path: str | os.PathLike) -> list[dict[str, Any]]:
     except UnicodeDecodeError as exc:
         raise InvalidInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if not head.startswith("["):
+        if head.startswith("{") and '"messages"' in head[:200]:
+            return _conversations(path)
         return read_jsonl(path)
     try:
         with open(path, encoding="utf-8") as fh:
@@ -82,6 +85,38 @@ def read_chat(path: str | os.PathLike) -> list[dict[str, Any]]:
     if not all(isinstance(m, dict) for m in data):
         raise InvalidInputError(f"{path}: expected a JSON list of message objects")
     return data
+
+
+def _conversations(path: str | os.PathLike) -> list[dict[str, Any]]:
+    """OpenAI's ``{"messages": [...]}`` layout (one object, or one per JSONL line, as in
+    fine-tuning files): the messages of every conversation, each conversation its own session
+    (``"<file stem>-<line>"``) unless its messages name one."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            whole = fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"cannot read {path}: {exc}") from None
+    try:
+        docs = [(1, json.loads(whole))]
+    except json.JSONDecodeError:
+        docs = []
+        for lineno, line in enumerate(whole.splitlines(), 1):
+            if line.strip():
+                try:
+                    docs.append((lineno, json.loads(line)))
+                except json.JSONDecodeError as exc:
+                    raise InvalidInputError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise InvalidInputError(f"{path}: not valid JSON (nested too deep)") from None
+    stem = os.path.splitext(os.path.basename(os.fspath(path)))[0]
+    out: list[dict[str, Any]] = []
+    for lineno, doc in docs:
+        msgs = doc.get("messages") if isinstance(doc, dict) else None
+        if not isinstance(msgs, list) or not all(isinstance(m, dict) for m in msgs):
+            raise InvalidInputError(f"{path}:{lineno}: expected {{\"messages\": [message objects]}}")
+        label = f"{stem}-{lineno}"
+        out.extend(m if "session" in m else {**m, "session": label} for m in msgs)
+    return out
 
 
 def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "default",
