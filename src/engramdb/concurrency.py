@@ -173,8 +173,5 @@ def _after_fork(eng: Any) -> None:
 
 def _refresh_if_changed(eng: Any) -> None:
     """Reload a read-only engine's caches when the store changed since they were built."""
-    state = eng._state
-    with state.store.read("checking the store for new commits") as txn:
-        changed = state.changed_elsewhere(txn)
-    if changed:
-        state.load()
+    if _changed_elsewhere(eng):
+        eng._state.load()

@@ -172,11 +172,6 @@ class HnswIndex:
                 raise KeyError(int(labels[np.argmax(rows < 0)]))
             return self._vecs[rows]
 
-    def labels(self) -> np.ndarray:
-        """The live labels, ascending (int64)."""
-        with self._rw.read():
-            return self._nids[: self._n][self._alive[: self._n]].copy()
-
     # ------------------------------------------------------------------ writing
     def _wait_loaded(self) -> None:
         loader = self._loader

@@ -148,17 +148,6 @@ class KeywordIndex:
     # ------------------------------------------------------------------ writes
     def _term_ids(self, terms) -> np.ndarray:
         """Term ids of ``terms`` (str), adding the new ones to the vocabulary."""
-        if not self._term_list and len(terms) > 64 and len(set(terms)) == len(terms):
-            # a whole vocabulary at once (a snapshot being loaded): one array operation per column
-            encoded = [t.encode() + b"\x00" for t in terms]   # NUL-terminated, as below
-            self._term_bytes.set(np.frombuffer(b"".join(encoded), np.uint8))
-            ends = np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)))
-            self._term_off.set(np.concatenate([np.zeros(1, np.int64), ends]))   # starts at 0, as __init__
-            self._df.set(np.zeros(len(terms), self._df.a.dtype))
-            self._head.set(np.full(len(terms), -1, self._head.a.dtype))
-            self._term_list = list(terms)
-            self._vocab = {t: i for i, t in enumerate(self._term_list)}
-            return np.arange(len(terms), dtype=np.int32)
         out = []
         for t in terms:
             tid = self._vocab.get(t)
@@ -171,6 +160,18 @@ class KeywordIndex:
                 self._head.extend([-1])
             out.append(tid)
         return np.array(out, np.int32)
+
+    def _set_vocabulary(self, terms: list[str]) -> None:
+        """Install distinct ``terms`` as the whole vocabulary of an empty index (ids 0..m-1), one
+        array operation per column: what :meth:`_term_ids` would build term by term."""
+        encoded = [t.encode() + b"\x00" for t in terms]   # NUL-terminated, as in _term_ids
+        self._term_bytes.set(np.frombuffer(b"".join(encoded), np.uint8))
+        ends = np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)))
+        self._term_off.set(np.concatenate([np.zeros(1, np.int64), ends]))   # starts at 0, as __init__
+        self._df.set(np.zeros(len(terms), self._df.a.dtype))
+        self._head.set(np.full(len(terms), -1, self._head.a.dtype))
+        self._term_list = list(terms)
+        self._vocab = {t: i for i, t in enumerate(self._term_list)}
 
     def add(self, nid: int, text: str) -> None:
         """Index memory ``nid`` (a node id, int >= 0) with its ``text`` (str)."""
@@ -468,7 +469,7 @@ class KeywordIndex:
         if len(nid) and int(nid.min()) < 0:
             raise ValueError("keyword snapshot: negative node id")
         tf, dl = np.asarray(arrays["tf"], np.float32), np.asarray(arrays["dl"], np.float32)
-        idx._term_ids(terms)
+        idx._set_vocabulary(terms)
         term = np.repeat(np.arange(len(terms), dtype=np.int32), np.diff(ptr))
         idx._set_segment(term, nid, tf, dl, len(terms))
         idx.n_docs, idx.total_len = int(arrays["stats"][0]), float(arrays["stats"][1])

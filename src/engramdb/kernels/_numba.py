@@ -636,14 +636,9 @@ def admission_score(features, weights, threshold):
 
 @njit(cache=True, nogil=True)
 def _above(scores, a, b):
-    """True if index ``a`` ranks above index ``b``: larger score, then smaller index; NaN last."""
-    sa = scores[a]
-    sb = scores[b]
-    if np.isnan(sa):
-        return np.isnan(sb) and a < b
-    if np.isnan(sb):
-        return True
-    return sa > sb or (sa == sb and a < b)
+    """True if index ``a`` ranks above index ``b``: larger score, then smaller index; NaN last
+    (the rule of :func:`_cand_above`)."""
+    return _cand_above(scores[a], a, scores[b], b)
 
 
 @njit(cache=True, nogil=True)
