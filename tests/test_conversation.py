@@ -231,3 +231,18 @@ def test_ingest_chat_reads_openai_messages_files(tmp_path, layout):
     with engramdb.open(store) as eng:
         sessions = sorted(m.id for m in eng.query(namespace="u", tags=["session"]))
     assert sessions == (["S:chats-1"] if layout == "object" else ["S:chats-1", "S:chats-2"])
+
+
+def test_a_chat_sent_again_adds_only_its_new_messages(tmp_store):
+    """An agent re-sending its growing message list, or a sync re-reading an export, stores each
+    message once."""
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(CHAT, namespace="u")
+        before = len(eng.query(namespace="u", limit=1000))
+        again = eng.add_conversation(CHAT, namespace="u")
+        assert again["memories"] == 0 and len(eng.query(namespace="u", limit=1000)) == before
+        grown = CHAT + [{"role": "user", "content": "Biscuit found the map again.",
+                         "created_at": "2024-06-02T09:20:00", "session": "s2"}]
+        out = eng.add_conversation(grown, namespace="u")
+        assert out["message_ids"] == ["s2:4"]
+        assert ("s2:4", Relation.NEXT) in _rels(eng, "s2:3")

@@ -161,6 +161,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                       now: float, entities: bool = True, split_roles: tuple[str, ...] = ("assistant",),
                       split_chars: int = 800, session_titles: Mapping[str, str] | None = None,
                       entity_exists: Callable[[str], bool] | None = None,
+                      stored_text: Callable[[str], str | None] | None = None,
                       keep_roles: tuple[str, ...] = (),
                       id_prefix: str = "") -> ConversationPlan:
     """Validate chat messages and plan their memories and edges (see the module docstring).
@@ -190,6 +191,11 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         once in this call are then linked to it), a session node (the messages of that session
         are added to it: numbered on from its last stored message, which leads ``next`` to the
         first new one) or a generated session label (a chat without a label gets a fresh one).
+    stored_text : callable str -> str or None, optional
+        The text of the memory the namespace holds under this id, or None. With it, a message of
+        a stored session whose text that session already holds (``"<speaker>: <content>"``) is
+        not stored again, so a chat sent again whole, or a growing message list, adds only its
+        new messages.
     keep_roles : tuple of str
         ``system`` / ``developer`` messages are left out unless named here.
     id_prefix : str
@@ -214,6 +220,9 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             if not (isinstance(m, Mapping) and m.get("content") is None and m.get("tool_calls"))]
     if not msgs:
         raise InvalidInputError("messages: the conversation is empty")
+    if stored_text is not None and entity_exists is None:
+        def entity_exists(ext_id: str) -> bool:
+            return stored_text(ext_id) is not None
     plan = ConversationPlan()
     rows = []
     prev_t: float | None = None
@@ -260,6 +269,28 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             auto_label = label
         rows.append((role.strip(), (name or "").strip() or None, content, t, label, m.get("id")))
 
+    if not rows:
+        raise InvalidInputError("messages: the conversation holds only instructions (system / developer)")
+    # sessions the namespace already holds: label -> (texts of their stored messages, next position)
+    held: dict[str, tuple[set[str], int]] = {}
+    for lab in dict.fromkeys(r[4] for r in rows):
+        if entity_exists is not None and entity_exists(f"{id_prefix}S:{lab}"):
+            texts, pos = set(), 1
+            while True:
+                mid = f"{id_prefix}{lab}:{pos}"
+                if stored_text is not None:
+                    t = stored_text(mid)
+                    if t is None:
+                        break
+                    texts.add(t)
+                elif not entity_exists(mid):
+                    break
+                pos += 1
+            held[lab] = (texts, pos)
+    rows = [r for r in rows if r[4] not in held or f"{r[1] or r[0]}: {r[2]}" not in held[r[4]][0]]
+    if not rows:
+        return plan   # every message is stored already
+
     by_session: dict[str, list[int]] = {}
     for i, row in enumerate(rows):
         by_session.setdefault(row[4], []).append(i)
@@ -268,10 +299,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     stored: dict[str, str | None] = {}   # a session the namespace already holds -> its last message
     for lab, members in by_session.items():
         first = 1
-        if entity_exists is not None and entity_exists(f"{id_prefix}S:{lab}"):
-            # messages added to a stored session: numbered on from its last stored message
-            while entity_exists(f"{id_prefix}{lab}:{first}"):
-                first += 1
+        if lab in held:   # messages added to a stored session: numbered on from its last one
+            first = held[lab][1]
             stored[lab] = f"{id_prefix}{lab}:{first - 1}" if first > 1 else None
         for pos, i in enumerate(members, start=first):
             given = rows[i][5]
@@ -280,8 +309,6 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                 raise InvalidInputError(f"message {i + 1}: id {mid!r} given twice in the conversation")
             seen.add(mid)
             ids[i] = mid
-    if not rows:
-        raise InvalidInputError("messages: the conversation holds only instructions (system / developer)")
     plan.message_ids = ids
 
     titles = dict(session_titles or {})

@@ -317,14 +317,18 @@ class Engram:
         state = self._state
         now = clock_now()
 
-        def exists(ext_id: str) -> bool:
-            with state.store.read("looking up an entity") as txn:
-                return state.store.lookup_id(txn, ns, ext_id) is not None
+        def stored_text(ext_id: str) -> str | None:
+            with state.store.read("looking up a stored message") as txn:
+                nid = state.store.lookup_id(txn, ns, ext_id)
+                rec = None if nid is None else state.store.get_record(txn, nid)
+            return None if rec is None else rec["text"]
 
         plan = _conversation.plan_conversation(
             messages, session=session, now=now, entities=entities, split_roles=tuple(split_roles),
-            split_chars=split_chars, session_titles=session_titles, entity_exists=exists,
+            split_chars=split_chars, session_titles=session_titles, stored_text=stored_text,
             keep_roles=tuple(keep_roles))
+        if not plan.items:   # every message is stored already
+            return {"message_ids": [], "sessions": [], "memories": 0, "edges": 0}
         prepared = [prepare(state, item, ns, now, recorded_at=recorded_at) for item in plan.items]
         batch = plan_batch(state, prepared, has_embedder=self.embedder is not None)
         edges_before = self.n_edges
