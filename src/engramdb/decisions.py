@@ -609,6 +609,7 @@ def plot_reliability(report: CalibrationReport, path: str) -> str:
         import matplotlib
         matplotlib.use("Agg", force=True)
         from matplotlib.figure import Figure
+        from matplotlib.ticker import MaxNLocator
     except ImportError as exc:
         raise BackendUnavailableError(f"plotting needs matplotlib ({exc}); install the extra: "
                                       "pip install 'engramdb[plot]'") from exc
@@ -619,7 +620,7 @@ def plot_reliability(report: CalibrationReport, path: str) -> str:
     ax.plot([b.mean_predicted for b in full], [b.observed for b in full], marker="o", color="tab:blue",
             label="observed")
     ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
+    ax.set_ylim(-0.02, 1.02)
     ax.set_ylabel("observed frequency of success")
     ax.set_title(f"Reliability diagram ({report.n_reviewed} decisions, Brier {report.brier:.3f})")
     ax.legend(loc="upper left")
@@ -628,6 +629,7 @@ def plot_reliability(report: CalibrationReport, path: str) -> str:
              color="tab:blue", edgecolor="white")
     hist.set_xlabel("confidence (forecast probability)")
     hist.set_ylabel("decisions")
+    hist.yaxis.set_major_locator(MaxNLocator(integer=True))
     fig.tight_layout()
     fig.savefig(path, format="png")
     return path
