@@ -149,6 +149,7 @@ BAD_REVIEWS = [
     ("not a decision", lambda m: m.review("fact", "success"), errors.InvalidInputError),
     ("unknown id", lambda m: m.review("ghost", "success"), errors.MemoryNotFoundError),
     ("before the latest review", lambda m: m.review("d", "failure", at=T0 + DAY), errors.InvalidInputError),
+    ("before the decision", lambda m: m.review("d2", "failure", at=T0 - 1), errors.InvalidInputError),
     ("at and now disagree", lambda m: m.review("d", "failure", at=T0 + 9 * DAY, now=T0 + 8 * DAY),
      errors.InvalidInputError),
     ("bad time", lambda m: m.review("d", "failure", at="someday"), errors.InvalidInputError),
@@ -158,6 +159,7 @@ BAD_REVIEWS = [
 @pytest.mark.parametrize("name,call,exc", BAD_REVIEWS, ids=[c[0] for c in BAD_REVIEWS])
 def test_a_bad_review_leaves_the_store_unchanged(mem, name, call, exc):
     mem.decide("Use Postgres for billing", confidence=0.7, id="d", now=T0)
+    mem.decide("Use MySQL for search", confidence=0.6, id="d2", now=T0)
     mem.add("Ana likes green tea", id="fact", kind="semantic")
     mem.review("d", "success", at=T0 + 2 * DAY)
     before = store_digest(mem)

@@ -392,7 +392,8 @@ def review_outcome(state: EngineState, nid: int, *, outcome: str, note: str | No
     outcome : {"success", "partial", "failure"}
     note : str or None
     at : float
-        When the outcome became known, Unix seconds; not before the decision's latest review.
+        When the outcome became known, Unix seconds; not before the decision (its
+        ``created_at``) nor its latest review.
     record_now : float
         The engine's clock, Unix seconds.
     embed : callable list[str] -> ndarray, or None
@@ -405,7 +406,7 @@ def review_outcome(state: EngineState, nid: int, *, outcome: str, note: str | No
     Raises
     ------
     InvalidInputError
-        Not a decision; a bad outcome or note; ``at`` before the latest review.
+        Not a decision; a bad outcome or note; ``at`` before the decision or its latest review.
     """
     outcome = check_outcome(outcome)
     if note is not None:
@@ -413,6 +414,9 @@ def review_outcome(state: EngineState, nid: int, *, outcome: str, note: str | No
     dec = state.records([nid], "reading a decision")[0]
     if dec["kind"] != MemoryKind.DECISION.value:
         raise InvalidInputError(f"memory {dec['id']!r} is a {dec['kind']} memory; only decisions are reviewed")
+    if at < dec["created_at"]:
+        raise InvalidInputError(f"review of {dec['id']!r} at {at}: before the decision was made "
+                                f"({dec['created_at']}); an outcome follows its decision")
     last = dec.get("outcome_at")
     if last is not None and at < last:
         raise InvalidInputError(f"review of {dec['id']!r} at {at}: before its latest review at {last}; "

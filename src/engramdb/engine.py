@@ -1195,7 +1195,8 @@ class Engram:
             What happened, in words; only with ``outcome``.
         at : float, datetime or ISO-8601, optional
             When the outcome became known (the review time); the wall clock when omitted. An
-            outcome review may not precede the decision's latest one.
+            outcome review may not precede the decision (its ``created_at``) nor its latest
+            review.
         namespace : str
         now : float, datetime or ISO-8601, optional
             The earlier name of ``at``, kept as an alias (give one of them).
@@ -1212,7 +1213,7 @@ class Engram:
         InvalidInputError
             The memory is not a decision; an unknown outcome; a note without outcome or not a
             non-empty string; ``at`` and ``now`` both given and different; an outcome review
-            before the latest one. Nothing is written.
+            before the decision or its latest review. Nothing is written.
         """
         from .decisions import review_outcome
         from .dynamics.salience import review
