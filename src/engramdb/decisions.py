@@ -582,7 +582,8 @@ def track_record(hits: Sequence[Any], threshold: float | None) -> TrackRecord | 
 
 # ---------------------------------------------------------------------------------- plot
 def plot_reliability(report: CalibrationReport, path: str) -> str:
-    """Draw ``report``'s reliability diagram to ``path`` (PNG) with matplotlib's Agg backend.
+    """Draw ``report``'s reliability diagram to ``path`` (PNG) with matplotlib (rendered by Agg,
+    through a ``Figure`` of its own: pyplot and the process's backend are not touched).
 
     Top: observed frequency against mean forecast per non-empty bin, with the diagonal of
     perfect calibration; bottom: the number of decisions per bin.
@@ -610,9 +611,7 @@ def plot_reliability(report: CalibrationReport, path: str) -> str:
     if report.n_reviewed == 0:
         raise InvalidInputError("no reviewed decision to plot: review some decisions first")
     try:
-        import matplotlib
-        matplotlib.use("Agg", force=True)
-        from matplotlib.figure import Figure
+        from matplotlib.figure import Figure    # no pyplot: the caller's backend is left as it is
         from matplotlib.ticker import MaxNLocator
     except ImportError as exc:
         raise BackendUnavailableError(f"plotting needs matplotlib ({exc}); install the extra: "
