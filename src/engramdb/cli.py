@@ -341,16 +341,19 @@ def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
 @click.option("--session", default=None, help="Session label of messages that name none.")
 @click.option("--entities/--no-entities", default=True, show_default=True,
               help="Add entity nodes with mentions edges for names, places and dates shared by messages.")
+@click.option("--max-pieces", type=int, default=64, show_default=True,
+              help="Most pieces one long assistant message is split into.")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, file):
+def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, max_pieces, file):
     """Ingest a chat: OpenAI-style {"role", "content", "created_at"?, "session"?} messages, JSONL or a JSON list."""
     from .ingest import read_chat
 
     messages = read_chat(file)
     with _open(store, create=True, embedder=embedder, dim=dim) as eng:
         out = eng.add_conversation(messages, namespace=namespace, session=session, entities=entities,
-                                   progress=True)
-    click.echo(f"ingested {len(out['message_ids'])} messages in {len(out['sessions'])} sessions: "
+                                   progress=True, max_pieces=max_pieces)
+    again = f" ({out['already_stored']} already stored, left out)" if out["already_stored"] else ""
+    click.echo(f"ingested {len(out['message_ids'])} new messages{again} in {len(out['sessions'])} sessions: "
                f"{out['memories']} memories, {out['edges']} edges into {store}")
 
 
@@ -660,13 +663,19 @@ def history(store, namespace, as_json, memory_id):
 @main.command()
 @store_option
 @ns_option
-@click.option("--text", default=None, help="New wording (re-embedded and re-indexed).")
+@click.option("--text", "text_option", default=None,
+              help="New wording (re-embedded and re-indexed); the same as the TEXT argument.")
 @click.option("--tag", "tags", multiple=True, help="Replace the tags (repeatable).")
 @click.option("--confidence", type=float, default=None)
 @click.option("--source", default=None)
 @click.argument("memory_id")
-def update(store, namespace, text, tags, confidence, source, memory_id):
-    """Revise MEMORY_ID in place; the earlier version stays in its history."""
+@click.argument("text", required=False)
+def update(store, namespace, text_option, tags, confidence, source, memory_id, text):
+    """Revise MEMORY_ID in place (new TEXT, tags, confidence or source); the earlier version stays
+    in its history. TEXT is given as in `add`, or with --text."""
+    if text is not None and text_option is not None and text != text_option:
+        raise click.UsageError("give the new text once: as the TEXT argument or with --text")
+    text = text if text is not None else text_option
     with _open(store) as eng:
         mem = eng.update(memory_id, namespace=namespace, text=text, tags=list(tags) or None,
                          confidence=confidence, source=source)

@@ -144,7 +144,8 @@ class ContextItem:
         Event time (``created_at``) as an ISO date in UTC, ``YYYY-MM-DD``.
     reason : str
         Why it is there: ``"profile: home_city"``, ``"procedure"``, ``"open decision"``,
-        ``"recalled: direct match"``, ``"recalled: path a -> b (supports)"``,
+        ``"recalled: direct match"``, ``"recalled: weak match (relevance 0.31)"`` (below the
+        recall's relevance threshold), ``"recalled: path a -> b (supports)"``,
         ``"neighbour of a (supports)"``; a relation followed against its stored direction
         reads ``"supports reversed"`` (the edge points from the later step to the earlier).
     score : float or None
@@ -289,8 +290,12 @@ def render(entries: list[_Entry]) -> str:
 
 
 # ---------------------------------------------------------------------------------- gathering
-def _reason_of_path(hit: Any) -> str:
+def _reason_of_path(hit: Any, threshold: float | None = None) -> str:
+    """Why a recalled hit is shown: its path, or a direct match, called weak when its relevance is
+    below the recall's ``relevance_threshold`` (so a prompt does not present a guess as a match)."""
     if len(hit.path) <= 1:
+        if threshold is not None and hit.relevance < threshold:
+            return f"recalled: weak match (relevance {hit.relevance:.2f})"
         return "recalled: direct match"
     ids = " -> ".join(s.id for s in hit.path)
     rels = ", ".join(s.relation.value if s.forward else f"{s.relation.value} reversed"
@@ -405,12 +410,13 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     res = engram.recall(query, namespace=namespace, k=_L1_K + _L2_K, reinforce=False, now=now)
     hits = [h for h in res.hits if h.id not in in_l0]
     gaps = tuple(_gap_text(g, query) for g in res.gaps)
-    record = track_record(res.hits, res.stats.get("relevance_threshold"))
+    weak = res.stats.get("relevance_threshold")
+    record = track_record(res.hits, weak)
     cut = min(_recalled_cut(hits), _L1_K)
-    recalled = [ContextItem(h.id, "L1", h.kind, _hit_text(h), _date(h.created_at), _reason_of_path(h),
+    recalled = [ContextItem(h.id, "L1", h.kind, _hit_text(h), _date(h.created_at), _reason_of_path(h, weak),
                             float(h.score)) for h in hits[:cut]]
     further = [ContextItem(h.id, "L2", h.kind, _preview(_hit_text(h)), _date(h.created_at),
-                           _reason_of_path(h).replace("recalled: ", "recalled, ") + f", score {h.score:.2f}",
+                           _reason_of_path(h, weak).replace("recalled: ", "recalled, ") + f", score {h.score:.2f}",
                            float(h.score)) for h in hits[cut:]]
     shown = in_l0 | {h.id for h in hits}
     neighbours: list[ContextItem] = []

@@ -257,15 +257,17 @@ class Engram:
                          session: str | None = None, entities: bool = True,
                          split_roles: Sequence[str] = ("assistant",), split_chars: int = 800,
                          session_titles: Mapping[str, str] | None = None, progress: bool = False,
-                         recorded_at: Any = None, keep_roles: Sequence[str] = ()) -> dict[str, Any]:
+                         recorded_at: Any = None, keep_roles: Sequence[str] = (),
+                         max_pieces: int = 64) -> dict[str, Any]:
         """Store a chat (OpenAI-style messages) as a conversation graph, in one transaction.
 
         Each message becomes an episodic memory ``"<name or role>: <content>"`` tagged with its
         speaker and role; each session a ``session`` memory that its messages are
         ``discussed_in``; consecutive messages and sessions are joined by ``next``; entities
-        named by two or more messages become ``E:<entity>`` nodes with ``mentions`` edges; long
-        messages of ``split_roles`` are also stored block by block (code, list items,
-        paragraphs: ``<id>#p<j>``, ``extracted_from`` the message); the write adds auto-links.
+        named by two or more messages (stored ones included, so a chat stored turn by turn gets
+        them too) become ``E:<entity>`` nodes with ``mentions`` edges; long messages of
+        ``split_roles`` are also stored block by block (code, list items, paragraphs:
+        ``<id>#p<j>``, ``extracted_from`` the message); the write adds auto-links.
         See :mod:`engramdb.conversation`.
 
         Parameters
@@ -295,12 +297,17 @@ class Engram:
         keep_roles : sequence of str
             ``system`` / ``developer`` messages (instructions, not events) are left out unless
             named here.
+        max_pieces : int
+            Most pieces (>= 1) one long message is split into; beyond it, consecutive blocks
+            are grouped.
 
         Returns
         -------
         dict
-            ``message_ids`` (input order, stored messages only), ``sessions`` (node ids), ``memories`` (new memories,
-            pieces and entity nodes included), ``edges`` (edges added, auto-links included).
+            ``message_ids`` (input order, new messages only), ``sessions`` (node ids),
+            ``memories`` (new memories, pieces and entity nodes included), ``edges`` (edges
+            added, auto-links included), ``already_stored`` (messages left out because their
+            stored session holds them already: a chat sent again).
 
         Raises
         ------
@@ -314,6 +321,7 @@ class Engram:
         self._check_open(write=True)
         ns = check_namespace(namespace)
         split_chars = check_int(split_chars, "split_chars", 1, 2**62)
+        max_pieces = check_int(max_pieces, "max_pieces", 1, 2**62)
         state = self._state
         now = clock_now()
 
@@ -326,9 +334,11 @@ class Engram:
         plan = _conversation.plan_conversation(
             messages, session=session, now=now, entities=entities, split_roles=tuple(split_roles),
             split_chars=split_chars, session_titles=session_titles, stored_text=stored_text,
-            keep_roles=tuple(keep_roles))
+            stored_mentions=lambda ent: _conversation.stored_mentions(state, ns, ent),
+            keep_roles=tuple(keep_roles), max_pieces=max_pieces)
         if not plan.items:   # every message is stored already
-            return {"message_ids": [], "sessions": [], "memories": 0, "edges": 0}
+            return {"message_ids": [], "sessions": [], "memories": 0, "edges": 0,
+                    "already_stored": plan.already_stored}
         prepared = [prepare(state, item, ns, now, recorded_at=recorded_at) for item in plan.items]
         batch = plan_batch(state, prepared, has_embedder=self.embedder is not None)
         edges_before = self.n_edges
@@ -352,7 +362,7 @@ class Engram:
         if batch.reinforce:
             self._reinforce(dict.fromkeys(batch.reinforce, 1), now)
         return {"message_ids": plan.message_ids, "sessions": plan.sessions, "memories": len(batch.fresh),
-                "edges": self.n_edges - edges_before}
+                "edges": self.n_edges - edges_before, "already_stored": plan.already_stored}
 
     def _embed_progress(self, progress: bool):
         if self.embedder is None:

@@ -389,7 +389,9 @@ class RecallResult:
     """Answer of :meth:`Engram.recall`: ranked hits, gaps, and how the recall ran.
 
     ``warnings`` lists the :class:`Contradiction` pairs touching the hits (unresolved
-    conflicts the caller should see).
+    conflicts the caller should see). ``stats`` holds ``seeds`` and ``activated`` (node
+    counts) and ``relevance_threshold``: the hit ``relevance`` below which the answer is weak
+    evidence (the embedder's calibration, or ``RecallConfig.relevance_threshold``).
     """
 
     hits: list[Hit]

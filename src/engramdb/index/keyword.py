@@ -84,8 +84,9 @@ class _Column:
 
 
 #: Version of the tokenizer the postings were built with: a keyword snapshot saved with another
-#: one is rebuilt from the records on open (2: technical tokens kept whole, parts indexed too).
-TOKENIZER_VERSION = 2
+#: one is rebuilt from the records on open (2: technical tokens kept whole, parts indexed too;
+#: 3: auxiliary verb forms are stop words).
+TOKENIZER_VERSION = 3
 
 #: The delta is merged into the segment when it holds more postings than this or than half
 #: the segment (geometric growth keeps the merge cost amortised O(log n) per posting).
