@@ -28,11 +28,12 @@ if TYPE_CHECKING:   # what the lazy names resolve to, for type checkers and IDEs
         AdmissionConfig, DecayConfig, EngramConfig, ForgettingConfig, IndexConfig, LinkConfig,
         RecallConfig, SlotConfig, StoreConfig,
     )
+    from .decisions import CalibrationReport
     from .dynamics import AdmissionDecision
     from .engine import Engram, open, to_unix_seconds
     from .temporal import HistoryEntry
     from .types import (
-        Contradiction, Edge, Gap, Hit, Memory, MemoryKind, MemoryState, PathStep, RecallResult,
+        Contradiction, DecisionInfo, Edge, Gap, Hit, Memory, MemoryKind, MemoryState, PathStep, RecallResult,
         Relation,
     )
 
@@ -48,6 +49,8 @@ _LAZY: dict[str, str] = {
                      "PathStep", "RecallResult", "Relation"), "types"),
     "AdmissionDecision": "dynamics",
     "HistoryEntry": "temporal",
+    "CalibrationReport": "decisions",
+    "DecisionInfo": "types",
 }
 
 
@@ -75,4 +78,5 @@ __all__ = sorted([
     "UnknownRelationError", "open", "to_unix_seconds", "__version__",
     "Contradiction", "HistoryEntry", "SlotConfig",
     "AdmissionConfig", "AdmissionDecision", "ForgettingConfig",
+    "CalibrationReport", "DecisionInfo",
 ])
