@@ -66,6 +66,9 @@ class EngineState:
     scratch : dict
         Reusable work arrays of the recall stages (keyed by their module), one dict per
         thread: concurrent readers never share a work array.
+    lock : RWLock or None
+        The engine's lock (:mod:`engramdb.concurrency`), set by the engine; each write unit
+        holds it for writing, so readers wait only for commits.
     """
 
     def __init__(self, store: LmdbStore, *, dim: int, config: EngramConfig, readonly: bool = False):
@@ -85,6 +88,7 @@ class EngineState:
         self.cols_gen = -1
         self.kw_gen = -1
         self._local = threading.local()
+        self.lock = None
         self._rescore = registry.get("rescore_salience")
         self.load()
 
