@@ -50,7 +50,7 @@ from ..errors import StoreCorruptedError
 from .lmdb_store import LmdbStore, unpack
 
 __all__ = ["LedgerEntry", "LedgerReport", "Digest", "MAX_IDS", "DEFAULT_ACTOR", "GENESIS", "HEAD_KEY", "OLD_LOG_PREFIX",
-           "append", "next_seq", "start", "has_ledger", "read", "read_details", "verify", "redact_namespace", "canonical"]
+           "append", "entry_hash", "next_seq", "start", "has_ledger", "read", "read_details", "verify", "redact_namespace", "canonical"]
 
 #: ids named per namespace in one entry; a bigger batch names the first ones, ``n_ids`` counts all
 MAX_IDS = 4096
@@ -252,7 +252,7 @@ def append(store: LmdbStore, txn, *, time: float, actor: str, verb: str, digest:
     header = {"seq": seq, "time": float(time), "actor": actor, "verb": verb, "note": note,
               "digest": digest, "prev": prev,
               "parts": {ns: hashlib.sha256(canonical(p)).digest() for ns, p in body.items()}}
-    h = _entry_hash(header)
+    h = entry_hash(header)
     key = _SEQ.pack(seq)
     txn.put(key, msgpack.packb({"h": header, "parts": body, "hash": h, "redacted_by": {}}, use_bin_type=True),
             db=store.dbs["ledger"])
@@ -262,7 +262,8 @@ def append(store: LmdbStore, txn, *, time: float, actor: str, verb: str, digest:
     return seq, h
 
 
-def _entry_hash(header: dict) -> bytes:
+def entry_hash(header: dict) -> bytes:
+    """The hash of an entry: SHA-256 of the domain tag and the canonical bytes of its header."""
     return hashlib.sha256(_DOMAIN + canonical(header)).digest()
 
 
@@ -418,7 +419,7 @@ def verify(store: LmdbStore, txn, clock: Any = None) -> LedgerReport:
                 return report(False, n, expect, f"entry stored under seq {expect} says seq {h.get('seq')}", prev)
             if h.get("prev") != prev:
                 return report(False, n, expect, "its prev hash is not the hash of the entry before it", prev)
-            if _entry_hash(h) != e.get("hash"):
+            if entry_hash(h) != e.get("hash"):
                 return report(False, n, expect, "its hash does not match its contents (edited)", prev)
             hashes = h["parts"]
             if set(e["parts"]) != set(hashes):
