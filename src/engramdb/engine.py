@@ -1246,8 +1246,9 @@ class Engram:
                      limit: int | None = None) -> list[dict[str, Any]]:
         """Entries of the dynamics log (archive, prune, promote, admission decisions), oldest first.
 
-        Each entry has ``seq``, ``at`` (Unix seconds), ``action``, ``namespace``, ``id`` and
-        details (``salience``, ``reason``, ``kind``; admission entries add ``score``,
+        A view of the audit ledger (:meth:`ledger`): each entry rides in the ledger entry of the
+        write that made it (its ``details``), so the two never disagree. Each entry has
+        ``seq``, ``at`` (Unix seconds), ``action``, ``namespace``, ``id`` and details (``salience``, ``reason``, ``kind``; admission entries add ``score``,
         ``factors``, ``text``; prune entries keep the erased ``text``).
 
         Parameters

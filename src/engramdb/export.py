@@ -76,7 +76,8 @@ from .types import MemoryKind, MemoryState, Relation, RELATION_BY_CODE
 from .validate import check_fraction, check_id, check_namespace, check_text, encodable, to_unix_seconds
 from .write import write_unit
 
-__all__ = ["export_store", "import_store", "write_ledger_parquet", "LEDGER_COLUMNS", "FORMATS", "MEMORY_COLUMNS", "EDGE_COLUMNS", "FIELD_COLUMNS",
+__all__ = ["export_store", "import_store", "write_ledger_parquet", "LEDGER_COLUMNS",
+           "FORMATS", "MEMORY_COLUMNS", "EDGE_COLUMNS", "FIELD_COLUMNS",
            "FORMAT_VERSION", "ON_CONFLICT"]
 
 FORMATS = {"parquet": "parquet", "arrow": "arrow"}

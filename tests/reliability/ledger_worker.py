@@ -65,7 +65,8 @@ def main(store: str, notes: str, seed: int, mode: str) -> None:
         sys.stdout.write("READY\n")
         sys.stdout.flush()
         while True:
-            op = rng.choice(["add", "add", "add", "link", "supersede", "archive", "erase"]) if len(active) > 3 else "add"
+            ops = ["add", "add", "add", "link", "supersede", "archive", "erase"]
+            op = rng.choice(ops) if len(active) > 3 else "add"
             if op == "add":
                 mid = f"m{n}"
                 note(f"DO add {mid}")

@@ -42,15 +42,16 @@ from __future__ import annotations
 import hashlib
 import struct
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterator
 
 import msgpack
 
 from ..errors import StoreCorruptedError
-from .lmdb_store import LmdbStore, unpack
+from .lmdb_store import LmdbStore
 
-__all__ = ["LedgerEntry", "LedgerReport", "Digest", "MAX_IDS", "DEFAULT_ACTOR", "GENESIS", "HEAD_KEY", "OLD_LOG_PREFIX",
-           "append", "entry_hash", "next_seq", "start", "has_ledger", "read", "read_details", "verify", "redact_namespace", "canonical"]
+__all__ = ["LedgerEntry", "LedgerReport", "Digest", "MAX_IDS", "DEFAULT_ACTOR", "GENESIS", "HEAD_KEY",
+           "OLD_LOG_PREFIX", "append", "entry_hash", "next_seq", "start", "has_ledger", "read", "read_details",
+           "verify", "redact_namespace", "canonical"]
 
 #: ids named per namespace in one entry; a bigger batch names the first ones, ``n_ids`` counts all
 MAX_IDS = 4096
@@ -164,11 +165,19 @@ def canonical(obj: Any) -> bytes:
     return msgpack.packb(_sorted(obj), use_bin_type=True)
 
 
+_PLAIN = frozenset({str, int, float, bool, bytes, type(None)})
+
+
 def _sorted(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {k: _sorted(obj[k]) for k in sorted(obj, key=lambda k: (type(k).__name__, k))}
-    if isinstance(obj, (list, tuple)):
-        return [_sorted(x) for x in obj]
+    t = type(obj)
+    if t is dict or isinstance(obj, dict):
+        try:
+            keys = sorted(obj)
+        except TypeError:   # keys of mixed types
+            keys = sorted(obj, key=lambda k: (type(k).__name__, k))
+        return {k: (v if type(v) in _PLAIN else _sorted(v)) for k in keys for v in (obj[k],)}
+    if t is list or t is tuple or isinstance(obj, (list, tuple)):
+        return [x if type(x) in _PLAIN else _sorted(x) for x in obj]
     return obj
 
 
@@ -448,11 +457,3 @@ def verify(store: LmdbStore, txn, clock: Any = None) -> LedgerReport:
             return report(False, n, seq, f"its part of namespace {ns!r} is missing and no later "
                                          "drop_namespace of that namespace erased it", prev)
     return report(True, n, None, "", prev)
-
-
-def iter_raw(store: LmdbStore, txn) -> Iterable[tuple[bytes, dict]]:
-    """(key, decoded value) of every stored entry, for tests of tamper evidence."""
-    db = store.dbs.get("ledger")
-    if db is None:
-        return []
-    return [(k, unpack(v)) for k, v in txn.cursor(db=db)]

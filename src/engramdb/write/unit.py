@@ -304,8 +304,8 @@ class WriteUnit:
         slot table entry and edge of it, its counters in the ``namespaces`` meta, its part of
         every audit ledger entry (ids and dynamics details; the entries and their hashes stay,
         see :func:`engramdb.store.ledger.redact_namespace`; its dynamics log is replaced by one
-        ``drop_namespace`` entry with the count) and its hnswlib index files. Nothing is handed on (edges never cross namespaces). The keyword and
-        column snapshots, which also cache other namespaces, are cleared in this transaction
+        ``drop_namespace`` entry with the count) and its hnswlib index files. Nothing is handed
+        on (edges never cross namespaces). The keyword and column snapshots, which also cache other namespaces, are cleared in this transaction
         (rebuilt from the records if the process dies before the next flush) and written anew
         by the next flush; the CSR snapshot is rewritten in it. After the commit the namespace
         is gone from the engine: its :class:`Namespace`, postings, index and column code.
