@@ -11,6 +11,8 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import engramdb
 from engramdb.cli import main
@@ -436,3 +438,63 @@ def test_cli_ledger(tmp_store, tmp_path):
     raw_put(tmp_store, 2, e)
     res = runner.invoke(main, ["ledger", "--store", str(tmp_store), "--verify"])
     assert res.exit_code == 1 and "BROKEN at entry 2" in res.output
+
+
+# ------------------------------------------------------------------ property: any sequence of writes
+OPS = st.lists(st.tuples(st.sampled_from(["add", "batch", "link", "supersede", "update", "archive", "erase",
+                                          "bad", "drop"]),
+                         st.integers(0, 10_000), st.sampled_from(["n1", "n2"])), min_size=1, max_size=25)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=OPS)
+def test_any_sequence_of_writes_keeps_one_entry_per_change_and_a_whole_chain(tmp_path_factory, ops):
+    path = tmp_path_factory.mktemp("prop") / "store"
+    live: dict[str, list[str]] = {"n1": [], "n2": []}
+    expected = ["genesis"]
+    k = 0
+    with open_store(path) as eng:
+        for op, r, ns in ops:
+            ids = live[ns]
+            k += 1
+            if op == "add" or (op in ("link", "supersede", "update", "archive", "erase") and len(ids) < 2):
+                eng.add(f"note {k} {r}", id=f"i{k}", namespace=ns, embedding=vec(k))
+                ids.append(f"i{k}")
+                expected.append("add")
+            elif op == "batch":
+                new = [f"i{k}-{j}" for j in range(1 + r % 3)]
+                eng.add_batch([{"id": m, "text": f"batch {m}", "embedding": vec(k * 7 + j)}
+                               for j, m in enumerate(new)], namespace=ns)
+                ids.extend(new)
+                expected.append("add_batch")
+            elif op == "link":
+                eng.link(ids[r % len(ids)], ids[(r + 1) % len(ids)], "related_to", namespace=ns)
+                expected.append("link")
+            elif op == "supersede":
+                old = ids.pop(r % len(ids))
+                ids.append(eng.supersede(old, f"revised {k}", id=f"i{k}", namespace=ns, embedding=vec(k)))
+                expected.append("supersede")
+            elif op == "update":
+                eng.update(ids[r % len(ids)], namespace=ns, text=f"reworded {k}")
+                expected.append("update")
+            elif op in ("archive", "erase"):
+                eng.forget(ids.pop(r % len(ids)), namespace=ns, hard=op == "erase")
+                expected.append("forget")
+            elif op == "bad":   # rejected: nothing written, no entry
+                with pytest.raises(engramdb.EngramError):
+                    eng.link("no-such", "other", namespace=ns)
+            elif op == "drop" and ns in eng.namespaces():
+                eng.drop_namespace(ns)
+                live[ns] = []
+                expected.append("drop_namespace")
+        entries = eng.ledger()
+        report = eng.verify_ledger()
+        log = eng.dynamics_log()
+        stored = {(m.namespace, m.id) for n in eng.namespaces()
+                  for m in eng.query(namespace=n, include_archived=True, include_superseded=True, limit=1000)}
+    assert report.ok and report.entries == len(entries), report
+    assert [e.verb for e in entries] == expected
+    assert log == [d for e in entries for d in e.details]
+    named = {(ns, i) for e in entries for ns in e.namespaces for i in e.ids}
+    assert all(any(i in e.ids for e in entries if ns in e.namespaces and e.verb in ("add", "add_batch", "supersede"))
+               for ns, i in stored), stored - named

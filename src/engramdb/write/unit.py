@@ -404,8 +404,11 @@ class WriteUnit:
                 parts[key] = ([], 0, [])
             return parts[key]
 
-        for nid in self._edge_ends():
-            self._touched.setdefault(nid, self._who(nid))
+        ends = self._edge_ends()
+        if ends:
+            names = {code: name for name, code in state.codes.items()}
+            for nid in ends:
+                self._touched[nid] = self._who(nid, names)
         counts: dict[str, int] = {}
         for ns, ext_id in self._touched.values():
             ids = part(ns)[0]
@@ -434,11 +437,11 @@ class WriteUnit:
             ends[src] = ends[tgt] = None
         return [nid for nid in ends if nid not in self._touched]
 
-    def _who(self, nid: int) -> tuple[str, str]:
-        """(namespace, id) of a stored memory at an end of a new edge (columns, else its record)."""
+    def _who(self, nid: int, names: dict[int, str]) -> tuple[str, str]:
+        """(namespace, id) of a stored memory at an end of a new edge (columns, else its record);
+        ``names`` maps column codes to namespace names."""
         cols = self.state.cols
         if nid < cols.n and cols.ext_ids[nid] is not None:
-            names = {code: name for name, code in self.state.codes.items()}
             name = names.get(int(cols.ns[nid]))
             if name is not None:
                 return name, cols.ext_ids[nid]
