@@ -1248,8 +1248,9 @@ class Engram:
 
         A view of the audit ledger (:meth:`ledger`): each entry rides in the ledger entry of the
         write that made it (its ``details``), so the two never disagree. Each entry has
-        ``seq``, ``at`` (Unix seconds), ``action``, ``namespace``, ``id`` and details (``salience``, ``reason``, ``kind``; admission entries add ``score``,
-        ``factors``, ``text``; prune entries keep the erased ``text``).
+        ``seq``, ``at`` (Unix seconds), ``action``, ``namespace``, ``id`` and details
+        (``salience``, ``reason``, ``kind``; admission entries add ``score``, ``factors``,
+        ``text``; prune entries keep the erased ``text``).
 
         Parameters
         ----------
