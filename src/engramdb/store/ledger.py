@@ -153,6 +153,10 @@ class LedgerReport:
     seconds: float = field(default=0.0, compare=False)
 
 
+def _pack(obj: Any) -> bytes:
+    return msgpack.packb(obj, use_bin_type=True)
+
+
 def canonical(obj: Any) -> bytes:
     """Deterministic msgpack bytes of ``obj``: mapping keys sorted (recursively), tuples as
     lists, floats as float64. Equal values give equal bytes, whatever their insertion order.
@@ -229,10 +233,6 @@ def next_seq(store: LmdbStore, txn) -> int:
     return _head(store, txn)[0] + 1
 
 
-def _part(ids: list[str], n_ids: int, details: list[dict]) -> dict:
-    return {"ids": ids, "n": n_ids, "details": details}
-
-
 def append(store: LmdbStore, txn, *, time: float, actor: str, verb: str, digest: str,
            parts: dict[str, tuple[list[str], int, list[dict]]], note: str = "") -> tuple[int, bytes]:
     """Append one entry in the caller's write transaction and move the head.
@@ -257,11 +257,14 @@ def append(store: LmdbStore, txn, *, time: float, actor: str, verb: str, digest:
     """
     seq, prev = _head(store, txn)
     seq += 1
-    body = {ns: _part(ids[:MAX_IDS], n, details) for ns, (ids, n, details) in sorted(parts.items())}
-    header = {"seq": seq, "time": float(time), "actor": actor, "verb": verb, "note": note,
-              "digest": digest, "prev": prev,
-              "parts": {ns: hashlib.sha256(canonical(p)).digest() for ns, p in body.items()}}
-    h = entry_hash(header)
+    # built with every key in sorted order, so that plain msgpack bytes are the canonical ones
+    # (``canonical`` of the same values, which verify computes; only the details need sorting)
+    body = {ns: {"details": _sorted(details) if details else [], "ids": list(ids[:MAX_IDS]), "n": int(n)}
+            for ns, (ids, n, details) in sorted(parts.items())}
+    header = {"actor": actor, "digest": digest, "note": note,
+              "parts": {ns: hashlib.sha256(_pack(p)).digest() for ns, p in body.items()},
+              "prev": prev, "seq": seq, "time": float(time), "verb": verb}
+    h = hashlib.sha256(_DOMAIN + _pack(header)).digest()
     key = _SEQ.pack(seq)
     txn.put(key, msgpack.packb({"h": header, "parts": body, "hash": h, "redacted_by": {}}, use_bin_type=True),
             db=store.dbs["ledger"])
