@@ -362,8 +362,8 @@ def test_a_deleted_head_and_a_hidden_dynamics_entry_are_found(tmp_store):
 
 # ------------------------------------------------------------------ stores without a ledger
 def _make_old_store(path) -> list[dict]:
-    """A store as an engramdb without the ledger left it: no ledger sub-databases, no head,
-    its dynamics log under ``meta`` keys ``dynlog/...``."""
+    """A store as an engramdb without the ledger left it: schema 1, no ledger sub-databases, no
+    head, its dynamics log under ``meta`` keys ``dynlog/...``."""
     with open_store(path) as eng:
         eng.add("old memory", id="old", embedding=vec(1))
         eng.forget("old")
@@ -374,6 +374,7 @@ def _make_old_store(path) -> list[dict]:
             for name in (b"ledger", b"ledger_dyn"):
                 txn.drop(env.open_db(name, txn=txn), delete=True)
             txn.delete(b"ledger_head", db=meta_db)
+            txn.put(b"schema", msgpack.packb(1), db=meta_db)
             for e in old_log:
                 txn.put(f"dynlog/{e['seq']:016x}".encode(), msgpack.packb(e, use_bin_type=True), db=meta_db)
     return old_log
@@ -388,7 +389,9 @@ def test_a_store_without_a_ledger_reads_and_then_gets_a_genesis_entry(tmp_store)
         assert r.ok and r.entries == 0
         assert eng.dynamics_log() == old_log   # the old log, as it is
         assert eng.get("old").id == "old"
+        assert meta(eng, "schema") == 1
     with engramdb.open(tmp_store, actor="migrator") as eng:
+        assert meta(eng, "schema") == 2   # an engramdb without the ledger now refuses it
         (genesis,) = eng.ledger()
         assert genesis.verb == "genesis" and genesis.actor == "migrator" and "not ledgered" in genesis.note
         assert list(genesis.details) == old_log
@@ -404,6 +407,13 @@ def test_a_store_without_a_ledger_reads_and_then_gets_a_genesis_entry(tmp_store)
 
 
 # ------------------------------------------------------------------ export and CLI
+def test_a_store_of_an_unknown_schema_is_refused(tmp_store):
+    _filled(tmp_store)
+    raw_meta(tmp_store, "schema", 3)
+    with pytest.raises(engramdb.StoreCorruptedError, match="schema 3 is not supported"):
+        engramdb.open(tmp_store)
+
+
 def test_export_ledger_to_parquet(tmp_store, tmp_path):
     _filled(tmp_store)
     out = tmp_path / "ledger.parquet"

@@ -32,7 +32,7 @@ from .errors import (
 from .recall import Filters, RecallRequest, recall as _recall
 from .state import EngineState
 from .store import ledger as _ledger
-from .store.lmdb_store import SCHEMA_VERSION, LmdbStore, text_digest
+from .store.lmdb_store import READABLE_SCHEMAS, SCHEMA_VERSION, LmdbStore, text_digest
 from .types import RELATION_BY_CODE, STATE_BY_CODE, Edge, Memory, MemoryKind, MemoryState, RecallResult, Relation
 from .types import memory_from_record
 from .validate import (
@@ -1735,6 +1735,7 @@ def _start_ledger(store: LmdbStore, actor: str) -> None:
             return
     with store.write("starting the audit ledger") as txn:
         _ledger.start(store, txn, time=clock_now(), actor=actor, new_store=False)
+        store.put_meta(txn, "schema", SCHEMA_VERSION)
 
 
 def _check_actor(actor: Any) -> str:
@@ -1842,8 +1843,9 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
             stored_dim = store.get_meta(txn, "dim")
             stored_embedder = store.get_meta(txn, "embedder")
             stored_family = store.get_meta(txn, "embedder_family")
-        if schema is not None and schema != SCHEMA_VERSION:
-            raise StoreCorruptedError(f"store schema {schema} is not supported (this engramdb reads {SCHEMA_VERSION})")
+        if schema is not None and schema not in READABLE_SCHEMAS:
+            raise StoreCorruptedError(f"store schema {schema} is not supported (this engramdb reads "
+                                      f"{', '.join(map(str, READABLE_SCHEMAS))})")
         emb_dim = getattr(embedder, "dim", None)
         if stored_dim is None:
             if readonly:

@@ -57,7 +57,12 @@ from ..errors import (
 )
 from .checks import check_edges, check_record, csr_snapshot_ok
 
-SCHEMA_VERSION = 1
+#: 2: the audit ledger (sub-databases ``ledger``, ``ledger_dyn``; meta ``ledger_head``). A store of
+#: schema 1 is read as it is and upgraded by its first writable open (a genesis entry); an
+#: engramdb of schema 1 refuses a schema-2 store, so it cannot write changes the ledger misses.
+SCHEMA_VERSION = 2
+#: schemas this engramdb opens
+READABLE_SCHEMAS = (1, 2)
 _NID = struct.Struct(">I")
 _SEQ = struct.Struct(">Q")
 _EDGE_KEY = struct.Struct(">IIB")
