@@ -15,7 +15,7 @@ def test_all_is_pinned():
         "UnknownRelationError", "open", "to_unix_seconds", "__version__",
         "Contradiction", "HistoryEntry", "SlotConfig",
         "AdmissionConfig", "AdmissionDecision", "ForgettingConfig",
-        "CalibrationReport", "DecisionInfo",
+        "CalibrationReport", "DecisionInfo", "LedgerEntry", "LedgerReport",
     ])
     for name in engramdb.__all__:
         assert hasattr(engramdb, name)
@@ -26,7 +26,8 @@ def test_engine_verbs():
                  "stats", "close", "flush", "edges", "namespaces", "salience",
                  "update", "history", "query",
                  "admit_batch", "review", "rescore", "dynamics_log", "export", "import_from",
-                 "namespace", "drop_namespace", "compact", "decide", "calibration"):
+                 "namespace", "drop_namespace", "compact", "decide", "calibration",
+                 "ledger", "verify_ledger", "export_ledger", "acting_as"):
         assert callable(getattr(engramdb.Engram, verb)), verb
         assert getattr(engramdb.Engram, verb).__doc__
 

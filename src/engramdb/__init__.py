@@ -31,6 +31,7 @@ if TYPE_CHECKING:   # what the lazy names resolve to, for type checkers and IDEs
     from .decisions import CalibrationReport
     from .dynamics import AdmissionDecision
     from .engine import Engram, open, to_unix_seconds
+    from .store.ledger import LedgerEntry, LedgerReport
     from .temporal import HistoryEntry
     from .types import (
         Contradiction, DecisionInfo, Edge, Gap, Hit, Memory, MemoryKind, MemoryState, PathStep, RecallResult,
@@ -51,6 +52,7 @@ _LAZY: dict[str, str] = {
     "HistoryEntry": "temporal",
     "CalibrationReport": "decisions",
     "DecisionInfo": "types",
+    **dict.fromkeys(("LedgerEntry", "LedgerReport"), "store.ledger"),
 }
 
 
@@ -79,4 +81,5 @@ __all__ = sorted([
     "Contradiction", "HistoryEntry", "SlotConfig",
     "AdmissionConfig", "AdmissionDecision", "ForgettingConfig",
     "CalibrationReport", "DecisionInfo",
+    "LedgerEntry", "LedgerReport",
 ])
