@@ -4,38 +4,18 @@ returned, plus at most the one in flight, whose change then committed with its e
 stored memory has the entry that created it and every id an add entry names is stored or was
 later forgotten (see ledger_worker.py)."""
 import os
-import signal
-import subprocess
-import sys
-import time
 
 import engramdb
 from engramdb.testing import raw_records
 
-from .conftest import REPO_SRC
-from .test_crash import _read_line
+from .kill import run_and_kill_worker
 
 WORKER = os.path.join(os.path.dirname(__file__), "ledger_worker.py")
 CREATES = ("add", "supersede")
 
 
 def run_and_kill(store: str, notes: str, seed: int, mode: str, delay_s: float) -> None:
-    env = {**os.environ, "PYTHONPATH": os.path.abspath(REPO_SRC)}
-    proc = subprocess.Popen([sys.executable, WORKER, store, notes, str(seed), mode],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        _read_line(proc, "READY", 120)
-        if mode == "random":
-            time.sleep(delay_s)
-        else:
-            _read_line(proc, "HOOK", 120)
-        assert proc.poll() is None, proc.stderr.read()
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        proc.stdout.close()
-        proc.stderr.close()
-    assert proc.returncode == -signal.SIGKILL
+    run_and_kill_worker(WORKER, [store, notes, str(seed), mode], delay_s if mode == "random" else None)
 
 
 def read_notes(notes: str) -> tuple[list[tuple[str, str]], tuple[str, str] | None]:
