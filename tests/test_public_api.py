@@ -15,6 +15,7 @@ def test_all_is_pinned():
         "UnknownRelationError", "open", "to_unix_seconds", "__version__",
         "Contradiction", "HistoryEntry", "SlotConfig",
         "AdmissionConfig", "AdmissionDecision", "ForgettingConfig",
+        "ShardedEngram", "open_sharded",
     ])
     for name in engramdb.__all__:
         assert hasattr(engramdb, name)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:   # what the lazy names resolve to, for type checkers and IDEs
     )
     from .dynamics import AdmissionDecision
     from .engine import Engram, open, to_unix_seconds
+    from .sharding import ShardedEngram, open_sharded
     from .temporal import HistoryEntry
     from .types import (
         Contradiction, Edge, Gap, Hit, Memory, MemoryKind, MemoryState, PathStep, RecallResult,
@@ -48,6 +49,7 @@ _LAZY: dict[str, str] = {
                      "PathStep", "RecallResult", "Relation"), "types"),
     "AdmissionDecision": "dynamics",
     "HistoryEntry": "temporal",
+    **dict.fromkeys(("ShardedEngram", "open_sharded"), "sharding"),
 }
 
 
@@ -75,4 +77,5 @@ __all__ = sorted([
     "UnknownRelationError", "open", "to_unix_seconds", "__version__",
     "Contradiction", "HistoryEntry", "SlotConfig",
     "AdmissionConfig", "AdmissionDecision", "ForgettingConfig",
+    "ShardedEngram", "open_sharded",
 ])
