@@ -21,7 +21,7 @@ if os.environ.get("ENGRAMDB_REQUIRE_INTEGRATIONS") == "1":
 else:
     ray = pytest.importorskip("ray")
 
-from engramdb.ray_jobs import RayShards  # noqa: E402
+from engramdb.ray_jobs import RayShards
 
 NAMESPACES = [f"user-{i}" for i in range(8)]
 NOW = 1.7e9       # admission and export time (before the wall clock: record times are never in the future)

@@ -49,9 +49,9 @@ import re
 import shutil
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .errors import ConfigError, EngramError, InvalidInputError, MemoryNotFoundError
 from .sharding import ShardedEngram, combine_counts, open_sharded, read_manifest, shard_of, write_json_atomic
@@ -178,10 +178,9 @@ def prepare_job(root: str, kind: str, job_id: str | None, params: Mapping[str, A
     given = {k: v for k, v in params.items() if v is not None}
     if "now" in given:
         given["now"] = float(to_unix_seconds(given["now"], field="now"))
-    if kind == "admit":
-        if "chunk_size" in given and (isinstance(given["chunk_size"], bool) or not isinstance(given["chunk_size"], int)
-                                      or not 1 <= given["chunk_size"] <= 1_000_000):
-            raise InvalidInputError(f"chunk_size: expected an integer in [1, 1000000], got {given['chunk_size']!r}")
+    size = given.get("chunk_size", 1) if kind == "admit" else 1
+    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= 1_000_000:
+        raise InvalidInputError(f"chunk_size: expected an integer in [1, 1000000], got {size!r}")
     if kind == "export" and "out" in given:
         given["out"] = os.path.abspath(os.fspath(given["out"]))
     if kind == "locomo" and "data" in given:

@@ -28,7 +28,8 @@ from __future__ import annotations
 import os
 import time
 from collections import deque
-from typing import Any, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 import ray
 
@@ -143,7 +144,7 @@ class RayShards:
         self._reader = ray.remote(num_cpus=1, max_retries=0)(_read_unit)
         self._writers: dict[int, Any] = {}
 
-    def __enter__(self) -> "RayShards":
+    def __enter__(self) -> RayShards:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -34,9 +34,10 @@ import inspect
 import json
 import os
 import tempfile
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from .errors import ConfigError, InvalidInputError, StoreCorruptedError, StoreNotFoundError
+from .errors import ConfigError, EngramError, InvalidInputError, StoreCorruptedError, StoreNotFoundError
 from .validate import check_namespace
 
 __all__ = ["MANIFEST", "RULE", "RULE_VERSION", "ShardedEngram", "combine_counts", "init_shards",
@@ -266,7 +267,7 @@ class ShardedEngram:
     def __repr__(self) -> str:
         return f"<ShardedEngram {self.root!r} n_shards={self.n_shards}>"
 
-    def __enter__(self) -> "ShardedEngram":
+    def __enter__(self) -> ShardedEngram:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -292,7 +293,6 @@ class ShardedEngram:
             This object is closed; and the errors of :func:`engramdb.open`.
         """
         from .engine import open as open_store
-        from .errors import EngramError
 
         if self._closed:
             raise EngramError("this sharded deployment is closed; open it again with engramdb.open_sharded(root)")
@@ -364,7 +364,7 @@ class ShardedEngram:
         for eng in self._engines.values():
             try:
                 eng.close()
-            except Exception as exc:   # close the others, then report the first
+            except (EngramError, OSError) as exc:   # close the others, then report the first
                 errors.append(exc)
         self._engines.clear()
         self._closed = True
