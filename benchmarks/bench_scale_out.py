@@ -12,8 +12,10 @@ worker around the engine call (:attr:`engramdb.jobs.JobResult.work_s`):
 
 - ``rescore``: ``Engram.rescore(now, materialize=True)`` on every shard: the decay kernel over
   every memory, then every record rewritten with s(now), t0 = now (the nightly job's full
-  work, the same in every repetition: ``now`` is fixed, one hour after the newest memory, so
-  nothing is archived or pruned between repetitions).
+  work). Memories are dated within the day before ``BASE`` (the run's start) and each rescore
+  call gets its own ``now`` (``BASE`` + 1 h + 1 min per call, later than every record's last
+  update), so every call rewrites every record and nothing decays below an archive floor: each
+  repetition does the same work.
 - ``admit``: a stream of ``--admit`` candidates (LoCoMo turns of other conversations, plus
   restatements and chatter) into fresh tenant namespaces spread over the shards, in chunks of
   ``--chunk`` (one ``admit_batch`` call each). Every repetition uses new namespaces, so each
@@ -51,6 +53,13 @@ from engramdb.kernels import registry
 from engramdb.locomo import default_locomo_path, load_locomo
 
 RESULTS = Path(__file__).resolve().parent / "results"
+BASE = float(int(time.time()))   # Unix seconds, the run's start: memories are dated in the day before it
+_calls = iter(range(10**6))
+
+
+def rescore_now() -> float:
+    """A new ``now`` for each rescore call: every record then changes and is rewritten."""
+    return BASE + 3600.0 + 60.0 * next(_calls)
 
 
 def _turns(convs):
@@ -73,13 +82,16 @@ def build(root: Path, n_shards: int, per_shard: int, convs, embedder) -> dict:
     texts = sorted({t for rows in turns for t, _ in rows})
     vec = dict(zip(texts, embedder.embed(texts)))
     target = n_shards * per_shard
+    span = max(ts for rows in turns for _, ts in rows) - min(ts for rows in turns for _, ts in rows)
     t0 = time.perf_counter()
     n = 0
     k = 0
     with engramdb.open_sharded(root, n_shards=n_shards, embedder=embedder) as sh:
         while n < target:
             rows = turns[k % len(turns)]
-            sh.add_batch([{"id": f"turn{i}", "text": t, "embedding": vec[t], "created_at": ts, "kind": "episodic"}
+            # event times squeezed into the day before BASE, in conversation order
+            sh.add_batch([{"id": f"turn{i}", "text": t, "embedding": vec[t], "kind": "episodic",
+                           "created_at": BASE - 86400.0 * (1.0 - (ts - min(r[1] for r in rows)) / max(span, 1.0))}
                           for i, (t, ts) in enumerate(rows)], namespace=f"t{k}")
             n += len(rows)
             k += 1
@@ -89,8 +101,7 @@ def build(root: Path, n_shards: int, per_shard: int, convs, embedder) -> dict:
     disk = sum(f.stat().st_size for f in root.rglob("*") if f.is_file())
     return {"memories": stats["memories"], "tenants": k, "build_s": round(build_s, 1),
             "lmdb_bytes": stats["store_bytes"], "disk_bytes": disk,
-            "per_shard_memories": [s["memories"] for s in stats["shards"]],
-            "newest_created_at": max(ts for rows in turns for _, ts in rows)}
+            "per_shard_memories": [s["memories"] for s in stats["shards"]]}
 
 
 def candidates(convs, n: int, rep: int, runner: str):
@@ -110,7 +121,7 @@ def candidates(convs, n: int, rep: int, runner: str):
     return out
 
 
-def one_rep(root: Path, convs, args, rep: int, order: list[str], now: float) -> dict:
+def one_rep(root: Path, convs, args, rep: int, order: list[str]) -> dict:
     from engramdb.ray_jobs import RayShards
 
     out = {}
@@ -119,16 +130,16 @@ def one_rep(root: Path, convs, args, rep: int, order: list[str], now: float) -> 
             with engramdb.open_sharded(root) as sh:
                 for s in range(sh.n_shards):
                     sh.engine(s)   # open every shard before timing (the actors have theirs open too)
-                r = jobs.run(sh, "rescore", now=now, materialize=True)
+                r = jobs.run(sh, "rescore", now=rescore_now(), materialize=True)
                 a = jobs.run(sh, "admit", candidates=candidates(convs, args.admit, rep, runner),
-                             now=now, chunk_size=args.chunk)
+                             now=BASE, chunk_size=args.chunk)
             out[runner] = {"rescore": _fig(r), "admit": _fig(a)}
             continue
         workers = int(runner.split("-")[1])
         with RayShards(root, workers=workers) as cluster:
             start_s = cluster.start()
-            r = cluster.run("rescore", now=now, materialize=True)
-            a = cluster.run("admit", candidates=candidates(convs, args.admit, rep, runner), now=now,
+            r = cluster.run("rescore", now=rescore_now(), materialize=True)
+            a = cluster.run("admit", candidates=candidates(convs, args.admit, rep, runner), now=BASE,
                             chunk_size=args.chunk)
         out[runner] = {"rescore": _fig(r), "admit": _fig(a), "actor_start_s": round(start_s, 3)}
     return out
@@ -137,7 +148,7 @@ def one_rep(root: Path, convs, args, rep: int, order: list[str], now: float) -> 
 def _fig(res) -> dict:
     n = res.result.get("scanned", res.result.get("candidates"))
     coord = 1.0 - res.work_s / (res.workers * res.wall_s)
-    return {"items": n, "wall_s": round(res.wall_s, 4), "work_s": round(res.work_s, 4),
+    return {"items": n, "records_written": res.result.get("records_written"), "wall_s": round(res.wall_s, 4), "work_s": round(res.work_s, 4),
             "items_per_s": round(n / res.wall_s, 1), "coordination_share": round(coord, 4),
             "unit_work_s": [round(x, 4) for x in res.unit_work_s], "units": res.units_run}
 
@@ -168,13 +179,12 @@ def main(argv=None) -> int:
         info = build(root, args.shards, args.per_shard, convs, embedder)
         print(f"built {info['memories']} memories in {info['tenants']} tenants over {args.shards} shards "
               f"({info['build_s']} s; {info['disk_bytes'] / info['memories']:.0f} B/memory on disk)", flush=True)
-        now = info["newest_created_at"] + 3600.0
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
         runners = ["sequential", "ray-1", "ray-2"]
         reps = []
         for rep in range(args.reps):
             order = runners[rep % 3:] + runners[:rep % 3]
-            reps.append(one_rep(root, convs, args, rep, order, now))
+            reps.append(one_rep(root, convs, args, rep, order))
             print(f"rep {rep + 1}/{args.reps}: " + ", ".join(
                 f"{r} rescore {reps[-1][r]['rescore']['items_per_s']:.0f}/s admit {reps[-1][r]['admit']['items_per_s']:.0f}/s"
                 for r in runners), flush=True)
