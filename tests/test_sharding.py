@@ -206,3 +206,16 @@ def test_export_is_one_parquet_dataset_duckdb_reads(root, tmp_path):
     n_edges = duckdb.sql(f"SELECT count(*) FROM read_parquet('{tmp_path}/ds/edges/**/*.parquet', "
                          "hive_partitioning = true)").fetchall()[0][0]
     assert n_edges == stats["edges"]
+
+
+def test_every_engine_verb_with_a_namespace_is_on_the_sharded_object():
+    import inspect
+
+    verbs = [name for name, fn in inspect.getmembers(engramdb.Engram, inspect.isfunction)
+             if not name.startswith("_") and "namespace" in inspect.signature(fn).parameters
+             and inspect.signature(fn).parameters["namespace"].kind is inspect.Parameter.KEYWORD_ONLY]
+    assert {"add", "add_batch", "recall", "recall_batch", "admit_batch", "rescore", "consolidate", "get"} <= set(verbs)
+    for verb in verbs:
+        method = getattr(engramdb.ShardedEngram, verb)
+        assert inspect.signature(method) == inspect.signature(getattr(engramdb.Engram, verb)), verb
+        assert method.__doc__ and getattr(engramdb.Engram, verb).__doc__ in method.__doc__
