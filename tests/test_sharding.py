@@ -203,6 +203,15 @@ def test_export_is_one_parquet_dataset_duckdb_reads(root, tmp_path):
             exp = store.export(tmp_path / f"single-{s}", now=2.0e9)
         want += duckdb.sql(f"SELECT {s}, namespace, id, text FROM read_parquet('{exp['memories']}')").fetchall()
     assert rows == sorted(want, key=lambda r: (r[1], r[2]))
+    # pyarrow's dataset reader (what pandas.read_parquet and ray.data read through) sees the same rows
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    part = ds.partitioning(pa.schema([("shard", pa.int32()), ("namespace", pa.string())]), flavor="hive")
+    table = ds.dataset(tmp_path / "ds" / "memories", format="parquet", partitioning=part).to_table(
+        columns=["shard", "namespace", "id", "text"])
+    assert sorted(table.to_pylist(), key=lambda r: (r["namespace"], r["id"])) == [
+        {"shard": a, "namespace": b, "id": c, "text": d} for a, b, c, d in rows]
     n_edges = duckdb.sql(f"SELECT count(*) FROM read_parquet('{tmp_path}/ds/edges/**/*.parquet', "
                          "hive_partitioning = true)").fetchall()[0][0]
     assert n_edges == stats["edges"]

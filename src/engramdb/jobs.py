@@ -46,13 +46,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .dataset import finish, write_shard
 from .errors import ConfigError, EngramError, InvalidInputError, MemoryNotFoundError
 from .sharding import ShardedEngram, combine_counts, open_sharded, read_manifest, shard_of, write_json_atomic
 
@@ -383,7 +383,7 @@ def execute_unit(engine: Any, root: str, job_id: str, kind: str, params: Mapping
         dec = engine.admit_batch(unit.payload, namespace=ns, now=params["now"], recorded_at=params["recorded_at"])
         result = _admission_counts([d.decision for d in dec], [d.stored for d in dec])
     elif kind == "export":
-        result = _export_shard(engine, root, unit.shard, params)
+        result = write_shard(engine, params["out"], unit.shard, now=params["now"])
     else:
         result = _locomo_shard(engine, root, unit.shard, params)
     work_s = time.perf_counter() - t0
@@ -393,55 +393,6 @@ def execute_unit(engine: Any, root: str, job_id: str, kind: str, params: Mapping
     if crash is not None:
         crash("after_record")
     return {"result": result, "work_s": work_s, "resumed": False}
-
-
-def _export_shard(engine: Any, root: str, shard: int, params: Mapping[str, Any]) -> dict:
-    """Export one shard's store and write it into the dataset's ``shard=<i>`` partitions."""
-    import pyarrow.compute as pc
-    import pyarrow.dataset as ds
-    import pyarrow.parquet as pq
-
-    out = params["out"]
-    staging = os.path.join(out, ".staging", f"shard-{shard:04d}")
-    if os.path.exists(staging):
-        shutil.rmtree(staging)   # left by a worker that died mid-export
-    os.makedirs(os.path.dirname(staging), mode=0o700, exist_ok=True)
-    paths = engine.export(staging, now=params["now"])
-    counts: dict[str, Any] = {}
-    for table_name in ("memories", "edges"):
-        table = pq.read_table(paths[table_name])
-        target = os.path.join(out, table_name, f"shard={shard}")
-        if os.path.exists(target):
-            shutil.rmtree(target)   # a redo replaces this shard's partitions whole
-        per_ns: dict[str, int] = {}
-        if table.num_rows:
-            namespaces = table.column("namespace")
-            for ns in sorted(set(namespaces.to_pylist())):
-                part = table.filter(pc.equal(namespaces, ns)).drop_columns(["namespace"])
-                per_ns[ns] = part.num_rows
-                ds.write_dataset(part, os.path.join(target, f"namespace={_partition_value(ns)}"),
-                                 format="parquet", basename_template="part-{i}.parquet",
-                                 existing_data_behavior="overwrite_or_ignore")
-        _owner_only(os.path.join(out, table_name))
-        counts[table_name] = table.num_rows
-        counts[f"{table_name}_by_namespace"] = per_ns
-    shutil.rmtree(staging)
-    return counts
-
-
-def _partition_value(ns: str) -> str:
-    """A namespace as a hive partition directory value: percent-encoded (RFC 3986) like
-    pyarrow's ``segment_encoding="uri"``, so ``/``, ``=`` and ``%`` cannot break the path."""
-    from urllib.parse import quote
-
-    return quote(ns, safe="")
-
-
-def _owner_only(top: str) -> None:
-    for dirpath, _dirs, files in os.walk(top):
-        os.chmod(dirpath, 0o700)
-        for f in files:
-            os.chmod(os.path.join(dirpath, f), 0o600)
 
 
 def _locomo_shard(engine: Any, root: str, shard: int, params: Mapping[str, Any]) -> dict:
@@ -510,10 +461,7 @@ def collect(root: str, job_id: str, kind: str, params: dict, n_shards: int) -> t
     if kind == "export":
         result = {"path": params["out"], "memories": result.get("memories", 0), "edges": result.get("edges", 0),
                   "partitions": sum(len(s["memories_by_namespace"]) for s in shards if s)}
-        try:
-            os.rmdir(os.path.join(params["out"], ".staging"))   # empty once every shard is written
-        except OSError:
-            pass
+        finish(params["out"])
     result["n_shards"] = n_shards
     return result, shards
 

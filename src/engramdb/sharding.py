@@ -344,17 +344,38 @@ class ShardedEngram:
         return [self.engine(i).compact() for i in range(self.n_shards)]
 
     def export(self, path: str | os.PathLike, *, now: Any = None) -> dict[str, Any]:
-        """Export every shard into one Parquet dataset (see :func:`engramdb.jobs.run`, kind ``export``).
+        """Export every shard, in shard order, into one Parquet dataset at ``path``
+        (:mod:`engramdb.dataset`: ``memories/`` and ``edges/``, hive-partitioned by ``shard``
+        and ``namespace``). The ``export`` job (:mod:`engramdb.jobs`) does the same with a
+        journal, or on Ray.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The dataset directory.
+        now : float, datetime or ISO-8601, optional
+            Time of the ``salience_now`` column; the wall clock when omitted.
 
         Returns
         -------
         dict
-            The combined export job result: ``path``, ``memories``, ``edges`` (row counts),
-            ``partitions``.
-        """
-        from .jobs import run
+            ``path``, ``memories``, ``edges`` (rows), ``partitions`` (shard and namespace
+            pairs), ``n_shards``.
 
-        return run(self, "export", out=os.fspath(path), now=now).result
+        Raises
+        ------
+        OSError
+            ``path`` cannot be written.
+        """
+        from .dataset import finish, write_shard
+        from .validate import time_or_now
+
+        now = float(time_or_now(now))
+        parts = [write_shard(self.engine(i), path, i, now=now) for i in range(self.n_shards)]
+        finish(path)
+        return {"path": os.path.abspath(os.fspath(path)), "memories": sum(p["memories"] for p in parts),
+                "edges": sum(p["edges"] for p in parts),
+                "partitions": sum(len(p["memories_by_namespace"]) for p in parts), "n_shards": self.n_shards}
 
     def close(self) -> None:
         """Close every open shard. Closing twice is a no-op."""
