@@ -242,23 +242,28 @@ class ShardJournal:
                 self.doc = json.load(f)
 
     def done(self, key: str) -> bool:
+        """Whether unit ``key`` is recorded."""
         return key in self.doc["units"]
 
     def started(self, key: str) -> bool:
+        """Whether unit ``key`` was started and not recorded (its worker died)."""
         return key in self.doc["started"]
 
     def start(self, key: str) -> None:
+        """Mark unit ``key`` started (written before its work begins)."""
         if key not in self.doc["started"]:
             self.doc["started"].append(key)
             write_json_atomic(self.path, self.doc)
 
     def record(self, key: str, result: dict, work_s: float) -> None:
+        """Record unit ``key``'s result (a JSON-able dict) and its work seconds, after its commit."""
         self.doc["units"][key] = {"result": result, "work_s": work_s}
         if key in self.doc["started"]:
             self.doc["started"].remove(key)
         write_json_atomic(self.path, self.doc)
 
     def results(self) -> dict[str, dict]:
+        """Unit key -> recorded result."""
         return {k: v["result"] for k, v in self.doc["units"].items()}
 
 
