@@ -21,8 +21,9 @@ worker around the engine call (:attr:`engramdb.jobs.JobResult.work_s`):
   ``--chunk`` (one ``admit_batch`` call each). Every repetition uses new namespaces, so each
   does the same work.
 
-Runners: ``sequential`` (:func:`engramdb.jobs.run` in this process, shards already open: the
-baseline), ``ray-1`` and ``ray-2`` (:class:`engramdb.ray_jobs.RayShards` on a local Ray with
+Runners: ``sequential`` (:func:`engramdb.jobs.run` in a fresh Python process started per
+repetition, shards opened before timing: the baseline; in the long-lived driver the same units
+got slower from one repetition to the next), ``ray-1`` and ``ray-2`` (:class:`engramdb.ray_jobs.RayShards` on a local Ray with
 ``num_cpus=2``, writer actors started before timing; their start-up is reported apart).
 Coordination share = 1 - work_s / (workers * wall_s): the part of the worker slots' time not
 spent in shard work (scheduling, serialisation, journal writes, idle workers). The machine
@@ -39,6 +40,7 @@ import os
 import platform
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -127,13 +129,12 @@ def one_rep(root: Path, convs, args, rep: int, order: list[str]) -> dict:
     out = {}
     for runner in order:
         if runner == "sequential":
-            with engramdb.open_sharded(root) as sh:
-                for s in range(sh.n_shards):
-                    sh.engine(s)   # open every shard before timing (the actors have theirs open too)
-                r = jobs.run(sh, "rescore", now=rescore_now(), materialize=True)
-                a = jobs.run(sh, "admit", candidates=candidates(convs, args.admit, rep, runner),
-                             now=BASE, chunk_size=args.chunk)
-            out[runner] = {"rescore": _fig(r), "admit": _fig(a)}
+            # a fresh process, as each Ray worker is: the driver's heap (LoCoMo, earlier
+            # repetitions, the Ray driver) made the same units slower in it as the run went on
+            cmd = [sys.executable, __file__, "--_sequential", str(root), str(rep), repr(rescore_now()), repr(BASE),
+                   str(args.admit), str(args.chunk)] + (["--data", args.data] if args.data else [])
+            done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+            out[runner] = json.loads(done.stdout.splitlines()[-1])
             continue
         workers = int(runner.split("-")[1])
         with RayShards(root, workers=workers) as cluster:
@@ -145,6 +146,18 @@ def one_rep(root: Path, convs, args, rep: int, order: list[str]) -> dict:
     return out
 
 
+def sequential_child(root: str, rep: int, now: float, base: float, n_admit: int, chunk: int, data) -> dict:
+    """The baseline in this (fresh) process: open every shard, then time both jobs shard after shard."""
+    convs = load_locomo(data or default_locomo_path())
+    cands = candidates(convs, n_admit, rep, "sequential")
+    with engramdb.open_sharded(root) as sh:
+        for s in range(sh.n_shards):
+            sh.engine(s)   # open every shard before timing (the actors have theirs open too)
+        r = jobs.run(sh, "rescore", now=now, materialize=True)
+        a = jobs.run(sh, "admit", candidates=cands, now=base, chunk_size=chunk)
+    return {"rescore": _fig(r), "admit": _fig(a)}
+
+
 def _fig(res) -> dict:
     n = res.result.get("scanned", res.result.get("candidates"))
     coord = 1.0 - res.work_s / (res.workers * res.wall_s)
@@ -154,6 +167,12 @@ def _fig(res) -> dict:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--_sequential":
+        root, rep, now, base, n_admit, chunk = argv[1:7]
+        data = argv[8] if len(argv) > 8 else None
+        print(json.dumps(sequential_child(root, int(rep), float(now), float(base), int(n_admit), int(chunk), data)))
+        return 0
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shards", type=int, default=4)
     ap.add_argument("--per-shard", type=int, default=25000)
@@ -215,7 +234,7 @@ def main(argv=None) -> int:
     ratios["ray-2/ray-1"] = {job: round(summary["ray-2"][job]["items_per_s"] / summary["ray-1"][job]["items_per_s"], 3)
                              for job in ("rescore", "admit")}
     doc = {"benchmark": "scale-out batch jobs: rescore and admission, sequential vs Ray at 1 and 2 workers",
-           "command": "python benchmarks/bench_scale_out.py " + " ".join(sys.argv[1:] if argv is None else argv),
+           "command": "python benchmarks/bench_scale_out.py " + " ".join(argv),
            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "load_at_start": [round(x, 2) for x in load_start], "load_at_end": [round(x, 2) for x in os.getloadavg()],
            "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "ray": ray.__version__,
