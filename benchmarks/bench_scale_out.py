@@ -22,8 +22,9 @@ worker around the engine call (:attr:`engramdb.jobs.JobResult.work_s`):
   does the same work.
 
 Runners: ``sequential`` (:func:`engramdb.jobs.run` in a fresh Python process started per
-repetition, shards opened before timing: the baseline; in the long-lived driver the same units
-got slower from one repetition to the next), ``ray-1`` and ``ray-2`` (:class:`engramdb.ray_jobs.RayShards` on a local Ray with
+repetition, shards opened before timing, ``OMP_NUM_THREADS=1`` as Ray sets for its workers:
+the baseline; in the long-lived driver the same units got slower from one repetition to the
+next, and with multi-threaded BLAS on the busy 2 cores admission chunks took 1.4x longer), ``ray-1`` and ``ray-2`` (:class:`engramdb.ray_jobs.RayShards` on a local Ray with
 ``num_cpus=2``, writer actors started before timing; their start-up is reported apart).
 Coordination share = 1 - work_s / (workers * wall_s): the part of the worker slots' time not
 spent in shard work (scheduling, serialisation, journal writes, idle workers). The machine
@@ -133,7 +134,10 @@ def one_rep(root: Path, convs, args, rep: int, order: list[str]) -> dict:
             # repetitions, the Ray driver) made the same units slower in it as the run went on
             cmd = [sys.executable, __file__, "--_sequential", str(root), str(rep), repr(rescore_now()), repr(BASE),
                    str(args.admit), str(args.chunk)] + (["--data", args.data] if args.data else [])
-            done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+            # with the thread setting Ray gives its workers (OMP_NUM_THREADS=1: single-threaded
+            # BLAS), so that runner and baseline run the same code the same way
+            done = subprocess.run(cmd, capture_output=True, text=True, check=True,
+                                  env={**os.environ, "OMP_NUM_THREADS": "1"})
             out[runner] = json.loads(done.stdout.splitlines()[-1])
             continue
         workers = int(runner.split("-")[1])
