@@ -47,8 +47,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 import engramdb
 from engramdb import jobs
 from engramdb.embed import get_embedder
@@ -223,11 +221,10 @@ def main(argv=None) -> int:
         summary[r] = {}
         for job in ("rescore", "admit"):
             figs = [rep[r][job] for rep in reps]
-            med = lambda key: statistics.median(f[key] for f in figs)  # noqa: E731
             # shard work rate: memories rescored per second of one worker's shard work
             unit_rates = [f["items"] / sum(f["unit_work_s"]) for f in figs] if job == "rescore" else []
-            summary[r][job] = {"items_per_s": med("items_per_s"), "wall_s": med("wall_s"), "work_s": med("work_s"),
-                               "coordination_share": med("coordination_share"),
+            summary[r][job] = {**{key: statistics.median(f[key] for f in figs)
+                                  for key in ("items_per_s", "wall_s", "work_s", "coordination_share")},
                                **({"shard_work_memories_per_s": round(statistics.median(unit_rates), 1)}
                                   if unit_rates else {})}
         if r != "sequential":

@@ -83,22 +83,23 @@ def _same(a, b):
 def test_every_job_on_ray_equals_the_shards_one_after_another(local_ray, template, tmp_path):
     seq_root, ray_root = _copy(template, tmp_path, "seq"), _copy(template, tmp_path, "ray")
     seq = [jobs.run(seq_root, "admit", job_id="a", candidates=_candidates(), now=NOW, chunk_size=4),
-           jobs.run(seq_root, "rescore", job_id="r", now=LATER),
            jobs.run(seq_root, "consolidate", job_id="c", now=LATER),
+           jobs.run(seq_root, "rescore", job_id="r", now=LATER),
            jobs.run(seq_root, "export", job_id="e", now=NOW, out=tmp_path / "seq-ds")]
     events = []
     with RayShards(ray_root, workers=2) as cluster:
         par = [cluster.run("admit", job_id="a", candidates=iter(_candidates()), now=NOW, chunk_size=4,
                            on_progress=events.append),
-               cluster.run("rescore", job_id="r", now=LATER),
                cluster.run("consolidate", job_id="c", now=LATER),
+               cluster.run("rescore", job_id="r", now=LATER),
                cluster.run("export", job_id="e", now=NOW, out=tmp_path / "ray-ds")]
     for a, b in zip(seq, par):
         assert b.runner == "ray" and a.runner == "sequential"
         _same(a, b)
-    adm, resc = par[0].result, par[1].result
+    adm, cons, resc = par[0].result, par[1].result, par[2].result
     assert adm["candidates"] == 60 and adm["reject"] > 0 and adm["reinforce"] > 0 and adm["admit"] > 0
     assert resc["scanned"] == 8 * 8 + adm["admit"] and resc["archived"] > 0
+    assert cons["merged"] > 0 and cons["namespaces"] == 8   # near-duplicate facts superseded
     # progress: one event per admission chunk as it finished (15 per namespace / 4 -> 4 chunks x 4 namespaces)
     assert len(events) == par[0].units_run == 16 and [e["units_done"] for e in events] == list(range(1, 17))
     rows = _rows(tmp_path / "ray-ds")
