@@ -37,7 +37,7 @@ def test_engine_import_does_not_load_sklearn_scipy_numba_or_pyarrow():
     assert not {"sklearn", "scipy", "numba", "pyarrow"} & set(loaded), loaded
 
 
-FRAMEWORKS = ("langgraph", "langchain_core", "llama_index", "mcp", "jsonschema", "pydantic", "anyio")
+FRAMEWORKS = ("langgraph", "langchain_core", "llama_index", "mcp", "jsonschema", "pydantic", "anyio", "ray", "duckdb")
 
 
 def _modules_after(code: str) -> list[str]:
@@ -52,6 +52,15 @@ def test_no_integration_and_no_framework_loads_until_used(code):
     loaded = _modules_after(code)
     assert not [m for m in loaded if m.startswith("engramdb.integrations.")]
     assert not {m.split(".")[0] for m in loaded} & set(FRAMEWORKS)
+
+
+@pytest.mark.parametrize("code", ["import engramdb; engramdb.open_sharded", "import engramdb.jobs",
+                                  "import engramdb.sharding"])
+def test_sharding_and_sequential_jobs_do_not_load_ray(code):
+    # the distributed runner is engramdb.ray_jobs, imported only when used (the extra engramdb[ray])
+    loaded = _modules_after(code)
+    assert "ray" not in {m.split(".")[0] for m in loaded} and "engramdb.ray_jobs" not in loaded
+    assert "engramdb.sharding" in loaded
 
 
 def test_tool_schemas_load_nothing_heavy():

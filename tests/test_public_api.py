@@ -16,6 +16,7 @@ def test_all_is_pinned():
         "Contradiction", "HistoryEntry", "SlotConfig",
         "AdmissionConfig", "AdmissionDecision", "ForgettingConfig",
         "CalibrationReport", "DecisionInfo", "LedgerEntry", "LedgerReport",
+        "ShardedEngram", "open_sharded",
     ])
     for name in engramdb.__all__:
         assert hasattr(engramdb, name)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:   # what the lazy names resolve to, for type checkers and IDEs
     from .dynamics import AdmissionDecision
     from .engine import Engram, open, to_unix_seconds
     from .store.ledger import LedgerEntry, LedgerReport
+    from .sharding import ShardedEngram, open_sharded
     from .temporal import HistoryEntry
     from .types import (
         Contradiction, DecisionInfo, Edge, Gap, Hit, Memory, MemoryKind, MemoryState, PathStep, RecallResult,
@@ -53,6 +54,7 @@ _LAZY: dict[str, str] = {
     "CalibrationReport": "decisions",
     "DecisionInfo": "types",
     **dict.fromkeys(("LedgerEntry", "LedgerReport"), "store.ledger"),
+    **dict.fromkeys(("ShardedEngram", "open_sharded"), "sharding"),
 }
 
 
@@ -82,4 +84,5 @@ __all__ = sorted([
     "AdmissionConfig", "AdmissionDecision", "ForgettingConfig",
     "CalibrationReport", "DecisionInfo",
     "LedgerEntry", "LedgerReport",
+    "ShardedEngram", "open_sharded",
 ])

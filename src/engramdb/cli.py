@@ -815,5 +815,136 @@ def profile(store, namespace, as_json, subject):
     _out().print(table)
 
 
+# ---------------------------------------------------------------------------- sharded deployments
+@main.group(cls=_Group)
+def shards() -> None:
+    """Sharded deployments: namespaces hashed into N stores, batch jobs across them
+    (one after another here, or on Ray with --ray; docs/scale_out.md)."""
+
+
+root_argument = click.argument("root", type=click.Path(file_okay=False))
+job_options = [
+    click.option("--job-id", default=None, help="Resume this job (recorded shards and chunks are skipped)."),
+    click.option("--ray", "use_ray", is_flag=True, help="Run on Ray, a writer actor per shard (engramdb[ray])."),
+    click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
+                 help="With --ray: units running at once."),
+    click.option("--json", "as_json", is_flag=True, help="Print the job result as JSON."),
+]
+
+
+def _job_opts(f):
+    for opt in reversed(job_options):
+        f = opt(f)
+    return f
+
+
+def _run_job(root: str, kind: str, job_id, use_ray: bool, workers: int, as_json: bool, **params: Any) -> None:
+    """Run a job and print its result (a progress bar on stderr unless --json)."""
+    if use_ray:
+        from .ray_jobs import run as run_ray
+
+        res = run_ray(root, kind, workers=workers, job_id=job_id, progress=not as_json, **params)
+    else:
+        from .jobs import run
+
+        res = run(root, kind, job_id=job_id, progress=not as_json, **params)
+    result = {k: v for k, v in res.result.items() if k != "rows"}
+    doc = {"job_id": res.job_id, "kind": kind, "runner": res.runner, "workers": res.workers,
+           "units_run": res.units_run, "units_resumed": res.units_resumed, "wall_s": round(res.wall_s, 4),
+           "work_s": round(res.work_s, 4), "params": res.params, "result": result}
+    if as_json:
+        _echo_json(doc)
+    else:
+        click.echo(f"{kind} job {res.job_id} ({res.runner}): {res.units_run} unit(s) run, {res.units_resumed} "
+                   f"resumed, {res.wall_s:.2f} s")
+        click.echo(json.dumps(result, ensure_ascii=False, sort_keys=True))
+
+
+@shards.command("init")
+@root_argument
+@click.option("--shards", "n_shards", type=click.IntRange(1, 65536), required=True, help="Number of shards (fixed).")
+@embedder_option
+@dim_option
+def shards_init(root, n_shards, embedder, dim):
+    """Create a sharded deployment at ROOT: manifest.json and N empty stores."""
+    from .sharding import init_shards
+
+    doc = init_shards(root, n_shards, dim=dim or (384 if embedder is None else None), embedder=embedder)
+    click.echo(f"created {n_shards} shard(s) at {root} (rule {doc['rule']}, dim {doc['dim']})")
+
+
+@shards.command("info")
+@root_argument
+@click.option("--namespace", "-n", "names", multiple=True, help="Also say which shard holds this namespace.")
+def shards_info(root, names):
+    """The manifest, and the shard of each --namespace."""
+    from .sharding import read_manifest, shard_of
+
+    doc = read_manifest(root)
+    _echo_json({**doc, "namespaces": {n: shard_of(n, doc["n_shards"]) for n in names}})
+
+
+@shards.command("rescore")
+@root_argument
+@click.option("--now", default=None, help="Unix seconds or ISO-8601 (default: when the job starts).")
+@_job_opts
+def shards_rescore(root, now, job_id, use_ray, workers, as_json):
+    """Rescore every shard (salience decay, promotion, archive and prune floors)."""
+    _run_job(root, "rescore", job_id, use_ray, workers, as_json, now=now)
+
+
+@shards.command("consolidate")
+@root_argument
+@click.option("--now", default=None, help="Unix seconds or ISO-8601 (default: when the job starts).")
+@_job_opts
+def shards_consolidate(root, now, job_id, use_ray, workers, as_json):
+    """Consolidate every shard (merge near-duplicates, summarise old sessions, promote facts)."""
+    _run_job(root, "consolidate", job_id, use_ray, workers, as_json, now=now)
+
+
+def _stream_jsonl(path: str):
+    """Candidates of a JSONL file, one object per non-blank line, read lazily."""
+    from .errors import InvalidInputError
+
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if line.strip():
+                try:
+                    yield json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise InvalidInputError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+
+
+@shards.command("admit")
+@root_argument
+@click.argument("candidates", type=click.Path(exists=True, dir_okay=False))
+@click.option("--now", default=None, help="Unix seconds or ISO-8601 (default: when the job starts).")
+@click.option("--chunk-size", type=click.IntRange(1, 1_000_000), default=None, help="Candidates per admit_batch call (default 1000).")
+@_job_opts
+def shards_admit(root, candidates, now, chunk_size, job_id, use_ray, workers, as_json):
+    """A-MAC admission of a JSONL stream of CANDIDATES, each with "namespace" and "text"."""
+    _run_job(root, "admit", job_id, use_ray, workers, as_json, now=now, chunk_size=chunk_size,
+             candidates=_stream_jsonl(candidates))
+
+
+@shards.command("export")
+@root_argument
+@click.option("--out", required=True, type=click.Path(), help="Dataset directory (memories/ and edges/).")
+@click.option("--now", default=None, help="Time of salience_now (default: when the job starts).")
+@_job_opts
+def shards_export(root, out, now, job_id, use_ray, workers, as_json):
+    """Every shard into one Parquet dataset, hive-partitioned by shard and namespace."""
+    _run_job(root, "export", job_id, use_ray, workers, as_json, out=out, now=now)
+
+
+@shards.command("locomo")
+@root_argument
+@click.option("--data", default=None, type=click.Path(dir_okay=False), help="locomo10.json (default: ../shared/data).")
+@_job_opts
+def shards_locomo(root, data, job_id, use_ray, workers, as_json):
+    """LoCoMo evidence recall@k of the conversations stored in the deployment (read-only)."""
+    _run_job(root, "locomo", job_id, use_ray, workers, as_json, data=data)
+
+
 if __name__ == "__main__":
     main()
