@@ -228,3 +228,21 @@ def test_every_engine_verb_with_a_namespace_is_on_the_sharded_object():
         method = getattr(engramdb.ShardedEngram, verb)
         assert inspect.signature(method) == inspect.signature(getattr(engramdb.Engram, verb)), verb
         assert method.__doc__ and getattr(engramdb.Engram, verb).__doc__ in method.__doc__
+
+
+def test_the_ledger_of_a_deployment_is_every_shard_s_ledger(root):
+    with engramdb.open_sharded(root, readonly=True) as sh:
+        entries = sh.ledger()
+        first = sh.ledger(namespace=NAMESPACES[0])
+        reports = sh.verify_ledger()
+        paths = [sh.shard_path(s) for s in range(3)]
+    per_shard = []
+    for path in paths:
+        with engramdb.open(path, readonly=True) as store:
+            per_shard.append(store.ledger())
+    assert len(entries) == sum(len(p) for p in per_shard)
+    adds = [e for e in entries if e.verb == "add_batch"]
+    assert sorted(ns for e in adds for ns in e.namespaces) == sorted(NAMESPACES)
+    home = per_shard[_expected_shard(NAMESPACES[0], 3)]
+    assert [e.ids for e in first] == [e.ids for e in home if NAMESPACES[0] in e.namespaces]
+    assert len(reports) == 3 and all(r.ok for r in reports)

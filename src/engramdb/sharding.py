@@ -239,9 +239,9 @@ class ShardedEngram:
     """The verbs of :class:`engramdb.Engram` over a sharded deployment, routed by namespace.
 
     Made by :func:`open_sharded`. A verb that takes ``namespace=`` runs on the shard
-    :func:`shard_of` names for it; ``rescore``, ``consolidate`` and ``dynamics_log`` without a
-    namespace, and ``stats``, ``namespaces``, ``flush``, ``compact`` and ``export``, run on every
-    shard in shard order. Shards open on first use, each as an ordinary store (so in one process
+    :func:`shard_of` names for it; ``rescore``, ``consolidate``, ``dynamics_log`` and ``ledger``
+    without a namespace, and ``stats``, ``namespaces``, ``flush``, ``compact``, ``export`` and
+    ``verify_ledger``, run on every shard in shard order. Shards open on first use, each as an ordinary store (so in one process
     this object holds each shard's writer lock once it has written there; open it
     ``readonly=True`` for readers). Use it as a context manager, or call :meth:`close`.
 
@@ -339,6 +339,11 @@ class ShardedEngram:
         for eng in self._engines.values():
             eng.flush()
 
+    def verify_ledger(self) -> list[Any]:
+        """``Engram.verify_ledger`` on every shard (each shard has its own chain), in shard order:
+        a list of :class:`engramdb.LedgerReport`; the deployment is intact when every ``ok``."""
+        return [self.engine(i).verify_ledger() for i in range(self.n_shards)]
+
     def compact(self) -> list[dict[str, Any]]:
         """``Engram.compact`` on every shard, in shard order."""
         return [self.engine(i).compact() for i in range(self.n_shards)]
@@ -406,6 +411,8 @@ def _routed(name: str, fn: Callable, optional: bool) -> Callable:
         parts = [getattr(self.engine(i), name)(*args, **kwargs) for i in range(self.n_shards)]
         if name == "dynamics_log":
             return _merge_logs(parts, kwargs.get("limit"))
+        if all(isinstance(p, list) for p in parts):   # e.g. ledger(): each shard's list, in shard order
+            return [x for p in parts for x in p]
         out = combine_counts(parts)
         out["shards"] = parts
         return out
