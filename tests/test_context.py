@@ -256,3 +256,8 @@ def test_a_hit_below_the_relevance_threshold_is_labelled_weak(tmp_store):
     reasons = [i.reason for t in ("L1", "L2") for i in block.items[t]]
     assert reasons and not any("direct match" in r for r in reasons)
     assert any(r.startswith("recalled: weak match (relevance 0.") for r in reasons), reasons
+
+
+def test_printing_a_block_prints_its_text(store):
+    block = store.context("Ana Faro tomatoes note", namespace="default", now=NOW)
+    assert str(block) == block.text and block.text

@@ -448,6 +448,9 @@ def test_cli_ledger(tmp_store, tmp_path):
     raw_put(tmp_store, 2, e)
     res = runner.invoke(main, ["ledger", "--store", str(tmp_store), "--verify"])
     assert res.exit_code == 1 and "BROKEN at entry 2" in res.output
+    assert "audit ledger" not in res.output   # --verify alone checks, it does not list
+    res = runner.invoke(main, ["ledger", "--store", str(tmp_store), "--verify", "--limit", "5"])
+    assert "audit ledger" in res.output and "bob" in res.output
 
 
 # ------------------------------------------------------------------ property: any sequence of writes

@@ -661,7 +661,8 @@ def log_cmd(store, namespace, action, limit, as_json):
               help="Write every entry (no filter) to this new Parquet file.")
 @click.option("--json", "as_json", is_flag=True)
 def ledger_cmd(store, namespace, verb, since, until, limit, verify, parquet, as_json):
-    """The audit ledger: one hash-chained entry per change (time, actor, verb, ids, digest)."""
+    """The audit ledger: one hash-chained entry per change (time, actor, verb, ids, digest).
+    With --verify or --parquet alone it lists no entries (add a filter or --limit to list)."""
     with _open(store, readonly=True) as eng:
         report = eng.verify_ledger() if verify else None
         if parquet is not None:
@@ -674,12 +675,16 @@ def ledger_cmd(store, namespace, verb, since, until, limit, verify, parquet, as_
                              "reason": report.reason, "head_hash": report.head_hash}
         _echo_json(out)
     else:
-        table = _table("seq", "time", "actor", "verb", "namespaces", "ids", "hash", title="audit ledger")
-        for e in entries:
-            ids = ", ".join(e.ids[:5]) + (f" (+{e.n_ids - min(len(e.ids), 5)})" if e.n_ids > 5 else "")
-            table.add_row(str(e.seq), _fmt_time(e.time), e.actor, e.verb, ", ".join(e.namespaces),
-                          ids + (" [erased]" if e.redacted else ""), e.hash[:12])
-        _out().print(table)
+        ctx = click.get_current_context()
+        asked = any(ctx.get_parameter_source(p) is not click.core.ParameterSource.DEFAULT
+                    for p in ("namespace", "verb", "since", "until", "limit"))
+        if asked or (report is None and parquet is None):   # --verify / --parquet alone: no listing
+            table = _table("seq", "time", "actor", "verb", "namespaces", "ids", "hash", title="audit ledger")
+            for e in entries:
+                ids = ", ".join(e.ids[:5]) + (f" (+{e.n_ids - min(len(e.ids), 5)})" if e.n_ids > 5 else "")
+                table.add_row(str(e.seq), _fmt_time(e.time), e.actor, e.verb, ", ".join(e.namespaces),
+                              ids + (" [erased]" if e.redacted else ""), e.hash[:12])
+            _out().print(table)
         if parquet is not None:
             click.echo(f"wrote {parquet}")
         if report is not None:

@@ -202,6 +202,10 @@ class ContextBlock:
     dropped: tuple[str, ...] = field(default=())
     track_record: TrackRecord | None = None
 
+    def __str__(self) -> str:
+        """The block's Markdown (``print(block)`` shows what goes into the prompt)."""
+        return self.text
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of every field."""
         return {"text": self.text, "items": {t: [i.to_dict() for i in self.items[t]] for t in TIERS},
