@@ -15,6 +15,7 @@ def test_all_is_pinned():
         "UnknownRelationError", "open", "to_unix_seconds", "__version__",
         "Contradiction", "HistoryEntry", "SlotConfig",
         "AdmissionConfig", "AdmissionDecision", "ForgettingConfig",
+        "CensoredError", "MemoryBlockedError", "CensorRule",
     ])
     for name in engramdb.__all__:
         assert hasattr(engramdb, name)
@@ -25,7 +26,7 @@ def test_engine_verbs():
                  "stats", "close", "flush", "edges", "namespaces", "salience",
                  "update", "history", "query",
                  "admit_batch", "review", "rescore", "dynamics_log", "export", "import_from",
-                 "namespace", "drop_namespace", "compact"):
+                 "namespace", "drop_namespace", "compact", "censor", "censors", "remove_censor"):
         assert callable(getattr(engramdb.Engram, verb)), verb
         assert getattr(engramdb.Engram, verb).__doc__
 

@@ -17,8 +17,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from .errors import (
-    BackendUnavailableError, ConfigError, DimensionMismatchError, EmptyTextError, EngramError,
-    IndexStaleError, InvalidInputError, MemoryNotFoundError, NamespaceError, NonFiniteError,
+    BackendUnavailableError, CensoredError, ConfigError, DimensionMismatchError, EmptyTextError, EngramError,
+    IndexStaleError, InvalidInputError, MemoryBlockedError, MemoryNotFoundError, NamespaceError, NonFiniteError,
     OversizeError, ReadOnlyError, StoreCorruptedError, StoreError, StoreFullError, StoreLockedError,
     StoreNotFoundError, UnknownKindError, UnknownRelationError,
 )
@@ -30,6 +30,7 @@ if TYPE_CHECKING:   # what the lazy names resolve to, for type checkers and IDEs
     )
     from .dynamics import AdmissionDecision
     from .engine import Engram, open, to_unix_seconds
+    from .censor import CensorRule
     from .temporal import HistoryEntry
     from .types import (
         Contradiction, Edge, Gap, Hit, Memory, MemoryKind, MemoryState, PathStep, RecallResult,
@@ -48,6 +49,7 @@ _LAZY: dict[str, str] = {
                      "PathStep", "RecallResult", "Relation"), "types"),
     "AdmissionDecision": "dynamics",
     "HistoryEntry": "temporal",
+    "CensorRule": "censor",
 }
 
 
@@ -75,4 +77,5 @@ __all__ = sorted([
     "UnknownRelationError", "open", "to_unix_seconds", "__version__",
     "Contradiction", "HistoryEntry", "SlotConfig",
     "AdmissionConfig", "AdmissionDecision", "ForgettingConfig",
+    "CensoredError", "MemoryBlockedError", "CensorRule",
 ])

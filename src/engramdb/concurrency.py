@@ -32,6 +32,7 @@ import os
 import weakref
 from typing import Any, Callable
 
+from .censor import verb_call
 from .errors import StoreError, StoreFullError
 from .rwlock import RWLock
 from .store.lmdb_store import LmdbStore, MapGrownError
@@ -105,8 +106,14 @@ def retries_map_growth(fn: Callable) -> Callable:
 
 
 def _guard(fn: Callable, reads: bool = False, writes_if: str | None = None) -> Callable:
+    verb = fn.__name__
+
     @functools.wraps(fn)
     def call(self, *args, **kwargs):
+        with verb_call(verb):   # censor hits are logged with the verb served
+            return guarded_call(self, args, kwargs)
+
+    def guarded_call(self, args, kwargs):
         if self._pid != os.getpid():
             _after_fork(self)
         lock = self._lock

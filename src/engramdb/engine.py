@@ -42,6 +42,7 @@ from .write.records import Prepared, embed_missing, prepare, write_new
 from .write.reinforce import boost_links, reinforce
 
 if TYPE_CHECKING:
+    from .censor import CensorRule
     from .namespace_handle import NamespaceHandle
 
 __all__ = ["Engram", "open", "to_unix_seconds"]
@@ -77,7 +78,7 @@ class Engram:
     READ_VERBS = {"get": None, "edges": None, "namespaces": None, "namespace": None, "salience": None,
                   "history": None, "query": None, "current": None, "profile": None, "context": None,
                   "stats": None, "dynamics_log": None, "export": None,
-                  "recall": "reinforce", "recall_batch": "reinforce"}
+                  "recall": "reinforce", "recall_batch": "reinforce", "censors": None}
 
     def __init__(self, store: LmdbStore, *, dim: int, embedder: Any, config: EngramConfig,
                  readonly: bool = False):
@@ -655,6 +656,8 @@ class Engram:
         ------
         MemoryNotFoundError
             No such memory.
+        MemoryBlockedError
+            A ``block`` / ``absolute`` censor rule hides it (a ``MemoryNotFoundError`` too).
         """
         self._check_open()
         ns = check_namespace(namespace)
@@ -666,21 +669,44 @@ class Engram:
             if rec is None or rec["id"] != id or rec["namespace"] != ns:
                 raise StoreCorruptedError(f"id {id!r} maps to nid {nid}, which holds no record of it")
             vec = state.store.get_vector(txn, nid, self.dim) if with_embedding else None
-        return memory_from_record(rec, vec)
+        return self._censored(memory_from_record(rec, vec))
+
+    def _censored(self, memory: Memory) -> Memory:
+        """``memory`` as a read verb may return it: refused when a censor rule hides it, with its
+        ``warn`` notes otherwise (:mod:`engramdb.censor`)."""
+        censor = self._state.censor
+        if censor.active:
+            censor.check_read(memory.namespace, memory.id)
+            censor.annotate(memory, memory.namespace)
+        return memory
+
+    def _check_visible(self, ns: str, id: str) -> None:
+        """Raise :class:`MemoryBlockedError` when a censor rule hides memory ``id`` of ``ns``."""
+        if self._state.censor.active:
+            self._state.censor.check_read(ns, id)
 
     def edges(self, id: str, *, namespace: str = DEFAULT_NAMESPACE) -> list[Edge]:
-        """Every stored edge touching ``id`` (both directions).
+        """Every stored edge touching ``id`` (both directions); edges to a memory a censor rule
+        hides are left out.
 
         Raises
         ------
         MemoryNotFoundError
+        MemoryBlockedError
+            A censor rule hides ``id``.
         """
         self._check_open()
         state = self._state
-        nid = state.lookup(check_namespace(namespace), check_id(id))
+        ns = check_namespace(namespace)
+        nid = state.lookup(ns, check_id(id))
+        self._check_visible(ns, id)
         ext = state.cols.ext_ids
+        blocked = state.cols.blocked if state.censor.active else None
         out = []
         for other, rel, w, forward in state.graph.neighbours(nid):
+            if blocked is not None and blocked[other]:
+                state.censor.kept_out([other])
+                continue
             src, tgt = (ext[nid], ext[other]) if forward else (ext[other], ext[nid])
             out.append(Edge(src, tgt, RELATION_BY_CODE[rel], float(f"{w:.7g}")))  # stored as float32
         return out
@@ -796,7 +822,9 @@ class Engram:
     def salience(self, id: str, *, namespace: str = DEFAULT_NAMESPACE, now: float | None = None) -> float:
         """Current salience s(now) = s0 * 2**(-(now - t0) / half_life(kind)), in [0, 1]."""
         self._check_open()
-        nid = self._state.lookup(check_namespace(namespace), check_id(id))
+        ns = check_namespace(namespace)
+        nid = self._state.lookup(ns, check_id(id))
+        self._check_visible(ns, id)
         return float(self._state.salience_now(np.array([nid]), time_or_now(now))[0])
 
     def history(self, id: str, *, namespace: str = DEFAULT_NAMESPACE) -> list[_temporal.HistoryEntry]:
@@ -818,11 +846,19 @@ class Engram:
         Raises
         ------
         MemoryNotFoundError
+        MemoryBlockedError
+            A censor rule hides ``id``; other memories of the chain that a rule hides are left out.
         """
         self._check_open()
         state = self._state
-        nid = state.lookup(check_namespace(namespace), check_id(id))
+        ns = check_namespace(namespace)
+        nid = state.lookup(ns, check_id(id))
+        self._check_visible(ns, id)
         chain = state.supersession_chain(nid) | {nid}
+        if state.censor.active:
+            hidden = [n for n in chain if state.cols.blocked[n]]
+            state.censor.kept_out(hidden)
+            chain -= set(hidden)
         ext = state.cols.ext_ids
         supersedes = {ext[n]: tuple(sorted(ext[o] for o in state.supersedes_edges(n)[0])) for n in chain}
         records = state.records(sorted(chain), "reading a history")
@@ -884,8 +920,9 @@ class Engram:
                                 since=since, until=until, as_of=as_of, include_archived=include_archived,
                                 include_superseded=include_superseded, state=state, valid_at=valid_at,
                                 subject=subject, attribute=attribute)
-        return _query.run_query(self._state, namespace=ns, filters=filters, order=order, limit=limit,
-                                now=time_or_now(now))
+        out = _query.run_query(self._state, namespace=ns, filters=filters, order=order, limit=limit,
+                               now=time_or_now(now))
+        return [self._censored(m) for m in out]
 
     def current(self, subject: str, attribute: str, *, namespace: str = DEFAULT_NAMESPACE) -> Memory | list[Memory] | None:
         """The current value of slot (``subject``, ``attribute``): what the slot holds now.
@@ -915,7 +952,10 @@ class Engram:
         filters = Filters.parse(subject=subject, attribute=attribute)
         if filters.subject is None or filters.attribute is None:
             raise InvalidInputError(f"current needs a subject and an attribute, got {subject!r}, {attribute!r}")
-        return _query.current_value(self._state, ns, filters.subject, filters.attribute)
+        value = _query.current_value(self._state, ns, filters.subject, filters.attribute)
+        if isinstance(value, list):
+            return [self._censored(m) for m in value]
+        return value if value is None else self._censored(value)
 
     def profile(self, subject: str, *, namespace: str = DEFAULT_NAMESPACE) -> dict[str, Memory | list[Memory]]:
         """Every slot of ``subject`` with its current value: attribute -> :meth:`current`'s answer.
@@ -940,7 +980,9 @@ class Engram:
         filters = Filters.parse(subject=subject)
         if filters.subject is None:
             raise InvalidInputError("profile needs a subject, got None")
-        return _query.profile(self._state, ns, filters.subject)
+        out = _query.profile(self._state, ns, filters.subject)
+        return {attr: [self._censored(m) for m in v] if isinstance(v, list) else self._censored(v)
+                for attr, v in out.items()}
 
     def context(self, query: str, *, namespace: str = DEFAULT_NAMESPACE, budget_tokens: int | None = None,
                 frame: str = "conversation", count_tokens: Callable[[str], int] | None = None,
@@ -1262,7 +1304,13 @@ class Engram:
             raise InvalidInputError(f"action: expected one of {actions}, got {action!r}")
         if limit is not None:
             check_int(limit, "limit", 0, 2**62)
-        return read_log(self._state, namespace=namespace, action=action, limit=limit)
+        censor = self._state.censor
+        if not censor.active:
+            return read_log(self._state, namespace=namespace, action=action, limit=limit)
+        # no entry naming, or keeping the text of, a memory a censor rule hides
+        entries = [e for e in read_log(self._state, namespace=namespace, action=action)
+                   if not censor.entry_hidden(e)]
+        return entries if limit is None else entries[len(entries) - limit:] if limit else []
 
     def export(self, path: str | os.PathLike, *, format: str = "parquet", now: Any = None) -> dict[str, str]:
         """Write every memory (with its embedding and current salience) and every edge with pyarrow.
@@ -1344,6 +1392,127 @@ class Engram:
 
         self._check_open(write=True)
         return import_store(self._state, path, now=clock_now(), on_conflict=on_conflict)
+
+    # ------------------------------------------------------------------ censors
+    def censor(self, *, pattern: str | None = None, tag: str | None = None,
+               kind: MemoryKind | str | None = None, namespace: str | Sequence[str] | None = None,
+               match: Callable[[Memory], bool] | None = None, action: str = "block", reason: str = "",
+               ignore_case: bool = True, provenance: str = "human", id: str | None = None) -> "CensorRule":
+        """Add a censor rule: memories it matches are annotated (``warn``), kept out of every read
+        verb (``block``), or also refused on every write (``absolute``). See :mod:`engramdb.censor`.
+
+        The rule applies at once to the memories already stored. A rule without ``match`` is
+        stored in the store (one write, verb ``censor_add``) and survives reopening; a rule with
+        a callable ``match`` lives on this open engine only (callables cannot be stored), so it
+        is not seen by other processes and is gone after :meth:`close`; it may be added to a
+        read-only engine.
+
+        Parameters
+        ----------
+        pattern : str, optional
+            Regular expression (Python ``re``) searched in the text and in earlier wordings.
+        tag : str, optional
+            Match memories carrying this tag.
+        kind : MemoryKind or str, optional
+            Match memories of this kind.
+        namespace : str or sequence of str, optional
+            Match only in these namespaces; alone, match every memory there. Every namespace
+            when omitted.
+        match : callable Memory -> bool, optional
+            In-process rule; an exception it raises counts as a match (fail closed) and is
+            logged.
+        action : {"warn", "block", "absolute"}
+        reason : str
+            Why; shown in warnings and refusals (never the matched text).
+        ignore_case : bool
+            Case-insensitive ``pattern`` (default).
+        provenance : {"human", "agent", "auto"}
+            Who made the rule (the reference system's provenance).
+        id : str, optional
+            The rule's id; a random one when omitted.
+
+        Returns
+        -------
+        CensorRule
+
+        Raises
+        ------
+        InvalidInputError
+            No match criterion, a pattern that does not compile, a bad action, provenance or
+            callable, or an id already in use; nothing is written.
+        UnknownKindError, NamespaceError
+        ReadOnlyError
+            A persistent rule on a store opened ``readonly=True``.
+
+        References
+        ----------
+        DESIGN.md "Decisions, censors and the ledger" (the reference system's censors).
+        """
+        from .censor import make_rule
+        from .write.censor_rules import add_rule
+
+        self._check_open(write=match is None)
+        now = clock_now()
+        rule = make_rule(id=id, action=action, reason=reason, pattern=pattern, ignore_case=ignore_case, tag=tag,
+                         kind=kind, namespaces=namespace, match=match, provenance=provenance, created_at=now)
+        state = self._state
+        if rule.id in state.censor.rules:
+            raise InvalidInputError(f"a censor rule {rule.id!r} exists already; remove it first or pick another id")
+        if match is None:
+            add_rule(state, rule, now)
+        else:
+            state.censor.install(rule)
+            state.recensor()
+        return rule
+
+    def censors(self, *, namespace: str | None = None) -> list["CensorRule"]:
+        """The censor rules, oldest first, each with ``hits``: its censor hits (blocked memories
+        kept out of an answer, warned memories returned, writes refused) in this process since
+        the store was opened (not persisted: a read would otherwise write).
+
+        Parameters
+        ----------
+        namespace : str, optional
+            Only the rules applying there (global ones and ones scoped to it).
+
+        Returns
+        -------
+        list of CensorRule
+
+        Raises
+        ------
+        NamespaceError
+        """
+        self._check_open()
+        ns = None if namespace is None else check_namespace(namespace)
+        return self._state.censor.listing(ns)
+
+    def remove_censor(self, id: str) -> None:
+        """Remove censor rule ``id``; what it hid becomes visible again. A stored rule's removal
+        is one write (verb ``censor_remove``); an in-process (callable) rule is dropped from
+        this engine.
+
+        Raises
+        ------
+        InvalidInputError
+            No such rule; nothing is written.
+        ReadOnlyError
+            A stored rule on a store opened ``readonly=True``.
+        """
+        from .write.censor_rules import remove_rule
+
+        check_id(id, "censor id")
+        state = self._state
+        rule = state.censor.rules.get(id)
+        if rule is None:
+            self._check_open()
+            raise InvalidInputError(f"no censor rule {id!r} (see censors())")
+        self._check_open(write=rule.persistent)
+        if rule.persistent:
+            remove_rule(state, id, clock_now())
+        else:
+            state.censor.uninstall(id)
+            state.recensor()
 
     # ------------------------------------------------------------------ recall
     def recall(self, query: str | None = None, *, vector: Any = None, namespace: str = DEFAULT_NAMESPACE,
