@@ -459,7 +459,9 @@ class CensorState:
 
     def entry_hidden(self, entry: dict) -> bool:
         """Whether a dynamics log entry names a hidden memory (its ``id`` or ``target``, or an id
-        quoted in its ``reason``) or keeps a text a hiding pattern matches; logs a hit."""
+        quoted in its ``reason``) or keeps the text of a memory(-to-be) a hiding rule matches
+        (judged from the entry's text, kind, tags and namespace: an erased memory's callable
+        verdict is taken on that view); logs a hit."""
         ns = entry.get("namespace")
         for field in ("id", "target"):
             ext = entry.get(field)
@@ -471,7 +473,17 @@ class CensorState:
                 if bns == ns and repr(bid) in reason:
                     self._hit(rid, bns, bid, "kept_out")
                     return True
-        return self.text_hidden(ns, entry.get("text"), entry.get("kind"))
+        text = entry.get("text")
+        if not isinstance(text, str):
+            return False
+        kind = entry.get("kind")   # the logged memory-to-be, judged as a memory would be
+        rec = {"id": entry.get("id") or "", "namespace": ns or "", "text": text, "tags": entry.get("tags") or [],
+               "kind": kind if kind in _KINDS else MemoryKind.EPISODIC.value}
+        hider, _warns = self.verdict(rec)
+        if hider is not None:
+            self._hit(hider.id, rec["namespace"], entry.get("id"), "kept_out")
+            return True
+        return False
 
     def check_read(self, namespace: str, ext_id: str) -> None:
         """Refuse a read of a hidden memory by its id.
@@ -518,25 +530,9 @@ class CensorState:
                 + (f": {hider.reason}" if hider.reason else "")
                 + "; nothing was written", rule_id=hider.id, action=hider.action.value)
 
-    def text_hidden(self, namespace: str | None, text: str | None, kind: str | None = None) -> bool:
-        """Whether a hiding pattern rule matches ``text`` (for log entries that keep the text of a
-        memory that is gone); rules with a tag or a callable cannot judge it and are skipped."""
-        if text is None:
-            return False
-        for rule in self.rules.values():
-            if not rule.hides or rule.pattern is None or rule.tag is not None or rule.match is not None:
-                continue
-            if rule.namespaces and namespace not in rule.namespaces:
-                continue
-            if rule.kind is not None and kind != rule.kind.value:
-                continue
-            if self._compiled(rule).search(text):
-                self._hit(rule.id, namespace or "", None, "kept_out")
-                return True
-        return False
-
 
 _RANK = {CensorAction.ABSOLUTE: 0, CensorAction.BLOCK: 1, CensorAction.WARN: 2}
+_KINDS = frozenset(k.value for k in MemoryKind)
 
 
 def _memory_of(rec: dict) -> Memory:

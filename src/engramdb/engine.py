@@ -678,6 +678,8 @@ class Engram:
         if censor.active:
             censor.check_read(memory.namespace, memory.id)
             censor.annotate(memory, memory.namespace)
+            if memory.superseded_by is not None and censor.hidden_key(memory.namespace, memory.superseded_by):
+                memory.superseded_by = None   # a pointer to a hidden memory reads None
         return memory
 
     def _check_visible(self, ns: str, id: str) -> None:
@@ -860,9 +862,13 @@ class Engram:
             state.censor.kept_out(hidden)
             chain -= set(hidden)
         ext = state.cols.ext_ids
-        supersedes = {ext[n]: tuple(sorted(ext[o] for o in state.supersedes_edges(n)[0])) for n in chain}
-        records = state.records(sorted(chain), "reading a history")
-        return _temporal.history_entries([r for r in records if r is not None], supersedes)
+        shown = (lambda n: not state.cols.blocked[n]) if state.censor.active else (lambda n: True)
+        supersedes = {ext[n]: tuple(sorted(ext[o] for o in state.supersedes_edges(n)[0] if shown(o)))
+                      for n in chain}
+        records = [r for r in state.records(sorted(chain), "reading a history") if r is not None]
+        if state.censor.active:   # a pointer to a hidden memory reads None
+            records = [_scrubbed(r, state.censor, "superseded_by") for r in records]
+        return _temporal.history_entries(records, supersedes)
 
     def query(self, *, namespace: str = DEFAULT_NAMESPACE, kind: MemoryKind | str | Sequence[Any] | None = None,
               tags: Sequence[str] | str | None = None, min_confidence: float | None = None,
@@ -1712,6 +1718,15 @@ class Engram:
         if reinforce and len(hit_nids) and not self.readonly:
             counts = hit_nids if isinstance(hit_nids, dict) else dict.fromkeys(hit_nids, 1)
             self._reinforce(counts, now)
+
+
+def _scrubbed(rec: dict, censor: Any, field: str) -> dict:
+    """``rec`` with ``field`` (an id in its namespace) set to None when a censor rule hides that
+    memory (a copy; the stored record is untouched)."""
+    other = rec.get(field)
+    if other is not None and censor.hidden_key(rec["namespace"], other):
+        rec = {**rec, field: None}
+    return rec
 
 
 def _embed(embedder: Any, texts: list[str], progress: bool) -> np.ndarray:

@@ -231,6 +231,9 @@ def export_store(state: EngineState, path: str | os.PathLike, *, format: str = "
             if hidden is not None and hidden[nid]:
                 state.censor.kept_out([nid])
                 continue
+            if hidden is not None and rec["superseded_by"] is not None and \
+                    state.censor.hidden_key(rec["namespace"], rec["superseded_by"]):
+                rec = {**rec, "superseded_by": None}   # a pointer to a hidden memory reads None
             nids.append(nid)
             vecs.append(store.get_vector(txn, nid, state.dim))
             for k in _KNOWN:

@@ -840,6 +840,7 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
     logs = [{"action": "admission_shadow" if shadow else f"admission_{d.decision}", "namespace": namespace,
              "id": d.id, "decision": d.decision, "score": d.score, "factors": d.factors, "target": d.target,
              "fact_change": d.fact_change, "reason": d.reason, "text": prepared[d.index].text,
+             "tags": list(prepared[d.index].tags),
              "kind": d.kind, "kind_reason": d.kind_reason, "protected": d.protected}
             for d in decisions if shadow or d.decision != "admit"]
 
