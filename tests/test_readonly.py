@@ -55,6 +55,7 @@ WRITES = {
     "review": lambda m, _: m.review("dec"),
     "admit_batch": lambda m, _: m.admit_batch([{"text": "a brand new fact", "embedding": basis(4)}]),
     "import_from": lambda m, tmp: m.import_from(tmp / "export"),
+    "censor": lambda m, _: m.censor(pattern="fact"),
 }
 
 
