@@ -259,3 +259,23 @@ def test_cli_censor_add_list_remove(tmp_path):
     assert "QX7Z9M" in run("get", "--store", store, "code").output
     bad = run("censor", "remove", "--store", store, "r1")
     assert bad.exit_code == 2 and "no censor rule" in bad.output
+
+
+def test_consolidation_takes_no_hidden_memory_as_input(tmp_store):
+    """A summary or fact made from a blocked turn would carry its text out: blocked turns are no
+    input of consolidate (a callable rule here, which a summary's text would not match)."""
+    secret = "My knee hurts after the long run on cobblestones near the river path."
+    turns = [("user", "I started training for the Berlin marathon with a running club on Tuesdays."),
+             ("assistant", "Great goal. Build the weekly long run slowly and keep most runs easy."),
+             ("user", secret),
+             ("assistant", "Rest two days, then try softer surfaces and shorter strides for a week.")]
+    t0, day = 1_700_000_000.0, 86400.0
+    with engramdb.open(tmp_store, embedder="hashing", dim=64) as m:
+        m.add_conversation([{"role": r, "content": c, "created_at": t0 + i, "session": "a"}
+                            for i, (r, c) in enumerate(turns)], namespace="u")
+        m.censor(match=lambda memory: "cobblestones" in memory.text, id="knee")
+        out = m.consolidate(namespace="u", now=t0 + 10 * day, summarizer=lambda texts: " ".join(texts))
+        assert out["summaries"] == 1
+        summary = m.get("sum:S:a", namespace="u")
+        assert "cobblestones" not in summary.text
+        assert "a:3" not in {e.target for e in m.edges("sum:S:a", namespace="u")}

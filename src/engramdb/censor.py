@@ -72,7 +72,7 @@ from .types import CensorNote, Memory, MemoryKind, memory_from_record
 from .validate import as_list, check_id, check_namespace
 
 __all__ = ["CensorAction", "CensorRule", "CensorState", "PROVENANCES", "RULE_PREFIX", "GEN_KEY", "LOGGER",
-           "make_rule", "verb_call"]
+           "make_rule", "enter_verb", "leave_verb", "verb_call"]
 
 #: The logger every censor hit goes to (never with the memory's text).
 LOGGER = logging.getLogger("engramdb.censor")
@@ -248,19 +248,30 @@ class _Call:
 _CALL: ContextVar[_Call | None] = ContextVar("engramdb_censor_call", default=None)
 
 
+def enter_verb(verb: str) -> Any:
+    """Name the public verb being served (the engine's guard calls this around every verb):
+    censor hits are logged with it, once per memory and rule per call. A verb called by another
+    (``context`` calling ``recall``) keeps the outer verb's name. Returns the token for
+    :func:`leave_verb` (None when an outer verb is being served)."""
+    if _CALL.get() is not None:
+        return None
+    return _CALL.set(_Call(verb, set()))
+
+
+def leave_verb(token: Any) -> None:
+    """End what :func:`enter_verb` started."""
+    if token is not None:
+        _CALL.reset(token)
+
+
 @contextmanager
 def verb_call(verb: str) -> Iterator[None]:
-    """Name the public verb being served (set by the engine's guard around every verb): censor
-    hits are logged with it, once per memory and rule per call. A verb called by another (e.g.
-    ``context`` calling ``recall``) keeps the outer verb's name."""
-    if _CALL.get() is not None:
-        yield
-        return
-    token = _CALL.set(_Call(verb, set()))
+    """:func:`enter_verb` / :func:`leave_verb` as a context manager."""
+    token = enter_verb(verb)
     try:
         yield
     finally:
-        _CALL.reset(token)
+        leave_verb(token)
 
 
 # ---------------------------------------------------------------------- the engine's censor state

@@ -32,7 +32,7 @@ import os
 import weakref
 from typing import Any, Callable
 
-from .censor import verb_call
+from .censor import enter_verb, leave_verb
 from .errors import StoreError, StoreFullError
 from .rwlock import RWLock
 from .store.lmdb_store import LmdbStore, MapGrownError
@@ -110,8 +110,11 @@ def _guard(fn: Callable, reads: bool = False, writes_if: str | None = None) -> C
 
     @functools.wraps(fn)
     def call(self, *args, **kwargs):
-        with verb_call(verb):   # censor hits are logged with the verb served
+        token = enter_verb(verb)   # censor hits are logged with the verb served
+        try:
             return guarded_call(self, args, kwargs)
+        finally:
+            leave_verb(token)
 
     def guarded_call(self, args, kwargs):
         if self._pid != os.getpid():
