@@ -279,3 +279,17 @@ def test_consolidation_takes_no_hidden_memory_as_input(tmp_store):
         summary = m.get("sum:S:a", namespace="u")
         assert "cobblestones" not in summary.text
         assert "a:3" not in {e.target for e in m.edges("sum:S:a", namespace="u")}
+
+
+def test_example_script_shows_block_warn_and_refusal():
+    import os
+
+    script = os.path.join(os.path.dirname(__file__), "..", "examples", "censor_demo.py")
+    out = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    for line in ("[before] recall: ['flight', 'code', 'dates']", "[blocked] recall: ['flight', 'dates']",
+                 "[blocked] context mentions the code: False", "[blocked] export ids: ['dates', 'flight']",
+                 "get('code') -> MemoryBlockedError", "add refused -> CensoredError",
+                 "[rule removed] export ids: ['code', 'dates', 'flight']"):
+        assert line in out.stdout, (line, out.stdout)
+    assert "QX7Z9M" not in out.stdout and "X1234567" not in out.stdout
