@@ -914,7 +914,8 @@ class Engram:
         Returns
         -------
         list of Memory
-            At most ``limit``, in ``order`` (exact ties in insertion order, as in :meth:`recall`).
+            At most ``limit``, in ``order`` (exact ties in insertion order, as in :meth:`recall`);
+            never a memory a censor rule hides (see :meth:`censor`).
 
         Raises
         ------
@@ -1583,7 +1584,9 @@ class Engram:
         RecallResult
             ``hits`` best first, each with the path that activated it; ``gaps`` says when the
             best evidence is weak (negative recall) or everything was filtered out;
-            ``warnings`` lists ``contradicts`` pairs touching the hits.
+            ``warnings`` lists ``contradicts`` pairs touching the hits. A memory a censor rule
+            hides is never a seed, a node activation passes through, a hit or a path step;
+            a ``warn`` rule's notes are on the hit (``Hit.censor_notes``; see ``censor``).
 
         Raises
         ------

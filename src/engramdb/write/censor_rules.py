@@ -13,7 +13,10 @@ from ..errors import InvalidInputError
 from ..state import EngineState
 from .unit import write_unit
 
-__all__ = ["add_rule", "remove_rule"]
+__all__ = ["add_rule", "remove_rule", "VERB_ADD", "VERB_REMOVE"]
+
+#: the verbs of these writes (for the audit ledger's entries)
+VERB_ADD, VERB_REMOVE = "censor_add", "censor_remove"
 
 
 def add_rule(state: EngineState, rule: CensorRule, now: float) -> None:
@@ -25,7 +28,7 @@ def add_rule(state: EngineState, rule: CensorRule, now: float) -> None:
         The store already holds a rule with this id; nothing is written.
     StoreLockedError, StoreFullError, StoreError
     """
-    with write_unit(state, "censor_add", now) as unit:
+    with write_unit(state, VERB_ADD, now) as unit:
         key = RULE_PREFIX + rule.id
         if unit.store.get_meta(unit.txn, key) is not None:
             raise InvalidInputError(f"a censor rule {rule.id!r} exists already; remove it first or pick another id")
@@ -50,7 +53,7 @@ def remove_rule(state: EngineState, rule_id: str, now: float) -> None:
         No such rule in the store; nothing is written.
     StoreLockedError, StoreFullError, StoreError
     """
-    with write_unit(state, "censor_remove", now) as unit:
+    with write_unit(state, VERB_REMOVE, now) as unit:
         key = RULE_PREFIX + rule_id
         if unit.store.get_meta(unit.txn, key) is None:
             raise InvalidInputError(f"no censor rule {rule_id!r} in the store (see censors())")
