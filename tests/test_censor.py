@@ -293,3 +293,11 @@ def test_example_script_shows_block_warn_and_refusal():
                  "[rule removed] export ids: ['code', 'dates', 'flight']"):
         assert line in out.stdout, (line, out.stdout)
     assert "QX7Z9M" not in out.stdout and "X1234567" not in out.stdout
+
+
+def test_admission_never_names_or_reinforces_a_hidden_memory(mem):
+    mem.censor(pattern="QX7Z9M", id="codes")
+    (d,) = mem.admit_batch([{"text": "The airline emailed confirmation code QX7Z9M!", "kind": "semantic"}])
+    assert d.target != "code" and d.nearest != "code"
+    assert "code" not in json.dumps([d.reason, d.target, d.nearest])
+    assert mem.censors()[0].hits >= 1
