@@ -301,3 +301,16 @@ def test_admission_never_names_or_reinforces_a_hidden_memory(mem):
     assert d.target != "code" and d.nearest != "code"
     assert "code" not in json.dumps([d.reason, d.target, d.nearest])
     assert mem.censors()[0].hits >= 1
+
+
+def test_the_outcome_memory_of_a_hidden_decision_is_hidden_with_it(mem):
+    mem.add("We chose the Lisbon apartment near Alfama for the trip.", id="choice", kind="decision",
+            confidence=0.7)
+    out_id = mem.review("choice", outcome="success", note="great stay")
+    assert isinstance(out_id, float)   # review returns the salience; the outcome memory is stored
+    assert any(m.id.startswith("choice:outcome") for m in mem.query())
+    mem.censor(kind="decision", id="decisions")
+    shown = mem.query(limit=1000)
+    assert not any("Alfama" in m.text or m.id.startswith("choice") for m in shown)
+    assert "Alfama" not in mem.context("Where did we stay in Lisbon?").text
+    assert mem.calibration().n_reviewed == 0

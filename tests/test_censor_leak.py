@@ -1,7 +1,7 @@
 """Property: a memory that a block / absolute censor rule matches never leaves the engine.
 
-Random memories (texts, tags, kinds, slots, two namespaces), random edges, supersessions,
-admissions (so the dynamics log holds texts) and random rules (pattern, tag, kind, namespace,
+Random memories (texts, tags, kinds, slots, two namespaces), reviewed decisions (whose outcome
+memories quote them), random edges, supersessions, admissions (so the dynamics log holds texts) and random rules (pattern, tag, kind, namespace,
 callable; warn / block / absolute), added after the memories. Then every read verb of
 ``Engram.READ_VERBS`` is called, its output serialised to text, and neither the id nor the
 marker that starts the text of a blocked memory may appear in it. The verbs come from
@@ -59,6 +59,9 @@ def build(path, mems, edges, supersede_pairs):
             item.update(subject="user", attribute=f"attr{i % 3}", single_valued=False,
                         value=f"{marker(i)} value")
         m.add(namespace=ns, **item)
+    for i, (_w, _t, kind, ns, _s) in enumerate(mems):   # decisions get an outcome memory quoting them
+        if kind == "decision":
+            m.review(mem_id(i), outcome=("success", "failure", "partial")[i % 3], namespace=ns)
     for a, b, rel in edges:
         a, b = a % len(mems), b % len(mems)
         if a != b and mems[a][3] == mems[b][3]:
@@ -188,6 +191,7 @@ CALLS = {
                                                                                 gate="on")]
                                           for ns in NAMESPACES],
     "censors": lambda m, mems, tmp: m.censors(),
+    "calibration": lambda m, mems, tmp: [m.calibration(namespace=ns).to_dict() for ns in NAMESPACES],
 }
 
 

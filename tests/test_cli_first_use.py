@@ -138,3 +138,17 @@ def test_damaged_export_is_a_clean_error_before_a_store_is_made(tmp_path):
     assert out.output.startswith("error: InvalidInputError: export at ")
     assert "cannot be read" in out.output
     assert not (tmp_path / "new").exists()
+
+
+def test_update_takes_the_new_text_as_add_does(tmp_path):
+    store = tmp_path / "s"
+    assert run("add", "--store", store, "--id", "m1", "I live in Lisbon").exit_code == 0
+    out = run("update", "--store", store, "m1", "I live in Porto")
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["text"] == "I live in Porto"
+    out = run("update", "--store", store, "--text", "I live in Faro", "m1")   # the option still works
+    assert json.loads(out.output)["text"] == "I live in Faro"
+    both = CliRunner().invoke(main, ["update", "--store", str(store), "--text", "A", "m1", "B"])
+    assert both.exit_code == 2 and "give the new text once" in both.output
+    with engramdb.open(store, readonly=True) as eng:
+        assert eng.get("m1").text == "I live in Faro"

@@ -167,3 +167,48 @@ def test_cli_consolidate(tmp_path):
     res = CliRunner().invoke(main, ["consolidate", "--store", str(store), "--now", str(T0 + 10 * DAY)])
     assert res.exit_code == 0, res.output
     assert "summaries 2, facts 1" in res.output
+
+
+def test_a_grown_session_gets_a_new_summary_that_supersedes_the_old(tmp_store):
+    """Messages join stored sessions (add_conversation); the next pass summarises the session
+    again, supersedes the old summary, and links the new one to every turn."""
+    with engramdb.open(tmp_store) as eng:
+        _ingest(eng)
+        eng.consolidate(namespace="u", now=T0 + 10 * DAY)
+        eng.add_conversation([{"role": "user", "content": "The physiotherapist said my knee tendon is inflamed "
+                               "from running downhill on the cobblestones.", "created_at": T0 + 11 * DAY,
+                               "session": "a"}], namespace="u")
+        out = eng.consolidate(namespace="u", now=T0 + 20 * DAY)
+        assert out["summaries"] == 1
+        new = eng.get("sum:S:a@5", namespace="u")
+        old = eng.get("sum:S:a", namespace="u")
+        assert old.state is MemoryState.SUPERSEDED and new.state is MemoryState.ACTIVE
+        assert ("sum:S:a", Relation.SUPERSEDES) in {(e.target, e.relation) for e in eng.edges("sum:S:a@5", namespace="u")}
+        targets = {e.target for e in eng.edges("sum:S:a@5", namespace="u") if e.relation is Relation.EXTRACTED_FROM}
+        assert targets == {"S:a", "a:1", "a:2", "a:3", "a:4", "a:5"}
+        assert eng.get("sum:S:b", namespace="u").state is MemoryState.ACTIVE   # session b did not grow
+        before = store_digest(eng)
+        again = eng.consolidate(namespace="u", now=T0 + 20 * DAY)
+        assert (again["summaries"], again["edges"]) == (0, 0) and store_digest(eng) == before
+
+
+def test_a_fact_keeps_one_sentence_of_a_long_turn(tmp_store):
+    """A repeated statement inside a long answer becomes a fact of that statement, not of the
+    whole answer."""
+    long_a = ("Sure, here is the plan. First preheat the oven to 220 degrees for the sourdough loaf. "
+              "Then score the dough and bake it covered for twenty minutes. Finally remove the lid and "
+              "bake until the crust is deep brown.")
+    long_b = ("Again the short version. Preheat the oven to 220 degrees for the sourdough loaf, always. "
+              "Dust the banneton with rice flour so nothing sticks. Let the loaf cool for an hour before cutting.")
+    msgs = [{"role": "assistant", "content": long_a, "created_at": T0, "session": "x"},
+            {"role": "assistant", "content": long_b, "created_at": T0 + 3 * DAY, "session": "y"}]
+    cfg = ConsolidationConfig(fact_cosine=0.3, fact_shared_words=3)
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(msgs, namespace="u", entities=False, split_chars=10_000)
+        eng.consolidate(namespace="u", now=T0 + 10 * DAY, config=cfg)
+        facts = eng.query(namespace="u", tags=["fact"])
+        assert len(facts) == 1
+        text = facts[0].text
+        assert text.startswith("assistant: ") and "220 degrees" in text
+        body = text[len("assistant: "):]
+        assert body in split_sentences(long_a) + split_sentences(long_b)

@@ -241,3 +241,18 @@ def test_never_over_budget(tmp_path_factory, memories, query, budget, frame, cou
     assert len(shown) == len(set(shown))
     for i in shown:
         assert f"m{i[1:]}" == i
+
+
+def test_a_hit_below_the_relevance_threshold_is_labelled_weak(tmp_store):
+    """A question the store cannot answer still recalls something; the block must not call the
+    nearest memory a direct match."""
+    with engramdb.open(tmp_store, dim=256) as m:
+        m.add("Ana lives in Faro by the sea.", id="seed")
+        m.add("Kettle descaling reminder for the office kitchen.", id="other")
+        res = m.recall("What is the boiling point of liquid nitrogen in kelvin?", reinforce=False)
+        threshold = res.stats["relevance_threshold"]
+        assert 0 < threshold < 1 and all(h.relevance < threshold for h in res.hits)
+        block = m.context("What is the boiling point of liquid nitrogen in kelvin?")
+    reasons = [i.reason for t in ("L1", "L2") for i in block.items[t]]
+    assert reasons and not any("direct match" in r for r in reasons)
+    assert any(r.startswith("recalled: weak match (relevance 0.") for r in reasons), reasons

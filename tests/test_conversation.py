@@ -136,7 +136,7 @@ def test_cli_ingest_chat(tmp_path, fmt):
     store = tmp_path / "s"
     res = CliRunner().invoke(main, ["ingest-chat", "--store", str(store), "--namespace", "u", str(path)])
     assert res.exit_code == 0, res.output
-    assert "ingested 5 messages in 2 sessions" in res.output
+    assert "ingested 5 new messages in 2 sessions" in res.output
     with engramdb.open(store) as eng:
         assert eng.get("s2:1", namespace="u").text.startswith("user: How do I back up")
 
@@ -241,8 +241,69 @@ def test_a_chat_sent_again_adds_only_its_new_messages(tmp_store):
         before = len(eng.query(namespace="u", limit=1000))
         again = eng.add_conversation(CHAT, namespace="u")
         assert again["memories"] == 0 and len(eng.query(namespace="u", limit=1000)) == before
+        assert again["already_stored"] == len(CHAT) and again["message_ids"] == []
         grown = CHAT + [{"role": "user", "content": "Biscuit found the map again.",
                          "created_at": "2024-06-02T09:20:00", "session": "s2"}]
         out = eng.add_conversation(grown, namespace="u")
         assert out["message_ids"] == ["s2:4"]
         assert ("s2:4", Relation.NEXT) in _rels(eng, "s2:3")
+
+
+def test_a_chat_sent_again_is_reported_as_already_stored(tmp_path):
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps(CHAT))
+    store = tmp_path / "s"
+    first = CliRunner().invoke(main, ["ingest-chat", "--store", str(store), "-n", "u", str(chat)])
+    again = CliRunner().invoke(main, ["ingest-chat", "--store", str(store), "-n", "u", str(chat)])
+    assert first.exit_code == 0 and again.exit_code == 0, again.output
+    assert "already stored" not in first.output
+    assert f"ingested 0 new messages ({len(CHAT)} already stored, left out)" in again.output
+
+
+def test_one_huge_list_message_is_capped_at_max_pieces(tmp_store):
+    items = "\n".join(f"- item number {i} of the packing list for the long trip north" for i in range(500))
+    msg = [{"role": "user", "content": "What should I pack?", "session": "p"},
+           {"role": "assistant", "content": "Here is the list:\n\n" + items}]
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(msg, namespace="u", entities=False, max_pieces=16)
+        pieces = eng.query(namespace="u", tags=["piece"], limit=1000)
+        assert len(pieces) == 16
+        # every item is in exactly one piece, in order
+        text = "\n".join(p.text for p in sorted(pieces, key=lambda p: int(p.id.rsplit("#p", 1)[1])))
+        found = [int(line.split()[3]) for line in text.splitlines() if line.startswith("- item")]
+        assert found == list(range(500))
+        with pytest.raises(InvalidInputError):
+            eng.add_conversation(msg, namespace="v", max_pieces=0)
+        assert eng.namespaces() == ["u"]
+
+
+def test_split_blocks_max_blocks_groups_consecutive_blocks():
+    text = "\n\n".join(f"Paragraph {i} talks about one thing at enough length to stand alone." for i in range(10))
+    blocks = split_blocks(text, max_blocks=3)
+    assert len(blocks) == 3 and [b.count("Paragraph") for b in blocks] == [3, 3, 4]
+    assert "\n".join(blocks).replace("\n", "") == text.replace("\n", "")
+    assert split_blocks(text, max_blocks=20) == split_blocks(text)
+
+
+def test_an_entity_named_once_in_each_of_two_calls_gets_its_node(tmp_store):
+    """A chat stored turn by turn: each call names "Lake Tahoe" once; the second call finds the
+    stored mention and builds the node with both mentions."""
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation([{"role": "user", "content": "We rented a cabin at Lake Tahoe in June.",
+                               "session": "t"}], namespace="u")
+        assert eng.query(namespace="u", tags=["entity"], limit=100) == []
+        eng.add_conversation([{"role": "user", "content": "The water at Lake Tahoe was freezing cold.",
+                               "session": "t"}], namespace="u")
+        nodes = {m.text for m in eng.query(namespace="u", tags=["entity"], limit=100)}
+        assert nodes == {"lake tahoe"}
+        assert ("E:lake tahoe", Relation.MENTIONS) in _rels(eng, "t:1")
+        assert ("E:lake tahoe", Relation.MENTIONS) in _rels(eng, "t:2")
+        # a third mention links to the node that now exists, and no second node appears
+        eng.add_conversation([{"role": "user", "content": "Next year Lake Tahoe again, maybe in July.",
+                               "session": "t"}], namespace="u")
+        assert ("E:lake tahoe", Relation.MENTIONS) in _rels(eng, "t:3")
+        assert len(eng.query(namespace="u", tags=["entity"], limit=100)) == 1
+        # namespaces stay apart: a mention in another namespace makes no node there
+        eng.add_conversation([{"role": "user", "content": "Lake Tahoe is in the news.", "session": "t"}],
+                             namespace="other")
+        assert eng.query(namespace="other", tags=["entity"], limit=100) == []

@@ -188,3 +188,36 @@ def test_a_snapshot_round_trip_answers_alike_and_grows_alike():
         idx.add(999, "w1x brandnewterm")
     assert np.array_equal(a.search("brandnewterm w1x", 5)[0], b.search("brandnewterm w1x", 5)[0])
     assert a.arrays()["terms"].tobytes() == b.arrays()["terms"].tobytes()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 60), st.lists(st.sampled_from(
+    ["apple", "pie", "the", "tp-218", "river", "Running", "x", "2023-05-14", "東京タワー", "café"]), max_size=8)),
+    max_size=40, unique_by=lambda d: d[0]))
+def test_bulk_build_equals_adding_one_by_one(raw):
+    """The rebuild from records (KeywordIndex.build, in bulk) gives the arrays that add() + compact() give."""
+    docs = [(nid, " ".join(words)) for nid, words in raw]
+    one = KeywordIndex()
+    for nid, text in docs:
+        one.add(nid, text)
+    one.compact()
+    bulk = KeywordIndex.build(docs)
+    a, b = one.arrays(), bulk.arrays()
+    assert a.keys() == b.keys()
+    for key in a:
+        assert np.array_equal(a[key], b[key]), key
+    assert len(one) == len(bulk)
+    for q in ["apple pie", "river tp", "café 東京"]:
+        ra, rb = one.search(q, 5), bulk.search(q, 5)
+        assert np.array_equal(ra[0], rb[0]) and np.array_equal(ra[1], rb[1])
+    # the forward index too: per-memory term statistics, and removing a memory through it
+    nids = np.array([nid for nid, _ in docs], np.int64)
+    terms = ["appl", "pie", "river", "tp-218", "cafe"]
+    for x, y in zip(one.term_stats(nids, terms), bulk.term_stats(nids, terms)):
+        assert np.array_equal(x, y)
+    for nid, text in docs[:3]:
+        one.remove(nid, text)
+        bulk.remove(nid, text)
+    a, b = one.arrays(), bulk.arrays()
+    for key in a:
+        assert np.array_equal(a[key], b[key]), key

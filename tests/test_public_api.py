@@ -16,6 +16,7 @@ def test_all_is_pinned():
         "Contradiction", "HistoryEntry", "SlotConfig",
         "AdmissionConfig", "AdmissionDecision", "ForgettingConfig",
         "CensoredError", "MemoryBlockedError", "CensorRule",
+        "CalibrationReport", "DecisionInfo",
     ])
     for name in engramdb.__all__:
         assert hasattr(engramdb, name)
@@ -26,7 +27,8 @@ def test_engine_verbs():
                  "stats", "close", "flush", "edges", "namespaces", "salience",
                  "update", "history", "query",
                  "admit_batch", "review", "rescore", "dynamics_log", "export", "import_from",
-                 "namespace", "drop_namespace", "compact", "censor", "censors", "remove_censor"):
+                 "namespace", "drop_namespace", "compact", "decide", "calibration", "censor", "censors",
+                 "remove_censor"):
         assert callable(getattr(engramdb.Engram, verb)), verb
         assert getattr(engramdb.Engram, verb).__doc__
 

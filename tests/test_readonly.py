@@ -53,6 +53,8 @@ WRITES = {
     "rescore": lambda m, _: m.rescore(T),                   # nothing to archive at T
     "rescore_later": lambda m, _: m.rescore(T + 1e9),       # everything below its floor
     "review": lambda m, _: m.review("dec"),
+    "review_outcome": lambda m, _: m.review("dec", "success", note="it went well"),
+    "decide": lambda m, _: m.decide("We pick the Baixa hotel", confidence=0.6, embedding=basis(3)),
     "admit_batch": lambda m, _: m.admit_batch([{"text": "a brand new fact", "embedding": basis(4)}]),
     "import_from": lambda m, tmp: m.import_from(tmp / "export"),
     "censor": lambda m, _: m.censor(pattern="fact"),

@@ -211,3 +211,11 @@ def test_length_counts_words_not_their_parts(text, plain):
     terms, length = index_terms(text)
     assert terms == tokenize(text) and length == index_terms(plain)[1] == len(_plain_terms(text))
     assert len(terms) > length
+
+
+def test_auxiliary_verb_forms_are_stop_words():
+    """scikit-learn's list has "do" and "done" but not "does" / "did": a question's auxiliary
+    must not decide a keyword match."""
+    terms = index_terms("Does Maria still do pottery? She did it and doesn't stop; having fun")[0]
+    assert not {"doe", "does", "did", "doesn", "have", "having"} & set(terms)
+    assert {"maria", "potteri", "stop", "fun"} <= set(terms)

@@ -28,12 +28,13 @@ if TYPE_CHECKING:   # what the lazy names resolve to, for type checkers and IDEs
         AdmissionConfig, DecayConfig, EngramConfig, ForgettingConfig, IndexConfig, LinkConfig,
         RecallConfig, SlotConfig, StoreConfig,
     )
+    from .decisions import CalibrationReport
     from .dynamics import AdmissionDecision
     from .engine import Engram, open, to_unix_seconds
     from .censor import CensorRule
     from .temporal import HistoryEntry
     from .types import (
-        Contradiction, Edge, Gap, Hit, Memory, MemoryKind, MemoryState, PathStep, RecallResult,
+        Contradiction, DecisionInfo, Edge, Gap, Hit, Memory, MemoryKind, MemoryState, PathStep, RecallResult,
         Relation,
     )
 
@@ -50,6 +51,8 @@ _LAZY: dict[str, str] = {
     "AdmissionDecision": "dynamics",
     "HistoryEntry": "temporal",
     "CensorRule": "censor",
+    "CalibrationReport": "decisions",
+    "DecisionInfo": "types",
 }
 
 
@@ -78,4 +81,5 @@ __all__ = sorted([
     "Contradiction", "HistoryEntry", "SlotConfig",
     "AdmissionConfig", "AdmissionDecision", "ForgettingConfig",
     "CensoredError", "MemoryBlockedError", "CensorRule",
+    "CalibrationReport", "DecisionInfo",
 ])

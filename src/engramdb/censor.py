@@ -20,7 +20,8 @@ Action (:class:`CensorAction`):
 - ``warn``: the memory is returned as usual, annotated: ``Memory.censor_notes`` /
   ``Hit.censor_notes`` carry a :class:`~engramdb.types.CensorNote` (rule id, reason), and
   ``Engram.context`` marks its line;
-- ``block``: the memory never leaves the engine through a read verb. It is treated as an
+- ``block``: the memory never leaves the engine through a read verb (nor does the outcome memory
+  of a hidden decision, which quotes it: ``Engram.review``). It is treated as an
   erased memory on the read side: no recall seed, no node of spreading activation (its edges are
   cut in the recall graph, so activation does not pass *through* it either, and it never
   appears inside another hit's path), no hit, no query / slot / profile answer, no context
@@ -410,6 +411,9 @@ class CensorState:
         """The verdict on one (new or changed) record, into ``blocked`` and the notes."""
         key = (rec["namespace"], rec["id"])
         hider, warns = self.verdict(rec)
+        parent = rec.get("outcome_of")   # a decision's outcome memory quotes it: hidden with it
+        if hider is None and parent is not None and (rec["namespace"], parent) in self._blocked_by:
+            hider = self.rules.get(self._blocked_by[(rec["namespace"], parent)])
         was = self._blocked_by.pop(key, None)
         self._notes.pop(key, None)
         self._by_nid.pop(nid, None)

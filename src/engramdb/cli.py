@@ -341,16 +341,19 @@ def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
 @click.option("--session", default=None, help="Session label of messages that name none.")
 @click.option("--entities/--no-entities", default=True, show_default=True,
               help="Add entity nodes with mentions edges for names, places and dates shared by messages.")
+@click.option("--max-pieces", type=int, default=64, show_default=True,
+              help="Most pieces one long assistant message is split into.")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, file):
+def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, max_pieces, file):
     """Ingest a chat: OpenAI-style {"role", "content", "created_at"?, "session"?} messages, JSONL or a JSON list."""
     from .ingest import read_chat
 
     messages = read_chat(file)
     with _open(store, create=True, embedder=embedder, dim=dim) as eng:
         out = eng.add_conversation(messages, namespace=namespace, session=session, entities=entities,
-                                   progress=True)
-    click.echo(f"ingested {len(out['message_ids'])} messages in {len(out['sessions'])} sessions: "
+                                   progress=True, max_pieces=max_pieces)
+    again = f" ({out['already_stored']} already stored, left out)" if out["already_stored"] else ""
+    click.echo(f"ingested {len(out['message_ids'])} new messages{again} in {len(out['sessions'])} sessions: "
                f"{out['memories']} memories, {out['edges']} edges into {store}")
 
 
@@ -534,13 +537,86 @@ def admit(store, namespace, shadow, now, recorded_at, as_json, embedder, dim, fi
 @main.command()
 @store_option
 @ns_option
-@click.option("--now", default=None, help="Unix seconds or ISO-8601 (default: now).")
+@click.option("--confidence", type=float, required=True,
+              help="Probability, in [0, 1], that the decision works out (scored by `calibration`).")
+@click.option("--option", "options", multiple=True, help="An alternative weighed (repeatable).")
+@click.option("--chosen", default=None, help="The option taken (one of --option when given).")
+@click.option("--reason", "reasons", multiple=True,
+              help="Why (repeatable); TYPE:TEXT with a type of engramdb.decisions.REASON_TYPES, e.g. "
+                   "'empirical:it worked twice'.")
+@click.option("--category", default=None, help="A grouping, e.g. infra or hiring.")
+@click.option("--tag", "tags", multiple=True)
+@click.option("--id", "id_", default=None, help="Decision id (random when omitted).")
+@click.option("--now", default=None, help="When it was decided: Unix seconds or ISO-8601 (default: now).")
+@embedder_option
+@dim_option
+@click.argument("text")
+def decide(store, namespace, confidence, options, chosen, reasons, category, tags, id_, now, embedder, dim, text):
+    """Record a decision TEXT with its confidence (held from decay until reviewed); prints its id."""
+    from .decisions import REASON_TYPES
+
+    parsed = []
+    for r in reasons:
+        kind, sep, rest = r.partition(":")
+        parsed.append({"type": kind, "text": rest.strip()} if sep and kind in REASON_TYPES else r)
+    with _open(store, create=True, embedder=embedder, dim=dim) as eng:
+        click.echo(eng.decide(text, confidence=confidence, namespace=namespace, options=list(options) or None,
+                              chosen=chosen, reasons=parsed or None, category=category, tags=list(tags),
+                              id=id_, now=now))
+
+
+@main.command()
+@store_option
+@ns_option
+@click.option("--outcome", type=click.Choice(["success", "partial", "failure"]), default=None,
+              help="How the decision turned out (without it: only end the hold on its salience).")
+@click.option("--note", default=None, help="What happened, in words (with --outcome).")
+@click.option("--at", "--now", "at", default=None,
+              help="When the outcome became known: Unix seconds or ISO-8601 (default: now).")
 @click.argument("memory_id")
-def review(store, namespace, now, memory_id):
-    """Mark a decision's outcome reviewed: its salience starts to decay."""
+def review(store, namespace, outcome, note, at, memory_id):
+    """Review decision MEMORY_ID: record its --outcome (a later review supersedes an earlier one);
+    its salience, held until now, starts to decay."""
     with _open(store) as eng:
-        s = eng.review(memory_id, namespace=namespace, now=now)
-    click.echo(f"reviewed {memory_id}: salience {s:.4f}")
+        s = eng.review(memory_id, outcome, note=note, at=at, namespace=namespace)
+        out = eng.get(memory_id, namespace=namespace).decision
+    shown = f" {out.outcome} (outcome memory {out.outcome_id})" if outcome else ""
+    click.echo(f"reviewed {memory_id}:{shown} salience {s:.4f}")
+
+
+@main.command()
+@store_option
+@ns_option
+@click.option("--tag", "tags", multiple=True, help="Only decisions with this tag (repeatable: all of them).")
+@click.option("--since", default=None, help="Decided at or after (Unix seconds or ISO-8601).")
+@click.option("--until", default=None, help="Decided at or before.")
+@click.option("--bins", type=click.IntRange(1, 100), default=10, show_default=True,
+              help="Reliability bins (equal width).")
+@click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,
+              help="Write the reliability diagram to this PNG (needs matplotlib: pip install 'engramdb[plot]').")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def calibration(store, namespace, tags, since, until, bins, plot, as_json):
+    """Calibration of the decisions' confidence: Brier score and reliability bins (predicted vs
+    observed), over the latest outcome of each reviewed decision."""
+    from .decisions import plot_reliability
+
+    with _open(store, readonly=True) as eng:
+        report = eng.calibration(namespace=namespace, tags=list(tags) or None, since=since, until=until, bins=bins)
+    if plot is not None:
+        plot_reliability(report, plot)
+    if as_json:
+        _echo_json(report.to_dict())
+        return
+    click.echo(report.summary())
+    if report.n_reviewed:
+        table = _table("confidence", "n", "mean predicted", "observed", justify="right", title="reliability")
+        for b in report.bins:
+            table.add_row(f"[{b.lo:.2f}, {b.hi:.2f}{']' if b.hi >= 1 else ')'}", str(b.n),
+                          "-" if b.mean_predicted is None else f"{b.mean_predicted:.3f}",
+                          "-" if b.observed is None else f"{b.observed:.3f}")
+        _out().print(table)
+    if plot is not None:
+        click.echo(f"reliability diagram written to {plot}")
 
 
 @main.command("log")
@@ -647,13 +723,19 @@ def history(store, namespace, as_json, memory_id):
 @main.command()
 @store_option
 @ns_option
-@click.option("--text", default=None, help="New wording (re-embedded and re-indexed).")
+@click.option("--text", "text_option", default=None,
+              help="New wording (re-embedded and re-indexed); the same as the TEXT argument.")
 @click.option("--tag", "tags", multiple=True, help="Replace the tags (repeatable).")
 @click.option("--confidence", type=float, default=None)
 @click.option("--source", default=None)
 @click.argument("memory_id")
-def update(store, namespace, text, tags, confidence, source, memory_id):
-    """Revise MEMORY_ID in place; the earlier version stays in its history."""
+@click.argument("text", required=False)
+def update(store, namespace, text_option, tags, confidence, source, memory_id, text):
+    """Revise MEMORY_ID in place (new TEXT, tags, confidence or source); the earlier version stays
+    in its history. TEXT is given as in `add`, or with --text."""
+    if text is not None and text_option is not None and text != text_option:
+        raise click.UsageError("give the new text once: as the TEXT argument or with --text")
+    text = text if text is not None else text_option
     with _open(store) as eng:
         mem = eng.update(memory_id, namespace=namespace, text=text, tags=list(tags) or None,
                          confidence=confidence, source=source)

@@ -12,6 +12,11 @@
 - **L2**, details an agent can fetch by id (:meth:`Engram.get`): further hits and graph neighbours
   of the L1 hits, listed by id with a one-line preview only.
 
+When the query resembles past decisions (decision hits of the recall at or above its relevance
+threshold), the block states their track record in a section of its own, e.g. "Track record: 3
+of 4 similar decisions succeeded (1 failed)." (:func:`engramdb.decisions.track_record`), and each
+recalled decision shows its outcome (``[outcome: success]``).
+
 Budgets and frames
 ------------------
 A *frame* names what the prompt is for and carries a default total budget and its section
@@ -62,6 +67,7 @@ from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
+from .decisions import TrackRecord, track_record
 from .errors import InvalidInputError
 from .slots import USER_SUBJECTS
 from .types import MemoryKind
@@ -138,7 +144,8 @@ class ContextItem:
         Event time (``created_at``) as an ISO date in UTC, ``YYYY-MM-DD``.
     reason : str
         Why it is there: ``"profile: home_city"``, ``"procedure"``, ``"open decision"``,
-        ``"recalled: direct match"``, ``"recalled: path a -> b (supports)"``,
+        ``"recalled: direct match"``, ``"recalled: weak match (relevance 0.31)"`` (below the
+        recall's relevance threshold), ``"recalled: path a -> b (supports)"``,
         ``"neighbour of a (supports)"``; a relation followed against its stored direction
         reads ``"supports reversed"`` (the edge points from the later step to the earlier).
     score : float or None
@@ -180,6 +187,9 @@ class ContextBlock:
     query : str
     dropped : tuple of str
         Ids of memories that were candidates but did not fit the budget at all.
+    track_record : TrackRecord or None
+        How the similar past decisions among the recall hits turned out (None when there are
+        none); its sentence is rendered in ``text`` when it fits.
     """
 
     text: str
@@ -190,13 +200,15 @@ class ContextBlock:
     frame: str
     query: str
     dropped: tuple[str, ...] = field(default=())
+    track_record: TrackRecord | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of every field."""
         return {"text": self.text, "items": {t: [i.to_dict() for i in self.items[t]] for t in TIERS},
                 "tokens_used": self.tokens_used, "budget_tokens": self.budget_tokens,
                 "gaps": list(self.gaps), "frame": self.frame, "query": self.query,
-                "dropped": list(self.dropped)}
+                "dropped": list(self.dropped),
+                "track_record": None if self.track_record is None else self.track_record.to_dict()}
 
 
 # ---------------------------------------------------------------------------------- checks
@@ -235,9 +247,9 @@ def check_counter(count_tokens: Any) -> Callable[[str], int]:
 
 # ---------------------------------------------------------------------------------- rendering
 _HEADINGS = {"profile": "## Profile (L0)", "procedure": "## Procedures (L0)",
-             "decision": "## Open decisions (L0)", "recalled": "## Recalled (L1)",
-             "gap": "## Gaps", "more": "## More, fetch by id (L2)"}
-_ORDER = ("profile", "procedure", "decision", "recalled", "gap", "more")
+             "decision": "## Open decisions (L0)", "track": "## Similar past decisions",
+             "recalled": "## Recalled (L1)", "gap": "## Gaps", "more": "## More, fetch by id (L2)"}
+_ORDER = ("profile", "procedure", "decision", "track", "recalled", "gap", "more")
 
 
 @dataclass(slots=True)
@@ -278,13 +290,23 @@ def render(entries: list[_Entry]) -> str:
 
 
 # ---------------------------------------------------------------------------------- gathering
-def _reason_of_path(hit: Any) -> str:
+def _reason_of_path(hit: Any, threshold: float | None = None) -> str:
+    """Why a recalled hit is shown: its path, or a direct match, called weak when its relevance is
+    below the recall's ``relevance_threshold`` (so a prompt does not present a guess as a match)."""
     if len(hit.path) <= 1:
+        if threshold is not None and hit.relevance < threshold:
+            return f"recalled: weak match (relevance {hit.relevance:.2f})"
         return "recalled: direct match"
     ids = " -> ".join(s.id for s in hit.path)
     rels = ", ".join(s.relation.value if s.forward else f"{s.relation.value} reversed"
                      for s in hit.path[1:] if s.relation is not None)
     return f"recalled: path {ids} ({rels})"
+
+
+def _hit_text(hit: Any) -> str:
+    """A hit's text on one line; a decision's with its outcome."""
+    text = _one_line(hit.text)
+    return text if hit.outcome is None else f"{text} [outcome: {hit.outcome}]"
 
 
 def _gap_text(gap: Any, query: str) -> str:
@@ -396,12 +418,14 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     res = engram.recall(query, namespace=namespace, k=_L1_K + _L2_K, reinforce=False, now=now)
     hits = [h for h in res.hits if h.id not in in_l0]
     gaps = tuple(_gap_text(g, query) for g in res.gaps)
+    weak = res.stats.get("relevance_threshold")
+    record = track_record(res.hits, weak)
     cut = min(_recalled_cut(hits), _L1_K)
-    recalled = [ContextItem(h.id, "L1", h.kind, _one_line(h.text), _date(h.created_at),
-                            _flagged(_reason_of_path(h), h), float(h.score)) for h in hits[:cut]]
-    further = [ContextItem(h.id, "L2", h.kind, _preview(h.text), _date(h.created_at),
-                           _flagged(_reason_of_path(h).replace("recalled: ", "recalled, ") + f", score {h.score:.2f}",
-                                    h), float(h.score)) for h in hits[cut:]]
+    recalled = [ContextItem(h.id, "L1", h.kind, _hit_text(h), _date(h.created_at),
+                            _flagged(_reason_of_path(h, weak), h), float(h.score)) for h in hits[:cut]]
+    further = [ContextItem(h.id, "L2", h.kind, _preview(_hit_text(h)), _date(h.created_at),
+                           _flagged(_reason_of_path(h, weak).replace("recalled: ", "recalled, ")
+                                    + f", score {h.score:.2f}", h), float(h.score)) for h in hits[cut:]]
     shown = in_l0 | {h.id for h in hits}
     neighbours: list[ContextItem] = []
     for h in hits[:_NEIGHBOUR_OF]:
@@ -437,7 +461,8 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
             else:
                 left_out.append((sec, it))
     chosen["gap"] = [_Entry("gap", None, "- " + g) for g in gaps]
-    used += sum(count(e.line) for e in chosen["gap"])
+    chosen["track"] = [] if record is None else [_Entry("track", None, "- " + record.sentence())]
+    used += sum(count(e.line) for e in chosen["gap"] + chosen["track"])
     # L2 keeps what the sections leave of the frame (as a share), up to what its previews need
     l2_share = int((fr.total - fr.profile - fr.decisions - fr.procedures - fr.recalled) * scale)
     l2_need = sum(count(_line("more", it)) for it in further + neighbours) + sum(
@@ -459,8 +484,8 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     for it in further + neighbours:
         chosen["more"].append(entry("more", it))
 
-    # keep order = priority: L0 (profile, decisions, procedures; best first), gaps, L1, L2
-    order = (chosen["profile"] + chosen["decision"] + chosen["procedure"] + chosen["gap"]
+    # keep order = priority: L0 (profile, decisions, procedures; best first), gaps, track record, L1, L2
+    order = (chosen["profile"] + chosen["decision"] + chosen["procedure"] + chosen["gap"] + chosen["track"]
              + chosen["recalled"] + chosen["more"])
     text, kept = _fit(order, budget, count)
     kept_ids = {e.item.id for e in kept if e.item is not None}
@@ -468,7 +493,7 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     items = {t: tuple(e.item for e in kept if e.item is not None and e.item.tier == t) for t in TIERS}
     return ContextBlock(text=text, items=MappingProxyType(items), tokens_used=count(text), budget_tokens=budget,
                         gaps=gaps, frame=fr.name, query=query,
-                        dropped=tuple(i for i in candidates if i not in kept_ids))
+                        dropped=tuple(i for i in candidates if i not in kept_ids), track_record=record)
 
 
 def _fit(order: list[_Entry], budget: int, count: Callable[[str], int]) -> tuple[str, list[_Entry]]:

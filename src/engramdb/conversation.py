@@ -2,7 +2,8 @@
 
 :func:`plan_conversation` turns a list of ``{"role", "content", "created_at"?, "session"?,
 "name"?, "id"?}`` messages into the items and edges that :meth:`engramdb.Engram.add_conversation`
-writes in one write unit. Nothing here touches the store: it only validates and plans.
+writes in one write unit. Nothing here writes: the plan only validates, and
+:func:`stored_mentions` reads what the namespace already holds.
 
 What a conversation becomes (the conversation graph of LoCoMo's ingest, for any chat):
 
@@ -13,12 +14,14 @@ What a conversation becomes (the conversation graph of LoCoMo's ingest, for any 
   messages, ``next`` edges between consecutive messages of the session and between consecutive
   sessions of the call;
 - entities named by two or more messages (:func:`engramdb.entities.co_mentions`; hubs skipped),
-  or by one message when the namespace already holds that entity's node: a semantic memory
-  ``E:<entity>`` tagged ``entity`` with a ``mentions`` edge from each message;
+  or by one message when the namespace already holds that entity's node or a message naming it
+  (so a chat stored turn by turn builds the same layer): a semantic memory ``E:<entity>`` tagged
+  ``entity`` with a ``mentions`` edge from each message, stored ones included;
 - long messages of the splitting roles (assistant answers with code blocks, lists, several
   paragraphs): each block a memory ``"<id>#p<j>"`` tagged ``piece`` with an ``extracted_from``
   edge to its message, so a fact in the middle of a long answer has its own vector and BM25
-  document, and recall reaches the message through the edge;
+  document, and recall reaches the message through the edge; at most ``max_pieces`` blocks a
+  message (consecutive blocks are grouped beyond that);
 - the engine's auto-links (``LinkConfig``) are added by the write itself.
 
 References
@@ -38,7 +41,8 @@ from .errors import EmptyTextError, InvalidInputError
 from .types import MemoryKind, Relation
 from .validate import check_id, to_unix_seconds
 
-__all__ = ["ConversationPlan", "plan_conversation", "split_blocks", "MESSAGE_FIELDS", "ROLES", "INSTRUCTION_ROLES"]
+__all__ = ["ConversationPlan", "plan_conversation", "split_blocks", "stored_mentions", "MESSAGE_FIELDS", "ROLES",
+           "INSTRUCTION_ROLES"]
 
 #: Roles a message may have (OpenAI's chat roles); ``system`` and ``developer`` instructions are
 #: not memories of the conversation and are left out unless ``keep_roles`` names them.
@@ -48,6 +52,12 @@ INSTRUCTION_ROLES = frozenset({"system", "developer"})
 #: Fields a message may carry; OpenAI's tool fields are accepted and ignored.
 MESSAGE_FIELDS = frozenset({"role", "content", "created_at", "session", "name", "id",
                             "tool_calls", "tool_call_id", "function_call"})
+
+#: Tags of the nodes a conversation adds besides its messages (never counted as mentions).
+_NODE_TAGS = frozenset({"session", "entity", "summary", "fact", "piece"})
+_SPEAKER = re.compile(r"^([^:\n]{1,40}):\s+")
+#: An entity named by more stored messages than max(HUB_MIN, HUB_SHARE x namespace size) is a hub.
+HUB_MIN, HUB_SHARE = 8, 0.02
 
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
@@ -67,12 +77,15 @@ class ConversationPlan:
         The messages' ids, in input order.
     sessions : list of str
         Session node ids, in order.
+    already_stored : int
+        Messages left out because their stored session already holds them.
     """
 
     items: list[dict] = field(default_factory=list)
     edges: list[tuple[str, str, Relation, float]] = field(default_factory=list)
     message_ids: list[str] = field(default_factory=list)
     sessions: list[str] = field(default_factory=list)
+    already_stored: int = 0
 
 
 def _content(raw: Any, where: str) -> str:
@@ -94,7 +107,7 @@ def _content(raw: Any, where: str) -> str:
     return raw
 
 
-def split_blocks(text: str, *, min_chars: int = 40) -> list[str]:
+def split_blocks(text: str, *, min_chars: int = 40, max_blocks: int | None = None) -> list[str]:
     """Split a long message into blocks that each hold one thing: fenced code blocks, list items,
     paragraphs.
 
@@ -104,6 +117,10 @@ def split_blocks(text: str, *, min_chars: int = 40) -> list[str]:
     min_chars : int
         Blocks shorter than this are merged into the following block (a list's lead-in line
         stays with its first item; a heading with its paragraph).
+    max_blocks : int, optional
+        At most this many blocks (>= 1): beyond it, runs of consecutive blocks are joined into
+        ``max_blocks`` groups of near-equal block counts, so one message with 20,000 list items
+        cannot become 20,000 memories.
 
     Returns
     -------
@@ -131,7 +148,12 @@ def split_blocks(text: str, *, min_chars: int = 40) -> list[str]:
             blocks[-1] = blocks[-1] + "\n" + carry
         else:
             blocks.append(carry)
-    return [b for b in blocks if b.strip()] or [text]
+    blocks = [b for b in blocks if b.strip()] or [text]
+    if max_blocks is not None and len(blocks) > max_blocks:
+        n, m = len(blocks), max(1, max_blocks)
+        bounds = [n * g // m for g in range(m + 1)]   # m runs of n // m or n // m + 1 blocks
+        blocks = ["\n".join(blocks[a:b]) for a, b in zip(bounds, bounds[1:])]
+    return blocks
 
 
 def _prose_blocks(text: str) -> list[str]:
@@ -151,6 +173,46 @@ def _prose_blocks(text: str) -> list[str]:
     return out
 
 
+def stored_mentions(state: Any, namespace: str, entity: str) -> list[str] | None:
+    """Ids of the stored messages of ``namespace`` that name ``entity``, or None for a hub.
+
+    Candidates come from the namespace's BM25 postings (a query of the entity's words), then
+    each is checked with :func:`engramdb.entities.extract_entities` on its text without the
+    ``"Speaker: "`` prefix; session, entity, summary, fact and piece nodes are not messages.
+
+    Parameters
+    ----------
+    state : EngineState
+    namespace : str
+    entity : str
+        Lower-cased, as :func:`extract_entities` gives it.
+
+    Returns
+    -------
+    list of str or None
+        External ids, oldest node first; ``[]`` when none; None when more messages name it than
+        ``max(HUB_MIN, HUB_SHARE * memories in the namespace)`` (linking a hub reaches everything).
+    """
+    space = state.space(namespace)
+    keyword = None if space is None else space.keyword
+    if keyword is None or len(keyword) == 0:
+        return []
+    limit = max(HUB_MIN, int(HUB_SHARE * len(keyword)))
+    nids, _ = keyword.search(entity, 4 * (limit + 1))
+    if not len(nids):
+        return []
+    found: list[tuple[int, str]] = []
+    for nid, rec in zip(nids.tolist(), state.records(nids.tolist(), "looking up entity mentions")):
+        if rec is None or set(rec.get("tags") or ()) & _NODE_TAGS:
+            continue
+        m = _SPEAKER.match(rec["text"])
+        if entity in extract_entities(rec["text"][m.end():] if m else rec["text"]):
+            found.append((nid, rec["id"]))
+    if len(found) > limit:
+        return None
+    return [ext for _, ext in sorted(found)]
+
+
 def _fmt_date(t: float) -> str:
     # the day only: "..., 14 November 2023, 22:13" in two session texts reads to the fact-change
     # checker (engramdb.facts.conflict) as a changed number, and the later session would supersede
@@ -162,8 +224,9 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                       split_chars: int = 800, session_titles: Mapping[str, str] | None = None,
                       entity_exists: Callable[[str], bool] | None = None,
                       stored_text: Callable[[str], str | None] | None = None,
+                      stored_mentions: Callable[[str], list[str] | None] | None = None,
                       keep_roles: tuple[str, ...] = (),
-                      id_prefix: str = "") -> ConversationPlan:
+                      id_prefix: str = "", max_pieces: int = 64) -> ConversationPlan:
     """Validate chat messages and plan their memories and edges (see the module docstring).
 
     Parameters
@@ -196,10 +259,17 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         a stored session whose text that session already holds (``"<speaker>: <content>"``) is
         not stored again, so a chat sent again whole, or a growing message list, adds only its
         new messages.
+    stored_mentions : callable str -> list of str or None, optional
+        Ids of the stored messages of the namespace that name this entity, or None when it is a
+        hub there (named too often to link). An entity without a node that this call names once
+        gets its node when a stored message names it too, and every new entity node is also
+        linked from the stored messages naming it.
     keep_roles : tuple of str
         ``system`` / ``developer`` messages are left out unless named here.
     id_prefix : str
         Prefix of generated message ids (``"<prefix><session>:<position>"``).
+    max_pieces : int
+        Most pieces one split message becomes (:func:`split_blocks`'s ``max_blocks``).
 
     Returns
     -------
@@ -287,7 +357,9 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                     break
                 pos += 1
             held[lab] = (texts, pos)
+    n_rows = len(rows)
     rows = [r for r in rows if r[4] not in held or f"{r[1] or r[0]}: {r[2]}" not in held[r[4]][0]]
+    plan.already_stored = n_rows - len(rows)
     if not rows:
         return plan   # every message is stored already
 
@@ -340,7 +412,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                 plan.edges.append((prev_mid, mid, Relation.NEXT, 1.0))
             prev_mid = mid
             if role in split_roles and len(content) >= split_chars:
-                blocks = split_blocks(content)
+                blocks = split_blocks(content, max_blocks=max_pieces)
                 if len(blocks) > 1:
                     prev_piece = None
                     for j, block in enumerate(blocks, start=1):
@@ -359,18 +431,28 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         docs = [(ids[i], rows[i][2]) for i in range(len(rows))]
         when = {ids[i]: rows[i][3] for i in range(len(rows))}
         shared = co_mentions(docs)
+        earlier: dict[str, list[str]] = {}   # new entity node -> stored messages naming it
         if entity_exists is not None:   # named once here, but the namespace already knows it
             once: dict[str, list[str]] = {}
             for doc_id, text in docs:
                 for ent in extract_entities(text):
                     once.setdefault(ent, []).append(doc_id)
             for ent, where_ids in once.items():
-                if ent not in shared and len(where_ids) == 1 and entity_exists(f"E:{ent}"):
+                if ent in shared or len(where_ids) != 1:
+                    continue
+                if entity_exists(f"E:{ent}"):
                     plan.edges.append((where_ids[0], f"E:{ent}", Relation.MENTIONS, 1.0))
+                elif stored_mentions is not None:
+                    found = [i for i in stored_mentions(ent) or () if i not in seen]
+                    if found:
+                        shared[ent], earlier[ent] = where_ids, found
         for ent, where_ids in shared.items():
             eid = f"E:{ent}"
             if entity_exists is None or not entity_exists(eid):
                 plan.items.append({"id": eid, "kind": MemoryKind.SEMANTIC, "text": ent, "tags": ["entity"],
                                    "created_at": when[where_ids[0]], "source": eid})
+                if ent not in earlier and stored_mentions is not None:
+                    earlier[ent] = [i for i in stored_mentions(ent) or () if i not in seen]
+                plan.edges.extend((sid_, eid, Relation.MENTIONS, 1.0) for sid_ in earlier.get(ent, ()))
             plan.edges.extend((tid, eid, Relation.MENTIONS, 1.0) for tid in where_ids)
     return plan

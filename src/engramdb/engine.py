@@ -77,7 +77,7 @@ class Engram:
     #: writes after all when that argument is true (or None with ``reinforce_on_recall`` on).
     READ_VERBS = {"get": None, "edges": None, "namespaces": None, "namespace": None, "salience": None,
                   "history": None, "query": None, "current": None, "profile": None, "context": None,
-                  "stats": None, "dynamics_log": None, "export": None,
+                  "stats": None, "dynamics_log": None, "export": None, "calibration": None,
                   "recall": "reinforce", "recall_batch": "reinforce", "censors": None}
 
     def __init__(self, store: LmdbStore, *, dim: int, embedder: Any, config: EngramConfig,
@@ -258,15 +258,17 @@ class Engram:
                          session: str | None = None, entities: bool = True,
                          split_roles: Sequence[str] = ("assistant",), split_chars: int = 800,
                          session_titles: Mapping[str, str] | None = None, progress: bool = False,
-                         recorded_at: Any = None, keep_roles: Sequence[str] = ()) -> dict[str, Any]:
+                         recorded_at: Any = None, keep_roles: Sequence[str] = (),
+                         max_pieces: int = 64) -> dict[str, Any]:
         """Store a chat (OpenAI-style messages) as a conversation graph, in one transaction.
 
         Each message becomes an episodic memory ``"<name or role>: <content>"`` tagged with its
         speaker and role; each session a ``session`` memory that its messages are
         ``discussed_in``; consecutive messages and sessions are joined by ``next``; entities
-        named by two or more messages become ``E:<entity>`` nodes with ``mentions`` edges; long
-        messages of ``split_roles`` are also stored block by block (code, list items,
-        paragraphs: ``<id>#p<j>``, ``extracted_from`` the message); the write adds auto-links.
+        named by two or more messages (stored ones included, so a chat stored turn by turn gets
+        them too) become ``E:<entity>`` nodes with ``mentions`` edges; long messages of
+        ``split_roles`` are also stored block by block (code, list items, paragraphs:
+        ``<id>#p<j>``, ``extracted_from`` the message); the write adds auto-links.
         See :mod:`engramdb.conversation`.
 
         Parameters
@@ -296,12 +298,17 @@ class Engram:
         keep_roles : sequence of str
             ``system`` / ``developer`` messages (instructions, not events) are left out unless
             named here.
+        max_pieces : int
+            Most pieces (>= 1) one long message is split into; beyond it, consecutive blocks
+            are grouped.
 
         Returns
         -------
         dict
-            ``message_ids`` (input order, stored messages only), ``sessions`` (node ids), ``memories`` (new memories,
-            pieces and entity nodes included), ``edges`` (edges added, auto-links included).
+            ``message_ids`` (input order, new messages only), ``sessions`` (node ids),
+            ``memories`` (new memories, pieces and entity nodes included), ``edges`` (edges
+            added, auto-links included), ``already_stored`` (messages left out because their
+            stored session holds them already: a chat sent again).
 
         Raises
         ------
@@ -315,6 +322,7 @@ class Engram:
         self._check_open(write=True)
         ns = check_namespace(namespace)
         split_chars = check_int(split_chars, "split_chars", 1, 2**62)
+        max_pieces = check_int(max_pieces, "max_pieces", 1, 2**62)
         state = self._state
         now = clock_now()
 
@@ -327,9 +335,11 @@ class Engram:
         plan = _conversation.plan_conversation(
             messages, session=session, now=now, entities=entities, split_roles=tuple(split_roles),
             split_chars=split_chars, session_titles=session_titles, stored_text=stored_text,
-            keep_roles=tuple(keep_roles))
+            stored_mentions=lambda ent: _conversation.stored_mentions(state, ns, ent),
+            keep_roles=tuple(keep_roles), max_pieces=max_pieces)
         if not plan.items:   # every message is stored already
-            return {"message_ids": [], "sessions": [], "memories": 0, "edges": 0}
+            return {"message_ids": [], "sessions": [], "memories": 0, "edges": 0,
+                    "already_stored": plan.already_stored}
         prepared = [prepare(state, item, ns, now, recorded_at=recorded_at) for item in plan.items]
         batch = plan_batch(state, prepared, has_embedder=self.embedder is not None)
         edges_before = self.n_edges
@@ -353,7 +363,7 @@ class Engram:
         if batch.reinforce:
             self._reinforce(dict.fromkeys(batch.reinforce, 1), now)
         return {"message_ids": plan.message_ids, "sessions": plan.sessions, "memories": len(batch.fresh),
-                "edges": self.n_edges - edges_before}
+                "edges": self.n_edges - edges_before, "already_stored": plan.already_stored}
 
     def _embed_progress(self, progress: bool):
         if self.embedder is None:
@@ -1150,27 +1160,190 @@ class Engram:
         self._after_working_added([p for p, d in zip(prepared, decisions) if d.stored], now)
         return decisions
 
-    def review(self, id: str, *, namespace: str = DEFAULT_NAMESPACE, now: Any = None) -> float:
-        """Mark the outcome of decision ``id`` reviewed: its salience, held since it was stored
-        (``DecayConfig.hold_decisions_until_review``), decays from ``now`` on.
+    def decide(self, text: str, *, confidence: float, namespace: str = DEFAULT_NAMESPACE,
+               options: Sequence[str] | None = None, chosen: str | None = None, tags: Sequence[str] = (),
+               category: str | None = None, reasons: Sequence[Any] | None = None, id: str | None = None,
+               embedding: Any = None, now: Any = None) -> str:
+        """Record a decision: a ``decision`` memory with its options, choice, reasons and confidence.
+
+        The decision is held from decay until its outcome is reviewed (:meth:`review`;
+        ``DecayConfig.hold_decisions_until_review``); :meth:`calibration` scores its confidence
+        against the outcome. Two decisions with the same text are two forecasts: a text already
+        stored is stored again (no deduplication, unlike :meth:`add`). See
+        :mod:`engramdb.decisions`.
+
+        Parameters
+        ----------
+        text : str
+            What was decided (and why, in words); as for :meth:`add`.
+        confidence : float
+            The forecast probability, in [0, 1], that the decision works out. Required.
+        namespace : str
+        options : sequence of str, optional
+            The alternatives weighed: distinct non-empty strings.
+        chosen : str, optional
+            The option taken; one of ``options`` when both are given.
+        tags : sequence of str
+        category : str, optional
+            A grouping of the caller's (``"hiring"``, ``"infra"``).
+        reasons : sequence of str or {"type": str, "text": str}, optional
+            Why; a reason's ``type`` is one of ``engramdb.decisions.REASON_TYPES`` (analysis,
+            pattern, empirical, authority, intuition, analogy, elimination, constraint).
+        id : str, optional
+            The caller's id, unique in the namespace; random when omitted.
+        embedding : array-like of float, shape (dim,), optional
+            The caller's vector; the engine's embedder when omitted.
+        now : float, datetime or ISO-8601, optional
+            When the decision was made (its event time, ``created_at``); the wall clock when
+            omitted.
+
+        Returns
+        -------
+        str
+            The decision's id (read it back with :meth:`get`: ``Memory.decision``).
+
+        Raises
+        ------
+        InvalidInputError
+            ``confidence`` missing or not a number in [0, 1]; ``options`` not a list of distinct
+            non-empty strings; ``chosen`` not among ``options``; an unknown reason type; an id
+            already stored; or bad input as for :meth:`add`. Nothing is written.
+        NonFiniteError
+            ``confidence`` is NaN or infinite.
+        OversizeError, EmptyTextError, DimensionMismatchError, NamespaceError
+            As for :meth:`add`.
+
+        References
+        ----------
+        DESIGN.md "Decisions, censors and the ledger"; Brier (1950).
+        """
+        from .decisions import prepare_decision, record_decision
+
+        self._check_open(write=True)
+        ns = check_namespace(namespace)
+        record_now = clock_now()
+        at = record_now if now is None else to_unix_seconds(now, field="now")
+        p = prepare_decision(self._state, text, namespace=ns, confidence=confidence, now=at, record_now=record_now,
+                             options=options, chosen=chosen, category=category, reasons=reasons, tags=tags,
+                             id=id, embedding=embedding)
+        return record_decision(self._state, p, self._embed_progress(False), record_now)
+
+    def review(self, id: str, outcome: str | None = None, *, note: str | None = None, at: Any = None,
+               namespace: str = DEFAULT_NAMESPACE, now: Any = None) -> float:
+        """Review decision ``id``: record its outcome, and end its hold on salience.
+
+        Without ``outcome`` (the earlier form of this verb) the decision is only marked
+        reviewed: its salience, held since it was stored
+        (``DecayConfig.hold_decisions_until_review``), decays from the review time on; a second
+        review keeps the first review time.
+
+        With ``outcome``, also (one write unit, :func:`engramdb.decisions.review_outcome`): the
+        decision's ``Memory.decision`` gets the outcome, note and time, and an ``episodic``
+        outcome memory ``<id>:outcome:<n>`` ("Outcome: success. Decision: ...", event time
+        ``at``, the decision's tags) is stored with a ``caused_by`` edge to the decision. A later
+        review of the same decision supersedes the earlier outcome memory (kept, flagged
+        superseded); only the latest outcome counts in :meth:`calibration`.
+
+        Parameters
+        ----------
+        id : str
+            A ``decision`` memory (any state).
+        outcome : {"success", "partial", "failure"}, optional
+            How it turned out (scored 1, 0.5, 0 by :meth:`calibration`).
+        note : str, optional
+            What happened, in words; only with ``outcome``.
+        at : float, datetime or ISO-8601, optional
+            When the outcome became known (the review time); the wall clock when omitted. An
+            outcome review may not precede the decision (its ``created_at``) nor its latest
+            review.
+        namespace : str
+        now : float, datetime or ISO-8601, optional
+            The earlier name of ``at``, kept as an alias (give one of them).
 
         Returns
         -------
         float
-            Salience at ``now``.
+            The decision's salience at the review time.
 
         Raises
         ------
         MemoryNotFoundError
             No such memory.
         InvalidInputError
-            The memory is not a decision.
+            The memory is not a decision; an unknown outcome; a note without outcome or not a
+            non-empty string; ``at`` and ``now`` both given and different; an outcome review
+            before the decision or its latest review. Nothing is written.
         """
+        from .decisions import review_outcome
         from .dynamics.salience import review
 
         self._check_open(write=True)
-        nid = self._state.lookup(check_namespace(namespace), check_id(id))
-        return review(self._state, nid, time_or_now(now))
+        ns = check_namespace(namespace)
+        nid = self._state.lookup(ns, check_id(id))
+        if at is not None and now is not None and to_unix_seconds(at, field="at") != to_unix_seconds(now):
+            raise InvalidInputError(f"review: at={at!r} and its alias now={now!r} disagree; give one of them")
+        when = time_or_now(at if at is not None else now, field="at")
+        if outcome is None:
+            if note is not None:
+                raise InvalidInputError("review: a note needs an outcome (success, partial or failure)")
+            return review(self._state, nid, when)
+        review_outcome(self._state, nid, outcome=outcome, note=note, at=when, record_now=clock_now(),
+                       embed=self._embed_progress(False))
+        return float(self._state.salience_now(np.array([nid]), when)[0])
+
+    def calibration(self, *, namespace: str = DEFAULT_NAMESPACE, tags: Sequence[str] | str | None = None,
+                    since: Any = None, until: Any = None, bins: int = 10):
+        """How well the confidence of the namespace's decisions matched their outcomes.
+
+        Reads every ``decision`` memory of the namespace (active, archived or superseded: each
+        was a forecast) that passes the filters; each counts with its latest reviewed outcome
+        (success 1, partial 0.5, failure 0), unreviewed ones as pending. See
+        :mod:`engramdb.decisions` for the scores.
+
+        Parameters
+        ----------
+        namespace : str
+        tags : str or sequence of str, optional
+            Keep decisions carrying every one of these tags.
+        since, until : float, datetime or ISO-8601, optional
+            Decision time (``created_at``) range, inclusive.
+        bins : int
+            Number of equal-width reliability bins, 1..100.
+
+        Returns
+        -------
+        CalibrationReport
+            ``brier`` (mean (confidence - outcome)^2), ``n_reviewed``, ``n_pending``,
+            ``accuracy``, ``mean_confidence``, ``confidence_std``, ``overconfidence``,
+            ``outcomes`` and ``bins`` (``lo``, ``hi``, ``n``, ``mean_predicted``, ``observed``).
+            No reviewed decision: ``n_reviewed`` 0 and ``brier`` None.
+
+        Raises
+        ------
+        NamespaceError
+            A namespace the store never held (the message names close ones).
+        InvalidInputError, NonFiniteError
+            Bad tags, times or bins.
+
+        References
+        ----------
+        Brier (1950), Monthly Weather Review 78(1):1-3; Murphy & Winkler (1977), Applied
+        Statistics 26(1):41-47 (reliability diagrams).
+        """
+        from .decisions import calibration
+
+        self._check_open()
+        ns = check_namespace(namespace)
+        if ns != DEFAULT_NAMESPACE and self._state.space(ns) is None:
+            raise self._state.unknown_namespace(ns)
+        bins = check_int(bins, "bins", 1, 100)
+        filters = Filters.parse(kinds=MemoryKind.DECISION, kinds_field="kind", tags=tags, since=since, until=until,
+                                state=list(MemoryState))
+        from .decisions import select_decisions
+
+        decisions = select_decisions(self._state, ns, filters)
+        return calibration(decisions, namespace=ns, bins=bins, tags=None if filters.tags is None else
+                           tuple(sorted(filters.tags)), since=filters.since, until=filters.until)
 
     def rescore(self, now: Any = None, *, namespace: str | None = None, progress: bool = False,
                 materialize: bool = False) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Any
 from .errors import UnknownKindError, UnknownRelationError
 
 __all__ = ["MemoryKind", "Relation", "MemoryState", "Memory", "Edge", "PathStep", "Hit", "Gap", "RecallResult",
-           "Contradiction", "CensorNote", "memory_from_record"]
+           "Contradiction", "CensorNote", "memory_from_record", "DecisionInfo", "OUTCOMES", "decision_outcome"]
 
 
 class MemoryKind(str, enum.Enum):
@@ -117,6 +117,75 @@ class CensorNote:
         return {"rule_id": self.rule_id, "reason": self.reason}
 
 
+#: Outcomes of a reviewed decision (``Engram.review``); an unreviewed one is ``"pending"``.
+OUTCOMES = ("success", "partial", "failure")
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionInfo:
+    """What a ``decision`` memory records besides its text (``Engram.decide`` / ``Engram.review``).
+
+    The forecast is the memory's ``confidence``: the probability, in [0, 1], that the decision
+    succeeds; ``Engram.calibration`` scores it against the outcomes (Brier 1950).
+
+    Attributes
+    ----------
+    options : tuple of str
+        The alternatives considered (may be empty).
+    chosen : str or None
+        The option taken (one of ``options`` when both are given).
+    category : str or None
+        A caller's grouping (e.g. ``"hiring"``, ``"infra"``).
+    reasons : tuple of (str or None, str)
+        ``(type, text)`` pairs; ``type`` one of ``engramdb.decisions.REASON_TYPES`` or None.
+    outcome : {"pending", "success", "partial", "failure"}
+        The latest review's outcome; ``"pending"`` until one is recorded.
+    outcome_id : str or None
+        Id of the current outcome memory (``caused_by`` the decision); None while pending.
+    outcome_at : float or None
+        Time of the latest outcome review, Unix seconds.
+    note : str or None
+        The latest review's note.
+    reviews : int
+        Outcome reviews recorded so far (each later one supersedes the earlier outcome).
+    """
+
+    options: tuple[str, ...] = ()
+    chosen: str | None = None
+    category: str | None = None
+    reasons: tuple[tuple[str | None, str], ...] = ()
+    outcome: str = "pending"
+    outcome_id: str | None = None
+    outcome_at: float | None = None
+    note: str | None = None
+    reviews: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"options": list(self.options), "chosen": self.chosen, "category": self.category,
+                "reasons": [{"type": t, "text": x} for t, x in self.reasons], "outcome": self.outcome,
+                "outcome_id": self.outcome_id, "outcome_at": self.outcome_at, "note": self.note,
+                "reviews": self.reviews}
+
+
+def decision_outcome(rec: dict) -> str | None:
+    """The outcome of a stored decision record (``"pending"`` until reviewed); None for any
+    other kind of memory."""
+    if rec["kind"] != "decision":
+        return None
+    return rec.get("outcome") or "pending"
+
+
+def _decision_info(rec: dict) -> DecisionInfo | None:
+    if rec["kind"] != "decision":
+        return None
+    return DecisionInfo(options=tuple(rec.get("options") or ()), chosen=rec.get("chosen"),
+                        category=rec.get("category"),
+                        reasons=tuple((r.get("type"), r["text"]) for r in rec.get("reasons") or ()),
+                        outcome=rec.get("outcome") or "pending", outcome_id=rec.get("outcome_id"),
+                        outcome_at=rec.get("outcome_at"), note=rec.get("outcome_note"),
+                        reviews=int(rec.get("reviews") or 0))
+
+
 @dataclass(slots=True)
 class Memory:
     """One stored memory.
@@ -163,6 +232,8 @@ class Memory:
         1 for the first wording; each :meth:`Engram.update` adds one.
     censor_notes : tuple of CensorNote
         The ``warn`` censor rules matching the memory (empty when none).
+    decision : DecisionInfo or None
+        Options, choice, reasons and outcome of a ``decision`` memory; None for other kinds.
     """
 
     id: str
@@ -189,6 +260,7 @@ class Memory:
     value: str | None = None
     version: int = 1
     censor_notes: tuple[CensorNote, ...] = ()
+    decision: DecisionInfo | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of the memory without its embedding."""
@@ -202,6 +274,7 @@ class Memory:
             "valid_from": self.valid_from, "valid_to": self.valid_to, "retired_at": self.retired_at,
             "subject": self.subject, "attribute": self.attribute, "value": self.value,
             "version": self.version, "censor_notes": [n.to_dict() for n in self.censor_notes],
+            "decision": None if self.decision is None else self.decision.to_dict(),
         }
 
 
@@ -216,7 +289,7 @@ def memory_from_record(rec: dict, vec: Any) -> Memory:
                   valid_from=rec.get("valid_from", rec["created_at"]), valid_to=rec.get("valid_to"),
                   retired_at=rec.get("retired_at"), subject=rec.get("subject"),
                   attribute=rec.get("attribute"), value=rec.get("value"),
-                  version=len(rec.get("versions") or ()) + 1)
+                  version=len(rec.get("versions") or ()) + 1, decision=_decision_info(rec))
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,6 +335,9 @@ class Hit:
         ones. Reported only; ``score`` ranks.
     censor_notes : tuple of CensorNote
         The ``warn`` censor rules matching the memory (empty when none).
+    outcome : str or None
+        For a ``decision`` hit, its track record: ``"pending"``, ``"success"``, ``"partial"`` or
+        ``"failure"`` (the latest review, see :meth:`Engram.review`); None for other kinds.
     """
 
     id: str
@@ -278,6 +354,7 @@ class Hit:
     state: MemoryState = MemoryState.ACTIVE
     relevance: float = 0.0
     censor_notes: tuple[CensorNote, ...] = ()
+    outcome: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -291,6 +368,7 @@ class Hit:
             "source": self.source, "tags": list(self.tags), "created_at": self.created_at,
             "confidence": self.confidence, "state": self.state.value, "relevance": round(self.relevance, 6),
             "censor_notes": [n.to_dict() for n in self.censor_notes],
+            "outcome": self.outcome,
         }
 
 
@@ -338,7 +416,9 @@ class RecallResult:
     """Answer of :meth:`Engram.recall`: ranked hits, gaps, and how the recall ran.
 
     ``warnings`` lists the :class:`Contradiction` pairs touching the hits (unresolved
-    conflicts the caller should see).
+    conflicts the caller should see). ``stats`` holds ``seeds`` and ``activated`` (node
+    counts) and ``relevance_threshold``: the hit ``relevance`` below which the answer is weak
+    evidence (the embedder's calibration, or ``RecallConfig.relevance_threshold``).
     """
 
     hits: list[Hit]

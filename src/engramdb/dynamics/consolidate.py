@@ -12,19 +12,22 @@ per namespace with one dynamics-log entry per action:
 2. **Summaries** (``consolidate_summary``): each session node (a memory tagged ``session``, as
    :meth:`Engram.add_conversation` makes them) whose newest turn is older than
    ``now - summary_age_s`` and that has no summary yet gets a semantic memory
-   ``sum:<session id>`` tagged ``summary``: its most central sentences picked by maximal
+   ``sum:<session id>`` tagged ``summary``. A session that has grown since its summary (a turn
+   newer than the summary's event time; messages join stored sessions) gets a new summary
+   ``sum:<session id>@<turns>`` that supersedes the old one. The text: its most central sentences picked by maximal
    marginal relevance (Carbonell & Goldstein 1998) against the session's centroid, in
    conversation order, or the text of a ``summarizer(texts) -> str`` callable. It has an
    ``extracted_from`` edge to every turn of the session and to the session node, so activation
    spreads from the summary to its turns.
 3. **Facts** (``consolidate_fact``): turns of different sessions whose cosine is at least
    ``fact_cosine`` restate one thing; a cluster spanning ``fact_min_sessions`` sessions is
-   promoted to a semantic memory ``fact:<digest of its members>`` tagged ``fact`` (text: its
-   most central turn), with an ``evidence_for`` edge from each member. Being semantic, it decays
+   promoted to a semantic memory ``fact:<digest of its members>`` tagged ``fact`` (text: the
+   sentence of its most central turn nearest the cluster's centroid, with the turn's speaker:
+   one statement, not a whole answer), with an ``evidence_for`` edge from each member. Being semantic, it decays
    with the semantic half-life (``DecayConfig.half_life_s``) instead of the episodic one.
 
 Idempotent: the summary and fact ids are functions of their sources, and what exists already is
-skipped; merged memories are no longer active. A second pass at the same ``now`` writes nothing.
+skipped; merged and superseded memories are no longer active. A second pass at the same ``now`` writes nothing.
 
 References
 ----------
@@ -125,6 +128,21 @@ def _content_set(text: str) -> set[str]:
     m = _SPEAKER.match(text)
     body = text[m.end():] if m else text
     return {w for w in tokenize(body) if len(w) >= 3 and w not in _STOP}
+
+
+def _fact_text(turn: str, member_vecs: np.ndarray, embed: Callable) -> str:
+    """The statement a fact keeps: the sentence of ``turn`` nearest the centroid of its cluster's
+    turn vectors (``member_vecs``, unit float32 rows), with the turn's ``"Speaker: "``; the whole
+    turn when it is one sentence."""
+    m = _SPEAKER.match(turn)
+    who, body = (m.group(1), turn[m.end():]) if m else (None, turn)
+    sents = split_sentences(body)
+    if len(sents) <= 1:
+        return turn
+    centroid = member_vecs.mean(axis=0)
+    svec = np.asarray(embed(sents), np.float32)
+    best = sents[int(np.argmax(svec @ centroid))]
+    return f"{who}: {best}" if who else best
 
 
 def _content_words(text: str) -> int:
@@ -270,12 +288,26 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
                 if other != best:
                     merges.append((best, other))
 
-    # 2. summaries of old sessions
+    # 2. summaries of old sessions (a grown session's summary is superseded by a new one)
+    summary_of: dict[str, int] = {}   # session ext id -> its active summary's nid
+    for nid, tags in tagged.items():
+        if "summary" in tags and recs[nid].get("source"):
+            summary_of[recs[nid]["source"]] = nid
+    refresh: list[tuple[str, int, float]] = []   # (new summary ext id, old summary nid, its event time)
     if embed is not None and cfg.summaries:
         for sid, turns in sessions.items():
             sid_ext = c.ext_ids[sid]
             newest = max(float(c.created_at[t]) for t in turns)
-            if newest > now - cfg.summary_age_s or exists(f"sum:{sid_ext}"):
+            if newest > now - cfg.summary_age_s:
+                continue
+            old = summary_of.get(sid_ext)
+            if old is None:
+                ext = f"sum:{sid_ext}"
+            elif float(c.created_at[old]) < newest:
+                ext = f"sum:{sid_ext}@{len(turns)}"
+            else:
+                continue
+            if exists(ext):
                 continue
             texts = [recs[t]["text"] for t in turns]
             sources = turns
@@ -300,13 +332,15 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
                 text = " ".join(sents[i] for i in picked)
                 if cfg.summary_links == "picked":
                     sources = sorted({owner[i] for i in picked}, key=turns.index)
-            ext = f"sum:{sid_ext}"
+            if old is not None:
+                refresh.append((ext, old, newest))
             items.append({"id": ext, "kind": MemoryKind.SEMANTIC, "text": text, "tags": ["summary"],
                           "created_at": newest, "source": sid_ext})
             edges.append((ext, sid_ext, Relation.EXTRACTED_FROM, 1.0))
             edges.extend((ext, c.ext_ids[t], Relation.EXTRACTED_FROM, 1.0) for t in sources)
             log.append({"action": "consolidate_summary", "namespace": ns, "id": ext,
-                        "reason": f"session {sid_ext}: {len(turns)} turns"})
+                        "reason": f"session {sid_ext}: {len(turns)} turns"
+                                  + (f"; supersedes {c.ext_ids[old]!r}" if old is not None else "")})
 
     # 3. facts restated across sessions
     if embed is not None and cfg.facts and len(session_of) > 1:
@@ -334,7 +368,8 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
                 continue
             gv = tvecs[group]
             centre = members[mmr_select(gv, 1, 1.0)[0]]
-            items.append({"id": ext, "kind": MemoryKind.SEMANTIC, "text": recs[centre]["text"], "tags": ["fact"],
+            items.append({"id": ext, "kind": MemoryKind.SEMANTIC, "text": _fact_text(recs[centre]["text"], gv, embed),
+                          "tags": ["fact"],
                           "created_at": max(float(c.created_at[m]) for m in members), "source": c.ext_ids[centre],
                           "confidence": min(1.0, 0.5 + 0.1 * len({session_of[m] for m in members}))})
             edges.extend((c.ext_ids[m], ext, Relation.EVIDENCE_FOR, 1.0) for m in members)
@@ -354,6 +389,9 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
             a = new_by_ext[s].nid if s in new_by_ext else unit.lookup(ns, s)
             b = new_by_ext[t].nid if t in new_by_ext else unit.lookup(ns, t)
             rows.append((a, b, rel.code, w))
+        for ext, old, valid_from in refresh:   # a grown session's new summary supersedes the old
+            unit.put_record(old, _slots.retire_record(unit.record(old), ext, valid_from, now))
+            rows.append((new_by_ext[ext].nid, old, Relation.SUPERSEDES.code, 1.0))
         for best, other in merges:
             rec = unit.record(other)
             unit.put_record(other, _slots.retire_record(rec, c.ext_ids[best], float(c.valid_from[best]), now))

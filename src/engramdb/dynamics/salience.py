@@ -16,13 +16,31 @@ from ..types import MemoryKind
 from ..write import write_unit
 from ..write.reinforce import HELD, STRUCTURAL_RELATIONS, boosted, initial_t0, next_t0
 
-__all__ = ["HELD", "STRUCTURAL_RELATIONS", "initial_t0", "boosted", "next_t0", "review"]
+__all__ = ["HELD", "STRUCTURAL_RELATIONS", "initial_t0", "boosted", "next_t0", "review", "end_hold"]
+
+
+def end_hold(rec: dict, now: float) -> None:
+    """End a held decision's hold in its record (in place): ``reviewed_at`` becomes ``now`` and its
+    salience decays from ``now`` on. A record already reviewed keeps its first review time.
+
+    Parameters
+    ----------
+    rec : dict
+        A stored decision record.
+    now : float
+        Review time, Unix seconds.
+    """
+    if rec.get("reviewed_at") is None:
+        rec["reviewed_at"] = now
+        if rec["salience_at"] > now:
+            rec["salience_at"] = now
 
 
 def review(state: EngineState, nid: int, now: float) -> float:
     """Mark decision ``nid`` reviewed: its held salience starts decaying from ``now``.
 
-    Reviewing twice keeps the first review time.
+    Reviewing twice keeps the first review time. A review with an outcome is
+    :func:`engramdb.decisions.review_outcome`, which ends the hold the same way.
 
     Parameters
     ----------
@@ -41,13 +59,11 @@ def review(state: EngineState, nid: int, now: float) -> float:
     InvalidInputError
         The memory is not a decision.
     """
-    with write_unit(state, "reviewing a decision", now) as unit:
+    with write_unit(state, "review", now) as unit:
         rec = unit.record(nid)
         if rec["kind"] != MemoryKind.DECISION.value:
             raise InvalidInputError(f"memory {rec['id']!r} is a {rec['kind']} memory; only decisions are reviewed")
         if rec.get("reviewed_at") is None:
-            rec["reviewed_at"] = now
-            if rec["salience_at"] > now:
-                rec["salience_at"] = now
+            end_hold(rec, now)
             unit.put_record(nid, rec)
     return float(state.salience_now(np.array([nid]), now)[0])

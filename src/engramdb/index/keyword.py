@@ -84,8 +84,9 @@ class _Column:
 
 
 #: Version of the tokenizer the postings were built with: a keyword snapshot saved with another
-#: one is rebuilt from the records on open (2: technical tokens kept whole, parts indexed too).
-TOKENIZER_VERSION = 2
+#: one is rebuilt from the records on open (2: technical tokens kept whole, parts indexed too;
+#: 3: auxiliary verb forms are stop words).
+TOKENIZER_VERSION = 3
 
 #: The delta is merged into the segment when it holds more postings than this or than half
 #: the segment (geometric growth keeps the merge cost amortised O(log n) per posting).
@@ -477,11 +478,43 @@ class KeywordIndex:
 
     @classmethod
     def build(cls, docs: Iterable[tuple[int, str]], k1: float = 1.2, b: float = 0.75) -> "KeywordIndex":
-        """An index of ``(nid, text)`` pairs (the rebuild from LMDB records), compacted."""
+        """An index of ``(nid, text)`` pairs (the rebuild from LMDB records), compacted.
+
+        Built in bulk: every text is tokenized once, then the vocabulary, the segment and the
+        forward index are installed with one array operation each. The result equals adding
+        the pairs one by one with :meth:`add` and calling :meth:`compact` (tests check it).
+        """
         idx = cls(k1, b)
+        vocab: dict[str, int] = {}
+        term: list[int] = []
+        nids: list[int] = []
+        tfs: list[int] = []
+        dls: list[float] = []
+        top = -1
         for nid, text in docs:
-            idx.add(nid, text)
-        idx.compact()
+            toks, length = index_terms(text)
+            counts: dict[str, int] = {}
+            for t in toks:
+                counts[t] = counts.get(t, 0) + 1
+            for t, c in counts.items():
+                tid = vocab.get(t)
+                if tid is None:
+                    tid = vocab[t] = len(vocab)
+                term.append(tid)
+                tfs.append(c)
+            nids.extend([nid] * len(counts))
+            dls.extend([float(length)] * len(counts))
+            idx.n_docs += 1
+            idx.total_len += float(length)
+            top = max(top, nid)
+        idx._set_vocabulary(list(vocab))
+        if top >= 0:   # every indexed memory has a forward entry, as add() gives it
+            idx._fwd_off.resize(top + 1)
+            idx._fwd_len.resize(top + 1)
+        t = np.array(term, np.int32)
+        order = np.argsort(t, kind="stable")   # within a term: insertion order, as compact() keeps it
+        idx._set_segment(t[order], np.array(nids, np.int32)[order], np.array(tfs, np.float32)[order],
+                         np.array(dls, np.float32)[order], len(vocab))
         return idx
 
 

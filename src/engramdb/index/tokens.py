@@ -1,9 +1,10 @@
 """Index terms of a text: the tokenizer of the keyword index, used alike for memories and queries.
 
 Words: text is NFKC-normalised, stripped of accents (café = cafe) and case-folded; words are runs
-of letters and digits (``[^\\W_]+``); English stop words of scikit-learn are dropped and the rest
-get Snowball English stems (PyStemmer). Runs of CJK ideographs, kana and hangul become overlapping
-character bigrams (CJK has no spaces between words).
+of letters and digits (``[^\\W_]+``); English stop words of scikit-learn, plus the auxiliary verb
+forms its list lacks (:data:`AUXILIARY_FORMS`), are dropped and the rest get Snowball English
+stems (PyStemmer). Runs of CJK ideographs, kana and hangul become overlapping character bigrams
+(CJK has no spaces between words).
 
 Technical tokens are kept whole and their parts are indexed too, so an exact match of the whole
 token ranks above a memory that shares only a part, and a query by the parts still finds it:
@@ -71,9 +72,13 @@ import Stemmer
 
 from .stopwords import ENGLISH_STOP_WORDS
 
-__all__ = ["index_terms", "tokenize"]
+__all__ = ["AUXILIARY_FORMS", "index_terms", "tokenize"]
 
-_STOP = frozenset(ENGLISH_STOP_WORDS)
+#: Auxiliary verb forms missing from scikit-learn's list (it has "do", "done", "has", "have" but
+#: not these), so the "does"/"did" of a question never decide a keyword match; the contraction
+#: stems ("doesn't" -> "doesn" + "t") too.
+AUXILIARY_FORMS = frozenset({"does", "did", "doing", "having", "doesn", "didn", "shall"})
+_STOP = frozenset(ENGLISH_STOP_WORDS) | AUXILIARY_FORMS
 _stemmer = Stemmer.Stemmer("english")
 _MAX_TOKEN_CHARS = 64
 _CACHE_SIZE = 1 << 14   # about 290 bytes an entry on LoCoMo: under 5 MB

@@ -92,7 +92,8 @@ def allowed_nids(state: EngineState, request: RecallRequest, space) -> np.ndarra
 def _result(ctx: RecallContext, t_start: float) -> tuple[RecallResult, list[int]]:
     hits, nids, gaps, warnings = results.run(ctx)
     return RecallResult(hits, gaps, ctx.mode, ctx.density, time.perf_counter() - t_start,
-                        {"seeds": int(len(ctx.vec_nids)), "activated": int(len(ctx.nodes))}, warnings), nids
+                        {"seeds": int(len(ctx.vec_nids)), "activated": int(len(ctx.nodes)),
+                         "relevance_threshold": float(ctx.request.relevance[1])}, warnings), nids
 
 
 def recall_batch(state: EngineState, requests: list[RecallRequest], *,

@@ -20,7 +20,7 @@ from ..graph.csr import CSRGraph
 from ..index.keyword import KeywordIndex
 from ..index.tokens import index_terms, tokenize
 from ..slots import contradiction_warnings
-from ..types import RELATION_BY_CODE, Gap, Hit, MemoryKind, MemoryState, PathStep, Relation
+from ..types import RELATION_BY_CODE, Gap, Hit, MemoryKind, MemoryState, PathStep, Relation, decision_outcome
 from .context import RecallContext
 from .ranking import ranked
 
@@ -53,7 +53,8 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                             similarity=sim_of.get(nid), path=path_of(nid, ctx.parent, pos, csr,
                                                                      req.config.rel_mult, state.cols.ext_ids),
                             source=rec["source"], tags=tuple(rec["tags"]), created_at=rec["created_at"],
-                            confidence=rec["confidence"], state=MemoryState(rec["state"])))
+                            confidence=rec["confidence"], state=MemoryState(rec["state"]),
+                            outcome=decision_outcome(rec)))
             hit_nids.append(nid)
             if len(hits) >= k:
                 break

@@ -232,11 +232,11 @@ class EngineState:
                 raise StoreCorruptedError(f"keyword index snapshot: {exc}") from exc
             self.kw_gen = self.mem_gen
             return out
-        out: dict[str, KeywordIndex] = {}
-        for nid, rec in self.store.iter_records(txn):   # a crash after writes: rebuild
-            out.setdefault(rec["namespace"], KeywordIndex()).add(nid, rec["text"])
+        docs: dict[str, list[tuple[int, str]]] = {}   # a crash after writes, or a new tokenizer: rebuild
+        for nid, rec in self.store.iter_records(txn):
+            docs.setdefault(rec["namespace"], []).append((nid, rec["text"]))
         self.kw_gen = -1
-        return out
+        return {name: KeywordIndex.build(pairs) for name, pairs in docs.items()}
 
     def _load_or_rebuild_index(self, sp: Namespace) -> HnswIndex:
         nids = np.flatnonzero(self.cols.in_namespace(sp.code))

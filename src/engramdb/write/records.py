@@ -305,7 +305,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared],
     by_nid = {p.nid: p for p in prepared}
     edges = []
     for p in prepared:
-        if p.subject is not None or p.state is not MemoryState.ACTIVE:
+        if p.subject is not None or p.state is not MemoryState.ACTIVE or _not_a_fact(p.kind.value, p.extra):
             continue
         for lab, c in near.get(p.nid, []):
             if c < lc.conflict_cosine:
@@ -313,11 +313,12 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared],
             q = by_nid.get(lab)
             rec = None if q is not None else unit.record(lab)
             if q is not None:
-                if q.subject is not None or q.state is not MemoryState.ACTIVE:
+                if q.subject is not None or q.state is not MemoryState.ACTIVE or _not_a_fact(q.kind.value, q.extra):
                     continue
                 text, valid_from = q.text, q.valid_from
             else:
-                if rec is None or rec["state"] != MemoryState.ACTIVE.value or rec.get("subject") is not None:
+                if (rec is None or rec["state"] != MemoryState.ACTIVE.value or rec.get("subject") is not None
+                        or _not_a_fact(rec["kind"], rec)):
                     continue
                 text, valid_from = rec["text"], rec.get("valid_from", rec["created_at"])
             if conflict(p.text, text) is None:
@@ -333,3 +334,10 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared],
             else:
                 edges.append((p.nid, lab, Relation.CONTRADICTS.code, 1.0))
     return edges
+
+
+def _not_a_fact(kind: str, fields: dict | None) -> bool:
+    """Decisions and their outcomes (``engramdb.decisions``) are choices and events, not
+    statements of fact: two decisions that differ in a number are two forecasts, both scored by
+    calibration, so conflict detection neither supersedes nor contradicts them."""
+    return kind == MemoryKind.DECISION.value or (fields is not None and "outcome_of" in fields)
