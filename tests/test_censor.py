@@ -314,3 +314,32 @@ def test_the_outcome_memory_of_a_hidden_decision_is_hidden_with_it(mem):
     assert not any("Alfama" in m.text or m.id.startswith("choice") for m in shown)
     assert "Alfama" not in mem.context("Where did we stay in Lisbon?").text
     assert mem.calibration().n_reviewed == 0
+
+
+def test_rules_added_one_by_one_give_the_verdicts_of_a_fresh_evaluation(tmp_store):
+    """Adding a rule evaluates only that rule per record; reopening evaluates them all: equal."""
+    words = ["river", "lamp", "orbit", "pepper", "violin"]
+    with engramdb.open(tmp_store, embedder="hashing", dim=64) as m:
+        for i in range(40):
+            m.add(f"note {i} " + " ".join(words[j] for j in range(5) if (i >> j) & 1), id=f"n{i}",
+                  tags=["odd"] if i % 2 else [], kind="semantic" if i % 3 else "episodic")
+        m.censor(pattern="river", action="warn", reason="w1", id="w1")
+        m.censor(tag="odd", action="block", id="b1")
+        m.censor(pattern="lamp", action="absolute", id="a1")
+        m.censor(kind="episodic", action="warn", reason="w2", id="w2")
+        m.censor(pattern="orbit|violin", action="block", id="b2")
+
+        def view(e):
+            out = {}
+            for i in range(40):
+                try:
+                    out[i] = ("shown", e.get(f"n{i}").censor_notes)
+                except engramdb.MemoryBlockedError as exc:
+                    out[i] = ("hidden", exc.rule_id)
+            return out
+        incremental = view(m)
+    with engramdb.open(tmp_store) as m:
+        assert view(m) == incremental
+    assert incremental[1] == ("hidden", "b1") and incremental[2] == ("hidden", "a1")   # absolute ranks first
+    assert incremental[3] == ("hidden", "a1") and incremental[4] == ("hidden", "b2")
+    assert incremental[0] == ("shown", (engramdb.types.CensorNote("w2", "w2"),))

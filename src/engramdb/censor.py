@@ -300,6 +300,7 @@ class CensorState:
         self._by_nid: dict[int, tuple[str, str, str]] = {}       # nid -> (rule, namespace, id)
         self._lock = threading.Lock()   # counters: concurrent readers
         self._cols: Any = None
+        self._order: list[CensorRule] | None = None   # rules in verdict order (cached)
 
     # -- rules ---------------------------------------------------------------------------
     @property
@@ -317,17 +318,20 @@ class CensorState:
             loaded[rule.id] = rule
         self.rules = {**loaded, **kept}
         self._regex = {}
+        self._order = None
         self.gen = int(gen)
 
     def install(self, rule: CensorRule) -> None:
         """Add (or replace) ``rule`` in memory; the caller re-evaluates the memories."""
         self.rules[rule.id] = rule
         self._regex.pop(rule.id, None)
+        self._order = None
 
     def uninstall(self, rule_id: str) -> None:
         """Drop rule ``rule_id`` from memory; the caller re-evaluates the memories."""
         self.rules.pop(rule_id, None)
         self._regex.pop(rule_id, None)
+        self._order = None
 
     def listing(self, namespace: str | None = None) -> list[CensorRule]:
         """The rules (with their hit counts), oldest first; with ``namespace``, those applying there
@@ -352,8 +356,8 @@ class CensorState:
             return False
         if rule.pattern is not None:
             rx = self._compiled(rule)
-            texts = [rec["text"], *(v.get("text") or "" for v in rec.get("versions") or ())]
-            if not any(rx.search(t) for t in texts):
+            if rx.search(rec["text"]) is None and not any(
+                    rx.search(v.get("text") or "") for v in rec.get("versions") or ()):
                 return False
         if rule.match is not None:
             try:
@@ -375,7 +379,9 @@ class CensorState:
             if not cached:
                 cached.append(_memory_of(rec))
             return cached[0]
-        order = sorted(self.rules.values(), key=lambda r: (_RANK[r.action], r.created_at, r.id))
+        order = self._order
+        if order is None:
+            order = self._order = sorted(self.rules.values(), key=_verdict_order)
         hider = None
         warns = []
         for rule in order:
@@ -406,6 +412,39 @@ class CensorState:
             for nid, rec in records:
                 self.on_record(nid, rec)
         self.version += 1
+
+    def add_verdicts(self, cols: Any, rule: CensorRule, records: Iterable[tuple[int, dict]]) -> None:
+        """Apply the newly installed ``rule`` to every record (``(nid, record)`` pairs, in nid
+        order): one rule evaluated per record instead of all of them (:meth:`rebuild`), with the
+        same result."""
+        self.attach(cols)
+        note = CensorNote(rule.id, rule.reason)
+        for nid, rec in records:
+            key = (rec["namespace"], rec["id"])
+            cached: list[Memory] = []
+
+            def memory(rec=rec, cached=cached) -> Memory:
+                if not cached:
+                    cached.append(_memory_of(rec))
+                return cached[0]
+            if self._matches(rule, rec, memory):
+                if not rule.hides:
+                    self._notes[key] = (*self._notes.get(key, ()), note)
+                    continue
+                cur = self._blocked_by.get(key)
+                if cur is None or _verdict_order(rule) < _verdict_order(self.rules[cur]):
+                    self._hide(nid, key, rule.id, cols)
+                continue
+            parent = rec.get("outcome_of")
+            if key not in self._blocked_by and parent is not None and (key[0], parent) in self._blocked_by:
+                self._hide(nid, key, self._blocked_by[(key[0], parent)], cols)
+        self.version += 1
+
+    def _hide(self, nid: int, key: tuple[str, str], rule_id: str, cols: Any) -> None:
+        self._blocked_by[key] = rule_id
+        self._by_nid[nid] = (rule_id, key[0], key[1])
+        if nid < len(cols.blocked):
+            cols.blocked[nid] = True
 
     def on_record(self, nid: int, rec: dict) -> None:
         """The verdict on one (new or changed) record, into ``blocked`` and the notes."""
@@ -547,6 +586,11 @@ class CensorState:
 
 
 _RANK = {CensorAction.ABSOLUTE: 0, CensorAction.BLOCK: 1, CensorAction.WARN: 2}
+
+
+def _verdict_order(rule: CensorRule) -> tuple:
+    """Absolute rules first, then block, then warn; older rules first."""
+    return (_RANK[rule.action], rule.created_at, rule.id)
 _KINDS = frozenset(k.value for k in MemoryKind)
 
 

@@ -1642,7 +1642,7 @@ class Engram:
             add_rule(state, rule, now)
         else:
             state.censor.install(rule)
-            state.recensor()
+            state.recensor(added=rule)
         return rule
 
     def censors(self, *, namespace: str | None = None) -> list["CensorRule"]:

@@ -312,10 +312,14 @@ class EngineState:
         return (get(txn, "next_nid", 0) != self.next_nid or get(txn, "delta_seq", 0) != self.delta_seq
                 or get(txn, "mem_gen", 0) != self.mem_gen or get(txn, _CENSOR_GEN, 0) != self.censor.gen)
 
-    def recensor(self) -> None:
-        """Evaluate the censor rules on every record anew (after a rule was added or removed)."""
+    def recensor(self, added: Any = None) -> None:
+        """Evaluate the censor rules on every record anew (after a rule was removed), or only the
+        rule just ``added`` (a ``CensorRule`` already installed)."""
         with self.store.read("evaluating censor rules") as txn:
-            self.censor.rebuild(self.cols, self.store.iter_records(txn) if self.censor.active else ())
+            if added is not None:
+                self.censor.add_verdicts(self.cols, added, self.store.iter_records(txn))
+            else:
+                self.censor.rebuild(self.cols, self.store.iter_records(txn) if self.censor.active else ())
 
     def check_not_changed_elsewhere(self, txn) -> None:
         """Refuse to write over changes another process made behind these caches.

@@ -40,7 +40,7 @@ def add_rule(state: EngineState, rule: CensorRule, now: float) -> None:
             state.censor.install(rule)
             state.censor.gen = gen
         unit.after(apply)
-    state.recensor()
+    state.recensor(added=rule)
 
 
 def remove_rule(state: EngineState, rule_id: str, now: float) -> None:
