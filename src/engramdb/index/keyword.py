@@ -350,17 +350,10 @@ class KeywordIndex:
                          float(prf_weight))
 
     def _run(self, q_terms, q_weight, allowed, k, prf_docs, prf_terms, prf_weight):
-        """The kernel, asked for k + 1 hits: when the k-th and the next tie, the tie is cut as
-        the engine always cut it (:func:`_cut_as_before`), so recall results do not change."""
+        """One kernel call; memories tied at rank k are kept smaller node id first (the kernel's
+        top-k rule), so no second pass over every scored memory is needed."""
         kernel, post, mask = _kernel(), self.postings(), self._mask(allowed)
-        nids, scores = kernel(post, q_terms, q_weight, mask, k + 1, prf_docs, prf_terms, prf_weight)
-        if len(nids) <= k:
-            return nids, scores
-        if scores[k] != scores[k - 1]:
-            return nids[:k], scores[:k]
-        _n, _s, all_nids, all_scores = kernel(post, q_terms, q_weight, mask, k + 1, prf_docs, prf_terms,
-                                              prf_weight, True)
-        return _cut_as_before(all_nids, all_scores, k)
+        return kernel(post, q_terms, q_weight, mask, k, prf_docs, prf_terms, prf_weight)
 
     def term_stats(self, nids, terms: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """How often each of ``terms`` occurs in each memory, read off the forward index (no
@@ -516,21 +509,6 @@ class KeywordIndex:
         idx._set_segment(t[order], np.array(nids, np.int32)[order], np.array(tfs, np.float32)[order],
                          np.array(dls, np.float32)[order], len(vocab))
         return idx
-
-
-def _cut_as_before(nids: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The k best of every scored memory, cut as the keyword index did before the native
-    kernel: NumPy's ``argpartition`` over the memories in node-id order picks which of the
-    memories tied at rank k stay (an arbitrary but fixed choice), then score descending and
-    node id ascending. Only queries with a tie across rank k come here."""
-    order = np.argsort(nids, kind="stable")
-    uniq, score = nids[order], scores[order]
-    if len(uniq) > k:
-        top = np.argpartition(-score, k - 1)[:k]
-        top = top[np.lexsort((uniq[top], -score[top]))]
-    else:
-        top = np.lexsort((uniq, -score))
-    return uniq[top].astype(np.int64), score[top].astype(np.float32)
 
 
 def _kernel():
