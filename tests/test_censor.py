@@ -343,3 +343,17 @@ def test_rules_added_one_by_one_give_the_verdicts_of_a_fresh_evaluation(tmp_stor
     assert incremental[1] == ("hidden", "b1") and incremental[2] == ("hidden", "a1")   # absolute ranks first
     assert incremental[3] == ("hidden", "a1") and incremental[4] == ("hidden", "b2")
     assert incremental[0] == ("shown", (engramdb.types.CensorNote("w2", "w2"),))
+
+
+def test_a_hidden_memory_feeds_no_keyword_feedback(tmp_store):
+    """Pseudo-relevance feedback takes terms from the first keyword hits; a hidden memory's terms
+    must not pull in memories that only they lead to ("quokka" below)."""
+    with engramdb.open(tmp_store, embedder="hashing", dim=64) as m:
+        m.add("alpha quokka quokka quokka quokka", id="hidden")
+        m.add("quokka", id="only-through-feedback")
+        m.add("alpha beta gamma", id="direct")
+        for i in range(20):
+            m.add(f"filler note number {i} delta", id=f"f{i}")
+        assert "only-through-feedback" in ids(m.recall("alpha", k=5, reinforce=False))
+        m.censor(pattern="^alpha quokka")
+        assert ids(m.recall("alpha", k=5, reinforce=False)) == ["direct"]

@@ -22,7 +22,8 @@ Action (:class:`CensorAction`):
   ``Engram.context`` marks its line;
 - ``block``: the memory never leaves the engine through a read verb (nor does the outcome memory
   of a hidden decision, which quotes it: ``Engram.review``). It is treated as an
-  erased memory on the read side: no recall seed, no node of spreading activation (its edges are
+  erased memory on the read side: no recall seed (nor a source of pseudo-relevance feedback
+  terms: the keyword leg runs again over the visible memories), no node of spreading activation (its edges are
   cut in the recall graph, so activation does not pass *through* it either, and it never
   appears inside another hit's path), no hit, no query / slot / profile answer, no context
   line, no edge of another memory, no export row, no dynamics log entry naming it; ``get``,

@@ -59,9 +59,12 @@ def run(ctx: RecallContext) -> None:
     ctx.vec_nids, ctx.vec_cos = labels[keep], cos[keep]
     if req.query is not None and cfg.w_keyword > 0:
         ctx.kw_nids, ctx.kw_score = keyword_leg(ctx.space.keyword, req.query, cfg, allowed)
-        if cols.censor is not None:
-            shown = _uncensored(cols, ctx.kw_nids, np.ones(len(ctx.kw_nids), bool))
-            ctx.kw_nids, ctx.kw_score = ctx.kw_nids[shown], ctx.kw_score[shown]
+        if cols.censor is not None and cols.blocked[ctx.kw_nids].any():
+            # a hidden memory was among the keyword hits: run the leg again over the visible
+            # memories only, so its terms feed no pseudo-relevance feedback either
+            cols.censor.kept_out(ctx.kw_nids[cols.blocked[ctx.kw_nids]])
+            visible = np.flatnonzero(cols.in_namespace(ctx.space.code) & ~cols.blocked[: cols.n])
+            ctx.kw_nids, ctx.kw_score = keyword_leg(ctx.space.keyword, req.query, cfg, visible)
     ctx.seeds, ctx.base, ctx.seed_cos = fuse(ctx.vec_nids, ctx.vec_cos, ctx.kw_nids, ctx.kw_score,
                                              lambda nids: ctx.state.vectors(nids, ctx.space) @ req.vector, cfg)
     ctx.windows = time_windows(ctx)
