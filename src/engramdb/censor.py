@@ -23,7 +23,7 @@ Action (:class:`CensorAction`):
 - ``block``: the memory never leaves the engine through a read verb (nor does the outcome memory
   of a hidden decision, which quotes it: ``Engram.review``). It is treated as an
   erased memory on the read side: no recall seed (nor a source of pseudo-relevance feedback
-  terms: the keyword leg runs again over the visible memories), no node of spreading activation (its edges are
+  terms: the keyword leg scores the visible memories only), no node of spreading activation (its edges are
   cut in the recall graph, so activation does not pass *through* it either, and it never
   appears inside another hit's path), no hit, no query / slot / profile answer, no context
   line, no edge of another memory, no export row, no dynamics log entry naming it; ``get``,
@@ -302,6 +302,7 @@ class CensorState:
         self._lock = threading.Lock()   # counters: concurrent readers
         self._cols: Any = None
         self._order: list[CensorRule] | None = None   # rules in verdict order (cached)
+        self._visible: dict[int, tuple] = {}               # namespace code -> (key, visible nids)
 
     # -- rules ---------------------------------------------------------------------------
     @property
@@ -467,6 +468,22 @@ class CensorState:
             cols.blocked[nid] = hider is not None
         if was != (None if hider is None else hider.id):
             self.version += 1
+
+    def visible(self, cols: Any, ns_code: int, mem_gen: int) -> np.ndarray | None:
+        """The live nids (int64, sorted) of namespace ``ns_code`` that no rule hides, or None when
+        none is hidden there; cached until the verdicts or the records change (``mem_gen``)."""
+        key = (ns_code, self.version, mem_gen, cols.n)
+        cache = self._visible
+        hit = cache.get(ns_code)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        live = cols.in_namespace(ns_code)
+        hidden = live & cols.blocked[: cols.n]
+        out = np.flatnonzero(live & ~hidden) if hidden.any() else None
+        if len(cache) > 64:
+            cache.clear()
+        cache[ns_code] = (key, out)
+        return out
 
     @property
     def any_blocked(self) -> bool:

@@ -58,13 +58,11 @@ def run(ctx: RecallContext) -> None:
         keep = _uncensored(cols, labels, keep)
     ctx.vec_nids, ctx.vec_cos = labels[keep], cos[keep]
     if req.query is not None and cfg.w_keyword > 0:
+        if allowed is None and cols.censor is not None:
+            # a namespace with hidden memories: the keyword leg scores its visible ones only, so
+            # a hidden memory's terms feed no pseudo-relevance feedback either
+            allowed = cols.censor.visible(cols, ctx.space.code, ctx.state.mem_gen)
         ctx.kw_nids, ctx.kw_score = keyword_leg(ctx.space.keyword, req.query, cfg, allowed)
-        if cols.censor is not None and cols.blocked[ctx.kw_nids].any():
-            # a hidden memory was among the keyword hits: run the leg again over the visible
-            # memories only, so its terms feed no pseudo-relevance feedback either
-            cols.censor.kept_out(ctx.kw_nids[cols.blocked[ctx.kw_nids]])
-            visible = np.flatnonzero(cols.in_namespace(ctx.space.code) & ~cols.blocked[: cols.n])
-            ctx.kw_nids, ctx.kw_score = keyword_leg(ctx.space.keyword, req.query, cfg, visible)
     ctx.seeds, ctx.base, ctx.seed_cos = fuse(ctx.vec_nids, ctx.vec_cos, ctx.kw_nids, ctx.kw_score,
                                              lambda nids: ctx.state.vectors(nids, ctx.space) @ req.vector, cfg)
     ctx.windows = time_windows(ctx)
