@@ -109,7 +109,7 @@ def main(argv=None) -> int:
         finally:
             eng.close()
         t = time.perf_counter()
-        with engramdb.open(store) as eng2:
+        with engramdb.open(store):
             open_s["10 rules"] = time.perf_counter() - t
     med = {c: statistics.median(v) for c, v in runs.items()}
     p95 = {c: float(np.percentile(v, 95)) for c, v in pooled.items()}

@@ -14,7 +14,6 @@ import re
 
 import numpy as np
 import pyarrow.parquet as pq
-import pytest
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
 import engramdb

@@ -37,10 +37,10 @@ Action (:class:`CensorAction`):
   on the new wording), ``import_from`` and the memories ``consolidate`` would write.
 
 A rule added after memories exist applies to them at once: the engine keeps, beside its column
-arrays, a per-memory ``blocked`` flag and the ``warn`` notes, evaluated for every record when a
-rule changes or the store is opened, and for each record a committed write changes. Evaluation
-needs the records (text, tags), so adding a rule, and opening a store that has rules, reads
-every record once.
+arrays, a per-memory ``blocked`` flag and the ``warn`` notes, evaluated for each record a
+committed write changes; adding a rule evaluates that rule on every record, removing one and
+opening a store that has rules evaluate all of them on every record (evaluation needs the
+records' text and tags, so each of these reads every record once).
 
 Every censor hit is logged on the :mod:`logging` logger ``engramdb.censor`` (INFO; the rule id,
 its action, the verb and the memory's namespace and id, never its text) and counted per rule:
