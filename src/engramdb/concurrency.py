@@ -11,12 +11,17 @@
    (``os.register_at_fork``) takes every open engine's lock just before ``fork()``, so no
    transaction of any thread is in flight in the copied memory.
 2. holds the engine's readers-writer lock (:class:`~engramdb.rwlock.RWLock`): the reading verbs
-   (the class's ``READ_VERBS``) share it, so readers never wait for readers, and every other
-   verb holds it alone, so a writer blocks readers only while it runs (its caches change only
-   after its commit, never under a reader). A reading verb that would write after all (a
-   recall asked to reinforce its hits: ``READ_VERBS[name]`` names that argument) takes it
-   alone. Work arrays are per thread, and the native stages (hnswlib, the kernels) release
-   the GIL, so two threads recall in parallel where they leave Python.
+   (the class's ``READ_VERBS``) share it, so readers never wait for readers. A writing verb
+   holds it in update mode: beside the readers while it validates, embeds and plans, alone
+   among writers; each of its write units (:func:`engramdb.write.write_unit`: the LMDB
+   transaction, the index insertions and the cache changes after the commit) upgrades it to
+   write, so a writer blocks readers only for its commits, and a reader never sees a cache
+   half changed. The verbs in ``EXCLUSIVE_VERBS`` (which change caches outside a write unit:
+   flush, close, ...) hold it alone from start to end, and so does every verb of a read-only
+   engine that must reload its caches first. A reading verb that would write after all (a
+   recall asked to reinforce its hits: ``READ_VERBS[name]`` names that argument) is a writing
+   verb for that call. Work arrays are per thread, and the native stages (hnswlib, the
+   kernels) release the GIL, so two threads recall in parallel where they leave Python.
 3. for a read-only engine, reloads the caches (alone) when another process committed since
    the last call (three meta reads per call): a reader process sees every commit made before
    its call started.
@@ -62,7 +67,15 @@ def _after_fork_in_parent() -> None:
 def _after_fork_in_child() -> None:
     _HELD.clear()
     for eng in list(_ENGINES):
-        eng._lock = RWLock()
+        new_lock(eng)
+
+
+def new_lock(eng: Any) -> None:
+    """Give ``eng`` a fresh lock, shared with its state (whose write units upgrade it)."""
+    eng._lock = RWLock()
+    state = getattr(eng, "_state", None)
+    if state is not None:
+        state.lock = eng._lock
 
 
 if hasattr(os, "register_at_fork"):
@@ -74,16 +87,18 @@ def guarded(cls: type) -> type:
     """Class decorator: wrap every public method of ``cls`` with :func:`_guard` (see module doc)
     and register each new instance for the fork hook. ``cls.READ_VERBS`` maps each reading
     verb to None, or to the name of its argument that makes it write (``reinforce``: true, or
-    None with ``DecayConfig.reinforce_on_recall`` on)."""
+    None with ``DecayConfig.reinforce_on_recall`` on); ``EXCLUSIVE_VERBS`` (read off the
+    instance at each call) names the writing verbs that hold the lock alone for their whole run."""
     reads = getattr(cls, "READ_VERBS", {})
     for name, fn in list(vars(cls).items()):
         if not name.startswith("_") and inspect.isfunction(fn):
-            setattr(cls, name, _guard(fn, name in reads, reads.get(name)))
+            setattr(cls, name, _guard(fn, name in reads, reads.get(name), name))
     init = cls.__init__
 
     @functools.wraps(init)
     def __init__(self, *args, **kwargs):
         init(self, *args, **kwargs)
+        new_lock(self)
         _ENGINES.add(self)
     cls.__init__ = __init__
     return cls
@@ -105,7 +120,7 @@ def retries_map_growth(fn: Callable) -> Callable:
     return call
 
 
-def _guard(fn: Callable, reads: bool = False, writes_if: str | None = None) -> Callable:
+def _guard(fn: Callable, reads: bool = False, writes_if: str | None = None, name: str = "") -> Callable:
     verb = fn.__name__
 
     @functools.wraps(fn)
@@ -129,9 +144,12 @@ def _guard(fn: Callable, reads: bool = False, writes_if: str | None = None) -> C
                         _refresh_if_changed(self)
             with lock.read():
                 return _retrying(fn, self, args, kwargs)
-        with lock.write():
-            if self.readonly and not self._closed:
-                _refresh_if_changed(self)
+        if self.readonly or name in self.EXCLUSIVE_VERBS:
+            with lock.write():
+                if self.readonly and not self._closed:
+                    _refresh_if_changed(self)
+                return _retrying(fn, self, args, kwargs)
+        with lock.update():   # beside readers; each write unit upgrades to write for its commit
             return _retrying(fn, self, args, kwargs)
     return call
 
@@ -160,7 +178,7 @@ def _changed_elsewhere(eng: Any) -> bool:
 
 def _after_fork(eng: Any) -> None:
     """In a forked child: a fresh lock and a read-only LMDB handle of its own."""
-    eng._lock = RWLock()   # the parent's may have been held by a thread that is gone
+    new_lock(eng)   # the parent's may have been held by a thread that is gone
     eng._forked_from, eng._pid = eng._pid, os.getpid()
     if eng._closed:
         return

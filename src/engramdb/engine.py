@@ -79,6 +79,12 @@ class Engram:
                   "history": None, "query": None, "current": None, "profile": None, "context": None,
                   "stats": None, "dynamics_log": None, "export": None, "calibration": None,
                   "recall": "reinforce", "recall_batch": "reinforce", "censors": None}
+    #: The writing verbs that hold the engine's lock alone from start to end (they change caches
+    #: outside a write unit); every other writing verb shares it with readers until its commits.
+    #: An instance may add verbs (benchmarks/bench_writer_blocking.py does, for its baseline).
+    #: ``censor`` / ``remove_censor`` re-evaluate every memory's verdict after their commit.
+    EXCLUSIVE_VERBS = frozenset({"flush", "close", "compact", "drop_namespace", "import_from", "censor",
+                                 "remove_censor"})
 
     def __init__(self, store: LmdbStore, *, dim: int, embedder: Any, config: EngramConfig,
                  readonly: bool = False):
@@ -88,7 +94,7 @@ class Engram:
         self.readonly = readonly
         self.trace: list | None = None
         self._closed = False
-        self._lock = RWLock()                # see concurrency.guarded
+        self._lock = RWLock()                # see concurrency.guarded (shared with the state)
         self._pid = os.getpid()
         self._state = EngineState(store, dim=self.dim, config=config, readonly=readonly)
 

@@ -1,13 +1,20 @@
-"""A readers-writer lock: many readers at once, or one writer.
+"""A readers-writer lock with an update mode: many readers and at most one updater at once, or
+one writer.
 
 Used around the engine's verbs (:mod:`engramdb.concurrency`) and inside each vector index
 (:mod:`engramdb.index.hnsw`). Writer-preferring: once a writer waits, new readers queue behind
 it, so a stream of recalls cannot starve a write (Courtois, Heymans & Parnas, "Concurrent
 control with readers and writers", CACM 1971, second problem).
 
-Both sides are re-entrant for their thread: a writer may take the lock again, for reading or
-writing; a reader may take it again for reading. A reader that asks to write would wait for
-itself forever, so it gets a :class:`RuntimeError` instead.
+The update mode (the U lock of database lock managers: Gray & Reuter, "Transaction
+Processing", 1993, section 7.8) is for a writer that first prepares (validates, embeds, plans)
+and then commits: it shares the lock with readers while it prepares, and only its commit takes
+the lock for writing, an upgrade that waits for the readers in flight and holds back new ones.
+Only one thread holds the update mode at a time, so two upgrades never wait for each other.
+
+Every mode is re-entrant for its thread: a writer may take the lock again in any mode; an
+updater may read, update again or write (the upgrade); a reader may read again. A reader that
+asks to update or write would wait for itself forever, so it gets a :class:`RuntimeError`.
 """
 from __future__ import annotations
 
@@ -27,12 +34,17 @@ class RWLock:
         self._writer: int | None = None
         self._depth = 0
         self._waiting = 0
+        self._updater: int | None = None
+        self._udepth = 0   # the updater's own update and read depth
 
     def acquire_read(self) -> None:
         me = threading.get_ident()
         with self._cond:
             if self._writer == me:
                 self._depth += 1
+                return
+            if self._updater == me:   # an updater reads what it holds
+                self._udepth += 1
                 return
             if me in self._readers:   # re-entrant: never queue behind a waiting writer
                 self._readers[me] += 1
@@ -47,6 +59,9 @@ class RWLock:
             if self._writer == me:
                 self._depth -= 1
                 return
+            if self._updater == me:
+                self._udepth -= 1
+                return
             depth = self._readers[me] - 1
             if depth:
                 self._readers[me] = depth
@@ -56,7 +71,8 @@ class RWLock:
                     self._cond.notify_all()
 
     def acquire_write(self) -> None:
-        """Raises RuntimeError when this thread holds the lock for reading."""
+        """Raises RuntimeError when this thread holds the lock for reading. From the update mode
+        this is the upgrade: it waits only for the readers."""
         me = threading.get_ident()
         with self._cond:
             if self._writer == me:
@@ -64,9 +80,10 @@ class RWLock:
                 return
             if me in self._readers:
                 raise RuntimeError("a reader cannot take the lock for writing (it would wait for itself)")
+            upgrade = self._updater == me
             self._waiting += 1
             try:
-                while self._writer is not None or self._readers:
+                while self._writer is not None or self._readers or (not upgrade and self._updater is not None):
                     self._cond.wait()
             finally:
                 self._waiting -= 1
@@ -79,10 +96,39 @@ class RWLock:
                 self._writer = None
                 self._cond.notify_all()
 
-    def held(self) -> bool:
-        """Whether this thread holds the lock (either side)."""
+    def acquire_update(self) -> None:
+        """Share the lock with readers, alone among updaters and writers; see the module docstring.
+
+        Raises RuntimeError when this thread holds the lock for reading."""
         me = threading.get_ident()
-        return self._writer == me or me in self._readers
+        with self._cond:
+            if self._writer == me:
+                self._depth += 1
+                return
+            if self._updater == me:
+                self._udepth += 1
+                return
+            if me in self._readers:
+                raise RuntimeError("a reader cannot take the lock for updating (it would wait for itself)")
+            while self._writer is not None or self._updater is not None or self._waiting:
+                self._cond.wait()
+            self._updater, self._udepth = me, 1
+
+    def release_update(self) -> None:
+        me = threading.get_ident()
+        with self._cond:
+            if self._writer == me:
+                self._depth -= 1
+                return
+            self._udepth -= 1
+            if not self._udepth:
+                self._updater = None
+                self._cond.notify_all()
+
+    def held(self) -> bool:
+        """Whether this thread holds the lock (any mode)."""
+        me = threading.get_ident()
+        return self._writer == me or self._updater == me or me in self._readers
 
     # a plain lock's interface, as the writer side (fork hooks take it like a Lock)
     acquire = acquire_write
@@ -96,6 +142,15 @@ class RWLock:
             yield
         finally:
             self.release_read()
+
+    @contextmanager
+    def update(self) -> Iterator[None]:
+        """``with lock.update():`` beside readers; ``lock.write()`` inside it upgrades."""
+        self.acquire_update()
+        try:
+            yield
+        finally:
+            self.release_update()
 
     @contextmanager
     def write(self) -> Iterator[None]:

@@ -69,6 +69,9 @@ class EngineState:
         thread: concurrent readers never share a work array.
     censor : CensorState
         The censor rules and their verdict on each memory (:mod:`engramdb.censor`).
+    lock : RWLock or None
+        The engine's lock (:mod:`engramdb.concurrency`), set by the engine; each write unit
+        holds it for writing, so readers wait only for commits.
     """
 
     def __init__(self, store: LmdbStore, *, dim: int, config: EngramConfig, readonly: bool = False):
@@ -88,6 +91,7 @@ class EngineState:
         self.cols_gen = -1
         self.kw_gen = -1
         self._local = threading.local()
+        self.lock = None
         self._rescore = registry.get("rescore_salience")
         self.censor = CensorState()
         self._censored_csr: tuple | None = None

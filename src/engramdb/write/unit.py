@@ -14,7 +14,7 @@ exactly as it was. Use it as ``with write_unit(state, "adding memories") as unit
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -402,7 +402,8 @@ class WriteUnit:
 
 @contextmanager
 def write_unit(state: EngineState, what: str, now: float) -> Iterator[WriteUnit]:
-    """Open a :class:`WriteUnit` for one mutation (see the module docstring).
+    """Open a :class:`WriteUnit` for one mutation (see the module docstring), holding the engine's
+    lock (``state.lock``) for writing from the transaction to the cache changes.
 
     Parameters
     ----------
@@ -421,20 +422,22 @@ def write_unit(state: EngineState, what: str, now: float) -> Iterator[WriteUnit]
         engine's guard runs the verb again.
     StoreFullError, StoreError
     """
-    unit = WriteUnit(state, now)
-    try:
-        with state.store.write(what) as txn:
-            unit.txn = txn
-            state.check_not_changed_elsewhere(txn)
-            yield unit
-            unit._finish_in_txn()
-    except BaseException:
-        unit._rollback()
-        raise
-    unit.txn = None
-    unit._apply()
-    if state.delta_size >= state.config.store.snapshot_every:
-        retries_map_growth(state.save_graph_snapshot)()
+    lock = getattr(state, "lock", None)   # the engine's: readers wait only for this block
+    with lock.write() if lock is not None else nullcontext():
+        unit = WriteUnit(state, now)
+        try:
+            with state.store.write(what) as txn:
+                unit.txn = txn
+                state.check_not_changed_elsewhere(txn)
+                yield unit
+                unit._finish_in_txn()
+        except BaseException:
+            unit._rollback()
+            raise
+        unit.txn = None
+        unit._apply()
+        if state.delta_size >= state.config.store.snapshot_every:
+            retries_map_growth(state.save_graph_snapshot)()
 
 
 _SUPERSEDES = Relation.SUPERSEDES.code
