@@ -357,3 +357,23 @@ def test_a_hidden_memory_feeds_no_keyword_feedback(tmp_store):
         assert "only-through-feedback" in ids(m.recall("alpha", k=5, reinforce=False))
         m.censor(pattern="^alpha quokka")
         assert ids(m.recall("alpha", k=5, reinforce=False)) == ["direct"]
+
+
+def test_rule_changes_are_ledgered_and_hidden_ids_are_not_shown(tmp_store):
+    with engramdb.open(tmp_store, embedder="hashing", dim=64) as m:
+        m.add(CODE, id="code")
+        m.add("Lisbon is sunny in May.", id="weather")
+        with m.acting_as("privacy-officer"):
+            m.censor(pattern="QX7Z9M", id="r1", reason="codes")
+            m.remove_censor("r1")
+            m.censor(pattern="QX7Z9M", id="r2")
+        entries = m.ledger()
+        changes = [(e.verb, e.actor) for e in entries if e.verb.startswith("censor")]
+        assert changes == [("censor_add", "privacy-officer"), ("censor_remove", "privacy-officer"),
+                           ("censor_add", "privacy-officer")]
+        adds = [e for e in entries if e.verb == "add"]
+        assert [e.ids for e in adds] == [(), ("weather",)]          # the hidden id is not shown
+        assert len({e.digest for e in entries if e.verb.startswith("censor")}) == 3
+        assert m.verify_ledger().ok                                 # what is stored is untouched
+        m.remove_censor("r2")
+        assert [e.ids for e in m.ledger(verb="add")] == [("code",), ("weather",)]

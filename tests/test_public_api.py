@@ -16,7 +16,7 @@ def test_all_is_pinned():
         "Contradiction", "HistoryEntry", "SlotConfig",
         "AdmissionConfig", "AdmissionDecision", "ForgettingConfig",
         "CensoredError", "MemoryBlockedError", "CensorRule",
-        "CalibrationReport", "DecisionInfo",
+        "CalibrationReport", "DecisionInfo", "LedgerEntry", "LedgerReport",
     ])
     for name in engramdb.__all__:
         assert hasattr(engramdb, name)
@@ -28,7 +28,7 @@ def test_engine_verbs():
                  "update", "history", "query",
                  "admit_batch", "review", "rescore", "dynamics_log", "export", "import_from",
                  "namespace", "drop_namespace", "compact", "decide", "calibration", "censor", "censors",
-                 "remove_censor"):
+                 "remove_censor", "ledger", "verify_ledger", "export_ledger", "acting_as"):
         assert callable(getattr(engramdb.Engram, verb)), verb
         assert getattr(engramdb.Engram, verb).__doc__
 

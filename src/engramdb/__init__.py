@@ -32,6 +32,7 @@ if TYPE_CHECKING:   # what the lazy names resolve to, for type checkers and IDEs
     from .dynamics import AdmissionDecision
     from .engine import Engram, open, to_unix_seconds
     from .censor import CensorRule
+    from .store.ledger import LedgerEntry, LedgerReport
     from .temporal import HistoryEntry
     from .types import (
         Contradiction, DecisionInfo, Edge, Gap, Hit, Memory, MemoryKind, MemoryState, PathStep, RecallResult,
@@ -53,6 +54,7 @@ _LAZY: dict[str, str] = {
     "CensorRule": "censor",
     "CalibrationReport": "decisions",
     "DecisionInfo": "types",
+    **dict.fromkeys(("LedgerEntry", "LedgerReport"), "store.ledger"),
 }
 
 
@@ -82,4 +84,5 @@ __all__ = sorted([
     "AdmissionConfig", "AdmissionDecision", "ForgettingConfig",
     "CensoredError", "MemoryBlockedError", "CensorRule",
     "CalibrationReport", "DecisionInfo",
+    "LedgerEntry", "LedgerReport",
 ])

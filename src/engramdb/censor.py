@@ -557,6 +557,16 @@ class CensorState:
             return True
         return False
 
+    def redact_entry(self, entry: Any) -> Any:
+        """An audit ledger entry (``LedgerEntry``) as a read verb may show it: without the ids of
+        hidden memories and without the dynamics details :meth:`entry_hidden` flags (a copy;
+        the stored entry and its hash are untouched)."""
+        ids = tuple(i for i in entry.ids if not any(self.hidden_key(ns, i) for ns in entry.namespaces))
+        details = tuple(d for d in entry.details if not self.entry_hidden(d))
+        if ids == tuple(entry.ids) and details == tuple(entry.details):
+            return entry
+        return replace(entry, ids=ids, details=details)
+
     def check_read(self, namespace: str, ext_id: str) -> None:
         """Refuse a read of a hidden memory by its id.
 

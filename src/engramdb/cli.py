@@ -54,9 +54,17 @@ def _open(store: str, *, create: bool = False, embedder: str | None = None, dim:
     if create and dim is None and embedder is None and not os.path.exists(os.path.join(store, "data.mdb")):
         dim = 384
     ctx = click.get_current_context(silent=True)
-    wait = float((ctx.find_root().obj or {}).get("wait", 0.0)) if ctx is not None else 0.0
+    root = (ctx.find_root().obj or {}) if ctx is not None else {}
+    wait = float(root.get("wait", 0.0))
     return engine.open(store, dim=dim, embedder=embedder, create=create, readonly=readonly,
-                       lock_timeout_s=0.0 if readonly else wait)
+                       lock_timeout_s=0.0 if readonly else wait,
+                       actor=root.get("actor") or _ledger_default_actor())
+
+
+def _ledger_default_actor() -> str:
+    from .store.ledger import DEFAULT_ACTOR
+
+    return DEFAULT_ACTOR
 
 
 def _echo_json(obj: Any) -> None:
@@ -134,10 +142,13 @@ def _slot_fields(opts: dict) -> dict:
 @click.option("--wait", type=click.FloatRange(min=0.0), default=0.0, show_default=True, metavar="SECONDS",
               help="When another process holds the store's writer lock, wait up to this many seconds "
                    "for it (like SQLite's busy_timeout) instead of failing at once.")
+@click.option("--actor", default=None, metavar="NAME",
+              help="Who makes this command's changes, as recorded in the audit ledger "
+                   "(default: 'unspecified').")
 @click.pass_context
-def main(ctx: click.Context, wait: float) -> None:
+def main(ctx: click.Context, wait: float, actor: str | None) -> None:
     """engramdb: an embedded recall engine for the long-term memory of AI agents."""
-    ctx.obj = {"wait": wait}
+    ctx.obj = {"wait": wait, "actor": actor}
 
 
 @main.command()
@@ -697,6 +708,44 @@ def censor_remove(store, rule_id):
     with _open(store) as eng:
         eng.remove_censor(rule_id)
     click.echo(f"removed censor rule {rule_id}")
+@main.command("ledger")
+@store_option
+@click.option("--namespace", "-n", default=None, help="Only entries that touched this namespace.")
+@click.option("--verb", default=None, help="Only this verb (add, add_batch, link, forget, rescore, ...).")
+@click.option("--since", default=None, help="Only entries at or after this time (Unix seconds or ISO-8601).")
+@click.option("--until", default=None, help="Only entries before this time.")
+@click.option("--limit", type=click.IntRange(min=0), default=50, show_default=True, help="Last N entries.")
+@click.option("--verify", is_flag=True, help="Check the hash chain; exit code 1 when it is broken.")
+@click.option("--parquet", "parquet", type=click.Path(dir_okay=False), default=None,
+              help="Write every entry (no filter) to this new Parquet file.")
+@click.option("--json", "as_json", is_flag=True)
+def ledger_cmd(store, namespace, verb, since, until, limit, verify, parquet, as_json):
+    """The audit ledger: one hash-chained entry per change (time, actor, verb, ids, digest)."""
+    with _open(store, readonly=True) as eng:
+        report = eng.verify_ledger() if verify else None
+        if parquet is not None:
+            eng.export_ledger(parquet)
+        entries = eng.ledger(namespace=namespace, verb=verb, since=since, until=until, limit=limit)
+    if as_json:
+        out: dict[str, Any] = {"entries": [e.to_dict() for e in entries]}
+        if report is not None:
+            out["verify"] = {"ok": report.ok, "entries": report.entries, "first_bad_seq": report.first_bad_seq,
+                             "reason": report.reason, "head_hash": report.head_hash}
+        _echo_json(out)
+    else:
+        table = _table("seq", "time", "actor", "verb", "namespaces", "ids", "hash", title="audit ledger")
+        for e in entries:
+            ids = ", ".join(e.ids[:5]) + (f" (+{e.n_ids - min(len(e.ids), 5)})" if e.n_ids > 5 else "")
+            table.add_row(str(e.seq), _fmt_time(e.time), e.actor, e.verb, ", ".join(e.namespaces),
+                          ids + (" [erased]" if e.redacted else ""), e.hash[:12])
+        _out().print(table)
+        if parquet is not None:
+            click.echo(f"wrote {parquet}")
+        if report is not None:
+            click.echo(f"ledger ok: {report.entries} entries, head {report.head_hash[:16]}" if report.ok else
+                       f"ledger BROKEN at entry {report.first_bad_seq}: {report.reason}")
+    if report is not None and not report.ok:
+        sys.exit(1)
 
 
 # ---------------------------------------------------------------- temporal: history, update, query

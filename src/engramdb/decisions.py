@@ -359,7 +359,7 @@ def record_decision(state: EngineState, p: Prepared, embed: Callable | None, rec
         The id is already stored.
     """
     embed_missing(state, embed, [p])
-    return write_new(state, [p], record_now, what=DECIDE)[0]
+    return write_new(state, [p], record_now, what="recording a decision", verb=DECIDE)[0]
 
 
 def _outcome_id(dec_id: str, n: int) -> str:
@@ -449,7 +449,7 @@ def review_outcome(state: EngineState, nid: int, *, outcome: str, note: str | No
         unit.put_record(nid, rec)
         return edges
 
-    return write_new(state, [p], record_now, what=REVIEW, extra=settle)[0]
+    return write_new(state, [p], record_now, what="reviewing a decision", verb=REVIEW, extra=settle)[0]
 
 
 # ---------------------------------------------------------------------------------- scoring

@@ -15,7 +15,8 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -30,7 +31,8 @@ from .errors import (
 )
 from .recall import Filters, RecallRequest, recall as _recall
 from .state import EngineState
-from .store.lmdb_store import SCHEMA_VERSION, LmdbStore, text_digest
+from .store import ledger as _ledger
+from .store.lmdb_store import READABLE_SCHEMAS, SCHEMA_VERSION, LmdbStore, text_digest
 from .types import RELATION_BY_CODE, STATE_BY_CODE, Edge, Memory, MemoryKind, MemoryState, RecallResult, Relation
 from .types import memory_from_record
 from .validate import (
@@ -78,6 +80,7 @@ class Engram:
     READ_VERBS = {"get": None, "edges": None, "namespaces": None, "namespace": None, "salience": None,
                   "history": None, "query": None, "current": None, "profile": None, "context": None,
                   "stats": None, "dynamics_log": None, "export": None, "calibration": None,
+                  "ledger": None, "verify_ledger": None, "export_ledger": None, "acting_as": None,
                   "recall": "reinforce", "recall_batch": "reinforce", "censors": None}
     #: The writing verbs that hold the engine's lock alone from start to end (they change caches
     #: outside a write unit); every other writing verb shares it with readers until its commits.
@@ -87,7 +90,7 @@ class Engram:
                                  "remove_censor"})
 
     def __init__(self, store: LmdbStore, *, dim: int, embedder: Any, config: EngramConfig,
-                 readonly: bool = False):
+                 readonly: bool = False, actor: str = _ledger.DEFAULT_ACTOR):
         self.dim = int(dim)
         self.embedder = embedder
         self.config = config
@@ -97,6 +100,7 @@ class Engram:
         self._lock = RWLock()                # see concurrency.guarded (shared with the state)
         self._pid = os.getpid()
         self._state = EngineState(store, dim=self.dim, config=config, readonly=readonly)
+        self._state.default_actor = actor
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> "Engram":
@@ -212,7 +216,7 @@ class Engram:
                 "source": source, "tags": tags, "links": links, "valid_from": valid_from,
                 "valid_to": valid_to, "slot": slot, "subject": subject, "attribute": attribute,
                 "value": value, "single_valued": single_valued, "recorded_at": recorded_at}
-        return self.add_batch([item], namespace=namespace)[0]
+        return self._add_batch([item], namespace=namespace, verb="add")[0]
 
     def add_batch(self, items: Iterable[Mapping[str, Any]], *, namespace: str = DEFAULT_NAMESPACE,
                   progress: bool = False, recorded_at: Any = None) -> list[str]:
@@ -241,6 +245,11 @@ class Engram:
         stored. A batch equals the same items added one by one, except that auto-linking
         also sees the earlier items of the batch.
         """
+        return self._add_batch(items, namespace=namespace, progress=progress, recorded_at=recorded_at)
+
+    def _add_batch(self, items: Iterable[Mapping[str, Any]], *, namespace: str, progress: bool = False,
+                   recorded_at: Any = None, verb: str = "add_batch") -> list[str]:
+        """:meth:`add_batch`, its write recorded in the audit ledger as ``verb``."""
         self._check_open(write=True)
         now = clock_now()
         if items is None or isinstance(items, (str, bytes, Mapping)):
@@ -252,7 +261,7 @@ class Engram:
         plan = plan_batch(state, prepared, has_embedder=self.embedder is not None)
         if plan.fresh:   # repeated texts -> reinforce; long texts -> chunks
             embed_missing(state, self._embed_progress(progress), plan.fresh)
-            write_new(state, plan.fresh, now, extra=plan.chunk_edges)
+            write_new(state, plan.fresh, now, verb=verb, extra=plan.chunk_edges)
         for ns, links in plan.links.items():   # links given with repeated texts (targets checked)
             self.link_batch(links, namespace=ns)
         if plan.reinforce:
@@ -363,7 +372,8 @@ class Engram:
 
         if batch.fresh:
             embed_missing(state, self._embed_progress(progress), batch.fresh)
-            write_new(state, batch.fresh, now, what="adding a conversation", extra=conversation_edges)
+            write_new(state, batch.fresh, now, what="adding a conversation", verb="add_conversation",
+                      extra=conversation_edges)
         else:   # every message was already stored with this very id and text
             self.link_batch(plan.edges, namespace=ns)
         if batch.reinforce:
@@ -387,7 +397,7 @@ class Engram:
     @retries_map_growth
     def _reinforce(self, counts: dict[int, int], now: float) -> None:
         """Reinforce stored memories after a verb's main write (its own write unit)."""
-        with write_unit(self._state, "reinforcing memories", now) as unit:
+        with write_unit(self._state, "reinforcing memories", now, verb="reinforce") as unit:
             reinforce(unit, counts, self.config.decay.reinforce_rate)
 
     def link(self, source: str, target: str, relation: Relation | str = Relation.RELATED_TO,
@@ -450,7 +460,7 @@ class Engram:
         if not specs:
             return []
         state = self._state
-        with write_unit(state, "linking memories", clock_now()) as unit:
+        with write_unit(state, "linking memories", clock_now(), verb="link") as unit:
             rows = [(state.lookup(ns, s, unit.txn), state.lookup(ns, t, unit.txn), r.code, w) for s, t, r, w in specs]
             unit.add_edges(rows)
             boost_links(unit, [], rows, self.config.decay.link_boost)
@@ -528,7 +538,7 @@ class Engram:
                                                           p.recorded_at))
             return [(p.nid, old_nid, Relation.SUPERSEDES.code, 1.0)]
 
-        return write_new(state, [p], now, what="superseding a memory", extra=retire_old)[0]
+        return write_new(state, [p], now, what="superseding a memory", verb="supersede", extra=retire_old)[0]
 
     def _supersede_by(self, old: Memory, old_nid: int, by: str, ns: str, now: float, fields) -> str:
         """:meth:`supersede` with an existing successor ``by`` (validated here; one write unit)."""
@@ -549,7 +559,7 @@ class Engram:
                 f"cannot supersede {old.id!r} by {by!r}: {by!r} fills another slot "
                 f"({new.subject!r}, {new.attribute!r}) than ({old.subject!r}, {old.attribute!r})"
             )
-        with write_unit(state, "superseding a memory", now) as unit:
+        with write_unit(state, "superseding a memory", now, verb="supersede") as unit:
             rec = _slots.retire_record(unit.record(old_nid), by, new.valid_from, now)
             unit.put_record(old_nid, rec)
             if old.subject is not None and new.subject is None:   # the successor takes over the slot
@@ -615,7 +625,7 @@ class Engram:
             embed_missing(state, self._embed_progress(False), [p])
         nid = state.lookup(ns, id)
         old_vec = state.vectors(np.array([nid]), state.space(ns))[0] if p.vector is not None else None
-        with write_unit(state, "updating a memory", now) as unit:
+        with write_unit(state, "updating a memory", now, verb="update") as unit:
             store, txn = unit.store, unit.txn
             rec = unit.record(nid)
             rec.setdefault("versions", []).append(
@@ -652,7 +662,7 @@ class Engram:
         state = self._state
         nid = state.lookup(ns, id)
         now = clock_now()
-        with write_unit(state, "erasing a memory" if hard else "archiving a memory", now) as unit:
+        with write_unit(state, "erasing a memory" if hard else "archiving a memory", now, verb="forget") as unit:
             if hard:
                 unit.erase(nid)
                 return
@@ -1464,9 +1474,11 @@ class Engram:
                      limit: int | None = None) -> list[dict[str, Any]]:
         """Entries of the dynamics log (archive, prune, promote, admission decisions), oldest first.
 
-        Each entry has ``seq``, ``at`` (Unix seconds), ``action``, ``namespace``, ``id`` and
-        details (``salience``, ``reason``, ``kind``; admission entries add ``score``,
-        ``factors``, ``text``; prune entries keep the erased ``text``).
+        A view of the audit ledger (:meth:`ledger`): each entry rides in the ledger entry of the
+        write that made it (its ``details``), so the two never disagree. Each entry has
+        ``seq``, ``at`` (Unix seconds), ``action``, ``namespace``, ``id`` and details
+        (``salience``, ``reason``, ``kind``; admission entries add ``score``, ``factors``,
+        ``text``; prune entries keep the erased ``text``).
 
         Parameters
         ----------
@@ -1497,6 +1509,135 @@ class Engram:
         entries = [e for e in read_log(self._state, namespace=namespace, action=action)
                    if not censor.entry_hidden(e)]
         return entries if limit is None else entries[len(entries) - limit:] if limit else []
+
+    # ------------------------------------------------------------------ audit ledger
+    @contextmanager
+    def acting_as(self, actor: str) -> Iterator["Engram"]:
+        """Record the writes this thread makes inside the ``with`` block as made by ``actor``
+        (the audit ledger's actor); other threads keep theirs, blocks nest.
+
+        Parameters
+        ----------
+        actor : str
+            1 to 256 characters, e.g. ``"planner"`` or ``"user:42"``.
+
+        Yields
+        ------
+        Engram
+            This engine.
+
+        Raises
+        ------
+        InvalidInputError
+            ``actor`` is not such a string.
+        """
+        state = self._state
+        state.push_actor(_check_actor(actor))
+        try:
+            yield self
+        finally:
+            state.pop_actor()
+
+    def ledger(self, *, namespace: str | None = None, verb: str | None = None, since: Any = None,
+               until: Any = None, limit: int | None = None) -> list[_ledger.LedgerEntry]:
+        """Entries of the audit ledger, oldest first: one per committed change (add, link,
+        supersede, update, forget, rescore, consolidate, import, drop_namespace, ...), each with
+        its time, actor, verb, ids, digest and hash chain (see :mod:`engramdb.store.ledger`).
+
+        Parameters
+        ----------
+        namespace : str, optional
+            Only entries that touched this namespace.
+        verb : str, optional
+            Only entries of this verb (``"add"``, ``"forget"``, ``"genesis"``, ...).
+        since, until : float, datetime or ISO-8601 str, optional
+            Only entries with ``since <= time < until`` (Unix seconds).
+        limit : int, optional
+            Only the last ``limit`` of those.
+
+        Returns
+        -------
+        list of LedgerEntry
+            Ids of memories a censor rule hides, and dynamics details naming them or keeping
+            their text, are left out of the entries shown (the stored entries and their hashes
+            are untouched; :meth:`verify_ledger` checks those).
+
+        Raises
+        ------
+        InvalidInputError, NamespaceError, NonFiniteError
+            Bad filter values.
+        StoreCorruptedError
+            An entry cannot be decoded (:meth:`verify_ledger` says which).
+        """
+        self._check_open()
+        if namespace is not None:
+            namespace = check_namespace(namespace)
+        if verb is not None and not (isinstance(verb, str) and verb):
+            raise InvalidInputError(f"verb: expected a verb name (str), got {verb!r}")
+        lo = None if since is None else to_unix_seconds(since, field="since")
+        hi = None if until is None else to_unix_seconds(until, field="until")
+        if limit is not None:
+            check_int(limit, "limit", 0, 2**62)
+        store = self._state.store
+        with store.read("reading the audit ledger") as txn:
+            out = list(_ledger.read(store, txn, namespace=namespace, verb=verb, since=lo, until=hi))
+        censor = self._state.censor
+        if censor.active:   # what is shown, not what is stored: verify_ledger checks the stored entries
+            out = [censor.redact_entry(e) for e in out]
+        return out if limit is None else out[len(out) - limit:] if limit else []
+
+    def verify_ledger(self) -> _ledger.LedgerReport:
+        """Recompute the audit ledger's hash chain and compare it with its recorded head.
+
+        Finds an edited entry, a deleted one (in the middle or cut off the tail), one inserted
+        or moved, and a namespace's part erased other than by ``drop_namespace``. A store
+        written before the ledger existed, opened read-only, has none: ``ok`` with 0 entries.
+
+        Returns
+        -------
+        LedgerReport
+            ``ok``, ``entries`` checked, ``first_bad_seq``, ``reason``, ``head_hash`` (keep a
+            copy elsewhere to anchor the chain: a rewrite of every entry after the edited one
+            and of the head is only caught against such a copy), ``seconds``.
+
+        References
+        ----------
+        Haber & Stornetta (1991), J. Cryptology 3(2), section 5.1 (linked time-stamps).
+        """
+        self._check_open()
+        store = self._state.store
+        with store.read("verifying the audit ledger") as txn:
+            return _ledger.verify(store, txn)
+
+    def export_ledger(self, path: str | os.PathLike) -> str:
+        """Write the audit ledger to a Parquet file (pyarrow), one row per entry.
+
+        Columns: ``seq`` int64, ``time`` float64 (Unix seconds), ``actor``, ``verb``,
+        ``namespaces`` list<string>, ``ids`` list<string>, ``n_ids`` int64, ``digest``,
+        ``prev_hash``, ``hash`` (hex strings), ``note``, ``details`` (JSON text of the dynamics
+        details), ``redacted`` list<string>. Created owner-only (0600), like the store's files.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            A new file to write.
+
+        Returns
+        -------
+        str
+            The path written.
+
+        Raises
+        ------
+        InvalidInputError
+            ``path`` exists.
+        OSError
+            The file cannot be written.
+        """
+        from .export import write_ledger_parquet
+
+        self._check_open()
+        return write_ledger_parquet(self.ledger(), path)
 
     def export(self, path: str | os.PathLike, *, format: str = "parquet", now: Any = None) -> dict[str, str]:
         """Write every memory (with its embedding and current salience) and every edge with pyarrow.
@@ -1959,6 +2100,22 @@ def _finish_compaction(store: LmdbStore) -> None:
                       stacklevel=3)
 
 
+def _start_ledger(store: LmdbStore, actor: str) -> None:
+    """Write the genesis entry of a store written before the audit ledger (once)."""
+    with store.read("reading the audit ledger") as txn:
+        if _ledger.has_ledger(store, txn):
+            return
+    with store.write("starting the audit ledger") as txn:
+        _ledger.start(store, txn, time=clock_now(), actor=actor, new_store=False)
+        store.put_meta(txn, "schema", SCHEMA_VERSION)
+
+
+def _check_actor(actor: Any) -> str:
+    if not isinstance(actor, str) or not 1 <= len(actor) <= 256:
+        raise InvalidInputError(f"actor: expected a str of 1 to 256 characters (who writes), got {actor!r}")
+    return actor
+
+
 def _family(embedder: Any) -> str | None:
     """The built-in family of an engine's embedder (a reopened store's too), else None."""
     return getattr(embedder, "family", None) or (_embedder_family(embedder) if embedder is not None else None)
@@ -1977,7 +2134,7 @@ def _embedder_family(embedder: Any) -> str | None:
 
 def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = None,
          config: EngramConfig | None = None, create: bool = True, readonly: bool = False,
-         lock_timeout_s: float = 0.0) -> Engram:
+         lock_timeout_s: float = 0.0, actor: str = _ledger.DEFAULT_ACTOR) -> Engram:
     """Open (or create) the engramdb store in directory ``path``.
 
     Parameters
@@ -2003,6 +2160,11 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
     lock_timeout_s : float
         Seconds to wait while another process holds the store's writer lock (like SQLite's
         ``busy_timeout``); 0 (the default) raises ``StoreLockedError`` at once.
+    actor : str
+        Who this engine's writes are made by, in the audit ledger (``Engram.ledger``); 1 to 256
+        characters; default ``"unspecified"`` (nobody said). ``Engram.acting_as`` changes it for
+        a block of one thread. A writable open of a store without a ledger (new, or written by
+        an earlier engramdb) starts it with a genesis entry.
 
     Returns
     -------
@@ -2026,6 +2188,7 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
     from .embed import default_embedder, get_embedder
 
     config = config or EngramConfig()
+    actor = _check_actor(actor)
     if not isinstance(path, (str, os.PathLike)):
         raise InvalidInputError(f"path: expected a directory path, got {type(path).__name__}")
     if (dim is None and getattr(embedder, "dim", None) is None and not isinstance(embedder, str)
@@ -2052,8 +2215,9 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
             stored_dim = store.get_meta(txn, "dim")
             stored_embedder = store.get_meta(txn, "embedder")
             stored_family = store.get_meta(txn, "embedder_family")
-        if schema is not None and schema != SCHEMA_VERSION:
-            raise StoreCorruptedError(f"store schema {schema} is not supported (this engramdb reads {SCHEMA_VERSION})")
+        if schema is not None and schema not in READABLE_SCHEMAS:
+            raise StoreCorruptedError(f"store schema {schema} is not supported (this engramdb reads "
+                                      f"{', '.join(map(str, READABLE_SCHEMAS))})")
         emb_dim = getattr(embedder, "dim", None)
         if stored_dim is None:
             if readonly:
@@ -2070,6 +2234,7 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
                 store.put_meta(txn, "embedder", getattr(embedder, "name", None))
                 store.put_meta(txn, "embedder_family", _embedder_family(embedder))
                 store.put_meta(txn, "created_at", clock_now())
+                _ledger.start(store, txn, time=clock_now(), actor=actor, new_store=True)
         else:
             if isinstance(stored_dim, bool) or not isinstance(stored_dim, int) or not 1 <= stored_dim <= 65536:
                 raise StoreCorruptedError(f"store {store.path!r} is damaged: its recorded dimension is {stored_dim!r}")
@@ -2088,7 +2253,9 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
             raise DimensionMismatchError(expected=dim, got=embedder.dim, field="embedder.dim")
         if not readonly and store.compaction_pending():
             _finish_compaction(store)
-        return Engram(store, dim=int(dim), embedder=embedder, config=config, readonly=readonly)
+        if not readonly:
+            retries_map_growth(_start_ledger)(store, actor)
+        return Engram(store, dim=int(dim), embedder=embedder, config=config, readonly=readonly, actor=actor)
     except EngramError:
         store.close()
         raise

@@ -76,7 +76,8 @@ from .types import MemoryKind, MemoryState, Relation, RELATION_BY_CODE
 from .validate import check_fraction, check_id, check_namespace, check_text, encodable, to_unix_seconds
 from .write import write_unit
 
-__all__ = ["export_store", "import_store", "FORMATS", "MEMORY_COLUMNS", "EDGE_COLUMNS", "FIELD_COLUMNS",
+__all__ = ["export_store", "import_store", "write_ledger_parquet", "LEDGER_COLUMNS",
+           "FORMATS", "MEMORY_COLUMNS", "EDGE_COLUMNS", "FIELD_COLUMNS",
            "FORMAT_VERSION", "ON_CONFLICT"]
 
 FORMATS = {"parquet": "parquet", "arrow": "arrow"}
@@ -507,7 +508,7 @@ def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_confl
     edge_rows = edg.select(list(EDGE_COLUMNS)).to_pylist()
     edges_db = state.store.dbs["edges"]
     n_edges = 0
-    with write_unit(state, "importing an export", now) as unit:
+    with write_unit(state, "importing an export", now, verb="import") as unit:
         stored = {}
         for i, rec in enumerate(records):
             nid = unit.lookup(rec["namespace"], rec["id"])
@@ -566,3 +567,46 @@ def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_confl
     skipped = len(stored) if on_conflict == "skip" else 0
     replaced = len(stored) if on_conflict == "replace" else 0
     return {"memories": len(todo), "edges": n_edges, "skipped": skipped, "replaced": replaced}
+
+
+#: columns of the audit ledger's Parquet export (``Engram.export_ledger``), in order
+LEDGER_COLUMNS = ("seq", "time", "actor", "verb", "namespaces", "ids", "n_ids", "digest", "prev_hash", "hash",
+                  "note", "details", "redacted")
+
+
+def write_ledger_parquet(entries: list, path: str | os.PathLike) -> str:
+    """Write audit ledger entries (``LedgerEntry``) to the new Parquet file ``path``, one row
+    each (columns :data:`LEDGER_COLUMNS`; ``details`` as JSON text), created owner-only.
+
+    Raises
+    ------
+    InvalidInputError
+        ``path`` exists.
+    OSError
+        The file cannot be created.
+    """
+    import json
+
+    pa = _pa()
+    path = os.fspath(path)
+    if os.path.lexists(path):
+        raise InvalidInputError(f"{path!r} exists; give a new file name for the ledger export")
+    strings = pa.list_(pa.string())
+    table = pa.table({
+        "seq": pa.array([e.seq for e in entries], pa.int64()),
+        "time": pa.array([e.time for e in entries], pa.float64()),
+        "actor": pa.array([e.actor for e in entries], pa.string()),
+        "verb": pa.array([e.verb for e in entries], pa.string()),
+        "namespaces": pa.array([list(e.namespaces) for e in entries], strings),
+        "ids": pa.array([list(e.ids) for e in entries], strings),
+        "n_ids": pa.array([e.n_ids for e in entries], pa.int64()),
+        "digest": pa.array([e.digest for e in entries], pa.string()),
+        "prev_hash": pa.array([e.prev_hash for e in entries], pa.string()),
+        "hash": pa.array([e.hash for e in entries], pa.string()),
+        "note": pa.array([e.note for e in entries], pa.string()),
+        "details": pa.array([json.dumps(list(e.details), ensure_ascii=False, default=str) for e in entries],
+                            pa.string()),
+        "redacted": pa.array([list(e.redacted) for e in entries], strings),
+    })
+    _write_table(table, path, "parquet")
+    return path

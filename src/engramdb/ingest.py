@@ -9,8 +9,9 @@ from typing import Any
 from rich.progress import Progress
 
 from .engine import Engram
-from .errors import InvalidInputError
+from .errors import InvalidInputError, NamespaceError
 from .locomo import Conversation, load_locomo
+from .validate import check_namespace
 
 __all__ = ["ingest_jsonl", "ingest_locomo", "locomo_messages", "read_chat", "read_jsonl"]
 
@@ -149,7 +150,10 @@ def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "d
         unknown = set(row) - set(_MEMORY_FIELDS) - {"links"}
         if unknown:
             raise InvalidInputError(f"{path}: record {lineno}: unknown field(s) {sorted(unknown)}")
-        ns = row.get("namespace") or namespace
+        try:
+            ns = check_namespace(row.get("namespace") or namespace)
+        except NamespaceError as exc:
+            raise NamespaceError(f"{path}: record {lineno}: {exc}") from None
         item = {k: row[k] for k in _MEMORY_FIELDS if k in row}
         item["namespace"] = ns
         if "id" not in item:

@@ -8,11 +8,6 @@ batches, edges point at live memories); the vector indexes and the CSR are rebui
 from LMDB with counts that match it.
 """
 import os
-import selectors
-import signal
-import subprocess
-import sys
-import time
 
 import numpy as np
 import pytest
@@ -23,44 +18,16 @@ from engramdb.testing import (
     raw_records,
 )
 
-from .conftest import REPO_SRC
 from .crash_worker import config, vec
+from .kill import run_and_kill_worker
 
 WORKER = os.path.join(os.path.dirname(__file__), "crash_worker.py")
 MODES = ("batch", "index", "sidecar", "snapshot", "columns", "forget", "random")
 
 
-def _read_line(proc, prefix: str, timeout: float) -> str:
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if sel.select(timeout=0.2):
-            line = proc.stdout.readline()
-            if not line:
-                break
-            if line.startswith(prefix):
-                return line
-    raise AssertionError(f"worker did not print {prefix!r}: rc={proc.poll()} stderr={proc.stderr.read()[-2000:]!r}")
-
-
 def run_and_kill(store: str, ledger: str, mode: str, skip: int, sync: bool, rng) -> None:
-    env = {**os.environ, "PYTHONPATH": os.path.abspath(REPO_SRC)}
-    proc = subprocess.Popen([sys.executable, WORKER, store, ledger, mode, str(skip), "1" if sync else "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        _read_line(proc, "READY", 120)
-        if mode == "random":
-            time.sleep(float(rng.uniform(0.05, 0.8)))
-        else:
-            _read_line(proc, "HOOK", 120)
-        assert proc.poll() is None, proc.stderr.read()
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        proc.stdout.close()
-        proc.stderr.close()
-    assert proc.returncode == -signal.SIGKILL
+    run_and_kill_worker(WORKER, [store, ledger, mode, str(skip), "1" if sync else "0"],
+                        float(rng.uniform(0.05, 0.8)) if mode == "random" else None)
 
 
 def read_ledger(ledger: str) -> tuple[set, set, set]:

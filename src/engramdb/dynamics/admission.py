@@ -856,8 +856,8 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
         return []
 
     if to_add:   # the add path: slots resolve as in add_batch (a new single value supersedes)
-        write_new(state, to_add, now, what="admitting memories", extra=in_unit)
+        write_new(state, to_add, now, what="admitting memories", verb="admit_batch", extra=in_unit)
     elif stored_counts or logs:
-        with write_unit(state, "admission: reinforcing duplicates", now) as unit:
+        with write_unit(state, "admission: reinforcing duplicates", now, verb="admit_batch") as unit:
             in_unit(unit)
     return decisions

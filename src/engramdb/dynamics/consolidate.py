@@ -404,11 +404,11 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
 
     edges_before = len(state.graph)
     if prepared:
-        write_new(state, prepared, now, what="consolidating memories", extra=extra)
+        write_new(state, prepared, now, what="consolidating memories", verb="consolidate", extra=extra)
     else:
         from ..write import write_unit
 
-        with write_unit(state, "consolidating memories", now) as unit:
+        with write_unit(state, "consolidating memories", now, verb="consolidate") as unit:
             unit.add_edges(extra(unit))
     out["merged"] = len(merges)
     out["summaries"] = sum(1 for e in log if e["action"] == "consolidate_summary")

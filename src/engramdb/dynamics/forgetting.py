@@ -1,9 +1,10 @@
 """Forgetting: the dynamics log, the bounded working tier, archiving and policy pruning.
 
 Nothing is dropped silently. Every policy action (archive, prune, promote, admission reject /
-reinforce / shadow decision) is appended to the *dynamics log*, kept in the LMDB ``meta``
-sub-database under keys ``dynlog/<seq as 16 hex digits>`` (so it commits in the same
-transaction as the action it records), and read back with ``Engram.dynamics_log``.
+reinforce / shadow decision) is appended to the *dynamics log*: the details carried by the
+audit ledger entry of the write that made it (:mod:`engramdb.store.ledger`; so it commits in the
+same transaction as the action it records, and is not a second record of the event), read back
+with ``Engram.dynamics_log``.
 
 Tiers: ``working`` memories form a bounded hot tier (``ForgettingConfig.working_capacity``
 active working memories per namespace). On overflow the least salient, then oldest, are
@@ -22,7 +23,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from ..state import EngineState
-from ..store.lmdb_store import unpack
+from ..store import ledger as _ledger
 from ..types import MemoryKind, MemoryState, _STATE_CODES
 from ..write import LOG_PREFIX, WriteUnit, write_unit
 from ..write.reinforce import next_t0
@@ -39,19 +40,22 @@ _WORKING = MemoryKind.WORKING.code
 
 def read_log(state: EngineState, *, namespace: str | None = None, action: str | None = None,
              limit: int | None = None) -> list[dict[str, Any]]:
-    """Log entries in the order they were written, optionally filtered; the last ``limit``."""
+    """Log entries in the order they were written, optionally filtered; the last ``limit``.
+
+    A view of the audit ledger (the details its entries carry, :func:`ledger.read_details`);
+    a store written before the ledger and opened read-only shows its old log (``meta`` keys
+    ``dynlog/...``), which the first writable open moves into the ledger's genesis entry.
+    """
     out = []
-    prefix = LOG_PREFIX.encode()
     store = state.store
     with store.read("reading the dynamics log") as txn:
-        cur = txn.cursor(db=store.dbs["meta"])
-        if cur.set_range(prefix):
-            for k, v in cur:
-                if not k.startswith(prefix):
-                    break
-                e = unpack(v)
-                if (namespace is None or e.get("namespace") == namespace) and (action is None or e.get("action") == action):
-                    out.append(e)
+        if _ledger.has_ledger(store, txn):
+            entries = _ledger.read_details(store, txn)
+        else:
+            entries = (e for _k, e in store.iter_meta(txn, LOG_PREFIX))
+        for e in entries:
+            if (namespace is None or e.get("namespace") == namespace) and (action is None or e.get("action") == action):
+                out.append(e)
     return out if limit is None else out[len(out) - limit:] if limit else []
 
 
@@ -137,7 +141,7 @@ def enforce_working_capacity(state: EngineState, namespaces: Iterable[str], now:
         return 0
     nids = np.concatenate([t[0] for t in todo])
     s_new = np.concatenate([t[1] for t in todo])
-    with write_unit(state, "promoting working memories", now) as unit:
+    with write_unit(state, "promoting working memories", now, verb="promote") as unit:
         for nid, s in zip(nids.tolist(), s_new.tolist()):
             promote(unit, unit.record(nid), nid, s, "working tier over capacity")
     return len(nids)

@@ -144,7 +144,7 @@ def rescore(state: EngineState, now: float, *, namespace: str | None = None, pro
         def archive_reason(i: int) -> str:
             return f"salience {float(s_new[i]):.4g} < archive floor {float(floor_a[i]):.4g}"
 
-        with write_unit(state, "rescoring salience", float(now)) as unit:
+        with write_unit(state, "rescoring salience", float(now), verb="rescore") as unit:
             for i in w_idx.tolist():
                 nid = int(idx[i])
                 rec = unit.record(nid)

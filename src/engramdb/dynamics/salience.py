@@ -59,7 +59,7 @@ def review(state: EngineState, nid: int, now: float) -> float:
     InvalidInputError
         The memory is not a decision.
     """
-    with write_unit(state, "review", now) as unit:
+    with write_unit(state, "reviewing a decision", now, verb="review") as unit:
         rec = unit.record(nid)
         if rec["kind"] != MemoryKind.DECISION.value:
             raise InvalidInputError(f"memory {rec['id']!r} is a {rec['kind']} memory; only decisions are reviewed")

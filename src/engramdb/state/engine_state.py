@@ -25,6 +25,7 @@ from ..index.hnsw import HnswIndex
 from ..index.keyword import PACKED_DTYPES, TOKENIZER_VERSION, KeywordIndex, pack_indexes, unpack_indexes
 from ..kernels import registry
 from ..store.checks import columns_snapshot_ok
+from ..store.ledger import DEFAULT_ACTOR
 from ..store.lmdb_store import SCHEMA_VERSION, LmdbStore, shred
 from ..slots import SLOT_PREFIX
 from ..types import Relation
@@ -92,6 +93,7 @@ class EngineState:
         self.kw_gen = -1
         self._local = threading.local()
         self.lock = None
+        self.default_actor = DEFAULT_ACTOR
         self._rescore = registry.get("rescore_salience")
         self.censor = CensorState()
         self._censored_csr: tuple | None = None
@@ -105,6 +107,22 @@ class EngineState:
         except AttributeError:
             self._local.scratch = {}
             return self._local.scratch
+
+    @property
+    def actor(self) -> str:
+        """Who this thread's writes are made by, for the audit ledger: the innermost
+        ``Engram.acting_as`` block of this thread, else :attr:`default_actor`."""
+        stack = getattr(self._local, "actors", None)
+        return stack[-1] if stack else self.default_actor
+
+    def push_actor(self, actor: str) -> None:
+        """Make ``actor`` this thread's actor until :meth:`pop_actor`."""
+        if getattr(self._local, "actors", None) is None:
+            self._local.actors = []
+        self._local.actors.append(actor)
+
+    def pop_actor(self) -> None:
+        self._local.actors.pop()
 
     # ------------------------------------------------------------------ namespaces
     def code(self, name: str) -> int:

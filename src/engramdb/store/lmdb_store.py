@@ -18,6 +18,9 @@ sub-db      key                              value
             of the text (32 bytes)           (deduplication of repeated adds)
 ``kw``      ``meta`` / array name            BM25 postings of every namespace (keyword leg),
                                              tagged with the record generation they match
+``ledger``  seq u64                          msgpack audit ledger entry (:mod:`.ledger`)
+``ledger_`` seq u64                          empty: the entry carries dynamics details
+``dyn``                                      (index of the ``dynamics_log`` view)
 ==========  ===============================  ==============================================
 
 ``nid`` is a dense internal id (0, 1, 2, ...) that the CSR and hnswlib labels use; callers only
@@ -54,14 +57,20 @@ from ..errors import (
 )
 from .checks import check_edges, check_record, csr_snapshot_ok
 
-SCHEMA_VERSION = 1
+#: 2: the audit ledger (sub-databases ``ledger``, ``ledger_dyn``; meta ``ledger_head``). A store of
+#: schema 1 is read as it is and upgraded by its first writable open (a genesis entry); an
+#: engramdb of schema 1 refuses a schema-2 store, so it cannot write changes the ledger misses.
+SCHEMA_VERSION = 2
+#: schemas this engramdb opens
+READABLE_SCHEMAS = (1, 2)
 _NID = struct.Struct(">I")
 _SEQ = struct.Struct(">Q")
 _EDGE_KEY = struct.Struct(">IIB")
 _EDGE_VAL = struct.Struct("<fd")
-_SUBDBS = (b"meta", b"mem", b"vec", b"ids", b"edges", b"delta", b"graph", b"cols", b"texts", b"kw")
+_SUBDBS = (b"meta", b"mem", b"vec", b"ids", b"edges", b"delta", b"graph", b"cols", b"texts", b"kw",
+           b"ledger", b"ledger_dyn")
 #: sub-databases a store written by an older engramdb may lack (opened lazily when writing)
-_OPTIONAL_SUBDBS = (b"texts", b"kw")
+_OPTIONAL_SUBDBS = (b"texts", b"kw", b"ledger", b"ledger_dyn")
 DATA_FILE = "data.mdb"
 LOCK_FILE = "lock.mdb"
 #: marker file: erased data may still sit in free pages of ``data.mdb`` until :meth:`LmdbStore.compact`
@@ -450,8 +459,11 @@ class LmdbStore:
             yield k.decode(), unpack(v)
 
     # -- memories -----------------------------------------------------------------------
-    def put_record(self, txn, nid: int, record: dict) -> None:
-        txn.put(nid_key(nid), pack(record), db=self.dbs["mem"])
+    def put_record(self, txn, nid: int, record: dict) -> bytes:
+        """Write ``record`` of ``nid``; returns the bytes stored (the audit ledger hashes them)."""
+        buf = pack(record)
+        txn.put(nid_key(nid), buf, db=self.dbs["mem"])
+        return buf
 
     def get_record(self, txn, nid: int) -> dict | None:
         buf = txn.get(nid_key(nid), db=self.dbs["mem"])

@@ -60,7 +60,7 @@ def drop_namespace(state: EngineState, name: str, now: float) -> int:
             "store file to remove the erased bytes, which needs the store to itself; close the other "
             "processes and call it again (nothing was changed)")
     store.mark_compaction_pending()
-    with write_unit(state, f"dropping namespace {name!r}", now) as unit:
+    with write_unit(state, f"dropping namespace {name!r}", now, verb="drop_namespace") as unit:
         count = unit.erase_namespace(name)
     retries_map_growth(state.flush)()
     try:

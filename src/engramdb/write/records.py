@@ -186,7 +186,7 @@ def embed_missing(state: EngineState, embed: Callable[[list[str]], np.ndarray] |
 
 
 def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what: str = "adding memories",
-              extra: Callable[[WriteUnit], list] | None = None) -> list[str]:
+              verb: str, extra: Callable[[WriteUnit], list] | None = None) -> list[str]:
     """Write validated, embedded memories (their links, auto-links and slots) in one write unit.
 
     Parameters
@@ -199,6 +199,8 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
         Record time, Unix seconds.
     what : str
         For error messages.
+    verb : str
+        The engine verb, for the audit ledger (``add``, ``add_batch``, ``supersede``, ...).
     extra : callable WriteUnit -> list of (src nid, tgt nid, relation code, weight), optional
         A step of the caller inside the same transaction, after nids are assigned (chunk edges,
         the retired memory of a supersession, admission's reinforcements and log).
@@ -215,7 +217,7 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
     MemoryNotFoundError
         A link target that neither the store nor the batch holds; nothing is written.
     """
-    with write_unit(state, what, now) as unit:
+    with write_unit(state, what, now, verb=verb) as unit:
         first = unit.allocate(len(prepared))
         seen: dict[tuple[str, str], int] = {}
         for i, p in enumerate(prepared):

@@ -5,15 +5,19 @@ A :class:`WriteUnit` (py-lmdb's rule: the transaction is the unit of work) does 
 1. checks for conflicts: another process must not have written behind this engine's caches;
 2. runs one LMDB write transaction, in which the caller's step reads and writes through the
    unit (records, vectors, edges, erasures, the dynamics log);
-3. bumps the generation counters once, in that transaction;
+3. bumps the generation counters once, and appends one audit ledger entry (verb, actor, the
+   ids touched, a digest of everything written, the dynamics details; :mod:`engramdb.store.ledger`)
+   when anything changed, in that transaction;
 4. applies the cache changes (columns, graph, namespaces, indexes) **only after the commit**,
    and undoes the hnswlib insertions it made when the transaction aborts.
 
 So a write that fails, or whose transaction hits a full map and is retried, leaves the engine
-exactly as it was. Use it as ``with write_unit(state, "adding memories") as unit: ...``.
+exactly as it was, and a committed change always has its ledger entry. Use it as
+``with write_unit(state, "adding memories", now, verb="add_batch") as unit: ...``.
 """
 from __future__ import annotations
 
+import struct
 from contextlib import contextmanager, nullcontext
 from typing import Any, Callable, Iterator
 
@@ -21,15 +25,17 @@ import numpy as np
 
 from ..concurrency import retries_map_growth
 from ..graph.csr import MemoryGraph
+from ..store import ledger as _ledger
 from ..store.lmdb_store import text_digest
 from ..state import EngineState, Namespace
 from ..store.lmdb_store import SCHEMA_VERSION
 from ..types import MemoryState, Relation
+from ..validate import now as clock_now
 
 __all__ = ["WriteUnit", "write_unit", "LOG_PREFIX", "DROP_NAMESPACE"]
 
-#: meta keys of the dynamics log: ``dynlog/<seq as 16 hex digits>`` (``Engram.dynamics_log``)
-LOG_PREFIX = "dynlog/"
+#: meta keys of the dynamics log of stores written before the audit ledger (now a view of it)
+LOG_PREFIX = _ledger.OLD_LOG_PREFIX
 #: the dynamics log action of :meth:`WriteUnit.erase_namespace` (one entry with the count)
 DROP_NAMESPACE = "drop_namespace"
 
@@ -44,12 +50,18 @@ class WriteUnit:
         The open write transaction (valid inside the ``with`` block).
     now : float
         Record time of this write, Unix seconds.
+    verb : str
+        The engine verb this write does, recorded in its ledger entry.
     """
 
-    def __init__(self, state: EngineState, now: float):
+    def __init__(self, state: EngineState, now: float, verb: str):
         self.state = state
         self.store = state.store
         self.now = now
+        self.verb = verb
+        self.digest = _ledger.Digest()
+        self._touched: dict[int, tuple[str, str]] = {}   # nid -> (namespace, id), in order
+        self._erased_spaces: dict[str, int] = {}          # namespace -> memories erased with it
         self.txn: Any = None
         self._after: list[Callable[[], None]] = []
         self._undo: list[Callable[[], None]] = []
@@ -95,7 +107,9 @@ class WriteUnit:
     # ------------------------------------------------------------------ writing
     def put_record(self, nid: int, rec: dict) -> None:
         """Write ``rec`` for the existing memory ``nid``; its columns follow after the commit."""
-        self.store.put_record(self.txn, nid, rec)
+        buf = self.store.put_record(self.txn, nid, rec)
+        self.digest.fold(b"R", _U32.pack(nid), buf)
+        self._touched[nid] = (rec["namespace"], rec["id"])
         self._records_changed = True
         code = self.state.code(rec["namespace"])
         self.after(lambda: self.state.cols.set_record(nid, rec, code))
@@ -127,8 +141,11 @@ class WriteUnit:
         from ..slots import join_slot_table   # slot membership is part of every new record
 
         store, txn, ns = self.store, self.txn, rec["namespace"]
-        store.put_record(txn, nid, rec)
+        buf = store.put_record(txn, nid, rec)
         store.put_vector(txn, nid, vector)
+        self.digest.fold(b"R", _U32.pack(nid), buf)
+        self.digest.fold(b"V", _U32.pack(nid), np.ascontiguousarray(vector, np.float32).tobytes())
+        self._touched[nid] = (ns, rec["id"])
         store.put_id(txn, ns, rec["id"], nid)
         if digest is None and rec.get("chunk_of") is None:
             digest = text_digest(rec["text"])
@@ -177,6 +194,7 @@ class WriteUnit:
         """Replace ``nid``'s vector in the index (hnswlib updates a label in place); the old
         vector goes back if the transaction aborts."""
         sp = self.space(ns)
+        self.digest.fold(b"V", _U32.pack(nid), np.ascontiguousarray(vector, np.float32).tobytes())
         sp.index.add(vector.reshape(1, -1), np.array([nid]))
         self._undo.append(lambda: sp.index.add(old_vector.reshape(1, -1), np.array([nid])))
         self._namespace_meta(ns)["vgen"] += 1
@@ -204,6 +222,7 @@ class WriteUnit:
         for src, tgt, rel, w in rows:
             seq += 1
             self.store.put_edge(self.txn, int(src), int(tgt), int(rel), float(w), at, seq)
+            self.digest.fold(b"E", _EDGE.pack(int(src), int(tgt), int(rel), float(w), at))
         self._delta_seq = seq
         rows = [(int(s), int(t), int(r), float(w)) for s, t, r, w in rows]
         self._new_edges.extend(rows)
@@ -259,6 +278,8 @@ class WriteUnit:
         if rec.get("subject") is not None:
             leave_slot_table(store, txn, nid, ns, rec["subject"], rec["attribute"])
         store.delete_record(txn, nid, ns, ext_id)
+        self.digest.fold(b"X", _U32.pack(nid))
+        self._touched[nid] = (ns, ext_id)
         m = self._namespace_meta(ns)
         m["vgen"] += 1
         m["count"] -= 1
@@ -280,10 +301,11 @@ class WriteUnit:
 
     def erase_namespace(self, name: str) -> int:
         """Erase namespace ``name`` whole: every record (any state), vector, id, deduplication key,
-        slot table entry and edge of it, its counters in the ``namespaces`` meta, its dynamics
-        log entries (replaced by one ``drop_namespace`` entry with the count) and its hnswlib
-        index files. Nothing is handed on (edges never cross namespaces). The keyword and
-        column snapshots, which also cache other namespaces, are cleared in this transaction
+        slot table entry and edge of it, its counters in the ``namespaces`` meta, its part of
+        every audit ledger entry (ids and dynamics details; the entries and their hashes stay,
+        see :func:`engramdb.store.ledger.redact_namespace`; its dynamics log is replaced by one
+        ``drop_namespace`` entry with the count) and its hnswlib index files. Nothing is handed
+        on (edges never cross namespaces). The keyword and column snapshots, which also cache other namespaces, are cleared in this transaction
         (rebuilt from the records if the process dies before the next flush) and written anew
         by the next flush; the CSR snapshot is rewritten in it. After the commit the namespace
         is gone from the engine: its :class:`Namespace`, postings, index and column code.
@@ -312,9 +334,11 @@ class WriteUnit:
             self._graph_after = MemoryGraph()   # the CSR snapshot is rewritten without them
             self._graph_after.upsert_many(src[~gone], tgt[~gone], rel[~gone], w[~gone])
         drop_slot_table(store, txn, name)
-        for key, entry in store.meta_items(txn, LOG_PREFIX):
+        for key, entry in store.meta_items(txn, LOG_PREFIX):   # left by a store without a ledger
             if isinstance(entry, dict) and entry.get("namespace") == name:
                 store.delete_meta(txn, key)
+        self.digest.fold(b"N", name.encode(), _U32.pack(len(nids)))
+        self._erased_spaces[name] = len(nids)   # its ledger parts are erased at the append
         last = store.get_meta(txn, "rescore_last")
         if isinstance(last, dict) and last.get("namespace") == name:
             store.delete_meta(txn, "rescore_last")
@@ -338,6 +362,17 @@ class WriteUnit:
         self.after(apply)
         return len(nids)
 
+    def put_setting(self, name: str, value: Any) -> None:
+        """Write the meta entry ``name`` as part of this change (a censor rule): folded into the
+        ledger digest (tag ``M``), so the change gets its entry."""
+        self.store.put_meta(self.txn, name, value)
+        self.digest.fold(b"M", name.encode(), _ledger.canonical(value))
+
+    def delete_setting(self, name: str) -> None:
+        """Delete the meta entry ``name`` as part of this change (tag ``M`` with no value)."""
+        self.store.delete_meta(self.txn, name)
+        self.digest.fold(b"M", name.encode())
+
     def log(self, entries: list[dict[str, Any]]) -> None:
         """Append entries (each with at least ``action``, ``namespace``, ``id``) to the dynamics
         log in this transaction; each gets ``seq`` and ``at`` (this write's time)."""
@@ -350,14 +385,9 @@ class WriteUnit:
         return self._meta.setdefault(ns, {"vgen": 0, "count": 0})
 
     def _finish_in_txn(self) -> None:
-        """The last writes of the transaction: log, counters, generation (once), snapshot."""
+        """The last writes of the transaction: ledger entry, counters, generation (once), snapshot."""
         store, txn, state = self.store, self.txn, self.state
-        if self._log:
-            seq = store.get_meta(txn, "dynlog_seq", 0)
-            for e in self._log:
-                seq += 1
-                store.put_meta(txn, f"{LOG_PREFIX}{seq:016x}", {"seq": seq, "at": self.now, **e})
-            store.put_meta(txn, "dynlog_seq", seq)
+        self._append_ledger()
         if self._delta_seq != state.delta_seq:
             store.put_meta(txn, "delta_seq", self._delta_seq)
         if self._next_nid != state.next_nid:
@@ -370,6 +400,64 @@ class WriteUnit:
             csr = self._graph_after.csr(self._next_nid)
             store.save_snapshot(txn, csr.arrays(), {"n_nodes": csr.n_nodes, "n_edges": len(self._graph_after),
                                                     "schema": SCHEMA_VERSION})
+
+    def _append_ledger(self) -> None:
+        """The ledger entry of this unit, when it changed anything (see :mod:`engramdb.store.ledger`):
+        the ids it touched and its dynamics details grouped by namespace, the digest, the actor."""
+        store, txn, state = self.store, self.txn, self.state
+        if not (self.digest.n or self._log or self._erased_spaces):
+            return
+        parts: dict[str, tuple[list[str], int, list[dict]]] = {}
+
+        def part(ns: str | None) -> tuple[list[str], int, list[dict]]:
+            key = ns if isinstance(ns, str) else ""
+            if key not in parts:
+                parts[key] = ([], 0, [])
+            return parts[key]
+
+        ends = self._edge_ends()
+        if ends:
+            names = {code: name for name, code in state.codes.items()}
+            for nid in ends:
+                self._touched[nid] = self._who(nid, names)
+        counts: dict[str, int] = {}
+        for ns, ext_id in self._touched.values():
+            ids = part(ns)[0]
+            counts[ns] = counts.get(ns, 0) + 1
+            if len(ids) < _ledger.MAX_IDS:
+                ids.append(ext_id)
+        for ns, n in self._erased_spaces.items():
+            counts[ns] = counts.get(ns, 0) + n
+            part(ns)
+        if self._log:
+            seq = store.get_meta(txn, "dynlog_seq", 0)
+            for e in self._log:
+                seq += 1
+                part(e.get("namespace"))[2].append({"seq": seq, "at": self.now, **e})
+            store.put_meta(txn, "dynlog_seq", seq)
+            self.digest.fold(b"L", _ledger.canonical([d for p in parts.values() for d in p[2]]))
+        parts = {ns: (ids, counts.get(ns, 0), details) for ns, (ids, _n, details) in parts.items()}
+        for ns in self._erased_spaces:   # the entries before this one lose their part of it
+            _ledger.redact_namespace(store, txn, ns, _ledger.next_seq(store, txn))
+        _ledger.append(store, txn, time=clock_now(), actor=state.actor, verb=self.verb,
+                       digest=self.digest.hexdigest(), parts=parts)
+
+    def _edge_ends(self) -> list[int]:
+        ends: dict[int, None] = {}
+        for src, tgt, _rel, _w in self._new_edges:
+            ends[src] = ends[tgt] = None
+        return [nid for nid in ends if nid not in self._touched]
+
+    def _who(self, nid: int, names: dict[int, str]) -> tuple[str, str]:
+        """(namespace, id) of a stored memory at an end of a new edge (columns, else its record);
+        ``names`` maps column codes to namespace names."""
+        cols = self.state.cols
+        if nid < cols.n and cols.ext_ids[nid] is not None:
+            name = names.get(int(cols.ns[nid]))
+            if name is not None:
+                return name, cols.ext_ids[nid]
+        rec = self.record(nid)
+        return (rec["namespace"], rec["id"]) if rec is not None else ("", f"nid:{nid}")
 
     def _apply(self) -> None:
         """Install the committed changes in the caches."""
@@ -401,7 +489,7 @@ class WriteUnit:
 
 
 @contextmanager
-def write_unit(state: EngineState, what: str, now: float) -> Iterator[WriteUnit]:
+def write_unit(state: EngineState, what: str, now: float, *, verb: str) -> Iterator[WriteUnit]:
     """Open a :class:`WriteUnit` for one mutation (see the module docstring), holding the engine's
     lock (``state.lock``) for writing from the transaction to the cache changes.
 
@@ -412,6 +500,9 @@ def write_unit(state: EngineState, what: str, now: float) -> Iterator[WriteUnit]
         What the write does, for error messages ("adding memories").
     now : float
         Record time of the write, Unix seconds.
+    verb : str
+        The engine verb, for the audit ledger entry ("add", "forget", "rescore", ...); required,
+        so that no mutation goes unledgered.
 
     Raises
     ------
@@ -424,7 +515,7 @@ def write_unit(state: EngineState, what: str, now: float) -> Iterator[WriteUnit]
     """
     lock = getattr(state, "lock", None)   # the engine's: readers wait only for this block
     with lock.write() if lock is not None else nullcontext():
-        unit = WriteUnit(state, now)
+        unit = WriteUnit(state, now, verb)
         try:
             with state.store.write(what) as txn:
                 unit.txn = txn
@@ -441,6 +532,8 @@ def write_unit(state: EngineState, what: str, now: float) -> Iterator[WriteUnit]
 
 
 _SUPERSEDES = Relation.SUPERSEDES.code
+_U32 = struct.Struct(">I")
+_EDGE = struct.Struct(">IIBfd")
 
 
 def _columns(rows: list[tuple[int, int, int, float]]):
