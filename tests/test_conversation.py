@@ -9,7 +9,7 @@ from engramdb.cli import main
 from engramdb.conversation import split_blocks
 from engramdb.errors import EmptyTextError, InvalidInputError, NamespaceError
 from engramdb.testing import store_digest
-from engramdb.types import MemoryKind, Relation
+from engramdb.types import MemoryKind, MemoryState, Relation
 
 LONG_ANSWER = (
     "Here is how to set up the backup job for your Postgres server.\n\n"
@@ -307,3 +307,52 @@ def test_an_entity_named_once_in_each_of_two_calls_gets_its_node(tmp_store):
         eng.add_conversation([{"role": "user", "content": "Lake Tahoe is in the news.", "session": "t"}],
                              namespace="other")
         assert eng.query(namespace="other", tags=["entity"], limit=100) == []
+
+
+def test_session_nodes_of_one_day_never_supersede_each_other(tmp_store):
+    """ "Session week 1 of user, 16 November 2026" and "Session week 2 ..." differ in a number;
+    conflict detection must not read that as a changed fact (found by a fresh-user pass)."""
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation([{"role": "user", "content": "Morning: the oven broke.",
+                               "created_at": "2026-11-16T08:00:00Z"}], namespace="u", session="week 1")
+        eng.add_conversation([{"role": "user", "content": "Evening: repair cost 350 euros.",
+                               "created_at": "2026-11-16T19:00:00Z"}], namespace="u", session="week 2")
+        eng.add_conversation([{"role": "user", "content": "The oven works again.",
+                               "created_at": "2026-11-16T21:00:00Z"}], namespace="u", session="s7")
+        eng.add_conversation([{"role": "user", "content": "Bought flour.",
+                               "created_at": "2026-11-16T22:00:00Z"}], namespace="u")
+        sessions = eng.query(namespace="u", tags=["session"], include_superseded=True, limit=100)
+        assert len(sessions) == 4 and {m.state for m in sessions} == {MemoryState.ACTIVE}
+
+
+def test_a_repeated_short_reply_is_a_new_message_when_the_chat_is_sent_again(tmp_store):
+    """An agent re-sending its whole message list: the second "Yes." answers another question and
+    is stored; what was stored already is not stored again (found by a fresh-user pass)."""
+    turns = [("user", "Do you deliver on Sundays?"), ("assistant", "Yes."),
+             ("user", "Can I pay by card at the door?"), ("assistant", "Yes.")]
+    msgs = [{"role": r, "content": c, "session": "s"} for r, c in turns]
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(msgs[:2], namespace="u")
+        out = eng.add_conversation(msgs[:3], namespace="u")           # grown by one
+        assert out["message_ids"] == ["s:3"] and out["already_stored"] == 2
+        out = eng.add_conversation(msgs, namespace="u")               # grown again: "Yes." once more
+        assert out["message_ids"] == ["s:4"] and eng.get("s:4", namespace="u").text == "assistant: Yes."
+        assert ("s:4", Relation.NEXT) in _rels(eng, "s:3")
+        out = eng.add_conversation(msgs[2:], namespace="u")           # a window over the tail
+        assert out["message_ids"] == [] and out["already_stored"] == 2
+        assert len(eng.query(namespace="u", tags=["user"], limit=100)) == 2
+
+
+def test_an_unlabelled_chat_sent_again_joins_its_own_session(tmp_store):
+    msgs = [{"role": "user", "content": "I moved to Ghent in May.", "created_at": "2026-05-02T10:00:00Z"},
+            {"role": "assistant", "content": "Welcome to Ghent!", "created_at": "2026-05-02T10:00:05Z"}]
+    other = [{"role": "user", "content": "A different chat that started the same second.",
+              "created_at": "2026-05-02T10:00:00Z"}]
+    with engramdb.open(tmp_store) as eng:
+        first = eng.add_conversation(msgs, namespace="u")
+        again = eng.add_conversation(msgs, namespace="u")
+        assert again["memories"] == 0 and again["already_stored"] == 2
+        grown = eng.add_conversation(msgs + [{"role": "user", "content": "Any tips for the tram?"}], namespace="u")
+        assert grown["sessions"] == first["sessions"] and len(grown["message_ids"]) == 1
+        apart = eng.add_conversation(other, namespace="u")            # same second, another chat
+        assert apart["sessions"] != first["sessions"] and apart["memories"] >= 2

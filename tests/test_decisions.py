@@ -153,6 +153,7 @@ BAD_REVIEWS = [
     ("at and now disagree", lambda m: m.review("d", "failure", at=T0 + 9 * DAY, now=T0 + 8 * DAY),
      errors.InvalidInputError),
     ("bad time", lambda m: m.review("d", "failure", at="someday"), errors.InvalidInputError),
+    ("in the future (a mistyped year)", lambda m: m.review("d", "failure", at="2099-01-01"), errors.InvalidInputError),
 ]
 
 

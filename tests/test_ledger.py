@@ -522,3 +522,16 @@ def test_decisions_and_their_reviews_are_ledgered(tmp_path):
         assert set(entries[-2].ids) == {d, f"{d}:outcome:1"}
         assert set(entries[-1].ids) >= {d, f"{d}:outcome:2"}
         assert db.verify_ledger().ok
+
+
+def test_an_update_that_changes_nothing_writes_nothing(tmp_path):
+    with open_store(tmp_path / "s") as db:
+        db.add("Ana lives in Faro", id="a", tags=["home"], embedding=vec(2))
+        before = len(db.ledger())
+        same = db.update("a", text="Ana lives in Faro")
+        assert same.text == "Ana lives in Faro" and len(db.history("a")) == 1
+        db.update("a", tags=["home"])
+        db.update("a", embedding=vec(2))
+        assert len(db.ledger()) == before
+        db.update("a", tags=["home", "city"])
+        assert len(db.ledger()) == before + 1 and len(db.history("a")) == 2

@@ -213,6 +213,23 @@ def stored_mentions(state: Any, namespace: str, entity: str) -> list[str] | None
     return [ext for _, ext in sorted(found)]
 
 
+def _overlap(stored: list[str], sent: list[str]) -> int:
+    """How many of the first ``sent`` messages a session holds already.
+
+    ``sent`` lines up with ``stored`` at position j when its first n = min(len(sent),
+    len(stored) - j) messages equal ``stored[j:j + n]``, and the run either reaches the end of
+    ``stored`` (the whole chat sent again, a growing message list, a window over its tail) or
+    holds two messages or more (a stretch sent again). The first j that lines up gives n; 0
+    when none does. Messages are matched by position, so a reply repeated word for word
+    ("Yes.") later in a chat is a new message; one sent alone that repeats the session's last
+    message is taken as sent again."""
+    for j in range(len(stored)):
+        n = min(len(sent), len(stored) - j)
+        if n and (j + n == len(stored) or n >= 2) and sent[:n] == stored[j:j + n]:
+            return n
+    return 0
+
+
 def _fmt_date(t: float) -> str:
     # the day only: "..., 14 November 2023, 22:13" in two session texts reads to the fact-change
     # checker (engramdb.facts.conflict) as a changed number, and the later session would supersede
@@ -255,10 +272,12 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         are added to it: numbered on from its last stored message, which leads ``next`` to the
         first new one) or a generated session label (a chat without a label gets a fresh one).
     stored_text : callable str -> str or None, optional
-        The text of the memory the namespace holds under this id, or None. With it, a message of
-        a stored session whose text that session already holds (``"<speaker>: <content>"``) is
-        not stored again, so a chat sent again whole, or a growing message list, adds only its
-        new messages.
+        The text of the memory the namespace holds under this id, or None. With it, the messages
+        of a stored session that line up with the session's stored messages (``"<speaker>:
+        <content>"``, in order: :func:`_overlap`) are not stored again, so a chat sent again
+        whole, a growing message list or a window over its tail adds only its new messages; a
+        chat without a session label whose first message opens a stored ``chat-<second>``
+        session is that session.
     stored_mentions : callable str -> list of str or None, optional
         Ids of the stored messages of the namespace that name this entity, or None when it is a
         hub there (named too often to link). An entity without a node that this call names once
@@ -330,10 +349,13 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             if isinstance(sess, bool) or not isinstance(sess, (str, int)) or not str(sess).strip():
                 raise InvalidInputError(f"{where}: session must be a non-empty string or an integer, got {sess!r}")
             label = str(sess)
-        elif label is None:   # a new chat: a label no stored session has
+        elif label is None:   # a new chat: a label no stored session has, unless it is this chat
             label = f"chat-{int(t)}"
+            first = f"{(name or '').strip() or role.strip()}: {content}"
             n = 1
             while entity_exists is not None and entity_exists(f"{id_prefix}S:{label}"):
+                if stored_text is not None and stored_text(f"{id_prefix}{label}:1") == first:
+                    break   # the same chat sent again: its stored session takes it
                 n += 1
                 label = f"chat-{int(t)}-{n}"
             auto_label = label
@@ -341,24 +363,28 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
 
     if not rows:
         raise InvalidInputError("messages: the conversation holds only instructions (system / developer)")
-    # sessions the namespace already holds: label -> (texts of their stored messages, next position)
-    held: dict[str, tuple[set[str], int]] = {}
+    # sessions the namespace already holds: label -> (texts of their stored messages in order, next position)
+    held: dict[str, tuple[list[str], int]] = {}
     for lab in dict.fromkeys(r[4] for r in rows):
         if entity_exists is not None and entity_exists(f"{id_prefix}S:{lab}"):
-            texts, pos = set(), 1
+            texts, pos = [], 1
             while True:
                 mid = f"{id_prefix}{lab}:{pos}"
                 if stored_text is not None:
                     t = stored_text(mid)
                     if t is None:
                         break
-                    texts.add(t)
+                    texts.append(t)
                 elif not entity_exists(mid):
                     break
                 pos += 1
             held[lab] = (texts, pos)
     n_rows = len(rows)
-    rows = [r for r in rows if r[4] not in held or f"{r[1] or r[0]}: {r[2]}" not in held[r[4]][0]]
+    skip: set[int] = set()   # rows their stored session holds already
+    for lab, (texts, _pos) in held.items():
+        mine = [i for i, r in enumerate(rows) if r[4] == lab]
+        skip.update(mine[:_overlap(texts, [f"{rows[i][1] or rows[i][0]}: {rows[i][2]}" for i in mine])])
+    rows = [r for i, r in enumerate(rows) if i not in skip]
     plan.already_stored = n_rows - len(rows)
     if not rows:
         return plan   # every message is stored already

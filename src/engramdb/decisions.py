@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, Sequence
 
@@ -71,6 +72,13 @@ REASON_TYPES = ("analysis", "pattern", "empirical", "authority", "intuition", "a
                 "constraint")
 #: The verbs' names as the write unit records them (``what``).
 DECIDE, REVIEW = "decide", "review"
+#: A review may be dated at most this far after the engine's clock (seconds: clock skew between
+#: the caller and the store); later is refused, so a mistyped year cannot lock the decision.
+FUTURE_SLACK_S = 300.0
+
+
+def _iso(t: float) -> str:
+    return datetime.fromtimestamp(float(t), tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 _MAX_ITEMS = MAX_TAGS            # options, reasons
 _MAX_FIELD_CHARS = 4000          # an option, a reason, a category, a note
 _SHOWN_DECISION_CHARS = 300      # of the decision's text, in its outcome memory's text
@@ -393,7 +401,8 @@ def review_outcome(state: EngineState, nid: int, *, outcome: str, note: str | No
     note : str or None
     at : float
         When the outcome became known, Unix seconds; not before the decision (its
-        ``created_at``) nor its latest review.
+        ``created_at``) nor its latest review, nor more than :data:`FUTURE_SLACK_S` after
+        ``record_now``.
     record_now : float
         The engine's clock, Unix seconds.
     embed : callable list[str] -> ndarray, or None
@@ -406,7 +415,8 @@ def review_outcome(state: EngineState, nid: int, *, outcome: str, note: str | No
     Raises
     ------
     InvalidInputError
-        Not a decision; a bad outcome or note; ``at`` before the decision or its latest review.
+        Not a decision; a bad outcome or note; ``at`` before the decision or its latest review,
+        or in the future.
     """
     outcome = check_outcome(outcome)
     if note is not None:
@@ -414,12 +424,15 @@ def review_outcome(state: EngineState, nid: int, *, outcome: str, note: str | No
     dec = state.records([nid], "reading a decision")[0]
     if dec["kind"] != MemoryKind.DECISION.value:
         raise InvalidInputError(f"memory {dec['id']!r} is a {dec['kind']} memory; only decisions are reviewed")
+    if at > record_now + FUTURE_SLACK_S:
+        raise InvalidInputError(f"review of {dec['id']!r} at {_iso(at)}: later than now ({_iso(record_now)}); "
+                                "an outcome is reviewed once it is known")
     if at < dec["created_at"]:
-        raise InvalidInputError(f"review of {dec['id']!r} at {at}: before the decision was made "
-                                f"({dec['created_at']}); an outcome follows its decision")
+        raise InvalidInputError(f"review of {dec['id']!r} at {_iso(at)}: before the decision was made "
+                                f"({_iso(dec['created_at'])}); an outcome follows its decision")
     last = dec.get("outcome_at")
     if last is not None and at < last:
-        raise InvalidInputError(f"review of {dec['id']!r} at {at}: before its latest review at {last}; "
+        raise InvalidInputError(f"review of {dec['id']!r} at {_iso(at)}: before its latest review at {_iso(last)}; "
                                 "a later review supersedes an earlier one, so give the reviews in time order")
     ns = dec["namespace"]
     n = int(dec.get("reviews") or 0) + 1

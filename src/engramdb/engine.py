@@ -596,7 +596,8 @@ class Engram:
         Returns
         -------
         Memory
-            The memory after the update.
+            The memory after the update; an update that changes nothing (the same text, tags,
+            source, confidence and vector) writes nothing and returns the memory as it is.
 
         Raises
         ------
@@ -621,9 +622,13 @@ class Engram:
                 "tags": old.tags if tags is None else tags, "source": old.source if source is None else source,
                 "confidence": old.confidence if confidence is None else confidence, "embedding": embedding}
         p = prepare(state, item, ns, now)
+        nid = state.lookup(ns, id)
+        if (p.text == old.text and tuple(p.tags) == tuple(old.tags) and p.source == old.source
+                and p.confidence == old.confidence
+                and (embedding is None or np.array_equal(p.vector, state.vectors(np.array([nid]), state.space(ns))[0]))):
+            return old   # nothing changes: no new version, no write (and no ledger entry)
         if text is not None or embedding is not None:
             embed_missing(state, self._embed_progress(False), [p])
-        nid = state.lookup(ns, id)
         old_vec = state.vectors(np.array([nid]), state.space(ns))[0] if p.vector is not None else None
         with write_unit(state, "updating a memory", now, verb="update") as unit:
             store, txn = unit.store, unit.txn

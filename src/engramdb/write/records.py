@@ -307,7 +307,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared],
     by_nid = {p.nid: p for p in prepared}
     edges = []
     for p in prepared:
-        if p.subject is not None or p.state is not MemoryState.ACTIVE or _not_a_fact(p.kind.value, p.extra):
+        if p.subject is not None or p.state is not MemoryState.ACTIVE or _not_a_fact(p.kind.value, p.extra, p.tags):
             continue
         for lab, c in near.get(p.nid, []):
             if c < lc.conflict_cosine:
@@ -315,12 +315,13 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared],
             q = by_nid.get(lab)
             rec = None if q is not None else unit.record(lab)
             if q is not None:
-                if q.subject is not None or q.state is not MemoryState.ACTIVE or _not_a_fact(q.kind.value, q.extra):
+                if (q.subject is not None or q.state is not MemoryState.ACTIVE
+                        or _not_a_fact(q.kind.value, q.extra, q.tags)):
                     continue
                 text, valid_from = q.text, q.valid_from
             else:
                 if (rec is None or rec["state"] != MemoryState.ACTIVE.value or rec.get("subject") is not None
-                        or _not_a_fact(rec["kind"], rec)):
+                        or _not_a_fact(rec["kind"], rec, rec.get("tags") or ())):
                     continue
                 text, valid_from = rec["text"], rec.get("valid_from", rec["created_at"])
             if conflict(p.text, text) is None:
@@ -338,8 +339,17 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared],
     return edges
 
 
-def _not_a_fact(kind: str, fields: dict | None) -> bool:
+#: Tags of the nodes a conversation and consolidation generate (engramdb.conversation,
+#: engramdb.dynamics.consolidate): their texts are labels ("Session week 1 of ...") or parts and
+#: digests of other memories, not statements; two of them never supersede one another.
+STRUCTURAL_TAGS = frozenset({"session", "entity", "summary", "piece"})
+
+
+def _not_a_fact(kind: str, fields: dict | None, tags=()) -> bool:
     """Decisions and their outcomes (``engramdb.decisions``) are choices and events, not
     statements of fact: two decisions that differ in a number are two forecasts, both scored by
-    calibration, so conflict detection neither supersedes nor contradicts them."""
-    return kind == MemoryKind.DECISION.value or (fields is not None and "outcome_of" in fields)
+    calibration, so conflict detection neither supersedes nor contradicts them. Nor does it
+    touch the generated nodes (:data:`STRUCTURAL_TAGS`): session nodes of two sessions
+    ("Session week 1 ..." / "Session week 2 ...") differ in a number but are two sessions."""
+    return (kind == MemoryKind.DECISION.value or (fields is not None and "outcome_of" in fields)
+            or not STRUCTURAL_TAGS.isdisjoint(tags))
