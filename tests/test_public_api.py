@@ -15,6 +15,7 @@ def test_all_is_pinned():
         "UnknownRelationError", "open", "to_unix_seconds", "__version__",
         "Contradiction", "HistoryEntry", "SlotConfig",
         "AdmissionConfig", "AdmissionDecision", "ForgettingConfig",
+        "CensoredError", "MemoryBlockedError", "CensorRule",
         "CalibrationReport", "DecisionInfo", "LedgerEntry", "LedgerReport",
         "ShardedEngram", "open_sharded",
     ])
@@ -27,8 +28,8 @@ def test_engine_verbs():
                  "stats", "close", "flush", "edges", "namespaces", "salience",
                  "update", "history", "query",
                  "admit_batch", "review", "rescore", "dynamics_log", "export", "import_from",
-                 "namespace", "drop_namespace", "compact", "decide", "calibration",
-                 "ledger", "verify_ledger", "export_ledger", "acting_as"):
+                 "namespace", "drop_namespace", "compact", "decide", "calibration", "censor", "censors",
+                 "remove_censor", "ledger", "verify_ledger", "export_ledger", "acting_as"):
         assert callable(getattr(engramdb.Engram, verb)), verb
         assert getattr(engramdb.Engram, verb).__doc__
 

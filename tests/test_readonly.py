@@ -57,6 +57,7 @@ WRITES = {
     "decide": lambda m, _: m.decide("We pick the Baixa hotel", confidence=0.6, embedding=basis(3)),
     "admit_batch": lambda m, _: m.admit_batch([{"text": "a brand new fact", "embedding": basis(4)}]),
     "import_from": lambda m, tmp: m.import_from(tmp / "export"),
+    "censor": lambda m, _: m.censor(pattern="fact"),
 }
 
 

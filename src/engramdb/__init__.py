@@ -17,8 +17,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from .errors import (
-    BackendUnavailableError, ConfigError, DimensionMismatchError, EmptyTextError, EngramError,
-    IndexStaleError, InvalidInputError, MemoryNotFoundError, NamespaceError, NonFiniteError,
+    BackendUnavailableError, CensoredError, ConfigError, DimensionMismatchError, EmptyTextError, EngramError,
+    IndexStaleError, InvalidInputError, MemoryBlockedError, MemoryNotFoundError, NamespaceError, NonFiniteError,
     OversizeError, ReadOnlyError, StoreCorruptedError, StoreError, StoreFullError, StoreLockedError,
     StoreNotFoundError, UnknownKindError, UnknownRelationError,
 )
@@ -31,6 +31,7 @@ if TYPE_CHECKING:   # what the lazy names resolve to, for type checkers and IDEs
     from .decisions import CalibrationReport
     from .dynamics import AdmissionDecision
     from .engine import Engram, open, to_unix_seconds
+    from .censor import CensorRule
     from .store.ledger import LedgerEntry, LedgerReport
     from .sharding import ShardedEngram, open_sharded
     from .temporal import HistoryEntry
@@ -51,6 +52,7 @@ _LAZY: dict[str, str] = {
                      "PathStep", "RecallResult", "Relation"), "types"),
     "AdmissionDecision": "dynamics",
     "HistoryEntry": "temporal",
+    "CensorRule": "censor",
     "CalibrationReport": "decisions",
     "DecisionInfo": "types",
     **dict.fromkeys(("LedgerEntry", "LedgerReport"), "store.ledger"),
@@ -82,6 +84,7 @@ __all__ = sorted([
     "UnknownRelationError", "open", "to_unix_seconds", "__version__",
     "Contradiction", "HistoryEntry", "SlotConfig",
     "AdmissionConfig", "AdmissionDecision", "ForgettingConfig",
+    "CensoredError", "MemoryBlockedError", "CensorRule",
     "CalibrationReport", "DecisionInfo",
     "LedgerEntry", "LedgerReport",
     "ShardedEngram", "open_sharded",

@@ -649,6 +649,65 @@ def log_cmd(store, namespace, action, limit, as_json):
     _out().print(table)
 
 
+# ---------------------------------------------------------------- censors
+@main.group("censor", cls=_Group)
+def censor_group() -> None:
+    """Censor rules: warn about, block, or refuse (absolute) the memories a rule matches."""
+
+
+@censor_group.command("add")
+@store_option
+@click.option("--pattern", default=None, help="Regular expression searched in the text (case-insensitive).")
+@click.option("--case-sensitive", is_flag=True, help="Match --pattern case-sensitively.")
+@click.option("--tag", default=None, help="Match memories carrying this tag.")
+@click.option("--kind", default=None, help="Match memories of this kind.")
+@click.option("--namespace", "-n", "namespaces", multiple=True,
+              help="Match only in this namespace (repeatable); alone, every memory there.")
+@click.option("--action", type=click.Choice(["warn", "block", "absolute"]), default="block", show_default=True)
+@click.option("--reason", default="", help="Why (shown in warnings and refusals).")
+@click.option("--provenance", type=click.Choice(["human", "agent", "auto"]), default="human", show_default=True)
+@click.option("--id", "id_", default=None, help="Rule id (random when omitted).")
+@click.option("--json", "as_json", is_flag=True)
+def censor_add(store, pattern, case_sensitive, tag, kind, namespaces, action, reason, provenance, id_, as_json):
+    """Add a censor rule to the store; it applies at once to the memories already stored."""
+    with _open(store) as eng:
+        rule = eng.censor(pattern=pattern, tag=tag, kind=kind, namespace=list(namespaces) or None, action=action,
+                          reason=reason, ignore_case=not case_sensitive, provenance=provenance, id=id_)
+    if as_json:
+        _echo_json(rule.to_dict())
+        return
+    click.echo(f"added censor rule {rule.id} ({rule.action.value})")
+
+
+@censor_group.command("list")
+@store_option
+@click.option("--namespace", "-n", default=None, help="Only the rules applying in this namespace.")
+@click.option("--json", "as_json", is_flag=True)
+def censor_list(store, namespace, as_json):
+    """The store's censor rules, oldest first."""
+    with _open(store, readonly=True) as eng:
+        rules = eng.censors(namespace=namespace)
+    if as_json:
+        _echo_json([r.to_dict() for r in rules])
+        return
+    table = _table("id", "action", "match", "namespaces", "reason", "provenance", "created", title="censor rules")
+    for r in rules:
+        match = ", ".join(f"{k}={v!r}" for k, v in (("pattern", r.pattern), ("tag", r.tag),
+                                                      ("kind", None if r.kind is None else r.kind.value))
+                          if v is not None) or "-"
+        table.add_row(r.id, r.action.value, match, ", ".join(r.namespaces) or "all", r.reason, r.provenance,
+                      _fmt_time(r.created_at))
+    _out().print(table)
+
+
+@censor_group.command("remove")
+@store_option
+@click.argument("rule_id")
+def censor_remove(store, rule_id):
+    """Remove a censor rule; what it hid becomes visible again."""
+    with _open(store) as eng:
+        eng.remove_censor(rule_id)
+    click.echo(f"removed censor rule {rule_id}")
 @main.command("ledger")
 @store_option
 @click.option("--namespace", "-n", default=None, help="Only entries that touched this namespace.")

@@ -37,6 +37,7 @@ import os
 import weakref
 from typing import Any, Callable
 
+from .censor import enter_verb, leave_verb
 from .errors import StoreError, StoreFullError
 from .rwlock import RWLock
 from .store.lmdb_store import LmdbStore, MapGrownError
@@ -120,8 +121,17 @@ def retries_map_growth(fn: Callable) -> Callable:
 
 
 def _guard(fn: Callable, reads: bool = False, writes_if: str | None = None, name: str = "") -> Callable:
+    verb = fn.__name__
+
     @functools.wraps(fn)
     def call(self, *args, **kwargs):
+        token = enter_verb(verb)   # censor hits are logged with the verb served
+        try:
+            return guarded_call(self, args, kwargs)
+        finally:
+            leave_verb(token)
+
+    def guarded_call(self, args, kwargs):
         if self._pid != os.getpid():
             _after_fork(self)
         lock = self._lock

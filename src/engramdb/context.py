@@ -333,15 +333,23 @@ def _profile_items(engram: Any, namespace: str) -> list[ContextItem]:
                 seen.add(m.id)
                 shown = _one_line(m.value if m.value else m.text)
                 items.append(ContextItem(m.id, "L0", m.kind, f"{attr}: {shown}", _date(m.created_at),
-                                         f"profile: {attr}"))
+                                         _flagged(f"profile: {attr}", m)))
     return items
 
 
 def _l0_kind_items(engram: Any, namespace: str, kind: str, reason: str, now: float | None,
                    keep: Callable[[Any], bool] = lambda m: True) -> list[ContextItem]:
     mems = engram.query(namespace=namespace, kind=kind, order="salience_desc", limit=_L0_LIMIT, now=now)
-    return [ContextItem(m.id, "L0", m.kind, _one_line(m.text), _date(m.created_at), reason)
+    return [ContextItem(m.id, "L0", m.kind, _one_line(m.text), _date(m.created_at), _flagged(reason, m))
             for m in mems if keep(m)]
+
+
+def _flagged(reason: str, memory: Any) -> str:
+    """``reason`` with the memory's ``warn`` censor notes (:mod:`engramdb.censor`) appended:
+    "...; censor warning: <reason> (rule <id>)"."""
+    for note in getattr(memory, "censor_notes", ()):
+        reason += f"; censor warning: {note.reason or 'no reason given'} (rule {note.rule_id})"
+    return reason
 
 
 def _preview(text: str) -> str:
@@ -417,11 +425,11 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     weak = res.stats.get("relevance_threshold")
     record = track_record(res.hits, weak)
     cut = min(_recalled_cut(hits), _L1_K)
-    recalled = [ContextItem(h.id, "L1", h.kind, _hit_text(h), _date(h.created_at), _reason_of_path(h, weak),
-                            float(h.score)) for h in hits[:cut]]
+    recalled = [ContextItem(h.id, "L1", h.kind, _hit_text(h), _date(h.created_at),
+                            _flagged(_reason_of_path(h, weak), h), float(h.score)) for h in hits[:cut]]
     further = [ContextItem(h.id, "L2", h.kind, _preview(_hit_text(h)), _date(h.created_at),
-                           _reason_of_path(h, weak).replace("recalled: ", "recalled, ") + f", score {h.score:.2f}",
-                           float(h.score)) for h in hits[cut:]]
+                           _flagged(_reason_of_path(h, weak).replace("recalled: ", "recalled, ")
+                                    + f", score {h.score:.2f}", h), float(h.score)) for h in hits[cut:]]
     shown = in_l0 | {h.id for h in hits}
     neighbours: list[ContextItem] = []
     for h in hits[:_NEIGHBOUR_OF]:
@@ -434,7 +442,7 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
                 continue
             shown.add(other)
             neighbours.append(ContextItem(m.id, "L2", m.kind, _preview(m.text), _date(m.created_at),
-                                          f"neighbour of {h.id} ({e.relation.value})"))
+                                          _flagged(f"neighbour of {h.id} ({e.relation.value})", m)))
 
     # sections: first pass within shares, second pass with what is left, in tier order
     def entry(section: str, item: ContextItem) -> _Entry:

@@ -44,6 +44,7 @@ from .write.records import Prepared, embed_missing, prepare, write_new
 from .write.reinforce import boost_links, reinforce
 
 if TYPE_CHECKING:
+    from .censor import CensorRule
     from .namespace_handle import NamespaceHandle
 
 __all__ = ["Engram", "open", "to_unix_seconds"]
@@ -80,11 +81,13 @@ class Engram:
                   "history": None, "query": None, "current": None, "profile": None, "context": None,
                   "stats": None, "dynamics_log": None, "export": None, "calibration": None,
                   "ledger": None, "verify_ledger": None, "export_ledger": None, "acting_as": None,
-                  "recall": "reinforce", "recall_batch": "reinforce"}
+                  "recall": "reinforce", "recall_batch": "reinforce", "censors": None}
     #: The writing verbs that hold the engine's lock alone from start to end (they change caches
     #: outside a write unit); every other writing verb shares it with readers until its commits.
     #: An instance may add verbs (benchmarks/bench_writer_blocking.py does, for its baseline).
-    EXCLUSIVE_VERBS = frozenset({"flush", "close", "compact", "drop_namespace", "import_from"})
+    #: ``censor`` / ``remove_censor`` re-evaluate every memory's verdict after their commit.
+    EXCLUSIVE_VERBS = frozenset({"flush", "close", "compact", "drop_namespace", "import_from", "censor",
+                                 "remove_censor"})
 
     def __init__(self, store: LmdbStore, *, dim: int, embedder: Any, config: EngramConfig,
                  readonly: bool = False, actor: str = _ledger.DEFAULT_ACTOR):
@@ -684,6 +687,8 @@ class Engram:
         ------
         MemoryNotFoundError
             No such memory.
+        MemoryBlockedError
+            A ``block`` / ``absolute`` censor rule hides it (a ``MemoryNotFoundError`` too).
         """
         self._check_open()
         ns = check_namespace(namespace)
@@ -695,21 +700,46 @@ class Engram:
             if rec is None or rec["id"] != id or rec["namespace"] != ns:
                 raise StoreCorruptedError(f"id {id!r} maps to nid {nid}, which holds no record of it")
             vec = state.store.get_vector(txn, nid, self.dim) if with_embedding else None
-        return memory_from_record(rec, vec)
+        return self._censored(memory_from_record(rec, vec))
+
+    def _censored(self, memory: Memory) -> Memory:
+        """``memory`` as a read verb may return it: refused when a censor rule hides it, with its
+        ``warn`` notes otherwise (:mod:`engramdb.censor`)."""
+        censor = self._state.censor
+        if censor.active:
+            censor.check_read(memory.namespace, memory.id)
+            censor.annotate(memory, memory.namespace)
+            if memory.superseded_by is not None and censor.hidden_key(memory.namespace, memory.superseded_by):
+                memory.superseded_by = None   # a pointer to a hidden memory reads None
+        return memory
+
+    def _check_visible(self, ns: str, id: str) -> None:
+        """Raise :class:`MemoryBlockedError` when a censor rule hides memory ``id`` of ``ns``."""
+        if self._state.censor.active:
+            self._state.censor.check_read(ns, id)
 
     def edges(self, id: str, *, namespace: str = DEFAULT_NAMESPACE) -> list[Edge]:
-        """Every stored edge touching ``id`` (both directions).
+        """Every stored edge touching ``id`` (both directions); edges to a memory a censor rule
+        hides are left out.
 
         Raises
         ------
         MemoryNotFoundError
+        MemoryBlockedError
+            A censor rule hides ``id``.
         """
         self._check_open()
         state = self._state
-        nid = state.lookup(check_namespace(namespace), check_id(id))
+        ns = check_namespace(namespace)
+        nid = state.lookup(ns, check_id(id))
+        self._check_visible(ns, id)
         ext = state.cols.ext_ids
+        blocked = state.cols.blocked if state.censor.active else None
         out = []
         for other, rel, w, forward in state.graph.neighbours(nid):
+            if blocked is not None and blocked[other]:
+                state.censor.kept_out([other])
+                continue
             src, tgt = (ext[nid], ext[other]) if forward else (ext[other], ext[nid])
             out.append(Edge(src, tgt, RELATION_BY_CODE[rel], float(f"{w:.7g}")))  # stored as float32
         return out
@@ -825,7 +855,9 @@ class Engram:
     def salience(self, id: str, *, namespace: str = DEFAULT_NAMESPACE, now: float | None = None) -> float:
         """Current salience s(now) = s0 * 2**(-(now - t0) / half_life(kind)), in [0, 1]."""
         self._check_open()
-        nid = self._state.lookup(check_namespace(namespace), check_id(id))
+        ns = check_namespace(namespace)
+        nid = self._state.lookup(ns, check_id(id))
+        self._check_visible(ns, id)
         return float(self._state.salience_now(np.array([nid]), time_or_now(now))[0])
 
     def history(self, id: str, *, namespace: str = DEFAULT_NAMESPACE) -> list[_temporal.HistoryEntry]:
@@ -847,15 +879,27 @@ class Engram:
         Raises
         ------
         MemoryNotFoundError
+        MemoryBlockedError
+            A censor rule hides ``id``; other memories of the chain that a rule hides are left out.
         """
         self._check_open()
         state = self._state
-        nid = state.lookup(check_namespace(namespace), check_id(id))
+        ns = check_namespace(namespace)
+        nid = state.lookup(ns, check_id(id))
+        self._check_visible(ns, id)
         chain = state.supersession_chain(nid) | {nid}
+        if state.censor.active:
+            hidden = [n for n in chain if state.cols.blocked[n]]
+            state.censor.kept_out(hidden)
+            chain -= set(hidden)
         ext = state.cols.ext_ids
-        supersedes = {ext[n]: tuple(sorted(ext[o] for o in state.supersedes_edges(n)[0])) for n in chain}
-        records = state.records(sorted(chain), "reading a history")
-        return _temporal.history_entries([r for r in records if r is not None], supersedes)
+        shown = (lambda n: not state.cols.blocked[n]) if state.censor.active else (lambda n: True)
+        supersedes = {ext[n]: tuple(sorted(ext[o] for o in state.supersedes_edges(n)[0] if shown(o)))
+                      for n in chain}
+        records = [r for r in state.records(sorted(chain), "reading a history") if r is not None]
+        if state.censor.active:   # a pointer to a hidden memory reads None
+            records = [_scrubbed(r, state.censor, "superseded_by") for r in records]
+        return _temporal.history_entries(records, supersedes)
 
     def query(self, *, namespace: str = DEFAULT_NAMESPACE, kind: MemoryKind | str | Sequence[Any] | None = None,
               tags: Sequence[str] | str | None = None, min_confidence: float | None = None,
@@ -901,7 +945,8 @@ class Engram:
         Returns
         -------
         list of Memory
-            At most ``limit``, in ``order`` (exact ties in insertion order, as in :meth:`recall`).
+            At most ``limit``, in ``order`` (exact ties in insertion order, as in :meth:`recall`);
+            never a memory a censor rule hides (see :meth:`censor`).
 
         Raises
         ------
@@ -913,8 +958,9 @@ class Engram:
                                 since=since, until=until, as_of=as_of, include_archived=include_archived,
                                 include_superseded=include_superseded, state=state, valid_at=valid_at,
                                 subject=subject, attribute=attribute)
-        return _query.run_query(self._state, namespace=ns, filters=filters, order=order, limit=limit,
-                                now=time_or_now(now))
+        out = _query.run_query(self._state, namespace=ns, filters=filters, order=order, limit=limit,
+                               now=time_or_now(now))
+        return [self._censored(m) for m in out]
 
     def current(self, subject: str, attribute: str, *, namespace: str = DEFAULT_NAMESPACE) -> Memory | list[Memory] | None:
         """The current value of slot (``subject``, ``attribute``): what the slot holds now.
@@ -944,7 +990,10 @@ class Engram:
         filters = Filters.parse(subject=subject, attribute=attribute)
         if filters.subject is None or filters.attribute is None:
             raise InvalidInputError(f"current needs a subject and an attribute, got {subject!r}, {attribute!r}")
-        return _query.current_value(self._state, ns, filters.subject, filters.attribute)
+        value = _query.current_value(self._state, ns, filters.subject, filters.attribute)
+        if isinstance(value, list):
+            return [self._censored(m) for m in value]
+        return value if value is None else self._censored(value)
 
     def profile(self, subject: str, *, namespace: str = DEFAULT_NAMESPACE) -> dict[str, Memory | list[Memory]]:
         """Every slot of ``subject`` with its current value: attribute -> :meth:`current`'s answer.
@@ -969,7 +1018,9 @@ class Engram:
         filters = Filters.parse(subject=subject)
         if filters.subject is None:
             raise InvalidInputError("profile needs a subject, got None")
-        return _query.profile(self._state, ns, filters.subject)
+        out = _query.profile(self._state, ns, filters.subject)
+        return {attr: [self._censored(m) for m in v] if isinstance(v, list) else self._censored(v)
+                for attr, v in out.items()}
 
     def context(self, query: str, *, namespace: str = DEFAULT_NAMESPACE, budget_tokens: int | None = None,
                 frame: str = "conversation", count_tokens: Callable[[str], int] | None = None,
@@ -1456,7 +1507,13 @@ class Engram:
             raise InvalidInputError(f"action: expected one of {actions}, got {action!r}")
         if limit is not None:
             check_int(limit, "limit", 0, 2**62)
-        return read_log(self._state, namespace=namespace, action=action, limit=limit)
+        censor = self._state.censor
+        if not censor.active:
+            return read_log(self._state, namespace=namespace, action=action, limit=limit)
+        # no entry naming, or keeping the text of, a memory a censor rule hides
+        entries = [e for e in read_log(self._state, namespace=namespace, action=action)
+                   if not censor.entry_hidden(e)]
+        return entries if limit is None else entries[len(entries) - limit:] if limit else []
 
     # ------------------------------------------------------------------ audit ledger
     @contextmanager
@@ -1506,6 +1563,9 @@ class Engram:
         Returns
         -------
         list of LedgerEntry
+            Ids of memories a censor rule hides, and dynamics details naming them or keeping
+            their text, are left out of the entries shown (the stored entries and their hashes
+            are untouched; :meth:`verify_ledger` checks those).
 
         Raises
         ------
@@ -1526,6 +1586,9 @@ class Engram:
         store = self._state.store
         with store.read("reading the audit ledger") as txn:
             out = list(_ledger.read(store, txn, namespace=namespace, verb=verb, since=lo, until=hi))
+        censor = self._state.censor
+        if censor.active:   # what is shown, not what is stored: verify_ledger checks the stored entries
+            out = [censor.redact_entry(e) for e in out]
         return out if limit is None else out[len(out) - limit:] if limit else []
 
     def verify_ledger(self) -> _ledger.LedgerReport:
@@ -1662,6 +1725,127 @@ class Engram:
         self._check_open(write=True)
         return import_store(self._state, path, now=clock_now(), on_conflict=on_conflict)
 
+    # ------------------------------------------------------------------ censors
+    def censor(self, *, pattern: str | None = None, tag: str | None = None,
+               kind: MemoryKind | str | None = None, namespace: str | Sequence[str] | None = None,
+               match: Callable[[Memory], bool] | None = None, action: str = "block", reason: str = "",
+               ignore_case: bool = True, provenance: str = "human", id: str | None = None) -> "CensorRule":
+        """Add a censor rule: memories it matches are annotated (``warn``), kept out of every read
+        verb (``block``), or also refused on every write (``absolute``). See :mod:`engramdb.censor`.
+
+        The rule applies at once to the memories already stored. A rule without ``match`` is
+        stored in the store (one write, verb ``censor_add``) and survives reopening; a rule with
+        a callable ``match`` lives on this open engine only (callables cannot be stored), so it
+        is not seen by other processes and is gone after :meth:`close`; it may be added to a
+        read-only engine.
+
+        Parameters
+        ----------
+        pattern : str, optional
+            Regular expression (Python ``re``) searched in the text and in earlier wordings.
+        tag : str, optional
+            Match memories carrying this tag.
+        kind : MemoryKind or str, optional
+            Match memories of this kind.
+        namespace : str or sequence of str, optional
+            Match only in these namespaces; alone, match every memory there. Every namespace
+            when omitted.
+        match : callable Memory -> bool, optional
+            In-process rule; an exception it raises counts as a match (fail closed) and is
+            logged.
+        action : {"warn", "block", "absolute"}
+        reason : str
+            Why; shown in warnings and refusals (never the matched text).
+        ignore_case : bool
+            Case-insensitive ``pattern`` (default).
+        provenance : {"human", "agent", "auto"}
+            Who made the rule (the reference system's provenance).
+        id : str, optional
+            The rule's id; a random one when omitted.
+
+        Returns
+        -------
+        CensorRule
+
+        Raises
+        ------
+        InvalidInputError
+            No match criterion, a pattern that does not compile, a bad action, provenance or
+            callable, or an id already in use; nothing is written.
+        UnknownKindError, NamespaceError
+        ReadOnlyError
+            A persistent rule on a store opened ``readonly=True``.
+
+        References
+        ----------
+        DESIGN.md "Decisions, censors and the ledger" (the reference system's censors).
+        """
+        from .censor import make_rule
+        from .write.censor_rules import add_rule
+
+        self._check_open(write=match is None)
+        now = clock_now()
+        rule = make_rule(id=id, action=action, reason=reason, pattern=pattern, ignore_case=ignore_case, tag=tag,
+                         kind=kind, namespaces=namespace, match=match, provenance=provenance, created_at=now)
+        state = self._state
+        if rule.id in state.censor.rules:
+            raise InvalidInputError(f"a censor rule {rule.id!r} exists already; remove it first or pick another id")
+        if match is None:
+            add_rule(state, rule, now)
+        else:
+            state.censor.install(rule)
+            state.recensor(added=rule)
+        return rule
+
+    def censors(self, *, namespace: str | None = None) -> list["CensorRule"]:
+        """The censor rules, oldest first, each with ``hits``: its censor hits (blocked memories
+        kept out of an answer, warned memories returned, writes refused) in this process since
+        the store was opened (not persisted: a read would otherwise write).
+
+        Parameters
+        ----------
+        namespace : str, optional
+            Only the rules applying there (global ones and ones scoped to it).
+
+        Returns
+        -------
+        list of CensorRule
+
+        Raises
+        ------
+        NamespaceError
+        """
+        self._check_open()
+        ns = None if namespace is None else check_namespace(namespace)
+        return self._state.censor.listing(ns)
+
+    def remove_censor(self, id: str) -> None:
+        """Remove censor rule ``id``; what it hid becomes visible again. A stored rule's removal
+        is one write (verb ``censor_remove``); an in-process (callable) rule is dropped from
+        this engine.
+
+        Raises
+        ------
+        InvalidInputError
+            No such rule; nothing is written.
+        ReadOnlyError
+            A stored rule on a store opened ``readonly=True``.
+        """
+        from .write.censor_rules import remove_rule
+
+        check_id(id, "censor id")
+        state = self._state
+        rule = state.censor.rules.get(id)
+        if rule is None:
+            self._check_open()
+            raise InvalidInputError(f"no censor rule {id!r} (see censors())")
+        self._check_open(write=rule.persistent)
+        if rule.persistent:
+            remove_rule(state, id, clock_now())
+        else:
+            state.censor.uninstall(id)
+            state.recensor()
+
     # ------------------------------------------------------------------ recall
     def recall(self, query: str | None = None, *, vector: Any = None, namespace: str = DEFAULT_NAMESPACE,
                k: int = 10, kinds: Sequence[MemoryKind | str] | None = None,
@@ -1725,7 +1909,9 @@ class Engram:
         RecallResult
             ``hits`` best first, each with the path that activated it; ``gaps`` says when the
             best evidence is weak (negative recall) or everything was filtered out;
-            ``warnings`` lists ``contradicts`` pairs touching the hits.
+            ``warnings`` lists ``contradicts`` pairs touching the hits. A memory a censor rule
+            hides is never a seed, a node activation passes through, a hit or a path step;
+            a ``warn`` rule's notes are on the hit (``Hit.censor_notes``; see ``censor``).
 
         Raises
         ------
@@ -1860,6 +2046,15 @@ class Engram:
         if reinforce and len(hit_nids) and not self.readonly:
             counts = hit_nids if isinstance(hit_nids, dict) else dict.fromkeys(hit_nids, 1)
             self._reinforce(counts, now)
+
+
+def _scrubbed(rec: dict, censor: Any, field: str) -> dict:
+    """``rec`` with ``field`` (an id in its namespace) set to None when a censor rule hides that
+    memory (a copy; the stored record is untouched)."""
+    other = rec.get(field)
+    if other is not None and censor.hidden_key(rec["namespace"], other):
+        rec = {**rec, field: None}
+    return rec
 
 
 def _embed(embedder: Any, texts: list[str], progress: bool) -> np.ndarray:

@@ -27,6 +27,8 @@ __all__ = [
     "StoreNotFoundError",
     "IndexStaleError",
     "BackendUnavailableError",
+    "CensoredError",
+    "MemoryBlockedError",
 ]
 
 
@@ -87,6 +89,32 @@ class MemoryNotFoundError(EngramError, KeyError):
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return str(self.args[0]) if self.args else "memory not found"
+
+
+class CensoredError(EngramError):
+    """A censor rule refused this: an ``absolute`` rule matched a memory being written (added,
+    admitted, imported, superseded or updated), or a read asked for a blocked memory by id.
+    Nothing was written. The message names the rule and its reason, never the refused text.
+
+    Attributes
+    ----------
+    rule_id : str
+        The id of the censor rule that matched.
+    action : str
+        Its action (``"block"`` or ``"absolute"``).
+    """
+
+    def __init__(self, message: str, *, rule_id: str, action: str):
+        super().__init__(message)
+        self.rule_id = rule_id
+        self.action = action
+
+
+class MemoryBlockedError(CensoredError, MemoryNotFoundError):
+    """A read verb asked by id for a memory that a ``block`` or ``absolute`` censor rule keeps
+    out of every answer (``get``, ``edges``, ``salience``, ``history``; ``update`` and
+    ``supersede`` of it too). It is a :class:`MemoryNotFoundError`, so a caller that treats a
+    missing memory as absent treats a blocked one the same way."""
 
 
 class NamespaceError(EngramError):

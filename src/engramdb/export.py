@@ -185,6 +185,9 @@ def export_store(state: EngineState, path: str | os.PathLike, *, format: str = "
                  now: float, embedder_name: str | None = None) -> dict[str, str]:
     """Write the store's memories and edges to the directory ``path`` (see the module docstring).
 
+    Memories a ``block`` / ``absolute`` censor rule hides (:mod:`engramdb.censor`), and the edges
+    touching them, are left out: remove the rule to export them.
+
     The files are created owner-only (mode 0600) and a directory this call creates is 0700
     (like the store's own files: the export holds every text and embedding); an existing empty
     directory keeps its mode.
@@ -223,8 +226,15 @@ def export_store(state: EngineState, path: str | os.PathLike, *, format: str = "
     store = state.store
     cols: dict[str, list] = {k: [] for k in MEMORY_COLUMNS if k != "embedding"}
     vecs, nids = [], []
+    hidden = state.cols.blocked if state.censor.active else None   # censor rules: left out
     with store.read("exporting memories") as txn:
         for nid, rec in store.iter_records(txn):
+            if hidden is not None and hidden[nid]:
+                state.censor.kept_out([nid])
+                continue
+            if hidden is not None and rec["superseded_by"] is not None and \
+                    state.censor.hidden_key(rec["namespace"], rec["superseded_by"]):
+                rec = {**rec, "superseded_by": None}   # a pointer to a hidden memory reads None
             nids.append(nid)
             vecs.append(store.get_vector(txn, nid, state.dim))
             for k in _KNOWN:
@@ -295,8 +305,11 @@ def _read_edges(state: EngineState, txn) -> list[tuple]:
     ext = state.cols.ext_ids
     names = list(state.codes)
     rows = []
+    hidden = state.cols.blocked if state.censor.active else None
     for k, v in txn.cursor(db=state.store.dbs["edges"]):
         s, t, r = key.unpack(k)
+        if hidden is not None and (hidden[s] or hidden[t]):   # an end hidden by a censor rule
+            continue
         w, created = val.unpack(v)
         rows.append((names[int(state.cols.ns[s])], ext[s], ext[t], RELATION_BY_CODE[r].value, w, created))
     return rows
@@ -392,6 +405,8 @@ def import_store(state: EngineState, path: str | os.PathLike, *, now: float,
         The embeddings' dimension differs from the store's.
     NonFiniteError
         A NaN or infinite number (only ``salience_at`` may be +inf) or a zero embedding.
+    CensoredError
+        An ``absolute`` censor rule matches a memory of the export; nothing is written.
     """
     if on_conflict not in ON_CONFLICT:
         raise InvalidInputError(f"on_conflict: expected one of {list(ON_CONFLICT)}, got {on_conflict!r}")
@@ -487,6 +502,9 @@ def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_confl
     if missing:
         raise InvalidInputError(f"export at {path!r} (format {version}) lacks column(s) {missing}")
     records, vecs = _records_of(state, mem, version)
+    if state.censor.active:   # an absolute censor rule refuses the import whole (CensoredError)
+        for rec in records:
+            state.censor.check_write(rec)
     edge_rows = edg.select(list(EDGE_COLUMNS)).to_pylist()
     edges_db = state.store.dbs["edges"]
     n_edges = 0

@@ -102,7 +102,13 @@ def _current_nids(state: EngineState, nids: np.ndarray) -> np.ndarray:
     """The current ones of a slot's members: live, active (not superseded, not archived)."""
     c = state.cols
     nids = nids[nids < c.n]
-    return nids[c.alive[nids] & (c.state[nids] == _ACTIVE)]
+    nids = nids[c.alive[nids] & (c.state[nids] == _ACTIVE)]
+    if c.censor is not None:   # hidden by a censor rule (logged as a hit)
+        hidden = c.blocked[nids]
+        if hidden.any():
+            c.censor.kept_out(nids[hidden])
+            nids = nids[~hidden]
+    return nids
 
 
 def _value_of(records: list[dict], multi: bool) -> Memory | list[Memory]:

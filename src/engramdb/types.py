@@ -8,7 +8,7 @@ from typing import Any
 from .errors import UnknownKindError, UnknownRelationError
 
 __all__ = ["MemoryKind", "Relation", "MemoryState", "Memory", "Edge", "PathStep", "Hit", "Gap", "RecallResult",
-           "Contradiction", "memory_from_record", "DecisionInfo", "OUTCOMES", "decision_outcome"]
+           "Contradiction", "CensorNote", "memory_from_record", "DecisionInfo", "OUTCOMES", "decision_outcome"]
 
 
 class MemoryKind(str, enum.Enum):
@@ -95,6 +95,26 @@ class MemoryState(str, enum.Enum):
 
 _STATE_CODES = {s: i for i, s in enumerate(MemoryState)}
 STATE_BY_CODE = tuple(MemoryState)
+
+
+@dataclass(frozen=True, slots=True)
+class CensorNote:
+    """A ``warn`` censor rule that matched a memory (:mod:`engramdb.censor`): the memory is shown,
+    annotated with this note.
+
+    Attributes
+    ----------
+    rule_id : str
+        The rule's id (``Engram.censors()``).
+    reason : str
+        The rule's reason, as given when it was added.
+    """
+
+    rule_id: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule_id": self.rule_id, "reason": self.reason}
 
 
 #: Outcomes of a reviewed decision (``Engram.review``); an unreviewed one is ``"pending"``.
@@ -210,6 +230,8 @@ class Memory:
         value as written (compared normalised).
     version : int
         1 for the first wording; each :meth:`Engram.update` adds one.
+    censor_notes : tuple of CensorNote
+        The ``warn`` censor rules matching the memory (empty when none).
     decision : DecisionInfo or None
         Options, choice, reasons and outcome of a ``decision`` memory; None for other kinds.
     """
@@ -237,6 +259,7 @@ class Memory:
     attribute: str | None = None
     value: str | None = None
     version: int = 1
+    censor_notes: tuple[CensorNote, ...] = ()
     decision: DecisionInfo | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -250,7 +273,7 @@ class Memory:
             "superseded_by": self.superseded_by,
             "valid_from": self.valid_from, "valid_to": self.valid_to, "retired_at": self.retired_at,
             "subject": self.subject, "attribute": self.attribute, "value": self.value,
-            "version": self.version,
+            "version": self.version, "censor_notes": [n.to_dict() for n in self.censor_notes],
             "decision": None if self.decision is None else self.decision.to_dict(),
         }
 
@@ -310,6 +333,8 @@ class Hit:
         In [0, 1]: how likely the memory answers the query, calibrated so that one threshold
         (``RecallConfig.relevance_threshold``) separates answerable questions from unanswerable
         ones. Reported only; ``score`` ranks.
+    censor_notes : tuple of CensorNote
+        The ``warn`` censor rules matching the memory (empty when none).
     outcome : str or None
         For a ``decision`` hit, its track record: ``"pending"``, ``"success"``, ``"partial"`` or
         ``"failure"`` (the latest review, see :meth:`Engram.review`); None for other kinds.
@@ -328,6 +353,7 @@ class Hit:
     confidence: float
     state: MemoryState = MemoryState.ACTIVE
     relevance: float = 0.0
+    censor_notes: tuple[CensorNote, ...] = ()
     outcome: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -341,6 +367,7 @@ class Hit:
             ],
             "source": self.source, "tags": list(self.tags), "created_at": self.created_at,
             "confidence": self.confidence, "state": self.state.value, "relevance": round(self.relevance, 6),
+            "censor_notes": [n.to_dict() for n in self.censor_notes],
             "outcome": self.outcome,
         }
 

@@ -728,9 +728,15 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
     if index is not None and len(index):
         k = 8
         labels, cos = index.knn_batch(vecs, k, ef=max(100, 4 * k))
+        if c.censor is not None and c.blocked[labels].any():   # a hidden memory is not there for
+            hid = c.blocked[labels]                             # admission (never named, never a target)
+            c.censor.kept_out(np.unique(labels[hid]))
+            order = np.argsort(-np.where(hid, -2.0, cos), axis=1, kind="stable")
+            labels, cos = np.take_along_axis(labels, order, 1), np.take_along_axis(cos, order, 1)
+            cos = np.where(c.blocked[labels], np.float32(-1.0), cos)
         cos_store = cos[:, 0].astype(np.float32)
         near_nid = labels[:, 0].astype(np.int64)
-        active = (c.state[labels] == _STATE_CODES[MemoryState.ACTIVE]) & c.alive[labels]
+        active = (c.state[labels] == _STATE_CODES[MemoryState.ACTIVE]) & c.alive[labels] & ~c.blocked[labels]
         rows = np.flatnonzero(active.any(axis=1))
         first = active[rows].argmax(axis=1)   # the nearest active one of each row
         dup_nid[rows], dup_cos[rows] = labels[rows, first], cos[rows, first]
@@ -840,6 +846,7 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
     logs = [{"action": "admission_shadow" if shadow else f"admission_{d.decision}", "namespace": namespace,
              "id": d.id, "decision": d.decision, "score": d.score, "factors": d.factors, "target": d.target,
              "fact_change": d.fact_change, "reason": d.reason, "text": prepared[d.index].text,
+             "tags": list(prepared[d.index].tags),
              "kind": d.kind, "kind_reason": d.kind_reason, "protected": d.protected}
             for d in decisions if shadow or d.decision != "admit"]
 

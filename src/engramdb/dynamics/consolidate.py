@@ -242,12 +242,13 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
         return out
     c = state.cols
     n = c.n
-    live = np.flatnonzero(c.alive[:n] & (c.ns[:n] == space.code) & (c.state[:n] == _ACTIVE))
+    # a memory a censor rule hides is no input: its text must not reach a summary or a fact
+    live = np.flatnonzero(c.alive[:n] & (c.ns[:n] == space.code) & (c.state[:n] == _ACTIVE) & ~c.blocked[:n])
     if not len(live):
         return out
     recs = dict(zip(live.tolist(), state.records(live.tolist(), "reading memories to consolidate")))
     tagged = {nid: set(rec.get("tags") or ()) for nid, rec in recs.items() if rec is not None}
-    csr = state.csr()
+    csr = state.recall_csr()   # without the edges of hidden memories
 
     # sessions and their turns (turn -[discussed_in]-> session)
     sessions: dict[int, list[int]] = {}

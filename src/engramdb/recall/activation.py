@@ -44,7 +44,7 @@ def _depth(ctx: RecallContext) -> int:
     ctx.mode, depth = gate(cfg.gate, ctx.density, cfg.density_threshold, cfg.max_depth)
     if depth == 0 or len(state.graph) == 0 or cfg.w_graph == 0:
         ctx.mode, depth = "vector", 0
-    ctx.csr = state.csr()
+    ctx.csr = state.recall_csr()   # without the edges of memories a censor rule hides
     return depth
 
 

@@ -144,7 +144,8 @@ class Filters:
 
     def mask(self, cols: Columns, nids: np.ndarray, ns_code: int,
              slots: Mapping[tuple[str, str], np.ndarray] | None = None) -> np.ndarray:
-        """Which of ``nids`` (int array) pass every column filter, live and in namespace ``ns_code``.
+        """Which of ``nids`` (int array) pass every column filter, live, in namespace ``ns_code`` and
+        not hidden by a censor rule (``Columns.blocked``).
 
         Parameters
         ----------
@@ -161,6 +162,11 @@ class Filters:
         """
         c = cols
         mask = (c.ns[nids] == ns_code) & c.alive[nids] & self.states[c.state[nids]]
+        if c.censor is not None:   # hidden by a censor rule: as if erased (logged as a hit)
+            hidden = mask & c.blocked[nids]
+            if hidden.any():
+                c.censor.kept_out(nids[hidden])
+                mask &= ~hidden
         if self.as_of is not None and self.valid_at is not None:
             mask &= bitemporal_mask(c.recorded_at[nids], c.retired_at[nids], c.valid_from[nids], c.valid_to[nids],
                                     c.known_valid_to[nids], self.as_of, self.valid_at)

@@ -58,6 +58,9 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             hit_nids.append(nid)
             if len(hits) >= k:
                 break
+    if state.censor.active:   # warn rules: the hit carries their notes
+        for h in hits:
+            state.censor.annotate(h, req.namespace)
     cfg = req.config
     rel = np.zeros(0)
     if hits:

@@ -53,8 +53,15 @@ def run(ctx: RecallContext) -> None:
     else:   # a selective filter: the exact nearest among the memories that pass it
         labels, cos = ctx.space.index.exact_knn(req.vector, max(cfg.seed_k, req.k), labels=allowed)
     keep = cos >= cfg.cosine_floor
+    cols = ctx.state.cols
+    if cols.censor is not None:   # a memory a censor rule hides is never a seed
+        keep = _uncensored(cols, labels, keep)
     ctx.vec_nids, ctx.vec_cos = labels[keep], cos[keep]
     if req.query is not None and cfg.w_keyword > 0:
+        if allowed is None and cols.censor is not None:
+            # a namespace with hidden memories: the keyword leg scores its visible ones only, so
+            # a hidden memory's terms feed no pseudo-relevance feedback either
+            allowed = cols.censor.visible(cols, ctx.space.code, ctx.state.mem_gen)
         ctx.kw_nids, ctx.kw_score = keyword_leg(ctx.space.keyword, req.query, cfg, allowed)
     ctx.seeds, ctx.base, ctx.seed_cos = fuse(ctx.vec_nids, ctx.vec_cos, ctx.kw_nids, ctx.kw_score,
                                              lambda nids: ctx.state.vectors(nids, ctx.space) @ req.vector, cfg)
@@ -63,6 +70,15 @@ def run(ctx: RecallContext) -> None:
     boost = slot_seeds(ctx)
     if floor or boost:
         _merge_cue_seeds(ctx, floor, boost)
+
+
+def _uncensored(cols, nids: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """``keep`` without the memories a censor rule hides (each logged as a censor hit)."""
+    hidden = cols.blocked[nids] & keep
+    if hidden.any():
+        cols.censor.kept_out(nids[hidden])
+        keep = keep & ~hidden
+    return keep
 
 
 def time_windows(ctx: RecallContext) -> list:

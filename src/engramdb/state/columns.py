@@ -108,6 +108,11 @@ class Columns:
         Time of the last salience update, Unix seconds (+inf: held until review).
     ext_ids : IdColumn
         The caller's id of each nid (str, None once erased).
+    blocked : ndarray of bool
+        Hidden by a ``block`` / ``absolute`` censor rule (:mod:`engramdb.censor`); not saved in
+        the snapshot, evaluated from the rules when the store opens.
+    censor : CensorState or None
+        Set while the store has a censor rule: told of every record given to :meth:`set_record`.
     """
 
     FIELDS = {"ns": np.int32, "kind": np.uint8, "state": np.uint8, "alive": np.bool_,
@@ -121,6 +126,8 @@ class Columns:
         for name, dtype in self.FIELDS.items():
             setattr(self, name, np.zeros(1024, dtype))
         self.ext_ids = IdColumn()
+        self.blocked = np.zeros(1024, np.bool_)
+        self.censor: Any = None
 
     def ensure(self, n: int) -> None:
         """Grow the arrays to hold nids below ``n``."""
@@ -131,6 +138,9 @@ class Columns:
                 arr = np.zeros(new, dtype)
                 arr[:cap] = getattr(self, name)
                 setattr(self, name, arr)
+            blocked = np.zeros(new, np.bool_)
+            blocked[:cap] = self.blocked[:cap]
+            self.blocked = blocked
         if n > self.n:
             self.ext_ids.extend([None] * (n - self.n))
             self.n = n
@@ -149,11 +159,14 @@ class Columns:
         self.ext_ids[nid] = rec["id"]
         (self.recorded_at[nid], self.retired_at[nid], self.valid_from[nid],
          self.valid_to[nid], self.known_valid_to[nid]) = column_values(rec)
+        if self.censor is not None:
+            self.censor.on_record(nid, rec)
 
     def kill(self, nid: int) -> None:
         """Mark an erased nid."""
         self.alive[nid] = False
         self.ext_ids[nid] = None
+        self.blocked[nid] = False
 
     def in_namespace(self, code: int) -> np.ndarray:
         """Bool mask (shape (n,)) of the live nids of namespace ``code``."""

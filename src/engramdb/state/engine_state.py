@@ -17,6 +17,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from ..censor import GEN_KEY as _CENSOR_GEN, RULE_PREFIX as _CENSOR_PREFIX, CensorState
 from ..config import EngramConfig
 from ..errors import IndexStaleError, MemoryNotFoundError, NamespaceError, StoreCorruptedError, StoreLockedError
 from ..graph.csr import SNAPSHOT_DTYPES, CSRGraph, MemoryGraph
@@ -67,6 +68,8 @@ class EngineState:
     scratch : dict
         Reusable work arrays of the recall stages (keyed by their module), one dict per
         thread: concurrent readers never share a work array.
+    censor : CensorState
+        The censor rules and their verdict on each memory (:mod:`engramdb.censor`).
     lock : RWLock or None
         The engine's lock (:mod:`engramdb.concurrency`), set by the engine; each write unit
         holds it for writing, so readers wait only for commits.
@@ -92,6 +95,8 @@ class EngineState:
         self.lock = None
         self.default_actor = DEFAULT_ACTOR
         self._rescore = registry.get("rescore_salience")
+        self.censor = CensorState()
+        self._censored_csr: tuple | None = None
         self.load()
 
     @property
@@ -228,6 +233,8 @@ class EngineState:
                 self.graph.upsert_many(*delta)
             self.delta_size = store.delta_size(txn)
             keyword = self._load_keyword(txn)
+            self.censor.load(store.iter_meta(txn, _CENSOR_PREFIX), store.get_meta(txn, _CENSOR_GEN, 0))
+            self.censor.rebuild(self.cols, store.iter_records(txn) if self.censor.active else ())
         for name in list(ns_meta) + [n for n in keyword if n not in ns_meta]:
             sp = Namespace(name, self.code(name), keyword=keyword.get(name) or KeywordIndex())
             sp.keyword_dirty = self.kw_gen != self.mem_gen
@@ -325,7 +332,16 @@ class EngineState:
         """Whether another process committed since these caches were built (three meta reads)."""
         get = self.store.get_meta
         return (get(txn, "next_nid", 0) != self.next_nid or get(txn, "delta_seq", 0) != self.delta_seq
-                or get(txn, "mem_gen", 0) != self.mem_gen)
+                or get(txn, "mem_gen", 0) != self.mem_gen or get(txn, _CENSOR_GEN, 0) != self.censor.gen)
+
+    def recensor(self, added: Any = None) -> None:
+        """Evaluate the censor rules on every record anew (after a rule was removed), or only the
+        rule just ``added`` (a ``CensorRule`` already installed)."""
+        with self.store.read("evaluating censor rules") as txn:
+            if added is not None:
+                self.censor.add_verdicts(self.cols, added, self.store.iter_records(txn))
+            else:
+                self.censor.rebuild(self.cols, self.store.iter_records(txn) if self.censor.active else ())
 
     def check_not_changed_elsewhere(self, txn) -> None:
         """Refuse to write over changes another process made behind these caches.
@@ -395,6 +411,30 @@ class EngineState:
     def csr(self) -> CSRGraph:
         """The symmetric CSR of the whole graph over every nid."""
         return self.graph.csr(self.next_nid)
+
+    def recall_csr(self) -> CSRGraph:
+        """The CSR recall walks: :meth:`csr` without the edges touching a memory a censor rule
+        hides (as if it were erased), so activation neither reaches nor passes through it.
+        Cached until the graph or the verdicts change (one O(edges) pass per change)."""
+        csr = self.csr()
+        censor = self.censor
+        if not censor.any_blocked:
+            return csr
+        key = (id(csr), censor.version)
+        cached = self._censored_csr
+        if cached is not None and cached[0] == key and cached[1] is csr:
+            return cached[2]
+        n = csr.n_nodes
+        blocked = np.zeros(n, bool)
+        m = min(n, self.cols.n)
+        blocked[:m] = self.cols.blocked[:m]
+        rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(csr.indptr))
+        keep = ~blocked[rows] & ~blocked[csr.indices]
+        indptr = np.zeros(n + 1, np.int64)
+        np.cumsum(np.bincount(rows[keep], minlength=n), out=indptr[1:])
+        out = CSRGraph(indptr, csr.indices[keep], csr.weight[keep], csr.relation[keep], csr.forward[keep])
+        self._censored_csr = (key, csr, out)
+        return out
 
     def density(self, name: str) -> float:
         """Edges per linked node in namespace ``name`` (the density gate's input); cached."""

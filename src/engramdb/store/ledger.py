@@ -201,7 +201,8 @@ class Digest:
 
     def fold(self, tag: bytes, *fields: bytes) -> None:
         """Add one item: ``tag`` (one byte: R record, V vector, E edge, X erasure, N namespace
-        erasure, L dynamics details) and its fields (bytes)."""
+        erasure, L dynamics details, M a meta setting such as a censor rule) and its fields
+        (bytes)."""
         h = self._h
         h.update(tag)
         for f in fields:

@@ -98,6 +98,8 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
     ------
     InvalidInputError, EmptyTextError, OversizeError, UnknownKindError, UnknownRelationError,
     NonFiniteError, DimensionMismatchError, NamespaceError
+    CensoredError
+        An ``absolute`` censor rule matches the memory (:mod:`engramdb.censor`).
     """
     if not isinstance(item, Mapping):
         raise InvalidInputError(f"a memory must be a mapping of fields, got {type(item).__name__}")
@@ -134,6 +136,10 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
     links = [check_link_spec(spec) for spec in links]
     p = Prepared(ext_id, ns, kind, text, created_at, confidence, salience, source,
                  tuple(dict.fromkeys(tags)), vector, links, auto_id=auto_id)
+    if state.censor.active:   # an absolute censor rule refuses the memory (CensoredError)
+        state.censor.check_write({"id": ext_id, "namespace": ns, "kind": kind.value, "text": text,
+                                  "tags": list(p.tags), "created_at": created_at, "confidence": confidence,
+                                  "source": source})
     record_now = now if record_now is None else record_now
     backfill = _temporal.recorded_time(item, recorded_at, record_now)
     p.recorded_at = record_now if backfill is None else backfill

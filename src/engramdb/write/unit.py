@@ -362,6 +362,17 @@ class WriteUnit:
         self.after(apply)
         return len(nids)
 
+    def put_setting(self, name: str, value: Any) -> None:
+        """Write the meta entry ``name`` as part of this change (a censor rule): folded into the
+        ledger digest (tag ``M``), so the change gets its entry."""
+        self.store.put_meta(self.txn, name, value)
+        self.digest.fold(b"M", name.encode(), _ledger.canonical(value))
+
+    def delete_setting(self, name: str) -> None:
+        """Delete the meta entry ``name`` as part of this change (tag ``M`` with no value)."""
+        self.store.delete_meta(self.txn, name)
+        self.digest.fold(b"M", name.encode())
+
     def log(self, entries: list[dict[str, Any]]) -> None:
         """Append entries (each with at least ``action``, ``namespace``, ``id``) to the dynamics
         log in this transaction; each gets ``seq`` and ``at`` (this write's time)."""
