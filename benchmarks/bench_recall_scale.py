@@ -217,6 +217,15 @@ def measure(path: str, n: int, args) -> dict:
     return row
 
 
+def _public_args(argv: list[str]) -> list[str]:
+    """The command line with the cache folder (a path of this machine) written as DIR."""
+    out, hide = [], False
+    for a in argv:
+        out.append("DIR" if hide else a)
+        hide = a == "--cache"
+    return [("--cache=DIR" if a.startswith("--cache=") else a) for a in out]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
@@ -252,7 +261,7 @@ def main() -> None:
         "machine": {"python": platform.python_version(), "numpy": np.__version__, "machine": platform.machine(),
                     "cpus": os.cpu_count(), "engramdb": engramdb.__version__},
         "load_at_start": load, "load_at_end": os.getloadavg(),
-        "command": "python benchmarks/bench_recall_scale.py " + " ".join(sys.argv[1:]),
+        "command": "python benchmarks/bench_recall_scale.py " + " ".join(_public_args(sys.argv[1:])),
         "date": time.strftime("%Y-%m-%d"),
         "targets": {"recall_text_median_us": {"100000": 1000, "1000000": 2000}, "recall_text_p99_us_100k": 3000,
                     "recall_vector_median_us_100k": 400, "own_part_us": 100,

@@ -240,7 +240,7 @@ def main(argv=None) -> int:
            "load_at_start": [round(x, 2) for x in load_start], "load_at_end": [round(x, 2) for x in os.getloadavg()],
            "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "ray": ray.__version__,
                        "engramdb": engramdb.__version__, "kernel_backend": registry.active_backend()},
-           "params": vars(args), "deployment": {**info, "disk_bytes_per_memory_after": round(per_memory_disk, 1)},
+           "params": {k: v for k, v in vars(args).items() if k != "out"},   # no machine path in results "deployment": {**info, "disk_bytes_per_memory_after": round(per_memory_disk, 1)},
            "median": summary, "ratios": ratios, "reps": reps}
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
