@@ -56,7 +56,7 @@ from .dataset import finish, write_shard
 from .errors import ConfigError, EngramError, InvalidInputError, MemoryNotFoundError
 from .sharding import ShardedEngram, combine_counts, open_sharded, read_manifest, shard_of, write_json_atomic
 
-__all__ = ["KINDS", "READ_KINDS", "JobIncompleteError", "JobResult", "ShardJournal", "Unit", "combine",
+__all__ = ["KINDS", "READ_KINDS", "JobIncompleteError", "JobResult", "ShardJournal", "Tally", "Unit", "combine",
            "execute_unit", "job_units", "prepare_job", "run"]
 
 KINDS = ("rescore", "consolidate", "admit", "export", "locomo")
@@ -455,6 +455,50 @@ def combine(kind: str, units: list[dict]) -> dict:
             "rows": rows}
 
 
+class Tally:
+    """What one call of a job runner did, unit by unit: counts, shard-work seconds, the progress
+    bar and the caller's callback (the sequential and the Ray runner share it).
+
+    Parameters
+    ----------
+    bar : rich.progress.Progress
+    task : rich task id
+    on_progress : callable dict -> None, optional
+        Gets ``{shard, key, units_done, resumed, result}`` as each unit finishes.
+    """
+
+    def __init__(self, bar: Any, task: Any, on_progress: Callable[[dict], None] | None) -> None:
+        self.bar, self.task, self.on_progress = bar, task, on_progress
+        self.ran = self.resumed = 0
+        self.work: list[float] = []
+        self.t0 = time.perf_counter()
+
+    def skipped(self) -> None:
+        """A unit recorded by an earlier run."""
+        self.resumed += 1
+        self.bar.advance(self.task)
+
+    def finished(self, unit: Unit, out: dict) -> None:
+        """A unit that :func:`execute_unit` ran (or found committed: ``out["resumed"]``)."""
+        if out["resumed"]:
+            self.resumed += 1
+        else:
+            self.ran += 1
+            self.work.append(out["work_s"])
+        self.bar.advance(self.task)
+        if self.on_progress is not None:
+            self.on_progress({"shard": unit.shard, "key": unit.key, "units_done": self.ran + self.resumed,
+                              "resumed": out["resumed"], "result": out["result"]})
+
+    def result(self, root: str, job_id: str, kind: str, fixed: dict, n_shards: int, *, workers: int,
+               runner: str) -> JobResult:
+        """The job's :class:`JobResult`, combined from every shard's journal."""
+        result, shards = collect(root, job_id, kind, fixed, n_shards)
+        return JobResult(job_id=job_id, kind=kind, params=fixed, result=result, shards=shards,
+                         units_run=self.ran, units_resumed=self.resumed, wall_s=time.perf_counter() - self.t0,
+                         work_s=sum(self.work), workers=workers, runner=runner, unit_work_s=self.work)
+
+
 def collect(root: str, job_id: str, kind: str, params: dict, n_shards: int) -> tuple[dict, list]:
     """The job's combined result and per-shard results, read from its journals."""
     shards = []
@@ -512,28 +556,14 @@ def run(target: ShardedEngram | str | os.PathLike, kind: str, *, job_id: str | N
     sharded = open_sharded(target, create=False) if own else target
     try:
         job_id, fixed = prepare_job(sharded.root, kind, job_id, params)
-        t0 = time.perf_counter()
         journals = {s: ShardJournal(sharded.root, job_id, s) for s in range(sharded.n_shards)}
-        ran = resumed = 0
-        work = []
         with Progress(disable=not progress, transient=False) as bar:
-            task = bar.add_task(f"{kind} job {job_id}", total=sharded.n_shards if kind != "admit" else None)
+            tally = Tally(bar, bar.add_task(f"{kind} job {job_id}", total=sharded.n_shards if kind != "admit" else None),
+                          on_progress)
             for unit in job_units(kind, sharded.n_shards, job_id, fixed, candidates):
                 eng = sharded.engine(unit.shard)
-                out = execute_unit(eng, sharded.root, job_id, kind, fixed, unit, journals[unit.shard])
-                if out["resumed"]:
-                    resumed += 1
-                else:
-                    ran += 1
-                    work.append(out["work_s"])
-                bar.advance(task)
-                if on_progress is not None:
-                    on_progress({"shard": unit.shard, "key": unit.key, "units_done": ran + resumed,
-                                 "resumed": out["resumed"], "result": out["result"]})
-        result, shards = collect(sharded.root, job_id, kind, fixed, sharded.n_shards)
-        return JobResult(job_id=job_id, kind=kind, params=fixed, result=result, shards=shards, units_run=ran,
-                         units_resumed=resumed, wall_s=time.perf_counter() - t0, work_s=sum(work), workers=1,
-                         runner="sequential", unit_work_s=work)
+                tally.finished(unit, execute_unit(eng, sharded.root, job_id, kind, fixed, unit, journals[unit.shard]))
+        return tally.result(sharded.root, job_id, kind, fixed, sharded.n_shards, workers=1, runner="sequential")
     finally:
         if own:
             sharded.close()

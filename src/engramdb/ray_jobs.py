@@ -214,8 +214,6 @@ class RayShards:
         busy: set[int] = set()
         failed: dict[int, str] = {}
         exhausted = False
-        ran = resumed = 0
-        work: list[float] = []
         buffer = 4 * width
 
         def submit(unit: jobs.Unit) -> None:
@@ -228,8 +226,9 @@ class RayShards:
             busy.add(unit.shard)
 
         with Progress(disable=not progress, transient=False) as bar:
-            task = bar.add_task(f"{kind} job {job_id} (ray, {width} workers)",
-                                total=self.n_shards if kind != "admit" else None)
+            tally = jobs.Tally(bar, bar.add_task(f"{kind} job {job_id} (ray, {width} workers)",
+                                                 total=self.n_shards if kind != "admit" else None), on_progress)
+            tally.t0 = t0   # wall time counts the flush of the writers before a read job
             while True:
                 while not exhausted and sum(map(len, queues.values())) < buffer:
                     try:
@@ -238,8 +237,7 @@ class RayShards:
                         exhausted = True
                         break
                     if journals[unit.shard].done(unit.key):   # recorded by an earlier run: skip
-                        resumed += 1
-                        bar.advance(task)
+                        tally.skipped()
                         continue
                     if unit.shard not in failed:
                         queues.setdefault(unit.shard, deque()).append(unit)
@@ -267,21 +265,10 @@ class RayShards:
                         failed[unit.shard] = f"{type(exc).__name__}: {exc}"[:500]
                         queues.pop(unit.shard, None)
                         continue
-                    if out["resumed"]:
-                        resumed += 1
-                    else:
-                        ran += 1
-                        work.append(out["work_s"])
-                    bar.advance(task)
-                    if on_progress is not None:
-                        on_progress({"shard": unit.shard, "key": unit.key, "units_done": ran + resumed,
-                                     "resumed": out["resumed"], "result": out["result"]})
+                    tally.finished(unit, out)
         if failed:
             raise jobs.JobIncompleteError(job_id, failed)
-        result, shards = jobs.collect(self.root, job_id, kind, fixed, self.n_shards)
-        return jobs.JobResult(job_id=job_id, kind=kind, params=fixed, result=result, shards=shards, units_run=ran,
-                              units_resumed=resumed, wall_s=time.perf_counter() - t0, work_s=sum(work),
-                              workers=width, runner="ray", unit_work_s=work)
+        return tally.result(self.root, job_id, kind, fixed, self.n_shards, workers=width, runner="ray")
 
     def close(self) -> None:
         """Close every writer's store and end its actor."""
