@@ -356,3 +356,19 @@ def test_an_unlabelled_chat_sent_again_joins_its_own_session(tmp_store):
         assert grown["sessions"] == first["sessions"] and len(grown["message_ids"]) == 1
         apart = eng.add_conversation(other, namespace="u")            # same second, another chat
         assert apart["sessions"] != first["sessions"] and apart["memories"] >= 2
+
+
+def test_session_and_entity_nodes_are_no_hits_unless_asked_for(tmp_store):
+    """Connector nodes route activation; a question worded like a session label must get the
+    turns (a fresh-user pass saw two session nodes and "E:2000" as the top hits)."""
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(CHAT, namespace="u")
+        q = "Session s2 of user and assistant: Biscuit and Portland"
+        hits = eng.recall(q, namespace="u", k=10).hits
+        assert hits and not any({"session", "entity"} & set(h.tags) for h in hits)
+        assert any(h.id.startswith("s2:") for h in hits)
+        sessions = eng.recall(q, namespace="u", k=10, tags=["session"]).hits
+        assert sessions and {h.id for h in sessions} <= {"S:s1", "S:s2"}
+        cfg = engramdb.RecallConfig(connector_hits=True)
+        shown = eng.recall(q, namespace="u", k=10, config=cfg).hits
+        assert any({"session", "entity"} & set(h.tags) for h in shown)

@@ -24,7 +24,11 @@ from ..types import RELATION_BY_CODE, Gap, Hit, MemoryKind, MemoryState, PathSte
 from .context import RecallContext
 from .ranking import ranked
 
-__all__ = ["run", "path_of", "relevance", "relevance_features"]
+__all__ = ["CONNECTOR_TAGS", "run", "path_of", "relevance", "relevance_features"]
+
+#: Tags of the connector nodes a conversation adds (engramdb.conversation): kept out of the hits
+#: unless RecallConfig.connector_hits or a tags filter names them.
+CONNECTOR_TAGS = frozenset({"session", "entity"})
 
 
 def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
@@ -42,11 +46,14 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     hit_nids: list[int] = []
     filters = req.filters
     store = state.store
+    # connector nodes (sessions, entities) route activation but are no answer: skipped unless
+    # asked for (RecallConfig.connector_hits, or a tags filter naming them)
+    hide = not req.config.connector_hits and not (filters.tags and filters.tags & CONNECTOR_TAGS)
     with store.read("fetching recalled memories") as txn:
-        for o in ranked(ctx, k if filters.tags is None else 4 * k):
+        for o in ranked(ctx, (k if filters.tags is None else 4 * k) + (4 if hide else 0)):
             nid = int(cnodes[o])
             rec = store.get_record(txn, nid)
-            if rec is None or not filters.tags_ok(rec):
+            if rec is None or not filters.tags_ok(rec) or (hide and not CONNECTOR_TAGS.isdisjoint(rec["tags"])):
                 continue
             hits.append(Hit(id=rec["id"], kind=MemoryKind(rec["kind"]), text=rec["text"],
                             score=float(ctx.score[o]), activation=float(ctx.total[ctx.cand[o]]),
