@@ -538,3 +538,11 @@ def test_an_update_that_changes_nothing_writes_nothing(tmp_path):
         assert len(db.ledger()) == before
         db.update("a", tags=["home", "city"])
         assert len(db.ledger()) == before + 1 and len(db.history("a")) == 2
+
+
+def test_cli_empty_actor_is_refused_as_in_python(tmp_path):
+    res = CliRunner().invoke(main, ["--actor", "", "add", "--store", str(tmp_path / "s"), "--embedder", "hashing",
+                                    "a note"])
+    assert res.exit_code == 2 and "actor" in res.output
+    with pytest.raises(engramdb.InvalidInputError):
+        engramdb.open(tmp_path / "t", dim=DIM, embedder="hashing", actor="")

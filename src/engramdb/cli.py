@@ -58,7 +58,7 @@ def _open(store: str, *, create: bool = False, embedder: str | None = None, dim:
     wait = float(root.get("wait", 0.0))
     return engine.open(store, dim=dim, embedder=embedder, create=create, readonly=readonly,
                        lock_timeout_s=0.0 if readonly else wait,
-                       actor=root.get("actor") or _ledger_default_actor())
+                       actor=_ledger_default_actor() if root.get("actor") is None else root["actor"])
 
 
 def _ledger_default_actor() -> str:
