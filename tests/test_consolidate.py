@@ -212,3 +212,12 @@ def test_a_fact_keeps_one_sentence_of_a_long_turn(tmp_store):
         assert text.startswith("assistant: ") and "220 degrees" in text
         body = text[len("assistant: "):]
         assert body in split_sentences(long_a) + split_sentences(long_b)
+
+
+def test_a_one_turn_session_gets_no_summary(tmp_store):
+    """A summary of one turn would repeat it word for word beside it in every context block."""
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation([{"role": "user", "content": "I ordered twelve sacks of rye flour from the mill in Ghent.",
+                               "created_at": T0, "session": "one"}], namespace="u")
+        out = eng.consolidate(namespace="u", now=T0 + 10 * DAY)
+        assert out["summaries"] == 0 and eng.query(namespace="u", tags=["summary"]) == []

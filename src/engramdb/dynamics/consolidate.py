@@ -10,12 +10,12 @@ per namespace with one dynamics-log entry per action:
    and each other member is superseded by it (``supersedes`` edge, kept for the audit trail).
    Episodes are not merged: two turns worded alike are two events.
 2. **Summaries** (``consolidate_summary``): each session node (a memory tagged ``session``, as
-   :meth:`Engram.add_conversation` makes them) whose newest turn is older than
-   ``now - summary_age_s`` and that has no summary yet gets a semantic memory
+   :meth:`Engram.add_conversation` makes them) that holds two turns or more, whose newest turn
+   is older than ``now - summary_age_s`` and that has no summary yet gets a semantic memory
    ``sum:<session id>`` tagged ``summary``. A session that has grown since its summary (a turn
    newer than the summary's event time; messages join stored sessions) gets a new summary
-   ``sum:<session id>@<turns>`` that supersedes the old one. The text: its most central sentences picked by maximal
-   marginal relevance (Carbonell & Goldstein 1998) against the session's centroid, in
+   ``sum:<session id>@<turns>`` that supersedes the old one. The text: its most central
+   sentences picked by maximal marginal relevance (Carbonell & Goldstein 1998) against the session's centroid, in
    conversation order, or the text of a ``summarizer(texts) -> str`` callable. It has an
    ``extracted_from`` edge to every turn of the session and to the session node, so activation
    spreads from the summary to its turns.
@@ -298,7 +298,7 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
         for sid, turns in sessions.items():
             sid_ext = c.ext_ids[sid]
             newest = max(float(c.created_at[t]) for t in turns)
-            if newest > now - cfg.summary_age_s:
+            if newest > now - cfg.summary_age_s or len(turns) < 2:   # one turn is its own summary
                 continue
             old = summary_of.get(sid_ext)
             if old is None:
