@@ -6,6 +6,7 @@ background thread, answering exactly meanwhile. Every answer must equal the answ
 loaded the old way, and a damaged matrix file must be rebuilt from LMDB either way.
 """
 import os
+import threading
 
 import numpy as np
 import pytest
@@ -114,3 +115,22 @@ class _nothing:
 
     def __exit__(self, *exc):
         return False
+
+
+def test_the_background_load_starts_after_the_first_search(saved):
+    """hnswlib's load_index holds the GIL: it must not run during the open and the first recall.
+    It is pending until a search has been answered; an index closed before any search never
+    loads hnswlib (and close does not wait for it)."""
+    path, vecs, queries = saved
+    with engramdb.open(path, config=config(True)) as db:
+        index = vector_index(db, "default")
+        assert index.loading
+        threads = {t.name for t in threading.enumerate()}
+        assert "engramdb-index-load" not in threads           # pending, not running
+        first = answers(db, queries[:1])                        # exact scan, then the load starts
+        index.wait_loaded()
+        assert not index.loading
+        assert first == exact_answers(vecs, queries[:1])
+    with engramdb.open(path, config=config(True)) as db:       # closed before any search
+        assert vector_index(db, "default").loading
+    assert "engramdb-index-load" not in {t.name for t in threading.enumerate()}

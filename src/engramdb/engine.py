@@ -133,7 +133,7 @@ class Engram:
         try:
             self.flush()
         finally:
-            self._state.wait_loaded()   # no background index load may outlive the LMDB handle
+            self._state.settle_loads()   # no background index load may outlive the LMDB handle
             self._state.store.close()
             self._closed = True
 

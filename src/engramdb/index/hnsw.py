@@ -20,10 +20,13 @@ stale.
 **Cold open.** A saved index of at most ``background_bytes`` (``IndexConfig.background_load_bytes``) is checked (CRC-32) and loaded
 before :meth:`HnswIndex.load` returns. A larger one is opened in two steps: the vector matrix is
 memory-mapped at once (its header, shape, size and labels checked), and a background thread
-checks both files' CRC-32 and loads the hnswlib graph. Until that thread is done, :meth:`knn`
+checks both files' CRC-32 and loads the hnswlib graph. That thread starts after the first
+search has been answered (or at the first write), not at open: hnswlib's ``load_index`` holds
+the GIL, and started at open it slowed the rest of the open and the first recall (100k: open +
+first recall 320-460 ms with it, about 200 ms without). Until the thread is done, :meth:`knn`
 answers with an exact scan of the matrix (same answers as hnswlib's or better: exact), so the
 first recall does not wait for hnswlib's ``load_index`` (165 ms at 100k vectors, about 2 s at
-1M). A write waits for the thread. If the background check finds a damaged file, the index
+1M). A write waits for the thread; an index closed before any search never loads hnswlib. If the background check finds a damaged file, the index
 is rebuilt from LMDB in that thread (``fetch``) and swapped in; until then answers come from
 the unverified matrix (a window of one CRC pass). hnswlib's ``load_index`` holds the GIL: other
 Python threads of the process pause while it runs.
@@ -81,6 +84,8 @@ class HnswIndex:
         self._ef = ef_search
         self._rw = RWLock()
         self._loader: threading.Thread | None = None
+        self._load_started = True   # a loader made by load() starts on the first search
+        self._start_lock = threading.Lock()
         self._deleted: set[int] = set()   # labels hnswlib keeps, marked deleted
         cap = max(capacity, 16)
         self._vecs = np.zeros((cap, dim), np.float32)
@@ -173,9 +178,17 @@ class HnswIndex:
             return self._vecs[rows]
 
     # ------------------------------------------------------------------ writing
+    def _start_loading(self) -> None:
+        """Start the background load made by :meth:`load`, once."""
+        with self._start_lock:
+            if self._loader is not None and not self._load_started:
+                self._load_started = True
+                self._loader.start()
+
     def _wait_loaded(self) -> None:
         loader = self._loader
         if loader is not None:
+            self._start_loading()
             loader.join()
 
     def add(self, vectors: np.ndarray, labels: np.ndarray) -> None:
@@ -231,8 +244,10 @@ class HnswIndex:
         k = min(k, self._count)
         if k <= 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
-        if self._loader is not None:   # hnswlib not loaded yet: exact
-            return self.exact_knn(query[0], k)
+        if self._loader is not None:   # hnswlib not loaded yet: exact, then start loading it
+            out = self.exact_knn(query[0], k)
+            self._start_loading()
+            return out
         stored = self._count + len(self._deleted)
         ef = max(self.ef_search, k, stored if stored <= self.EXHAUSTIVE_MAX else 0)
         if ef != self._ef:
@@ -406,6 +421,8 @@ class HnswIndex:
         self._ef = ef_search
         self._rw = RWLock()
         self._loader = None
+        self._load_started = True
+        self._start_lock = threading.Lock()
         self._deleted = set(meta["deleted"])
         try:
             nids = np.fromfile(path + ".nids.i64", dtype="<i8").astype(np.int64, copy=False)
@@ -441,7 +458,7 @@ class HnswIndex:
             self._loader = None
         self._index = None
         self._loader = threading.Thread(target=finish, name="engramdb-index-load", daemon=True)
-        self._loader.start()
+        self._load_started = False   # started by the first search or write (module docstring)
         return self
 
     def _load_hnsw(self, path: str, count: int):
@@ -461,12 +478,24 @@ class HnswIndex:
 
     @property
     def loading(self) -> bool:
-        """Whether the hnswlib graph is still loading in the background (searches are exact)."""
+        """Whether the hnswlib graph is not loaded yet: its background load is pending (until the
+        first search or write) or running. Searches are exact meanwhile."""
         return self._loader is not None
 
     def wait_loaded(self) -> None:
-        """Block until a background load (module docstring) is done."""
+        """Block until the background load (module docstring) is done, starting it if pending."""
         self._wait_loaded()
+
+    def settle(self) -> None:
+        """Before the store closes: a running background load is waited for, a pending one is
+        dropped (hnswlib is never loaded for an index that was not searched)."""
+        with self._start_lock:
+            if self._loader is not None and not self._load_started:
+                self._loader = None   # never started: nothing to wait for
+                return
+        loader = self._loader
+        if loader is not None:
+            loader.join()
 
 
 def _check_crcs(files: dict[str, tuple[str, str]], meta: dict) -> None:

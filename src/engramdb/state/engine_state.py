@@ -281,6 +281,13 @@ class EngineState:
             if sp.index is not None:
                 sp.index.wait_loaded()
 
+    def settle_loads(self) -> None:
+        """Before the store closes: wait for the background index loads that run; drop the ones
+        never started (``HnswIndex.settle``)."""
+        for sp in list(self.spaces.values()):
+            if sp.index is not None:
+                sp.index.settle()
+
     # ------------------------------------------------------------------ persistence
     def flush(self) -> None:
         """Save what changed since the last flush: the CSR snapshot (folding the edge delta), the
