@@ -17,8 +17,9 @@ For each size it measures, in one run and process:
    is engramdb's own part;
 3. **the stages** of a recall from text, each timed alone on the same queries: query
    embedding, keyword leg, hnswlib;
-4. **cold open + first recall**: a fresh process imports engramdb, then opens the store and
-   runs one recall from text; the time from ``open`` to the result (import apart), median of
+4. **cold open + first recall**: a fresh process imports engramdb and its engine module
+   (engramdb imports it lazily, on first use), then opens the store and runs one recall from
+   text; the time from ``open`` to the result (import apart), median of
    ``--cold-runs`` processes (the OS page cache is warm: the store was just written);
 5. **concurrent readers**: queries per second with 1 and with 2 threads sharing one engine
    (``--threads``), the ratio.
@@ -141,6 +142,7 @@ def per_query(fn, args, repeats: int) -> tuple[float, float, list[float]]:
 COLD = r"""
 import sys, time
 import engramdb
+import engramdb.engine   # the import apart: engramdb loads its engine lazily, on first use
 t0 = time.perf_counter()
 db = engramdb.open(sys.argv[1], embedder="hashing")
 r = db.recall(sys.argv[2], namespace=sys.argv[3], k=10)
