@@ -9,22 +9,12 @@ from hypothesis.extra.numpy import arrays
 from numpy.testing import assert_allclose, assert_array_equal
 
 from engramdb.kernels import reference
-from tests.strategies import load_backend
 
 SIZES = [0, 1, 7, 1024]
 # A-MAC (arXiv:2603.04549) reference system: utility, confidence, novelty, recency, prior.
 AMAC_WEIGHTS = np.array([0.25, 0.15, 0.20, 0.10, 0.30], dtype=np.float32)
 AMAC_THRESHOLD = 0.55
 
-
-@pytest.fixture(params=["numba", "c"])
-def kernels(request):
-    return load_backend(request.param)
-
-
-@pytest.fixture(params=["reference", "numba", "c"])
-def any_kernels(request):
-    return load_backend(request.param)
 
 
 # Exact repeats make scores land on the threshold.

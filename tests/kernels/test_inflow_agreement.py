@@ -16,22 +16,12 @@ from engramdb.kernels.reference import (
     RELATED_TO,
     SUPPORTS,
 )
-from tests.strategies import csr_graphs, from_edges, load_backend, spread_cases
+from tests.strategies import csr_graphs, from_edges, spread_cases
 
-BACKENDS = ["reference", "numba", "c"]
 ALL_ONES = np.ones(N_RELATIONS, dtype=np.float32)
 SIZES = [0, 1, 7, 1024]
 _SUPPRESS = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 
-
-@pytest.fixture(params=["numba", "c"])
-def kernels(request):
-    return load_backend(request.param)
-
-
-@pytest.fixture(params=BACKENDS)
-def any_kernels(request):
-    return load_backend(request.param)
 
 
 # Activations of an arbitrary activated set: exact repeats make tied passes; 0, negative

@@ -10,7 +10,6 @@ from hypothesis.extra.numpy import arrays
 from numpy.testing import assert_allclose, assert_array_equal
 
 from engramdb.kernels import reference
-from tests.strategies import load_backend
 
 SIZES = [0, 1, 7, 1024]
 DAY_S = 86_400.0
@@ -25,15 +24,6 @@ def closed_form(s0, t0, kind, half_life, now):
     h = np.asarray(half_life, dtype=np.float64)[kind]
     return np.asarray(s0, dtype=np.float64) * 2.0 ** (-age / h)
 
-
-@pytest.fixture(params=["numba", "c"])
-def kernels(request):
-    return load_backend(request.param)
-
-
-@pytest.fixture(params=["reference", "numba", "c"])
-def any_kernels(request):
-    return load_backend(request.param)
 
 
 @st.composite

@@ -16,20 +16,10 @@ from engramdb.kernels.reference import (
     RELATED_TO,
     SUPPORTS,
 )
-from tests.strategies import csr_graphs, from_edges, load_backend, spread_cases
+from tests.strategies import csr_graphs, from_edges, spread_cases
 
-BACKENDS = ["reference", "numba", "c"]
 ALL_ONES = np.ones(N_RELATIONS, dtype=np.float32)
 
-
-@pytest.fixture(params=["numba", "c"])
-def kernels(request):
-    return load_backend(request.param)
-
-
-@pytest.fixture(params=BACKENDS)
-def any_kernels(request):
-    return load_backend(request.param)
 
 
 def _incoming_passes(case, nodes, act, depth):

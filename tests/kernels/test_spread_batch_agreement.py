@@ -10,20 +10,11 @@ from numpy.testing import assert_array_equal
 from engramdb.kernels import reference
 from engramdb.kernels.reference import COMBINE_MAX, COMBINE_SUM, N_RELATIONS
 from tests.kernels.test_spread_agreement import assert_spread_agrees
-from tests.strategies import csr_graphs, load_backend, spread_batch_cases
+from tests.strategies import csr_graphs, spread_batch_cases
 
 SIZES = [0, 1, 7, 1024]
 DTYPES = [np.int64, np.int32, np.float32, np.int32, np.int8]
 
-
-@pytest.fixture(params=["numba", "c"])
-def kernels(request):
-    return load_backend(request.param)
-
-
-@pytest.fixture(params=["reference", "numba", "c"])
-def any_kernels(request):
-    return load_backend(request.param)
 
 
 def _query(case, i):

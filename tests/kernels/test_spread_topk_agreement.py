@@ -17,15 +17,6 @@ from tests.strategies import csr_graphs, from_edges, load_backend, spread_cases
 ALL_ONES = np.ones(N_RELATIONS, dtype=np.float32)
 
 
-@pytest.fixture(params=["numba", "c"])
-def kernels(request):
-    return load_backend(request.param)
-
-
-@pytest.fixture(params=["reference", "numba", "c"])
-def any_kernels(request):
-    return load_backend(request.param)
-
 
 def _lexsort_topk(case, min_depth, k):
     """Independent spec: spread_activation, drop depth < min_depth, sort by (-act, node)."""

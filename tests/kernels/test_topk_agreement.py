@@ -19,15 +19,6 @@ from tests.strategies import load_backend
 SIZES = [0, 1, 7, 1024]
 
 
-@pytest.fixture(params=["numba", "c"])
-def kernels(request):
-    return load_backend(request.param)
-
-
-@pytest.fixture(params=["reference", "numba", "c"])
-def any_kernels(request):
-    return load_backend(request.param)
-
 
 # Few distinct values so that ties are common; NaN, infinities and -0.0 included.
 _score = st.one_of(
