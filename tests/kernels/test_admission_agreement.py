@@ -16,7 +16,6 @@ AMAC_WEIGHTS = np.array([0.25, 0.15, 0.20, 0.10, 0.30], dtype=np.float32)
 AMAC_THRESHOLD = 0.55
 
 
-
 # Exact repeats make scores land on the threshold.
 _factor = st.one_of(st.floats(0.0, 1.0, width=32), st.sampled_from([0.0, 0.5, 0.55, 1.0]))
 

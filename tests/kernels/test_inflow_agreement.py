@@ -23,7 +23,6 @@ SIZES = [0, 1, 7, 1024]
 _SUPPRESS = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 
 
-
 # Activations of an arbitrary activated set: exact repeats make tied passes; 0, negative
 # and NaN activations pass nothing.
 _acts = st.one_of(

@@ -25,7 +25,6 @@ def closed_form(s0, t0, kind, half_life, now):
     return np.asarray(s0, dtype=np.float64) * 2.0 ** (-age / h)
 
 
-
 @st.composite
 def rescore_inputs(draw, n):
     n_kinds = draw(st.integers(1, 8))

@@ -21,7 +21,6 @@ from tests.strategies import csr_graphs, from_edges, spread_cases
 ALL_ONES = np.ones(N_RELATIONS, dtype=np.float32)
 
 
-
 def _incoming_passes(case, nodes, act, depth):
     """For each non-seed node v: {u: largest pass u -> v} over u one level above v."""
     indptr, indices = case["indptr"], case["indices"]

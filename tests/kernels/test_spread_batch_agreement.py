@@ -16,7 +16,6 @@ SIZES = [0, 1, 7, 1024]
 DTYPES = [np.int64, np.int32, np.float32, np.int32, np.int8]
 
 
-
 def _query(case, i):
     """Keyword arguments of spread_activation for query i of a batch case."""
     lo, hi = int(case["seed_indptr"][i]), int(case["seed_indptr"][i + 1])

@@ -17,7 +17,6 @@ from tests.strategies import csr_graphs, from_edges, load_backend, spread_cases
 ALL_ONES = np.ones(N_RELATIONS, dtype=np.float32)
 
 
-
 def _lexsort_topk(case, min_depth, k):
     """Independent spec: spread_activation, drop depth < min_depth, sort by (-act, node)."""
     nodes, act, parent, depth = reference.spread_activation(**case)

@@ -19,7 +19,6 @@ from tests.strategies import load_backend
 SIZES = [0, 1, 7, 1024]
 
 
-
 # Few distinct values so that ties are common; NaN, infinities and -0.0 included.
 _score = st.one_of(
     st.sampled_from([0.0, -0.0, 0.5, 1.0, -1.0]),
