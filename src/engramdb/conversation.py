@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from .entities import co_mentions, extract_entities
 from .errors import EmptyTextError, InvalidInputError
-from .types import MemoryKind, Relation
+from .types import GENERATED_TAGS, MemoryKind, Relation
 from .validate import check_id, to_unix_seconds
 
 __all__ = ["ConversationPlan", "plan_conversation", "split_blocks", "stored_mentions", "MESSAGE_FIELDS", "ROLES",
@@ -53,8 +53,6 @@ INSTRUCTION_ROLES = frozenset({"system", "developer"})
 MESSAGE_FIELDS = frozenset({"role", "content", "created_at", "session", "name", "id",
                             "tool_calls", "tool_call_id", "function_call"})
 
-#: Tags of the nodes a conversation adds besides its messages (never counted as mentions).
-_NODE_TAGS = frozenset({"session", "entity", "summary", "fact", "piece"})
 _SPEAKER = re.compile(r"^([^:\n]{1,40}):\s+")
 #: An entity named by more stored messages than max(HUB_MIN, HUB_SHARE x namespace size) is a hub.
 HUB_MIN, HUB_SHARE = 8, 0.02
@@ -203,7 +201,7 @@ def stored_mentions(state: Any, namespace: str, entity: str) -> list[str] | None
         return []
     found: list[tuple[int, str]] = []
     for nid, rec in zip(nids.tolist(), state.records(nids.tolist(), "looking up entity mentions")):
-        if rec is None or set(rec.get("tags") or ()) & _NODE_TAGS:
+        if rec is None or not GENERATED_TAGS.isdisjoint(rec.get("tags") or ()):
             continue
         m = _SPEAKER.match(rec["text"])
         if entity in extract_entities(rec["text"][m.end():] if m else rec["text"]):

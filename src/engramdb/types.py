@@ -8,7 +8,17 @@ from typing import Any
 from .errors import UnknownKindError, UnknownRelationError
 
 __all__ = ["MemoryKind", "Relation", "MemoryState", "Memory", "Edge", "PathStep", "Hit", "Gap", "RecallResult",
-           "Contradiction", "CensorNote", "memory_from_record", "DecisionInfo", "OUTCOMES", "decision_outcome"]
+           "Contradiction", "CensorNote", "memory_from_record", "DecisionInfo", "OUTCOMES", "decision_outcome",
+           "GENERATED_TAGS", "CONNECTOR_TAGS"]
+
+#: Tags of the nodes that conversation ingest (engramdb.conversation) and consolidation
+#: (engramdb.dynamics.consolidate) add beside the messages: sessions, entities, long-message
+#: pieces, summaries and promoted facts. They are not turns of a conversation.
+GENERATED_TAGS = frozenset({"session", "entity", "piece", "summary", "fact"})
+#: The generated nodes that only connect (a session label, an entity name): they route
+#: spreading activation between turns but answer nothing, so recall keeps them out of its hits
+#: unless asked (RecallConfig.connector_hits, or a tags filter naming them).
+CONNECTOR_TAGS = frozenset({"session", "entity"})
 
 
 class MemoryKind(str, enum.Enum):

@@ -50,7 +50,7 @@ from ..entities import _COMMON as _FILLERS
 from ..index.stopwords import ENGLISH_STOP_WORDS
 from ..index.tokens import tokenize
 from ..state import EngineState
-from ..types import KIND_BY_CODE, MemoryKind, MemoryState, Relation, _STATE_CODES
+from ..types import GENERATED_TAGS, KIND_BY_CODE, MemoryKind, MemoryState, Relation, _STATE_CODES
 from ..write.records import embed_missing, prepare, write_new
 from .. import slots as _slots
 
@@ -61,7 +61,6 @@ ACTIONS = ("consolidate_merge", "consolidate_summary", "consolidate_fact")
 
 _ACTIVE = _STATE_CODES[MemoryState.ACTIVE]
 _EPISODIC = MemoryKind.EPISODIC.code
-_NODE_TAGS = frozenset({"session", "entity", "summary", "fact", "piece"})
 _SENT = re.compile(r"(?<=[.!?])\s+(?=\S)")
 _SPEAKER = re.compile(r"^([^:\n]{1,40}):\s+")
 _STOP = frozenset(ENGLISH_STOP_WORDS) | _FILLERS
@@ -258,7 +257,7 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
             rel, nb, fwd = csr.relation[a:b], csr.indices[a:b], csr.forward[a:b]
             turns = [int(t) for t, r, f in zip(nb, rel, fwd)
                      if r == Relation.DISCUSSED_IN.code and not f and int(t) in tagged
-                     and not (tagged[int(t)] & _NODE_TAGS)]
+                     and not (tagged[int(t)] & GENERATED_TAGS)]
             if turns:
                 sessions[nid] = sorted(turns, key=lambda t: (float(c.created_at[t]), t))
     session_of = {t: s for s, turns in sessions.items() for t in turns}
@@ -274,7 +273,7 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
 
     # 1. merge near-duplicate non-episodic memories
     cand = np.array([nid for nid, tags in tagged.items()
-                     if c.kind[nid] != _EPISODIC and not (tags & {"session", "entity", "summary"})], np.int64)
+                     if c.kind[nid] != _EPISODIC and not (tags & GENERATED_TAGS) - {"fact"}], np.int64)
     if cfg.merge and len(cand) > 1:
         vecs = state.vectors(cand)
         uf = _UnionFind(len(cand))

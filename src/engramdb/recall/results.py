@@ -20,15 +20,13 @@ from ..graph.csr import CSRGraph
 from ..index.keyword import KeywordIndex
 from ..index.tokens import index_terms, tokenize
 from ..slots import contradiction_warnings
-from ..types import RELATION_BY_CODE, Gap, Hit, MemoryKind, MemoryState, PathStep, Relation, decision_outcome
+from ..types import (
+    CONNECTOR_TAGS, RELATION_BY_CODE, Gap, Hit, MemoryKind, MemoryState, PathStep, Relation, decision_outcome,
+)
 from .context import RecallContext
 from .ranking import ranked
 
-__all__ = ["CONNECTOR_TAGS", "run", "path_of", "relevance", "relevance_features"]
-
-#: Tags of the connector nodes a conversation adds (engramdb.conversation): kept out of the hits
-#: unless RecallConfig.connector_hits or a tags filter names them.
-CONNECTOR_TAGS = frozenset({"session", "entity"})
+__all__ = ["run", "path_of", "relevance", "relevance_features"]
 
 
 def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:

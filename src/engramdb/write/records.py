@@ -19,7 +19,7 @@ from .. import slots as _slots, temporal as _temporal
 from ..facts import conflict
 from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundError, OversizeError
 from ..state import EngineState
-from ..types import MemoryKind, MemoryState, Relation
+from ..types import GENERATED_TAGS, MemoryKind, MemoryState, Relation
 from ..validate import (
     MAX_TAGS, as_list, check_fraction, check_id, check_link_spec, check_namespace, check_text, check_vector,
     encodable, to_unix_seconds,
@@ -339,17 +339,17 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared],
     return edges
 
 
-#: Tags of the nodes a conversation and consolidation generate (engramdb.conversation,
-#: engramdb.dynamics.consolidate): their texts are labels ("Session week 1 of ...") or parts and
-#: digests of other memories, not statements; two of them never supersede one another.
-STRUCTURAL_TAGS = frozenset({"session", "entity", "summary", "piece"})
+#: Generated nodes whose texts are labels ("Session week 1 of ...") or parts and digests of
+#: other memories, not statements: two of them never supersede one another. A promoted fact
+#: is a statement, so conflict detection still applies to it.
+_NOT_STATEMENTS = GENERATED_TAGS - {"fact"}
 
 
 def _not_a_fact(kind: str, fields: dict | None, tags=()) -> bool:
     """Decisions and their outcomes (``engramdb.decisions``) are choices and events, not
     statements of fact: two decisions that differ in a number are two forecasts, both scored by
     calibration, so conflict detection neither supersedes nor contradicts them. Nor does it
-    touch the generated nodes (:data:`STRUCTURAL_TAGS`): session nodes of two sessions
+    touch the generated nodes other than facts (``types.GENERATED_TAGS``): session nodes of two sessions
     ("Session week 1 ..." / "Session week 2 ...") differ in a number but are two sessions."""
     return (kind == MemoryKind.DECISION.value or (fields is not None and "outcome_of" in fields)
-            or not STRUCTURAL_TAGS.isdisjoint(tags))
+            or not _NOT_STATEMENTS.isdisjoint(tags))
