@@ -372,3 +372,11 @@ def test_session_and_entity_nodes_are_no_hits_unless_asked_for(tmp_store):
         cfg = engramdb.RecallConfig(connector_hits=True)
         shown = eng.recall(q, namespace="u", k=10, config=cfg).hits
         assert any({"session", "entity"} & set(h.tags) for h in shown)
+
+
+def test_context_lists_no_connector_node_as_a_neighbour(tmp_store):
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(CHAT, namespace="u")
+        block = eng.context("Where did I adopt Biscuit?", namespace="u")
+        items = [i for t in ("L1", "L2") for i in block.items[t]]
+        assert items and not any(i.id.startswith(("S:", "E:")) for i in items)

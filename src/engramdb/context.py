@@ -70,7 +70,7 @@ from typing import Any, Callable, Mapping
 from .decisions import TrackRecord, track_record
 from .errors import InvalidInputError
 from .slots import USER_SUBJECTS
-from .types import MemoryKind
+from .types import CONNECTOR_TAGS, MemoryKind
 
 __all__ = ["ContextBlock", "ContextItem", "Frame", "FRAMES", "TIERS", "estimate_tokens", "assemble"]
 
@@ -438,7 +438,7 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
             if other in shown or len(neighbours) >= _NEIGHBOURS:
                 continue
             m = engram.get(other, namespace=namespace)
-            if m.state.value != "active":
+            if m.state.value != "active" or not CONNECTOR_TAGS.isdisjoint(m.tags):   # as recall's hits
                 continue
             shown.add(other)
             neighbours.append(ContextItem(m.id, "L2", m.kind, _preview(m.text), _date(m.created_at),
