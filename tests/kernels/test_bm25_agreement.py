@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
@@ -81,7 +81,8 @@ def test_c_agrees_with_reference(case):
 
 
 def _oracle(docs, terms, allowed, k, prf_docs, prf_terms, prf_weight, k1=1.2, b=0.75):
-    """BM25 + one round of feedback from the formulas, over a dict of texts, in float64."""
+    """BM25 + one round of feedback from the formulas, over a dict of texts, in float64; None
+    when the feedback memories are not defined by the formula (a tie at rank ``prf_docs``)."""
     stats = {nid: index_terms(text) for nid, text in docs.items()}
     n = len(docs)
     avgdl = max(sum(length for _, length in stats.values()) / n, 1e-9) if n else 1.0
@@ -108,6 +109,10 @@ def _oracle(docs, terms, allowed, k, prf_docs, prf_terms, prf_weight, k1=1.2, b=
     first = bm25(terms)
     if not first or prf_terms == 0:
         return first
+    if len(first) > prf_docs and math.isclose(first[prf_docs - 1][1], first[prf_docs][1], rel_tol=1e-5):
+        # two memories tie at the feedback cut: float32 rounding in the kernel, not the
+        # formula, decides which one feeds back, so the case says nothing about the formula
+        return None
     counts = {}
     for nid, _ in first[:prf_docs]:
         for t in stats[nid][0]:
@@ -124,6 +129,7 @@ def _oracle(docs, terms, allowed, k, prf_docs, prf_terms, prf_weight, k1=1.2, b=
 def test_reference_matches_formula_oracle(case):
     want = _oracle(case["docs"], case["terms"], None if case["allowed"] is None else set(case["allowed"].tolist()),
                    case["k"], case["prf_docs"], case["prf_terms"], case["prf_weight"])
+    assume(want is not None)
     nids, scores = _call(reference, case)
     # ids may differ only where the oracle's float64 sums tie differently from float32 rounding
     assert len(nids) == len(want)
