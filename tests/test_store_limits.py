@@ -1,6 +1,8 @@
 """Size limits at their boundary: a text of exactly ``chunk_chars`` characters is one memory,
 one more character makes pieces; ``max_text_chars`` is accepted exactly and refused above."""
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import engramdb
 
@@ -32,9 +34,9 @@ def test_text_of_exactly_chunk_chars_is_one_memory(mem):
 def test_one_character_more_is_split_into_pieces(mem):
     text = _text(CHUNK + 1)
     mem.add(text, id="doc")
-    pieces = [mem.get("doc").text, mem.get("doc#1").text]
-    assert mem.stats()["memories"] == 2 and all(len(p) <= CHUNK for p in pieces)
-    assert pieces[0] == text[: len(pieces[0])] and text.endswith(pieces[1])
+    piece = mem.get("doc#1").text
+    assert mem.stats()["memories"] == 2 and len(piece) <= CHUNK and text.endswith(piece)
+    assert mem.get("doc").text == text   # get gives back what was stored, whole
 
 
 def test_max_text_chars_is_inclusive(tmp_path):
@@ -44,3 +46,29 @@ def test_max_text_chars_is_inclusive(tmp_path):
         with pytest.raises(engramdb.OversizeError):
             m.add(_text(101), id="too-long")
         assert m.stats()["memories"] == 2                # "fits" became two pieces
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(words=st.lists(st.sampled_from(["kiwi", "x", "plumcot", "  ", "\n", "ab cd", "zzzzzzzzzzzzzzzzzzzz"]),
+                      min_size=1, max_size=120))
+def test_get_returns_the_whole_text_of_a_memory_stored_as_pieces(mem, words):
+    text = " ".join(words).strip() or "kiwi"
+    key = f"doc{abs(hash(text))}"
+    mem.add(text, id=key)
+    assert mem.get(key).text == text
+
+
+def test_recall_returns_a_long_memory_once_under_its_own_id(mem):
+    """Pieces are how a long text is found, not what recall returns: one hit per memory, at its
+    best piece, and the k hits are k distinct memories."""
+    long = " ".join(f"filler{i:03d}" for i in range(60)) + " the zebra code is kept in vault nine"
+    mem.add(long, id="long")
+    mem.add("a zebra crossing near the station", id="short")
+    mem.add("the vault at the bank", id="other")
+    res = mem.recall("zebra code vault", k=3)
+    ids = [h.id for h in res.hits]
+    assert sorted(ids) == ["long", "other", "short"] and ids[0] == "long"
+    best = res.hits[0]
+    assert best.chunk >= 1 and "zebra code" in best.text and len(best.text) <= CHUNK
+    assert best.path[-1].id == f"long#{best.chunk}" and best.to_dict()["chunk"] == best.chunk
+    assert res.hits[1].chunk is None and res.hits[2].chunk is None

@@ -26,7 +26,7 @@ from ..types import (
 from .context import RecallContext
 from .ranking import ranked
 
-__all__ = ["run", "path_of", "relevance", "relevance_features"]
+__all__ = ["run", "path_of", "piece_of", "relevance", "relevance_features"]
 
 
 def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
@@ -47,13 +47,19 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     # connector nodes (sessions, entities) route activation but are no answer: skipped unless
     # asked for (RecallConfig.connector_hits, or a tags filter naming them)
     hide = not req.config.connector_hits and not (filters.tags and filters.tags & CONNECTOR_TAGS)
+    # a memory stored as pieces (batch_plan) is one hit, at its best piece (MaxP)
+    shown: set[str] = set()
     with store.read("fetching recalled memories") as txn:
         for o in ranked(ctx, (k if filters.tags is None else 4 * k) + (4 if hide else 0)):
             nid = int(cnodes[o])
             rec = store.get_record(txn, nid)
             if rec is None or not filters.tags_ok(rec) or (hide and not CONNECTOR_TAGS.isdisjoint(rec["tags"])):
                 continue
-            hits.append(Hit(id=rec["id"], kind=MemoryKind(rec["kind"]), text=rec["text"],
+            memory_id, chunk = piece_of(rec)
+            if memory_id in shown:
+                continue
+            shown.add(memory_id)
+            hits.append(Hit(id=memory_id, chunk=chunk, kind=MemoryKind(rec["kind"]), text=rec["text"],
                             score=float(ctx.score[o]), activation=float(ctx.total[ctx.cand[o]]),
                             similarity=sim_of.get(nid), path=path_of(nid, ctx.parent, pos, csr,
                                                                      req.config.rel_mult, state.cols.ext_ids),
@@ -199,6 +205,16 @@ def current_first(hits: list[Hit], nids: list[int], warnings: list, valid_from: 
         if valid_from[nids[order[lo]]] > valid_from[nids[order[hi]]]:   # the later-valid one is below
             order.insert(hi, order.pop(lo))
     return [hits[i] for i in order], [nids[i] for i in order]
+
+
+def piece_of(rec: dict) -> tuple[str, int | None]:
+    """(id of the memory, piece index) of a record: a piece ``<id>#<i>`` of a long text belongs
+    to memory ``<id>`` (piece i), the first piece is the memory itself (piece 0); a memory
+    stored whole is (its id, None)."""
+    head = rec.get("chunk_of")
+    if head is not None:
+        return head, int(rec["chunk"])
+    return rec["id"], (0 if rec.get("chunks") else None)
 
 
 def path_of(nid: int, parent: np.ndarray, pos: np.ndarray, csr: CSRGraph, rel_mult: np.ndarray,
