@@ -72,3 +72,34 @@ def test_recall_returns_a_long_memory_once_under_its_own_id(mem):
     assert best.chunk >= 1 and "zebra code" in best.text and len(best.text) <= CHUNK
     assert best.path[-1].id == f"long#{best.chunk}" and best.to_dict()["chunk"] == best.chunk
     assert res.hits[1].chunk is None and res.hits[2].chunk is None
+
+
+LONG = " ".join(f"filler{i:03d}" for i in range(60)) + " the zebra code is kept in vault nine"
+
+
+@pytest.mark.parametrize("how", ["archive", "supersede", "hard"])
+def test_a_memory_stored_as_pieces_is_forgotten_or_superseded_whole(mem, how):
+    """Archiving, superseding or erasing a long memory takes all its pieces along: no piece
+    keeps answering for it (each piece used to stay active under its own id)."""
+    mem.add(LONG, id="doc")
+    mem.add("a zebra crossing near the station", id="short")
+    before = mem.stats()["memories"]
+    assert [h.id for h in mem.recall("zebra code vault", k=3).hits][0] == "doc"
+    if how == "archive":
+        mem.forget("doc")
+    elif how == "supersede":
+        mem.supersede("doc", "the zebra code moved to vault ten", id="doc-v2")
+    else:
+        mem.forget("doc", hard=True)
+    hits = mem.recall("zebra code vault", k=5).hits
+    assert "doc" not in [h.id for h in hits] and all(h.chunk is None for h in hits)
+    if how == "hard":
+        assert mem.stats()["memories"] == 1
+        with pytest.raises(engramdb.MemoryNotFoundError):
+            mem.get("doc#1")
+    else:
+        assert mem.stats()["memories"] == before + (how == "supersede")
+        expected = "archived" if how == "archive" else "superseded"
+        assert mem.get("doc").state.value == expected and mem.get("doc#1").state.value == expected
+        old = mem.recall("zebra code vault", k=5, include_archived=True, include_superseded=True).hits
+        assert [(h.id, h.state.value) for h in old if h.id == "doc"] == [("doc", expected)]
