@@ -103,3 +103,17 @@ def test_a_memory_stored_as_pieces_is_forgotten_or_superseded_whole(mem, how):
         assert mem.get("doc").state.value == expected and mem.get("doc#1").state.value == expected
         old = mem.recall("zebra code vault", k=5, include_archived=True, include_superseded=True).hits
         assert [(h.id, h.state.value) for h in old if h.id == "doc"] == [("doc", expected)]
+
+
+def test_update_of_a_memory_stored_as_pieces(mem):
+    """Tags, confidence and source reach every piece (a tag filter finds the memory by any
+    piece); new wording or a new vector is refused with the store unchanged (supersede it)."""
+    mem.add(LONG, id="doc", tags=["a"])
+    mem.update("doc", tags=["b"], confidence=0.7)
+    assert mem.get("doc").text == LONG and mem.get("doc#1").tags == ("b",) and mem.get("doc#1").confidence == 0.7
+    hit = mem.recall("zebra code vault", k=1, tags=["b"]).hits[0]
+    assert (hit.id, hit.chunk >= 1, hit.tags) == ("doc", True, ("b",))
+    for bad in ({"text": "a new wording"}, {"embedding": [1.0] + [0.0] * 63}):
+        with pytest.raises(engramdb.InvalidInputError, match="supersede"):
+            mem.update("doc", **bad)
+    assert mem.get("doc").text == LONG and len(mem.history("doc")) == 2

@@ -623,6 +623,13 @@ class Engram:
                 "confidence": old.confidence if confidence is None else confidence, "embedding": embedding}
         p = prepare(state, item, ns, now)
         nid = state.lookup(ns, id)
+        with state.store.read("reading a memory") as txn:
+            chunks = state.store.get_record(txn, nid).get("chunks")
+        if chunks and (p.text != old.text or embedding is not None):
+            raise InvalidInputError(
+                f"memory {id!r} is stored as {chunks} pieces (a text longer than "
+                "StoreConfig.chunk_chars): its wording or vector cannot change in place; supersede it "
+                "with the new text (tags, confidence and source can be updated)")
         if (p.text == old.text and tuple(p.tags) == tuple(old.tags) and p.source == old.source
                 and p.confidence == old.confidence
                 and (embedding is None or np.array_equal(p.vector, state.vectors(np.array([nid]), state.space(ns))[0]))):
@@ -633,6 +640,8 @@ class Engram:
         with write_unit(state, "updating a memory", now, verb="update") as unit:
             store, txn = unit.store, unit.txn
             rec = unit.record(nid)
+            if rec.get("chunks"):   # the wording stays (checked above): its first piece's
+                p.text = rec["text"]
             rec.setdefault("versions", []).append(
                 {"text": rec["text"], "confidence": rec["confidence"], "tags": rec["tags"], "source": rec["source"],
                  "recorded_at": rec.get("version_at", rec["recorded_at"]), "replaced_at": now})

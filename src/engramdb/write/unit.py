@@ -32,10 +32,12 @@ from ..store.lmdb_store import SCHEMA_VERSION
 from ..types import MemoryState, Relation
 from ..validate import now as clock_now
 
-__all__ = ["WriteUnit", "write_unit", "LOG_PREFIX", "DROP_NAMESPACE", "LIFECYCLE_FIELDS"]
+__all__ = ["WriteUnit", "write_unit", "LOG_PREFIX", "DROP_NAMESPACE", "SHARED_FIELDS"]
 
-#: Record fields a memory stored as pieces shares across its pieces (:meth:`WriteUnit.put_record`).
-LIFECYCLE_FIELDS = ("state", "archived_at", "superseded_by", "valid_to", "retired_at")
+#: Record fields a memory stored as pieces shares across its pieces (:meth:`WriteUnit.put_record`):
+#: its lifecycle, and what recall's filters read.
+SHARED_FIELDS = ("state", "archived_at", "superseded_by", "valid_to", "retired_at", "kind", "tags",
+                 "confidence", "source")
 
 #: meta keys of the dynamics log of stores written before the audit ledger (now a view of it)
 LOG_PREFIX = _ledger.OLD_LOG_PREFIX
@@ -119,14 +121,15 @@ class WriteUnit:
     def put_record(self, nid: int, rec: dict) -> None:
         """Write ``rec`` for the existing memory ``nid``; its columns follow after the commit.
 
-        A memory stored as pieces lives and dies as one: the first piece's lifecycle fields
-        (state, archive time, successor, validity end, retirement) are written to every
-        other piece too, so an archived, superseded or revived memory is so in all its pieces."""
+        A memory stored as pieces lives and dies as one: the first piece's :data:`SHARED_FIELDS`
+        (state, archive time, successor, validity end, retirement, kind, tags, confidence,
+        source) are written to every other piece too, so an archived, superseded, revived or
+        retagged memory is so in all its pieces."""
         self._put_record(nid, rec)
         for piece in self.pieces(rec):
             prec = self.record(piece)
-            if prec is not None and any(prec.get(f) != rec.get(f) for f in LIFECYCLE_FIELDS):
-                self._put_record(piece, {**prec, **{f: rec.get(f) for f in LIFECYCLE_FIELDS}})
+            if prec is not None and any(prec.get(f) != rec.get(f) for f in SHARED_FIELDS):
+                self._put_record(piece, {**prec, **{f: rec.get(f) for f in SHARED_FIELDS}})
 
     def _put_record(self, nid: int, rec: dict) -> None:
         buf = self.store.put_record(self.txn, nid, rec)
