@@ -22,7 +22,7 @@ default recall, for the tuning half and the held-out half, per category; query v
 
     python benchmarks/bench_long_chats.py [--merge 4] [--chunk-chars 300 4000] [--embedder hashing]
 
-Writes benchmarks/results/long_chats.json.
+Writes benchmarks/results/long_chats.json (one entry per embedder; a run replaces its embedder's).
 """
 from __future__ import annotations
 
@@ -136,13 +136,16 @@ def main(argv=None) -> int:
                     for m in ("bm25", "engramdb"))
             print(f"chunk_chars {chunk:5d} {half:8s} engramdb - bm25: "
                   + "  ".join(f"R@{k} {e[f'recall@{k}'] - b[f'recall@{k}']:+.1f}" for k in KS))
-    doc = {"benchmark": "LoCoMo as long chats (add_batch + next, merged turns, no speaker names, pieces)",
-           "command": " ".join(["python", "benchmarks/bench_long_chats.py", *sys.argv[1:]]),
+    run = {"command": " ".join(["python", "benchmarks/bench_long_chats.py", *sys.argv[1:]]),
            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "machine": platform.machine(),
                        "loadavg_start": [round(x, 2) for x in load]},
            "embedder": embedder.name, "runs": runs}
-    Path(args.out).write_text(json.dumps(doc, indent=2) + "\n")
+    out = Path(args.out)   # one entry per embedder: a run replaces the earlier one of its embedder
+    doc = json.loads(out.read_text()) if out.exists() else {}
+    doc = {"benchmark": "LoCoMo as long chats (add_batch + next, merged turns, no speaker names, pieces)",
+           "by_embedder": {**doc.get("by_embedder", {}), embedder.name: run}}
+    out.write_text(json.dumps(doc, indent=2) + "\n")
     return 0
 
 
