@@ -37,7 +37,7 @@ __all__ = ["WriteUnit", "write_unit", "LOG_PREFIX", "DROP_NAMESPACE", "SHARED_FI
 #: Record fields a memory stored as pieces shares across its pieces (:meth:`WriteUnit.put_record`):
 #: its lifecycle, and what recall's filters read.
 SHARED_FIELDS = ("state", "archived_at", "superseded_by", "valid_to", "retired_at", "kind", "tags",
-                 "confidence", "source")
+                 "confidence", "source", "salience", "salience_at", "access_count", "last_access")
 
 #: meta keys of the dynamics log of stores written before the audit ledger (now a view of it)
 LOG_PREFIX = _ledger.OLD_LOG_PREFIX
@@ -123,8 +123,9 @@ class WriteUnit:
 
         A memory stored as pieces lives and dies as one: the first piece's :data:`SHARED_FIELDS`
         (state, archive time, successor, validity end, retirement, kind, tags, confidence,
-        source) are written to every other piece too, so an archived, superseded, revived or
-        retagged memory is so in all its pieces."""
+        source, salience and accesses) are written to every other piece too, so an archived,
+        superseded, revived, retagged or reinforced memory is so in all its pieces (a recall of
+        any piece reinforces the memory: :func:`engramdb.write.reinforce.reinforce`)."""
         self._put_record(nid, rec)
         for piece in self.pieces(rec):
             prec = self.record(piece)
