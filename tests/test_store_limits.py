@@ -142,3 +142,14 @@ def test_salience_of_a_memory_stored_as_pieces_is_the_memory_s(tmp_path):
             with pytest.raises(engramdb.MemoryNotFoundError):
                 m.get(gone)
         assert m.stats()["memories"] == 0
+
+
+def test_context_lists_the_neighbours_of_a_long_memory_not_its_pieces(mem):
+    mem.add("we talked about the zebra", id="before")
+    mem.add(LONG, id="doc", links=[{"to": "before", "relation": "next"}])
+    mem.add("after that we left", id="after", links=[{"to": "doc", "relation": "next"}])
+    block = mem.context("where is the zebra code kept?", budget_tokens=400)
+    listed = [it.id for tier in block.items.values() for it in tier]
+    assert "doc" in listed and "after" in listed and not [i for i in listed if i.startswith("doc#")]
+    piece = mem.get("doc#2")
+    assert (piece.chunk_of, piece.chunk) == ("doc", 2) and (mem.get("doc").chunk_of, mem.get("doc").chunk) == (None, None)

@@ -438,8 +438,8 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
             if other in shown or len(neighbours) >= _NEIGHBOURS:
                 continue
             m = engram.get(other, namespace=namespace)
-            if m.state.value != "active" or not CONNECTOR_TAGS.isdisjoint(m.tags):   # as recall's hits
-                continue
+            if m.state.value != "active" or not CONNECTOR_TAGS.isdisjoint(m.tags) or m.chunk_of is not None:
+                continue   # as recall's hits: no connector node, and a piece is its memory, not a neighbour
             shown.add(other)
             neighbours.append(ContextItem(m.id, "L2", m.kind, _preview(m.text), _date(m.created_at),
                                           _flagged(f"neighbour of {h.id} ({e.relation.value})", m)))
