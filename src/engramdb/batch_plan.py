@@ -32,7 +32,7 @@ from .errors import InvalidInputError, MemoryNotFoundError, OversizeError
 from .store.lmdb_store import text_digest
 from .types import MemoryState, Relation
 
-__all__ = ["BatchPlan", "plan_batch", "split_text", "join_pieces"]
+__all__ = ["BatchPlan", "plan_batch", "split_text", "join_pieces", "piece_ids"]
 
 
 def split_text(text: str, chunk_chars: int) -> list[str]:
@@ -66,6 +66,16 @@ def split_text(text: str, chunk_chars: int) -> list[str]:
         if end >= n:
             return pieces
         start = end - overlap
+
+
+def piece_ids(rec: dict) -> list[str]:
+    """Ids of the other pieces of the memory whose record is ``rec``: ``<id>#<i>`` for the
+    chunks of a long text (field ``chunks``), ``<id>#p<j>`` for the blocks a conversation
+    message was split into (field ``blocks``, :mod:`engramdb.conversation`); [] for neither.
+    A piece's own record names its memory in ``chunk_of``."""
+    out = [f"{rec['id']}#{i}" for i in range(1, int(rec.get("chunks") or 0))]
+    out += [f"{rec['id']}#p{j}" for j in range(1, int(rec.get("blocks") or 0) + 1)]
+    return out
 
 
 def join_pieces(pieces: list[str], overlap: int, digest: bytes) -> str | None:

@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from ..concurrency import retries_map_growth
+from ..batch_plan import piece_ids
 from ..graph.csr import MemoryGraph
 from ..store import ledger as _ledger
 from ..store.lmdb_store import text_digest
@@ -112,10 +113,9 @@ class WriteUnit:
     # ------------------------------------------------------------------ writing
     def pieces(self, rec: dict) -> list[int]:
         """Node ids of the other pieces of a memory stored as pieces (``rec`` its first piece,
-        with ``chunks``; :mod:`engramdb.batch_plan`), in order; [] for a memory stored whole."""
-        if not rec.get("chunks"):
-            return []
-        found = (self.lookup(rec["namespace"], f"{rec['id']}#{i}") for i in range(1, int(rec["chunks"])))
+        with ``chunks``, or a conversation message with ``blocks``:
+        :func:`engramdb.batch_plan.piece_ids`), in order; [] for a memory stored whole."""
+        found = (self.lookup(rec["namespace"], pid) for pid in piece_ids(rec))
         return [nid for nid in found if nid is not None]
 
     def put_record(self, nid: int, rec: dict) -> None:
