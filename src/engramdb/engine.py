@@ -37,7 +37,7 @@ from .types import RELATION_BY_CODE, STATE_BY_CODE, Edge, Memory, MemoryKind, Me
 from .types import memory_from_record
 from .validate import (
     as_list, check_fraction, check_id, check_int, check_namespace, check_text, check_vector, edge_fields,
-    now as clock_now, time_or_now, to_unix_seconds,
+    now as clock_now, strict_flags, time_or_now, to_unix_seconds,
 )
 from .write import write_unit
 from .write.records import Prepared, embed_missing, prepare, write_new
@@ -52,6 +52,7 @@ __all__ = ["Engram", "open", "to_unix_seconds"]
 DEFAULT_NAMESPACE = "default"
 
 
+@strict_flags
 @guarded
 class Engram:
     """An open engramdb store. Create it with :func:`engramdb.open`; use it as a context manager.
@@ -2163,6 +2164,7 @@ def _embedder_family(embedder: Any) -> str | None:
     return None
 
 
+@strict_flags
 def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = None,
          config: EngramConfig | None = None, create: bool = True, readonly: bool = False,
          lock_timeout_s: float = 0.0, actor: str = _ledger.DEFAULT_ACTOR) -> Engram:
