@@ -188,3 +188,13 @@ def test_a_refused_flag_leaves_the_store_unchanged(tmp_path):
             m.forget("k", hard="false")
         assert m.get("k").state.value == "active" and m.stats()["memories"] == 1
         assert m.get("k", with_embedding=True).embedding is not None   # a real bool still works
+
+
+def test_a_time_range_that_ends_before_it_starts_is_refused(tmp_path):
+    """recall / query with since after until used to answer [] silently."""
+    with engramdb.open(tmp_path / "s", dim=32) as m:
+        m.add("a memory", id="a", created_at="2025-06-01")
+        for verb in (lambda **kw: m.recall("memory", **kw), lambda **kw: m.query(**kw)):
+            with pytest.raises(engramdb.InvalidInputError, match="since .* is after until"):
+                verb(since="2026-01-01", until="2025-01-01")
+        assert [x.id for x in m.query(since="2025-06-01", until="2025-06-01")] == ["a"]   # one instant is a range
