@@ -280,6 +280,7 @@ def crash(engine, saved: Iterable[str] = ()) -> None:
                 sp.keyword_dirty = False
         if "keyword" not in saved:
             state.kw_gen = state.mem_gen
+            state.kw_upgrade = False
         state.flush()
     state.store.close()
     engine._closed = True
@@ -309,5 +310,6 @@ def damage_snapshot(engine, name: str, *, array: str | None = None) -> None:
         state.cols_gen = state.mem_gen
     else:
         state.kw_gen = state.mem_gen
+        state.kw_upgrade = False
         for sp in state.spaces.values():
             sp.keyword_dirty = False
