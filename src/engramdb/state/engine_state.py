@@ -170,6 +170,7 @@ class EngineState:
         if name not in self.codes:
             return
         dropped = self.codes[name]
+        self.cols.ensure(self.cols.n)   # writable columns
         remap = np.zeros(len(self.codes), np.int32)
         codes: dict[str, int] = {}
         for other, old in sorted(self.codes.items(), key=lambda kv: kv[1]):
@@ -214,7 +215,7 @@ class EngineState:
             self.mem_gen = store.get_meta(txn, "mem_gen", 0)
             ns_meta = store.get_meta(txn, "namespaces", {})
             try:
-                cols = store.load_arrays(txn, "cols", Columns.snapshot_dtypes())
+                cols = store.load_arrays(txn, "cols", Columns.snapshot_dtypes(), copy=False)
             except StoreCorruptedError:   # damaged, or from before a column was added: decode records
                 cols = None
             if (cols is not None and cols[1].get("mem_gen") == self.mem_gen and len(cols[0]["ns"]) == self.next_nid

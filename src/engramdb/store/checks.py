@@ -43,7 +43,9 @@ def csr_snapshot_ok(a: dict[str, np.ndarray], n_max: int) -> bool:
 
 
 def columns_snapshot_ok(a: dict[str, np.ndarray], n: int) -> bool:
-    """True when the engine's column snapshot describes ``n`` memories with valid codes."""
+    """True when the engine's column snapshot describes ``n`` memories with valid codes and
+    finite numbers (``t0`` may be +inf, as a record's ``salience_at`` may: a decision's
+    salience held until its outcome is reviewed)."""
     fields = ("ns", "kind", "state", "alive", "created_at", "confidence", "s0", "t0")
     if any(len(a[f]) != n for f in fields):
         return False
@@ -56,7 +58,7 @@ def columns_snapshot_ok(a: dict[str, np.ndarray], n: int) -> bool:
     return bool(n == 0 or (a["ns"].min() >= 0 and a["ns"].max() < n_names
                            and a["kind"].max() < len(MemoryKind) and a["state"].max() < len(STATE_BY_CODE)
                            and np.all(a["alive"].view(np.uint8) <= 1)
-                           and np.all(np.isfinite(a["s0"])) and np.all(np.isfinite(a["t0"]))
+                           and np.all(np.isfinite(a["s0"])) and np.all(a["t0"] > -np.inf)
                            and np.all(np.isfinite(a["created_at"])) and np.all(np.isfinite(a["confidence"]))))
 
 
