@@ -19,6 +19,7 @@ from engramdb.testing import (
     damage_snapshot,
     frozen_clock,
     keyword_search,
+    raw_records,
     snapshot_arrays,
 )
 
@@ -198,3 +199,48 @@ def test_damaged_forward_index_is_refused():
         arrays[key] = bad(arrays[key])
         with pytest.raises(ValueError):
             KeywordIndex.from_arrays(arrays)
+
+
+def _csr_arrays(rng):
+    from engramdb.graph.csr import build_symmetric_csr
+
+    src, tgt = rng.integers(0, 20, 30), rng.integers(0, 20, 30)
+    return build_symmetric_csr(src, tgt, rng.integers(0, 5, 30), rng.uniform(0.1, 1.0, 30).astype(np.float32),
+                               20).arrays()
+
+
+@pytest.mark.parametrize("field,value,ok", [
+    ("weight", np.nan, False), ("weight", np.inf, False), ("weight", 0.0, False), ("weight", 1.5, False),
+    ("weight", 1.0, True), ("relation", 250, False), ("forward", 2, False), ("indices", 25, False),
+])
+def test_csr_snapshot_check_rejects_each_damage(rng, field, value, ok):
+    from engramdb.store.checks import csr_snapshot_ok
+
+    a = {k: v.copy() for k, v in _csr_arrays(rng).items()}
+    assert csr_snapshot_ok(a, 20)
+    a[field][3] = value
+    assert csr_snapshot_ok(a, 20) is ok
+
+
+@pytest.mark.parametrize("field,value,ok", [
+    ("s0", np.nan, False), ("created_at", np.inf, False), ("confidence", -np.inf, False),
+    ("t0", np.inf, True), ("t0", -np.inf, False), ("t0", np.nan, False), ("alive", 2, False), ("kind", 200, False),
+])
+def test_column_snapshot_check_rejects_each_damage(tmp_path, field, value, ok):
+    from engramdb.state.columns import Columns
+    from engramdb.store.checks import columns_snapshot_ok
+
+    with engramdb.open(tmp_path / "s", embedder="hashing", dim=64) as m:
+        for i in range(5):
+            m.add(f"memory number {i} about tea", id=f"m{i}")
+        records = raw_records(m)
+    cols = Columns()
+    for nid, rec in records.items():
+        cols.set_record(nid, rec, 0)
+    a = {k: np.array(v) for k, v in cols.snapshot(["default"]).items()}
+    assert columns_snapshot_ok(a, 5)
+    a[field] = a[field].copy()
+    a[field].view(np.uint8 if a[field].dtype == np.bool_ else a[field].dtype)[2] = value
+    assert columns_snapshot_ok(a, 5) is ok
+    a["ext_ids"] = np.frombuffer(b"\xff\xfe" + a["ext_ids"].tobytes()[2:], np.uint8)   # not UTF-8
+    assert not columns_snapshot_ok(a, 5)

@@ -203,6 +203,8 @@ class Columns:
             setattr(self, name, np.asarray(arrays[name], dtype))
         self.blocked = np.zeros(n, np.bool_)
         self.n = n
-        self.ext_ids = IdColumn.from_snapshot(arrays["ext_ids"].tobytes(), self.alive[:n])
+        ids = arrays["ext_ids"]   # a view of the bytes read from LMDB (load_arrays(copy=False)): no copy
+        whole = type(ids.base) is bytes and len(ids.base) == ids.nbytes
+        self.ext_ids = IdColumn.from_snapshot(ids.base if whole else ids.tobytes(), self.alive[:n])
         raw = arrays["ns_names"].tobytes().decode()
         return raw.split("\x00") if raw else []
