@@ -17,9 +17,11 @@ then the feedback round. Results equal the Python postings it replaced: same ids
 same scores (float arithmetic reproduced), and a tie across rank k cut the same way.
 
 Durability follows the rest of the store: LMDB records are the source of truth. The engine
-saves a snapshot of every namespace's postings in LMDB (sub-db ``kw``) tagged with the record
-generation; on open a snapshot from another generation (a crash after writes) is ignored and
-the postings are rebuilt by tokenizing the stored texts.
+saves a snapshot of every namespace's postings and forward index in LMDB (sub-db ``kw``) tagged
+with the record generation; on open a snapshot from another generation (a crash after writes) is
+ignored and the postings are rebuilt by tokenizing the stored texts. A current snapshot is
+installed as it was read, without a sort or a copy (:meth:`KeywordIndex.from_arrays`); one
+without the forward index (an earlier engramdb's) rebuilds it by a sort of the postings.
 
 Tokenizing (:mod:`.tokens`): NFKC-normalised, case-folded words without accents, English stop
 words dropped, Snowball stems, CJK bigrams; technical tokens (decimals, versions, addresses,

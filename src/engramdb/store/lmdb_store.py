@@ -16,8 +16,9 @@ sub-db      key                              value
                                              with the record generation they match
 ``texts``   namespace utf-8, 0x00, sha256    nid u32 of the memory holding exactly this text
             of the text (32 bytes)           (deduplication of repeated adds)
-``kw``      ``meta`` / array name            BM25 postings of every namespace (keyword leg),
-                                             tagged with the record generation they match
+``kw``      ``meta`` / array name            BM25 postings and forward index of every
+                                             namespace (keyword leg), tagged with the record
+                                             generation they match
 ``ledger``  seq u64                          msgpack audit ledger entry (:mod:`.ledger`)
 ``ledger_`` seq u64                          empty: the entry carries dynamics details
 ``dyn``                                      (index of the ``dynamics_log`` view)
