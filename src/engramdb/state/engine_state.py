@@ -483,8 +483,9 @@ class EngineState:
         if sp is None:
             return clock_now()
         if sp.latest is None:
-            mask = self.cols.in_namespace(sp.code)
-            sp.latest = float(self.cols.created_at[: self.cols.n][mask].max()) if mask.any() else clock_now()
+            mask = self.cols.in_namespace(sp.code)   # max over the mask: no copy of the selected times
+            sp.latest = (float(np.max(self.cols.created_at[: self.cols.n], where=mask, initial=-np.inf))
+                         if mask.any() else clock_now())
         return sp.latest
 
     def slot_table(self, name: str) -> dict[tuple[str, str], np.ndarray]:
