@@ -213,6 +213,17 @@ def keyword_leg(kw: KeywordIndex, query: str, cfg: RecallConfig,
                          prf_weight=cfg.prf_weight)
 
 
+def _median(x: np.ndarray) -> float:
+    """``np.median`` of a non-empty 1-d float64 array, the same float (the middle value, or the
+    mean (a + b) / 2 of the two middle ones; NaN when one is NaN), without ``np.median``, whose
+    NaN check imports ``numpy.ma`` (about 15 ms, paid by the first recall of a process)."""
+    s = np.sort(x)
+    if np.isnan(s[-1]):
+        return float("nan")
+    h = len(s) // 2
+    return float(s[h]) if len(s) % 2 else (float(s[h - 1]) + float(s[h])) / 2.0
+
+
 def vector_scale(cos: np.ndarray, leg_cos: np.ndarray, contrast: float) -> np.ndarray:
     """The vector leg on the fusion scale [0, 1] (float64): (cos - b) / (top - b).
 
@@ -227,7 +238,7 @@ def vector_scale(cos: np.ndarray, leg_cos: np.ndarray, contrast: float) -> np.nd
     top = max(float(leg_cos[0]), 0.0)
     if top <= 0.0:
         return np.zeros(len(pos))
-    b = contrast * float(np.median(np.maximum(leg_cos.astype(np.float64), 0.0)))
+    b = contrast * _median(np.maximum(leg_cos.astype(np.float64), 0.0))
     if top - b <= 1e-12:
         return np.ones(len(pos))
     rel = (pos - b) / (top - b)
