@@ -67,8 +67,10 @@ def test_piece_is_findable_and_reaches_its_message(tmp_store):
     with engramdb.open(tmp_store) as eng:
         eng.add_conversation(CHAT, namespace="u", split_chars=300)
         hits = eng.recall("when is the full backup scheduled systemd timer", namespace="u", k=5).hits
-        assert hits[0].id.startswith("s2:2#p")
-        assert "s2:2" in [h.id for h in hits]
+        # the block is a piece of its message: the message answers once, at that block
+        assert hits[0].id == "s2:2" and "systemd timer" in hits[0].text and "pgbackrest" not in hits[0].text
+        assert eng.get(f"s2:2#p{hits[0].chunk}", namespace="u").text == hits[0].text
+        assert [h.id for h in hits].count("s2:2") == 1 and not any("#" in h.id for h in hits)
 
 
 def test_second_call_links_known_entities_and_rejects_repeated_ids(tmp_store):

@@ -32,7 +32,7 @@ from .errors import InvalidInputError, MemoryNotFoundError, OversizeError
 from .store.lmdb_store import text_digest
 from .types import MemoryState, Relation
 
-__all__ = ["BatchPlan", "plan_batch", "split_text", "join_pieces", "piece_ids"]
+__all__ = ["BatchPlan", "plan_batch", "split_text", "join_pieces", "piece_ids", "whole_digest", "whole_text"]
 
 
 def split_text(text: str, chunk_chars: int) -> list[str]:
@@ -84,6 +84,33 @@ def join_pieces(pieces: list[str], overlap: int, digest: bytes) -> str | None:
     whitespace-only piece was dropped, or the pieces are not those of one text)."""
     text = pieces[0] + "".join(p[overlap:] for p in pieces[1:])
     return text if text_digest(text) == digest else None
+
+
+def whole_digest(rec: dict) -> str:
+    """SHA-256 (hex) of the whole text of the memory whose first record is ``rec``: its
+    ``text_sha256`` when it is stored as chunks, else the digest of its own text."""
+    if rec.get("chunks"):
+        return rec["text_sha256"]
+    return text_digest(rec["text"]).hex()
+
+
+def whole_text(store: Any, txn: Any, namespace: str, rec: dict, default_overlap: int) -> dict:
+    """``rec`` with its whole text when it is the first piece of a chunked text (the pieces
+    ``<id>#<i>`` read in ``txn`` and joined by :func:`join_pieces`); ``rec`` itself when it is
+    stored whole, or when a piece is missing or the join does not give ``text_sha256``.
+    ``default_overlap``: characters repeated between pieces when the record names none."""
+    if not rec.get("chunks"):
+        return rec
+    pieces = [rec["text"]]
+    for i in range(1, int(rec["chunks"])):
+        nid = store.lookup_id(txn, namespace, f"{rec['id']}#{i}")
+        piece = None if nid is None else store.get_record(txn, nid)
+        if piece is None or piece.get("chunk_of") != rec["id"]:
+            return rec
+        pieces.append(piece["text"])
+    overlap = rec.get("chunk_overlap", default_overlap)
+    text = join_pieces(pieces, int(overlap), bytes.fromhex(rec.get("text_sha256", "")))
+    return rec if text is None else {**rec, "text": text}
 
 
 @dataclass

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Se
 import numpy as np
 
 from . import context as _context, query as _query, slots as _slots, temporal as _temporal
-from .batch_plan import join_pieces, plan_batch
+from .batch_plan import plan_batch, whole_digest, whole_text
 from .concurrency import guarded, retries_map_growth
 from .rwlock import RWLock
 from .config import RELEVANCE_CALIBRATION, AdmissionConfig, EngramConfig, RecallConfig
@@ -34,7 +34,7 @@ from .state import EngineState
 from .store import ledger as _ledger
 from .store.lmdb_store import READABLE_SCHEMAS, SCHEMA_VERSION, LmdbStore, text_digest
 from .types import RELATION_BY_CODE, STATE_BY_CODE, Edge, Memory, MemoryKind, MemoryState, RecallResult, Relation
-from .types import memory_from_record
+from .types import GENERATED_TAGS, memory_from_record
 from .validate import (
     as_list, check_fraction, check_id, check_int, check_namespace, check_text, check_vector, edge_fields,
     now as clock_now, time_or_now, to_unix_seconds,
@@ -341,22 +341,39 @@ class Engram:
         state = self._state
         now = clock_now()
 
-        def stored_text(ext_id: str) -> str | None:
+        def stored_digest(ext_id: str) -> str | None:
             with state.store.read("looking up a stored message") as txn:
                 nid = state.store.lookup_id(txn, ns, ext_id)
                 rec = None if nid is None else state.store.get_record(txn, nid)
-            return None if rec is None else rec["text"]
+            return None if rec is None else whole_digest(rec)
+
+        def session_messages(sid: str) -> list[tuple[str, str]] | None:
+            """The messages ``discussed_in`` a stored session node, in write order, with their digests."""
+            with state.store.read("looking up a stored session") as txn:
+                nid = state.store.lookup_id(txn, ns, sid)
+            if nid is None:
+                return None
+            into = sorted({o for o, rel, _w, forward in state.graph.neighbours(nid)
+                           if rel == Relation.DISCUSSED_IN.code and not forward})
+            return [(rec["id"], whole_digest(rec)) for rec in state.records(into, "reading a stored session")
+                    if rec is not None and rec.get("chunk_of") is None
+                    and GENERATED_TAGS.isdisjoint(rec.get("tags") or ())]
 
         plan = _conversation.plan_conversation(
             messages, session=session, now=now, entities=entities, split_roles=tuple(split_roles),
-            split_chars=split_chars, session_titles=session_titles, stored_text=stored_text,
+            split_chars=split_chars, session_titles=session_titles, stored_digest=stored_digest,
+            session_messages=session_messages,
             stored_mentions=lambda ent: _conversation.stored_mentions(state, ns, ent),
-            keep_roles=tuple(keep_roles), max_pieces=max_pieces)
+            keep_roles=tuple(keep_roles), max_pieces=max_pieces,
+            max_block_chars=state.config.store.chunk_chars)
         if not plan.items:   # every message is stored already
             return {"message_ids": [], "sessions": [], "memories": 0, "edges": 0,
                     "already_stored": plan.already_stored}
         prepared = [prepare(state, item, ns, now, recorded_at=recorded_at) for item in plan.items]
         batch = plan_batch(state, prepared, has_embedder=self.embedder is not None)
+        for p in batch.fresh:   # a split message and its blocks: one memory in pieces (after chunking)
+            if p.ext_id in plan.fields:
+                p.extra = {**(p.extra or {}), **plan.fields[p.ext_id]}
         edges_before = self.n_edges
 
         def conversation_edges(unit) -> list[tuple[int, int, int, float]]:
@@ -716,17 +733,7 @@ class Engram:
     def _whole_text(self, txn, ns: str, rec: dict) -> dict:
         """``rec`` (the first piece of a long text) with the whole text joined from its pieces;
         unchanged when a piece is missing or the join does not give the stored digest."""
-        store, state = self._state.store, self._state
-        pieces = [rec["text"]]
-        for i in range(1, int(rec["chunks"])):
-            nid = store.lookup_id(txn, ns, f"{rec['id']}#{i}")
-            piece = None if nid is None else store.get_record(txn, nid)
-            if piece is None or piece.get("chunk_of") != rec["id"]:
-                return rec
-            pieces.append(piece["text"])
-        overlap = rec.get("chunk_overlap", state.config.store.chunk_chars // 10)
-        text = join_pieces(pieces, int(overlap), bytes.fromhex(rec.get("text_sha256", "")))
-        return rec if text is None else {**rec, "text": text}
+        return whole_text(self._state.store, txn, ns, rec, self._state.config.store.chunk_chars // 10)
 
     def _censored(self, memory: Memory) -> Memory:
         """``memory`` as a read verb may return it: refused when a censor rule hides it, with its
