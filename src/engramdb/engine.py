@@ -283,8 +283,11 @@ class Engram:
         named by two or more messages (stored ones included, so a chat stored turn by turn gets
         them too) become ``E:<entity>`` nodes with ``mentions`` edges; long messages of
         ``split_roles`` are also stored block by block (code, list items, paragraphs:
-        ``<id>#p<j>``, ``extracted_from`` the message); the write adds auto-links.
-        See :mod:`engramdb.conversation`.
+        ``<id>#p<j>``, ``extracted_from`` the message), as pieces of the message (recall returns
+        the message once, ``Hit.chunk`` = j; forget / supersede / tags reach the blocks); the
+        write adds auto-links. Messages the namespace already holds (an ``id`` stored with the
+        same text, or messages lining up with their stored session's, compared by whole text)
+        are left out. See :mod:`engramdb.conversation`.
 
         Parameters
         ----------
@@ -294,7 +297,9 @@ class Engram:
             OpenAI's (user, assistant, system, developer, tool, function; a speaker's name goes
             in ``name``); OpenAI's tool fields are ignored, and so is a tool-call turn without
             text. Without an ``id`` a message is ``"<session>:<position>"``. A ``session`` the
-            namespace already holds takes the new messages, numbered on after its last one.
+            namespace already holds takes the new messages, numbered on after its stored ones
+            (after the larger of their count and their highest ``<session>:<n>``; a stored id
+            is never reused).
         namespace : str
         session : str, optional
             Session label of messages that name none (default ``"chat-<first Unix second>"``).
@@ -322,13 +327,14 @@ class Engram:
         dict
             ``message_ids`` (input order, new messages only), ``sessions`` (node ids),
             ``memories`` (new memories, pieces and entity nodes included), ``edges`` (edges
-            added, auto-links included), ``already_stored`` (messages left out because their
-            stored session holds them already: a chat sent again).
+            added, auto-links included), ``already_stored`` (messages left out because the
+            namespace holds them already: a chat sent again).
 
         Raises
         ------
         InvalidInputError, EmptyTextError, OversizeError, NonFiniteError
-            A bad message, or an id already stored; nothing is written.
+            A bad message (its ``message_index`` attribute: its position in ``messages``, from
+            0), or an id already stored with another text; nothing is written.
         NamespaceError
             Invalid namespace name.
         """
