@@ -153,3 +153,14 @@ def test_context_lists_the_neighbours_of_a_long_memory_not_its_pieces(mem):
     assert "doc" in listed and "after" in listed and not [i for i in listed if i.startswith("doc#")]
     piece = mem.get("doc#2")
     assert (piece.chunk_of, piece.chunk) == ("doc", 2) and (mem.get("doc").chunk_of, mem.get("doc").chunk) == (None, None)
+
+
+def test_query_and_history_show_a_long_memory_once_and_whole(mem):
+    mem.add(LONG, id="doc", tags=["a"])
+    mem.add("a short one", id="short")
+    listed = mem.query(limit=100)
+    assert sorted(m.id for m in listed) == ["doc", "short"]
+    assert next(m for m in listed if m.id == "doc").text == LONG
+    mem.update("doc", tags=["b"])
+    versions = mem.history("doc")
+    assert [v.text for v in versions] == [LONG, LONG] and len(versions) == 2

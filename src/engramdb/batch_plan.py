@@ -26,13 +26,13 @@ Chunking (texts longer than ``StoreConfig.chunk_chars``)
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Callable
 
 from .errors import InvalidInputError, MemoryNotFoundError, OversizeError
 from .store.lmdb_store import text_digest
 from .types import MemoryState, Relation
 
-__all__ = ["BatchPlan", "plan_batch", "split_text", "join_pieces", "piece_ids", "whole_digest", "whole_text"]
+__all__ = ["BatchPlan", "plan_batch", "split_text", "join_pieces", "piece_ids", "whole_digest", "whole_record"]
 
 
 def split_text(text: str, chunk_chars: int) -> list[str]:
@@ -78,6 +78,30 @@ def piece_ids(rec: dict) -> list[str]:
     return out
 
 
+def whole_record(rec: dict, read_piece: Callable[[str], dict | None], default_overlap: int) -> dict:
+    """``rec`` as the caller stored it: for the first piece of a long text, a copy with the whole
+    text (joined from the pieces ``read_piece(id)`` returns, checked against ``text_sha256``;
+    earlier versions that held the first piece's text hold the whole text too). ``rec`` itself
+    when it is not such a first piece, or a piece is missing, or the join does not check out.
+    ``default_overlap`` is used for records written before ``chunk_overlap`` was recorded."""
+    if not rec.get("chunks"):
+        return rec
+    pieces = [rec["text"]]
+    for pid in piece_ids({"id": rec["id"], "chunks": rec["chunks"]}):
+        piece = read_piece(pid)
+        if piece is None or piece.get("chunk_of") != rec["id"]:
+            return rec
+        pieces.append(piece["text"])
+    text = join_pieces(pieces, int(rec.get("chunk_overlap", default_overlap)),
+                       bytes.fromhex(rec.get("text_sha256", "")))
+    if text is None:
+        return rec
+    out = {**rec, "text": text}
+    if rec.get("versions"):
+        out["versions"] = [{**v, "text": text} if v.get("text") == rec["text"] else v for v in rec["versions"]]
+    return out
+
+
 def join_pieces(pieces: list[str], overlap: int, digest: bytes) -> str | None:
     """The text :func:`split_text` cut into ``pieces``: each piece after the first drops the
     ``overlap`` characters it repeats. None unless the result's SHA-256 is ``digest`` (a
@@ -92,25 +116,6 @@ def whole_digest(rec: dict) -> str:
     if rec.get("chunks"):
         return rec["text_sha256"]
     return text_digest(rec["text"]).hex()
-
-
-def whole_text(store: Any, txn: Any, namespace: str, rec: dict, default_overlap: int) -> dict:
-    """``rec`` with its whole text when it is the first piece of a chunked text (the pieces
-    ``<id>#<i>`` read in ``txn`` and joined by :func:`join_pieces`); ``rec`` itself when it is
-    stored whole, or when a piece is missing or the join does not give ``text_sha256``.
-    ``default_overlap``: characters repeated between pieces when the record names none."""
-    if not rec.get("chunks"):
-        return rec
-    pieces = [rec["text"]]
-    for i in range(1, int(rec["chunks"])):
-        nid = store.lookup_id(txn, namespace, f"{rec['id']}#{i}")
-        piece = None if nid is None else store.get_record(txn, nid)
-        if piece is None or piece.get("chunk_of") != rec["id"]:
-            return rec
-        pieces.append(piece["text"])
-    overlap = rec.get("chunk_overlap", default_overlap)
-    text = join_pieces(pieces, int(overlap), bytes.fromhex(rec.get("text_sha256", "")))
-    return rec if text is None else {**rec, "text": text}
 
 
 @dataclass

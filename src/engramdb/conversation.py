@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Mapping
 
-from .batch_plan import split_text, whole_text
+from .batch_plan import split_text, whole_record
 from .entities import co_mentions, extract_entities
 from .errors import EmptyTextError, InvalidInputError
 from .store.lmdb_store import text_digest
@@ -226,7 +226,7 @@ def stored_mentions(state: Any, namespace: str, entity: str) -> list[str] | None
                 rec = None if nid is None else store.get_record(txn, nid)
             if rec is None or rec["id"] in found or not GENERATED_TAGS.isdisjoint(rec.get("tags") or ()):
                 continue
-            text = whole_text(store, txn, namespace, rec, overlap)["text"]
+            text = whole_record(rec, state.piece_reader(txn, namespace), overlap)["text"]
             m = _SPEAKER.match(text)
             if entity in extract_entities(text[m.end():] if m else text):
                 found[rec["id"]] = nid
