@@ -7,7 +7,7 @@ from click.testing import CliRunner
 import engramdb
 from engramdb.cli import main
 from engramdb.conversation import split_blocks
-from engramdb.errors import EmptyTextError, InvalidInputError, NamespaceError
+from engramdb.errors import EmptyTextError, InvalidInputError, MemoryNotFoundError, NamespaceError
 from engramdb.testing import store_digest
 from engramdb.types import MemoryKind, MemoryState, Relation
 
@@ -36,6 +36,14 @@ def _rels(eng, mid, ns="u"):
     return {(e.target, e.relation) for e in eng.edges(mid, namespace=ns)}
 
 
+def _blocks(eng, mid, ns="u"):
+    """The blocks of message ``mid`` (the pieces ``extracted_from`` it), in order; query() lists
+    a message once, whole, not its pieces."""
+    ids = {e.source for e in eng.edges(mid, namespace=ns)
+           if e.relation is Relation.EXTRACTED_FROM and e.target == mid and e.source.startswith(f"{mid}#p")}
+    return sorted((eng.get(i, namespace=ns) for i in ids), key=lambda m: m.chunk)
+
+
 def test_conversation_graph(tmp_store):
     with engramdb.open(tmp_store) as eng:
         out = eng.add_conversation(CHAT, namespace="u", split_chars=300)
@@ -57,8 +65,9 @@ def test_conversation_graph(tmp_store):
         assert ("E:biscuit", Relation.MENTIONS) in _rels(eng, "s1:1")
         assert ("E:portland", Relation.MENTIONS) in _rels(eng, "s2:3")
         # the long answer is split into pieces linked to their message
-        pieces = [p for p in eng.query(namespace="u", tags=["piece"])]
-        assert len(pieces) >= 3
+        pieces = _blocks(eng, "s2:2")
+        assert len(pieces) >= 3 and all("piece" in p.tags for p in pieces)
+        assert not eng.query(namespace="u", tags=["piece"])   # listed as their message, whole
         assert all(("s2:2", Relation.EXTRACTED_FROM) in _rels(eng, p.id) for p in pieces)
         assert any("stanza named nightly" in p.text and "systemd" not in p.text for p in pieces)
 
@@ -67,8 +76,10 @@ def test_piece_is_findable_and_reaches_its_message(tmp_store):
     with engramdb.open(tmp_store) as eng:
         eng.add_conversation(CHAT, namespace="u", split_chars=300)
         hits = eng.recall("when is the full backup scheduled systemd timer", namespace="u", k=5).hits
-        assert hits[0].id.startswith("s2:2#p")
-        assert "s2:2" in [h.id for h in hits]
+        # the block is a piece of its message: the message answers once, at that block
+        assert hits[0].id == "s2:2" and "systemd timer" in hits[0].text and "pgbackrest" not in hits[0].text
+        assert eng.get(f"s2:2#p{hits[0].chunk}", namespace="u").text == hits[0].text
+        assert [h.id for h in hits].count("s2:2") == 1 and not any("#" in h.id for h in hits)
 
 
 def test_second_call_links_known_entities_and_rejects_repeated_ids(tmp_store):
@@ -266,7 +277,7 @@ def test_one_huge_list_message_is_capped_at_max_pieces(tmp_store):
            {"role": "assistant", "content": "Here is the list:\n\n" + items}]
     with engramdb.open(tmp_store) as eng:
         eng.add_conversation(msg, namespace="u", entities=False, max_pieces=16)
-        pieces = eng.query(namespace="u", tags=["piece"], limit=1000)
+        pieces = _blocks(eng, "p:2")
         assert len(pieces) == 16
         # every item is in exactly one piece, in order
         text = "\n".join(p.text for p in sorted(pieces, key=lambda p: int(p.id.rsplit("#p", 1)[1])))
@@ -380,3 +391,165 @@ def test_context_lists_no_connector_node_as_a_neighbour(tmp_store):
         block = eng.context("Where did I adopt Biscuit?", namespace="u")
         items = [i for t in ("L1", "L2") for i in block.items[t]]
         assert items and not any(i.id.startswith(("S:", "E:")) for i in items)
+
+
+# ---------------------------------------------------------------- issue 15: a fresh user's faults
+def _long_chat(n_chars, session=None):
+    """A question and an answer whose "assistant: ..." text is n_chars + 11 characters."""
+    chat = [{"role": "user", "content": "Explain retries.", "created_at": 1_700_000_000},
+            {"role": "assistant", "content": ("Retry with backoff. " * 400)[:n_chars], "created_at": 1_700_000_060}]
+    if session is not None:
+        chat[0]["session"] = session
+    return chat
+
+
+@pytest.mark.parametrize("n_chars", [3995, 4100, 7000])   # "assistant: " + content > chunk_chars = 4000
+@pytest.mark.parametrize("session", ["s1", None])
+def test_a_chat_with_a_message_longer_than_a_chunk_is_not_stored_twice(tmp_store, n_chars, session):
+    chat = _long_chat(n_chars, session)
+    with engramdb.open(tmp_store) as eng:
+        first = eng.add_conversation(chat, namespace="u")
+        head = eng.get(first["message_ids"][1], namespace="u")
+        assert head.text == "assistant: " + chat[1]["content"]   # stored as chunks, read back whole
+        before = store_digest(eng)
+        again = eng.add_conversation(chat, namespace="u")
+        assert again["already_stored"] == 2 and again["message_ids"] == [] and again["memories"] == 0
+        assert store_digest(eng) == before
+        # a window over the tail: the long message and one new turn
+        tail = [dict(chat[1], session=first["sessions"][0][2:]),
+                {"role": "user", "content": "Thanks, and jitter?", "created_at": 1_700_000_120}]
+        out = eng.add_conversation(tail, namespace="u")
+        label = first["sessions"][0][2:]
+        assert out["already_stored"] == 1 and out["message_ids"] == [f"{label}:3"]
+        assert (f"{label}:3", Relation.NEXT) in _rels(eng, first["message_ids"][1])
+
+
+def test_new_turns_after_messages_with_their_own_ids_are_numbered_on(tmp_store):
+    """A history imported with the caller's ids, then a window over its tail with new turns
+    without ids (the README's agent loop): the new turns follow the stored ones, and a turn
+    sent again without its id is recognised."""
+    hist = [{"id": f"x{i}", "role": "user" if i % 2 == 0 else "assistant",
+             "content": f"Old message number {i} about topic {i}."} for i in range(6)]
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(hist, namespace="u", session="s1")
+        window = hist[-2:]
+        got = []
+        for text in ["My dog is Biscuit.", "Nice dog!", "My cat is Tofu.", "Cute cat!"]:
+            window = (window + [{"role": "user", "content": text}])[-3:]
+            out = eng.add_conversation(window, namespace="u", session="s1")
+            got.append((out["message_ids"], out["already_stored"]))
+        assert got == [(["s1:7"], 2), (["s1:8"], 2), (["s1:9"], 2), (["s1:10"], 2)]
+        assert ("s1:7", Relation.NEXT) in _rels(eng, "x5")
+        assert ("s1:10", Relation.NEXT) in _rels(eng, "s1:9")
+        # an id that is taken (here by a memory outside the session) is skipped, never reused
+        eng.add("a note stored by hand", id="s1:11", namespace="u")
+        out = eng.add_conversation([{"role": "user", "content": "Biscuit ate a sock."}], namespace="u", session="s1")
+        assert out["message_ids"] == ["s1:12"]
+        assert eng.get("s1:11", namespace="u").text == "a note stored by hand"
+
+
+def test_a_session_numbered_past_its_count_goes_on_after_its_highest_number(tmp_store):
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation([{"role": "user", "content": "one", "id": "s1:1"},
+                              {"role": "user", "content": "five", "id": "s1:5"}], namespace="u", session="s1")
+        out = eng.add_conversation([{"role": "user", "content": "six"}], namespace="u", session="s1")
+        assert out["message_ids"] == ["s1:6"]
+
+
+def test_an_identical_chat_with_ids_sent_again_adds_nothing(tmp_path):
+    """The fresh user's chat.jsonl (ids, no session, long answers) ingested twice: the second run
+    stores nothing, and no entity node comes from a message counted as its own second mention."""
+    long_answer = "\n\n".join(
+        [f"- Set up step {i}: configure the retry policy with exponential backoff and jitter for the carrier API "
+         "calls, then log each attempt." for i in range(40)] + ["1. Enjoy the Quellwerk dashboard when it is green."])
+    chat = [{"id": "m0", "role": "user", "content": "I work at Fernhill Logistics in Porto.",
+             "created_at": "2025-01-06T09:00:00Z"},
+            {"id": "m1", "role": "assistant", "content": long_answer, "created_at": "2025-01-06T09:01:00Z"},
+            {"id": "m2", "role": "user", "content": "Thanks, Fernhill Logistics will love it.",
+             "created_at": "2025-01-06T09:02:00Z"}]
+    assert len("assistant: " + long_answer) > 4000
+    path = tmp_path / "chat.jsonl"
+    path.write_text("\n".join(json.dumps(m) for m in chat) + "\n")
+    store = tmp_path / "s"
+    first = CliRunner().invoke(main, ["ingest-chat", "--store", str(store), "-n", "u", str(path)])
+    assert first.exit_code == 0, first.output
+    with engramdb.open(store) as eng:
+        before = store_digest(eng)
+        entities_before = sorted(m.id for m in eng.query(namespace="u", tags=["entity"]))
+    again = CliRunner().invoke(main, ["ingest-chat", "--store", str(store), "-n", "u", str(path)])
+    assert again.exit_code == 0, again.output
+    assert "ingested 0 new messages (3 already stored, left out) in 0 sessions: 0 memories, 0 edges" in again.output
+    with engramdb.open(store) as eng:
+        assert store_digest(eng) == before
+        assert entities_before == ["E:fernhill logistics"]
+        # the API says the same
+        out = eng.add_conversation(chat, namespace="u")
+        assert out["already_stored"] == 3 and out["memories"] == 0 and out["edges"] == 0
+
+
+def test_a_message_is_never_its_own_second_mention(tmp_store):
+    """An entity named once gets its node when another stored message names it, not when the
+    namesake is this very message stored before (a piece of it, or a copy under another id)."""
+    filler = " ".join(f"word{i}" for i in range(900))   # pushes the name into a later chunk
+    text = f"{filler} We deploy with Quellwerk on Fridays."
+    assert len(text) > 4000
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation([{"role": "user", "content": text}], namespace="u", session="a")
+        eng.add_conversation([{"role": "user", "content": text}], namespace="u", session="b")   # a copy
+        with pytest.raises(MemoryNotFoundError):
+            eng.get("E:quellwerk", namespace="u")
+        out = eng.add_conversation([{"role": "user", "content": "The cluster at Quellwerk went down."}], namespace="u",
+                                   session="c")
+        assert out["message_ids"] == ["c:1"]
+        mentions = {e.source for e in eng.edges("E:quellwerk", namespace="u") if e.relation is Relation.MENTIONS}
+        assert mentions == {"a:1", "b:1", "c:1"}   # messages by their ids, never a piece '#<i>'
+
+
+def test_blocks_are_pieces_of_their_message(tmp_store):
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(CHAT, namespace="u", split_chars=300)
+        blocks = _blocks(eng, "s2:2")
+        assert len(blocks) >= 3
+        assert [(b.id, b.chunk_of, b.chunk) for b in blocks] == [
+            (f"s2:2#p{j}", "s2:2", j) for j in range(1, len(blocks) + 1)]
+        q = "when is the full backup scheduled systemd timer"
+        hit = eng.recall(q, namespace="u", k=5).hits[0]
+        assert hit.id == "s2:2" and hit.chunk is not None and hit.chunk >= 1
+        # forgetting the message forgets its blocks: none answers recall any more
+        eng.forget("s2:2", namespace="u")
+        assert all(eng.get(b.id, namespace="u").state is MemoryState.ARCHIVED for b in blocks)
+        hits = eng.recall(q, namespace="u", k=10).hits
+        assert not any(h.id.startswith("s2:2") for h in hits)
+        eng.forget("s2:2", namespace="u", hard=True)   # erased: the blocks with it
+        for b in blocks:
+            with pytest.raises(MemoryNotFoundError):
+                eng.get(b.id, namespace="u")
+
+
+def test_a_message_longer_than_a_chunk_is_split_into_blocks_no_longer_than_a_chunk(tmp_store):
+    para = "A very long paragraph about Postgres backups and restores without any break at all. " * 60
+    with engramdb.open(tmp_store) as eng:
+        out = eng.add_conversation([{"role": "user", "content": "How?"},
+                                    {"role": "assistant", "content": f"{para}\n\n{para}"}], namespace="u", session="s")
+        blocks = _blocks(eng, out["message_ids"][1])
+        assert all(len(b.text) <= 4000 and b.chunk_of == out["message_ids"][1] for b in blocks)
+        assert len(blocks) >= 4
+        assert eng.get(out["message_ids"][1], namespace="u").text == f"assistant: {para}\n\n{para}"
+
+
+def test_a_bad_time_names_its_field_once(tmp_store):
+    with engramdb.open(tmp_store) as eng:
+        with pytest.raises(InvalidInputError) as err:
+            eng.add_conversation([{"role": "user", "content": "hi"},
+                                  {"role": "user", "content": "later", "created_at": "tomorrow-ish"}], namespace="u")
+    assert str(err.value).startswith("message 2: created_at: 'tomorrow-ish' is not ISO-8601")
+
+
+def test_cli_names_the_file_line_of_a_bad_message(tmp_path):
+    path = tmp_path / "chat.jsonl"
+    path.write_text('{"role": "user", "content": "hi"}\n\n'
+                    '{"role": "user", "content": "later", "created_at": "tomorrow-ish"}\n')
+    res = CliRunner().invoke(main, ["ingest-chat", "--store", str(tmp_path / "s"), str(path)])
+    assert res.exit_code == 2
+    assert f"{path}:3: created_at: 'tomorrow-ish' is not ISO-8601" in res.output
+    assert "message 2" not in res.output

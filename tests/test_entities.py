@@ -16,6 +16,13 @@ from engramdb.ingest import ingest_locomo
     ("What may happen next?", set()),
     ("Lake Tahoe's water was cold; I swam at Caroline’s favourite beach.", {"lake tahoe", "caroline"}),
     ("We saw the Smiths' garden next to McDonald's.", {"smiths", "mcdonald"}),   # one form a name
+    # a line, a list item or a heading starts a sentence; code is no prose (issue 15)
+    ("Here is the plan:\n- Set up the cron job\n1. Enjoy the view from Porto", {"porto"}),
+    ("Steps\n* **Install** pgbackrest\n## Setup\nWe use Airflow for it.", {"airflow"}),
+    ("Pass `True` or `None` to `DagRun`, then ask Maya.", {"maya"}),
+    ("Run this:\n```python\nretries = None\nclient = Session(True)\n```\nThen call Jonas.", {"jonas"}),
+    ("An unclosed fence\n```\nFoo Bar Baz", set()),
+    ("I went to\nLake Tahoe with Mel", {"lake tahoe", "mel"}),       # a name never spans two lines
 ])
 def test_extract_entities(text, want):
     assert extract_entities(text) == want

@@ -32,7 +32,7 @@ from .errors import InvalidInputError, MemoryNotFoundError, OversizeError
 from .store.lmdb_store import text_digest
 from .types import MemoryState, Relation
 
-__all__ = ["BatchPlan", "plan_batch", "split_text", "join_pieces", "piece_ids", "whole_record"]
+__all__ = ["BatchPlan", "plan_batch", "split_text", "join_pieces", "piece_ids", "whole_digest", "whole_record"]
 
 
 def split_text(text: str, chunk_chars: int) -> list[str]:
@@ -108,6 +108,14 @@ def join_pieces(pieces: list[str], overlap: int, digest: bytes) -> str | None:
     whitespace-only piece was dropped, or the pieces are not those of one text)."""
     text = pieces[0] + "".join(p[overlap:] for p in pieces[1:])
     return text if text_digest(text) == digest else None
+
+
+def whole_digest(rec: dict) -> str:
+    """SHA-256 (hex) of the whole text of the memory whose first record is ``rec``: its
+    ``text_sha256`` when it is stored as chunks, else the digest of its own text."""
+    if rec.get("chunks"):
+        return rec["text_sha256"]
+    return text_digest(rec["text"]).hex()
 
 
 @dataclass

@@ -369,13 +369,23 @@ def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
               help="Most pieces one long assistant message is split into.")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, max_pieces, file):
-    """Ingest a chat: OpenAI-style {"role", "content", "created_at"?, "session"?} messages, JSONL or a JSON list."""
-    from .ingest import read_chat
+    """Ingest a chat: OpenAI-style {"role", "content", "created_at"?, "session"?} messages, JSONL or a JSON list.
 
-    messages = read_chat(file)
+    A bad message of a JSONL file is named by its line (``chat.jsonl:3: content is empty``)."""
+    from .errors import InvalidInputError
+    from .ingest import read_chat_lines
+
+    messages, lines = read_chat_lines(file)
     with _open(store, create=True, embedder=embedder, dim=dim) as eng:
-        out = eng.add_conversation(messages, namespace=namespace, session=session, entities=entities,
-                                   progress=True, max_pieces=max_pieces)
+        try:
+            out = eng.add_conversation(messages, namespace=namespace, session=session, entities=entities,
+                                       progress=True, max_pieces=max_pieces)
+        except InvalidInputError as exc:
+            k = getattr(exc, "message_index", None)
+            if lines is None or k is None:
+                raise
+            text = str(exc).removeprefix(f"message {k + 1}: ")
+            raise type(exc)(f"{file}:{lines[k]}: {text}") from None
     again = f" ({out['already_stored']} already stored, left out)" if out["already_stored"] else ""
     click.echo(f"ingested {len(out['message_ids'])} new messages{again} in {len(out['sessions'])} sessions: "
                f"{out['memories']} memories, {out['edges']} edges into {store}")

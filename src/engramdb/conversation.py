@@ -18,10 +18,18 @@ What a conversation becomes (the conversation graph of LoCoMo's ingest, for any 
   (so a chat stored turn by turn builds the same layer): a semantic memory ``E:<entity>`` tagged
   ``entity`` with a ``mentions`` edge from each message, stored ones included;
 - long messages of the splitting roles (assistant answers with code blocks, lists, several
-  paragraphs): each block a memory ``"<id>#p<j>"`` tagged ``piece`` with an ``extracted_from``
-  edge to its message, so a fact in the middle of a long answer has its own vector and BM25
-  document, and recall reaches the message through the edge; at most ``max_pieces`` blocks a
-  message (consecutive blocks are grouped beyond that);
+  paragraphs): each block a piece of its message, as the chunks of a long text are
+  (:mod:`engramdb.batch_plan`): a record ``"<id>#p<j>"`` tagged ``piece`` with fields
+  ``chunk_of`` = the message id and ``chunk`` = j, an ``extracted_from`` edge to its message and
+  ``next`` from the block before; the message record has ``blocks`` = their number. A fact in the
+  middle of a long answer has its own vector and BM25 document, and recall returns the message
+  once, at its best block (``Hit.chunk`` = j); forgetting, superseding, tagging or reinforcing
+  the message does the same to its blocks. At most ``max_pieces`` blocks a message (consecutive
+  blocks are grouped beyond that), and a block longer than ``max_block_chars`` is cut as
+  :func:`engramdb.batch_plan.split_text` cuts a long text;
+- a message sent again is not stored again: one with an ``id`` the namespace holds with the same
+  text, and the messages of a stored session that line up with its stored messages (compared by
+  the SHA-256 of the whole text, so a message stored as chunks is recognised too);
 - the engine's auto-links (``LinkConfig``) are added by the write itself.
 
 References
@@ -36,8 +44,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Mapping
 
+from .batch_plan import split_text, whole_record
 from .entities import co_mentions, extract_entities
 from .errors import EmptyTextError, InvalidInputError
+from .store.lmdb_store import text_digest
 from .types import GENERATED_TAGS, MemoryKind, Relation
 from .validate import check_id, to_unix_seconds
 
@@ -76,7 +86,11 @@ class ConversationPlan:
     sessions : list of str
         Session node ids, in order.
     already_stored : int
-        Messages left out because their stored session already holds them.
+        Messages left out because the namespace already holds them (their id with the same
+        text, or their stored session lined up with them).
+    fields : dict of id -> dict
+        Record fields an item gets beyond ``add_batch``'s (``blocks`` of a split message,
+        ``chunk_of`` / ``chunk`` of its blocks).
     """
 
     items: list[dict] = field(default_factory=list)
@@ -84,6 +98,7 @@ class ConversationPlan:
     message_ids: list[str] = field(default_factory=list)
     sessions: list[str] = field(default_factory=list)
     already_stored: int = 0
+    fields: dict[str, dict] = field(default_factory=dict)
 
 
 def _content(raw: Any, where: str) -> str:
@@ -174,9 +189,11 @@ def _prose_blocks(text: str) -> list[str]:
 def stored_mentions(state: Any, namespace: str, entity: str) -> list[str] | None:
     """Ids of the stored messages of ``namespace`` that name ``entity``, or None for a hub.
 
-    Candidates come from the namespace's BM25 postings (a query of the entity's words), then
-    each is checked with :func:`engramdb.entities.extract_entities` on its text without the
-    ``"Speaker: "`` prefix; session, entity, summary, fact and piece nodes are not messages.
+    Candidates come from the namespace's BM25 postings (a query of the entity's words); a
+    piece (a chunk of a long message, or one of its blocks: field ``chunk_of``) stands for its
+    message. Each message is checked with :func:`engramdb.entities.extract_entities` on its
+    whole text (a chunked one joined from its pieces) without the ``"Speaker: "`` prefix;
+    session, entity, summary, fact and piece nodes are not messages.
 
     Parameters
     ----------
@@ -187,7 +204,7 @@ def stored_mentions(state: Any, namespace: str, entity: str) -> list[str] | None
 
     Returns
     -------
-    list of str or None
+    list of str
         External ids, oldest node first; ``[]`` when none; None when more messages name it than
         ``max(HUB_MIN, HUB_SHARE * memories in the namespace)`` (linking a hub reaches everything).
     """
@@ -199,33 +216,40 @@ def stored_mentions(state: Any, namespace: str, entity: str) -> list[str] | None
     nids, _ = keyword.search(entity, 4 * (limit + 1))
     if not len(nids):
         return []
-    found: list[tuple[int, str]] = []
-    for nid, rec in zip(nids.tolist(), state.records(nids.tolist(), "looking up entity mentions")):
-        if rec is None or not GENERATED_TAGS.isdisjoint(rec.get("tags") or ()):
-            continue
-        m = _SPEAKER.match(rec["text"])
-        if entity in extract_entities(rec["text"][m.end():] if m else rec["text"]):
-            found.append((nid, rec["id"]))
+    store, overlap = state.store, state.config.store.chunk_chars // 10
+    found: dict[str, int] = {}   # message id -> its node
+    with store.read("looking up entity mentions") as txn:
+        for nid in nids.tolist():
+            rec = store.get_record(txn, nid)
+            if rec is not None and rec.get("chunk_of") is not None:   # a piece: its message
+                nid = store.lookup_id(txn, namespace, rec["chunk_of"])
+                rec = None if nid is None else store.get_record(txn, nid)
+            if rec is None or rec["id"] in found or not GENERATED_TAGS.isdisjoint(rec.get("tags") or ()):
+                continue
+            text = whole_record(rec, state.piece_reader(txn, namespace), overlap)["text"]
+            m = _SPEAKER.match(text)
+            if entity in extract_entities(text[m.end():] if m else text):
+                found[rec["id"]] = nid
     if len(found) > limit:
         return None
-    return [ext for _, ext in sorted(found)]
+    return sorted(found, key=found.__getitem__)
 
 
-def _overlap(stored: list[str], sent: list[str]) -> int:
-    """How many of the first ``sent`` messages a session holds already.
+def _overlap(stored: list[str], sent: list[str]) -> tuple[int, int]:
+    """Where (j) and how many (n) of the first ``sent`` messages a session holds already.
 
     ``sent`` lines up with ``stored`` at position j when its first n = min(len(sent),
     len(stored) - j) messages equal ``stored[j:j + n]``, and the run either reaches the end of
     ``stored`` (the whole chat sent again, a growing message list, a window over its tail) or
-    holds two messages or more (a stretch sent again). The first j that lines up gives n; 0
-    when none does. Messages are matched by position, so a reply repeated word for word
+    holds two messages or more (a stretch sent again). The first j that lines up gives (j, n);
+    (0, 0) when none does. Messages (their texts' digests) are matched by position, so a reply repeated word for word
     ("Yes.") later in a chat is a new message; one sent alone that repeats the session's last
     message is taken as sent again."""
     for j in range(len(stored)):
         n = min(len(sent), len(stored) - j)
         if n and (j + n == len(stored) or n >= 2) and sent[:n] == stored[j:j + n]:
-            return n
-    return 0
+            return j, n
+    return 0, 0
 
 
 def _fmt_date(t: float) -> str:
@@ -238,10 +262,12 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                       now: float, entities: bool = True, split_roles: tuple[str, ...] = ("assistant",),
                       split_chars: int = 800, session_titles: Mapping[str, str] | None = None,
                       entity_exists: Callable[[str], bool] | None = None,
-                      stored_text: Callable[[str], str | None] | None = None,
+                      stored_digest: Callable[[str], str | None] | None = None,
+                      session_messages: Callable[[str], list[tuple[str, str]] | None] | None = None,
                       stored_mentions: Callable[[str], list[str] | None] | None = None,
                       keep_roles: tuple[str, ...] = (),
-                      id_prefix: str = "", max_pieces: int = 64) -> ConversationPlan:
+                      id_prefix: str = "", max_pieces: int = 64,
+                      max_block_chars: int | None = None) -> ConversationPlan:
     """Validate chat messages and plan their memories and edges (see the module docstring).
 
     Parameters
@@ -267,26 +293,38 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     entity_exists : callable str -> bool, optional
         Whether the namespace already holds a memory with this id: an entity node (entities named
         once in this call are then linked to it), a session node (the messages of that session
-        are added to it: numbered on from its last stored message, which leads ``next`` to the
-        first new one) or a generated session label (a chat without a label gets a fresh one).
-    stored_text : callable str -> str or None, optional
-        The text of the memory the namespace holds under this id, or None. With it, the messages
-        of a stored session that line up with the session's stored messages (``"<speaker>:
-        <content>"``, in order: :func:`_overlap`) are not stored again, so a chat sent again
-        whole, a growing message list or a window over its tail adds only its new messages; a
-        chat without a session label whose first message opens a stored ``chat-<second>``
-        session is that session.
+        are added to it, and its last stored message leads ``next`` to the first new one), a
+        generated session label (a chat without a label gets a fresh one) or a generated
+        message id (skipped: a new message never takes a stored id). Default: ``stored_digest``
+        is not None.
+    stored_digest : callable str -> str or None, optional
+        SHA-256 (hex) of the whole text of the memory the namespace holds under this id
+        (:func:`engramdb.batch_plan.whole_digest`), or None. A message with an ``id`` the
+        namespace holds with the same text is already stored: left out.
+    session_messages : callable str -> list of (id, digest) or None, optional
+        The messages a stored session node holds (their ``discussed_in`` edges), in the order
+        they were stored, each with its whole text's digest; None when there is no such node.
+        With it, the messages of a stored session that line up with its stored messages
+        (``"<speaker>: <content>"``, in order: :func:`_overlap`) are not stored again, whatever
+        their ids, so a chat sent again whole, a growing message list or a window over its tail
+        adds only its new messages; a chat without a session label whose first message opens a
+        stored ``chat-<second>`` session is that session. New messages of a stored session are
+        numbered after the larger of its message count and its highest ``<session>:<n>``.
     stored_mentions : callable str -> list of str or None, optional
         Ids of the stored messages of the namespace that name this entity, or None when it is a
         hub there (named too often to link). An entity without a node that this call names once
-        gets its node when a stored message names it too, and every new entity node is also
-        linked from the stored messages naming it.
+        gets its node when another stored message names it too (not the message itself, nor a
+        stored copy of its text), and every new entity node is also linked from the stored
+        messages naming it.
     keep_roles : tuple of str
         ``system`` / ``developer`` messages are left out unless named here.
     id_prefix : str
         Prefix of generated message ids (``"<prefix><session>:<position>"``).
     max_pieces : int
-        Most pieces one split message becomes (:func:`split_blocks`'s ``max_blocks``).
+        Most blocks one split message becomes (:func:`split_blocks`'s ``max_blocks``).
+    max_block_chars : int, optional
+        A block longer than this (characters; ``StoreConfig.chunk_chars``) is cut further with
+        :func:`engramdb.batch_plan.split_text`, so a block is never itself stored as chunks.
 
     Returns
     -------
@@ -296,92 +334,83 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     ------
     InvalidInputError
         ``messages`` is not a list of mappings, a message has an unknown field, no or a
-        non-string role, an id given twice, or a bad ``created_at`` / ``session`` / ``name``.
+        non-string role, an id given twice or not a valid id, or a bad ``created_at`` /
+        ``session`` / ``name``. The error's ``message_index`` is the message's position in
+        ``messages`` (from 0) when one message is at fault.
     EmptyTextError
-        A message's content is empty.
+        A message's content is empty (``message_index`` set as above).
     """
     if messages is None or isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
         raise InvalidInputError(f"messages: expected a list of message mappings, got {type(messages).__name__}")
     # an assistant turn that only calls tools (OpenAI: content null, tool_calls set) has no text
-    msgs = [m for m in messages
+    msgs = [(k, m) for k, m in enumerate(messages)
             if not (isinstance(m, Mapping) and m.get("content") is None and m.get("tool_calls"))]
     if not msgs:
         raise InvalidInputError("messages: the conversation is empty")
-    if stored_text is not None and entity_exists is None:
+    if stored_digest is not None and entity_exists is None:
         def entity_exists(ext_id: str) -> bool:
-            return stored_text(ext_id) is not None
+            return stored_digest(ext_id) is not None
     plan = ConversationPlan()
     rows = []
     prev_t: float | None = None
     label = None if session is None else str(session)
     auto_label = None
-    for i, m in enumerate(msgs):
-        where = f"message {i + 1}"   # counted from 1, as the lines of a file are
-        if not isinstance(m, Mapping):
-            raise InvalidInputError(f"{where}: expected a mapping with role and content, got {type(m).__name__}")
-        unknown = set(m) - MESSAGE_FIELDS
-        if unknown:
-            raise InvalidInputError(f"{where}: unknown field(s) {sorted(unknown)}; a message has "
-                                    "role, content and optionally created_at, session, name, id")
-        role = m.get("role")
-        if not isinstance(role, str) or role.strip() not in ROLES:
-            raise InvalidInputError(f"{where}: role must be one of {sorted(ROLES)} (a speaker's name goes in "
-                                    f"'name'), got {role!r}")
-        if role.strip() in INSTRUCTION_ROLES and role.strip() not in keep_roles:
+    for k, m in msgs:
+        try:
+            row = _check_message(m, f"message {k + 1}", keep_roles)   # counted from 1, as lines are
+        except InvalidInputError as exc:
+            exc.message_index = k
+            raise
+        if row is None:
             continue   # a system prompt is an instruction, not something that happened
-        content = _content(m.get("content"), where)
-        name = m.get("name")
-        if name is not None and (not isinstance(name, str) or not name.strip()):
-            raise InvalidInputError(f"{where}: name must be a non-empty string, got {name!r}")
-        raw_t = m.get("created_at")
+        role, name, content, raw_t, sess, given = row
+        if given is not None and any(r[5] == given for r in rows):
+            raise _at(InvalidInputError(f"message {k + 1}: id {given!r} given twice in the conversation"), k)
         if raw_t is None:
             t = now if prev_t is None else prev_t + 1e-3
         else:
-            try:
-                t = to_unix_seconds(raw_t)
-            except InvalidInputError as exc:
-                raise InvalidInputError(f"{where}: created_at: {exc}") from None
+            t = raw_t
         prev_t = t
-        sess = m.get("session")
+        speaker_text = f"{name or role}: {content}"
+        digest = text_digest(speaker_text).hex()
         if sess is not None:
-            if isinstance(sess, bool) or not isinstance(sess, (str, int)) or not str(sess).strip():
-                raise InvalidInputError(f"{where}: session must be a non-empty string or an integer, got {sess!r}")
-            label = str(sess)
+            label = sess
         elif label is None:   # a new chat: a label no stored session has, unless it is this chat
             label = f"chat-{int(t)}"
-            first = f"{(name or '').strip() or role.strip()}: {content}"
             n = 1
             while entity_exists is not None and entity_exists(f"{id_prefix}S:{label}"):
-                if stored_text is not None and stored_text(f"{id_prefix}{label}:1") == first:
+                held_msgs = session_messages(f"{id_prefix}S:{label}") if session_messages is not None else None
+                if held_msgs and held_msgs[0][1] == digest:
                     break   # the same chat sent again: its stored session takes it
                 n += 1
                 label = f"chat-{int(t)}-{n}"
             auto_label = label
-        rows.append((role.strip(), (name or "").strip() or None, content, t, label, m.get("id")))
+        rows.append((role, name, content, t, label, given, digest, k))
 
     if not rows:
         raise InvalidInputError("messages: the conversation holds only instructions (system / developer)")
-    # sessions the namespace already holds: label -> (texts of their stored messages in order, next position)
-    held: dict[str, tuple[list[str], int]] = {}
+    # sessions the namespace already holds: label -> (ids and digests of their stored messages, next position)
+    held: dict[str, tuple[list[tuple[str, str]], int]] = {}
     for lab in dict.fromkeys(r[4] for r in rows):
-        if entity_exists is not None and entity_exists(f"{id_prefix}S:{lab}"):
-            texts, pos = [], 1
-            while True:
-                mid = f"{id_prefix}{lab}:{pos}"
-                if stored_text is not None:
-                    t = stored_text(mid)
-                    if t is None:
-                        break
-                    texts.append(t)
-                elif not entity_exists(mid):
-                    break
-                pos += 1
-            held[lab] = (texts, pos)
+        sid = f"{id_prefix}S:{lab}"
+        stored_msgs = session_messages(sid) if session_messages is not None else None
+        if stored_msgs is None:
+            if entity_exists is None or not entity_exists(sid):
+                continue
+            stored_msgs = []
+        numbered = re.compile(re.escape(f"{id_prefix}{lab}:") + r"([0-9]+)")
+        top = max([len(stored_msgs)] + [int(m.group(1)) for mid, _ in stored_msgs if (m := numbered.fullmatch(mid))])
+        held[lab] = (stored_msgs, top + 1)
     n_rows = len(rows)
-    skip: set[int] = set()   # rows their stored session holds already
-    for lab, (texts, _pos) in held.items():
+    skip: set[int] = set()   # rows the namespace holds already
+    if stored_digest is not None:   # an id given again with the same text
+        skip.update(i for i, r in enumerate(rows) if r[5] is not None and stored_digest(r[5]) == r[6])
+    for lab, (stored_msgs, _pos) in held.items():
         mine = [i for i, r in enumerate(rows) if r[4] == lab]
-        skip.update(mine[:_overlap(texts, [f"{rows[i][1] or rows[i][0]}: {rows[i][2]}" for i in mine])])
+        j, n = _overlap([d for _, d in stored_msgs], [rows[i][6] for i in mine])
+        # a message lined up with a stored one is that one, unless its own id says otherwise
+        skip.update(i for o, i in enumerate(mine[:n]) if rows[i][5] in (None, stored_msgs[j + o][0]))
+    stored_ids = {rows[i][5] for i in skip if rows[i][5] is not None}
     rows = [r for i, r in enumerate(rows) if i not in skip]
     plan.already_stored = n_rows - len(rows)
     if not rows:
@@ -390,21 +419,28 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     by_session: dict[str, list[int]] = {}
     for i, row in enumerate(rows):
         by_session.setdefault(row[4], []).append(i)
+    given_ids = {r[5] for r in rows if r[5] is not None}
     seen: set[str] = set()
     ids: list[str] = [""] * len(rows)
     stored: dict[str, str | None] = {}   # a session the namespace already holds -> its last message
     for lab, members in by_session.items():
-        first = 1
-        if lab in held:   # messages added to a stored session: numbered on from its last one
-            first = held[lab][1]
-            stored[lab] = f"{id_prefix}{lab}:{first - 1}" if first > 1 else None
-        for pos, i in enumerate(members, start=first):
-            given = rows[i][5]
-            mid = check_id(given, f"message {i + 1} id") if given is not None else f"{id_prefix}{lab}:{pos}"
+        pos = 1
+        if lab in held:   # messages added to a stored session: numbered on after its last one
+            stored_msgs, pos = held[lab]
+            stored[lab] = stored_msgs[-1][0] if stored_msgs else None
+        for i in members:
+            mid = rows[i][5]
+            if mid is None:   # "<session>:<position>", never an id stored or given in this call
+                mid = f"{id_prefix}{lab}:{pos}"
+                while mid in seen or mid in given_ids or (entity_exists is not None and entity_exists(mid)):
+                    pos += 1
+                    mid = f"{id_prefix}{lab}:{pos}"
             if mid in seen:
-                raise InvalidInputError(f"message {i + 1}: id {mid!r} given twice in the conversation")
+                raise _at(InvalidInputError(f"message {rows[i][7] + 1}: id {mid!r} given twice in the conversation"),
+                          rows[i][7])
             seen.add(mid)
             ids[i] = mid
+            pos += 1
     plan.message_ids = ids
 
     titles = dict(session_titles or {})
@@ -414,7 +450,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         if sid in seen:
             raise InvalidInputError(f"session node id {sid!r} collides with a message id")
         seen.add(sid)
-        if lab not in stored:
+        if lab not in held:
             speakers = list(dict.fromkeys(rows[i][1] or rows[i][0] for i in members))
             t0 = min(rows[i][3] for i in members)
             name = "" if lab == auto_label else f" {lab}"   # a generated label is a number: left out
@@ -427,7 +463,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         prev_session = sid
         prev_mid = stored.get(lab)   # the stored session's last message leads on to the new ones
         for i in members:
-            role, name, content, t, _lab, _ = rows[i]
+            role, name, content, t = rows[i][:4]
             mid = ids[i]
             plan.items.append({"id": mid, "kind": MemoryKind.EPISODIC, "text": f"{name or role}: {content}",
                                "created_at": t, "source": mid, "tags": list(dict.fromkeys([name or role, role]))})
@@ -437,7 +473,10 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             prev_mid = mid
             if role in split_roles and len(content) >= split_chars:
                 blocks = split_blocks(content, max_blocks=max_pieces)
+                if max_block_chars is not None:
+                    blocks = [part for b in blocks for part in split_text(b, max_block_chars)]
                 if len(blocks) > 1:
+                    plan.fields[mid] = {"blocks": len(blocks)}
                     prev_piece = None
                     for j, block in enumerate(blocks, start=1):
                         pid = f"{mid}#p{j}"
@@ -446,6 +485,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                         seen.add(pid)
                         plan.items.append({"id": pid, "kind": MemoryKind.EPISODIC, "text": block,
                                            "created_at": t, "source": mid, "tags": ["piece", role]})
+                        plan.fields[pid] = {"chunk_of": mid, "chunk": j}
                         plan.edges.append((pid, mid, Relation.EXTRACTED_FROM, 1.0))
                         if prev_piece is not None:
                             plan.edges.append((prev_piece, pid, Relation.NEXT, 1.0))
@@ -454,6 +494,16 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     if entities:
         docs = [(ids[i], rows[i][2]) for i in range(len(rows))]
         when = {ids[i]: rows[i][3] for i in range(len(rows))}
+        sent = {r[6] for r in rows}
+        own = seen | stored_ids
+
+        def others(ent: str) -> list[str]:
+            """Stored messages naming ``ent``: not one of this call's, nor a stored copy of one."""
+            found = [i for i in stored_mentions(ent) or () if i not in own]
+            if stored_digest is not None:
+                found = [i for i in found if stored_digest(i) not in sent]
+            return found
+
         shared = co_mentions(docs)
         earlier: dict[str, list[str]] = {}   # new entity node -> stored messages naming it
         if entity_exists is not None:   # named once here, but the namespace already knows it
@@ -467,7 +517,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                 if entity_exists(f"E:{ent}"):
                     plan.edges.append((where_ids[0], f"E:{ent}", Relation.MENTIONS, 1.0))
                 elif stored_mentions is not None:
-                    found = [i for i in stored_mentions(ent) or () if i not in seen]
+                    found = others(ent)
                     if found:
                         shared[ent], earlier[ent] = where_ids, found
         for ent, where_ids in shared.items():
@@ -476,7 +526,52 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                 plan.items.append({"id": eid, "kind": MemoryKind.SEMANTIC, "text": ent, "tags": ["entity"],
                                    "created_at": when[where_ids[0]], "source": eid})
                 if ent not in earlier and stored_mentions is not None:
-                    earlier[ent] = [i for i in stored_mentions(ent) or () if i not in seen]
+                    earlier[ent] = others(ent)
                 plan.edges.extend((sid_, eid, Relation.MENTIONS, 1.0) for sid_ in earlier.get(ent, ()))
             plan.edges.extend((tid, eid, Relation.MENTIONS, 1.0) for tid in where_ids)
     return plan
+
+
+def _at(exc: InvalidInputError, index: int) -> InvalidInputError:
+    """``exc`` with ``message_index`` = the position (from 0) of the message at fault."""
+    exc.message_index = index
+    return exc
+
+
+def _check_message(m: Any, where: str, keep_roles: tuple[str, ...]) -> tuple | None:
+    """One message checked: (role, name or None, content, Unix seconds or None, session label
+    or None, id or None); None for an instruction (system / developer) not kept.
+
+    Raises
+    ------
+    InvalidInputError, EmptyTextError
+        The message is bad; the text starts with ``where``.
+    """
+    if not isinstance(m, Mapping):
+        raise InvalidInputError(f"{where}: expected a mapping with role and content, got {type(m).__name__}")
+    unknown = set(m) - MESSAGE_FIELDS
+    if unknown:
+        raise InvalidInputError(f"{where}: unknown field(s) {sorted(unknown)}; a message has "
+                                "role, content and optionally created_at, session, name, id")
+    role = m.get("role")
+    if not isinstance(role, str) or role.strip() not in ROLES:
+        raise InvalidInputError(f"{where}: role must be one of {sorted(ROLES)} (a speaker's name goes in "
+                                f"'name'), got {role!r}")
+    role = role.strip()
+    if role in INSTRUCTION_ROLES and role not in keep_roles:
+        return None
+    content = _content(m.get("content"), where)
+    name = m.get("name")
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise InvalidInputError(f"{where}: name must be a non-empty string, got {name!r}")
+    raw_t = m.get("created_at")
+    t = None if raw_t is None else to_unix_seconds(raw_t, field=f"{where}: created_at")
+    sess = m.get("session")
+    if sess is not None:
+        if isinstance(sess, bool) or not isinstance(sess, (str, int)) or not str(sess).strip():
+            raise InvalidInputError(f"{where}: session must be a non-empty string or an integer, got {sess!r}")
+        sess = str(sess)
+    given = m.get("id")
+    if given is not None:
+        given = check_id(given, f"{where}: id")
+    return role, (name or "").strip() or None, content, t, sess, given

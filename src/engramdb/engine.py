@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Se
 import numpy as np
 
 from . import context as _context, query as _query, slots as _slots, temporal as _temporal
-from .batch_plan import plan_batch, whole_record
+from .batch_plan import plan_batch, whole_digest, whole_record
 from .concurrency import guarded, retries_map_growth
 from .rwlock import RWLock
 from .config import RELEVANCE_CALIBRATION, AdmissionConfig, EngramConfig, RecallConfig
@@ -34,7 +34,7 @@ from .state import EngineState
 from .store import ledger as _ledger
 from .store.lmdb_store import READABLE_SCHEMAS, SCHEMA_VERSION, LmdbStore, text_digest
 from .types import RELATION_BY_CODE, STATE_BY_CODE, Edge, Memory, MemoryKind, MemoryState, RecallResult, Relation
-from .types import memory_from_record
+from .types import GENERATED_TAGS, memory_from_record
 from .validate import (
     as_list, check_fraction, check_id, check_int, check_namespace, check_text, check_vector, edge_fields,
     now as clock_now, strict_flags, time_or_now, to_unix_seconds,
@@ -284,8 +284,11 @@ class Engram:
         named by two or more messages (stored ones included, so a chat stored turn by turn gets
         them too) become ``E:<entity>`` nodes with ``mentions`` edges; long messages of
         ``split_roles`` are also stored block by block (code, list items, paragraphs:
-        ``<id>#p<j>``, ``extracted_from`` the message); the write adds auto-links.
-        See :mod:`engramdb.conversation`.
+        ``<id>#p<j>``, ``extracted_from`` the message), as pieces of the message (recall returns
+        the message once, ``Hit.chunk`` = j; forget / supersede / tags reach the blocks); the
+        write adds auto-links. Messages the namespace already holds (an ``id`` stored with the
+        same text, or messages lining up with their stored session's, compared by whole text)
+        are left out. See :mod:`engramdb.conversation`.
 
         Parameters
         ----------
@@ -295,7 +298,9 @@ class Engram:
             OpenAI's (user, assistant, system, developer, tool, function; a speaker's name goes
             in ``name``); OpenAI's tool fields are ignored, and so is a tool-call turn without
             text. Without an ``id`` a message is ``"<session>:<position>"``. A ``session`` the
-            namespace already holds takes the new messages, numbered on after its last one.
+            namespace already holds takes the new messages, numbered on after its stored ones
+            (after the larger of their count and their highest ``<session>:<n>``; a stored id
+            is never reused).
         namespace : str
         session : str, optional
             Session label of messages that name none (default ``"chat-<first Unix second>"``).
@@ -323,13 +328,14 @@ class Engram:
         dict
             ``message_ids`` (input order, new messages only), ``sessions`` (node ids),
             ``memories`` (new memories, pieces and entity nodes included), ``edges`` (edges
-            added, auto-links included), ``already_stored`` (messages left out because their
-            stored session holds them already: a chat sent again).
+            added, auto-links included), ``already_stored`` (messages left out because the
+            namespace holds them already: a chat sent again).
 
         Raises
         ------
         InvalidInputError, EmptyTextError, OversizeError, NonFiniteError
-            A bad message, or an id already stored; nothing is written.
+            A bad message (its ``message_index`` attribute: its position in ``messages``, from
+            0), or an id already stored with another text; nothing is written.
         NamespaceError
             Invalid namespace name.
         """
@@ -342,22 +348,39 @@ class Engram:
         state = self._state
         now = clock_now()
 
-        def stored_text(ext_id: str) -> str | None:
+        def stored_digest(ext_id: str) -> str | None:
             with state.store.read("looking up a stored message") as txn:
                 nid = state.store.lookup_id(txn, ns, ext_id)
                 rec = None if nid is None else state.store.get_record(txn, nid)
-            return None if rec is None else rec["text"]
+            return None if rec is None else whole_digest(rec)
+
+        def session_messages(sid: str) -> list[tuple[str, str]] | None:
+            """The messages ``discussed_in`` a stored session node, in write order, with their digests."""
+            with state.store.read("looking up a stored session") as txn:
+                nid = state.store.lookup_id(txn, ns, sid)
+            if nid is None:
+                return None
+            into = sorted({o for o, rel, _w, forward in state.graph.neighbours(nid)
+                           if rel == Relation.DISCUSSED_IN.code and not forward})
+            return [(rec["id"], whole_digest(rec)) for rec in state.records(into, "reading a stored session")
+                    if rec is not None and rec.get("chunk_of") is None
+                    and GENERATED_TAGS.isdisjoint(rec.get("tags") or ())]
 
         plan = _conversation.plan_conversation(
             messages, session=session, now=now, entities=entities, split_roles=tuple(split_roles),
-            split_chars=split_chars, session_titles=session_titles, stored_text=stored_text,
+            split_chars=split_chars, session_titles=session_titles, stored_digest=stored_digest,
+            session_messages=session_messages,
             stored_mentions=lambda ent: _conversation.stored_mentions(state, ns, ent),
-            keep_roles=tuple(keep_roles), max_pieces=max_pieces)
+            keep_roles=tuple(keep_roles), max_pieces=max_pieces,
+            max_block_chars=state.config.store.chunk_chars)
         if not plan.items:   # every message is stored already
             return {"message_ids": [], "sessions": [], "memories": 0, "edges": 0,
                     "already_stored": plan.already_stored}
         prepared = [prepare(state, item, ns, now, recorded_at=recorded_at) for item in plan.items]
         batch = plan_batch(state, prepared, has_embedder=self.embedder is not None)
+        for p in batch.fresh:   # a split message and its blocks: one memory in pieces (after chunking)
+            if p.ext_id in plan.fields:
+                p.extra = {**(p.extra or {}), **plan.fields[p.ext_id]}
         edges_before = self.n_edges
 
         def conversation_edges(unit) -> list[tuple[int, int, int, float]]:

@@ -3,8 +3,10 @@
 No model: an entity is a run of capitalised words (``Pride Parade``, ``Lake Tahoe``), an
 acronym (``LGBTQ``), a date (``May 7``, ``7 May``) or a year (``2022``). A single capitalised word
 that opens a sentence is not an entity ("Seeing", "Wow": a name there is usually found again
-mid-sentence elsewhere); a common word (scikit-learn's stop words plus interjections) opening a
-longer run is dropped from it. Entities are lower-cased, without a closing possessive
+mid-sentence elsewhere); the start of a line, of a list item (``- Set up``, ``1. Enjoy``) or of
+a Markdown heading counts as a sentence start; a common word (scikit-learn's stop words plus
+interjections) opening a longer run is dropped from it. Code is no prose: text inside ````` fences
+and ```inline code``` (``True``, ``None``, class names) is skipped. Entities are lower-cased, without a closing possessive
 ("Caroline's" and "Caroline" are one entity).
 
 Hubs: an entity mentioned in more than ``max(hub_min, hub_share * turns)`` memories (the
@@ -31,9 +33,13 @@ __all__ = ["extract_entities", "co_mentions"]
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december")
 _DATE = re.compile(rf"\b(?:({_MONTHS})\s+(\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTHS}))\b", re.I)
 _YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
-_CAPS = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+|de\s+)?[A-Z][\w'’-]*)*")
+_CAPS = re.compile(r"\b[A-Z][\w'’-]*(?:[^\S\n]+(?:of[^\S\n]+|the[^\S\n]+|de[^\S\n]+)?[A-Z][\w'’-]*)*")
 _POSSESSIVE = re.compile(r"['’]s$")   # "Lake Tahoe's" names Lake Tahoe
-_SENTENCE_END = re.compile(r"[.!?:;\"“(\[]\s*$")
+_SENTENCE_END_CHARS = frozenset('.!?:;"“([')
+#: What may stand between a line's start and its first word: a list marker, a quote or heading mark, emphasis.
+_LINE_LEAD = re.compile(r"\s*(?:(?:[-*+•>]|#{1,6}|\d{1,3}[.)])\s+)?[*_]*")
+#: Fenced code (an unclosed fence runs to the end) and inline code spans (CommonMark's backtick runs).
+_CODE = re.compile(r"```.*?(?:```|\Z)|(`+)[^`\n]+?\1", re.DOTALL)
 _COMMON = frozenset(ENGLISH_STOP_WORDS) | {
     "wow", "hey", "hi", "hello", "thanks", "thank", "yeah", "yes", "oh", "ok", "okay", "sure", "great",
     "awesome", "cool", "nice", "sounds", "that's", "it's", "i'm", "i've", "i'll", "i'd", "you're", "haha",
@@ -48,16 +54,22 @@ def extract_entities(text: str) -> set[str]:
     Parameters
     ----------
     text : str
-        One memory's text (for conversation turns, without the "Speaker: " prefix).
+        One memory's text (for conversation turns, without the "Speaker: " prefix). Code
+        (fenced blocks, inline code) is skipped; a line or list item starts a sentence.
 
     Returns
     -------
     set of str
     """
     out: set[str] = set()
+    if "`" in text:   # a code block becomes a line break, an inline span a comma (a name ends there)
+        text = _CODE.sub(lambda c: "\n" if c.group(1) is None else " , ", text)
     for m in _CAPS.finditer(text):
         words = m.group(0).split()
-        sentence_start = m.start() == 0 or bool(_SENTENCE_END.search(text[: m.start()]))
+        line = text.rfind("\n", 0, m.start()) + 1
+        before = text[max(line, m.start() - 64):m.start()].rstrip()
+        sentence_start = (_LINE_LEAD.fullmatch(text, line, m.start()) is not None
+                          or before[-1:] in _SENTENCE_END_CHARS)
         if sentence_start and words[0].lower().strip("'’") in _COMMON:
             words = words[1:]
         while words and words[0].lower() in ("of", "the", "de"):

@@ -13,7 +13,7 @@ from .errors import InvalidInputError, NamespaceError
 from .locomo import Conversation, load_locomo
 from .validate import check_namespace
 
-__all__ = ["ingest_jsonl", "ingest_locomo", "locomo_messages", "read_chat", "read_jsonl"]
+__all__ = ["ingest_jsonl", "ingest_locomo", "locomo_messages", "read_chat", "read_chat_lines", "read_jsonl"]
 
 _MEMORY_FIELDS = ("id", "namespace", "kind", "text", "created_at", "confidence", "tags", "source",
                   "salience", "embedding", "valid_from", "valid_to", "slot", "subject", "attribute",
@@ -28,6 +28,11 @@ def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:
     InvalidInputError
         A line is not a JSON object (the message names the line), or the file is unreadable.
     """
+    return [obj for _, obj in _jsonl_lines(path)]
+
+
+def _jsonl_lines(path: str | os.PathLike) -> list[tuple[int, dict[str, Any]]]:
+    """(line number from 1, object) of each non-blank line of a JSONL file (see :func:`read_jsonl`)."""
     rows = []
     try:
         with open(path, encoding="utf-8") as fh:
@@ -40,7 +45,7 @@ def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:
                     raise InvalidInputError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
                 if not isinstance(obj, dict):
                     raise InvalidInputError(f"{path}:{lineno}: expected a JSON object per line")
-                rows.append(obj)
+                rows.append((lineno, obj))
     except OSError as exc:
         raise InvalidInputError(f"cannot read {path}: {exc}") from exc
     except UnicodeDecodeError as exc:
@@ -65,6 +70,19 @@ def read_chat(path: str | os.PathLike) -> list[dict[str, Any]]:
     InvalidInputError
         Not a JSON list, not JSONL of objects, not UTF-8 or unreadable (the message names the line).
     """
+    return read_chat_lines(path)[0]
+
+
+def read_chat_lines(path: str | os.PathLike) -> tuple[list[dict[str, Any]], list[int] | None]:
+    """:func:`read_chat`, with the file line (from 1) of each message when the file is JSONL of
+    messages, so an error about message i can name its line (blank lines are skipped, so the
+    two differ); None for a JSON list or OpenAI's ``{"messages": [...]}`` layout.
+
+    Raises
+    ------
+    InvalidInputError
+        As :func:`read_chat`.
+    """
     try:
         with open(path, encoding="utf-8") as fh:
             head = fh.read(4096).lstrip()
@@ -74,8 +92,9 @@ def read_chat(path: str | os.PathLike) -> list[dict[str, Any]]:
         raise InvalidInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if not head.startswith("["):
         if head.startswith("{") and '"messages"' in head[:200]:
-            return _conversations(path)
-        return read_jsonl(path)
+            return _conversations(path), None
+        rows = _jsonl_lines(path)
+        return [obj for _, obj in rows], [lineno for lineno, _ in rows]
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
@@ -85,7 +104,7 @@ def read_chat(path: str | os.PathLike) -> list[dict[str, Any]]:
         raise InvalidInputError(f"{path}: not UTF-8 JSON ({type(exc).__name__})") from None
     if not all(isinstance(m, dict) for m in data):
         raise InvalidInputError(f"{path}: expected a JSON list of message objects")
-    return data
+    return data, None
 
 
 def _conversations(path: str | os.PathLike) -> list[dict[str, Any]]:
