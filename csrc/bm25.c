@@ -166,8 +166,8 @@ static int64_t accumulate(const engram_postings *p, int32_t term, double qw, dou
         }
         return m;
     }
-    if (seen != NULL) {
-        /* the bitmap tells a new memory from the node id; with theta, a new memory with
+    if (seen != NULL && theta > 0.0) {
+        /* the marks tell a new memory from the node id; with theta, a new memory with
          * tf 1 is ruled out by the bound of its part, ((idf * 1) * (k1 + 1)) / (1 + k1 (1 - b))
          * (the denominator at dl = 0, the smallest), before any division */
         const float den1 = 1.0f + c.k1f * c.one_minus_b;
@@ -390,12 +390,14 @@ static int64_t select_top(const double *acc, int32_t *touched, int64_t m, int64_
 static void reset(double *acc, uint8_t *mark, const int32_t *touched, int64_t m)
 {
     int64_t i;
-    for (i = 0; i < m; ++i) {
-        acc[touched[i]] = 0.0;
-    }
     if (mark != NULL) {
         for (i = 0; i < m; ++i) {
+            acc[touched[i]] = 0.0;
             mark[touched[i]] = 0;
+        }
+    } else {
+        for (i = 0; i < m; ++i) {
+            acc[touched[i]] = 0.0;
         }
     }
 }
@@ -490,12 +492,7 @@ int64_t engram_bm25_search(const engram_postings *p,
     uint8_t *seen = prf_terms > 0 && all_nid == NULL ? mark : NULL;
 
     if (p->n_docs > 0) {
-        m = accumulate_terms(p, q_terms, q_weight, n_q, allowed, n_allowed, acc, touched, 0, NULL);
-    }
-    if (seen != NULL) {   /* marked after the pass: one store each, no load in the hot loop */
-        for (i = 0; i < m; ++i) {
-            seen[touched[i]] = 1;
-        }
+        m = accumulate_terms(p, q_terms, q_weight, n_q, allowed, n_allowed, acc, touched, 0, seen);
     }
     n1 = select_top(acc, touched, m, k, out_nid, out_score);
     if (n1 == 0 || prf_terms <= 0) {
