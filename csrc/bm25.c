@@ -102,12 +102,18 @@ static inline void mark_hot(hot_set *h, int32_t nid, double score)
     }
 }
 
-/* How accumulate() treats a memory not scored yet (acc 0) in the feedback pass. */
+/* The memories scored in this call: mark[nid] == stamp (the caller changes the stamp from
+ * call to call, so no clearing pass is needed; acc[nid] is meaningful only for them). */
+typedef struct {
+    uint8_t *mark;
+    uint8_t stamp;
+} scored_set;
+
+/* How accumulate() treats a memory not scored yet in the feedback pass. */
 typedef struct {
     int grow;            /* 0: never score it (the term's bound alone rules it out) */
     double theta;        /* a lower bound of the k-th best final score; 0 turns pruning off */
     double rest;         /* bound of what the later terms can add to one memory */
-    uint8_t *seen;       /* byte per node id, 1 for every memory in touched (NULL: none kept) */
     hot_set *hot;        /* NULL: none kept */
 } new_rule;
 
@@ -117,34 +123,67 @@ static inline int is_allowed(const uint8_t *allowed, int64_t n_allowed, int32_t 
     return allowed == NULL || (nid < n_allowed && allowed[nid]);
 }
 
-/* Add weight * BM25 part of every live, allowed posting of `term` into acc, memories new to
- * acc appended to touched, unless `rule` shows they cannot reach the top k: without grow none
- * is scored (then the seen byte map, 8 times denser than acc, answers "scored already?" from
- * the node id alone, before tf, dl or acc are read); with theta > 0 one is left out when its part plus
- * rest stays below theta. A memory left out ends below theta whatever it gains later, so it
- * cannot be in the top k; the memories kept get every part, in term order. Returns the new
- * touched count. */
+/* One posting (nid, tf, dl) of the term with constants c: add its part to a memory scored
+ * already; score a new one (append it to touched) unless the rule rules it out. Returns the
+ * new touched count. */
+static inline int64_t add_posting(const part_consts *c, int32_t nid, float tf, float dl, double *acc,
+                                  int32_t *touched, int64_t m, scored_set sc, double theta, double rest,
+                                  int skip_tf1, hot_set *hot)
+{
+    double part;
+    if (sc.mark[nid] == sc.stamp) {
+        const double v = acc[nid] + bm25_part(c, tf, dl);
+        acc[nid] = v;
+        mark_hot(hot, nid, v);
+        return m;
+    }
+    if (skip_tf1 && tf == 1.0f) {
+        return m;
+    }
+    part = bm25_part(c, tf, dl);
+    if (theta > 0.0 && (part + rest) * (1.0 + BOUND_MARGIN) < theta) {
+        return m;
+    }
+    sc.mark[nid] = sc.stamp;
+    touched[m] = nid;
+    acc[nid] = part;   /* 0 + part, the first part of its sum */
+    mark_hot(hot, nid, part);
+    return m + 1;
+}
+
+/* Add weight * BM25 part of every live, allowed posting of `term` to the memories in acc,
+ * memories new to it marked and appended to touched, unless `rule` (NULL: none) shows they
+ * cannot reach the top k: without grow no new memory is scored (the mark, from the node id
+ * alone, skips the others before tf, dl or acc are read); with theta > 0 a new memory is left
+ * out when its part plus rest stays below theta (one with tf 1 when the bound of such a part
+ * does, without a division). A memory left out ends below theta whatever it gains later, so
+ * it cannot be in the top k; the memories kept get every part, in term order. Returns the
+ * new touched count. */
 static int64_t accumulate(const engram_postings *p, int32_t term, double qw, double avgdl,
-                          const uint8_t *allowed, int64_t n_allowed,
-                          double *acc, int32_t *touched, int64_t m, const new_rule *rule)
+                          const uint8_t *allowed, int64_t n_allowed, double *acc, int32_t *touched,
+                          int64_t m, scored_set sc, const new_rule *rule)
 {
     const part_consts c = term_consts(p, term, qw, avgdl);
     const int grow = rule == NULL || rule->grow;
     const double theta = rule != NULL ? rule->theta : 0.0;
     const double rest = rule != NULL ? rule->rest : 0.0;
-    uint8_t *const seen = rule != NULL ? rule->seen : NULL;
     hot_set *const hot = rule != NULL ? rule->hot : NULL;
     const int32_t *const seg_nid = p->seg_nid;
     const float *const seg_tf = p->seg_tf;
     const float *const seg_dl = p->seg_dl;
     const int64_t lo = term < p->n_seg_terms ? p->seg_ptr[term] : 0;
     const int64_t hi = term < p->n_seg_terms ? p->seg_ptr[term + 1] : 0;
+    /* the bound of a part with tf 1: ((idf * 1) * (k1 + 1)) / (1 + k1 (1 - b)), its denominator
+     * at dl = 0, the smallest (lengths are word counts, >= 0) */
+    const float den1 = 1.0f + c.k1f * c.one_minus_b;
+    const int skip_tf1 = theta > 0.0 && c.k1f >= 0.0f && c.one_minus_b >= 0.0f && c.bf >= 0.0f
+        && c.avgdlf > 0.0f && (c.idf * 1.0 * c.k1p1 / (double)den1 + rest) * (1.0 + BOUND_MARGIN) < theta;
     int64_t j;
     int32_t d;
     if (!grow) {
         for (j = lo; j < hi; ++j) {
             const int32_t nid = seg_nid[j];
-            if (seen[nid]) {
+            if (sc.mark[nid] == sc.stamp) {
                 const float tf = seg_tf[j];
                 if (tf != 0.0f && is_allowed(allowed, n_allowed, nid)) {
                     const double v = acc[nid] + bm25_part(&c, tf, seg_dl[j]);
@@ -155,7 +194,7 @@ static int64_t accumulate(const engram_postings *p, int32_t term, double qw, dou
         }
         for (d = p->head[term]; d >= 0; d = p->d_next[d]) {
             const int32_t nid = p->d_nid[d];
-            if (seen[nid]) {
+            if (sc.mark[nid] == sc.stamp) {
                 const float tf = p->d_tf[d];
                 if (tf != 0.0f && is_allowed(allowed, n_allowed, nid)) {
                     const double v = acc[nid] + bm25_part(&c, tf, p->d_dl[d]);
@@ -166,104 +205,19 @@ static int64_t accumulate(const engram_postings *p, int32_t term, double qw, dou
         }
         return m;
     }
-    if (seen != NULL && theta > 0.0) {
-        /* the marks tell a new memory from the node id; with theta, a new memory with
-         * tf 1 is ruled out by the bound of its part, ((idf * 1) * (k1 + 1)) / (1 + k1 (1 - b))
-         * (the denominator at dl = 0, the smallest), before any division */
-        const float den1 = 1.0f + c.k1f * c.one_minus_b;
-        const int skip_tf1 = theta > 0.0 && c.k1f >= 0.0f && c.one_minus_b >= 0.0f && c.bf >= 0.0f
-            && c.avgdlf > 0.0f && (c.idf * 1.0 * c.k1p1 / (double)den1 + rest) * (1.0 + BOUND_MARGIN) < theta;
-        for (j = lo; j < hi; ++j) {
-            const float tf = seg_tf[j];
-            const int32_t nid = seg_nid[j];
-            double part;
-            if (tf == 0.0f || !is_allowed(allowed, n_allowed, nid)) {
-                continue;
-            }
-            if (seen[nid]) {
-                const double v = acc[nid] + bm25_part(&c, tf, seg_dl[j]);
-                acc[nid] = v;
-                mark_hot(hot, nid, v);
-                continue;
-            }
-            if (skip_tf1 && tf == 1.0f) {
-                continue;
-            }
-            part = bm25_part(&c, tf, seg_dl[j]);
-            if (theta > 0.0 && (part + rest) * (1.0 + BOUND_MARGIN) < theta) {
-                continue;
-            }
-            touched[m++] = nid;
-            seen[nid] = 1;
-            acc[nid] = part;   /* 0 + part */
-            mark_hot(hot, nid, part);
-        }
-        for (d = p->head[term]; d >= 0; d = p->d_next[d]) {
-            const float tf = p->d_tf[d];
-            const int32_t nid = p->d_nid[d];
-            double part;
-            if (tf == 0.0f || !is_allowed(allowed, n_allowed, nid)) {
-                continue;
-            }
-            if (seen[nid]) {
-                const double v = acc[nid] + bm25_part(&c, tf, p->d_dl[d]);
-                acc[nid] = v;
-                mark_hot(hot, nid, v);
-                continue;
-            }
-            if (skip_tf1 && tf == 1.0f) {
-                continue;
-            }
-            part = bm25_part(&c, tf, p->d_dl[d]);
-            if (theta > 0.0 && (part + rest) * (1.0 + BOUND_MARGIN) < theta) {
-                continue;
-            }
-            touched[m++] = nid;
-            seen[nid] = 1;
-            acc[nid] = part;
-            mark_hot(hot, nid, part);
-        }
-        return m;
-    }
     for (j = lo; j < hi; ++j) {
         const float tf = seg_tf[j];
         const int32_t nid = seg_nid[j];
-        double old, part;
-        if (tf == 0.0f || !is_allowed(allowed, n_allowed, nid)) {
-            continue;
+        if (tf != 0.0f && is_allowed(allowed, n_allowed, nid)) {
+            m = add_posting(&c, nid, tf, seg_dl[j], acc, touched, m, sc, theta, rest, skip_tf1, hot);
         }
-        old = acc[nid];
-        part = bm25_part(&c, tf, seg_dl[j]);
-        if (old == 0.0) {
-            if (theta > 0.0 && (part + rest) * (1.0 + BOUND_MARGIN) < theta) {
-                continue;
-            }
-            touched[m++] = nid;
-            if (seen != NULL) {
-                seen[nid] = 1;
-            }
-        }
-        acc[nid] = old + part;
     }
     for (d = p->head[term]; d >= 0; d = p->d_next[d]) {
         const float tf = p->d_tf[d];
         const int32_t nid = p->d_nid[d];
-        double old, part;
-        if (tf == 0.0f || !is_allowed(allowed, n_allowed, nid)) {
-            continue;
+        if (tf != 0.0f && is_allowed(allowed, n_allowed, nid)) {
+            m = add_posting(&c, nid, tf, p->d_dl[d], acc, touched, m, sc, theta, rest, skip_tf1, hot);
         }
-        old = acc[nid];
-        part = bm25_part(&c, tf, p->d_dl[d]);
-        if (old == 0.0) {
-            if (theta > 0.0 && (part + rest) * (1.0 + BOUND_MARGIN) < theta) {
-                continue;
-            }
-            touched[m++] = nid;
-            if (seen != NULL) {
-                seen[nid] = 1;
-            }
-        }
-        acc[nid] = old + part;
     }
     return m;
 }
@@ -274,32 +228,25 @@ static double avg_len(const engram_postings *p)
 }
 
 /* Accumulate the weighted BM25 parts of terms[0:n] (in that order) into acc, continuing
- * the touched list at m (every memory scored; seen, when not NULL, marks them);
- * returns the new touched count. */
+ * the touched list at m (every memory scored, and marked); returns the new touched count. */
 static int64_t accumulate_terms(const engram_postings *p, const int32_t *terms, const double *weight,
                                 int64_t n, const uint8_t *allowed, int64_t n_allowed,
-                                double *acc, int32_t *touched, int64_t m, uint8_t *seen)
+                                double *acc, int32_t *touched, int64_t m, scored_set sc)
 {
     const double avgdl = avg_len(p);
-    new_rule rule;
     int64_t i;
-    rule.grow = 1;
-    rule.theta = 0.0;
-    rule.rest = 0.0;
-    rule.seen = seen;
-    rule.hot = NULL;
     for (i = 0; i < n; ++i) {
         const int32_t t = terms[i];
         if (t < 0 || t >= p->n_terms || p->df[t] <= 0 || !(weight[i] > 0.0)) {
             continue;
         }
-        m = accumulate(p, t, weight[i], avgdl, allowed, n_allowed, acc, touched, m, &rule);
+        m = accumulate(p, t, weight[i], avgdl, allowed, n_allowed, acc, touched, m, sc, NULL);
     }
     return m;
 }
 
 /* Add the weighted parts of the feedback terms[0:n] (in that order) to the first pass's sums
- * in acc, continuing the touched list at m (seen marks touched[0:m]); returns the
+ * in acc, continuing the touched list at m (sc marks touched[0:m]); returns the
  * new touched count. rest (room for n + 1) is scratch.
  *
  * Exact MaxScore-style pruning (Turtle & Flood 1995; the "continue" strategy of Moffat &
@@ -315,10 +262,10 @@ static int64_t accumulate_terms(const engram_postings *p, const int32_t *terms, 
 static int64_t accumulate_feedback(const engram_postings *p, const int32_t *terms, const double *weight,
                                    int64_t n, const uint8_t *allowed, int64_t n_allowed,
                                    double *acc, int32_t *touched, int64_t m, double theta,
-                                   uint8_t *seen, hot_set *hot, double *rest)
+                                   scored_set sc, hot_set *hot, double *rest)
 {
     const double avgdl = avg_len(p);
-    const int can_prune = theta > 0.0 && seen != NULL;   /* the caller checked k1 and b */
+    const int can_prune = theta > 0.0;   /* the caller checked k1 and b */
     double sum = 0.0;
     new_rule rule;
     int64_t i;
@@ -330,7 +277,6 @@ static int64_t accumulate_feedback(const engram_postings *p, const int32_t *term
         }
         rest[i] = sum;
     }
-    rule.seen = seen;
     rule.hot = can_prune ? hot : NULL;
     rule.theta = can_prune ? theta : 0.0;
     for (i = 0; i < n; ++i) {
@@ -340,7 +286,7 @@ static int64_t accumulate_feedback(const engram_postings *p, const int32_t *term
         }
         rule.grow = !(can_prune && rest[i] * (1.0 + BOUND_MARGIN) < theta);
         rule.rest = rest[i + 1];
-        m = accumulate(p, t, weight[i], avgdl, allowed, n_allowed, acc, touched, m, &rule);
+        m = accumulate(p, t, weight[i], avgdl, allowed, n_allowed, acc, touched, m, sc, &rule);
     }
     return m;
 }
@@ -387,24 +333,9 @@ static int64_t select_top(const double *acc, int32_t *touched, int64_t m, int64_
     return kk;
 }
 
-static void reset(double *acc, uint8_t *mark, const int32_t *touched, int64_t m)
-{
-    int64_t i;
-    if (mark != NULL) {
-        for (i = 0; i < m; ++i) {
-            acc[touched[i]] = 0.0;
-            mark[touched[i]] = 0;
-        }
-    } else {
-        for (i = 0; i < m; ++i) {
-            acc[touched[i]] = 0.0;
-        }
-    }
-}
-
-/* Export the m scored memories (any order) when all_nid is not NULL, then zero acc. */
-static void finish(double *acc, uint8_t *mark, const int32_t *touched, int64_t m, int64_t *all_nid,
-                   double *all_score, int64_t *n_all)
+/* Export the m scored memories (any order) when all_nid is not NULL. */
+static void finish(const double *acc, const int32_t *touched, int64_t m, int64_t *all_nid, double *all_score,
+                   int64_t *n_all)
 {
     int64_t i;
     if (all_nid != NULL) {
@@ -414,7 +345,6 @@ static void finish(double *acc, uint8_t *mark, const int32_t *touched, int64_t m
         }
         *n_all = m;
     }
-    reset(acc, mark, touched, m);
 }
 
 typedef struct {
@@ -480,7 +410,8 @@ int64_t engram_bm25_search(const engram_postings *p,
                            const int32_t *q_terms, const double *q_weight, int64_t n_q,
                            const uint8_t *allowed, int64_t n_allowed, int64_t k,
                            int64_t prf_docs, int64_t prf_terms, double prf_weight,
-                           double *acc, int32_t *touched, uint8_t *mark, int64_t *out_nid, double *out_score,
+                           double *acc, int32_t *touched, uint8_t *mark, uint8_t stamp,
+                           int64_t *out_nid, double *out_score,
                            int64_t *all_nid, double *all_score, int64_t *n_all)
 {
     int64_t n1, i, j, n_fb, n_cand = 0, n_uniq = 0, n2, m = 0;
@@ -488,15 +419,16 @@ int64_t engram_bm25_search(const engram_postings *p,
     int32_t *fb_terms;
     double *fb_weight, top, theta;
     hot_set hot;
-    /* marks of the memories in touched, for the pruned feedback (not when all are exported) */
-    uint8_t *seen = prf_terms > 0 && all_nid == NULL ? mark : NULL;
+    scored_set sc;
 
+    sc.mark = mark;
+    sc.stamp = stamp;
     if (p->n_docs > 0) {
-        m = accumulate_terms(p, q_terms, q_weight, n_q, allowed, n_allowed, acc, touched, 0, seen);
+        m = accumulate_terms(p, q_terms, q_weight, n_q, allowed, n_allowed, acc, touched, 0, sc);
     }
     n1 = select_top(acc, touched, m, k, out_nid, out_score);
     if (n1 == 0 || prf_terms <= 0) {
-        finish(acc, seen, touched, m, all_nid, all_score, n_all);
+        finish(acc, touched, m, all_nid, all_score, n_all);
         return n1;
     }
     n_fb = prf_docs < n1 ? prf_docs : n1;
@@ -508,7 +440,6 @@ int64_t engram_bm25_search(const engram_postings *p,
     }
     cand = (prf_cand *)malloc((size_t)(n_cand > 0 ? n_cand : 1) * sizeof(prf_cand));
     if (cand == NULL) {
-        reset(acc, seen, touched, m);
         return -1;
     }
     n_cand = 0;
@@ -572,7 +503,7 @@ int64_t engram_bm25_search(const engram_postings *p,
     n_uniq = select_by_rank(p, cand, n_uniq, prf_terms);
     if (n_uniq == 0 || !(cand[0].weight > 0.0)) {
         free(cand);
-        finish(acc, seen, touched, m, all_nid, all_score, n_all);
+        finish(acc, touched, m, all_nid, all_score, n_all);
         return n1;   /* nothing telling: the first pass stands */
     }
     /* The second pass scores query + feedback terms in that order: its sums start with the
@@ -584,7 +515,6 @@ int64_t engram_bm25_search(const engram_postings *p,
         free(cand);
         free(fb_terms);
         free(fb_weight);
-        reset(acc, seen, touched, m);
         return -1;
     }
     for (i = 0; i < n_uniq; ++i) {
@@ -598,7 +528,7 @@ int64_t engram_bm25_search(const engram_postings *p,
     hot.cap = 0;
     hot.bits = NULL;
     hot.list = NULL;
-    if (n1 == k && seen != NULL && p->k1 >= 0.0 && p->b >= 0.0 && p->b <= 1.0 && out_score[k - 1] > 0.0) {
+    if (n1 == k && all_nid == NULL && p->k1 >= 0.0 && p->b >= 0.0 && p->b <= 1.0 && out_score[k - 1] > 0.0) {
         hot.cap = k + HOT_EXTRA;
         hot.bits = (uint8_t *)calloc((size_t)((p->n_fwd + 7) / 8), 1);
         hot.list = (int32_t *)malloc((size_t)hot.cap * sizeof(int32_t));
@@ -608,7 +538,6 @@ int64_t engram_bm25_search(const engram_postings *p,
             free(cand);
             free(fb_terms);
             free(fb_weight);
-            reset(acc, seen, touched, m);
             return -1;
         }
         theta = hot.theta = out_score[k - 1];
@@ -617,7 +546,7 @@ int64_t engram_bm25_search(const engram_postings *p,
         }
     }
     m = accumulate_feedback(p, fb_terms, fb_weight, n_uniq, allowed, n_allowed, acc, touched, m, theta,
-                            seen, theta > 0.0 ? &hot : NULL, fb_weight + n_uniq);
+                            sc, theta > 0.0 ? &hot : NULL, fb_weight + n_uniq);
     if (theta > 0.0 && hot.n <= hot.cap) {
         /* the final top k is among the memories whose sum reached theta: those in the first
          * pass's top k and those the feedback terms lifted to theta or above (a memory tied
@@ -628,7 +557,7 @@ int64_t engram_bm25_search(const engram_postings *p,
     }
     free(hot.bits);
     free(hot.list);
-    finish(acc, seen, touched, m, all_nid, all_score, n_all);
+    finish(acc, touched, m, all_nid, all_score, n_all);
     free(cand);
     free(fb_terms);
     free(fb_weight);

@@ -123,8 +123,9 @@ cdef extern from "engram_kernels.h" nogil:
                                const int32_t *q_terms, const double *q_weight, int64_t n_q,
                                const uint8_t *allowed, int64_t n_allowed, int64_t k,
                                int64_t prf_docs, int64_t prf_terms, double prf_weight,
-                               double *acc, int32_t *touched, uint8_t *mark, int64_t *out_nid,
-                               double *out_score, int64_t *all_nid, double *all_score, int64_t *n_all)
+                               double *acc, int32_t *touched, uint8_t *mark, uint8_t stamp,
+                               int64_t *out_nid, double *out_score, int64_t *all_nid, double *all_score,
+                               int64_t *n_all)
 
 
 _local = threading.local()
@@ -523,9 +524,11 @@ cdef const float *_pf(const float[::1] a):
 
 
 cdef class _BM25Scratch:
-    """One thread's BM25 state, reused across calls: the accumulator (float64) and the marks
-    (uint8), all zero between calls, and the touched list (int32), each >= n long; and the
-    postings bound to C last (rebound when another BM25Postings object comes)."""
+    """One thread's BM25 state, reused across calls: the accumulator (float64), the touched
+    list (int32) and the marks (uint8), each >= n long, with the stamp of the next call (the
+    memories a call scores get its stamp; 1..255 in turn, the marks zeroed when it wraps, so
+    no call clears what it touched); and the postings bound to C last (rebound when another
+    BM25Postings object comes)."""
     cdef Py_ssize_t n
     cdef object acc_a
     cdef object touched_a
@@ -533,19 +536,29 @@ cdef class _BM25Scratch:
     cdef double *acc
     cdef int32_t *touched
     cdef uint8_t *marks
+    cdef uint8_t stamp
     cdef object bound
 
     def __cinit__(self):
         self.n = 0
+        self.stamp = 0
         self.bound = None
+
+    cdef uint8_t next_stamp(self):
+        if self.stamp == 255:
+            self.marks_a.fill(0)
+            self.stamp = 0
+        self.stamp += 1
+        return self.stamp
 
     cdef reserve(self, Py_ssize_t n):
         if n <= self.n:
             return
         n = max(n, 2 * self.n, 1024)
-        self.acc_a = np.zeros(n, dtype=np.float64)
+        self.acc_a = np.empty(n, dtype=np.float64)
         self.touched_a = np.empty(n, dtype=np.int32)
         self.marks_a = np.zeros(n, dtype=np.uint8)
+        self.stamp = 0
         self.acc = <double *>cnp.PyArray_DATA(self.acc_a)
         self.touched = <int32_t *>cnp.PyArray_DATA(self.touched_a)
         self.marks = <uint8_t *>cnp.PyArray_DATA(self.marks_a)
@@ -637,6 +650,7 @@ def bm25_search(p, q_terms, q_weight, allowed, int64_t k, int64_t prf_docs, int6
         if n_mask == 0:
             p_mask = &nothing   # an empty mask allows nothing
     scratch.reserve(bound.c.n_fwd)   # every node id in the postings is < n_fwd
+    cdef uint8_t stamp = scratch.next_stamp()
     out_nid_a = _empty(max(kk, 1), cnp.NPY_INT64)
     out_score_a = _empty(max(kk, 1), cnp.NPY_FLOAT64)
     cdef int64_t *p_out_nid = <int64_t *>cnp.PyArray_DATA(out_nid_a)
@@ -650,7 +664,7 @@ def bm25_search(p, q_terms, q_weight, allowed, int64_t k, int64_t prf_docs, int6
         with nogil:
             got = engram_bm25_search(&bound.c, p_q, p_w, n_q, p_mask, n_mask,
                                      kk, prf_docs, prf_terms, prf_weight,
-                                     scratch.acc, scratch.touched, scratch.marks, p_out_nid, p_out_score,
+                                     scratch.acc, scratch.touched, scratch.marks, stamp, p_out_nid, p_out_score,
                                      p_all_nid, p_all_score, &n_all)
     if got < 0:
         raise MemoryError("bm25_search: out of memory")
