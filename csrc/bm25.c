@@ -368,12 +368,6 @@ static int term_text_cmp(const engram_postings *p, int32_t a, int32_t b)
     return la < lb ? -1 : (la > lb ? 1 : 0);
 }
 
-static int cand_cmp_term(const void *x, const void *y)
-{
-    const int32_t a = ((const prf_cand *)x)->term, b = ((const prf_cand *)y)->term;
-    return (a > b) - (a < b);
-}
-
 static int cand_rank(const engram_postings *p, const prf_cand *x, const prf_cand *y)
 {
     if (x->weight != y->weight) {
@@ -414,7 +408,9 @@ int64_t engram_bm25_search(const engram_postings *p,
                            int64_t *out_nid, double *out_score,
                            int64_t *all_nid, double *all_score, int64_t *n_all)
 {
-    int64_t n1, i, j, n_fb, n_cand = 0, n_uniq = 0, n2, m = 0;
+    int64_t n1, i, j, n_fb, n_cand = 0, n_uniq = 0, n2, m = 0, cap;
+    int bits;
+    int32_t *slot;
     prf_cand *cand;
     int32_t *fb_terms;
     double *fb_weight, top, theta;
@@ -438,11 +434,30 @@ int64_t engram_bm25_search(const engram_postings *p,
             n_cand += p->fwd_len[nid];
         }
     }
+    /* Sum the counts of each term over the feedback memories, through a small open-addressing
+     * table term -> candidate (multiplicative hashing, linear probing, at most half full); the
+     * query's own terms go in first, marked -1, and are dropped. */
+    for (bits = 4; ((int64_t)1 << bits) < 2 * (n_cand + n_q); ++bits) {
+    }
+    cap = (int64_t)1 << bits;
     cand = (prf_cand *)malloc((size_t)(n_cand > 0 ? n_cand : 1) * sizeof(prf_cand));
-    if (cand == NULL) {
+    slot = (int32_t *)malloc((size_t)(2 * cap) * sizeof(int32_t));   /* pairs (term, candidate) */
+    if (cand == NULL || slot == NULL) {
+        free(cand);
+        free(slot);
         return -1;
     }
-    n_cand = 0;
+    for (i = 0; i < cap; ++i) {
+        slot[2 * i + 1] = -2;   /* empty */
+    }
+    for (i = 0; i < n_q; ++i) {
+        int64_t h = (int64_t)(((uint32_t)q_terms[i] * 2654435761u) >> (32 - bits));
+        while (slot[2 * h + 1] != -2 && slot[2 * h] != q_terms[i]) {
+            h = (h + 1) & (cap - 1);
+        }
+        slot[2 * h] = q_terms[i];
+        slot[2 * h + 1] = -1;
+    }
     for (i = 0; i < n_fb; ++i) {
         const int32_t nid = (int32_t)out_nid[i];
         int64_t lo, hi;
@@ -452,54 +467,31 @@ int64_t engram_bm25_search(const engram_postings *p,
         lo = p->fwd_off[nid];
         hi = lo + p->fwd_len[nid];
         for (j = lo; j < hi; ++j) {
+            const int32_t t = p->fwd_tid[j];
             const int64_t pos = p->fwd_pos[j];
             const float tf = pos < p->seg_nnz ? p->seg_tf[pos] : p->d_tf[pos - p->seg_nnz];
-            cand[n_cand].term = p->fwd_tid[j];
-            cand[n_cand].count = (int32_t)tf;
-            cand[n_cand].weight = 0.0;
-            ++n_cand;
-        }
-    }
-    /* Sum the counts of each term over the feedback memories; drop the query's own terms. */
-    qsort(cand, (size_t)n_cand, sizeof(prf_cand), cand_cmp_term);
-    for (i = 0; i < n_cand; ++i) {
-        const int32_t t = cand[i].term;
-        int in_query = 0;
-        if (n_uniq > 0 && cand[n_uniq - 1].term == t) {
-            if (cand[n_uniq - 1].count >= 0) {
-                cand[n_uniq - 1].count += cand[i].count;
+            int64_t h = (int64_t)(((uint32_t)t * 2654435761u) >> (32 - bits));
+            while (slot[2 * h + 1] != -2 && slot[2 * h] != t) {
+                h = (h + 1) & (cap - 1);
             }
-            continue;
-        }
-        for (j = 0; j < n_q; ++j) {
-            if (q_terms[j] == t) {
-                in_query = 1;
-                break;
+            if (slot[2 * h + 1] == -2) {
+                slot[2 * h] = t;
+                slot[2 * h + 1] = (int32_t)n_uniq;
+                cand[n_uniq].term = t;
+                cand[n_uniq].count = 0;
+                ++n_uniq;
+            }
+            if (slot[2 * h + 1] >= 0) {
+                cand[slot[2 * h + 1]].count += (int32_t)tf;
             }
         }
-        if (in_query) {
-            /* count -1 marks a query term: its duplicates fold into it, then it is dropped */
-            cand[n_uniq].term = t;
-            cand[n_uniq].count = -1;
-            ++n_uniq;
-            continue;
-        }
-        cand[n_uniq++] = cand[i];
     }
-    j = 0;
+    free(slot);
     for (i = 0; i < n_uniq; ++i) {
-        if (cand[i].count < 0) {
-            continue;
-        }
-        {
-            const double df = (double)p->df[cand[i].term];
-            const double idf = df > 0 ? log1p(((double)p->n_docs - df + 0.5) / (df + 0.5)) : 0.0;
-            cand[j] = cand[i];
-            cand[j].weight = (double)cand[i].count * idf;
-            ++j;
-        }
+        const double df = (double)p->df[cand[i].term];
+        const double idf = df > 0 ? log1p(((double)p->n_docs - df + 0.5) / (df + 0.5)) : 0.0;
+        cand[i].weight = (double)cand[i].count * idf;
     }
-    n_uniq = j;
     n_uniq = select_by_rank(p, cand, n_uniq, prf_terms);
     if (n_uniq == 0 || !(cand[0].weight > 0.0)) {
         free(cand);
