@@ -109,6 +109,9 @@ typedef struct {
     uint8_t stamp;
 } scored_set;
 
+/* Postings per block of the branch-free filter of the pruned feedback terms. */
+#define FILTER_BLOCK 256
+
 /* How accumulate() treats a memory not scored yet in the feedback pass. */
 typedef struct {
     int grow;            /* 0: never score it (the term's bound alone rules it out) */
@@ -181,12 +184,22 @@ static int64_t accumulate(const engram_postings *p, int32_t term, double qw, dou
     int64_t j;
     int32_t d;
     if (!grow) {
-        for (j = lo; j < hi; ++j) {
-            const int32_t nid = seg_nid[j];
-            if (sc.mark[nid] == sc.stamp) {
-                const float tf = seg_tf[j];
+        /* blocks of postings: the positions of marked memories are gathered without a branch
+         * (the mark tests run ahead independently), then only those are scored */
+        int32_t block[FILTER_BLOCK];
+        for (j = lo; j < hi; j += FILTER_BLOCK) {
+            const int64_t end = hi - j < FILTER_BLOCK ? hi : j + FILTER_BLOCK;
+            int64_t q, n_hit = 0;
+            for (q = j; q < end; ++q) {
+                block[n_hit] = (int32_t)(q - j);
+                n_hit += sc.mark[seg_nid[q]] == sc.stamp;
+            }
+            for (q = 0; q < n_hit; ++q) {
+                const int64_t at = j + block[q];
+                const int32_t nid = seg_nid[at];
+                const float tf = seg_tf[at];
                 if (tf != 0.0f && is_allowed(allowed, n_allowed, nid)) {
-                    const double v = acc[nid] + bm25_part(&c, tf, seg_dl[j]);
+                    const double v = acc[nid] + bm25_part(&c, tf, seg_dl[at]);
                     acc[nid] = v;
                     mark_hot(hot, nid, v);
                 }
