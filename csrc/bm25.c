@@ -218,11 +218,32 @@ static int64_t accumulate(const engram_postings *p, int32_t term, double qw, dou
         }
         return m;
     }
-    for (j = lo; j < hi; ++j) {
-        const float tf = seg_tf[j];
-        const int32_t nid = seg_nid[j];
-        if (tf != 0.0f && is_allowed(allowed, n_allowed, nid)) {
-            m = add_posting(&c, nid, tf, seg_dl[j], acc, touched, m, sc, theta, rest, skip_tf1, hot);
+    if (skip_tf1) {
+        /* as above, in blocks: the postings of marked memories and those with tf != 1 */
+        int32_t block[FILTER_BLOCK];
+        for (j = lo; j < hi; j += FILTER_BLOCK) {
+            const int64_t end = hi - j < FILTER_BLOCK ? hi : j + FILTER_BLOCK;
+            int64_t q, n_hit = 0;
+            for (q = j; q < end; ++q) {
+                block[n_hit] = (int32_t)(q - j);
+                n_hit += (sc.mark[seg_nid[q]] == sc.stamp) | (seg_tf[q] != 1.0f);
+            }
+            for (q = 0; q < n_hit; ++q) {
+                const int64_t at = j + block[q];
+                const float tf = seg_tf[at];
+                const int32_t nid = seg_nid[at];
+                if (tf != 0.0f && is_allowed(allowed, n_allowed, nid)) {
+                    m = add_posting(&c, nid, tf, seg_dl[at], acc, touched, m, sc, theta, rest, skip_tf1, hot);
+                }
+            }
+        }
+    } else {
+        for (j = lo; j < hi; ++j) {
+            const float tf = seg_tf[j];
+            const int32_t nid = seg_nid[j];
+            if (tf != 0.0f && is_allowed(allowed, n_allowed, nid)) {
+                m = add_posting(&c, nid, tf, seg_dl[j], acc, touched, m, sc, theta, rest, skip_tf1, hot);
+            }
         }
     }
     for (d = p->head[term]; d >= 0; d = p->d_next[d]) {
