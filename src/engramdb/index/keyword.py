@@ -40,6 +40,7 @@ from typing import Iterable
 
 import numpy as np
 
+from ..kernels import registry
 from ..kernels.reference import BM25Postings
 from .tokens import index_terms, tokenize
 
@@ -345,7 +346,9 @@ class KeywordIndex:
         Rocchio (1971), "Relevance feedback in information retrieval"; Lavrenko & Croft (2001),
         "Relevance-based language models", SIGIR (RM3).
         """
-        q_terms, q_weight = self.query_terms(dict.fromkeys(tokenize(text), 1.0))
+        vocab = self._vocab   # the query terms of dict.fromkeys(tokenize(text), 1.0), as query_terms gives them
+        ids = [vocab[t] for t in dict.fromkeys(tokenize(text)) if t in vocab]
+        q_terms, q_weight = np.array(ids, np.int32), np.ones(len(ids), np.float64)
         return self._run(q_terms, q_weight, allowed, int(k), min(int(prf_docs), int(k)), int(prf_terms),
                          float(prf_weight))
 
@@ -514,8 +517,6 @@ class KeywordIndex:
 def _kernel():
     """``bm25_search`` of the active kernel backend: C, or the NumPy reference when the
     registry runs Numba or the reference (this kernel has no Numba version)."""
-    from ..kernels import registry
-
     return registry.get_native("bm25_search")
 
 
