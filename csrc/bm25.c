@@ -13,6 +13,14 @@
  *     idf * tf * (k1 + 1) / den,   idf = qw * log1p((n - df + 0.5) / (df + 0.5))
  * in double, and a memory's score the sum of its parts in query-term order, in double.
  * No fused multiply-add: the build has no -ffast-math and -std=c99 turns contraction off.
+ *
+ * The feedback pass adds only the feedback terms' parts to the first pass's sums (the same
+ * float sums: query terms first, then feedback terms), and prunes exactly, MaxScore-style
+ * (Turtle & Flood 1995): with theta the k-th best first-pass score, a memory whose bound stays
+ * below theta is never scored, and a term whose bound alone does so only visits the memories
+ * scored already (their marks filtered in blocks, without a branch per posting). The final
+ * top k is taken over the memories whose sum reached theta. Results, ties included, are the
+ * reference's; export_all (every scored memory) turns the pruning off.
  */
 #include <math.h>
 #include <stdlib.h>

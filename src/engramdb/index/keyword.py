@@ -13,8 +13,10 @@ frequencies, memory lengths), a small delta of newer postings chained per term, 
 id -> its terms) so that pseudo-relevance feedback runs inside the kernel. Scoring is the native
 kernel ``bm25_search`` (csrc/bm25.c, GIL released; NumPy reference in
 :mod:`engramdb.kernels.reference`): term at a time into a float64 accumulator, top k by a heap,
-then the feedback round. Results equal the Python postings it replaced: same ids, same order,
-same scores (float arithmetic reproduced), and a tie across rank k cut the same way.
+then the feedback round, which adds only the feedback terms' parts to the first pass's sums and
+skips, exactly (MaxScore-style, Turtle & Flood 1995), the memories that cannot reach the first
+pass's k-th score. Results equal the Python postings it replaced: same ids, same order, same
+scores (float arithmetic reproduced), and a tie across rank k cut the same way.
 
 Durability follows the rest of the store: LMDB records are the source of truth. The engine
 saves a snapshot of every namespace's postings in LMDB (sub-db ``kw``) tagged with the record
