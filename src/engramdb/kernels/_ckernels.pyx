@@ -552,7 +552,7 @@ cdef class _BM25Scratch:
         return self.stamp
 
     cdef reserve(self, Py_ssize_t n):
-        if n <= self.n:
+        if n <= self.n and self.n > 0:   # allocated once even for an index of no memory
             return
         n = max(n, 2 * self.n, 1024)
         self.acc_a = np.empty(n, dtype=np.float64)
