@@ -307,7 +307,7 @@ static int64_t accumulate_feedback(const engram_postings *p, const int32_t *term
                                    scored_set sc, hot_set *hot, double *rest)
 {
     const double avgdl = avg_len(p);
-    const int can_prune = theta > 0.0;   /* the caller checked k1 and b */
+    int can_prune = theta > 0.0;   /* the caller checked k1 and b */
     double sum = 0.0;
     new_rule rule;
     int64_t i;
@@ -315,7 +315,11 @@ static int64_t accumulate_feedback(const engram_postings *p, const int32_t *term
     for (i = n - 1; i >= 0; --i) {   /* rest[i]: bound of what terms i.. can add to one memory */
         const int32_t t = terms[i];
         if (!(t < 0 || t >= p->n_terms || p->df[t] <= 0 || !(weight[i] > 0.0))) {
-            sum += term_consts(p, t, weight[i], avgdl).idf * (p->k1 + 1.0);
+            const double idf = term_consts(p, t, weight[i], avgdl).idf;
+            if (!(idf > 0.0) || !isfinite(idf)) {
+                can_prune = 0;   /* parts not positive (df > n_docs): no bound holds */
+            }
+            sum += idf * (p->k1 + 1.0);
         }
         rest[i] = sum;
     }
