@@ -221,9 +221,11 @@ typedef struct {
  * and BM25 runs again. See reference.bm25_search, the specification.
  *
  * allowed (NULL for none): a byte mask over node ids of length n_allowed; only memories with
- * a nonzero byte are scored. acc (float64) must be zero at every node id on entry and is
- * again on return; touched (int32) needs room for every memory scored. Outputs hold k
- * entries. Returns the number written (<= k), or -1 when memory ran out.
+ * a nonzero byte are scored. Scratch, n_fwd entries each: acc (float64, any content),
+ * touched (int32) and mark (uint8): no entry of mark may equal stamp on entry; on return the
+ * memories scored hold stamp (so a caller that changes the stamp from call to call, and zeroes
+ * mark before reusing one, never clears anything). Outputs hold k entries. Returns the number
+ * written (<= k), or -1 when memory ran out.
  *
  * all_nid / all_score (NULL for none; room for n_fwd entries): every memory the answering
  * pass scored, in no particular order, with its float64 score; *n_all gets their number.
@@ -232,8 +234,9 @@ int64_t engram_bm25_search(const engram_postings *p,
                            const int32_t *q_terms, const double *q_weight, int64_t n_q,
                            const uint8_t *allowed, int64_t n_allowed, int64_t k,
                            int64_t prf_docs, int64_t prf_terms, double prf_weight,
-                           double *acc, int32_t *touched, int64_t *out_nid, double *out_score,
-                           int64_t *all_nid, double *all_score, int64_t *n_all);
+                           double *acc, int32_t *touched, uint8_t *mark, uint8_t stamp,
+                           int64_t *out_nid, double *out_score, int64_t *all_nid, double *all_score,
+                           int64_t *n_all);
 
 /*
  * MurmurHash3_x86_32 (Appleby 2011) of len bytes with the given seed, as an unsigned value

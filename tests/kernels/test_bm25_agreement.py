@@ -191,3 +191,106 @@ def test_tie_across_rank_k_keeps_the_smaller_node_ids():
         assert nids.tolist() == all_nids[best[:k]].tolist()
         assert_allclose(scores, all_scores[best[:k]], rtol=1e-6)
         assert scores[-1] == scores[0] or k > 26   # the first 26 (the "kiwi mango" memories) tie
+
+
+def _zipf_index(rng, n_docs, compacted, removals=0):
+    """A KeywordIndex of ``n_docs`` memories over a Zipf vocabulary (long posting lists for the
+    common terms), optionally compacted, with ``removals`` memories removed (tombstones)."""
+    vocab = [f"w{i}x" for i in range(400)]
+    p = 1.0 / np.arange(1, len(vocab) + 1)
+    p /= p.sum()
+    idx, texts = KeywordIndex(), {}
+    for nid in range(n_docs):
+        texts[nid] = " ".join(rng.choice(vocab, size=int(rng.integers(1, 30)), p=p))
+        idx.add(nid, texts[nid])
+    for nid in rng.choice(n_docs, size=removals, replace=False).tolist():
+        idx.remove(nid, texts.pop(nid))
+    if compacted:
+        idx.compact()
+    return idx, vocab
+
+
+def _first_pass_kth(post, q_terms, q_weight, mask, k):
+    """The k-th best first-pass score (the pruning threshold theta), or None with fewer hits."""
+    _n, scores = reference.bm25_search(post, q_terms, q_weight, mask, k, 1, 0, 0.0)
+    return float(scores[-1]) if len(scores) == k else None
+
+
+@pytest.mark.parametrize("compacted", [True, False])
+def test_c_equals_reference_bit_for_bit_where_the_feedback_pass_is_pruned(rng, compacted):
+    """The pruned feedback pass (theta = k-th first-pass score; memories that cannot reach it are
+    not scored) returns the reference's ids and float32 scores exactly: long feedback postings,
+    delta and tombstones, allowed masks, k past the number of hits, and feedback weights that
+    prune every feedback term (small) or only memory by memory (large). The cases where the
+    bound alone rules out every new memory are counted, so the pruned path is known to run."""
+    idx, vocab = _zipf_index(rng, 3000, compacted, removals=150)
+    post = idx.postings()
+    c = load_backend("c")
+    n_docs = len(post.fwd_off)
+    k1 = 1.2
+    max_idf = float(np.log1p((post.n_docs - 0.5) / 1.5))   # idf of a term in one memory
+    bound_prunes_all = 0
+    for _ in range(40):
+        terms = dict.fromkeys(rng.choice(vocab, size=int(rng.integers(1, 8))).tolist(), 1.0)
+        q_terms, q_weight = idx.query_terms({tokenize(t)[0]: w for t, w in terms.items()})
+        for masked in (False, True):
+            mask = (rng.random(n_docs) < 0.5).astype(np.uint8) if masked else None
+            for k in (1, 5, 50, 5000):
+                for prf_terms, prf_weight in ((3, 0.02), (8, 0.2), (30, 1.0)):
+                    args = (post, q_terms, q_weight, mask, k, 8, prf_terms, prf_weight)
+                    want, got = reference.bm25_search(*args), c.bm25_search(*args)
+                    assert_array_equal(got[0], want[0])
+                    assert_array_equal(got[1], want[1])   # float32, bit for bit
+                    theta = _first_pass_kth(post, q_terms, q_weight, mask, k)
+                    # every feedback weight <= prf_weight, every idf <= max_idf, a part <= w idf (k1 + 1)
+                    if theta is not None and prf_terms * prf_weight * max_idf * (k1 + 1) < theta:
+                        bound_prunes_all += 1
+    assert bound_prunes_all >= 20
+
+
+def test_export_all_scores_every_memory_as_the_reference():
+    """With every scored memory exported the feedback pass is not pruned: the same memories
+    and float64 scores as the reference (in any order)."""
+    rng = np.random.default_rng(7)
+    idx, vocab = _zipf_index(rng, 800, compacted=False, removals=20)
+    post = idx.postings()
+    c = load_backend("c")
+    for _ in range(20):
+        terms = dict.fromkeys(rng.choice(vocab, size=3).tolist(), 1.0)
+        q_terms, q_weight = idx.query_terms({tokenize(t)[0]: w for t, w in terms.items()})
+        args = (post, q_terms, q_weight, None, 5, 4, 8, 0.2, True)
+        want, got = reference.bm25_search(*args), c.bm25_search(*args)
+        assert_array_equal(got[0], want[0])
+        assert_array_equal(got[1], want[1])
+        w_order, g_order = np.argsort(want[2]), np.argsort(got[2])
+        assert_array_equal(got[2][g_order], want[2][w_order])
+        assert_array_equal(got[3][g_order], want[3][w_order])
+
+
+def test_feedback_ties_at_the_threshold_keep_the_smaller_node_ids():
+    """Many memories tie at the k-th first-pass score; the feedback terms lift some of those
+    outside the first top k: the C kernel cuts the ties as the reference does."""
+    docs = [(nid, "kiwi " + ("mango" if nid % 4 == 0 else "plum" if nid % 4 == 1 else "fig")) for nid in range(60)]
+    idx = KeywordIndex.build(docs)
+    c = load_backend("c")
+    q_terms, q_weight = idx.query_terms({"kiwi": 1.0})
+    for k in (1, 3, 10, 14, 15, 16, 30, 59, 60, 61):
+        for prf_docs, prf_terms, prf_weight in ((1, 1, 0.2), (3, 2, 1.0), (8, 3, 0.01)):
+            args = (idx.postings(), q_terms, q_weight, None, k, prf_docs, prf_terms, prf_weight)
+            want, got = reference.bm25_search(*args), c.bm25_search(*args)
+            assert_array_equal(got[0], want[0])
+            assert_array_equal(got[1], want[1])
+
+
+def test_c_kernel_rejects_query_arrays_of_the_wrong_dtype():
+    """The C wrapper reads the query arrays in place: another dtype is a ValueError, not a
+    silent reinterpretation."""
+    idx = KeywordIndex.build([(0, "kiwi mango"), (1, "kiwi")])
+    c = load_backend("c")
+    q_terms, q_weight = idx.query_terms({"kiwi": 1.0})
+    with pytest.raises(ValueError, match="q_terms"):
+        c.bm25_search(idx.postings(), q_terms.astype(np.int64), q_weight, None, 5, 1, 0, 0.0)
+    with pytest.raises(ValueError, match="q_weight"):
+        c.bm25_search(idx.postings(), q_terms, q_weight.astype(np.float32), None, 5, 1, 0, 0.0)
+    with pytest.raises(ValueError, match="allowed"):
+        c.bm25_search(idx.postings(), q_terms, q_weight, np.ones(2, np.int64), 5, 1, 0, 0.0)

@@ -13,8 +13,10 @@ frequencies, memory lengths), a small delta of newer postings chained per term, 
 id -> its terms) so that pseudo-relevance feedback runs inside the kernel. Scoring is the native
 kernel ``bm25_search`` (csrc/bm25.c, GIL released; NumPy reference in
 :mod:`engramdb.kernels.reference`): term at a time into a float64 accumulator, top k by a heap,
-then the feedback round. Results equal the Python postings it replaced: same ids, same order,
-same scores (float arithmetic reproduced), and a tie across rank k cut the same way.
+then the feedback round, which adds only the feedback terms' parts to the first pass's sums and
+skips, exactly (MaxScore-style, Turtle & Flood 1995), the memories that cannot reach the first
+pass's k-th score. Results equal the Python postings it replaced: same ids, same order, same
+scores (float arithmetic reproduced), and a tie across rank k cut the same way.
 
 Durability follows the rest of the store: LMDB records are the source of truth. The engine
 saves a snapshot of every namespace's postings and forward index in LMDB (sub-db ``kw``) tagged
@@ -42,6 +44,7 @@ from typing import Iterable
 
 import numpy as np
 
+from ..kernels import registry
 from ..kernels.reference import BM25Postings
 from .tokens import index_terms, tokenize
 
@@ -379,7 +382,9 @@ class KeywordIndex:
         Rocchio (1971), "Relevance feedback in information retrieval"; Lavrenko & Croft (2001),
         "Relevance-based language models", SIGIR (RM3).
         """
-        q_terms, q_weight = self.query_terms(dict.fromkeys(tokenize(text), 1.0))
+        vocab = self._vocab   # the query terms of dict.fromkeys(tokenize(text), 1.0), as query_terms gives them
+        ids = [vocab[t] for t in dict.fromkeys(tokenize(text)) if t in vocab]
+        q_terms, q_weight = np.array(ids, np.int32), np.ones(len(ids), np.float64)
         return self._run(q_terms, q_weight, allowed, int(k), min(int(prf_docs), int(k)), int(prf_terms),
                          float(prf_weight))
 
@@ -607,8 +612,6 @@ def _forward_arrays(arrays: dict[str, np.ndarray], n_terms: int, nid: np.ndarray
 def _kernel():
     """``bm25_search`` of the active kernel backend: C, or the NumPy reference when the
     registry runs Numba or the reference (this kernel has no Numba version)."""
-    from ..kernels import registry
-
     return registry.get_native("bm25_search")
 
 

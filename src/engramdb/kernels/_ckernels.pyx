@@ -123,8 +123,9 @@ cdef extern from "engram_kernels.h" nogil:
                                const int32_t *q_terms, const double *q_weight, int64_t n_q,
                                const uint8_t *allowed, int64_t n_allowed, int64_t k,
                                int64_t prf_docs, int64_t prf_terms, double prf_weight,
-                               double *acc, int32_t *touched, int64_t *out_nid, double *out_score,
-                               int64_t *all_nid, double *all_score, int64_t *n_all)
+                               double *acc, int32_t *touched, uint8_t *mark, uint8_t stamp,
+                               int64_t *out_nid, double *out_score, int64_t *all_nid, double *all_score,
+                               int64_t *n_all)
 
 
 _local = threading.local()
@@ -522,14 +523,46 @@ cdef const float *_pf(const float[::1] a):
     return &a[0] if a.shape[0] else NULL
 
 
-def _bm25_scratch(Py_ssize_t n):
-    """Per-thread accumulator (float64, all zero between calls) and touched list, >= n long."""
-    cached = getattr(_local, "bm25", None)
-    if cached is None or cached[0].shape[0] < n:
-        size = max(n, 2 * cached[0].shape[0] if cached is not None else 1024)
-        cached = (np.zeros(size, dtype=np.float64), np.empty(size, dtype=np.int32))
-        _local.bm25 = cached
-    return cached
+cdef class _BM25Scratch:
+    """One thread's BM25 state, reused across calls: the accumulator (float64), the touched
+    list (int32) and the marks (uint8), each >= n long, with the stamp of the next call (the
+    memories a call scores get its stamp; 1..255 in turn, the marks zeroed when it wraps, so
+    no call clears what it touched); and the postings bound to C last (rebound when another
+    BM25Postings object comes)."""
+    cdef Py_ssize_t n
+    cdef object acc_a
+    cdef object touched_a
+    cdef object marks_a
+    cdef double *acc
+    cdef int32_t *touched
+    cdef uint8_t *marks
+    cdef uint8_t stamp
+    cdef object bound
+
+    def __cinit__(self):
+        self.n = 0
+        self.stamp = 0
+        self.bound = None
+
+    cdef uint8_t next_stamp(self):
+        if self.stamp == 255:
+            self.marks_a.fill(0)
+            self.stamp = 0
+        self.stamp += 1
+        return self.stamp
+
+    cdef reserve(self, Py_ssize_t n):
+        if n <= self.n and self.n > 0:   # allocated once even for an index of no memory
+            return
+        n = max(n, 2 * self.n, 1024)
+        self.acc_a = np.empty(n, dtype=np.float64)
+        self.touched_a = np.empty(n, dtype=np.int32)
+        self.marks_a = np.zeros(n, dtype=np.uint8)
+        self.stamp = 0
+        self.acc = <double *>cnp.PyArray_DATA(self.acc_a)
+        self.touched = <int32_t *>cnp.PyArray_DATA(self.touched_a)
+        self.marks = <uint8_t *>cnp.PyArray_DATA(self.marks_a)
+        self.n = n
 
 
 cdef class _BoundPostings:
@@ -585,56 +618,53 @@ cdef class _BoundPostings:
         self.c.b = float(p.b)
 
 
-def bm25_search(p, const int32_t[::1] q_terms, const double[::1] q_weight, allowed, int64_t k,
-                int64_t prf_docs, int64_t prf_terms, double prf_weight, bint export_all=False):
+def bm25_search(p, q_terms, q_weight, allowed, int64_t k, int64_t prf_docs, int64_t prf_terms,
+                double prf_weight, bint export_all=False):
     """BM25 with pseudo-relevance feedback (C, GIL released): the contract of
     :func:`reference.bm25_search`. ``p`` is a :class:`reference.BM25Postings` of C-contiguous
-    arrays (bound to C once and reused while the same object comes back, per thread); the
-    accumulator is a per-thread scratch sized by the forward index."""
-    cdef _BoundPostings bound = getattr(_local, "bm25_bound", None)
+    arrays (bound to C once and reused while the same object comes back, per thread);
+    ``q_terms`` int32, ``q_weight`` float64 and ``allowed`` uint8 are 1-d C-contiguous arrays
+    (ValueError otherwise). The accumulator is a per-thread scratch sized by the forward index."""
+    cdef _BM25Scratch scratch = getattr(_local, "bm25", None)
+    if scratch is None:
+        scratch = _BM25Scratch()
+        _local.bm25 = scratch
+    cdef _BoundPostings bound = scratch.bound
     if bound is None or bound.source is not p:
         bound = _BoundPostings(p)
-        _local.bm25_bound = bound
-    cdef const uint8_t[::1] mask
+        scratch.bound = bound
+    cdef const int32_t *p_q = <const int32_t *>_data(q_terms, cnp.NPY_INT32, "q_terms")
+    cdef const double *p_w = <const double *>_data(q_weight, cnp.NPY_FLOAT64, "q_weight")
+    cdef int64_t n_q = len(q_terms), got = 0, n_all = 0
     cdef const uint8_t *p_mask = NULL
-    cdef int64_t n_mask = 0, n_q = q_terms.shape[0], got
-    cdef double[::1] acc
-    cdef int32_t[::1] touched
-    cdef int64_t[::1] out_nid
-    cdef double[::1] out_score
-    cdef const int32_t *p_q = _p32(q_terms)
-    cdef const double *p_w = &q_weight[0] if n_q else NULL
+    cdef int64_t n_mask = 0
     cdef uint8_t nothing = 0
-    cdef int64_t[::1] all_nid
-    cdef double[::1] all_score
     cdef int64_t *p_all_nid = NULL
     cdef double *p_all_score = NULL
-    cdef int64_t n_all = 0
-    if q_weight.shape[0] != n_q:
+    cdef int64_t kk = k if k > 0 else 0
+    if len(q_weight) != n_q:
         raise ValueError("q_terms and q_weight differ in length")
     if allowed is not None:
-        mask = allowed
-        n_mask = mask.shape[0]
-        p_mask = &mask[0] if n_mask else &nothing   # an empty mask allows nothing
-    acc, touched = _bm25_scratch(bound.c.n_fwd)   # every node id in the postings is < n_fwd
-    kk = k if k > 0 else 0
-    out_nid_a = np.empty(max(kk, 1), dtype=np.int64)
-    out_score_a = np.empty(max(kk, 1), dtype=np.float64)
-    all_nid_a = np.empty(bound.c.n_fwd + 1 if export_all else 1, dtype=np.int64)
-    all_score_a = np.empty(bound.c.n_fwd + 1 if export_all else 1, dtype=np.float64)
+        p_mask = <const uint8_t *>_data(allowed, cnp.NPY_UINT8, "allowed")
+        n_mask = len(allowed)
+        if n_mask == 0:
+            p_mask = &nothing   # an empty mask allows nothing
+    scratch.reserve(bound.c.n_fwd)   # every node id in the postings is < n_fwd
+    cdef uint8_t stamp = scratch.next_stamp()
+    out_nid_a = _empty(max(kk, 1), cnp.NPY_INT64)
+    out_score_a = _empty(max(kk, 1), cnp.NPY_FLOAT64)
+    cdef int64_t *p_out_nid = <int64_t *>cnp.PyArray_DATA(out_nid_a)
+    cdef double *p_out_score = <double *>cnp.PyArray_DATA(out_score_a)
     if export_all:
-        all_nid = all_nid_a
-        all_score = all_score_a
-        p_all_nid = &all_nid[0]
-        p_all_score = &all_score[0]
-    out_nid = out_nid_a
-    out_score = out_score_a
-    got = 0
+        all_nid_a = _empty(bound.c.n_fwd + 1, cnp.NPY_INT64)
+        all_score_a = _empty(bound.c.n_fwd + 1, cnp.NPY_FLOAT64)
+        p_all_nid = <int64_t *>cnp.PyArray_DATA(all_nid_a)
+        p_all_score = <double *>cnp.PyArray_DATA(all_score_a)
     if kk > 0:
         with nogil:
             got = engram_bm25_search(&bound.c, p_q, p_w, n_q, p_mask, n_mask,
                                      kk, prf_docs, prf_terms, prf_weight,
-                                     &acc[0], &touched[0], &out_nid[0], &out_score[0],
+                                     scratch.acc, scratch.touched, scratch.marks, stamp, p_out_nid, p_out_score,
                                      p_all_nid, p_all_score, &n_all)
     if got < 0:
         raise MemoryError("bm25_search: out of memory")

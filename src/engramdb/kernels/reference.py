@@ -765,7 +765,9 @@ def _bm25_pass(p: BM25Postings, q_terms, q_weight, allowed, k: int):
         if t < 0 or t >= len(p.df) or p.df[t] <= 0 or not qw > 0:
             continue
         m = int(p.df[t])
-        idf = qw * np.log1p((n - m + 0.5) / (m + 0.5))
+        # libm's log1p, as the C kernel (NumPy's differs in the last bit for some arguments);
+        # a float64 scalar, so that the parts below are float64 (a Python float would make them float32)
+        idf = np.float64(qw) * np.float64(math.log1p((n - m + 0.5) / (m + 0.5)))
         nid, tf, dl = _term_postings(p, t)
         if allowed is not None:
             keep = np.zeros(len(nid), bool)
@@ -789,8 +791,9 @@ def bm25_search(p: BM25Postings, q_terms, q_weight, allowed, k, prf_docs, prf_te
     """Okapi BM25 over keyword postings, with one round of pseudo-relevance feedback.
 
     score(d) = sum over query terms t of w_t * idf(t) * tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl)),
-    idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)); the length normalisation is computed in
-    float32, the rest in float64, parts summed in query-term order. When ``prf_terms > 0`` and
+    idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)) (the C library's log1p: NumPy's differs from it in
+    the last bit for some arguments); the length normalisation is computed in float32, the rest
+    in float64, parts summed in query-term order. When ``prf_terms > 0`` and
     there is a hit, the ``prf_terms`` best count x idf terms (ties: the later term text first)
     of the first ``prf_docs`` hits that are not query terms join the query with weight
     ``prf_weight`` x weight / best weight, and BM25 runs again; if no such term has a positive
@@ -857,7 +860,7 @@ def bm25_search(p: BM25Postings, q_terms, q_weight, allowed, k, prf_docs, prf_te
 
     def idf(t: int) -> float:
         m = int(p.df[t])
-        return float(np.log1p((p.n_docs - m + 0.5) / (m + 0.5))) if m > 0 else 0.0
+        return math.log1p((p.n_docs - m + 0.5) / (m + 0.5)) if m > 0 else 0.0   # libm, as above
 
     def text(t: int) -> str:
         return p.term_bytes[p.term_off[t]:p.term_off[t + 1]].tobytes().decode()
