@@ -179,14 +179,15 @@ def search_prf(kw: PythonKeywordIndex, texts, query: str, k: int, prf_docs: int,
     if not len(first) or prf_terms <= 0:
         return first, score
     terms = dict.fromkeys(tokenize(query), 1.0)
-    tf: dict[str, int] = {}
+    held: dict[str, int] = {}   # feedback memories holding each term
     for nid in first[:prf_docs].tolist():
-        for t in tokenize(texts[nid]):
+        for t in set(tokenize(texts[nid])):
             if t not in terms:
-                tf[t] = tf.get(t, 0) + 1
-    weighted = sorted(((c * kw.idf(t), t) for t, c in tf.items()), reverse=True)[:prf_terms]
+                held[t] = held.get(t, 0) + 1
+    weighted = sorted(((c * kw.idf(t), t) for t, c in held.items()), reverse=True)[:prf_terms]
     if not weighted or weighted[0][0] <= 0:
         return first, score
-    top = weighted[0][0]
-    terms.update({t: prf_weight * w / top for w, t in weighted})
+    qmass = float(sum(1.0 for t in terms if (post := kw._terms.get(t)) is not None and post.n > 0))
+    total = sum(w for w, _ in weighted)
+    terms.update({t: prf_weight * qmass * w / total for w, t in weighted})
     return kw.search_terms(terms, k)

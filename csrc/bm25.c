@@ -459,7 +459,7 @@ int64_t engram_bm25_search(const engram_postings *p,
     int32_t *slot;
     prf_cand *cand;
     int32_t *fb_terms;
-    double *fb_weight, top, theta;
+    double *fb_weight, qmass, total, theta;
     hot_set hot;
     scored_set sc;
 
@@ -527,8 +527,8 @@ int64_t engram_bm25_search(const engram_postings *p,
                 cand[n_uniq].count = 0;
                 ++n_uniq;
             }
-            if (slot[2 * h + 1] >= 0) {
-                cand[slot[2 * h + 1]].count += (int32_t)tf;
+            if (slot[2 * h + 1] >= 0 && tf > 0.0f) {
+                cand[slot[2 * h + 1]].count += 1;   /* feedback memories holding the term */
             }
         }
     }
@@ -546,7 +546,19 @@ int64_t engram_bm25_search(const engram_postings *p,
     }
     /* The second pass scores query + feedback terms in that order: its sums start with the
      * first pass's, still in acc, so only the feedback terms are added (same result). */
-    top = cand[0].weight;
+    /* the feedback terms weigh prf_weight x the query's weight together (RM3), shared in
+     * proportion to r x idf; both sums in the reference's order */
+    qmass = 0.0;
+    for (i = 0; i < n_q; ++i) {
+        const int32_t t = q_terms[i];
+        if (q_weight[i] > 0.0 && t >= 0 && t < p->n_terms && p->df[t] > 0) {
+            qmass += q_weight[i];
+        }
+    }
+    total = 0.0;
+    for (i = 0; i < n_uniq; ++i) {
+        total += cand[i].weight;
+    }
     fb_terms = (int32_t *)malloc((size_t)n_uniq * sizeof(int32_t));
     fb_weight = (double *)malloc((size_t)(2 * n_uniq + 1) * sizeof(double));   /* weights, then bounds */
     if (fb_terms == NULL || fb_weight == NULL) {
@@ -557,7 +569,7 @@ int64_t engram_bm25_search(const engram_postings *p,
     }
     for (i = 0; i < n_uniq; ++i) {
         fb_terms[i] = cand[i].term;
-        fb_weight[i] = prf_weight * cand[i].weight / top;
+        fb_weight[i] = prf_weight * qmass * cand[i].weight / total;
     }
     /* theta: the k-th best first-pass score when there are k hits (else any memory may enter);
      * 0 (no pruning) when every scored memory is exported or the bound does not hold */

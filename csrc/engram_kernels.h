@@ -216,9 +216,10 @@ typedef struct {
  * Okapi BM25 (Robertson & Zaragoza 2009) of the query terms q_terms[0:n_q] with weights
  * q_weight, term at a time into acc, the k best kept by a heap (score descending, then node
  * id ascending); then, when prf_terms > 0 and there is a hit, pseudo-relevance feedback
- * (Rocchio 1971; RM3): the prf_terms best count x idf terms of the first prf_docs hits that
- * are not query terms join the query with weight prf_weight x their share of the best one's,
- * and BM25 runs again. See reference.bm25_search, the specification.
+ * (Rocchio 1971; RM3): the prf_terms terms of the first prf_docs hits that are not query
+ * terms with the best r x idf (r: how many of those hits hold the term) join the query,
+ * together weighing prf_weight x the query's weight, shared by r x idf, and BM25 runs again.
+ * See reference.bm25_search, the specification.
  *
  * allowed (NULL for none): a byte mask over node ids of length n_allowed; only memories with
  * a nonzero byte are scored. Scratch, n_fwd entries each: acc (float64, any content),

@@ -113,15 +113,17 @@ def _oracle(docs, terms, allowed, k, prf_docs, prf_terms, prf_weight, k1=1.2, b=
         # two memories tie at the feedback cut: float32 rounding in the kernel, not the
         # formula, decides which one feeds back, so the case says nothing about the formula
         return None
-    counts = {}
+    held = {}   # feedback memories holding each term (Robertson's r)
     for nid, _ in first[:prf_docs]:
-        for t in stats[nid][0]:
+        for t in set(stats[nid][0]):
             if t not in terms:
-                counts[t] = counts.get(t, 0) + 1
-    weighted = sorted(((c * idf(t), t) for t, c in counts.items()), reverse=True)[:prf_terms]
+                held[t] = held.get(t, 0) + 1
+    weighted = sorted(((c * idf(t), t) for t, c in held.items()), reverse=True)[:prf_terms]
     if not weighted or weighted[0][0] <= 0:
         return first
-    return bm25({**terms, **{t: prf_weight * w / weighted[0][0] for w, t in weighted}})
+    qmass = sum(w for t, w in terms.items() if w > 0 and df.get(t))   # RM3: feedback weighs
+    total = sum(w for w, _ in weighted)                                 # prf_weight x the query
+    return bm25({**terms, **{t: prf_weight * qmass * w / total for w, t in weighted}})
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -294,3 +296,28 @@ def test_c_kernel_rejects_query_arrays_of_the_wrong_dtype():
         c.bm25_search(idx.postings(), q_terms, q_weight.astype(np.float32), None, 5, 1, 0, 0.0)
     with pytest.raises(ValueError, match="allowed"):
         c.bm25_search(idx.postings(), q_terms, q_weight, np.ones(2, np.int64), 5, 1, 0, 0.0)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=cases())
+def test_feedback_gain_is_bounded_by_a_share_of_the_query(case):
+    """RM3's interpolation: the feedback terms together weigh prf_weight x the query's weight,
+    so no memory gains more than prf_weight x query weight x the largest BM25 term part
+    (idf (k1 + 1)), however many feedback terms it repeats (weighting each term by the best
+    one's share let a long memory gain up to prf_terms times that)."""
+    idx = case["idx"]
+    p = idx.postings()
+    q_terms, q_weight = idx.query_terms(case["terms"])
+    args = (p, q_terms, q_weight, None, case["k"], case["prf_docs"])
+    _n, _s, nid0, s0 = reference.bm25_search(*args, 0, 0.0, True)
+    _n, _s, nid1, s1 = reference.bm25_search(*args, case["prf_terms"], case["prf_weight"], True)
+    before = dict(zip(nid0.tolist(), s0.tolist()))
+    df = np.asarray(p.df)
+    if p.n_docs == 0 or not (df > 0).any():
+        return
+    max_part = max(math.log1p((p.n_docs - m + 0.5) / (m + 0.5)) for m in df[df > 0].tolist()) * (float(p.k1) + 1)
+    qmass = sum(w for t, w in zip(np.asarray(q_terms).tolist(), np.asarray(q_weight).tolist())
+                if w > 0 and 0 <= t < len(df) and df[t] > 0)
+    bound = case["prf_weight"] * qmass * max_part * (1 + 1e-9) + 1e-12
+    for nid, s in zip(nid1.tolist(), s1.tolist()):
+        assert s - before.get(nid, 0.0) <= bound

@@ -356,10 +356,11 @@ class KeywordIndex:
                    prf_terms: int, prf_weight: float) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`search`, then once more with pseudo-relevance feedback, in one kernel call.
 
-        The query gains the ``prf_terms`` most telling terms (count x idf; ties: the later
-        term text first) of the first ``prf_docs`` hits, each weighted ``prf_weight`` x its
-        share of the best one's; when none has a positive weight, or there is no hit, the
-        first search is the answer. ``prf_terms = 0`` is :meth:`search`.
+        The query gains the ``prf_terms`` most telling terms (r x idf, r the number of the
+        first ``prf_docs`` hits holding the term; ties: the later term text first), which
+        together weigh ``prf_weight`` x the query's weight, shared by r x idf (RM3); when none
+        has a positive weight, or there is no hit, the first search is the answer.
+        ``prf_terms = 0`` is :meth:`search` (:func:`engramdb.kernels.reference.bm25_search`).
 
         Parameters
         ----------
@@ -370,7 +371,7 @@ class KeywordIndex:
         prf_terms : int
             Feedback terms, >= 0.
         prf_weight : float
-            Weight of the best feedback term relative to a query term, in [0, 1].
+            Total weight of the feedback terms as a share of the query's, in [0, 1].
 
         Returns
         -------

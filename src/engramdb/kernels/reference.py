@@ -793,11 +793,15 @@ def bm25_search(p: BM25Postings, q_terms, q_weight, allowed, k, prf_docs, prf_te
     score(d) = sum over query terms t of w_t * idf(t) * tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl)),
     idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)) (the C library's log1p: NumPy's differs from it in
     the last bit for some arguments); the length normalisation is computed in float32, the rest
-    in float64, parts summed in query-term order. When ``prf_terms > 0`` and
-    there is a hit, the ``prf_terms`` best count x idf terms (ties: the later term text first)
-    of the first ``prf_docs`` hits that are not query terms join the query with weight
-    ``prf_weight`` x weight / best weight, and BM25 runs again; if no such term has a positive
-    weight, the first pass stands.
+    in float64, parts summed in query-term order. When ``prf_terms > 0`` and there is a hit,
+    the ``prf_terms`` terms of the first ``prf_docs`` hits that are not query terms with the
+    best r x idf, r the number of those hits holding the term (Robertson's offer weight, 1990;
+    ties: the later term text first), join the query; together they weigh ``prf_weight`` x the
+    query's weight (the sum of the weights of its terms that some memory holds), shared in
+    proportion to r x idf (RM3's interpolation, Abdul-Jaleel et al. 2004), and BM25 runs
+    again; if no such term has a positive weight, the first pass stands. Counting each feedback
+    memory once, and bounding the feedback terms' total, keeps one long memory that repeats
+    many terms from drawing the query towards itself.
 
     Parameters
     ----------
@@ -814,7 +818,7 @@ def bm25_search(p: BM25Postings, q_terms, q_weight, allowed, k, prf_docs, prf_te
     prf_docs, prf_terms : int
         Feedback memories and terms; ``prf_terms = 0`` turns feedback off.
     prf_weight : float
-        Weight of the best feedback term, relative to a query term.
+        Total weight of the feedback terms, as a share of the query's weight.
     export_all : bool
         Also return every memory the answering pass scored and its float64 score (for a
         caller that breaks ties at rank k its own way).
@@ -856,7 +860,7 @@ def bm25_search(p: BM25Postings, q_terms, q_weight, allowed, k, prf_docs, prf_te
             t, pos = int(p.fwd_tid[j]), int(p.fwd_pos[j])
             if t not in query:
                 tf = p.seg_tf[pos] if pos < seg_nnz else p.d_tf[pos - seg_nnz]
-                counts[t] = counts.get(t, 0) + int(tf)
+                counts[t] = counts.get(t, 0) + (1 if tf > 0 else 0)   # memories holding it
 
     def idf(t: int) -> float:
         m = int(p.df[t])
@@ -868,10 +872,16 @@ def bm25_search(p: BM25Postings, q_terms, q_weight, allowed, k, prf_docs, prf_te
     weighted = sorted(((c * idf(t), text(t), t) for t, c in counts.items()), reverse=True)[:prf_terms]
     if not weighted or weighted[0][0] <= 0:
         return answer(*first)
-    top = weighted[0][0]
+    qmass = 0.0   # in query order, as the C kernel sums it
+    for t, w in zip(np.asarray(q_terms).tolist(), np.asarray(q_weight, np.float64).tolist()):
+        if w > 0 and 0 <= t < len(p.df) and p.df[t] > 0:
+            qmass += w
+    total = 0.0   # in rank order
+    for w, _, _ in weighted:
+        total += w
     terms = np.concatenate([np.asarray(q_terms, np.int32), np.array([t for _, _, t in weighted], np.int32)])
     weights = np.concatenate([np.asarray(q_weight, np.float64),
-                              np.array([prf_weight * w / top for w, _, _ in weighted], np.float64)])
+                              np.array([prf_weight * qmass * w / total for w, _, _ in weighted], np.float64)])
     return answer(*_bm25_pass(p, terms, weights, allowed, k))
 
 

@@ -200,9 +200,9 @@ def _merge_cue_seeds(ctx: RecallContext, floor: dict[int, float], boost: dict[in
 def keyword_leg(kw: KeywordIndex, query: str, cfg: RecallConfig,
                 allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """The keyword leg: the best ``keyword_k`` memories by BM25, run a second time with the
-    query plus the ``prf_terms`` most telling terms (count x idf) of the first ``prf_docs``
-    hits, each weighted ``prf_weight`` x its share of the best one's (one native kernel call:
-    :meth:`KeywordIndex.search_prf`).
+    query plus the ``prf_terms`` most telling terms (r x idf, r the hits holding the term) of
+    the first ``prf_docs`` hits, together weighing ``prf_weight`` x the query (RM3; one native
+    kernel call: :meth:`KeywordIndex.search_prf`).
 
     Returns
     -------
