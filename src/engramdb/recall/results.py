@@ -28,6 +28,10 @@ from .ranking import ranked
 
 __all__ = ["run", "path_of", "relevance", "relevance_features"]
 
+# stored value -> member, read per hit (a dict lookup; calling the Enum costs a microsecond each)
+_KIND = {k.value: k for k in MemoryKind}
+_STATE = {s.value: s for s in MemoryState}
+
 
 def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     """The hits (best first, at most k), their nids, the gaps and the warnings."""
@@ -53,12 +57,13 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             rec = store.get_record(txn, nid)
             if rec is None or not filters.tags_ok(rec) or (hide and not CONNECTOR_TAGS.isdisjoint(rec["tags"])):
                 continue
-            hits.append(Hit(id=rec["id"], kind=MemoryKind(rec["kind"]), text=rec["text"],
+            kind, mstate = rec["kind"], rec["state"]
+            hits.append(Hit(id=rec["id"], kind=_KIND.get(kind) or MemoryKind(kind), text=rec["text"],
                             score=float(ctx.score[o]), activation=float(ctx.total[ctx.cand[o]]),
                             similarity=sim_of.get(nid), path=path_of(nid, ctx.parent, pos, csr,
                                                                      req.config.rel_mult, state.cols.ext_ids),
                             source=rec["source"], tags=tuple(rec["tags"]), created_at=rec["created_at"],
-                            confidence=rec["confidence"], state=MemoryState(rec["state"]),
+                            confidence=rec["confidence"], state=_STATE.get(mstate) or MemoryState(mstate),
                             outcome=decision_outcome(rec)))
             hit_nids.append(nid)
             if len(hits) >= k:
@@ -97,10 +102,19 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
         gaps.append(Gap(req.query, "filtered_out", best, "related memories exist but none passed the filters"))
     c = state.cols
     warnings = contradiction_warnings(csr, hit_nids, c.state, c.alive, c.ext_ids,
-                                      Relation.CONTRADICTS.code) if hits else []
+                                      Relation.CONTRADICTS.code) if hits and _has_contradicts(state, csr) else []
     if any(w.source_in_hits and w.target_in_hits for w in warnings):
         hits, hit_nids = current_first(hits, hit_nids, warnings, c.valid_from)
     return hits, hit_nids, gaps, warnings
+
+
+def _has_contradicts(state, csr: CSRGraph) -> bool:
+    """Whether ``csr`` holds any ``contradicts`` edge: one O(edges) pass per CSR object (a commit
+    that changes the graph makes a new one), so a graph without any skips the per-hit search."""
+    cached = state.scratch.get("has_contradicts")
+    if cached is None or cached[0] is not csr:
+        cached = state.scratch["has_contradicts"] = (csr, bool((csr.relation == Relation.CONTRADICTS.code).any()))
+    return cached[1]
 
 
 def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
@@ -148,19 +162,21 @@ def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
     if nids is not None:
         tfs, lengths, known = keyword.term_stats(nids, terms)
     else:
-        known = np.zeros(len(texts), bool)
-    for i, text in enumerate(texts):
-        if known[i]:
-            tf, length = tfs[i], lengths[i]
-        else:
-            toks, length = index_terms(text)
-            counts: dict[str, int] = {}
-            for t in toks:
-                counts[t] = counts.get(t, 0) + 1
-            tf = np.array([counts.get(t, 0) for t in terms], np.float64)
-        norm = k1 * (1.0 - b + b * float(length) / avgdl)
-        out[i, 1] = float(np.sum(idf * tf * (k1 + 1.0) / (tf + norm))) / max_bm25
-        out[i, 2] = float(np.sum(idf[tf > 0])) / total_idf
+        tfs, lengths, known = np.zeros((len(texts), len(terms))), np.zeros(len(texts)), np.zeros(len(texts), bool)
+    for i in np.flatnonzero(~known).tolist():   # a memory the index holds no term of: tokenize it
+        toks, length = index_terms(texts[i])
+        counts: dict[str, int] = {}
+        for t in toks:
+            counts[t] = counts.get(t, 0) + 1
+        tfs[i] = [counts.get(t, 0) for t in terms]
+        lengths[i] = length
+    # all memories at once; each row is reduced over its terms as a 1-d sum of that row would be
+    norm = k1 * (1.0 - b + b * np.asarray(lengths, np.float64) / avgdl)
+    out[:, 1] = np.sum(idf * tfs * (k1 + 1.0) / (tfs + norm[:, None]), axis=1) / max_bm25
+    if len(terms) < 8:   # below NumPy's 8-way unrolled sum, adding a 0 per absent term is exact
+        out[:, 2] = np.sum(np.where(tfs > 0, idf, 0.0), axis=1) / total_idf
+    else:
+        out[:, 2] = [float(np.sum(idf[row > 0])) / total_idf for row in tfs]
     np.clip(out, 0.0, 1.0, out=out)
     return out
 

@@ -227,11 +227,21 @@ def vector_scale(cos: np.ndarray, leg_cos: np.ndarray, contrast: float) -> np.nd
     top = max(float(leg_cos[0]), 0.0)
     if top <= 0.0:
         return np.zeros(len(pos))
-    b = contrast * float(np.median(np.maximum(leg_cos.astype(np.float64), 0.0)))
+    b = contrast * _median([max(x, 0.0) for x in leg_cos.tolist()])
     if top - b <= 1e-12:
         return np.ones(len(pos))
     rel = (pos - b) / (top - b)
     return np.where(rel > 0.0, np.minimum(rel, 1.0), 1e-3 * pos / top)
+
+
+def _median(values: list[float]) -> float:
+    """The median of a short list of floats, as ``np.median`` computes it (the middle value, or
+    the mean of the two middle ones), without NumPy's per-call overhead (tens of microseconds for
+    the ten cosines of a recall)."""
+    values = sorted(values)
+    n = len(values)
+    half = n // 2
+    return values[half] if n % 2 else (values[half - 1] + values[half]) / 2.0
 
 
 def fuse(labels: np.ndarray, cos: np.ndarray, kw_nids: np.ndarray, kw_score: np.ndarray,
@@ -262,7 +272,8 @@ def fuse(labels: np.ndarray, cos: np.ndarray, kw_nids: np.ndarray, kw_score: np.
         Cosine of each seed to the query.
     """
     if len(kw_nids):
-        extra = kw_nids[~np.isin(kw_nids, labels)]
+        in_vector = set(labels.tolist())   # a set: np.isin costs tens of microseconds on tens of nids
+        extra = kw_nids[np.fromiter((x not in in_vector for x in kw_nids.tolist()), bool, len(kw_nids))]
         nids = np.concatenate([labels, extra])
         all_cos = np.concatenate([cos, similarity(extra)]) if len(extra) else cos
     else:
