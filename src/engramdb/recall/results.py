@@ -31,6 +31,7 @@ __all__ = ["run", "path_of", "relevance", "relevance_features"]
 # stored value -> member, read per hit (a dict lookup; calling the Enum costs a microsecond each)
 _KIND = {k.value: k for k in MemoryKind}
 _STATE = {s.value: s for s in MemoryState}
+_SHORT_ROW = 64   # CSR rows up to this length are scanned as Python lists in path_of
 
 
 def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
@@ -102,19 +103,22 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
         gaps.append(Gap(req.query, "filtered_out", best, "related memories exist but none passed the filters"))
     c = state.cols
     warnings = contradiction_warnings(csr, hit_nids, c.state, c.alive, c.ext_ids,
-                                      Relation.CONTRADICTS.code) if hits and _has_contradicts(state, csr) else []
+                                      Relation.CONTRADICTS.code) if _touch_contradicts(state, csr, hit_nids) else []
     if any(w.source_in_hits and w.target_in_hits for w in warnings):
         hits, hit_nids = current_first(hits, hit_nids, warnings, c.valid_from)
     return hits, hit_nids, gaps, warnings
 
 
-def _has_contradicts(state, csr: CSRGraph) -> bool:
-    """Whether ``csr`` holds any ``contradicts`` edge: one O(edges) pass per CSR object (a commit
-    that changes the graph makes a new one), so a graph without any skips the per-hit search."""
-    cached = state.scratch.get("has_contradicts")
+def _touch_contradicts(state, csr: CSRGraph, hit_nids: list[int]) -> bool:
+    """Whether a ``contradicts`` edge touches any of ``hit_nids``. The nodes with one are found
+    by one O(edges) pass per CSR object (a commit that changes the graph makes a new one), so
+    hits without any skip the search of their rows."""
+    cached = state.scratch.get("contradicts_nodes")
     if cached is None or cached[0] is not csr:
-        cached = state.scratch["has_contradicts"] = (csr, bool((csr.relation == Relation.CONTRADICTS.code).any()))
-    return cached[1]
+        at = np.flatnonzero(csr.relation == Relation.CONTRADICTS.code)
+        rows = np.searchsorted(csr.indptr, at, side="right") - 1   # the row (node) of each entry
+        cached = state.scratch["contradicts_nodes"] = (csr, frozenset(rows.tolist()))
+    return not cached[1].isdisjoint(hit_nids)
 
 
 def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
@@ -232,15 +236,19 @@ def path_of(nid: int, parent: np.ndarray, pos: np.ndarray, csr: CSRGraph, rel_mu
     indptr, indices = csr.indptr, csr.indices
     for u, v in zip(chain, chain[1:]):
         # scan the shorter row; an entry in v's row points the other way round
-        lo, hi = int(indptr[u]), int(indptr[u + 1])
-        vlo, vhi = int(indptr[v]), int(indptr[v + 1])
+        lo, hi = indptr[u:u + 2].tolist()
+        vlo, vhi = indptr[v:v + 2].tolist()
         flip = vhi - vlo < hi - lo
         if flip:
             lo, hi, other = vlo, vhi, u
         else:
             other = v
         best_key, rel, forward = None, None, True
-        for j in (lo + np.flatnonzero(indices[lo:hi] == other)).tolist():
+        if hi - lo <= _SHORT_ROW:   # a short row: a list scan beats NumPy's per-call cost
+            at = [lo + i for i, x in enumerate(indices[lo:hi].tolist()) if x == other]
+        else:
+            at = (lo + np.flatnonzero(indices[lo:hi] == other)).tolist()
+        for j in at:
             r = int(csr.relation[j])
             fwd = bool(csr.forward[j]) != flip
             key = (float(csr.weight[j]) * float(rel_mult[r]), fwd, -r)
