@@ -272,8 +272,13 @@ def fuse(labels: np.ndarray, cos: np.ndarray, kw_nids: np.ndarray, kw_score: np.
         Cosine of each seed to the query.
     """
     if len(kw_nids):
-        in_vector = set(labels.tolist())   # a set: np.isin costs tens of microseconds on tens of nids
-        extra = kw_nids[np.fromiter((x not in in_vector for x in kw_nids.tolist()), bool, len(kw_nids))]
+        # a dict, not np.isin (tens of microseconds on tens of nids): nid -> its row of the fused list
+        at = {x: i for i, x in enumerate(labels.tolist())}
+        kw_list = kw_nids.tolist()
+        extra_list = [x for x in kw_list if x not in at]
+        extra = np.array(extra_list, kw_nids.dtype)
+        for x in extra_list:
+            at[x] = len(at)
         nids = np.concatenate([labels, extra])
         all_cos = np.concatenate([cos, similarity(extra)]) if len(extra) else cos
     else:
@@ -283,9 +288,8 @@ def fuse(labels: np.ndarray, cos: np.ndarray, kw_nids: np.ndarray, kw_score: np.
     v = vector_scale(all_cos, cos, cfg.seed_contrast)
     base = cfg.w_vector * v
     if len(kw_nids) and cfg.w_keyword > 0:
-        at = {int(x): i for i, x in enumerate(nids.tolist())}
         top = float(kw_score[0]) if kw_score[0] > 0 else 1.0
-        base[[at[int(x)] for x in kw_nids.tolist()]] += cfg.w_keyword * kw_score.astype(np.float64) / top
+        base[[at[x] for x in kw_list]] += cfg.w_keyword * kw_score.astype(np.float64) / top
     best = float(base.max())
     if best <= 0:   # e.g. w_vector = 0 and no keyword hit: rank by the vector leg alone
         base, best = v, 1.0
