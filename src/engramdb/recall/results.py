@@ -14,6 +14,8 @@
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..graph.csr import CSRGraph
@@ -201,9 +203,17 @@ def relevance(features: np.ndarray, coef) -> np.ndarray:
     ndarray of float64, shape (n,)
         In [0, 1].
     """
-    c = np.asarray(coef, np.float64)
+    c = _coef_array(tuple(coef))
     z = c[0] + np.asarray(features, np.float64) @ c[1:]
     return 1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0)))
+
+
+@functools.lru_cache(maxsize=8)
+def _coef_array(coef: tuple) -> np.ndarray:
+    """``coef`` as a read-only float64 array, built once per calibration."""
+    c = np.asarray(coef, np.float64)
+    c.flags.writeable = False
+    return c
 
 
 def current_first(hits: list[Hit], nids: list[int], warnings: list, valid_from: np.ndarray) -> tuple[list, list]:
