@@ -77,9 +77,8 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     cfg = req.config
     rel = np.zeros(0)
     if hits:
-        feats = relevance_features(req.query, [h.text for h in hits],
-                                   state.vectors(np.asarray(hit_nids, np.int64), ctx.space) @ req.vector, ctx.space.keyword,
-                                   nids=hit_nids)
+        feats = relevance_features(req.query, [h.text for h in hits], _hit_vectors(ctx, hit_nids) @ req.vector,
+                                   ctx.space.keyword, nids=hit_nids)
         rel = relevance(feats, req.relevance[0])
         slot_match = ctx.extra.get("slot_match")
         if slot_match:   # a current holder of the slot the question names answers it
@@ -109,6 +108,24 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     if any(w.source_in_hits and w.target_in_hits for w in warnings):
         hits, hit_nids = current_first(hits, hit_nids, warnings, c.valid_from)
     return hits, hit_nids, gaps, warnings
+
+
+def _hit_vectors(ctx: RecallContext, hit_nids: list[int]) -> np.ndarray:
+    """Unit vectors of the hits (float32, shape (n, dim)): the seeds' rows fetched by the seeds
+    stage (``ctx.extra["seed_vectors"]``), the others' from the vector matrix."""
+    fetched = ctx.extra.get("seed_vectors")
+    if fetched is None:
+        return ctx.state.vectors(np.asarray(hit_nids, np.int64), ctx.space)
+    row_of, vecs = fetched
+    rows = [row_of.get(n, -1) for n in hit_nids]
+    if min(rows) >= 0:
+        return vecs[rows]
+    out = np.empty((len(hit_nids), vecs.shape[1]), np.float32)
+    have = [i for i, r in enumerate(rows) if r >= 0]
+    miss = [i for i, r in enumerate(rows) if r < 0]
+    out[have] = vecs[[rows[i] for i in have]]
+    out[miss] = ctx.state.vectors(np.asarray([hit_nids[i] for i in miss], np.int64), ctx.space)
+    return out
 
 
 def _touch_contradicts(state, csr: CSRGraph, hit_nids: list[int]) -> bool:

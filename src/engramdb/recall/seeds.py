@@ -64,12 +64,22 @@ def run(ctx: RecallContext) -> None:
             allowed = cols.censor.visible(cols, ctx.space.code, ctx.state.mem_gen)
         ctx.kw_nids, ctx.kw_score = keyword_leg(ctx.space.keyword, req.query, cfg, allowed)
     ctx.seeds, ctx.base, ctx.seed_cos = fuse(ctx.vec_nids, ctx.vec_cos, ctx.kw_nids, ctx.kw_score,
-                                             lambda nids: ctx.state.vectors(nids, ctx.space) @ req.vector, cfg)
+                                             lambda nids: _seed_similarity(ctx, nids), cfg)
     ctx.windows = time_windows(ctx)
     floor = window_seeds(ctx)
     boost = slot_seeds(ctx)
     if floor or boost:
         _merge_cue_seeds(ctx, floor, boost)
+
+
+def _seed_similarity(ctx: RecallContext, extra: np.ndarray) -> np.ndarray:
+    """Cosines of the keyword leg's ``extra`` memories to the query, from one fetch of the vectors
+    of every seed (the vector leg's too): kept in ``ctx.extra["seed_vectors"]`` (nid -> row, the
+    rows) so that results reads its hits' vectors from there instead of the vector matrix again."""
+    nids = np.concatenate([ctx.vec_nids, extra])
+    vecs = ctx.state.vectors(nids, ctx.space)
+    ctx.extra["seed_vectors"] = ({n: i for i, n in enumerate(nids.tolist())}, vecs)
+    return vecs[len(ctx.vec_nids):] @ ctx.request.vector
 
 
 def _uncensored(cols, nids: np.ndarray, keep: np.ndarray) -> np.ndarray:
