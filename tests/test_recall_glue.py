@@ -159,3 +159,18 @@ def test_recall_output_equals_a_recomputation_from_scratch(tmp_store, rng):
                         joined = edges[frozenset((a.id, b.id))]
                         best = max((float(np.float32(x)) * float(mult[r]), (s == nid[a.id]), -r) for s, r, x in joined)
                         assert (b.relation, b.forward) == (RELATION_BY_CODE[-best[2]], best[1])
+
+
+def test_a_contradicts_edge_linked_after_a_recall_is_warned_about(tmp_store, rng):
+    vecs = rng.standard_normal((6, 16)).astype(np.float32)
+    q = vecs[0] + 0.1 * vecs[1]
+    with engramdb.open(tmp_store, dim=16) as db:
+        db.add_batch([{"id": f"m{i}", "text": f"fact number {i}", "embedding": vecs[i]} for i in range(6)])
+        db.link("m0", "m2", "supports")
+        first = db.recall("fact", vector=q, k=6)   # the graph has no contradicts edge yet
+        assert first.warnings == []
+        db.link("m1", "m0", "contradicts")
+        again = db.recall("fact", vector=q, k=6)
+        assert [(w.source, w.target) for w in again.warnings] == [("m1", "m0")]
+        db.link("m3", "m4", "related_to")   # a new graph again: the pair is still found
+        assert [(w.source, w.target) for w in db.recall("fact", vector=q, k=6).warnings] == [("m1", "m0")]

@@ -130,13 +130,15 @@ def _hit_vectors(ctx: RecallContext, hit_nids: list[int]) -> np.ndarray:
 
 def _touch_contradicts(state, csr: CSRGraph, hit_nids: list[int]) -> bool:
     """Whether a ``contradicts`` edge touches any of ``hit_nids``. The nodes with one are found
-    by one O(edges) pass per CSR object (a commit that changes the graph makes a new one), so
-    hits without any skip the search of their rows."""
+    by one O(edges) pass per relation array of the CSR (a commit that adds or drops edges makes
+    a new one; one that only reweights or adds nodes keeps it, and the rows of its entries), so
+    hits without any skip the search of their rows. Keyed by that array (one byte per entry),
+    not the whole CSR, so a replaced graph is not kept alive."""
     cached = state.scratch.get("contradicts_nodes")
-    if cached is None or cached[0] is not csr:
+    if cached is None or cached[0] is not csr.relation:
         at = np.flatnonzero(csr.relation == Relation.CONTRADICTS.code)
         rows = np.searchsorted(csr.indptr, at, side="right") - 1   # the row (node) of each entry
-        cached = state.scratch["contradicts_nodes"] = (csr, frozenset(rows.tolist()))
+        cached = state.scratch["contradicts_nodes"] = (csr.relation, frozenset(rows.tolist()))
     return not cached[1].isdisjoint(hit_nids)
 
 
