@@ -41,10 +41,8 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     state, req = ctx.state, ctx.request
     k = req.k
     csr = ctx.csr
-    pos = state.scratch.get("pos")
-    if pos is None or len(pos) < csr.n_nodes:   # node -> its row of the kernel output
-        pos = state.scratch["pos"] = np.zeros(csr.n_nodes, np.int32)
-    pos[ctx.nodes] = np.arange(len(ctx.nodes), dtype=np.int32)
+    pos = None   # node -> its row of the kernel output: filled on the first hit that has a parent
+    parent, ext_ids = ctx.parent, state.cols.ext_ids
     sim_of = dict(zip(ctx.seeds.tolist(), ctx.seed_cos.tolist()))
     cnodes = ctx.nodes[ctx.cand]
     hits: list[Hit] = []
@@ -61,10 +59,16 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             if rec is None or not filters.tags_ok(rec) or (hide and not CONNECTOR_TAGS.isdisjoint(rec["tags"])):
                 continue
             kind, mstate = rec["kind"], rec["state"]
+            row = int(ctx.cand[o])
+            if parent[row] < 0:   # a seed not reached from another: its path is itself
+                path = [PathStep(ext_ids[nid])]
+            else:
+                if pos is None:
+                    pos = _node_rows(state, ctx.nodes, csr.n_nodes)
+                path = path_of(nid, parent, pos, csr, req.config.rel_mult, ext_ids)
             hits.append(Hit(id=rec["id"], kind=_KIND.get(kind) or MemoryKind(kind), text=rec["text"],
-                            score=float(ctx.score[o]), activation=float(ctx.total[ctx.cand[o]]),
-                            similarity=sim_of.get(nid), path=path_of(nid, ctx.parent, pos, csr,
-                                                                     req.config.rel_mult, state.cols.ext_ids),
+                            score=float(ctx.score[o]), activation=float(ctx.total[row]),
+                            similarity=sim_of.get(nid), path=path,
                             source=rec["source"], tags=tuple(rec["tags"]), created_at=rec["created_at"],
                             confidence=rec["confidence"], state=_STATE.get(mstate) or MemoryState(mstate),
                             outcome=decision_outcome(rec)))
@@ -108,6 +112,16 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     if any(w.source_in_hits and w.target_in_hits for w in warnings):
         hits, hit_nids = current_first(hits, hit_nids, warnings, c.valid_from)
     return hits, hit_nids, gaps, warnings
+
+
+def _node_rows(state, nodes: np.ndarray, n_nodes: int) -> np.ndarray:
+    """The thread's scratch array node -> row of ``nodes`` (int32, length >= n_nodes); only the
+    entries of ``nodes`` are meaningful."""
+    pos = state.scratch.get("pos")
+    if pos is None or len(pos) < n_nodes:
+        pos = state.scratch["pos"] = np.zeros(n_nodes, np.int32)
+    pos[nodes] = np.arange(len(nodes), dtype=np.int32)
+    return pos
 
 
 def _hit_vectors(ctx: RecallContext, hit_nids: list[int]) -> np.ndarray:
