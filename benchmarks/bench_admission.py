@@ -11,23 +11,33 @@ stored memory, cosine to any earlier candidate of its batch), clipped to [0, 1].
 The batched path is the numeric core of ``admission.admit_batch``, per batch:
 
 1. store novelty: one hnswlib query for the whole batch (``HnswIndex.knn_batch``, k = 8,
-   ef = 100: the engine's call; hnswlib's threads on every core);
+   ef = ``AdmissionConfig.novelty_ef`` (50), or ``--ef``: the engine's call; hnswlib's threads
+   on every core);
 2. batch novelty: :func:`engramdb.dynamics.admission.nearest_earlier` (blocked products over
    the lower triangle);
 3. one ``admission_score`` kernel call (the registry's active backend).
 
-The baseline, one candidate at a time: ``HnswIndex.knn(v, 8)`` (one hnswlib query, one
-thread), a matrix-vector product with the earlier candidates of the batch, and the weighted sum
+The baseline, one candidate at a time: ``HnswIndex.knn_batch`` of one vector, k = 8, same ef
+(one hnswlib query, one thread), a matrix-vector product with the earlier candidates of the batch, and the weighted sum
 in Python; it runs on ``--baseline-n`` candidates spread evenly over the stream and its rate is
 per candidate. Both report the median of ``--runs`` runs; the load average is recorded at the
 start. Data (``--data``): ``clustered`` unit vectors around 2,000 random centroids, like
-``bench_store.py`` (closer to real embeddings), or ``iid`` Gaussian directions (the hardest case
-for HNSW). Candidates: 20 % near-duplicates of stored memories, 10 % of earlier candidates of
+``bench_store.py``, ``iid`` Gaussian directions (the hardest case for HNSW), or ``locomo``:
+hashing-embedder vectors of LoCoMo's turns grown to ``--stored`` memories as in
+``bench_recall_scale.py`` (varied copies with renamed speakers), the candidates being the next
+``--n`` memories of that stream (more varied copies: near-duplicates and restatements, as an
+agent hearing similar conversations again would send; the 20 % / 10 % mix below applies to
+the synthetic data only). Candidates: 20 % near-duplicates of stored memories, 10 % of earlier candidates of
 the batch, the rest new. A-MAC weights 0.25/0.15/0.20/0.10/0.30, threshold 0.55
 (arXiv:2603.04549). The text rules of ``admit_batch`` (kind inference, phatic and hedge checks)
 and its write are not part of this figure.
 
-    python benchmarks/bench_admission.py [--stored 100000] [--n 20000] [--batch 1000] [--runs 3] [--data clustered]
+Novelty accuracy: for ``--check`` candidates (default 2,000, spread over the stream), the
+store's maximum cosine from hnswlib against an exact scan of the stored vectors, at the ef used
+and at ef 100 (the default before ``novelty_ef``), with the rate of each in the same run.
+
+    python benchmarks/bench_admission.py [--stored 100000] [--n 20000] [--batch 1000] [--runs 3]
+        [--data clustered] [--ef 50] [--check 2000]
 """
 from __future__ import annotations
 
@@ -41,7 +51,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engramdb.config import IndexConfig
+from engramdb.config import AdmissionConfig, IndexConfig
 from engramdb.dynamics.admission import nearest_earlier
 from engramdb.index import HnswIndex
 from engramdb.kernels import registry
@@ -50,7 +60,8 @@ RESULTS = Path(__file__).resolve().parent / "results"
 WEIGHTS = np.array([0.25, 0.15, 0.20, 0.10, 0.30], dtype=np.float32)
 THRESHOLD = 0.55
 NOVELTY = 2   # column of semantic novelty in the features (reference.ADMISSION_FACTORS)
-K, EF = 8, 100   # admit_batch's store query: k nearest (the first active one is the duplicate), ef
+K = 8   # admit_batch's store query: k nearest (the first active one is the duplicate)
+OLD_EF = 100   # its ef before AdmissionConfig.novelty_ef
 
 
 def unit(x: np.ndarray) -> np.ndarray:
@@ -64,7 +75,22 @@ def base_vectors(n: int, dim: int, rng: np.random.Generator, data: str, centroid
     return unit(v)
 
 
+def locomo_data(n: int, stored: int, dim: int, seed: int):
+    """Hashing vectors of the grown LoCoMo stream: the first ``stored`` memories, the next ``n``."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_recall_scale import corpus
+
+    from engramdb.embed import get_embedder
+
+    texts = [item["text"] for item in corpus(stored + n)]
+    vecs = get_embedder("hashing", dim).embed(texts).astype(np.float32)
+    other = np.random.default_rng(seed).uniform(0, 1, (n, 5)).astype(np.float32)
+    return vecs[:stored], np.ascontiguousarray(vecs[stored:]), other
+
+
 def make_data(n: int, stored: int, dim: int, batch: int, data: str, seed: int):
+    if data == "locomo":
+        return locomo_data(n, stored, dim, seed)
     rng = np.random.default_rng(seed)
     centroids = rng.standard_normal((2000, dim), dtype=np.float32)
     store = base_vectors(stored, dim, rng, data, centroids)
@@ -83,14 +109,15 @@ def make_data(n: int, stored: int, dim: int, batch: int, data: str, seed: int):
     return store, np.ascontiguousarray(cand), other
 
 
-def batched(index: HnswIndex, cand: np.ndarray, features: np.ndarray, batch: int, admission_score) -> dict:
+def batched(index: HnswIndex, cand: np.ndarray, features: np.ndarray, batch: int, admission_score,
+            ef: int) -> dict:
     """The engine's path over the stream, batch by batch; per-stage seconds and the decisions."""
     t = {"store_novelty_s": 0.0, "batch_novelty_s": 0.0, "combine_s": 0.0, "scoring_kernel_s": 0.0}
     scores, admits = [], []
     for b0 in range(0, len(cand), batch):
         vecs, feats = cand[b0:b0 + batch], features[b0:b0 + batch].copy()
         t0 = time.perf_counter()
-        _, cos = index.knn_batch(vecs, K, ef=EF)
+        _, cos = index.knn_batch(vecs, K, ef=ef)
         cos_store = cos[:, 0]
         t1 = time.perf_counter()
         _, cos_batch = nearest_earlier(vecs)
@@ -108,7 +135,7 @@ def batched(index: HnswIndex, cand: np.ndarray, features: np.ndarray, batch: int
 
 
 def one_at_a_time(index: HnswIndex, cand: np.ndarray, features: np.ndarray, batch: int,
-                  sample: np.ndarray, score: np.ndarray) -> dict:
+                  sample: np.ndarray, score: np.ndarray, ef: int) -> dict:
     """The baseline on the sampled candidates; checks each score against the batched path."""
     w = WEIGHTS.tolist()
     t_store = t_batch = t_score = 0.0
@@ -116,7 +143,7 @@ def one_at_a_time(index: HnswIndex, cand: np.ndarray, features: np.ndarray, batc
         v = cand[i]
         b0 = i - i % batch
         a = time.perf_counter()
-        cs = float(index.knn(v, K)[1][0])
+        cs = float(index.knn_batch(v[None], K, ef=ef)[1][0, 0])
         b = time.perf_counter()
         cb = float((cand[b0:i] @ v).max()) if i > b0 else -1.0
         c = time.perf_counter()
@@ -127,10 +154,21 @@ def one_at_a_time(index: HnswIndex, cand: np.ndarray, features: np.ndarray, batc
             s += x * wx
         d = time.perf_counter()
         t_store, t_batch, t_score = t_store + b - a, t_batch + c - b, t_score + d - c
-        # knn (one query) and knn_batch search the same graph with the same ef: same answer
+        # one query and the batch search the same graph with the same ef: same answer
         assert abs(s - float(score[i])) <= 1e-4, (i, s, float(score[i]))
     return {"store_novelty_s": t_store, "batch_novelty_s": t_batch, "scoring_s": t_score,
             "total_s": t_store + t_batch + t_score}
+
+
+def novelty_accuracy(index: HnswIndex, store: np.ndarray, cand: np.ndarray, m: int, ef: int) -> dict:
+    """hnswlib's maximum store cosine at ``ef`` against an exact scan, on ``m`` candidates."""
+    pick = np.unique(np.linspace(0, len(cand) - 1, min(m, len(cand))).astype(np.int64))
+    q = cand[pick]
+    _, cos = index.knn_batch(q, K, ef=ef)
+    exact = np.concatenate([(q[i:i + 256] @ store.T).max(axis=1) for i in range(0, len(q), 256)])
+    err = np.maximum(exact - cos[:, 0], 0.0)
+    return {"checked": int(len(q)), "exact_share": round(float(np.mean(err <= 1e-5)), 4),
+            "p99_error": round(float(np.percentile(err, 99)), 4), "max_error": round(float(err.max()), 4)}
 
 
 def main(argv=None) -> int:
@@ -141,7 +179,10 @@ def main(argv=None) -> int:
     ap.add_argument("--dim", type=int, default=384)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--baseline-n", type=int, default=1000, help="candidates in the one-at-a-time loop")
-    ap.add_argument("--data", choices=("clustered", "iid"), default="clustered")
+    ap.add_argument("--data", choices=("clustered", "iid", "locomo"), default="clustered")
+    ap.add_argument("--ef", type=int, default=AdmissionConfig().novelty_ef,
+                    help="hnswlib ef of the novelty search (default: AdmissionConfig.novelty_ef)")
+    ap.add_argument("--check", type=int, default=2000, help="candidates checked against an exact scan")
     ap.add_argument("--out", default=str(RESULTS / "admission.json"))
     args = ap.parse_args(argv)
     load_start = os.getloadavg()
@@ -160,11 +201,14 @@ def main(argv=None) -> int:
     sample = np.unique(np.linspace(0, n - 1, m).astype(np.int64)) if m else np.zeros(0, np.int64)
 
     fast, slow = [], []
+    old = []   # the batched path at the ef before novelty_ef, for the rate it gave up
     for r in range(args.runs):
-        fast.append(batched(index, cand, features, args.batch, admission_score))
-        slow.append(one_at_a_time(index, cand, features, args.batch, sample, fast[-1]["score"]))
-        print(f"run {r + 1}: batched {n / fast[-1]['total_s']:,.0f}/s, one at a time "
-              f"{sample.size / slow[-1]['total_s']:,.0f}/s (load {os.getloadavg()[0]:.1f})", flush=True)
+        fast.append(batched(index, cand, features, args.batch, admission_score, args.ef))
+        old.append(batched(index, cand, features, args.batch, admission_score, OLD_EF))
+        slow.append(one_at_a_time(index, cand, features, args.batch, sample, fast[-1]["score"], args.ef))
+        print(f"run {r + 1}: batched {n / fast[-1]['total_s']:,.0f}/s (ef {OLD_EF}: {n / old[-1]['total_s']:,.0f}/s), "
+              f"one at a time {sample.size / slow[-1]['total_s']:,.0f}/s (load {os.getloadavg()[0]:.1f})", flush=True)
+    accuracy = {f"ef_{ef}": novelty_accuracy(index, store, cand, args.check, ef) for ef in (args.ef, OLD_EF)}
     admitted = int(fast[-1]["admit"].sum())
 
     def med(rows, key):
@@ -175,13 +219,16 @@ def main(argv=None) -> int:
     b_med = {k: med(fast, k) for k in b_keys}
     s_med = {k: med(slow, k) for k in s_keys}
     b_rate, p_rate = n / b_med["total_s"], sample.size / s_med["total_s"]
+    old_rate = n / med(old, "total_s")
     runs = [
         {"impl": f"batched ({registry.active_backend()} kernel)", "n": n, "stored": args.stored,
          "batch": args.batch, "candidates_per_s": round(b_rate, 1),
          **{k: round(v, 4) for k, v in b_med.items()},
          "store_novelty_per_candidate_us": round(b_med["store_novelty_s"] / n * 1e6, 1),
          "candidates_per_s_each_run": [round(n / f["total_s"], 1) for f in fast],
-         "admitted": admitted, "x_one_at_a_time": round(b_rate / p_rate, 2)},
+         "admitted": admitted, "x_one_at_a_time": round(b_rate / p_rate, 2), "ef": args.ef,
+         "candidates_per_s_at_ef_100": round(old_rate, 1), "x_ef_100": round(b_rate / old_rate, 2),
+         "novelty_accuracy": accuracy},
         {"impl": "one candidate at a time (HnswIndex.knn, Python scoring)", "n": int(sample.size),
          "stored": args.stored, "batch": args.batch, "candidates_per_s": round(p_rate, 1),
          **{k: round(v, 4) for k, v in s_med.items()},
@@ -197,6 +244,9 @@ def main(argv=None) -> int:
     print(f"one at a time: {p_rate:,.0f} candidates/s (store {s_med['store_novelty_s']:.2f} s + batch "
           f"{s_med['batch_novelty_s']:.2f} s + scoring {s_med['scoring_s'] * 1e3:.1f} ms over {sample.size:,})"
           f"  -> batched is {b_rate / p_rate:.1f}x")
+    print(f"ef {args.ef}: {b_rate:,.0f}/s, ef {OLD_EF}: {old_rate:,.0f}/s ({b_rate / old_rate:.2f}x); exact max cosine "
+          + ", ".join(f"{k}: {v['exact_share']:.3f} (p99 error {v['p99_error']:.4f}, max {v['max_error']:.4f})"
+                      for k, v in accuracy.items()))
 
     from importlib.metadata import version
 
@@ -209,7 +259,8 @@ def main(argv=None) -> int:
                     "loadavg_end": [round(x, 2) for x in os.getloadavg()]},
         "command": " ".join(["python", "benchmarks/bench_admission.py", *sys.argv[1:]]),
         "notes": (f"data {args.data}; index M={cfg.m}, ef_construction={cfg.ef_construction} (engine defaults), "
-                  f"store query k={K}, ef={EF} (admit_batch's); build untimed ({build_s:.1f} s); "
+                  f"store query k={K}, ef={args.ef} (admit_batch's AdmissionConfig.novelty_ef); build untimed "
+                  f"({build_s:.1f} s); "
                   f"median of {args.runs} runs"),
         "runs": runs,
     }

@@ -46,3 +46,25 @@ def test_cross_field_checks():
         C.DecayConfig(half_life_s={})
     with pytest.raises(ConfigError):
         C.EngramConfig(recall=C.DecayConfig())
+
+
+INT_FIELDS = [(g, f.name) for g in GROUPS for f in dataclasses.fields(g)
+              if f.type in ("int", int) and f.name in g.BOUNDS]
+
+
+@pytest.mark.parametrize("group,name", INT_FIELDS, ids=[f"{g.__name__}.{n}" for g, n in INT_FIELDS])
+def test_integer_fields_refuse_fractions_and_take_numpy_integers(group, name):
+    """A field annotated int takes whole numbers only (a NumPy integer counts), whatever its bound."""
+    import numpy as np
+    default = getattr(group(), name)
+    with pytest.raises(ConfigError, match="not an integer"):
+        group(**{name: default + 0.5})
+    with pytest.raises(ConfigError, match="not an integer"):
+        group(**{name: float(default)})
+    assert getattr(group(**{name: np.int64(default)}), name) == default
+
+
+def test_integer_fields_are_found():
+    names = {(g.__name__, n) for g, n in INT_FIELDS}
+    assert {("RecallConfig", "seed_k"), ("IndexConfig", "ef_search"), ("AdmissionConfig", "novelty_ef"),
+            ("StoreConfig", "chunk_chars")} <= names

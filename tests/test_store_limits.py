@@ -1,6 +1,8 @@
 """Size limits at their boundary: a text of exactly ``chunk_chars`` characters is one memory,
 one more character makes pieces; ``max_text_chars`` is accepted exactly and refused above."""
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import engramdb
 
@@ -32,9 +34,9 @@ def test_text_of_exactly_chunk_chars_is_one_memory(mem):
 def test_one_character_more_is_split_into_pieces(mem):
     text = _text(CHUNK + 1)
     mem.add(text, id="doc")
-    pieces = [mem.get("doc").text, mem.get("doc#1").text]
-    assert mem.stats()["memories"] == 2 and all(len(p) <= CHUNK for p in pieces)
-    assert pieces[0] == text[: len(pieces[0])] and text.endswith(pieces[1])
+    piece = mem.get("doc#1").text
+    assert mem.stats()["memories"] == 2 and len(piece) <= CHUNK and text.endswith(piece)
+    assert mem.get("doc").text == text   # get gives back what was stored, whole
 
 
 def test_max_text_chars_is_inclusive(tmp_path):
@@ -44,3 +46,74 @@ def test_max_text_chars_is_inclusive(tmp_path):
         with pytest.raises(engramdb.OversizeError):
             m.add(_text(101), id="too-long")
         assert m.stats()["memories"] == 2                # "fits" became two pieces
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(words=st.lists(st.sampled_from(["kiwi", "x", "plumcot", "  ", "\n", "ab cd", "zzzzzzzzzzzzzzzzzzzz"]),
+                      min_size=1, max_size=120))
+def test_get_returns_the_whole_text_of_a_memory_stored_as_pieces(mem, words):
+    text = " ".join(words).strip() or "kiwi"
+    key = f"doc{abs(hash(text))}"
+    mem.add(text, id=key)
+    assert mem.get(key).text == text
+
+
+def test_recall_returns_a_long_memory_once_under_its_own_id(mem):
+    """Pieces are how a long text is found, not what recall returns: one hit per memory, at its
+    best piece, and the k hits are k distinct memories."""
+    long = " ".join(f"filler{i:03d}" for i in range(60)) + " the zebra code is kept in vault nine"
+    mem.add(long, id="long")
+    mem.add("a zebra crossing near the station", id="short")
+    mem.add("the vault at the bank", id="other")
+    res = mem.recall("zebra code vault", k=3)
+    ids = [h.id for h in res.hits]
+    assert sorted(ids) == ["long", "other", "short"] and ids[0] == "long"
+    best = res.hits[0]
+    assert best.chunk >= 1 and "zebra code" in best.text and len(best.text) <= CHUNK
+    assert best.path[-1].id == f"long#{best.chunk}" and best.to_dict()["chunk"] == best.chunk
+    assert res.hits[1].chunk is None and res.hits[2].chunk is None
+
+
+LONG = " ".join(f"filler{i:03d}" for i in range(60)) + " the zebra code is kept in vault nine"
+
+
+@pytest.mark.parametrize("how", ["archive", "supersede", "hard"])
+def test_a_memory_stored_as_pieces_is_forgotten_or_superseded_whole(mem, how):
+    """Archiving, superseding or erasing a long memory takes all its pieces along: no piece
+    keeps answering for it (each piece used to stay active under its own id)."""
+    mem.add(LONG, id="doc")
+    mem.add("a zebra crossing near the station", id="short")
+    before = mem.stats()["memories"]
+    assert [h.id for h in mem.recall("zebra code vault", k=3).hits][0] == "doc"
+    if how == "archive":
+        mem.forget("doc")
+    elif how == "supersede":
+        mem.supersede("doc", "the zebra code moved to vault ten", id="doc-v2")
+    else:
+        mem.forget("doc", hard=True)
+    hits = mem.recall("zebra code vault", k=5).hits
+    assert "doc" not in [h.id for h in hits] and all(h.chunk is None for h in hits)
+    if how == "hard":
+        assert mem.stats()["memories"] == 1
+        with pytest.raises(engramdb.MemoryNotFoundError):
+            mem.get("doc#1")
+    else:
+        assert mem.stats()["memories"] == before + (how == "supersede")
+        expected = "archived" if how == "archive" else "superseded"
+        assert mem.get("doc").state.value == expected and mem.get("doc#1").state.value == expected
+        old = mem.recall("zebra code vault", k=5, include_archived=True, include_superseded=True).hits
+        assert [(h.id, h.state.value) for h in old if h.id == "doc"] == [("doc", expected)]
+
+
+def test_update_of_a_memory_stored_as_pieces(mem):
+    """Tags, confidence and source reach every piece (a tag filter finds the memory by any
+    piece); new wording or a new vector is refused with the store unchanged (supersede it)."""
+    mem.add(LONG, id="doc", tags=["a"])
+    mem.update("doc", tags=["b"], confidence=0.7)
+    assert mem.get("doc").text == LONG and mem.get("doc#1").tags == ("b",) and mem.get("doc#1").confidence == 0.7
+    hit = mem.recall("zebra code vault", k=1, tags=["b"]).hits[0]
+    assert (hit.id, hit.chunk >= 1, hit.tags) == ("doc", True, ("b",))
+    for bad in ({"text": "a new wording"}, {"embedding": [1.0] + [0.0] * 63}):
+        with pytest.raises(engramdb.InvalidInputError, match="supersede"):
+            mem.update("doc", **bad)
+    assert mem.get("doc").text == LONG and len(mem.history("doc")) == 2

@@ -14,11 +14,14 @@ Chunking (texts longer than ``StoreConfig.chunk_chars``)
     whitespace in the second half of a window when there is one (CJK text without spaces is
     cut at the limit), with consecutive pieces overlapping by ``chunk_chars // 10`` characters
     so a sentence on a boundary is whole in one of them. The first piece keeps the caller's id
-    (the head, with fields ``chunks`` = number of pieces and ``text_sha256`` of the whole text);
+    (the head, with fields ``chunks`` = number of pieces, ``text_sha256`` of the whole text and
+    ``chunk_overlap``);
     piece ``i >= 1`` is the memory ``"<id>#<i>"`` (fields ``chunk_of``, ``chunk``) with an
     ``extracted_from`` edge to the head and a ``next`` edge from piece ``i - 1``. Each piece is
-    embedded on its own, so recall finds (and returns) the piece that holds a fact, wherever it
-    sits in the text. Memory and time grow linearly with the text length.
+    embedded on its own, so recall finds the piece that holds a fact, wherever it sits in the
+    text; it returns the memory under the caller's id, once, at its best piece (``Hit.chunk``).
+    ``Engram.get`` joins the pieces back into the whole text (:func:`join_pieces`, checked
+    against ``text_sha256``). Memory and time grow linearly with the text length.
 """
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ from .errors import InvalidInputError, MemoryNotFoundError, OversizeError
 from .store.lmdb_store import text_digest
 from .types import MemoryState, Relation
 
-__all__ = ["BatchPlan", "plan_batch", "split_text"]
+__all__ = ["BatchPlan", "plan_batch", "split_text", "join_pieces"]
 
 
 def split_text(text: str, chunk_chars: int) -> list[str]:
@@ -63,6 +66,14 @@ def split_text(text: str, chunk_chars: int) -> list[str]:
         if end >= n:
             return pieces
         start = end - overlap
+
+
+def join_pieces(pieces: list[str], overlap: int, digest: bytes) -> str | None:
+    """The text :func:`split_text` cut into ``pieces``: each piece after the first drops the
+    ``overlap`` characters it repeats. None unless the result's SHA-256 is ``digest`` (a
+    whitespace-only piece was dropped, or the pieces are not those of one text)."""
+    text = pieces[0] + "".join(p[overlap:] for p in pieces[1:])
+    return text if text_digest(text) == digest else None
 
 
 @dataclass
@@ -146,8 +157,8 @@ def plan_batch(state: Any, prepared: list, *, has_embedder: bool) -> BatchPlan:
                 raise OversizeError(
                     f"text of {len(p.text)} characters is longer than chunk_chars={chunk_chars}: its "
                     "pieces need an embedder; open the store with one, or raise StoreConfig.chunk_chars")
-            head = replace(p, text=pieces[0], extra={"chunks": len(pieces), "text_sha256": digest.hex()},
-                           digest=digest)
+            head = replace(p, text=pieces[0], extra={"chunks": len(pieces), "text_sha256": digest.hex(),
+                                                     "chunk_overlap": chunk_chars // 10}, digest=digest)
             plan.fresh.append(head)
             prev = head
             for i, piece in enumerate(pieces[1:], 1):

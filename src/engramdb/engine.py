@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Se
 import numpy as np
 
 from . import context as _context, query as _query, slots as _slots, temporal as _temporal
-from .batch_plan import plan_batch
+from .batch_plan import join_pieces, plan_batch
 from .concurrency import guarded, retries_map_growth
 from .rwlock import RWLock
 from .config import RELEVANCE_CALIBRATION, AdmissionConfig, EngramConfig, RecallConfig
@@ -623,6 +623,13 @@ class Engram:
                 "confidence": old.confidence if confidence is None else confidence, "embedding": embedding}
         p = prepare(state, item, ns, now)
         nid = state.lookup(ns, id)
+        with state.store.read("reading a memory") as txn:
+            chunks = state.store.get_record(txn, nid).get("chunks")
+        if chunks and (p.text != old.text or embedding is not None):
+            raise InvalidInputError(
+                f"memory {id!r} is stored as {chunks} pieces (a text longer than "
+                "StoreConfig.chunk_chars): its wording or vector cannot change in place; supersede it "
+                "with the new text (tags, confidence and source can be updated)")
         if (p.text == old.text and tuple(p.tags) == tuple(old.tags) and p.source == old.source
                 and p.confidence == old.confidence
                 and (embedding is None or np.array_equal(p.vector, state.vectors(np.array([nid]), state.space(ns))[0]))):
@@ -633,6 +640,8 @@ class Engram:
         with write_unit(state, "updating a memory", now, verb="update") as unit:
             store, txn = unit.store, unit.txn
             rec = unit.record(nid)
+            if rec.get("chunks"):   # the wording stays (checked above): its first piece's
+                p.text = rec["text"]
             rec.setdefault("versions", []).append(
                 {"text": rec["text"], "confidence": rec["confidence"], "tags": rec["tags"], "source": rec["source"],
                  "recorded_at": rec.get("version_at", rec["recorded_at"]), "replaced_at": now})
@@ -700,7 +709,24 @@ class Engram:
             if rec is None or rec["id"] != id or rec["namespace"] != ns:
                 raise StoreCorruptedError(f"id {id!r} maps to nid {nid}, which holds no record of it")
             vec = state.store.get_vector(txn, nid, self.dim) if with_embedding else None
+            if rec.get("chunks"):   # a long text stored as pieces: the caller stored the whole
+                rec = self._whole_text(txn, ns, rec)
         return self._censored(memory_from_record(rec, vec))
+
+    def _whole_text(self, txn, ns: str, rec: dict) -> dict:
+        """``rec`` (the first piece of a long text) with the whole text joined from its pieces;
+        unchanged when a piece is missing or the join does not give the stored digest."""
+        store, state = self._state.store, self._state
+        pieces = [rec["text"]]
+        for i in range(1, int(rec["chunks"])):
+            nid = store.lookup_id(txn, ns, f"{rec['id']}#{i}")
+            piece = None if nid is None else store.get_record(txn, nid)
+            if piece is None or piece.get("chunk_of") != rec["id"]:
+                return rec
+            pieces.append(piece["text"])
+        overlap = rec.get("chunk_overlap", state.config.store.chunk_chars // 10)
+        text = join_pieces(pieces, int(overlap), bytes.fromhex(rec.get("text_sha256", "")))
+        return rec if text is None else {**rec, "text": text}
 
     def _censored(self, memory: Memory) -> Memory:
         """``memory`` as a read verb may return it: refused when a censor rule hides it, with its

@@ -348,6 +348,13 @@ class Hit:
     outcome : str or None
         For a ``decision`` hit, its track record: ``"pending"``, ``"success"``, ``"partial"`` or
         ``"failure"`` (the latest review, see :meth:`Engram.review`); None for other kinds.
+    chunk : int or None
+        For a memory stored as pieces (a text longer than ``StoreConfig.chunk_chars``,
+        :mod:`engramdb.batch_plan`): which piece matched best, 0 for the first. ``id`` is then
+        the memory's own id, ``text`` that piece (``Engram.get`` returns the whole text), and
+        ``path`` ends at the piece (``<id>#<chunk>`` for chunk >= 1). A memory is one hit
+        however many of its pieces match, scored by its best piece (MaxP, Dai & Callan 2019).
+        None for a memory stored whole.
     """
 
     id: str
@@ -365,6 +372,7 @@ class Hit:
     relevance: float = 0.0
     censor_notes: tuple[CensorNote, ...] = ()
     outcome: str | None = None
+    chunk: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -378,7 +386,7 @@ class Hit:
             "source": self.source, "tags": list(self.tags), "created_at": self.created_at,
             "confidence": self.confidence, "state": self.state.value, "relevance": round(self.relevance, 6),
             "censor_notes": [n.to_dict() for n in self.censor_notes],
-            "outcome": self.outcome,
+            "outcome": self.outcome, "chunk": self.chunk,
         }
 
 

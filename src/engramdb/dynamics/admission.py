@@ -727,7 +727,7 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
     index = None if sp is None else sp.index
     if index is not None and len(index):
         k = 8
-        labels, cos = index.knn_batch(vecs, k, ef=max(100, 4 * k))
+        labels, cos = index.knn_batch(vecs, k, ef=max(cfg.novelty_ef, k))
         if c.censor is not None and c.blocked[labels].any():   # a hidden memory is not there for
             hid = c.blocked[labels]                             # admission (never named, never a target)
             c.censor.kept_out(np.unique(labels[hid]))

@@ -28,7 +28,7 @@ from ..types import (
 from .context import RecallContext
 from .ranking import ranked
 
-__all__ = ["run", "path_of", "relevance", "relevance_features"]
+__all__ = ["run", "path_of", "piece_of", "relevance", "relevance_features"]
 
 # stored value -> member, read per hit (a dict lookup; calling the Enum costs a microsecond each)
 _KIND = {k.value: k for k in MemoryKind}
@@ -52,12 +52,18 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     # connector nodes (sessions, entities) route activation but are no answer: skipped unless
     # asked for (RecallConfig.connector_hits, or a tags filter naming them)
     hide = not req.config.connector_hits and not (filters.tags and filters.tags & CONNECTOR_TAGS)
+    # a memory stored as pieces (batch_plan) is one hit, at its best piece (MaxP)
+    shown: set[str] = set()
     with store.read("fetching recalled memories") as txn:
         for o in ranked(ctx, (k if filters.tags is None else 4 * k) + (4 if hide else 0)):
             nid = int(cnodes[o])
             rec = store.get_record(txn, nid)
             if rec is None or not filters.tags_ok(rec) or (hide and not CONNECTOR_TAGS.isdisjoint(rec["tags"])):
                 continue
+            memory_id, chunk = piece_of(rec)
+            if memory_id in shown:
+                continue
+            shown.add(memory_id)
             kind, mstate = rec["kind"], rec["state"]
             row = int(ctx.cand[o])
             if parent[row] < 0:   # a seed not reached from another: its path is itself
@@ -66,7 +72,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                 if pos is None:
                     pos = _node_rows(state, ctx.nodes, csr.n_nodes)
                 path = path_of(nid, parent, pos, csr, req.config.rel_mult, ext_ids)
-            hits.append(Hit(id=rec["id"], kind=_KIND.get(kind) or MemoryKind(kind), text=rec["text"],
+            hits.append(Hit(id=memory_id, chunk=chunk, kind=_KIND.get(kind) or MemoryKind(kind), text=rec["text"],
                             score=float(ctx.score[o]), activation=float(ctx.total[row]),
                             similarity=sim_of.get(nid), path=path,
                             source=rec["source"], tags=tuple(rec["tags"]), created_at=rec["created_at"],
@@ -262,6 +268,16 @@ def current_first(hits: list[Hit], nids: list[int], warnings: list, valid_from: 
         if valid_from[nids[order[lo]]] > valid_from[nids[order[hi]]]:   # the later-valid one is below
             order.insert(hi, order.pop(lo))
     return [hits[i] for i in order], [nids[i] for i in order]
+
+
+def piece_of(rec: dict) -> tuple[str, int | None]:
+    """(id of the memory, piece index) of a record: a piece ``<id>#<i>`` of a long text belongs
+    to memory ``<id>`` (piece i), the first piece is the memory itself (piece 0); a memory
+    stored whole is (its id, None)."""
+    head = rec.get("chunk_of")
+    if head is not None:
+        return head, int(rec["chunk"])
+    return rec["id"], (0 if rec.get("chunks") else None)
 
 
 def path_of(nid: int, parent: np.ndarray, pos: np.ndarray, csr: CSRGraph, rel_mult: np.ndarray,

@@ -32,7 +32,12 @@ from ..store.lmdb_store import SCHEMA_VERSION
 from ..types import MemoryState, Relation
 from ..validate import now as clock_now
 
-__all__ = ["WriteUnit", "write_unit", "LOG_PREFIX", "DROP_NAMESPACE"]
+__all__ = ["WriteUnit", "write_unit", "LOG_PREFIX", "DROP_NAMESPACE", "SHARED_FIELDS"]
+
+#: Record fields a memory stored as pieces shares across its pieces (:meth:`WriteUnit.put_record`):
+#: its lifecycle, and what recall's filters read.
+SHARED_FIELDS = ("state", "archived_at", "superseded_by", "valid_to", "retired_at", "kind", "tags",
+                 "confidence", "source")
 
 #: meta keys of the dynamics log of stores written before the audit ledger (now a view of it)
 LOG_PREFIX = _ledger.OLD_LOG_PREFIX
@@ -105,8 +110,28 @@ class WriteUnit:
         self._after.append(fn)
 
     # ------------------------------------------------------------------ writing
+    def pieces(self, rec: dict) -> list[int]:
+        """Node ids of the other pieces of a memory stored as pieces (``rec`` its first piece,
+        with ``chunks``; :mod:`engramdb.batch_plan`), in order; [] for a memory stored whole."""
+        if not rec.get("chunks"):
+            return []
+        found = (self.lookup(rec["namespace"], f"{rec['id']}#{i}") for i in range(1, int(rec["chunks"])))
+        return [nid for nid in found if nid is not None]
+
     def put_record(self, nid: int, rec: dict) -> None:
-        """Write ``rec`` for the existing memory ``nid``; its columns follow after the commit."""
+        """Write ``rec`` for the existing memory ``nid``; its columns follow after the commit.
+
+        A memory stored as pieces lives and dies as one: the first piece's :data:`SHARED_FIELDS`
+        (state, archive time, successor, validity end, retirement, kind, tags, confidence,
+        source) are written to every other piece too, so an archived, superseded, revived or
+        retagged memory is so in all its pieces."""
+        self._put_record(nid, rec)
+        for piece in self.pieces(rec):
+            prec = self.record(piece)
+            if prec is not None and any(prec.get(f) != rec.get(f) for f in SHARED_FIELDS):
+                self._put_record(piece, {**prec, **{f: rec.get(f) for f in SHARED_FIELDS}})
+
+    def _put_record(self, nid: int, rec: dict) -> None:
         buf = self.store.put_record(self.txn, nid, rec)
         self.digest.fold(b"R", _U32.pack(nid), buf)
         self._touched[nid] = (rec["namespace"], rec["id"])
@@ -248,6 +273,8 @@ class WriteUnit:
 
         store, txn = self.store, self.txn
         rec = self.record(nid)
+        for piece in self.pieces(rec):   # a memory stored as pieces is erased whole
+            self.erase(piece)
         ns, ext_id = rec["namespace"], rec["id"]
         if self._graph_after is None:
             self._graph_after = MemoryGraph()

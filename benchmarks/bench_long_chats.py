@@ -1,0 +1,153 @@
+"""LoCoMo reshaped as long chats stored the plain way: does recall's lead over BM25 hold?
+
+Issue 15's held-out benchmark (which we do not have) stores long user-assistant chats of about
+1,000 messages with ``add_batch``, each message linked ``next`` to the one before, and there
+engramdb's lead over BM25 shrinks. This benchmark builds the nearest thing LoCoMo allows, at
+run time from ../shared (nothing is committed):
+
+- **long chats**: the five conversations of one half (``bench_locomo_recall.TUNE_SPLIT`` or the
+  held-out rest) one after the other in one namespace, about 2,900 turns;
+- **long messages**: ``--merge`` consecutive turns of a session make one message (default 4,
+  about 400 characters), stored with the date of its first turn;
+- **no speaker names**: a message is the turns' text alone, as a chat's messages carry no
+  "Name:" prefix (the names still occur where the speakers address each other);
+- **pieces**: with ``--chunk-chars`` below the message length (default 300), most messages are
+  stored as pieces (``StoreConfig.chunk_chars``), as a long assistant message is at the default
+  4,000; a run at 4,000 keeps every message whole.
+
+A question's evidence turns map to the messages that hold them; recall@k is the share of those
+messages among the first k hits (ids), as in ``bench_locomo_recall.py``. In the same run:
+``bm25`` (engramdb's keyword leg alone: no vector, graph, time cues or feedback) and the
+default recall, for the tuning half and the held-out half, per category; query vector given.
+
+    python benchmarks/bench_long_chats.py [--merge 4] [--chunk-chars 300 4000] [--embedder hashing]
+
+Writes benchmarks/results/long_chats.json (one entry per embedder; a run replaces its embedder's).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import engramdb  # noqa: E402
+from bench_locomo_recall import KS, TUNE_SPLIT, _score, _summarise  # noqa: E402
+from engramdb.config import RecallConfig  # noqa: E402
+from engramdb.embed import get_embedder  # noqa: E402
+from engramdb.locomo import CATEGORY_NAMES, default_locomo_path, load_locomo  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def messages(convs, merge: int) -> tuple[list[dict], dict[str, str]]:
+    """The add_batch items of one long chat and a map evidence turn -> message id."""
+    items, where, prev = [], {}, None
+    for conv in convs:
+        for session in conv.sessions:
+            turns = list(session.turns)
+            for i in range(0, len(turns), merge):
+                group = turns[i:i + merge]
+                mid = f"{conv.sample_id}/{group[0].dia_id}"
+                text = " ".join(t.text + (f" [shares a photo of {t.blip_caption}]" if t.blip_caption else "")
+                                for t in group)
+                item = {"id": mid, "text": text, "created_at": group[0].created_at, "kind": "episodic"}
+                if prev is not None:
+                    item["links"] = [{"to": prev, "relation": "next"}]
+                items.append(item)
+                prev = mid
+                for t in group:
+                    where[f"{conv.sample_id}/{t.dia_id}"] = mid
+    return items, where
+
+
+def run_half(convs, merge: int, chunk_chars: int, embedder, configs) -> tuple[dict, dict, dict]:
+    """Rows per method, latencies per method, and the store's shape, for one long chat."""
+    items, where = messages(convs, merge)
+    cfg = engramdb.EngramConfig(store=engramdb.StoreConfig(chunk_chars=chunk_chars))
+    rows = {name: [] for name, _ in configs}
+    lat = {name: [] for name, _ in configs}
+    with tempfile.TemporaryDirectory(prefix="engramdb-longchat-") as d, \
+            engramdb.open(d, dim=embedder.dim, embedder=embedder, config=cfg) as eng:
+        eng.add_batch(items, namespace="chat")
+        shape = {"messages": len(items), "memories_with_pieces": eng.stats()["memories"],
+                 "mean_message_chars": round(float(np.mean([len(i["text"]) for i in items])), 1)}
+        qs = [(c, q) for c in convs for q in c.qa if q.evidence]
+        qvecs = embedder.embed([q.question for _, q in qs])
+        for (c, q), v in zip(qs, qvecs):
+            evidence = sorted({where[f"{c.sample_id}/{e}"] for e in q.evidence if f"{c.sample_id}/{e}" in where})
+            if not evidence:
+                continue
+            for name, rc in configs:
+                t0 = time.perf_counter()
+                res = eng.recall(q.question, vector=v, namespace="chat", k=max(KS), config=rc)
+                lat[name].append(time.perf_counter() - t0)
+                rows[name].append({"category": q.category, "conv": c.sample_id,
+                                   "scores": _score([h.id for h in res.hits], evidence)})
+    return rows, lat, shape
+
+
+def summary(rows: list[dict], lat: list[float]) -> dict:
+    cats: dict[str, list] = {}
+    for r in rows:
+        cats.setdefault(f"{r['category']} {CATEGORY_NAMES[r['category']]}", []).append(r)
+    return {"questions": len(rows), **_summarise(rows),
+            "per_category_r10": {c: _summarise(v)["recall@10"] for c, v in sorted(cats.items())},
+            "latency_median_us": round(1e6 * float(np.median(lat)), 1)}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--merge", type=int, default=4, help="turns per message")
+    ap.add_argument("--chunk-chars", type=int, nargs="+", default=[300, 4000])
+    ap.add_argument("--embedder", choices=["hashing", "minilm"], default="hashing")
+    ap.add_argument("--out", default=str(RESULTS / "long_chats.json"))
+    args = ap.parse_args(argv)
+    load = os.getloadavg()
+    convs = load_locomo(default_locomo_path())
+    halves = {"tuning": [c for c in convs if c.sample_id in TUNE_SPLIT],
+              "held_out": [c for c in convs if c.sample_id not in TUNE_SPLIT]}
+    embedder = get_embedder(args.embedder, 384)
+    base = RecallConfig()
+    configs = [("bm25", replace(base, w_vector=0.0, w_keyword=1.0, w_graph=0.0, w_time=0.0, prf_terms=0)),
+               ("engramdb", base)]
+    runs = []
+    for chunk in args.chunk_chars:
+        for half, cs in halves.items():
+            rows, lat, shape = run_half(cs, args.merge, chunk, embedder, configs)
+            for name, _ in configs:
+                s = summary(rows[name], lat[name])
+                runs.append({"method": name, "half": half, "chunk_chars": chunk, "merge": args.merge, **shape, **s})
+                print(f"chunk_chars {chunk:5d} {half:8s} {name:9s} ({shape['messages']} messages, "
+                      f"{shape['memories_with_pieces']} memories)  R@5 {s['recall@5']:5.1f}  R@10 {s['recall@10']:5.1f}  "
+                      f"R@20 {s['recall@20']:5.1f}  median {s['latency_median_us']:.0f} us", flush=True)
+    for chunk in args.chunk_chars:
+        for half in halves:
+            b, e = (next(r for r in runs if r["method"] == m and r["half"] == half and r["chunk_chars"] == chunk)
+                    for m in ("bm25", "engramdb"))
+            print(f"chunk_chars {chunk:5d} {half:8s} engramdb - bm25: "
+                  + "  ".join(f"R@{k} {e[f'recall@{k}'] - b[f'recall@{k}']:+.1f}" for k in KS))
+    run = {"command": " ".join(["python", "benchmarks/bench_long_chats.py", *sys.argv[1:]]),
+           "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+           "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "machine": platform.machine(),
+                       "loadavg_start": [round(x, 2) for x in load]},
+           "embedder": embedder.name, "runs": runs}
+    out = Path(args.out)   # one entry per embedder: a run replaces the earlier one of its embedder
+    doc = json.loads(out.read_text()) if out.exists() else {}
+    doc = {"benchmark": "LoCoMo as long chats (add_batch + next, merged turns, no speaker names, pieces)",
+           "by_embedder": {**doc.get("by_embedder", {}), embedder.name: run}}
+    out.write_text(json.dumps(doc, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
