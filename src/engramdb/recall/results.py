@@ -288,7 +288,7 @@ def path_of(nid: int, parent: np.ndarray, pos: np.ndarray, csr: CSRGraph, rel_mu
     previous step, then the smaller relation code). Each edge sits in both rows of the CSR, so
     the shorter of the two rows is scanned: a hub's row can hold thousands of edges."""
     chain = [nid]
-    while (p := int(parent[pos[chain[-1]]])) >= 0 and len(chain) <= 127:
+    while (p := parent.item(pos.item(chain[-1]))) >= 0 and len(chain) <= 127:   # .item(): a Python int
         chain.append(p)
     chain.reverse()
     steps = [PathStep(ext_ids[chain[0]])]
@@ -308,9 +308,9 @@ def path_of(nid: int, parent: np.ndarray, pos: np.ndarray, csr: CSRGraph, rel_mu
         else:
             at = (lo + np.flatnonzero(indices[lo:hi] == other)).tolist()
         for j in at:
-            r = int(csr.relation[j])
-            fwd = bool(csr.forward[j]) != flip
-            key = (float(csr.weight[j]) * float(rel_mult[r]), fwd, -r)
+            r = csr.relation.item(j)
+            fwd = bool(csr.forward.item(j)) != flip
+            key = (csr.weight.item(j) * rel_mult.item(r), fwd, -r)
             if best_key is None or key > best_key:
                 best_key, rel, forward = key, RELATION_BY_CODE[r], fwd
         steps.append(PathStep(ext_ids[v], rel, forward))
