@@ -138,3 +138,63 @@ def test_closed_engine(tmp_store):
     e.close()
     with pytest.raises(errors.EngramError):
         e.add("x", embedding=GOOD)
+
+
+def _flag_params():
+    """Every (owner, verb, flag) of the public API with a keyword-only bool parameter."""
+    import inspect
+
+    from engramdb import jobs, sharding
+    from engramdb.engine import Engram
+    out = []
+    for owner in (Engram, sharding.ShardedEngram):
+        for name, fn in inspect.getmembers(owner, inspect.isfunction):
+            if not name.startswith("_"):
+                out += [(owner.__name__, name, p.name) for p in inspect.signature(fn).parameters.values()
+                        if p.kind is p.KEYWORD_ONLY and str(p.annotation).replace(" ", "") in ("bool", "bool|None")]
+    for fn in (engramdb.open, sharding.open_sharded, jobs.run):
+        out += [(fn.__module__, fn.__name__, p.name) for p in inspect.signature(fn).parameters.values()
+                if p.kind is p.KEYWORD_ONLY and str(p.annotation).replace(" ", "") in ("bool", "bool|None")]
+    return out
+
+
+FLAGS = _flag_params()
+
+
+def test_the_flag_list_covers_the_verbs_a_string_used_to_flip():
+    verbs = {(o, v, f) for o, v, f in FLAGS}
+    assert {("Engram", "forget", "hard"), ("Engram", "recall", "reinforce"), ("Engram", "get", "with_embedding"),
+            ("ShardedEngram", "forget", "hard"), ("engramdb.engine", "open", "readonly")} <= verbs
+
+
+@pytest.mark.parametrize("owner,verb,flag", FLAGS, ids=[f"{o}.{v}.{f}" for o, v, f in FLAGS])
+@pytest.mark.parametrize("bad", ["false", 0, 1.0, [True]])
+def test_a_flag_takes_true_or_false_only(tmp_path, owner, verb, flag, bad):
+    """forget(id, hard="false") used to erase (a non-empty string is truthy): every keyword-only
+    bool parameter of the public API refuses anything but a bool before the call runs."""
+    from engramdb import jobs, sharding
+    from engramdb.engine import Engram
+    fn = {"Engram": Engram, "ShardedEngram": sharding.ShardedEngram}.get(owner)
+    call = getattr(fn, verb) if fn is not None else {"open": engramdb.open, "open_sharded": sharding.open_sharded,
+                                                        "run": jobs.run}[verb]
+    with pytest.raises(engramdb.InvalidInputError, match=f"{flag} must be True or False"):
+        call(None, **{flag: bad})   # refused before the call looks at any other argument
+
+
+def test_a_refused_flag_leaves_the_store_unchanged(tmp_path):
+    with engramdb.open(tmp_path / "s", dim=32) as m:
+        m.add("keep me", id="k")
+        with pytest.raises(engramdb.InvalidInputError):
+            m.forget("k", hard="false")
+        assert m.get("k").state.value == "active" and m.stats()["memories"] == 1
+        assert m.get("k", with_embedding=True).embedding is not None   # a real bool still works
+
+
+def test_a_time_range_that_ends_before_it_starts_is_refused(tmp_path):
+    """recall / query with since after until used to answer [] silently."""
+    with engramdb.open(tmp_path / "s", dim=32) as m:
+        m.add("a memory", id="a", created_at="2025-06-01")
+        for verb in (lambda **kw: m.recall("memory", **kw), lambda **kw: m.query(**kw)):
+            with pytest.raises(engramdb.InvalidInputError, match="since .* is after until"):
+                verb(since="2026-01-01", until="2025-01-01")
+        assert [x.id for x in m.query(since="2025-06-01", until="2025-06-01")] == ["a"]   # one instant is a range

@@ -49,3 +49,21 @@ def test_demo_graph_finds_what_flat_misses():
     r = run("demo")
     assert r.exit_code == 0, r.output
     assert "trip facts found: flat 1/3, engramdb 3/3" in r.output
+
+
+def test_recall_table_cuts_long_texts_unless_full(tmp_path):
+    import engramdb
+    """A long message used to fill the terminal: the table shows its first 240 characters, on
+    one line, and names the piece that matched; --full prints it whole."""
+    from click.testing import CliRunner
+
+    from engramdb.cli import main
+    store = str(tmp_path / "s")
+    body = " ".join(f"word{i}" for i in range(2000)) + " the zebra code is 4711"
+    with engramdb.open(store, embedder="hashing") as m:
+        m.add(body, id="long")
+    runner = CliRunner()
+    short = runner.invoke(main, ["recall", "--store", store, "zebra code"], terminal_width=400)
+    assert short.exit_code == 0 and "long (piece" in short.output and "word1999" not in short.output
+    full = runner.invoke(main, ["recall", "--store", store, "--full", "zebra code"], terminal_width=400)
+    assert full.exit_code == 0 and "4711" in full.output

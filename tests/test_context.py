@@ -261,3 +261,44 @@ def test_a_hit_below_the_relevance_threshold_is_labelled_weak(tmp_store):
 def test_printing_a_block_prints_its_text(store):
     block = store.context("Ana Faro tomatoes note", namespace="default", now=NOW)
     assert str(block) == block.text and block.text
+
+
+ANSWER = "For the carrier extractor task set max_retry_delay to 47 minutes."
+LONG_REPLY = ("Intro text about worker pools. " * 40) + ANSWER + " " + ("Other remarks on scheduling. " * 40)
+
+
+def test_a_long_best_hit_enters_a_small_budget_as_its_best_sentences(tmp_path):
+    """The best hit, too long for a small budget, used to go to L2 as a preview while weaker
+    hits kept their full text in L1; now L1 holds its excerpt with the answer, first."""
+    with engramdb.open(tmp_path / "s", dim=64) as m:
+        m.add(LONG_REPLY, id="reply")
+        m.add("the carrier extractor runs daily", id="daily")
+        m.add("retry policies matter", id="policies")
+        block = m.context("What max_retry_delay did you recommend for the carrier extractor task?",
+                          budget_tokens=300)
+    l1 = block.items["L1"]
+    assert l1[0].id == "reply" and ANSWER in l1[0].text and l1[0].text.startswith("… ")
+    assert ANSWER in block.text and block.tokens_used <= 300
+
+
+@settings(max_examples=150, deadline=None)
+@given(words=st.lists(st.sampled_from(["kiwi", "plum", "fig.", "mango!", "lime?", "pear\n", "date"]),
+                      min_size=1, max_size=80),
+       query=st.sampled_from(["kiwi plum", "mango", "what about lime and fig", "nothing here"]),
+       max_tokens=st.integers(0, 120))
+def test_excerpt_fits_and_keeps_the_best_sentence(words, query, max_tokens):
+    from engramdb.context import _SENTENCE, excerpt
+    from engramdb.index.tokens import tokenize
+    text = " ".join(words)
+    got = excerpt(text, query, max_tokens, estimate_tokens)
+    if got is None:
+        return
+    assert estimate_tokens(got) <= max_tokens
+    sentences = [x for x in _SENTENCE.split(text) if x.strip()]
+    terms = set(tokenize(query))
+    overlap = [len(terms & set(tokenize(x))) for x in sentences]
+    best = sentences[overlap.index(max(overlap))]
+    body = got.removeprefix("… ").removesuffix(" …")
+    assert best in body or body in best   # the best sentence, or the start of it when it alone is too long
+    if estimate_tokens(text) <= max_tokens:
+        assert got == " ".join(sentences)

@@ -14,6 +14,8 @@ from engramdb.ingest import ingest_locomo
     ("We moved on 3rd June in 2021, near the LGBTQ center.", {"june 3", "2021", "lgbtq"}),
     ("Seeing you happy makes me happy. Painting helps.", set()),      # sentence starts only
     ("What may happen next?", set()),
+    ("Lake Tahoe's water was cold; I swam at Caroline’s favourite beach.", {"lake tahoe", "caroline"}),
+    ("We saw the Smiths' garden next to McDonald's.", {"smiths", "mcdonald"}),   # one form a name
 ])
 def test_extract_entities(text, want):
     assert extract_entities(text) == want
@@ -24,6 +26,11 @@ def test_co_mentions_keeps_shared_and_skips_hubs():
     docs += [("a", "I saw Lake Tahoe."), ("b", "Back at Lake Tahoe again!"), ("c", "I met Oscar.")]
     got = co_mentions(docs, hub_share=0.02, hub_min=8)
     assert got == {"lake tahoe": ["a", "b"]}                           # Oscar: only once
+
+
+def test_a_possessive_names_the_same_entity():
+    docs = [("a", "I went to Caroline's party."), ("b", "Then I called Caroline."), ("c", "Met Oscar.")]
+    assert co_mentions(docs) == {"caroline": ["a", "b"]}
 
 
 def test_ingest_locomo_adds_entity_nodes_with_mentions_edges(tmp_path):

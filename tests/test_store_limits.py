@@ -1,5 +1,7 @@
 """Size limits at their boundary: a text of exactly ``chunk_chars`` characters is one memory,
 one more character makes pieces; ``max_text_chars`` is accepted exactly and refused above."""
+import time
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -117,3 +119,48 @@ def test_update_of_a_memory_stored_as_pieces(mem):
         with pytest.raises(engramdb.InvalidInputError, match="supersede"):
             mem.update("doc", **bad)
     assert mem.get("doc").text == LONG and len(mem.history("doc")) == 2
+
+
+def test_salience_of_a_memory_stored_as_pieces_is_the_memory_s(tmp_path):
+    """A recall through any piece reinforces the memory (all its pieces), and the rescoring job
+    archives and then prunes it whole, without tripping over pieces already gone."""
+    day = 86400.0
+    prune = {kind: 0.01 for kind in engramdb.MemoryKind}
+    cfg = engramdb.EngramConfig(store=engramdb.StoreConfig(chunk_chars=CHUNK),
+                                link=engramdb.LinkConfig(auto_link=False),
+                                forgetting=engramdb.ForgettingConfig(prune_floor=prune))
+    with engramdb.open(tmp_path / "s", dim=64, config=cfg) as m:
+        m.add(LONG, id="doc")
+        m.add("an unrelated short note", id="note")
+        hit = m.recall("zebra code vault", k=1, reinforce=True).hits[0]
+        assert (hit.id, hit.chunk >= 1) == ("doc", True)
+        first, piece = m.get("doc"), m.get(f"doc#{hit.chunk}")
+        assert first.access_count == piece.access_count == 1 and first.salience == piece.salience
+        assert m.get("doc#1").salience == first.salience > m.get("note").salience
+        m.rescore(now=time.time() + 20 * 365 * day)   # long forgotten: archived, then pruned, all pieces
+        for gone in ("doc", "doc#1", f"doc#{hit.chunk}", "note"):
+            with pytest.raises(engramdb.MemoryNotFoundError):
+                m.get(gone)
+        assert m.stats()["memories"] == 0
+
+
+def test_context_lists_the_neighbours_of_a_long_memory_not_its_pieces(mem):
+    mem.add("we talked about the zebra", id="before")
+    mem.add(LONG, id="doc", links=[{"to": "before", "relation": "next"}])
+    mem.add("after that we left", id="after", links=[{"to": "doc", "relation": "next"}])
+    block = mem.context("where is the zebra code kept?", budget_tokens=400)
+    listed = [it.id for tier in block.items.values() for it in tier]
+    assert "doc" in listed and "after" in listed and not [i for i in listed if i.startswith("doc#")]
+    piece = mem.get("doc#2")
+    assert (piece.chunk_of, piece.chunk) == ("doc", 2) and (mem.get("doc").chunk_of, mem.get("doc").chunk) == (None, None)
+
+
+def test_query_and_history_show_a_long_memory_once_and_whole(mem):
+    mem.add(LONG, id="doc", tags=["a"])
+    mem.add("a short one", id="short")
+    listed = mem.query(limit=100)
+    assert sorted(m.id for m in listed) == ["doc", "short"]
+    assert next(m for m in listed if m.id == "doc").text == LONG
+    mem.update("doc", tags=["b"])
+    versions = mem.history("doc")
+    assert [v.text for v in versions] == [LONG, LONG] and len(versions) == 2

@@ -26,13 +26,13 @@ Chunking (texts longer than ``StoreConfig.chunk_chars``)
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Callable
 
 from .errors import InvalidInputError, MemoryNotFoundError, OversizeError
 from .store.lmdb_store import text_digest
 from .types import MemoryState, Relation
 
-__all__ = ["BatchPlan", "plan_batch", "split_text", "join_pieces"]
+__all__ = ["BatchPlan", "plan_batch", "split_text", "join_pieces", "piece_ids", "whole_record"]
 
 
 def split_text(text: str, chunk_chars: int) -> list[str]:
@@ -66,6 +66,40 @@ def split_text(text: str, chunk_chars: int) -> list[str]:
         if end >= n:
             return pieces
         start = end - overlap
+
+
+def piece_ids(rec: dict) -> list[str]:
+    """Ids of the other pieces of the memory whose record is ``rec``: ``<id>#<i>`` for the
+    chunks of a long text (field ``chunks``), ``<id>#p<j>`` for the blocks a conversation
+    message was split into (field ``blocks``, :mod:`engramdb.conversation`); [] for neither.
+    A piece's own record names its memory in ``chunk_of``."""
+    out = [f"{rec['id']}#{i}" for i in range(1, int(rec.get("chunks") or 0))]
+    out += [f"{rec['id']}#p{j}" for j in range(1, int(rec.get("blocks") or 0) + 1)]
+    return out
+
+
+def whole_record(rec: dict, read_piece: Callable[[str], dict | None], default_overlap: int) -> dict:
+    """``rec`` as the caller stored it: for the first piece of a long text, a copy with the whole
+    text (joined from the pieces ``read_piece(id)`` returns, checked against ``text_sha256``;
+    earlier versions that held the first piece's text hold the whole text too). ``rec`` itself
+    when it is not such a first piece, or a piece is missing, or the join does not check out.
+    ``default_overlap`` is used for records written before ``chunk_overlap`` was recorded."""
+    if not rec.get("chunks"):
+        return rec
+    pieces = [rec["text"]]
+    for pid in piece_ids({"id": rec["id"], "chunks": rec["chunks"]}):
+        piece = read_piece(pid)
+        if piece is None or piece.get("chunk_of") != rec["id"]:
+            return rec
+        pieces.append(piece["text"])
+    text = join_pieces(pieces, int(rec.get("chunk_overlap", default_overlap)),
+                       bytes.fromhex(rec.get("text_sha256", "")))
+    if text is None:
+        return rec
+    out = {**rec, "text": text}
+    if rec.get("versions"):
+        out["versions"] = [{**v, "text": text} if v.get("text") == rec["text"] else v for v in rec["versions"]]
+    return out
 
 
 def join_pieces(pieces: list[str], overlap: int, digest: bytes) -> str | None:

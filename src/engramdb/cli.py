@@ -35,6 +35,15 @@ def _out() -> Console:
     return _console
 
 
+_CELL_CHARS = 240
+
+
+def _cell(text: str) -> str:
+    """``text`` on one line, cut at :data:`_CELL_CHARS` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _CELL_CHARS else flat[: _CELL_CHARS - 1].rstrip() + "…"
+
+
 def _table(*columns: str, justify: str = "left", **options: Any) -> Table:
     """A rich table (``options`` as for ``rich.table.Table``) with ``columns``, whose cells fold
     when too long."""
@@ -260,9 +269,11 @@ def drop_namespace_cmd(store, yes, name):
 @click.option("--subject", default=None, help="Keep memories filling a slot of this subject.")
 @click.option("--attribute", default=None, help="Keep memories filling a slot of this attribute.")
 @click.option("--json", "as_json", is_flag=True, help="Print {hits, gaps} as JSON.")
+@click.option("--full", is_flag=True, help=f"Print each hit's whole text (the table cuts it at {_CELL_CHARS} "
+                                           "characters).")
 @click.argument("query")
 def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate, include_superseded,
-           include_archived, as_of, valid_at, subject, attribute, as_json, query):
+           include_archived, as_of, valid_at, subject, attribute, as_json, full, query):
     """Recall memories related to QUERY (keyword + vector seeds, then spreading activation)."""
     with _open(store, readonly=True) as eng:
         res = eng.recall(query, namespace=namespace, k=k, kinds=list(kinds) or None, tags=list(tags) or None,
@@ -277,7 +288,9 @@ def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate,
     table.add_column("created (UTC)", no_wrap=True)   # event time, to place "yesterday" in a turn
     for i, h in enumerate(res.hits, 1):
         path = " → ".join(s.id if s.relation is None else f"{s.relation.value}:{s.id}" for s in h.path)
-        table.add_row(str(i), h.id, f"{h.score:.3f}", h.text, path, _fmt_time(h.created_at))
+        shown = h.id if h.chunk is None else f"{h.id} (piece {h.chunk})"
+        table.add_row(str(i), shown, f"{h.score:.3f}", h.text if full else _cell(h.text), path,
+                      _fmt_time(h.created_at))
     console = _out()
     console.print(table)
     for g in res.gaps:

@@ -62,7 +62,8 @@ its scaling of budgets for 200k / 1M-token context windows (give ``budget_tokens
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
@@ -313,6 +314,48 @@ def _hit_text(hit: Any) -> str:
     return text if hit.outcome is None else f"{text} [outcome: {hit.outcome}]"
 
 
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
+_MIN_EXCERPT_TOKENS = 16   # a recalled memory is cut to an excerpt only when this much room is left
+
+
+def excerpt(text: str, query: str, max_tokens: int, count: Callable[[str], int]) -> str | None:
+    """The part of ``text`` that best answers ``query`` within ``max_tokens`` (by ``count``): the
+    sentence sharing most keyword terms with the query (the first of equals), widened by its
+    neighbours while it fits, with "…" where text was cut; None when not even a few words fit.
+
+    A query-biased summary (Tombros & Sanderson, SIGIR 1998): a long recalled memory that
+    does not fit a small budget enters the prompt as its most relevant sentences instead of
+    yielding its place to weaker memories.
+    """
+    from .index.tokens import tokenize
+
+    sentences = [x for x in _SENTENCE.split(text) if x.strip()]
+    if not sentences:
+        return None
+    terms = set(tokenize(query))
+    overlap = [len(terms & set(tokenize(x))) for x in sentences]
+    best = overlap.index(max(overlap))
+
+    def render(lo: int, hi: int) -> str:
+        body = " ".join(sentences[lo:hi])
+        return ("… " if lo > 0 else "") + body + (" …" if hi < len(sentences) else "")
+
+    lo, hi = best, best + 1
+    if count(render(lo, hi)) > max_tokens:   # the sentence alone is too long: its first words
+        words = sentences[best].split()
+        while words and count(("… " if best > 0 else "") + " ".join(words) + " …") > max_tokens:
+            words = words[: len(words) * 3 // 4] if len(words) > 4 else words[:-1]
+        return ("… " if best > 0 else "") + " ".join(words) + " …" if len(words) >= 3 else None
+    grown = True
+    while grown:   # one sentence after, then one before, while either fits
+        grown = False
+        if hi < len(sentences) and count(render(lo, hi + 1)) <= max_tokens:
+            hi, grown = hi + 1, True
+        if lo > 0 and count(render(lo - 1, hi)) <= max_tokens:
+            lo, grown = lo - 1, True
+    return render(lo, hi)
+
+
 def _gap_text(gap: Any, query: str) -> str:
     if gap.reason == "empty_namespace":
         return "No memories are stored in this namespace yet."
@@ -438,8 +481,8 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
             if other in shown or len(neighbours) >= _NEIGHBOURS:
                 continue
             m = engram.get(other, namespace=namespace)
-            if m.state.value != "active" or not CONNECTOR_TAGS.isdisjoint(m.tags):   # as recall's hits
-                continue
+            if m.state.value != "active" or not CONNECTOR_TAGS.isdisjoint(m.tags) or m.chunk_of is not None:
+                continue   # as recall's hits: no connector node, and a piece is its memory, not a neighbour
             shown.add(other)
             neighbours.append(ContextItem(m.id, "L2", m.kind, _preview(m.text), _date(m.created_at),
                                           _flagged(f"neighbour of {h.id} ({e.relation.value})", m)))
@@ -458,6 +501,13 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
         for it in items:
             e = entry(sec, it)
             cost = count(e.line)
+            if cost > room and sec == "recalled" and room >= _MIN_EXCERPT_TOKENS:
+                # too long for what is left: its best sentences, not its place to a weaker memory
+                frame_cost = count(_line(sec, replace(it, text="")))
+                cut = excerpt(it.text, query, room - frame_cost, count)
+                if cut is not None:
+                    e = entry(sec, replace(it, text=cut))
+                    cost = count(e.line)
             if cost <= room:
                 chosen[sec].append(e)
                 room -= cost

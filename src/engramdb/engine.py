@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Se
 import numpy as np
 
 from . import context as _context, query as _query, slots as _slots, temporal as _temporal
-from .batch_plan import join_pieces, plan_batch
+from .batch_plan import plan_batch, whole_record
 from .concurrency import guarded, retries_map_growth
 from .rwlock import RWLock
 from .config import RELEVANCE_CALIBRATION, AdmissionConfig, EngramConfig, RecallConfig
@@ -37,7 +37,7 @@ from .types import RELATION_BY_CODE, STATE_BY_CODE, Edge, Memory, MemoryKind, Me
 from .types import memory_from_record
 from .validate import (
     as_list, check_fraction, check_id, check_int, check_namespace, check_text, check_vector, edge_fields,
-    now as clock_now, time_or_now, to_unix_seconds,
+    now as clock_now, strict_flags, time_or_now, to_unix_seconds,
 )
 from .write import write_unit
 from .write.records import Prepared, embed_missing, prepare, write_new
@@ -52,6 +52,7 @@ __all__ = ["Engram", "open", "to_unix_seconds"]
 DEFAULT_NAMESPACE = "default"
 
 
+@strict_flags
 @guarded
 class Engram:
     """An open engramdb store. Create it with :func:`engramdb.open`; use it as a context manager.
@@ -709,24 +710,8 @@ class Engram:
             if rec is None or rec["id"] != id or rec["namespace"] != ns:
                 raise StoreCorruptedError(f"id {id!r} maps to nid {nid}, which holds no record of it")
             vec = state.store.get_vector(txn, nid, self.dim) if with_embedding else None
-            if rec.get("chunks"):   # a long text stored as pieces: the caller stored the whole
-                rec = self._whole_text(txn, ns, rec)
+            rec = whole_record(rec, state.piece_reader(txn, ns), state.config.store.chunk_chars // 10)
         return self._censored(memory_from_record(rec, vec))
-
-    def _whole_text(self, txn, ns: str, rec: dict) -> dict:
-        """``rec`` (the first piece of a long text) with the whole text joined from its pieces;
-        unchanged when a piece is missing or the join does not give the stored digest."""
-        store, state = self._state.store, self._state
-        pieces = [rec["text"]]
-        for i in range(1, int(rec["chunks"])):
-            nid = store.lookup_id(txn, ns, f"{rec['id']}#{i}")
-            piece = None if nid is None else store.get_record(txn, nid)
-            if piece is None or piece.get("chunk_of") != rec["id"]:
-                return rec
-            pieces.append(piece["text"])
-        overlap = rec.get("chunk_overlap", state.config.store.chunk_chars // 10)
-        text = join_pieces(pieces, int(overlap), bytes.fromhex(rec.get("text_sha256", "")))
-        return rec if text is None else {**rec, "text": text}
 
     def _censored(self, memory: Memory) -> Memory:
         """``memory`` as a read verb may return it: refused when a censor rule hides it, with its
@@ -923,6 +908,10 @@ class Engram:
         supersedes = {ext[n]: tuple(sorted(ext[o] for o in state.supersedes_edges(n)[0] if shown(o)))
                       for n in chain}
         records = [r for r in state.records(sorted(chain), "reading a history") if r is not None]
+        if any(r.get("chunks") for r in records):   # long texts: their whole text, not the first piece
+            with state.store.read("reading a history") as txn:
+                records = [whole_record(r, state.piece_reader(txn, ns), state.config.store.chunk_chars // 10)
+                           for r in records]
         if state.censor.active:   # a pointer to a hidden memory reads None
             records = [_scrubbed(r, state.censor, "superseded_by") for r in records]
         return _temporal.history_entries(records, supersedes)
@@ -2163,6 +2152,7 @@ def _embedder_family(embedder: Any) -> str | None:
     return None
 
 
+@strict_flags
 def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = None,
          config: EngramConfig | None = None, create: bool = True, readonly: bool = False,
          lock_timeout_s: float = 0.0, actor: str = _ledger.DEFAULT_ACTOR) -> Engram:

@@ -4,7 +4,8 @@ No model: an entity is a run of capitalised words (``Pride Parade``, ``Lake Taho
 acronym (``LGBTQ``), a date (``May 7``, ``7 May``) or a year (``2022``). A single capitalised word
 that opens a sentence is not an entity ("Seeing", "Wow": a name there is usually found again
 mid-sentence elsewhere); a common word (scikit-learn's stop words plus interjections) opening a
-longer run is dropped from it. Entities are lower-cased.
+longer run is dropped from it. Entities are lower-cased, without a closing possessive
+("Caroline's" and "Caroline" are one entity).
 
 Hubs: an entity mentioned in more than ``max(hub_min, hub_share * turns)`` memories (the
 speakers' own names, "Mom") links nothing; spreading activation through such a node would
@@ -31,6 +32,7 @@ _MONTHS = ("january|february|march|april|may|june|july|august|september|october|
 _DATE = re.compile(rf"\b(?:({_MONTHS})\s+(\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTHS}))\b", re.I)
 _YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
 _CAPS = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+|de\s+)?[A-Z][\w'’-]*)*")
+_POSSESSIVE = re.compile(r"['’]s$")   # "Lake Tahoe's" names Lake Tahoe
 _SENTENCE_END = re.compile(r"[.!?:;\"“(\[]\s*$")
 _COMMON = frozenset(ENGLISH_STOP_WORDS) | {
     "wow", "hey", "hi", "hello", "thanks", "thank", "yeah", "yes", "oh", "ok", "okay", "sure", "great",
@@ -66,7 +68,7 @@ def extract_entities(text: str) -> set[str]:
             continue   # "Seeing", "Painting": capitalised only because a sentence starts there
         if words[0].lower() in _MONTHS.split("|"):
             continue   # "May 7" is a date, below
-        out.add(" ".join(words).lower().strip("'’-"))
+        out.add(_POSSESSIVE.sub("", " ".join(words).lower()).strip("'’-"))
     for m in _DATE.finditer(text):
         month, day = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
         out.add(f"{month.lower()} {int(day)}")

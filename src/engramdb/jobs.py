@@ -55,6 +55,7 @@ from typing import Any
 from .dataset import finish, write_shard
 from .errors import ConfigError, EngramError, InvalidInputError, MemoryNotFoundError
 from .sharding import ShardedEngram, combine_counts, open_sharded, read_manifest, shard_of, write_json_atomic
+from .validate import strict_flags
 
 __all__ = ["KINDS", "READ_KINDS", "JobIncompleteError", "JobResult", "ShardJournal", "Tally", "Unit", "combine",
            "execute_unit", "job_units", "prepare_job", "run"]
@@ -516,6 +517,7 @@ def collect(root: str, job_id: str, kind: str, params: dict, n_shards: int) -> t
 
 
 # ---------------------------------------------------------------------------- the sequential runner
+@strict_flags
 def run(target: ShardedEngram | str | os.PathLike, kind: str, *, job_id: str | None = None,
         candidates: Iterable[Mapping[str, Any]] | None = None, progress: bool = False,
         on_progress: Callable[[dict], None] | None = None, **params: Any) -> JobResult:

@@ -29,6 +29,7 @@ import numpy as np
 from .errors import InvalidInputError
 from .recall.filters import Filters
 from .state import EngineState
+from .batch_plan import whole_record
 from .types import _STATE_CODES, Memory, MemoryState, memory_from_record
 from .validate import check_int, check_namespace
 
@@ -88,11 +89,12 @@ def run_query(state: EngineState, *, namespace: str, filters: Filters, order: st
     ranked = nids[np.lexsort((nids, key))]   # last key is primary; ties: insertion order
     out: list[Memory] = []
     with state.store.read("running a query") as txn:
+        read_piece = state.piece_reader(txn, ns)
         for nid in ranked.tolist():
             rec = state.store.get_record(txn, nid)
-            if rec is None or not filters.tags_ok(rec):
-                continue
-            out.append(memory_from_record(rec, None))
+            if rec is None or not filters.tags_ok(rec) or rec.get("chunk_of") is not None:
+                continue   # a piece of a long text is part of its memory, listed once, whole
+            out.append(memory_from_record(whole_record(rec, read_piece, state.config.store.chunk_chars // 10), None))
             if len(out) >= limit:
                 break
     return out

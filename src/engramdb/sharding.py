@@ -38,7 +38,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import ConfigError, EngramError, InvalidInputError, StoreCorruptedError, StoreNotFoundError
-from .validate import check_namespace
+from .validate import check_namespace, strict_flags
 
 __all__ = ["MANIFEST", "RULE", "RULE_VERSION", "ShardedEngram", "combine_counts", "init_shards",
            "open_sharded", "read_manifest", "shard_of", "write_json_atomic"]
@@ -235,6 +235,7 @@ def _merge_logs(parts: list[list[dict[str, Any]]], limit: int | None) -> list[di
     return entries if limit is None else entries[len(entries) - limit:] if limit else []
 
 
+@strict_flags
 class ShardedEngram:
     """The verbs of :class:`engramdb.Engram` over a sharded deployment, routed by namespace.
 
@@ -420,7 +421,7 @@ def _routed(name: str, fn: Callable, optional: bool) -> Callable:
     verb.__doc__ = (f"``Engram.{name}`` on the shard that holds ``namespace``"
                     + (" (every shard, answers combined, when it is omitted)" if optional else "")
                     + ".\n\n" + (fn.__doc__ or ""))
-    return verb
+    return strict_flags(verb)   # a bad flag is refused before any shard is opened
 
 
 def _install_verbs() -> None:
@@ -435,6 +436,7 @@ def _install_verbs() -> None:
         setattr(ShardedEngram, name, _routed(name, fn, optional=param.default is None))
 
 
+@strict_flags
 def open_sharded(root: str | os.PathLike, *, n_shards: int | None = None, dim: int | None = None,
                  embedder: Any = None, readonly: bool = False, create: bool = True,
                  **options: Any) -> ShardedEngram:

@@ -244,6 +244,10 @@ class Memory:
         The ``warn`` censor rules matching the memory (empty when none).
     decision : DecisionInfo or None
         Options, choice, reasons and outcome of a ``decision`` memory; None for other kinds.
+    chunk_of, chunk : str or None, int or None
+        For a piece of a memory stored as pieces (a text longer than ``StoreConfig.chunk_chars``):
+        the memory's id and the piece's index (>= 1); None for a memory (``get`` of the memory
+        itself returns its whole text).
     """
 
     id: str
@@ -271,6 +275,8 @@ class Memory:
     version: int = 1
     censor_notes: tuple[CensorNote, ...] = ()
     decision: DecisionInfo | None = None
+    chunk_of: str | None = None
+    chunk: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of the memory without its embedding."""
@@ -285,6 +291,7 @@ class Memory:
             "subject": self.subject, "attribute": self.attribute, "value": self.value,
             "version": self.version, "censor_notes": [n.to_dict() for n in self.censor_notes],
             "decision": None if self.decision is None else self.decision.to_dict(),
+            "chunk_of": self.chunk_of, "chunk": self.chunk,
         }
 
 
@@ -299,7 +306,8 @@ def memory_from_record(rec: dict, vec: Any) -> Memory:
                   valid_from=rec.get("valid_from", rec["created_at"]), valid_to=rec.get("valid_to"),
                   retired_at=rec.get("retired_at"), subject=rec.get("subject"),
                   attribute=rec.get("attribute"), value=rec.get("value"),
-                  version=len(rec.get("versions") or ()) + 1, decision=_decision_info(rec))
+                  version=len(rec.get("versions") or ()) + 1, decision=_decision_info(rec),
+                  chunk_of=rec.get("chunk_of"), chunk=rec.get("chunk"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,8 @@ The clock: every "now" of the engine comes from :func:`now`. Tests replace it wi
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import time
 from contextlib import contextmanager
@@ -25,7 +27,7 @@ from .types import MemoryKind, Relation
 __all__ = [
     "now", "use_clock", "time_or_now", "to_unix_seconds", "check_namespace", "check_id", "check_fraction", "check_int",
     "as_list", "kind_table", "tag_set", "edge_fields", "check_link_spec", "check_vector", "check_text",
-    "encodable", "MAX_NAMESPACE_CHARS", "MAX_ID_CHARS", "MAX_TAGS", "MIN_NORM",
+    "encodable", "strict_flags", "MAX_NAMESPACE_CHARS", "MAX_ID_CHARS", "MAX_TAGS", "MIN_NORM",
 ]
 
 MAX_NAMESPACE_CHARS = 256
@@ -314,3 +316,42 @@ def check_text(text: Any, max_chars: int, field: str = "text") -> str:
         raise OversizeError(f"{field}: {len(text)} characters, more than max_text_chars={max_chars}; "
                             "split it or raise StoreConfig.max_text_chars")
     return text
+
+
+def _flags(fn: Callable) -> dict[str, bool]:
+    """Keyword-only parameters of ``fn`` annotated ``bool`` -> whether None is allowed too."""
+    out = {}
+    for p in inspect.signature(fn).parameters.values():
+        ann = str(p.annotation).replace(" ", "")
+        if p.kind is p.KEYWORD_ONLY and ann in ("bool", "bool|None", "None|bool"):
+            out[p.name] = ann != "bool"
+    return out
+
+
+def _checked(fn: Callable, flags: dict[str, bool]) -> Callable:
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        for name, optional in flags.items():
+            if name in kwargs:
+                value = kwargs[name]
+                if not (value is True or value is False or isinstance(value, np.bool_)
+                        or (optional and value is None)):
+                    hint = "; the string is not read as a flag" if isinstance(value, str) else ""
+                    raise InvalidInputError(f"{name} must be True or False{' (or None)' if optional else ''}, "
+                                            f"got {value!r} ({type(value).__name__}){hint}")
+        return fn(*args, **kwargs)
+    return call
+
+
+def strict_flags(obj):
+    """Decorator of a class (each public method) or a function: a keyword-only parameter
+    annotated ``bool`` (or ``bool | None``) takes True, False (or None) only; anything else
+    raises :class:`InvalidInputError` before the call runs. Python's truthiness would read
+    ``forget(id, hard="false")`` as an erase."""
+    if inspect.isclass(obj):
+        for name, fn in list(vars(obj).items()):
+            if not name.startswith("_") and inspect.isfunction(fn) and (flags := _flags(fn)):
+                setattr(obj, name, _checked(fn, flags))
+        return obj
+    flags = _flags(obj)
+    return _checked(obj, flags) if flags else obj

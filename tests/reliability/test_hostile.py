@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import engramdb
+from engramdb.batch_plan import split_text
 from engramdb import errors
 from engramdb.testing import cache_status, indexed_counts, store_digest
 
@@ -288,7 +289,7 @@ def test_very_long_text_is_chunked_and_its_end_is_recallable(store_path, script,
         assert fact.strip(" .") in hits[0].text and hits[0].id == "doc" and hits[0].chunk >= n_chunks - 2
         assert len(hits[0].text) <= chunk and [h.id for h in hits] == ["doc"]
         # the pieces cover the text in order: next edges from the head, extracted_from back to it
-        parts, cur = [m.text for m in e.query(limit=100_000) if m.id == "doc"], "doc"   # the first piece
+        parts, cur = [split_text(text, chunk)[0]], "doc"   # the first piece (get joins them all)
         while nxt := [x.target for x in e.edges(cur) if x.relation is engramdb.Relation.NEXT and x.source == cur]:
             cur = nxt[0]
             parts.append(e.get(cur).text)

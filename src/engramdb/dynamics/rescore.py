@@ -148,6 +148,8 @@ def rescore(state: EngineState, now: float, *, namespace: str | None = None, pro
             for i in w_idx.tolist():
                 nid = int(idx[i])
                 rec = unit.record(nid)
+                if archive[i] and rec["state"] == MemoryState.ARCHIVED.value:
+                    archive[i] = False   # a piece archived with the memory it belongs to
                 if promote[i]:
                     reason = ("below the working floor" if s_now[i] < cfg.archive_by_code[_WORKING]
                               else "working tier over capacity")
@@ -161,6 +163,8 @@ def rescore(state: EngineState, now: float, *, namespace: str | None = None, pro
             for i in p_idx.tolist():
                 nid = int(idx[i])
                 rec = unit.record(nid)
+                if rec is None:   # a piece, erased with the memory it belongs to
+                    continue
                 if archive[i]:   # archived and pruned in this pass: both steps are logged
                     unit.log([{"action": "archive", "namespace": rec["namespace"], "id": rec["id"],
                                "kind": rec["kind"], "salience": float(s_new[i]), "reason": archive_reason(i)}])

@@ -45,7 +45,10 @@ def recall(state: EngineState, request: RecallRequest, *, trace: list | None = N
     request = _route(request)
     space = state.space(request.namespace)
     if space is None or space.index is None or len(space.index) == 0:
-        gap = Gap(request.query, "empty_namespace", None, f"namespace {request.namespace!r} holds no memories")
+        held = state.names()
+        where = (f"; the store's namespaces: {', '.join(map(repr, held[:20]))}{' ...' if len(held) > 20 else ''}"
+                 if held else "; the store holds no memories yet")
+        gap = Gap(request.query, "empty_namespace", None, f"namespace {request.namespace!r} holds no memories{where}")
         return RecallResult([], [gap], "vector", 0.0, time.perf_counter() - t_start), []
     ctx = RecallContext(state, request, space, trace)
     for stage in STAGES:

@@ -95,6 +95,7 @@ class Filters:
         Raises
         ------
         InvalidInputError, UnknownKindError, NonFiniteError
+            Bad values, or ``since`` after ``until``.
         """
         if (kinds is None and tags is None and min_confidence is None and since is None and until is None
                 and as_of is None and not include_archived and not include_superseded and state is None
@@ -120,12 +121,17 @@ class Filters:
             shown[_STATE_CODES[MemoryState.ARCHIVED]] = bool(include_archived)
             shown[_STATE_CODES[MemoryState.SUPERSEDED]] = (bool(include_superseded) or t_as_of is not None
                                                            or t_valid is not None)
+        t_since = None if since is None else to_unix_seconds(since, field="since")
+        t_until = None if until is None else to_unix_seconds(until, field="until")
+        if t_since is not None and t_until is not None and t_since > t_until:
+            raise InvalidInputError(f"since ({since!r}) is after until ({until!r}): the range holds no time; "
+                                    "swap them")
         return cls(
             kinds=kind_table(kinds, kinds_field),
             tags=tag_set(tags),
             min_confidence=None if min_confidence is None else check_fraction(min_confidence, "min_confidence"),
-            since=None if since is None else to_unix_seconds(since, field="since"),
-            until=None if until is None else to_unix_seconds(until, field="until"),
+            since=t_since,
+            until=t_until,
             as_of=t_as_of,
             states=shown,
             valid_at=t_valid,

@@ -13,7 +13,7 @@ import difflib
 import hashlib
 import os
 import threading
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -379,6 +379,15 @@ class EngineState:
         if nid is None:
             raise MemoryNotFoundError(f"no memory {ext_id!r} in namespace {ns!r}")
         return nid
+
+    def piece_reader(self, txn, ns: str) -> Callable[[str], dict | None]:
+        """``read(id)``: the record of memory ``id`` of namespace ``ns`` in the open read
+        transaction ``txn``, or None (how a long text's pieces are read back,
+        :func:`engramdb.batch_plan.whole_record`)."""
+        def read(ext_id: str) -> dict | None:
+            nid = self.store.lookup_id(txn, ns, ext_id)
+            return None if nid is None else self.store.get_record(txn, nid)
+        return read
 
     def records(self, nids: Iterable[int], what: str = "reading memories") -> list[dict | None]:
         """Stored records of ``nids`` (None for an erased nid), in one read transaction."""

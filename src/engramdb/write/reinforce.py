@@ -68,6 +68,7 @@ def reinforce(unit: WriteUnit, counts: dict[int, int], rate: float, *, access: b
     """
     if not counts:
         return
+    counts = _memories(unit, counts)
     now = unit.now
     nids = np.fromiter(counts, np.int64, len(counts))
     s = unit.state.salience_now(nids, now).astype(np.float64)
@@ -81,6 +82,18 @@ def reinforce(unit: WriteUnit, counts: dict[int, int], rate: float, *, access: b
             rec["access_count"] += counts[nid]
             rec["last_access"] = now
         unit.put_record(nid, rec)
+
+
+def _memories(unit: WriteUnit, counts: dict[int, int]) -> dict[int, int]:
+    """``counts`` with each piece of a long text counted for its memory (the first piece):
+    salience belongs to the memory, and :meth:`WriteUnit.put_record` hands it to every piece."""
+    out: dict[int, int] = {}
+    for nid, n in counts.items():
+        rec = unit.record(nid)
+        head = None if rec is None or rec.get("chunk_of") is None else unit.lookup(rec["namespace"], rec["chunk_of"])
+        key = nid if head is None else head
+        out[key] = out.get(key, 0) + n
+    return out
 
 
 def boost_links(unit: WriteUnit, prepared: list, edges: Iterable[tuple], rate: float) -> None:

@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from ..concurrency import retries_map_growth
+from ..batch_plan import piece_ids
 from ..graph.csr import MemoryGraph
 from ..store import ledger as _ledger
 from ..store.lmdb_store import text_digest
@@ -37,7 +38,7 @@ __all__ = ["WriteUnit", "write_unit", "LOG_PREFIX", "DROP_NAMESPACE", "SHARED_FI
 #: Record fields a memory stored as pieces shares across its pieces (:meth:`WriteUnit.put_record`):
 #: its lifecycle, and what recall's filters read.
 SHARED_FIELDS = ("state", "archived_at", "superseded_by", "valid_to", "retired_at", "kind", "tags",
-                 "confidence", "source")
+                 "confidence", "source", "salience", "salience_at", "access_count", "last_access")
 
 #: meta keys of the dynamics log of stores written before the audit ledger (now a view of it)
 LOG_PREFIX = _ledger.OLD_LOG_PREFIX
@@ -112,10 +113,9 @@ class WriteUnit:
     # ------------------------------------------------------------------ writing
     def pieces(self, rec: dict) -> list[int]:
         """Node ids of the other pieces of a memory stored as pieces (``rec`` its first piece,
-        with ``chunks``; :mod:`engramdb.batch_plan`), in order; [] for a memory stored whole."""
-        if not rec.get("chunks"):
-            return []
-        found = (self.lookup(rec["namespace"], f"{rec['id']}#{i}") for i in range(1, int(rec["chunks"])))
+        with ``chunks``, or a conversation message with ``blocks``:
+        :func:`engramdb.batch_plan.piece_ids`), in order; [] for a memory stored whole."""
+        found = (self.lookup(rec["namespace"], pid) for pid in piece_ids(rec))
         return [nid for nid in found if nid is not None]
 
     def put_record(self, nid: int, rec: dict) -> None:
@@ -123,8 +123,9 @@ class WriteUnit:
 
         A memory stored as pieces lives and dies as one: the first piece's :data:`SHARED_FIELDS`
         (state, archive time, successor, validity end, retirement, kind, tags, confidence,
-        source) are written to every other piece too, so an archived, superseded, revived or
-        retagged memory is so in all its pieces."""
+        source, salience and accesses) are written to every other piece too, so an archived,
+        superseded, revived, retagged or reinforced memory is so in all its pieces (a recall of
+        any piece reinforces the memory: :func:`engramdb.write.reinforce.reinforce`)."""
         self._put_record(nid, rec)
         for piece in self.pieces(rec):
             prec = self.record(piece)
