@@ -198,3 +198,13 @@ def test_a_time_range_that_ends_before_it_starts_is_refused(tmp_path):
             with pytest.raises(engramdb.InvalidInputError, match="since .* is after until"):
                 verb(since="2026-01-01", until="2025-01-01")
         assert [x.id for x in m.query(since="2025-06-01", until="2025-06-01")] == ["a"]   # one instant is a range
+
+
+def test_a_batch_item_may_link_to_a_later_item_of_the_batch(tmp_path):
+    with engramdb.open(tmp_path / "s", dim=32) as m:
+        m.add_batch([{"id": "f1", "text": "first", "links": [{"to": "f2", "relation": "next"}]},
+                     {"id": "f2", "text": "second"}])
+        assert [(e.source, e.target, e.relation.value) for e in m.edges("f1")] == [("f1", "f2", "next")]
+        with pytest.raises(engramdb.MemoryNotFoundError, match="an item of the same batch"):
+            m.add_batch([{"id": "g1", "text": "third", "links": [{"to": "nowhere", "relation": "next"}]}])
+        assert m.stats()["memories"] == 2

@@ -238,12 +238,13 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
             for to, rel, w in p.links:
                 if to == p.ext_id:
                     raise InvalidInputError(f"cannot link memory {to!r} to itself")
-                tgt = seen.get((p.namespace, to))
-                if tgt is None or tgt >= p.nid:
+                tgt = seen.get((p.namespace, to))   # any item of the batch, earlier or later
+                if tgt is None:
                     tgt = unit.lookup(p.namespace, to)
                 if tgt is None:
                     raise MemoryNotFoundError(
-                        f"link from {p.ext_id!r} to {to!r}: no memory {to!r} in namespace {p.namespace!r}"
+                        f"link from {p.ext_id!r} to {to!r}: no memory {to!r} in namespace {p.namespace!r} "
+                        "(a link names a stored memory or an item of the same batch)"
                     )
                 edges.append((p.nid, tgt, rel.code, w))
         boost_links(unit, prepared, edges, state.config.decay.link_boost)
