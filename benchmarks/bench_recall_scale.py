@@ -28,9 +28,10 @@ Machines are shared: the load average is recorded at start, and each timing is t
 over ``--repeats`` passes of the query set (each pass: median over the queries).
 
     python benchmarks/bench_recall_scale.py [--sizes 100000 1000000] [--queries 300]
-        [--repeats 3] [--cold-runs 5] [--cache DIR]
+        [--repeats 3] [--cold-runs 5] [--cache DIR] [--cold-only]
 
 ``--cache DIR`` keeps the generated stores there between runs (rebuilt when missing).
+``--cold-only`` runs stage 4 alone (cold open + first recall), for profiling the open.
 Writes benchmarks/results/recall_scale.json.
 """
 from __future__ import annotations
@@ -188,6 +189,11 @@ def throughput(db, qs: list[str], threads: int, seconds: float = 4.0) -> float:
 def measure(path: str, n: int, args) -> dict:
     qs = questions(args.queries)
     row: dict = {"memories": n}
+    if args.cold_only:
+        load = os.getloadavg()
+        cold = cold_open(path, qs[0], args.cold_runs)
+        row["cold_open_first_recall_ms"] = {"median": statistics.median(cold), "runs": cold, "load_at_start": load}
+        return row
     with engramdb.open(path, embedder="hashing") as db:
         emb = db.embedder
         vecs = emb.embed(qs)
@@ -236,6 +242,8 @@ def main() -> None:
     ap.add_argument("--cold-runs", type=int, default=5)
     ap.add_argument("--threads", action=argparse.BooleanOptionalAction, default=True)
     ap.add_argument("--cache", help="keep generated stores in this folder between runs")
+    ap.add_argument("--cold-only", action="store_true",
+                    help="measure only the cold open + first recall (stage 4) of each size")
     ap.add_argument("--ef-construction", type=int, default=200,
                     help="hnswlib efConstruction when a store is built (a lower one builds 1M faster)")
     ap.add_argument("--out", default=str(RESULTS / "recall_scale.json"))

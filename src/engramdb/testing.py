@@ -17,7 +17,8 @@ comes from here, so no test depends on private attributes that the next refactor
   :func:`keyword_search` (the keyword leg of recall, with or without feedback);
 - the caches of LMDB and their failures: :func:`cache_status` (which are saved, stale or were
   rebuilt at open), :func:`crash` (abandon an engine as a killed process would, optionally
-  part-way through a flush), :func:`damage_snapshot`.
+  part-way through a flush), :func:`damage_snapshot`, :func:`snapshot_arrays` (what a saved
+  snapshot holds).
 
 The engine functions take an open :class:`engramdb.Engram` and only read it, except
 :func:`crash` and :func:`damage_snapshot`, which act out failures.
@@ -28,6 +29,7 @@ import hashlib
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator
 
+import msgpack
 import numpy as np
 
 from .config import RecallConfig
@@ -37,7 +39,7 @@ __all__ = ["FakeClock", "frozen_clock", "use_clock", "store_path", "index_file",
            "vector_index",
            "store_digest", "entry_counts", "meta", "raw_records", "nid_of", "columns", "graph_edges",
            "namespace_meta", "indexed_counts", "keyword_counts", "keyword_search", "cache_status", "CACHES",
-           "crash", "damage_snapshot"]
+           "crash", "damage_snapshot", "snapshot_arrays"]
 
 
 class FakeClock:
@@ -280,6 +282,7 @@ def crash(engine, saved: Iterable[str] = ()) -> None:
                 sp.keyword_dirty = False
         if "keyword" not in saved:
             state.kw_gen = state.mem_gen
+            state.kw_upgrade = False
         state.flush()
     state.store.close()
     engine._closed = True
@@ -309,5 +312,21 @@ def damage_snapshot(engine, name: str, *, array: str | None = None) -> None:
         state.cols_gen = state.mem_gen
     else:
         state.kw_gen = state.mem_gen
+        state.kw_upgrade = False
         for sp in state.spaces.values():
             sp.keyword_dirty = False
+
+
+def snapshot_arrays(engine, name: str) -> tuple[list[str], dict]:
+    """What the saved ``name`` snapshot (``"columns"`` or ``"keyword"``) holds in LMDB: the
+    sorted names of its arrays and its meta (a dict; empty when nothing is saved)."""
+    if name not in _SNAPSHOTS:
+        raise ValueError(f"name: expected one of {sorted(_SNAPSHOTS)}, got {name!r}")
+    store = engine._state.store
+    with store.read(f"reading the {name} snapshot") as txn:
+        db = store.dbs[_SNAPSHOTS[name]]
+        if db is None:
+            return [], {}
+        keys = [bytes(k).decode() for k in txn.cursor(db=db).iternext(keys=True, values=False)]
+        raw = txn.get(b"meta", db=db)
+    return sorted(k for k in keys if k != "meta"), ({} if raw is None else msgpack.unpackb(raw, raw=False))

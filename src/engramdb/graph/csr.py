@@ -254,6 +254,7 @@ class MemoryGraph:
             Namespace code of each node.
         ns_code : int
         """
-        deg = np.diff(self.csr(len(node_ns)).indptr)[node_ns == ns_code]
-        linked = int(np.count_nonzero(deg))
-        return 0.0 if linked == 0 else float(deg.sum()) / 2.0 / linked
+        deg = np.diff(self.csr(len(node_ns)).indptr)
+        mine = node_ns == ns_code   # sums over the mask: no copy of the selected degrees
+        linked = int(np.count_nonzero((deg != 0) & mine))
+        return 0.0 if linked == 0 else float(deg.sum(where=mine)) / 2.0 / linked

@@ -17,9 +17,11 @@ then the feedback round. Results equal the Python postings it replaced: same ids
 same scores (float arithmetic reproduced), and a tie across rank k cut the same way.
 
 Durability follows the rest of the store: LMDB records are the source of truth. The engine
-saves a snapshot of every namespace's postings in LMDB (sub-db ``kw``) tagged with the record
-generation; on open a snapshot from another generation (a crash after writes) is ignored and
-the postings are rebuilt by tokenizing the stored texts.
+saves a snapshot of every namespace's postings and forward index in LMDB (sub-db ``kw``) tagged
+with the record generation; on open a snapshot from another generation (a crash after writes) is
+ignored and the postings are rebuilt by tokenizing the stored texts. A current snapshot is
+installed as it was read, without a sort or a copy (:meth:`KeywordIndex.from_arrays`); one
+without the forward index (an earlier engramdb's) rebuilds it by a sort of the postings.
 
 Tokenizing (:mod:`.tokens`): NFKC-normalised, case-folded words without accents, English stop
 words dropped, Snowball stems, CJK bigrams; technical tokens (decimals, versions, addresses,
@@ -55,8 +57,11 @@ class _Column:
         self.a, self.n, self.fill = np.full(16, fill, dtype), 0, fill
 
     def reserve(self, size: int) -> None:
-        if size > len(self.a):
-            grown = np.full(max(size, 2 * len(self.a)), self.fill, self.a.dtype)
+        """Room for ``size`` entries in an array this column owns (an adopted read-only array is
+        copied here, before the first write)."""
+        if size > len(self.a) or not self.a.flags.writeable:
+            grown = np.full(max(size, 2 * len(self.a)) if size > len(self.a) else len(self.a), self.fill,
+                            self.a.dtype)
             grown[: self.n] = self.a[: self.n]
             self.a = grown
 
@@ -78,6 +83,12 @@ class _Column:
 
     def set(self, values: np.ndarray) -> None:
         self.a, self.n = np.array(values, self.a.dtype), len(values)
+
+    def adopt(self, values: np.ndarray) -> None:
+        """Use ``values`` (1-d, of this column's dtype) as the column without copying it. It may
+        be read-only (a view of a loaded snapshot): :meth:`extend` and :meth:`resize` copy it
+        first; write into ``a`` directly only after :meth:`reserve`."""
+        self.a, self.n = np.asarray(values, self.a.dtype), len(values)
 
     def view(self) -> np.ndarray:
         return self.a[: self.n]
@@ -214,6 +225,8 @@ class KeywordIndex:
             hi = lo + int(self._fwd_len.a[nid])
             pos, tids = self._fwd_pos.a[lo:hi], self._fwd_tid.a[lo:hi]
             in_seg = pos < len(self._seg_nid)
+            if not self._seg_tf.flags.writeable:   # a view of the loaded snapshot: copy on first write
+                self._seg_tf = self._seg_tf.copy()
             self._seg_tf[pos[in_seg]] = 0.0
             self._d_tf.a[pos[~in_seg] - len(self._seg_nid)] = 0.0
             self._df.a[tids] -= 1
@@ -261,6 +274,27 @@ class KeywordIndex:
         self._fwd_tid.set(np.asarray(term, np.int32)[order])
         self._fwd_pos.set(order.astype(np.int64))
         self._df.a[:n_terms] = ptr[1:] - ptr[:-1]
+        self._view = None
+
+    def _install_segment(self, ptr: np.ndarray, nid: np.ndarray, tf: np.ndarray, dl: np.ndarray,
+                         fwd: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]) -> None:
+        """Install a saved segment (``ptr`` int64 row pointers, postings ``nid`` int32, ``tf`` and
+        ``dl`` float32) with its saved forward index ``fwd`` = (term ids int32 and segment
+        positions int64 of each memory's postings, in memory order; the memories with postings,
+        int32, ascending; their posting counts, int32; the forward index's length): what
+        :meth:`_set_segment` builds, without its sort. The arrays may be read-only views of the
+        snapshot; none is copied (``remove`` copies ``tf`` before its first tombstone)."""
+        fwd_tid, fwd_pos, docs, lens, n_fwd = fwd
+        self._seg_ptr, self._seg_nid, self._seg_tf, self._seg_dl = ptr, nid, tf, dl
+        counts = np.zeros(n_fwd, np.int32)
+        counts[docs] = lens
+        off = np.zeros(n_fwd + 1, np.int64)
+        np.cumsum(counts, out=off[1:])
+        self._fwd_off.set(off[:-1])
+        self._fwd_len.adopt(counts)
+        self._fwd_tid.adopt(fwd_tid)
+        self._fwd_pos.adopt(fwd_pos)
+        self._df.a[: len(ptr) - 1] = ptr[1:] - ptr[:-1]
         self._view = None
 
     # ------------------------------------------------------------------ reads
@@ -420,10 +454,15 @@ class KeywordIndex:
 
     # ------------------------------------------------------------------ snapshots
     def arrays(self) -> dict[str, np.ndarray]:
-        """The postings as flat arrays (for LMDB): terms NUL-joined, row pointers, postings.
+        """The postings as flat arrays (for LMDB): terms NUL-joined, row pointers, postings, and
+        the forward index (``fwd_*``, :data:`FORWARD_DTYPES`), so that loading needs no sort.
 
         Compacts first; terms without postings are left out (the format of snapshots before the
-        native kernel, so that both load each other's).
+        native kernel, so that both load each other's) and the forward index's term ids follow
+        that numbering. ``fwd_tid`` / ``fwd_pos``: term id and segment position of each posting,
+        memory by memory (ascending node id), in term order within a memory; ``fwd_docs``: the
+        node ids holding postings, ascending; ``fwd_lens``: their posting counts; ``fwd_n``: the
+        forward index's length (one past the largest node id it covers).
         """
         if self._d_nid.n or np.any(self._seg_tf == 0):
             self.compact()
@@ -432,16 +471,33 @@ class KeywordIndex:
         ptr = np.zeros(len(keep) + 1, np.int64)
         np.cumsum(counts[keep], out=ptr[1:])
         terms = [self._term_list[i] for i in keep.tolist()]
+        fwd_tid = self._fwd_tid.view()
+        if len(keep) < len(counts):   # renumber the term ids as the terms left out shift them
+            renumber = np.full(len(counts), -1, np.int32)
+            renumber[keep] = np.arange(len(keep), dtype=np.int32)
+            fwd_tid = renumber[fwd_tid]
+        fwd_len = self._fwd_len.view()
+        docs = np.flatnonzero(fwd_len > 0)
         return {"terms": np.frombuffer("\x00".join(terms).encode(), np.uint8), "ptr": ptr,
                 "nid": self._seg_nid.copy(), "tf": self._seg_tf.copy(), "dl": self._seg_dl.copy(),
-                "stats": np.array([self.n_docs, self.total_len], np.float64)}
+                "stats": np.array([self.n_docs, self.total_len], np.float64),
+                "fwd_tid": np.array(fwd_tid, np.int32), "fwd_pos": np.array(self._fwd_pos.view(), np.int64),
+                "fwd_docs": docs.astype(np.int32), "fwd_lens": fwd_len[docs].astype(np.int32),
+                "fwd_n": np.array([len(fwd_len)], np.int64)}
 
     ARRAY_DTYPES = {"terms": np.uint8, "ptr": np.int64, "nid": np.int32, "tf": np.float32,
                     "dl": np.float32, "stats": np.float64}
+    #: The forward index in :meth:`arrays` (absent from snapshots written before it was saved).
+    FORWARD_DTYPES = {"fwd_tid": np.int32, "fwd_pos": np.int64, "fwd_docs": np.int32, "fwd_lens": np.int32,
+                      "fwd_n": np.int64}
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], k1: float = 1.2, b: float = 0.75) -> "KeywordIndex":
-        """Rebuild an index from :meth:`arrays` (also those saved before the native kernel).
+        """Rebuild an index from :meth:`arrays` (also those saved before the native kernel, and
+        those without the forward index, which is then rebuilt by a sort of the postings).
+
+        The arrays are used as they are, without a copy, when their dtypes match (they may be
+        read-only views of a snapshot): the index copies one before its first write into it.
 
         Raises
         ------
@@ -457,15 +513,19 @@ class KeywordIndex:
             raise ValueError("keyword snapshot: term pointers do not match the postings")
         if not (len(arrays["nid"]) == len(arrays["tf"]) == len(arrays["dl"])) or len(arrays["stats"]) != 2:
             raise ValueError("keyword snapshot: posting arrays differ in length")
-        if len(set(terms)) != len(terms):
-            raise ValueError("keyword snapshot: a term is listed twice")
         nid = np.asarray(arrays["nid"], np.int32)
-        if len(nid) and int(nid.min()) < 0:
-            raise ValueError("keyword snapshot: negative node id")
         tf, dl = np.asarray(arrays["tf"], np.float32), np.asarray(arrays["dl"], np.float32)
+        fwd = _forward_arrays(arrays, len(terms), nid) if "fwd_tid" in arrays else None
+        if fwd is None and len(nid) and int(nid.min()) < 0:
+            raise ValueError("keyword snapshot: negative node id")
         idx._set_vocabulary(terms)
-        term = np.repeat(np.arange(len(terms), dtype=np.int32), np.diff(ptr))
-        idx._set_segment(term, nid, tf, dl, len(terms))
+        if len(idx._vocab) != len(terms):
+            raise ValueError("keyword snapshot: a term is listed twice")
+        if fwd is None:   # a snapshot without the forward index: rebuild it (a sort of the postings)
+            term = np.repeat(np.arange(len(terms), dtype=np.int32), np.diff(ptr))
+            idx._set_segment(term, nid, tf, dl, len(terms))
+        else:
+            idx._install_segment(ptr, nid, tf, dl, fwd)
         idx.n_docs, idx.total_len = int(arrays["stats"][0]), float(arrays["stats"][1])
         return idx
 
@@ -511,6 +571,39 @@ class KeywordIndex:
         return idx
 
 
+def _forward_arrays(arrays: dict[str, np.ndarray], n_terms: int, nid: np.ndarray):
+    """The saved forward index of :meth:`KeywordIndex.arrays`, checked against the postings
+    ``nid`` (int32) of ``n_terms`` terms, as the tuple ``KeywordIndex._install_segment`` takes.
+
+    The checks keep the kernel inside its arrays (it indexes by these values without bounds
+    checks): every node id below the forward index's length, every term id and position in
+    range, the memories' posting counts adding up to the postings. Three passes over the
+    postings (unsigned maxima, so a negative value fails too), no sort.
+
+    Raises
+    ------
+    ValueError
+        The arrays do not fit together.
+    """
+    fwd_tid = np.asarray(arrays["fwd_tid"], np.int32)
+    fwd_pos = np.asarray(arrays["fwd_pos"], np.int64)
+    docs = np.asarray(arrays["fwd_docs"], np.int32)
+    lens = np.asarray(arrays["fwd_lens"], np.int32)
+    n_post = len(nid)
+    if len(arrays["fwd_n"]) != 1 or len(fwd_tid) != n_post or len(fwd_pos) != n_post or len(docs) != len(lens):
+        raise ValueError("keyword snapshot: the forward index differs in length from the postings")
+    n_fwd = int(arrays["fwd_n"][0])
+    if len(docs) and (int(docs[0]) < 0 or int(docs[-1]) >= n_fwd or np.any(np.diff(docs) <= 0)
+                      or int(lens.min()) <= 0):
+        raise ValueError("keyword snapshot: the forward index lists its memories out of order")
+    if int(lens.sum(dtype=np.int64)) != n_post or n_fwd < 0:
+        raise ValueError("keyword snapshot: the forward index does not cover the postings")
+    if n_post and (int(nid.view(np.uint32).max()) >= n_fwd or int(fwd_pos.view(np.uint64).max()) >= n_post
+                   or int(fwd_tid.view(np.uint32).max()) >= n_terms):
+        raise ValueError("keyword snapshot: a node id, term id or position of the forward index is out of range")
+    return fwd_tid, fwd_pos, docs, lens, n_fwd
+
+
 def _kernel():
     """``bm25_search`` of the active kernel backend: C, or the NumPy reference when the
     registry runs Numba or the reference (this kernel has no Numba version)."""
@@ -520,15 +613,21 @@ def _kernel():
 
 
 def pack_indexes(indexes: dict[str, KeywordIndex]) -> tuple[dict[str, np.ndarray], list[str]]:
-    """Every namespace's postings as one set of flat arrays (one LMDB snapshot), and the
-    namespace names in the order the arrays hold them."""
+    """Every namespace's postings and forward index as one set of flat arrays (one LMDB
+    snapshot), and the namespace names in the order the arrays hold them. Per namespace,
+    ``n_terms`` counts its terms, ``fwd_ndocs`` the memories its forward index lists and
+    ``fwd_n`` its length; positions in ``fwd_pos`` count from the namespace's first posting."""
     names = sorted(indexes)
     per = [indexes[ns].arrays() for ns in names]
     n_terms = np.array([len(p["ptr"]) - 1 for p in per], np.int64)
+    forward = {"fwd_ndocs": np.array([len(p["fwd_docs"]) for p in per], np.int64),
+               "fwd_n": np.array([int(p["fwd_n"][0]) for p in per], np.int64)}
     if not per:
         return {"terms": np.empty(0, np.uint8), "ptr": np.zeros(1, np.int64), "nid": np.empty(0, np.int32),
                 "tf": np.empty(0, np.float32), "dl": np.empty(0, np.float32),
-                "stats": np.empty(0, np.float64), "n_terms": n_terms}, names
+                "stats": np.empty(0, np.float64), "n_terms": n_terms,
+                "fwd_tid": np.empty(0, np.int32), "fwd_pos": np.empty(0, np.int64),
+                "fwd_docs": np.empty(0, np.int32), "fwd_lens": np.empty(0, np.int32), **forward}, names
     ptrs, base = [np.zeros(1, np.int64)], 0
     for p in per:
         ptrs.append(p["ptr"][1:] + base)
@@ -537,15 +636,21 @@ def pack_indexes(indexes: dict[str, KeywordIndex]) -> tuple[dict[str, np.ndarray
     return {"terms": np.frombuffer(b"\x00".join(term_bytes), np.uint8),
             "ptr": np.concatenate(ptrs), "nid": np.concatenate([p["nid"] for p in per]),
             "tf": np.concatenate([p["tf"] for p in per]), "dl": np.concatenate([p["dl"] for p in per]),
-            "stats": np.concatenate([p["stats"] for p in per]), "n_terms": n_terms}, names
+            "stats": np.concatenate([p["stats"] for p in per]), "n_terms": n_terms,
+            **{k: np.concatenate([p[k] for p in per]) for k in ("fwd_tid", "fwd_pos", "fwd_docs", "fwd_lens")},
+            **forward}, names
 
 
 PACKED_DTYPES = {**KeywordIndex.ARRAY_DTYPES, "n_terms": np.int64}
+#: The forward index in :func:`pack_indexes` (absent from snapshots written before it was saved).
+PACKED_FORWARD_DTYPES = {**KeywordIndex.FORWARD_DTYPES, "fwd_ndocs": np.int64}
 
 
 def unpack_indexes(arrays: dict[str, np.ndarray], names: list[str], k1: float = 1.2,
                    b: float = 0.75) -> dict[str, KeywordIndex]:
-    """Inverse of :func:`pack_indexes`.
+    """Inverse of :func:`pack_indexes`; ``arrays`` may lack the forward index (``fwd_*``, a
+    snapshot of an earlier version), which is then rebuilt. The indexes use slices of
+    ``arrays`` without copying them.
 
     Raises
     ------
@@ -558,13 +663,25 @@ def unpack_indexes(arrays: dict[str, np.ndarray], names: list[str], k1: float = 
     if len(n_terms) != len(names) or len(arrays["stats"]) != 2 * len(names) or int(n_terms.sum()) != len(terms) \
             or len(ptr) != len(terms) + 1:
         raise ValueError("keyword snapshot: namespace, term and pointer counts do not match")
-    out, t0 = {}, 0
+    forward = "fwd_tid" in arrays
+    if forward:
+        ndocs = arrays["fwd_ndocs"]
+        if len(ndocs) != len(names) or len(arrays["fwd_n"]) != len(names) \
+                or int(ndocs.sum()) != len(arrays["fwd_docs"]) or (len(ndocs) and int(ndocs.min()) < 0):
+            raise ValueError("keyword snapshot: the forward index's namespace counts do not match")
+    out, t0, d0 = {}, 0, 0
     for i, ns in enumerate(names):
         t1 = t0 + int(n_terms[i])
         lo, hi = int(ptr[t0]), int(ptr[t1])
-        out[ns] = KeywordIndex.from_arrays(
-            {"terms": np.frombuffer("\x00".join(terms[t0:t1]).encode(), np.uint8), "ptr": ptr[t0:t1 + 1] - lo,
-             "nid": arrays["nid"][lo:hi], "tf": arrays["tf"][lo:hi], "dl": arrays["dl"][lo:hi],
-             "stats": arrays["stats"][2 * i:2 * i + 2]}, k1, b)
+        part = {"terms": np.frombuffer("\x00".join(terms[t0:t1]).encode(), np.uint8), "ptr": ptr[t0:t1 + 1] - lo,
+                "nid": arrays["nid"][lo:hi], "tf": arrays["tf"][lo:hi], "dl": arrays["dl"][lo:hi],
+                "stats": arrays["stats"][2 * i:2 * i + 2]}
+        if forward:
+            d1 = d0 + int(ndocs[i])
+            part.update(fwd_tid=arrays["fwd_tid"][lo:hi], fwd_pos=arrays["fwd_pos"][lo:hi],
+                        fwd_docs=arrays["fwd_docs"][d0:d1], fwd_lens=arrays["fwd_lens"][d0:d1],
+                        fwd_n=arrays["fwd_n"][i:i + 1])
+            d0 = d1
+        out[ns] = KeywordIndex.from_arrays(part, k1, b)
         t0 = t1
     return out

@@ -130,10 +130,11 @@ class Columns:
         self.censor: Any = None
 
     def ensure(self, n: int) -> None:
-        """Grow the arrays to hold nids below ``n``."""
+        """Grow the arrays to hold nids below ``n``; they are writable afterwards (the read-only
+        views :meth:`load_snapshot` installs are copied here, before the first write)."""
         cap = len(self.ns)
-        if n > cap:
-            new = max(n, 2 * cap)
+        if n > cap or not self.ns.flags.writeable:
+            new = max(n, 2 * cap) if n > cap else cap
             for name, dtype in self.FIELDS.items():
                 arr = np.zeros(new, dtype)
                 arr[:cap] = getattr(self, name)
@@ -164,6 +165,7 @@ class Columns:
 
     def kill(self, nid: int) -> None:
         """Mark an erased nid."""
+        self.ensure(nid + 1)
         self.alive[nid] = False
         self.ext_ids[nid] = None
         self.blocked[nid] = False
@@ -187,16 +189,22 @@ class Columns:
     def load_snapshot(self, arrays: dict[str, np.ndarray]) -> list[str]:
         """Install columns saved by :meth:`snapshot`; returns the namespace names by code.
 
+        The arrays are installed as they are, without a copy (they may be read-only views of
+        the loaded snapshot): :meth:`ensure`, which every write of a column calls first, copies
+        them into owned arrays.
+
         Raises
         ------
         StoreCorruptedError
             The ids do not match the arrays.
         """
         n = len(arrays["ns"])
-        self.n = 0
-        self.ensure(n)
-        for name in self.FIELDS:
-            getattr(self, name)[:n] = arrays[name]
-        self.ext_ids = IdColumn.from_snapshot(arrays["ext_ids"].tobytes(), self.alive[:n])
+        for name, dtype in self.FIELDS.items():
+            setattr(self, name, np.asarray(arrays[name], dtype))
+        self.blocked = np.zeros(n, np.bool_)
+        self.n = n
+        ids = arrays["ext_ids"]   # a view of the bytes read from LMDB (load_arrays(copy=False)): no copy
+        whole = type(ids.base) is bytes and len(ids.base) == ids.nbytes
+        self.ext_ids = IdColumn.from_snapshot(ids.base if whole else ids.tobytes(), self.alive[:n])
         raw = arrays["ns_names"].tobytes().decode()
         return raw.split("\x00") if raw else []

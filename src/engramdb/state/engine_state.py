@@ -22,7 +22,8 @@ from ..config import EngramConfig
 from ..errors import IndexStaleError, MemoryNotFoundError, NamespaceError, StoreCorruptedError, StoreLockedError
 from ..graph.csr import SNAPSHOT_DTYPES, CSRGraph, MemoryGraph
 from ..index.hnsw import HnswIndex
-from ..index.keyword import PACKED_DTYPES, TOKENIZER_VERSION, KeywordIndex, pack_indexes, unpack_indexes
+from ..index.keyword import (PACKED_DTYPES, PACKED_FORWARD_DTYPES, TOKENIZER_VERSION, KeywordIndex, pack_indexes,
+                             unpack_indexes)
 from ..kernels import registry
 from ..store.checks import columns_snapshot_ok
 from ..store.ledger import DEFAULT_ACTOR
@@ -36,6 +37,10 @@ from .namespace import Namespace
 __all__ = ["EngineState"]
 
 _SUPERSEDES = Relation.SUPERSEDES.code
+#: Tag of a keyword snapshot that holds the forward index too (meta ``forward``): written with
+#: the postings in one transaction, so a snapshot written since by an engramdb that does not save
+#: it (whose meta lacks the tag) never pairs its postings with a stale forward index.
+KEYWORD_FORWARD_VERSION = 1
 
 
 class EngineState:
@@ -91,6 +96,7 @@ class EngineState:
         self.delta_size = 0
         self.cols_gen = -1
         self.kw_gen = -1
+        self.kw_upgrade = False   # the keyword snapshot lacks the forward index: save it whole at flush
         self._local = threading.local()
         self.lock = None
         self.default_actor = DEFAULT_ACTOR
@@ -164,6 +170,7 @@ class EngineState:
         if name not in self.codes:
             return
         dropped = self.codes[name]
+        self.cols.ensure(self.cols.n)   # writable columns
         remap = np.zeros(len(self.codes), np.int32)
         codes: dict[str, int] = {}
         for other, old in sorted(self.codes.items(), key=lambda kv: kv[1]):
@@ -208,7 +215,7 @@ class EngineState:
             self.mem_gen = store.get_meta(txn, "mem_gen", 0)
             ns_meta = store.get_meta(txn, "namespaces", {})
             try:
-                cols = store.load_arrays(txn, "cols", Columns.snapshot_dtypes())
+                cols = store.load_arrays(txn, "cols", Columns.snapshot_dtypes(), copy=False)
             except StoreCorruptedError:   # damaged, or from before a column was added: decode records
                 cols = None
             if (cols is not None and cols[1].get("mem_gen") == self.mem_gen and len(cols[0]["ns"]) == self.next_nid
@@ -244,15 +251,32 @@ class EngineState:
             self.spaces[name] = sp
 
     def _load_keyword(self, txn) -> dict[str, KeywordIndex]:
-        """The keyword snapshot when it matches the records, else postings rebuilt from them."""
-        saved = self.store.load_arrays(txn, "kw", PACKED_DTYPES)
+        """The keyword snapshot when it matches the records, else postings rebuilt from them.
+
+        The snapshot's arrays are used without a copy (read-only views; an index copies one
+        before writing into it). A snapshot without the forward index (written by an earlier
+        engramdb, or one whose forward arrays are missing) rebuilds it by a sort of the postings
+        and is saved whole at the next flush (:attr:`kw_upgrade`), so that later opens skip it.
+        """
+        store = self.store
+        saved = store.load_arrays(txn, "kw", PACKED_DTYPES, copy=False)
         if (saved is not None and saved[1].get("mem_gen") == self.mem_gen
                 and saved[1].get("tokenizer", 1) == TOKENIZER_VERSION):
+            arrays = saved[0]
+            forward = None
+            if saved[1].get("forward") == KEYWORD_FORWARD_VERSION:
+                try:
+                    forward = store.load_arrays(txn, "kw", PACKED_FORWARD_DTYPES, copy=False)
+                except StoreCorruptedError:   # an array of it is missing: rebuild it
+                    forward = None
+            if forward is not None:
+                arrays = {**arrays, **forward[0]}
             try:
-                out = unpack_indexes(saved[0], list(saved[1].get("namespaces", [])))
+                out = unpack_indexes(arrays, list(saved[1].get("namespaces", [])))
             except ValueError as exc:
                 raise StoreCorruptedError(f"keyword index snapshot: {exc}") from exc
             self.kw_gen = self.mem_gen
+            self.kw_upgrade = forward is None and bool(out)
             return out
         docs: dict[str, list[tuple[int, str]]] = {}   # a crash after writes, or a new tokenizer: rebuild
         for nid, rec in self.store.iter_records(txn):
@@ -309,16 +333,16 @@ class EngineState:
                 sp.index.save(self.index_path(name), sp.meta["vgen"])
             sp.index_dirty = False
         kw_dirty = any(sp.keyword_dirty for sp in self.spaces.values())
-        if self.kw_gen != self.mem_gen or kw_dirty:
+        if self.kw_gen != self.mem_gen or kw_dirty or self.kw_upgrade:
+            meta = {"mem_gen": self.mem_gen, "tokenizer": TOKENIZER_VERSION, "forward": KEYWORD_FORWARD_VERSION}
             with store.write("saving the keyword index") as txn:
-                if kw_dirty or self.kw_gen < 0:
+                if kw_dirty or self.kw_gen < 0 or self.kw_upgrade:
                     arrays, names = pack_indexes({n: sp.keyword for n, sp in self.spaces.items()})
-                    store.save_arrays(txn, "kw", arrays, {"mem_gen": self.mem_gen, "namespaces": names,
-                                                          "tokenizer": TOKENIZER_VERSION})
+                    store.save_arrays(txn, "kw", arrays, {**meta, "namespaces": names})
                 else:   # postings unchanged (e.g. only salience moved): re-tag the snapshot
-                    store.save_arrays(txn, "kw", {}, {"mem_gen": self.mem_gen, "namespaces": sorted(self.spaces),
-                                                      "tokenizer": TOKENIZER_VERSION})
+                    store.save_arrays(txn, "kw", {}, {**meta, "namespaces": sorted(self.spaces)})
             self.kw_gen = self.mem_gen
+            self.kw_upgrade = False
             for sp in self.spaces.values():
                 sp.keyword_dirty = False
 
@@ -468,8 +492,9 @@ class EngineState:
         if sp is None:
             return clock_now()
         if sp.latest is None:
-            mask = self.cols.in_namespace(sp.code)
-            sp.latest = float(self.cols.created_at[: self.cols.n][mask].max()) if mask.any() else clock_now()
+            mask = self.cols.in_namespace(sp.code)   # max over the mask: no copy of the selected times
+            sp.latest = (float(np.max(self.cols.created_at[: self.cols.n], where=mask, initial=-np.inf))
+                         if mask.any() else clock_now())
         return sp.latest
 
     def slot_table(self, name: str) -> dict[tuple[str, str], np.ndarray]:

@@ -37,27 +37,37 @@ def csr_snapshot_ok(a: dict[str, np.ndarray], n_max: int) -> bool:
         return False
     if nnz and (indices.min() < 0 or indices.max() >= n):
         return False
-    w = a["weight"]
-    return bool(np.all(np.isfinite(w)) and np.all(w > 0) and np.all(w <= 1)
-                and np.all(a["relation"] < len(RELATION_BY_CODE)) and np.all(a["forward"] <= 1))
+    if nnz == 0:
+        return True
+    w = a["weight"]   # min / max propagate NaN (then both tests fail): one pass each, no temporary
+    return bool(w.min() > 0 and w.max() <= 1 and int(a["relation"].max()) < len(RELATION_BY_CODE)
+                and int(a["forward"].max()) <= 1)
 
 
 def columns_snapshot_ok(a: dict[str, np.ndarray], n: int) -> bool:
-    """True when the engine's column snapshot describes ``n`` memories with valid codes."""
+    """True when the engine's column snapshot describes ``n`` memories with valid codes and
+    finite numbers (``t0`` may be +inf, as a record's ``salience_at`` may: a decision's
+    salience held until its outcome is reviewed)."""
     fields = ("ns", "kind", "state", "alive", "created_at", "confidence", "s0", "t0")
     if any(len(a[f]) != n for f in fields):
         return False
     names = a["ns_names"].tobytes()
     try:
         n_names = len(names.decode().split("\x00")) if names else 0
-        a["ext_ids"].tobytes().decode()
+        str(memoryview(a["ext_ids"]), "utf-8")   # valid UTF-8 (decoded in place, not copied first)
     except UnicodeDecodeError:
         return False
-    return bool(n == 0 or (a["ns"].min() >= 0 and a["ns"].max() < n_names
-                           and a["kind"].max() < len(MemoryKind) and a["state"].max() < len(STATE_BY_CODE)
-                           and np.all(a["alive"].view(np.uint8) <= 1)
-                           and np.all(np.isfinite(a["s0"])) and np.all(np.isfinite(a["t0"]))
-                           and np.all(np.isfinite(a["created_at"])) and np.all(np.isfinite(a["confidence"]))))
+    if n == 0:
+        return True
+
+    def finite(x: np.ndarray) -> bool:   # min / max propagate NaN: one pass each, no temporary
+        return bool(np.isfinite(x.min()) and np.isfinite(x.max()))
+
+    return bool(a["ns"].min() >= 0 and a["ns"].max() < n_names
+                and a["kind"].max() < len(MemoryKind) and a["state"].max() < len(STATE_BY_CODE)
+                and a["alive"].view(np.uint8).max() <= 1
+                and finite(a["s0"]) and a["t0"].min() > -np.inf
+                and finite(a["created_at"]) and finite(a["confidence"]))
 
 
 _REAL = (int, float)       # exact types: a bool is not a number here

@@ -16,8 +16,9 @@ sub-db      key                              value
                                              with the record generation they match
 ``texts``   namespace utf-8, 0x00, sha256    nid u32 of the memory holding exactly this text
             of the text (32 bytes)           (deduplication of repeated adds)
-``kw``      ``meta`` / array name            BM25 postings of every namespace (keyword leg),
-                                             tagged with the record generation they match
+``kw``      ``meta`` / array name            BM25 postings and forward index of every
+                                             namespace (keyword leg), tagged with the record
+                                             generation they match
 ``ledger``  seq u64                          msgpack audit ledger entry (:mod:`.ledger`)
 ``ledger_`` seq u64                          empty: the entry carries dynamics details
 ``dyn``                                      (index of the ``dynamics_log`` view)
@@ -646,8 +647,12 @@ class LmdbStore:
             txn.put(name.encode(), np.ascontiguousarray(arr).tobytes(), db=db)
         txn.put(b"meta", pack(meta), db=db)
 
-    def load_arrays(self, txn, db_name: str, dtypes: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict] | None:
-        """Arrays saved by :meth:`save_arrays` (copies), or None when nothing was saved.
+    def load_arrays(self, txn, db_name: str, dtypes: dict[str, Any], *,
+                    copy: bool = True) -> tuple[dict[str, np.ndarray], dict] | None:
+        """Arrays saved by :meth:`save_arrays`, or None when nothing was saved.
+
+        Each array is a copy of the stored value; ``copy=False`` returns a read-only view of that
+        copy instead of copying it once more (for a caller that only reads it or copies it anyway).
 
         Raises
         ------
@@ -665,7 +670,8 @@ class LmdbStore:
             buf = txn.get(name.encode(), db=db)
             if buf is None or len(buf) % np.dtype(dtype).itemsize:
                 raise StoreCorruptedError(f"snapshot {db_name!r} lacks a whole array {name!r}")
-            out[name] = np.frombuffer(buf, dtype=dtype).copy()
+            arr = np.frombuffer(buf, dtype=dtype)   # over the bytes py-lmdb copied out of the map
+            out[name] = arr.copy() if copy else arr
         return out, unpack(meta_buf)
 
     def save_snapshot(self, txn, arrays: dict[str, np.ndarray], meta: dict) -> None:
@@ -674,7 +680,7 @@ class LmdbStore:
         txn.drop(self.dbs["delta"], delete=False)
 
     def load_snapshot(self, txn, dtypes: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict] | None:
-        """The CSR snapshot saved by :meth:`save_snapshot`, or None.
+        """The CSR snapshot saved by :meth:`save_snapshot`, or None; its arrays are read-only.
 
         Raises
         ------
@@ -682,7 +688,7 @@ class LmdbStore:
             An array is missing, or they do not form a graph on at most ``next_nid`` nodes
             (see :func:`engramdb.store.checks.csr_snapshot_ok`); rebuild from the edges.
         """
-        snap = self.load_arrays(txn, "graph", dtypes)
+        snap = self.load_arrays(txn, "graph", dtypes, copy=False)   # the CSR is never written in place
         n_max = self.get_meta(txn, "next_nid", 0)
         if snap is not None and not (isinstance(n_max, int) and csr_snapshot_ok(snap[0], n_max)):
             raise StoreCorruptedError("the CSR snapshot is damaged")
