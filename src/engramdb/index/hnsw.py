@@ -171,11 +171,14 @@ class HnswIndex:
             A label that is not a live vector of this index.
         """
         labels = np.asarray(labels, np.int64).reshape(-1)
-        with self._rw.read():
+        self._rw.acquire_read()   # not ``with self._rw.read()``: its generator costs more than the rest
+        try:
             rows = self._rows(labels)
-            if (rows < 0).any():
+            if rows.min(initial=0) < 0:
                 raise KeyError(int(labels[np.argmax(rows < 0)]))
             return self._vecs[rows]
+        finally:
+            self._rw.release_read()
 
     # ------------------------------------------------------------------ writing
     def _start_loading(self) -> None:

@@ -91,8 +91,6 @@ def _finish(ctx: RecallContext, depth: int, nodes: np.ndarray, act: np.ndarray, 
             hops: np.ndarray) -> None:
     """Lateral inflow on top of the spread: total = base + w_graph x strongest single pass."""
     state, cfg, csr = ctx.state, ctx.request.config, ctx.csr
-    total = np.zeros(len(nodes), np.float64)
-    total[: len(ctx.seeds)] = ctx.base
     if depth > 0 and len(nodes):
         mark = state.scratch.get("mark")
         if mark is None or len(mark) < csr.n_nodes:   # inflow's scratch: all -1 between calls
@@ -100,7 +98,13 @@ def _finish(ctx: RecallContext, depth: int, nodes: np.ndarray, act: np.ndarray, 
         rel_mult, decay, _fan, degree_cap = _spread_args(cfg)
         lateral, _src = _kernels(state)[1](csr.indptr, csr.indices, csr.weight, csr.relation, nodes, act,
                                            rel_mult, decay, float(cfg.inflow_fan_exp), degree_cap, mark)
-        total += cfg.w_graph * lateral
+        # the inflow term (as the kernel's dtype computes it), then the seeds' base on top:
+        # base + x and x + base are the same float
+        total = (cfg.w_graph * lateral).astype(np.float64, copy=False)   # a new array either way
+        total[: len(ctx.seeds)] += ctx.base
+    else:
+        total = np.zeros(len(nodes), np.float64)
+        total[: len(ctx.seeds)] = ctx.base
     ctx.nodes, ctx.parent, ctx.total, ctx.act, ctx.hops = nodes, parent, total, act, hops
     if ctx.trace is not None:   # debug hook (namespace isolation tests): seeds, then every node reached
         ctx.trace.append((ctx.space.name, ctx.seeds.copy(), nodes.copy()))

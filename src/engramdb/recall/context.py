@@ -20,6 +20,18 @@ from .filters import Filters
 __all__ = ["RecallRequest", "RecallContext"]
 
 
+def _empty(dtype) -> np.ndarray:
+    """One shared, read-only empty array per dtype: the context's defaults cost no allocation
+    per recall (a stage replaces a field, never writes into it)."""
+    out = np.zeros(0, dtype)
+    out.flags.writeable = False
+    return out
+
+
+_INT8, _INT32, _INT64 = _empty(np.int8), _empty(np.int32), _empty(np.int64)
+_FLOAT32, _FLOAT64 = _empty(np.float32), _empty(np.float64)
+
+
 @dataclass(frozen=True, slots=True)
 class RecallRequest:
     """Checked arguments of one recall.
@@ -63,24 +75,24 @@ class RecallContext:
     trace: list | None = None
     allowed: np.ndarray | None = None    # nids a selective filter keeps (None: no restriction)
     # seeds
-    vec_nids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))    # vector leg, best first
-    vec_cos: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
-    kw_nids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))     # keyword leg, best first
-    kw_score: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
-    seeds: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
-    base: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))      # by seed, best is 1
-    seed_cos: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))  # by seed
+    vec_nids: np.ndarray = field(default_factory=lambda: _INT64)    # vector leg, best first
+    vec_cos: np.ndarray = field(default_factory=lambda: _FLOAT32)
+    kw_nids: np.ndarray = field(default_factory=lambda: _INT64)     # keyword leg, best first
+    kw_score: np.ndarray = field(default_factory=lambda: _FLOAT32)
+    seeds: np.ndarray = field(default_factory=lambda: _INT32)
+    base: np.ndarray = field(default_factory=lambda: _FLOAT32)      # by seed, best is 1
+    seed_cos: np.ndarray = field(default_factory=lambda: _FLOAT32)  # by seed
     windows: list = field(default_factory=list)     # TimeWindow's named in the question
     # activation
     mode: str = "vector"
     density: float = 0.0
     csr: CSRGraph | None = None
-    nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))       # reached, seeds first
-    parent: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))      # by node row
-    act: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))       # by node row
-    hops: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))         # by node row
-    total: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float64))     # by node row
+    nodes: np.ndarray = field(default_factory=lambda: _INT32)       # reached, seeds first
+    parent: np.ndarray = field(default_factory=lambda: _INT32)      # by node row
+    act: np.ndarray = field(default_factory=lambda: _FLOAT32)       # by node row
+    hops: np.ndarray = field(default_factory=lambda: _INT8)         # by node row
+    total: np.ndarray = field(default_factory=lambda: _FLOAT64)     # by node row
     # ranking
-    cand: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))        # node rows passing filters
-    score: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float64))     # by candidate
+    cand: np.ndarray = field(default_factory=lambda: _INT64)        # node rows passing filters
+    score: np.ndarray = field(default_factory=lambda: _FLOAT64)     # by candidate
     extra: dict[str, Any] = field(default_factory=dict)

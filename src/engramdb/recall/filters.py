@@ -17,6 +17,7 @@ columns: the mask reads them from the namespace's slot table (``EngineState.slot
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -96,6 +97,10 @@ class Filters:
         InvalidInputError, UnknownKindError, NonFiniteError
             Bad values, or ``since`` after ``until``.
         """
+        if (kinds is None and tags is None and min_confidence is None and since is None and until is None
+                and as_of is None and not include_archived and not include_superseded and state is None
+                and valid_at is None and subject is None and attribute is None):
+            return _default()   # the filters of nearly every recall: built once
         t_as_of = None if as_of is None else to_unix_seconds(as_of, field="as_of")
         t_valid = None if valid_at is None else to_unix_seconds(valid_at, field="valid_at")
         subject = None if subject is None else normalise(_slot_part(subject, "subject"))
@@ -204,6 +209,16 @@ class Filters:
     def tags_ok(self, rec: dict) -> bool:
         """Whether the record carries every required tag."""
         return self.tags is None or self.tags.issubset(rec["tags"])
+
+
+@functools.lru_cache(maxsize=1)
+def _default() -> Filters:
+    """The filters of a verb called without any: active memories of every kind (shared, so
+    its table is read-only)."""
+    shown = np.zeros(len(STATE_BY_CODE), bool)
+    shown[_STATE_CODES[MemoryState.ACTIVE]] = True
+    shown.flags.writeable = False
+    return Filters(kinds=None, tags=None, min_confidence=None, since=None, until=None, as_of=None, states=shown)
 
 
 def _slot_part(value: Any, field: str) -> str:

@@ -14,6 +14,8 @@
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..graph.csr import CSRGraph
@@ -28,16 +30,19 @@ from .ranking import ranked
 
 __all__ = ["run", "path_of", "piece_of", "relevance", "relevance_features"]
 
+# stored value -> member, read per hit (a dict lookup; calling the Enum costs a microsecond each)
+_KIND = {k.value: k for k in MemoryKind}
+_STATE = {s.value: s for s in MemoryState}
+_SHORT_ROW = 64   # CSR rows up to this length are scanned as Python lists in path_of
+
 
 def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     """The hits (best first, at most k), their nids, the gaps and the warnings."""
     state, req = ctx.state, ctx.request
     k = req.k
     csr = ctx.csr
-    pos = state.scratch.get("pos")
-    if pos is None or len(pos) < csr.n_nodes:   # node -> its row of the kernel output
-        pos = state.scratch["pos"] = np.zeros(csr.n_nodes, np.int32)
-    pos[ctx.nodes] = np.arange(len(ctx.nodes), dtype=np.int32)
+    pos = None   # node -> its row of the kernel output: filled on the first hit that has a parent
+    parent, ext_ids = ctx.parent, state.cols.ext_ids
     sim_of = dict(zip(ctx.seeds.tolist(), ctx.seed_cos.tolist()))
     cnodes = ctx.nodes[ctx.cand]
     hits: list[Hit] = []
@@ -59,12 +64,19 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             if memory_id in shown:
                 continue
             shown.add(memory_id)
-            hits.append(Hit(id=memory_id, chunk=chunk, kind=MemoryKind(rec["kind"]), text=rec["text"],
-                            score=float(ctx.score[o]), activation=float(ctx.total[ctx.cand[o]]),
-                            similarity=sim_of.get(nid), path=path_of(nid, ctx.parent, pos, csr,
-                                                                     req.config.rel_mult, state.cols.ext_ids),
+            kind, mstate = rec["kind"], rec["state"]
+            row = int(ctx.cand[o])
+            if parent[row] < 0:   # a seed not reached from another: its path is itself
+                path = [PathStep(ext_ids[nid])]
+            else:
+                if pos is None:
+                    pos = _node_rows(state, ctx.nodes, csr.n_nodes)
+                path = path_of(nid, parent, pos, csr, req.config.rel_mult, ext_ids)
+            hits.append(Hit(id=memory_id, chunk=chunk, kind=_KIND.get(kind) or MemoryKind(kind), text=rec["text"],
+                            score=float(ctx.score[o]), activation=float(ctx.total[row]),
+                            similarity=sim_of.get(nid), path=path,
                             source=rec["source"], tags=tuple(rec["tags"]), created_at=rec["created_at"],
-                            confidence=rec["confidence"], state=MemoryState(rec["state"]),
+                            confidence=rec["confidence"], state=_STATE.get(mstate) or MemoryState(mstate),
                             outcome=decision_outcome(rec)))
             hit_nids.append(nid)
             if len(hits) >= k:
@@ -75,9 +87,8 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     cfg = req.config
     rel = np.zeros(0)
     if hits:
-        feats = relevance_features(req.query, [h.text for h in hits],
-                                   state.vectors(np.asarray(hit_nids, np.int64), ctx.space) @ req.vector, ctx.space.keyword,
-                                   nids=hit_nids)
+        feats = relevance_features(req.query, [h.text for h in hits], _hit_vectors(ctx, hit_nids) @ req.vector,
+                                   ctx.space.keyword, nids=hit_nids)
         rel = relevance(feats, req.relevance[0])
         slot_match = ctx.extra.get("slot_match")
         if slot_match:   # a current holder of the slot the question names answers it
@@ -103,10 +114,52 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
         gaps.append(Gap(req.query, "filtered_out", best, "related memories exist but none passed the filters"))
     c = state.cols
     warnings = contradiction_warnings(csr, hit_nids, c.state, c.alive, c.ext_ids,
-                                      Relation.CONTRADICTS.code) if hits else []
+                                      Relation.CONTRADICTS.code) if _touch_contradicts(state, csr, hit_nids) else []
     if any(w.source_in_hits and w.target_in_hits for w in warnings):
         hits, hit_nids = current_first(hits, hit_nids, warnings, c.valid_from)
     return hits, hit_nids, gaps, warnings
+
+
+def _node_rows(state, nodes: np.ndarray, n_nodes: int) -> np.ndarray:
+    """The thread's scratch array node -> row of ``nodes`` (int32, length >= n_nodes); only the
+    entries of ``nodes`` are meaningful."""
+    pos = state.scratch.get("pos")
+    if pos is None or len(pos) < n_nodes:
+        pos = state.scratch["pos"] = np.zeros(n_nodes, np.int32)
+    pos[nodes] = np.arange(len(nodes), dtype=np.int32)
+    return pos
+
+
+def _hit_vectors(ctx: RecallContext, hit_nids: list[int]) -> np.ndarray:
+    """Unit vectors of the hits (float32, shape (n, dim)): the seeds' rows fetched by the seeds
+    stage (``ctx.extra["seed_vectors"]``), the others' from the vector matrix."""
+    fetched = ctx.extra.get("seed_vectors")
+    if fetched is None:
+        return ctx.state.vectors(np.asarray(hit_nids, np.int64), ctx.space)
+    row_of, vecs = fetched
+    rows = [row_of.get(n, -1) for n in hit_nids]
+    if min(rows) >= 0:
+        return vecs[rows]
+    out = np.empty((len(hit_nids), vecs.shape[1]), np.float32)
+    have = [i for i, r in enumerate(rows) if r >= 0]
+    miss = [i for i, r in enumerate(rows) if r < 0]
+    out[have] = vecs[[rows[i] for i in have]]
+    out[miss] = ctx.state.vectors(np.asarray([hit_nids[i] for i in miss], np.int64), ctx.space)
+    return out
+
+
+def _touch_contradicts(state, csr: CSRGraph, hit_nids: list[int]) -> bool:
+    """Whether a ``contradicts`` edge touches any of ``hit_nids``. The nodes with one are found
+    by one O(edges) pass per relation array of the CSR (a commit that adds or drops edges makes
+    a new one; one that only reweights or adds nodes keeps it, and the rows of its entries), so
+    hits without any skip the search of their rows. Keyed by that array (one byte per entry),
+    not the whole CSR, so a replaced graph is not kept alive."""
+    cached = state.scratch.get("contradicts_nodes")
+    if cached is None or cached[0] is not csr.relation:
+        at = np.flatnonzero(csr.relation == Relation.CONTRADICTS.code)
+        rows = np.searchsorted(csr.indptr, at, side="right") - 1   # the row (node) of each entry
+        cached = state.scratch["contradicts_nodes"] = (csr.relation, frozenset(rows.tolist()))
+    return not cached[1].isdisjoint(hit_nids)
 
 
 def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
@@ -154,19 +207,21 @@ def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
     if nids is not None:
         tfs, lengths, known = keyword.term_stats(nids, terms)
     else:
-        known = np.zeros(len(texts), bool)
-    for i, text in enumerate(texts):
-        if known[i]:
-            tf, length = tfs[i], lengths[i]
-        else:
-            toks, length = index_terms(text)
-            counts: dict[str, int] = {}
-            for t in toks:
-                counts[t] = counts.get(t, 0) + 1
-            tf = np.array([counts.get(t, 0) for t in terms], np.float64)
-        norm = k1 * (1.0 - b + b * float(length) / avgdl)
-        out[i, 1] = float(np.sum(idf * tf * (k1 + 1.0) / (tf + norm))) / max_bm25
-        out[i, 2] = float(np.sum(idf[tf > 0])) / total_idf
+        tfs, lengths, known = np.zeros((len(texts), len(terms))), np.zeros(len(texts)), np.zeros(len(texts), bool)
+    for i in np.flatnonzero(~known).tolist():   # a memory the index holds no term of: tokenize it
+        toks, length = index_terms(texts[i])
+        counts: dict[str, int] = {}
+        for t in toks:
+            counts[t] = counts.get(t, 0) + 1
+        tfs[i] = [counts.get(t, 0) for t in terms]
+        lengths[i] = length
+    # all memories at once; each row is reduced over its terms as a 1-d sum of that row would be
+    norm = k1 * (1.0 - b + b * np.asarray(lengths, np.float64) / avgdl)
+    out[:, 1] = np.sum(idf * tfs * (k1 + 1.0) / (tfs + norm[:, None]), axis=1) / max_bm25
+    if len(terms) < 8:   # below NumPy's 8-way unrolled sum, adding a 0 per absent term is exact
+        out[:, 2] = np.sum(np.where(tfs > 0, idf, 0.0), axis=1) / total_idf
+    else:
+        out[:, 2] = [float(np.sum(idf[row > 0])) / total_idf for row in tfs]
     np.clip(out, 0.0, 1.0, out=out)
     return out
 
@@ -187,9 +242,17 @@ def relevance(features: np.ndarray, coef) -> np.ndarray:
     ndarray of float64, shape (n,)
         In [0, 1].
     """
-    c = np.asarray(coef, np.float64)
+    c = _coef_array(tuple(coef))
     z = c[0] + np.asarray(features, np.float64) @ c[1:]
     return 1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0)))
+
+
+@functools.lru_cache(maxsize=8)
+def _coef_array(coef: tuple) -> np.ndarray:
+    """``coef`` as a read-only float64 array, built once per calibration."""
+    c = np.asarray(coef, np.float64)
+    c.flags.writeable = False
+    return c
 
 
 def current_first(hits: list[Hit], nids: list[int], warnings: list, valid_from: np.ndarray) -> tuple[list, list]:
@@ -225,25 +288,29 @@ def path_of(nid: int, parent: np.ndarray, pos: np.ndarray, csr: CSRGraph, rel_mu
     previous step, then the smaller relation code). Each edge sits in both rows of the CSR, so
     the shorter of the two rows is scanned: a hub's row can hold thousands of edges."""
     chain = [nid]
-    while (p := int(parent[pos[chain[-1]]])) >= 0 and len(chain) <= 127:
+    while (p := parent.item(pos.item(chain[-1]))) >= 0 and len(chain) <= 127:   # .item(): a Python int
         chain.append(p)
     chain.reverse()
     steps = [PathStep(ext_ids[chain[0]])]
     indptr, indices = csr.indptr, csr.indices
     for u, v in zip(chain, chain[1:]):
         # scan the shorter row; an entry in v's row points the other way round
-        lo, hi = int(indptr[u]), int(indptr[u + 1])
-        vlo, vhi = int(indptr[v]), int(indptr[v + 1])
+        lo, hi = indptr[u:u + 2].tolist()
+        vlo, vhi = indptr[v:v + 2].tolist()
         flip = vhi - vlo < hi - lo
         if flip:
             lo, hi, other = vlo, vhi, u
         else:
             other = v
         best_key, rel, forward = None, None, True
-        for j in (lo + np.flatnonzero(indices[lo:hi] == other)).tolist():
-            r = int(csr.relation[j])
-            fwd = bool(csr.forward[j]) != flip
-            key = (float(csr.weight[j]) * float(rel_mult[r]), fwd, -r)
+        if hi - lo <= _SHORT_ROW:   # a short row: a list scan beats NumPy's per-call cost
+            at = [lo + i for i, x in enumerate(indices[lo:hi].tolist()) if x == other]
+        else:
+            at = (lo + np.flatnonzero(indices[lo:hi] == other)).tolist()
+        for j in at:
+            r = csr.relation.item(j)
+            fwd = bool(csr.forward.item(j)) != flip
+            key = (csr.weight.item(j) * rel_mult.item(r), fwd, -r)
             if best_key is None or key > best_key:
                 best_key, rel, forward = key, RELATION_BY_CODE[r], fwd
         steps.append(PathStep(ext_ids[v], rel, forward))
