@@ -164,3 +164,28 @@ def test_query_and_history_show_a_long_memory_once_and_whole(mem):
     mem.update("doc", tags=["b"])
     versions = mem.history("doc")
     assert [v.text for v in versions] == [LONG, LONG] and len(versions) == 2
+
+
+def test_a_censor_rule_on_one_piece_hides_the_whole_memory(tmp_path):
+    """get/query/history join a long memory's pieces: a piece hidden by a block rule must not
+    come back inside the whole text (it did), so the memory is hidden whole, in every read.
+    (Pieces overlap by chunk_chars // 10 characters, so a match shorter than that lies whole
+    in some piece.)"""
+    cfg = engramdb.EngramConfig(store=engramdb.StoreConfig(chunk_chars=300),
+                                link=engramdb.LinkConfig(auto_link=False))
+    mem = engramdb.open(tmp_path / "c", dim=64, config=cfg)
+    secret = " the passport number is X1234567"
+    mem.add(" ".join(f"filler{i:03d}" for i in range(200)) + secret, id="doc")
+    mem.add("filler001 filler002 a short note", id="note", links=[{"to": "doc", "relation": "next"}])
+    mem.censor(pattern="passport number", action="block", reason="pii")
+    with pytest.raises(engramdb.MemoryBlockedError):
+        mem.get("doc")
+    with pytest.raises(engramdb.MemoryBlockedError):
+        mem.history("doc")
+    assert [m.id for m in mem.query(limit=100)] == ["note"]
+    for q in ("filler001 filler199", "passport number", "filler030"):
+        assert "doc" not in [h.id for h in mem.recall(q, k=5).hits]
+    assert [h.id for h in mem.recall("filler001 filler002 short note", k=5).hits] == ["note"]
+    block = mem.context("filler001 filler002", budget_tokens=2000)
+    assert "X1234567" not in block.text and "`doc" not in block.text and "doc`" not in block.text
+    mem.close()

@@ -69,7 +69,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from .decisions import TrackRecord, track_record
-from .errors import InvalidInputError
+from .errors import InvalidInputError, MemoryBlockedError
 from .slots import USER_SUBJECTS
 from .types import CONNECTOR_TAGS, MemoryKind
 
@@ -480,7 +480,10 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
             other = e.target if e.source == h.id else e.source
             if other in shown or len(neighbours) >= _NEIGHBOURS:
                 continue
-            m = engram.get(other, namespace=namespace)
+            try:
+                m = engram.get(other, namespace=namespace)
+            except MemoryBlockedError:   # one of its pieces is hidden by a censor rule
+                continue
             if m.state.value != "active" or not CONNECTOR_TAGS.isdisjoint(m.tags) or m.chunk_of is not None:
                 continue   # as recall's hits: no connector node, and a piece is its memory, not a neighbour
             shown.add(other)

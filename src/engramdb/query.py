@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import InvalidInputError
+from .errors import InvalidInputError, MemoryBlockedError
 from .recall.filters import Filters
 from .state import EngineState
 from .batch_plan import whole_record
@@ -94,7 +94,11 @@ def run_query(state: EngineState, *, namespace: str, filters: Filters, order: st
             rec = state.store.get_record(txn, nid)
             if rec is None or not filters.tags_ok(rec) or rec.get("chunk_of") is not None:
                 continue   # a piece of a long text is part of its memory, listed once, whole
-            out.append(memory_from_record(whole_record(rec, read_piece, state.config.store.chunk_chars // 10), None))
+            try:
+                rec = whole_record(rec, read_piece, state.config.store.chunk_chars // 10)
+            except MemoryBlockedError:   # a censor rule hides one of its pieces: all of it
+                continue
+            out.append(memory_from_record(rec, None))
             if len(out) >= limit:
                 break
     return out

@@ -18,6 +18,7 @@ import functools
 
 import numpy as np
 
+from ..batch_plan import piece_ids
 from ..graph.csr import CSRGraph
 from ..index.keyword import KeywordIndex
 from ..index.tokens import index_terms, tokenize
@@ -64,6 +65,8 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             if memory_id in shown:
                 continue
             shown.add(memory_id)
+            if chunk is not None and state.censor.active and _piece_hidden(state, txn, rec, memory_id):
+                continue   # a censor rule hides one of its pieces: the memory is hidden whole
             kind, mstate = rec["kind"], rec["state"]
             row = int(ctx.cand[o])
             if parent[row] < 0:   # a seed not reached from another: its path is itself
@@ -268,6 +271,18 @@ def current_first(hits: list[Hit], nids: list[int], warnings: list, valid_from: 
         if valid_from[nids[order[lo]]] > valid_from[nids[order[hi]]]:   # the later-valid one is below
             order.insert(hi, order.pop(lo))
     return [hits[i] for i in order], [nids[i] for i in order]
+
+
+def _piece_hidden(state, txn, rec: dict, memory_id: str) -> bool:
+    """Whether a censor rule hides memory ``memory_id`` (``rec`` one of its pieces) or any of
+    its pieces (each hidden one logged as kept out)."""
+    ns = rec["namespace"]
+    head = rec
+    if rec["id"] != memory_id:
+        nid = state.store.lookup_id(txn, ns, memory_id)
+        head = None if nid is None else state.store.get_record(txn, nid)
+    ids = [memory_id] + ([] if head is None else piece_ids(head))
+    return any(state.censor.hidden_key(ns, pid) for pid in ids)
 
 
 def piece_of(rec: dict) -> tuple[str, int | None]:

@@ -407,8 +407,11 @@ class EngineState:
     def piece_reader(self, txn, ns: str) -> Callable[[str], dict | None]:
         """``read(id)``: the record of memory ``id`` of namespace ``ns`` in the open read
         transaction ``txn``, or None (how a long text's pieces are read back,
-        :func:`engramdb.batch_plan.whole_record`)."""
+        :func:`engramdb.batch_plan.whole_record`). A piece that a censor rule hides raises
+        :class:`MemoryBlockedError`: a memory with a hidden piece is hidden whole."""
         def read(ext_id: str) -> dict | None:
+            if self.censor.active:
+                self.censor.check_read(ns, ext_id)
             nid = self.store.lookup_id(txn, ns, ext_id)
             return None if nid is None else self.store.get_record(txn, nid)
         return read
