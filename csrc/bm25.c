@@ -162,6 +162,20 @@ static inline int64_t add_posting(const part_consts *c, int32_t nid, float tf, f
     return m + 1;
 }
 
+/* Offsets (from j) of the segment postings j..end-1 of marked memories, and with tf_not_1 also
+ * of those whose tf is not 1, into block; returns their count. Branch-free: every offset is
+ * written and the count advances only for the kept ones, so the mark tests run ahead. */
+static inline int64_t gather_block(const int32_t *seg_nid, const float *seg_tf, int64_t j, int64_t end,
+                                   scored_set sc, int tf_not_1, int32_t *block)
+{
+    int64_t q, n_hit = 0;
+    for (q = j; q < end; ++q) {
+        block[n_hit] = (int32_t)(q - j);
+        n_hit += (sc.mark[seg_nid[q]] == sc.stamp) | (tf_not_1 & (seg_tf[q] != 1.0f));
+    }
+    return n_hit;
+}
+
 /* Add weight * BM25 part of every live, allowed posting of `term` to the memories in acc,
  * memories new to it marked and appended to touched, unless `rule` (NULL: none) shows they
  * cannot reach the top k: without grow no new memory is scored (the mark, from the node id
@@ -197,11 +211,8 @@ static int64_t accumulate(const engram_postings *p, int32_t term, double qw, dou
         int32_t block[FILTER_BLOCK];
         for (j = lo; j < hi; j += FILTER_BLOCK) {
             const int64_t end = hi - j < FILTER_BLOCK ? hi : j + FILTER_BLOCK;
-            int64_t q, n_hit = 0;
-            for (q = j; q < end; ++q) {
-                block[n_hit] = (int32_t)(q - j);
-                n_hit += sc.mark[seg_nid[q]] == sc.stamp;
-            }
+            const int64_t n_hit = gather_block(seg_nid, seg_tf, j, end, sc, 0, block);
+            int64_t q;
             for (q = 0; q < n_hit; ++q) {
                 const int64_t at = j + block[q];
                 const int32_t nid = seg_nid[at];
@@ -231,11 +242,8 @@ static int64_t accumulate(const engram_postings *p, int32_t term, double qw, dou
         int32_t block[FILTER_BLOCK];
         for (j = lo; j < hi; j += FILTER_BLOCK) {
             const int64_t end = hi - j < FILTER_BLOCK ? hi : j + FILTER_BLOCK;
-            int64_t q, n_hit = 0;
-            for (q = j; q < end; ++q) {
-                block[n_hit] = (int32_t)(q - j);
-                n_hit += (sc.mark[seg_nid[q]] == sc.stamp) | (seg_tf[q] != 1.0f);
-            }
+            const int64_t n_hit = gather_block(seg_nid, seg_tf, j, end, sc, 1, block);
+            int64_t q;
             for (q = 0; q < n_hit; ++q) {
                 const int64_t at = j + block[q];
                 const float tf = seg_tf[at];

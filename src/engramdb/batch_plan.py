@@ -32,7 +32,8 @@ from .errors import InvalidInputError, MemoryNotFoundError, OversizeError
 from .store.lmdb_store import text_digest
 from .types import MemoryState, Relation
 
-__all__ = ["BatchPlan", "plan_batch", "split_text", "join_pieces", "piece_ids", "whole_digest", "whole_record"]
+__all__ = ["BatchPlan", "plan_batch", "split_text", "join_pieces", "piece_ids", "whole_digest", "whole_record",
+           "chunk_id", "block_id"]
 
 
 def split_text(text: str, chunk_chars: int) -> list[str]:
@@ -68,14 +69,24 @@ def split_text(text: str, chunk_chars: int) -> list[str]:
         start = end - overlap
 
 
+def chunk_id(memory_id: str, i: int) -> str:
+    """Id of chunk ``i`` (>= 1) of a long text stored under ``memory_id``."""
+    return f"{memory_id}#{i}"
+
+
+def block_id(memory_id: str, j: int) -> str:
+    """Id of block ``j`` (>= 1) of a conversation message ``memory_id`` (:mod:`engramdb.conversation`)."""
+    return f"{memory_id}#p{j}"
+
+
 def piece_ids(rec: dict) -> list[str]:
-    """Ids of the other pieces of the memory whose record is ``rec``: ``<id>#<i>`` for the
-    chunks of a long text (field ``chunks``), ``<id>#p<j>`` for the blocks a conversation
-    message was split into (field ``blocks``, :mod:`engramdb.conversation`); [] for neither.
-    A piece's own record names its memory in ``chunk_of``."""
-    out = [f"{rec['id']}#{i}" for i in range(1, int(rec.get("chunks") or 0))]
-    out += [f"{rec['id']}#p{j}" for j in range(1, int(rec.get("blocks") or 0) + 1)]
-    return out
+    """Ids of the other pieces of the memory whose record is ``rec``: :func:`chunk_id` for the
+    chunks of a long text (field ``chunks``), :func:`block_id` for the blocks a conversation
+    message was split into (field ``blocks``); [] for neither. A piece's own record names its
+    memory in ``chunk_of``."""
+    mid = rec["id"]
+    return ([chunk_id(mid, i) for i in range(1, int(rec.get("chunks") or 0))]
+            + [block_id(mid, j) for j in range(1, int(rec.get("blocks") or 0) + 1)])
 
 
 def whole_record(rec: dict, read_piece: Callable[[str], dict | None], default_overlap: int) -> dict:
@@ -87,8 +98,8 @@ def whole_record(rec: dict, read_piece: Callable[[str], dict | None], default_ov
     if not rec.get("chunks"):
         return rec
     pieces = [rec["text"]]
-    for pid in piece_ids({"id": rec["id"], "chunks": rec["chunks"]}):
-        piece = read_piece(pid)
+    for i in range(1, int(rec["chunks"])):
+        piece = read_piece(chunk_id(rec["id"], i))
         if piece is None or piece.get("chunk_of") != rec["id"]:
             return rec
         pieces.append(piece["text"])
@@ -204,7 +215,7 @@ def plan_batch(state: Any, prepared: list, *, has_embedder: bool) -> BatchPlan:
             plan.fresh.append(head)
             prev = head
             for i, piece in enumerate(pieces[1:], 1):
-                part = replace(p, ext_id=f"{p.ext_id}#{i}", text=piece, vector=None, links=[],
+                part = replace(p, ext_id=chunk_id(p.ext_id, i), text=piece, vector=None, links=[],
                                auto_id=False, extra={"chunk_of": p.ext_id, "chunk": i})
                 plan.fresh.append(part)
                 plan.edges.append((part, head, Relation.EXTRACTED_FROM))

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Mapping
 
-from .batch_plan import split_text, whole_record
+from .batch_plan import block_id, split_text, whole_record
 from .entities import co_mentions, extract_entities
 from .errors import EmptyTextError, InvalidInputError
 from .store.lmdb_store import text_digest
@@ -479,7 +479,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                     plan.fields[mid] = {"blocks": len(blocks)}
                     prev_piece = None
                     for j, block in enumerate(blocks, start=1):
-                        pid = f"{mid}#p{j}"
+                        pid = block_id(mid, j)
                         if pid in seen:
                             raise InvalidInputError(f"piece id {pid!r} collides with a message id")
                         seen.add(pid)
