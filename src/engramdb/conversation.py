@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Mapping
 
-from .batch_plan import block_id, split_text, whole_record
+from .batch_plan import block_id, split_text, whole_digest, whole_record
 from .entities import co_mentions, extract_entities
 from .errors import EmptyTextError, InvalidInputError
 from .store.lmdb_store import text_digest
@@ -184,6 +184,28 @@ def _prose_blocks(text: str) -> list[str]:
         if cur:
             out.append("\n".join(cur))
     return out
+
+
+def stored_digest(state: Any, namespace: str, ext_id: str) -> str | None:
+    """SHA-256 (hex) of the whole text of stored memory ``ext_id`` of ``namespace``, or None
+    (:func:`engramdb.batch_plan.whole_digest`: a message stored as pieces compares whole)."""
+    with state.store.read("looking up a stored message") as txn:
+        nid = state.store.lookup_id(txn, namespace, ext_id)
+        rec = None if nid is None else state.store.get_record(txn, nid)
+    return None if rec is None else whole_digest(rec)
+
+
+def session_messages(state: Any, namespace: str, sid: str) -> list[tuple[str, str]] | None:
+    """The messages ``discussed_in`` the stored session node ``sid``, in write order, with the
+    digests of their whole texts; None when no such node is stored."""
+    with state.store.read("looking up a stored session") as txn:
+        nid = state.store.lookup_id(txn, namespace, sid)
+    if nid is None:
+        return None
+    into = sorted({o for o, rel, _w, forward in state.graph.neighbours(nid)
+                   if rel == Relation.DISCUSSED_IN.code and not forward})
+    return [(rec["id"], whole_digest(rec)) for rec in state.records(into, "reading a stored session")
+            if rec is not None and rec.get("chunk_of") is None and GENERATED_TAGS.isdisjoint(rec.get("tags") or ())]
 
 
 def stored_mentions(state: Any, namespace: str, entity: str) -> list[str] | None:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Se
 import numpy as np
 
 from . import context as _context, query as _query, slots as _slots, temporal as _temporal
-from .batch_plan import plan_batch, whole_digest, whole_record
+from .batch_plan import plan_batch, whole_record
 from .concurrency import guarded, retries_map_growth
 from .rwlock import RWLock
 from .config import RELEVANCE_CALIBRATION, AdmissionConfig, EngramConfig, RecallConfig
@@ -34,7 +34,7 @@ from .state import EngineState
 from .store import ledger as _ledger
 from .store.lmdb_store import READABLE_SCHEMAS, SCHEMA_VERSION, LmdbStore, text_digest
 from .types import RELATION_BY_CODE, STATE_BY_CODE, Edge, Memory, MemoryKind, MemoryState, RecallResult, Relation
-from .types import GENERATED_TAGS, memory_from_record
+from .types import memory_from_record
 from .validate import (
     as_list, check_fraction, check_id, check_int, check_namespace, check_text, check_vector, edge_fields,
     now as clock_now, strict_flags, time_or_now, to_unix_seconds,
@@ -348,28 +348,11 @@ class Engram:
         state = self._state
         now = clock_now()
 
-        def stored_digest(ext_id: str) -> str | None:
-            with state.store.read("looking up a stored message") as txn:
-                nid = state.store.lookup_id(txn, ns, ext_id)
-                rec = None if nid is None else state.store.get_record(txn, nid)
-            return None if rec is None else whole_digest(rec)
-
-        def session_messages(sid: str) -> list[tuple[str, str]] | None:
-            """The messages ``discussed_in`` a stored session node, in write order, with their digests."""
-            with state.store.read("looking up a stored session") as txn:
-                nid = state.store.lookup_id(txn, ns, sid)
-            if nid is None:
-                return None
-            into = sorted({o for o, rel, _w, forward in state.graph.neighbours(nid)
-                           if rel == Relation.DISCUSSED_IN.code and not forward})
-            return [(rec["id"], whole_digest(rec)) for rec in state.records(into, "reading a stored session")
-                    if rec is not None and rec.get("chunk_of") is None
-                    and GENERATED_TAGS.isdisjoint(rec.get("tags") or ())]
-
         plan = _conversation.plan_conversation(
             messages, session=session, now=now, entities=entities, split_roles=tuple(split_roles),
-            split_chars=split_chars, session_titles=session_titles, stored_digest=stored_digest,
-            session_messages=session_messages,
+            split_chars=split_chars, session_titles=session_titles,
+            stored_digest=lambda ext_id: _conversation.stored_digest(state, ns, ext_id),
+            session_messages=lambda sid: _conversation.session_messages(state, ns, sid),
             stored_mentions=lambda ent: _conversation.stored_mentions(state, ns, ent),
             keep_roles=tuple(keep_roles), max_pieces=max_pieces,
             max_block_chars=state.config.store.chunk_chars)
