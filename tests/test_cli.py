@@ -3,6 +3,7 @@ import json
 
 from click.testing import CliRunner
 
+import engramdb
 from engramdb.cli import main
 from engramdb.demo import sample_path
 
@@ -52,12 +53,8 @@ def test_demo_graph_finds_what_flat_misses():
 
 
 def test_recall_table_cuts_long_texts_unless_full(tmp_path):
-    import engramdb
     """A long message used to fill the terminal: the table shows its first 240 characters, on
     one line, and names the piece that matched; --full prints it whole."""
-    from click.testing import CliRunner
-
-    from engramdb.cli import main
     store = str(tmp_path / "s")
     body = " ".join(f"word{i}" for i in range(2000)) + " the zebra code is 4711"
     with engramdb.open(store, embedder="hashing") as m:
