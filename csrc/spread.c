@@ -16,6 +16,9 @@
  */
 #include <math.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "engram_kernels.h"
 
@@ -54,56 +57,93 @@ uint32_t engram_spread_begin(engram_spread_node *node, int64_t n, uint32_t *gene
     return gen;
 }
 
-int64_t engram_spread_visit(
-    const int64_t *indptr, const int32_t *indices, const float *weight,
-    const uint8_t *relation,
-    const int32_t *seeds, const float *seed_act, int64_t n_seeds,
-    const float *rel_mult,
-    int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
-    int64_t combine, double sum_cap,
-    engram_spread_node *node, uint32_t gen, int32_t *order, float *order_act,
-    int64_t *level_start)
+/*
+ * One edge e of frontier row u (activation au, fan factor fan) at level tag_d. The pass is
+ * au * min(w, 1) * rel_mult[r] * decay * fan in double, left to right; with fan_on == 0
+ * (fan_exp 0, fan == 1.0) the last factor is left out, which changes no bit (x * 1.0 == x).
+ * sum_mode and fan_on are literal constants at every call, so each combination compiles to
+ * its own branch-free-of-mode loop. Returns the new length of the visit order.
+ */
+static inline __attribute__((always_inline)) int64_t visit_edge(
+    const int32_t *indices, const float *weight, const uint8_t *relation, int64_t e,
+    int32_t u, double au, double fan, const float *rel_mult, double decay,
+    const int sum_mode, const int fan_on, const int check_rel, float cap,
+    engram_spread_node *node, uint32_t gen, uint32_t tag_d,
+    int32_t *order, float *order_act, int64_t m)
 {
-    const int sum_mode = (combine == ENGRAM_COMBINE_SUM);
-    const float cap = (float)sum_cap;
-    const uint32_t gen_tag = gen << TAG_SHIFT;
-    int64_t m = 0;
-    int64_t lo, hi, d, i;
-
-    /* Level 0: seeds; a duplicate keeps its first position and the largest activation. */
-    for (i = 0; i < n_seeds; ++i) {
-        const int32_t s = seeds[i];
-        const float a = seed_act[i];
-        engram_spread_node *x = &node[s];
-        if (!visited(x, gen)) {
-            x->tag = gen_tag; /* depth 0 */
-            x->pos = (int32_t)m;
-            x->best = a;
-            x->parent = -1;
-            order_act[m] = a;
-            order[m++] = s;
-        } else if (a > order_act[x->pos]) {
-            order_act[x->pos] = a;
+    const int32_t v = indices[e];
+    const uint8_t r = relation[e];
+    engram_spread_node *x;
+    uint32_t tag;
+    double pd;
+    float w, p;
+    if (v == u || (check_rel && r == ENGRAM_REL_CONTRADICTS)) {
+        return m;
+    }
+    w = weight[e];
+    w = (1.0f < w) ? 1.0f : w; /* NaN stays NaN */
+    pd = au * (double)w * (double)rel_mult[r] * decay;
+    if (fan_on) {
+        pd *= fan;
+    }
+    p = (float)pd;
+    if (!(p > 0.0f)) {
+        return m; /* also skips NaN */
+    }
+    x = &node[v];
+    tag = x->tag;
+    if ((tag >> TAG_SHIFT) != gen) {
+        x->pos = (int32_t)m;
+        x->best = p;
+        x->parent = u;
+        x->tag = tag_d;
+        order_act[m] = (sum_mode && cap < p) ? cap : p;
+        order[m] = v;
+        return m + 1;
+    }
+    if (tag == tag_d) {
+        float *av = &order_act[x->pos];
+        if (sum_mode) {
+            const float total = (float)(*av + p);
+            *av = (cap < total) ? cap : total;
+            if (p > x->best) {
+                x->best = p;
+                x->parent = u;
+            }
+        } else if (p > *av) {
+            *av = p;
+            x->parent = u;
         }
     }
-    level_start[0] = 0;
+    /* nodes visited at an earlier level never change */
+    return m;
+}
 
-    lo = 0;
-    hi = m;
-    if (max_depth > ENGRAM_MAX_DEPTH) {
-        max_depth = ENGRAM_MAX_DEPTH;
-    }
+/*
+ * Levels 1..max_depth from the seeds already in order[0:m]. sum_mode and fan_on are
+ * literal constants at each call (see visit_edge).
+ */
+static inline __attribute__((always_inline)) int64_t visit_levels(
+    const int64_t *indptr, const int32_t *indices, const float *weight,
+    const uint8_t *relation, const float *rel_mult,
+    int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
+    const int sum_mode, const int fan_on, const int check_rel, float cap,
+    engram_spread_node *node, uint32_t gen, int32_t *order, float *order_act,
+    int64_t *level_start, int64_t m, int64_t *depth_reached)
+{
+    const uint32_t gen_tag = gen << TAG_SHIFT;
+    int64_t lo = 0, hi = m, d;
     for (d = 1; d <= max_depth && lo < hi; ++d) {
         const uint32_t tag_d = gen_tag | (uint32_t)d;
-        level_start[d] = hi;
         int64_t f;
+        level_start[d] = hi;
         for (f = lo; f < hi; ++f) {
             const int32_t u = order[f];
             const int64_t start = indptr[u];
             const int64_t end = indptr[u + 1];
             const int64_t deg = end - start;
-            double fan, au;
-            int64_t e;
+            double fan = 1.0, au;
+            int64_t e, pf_end;
             /* Software pipeline over the frontier: row pointers three rows ahead, edge
              * arrays two rows ahead, and the node slots the next row reaches. */
             if (f + 3 < hi) {
@@ -131,55 +171,91 @@ int64_t engram_spread_visit(
             if (deg == 0 || deg > degree_cap) {
                 continue; /* nothing to pass, or a hub that is reached but not expanded */
             }
-            fan = (fan_exp == 0.0) ? 1.0 : pow((double)deg, -fan_exp);
+            if (fan_on) {
+                fan = pow((double)deg, -fan_exp);
+            }
             au = (double)order_act[f];
-            for (e = start; e < end; ++e) {
-                const int32_t v = indices[e];
-                const uint8_t r = relation[e];
-                engram_spread_node *x;
-                float w, p;
-                if (e + EDGE_PREFETCH < end) {
-                    PREFETCH_W(&node[indices[e + EDGE_PREFETCH]]);
-                }
-                if (v == u || r == ENGRAM_REL_CONTRADICTS) {
-                    continue;
-                }
-                w = weight[e];
-                if (1.0f < w) {
-                    w = 1.0f;
-                }
-                p = (float)(au * (double)w * (double)rel_mult[r] * decay * fan);
-                if (!(p > 0.0f)) {
-                    continue; /* also skips NaN */
-                }
-                x = &node[v];
-                if (!visited(x, gen)) {
-                    x->tag = tag_d;
-                    x->pos = (int32_t)m;
-                    x->parent = u;
-                    x->best = p;
-                    order_act[m] = (sum_mode && p > cap) ? cap : p;
-                    order[m++] = v;
-                } else if (x->tag == tag_d) {
-                    float *av = &order_act[x->pos];
-                    if (sum_mode) {
-                        const float total = (float)(*av + p);
-                        *av = (total > cap) ? cap : total;
-                        if (p > x->best) {
-                            x->best = p;
-                            x->parent = u;
-                        }
-                    } else if (p > *av) {
-                        *av = p;
-                        x->parent = u;
-                    }
-                }
-                /* nodes visited at an earlier level never change */
+            /* A long row prefetches the node slots EDGE_PREFETCH edges ahead; its last
+             * EDGE_PREFETCH edges, and every short row, were prefetched already. */
+            pf_end = end - EDGE_PREFETCH;
+            for (e = start; e < pf_end; ++e) {
+                PREFETCH_W(&node[indices[e + EDGE_PREFETCH]]);
+                m = visit_edge(indices, weight, relation, e, u, au, fan, rel_mult, decay,
+                               sum_mode, fan_on, check_rel, cap, node, gen, tag_d, order,
+                               order_act, m);
+            }
+            for (e = (start > pf_end) ? start : pf_end; e < end; ++e) {
+                m = visit_edge(indices, weight, relation, e, u, au, fan, rel_mult, decay,
+                               sum_mode, fan_on, check_rel, cap, node, gen, tag_d, order,
+                               order_act, m);
             }
         }
         lo = hi;
         hi = m;
     }
+    *depth_reached = d;
+    return m;
+}
+
+int64_t engram_spread_visit(
+    const int64_t *indptr, const int32_t *indices, const float *weight,
+    const uint8_t *relation,
+    const int32_t *seeds, const float *seed_act, int64_t n_seeds,
+    const float *rel_mult,
+    int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
+    int64_t combine, double sum_cap,
+    engram_spread_node *node, uint32_t gen, int32_t *order, float *order_act,
+    int64_t *level_start)
+{
+    const float cap = (float)sum_cap;
+    const uint32_t gen_tag = gen << TAG_SHIFT;
+    int64_t m = 0;
+    int64_t d, i;
+
+    /* Level 0: seeds; a duplicate keeps its first position and the largest activation. */
+    for (i = 0; i < n_seeds; ++i) {
+        const int32_t s = seeds[i];
+        const float a = seed_act[i];
+        engram_spread_node *x = &node[s];
+        if (!visited(x, gen)) {
+            x->tag = gen_tag; /* depth 0 */
+            x->pos = (int32_t)m;
+            x->best = a;
+            x->parent = -1;
+            order_act[m] = a;
+            order[m++] = s;
+        } else if (a > order_act[x->pos]) {
+            order_act[x->pos] = a;
+        }
+    }
+    level_start[0] = 0;
+
+    if (max_depth > ENGRAM_MAX_DEPTH) {
+        max_depth = ENGRAM_MAX_DEPTH;
+    }
+    /* One specialised loop per (combine, fan on/off, contradicts check). A `contradicts`
+     * edge needs no test of its own when its multiplier is 0: its pass is then 0 or NaN
+     * and fails the p > 0 test like any other pass that carries nothing. */
+#define VISIT(SUM, FAN, REL)                                                                 \
+    visit_levels(indptr, indices, weight, relation, rel_mult, max_depth, decay, fan_exp,      \
+                 degree_cap, SUM, FAN, REL, cap, node, gen, order, order_act, level_start, m, \
+                 &d)
+    {
+        const int sum = (combine == ENGRAM_COMBINE_SUM);
+        const int fan = (fan_exp != 0.0);
+        const int rel = (rel_mult[ENGRAM_REL_CONTRADICTS] != 0.0f);
+        switch (sum * 4 + fan * 2 + rel) {
+        case 0: m = VISIT(0, 0, 0); break;
+        case 1: m = VISIT(0, 0, 1); break;
+        case 2: m = VISIT(0, 1, 0); break;
+        case 3: m = VISIT(0, 1, 1); break;
+        case 4: m = VISIT(1, 0, 0); break;
+        case 5: m = VISIT(1, 0, 1); break;
+        case 6: m = VISIT(1, 1, 0); break;
+        default: m = VISIT(1, 1, 1); break;
+        }
+    }
+#undef VISIT
     /* Levels never reached start (empty) at m. */
     for (; d <= max_depth + 1; ++d) {
         level_start[d] = m;
@@ -258,17 +334,36 @@ int64_t engram_spread_select(
     for (i = size / 2 - 1; i >= 0; --i) {
         cand_sift_down(h, size, i);
     }
-    for (i = lo + size; i < m; ++i) {
+    i = lo + size;
+    while (i < m) {
         cand c;
+#ifdef __SSE2__
+        /* Skip blocks of 8 that hold nothing at or above the root (the common case once the
+         * heap is full): !(a < root) is also true for a NaN, as in the scalar test below. */
+        {
+            const __m128 root = _mm_set1_ps(h[0].a);
+            while (i + 8 <= m) {
+                const __m128 lo4 = _mm_cmpnlt_ps(_mm_loadu_ps(order_act + i), root);
+                const __m128 hi4 = _mm_cmpnlt_ps(_mm_loadu_ps(order_act + i + 4), root);
+                if (_mm_movemask_ps(_mm_or_ps(lo4, hi4)) != 0) {
+                    break;
+                }
+                i += 8;
+            }
+            if (i >= m) {
+                break;
+            }
+        }
+#endif
         c.a = order_act[i];
-        if (c.a < h[0].a) {
-            continue; /* strictly below the k-th best: the common case, no NaN can pass here */
+        if (!(c.a < h[0].a)) { /* strictly below the k-th best cannot enter; a NaN can */
+            c.v = order[i];
+            if (cand_above(c, h[0])) {
+                h[0] = c;
+                cand_sift_down(h, size, 0);
+            }
         }
-        c.v = order[i];
-        if (cand_above(c, h[0])) {
-            h[0] = c;
-            cand_sift_down(h, size, 0);
-        }
+        ++i;
     }
     /* Heap sort in place: the lowest-ranked kept candidate goes to the back each round. */
     for (i = size - 1; i > 0; --i) {
