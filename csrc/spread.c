@@ -5,14 +5,19 @@
  * double, left to right, as act[u] * min(w, 1) * rel_mult[rel] * decay * fan, then rounded
  * to float; SUM accumulates in float.
  *
- * Memory layout: the per-node state of one traversal (position in the visit order, largest
- * single pass, parent, visit tag) is one 16-byte engram_spread_node, so touching a node costs
- * one cache line instead of one per array. Activations live in order_act, parallel to the
- * visit order: a frontier reads them sequentially, and the top-k selection scans
- * order/order_act front to back without touching a node slot. A node counts as visited when its tag carries the current
- * generation, so nothing is cleared between calls: the generation is bumped instead, and the
- * whole array is zeroed only when the 24-bit generation wraps (every 16.7 million calls).
- * The frontier rows and the nodes they reach are prefetched a few rows ahead.
+ * Memory layout: a traversal touches a few thousand nodes of a graph of up to millions. The
+ * state of a touched node (id, activation, parent, largest single pass) lives in arrays
+ * parallel to the visit order, written front to back and read sequentially by the next
+ * frontier, the collection and the top-k selection. The only memory indexed by node is one
+ * 8-byte slot (position in the visit order, generation), so a touched node costs one cache
+ * line of an array half the size of a per-node record of the whole state, and the caches
+ * hold twice the nodes. A slot counts only under the current generation, bumped by every
+ * traversal, so nothing is cleared between calls; node[] is zeroed when the 32-bit
+ * generation wraps. The depth of a node is the level whose range of the visit order holds
+ * its position.
+ *
+ * The frontier rows and the node slots of the nodes they reach are prefetched a few rows
+ * ahead.
  */
 #include <math.h>
 #include <string.h>
@@ -25,56 +30,36 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH_R(p) __builtin_prefetch((p), 0, 3)
 #define PREFETCH_W(p) __builtin_prefetch((p), 1, 3)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #define PREFETCH_R(p) ((void)(p))
 #define PREFETCH_W(p) ((void)(p))
+#define ALWAYS_INLINE inline
 #endif
 
-#define TAG_SHIFT 8
-#define GEN_LIMIT (1u << (32 - TAG_SHIFT))
 /* Node slots of a row prefetched one frontier row ahead, and edges ahead within a long row. */
 #define ROW_PREFETCH 16
 #define EDGE_PREFETCH 16
 
-static inline int visited(const engram_spread_node *x, uint32_t gen)
-{
-    return (x->tag >> TAG_SHIFT) == gen;
-}
-
-static inline int depth_of(const engram_spread_node *x)
-{
-    return (int)(x->tag & 0xffu);
-}
-
-uint32_t engram_spread_begin(engram_spread_node *node, int64_t n, uint32_t *generation)
-{
-    uint32_t gen = *generation + 1u;
-    if (gen >= GEN_LIMIT || gen == 0u) {
-        memset(node, 0, (size_t)n * sizeof(engram_spread_node));
-        gen = 1u;
-    }
-    *generation = gen;
-    return gen;
-}
-
 /*
- * One edge e of frontier row u (activation au, fan factor fan) at level tag_d. The pass is
- * au * min(w, 1) * rel_mult[r] * decay * fan in double, left to right; with fan_on == 0
- * (fan_exp 0, fan == 1.0) the last factor is left out, which changes no bit (x * 1.0 == x).
- * sum_mode and fan_on are literal constants at every call, so each combination compiles to
- * its own branch-free-of-mode loop. Returns the new length of the visit order.
+ * One edge e of frontier row u (activation au, fan factor fan) at the level that starts at
+ * position level_lo. The pass is au * min(w, 1) * rel_mult[r] * decay * fan in double, left
+ * to right; with fan_on == 0 (fan_exp 0, fan == 1.0) the last factor is left out, which
+ * changes no bit (x * 1.0 == x). sum_mode, fan_on and check_rel are literal constants at
+ * every call, so each combination compiles to its own loop. Returns the new length of the
+ * visit order.
  */
-static inline __attribute__((always_inline)) int64_t visit_edge(
+static ALWAYS_INLINE int64_t visit_edge(
     const int32_t *indices, const float *weight, const uint8_t *relation, int64_t e,
     int32_t u, double au, double fan, const float *rel_mult, double decay,
     const int sum_mode, const int fan_on, const int check_rel, float cap,
-    engram_spread_node *node, uint32_t gen, uint32_t tag_d,
-    int32_t *order, float *order_act, int64_t m)
+    engram_spread_node *node, uint32_t gen, int64_t level_lo,
+    int32_t *order, float *order_act, engram_spread_link *link, int64_t m)
 {
     const int32_t v = indices[e];
     const uint8_t r = relation[e];
     engram_spread_node *x;
-    uint32_t tag;
+    int64_t at;
     double pd;
     float w, p;
     if (v == u || (check_rel && r == ENGRAM_REL_CONTRADICTS)) {
@@ -91,52 +76,56 @@ static inline __attribute__((always_inline)) int64_t visit_edge(
         return m; /* also skips NaN */
     }
     x = &node[v];
-    tag = x->tag;
-    if ((tag >> TAG_SHIFT) != gen) {
+    if (x->gen != gen) { /* v is reached for the first time */
+        x->gen = gen;
         x->pos = (int32_t)m;
-        x->best = p;
-        x->parent = u;
-        x->tag = tag_d;
-        order_act[m] = (sum_mode && cap < p) ? cap : p;
         order[m] = v;
+        order_act[m] = (sum_mode && cap < p) ? cap : p;
+        link[m].parent = u;
+        if (sum_mode) {
+            link[m].best = p;
+        }
         return m + 1;
     }
-    if (tag == tag_d) {
-        float *av = &order_act[x->pos];
+    at = x->pos;
+    if (at >= level_lo) { /* reached before at this level */
+        float *av = &order_act[at];
         if (sum_mode) {
             const float total = (float)(*av + p);
             *av = (cap < total) ? cap : total;
-            if (p > x->best) {
-                x->best = p;
-                x->parent = u;
+            if (p > link[at].best) {
+                link[at].best = p;
+                link[at].parent = u;
             }
         } else if (p > *av) {
             *av = p;
-            x->parent = u;
+            link[at].parent = u;
         }
     }
-    /* nodes visited at an earlier level never change */
-    return m;
+    return m; /* nodes visited at an earlier level never change */
 }
 
 /*
- * Levels 1..max_depth from the seeds already in order[0:m]. sum_mode and fan_on are
- * literal constants at each call (see visit_edge).
+ * Levels 1..max_depth from the seeds already in order[0:m]. sum_mode, fan_on and check_rel
+ * are literal constants at each call (see visit_edge). Returns m; *depth_reached is the
+ * first level not expanded.
  */
-static inline __attribute__((always_inline)) int64_t visit_levels(
+static ALWAYS_INLINE int64_t visit_levels(
     const int64_t *indptr, const int32_t *indices, const float *weight,
     const uint8_t *relation, const float *rel_mult,
     int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
     const int sum_mode, const int fan_on, const int check_rel, float cap,
-    engram_spread_node *node, uint32_t gen, int32_t *order, float *order_act,
-    int64_t *level_start, int64_t m, int64_t *depth_reached)
+    engram_spread_scratch *sc, int64_t m, int64_t *depth_reached)
 {
-    const uint32_t gen_tag = gen << TAG_SHIFT;
+    engram_spread_node *node = sc->node;
+    const uint32_t gen = sc->gen;
+    int32_t *order = sc->order;
+    float *order_act = sc->order_act;
+    engram_spread_link *link = sc->link;
     int64_t lo = 0, hi = m, d;
     for (d = 1; d <= max_depth && lo < hi; ++d) {
-        const uint32_t tag_d = gen_tag | (uint32_t)d;
         int64_t f;
-        level_start[d] = hi;
+        sc->level_start[d] = hi;
         for (f = lo; f < hi; ++f) {
             const int32_t u = order[f];
             const int64_t start = indptr[u];
@@ -145,7 +134,7 @@ static inline __attribute__((always_inline)) int64_t visit_levels(
             double fan = 1.0, au;
             int64_t e, pf_end;
             /* Software pipeline over the frontier: row pointers three rows ahead, edge
-             * arrays two rows ahead, and the node slots the next row reaches. */
+             * arrays two rows ahead, and the node slots of the next row's targets. */
             if (f + 3 < hi) {
                 PREFETCH_R(&indptr[order[f + 3]]);
             }
@@ -154,6 +143,9 @@ static inline __attribute__((always_inline)) int64_t visit_levels(
                 PREFETCH_R(&indices[ns]);
                 PREFETCH_R(&weight[ns]);
                 PREFETCH_R(&relation[ns]);
+            }
+            if (deg == 0 || deg > degree_cap) {
+                continue; /* nothing to pass, or a hub that is reached but not expanded */
             }
             if (f + 1 < hi) {
                 const int32_t nu = order[f + 1];
@@ -168,9 +160,6 @@ static inline __attribute__((always_inline)) int64_t visit_levels(
                     }
                 }
             }
-            if (deg == 0 || deg > degree_cap) {
-                continue; /* nothing to pass, or a hub that is reached but not expanded */
-            }
             if (fan_on) {
                 fan = pow((double)deg, -fan_exp);
             }
@@ -181,13 +170,13 @@ static inline __attribute__((always_inline)) int64_t visit_levels(
             for (e = start; e < pf_end; ++e) {
                 PREFETCH_W(&node[indices[e + EDGE_PREFETCH]]);
                 m = visit_edge(indices, weight, relation, e, u, au, fan, rel_mult, decay,
-                               sum_mode, fan_on, check_rel, cap, node, gen, tag_d, order,
-                               order_act, m);
+                               sum_mode, fan_on, check_rel, cap, node, gen, hi,
+                               order, order_act, link, m);
             }
             for (e = (start > pf_end) ? start : pf_end; e < end; ++e) {
                 m = visit_edge(indices, weight, relation, e, u, au, fan, rel_mult, decay,
-                               sum_mode, fan_on, check_rel, cap, node, gen, tag_d, order,
-                               order_act, m);
+                               sum_mode, fan_on, check_rel, cap, node, gen, hi,
+                               order, order_act, link, m);
             }
         }
         lo = hi;
@@ -204,42 +193,55 @@ int64_t engram_spread_visit(
     const float *rel_mult,
     int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
     int64_t combine, double sum_cap,
-    engram_spread_node *node, uint32_t gen, int32_t *order, float *order_act,
-    int64_t *level_start)
+    engram_spread_scratch *sc)
 {
     const float cap = (float)sum_cap;
-    const uint32_t gen_tag = gen << TAG_SHIFT;
     int64_t m = 0;
     int64_t d, i;
+    uint32_t gen;
+
+    if (max_depth > ENGRAM_MAX_DEPTH) {
+        max_depth = ENGRAM_MAX_DEPTH;
+    }
+    if (max_depth < 0) {
+        max_depth = 0;
+    }
+
+    /* A new generation: every node slot reads as untouched. */
+    gen = sc->gen + 1u;
+    if (gen == 0u) {
+        memset(sc->node, 0, (size_t)sc->n * sizeof(engram_spread_node));
+        gen = 1u;
+    }
+    sc->gen = gen;
 
     /* Level 0: seeds; a duplicate keeps its first position and the largest activation. */
     for (i = 0; i < n_seeds; ++i) {
         const int32_t s = seeds[i];
         const float a = seed_act[i];
-        engram_spread_node *x = &node[s];
-        if (!visited(x, gen)) {
-            x->tag = gen_tag; /* depth 0 */
-            x->pos = (int32_t)m;
-            x->best = a;
-            x->parent = -1;
-            order_act[m] = a;
-            order[m++] = s;
-        } else if (a > order_act[x->pos]) {
-            order_act[x->pos] = a;
+        engram_spread_node *x = &sc->node[s];
+        if (x->gen == gen) {
+            if (a > sc->order_act[x->pos]) {
+                sc->order_act[x->pos] = a;
+            }
+            continue;
         }
+        x->gen = gen;
+        x->pos = (int32_t)m;
+        sc->order[m] = s;
+        sc->order_act[m] = a;
+        sc->link[m].parent = -1;
+        sc->link[m].best = a;
+        ++m;
     }
-    level_start[0] = 0;
+    sc->level_start[0] = 0;
 
-    if (max_depth > ENGRAM_MAX_DEPTH) {
-        max_depth = ENGRAM_MAX_DEPTH;
-    }
     /* One specialised loop per (combine, fan on/off, contradicts check). A `contradicts`
      * edge needs no test of its own when its multiplier is 0: its pass is then 0 or NaN
      * and fails the p > 0 test like any other pass that carries nothing. */
 #define VISIT(SUM, FAN, REL)                                                                 \
     visit_levels(indptr, indices, weight, relation, rel_mult, max_depth, decay, fan_exp,      \
-                 degree_cap, SUM, FAN, REL, cap, node, gen, order, order_act, level_start, m, \
-                 &d)
+                 degree_cap, SUM, FAN, REL, cap, sc, m, &d)
     {
         const int sum = (combine == ENGRAM_COMBINE_SUM);
         const int fan = (fan_exp != 0.0);
@@ -258,24 +260,38 @@ int64_t engram_spread_visit(
 #undef VISIT
     /* Levels never reached start (empty) at m. */
     for (; d <= max_depth + 1; ++d) {
-        level_start[d] = m;
+        sc->level_start[d] = m;
     }
+    sc->n_levels = max_depth + 1;
     return m;
 }
 
 void engram_spread_collect(
-    const int32_t *order, const float *order_act, int64_t m, const engram_spread_node *node,
+    const engram_spread_scratch *sc, int64_t m,
     int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
 {
-    int64_t i;
+    int64_t d, i;
+    memcpy(out_nodes, sc->order, (size_t)m * sizeof(int32_t));
+    memcpy(out_act, sc->order_act, (size_t)m * sizeof(float));
     for (i = 0; i < m; ++i) {
-        const int32_t v = order[i];
-        const engram_spread_node *x = &node[v];
-        out_nodes[i] = v;
-        out_act[i] = order_act[i];
-        out_parent[i] = x->parent;
-        out_depth[i] = (int8_t)depth_of(x);
+        out_parent[i] = sc->link[i].parent;
     }
+    for (d = 0; d < sc->n_levels; ++d) {
+        const int64_t end = (sc->level_start[d + 1] < m) ? sc->level_start[d + 1] : m;
+        for (i = sc->level_start[d]; i < end; ++i) {
+            out_depth[i] = (int8_t)d;
+        }
+    }
+}
+
+/* Depth of the node at position pos of the last traversal's visit order. */
+static int8_t depth_at(const engram_spread_scratch *sc, int64_t pos)
+{
+    int64_t d = 0;
+    while (d + 1 < sc->n_levels && sc->level_start[d + 1] <= pos) {
+        ++d;
+    }
+    return (int8_t)d;
 }
 
 typedef engram_spread_cand cand;
@@ -315,10 +331,12 @@ static void cand_sift_down(cand *heap, int64_t size, int64_t pos)
 }
 
 int64_t engram_spread_select(
-    const int32_t *order, const float *order_act, int64_t lo, int64_t m,
-    const engram_spread_node *node, int64_t k, engram_spread_cand *heap,
+    const engram_spread_scratch *sc, int64_t lo, int64_t m, int64_t k,
+    engram_spread_cand *heap,
     int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
 {
+    const int32_t *order = sc->order;
+    const float *order_act = sc->order_act;
     cand *h = heap;
     int64_t size = 0, i;
     if (k <= 0 || lo >= m) {
@@ -373,11 +391,11 @@ int64_t engram_spread_select(
         cand_sift_down(h, i, 0);
     }
     for (i = 0; i < size; ++i) {
-        const engram_spread_node *x = &node[h[i].v];
+        const int64_t pos = sc->node[h[i].v].pos;
         out_nodes[i] = h[i].v;
         out_act[i] = h[i].a;
-        out_parent[i] = x->parent;
-        out_depth[i] = (int8_t)depth_of(x);
+        out_parent[i] = sc->link[pos].parent;
+        out_depth[i] = depth_at(sc, pos);
     }
     return size;
 }
@@ -390,12 +408,11 @@ int64_t engram_spread_activation_batch(
     const float *rel_mult,
     int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
     int64_t combine, double sum_cap,
-    engram_spread_node *node, uint32_t *generation, int32_t *order, float *order_act,
+    engram_spread_scratch *sc,
     int64_t *out_indptr, int64_t capacity,
     int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
 {
     const int64_t nnz = indptr[n];
-    int64_t level_start[ENGRAM_MAX_DEPTH + 2];
     int64_t i;
     for (i = q_begin; i < n_queries; ++i) {
         const int64_t lo = seed_indptr[i];
@@ -410,14 +427,11 @@ int64_t engram_spread_activation_batch(
             return i; /* the caller grows the outputs and resumes here */
         }
         if (n_seeds > 0) {
-            const uint32_t gen = engram_spread_begin(node, n, generation);
             m = engram_spread_visit(
                 indptr, indices, weight, relation, seeds + lo, seed_act + lo, n_seeds,
-                rel_mult, max_depth, decay, fan_exp, degree_cap, combine, sum_cap,
-                node, gen, order, order_act, level_start);
-            engram_spread_collect(
-                order, order_act, m, node,
-                out_nodes + at, out_act + at, out_parent + at, out_depth + at);
+                rel_mult, max_depth, decay, fan_exp, degree_cap, combine, sum_cap, sc);
+            engram_spread_collect(sc, m, out_nodes + at, out_act + at, out_parent + at,
+                                  out_depth + at);
         }
         out_indptr[i + 1] = at + m;
     }
