@@ -66,11 +66,8 @@ typedef struct {
     int64_t level_start[ENGRAM_MAX_DEPTH + 2];
 } engram_spread_scratch;
 
-/* A candidate of the top-k selection: activation and node id. */
-typedef struct {
-    float a;
-    int32_t v;
-} engram_spread_cand;
+/* A candidate of the top-k selection: its rank key (activation, then node id; see spread.c). */
+typedef uint64_t engram_spread_cand;
 
 /*
  * Spreading activation by levels with a visited set (Collins & Loftus 1975; Anderson 1974

@@ -20,6 +20,7 @@
  * ahead.
  */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -294,40 +295,65 @@ static int8_t depth_at(const engram_spread_scratch *sc, int64_t pos)
     return (int8_t)d;
 }
 
-typedef engram_spread_cand cand;
-
-/* Nonzero if candidate x ranks above y: larger activation, then smaller id; NaN last. */
-static inline int cand_above(cand x, cand y)
+/*
+ * Rank key of a candidate: a larger key ranks higher. The high word orders the activation
+ * (IEEE 754 bits made monotone: the sign bit flipped for numbers >= 0, all bits for
+ * negatives; -0.0 taken as +0.0; every NaN 0, below every number), the low word is
+ * INT32_MAX - v, so equal activations rank the smaller id higher. Comparing keys is then
+ * one integer comparison, with no branch on NaN.
+ */
+static inline uint64_t cand_key(float a, int32_t v)
 {
-    if (isnan(x.a)) {
-        return isnan(y.a) && x.v < y.v;
+    uint32_t u;
+    if (a == 0.0f) {
+        a = 0.0f;
     }
-    if (isnan(y.a)) {
-        return 1;
+    memcpy(&u, &a, sizeof u);
+    if (isnan(a)) {
+        u = 0u;
+    } else {
+        u = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
     }
-    return x.a > y.a || (x.a == y.a && x.v < y.v);
+    return ((uint64_t)u << 32) | (uint32_t)(INT32_MAX - v);
 }
 
-/* Restore the heap below pos; the root is the lowest-ranked candidate kept. */
-static void cand_sift_down(cand *heap, int64_t size, int64_t pos)
+static inline int32_t key_node(uint64_t key)
 {
+    return (int32_t)(INT32_MAX - (int64_t)(uint32_t)key);
+}
+
+/* The activation a key encodes (NaN for a NaN key, +0.0 for either zero). */
+static inline float key_act(uint64_t key)
+{
+    uint32_t u = (uint32_t)(key >> 32);
+    float a;
+    if (u == 0u) {
+        return NAN;
+    }
+    u = (u & 0x80000000u) ? (u & 0x7fffffffu) : ~u;
+    memcpy(&a, &u, sizeof a);
+    return a;
+}
+
+/* Restore the min-heap below pos; the root is the lowest-ranked candidate kept. */
+static void key_sift_down(uint64_t *heap, int64_t size, int64_t pos)
+{
+    const uint64_t x = heap[pos];
     for (;;) {
         int64_t child = 2 * pos + 1;
-        cand tmp;
         if (child >= size) {
-            return;
+            break;
         }
-        if (child + 1 < size && cand_above(heap[child], heap[child + 1])) {
+        if (child + 1 < size && heap[child + 1] < heap[child]) {
             ++child;
         }
-        if (!cand_above(heap[pos], heap[child])) {
-            return;
+        if (x <= heap[child]) {
+            break;
         }
-        tmp = heap[pos];
         heap[pos] = heap[child];
-        heap[child] = tmp;
         pos = child;
     }
+    heap[pos] = x;
 }
 
 int64_t engram_spread_select(
@@ -337,32 +363,32 @@ int64_t engram_spread_select(
 {
     const int32_t *order = sc->order;
     const float *order_act = sc->order_act;
-    cand *h = heap;
+    uint64_t *h = heap;
     int64_t size = 0, i;
+    float root;
     if (k <= 0 || lo >= m) {
         return 0;
     }
     /* Fill with the first k candidates, then keep the k best: one comparison per node
      * against the root, O(log k) more when it enters. Sequential reads only. */
     for (i = lo; i < m && size < k; ++i) {
-        h[size].a = order_act[i];
-        h[size].v = order[i];
-        ++size;
+        h[size++] = cand_key(order_act[i], order[i]);
     }
     for (i = size / 2 - 1; i >= 0; --i) {
-        cand_sift_down(h, size, i);
+        key_sift_down(h, size, i);
     }
+    root = key_act(h[0]);
     i = lo + size;
     while (i < m) {
-        cand c;
 #ifdef __SSE2__
         /* Skip blocks of 8 that hold nothing at or above the root (the common case once the
-         * heap is full): !(a < root) is also true for a NaN, as in the scalar test below. */
+         * heap is full): !(a < root) is also true for a NaN, as in the scalar test below,
+         * and for everything when the root is NaN. */
         {
-            const __m128 root = _mm_set1_ps(h[0].a);
+            const __m128 r4 = _mm_set1_ps(root);
             while (i + 8 <= m) {
-                const __m128 lo4 = _mm_cmpnlt_ps(_mm_loadu_ps(order_act + i), root);
-                const __m128 hi4 = _mm_cmpnlt_ps(_mm_loadu_ps(order_act + i + 4), root);
+                const __m128 lo4 = _mm_cmpnlt_ps(_mm_loadu_ps(order_act + i), r4);
+                const __m128 hi4 = _mm_cmpnlt_ps(_mm_loadu_ps(order_act + i + 4), r4);
                 if (_mm_movemask_ps(_mm_or_ps(lo4, hi4)) != 0) {
                     break;
                 }
@@ -373,27 +399,28 @@ int64_t engram_spread_select(
             }
         }
 #endif
-        c.a = order_act[i];
-        if (!(c.a < h[0].a)) { /* strictly below the k-th best cannot enter; a NaN can */
-            c.v = order[i];
-            if (cand_above(c, h[0])) {
+        if (!(order_act[i] < root)) { /* strictly below the k-th best cannot enter */
+            const uint64_t c = cand_key(order_act[i], order[i]);
+            if (c > h[0]) {
                 h[0] = c;
-                cand_sift_down(h, size, 0);
+                key_sift_down(h, size, 0);
+                root = key_act(h[0]);
             }
         }
         ++i;
     }
     /* Heap sort in place: the lowest-ranked kept candidate goes to the back each round. */
     for (i = size - 1; i > 0; --i) {
-        const cand tmp = h[0];
+        const uint64_t tmp = h[0];
         h[0] = h[i];
         h[i] = tmp;
-        cand_sift_down(h, i, 0);
+        key_sift_down(h, i, 0);
     }
     for (i = 0; i < size; ++i) {
-        const int64_t pos = sc->node[h[i].v].pos;
-        out_nodes[i] = h[i].v;
-        out_act[i] = h[i].a;
+        const int32_t v = key_node(h[i]);
+        const int64_t pos = sc->node[v].pos;
+        out_nodes[i] = v;
+        out_act[i] = order_act[pos]; /* the value itself: a key keeps no sign of zero */
         out_parent[i] = sc->link[pos].parent;
         out_depth[i] = depth_at(sc, pos);
     }

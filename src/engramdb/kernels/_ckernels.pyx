@@ -16,7 +16,7 @@ import threading
 import numpy as np
 
 cimport numpy as cnp
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 cnp.import_array()
@@ -52,9 +52,7 @@ cdef extern from "engram_kernels.h" nogil:
         engram_spread_link *link
         int64_t n_levels
         int64_t level_start[ENGRAM_MAX_DEPTH + 2]
-    ctypedef struct engram_spread_cand:
-        float a
-        int32_t v
+    ctypedef uint64_t engram_spread_cand
     int64_t engram_spread_visit(
         const int64_t *indptr, const int32_t *indices, const float *weight,
         const uint8_t *relation,
