@@ -21,7 +21,7 @@ def _chat(m):
     in common with the question) linked ``next``, and an unrelated message."""
     m.add_batch([{"id": "long", "text": LONG},
                  {"id": "after", "text": "the meeting moved to tuesday afternoon",
-                  "links": [{"to": "long", "relation": "next"}]},
+                  "links": [{"to": "long", "relation": "next", "weight": 1.0}]},
                  {"id": "other", "text": "groceries: apples, bread and milk"}])
 
 
@@ -33,7 +33,8 @@ def test_a_matching_piece_reaches_the_memory_s_neighbour_as_the_whole_memory_doe
     with _open(tmp_path / "pieces", CHUNK) as m, _open(tmp_path / "whole", 10_000) as w:
         _chat(m)
         _chat(w)
-        assert m.stats()["memories"] > w.stats()["memories"] == 3
+        assert m.stats()["memories"] == w.stats()["memories"] == 3
+        assert m.stats()["pieces"] > w.stats()["pieces"] == 0
         pieces, whole = _by_id(m.recall("zebra vault", k=5)), _by_id(w.recall("zebra vault", k=5))
     assert pieces["long"].chunk >= 1 and "zebra vault" in pieces["long"].text
     assert whole["long"].chunk is None
