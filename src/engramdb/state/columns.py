@@ -108,6 +108,8 @@ class Columns:
         Time of the last salience update, Unix seconds (+inf: held until review).
     ext_ids : IdColumn
         The caller's id of each nid (str, None once erased).
+    archived_at : ndarray of float64
+        Record time an archived memory was archived, Unix seconds; +inf for any other state.
     head : ndarray of int32
         The memory a nid belongs to: for a piece of a text stored as pieces
         (:mod:`engramdb.batch_plan`), the nid of its first piece; for any other memory, its own
@@ -124,7 +126,7 @@ class Columns:
               "t0": np.float64,
               "recorded_at": np.float64, "retired_at": np.float64, "valid_from": np.float64,
               "valid_to": np.float64, "known_valid_to": np.float64,   # record and valid time (temporal.py; +inf = open)
-              "head": np.int32}
+              "archived_at": np.float64, "head": np.int32}
 
     def __init__(self) -> None:
         self.n = 0
@@ -171,6 +173,8 @@ class Columns:
         self.s0[nid] = rec["salience"]
         self.t0[nid] = rec["salience_at"]
         self.ext_ids[nid] = rec["id"]
+        archived = rec.get("archived_at") if rec["state"] == MemoryState.ARCHIVED.value else np.inf
+        self.archived_at[nid] = -np.inf if archived is None else archived   # archived, time unknown: always
         (self.recorded_at[nid], self.retired_at[nid], self.valid_from[nid],
          self.valid_to[nid], self.known_valid_to[nid]) = column_values(rec)
         if self.censor is not None:
