@@ -55,9 +55,15 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     hide = not req.config.connector_hits and not (filters.tags and filters.tags & CONNECTOR_TAGS)
     # a memory stored as pieces (batch_plan) is one hit, at its best piece (MaxP)
     shown: set[str] = set()
+    # which piece a memory with matching pieces shows: its best direct match (seeds.lift_pieces)
+    shown_piece = ctx.extra.get("shown_piece")
+    heads = state.cols.head if shown_piece else None
     with store.read("fetching recalled memories") as txn:
         for o in ranked(ctx, (k if filters.tags is None else 4 * k) + (4 if hide else 0)):
             nid = int(cnodes[o])
+            row = int(ctx.cand[o])
+            if heads is not None:
+                nid, row = shown_piece.get(int(heads[nid]), (nid, row))
             rec = store.get_record(txn, nid)
             if rec is None or not filters.tags_ok(rec) or (hide and not CONNECTOR_TAGS.isdisjoint(rec["tags"])):
                 continue
@@ -68,7 +74,6 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             if chunk is not None and state.censor.active and _piece_hidden(state, txn, rec, memory_id):
                 continue   # a censor rule hides one of its pieces: the memory is hidden whole
             kind, mstate = rec["kind"], rec["state"]
-            row = int(ctx.cand[o])
             if parent[row] < 0:   # a seed not reached from another: its path is itself
                 path = [PathStep(ext_ids[nid])]
             else:
@@ -76,7 +81,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                     pos = _node_rows(state, ctx.nodes, csr.n_nodes)
                 path = path_of(nid, parent, pos, csr, req.config.rel_mult, ext_ids)
             hits.append(Hit(id=memory_id, chunk=chunk, kind=_KIND.get(kind) or MemoryKind(kind), text=rec["text"],
-                            score=float(ctx.score[o]), activation=float(ctx.total[row]),
+                            score=float(ctx.score[o]), activation=float(ctx.total[ctx.cand[o]]),
                             similarity=sim_of.get(nid), path=path,
                             source=rec["source"], tags=tuple(rec["tags"]), created_at=rec["created_at"],
                             confidence=rec["confidence"], state=_STATE.get(mstate) or MemoryState(mstate),
