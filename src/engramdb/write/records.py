@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from .. import slots as _slots, temporal as _temporal
-from ..facts import conflict
+from ..facts import conflict_many
 from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundError, OversizeError
 from ..state import EngineState
 from ..types import GENERATED_TAGS, MemoryKind, MemoryState, Relation
@@ -306,7 +306,12 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared],
     if not lc.detect_conflicts:
         return []
     by_nid = {p.nid: p for p in prepared}
-    edges = []
+    # 1. the candidates: each new memory's neighbours at conflict_cosine or closer that are
+    # statements outside slots (what cannot change during the loop below), with their texts;
+    # every stored neighbour's record is read once
+    stored: dict[int, dict | None] = {}
+    cand: list[tuple[Prepared, int, Prepared | None]] = []
+    pairs: list[tuple[str, str]] = []
     for p in prepared:
         if p.subject is not None or p.state is not MemoryState.ACTIVE or _not_a_fact(p.kind.value, p.extra, p.tags):
             continue
@@ -314,29 +319,50 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared],
             if c < lc.conflict_cosine:
                 break
             q = by_nid.get(lab)
-            rec = None if q is not None else unit.record(lab)
             if q is not None:
-                if (q.subject is not None or q.state is not MemoryState.ACTIVE
-                        or _not_a_fact(q.kind.value, q.extra, q.tags)):
+                if q.subject is not None or _not_a_fact(q.kind.value, q.extra, q.tags):
                     continue
-                text, valid_from = q.text, q.valid_from
+                text = q.text
             else:
+                if lab not in stored:
+                    stored[lab] = unit.record(lab)
+                rec = stored[lab]
                 if (rec is None or rec["state"] != MemoryState.ACTIVE.value or rec.get("subject") is not None
                         or _not_a_fact(rec["kind"], rec, rec.get("tags") or ())):
                     continue
-                text, valid_from = rec["text"], rec.get("valid_from", rec["created_at"])
-            if conflict(p.text, text) is None:
+                text = rec["text"]
+            cand.append((p, lab, q))
+            pairs.append((p.text, text))
+    # 2. the texts compared in one batch (facts.conflict_many), then applied in batch order:
+    # an earlier item superseded by this batch is no longer a candidate, a stored memory
+    # already retired by it is read again (its record changed in this transaction)
+    edges = []
+    for (p, lab, q), kind in zip(cand, conflict_many(pairs)):
+        if kind is None:
+            continue
+        if q is not None:
+            if q.state is not MemoryState.ACTIVE:
                 continue
-            if p.valid_from > valid_from:
-                if q is not None:
-                    q.state, q.superseded_by = MemoryState.SUPERSEDED, p.ext_id
-                    q.retired_at = max(p.recorded_at, q.recorded_at)
-                    q.valid_to = p.valid_from if q.valid_to is None else min(q.valid_to, p.valid_from)
-                else:
-                    unit.put_record(lab, _slots.retire_record(rec, p.ext_id, p.valid_from, p.recorded_at))
-                edges.append((p.nid, lab, Relation.SUPERSEDES.code, 1.0))
+            valid_from = q.valid_from
+        else:
+            rec = stored[lab]
+            if rec is None or rec["state"] != MemoryState.ACTIVE.value:
+                continue
+            valid_from = rec.get("valid_from", rec["created_at"])
+        if p.valid_from > valid_from:
+            if q is not None:
+                q.state, q.superseded_by = MemoryState.SUPERSEDED, p.ext_id
+                q.retired_at = max(p.recorded_at, q.recorded_at)
+                q.valid_to = p.valid_from if q.valid_to is None else min(q.valid_to, p.valid_from)
             else:
-                edges.append((p.nid, lab, Relation.CONTRADICTS.code, 1.0))
+                retired = _slots.retire_record(rec, p.ext_id, p.valid_from, p.recorded_at)
+                unit.put_record(lab, retired)   # its pieces retire with it: read them again too
+                for nid in [lab, *unit.pieces(retired)]:
+                    if nid in stored:
+                        stored[nid] = unit.record(nid)
+            edges.append((p.nid, lab, Relation.SUPERSEDES.code, 1.0))
+        else:
+            edges.append((p.nid, lab, Relation.CONTRADICTS.code, 1.0))
     return edges
 
 
