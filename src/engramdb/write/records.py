@@ -308,30 +308,34 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared],
     by_nid = {p.nid: p for p in prepared}
     # 1. the candidates: each new memory's neighbours at conflict_cosine or closer that are
     # statements outside slots (what cannot change during the loop below), with their texts;
-    # every stored neighbour's record is read once
+    # each neighbour is judged once (a stored one's record read once), whatever the pairs
     stored: dict[int, dict | None] = {}
+    text_of: dict[int, str | None] = {}   # nid -> its text if it can be a candidate, else None
+    active, active_v, floor = MemoryState.ACTIVE, MemoryState.ACTIVE.value, lc.conflict_cosine
     cand: list[tuple[Prepared, int, Prepared | None]] = []
     pairs: list[tuple[str, str]] = []
     for p in prepared:
-        if p.subject is not None or p.state is not MemoryState.ACTIVE or _not_a_fact(p.kind.value, p.extra, p.tags):
+        if p.subject is not None or p.state is not active or _not_a_fact(p.kind.value, p.extra, p.tags):
             continue
-        for lab, c in near.get(p.nid, []):
-            if c < lc.conflict_cosine:
+        for lab, c in near.get(p.nid, ()):
+            if c < floor:
                 break
-            q = by_nid.get(lab)
-            if q is not None:
-                if q.subject is not None or _not_a_fact(q.kind.value, q.extra, q.tags):
-                    continue
-                text = q.text
+            if lab in text_of:
+                text = text_of[lab]
             else:
-                if lab not in stored:
-                    stored[lab] = unit.record(lab)
-                rec = stored[lab]
-                if (rec is None or rec["state"] != MemoryState.ACTIVE.value or rec.get("subject") is not None
-                        or _not_a_fact(rec["kind"], rec, rec.get("tags") or ())):
-                    continue
-                text = rec["text"]
-            cand.append((p, lab, q))
+                q = by_nid.get(lab)
+                if q is not None:
+                    ok = q.subject is None and not _not_a_fact(q.kind.value, q.extra, q.tags)
+                    text = q.text if ok else None
+                else:
+                    rec = stored[lab] = unit.record(lab)
+                    ok = (rec is not None and rec["state"] == active_v and rec.get("subject") is None
+                          and not _not_a_fact(rec["kind"], rec, rec.get("tags") or ()))
+                    text = rec["text"] if ok else None
+                text_of[lab] = text
+            if text is None:
+                continue
+            cand.append((p, lab, by_nid.get(lab)))
             pairs.append((p.text, text))
     # 2. the texts compared in one batch (facts.conflict_many), then applied in batch order:
     # an earlier item superseded by this batch is no longer a candidate, a stored memory
