@@ -2,7 +2,8 @@
 negate, renumber and restate one another (conflict detection, supersession within a batch and
 against stored memories), repeats, a long text stored in pieces, explicit links, slots, tags,
 a decision and two namespaces, all under a frozen clock and the hashing embedder, in batches
-small enough (< 256) that hnswlib inserts on one thread (a deterministic graph)."""
+small enough (< 256) that hnswlib inserts on one thread (a deterministic graph), built with
+efConstruction 200 (:data:`INDEX_EF_CONSTRUCTION`, the default of the pinned run)."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,6 +12,8 @@ import engramdb
 from engramdb.testing import frozen_clock, store_digest
 
 T0 = 1_700_000_000.0
+#: the index parameter of the pinned run (the default then): the auto-links depend on the graph
+INDEX_EF_CONSTRUCTION = 200
 SUBJECTS = ["Bob", "Maria", "My wife", "The landlord", "I", "He", "Dan", "Our team"]
 PREDICATES = ["is allergic to shellfish", "drinks coffee every morning", "allows pets in the flat",
               "has worked there for {n} years", "owns {n} bikes", "runs {n} km on Sundays",
@@ -32,7 +35,8 @@ def run(path) -> tuple[str, list]:
     """Ingest the workload into a new store at ``path``; returns (store digest, ledger entries
     as (seq, verb, digest))."""
     rng = np.random.default_rng(7)
-    with frozen_clock(T0) as clock, engramdb.open(path, dim=384, embedder="hashing") as eng:
+    config = engramdb.EngramConfig(index=engramdb.IndexConfig(ef_construction=INDEX_EF_CONSTRUCTION))
+    with frozen_clock(T0) as clock, engramdb.open(path, dim=384, embedder="hashing", config=config) as eng:
         for b in range(6):
             texts = statements(rng, 120)
             items = [{"id": f"b{b}-{i}", "text": t, "kind": "semantic" if i % 4 else "episodic",

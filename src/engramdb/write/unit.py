@@ -165,20 +165,21 @@ class WriteUnit:
         replace_digest : bool
             Point an existing key at this memory (a new add); False keeps the existing one.
         """
-        from ..slots import join_slot_table   # slot membership is part of every new record
-
         store, txn, ns = self.store, self.txn, rec["namespace"]
         buf = store.put_record(txn, nid, rec)
         store.put_vector(txn, nid, vector)
-        self.digest.fold(b"R", _U32.pack(nid), buf)
-        self.digest.fold(b"V", _U32.pack(nid), np.ascontiguousarray(vector, np.float32).tobytes())
+        key = _U32.pack(nid)
+        self.digest.fold(b"R", key, buf)
+        self.digest.fold(b"V", key, np.ascontiguousarray(vector, np.float32).tobytes())
         self._touched[nid] = (ns, rec["id"])
         store.put_id(txn, ns, rec["id"], nid)
         if digest is None and rec.get("chunk_of") is None:
             digest = text_digest(rec["text"])
         if digest is not None and (replace_digest or store.lookup_text(txn, ns, digest) is None):
             store.put_text(txn, ns, digest, nid)
-        if rec.get("subject") is not None:
+        if rec.get("subject") is not None:   # slot membership is part of every new record
+            from ..slots import join_slot_table
+
             join_slot_table(store, txn, nid, ns, rec["subject"], rec["attribute"])
         m = self._namespace_meta(ns)
         m["vgen"] += 1
