@@ -3,7 +3,7 @@ scoring vs the same done one candidate at a time, in the same run.
 
 Candidates (unit vectors, dim 384) arrive in batches of ``--batch`` (one ``admit_batch`` call
 each) against ``--stored`` memories held in an :class:`HnswIndex` built with the engine's
-defaults (``IndexConfig``: M 16, efConstruction 200, ef 100). Each candidate gets five factors
+defaults (``IndexConfig``: M 16, efConstruction 100, ef 100). Each candidate gets five factors
 in [0, 1]: future utility, factual confidence, temporal recency and content-type prior
 (synthetic here, drawn before timing) and semantic novelty = 1 - max(cosine to its nearest
 stored memory, cosine to any earlier candidate of its batch), clipped to [0, 1].

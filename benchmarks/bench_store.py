@@ -19,7 +19,9 @@ power-law memory graph of mean undirected degree 6):
 
 Writes benchmarks/results/recall.json and benchmarks/results/ingest.json (``--ingest-runs``: the
 ``throughput`` rows of ingest.json, each the median of the runs with the bare hnswlib insertion
-and auto-link search of the same vectors timed in every run, and the load average).
+and auto-link search of the same vectors timed in every run, the CPU seconds of both (every
+thread: on a shared machine the wall clock follows the load, the CPU time much less), and the
+load average).
 """
 from __future__ import annotations
 
@@ -111,27 +113,30 @@ def build(path: str, vecs: np.ndarray, rng: np.random.Generator) -> dict:
             "hnswlib_share_of_add": round((t_hnsw + t_search) / t_add, 3)}
 
 
-def add_once(path: str, vecs: np.ndarray) -> float:
-    """Seconds for ``add_batch`` of ``vecs`` in chunks of CHUNK into a new store (as :func:`build`)."""
+def add_once(path: str, vecs: np.ndarray) -> tuple[float, float]:
+    """Seconds for ``add_batch`` of ``vecs`` in chunks of CHUNK into a new store (as :func:`build`):
+    wall clock, and the CPU time of the process (every thread: hnswlib's too)."""
     n = len(vecs)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     with engramdb.open(path, dim=DIM) as eng:
         for i0 in range(0, n, CHUNK):
             eng.add_batch([{"id": f"m{i}", "text": f"synthetic memory {i}", "embedding": vecs[i],
                             "kind": "semantic" if i % 3 else "episodic", "created_at": 1.7e9 + i}
                            for i in range(i0, min(n, i0 + CHUNK))])
-        t_add = time.perf_counter() - t0
-    return t_add
+        t_add, c_add = time.perf_counter() - t0, time.process_time() - c0
+    return t_add, c_add
 
 
-def hnswlib_floor(vecs: np.ndarray) -> tuple[float, float]:
+def hnswlib_floor(vecs: np.ndarray) -> tuple[float, float, float]:
     """Seconds for the hnswlib work of the same ingest done bare, in the same chunks: insertion
-    (every core) and the auto-link search (k = 2 max_links + 1, ef = 4 k, every core)."""
+    (every core) and the auto-link search (k = 2 max_links + 1, ef = 4 k, every core), wall
+    clock; and the CPU time of both (every thread)."""
     n = len(vecs)
     cfg, lc = engramdb.IndexConfig(), engramdb.LinkConfig()
     bare = HnswIndex(DIM, m=cfg.m, ef_construction=cfg.ef_construction, ef_search=cfg.ef_search)
     k = 2 * max(lc.max_links, 5) + 1
     t_ins = t_search = 0.0
+    c0 = time.process_time()
     for i0 in range(0, n, CHUNK):
         i1 = min(n, i0 + CHUNK)
         t0 = time.perf_counter()
@@ -139,7 +144,7 @@ def hnswlib_floor(vecs: np.ndarray) -> tuple[float, float]:
         t1 = time.perf_counter()
         bare.knn_batch(vecs[i0:i1], k, ef=4 * k)
         t_ins, t_search = t_ins + t1 - t0, t_search + time.perf_counter() - t1
-    return t_ins, t_search
+    return t_ins, t_search, time.process_time() - c0
 
 
 def ingest_throughput(n: int, runs: int) -> dict:
@@ -150,16 +155,18 @@ def ingest_throughput(n: int, runs: int) -> dict:
     for r in range(runs):
         base = tempfile.mkdtemp(prefix="engramdb-bench-")
         try:
-            t_add = add_once(os.path.join(base, "store"), vecs)
+            t_add, c_add = add_once(os.path.join(base, "store"), vecs)
         finally:
             import shutil
             shutil.rmtree(base, ignore_errors=True)
-        t_ins, t_search = hnswlib_floor(vecs)
+        t_ins, t_search, c_floor = hnswlib_floor(vecs)
         rows.append({"add_s": t_add, "hnswlib_insert_s": t_ins, "hnswlib_autolink_search_s": t_search,
-                     "load": os.getloadavg()[0]})
-        print(f"[{n}] run {r + 1}: add_batch {n / t_add:,.0f} memories/s ({t_add:.1f} s); bare hnswlib "
-              f"insertion {t_ins:.1f} s + auto-link search {t_search:.1f} s (load {rows[-1]['load']:.1f})", flush=True)
-    med = {k: float(np.median([r[k] for r in rows])) for k in ("add_s", "hnswlib_insert_s", "hnswlib_autolink_search_s")}
+                     "add_cpu_s": c_add, "hnswlib_cpu_s": c_floor, "load": os.getloadavg()[0]})
+        print(f"[{n}] run {r + 1}: add_batch {n / t_add:,.0f} memories/s ({t_add:.1f} s, CPU {c_add:.1f} s); bare "
+              f"hnswlib insertion {t_ins:.1f} s + auto-link search {t_search:.1f} s (CPU {c_floor:.1f} s) "
+              f"(load {rows[-1]['load']:.1f})", flush=True)
+    med = {k: float(np.median([r[k] for r in rows]))
+           for k in ("add_s", "hnswlib_insert_s", "hnswlib_autolink_search_s", "add_cpu_s", "hnswlib_cpu_s")}
     floor = med["hnswlib_insert_s"] + med["hnswlib_autolink_search_s"]
     return {"memories": n, "runs": runs, "chunk": CHUNK,
             "memories_per_s": round(n / med["add_s"], 1),
@@ -170,6 +177,10 @@ def ingest_throughput(n: int, runs: int) -> dict:
             "hnswlib_floor_memories_per_s": round(n / floor, 1),
             "engramdb_own_s": round(med["add_s"] - floor, 2),
             "x_hnswlib_floor": round(floor / med["add_s"], 3),
+            # CPU seconds of every thread: less sensitive to the machine's load than the wall clock;
+            # add's minus the bare hnswlib's is engramdb's own work (one thread of Python and LMDB)
+            "add_cpu_s": round(med["add_cpu_s"], 2), "hnswlib_cpu_s": round(med["hnswlib_cpu_s"], 2),
+            "engramdb_own_cpu_s": round(med["add_cpu_s"] - med["hnswlib_cpu_s"], 2),
             "loadavg_start": [round(x, 2) for x in load_start], "loadavg_each_run": [round(r["load"], 2) for r in rows]}
 
 
@@ -237,7 +248,8 @@ def main(argv=None) -> int:
             print(f"[{n}] ingest {row['memories_per_s']:,.0f} memories/s (median of {row['runs']}; target 4,000) = "
                   f"{row['x_hnswlib_floor']:.2f}x the bare hnswlib floor of {row['hnswlib_floor_memories_per_s']:,.0f}/s: "
                   f"add {row['add_s']} s = hnswlib insertion {row['hnswlib_insert_alone_s']} s + auto-link search "
-                  f"{row['hnswlib_autolink_search_alone_s']} s + engramdb {row['engramdb_own_s']} s; "
+                  f"{row['hnswlib_autolink_search_alone_s']} s + engramdb {row['engramdb_own_s']} s (CPU: add "
+                  f"{row['add_cpu_s']} s, bare hnswlib {row['hnswlib_cpu_s']} s, engramdb's own {row['engramdb_own_cpu_s']} s); "
                   f"load at start {row['loadavg_start'][0]:.1f} on {os.cpu_count()} cores")
         RESULTS.mkdir(exist_ok=True)
         path = RESULTS / "ingest.json"

@@ -5,9 +5,11 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import engramdb
-from engramdb.facts import conflict, subject_of
+from engramdb.facts import conflict, conflict_many, subject_of
 
 T0 = 1_700_000_000.0
 DAY = 86_400.0
@@ -119,3 +121,18 @@ def test_answers_do_not_depend_on_what_was_asked_before():
     again = [conflict(a, b) for a, b in reversed(pairs)][::-1]
     assert first == again
     assert [conflict(new, old) for new, old, _ in CASES] == [want for _, _, want in CASES]
+
+
+_WORDS = ["Bob", "I", "My", "wife", "The", "landlord", "is", "not", "no", "longer", "allergic", "to",
+          "shellfish", "has", "worked", "there", "for", "5", "6", "years", "two", "dogs", "cats", "drinks",
+          "coffee", "does", "drink", "Room", "14", "12", "booked", "on", "Friday", "May"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.sampled_from(_WORDS), max_size=9), st.lists(st.sampled_from(_WORDS), max_size=9)),
+                max_size=30))
+def test_conflict_many_equals_conflict_pair_by_pair(raw):
+    """facts.conflict_many (the write path's batch) answers as facts.conflict on each pair."""
+    pairs = [(" ".join(a), " ".join(b)) for a, b in raw] + [(new, old) for new, old, _ in CASES]
+    pairs += [(b, a) for a, b in pairs[:5]]
+    assert conflict_many(pairs) == [conflict(a, b) for a, b in pairs]

@@ -77,7 +77,7 @@ class HnswIndex:
     #: namespaces up to this many stored vectors are searched exhaustively by :meth:`knn`
     EXHAUSTIVE_MAX = 512
 
-    def __init__(self, dim: int, *, m: int = 16, ef_construction: int = 200, ef_search: int = 100,
+    def __init__(self, dim: int, *, m: int = 16, ef_construction: int = 100, ef_search: int = 100,
                  capacity: int = 1024):
         self.dim, self.m, self.ef_construction, self.ef_search = dim, m, ef_construction, ef_search
         self._index = self._new_hnsw(max(capacity, 16))

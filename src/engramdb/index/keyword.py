@@ -218,6 +218,91 @@ class KeywordIndex:
         if self._d_nid.n > max(MERGE_MIN_POSTINGS, len(self._seg_nid) // 2):
             self.compact()
 
+    def add_many(self, docs: Iterable[tuple[int, str]]) -> None:
+        """Index many new memories at once: ``(nid, text)`` pairs, nid an int >= 0 not indexed yet.
+
+        Equals :meth:`add` of each pair in order (same vocabulary ids, postings, per-term delta
+        chains, forward index, document count and float total length), with one vectorised
+        append per array instead of a few per memory; the only difference is that the delta is
+        merged into the segment (when over the threshold) once at the end, not in the middle,
+        which changes neither a score nor the snapshot (:meth:`arrays` compacts first).
+        """
+        vocab, term_list = self._vocab, self._term_list
+        first_new = len(term_list)
+        tids: list[int] = []
+        tfs: list[int] = []
+        nids: list[int] = []
+        lens: list[int] = []
+        dls: list[float] = []
+        for nid, text in docs:
+            toks, length = index_terms(text)
+            counts: dict[str, int] = {}
+            for t in toks:
+                counts[t] = counts.get(t, 0) + 1
+            for t, c in counts.items():
+                tid = vocab.get(t)
+                if tid is None:
+                    tid = vocab[t] = len(term_list)
+                    term_list.append(t)
+                tids.append(tid)
+                tfs.append(c)
+            nids.append(nid)
+            lens.append(len(counts))
+            dls.append(float(length))
+        if not nids:
+            return
+        if len(term_list) > first_new:   # the new terms, NUL-terminated as in _term_ids
+            raw = [t.encode() + b"\x00" for t in term_list[first_new:]]
+            start = self._term_bytes.extend(np.frombuffer(b"".join(raw), np.uint8))
+            self._term_off.extend(start + np.cumsum(np.fromiter(map(len, raw), np.int64, len(raw))))
+            self._df.extend(np.zeros(len(raw), np.int64))
+            self._head.extend(np.full(len(raw), -1, np.int32))
+        nid_a = np.asarray(nids, np.int64)
+        len_a = np.asarray(lens, np.int64)
+        top = int(nid_a.max())
+        if top >= self._fwd_off.n:
+            self._fwd_off.resize(top + 1)
+            self._fwd_len.resize(top + 1)
+        p = len(tids)
+        if p:
+            t = np.asarray(tids, np.int32)
+            at = self._d_nid.n
+            pos = np.arange(at, at + p, dtype=np.int32)
+            self._d_nid.extend(np.repeat(nid_a, len_a))
+            self._d_tf.extend(np.asarray(tfs, np.float32))
+            self._d_dl.extend(np.repeat(np.asarray(dls, np.float32), len_a))
+            self._d_term.extend(t)
+            # per-term chains, newest first: each posting points at the term's previous posting
+            # (earlier in this batch, else the term's head before it), as add() links them one by one
+            order = np.argsort(t, kind="stable")
+            ts, ps = t[order], pos[order]
+            first = np.ones(p, bool)
+            first[1:] = ts[1:] != ts[:-1]
+            last = np.ones(p, bool)
+            last[:-1] = first[1:]
+            head = self._head.a
+            nxt = np.empty(p, np.int32)
+            nxt[first] = head[ts[first]]
+            nxt[1:][~first[1:]] = ps[:-1][~first[1:]]
+            chained = np.empty(p, np.int32)
+            chained[order] = nxt
+            self._d_next.extend(chained)
+            head[ts[last]] = ps[last]
+            self._df.a[: len(term_list)] += np.bincount(t, minlength=len(term_list)).astype(self._df.a.dtype)
+            has = len_a > 0
+            fwd_at = self._fwd_tid.extend(t)
+            self._fwd_off.a[nid_a[has]] = fwd_at + (np.cumsum(len_a) - len_a)[has]
+            self._fwd_pos.extend(pos.astype(np.int64) + len(self._seg_nid))
+        self._fwd_len.a[nid_a] = len_a
+        self.n_docs += len(nids)
+        total = self.total_len
+        for dl in dls:   # summed in order, as add() does: the same float
+            total += dl
+        self.total_len = total
+        self._view = None
+        if self._d_nid.n > max(MERGE_MIN_POSTINGS, len(self._seg_nid) // 2):
+            self.compact()
+
     def remove(self, nid: int, text: str) -> None:
         """Drop memory ``nid``, indexed earlier with ``text`` (whose length it subtracts);
         its postings become tombstones."""

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
 from .. import slots as _slots, temporal as _temporal
 from ..contiguity import link_weight
-from ..facts import conflict
+from ..timeref import resolve_time_refs
+from ..facts import conflict_many
 from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundError, OversizeError
 from ..state import EngineState
 from ..types import GENERATED_TAGS, MemoryKind, MemoryState, Relation
@@ -307,43 +309,102 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared],
     """A new memory (outside slots) that negates or changes a number of an earlier one about the
     same subject (:func:`engramdb.facts.conflict`): with a later valid time it supersedes the
     earlier one (kept, flagged superseded: ``history`` shows both); otherwise the two are linked
-    ``contradicts`` and recall reports the pair. Explicit slots are left to slot resolution."""
+    ``contradicts`` and recall reports the pair. Explicit slots are left to slot resolution.
+
+    Only statements are compared: texts of at most ``LinkConfig.conflict_max_words`` words (the
+    rules read one claim; a chat reply or a document holds many, and two replies that share a
+    topic and differ in a number are not a correction). And a statement that names a time
+    ("this morning", "on 3 May") reports an event at that time, resolved against its own event
+    time (:func:`engramdb.timeref.resolve_time_refs`): it conflicts only with a statement naming
+    an overlapping time ("I ran 5 km this morning" said on two days are two runs), never with
+    one that names none."""
     lc = unit.state.config.link
     if not lc.detect_conflicts:
         return []
     by_nid = {p.nid: p for p in prepared}
-    edges = []
+    # 1. the candidates: each new memory's neighbours at conflict_cosine or closer that are
+    # statements outside slots (what cannot change during the loop below), with their texts;
+    # each neighbour is judged once (a stored one's record read once), whatever the pairs
+    stored: dict[int, dict | None] = {}
+    text_of: dict[int, str | None] = {}   # nid -> its text if it can be a candidate, else None
+    active, active_v, floor = MemoryState.ACTIVE, MemoryState.ACTIVE.value, lc.conflict_cosine
+    cand: list[tuple[Prepared, int, Prepared | None]] = []
+    pairs: list[tuple[str, str]] = []
+    max_words = lc.conflict_max_words
     for p in prepared:
-        if p.subject is not None or p.state is not MemoryState.ACTIVE or _not_a_fact(p.kind.value, p.extra, p.tags):
+        if (p.subject is not None or p.state is not active or _not_a_fact(p.kind.value, p.extra, p.tags)
+                or not _statement(p.text, max_words)):
             continue
-        for lab, c in near.get(p.nid, []):
-            if c < lc.conflict_cosine:
+        for lab, c in near.get(p.nid, ()):
+            if c < floor:
                 break
-            q = by_nid.get(lab)
-            rec = None if q is not None else unit.record(lab)
-            if q is not None:
-                if (q.subject is not None or q.state is not MemoryState.ACTIVE
-                        or _not_a_fact(q.kind.value, q.extra, q.tags)):
-                    continue
-                text, valid_from = q.text, q.valid_from
+            if lab in text_of:
+                text = text_of[lab]
             else:
-                if (rec is None or rec["state"] != MemoryState.ACTIVE.value or rec.get("subject") is not None
-                        or _not_a_fact(rec["kind"], rec, rec.get("tags") or ())):
-                    continue
-                text, valid_from = rec["text"], rec.get("valid_from", rec["created_at"])
-            if conflict(p.text, text) is None:
-                continue
-            if p.valid_from > valid_from:
+                q = by_nid.get(lab)
                 if q is not None:
-                    q.state, q.superseded_by = MemoryState.SUPERSEDED, p.ext_id
-                    q.retired_at = max(p.recorded_at, q.recorded_at)
-                    q.valid_to = p.valid_from if q.valid_to is None else min(q.valid_to, p.valid_from)
+                    ok = (q.subject is None and not _not_a_fact(q.kind.value, q.extra, q.tags)
+                          and _statement(q.text, max_words))
+                    text = q.text if ok else None
                 else:
-                    unit.put_record(lab, _slots.retire_record(rec, p.ext_id, p.valid_from, p.recorded_at))
-                edges.append((p.nid, lab, Relation.SUPERSEDES.code, 1.0))
+                    rec = stored[lab] = unit.record(lab)
+                    ok = (rec is not None and rec["state"] == active_v and rec.get("subject") is None
+                          and not _not_a_fact(rec["kind"], rec, rec.get("tags") or ())
+                          and _statement(rec["text"], max_words))
+                    text = rec["text"] if ok else None
+                text_of[lab] = text
+            if text is None:
+                continue
+            cand.append((p, lab, by_nid.get(lab)))
+            pairs.append((p.text, text))
+    # 2. the texts compared in one batch (facts.conflict_many), then applied in batch order:
+    # an earlier item superseded by this batch is no longer a candidate, a stored memory
+    # already retired by it is read again (its record changed in this transaction)
+    edges = []
+    for (p, lab, q), kind in zip(cand, conflict_many(pairs)):
+        if kind is None:
+            continue
+        if q is not None:
+            if q.state is not MemoryState.ACTIVE:
+                continue
+            valid_from, other, other_at = q.valid_from, q.text, q.created_at
+        else:
+            rec = stored[lab]
+            if rec is None or rec["state"] != MemoryState.ACTIVE.value:
+                continue
+            valid_from, other, other_at = rec.get("valid_from", rec["created_at"]), rec["text"], rec["created_at"]
+        if not _same_time(p.text, p.created_at, other, other_at):
+            continue   # events at different times (or an event and a general statement)
+        if p.valid_from > valid_from:
+            if q is not None:
+                q.state, q.superseded_by = MemoryState.SUPERSEDED, p.ext_id
+                q.retired_at = max(p.recorded_at, q.recorded_at)
+                q.valid_to = p.valid_from if q.valid_to is None else min(q.valid_to, p.valid_from)
             else:
-                edges.append((p.nid, lab, Relation.CONTRADICTS.code, 1.0))
+                retired = _slots.retire_record(rec, p.ext_id, p.valid_from, p.recorded_at)
+                unit.put_record(lab, retired)   # its pieces retire with it: read them again too
+                for nid in [lab, *unit.pieces(retired)]:
+                    if nid in stored:
+                        stored[nid] = unit.record(nid)
+            edges.append((p.nid, lab, Relation.SUPERSEDES.code, 1.0))
+        else:
+            edges.append((p.nid, lab, Relation.CONTRADICTS.code, 1.0))
     return edges
+
+
+def _statement(text: str, max_words: int) -> bool:
+    """Whether ``text`` is short enough to be one statement for conflict detection."""
+    return len(text.split()) <= max_words
+
+
+def _same_time(a: str, a_at: float, b: str, b_at: float) -> bool:
+    """Whether statements ``a`` and ``b`` (event times ``a_at``, ``b_at``, Unix seconds) speak of
+    the same time: neither names one, or the spans they name (each resolved against its own
+    event time) overlap."""
+    wa, wb = resolve_time_refs(a, a_at), resolve_time_refs(b, b_at)
+    if not wa and not wb:
+        return True
+    return any(x.core_start < y.core_end and y.core_start < x.core_end for x in wa for y in wb)
 
 
 #: Generated nodes whose texts are labels ("Session week 1 of ...") or parts and digests of

@@ -79,6 +79,7 @@ class WriteUnit:
         self._meta: dict[str, dict] | None = None      # namespace counters, copied on first change
         self._new_spaces: dict[str, Namespace] = {}
         self._log: list[dict] = []
+        self._kw_run: tuple[Namespace, list[tuple[int, str]]] | None = None   # see _keyword_add
 
     # ------------------------------------------------------------------ reading
     def record(self, nid: int) -> dict | None:
@@ -164,20 +165,21 @@ class WriteUnit:
         replace_digest : bool
             Point an existing key at this memory (a new add); False keeps the existing one.
         """
-        from ..slots import join_slot_table   # slot membership is part of every new record
-
         store, txn, ns = self.store, self.txn, rec["namespace"]
         buf = store.put_record(txn, nid, rec)
         store.put_vector(txn, nid, vector)
-        self.digest.fold(b"R", _U32.pack(nid), buf)
-        self.digest.fold(b"V", _U32.pack(nid), np.ascontiguousarray(vector, np.float32).tobytes())
+        key = _U32.pack(nid)
+        self.digest.fold(b"R", key, buf)
+        self.digest.fold(b"V", key, np.ascontiguousarray(vector, np.float32).tobytes())
         self._touched[nid] = (ns, rec["id"])
         store.put_id(txn, ns, rec["id"], nid)
         if digest is None and rec.get("chunk_of") is None:
             digest = text_digest(rec["text"])
         if digest is not None and (replace_digest or store.lookup_text(txn, ns, digest) is None):
             store.put_text(txn, ns, digest, nid)
-        if rec.get("subject") is not None:
+        if rec.get("subject") is not None:   # slot membership is part of every new record
+            from ..slots import join_slot_table
+
             join_slot_table(store, txn, nid, ns, rec["subject"], rec["attribute"])
         m = self._namespace_meta(ns)
         m["vgen"] += 1
@@ -189,12 +191,27 @@ class WriteUnit:
 
         def apply() -> None:
             self.state.cols.set_record(nid, rec, sp.code, nid if head is None else head)
-            sp.keyword.add(nid, rec["text"])
-            sp.keyword_dirty = True
             sp.latest = None
             if rec.get("subject") is not None:
                 sp.slot_member(rec["subject"], rec["attribute"], nid, True)
+        self._keyword_add(sp, nid, rec["text"])
         self.after(apply)
+
+    def _keyword_add(self, sp: Namespace, nid: int, text: str) -> None:
+        """Index a new memory's text in ``sp``'s keyword postings after the commit. Consecutive
+        new memories of a namespace are indexed in one :meth:`KeywordIndex.add_many` (the same
+        postings as one add each); a change of the postings registered between them
+        (:meth:`reindex_text`, :meth:`erase`) ends the run, so the order of changes is kept."""
+        run = self._kw_run
+        if run is None or run[0] is not sp:
+            run = self._kw_run = (sp, [])
+            docs = run[1]
+
+            def apply() -> None:
+                sp.keyword.add_many(docs)
+                sp.keyword_dirty = True
+            self.after(apply)
+        run[1].append((nid, text))
 
     def index_add(self, ns: str, vectors: np.ndarray, nids: np.ndarray) -> None:
         """Put vectors in namespace ``ns``'s hnswlib index now (so this write's auto-link search
@@ -233,6 +250,7 @@ class WriteUnit:
         if old_text == new_text:
             return
         sp = self.space(ns)
+        self._kw_run = None
 
         def apply() -> None:
             sp.keyword.remove(nid, old_text)
@@ -315,6 +333,7 @@ class WriteUnit:
         m["count"] -= 1
         self._records_changed = True
         sp = self.space(ns)
+        self._kw_run = None
 
         def apply() -> None:
             self.state.cols.kill(nid)
