@@ -136,3 +136,26 @@ def test_conflict_many_equals_conflict_pair_by_pair(raw):
     pairs = [(" ".join(a), " ".join(b)) for a, b in raw] + [(new, old) for new, old, _ in CASES]
     pairs += [(b, a) for a, b in pairs[:5]]
     assert conflict_many(pairs) == [conflict(a, b) for a, b in pairs]
+
+
+def test_the_same_event_words_on_two_days_are_two_events(mem):
+    """A statement naming a time reports an event then, resolved against its own event time:
+    "this morning" said on two days is two mornings, both kept active; on one day it conflicts."""
+    mem.add_batch([{"id": "d1", "text": "I ran 5 km this morning.", "created_at": T0},
+                   {"id": "d2", "text": "I ran 8 km this morning.", "created_at": T0 + 2 * DAY}])
+    assert mem.get("d1").state is mem.get("d2").state is engramdb.MemoryState.ACTIVE
+    mem.add("I ran 5 km this morning.", id="s1", created_at=T0 + 10 * DAY, namespace="same")
+    mem.add("I ran 8 km this morning.", id="s2", created_at=T0 + 10 * DAY + 3600, namespace="same")
+    assert mem.get("s1", namespace="same").superseded_by == "s2"
+
+
+def test_long_texts_are_not_statements(mem):
+    """Two chat replies on one topic that differ in a number are not a correction."""
+    filler = " ".join(["Indexes help when the planner can use them for the filter in the query."] * 5)
+    mem.add(f"Use 5 workers for the job. {filler}", id="r1", created_at=T0)
+    mem.add(f"Use 8 workers for the job. {filler}", id="r2", created_at=T0 + DAY)
+    assert mem.get("r1").state is engramdb.MemoryState.ACTIVE
+    # the same two claims as statements supersede
+    mem.add("Use 5 workers for the job.", id="c1", created_at=T0, namespace="short")
+    mem.add("Use 8 workers for the job.", id="c2", created_at=T0 + DAY, namespace="short")
+    assert mem.get("c1", namespace="short").superseded_by == "c2"
