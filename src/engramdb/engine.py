@@ -1738,7 +1738,8 @@ class Engram:
         Raises
         ------
         InvalidInputError
-            Unknown ``on_conflict``; missing or malformed tables; an id already stored (with
+            The export names another embedder than the store's (their vectors cannot be
+            compared); unknown ``on_conflict``; missing or malformed tables; an id already stored (with
             ``on_conflict="error"``); a supersession pointer or edge naming a memory in neither
             the export nor the store.
         DimensionMismatchError
@@ -1751,7 +1752,8 @@ class Engram:
         from .export import import_store
 
         self._check_open(write=True)
-        return import_store(self._state, path, now=clock_now(), on_conflict=on_conflict)
+        return import_store(self._state, path, now=clock_now(), on_conflict=on_conflict,
+                            embedder_name=getattr(self.embedder, "name", None))
 
     # ------------------------------------------------------------------ censors
     def censor(self, *, pattern: str | None = None, tag: str | None = None,

@@ -362,7 +362,7 @@ def _format_version(table, path: str) -> int:
 
 
 def import_store(state: EngineState, path: str | os.PathLike, *, now: float,
-                 on_conflict: str = "error") -> dict[str, int]:
+                 on_conflict: str = "error", embedder_name: str | None = None) -> dict[str, int]:
     """Read an export of :func:`export_store` into the store in one write unit (all or nothing).
 
     Records are written through :meth:`WriteUnit.insert`, the path of every new memory, so the
@@ -397,6 +397,8 @@ def import_store(state: EngineState, path: str | os.PathLike, *, now: float,
     Raises
     ------
     InvalidInputError
+        The export names another embedder than ``embedder_name`` (the store's): vectors of two
+        embedders are not comparable, so a recall would rank them by noise.
         Unknown ``on_conflict``; no export at ``path``, an unknown format version, a missing
         column, a bad field value, an id given twice, an id already stored (``on_conflict=
         "error"``), a supersession pointer or an edge whose end is in neither the export nor
@@ -417,7 +419,7 @@ def import_store(state: EngineState, path: str | os.PathLike, *, now: float,
         raise InvalidInputError(f"{path!r} is not a directory written by engramdb export")
     fmt = _detect(path)
     try:
-        return _import_tables(state, path, fmt, now, on_conflict)
+        return _import_tables(state, path, fmt, now, on_conflict, embedder_name)
     except (EngramError, MemoryError, KeyboardInterrupt):
         raise
     except Exception as exc:   # pyarrow / numpy on a damaged or mistyped export
@@ -491,7 +493,8 @@ def _records_of(state: EngineState, mem, version: int) -> tuple[list[dict], np.n
     return records, vecs
 
 
-def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_conflict: str) -> dict[str, int]:
+def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_conflict: str,
+                   embedder_name: str | None) -> dict[str, int]:
     """The body of :func:`import_store`, once the format is known."""
     mem = _read_table(os.path.join(path, f"memories.{FORMATS[fmt]}"), fmt)
     edg = _read_table(os.path.join(path, f"edges.{FORMATS[fmt]}"), fmt)
@@ -502,6 +505,12 @@ def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_confl
     if missing:
         raise InvalidInputError(f"export at {path!r} (format {version}) lacks column(s) {missing}")
     records, vecs = _records_of(state, mem, version)
+    theirs = (mem.schema.metadata or {}).get(b"engramdb.embedder", b"").decode(errors="replace")
+    if embedder_name and theirs and theirs != embedder_name:
+        raise InvalidInputError(
+            f"export at {path!r} was embedded with {theirs!r} and this store embeds with {embedder_name!r}: "
+            "vectors of two embedders cannot be compared; import it into a store opened with "
+            f"embedder={theirs!r}, or add its texts again (add_batch) to embed them with this store's")
     if state.censor.active:   # an absolute censor rule refuses the import whole (CensoredError)
         for rec in records:
             state.censor.check_write(rec)

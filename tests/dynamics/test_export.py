@@ -189,3 +189,26 @@ def test_cli_export_import(tmp_path):
     with engramdb.open(tmp_path / "a", readonly=True) as a, engramdb.open(tmp_path / "b") as b:
         assert b.dim == DIM
         _assert_same_store(a, b)
+
+
+def test_import_refuses_an_export_of_another_embedder(tmp_path):
+    """Vectors of two embedders cannot be compared: the import is refused, the store unchanged."""
+    class Other:
+        dim, name = 384, "another-embedder-v1"
+
+        def embed(self, texts):
+            import numpy as np
+            out = np.zeros((len(texts), 384), np.float32)
+            out[:, 0] = 1.0
+            return out
+
+    with engramdb.open(tmp_path / "a", dim=384, embedder=Other()) as a:
+        a.add("the spare key is under the mat", id="key")
+        a.export(tmp_path / "dump")
+    with engramdb.open(tmp_path / "b", dim=384, embedder="hashing") as b:
+        b.add("a memory of its own", id="own")
+        with pytest.raises(engramdb.InvalidInputError, match="another-embedder-v1"):
+            b.import_from(tmp_path / "dump")
+        assert b.stats()["memories"] == 1
+    with engramdb.open(tmp_path / "c", dim=384, embedder=Other()) as c:   # the same embedder: accepted
+        assert c.import_from(tmp_path / "dump")["memories"] == 1
