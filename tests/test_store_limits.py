@@ -190,3 +190,11 @@ def test_a_censor_rule_on_one_piece_hides_the_whole_memory(tmp_path):
     block = mem.context("filler001 filler002", budget_tokens=2000)
     assert "X1234567" not in block.text and "`doc" not in block.text and "doc`" not in block.text
     mem.close()
+
+
+def test_rescore_counts_a_memory_stored_as_pieces_once(mem):
+    mem.add(LONG, id="doc")
+    mem.add("a short note", id="note")
+    out = mem.rescore(now=time.time() + 10 * 365 * 86400)
+    assert (out["scanned"], out["archived"]) == (2, 2)                  # memories
+    assert out["records_written"] == 2 + mem.stats()["pieces"]          # records: every piece archived

@@ -1420,8 +1420,9 @@ class Engram:
         Returns
         -------
         dict
-            ``scanned``, ``promoted``, ``archived``, ``pruned``, ``protected_kept``,
-            ``records_written``, ``by_kind`` (per kind counts and mean salience), ``now``,
+            ``scanned``, ``promoted``, ``archived``, ``pruned``, ``protected_kept`` (memories:
+            a text stored as pieces counts once), ``records_written`` (records, pieces
+            included), ``by_kind`` (per kind counts and mean salience), ``now``,
             ``seconds``, ``kernel_backend``; also
             stored in the store's meta as ``rescore_last``.
 

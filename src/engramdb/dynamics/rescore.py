@@ -121,19 +121,21 @@ def rescore(state: EngineState, now: float, *, namespace: str | None = None, pro
         changed |= (t0 < now)
     changed &= ~prune
 
-    summary: dict[str, Any] = {"now": float(now), "namespace": namespace, "scanned": int(len(idx)),
-                               "promoted": int(promote.sum()), "archived": int(archive.sum()),
-                               "pruned": int(prune.sum()), "records_written": int(changed.sum()),
-                               "protected_kept": int(kept.sum()),
+    # counts of memories: a text stored as pieces counts once (its pieces share its fate)
+    one = c.head[idx] == idx
+    summary: dict[str, Any] = {"now": float(now), "namespace": namespace, "scanned": int(one.sum()),
+                               "promoted": int((promote & one).sum()), "archived": int((archive & one).sum()),
+                               "pruned": int((prune & one).sum()), "records_written": int(changed.sum()),
+                               "protected_kept": int((kept & one).sum()),
                                "kernel_backend": registry.active_backend(), "by_kind": {}}
     for kc, kname in enumerate(KIND_BY_CODE):
         m = kind_before == kc
-        after = kind == kc
+        after = (kind == kc) & one
         summary["by_kind"][kname.value] = {
-            "memories": int(m.sum()),
+            "memories": int((m & one).sum()),
             "active_after": int((after & (st == _ACTIVE) & ~archive & ~prune).sum()),
-            "promoted": int((promote & m).sum()), "archived": int((archive & (kind == kc)).sum()),
-            "pruned": int((prune & (kind == kc)).sum()),
+            "promoted": int((promote & m & one).sum()), "archived": int((archive & after).sum()),
+            "pruned": int((prune & after).sum()),
             "mean_salience": round(float(s_now[m].mean()), 6) if m.any() else None,
         }
 
