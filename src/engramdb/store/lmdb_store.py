@@ -211,9 +211,10 @@ class LmdbStore:
                 os.close(fd)
                 waited = f" (waited {timeout_s:g} s)" if timeout_s > 0 else ""
                 raise StoreLockedError(
-                    f"store {self.path!r} is open for writing elsewhere{waited} (one writer at a time); "
-                    "close it there, wait for it with lock_timeout_s= (CLI: engramdb --wait SECONDS), "
-                    "or open this one with readonly=True"
+                    f"store {self.path!r} is open for writing elsewhere{waited} (one writer at a time: "
+                    "another process, or another open engine of this process); close it there, wait "
+                    "for it with lock_timeout_s= (CLI: engramdb --wait SECONDS), or open this one with "
+                    "readonly=True"
                 ) from None
 
     def _release_writer_lock(self) -> None:
