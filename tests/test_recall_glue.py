@@ -9,6 +9,8 @@
   stored vectors), each path step is the strongest edge joining its two memories, and the
   weak-evidence gap is there exactly when the best relevance is below the threshold.
 """
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -174,3 +176,49 @@ def test_a_contradicts_edge_linked_after_a_recall_is_warned_about(tmp_store, rng
         assert [(w.source, w.target) for w in again.warnings] == [("m1", "m0")]
         db.link("m3", "m4", "related_to")   # a new graph again: the pair is still found
         assert [(w.source, w.target) for w in db.recall("fact", vector=q, k=6).warnings] == [("m1", "m0")]
+
+
+def _recall_rows(res):
+    return [(h.id, h.chunk, h.kind, h.text, h.score, h.activation, h.similarity, tuple(h.path), h.source, h.tags,
+             h.created_at, h.confidence, h.state, h.relevance, h.outcome) for h in res.hits], res.gaps
+
+
+def test_a_repeated_recall_answers_as_the_first_and_a_commit_shows_at_once(tmp_store, rng):
+    """Recall keeps the decoded records of its hits and its path steps between calls
+    (``state.record_cache``, the thread's step table): the second answer equals the first, and
+    an update, a re-link with another weight and an erase committed in between show in the next
+    answer exactly as in a fresh engine's."""
+    n, dim = 40, 16
+    vecs = rng.standard_normal((n, dim)).astype(np.float32)
+    # a chain m0 - m1 - ... - m39 (related_to, 0.5); the query is m0's vector: hits reach m0 over the chain
+    items = [{"id": f"m{i}", "text": f"note {i}", "embedding": vecs[i], "tags": [f"t{i % 3}"],
+              "created_at": 1.6e9 + 60.0 * i,
+              **({"links": [{"to": f"m{i - 1}", "relation": "related_to", "weight": 0.5}]} if i else {})}
+             for i in range(n)]
+
+    def ask(db):
+        cfg = replace(db.config.recall, seed_k=1, keyword_k=1)   # one seed: the other hits come through the graph
+        return _recall_rows(db.recall(vector=vecs[0], namespace="ns", k=3, gate="on", now=1.7e9, config=cfg))
+
+    with engramdb.open(tmp_store, dim=dim) as db:
+        db.add_batch(items, namespace="ns")
+        first = ask(db)
+        assert [row[0] for row in first[0]] == ["m0", "m1", "m2"]
+        assert [s.relation.value for s in first[0][1][7][1:]] == ["related_to"]
+        assert ask(db) == first
+        db.update("m1", namespace="ns", text="note one rewritten", tags=["changed"])
+        db.link("m1", "m0", "supports", weight=1.0, namespace="ns")      # a stronger edge on the step m0 -> m1
+        db.link("m2", "m1", "related_to", weight=1.0, namespace="ns")    # a link repeated with another weight
+        after = ask(db)
+        by_id = {row[0]: row for row in after[0]}
+        assert by_id["m1"][3] == "note one rewritten" and by_id["m1"][9] == ("changed",)
+        assert [s.relation.value for s in by_id["m1"][7][1:]] == ["supports"]
+        assert ask(db) == after
+        db.link("m1", "m0", "supports", weight=0.1, namespace="ns")   # weights alone change: related_to is stronger
+        by_id = {row[0]: row for row in ask(db)[0]}
+        assert [s.relation.value for s in by_id["m1"][7][1:]] == ["related_to"]
+        db.forget("m2", namespace="ns", hard=True)
+        gone = ask(db)
+        assert "m2" not in {row[0] for row in gone[0]}
+    with engramdb.open(tmp_store, dim=dim) as fresh:   # nothing cached: read from LMDB
+        assert ask(fresh) == gone

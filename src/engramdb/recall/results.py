@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import numpy as np
 
@@ -55,32 +56,33 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     hide = not req.config.connector_hits and not (filters.tags and filters.tags & CONNECTOR_TAGS)
     # a memory stored as pieces (batch_plan) is one hit, at its best piece (MaxP)
     shown: set[str] = set()
+    cache, gen = state.record_cache, state.mem_gen   # the generation before the read transaction
+    steps = None   # (u, v) -> the strongest edge joining them: filled on the first hit with a parent
+    check_tags = filters.tags is not None
     with store.read("fetching recalled memories") as txn:
+        table = cache.valid_for(gen)
         for o in ranked(ctx, (k if filters.tags is None else 4 * k) + (4 if hide else 0)):
             nid = int(cnodes[o])
-            rec = store.get_record(txn, nid)
-            if rec is None or not filters.tags_ok(rec) or (hide and not CONNECTOR_TAGS.isdisjoint(rec["tags"])):
+            hr = table[nid] if nid in table else cache.get(store, txn, nid, gen, table, _hit_row)
+            if hr is None or (check_tags and not filters.tags_ok(hr.rec)) or (hide and hr.connector):
                 continue
-            memory_id, chunk = piece_of(rec)
+            memory_id, chunk = hr.memory_id, hr.chunk
             if memory_id in shown:
                 continue
             shown.add(memory_id)
-            if chunk is not None and state.censor.active and _piece_hidden(state, txn, rec, memory_id):
+            if chunk is not None and state.censor.active and _piece_hidden(state, txn, hr.rec, memory_id):
                 continue   # a censor rule hides one of its pieces: the memory is hidden whole
-            kind, mstate = rec["kind"], rec["state"]
             row = int(ctx.cand[o])
             if parent[row] < 0:   # a seed not reached from another: its path is itself
-                path = [PathStep(ext_ids[nid])]
+                path = [hr.step]
             else:
                 if pos is None:
                     pos = _node_rows(state, ctx.nodes, csr.n_nodes)
-                path = path_of(nid, parent, pos, csr, req.config.rel_mult, ext_ids)
-            hits.append(Hit(id=memory_id, chunk=chunk, kind=_KIND.get(kind) or MemoryKind(kind), text=rec["text"],
-                            score=float(ctx.score[o]), activation=float(ctx.total[row]),
-                            similarity=sim_of.get(nid), path=path,
-                            source=rec["source"], tags=tuple(rec["tags"]), created_at=rec["created_at"],
-                            confidence=rec["confidence"], state=_STATE.get(mstate) or MemoryState(mstate),
-                            outcome=decision_outcome(rec)))
+                    steps = _step_cache(state, csr, req.config.rel_mult)
+                path = path_of(nid, parent, pos, csr, req.config.rel_mult, ext_ids, steps)
+            hits.append(Hit(hr.memory_id, hr.kind, hr.text, float(ctx.score[o]), float(ctx.total[row]),
+                            sim_of.get(nid), path, hr.source, hr.tags, hr.created_at, hr.confidence, hr.state,
+                            outcome=hr.outcome, chunk=chunk))
             hit_nids.append(nid)
             if len(hits) >= k:
                 break
@@ -123,6 +125,33 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     return hits, hit_nids, gaps, warnings
 
 
+class _HitRow(NamedTuple):
+    """What a hit takes from its stored record, derived once per record (``state.record_cache``)."""
+
+    rec: dict
+    memory_id: str
+    chunk: int | None
+    kind: MemoryKind
+    text: str
+    source: str | None
+    tags: tuple
+    created_at: float
+    confidence: float
+    state: MemoryState
+    outcome: str | None
+    connector: bool      # tagged as a connector node (session, entity)
+    step: PathStep       # the path of the memory as a seed: itself
+
+
+def _hit_row(rec: dict) -> _HitRow:
+    kind, mstate = rec["kind"], rec["state"]
+    memory_id, chunk = piece_of(rec)
+    return _HitRow(rec, memory_id, chunk, _KIND.get(kind) or MemoryKind(kind), rec["text"], rec["source"],
+                   tuple(rec["tags"]), rec["created_at"], rec["confidence"],
+                   _STATE.get(mstate) or MemoryState(mstate), decision_outcome(rec),
+                   not CONNECTOR_TAGS.isdisjoint(rec["tags"]), PathStep(rec["id"]))
+
+
 def _node_rows(state, nodes: np.ndarray, n_nodes: int) -> np.ndarray:
     """The thread's scratch array node -> row of ``nodes`` (int32, length >= n_nodes); only the
     entries of ``nodes`` are meaningful."""
@@ -131,6 +160,24 @@ def _node_rows(state, nodes: np.ndarray, n_nodes: int) -> np.ndarray:
         pos = state.scratch["pos"] = np.zeros(n_nodes, np.int32)
     pos[nodes] = np.arange(len(nodes), dtype=np.int32)
     return pos
+
+
+_STEP_CACHE_SIZE = 65_536
+
+
+def _step_cache(state, csr: CSRGraph, rel_mult: np.ndarray) -> dict:
+    """The thread's table of path steps (:func:`path_of`): (u, v) -> the step from u to v over
+    the strongest edge joining them, u -> the first step of a path from u; for this CSR's edge
+    arrays and these relation multipliers (an erased memory's edges are dropped). A commit
+    that changes edges or weights makes new arrays (``MemoryGraph.csr`` never writes into
+    one), which starts a new table; past ``_STEP_CACHE_SIZE`` entries it starts over."""
+    cached = state.scratch.get("path_steps")
+    mult = rel_mult.tobytes()
+    if (cached is None or cached[0] is not csr.indices or cached[1] is not csr.weight
+            or cached[2] is not csr.relation or cached[3] is not csr.forward or cached[4] != mult
+            or len(cached[5]) >= _STEP_CACHE_SIZE):
+        cached = state.scratch["path_steps"] = (csr.indices, csr.weight, csr.relation, csr.forward, mult, {})
+    return cached[5]
 
 
 def _hit_vectors(ctx: RecallContext, hit_nids: list[int]) -> np.ndarray:
@@ -296,19 +343,33 @@ def piece_of(rec: dict) -> tuple[str, int | None]:
 
 
 def path_of(nid: int, parent: np.ndarray, pos: np.ndarray, csr: CSRGraph, rel_mult: np.ndarray,
-            ext_ids: list) -> list[PathStep]:
+            ext_ids: list, steps: dict | None = None) -> list[PathStep]:
     """Seed -> ... -> ``nid`` from the kernel's parent links (``pos`` maps a node to its row of
     the kernel output); each step names the strongest edge that joins its two memories (the
     one the activation most likely crossed; among equally strong ones, one that points from the
     previous step, then the smaller relation code). Each edge sits in both rows of the CSR, so
-    the shorter of the two rows is scanned: a hub's row can hold thousands of edges."""
+    the shorter of the two rows is scanned: a hub's row can hold thousands of edges.
+
+    ``steps``, when given, is a table of the steps built before on the same CSR arrays and
+    ``rel_mult`` (:func:`_step_cache`): (u, v) -> the step from u to v, and u -> the first step
+    of a path from u; read first, filled after a scan."""
     chain = [nid]
     while (p := parent.item(pos.item(chain[-1]))) >= 0 and len(chain) <= 127:   # .item(): a Python int
         chain.append(p)
     chain.reverse()
-    steps = [PathStep(ext_ids[chain[0]])]
+    first = None if steps is None else steps.get(chain[0])
+    if first is None:
+        first = PathStep(ext_ids[chain[0]])
+        if steps is not None:
+            steps[chain[0]] = first
+    steps_out = [first]
     indptr, indices = csr.indptr, csr.indices
     for u, v in zip(chain, chain[1:]):
+        if steps is not None:
+            known = steps.get((u, v))
+            if known is not None:
+                steps_out.append(known)
+                continue
         # scan the shorter row; an entry in v's row points the other way round
         lo, hi = indptr[u:u + 2].tolist()
         vlo, vhi = indptr[v:v + 2].tolist()
@@ -328,5 +389,8 @@ def path_of(nid: int, parent: np.ndarray, pos: np.ndarray, csr: CSRGraph, rel_mu
             key = (csr.weight.item(j) * rel_mult.item(r), fwd, -r)
             if best_key is None or key > best_key:
                 best_key, rel, forward = key, RELATION_BY_CODE[r], fwd
-        steps.append(PathStep(ext_ids[v], rel, forward))
-    return steps
+        step = PathStep(ext_ids[v], rel, forward)
+        if steps is not None:
+            steps[(u, v)] = step
+        steps_out.append(step)
+    return steps_out
