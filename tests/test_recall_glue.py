@@ -21,7 +21,7 @@ from engramdb.config import RELEVANCE_CALIBRATION
 from engramdb.graph.csr import build_symmetric_csr
 from engramdb.index.keyword import KeywordIndex
 from engramdb.index.tokens import index_terms, tokenize
-from engramdb.recall.results import path_of, relevance, relevance_features
+from engramdb.recall.results import cosine_relevance, path_of, relevance, relevance_features
 from engramdb.recall.seeds import vector_scale
 from engramdb.testing import graph_edges, nid_of
 from engramdb.types import RELATION_BY_CODE
@@ -222,3 +222,16 @@ def test_a_repeated_recall_answers_as_the_first_and_a_commit_shows_at_once(tmp_s
         assert "m2" not in {row[0] for row in gone[0]}
     with engramdb.open(tmp_store, dim=dim) as fresh:   # nothing cached: read from LMDB
         assert ask(fresh) == gone
+
+
+@settings(max_examples=200, deadline=None)
+@given(cos=st.lists(st.floats(-1.5, 1.5, width=32), min_size=0, max_size=30),
+       coef=st.tuples(*[st.floats(-20.0, 20.0)] * 4))
+def test_relevance_from_the_cosine_alone_equals_the_feature_formula(cos, coef):
+    """A recall without text rates its hits by ``cosine_relevance``: ``relevance`` of the features
+    (cosine, 0, 0) in plain floats."""
+    feats = np.zeros((len(cos), 3))
+    feats[:, 0] = np.clip(np.array(cos, np.float32).astype(np.float64), 0.0, 1.0)
+    want = relevance(feats, coef)
+    got = cosine_relevance([float(np.float32(x)) for x in cos], coef)
+    np.testing.assert_allclose(got, want, rtol=1e-15, atol=1e-300)

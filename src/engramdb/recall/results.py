@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import functools
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -30,7 +31,7 @@ from ..types import (
 from .context import RecallContext
 from .ranking import ranked
 
-__all__ = ["run", "path_of", "piece_of", "relevance", "relevance_features"]
+__all__ = ["run", "path_of", "piece_of", "relevance", "relevance_features", "cosine_relevance"]
 
 # stored value -> member, read per hit (a dict lookup; calling the Enum costs a microsecond each)
 _KIND = {k.value: k for k in MemoryKind}
@@ -92,13 +93,17 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     cfg = req.config
     rel = np.zeros(0)
     if hits:
-        feats = relevance_features(req.query, [h.text for h in hits], _hit_vectors(ctx, hit_nids) @ req.vector,
-                                   ctx.space.keyword, nids=hit_nids)
-        rel = relevance(feats, req.relevance[0])
-        slot_match = ctx.extra.get("slot_match")
-        if slot_match:   # a current holder of the slot the question names answers it
-            rel = np.maximum(rel, np.array([slot_match.get(n, 0.0) for n in hit_nids]))
-        for h, r in zip(hits, rel.tolist()):
+        cos = _hit_vectors(ctx, hit_nids) @ req.vector
+        if req.query is None:   # no keyword features: the cosine alone, without NumPy's per-call cost
+            rel_list = cosine_relevance(cos.tolist(), req.relevance[0])   # (rel is read only with a query)
+        else:
+            feats = relevance_features(req.query, [h.text for h in hits], cos, ctx.space.keyword, nids=hit_nids)
+            rel = relevance(feats, req.relevance[0])
+            slot_match = ctx.extra.get("slot_match")
+            if slot_match:   # a current holder of the slot the question names answers it
+                rel = np.maximum(rel, np.array([slot_match.get(n, 0.0) for n in hit_nids]))
+            rel_list = rel.tolist()
+        for h, r in zip(hits, rel_list):
             h.relevance = r
     gaps = []
     best = float(ctx.vec_cos[0]) if len(ctx.vec_cos) else None
@@ -295,6 +300,31 @@ def relevance(features: np.ndarray, coef) -> np.ndarray:
     c = _coef_array(tuple(coef))
     z = c[0] + np.asarray(features, np.float64) @ c[1:]
     return 1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0)))
+
+
+def cosine_relevance(cos: list[float], coef) -> list[float]:
+    """:func:`relevance` of memories known by their cosine alone (a query without text: both
+    keyword features 0), in plain floats: 1 / (1 + exp(-(c0 + c1 * clip(cosine, 0, 1)))).
+
+    Parameters
+    ----------
+    cos : list of float, length n
+        Cosines of the memories to the query vector.
+    coef : sequence of 4 float
+        As for :func:`relevance`.
+
+    Returns
+    -------
+    list of float, length n
+        In [0, 1]; equal to ``relevance`` of the features (cosine, 0, 0) up to the last bit of
+        ``exp`` (the other terms of its dot product are exact zeros).
+    """
+    c0, c1 = float(coef[0]), float(coef[1])
+    out = []
+    for x in cos:
+        z = c0 + min(max(x, 0.0), 1.0) * c1
+        out.append(1.0 / (1.0 + math.exp(-min(max(z, -50.0), 50.0))))
+    return out
 
 
 @functools.lru_cache(maxsize=8)
