@@ -61,12 +61,18 @@ def test_relevance_features_of_all_hits_equal_a_loop_over_them(docs, hits, query
     want = features_one_by_one(query or None, texts, cos, kw)
     np.testing.assert_array_equal(relevance_features(query or None, texts, cos, kw, nids=nids), want)
     np.testing.assert_array_equal(relevance_features(query or None, texts, cos, kw), want)
+    counted = []
+    for t in texts:   # as recall's record cache keeps them: index terms counted, and the length
+        toks, length = index_terms(t)
+        counted.append(({w: toks.count(w) for w in toks}, length))
+    np.testing.assert_array_equal(relevance_features(query or None, texts, cos, kw, term_counts=counted), want)
 
 
 @settings(max_examples=200, deadline=None)
 @given(leg=st.lists(st.floats(-1.0, 1.0, width=32), min_size=1, max_size=40),
-       extra=st.lists(st.floats(-1.0, 1.0, width=32), max_size=20), contrast=st.sampled_from([0.0, 0.5, 0.9]))
+       extra=st.lists(st.floats(-1.0, 1.0, width=32), max_size=60), contrast=st.sampled_from([0.0, 0.5, 0.9]))
 def test_fusion_scale_uses_the_median_of_numpy(leg, extra, contrast):
+    # up to 100 cosines: both the Python-float path (<= 64) and the NumPy one
     leg_cos = np.sort(np.array(leg, np.float32))[::-1].copy()
     cos = np.concatenate([leg_cos, np.array(extra, np.float32)])
     pos = np.maximum(cos.astype(np.float64), 0.0)
@@ -80,6 +86,7 @@ def test_fusion_scale_uses_the_median_of_numpy(leg, extra, contrast):
         np.testing.assert_array_equal(got, np.ones(len(cos)))
         return
     rel = (pos - b) / (top - b)
+    assert got.dtype == np.float64
     np.testing.assert_array_equal(got, np.where(rel > 0.0, np.minimum(rel, 1.0), 1e-3 * pos / top))
 
 
@@ -200,8 +207,12 @@ def test_a_repeated_recall_answers_as_the_first_and_a_commit_shows_at_once(tmp_s
         cfg = replace(db.config.recall, seed_k=1, keyword_k=1)   # one seed: the other hits come through the graph
         return _recall_rows(db.recall(vector=vecs[0], namespace="ns", k=3, gate="on", now=1.7e9, config=cfg))
 
+    def ask_text(db):   # the keyword features of relevance read the cached rows' term counts
+        return _recall_rows(db.recall("note one rewritten", vector=vecs[0], namespace="ns", k=5, now=1.7e9))
+
     with engramdb.open(tmp_store, dim=dim) as db:
         db.add_batch(items, namespace="ns")
+        before = ask_text(db)
         first = ask(db)
         assert [row[0] for row in first[0]] == ["m0", "m1", "m2"]
         assert [s.relation.value for s in first[0][1][7][1:]] == ["related_to"]
@@ -220,8 +231,11 @@ def test_a_repeated_recall_answers_as_the_first_and_a_commit_shows_at_once(tmp_s
         db.forget("m2", namespace="ns", hard=True)
         gone = ask(db)
         assert "m2" not in {row[0] for row in gone[0]}
+        text_after = ask_text(db)
+        assert "m1" in {row[0] for row in text_after[0]} and text_after != before
     with engramdb.open(tmp_store, dim=dim) as fresh:   # nothing cached: read from LMDB
         assert ask(fresh) == gone
+        assert ask_text(fresh) == text_after
 
 
 @settings(max_examples=200, deadline=None)

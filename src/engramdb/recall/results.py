@@ -50,6 +50,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     cnodes = ctx.nodes[ctx.cand]
     hits: list[Hit] = []
     hit_nids: list[int] = []
+    hit_rows: list[_HitRow] = []
     filters = req.filters
     store = state.store
     # connector nodes (sessions, entities) route activation but are no answer: skipped unless
@@ -85,6 +86,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                             sim_of.get(nid), path, hr.source, hr.tags, hr.created_at, hr.confidence, hr.state,
                             outcome=hr.outcome, chunk=chunk))
             hit_nids.append(nid)
+            hit_rows.append(hr)
             if len(hits) >= k:
                 break
     if state.censor.active:   # warn rules: the hit carries their notes
@@ -97,7 +99,8 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
         if req.query is None:   # no keyword features: the cosine alone, without NumPy's per-call cost
             rel_list = cosine_relevance(cos.tolist(), req.relevance[0])   # (rel is read only with a query)
         else:
-            feats = relevance_features(req.query, [h.text for h in hits], cos, ctx.space.keyword, nids=hit_nids)
+            feats = relevance_features(req.query, [h.text for h in hits], cos, ctx.space.keyword,
+                                       term_counts=[_term_counts(hr) for hr in hit_rows])
             rel = relevance(feats, req.relevance[0])
             slot_match = ctx.extra.get("slot_match")
             if slot_match:   # a current holder of the slot the question names answers it
@@ -146,6 +149,20 @@ class _HitRow(NamedTuple):
     outcome: str | None
     connector: bool      # tagged as a connector node (session, entity)
     step: PathStep       # the path of the memory as a seed: itself
+    terms: list          # [None], or [(index term -> count, length)] once a query with text needed it
+
+
+def _term_counts(hr: _HitRow) -> tuple[dict[str, int], int]:
+    """The hit's index terms counted, and its BM25 length (:func:`index_terms` of its text),
+    computed on first need and kept in its cached row."""
+    got = hr.terms[0]
+    if got is None:
+        toks, length = index_terms(hr.text)
+        counts: dict[str, int] = {}
+        for t in toks:
+            counts[t] = counts.get(t, 0) + 1
+        got = hr.terms[0] = (counts, length)
+    return got
 
 
 def _hit_row(rec: dict) -> _HitRow:
@@ -154,7 +171,7 @@ def _hit_row(rec: dict) -> _HitRow:
     return _HitRow(rec, memory_id, chunk, _KIND.get(kind) or MemoryKind(kind), rec["text"], rec["source"],
                    tuple(rec["tags"]), rec["created_at"], rec["confidence"],
                    _STATE.get(mstate) or MemoryState(mstate), decision_outcome(rec),
-                   not CONNECTOR_TAGS.isdisjoint(rec["tags"]), PathStep(rec["id"]))
+                   not CONNECTOR_TAGS.isdisjoint(rec["tags"]), PathStep(rec["id"]), [None])
 
 
 def _node_rows(state, nodes: np.ndarray, n_nodes: int) -> np.ndarray:
@@ -218,7 +235,7 @@ def _touch_contradicts(state, csr: CSRGraph, hit_nids: list[int]) -> bool:
 
 
 def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
-                       keyword: KeywordIndex, nids=None) -> np.ndarray:
+                       keyword: KeywordIndex, nids=None, term_counts=None) -> np.ndarray:
     """Evidence that a memory answers ``query``, none of it scaled by the query's other results.
 
     - cosine: the raw cosine of the query to the memory, clipped to [0, 1];
@@ -243,6 +260,9 @@ def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
         The memories' node ids: their term counts are read off the index's forward index
         (:meth:`KeywordIndex.term_stats`) instead of tokenizing their texts; a memory the index
         holds no term of is tokenized.
+    term_counts : sequence of (dict of str -> int, int), length n, optional
+        Each memory's index terms counted and its length (what :func:`index_terms` of its
+        text gives, e.g. kept by recall's record cache): used instead of ``nids`` and the texts.
 
     Returns
     -------
@@ -259,7 +279,11 @@ def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
     k1, b = keyword.k1, keyword.b
     avgdl = max(keyword.total_len / keyword.n_docs, 1e-9) if keyword.n_docs else 1.0
     max_bm25, total_idf = float(idf.sum()) * (k1 + 1.0), float(idf.sum())
-    if nids is not None:
+    if term_counts is not None:
+        tfs = np.array([[counts.get(t, 0) for t in terms] for counts, _length in term_counts], np.float64)
+        lengths = np.array([length for _counts, length in term_counts], np.float64)
+        known = np.ones(len(texts), bool)
+    elif nids is not None:
         tfs, lengths, known = keyword.term_stats(nids, terms)
     else:
         tfs, lengths, known = np.zeros((len(texts), len(terms))), np.zeros(len(texts)), np.zeros(len(texts), bool)
