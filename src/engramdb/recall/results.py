@@ -11,6 +11,12 @@
   below ``RecallConfig.weak_evidence``), ``filtered_out`` when memories were reached but none
   passed the filters;
 - warnings: ``contradicts`` pairs touching the hits (``slots.contradiction_warnings``).
+
+Two caches keep repeated work off the hot path, neither changing an answer: the decoded record
+of each hit, with what a hit takes from it (``EngineState.record_cache``, valid for one record
+generation: the first read after a commit that changed a record empties it), and each path step
+(the strongest edge between two memories, per thread, for one set of CSR edge arrays and
+relation multipliers: a commit that changes edges or weights makes new arrays).
 """
 from __future__ import annotations
 
