@@ -43,6 +43,7 @@ __all__ = ["run", "path_of", "piece_of", "relevance", "relevance_features", "cos
 _KIND = {k.value: k for k in MemoryKind}
 _STATE = {s.value: s for s in MemoryState}
 _SHORT_ROW = 64   # CSR rows up to this length are scanned as Python lists in path_of
+_MISSING = object()   # not in the record cache (None there is an erased nid)
 
 
 def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
@@ -71,7 +72,9 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
         table = cache.valid_for(gen)
         for o in ranked(ctx, (k if filters.tags is None else 4 * k) + (4 if hide else 0)):
             nid = int(cnodes[o])
-            hr = table[nid] if nid in table else cache.get(store, txn, nid, gen, table, _hit_row)
+            hr = table.get(nid, _MISSING)   # one lookup: another reader may evict between two
+            if hr is _MISSING:
+                hr = cache.get(store, txn, nid, gen, table, _hit_row)
             if hr is None or (check_tags and not filters.tags_ok(hr.rec)) or (hide and hr.connector):
                 continue
             memory_id, chunk = hr.memory_id, hr.chunk

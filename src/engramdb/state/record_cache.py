@@ -6,7 +6,8 @@ keeps the decoded, checked record of each nid it has served, tagged with the rec
 (``EngineState.mem_gen``) it was read under: a committed write unit that changes any record
 bumps the generation, and the next lookup then finds the cache stale and empties it, so a cached
 record is never older than the store (the write path changes the cache only after a commit, by
-bumping the generation). Bounded: past ``capacity`` entries the oldest is dropped (FIFO).
+bumping the generation). Bounded: past ``capacity`` entries the oldest is dropped (FIFO; readers
+adding at the same moment may each leave one more).
 
 Readers share it (recall holds the engine's read lock; dict operations are atomic in CPython).
 A reader stores a record only when the generation it captured before opening its LMDB read
@@ -94,6 +95,9 @@ class RecordCache:
             rec = derive(rec)
         if self._gen == gen and recs is self._recs:   # no commit since gen was read
             if len(recs) >= self.capacity:
-                del recs[next(iter(recs))]
+                try:   # the oldest entry; another reader may be evicting at the same moment
+                    del recs[next(iter(recs))]
+                except (KeyError, RuntimeError, StopIteration):
+                    pass
             recs[nid] = rec
         return rec
