@@ -7,8 +7,8 @@ run time from ../shared (nothing is committed):
 
 - **long chats**: the five conversations of one half (``bench_locomo_recall.TUNE_SPLIT`` or the
   held-out rest) one after the other in one namespace, about 2,900 turns;
-- **long messages**: ``--merge`` consecutive turns of a session make one message (default 4,
-  about 400 characters), stored with the date of its first turn;
+- **long messages**: ``--merge`` consecutive turns of a session make one message (default 4 and
+  16: about 500 and 1,600 characters), stored with the date of its first turn;
 - **no speaker names**: a message is the turns' text alone, as a chat's messages carry no
   "Name:" prefix (the names still occur where the speakers address each other);
 - **pieces**: with ``--chunk-chars`` below the message length (default 300), most messages are
@@ -20,7 +20,7 @@ messages among the first k hits (ids), as in ``bench_locomo_recall.py``. In the 
 ``bm25`` (engramdb's keyword leg alone: no vector, graph, time cues or feedback) and the
 default recall, for the tuning half and the held-out half, per category; query vector given.
 
-    python benchmarks/bench_long_chats.py [--merge 4] [--chunk-chars 300 4000] [--embedder hashing]
+    python benchmarks/bench_long_chats.py [--merge 4 16] [--chunk-chars 300 4000] [--embedder hashing]
 
 Writes benchmarks/results/long_chats.json (one entry per embedder; a run replaces its embedder's).
 """
@@ -79,7 +79,8 @@ def run_half(convs, merge: int, chunk_chars: int, embedder, configs) -> tuple[di
     with tempfile.TemporaryDirectory(prefix="engramdb-longchat-") as d, \
             engramdb.open(d, dim=embedder.dim, embedder=embedder, config=cfg) as eng:
         eng.add_batch(items, namespace="chat")
-        shape = {"messages": len(items), "memories_with_pieces": eng.stats()["memories"],
+        st = eng.stats()
+        shape = {"messages": len(items), "memories_with_pieces": st["memories"] + st["pieces"],
                  "mean_message_chars": round(float(np.mean([len(i["text"]) for i in items])), 1)}
         qs = [(c, q) for c in convs for q in c.qa if q.evidence]
         qvecs = embedder.embed([q.question for _, q in qs])
@@ -107,7 +108,8 @@ def summary(rows: list[dict], lat: list[float]) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--merge", type=int, default=4, help="turns per message")
+    ap.add_argument("--merge", type=int, nargs="+", default=[4, 16],
+                    help="turns per message (4: about 90 words, 16: about 280)")
     ap.add_argument("--chunk-chars", type=int, nargs="+", default=[300, 4000])
     ap.add_argument("--embedder", choices=["hashing", "minilm"], default="hashing")
     ap.add_argument("--out", default=str(RESULTS / "long_chats.json"))
@@ -121,20 +123,20 @@ def main(argv=None) -> int:
     configs = [("bm25", replace(base, w_vector=0.0, w_keyword=1.0, w_graph=0.0, w_time=0.0, prf_terms=0)),
                ("engramdb", base)]
     runs = []
-    for chunk in args.chunk_chars:
+    for merge, chunk in [(m, c) for m in args.merge for c in args.chunk_chars]:
         for half, cs in halves.items():
-            rows, lat, shape = run_half(cs, args.merge, chunk, embedder, configs)
+            rows, lat, shape = run_half(cs, merge, chunk, embedder, configs)
             for name, _ in configs:
                 s = summary(rows[name], lat[name])
-                runs.append({"method": name, "half": half, "chunk_chars": chunk, "merge": args.merge, **shape, **s})
-                print(f"chunk_chars {chunk:5d} {half:8s} {name:9s} ({shape['messages']} messages, "
+                runs.append({"method": name, "half": half, "chunk_chars": chunk, "merge": merge, **shape, **s})
+                print(f"merge {merge:2d} chunk_chars {chunk:5d} {half:8s} {name:9s} ({shape['messages']} messages, "
                       f"{shape['memories_with_pieces']} memories)  R@5 {s['recall@5']:5.1f}  R@10 {s['recall@10']:5.1f}  "
                       f"R@20 {s['recall@20']:5.1f}  median {s['latency_median_us']:.0f} us", flush=True)
-    for chunk in args.chunk_chars:
+    for merge, chunk in [(m, c) for m in args.merge for c in args.chunk_chars]:
         for half in halves:
-            b, e = (next(r for r in runs if r["method"] == m and r["half"] == half and r["chunk_chars"] == chunk)
-                    for m in ("bm25", "engramdb"))
-            print(f"chunk_chars {chunk:5d} {half:8s} engramdb - bm25: "
+            b, e = (next(r for r in runs if r["method"] == m and r["half"] == half and r["chunk_chars"] == chunk
+                         and r["merge"] == merge) for m in ("bm25", "engramdb"))
+            print(f"merge {merge:2d} chunk_chars {chunk:5d} {half:8s} engramdb - bm25: "
                   + "  ".join(f"R@{k} {e[f'recall@{k}'] - b[f'recall@{k}']:+.1f}" for k in KS))
     run = {"command": " ".join(["python", "benchmarks/bench_long_chats.py", *sys.argv[1:]]),
            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),

@@ -28,6 +28,9 @@ def rows() -> list[tuple[str, str, str]]:
             c, pg = by.get((n, "c")), by.get((n, "postgres_cte"))
             if c:
                 vs = f"{pg['median_us'] / c['median_us']:.0f}x faster than the PostgreSQL recursive CTE" if pg else ""
+                load = spread.get("machine", {}).get("loadavg_at_start")
+                if load:
+                    vs += f"{'; ' if vs else ''}load {load[0]:.1f}"
                 out.append((f"spreading activation, {n:,} nodes (depth 2, 10 seeds)",
                             f"{c['median_us']:.0f} µs median, {c['p99_us']:.0f} µs p99", vs))
     recall = _load("recall")

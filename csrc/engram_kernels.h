@@ -27,43 +27,57 @@ extern "C" {
 #define ENGRAM_MAX_DEPTH 127
 
 /*
- * Per-node state of one spreading-activation traversal, 16 bytes so that a node touched
- * costs one cache line: position in the visit order (its activation is order_act[pos]),
- * largest single pass received (SUM parent choice), parent node, and
- * tag = (generation << 8) | depth. A node is visited in the current
- * traversal iff tag >> 8 equals the current generation, so the array is never cleared
- * between traversals (see engram_spread_begin). Zero-initialised memory is a valid start.
+ * Per-node slot of the spreading-activation scratch: the node's position in the visit
+ * order, valid iff gen equals the scratch's current generation. 8 bytes.
  */
 typedef struct {
     int32_t pos;
-    float best;
-    int32_t parent;
-    uint32_t tag;
+    uint32_t gen;
 } engram_spread_node;
 
-/* A candidate of the top-k selection: activation and node id. */
+/*
+ * Parent of a touched node (-1 for seeds) and the largest single pass it received (the SUM
+ * parent choice), kept side by side: both are written when the node is reached.
+ */
 typedef struct {
-    float a;
-    int32_t v;
-} engram_spread_cand;
+    int32_t parent;
+    float best;
+} engram_spread_link;
 
 /*
- * Start a traversal over node[0:n]: bump *generation and return it. When the 24-bit
- * generation wraps, node is zeroed first (O(n), once every 2^24 - 1 traversals). node and
- * *generation belong to one thread.
+ * Scratch of one spreading-activation traversal over a graph of n nodes, owned by one
+ * thread and reused across traversals (zero-initialised memory is a valid start).
+ *
+ * The state of the m touched nodes lives in arrays parallel to the visit order (node id,
+ * activation, parent, largest single pass for the SUM parent choice), written front to
+ * back and read sequentially. The only per-node memory is an 8-byte slot giving the
+ * position in the visit order under the current generation: the generation is bumped by
+ * every traversal, so nothing is cleared between calls (node[] is zeroed when the 32-bit
+ * generation wraps).
  */
-uint32_t engram_spread_begin(engram_spread_node *node, int64_t n, uint32_t *generation);
+typedef struct {
+    int64_t n;                 /* nodes of the graph */
+    engram_spread_node *node;  /* n slots */
+    uint32_t gen;              /* generation of the last traversal */
+    int32_t *order;            /* n: node ids in first-visit order */
+    float *order_act;          /* n: activation */
+    engram_spread_link *link;  /* n: parent and largest single pass */
+    int64_t n_levels;          /* levels 0 .. n_levels - 1 of the last traversal */
+    int64_t level_start[ENGRAM_MAX_DEPTH + 2];
+} engram_spread_scratch;
+
+/* A candidate of the top-k selection: its rank key (activation, then node id; see spread.c). */
+typedef uint64_t engram_spread_cand;
 
 /*
  * Spreading activation by levels with a visited set (Collins & Loftus 1975; Anderson 1974
  * fan effect; SYNAPSE arXiv:2601.02744 section 3). See reference.spread_activation.
  *
- * gen comes from engram_spread_begin. Scratch: node, order and order_act (each length n)
- * and level_start (length min(max_depth, ENGRAM_MAX_DEPTH) + 2). On return, order[0:m]
- * lists the m touched nodes in first-visit order with their activations in order_act[0:m];
- * level d occupies order[level_start[d]:level_start[d + 1]] (seeds are level 0; levels not
- * reached are empty at m), and node[] holds parent and depth until the next
- * engram_spread_begin. Rows of the frontier and the node slots they reach are prefetched.
+ * On return, sc->order[0:m] lists the m touched nodes in first-visit order with their
+ * activations, parents and (SUM) largest passes in the parallel arrays of sc; level d
+ * occupies positions sc->level_start[d] .. sc->level_start[d + 1] - 1 (seeds are level 0;
+ * levels not reached are empty at m; min(max_depth, ENGRAM_MAX_DEPTH) + 2 entries are set).
+ * Rows of the frontier and the node slots of the next row's targets are prefetched.
  *
  * Returns m, the number of touched nodes (seeds included).
  */
@@ -74,33 +88,33 @@ int64_t engram_spread_visit(
     const float *rel_mult,
     int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
     int64_t combine, double sum_cap,
-    engram_spread_node *node, uint32_t gen, int32_t *order, float *order_act,
-    int64_t *level_start);
+    engram_spread_scratch *sc);
 
 /*
- * Copy the results of the m nodes in order[0:m] into the out_* arrays (length m).
+ * Copy the results of the last traversal's m nodes into the out_* arrays (length m).
+ * Sequential reads only.
  */
 void engram_spread_collect(
-    const int32_t *order, const float *order_act, int64_t m, const engram_spread_node *node,
+    const engram_spread_scratch *sc, int64_t m,
     int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth);
 
 /*
- * Top-k selection over the touched nodes order[lo:m] of the last traversal (see
- * reference.spread_topk; lo = level_start[min_depth] drops the shallower levels): the k of
- * largest activation, ties by the smaller node id, NaN last; written best first to out_*
+ * Top-k selection over positions lo .. m - 1 of the last traversal (see
+ * reference.spread_topk; lo = sc->level_start[min_depth] drops the shallower levels): the k
+ * of largest activation, ties by the smaller node id, NaN last; written best first to out_*
  * (capacity k), with their parent and depth. heap is scratch of k candidates. Cost
- * O((m - lo) log k) over the sequential order/order_act arrays; only the k winners' node
- * slots are read. Returns the number written, <= k.
+ * O((m - lo) log k) over the sequential order/order_act arrays, whose blocks below the
+ * k-th best so far are skipped with SSE2 compares. Returns the number written, <= k.
  */
 int64_t engram_spread_select(
-    const int32_t *order, const float *order_act, int64_t lo, int64_t m,
-    const engram_spread_node *node, int64_t k, engram_spread_cand *heap,
+    const engram_spread_scratch *sc, int64_t lo, int64_t m, int64_t k,
+    engram_spread_cand *heap,
     int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth);
 
 /*
  * Spreading activation for queries q_begin .. n_queries - 1 of a batch (see
- * reference.spread_activation_batch), one after another, reusing one scratch set (node,
- * *generation, order, order_act, as for engram_spread_visit).
+ * reference.spread_activation_batch), one after another, reusing one scratch (as for
+ * engram_spread_visit).
  *
  * Query i spreads from seeds[seed_indptr[i]:seed_indptr[i + 1]]; its m_i touched nodes are
  * written to out_*[out_indptr[i] : out_indptr[i] + m_i] and out_indptr[i + 1] is set.
@@ -119,7 +133,7 @@ int64_t engram_spread_activation_batch(
     const float *rel_mult,
     int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
     int64_t combine, double sum_cap,
-    engram_spread_node *node, uint32_t *generation, int32_t *order, float *order_act,
+    engram_spread_scratch *sc,
     int64_t *out_indptr, int64_t capacity,
     int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth);
 

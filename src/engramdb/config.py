@@ -412,6 +412,10 @@ class LinkConfig:
         else the two are linked ``contradicts`` (recall warns).
     conflict_cosine : float
         Neighbours at least this similar are checked by the (strict) rules of ``facts.conflict``.
+    contiguity_words : float
+        A ``next`` link given without a weight weighs exp(-d / contiguity_words), d the mean
+        length of its two memories in words (temporal context drift; :mod:`engramdb.contiguity`).
+        0 gives such links weight 1.
     """
 
     auto_link: bool = True
@@ -419,10 +423,11 @@ class LinkConfig:
     max_links: int = 5
     detect_conflicts: bool = True
     conflict_cosine: float = 0.5
+    contiguity_words: float = 250.0
 
     BOUNDS: ClassVar = {"cosine_threshold": Interval(-1.0, 1.0), "max_links": Interval(0, 1000),
                         "auto_link": Choice((True, False)), "detect_conflicts": Choice((True, False)),
-                        "conflict_cosine": Interval(-1.0, 1.0)}
+                        "conflict_cosine": Interval(-1.0, 1.0), "contiguity_words": Interval(0.0, 1e9)}
 
     def __post_init__(self) -> None:
         check_bounds(self)

@@ -1096,19 +1096,25 @@ class Engram:
                                  count_tokens=count_tokens, now=None if now is None else time_or_now(now))
 
     def stats(self) -> dict[str, Any]:
-        """Counts per namespace and state, edges, graph density, backend and sizes."""
+        """Counts per namespace and state, edges, graph density, backend and sizes.
+
+        ``memories`` counts memories: a text stored as pieces (longer than
+        ``StoreConfig.chunk_chars``) is one memory, and ``pieces`` counts its pieces after the
+        first (each is a node of the graph and a row of the vector index)."""
         from .kernels import registry
 
         self._check_open()
         state = self._state
         c = state.cols
         n = c.n
+        first = c.head[:n] == np.arange(n, dtype=c.head.dtype)   # a memory, or the first piece of one
         per_ns = {}
         for name in sorted(state.spaces):
             sp = state.spaces[name]
             mask = c.in_namespace(sp.code)
-            states = np.bincount(c.state[:n][mask], minlength=len(STATE_BY_CODE))
-            per_ns[name] = {"memories": int(mask.sum()),
+            memories = mask & first
+            states = np.bincount(c.state[:n][memories], minlength=len(STATE_BY_CODE))
+            per_ns[name] = {"memories": int(memories.sum()), "pieces": int((mask & ~first).sum()),
                             **{s.value: int(states[i]) for i, s in enumerate(STATE_BY_CODE)},
                             "density": round(state.density(name), 4)}
         info = state.store.env.info()
@@ -1116,7 +1122,8 @@ class Engram:
         return {"path": state.store.path, "dim": self.dim,
                 "embedder": getattr(self.embedder, "name", None),
                 "kernel_backend": registry.active_backend(),
-                "memories": int(c.alive[:n].sum()), "edges": len(state.graph),
+                "memories": int((c.alive[:n] & first).sum()), "pieces": int((c.alive[:n] & ~first).sum()),
+                "edges": len(state.graph),
                 "delta_edges": state.delta_size, "namespaces": per_ns,
                 "store_bytes": int(stat["psize"] * (info["last_pgno"] + 1)),
                 "map_size_bytes": int(info["map_size"])}

@@ -556,7 +556,8 @@ def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_confl
             by_ns.setdefault(records[i]["namespace"], []).append(j)
         for ns, js in by_ns.items():
             unit.index_add(ns, vecs[[todo[j] for j in js]], np.array([base + j for j in js], np.int64))
-        for j, i in enumerate(todo):
+        # first pieces before later ones, so each later piece finds its memory's nid (Columns.head)
+        for j, i in sorted(enumerate(todo), key=lambda ji: records[ji[1]].get("chunk_of") is not None):
             rec = records[i]
             sha = rec.get("text_sha256")
             digest = bytes.fromhex(sha) if isinstance(sha, str) else None

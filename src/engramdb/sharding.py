@@ -326,11 +326,12 @@ class ShardedEngram:
         return sum(self.engine(i).n_edges for i in range(self.n_shards))
 
     def stats(self) -> dict[str, Any]:
-        """``memories``, ``edges``, ``store_bytes`` summed over shards; ``namespaces`` merged;
-        ``shards``: each shard's own :meth:`engramdb.Engram.stats`."""
+        """``memories``, ``pieces``, ``edges``, ``store_bytes`` summed over shards; ``namespaces``
+        merged; ``shards``: each shard's own :meth:`engramdb.Engram.stats`."""
         per = [self.engine(i).stats() for i in range(self.n_shards)]
         return {"root": self.root, "n_shards": self.n_shards, "rule": RULE,
-                "memories": sum(s["memories"] for s in per), "edges": sum(s["edges"] for s in per),
+                "memories": sum(s["memories"] for s in per), "pieces": sum(s["pieces"] for s in per),
+                "edges": sum(s["edges"] for s in per),
                 "store_bytes": sum(s["store_bytes"] for s in per),
                 "namespaces": {ns: {**v, "shard": i} for i, s in enumerate(per) for ns, v in s["namespaces"].items()},
                 "shards": per}

@@ -256,15 +256,20 @@ def edge_fields(spec: Any, names: tuple[str, ...], required: int, what: str) -> 
     raise InvalidInputError(f"{what} is {names} (the first {required} required), got {spec!r}")
 
 
-def check_link_spec(spec: Any) -> tuple[str, Relation, float]:
+def check_link_spec(spec: Any) -> tuple[str, Relation, float | None]:
     """A link of a new memory, ``{"to", "relation", "weight"}`` or a tuple, as (id, Relation, weight).
+
+    A link without a weight gives None: the write path picks it
+    (:func:`engramdb.contiguity.link_weight`).
 
     Raises
     ------
     InvalidInputError, UnknownRelationError, NonFiniteError
     """
     to, rel, w = edge_fields(spec, ("to", "relation", "weight"), 1, "a link")
-    return check_id(to, "link target"), Relation.parse(rel), check_fraction(w, "weight", open_zero=True)
+    given = spec.get("weight") is not None if isinstance(spec, Mapping) else len(spec) >= 3
+    return (check_id(to, "link target"), Relation.parse(rel),
+            check_fraction(w, "weight", open_zero=True) if given else None)
 
 
 def check_vector(vec: Any, dim: int, field: str = "embedding") -> np.ndarray:

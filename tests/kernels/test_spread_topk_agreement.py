@@ -175,6 +175,32 @@ def test_spread_topk_hand_computed(any_kernels):
     assert _topk(any_kernels, [], [], 0, 5)[0].size == 0
 
 
+# Seed activations that stress the ranking rule (min_depth 0 lets the seeds compete): NaN
+# ranks after every number and among NaNs by id, -0.0 ties +0.0 (so the smaller id first),
+# negatives and infinities order as numbers. Seeds 7.. have no edges.
+ODD_SEEDS = [7, 8, 9, 10, 11, 12, 13, 14, 15, 16]
+ODD_ACTS = [np.nan, 0.0, -0.0, -1.5, np.inf, -np.inf, np.nan, 0.25, -0.0, 3.0]
+ODD = from_edges(17, [(0, 3, 1.0, SUPPORTS)])
+
+
+@pytest.mark.parametrize("k", [1, 3, 6, 10, 20])
+def test_spread_topk_ranks_nan_zeros_and_infinities_like_the_reference(any_kernels, k):
+    seeds = np.array(ODD_SEEDS, np.int32)
+    acts = np.array(ODD_ACTS, np.float32)
+    nodes, act, parent, depth = any_kernels.spread_topk(
+        *ODD.arrays, seeds, acts, ALL_ONES, 2, 0.5, 0.0, 100, COMBINE_SUM, 1e9, 0, k)
+    # by hand: inf (11), 3.0 (16), 0.25 (14), +0.0 (8) and -0.0 (9, 15) by id, -1.5 (10),
+    # -inf (12), then NaN (7, 13) by id
+    want = [11, 16, 14, 8, 9, 15, 10, 12, 7, 13][:k]
+    assert nodes.tolist() == want
+    assert np.array_equal(act, acts[[ODD_SEEDS.index(v) for v in want]], equal_nan=True)
+    assert np.array_equal(np.signbit(act), np.signbit(acts[[ODD_SEEDS.index(v) for v in want]]))
+    assert parent.tolist() == [-1] * len(want) and depth.tolist() == [0] * len(want)
+    ref = reference.spread_topk(*ODD.arrays, seeds, acts, ALL_ONES, 2, 0.5, 0.0, 100,
+                                COMBINE_SUM, 1e9, 0, k)
+    assert ref[0].tolist() == want
+
+
 def test_c_rejects_wrong_arrays():
     c = load_backend("c")
     case = _power_law_case(6)

@@ -93,14 +93,16 @@ def test_query_matches_reference(mems, q):
     clock = FakeClock(T0)
     with tempfile.TemporaryDirectory() as tmp, use_clock(clock), \
             engramdb.open(tmp + "/s", dim=8) as m:
-        ids = []
+        ids, archived_at = [], {}
         for i, (kind, tags, day, conf, adv, fate) in enumerate(mems):
             clock.advance(adv)
             m.add(f"memory {i}", id=f"m{i}", kind=kind, tags=tags, created_at=T0 + day * DAY, confidence=conf,
                   embedding=np.eye(8)[i % 8] + 0.1)
             ids.append(f"m{i}")
             if fate == "archive":
+                clock.advance(1)   # active for a second of record time first
                 m.forget(f"m{i}")
+                archived_at[f"m{i}"] = clock.time()
             elif fate == "supersede":
                 clock.advance(1)
                 m.supersede(f"m{i}", f"memory {i} revised", id=f"r{i}", embedding=np.eye(8)[(i + 1) % 8] + 0.1,
@@ -122,7 +124,10 @@ def test_query_matches_reference(mems, q):
         rows = []
         for nid, i in enumerate(ids):
             x = m.get(i)
-            st_ok = (x.state.value == "active" or (x.state.value == "archived" and args["include_archived"])
+            # an archived memory shows as of a time before it was archived (it was active then)
+            archived_then = args["as_of"] is not None and args["as_of"] < archived_at.get(i, -np.inf)
+            st_ok = (x.state.value == "active"
+                     or (x.state.value == "archived" and (args["include_archived"] or archived_then))
                      or (x.state.value == "superseded" and (args["include_superseded"] or args["as_of"] is not None)))
             if not st_ok or (args["kind"] and x.kind.value != args["kind"]):
                 continue
@@ -144,3 +149,22 @@ def test_query_matches_reference(mems, q):
             rows.append((key, nid, i))   # exact ties: insertion order
         expected = [i for _, _, i in sorted(rows)][: args["limit"]]
         assert got == expected
+
+
+def test_an_archived_memory_shows_as_of_a_time_before_it_was_archived(tmp_path):
+    """as_of asks what the store held then: a memory archived later was active then (as a
+    superseded one is shown for the time before it was superseded)."""
+    clock = FakeClock(T0)
+    with use_clock(clock), engramdb.open(tmp_path / "s", dim=8) as m:
+        m.add("the spare key is under the mat", id="key", embedding=np.eye(8)[0])
+        clock.advance(100)
+        m.forget("key")
+        clock.advance(100)
+        assert [x.id for x in m.query(as_of=T0 + 50)] == ["key"]
+        assert m.query(as_of=T0 + 150) == []                              # archived by then
+        assert m.query(as_of=T0 + 100) == []                              # archived at that instant
+        assert [x.id for x in m.query(as_of=T0 + 150, include_archived=True)] == ["key"]
+        assert [h.id for h in m.recall(vector=np.eye(8)[0], as_of=T0 + 50).hits] == ["key"]
+        assert m.query(as_of=T0 + 50, state="active") == []               # an explicit state is exact
+    with use_clock(clock), engramdb.open(tmp_path / "s", dim=8) as m:   # from the column snapshot
+        assert [x.id for x in m.query(as_of=T0 + 50)] == ["key"]

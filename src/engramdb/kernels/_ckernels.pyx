@@ -16,7 +16,7 @@ import threading
 import numpy as np
 
 cimport numpy as cnp
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 cnp.import_array()
@@ -39,13 +39,20 @@ cdef extern from "engram_kernels.h" nogil:
     enum: ENGRAM_MAX_DEPTH
     ctypedef struct engram_spread_node:
         int32_t pos
-        float best
+        uint32_t gen
+    ctypedef struct engram_spread_link:
         int32_t parent
-        uint32_t tag
-    ctypedef struct engram_spread_cand:
-        float a
-        int32_t v
-    uint32_t engram_spread_begin(engram_spread_node *node, int64_t n, uint32_t *generation)
+        float best
+    ctypedef struct engram_spread_scratch:
+        int64_t n
+        engram_spread_node *node
+        uint32_t gen
+        int32_t *order
+        float *order_act
+        engram_spread_link *link
+        int64_t n_levels
+        int64_t level_start[ENGRAM_MAX_DEPTH + 2]
+    ctypedef uint64_t engram_spread_cand
     int64_t engram_spread_visit(
         const int64_t *indptr, const int32_t *indices, const float *weight,
         const uint8_t *relation,
@@ -53,14 +60,13 @@ cdef extern from "engram_kernels.h" nogil:
         const float *rel_mult,
         int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
         int64_t combine, double sum_cap,
-        engram_spread_node *node, uint32_t gen, int32_t *order, float *order_act,
-        int64_t *level_start)
+        engram_spread_scratch *sc)
     void engram_spread_collect(
-        const int32_t *order, const float *order_act, int64_t m, const engram_spread_node *node,
+        const engram_spread_scratch *sc, int64_t m,
         int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
     int64_t engram_spread_select(
-        const int32_t *order, const float *order_act, int64_t lo, int64_t m,
-        const engram_spread_node *node, int64_t k, engram_spread_cand *heap,
+        const engram_spread_scratch *sc, int64_t lo, int64_t m, int64_t k,
+        engram_spread_cand *heap,
         int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
     void engram_spread_inflow(
         const int64_t *indptr, const int32_t *indices, const float *weight,
@@ -77,7 +83,7 @@ cdef extern from "engram_kernels.h" nogil:
         const float *rel_mult,
         int64_t max_depth, double decay, double fan_exp, int64_t degree_cap,
         int64_t combine, double sum_cap,
-        engram_spread_node *node, uint32_t *generation, int32_t *order, float *order_act,
+        engram_spread_scratch *sc,
         int64_t *out_indptr, int64_t capacity,
         int32_t *out_nodes, float *out_act, int32_t *out_parent, int8_t *out_depth)
     void engram_rescore_salience(
@@ -136,28 +142,30 @@ cdef enum:
 
 
 cdef class _SpreadScratch:
-    """One thread's traversal state for a graph of n nodes: the packed node slots (zeroed
-    once, then reused through the generation counter, never cleared), the visit order and
-    the activations parallel to it."""
+    """One thread's traversal state for a graph of n nodes (``engram_spread_scratch``): the
+    8-byte node slots (zeroed once, then reused through the generation counter, never
+    cleared) and the arrays parallel to the visit order (node ids, activations, parent and
+    largest pass)."""
     cdef Py_ssize_t n
     cdef object node_a
     cdef object order_a
     cdef object order_act_a
-    cdef engram_spread_node *node
-    cdef int32_t *order
-    cdef float *order_act
-    cdef uint32_t generation
-    cdef int64_t level_start[ENGRAM_MAX_DEPTH + 2]
+    cdef object link_a
+    cdef engram_spread_scratch sc
 
     def __cinit__(self, Py_ssize_t n):
         self.n = n
         self.node_a = np.zeros(n * sizeof(engram_spread_node), dtype=np.uint8)
         self.order_a = np.empty(n, dtype=np.int32)
         self.order_act_a = np.empty(n, dtype=np.float32)
-        self.node = <engram_spread_node *>cnp.PyArray_DATA(self.node_a)
-        self.order = <int32_t *>cnp.PyArray_DATA(self.order_a)
-        self.order_act = <float *>cnp.PyArray_DATA(self.order_act_a)
-        self.generation = 0
+        self.link_a = np.empty(n * sizeof(engram_spread_link), dtype=np.uint8)
+        self.sc.n = n
+        self.sc.node = <engram_spread_node *>cnp.PyArray_DATA(self.node_a)
+        self.sc.gen = 0
+        self.sc.order = <int32_t *>cnp.PyArray_DATA(self.order_a)
+        self.sc.order_act = <float *>cnp.PyArray_DATA(self.order_act_a)
+        self.sc.link = <engram_spread_link *>cnp.PyArray_DATA(self.link_a)
+        self.sc.n_levels = 0
 
 
 cdef _SpreadScratch _scratch(Py_ssize_t n):
@@ -204,9 +212,11 @@ def spread_activation(
 ):
     """Spreading activation (C, GIL released): the contract of :func:`reference.spread_activation`.
 
-    Node state is one packed 16-byte slot per node, cached per thread and never cleared (a
-    generation counter marks the visited); activations sit in an array parallel to the visit
-    order; the traversal prefetches the frontier's rows and the slots they reach.
+    The only per-node state is an 8-byte slot (position in the visit order, generation),
+    cached per thread and never cleared (the generation counter marks the visited);
+    activations, parents and largest passes sit in arrays parallel to the visit order, so
+    the outputs are sequential copies; the traversal prefetches the frontier's rows and the
+    slots they reach.
     Arrays must be NumPy arrays of the documented dtypes, 1-d and C-contiguous.
     """
     cdef const int64_t *p_indptr = <const int64_t *>_data(indptr, cnp.NPY_INT64, "indptr")
@@ -219,17 +229,14 @@ def spread_activation(
     cdef Py_ssize_t n = cnp.PyArray_DIM(<cnp.ndarray>indptr, 0) - 1
     cdef int64_t n_seeds = cnp.PyArray_DIM(<cnp.ndarray>seeds, 0)
     cdef int64_t m = 0
-    cdef uint32_t gen
     if n <= 0 or n_seeds == 0:
         return (_empty(0, cnp.NPY_INT32), _empty(0, cnp.NPY_FLOAT32),
                 _empty(0, cnp.NPY_INT32), _empty(0, cnp.NPY_INT8))
     cdef _SpreadScratch sc = _scratch(n)
     with nogil:
-        gen = engram_spread_begin(sc.node, n, &sc.generation)
         m = engram_spread_visit(
             p_indptr, p_indices, p_weight, p_relation, p_seeds, p_seed_act, n_seeds, p_rel_mult,
-            max_depth, decay, fan_exp, degree_cap, combine, sum_cap,
-            sc.node, gen, sc.order, sc.order_act, sc.level_start,
+            max_depth, decay, fan_exp, degree_cap, combine, sum_cap, &sc.sc,
         )
     nodes_a = _empty(m, cnp.NPY_INT32)
     act_a = _empty(m, cnp.NPY_FLOAT32)
@@ -237,7 +244,7 @@ def spread_activation(
     depth_a = _empty(m, cnp.NPY_INT8)
     with nogil:
         engram_spread_collect(
-            sc.order, sc.order_act, m, sc.node,
+            &sc.sc, m,
             <int32_t *>cnp.PyArray_DATA(nodes_a), <float *>cnp.PyArray_DATA(act_a),
             <int32_t *>cnp.PyArray_DATA(parent_a), <int8_t *>cnp.PyArray_DATA(depth_a),
         )
@@ -279,7 +286,6 @@ def spread_topk(
     cdef Py_ssize_t n = cnp.PyArray_DIM(<cnp.ndarray>indptr, 0) - 1
     cdef int64_t n_seeds = cnp.PyArray_DIM(<cnp.ndarray>seeds, 0)
     cdef int64_t m = 0, got = 0, lo, top
-    cdef uint32_t gen
     cdef engram_spread_cand stack_heap[STACK_HEAP]
     cdef engram_spread_cand *heap = stack_heap
     if k < 0:
@@ -299,11 +305,9 @@ def spread_topk(
         if heap == NULL:
             raise MemoryError()
     with nogil:
-        gen = engram_spread_begin(sc.node, n, &sc.generation)
         m = engram_spread_visit(
             p_indptr, p_indices, p_weight, p_relation, p_seeds, p_seed_act, n_seeds, p_rel_mult,
-            max_depth, decay, fan_exp, degree_cap, combine, sum_cap,
-            sc.node, gen, sc.order, sc.order_act, sc.level_start,
+            max_depth, decay, fan_exp, degree_cap, combine, sum_cap, &sc.sc,
         )
         # Levels are contiguous in the visit order: skip those shallower than min_depth.
         top = max_depth if max_depth < ENGRAM_MAX_DEPTH else ENGRAM_MAX_DEPTH
@@ -312,9 +316,9 @@ def spread_topk(
         elif min_depth > top:
             lo = m
         else:
-            lo = sc.level_start[min_depth]
+            lo = sc.sc.level_start[min_depth]
         got = engram_spread_select(
-            sc.order, sc.order_act, lo, m, sc.node, k, heap,
+            &sc.sc, lo, m, k, heap,
             <int32_t *>cnp.PyArray_DATA(nodes_a), <float *>cnp.PyArray_DATA(act_a),
             <int32_t *>cnp.PyArray_DATA(parent_a), <int8_t *>cnp.PyArray_DATA(depth_a),
         )
@@ -397,7 +401,7 @@ def spread_activation_batch(
                 &indptr[0], n, p_indices, p_weight, p_relation,
                 &seed_indptr[0], done, q, &seeds[0], &seed_act[0], p_rel_mult,
                 max_depth, decay, fan_exp, degree_cap, combine, sum_cap,
-                sc.node, &sc.generation, sc.order, sc.order_act,
+                &sc.sc,
                 &out_indptr[0], cap,
                 &nodes[0], &out_act[0], &out_parent[0], &out_depth[0],
             )

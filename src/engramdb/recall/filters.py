@@ -32,6 +32,8 @@ from ..validate import as_list, check_fraction, kind_table, tag_set, to_unix_sec
 
 __all__ = ["Filters"]
 
+_ARCHIVED = _STATE_CODES[MemoryState.ARCHIVED]
+
 
 @dataclass(frozen=True, slots=True)
 class Filters:
@@ -55,6 +57,9 @@ class Filters:
         Valid time: what held in the world then, Unix seconds.
     subject, attribute : str or None
         Slot subject / attribute, normalised.
+    archived_before : bool
+        With ``as_of``: archived memories pass only for a time before they were archived
+        (``Columns.archived_at``), when the store still held them active.
     """
 
     kinds: np.ndarray | None
@@ -67,6 +72,7 @@ class Filters:
     valid_at: float | None = None
     subject: str | None = None
     attribute: str | None = None
+    archived_before: bool = False
 
     @classmethod
     def parse(cls, *, kinds: Any = None, kinds_field: str = "kinds", tags: Any = None,
@@ -86,7 +92,8 @@ class Filters:
         since, until, as_of, valid_at : float, datetime or ISO-8601, optional
         include_archived, include_superseded : bool
             Show these states besides active (superseded ones are shown for ``as_of`` and
-            ``valid_at`` anyway, since they held then).
+            ``valid_at`` anyway, since they held then; archived ones for an ``as_of`` before
+            they were archived, when they were still active).
         state : MemoryState, str or sequence, optional
             Exactly these states (overrides the include flags).
         subject, attribute : str, optional
@@ -116,9 +123,10 @@ class Filters:
                 except ValueError:
                     raise InvalidInputError(
                         f"state: expected one of {[s.value for s in MemoryState]}, got {st!r}") from None
-        else:
+        archived_before = state is None and not include_archived and t_as_of is not None
+        if state is None:
             shown[_STATE_CODES[MemoryState.ACTIVE]] = True
-            shown[_STATE_CODES[MemoryState.ARCHIVED]] = bool(include_archived)
+            shown[_STATE_CODES[MemoryState.ARCHIVED]] = bool(include_archived) or archived_before
             shown[_STATE_CODES[MemoryState.SUPERSEDED]] = (bool(include_superseded) or t_as_of is not None
                                                            or t_valid is not None)
         t_since = None if since is None else to_unix_seconds(since, field="since")
@@ -137,6 +145,7 @@ class Filters:
             valid_at=t_valid,
             subject=subject,
             attribute=attribute,
+            archived_before=archived_before,
         )
 
     @property
@@ -184,6 +193,8 @@ class Filters:
         elif self.as_of is not None:
             mask &= as_of_mask(c.recorded_at[nids], c.retired_at[nids], c.valid_from[nids], c.valid_to[nids],
                                self.as_of)
+        if self.archived_before:   # archived later than as_of: it was active then
+            mask &= (c.state[nids] != _ARCHIVED) | (self.as_of < c.archived_at[nids])
         elif self.valid_at is not None:
             mask &= valid_at_mask(c.valid_from[nids], c.known_valid_to[nids], self.valid_at)
         if self.slotted:

@@ -65,6 +65,9 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     hide = not req.config.connector_hits and not (filters.tags and filters.tags & CONNECTOR_TAGS)
     # a memory stored as pieces (batch_plan) is one hit, at its best piece (MaxP)
     shown: set[str] = set()
+    # which piece a memory with matching pieces shows: its best direct match (seeds.lift_pieces)
+    shown_piece = ctx.extra.get("shown_piece")
+    heads = state.cols.head if shown_piece else None
     cache, gen = state.record_cache, state.mem_gen   # the generation before the read transaction
     steps = None   # (u, v) -> the strongest edge joining them: filled on the first hit with a parent
     check_tags = filters.tags is not None
@@ -72,6 +75,9 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
         table = cache.valid_for(gen)
         for o in ranked(ctx, (k if filters.tags is None else 4 * k) + (4 if hide else 0)):
             nid = int(cnodes[o])
+            row = int(ctx.cand[o])
+            if heads is not None:
+                nid, row = shown_piece.get(int(heads[nid]), (nid, row))
             hr = table.get(nid, _MISSING)   # one lookup: another reader may evict between two
             if hr is _MISSING:
                 hr = cache.get(store, txn, nid, gen, table, _hit_row)
@@ -83,7 +89,6 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             shown.add(memory_id)
             if chunk is not None and state.censor.active and _piece_hidden(state, txn, hr.rec, memory_id):
                 continue   # a censor rule hides one of its pieces: the memory is hidden whole
-            row = int(ctx.cand[o])
             if parent[row] < 0:   # a seed not reached from another: its path is itself
                 path = [hr.step]
             else:
@@ -91,7 +96,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                     pos = _node_rows(state, ctx.nodes, csr.n_nodes)
                     steps = _step_cache(state, csr, req.config.rel_mult)
                 path = path_of(nid, parent, pos, csr, req.config.rel_mult, ext_ids, steps)
-            hits.append(Hit(hr.memory_id, hr.kind, hr.text, float(ctx.score[o]), float(ctx.total[row]),
+            hits.append(Hit(hr.memory_id, hr.kind, hr.text, float(ctx.score[o]), float(ctx.total[ctx.cand[o]]),
                             sim_of.get(nid), path, hr.source, hr.tags, hr.created_at, hr.confidence, hr.state,
                             outcome=hr.outcome, chunk=chunk))
             hit_nids.append(nid)

@@ -70,6 +70,49 @@ def run(ctx: RecallContext) -> None:
     boost = slot_seeds(ctx)
     if floor or boost:
         _merge_cue_seeds(ctx, floor, boost)
+    lift_pieces(ctx)
+
+
+def lift_pieces(ctx: RecallContext) -> None:
+    """A memory stored as pieces is one node of the graph walk: the first piece of each memory
+    with a matching piece among the seeds takes the best base of its pieces (MaxP, Dai & Callan
+    2019), joining the seeds if it was not one, so spreading reaches the memory's neighbours
+    (the message before and after it, its links, all held by the first piece) in one hop from
+    whichever piece matched, as from a memory stored whole. Before, a piece reached them only
+    through its ``extracted_from`` edge to the first piece, one hop and one decay further.
+
+    Sets ``ctx.extra["shown_piece"]``: first-piece nid -> (nid, seed row) of the memory's seed
+    with the best base of its own (the piece that matched best), which results shows as the
+    memory's hit (:func:`engramdb.recall.results.run`); a memory with no later piece among the
+    seeds has no entry. A memory a censor rule hides is not lifted (none of its pieces is a
+    seed: :func:`_uncensored`).
+    """
+    seeds = ctx.seeds
+    if not len(seeds):
+        return
+    head = ctx.state.cols.head[seeds]
+    moved = np.flatnonzero(head != seeds)
+    if not len(moved):
+        return
+    seed_list, base_list = seeds.tolist(), ctx.base.tolist()
+    row_of = {n: i for i, n in enumerate(seed_list)}
+    best: dict[int, int] = {}   # first piece -> seed row of its best direct match
+    for i in moved.tolist():
+        h = int(head[i])
+        j = best.get(h, row_of.get(h, i))
+        best[h] = i if base_list[i] > base_list[j] else j
+    new = [h for h in best if h not in row_of]
+    base = ctx.base.copy()
+    for h, j in best.items():
+        if h in row_of:
+            base[row_of[h]] = base_list[j]
+    if new:
+        rows = [best[h] for h in new]
+        seeds = np.concatenate([seeds, np.asarray(new, np.int32)])
+        base = np.concatenate([base, base[rows]])
+        ctx.seed_cos = np.concatenate([ctx.seed_cos, ctx.seed_cos[rows]])   # the memory's best piece's
+    ctx.seeds, ctx.base = seeds, base
+    ctx.extra["shown_piece"] = {h: (seed_list[j], j) for h, j in best.items()}
 
 
 def _seed_similarity(ctx: RecallContext, extra: np.ndarray) -> np.ndarray:

@@ -108,6 +108,12 @@ class Columns:
         Time of the last salience update, Unix seconds (+inf: held until review).
     ext_ids : IdColumn
         The caller's id of each nid (str, None once erased).
+    archived_at : ndarray of float64
+        Record time an archived memory was archived, Unix seconds; +inf for any other state.
+    head : ndarray of int32
+        The memory a nid belongs to: for a piece of a text stored as pieces
+        (:mod:`engramdb.batch_plan`), the nid of its first piece; for any other memory, its own
+        nid. Recall treats a memory's pieces as one node (:func:`engramdb.recall.seeds.lift_pieces`).
     blocked : ndarray of bool
         Hidden by a ``block`` / ``absolute`` censor rule (:mod:`engramdb.censor`); not saved in
         the snapshot, evaluated from the rules when the store opens.
@@ -119,7 +125,8 @@ class Columns:
               "created_at": np.float64, "confidence": np.float32, "s0": np.float32,
               "t0": np.float64,
               "recorded_at": np.float64, "retired_at": np.float64, "valid_from": np.float64,
-              "valid_to": np.float64, "known_valid_to": np.float64}   # record and valid time (temporal.py; +inf = open)
+              "valid_to": np.float64, "known_valid_to": np.float64,   # record and valid time (temporal.py; +inf = open)
+              "archived_at": np.float64, "head": np.int32}
 
     def __init__(self) -> None:
         self.n = 0
@@ -146,9 +153,17 @@ class Columns:
             self.ext_ids.extend([None] * (n - self.n))
             self.n = n
 
-    def set_record(self, nid: int, rec: dict, ns_code: int) -> None:
-        """Columns of ``nid`` from its stored record."""
+    def set_record(self, nid: int, rec: dict, ns_code: int, head: int | None = None) -> None:
+        """Columns of ``nid`` from its stored record.
+
+        ``head`` is the nid of the first piece when ``rec`` is a later piece of a text stored as
+        pieces (it has ``chunk_of``); None keeps the column as it is for such a piece (an update
+        of a stored piece) and sets the nid itself for any other record."""
         self.ensure(nid + 1)
+        if head is not None:
+            self.head[nid] = head
+        elif rec.get("chunk_of") is None:
+            self.head[nid] = nid
         self.ns[nid] = ns_code
         self.kind[nid] = MemoryKind(rec["kind"]).code
         self.state[nid] = _STATE_CODES[MemoryState(rec["state"])]
@@ -158,6 +173,8 @@ class Columns:
         self.s0[nid] = rec["salience"]
         self.t0[nid] = rec["salience_at"]
         self.ext_ids[nid] = rec["id"]
+        archived = rec.get("archived_at") if rec["state"] == MemoryState.ARCHIVED.value else np.inf
+        self.archived_at[nid] = -np.inf if archived is None else archived   # archived, time unknown: always
         (self.recorded_at[nid], self.retired_at[nid], self.valid_from[nid],
          self.valid_to[nid], self.known_valid_to[nid]) = column_values(rec)
         if self.censor is not None:

@@ -231,7 +231,8 @@ class EngineState:
             else:   # no snapshot, or records changed after it (e.g. a crash before close)
                 self.cols.ensure(self.next_nid)
                 for nid, rec in store.iter_records(txn):
-                    self.cols.set_record(nid, rec, self.code(rec["namespace"]))
+                    head = None if rec.get("chunk_of") is None else store.lookup_id(txn, rec["namespace"], rec["chunk_of"])
+                    self.cols.set_record(nid, rec, self.code(rec["namespace"]), nid if head is None else head)
                 self.cols_gen = -1
             try:
                 snap = store.load_snapshot(txn, SNAPSHOT_DTYPES)

@@ -48,7 +48,7 @@ def columns_snapshot_ok(a: dict[str, np.ndarray], n: int) -> bool:
     """True when the engine's column snapshot describes ``n`` memories with valid codes and
     finite numbers (``t0`` may be +inf, as a record's ``salience_at`` may: a decision's
     salience held until its outcome is reviewed)."""
-    fields = ("ns", "kind", "state", "alive", "created_at", "confidence", "s0", "t0")
+    fields = ("ns", "kind", "state", "alive", "created_at", "confidence", "s0", "t0", "head")
     if any(len(a[f]) != n for f in fields):
         return False
     names = a["ns_names"].tobytes()
@@ -66,6 +66,7 @@ def columns_snapshot_ok(a: dict[str, np.ndarray], n: int) -> bool:
     return bool(a["ns"].min() >= 0 and a["ns"].max() < n_names
                 and a["kind"].max() < len(MemoryKind) and a["state"].max() < len(STATE_BY_CODE)
                 and a["alive"].view(np.uint8).max() <= 1
+                and a["head"].min() >= 0 and a["head"].max() < n
                 and finite(a["s0"]) and a["t0"].min() > -np.inf
                 and finite(a["created_at"]) and finite(a["confidence"]))
 

@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from .. import slots as _slots, temporal as _temporal
+from ..contiguity import link_weight
 from ..facts import conflict
 from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundError, OversizeError
 from ..state import EngineState
@@ -229,6 +230,8 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
         for ns, group in by_namespace(prepared).items():
             unit.index_add(ns, np.stack([p.vector for p in group]), np.array([p.nid for p in group]))
         edges: list[tuple[int, int, int, float]] = []
+        by_nid = {p.nid: p for p in prepared}
+        scale = state.config.link.contiguity_words
         for p in prepared:   # resolve every reference before the first put
             if unit.lookup(p.namespace, p.ext_id) is not None:
                 raise InvalidInputError(
@@ -246,6 +249,9 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
                         f"link from {p.ext_id!r} to {to!r}: no memory {to!r} in namespace {p.namespace!r} "
                         "(a link names a stored memory or an item of the same batch)"
                     )
+                if w is None:   # not given: contiguity for `next`, else 1
+                    other = by_nid[tgt].text if tgt in by_nid else (unit.record(tgt) or {}).get("text", "")
+                    w = link_weight(rel, None, p.text, other, scale)
                 edges.append((p.nid, tgt, rel.code, w))
         boost_links(unit, prepared, edges, state.config.decay.link_boost)
         near = _neighbours(unit, prepared)

@@ -184,9 +184,11 @@ class WriteUnit:
         m["count"] += 1
         self._records_changed = True
         sp = self.space(ns)
+        # a later piece of a long text: the nid of its first piece (written before it)
+        head = None if rec.get("chunk_of") is None else self.lookup(ns, rec["chunk_of"])
 
         def apply() -> None:
-            self.state.cols.set_record(nid, rec, sp.code)
+            self.state.cols.set_record(nid, rec, sp.code, nid if head is None else head)
             sp.keyword.add(nid, rec["text"])
             sp.keyword_dirty = True
             sp.latest = None

@@ -1,0 +1,67 @@
+"""A ``next`` link given without a weight weighs by temporal contiguity: exp(-d / scale), d the
+mean length of its two memories in words; a given weight, other relations and scale 0 keep
+their weights (engramdb.contiguity)."""
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import engramdb
+from engramdb.contiguity import MIN_WEIGHT, contiguity_weight, link_weight
+
+
+def _words(n, tag):
+    return " ".join(f"{tag}{i}" for i in range(n))
+
+
+@given(a=st.integers(0, 5000), b=st.integers(0, 5000), scale=st.floats(1.0, 1e4))
+def test_contiguity_weight_is_the_drift_formula(a, b, scale):
+    w = contiguity_weight(a, b, scale)
+    assert w == pytest.approx(max(math.exp(-(a + b) / 2 / scale), MIN_WEIGHT))
+    assert MIN_WEIGHT <= w <= 1.0
+    assert contiguity_weight(a + 10, b, scale) <= w   # longer memories, weaker link
+
+
+def test_link_weight_rules():
+    assert link_weight(engramdb.Relation.NEXT, 0.3, "a b", "c", 250.0) == 0.3
+    assert link_weight(engramdb.Relation.SUPPORTS, None, _words(900, "x"), "c", 250.0) == 1.0
+    assert link_weight(engramdb.Relation.NEXT, None, _words(900, "x"), _words(100, "y"), 0.0) == 1.0
+    assert link_weight(engramdb.Relation.NEXT, None, _words(300, "x"), _words(100, "y"), 250.0) == \
+        pytest.approx(math.exp(-200 / 250))
+
+
+def _weight(m, src, tgt):
+    return next(e.weight for e in m.edges(src) if e.source == src and e.target == tgt)
+
+
+@pytest.mark.parametrize("scale", [250.0, 0.0])
+def test_next_links_without_weight_get_contiguity_weights(tmp_path, scale):
+    cfg = engramdb.EngramConfig(link=engramdb.LinkConfig(auto_link=False, contiguity_words=scale))
+    with engramdb.open(tmp_path / "s", dim=64, config=cfg) as m:
+        m.add_batch([{"id": "a", "text": _words(20, "a")},
+                     {"id": "b", "text": _words(40, "b"), "links": [{"to": "a", "relation": "next"}]},
+                     {"id": "c", "text": _words(400, "c"), "links": [("b", "next")]},
+                     {"id": "d", "text": _words(400, "d"), "links": [{"to": "c", "relation": "next", "weight": 0.9}]},
+                     {"id": "e", "text": _words(400, "e"), "links": [{"to": "d", "relation": "supports"}]}])
+        # a link to a stored memory reads its text
+        m.add(_words(100, "f"), id="f", links=[{"to": "e", "relation": "next"}])
+        expect = (lambda a, b: math.exp(-(a + b) / 2 / scale)) if scale else (lambda a, b: 1.0)
+        assert _weight(m, "b", "a") == pytest.approx(expect(40, 20), rel=1e-6)
+        assert _weight(m, "c", "b") == pytest.approx(expect(400, 40), rel=1e-6)
+        assert _weight(m, "f", "e") == pytest.approx(expect(100, 400), rel=1e-6)
+        assert _weight(m, "d", "c") == pytest.approx(0.9, rel=1e-6)
+        assert _weight(m, "e", "d") == 1.0
+
+
+def test_a_long_neighbour_gets_less_inflow_than_a_short_one(tmp_path):
+    """The message after the best match gains less from it when the two are long."""
+    cfg = engramdb.EngramConfig(link=engramdb.LinkConfig(auto_link=False))
+    with engramdb.open(tmp_path / "s", dim=64, config=cfg) as m:
+        m.add_batch([{"id": "short", "text": "the zebra vault code"},
+                     {"id": "short-next", "text": "see you at six", "links": [("short", "next")]},
+                     {"id": "long", "text": "the zebra garage code " + _words(300, "w")},
+                     {"id": "long-next", "text": "see you at seven " + _words(300, "v"), "links": [("long", "next")]}])
+        short = {h.id: h for h in m.recall("zebra vault code", k=10).hits}
+        long = {h.id: h for h in m.recall("zebra garage code", k=10).hits}
+    assert long["long-next"].activation < short["short-next"].activation

@@ -1,0 +1,83 @@
+"""Recall over a memory stored as pieces (a text longer than ``chunk_chars``) walks the graph as
+from the memory stored whole: whichever piece matches, the memory's neighbours are one hop away,
+and the hit shows the piece that matched."""
+import pytest
+
+import engramdb
+
+CHUNK = 64
+FILLER = " ".join(f"filler{i:03d}" for i in range(40))
+LONG = FILLER + " zebra vault"
+
+
+def _open(path, chunk_chars):
+    cfg = engramdb.EngramConfig(store=engramdb.StoreConfig(chunk_chars=chunk_chars),
+                                link=engramdb.LinkConfig(auto_link=False))
+    return engramdb.open(path, dim=64, config=cfg)
+
+
+def _chat(m):
+    """A message stored as pieces (the match in a later piece), the message after it (no word
+    in common with the question) linked ``next``, and an unrelated message."""
+    m.add_batch([{"id": "long", "text": LONG},
+                 {"id": "after", "text": "the meeting moved to tuesday afternoon",
+                  "links": [{"to": "long", "relation": "next", "weight": 1.0}]},
+                 {"id": "other", "text": "groceries: apples, bread and milk"}])
+
+
+def _by_id(res):
+    return {h.id: h for h in res.hits}
+
+
+def test_a_matching_piece_reaches_the_memory_s_neighbour_as_the_whole_memory_does(tmp_path):
+    with _open(tmp_path / "pieces", CHUNK) as m, _open(tmp_path / "whole", 10_000) as w:
+        _chat(m)
+        _chat(w)
+        assert m.stats()["memories"] == w.stats()["memories"] == 3
+        assert m.stats()["pieces"] > w.stats()["pieces"] == 0
+        pieces, whole = _by_id(m.recall("zebra vault", k=5)), _by_id(w.recall("zebra vault", k=5))
+    assert pieces["long"].chunk >= 1 and "zebra vault" in pieces["long"].text
+    assert whole["long"].chunk is None
+    # the neighbour gets the same pass from the memory, one hop from its first piece
+    after = pieces["after"]
+    assert after.activation == pytest.approx(whole["after"].activation, rel=1e-6)
+    assert after.activation > 0.0
+    assert [(s.id, s.relation) for s in after.path] == [("long", None), ("after", engramdb.Relation.NEXT)]
+
+
+def test_the_hit_shows_the_piece_that_matched_when_the_first_piece_ranks_higher(tmp_path):
+    """Memories about the zebra code that support the long memory lift its first piece (their
+    edges end there) above the piece holding the match; the hit still shows that piece."""
+    with _open(tmp_path / "s", CHUNK) as m:
+        m.add(LONG, id="long")
+        for i in range(3):
+            m.add(f"zebra vault note {i}", id=f"note{i}", links=[{"to": "long", "relation": "supports"}])
+        res = m.recall("zebra vault", k=5)
+        long = _by_id(res)["long"]
+        assert long.chunk >= 1 and "zebra vault" in long.text and len(long.text) <= CHUNK
+        assert long.path[-1].id == f"long#{long.chunk}"
+        assert long.similarity == pytest.approx(max(
+            h.similarity for h in m.recall("zebra vault", k=5, config=engramdb.RecallConfig(w_graph=0.0)).hits
+            if h.id == "long"))
+        m.supersede("long", "the zebra vault moved to the bank", id="long-v2")
+        old = _by_id(m.recall("zebra vault", k=5, include_superseded=True))["long"]
+        assert old.chunk >= 1 and "zebra vault" in old.text
+
+
+@pytest.mark.parametrize("how", ["reopen", "import"])
+def test_pieces_lift_their_memory_after_reopen_and_import(tmp_path, how):
+    with _open(tmp_path / "a", CHUNK) as m:
+        _chat(m)
+        before = _by_id(m.recall("zebra vault", k=5))
+        if how == "import":
+            m.export(tmp_path / "dump")
+    if how == "import":
+        with _open(tmp_path / "b", CHUNK) as b:
+            b.import_from(tmp_path / "dump")
+            after = _by_id(b.recall("zebra vault", k=5))
+    else:
+        with _open(tmp_path / "a", CHUNK) as m:
+            after = _by_id(m.recall("zebra vault", k=5))
+    assert before["after"].activation > 0.0
+    assert after["after"].activation == pytest.approx(before["after"].activation, rel=1e-6)
+    assert after["long"].chunk == before["long"].chunk >= 1
