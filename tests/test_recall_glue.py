@@ -9,6 +9,8 @@
   stored vectors), each path step is the strongest edge joining its two memories, and the
   weak-evidence gap is there exactly when the best relevance is below the threshold.
 """
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -19,7 +21,7 @@ from engramdb.config import RELEVANCE_CALIBRATION
 from engramdb.graph.csr import build_symmetric_csr
 from engramdb.index.keyword import KeywordIndex
 from engramdb.index.tokens import index_terms, tokenize
-from engramdb.recall.results import path_of, relevance, relevance_features
+from engramdb.recall.results import cosine_relevance, path_of, relevance, relevance_features
 from engramdb.recall.seeds import vector_scale
 from engramdb.testing import graph_edges, nid_of
 from engramdb.types import RELATION_BY_CODE
@@ -59,12 +61,18 @@ def test_relevance_features_of_all_hits_equal_a_loop_over_them(docs, hits, query
     want = features_one_by_one(query or None, texts, cos, kw)
     np.testing.assert_array_equal(relevance_features(query or None, texts, cos, kw, nids=nids), want)
     np.testing.assert_array_equal(relevance_features(query or None, texts, cos, kw), want)
+    counted = []
+    for t in texts:   # as recall's record cache keeps them: index terms counted, and the length
+        toks, length = index_terms(t)
+        counted.append(({w: toks.count(w) for w in toks}, length))
+    np.testing.assert_array_equal(relevance_features(query or None, texts, cos, kw, term_counts=counted), want)
 
 
 @settings(max_examples=200, deadline=None)
 @given(leg=st.lists(st.floats(-1.0, 1.0, width=32), min_size=1, max_size=40),
-       extra=st.lists(st.floats(-1.0, 1.0, width=32), max_size=20), contrast=st.sampled_from([0.0, 0.5, 0.9]))
+       extra=st.lists(st.floats(-1.0, 1.0, width=32), max_size=60), contrast=st.sampled_from([0.0, 0.5, 0.9]))
 def test_fusion_scale_uses_the_median_of_numpy(leg, extra, contrast):
+    # up to 100 cosines: both the Python-float path (<= 64) and the NumPy one
     leg_cos = np.sort(np.array(leg, np.float32))[::-1].copy()
     cos = np.concatenate([leg_cos, np.array(extra, np.float32)])
     pos = np.maximum(cos.astype(np.float64), 0.0)
@@ -78,6 +86,7 @@ def test_fusion_scale_uses_the_median_of_numpy(leg, extra, contrast):
         np.testing.assert_array_equal(got, np.ones(len(cos)))
         return
     rel = (pos - b) / (top - b)
+    assert got.dtype == np.float64
     np.testing.assert_array_equal(got, np.where(rel > 0.0, np.minimum(rel, 1.0), 1e-3 * pos / top))
 
 
@@ -174,3 +183,69 @@ def test_a_contradicts_edge_linked_after_a_recall_is_warned_about(tmp_store, rng
         assert [(w.source, w.target) for w in again.warnings] == [("m1", "m0")]
         db.link("m3", "m4", "related_to")   # a new graph again: the pair is still found
         assert [(w.source, w.target) for w in db.recall("fact", vector=q, k=6).warnings] == [("m1", "m0")]
+
+
+def _recall_rows(res):
+    return [(h.id, h.chunk, h.kind, h.text, h.score, h.activation, h.similarity, tuple(h.path), h.source, h.tags,
+             h.created_at, h.confidence, h.state, h.relevance, h.outcome) for h in res.hits], res.gaps
+
+
+def test_a_repeated_recall_answers_as_the_first_and_a_commit_shows_at_once(tmp_store, rng):
+    """Recall keeps the decoded records of its hits and its path steps between calls
+    (``state.record_cache``, the thread's step table): the second answer equals the first, and
+    an update, a re-link with another weight and an erase committed in between show in the next
+    answer exactly as in a fresh engine's."""
+    n, dim = 40, 16
+    vecs = rng.standard_normal((n, dim)).astype(np.float32)
+    # a chain m0 - m1 - ... - m39 (related_to, 0.5); the query is m0's vector: hits reach m0 over the chain
+    items = [{"id": f"m{i}", "text": f"note {i}", "embedding": vecs[i], "tags": [f"t{i % 3}"],
+              "created_at": 1.6e9 + 60.0 * i,
+              **({"links": [{"to": f"m{i - 1}", "relation": "related_to", "weight": 0.5}]} if i else {})}
+             for i in range(n)]
+
+    def ask(db):
+        cfg = replace(db.config.recall, seed_k=1, keyword_k=1)   # one seed: the other hits come through the graph
+        return _recall_rows(db.recall(vector=vecs[0], namespace="ns", k=3, gate="on", now=1.7e9, config=cfg))
+
+    def ask_text(db):   # the keyword features of relevance read the cached rows' term counts
+        return _recall_rows(db.recall("note one rewritten", vector=vecs[0], namespace="ns", k=5, now=1.7e9))
+
+    with engramdb.open(tmp_store, dim=dim) as db:
+        db.add_batch(items, namespace="ns")
+        before = ask_text(db)
+        first = ask(db)
+        assert [row[0] for row in first[0]] == ["m0", "m1", "m2"]
+        assert [s.relation.value for s in first[0][1][7][1:]] == ["related_to"]
+        assert ask(db) == first
+        db.update("m1", namespace="ns", text="note one rewritten", tags=["changed"])
+        db.link("m1", "m0", "supports", weight=1.0, namespace="ns")      # a stronger edge on the step m0 -> m1
+        db.link("m2", "m1", "related_to", weight=1.0, namespace="ns")    # a link repeated with another weight
+        after = ask(db)
+        by_id = {row[0]: row for row in after[0]}
+        assert by_id["m1"][3] == "note one rewritten" and by_id["m1"][9] == ("changed",)
+        assert [s.relation.value for s in by_id["m1"][7][1:]] == ["supports"]
+        assert ask(db) == after
+        db.link("m1", "m0", "supports", weight=0.1, namespace="ns")   # weights alone change: related_to is stronger
+        by_id = {row[0]: row for row in ask(db)[0]}
+        assert [s.relation.value for s in by_id["m1"][7][1:]] == ["related_to"]
+        db.forget("m2", namespace="ns", hard=True)
+        gone = ask(db)
+        assert "m2" not in {row[0] for row in gone[0]}
+        text_after = ask_text(db)
+        assert "m1" in {row[0] for row in text_after[0]} and text_after != before
+    with engramdb.open(tmp_store, dim=dim) as fresh:   # nothing cached: read from LMDB
+        assert ask(fresh) == gone
+        assert ask_text(fresh) == text_after
+
+
+@settings(max_examples=200, deadline=None)
+@given(cos=st.lists(st.floats(-1.5, 1.5, width=32), min_size=0, max_size=30),
+       coef=st.tuples(*[st.floats(-20.0, 20.0)] * 4))
+def test_relevance_from_the_cosine_alone_equals_the_feature_formula(cos, coef):
+    """A recall without text rates its hits by ``cosine_relevance``: ``relevance`` of the features
+    (cosine, 0, 0) in plain floats."""
+    feats = np.zeros((len(cos), 3))
+    feats[:, 0] = np.clip(np.array(cos, np.float32).astype(np.float64), 0.0, 1.0)
+    want = relevance(feats, coef)
+    got = cosine_relevance([float(np.float32(x)) for x in cos], coef)
+    np.testing.assert_allclose(got, want, rtol=1e-15, atol=1e-300)

@@ -66,6 +66,27 @@ def test_the_matrix_holds_each_live_vector(saved):
             index.vectors(np.array([7]))   # erased
 
 
+@pytest.mark.parametrize("size", [0, 1, 7, 32, 33])
+def test_a_few_vectors_are_read_like_many(saved, rng, size):
+    """Up to 32 labels are checked one by one (a recall's hits), more at once: the same rows,
+    and the same KeyError for a label with no live row (erased before the save, erased in this
+    session, or past the largest)."""
+    path, vecs, _ = saved
+    with engramdb.open(path, config=config(False)) as db:
+        db.forget("m9", hard=True)   # its row stays in the matrix, not alive
+        index = vector_index(db, "default")
+        live = np.array([i for i in range(N) if i not in (7, 9)], np.int64)
+        at = rng.choice(len(live), size, replace=False)
+        labels = live[at]
+        every = index.vectors(live)   # all at once
+        np.testing.assert_allclose(every, vecs[live], atol=1e-6)
+        np.testing.assert_array_equal(index.vectors(labels), every[at])
+        for bad in (7, 9, N + 5):
+            with pytest.raises(KeyError) as err:
+                index.vectors(np.concatenate([labels, [bad]]).astype(np.int64))
+            assert err.value.args == (bad,)
+
+
 def test_background_load_answers_like_a_loaded_index(saved):
     path, vecs, queries = saved
     with engramdb.open(path, config=config(False)) as db:

@@ -55,6 +55,11 @@ from ..rwlock import RWLock
 
 __all__ = ["HnswIndex", "ExactIndex"]
 
+#: Up to this many labels, :meth:`HnswIndex.vectors` checks the rows one by one as Python ints
+#: (a recall's hits): fewer NumPy calls than the vectorised check, each of which costs more than
+#: the work on a handful of labels.
+_FEW_LABELS = 32
+
 
 class HnswIndex:
     """hnswlib index of one namespace, with its contiguous vector matrix.
@@ -173,6 +178,13 @@ class HnswIndex:
         labels = np.asarray(labels, np.int64).reshape(-1)
         self._rw.acquire_read()   # not ``with self._rw.read()``: its generator costs more than the rest
         try:
+            if len(labels) <= _FEW_LABELS and self._n:   # a recall's hits: checked as Python ints
+                nids, alive, n = self._nids, self._alive, self._n
+                rows = np.searchsorted(nids[:n], labels).tolist()
+                for label, row in zip(labels.tolist(), rows):
+                    if row >= n or nids.item(row) != label or not alive.item(row):
+                        raise KeyError(label)
+                return self._vecs[rows]
             rows = self._rows(labels)
             if rows.min(initial=0) < 0:
                 raise KeyError(int(labels[np.argmax(rows < 0)]))

@@ -11,10 +11,18 @@
   below ``RecallConfig.weak_evidence``), ``filtered_out`` when memories were reached but none
   passed the filters;
 - warnings: ``contradicts`` pairs touching the hits (``slots.contradiction_warnings``).
+
+Two caches keep repeated work off the hot path, neither changing an answer: the decoded record
+of each hit, with what a hit takes from it (``EngineState.record_cache``, valid for one record
+generation: the first read after a commit that changed a record empties it), and each path step
+(the strongest edge between two memories, per thread, for one set of CSR edge arrays and
+relation multipliers: a commit that changes edges or weights makes new arrays).
 """
 from __future__ import annotations
 
 import functools
+import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -29,12 +37,13 @@ from ..types import (
 from .context import RecallContext
 from .ranking import ranked
 
-__all__ = ["run", "path_of", "piece_of", "relevance", "relevance_features"]
+__all__ = ["run", "path_of", "piece_of", "relevance", "relevance_features", "cosine_relevance"]
 
 # stored value -> member, read per hit (a dict lookup; calling the Enum costs a microsecond each)
 _KIND = {k.value: k for k in MemoryKind}
 _STATE = {s.value: s for s in MemoryState}
 _SHORT_ROW = 64   # CSR rows up to this length are scanned as Python lists in path_of
+_MISSING = object()   # not in the record cache (None there is an erased nid)
 
 
 def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
@@ -48,6 +57,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     cnodes = ctx.nodes[ctx.cand]
     hits: list[Hit] = []
     hit_nids: list[int] = []
+    hit_rows: list[_HitRow] = []
     filters = req.filters
     store = state.store
     # connector nodes (sessions, entities) route activation but are no answer: skipped unless
@@ -58,35 +68,39 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     # which piece a memory with matching pieces shows: its best direct match (seeds.lift_pieces)
     shown_piece = ctx.extra.get("shown_piece")
     heads = state.cols.head if shown_piece else None
+    cache, gen = state.record_cache, state.mem_gen   # the generation before the read transaction
+    steps = None   # (u, v) -> the strongest edge joining them: filled on the first hit with a parent
+    check_tags = filters.tags is not None
     with store.read("fetching recalled memories") as txn:
+        table = cache.valid_for(gen)
         for o in ranked(ctx, (k if filters.tags is None else 4 * k) + (4 if hide else 0)):
             nid = int(cnodes[o])
             row = int(ctx.cand[o])
             if heads is not None:
                 nid, row = shown_piece.get(int(heads[nid]), (nid, row))
-            rec = store.get_record(txn, nid)
-            if rec is None or not filters.tags_ok(rec) or (hide and not CONNECTOR_TAGS.isdisjoint(rec["tags"])):
+            hr = table.get(nid, _MISSING)   # one lookup: another reader may evict between two
+            if hr is _MISSING:
+                hr = cache.get(store, txn, nid, gen, table, _hit_row)
+            if hr is None or (check_tags and not filters.tags_ok(hr.rec)) or (hide and hr.connector):
                 continue
-            memory_id, chunk = piece_of(rec)
+            memory_id, chunk = hr.memory_id, hr.chunk
             if memory_id in shown:
                 continue
             shown.add(memory_id)
-            if chunk is not None and state.censor.active and _piece_hidden(state, txn, rec, memory_id):
+            if chunk is not None and state.censor.active and _piece_hidden(state, txn, hr.rec, memory_id):
                 continue   # a censor rule hides one of its pieces: the memory is hidden whole
-            kind, mstate = rec["kind"], rec["state"]
             if parent[row] < 0:   # a seed not reached from another: its path is itself
-                path = [PathStep(ext_ids[nid])]
+                path = [hr.step]
             else:
                 if pos is None:
                     pos = _node_rows(state, ctx.nodes, csr.n_nodes)
-                path = path_of(nid, parent, pos, csr, req.config.rel_mult, ext_ids)
-            hits.append(Hit(id=memory_id, chunk=chunk, kind=_KIND.get(kind) or MemoryKind(kind), text=rec["text"],
-                            score=float(ctx.score[o]), activation=float(ctx.total[ctx.cand[o]]),
-                            similarity=sim_of.get(nid), path=path,
-                            source=rec["source"], tags=tuple(rec["tags"]), created_at=rec["created_at"],
-                            confidence=rec["confidence"], state=_STATE.get(mstate) or MemoryState(mstate),
-                            outcome=decision_outcome(rec)))
+                    steps = _step_cache(state, csr, req.config.rel_mult)
+                path = path_of(nid, parent, pos, csr, req.config.rel_mult, ext_ids, steps)
+            hits.append(Hit(hr.memory_id, hr.kind, hr.text, float(ctx.score[o]), float(ctx.total[ctx.cand[o]]),
+                            sim_of.get(nid), path, hr.source, hr.tags, hr.created_at, hr.confidence, hr.state,
+                            outcome=hr.outcome, chunk=chunk))
             hit_nids.append(nid)
+            hit_rows.append(hr)
             if len(hits) >= k:
                 break
     if state.censor.active:   # warn rules: the hit carries their notes
@@ -95,13 +109,18 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     cfg = req.config
     rel = np.zeros(0)
     if hits:
-        feats = relevance_features(req.query, [h.text for h in hits], _hit_vectors(ctx, hit_nids) @ req.vector,
-                                   ctx.space.keyword, nids=hit_nids)
-        rel = relevance(feats, req.relevance[0])
-        slot_match = ctx.extra.get("slot_match")
-        if slot_match:   # a current holder of the slot the question names answers it
-            rel = np.maximum(rel, np.array([slot_match.get(n, 0.0) for n in hit_nids]))
-        for h, r in zip(hits, rel.tolist()):
+        cos = _hit_vectors(ctx, hit_nids) @ req.vector
+        if req.query is None:   # no keyword features: the cosine alone, without NumPy's per-call cost
+            rel_list = cosine_relevance(cos.tolist(), req.relevance[0])   # (rel is read only with a query)
+        else:
+            feats = relevance_features(req.query, [h.text for h in hits], cos, ctx.space.keyword,
+                                       term_counts=[_term_counts(hr) for hr in hit_rows])
+            rel = relevance(feats, req.relevance[0])
+            slot_match = ctx.extra.get("slot_match")
+            if slot_match:   # a current holder of the slot the question names answers it
+                rel = np.maximum(rel, np.array([slot_match.get(n, 0.0) for n in hit_nids]))
+            rel_list = rel.tolist()
+        for h, r in zip(hits, rel_list):
             h.relevance = r
     gaps = []
     best = float(ctx.vec_cos[0]) if len(ctx.vec_cos) else None
@@ -128,6 +147,47 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     return hits, hit_nids, gaps, warnings
 
 
+class _HitRow(NamedTuple):
+    """What a hit takes from its stored record, derived once per record (``state.record_cache``)."""
+
+    rec: dict
+    memory_id: str
+    chunk: int | None
+    kind: MemoryKind
+    text: str
+    source: str | None
+    tags: tuple
+    created_at: float
+    confidence: float
+    state: MemoryState
+    outcome: str | None
+    connector: bool      # tagged as a connector node (session, entity)
+    step: PathStep       # the path of the memory as a seed: itself
+    terms: list          # [None], or [(index term -> count, length)] once a query with text needed it
+
+
+def _term_counts(hr: _HitRow) -> tuple[dict[str, int], int]:
+    """The hit's index terms counted, and its BM25 length (:func:`index_terms` of its text),
+    computed on first need and kept in its cached row."""
+    got = hr.terms[0]
+    if got is None:
+        toks, length = index_terms(hr.text)
+        counts: dict[str, int] = {}
+        for t in toks:
+            counts[t] = counts.get(t, 0) + 1
+        got = hr.terms[0] = (counts, length)
+    return got
+
+
+def _hit_row(rec: dict) -> _HitRow:
+    kind, mstate = rec["kind"], rec["state"]
+    memory_id, chunk = piece_of(rec)
+    return _HitRow(rec, memory_id, chunk, _KIND.get(kind) or MemoryKind(kind), rec["text"], rec["source"],
+                   tuple(rec["tags"]), rec["created_at"], rec["confidence"],
+                   _STATE.get(mstate) or MemoryState(mstate), decision_outcome(rec),
+                   not CONNECTOR_TAGS.isdisjoint(rec["tags"]), PathStep(rec["id"]), [None])
+
+
 def _node_rows(state, nodes: np.ndarray, n_nodes: int) -> np.ndarray:
     """The thread's scratch array node -> row of ``nodes`` (int32, length >= n_nodes); only the
     entries of ``nodes`` are meaningful."""
@@ -136,6 +196,24 @@ def _node_rows(state, nodes: np.ndarray, n_nodes: int) -> np.ndarray:
         pos = state.scratch["pos"] = np.zeros(n_nodes, np.int32)
     pos[nodes] = np.arange(len(nodes), dtype=np.int32)
     return pos
+
+
+_STEP_CACHE_SIZE = 65_536
+
+
+def _step_cache(state, csr: CSRGraph, rel_mult: np.ndarray) -> dict:
+    """The thread's table of path steps (:func:`path_of`): (u, v) -> the step from u to v over
+    the strongest edge joining them, u -> the first step of a path from u; for this CSR's edge
+    arrays and these relation multipliers (an erased memory's edges are dropped). A commit
+    that changes edges or weights makes new arrays (``MemoryGraph.csr`` never writes into
+    one), which starts a new table; past ``_STEP_CACHE_SIZE`` entries it starts over."""
+    cached = state.scratch.get("path_steps")
+    mult = rel_mult.tobytes()
+    if (cached is None or cached[0] is not csr.indices or cached[1] is not csr.weight
+            or cached[2] is not csr.relation or cached[3] is not csr.forward or cached[4] != mult
+            or len(cached[5]) >= _STEP_CACHE_SIZE):
+        cached = state.scratch["path_steps"] = (csr.indices, csr.weight, csr.relation, csr.forward, mult, {})
+    return cached[5]
 
 
 def _hit_vectors(ctx: RecallContext, hit_nids: list[int]) -> np.ndarray:
@@ -171,7 +249,7 @@ def _touch_contradicts(state, csr: CSRGraph, hit_nids: list[int]) -> bool:
 
 
 def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
-                       keyword: KeywordIndex, nids=None) -> np.ndarray:
+                       keyword: KeywordIndex, nids=None, term_counts=None) -> np.ndarray:
     """Evidence that a memory answers ``query``, none of it scaled by the query's other results.
 
     - cosine: the raw cosine of the query to the memory, clipped to [0, 1];
@@ -196,6 +274,9 @@ def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
         The memories' node ids: their term counts are read off the index's forward index
         (:meth:`KeywordIndex.term_stats`) instead of tokenizing their texts; a memory the index
         holds no term of is tokenized.
+    term_counts : sequence of (dict of str -> int, int), length n, optional
+        Each memory's index terms counted and its length (what :func:`index_terms` of its
+        text gives, e.g. kept by recall's record cache): used instead of ``nids`` and the texts.
 
     Returns
     -------
@@ -212,7 +293,11 @@ def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
     k1, b = keyword.k1, keyword.b
     avgdl = max(keyword.total_len / keyword.n_docs, 1e-9) if keyword.n_docs else 1.0
     max_bm25, total_idf = float(idf.sum()) * (k1 + 1.0), float(idf.sum())
-    if nids is not None:
+    if term_counts is not None:
+        tfs = np.array([[counts.get(t, 0) for t in terms] for counts, _length in term_counts], np.float64)
+        lengths = np.array([length for _counts, length in term_counts], np.float64)
+        known = np.ones(len(texts), bool)
+    elif nids is not None:
         tfs, lengths, known = keyword.term_stats(nids, terms)
     else:
         tfs, lengths, known = np.zeros((len(texts), len(terms))), np.zeros(len(texts)), np.zeros(len(texts), bool)
@@ -253,6 +338,31 @@ def relevance(features: np.ndarray, coef) -> np.ndarray:
     c = _coef_array(tuple(coef))
     z = c[0] + np.asarray(features, np.float64) @ c[1:]
     return 1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0)))
+
+
+def cosine_relevance(cos: list[float], coef) -> list[float]:
+    """:func:`relevance` of memories known by their cosine alone (a query without text: both
+    keyword features 0), in plain floats: 1 / (1 + exp(-(c0 + c1 * clip(cosine, 0, 1)))).
+
+    Parameters
+    ----------
+    cos : list of float, length n
+        Cosines of the memories to the query vector.
+    coef : sequence of 4 float
+        As for :func:`relevance`.
+
+    Returns
+    -------
+    list of float, length n
+        In [0, 1]; equal to ``relevance`` of the features (cosine, 0, 0) up to the last bit of
+        ``exp`` (the other terms of its dot product are exact zeros).
+    """
+    c0, c1 = float(coef[0]), float(coef[1])
+    out = []
+    for x in cos:
+        z = c0 + min(max(x, 0.0), 1.0) * c1
+        out.append(1.0 / (1.0 + math.exp(-min(max(z, -50.0), 50.0))))
+    return out
 
 
 @functools.lru_cache(maxsize=8)
@@ -301,19 +411,33 @@ def piece_of(rec: dict) -> tuple[str, int | None]:
 
 
 def path_of(nid: int, parent: np.ndarray, pos: np.ndarray, csr: CSRGraph, rel_mult: np.ndarray,
-            ext_ids: list) -> list[PathStep]:
+            ext_ids: list, steps: dict | None = None) -> list[PathStep]:
     """Seed -> ... -> ``nid`` from the kernel's parent links (``pos`` maps a node to its row of
     the kernel output); each step names the strongest edge that joins its two memories (the
     one the activation most likely crossed; among equally strong ones, one that points from the
     previous step, then the smaller relation code). Each edge sits in both rows of the CSR, so
-    the shorter of the two rows is scanned: a hub's row can hold thousands of edges."""
+    the shorter of the two rows is scanned: a hub's row can hold thousands of edges.
+
+    ``steps``, when given, is a table of the steps built before on the same CSR arrays and
+    ``rel_mult`` (:func:`_step_cache`): (u, v) -> the step from u to v, and u -> the first step
+    of a path from u; read first, filled after a scan."""
     chain = [nid]
     while (p := parent.item(pos.item(chain[-1]))) >= 0 and len(chain) <= 127:   # .item(): a Python int
         chain.append(p)
     chain.reverse()
-    steps = [PathStep(ext_ids[chain[0]])]
+    first = None if steps is None else steps.get(chain[0])
+    if first is None:
+        first = PathStep(ext_ids[chain[0]])
+        if steps is not None:
+            steps[chain[0]] = first
+    steps_out = [first]
     indptr, indices = csr.indptr, csr.indices
     for u, v in zip(chain, chain[1:]):
+        if steps is not None:
+            known = steps.get((u, v))
+            if known is not None:
+                steps_out.append(known)
+                continue
         # scan the shorter row; an entry in v's row points the other way round
         lo, hi = indptr[u:u + 2].tolist()
         vlo, vhi = indptr[v:v + 2].tolist()
@@ -333,5 +457,8 @@ def path_of(nid: int, parent: np.ndarray, pos: np.ndarray, csr: CSRGraph, rel_mu
             key = (csr.weight.item(j) * rel_mult.item(r), fwd, -r)
             if best_key is None or key > best_key:
                 best_key, rel, forward = key, RELATION_BY_CODE[r], fwd
-        steps.append(PathStep(ext_ids[v], rel, forward))
-    return steps
+        step = PathStep(ext_ids[v], rel, forward)
+        if steps is not None:
+            steps[(u, v)] = step
+        steps_out.append(step)
+    return steps_out

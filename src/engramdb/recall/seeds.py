@@ -266,6 +266,10 @@ def keyword_leg(kw: KeywordIndex, query: str, cfg: RecallConfig,
                          prf_weight=cfg.prf_weight)
 
 
+#: Arrays up to this length are scaled as Python floats (:func:`vector_scale`).
+_FEW = 64
+
+
 def _median(values: list[float]) -> float:
     """``np.median`` of a non-empty list of floats, the same float (the middle value, or the mean
     (a + b) / 2 of the two middle ones; NaN when one is NaN), without ``np.median``, whose NaN
@@ -286,15 +290,23 @@ def vector_scale(cos: np.ndarray, leg_cos: np.ndarray, contrast: float) -> np.nd
     cosine, so their order survives; ``cos`` may hold more memories than the seeds (the
     keyword leg's).
     """
-    pos = np.maximum(np.asarray(cos, np.float64), 0.0)
     if len(leg_cos) == 0:
-        return np.minimum(pos, 1.0)
+        return np.minimum(np.maximum(np.asarray(cos, np.float64), 0.0), 1.0)
     top = max(float(leg_cos[0]), 0.0)
     if top <= 0.0:
-        return np.zeros(len(pos))
+        return np.zeros(len(cos))
     b = contrast * _median([max(x, 0.0) for x in leg_cos.tolist()])
     if top - b <= 1e-12:
-        return np.ones(len(pos))
+        return np.ones(len(cos))
+    if len(cos) <= _FEW:   # the same float64 operations on Python floats, without NumPy's per-call cost
+        span = top - b
+        out = []
+        for x in np.asarray(cos).tolist():
+            p = max(x, 0.0)
+            rel = (p - b) / span
+            out.append(min(rel, 1.0) if rel > 0.0 else 1e-3 * p / top)
+        return np.array(out, np.float64)
+    pos = np.maximum(np.asarray(cos, np.float64), 0.0)
     rel = (pos - b) / (top - b)
     return np.where(rel > 0.0, np.minimum(rel, 1.0), 1e-3 * pos / top)
 

@@ -33,6 +33,7 @@ from ..types import Relation
 from ..validate import now as clock_now
 from .columns import Columns
 from .namespace import Namespace
+from .record_cache import RecordCache
 
 __all__ = ["EngineState"]
 
@@ -73,6 +74,9 @@ class EngineState:
     scratch : dict
         Reusable work arrays of the recall stages (keyed by their module), one dict per
         thread: concurrent readers never share a work array.
+    record_cache : RecordCache
+        Decoded records of recalled memories for the current ``mem_gen``
+        (:mod:`engramdb.state.record_cache`); emptied by the first read after a commit.
     censor : CensorState
         The censor rules and their verdict on each memory (:mod:`engramdb.censor`).
     lock : RWLock or None
@@ -209,6 +213,7 @@ class EngineState:
         self.cols = Columns()
         self.graph = MemoryGraph()
         self.spaces, self.codes = {}, {}
+        self.record_cache = RecordCache()
         with store.read("loading the store") as txn:
             self.next_nid = store.get_meta(txn, "next_nid", 0)
             self.delta_seq = store.get_meta(txn, "delta_seq", 0)
