@@ -159,3 +159,21 @@ def test_long_texts_are_not_statements(mem):
     mem.add("Use 5 workers for the job.", id="c1", created_at=T0, namespace="short")
     mem.add("Use 8 workers for the job.", id="c2", created_at=T0 + DAY, namespace="short")
     assert mem.get("c1", namespace="short").superseded_by == "c2"
+
+
+def test_a_text_stored_as_pieces_is_not_a_statement(tmp_path):
+    """A text longer than chunk_chars is many claims (and a long text without spaces is one
+    "word"): conflict detection leaves it alone, so no piece is left active under a superseded
+    first piece, in one batch or across two."""
+    cfg = engramdb.EngramConfig(store=engramdb.StoreConfig(chunk_chars=64))
+    long5 = "Tom has worked at the harbour office for 5 years and he likes it there a lot."
+    long6 = long5.replace("5 years", "6 years")
+    with engramdb.open(tmp_path / "s", dim=64, embedder="hashing", config=cfg) as m:
+        m.add_batch([{"id": "a", "text": long5, "created_at": T0}, {"id": "b", "text": long6, "created_at": T0 + DAY}])
+        m.add(long5.replace("Tom", "Ann"), id="c", created_at=T0)
+        m.add(long6.replace("Tom", "Ann"), id="d", created_at=T0 + DAY)
+        assert m.stats()["pieces"] == 4
+        for i in ("a", "a#1", "b", "c", "c#1", "d"):
+            assert m.get(i).state is engramdb.MemoryState.ACTIVE
+        # the first pieces alone, as statements, are a conflict
+        assert conflict(long6[:60], long5[:60]) is not None

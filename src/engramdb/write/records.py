@@ -333,7 +333,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared],
     max_words = lc.conflict_max_words
     for p in prepared:
         if (p.subject is not None or p.state is not active or _not_a_fact(p.kind.value, p.extra, p.tags)
-                or not _statement(p.text, max_words)):
+                or not _statement(p.text, max_words, p.extra)):
             continue
         for lab, c in near.get(p.nid, ()):
             if c < floor:
@@ -344,13 +344,13 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared],
                 q = by_nid.get(lab)
                 if q is not None:
                     ok = (q.subject is None and not _not_a_fact(q.kind.value, q.extra, q.tags)
-                          and _statement(q.text, max_words))
+                          and _statement(q.text, max_words, q.extra))
                     text = q.text if ok else None
                 else:
                     rec = stored[lab] = unit.record(lab)
                     ok = (rec is not None and rec["state"] == active_v and rec.get("subject") is None
                           and not _not_a_fact(rec["kind"], rec, rec.get("tags") or ())
-                          and _statement(rec["text"], max_words))
+                          and _statement(rec["text"], max_words, rec))
                     text = rec["text"] if ok else None
                 text_of[lab] = text
             if text is None:
@@ -392,8 +392,12 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared],
     return edges
 
 
-def _statement(text: str, max_words: int) -> bool:
-    """Whether ``text`` is short enough to be one statement for conflict detection."""
+def _statement(text: str, max_words: int, fields: dict | None) -> bool:
+    """Whether ``text`` is short enough to be one statement for conflict detection; a text
+    stored as pieces (``fields`` with ``chunks`` or ``chunk_of``) is never one, whatever its
+    words (a long text without spaces is one "word")."""
+    if fields is not None and (fields.get("chunks") or fields.get("chunk_of") is not None):
+        return False
     return len(text.split()) <= max_words
 
 
