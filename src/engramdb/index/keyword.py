@@ -190,11 +190,8 @@ class KeywordIndex:
 
     def add(self, nid: int, text: str) -> None:
         """Index memory ``nid`` (a node id, int >= 0) with its ``text`` (str)."""
-        toks, length = index_terms(text)
+        counts, length = term_counts(text)
         dl = float(length)
-        counts: dict[str, int] = {}
-        for t in toks:
-            counts[t] = counts.get(t, 0) + 1
         tids = self._term_ids(counts)
         n = len(tids)
         if nid >= self._fwd_off.n:
@@ -235,10 +232,7 @@ class KeywordIndex:
         lens: list[int] = []
         dls: list[float] = []
         for nid, text in docs:
-            toks, length = index_terms(text)
-            counts: dict[str, int] = {}
-            for t in toks:
-                counts[t] = counts.get(t, 0) + 1
+            counts, length = term_counts(text)
             for t, c in counts.items():
                 tid = vocab.get(t)
                 if tid is None:
@@ -636,10 +630,7 @@ class KeywordIndex:
         dls: list[float] = []
         top = -1
         for nid, text in docs:
-            toks, length = index_terms(text)
-            counts: dict[str, int] = {}
-            for t in toks:
-                counts[t] = counts.get(t, 0) + 1
+            counts, length = term_counts(text)
             for t, c in counts.items():
                 tid = vocab.get(t)
                 if tid is None:
@@ -660,6 +651,16 @@ class KeywordIndex:
         idx._set_segment(t[order], np.array(nids, np.int32)[order], np.array(tfs, np.float32)[order],
                          np.array(dls, np.float32)[order], len(vocab))
         return idx
+
+
+def term_counts(text: str) -> tuple[dict[str, int], int]:
+    """The indexed terms of ``text`` with their counts (first-seen order) and the text's length
+    in terms (:func:`engramdb.index.tokens.index_terms`)."""
+    toks, length = index_terms(text)
+    counts: dict[str, int] = {}
+    for t in toks:
+        counts[t] = counts.get(t, 0) + 1
+    return counts, length
 
 
 def _forward_arrays(arrays: dict[str, np.ndarray], n_terms: int, nid: np.ndarray):

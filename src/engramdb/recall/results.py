@@ -29,7 +29,8 @@ import numpy as np
 from ..batch_plan import piece_ids
 from ..graph.csr import CSRGraph
 from ..index.keyword import KeywordIndex
-from ..index.tokens import index_terms, tokenize
+from ..index.keyword import term_counts as count_terms
+from ..index.tokens import tokenize
 from ..slots import contradiction_warnings
 from ..types import (
     CONNECTOR_TAGS, RELATION_BY_CODE, Gap, Hit, MemoryKind, MemoryState, PathStep, Relation, decision_outcome,
@@ -171,11 +172,7 @@ def _term_counts(hr: _HitRow) -> tuple[dict[str, int], int]:
     computed on first need and kept in its cached row."""
     got = hr.terms[0]
     if got is None:
-        toks, length = index_terms(hr.text)
-        counts: dict[str, int] = {}
-        for t in toks:
-            counts[t] = counts.get(t, 0) + 1
-        got = hr.terms[0] = (counts, length)
+        got = hr.terms[0] = count_terms(hr.text)
     return got
 
 
@@ -302,10 +299,7 @@ def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
     else:
         tfs, lengths, known = np.zeros((len(texts), len(terms))), np.zeros(len(texts)), np.zeros(len(texts), bool)
     for i in np.flatnonzero(~known).tolist():   # a memory the index holds no term of: tokenize it
-        toks, length = index_terms(texts[i])
-        counts: dict[str, int] = {}
-        for t in toks:
-            counts[t] = counts.get(t, 0) + 1
+        counts, length = count_terms(texts[i])
         tfs[i] = [counts.get(t, 0) for t in terms]
         lengths[i] = length
     # all memories at once; each row is reduced over its terms as a 1-d sum of that row would be
