@@ -28,8 +28,7 @@ import numpy as np
 
 from ..batch_plan import piece_ids
 from ..graph.csr import CSRGraph
-from ..index.keyword import KeywordIndex
-from ..index.keyword import term_counts as count_terms
+from ..index.keyword import KeywordIndex, term_counts as count_terms
 from ..index.tokens import tokenize
 from ..slots import contradiction_warnings
 from ..types import (
