@@ -419,6 +419,9 @@ class LinkConfig:
         else the two are linked ``contradicts`` (recall warns).
     conflict_cosine : float
         Neighbours at least this similar are checked by the (strict) rules of ``facts.conflict``.
+    duplicate_cosine : float
+        Neighbours at least this similar are near-copies of the new memory and get no
+        auto-link (the same content: a link would count its evidence twice in recall).
     conflict_max_words : int
         Conflict detection compares statements only: texts of at most this many words (its
         rules read one claim; a chat reply holds many). 0 turns it off for every text.
@@ -433,13 +436,14 @@ class LinkConfig:
     max_links: int = 5
     detect_conflicts: bool = True
     conflict_cosine: float = 0.5
+    duplicate_cosine: float = 0.98
     conflict_max_words: int = 50
     contiguity_words: float = 250.0
 
     BOUNDS: ClassVar = {"cosine_threshold": Interval(-1.0, 1.0), "max_links": Interval(0, 1000),
                         "auto_link": Choice((True, False)), "detect_conflicts": Choice((True, False)),
                         "conflict_cosine": Interval(-1.0, 1.0), "contiguity_words": Interval(0.0, 1e9),
-                        "conflict_max_words": Interval(0, 1_000_000)}
+                        "conflict_max_words": Interval(0, 1_000_000), "duplicate_cosine": Interval(-1.0, 1.01)}
 
     def __post_init__(self) -> None:
         check_bounds(self)

@@ -293,13 +293,17 @@ def _neighbours(unit: WriteUnit, prepared: list[Prepared]) -> dict[int, list[tup
 def _autolinks(unit: WriteUnit, prepared: list[Prepared],
                near: dict[int, list[tuple[int, float]]]) -> list[tuple[int, int, int, float]]:
     """``related_to`` edges (new nid -> earlier nid, weight = cosine) above the auto-link threshold
-    (A-MEM, arXiv:2502.12110)."""
+    (A-MEM, arXiv:2502.12110). A near-copy (cosine >= ``LinkConfig.duplicate_cosine``: the same
+    question asked again, a repeated reply) is not linked: it is the same content, and a link
+    between copies let each lift the others in recall, the same evidence counted again (four
+    copies of an unrelated question outranked the one message that answered)."""
     lc = unit.state.config.link
     if not lc.auto_link or lc.max_links == 0:
         return []
     out = []
+    top = lc.duplicate_cosine
     for p in prepared:
-        picked = [(lab, c) for lab, c in near.get(p.nid, []) if c >= lc.cosine_threshold][: lc.max_links]
+        picked = [(lab, c) for lab, c in near.get(p.nid, []) if lc.cosine_threshold <= c < top][: lc.max_links]
         out.extend((p.nid, lab, Relation.RELATED_TO.code, float(min(max(c, 1e-6), 1.0))) for lab, c in picked)
     return out
 
