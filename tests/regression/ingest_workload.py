@@ -14,6 +14,8 @@ from engramdb.testing import frozen_clock, store_digest
 T0 = 1_700_000_000.0
 #: the index parameter of the pinned run (the default then): the auto-links depend on the graph
 INDEX_EF_CONSTRUCTION = 200
+#: near-copies were auto-linked in the pinned run (LinkConfig.duplicate_cosine came later)
+LINK = engramdb.LinkConfig(duplicate_cosine=1.01)
 SUBJECTS = ["Bob", "Maria", "My wife", "The landlord", "I", "He", "Dan", "Our team"]
 PREDICATES = ["is allergic to shellfish", "drinks coffee every morning", "allows pets in the flat",
               "has worked there for {n} years", "owns {n} bikes", "runs {n} km on Sundays",
@@ -35,7 +37,7 @@ def run(path) -> tuple[str, list]:
     """Ingest the workload into a new store at ``path``; returns (store digest, ledger entries
     as (seq, verb, digest))."""
     rng = np.random.default_rng(7)
-    config = engramdb.EngramConfig(index=engramdb.IndexConfig(ef_construction=INDEX_EF_CONSTRUCTION))
+    config = engramdb.EngramConfig(index=engramdb.IndexConfig(ef_construction=INDEX_EF_CONSTRUCTION), link=LINK)
     with frozen_clock(T0) as clock, engramdb.open(path, dim=384, embedder="hashing", config=config) as eng:
         for b in range(6):
             texts = statements(rng, 120)
