@@ -65,3 +65,20 @@ def test_a_long_neighbour_gets_less_inflow_than_a_short_one(tmp_path):
         short = {h.id: h for h in m.recall("zebra vault code", k=10).hits}
         long = {h.id: h for h in m.recall("zebra garage code", k=10).hits}
     assert long["long-next"].activation < short["short-next"].activation
+
+
+def test_link_and_ingest_without_weight_weigh_next_links_alike(tmp_path):
+    """link(), link_batch() and a repeated add_batch item's links pick the same weight for a
+    `next` link given without one as add_batch does for a new item."""
+    cfg = engramdb.EngramConfig(link=engramdb.LinkConfig(auto_link=False))
+    with engramdb.open(tmp_path / "s", dim=64, config=cfg) as m:
+        m.add_batch([{"id": "a", "text": _words(300, "a")}, {"id": "b", "text": _words(100, "b")},
+                     {"id": "c", "text": _words(20, "c")}])
+        want = math.exp(-(100 + 300) / 2 / 250)
+        edge = m.link("b", "a", "next")
+        assert edge.weight == pytest.approx(want) and _weight(m, "b", "a") == pytest.approx(want, rel=1e-6)
+        assert m.link_batch([("c", "b", "supports")])[0].weight == 1.0
+        assert m.link("c", "a", "next", weight=0.5).weight == 0.5
+        # the same text again with a link: the stored memory gets the link, weighed the same way
+        m.add_batch([{"id": "b", "text": _words(100, "b"), "links": [("c", "next")]}])
+        assert _weight(m, "b", "c") == pytest.approx(math.exp(-(100 + 20) / 2 / 250), rel=1e-6)

@@ -28,7 +28,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from .contiguity import link_weight
 from .errors import InvalidInputError, MemoryNotFoundError, OversizeError
 from .store.lmdb_store import text_digest
 from .types import MemoryState, Relation
@@ -198,13 +197,7 @@ def plan_batch(state: Any, prepared: list, *, has_embedder: bool) -> BatchPlan:
                 plan.ids.append(rec["id"])
                 if nid not in plan.reinforce:
                     plan.reinforce.append(nid)
-                for to, rel, w in p.links:
-                    if w is None:   # not given: contiguity for `next` (the target's text from the store or the batch)
-                        tnid = store.lookup_id(txn, p.namespace, to)
-                        trec = None if tnid is None else store.get_record(txn, tnid)
-                        other = trec["text"] if trec is not None else next(
-                            (q.text for q in prepared if q.namespace == p.namespace and q.ext_id == to), "")
-                        w = link_weight(rel, None, p.text, other, state.config.link.contiguity_words)
+                for to, rel, w in p.links:   # a weight not given is picked by link_batch
                     plan.links.setdefault(p.namespace, []).append((rec["id"], to, rel, w))
                 continue
             in_batch.setdefault(key, p.ext_id)

@@ -194,7 +194,8 @@ def get(store, namespace, memory_id):
 @store_option
 @ns_option
 @click.option("--relation", "-r", default="related_to", show_default=True)
-@click.option("--weight", "-w", type=float, default=1.0, show_default=True)
+@click.option("--weight", "-w", type=float, default=None,
+              help="in (0, 1]; default 1, or for next by the two memories' lengths (as link())")
 @click.argument("source")
 @click.argument("target")
 def link(store, namespace, relation, weight, source, target):

@@ -35,8 +35,9 @@ from .store import ledger as _ledger
 from .store.lmdb_store import READABLE_SCHEMAS, SCHEMA_VERSION, LmdbStore, text_digest
 from .types import RELATION_BY_CODE, STATE_BY_CODE, Edge, Memory, MemoryKind, MemoryState, RecallResult, Relation
 from .types import memory_from_record
+from .contiguity import link_weight
 from .validate import (
-    as_list, check_fraction, check_id, check_int, check_namespace, check_text, check_vector, edge_fields,
+    as_list, check_id, check_int, check_namespace, check_text, check_vector, check_weight, edge_fields,
     now as clock_now, strict_flags, time_or_now, to_unix_seconds,
 )
 from .write import write_unit
@@ -408,7 +409,7 @@ class Engram:
             reinforce(unit, counts, self.config.decay.reinforce_rate)
 
     def link(self, source: str, target: str, relation: Relation | str = Relation.RELATED_TO,
-             weight: float = 1.0, *, namespace: str = DEFAULT_NAMESPACE) -> Edge:
+             weight: float | None = None, *, namespace: str = DEFAULT_NAMESPACE) -> Edge:
         """Add the typed edge ``source -> target`` (or set its weight if it exists).
 
         Parameters
@@ -417,8 +418,9 @@ class Engram:
             Memory ids in ``namespace``; different from each other.
         relation : Relation or str
             One of :class:`Relation`.
-        weight : float
-            In (0, 1].
+        weight : float, optional
+            In (0, 1]. None: 1, except for ``next``, which weighs by the two memories' lengths
+            (:func:`engramdb.contiguity.link_weight`, ``LinkConfig.contiguity_words``).
 
         Returns
         -------
@@ -440,7 +442,7 @@ class Engram:
         ----------
         edges : iterable of (source, target[, relation[, weight]]) or mapping
             Mappings use the keys ``source``, ``target``, ``relation``, ``weight``.
-            Defaults: relation ``related_to``, weight 1.0.
+            Defaults: relation ``related_to``, weight as in :meth:`link`.
         namespace : str
             Both ends of every edge live here; edges never cross namespaces.
 
@@ -463,15 +465,21 @@ class Engram:
             check_id(tgt, "target")
             if src == tgt:
                 raise InvalidInputError(f"cannot link memory {src!r} to itself")
-            specs.append((src, tgt, Relation.parse(rel), check_fraction(w, "weight", open_zero=True)))
+            specs.append((src, tgt, Relation.parse(rel), check_weight(w)))
         if not specs:
             return []
         state = self._state
+        scale = self.config.link.contiguity_words
         with write_unit(state, "linking memories", clock_now(), verb="link") as unit:
-            rows = [(state.lookup(ns, s, unit.txn), state.lookup(ns, t, unit.txn), r.code, w) for s, t, r, w in specs]
+            rows = []
+            for s, t, r, w in specs:
+                a, b = state.lookup(ns, s, unit.txn), state.lookup(ns, t, unit.txn)
+                if w is None:
+                    w = link_weight(r, None, unit.record(a)["text"], unit.record(b)["text"], scale)
+                rows.append((a, b, r.code, w))
             unit.add_edges(rows)
             boost_links(unit, [], rows, self.config.decay.link_boost)
-        return [Edge(s, t, r, w) for s, t, r, w in specs]
+        return [Edge(s, t, r, w) for (s, t, r, _w), (_a, _b, _c, w) in zip(specs, rows)]
 
     def supersede(self, old_id: str, text: str | None = None, *, namespace: str = DEFAULT_NAMESPACE,
                   by: str | None = None, **fields: Any) -> str:

@@ -26,7 +26,7 @@ from .types import MemoryKind, Relation
 
 __all__ = [
     "now", "use_clock", "time_or_now", "to_unix_seconds", "check_namespace", "check_id", "check_fraction", "check_int",
-    "as_list", "kind_table", "tag_set", "edge_fields", "check_link_spec", "check_vector", "check_text",
+    "as_list", "kind_table", "tag_set", "edge_fields", "check_link_spec", "check_weight", "check_vector", "check_text",
     "encodable", "strict_flags", "MAX_NAMESPACE_CHARS", "MAX_ID_CHARS", "MAX_TAGS", "MIN_NORM",
 ]
 
@@ -239,13 +239,14 @@ def tag_set(tags: Any) -> frozenset[str] | None:
 
 
 def edge_fields(spec: Any, names: tuple[str, ...], required: int, what: str) -> list[Any]:
-    """Fields of an edge given as a mapping or a tuple; missing relation/weight get defaults.
+    """Fields of an edge given as a mapping or a tuple; a missing relation is ``related_to``, a
+    missing (or None) weight None: the write path picks it (:func:`engramdb.contiguity.link_weight`).
 
     Raises
     ------
     InvalidInputError
     """
-    defaults = {"relation": Relation.RELATED_TO, "weight": 1.0}
+    defaults = {"relation": Relation.RELATED_TO, "weight": None}
     if isinstance(spec, Mapping):
         unknown = set(spec) - set(names)
         if unknown:
@@ -267,9 +268,17 @@ def check_link_spec(spec: Any) -> tuple[str, Relation, float | None]:
     InvalidInputError, UnknownRelationError, NonFiniteError
     """
     to, rel, w = edge_fields(spec, ("to", "relation", "weight"), 1, "a link")
-    given = spec.get("weight") is not None if isinstance(spec, Mapping) else len(spec) >= 3
-    return (check_id(to, "link target"), Relation.parse(rel),
-            check_fraction(w, "weight", open_zero=True) if given else None)
+    return check_id(to, "link target"), Relation.parse(rel), check_weight(w)
+
+
+def check_weight(w: Any) -> float | None:
+    """An edge weight in (0, 1], or None (not given).
+
+    Raises
+    ------
+    InvalidInputError, NonFiniteError
+    """
+    return None if w is None else check_fraction(w, "weight", open_zero=True)
 
 
 def check_vector(vec: Any, dim: int, field: str = "embedding") -> np.ndarray:
