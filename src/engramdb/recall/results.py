@@ -128,14 +128,14 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
         top = float(rel.max()) if len(rel) else None
         threshold = req.relevance[1]
         if top is None or top < threshold:
-            shown = "none (no hit)" if top is None else f"{top:.3f}"
+            said = "none (no hit)" if top is None else f"{top:.3f}"
             gaps.append(Gap(req.query, "weak_evidence", best,
-                            f"best relevance {shown} < relevance_threshold {threshold}; "
+                            f"best relevance {said} < relevance_threshold {threshold}; "
                             "the store may not hold what this asks"))
     elif best is None or best < cfg.weak_evidence:
-        shown = "none above the cosine floor" if best is None else f"{best:.3f}"
+        said = "none above the cosine floor" if best is None else f"{best:.3f}"
         gaps.append(Gap(req.query, "weak_evidence", best,
-                        f"best vector evidence {shown} < weak_evidence {cfg.weak_evidence}; "
+                        f"best vector evidence {said} < weak_evidence {cfg.weak_evidence}; "
                         "the store may not hold what this asks"))
     if not hits and len(ctx.nodes):
         gaps.append(Gap(req.query, "filtered_out", best, "related memories exist but none passed the filters"))
