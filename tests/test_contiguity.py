@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import engramdb
-from engramdb.contiguity import MIN_WEIGHT, contiguity_weight, link_weight
+from engramdb.contiguity import MIN_WEIGHT, contiguity_weight, default_weight
 
 
 def _words(n, tag):
@@ -23,11 +23,10 @@ def test_contiguity_weight_is_the_drift_formula(a, b, scale):
     assert contiguity_weight(a + 10, b, scale) <= w   # longer memories, weaker link
 
 
-def test_link_weight_rules():
-    assert link_weight(engramdb.Relation.NEXT, 0.3, "a b", "c", 250.0) == 0.3
-    assert link_weight(engramdb.Relation.SUPPORTS, None, _words(900, "x"), "c", 250.0) == 1.0
-    assert link_weight(engramdb.Relation.NEXT, None, _words(900, "x"), _words(100, "y"), 0.0) == 1.0
-    assert link_weight(engramdb.Relation.NEXT, None, _words(300, "x"), _words(100, "y"), 250.0) == \
+def test_default_weight_rules():
+    assert default_weight(engramdb.Relation.SUPPORTS, _words(900, "x"), "c", 250.0) == 1.0
+    assert default_weight(engramdb.Relation.NEXT, _words(900, "x"), _words(100, "y"), 0.0) == 1.0
+    assert default_weight(engramdb.Relation.NEXT, _words(300, "x"), _words(100, "y"), 250.0) == \
         pytest.approx(math.exp(-200 / 250))
 
 

@@ -23,7 +23,7 @@ import math
 
 from .types import Relation
 
-__all__ = ["words", "contiguity_weight", "link_weight", "MIN_WEIGHT"]
+__all__ = ["words", "contiguity_weight", "default_weight", "MIN_WEIGHT"]
 
 #: Floor of a contiguity weight (an edge weight must be > 0).
 MIN_WEIGHT = 1e-3
@@ -50,11 +50,9 @@ def contiguity_weight(words_a: int, words_b: int, scale: float) -> float:
     return max(math.exp(-(words_a + words_b) / 2.0 / scale), MIN_WEIGHT)
 
 
-def link_weight(relation: Relation, weight: float | None, text_a: str, text_b: str, scale: float) -> float:
-    """The weight of a link from a memory of text ``text_a`` to one of ``text_b``: ``weight``
-    when given; else :func:`contiguity_weight` for ``next`` and 1.0 for any other relation."""
-    if weight is not None:
-        return weight
+def default_weight(relation: Relation, text_a: str, text_b: str, scale: float) -> float:
+    """The weight of a link given without one, from a memory of text ``text_a`` to one of
+    ``text_b``: :func:`contiguity_weight` for ``next``, 1.0 for any other relation."""
     if relation is Relation.NEXT:
         return contiguity_weight(words(text_a), words(text_b), scale)
     return 1.0

@@ -35,7 +35,7 @@ from .store import ledger as _ledger
 from .store.lmdb_store import READABLE_SCHEMAS, SCHEMA_VERSION, LmdbStore, text_digest
 from .types import RELATION_BY_CODE, STATE_BY_CODE, Edge, Memory, MemoryKind, MemoryState, RecallResult, Relation
 from .types import memory_from_record
-from .contiguity import link_weight
+from .contiguity import default_weight
 from .validate import (
     as_list, check_id, check_int, check_namespace, check_text, check_vector, check_weight, edge_fields,
     now as clock_now, strict_flags, time_or_now, to_unix_seconds,
@@ -420,7 +420,7 @@ class Engram:
             One of :class:`Relation`.
         weight : float, optional
             In (0, 1]. None: 1, except for ``next``, which weighs by the two memories' lengths
-            (:func:`engramdb.contiguity.link_weight`, ``LinkConfig.contiguity_words``).
+            (:func:`engramdb.contiguity.default_weight`, ``LinkConfig.contiguity_words``).
 
         Returns
         -------
@@ -475,7 +475,7 @@ class Engram:
             for s, t, r, w in specs:
                 a, b = state.lookup(ns, s, unit.txn), state.lookup(ns, t, unit.txn)
                 if w is None:
-                    w = link_weight(r, None, unit.record(a)["text"], unit.record(b)["text"], scale)
+                    w = default_weight(r, unit.record(a)["text"], unit.record(b)["text"], scale)
                 rows.append((a, b, r.code, w))
             unit.add_edges(rows)
             boost_links(unit, [], rows, self.config.decay.link_boost)

@@ -240,7 +240,7 @@ def tag_set(tags: Any) -> frozenset[str] | None:
 
 def edge_fields(spec: Any, names: tuple[str, ...], required: int, what: str) -> list[Any]:
     """Fields of an edge given as a mapping or a tuple; a missing relation is ``related_to``, a
-    missing (or None) weight None: the write path picks it (:func:`engramdb.contiguity.link_weight`).
+    missing (or None) weight None: the write path picks it (:func:`engramdb.contiguity.default_weight`).
 
     Raises
     ------
@@ -261,7 +261,7 @@ def check_link_spec(spec: Any) -> tuple[str, Relation, float | None]:
     """A link of a new memory, ``{"to", "relation", "weight"}`` or a tuple, as (id, Relation, weight).
 
     A link without a weight gives None: the write path picks it
-    (:func:`engramdb.contiguity.link_weight`).
+    (:func:`engramdb.contiguity.default_weight`).
 
     Raises
     ------

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .. import slots as _slots, temporal as _temporal
-from ..contiguity import link_weight
+from ..contiguity import default_weight
 from ..timeref import resolve_time_refs
 from ..facts import conflict_many
 from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundError, OversizeError
@@ -253,7 +253,7 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
                     )
                 if w is None:   # not given: contiguity for `next`, else 1
                     other = by_nid[tgt].text if tgt in by_nid else (unit.record(tgt) or {}).get("text", "")
-                    w = link_weight(rel, None, p.text, other, scale)
+                    w = default_weight(rel, p.text, other, scale)
                 edges.append((p.nid, tgt, rel.code, w))
         boost_links(unit, prepared, edges, state.config.decay.link_boost)
         near = _neighbours(unit, prepared)
