@@ -89,6 +89,15 @@ def piece_ids(rec: dict) -> list[str]:
             + [block_id(mid, j) for j in range(1, int(rec.get("blocks") or 0) + 1)])
 
 
+def head_nid(rec: dict, nid: int, lookup: Callable[[str, str], int | None]) -> int:
+    """The nid of the memory ``rec`` (node ``nid``) belongs to: its first piece's, found by
+    ``lookup(namespace, id)``, for a later piece (``chunk_of``); ``nid`` itself otherwise, or
+    when the first piece is not found (what ``Columns.head`` holds)."""
+    first = rec.get("chunk_of")
+    head = None if first is None else lookup(rec["namespace"], first)
+    return nid if head is None else head
+
+
 def whole_record(rec: dict, read_piece: Callable[[str], dict | None], default_overlap: int) -> dict:
     """``rec`` as the caller stored it: for the first piece of a long text, a copy with the whole
     text (joined from the pieces ``read_piece(id)`` returns, checked against ``text_sha256``;

@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from ..batch_plan import head_nid
 from ..censor import GEN_KEY as _CENSOR_GEN, RULE_PREFIX as _CENSOR_PREFIX, CensorState
 from ..config import EngramConfig
 from ..errors import IndexStaleError, MemoryNotFoundError, NamespaceError, StoreCorruptedError, StoreLockedError
@@ -231,8 +232,8 @@ class EngineState:
             else:   # no snapshot, or records changed after it (e.g. a crash before close)
                 self.cols.ensure(self.next_nid)
                 for nid, rec in store.iter_records(txn):
-                    head = None if rec.get("chunk_of") is None else store.lookup_id(txn, rec["namespace"], rec["chunk_of"])
-                    self.cols.set_record(nid, rec, self.code(rec["namespace"]), nid if head is None else head)
+                    head = head_nid(rec, nid, lambda ns, ext_id: store.lookup_id(txn, ns, ext_id))
+                    self.cols.set_record(nid, rec, self.code(rec["namespace"]), head)
                 self.cols_gen = -1
             try:
                 snap = store.load_snapshot(txn, SNAPSHOT_DTYPES)

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from ..concurrency import retries_map_growth
-from ..batch_plan import piece_ids
+from ..batch_plan import head_nid, piece_ids
 from ..graph.csr import MemoryGraph
 from ..store import ledger as _ledger
 from ..store.lmdb_store import text_digest
@@ -186,11 +186,10 @@ class WriteUnit:
         m["count"] += 1
         self._records_changed = True
         sp = self.space(ns)
-        # a later piece of a long text: the nid of its first piece (written before it)
-        head = None if rec.get("chunk_of") is None else self.lookup(ns, rec["chunk_of"])
+        head = head_nid(rec, nid, self.lookup)   # a later piece's first piece is written before it
 
         def apply() -> None:
-            self.state.cols.set_record(nid, rec, sp.code, nid if head is None else head)
+            self.state.cols.set_record(nid, rec, sp.code, head)
             sp.latest = None
             if rec.get("subject") is not None:
                 sp.slot_member(rec["subject"], rec["attribute"], nid, True)
