@@ -224,25 +224,9 @@ class KeywordIndex:
         merged into the segment (when over the threshold) once at the end, not in the middle,
         which changes neither a score nor the snapshot (:meth:`arrays` compacts first).
         """
-        vocab, term_list = self._vocab, self._term_list
+        term_list = self._term_list
         first_new = len(term_list)
-        tids: list[int] = []
-        tfs: list[int] = []
-        nids: list[int] = []
-        lens: list[int] = []
-        dls: list[float] = []
-        for nid, text in docs:
-            counts, length = term_counts(text)
-            for t, c in counts.items():
-                tid = vocab.get(t)
-                if tid is None:
-                    tid = vocab[t] = len(term_list)
-                    term_list.append(t)
-                tids.append(tid)
-                tfs.append(c)
-            nids.append(nid)
-            lens.append(len(counts))
-            dls.append(float(length))
+        tids, tfs, nids, lens, dls = _tokenized(docs, self._vocab, term_list)
         if not nids:
             return
         if len(term_list) > first_new:   # the new terms, NUL-terminated as in _term_ids
@@ -623,34 +607,46 @@ class KeywordIndex:
         the pairs one by one with :meth:`add` and calling :meth:`compact` (tests check it).
         """
         idx = cls(k1, b)
-        vocab: dict[str, int] = {}
-        term: list[int] = []
-        nids: list[int] = []
-        tfs: list[int] = []
-        dls: list[float] = []
-        top = -1
-        for nid, text in docs:
-            counts, length = term_counts(text)
-            for t, c in counts.items():
-                tid = vocab.get(t)
-                if tid is None:
-                    tid = vocab[t] = len(vocab)
-                term.append(tid)
-                tfs.append(c)
-            nids.extend([nid] * len(counts))
-            dls.extend([float(length)] * len(counts))
-            idx.n_docs += 1
-            idx.total_len += float(length)
-            top = max(top, nid)
-        idx._set_vocabulary(list(vocab))
-        if top >= 0:   # every indexed memory has a forward entry, as add() gives it
+        terms: list[str] = []
+        term, tfs, doc_nids, lens, doc_dls = _tokenized(docs, {}, terms)
+        idx.n_docs = len(doc_nids)
+        for length in doc_dls:   # summed in insertion order, as add() does
+            idx.total_len += length
+        idx._set_vocabulary(terms)
+        if doc_nids:   # every indexed memory has a forward entry, as add() gives it
+            top = max(doc_nids)
             idx._fwd_off.resize(top + 1)
             idx._fwd_len.resize(top + 1)
+        nids = np.repeat(np.array(doc_nids, np.int64), lens).astype(np.int32)
+        dls = np.repeat(np.array(doc_dls, np.float32), lens)
         t = np.array(term, np.int32)
         order = np.argsort(t, kind="stable")   # within a term: insertion order, as compact() keeps it
-        idx._set_segment(t[order], np.array(nids, np.int32)[order], np.array(tfs, np.float32)[order],
-                         np.array(dls, np.float32)[order], len(vocab))
+        idx._set_segment(t[order], nids[order], np.array(tfs, np.float32)[order], dls[order], len(terms))
         return idx
+
+
+def _tokenized(docs: Iterable[tuple[int, str]], vocab: dict[str, int], terms: list[str]) -> tuple[list, ...]:
+    """The postings of ``(nid, text)`` pairs: (term ids, term frequencies) per posting, in order,
+    and (nids, distinct terms, lengths) per memory. New terms get the next ids, added to
+    ``vocab`` (term -> id) and ``terms`` (id -> term)."""
+    tids: list[int] = []
+    tfs: list[int] = []
+    nids: list[int] = []
+    lens: list[int] = []
+    dls: list[float] = []
+    for nid, text in docs:
+        counts, length = term_counts(text)
+        for t, c in counts.items():
+            tid = vocab.get(t)
+            if tid is None:
+                tid = vocab[t] = len(terms)
+                terms.append(t)
+            tids.append(tid)
+            tfs.append(c)
+        nids.append(nid)
+        lens.append(len(counts))
+        dls.append(float(length))
+    return tids, tfs, nids, lens, dls
 
 
 def term_counts(text: str) -> tuple[dict[str, int], int]:
