@@ -198,3 +198,24 @@ def test_rescore_counts_a_memory_stored_as_pieces_once(mem):
     out = mem.rescore(now=time.time() + 10 * 365 * 86400)
     assert (out["scanned"], out["archived"]) == (2, 2)                  # memories
     assert out["records_written"] == 2 + mem.stats()["pieces"]          # records: every piece archived
+
+
+@pytest.mark.parametrize("verb", ["forget", "forget_hard", "update", "supersede", "supersede_by", "link"])
+def test_a_verb_that_changes_a_memory_refuses_a_piece_id(mem, verb):
+    """A text stored as pieces lives and dies whole: forgetting, updating, superseding or
+    linking one of its pieces (the fresh-user pass archived piece 'doc#1' alone) is refused,
+    naming the memory, and the store is unchanged."""
+    mem.add(LONG, id="doc")
+    mem.add("a short note", id="note")
+    before = (mem.stats()["namespaces"]["default"], len(mem.edges("doc#1")))
+    call = {"forget": lambda: mem.forget("doc#1"), "forget_hard": lambda: mem.forget("doc#1", hard=True),
+            "update": lambda: mem.update("doc#1", tags=["x"]),
+            "supersede": lambda: mem.supersede("doc#1", "new wording", id="v2"),
+            "supersede_by": lambda: mem.supersede("note", by="doc#1"),
+            "link": lambda: mem.link("note", "doc#1", "supports")}[verb]
+    with pytest.raises(engramdb.InvalidInputError, match="piece of memory 'doc'"):
+        call()
+    assert (mem.stats()["namespaces"]["default"], len(mem.edges("doc#1"))) == before
+    assert mem.get("doc#1").state is engramdb.MemoryState.ACTIVE
+    mem.forget("doc")   # the memory itself, with every piece
+    assert mem.get("doc#1").state is engramdb.MemoryState.ARCHIVED

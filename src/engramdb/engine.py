@@ -473,7 +473,7 @@ class Engram:
         with write_unit(state, "linking memories", clock_now(), verb="link") as unit:
             rows = []
             for s, t, r, w in specs:
-                a, b = state.lookup(ns, s, unit.txn), state.lookup(ns, t, unit.txn)
+                a, b = state.memory_lookup(ns, s, "link", unit.txn), state.memory_lookup(ns, t, "link", unit.txn)
                 if w is None:
                     w = default_weight(r, unit.record(a)["text"], unit.record(b)["text"], scale)
                 rows.append((a, b, r.code, w))
@@ -530,7 +530,7 @@ class Engram:
         if (text is None) == (by is None):
             raise InvalidInputError("supersede needs exactly one of text (a new memory) or by= (an existing one)")
         state = self._state
-        old_nid = state.lookup(ns, old_id)
+        old_nid = state.memory_lookup(ns, old_id, "supersede")
         now = clock_now()
         if by is not None:
             return self._supersede_by(old, old_nid, check_id(by, "by"), ns, now, fields)
@@ -563,7 +563,7 @@ class Engram:
             raise InvalidInputError(f"memory {by!r} cannot supersede itself")
         state = self._state
         new = self.get(by, namespace=ns)
-        new_nid = state.lookup(ns, by)
+        new_nid = state.memory_lookup(ns, by, "supersede by")
         if new.state is MemoryState.SUPERSEDED:
             chain = state.supersession_chain(old_nid)
             why = (f"{by!r} precedes {old.id!r} in its supersession chain: superseding into it would "
@@ -637,7 +637,7 @@ class Engram:
                 "tags": old.tags if tags is None else tags, "source": old.source if source is None else source,
                 "confidence": old.confidence if confidence is None else confidence, "embedding": embedding}
         p = prepare(state, item, ns, now)
-        nid = state.lookup(ns, id)
+        nid = state.memory_lookup(ns, id, "update")
         with state.store.read("reading a memory") as txn:
             chunks = state.store.get_record(txn, nid).get("chunks")
         if chunks and (p.text != old.text or embedding is not None):
@@ -689,7 +689,7 @@ class Engram:
         ns = check_namespace(namespace)
         check_id(id)
         state = self._state
-        nid = state.lookup(ns, id)
+        nid = state.memory_lookup(ns, id, "forget")
         now = clock_now()
         with write_unit(state, "erasing a memory" if hard else "archiving a memory", now, verb="forget") as unit:
             if hard:

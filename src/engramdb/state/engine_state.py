@@ -20,7 +20,7 @@ import numpy as np
 from ..batch_plan import head_nid
 from ..censor import GEN_KEY as _CENSOR_GEN, RULE_PREFIX as _CENSOR_PREFIX, CensorState
 from ..config import EngramConfig
-from ..errors import IndexStaleError, MemoryNotFoundError, NamespaceError, StoreCorruptedError, StoreLockedError
+from ..errors import IndexStaleError, InvalidInputError, MemoryNotFoundError, NamespaceError, StoreCorruptedError, StoreLockedError
 from ..graph.csr import SNAPSHOT_DTYPES, CSRGraph, MemoryGraph
 from ..index.hnsw import HnswIndex
 from ..index.keyword import (PACKED_DTYPES, PACKED_FORWARD_DTYPES, TOKENIZER_VERSION, KeywordIndex, pack_indexes,
@@ -409,6 +409,24 @@ class EngineState:
             nid = self.store.lookup_id(txn, ns, ext_id)
         if nid is None:
             raise MemoryNotFoundError(f"no memory {ext_id!r} in namespace {ns!r}")
+        return nid
+
+    def memory_lookup(self, ns: str, ext_id: str, verb: str, txn=None) -> int:
+        """:meth:`lookup` for a verb that changes a memory: a later piece of a text stored as
+        pieces (``Columns.head``) is refused, since the memory lives and dies whole.
+
+        Raises
+        ------
+        MemoryNotFoundError
+        InvalidInputError
+            ``ext_id`` names a later piece.
+        """
+        nid = self.lookup(ns, ext_id, txn)
+        head = int(self.cols.head[nid]) if nid < self.cols.n else nid
+        if head != nid:
+            memory = self.cols.ext_ids[head]
+            raise InvalidInputError(f"{ext_id!r} is a piece of memory {memory!r} (a text stored as pieces is "
+                                    f"one memory); {verb} {memory!r} instead")
         return nid
 
     def piece_reader(self, txn, ns: str) -> Callable[[str], dict | None]:
