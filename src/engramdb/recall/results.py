@@ -71,7 +71,8 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     cache, gen = state.record_cache, state.mem_gen   # the generation before the read transaction
     steps = None   # (u, v) -> the strongest edge joining them: filled on the first hit with a parent
     check_tags = filters.tags is not None
-    with store.read("fetching recalled memories") as txn:
+    reader = _LazyRead(store)   # a read transaction only when a hit is not in the record cache
+    try:
         table = cache.valid_for(gen)
         for o in ranked(ctx, (k if filters.tags is None else 4 * k) + (4 if hide else 0)):
             nid = int(cnodes[o])
@@ -80,14 +81,14 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                 nid, row = shown_piece.get(int(heads[nid]), (nid, row))
             hr = table.get(nid, _MISSING)   # one lookup: another reader may evict between two
             if hr is _MISSING:
-                hr = cache.get(store, txn, nid, gen, table, _hit_row)
+                hr = cache.get(store, reader.txn(), nid, gen, table, _hit_row)
             if hr is None or (check_tags and not filters.tags_ok(hr.rec)) or (hide and hr.connector):
                 continue
             memory_id, chunk = hr.memory_id, hr.chunk
             if memory_id in shown:
                 continue
             shown.add(memory_id)
-            if chunk is not None and state.censor.active and _piece_hidden(state, txn, hr.rec, memory_id):
+            if chunk is not None and state.censor.active and _piece_hidden(state, reader.txn(), hr.rec, memory_id):
                 continue   # a censor rule hides one of its pieces: the memory is hidden whole
             if parent[row] < 0:   # a seed not reached from another: its path is itself
                 path = [hr.step]
@@ -103,6 +104,10 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             hit_rows.append(hr)
             if len(hits) >= k:
                 break
+    except BaseException as exc:
+        reader.close(exc)   # an LMDB error is translated as ``store.read`` does
+        raise
+    reader.close()
     if state.censor.active:   # warn rules: the hit carries their notes
         for h in hits:
             state.censor.annotate(h, req.namespace)
@@ -145,6 +150,33 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     if any(w.source_in_hits and w.target_in_hits for w in warnings):
         hits, hit_nids = current_first(hits, hit_nids, warnings, c.valid_from)
     return hits, hit_nids, gaps, warnings
+
+
+class _LazyRead:
+    """A read transaction of ``store`` opened on first use (:meth:`txn`), closed by :meth:`close`:
+    a recall whose hits are all in the record cache opens none. Recall holds the engine's read
+    lock, so no commit falls between the record generation it read and this transaction."""
+
+    __slots__ = ("_store", "_cm", "_txn")
+
+    def __init__(self, store):
+        self._store, self._cm, self._txn = store, None, None
+
+    def txn(self):
+        if self._txn is None:
+            self._cm = self._store.read("fetching recalled memories")
+            self._txn = self._cm.__enter__()
+        return self._txn
+
+    def close(self, exc: BaseException | None = None) -> None:
+        """End the transaction, if one was opened; with ``exc`` (the exception that ended the
+        reads) the store's context translates it as it would inside ``with store.read()``."""
+        if self._cm is not None:
+            cm, self._cm, self._txn = self._cm, None, None
+            if exc is None:
+                cm.__exit__(None, None, None)
+            else:
+                cm.__exit__(type(exc), exc, exc.__traceback__)
 
 
 class _HitRow(NamedTuple):
