@@ -10,6 +10,8 @@ from click.testing import CliRunner
 
 import engramdb
 from engramdb.cli import main
+from engramdb.embed import HashingEmbedder
+from engramdb.errors import ConfigError
 
 HOLD = """
 import sys, time, engramdb
@@ -99,3 +101,17 @@ def test_cli_wait_option(tmp_path):
         assert r.get("y").text == "waited"
         with pytest.raises(engramdb.MemoryNotFoundError):
             r.get("x")
+
+
+def test_opening_a_store_with_another_embedder_is_refused(tmp_path):
+    path = str(tmp_path / "s")
+    with engramdb.open(path, embedder=HashingEmbedder(dim=64)) as m:
+        m.add("Tofu likes tuna.", id="tofu")
+    # another model (here: the same family with another seed) would put vectors of two spaces
+    # in one index: refused, and the store still opens with its own embedder
+    with pytest.raises(ConfigError, match="was written with embedder"):
+        engramdb.open(path, embedder=HashingEmbedder(dim=64, seed=1))
+    with engramdb.open(path) as m:
+        assert m.recall("what does Tofu like?", k=1).hits[0].id == "tofu"
+    with engramdb.open(path, embedder=HashingEmbedder(dim=64)) as m:   # the same one: fine
+        assert m.stats()["memories"] == 1

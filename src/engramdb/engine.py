@@ -2132,6 +2132,25 @@ class _StoredEmbedder:
         return self._embedder.embed(texts)
 
 
+def _check_same_embedder(embedder: Any, stored: str, path: str) -> None:
+    """Refuse to open a store with another embedder than the one that wrote its vectors: the
+    index would hold vectors of two models, which no cosine compares meaningfully (recall would
+    silently miss what the other model wrote).
+
+    Raises
+    ------
+    ConfigError
+        ``embedder.name`` differs from the name the store recorded.
+    """
+    given = getattr(embedder, "name", None)
+    if given != stored:
+        raise ConfigError(
+            f"store {path!r} was written with embedder {stored!r}, and this open asks for "
+            f"{given!r}: their vectors cannot share one index. Open it without embedder= (it uses "
+            f"the one it recorded); to move to another model, add the texts to a new store "
+            f"opened with that embedder")
+
+
 def _finish_compaction(store: LmdbStore) -> None:
     """Compact a store whose last namespace drop did not get to (a crash, or a reader that held
     the store open); when another process still has it open, warn and leave it pending."""
@@ -2227,7 +2246,9 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
         directory holding other files and no store, and neither ``dim`` nor ``embedder`` says
         to create one there.
     ConfigError, BackendUnavailableError
-        ``ENGRAMDB_EMBEDDER`` is not a choice, or names a model that cannot load.
+        ``ENGRAMDB_EMBEDDER`` is not a choice, or names a model that cannot load; or
+        ``embedder`` is not the one an existing store was written with (its ``name`` differs
+        from the recorded one: the vectors of two models cannot share an index).
     StoreLockedError, StoreCorruptedError, StoreError
     """
     from .embed import default_embedder, get_embedder
@@ -2294,6 +2315,8 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
                                           f"{stored_family!r}")
             if embedder is None and stored_family:
                 embedder = _StoredEmbedder(stored_family, dim, stored_embedder)
+            elif embedder is not None and stored_embedder is not None:
+                _check_same_embedder(embedder, stored_embedder, store.path)
         if embedder is not None and getattr(embedder, "dim", dim) != dim:
             raise DimensionMismatchError(expected=dim, got=embedder.dim, field="embedder.dim")
         if not readonly and store.compaction_pending():
