@@ -216,9 +216,9 @@ class EngineState:
         self.spaces, self.codes = {}, {}
         self.record_cache = RecordCache()
         with store.read("loading the store") as txn:
-            self.next_nid = store.get_meta(txn, "next_nid", 0)
-            self.delta_seq = store.get_meta(txn, "delta_seq", 0)
-            self.mem_gen = store.get_meta(txn, "mem_gen", 0)
+            self.next_nid = _counter(store.get_meta(txn, "next_nid", 0), "next_nid")
+            self.delta_seq = _counter(store.get_meta(txn, "delta_seq", 0), "delta_seq")
+            self.mem_gen = _counter(store.get_meta(txn, "mem_gen", 0), "mem_gen")
             ns_meta = store.get_meta(txn, "namespaces", {})
             try:
                 cols = store.load_arrays(txn, "cols", Columns.snapshot_dtypes(), copy=False)
@@ -562,3 +562,10 @@ class EngineState:
                     seen.add(other)
                     todo.append(other)
         return seen
+
+
+def _counter(value: Any, name: str) -> int:
+    """A counter read from the store's metadata: an int >= 0, else :class:`StoreCorruptedError`."""
+    if type(value) is not int or value < 0:
+        raise StoreCorruptedError(f"the store's {name!r} counter is damaged (read {value!r}, expected an int >= 0)")
+    return value
