@@ -106,6 +106,19 @@ def test_what_happened_last_week_comes_from_the_window(week):
     assert set(hits) == LAST_WEEK
 
 
+def test_a_memory_dated_in_the_future_does_not_move_last_week(week):
+    # a planned event far ahead: "last week" stays the week before the recall's now, not 2036's
+    week.add("My passport expires.", id="passport", created_at=utc(2036, 6, 15))
+    hits = [h.id for h in week.recall("What happened last week?", k=3, now=NOW).hits]
+    assert set(hits) == LAST_WEEK
+
+
+def test_recall_now_reads_relative_cues_as_of_then(week):
+    # as of Wednesday 9 October, "yesterday" is Tuesday 8: the board meeting
+    then = utc(2024, 10, 9, 20)
+    assert week.recall("What did I do yesterday?", k=1, now=then).hits[0].id == "board"
+
+
 def test_what_did_i_do_on_a_day_comes_from_that_day(week):
     assert week.recall("what did I do on 14 October?", k=1).hits[0].id == "car"
     assert week.recall("What did I do on Tuesday 8 October 2024?", k=1).hits[0].id == "board"

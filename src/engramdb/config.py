@@ -116,7 +116,10 @@ class RecallConfig:
     Attributes
     ----------
     seed_k : int
-        Vector seeds taken from the namespace's index (k of the k-NN search).
+        Vector seeds taken from the namespace's index (its seed_k nearest), whatever ``k`` the
+        recall asks for: the first hits of ``recall(q, k=5)`` are those of ``recall(q, k=20)``.
+        A recall that reaches fewer than ``k`` memories is filled with the next nearest, after
+        every scored hit, with score 0.
     cosine_floor : float
         Seeds below this cosine are dropped.
     seed_contrast : float
@@ -191,7 +194,7 @@ class RecallConfig:
         R@10 unchanged (73.5-73.6).
     w_time : float
         Time cues: when the query names a time ("in May 2023", "last week"; resolved against the
-        namespace's newest event time), memories whose event time lies in that window gain
+        namespace's newest event time, never after the recall's ``now``), memories whose event time lies in that window gain
         w_time * the best candidate score (in the window's core, the span the expression names;
         ``time_slack_weight`` of that in the slack around it). 0 turns it off.
     time_slack_weight : float
