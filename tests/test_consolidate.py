@@ -7,7 +7,8 @@ from click.testing import CliRunner
 import engramdb
 from engramdb.cli import main
 from engramdb.config import ConsolidationConfig, EngramConfig, LinkConfig
-from engramdb.dynamics.consolidate import mmr_select, split_sentences
+from engramdb.dynamics.consolidate import mmr_select
+from engramdb.sentences import prose_sentences, split_sentences
 from engramdb.errors import ConfigError, InvalidInputError, NamespaceError
 from engramdb.testing import store_digest
 from engramdb.types import MemoryKind, MemoryState, Relation
@@ -158,6 +159,37 @@ def test_mmr_prefers_central_then_diverse():
 
 def test_split_sentences():
     assert split_sentences("One. Two! Three?\nFour") == ["One.", "Two!", "Three?", "Four"]
+    # an abbreviation, a decimal or an initial does not end a sentence
+    assert split_sentences("See Dr. Silva on October 14 at 10:15. Version 2.5 works, e.g. on J. Doe's laptop.") == [
+        "See Dr. Silva on October 14 at 10:15.", "Version 2.5 works, e.g. on J. Doe's laptop."]
+
+
+def test_prose_sentences_leave_code_out():
+    text = ("Retry with backoff. Here is how:\n"
+            "```python\nasync for attempt in AsyncRetrying(\n    stop=stop_after_attempt(3)):\n```\n"
+            "    result = call()\n"
+            "def handler(event):\n"
+            "That keeps the test stable.")
+    assert prose_sentences(text) == ["Retry with backoff.", "Here is how:", "That keeps the test stable."]
+    assert "def handler(event):" in split_sentences(text)   # an excerpt may show code
+
+
+def test_summaries_and_facts_are_made_of_prose(tmp_path):
+    code = "```python\nfor attempt in AsyncRetrying(stop=stop_after_attempt(3)):\n    with attempt:\n        call()\n```"
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        for day, sid in ((0, "a"), (3, "b")):
+            eng.add_conversation([
+                {"role": "user", "content": "My dermatology appointment is on October 14 with Dr. Silva at the clinic.",
+                 "created_at": T0 + day * DAY},
+                {"role": "assistant", "content": "Noted: October 14 with Dr. Silva. For the flaky test, retry it:\n"
+                 + code + "\nThat retries the call three times before it fails.", "created_at": T0 + day * DAY + 60},
+            ], namespace="me", session=sid)
+        eng.consolidate(namespace="me", now=T0 + 30 * DAY)
+        made = [m for m in eng.query(namespace="me", limit=1000) if {"summary", "fact"} & set(m.tags)]
+    assert made
+    for m in made:
+        assert "AsyncRetrying" not in m.text and "call()" not in m.text
+        assert not m.text.rstrip().endswith("Dr.")
 
 
 def test_cli_consolidate(tmp_path):
@@ -221,3 +253,17 @@ def test_a_one_turn_session_gets_no_summary(tmp_store):
                                "created_at": T0, "session": "one"}], namespace="u")
         out = eng.consolidate(namespace="u", now=T0 + 10 * DAY)
         assert out["summaries"] == 0 and eng.query(namespace="u", tags=["summary"]) == []
+
+
+def test_a_fact_restated_with_a_change_keeps_the_newest_wording(tmp_path):
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        for day, sid, said in ((0, "a", "I take levothyroxine 50 mcg every morning before breakfast."),
+                               (20, "b", "The doctor raised it: levothyroxine 75 mcg every morning before breakfast.")):
+            eng.add_conversation([
+                {"role": "user", "content": said, "created_at": T0 + day * DAY},
+                {"role": "assistant", "content": f"Noted ({sid}).", "created_at": T0 + day * DAY + 60},
+            ], namespace="me", session=sid)
+        eng.consolidate(namespace="me", now=T0 + 60 * DAY)
+        facts = [m.text for m in eng.query(namespace="me", limit=1000)
+                 if "fact" in m.tags and "levothyroxine" in m.text]
+    assert facts and all("75 mcg" in text for text in facts), facts

@@ -287,14 +287,15 @@ def test_a_long_best_hit_enters_a_small_budget_as_its_best_sentences(tmp_path):
        query=st.sampled_from(["kiwi plum", "mango", "what about lime and fig", "nothing here"]),
        max_tokens=st.integers(0, 120))
 def test_excerpt_fits_and_keeps_the_best_sentence(words, query, max_tokens):
-    from engramdb.context import _SENTENCE, excerpt
+    from engramdb.context import excerpt
     from engramdb.index.tokens import tokenize
+    from engramdb.sentences import split_sentences
     text = " ".join(words)
     got = excerpt(text, query, max_tokens, estimate_tokens)
     if got is None:
         return
     assert estimate_tokens(got) <= max_tokens
-    sentences = [x for x in _SENTENCE.split(text) if x.strip()]
+    sentences = split_sentences(text)
     terms = set(tokenize(query))
     overlap = [len(terms & set(tokenize(x))) for x in sentences]
     best = sentences[overlap.index(max(overlap))]

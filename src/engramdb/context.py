@@ -314,7 +314,6 @@ def _hit_text(hit: Any) -> str:
     return text if hit.outcome is None else f"{text} [outcome: {hit.outcome}]"
 
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
 _MIN_EXCERPT_TOKENS = 16   # a recalled memory is cut to an excerpt only when this much room is left
 
 
@@ -328,8 +327,9 @@ def excerpt(text: str, query: str, max_tokens: int, count: Callable[[str], int])
     yielding its place to weaker memories.
     """
     from .index.tokens import tokenize
+    from .sentences import split_sentences
 
-    sentences = [x for x in _SENTENCE.split(text) if x.strip()]
+    sentences = split_sentences(text)
     if not sentences:
         return None
     terms = set(tokenize(query))

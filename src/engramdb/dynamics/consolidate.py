@@ -14,16 +14,18 @@ per namespace with one dynamics-log entry per action:
    is older than ``now - summary_age_s`` and that has no summary yet gets a semantic memory
    ``sum:<session id>`` tagged ``summary``. A session that has grown since its summary (a turn
    newer than the summary's event time; messages join stored sessions) gets a new summary
-   ``sum:<session id>@<turns>`` that supersedes the old one. The text: its most central
-   sentences picked by maximal marginal relevance (Carbonell & Goldstein 1998) against the session's centroid, in
+   ``sum:<session id>@<turns>`` that supersedes the old one. The text: its most central prose
+   sentences (:func:`engramdb.sentences.prose_sentences`: no code) picked by maximal marginal
+   relevance (Carbonell & Goldstein 1998) against the session's centroid, in
    conversation order, or the text of a ``summarizer(texts) -> str`` callable. It has an
    ``extracted_from`` edge to every turn of the session and to the session node, so activation
    spreads from the summary to its turns.
 3. **Facts** (``consolidate_fact``): turns of different sessions whose cosine is at least
    ``fact_cosine`` restate one thing; a cluster spanning ``fact_min_sessions`` sessions is
    promoted to a semantic memory ``fact:<digest of its members>`` tagged ``fact`` (text: the
-   sentence of its most central turn nearest the cluster's centroid, with the turn's speaker:
-   one statement, not a whole answer), with an ``evidence_for`` edge from each member. Being semantic, it decays
+   sentence of its newest turn nearest the cluster's centroid, with the turn's speaker: one
+   statement, not a whole answer; the newest, because a restated fact that changed holds as
+   last said), with an ``evidence_for`` edge from each member. Being semantic, it decays
    with the semantic half-life (``DecayConfig.half_life_s``) instead of the episodic one.
 
 Idempotent: the summary and fact ids are functions of their sources, and what exists already is
@@ -49,35 +51,21 @@ from ..config import ConsolidationConfig
 from ..entities import _COMMON as _FILLERS
 from ..index.stopwords import ENGLISH_STOP_WORDS
 from ..index.tokens import tokenize
+from ..sentences import prose_sentences
 from ..state import EngineState
 from ..types import GENERATED_TAGS, KIND_BY_CODE, MemoryKind, MemoryState, Relation, _STATE_CODES
 from ..write.records import embed_missing, prepare, write_new
 from .. import slots as _slots
 
-__all__ = ["ACTIONS", "consolidate", "mmr_select", "split_sentences"]
+__all__ = ["ACTIONS", "consolidate", "mmr_select"]
 
 #: Dynamics-log actions of consolidation.
 ACTIONS = ("consolidate_merge", "consolidate_summary", "consolidate_fact")
 
 _ACTIVE = _STATE_CODES[MemoryState.ACTIVE]
 _EPISODIC = MemoryKind.EPISODIC.code
-_SENT = re.compile(r"(?<=[.!?])\s+(?=\S)")
 _SPEAKER = re.compile(r"^([^:\n]{1,40}):\s+")
 _STOP = frozenset(ENGLISH_STOP_WORDS) | _FILLERS
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text``: cut after ``.``, ``!`` or ``?`` followed by whitespace, and at line breaks.
-
-    Returns
-    -------
-    list of str
-        Non-blank, stripped, in order.
-    """
-    out = []
-    for line in text.splitlines():
-        out.extend(s.strip() for s in _SENT.split(line) if s.strip())
-    return out
 
 
 def mmr_select(vectors: np.ndarray, m: int, lam: float) -> list[int]:
@@ -135,7 +123,7 @@ def _fact_text(turn: str, member_vecs: np.ndarray, embed: Callable) -> str:
     turn when it is one sentence."""
     m = _SPEAKER.match(turn)
     who, body = (m.group(1), turn[m.end():]) if m else (None, turn)
-    sents = split_sentences(body)
+    sents = prose_sentences(body)
     if len(sents) <= 1:
         return turn
     centroid = member_vecs.mean(axis=0)
@@ -319,7 +307,7 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
                 for t, t_text in zip(turns, texts):
                     m = _SPEAKER.match(t_text)
                     who, body = (m.group(1), t_text[m.end():]) if m else (None, t_text)
-                    for s in split_sentences(body):
+                    for s in prose_sentences(body):
                         if len(_content_set(s)) >= cfg.summary_min_words:
                             sents.append(f"{who}: {s}" if who else s)
                             owner.append(t)
@@ -366,7 +354,8 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
             if exists(ext):
                 continue
             gv = tvecs[group]
-            centre = members[mmr_select(gv, 1, 1.0)[0]]
+            # the newest restatement is what holds now (a dose raised from 50 to 75 mcg is 75)
+            centre = max(members, key=lambda m: (float(c.created_at[m]), m))
             items.append({"id": ext, "kind": MemoryKind.SEMANTIC, "text": _fact_text(recs[centre]["text"], gv, embed),
                           "tags": ["fact"],
                           "created_at": max(float(c.created_at[m]) for m in members), "source": c.ext_ids[centre],

@@ -1,0 +1,87 @@
+"""Sentences of a memory's text: for extractive session summaries, promoted facts and the
+query-biased excerpts of context blocks.
+
+Boundaries inside a line come from sentencex (Wikimedia's rule-based segmenter): an
+abbreviation ("Dr. Silva", "e.g."), a decimal ("version 2.5") or an initial does not end a
+sentence, as a cut after every period did ("... on October 14 at 10:15 with Dr." became a
+promoted fact). A line break always ends one: chat text puts list items, headings and code on
+lines of their own.
+
+Code is not prose. :func:`prose_sentences` leaves out fenced blocks (```` ``` ````) and lines that
+read as code, so a summary of a session that helped with a program is made of what was said,
+not of ``async for attempt in AsyncRetrying(``. :func:`split_sentences` keeps every line: an
+excerpt for a question about code should show the code.
+"""
+from __future__ import annotations
+
+import re
+
+from sentencex import segment
+
+__all__ = ["split_sentences", "prose_sentences", "is_code_line"]
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+# a line that starts like a statement of a common programming language, or is only brackets
+_CODE_START = re.compile(
+    r"^\s*(def |class |import |from \S+ import |return\b|async |await |raise |try:|except\b|finally:|with \S"
+    r"|elif |else:|for \S.* in .*:$|while .*:$|if .*:$|@\w|#include|function |const |let |var |public |private "
+    r"|\$ |>>> |\.\.\. |SELECT |INSERT |UPDATE |CREATE )")
+_CODE_END = re.compile(r"[;{}()\[\]:,=]\s*$")
+_LETTERS = re.compile(r"[^\W\d_]")
+
+
+def is_code_line(line: str) -> bool:
+    """Whether ``line`` (one line, outside a fenced block) reads as code rather than prose: it
+    starts like a statement of a common language, is indented by four spaces or a tab, or holds
+    few letters for its length and ends in a bracket, ``;``, ``:``, ``,`` or ``=``."""
+    if not line.strip():
+        return False
+    if line.startswith(("    ", "\t")) or _CODE_START.match(line):
+        return True
+    body = line.strip()
+    letters = len(_LETTERS.findall(body))
+    return bool(_CODE_END.search(body)) and letters < 0.6 * len(body)
+
+
+def _segment(line: str) -> list[str]:
+    return [s.strip() for s in segment("en", line) if s.strip()]
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text`` (sentencex within each line; a line break ends a sentence).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    list of str
+        Non-blank, stripped, in order; every non-blank line of ``text`` contributes.
+    """
+    out: list[str] = []
+    for line in text.splitlines():
+        if line.strip():
+            out.extend(_segment(line))
+    return out
+
+
+def prose_sentences(text: str) -> list[str]:
+    """:func:`split_sentences` of the prose of ``text``: without fenced code blocks and without
+    lines that read as code (:func:`is_code_line`).
+
+    Returns
+    -------
+    list of str
+        Non-blank, stripped, in order.
+    """
+    out: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced or not line.strip() or is_code_line(line):
+            continue
+        out.extend(_segment(line))
+    return out
