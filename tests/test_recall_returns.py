@@ -68,3 +68,41 @@ def test_exact_ties_keep_insertion_order_in_recall_and_query(mem):
     recalled = [h.id for h in mem.recall(vector=v, k=4, reinforce=False).hits]
     queried = [m.id for m in mem.query(limit=4)]
     assert recalled == queried == ["t0", "t1", "t2", "t3"]
+
+
+# ---------------------------------------------------------------- the first hits do not depend on k
+TRIP = ["Booked the train to Porto for the conference.", "The Porto hotel is near the river.",
+        "Conference talk is on Thursday afternoon.", "Need to print the boarding pass.",
+        "Marta recommended a restaurant in Porto.", "The slides for the talk are almost done.",
+        "Train leaves Lisbon at 8:05.", "Bought a new suitcase for the trip.", "Porto weather: rain all week.",
+        "Reminder: pack the laptop charger.", "The conference dinner is at the wine cellar.",
+        "Asked Rui to water the plants.", "Hotel check-in is after 3 pm.", "Flight back is cancelled; train instead.",
+        "Lunch with the organisers on Friday."]
+
+
+def test_the_first_hits_are_the_same_for_every_k(mem):
+    rng = np.random.default_rng(3)
+    words = " ".join(TRIP).lower().replace(".", "").replace(":", "").replace(";", "").split()
+    texts = TRIP + [" ".join(rng.choice(words, 8)) for _ in range(120)]
+    ids = mem.add_batch([{"text": t} for t in texts])
+    mem.link_batch([(a, b, "next") for a, b in zip(ids, ids[1:])])
+    for q in ("train to Porto", "when is my talk?", "hotel near the river", "what should I pack?",
+              "conference dinner", "who waters the plants?"):
+        full = [h.id for h in mem.recall(q, k=40, reinforce=False).hits]
+        for k in (1, 3, 5, 10, 20):
+            assert [h.id for h in mem.recall(q, k=k, reinforce=False).hits] == full[:k], (q, k)
+
+
+def test_a_recall_that_reaches_fewer_than_k_is_filled_by_the_next_nearest(mem):
+    ids = mem.add_batch([{"text": t} for t in TRIP])
+    v = mem.get(ids[0], with_embedding=True).embedding
+    cfg = engramdb.RecallConfig(cosine_floor=-1.0, w_graph=0.0)   # no floor; the seeds alone are reached
+    hits = mem.recall(vector=v, k=15, reinforce=False, config=cfg).hits
+    assert len(hits) == 15 and len({h.id for h in hits}) == 15
+    scored = [h for h in hits if h.score > 0]
+    tail = hits[len(scored):]
+    assert len(scored) == cfg.seed_k and tail
+    assert all(h.score == 0.0 and [s.id for s in h.path] == [h.id] for h in tail)
+    sims = [h.similarity for h in tail]
+    assert sims == sorted(sims, reverse=True)                          # nearest first
+    assert max(sims) <= min(h.similarity for h in scored) + 1e-6      # after every seed

@@ -72,6 +72,28 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     steps = None   # (u, v) -> the strongest edge joining them: filled on the first hit with a parent
     check_tags = filters.tags is not None
     reader = _LazyRead(store)   # a read transaction only when a hit is not in the record cache
+
+    def shown_row(nid: int) -> _HitRow | None:
+        """The cached row of ``nid`` when it is a new hit (exists, passes the tag filter, is no
+        hidden connector, its memory not shown yet, no piece of it censored), else None."""
+        hr = table.get(nid, _MISSING)   # one lookup: another reader may evict between two
+        if hr is _MISSING:
+            hr = cache.get(store, reader.txn(), nid, gen, table, _hit_row)
+        if hr is None or (check_tags and not filters.tags_ok(hr.rec)) or (hide and hr.connector):
+            return None
+        if hr.memory_id in shown:
+            return None
+        shown.add(hr.memory_id)
+        if hr.chunk is not None and state.censor.active and _piece_hidden(state, reader.txn(), hr.rec, hr.memory_id):
+            return None   # a censor rule hides one of its pieces: the memory is hidden whole
+        return hr
+
+    def add_hit(hr: _HitRow, nid: int, score: float, activation: float, similarity, path) -> None:
+        hits.append(Hit(hr.memory_id, hr.kind, hr.text, score, activation, similarity, path, hr.source, hr.tags,
+                        hr.created_at, hr.confidence, hr.state, outcome=hr.outcome, chunk=hr.chunk))
+        hit_nids.append(nid)
+        hit_rows.append(hr)
+
     try:
         table = cache.valid_for(gen)
         for o in ranked(ctx, (k if filters.tags is None else 4 * k) + (4 if hide else 0)):
@@ -79,17 +101,9 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             row = int(ctx.cand[o])
             if heads is not None:
                 nid, row = shown_piece.get(int(heads[nid]), (nid, row))
-            hr = table.get(nid, _MISSING)   # one lookup: another reader may evict between two
-            if hr is _MISSING:
-                hr = cache.get(store, reader.txn(), nid, gen, table, _hit_row)
-            if hr is None or (check_tags and not filters.tags_ok(hr.rec)) or (hide and hr.connector):
+            hr = shown_row(nid)
+            if hr is None:
                 continue
-            memory_id, chunk = hr.memory_id, hr.chunk
-            if memory_id in shown:
-                continue
-            shown.add(memory_id)
-            if chunk is not None and state.censor.active and _piece_hidden(state, reader.txn(), hr.rec, memory_id):
-                continue   # a censor rule hides one of its pieces: the memory is hidden whole
             if parent[row] < 0:   # a seed not reached from another: its path is itself
                 path = [hr.step]
             else:
@@ -97,13 +111,16 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                     pos = _node_rows(state, ctx.nodes, csr.n_nodes)
                     steps = _step_cache(state, csr, req.config.rel_mult)
                 path = path_of(nid, parent, pos, csr, req.config.rel_mult, ext_ids, steps)
-            hits.append(Hit(hr.memory_id, hr.kind, hr.text, float(ctx.score[o]), float(ctx.total[ctx.cand[o]]),
-                            sim_of.get(nid), path, hr.source, hr.tags, hr.created_at, hr.confidence, hr.state,
-                            outcome=hr.outcome, chunk=chunk))
-            hit_nids.append(nid)
-            hit_rows.append(hr)
+            add_hit(hr, nid, float(ctx.score[o]), float(ctx.total[ctx.cand[o]]), sim_of.get(nid), path)
             if len(hits) >= k:
                 break
+        if len(hits) < k:   # fewer reached than asked for: the vector leg's next nearest, unscored
+            for nid, cos in _vector_tail(ctx):
+                hr = shown_row(nid)
+                if hr is not None:
+                    add_hit(hr, nid, 0.0, 0.0, cos, [hr.step])
+                    if len(hits) >= k:
+                        break
     except BaseException as exc:
         reader.close(exc)   # an LMDB error is translated as ``store.read`` does
         raise
@@ -150,6 +167,20 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     if any(w.source_in_hits and w.target_in_hits for w in warnings):
         hits, hit_nids = current_first(hits, hit_nids, warnings, c.valid_from)
     return hits, hit_nids, gaps, warnings
+
+
+def _vector_tail(ctx: RecallContext) -> list[tuple[int, float]]:
+    """(nid, cosine) of the vector leg's neighbours past the seeds (``ctx.extra["vector_tail"]``,
+    nearest first) that spreading did not reach and that pass the filters: what fills a recall
+    asked for more hits than it reached. They follow every scored hit, with score 0."""
+    tail = ctx.extra.get("vector_tail")
+    if tail is None or not len(tail[0]):
+        return []
+    nids, cos = tail
+    state, req = ctx.state, ctx.request
+    slots = state.slot_table(ctx.space.name) if req.filters.slotted else None
+    keep = req.filters.mask(state.cols, nids, ctx.space.code, slots) & ~np.isin(nids, ctx.nodes)
+    return list(zip(nids[keep].tolist(), cos[keep].tolist()))
 
 
 class _LazyRead:

@@ -48,6 +48,8 @@ def run(ctx: RecallContext) -> None:
     """Fill ``ctx.vec_*``, ``ctx.kw_*``, ``ctx.seeds``, ``ctx.base`` and ``ctx.seed_cos``."""
     req, cfg = ctx.request, ctx.request.config
     allowed = ctx.allowed
+    # the seeds are the seed_k nearest whatever k is, so a recall's first hits do not depend on
+    # how many were asked for; the neighbours past them fill a recall that reached fewer than k
     if allowed is None:
         labels, cos = ctx.space.index.knn(req.vector, max(cfg.seed_k, req.k))
     else:   # a selective filter: the exact nearest among the memories that pass it
@@ -56,7 +58,10 @@ def run(ctx: RecallContext) -> None:
     cols = ctx.state.cols
     if cols.censor is not None:   # a memory a censor rule hides is never a seed
         keep = _uncensored(cols, labels, keep)
-    ctx.vec_nids, ctx.vec_cos = labels[keep], cos[keep]
+    labels, cos = labels[keep], cos[keep]
+    ctx.vec_nids, ctx.vec_cos = labels[:cfg.seed_k], cos[:cfg.seed_k]
+    if len(labels) > cfg.seed_k:
+        ctx.extra["vector_tail"] = (labels[cfg.seed_k:], cos[cfg.seed_k:])
     if req.query is not None and cfg.w_keyword > 0:
         if allowed is None and cols.censor is not None:
             # a namespace with hidden memories: the keyword leg scores its visible ones only, so
@@ -135,11 +140,20 @@ def _uncensored(cols, nids: np.ndarray, keep: np.ndarray) -> np.ndarray:
 
 
 def time_windows(ctx: RecallContext) -> list:
-    """Time windows named in the question, resolved against the namespace's newest event time."""
+    """Time windows named in the question, resolved against :func:`time_anchor`."""
     req = ctx.request
     if req.query is None or req.config.w_time <= 0:
         return []
-    return resolve_time_refs(req.query, ctx.state.latest(ctx.space.name))
+    return resolve_time_refs(req.query, time_anchor(ctx.state.latest(ctx.space.name), req.now))
+
+
+def time_anchor(latest: float, now: float) -> float:
+    """The "now" of a question's relative time cues ("last week"), Unix seconds: the namespace's
+    newest event time ``latest`` (a stored conversation's own clock: "last week" of a chat that
+    ended in 2023 is a week of 2023), but never after the recall's ``now``: a memory dated in
+    the future (a passport that expires in 2036, a planned trip) does not move "last week"
+    there, and ``recall(now=T)`` reads the cues as of T."""
+    return min(latest, now)
 
 
 @functools.lru_cache(maxsize=1)
