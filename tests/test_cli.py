@@ -64,3 +64,18 @@ def test_recall_table_cuts_long_texts_unless_full(tmp_path):
     assert short.exit_code == 0 and "long (piece" in short.output and "word1999" not in short.output
     full = runner.invoke(main, ["recall", "--store", store, "--full", "zebra code"], terminal_width=400)
     assert full.exit_code == 0 and "4711" in full.output
+
+
+def test_link_takes_the_relation_as_the_api_does(tmp_path):
+    """``engramdb link SOURCE TARGET RELATION`` mirrors ``link(source, target, relation)``; ``-r``
+    still works; the relation given twice, differently, is a usage error and links nothing."""
+    store = tmp_path / "s"
+    for mid, text in (("a", "The sky is blue"), ("b", "Grass is green"), ("c", "Snow is white")):
+        assert run("add", "--store", store, "--id", mid, text).exit_code == 0
+    assert run("link", "--store", store, "a", "b", "supports").output.strip() == "a -[supports 1]-> b"
+    assert run("link", "--store", store, "a", "c").output.strip() == "a -[related_to 1]-> c"
+    bad = run("link", "--store", store, "-r", "supports", "b", "c", "contradicts")
+    assert bad.exit_code != 0 and "given twice" in bad.output
+    with engramdb.open(store, readonly=True) as eng:
+        assert {(e.target, e.relation.value) for e in eng.edges("a")} == {("b", "supports"), ("c", "related_to")}
+        assert [(e.source, e.relation.value) for e in eng.edges("c")] == [("a", "related_to")]

@@ -193,13 +193,19 @@ def get(store, namespace, memory_id):
 @main.command()
 @store_option
 @ns_option
-@click.option("--relation", "-r", default="related_to", show_default=True)
+@click.option("--relation", "-r", "relation_opt", default=None,
+              help="The relation, as the RELATION argument (default related_to).")
 @click.option("--weight", "-w", type=float, default=None,
               help="in (0, 1]; default 1, or for next by the two memories' lengths (as link())")
 @click.argument("source")
 @click.argument("target")
-def link(store, namespace, relation, weight, source, target):
-    """Add the typed edge SOURCE -> TARGET."""
+@click.argument("relation", required=False)
+def link(store, namespace, relation_opt, weight, source, target, relation):
+    """Add the typed edge SOURCE -[RELATION]-> TARGET, as link(source, target, relation) does:
+    ``engramdb link fact-2 fact-1 supports`` (or ``-r supports``; default related_to)."""
+    if relation is not None and relation_opt is not None and relation != relation_opt:
+        raise click.UsageError(f"the relation is given twice: {relation!r} and -r {relation_opt!r}")
+    relation = relation or relation_opt or "related_to"
     with _open(store) as eng:
         e = eng.link(source, target, relation, weight, namespace=namespace)
         click.echo(f"{e.source} -[{e.relation.value} {e.weight:g}]-> {e.target}")
