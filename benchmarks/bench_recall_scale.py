@@ -16,7 +16,9 @@ For each size it measures, in one run and process:
    same index (``knn`` at the same *ef*), which is the baseline: the difference of the medians
    is engramdb's own part;
 3. **the stages** of a recall from text, each timed alone on the same queries: query
-   embedding, keyword leg, hnswlib;
+   embedding, keyword leg, hnswlib; and inside 1 and 2, the median of each recall stage as
+   the recall itself reports it (``RecallResult.stats["stage_s"]``: prepare, seeds,
+   activation, ranking, results, widen), the per-stage profile of where the time goes;
 4. **cold open + first recall**: a fresh process imports engramdb and its engine module
    (engramdb imports it lazily, on first use), then opens the store and runs one recall from
    text; the time from ``open`` to the result (import apart), median of
@@ -128,16 +130,27 @@ def build(path: str, n: int, ef_construction: int = 200) -> float:
 
 def per_query(fn, args, repeats: int) -> tuple[float, float, list[float]]:
     """(median of per-pass medians, median of per-pass p99s) in microseconds."""
+    med, p99, meds, _ = per_query_stages(fn, args, repeats)
+    return med, p99, meds
+
+
+def per_query_stages(fn, args, repeats: int) -> tuple[float, float, list[float], dict[str, float]]:
+    """:func:`per_query`, plus the median microseconds of each recall stage over every call
+    (``RecallResult.stats["stage_s"]``; empty when ``fn`` returns no recall result)."""
     meds, p99s = [], []
+    stages: dict[str, list[float]] = {}
     for _ in range(repeats):
         ts = []
         for a in args:
             t0 = time.perf_counter()
-            fn(a)
+            res = fn(a)
             ts.append((time.perf_counter() - t0) * 1e6)
+            for name, sec in (getattr(res, "stats", None) or {}).get("stage_s", {}).items():
+                stages.setdefault(name, []).append(sec * 1e6)
         meds.append(float(np.median(ts)))
         p99s.append(float(np.percentile(ts, 99)))
-    return statistics.median(meds), statistics.median(p99s), meds
+    return (statistics.median(meds), statistics.median(p99s), meds,
+            {name: round(float(np.median(v)), 1) for name, v in stages.items()})
 
 
 COLD = r"""
@@ -202,10 +215,10 @@ def measure(path: str, n: int, args) -> dict:
         index = vector_index(db, NS)
         seed_k = max(db.config.recall.seed_k, 10)
 
-        med, p99, meds = per_query(lambda q: db.recall(q, namespace=NS, k=10), qs, args.repeats)
-        row["recall_text"] = {"median_us": med, "p99_us": p99, "pass_medians_us": meds}
-        med, p99, meds = per_query(lambda v: db.recall(vector=v, namespace=NS, k=10), vecs, args.repeats)
-        row["recall_vector"] = {"median_us": med, "p99_us": p99, "pass_medians_us": meds}
+        med, p99, meds, st = per_query_stages(lambda q: db.recall(q, namespace=NS, k=10), qs, args.repeats)
+        row["recall_text"] = {"median_us": med, "p99_us": p99, "pass_medians_us": meds, "stage_median_us": st}
+        med, p99, meds, st = per_query_stages(lambda v: db.recall(vector=v, namespace=NS, k=10), vecs, args.repeats)
+        row["recall_vector"] = {"median_us": med, "p99_us": p99, "pass_medians_us": meds, "stage_median_us": st}
         med, p99, meds = per_query(lambda v: index.knn(v, seed_k), vecs, args.repeats)
         row["hnswlib_knn"] = {"median_us": med, "p99_us": p99, "pass_medians_us": meds, "k": seed_k}
         med, p99, _ = per_query(lambda q: emb.embed([q]), qs, args.repeats)

@@ -14,6 +14,12 @@ RESULTS = ROOT / "benchmarks" / "results"
 BEGIN, END = "<!-- perf-table:begin -->", "<!-- perf-table:end -->"
 
 
+
+def _stages(run: dict) -> str:
+    """'; stages: seeds 600, ...' from a run's per-stage medians (µs), when it has them."""
+    st = run.get("stage_median_us")
+    return "; stages (median µs): " + ", ".join(f"{k} {v:.0f}" for k, v in st.items()) if st else ""
+
 def _load(name: str) -> dict | None:
     path = RESULTS / f"{name}.json"
     return json.loads(path.read_text()) if path.exists() else None
@@ -51,10 +57,12 @@ def rows() -> list[tuple[str, str, str]]:
             out.append((f"recall from text, {n:,} LoCoMo-grown memories (hashing embedder)",
                         f"{t['median_us']:.0f} µs median, {t['p99_us']:.0f} µs p99",
                         f"query embedding {r['stage_query_embedding']['median_us']:.0f} µs, keyword leg "
-                        f"{r['stage_keyword']['median_us']:.0f} µs, hnswlib {h['median_us']:.0f} µs; load {load:.1f}"))
+                        f"{r['stage_keyword']['median_us']:.0f} µs, hnswlib {h['median_us']:.0f} µs; load {load:.1f}"
+                        + _stages(t)))
             out.append((f"recall with the vector given, {n:,} memories",
                         f"{v['median_us']:.0f} µs median, {v['p99_us']:.0f} µs p99",
-                        f"hnswlib k-NN alone {h['median_us']:.0f} µs: engramdb's own part {r['own_part_vector_us']:.0f} µs"))
+                        f"hnswlib k-NN alone {h['median_us']:.0f} µs: engramdb's own part {r['own_part_vector_us']:.0f} µs"
+                        + _stages(v)))
             if "cold_open_first_recall_ms" in r:
                 out.append((f"cold open + first recall from text, {n:,} memories",
                             f"{r['cold_open_first_recall_ms']['median']:.0f} ms median", "import apart; page cache warm"))

@@ -106,3 +106,14 @@ def test_a_recall_that_reaches_fewer_than_k_is_filled_by_the_next_nearest(mem):
     sims = [h.similarity for h in tail]
     assert sims == sorted(sims, reverse=True)                          # nearest first
     assert max(sims) <= min(h.similarity for h in scored) + 1e-6      # after every seed
+
+
+def test_stage_times_account_for_the_recall(mem):
+    ids = mem.add_batch([{"text": f"Bought apples at the market on day {i}"} for i in range(30)])
+    for kwargs in ({}, {"kinds": ["semantic"]}, {"vector": mem.get(ids[0], with_embedding=True).embedding}):
+        res = mem.recall("apples at the market", k=5, reinforce=False, **kwargs)
+        stage_s = res.stats["stage_s"]
+        assert list(stage_s) == ["prepare", "seeds", "activation", "ranking", "results", "widen"]
+        assert all(t >= 0.0 for t in stage_s.values())
+        assert stage_s["prepare"] > 0.0 and stage_s["seeds"] > 0.0 and stage_s["results"] > 0.0
+        assert sum(stage_s.values()) == pytest.approx(res.latency_s, rel=1e-9, abs=1e-9)

@@ -444,7 +444,11 @@ class RecallResult:
     ``warnings`` lists the :class:`Contradiction` pairs touching the hits (unresolved
     conflicts the caller should see). ``stats`` holds ``seeds`` and ``activated`` (node
     counts) and ``relevance_threshold``: the hit ``relevance`` below which the answer is weak
-    evidence (the embedder's calibration, or ``RecallConfig.relevance_threshold``).
+    evidence (the embedder's calibration, or ``RecallConfig.relevance_threshold``). A single
+    :meth:`Engram.recall` also has ``stage_s``: seconds per stage, ``prepare`` (argument checks
+    and query embedding), ``seeds`` (vector and keyword legs, fusion, time cues), ``activation``
+    (spreading activation and lateral inflow), ``ranking``, ``results`` (hits, paths, relevance,
+    gaps) and ``widen`` (the exact re-run of a selective filter; 0 when none ran).
     """
 
     hits: list[Hit]

@@ -25,6 +25,9 @@ __all__ = ["recall", "recall_batch", "STAGES", "RecallRequest", "RecallContext",
 
 #: The stages in order; each fills its part of the context.
 STAGES = (seeds.run, activation.run, ranking.run)
+#: Their names in ``RecallResult.stats["stage_s"]``, which also holds ``prepare`` (argument
+#: checks and query embedding, from the verb's start), ``results`` and ``widen``.
+STAGE_NAMES = ("seeds", "activation", "ranking")
 
 
 def recall(state: EngineState, request: RecallRequest, *, trace: list | None = None,
@@ -51,9 +54,21 @@ def recall(state: EngineState, request: RecallRequest, *, trace: list | None = N
         gap = Gap(request.query, "empty_namespace", None, f"namespace {request.namespace!r} holds no memories{where}")
         return RecallResult([], [gap], "vector", 0.0, time.perf_counter() - t_start), []
     ctx = RecallContext(state, request, space, trace)
-    for stage in STAGES:
+    t = time.perf_counter()
+    stage_s = {"prepare": t - t_start}
+    for stage, name in zip(STAGES, STAGE_NAMES):
         stage(ctx)
-    return _widened(ctx, _result(ctx, t_start), t_start)
+        t, t0 = time.perf_counter(), t
+        stage_s[name] = t - t0
+    answer = _result(ctx, t_start)
+    t, t0 = time.perf_counter(), t
+    stage_s["results"] = t - t0
+    answer = _widened(ctx, answer, t_start)
+    t, t0 = time.perf_counter(), t
+    stage_s["widen"] = t - t0
+    answer[0].stats["stage_s"] = stage_s
+    answer[0].latency_s = t - t_start   # the stages' sum, up to rounding
+    return answer
 
 
 def _route(request: RecallRequest) -> RecallRequest:
