@@ -134,6 +134,19 @@ def test_recall_answers_with_the_memory_at_the_piece_that_holds_the_fact(tmp_pat
         assert [h.id for h in res.hits].count("doc") == 1
 
 
+def test_a_long_chat_message_is_stored_as_overlapping_pieces(tmp_path):
+    with _open(tmp_path / "s", chunk_chars=200) as mem:
+        out = mem.add_conversation([{"role": "user", "name": "Caroline", "content": TEXT},
+                                    {"role": "assistant", "content": "Noted."}], namespace="u", session="s1")
+        mid = out["message_ids"][0]
+        assert out["pieces"] == mem.stats()["pieces"] > 0
+        later = [mem.get(f"{mid}#{i}", namespace="u") for i in range(1, out["pieces"] + 1)]
+        assert all(p.chunk_of == mid and p.overlap_chars > 0 for p in later)
+        assert mem.get(mid, namespace="u").text == f"Caroline: {TEXT}"
+        hit = mem.recall("which room holds the jade crate", namespace="u", k=3).hits[0]
+        assert (hit.id, hit.chunk >= 1) == (mid, True) and "jade crate" in hit.text
+
+
 def test_cjk_text_is_cut_after_its_full_stops(tmp_path):
     sentences = [f"第{i}号箱子放在{i}号房间里。" for i in range(60)]   # no spaces anywhere
     text = "".join(sentences)
