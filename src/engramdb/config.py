@@ -560,8 +560,9 @@ class SlotConfig:
     extractor : callable or None
         ``extractor(text) -> (subject, attribute, value) | None``, used for memories added
         without a slot; ``None`` (default) extracts nothing. ``engramdb.slots.rule_based_extractor``
-        is a small pattern-based one ("X's Y is Z", "X lives in Z"); an LLM-backed callable
-        fits the same interface.
+        is a small pattern-based one ("X's Y is Z", "X lives in Z", and "I work at Z" / "I live
+        in Z" as the fact of the speaker a chat message opens with, ``"Caroline: ..."``); an
+        LLM-backed callable fits the same interface (it sees the same ``"<speaker>: "`` text).
     """
 
     single_valued: frozenset = field(default_factory=default_single_valued)
