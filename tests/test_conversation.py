@@ -203,16 +203,17 @@ def test_a_non_list_is_a_clear_error(tmp_store, bad):
             eng.add_conversation(bad, namespace="u")
 
 
-def test_errors_count_messages_from_one(tmp_store):
+def test_errors_name_the_list_index_and_the_field(tmp_store):
     with engramdb.open(tmp_store) as eng:
-        with pytest.raises(EmptyTextError, match="message 2: content is empty"):
+        with pytest.raises(EmptyTextError, match=r"^messages\[1\]: content: is empty") as err:
             eng.add_conversation([{"role": "user", "content": "hi"}, {"role": "user", "content": "  "}],
                                  namespace="u")
+    assert (err.value.message_index, err.value.field) == (1, "content")
 
 
 def test_roles_are_openai_roles_and_instructions_are_left_out(tmp_store):
     with engramdb.open(tmp_store) as eng:
-        with pytest.raises(InvalidInputError, match="role must be one of"):
+        with pytest.raises(InvalidInputError, match="role: must be one of"):
             eng.add_conversation([{"role": "wizard", "content": "abracadabra"}], namespace="u")
         out = eng.add_conversation([{"role": "system", "content": "You are a helpful assistant."},
                                     {"role": "user", "content": "Hi, I'm Dana."}], namespace="u", session="a")
@@ -478,7 +479,8 @@ def test_an_identical_chat_with_ids_sent_again_adds_nothing(tmp_path):
         entities_before = sorted(m.id for m in eng.query(namespace="u", tags=["entity"]))
     again = CliRunner().invoke(main, ["ingest-chat", "--store", str(store), "-n", "u", str(path)])
     assert again.exit_code == 0, again.output
-    assert "ingested 0 new messages (3 already stored, left out) in 0 sessions: 0 memories, 0 edges" in again.output
+    assert ("ingested 0 new messages (3 already stored, left out) in 0 sessions: 0 memories (0 pieces of long "
+            "messages, 0 new entities), 0 edges") in again.output
     with engramdb.open(store) as eng:
         assert store_digest(eng) == before
         assert entities_before == ["E:fernhill logistics"]
@@ -542,7 +544,7 @@ def test_a_bad_time_names_its_field_once(tmp_store):
         with pytest.raises(InvalidInputError) as err:
             eng.add_conversation([{"role": "user", "content": "hi"},
                                   {"role": "user", "content": "later", "created_at": "tomorrow-ish"}], namespace="u")
-    assert str(err.value).startswith("message 2: created_at: 'tomorrow-ish' is not ISO-8601")
+    assert str(err.value).startswith("messages[1]: created_at: 'tomorrow-ish' is not ISO-8601")
 
 
 def test_cli_names_the_file_line_of_a_bad_message(tmp_path):
@@ -552,4 +554,4 @@ def test_cli_names_the_file_line_of_a_bad_message(tmp_path):
     res = CliRunner().invoke(main, ["ingest-chat", "--store", str(tmp_path / "s"), str(path)])
     assert res.exit_code == 2
     assert f"{path}:3: created_at: 'tomorrow-ish' is not ISO-8601" in res.output
-    assert "message 2" not in res.output
+    assert "messages[1]" not in res.output

@@ -10,13 +10,14 @@ Deduplication (exact text, per namespace)
     SHA-256 of the text; the stored text is compared before merging.
 
 Chunking (texts longer than ``StoreConfig.chunk_chars``)
-    The text is split into pieces of at most ``chunk_chars`` characters, cut at the last
-    whitespace in the second half of a window when there is one (CJK text without spaces is
-    cut at the limit), with consecutive pieces overlapping by ``chunk_chars // 10`` characters
-    so a sentence on a boundary is whole in one of them. The first piece keeps the caller's id
-    (the head, with fields ``chunks`` = number of pieces, ``text_sha256`` of the whole text and
-    ``chunk_overlap``);
-    piece ``i >= 1`` is the memory ``"<id>#<i>"`` (fields ``chunk_of``, ``chunk``) with an
+    The text is cut into pieces of at most ``chunk_chars`` characters at sentence boundaries,
+    keeping fenced code blocks and list items whole where they fit, consecutive pieces
+    overlapping by ``StoreConfig.chunk_overlap`` sentences so a fact on a boundary is whole in
+    one of them, and at most ``StoreConfig.max_pieces`` pieces (past it the pieces grow):
+    :mod:`engramdb.pieces`. The first piece keeps the caller's id (the head, with fields
+    ``chunks`` = number of pieces and ``text_sha256`` of the whole text);
+    piece ``i >= 1`` is the memory ``"<id>#<i>"`` (fields ``chunk_of``, ``chunk`` and
+    ``overlap_chars``, the characters at its start that repeat piece ``i - 1``) with an
     ``extracted_from`` edge to the head and a ``next`` edge from piece ``i - 1``. Each piece is
     embedded on its own, so recall finds the piece that holds a fact, wherever it sits in the
     text; it returns the memory under the caller's id, once, at its best piece (``Hit.chunk``).
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from .errors import InvalidInputError, MemoryNotFoundError, OversizeError
+from .pieces import cut_pieces
 from .store.lmdb_store import text_digest
 from .types import MemoryState, Relation
 
@@ -36,37 +38,27 @@ __all__ = ["BatchPlan", "plan_batch", "split_text", "join_pieces", "piece_ids", 
            "chunk_id", "block_id"]
 
 
-def split_text(text: str, chunk_chars: int) -> list[str]:
-    """Split ``text`` into overlapping pieces of at most ``chunk_chars`` characters.
+def split_text(text: str, chunk_chars: int, *, overlap: int = 2, max_pieces: int | None = None) -> list[str]:
+    """The pieces of ``text``, at most ``chunk_chars`` characters each, cut at sentence
+    boundaries and overlapping by ``overlap`` sentences (:func:`engramdb.pieces.cut_pieces`
+    without the overlap lengths).
 
     Parameters
     ----------
     text : str
     chunk_chars : int
-        Maximum piece length, >= 16. Consecutive pieces overlap by ``chunk_chars // 10``.
+        Longest piece, >= 16.
+    overlap : int
+        Sentences each piece repeats from the one before, >= 0.
+    max_pieces : int, optional
+        Most pieces; past it the pieces grow.
 
     Returns
     -------
     list of str
-        ``[text]`` when it fits; whitespace-only pieces are dropped.
+        ``[text]`` when it fits.
     """
-    n = len(text)
-    if n <= chunk_chars:
-        return [text]
-    overlap = chunk_chars // 10
-    pieces, start = [], 0
-    while True:
-        end = min(start + chunk_chars, n)
-        if end < n:
-            cut = max(text.rfind(" ", start + chunk_chars // 2, end), text.rfind("\n", start + chunk_chars // 2, end))
-            if cut > start:
-                end = cut + 1
-        piece = text[start:end]
-        if piece.strip():
-            pieces.append(piece)
-        if end >= n:
-            return pieces
-        start = end - overlap
+    return [piece for piece, _ in cut_pieces(text, chunk_chars, overlap=overlap, max_pieces=max_pieces)]
 
 
 def chunk_id(memory_id: str, i: int) -> str:
@@ -103,17 +95,19 @@ def whole_record(rec: dict, read_piece: Callable[[str], dict | None], default_ov
     text (joined from the pieces ``read_piece(id)`` returns, checked against ``text_sha256``;
     earlier versions that held the first piece's text hold the whole text too). ``rec`` itself
     when it is not such a first piece, or a piece is missing, or the join does not check out.
-    ``default_overlap`` is used for records written before ``chunk_overlap`` was recorded."""
+    Each piece's ``overlap_chars`` says how much of it repeats the piece before; records
+    written before that was recorded overlap by the head's ``chunk_overlap`` characters, or
+    ``default_overlap`` when even that is missing."""
     if not rec.get("chunks"):
         return rec
-    pieces = [rec["text"]]
+    pieces, overlaps = [rec["text"]], [0]
     for i in range(1, int(rec["chunks"])):
         piece = read_piece(chunk_id(rec["id"], i))
         if piece is None or piece.get("chunk_of") != rec["id"]:
             return rec
         pieces.append(piece["text"])
-    text = join_pieces(pieces, int(rec.get("chunk_overlap", default_overlap)),
-                       bytes.fromhex(rec.get("text_sha256", "")))
+        overlaps.append(int(piece.get("overlap_chars", rec.get("chunk_overlap", default_overlap))))
+    text = join_pieces(pieces, overlaps, bytes.fromhex(rec.get("text_sha256", "")))
     if text is None:
         return rec
     out = {**rec, "text": text}
@@ -122,11 +116,11 @@ def whole_record(rec: dict, read_piece: Callable[[str], dict | None], default_ov
     return out
 
 
-def join_pieces(pieces: list[str], overlap: int, digest: bytes) -> str | None:
-    """The text :func:`split_text` cut into ``pieces``: each piece after the first drops the
-    ``overlap`` characters it repeats. None unless the result's SHA-256 is ``digest`` (a
-    whitespace-only piece was dropped, or the pieces are not those of one text)."""
-    text = pieces[0] + "".join(p[overlap:] for p in pieces[1:])
+def join_pieces(pieces: list[str], overlaps: list[int], digest: bytes) -> str | None:
+    """The text cut into ``pieces``: each piece after the first drops the ``overlaps[i]``
+    characters it repeats. None unless the result's SHA-256 is ``digest`` (a piece was
+    dropped, or the pieces are not those of one text)."""
+    text = pieces[0] + "".join(p[k:] for p, k in zip(pieces[1:], overlaps[1:]))
     return text if text_digest(text) == digest else None
 
 
@@ -187,7 +181,8 @@ def plan_batch(state: Any, prepared: list, *, has_embedder: bool) -> BatchPlan:
         A repeated item links to a memory that neither the store nor the batch holds, or to
         itself.
     """
-    store, chunk_chars = state.store, state.config.store.chunk_chars
+    store, scfg = state.store, state.config.store
+    chunk_chars = scfg.chunk_chars
     plan = BatchPlan()
     in_batch: dict[tuple[str, bytes], str] = {}
     with store.read("checking for repeated memories") as txn:
@@ -211,7 +206,7 @@ def plan_batch(state: Any, prepared: list, *, has_embedder: bool) -> BatchPlan:
                 continue
             in_batch.setdefault(key, p.ext_id)
             plan.ids.append(p.ext_id)
-            pieces = split_text(p.text, chunk_chars)
+            pieces = cut_pieces(p.text, chunk_chars, overlap=scfg.chunk_overlap, max_pieces=scfg.max_pieces)
             if len(pieces) == 1:
                 plan.fresh.append(p)
                 continue
@@ -219,13 +214,13 @@ def plan_batch(state: Any, prepared: list, *, has_embedder: bool) -> BatchPlan:
                 raise OversizeError(
                     f"text of {len(p.text)} characters is longer than chunk_chars={chunk_chars}: its "
                     "pieces need an embedder; open the store with one, or raise StoreConfig.chunk_chars")
-            head = replace(p, text=pieces[0], extra={"chunks": len(pieces), "text_sha256": digest.hex(),
-                                                     "chunk_overlap": chunk_chars // 10}, digest=digest)
+            head = replace(p, text=pieces[0][0], extra={"chunks": len(pieces), "text_sha256": digest.hex()},
+                           digest=digest)
             plan.fresh.append(head)
             prev = head
-            for i, piece in enumerate(pieces[1:], 1):
-                part = replace(p, ext_id=chunk_id(p.ext_id, i), text=piece, vector=None, links=[],
-                               auto_id=False, extra={"chunk_of": p.ext_id, "chunk": i})
+            for i, (piece, overlap) in enumerate(pieces[1:], 1):
+                part = replace(p, ext_id=chunk_id(p.ext_id, i), text=piece, vector=None, links=[], auto_id=False,
+                               extra={"chunk_of": p.ext_id, "chunk": i, "overlap_chars": overlap})
                 plan.fresh.append(part)
                 plan.edges.append((part, head, Relation.EXTRACTED_FROM))
                 plan.edges.append((prev, part, Relation.NEXT))

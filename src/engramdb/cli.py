@@ -372,30 +372,34 @@ def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
 @click.option("--session", default=None, help="Session label of messages that name none.")
 @click.option("--entities/--no-entities", default=True, show_default=True,
               help="Add entity nodes with mentions edges for names, places and dates shared by messages.")
-@click.option("--max-pieces", type=int, default=64, show_default=True,
-              help="Most pieces one long assistant message is split into.")
+@click.option("--max-pieces", type=click.IntRange(min=1), default=None,
+              help="Most pieces one long assistant message is split into (default: StoreConfig.max_pieces, 64).")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, max_pieces, file):
     """Ingest a chat: OpenAI-style {"role", "content", "created_at"?, "session"?} messages, JSONL or a JSON list.
 
-    A bad message of a JSONL file is named by its line (``chat.jsonl:3: content is empty``)."""
+    A bad message is named by its line in a JSONL file (``chat.jsonl:3: content: is empty; ...``)
+    or its index in a JSON list (``chat.json[2]: role: missing; ...``), with the field at fault;
+    nothing is stored then. The summary counts the messages, sessions, pieces of long messages
+    and new entity nodes."""
     from .errors import InvalidInputError
-    from .ingest import read_chat_lines
+    from .ingest import read_chat_where
 
-    messages, lines = read_chat_lines(file)
+    messages, where = read_chat_where(file)
     with _open(store, create=True, embedder=embedder, dim=dim) as eng:
         try:
             out = eng.add_conversation(messages, namespace=namespace, session=session, entities=entities,
                                        progress=True, max_pieces=max_pieces)
         except InvalidInputError as exc:
             k = getattr(exc, "message_index", None)
-            if lines is None or k is None:
+            if k is None or not 0 <= k < len(where):
                 raise
-            text = str(exc).removeprefix(f"message {k + 1}: ")
-            raise type(exc)(f"{file}:{lines[k]}: {text}") from None
+            exc.args = (where[k] + str(exc).removeprefix(f"messages[{k}]"),)
+            raise
     again = f" ({out['already_stored']} already stored, left out)" if out["already_stored"] else ""
     click.echo(f"ingested {len(out['message_ids'])} new messages{again} in {len(out['sessions'])} sessions: "
-               f"{out['memories']} memories, {out['edges']} edges into {store}")
+               f"{out['memories']} memories ({out['pieces']} pieces of long messages, {out['entities']} new "
+               f"entities), {out['edges']} edges into {store}")
 
 
 @main.command("ingest-locomo")

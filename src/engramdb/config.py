@@ -477,7 +477,18 @@ class StoreConfig:
     chunk_chars : int
         ``add`` / ``add_batch`` split a longer text into overlapping pieces of at most this
         many characters, one memory each, linked to the first by ``extracted_from`` and to
-        each other by ``next`` (see :mod:`engramdb.batch_plan`).
+        each other by ``next`` (see :mod:`engramdb.batch_plan`). Cuts fall at sentence
+        boundaries, with code blocks and list items whole where they fit
+        (:mod:`engramdb.pieces`).
+    chunk_overlap : int
+        Sentences (or list items, code blocks) each piece repeats from the piece before, so a
+        fact on a boundary is whole in one piece; default 2, 0 for none. At most a third of a
+        piece is overlap. Each piece records the characters it repeats
+        (:attr:`engramdb.Memory.overlap_chars`).
+    max_pieces : int
+        Most pieces one text is stored as (default 64): past it the text is cut again with
+        larger pieces, so one 4 MB text cannot become a thousand memories. Also the default
+        cap on the blocks of one conversation message (:meth:`Engram.add_conversation`).
     snapshot_every : int
         Fold the edge delta into the persisted CSR snapshot after this many new edges.
     """
@@ -487,11 +498,14 @@ class StoreConfig:
     max_text_chars: int = 4_000_000
     snapshot_every: int = 50_000
     chunk_chars: int = 4_000
+    chunk_overlap: int = 2
+    max_pieces: int = 64
 
     BOUNDS: ClassVar = {
         "map_size_bytes": Interval(1 << 20, None), "max_text_chars": Interval(1, None),
         "snapshot_every": Interval(1, None), "sync": Choice((True, False)),
-        "chunk_chars": Interval(64, None),
+        "chunk_chars": Interval(64, None), "chunk_overlap": Interval(0, 100),
+        "max_pieces": Interval(1, 1_000_000),
     }
 
     def __post_init__(self) -> None:
@@ -553,8 +567,9 @@ class SlotConfig:
     extractor : callable or None
         ``extractor(text) -> (subject, attribute, value) | None``, used for memories added
         without a slot; ``None`` (default) extracts nothing. ``engramdb.slots.rule_based_extractor``
-        is a small pattern-based one ("X's Y is Z", "X lives in Z"); an LLM-backed callable
-        fits the same interface.
+        is a small pattern-based one ("X's Y is Z", "X lives in Z", and "I work at Z" / "I live
+        in Z" as the fact of the speaker a chat message opens with, ``"Caroline: ..."``); an
+        LLM-backed callable fits the same interface (it sees the same ``"<speaker>: "`` text).
     """
 
     single_valued: frozenset = field(default_factory=default_single_valued)

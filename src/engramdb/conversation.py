@@ -24,9 +24,10 @@ What a conversation becomes (the conversation graph of LoCoMo's ingest, for any 
   ``next`` from the block before; the message record has ``blocks`` = their number. A fact in the
   middle of a long answer has its own vector and BM25 document, and recall returns the message
   once, at its best block (``Hit.chunk`` = j); forgetting, superseding, tagging or reinforcing
-  the message does the same to its blocks. At most ``max_pieces`` blocks a message (consecutive
-  blocks are grouped beyond that), and a block longer than ``max_block_chars`` is cut as
-  :func:`engramdb.batch_plan.split_text` cuts a long text;
+  the message does the same to its blocks. A block longer than ``max_block_chars`` is cut at
+  sentence boundaries (:mod:`engramdb.pieces`; blocks do not overlap: they end at paragraphs,
+  items and code blocks), and at most ``max_pieces`` blocks a message (consecutive blocks are
+  grouped beyond that);
 - a message sent again is not stored again: one with an ``id`` the namespace holds with the same
   text, and the messages of a stored session that line up with its stored messages (compared by
   the SHA-256 of the whole text, so a message stored as chunks is recognised too);
@@ -91,6 +92,9 @@ class ConversationPlan:
     fields : dict of id -> dict
         Record fields an item gets beyond ``add_batch``'s (``blocks`` of a split message,
         ``chunk_of`` / ``chunk`` of its blocks).
+    positions : dict of id -> int
+        Each message item's (and block's) message position in the input, from 0, so an error
+        raised while writing it names the message.
     """
 
     items: list[dict] = field(default_factory=list)
@@ -99,24 +103,36 @@ class ConversationPlan:
     sessions: list[str] = field(default_factory=list)
     already_stored: int = 0
     fields: dict[str, dict] = field(default_factory=dict)
+    positions: dict[str, int] = field(default_factory=dict)
+
+
+def _bad(where: str, field: str | None, problem: str, cls: type = InvalidInputError) -> InvalidInputError:
+    """The error for a bad message: text ``"<where>: <field>: <problem>"``, attribute ``field``
+    (the message's field at fault, or None when the message itself is)."""
+    exc = cls(f"{where}: {field}: {problem}" if field else f"{where}: {problem}")
+    exc.field = field
+    return exc
 
 
 def _content(raw: Any, where: str) -> str:
     """Message content as text: a string, or OpenAI's list of ``{"type": "text", "text"}`` parts."""
+    if raw is None:
+        raise _bad(where, "content", "missing; give the message's text (a string)")
     if isinstance(raw, list):
         parts = []
-        for part in raw:
+        for j, part in enumerate(raw):
             if isinstance(part, Mapping) and isinstance(part.get("text"), str):
                 parts.append(part["text"])
             elif isinstance(part, str):
                 parts.append(part)
             else:
-                raise InvalidInputError(f"{where}: content parts must be strings or {{'type': 'text', 'text': str}}")
+                raise _bad(where, "content", f"part {j} must be a string or {{'type': 'text', 'text': str}}, "
+                                             f"got {type(part).__name__}")
         raw = "\n".join(parts)
     if not isinstance(raw, str):
-        raise InvalidInputError(f"{where}: content must be a string or a list of text parts, got {type(raw).__name__}")
+        raise _bad(where, "content", f"must be a string or a list of text parts, got {type(raw).__name__}")
     if not raw.strip():
-        raise EmptyTextError(f"{where}: content is empty; drop the message or give it text")
+        raise _bad(where, "content", "is empty; drop the message or give it text", EmptyTextError)
     return raw
 
 
@@ -162,6 +178,12 @@ def split_blocks(text: str, *, min_chars: int = 40, max_blocks: int | None = Non
         else:
             blocks.append(carry)
     blocks = [b for b in blocks if b.strip()] or [text]
+    return _group(blocks, max_blocks)
+
+
+def _group(blocks: list[str], max_blocks: int | None) -> list[str]:
+    """At most ``max_blocks`` blocks: runs of consecutive blocks joined by a line break into
+    ``max_blocks`` groups of near-equal block counts."""
     if max_blocks is not None and len(blocks) > max_blocks:
         n, m = len(blocks), max(1, max_blocks)
         bounds = [n * g // m for g in range(m + 1)]   # m runs of n // m or n // m + 1 blocks
@@ -343,10 +365,12 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     id_prefix : str
         Prefix of generated message ids (``"<prefix><session>:<position>"``).
     max_pieces : int
-        Most blocks one split message becomes (:func:`split_blocks`'s ``max_blocks``).
+        Most blocks one split message becomes (``StoreConfig.max_pieces`` through
+        :meth:`engramdb.Engram.add_conversation`): consecutive blocks are grouped beyond it.
     max_block_chars : int, optional
-        A block longer than this (characters; ``StoreConfig.chunk_chars``) is cut further with
-        :func:`engramdb.batch_plan.split_text`, so a block is never itself stored as chunks.
+        A block longer than this (characters; ``StoreConfig.chunk_chars``) is cut further at
+        sentence boundaries (:func:`engramdb.batch_plan.split_text`, without overlap), so a
+        block is never itself stored as chunks.
 
     Returns
     -------
@@ -356,11 +380,14 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     ------
     InvalidInputError
         ``messages`` is not a list of mappings, a message has an unknown field, no or a
-        non-string role, an id given twice or not a valid id, or a bad ``created_at`` /
-        ``session`` / ``name``. The error's ``message_index`` is the message's position in
-        ``messages`` (from 0) when one message is at fault.
+        non-string role, content that is missing or not text, an id given twice or not a
+        valid id, or a bad ``created_at`` / ``session`` / ``name``. When one message is at
+        fault the text starts ``"messages[<i>]: <field>: "`` and the error has the attributes
+        ``message_index`` (i, its position in ``messages`` from 0) and ``field`` (the field at
+        fault: ``"role"``, ``"content"``, ``"created_at"``, ...; None when the message is not a
+        mapping).
     EmptyTextError
-        A message's content is empty (``message_index`` set as above).
+        A message's content is empty (attributes as above, ``field`` = ``"content"``).
     """
     if messages is None or isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
         raise InvalidInputError(f"messages: expected a list of message mappings, got {type(messages).__name__}")
@@ -379,7 +406,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     auto_label = None
     for k, m in msgs:
         try:
-            row = _check_message(m, f"message {k + 1}", keep_roles)   # counted from 1, as lines are
+            row = _check_message(m, f"messages[{k}]", keep_roles)
         except InvalidInputError as exc:
             exc.message_index = k
             raise
@@ -387,7 +414,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             continue   # a system prompt is an instruction, not something that happened
         role, name, content, raw_t, sess, given = row
         if given is not None and any(r[5] == given for r in rows):
-            raise _at(InvalidInputError(f"message {k + 1}: id {given!r} given twice in the conversation"), k)
+            raise _at(_bad(f"messages[{k}]", "id", f"{given!r} given twice in the conversation"), k)
         if raw_t is None:
             t = now if prev_t is None else prev_t + 1e-3
         else:
@@ -458,7 +485,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                     pos += 1
                     mid = f"{id_prefix}{lab}:{pos}"
             if mid in seen:
-                raise _at(InvalidInputError(f"message {rows[i][7] + 1}: id {mid!r} given twice in the conversation"),
+                raise _at(_bad(f"messages[{rows[i][7]}]", "id", f"{mid!r} given twice in the conversation"),
                           rows[i][7])
             seen.add(mid)
             ids[i] = mid
@@ -489,14 +516,16 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             mid = ids[i]
             plan.items.append({"id": mid, "kind": MemoryKind.EPISODIC, "text": f"{name or role}: {content}",
                                "created_at": t, "source": mid, "tags": list(dict.fromkeys([name or role, role]))})
+            plan.positions[mid] = rows[i][7]
             plan.edges.append((mid, sid, Relation.DISCUSSED_IN, 0.5))
             if prev_mid is not None:
                 plan.edges.append((prev_mid, mid, Relation.NEXT, 1.0))
             prev_mid = mid
             if role in split_roles and len(content) >= split_chars:
-                blocks = split_blocks(content, max_blocks=max_pieces)
-                if max_block_chars is not None:
-                    blocks = [part for b in blocks for part in split_text(b, max_block_chars)]
+                blocks = split_blocks(content)
+                if max_block_chars is not None:   # cut at sentences, without overlap: blocks join by "\n"
+                    blocks = [part.strip() for b in blocks for part in split_text(b, max_block_chars, overlap=0)]
+                blocks = _group(blocks, max_pieces)
                 if len(blocks) > 1:
                     plan.fields[mid] = {"blocks": len(blocks)}
                     prev_piece = None
@@ -508,6 +537,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                         plan.items.append({"id": pid, "kind": MemoryKind.EPISODIC, "text": block,
                                            "created_at": t, "source": mid, "tags": ["piece", role]})
                         plan.fields[pid] = {"chunk_of": mid, "chunk": j}
+                        plan.positions[pid] = rows[i][7]
                         plan.edges.append((pid, mid, Relation.EXTRACTED_FROM, 1.0))
                         if prev_piece is not None:
                             plan.edges.append((prev_piece, pid, Relation.NEXT, 1.0))
@@ -557,6 +587,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
 def _at(exc: InvalidInputError, index: int) -> InvalidInputError:
     """``exc`` with ``message_index`` = the position (from 0) of the message at fault."""
     exc.message_index = index
+    if not hasattr(exc, "field"):
+        exc.field = None
     return exc
 
 
@@ -567,33 +599,43 @@ def _check_message(m: Any, where: str, keep_roles: tuple[str, ...]) -> tuple | N
     Raises
     ------
     InvalidInputError, EmptyTextError
-        The message is bad; the text starts with ``where``.
+        The message is bad; the text is ``"<where>: <field>: <problem>"`` and the attribute
+        ``field`` names the field at fault (None when the message is not a mapping).
     """
     if not isinstance(m, Mapping):
-        raise InvalidInputError(f"{where}: expected a mapping with role and content, got {type(m).__name__}")
-    unknown = set(m) - MESSAGE_FIELDS
+        raise _bad(where, None, f"expected a mapping with role and content, got {type(m).__name__}")
+    unknown = sorted(str(f) for f in set(m) - MESSAGE_FIELDS)
     if unknown:
-        raise InvalidInputError(f"{where}: unknown field(s) {sorted(unknown)}; a message has "
-                                "role, content and optionally created_at, session, name, id")
+        raise _bad(where, unknown[0], f"unknown field (all unknown: {unknown}); a message has role, content and "
+                                      "optionally created_at, session, name, id")
     role = m.get("role")
+    if role is None:
+        raise _bad(where, "role", f"missing; give one of {sorted(ROLES)}")
     if not isinstance(role, str) or role.strip() not in ROLES:
-        raise InvalidInputError(f"{where}: role must be one of {sorted(ROLES)} (a speaker's name goes in "
-                                f"'name'), got {role!r}")
+        raise _bad(where, "role", f"must be one of {sorted(ROLES)} (a speaker's name goes in 'name'), got {role!r}")
     role = role.strip()
     if role in INSTRUCTION_ROLES and role not in keep_roles:
         return None
     content = _content(m.get("content"), where)
     name = m.get("name")
     if name is not None and (not isinstance(name, str) or not name.strip()):
-        raise InvalidInputError(f"{where}: name must be a non-empty string, got {name!r}")
+        raise _bad(where, "name", f"must be a non-empty string, got {name!r}")
     raw_t = m.get("created_at")
-    t = None if raw_t is None else to_unix_seconds(raw_t, field=f"{where}: created_at")
+    try:
+        t = None if raw_t is None else to_unix_seconds(raw_t, field=f"{where}: created_at")
+    except InvalidInputError as exc:
+        exc.field = "created_at"
+        raise
     sess = m.get("session")
     if sess is not None:
         if isinstance(sess, bool) or not isinstance(sess, (str, int)) or not str(sess).strip():
-            raise InvalidInputError(f"{where}: session must be a non-empty string or an integer, got {sess!r}")
+            raise _bad(where, "session", f"must be a non-empty string or an integer, got {sess!r}")
         sess = str(sess)
     given = m.get("id")
     if given is not None:
-        given = check_id(given, f"{where}: id")
+        try:
+            given = check_id(given, f"{where}: id")
+        except InvalidInputError as exc:
+            exc.field = "id"
+            raise
     return role, (name or "").strip() or None, content, t, sess, given

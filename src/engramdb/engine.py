@@ -276,7 +276,7 @@ class Engram:
                          split_roles: Sequence[str] = ("assistant",), split_chars: int = 800,
                          session_titles: Mapping[str, str] | None = None, progress: bool = False,
                          recorded_at: Any = None, keep_roles: Sequence[str] = (),
-                         max_pieces: int = 64) -> dict[str, Any]:
+                         max_pieces: int | None = None) -> dict[str, Any]:
         """Store a chat (OpenAI-style messages) as a conversation graph, in one transaction.
 
         Each message becomes an episodic memory ``"<name or role>: <content>"`` tagged with its
@@ -320,23 +320,27 @@ class Engram:
         keep_roles : sequence of str
             ``system`` / ``developer`` messages (instructions, not events) are left out unless
             named here.
-        max_pieces : int
-            Most pieces (>= 1) one long message is split into; beyond it, consecutive blocks
-            are grouped.
+        max_pieces : int, optional
+            Most blocks (>= 1) one long message is split into; beyond it, consecutive blocks
+            are grouped. Default ``StoreConfig.max_pieces`` (64).
 
         Returns
         -------
         dict
             ``message_ids`` (input order, new messages only), ``sessions`` (node ids),
-            ``memories`` (new memories, pieces and entity nodes included), ``edges`` (edges
-            added, auto-links included), ``already_stored`` (messages left out because the
-            namespace holds them already: a chat sent again).
+            ``memories`` (new memories, pieces and entity nodes included), ``pieces`` (of them,
+            the pieces of long messages: blocks ``<id>#p<j>`` and chunks ``<id>#<i>``),
+            ``entities`` (of them, new entity nodes), ``edges`` (edges added, auto-links
+            included), ``already_stored`` (messages left out because the namespace holds them
+            already: a chat sent again).
 
         Raises
         ------
         InvalidInputError, EmptyTextError, OversizeError, NonFiniteError
-            A bad message (its ``message_index`` attribute: its position in ``messages``, from
-            0), or an id already stored with another text; nothing is written.
+            A bad message, or an id already stored with another text; nothing is written. The
+            text names the message and its field (``"messages[3]: content: is empty; ..."``),
+            and so do the attributes ``message_index`` (position in ``messages``, from 0) and
+            ``field`` (``"role"``, ``"content"``, ``"created_at"``, ...).
         NamespaceError
             Invalid namespace name.
         """
@@ -345,8 +349,9 @@ class Engram:
         self._check_open(write=True)
         ns = check_namespace(namespace)
         split_chars = check_int(split_chars, "split_chars", 1, 2**62)
-        max_pieces = check_int(max_pieces, "max_pieces", 1, 2**62)
         state = self._state
+        max_pieces = (state.config.store.max_pieces if max_pieces is None
+                      else check_int(max_pieces, "max_pieces", 1, 2**62))
         now = clock_now()
 
         plan = _conversation.plan_conversation(
@@ -358,9 +363,19 @@ class Engram:
             keep_roles=tuple(keep_roles), max_pieces=max_pieces,
             max_block_chars=state.config.store.chunk_chars)
         if not plan.items:   # every message is stored already
-            return {"message_ids": [], "sessions": [], "memories": 0, "edges": 0,
+            return {"message_ids": [], "sessions": [], "memories": 0, "pieces": 0, "entities": 0, "edges": 0,
                     "already_stored": plan.already_stored}
-        prepared = [prepare(state, item, ns, now, recorded_at=recorded_at) for item in plan.items]
+        prepared = []
+        for item in plan.items:
+            try:
+                prepared.append(prepare(state, item, ns, now, recorded_at=recorded_at))
+            except InvalidInputError as exc:   # name the message, as the plan's own checks do
+                k = plan.positions.get(item["id"])
+                if k is None:
+                    raise
+                exc.args = (f"messages[{k}]: content: {exc}",)
+                exc.message_index, exc.field = k, "content"
+                raise
         batch = plan_batch(state, prepared, has_embedder=self.embedder is not None)
         for p in batch.fresh:   # a split message and its blocks: one memory in pieces (after chunking)
             if p.ext_id in plan.fields:
@@ -386,8 +401,11 @@ class Engram:
             self.link_batch(plan.edges, namespace=ns)
         if batch.reinforce:
             self._reinforce(dict.fromkeys(batch.reinforce, 1), now)
+        pieces = sum(1 for p in batch.fresh if (p.extra or {}).get("chunk_of") is not None)
+        entities = sum(1 for p in batch.fresh if "entity" in p.tags)
         return {"message_ids": plan.message_ids, "sessions": plan.sessions, "memories": len(batch.fresh),
-                "edges": self.n_edges - edges_before, "already_stored": plan.already_stored}
+                "pieces": pieces, "entities": entities, "edges": self.n_edges - edges_before,
+                "already_stored": plan.already_stored}
 
     def _embed_progress(self, progress: bool):
         if self.embedder is None:

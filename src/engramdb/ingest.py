@@ -13,7 +13,7 @@ from .errors import InvalidInputError, NamespaceError
 from .locomo import Conversation, load_locomo
 from .validate import check_namespace
 
-__all__ = ["ingest_jsonl", "ingest_locomo", "locomo_messages", "read_chat", "read_chat_lines", "read_jsonl"]
+__all__ = ["ingest_jsonl", "ingest_locomo", "locomo_messages", "read_chat", "read_chat_where", "read_jsonl"]
 
 _MEMORY_FIELDS = ("id", "namespace", "kind", "text", "created_at", "confidence", "tags", "source",
                   "salience", "embedding", "valid_from", "valid_to", "slot", "subject", "attribute",
@@ -70,13 +70,20 @@ def read_chat(path: str | os.PathLike) -> list[dict[str, Any]]:
     InvalidInputError
         Not a JSON list, not JSONL of objects, not UTF-8 or unreadable (the message names the line).
     """
-    return read_chat_lines(path)[0]
+    return read_chat_where(path)[0]
 
 
-def read_chat_lines(path: str | os.PathLike) -> tuple[list[dict[str, Any]], list[int] | None]:
-    """:func:`read_chat`, with the file line (from 1) of each message when the file is JSONL of
-    messages, so an error about message i can name its line (blank lines are skipped, so the
-    two differ); None for a JSON list or OpenAI's ``{"messages": [...]}`` layout.
+def read_chat_where(path: str | os.PathLike) -> tuple[list[dict[str, Any]], list[str]]:
+    """:func:`read_chat`, with where in the file each message is, so an error about message i
+    can name it: ``"<path>:<line>"`` (from 1) for JSONL of messages (blank lines are skipped, so
+    line and position differ), ``"<path>[<index>]"`` (from 0) for a JSON list, and
+    ``"<path>: messages[<index>]"`` or ``"<path>:<line>: messages[<index>]"`` for OpenAI's
+    ``{"messages": [...]}`` layout.
+
+    Returns
+    -------
+    (list of dict, list of str)
+        The messages and their places, in file order.
 
     Raises
     ------
@@ -92,9 +99,9 @@ def read_chat_lines(path: str | os.PathLike) -> tuple[list[dict[str, Any]], list
         raise InvalidInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if not head.startswith("["):
         if head.startswith("{") and '"messages"' in head[:200]:
-            return _conversations(path), None
+            return _conversations(path)
         rows = _jsonl_lines(path)
-        return [obj for _, obj in rows], [lineno for lineno, _ in rows]
+        return [obj for _, obj in rows], [f"{path}:{lineno}" for lineno, _ in rows]
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
@@ -102,12 +109,13 @@ def read_chat_lines(path: str | os.PathLike) -> tuple[list[dict[str, Any]], list
         raise InvalidInputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
     except (UnicodeDecodeError, RecursionError) as exc:
         raise InvalidInputError(f"{path}: not UTF-8 JSON ({type(exc).__name__})") from None
-    if not all(isinstance(m, dict) for m in data):
-        raise InvalidInputError(f"{path}: expected a JSON list of message objects")
-    return data, None
+    for i, m in enumerate(data):
+        if not isinstance(m, dict):
+            raise InvalidInputError(f"{path}[{i}]: expected a message object, got {type(m).__name__}")
+    return data, [f"{path}[{i}]" for i in range(len(data))]
 
 
-def _conversations(path: str | os.PathLike) -> list[dict[str, Any]]:
+def _conversations(path: str | os.PathLike) -> tuple[list[dict[str, Any]], list[str]]:
     """OpenAI's ``{"messages": [...]}`` layout (one object, or one per JSONL line, as in
     fine-tuning files): the messages of every conversation, each conversation its own session
     (``"<file stem>-<line>"``) unless its messages name one."""
@@ -130,13 +138,16 @@ def _conversations(path: str | os.PathLike) -> list[dict[str, Any]]:
         raise InvalidInputError(f"{path}: not valid JSON (nested too deep)") from None
     stem = os.path.splitext(os.path.basename(os.fspath(path)))[0]
     out: list[dict[str, Any]] = []
+    where: list[str] = []
     for lineno, doc in docs:
         msgs = doc.get("messages") if isinstance(doc, dict) else None
         if not isinstance(msgs, list) or not all(isinstance(m, dict) for m in msgs):
             raise InvalidInputError(f"{path}:{lineno}: expected {{\"messages\": [message objects]}}")
         label = f"{stem}-{lineno}"
         out.extend(m if "session" in m else {**m, "session": label} for m in msgs)
-    return out
+        at = f"{path}:{lineno}" if len(docs) > 1 or lineno > 1 else f"{path}"
+        where.extend(f"{at}: messages[{j}]" for j in range(len(msgs)))
+    return out, where
 
 
 def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "default",

@@ -18,7 +18,7 @@ import re
 
 from sentencex import segment
 
-__all__ = ["split_sentences", "prose_sentences", "is_code_line"]
+__all__ = ["split_sentences", "prose_sentences", "is_code_line", "sentence_starts"]
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 # a line that starts like a statement of a common programming language, or is only brackets
@@ -28,6 +28,7 @@ _CODE_START = re.compile(
     r"|\$ |>>> |\.\.\. |SELECT |INSERT |UPDATE |CREATE )")
 _CODE_END = re.compile(r"[;{}()\[\]:,=]\s*$")
 _LETTERS = re.compile(r"[^\W\d_]")
+_CLOSERS = frozenset("。！？｡")
 
 
 def is_code_line(line: str) -> bool:
@@ -45,6 +46,24 @@ def is_code_line(line: str) -> bool:
 
 def _segment(line: str) -> list[str]:
     return [s.strip() for s in segment("en", line) if s.strip()]
+
+
+def sentence_starts(line: str) -> list[int]:
+    """Offsets in ``line`` (one line) where its second, third, ... sentence starts (sentencex),
+    for cutting a text at sentence boundaries (:mod:`engramdb.pieces`); [] for one sentence.
+    A cut there never falls inside a word: a sentence counts when whitespace or a full-width
+    stop (CJK text has no spaces) comes before it.
+    """
+    out: list[int] = []
+    cursor = 0
+    for k, sent in enumerate(_segment(line)):
+        at = line.find(sent, cursor)
+        if at < 0:   # the segmenter changed the text: no cut here
+            continue
+        if k and at > 0 and (line[at - 1].isspace() or line[at - 1] in _CLOSERS):
+            out.append(at)
+        cursor = at + len(sent)
+    return out
 
 
 def split_sentences(text: str) -> list[str]:

@@ -179,24 +179,56 @@ _LIVES = re.compile(r"^\s*(?P<s>[\w][\w .\-]{0,80}?) (?:lives|live|now lives|now
                     r"relocated) (?:in|to) (?P<v>[^.!?;]+?)\s*[.!?]?\s*$", re.IGNORECASE)
 
 
-def rule_based_extractor(text: str) -> tuple[str, str, str] | None:
-    """A tiny slot extractor for two English patterns (off unless configured).
+#: "<Speaker>: " opening a chat message as add_conversation and ingest_locomo store it: one to
+#: four capitalised words (a name) or a chat role.
+_SPEAKER = re.compile(r"^\s*(?P<sp>[A-Z][\w'.\-]*(?: [A-Z][\w'.\-]*){0,3}|user|assistant|tool|function):\s+")
+_I_WORK = re.compile(r"^\s*I(?:'m| am)?(?: now| still| currently)? (?:work|working) (?:at|for) "
+                     r"(?P<v>[^.!?;]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$", re.IGNORECASE)
+_I_LIVE = re.compile(r"^\s*I(?:'m| am|'ve| have)?(?: now| still| just| recently)? (?:live|living|moved|relocated) "
+                     r"(?:in|to) (?P<v>[^.!?;]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$",
+                     re.IGNORECASE)
+
+
+def rule_based_extractor(text: str, speaker: str | None = None) -> tuple[str, str, str] | None:
+    """A tiny slot extractor for a few English patterns (off unless configured).
 
     * "X's Y is Z" -> (X, Y, Z), e.g. "Ana's employer is Acme." -> ("Ana", "employer", "Acme")
     * "X lives in Z" / "X moved to Z" -> (X, "home_city", Z)
+    * first person, said by the speaker: "I work at Z" / "I work for Z" -> (speaker,
+      "employer", Z); "I live in Z" / "I moved to Z" -> (speaker, "home_city", Z)
+
+    A first-person fact belongs to whoever says it. The speaker is ``speaker`` when given,
+    else the ``"<Speaker>: "`` that opens a chat message as :meth:`engramdb.Engram.add_conversation`
+    and LoCoMo ingest store it (``"Caroline: I work at Acme."`` -> ``("Caroline", "employer",
+    "Acme")``; a name of one to four capitalised words, or a chat role such as ``user``), else
+    ``"user"`` (a memory an agent keeps about its user). Such a prefix is left out of the
+    pattern match, so ``"Mel: Bob moved to Boston."`` is Bob's fact.
 
     Parameters
     ----------
     text : str
+    speaker : str, optional
+        Who said ``text``.
 
     Returns
     -------
     (str, str, str) or None
-        None when neither pattern matches the whole text (one sentence).
+        None when no pattern matches the whole text (one sentence, after a speaker prefix).
     """
+    m = _SPEAKER.match(text)
+    if m:
+        speaker = speaker or m["sp"]
+        text = text[m.end():]
+    who = (speaker or "").strip() or "user"
     m = _POSSESSIVE.match(text)
     if m:
         return m["s"].strip(), m["a"].strip(), m["v"].strip()
+    m = _I_WORK.match(text)
+    if m:
+        return who, "employer", m["v"].strip()
+    m = _I_LIVE.match(text)
+    if m:
+        return who, "home_city", m["v"].strip()
     m = _LIVES.match(text)
     if m:
         return m["s"].strip(), "home_city", m["v"].strip()

@@ -248,6 +248,10 @@ class Memory:
         For a piece of a memory stored as pieces (a text longer than ``StoreConfig.chunk_chars``):
         the memory's id and the piece's index (>= 1); None for a memory (``get`` of the memory
         itself returns its whole text).
+    overlap_chars : int or None
+        For such a piece: how many characters at the start of its text repeat the piece before
+        (``StoreConfig.chunk_overlap`` sentences), so ``text[overlap_chars:]`` is what the
+        piece adds; None for a memory, and for pieces stored before it was recorded.
     """
 
     id: str
@@ -277,6 +281,7 @@ class Memory:
     decision: DecisionInfo | None = None
     chunk_of: str | None = None
     chunk: int | None = None
+    overlap_chars: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of the memory without its embedding."""
@@ -291,7 +296,7 @@ class Memory:
             "subject": self.subject, "attribute": self.attribute, "value": self.value,
             "version": self.version, "censor_notes": [n.to_dict() for n in self.censor_notes],
             "decision": None if self.decision is None else self.decision.to_dict(),
-            "chunk_of": self.chunk_of, "chunk": self.chunk,
+            "chunk_of": self.chunk_of, "chunk": self.chunk, "overlap_chars": self.overlap_chars,
         }
 
 
@@ -307,7 +312,7 @@ def memory_from_record(rec: dict, vec: Any) -> Memory:
                   retired_at=rec.get("retired_at"), subject=rec.get("subject"),
                   attribute=rec.get("attribute"), value=rec.get("value"),
                   version=len(rec.get("versions") or ()) + 1, decision=_decision_info(rec),
-                  chunk_of=rec.get("chunk_of"), chunk=rec.get("chunk"))
+                  chunk_of=rec.get("chunk_of"), chunk=rec.get("chunk"), overlap_chars=rec.get("overlap_chars"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -291,14 +291,17 @@ def test_very_long_text_is_chunked_and_its_end_is_recallable(store_path, script,
         assert len(hits[0].text) <= chunk and [h.id for h in hits] == ["doc"]
         # the pieces cover the text in order: next edges from the head, extracted_from back to it
         parts, cur = [split_text(text, chunk)[0]], "doc"   # the first piece (get joins them all)
+        overlaps = [0]
         while nxt := [x.target for x in e.edges(cur) if x.relation is engramdb.Relation.NEXT and x.source == cur]:
             cur = nxt[0]
             parts.append(e.get(cur).text)
+            overlaps.append(e.get(cur).overlap_chars)
         assert len(parts) == n_chunks
         assert {x.source for x in e.edges("doc") if x.relation is engramdb.Relation.EXTRACTED_FROM} == {
             f"doc#{i}" for i in range(1, n_chunks)}
-        overlap = chunk // 10
-        rebuilt = parts[0] + "".join(p[overlap:] for p in parts[1:])
+        # each piece says how much of it repeats the piece before: two sentences here
+        assert all(0 < k <= chunk // 3 and parts[i - 1].endswith(parts[i][:k]) for i, k in enumerate(overlaps) if i)
+        rebuilt = parts[0] + "".join(p[k:] for p, k in zip(parts[1:], overlaps[1:]))
         assert rebuilt == text
         # adding the same long text again without an id is merged into the same memory
         assert e.add(text) == "doc" and (e.stats()["memories"], 1 + e.stats()["pieces"]) == (1, n_chunks)

@@ -1,0 +1,116 @@
+"""A bad chat message is named by its place (list index; the file line of JSONL, the index of a
+JSON list in the CLI) and the field at fault, and nothing is stored; the CLI's summary counts
+messages, pieces and entities."""
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import engramdb
+from engramdb.cli import main
+from engramdb.errors import EmptyTextError, InvalidInputError, NonFiniteError
+from engramdb.testing import store_digest
+
+GOOD = [{"role": "user", "name": "Caroline", "content": "I went to the Lisbon support group yesterday."},
+        {"role": "assistant", "content": "That sounds great. How was Lisbon?"}]
+
+BAD = [  # (message at index 2, error class, field, start of the problem)
+    ({"content": "no role"}, InvalidInputError, "role", "missing"),
+    ({"role": "wizard", "content": "hi"}, InvalidInputError, "role", "must be one of"),
+    ({"role": "user"}, InvalidInputError, "content", "missing"),
+    ({"role": "user", "content": 42}, InvalidInputError, "content", "must be a string or a list of text parts, got int"),
+    ({"role": "user", "content": "   "}, EmptyTextError, "content", "is empty"),
+    ({"role": "user", "content": [{"type": "image"}]}, InvalidInputError, "content", "part 0 must be"),
+    ({"role": "user", "content": "hi", "created_at": "next tuesday-ish"}, InvalidInputError, "created_at", "'next"),
+    ({"role": "user", "content": "hi", "created_at": float("nan")}, NonFiniteError, "created_at", "expected a finite"),
+    ({"role": "user", "content": "hi", "session": ["a"]}, InvalidInputError, "session", "must be"),
+    ({"role": "user", "content": "hi", "name": ""}, InvalidInputError, "name", "must be a non-empty string"),
+    ({"role": "user", "content": "hi", "mood": "happy"}, InvalidInputError, "mood", "unknown field"),
+]
+
+
+@pytest.mark.parametrize("bad,cls,field,problem", BAD, ids=[f"{b[2]}-{i}" for i, b in enumerate(BAD)])
+def test_a_bad_message_names_its_index_and_field_and_stores_nothing(tmp_store, bad, cls, field, problem):
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(GOOD, namespace="u", session="s0")
+        before = store_digest(eng)
+        with pytest.raises(cls) as err:
+            eng.add_conversation(GOOD + [bad], namespace="u", session="s1")
+        assert str(err.value).startswith(f"messages[2]: {field}: {problem}")
+        assert (err.value.message_index, err.value.field) == (2, field)
+        assert store_digest(eng) == before
+
+
+def test_a_message_that_is_not_a_mapping_names_its_index(tmp_store):
+    with engramdb.open(tmp_store) as eng:
+        with pytest.raises(InvalidInputError, match=r"^messages\[1\]: expected a mapping") as err:
+            eng.add_conversation([GOOD[0], "hello"], namespace="u")
+        assert (err.value.message_index, err.value.field) == (1, None)
+        assert eng.stats()["memories"] == 0
+
+
+def test_a_message_too_long_to_store_names_its_index(tmp_path):
+    cfg = engramdb.EngramConfig(store=engramdb.StoreConfig(max_text_chars=200))
+    with engramdb.open(tmp_path / "s", dim=64, config=cfg) as eng:
+        with pytest.raises(engramdb.OversizeError) as err:
+            eng.add_conversation(GOOD + [{"role": "user", "content": "word " * 100}], namespace="u")
+        assert str(err.value).startswith("messages[2]: content: ")
+        assert (err.value.message_index, err.value.field) == (2, "content")
+        assert eng.stats()["memories"] == 0
+
+
+def _ingest(store, path):
+    return CliRunner().invoke(main, ["ingest-chat", "--store", str(store), "-n", "u", str(path)])
+
+
+def test_cli_names_the_line_of_a_jsonl_message_and_leaves_the_store_unchanged(tmp_path):
+    store, good = tmp_path / "s", tmp_path / "good.jsonl"
+    good.write_text("\n".join(json.dumps(m) for m in GOOD) + "\n")
+    assert _ingest(store, good).exit_code == 0
+    with engramdb.open(store) as eng:
+        before = store_digest(eng)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(GOOD[0]) + "\n\n" + json.dumps({"content": "who said this?"}) + "\n")
+    res = _ingest(store, bad)
+    assert res.exit_code == 2
+    assert f"{bad}:3: role: missing" in res.output and "messages[1]" not in res.output
+    with engramdb.open(store) as eng:
+        assert store_digest(eng) == before
+
+
+def test_cli_names_the_index_of_a_json_list_message(tmp_path):
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps([GOOD[0], {"role": "user", "content": {"text": "not a string"}}]))
+    res = _ingest(tmp_path / "s", path)
+    assert res.exit_code == 2
+    assert f"{path}[1]: content: must be a string or a list of text parts, got dict" in res.output
+    path.write_text(json.dumps([GOOD[0], ["not", "an", "object"]]))
+    res = _ingest(tmp_path / "s", path)
+    assert res.exit_code == 2 and f"{path}[1]: expected a message object, got list" in res.output
+
+
+def test_cli_names_the_message_of_an_openai_messages_file(tmp_path):
+    path = tmp_path / "ft.jsonl"
+    path.write_text(json.dumps({"messages": GOOD}) + "\n"
+                    + json.dumps({"messages": [GOOD[0], {"role": "user", "content": "x", "created_at": "soon"}]}) + "\n")
+    res = _ingest(tmp_path / "s", path)
+    assert res.exit_code == 2 and f"{path}:2: messages[1]: created_at: 'soon'" in res.output
+
+
+def test_cli_summary_counts_messages_pieces_and_entities(tmp_path):
+    answer = "\n\n".join(f"- Step {i}: configure the Quellwerk retry policy with backoff for the Porto carrier API, "
+                         "then log each attempt and check the dashboard." for i in range(12))
+    chat = [{"role": "user", "content": "How do I set up retries for Quellwerk in Porto?"},
+            {"role": "assistant", "content": answer},
+            {"role": "user", "content": "Thanks, Quellwerk works in Porto now."}]
+    path = tmp_path / "chat.jsonl"
+    path.write_text("\n".join(json.dumps(m) for m in chat) + "\n")
+    res = _ingest(tmp_path / "s", path)
+    assert res.exit_code == 0, res.output
+    with engramdb.open(tmp_path / "s") as eng:
+        pieces = eng.stats()["pieces"]
+        entities = len(eng.query(namespace="u", tags=["entity"], limit=100))
+        memories = eng.stats()["memories"] + pieces
+    assert pieces == 12 and entities >= 2
+    assert (f"ingested 3 new messages in 1 sessions: {memories} memories ({pieces} pieces of long messages, "
+            f"{entities} new entities)") in res.output

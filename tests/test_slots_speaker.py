@@ -1,0 +1,44 @@
+"""A first-person fact belongs to whoever says it: with the rule-based slot extractor, "I work at
+X" said by Caroline fills Caroline's employer slot, not a generic "I" or user one."""
+import engramdb
+from engramdb.config import SlotConfig
+from engramdb.slots import rule_based_extractor
+
+T0 = 1_700_000_000.0
+
+
+def _open(path):
+    cfg = engramdb.EngramConfig(slots=SlotConfig(extractor=rule_based_extractor))
+    return engramdb.open(path, dim=64, config=cfg)
+
+
+def test_the_extractor_gives_the_speaker_as_subject():
+    assert rule_based_extractor("Caroline: I work at the LGBTQ center.") == ("Caroline", "employer", "the LGBTQ center")
+    assert rule_based_extractor("I work for Acme", speaker="Melanie") == ("Melanie", "employer", "Acme")
+    assert rule_based_extractor("Jon Snow: I moved to Winterfell now.") == ("Jon Snow", "home_city", "Winterfell")
+    assert rule_based_extractor("user: I live in Porto") == ("user", "home_city", "Porto")
+    assert rule_based_extractor("I live in Porto.") == ("user", "home_city", "Porto")   # no speaker known
+    assert rule_based_extractor("Mel: Bob moved to Boston.") == ("Bob", "home_city", "Boston")   # not Mel's fact
+    assert rule_based_extractor("Caroline: I work at a shelter. It is hard.") is None
+
+
+def test_chat_messages_fill_their_speaker_s_slots(tmp_path):
+    chat = [{"role": "user", "name": "Caroline", "content": "I work at the LGBTQ center.", "created_at": T0},
+            {"role": "user", "name": "Melanie", "content": "I work at a pottery studio.", "created_at": T0 + 60},
+            {"role": "user", "name": "Caroline", "content": "I'm working at the city library now.",
+             "created_at": T0 + 86400}]
+    with _open(tmp_path / "s") as mem:
+        ids = mem.add_conversation(chat, namespace="u", session="s1", entities=False)["message_ids"]
+        first = mem.get(ids[0], namespace="u")
+        assert (first.subject, first.attribute, first.value) == ("caroline", "employer", "the LGBTQ center")
+        assert first.state is engramdb.MemoryState.SUPERSEDED and first.superseded_by == ids[2]
+        assert mem.current("caroline", "employer", namespace="u").value == "the city library"
+        assert mem.current("melanie", "employer", namespace="u").value == "a pottery studio"
+        assert mem.current("user", "employer", namespace="u") is None
+        assert mem.current("i", "employer", namespace="u") is None
+
+
+def test_a_fact_added_without_a_speaker_is_the_user_s(tmp_path):
+    with _open(tmp_path / "s") as mem:
+        mem.add("I live in Porto.", id="a", created_at=T0)
+        assert mem.current("user", "home_city").id == "a"
