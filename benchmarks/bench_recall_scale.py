@@ -34,7 +34,8 @@ over ``--repeats`` passes of the query set (each pass: median over the queries).
 
 ``--cache DIR`` keeps the generated stores there between runs (rebuilt when missing).
 ``--cold-only`` runs stage 4 alone (cold open + first recall), for profiling the open.
-Writes benchmarks/results/recall_scale.json.
+Writes benchmarks/results/recall_scale.json: a run replaces the rows of the sizes it measured
+and keeps the others; each row carries its date, load at start and command.
 """
 from __future__ import annotations
 
@@ -272,6 +273,9 @@ def main() -> None:
                 print(f"building {n:,} memories ...", file=sys.stderr)
                 built = build(path, n, args.ef_construction)
             row = measure(path, n, args)
+            row["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+            row["load_at_start"] = [round(x, 2) for x in load]
+            row["command"] = "python benchmarks/bench_recall_scale.py " + " ".join(_public_args(sys.argv[1:]))
             if built is not None:
                 row["build_memories_per_s"] = built
                 row["ef_construction"] = args.ef_construction
@@ -289,9 +293,22 @@ def main() -> None:
         "targets": {"recall_text_median_us": {"100000": 1000, "1000000": 2000}, "recall_text_p99_us_100k": 3000,
                     "recall_vector_median_us_100k": 400, "own_part_us": 100,
                     "cold_open_ms": {"100000": 150, "1000000": 600}, "threads_speedup_2": 1.7},
-        "runs": rows,
+        "runs": _merged(Path(args.out), rows),
     }
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+
+
+def _merged(out: Path, rows: list[dict]) -> list[dict]:
+    """``rows`` plus the earlier file's rows of the sizes this run did not measure (each row
+    keeps its own date, load and command), by size."""
+    sizes = {r["memories"] for r in rows}
+    doc = json.loads(out.read_text()) if out.exists() else {}
+    kept = []
+    for r in doc.get("runs", []):
+        if r.get("memories") not in sizes:   # a row of a file written before rows carried these
+            kept.append({"date": doc.get("date"), "load_at_start": doc.get("load_at_start"),
+                         "command": doc.get("command"), **r})
+    return sorted(rows + kept, key=lambda r: r["memories"])
 
 
 if __name__ == "__main__":

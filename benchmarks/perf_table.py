@@ -50,9 +50,9 @@ def rows() -> list[tuple[str, str, str]]:
                             f"{e['median_us']:.0f} µs median, {e['p99_us']:.0f} µs p99",
                             f"hnswlib top-k alone {h['median_us']:.0f} µs"))
     if scale:
-        load = scale["load_at_start"][0]
         for r in scale["runs"]:
             n = r["memories"]
+            load = r.get("load_at_start", scale["load_at_start"])[0]   # rows of earlier runs keep theirs
             t, v, h = r["recall_text"], r["recall_vector"], r["hnswlib_knn"]
             out.append((f"recall from text, {n:,} LoCoMo-grown memories (hashing embedder)",
                         f"{t['median_us']:.0f} µs median, {t['p99_us']:.0f} µs p99",
