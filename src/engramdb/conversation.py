@@ -49,7 +49,7 @@ from .entities import co_mentions, extract_entities
 from .errors import EmptyTextError, InvalidInputError
 from .store.lmdb_store import text_digest
 from .types import GENERATED_TAGS, MemoryKind, Relation
-from .validate import check_id, to_unix_seconds
+from .validate import check_user_id, is_blank, to_unix_seconds
 
 __all__ = ["ConversationPlan", "plan_conversation", "split_blocks", "stored_mentions", "MESSAGE_FIELDS", "ROLES",
            "INSTRUCTION_ROLES"]
@@ -115,8 +115,9 @@ def _content(raw: Any, where: str) -> str:
         raw = "\n".join(parts)
     if not isinstance(raw, str):
         raise InvalidInputError(f"{where}: content must be a string or a list of text parts, got {type(raw).__name__}")
-    if not raw.strip():
-        raise EmptyTextError(f"{where}: content is empty; drop the message or give it text")
+    if is_blank(raw):
+        raise EmptyTextError(f"{where}: content is empty (or only whitespace and invisible characters); "
+                             "drop the message or give it text")
     return raw
 
 
@@ -595,5 +596,5 @@ def _check_message(m: Any, where: str, keep_roles: tuple[str, ...]) -> tuple | N
         sess = str(sess)
     given = m.get("id")
     if given is not None:
-        given = check_id(given, f"{where}: id")
+        given = check_user_id(given, f"{where}: id")
     return role, (name or "").strip() or None, content, t, sess, given

@@ -366,7 +366,7 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
 
     if not items and not merges:
         return out
-    prepared = [prepare(state, item, ns, now) for item in items]
+    prepared = [prepare(state, item, ns, now, engine_ids=True) for item in items]
     if prepared:
         embed_missing(state, embed, prepared)
     new_by_ext = {p.ext_id: p for p in prepared}
