@@ -120,9 +120,10 @@ def test_import_takes_the_engines_own_nodes(tmp_path):
     assert {i[:2] for i in engine_made} >= {"E:", "S:"} and "long#1" in ids and "d:outcome:1" in ids
     assert any("#p" in i for i in ids)
     with engramdb.open(tmp_path / "b", dim=32, config=cfg) as b:
-        b.import_from(tmp_path / "x")
+        out = b.import_from(tmp_path / "x")
         assert {m.id for m in _all(b)} == ids
         assert b.stats()["namespaces"]["u"] == stats
+        assert (out["memories"], out["pieces"]) == (stats["memories"], stats["pieces"])
 
 
 def _all(eng, ns="u"):

@@ -539,7 +539,8 @@ def import_cmd(store, dim, on_conflict, path):
         dim = _export_dim(path)   # the new store takes the export's dimension
     with _open(store, create=True, dim=dim) as eng:
         out = eng.import_from(path, on_conflict=on_conflict)
-    click.echo(f"imported {out['memories']} memories and {out['edges']} edges into {store} "
+    pieces = f" ({out['pieces']} pieces of long ones)" if out["pieces"] else ""
+    click.echo(f"imported {out['memories']} memories{pieces} and {out['edges']} edges into {store} "
                f"({out['skipped']} already stored kept, {out['replaced']} replaced)")
 
 

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Mapping
 
-from .batch_plan import block_id, split_text, whole_digest, whole_record
+from .batch_plan import block_id, piece_tags, split_text, whole_digest, whole_record
 from .entities import co_mentions, extract_entities
 from .errors import EmptyTextError, InvalidInputError
 from .store.lmdb_store import text_digest
@@ -507,7 +507,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                             raise InvalidInputError(f"piece id {pid!r} collides with a message id")
                         seen.add(pid)
                         plan.items.append({"id": pid, "kind": MemoryKind.EPISODIC, "text": block,
-                                           "created_at": t, "source": mid, "tags": ["piece", role]})
+                                           "created_at": t, "source": mid,
+                                           "tags": piece_tags(dict.fromkeys([name or role, role]))})
                         plan.fields[pid] = {"chunk_of": mid, "chunk": j}
                         plan.edges.append((pid, mid, Relation.EXTRACTED_FROM, 1.0))
                         if prev_piece is not None:

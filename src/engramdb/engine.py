@@ -1754,9 +1754,10 @@ class Engram:
         Returns
         -------
         dict
-            ``{"memories": n, "edges": m, "skipped": s, "replaced": r}`` (int): memories
-            written from the export (replacements included), edges written, stored memories
-            kept (``"skip"``) or replaced (``"replace"``).
+            ``{"memories": n, "pieces": p, "edges": m, "skipped": s, "replaced": r}`` (int):
+            memories written from the export (replacements included), the pieces of the long
+            ones among them (counted apart, as :meth:`stats` does), edges written, stored
+            memories kept (``"skip"``) or replaced (``"replace"``), each with its pieces.
 
         Raises
         ------

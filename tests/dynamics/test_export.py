@@ -87,7 +87,8 @@ def test_story_round_trip(tmp_path, fmt):
         assert code["salience_now"] == pytest.approx(a.salience("code", now=T0))
         assert ("code", "flight", "evidence_for", 0.75) in {(r["source"], r["target"], r["relation"], r["weight"]) for r in edg}
         with engramdb.open(tmp_path / "b", dim=DIM) as b:
-            assert b.import_from(tmp_path / "x") == {"memories": 6, "edges": len(edg), "skipped": 0, "replaced": 0}
+            assert b.import_from(tmp_path / "x") == {"memories": 6, "pieces": 0, "edges": len(edg), "skipped": 0,
+                                                  "replaced": 0}
             _assert_same_store(a, b)
             b.export(tmp_path / "y", format=fmt, now=T0)
             assert _tables(tmp_path / "y") == _tables(tmp_path / "x")
