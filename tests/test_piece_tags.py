@@ -57,6 +57,19 @@ def test_a_split_message_shows_its_speakers_tags_not_piece(mem):
     assert mem.query(namespace="c", tags=["piece"]) == []
 
 
+def test_add_conversation_counts_memories_and_pieces_apart(mem):
+    chat = [{"role": "user", "content": "how do I back up?", "session": "s"},
+            {"role": "assistant", "content": REPLY, "session": "s"}]
+    out = mem.add_conversation(chat, namespace="c", split_chars=100, entities=False)
+    mid = out["message_ids"][1]
+    n = len(_all_blocks(mem, mid)) + len(_pieces(mem, mid, "c"))   # its blocks, and its own chunks
+    assert n >= 4 and (out["memories"], out["pieces"]) == (3, n)   # two messages and their session node
+    ns = mem.stats()["namespaces"]["c"]
+    assert (ns["memories"], ns["pieces"]) == (3, n)
+    again = mem.add_conversation(chat, namespace="c", split_chars=100, entities=False)
+    assert (again["memories"], again["pieces"], again["already_stored"]) == (0, 0, 2)
+
+
 def _all_blocks(m, mid, ns="c"):
     ids = {e.source for e in m.edges(mid, namespace=ns) if e.source.startswith(f"{mid}#p")}
     return [m.get(i, namespace=ns) for i in sorted(ids)]

@@ -334,7 +334,8 @@ class Engram:
         -------
         dict
             ``message_ids`` (input order, new messages only), ``sessions`` (node ids),
-            ``memories`` (new memories, pieces and entity nodes included), ``edges`` (edges
+            ``memories`` (new memories, session and entity nodes included), ``pieces`` (the
+            new pieces of long messages, counted apart as :meth:`stats` does), ``edges`` (edges
             added, auto-links included), ``already_stored`` (messages left out because the
             namespace holds them already: a chat sent again).
 
@@ -364,7 +365,7 @@ class Engram:
             keep_roles=tuple(keep_roles), max_pieces=max_pieces,
             max_block_chars=state.config.store.chunk_chars)
         if not plan.items:   # every message is stored already
-            return {"message_ids": [], "sessions": [], "memories": 0, "edges": 0,
+            return {"message_ids": [], "sessions": [], "memories": 0, "pieces": 0, "edges": 0,
                     "already_stored": plan.already_stored}
         prepared = [prepare(state, item, ns, now, recorded_at=recorded_at, engine_ids=True) for item in plan.items]
         batch = plan_batch(state, prepared, has_embedder=self.embedder is not None)
@@ -392,7 +393,9 @@ class Engram:
             self._link_batch(plan.edges, ns, check_id)
         if batch.reinforce:
             self._reinforce(dict.fromkeys(batch.reinforce, 1), now)
-        return {"message_ids": plan.message_ids, "sessions": plan.sessions, "memories": len(batch.fresh),
+        pieces = sum((p.extra or {}).get("chunk_of") is not None for p in batch.fresh)
+        return {"message_ids": plan.message_ids, "sessions": plan.sessions,
+                "memories": len(batch.fresh) - pieces, "pieces": pieces,
                 "edges": self.n_edges - edges_before, "already_stored": plan.already_stored}
 
     def _embed_progress(self, progress: bool):

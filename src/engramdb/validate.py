@@ -351,7 +351,7 @@ def check_vector(vec: Any, dim: int, field: str = "embedding") -> np.ndarray:
     try:
         arr = np.asarray(vec)
         if arr.dtype == object and arr.ndim == 1 and all(_real(x) for x in arr.tolist()):
-            arr = arr.astype(np.float64)   # a list mixing Python ints and floats, or huge ints
+            arr = arr.astype(np.float64)   # e.g. a Python int beyond int64 among the numbers
     except (TypeError, ValueError, OverflowError):
         raise InvalidInputError(f"{field}: expected {expected}, got {type(vec).__name__}") from None
     if arr.dtype.kind == "c":
