@@ -86,6 +86,79 @@ CASES = [
     ("export bad format", lambda e: e.export("/nonexistent-export-dir", format="csv"), errors.InvalidInputError),
 ]
 
+# Hostile vectors: every verb that takes a caller's vector refuses the same shapes and types.
+BAD_VECTORS = [
+    ("numeric strings", ["1.5"] * DIM, errors.InvalidInputError),     # NumPy would parse them
+    ("words", ["x"] * DIM, errors.InvalidInputError),
+    ("bytes", b"12345678", errors.InvalidInputError),
+    ("bools", [True] * DIM, errors.InvalidInputError),
+    ("Nones", [None] * DIM, errors.InvalidInputError),
+    ("objects", np.array([object()] * DIM), errors.InvalidInputError),
+    ("a dict", {"x": 1.0}, errors.InvalidInputError),
+    ("complex", np.ones(DIM, complex), errors.InvalidInputError),
+    ("ragged", [[1.0, 2.0], [3.0]], errors.InvalidInputError),
+    ("scalar", 1.0, errors.InvalidInputError),
+    ("row of one", np.ones((1, DIM)), errors.InvalidInputError),
+    ("matrix", np.ones((DIM, DIM)), errors.InvalidInputError),
+    ("empty", [], errors.DimensionMismatchError),
+    ("too short", [1.0] * (DIM - 1), errors.DimensionMismatchError),
+    ("one NaN", [1.0] * (DIM - 1) + [float("nan")], errors.NonFiniteError),
+    ("one -inf", [1.0] * (DIM - 1) + [float("-inf")], errors.NonFiniteError),
+    ("beyond float32", [1e39] * DIM, errors.NonFiniteError),            # inf once cast
+    ("all zeros", [0] * DIM, errors.NonFiniteError),
+]
+VECTOR_VERBS = [
+    ("add", lambda e, v: e.add("x", embedding=v)),
+    ("add_batch", lambda e, v: e.add_batch([{"text": "ok", "embedding": GOOD}, {"text": "y", "embedding": v}])),
+    ("update", lambda e, v: e.update("a", embedding=v)),
+    ("supersede", lambda e, v: e.supersede("a", "new", embedding=v)),
+    ("admit_batch", lambda e, v: e.admit_batch([{"text": "brand new fact 7", "embedding": v}])),
+    ("recall", lambda e, v: e.recall(vector=v)),
+    ("recall with text", lambda e, v: e.recall("first", vector=v)),
+    ("recall_batch", lambda e, v: e.recall_batch(vectors=[GOOD, v])),
+]
+CASES += [(f"{verb} vector {name}", (lambda call, v: lambda e: call(e, v))(call, v), exc)
+          for name, v, exc in BAD_VECTORS for verb, call in VECTOR_VERBS]
+
+# Text that shows nothing: whitespace and Unicode format characters (category Cf).
+INVISIBLE = ["\u200b", "\ufeff", "\u200d\u200c", "\u00ad", " \u200b\n\t\u2060 ", "\u202e\u200e\u00a0"]
+TEXT_VERBS = [
+    ("add", lambda e, t: e.add(t, embedding=GOOD)),
+    ("add_batch", lambda e, t: e.add_batch([{"text": "ok", "embedding": GOOD}, {"text": t, "embedding": GOOD}])),
+    ("update", lambda e, t: e.update("a", text=t, embedding=GOOD)),
+    ("supersede", lambda e, t: e.supersede("a", t, embedding=GOOD)),
+    ("admit_batch", lambda e, t: e.admit_batch([{"text": t, "embedding": GOOD}])),
+    ("decide", lambda e, t: e.decide(t, confidence=0.5, embedding=GOOD)),
+    ("add_conversation", lambda e, t: e.add_conversation([{"role": "user", "content": "hello there"},
+                                                          {"role": "assistant", "content": t}])),
+    ("recall", lambda e, t: e.recall(t)),
+    ("recall with vector", lambda e, t: e.recall(t, vector=GOOD)),
+    ("recall_batch", lambda e, t: e.recall_batch(["first", t])),
+]
+CASES += [(f"{verb} invisible text {i}", (lambda call, t: lambda e: call(e, t))(call, t), errors.EmptyTextError)
+          for i, t in enumerate(INVISIBLE) for verb, call in TEXT_VERBS]
+
+# The id forms of the engine's own nodes (entities, sessions, summaries, facts, pieces, outcomes).
+RESERVED = [("E:paris", "'E:<entity>'"), ("S:week 1", "'S:<session>'"), ("sum:S:1", "'sum:<session>'"),
+            ("fact:0123abcd", "'fact:<digest>'"), ("a#1", "'<id>#<n>'"), ("note#p12", "'<id>#p<n>'"),
+            ("d1:outcome:2", "'<id>:outcome:<n>'")]
+ID_VERBS = [
+    ("add", lambda e, i: e.add("x", id=i, embedding=GOOD)),
+    ("add_batch", lambda e, i: e.add_batch([{"id": "ok", "text": "ok", "embedding": GOOD},
+                                            {"id": i, "text": "y", "embedding": GOOD}])),
+    ("add link target", lambda e, i: e.add("x", embedding=GOOD, links=[{"to": i}])),
+    ("link source", lambda e, i: e.link(i, "a")),
+    ("link target", lambda e, i: e.link("a", i, "supports")),
+    ("link_batch", lambda e, i: e.link_batch([("a", "b"), ("b", i)])),
+    ("update", lambda e, i: e.update(i, tags=["x"])),
+    ("supersede new id", lambda e, i: e.supersede("a", "new", id=i, embedding=GOOD)),
+    ("admit_batch", lambda e, i: e.admit_batch([{"id": i, "text": "brand new fact 7", "embedding": GOOD}])),
+    ("decide", lambda e, i: e.decide("go with plan b", confidence=0.5, id=i, embedding=GOOD)),
+    ("add_conversation", lambda e, i: e.add_conversation([{"role": "user", "content": "hello", "id": i}])),
+]
+CASES += [(f"{verb} reserved id {i}", (lambda call, i: lambda e: call(e, i))(call, i), errors.InvalidInputError)
+          for i, _form in RESERVED for verb, call in ID_VERBS]
+
 
 @pytest.mark.parametrize("name,call,exc", CASES, ids=[c[0] for c in CASES])
 def test_bad_input_leaves_store_unchanged(eng, name, call, exc):

@@ -17,7 +17,8 @@ Chunking (texts longer than ``StoreConfig.chunk_chars``)
     :mod:`engramdb.pieces`. The first piece keeps the caller's id (the head, with fields
     ``chunks`` = number of pieces and ``text_sha256`` of the whole text);
     piece ``i >= 1`` is the memory ``"<id>#<i>"`` (fields ``chunk_of``, ``chunk`` and
-    ``overlap_chars``, the characters at its start that repeat piece ``i - 1``) with an
+    ``overlap_chars``, the characters at its start that repeat piece ``i - 1``; tagged
+    ``piece`` internally, a tag never shown: :func:`piece_tags`) with an
     ``extracted_from`` edge to the head and a ``next`` edge from piece ``i - 1``. Each piece is
     embedded on its own, so recall finds the piece that holds a fact, wherever it sits in the
     text; it returns the memory under the caller's id, once, at its best piece (``Hit.chunk``).
@@ -32,10 +33,10 @@ from typing import Any, Callable
 from .errors import InvalidInputError, MemoryNotFoundError, OversizeError
 from .pieces import cut_pieces
 from .store.lmdb_store import text_digest
-from .types import MemoryState, Relation
+from .types import PIECE_TAG, MemoryState, Relation
 
-__all__ = ["BatchPlan", "plan_batch", "split_text", "join_pieces", "piece_ids", "whole_digest", "whole_record",
-           "chunk_id", "block_id"]
+__all__ = ["BatchPlan", "plan_batch", "split_text", "join_pieces", "piece_ids", "piece_tags", "whole_digest",
+           "whole_record", "chunk_id", "block_id"]
 
 
 def split_text(text: str, chunk_chars: int, *, overlap: int = 2, max_pieces: int | None = None) -> list[str]:
@@ -69,6 +70,13 @@ def chunk_id(memory_id: str, i: int) -> str:
 def block_id(memory_id: str, j: int) -> str:
     """Id of block ``j`` (>= 1) of a conversation message ``memory_id`` (:mod:`engramdb.conversation`)."""
     return f"{memory_id}#p{j}"
+
+
+def piece_tags(tags) -> list[str]:
+    """The stored tags of a piece of a memory tagged ``tags``: the internal ``"piece"`` first
+    (:data:`engramdb.types.PIECE_TAG`, hidden from the caller by ``types.shown_tags``), then
+    the memory's own."""
+    return [PIECE_TAG, *(t for t in tags if t != PIECE_TAG)]
 
 
 def piece_ids(rec: dict) -> list[str]:
@@ -220,6 +228,7 @@ def plan_batch(state: Any, prepared: list, *, has_embedder: bool) -> BatchPlan:
             prev = head
             for i, (piece, overlap) in enumerate(pieces[1:], 1):
                 part = replace(p, ext_id=chunk_id(p.ext_id, i), text=piece, vector=None, links=[], auto_id=False,
+                               tags=tuple(piece_tags(p.tags)),
                                extra={"chunk_of": p.ext_id, "chunk": i, "overlap_chars": overlap})
                 plan.fresh.append(part)
                 plan.edges.append((part, head, Relation.EXTRACTED_FROM))

@@ -339,11 +339,13 @@ def stats(store, as_json):
         _echo_json(s)
         return
     console = _out()
-    console.print(f"store {s['path']}: {s['memories']} memories, {s['edges']} edges, dim {s['dim']}, "
-                  f"embedder {s['embedder']}, kernels {s['kernel_backend']}, {s['store_bytes'] / 1e6:.1f} MB")
-    table = _table("namespace", "memories", "active", "superseded", "archived", "density")
+    console.print(f"store {s['path']}: {s['memories']} memories ({s['pieces']} more pieces of long ones), "
+                  f"{s['edges']} edges, dim {s['dim']}, embedder {s['embedder']}, kernels {s['kernel_backend']}, "
+                  f"{s['store_bytes'] / 1e6:.1f} MB")
+    columns = ("memories", "pieces", "active", "superseded", "archived", "density")
+    table = _table("namespace", *columns)
     for ns, row in s["namespaces"].items():
-        table.add_row(ns, *(str(row[c]) for c in ("memories", "active", "superseded", "archived", "density")))
+        table.add_row(ns, *(str(row[c]) for c in columns))
     console.print(table)
 
 
@@ -397,9 +399,10 @@ def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, max_piec
             exc.args = (where[k] + str(exc).removeprefix(f"messages[{k}]"),)
             raise
     again = f" ({out['already_stored']} already stored, left out)" if out["already_stored"] else ""
+    pieces = f" and {out['pieces']} pieces of long messages" if out["pieces"] else ""
     click.echo(f"ingested {len(out['message_ids'])} new messages{again} in {len(out['sessions'])} sessions: "
-               f"{out['memories']} memories ({out['pieces']} pieces of long messages, {out['entities']} new "
-               f"entities), {out['edges']} edges into {store}")
+               f"{out['memories']} memories ({out['entities']} new entities){pieces}, {out['edges']} edges "
+               f"into {store}")
 
 
 @main.command("ingest-locomo")
@@ -543,7 +546,8 @@ def import_cmd(store, dim, on_conflict, path):
         dim = _export_dim(path)   # the new store takes the export's dimension
     with _open(store, create=True, dim=dim) as eng:
         out = eng.import_from(path, on_conflict=on_conflict)
-    click.echo(f"imported {out['memories']} memories and {out['edges']} edges into {store} "
+    pieces = f" ({out['pieces']} pieces of long ones)" if out["pieces"] else ""
+    click.echo(f"imported {out['memories']} memories{pieces} and {out['edges']} edges into {store} "
                f"({out['skipped']} already stored kept, {out['replaced']} replaced)")
 
 

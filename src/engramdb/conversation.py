@@ -45,12 +45,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Mapping
 
-from .batch_plan import block_id, split_text, whole_digest, whole_record
+from .batch_plan import block_id, piece_tags, split_text, whole_digest, whole_record
 from .entities import co_mentions, extract_entities
 from .errors import EmptyTextError, InvalidInputError
 from .store.lmdb_store import text_digest
 from .types import GENERATED_TAGS, MemoryKind, Relation
-from .validate import check_id, to_unix_seconds
+from .validate import check_user_id, is_blank, to_unix_seconds
 
 __all__ = ["ConversationPlan", "plan_conversation", "split_blocks", "stored_mentions", "MESSAGE_FIELDS", "ROLES",
            "INSTRUCTION_ROLES"]
@@ -131,8 +131,9 @@ def _content(raw: Any, where: str) -> str:
         raw = "\n".join(parts)
     if not isinstance(raw, str):
         raise _bad(where, "content", f"must be a string or a list of text parts, got {type(raw).__name__}")
-    if not raw.strip():
-        raise _bad(where, "content", "is empty; drop the message or give it text", EmptyTextError)
+    if is_blank(raw):
+        raise _bad(where, "content", "is empty (or only whitespace and invisible characters); drop the message "
+                                     "or give it text", EmptyTextError)
     return raw
 
 
@@ -535,7 +536,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                             raise InvalidInputError(f"piece id {pid!r} collides with a message id")
                         seen.add(pid)
                         plan.items.append({"id": pid, "kind": MemoryKind.EPISODIC, "text": block,
-                                           "created_at": t, "source": mid, "tags": ["piece", role]})
+                                           "created_at": t, "source": mid,
+                                           "tags": piece_tags(dict.fromkeys([name or role, role]))})
                         plan.fields[pid] = {"chunk_of": mid, "chunk": j}
                         plan.positions[pid] = rows[i][7]
                         plan.edges.append((pid, mid, Relation.EXTRACTED_FROM, 1.0))
@@ -634,7 +636,7 @@ def _check_message(m: Any, where: str, keep_roles: tuple[str, ...]) -> tuple | N
     given = m.get("id")
     if given is not None:
         try:
-            given = check_id(given, f"{where}: id")
+            given = check_user_id(given, f"{where}: id")
         except InvalidInputError as exc:
             exc.field = "id"
             raise

@@ -439,7 +439,7 @@ def review_outcome(state: EngineState, nid: int, *, outcome: str, note: str | No
     item = {"id": _outcome_id(dec["id"], n), "namespace": ns, "kind": MemoryKind.EPISODIC,
             "text": _outcome_text(dec, outcome, note), "created_at": at, "tags": dec["tags"],
             "links": [{"to": dec["id"], "relation": Relation.CAUSED_BY.value, "weight": 1.0}]}
-    p = prepare(state, item, ns, at, record_now=record_now)
+    p = prepare(state, item, ns, at, record_now=record_now, engine_ids=True)
     p.extra = {"outcome_of": dec["id"], "outcome": outcome, **({} if note is None else {"outcome_note": note})}
     embed_missing(state, embed, [p])
 

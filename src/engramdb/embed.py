@@ -32,6 +32,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from engramdb.errors import BackendUnavailableError, ConfigError, EmptyTextError, InvalidInputError
+from engramdb.validate import is_blank
 
 __all__ = ["Embedder", "HashingEmbedder", "MiniLMEmbedder", "get_embedder", "default_embedder",
            "EmbedderFallbackWarning", "EMBEDDER_NAMES", "EMBEDDER_ENV"]
@@ -125,7 +126,7 @@ def _check_texts(texts: Sequence[str]) -> list[str]:
         ``texts`` is a single string or bytes (a common slip for ``[text]``), or an item is
         not a str.
     EmptyTextError
-        An item is empty or only whitespace.
+        An item is empty or only whitespace and invisible characters (``validate.is_blank``).
     """
     if isinstance(texts, (str, bytes)):
         raise InvalidInputError(
@@ -140,8 +141,8 @@ def _check_texts(texts: Sequence[str]) -> list[str]:
     for i, t in enumerate(items):
         if not isinstance(t, str):
             raise InvalidInputError(f"texts[{i}]: expected str, got {type(t).__name__}")
-        if not t.strip():
-            raise EmptyTextError(f"texts[{i}]: text is empty or only whitespace; drop it")
+        if is_blank(t):
+            raise EmptyTextError(f"texts[{i}]: text is empty or only whitespace or invisible characters; drop it")
     return items
 
 
@@ -309,7 +310,7 @@ class HashingEmbedder:
         InvalidInputError
             ``texts`` is a single string, or an item is not a str.
         EmptyTextError
-            An item is empty or only whitespace.
+            An item is empty or only whitespace and invisible characters (``validate.is_blank``).
         """
         items = _check_texts(texts)
         if not items:
@@ -624,7 +625,7 @@ class MiniLMEmbedder:
         InvalidInputError
             ``texts`` is a single string, or an item is not a str.
         EmptyTextError
-            An item is empty or only whitespace.
+            An item is empty or only whitespace and invisible characters (``validate.is_blank``).
         """
         items = _check_texts(texts)
         out = np.zeros((len(items), self.dim), dtype=np.float32)

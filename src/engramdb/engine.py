@@ -37,7 +37,7 @@ from .types import RELATION_BY_CODE, STATE_BY_CODE, Edge, Memory, MemoryKind, Me
 from .types import memory_from_record
 from .contiguity import default_weight
 from .validate import (
-    as_list, check_id, check_int, check_namespace, check_text, check_vector, check_weight, edge_fields,
+    as_list, check_id, check_int, check_namespace, check_user_id, check_query, check_vector, check_weight, edge_fields,
     now as clock_now, strict_flags, time_or_now, to_unix_seconds,
 )
 from .write import write_unit
@@ -160,13 +160,18 @@ class Engram:
         Parameters
         ----------
         text : str
-            What to remember; non-empty, at most ``StoreConfig.max_text_chars`` characters.
+            What to remember, at most ``StoreConfig.max_text_chars`` characters; a text of only
+            whitespace and invisible characters (zero-width space, BOM, soft hyphen: Unicode
+            category Cf) is empty, and refused.
         namespace : str
             Agent or user the memory belongs to.
         kind : MemoryKind or str
             ``working``, ``episodic``, ``semantic``, ``procedural`` or ``decision``.
         id : str, optional
-            The caller's id, unique in the namespace; a random hex id when omitted.
+            The caller's id, unique in the namespace; a random hex id when omitted. The forms
+            of the engine's own nodes are refused: ``E:...``, ``S:...``, ``sum:...``,
+            ``fact:...``, ``<id>#<n>``, ``<id>#p<n>`` and ``<id>:outcome:<n>``
+            (``validate.RESERVED_IDS``).
         embedding : array-like of float, shape (dim,), optional
             The caller's vector (normalised here); the engine's embedder is used when omitted.
         created_at : float, datetime or ISO-8601 str, optional
@@ -205,7 +210,8 @@ class Engram:
         ------
         EmptyTextError, OversizeError, UnknownKindError, UnknownRelationError, NonFiniteError,
         DimensionMismatchError, InvalidInputError
-            Bad input; nothing is written.
+            Bad input (an embedding must be ``dim`` finite real numbers, not all zero); an id or
+            link target of a reserved form; nothing is written.
         NamespaceError
             Invalid namespace name.
         MemoryNotFoundError
@@ -265,7 +271,7 @@ class Engram:
             embed_missing(state, self._embed_progress(progress), plan.fresh)
             write_new(state, plan.fresh, now, verb=verb, extra=plan.chunk_edges)
         for ns, links in plan.links.items():   # links given with repeated texts (targets checked)
-            self.link_batch(links, namespace=ns)
+            self._link_batch(links, ns, check_id)
         if plan.reinforce:
             self._reinforce(dict.fromkeys(plan.reinforce, 1), now)
         self._after_working_added(plan.fresh, now)
@@ -328,11 +334,11 @@ class Engram:
         -------
         dict
             ``message_ids`` (input order, new messages only), ``sessions`` (node ids),
-            ``memories`` (new memories, pieces and entity nodes included), ``pieces`` (of them,
-            the pieces of long messages: blocks ``<id>#p<j>`` and chunks ``<id>#<i>``),
-            ``entities`` (of them, new entity nodes), ``edges`` (edges added, auto-links
-            included), ``already_stored`` (messages left out because the namespace holds them
-            already: a chat sent again).
+            ``memories`` (new memories: messages, session and entity nodes), ``pieces`` (the new
+            pieces of long messages, counted apart as :meth:`stats` does: blocks ``<id>#p<j>`` and
+            chunks ``<id>#<i>``), ``entities`` (of the memories, new entity nodes), ``edges``
+            (edges added, auto-links included), ``already_stored`` (messages left out because the
+            namespace holds them already: a chat sent again).
 
         Raises
         ------
@@ -368,7 +374,7 @@ class Engram:
         prepared = []
         for item in plan.items:
             try:
-                prepared.append(prepare(state, item, ns, now, recorded_at=recorded_at))
+                prepared.append(prepare(state, item, ns, now, recorded_at=recorded_at, engine_ids=True))
             except InvalidInputError as exc:   # name the message, as the plan's own checks do
                 k = plan.positions.get(item["id"])
                 if k is None:
@@ -398,14 +404,14 @@ class Engram:
             write_new(state, batch.fresh, now, what="adding a conversation", verb="add_conversation",
                       extra=conversation_edges)
         else:   # every message was already stored with this very id and text
-            self.link_batch(plan.edges, namespace=ns)
+            self._link_batch(plan.edges, ns, check_id)
         if batch.reinforce:
             self._reinforce(dict.fromkeys(batch.reinforce, 1), now)
-        pieces = sum(1 for p in batch.fresh if (p.extra or {}).get("chunk_of") is not None)
+        pieces = sum((p.extra or {}).get("chunk_of") is not None for p in batch.fresh)
         entities = sum(1 for p in batch.fresh if "entity" in p.tags)
-        return {"message_ids": plan.message_ids, "sessions": plan.sessions, "memories": len(batch.fresh),
-                "pieces": pieces, "entities": entities, "edges": self.n_edges - edges_before,
-                "already_stored": plan.already_stored}
+        return {"message_ids": plan.message_ids, "sessions": plan.sessions,
+                "memories": len(batch.fresh) - pieces, "pieces": pieces, "entities": entities,
+                "edges": self.n_edges - edges_before, "already_stored": plan.already_stored}
 
     def _embed_progress(self, progress: bool):
         if self.embedder is None:
@@ -449,7 +455,9 @@ class Engram:
         MemoryNotFoundError
             Either end does not exist in the namespace.
         UnknownRelationError, InvalidInputError, NonFiniteError
-            Bad relation, weight, or a self-link; nothing is written.
+            Bad relation, weight, or a self-link; an end id of a form the engine reserves for
+            its own nodes (``E:``, ``S:``, ``sum:``, ``fact:``, pieces ``<id>#<n>``: see
+            ``validate.RESERVED_IDS``); nothing is written.
         """
         return self.link_batch([(source, target, relation, weight)], namespace=namespace)[0]
 
@@ -472,6 +480,11 @@ class Engram:
         ------
         The errors of :meth:`link`.
         """
+        return self._link_batch(edges, namespace, check_user_id)
+
+    def _link_batch(self, edges: Iterable[Any], namespace: str, check_end: Callable[[Any, str], str]) -> list[Edge]:
+        """:meth:`link_batch`, its ends checked by ``check_end`` (``check_id`` for the engine's
+        own edges, which may name its nodes)."""
         self._check_open(write=True)
         ns = check_namespace(namespace)
         if edges is None or isinstance(edges, (str, bytes, Mapping)):
@@ -479,8 +492,8 @@ class Engram:
         specs = []
         for e in edges:
             src, tgt, rel, w = edge_fields(e, ("source", "target", "relation", "weight"), 2, "an edge")
-            check_id(src, "source")
-            check_id(tgt, "target")
+            check_end(src, "source")
+            check_end(tgt, "target")
             if src == tgt:
                 raise InvalidInputError(f"cannot link memory {src!r} to itself")
             specs.append((src, tgt, Relation.parse(rel), check_weight(w)))
@@ -637,12 +650,13 @@ class Engram:
         MemoryNotFoundError
             No such memory.
         InvalidInputError, EmptyTextError, OversizeError, DimensionMismatchError, NonFiniteError
-            Bad fields, nothing to update, or the memory is superseded (update its successor);
+            Bad fields, nothing to update, the memory is superseded (update its successor), or
+            ``id`` has a form the engine reserves for its own nodes (``validate.RESERVED_IDS``);
             nothing is written.
         """
         self._check_open(write=True)
         ns = check_namespace(namespace)
-        old = self.get(id, namespace=ns)
+        old = self.get(check_user_id(id), namespace=ns)
         if all(x is None for x in (text, embedding, tags, confidence, source)):
             raise InvalidInputError("update needs at least one of text, embedding, tags, confidence, source")
         if old.state is MemoryState.SUPERSEDED:
@@ -1758,9 +1772,10 @@ class Engram:
         Returns
         -------
         dict
-            ``{"memories": n, "edges": m, "skipped": s, "replaced": r}`` (int): memories
-            written from the export (replacements included), edges written, stored memories
-            kept (``"skip"``) or replaced (``"replace"``).
+            ``{"memories": n, "pieces": p, "edges": m, "skipped": s, "replaced": r}`` (int):
+            memories written from the export (replacements included), the pieces of the long
+            ones among them (counted apart, as :meth:`stats` does), edges written, stored
+            memories kept (``"skip"``) or replaced (``"replace"``), each with its pieces.
 
         Raises
         ------
@@ -1919,6 +1934,8 @@ class Engram:
         query : str, optional
             The question as text: embedded with the store's embedder (unless ``vector`` is
             given), searched by the BM25 keyword leg, and read for time cues ("in May 2023").
+            A text of only whitespace and invisible characters is empty: EmptyTextError, as
+            for ``""``.
         vector : array-like of float, shape (dim,), optional
             The caller's query vector (cosine space). Give ``query``, ``vector`` or both; with
             a vector alone there is no keyword leg and no time cue.
@@ -2083,7 +2100,7 @@ class Engram:
                                 attribute=attribute)
         now = time_or_now(now)
         limit = self.config.store.max_text_chars
-        texts = [None if q is None else check_text(q, limit, field="query") for q in queries]
+        texts = [None if q is None else check_query(q, limit) for q in queries]
         if vectors is not None:
             qvecs = [check_vector(v, self.dim, field="vector") for v in vectors]
         elif any(t is None for t in texts):

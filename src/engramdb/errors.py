@@ -65,7 +65,7 @@ class NonFiniteError(InvalidInputError):
 
 
 class EmptyTextError(InvalidInputError):
-    """A memory's text is empty or only whitespace."""
+    """A text is empty: nothing but whitespace and invisible (format) characters."""
 
 
 class UnknownKindError(InvalidInputError):

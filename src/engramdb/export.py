@@ -390,9 +390,12 @@ def import_store(state: EngineState, path: str | os.PathLike, *, now: float,
     Returns
     -------
     dict
-        ``{"memories": inserted, "edges": written, "skipped": n, "replaced": m}`` (int):
-        memories written from the export (replacements included), edges written, stored
-        memories kept instead of the export's, stored memories replaced.
+        ``{"memories": inserted, "pieces": p, "edges": written, "skipped": n, "replaced": m}``
+        (int): memories written from the export (replacements included), the later pieces of
+        the long ones among them (``<id>#<n>`` / ``<id>#p<n>``, counted apart as in
+        ``Engram.stats``), edges written, stored memories kept instead of the export's,
+        stored memories replaced. A memory stored as pieces is replaced or kept whole: its
+        stored pieces go with it, and a kept memory's pieces are not taken from the export.
 
     Raises
     ------
@@ -531,8 +534,15 @@ def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_confl
                                     "--on-conflict skip|replace)")
         if on_conflict == "replace":
             for nid in stored.values():
-                unit.erase(nid)
-        todo = [i for i in range(len(records)) if on_conflict != "skip" or i not in stored]
+                if unit.record(nid) is not None:   # a piece is erased with its memory, first or not
+                    unit.erase(nid)
+        kept_ids = set()
+        if on_conflict == "skip":   # a kept memory keeps its own pieces: the export's are left out
+            kept_ids = {(records[i]["namespace"], records[i]["id"]) for i in stored}
+        todo = [i for i in range(len(records)) if not (on_conflict == "skip" and i in stored)
+                and (records[i]["namespace"], records[i].get("chunk_of")) not in kept_ids]
+        left_out = {(records[i]["namespace"], records[i]["id"]) for i in set(range(len(records))) - set(todo)
+                    if i not in stored}   # pieces of kept memories: their edges are the kept ones' business
         base = unit.allocate(len(todo))
         new_nid = {(records[i]["namespace"], records[i]["id"]): base + j for j, i in enumerate(todo)}
         for i in todo:
@@ -544,6 +554,8 @@ def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_confl
                                         "the export nor the store")
         edges = []
         for i, e in enumerate(edge_rows):
+            if left_out and ((e["namespace"], e["source"]) in left_out or (e["namespace"], e["target"]) in left_out):
+                continue
             ends, kept = [], 0
             for end in ("source", "target"):
                 key = (e["namespace"], e[end])
@@ -574,9 +586,11 @@ def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_confl
         for s, t, r, w, created in edges:
             unit.add_edges([(s, t, r, w)], created_at=created)
         n_edges = len(edges)
-    skipped = len(stored) if on_conflict == "skip" else 0
-    replaced = len(stored) if on_conflict == "replace" else 0
-    return {"memories": len(todo), "edges": n_edges, "skipped": skipped, "replaced": replaced}
+    pieces = sum(records[i].get("chunk_of") is not None for i in todo)
+    conflicts = sum(records[i].get("chunk_of") is None for i in stored)   # memories, not their pieces
+    return {"memories": len(todo) - pieces, "pieces": pieces, "edges": n_edges,
+            "skipped": conflicts if on_conflict == "skip" else 0,
+            "replaced": conflicts if on_conflict == "replace" else 0}
 
 
 #: columns of the audit ledger's Parquet export (``Engram.export_ledger``), in order

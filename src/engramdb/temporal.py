@@ -50,7 +50,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .errors import InvalidInputError
-from .types import MemoryState
+from .types import MemoryState, shown_tags
 from .validate import to_unix_seconds
 
 __all__ = ["HistoryEntry", "as_of_mask", "valid_at_mask", "bitemporal_mask", "valid_interval", "history_entries",
@@ -323,6 +323,6 @@ def history_entries(records: list[dict], supersedes: Mapping[str, tuple[str, ...
         out.append(HistoryEntry(version=len(versions) + 1, text=rec["text"],
                                 recorded_at=rec.get("version_at", rec["recorded_at"]), replaced_at=retired,
                                 ended_by=None if retired is None else "superseded",
-                                confidence=rec["confidence"], tags=tuple(rec["tags"]), **common))
+                                confidence=rec["confidence"], tags=shown_tags(rec), **common))
     out.sort(key=lambda e: (e.recorded_at, e.id, e.version))
     return out

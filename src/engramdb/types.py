@@ -9,12 +9,15 @@ from .errors import UnknownKindError, UnknownRelationError
 
 __all__ = ["MemoryKind", "Relation", "MemoryState", "Memory", "Edge", "PathStep", "Hit", "Gap", "RecallResult",
            "Contradiction", "CensorNote", "memory_from_record", "DecisionInfo", "OUTCOMES", "decision_outcome",
-           "GENERATED_TAGS", "CONNECTOR_TAGS"]
+           "GENERATED_TAGS", "CONNECTOR_TAGS", "PIECE_TAG", "shown_tags"]
 
 #: Tags of the nodes that conversation ingest (engramdb.conversation) and consolidation
 #: (engramdb.dynamics.consolidate) add beside the messages: sessions, entities, long-message
 #: pieces, summaries and promoted facts. They are not turns of a conversation.
 GENERATED_TAGS = frozenset({"session", "entity", "piece", "summary", "fact"})
+#: The internal tag of the pieces of a memory stored in pieces (``<id>#<n>``, ``<id>#p<n>``:
+#: :mod:`engramdb.batch_plan`): never shown (:func:`shown_tags`) nor matched by a tags filter.
+PIECE_TAG = "piece"
 #: The generated nodes that only connect (a session label, an entity name): they route
 #: spreading activation between turns but answer nothing, so recall keeps them out of its hits
 #: unless asked (RecallConfig.connector_hits, or a tags filter naming them).
@@ -300,13 +303,22 @@ class Memory:
         }
 
 
+def shown_tags(rec: dict) -> tuple[str, ...]:
+    """The tags of a stored record as the caller sees them: a piece's (``chunk_of`` set) without
+    the internal :data:`PIECE_TAG`, so a hit at a piece shows its memory's tags."""
+    tags = rec["tags"]
+    if rec.get("chunk_of") is None:
+        return tuple(tags)
+    return tuple(t for t in tags if t != PIECE_TAG)
+
+
 def memory_from_record(rec: dict, vec: Any) -> Memory:
     """The :class:`Memory` of a stored record (and its embedding, when read)."""
     return Memory(id=rec["id"], namespace=rec["namespace"], kind=MemoryKind(rec["kind"]), text=rec["text"],
                   created_at=rec["created_at"], recorded_at=rec["recorded_at"],
                   confidence=rec["confidence"], salience=rec["salience"], salience_at=rec["salience_at"],
                   access_count=rec["access_count"], last_access=rec["last_access"], source=rec["source"],
-                  tags=tuple(rec["tags"]), state=MemoryState(rec["state"]),
+                  tags=shown_tags(rec), state=MemoryState(rec["state"]),
                   superseded_by=rec["superseded_by"], embedding=vec,
                   valid_from=rec.get("valid_from", rec["created_at"]), valid_to=rec.get("valid_to"),
                   retired_at=rec.get("retired_at"), subject=rec.get("subject"),

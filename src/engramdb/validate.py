@@ -12,7 +12,9 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import re
 import time
+import unicodedata
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterator, Mapping
@@ -27,13 +29,32 @@ from .types import MemoryKind, Relation
 __all__ = [
     "now", "use_clock", "time_or_now", "to_unix_seconds", "check_namespace", "check_id", "check_fraction", "check_int",
     "as_list", "kind_table", "tag_set", "edge_fields", "check_link_spec", "check_weight", "check_vector", "check_text",
-    "encodable", "strict_flags", "MAX_NAMESPACE_CHARS", "MAX_ID_CHARS", "MAX_TAGS", "MIN_NORM",
+    "check_query", "is_blank", "check_user_id", "reserved_form", "RESERVED_IDS", "encodable", "strict_flags",
+    "MAX_NAMESPACE_CHARS", "MAX_ID_CHARS", "MAX_TAGS", "MIN_NORM",
 ]
 
 MAX_NAMESPACE_CHARS = 256
 MAX_ID_CHARS = 512
 MAX_TAGS = 256
 MIN_NORM = 1e-12   # shorter vectors have no reliable direction in float32
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+#: The id forms of the nodes the engine makes itself, as (pattern, form, what it names). A
+#: caller's new memory or link may not take one (:func:`check_user_id`): the engine would later
+#: make the same id (a long text's pieces, the next entity node) or read the caller's memory as
+#: its own node. Import still takes them (an export holds the engine's nodes). Made by
+#: ``conversation`` (entities, sessions), ``dynamics.consolidate`` (summaries, facts),
+#: ``batch_plan`` (pieces: ``chunk_id``, ``block_id``) and ``decisions`` (outcomes).
+RESERVED_IDS = (
+    (re.compile(r"E:.*", re.S), "'E:<entity>'", "entity nodes (add_conversation)"),
+    (re.compile(r"S:.*", re.S), "'S:<session>'", "session nodes (add_conversation)"),
+    (re.compile(r"sum:.*", re.S), "'sum:<session>'", "session summaries (sleep / consolidate)"),
+    (re.compile(r"fact:.*", re.S), "'fact:<digest>'", "promoted facts (sleep / consolidate)"),
+    (re.compile(r"(.+)#p?[0-9]+", re.S), "'<id>#<n>' / '<id>#p<n>'",
+     "the pieces of a long memory (it would be a piece of memory {base!r})"),
+    (re.compile(r".+:outcome:[0-9]+|outcome:[0-9a-f]{32}", re.S), "'<id>:outcome:<n>'",
+     "the outcomes of a decision (review)"),
+)
 _MAX_ABS_SECONDS = 253_402_300_799.0  # 9999-12-31T23:59:59Z; also bounds year 1 from below
 
 _clock: Callable[[], float] = time.time
@@ -156,6 +177,32 @@ def check_id(value: Any, field: str = "id") -> str:
     return value
 
 
+def reserved_form(value: str) -> str | None:
+    """The reserved id form ``value`` takes and what the engine makes with it
+    (:data:`RESERVED_IDS`), or None for an id a caller may give."""
+    for pattern, form, what in RESERVED_IDS:
+        m = pattern.fullmatch(value)
+        if m:
+            return f"{form}, which the engine reserves for " + what.format(base=m.group(1) if m.groups() else None)
+    return None
+
+
+def check_user_id(value: Any, field: str = "id") -> str:
+    """A caller's id of a memory it adds, links or updates: :func:`check_id`, and not of a form the
+    engine reserves for the nodes it makes (:data:`RESERVED_IDS`).
+
+    Raises
+    ------
+    InvalidInputError
+    """
+    check_id(value, field)
+    form = reserved_form(value)
+    if form is not None:
+        raise InvalidInputError(f"{field} {value!r} has the form {form}; give an id of another form "
+                                "(these nodes come only from the engine, or an import of its export)")
+    return value
+
+
 def check_fraction(value: Any, field: str, *, open_zero: bool = False) -> float:
     """A real number in [0, 1] (or (0, 1] with ``open_zero``); bools and strings are refused.
 
@@ -257,7 +304,7 @@ def edge_fields(spec: Any, names: tuple[str, ...], required: int, what: str) -> 
     raise InvalidInputError(f"{what} is {names} (the first {required} required), got {spec!r}")
 
 
-def check_link_spec(spec: Any) -> tuple[str, Relation, float | None]:
+def check_link_spec(spec: Any, engine_ids: bool = False) -> tuple[str, Relation, float | None]:
     """A link of a new memory, ``{"to", "relation", "weight"}`` or a tuple, as (id, Relation, weight).
 
     A link without a weight gives None: the write path picks it
@@ -266,9 +313,11 @@ def check_link_spec(spec: Any) -> tuple[str, Relation, float | None]:
     Raises
     ------
     InvalidInputError, UnknownRelationError, NonFiniteError
+        A bad field, or a target id of a reserved form (:func:`check_user_id`) unless
+        ``engine_ids`` (a link the engine makes).
     """
     to, rel, w = edge_fields(spec, ("to", "relation", "weight"), 1, "a link")
-    return check_id(to, "link target"), Relation.parse(rel), check_weight(w)
+    return (check_id if engine_ids else check_user_id)(to, "link target"), Relation.parse(rel), check_weight(w)
 
 
 def check_weight(w: Any) -> float | None:
@@ -282,7 +331,11 @@ def check_weight(w: Any) -> float | None:
 
 
 def check_vector(vec: Any, dim: int, field: str = "embedding") -> np.ndarray:
-    """One finite vector of ``dim`` floats, normalised to unit length (float32, shape (dim,)).
+    """One finite vector of ``dim`` real numbers, normalised to unit length (float32, shape (dim,)).
+
+    Integers and floats of any width are accepted (cast to float32); strings, bytes, bools,
+    complex numbers, None and other objects are not, even where NumPy would convert them
+    (``"1.5"`` is text, not a number).
 
     Raises
     ------
@@ -291,21 +344,32 @@ def check_vector(vec: Any, dim: int, field: str = "embedding") -> np.ndarray:
     DimensionMismatchError
         Wrong length.
     NonFiniteError
-        NaN, inf, or a norm below 1e-12 (no reliable direction).
+        NaN, inf, a value beyond float32 (|x| > 3.4e38), or a norm below 1e-12 (no reliable
+        direction: all zeros).
     """
-    if np.iscomplexobj(vec):
-        raise InvalidInputError(f"{field}: expected real numbers, got a complex vector")
+    expected = f"one vector of {dim} real numbers (ints or floats)"
     try:
-        arr = np.asarray(vec, dtype=np.float32)
-    except (TypeError, ValueError):
-        raise InvalidInputError(f"{field}: expected a sequence of {dim} floats") from None
+        arr = np.asarray(vec)
+        if arr.dtype == object and arr.ndim == 1 and all(_real(x) for x in arr.tolist()):
+            arr = arr.astype(np.float64)   # e.g. a Python int beyond int64 among the numbers
+    except (TypeError, ValueError, OverflowError):
+        raise InvalidInputError(f"{field}: expected {expected}, got {type(vec).__name__}") from None
+    if arr.dtype.kind == "c":
+        raise InvalidInputError(f"{field}: expected real numbers, got a complex vector")
+    if arr.dtype.kind not in "iuf":
+        what = {"b": "bools", "U": "strings", "S": "bytes", "O": "objects (None, strings, lists, ...)"}
+        raise InvalidInputError(f"{field}: expected {expected}, got {what.get(arr.dtype.kind, arr.dtype)}; "
+                                "pass a list or array of numbers")
     if arr.ndim != 1:
         raise InvalidInputError(f"{field}: expected one vector of shape ({dim},), got shape {arr.shape}")
     if arr.shape[0] != dim:
         raise DimensionMismatchError(expected=dim, got=arr.shape[0], field=field)
-    if not np.isfinite(arr).all():
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         raise NonFiniteError(f"{field}: the vector contains NaN or infinite values")
-    wide = arr.astype(np.float64)   # float64: huge or tiny float32 entries neither overflow nor vanish
+    if arr.size and float(np.abs(arr).max()) > _FLOAT32_MAX:
+        raise NonFiniteError(f"{field}: a value is beyond float32 range (|x| > {_FLOAT32_MAX:.3g}); "
+                             "scale the vector down (only its direction counts)")
+    wide = arr.astype(np.float32).astype(np.float64)   # float64: huge or tiny float32 entries neither overflow nor vanish
     norm = math.sqrt(wide.dot(wide))   # what np.linalg.norm computes for a real vector, without its wrapper
     if norm < MIN_NORM or not math.isfinite(norm):
         raise NonFiniteError(f"{field}: the vector is all zeros or has a norm below {MIN_NORM:g}; "
@@ -313,8 +377,23 @@ def check_vector(vec: Any, dim: int, field: str = "embedding") -> np.ndarray:
     return (wide / norm).astype(np.float32)
 
 
-def check_text(text: Any, max_chars: int, field: str = "text") -> str:
-    """A non-empty, valid Unicode string of at most ``max_chars`` characters.
+def _real(x: Any) -> bool:
+    """Whether ``x`` is a real number (not a bool, a string or a complex)."""
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
+
+
+def is_blank(text: str) -> bool:
+    """Whether ``text`` shows nothing: only whitespace and invisible format characters (Unicode
+    category Cf: zero-width space U+200B, joiners U+200C/U+200D, BOM U+FEFF, soft hyphen
+    U+00AD, bidi marks, ...). Stops at the first visible character."""
+    return not any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in text)
+
+
+def check_text(text: Any, max_chars: int, field: str = "text",
+               hint: str = "store something to remember") -> str:
+    """A valid Unicode string of at most ``max_chars`` characters that shows something.
+
+    A text of only whitespace and invisible format characters (:func:`is_blank`) is empty.
 
     Raises
     ------
@@ -322,14 +401,26 @@ def check_text(text: Any, max_chars: int, field: str = "text") -> str:
     """
     if not isinstance(text, str):
         raise InvalidInputError(f"{field}: expected a string, got {type(text).__name__}")
-    if not text.strip():
-        raise EmptyTextError(f"{field}: the text is empty; store something to remember")
+    if is_blank(text):
+        raise EmptyTextError(f"{field}: the text is empty (nothing but whitespace and invisible characters "
+                             f"such as U+200B or U+FEFF counts as empty); {hint}")
     if not encodable(text):
         raise InvalidInputError(f"{field}: the text is not valid Unicode (lone surrogate)")
     if len(text) > max_chars:
         raise OversizeError(f"{field}: {len(text)} characters, more than max_text_chars={max_chars}; "
                             "split it or raise StoreConfig.max_text_chars")
     return text
+
+
+def check_query(query: Any, max_chars: int) -> str:
+    """A recall query: :func:`check_text` with the query's message.
+
+    Raises
+    ------
+    InvalidInputError, EmptyTextError, OversizeError
+    """
+    return check_text(query, max_chars, "query",
+                      "pass the question as text (or only vector=, the query's embedding, with no text)")
 
 
 def _flags(fn: Callable) -> dict[str, bool]:

@@ -13,6 +13,7 @@ from engramdb import errors
 from engramdb.cli import main
 from engramdb.export import FORMATS
 from engramdb.testing import columns, nid_of, raw_records, store_digest
+from engramdb.validate import is_blank
 
 from .conftest import DIM, T0, basis, unit
 
@@ -87,7 +88,8 @@ def test_story_round_trip(tmp_path, fmt):
         assert code["salience_now"] == pytest.approx(a.salience("code", now=T0))
         assert ("code", "flight", "evidence_for", 0.75) in {(r["source"], r["target"], r["relation"], r["weight"]) for r in edg}
         with engramdb.open(tmp_path / "b", dim=DIM) as b:
-            assert b.import_from(tmp_path / "x") == {"memories": 6, "edges": len(edg), "skipped": 0, "replaced": 0}
+            assert b.import_from(tmp_path / "x") == {"memories": 6, "pieces": 0, "edges": len(edg), "skipped": 0,
+                                                  "replaced": 0}
             _assert_same_store(a, b)
             b.export(tmp_path / "y", format=fmt, now=T0)
             assert _tables(tmp_path / "y") == _tables(tmp_path / "x")
@@ -97,7 +99,7 @@ def test_story_round_trip(tmp_path, fmt):
 
 
 texts = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
-                min_size=1, max_size=30).filter(lambda s: s.strip())
+                min_size=1, max_size=30).filter(lambda s: not is_blank(s))   # empty: refused
 memories = st.lists(st.fixed_dictionaries({
     "text": texts,
     "kind": st.sampled_from(["working", "episodic", "semantic", "procedural", "decision"]),

@@ -55,7 +55,7 @@ def test_error_is_the_default_and_writes_nothing(export, own):
 def test_skip_keeps_the_stored_memory_and_attaches_edges(export, own):
     a, x = export
     res = own.import_from(x, on_conflict="skip")
-    assert res == {"memories": 5, "edges": a.n_edges, "skipped": 1, "replaced": 0}
+    assert res == {"memories": 5, "pieces": 0, "edges": a.n_edges, "skipped": 1, "replaced": 0}
     flight = own.get("flight", with_embedding=True)
     assert flight.text == OWN_FLIGHT and flight.embedding.tolist() == basis(9).tolist()
     assert _edges(own, "flight") == [("code", "flight", "evidence_for", 0.75),
@@ -73,7 +73,8 @@ def test_skip_into_the_same_store_writes_nothing(export):
     a, x = export
     a.link("hotel", "flight", "informed_by", 0.25)      # the stored edge differs from the export's
     before = store_digest(a)
-    assert a.import_from(x, on_conflict="skip") == {"memories": 0, "edges": 0, "skipped": 6, "replaced": 0}
+    assert a.import_from(x, on_conflict="skip") == {"memories": 0, "pieces": 0, "edges": 0, "skipped": 6,
+                                                      "replaced": 0}
     assert store_digest(a) == before
     assert ("hotel", "flight", "informed_by", 0.25) in _edges(a, "flight")
 
@@ -81,7 +82,7 @@ def test_skip_into_the_same_store_writes_nothing(export):
 def test_replace_erases_the_stored_memory_then_inserts(export, own):
     a, x = export
     res = own.import_from(x, on_conflict="replace")
-    assert res == {"memories": 6, "edges": a.n_edges, "skipped": 0, "replaced": 1}
+    assert res == {"memories": 6, "pieces": 0, "edges": a.n_edges, "skipped": 0, "replaced": 1}
     flight = own.get("flight", with_embedding=True)
     assert flight.to_dict() == a.get("flight").to_dict()
     assert flight.embedding.tolist() == basis(0).tolist()
@@ -95,7 +96,7 @@ def test_replace_erases_the_stored_memory_then_inserts(export, own):
 
 def test_replace_into_the_same_store_restores_it(export, tmp_path):
     a, x = export
-    assert a.import_from(x, on_conflict="replace") == {"memories": 6, "edges": a.n_edges, "skipped": 0,
+    assert a.import_from(x, on_conflict="replace") == {"memories": 6, "pieces": 0, "edges": a.n_edges, "skipped": 0,
                                                          "replaced": 6}
     with engramdb.open(tmp_path / "b", dim=DIM) as b:
         b.import_from(x)

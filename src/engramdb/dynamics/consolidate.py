@@ -4,7 +4,8 @@ One pass over a namespace (DESIGN.md "Memory dynamics", consolidation), written 
 per namespace with one dynamics-log entry per action:
 
 1. **Merge** (``consolidate_merge``): active non-episodic memories (facts, procedures, promoted
-   facts; not entity, session or summary nodes) whose cosine is at least
+   facts; not entity, session or summary nodes, nor a long memory stored in pieces or any of
+   its pieces) whose cosine is at least
    ``ConsolidationConfig.duplicate_cosine`` form clusters (union-find over k-NN pairs); the
    best-worded member (most distinct content words, then confidence, then the newest) is kept
    and each other member is superseded by it (``supersedes`` edge, kept for the audit trail).
@@ -130,6 +131,12 @@ def _fact_text(turn: str, member_vecs: np.ndarray, embed: Callable) -> str:
     svec = np.asarray(embed(sents), np.float32)
     best = sents[int(np.argmax(svec @ centroid))]
     return f"{who}: {best}" if who else best
+
+
+def _in_pieces(rec: dict) -> bool:
+    """Whether ``rec`` is a piece (``chunk_of``) or the first piece of a memory stored in pieces
+    (``chunks``, a split message's ``blocks``): :mod:`engramdb.batch_plan`."""
+    return rec.get("chunk_of") is not None or bool(rec.get("chunks")) or bool(rec.get("blocks"))
 
 
 def _content_words(text: str) -> int:
@@ -259,9 +266,11 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
         with state.store.read("looking up a consolidated memory") as txn:
             return state.store.lookup_id(txn, ns, ext_id) is not None
 
-    # 1. merge near-duplicate non-episodic memories
+    # 1. merge near-duplicate non-episodic memories (a memory stored in pieces is none: its
+    # pieces are parts of one text, and its vector is its first piece's, not the whole text's)
     cand = np.array([nid for nid, tags in tagged.items()
-                     if c.kind[nid] != _EPISODIC and not (tags & GENERATED_TAGS) - {"fact"}], np.int64)
+                     if c.kind[nid] != _EPISODIC and not (tags & GENERATED_TAGS) - {"fact"}
+                     and not _in_pieces(recs[nid])], np.int64)
     if cfg.merge and len(cand) > 1:
         vecs = state.vectors(cand)
         uf = _UnionFind(len(cand))
@@ -366,7 +375,7 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
 
     if not items and not merges:
         return out
-    prepared = [prepare(state, item, ns, now) for item in items]
+    prepared = [prepare(state, item, ns, now, engine_ids=True) for item in items]
     if prepared:
         embed_missing(state, embed, prepared)
     new_by_ext = {p.ext_id: p for p in prepared}

@@ -27,7 +27,7 @@ from ..errors import InvalidInputError
 from ..state import Columns
 from ..slots import normalise, normalise_attribute
 from ..temporal import as_of_mask, bitemporal_mask, valid_at_mask
-from ..types import STATE_BY_CODE, MemoryState, _STATE_CODES
+from ..types import STATE_BY_CODE, MemoryState, _STATE_CODES, shown_tags
 from ..validate import as_list, check_fraction, kind_table, tag_set, to_unix_seconds
 
 __all__ = ["Filters"]
@@ -218,8 +218,8 @@ class Filters:
                 or self.valid_at is not None or self.slotted)
 
     def tags_ok(self, rec: dict) -> bool:
-        """Whether the record carries every required tag."""
-        return self.tags is None or self.tags.issubset(rec["tags"])
+        """Whether the record carries every required tag (as shown: not a piece's internal one)."""
+        return self.tags is None or self.tags.issubset(shown_tags(rec))
 
 
 @functools.lru_cache(maxsize=1)

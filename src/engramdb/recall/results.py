@@ -33,6 +33,7 @@ from ..index.tokens import tokenize
 from ..slots import contradiction_warnings
 from ..types import (
     CONNECTOR_TAGS, RELATION_BY_CODE, Gap, Hit, MemoryKind, MemoryState, PathStep, Relation, decision_outcome,
+    shown_tags,
 )
 from .context import RecallContext
 from .ranking import ranked
@@ -242,7 +243,7 @@ def _hit_row(rec: dict) -> _HitRow:
     kind, mstate = rec["kind"], rec["state"]
     memory_id, chunk = piece_of(rec)
     return _HitRow(rec, memory_id, chunk, _KIND.get(kind) or MemoryKind(kind), rec["text"], rec["source"],
-                   tuple(rec["tags"]), rec["created_at"], rec["confidence"],
+                   shown_tags(rec), rec["created_at"], rec["confidence"],
                    _STATE.get(mstate) or MemoryState(mstate), decision_outcome(rec),
                    not CONNECTOR_TAGS.isdisjoint(rec["tags"]), PathStep(rec["id"]), [None])
 

@@ -24,8 +24,8 @@ from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundEr
 from ..state import EngineState
 from ..types import GENERATED_TAGS, MemoryKind, MemoryState, Relation
 from ..validate import (
-    MAX_TAGS, as_list, check_fraction, check_id, check_link_spec, check_namespace, check_text, check_vector,
-    encodable, to_unix_seconds,
+    MAX_TAGS, as_list, check_fraction, check_id, check_link_spec, check_namespace, check_text, check_user_id,
+    check_vector, encodable, to_unix_seconds,
 )
 from .reinforce import boost_links, initial_t0
 from .unit import WriteUnit, write_unit
@@ -80,7 +80,7 @@ def by_namespace(prepared: list[Prepared]) -> dict[str, list[Prepared]]:
 
 
 def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: float, *,
-            record_now: float | None = None, recorded_at: Any = None) -> Prepared:
+            record_now: float | None = None, recorded_at: Any = None, engine_ids: bool = False) -> Prepared:
     """Validate one memory mapping (the keyword arguments of ``Engram.add``); nothing is written.
 
     Parameters
@@ -96,6 +96,10 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
         (``now`` when omitted).
     recorded_at : float, datetime or ISO-8601, optional
         The call's record time for items without their own ``recorded_at`` (backfilled history).
+    engine_ids : bool
+        The item is one of the engine's own nodes (a session, entity, piece, summary, fact or
+        outcome), whose id may take a reserved form; a caller's id may not
+        (:func:`engramdb.validate.check_user_id`).
 
     Raises
     ------
@@ -112,7 +116,7 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
     ns = check_namespace(item.get("namespace") or default_ns)
     ext_id = item.get("id")
     auto_id = ext_id is None
-    ext_id = uuid.uuid4().hex if auto_id else check_id(ext_id)
+    ext_id = uuid.uuid4().hex if auto_id else (check_id if engine_ids else check_user_id)(ext_id)
     text = check_text(item.get("text"), state.config.store.max_text_chars)
     kind = MemoryKind.parse(item.get("kind", MemoryKind.EPISODIC))
     created = item.get("created_at")
@@ -136,7 +140,7 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
     links = item.get("links") or ()
     if isinstance(links, (str, bytes, Mapping)) or not hasattr(links, "__iter__"):
         raise InvalidInputError(f"links must be a list of links ({{'to': id, 'relation', 'weight'}}), got {links!r}")
-    links = [check_link_spec(spec) for spec in links]
+    links = [check_link_spec(spec, engine_ids) for spec in links]
     p = Prepared(ext_id, ns, kind, text, created_at, confidence, salience, source,
                  tuple(dict.fromkeys(tags)), vector, links, auto_id=auto_id)
     if state.censor.active:   # an absolute censor rule refuses the memory (CensoredError)

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from ..concurrency import retries_map_growth
-from ..batch_plan import head_nid, piece_ids
+from ..batch_plan import head_nid, piece_ids, piece_tags
 from ..graph.csr import MemoryGraph
 from ..store import ledger as _ledger
 from ..store.lmdb_store import text_digest
@@ -124,14 +124,19 @@ class WriteUnit:
 
         A memory stored as pieces lives and dies as one: the first piece's :data:`SHARED_FIELDS`
         (state, archive time, successor, validity end, retirement, kind, tags, confidence,
-        source, salience and accesses) are written to every other piece too, so an archived,
+        source, salience and accesses) are written to every other piece too (its tags after the
+        internal ``piece`` tag, :func:`engramdb.batch_plan.piece_tags`), so an archived,
         superseded, revived, retagged or reinforced memory is so in all its pieces (a recall of
         any piece reinforces the memory: :func:`engramdb.write.reinforce.reinforce`)."""
         self._put_record(nid, rec)
-        for piece in self.pieces(rec):
+        pieces = self.pieces(rec)
+        shared = {f: rec.get(f) for f in SHARED_FIELDS}
+        if pieces:   # a piece keeps its internal tag (batch_plan.piece_tags)
+            shared["tags"] = piece_tags(rec.get("tags") or ())
+        for piece in pieces:
             prec = self.record(piece)
-            if prec is not None and any(prec.get(f) != rec.get(f) for f in SHARED_FIELDS):
-                self._put_record(piece, {**prec, **{f: rec.get(f) for f in SHARED_FIELDS}})
+            if prec is not None and any(prec.get(f) != v for f, v in shared.items()):
+                self._put_record(piece, {**prec, **shared})
 
     def _put_record(self, nid: int, rec: dict) -> None:
         buf = self.store.put_record(self.txn, nid, rec)
