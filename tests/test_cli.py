@@ -79,3 +79,21 @@ def test_link_takes_the_relation_as_the_api_does(tmp_path):
     with engramdb.open(store, readonly=True) as eng:
         assert {(e.target, e.relation.value) for e in eng.edges("a")} == {("b", "supports"), ("c", "related_to")}
         assert [(e.source, e.relation.value) for e in eng.edges("c")] == [("a", "related_to")]
+
+
+def test_import_into_a_new_store_takes_the_exports_embedder(tmp_path):
+    src, out = tmp_path / "src", tmp_path / "out"
+    with engramdb.open(src, embedder="hashing") as eng:
+        eng.add("I moved to Porto in March.", id="move")
+    assert run("export", "--store", src, "--format", "parquet", "--out", out).exit_code == 0
+    r = run("import", "--store", tmp_path / "new", out)   # no --embedder: the export's (hashing)
+    assert r.exit_code == 0, r.output
+    with engramdb.open(tmp_path / "new") as eng:
+        assert eng.stats()["embedder"].startswith("hashing-v1-") and eng.get("move").text.startswith("I moved")
+    # an existing store of another embedder refuses it, naming the option that fits, and stays empty
+    with engramdb.open(tmp_path / "other", embedder="minilm"):
+        pass
+    res = CliRunner().invoke(main, ["import", "--store", str(tmp_path / "other"), str(out)])
+    assert res.exit_code != 0 and "embedder='hashing'" in res.output and "--embedder hashing" in res.output
+    with engramdb.open(tmp_path / "other") as eng:
+        assert eng.stats()["memories"] == 0

@@ -311,3 +311,25 @@ def test_minilm_finds_paraphrases():
     sims = e.embed([p["question"] for p in pairs]) @ e.embed([p["fact"] for p in pairs]).T
     rank = (sims > np.diag(sims)[:, None]).sum(axis=1)   # facts scoring above the right one
     assert (rank < 5).mean() >= 0.85   # 0.97 when written
+
+
+def test_a_store_of_a_custom_embedder_reopened_without_it_names_it(tmp_path):
+    class Toy:
+        name, dim = "toy-8", 8
+
+        def embed(self, texts):
+            out = np.zeros((len(texts), 8), np.float32)
+            out[:, 0] = 1.0
+            return out
+
+    with engramdb.open(tmp_path / "s", embedder=Toy()) as eng:
+        eng.add("hello there", id="a")
+    with engramdb.open(tmp_path / "s") as eng:
+        for call in (lambda: eng.recall("hello"), lambda: eng.add("another text")):
+            with pytest.raises(engramdb.InvalidInputError, match="made with the embedder 'toy-8'"):
+                call()
+        before = eng.stats()["memories"]
+        v = np.zeros(8, np.float32)
+        v[0] = 1.0
+        assert eng.add("with its vector", embedding=v) and eng.stats()["memories"] == before + 1
+        assert len(eng.recall(vector=v, k=2).hits) == 2   # a recall by vector needs no embedder

@@ -513,8 +513,9 @@ def export_cmd(store, fmt, out):
     click.echo(f"wrote {paths['memories']} and {paths['edges']}")
 
 
-def _export_dim(path: str) -> int | None:
-    """The dimension recorded in an export's memories table, or None when it has none."""
+def _export_meta(path: str) -> tuple[int | None, str | None]:
+    """The dimension and the embedder recorded in an export's memories table (None for what it
+    does not record)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -527,10 +528,12 @@ def _export_dim(path: str) -> int | None:
             continue
         try:
             schema = pq.read_schema(f) if fmt == "parquet" else pa.ipc.open_file(pa.memory_map(f)).schema
-            return int((schema.metadata or {}).get(b"engramdb.dim", b"384"))
+            meta = schema.metadata or {}
+            return (int(meta.get(b"engramdb.dim", b"384")),
+                    meta.get(b"engramdb.embedder", b"").decode(errors="replace") or None)
         except (pa.ArrowException, OSError, ValueError) as exc:   # damaged or not an export
             raise InvalidInputError(f"export at {path!r} cannot be read: {type(exc).__name__}: {exc}") from exc
-    return None
+    return None, None
 
 
 @main.command("import")
@@ -539,12 +542,22 @@ def _export_dim(path: str) -> int | None:
 @click.option("--on-conflict", "on_conflict", type=click.Choice(["error", "skip", "replace"]), default="error",
               show_default=True, help="An id the store already holds: fail, keep the stored memory, or replace "
               "it (erased as by a hard forget) with the export's.")
+@embedder_option
 @click.argument("path", type=click.Path(exists=True, file_okay=False))
-def import_cmd(store, dim, on_conflict, path):
-    """Read an export directory (from `engramdb export`) into a store, losslessly (all or nothing)."""
-    if dim is None and not os.path.exists(os.path.join(store, "data.mdb")):
-        dim = _export_dim(path)   # the new store takes the export's dimension
-    with _open(store, create=True, dim=dim) as eng:
+def import_cmd(store, dim, on_conflict, embedder, path):
+    """Read an export directory (from `engramdb export`) into a store, losslessly (all or nothing).
+
+    A new store takes the export's dimension and embedder (hashing or MiniLM; --embedder and
+    --dim override them); an existing store keeps its own, and an export embedded with
+    another embedder is refused, the store unchanged."""
+    from .embed import family_of
+
+    if not os.path.exists(os.path.join(store, "data.mdb")):   # the new store takes the export's
+        their_dim, theirs = _export_meta(path)
+        dim = their_dim if dim is None else dim
+        if embedder is None and theirs is not None:
+            embedder = family_of(theirs)
+    with _open(store, create=True, embedder=embedder, dim=dim) as eng:
         out = eng.import_from(path, on_conflict=on_conflict)
     pieces = f" ({out['pieces']} pieces of long ones)" if out["pieces"] else ""
     click.echo(f"imported {out['memories']} memories{pieces} and {out['edges']} edges into {store} "

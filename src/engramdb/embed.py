@@ -34,7 +34,7 @@ import numpy as np
 from engramdb.errors import BackendUnavailableError, ConfigError, EmptyTextError, InvalidInputError
 from engramdb.validate import is_blank
 
-__all__ = ["Embedder", "HashingEmbedder", "MiniLMEmbedder", "get_embedder", "default_embedder",
+__all__ = ["Embedder", "HashingEmbedder", "MiniLMEmbedder", "get_embedder", "family_of", "default_embedder",
            "EmbedderFallbackWarning", "EMBEDDER_NAMES", "EMBEDDER_ENV"]
 
 #: HashingVectorizer's word token pattern, and its whitespace split for char_wb (``str.split()``:
@@ -636,6 +636,17 @@ class MiniLMEmbedder:
             idx = order[start : start + self.batch_size]
             out[idx] = self._forward([items[i] for i in idx])
         return out
+
+
+def family_of(name: str) -> str | None:
+    """The :func:`get_embedder` name ("hashing" or "minilm") that builds the embedder a store or
+    an export recorded as ``name`` (``Embedder.name``, e.g. "hashing-v1-d384-s0-w0.1"), or None
+    for another embedder."""
+    if name.startswith("hashing-v1-"):
+        return "hashing"
+    if name == MiniLMEmbedder.name:
+        return "minilm"
+    return None
 
 
 def get_embedder(name: str, dim: int | None = None) -> Embedder:

@@ -140,7 +140,21 @@ class Engram:
             self._closed = True
 
     def _embed(self, texts: list[str], progress: bool = False) -> np.ndarray:
+        if self.embedder is None:
+            raise self._no_embedder()
         return _embed(self.embedder, texts, progress)
+
+    def _no_embedder(self) -> InvalidInputError:
+        """The error of a text to embed in a store opened without an embedder: it names the
+        embedder the store was made with when engramdb cannot rebuild it (a custom one)."""
+        with self._state.store.read("reading the store's embedder") as txn:
+            made_with = self._state.store.get_meta(txn, "embedder")
+        if made_with:
+            return InvalidInputError(
+                f"this store was made with the embedder {made_with!r}, which engramdb cannot rebuild by "
+                "itself: open it with that embedder again (engramdb.open(path, embedder=...)), or pass "
+                "vector=/embedding= explicitly")
+        return InvalidInputError("this store has no embedder: pass vector=/embedding= explicitly")
 
     # ------------------------------------------------------------------ writes
     def add(self, text: str, *, namespace: str = DEFAULT_NAMESPACE, kind: MemoryKind | str = "episodic",
@@ -415,7 +429,7 @@ class Engram:
 
     def _embed_progress(self, progress: bool):
         if self.embedder is None:
-            return None
+            return self._embed   # raises the store's "no embedder" error, only for a text to embed
         return lambda texts: _embed(self.embedder, texts, progress)
 
     def _after_working_added(self, prepared: list[Prepared], now: float) -> None:
@@ -1541,7 +1555,8 @@ class Engram:
             if self._state.space(namespace) is None:
                 raise self._state.unknown_namespace(namespace)
         names = [namespace] if namespace is not None else self._state.names()
-        return consolidate(self._state, time_or_now(now), namespaces=names, embed=self._embed_progress(False),
+        return consolidate(self._state, time_or_now(now), namespaces=names,
+                           embed=None if self.embedder is None else self._embed_progress(False),
                            config=config, summarizer=summarizer, progress=progress)
 
     def dynamics_log(self, *, namespace: str | None = None, action: str | None = None,

@@ -510,10 +510,15 @@ def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_confl
     records, vecs = _records_of(state, mem, version)
     theirs = (mem.schema.metadata or {}).get(b"engramdb.embedder", b"").decode(errors="replace")
     if embedder_name and theirs and theirs != embedder_name:
+        from .embed import family_of
+
+        family = family_of(theirs)
+        how = (f"embedder={family!r} (CLI: engramdb import --embedder {family}, into a new store)" if family
+               else f"the embedder named {theirs!r}")
         raise InvalidInputError(
             f"export at {path!r} was embedded with {theirs!r} and this store embeds with {embedder_name!r}: "
-            "vectors of two embedders cannot be compared; import it into a store opened with "
-            f"embedder={theirs!r}, or add its texts again (add_batch) to embed them with this store's")
+            f"vectors of two embedders cannot be compared; import it into a store opened with {how}, or "
+            "add its texts again (add_batch) to embed them with this store's")
     if state.censor.active:   # an absolute censor rule refuses the import whole (CensoredError)
         for rec in records:
             state.censor.check_write(rec)

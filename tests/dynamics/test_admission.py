@@ -228,6 +228,7 @@ def test_cli_admit_review_log(tmp_path):
     res = runner.invoke(main, ["review", "--store", store, "-n", "trip", "b"])
     assert res.exit_code == 0 and "reviewed b: salience 0.5000" in res.output
     res = runner.invoke(main, ["log", "--store", store, "--json"])
-    assert [(e["action"], e["id"]) for e in json.loads(res.output)] == [("admission_reject", "a")]
+    assert [(e["action"], e["id"]) for e in json.loads(res.output)] == [("admission_reject", "a"),
+                                                                         ("admission_admit", "b")]
     res = runner.invoke(main, ["review", "--store", store, "-n", "trip", "a"])
     assert res.exit_code == 2 and "MemoryNotFoundError" in res.output

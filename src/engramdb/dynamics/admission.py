@@ -848,7 +848,7 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
              "fact_change": d.fact_change, "reason": d.reason, "text": prepared[d.index].text,
              "tags": list(prepared[d.index].tags),
              "kind": d.kind, "kind_reason": d.kind_reason, "protected": d.protected}
-            for d in decisions if shadow or d.decision != "admit"]
+            for d in decisions]   # every decision, admits included (README: dynamics_log)
 
     def in_unit(unit):
         reinforce(unit, stored_counts, rate)
