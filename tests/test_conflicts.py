@@ -177,3 +177,17 @@ def test_a_text_stored_as_pieces_is_not_a_statement(tmp_path):
             assert m.get(i).state is engramdb.MemoryState.ACTIVE
         # the first pieces alone, as statements, are a conflict
         assert conflict(long6[:60], long5[:60]) is not None
+
+
+def test_reports_of_a_past_event_that_differ_in_a_number_are_two_events(mem):
+    """"I ran 5 km." then "I ran 8 km." a day later, naming no time, are two runs (both stay
+    active); the rules still read a changed year as a changed fact, and a state still changes."""
+    mem.add("I ran 5 km.", id="r1", created_at=T0)
+    mem.add("I ran 8 km.", id="r2", created_at=T0 + DAY)
+    mem.add("We paid 30 dollars for the tickets.", id="p1", created_at=T0)
+    mem.add("We paid 45 dollars for the tickets.", id="p2", created_at=T0 + DAY)
+    assert {mem.get(i).state for i in ("r1", "r2", "p1", "p2")} == {engramdb.MemoryState.ACTIVE}
+    assert conflict("Emma moved to Berlin in 2020.", "Emma moved to Berlin in 2019.") == "number"
+    mem.add("My rent is 1200 euros a month.", id="m1", created_at=T0, namespace="c")
+    mem.add("My rent is 1350 euros a month.", id="m2", created_at=T0 + DAY, namespace="c")
+    assert mem.get("m1", namespace="c").superseded_by == "m2"

@@ -227,6 +227,35 @@ def _predicate_words(text: str, subject: tuple[str, ...]) -> frozenset[str]:
                      and not w.endswith(("n't", "n’t")) and w not in NUMBER_WORDS and not any(ch.isdigit() for ch in w))
 
 
+#: Irregular simple-past verbs: a statement whose verb is one of them (or a regular "-ed" form)
+#: reports an event ("I ran 5 km"), not a state ("I run 5 km every Sunday").
+_IRREGULAR_PAST = frozenset(
+    "ate bought brought built caught chose came cost did drank drove fell felt fought flew forgot "
+    "found gave got grew heard hid held hit hurt kept knew laid led left lent let lost made meant met "
+    "paid put ran rang read rode rose sang sat saw sent set shook shot showed slept sold spent spoke "
+    "stole stood swam taught threw thought told took understood went woke won wore wrote".split())
+_NOT_PAST = frozenset("need needs feed seed speed breed bleed proceed succeed exceed indeed shed bed red".split())
+_YEAR = re.compile(r"(?:1[89]|20)\d\d")
+
+
+@lru_cache(maxsize=1 << 13)
+def _event_report(text: str, subject: tuple[str, ...]) -> bool:
+    """Is ``text`` a report of a past event: the first word after its subject a simple-past verb?
+    Two such reports that differ in a number are two events ("I ran 5 km" on Monday, "I ran 8
+    km" on Tuesday), not a correction; a state ("I run 10 km every Sunday", "My rent is 900")
+    and the present perfect ("I have worked there 5 years") are not reports."""
+    words = [t.lower() for t in tokens(text)]
+    rest = [w for w in words[len(subject):] if w not in ADVERBS and w not in _DETERMINERS]
+    if not rest:
+        return False
+    verb = rest[0]
+    return verb in _IRREGULAR_PAST or (len(verb) > 3 and verb.endswith("ed") and verb not in _NOT_PAST)
+
+
+def _years(numbers: set[str]) -> set[str]:
+    return {n for n in numbers if _YEAR.fullmatch(n)}
+
+
 def conflict(new: str, old: str, *, min_overlap: float = 0.8) -> str | None:
     """Does ``new`` negate, or change a number of, what ``old`` states about the same subject?
 
@@ -246,7 +275,9 @@ def conflict(new: str, old: str, *, min_overlap: float = 0.8) -> str | None:
 
     Returns
     -------
-    {"negation", "number"} or None
+    {"negation", "number", "event_number"} or None
+        ``"event_number"``: a changed number between reports of a past event ("I ran 5 km" /
+        "I ran 8 km"), a correction only if both speak of the same named time.
 
     Examples
     --------
@@ -256,12 +287,15 @@ def conflict(new: str, old: str, *, min_overlap: float = 0.8) -> str | None:
     'number'
     >>> conflict("Alice is not allergic to shellfish", "Bob is allergic to shellfish") is None
     True
+    >>> conflict("I ran 8 km", "I ran 5 km")
+    'event_number'
     """
     subject = _same_subject(subject_of(new), subject_of(old), new, old)
     if subject is None:
         return None
     return _judge(fact_signature(new), fact_signature(old), _predicate_words(new, subject),
-                  _predicate_words(old, subject), min_overlap)
+                  _predicate_words(old, subject), min_overlap,
+                  _event_report(new, subject) or _event_report(old, subject))
 
 
 def conflict_many(pairs, *, min_overlap: float = 0.8) -> list[str | None]:
@@ -281,7 +315,7 @@ def conflict_many(pairs, *, min_overlap: float = 0.8) -> list[str | None]:
 
     Returns
     -------
-    list of {"negation", "number"} or None
+    list of {"negation", "number", "event_number"} or None
         ``conflict(new, old, min_overlap=min_overlap)`` of each pair, in order.
     """
     subjects: dict[str, tuple[str, ...]] = {}
@@ -307,14 +341,19 @@ def conflict_many(pairs, *, min_overlap: float = 0.8) -> list[str | None]:
         b = sigs.get(old)
         if b is None:
             b = sigs[old] = fact_signature(old)
-        out.append(_judge(a, b, _predicate_words(new, subject), _predicate_words(old, subject), min_overlap))
+        out.append(_judge(a, b, _predicate_words(new, subject), _predicate_words(old, subject), min_overlap,
+                          _event_report(new, subject) or _event_report(old, subject)))
     return out
 
 
 def _judge(a: dict[str, Any], b: dict[str, Any], pa: frozenset[str], pb: frozenset[str],
-           min_overlap: float) -> str | None:
+           min_overlap: float, event: bool = False) -> str | None:
     """The end of :func:`conflict`: fact signatures ``a``, ``b`` and predicate words ``pa``, ``pb``
-    of two statements about the same subject."""
+    of two statements about the same subject; ``event`` when one reports a past event
+    (:func:`_event_report`): then only a changed year is a ``"number"`` correction of it
+    ("moved to Berlin in 2019" / "in 2020"); another changed number is ``"event_number"``: a
+    correction only when both name the same time ("I ran 5 km this morning" said twice in one
+    morning), else another event (the write path decides, knowing the times)."""
     if a["name"] != b["name"] or a["date"] != b["date"]:
         return None
     union = pa | pb
@@ -323,5 +362,7 @@ def _judge(a: dict[str, Any], b: dict[str, Any], pa: frozenset[str], pb: frozens
     if a["negation"] != b["negation"] and a["number"] == b["number"]:
         return "negation"
     if a["number"] and b["number"] and a["number"] != b["number"] and a["negation"] == b["negation"]:
+        if event and not (_years(a["number"]) ^ _years(b["number"])):
+            return "event_number"
         return "number"
     return None

@@ -381,7 +381,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared],
             if rec is None or rec["state"] != MemoryState.ACTIVE.value:
                 continue
             valid_from, other, other_at = rec.get("valid_from", rec["created_at"]), rec["text"], rec["created_at"]
-        if not _same_time(p.text, p.created_at, other, other_at):
+        if not _same_time(p.text, p.created_at, other, other_at, named=kind == "event_number"):
             continue   # events at different times (or an event and a general statement)
         if p.valid_from > valid_from:
             if q is not None:
@@ -409,13 +409,14 @@ def _statement(text: str, max_words: int, fields: dict | None) -> bool:
     return len(text.split()) <= max_words
 
 
-def _same_time(a: str, a_at: float, b: str, b_at: float) -> bool:
+def _same_time(a: str, a_at: float, b: str, b_at: float, *, named: bool = False) -> bool:
     """Whether statements ``a`` and ``b`` (event times ``a_at``, ``b_at``, Unix seconds) speak of
-    the same time: neither names one, or the spans they name (each resolved against its own
-    event time) overlap."""
+    the same time: neither names one (with ``named``, for two reports of a past event, that is
+    not enough: "I ran 5 km" and "I ran 8 km" are two runs), or the spans they name (each
+    resolved against its own event time) overlap."""
     wa, wb = resolve_time_refs(a, a_at), resolve_time_refs(b, b_at)
     if not wa and not wb:
-        return True
+        return not named
     return any(x.core_start < y.core_end and y.core_start < x.core_end for x in wa for y in wb)
 
 
