@@ -26,6 +26,11 @@ BAD = [  # (message at index 2, error class, field, start of the problem)
     ({"role": "user", "content": "hi", "session": ["a"]}, InvalidInputError, "session", "must be"),
     ({"role": "user", "content": "hi", "name": ""}, InvalidInputError, "name", "must be a non-empty string"),
     ({"role": "user", "content": "hi", "mood": "happy"}, InvalidInputError, "mood", "unknown field"),
+    ({"role": "user", "content": "a\ud800"}, InvalidInputError, "content", "is not valid UTF-8"),
+    ({"role": "user", "content": "hi", "name": "a\ud800"}, InvalidInputError, "name", "must be a non-empty string"),
+    ({"role": "user", "content": "hi", "session": "s\ud800"}, InvalidInputError, "session", "is not valid UTF-8"),
+    ({"role": "user", "content": "hi", "session": "E:bob"}, InvalidInputError, "session", "'E:bob' would make"),
+    ({"role": "user", "content": "hi", "session": "x:outcome"}, InvalidInputError, "session", "'x:outcome' would"),
 ]
 
 
@@ -114,3 +119,21 @@ def test_cli_summary_counts_messages_pieces_and_entities(tmp_path):
     assert pieces == 12 and entities >= 2
     assert (f"ingested 3 new messages in 1 sessions: {memories} memories ({entities} new entities) and {pieces} "
             "pieces of long messages,") in res.output
+
+
+@pytest.mark.parametrize("kwargs,problem", [
+    ({"session": ""}, "add_conversation: session: must be a non-empty string"),
+    ({"session": ["a"]}, "add_conversation: session: must be a non-empty string"),
+    ({"session": True}, "add_conversation: session: must be a non-empty string"),
+    ({"session": "S:chat"}, "add_conversation: session: 'S:chat' would make message ids"),
+    ({"split_roles": "assistant"}, "split_roles: expected a list"),
+    ({"keep_roles": ["bob"]}, "keep_roles: 'bob' is not a role"),
+])
+def test_bad_arguments_of_add_conversation_are_refused(tmp_store, kwargs, problem):
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(GOOD, namespace="u", session="s0")
+        before = store_digest(eng)
+        with pytest.raises(InvalidInputError) as err:
+            eng.add_conversation(GOOD, namespace="u", **kwargs)
+        assert str(err.value).startswith(problem)
+        assert store_digest(eng) == before

@@ -143,3 +143,20 @@ def test_consolidation_merges_no_piece_and_no_memory_in_pieces(mem):
         assert mem.get(mid).state is engramdb.MemoryState.ACTIVE
         assert all(p.state is engramdb.MemoryState.ACTIVE for p in _pieces(mem, mid))
     assert mem.consolidate()["merged"] == 0
+
+
+def test_a_reply_with_more_blocks_than_max_pieces_holds_is_indexed_by_its_own_pieces(tmp_path):
+    """Grouping 12 paragraphs into max_pieces=3 blocks would make blocks longer than
+    chunk_chars, split again into pieces of a piece (which recall returned as hits of their
+    own): such a reply gets no block layer, only its own pieces, and recall returns it once."""
+    cfg = engramdb.EngramConfig(store=engramdb.StoreConfig(chunk_chars=200, max_pieces=3),
+                                link=engramdb.LinkConfig(auto_link=False, detect_conflicts=False))
+    paras = [f"Paragraph {i} covers topic{i} in depth. It explains the consequences of topic{i} for the team."
+             for i in range(12)]
+    with engramdb.open(tmp_path / "s", dim=32, config=cfg) as m:
+        out = m.add_conversation([{"role": "user", "content": "Explain all twelve topics"},
+                                  {"role": "assistant", "content": "\n\n".join(paras)}], namespace="n", session="s")
+        assert 1 <= out["pieces"] <= 3 - 1   # the reply's own pieces after its first: max_pieces in all
+        ids = [h.id for h in m.recall("topic7 consequences", namespace="n", k=10).hits]
+        assert ids and all("#" not in i for i in ids) and len(ids) == len(set(ids))
+        assert m.get(out["message_ids"][1], namespace="n").text == "assistant: " + "\n\n".join(paras)

@@ -27,7 +27,8 @@ What a conversation becomes (the conversation graph of LoCoMo's ingest, for any 
   the message does the same to its blocks. A block longer than ``max_block_chars`` is cut at
   sentence boundaries (:mod:`engramdb.pieces`; blocks do not overlap: they end at paragraphs,
   items and code blocks), and at most ``max_pieces`` blocks a message (consecutive blocks are
-  grouped beyond that);
+  grouped beyond that); a message whose groups would be longer than ``max_block_chars`` gets
+  no blocks: its own pieces (``max_pieces`` at most) index it;
 - a message sent again is not stored again: one with an ``id`` the namespace holds with the same
   text, and the messages of a stored session that line up with its stored messages (compared by
   the SHA-256 of the whole text, so a message stored as chunks is recognised too);
@@ -50,7 +51,7 @@ from .entities import co_mentions, extract_entities
 from .errors import EmptyTextError, InvalidInputError
 from .store.lmdb_store import text_digest
 from .types import GENERATED_TAGS, MemoryKind, Relation
-from .validate import check_user_id, is_blank, to_unix_seconds
+from .validate import as_list, check_user_id, encodable, is_blank, reserved_form, to_unix_seconds
 
 __all__ = ["ConversationPlan", "plan_conversation", "split_blocks", "stored_mentions", "MESSAGE_FIELDS", "ROLES",
            "INSTRUCTION_ROLES"]
@@ -134,7 +135,47 @@ def _content(raw: Any, where: str) -> str:
     if is_blank(raw):
         raise _bad(where, "content", "is empty (or only whitespace and invisible characters); drop the message "
                                      "or give it text", EmptyTextError)
+    if not encodable(raw):
+        raise _bad(where, "content", "is not valid UTF-8 text (a lone surrogate such as '\\ud800')")
     return raw
+
+
+def check_roles(value: Any, field: str) -> tuple[str, ...]:
+    """``split_roles`` / ``keep_roles`` of :meth:`engramdb.Engram.add_conversation`: a list of
+    OpenAI roles (a bare string is an error: ``tuple("assistant")`` would be its letters).
+
+    Raises
+    ------
+    InvalidInputError
+    """
+    roles = tuple(as_list(value, field))
+    bad = [r for r in roles if not isinstance(r, str) or r not in ROLES]
+    if bad:
+        raise InvalidInputError(f"{field}: {bad[0]!r} is not a role; expected a list of {sorted(ROLES)}")
+    return roles
+
+
+def session_label(value: Any, where: str) -> str:
+    """A session label (a message's ``session``, or ``add_conversation``'s ``session=``): a
+    non-empty string or an integer, valid UTF-8, that makes no id of a form the engine reserves
+    (``<label>:<n>`` message ids; a label such as "E:bob" or "x:outcome" would make ids of its
+    entity nodes or decision outcomes: :func:`engramdb.validate.reserved_form`).
+
+    Raises
+    ------
+    InvalidInputError
+        Its text ``"<where>: session: ..."``, its ``field`` "session".
+    """
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
+        raise _bad(where, "session", f"must be a non-empty string or an integer, got {value!r}")
+    label = str(value)
+    if not encodable(label):
+        raise _bad(where, "session", "is not valid UTF-8 text (a lone surrogate)")
+    form = reserved_form(f"{label}:1")
+    if form is not None:
+        raise _bad(where, "session", f"{label!r} would make message ids such as '{label}:1', {form}; "
+                                     "pick another label")
+    return label
 
 
 def split_blocks(text: str, *, min_chars: int = 40, max_blocks: int | None = None) -> list[str]:
@@ -403,7 +444,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     plan = ConversationPlan()
     rows = []
     prev_t: float | None = None
-    label = None if session is None else str(session)
+    label = None if session is None else session_label(session, "add_conversation")
     auto_label = None
     for k, m in msgs:
         try:
@@ -527,6 +568,11 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                 if max_block_chars is not None:   # cut at sentences, without overlap: blocks join by "\n"
                     blocks = [part.strip() for b in blocks for part in split_text(b, max_block_chars, overlap=0)]
                 blocks = _group(blocks, max_pieces)
+                if max_block_chars is not None and any(len(b) > max_block_chars for b in blocks):
+                    # more blocks than max_pieces holds at max_block_chars each: no block layer
+                    # (a group would be split again, into pieces of a piece); the message's own
+                    # pieces, max_pieces at most (batch_plan), index it alone
+                    blocks = []
                 if len(blocks) > 1:
                     plan.fields[mid] = {"blocks": len(blocks)}
                     prev_piece = None
@@ -620,8 +666,8 @@ def _check_message(m: Any, where: str, keep_roles: tuple[str, ...]) -> tuple | N
         return None
     content = _content(m.get("content"), where)
     name = m.get("name")
-    if name is not None and (not isinstance(name, str) or not name.strip()):
-        raise _bad(where, "name", f"must be a non-empty string, got {name!r}")
+    if name is not None and (not isinstance(name, str) or is_blank(name) or not encodable(name)):
+        raise _bad(where, "name", f"must be a non-empty string of valid UTF-8, got {name!r}")
     raw_t = m.get("created_at")
     try:
         t = None if raw_t is None else to_unix_seconds(raw_t, field=f"{where}: created_at")
@@ -630,9 +676,7 @@ def _check_message(m: Any, where: str, keep_roles: tuple[str, ...]) -> tuple | N
         raise
     sess = m.get("session")
     if sess is not None:
-        if isinstance(sess, bool) or not isinstance(sess, (str, int)) or not str(sess).strip():
-            raise _bad(where, "session", f"must be a non-empty string or an integer, got {sess!r}")
-        sess = str(sess)
+        sess = session_label(sess, where)
     given = m.get("id")
     if given is not None:
         try:

@@ -375,12 +375,13 @@ class Engram:
         now = clock_now()
 
         plan = _conversation.plan_conversation(
-            messages, session=session, now=now, entities=entities, split_roles=tuple(split_roles),
+            messages, session=session, now=now, entities=entities,
+            split_roles=_conversation.check_roles(split_roles, "split_roles"),
             split_chars=split_chars, session_titles=session_titles,
             stored_digest=lambda ext_id: _conversation.stored_digest(state, ns, ext_id),
             session_messages=lambda sid: _conversation.session_messages(state, ns, sid),
             stored_mentions=lambda ent: _conversation.stored_mentions(state, ns, ent),
-            keep_roles=tuple(keep_roles), max_pieces=max_pieces,
+            keep_roles=_conversation.check_roles(keep_roles, "keep_roles"), max_pieces=max_pieces,
             max_block_chars=state.config.store.chunk_chars)
         if not plan.items:   # every message is stored already
             return {"message_ids": [], "sessions": [], "memories": 0, "pieces": 0, "entities": 0, "edges": 0,
