@@ -121,7 +121,8 @@ CASES += [(f"{verb} vector {name}", (lambda call, v: lambda e: call(e, v))(call,
           for name, v, exc in BAD_VECTORS for verb, call in VECTOR_VERBS]
 
 # Text that shows nothing: whitespace and Unicode format characters (category Cf).
-INVISIBLE = ["\u200b", "\ufeff", "\u200d\u200c", "\u00ad", " \u200b\n\t\u2060 ", "\u202e\u200e\u00a0"]
+INVISIBLE = ["\u200b", "\ufeff", "\u200d\u200c", "\u00ad", " \u200b\n\t\u2060 ", "\u202e\u200e\u00a0",
+             "\ufe0f", "\u3164", "\u115f\uffa0", "\u034f", "\U000e0100", "\x00\x07", "\x1b\u200b"]
 TEXT_VERBS = [
     ("add", lambda e, t: e.add(t, embedding=GOOD)),
     ("add_batch", lambda e, t: e.add_batch([{"text": "ok", "embedding": GOOD}, {"text": t, "embedding": GOOD}])),

@@ -382,11 +382,27 @@ def _real(x: Any) -> bool:
     return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
 
 
+#: Unicode's Default_Ignorable_Code_Point ranges outside category Cf (PropList.txt): the
+#: combining grapheme joiner, Hangul fillers, Mongolian and variation selectors, and the
+#: reserved ignorables; no font draws them.
+_IGNORABLE = ((0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F), (0x3164, 0x3164),
+              (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0xE0000, 0xE0FFF))
+
+
+def _invisible(ch: str) -> bool:
+    if ch.isspace() or unicodedata.category(ch) in ("Cf", "Cc"):
+        return True
+    o = ord(ch)
+    return any(a <= o <= b for a, b in _IGNORABLE)
+
+
 def is_blank(text: str) -> bool:
-    """Whether ``text`` shows nothing: only whitespace and invisible format characters (Unicode
-    category Cf: zero-width space U+200B, joiners U+200C/U+200D, BOM U+FEFF, soft hyphen
-    U+00AD, bidi marks, ...). Stops at the first visible character."""
-    return not any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in text)
+    """Whether ``text`` shows nothing: only whitespace, control characters (Unicode category
+    Cc), invisible format characters (Cf: zero-width space U+200B, joiners U+200C/U+200D, BOM
+    U+FEFF, soft hyphen U+00AD, bidi marks, ...) and the other default-ignorable code points
+    (variation selectors, the combining grapheme joiner, Hangul fillers). Stops at the first
+    visible character."""
+    return all(_invisible(ch) for ch in text)
 
 
 def check_text(text: Any, max_chars: int, field: str = "text",
