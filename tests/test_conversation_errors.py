@@ -137,3 +137,15 @@ def test_bad_arguments_of_add_conversation_are_refused(tmp_store, kwargs, proble
             eng.add_conversation(GOOD, namespace="u", **kwargs)
         assert str(err.value).startswith(problem)
         assert store_digest(eng) == before
+
+
+def test_a_given_id_the_namespace_holds_with_another_text_names_its_message(tmp_store):
+    with engramdb.open(tmp_store) as eng:
+        eng.add("A memo about the Lisbon group.", id="p", namespace="u")
+        before = store_digest(eng)
+        with pytest.raises(InvalidInputError) as err:
+            eng.add_conversation([{"role": "user", "content": "a"}, {"role": "user", "content": "b", "id": "p"}],
+                                 namespace="u")
+        assert str(err.value).startswith("messages[1]: id: 'p' already exists")
+        assert (err.value.message_index, err.value.field) == (1, "id")
+        assert store_digest(eng) == before

@@ -503,6 +503,13 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         skip.update(i for o, i in enumerate(mine[:n]) if rows[i][5] in (None, stored_msgs[j + o][0]))
     stored_ids = {rows[i][5] for i in skip if rows[i][5] is not None}
     rows = [r for i, r in enumerate(rows) if i not in skip]
+    if stored_digest is not None:   # a given id the namespace holds with another text: name the message
+        for r in rows:
+            if r[5] is not None and stored_digest(r[5]) is not None:
+                exc = _bad(f"messages[{r[7]}]", "id", f"{r[5]!r} already exists in this namespace with another "
+                                                      "text; give another id, or supersede() / update() it")
+                exc.message_index = r[7]
+                raise exc
     plan.already_stored = n_rows - len(rows)
     if not rows:
         return plan   # every message is stored already
