@@ -555,3 +555,20 @@ def test_cli_names_the_file_line_of_a_bad_message(tmp_path):
     assert res.exit_code == 2
     assert f"{path}:3: created_at: 'tomorrow-ish' is not ISO-8601" in res.output
     assert "messages[1]" not in res.output
+
+
+def test_a_chat_sent_again_with_a_message_edited_adds_only_the_changed_tail(tmp_store):
+    """A message edited (or a reply regenerated) and the chat sent again: the messages before
+    the change are already stored; the changed one and those after it are new (found by a
+    hostile-input pass: every message was stored a second time)."""
+    base = [{"role": "user", "content": c, "created_at": 1.7e9 + i, "session": "s"}
+            for i, c in enumerate(["Hi, I'm Dana.", "I live in Oslo.", "Yes.", "Bye."])]
+    edited = [dict(m) for m in base]
+    edited[2]["content"] = "No."
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(base, namespace="u")
+        out = eng.add_conversation(edited, namespace="u")
+        assert out["already_stored"] == 2 and out["message_ids"] == ["s:5", "s:6"]
+        texts = [m.text for m in eng.query(namespace="u", tags=["user"], limit=100)]
+        assert texts.count("user: Hi, I'm Dana.") == 1 and texts.count("user: No.") == 1
+        assert ("s:5", Relation.NEXT) in _rels(eng, "s:4")

@@ -330,12 +330,24 @@ def _overlap(stored: list[str], sent: list[str]) -> tuple[int, int]:
     holds two messages or more (a stretch sent again). The first j that lines up gives (j, n);
     (0, 0) when none does. Messages (their texts' digests) are matched by position, so a reply repeated word for word
     ("Yes.") later in a chat is a new message; one sent alone that repeats the session's last
-    message is taken as sent again."""
+    message is taken as sent again.
+
+    Failing that, the longest run of two messages or more that ``sent`` opens with and
+    ``stored`` holds (the first such j): a chat sent again with a message edited or a reply
+    regenerated holds the messages before the change already; the changed one and those after
+    it are new."""
     for j in range(len(stored)):
         n = min(len(sent), len(stored) - j)
         if n and (j + n == len(stored) or n >= 2) and sent[:n] == stored[j:j + n]:
             return j, n
-    return 0, 0
+    best = (0, 0)
+    for j in range(len(stored)):
+        n = 0
+        while n < len(sent) and j + n < len(stored) and sent[n] == stored[j + n]:
+            n += 1
+        if n >= 2 and n > best[1]:
+            best = (j, n)
+    return best
 
 
 def _fmt_date(t: float) -> str:
