@@ -374,6 +374,11 @@ def plan_slots(unit, prepared: list) -> list[tuple[int, int, int, float]]:
                     p.valid_to = max(best[1], p.valid_from) if p.valid_to is None else min(p.valid_to, max(best[1], p.valid_from))
                     p.retired_at = now
                     edges.append((best_nid, p.nid, Relation.SUPERSEDES.code, 1.0))
+                    # a backfilled value: the earlier value valid when it starts ends there
+                    # (Lisbon 2020, Porto 2023, then Braga 2022: Lisbon's validity ends in 2022)
+                    for nid in members:
+                        if _cut_at(nid, p, by_nid, stored, retired):
+                            edges.append((p.nid, nid, Relation.SUPERSEDES.code, 1.0))
         members.append(p.nid)
     for nid, rec in retired.items():
         unit.put_record(nid, rec)
@@ -406,6 +411,28 @@ def drop_slot_table(store, txn, namespace: str) -> int:
     for key in doomed:
         store.delete_meta(txn, key)
     return len(doomed)
+
+
+def _cut_at(nid: int, newcomer, by_nid: dict, stored: dict, retired: dict) -> bool:
+    """End the validity of slot member ``nid`` where the backfilled ``newcomer`` starts, when it
+    was valid then (``valid_from < newcomer.valid_from < valid_to``): its successor becomes the
+    newcomer. Returns whether it did."""
+    start = newcomer.valid_from
+    q = by_nid.get(nid)
+    if q is not None:
+        if q is not newcomer and q.valid_from < start and q.valid_to is not None and q.valid_to > start:
+            q.valid_to, q.superseded_by = start, newcomer.ext_id
+            return True
+        return False
+    rec = retired.get(nid) or stored.get(nid)
+    if rec is None:
+        return False
+    vt = rec.get("valid_to")
+    if rec.get("valid_from", rec["created_at"]) < start and vt is not None and vt > start:
+        rec["valid_to"], rec["superseded_by"] = start, newcomer.ext_id
+        retired[nid] = rec
+        return True
+    return False
 
 
 def _retire(nid: int, winner, now: float, by_nid: dict, stored: dict, retired: dict) -> None:

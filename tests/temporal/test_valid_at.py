@@ -201,3 +201,24 @@ def test_cli_recorded_at_on_add_and_ingest(tmp_path, clock):
     assert [m["id"] for m in q] == ["a"]
     bad = run("add", "--store", s, "--recorded-at", "2999-01-01", "future note")
     assert bad.exit_code == 2 and "recorded_at" in bad.output
+
+
+@pytest.mark.parametrize("batch", [False, True])
+def test_a_backfilled_value_ends_the_one_valid_when_it_starts(tmp_path, batch):
+    """Lisbon (2020), Porto (2023), then Braga backfilled at 2022: at any time one value holds,
+    Lisbon's validity ends when Braga's starts (found by a fresh-user pass: valid_at 2022-06
+    gave Braga and Lisbon)."""
+    items = [{"text": "I live in Lisbon.", "id": "l", "slot": ("user", "home_city", "Lisbon"), "created_at": "2020-01-01"},
+             {"text": "I live in Porto now.", "id": "p", "slot": ("user", "home_city", "Porto"), "created_at": "2023-01-01"},
+             {"text": "Actually I moved to Braga.", "id": "b", "slot": ("user", "home_city", "Braga"),
+              "created_at": "2022-01-01"}]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        if batch:
+            m.add_batch(items)
+        else:
+            for it in items:
+                m.add(it["text"], id=it["id"], slot=it["slot"], created_at=it["created_at"])
+        for when, want in (("2021-06-01", ["Lisbon"]), ("2022-06-01", ["Braga"]), ("2023-06-01", ["Porto"])):
+            assert [x.value for x in m.query(subject="user", attribute="home_city", valid_at=when)] == want
+        assert m.get("l").valid_to == utc(2022, 1, 1) and m.get("l").superseded_by == "b"
+        assert m.get("b").valid_to == utc(2023, 1, 1) and m.get("p").state is engramdb.MemoryState.ACTIVE
