@@ -115,3 +115,11 @@ def test_opening_a_store_with_another_embedder_is_refused(tmp_path):
         assert m.recall("what does Tofu like?", k=1).hits[0].id == "tofu"
     with engramdb.open(path, embedder=HashingEmbedder(dim=64)) as m:   # the same one: fine
         assert m.stats()["memories"] == 1
+
+
+def test_a_readonly_open_beside_a_writer_in_one_process_says_what_to_do(tmp_path):
+    with engramdb.open(tmp_path / "s", embedder="hashing") as writer:
+        writer.add("hello there")
+        with pytest.raises(engramdb.StoreError, match="already open in this process.*share that Engram"):
+            engramdb.open(tmp_path / "s", readonly=True)
+        assert writer.stats()["memories"] == 1   # the writer is unharmed

@@ -224,6 +224,17 @@ class LmdbStore:
 
     def _open_env(self, map_size_bytes: int, sync: bool, readonly: bool) -> None:
         self._sync, self.readonly = sync, readonly
+        try:
+            self._open_lmdb(map_size_bytes, sync, readonly)
+        except StoreError as exc:   # translate_lmdb_errors' form of lmdb.Error
+            if "already open in this process" not in str(exc):
+                raise
+            raise StoreError(
+                f"store {self.path!r} is already open in this process (LMDB opens an environment once per "
+                "process): share that Engram between threads (or use its namespace handles), read-only "
+                "readers included; readonly=True opens are for other processes") from exc
+
+    def _open_lmdb(self, map_size_bytes: int, sync: bool, readonly: bool) -> None:
         with translate_lmdb_errors(f"opening store {self.path!r}"):
             self.env = lmdb.open(
                 self.path, map_size=map_size_bytes, max_dbs=len(_SUBDBS) + 1, sync=sync,
