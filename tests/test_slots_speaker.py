@@ -20,6 +20,9 @@ def test_the_extractor_gives_the_speaker_as_subject():
     assert rule_based_extractor("I live in Porto.") == ("user", "home_city", "Porto")   # no speaker known
     assert rule_based_extractor("Mel: Bob moved to Boston.") == ("Bob", "home_city", "Boston")   # not Mel's fact
     assert rule_based_extractor("Caroline: I work at a shelter. It is hard.") is None
+    assert rule_based_extractor("I work as a nurse.") == ("user", "job", "nurse")
+    assert rule_based_extractor("Dana: I'm now working as an air traffic controller") == (
+        "Dana", "job", "air traffic controller")
 
 
 def test_chat_messages_fill_their_speaker_s_slots(tmp_path):

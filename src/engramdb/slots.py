@@ -184,6 +184,8 @@ _LIVES = re.compile(r"^\s*(?P<s>[\w][\w .\-]{0,80}?) (?:lives|live|now lives|now
 _SPEAKER = re.compile(r"^\s*(?P<sp>[A-Z][\w'.\-]*(?: [A-Z][\w'.\-]*){0,3}|user|assistant|tool|function):\s+")
 _I_WORK = re.compile(r"^\s*I(?:'m| am)?(?: now| still| currently)? (?:work|working) (?:at|for) "
                      r"(?P<v>[^.!?;]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$", re.IGNORECASE)
+_I_WORK_AS = re.compile(r"^\s*I(?:'m| am)?(?: now| still| currently)? (?:work|working) as (?:an? )?"
+                        r"(?P<v>[^.!?;,]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$", re.IGNORECASE)
 _I_LIVE = re.compile(r"^\s*I(?:'m| am|'ve| have)?(?: now| still| just| recently)? (?:live|living|moved|relocated) "
                      r"(?:in|to) (?P<v>[^.!?;]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$",
                      re.IGNORECASE)
@@ -195,7 +197,8 @@ def rule_based_extractor(text: str, speaker: str | None = None) -> tuple[str, st
     * "X's Y is Z" -> (X, Y, Z), e.g. "Ana's employer is Acme." -> ("Ana", "employer", "Acme")
     * "X lives in Z" / "X moved to Z" -> (X, "home_city", Z)
     * first person, said by the speaker: "I work at Z" / "I work for Z" -> (speaker,
-      "employer", Z); "I live in Z" / "I moved to Z" -> (speaker, "home_city", Z)
+      "employer", Z); "I work as a Z" -> (speaker, "job", Z); "I live in Z" / "I moved to Z"
+      -> (speaker, "home_city", Z)
 
     A first-person fact belongs to whoever says it. The speaker is ``speaker`` when given,
     else the ``"<Speaker>: "`` that opens a chat message as :meth:`engramdb.Engram.add_conversation`
@@ -226,6 +229,9 @@ def rule_based_extractor(text: str, speaker: str | None = None) -> tuple[str, st
     m = _I_WORK.match(text)
     if m:
         return who, "employer", m["v"].strip()
+    m = _I_WORK_AS.match(text)
+    if m:
+        return who, "job", m["v"].strip()
     m = _I_LIVE.match(text)
     if m:
         return who, "home_city", m["v"].strip()
