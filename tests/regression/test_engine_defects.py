@@ -28,13 +28,15 @@ def vec(i):
 
 def slot_story(m, salience_b=0.5):
     """A (Lisbon) then B (Porto, later valid time) in one single-valued slot, then C (Faro), a
-    late report: added last but valid between A and B, so it is stored superseded by B."""
+    late report: added last but valid between A and B, so it is stored superseded by B, and A's
+    validity now ends where C's starts (A is superseded by C)."""
     m.add("I live in Lisbon", id="a", slot=(*SLOT, "Lisbon"), valid_from=T, embedding=vec(0), salience=0.9)
     m.add("I live in Porto", id="b", slot=(*SLOT, "Porto"), valid_from=T + 200, embedding=vec(1),
           salience=salience_b)
     m.add("I lived in Faro", id="c", slot=(*SLOT, "Faro"), valid_from=T + 100, embedding=vec(2), salience=0.9)
     states = {x: (m.get(x).state.value, m.get(x).superseded_by) for x in "abc"}
-    assert states == {"a": ("superseded", "b"), "b": ("active", None), "c": ("superseded", "b")}
+    assert states == {"a": ("superseded", "c"), "b": ("active", None), "c": ("superseded", "b")}
+    assert m.get("a").valid_to == T + 100 and m.get("c").valid_to == T + 200
 
 
 def current_in_slot(m):
