@@ -155,3 +155,19 @@ def test_cjk_text_is_cut_after_its_full_stops(tmp_path):
         texts, _ = _pieces(mem, "doc")
         assert mem.get("doc").text == text
     assert len(texts) > 5 and all(len(t) <= 100 and t.endswith("。") for t in texts)
+
+
+@pytest.mark.parametrize("word", ["\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466",   # a family emoji
+                                  "\u1112\u1161\u11ab",              # a Hangul syllable as jamo
+                                  "e\u0301", "\u2764\ufe0f", "\U0001f44b\U0001f3fd"])
+def test_a_long_word_is_cut_between_user_perceived_characters(tmp_path, word):
+    """A text without spaces longer than a piece is cut hard, but never inside an emoji
+    sequence, a jamo syllable or a letter with its accent (hostile-input pass: pieces started
+    with a dangling joiner); the pieces still join back to the text."""
+    text = word * 300
+    with _open(tmp_path / "s", chunk_chars=64) as mem:
+        mem.add(text, id="w")
+        texts, later = _pieces(mem, "w")
+        assert "".join(texts[:1] + [p.text[p.overlap_chars:] for p in later]) == text and len(later) >= 2
+        for p in later:
+            assert p.text.startswith(word[0]) and p.text[p.overlap_chars:].startswith(word[0])

@@ -41,6 +41,7 @@ Cap (``StoreConfig.max_pieces``)
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from .sentences import sentence_starts
 
@@ -184,11 +185,30 @@ def _units(text: str, limit: int, starts: _SentenceCache) -> list[tuple[int, int
         while b - a > hard:   # one unit longer than a piece: cut at whitespace
             end = a + hard
             cut = max(text.rfind(" ", a + hard // 2, end), text.rfind("\n", a + hard // 2, end))
-            end = cut + 1 if cut > a else end
+            end = cut + 1 if cut > a else _grapheme_start(text, end, a + hard // 2)
             units.append((a, end))
             a = end
         units.append((a, b))
     return units
+
+
+def _joins_previous(text: str, i: int) -> bool:
+    """Whether the character at ``i`` continues the user-perceived character before it: a
+    combining mark, a zero-width joiner or what follows one, a variation selector, an emoji
+    modifier, or a Hangul vowel or final consonant (jamo)."""
+    ch, o = text[i], ord(text[i])
+    return (unicodedata.category(ch) in ("Mn", "Mc", "Me") or ch == "\u200d" or text[i - 1] == "\u200d"
+            or 0xFE00 <= o <= 0xFE0F or 0x1F3FB <= o <= 0x1F3FF or 0xE0020 <= o <= 0xE007F
+            or 0x1160 <= o <= 0x11FF)
+
+
+def _grapheme_start(text: str, end: int, floor: int) -> int:
+    """``end`` moved back to where a user-perceived character starts (a hard cut of a long
+    word never splits an emoji sequence or a syllable), but not below ``floor``."""
+    i = end
+    while i > floor and i < len(text) and _joins_previous(text, i):
+        i -= 1
+    return i if i > floor else end
 
 
 def _pack(text: str, units: list[tuple[int, int]], limit: int, overlap: int) -> list[tuple[int, int]]:
@@ -219,7 +239,7 @@ def _pack(text: str, units: list[tuple[int, int]], limit: int, overlap: int) -> 
         if start == b and overlap > 0:   # not even one unit fits: the last characters
             cand = b - limit // 10
             ws = text.find(" ", cand, b)
-            cand = ws + 1 if ws >= 0 else cand
+            cand = ws + 1 if ws >= 0 else _grapheme_start(text, cand, a)
             if a < cand < b and nxt_end - cand <= limit:
                 start = cand
         a = start
