@@ -149,3 +149,16 @@ def test_a_given_id_the_namespace_holds_with_another_text_names_its_message(tmp_
         assert str(err.value).startswith("messages[1]: id: 'p' already exists")
         assert (err.value.message_index, err.value.field) == (1, "id")
         assert store_digest(eng) == before
+
+
+@pytest.mark.parametrize("suffix", ["jsonl", "json"])
+def test_cli_reads_a_chat_file_that_opens_with_a_byte_order_mark(tmp_path, suffix):
+    path = tmp_path / f"chat.{suffix}"
+    body = "\n".join(json.dumps(m) for m in GOOD) if suffix == "jsonl" else json.dumps(GOOD)
+    path.write_bytes(b"\xef\xbb\xbf" + body.encode("utf-8"))   # as Windows editors save UTF-8
+    res = _ingest(tmp_path / "s", path)
+    assert res.exit_code == 0, res.output
+    assert "ingested 2 new messages in 1 sessions" in res.output
+    with engramdb.open(tmp_path / "s") as eng:
+        assert eng.get(eng.query(namespace="u", tags=["user"], limit=5)[0].id, namespace="u").text.startswith(
+            "Caroline: I went to the Lisbon")

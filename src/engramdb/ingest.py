@@ -35,7 +35,7 @@ def _jsonl_lines(path: str | os.PathLike) -> list[tuple[int, dict[str, Any]]]:
     """(line number from 1, object) of each non-blank line of a JSONL file (see :func:`read_jsonl`)."""
     rows = []
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8-sig") as fh:
             for lineno, line in enumerate(fh, 1):
                 if not line.strip():
                     continue
@@ -91,7 +91,7 @@ def read_chat_where(path: str | os.PathLike) -> tuple[list[dict[str, Any]], list
         As :func:`read_chat`.
     """
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8-sig") as fh:
             head = fh.read(4096).lstrip()
     except OSError as exc:
         raise InvalidInputError(f"cannot read {path}: {exc}") from exc
@@ -103,12 +103,14 @@ def read_chat_where(path: str | os.PathLike) -> tuple[list[dict[str, Any]], list
         rows = _jsonl_lines(path)
         return [obj for _, obj in rows], [f"{path}:{lineno}" for lineno, _ in rows]
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8-sig") as fh:
             data = json.load(fh)
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    except (UnicodeDecodeError, RecursionError) as exc:
-        raise InvalidInputError(f"{path}: not UTF-8 JSON ({type(exc).__name__})") from None
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(f"{path}: not UTF-8 JSON ({exc.reason} at byte {exc.start})") from None
+    except RecursionError:
+        raise InvalidInputError(f"{path}: JSON nested too deeply to be a list of messages") from None
     for i, m in enumerate(data):
         if not isinstance(m, dict):
             raise InvalidInputError(f"{path}[{i}]: expected a message object, got {type(m).__name__}")
@@ -120,7 +122,7 @@ def _conversations(path: str | os.PathLike) -> tuple[list[dict[str, Any]], list[
     fine-tuning files): the messages of every conversation, each conversation its own session
     (``"<file stem>-<line>"``) unless its messages name one."""
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8-sig") as fh:
             whole = fh.read()
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidInputError(f"cannot read {path}: {exc}") from None
