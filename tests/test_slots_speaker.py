@@ -21,6 +21,8 @@ def test_the_extractor_gives_the_speaker_as_subject():
     assert rule_based_extractor("Mel: Bob moved to Boston.") == ("Bob", "home_city", "Boston")   # not Mel's fact
     assert rule_based_extractor("Caroline: I work at a shelter. It is hard.") is None
     assert rule_based_extractor("I work as a nurse.") == ("user", "job", "nurse")
+    assert rule_based_extractor("Note: I moved to Porto.") == ("user", "home_city", "Porto")   # a label
+    assert rule_based_extractor("Update: I work at Acme now", speaker="Dana") == ("Dana", "employer", "Acme")
     assert rule_based_extractor("Dana: I'm now working as an air traffic controller") == (
         "Dana", "job", "air traffic controller")
 

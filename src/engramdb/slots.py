@@ -182,6 +182,9 @@ _LIVES = re.compile(r"^\s*(?P<s>[\w][\w .\-]{0,80}?) (?:lives|live|now lives|now
 #: "<Speaker>: " opening a chat message as add_conversation and ingest_locomo store it: one to
 #: four capitalised words (a name) or a chat role.
 _SPEAKER = re.compile(r"^\s*(?P<sp>[A-Z][\w'.\-]*(?: [A-Z][\w'.\-]*){0,3}|user|assistant|tool|function):\s+")
+#: Words that open a note as a label, not as a speaker's name ("Update: I work at Acme now").
+_LABELS = frozenset("note notes update reminder todo fact summary edit ps fyi important warning question answer "
+                    "q a memo remember info correction".split())
 _I_WORK = re.compile(r"^\s*I(?:'m| am)?(?: now| still| currently)? (?:work|working) (?:at|for) "
                      r"(?P<v>[^.!?;]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$", re.IGNORECASE)
 _I_WORK_AS = re.compile(r"^\s*I(?:'m| am)?(?: now| still| currently)? (?:work|working) as (?:an? )?"
@@ -220,7 +223,8 @@ def rule_based_extractor(text: str, speaker: str | None = None) -> tuple[str, st
     """
     m = _SPEAKER.match(text)
     if m:
-        speaker = speaker or m["sp"]
+        if m["sp"].lower() not in _LABELS:   # "Note: I moved to Porto" is the user's, not Note's
+            speaker = speaker or m["sp"]
         text = text[m.end():]
     who = (speaker or "").strip() or "user"
     m = _POSSESSIVE.match(text)
