@@ -127,6 +127,7 @@ def test_cli_summary_counts_messages_pieces_and_entities(tmp_path):
     ({"session": True}, "add_conversation: session: must be a non-empty string"),
     ({"session": "S:chat"}, "add_conversation: session: 'S:chat' would make message ids"),
     ({"split_roles": "assistant"}, "split_roles: expected a list"),
+    ({"session": "s9", "session_titles": {"s9": "\u200b"}}, "session_titles['s9']: expected a non-empty"),
     ({"keep_roles": ["bob"]}, "keep_roles: 'bob' is not a role"),
 ])
 def test_bad_arguments_of_add_conversation_are_refused(tmp_store, kwargs, problem):

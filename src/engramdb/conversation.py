@@ -554,6 +554,9 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     plan.message_ids = ids
 
     titles = dict(session_titles or {})
+    for lab, title in titles.items():   # the session node's text: checked here, so the error names it
+        if not isinstance(title, str) or is_blank(title) or not encodable(title):
+            raise InvalidInputError(f"session_titles[{lab!r}]: expected a non-empty UTF-8 string, got {title!r}")
     prev_session = None
     for lab, members in by_session.items():
         sid = f"{id_prefix}S:{lab}"
