@@ -41,7 +41,7 @@ from .validate import (
     now as clock_now, strict_flags, time_or_now, to_unix_seconds,
 )
 from .write import write_unit
-from .write.records import Prepared, embed_missing, prepare, write_new
+from .write.records import Prepared, embed_missing, no_embedder, prepare, write_new
 from .write.reinforce import boost_links, reinforce
 
 if TYPE_CHECKING:
@@ -141,20 +141,8 @@ class Engram:
 
     def _embed(self, texts: list[str], progress: bool = False) -> np.ndarray:
         if self.embedder is None:
-            raise self._no_embedder()
+            raise no_embedder(self._state, "pass vector=/embedding= explicitly")
         return _embed(self.embedder, texts, progress)
-
-    def _no_embedder(self) -> InvalidInputError:
-        """The error of a text to embed in a store opened without an embedder: it names the
-        embedder the store was made with when engramdb cannot rebuild it (a custom one)."""
-        with self._state.store.read("reading the store's embedder") as txn:
-            made_with = self._state.store.get_meta(txn, "embedder")
-        if made_with:
-            return InvalidInputError(
-                f"this store was made with the embedder {made_with!r}, which engramdb cannot rebuild by "
-                "itself: open it with that embedder again (engramdb.open(path, embedder=...)), or pass "
-                "vector=/embedding= explicitly")
-        return InvalidInputError("this store has no embedder: pass vector=/embedding= explicitly")
 
     # ------------------------------------------------------------------ writes
     def add(self, text: str, *, namespace: str = DEFAULT_NAMESPACE, kind: MemoryKind | str = "episodic",
@@ -430,7 +418,7 @@ class Engram:
 
     def _embed_progress(self, progress: bool):
         if self.embedder is None:
-            return self._embed   # raises the store's "no embedder" error, only for a text to embed
+            return None
         return lambda texts: _embed(self.embedder, texts, progress)
 
     def _after_working_added(self, prepared: list[Prepared], now: float) -> None:
@@ -1556,8 +1544,7 @@ class Engram:
             if self._state.space(namespace) is None:
                 raise self._state.unknown_namespace(namespace)
         names = [namespace] if namespace is not None else self._state.names()
-        return consolidate(self._state, time_or_now(now), namespaces=names,
-                           embed=None if self.embedder is None else self._embed_progress(False),
+        return consolidate(self._state, time_or_now(now), namespaces=names, embed=self._embed_progress(False),
                            config=config, summarizer=summarizer, progress=progress)
 
     def dynamics_log(self, *, namespace: str | None = None, action: str | None = None,

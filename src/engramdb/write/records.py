@@ -170,6 +170,19 @@ def record_of(p: Prepared, now: float, hold_decisions: bool) -> dict:
             "superseded_by": p.superseded_by, **_temporal.record_fields(p), **(p.extra or {})}
 
 
+def no_embedder(state: EngineState, hint: str) -> InvalidInputError:
+    """The error of a text to embed in a store opened without an embedder: it names the embedder
+    the store was made with (a custom one engramdb cannot rebuild), so the caller knows what to
+    pass again; ``hint`` says what else will do."""
+    with state.store.read("reading the store's embedder") as txn:
+        made_with = state.store.get_meta(txn, "embedder")
+    if made_with:
+        return InvalidInputError(
+            f"this store was made with the embedder {made_with!r}, which engramdb cannot rebuild by itself: "
+            f"open it with that embedder again (engramdb.open(path, embedder=...)), or {hint}")
+    return InvalidInputError(f"this store has no embedder: {hint}")
+
+
 def embed_missing(state: EngineState, embed: Callable[[list[str]], np.ndarray] | None, prepared: list[Prepared]) -> None:
     """Give every item without a vector its embedding (``embed(texts) -> (n, dim)``), checked.
 
@@ -184,7 +197,7 @@ def embed_missing(state: EngineState, embed: Callable[[list[str]], np.ndarray] |
     if not todo:
         return
     if embed is None:
-        raise InvalidInputError("this store has no embedder: pass embedding= for every memory")
+        raise no_embedder(state, "pass embedding= for every memory")
     vecs = embed([p.text for p in todo])
     if vecs.shape != (len(todo), state.dim):
         raise DimensionMismatchError(expected=state.dim, got=vecs.shape[-1], field="embedder output")
