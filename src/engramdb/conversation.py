@@ -336,15 +336,14 @@ def _overlap(stored: list[str], sent: list[str]) -> tuple[int, int]:
     ``stored`` holds (the first such j): a chat sent again with a message edited or a reply
     regenerated holds the messages before the change already; the changed one and those after
     it are new."""
-    for j in range(len(stored)):
-        n = min(len(sent), len(stored) - j)
-        if n and (j + n == len(stored) or n >= 2) and sent[:n] == stored[j:j + n]:
-            return j, n
     best = (0, 0)
     for j in range(len(stored)):
-        n = 0
-        while n < len(sent) and j + n < len(stored) and sent[n] == stored[j + n]:
+        full = min(len(sent), len(stored) - j)
+        n = 0   # how many of sent's first messages stored holds from j on
+        while n < full and sent[n] == stored[j + n]:
             n += 1
+        if n == full and n and (j + n == len(stored) or n >= 2):
+            return j, n
         if n >= 2 and n > best[1]:
             best = (j, n)
     return best
