@@ -366,10 +366,12 @@ def check_vector(vec: Any, dim: int, field: str = "embedding") -> np.ndarray:
         raise DimensionMismatchError(expected=dim, got=arr.shape[0], field=field)
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         raise NonFiniteError(f"{field}: the vector contains NaN or infinite values")
-    if arr.size and float(np.abs(arr).max()) > _FLOAT32_MAX:
+    # a float wider than float32 may hold values float32 cannot (integers up to 64 bits fit)
+    if arr.dtype.kind == "f" and arr.dtype.itemsize > 4 and float(np.abs(arr).max()) > _FLOAT32_MAX:
         raise NonFiniteError(f"{field}: a value is beyond float32 range (|x| > {_FLOAT32_MAX:.3g}); "
                              "scale the vector down (only its direction counts)")
-    wide = arr.astype(np.float32).astype(np.float64)   # float64: huge or tiny float32 entries neither overflow nor vanish
+    # float64 of the float32 values: huge or tiny float32 entries neither overflow nor vanish
+    wide = arr.astype(np.float32, copy=False).astype(np.float64)
     norm = math.sqrt(wide.dot(wide))   # what np.linalg.norm computes for a real vector, without its wrapper
     if norm < MIN_NORM or not math.isfinite(norm):
         raise NonFiniteError(f"{field}: the vector is all zeros or has a norm below {MIN_NORM:g}; "
