@@ -140,6 +140,12 @@ def _content(raw: Any, where: str) -> str:
     return raw
 
 
+def _shows_text(value: Any) -> bool:
+    """Whether ``value`` is a string that shows something and encodes as UTF-8 (a speaker's name,
+    a session title)."""
+    return isinstance(value, str) and not is_blank(value) and encodable(value)
+
+
 def check_roles(value: Any, field: str) -> tuple[str, ...]:
     """``split_roles`` / ``keep_roles`` of :meth:`engramdb.Engram.add_conversation`: a list of
     OpenAI roles (a bare string is an error: ``tuple("assistant")`` would be its letters).
@@ -554,7 +560,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
 
     titles = dict(session_titles or {})
     for lab, title in titles.items():   # the session node's text: checked here, so the error names it
-        if not isinstance(title, str) or is_blank(title) or not encodable(title):
+        if not _shows_text(title):
             raise InvalidInputError(f"session_titles[{lab!r}]: expected a non-empty UTF-8 string, got {title!r}")
     prev_session = None
     for lab, members in by_session.items():
@@ -687,7 +693,7 @@ def _check_message(m: Any, where: str, keep_roles: tuple[str, ...]) -> tuple | N
         return None
     content = _content(m.get("content"), where)
     name = m.get("name")
-    if name is not None and (not isinstance(name, str) or is_blank(name) or not encodable(name)):
+    if name is not None and not _shows_text(name):
         raise _bad(where, "name", f"must be a non-empty string of valid UTF-8, got {name!r}")
     raw_t = m.get("created_at")
     try:
