@@ -160,3 +160,17 @@ def test_a_reply_with_more_blocks_than_max_pieces_holds_is_indexed_by_its_own_pi
         ids = [h.id for h in m.recall("topic7 consequences", namespace="n", k=10).hits]
         assert ids and all("#" not in i for i in ids) and len(ids) == len(set(ids))
         assert m.get(out["message_ids"][1], namespace="n").text == "assistant: " + "\n\n".join(paras)
+
+
+def test_a_message_split_into_blocks_cannot_change_its_wording_in_place(mem):
+    """update(text=) of a reply stored block by block was accepted while its blocks kept the old
+    text, which recall still found and returned (a new-user pass): it is refused, as for a long
+    text's chunks, and the reply's tags can still change."""
+    out = mem.add_conversation([{"role": "user", "content": "How do I back up?"},
+                                {"role": "assistant", "content": REPLY}], namespace="c", session="s")
+    mid = out["message_ids"][1]
+    assert out["pieces"] >= 2
+    with pytest.raises(engramdb.InvalidInputError, match="more pieces .* supersede it"):
+        mem.update(mid, text="short", namespace="c")
+    assert mem.get(mid, namespace="c").text.endswith(REPLY)
+    assert "moved" in mem.update(mid, tags=["backup", "moved"], namespace="c").tags

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Se
 import numpy as np
 
 from . import context as _context, query as _query, slots as _slots, temporal as _temporal
-from .batch_plan import plan_batch, whole_record
+from .batch_plan import piece_ids, plan_batch, whole_record
 from .concurrency import guarded, retries_map_growth
 from .rwlock import RWLock
 from .config import RELEVANCE_CALIBRATION, AdmissionConfig, EngramConfig, RecallConfig
@@ -674,12 +674,13 @@ class Engram:
         p = prepare(state, item, ns, now)
         nid = state.memory_lookup(ns, id, "update")
         with state.store.read("reading a memory") as txn:
-            chunks = state.store.get_record(txn, nid).get("chunks")
-        if chunks and (p.text != old.text or embedding is not None):
+            pieces = piece_ids(state.store.get_record(txn, nid))
+        if pieces and (p.text != old.text or embedding is not None):   # chunks of a long text, blocks of a message
             raise InvalidInputError(
-                f"memory {id!r} is stored as {chunks} pieces (a text longer than "
-                "StoreConfig.chunk_chars): its wording or vector cannot change in place; supersede it "
-                "with the new text (tags, confidence and source can be updated)")
+                f"memory {id!r} is stored with {len(pieces)} more pieces (a text longer than "
+                "StoreConfig.chunk_chars, or a long message split into blocks): its wording or vector "
+                "cannot change in place, its pieces would keep the old text; supersede it with the new "
+                "text (tags, confidence and source can be updated)")
         if (p.text == old.text and tuple(p.tags) == tuple(old.tags) and p.source == old.source
                 and p.confidence == old.confidence
                 and (embedding is None or np.array_equal(p.vector, state.vectors(np.array([nid]), state.space(ns))[0]))):

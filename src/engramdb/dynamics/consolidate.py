@@ -48,6 +48,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..batch_plan import piece_ids
 from ..config import ConsolidationConfig
 from ..entities import _COMMON as _FILLERS
 from ..index.stopwords import ENGLISH_STOP_WORDS
@@ -136,7 +137,7 @@ def _fact_text(turn: str, member_vecs: np.ndarray, embed: Callable) -> str:
 def _in_pieces(rec: dict) -> bool:
     """Whether ``rec`` is a piece (``chunk_of``) or the first piece of a memory stored in pieces
     (``chunks``, a split message's ``blocks``): :mod:`engramdb.batch_plan`."""
-    return rec.get("chunk_of") is not None or bool(rec.get("chunks")) or bool(rec.get("blocks"))
+    return rec.get("chunk_of") is not None or bool(piece_ids(rec))
 
 
 def _content_words(text: str) -> int:
