@@ -97,3 +97,6 @@ def test_import_into_a_new_store_takes_the_exports_embedder(tmp_path):
     assert res.exit_code != 0 and "embedder='hashing'" in res.output and "--embedder hashing" in res.output
     with engramdb.open(tmp_path / "other") as eng:
         assert eng.stats()["memories"] == 0
+    # into a new directory with another --embedder: refused before any store is made there
+    res = CliRunner().invoke(main, ["import", "--store", str(tmp_path / "new2"), "--embedder", "minilm", str(out)])
+    assert res.exit_code == 2 and "--embedder hashing" in res.output and not (tmp_path / "new2").exists()

@@ -555,8 +555,12 @@ def import_cmd(store, dim, on_conflict, embedder, path):
     if not os.path.exists(os.path.join(store, "data.mdb")):   # the new store takes the export's
         their_dim, theirs = _export_meta(path)
         dim = their_dim if dim is None else dim
-        if embedder is None and theirs is not None:
-            embedder = family_of(theirs)
+        family = None if theirs is None else family_of(theirs)
+        if embedder is None:
+            embedder = family
+        elif family is not None and embedder != family:   # refused before a store is created
+            raise click.UsageError(f"the export at {path} was embedded with {theirs!r}: import it with "
+                                   f"--embedder {family} (or without --embedder), not {embedder}")
     with _open(store, create=True, embedder=embedder, dim=dim) as eng:
         out = eng.import_from(path, on_conflict=on_conflict)
     pieces = f" ({out['pieces']} pieces of long ones)" if out["pieces"] else ""
