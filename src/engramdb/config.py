@@ -241,6 +241,10 @@ class RecallConfig:
         default: they route activation between the turns but answer nothing, and a question
         worded like a session label took hit slots from the turns (LoCoMo R@10 +0.2 hashing,
         +0.25 MiniLM with them out). A ``tags=`` filter naming one of the two tags shows them.
+    parallel_legs : bool
+        Run a recall's keyword leg on a worker thread while hnswlib searches
+        (:mod:`engramdb.recall.legs`; both release the GIL): the same answer, sooner on two or
+        more cores. Off, or on a single core, the legs run one after the other.
     """
 
     seed_k: int = 10
@@ -279,6 +283,7 @@ class RecallConfig:
     route_boost: float = 1.5
     route_fanout: float = 2.0
     connector_hits: bool = False
+    parallel_legs: bool = True
     #: ``relation_multipliers`` as float32 indexed by ``Relation.code`` (what the kernel takes).
     rel_mult: np.ndarray = field(init=False, repr=False, compare=False)
 
@@ -299,7 +304,7 @@ class RecallConfig:
         "time_slack_weight": Interval(0.0, 1.0), "time_question_words": Interval(0, 100),
         "time_seed_k": Interval(0, 10_000), "w_slot": Interval(0.0, 4.0),
         "route": Choice((True, False)), "route_boost": Interval(1.0, 10.0),
-        "connector_hits": Choice((True, False)),
+        "connector_hits": Choice((True, False)), "parallel_legs": Choice((True, False)),
         "route_fanout": Interval(1.0, 10.0),
     }
 

@@ -1,5 +1,8 @@
 """Recall stage 1, seeds: the vector leg, the keyword leg with feedback, and their fusion.
 
+The two legs run side by side where the process has two or more cores: the keyword leg on a
+worker thread while hnswlib searches (:mod:`.legs`; ``RecallConfig.parallel_legs``).
+
 - vector leg: the ``seed_k`` nearest memories in the namespace's hnswlib index (cosine >=
   ``cosine_floor``);
 - keyword leg: the best ``keyword_k`` memories by BM25 over the namespace's postings, run a
@@ -30,6 +33,7 @@ from ..config import RecallConfig
 from ..index.keyword import KeywordIndex, tokenize
 from ..slots import slot_cues, subject_weights
 from ..timeref import resolve_time_refs
+from . import legs
 from .context import RecallContext
 
 __all__ = ["run", "keyword_leg", "vector_scale", "fuse", "time_windows", "content_words", "window_seeds", "slot_seeds",
@@ -47,27 +51,25 @@ TIME_FILLER = ("did do does doing done happen happened happening went go goes go
 def run(ctx: RecallContext) -> None:
     """Fill ``ctx.vec_*``, ``ctx.kw_*``, ``ctx.seeds``, ``ctx.base`` and ``ctx.seed_cos``."""
     req, cfg = ctx.request, ctx.request.config
-    allowed = ctx.allowed
-    # the seeds are the seed_k nearest whatever k is, so a recall's first hits do not depend on
-    # how many were asked for; the neighbours past them fill a recall that reached fewer than k
-    if allowed is None:
-        labels, cos = ctx.space.index.knn(req.vector, max(cfg.seed_k, req.k))
-    else:   # a selective filter: the exact nearest among the memories that pass it
-        labels, cos = ctx.space.index.exact_knn(req.vector, max(cfg.seed_k, req.k), labels=allowed)
-    keep = cos >= cfg.cosine_floor
     cols = ctx.state.cols
-    if cols.censor is not None:   # a memory a censor rule hides is never a seed
-        keep = _uncensored(cols, labels, keep)
-    labels, cos = labels[keep], cos[keep]
-    ctx.vec_nids, ctx.vec_cos = labels[:cfg.seed_k], cos[:cfg.seed_k]
-    if len(labels) > cfg.seed_k:
-        ctx.extra["vector_tail"] = (labels[cfg.seed_k:], cos[cfg.seed_k:])
+    keyword = None   # the keyword leg's arguments, when the recall has one
     if req.query is not None and cfg.w_keyword > 0:
+        allowed = ctx.allowed
         if allowed is None and cols.censor is not None:
             # a namespace with hidden memories: the keyword leg scores its visible ones only, so
             # a hidden memory's terms feed no pseudo-relevance feedback either
             allowed = cols.censor.visible(cols, ctx.space.code, ctx.state.mem_gen)
-        ctx.kw_nids, ctx.kw_score = keyword_leg(ctx.space.keyword, req.query, cfg, allowed)
+        keyword = (ctx.space.keyword, req.query, cfg, allowed)
+    # the keyword leg on the worker thread while this one searches hnswlib (both release the GIL)
+    pending = legs.start(keyword_leg, *keyword) if keyword is not None and cfg.parallel_legs else None
+    try:
+        _vector_leg(ctx)
+    except BaseException:
+        if pending is not None:
+            pending.discard()
+        raise
+    if keyword is not None:
+        ctx.kw_nids, ctx.kw_score = pending.result() if pending is not None else keyword_leg(*keyword)
     ctx.seeds, ctx.base, ctx.seed_cos = fuse(ctx.vec_nids, ctx.vec_cos, ctx.kw_nids, ctx.kw_score,
                                              lambda nids: _seed_similarity(ctx, nids), cfg)
     ctx.windows = time_windows(ctx)
@@ -76,6 +78,25 @@ def run(ctx: RecallContext) -> None:
     if floor or boost:
         _merge_cue_seeds(ctx, floor, boost)
     lift_pieces(ctx)
+
+
+def _vector_leg(ctx: RecallContext) -> None:
+    """Fill ``ctx.vec_nids`` and ``ctx.vec_cos`` (and ``ctx.extra["vector_tail"]``): the seeds
+    are the ``seed_k`` nearest whatever k is, so a recall's first hits do not depend on how many
+    were asked for; the neighbours past them fill a recall that reached fewer than k."""
+    req, cfg = ctx.request, ctx.request.config
+    if ctx.allowed is None:
+        labels, cos = ctx.space.index.knn(req.vector, max(cfg.seed_k, req.k))
+    else:   # a selective filter: the exact nearest among the memories that pass it
+        labels, cos = ctx.space.index.exact_knn(req.vector, max(cfg.seed_k, req.k), labels=ctx.allowed)
+    keep = cos >= cfg.cosine_floor
+    cols = ctx.state.cols
+    if cols.censor is not None:   # a memory a censor rule hides is never a seed
+        keep = _uncensored(cols, labels, keep)
+    labels, cos = labels[keep], cos[keep]
+    ctx.vec_nids, ctx.vec_cos = labels[:cfg.seed_k], cos[:cfg.seed_k]
+    if len(labels) > cfg.seed_k:
+        ctx.extra["vector_tail"] = (labels[cfg.seed_k:], cos[cfg.seed_k:])
 
 
 def lift_pieces(ctx: RecallContext) -> None:
