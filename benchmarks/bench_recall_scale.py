@@ -11,7 +11,9 @@ before it in its conversation copy.
 For each size it measures, in one run and process:
 
 1. **recall from text** (``recall(question)``: hashing query embedding, vector and keyword
-   legs, fusion, spreading activation, ranking, records): median and p99;
+   legs, fusion, spreading activation, ranking, records): median and p99; and the same with
+   ``RecallConfig.parallel_legs`` off (the keyword leg after hnswlib instead of beside it on a
+   worker thread), the baseline of :mod:`engramdb.recall.legs`;
 2. **recall with the vector given** (``recall(vector=...)``) against hnswlib alone on the
    same index (``knn`` at the same *ef*), which is the baseline: the difference of the medians
    is engramdb's own part;
@@ -51,6 +53,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -218,6 +221,11 @@ def measure(path: str, n: int, args) -> dict:
 
         med, p99, meds, st = per_query_stages(lambda q: db.recall(q, namespace=NS, k=10), qs, args.repeats)
         row["recall_text"] = {"median_us": med, "p99_us": p99, "pass_medians_us": meds, "stage_median_us": st}
+        serial = replace(db.config.recall, parallel_legs=False)   # the legs one after the other
+        med, p99, meds, st = per_query_stages(lambda q: db.recall(q, namespace=NS, k=10, config=serial), qs,
+                                              args.repeats)
+        row["recall_text_serial_legs"] = {"median_us": med, "p99_us": p99, "pass_medians_us": meds,
+                                          "stage_median_us": st}
         med, p99, meds, st = per_query_stages(lambda v: db.recall(vector=v, namespace=NS, k=10), vecs, args.repeats)
         row["recall_vector"] = {"median_us": med, "p99_us": p99, "pass_medians_us": meds, "stage_median_us": st}
         med, p99, meds = per_query(lambda v: index.knn(v, seed_k), vecs, args.repeats)

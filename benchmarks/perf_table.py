@@ -58,7 +58,10 @@ def rows() -> list[tuple[str, str, str]]:
                         f"{t['median_us']:.0f} µs median, {t['p99_us']:.0f} µs p99",
                         f"query embedding {r['stage_query_embedding']['median_us']:.0f} µs, keyword leg "
                         f"{r['stage_keyword']['median_us']:.0f} µs, hnswlib {h['median_us']:.0f} µs; load {load:.1f}"
-                        + _stages(t)))
+                        + _stages(t)
+                        + (f"; keyword leg after hnswlib instead of beside it: "
+                           f"{r['recall_text_serial_legs']['median_us']:.0f} µs median"
+                           if "recall_text_serial_legs" in r else "")))
             out.append((f"recall with the vector given, {n:,} memories",
                         f"{v['median_us']:.0f} µs median, {v['p99_us']:.0f} µs p99",
                         f"hnswlib k-NN alone {h['median_us']:.0f} µs: engramdb's own part {r['own_part_vector_us']:.0f} µs"
