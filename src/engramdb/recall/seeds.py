@@ -59,19 +59,20 @@ def run(ctx: RecallContext) -> None:
             # a namespace with hidden memories: the keyword leg scores its visible ones only, so
             # a hidden memory's terms feed no pseudo-relevance feedback either
             allowed = cols.censor.visible(cols, ctx.space.code, ctx.state.mem_gen)
-        keyword = (ctx.space.keyword, req.query, cfg, allowed)
+        keyword = (ctx.space.keyword, req.query, cfg, allowed, ctx.space.index, req.vector)
     # the keyword leg on the worker thread while this one searches hnswlib (both release the GIL)
-    pending = legs.start(keyword_leg, *keyword) if keyword is not None and cfg.parallel_legs else None
+    pending = legs.start(_keyword_job, *keyword) if keyword is not None and cfg.parallel_legs else None
     try:
         _vector_leg(ctx)
     except BaseException:
         if pending is not None:
             pending.discard()
         raise
+    kw_vecs = kw_cos = None
     if keyword is not None:
-        ctx.kw_nids, ctx.kw_score = pending.result() if pending is not None else keyword_leg(*keyword)
+        ctx.kw_nids, ctx.kw_score, kw_vecs, kw_cos = pending.result() if pending is not None else _keyword_job(*keyword)
     ctx.seeds, ctx.base, ctx.seed_cos = fuse(ctx.vec_nids, ctx.vec_cos, ctx.kw_nids, ctx.kw_score,
-                                             lambda nids: _seed_similarity(ctx, nids), cfg)
+                                             lambda nids: _seed_similarity(ctx, nids, kw_vecs, kw_cos), cfg)
     ctx.windows = time_windows(ctx)
     floor = window_seeds(ctx)
     boost = slot_seeds(ctx)
@@ -141,10 +142,34 @@ def lift_pieces(ctx: RecallContext) -> None:
     ctx.extra["shown_piece"] = {h: (seed_list[j], j) for h, j in best.items()}
 
 
-def _seed_similarity(ctx: RecallContext, extra: np.ndarray) -> np.ndarray:
-    """Cosines of the keyword leg's ``extra`` memories to the query, from one fetch of the vectors
-    of every seed (the vector leg's too): kept in ``ctx.extra["seed_vectors"]`` (nid -> row, the
-    rows) so that results reads its hits' vectors from there instead of the vector matrix again."""
+def _keyword_job(kw: KeywordIndex, query: str, cfg: RecallConfig, allowed: np.ndarray | None, index,
+                 vector: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """The keyword leg (:func:`keyword_leg`), then its memories' rows of the vector matrix and
+    their cosines to the query ``vector`` (float32, the rows' order): what fusion needs of the
+    ones the vector leg did not find. Run on the worker thread beside hnswlib (:mod:`.legs`) or
+    inline. Rows and cosines are None when a memory has no row in the matrix (the caller then
+    reads the vectors from the store)."""
+    nids, scores = keyword_leg(kw, query, cfg, allowed)
+    if not len(nids):
+        return nids, scores, None, None
+    try:
+        vecs = index.vectors(nids)
+    except KeyError:
+        return nids, scores, None, None
+    return nids, scores, vecs, vecs @ vector
+
+
+def _seed_similarity(ctx: RecallContext, extra: np.ndarray, kw_vecs: np.ndarray | None = None,
+                     kw_cos: np.ndarray | None = None) -> np.ndarray:
+    """Cosines of the keyword leg's ``extra`` memories to the query: read off ``kw_cos`` (every
+    keyword memory's, computed beside hnswlib by :func:`_keyword_job`) when given, else from one
+    fetch of the vectors of every seed (the vector leg's too). The fetched rows are kept in
+    ``ctx.extra["seed_vectors"]`` (nid -> row, the rows) so that results reads its hits' vectors
+    from there instead of the vector matrix again."""
+    if kw_vecs is not None:
+        row_of = {n: i for i, n in enumerate(ctx.kw_nids.tolist())}
+        ctx.extra["seed_vectors"] = (row_of, kw_vecs)
+        return kw_cos[[row_of[n] for n in extra.tolist()]]
     nids = np.concatenate([ctx.vec_nids, extra])
     vecs = ctx.state.vectors(nids, ctx.space)
     ctx.extra["seed_vectors"] = ({n: i for i, n in enumerate(nids.tolist())}, vecs)
