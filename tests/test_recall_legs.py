@@ -13,6 +13,16 @@ import pytest
 import engramdb
 from engramdb.recall import legs
 
+_SPARE_CORE = legs.spare_core   # the real policy, before the fixture below replaces it
+
+
+@pytest.fixture(autouse=True)
+def _spare_core(monkeypatch):
+    """Every leg may go to the worker, whatever the machine's load (these tests are about the
+    hand-off, not the policy that decides it)."""
+    monkeypatch.setattr(legs, "spare_core", lambda: True)
+
+
 WORDS = ("paris violin harbour ledger orchard comet lantern meadow quarry saddle thistle walnut "
          "falcon glacier hammock juniper kettle mosaic nectar oyster pepper quill").split()
 
@@ -126,3 +136,16 @@ def test_a_forked_child_recalls_with_a_worker_of_its_own(tmp_store):
         out = os.read(r, 300)
         os.waitpid(pid, 0)
         assert out == b"ok"
+
+
+def test_no_spare_core_runs_the_leg_inline(monkeypatch):
+    monkeypatch.setattr(legs, "spare_core", lambda: False)
+    assert legs.start(lambda: 1) is None
+
+
+def test_spare_core_compares_the_load_average_with_the_cores(monkeypatch):
+    monkeypatch.setattr(legs, "LOAD_TTL_S", -1.0)   # read the load on every call
+    monkeypatch.setattr(os, "getloadavg", lambda: (1000.0, 0.0, 0.0))
+    assert _SPARE_CORE() is False   # every core busy: no hand-off
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert _SPARE_CORE() is True

@@ -49,19 +49,12 @@ TIME_FILLER = ("did do does doing done happen happened happening went go goes go
 
 
 def run(ctx: RecallContext) -> None:
-    """Fill ``ctx.vec_*``, ``ctx.kw_*``, ``ctx.seeds``, ``ctx.base`` and ``ctx.seed_cos``."""
+    """Fill ``ctx.vec_*``, ``ctx.kw_*``, ``ctx.windows``, ``ctx.seeds``, ``ctx.base`` and
+    ``ctx.seed_cos``."""
     req, cfg = ctx.request, ctx.request.config
-    cols = ctx.state.cols
-    keyword = None   # the keyword leg's arguments, when the recall has one
-    if req.query is not None and cfg.w_keyword > 0:
-        allowed = ctx.allowed
-        if allowed is None and cols.censor is not None:
-            # a namespace with hidden memories: the keyword leg scores its visible ones only, so
-            # a hidden memory's terms feed no pseudo-relevance feedback either
-            allowed = cols.censor.visible(cols, ctx.space.code, ctx.state.mem_gen)
-        keyword = (ctx.space.keyword, req.query, cfg, allowed, ctx.space.index, req.vector)
-    # the keyword leg on the worker thread while this one searches hnswlib (both release the GIL)
-    pending = legs.start(_keyword_job, *keyword) if keyword is not None and cfg.parallel_legs else None
+    # what the question's text gives (keyword leg, time windows, slot cues) on the worker thread
+    # while this one searches hnswlib: hnswlib releases the GIL, so even the Python parts overlap
+    pending = legs.start(_text_leg, ctx) if req.query is not None and cfg.parallel_legs else None
     try:
         _vector_leg(ctx)
     except BaseException:
@@ -69,16 +62,36 @@ def run(ctx: RecallContext) -> None:
             pending.discard()
         raise
     kw_vecs = kw_cos = None
-    if keyword is not None:
-        ctx.kw_nids, ctx.kw_score, kw_vecs, kw_cos = pending.result() if pending is not None else _keyword_job(*keyword)
+    floor: dict[int, float] = {}
+    boost: dict[int, float] = {}
+    if req.query is not None:
+        ctx.kw_nids, ctx.kw_score, kw_vecs, kw_cos, ctx.windows, floor, boost = (
+            pending.result() if pending is not None else _text_leg(ctx))
     ctx.seeds, ctx.base, ctx.seed_cos = fuse(ctx.vec_nids, ctx.vec_cos, ctx.kw_nids, ctx.kw_score,
                                              lambda nids: _seed_similarity(ctx, nids, kw_vecs, kw_cos), cfg)
-    ctx.windows = time_windows(ctx)
-    floor = window_seeds(ctx)
-    boost = slot_seeds(ctx)
     if floor or boost:
         _merge_cue_seeds(ctx, floor, boost)
     lift_pieces(ctx)
+
+
+def _text_leg(ctx: RecallContext) -> tuple:
+    """What the question's text gives, apart from the vector leg: the keyword leg with its
+    memories' vectors and cosines (:func:`_keyword_job`; empty when ``w_keyword`` is 0), the time
+    windows (:func:`time_windows`), the window seeds and the slot boosts. Reads the request, the
+    state and ``ctx.allowed`` only, so it may run beside :func:`_vector_leg`; the caller stores
+    the windows (``ctx.windows``) and the keyword leg (``ctx.kw_*``)."""
+    req, cfg = ctx.request, ctx.request.config
+    kw = (ctx.kw_nids, ctx.kw_score, None, None)   # the context's empty defaults
+    if cfg.w_keyword > 0:
+        cols = ctx.state.cols
+        allowed = ctx.allowed
+        if allowed is None and cols.censor is not None:
+            # a namespace with hidden memories: the keyword leg scores its visible ones only, so
+            # a hidden memory's terms feed no pseudo-relevance feedback either
+            allowed = cols.censor.visible(cols, ctx.space.code, ctx.state.mem_gen)
+        kw = _keyword_job(ctx.space.keyword, req.query, cfg, allowed, ctx.space.index, req.vector)
+    windows = time_windows(ctx)
+    return (*kw, windows, window_seeds(ctx, windows), slot_seeds(ctx))
 
 
 def _vector_leg(ctx: RecallContext) -> None:
@@ -228,18 +241,20 @@ def _passing(ctx: RecallContext, nids: np.ndarray) -> np.ndarray:
     return nids
 
 
-def window_seeds(ctx: RecallContext) -> dict[int, float]:
+def window_seeds(ctx: RecallContext, windows: list | None = None) -> dict[int, float]:
     """Seeds from the time windows of a mostly-time question: nid -> base.
 
     Up to ``time_seed_k`` memories of the namespace whose event time falls in a window (those
     in a core first, then the newest), each with base 1 / (1 + content words), times
     ``time_slack_weight`` outside every core. Empty when the question has no window or more
-    than ``time_question_words`` content words.
+    than ``time_question_words`` content words. ``windows``: the question's time windows
+    (:func:`time_windows`; ``ctx.windows`` when omitted).
     """
     req, cfg = ctx.request, ctx.request.config
-    if not ctx.windows or cfg.time_seed_k == 0:
+    windows = ctx.windows if windows is None else windows
+    if not windows or cfg.time_seed_k == 0:
         return {}
-    n_words = content_words(req.query, ctx.windows)
+    n_words = content_words(req.query, windows)
     if n_words > cfg.time_question_words:
         return {}
     c = ctx.state.cols
@@ -247,7 +262,7 @@ def window_seeds(ctx: RecallContext) -> dict[int, float]:
     t = c.created_at[nids]
     inside = np.zeros(len(nids), bool)
     core = np.zeros(len(nids), bool)
-    for w in ctx.windows:
+    for w in windows:
         inside |= (t >= w.start) & (t < w.end)
         core |= (t >= w.core_start) & (t < w.core_end)
     nids, core = nids[inside], core[inside]
