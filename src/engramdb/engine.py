@@ -1010,7 +1010,8 @@ class Engram:
         Returns
         -------
         list of Memory
-            At most ``limit``, in ``order`` (exact ties in insertion order, as in :meth:`recall`);
+            At most ``limit``, in ``order`` (exact ties in insertion order, the last tie-break of
+            :meth:`recall`, which has a query vector to break ties by first);
             never a memory a censor rule hides (see :meth:`censor`).
 
         Raises
@@ -1985,8 +1986,9 @@ class Engram:
         Returns
         -------
         RecallResult
-            ``hits`` best first, each with the path that activated it; ``gaps`` says when the
-            best evidence is weak (negative recall) or everything was filtered out;
+            ``hits`` best first (an exact score tie: the higher cosine to the query first, then
+            the earlier-recorded memory; :mod:`engramdb.recall.ranking`), each with the path that
+            activated it; ``gaps`` says when the best evidence is weak (negative recall) or everything was filtered out;
             ``warnings`` lists ``contradicts`` pairs touching the hits. A memory a censor rule
             hides is never a seed, a node activation passes through, a hit or a path step;
             a ``warn`` rule's notes are on the hit (``Hit.censor_notes``; see ``censor``).
