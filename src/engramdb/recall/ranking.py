@@ -102,8 +102,9 @@ def ranked(ctx: RecallContext, first: int) -> Iterator[int]:
 
 
 def _order(ctx: RecallContext, pos: np.ndarray) -> np.ndarray:
-    """Candidate positions ``pos`` (int, shape (n,)) sorted by the rule of :func:`ranked`: score
-    (float64) highest first, then cosine to the query (computed for tied ones only), then position."""
+    """Candidate positions ``pos`` (ndarray of int, shape (n,)) sorted by the rule of
+    :func:`ranked`: score (float64) highest first, then cosine to the query (computed for the
+    tied ones only), then position. Returns the sorted positions (same dtype and shape)."""
     score = ctx.score[pos]
     o = np.lexsort((pos, -score))
     pos, score = pos[o], score[o]
@@ -124,9 +125,16 @@ def tie_cosines(ctx: RecallContext, pos: np.ndarray) -> np.ndarray:
     piece (``ctx.extra["shown_piece"]``, :func:`engramdb.recall.seeds.lift_pieces`), whose
     cosine counts.
 
+    Parameters
+    ----------
+    ctx : RecallContext
+        After the ranking stage (``ctx.cand``, ``ctx.nodes``, the request's query vector).
+    pos : ndarray of int, shape (n,)
+        Candidate positions.
+
     Returns
     -------
-    ndarray of float64, shape (len(pos),)
+    ndarray of float64, shape (n,)
         Dot products of unit float32 vectors, in [-1, 1].
     """
     nids = ctx.nodes[ctx.cand[pos]].astype(np.int64)
