@@ -117,7 +117,7 @@ def main(argv=None) -> int:
         for j in range(args.drops):
             size = os.path.getsize(data)
             t = time.perf_counter()
-            erased = eng.drop_namespace(f"tenant-{j}")
+            erased = eng.drop_namespace(f"tenant-{j}")["memories"]
             drops.append((time.perf_counter() - t, erased, size, os.path.getsize(data)))
         t = time.perf_counter()
         out = eng.compact()

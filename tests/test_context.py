@@ -303,3 +303,23 @@ def test_excerpt_fits_and_keeps_the_best_sentence(words, query, max_tokens):
     assert best in body or body in best   # the best sentence, or the start of it when it alone is too long
     if estimate_tokens(text) <= max_tokens:
         assert got == " ".join(sentences)
+
+
+def test_l0_is_not_held_to_its_frame_share(tmp_store):
+    """As the README says: context() returns a ContextBlock (its text is the Markdown), and L0
+    goes in whole, over the profile's 200-token share of the conversation frame, while the
+    recalled hits keep to theirs (1100 of 3000)."""
+    with engramdb.open(tmp_store, dim=256) as m:
+        for i in range(12):
+            m.add(f"My favourite thing number {i} is a long description of a hobby, {'very ' * 12}dear to me.",
+                  id=f"fav{i}", slot=("user", f"favourite_{i}", f"hobby {i} {'very ' * 12}dear"))
+        for i in range(40):
+            m.add(f"Ana mentioned note number {i} about Faro and the tomatoes of her garden by the sea.",
+                  id=f"note{i}")
+        b = m.context("Ana Faro tomatoes", budget_tokens=3000, now=NOW)
+    assert isinstance(b, ContextBlock) and str(b) == b.text and b.budget_tokens == 3000
+    profile_lines = [line for line in b.text.splitlines() if "favourite" in line]
+    assert len(b.items["L0"]) == 12 and estimate_tokens("\n".join(profile_lines)) > FRAMES["conversation"].profile
+    l1_lines = [line for line in b.text.splitlines() if any(f"`{i.id}`" in line or i.text in line for i in b.items["L1"])]
+    assert 3 <= len(b.items["L1"]) and estimate_tokens("\n".join(l1_lines)) <= FRAMES["conversation"].recalled
+    assert b.tokens_used <= 3000

@@ -117,7 +117,7 @@ def test_cli_summary_counts_messages_pieces_and_entities(tmp_path):
         entities = len(eng.query(namespace="u", tags=["entity"], limit=100))
         memories = eng.stats()["memories"]
     assert pieces == 12 and entities >= 2
-    assert (f"ingested 3 new messages in 1 sessions: {memories} memories ({entities} new entities) and {pieces} "
+    assert (f"ingested 3 new messages in 1 session: {memories} memories ({entities} new entities) and {pieces} "
             "pieces of long messages,") in res.output
 
 
@@ -159,7 +159,7 @@ def test_cli_reads_a_chat_file_that_opens_with_a_byte_order_mark(tmp_path, suffi
     path.write_bytes(b"\xef\xbb\xbf" + body.encode("utf-8"))   # as Windows editors save UTF-8
     res = _ingest(tmp_path / "s", path)
     assert res.exit_code == 0, res.output
-    assert "ingested 2 new messages in 1 sessions" in res.output
+    assert "ingested 2 new messages in 1 session" in res.output
     with engramdb.open(tmp_path / "s") as eng:
         assert eng.get(eng.query(namespace="u", tags=["user"], limit=5)[0].id, namespace="u").text.startswith(
             "Caroline: I went to the Lisbon")

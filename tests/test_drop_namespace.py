@@ -88,7 +88,7 @@ def test_drop_erases_every_trace_and_keeps_the_rest(store):
         assert os.path.exists(index_path)
         log_before = [e for e in eng.dynamics_log() if e["namespace"] != GONE]
 
-        assert eng.drop_namespace(GONE) == live == 43   # 44 added, one erased before
+        assert eng.drop_namespace(GONE) == {"memories": live, "pieces": 0} and live == 43   # 44 added, one erased
 
         assert eng.namespaces() == ["alpha", "omega"] and GONE not in eng.stats()["namespaces"]
         assert not any(os.path.exists(index_path + ext) for ext in ("", ".json", ".tmp", ".json.tmp"))
@@ -132,7 +132,7 @@ def test_a_dropped_name_starts_afresh(store):
 def test_after_the_last_namespace_is_dropped(tmp_store):
     with engramdb.open(tmp_store, dim=DIM, embedder="hashing") as eng:
         eng.add("only one", id="x", namespace="solo", embedding=vec(1))
-        assert eng.drop_namespace("solo") == 1
+        assert eng.drop_namespace("solo") == {"memories": 1, "pieces": 0}
         assert eng.namespaces() == [] and eng.stats()["memories"] == 0
         assert eng.recall("anything").gaps[0].reason == "empty_namespace"   # the default namespace
     with engramdb.open(tmp_store) as eng:
@@ -146,7 +146,7 @@ def test_an_emptied_namespace_is_dropped_with_count_zero(tmp_store):
         eng.add("x", id="x", namespace="n", embedding=vec(1))
         eng.forget("x", namespace="n", hard=True)
         assert eng.recall("x", namespace="n").gaps[0].reason == "empty_namespace"
-        assert eng.drop_namespace("n") == 0
+        assert eng.drop_namespace("n") == {"memories": 0, "pieces": 0}
         with pytest.raises(engramdb.NamespaceError):
             eng.recall("x", namespace="n")
 
@@ -190,7 +190,7 @@ def test_refused_while_another_process_has_the_store_open(store):
     finally:
         reader.communicate("\n", timeout=60)
     with engramdb.open(store) as eng:
-        assert eng.drop_namespace(GONE) == 43
+        assert eng.drop_namespace(GONE) == {"memories": 43, "pieces": 0}
     assert found(store) == []
 
 
@@ -263,3 +263,38 @@ def test_cli_drop_namespace(store):
     assert r.exit_code == 0 and "43 memories erased" in r.output
     r = CliRunner().invoke(main, ["recall", "--store", str(store), "--namespace", "omega", "code"])
     assert r.exit_code == 2 and "no namespace 'omega'; the store holds 'alpha'" in r.output
+
+
+LONG = " ".join(f"Sentence {i} of the long note says something about topic {i}." for i in range(40))
+
+
+def test_drop_counts_memories_and_pieces_apart(tmp_store):
+    """A memory stored as pieces is one memory, as stats() counts it: the count drop_namespace
+    returns, logs and prints keeps its pieces apart (it returned memories + pieces)."""
+    cfg = engramdb.EngramConfig(store=engramdb.StoreConfig(chunk_chars=300))
+    with engramdb.open(tmp_store, dim=DIM, embedder="hashing", config=cfg) as eng:
+        eng.add(LONG, id="long", namespace="x")
+        eng.add("a short one", id="short", namespace="x")
+        eng.add(LONG.replace("long note", "other note"), id="long2", namespace="x")
+        eng.forget("long2", namespace="x")   # archived: counted too, as any state is erased
+        eng.add("kept elsewhere", id="k", namespace="y")
+        row = eng.stats()["namespaces"]["x"]
+        assert row["memories"] == 3 and row["pieces"] > 4
+        assert eng.drop_namespace("x") == {"memories": 3, "pieces": row["pieces"]}
+        entry = [e for e in eng.dynamics_log() if e["action"] == "drop_namespace"][0]
+        assert (entry["count"], entry["pieces"]) == (3, row["pieces"])
+
+
+def test_cli_drop_counts_and_plurals(tmp_store):
+    cfg = engramdb.EngramConfig(store=engramdb.StoreConfig(chunk_chars=300))
+    with engramdb.open(tmp_store, dim=DIM, embedder="hashing", config=cfg) as eng:
+        eng.add(LONG, id="long", namespace="x")
+        eng.add("a short one", id="short", namespace="x")
+        eng.add("only one", id="one", namespace="y")
+        pieces = eng.stats()["namespaces"]["x"]["pieces"]
+    r = CliRunner().invoke(main, ["drop-namespace", "--store", str(tmp_store), "x"], input="y\n")
+    assert r.exit_code == 0, r.output
+    assert f"erase namespace 'x' and its 2 memories ({pieces} more pieces of long ones) for good?" in r.output
+    assert f"dropped namespace 'x': 2 memories ({pieces} more pieces of long ones) erased" in r.output
+    r = CliRunner().invoke(main, ["drop-namespace", "--store", str(tmp_store), "y"], input="y\n")
+    assert "its 1 memory for good?" in r.output and "dropped namespace 'y': 1 memory erased" in r.output

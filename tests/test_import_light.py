@@ -125,6 +125,10 @@ def test_stop_word_file_that_is_not_a_plain_literal_is_refused(tmp_path):
 
 
 def test_tokenize_drops_every_stop_word_and_keeps_the_rest():
-    assert tokenize(" ".join(sorted(stopwords.ENGLISH_STOP_WORDS))) == []
+    from engramdb.index.tokens import CONTENT_WORDS
+
+    assert tokenize(" ".join(sorted(stopwords.ENGLISH_STOP_WORDS - CONTENT_WORDS))) == []
+    # the content words of scikit-learn's list are terms (engramdb.index.tokens.CONTENT_WORDS)
+    assert len(tokenize(" ".join(sorted(CONTENT_WORDS)))) == len(CONTENT_WORDS)
     # "whereupon" and "thereafter" are on the list; "flight" and "lisbon" are not
     assert tokenize("whereupon the flight thereafter to Lisbon") == ["flight", "lisbon"]

@@ -229,7 +229,7 @@ def test_drop_namespace_erases_its_parts_and_the_chain_still_verifies(tmp_store)
                        {"id": "gone-1", "text": "gone one", "namespace": "gone", "embedding": vec(2)}])
         eng.add("gone two", id="gone-2", namespace="gone", embedding=vec(3))
         eng.forget("gone-2", namespace="gone")   # a dynamics entry of the dropped namespace
-        assert eng.drop_namespace("gone") == 2
+        assert eng.drop_namespace("gone") == {"memories": 2, "pieces": 0}
         entries = eng.ledger()
         report = eng.verify_ledger()
     assert report.ok and report.entries == len(entries) == 5

@@ -18,7 +18,7 @@ import engramdb
 from engramdb.index import tokens
 from engramdb.index.keyword import KeywordIndex, tokenize
 from engramdb.index.tokens import index_terms
-from engramdb.index.stopwords import ENGLISH_STOP_WORDS
+from engramdb.index.tokens import CONTENT_WORDS, STOP_WORDS
 
 # (family, memory, query, distractors): the memory must rank first
 CASES = [
@@ -164,7 +164,7 @@ def _plain_terms(text: str) -> list[str]:
                 continue
             if tokens._CJK.match(seg):
                 out.extend([seg] if len(seg) == 1 else [seg[i:i + 2] for i in range(len(seg) - 1)])
-            elif seg not in ENGLISH_STOP_WORDS:
+            elif seg not in STOP_WORDS:
                 out.append(_STEM(seg[:64]))
     return out
 
@@ -222,8 +222,8 @@ def test_auxiliary_verb_forms_are_stop_words():
 
 
 @pytest.mark.parametrize("text, want", [
-    ("What's my cat's name?", ["cat"]),
-    ("I don't know, I'd guess we'll see", ["don", "know", "guess"]),
+    ("What's my cat's name?", ["cat", "name"]),
+    ("I don't know, I'd guess we'll see", ["don", "know", "guess", "see"]),
     ("Caroline’s dog", ["carolin", "dog"]),
     ("a t-test", ["t-test", "test"]),   # a compound keeps its whole
 ])
@@ -239,3 +239,15 @@ def test_a_possessive_does_not_decide_a_keyword_match(tmp_path):
         m.add("user: My cat is called Biscuit.", id="cat")
         m.add("assistant: The gateway's limiter and the server's cache reset hourly.", id="gw")
         assert [h.id for h in m.recall("What's my cat's name?", k=2).hits][0] == "cat"
+
+
+def test_content_words_are_terms():
+    """scikit-learn's content words ("name", "move", ...) are terms, alike in a question and a
+    stored inflection ("named"); its function words are still dropped."""
+    assert {"name", "move", "call", "fire", "bill", "system", "two", "last"} <= CONTENT_WORDS
+    assert not CONTENT_WORDS & STOP_WORDS
+    assert tokenize("Where did we move?") == ["move"]
+    assert tokenize("what is my name?") == ["name"]
+    # a stored inflection and the question's bare word give the same term
+    assert tokenize("named") == tokenize("name") == ["name"]
+    assert tokenize("where do I go?") == []   # function words still dropped

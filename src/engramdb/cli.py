@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .errors import EngramError
+from .wording import count
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -252,10 +253,13 @@ def drop_namespace_cmd(store, yes, name):
     with _open(store) as eng:
         known = eng.stats()["namespaces"]
         if name in known and not yes:   # an unknown name fails below, naming the close ones
-            click.confirm(f"erase namespace {name!r} and its {known[name]['memories']} memories for good?",
+            row = known[name]
+            pieces = f" ({count(row['pieces'], 'more piece')} of long ones)" if row["pieces"] else ""
+            click.confirm(f"erase namespace {name!r} and its {count(row['memories'], 'memory')}{pieces} for good?",
                           abort=True)
-        count = eng.drop_namespace(name)
-    click.echo(f"dropped namespace {name!r}: {count} memories erased")
+        out = eng.drop_namespace(name)
+    pieces = f" ({count(out['pieces'], 'more piece')} of long ones)" if out["pieces"] else ""
+    click.echo(f"dropped namespace {name!r}: {count(out['memories'], 'memory')}{pieces} erased")
 
 
 @main.command()
@@ -339,8 +343,8 @@ def stats(store, as_json):
         _echo_json(s)
         return
     console = _out()
-    console.print(f"store {s['path']}: {s['memories']} memories ({s['pieces']} more pieces of long ones), "
-                  f"{s['edges']} edges, dim {s['dim']}, embedder {s['embedder']}, kernels {s['kernel_backend']}, "
+    console.print(f"store {s['path']}: {count(s['memories'], 'memory')} ({count(s['pieces'], 'more piece')} of "
+                  f"long ones), {count(s['edges'], 'edge')}, dim {s['dim']}, embedder {s['embedder']}, kernels {s['kernel_backend']}, "
                   f"{s['store_bytes'] / 1e6:.1f} MB")
     columns = ("memories", "pieces", "active", "superseded", "archived", "density")
     table = _table("namespace", *columns)
@@ -363,7 +367,7 @@ def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
 
     with _open(store, create=True, embedder=embedder, dim=dim) as eng:
         out = ingest_jsonl(eng, file, namespace=namespace, recorded_at=recorded_at)
-    click.echo(f"ingested {out['memories']} memories and {out['edges']} edges into {store}")
+    click.echo(f"ingested {count(out['memories'], 'memory')} and {count(out['edges'], 'edge')} into {store}")
 
 
 @main.command("ingest-chat")
@@ -399,10 +403,10 @@ def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, max_piec
             exc.args = (where[k] + str(exc).removeprefix(f"messages[{k}]"),)
             raise
     again = f" ({out['already_stored']} already stored, left out)" if out["already_stored"] else ""
-    pieces = f" and {out['pieces']} pieces of long messages" if out["pieces"] else ""
-    click.echo(f"ingested {len(out['message_ids'])} new messages{again} in {len(out['sessions'])} sessions: "
-               f"{out['memories']} memories ({out['entities']} new entities){pieces}, {out['edges']} edges "
-               f"into {store}")
+    pieces = f" and {count(out['pieces'], 'piece')} of long messages" if out["pieces"] else ""
+    click.echo(f"ingested {count(len(out['message_ids']), 'new message')}{again} in "
+               f"{count(len(out['sessions']), 'session')}: {count(out['memories'], 'memory')} "
+               f"({count(out['entities'], 'new entity')}){pieces}, {count(out['edges'], 'edge')} into {store}")
 
 
 @main.command("ingest-locomo")
@@ -419,8 +423,9 @@ def ingest_locomo_cmd(store, embedder, dim, conversations, entities, file):
 
     with _open(store, create=True, embedder=embedder, dim=dim) as eng:
         out = ingest_locomo(eng, file, conversations=list(conversations) or None, entities=entities)
-    click.echo(f"ingested {out['conversations']} conversations: {out['memories']} memories, "
-               f"{out['edges']} edges into {store}")
+    pieces = f" ({count(out['pieces'], 'more piece')} of long ones)" if out.get("pieces") else ""
+    click.echo(f"ingested {count(out['conversations'], 'conversation')}: {count(out['memories'], 'memory')}"
+               f"{pieces}, {count(out['edges'], 'edge')} into {store}")
 
 
 @main.command()
@@ -496,7 +501,7 @@ def consolidate(store, namespace, now, as_json):
     if as_json:
         _echo_json(summary)
     else:
-        click.echo(f"consolidated {summary['namespaces']} namespace(s): merged {summary['merged']}, "
+        click.echo(f"consolidated {count(summary['namespaces'], 'namespace')}: merged {summary['merged']}, "
                    f"summaries {summary['summaries']}, facts {summary['facts']}, edges {summary['edges']} "
                    f"({summary['seconds'] * 1e3:.0f} ms)")
 
@@ -563,8 +568,8 @@ def import_cmd(store, dim, on_conflict, embedder, path):
                                    f"--embedder {family} (or without --embedder), not {embedder}")
     with _open(store, create=True, embedder=embedder, dim=dim) as eng:
         out = eng.import_from(path, on_conflict=on_conflict)
-    pieces = f" ({out['pieces']} pieces of long ones)" if out["pieces"] else ""
-    click.echo(f"imported {out['memories']} memories{pieces} and {out['edges']} edges into {store} "
+    pieces = f" ({count(out['pieces'], 'more piece')} of long ones)" if out["pieces"] else ""
+    click.echo(f"imported {count(out['memories'], 'memory')}{pieces} and {count(out['edges'], 'edge')} into {store} "
                f"({out['skipped']} already stored kept, {out['replaced']} replaced)")
 
 
@@ -802,7 +807,7 @@ def ledger_cmd(store, namespace, verb, since, until, limit, verify, parquet, as_
         if parquet is not None:
             click.echo(f"wrote {parquet}")
         if report is not None:
-            click.echo(f"ledger ok: {report.entries} entries, head {report.head_hash[:16]}" if report.ok else
+            click.echo(f"ledger ok: {count(report.entries, 'entry')}, head {report.head_hash[:16]}" if report.ok else
                        f"ledger BROKEN at entry {report.first_bad_seq}: {report.reason}")
     if report is not None and not report.ok:
         sys.exit(1)
@@ -881,7 +886,7 @@ def query(store, namespace, kinds, tags, min_confidence, since, until, as_of, va
         _echo_json([m.to_dict() for m in mems])
         return
     table = _table("id", "kind", "event time", "confidence", "state", "text",
-                   title=f"query ({order}, {len(mems)} memories)")
+                   title=f"query ({order}, {count(len(mems), 'memory')})")
     for m in mems:
         table.add_row(m.id, m.kind.value, _fmt_time(m.created_at), f"{m.confidence:.2f}", m.state.value, m.text)
     _out().print(table)
@@ -974,8 +979,8 @@ def _run_job(root: str, kind: str, job_id, use_ray: bool, workers: int, as_json:
     if as_json:
         _echo_json(doc)
     else:
-        click.echo(f"{kind} job {res.job_id} ({res.runner}): {res.units_run} unit(s) run, {res.units_resumed} "
-                   f"resumed, {res.wall_s:.2f} s")
+        click.echo(f"{kind} job {res.job_id} ({res.runner}): {count(res.units_run, 'unit')} run, "
+                   f"{res.units_resumed} resumed, {res.wall_s:.2f} s")
         click.echo(json.dumps(result, ensure_ascii=False, sort_keys=True))
 
 
@@ -989,7 +994,7 @@ def shards_init(root, n_shards, embedder, dim):
     from .sharding import init_shards
 
     doc = init_shards(root, n_shards, dim=dim or (384 if embedder is None else None), embedder=embedder)
-    click.echo(f"created {n_shards} shard(s) at {root} (rule {doc['rule']}, dim {doc['dim']})")
+    click.echo(f"created {count(n_shards, 'shard')} at {root} (rule {doc['rule']}, dim {doc['dim']})")
 
 
 @shards.command("info")

@@ -34,8 +34,8 @@ creative       6000     200      1000        500        2000  (1500 + 500)
 debug         10000     200      1500       2500        2000  (1000 + 1000)
 ============  ======  =======  =========  ==========  =======================
 
-(:data:`FRAMES`.) With ``budget_tokens`` given, each section keeps its share of the frame's
-total (section * budget / total). Assembly:
+(:data:`FRAMES`.) ``budget_tokens`` (default: the frame's total) scales the shares that are
+enforced, L1's and L2's (section * budget / total); L0's are not. Assembly:
 
 1. L0 is always in (its shares in the table are the reference's, not enforced: L0 is only cut
    by the final fit, and last); the recalled section takes its hits, best first, while they
@@ -45,9 +45,9 @@ total (section * budget / total). Assembly:
    what the L2 previews need), then goes to the items that did not fit their section, in tier
    order (L0, then L1); L1 hits still left out become L2 previews;
 3. L2 previews take what remains;
-4. the rendered text is checked with the caller's counter: while it is over budget, items are
-   dropped lowest first (L2 by score, then L1 by score, then L0's least salient), down to the
-   empty text. A block therefore never exceeds its budget: ``count_tokens(block.text) <=
+4. the rendered text is checked with the caller's counter: while it is over budget, lines are
+   dropped from the end of the block (L2, then L1 by score, then the track record and the gaps,
+   then L0's procedures, decisions and profile, least salient first), down to the empty text. A block therefore never exceeds its budget: ``count_tokens(block.text) <=
    block.budget_tokens``, whatever the counter (the empty text must count 0).
 
 Counting tokens

@@ -59,6 +59,7 @@ from .state import EngineState
 from .types import OUTCOMES, Memory, MemoryKind, MemoryState, Relation, memory_from_record
 from .validate import MAX_ID_CHARS, MAX_TAGS, check_fraction, encodable
 from .write.records import Prepared, embed_missing, prepare, write_new
+from .wording import count as counted
 
 __all__ = ["OUTCOMES", "OUTCOME_VALUE", "REASON_TYPES", "ReliabilityBin", "CalibrationReport", "TrackRecord",
            "decision_fields", "prepare_decision", "record_decision", "review_outcome", "select_decisions",
@@ -176,7 +177,7 @@ class CalibrationReport:
         o = self.outcomes
         lean = "over-confident" if self.overconfidence > 0 else "under-confident" if self.overconfidence < 0 \
             else "calibrated in the large"
-        return (f"namespace {self.namespace!r}: {self.n_reviewed} reviewed decisions ({o['success']} success, "
+        return (f"namespace {self.namespace!r}: {counted(self.n_reviewed, 'reviewed decision')} ({o['success']} success, "
                 f"{o['partial']} partial, {o['failure']} failure), {self.n_pending} pending\n"
                 f"Brier score {self.brier:.4f} (0 is perfect; a constant 0.5 scores 0.25)\n"
                 f"mean confidence {self.mean_confidence:.3f} (sd {self.confidence_std:.3f}), accuracy "

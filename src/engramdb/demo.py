@@ -18,6 +18,7 @@ from rich.table import Table
 from . import engine as _engine
 from .ingest import ingest_jsonl, read_jsonl
 from .index.hnsw import ExactIndex
+from .wording import count
 
 QUERY = "What is the status of my TAP flight to Lisbon?"
 TRIP_FACTS = {"s1-2": "flight number", "s3-1": "confirmation code", "s3-2": "travel dates"}
@@ -58,7 +59,7 @@ def run_demo(*, store: str | None = None, k: int = 4, console: Console | None = 
         if tmp is not None:
             tmp.cleanup()
 
-    console.print(f"[bold]query:[/] {QUERY!r}   (k = {k}, namespace 'demo', {len(ids)} memories)")
+    console.print(f"[bold]query:[/] {QUERY!r}   (k = {k}, namespace 'demo', {count(len(ids), 'memory')})")
     table = Table(show_lines=True)
     table.add_column(f"flat cosine top-{k}  ({flat_s * 1e6:.0f} µs)", ratio=1)
     table.add_column(f"engramdb recall  ({res.latency_s * 1e6:.0f} µs, {res.mode})", ratio=1)

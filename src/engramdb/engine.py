@@ -43,6 +43,7 @@ from .validate import (
 from .write import write_unit
 from .write.records import Prepared, embed_missing, no_embedder, prepare, write_new
 from .write.reinforce import boost_links, reinforce
+from .wording import count
 
 if TYPE_CHECKING:
     from .censor import CensorRule
@@ -677,7 +678,7 @@ class Engram:
             pieces = piece_ids(state.store.get_record(txn, nid))
         if pieces and (p.text != old.text or embedding is not None):   # chunks of a long text, blocks of a message
             raise InvalidInputError(
-                f"memory {id!r} is stored with {len(pieces)} more pieces (a text longer than "
+                f"memory {id!r} is stored with {count(len(pieces), 'more piece')} (a text longer than "
                 "StoreConfig.chunk_chars, or a long message split into blocks): its wording or vector "
                 "cannot change in place, its pieces would keep the old text; supersede it with the new "
                 "text (tags, confidence and source can be updated)")
@@ -845,12 +846,12 @@ class Engram:
         self._check_open()
         return handle_class(type(self))(self, check_namespace(name))
 
-    def drop_namespace(self, name: str) -> int:
+    def drop_namespace(self, name: str) -> dict[str, int]:
         """Erase namespace ``name`` and every trace of it, for good.
 
         In one write unit: every memory of it in any state (records, vectors, ids,
         deduplication keys), its slot table entries, edges, keyword postings, counters, its
-        dynamics log entries (the log keeps one ``drop_namespace`` entry with the count, not the
+        dynamics log entries (the log keeps one ``drop_namespace`` entry with the counts, not the
         texts) and its hnswlib index files under ``DIR/index/`` (overwritten with zeros, then
         removed). Then the store file is compacted (:meth:`compact`): LMDB does not overwrite
         the pages it frees, so without it the erased texts would still be in ``data.mdb``.
@@ -865,8 +866,10 @@ class Engram:
 
         Returns
         -------
-        int
-            Memories erased.
+        dict
+            ``{"memories": m, "pieces": p}`` (int), counted as :meth:`stats` counts them:
+            ``memories`` erased (in any state; a text stored as pieces is one memory), and
+            ``pieces`` the pieces of the long ones after their first.
 
         Raises
         ------
@@ -1010,7 +1013,8 @@ class Engram:
         Returns
         -------
         list of Memory
-            At most ``limit``, in ``order`` (exact ties in insertion order, as in :meth:`recall`);
+            At most ``limit``, in ``order`` (exact ties in insertion order, the last tie-break of
+            :meth:`recall`, which has a query vector to break ties by first);
             never a memory a censor rule hides (see :meth:`censor`).
 
         Raises
@@ -1095,9 +1099,13 @@ class Engram:
         Three tiers (``engramdb.context``): L0, always in when it fits: the user's profile
         (current slot values), procedural memories and open (not yet reviewed) decisions; L1:
         the recall hits, each with its date and why it is there; L2: further hits and graph
-        neighbours by id with a one-line preview, for :meth:`get`. Items that do not fit are
-        dropped lowest first (L2, then L1 by score, then L0's least salient). Reads only: the
-        recall does not reinforce.
+        neighbours by id with a one-line preview, for :meth:`get`. The budget is not split
+        evenly: L0 goes in whole; L1 gets the frame's recalled share of the budget (conversation
+        1100 / 3000); L2 keeps in reserve the smaller of its share (the frame's total less its
+        sections) and what its previews need; L1 hits that did not fit their share take what is
+        left outside that reserve. Lines still over budget are dropped from the end of the block
+        (L2, then L1 by score, then the track record and gaps, then L0). Reads only: the recall
+        does not reinforce.
 
         Parameters
         ----------
@@ -1107,7 +1115,8 @@ class Engram:
         budget_tokens : int, optional
             Total budget in tokens, 0..10000000; the frame's default when omitted
             (``engramdb.context.FRAMES``: conversation 3000, question 6000, task 8000,
-            decision 12000, creative 6000, debug 10000). Sections keep their share of it.
+            decision 12000, creative 6000, debug 10000). L1 and L2 get their frame shares of it,
+            scaled (section x budget / frame total); L0 is not capped.
         frame : {"conversation", "question", "task", "decision", "creative", "debug"}
             What the prompt is for: sets the default budget and its section split.
         count_tokens : callable str -> int, optional
@@ -1120,8 +1129,11 @@ class Engram:
         Returns
         -------
         ContextBlock
-            ``text``, ``items`` by tier, ``tokens_used``, ``budget_tokens`` and the recall ``gaps``
-            in plain words; ``count_tokens(text) <= budget_tokens`` always.
+            Not a string: ``text`` (the Markdown; ``str(block)`` is the same), ``items`` by tier
+            (``{"L0": (ContextItem, ...), "L1": ..., "L2": ...}``, exactly those rendered),
+            ``tokens_used``, ``budget_tokens``, the recall ``gaps`` in plain words, ``frame``,
+            ``query``, ``dropped`` (ids of candidates that did not fit) and ``track_record``
+            (None when no similar decision); ``count_tokens(text) <= budget_tokens`` always.
 
         Raises
         ------
@@ -1985,8 +1997,9 @@ class Engram:
         Returns
         -------
         RecallResult
-            ``hits`` best first, each with the path that activated it; ``gaps`` says when the
-            best evidence is weak (negative recall) or everything was filtered out;
+            ``hits`` best first (an exact score tie: the higher cosine to the query first, then
+            the earlier-recorded memory; :mod:`engramdb.recall.ranking`), each with the path that
+            activated it; ``gaps`` says when the best evidence is weak (negative recall) or everything was filtered out;
             ``warnings`` lists ``contradicts`` pairs touching the hits. A memory a censor rule
             hides is never a seed, a node activation passes through, a hit or a path step;
             a ``warn`` rule's notes are on the hit (``Hit.censor_notes``; see ``censor``).

@@ -265,7 +265,8 @@ def ingest_locomo(engine: Engram, path: str | os.PathLike | None = None, *, prog
     Returns
     -------
     dict
-        ``{"conversations": c, "memories": n, "edges": m}``.
+        ``{"conversations": c, "memories": n, "pieces": p, "edges": m}`` (pieces: the later pieces
+        of long turns, counted apart as :meth:`Engram.stats` does).
     """
     convs = load_locomo(path)
     if conversations is not None:
@@ -275,7 +276,7 @@ def ingest_locomo(engine: Engram, path: str | os.PathLike | None = None, *, prog
             raise InvalidInputError(f"no conversation {sorted(unknown)} in {path or 'the LoCoMo file'}; "
                                     f"it holds {[c.sample_id for c in convs]}")
         convs = [c for c in convs if c.sample_id in wanted]
-    totals = {"conversations": 0, "memories": 0, "edges": 0}
+    totals = {"conversations": 0, "memories": 0, "pieces": 0, "edges": 0}
     with Progress(disable=not progress, transient=False) as bar:
         task = bar.add_task("ingesting LoCoMo", total=sum(len(s.turns) for c in convs for s in c.sessions))
         for conv in convs:
@@ -285,6 +286,7 @@ def ingest_locomo(engine: Engram, path: str | os.PathLike | None = None, *, prog
                                           session_titles=titles, split_roles=())
             totals["conversations"] += 1
             totals["memories"] += out["memories"]
+            totals["pieces"] += out["pieces"]
             totals["edges"] += engine.n_edges - edges_before  # typed edges + auto-links
             bar.advance(task, sum(len(s.turns) for s in conv.sessions))
     return totals

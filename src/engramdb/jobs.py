@@ -56,6 +56,7 @@ from .dataset import finish, write_shard
 from .errors import ConfigError, EngramError, InvalidInputError, MemoryNotFoundError
 from .sharding import ShardedEngram, combine_counts, open_sharded, read_manifest, shard_of, write_json_atomic
 from .validate import strict_flags
+from .wording import count
 
 __all__ = ["KINDS", "READ_KINDS", "JobIncompleteError", "JobResult", "ShardJournal", "Tally", "Unit", "combine",
            "execute_unit", "job_units", "prepare_job", "run"]
@@ -85,7 +86,7 @@ class JobIncompleteError(EngramError):
         self.job_id = job_id
         self.failed = dict(failed)
         detail = "; ".join(f"shard {s}: {m}" for s, m in sorted(failed.items()))
-        super().__init__(f"job {job_id!r} is incomplete ({len(failed)} shard(s) failed: {detail}); "
+        super().__init__(f"job {job_id!r} is incomplete ({count(len(failed), 'shard')} failed: {detail}); "
                          f"completed units are kept, run job_id={job_id!r} again to do the rest")
 
 

@@ -7,7 +7,8 @@ about pricing, newest first" straight from the engine's column arrays (one entry
    indexed by kind code), confidence, event time range, and the bi-temporal ``as_of`` mask
    (``temporal.as_of_mask``);
 2. one sort of the survivors by the order key (``np.lexsort``; exact ties keep insertion order:
-   the earlier-recorded memory first, the rule ``recall`` follows too);
+   the earlier-recorded memory first, the last tie-break of ``recall`` too, which first breaks a
+   tie by cosine to the query, :mod:`engramdb.recall.ranking`);
 3. a walk down that order that fetches records from LMDB and keeps those carrying every
    requested tag, until ``limit`` are found.
 

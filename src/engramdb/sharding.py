@@ -39,6 +39,7 @@ from typing import Any
 
 from .errors import ConfigError, EngramError, InvalidInputError, StoreCorruptedError, StoreNotFoundError
 from .validate import check_namespace, strict_flags
+from .wording import count
 
 __all__ = ["MANIFEST", "RULE", "RULE_VERSION", "ShardedEngram", "combine_counts", "init_shards",
            "open_sharded", "read_manifest", "shard_of", "write_json_atomic"]
@@ -316,7 +317,7 @@ class ShardedEngram:
         """A handle bound to namespace ``name`` on its shard (``Engram.namespace``)."""
         return self.for_namespace(name).namespace(name)
 
-    def drop_namespace(self, name: str) -> int:
+    def drop_namespace(self, name: str) -> dict[str, int]:
         """``Engram.drop_namespace`` on the shard that holds ``name``."""
         return self.for_namespace(name).drop_namespace(name)
 
@@ -480,7 +481,7 @@ def open_sharded(root: str | os.PathLike, *, n_shards: int | None = None, dim: i
         init_shards(root, n_shards, dim=dim, embedder=embedder)
     manifest = read_manifest(root)
     if n_shards is not None and n_shards != manifest["n_shards"]:
-        raise ConfigError(f"{root!r} has {manifest['n_shards']} shards, got n_shards={n_shards}: the shard count "
+        raise ConfigError(f"{root!r} has {count(manifest['n_shards'], 'shard')}, got n_shards={n_shards}: the shard count "
                           "of a deployment cannot change (every namespace would move); omit n_shards")
     for name in manifest["shards"]:
         if not os.path.exists(os.path.join(root, name, "data.mdb")):

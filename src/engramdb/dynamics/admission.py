@@ -66,6 +66,7 @@ from ..types import MemoryKind, MemoryState, _STATE_CODES
 from ..validate import MAX_TAGS
 from ..write import write_unit
 from ..write.records import Prepared, write_new
+from ..wording import count
 from ..write.reinforce import boosted, reinforce
 from .forgetting import PROTECTED_TAG
 
@@ -690,7 +691,7 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
     else:
         given = [bool(g) for g in kind_given]
         if len(given) != n:
-            raise InvalidInputError(f"kind_given holds {len(given)} flags for {n} candidates")
+            raise InvalidInputError(f"kind_given holds {count(len(given), 'flag')} for {count(n, 'candidate')}")
     if n == 0:
         return []
     seen = set()

@@ -57,6 +57,7 @@ from ..sentences import prose_sentences
 from ..state import EngineState
 from ..types import GENERATED_TAGS, KIND_BY_CODE, MemoryKind, MemoryState, Relation, _STATE_CODES
 from ..write.records import embed_missing, prepare, write_new
+from ..wording import count
 from .. import slots as _slots
 
 __all__ = ["ACTIONS", "consolidate", "mmr_select"]
@@ -336,7 +337,7 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
             edges.append((ext, sid_ext, Relation.EXTRACTED_FROM, 1.0))
             edges.extend((ext, c.ext_ids[t], Relation.EXTRACTED_FROM, 1.0) for t in sources)
             log.append({"action": "consolidate_summary", "namespace": ns, "id": ext,
-                        "reason": f"session {sid_ext}: {len(turns)} turns"
+                        "reason": f"session {sid_ext}: {count(len(turns), 'turn')}"
                                   + (f"; supersedes {c.ext_ids[old]!r}" if old is not None else "")})
 
     # 3. facts restated across sessions
@@ -372,7 +373,8 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
                           "confidence": min(1.0, 0.5 + 0.1 * len({session_of[m] for m in members}))})
             edges.extend((c.ext_ids[m], ext, Relation.EVIDENCE_FOR, 1.0) for m in members)
             log.append({"action": "consolidate_fact", "namespace": ns, "id": ext,
-                        "reason": f"restated in {len({session_of[m] for m in members})} sessions by {len(members)} turns"})
+                        "reason": f"restated in {count(len({session_of[m] for m in members}), 'session')} by "
+                                  f"{count(len(members), 'turn')}"})
 
     if not items and not merges:
         return out

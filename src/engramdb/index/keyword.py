@@ -99,8 +99,9 @@ class _Column:
 
 #: Version of the tokenizer the postings were built with: a keyword snapshot saved with another
 #: one is rebuilt from the records on open (2: technical tokens kept whole, parts indexed too;
-#: 3: auxiliary verb forms are stop words; 4: so are the clitics an apostrophe leaves, "s", "t").
-TOKENIZER_VERSION = 4
+#: 3: auxiliary verb forms are stop words; 4: so are the clitics an apostrophe leaves, "s", "t";
+#: 5: the content words of scikit-learn's list, "name", "move", "call", ..., are terms).
+TOKENIZER_VERSION = 5
 
 #: The delta is merged into the segment when it holds more postings than this or than half
 #: the segment (geometric growth keeps the merge cost amortised O(log n) per posting).

@@ -1,6 +1,9 @@
-"""English stop words of the keyword index and of entity extraction: scikit-learn's list.
+"""English stop words of entity extraction and, less its content words, of the keyword index:
+scikit-learn's list.
 
-BM25 ranking depends on which words are dropped, so the set is exactly scikit-learn's
+The keyword index drops this list less :data:`engramdb.index.tokens.CONTENT_WORDS` ("name",
+"move", "call", ...: :data:`engramdb.index.tokens.STOP_WORDS`). BM25 ranking depends on which
+words are dropped, so the set here is exactly scikit-learn's
 ``ENGLISH_STOP_WORDS`` (318 words, from the Glasgow Information Retrieval Group's list). No light
 package ships the same list: ``stop-words`` (1,333 words), ``stopwordsiso`` (1,298) and
 ``stopwords`` (174, 200 of scikit-learn's missing) all differ.

@@ -10,7 +10,13 @@
    today, in its slack, gains a quarter).
 3. Blend: score x (1 - ws - wr - wc + ws * salience(now) + wr * recency + wc * confidence).
 
-Exact ties keep insertion order (the earlier-recorded memory first), as in ``query``.
+Order: score, highest first; an exact tie (the same float64 ``Hit.score``) goes to the memory
+whose vector has the higher cosine to the query vector (for a memory stored as pieces, the piece
+it shows), and a tie in that too to insertion order (the earlier-recorded memory first, the
+rule of ``query``). Equal scores are common at the top: the best seeds of both legs are rescaled
+to 1 and blended alike (several hits at 0.95), and every memory of a time question's window
+starts with the same base. :func:`ranked` applies the rule; ``recall``, ``recall_batch`` and
+the filtered second pass all rank through it, and ``context`` keeps recall's order.
 """
 from __future__ import annotations
 
@@ -21,7 +27,7 @@ import numpy as np
 from ..kernels import registry
 from .context import RecallContext
 
-__all__ = ["run", "time_weight", "ranked"]
+__all__ = ["run", "time_weight", "ranked", "tie_cosines"]
 
 
 def time_weight(t: np.ndarray, windows: list, slack_weight: float) -> np.ndarray:
@@ -42,8 +48,8 @@ def run(ctx: RecallContext) -> None:
     nodes = ctx.nodes
     slots = state.slot_table(ctx.space.name) if req.filters.slotted else None
     cand = np.flatnonzero(req.filters.mask(c, nodes, ctx.space.code, slots))
-    # exact ties keep insertion order (the earlier-recorded memory first), the rule of query too:
-    # the top-k kernel breaks ties by position, so the candidates go in nid order
+    # the last tie-break is insertion order (the earlier-recorded memory first, the rule of query
+    # too): candidates go in nid order, and ranked() breaks what remains by position
     cand = cand[np.argsort(nodes[cand], kind="stable")]
     cnodes = nodes[cand]
     score = ctx.total[cand]
@@ -63,13 +69,77 @@ def run(ctx: RecallContext) -> None:
 
 
 def ranked(ctx: RecallContext, first: int) -> Iterator[int]:
-    """Candidate positions best first: the best ``first`` by the ``topk`` kernel, then (only if
-    the caller reads past them, e.g. a tag filter dropped some) all the rest in order."""
+    """Candidate positions (rows of ``ctx.cand``) best first: by score, an exact tie by cosine to
+    the query (:func:`tie_cosines`), then by position (insertion order). The best ``first`` come
+    from the ``topk`` kernel; all the rest follow, in the same order, only if the caller reads
+    past them (e.g. a tag filter dropped some).
+
+    The kernel ranks float32 scores, breaking ties by position; every candidate whose float32
+    score equals that of the kernel's last pick joins the pool that :func:`_order` sorts by the
+    float64 score, so a tie straddling the cut is settled by the rule, not by the kernel.
+    """
     topk = ctx.state.scratch.get("topk")
     if topk is None:
         topk = ctx.state.scratch["topk"] = registry.get("topk")
     score32 = ctx.score.astype(np.float32)
     head = topk(score32, first)
-    yield from head.tolist()
+    if not len(head):
+        return
+    s32 = score32[head]
+    edge = s32[-1]
+    full = len(head) < len(score32)
+    if (s32[1:] != s32[:-1]).all() and not (full and int(np.count_nonzero(score32 == edge)) > 1):
+        yield from head.tolist()   # no two equal scores among them, none tied at the cut: as picked
+    else:
+        if full:
+            head = np.union1d(head, np.flatnonzero(score32 == edge))
+        head = _order(ctx, head)[:first]
+        yield from head.tolist()
     if len(head) < len(score32):
-        yield from topk(score32, len(score32))[len(head):].tolist()
+        rest = np.ones(len(score32), bool)
+        rest[head] = False
+        yield from _order(ctx, np.flatnonzero(rest)).tolist()
+
+
+def _order(ctx: RecallContext, pos: np.ndarray) -> np.ndarray:
+    """Candidate positions ``pos`` (ndarray of int, shape (n,)) sorted by the rule of
+    :func:`ranked`: score (float64) highest first, then cosine to the query (computed for the
+    tied ones only), then position. Returns the sorted positions (same dtype and shape)."""
+    score = ctx.score[pos]
+    o = np.lexsort((pos, -score))
+    pos, score = pos[o], score[o]
+    same = score[1:] == score[:-1]
+    if not same.any():
+        return pos
+    tied = np.zeros(len(pos), bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    cos = np.zeros(len(pos), np.float64)
+    cos[tied] = tie_cosines(ctx, pos[tied])
+    return pos[np.lexsort((pos, -cos, -score))]
+
+
+def tie_cosines(ctx: RecallContext, pos: np.ndarray) -> np.ndarray:
+    """Cosine of the query vector to each candidate at ``pos`` (rows of ``ctx.cand``), the
+    memory's hit as results shows it: a memory stored as pieces is shown at its best matching
+    piece (``ctx.extra["shown_piece"]``, :func:`engramdb.recall.seeds.lift_pieces`), whose
+    cosine counts.
+
+    Parameters
+    ----------
+    ctx : RecallContext
+        After the ranking stage (``ctx.cand``, ``ctx.nodes``, the request's query vector).
+    pos : ndarray of int, shape (n,)
+        Candidate positions.
+
+    Returns
+    -------
+    ndarray of float64, shape (n,)
+        Dot products of unit float32 vectors, in [-1, 1].
+    """
+    nids = ctx.nodes[ctx.cand[pos]].astype(np.int64)
+    shown = ctx.extra.get("shown_piece")
+    if shown:
+        heads = ctx.state.cols.head[nids].tolist()
+        nids = np.array([shown.get(h, (n,))[0] for h, n in zip(heads, nids.tolist())], np.int64)
+    return (ctx.state.vectors(nids, ctx.space) @ ctx.request.vector).astype(np.float64)

@@ -19,12 +19,13 @@ from __future__ import annotations
 from ..concurrency import retries_map_growth
 from ..errors import StoreLockedError
 from ..state import EngineState
+from ..wording import count as counted
 from .unit import write_unit
 
 __all__ = ["drop_namespace"]
 
 
-def drop_namespace(state: EngineState, name: str, now: float) -> int:
+def drop_namespace(state: EngineState, name: str, now: float) -> dict[str, int]:
     """Erase namespace ``name`` and every byte of it from the store's files.
 
     Parameters
@@ -38,8 +39,9 @@ def drop_namespace(state: EngineState, name: str, now: float) -> int:
 
     Returns
     -------
-    int
-        Memories erased.
+    dict
+        ``{"memories": m, "pieces": p}`` (int): memories erased, any state, a memory stored as
+        pieces counted once, and the pieces after their first, apart (as ``Engram.stats``).
 
     Raises
     ------
@@ -61,10 +63,11 @@ def drop_namespace(state: EngineState, name: str, now: float) -> int:
             "processes and call it again (nothing was changed)")
     store.mark_compaction_pending()
     with write_unit(state, f"dropping namespace {name!r}", now, verb="drop_namespace") as unit:
-        count = unit.erase_namespace(name)
+        counts = unit.erase_namespace(name)
     retries_map_growth(state.flush)()
     try:
         store.compact()
     except StoreLockedError as exc:
-        raise StoreLockedError(f"namespace {name!r} was dropped ({count} memories erased), but {exc}") from exc
-    return count
+        raise StoreLockedError(f"namespace {name!r} was dropped ({counted(counts['memories'], 'memory')} "
+                               f"erased), but {exc}") from exc
+    return counts

@@ -29,6 +29,7 @@ from ..validate import (
 )
 from .reinforce import boost_links, initial_t0
 from .unit import WriteUnit, write_unit
+from ..wording import count
 
 __all__ = ["Prepared", "ITEM_FIELDS", "prepare", "record_of", "embed_missing", "write_new", "by_namespace"]
 
@@ -134,7 +135,7 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
             isinstance(t, str) and t and "\x00" not in t and encodable(t) for t in tags):
         raise InvalidInputError(f"tags must be a list of non-empty strings without NUL, got {tags!r}")
     if len(tags) > MAX_TAGS:
-        raise OversizeError(f"{len(tags)} tags, more than {MAX_TAGS}")
+        raise OversizeError(f"{count(len(tags), 'tag')}, more than {MAX_TAGS}")
     vec = item.get("embedding")
     vector = None if vec is None else check_vector(vec, state.dim)
     links = item.get("links") or ()

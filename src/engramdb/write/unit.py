@@ -352,12 +352,12 @@ class WriteUnit:
         self.after(apply)
         return rec
 
-    def erase_namespace(self, name: str) -> int:
+    def erase_namespace(self, name: str) -> dict[str, int]:
         """Erase namespace ``name`` whole: every record (any state), vector, id, deduplication key,
         slot table entry and edge of it, its counters in the ``namespaces`` meta, its part of
         every audit ledger entry (ids and dynamics details; the entries and their hashes stay,
         see :func:`engramdb.store.ledger.redact_namespace`; its dynamics log is replaced by one
-        ``drop_namespace`` entry with the count) and its hnswlib index files. Nothing is handed
+        ``drop_namespace`` entry with the counts) and its hnswlib index files. Nothing is handed
         on (edges never cross namespaces). The keyword and column snapshots, which also cache other namespaces, are cleared in this transaction
         (rebuilt from the records if the process dies before the next flush) and written anew
         by the next flush; the CSR snapshot is rewritten in it. After the commit the namespace
@@ -368,8 +368,10 @@ class WriteUnit:
 
         Returns
         -------
-        int
-            Memories erased.
+        dict
+            ``{"memories": m, "pieces": p}`` (int), counted apart as :meth:`Engram.stats` does:
+            a memory stored as pieces (a long text, a split message) is one memory, and
+            ``pieces`` counts its pieces after the first; records in any state.
         """
         from ..slots import drop_slot_table
 
@@ -380,6 +382,9 @@ class WriteUnit:
             stray = set(np.flatnonzero(state.cols.in_namespace(sp.code)).tolist()) - nids
             store.delete_nids(txn, sorted(stray))
             nids |= stray
+        c = state.cols   # a later piece's head is its memory's first piece (Columns.head)
+        pieces = sum(1 for nid in nids if nid < c.n and int(c.head[nid]) != nid)
+        counts = {"memories": len(nids) - pieces, "pieces": pieces}
         if nids:
             store.delete_edges_touching(txn, nids)
             src, tgt, rel, w = self.graph().edges()
@@ -400,7 +405,8 @@ class WriteUnit:
         self._namespace_meta(name)
         self._meta.pop(name, None)
         self._records_changed = True
-        self.log([{"action": DROP_NAMESPACE, "namespace": name, "id": None, "count": len(nids)}])
+        self.log([{"action": DROP_NAMESPACE, "namespace": name, "id": None, "count": counts["memories"],
+                   "pieces": counts["pieces"]}])
         state.remove_index_files(name)   # caches: rebuilt from LMDB if this unit aborts
         if sp is not None:
             self._undo.append(lambda: setattr(sp, "index_dirty", True))
@@ -413,7 +419,7 @@ class WriteUnit:
             state.remove_space(name)
             state.kw_gen = state.cols_gen = -1   # both snapshots were cleared: flush writes them
         self.after(apply)
-        return len(nids)
+        return counts
 
     def put_setting(self, name: str, value: Any) -> None:
         """Write the meta entry ``name`` as part of this change (a censor rule): folded into the

@@ -1,0 +1,39 @@
+"""CLI summaries state counts in the singular for one ("1 memory", "1 session", "1 edge"), never
+"1 memories" (engramdb.wording.count, the one helper every message uses)."""
+import json
+
+from click.testing import CliRunner
+
+from engramdb.cli import main
+
+
+def run(*args, input=None):
+    res = CliRunner().invoke(main, [str(a) for a in args], input=input)
+    assert res.exit_code == 0, res.output
+    return res.output
+
+
+def test_one_of_each_is_singular(tmp_path):
+    store = tmp_path / "s"
+    lines = tmp_path / "one.jsonl"
+    lines.write_text(json.dumps({"id": "a", "text": "I moved to Porto in March."}) + "\n")
+    assert "ingested 1 memory and 0 edges into" in run("ingest", lines, "--store", store)
+    out = run("stats", "--store", store)
+    assert "1 memory (0 more pieces of long ones), 0 edges," in " ".join(out.split())
+    assert "query (event_time_desc, 1 memory)" in run("query", "--store", store)
+    exp = tmp_path / "exp"
+    run("export", "--store", store, "--out", exp)
+    assert "imported 1 memory and 0 edges into" in run("import", "--store", tmp_path / "t", exp)
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text(json.dumps({"role": "user", "content": "Hello there, I live in Porto."}) + "\n")
+    out = run("ingest-chat", chat, "--store", store, "-n", "c", "--no-entities")
+    assert "ingested 1 new message in 1 session: " in out and "(0 new entities)" in out
+    assert "ledger ok: " in run("ledger", "--store", store, "--verify")
+
+
+def test_two_are_plural(tmp_path):
+    store = tmp_path / "s"
+    lines = tmp_path / "two.jsonl"
+    lines.write_text("".join(json.dumps({"id": i, "text": t}) + "\n"
+                             for i, t in (("a", "I moved to Porto."), ("b", "I work at Acme."))))
+    assert "ingested 2 memories and 0 edges into" in run("ingest", lines, "--store", store)
