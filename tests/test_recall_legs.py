@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import numpy as np
@@ -49,23 +50,16 @@ def test_threads_recalling_at_once_get_their_own_answers(tmp_store):
         db.add_batch([{"id": f"m{i}", "text": " ".join(rng.choice(WORDS, 6))} for i in range(300)])
         queries = [" ".join(rng.choice(WORDS, 3)) for _ in range(30)]
         want = {q: [h.id for h in db.recall(q, k=10).hits] for q in queries}
-        errors: list = []
 
-        def work(seed: int) -> None:
+        def work(seed: int) -> int:
             order = np.random.default_rng(seed).permutation(len(queries))
-            try:
-                for _ in range(5):
-                    for i in order:
-                        assert [h.id for h in db.recall(queries[i], k=10).hits] == want[queries[i]]
-            except BaseException as exc:   # reported on the main thread
-                errors.append(exc)
+            for _ in range(5):
+                for i in order:
+                    assert [h.id for h in db.recall(queries[i], k=10).hits] == want[queries[i]]
+            return seed
 
-        threads = [threading.Thread(target=work, args=(s,)) for s in range(3)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        assert errors == []
+        with ThreadPoolExecutor(3) as pool:   # result() raises what a thread raised
+            assert sorted(f.result() for f in [pool.submit(work, s) for s in range(3)]) == [0, 1, 2]
 
 
 @pytest.mark.skipif(not legs.available(), reason="one core: legs always run inline")

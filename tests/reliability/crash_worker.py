@@ -22,7 +22,6 @@ hits of the same point:
 """
 import os
 import sys
-import time
 
 import numpy as np
 
@@ -40,21 +39,13 @@ def item(i: int) -> dict:
             "embedding": vec(i), "links": [{"to": f"m{i - 2}", "relation": "next"}] if i >= 2 else []}
 
 
-def _hook(tag: str) -> None:
-    sys.stdout.write(f"HOOK {tag}\n")
-    sys.stdout.flush()
-    time.sleep(120)
-
-
 def _install(mode: str, skip: int) -> None:
+    from worker_hooks import after, stop_here   # a sibling module: this file runs as a script
+
     from engramdb.index import hnsw
     from engramdb.store.lmdb_store import LmdbStore
 
-    hits = {"n": 0}
-
-    def fire() -> bool:
-        hits["n"] += 1
-        return hits["n"] > skip
+    fire = after(skip)
 
     if mode in ("index", "sidecar"):
         class Os:   # the ``os`` that hnsw.py sees: stops before the index file's or the sidecar's rename
@@ -63,7 +54,7 @@ def _install(mode: str, skip: int) -> None:
 
             def replace(self, src, dst):
                 if dst.endswith(".json" if mode == "sidecar" else ".hnsw") and fire():
-                    _hook(mode)
+                    stop_here(mode)
                 os.replace(src, dst)
         hnsw.os = Os()
     elif mode == "snapshot":
@@ -72,7 +63,7 @@ def _install(mode: str, skip: int) -> None:
         def save_snapshot(self, txn, arrays, meta):
             save(self, txn, arrays, meta)
             if fire():
-                _hook(mode)
+                stop_here(mode)
         LmdbStore.save_snapshot = save_snapshot
     elif mode == "columns":
         save_arrays = LmdbStore.save_arrays
@@ -80,7 +71,7 @@ def _install(mode: str, skip: int) -> None:
         def save_cols(self, txn, db_name, arrays, meta):
             save_arrays(self, txn, db_name, arrays, meta)
             if db_name == "cols" and fire():
-                _hook(mode)
+                stop_here(mode)
         LmdbStore.save_arrays = save_cols
     elif mode == "forget":
         delete_edges_of = LmdbStore.delete_edges_of
@@ -88,7 +79,7 @@ def _install(mode: str, skip: int) -> None:
         def delete_edges(self, txn, nid):
             n = delete_edges_of(self, txn, nid)
             if fire():
-                _hook(mode)
+                stop_here(mode)
             return n
         LmdbStore.delete_edges_of = delete_edges
     elif mode == "batch":
@@ -97,7 +88,7 @@ def _install(mode: str, skip: int) -> None:
         def put_vector(self, txn, nid, v):
             put(self, txn, nid, v)
             if nid % 8 == 3 and fire():
-                _hook(mode)
+                stop_here(mode)
         LmdbStore.put_vector = put_vector
 
 
@@ -111,16 +102,12 @@ def config(sync: bool):
 def main(store: str, ledger: str, mode: str, skip: int, sync: bool) -> None:
     import engramdb
     from engramdb.testing import meta
+    from worker_hooks import durable_notes
 
     _install(mode, skip)
     eng = engramdb.open(store, dim=DIM, config=config(sync))
     n = meta(eng, "next_nid", 0)   # memories ever added (some maybe erased)
-    with open(ledger, "a", encoding="utf-8") as log:
-        def note(line):
-            log.write(line + "\n")
-            log.flush()
-            os.fsync(log.fileno())
-
+    with durable_notes(ledger) as note:
         sys.stdout.write(f"READY {n}\n")
         sys.stdout.flush()
         batch = n // 8

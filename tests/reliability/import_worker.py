@@ -21,13 +21,8 @@ of the same point:
 """
 import os
 import sys
-import time
 
-
-def _hook(tag: str) -> None:
-    sys.stdout.write(f"HOOK {tag}\n")
-    sys.stdout.flush()
-    time.sleep(120)
+from worker_hooks import after as trigger, durable_notes, stop_here
 
 
 def _install(mode: str, skip: int) -> None:
@@ -36,11 +31,7 @@ def _install(mode: str, skip: int) -> None:
     from engramdb.store.lmdb_store import LmdbStore
     from engramdb.write.unit import WriteUnit
 
-    hits = {"n": 0}
-
-    def fire() -> bool:
-        hits["n"] += 1
-        return hits["n"] > skip
+    fire = trigger(skip)
 
     def after(cls_or_mod, name, when=lambda *a, **k: True):
         orig = getattr(cls_or_mod, name)
@@ -48,7 +39,7 @@ def _install(mode: str, skip: int) -> None:
         def wrapped(*args, **kwargs):
             out = orig(*args, **kwargs)
             if when(*args, **kwargs) and fire():
-                _hook(mode)
+                stop_here(mode)
             return out
         setattr(cls_or_mod, name, wrapped)
 
@@ -67,7 +58,7 @@ def _install(mode: str, skip: int) -> None:
 
             def replace(self, src, dst):
                 if dst.endswith(".hnsw") and fire():
-                    _hook(mode)
+                    stop_here(mode)
                 os.replace(src, dst)
         hnsw.os = Os()
 
@@ -79,12 +70,7 @@ def main(store: str, exports: str, ledger_path: str, mode: str, skip: int) -> No
     eng = engramdb.open(store)
     text = eng.get("k0", namespace="ns").text
     version = "new" if text.startswith("new") else "old"
-    with open(ledger_path, "a", encoding="utf-8") as log:
-        def note(line):
-            log.write(line + "\n")
-            log.flush()
-            os.fsync(log.fileno())
-
+    with durable_notes(ledger_path) as note:
         sys.stdout.write("READY\n")
         sys.stdout.flush()
         while True:

@@ -13,11 +13,10 @@ inside its transaction, its ledger entry appended but not committed, prints ``HO
 until killed. ``after_commit``: the 20th call returns, then the worker prints ``HOOK`` and
 sleeps before its ``DONE`` line.
 """
-import os
 import sys
-import time
 
 import numpy as np
+from worker_hooks import durable_notes, stop_here
 
 DIM = 16
 
@@ -25,12 +24,6 @@ DIM = 16
 def vec(i: int) -> np.ndarray:
     v = np.random.default_rng(424_242 + i).standard_normal(DIM).astype(np.float32)
     return v / np.linalg.norm(v)
-
-
-def _hook() -> None:
-    sys.stdout.write("HOOK\n")
-    sys.stdout.flush()
-    time.sleep(120)
 
 
 def main(store: str, notes: str, seed: int, mode: str) -> None:
@@ -46,7 +39,7 @@ def main(store: str, notes: str, seed: int, mode: str) -> None:
             out = append(*args, **kwargs)
             calls["n"] += 1
             if calls["n"] == 20:
-                _hook()
+                stop_here()
             return out
         ledger.append = append_then_stop
 
@@ -56,12 +49,7 @@ def main(store: str, notes: str, seed: int, mode: str) -> None:
     rng = np.random.default_rng(seed)
     n = meta(eng, "next_nid", 0)
     active = [m.id for m in eng.query(limit=100_000)] if "default" in eng.namespaces() else []
-    with open(notes, "a", encoding="utf-8") as log:
-        def note(line: str) -> None:
-            log.write(line + "\n")
-            log.flush()
-            os.fsync(log.fileno())
-
+    with durable_notes(notes) as note:
         sys.stdout.write("READY\n")
         sys.stdout.flush()
         while True:
@@ -91,7 +79,7 @@ def main(store: str, notes: str, seed: int, mode: str) -> None:
                 eng.forget(mid, hard=op == "erase")
             calls["n"] += mode == "after_commit"
             if calls["n"] == 20 and mode == "after_commit":
-                _hook()
+                stop_here()
             note(f"DONE {op if op in ('add', 'link', 'supersede') else 'forget'} {mid}")
 
 

@@ -118,14 +118,19 @@ def check(store: str, ledger: str, groups: dict, edges: dict) -> str:
     return version
 
 
-def test_sigkill_during_replace_import(tmp_path, rng):
-    """One kill at each point (make test), then three at random moments."""
+def setup(tmp_path):
+    """The store, the two exports, each version's records and edges, and the worker's ledger."""
     store, exports, groups = build(tmp_path)
     edges = {}
     for version in ("old", "new"):
         with engramdb.open(tmp_path / f"src-{version}") as eng:
             edges[version] = edges_of(eng)
-    ledger = str(tmp_path / "ledger.txt")
+    return store, exports, groups, edges, str(tmp_path / "ledger.txt")
+
+
+def test_sigkill_during_replace_import(tmp_path, rng):
+    """One kill at each point (make test), then three at random moments."""
+    store, exports, groups, edges, ledger = setup(tmp_path)
     plan = [(m, 1) for m in MODES if m != "random"] + [("random", 0)] * 3
     for mode, skip in plan:
         delay = float(rng.uniform(0.2, 1.5)) if mode == "random" else None
@@ -136,12 +141,7 @@ def test_sigkill_during_replace_import(tmp_path, rng):
 @pytest.mark.slow
 def test_sigkill_during_replace_import_many_times(tmp_path, rng):
     """24 kills: each point at several depths, and random moments."""
-    store, exports, groups = build(tmp_path)
-    edges = {}
-    for version in ("old", "new"):
-        with engramdb.open(tmp_path / f"src-{version}") as eng:
-            edges[version] = edges_of(eng)
-    ledger = str(tmp_path / "ledger.txt")
+    store, exports, groups, edges, ledger = setup(tmp_path)
     for n in range(24):
         mode = MODES[n % len(MODES)]
         delay = float(rng.uniform(0.1, 2.0)) if mode == "random" else None
