@@ -96,8 +96,9 @@ def _finish(ctx: RecallContext, depth: int, nodes: np.ndarray, act: np.ndarray, 
         if mark is None or len(mark) < csr.n_nodes:   # inflow's scratch: all -1 between calls
             mark = state.scratch["mark"] = np.full(csr.n_nodes, -1, np.int32)
         rel_mult, decay, _fan, degree_cap = _spread_args(cfg)
-        lateral, _src = _kernels(state)[1](csr.indptr, csr.indices, csr.weight, csr.relation, nodes, act,
-                                           rel_mult, decay, float(cfg.inflow_fan_exp), degree_cap, mark)
+        lateral, src = _kernels(state)[1](csr.indptr, csr.indices, csr.weight, csr.relation, nodes, act,
+                                          rel_mult, decay, float(cfg.inflow_fan_exp), degree_cap, mark)
+        ctx.inflow_src = src
         # the inflow term (as the kernel's dtype computes it), then the seeds' base on top:
         # base + x and x + base are the same float
         total = (cfg.w_graph * lateral).astype(np.float64, copy=False)   # a new array either way

@@ -92,7 +92,24 @@ class RecallContext:
     act: np.ndarray = field(default_factory=lambda: _FLOAT32)       # by node row
     hops: np.ndarray = field(default_factory=lambda: _INT8)         # by node row
     total: np.ndarray = field(default_factory=lambda: _FLOAT64)     # by node row
+    inflow_src: np.ndarray | None = None   # by node row: the nid whose pass is the lateral inflow, or -1
     # ranking
     cand: np.ndarray = field(default_factory=lambda: _INT64)        # node rows passing filters
     score: np.ndarray = field(default_factory=lambda: _FLOAT64)     # by candidate
     extra: dict[str, Any] = field(default_factory=dict)
+    cos_of: dict[int, float] | None = None   # nid -> cosine to the query (:meth:`cosines`)
+
+    def cosines(self, nids: list[int]) -> list[float]:
+        """Cosine of the query vector to each memory of ``nids`` (node ids), as Python floats of
+        float32 values: a seed's as the seeds stage found it (``seed_cos``: hnswlib's for the
+        vector leg's, the vector matrix's for the keyword leg's), any other's from the vector
+        matrix, each read once per recall and kept (ranking's tie-break and the hits'
+        relevance ask for the same memories). Call after the seeds stage."""
+        known = self.cos_of
+        if known is None:
+            known = self.cos_of = dict(zip(self.seeds.tolist(), self.seed_cos.tolist()))
+        miss = [n for n in dict.fromkeys(nids) if n not in known]
+        if miss:
+            vecs = self.state.vectors(np.asarray(miss, np.int64), self.space)
+            known.update(zip(miss, (vecs @ self.request.vector).tolist()))
+        return [known[n] for n in nids]

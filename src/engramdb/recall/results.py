@@ -105,13 +105,14 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             hr = shown_row(nid)
             if hr is None:
                 continue
-            if parent[row] < 0:   # a seed not reached from another: its path is itself
+            via = _lifted_by(ctx, row) if parent[row] < 0 else None
+            if parent[row] < 0 and via is None:   # a seed its own match explains: its path is itself
                 path = [hr.step]
             else:
                 if pos is None:
                     pos = _node_rows(state, ctx.nodes, csr.n_nodes)
                     steps = _step_cache(state, csr, req.config.rel_mult)
-                path = path_of(nid, parent, pos, csr, req.config.rel_mult, ext_ids, steps)
+                path = path_of(nid, parent, pos, csr, req.config.rel_mult, ext_ids, steps, via=via)
             add_hit(hr, nid, float(ctx.score[o]), float(ctx.total[ctx.cand[o]]), sim_of.get(nid), path)
             if len(hits) >= k:
                 break
@@ -132,7 +133,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     cfg = req.config
     rel = np.zeros(0)
     if hits:
-        cos = _hit_vectors(ctx, hit_nids) @ req.vector
+        cos = np.array(ctx.cosines(hit_nids), np.float32)   # the seeds', and any the tie-break read
         if req.query is None:   # no keyword features: the cosine alone, without NumPy's per-call cost
             rel_list = cosine_relevance(cos.tolist(), req.relevance[0])   # (rel is read only with a query)
         else:
@@ -161,13 +162,31 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                         f"best vector evidence {said} < weak_evidence {cfg.weak_evidence}; "
                         "the store may not hold what this asks"))
     if not hits and len(ctx.nodes):
-        gaps.append(Gap(req.query, "filtered_out", best, "related memories exist but none passed the filters"))
+        why = ("none passed the filters" if filters.narrows else
+               "none is active (superseded and archived memories are hidden: include_superseded=True or "
+               "include_archived=True shows them)")
+        gaps.append(Gap(req.query, "filtered_out", best, f"related memories exist but {why}"))
     c = state.cols
     warnings = contradiction_warnings(csr, hit_nids, c.state, c.alive, c.ext_ids,
                                       Relation.CONTRADICTS.code) if _touch_contradicts(state, csr, hit_nids) else []
     if any(w.source_in_hits and w.target_in_hits for w in warnings):
         hits, hit_nids = current_first(hits, hit_nids, warnings, c.valid_from)
     return hits, hit_nids, gaps, warnings
+
+
+def _lifted_by(ctx: RecallContext, row: int) -> int | None:
+    """For the seed at node row ``row``: the memory whose pass (lateral inflow, ``w_graph`` x the
+    strongest single pass) gave it more of its score than its own match did, or None. Its path
+    then runs through that memory: a weak match lifted by a strong neighbour is explained by
+    the neighbour, not shown as a match of its own."""
+    src = ctx.inflow_src
+    if src is None or row >= len(ctx.seeds):
+        return None
+    via = int(src[row])
+    if via < 0:
+        return None
+    base = float(ctx.base[row])
+    return via if float(ctx.total[row]) - base > base else None
 
 
 def _vector_tail(ctx: RecallContext) -> list[tuple[int, float]]:
@@ -274,24 +293,6 @@ def _step_cache(state, csr: CSRGraph, rel_mult: np.ndarray) -> dict:
             or len(cached[5]) >= _STEP_CACHE_SIZE):
         cached = state.scratch["path_steps"] = (csr.indices, csr.weight, csr.relation, csr.forward, mult, {})
     return cached[5]
-
-
-def _hit_vectors(ctx: RecallContext, hit_nids: list[int]) -> np.ndarray:
-    """Unit vectors of the hits (float32, shape (n, dim)): the seeds' rows fetched by the seeds
-    stage (``ctx.extra["seed_vectors"]``), the others' from the vector matrix."""
-    fetched = ctx.extra.get("seed_vectors")
-    if fetched is None:
-        return ctx.state.vectors(np.asarray(hit_nids, np.int64), ctx.space)
-    row_of, vecs = fetched
-    rows = [row_of.get(n, -1) for n in hit_nids]
-    if min(rows) >= 0:
-        return vecs[rows]
-    out = np.empty((len(hit_nids), vecs.shape[1]), np.float32)
-    have = [i for i, r in enumerate(rows) if r >= 0]
-    miss = [i for i, r in enumerate(rows) if r < 0]
-    out[have] = vecs[[rows[i] for i in have]]
-    out[miss] = ctx.state.vectors(np.asarray([hit_nids[i] for i in miss], np.int64), ctx.space)
-    return out
 
 
 def _touch_contradicts(state, csr: CSRGraph, hit_nids: list[int]) -> bool:
@@ -468,7 +469,7 @@ def piece_of(rec: dict) -> tuple[str, int | None]:
 
 
 def path_of(nid: int, parent: np.ndarray, pos: np.ndarray, csr: CSRGraph, rel_mult: np.ndarray,
-            ext_ids: list, steps: dict | None = None) -> list[PathStep]:
+            ext_ids: list, steps: dict | None = None, via: int | None = None) -> list[PathStep]:
     """Seed -> ... -> ``nid`` from the kernel's parent links (``pos`` maps a node to its row of
     the kernel output); each step names the strongest edge that joins its two memories (the
     one the activation most likely crossed; among equally strong ones, one that points from the
@@ -477,11 +478,17 @@ def path_of(nid: int, parent: np.ndarray, pos: np.ndarray, csr: CSRGraph, rel_mu
 
     ``steps``, when given, is a table of the steps built before on the same CSR arrays and
     ``rel_mult`` (:func:`_step_cache`): (u, v) -> the step from u to v, and u -> the first step
-    of a path from u; read first, filled after a scan."""
-    chain = [nid]
+    of a path from u; read first, filled after a scan.
+
+    ``via``, when given, is a memory whose pass lifted ``nid`` (lateral inflow,
+    :func:`_lifted_by`): the path is ``via``'s own path, then ``nid``; when ``via``'s path runs
+    through ``nid`` itself (its activation came from ``nid``), the path is ``nid`` alone."""
+    chain = [nid if via is None else via]
     while (p := parent.item(pos.item(chain[-1]))) >= 0 and len(chain) <= 127:   # .item(): a Python int
         chain.append(p)
     chain.reverse()
+    if via is not None:
+        chain = [nid] if nid in chain else chain + [nid]
     first = None if steps is None else steps.get(chain[0])
     if first is None:
         first = PathStep(ext_ids[chain[0]])

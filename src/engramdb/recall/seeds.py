@@ -33,10 +33,13 @@ from ..config import RecallConfig
 from ..index.keyword import KeywordIndex, tokenize
 from ..slots import slot_cues, subject_weights
 from ..timeref import resolve_time_refs
+from ..types import _STATE_CODES, MemoryState
 from . import legs
 from .context import RecallContext
 
-__all__ = ["run", "keyword_leg", "vector_scale", "fuse", "time_windows", "content_words", "window_seeds", "slot_seeds",
+_SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
+
+__all__ = ["run", "seedable", "keyword_leg", "vector_scale", "fuse", "time_windows", "content_words", "window_seeds", "slot_seeds",
            "TIME_FILLER"]
 
 #: Words that carry no content in a question about a time ("what did I do", "what happened",
@@ -61,14 +64,14 @@ def run(ctx: RecallContext) -> None:
         if pending is not None:
             pending.discard()
         raise
-    kw_vecs = kw_cos = None
+    kw_cos = None
     floor: dict[int, float] = {}
     boost: dict[int, float] = {}
     if req.query is not None:
-        ctx.kw_nids, ctx.kw_score, kw_vecs, kw_cos, ctx.windows, floor, boost = (
+        ctx.kw_nids, ctx.kw_score, kw_cos, ctx.windows, floor, boost = (
             pending.result() if pending is not None else _text_leg(ctx))
     ctx.seeds, ctx.base, ctx.seed_cos = fuse(ctx.vec_nids, ctx.vec_cos, ctx.kw_nids, ctx.kw_score,
-                                             lambda nids: _seed_similarity(ctx, nids, kw_vecs, kw_cos), cfg)
+                                             lambda nids: _seed_similarity(ctx, nids, kw_cos), cfg)
     if floor or boost:
         _merge_cue_seeds(ctx, floor, boost)
     lift_pieces(ctx)
@@ -81,7 +84,7 @@ def _text_leg(ctx: RecallContext) -> tuple:
     state and ``ctx.allowed`` only, so it may run beside :func:`_vector_leg`; the caller stores
     the windows (``ctx.windows``) and the keyword leg (``ctx.kw_*``)."""
     req, cfg = ctx.request, ctx.request.config
-    kw = (ctx.kw_nids, ctx.kw_score, None, None)   # the context's empty defaults
+    kw = (ctx.kw_nids, ctx.kw_score, None)   # the context's empty defaults
     if cfg.w_keyword > 0:
         cols = ctx.state.cols
         allowed = ctx.allowed
@@ -89,7 +92,7 @@ def _text_leg(ctx: RecallContext) -> tuple:
             # a namespace with hidden memories: the keyword leg scores its visible ones only, so
             # a hidden memory's terms feed no pseudo-relevance feedback either
             allowed = cols.censor.visible(cols, ctx.space.code, ctx.state.mem_gen)
-        kw = _keyword_job(ctx.space.keyword, req.query, cfg, allowed, ctx.space.index, req.vector)
+        kw = _keyword_job(ctx, ctx.space.keyword, req.query, cfg, allowed, ctx.space.index, req.vector)
     windows = time_windows(ctx)
     return (*kw, windows, window_seeds(ctx, windows), slot_seeds(ctx))
 
@@ -103,7 +106,7 @@ def _vector_leg(ctx: RecallContext) -> None:
         labels, cos = ctx.space.index.knn(req.vector, max(cfg.seed_k, req.k))
     else:   # a selective filter: the exact nearest among the memories that pass it
         labels, cos = ctx.space.index.exact_knn(req.vector, max(cfg.seed_k, req.k), labels=ctx.allowed)
-    keep = cos >= cfg.cosine_floor
+    keep = (cos >= cfg.cosine_floor) & seedable(ctx, labels)
     cols = ctx.state.cols
     if cols.censor is not None:   # a memory a censor rule hides is never a seed
         keep = _uncensored(cols, labels, keep)
@@ -155,38 +158,48 @@ def lift_pieces(ctx: RecallContext) -> None:
     ctx.extra["shown_piece"] = {h: (seed_list[j], j) for h, j in best.items()}
 
 
-def _keyword_job(kw: KeywordIndex, query: str, cfg: RecallConfig, allowed: np.ndarray | None, index,
-                 vector: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
-    """The keyword leg (:func:`keyword_leg`), then its memories' rows of the vector matrix and
-    their cosines to the query ``vector`` (float32, the rows' order): what fusion needs of the
-    ones the vector leg did not find. Run on the worker thread beside hnswlib (:mod:`.legs`) or
-    inline. Rows and cosines are None when a memory has no row in the matrix (the caller then
-    reads the vectors from the store)."""
+def _keyword_job(ctx: RecallContext, kw: KeywordIndex, query: str, cfg: RecallConfig, allowed: np.ndarray | None,
+                 index, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The keyword leg (:func:`keyword_leg`) less the memories that may not seed
+    (:func:`seedable`), then the cosines of its memories to the query
+    ``vector`` (float32, in their order) from their rows of the vector matrix: what fusion needs
+    of the ones the vector leg did not find. Run on the worker thread beside hnswlib
+    (:mod:`.legs`) or inline. The cosines are None when a memory has no row in the matrix (the
+    caller then reads the vectors from the store)."""
     nids, scores = keyword_leg(kw, query, cfg, allowed)
     if not len(nids):
-        return nids, scores, None, None
+        return nids, scores, None
+    keep = seedable(ctx, nids)
+    if not keep.all():
+        nids, scores = nids[keep], scores[keep]
     try:
         vecs = index.vectors(nids)
     except KeyError:
-        return nids, scores, None, None
-    return nids, scores, vecs, vecs @ vector
+        return nids, scores, None
+    return nids, scores, vecs @ vector
 
 
-def _seed_similarity(ctx: RecallContext, extra: np.ndarray, kw_vecs: np.ndarray | None = None,
-                     kw_cos: np.ndarray | None = None) -> np.ndarray:
+def seedable(ctx: RecallContext, nids: np.ndarray) -> np.ndarray:
+    """Which of ``nids`` (int array) may seed this recall (bool, same shape): live memories
+    whose state the request shows, and superseded ones whatever it shows (a question worded
+    like the old version reaches the current one over the ``supersedes`` edge, the point of
+    superseding instead of deleting). An archived memory (``forget``, or faded by decay) seeds
+    nothing unless the request shows archived memories (``include_archived``, or an ``as_of``
+    before the archiving): a forgotten memory no longer steers what recall returns, nor opens
+    the path of another hit."""
+    c = ctx.state.cols
+    state = c.state[nids]
+    return c.alive[nids] & (ctx.request.filters.states[state] | (state == _SUPERSEDED))
+
+
+def _seed_similarity(ctx: RecallContext, extra: np.ndarray, kw_cos: np.ndarray | None = None) -> np.ndarray:
     """Cosines of the keyword leg's ``extra`` memories to the query: read off ``kw_cos`` (every
-    keyword memory's, computed beside hnswlib by :func:`_keyword_job`) when given, else from one
-    fetch of the vectors of every seed (the vector leg's too). The fetched rows are kept in
-    ``ctx.extra["seed_vectors"]`` (nid -> row, the rows) so that results reads its hits' vectors
-    from there instead of the vector matrix again."""
-    if kw_vecs is not None:
+    keyword memory's, computed beside hnswlib by :func:`_keyword_job`) when given, else from
+    their vectors (the vector matrix, or the store)."""
+    if kw_cos is not None:
         row_of = {n: i for i, n in enumerate(ctx.kw_nids.tolist())}
-        ctx.extra["seed_vectors"] = (row_of, kw_vecs)
         return kw_cos[[row_of[n] for n in extra.tolist()]]
-    nids = np.concatenate([ctx.vec_nids, extra])
-    vecs = ctx.state.vectors(nids, ctx.space)
-    ctx.extra["seed_vectors"] = ({n: i for i, n in enumerate(nids.tolist())}, vecs)
-    return vecs[len(ctx.vec_nids):] @ ctx.request.vector
+    return ctx.state.vectors(np.asarray(extra, np.int64), ctx.space) @ ctx.request.vector
 
 
 def _uncensored(cols, nids: np.ndarray, keep: np.ndarray) -> np.ndarray:
