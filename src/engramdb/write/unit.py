@@ -18,6 +18,7 @@ exactly as it was, and a committed change always has its ledger entry. Use it as
 from __future__ import annotations
 
 import struct
+import threading
 from contextlib import contextmanager, nullcontext
 from typing import Any, Callable, Iterator
 
@@ -80,6 +81,8 @@ class WriteUnit:
         self._new_spaces: dict[str, Namespace] = {}
         self._log: list[dict] = []
         self._kw_run: tuple[Namespace, list[tuple[int, str]]] | None = None   # see _keyword_add
+        self._inserting: list[_Insertion] = []   # background index insertions (index_add)
+        self._terms: dict[int, tuple[dict[str, int], int]] = {}   # see pretokenize
 
     # ------------------------------------------------------------------ reading
     def record(self, nid: int) -> dict | None:
@@ -212,21 +215,61 @@ class WriteUnit:
             docs = run[1]
 
             def apply() -> None:
-                sp.keyword.add_many(docs)
+                terms = self._terms
+                known = None
+                if terms:   # pretokenized: the same term counts, computed while hnswlib inserted
+                    known = [pre[1] if (pre := terms.get(d_nid)) is not None and pre[0] == d_text else None
+                             for d_nid, d_text in docs]
+                sp.keyword.add_many(docs, known)
                 sp.keyword_dirty = True
             self.after(apply)
         run[1].append((nid, text))
 
-    def index_add(self, ns: str, vectors: np.ndarray, nids: np.ndarray) -> None:
+    def pretokenize(self, docs: list[tuple[int, str]]) -> None:
+        """Compute now the keyword terms (:func:`engramdb.index.keyword.term_counts`, a pure
+        function of the text) of new memories ``(nid, text)`` that :meth:`insert` will index after
+        the commit; the write path calls it while hnswlib inserts in the background. A text
+        inserted under another nid, or changed meanwhile, is tokenized again after the commit."""
+        from ..index.keyword import term_counts
+
+        terms = self._terms
+        for nid, text in docs:
+            terms[nid] = (text, term_counts(text))
+
+    def index_add(self, ns: str, vectors: np.ndarray, nids: np.ndarray, *, background: bool = False) -> None:
         """Put vectors in namespace ``ns``'s hnswlib index now (so this write's auto-link search
-        sees them); removed again if the transaction aborts."""
+        sees them); removed again if the transaction aborts.
+
+        Parameters
+        ----------
+        ns : str
+            Namespace.
+        vectors : ndarray of float32, shape (n, dim)
+            Unit vectors.
+        nids : ndarray of int64, shape (n,)
+            Their node ids.
+        background : bool
+            Insert in a worker thread and return at once (hnswlib releases the GIL while it
+            inserts, so the caller's Python work in the transaction runs beside it); the caller
+            must not search the index before :meth:`index_join`. The commit and an abort
+            wait for the worker, so an abort still finds every insertion to undo.
+
+        Raises
+        ------
+        IndexStaleError
+            hnswlib refused the vectors (raised here, or by :meth:`index_join` in the background).
+        """
         sp = self.space(ns)
         if sp.index is None:
             index = self.state.new_index()
             created = True
         else:
             index, created = sp.index, False
-        index.add(np.asarray(vectors, np.float32), np.asarray(nids, np.int64))
+        vectors, nids = np.asarray(vectors, np.float32), np.asarray(nids, np.int64)
+        if background:
+            self._inserting.append(_Insertion(index, vectors, nids))
+        else:
+            index.add(vectors, nids)
         if created:
             sp.index = index
 
@@ -238,6 +281,22 @@ class WriteUnit:
                     index.remove(int(nid))
         self._undo.append(undo)
         self.after(lambda: setattr(sp, "index_dirty", True))
+
+    def index_join(self) -> None:
+        """Wait for the insertions started by :meth:`index_add` with ``background=True``.
+
+        Raises
+        ------
+        IndexStaleError, or whatever the insertion raised
+            A failed insertion (its vectors are undone with the rest when the unit aborts).
+        """
+        inserting, self._inserting = self._inserting, []
+        failed = None
+        for job in inserting:   # every one joined, even after a failure
+            exc = job.join()
+            failed = failed or exc
+        if failed is not None:
+            raise failed
 
     def index_replace(self, ns: str, nid: int, vector: np.ndarray, old_vector: np.ndarray) -> None:
         """Replace ``nid``'s vector in the index (hnswlib updates a label in place); the old
@@ -537,6 +596,9 @@ class WriteUnit:
                 sp.density = None
 
     def _rollback(self) -> None:
+        for job in self._inserting:   # an insertion still running finishes before it is undone
+            job.join()
+        self._inserting = []
         for fn in reversed(self._undo):
             fn()
 
@@ -574,6 +636,7 @@ def write_unit(state: EngineState, what: str, now: float, *, verb: str) -> Itera
                 unit.txn = txn
                 state.check_not_changed_elsewhere(txn)
                 yield unit
+                unit.index_join()
                 unit._finish_in_txn()
         except BaseException:
             unit._rollback()
@@ -582,6 +645,28 @@ def write_unit(state: EngineState, what: str, now: float, *, verb: str) -> Itera
         unit._apply()
         if state.delta_size >= state.config.store.snapshot_every:
             retries_map_growth(state.save_graph_snapshot)()
+
+
+class _Insertion:
+    """One :meth:`HnswIndex.add` running in a worker thread (hnswlib releases the GIL)."""
+
+    __slots__ = ("_thread", "_error")
+
+    def __init__(self, index, vectors: np.ndarray, nids: np.ndarray):
+        self._error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                index.add(vectors, nids)
+            except BaseException as exc:   # handed to join(), in the writer's thread
+                self._error = exc
+        self._thread = threading.Thread(target=run, name="engramdb-index-add", daemon=True)
+        self._thread.start()
+
+    def join(self) -> BaseException | None:
+        """Wait for the insertion; the exception it raised, or None."""
+        self._thread.join()
+        return self._error
 
 
 _SUPERSEDES = Relation.SUPERSEDES.code
