@@ -139,6 +139,15 @@ class HnswIndex:
         self._writable(len(labels))
         n = self._n
         nids = self._nids[:n]
+        m = len(labels)
+        if m and (n == 0 or labels[0] > nids[-1]) and (m == 1 or bool((labels[1:] > labels[:-1]).all())):
+            # the usual case, new nids in increasing order above every stored one: one copy
+            self._vecs[n: n + m] = vectors
+            self._nids[n: n + m] = labels
+            self._alive[n: n + m] = True
+            self._n += m
+            self._count += m
+            return
         pos = np.searchsorted(nids, labels)
         known = (pos < n) & (nids[np.minimum(pos, max(n - 1, 0))] == labels) if n else np.zeros(len(labels), bool)
         for i in np.flatnonzero(known):   # replace in place (a label added again)

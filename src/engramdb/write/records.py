@@ -9,6 +9,7 @@ ready-made records through the same :meth:`WriteUnit.insert`.
 """
 from __future__ import annotations
 
+import threading
 import uuid
 from dataclasses import dataclass
 from collections.abc import Callable, Mapping
@@ -363,6 +364,36 @@ def _autolinks(unit: WriteUnit, prepared: list[Prepared], near: Near | None) -> 
     return [(s, t, code, x) for s, t, x in zip(near.nids[r].tolist(), near.labels[r, j].tolist(), w.tolist())]
 
 
+class _SubjectMemo:
+    """text -> :func:`engramdb.facts.subject_of` (a pure function of the text) for the write
+    path's conflict detection, kept across write units: a new memory's neighbours are mostly
+    memories stored by earlier batches, whose subjects were found when they were new (at 100k
+    memories, some 300,000 stored texts would otherwise be analysed again). Bounded: past
+    ``capacity`` texts it starts empty again (a text costs its string, already held by the
+    caller while it is new, and a short tuple)."""
+
+    __slots__ = ("capacity", "_memo", "_lock")
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self._memo: dict[str, tuple[str, ...]] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, text: str) -> tuple[str, ...]:
+        subj = self._memo.get(text)
+        if subj is None:
+            subj = subject_of.__wrapped__(text)
+            with self._lock:   # writers of two engines in one process may share it
+                if len(self._memo) >= self.capacity:
+                    self._memo = {}
+                self._memo[text] = subj
+        return subj
+
+
+#: the process's subject memo (:class:`_SubjectMemo`), 2**17 texts
+_subject = _SubjectMemo(1 << 17)
+
+
 def _new_subjects(state: EngineState, prepared: list[Prepared]) -> dict[str, tuple[str, ...]]:
     """:func:`engramdb.facts.subject_of` of the batch's texts that conflict detection may compare
     (statements: :func:`_statement`), computed before the neighbours are known (the write path
@@ -370,11 +401,10 @@ def _new_subjects(state: EngineState, prepared: list[Prepared]) -> dict[str, tup
     lc = state.config.link
     if not lc.detect_conflicts:
         return {}
-    analyse = subject_of.__wrapped__
     out: dict[str, tuple[str, ...]] = {}
     for p in prepared:
         if p.subject is None and p.text not in out and _statement(p.text, lc.conflict_max_words, p.extra):
-            out[p.text] = analyse(p.text)
+            out[p.text] = _subject(p.text)
     return out
 
 
@@ -426,7 +456,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     # other: the pairs that cannot pass (unequal subjects of equal length, an empty one, or
     # different first words) are dropped here over arrays, the rest compared as before
     subjects = {} if subjects is None else subjects
-    analyse = subject_of.__wrapped__
+    analyse = _subject
     sid: dict[tuple[str, ...], int] = {}
     first: dict[str, int] = {}
 
