@@ -288,8 +288,7 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
         if any(p.subject is not None for p in prepared):
             edges.extend(_slots.plan_slots(unit, prepared))
         hold = state.config.decay.hold_decisions_until_review
-        for p in prepared:
-            unit.insert(p.nid, record_of(p, now, hold), p.vector, digest=p.digest)
+        unit.insert_many([(p.nid, record_of(p, now, hold), p.vector, p.digest) for p in prepared])
         unit.add_edges(edges)
     return [p.ext_id for p in prepared]
 

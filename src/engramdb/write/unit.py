@@ -173,35 +173,63 @@ class WriteUnit:
         replace_digest : bool
             Point an existing key at this memory (a new add); False keeps the existing one.
         """
-        store, txn, ns = self.store, self.txn, rec["namespace"]
-        buf = store.put_record(txn, nid, rec)
-        store.put_vector(txn, nid, vector)
-        key = _U32.pack(nid)
-        self.digest.fold(b"R", key, buf)
-        self.digest.fold(b"V", key, np.ascontiguousarray(vector, np.float32).tobytes())
-        self._touched[nid] = (ns, rec["id"])
-        store.put_id(txn, ns, rec["id"], nid)
-        if digest is None and rec.get("chunk_of") is None:
-            digest = text_digest(rec["text"])
-        if digest is not None and (replace_digest or store.lookup_text(txn, ns, digest) is None):
-            store.put_text(txn, ns, digest, nid)
-        if rec.get("subject") is not None:   # slot membership is part of every new record
-            from ..slots import join_slot_table
+        self.insert_many([(nid, rec, vector, digest)], replace_digest=replace_digest)
 
-            join_slot_table(store, txn, nid, ns, rec["subject"], rec["attribute"])
-        m = self._namespace_meta(ns)
-        m["vgen"] += 1
-        m["count"] += 1
-        self._records_changed = True
-        sp = self.space(ns)
-        head = head_nid(rec, nid, self.lookup)   # a later piece's first piece is written before it
+    def insert_many(self, items: list[tuple[int, dict, np.ndarray, bytes | None]], *,
+                    replace_digest: bool = True) -> None:
+        """:meth:`insert` of each ``(nid, rec, vector, digest)`` in order: the same writes, ledger
+        digest items and cache changes after the commit, with one cache-change step for the run
+        instead of one per memory (a batch of new memories)."""
+        store, txn, fold, touched = self.store, self.txn, self.digest.fold, self._touched
+        pack_nid = _U32.pack
+        applied: list[tuple[int, dict, Namespace, int]] = []
+        spaces: dict[str, Namespace] = {}
+        for nid, rec, vector, digest in items:
+            ns = rec["namespace"]
+            buf = store.put_record(txn, nid, rec)
+            store.put_vector(txn, nid, vector)
+            key = pack_nid(nid)
+            fold(b"R", key, buf)
+            fold(b"V", key, np.ascontiguousarray(vector, np.float32).tobytes())
+            touched[nid] = (ns, rec["id"])
+            store.put_id(txn, ns, rec["id"], nid)
+            if digest is None and rec.get("chunk_of") is None:
+                digest = text_digest(rec["text"])
+            if digest is not None and (replace_digest or store.lookup_text(txn, ns, digest) is None):
+                store.put_text(txn, ns, digest, nid)
+            if rec.get("subject") is not None:   # slot membership is part of every new record
+                from ..slots import join_slot_table
 
+                join_slot_table(store, txn, nid, ns, rec["subject"], rec["attribute"])
+            m = self._namespace_meta(ns)
+            m["vgen"] += 1
+            m["count"] += 1
+            self._records_changed = True
+            sp = spaces.get(ns)
+            if sp is None:
+                sp = spaces[ns] = self.space(ns)
+            head = head_nid(rec, nid, self.lookup)   # a later piece's first piece is written before it
+            if not applied or self._kw_run is None or self._kw_run[0] is not sp:
+                # a new keyword run registers its own step first: the columns step of the
+                # memories so far must come before it, as one step per memory did
+                self._after_inserted(applied)
+                applied = []
+            self._keyword_add(sp, nid, rec["text"])
+            applied.append((nid, rec, sp, head))
+        self._after_inserted(applied)
+
+    def _after_inserted(self, applied: list[tuple[int, dict, Namespace, int]]) -> None:
+        """Register the after-commit step of new memories ``(nid, rec, namespace, head nid)``:
+        their columns, the namespace's latest-memory cache and slot members, in order."""
+        if not applied:
+            return
         def apply() -> None:
-            self.state.cols.set_record(nid, rec, sp.code, head)
-            sp.latest = None
-            if rec.get("subject") is not None:
-                sp.slot_member(rec["subject"], rec["attribute"], nid, True)
-        self._keyword_add(sp, nid, rec["text"])
+            cols = self.state.cols
+            for nid, rec, sp, head in applied:
+                cols.set_record(nid, rec, sp.code, head)
+                sp.latest = None
+                if rec.get("subject") is not None:
+                    sp.slot_member(rec["subject"], rec["attribute"], nid, True)
         self.after(apply)
 
     def _keyword_add(self, sp: Namespace, nid: int, text: str) -> None:
