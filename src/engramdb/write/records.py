@@ -23,6 +23,7 @@ from ..timeref import resolve_time_refs
 from ..facts import conflict_many, subject_of
 from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundError, OversizeError
 from ..state import EngineState
+from ..state.subject_hints import subject_code
 from ..types import GENERATED_TAGS, MemoryKind, MemoryState, Relation
 from ..validate import (
     MAX_TAGS, as_list, check_fraction, check_id, check_link_spec, check_namespace, check_text, check_user_id,
@@ -288,7 +289,13 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
         if any(p.subject is not None for p in prepared):
             edges.extend(_slots.plan_slots(unit, prepared))
         hold = state.config.decay.hold_decisions_until_review
-        unit.insert_many([(p.nid, record_of(p, now, hold), p.vector, p.digest) for p in prepared])
+        rows = [(p.nid, record_of(p, now, hold), p.vector, p.digest) for p in prepared]
+        unit.insert_many(rows)
+        if subjects:   # the subjects of the new statements, for the next writes' conflict checks
+            hinted = [(nid, subject_code(subj)) for nid, rec, _v, _d in rows
+                      if (subj := subjects.get(rec["text"])) is not None]
+            hints = state.subject_hints
+            unit.after(lambda: hints.set_many([h[0] for h in hinted], [h[1] for h in hinted]))
         unit.add_edges(edges)
     return [p.ext_id for p in prepared]
 
@@ -438,6 +445,16 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
                           and _statement(p.text, max_words, p.extra) for p in prepared), bool, len(prepared))
     r, j = np.nonzero(near.keep & (near.cos >= floor) & ok_row[:, None])   # batch order, best first
     labs = near.labels[r, j]
+    subjects = {} if subjects is None else subjects
+    if len(labs) and len(unit.state.subject_hints.length):
+        # stored neighbours whose subject hint rules the pair out are not read (state.subject_hints)
+        row_hint = np.array([subject_code(subjects[p.text] if p.text in subjects else _subject(p.text)) if ok
+                             else (-1, 0, 0) for p, ok in zip(prepared, ok_row.tolist())], np.int64).reshape(-1, 3)[r]
+        stored_lab = ~np.isin(labs, near.nids)
+        out = np.zeros(len(labs), bool)
+        out[stored_lab] = unit.state.subject_hints.ruled_out(labs[stored_lab], row_hint[stored_lab, 0],
+                                                             row_hint[stored_lab, 1], row_hint[stored_lab, 2])
+        r, labs = r[~out], labs[~out]
     uniq, at = np.unique(labs, return_inverse=True)
     for lab in uniq.tolist():
         q = by_nid.get(lab)
@@ -454,7 +471,6 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     # conflict_many answers None unless the two subjects are equal or one is a prefix of the
     # other: the pairs that cannot pass (unequal subjects of equal length, an empty one, or
     # different first words) are dropped here over arrays, the rest compared as before
-    subjects = {} if subjects is None else subjects
     analyse = _subject
     sid: dict[tuple[str, ...], int] = {}
     first: dict[str, int] = {}

@@ -347,6 +347,7 @@ class WriteUnit:
             sp.keyword.remove(nid, old_text)
             sp.keyword.add(nid, new_text)
             sp.keyword_dirty = True
+            self.state.subject_hints.forget(nid)
         self.after(apply)
 
     def add_edges(self, rows: list[tuple[int, int, int, float]], created_at: float | None = None) -> None:
@@ -428,6 +429,7 @@ class WriteUnit:
 
         def apply() -> None:
             self.state.cols.kill(nid)
+            self.state.subject_hints.forget(nid)
             if sp.index is not None:
                 sp.index.remove(nid)
             sp.index_dirty = True
@@ -497,6 +499,7 @@ class WriteUnit:
             for nid in nids:
                 if nid < c.n:
                     c.kill(nid)
+                state.subject_hints.forget(nid)
             state.remove_space(name)
             state.kw_gen = state.cols_gen = -1   # both snapshots were cleared: flush writes them
         self.after(apply)
