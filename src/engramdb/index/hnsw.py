@@ -140,7 +140,7 @@ class HnswIndex:
         n = self._n
         nids = self._nids[:n]
         m = len(labels)
-        if m and (n == 0 or labels[0] > nids[-1]) and (m == 1 or bool((labels[1:] > labels[:-1]).all())):
+        if self._appends(labels):
             # the usual case, new nids in increasing order above every stored one: one copy
             self._vecs[n: n + m] = vectors
             self._nids[n: n + m] = labels
@@ -174,6 +174,13 @@ class HnswIndex:
             self._alive[:m] = np.insert(self._alive[:n], at, True)
         self._n += len(lab)
         self._count += len(lab)
+
+    def _appends(self, labels: np.ndarray) -> bool:
+        """Whether ``labels`` (int64) are increasing and above every row's: the matrix takes them
+        as new rows at its end (the write path's case: new nids)."""
+        m, n = len(labels), self._n
+        return bool(m and (n == 0 or labels[0] > self._nids[n - 1])
+                    and (m == 1 or (labels[1:] > labels[:-1]).all()))
 
     def vectors(self, labels: np.ndarray) -> np.ndarray:
         """Vectors of ``labels`` (int64, shape (n,)) from the vector matrix: float32, shape
@@ -229,11 +236,33 @@ class HnswIndex:
             if need > cap:
                 self._index.resize_index(max(need, 2 * cap))
             threads = 1 if len(labels) < 256 else (os.cpu_count() or 1)
-            try:
-                self._index.add_items(vectors, labels, num_threads=threads)
-            except RuntimeError as exc:   # hnswlib's own errors never leave the engine raw
-                raise IndexStaleError(f"hnswlib could not add {len(labels)} vectors: {exc}") from exc
-            self._matrix_put(vectors, labels)
+            if threads > 1 and self._appends(labels):
+                # hnswlib inserts (GIL released) while this thread appends the rows to the
+                # matrix; the rows are taken back if hnswlib fails
+                failed: list[RuntimeError] = []
+
+                def insert() -> None:
+                    try:
+                        self._index.add_items(vectors, labels, num_threads=threads)
+                    except RuntimeError as exc:
+                        failed.append(exc)
+                worker = threading.Thread(target=insert, name="engramdb-hnswlib-add", daemon=True)
+                worker.start()
+                n0, count0 = self._n, self._count
+                try:
+                    self._matrix_put(vectors, labels)
+                finally:
+                    worker.join()
+                if failed:
+                    self._alive[n0: self._n] = False
+                    self._n, self._count = n0, count0
+                    raise IndexStaleError(f"hnswlib could not add {len(labels)} vectors: {failed[0]}") from failed[0]
+            else:
+                try:
+                    self._index.add_items(vectors, labels, num_threads=threads)
+                except RuntimeError as exc:   # hnswlib's own errors never leave the engine raw
+                    raise IndexStaleError(f"hnswlib could not add {len(labels)} vectors: {exc}") from exc
+                self._matrix_put(vectors, labels)
             if self._deleted:   # hnswlib un-marks a deleted label that is added again
                 self._deleted.difference_update(int(x) for x in labels)
 
