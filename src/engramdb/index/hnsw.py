@@ -383,15 +383,19 @@ class HnswIndex:
             os.chmod(tmp, 0o600)
             size, crc = _file_crc(tmp)
             os.replace(tmp, path)
-            alive = self._alive[: self._n]
-            vecs, nids = self._vecs[: self._n][alive], self._nids[: self._n][alive]
+            vecs, nids = self._vecs[: self._n], self._nids[: self._n]
+            if self._count < self._n:   # dead rows are left out (every row live: no copy)
+                alive = self._alive[: self._n]
+                vecs, nids = vecs[alive], nids[alive]
             files = {}
             for suffix, arr in ((".vectors.f32", vecs), (".nids.i64", nids)):
                 part = path + suffix + ".tmp"
+                raw = np.ascontiguousarray(arr, arr.dtype.newbyteorder("<"))   # raw little-endian rows
                 fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-                with open(fd, "wb") as fh:   # raw little-endian rows; shape in the sidecar
-                    np.ascontiguousarray(arr, arr.dtype.newbyteorder("<")).tofile(fh)
-                files[suffix] = _file_crc(part)
+                with open(fd, "wb") as fh:   # shape in the sidecar
+                    raw.tofile(fh)
+                # the CRC of the bytes just written, from memory (zlib releases the GIL)
+                files[suffix] = (raw.nbytes, zlib.crc32(raw.reshape(-1).view(np.uint8)) if raw.nbytes else 0)
                 os.replace(part, path + suffix)
             meta = {"generation": generation, "count": self._count, "dim": self.dim,
                     "m": self.m, "ef_construction": self.ef_construction, "deleted": sorted(self._deleted),
