@@ -3,7 +3,9 @@
 :func:`prepare` turns a caller's mapping into a validated :class:`Prepared` (nothing written).
 :func:`write_new` stores a batch of them in one :class:`~engramdb.write.unit.WriteUnit`: nids,
 vectors into the namespace index, explicit links, link boosts, auto-links, the caller's extra
-step, slot resolution, then each record through :meth:`WriteUnit.insert`. ``add``,
+step, slot resolution, then the records through :meth:`WriteUnit.insert_many`. hnswlib inserts
+the batch in a worker thread while this one checks ids and links and analyses the texts
+(keyword terms, conflict subjects); the neighbour search waits for it. ``add``,
 ``add_batch``, ``supersede`` (with a new text) and admission all come here; import writes its
 ready-made records through the same :meth:`WriteUnit.insert`.
 """

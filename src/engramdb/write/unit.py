@@ -11,6 +11,11 @@ A :class:`WriteUnit` (py-lmdb's rule: the transaction is the unit of work) does 
 4. applies the cache changes (columns, graph, namespaces, indexes) **only after the commit**,
    and undoes the hnswlib insertions it made when the transaction aborts.
 
+A batch's hnswlib insertion may run in a worker thread (:meth:`WriteUnit.index_add` with
+``background=True``; hnswlib releases the GIL) while the writer's thread goes on with the
+transaction's Python work that needs no search; :meth:`WriteUnit.index_join` waits for it, and
+so do the commit and an abort, so an insertion never outlives its unit.
+
 So a write that fails, or whose transaction hits a full map and is retried, leaves the engine
 exactly as it was, and a committed change always has its ledger entry. Use it as
 ``with write_unit(state, "adding memories", now, verb="add_batch") as unit: ...``.
