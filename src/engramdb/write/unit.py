@@ -182,9 +182,17 @@ class WriteUnit:
 
     def insert_many(self, items: list[tuple[int, dict, np.ndarray, bytes | None]], *,
                     replace_digest: bool = True) -> None:
-        """:meth:`insert` of each ``(nid, rec, vector, digest)`` in order: the same writes, ledger
-        digest items and cache changes after the commit, with one cache-change step for the run
-        instead of one per memory (a batch of new memories)."""
+        """:meth:`insert` of each item in order: the same writes, ledger digest items and cache
+        changes after the commit, with one cache-change step per keyword run instead of one per
+        memory (a batch of new memories).
+
+        Parameters
+        ----------
+        items : list of (int, dict, ndarray of float32 shape (dim,), bytes or None)
+            ``(nid, record, unit vector, deduplication key)``, as :meth:`insert` takes them.
+        replace_digest : bool
+            As for :meth:`insert`.
+        """
         store, txn, fold, touched = self.store, self.txn, self.digest.fold, self._touched
         pack_nid = _U32.pack
         applied: list[tuple[int, dict, Namespace, int]] = []
@@ -260,9 +268,15 @@ class WriteUnit:
 
     def pretokenize(self, docs: list[tuple[int, str]]) -> None:
         """Compute now the keyword terms (:func:`engramdb.index.keyword.term_counts`, a pure
-        function of the text) of new memories ``(nid, text)`` that :meth:`insert` will index after
-        the commit; the write path calls it while hnswlib inserts in the background. A text
-        inserted under another nid, or changed meanwhile, is tokenized again after the commit."""
+        function of the text) of new memories that :meth:`insert` will index after the commit;
+        the write path calls it while hnswlib inserts in the background. A text inserted under
+        another nid, or changed meanwhile, is tokenized again after the commit.
+
+        Parameters
+        ----------
+        docs : list of (int, str)
+            ``(nid, text)`` of each new memory.
+        """
         from ..index.keyword import term_counts
 
         terms = self._terms
