@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -191,3 +192,47 @@ def test_reports_of_a_past_event_that_differ_in_a_number_are_two_events(mem):
     mem.add("My rent is 1200 euros a month.", id="m1", created_at=T0, namespace="c")
     mem.add("My rent is 1350 euros a month.", id="m2", created_at=T0 + DAY, namespace="c")
     assert mem.get("m1", namespace="c").superseded_by == "m2"
+
+
+def test_a_conflict_with_a_reworded_memory_is_found(mem):
+    """The write path rules pairs out by the subject a stored memory was written with
+    (state.subject_hints): a memory reworded by update() to a new subject is compared again."""
+    v = np.ones(384, np.float32)
+    mem.add("Bob has 3 cats", id="a", embedding=v, created_at=T0)
+    mem.add("Dan has 2 dogs", id="b", embedding=v, created_at=T0)   # same subject as no one
+    mem.update("a", text="I have 3 cats", embedding=v)
+    mem.add("I have 4 cats", id="c", embedding=v, created_at=T0 + DAY)
+    assert mem.get("a").superseded_by == "c"
+    assert mem.get("b").state is engramdb.MemoryState.ACTIVE
+
+
+def test_a_conflict_with_a_memory_written_before_the_hints_is_found(tmp_path):
+    """A memory stored before this process opened the store has no subject hint: it is read."""
+    v = np.ones(384, np.float32)
+    with engramdb.open(tmp_path / "s", dim=384, embedder="hashing") as m:
+        m.add("I have 3 cats", id="a", embedding=v, created_at=T0)
+    with engramdb.open(tmp_path / "s") as m:
+        m.add("Bob has 2 dogs", id="b", embedding=v, created_at=T0)
+        m.add("I have 4 cats", id="c", embedding=v, created_at=T0 + DAY)
+        assert m.get("a").superseded_by == "c"
+
+
+_WORDS = st.lists(st.sampled_from(["i", "my", "wife", "bob", "the", "car"]), max_size=3).map(tuple)
+
+
+@given(st.lists(st.tuples(_WORDS, _WORDS), min_size=1, max_size=30))
+@settings(max_examples=200, deadline=None)
+def test_subject_hints_rule_out_only_subjects_that_cannot_match(pairs):
+    """SubjectHints.ruled_out drops a pair only when conflict_many's subject test (equal, or one
+    a non-empty prefix of the other) fails; it never drops a pair that test would keep."""
+    from engramdb.state.subject_hints import SubjectHints, subject_code
+
+    hints = SubjectHints()
+    hints.set_many(list(range(len(pairs))), [subject_code(b) for _a, b in pairs])
+    codes = np.array([subject_code(a) for a, _b in pairs], np.int64).reshape(-1, 3)
+    out = hints.ruled_out(np.arange(len(pairs), dtype=np.int64), codes[:, 0], codes[:, 1], codes[:, 2])
+    for (a, b), gone in zip(pairs, out.tolist()):
+        can_match = a == b or bool(a and b and (a[: len(b)] == b or b[: len(a)] == a))
+        assert not (gone and can_match)
+        if not can_match and len(a) == len(b):
+            assert gone   # equal lengths: only equal subjects pass

@@ -298,7 +298,8 @@ def conflict(new: str, old: str, *, min_overlap: float = 0.8) -> str | None:
                   _event_report(new, subject) or _event_report(old, subject))
 
 
-def conflict_many(pairs, *, min_overlap: float = 0.8) -> list[str | None]:
+def conflict_many(pairs, *, min_overlap: float = 0.8,
+                  subjects: dict[str, tuple[str, ...]] | None = None) -> list[str | None]:
     """:func:`conflict` of many ``(new, old)`` text pairs, each text analysed once.
 
     The write path compares every new memory with each of its near neighbours (a batch of
@@ -312,13 +313,17 @@ def conflict_many(pairs, *, min_overlap: float = 0.8) -> list[str | None]:
         ``(new, old)`` statements.
     min_overlap : float
         In [0, 1], as for :func:`conflict`.
+    subjects : dict of str to tuple of str, optional
+        :func:`subject_of` of texts already analysed (the write path's, see
+        ``engramdb.write.records``); extended in place with the texts analysed here.
 
     Returns
     -------
     list of {"negation", "number", "event_number"} or None
         ``conflict(new, old, min_overlap=min_overlap)`` of each pair, in order.
     """
-    subjects: dict[str, tuple[str, ...]] = {}
+    if subjects is None:
+        subjects = {}
     sigs: dict[str, dict[str, Any]] = {}
     out: list[str | None] = []
     for new, old in pairs:

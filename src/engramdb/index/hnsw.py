@@ -139,6 +139,15 @@ class HnswIndex:
         self._writable(len(labels))
         n = self._n
         nids = self._nids[:n]
+        m = len(labels)
+        if self._appends(labels):
+            # the usual case, new nids in increasing order above every stored one: one copy
+            self._vecs[n: n + m] = vectors
+            self._nids[n: n + m] = labels
+            self._alive[n: n + m] = True
+            self._n += m
+            self._count += m
+            return
         pos = np.searchsorted(nids, labels)
         known = (pos < n) & (nids[np.minimum(pos, max(n - 1, 0))] == labels) if n else np.zeros(len(labels), bool)
         for i in np.flatnonzero(known):   # replace in place (a label added again)
@@ -165,6 +174,13 @@ class HnswIndex:
             self._alive[:m] = np.insert(self._alive[:n], at, True)
         self._n += len(lab)
         self._count += len(lab)
+
+    def _appends(self, labels: np.ndarray) -> bool:
+        """Whether ``labels`` (int64) are increasing and above every row's: the matrix takes them
+        as new rows at its end (the write path's case: new nids)."""
+        m, n = len(labels), self._n
+        return bool(m and (n == 0 or labels[0] > self._nids[n - 1])
+                    and (m == 1 or (labels[1:] > labels[:-1]).all()))
 
     def vectors(self, labels: np.ndarray) -> np.ndarray:
         """Vectors of ``labels`` (int64, shape (n,)) from the vector matrix: float32, shape
@@ -220,11 +236,33 @@ class HnswIndex:
             if need > cap:
                 self._index.resize_index(max(need, 2 * cap))
             threads = 1 if len(labels) < 256 else (os.cpu_count() or 1)
-            try:
-                self._index.add_items(vectors, labels, num_threads=threads)
-            except RuntimeError as exc:   # hnswlib's own errors never leave the engine raw
-                raise IndexStaleError(f"hnswlib could not add {len(labels)} vectors: {exc}") from exc
-            self._matrix_put(vectors, labels)
+            if threads > 1 and self._appends(labels):
+                # hnswlib inserts (GIL released) while this thread appends the rows to the
+                # matrix; the rows are taken back if hnswlib fails
+                failed: list[RuntimeError] = []
+
+                def insert() -> None:
+                    try:
+                        self._index.add_items(vectors, labels, num_threads=threads)
+                    except RuntimeError as exc:
+                        failed.append(exc)
+                worker = threading.Thread(target=insert, name="engramdb-hnswlib-add", daemon=True)
+                worker.start()
+                n0, count0 = self._n, self._count
+                try:
+                    self._matrix_put(vectors, labels)
+                finally:
+                    worker.join()
+                if failed:
+                    self._alive[n0: self._n] = False
+                    self._n, self._count = n0, count0
+                    raise IndexStaleError(f"hnswlib could not add {len(labels)} vectors: {failed[0]}") from failed[0]
+            else:
+                try:
+                    self._index.add_items(vectors, labels, num_threads=threads)
+                except RuntimeError as exc:   # hnswlib's own errors never leave the engine raw
+                    raise IndexStaleError(f"hnswlib could not add {len(labels)} vectors: {exc}") from exc
+                self._matrix_put(vectors, labels)
             if self._deleted:   # hnswlib un-marks a deleted label that is added again
                 self._deleted.difference_update(int(x) for x in labels)
 
@@ -345,15 +383,19 @@ class HnswIndex:
             os.chmod(tmp, 0o600)
             size, crc = _file_crc(tmp)
             os.replace(tmp, path)
-            alive = self._alive[: self._n]
-            vecs, nids = self._vecs[: self._n][alive], self._nids[: self._n][alive]
+            vecs, nids = self._vecs[: self._n], self._nids[: self._n]
+            if self._count < self._n:   # dead rows are left out (every row live: no copy)
+                alive = self._alive[: self._n]
+                vecs, nids = vecs[alive], nids[alive]
             files = {}
             for suffix, arr in ((".vectors.f32", vecs), (".nids.i64", nids)):
                 part = path + suffix + ".tmp"
+                raw = np.ascontiguousarray(arr, arr.dtype.newbyteorder("<"))   # raw little-endian rows
                 fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-                with open(fd, "wb") as fh:   # raw little-endian rows; shape in the sidecar
-                    np.ascontiguousarray(arr, arr.dtype.newbyteorder("<")).tofile(fh)
-                files[suffix] = _file_crc(part)
+                with open(fd, "wb") as fh:   # shape in the sidecar
+                    raw.tofile(fh)
+                # the CRC of the bytes just written, from memory (zlib releases the GIL)
+                files[suffix] = (raw.nbytes, zlib.crc32(raw.reshape(-1).view(np.uint8)) if raw.nbytes else 0)
                 os.replace(part, path + suffix)
             meta = {"generation": generation, "count": self._count, "dim": self.dim,
                     "m": self.m, "ef_construction": self.ef_construction, "deleted": sorted(self._deleted),

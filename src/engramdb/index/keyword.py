@@ -40,7 +40,7 @@ as in Lucene, so it is never negative).
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -216,7 +216,8 @@ class KeywordIndex:
         if self._d_nid.n > max(MERGE_MIN_POSTINGS, len(self._seg_nid) // 2):
             self.compact()
 
-    def add_many(self, docs: Iterable[tuple[int, str]]) -> None:
+    def add_many(self, docs: Iterable[tuple[int, str]],
+                 counts: Sequence[tuple[dict[str, int], int] | None] | None = None) -> None:
         """Index many new memories at once: ``(nid, text)`` pairs, nid an int >= 0 not indexed yet.
 
         Equals :meth:`add` of each pair in order (same vocabulary ids, postings, per-term delta
@@ -224,10 +225,14 @@ class KeywordIndex:
         append per array instead of a few per memory; the only difference is that the delta is
         merged into the segment (when over the threshold) once at the end, not in the middle,
         which changes neither a score nor the snapshot (:meth:`arrays` compacts first).
+
+        ``counts``, when given, holds for each doc its :func:`term_counts` computed beforehand
+        (the write path tokenizes while hnswlib inserts), or None to tokenize it here; each must
+        be ``term_counts`` of that doc's text.
         """
         term_list = self._term_list
         first_new = len(term_list)
-        tids, tfs, nids, lens, dls = _tokenized(docs, self._vocab, term_list)
+        tids, tfs, nids, lens, dls = _tokenized(docs, self._vocab, term_list, counts)
         if not nids:
             return
         if len(term_list) > first_new:   # the new terms, NUL-terminated as in _term_ids
@@ -626,17 +631,20 @@ class KeywordIndex:
         return idx
 
 
-def _tokenized(docs: Iterable[tuple[int, str]], vocab: dict[str, int], terms: list[str]) -> tuple[list, ...]:
+def _tokenized(docs: Iterable[tuple[int, str]], vocab: dict[str, int], terms: list[str],
+               known: Sequence[tuple[dict[str, int], int] | None] | None = None) -> tuple[list, ...]:
     """The postings of ``(nid, text)`` pairs: (term ids, term frequencies) per posting, in order,
     and (nids, distinct terms, lengths) per memory. New terms get the next ids, added to
-    ``vocab`` (term -> id) and ``terms`` (id -> term)."""
+    ``vocab`` (term -> id) and ``terms`` (id -> term). ``known``: each doc's :func:`term_counts`
+    if already computed, else None (see :meth:`KeywordIndex.add_many`)."""
     tids: list[int] = []
     tfs: list[int] = []
     nids: list[int] = []
     lens: list[int] = []
     dls: list[float] = []
-    for nid, text in docs:
-        counts, length = term_counts(text)
+    for i, (nid, text) in enumerate(docs):
+        pre = None if known is None else known[i]
+        counts, length = term_counts(text) if pre is None else pre
         for t, c in counts.items():
             tid = vocab.get(t)
             if tid is None:

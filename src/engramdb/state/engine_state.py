@@ -35,6 +35,7 @@ from ..validate import now as clock_now
 from .columns import Columns
 from .namespace import Namespace
 from .record_cache import RecordCache
+from .subject_hints import SubjectHints
 
 __all__ = ["EngineState"]
 
@@ -75,6 +76,9 @@ class EngineState:
     scratch : dict
         Reusable work arrays of the recall stages (keyed by their module), one dict per
         thread: concurrent readers never share a work array.
+    subject_hints : SubjectHints
+        What conflict detection knows of stored memories' subjects without reading their records
+        (:mod:`engramdb.state.subject_hints`); set and dropped only after commits.
     record_cache : RecordCache
         Decoded records of recalled memories for the current ``mem_gen``
         (:mod:`engramdb.state.record_cache`); emptied by the first read after a commit.
@@ -92,6 +96,7 @@ class EngineState:
         self.readonly = readonly
         self.index_dir = os.path.join(store.path, "index")
         self.cols = Columns()
+        self.subject_hints = SubjectHints()
         self.graph = MemoryGraph()
         self.spaces: dict[str, Namespace] = {}
         self.codes: dict[str, int] = {}
@@ -212,6 +217,7 @@ class EngineState:
         """(Re)build every cache from LMDB, using the snapshots that match the records."""
         store = self.store
         self.cols = Columns()
+        self.subject_hints = SubjectHints()
         self.graph = MemoryGraph()
         self.spaces, self.codes = {}, {}
         self.record_cache = RecordCache()

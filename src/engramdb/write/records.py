@@ -3,12 +3,15 @@
 :func:`prepare` turns a caller's mapping into a validated :class:`Prepared` (nothing written).
 :func:`write_new` stores a batch of them in one :class:`~engramdb.write.unit.WriteUnit`: nids,
 vectors into the namespace index, explicit links, link boosts, auto-links, the caller's extra
-step, slot resolution, then each record through :meth:`WriteUnit.insert`. ``add``,
+step, slot resolution, then the records through :meth:`WriteUnit.insert_many`. hnswlib inserts
+the batch in a worker thread while this one checks ids and links and analyses the texts
+(keyword terms, conflict subjects); the neighbour search waits for it. ``add``,
 ``add_batch``, ``supersede`` (with a new text) and admission all come here; import writes its
 ready-made records through the same :meth:`WriteUnit.insert`.
 """
 from __future__ import annotations
 
+import threading
 import uuid
 from dataclasses import dataclass
 from collections.abc import Callable, Mapping
@@ -19,9 +22,10 @@ import numpy as np
 from .. import slots as _slots, temporal as _temporal
 from ..contiguity import default_weight
 from ..timeref import resolve_time_refs
-from ..facts import conflict_many
+from ..facts import conflict_many, subject_of
 from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundError, OversizeError
 from ..state import EngineState
+from ..state.subject_hints import subject_code
 from ..types import GENERATED_TAGS, MemoryKind, MemoryState, Relation
 from ..validate import (
     MAX_TAGS, as_list, check_fraction, check_id, check_link_spec, check_namespace, check_text, check_user_id,
@@ -247,8 +251,13 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
             if key in seen:
                 raise InvalidInputError(f"id {p.ext_id!r} appears twice in the batch")
             seen[key] = p.nid
-        for ns, group in by_namespace(prepared).items():
-            unit.index_add(ns, np.stack([p.vector for p in group]), np.array([p.nid for p in group]))
+        for ns, group in by_namespace(prepared).items():   # hnswlib inserts in a worker thread ...
+            unit.index_add(ns, np.stack([p.vector for p in group]), np.array([p.nid for p in group]),
+                           background=True)
+        # ... while this thread checks the batch and analyses its texts (pure functions of the
+        # text: keyword terms, conflict subjects); nothing here searches the index
+        unit.pretokenize([(p.nid, p.text) for p in prepared])
+        subjects = _new_subjects(state, prepared)
         edges: list[tuple[int, int, int, float]] = []
         by_nid = {p.nid: p for p in prepared}
         scale = state.config.link.contiguity_words
@@ -274,22 +283,52 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
                     w = default_weight(rel, p.text, other, scale)
                 edges.append((p.nid, tgt, rel.code, w))
         boost_links(unit, prepared, edges, state.config.decay.link_boost)
+        unit.index_join()   # the batch is in the index: auto-link search
         near = _neighbours(unit, prepared)
         edges.extend(_autolinks(unit, prepared, near))
-        edges.extend(_conflicts(unit, prepared, near))
+        edges.extend(_conflicts(unit, prepared, near, subjects))
         if extra is not None:
             edges.extend(extra(unit))
         if any(p.subject is not None for p in prepared):
             edges.extend(_slots.plan_slots(unit, prepared))
         hold = state.config.decay.hold_decisions_until_review
-        for p in prepared:
-            unit.insert(p.nid, record_of(p, now, hold), p.vector, digest=p.digest)
+        rows = [(p.nid, record_of(p, now, hold), p.vector, p.digest) for p in prepared]
+        unit.insert_many(rows)
+        if subjects:   # the subjects of the new statements, for the next writes' conflict checks
+            hinted = [(nid, subject_code(subj)) for nid, rec, _v, _d in rows
+                      if (subj := subjects.get(rec["text"])) is not None]
+            hints = state.subject_hints
+            unit.after(lambda: hints.set_many([h[0] for h in hinted], [h[1] for h in hinted]))
         unit.add_edges(edges)
     return [p.ext_id for p in prepared]
 
 
-def _neighbours(unit: WriteUnit, prepared: list[Prepared]) -> dict[int, list[tuple[int, float]]]:
-    """Each new memory's nearest earlier memories: nid -> [(earlier nid, cosine)], best first.
+class Near:
+    """Each new memory's nearest earlier memories, from one batched k-NN query per namespace:
+    rows in batch order, columns best first.
+
+    Attributes
+    ----------
+    nids : ndarray of int64, shape (n,)
+        The batch's nids.
+    labels : ndarray of int64, shape (n, k)
+        Neighbour nids; -1 pads a namespace with fewer than k vectors.
+    cos : ndarray of float64, shape (n, k)
+        Their cosines (hnswlib's float32 values, widened exactly).
+    keep : ndarray of bool, shape (n, k)
+        The neighbours that are earlier memories (stored, or earlier in the batch).
+    """
+
+    __slots__ = ("nids", "labels", "cos", "keep")
+
+    def __init__(self, nids: np.ndarray, labels: np.ndarray, cos: np.ndarray):
+        self.nids, self.labels, self.cos = nids, labels, cos
+        self.keep = (labels >= 0) & (labels < nids[:, None])
+
+
+def _neighbours(unit: WriteUnit, prepared: list[Prepared]) -> Near | None:
+    """Each new memory's nearest earlier memories (:class:`Near`); None when neither
+    auto-linking nor conflict detection needs them.
 
     The batch is already in the namespace's hnswlib index, so one batched k-NN query finds
     neighbours among stored memories and earlier items of the batch alike (approximate, as
@@ -297,37 +336,89 @@ def _neighbours(unit: WriteUnit, prepared: list[Prepared]) -> dict[int, list[tup
     """
     lc = unit.state.config.link
     if not (lc.auto_link and lc.max_links) and not lc.detect_conflicts:
-        return {}
-    out = {}
+        return None
     # near-duplicates and restatements are close: a small beam finds them (ef = 4 k)
     k = 2 * max(lc.max_links, 5) + 1
-    for ns, group in by_namespace(prepared).items():
-        labels, cos = unit.space(ns).index.knn_batch(np.stack([p.vector for p in group]), k, ef=4 * k)
-        for p, row_l, row_c in zip(group, labels.tolist(), cos.tolist()):
-            out[p.nid] = [(lab, c) for lab, c in zip(row_l, row_c) if lab < p.nid]
-    return out
+    n = len(prepared)
+    labels = np.full((n, k), -1, np.int64)
+    cos = np.full((n, k), -np.inf, np.float64)
+    rows: dict[str, list[int]] = {}
+    for i, p in enumerate(prepared):
+        rows.setdefault(p.namespace, []).append(i)
+    for ns, idx in rows.items():
+        lab, c = unit.space(ns).index.knn_batch(np.stack([prepared[i].vector for i in idx]), k, ef=4 * k)
+        r = np.asarray(idx, np.int64)[:, None]
+        labels[r, np.arange(lab.shape[1])] = lab
+        cos[r, np.arange(lab.shape[1])] = c
+    return Near(np.fromiter((p.nid for p in prepared), np.int64, n), labels, cos)
 
 
-def _autolinks(unit: WriteUnit, prepared: list[Prepared],
-               near: dict[int, list[tuple[int, float]]]) -> list[tuple[int, int, int, float]]:
+def _autolinks(unit: WriteUnit, prepared: list[Prepared], near: Near | None) -> list[tuple[int, int, int, float]]:
     """``related_to`` edges (new nid -> earlier nid, weight = cosine) above the auto-link threshold
     (A-MEM, arXiv:2502.12110). A near-copy (cosine >= ``LinkConfig.duplicate_cosine``: the same
     question asked again, a repeated reply) is not linked: it is the same content, and a link
     between copies let each lift the others in recall, the same evidence counted again (four
-    copies of an unrelated question outranked the one message that answered)."""
+    copies of an unrelated question outranked the one message that answered).
+
+    Each new memory's first ``max_links`` such neighbours, best first, in batch order (the
+    selection runs over the whole batch's neighbour arrays at once)."""
     lc = unit.state.config.link
-    if not lc.auto_link or lc.max_links == 0:
+    if not lc.auto_link or lc.max_links == 0 or near is None:
         return []
-    out = []
-    top = lc.duplicate_cosine
+    pick = near.keep & (near.cos >= lc.cosine_threshold) & (near.cos < lc.duplicate_cosine)
+    pick &= np.cumsum(pick, axis=1) <= lc.max_links
+    r, j = np.nonzero(pick)   # row-major: batch order, best first
+    w = np.clip(near.cos[r, j], 1e-6, 1.0)
+    code = Relation.RELATED_TO.code
+    return [(s, t, code, x) for s, t, x in zip(near.nids[r].tolist(), near.labels[r, j].tolist(), w.tolist())]
+
+
+class _SubjectMemo:
+    """text -> :func:`engramdb.facts.subject_of` (a pure function of the text) for the write
+    path's conflict detection, kept across write units: a new memory's neighbours are mostly
+    memories stored by earlier batches, whose subjects were found when they were new (at 100k
+    memories, some 300,000 stored texts would otherwise be analysed again). Bounded: past
+    ``capacity`` texts it starts empty again (a text costs its string, already held by the
+    caller while it is new, and a short tuple)."""
+
+    __slots__ = ("capacity", "_memo", "_lock")
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self._memo: dict[str, tuple[str, ...]] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, text: str) -> tuple[str, ...]:
+        subj = self._memo.get(text)
+        if subj is None:
+            subj = subject_of.__wrapped__(text)
+            with self._lock:   # writers of two engines in one process may share it
+                if len(self._memo) >= self.capacity:
+                    self._memo = {}
+                self._memo[text] = subj
+        return subj
+
+
+#: the process's subject memo (:class:`_SubjectMemo`), 2**17 texts
+_subject = _SubjectMemo(1 << 17)
+
+
+def _new_subjects(state: EngineState, prepared: list[Prepared]) -> dict[str, tuple[str, ...]]:
+    """:func:`engramdb.facts.subject_of` of the batch's texts that conflict detection may compare
+    (statements: :func:`_statement`), computed before the neighbours are known (the write path
+    runs it while hnswlib inserts); empty when conflict detection is off."""
+    lc = state.config.link
+    if not lc.detect_conflicts:
+        return {}
+    out: dict[str, tuple[str, ...]] = {}
     for p in prepared:
-        picked = [(lab, c) for lab, c in near.get(p.nid, []) if lc.cosine_threshold <= c < top][: lc.max_links]
-        out.extend((p.nid, lab, Relation.RELATED_TO.code, float(min(max(c, 1e-6), 1.0))) for lab, c in picked)
+        if p.subject is None and p.text not in out and _statement(p.text, lc.conflict_max_words, p.extra):
+            out[p.text] = _subject(p.text)
     return out
 
 
-def _conflicts(unit: WriteUnit, prepared: list[Prepared],
-               near: dict[int, list[tuple[int, float]]]) -> list[tuple[int, int, int, float]]:
+def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
+               subjects: dict[str, tuple[str, ...]] | None = None) -> list[tuple[int, int, int, float]]:
     """A new memory (outside slots) that negates or changes a number of an earlier one about the
     same subject (:func:`engramdb.facts.conflict`): with a later valid time it supersedes the
     earlier one (kept, flagged superseded: ``history`` shows both); otherwise the two are linked
@@ -343,6 +434,8 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared],
     lc = unit.state.config.link
     if not lc.detect_conflicts:
         return []
+    if near is None:
+        return []
     by_nid = {p.nid: p for p in prepared}
     # 1. the candidates: each new memory's neighbours at conflict_cosine or closer that are
     # statements outside slots (what cannot change during the loop below), with their texts;
@@ -350,40 +443,66 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared],
     stored: dict[int, dict | None] = {}
     text_of: dict[int, str | None] = {}   # nid -> its text if it can be a candidate, else None
     active, active_v, floor = MemoryState.ACTIVE, MemoryState.ACTIVE.value, lc.conflict_cosine
+    max_words = lc.conflict_max_words
+    ok_row = np.fromiter((p.subject is None and p.state is active and not _not_a_fact(p.kind.value, p.extra, p.tags)
+                          and _statement(p.text, max_words, p.extra) for p in prepared), bool, len(prepared))
+    r, j = np.nonzero(near.keep & (near.cos >= floor) & ok_row[:, None])   # batch order, best first
+    labs = near.labels[r, j]
+    subjects = {} if subjects is None else subjects
+    if len(labs) and len(unit.state.subject_hints.length):
+        # stored neighbours whose subject hint rules the pair out are not read (state.subject_hints)
+        row_hint = np.array([subject_code(subjects[p.text] if p.text in subjects else _subject(p.text)) if ok
+                             else (-1, 0, 0) for p, ok in zip(prepared, ok_row.tolist())], np.int64).reshape(-1, 3)[r]
+        stored_lab = ~np.isin(labs, near.nids)
+        out = np.zeros(len(labs), bool)
+        out[stored_lab] = unit.state.subject_hints.ruled_out(labs[stored_lab], row_hint[stored_lab, 0],
+                                                             row_hint[stored_lab, 1], row_hint[stored_lab, 2])
+        r, labs = r[~out], labs[~out]
+    uniq, at = np.unique(labs, return_inverse=True)
+    for lab in uniq.tolist():
+        q = by_nid.get(lab)
+        if q is not None:
+            ok = (q.subject is None and not _not_a_fact(q.kind.value, q.extra, q.tags)
+                  and _statement(q.text, max_words, q.extra))
+            text_of[lab] = q.text if ok else None
+        else:
+            rec = stored[lab] = unit.record(lab)
+            ok = (rec is not None and rec["state"] == active_v and rec.get("subject") is None
+                  and not _not_a_fact(rec["kind"], rec, rec.get("tags") or ())
+                  and _statement(rec["text"], max_words, rec))
+            text_of[lab] = rec["text"] if ok else None
+    # conflict_many answers None unless the two subjects are equal or one is a prefix of the
+    # other: the pairs that cannot pass (unequal subjects of equal length, an empty one, or
+    # different first words) are dropped here over arrays, the rest compared as before
+    analyse = _subject
+    sid: dict[tuple[str, ...], int] = {}
+    first: dict[str, int] = {}
+
+    def code(text: str | None) -> tuple[int, int, int]:
+        if text is None:
+            return -1, -1, -1
+        subj = subjects.get(text)
+        if subj is None:
+            subj = subjects[text] = analyse(text)
+        return (sid.setdefault(subj, len(sid)), len(subj),
+                first.setdefault(subj[0], len(first)) if subj else -1)
+    row_code = np.array([code(p.text) if ok else (-1, -1, -1) for p, ok in zip(prepared, ok_row.tolist())],
+                        np.int64).reshape(-1, 3)[r]
+    lab_code = np.array([code(text_of[lab]) for lab in uniq.tolist()], np.int64).reshape(-1, 3)[at.reshape(-1)]
+    same = (lab_code[:, 0] >= 0) & ((row_code[:, 0] == lab_code[:, 0])
+                                    | ((row_code[:, 1] != lab_code[:, 1]) & (row_code[:, 1] > 0)
+                                       & (lab_code[:, 1] > 0) & (row_code[:, 2] == lab_code[:, 2])))
     cand: list[tuple[Prepared, int, Prepared | None]] = []
     pairs: list[tuple[str, str]] = []
-    max_words = lc.conflict_max_words
-    for p in prepared:
-        if (p.subject is not None or p.state is not active or _not_a_fact(p.kind.value, p.extra, p.tags)
-                or not _statement(p.text, max_words, p.extra)):
-            continue
-        for lab, c in near.get(p.nid, ()):
-            if c < floor:
-                break
-            if lab in text_of:
-                text = text_of[lab]
-            else:
-                q = by_nid.get(lab)
-                if q is not None:
-                    ok = (q.subject is None and not _not_a_fact(q.kind.value, q.extra, q.tags)
-                          and _statement(q.text, max_words, q.extra))
-                    text = q.text if ok else None
-                else:
-                    rec = stored[lab] = unit.record(lab)
-                    ok = (rec is not None and rec["state"] == active_v and rec.get("subject") is None
-                          and not _not_a_fact(rec["kind"], rec, rec.get("tags") or ())
-                          and _statement(rec["text"], max_words, rec))
-                    text = rec["text"] if ok else None
-                text_of[lab] = text
-            if text is None:
-                continue
-            cand.append((p, lab, by_nid.get(lab)))
-            pairs.append((p.text, text))
+    for row, lab in zip(r[same].tolist(), labs[same].tolist()):
+        p = prepared[row]
+        cand.append((p, lab, by_nid.get(lab)))
+        pairs.append((p.text, text_of[lab]))
     # 2. the texts compared in one batch (facts.conflict_many), then applied in batch order:
     # an earlier item superseded by this batch is no longer a candidate, a stored memory
     # already retired by it is read again (its record changed in this transaction)
     edges = []
-    for (p, lab, q), kind in zip(cand, conflict_many(pairs)):
+    for (p, lab, q), kind in zip(cand, conflict_many(pairs, subjects=subjects)):
         if kind is None:
             continue
         if q is not None:

@@ -11,6 +11,11 @@ A :class:`WriteUnit` (py-lmdb's rule: the transaction is the unit of work) does 
 4. applies the cache changes (columns, graph, namespaces, indexes) **only after the commit**,
    and undoes the hnswlib insertions it made when the transaction aborts.
 
+A batch's hnswlib insertion may run in a worker thread (:meth:`WriteUnit.index_add` with
+``background=True``; hnswlib releases the GIL) while the writer's thread goes on with the
+transaction's Python work that needs no search; :meth:`WriteUnit.index_join` waits for it, and
+so do the commit and an abort, so an insertion never outlives its unit.
+
 So a write that fails, or whose transaction hits a full map and is retried, leaves the engine
 exactly as it was, and a committed change always has its ledger entry. Use it as
 ``with write_unit(state, "adding memories", now, verb="add_batch") as unit: ...``.
@@ -18,6 +23,7 @@ exactly as it was, and a committed change always has its ledger entry. Use it as
 from __future__ import annotations
 
 import struct
+import threading
 from contextlib import contextmanager, nullcontext
 from typing import Any, Callable, Iterator
 
@@ -80,6 +86,8 @@ class WriteUnit:
         self._new_spaces: dict[str, Namespace] = {}
         self._log: list[dict] = []
         self._kw_run: tuple[Namespace, list[tuple[int, str]]] | None = None   # see _keyword_add
+        self._inserting: list[_Insertion] = []   # background index insertions (index_add)
+        self._terms: dict[int, tuple[dict[str, int], int]] = {}   # see pretokenize
 
     # ------------------------------------------------------------------ reading
     def record(self, nid: int) -> dict | None:
@@ -170,35 +178,71 @@ class WriteUnit:
         replace_digest : bool
             Point an existing key at this memory (a new add); False keeps the existing one.
         """
-        store, txn, ns = self.store, self.txn, rec["namespace"]
-        buf = store.put_record(txn, nid, rec)
-        store.put_vector(txn, nid, vector)
-        key = _U32.pack(nid)
-        self.digest.fold(b"R", key, buf)
-        self.digest.fold(b"V", key, np.ascontiguousarray(vector, np.float32).tobytes())
-        self._touched[nid] = (ns, rec["id"])
-        store.put_id(txn, ns, rec["id"], nid)
-        if digest is None and rec.get("chunk_of") is None:
-            digest = text_digest(rec["text"])
-        if digest is not None and (replace_digest or store.lookup_text(txn, ns, digest) is None):
-            store.put_text(txn, ns, digest, nid)
-        if rec.get("subject") is not None:   # slot membership is part of every new record
-            from ..slots import join_slot_table
+        self.insert_many([(nid, rec, vector, digest)], replace_digest=replace_digest)
 
-            join_slot_table(store, txn, nid, ns, rec["subject"], rec["attribute"])
-        m = self._namespace_meta(ns)
-        m["vgen"] += 1
-        m["count"] += 1
-        self._records_changed = True
-        sp = self.space(ns)
-        head = head_nid(rec, nid, self.lookup)   # a later piece's first piece is written before it
+    def insert_many(self, items: list[tuple[int, dict, np.ndarray, bytes | None]], *,
+                    replace_digest: bool = True) -> None:
+        """:meth:`insert` of each item in order: the same writes, ledger digest items and cache
+        changes after the commit, with one cache-change step per keyword run instead of one per
+        memory (a batch of new memories).
 
+        Parameters
+        ----------
+        items : list of (int, dict, ndarray of float32 shape (dim,), bytes or None)
+            ``(nid, record, unit vector, deduplication key)``, as :meth:`insert` takes them.
+        replace_digest : bool
+            As for :meth:`insert`.
+        """
+        store, txn, fold, touched = self.store, self.txn, self.digest.fold, self._touched
+        pack_nid = _U32.pack
+        applied: list[tuple[int, dict, Namespace, int]] = []
+        spaces: dict[str, Namespace] = {}
+        for nid, rec, vector, digest in items:
+            ns = rec["namespace"]
+            buf = store.put_record(txn, nid, rec)
+            store.put_vector(txn, nid, vector)
+            key = pack_nid(nid)
+            fold(b"R", key, buf)
+            fold(b"V", key, np.ascontiguousarray(vector, np.float32).tobytes())
+            touched[nid] = (ns, rec["id"])
+            store.put_id(txn, ns, rec["id"], nid)
+            if digest is None and rec.get("chunk_of") is None:
+                digest = text_digest(rec["text"])
+            if digest is not None and (replace_digest or store.lookup_text(txn, ns, digest) is None):
+                store.put_text(txn, ns, digest, nid)
+            if rec.get("subject") is not None:   # slot membership is part of every new record
+                from ..slots import join_slot_table
+
+                join_slot_table(store, txn, nid, ns, rec["subject"], rec["attribute"])
+            m = self._namespace_meta(ns)
+            m["vgen"] += 1
+            m["count"] += 1
+            self._records_changed = True
+            sp = spaces.get(ns)
+            if sp is None:
+                sp = spaces[ns] = self.space(ns)
+            head = head_nid(rec, nid, self.lookup)   # a later piece's first piece is written before it
+            if not applied or self._kw_run is None or self._kw_run[0] is not sp:
+                # a new keyword run registers its own step first: the columns step of the
+                # memories so far must come before it, as one step per memory did
+                self._after_inserted(applied)
+                applied = []
+            self._keyword_add(sp, nid, rec["text"])
+            applied.append((nid, rec, sp, head))
+        self._after_inserted(applied)
+
+    def _after_inserted(self, applied: list[tuple[int, dict, Namespace, int]]) -> None:
+        """Register the after-commit step of new memories ``(nid, rec, namespace, head nid)``:
+        their columns, the namespace's latest-memory cache and slot members, in order."""
+        if not applied:
+            return
         def apply() -> None:
-            self.state.cols.set_record(nid, rec, sp.code, head)
-            sp.latest = None
-            if rec.get("subject") is not None:
-                sp.slot_member(rec["subject"], rec["attribute"], nid, True)
-        self._keyword_add(sp, nid, rec["text"])
+            cols = self.state.cols
+            for nid, rec, sp, head in applied:
+                cols.set_record(nid, rec, sp.code, head)
+                sp.latest = None
+                if rec.get("subject") is not None:
+                    sp.slot_member(rec["subject"], rec["attribute"], nid, True)
         self.after(apply)
 
     def _keyword_add(self, sp: Namespace, nid: int, text: str) -> None:
@@ -212,21 +256,67 @@ class WriteUnit:
             docs = run[1]
 
             def apply() -> None:
-                sp.keyword.add_many(docs)
+                terms = self._terms
+                known = None
+                if terms:   # pretokenized: the same term counts, computed while hnswlib inserted
+                    known = [pre[1] if (pre := terms.get(d_nid)) is not None and pre[0] == d_text else None
+                             for d_nid, d_text in docs]
+                sp.keyword.add_many(docs, known)
                 sp.keyword_dirty = True
             self.after(apply)
         run[1].append((nid, text))
 
-    def index_add(self, ns: str, vectors: np.ndarray, nids: np.ndarray) -> None:
+    def pretokenize(self, docs: list[tuple[int, str]]) -> None:
+        """Compute now the keyword terms (:func:`engramdb.index.keyword.term_counts`, a pure
+        function of the text) of new memories that :meth:`insert` will index after the commit;
+        the write path calls it while hnswlib inserts in the background. A text inserted under
+        another nid, or changed meanwhile, is tokenized again after the commit.
+
+        Parameters
+        ----------
+        docs : list of (int, str)
+            ``(nid, text)`` of each new memory.
+        """
+        from ..index.keyword import term_counts
+
+        terms = self._terms
+        for nid, text in docs:
+            terms[nid] = (text, term_counts(text))
+
+    def index_add(self, ns: str, vectors: np.ndarray, nids: np.ndarray, *, background: bool = False) -> None:
         """Put vectors in namespace ``ns``'s hnswlib index now (so this write's auto-link search
-        sees them); removed again if the transaction aborts."""
+        sees them); removed again if the transaction aborts.
+
+        Parameters
+        ----------
+        ns : str
+            Namespace.
+        vectors : ndarray of float32, shape (n, dim)
+            Unit vectors.
+        nids : ndarray of int64, shape (n,)
+            Their node ids.
+        background : bool
+            Insert in a worker thread and return at once (hnswlib releases the GIL while it
+            inserts, so the caller's Python work in the transaction runs beside it); the caller
+            must not search the index before :meth:`index_join`. The commit and an abort
+            wait for the worker, so an abort still finds every insertion to undo.
+
+        Raises
+        ------
+        IndexStaleError
+            hnswlib refused the vectors (raised here, or by :meth:`index_join` in the background).
+        """
         sp = self.space(ns)
         if sp.index is None:
             index = self.state.new_index()
             created = True
         else:
             index, created = sp.index, False
-        index.add(np.asarray(vectors, np.float32), np.asarray(nids, np.int64))
+        vectors, nids = np.asarray(vectors, np.float32), np.asarray(nids, np.int64)
+        if background:
+            self._inserting.append(_Insertion(index, vectors, nids))
+        else:
+            index.add(vectors, nids)
         if created:
             sp.index = index
 
@@ -238,6 +328,22 @@ class WriteUnit:
                     index.remove(int(nid))
         self._undo.append(undo)
         self.after(lambda: setattr(sp, "index_dirty", True))
+
+    def index_join(self) -> None:
+        """Wait for the insertions started by :meth:`index_add` with ``background=True``.
+
+        Raises
+        ------
+        IndexStaleError, or whatever the insertion raised
+            A failed insertion (its vectors are undone with the rest when the unit aborts).
+        """
+        inserting, self._inserting = self._inserting, []
+        failed = None
+        for job in inserting:   # every one joined, even after a failure
+            exc = job.join()
+            failed = failed or exc
+        if failed is not None:
+            raise failed
 
     def index_replace(self, ns: str, nid: int, vector: np.ndarray, old_vector: np.ndarray) -> None:
         """Replace ``nid``'s vector in the index (hnswlib updates a label in place); the old
@@ -260,6 +366,7 @@ class WriteUnit:
             sp.keyword.remove(nid, old_text)
             sp.keyword.add(nid, new_text)
             sp.keyword_dirty = True
+            self.state.subject_hints.forget(nid)
         self.after(apply)
 
     def add_edges(self, rows: list[tuple[int, int, int, float]], created_at: float | None = None) -> None:
@@ -341,6 +448,7 @@ class WriteUnit:
 
         def apply() -> None:
             self.state.cols.kill(nid)
+            self.state.subject_hints.forget(nid)
             if sp.index is not None:
                 sp.index.remove(nid)
             sp.index_dirty = True
@@ -416,6 +524,7 @@ class WriteUnit:
             for nid in nids:
                 if nid < c.n:
                     c.kill(nid)
+                state.subject_hints.forget(nid)
             state.remove_space(name)
             state.kw_gen = state.cols_gen = -1   # both snapshots were cleared: flush writes them
         self.after(apply)
@@ -543,6 +652,9 @@ class WriteUnit:
                 sp.density = None
 
     def _rollback(self) -> None:
+        for job in self._inserting:   # an insertion still running finishes before it is undone
+            job.join()
+        self._inserting = []
         for fn in reversed(self._undo):
             fn()
 
@@ -580,6 +692,7 @@ def write_unit(state: EngineState, what: str, now: float, *, verb: str) -> Itera
                 unit.txn = txn
                 state.check_not_changed_elsewhere(txn)
                 yield unit
+                unit.index_join()
                 unit._finish_in_txn()
         except BaseException:
             unit._rollback()
@@ -588,6 +701,28 @@ def write_unit(state: EngineState, what: str, now: float, *, verb: str) -> Itera
         unit._apply()
         if state.delta_size >= state.config.store.snapshot_every:
             retries_map_growth(state.save_graph_snapshot)()
+
+
+class _Insertion:
+    """One :meth:`HnswIndex.add` running in a worker thread (hnswlib releases the GIL)."""
+
+    __slots__ = ("_thread", "_error")
+
+    def __init__(self, index, vectors: np.ndarray, nids: np.ndarray):
+        self._error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                index.add(vectors, nids)
+            except BaseException as exc:   # handed to join(), in the writer's thread
+                self._error = exc
+        self._thread = threading.Thread(target=run, name="engramdb-index-add", daemon=True)
+        self._thread.start()
+
+    def join(self) -> BaseException | None:
+        """Wait for the insertion; the exception it raised, or None."""
+        self._thread.join()
+        return self._error
 
 
 _SUPERSEDES = Relation.SUPERSEDES.code
