@@ -20,7 +20,7 @@ __all__ = [
     "Interval", "Choice", "RecallConfig", "DecayConfig", "IndexConfig", "StoreConfig", "LinkConfig",
     "EngramConfig", "default_half_lives", "default_relation_multipliers", "SlotConfig",
     "AdmissionConfig", "ForgettingConfig", "default_type_priors", "default_archive_floors",
-    "default_prune_floors", "RELEVANCE_CALIBRATION", "ConsolidationConfig",
+    "default_prune_floors", "RELEVANCE_CALIBRATION", "ConsolidationConfig", "check_config",
 ]
 
 _DAY = 86400.0
@@ -863,3 +863,44 @@ class ConsolidationConfig:
 
     def __post_init__(self) -> None:
         check_bounds(self)
+
+
+_CONFIG_EXAMPLES = {"EngramConfig": "EngramConfig(recall=RecallConfig(seed_k=20))",
+                    "RecallConfig": "RecallConfig(seed_k=20)"}
+
+
+def check_config(value: object, cls: type, *, field: str = "config") -> object:
+    """``value`` when it is a ``cls`` instance (or None, for the default); else ConfigError.
+
+    Settings are frozen dataclasses, never dicts: a dict (or anything else) passed where a
+    config is expected is refused at the call, with what arrived and how to build the right one,
+    instead of failing later on a missing attribute.
+
+    Parameters
+    ----------
+    value : object
+        What the caller passed.
+    cls : type
+        The config dataclass expected (``EngramConfig``, ``RecallConfig``, ...).
+    field : str
+        The parameter's name, for the message.
+
+    Returns
+    -------
+    object
+        ``value`` unchanged (None stays None: the caller's default applies).
+
+    Raises
+    ------
+    ConfigError
+        ``value`` is neither None nor a ``cls``.
+    """
+    if value is None or isinstance(value, cls):
+        return value
+    shown = repr(value)
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    example = _CONFIG_EXAMPLES.get(cls.__name__, f"{cls.__name__}(name=value, ...)")
+    hint = (f"a {type(value).__name__} is not a config; build one with its keywords, e.g. engramdb.config.{example}"
+            if isinstance(value, Mapping) else f"pass one, e.g. engramdb.config.{example}")
+    article = "an" if cls.__name__[0] in "AEIOU" else "a"
+    raise ConfigError(f"{field}: expected {article} {cls.__name__} or None, got {type(value).__name__} {shown}; {hint}")

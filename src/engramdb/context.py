@@ -50,6 +50,9 @@ enforced, L1's and L2's (section * budget / total); L0's are not. Assembly:
    then L0's procedures, decisions and profile, least salient first), down to the empty text. A block therefore never exceeds its budget: ``count_tokens(block.text) <=
    block.budget_tokens``, whatever the counter (the empty text must count 0).
 
+Every candidate that the block does not show at all, whichever step cut it and whatever its
+tier (L0 included), is named in ``ContextBlock.dropped``.
+
 Counting tokens
 ---------------
 ``count_tokens`` is any callable ``str -> int`` (a real tokenizer's ``len(encode(text))``);
@@ -187,7 +190,9 @@ class ContextBlock:
     frame : str
     query : str
     dropped : tuple of str
-        Ids of memories that were candidates but did not fit the budget at all.
+        Ids of the memories that were candidates for the block, of any tier (profile,
+        open decisions, procedures, recall hits, graph neighbours), and that it does not show
+        at all, neither in full nor as a preview (the budget cut them), in tier order.
     track_record : TrackRecord or None
         How the similar past decisions among the recall hits turned out (None when there are
         none); its sentence is rendered in ``text`` when it fits.
@@ -546,7 +551,10 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
              + chosen["recalled"] + chosen["more"])
     text, kept = _fit(order, budget, count)
     kept_ids = {e.item.id for e in kept if e.item is not None}
-    candidates = [e.item.id for e in order if e.item is not None]
+    # every memory this block considered, whatever its tier (an L0 line cut in either pass
+    # included); an L1 hit moved to the L2 previews is one candidate, shown if its preview is
+    candidates = list(dict.fromkeys([it.id for _, items, _ in sections for it in items]
+                                    + [it.id for it in further + neighbours]))
     items = {t: tuple(e.item for e in kept if e.item is not None and e.item.tier == t) for t in TIERS}
     return ContextBlock(text=text, items=MappingProxyType(items), tokens_used=count(text), budget_tokens=budget,
                         gaps=gaps, frame=fr.name, query=query,

@@ -332,7 +332,8 @@ def prepare_decision(state: EngineState, text: Any, *, namespace: str, confidenc
         The engine's clock, Unix seconds.
     options, chosen, category, reasons
         See :func:`decision_fields`.
-    tags : sequence of str
+    tags : str or sequence of str
+        A single string is one tag.
     id : str, optional
     embedding : array-like of float, shape (dim,), optional
 

@@ -24,7 +24,7 @@ from . import context as _context, query as _query, slots as _slots, temporal as
 from .batch_plan import piece_ids, plan_batch, whole_record
 from .concurrency import guarded, retries_map_growth
 from .rwlock import RWLock
-from .config import RELEVANCE_CALIBRATION, AdmissionConfig, EngramConfig, RecallConfig
+from .config import RELEVANCE_CALIBRATION, AdmissionConfig, EngramConfig, RecallConfig, check_config
 from .errors import (
     ConfigError, DimensionMismatchError, EngramError, InvalidInputError, ReadOnlyError, StoreCorruptedError,
     StoreLockedError, StoreNotFoundError,
@@ -149,7 +149,7 @@ class Engram:
     def add(self, text: str, *, namespace: str = DEFAULT_NAMESPACE, kind: MemoryKind | str = "episodic",
             id: str | None = None, embedding: Any = None, created_at: Any = None,
             confidence: float = 1.0, salience: float | None = None, source: str | None = None,
-            tags: Sequence[str] = (), links: Sequence[Any] = (), valid_from: Any = None,
+            tags: Sequence[str] | str = (), links: Sequence[Any] = (), valid_from: Any = None,
             valid_to: Any = None, slot: Sequence[str] | None = None, subject: str | None = None,
             attribute: str | None = None, value: str | None = None,
             single_valued: bool | None = None, recorded_at: Any = None) -> str:
@@ -185,7 +185,10 @@ class Engram:
             Initial salience in [0, 1]; ``DecayConfig.initial_salience`` when omitted.
         source : str, optional
             Where it came from (session / turn id).
-        tags : sequence of str
+        tags : str or sequence of str
+            Free-text labels (non-empty, no NUL, at most 256); a single string is one tag
+            (``tags="work"`` is ``tags=["work"]``), as in the ``tags`` filters of
+            :meth:`recall` and :meth:`query`.
         links : sequence of {"to": id, "relation": str, "weight": float}
             Edges from this memory to existing ones (or ones earlier in the same batch).
         valid_from, valid_to : float, datetime or ISO-8601 str, optional
@@ -362,9 +365,10 @@ class Engram:
         max_pieces = (state.config.store.max_pieces if max_pieces is None
                       else check_int(max_pieces, "max_pieces", 1, 2**62))
         now = clock_now()
+        backfill = _temporal.recorded_time({}, recorded_at, now)   # checked before the plan
 
-        plan = _conversation.plan_conversation(
-            messages, session=session, now=now, entities=entities,
+        plan = _conversation.plan_conversation(   # messages without a time happened when recorded
+            messages, session=session, now=now if backfill is None else backfill, entities=entities,
             split_roles=_conversation.check_roles(split_roles, "split_roles"),
             split_chars=split_chars, session_titles=session_titles,
             stored_digest=lambda ext_id: _conversation.stored_digest(state, ns, ext_id),
@@ -555,7 +559,9 @@ class Engram:
         InvalidInputError
             ``old_id`` is already superseded; ``by`` is ``old_id``, is superseded, or precedes
             ``old_id`` in its supersession chain (a cycle); both or neither of ``text``/``by``;
-            or the new memory is invalid (see :meth:`add`). Nothing is written.
+            the new memory's ``id`` is ``old_id`` or another stored id (the successor is a new
+            memory; the old one keeps its id); or the new memory is invalid (see :meth:`add`).
+            Nothing is written.
         """
         self._check_open(write=True)
         ns = check_namespace(namespace)
@@ -569,6 +575,11 @@ class Engram:
         now = clock_now()
         if by is not None:
             return self._supersede_by(old, old_nid, check_id(by, "by"), ns, now, fields)
+        if fields.get("id") == old_id:
+            raise InvalidInputError(
+                f"supersede({old_id!r}, text, id={old_id!r}): the successor needs an id of its own, since "
+                f"superseding keeps the old memory under {old_id!r}; leave id out (a random one), give another, "
+                f"or reword {old_id!r} in place with update({old_id!r}, text=...)")
         item = {"kind": old.kind, "tags": old.tags, "source": old.source, **fields,
                 "text": text, "namespace": ns}
         if old.subject is not None and not {"slot", "subject", "attribute"} & set(fields):
@@ -618,7 +629,7 @@ class Engram:
         return by
 
     def update(self, id: str, *, namespace: str = DEFAULT_NAMESPACE, text: str | None = None,
-               embedding: Any = None, tags: Sequence[str] | None = None, confidence: float | None = None,
+               embedding: Any = None, tags: Sequence[str] | str | None = None, confidence: float | None = None,
                source: str | None = None) -> Memory:
         """Revise a memory in place (same id): new wording, vector, tags, confidence or source.
 
@@ -637,8 +648,8 @@ class Engram:
             New wording.
         embedding : array-like of float, shape (dim,), optional
             New vector (normalised here); with ``text`` omitted only the vector changes.
-        tags : sequence of str, optional
-            Replaces the tags.
+        tags : str or sequence of str, optional
+            Replaces the tags; a single string is one tag.
         confidence : float, optional
             In [0, 1].
         source : str, optional
@@ -1249,8 +1260,7 @@ class Engram:
         ns = check_namespace(namespace)
         record_now = clock_now()
         now = record_now if now is None else to_unix_seconds(now, field="now")
-        if config is not None and not isinstance(config, AdmissionConfig):
-            raise ConfigError(f"config must be an AdmissionConfig, got {type(config).__name__}")
+        config = check_config(config, AdmissionConfig)
         if candidates is None or isinstance(candidates, (str, bytes, Mapping)):
             raise InvalidInputError("candidates: expected an iterable of memory mappings")
         state = self._state
@@ -1266,7 +1276,7 @@ class Engram:
         return decisions
 
     def decide(self, text: str, *, confidence: float, namespace: str = DEFAULT_NAMESPACE,
-               options: Sequence[str] | None = None, chosen: str | None = None, tags: Sequence[str] = (),
+               options: Sequence[str] | None = None, chosen: str | None = None, tags: Sequence[str] | str = (),
                category: str | None = None, reasons: Sequence[Any] | None = None, id: str | None = None,
                embedding: Any = None, now: Any = None) -> str:
         """Record a decision: a ``decision`` memory with its options, choice, reasons and confidence.
@@ -1288,7 +1298,8 @@ class Engram:
             The alternatives weighed: distinct non-empty strings.
         chosen : str, optional
             The option taken; one of ``options`` when both are given.
-        tags : sequence of str
+        tags : str or sequence of str
+            A single string is one tag.
         category : str, optional
             A grouping of the caller's (``"hiring"``, ``"infra"``).
         reasons : sequence of str or {"type": str, "text": str}, optional
@@ -1546,10 +1557,7 @@ class Engram:
         from .dynamics.consolidate import consolidate
 
         self._check_open(write=True)
-        if config is None:
-            config = ConsolidationConfig()
-        elif not isinstance(config, ConsolidationConfig):
-            raise ConfigError(f"config must be a ConsolidationConfig, got {type(config).__name__}")
+        config = check_config(config, ConsolidationConfig) or ConsolidationConfig()
         if summarizer is not None and not callable(summarizer):
             raise InvalidInputError(f"summarizer must be callable (texts -> str), got {type(summarizer).__name__}")
         if namespace is not None:
@@ -2102,8 +2110,7 @@ class Engram:
                         subject: Any = None, attribute: Any = None) -> list[RecallRequest]:
         """Check recall's arguments (shared by :meth:`recall` and :meth:`recall_batch`); embeds the
         texts that come without a vector in one call."""
-        if config is not None and not isinstance(config, RecallConfig):
-            raise ConfigError(f"config must be a RecallConfig, got {type(config).__name__}")
+        config = check_config(config, RecallConfig)
         cfg = config or self.config.recall
         if gate is not None:
             cfg = replace(cfg, gate=gate)
@@ -2268,6 +2275,8 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
         ``ENGRAMDB_EMBEDDER=hashing|minilm|auto`` changes that choice. ``stats()["embedder"]``
         names the one in use.
     config : EngramConfig, optional
+        All settings (``EngramConfig(recall=RecallConfig(seed_k=20))``); the defaults when omitted.
+        A dict or any other object raises ``ConfigError``.
     create : bool
         Create the store when missing.
     readonly : bool
@@ -2298,14 +2307,14 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
         directory holding other files and no store, and neither ``dim`` nor ``embedder`` says
         to create one there.
     ConfigError, BackendUnavailableError
-        ``ENGRAMDB_EMBEDDER`` is not a choice, or names a model that cannot load; or
+        ``config`` is not an ``EngramConfig``; ``ENGRAMDB_EMBEDDER`` is not a choice, or names a model that cannot load; or
         ``embedder`` is not the one an existing store was written with (its ``name`` differs
         from the recorded one: the vectors of two models cannot share an index).
     StoreLockedError, StoreCorruptedError, StoreError
     """
     from .embed import default_embedder, get_embedder
 
-    config = config or EngramConfig()
+    config = check_config(config, EngramConfig) or EngramConfig()
     actor = _check_actor(actor)
     if not isinstance(path, (str, os.PathLike)):
         raise InvalidInputError(f"path: expected a directory path, got {type(path).__name__}")

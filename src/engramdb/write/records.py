@@ -84,6 +84,16 @@ def by_namespace(prepared: list[Prepared]) -> dict[str, list[Prepared]]:
     return groups
 
 
+# what to do about an id already stored, by the verb that was given it
+_TAKEN_ID_HINT = "a new memory needs an id not yet stored in its namespace (or none, for a random one)"
+_TAKEN_ID_HINTS = {
+    "add": "to replace that memory use supersede(), to reword it in place update()",
+    "add_batch": "to replace that memory use supersede(), to reword it in place update()",
+    "supersede": ("the successor is a new memory and needs an id not yet stored (or none, for a random one); "
+                  "to make that stored memory the successor, pass by= instead of text"),
+}
+
+
 def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: float, *,
             record_now: float | None = None, recorded_at: Any = None, engine_ids: bool = False) -> Prepared:
     """Validate one memory mapping (the keyword arguments of ``Engram.add``); nothing is written.
@@ -95,7 +105,8 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
     default_ns : str
         Namespace of an item that names none.
     now : float
-        The verb's time, Unix seconds: the default event time.
+        The verb's time, Unix seconds: the default event time of an item recorded now (a
+        backfilled item, with ``recorded_at``, defaults to its record time).
     record_now : float, optional
         The engine's clock, Unix seconds: the default record time and the latest allowed
         (``now`` when omitted).
@@ -124,20 +135,27 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
     ext_id = uuid.uuid4().hex if auto_id else (check_id if engine_ids else check_user_id)(ext_id)
     text = check_text(item.get("text"), state.config.store.max_text_chars)
     kind = MemoryKind.parse(item.get("kind", MemoryKind.EPISODIC))
-    created = item.get("created_at")
-    created_at = now if created is None else to_unix_seconds(created)
+    record_now = now if record_now is None else record_now
+    backfill = _temporal.recorded_time(item, recorded_at, record_now)
+    created = item.get("created_at")   # a backfilled memory happened when it was recorded, unless told
+    created_at = (now if backfill is None else backfill) if created is None else to_unix_seconds(created)
     confidence = check_fraction(item.get("confidence", 1.0), "confidence")
     sal = item.get("salience")
     salience = state.config.decay.initial_salience if sal is None else check_fraction(sal, "salience")
     source = item.get("source")
     if source is not None and not (isinstance(source, str) and encodable(source)):
         raise InvalidInputError(f"source must be a string or None, got {source!r}")
-    tags = item.get("tags") or ()
-    if not isinstance(tags, (str, bytes)):
+    tags = item.get("tags")
+    if tags is None:
+        tags = ()
+    elif isinstance(tags, str):   # one tag, as the filters of recall and query take it
+        tags = [tags]
+    elif not isinstance(tags, bytes):
         tags = as_list(tags, "tags")
-    if isinstance(tags, (str, bytes)) or not all(
+    if isinstance(tags, bytes) or not all(
             isinstance(t, str) and t and "\x00" not in t and encodable(t) for t in tags):
-        raise InvalidInputError(f"tags must be a list of non-empty strings without NUL, got {tags!r}")
+        raise InvalidInputError(f"tags must be a string (one tag) or a list of non-empty strings without NUL, "
+                                f"got {item.get('tags')!r}")
     if len(tags) > MAX_TAGS:
         raise OversizeError(f"{count(len(tags), 'tag')}, more than {MAX_TAGS}")
     vec = item.get("embedding")
@@ -152,8 +170,6 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
         state.censor.check_write({"id": ext_id, "namespace": ns, "kind": kind.value, "text": text,
                                   "tags": list(p.tags), "created_at": created_at, "confidence": confidence,
                                   "source": source})
-    record_now = now if record_now is None else record_now
-    backfill = _temporal.recorded_time(item, recorded_at, record_now)
     p.recorded_at = record_now if backfill is None else backfill
     p.valid_from, p.valid_to = _temporal.valid_interval(item, created_at)
     p.stated_valid_to = p.valid_to
@@ -264,8 +280,7 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
         for p in prepared:   # resolve every reference before the first put
             if unit.lookup(p.namespace, p.ext_id) is not None:
                 raise InvalidInputError(
-                    f"id {p.ext_id!r} already exists in namespace {p.namespace!r}; "
-                    "use supersede() to replace a memory"
+                    f"id {p.ext_id!r} already exists in namespace {p.namespace!r}; {_TAKEN_ID_HINTS.get(verb, _TAKEN_ID_HINT)}"
                 )
             for to, rel, w in p.links:
                 if to == p.ext_id:

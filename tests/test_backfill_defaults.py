@@ -1,0 +1,63 @@
+"""A memory backfilled with ``recorded_at`` happened when it was recorded, unless told otherwise:
+its event time (``created_at``) and ``valid_from`` default to the record time, not the wall clock,
+so ``recall(as_of=...)`` after the record time finds it (before the fix it was "recorded before
+it was valid" and no ``as_of`` before now found it)."""
+import engramdb
+import pytest
+from engramdb.validate import to_unix_seconds
+
+T = to_unix_seconds("2024-01-01")
+LATER = "2025-01-01"
+
+
+@pytest.fixture
+def mem(tmp_store):
+    with engramdb.open(tmp_store) as m:
+        yield m
+
+
+def _times(mem, id):
+    m = mem.get(id)
+    return m.created_at, m.valid_from, m.recorded_at
+
+
+def test_add_with_recorded_at_is_valid_from_then(mem):
+    mem.add("The wifi password is hunter2.", id="w", recorded_at="2024-01-01")
+    assert _times(mem, "w") == (T, T, T)
+    assert [h.id for h in mem.recall("wifi password", as_of=LATER).hits] == ["w"]
+    assert mem.recall("wifi password", as_of="2023-12-31").hits == []
+
+
+def test_add_batch_per_call_and_per_item(mem):
+    mem.add_batch([{"text": "The door code is 4411.", "id": "d"},
+                   {"text": "The gate code is 9902.", "id": "g", "recorded_at": "2023-06-01"}],
+                  recorded_at="2024-01-01")
+    assert _times(mem, "d") == (T, T, T)
+    t_g = to_unix_seconds("2023-06-01")
+    assert _times(mem, "g") == (t_g, t_g, t_g)
+    assert [h.id for h in mem.recall("door code", as_of=LATER).hits][:1] == ["d"]
+
+
+def test_given_times_still_win(mem):
+    mem.add("I moved to Porto.", id="p", recorded_at="2024-01-01", created_at="2023-03-01")
+    assert _times(mem, "p") == (to_unix_seconds("2023-03-01"),) * 2 + (T,)
+    mem.add("I started a new job.", id="j", recorded_at="2024-01-01", valid_from="2023-09-01")
+    assert _times(mem, "j") == (T, to_unix_seconds("2023-09-01"), T)
+
+
+def test_supersede_and_admit_batch_backfill(mem):
+    mem.add("The router is a Fritzbox.", id="r", recorded_at="2023-01-01")
+    new = mem.supersede("r", "The router is a TP-Link.", id="r2", recorded_at="2024-01-01")
+    assert _times(mem, new) == (T, T, T)
+    assert mem.get("r").valid_to == T
+    assert [h.id for h in mem.recall("router", as_of=LATER).hits][:1] == ["r2"]
+    mem.admit_batch([{"text": "My passport number is X1234567.", "id": "pp"}], recorded_at="2024-01-01")
+    assert _times(mem, "pp") == (T, T, T)
+
+
+def test_add_conversation_backfill(mem):
+    out = mem.add_conversation([{"role": "user", "content": "The boiler was serviced by Ana."}],
+                               recorded_at="2024-01-01", entities=False)
+    (mid,) = out["message_ids"]
+    assert _times(mem, mid) == (T, T, T)
+    assert mid in [h.id for h in mem.recall("boiler serviced", as_of=LATER).hits]
