@@ -143,3 +143,12 @@ def test_spare_core_compares_the_load_average_with_the_cores(monkeypatch):
     assert _SPARE_CORE() is False   # every core busy: no hand-off
     monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     assert _SPARE_CORE() is True
+
+
+@pytest.mark.skipif(not legs.available(), reason="one core: legs always run inline")
+def test_no_hand_off_while_another_recall_of_the_process_is_in_flight():
+    with legs.recalling():
+        with legs.recalling():   # a second thread's recall: the cores are busy already
+            assert legs.start(lambda: 1) is None
+        job = legs.start(lambda: 2)   # alone again
+        assert job is not None and job.result() == 2

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..state import EngineState
 from ..types import Gap, RecallResult
-from . import activation, ranking, results, router, seeds
+from . import activation, legs, ranking, results, router, seeds
 from .context import RecallContext, RecallRequest
 from .filters import Filters
 
@@ -44,7 +44,12 @@ def recall(state: EngineState, request: RecallRequest, *, trace: list | None = N
     t_start : float, optional
         ``time.perf_counter()`` when the verb started (for ``latency_s``).
     """
-    t_start = time.perf_counter() if t_start is None else t_start
+    with legs.recalling():
+        return _recall(state, request, trace, time.perf_counter() if t_start is None else t_start)
+
+
+def _recall(state: EngineState, request: RecallRequest, trace: list | None,
+            t_start: float) -> tuple[RecallResult, list[int]]:
     request = _route(request)
     space = state.space(request.namespace)
     if space is None or space.index is None or len(space.index) == 0:
