@@ -1,21 +1,23 @@
-"""The keyword leg beside the vector leg: one worker thread runs it while hnswlib searches.
+"""The text's leg beside the vector leg: one worker thread runs it while hnswlib searches.
 
-A recall from text has two independent searches before fusion: hnswlib's nearest neighbours
-(the vector leg) and BM25 with pseudo-relevance feedback (the keyword leg). Both are native
-calls that release the GIL (hnswlib's search; the ``bm25_search`` kernel), so on a machine
-with two or more cores they can overlap: :func:`start` hands the keyword leg to a worker
-thread, the recall's own thread searches hnswlib meanwhile, and :meth:`Pending.result`
-collects the keyword leg's answer (or re-raises its exception). The answer is the one the
-same call would give on the recall's own thread: the worker only runs it earlier, in a copy of
-the caller's context (``contextvars``: the verb being served, which censor hits name).
+A recall from text has two independent parts before fusion: hnswlib's nearest neighbours
+(the vector leg) and what the question's text gives (BM25 with pseudo-relevance feedback, its
+memories' cosines, time windows, slot cues: :func:`engramdb.recall.seeds._text_leg`). hnswlib
+releases the GIL and so does the BM25 kernel, so on a machine with two or more cores they can
+overlap: :func:`start` hands the text's leg to a worker thread, the recall's own thread
+searches hnswlib meanwhile, and :meth:`Pending.result` collects the answer (or re-raises its
+exception). The answer is the one the same call would give on the recall's own thread: the
+worker only runs it earlier, in a copy of the caller's context (``contextvars``: the verb being
+served, which censor hits name).
 
 One worker per process, started on first use (a daemon thread named ``engramdb-legs``), runs
-one leg at a time. A second recall that finds it busy (another thread's recall), a process
-allowed only one core, a machine with no spare core (:func:`spare_core`: its load average),
-another recall of the process in flight (:class:`recalling`: threads sharing engines keep the
-cores busy themselves) or ``RecallConfig.parallel_legs = False`` run the leg inline, as before. The recall's thread holds the engine's read lock until it has collected the result,
-so no write commits while the leg reads the keyword index. After ``fork()`` the child starts
-a worker of its own on first use (the parent's thread does not exist there).
+one leg at a time. A second recall that finds it busy, a process allowed only one core, a
+machine with no spare core (:func:`spare_core`: its load average), another recall of the
+process in flight (:class:`recalling`: threads sharing engines keep the cores busy
+themselves) or ``RecallConfig.parallel_legs = False`` run the leg inline, as before. The
+recall's thread holds the engine's read lock until it has collected the result, so no write
+commits while the leg reads the indexes. After ``fork()`` the child starts a worker of its own
+on first use (the parent's thread does not exist there).
 """
 from __future__ import annotations
 
@@ -177,9 +179,11 @@ def start(fn: Callable[..., Any], *args: Any) -> Pending | None:
 
 def _forget_worker() -> None:
     """In a forked child: the parent's worker thread does not exist here."""
-    global _worker, _start_lock
+    global _worker, _start_lock, _active_lock
     _worker = None
     _start_lock = threading.Lock()
+    _active_lock = threading.Lock()   # no recall is in flight in a new child
+    _active[0] = 0
 
 
 if hasattr(os, "register_at_fork"):
