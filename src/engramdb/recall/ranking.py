@@ -101,22 +101,10 @@ def ranked(ctx: RecallContext, first: int) -> Iterator[int]:
         yield from _order(ctx, np.flatnonzero(rest)).tolist()
 
 
-#: Pools up to this size are ordered as Python floats (:func:`_order`).
-_FEW = 64
-
-
 def _order(ctx: RecallContext, pos: np.ndarray) -> np.ndarray:
     """Candidate positions ``pos`` (ndarray of int, shape (n,)) sorted by the rule of
     :func:`ranked`: score (float64) highest first, then cosine to the query (computed for the
     tied ones only), then position. Returns the sorted positions (same dtype and shape)."""
-    if len(pos) <= _FEW:   # the head of a recall: the same order from Python floats, without NumPy's per-call cost
-        by = sorted(zip(ctx.score[pos].tolist(), pos.tolist()), key=lambda t: (-t[0], t[1]))
-        tied = {p for a, b in zip(by, by[1:]) if a[0] == b[0] for p in (a[1], b[1])}
-        if tied:
-            tl = [p for _s, p in by if p in tied]
-            cos = dict(zip(tl, tie_cosines(ctx, np.asarray(tl, pos.dtype)).tolist()))
-            by.sort(key=lambda t: (-t[0], -cos.get(t[1], 0.0), t[1]))
-        return np.fromiter((p for _s, p in by), pos.dtype, len(by))
     score = ctx.score[pos]
     o = np.lexsort((pos, -score))
     pos, score = pos[o], score[o]

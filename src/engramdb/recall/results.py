@@ -105,9 +105,9 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             hr = shown_row(nid)
             if hr is None:
                 continue
-            via = _lifted_by(ctx, row) if parent[row] < 0 else None
-            if parent[row] < 0 and via is None:   # a seed its own match explains: its path is itself
-                path = [hr.step]
+            via = None
+            if parent[row] < 0 and (via := _lifted_by(ctx, row)) is None:
+                path = [hr.step]   # a seed its own match explains: its path is itself
             else:
                 if pos is None:
                     pos = _node_rows(state, ctx.nodes, csr.n_nodes)

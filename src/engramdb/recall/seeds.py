@@ -1,7 +1,8 @@
 """Recall stage 1, seeds: the vector leg, the keyword leg with feedback, and their fusion.
 
-The two legs run side by side where the process has two or more cores: the keyword leg on a
-worker thread while hnswlib searches (:mod:`.legs`; ``RecallConfig.parallel_legs``).
+The legs run side by side where a core is spare: everything the question's text gives (keyword
+leg, time windows, slot cues: :func:`_text_leg`) on a worker thread while hnswlib searches
+(:mod:`.legs`; ``RecallConfig.parallel_legs``).
 
 - vector leg: the ``seed_k`` nearest memories in the namespace's hnswlib index (cosine >=
   ``cosine_floor``);
@@ -79,20 +80,11 @@ def run(ctx: RecallContext) -> None:
 
 def _text_leg(ctx: RecallContext) -> tuple:
     """What the question's text gives, apart from the vector leg: the keyword leg with its
-    memories' vectors and cosines (:func:`_keyword_job`; empty when ``w_keyword`` is 0), the time
-    windows (:func:`time_windows`), the window seeds and the slot boosts. Reads the request, the
-    state and ``ctx.allowed`` only, so it may run beside :func:`_vector_leg`; the caller stores
-    the windows (``ctx.windows``) and the keyword leg (``ctx.kw_*``)."""
-    req, cfg = ctx.request, ctx.request.config
-    kw = (ctx.kw_nids, ctx.kw_score, None)   # the context's empty defaults
-    if cfg.w_keyword > 0:
-        cols = ctx.state.cols
-        allowed = ctx.allowed
-        if allowed is None and cols.censor is not None:
-            # a namespace with hidden memories: the keyword leg scores its visible ones only, so
-            # a hidden memory's terms feed no pseudo-relevance feedback either
-            allowed = cols.censor.visible(cols, ctx.space.code, ctx.state.mem_gen)
-        kw = _keyword_job(ctx, ctx.space.keyword, req.query, cfg, allowed, ctx.space.index, req.vector)
+    memories' cosines (:func:`_keyword_job`; empty when ``w_keyword`` is 0), the time windows
+    (:func:`time_windows`), the window seeds and the slot boosts. Reads the request, the state
+    and ``ctx.allowed`` only, so it may run beside :func:`_vector_leg` (:mod:`.legs`); the caller
+    stores the windows (``ctx.windows``) and the keyword leg (``ctx.kw_*``)."""
+    kw = _keyword_job(ctx) if ctx.request.config.w_keyword > 0 else (ctx.kw_nids, ctx.kw_score, None)
     windows = time_windows(ctx)
     return (*kw, windows, window_seeds(ctx, windows), slot_seeds(ctx))
 
@@ -158,25 +150,27 @@ def lift_pieces(ctx: RecallContext) -> None:
     ctx.extra["shown_piece"] = {h: (seed_list[j], j) for h, j in best.items()}
 
 
-def _keyword_job(ctx: RecallContext, kw: KeywordIndex, query: str, cfg: RecallConfig, allowed: np.ndarray | None,
-                 index, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def _keyword_job(ctx: RecallContext) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """The keyword leg (:func:`keyword_leg`) less the memories that may not seed
-    (:func:`seedable`), then the cosines of its memories to the query
-    ``vector`` (float32, in their order) from their rows of the vector matrix: what fusion needs
-    of the ones the vector leg did not find. Run on the worker thread beside hnswlib
-    (:mod:`.legs`) or inline. The cosines are None when a memory has no row in the matrix (the
-    caller then reads the vectors from the store)."""
-    nids, scores = keyword_leg(kw, query, cfg, allowed)
+    (:func:`seedable`), then their cosines to the query vector (float32, in their order) from
+    their rows of the vector matrix: what fusion needs of the ones the vector leg did not find.
+    The cosines are None when a memory has no row in the matrix (the caller then reads the
+    vectors from the store). A namespace with hidden memories: the leg scores its visible ones
+    only, so a hidden memory's terms feed no pseudo-relevance feedback either."""
+    req, cols, allowed = ctx.request, ctx.state.cols, ctx.allowed
+    if allowed is None and cols.censor is not None:
+        allowed = cols.censor.visible(cols, ctx.space.code, ctx.state.mem_gen)
+    nids, scores = keyword_leg(ctx.space.keyword, req.query, req.config, allowed)
     if not len(nids):
         return nids, scores, None
     keep = seedable(ctx, nids)
     if not keep.all():
         nids, scores = nids[keep], scores[keep]
     try:
-        vecs = index.vectors(nids)
+        vecs = ctx.space.index.vectors(nids)
     except KeyError:
         return nids, scores, None
-    return nids, scores, vecs @ vector
+    return nids, scores, vecs @ req.vector
 
 
 def seedable(ctx: RecallContext, nids: np.ndarray) -> np.ndarray:
