@@ -15,20 +15,31 @@ endif
 # system site-packages (hnswlib's setup.py imports pybind11 and numpy).
 BUILD_DEPS := "pip>=23" "setuptools>=77" wheel "Cython>=3.0" "numpy>=1.24" "pybind11>=2.10"
 
+# Two install levels: the library alone (what `make demo` needs) and the library with the test
+# extra (pytest, hypothesis and the integrations' frameworks: about 1.3 GB more, with Ray).
 STAMP := $(VENV)/.installed
+BASE_STAMP := $(VENV)/.installed-base
 SOURCES := pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h src/engramdb/kernels/*.pyx)
 
-.PHONY: setup demo test test-slow test-nojit bench minilm clean bench-deps
+.PHONY: setup setup-base demo test test-slow test-nojit bench minilm clean bench-deps
+
+$(BASE_STAMP): $(SOURCES)
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade $(BUILD_DEPS)
+	$(PIP) install -q --no-build-isolation -e .
+	touch $@
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade $(BUILD_DEPS)
 	$(PIP) install -q --no-build-isolation -e ".[test]"
-	touch $@
+	touch $(BASE_STAMP) $@
+
+setup-base: $(BASE_STAMP)
 
 setup: $(STAMP)
 
-demo: setup
+demo: setup-base
 	$(VENV)/bin/engramdb demo
 
 # The test extra installs the integrations' frameworks (LangGraph, LangChain, LlamaIndex, MCP), so
