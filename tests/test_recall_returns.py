@@ -117,3 +117,24 @@ def test_stage_times_account_for_the_recall(mem):
         assert all(t >= 0.0 for t in stage_s.values())
         assert stage_s["prepare"] > 0.0 and stage_s["seeds"] > 0.0 and stage_s["results"] > 0.0
         assert sum(stage_s.values()) == pytest.approx(res.latency_s, rel=1e-9, abs=1e-9)
+
+
+def test_a_tag_filter_reads_the_unfiltered_order(mem):
+    """Ranking blends only the candidates that can reach the first places (ranking.wanted); a
+    tag filter that drops most of them reads further down the same order: its hits are the
+    unfiltered ranking's tagged memories, in that order, with the same scores."""
+    rng = np.random.default_rng(5)
+    words = " ".join(TRIP).lower().replace(".", "").replace(":", "").replace(";", "").split()
+    texts = TRIP + [" ".join(rng.choice(words, 8)) for _ in range(150)]
+    items = [{"text": t, "salience": float(rng.uniform(0.05, 1.0)), "confidence": float(rng.uniform(0.1, 1.0)),
+              "tags": ["rare"] if i % 11 == 5 else []} for i, t in enumerate(texts)]
+    ids = mem.add_batch(items)
+    mem.link_batch([(a, b, "next") for a, b in zip(ids, ids[1:])])
+    tagged = {ids[i] for i in range(len(ids)) if i % 11 == 5}
+    for q in ("train to Porto", "hotel near the river", "what should I pack?", "conference dinner"):
+        full = mem.recall(q, k=len(ids), reinforce=False, now=1.8e9).hits
+        want = [(h.id, h.score) for h in full if h.id in tagged]
+        for k in (1, 3, 6):
+            got = mem.recall(q, k=k, tags=["rare"], reinforce=False, now=1.8e9).hits
+            assert len(got) == k
+            assert [(h.id, h.score) for h in got] == want[:k], (q, k)

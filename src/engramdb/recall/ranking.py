@@ -25,9 +25,10 @@ from typing import Iterator
 import numpy as np
 
 from ..kernels import registry
+from ..types import CONNECTOR_TAGS
 from .context import RecallContext
 
-__all__ = ["run", "time_weight", "ranked", "tie_cosines"]
+__all__ = ["run", "wanted", "hides_connectors", "time_weight", "ranked", "tie_cosines"]
 
 
 def time_weight(t: np.ndarray, windows: list, slack_weight: float) -> np.ndarray:
@@ -41,36 +42,86 @@ def time_weight(t: np.ndarray, windows: list, slack_weight: float) -> np.ndarray
     return weight
 
 
+def wanted(request) -> int:
+    """How many ranked candidates the results stage reads before it has ``k`` hits in the
+    common case: ``k``, four times that with a tag filter (read per record), and 4 more when
+    connector nodes (sessions, entities) are hidden. :func:`run` scores exactly the best this
+    many need (see there); :func:`ranked` scores the rest if a caller reads past them."""
+    return (request.k if request.filters.tags is None else 4 * request.k) + (4 if hides_connectors(request) else 0)
+
+
+def hides_connectors(request) -> bool:
+    """Whether connector nodes (sessions, entities: they route activation but answer nothing)
+    are left out of the hits: unless ``RecallConfig.connector_hits`` or a tag filter names them."""
+    tags = request.filters.tags
+    return not request.config.connector_hits and not (tags and tags & CONNECTOR_TAGS)
+
+
 def run(ctx: RecallContext) -> None:
-    """Fill ``ctx.cand`` (node rows passing the filters) and ``ctx.score`` (by candidate)."""
+    """Fill ``ctx.cand`` (node rows passing the filters, in reach order) and ``ctx.score`` (by
+    candidate).
+
+    The blend multiplies a candidate's score by a factor in ``[1 - ws - wr - wc, 1]``
+    (salience, recency and confidence are each in [0, 1]), so a candidate whose unblended score
+    is below that floor times the :func:`wanted`-th best unblended score cannot reach the
+    first :func:`wanted` places: it is set aside unblended (``ctx.extra["unblended"]``) and
+    blended only if a caller reads past them (:func:`ranked`). At 100k memories about 900
+    memories are reached and a few dozen are blended."""
     state, req, cfg = ctx.state, ctx.request, ctx.request.config
     c = state.cols
     nodes = ctx.nodes
     slots = state.slot_table(ctx.space.name) if req.filters.slotted else None
     cand = np.flatnonzero(req.filters.mask(c, nodes, ctx.space.code, slots))
-    # the last tie-break is insertion order (the earlier-recorded memory first, the rule of query
-    # too): candidates go in nid order, and ranked() breaks what remains by position
-    cand = cand[np.argsort(nodes[cand], kind="stable")]
-    cnodes = nodes[cand]
     score = ctx.total[cand]
-    if ctx.windows and len(cnodes):
-        weight = time_weight(c.created_at[cnodes], ctx.windows, cfg.time_slack_weight)
+    if ctx.windows and len(cand):
+        weight = time_weight(c.created_at[nodes[cand]], ctx.windows, cfg.time_slack_weight)
         score = score + cfg.w_time * weight * score.max()
     ws, wr, wc = cfg.w_salience, cfg.w_recency, cfg.w_confidence
-    if len(cnodes) and (ws or wr or wc):
-        blend = 1.0 - ws - wr - wc + wc * c.confidence[cnodes]
-        if ws:
-            blend = blend + ws * state.salience_now(cnodes, req.now)
-        if wr:
-            age = np.maximum(req.now - c.created_at[cnodes], 0.0)
-            blend = blend + wr * np.exp2(-age / cfg.recency_half_life_s)
-        score = score * blend
+    if ws or wr or wc:
+        want = wanted(req)
+        floor = 1.0 - ws - wr - wc
+        if len(cand) > want and floor > 0 and score.min() >= 0:
+            # the want-th best unblended score; the margin keeps a set-aside candidate below
+            # every kept one even after rounding to float32 (the top-k kernel's precision)
+            bar = np.partition(score, len(score) - want)[len(score) - want] * floor * (1.0 - 1e-6)
+            keep = score >= bar
+            if not keep.all():
+                ctx.extra["unblended"] = (cand[~keep], score[~keep], want)
+                cand, score = cand[keep], score[keep]
+        score = _blended(ctx, nodes[cand], score)
     ctx.cand, ctx.score = cand, score
+
+
+def _blended(ctx: RecallContext, cnodes: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """``score`` (float64, by candidate) times the salience / recency / confidence blend of the
+    candidates ``cnodes`` (node ids)."""
+    state, req, cfg = ctx.state, ctx.request, ctx.request.config
+    if not len(cnodes):
+        return score
+    c = state.cols
+    ws, wr, wc = cfg.w_salience, cfg.w_recency, cfg.w_confidence
+    blend = 1.0 - ws - wr - wc + wc * c.confidence[cnodes]
+    if ws:
+        blend = blend + ws * state.salience_now(cnodes, req.now)
+    if wr:
+        age = np.maximum(req.now - c.created_at[cnodes], 0.0)
+        blend = blend + wr * np.exp2(-age / cfg.recency_half_life_s)
+    return score * blend
+
+
+def _unblended_joined(ctx: RecallContext) -> None:
+    """Blend the candidates :func:`run` set aside and append them to ``ctx.cand`` and
+    ``ctx.score`` (positions already handed out keep their meaning)."""
+    rest = ctx.extra.pop("unblended", None)
+    if rest is not None:
+        cand, score, _want = rest
+        ctx.cand = np.concatenate([ctx.cand, cand])
+        ctx.score = np.concatenate([ctx.score, _blended(ctx, ctx.nodes[cand], score)])
 
 
 def ranked(ctx: RecallContext, first: int) -> Iterator[int]:
     """Candidate positions (rows of ``ctx.cand``) best first: by score, an exact tie by cosine to
-    the query (:func:`tie_cosines`), then by position (insertion order). The best ``first`` come
+    the query (:func:`tie_cosines`), then by node id (insertion order). The best ``first`` come
     from the ``topk`` kernel; all the rest follow, in the same order, only if the caller reads
     past them (e.g. a tag filter dropped some).
 
@@ -81,6 +132,8 @@ def ranked(ctx: RecallContext, first: int) -> Iterator[int]:
     topk = ctx.state.scratch.get("topk")
     if topk is None:
         topk = ctx.state.scratch["topk"] = registry.get("topk")
+    if first > ctx.extra.get("unblended", (0, 0, first))[2]:   # more than run kept the best of
+        _unblended_joined(ctx)
     score32 = ctx.score.astype(np.float32)
     head = topk(score32, first)
     if not len(head):
@@ -95,8 +148,10 @@ def ranked(ctx: RecallContext, first: int) -> Iterator[int]:
             head = np.union1d(head, np.flatnonzero(score32 == edge))
         head = _order(ctx, head)[:first]
         yield from head.tolist()
-    if len(head) < len(score32):
-        rest = np.ones(len(score32), bool)
+    if "unblended" in ctx.extra:   # a caller reads past them: blend the candidates run set aside
+        _unblended_joined(ctx)
+    if len(head) < len(ctx.score):
+        rest = np.ones(len(ctx.score), bool)
         rest[head] = False
         yield from _order(ctx, np.flatnonzero(rest)).tolist()
 
@@ -104,10 +159,10 @@ def ranked(ctx: RecallContext, first: int) -> Iterator[int]:
 def _order(ctx: RecallContext, pos: np.ndarray) -> np.ndarray:
     """Candidate positions ``pos`` (ndarray of int, shape (n,)) sorted by the rule of
     :func:`ranked`: score (float64) highest first, then cosine to the query (computed for the
-    tied ones only), then position. Returns the sorted positions (same dtype and shape)."""
-    score = ctx.score[pos]
-    o = np.lexsort((pos, -score))
-    pos, score = pos[o], score[o]
+    tied ones only), then node id. Returns the sorted positions (same dtype and shape)."""
+    score, nid = ctx.score[pos], ctx.nodes[ctx.cand[pos]]
+    o = np.lexsort((nid, -score))
+    pos, score, nid = pos[o], score[o], nid[o]
     same = score[1:] == score[:-1]
     if not same.any():
         return pos
@@ -116,7 +171,7 @@ def _order(ctx: RecallContext, pos: np.ndarray) -> np.ndarray:
     tied[:-1] |= same
     cos = np.zeros(len(pos), np.float64)
     cos[tied] = tie_cosines(ctx, pos[tied])
-    return pos[np.lexsort((pos, -cos, -score))]
+    return pos[np.lexsort((nid, -cos, -score))]
 
 
 def tie_cosines(ctx: RecallContext, pos: np.ndarray) -> np.ndarray:

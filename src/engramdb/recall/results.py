@@ -36,7 +36,7 @@ from ..types import (
     shown_tags,
 )
 from .context import RecallContext
-from .ranking import ranked
+from .ranking import hides_connectors, ranked, wanted
 
 __all__ = ["run", "path_of", "piece_of", "relevance", "relevance_features", "cosine_relevance"]
 
@@ -55,7 +55,6 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     pos = None   # node -> its row of the kernel output: filled on the first hit that has a parent
     parent, ext_ids = ctx.parent, state.cols.ext_ids
     sim_of = dict(zip(ctx.seeds.tolist(), ctx.seed_cos.tolist()))
-    cnodes = ctx.nodes[ctx.cand]
     hits: list[Hit] = []
     hit_nids: list[int] = []
     hit_rows: list[_HitRow] = []
@@ -63,7 +62,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     store = state.store
     # connector nodes (sessions, entities) route activation but are no answer: skipped unless
     # asked for (RecallConfig.connector_hits, or a tags filter naming them)
-    hide = not req.config.connector_hits and not (filters.tags and filters.tags & CONNECTOR_TAGS)
+    hide = hides_connectors(req)
     # a memory stored as pieces (batch_plan) is one hit, at its best piece (MaxP)
     shown: set[str] = set()
     # which piece a memory with matching pieces shows: its best direct match (seeds.lift_pieces)
@@ -97,9 +96,9 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
 
     try:
         table = cache.valid_for(gen)
-        for o in ranked(ctx, (k if filters.tags is None else 4 * k) + (4 if hide else 0)):
-            nid = int(cnodes[o])
-            row = int(ctx.cand[o])
+        for o in ranked(ctx, wanted(req)):
+            row = int(ctx.cand[o])   # (ranked may append to ctx.cand as it goes: read it per hit)
+            nid = int(ctx.nodes[row])
             if heads is not None:
                 nid, row = shown_piece.get(int(heads[nid]), (nid, row))
             hr = shown_row(nid)
