@@ -280,6 +280,20 @@ int64_t engram_hashing_embed(const uint32_t *cps, int64_t n_cps,
                              int64_t nnz, float word_scale, float char_scale, int64_t dim,
                              const float *tf_table, int64_t n_table, float *out);
 
+
+/*
+ * The seeds of a recall from its vector leg (labels, cos: v memories, best first, distinct)
+ * and keyword leg (kw_nids, kw_score, kw_cos: w memories, best first, distinct; kw_cos read
+ * only for those not among labels): the contract of reference.fuse_seeds. seeds, base and
+ * seed_cos have room for v + w entries. Returns s, the number of seeds written, or -1 when
+ * memory ran out.
+ */
+int64_t engram_fuse_seeds(
+    const int64_t *labels, const float *cos, int64_t v,
+    const int64_t *kw_nids, const float *kw_score, const float *kw_cos, int64_t w,
+    double w_vector, double w_keyword, double contrast,
+    int32_t *seeds, float *base, float *seed_cos);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,7 +2,6 @@
 
 - relevance features of all hits at once equal a loop over the hits (BM25 share and coverage
   per memory, as DESIGN.md's relevance is defined), exactly, below and above 8 query terms;
-- the fusion scale (median of the vector leg's cosines) equals ``np.median``'s;
 - a path step over a hub row (longer than the list-scan cut) names the strongest edge;
 - a whole recall on a seeded random store: the hits come best first, each hit's relevance is
   the calibrated features recomputed from scratch (BM25 statistics of the namespace's texts,
@@ -22,7 +21,6 @@ from engramdb.graph.csr import build_symmetric_csr
 from engramdb.index.keyword import KeywordIndex
 from engramdb.index.tokens import index_terms, tokenize
 from engramdb.recall.results import cosine_relevance, path_of, relevance, relevance_features
-from engramdb.recall.seeds import vector_scale
 from engramdb.testing import graph_edges, nid_of
 from engramdb.types import RELATION_BY_CODE
 
@@ -66,28 +64,6 @@ def test_relevance_features_of_all_hits_equal_a_loop_over_them(docs, hits, query
         toks, length = index_terms(t)
         counted.append(({w: toks.count(w) for w in toks}, length))
     np.testing.assert_array_equal(relevance_features(query or None, texts, cos, kw, term_counts=counted), want)
-
-
-@settings(max_examples=200, deadline=None)
-@given(leg=st.lists(st.floats(-1.0, 1.0, width=32), min_size=1, max_size=40),
-       extra=st.lists(st.floats(-1.0, 1.0, width=32), max_size=60), contrast=st.sampled_from([0.0, 0.5, 0.9]))
-def test_fusion_scale_uses_the_median_of_numpy(leg, extra, contrast):
-    # up to 100 cosines: both the Python-float path (<= 64) and the NumPy one
-    leg_cos = np.sort(np.array(leg, np.float32))[::-1].copy()
-    cos = np.concatenate([leg_cos, np.array(extra, np.float32)])
-    pos = np.maximum(cos.astype(np.float64), 0.0)
-    top = max(float(leg_cos[0]), 0.0)
-    got = vector_scale(cos, leg_cos, contrast)
-    if top <= 0.0:
-        np.testing.assert_array_equal(got, np.zeros(len(cos)))
-        return
-    b = contrast * float(np.median(np.maximum(leg_cos.astype(np.float64), 0.0)))
-    if top - b <= 1e-12:
-        np.testing.assert_array_equal(got, np.ones(len(cos)))
-        return
-    rel = (pos - b) / (top - b)
-    assert got.dtype == np.float64
-    np.testing.assert_array_equal(got, np.where(rel > 0.0, np.minimum(rel, 1.0), 1e-3 * pos / top))
 
 
 @pytest.mark.parametrize("hub_edges", [70, 200])

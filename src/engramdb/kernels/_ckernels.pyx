@@ -29,6 +29,7 @@ __all__ = [
     "rescore_salience",
     "admission_score",
     "topk",
+    "fuse_seeds",
     "bm25_search",
     "murmurhash3_32",
     "hashing_embed",
@@ -93,6 +94,11 @@ cdef extern from "engram_kernels.h" nogil:
         const float *features, int64_t n, int64_t k, const float *weights, double threshold,
         float *score, uint8_t *admit)
     int64_t engram_topk(const float *scores, int64_t n, int64_t k, int64_t *out)
+    int64_t engram_fuse_seeds(
+        const int64_t *labels, const float *cos, int64_t v,
+        const int64_t *kw_nids, const float *kw_score, const float *kw_cos, int64_t w,
+        double w_vector, double w_keyword, double contrast,
+        int32_t *seeds, float *base, float *seed_cos)
     ctypedef struct engram_postings:
         const int64_t *seg_ptr
         int64_t n_seg_terms
@@ -513,6 +519,36 @@ def topk(const float[::1] scores, int64_t k):
     with nogil:
         engram_topk(&scores[0], n, kk, &out[0])
     return out_a
+
+
+def fuse_seeds(labels, cos, kw_nids, kw_score, kw_cos, double w_vector, double w_keyword, double contrast):
+    """The seeds of a recall from its two legs (C, GIL released): the contract of
+    :func:`reference.fuse_seeds`. Takes NumPy arrays (checked with the NumPy C API, like the
+    spreading wrappers: this runs once per recall on a few dozen memories)."""
+    cdef const int64_t *p_labels = <const int64_t *>_data(labels, cnp.NPY_INT64, "labels")
+    cdef const float *p_cos = <const float *>_data(cos, cnp.NPY_FLOAT32, "cos")
+    cdef const int64_t *p_kw = <const int64_t *>_data(kw_nids, cnp.NPY_INT64, "kw_nids")
+    cdef const float *p_kw_score = <const float *>_data(kw_score, cnp.NPY_FLOAT32, "kw_score")
+    cdef const float *p_kw_cos = <const float *>_data(kw_cos, cnp.NPY_FLOAT32, "kw_cos")
+    cdef int64_t v = cnp.PyArray_DIM(<cnp.ndarray>labels, 0)
+    cdef int64_t w = cnp.PyArray_DIM(<cnp.ndarray>kw_nids, 0)
+    cdef int64_t s
+    if cnp.PyArray_DIM(<cnp.ndarray>cos, 0) != v:
+        raise ValueError(f"cos: expected {v} cosines, got {cnp.PyArray_DIM(<cnp.ndarray>cos, 0)}")
+    if cnp.PyArray_DIM(<cnp.ndarray>kw_score, 0) != w or cnp.PyArray_DIM(<cnp.ndarray>kw_cos, 0) != w:
+        raise ValueError(f"kw_score, kw_cos: expected {w} values each")
+    cdef cnp.ndarray seeds_a = _empty(v + w, cnp.NPY_INT32)
+    cdef cnp.ndarray base_a = _empty(v + w, cnp.NPY_FLOAT32)
+    cdef cnp.ndarray cos_a = _empty(v + w, cnp.NPY_FLOAT32)
+    with nogil:
+        s = engram_fuse_seeds(p_labels, p_cos, v, p_kw, p_kw_score, p_kw_cos, w, w_vector, w_keyword, contrast,
+                              <int32_t *>cnp.PyArray_DATA(seeds_a), <float *>cnp.PyArray_DATA(base_a),
+                              <float *>cnp.PyArray_DATA(cos_a))
+    if s < 0:
+        raise MemoryError()
+    if s == v + w:
+        return seeds_a, base_a, cos_a
+    return seeds_a[:s], base_a[:s], cos_a[:s]
 
 
 cdef const int64_t *_p64(const int64_t[::1] a):

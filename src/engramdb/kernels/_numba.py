@@ -28,6 +28,7 @@ __all__ = [
     "rescore_salience",
     "admission_score",
     "topk",
+    "fuse_seeds",
 ]
 
 
@@ -685,3 +686,77 @@ def _topk_core(scores, k):
 def topk(scores, k):
     """Top-k selection (Numba): the contract of :func:`reference.topk`; a heap, O(n log k)."""
     return _topk_core(scores, np.int64(k))
+
+
+@njit(cache=True, nogil=True)
+def _fuse_core(labels, cos, kw_nids, kw_score, kw_cos, w_vector, w_keyword, contrast):
+    v, w = labels.shape[0], kw_nids.shape[0]
+    seeds = np.empty(v + w, np.int32)
+    all_cos = np.empty(v + w, np.float32)
+    kw_row = np.empty(w, np.int64)
+    for i in range(v):
+        seeds[i] = labels[i]
+        all_cos[i] = cos[i]
+    s = v
+    for j in range(w):   # the keyword leg's others follow, in its order
+        row = -1
+        for i in range(v):
+            if labels[i] == kw_nids[j]:
+                row = i
+                break
+        if row < 0:
+            row = s
+            seeds[s] = kw_nids[j]
+            all_cos[s] = kw_cos[j]
+            s += 1
+        kw_row[j] = row
+    vs = np.empty(s, np.float64)
+    top = 0.0
+    b = 0.0
+    mode = 3 if v == 0 else 0   # 0: scale, 1: all zero, 2: all one, 3: empty vector leg
+    if v > 0:
+        top = max(np.float64(cos[0]), 0.0)
+        m = np.empty(v, np.float64)
+        for i in range(v):
+            m[i] = max(np.float64(cos[i]), 0.0)
+        m.sort()
+        half = v // 2
+        b = contrast * (m[half] if v % 2 else (m[half - 1] + m[half]) / 2.0)
+        if top <= 0.0:
+            mode = 1
+        elif top - b <= 1e-12:
+            mode = 2
+    for i in range(s):
+        p = max(np.float64(all_cos[i]), 0.0)
+        if mode == 3:
+            x = min(p, 1.0)
+        elif mode == 1:
+            x = 0.0
+        elif mode == 2:
+            x = 1.0
+        else:
+            rel = (p - b) / (top - b)
+            x = min(rel, 1.0) if rel > 0.0 else 1e-3 * p / top
+        vs[i] = x
+    base = w_vector * vs
+    if w > 0 and w_keyword > 0.0:
+        top_kw = np.float64(kw_score[0]) if kw_score[0] > 0 else 1.0
+        for j in range(w):
+            base[kw_row[j]] = base[kw_row[j]] + w_keyword * np.float64(kw_score[j]) / top_kw
+    out = np.empty(s, np.float32)
+    if s > 0:
+        best = base.max()
+        if best <= 0.0:
+            for i in range(s):
+                out[i] = vs[i]
+        else:
+            for i in range(s):
+                out[i] = base[i] / best
+    return seeds[:s].copy(), out, all_cos[:s].copy()
+
+
+def fuse_seeds(labels, cos, kw_nids, kw_score, kw_cos, w_vector, w_keyword, contrast):
+    """The seeds of a recall from its two legs (Numba): the contract of
+    :func:`reference.fuse_seeds`."""
+    return _fuse_core(labels, cos, kw_nids, kw_score, kw_cos, np.float64(w_vector), np.float64(w_keyword),
+                      np.float64(contrast))

@@ -46,6 +46,7 @@ __all__ = [
     "rescore_salience",
     "admission_score",
     "topk",
+    "fuse_seeds",
     "BM25Postings",
     "bm25_search",
     "murmurhash3_32",
@@ -673,6 +674,89 @@ def topk(scores, k):
         key=lambda i: (math.isnan(values[i]), -values[i] if not math.isnan(values[i]) else 0.0, i),
     )
     return np.array(ranked[:k], dtype=np.int64)
+
+
+def fuse_seeds(labels, cos, kw_nids, kw_score, kw_cos, w_vector, w_keyword, contrast):
+    """The seeds of a recall from its two legs on one scale (recall's fusion step).
+
+    The seeds are the vector leg's memories, then the keyword leg's not among them, in the
+    keyword leg's order. Each gets base = w_vector * v + w_keyword * kw, then divided by the
+    best base (when that is > 0; else base = v):
+
+    - v is the cosine on the vector leg's scale: with top the best cosine of the vector leg
+      (clipped at 0) and b = contrast * the median of its cosines (each clipped at 0),
+      v = min((p - b) / (top - b), 1) for p = max(cosine, 0) above b, else 1e-3 * p / top
+      (a tiny score that keeps the order below b); all 0 when top <= 0, all 1 when
+      top - b <= 1e-12; min(p, 1) when the vector leg is empty;
+    - kw is the keyword leg's score over its best score (over 1 when the best is <= 0), 0 for
+      a memory the keyword leg did not find.
+
+    Computed in float64 (left to right as written), returned rounded to float32.
+
+    Parameters
+    ----------
+    labels : ndarray of int64, shape (v,)
+        The vector leg, best first; distinct.
+    cos : ndarray of float32, shape (v,)
+        Their cosines to the query, descending; finite.
+    kw_nids : ndarray of int64, shape (w,)
+        The keyword leg, best first; distinct.
+    kw_score : ndarray of float32, shape (w,)
+        Their BM25 scores, descending; finite.
+    kw_cos : ndarray of float32, shape (w,)
+        Their cosines to the query; read only for the memories not in ``labels``; finite there.
+    w_vector, w_keyword : float
+        Weights of the two legs, >= 0.
+    contrast : float
+        The share of the vector leg's median cosine taken as its floor b, in [0, 1].
+
+    Returns
+    -------
+    seeds : ndarray of int32, shape (s,)
+        ``labels``, then the keyword leg's others (s = v + their number).
+    base : ndarray of float32, shape (s,)
+    seed_cos : ndarray of float32, shape (s,)
+        ``cos``, then the others' ``kw_cos``.
+
+    References
+    ----------
+    docs/design.md "Recall", step 1 (fusion of the vector and keyword legs); Bruch, Gai &
+    Ingber (2023), "An analysis of fusion functions for hybrid retrieval", ACM TOIS (convex
+    combination of normalised scores).
+    """
+    labels = np.asarray(labels, np.int64)
+    cos = np.asarray(cos, np.float32)
+    kw_nids = np.asarray(kw_nids, np.int64)
+    at = {x: i for i, x in enumerate(labels.tolist())}
+    extra = [j for j, x in enumerate(kw_nids.tolist()) if x not in at]
+    for j in extra:
+        at[int(kw_nids[j])] = len(at)
+    nids = np.concatenate([labels, kw_nids[extra]])
+    all_cos = np.concatenate([cos, np.asarray(kw_cos, np.float32)[extra]])
+    pos = np.maximum(all_cos.astype(np.float64), 0.0)
+    if len(cos) == 0:
+        v = np.minimum(pos, 1.0)
+    else:
+        top = max(float(cos[0]), 0.0)
+        b = contrast * float(np.median(np.maximum(cos.astype(np.float64), 0.0)))
+        if top <= 0.0:
+            v = np.zeros(len(pos))
+        elif top - b <= 1e-12:
+            v = np.ones(len(pos))
+        else:
+            rel = (pos - b) / (top - b)
+            v = np.where(rel > 0.0, np.minimum(rel, 1.0), 1e-3 * pos / top)
+    base = w_vector * v
+    if len(kw_nids) and w_keyword > 0:
+        top_kw = float(kw_score[0]) if kw_score[0] > 0 else 1.0
+        rows = [at[x] for x in kw_nids.tolist()]
+        base[rows] += w_keyword * np.asarray(kw_score, np.float32).astype(np.float64) / top_kw
+    if len(base):
+        best = float(base.max())
+        if best <= 0:
+            base, best = v, 1.0
+        base = base / best
+    return nids.astype(np.int32), base.astype(np.float32), all_cos
 
 
 class BM25Postings(NamedTuple):

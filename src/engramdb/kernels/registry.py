@@ -46,6 +46,7 @@ KERNEL_NAMES = (
     "rescore_salience",
     "admission_score",
     "topk",
+    "fuse_seeds",
 )
 
 _MODULES = {

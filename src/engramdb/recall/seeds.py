@@ -26,7 +26,6 @@ leg, time windows, slot cues: :func:`_text_leg`) on a worker thread while hnswli
 from __future__ import annotations
 
 import functools
-from typing import Callable
 
 import numpy as np
 
@@ -35,12 +34,15 @@ from ..index.keyword import KeywordIndex, tokenize
 from ..slots import slot_cues, subject_weights
 from ..timeref import resolve_time_refs
 from ..types import _STATE_CODES, MemoryState
+from ..kernels import registry
 from . import legs
 from .context import RecallContext
 
 _SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
+_FLOAT32_0 = np.zeros(0, np.float32)
+_FUSE: list = [None]   # the registry's fuse_seeds, looked up on first use
 
-__all__ = ["run", "seedable", "keyword_leg", "vector_scale", "fuse", "time_windows", "content_words", "window_seeds", "slot_seeds",
+__all__ = ["run", "seedable", "keyword_leg", "fuse", "time_windows", "content_words", "window_seeds", "slot_seeds",
            "TIME_FILLER"]
 
 #: Words that carry no content in a question about a time ("what did I do", "what happened",
@@ -71,8 +73,10 @@ def run(ctx: RecallContext) -> None:
     if req.query is not None:
         ctx.kw_nids, ctx.kw_score, kw_cos, ctx.windows, floor, boost = (
             pending.result() if pending is not None else _text_leg(ctx))
+    if kw_cos is None and len(ctx.kw_nids):
+        kw_cos = _keyword_cosines(ctx)
     ctx.seeds, ctx.base, ctx.seed_cos = fuse(ctx.vec_nids, ctx.vec_cos, ctx.kw_nids, ctx.kw_score,
-                                             lambda nids: _seed_similarity(ctx, nids, kw_cos), cfg)
+                                             _FLOAT32_0 if kw_cos is None else kw_cos, cfg)
     if floor or boost:
         _merge_cue_seeds(ctx, floor, boost)
     lift_pieces(ctx)
@@ -186,14 +190,16 @@ def seedable(ctx: RecallContext, nids: np.ndarray) -> np.ndarray:
     return c.alive[nids] & (ctx.request.filters.states[state] | (state == _SUPERSEDED))
 
 
-def _seed_similarity(ctx: RecallContext, extra: np.ndarray, kw_cos: np.ndarray | None = None) -> np.ndarray:
-    """Cosines of the keyword leg's ``extra`` memories to the query: read off ``kw_cos`` (every
-    keyword memory's, computed beside hnswlib by :func:`_keyword_job`) when given, else from
-    their vectors (the vector matrix, or the store)."""
-    if kw_cos is not None:
-        row_of = {n: i for i, n in enumerate(ctx.kw_nids.tolist())}
-        return kw_cos[[row_of[n] for n in extra.tolist()]]
-    return ctx.state.vectors(np.asarray(extra, np.int64), ctx.space) @ ctx.request.vector
+def _keyword_cosines(ctx: RecallContext) -> np.ndarray:
+    """Cosines to the query of the keyword leg's memories (float32, in its order) when
+    :func:`_keyword_job` could not read them off the vector matrix: the vector leg's from it,
+    the others' from their stored vectors (0 for those fusion does not read)."""
+    out = np.zeros(len(ctx.kw_nids), np.float32)
+    found = dict(zip(ctx.vec_nids.tolist(), ctx.vec_cos.tolist()))
+    extra = [j for j, n in enumerate(ctx.kw_nids.tolist()) if n not in found]
+    if extra:
+        out[extra] = ctx.state.vectors(ctx.kw_nids[extra].astype(np.int64), ctx.space) @ ctx.request.vector
+    return out
 
 
 def _uncensored(cols, nids: np.ndarray, keep: np.ndarray) -> np.ndarray:
@@ -348,62 +354,15 @@ def keyword_leg(kw: KeywordIndex, query: str, cfg: RecallConfig,
                          prf_weight=cfg.prf_weight)
 
 
-#: Arrays up to this length are scaled as Python floats (:func:`vector_scale`): below it a
-#: loop over Python floats is faster than NumPy's per-call cost (measured crossover about 20;
-#: the ten seeds of the vector leg alone: 7 µs against 10; its 58 with the keyword leg's: 25
-#: against 11).
-_FEW = 20
-
-
-def _median(values: list[float]) -> float:
-    """``np.median`` of a non-empty list of floats, the same float (the middle value, or the mean
-    (a + b) / 2 of the two middle ones; NaN when one is NaN), without ``np.median``, whose NaN
-    check imports ``numpy.ma`` (about 15 ms, paid by the first recall of a process), and without
-    NumPy's per-call cost on the ten cosines of a recall."""
-    if any(v != v for v in values):
-        return float("nan")
-    s = sorted(values)
-    h = len(s) // 2
-    return s[h] if len(s) % 2 else (s[h - 1] + s[h]) / 2.0
-
-
-def vector_scale(cos: np.ndarray, leg_cos: np.ndarray, contrast: float) -> np.ndarray:
-    """The vector leg on the fusion scale [0, 1] (float64): (cos - b) / (top - b).
-
-    ``top`` is the best cosine of the vector leg's seeds ``leg_cos`` (best first) and b =
-    ``contrast`` * their median. Memories below b keep a tiny score proportional to their
-    cosine, so their order survives; ``cos`` may hold more memories than the seeds (the
-    keyword leg's).
-    """
-    if len(leg_cos) == 0:
-        return np.minimum(np.maximum(np.asarray(cos, np.float64), 0.0), 1.0)
-    top = max(float(leg_cos[0]), 0.0)
-    if top <= 0.0:
-        return np.zeros(len(cos))
-    b = contrast * _median([max(x, 0.0) for x in leg_cos.tolist()])
-    if top - b <= 1e-12:
-        return np.ones(len(cos))
-    if len(cos) <= _FEW:   # the same float64 operations on Python floats, without NumPy's per-call cost
-        span = top - b
-        out = []
-        for x in np.asarray(cos).tolist():
-            p = max(x, 0.0)
-            rel = (p - b) / span
-            out.append(min(rel, 1.0) if rel > 0.0 else 1e-3 * p / top)
-        return np.array(out, np.float64)
-    pos = np.maximum(np.asarray(cos, np.float64), 0.0)
-    rel = (pos - b) / (top - b)
-    return np.where(rel > 0.0, np.minimum(rel, 1.0), 1e-3 * pos / top)
-
-
 def fuse(labels: np.ndarray, cos: np.ndarray, kw_nids: np.ndarray, kw_score: np.ndarray,
-         similarity: Callable[[np.ndarray], np.ndarray], cfg: RecallConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Seeds of recall from both legs on one scale.
+         kw_cos: np.ndarray, cfg: RecallConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Seeds of recall from both legs on one scale: the ``fuse_seeds`` kernel (the rule and
+    its reference: :func:`engramdb.kernels.reference.fuse_seeds`).
 
     base = w_vector * v + w_keyword * kw, where v is the cosine rescaled by the vector leg's own
-    seeds (:func:`vector_scale`) and kw the BM25 score over the best BM25 score of the query
-    (both in [0, 1]); base is then divided by its maximum. Memories found by only one leg get
-    their other score too (the cosine of a keyword hit comes from its stored vector).
+    seeds and kw the BM25 score over the best BM25 score of the query (both in [0, 1]); base
+    is then divided by its maximum. Memories found by only one leg get their other score too
+    (the cosine of a keyword hit comes from its stored vector).
 
     Parameters
     ----------
@@ -411,8 +370,8 @@ def fuse(labels: np.ndarray, cos: np.ndarray, kw_nids: np.ndarray, kw_score: np.
         The vector leg, best first.
     kw_nids, kw_score : ndarray of int64 / float32, shape (w,)
         The keyword leg, best first.
-    similarity : callable nids -> cosines (float32)
-        Cosine of the query to stored memories.
+    kw_cos : ndarray of float32, shape (w,)
+        Cosine of the query to each keyword memory (read for those not in ``labels``).
     cfg : RecallConfig
 
     Returns
@@ -423,27 +382,8 @@ def fuse(labels: np.ndarray, cos: np.ndarray, kw_nids: np.ndarray, kw_score: np.
     seed_cos : ndarray of float32, shape (s,)
         Cosine of each seed to the query.
     """
-    if len(kw_nids):
-        # a dict, not np.isin (tens of microseconds on tens of nids): nid -> its row of the fused list
-        at = {x: i for i, x in enumerate(labels.tolist())}
-        kw_list = kw_nids.tolist()
-        extra_list = [x for x in kw_list if x not in at]
-        extra = np.array(extra_list, kw_nids.dtype)
-        for x in extra_list:
-            at[x] = len(at)
-        nids = np.concatenate([labels, extra])
-        all_cos = np.concatenate([cos, similarity(extra)]) if len(extra) else cos
-    else:
-        nids, all_cos = labels, cos
-    if len(nids) == 0:
-        return np.zeros(0, np.int32), np.zeros(0, np.float32), np.zeros(0, np.float32)
-    v = vector_scale(all_cos, cos, cfg.seed_contrast)
-    base = cfg.w_vector * v
-    if len(kw_nids) and cfg.w_keyword > 0:
-        top = float(kw_score[0]) if kw_score[0] > 0 else 1.0
-        base[[at[x] for x in kw_list]] += cfg.w_keyword * kw_score.astype(np.float64) / top
-    best = float(base.max())
-    if best <= 0:   # e.g. w_vector = 0 and no keyword hit: rank by the vector leg alone
-        base, best = v, 1.0
-    base /= best
-    return nids.astype(np.int32), base.astype(np.float32), all_cos.astype(np.float32)
+    kernel = _FUSE[0]
+    if kernel is None:
+        kernel = _FUSE[0] = registry.get("fuse_seeds")
+    return kernel(labels, cos, kw_nids, kw_score, kw_cos, float(cfg.w_vector), float(cfg.w_keyword),
+                  float(cfg.seed_contrast))
