@@ -37,6 +37,7 @@ from ..types import (
 )
 from .context import RecallContext
 from .ranking import hides_connectors, ranked, wanted
+from .seeds import vector_tail
 
 __all__ = ["run", "path_of", "piece_of", "relevance", "relevance_features", "cosine_relevance"]
 
@@ -116,7 +117,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             if len(hits) >= k:
                 break
         if len(hits) < k:   # fewer reached than asked for: the vector leg's next nearest, unscored
-            for nid, cos in _vector_tail(ctx):
+            for nid, cos in _vector_tail(ctx, k - len(hits)):
                 hr = shown_row(nid)
                 if hr is not None:
                     add_hit(hr, nid, 0.0, 0.0, cos, [hr.step])
@@ -188,14 +189,14 @@ def _lifted_by(ctx: RecallContext, row: int) -> int | None:
     return via if float(ctx.total[row]) - base > base else None
 
 
-def _vector_tail(ctx: RecallContext) -> list[tuple[int, float]]:
-    """(nid, cosine) of the vector leg's neighbours past the seeds (``ctx.extra["vector_tail"]``,
-    nearest first) that spreading did not reach and that pass the filters: what fills a recall
-    asked for more hits than it reached. They follow every scored hit, with score 0."""
-    tail = ctx.extra.get("vector_tail")
-    if tail is None or not len(tail[0]):
+def _vector_tail(ctx: RecallContext, missing: int) -> list[tuple[int, float]]:
+    """(nid, cosine) of the vector leg's next nearest memories past the seeds
+    (:func:`engramdb.recall.seeds.vector_tail`, nearest first) that spreading did not reach and
+    that pass the filters: what fills a recall asked for ``missing`` more hits than it reached.
+    They follow every scored hit, with score 0."""
+    nids, cos = vector_tail(ctx, ctx.request.k + missing)
+    if not len(nids):
         return []
-    nids, cos = tail
     state, req = ctx.state, ctx.request
     slots = state.slot_table(ctx.space.name) if req.filters.slotted else None
     keep = req.filters.mask(state.cols, nids, ctx.space.code, slots) & ~np.isin(nids, ctx.nodes)

@@ -42,7 +42,7 @@ _SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
 _FLOAT32_0 = np.zeros(0, np.float32)
 _FUSE: list = [None]   # the registry's fuse_seeds, looked up on first use
 
-__all__ = ["run", "seedable", "keyword_leg", "fuse", "time_windows", "content_words", "window_seeds", "slot_seeds",
+__all__ = ["run", "seedable", "vector_tail", "keyword_leg", "fuse", "time_windows", "content_words", "window_seeds", "slot_seeds",
            "TIME_FILLER"]
 
 #: Words that carry no content in a question about a time ("what did I do", "what happened",
@@ -94,22 +94,58 @@ def _text_leg(ctx: RecallContext) -> tuple:
 
 
 def _vector_leg(ctx: RecallContext) -> None:
-    """Fill ``ctx.vec_nids`` and ``ctx.vec_cos`` (and ``ctx.extra["vector_tail"]``): the seeds
-    are the ``seed_k`` nearest whatever k is, so a recall's first hits do not depend on how many
-    were asked for; the neighbours past them fill a recall that reached fewer than k."""
+    """Fill ``ctx.vec_nids`` and ``ctx.vec_cos``: the ``seed_k`` nearest memories that may seed
+    (:func:`seedable`, not hidden by a censor rule, cosine >= ``cosine_floor``), best first,
+    equal cosines in insertion order. They depend on ``seed_k`` alone, never on k, so a
+    recall's first hits do not depend on how many were asked for: the search asks for one more
+    than ``seed_k`` and asks again for twice as many while memories that may not seed (a
+    forgotten one among the nearest) leave fewer, or while equal cosines straddle the cut
+    (duplicates: hnswlib orders equal distances arbitrarily), until the index has no more.
+    What fills a recall that reached fewer than k hits is searched for only then
+    (:func:`vector_tail`)."""
+    req, cfg = ctx.request, ctx.request.config
+    want = cfg.seed_k
+    n = want + 1
+    while True:
+        labels, cos, keep = _nearest(ctx, n)
+        if len(labels) < n or (len(cos) and cos[-1] < cfg.cosine_floor):
+            break   # every memory searched, or the rest is below the floor
+        kept = cos[keep]
+        if len(kept) > want and kept[want - 1] != kept[want]:
+            break   # enough may seed, and the cut falls between two different cosines
+        n *= 2
+    cols = ctx.state.cols
+    if cols.censor is not None:   # a memory a censor rule hides is never a seed (logged as a hit)
+        keep = _uncensored(cols, labels, keep)
+    ctx.vec_nids, ctx.vec_cos = labels[keep][:want], cos[keep][:want]
+
+
+def _nearest(ctx: RecallContext, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``n`` nearest memories of the query vector (hnswlib; an exact scan among
+    ``ctx.allowed`` when a selective filter set it), labels int64 and cosines float32, best
+    first, equal cosines in insertion order; and which of them may seed (bool), a censor rule
+    apart."""
     req, cfg = ctx.request, ctx.request.config
     if ctx.allowed is None:
-        labels, cos = ctx.space.index.knn(req.vector, max(cfg.seed_k, req.k))
+        labels, cos = ctx.space.index.knn(req.vector, n)
     else:   # a selective filter: the exact nearest among the memories that pass it
-        labels, cos = ctx.space.index.exact_knn(req.vector, max(cfg.seed_k, req.k), labels=ctx.allowed)
-    keep = (cos >= cfg.cosine_floor) & seedable(ctx, labels)
+        labels, cos = ctx.space.index.exact_knn(req.vector, n, labels=ctx.allowed)
+    if len(cos) > 1 and (cos[1:] == cos[:-1]).any():   # equal cosines: the earlier-recorded first
+        order = np.lexsort((labels, -cos))
+        labels, cos = labels[order], cos[order]
+    return labels, cos, (cos >= cfg.cosine_floor) & seedable(ctx, labels)
+
+
+def vector_tail(ctx: RecallContext, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The nearest memories past the seeds that may seed, best first (labels int64, cosines
+    float32; a censor rule's hidden ones left out, unlogged): from a search for ``n`` plus the
+    seeds. What fills a recall that reached fewer hits than it was asked for."""
+    labels, cos, keep = _nearest(ctx, n + len(ctx.vec_nids))
     cols = ctx.state.cols
-    if cols.censor is not None:   # a memory a censor rule hides is never a seed
-        keep = _uncensored(cols, labels, keep)
-    labels, cos = labels[keep], cos[keep]
-    ctx.vec_nids, ctx.vec_cos = labels[:cfg.seed_k], cos[:cfg.seed_k]
-    if len(labels) > cfg.seed_k:
-        ctx.extra["vector_tail"] = (labels[cfg.seed_k:], cos[cfg.seed_k:])
+    if cols.censor is not None:
+        keep = keep & ~cols.blocked[labels]
+    keep &= ~np.isin(labels, ctx.vec_nids)
+    return labels[keep], cos[keep]
 
 
 def lift_pieces(ctx: RecallContext) -> None:
