@@ -51,7 +51,7 @@ from .entities import co_mentions, extract_entities
 from .errors import EmptyTextError, InvalidInputError
 from .store.lmdb_store import text_digest
 from .types import GENERATED_TAGS, MemoryKind, Relation
-from .validate import as_list, check_user_id, encodable, is_blank, reserved_form, to_unix_seconds
+from .validate import RESERVED_TAGS, as_list, check_user_id, encodable, is_blank, reserved_form, to_unix_seconds
 
 __all__ = ["ConversationPlan", "plan_conversation", "split_blocks", "stored_mentions", "MESSAGE_FIELDS", "ROLES",
            "INSTRUCTION_ROLES"]
@@ -382,7 +382,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         ``now``); without ``session`` it belongs to ``session`` (or the previous message's).
     session : str, optional
         Session label of messages that name none; default ``"chat-<first time, integer
-        seconds>"``.
+        seconds>"``, or ``"chat-<12 hex digits of the first message's digest>"`` when the first
+        message has no ``created_at`` (so the same chat sent again later finds its session).
     now : float
         Unix seconds; the time of a first message without ``created_at``.
     entities : bool
@@ -411,7 +412,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         (``"<speaker>: <content>"``, in order: :func:`_overlap`) are not stored again, whatever
         their ids, so a chat sent again whole, a growing message list or a window over its tail
         adds only its new messages; a chat without a session label whose first message opens a
-        stored ``chat-<second>`` session is that session. New messages of a stored session are
+        stored ``chat-<second>`` (or ``chat-<digest>``) session is that session. New messages of a stored session are
         numbered after the larger of its message count and its highest ``<session>:<n>``.
     stored_mentions : callable str -> list of str or None, optional
         Ids of the stored messages of the namespace that name this entity, or None when it is a
@@ -484,14 +485,17 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         if sess is not None:
             label = sess
         elif label is None:   # a new chat: a label no stored session has, unless it is this chat
-            label = f"chat-{int(t)}"
+            # named by its first message's time, or without one by its first message's text (a
+            # chat sent again later has a later "now" but the same first message)
+            base = f"chat-{int(t)}" if raw_t is not None else f"chat-{digest[:12]}"
+            label = base
             n = 1
             while entity_exists is not None and entity_exists(f"{id_prefix}S:{label}"):
                 held_msgs = session_messages(f"{id_prefix}S:{label}") if session_messages is not None else None
                 if held_msgs and held_msgs[0][1] == digest:
                     break   # the same chat sent again: its stored session takes it
                 n += 1
-                label = f"chat-{int(t)}-{n}"
+                label = f"{base}-{n}"
             auto_label = label
         rows.append((role, name, content, t, label, given, digest, k))
 
@@ -695,6 +699,9 @@ def _check_message(m: Any, where: str, keep_roles: tuple[str, ...]) -> tuple | N
     name = m.get("name")
     if name is not None and not _shows_text(name):
         raise _bad(where, "name", f"must be a non-empty string of valid UTF-8, got {name!r}")
+    if name is not None and name.strip() in RESERVED_TAGS:   # a speaker's name becomes a tag of the message
+        raise _bad(where, "name", f"{name.strip()!r} is a tag the engine reserves for "
+                                  f"{RESERVED_TAGS[name.strip()]}; give the speaker another name")
     raw_t = m.get("created_at")
     try:
         t = None if raw_t is None else to_unix_seconds(raw_t, field=f"{where}: created_at")

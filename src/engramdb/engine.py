@@ -37,7 +37,8 @@ from .types import RELATION_BY_CODE, STATE_BY_CODE, Edge, Memory, MemoryKind, Me
 from .types import memory_from_record
 from .contiguity import default_weight
 from .validate import (
-    as_list, check_id, check_int, check_namespace, check_user_id, check_query, check_vector, check_weight, edge_fields,
+    as_list, check_id, check_int, check_iterable, check_namespace, check_user_id, check_query, check_vector,
+    check_weight, edge_fields,
     now as clock_now, strict_flags, time_or_now, to_unix_seconds,
 )
 from .write import write_unit
@@ -266,8 +267,7 @@ class Engram:
         """:meth:`add_batch`, its write recorded in the audit ledger as ``verb``."""
         self._check_open(write=True)
         now = clock_now()
-        if items is None or isinstance(items, (str, bytes, Mapping)):
-            raise InvalidInputError(f"items: expected an iterable of memory mappings, got {type(items).__name__}")
+        check_iterable(items, "items", "memory mappings")
         state = self._state
         prepared = [prepare(state, item, namespace, now, recorded_at=recorded_at) for item in items]
         if not prepared:
@@ -316,7 +316,8 @@ class Engram:
             is never reused).
         namespace : str
         session : str, optional
-            Session label of messages that name none (default ``"chat-<first Unix second>"``).
+            Session label of messages that name none (default ``"chat-<first Unix second>"``, or
+            ``"chat-<digest of the first message>"`` when it has no time).
         entities : bool
             Add the entity co-mention layer.
         split_roles : sequence of str
@@ -495,8 +496,7 @@ class Engram:
         own edges, which may name its nodes)."""
         self._check_open(write=True)
         ns = check_namespace(namespace)
-        if edges is None or isinstance(edges, (str, bytes, Mapping)):
-            raise InvalidInputError(f"edges: expected an iterable of edges, got {type(edges).__name__}")
+        check_iterable(edges, "edges", "edges")
         specs = []
         for e in edges:
             src, tgt, rel, w = edge_fields(e, ("source", "target", "relation", "weight"), 2, "an edge")
@@ -1261,8 +1261,7 @@ class Engram:
         record_now = clock_now()
         now = record_now if now is None else to_unix_seconds(now, field="now")
         config = check_config(config, AdmissionConfig)
-        if candidates is None or isinstance(candidates, (str, bytes, Mapping)):
-            raise InvalidInputError("candidates: expected an iterable of memory mappings")
+        check_iterable(candidates, "candidates", "memory mappings")
         state = self._state
         items = list(candidates)
         prepared = [prepare(state, item, ns, now, record_now=record_now, recorded_at=recorded_at)
@@ -1532,7 +1531,10 @@ class Engram:
             Unix seconds deciding which sessions are old; the wall clock when omitted.
         summarizer : callable list of str -> str, optional
             Replaces the extractive summary: gets a session's turn texts in order, returns
-            the summary text (e.g. a language model's); an empty answer skips the session.
+            the summary text (e.g. a language model's); an answer that is not a string, or is
+            empty or only whitespace and invisible characters, skips the session; one longer
+            than ``StoreConfig.max_text_chars`` raises OversizeError naming the session,
+            before anything of its namespace is written.
         progress : bool
             Show a rich progress bar over namespaces.
         config : ConsolidationConfig, optional
@@ -1546,8 +1548,8 @@ class Engram:
 
         Raises
         ------
-        NamespaceError, InvalidInputError, NonFiniteError, ConfigError
-            Bad namespace, ``now``, summarizer or config.
+        NamespaceError, InvalidInputError, NonFiniteError, ConfigError, OversizeError
+            Bad namespace, ``now``, summarizer (or its answer) or config.
 
         References
         ----------

@@ -55,7 +55,7 @@ from typing import Any
 from .dataset import finish, write_shard
 from .errors import ConfigError, EngramError, InvalidInputError, MemoryNotFoundError
 from .sharding import ShardedEngram, combine_counts, open_sharded, read_manifest, shard_of, write_json_atomic
-from .validate import strict_flags
+from .validate import check_iterable, strict_flags
 from .wording import count
 
 __all__ = ["KINDS", "READ_KINDS", "JobIncompleteError", "JobResult", "ShardJournal", "Tally", "Unit", "combine",
@@ -286,8 +286,7 @@ def job_units(kind: str, n_shards: int, job_id: str, params: Mapping[str, Any],
         for s in range(n_shards):
             yield Unit(s, "all")
         return
-    if candidates is None or isinstance(candidates, (str, bytes, Mapping)):
-        raise InvalidInputError("admit job: candidates= must be an iterable of mappings, each with a 'namespace'")
+    check_iterable(candidates, "admit job: candidates", "memory mappings, each with a 'namespace'")
     size = int(params["chunk_size"])
     buffers: dict[str, list] = {}
     seen: dict[str, int] = {}

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any, Callable
 
 from .errors import NamespaceError
+from .validate import check_iterable
 
 __all__ = ["NamespaceHandle", "handle_class", "namespaced_verbs"]
 
@@ -56,9 +57,7 @@ class NamespaceHandle:
 
     def _checked_items(self, items: Any) -> Any:
         """``items`` as a list, after checking that no item names another namespace."""
-        if items is None or isinstance(items, (str, bytes, Mapping)):
-            return items   # the engine's own check reports it
-        items = list(items)
+        items = list(check_iterable(items, "items", "memory mappings"))
         for item in items:
             if isinstance(item, Mapping) and item.get("namespace") is not None:
                 self._bound(item["namespace"])

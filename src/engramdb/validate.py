@@ -29,7 +29,7 @@ from .types import MemoryKind, Relation
 __all__ = [
     "now", "use_clock", "time_or_now", "to_unix_seconds", "check_namespace", "check_id", "check_fraction", "check_int",
     "as_list", "kind_table", "tag_set", "edge_fields", "check_link_spec", "check_weight", "check_vector", "check_text",
-    "check_query", "is_blank", "check_user_id", "reserved_form", "RESERVED_IDS", "encodable", "strict_flags",
+    "check_query", "is_blank", "check_user_id", "reserved_form", "RESERVED_IDS", "RESERVED_TAGS", "check_user_tags", "check_iterable", "encodable", "strict_flags",
     "MAX_NAMESPACE_CHARS", "MAX_ID_CHARS", "MAX_TAGS", "MIN_NORM",
 ]
 
@@ -187,6 +187,31 @@ def reserved_form(value: str) -> str | None:
     return None
 
 
+#: Tags the engine puts on the nodes it makes, which change how a memory carrying one is
+#: treated: recall keeps session and entity nodes out of its hits (``types.CONNECTOR_TAGS``), a
+#: piece is shown as its memory (``types.PIECE_TAG``), consolidation reads summaries back. A
+#: caller's memory may not carry them: it would be hidden or misread. (``fact``, the tag of
+#: consolidation's promoted facts, is a caller's tag like any other.)
+RESERVED_TAGS = {"session": "session nodes (add_conversation)", "entity": "entity nodes (add_conversation)",
+                 "piece": "the pieces of a long memory", "summary": "session summaries (consolidate)"}
+
+
+def check_user_tags(tags, field: str = "tags") -> None:
+    """Refuse a caller's tag the engine reserves for its own nodes (:data:`RESERVED_TAGS`).
+
+    Raises
+    ------
+    InvalidInputError
+        Naming the tag, what the engine marks with it, and the fix.
+    """
+    for t in tags:
+        what = RESERVED_TAGS.get(t)
+        if what is not None:
+            raise InvalidInputError(f"{field}: {t!r} is a tag the engine reserves for {what} (recall and "
+                                    f"consolidation treat a memory carrying it as one of them); use another "
+                                    f"tag, e.g. {t + '-note'!r}")
+
+
 def check_user_id(value: Any, field: str = "id") -> str:
     """A caller's id of a memory it adds, links or updates: :func:`check_id`, and not of a form the
     engine reserves for the nodes it makes (:data:`RESERVED_IDS`).
@@ -234,6 +259,32 @@ def check_int(value: Any, field: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
         raise InvalidInputError(f"{field}: expected an integer in [{low}, {high}], got {value!r}")
     return int(value)
+
+
+def check_iterable(value: Any, field: str, what: str) -> Any:
+    """``value`` itself when it is an iterable of items (a list, tuple, generator ...), not
+    None, a string or a single mapping; a generator is not consumed.
+
+    Parameters
+    ----------
+    value : any
+    field : str
+        The argument's name, for the message.
+    what : str
+        What its items are ("memory mappings", "edges"), for the message.
+
+    Raises
+    ------
+    InvalidInputError
+    """
+    if value is not None and not isinstance(value, (str, bytes, Mapping)):
+        try:
+            iter(value)
+            return value
+        except TypeError:
+            pass
+    one = " (one item: wrap it in a list)" if isinstance(value, Mapping) else ""
+    raise InvalidInputError(f"{field}: expected an iterable of {what}, got {type(value).__name__}{one}")
 
 
 def as_list(value: Any, field: str) -> list:

@@ -57,6 +57,7 @@ from ..sentences import prose_sentences
 from ..state import EngineState
 from ..types import GENERATED_TAGS, KIND_BY_CODE, MemoryKind, MemoryState, Relation, _STATE_CODES
 from ..write.records import embed_missing, prepare, write_new
+from ..validate import check_text, is_blank
 from ..wording import count
 from .. import slots as _slots
 
@@ -311,8 +312,10 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
             sources = turns
             if summarizer is not None:
                 text = summarizer(list(texts))
-                if not isinstance(text, str) or not text.strip():
-                    continue
+                if not isinstance(text, str) or is_blank(text):
+                    continue   # no answer (or only whitespace and invisible characters): skipped
+                text = check_text(text, state.config.store.max_text_chars,
+                                  f"the summarizer's answer for session {sid_ext!r}", "return a shorter summary")
             else:
                 sents, owner = [], []
                 for t, t_text in zip(turns, texts):

@@ -29,7 +29,7 @@ from ..state.subject_hints import subject_code
 from ..types import GENERATED_TAGS, MemoryKind, MemoryState, Relation
 from ..validate import (
     MAX_TAGS, as_list, check_fraction, check_id, check_link_spec, check_namespace, check_text, check_user_id,
-    check_vector, encodable, to_unix_seconds,
+    check_user_tags, check_vector, encodable, to_unix_seconds,
 )
 from .reinforce import boost_links, initial_t0
 from .unit import WriteUnit, write_unit
@@ -158,6 +158,8 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
                                 f"got {item.get('tags')!r}")
     if len(tags) > MAX_TAGS:
         raise OversizeError(f"{count(len(tags), 'tag')}, more than {MAX_TAGS}")
+    if not engine_ids:
+        check_user_tags(tags)
     vec = item.get("embedding")
     vector = None if vec is None else check_vector(vec, state.dim)
     links = item.get("links") or ()
