@@ -14,7 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import registry
+from ..types import _STATE_CODES, MemoryState
 from .context import RecallContext
+
+_ARCHIVED = _STATE_CODES[MemoryState.ARCHIVED]
 
 __all__ = ["run", "run_batch", "gate"]
 
@@ -53,15 +56,35 @@ def _spread_args(cfg) -> tuple:
 
 
 def run(ctx: RecallContext) -> None:
-    """Fill ``ctx.mode``, ``ctx.density``, ``ctx.csr``, ``ctx.nodes``, ``ctx.parent``, ``ctx.total``."""
-    cfg = ctx.request.config
+    """Fill ``ctx.mode``, ``ctx.density``, ``ctx.csr``, ``ctx.nodes``, ``ctx.parent``, ``ctx.total``.
+
+    A recall that does not show archived memories spreads as if their edges were gone (a
+    forgotten memory is no step of a path): when the spread reached one, it runs again over
+    ``EngineState.recall_csr(hide_archived=True)``. A spread that reached none is the same on
+    both graphs, so most recalls run once and no graph is filtered for them."""
     depth = _depth(ctx)
-    csr = ctx.csr
+    nodes, act, parent, hops = _spread(ctx, depth)
+    if _reached_archived(ctx, nodes):
+        ctx.csr = ctx.state.recall_csr(hide_archived=True)
+        nodes, act, parent, hops = _spread(ctx, depth)
+    _finish(ctx, depth, nodes, act, parent, hops)
+
+
+def _spread(ctx: RecallContext, depth: int) -> tuple:
+    """The ``spread_activation`` kernel from ``ctx.seeds`` over ``ctx.csr`` to ``depth``."""
+    cfg, csr = ctx.request.config, ctx.csr
     rel_mult, decay, fan_exp, degree_cap = _spread_args(cfg)
-    nodes, act, parent, hops = _kernels(ctx.state)[0](
+    return _kernels(ctx.state)[0](
         csr.indptr, csr.indices, csr.weight, csr.relation, ctx.seeds, ctx.base, rel_mult,
         int(depth), decay, fan_exp, degree_cap, 1 if cfg.combine == "sum" else 0, float(cfg.sum_cap))
-    _finish(ctx, depth, nodes, act, parent, hops)
+
+
+def _reached_archived(ctx: RecallContext, nodes: np.ndarray) -> bool:
+    """Whether the spread reached an archived memory that this recall does not show."""
+    cols = ctx.state.cols
+    if ctx.request.filters.states[_ARCHIVED] or not len(nodes) or not cols.any_archived():
+        return False
+    return bool(np.any(cols.state[nodes] == _ARCHIVED))
 
 
 def run_batch(ctxs: list[RecallContext]) -> None:
@@ -84,7 +107,11 @@ def run_batch(ctxs: list[RecallContext]) -> None:
         int(depth), decay, fan_exp, degree_cap, 1 if cfg.combine == "sum" else 0, float(cfg.sum_cap))
     for i, ctx in enumerate(ctxs):
         a, b = int(out_indptr[i]), int(out_indptr[i + 1])
-        _finish(ctx, depth, nodes[a:b], act[a:b], parent[a:b], hops[a:b])
+        if _reached_archived(ctx, nodes[a:b]):   # as run(): again without the archived memories' edges
+            ctx.csr = ctx.state.recall_csr(hide_archived=True)
+            _finish(ctx, depth, *_spread(ctx, depth))
+        else:
+            _finish(ctx, depth, nodes[a:b], act[a:b], parent[a:b], hops[a:b])
 
 
 def _finish(ctx: RecallContext, depth: int, nodes: np.ndarray, act: np.ndarray, parent: np.ndarray,

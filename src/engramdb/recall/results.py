@@ -68,6 +68,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     shown: set[str] = set()
     # which piece a memory with matching pieces shows: its best direct match (seeds.lift_pieces)
     shown_piece = ctx.extra.get("shown_piece")
+    current_of = ctx.extra.get("current_of")   # seeds.current_versions: chains of corrections
     heads = state.cols.head if shown_piece else None
     cache, gen = state.record_cache, state.mem_gen   # the generation before the read transaction
     steps = None   # (u, v) -> the strongest edge joining them: filled on the first hit with a parent
@@ -106,7 +107,10 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             if hr is None:
                 continue
             via = None
-            if parent[row] < 0 and (via := _lifted_by(ctx, row)) is None:
+            if parent[row] < 0 and current_of and nid in current_of:   # placed by its old wording
+                path = [PathStep(ext_ids[n], Relation.SUPERSEDES, False) if i else PathStep(ext_ids[n])
+                        for i, n in enumerate(current_of[nid])]
+            elif parent[row] < 0 and (via := _lifted_by(ctx, row)) is None:
                 path = [hr.step]   # a seed its own match explains: its path is itself
             else:
                 if pos is None:

@@ -33,16 +33,17 @@ from ..config import RecallConfig
 from ..index.keyword import KeywordIndex, tokenize
 from ..slots import slot_cues, subject_weights
 from ..timeref import resolve_time_refs
-from ..types import _STATE_CODES, MemoryState
+from ..types import _STATE_CODES, MemoryState, Relation
 from ..kernels import registry
 from . import legs
 from .context import RecallContext
 
 _SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
+_SUPERSEDES = Relation.SUPERSEDES.code
 _FLOAT32_0 = np.zeros(0, np.float32)
 _FUSE: list = [None]   # the registry's fuse_seeds, looked up on first use
 
-__all__ = ["run", "seedable", "vector_tail", "keyword_leg", "fuse", "time_windows", "content_words", "window_seeds", "slot_seeds",
+__all__ = ["run", "seedable", "vector_tail", "current_versions", "keyword_leg", "fuse", "time_windows", "content_words", "window_seeds", "slot_seeds",
            "TIME_FILLER"]
 
 #: Words that carry no content in a question about a time ("what did I do", "what happened",
@@ -77,9 +78,56 @@ def run(ctx: RecallContext) -> None:
         kw_cos = _keyword_cosines(ctx)
     ctx.seeds, ctx.base, ctx.seed_cos = fuse(ctx.vec_nids, ctx.vec_cos, ctx.kw_nids, ctx.kw_score,
                                              _FLOAT32_0 if kw_cos is None else kw_cos, cfg)
+    current = current_versions(ctx)
+    if current:
+        floor = dict(floor)
+        for nid, base in current.items():
+            floor[nid] = max(floor.get(nid, 0.0), base)
     if floor or boost:
         _merge_cue_seeds(ctx, floor, boost)
     lift_pieces(ctx)
+
+
+def current_versions(ctx: RecallContext) -> dict[int, float]:
+    """The current version of each superseded seed: nid -> the best base of the seeds it
+    supersedes (over a chain A <- B <- C, C takes A's base). A question worded like an old
+    version (a superseded memory seeds, it leads to its successor) so reaches the current one
+    however many corrections lie between them, not only the next one over the ``supersedes``
+    edge. A current version that may not seed (forgotten, hidden by a censor rule) is left out.
+    Sets ``ctx.extra["current_of"]``: current version -> its chain of nids (the old seed first)
+    for those whose inherited base beats their own match: results shows that chain as the
+    hit's path.
+    """
+    cols = ctx.state.cols
+    rows = np.flatnonzero(cols.state[ctx.seeds] == _SUPERSEDED)
+    if not len(rows):
+        return {}
+    csr = ctx.state.recall_csr()
+    out: dict[int, float] = {}
+    chains: dict[int, list[int]] = {}
+    for i in rows.tolist():
+        chain = [int(ctx.seeds[i])]
+        while cols.state[chain[-1]] == _SUPERSEDED and len(chain) <= 64:
+            node = chain[-1]
+            lo, hi = int(csr.indptr[node]), int(csr.indptr[node + 1])
+            succ = [int(v) for v, r, f in zip(csr.indices[lo:hi].tolist(), csr.relation[lo:hi].tolist(),
+                                              csr.forward[lo:hi].tolist()) if r == _SUPERSEDES and not f]
+            if not succ or max(succ) in chain:
+                break
+            chain.append(max(succ))   # the latest successor
+        head, base = chain[-1], float(ctx.base[i])
+        if len(chain) > 1 and cols.state[head] != _SUPERSEDED and base > out.get(head, 0.0):
+            out[head], chains[head] = base, chain
+    if out:
+        nids = np.fromiter(out, np.int64, len(out))
+        keep = seedable(ctx, nids)
+        if cols.censor is not None:
+            keep &= ~cols.blocked[nids]
+        out = {n: out[n] for n, k in zip(nids.tolist(), keep.tolist()) if k}
+        own = dict(zip(ctx.seeds.tolist(), ctx.base.tolist()))
+        # the path of a current version that its old wording placed: the chain of corrections
+        ctx.extra["current_of"] = {n: chains[n] for n in out if out[n] > own.get(n, 0.0)}
+    return out
 
 
 def _text_leg(ctx: RecallContext) -> tuple:
@@ -103,7 +151,7 @@ def _vector_leg(ctx: RecallContext) -> None:
     (duplicates: hnswlib orders equal distances arbitrarily), until the index has no more.
     What fills a recall that reached fewer than k hits is searched for only then
     (:func:`vector_tail`)."""
-    req, cfg = ctx.request, ctx.request.config
+    cfg = ctx.request.config
     want = cfg.seed_k
     n = want + 1
     while True:

@@ -9,6 +9,8 @@ from ..errors import StoreCorruptedError
 from ..temporal import column_values
 from ..types import MemoryKind, MemoryState, _STATE_CODES
 
+_ARCHIVED = _STATE_CODES[MemoryState.ARCHIVED]
+
 __all__ = ["Columns", "IdColumn"]
 
 
@@ -119,6 +121,9 @@ class Columns:
         the snapshot, evaluated from the rules when the store opens.
     censor : CensorState or None
         Set while the store has a censor rule: told of every record given to :meth:`set_record`.
+    archived_version : int
+        Bumped whenever a memory becomes or stops being archived (a cache key: the recall graph
+        without the archived memories' edges, ``EngineState.recall_csr``).
     """
 
     FIELDS = {"ns": np.int32, "kind": np.uint8, "state": np.uint8, "alive": np.bool_,
@@ -135,6 +140,8 @@ class Columns:
         self.ext_ids = IdColumn()
         self.blocked = np.zeros(1024, np.bool_)
         self.censor: Any = None
+        self.archived_version = 0   # bumped whenever a memory becomes or stops being archived
+        self._any_archived = (-1, False)   # (archived_version, whether a live memory is archived)
 
     def ensure(self, n: int) -> None:
         """Grow the arrays to hold nids below ``n``; they are writable afterwards (the read-only
@@ -166,7 +173,10 @@ class Columns:
             self.head[nid] = nid
         self.ns[nid] = ns_code
         self.kind[nid] = MemoryKind(rec["kind"]).code
-        self.state[nid] = _STATE_CODES[MemoryState(rec["state"])]
+        state = _STATE_CODES[MemoryState(rec["state"])]
+        if (self.state[nid] == _ARCHIVED) != (state == _ARCHIVED):   # (a new nid's slot holds 0: active)
+            self.archived_version += 1
+        self.state[nid] = state
         self.alive[nid] = True
         self.created_at[nid] = rec["created_at"]
         self.confidence[nid] = rec["confidence"]
@@ -183,9 +193,20 @@ class Columns:
     def kill(self, nid: int) -> None:
         """Mark an erased nid."""
         self.ensure(nid + 1)
+        if self.state[nid] == _ARCHIVED:
+            self.archived_version += 1
         self.alive[nid] = False
         self.ext_ids[nid] = None
         self.blocked[nid] = False
+
+    def any_archived(self) -> bool:
+        """Whether a live memory is archived (computed once per :attr:`archived_version`)."""
+        version, answer = self._any_archived
+        if version != self.archived_version:
+            n = self.n
+            answer = bool(np.any((self.state[:n] == _ARCHIVED) & self.alive[:n]))
+            self._any_archived = (self.archived_version, answer)
+        return answer
 
     def in_namespace(self, code: int) -> np.ndarray:
         """Bool mask (shape (n,)) of the live nids of namespace ``code``."""
@@ -220,6 +241,7 @@ class Columns:
             setattr(self, name, np.asarray(arrays[name], dtype))
         self.blocked = np.zeros(n, np.bool_)
         self.n = n
+        self.archived_version += 1
         ids = arrays["ext_ids"]   # a view of the bytes read from LMDB (load_arrays(copy=False)): no copy
         whole = type(ids.base) is bytes and len(ids.base) == ids.nbytes
         self.ext_ids = IdColumn.from_snapshot(ids.base if whole else ids.tobytes(), self.alive[:n])

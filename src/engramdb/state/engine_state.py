@@ -30,7 +30,7 @@ from ..store.checks import columns_snapshot_ok
 from ..store.ledger import DEFAULT_ACTOR
 from ..store.lmdb_store import SCHEMA_VERSION, LmdbStore, shred
 from ..slots import SLOT_PREFIX
-from ..types import Relation
+from ..types import _STATE_CODES, MemoryState, Relation
 from ..validate import now as clock_now
 from .columns import Columns
 from .namespace import Namespace
@@ -112,7 +112,7 @@ class EngineState:
         self.default_actor = DEFAULT_ACTOR
         self._rescore = registry.get("rescore_salience")
         self.censor = CensorState()
-        self._censored_csr: tuple | None = None
+        self._censored_csr: dict[bool, tuple] = {}   # hide_archived -> (key, csr, filtered csr)
         self.load()
 
     @property
@@ -486,28 +486,34 @@ class EngineState:
         """The symmetric CSR of the whole graph over every nid."""
         return self.graph.csr(self.next_nid)
 
-    def recall_csr(self) -> CSRGraph:
+    def recall_csr(self, hide_archived: bool = False) -> CSRGraph:
         """The CSR recall walks: :meth:`csr` without the edges touching a memory a censor rule
-        hides (as if it were erased), so activation neither reaches nor passes through it.
-        Cached until the graph or the verdicts change (one O(edges) pass per change)."""
+        hides (as if it were erased), so activation neither reaches nor passes through it; with
+        ``hide_archived``, without those touching an archived memory too (a recall that does not
+        show archived ones: a forgotten memory is no step of a path). Each variant is cached
+        until the graph, the verdicts or the archived set change (one O(edges) pass per change).
+        """
         csr = self.csr()
-        censor = self.censor
-        if not censor.any_blocked:
+        cols, censor = self.cols, self.censor
+        hide_archived = hide_archived and cols.any_archived()
+        if not censor.any_blocked and not hide_archived:
             return csr
-        key = (id(csr), censor.version)
-        cached = self._censored_csr
+        key = (id(csr), censor.version, cols.archived_version if hide_archived else None)
+        cached = self._censored_csr.get(hide_archived)
         if cached is not None and cached[0] == key and cached[1] is csr:
             return cached[2]
         n = csr.n_nodes
-        blocked = np.zeros(n, bool)
-        m = min(n, self.cols.n)
-        blocked[:m] = self.cols.blocked[:m]
+        hidden = np.zeros(n, bool)
+        m = min(n, cols.n)
+        hidden[:m] = cols.blocked[:m]
+        if hide_archived:
+            hidden[:m] |= (cols.state[:m] == _STATE_CODES[MemoryState.ARCHIVED]) & cols.alive[:m]
         rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(csr.indptr))
-        keep = ~blocked[rows] & ~blocked[csr.indices]
+        keep = ~hidden[rows] & ~hidden[csr.indices]
         indptr = np.zeros(n + 1, np.int64)
         np.cumsum(np.bincount(rows[keep], minlength=n), out=indptr[1:])
         out = CSRGraph(indptr, csr.indices[keep], csr.weight[keep], csr.relation[keep], csr.forward[keep])
-        self._censored_csr = (key, csr, out)
+        self._censored_csr[hide_archived] = (key, csr, out)
         return out
 
     def density(self, name: str) -> float:
