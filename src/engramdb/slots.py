@@ -520,9 +520,10 @@ def choose_revived(records: dict[int, dict]) -> dict[int, int]:
     """When the memory that superseded ``records`` is erased, which of them become current again.
 
     Memories filling the same single-valued slot compete as on arrival (later ``valid_from``,
-    then higher confidence, then the later record): the winner is revived, the others are
-    re-pointed at it (e.g. a late report the erased memory had superseded). Memories without a
-    slot, or in a multi-valued slot, are all revived.
+    then higher confidence, then the later record), a memory forgotten (archived) before it was
+    superseded after any other: the winner is revived, the others are re-pointed at it (e.g. a
+    late report the erased memory had superseded). Memories without a slot, or in a
+    multi-valued slot, are all revived.
 
     Parameters
     ----------
@@ -540,7 +541,8 @@ def choose_revived(records: dict[int, dict]) -> dict[int, int]:
             groups.setdefault((rec["subject"], rec["attribute"]), []).append(nid)
     repoint = {}
     for members in groups.values():
-        best = max(members, key=lambda n: (records[n].get("valid_from", records[n]["created_at"]),
+        best = max(members, key=lambda n: (records[n].get("archived_at") is None,
+                                           records[n].get("valid_from", records[n]["created_at"]),
                                            records[n]["confidence"], n))
         repoint.update({n: best for n in members if n != best})
     return repoint

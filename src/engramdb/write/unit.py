@@ -394,7 +394,9 @@ class WriteUnit:
         superseded; otherwise, within a single-valued slot, only the strongest of them (later
         ``valid_from``, then higher confidence, then the later record) becomes current again and
         the rest are re-pointed at it (``slots.choose_revived``); without a slot, all of them
-        become current again. So a single-valued slot never ends up with two current values.
+        become current again. So a single-valued slot never ends up with two current values. A
+        revived memory that had been forgotten (archived) before it was superseded is archived
+        again: erasing a correction does not bring back what was forgotten.
 
         Returns
         -------
@@ -427,8 +429,10 @@ class WriteUnit:
                 keep = repoint[other]
                 orec["superseded_by"] = succ if keep == succ_nid else recs[keep]["id"]
                 new_edges.append((keep, other, _SUPERSEDES, 1.0))
-            else:   # current again: valid from now on as stated when it was recorded
-                orec["state"], orec["superseded_by"] = MemoryState.ACTIVE.value, None
+            else:   # current again: valid from now on as stated when it was recorded; a memory
+                # forgotten (archived) before it was superseded is archived again, not active
+                revived = MemoryState.ACTIVE if orec.get("archived_at") is None else MemoryState.ARCHIVED
+                orec["state"], orec["superseded_by"] = revived.value, None
                 orec["retired_at"], orec["valid_to"] = None, orec.get("stated_valid_to")
             self.put_record(other, orec)
         graph.remove_node(nid)
