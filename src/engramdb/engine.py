@@ -37,8 +37,8 @@ from .types import RELATION_BY_CODE, STATE_BY_CODE, Edge, Memory, MemoryKind, Me
 from .types import memory_from_record
 from .contiguity import default_weight
 from .validate import (
-    as_list, check_id, check_int, check_iterable, check_namespace, check_user_id, check_query, check_vector,
-    check_weight, edge_fields,
+    as_list, check_id, check_int, check_iterable, check_namespace, check_user_id, check_user_relation, check_query,
+    check_vector, check_weight, edge_fields,
     now as clock_now, strict_flags, time_or_now, to_unix_seconds,
 )
 from .write import write_unit
@@ -464,7 +464,8 @@ class Engram:
         MemoryNotFoundError
             Either end does not exist in the namespace.
         UnknownRelationError, InvalidInputError, NonFiniteError
-            Bad relation, weight, or a self-link; an end id of a form the engine reserves for
+            Bad relation (``supersedes`` included: :meth:`supersede` makes that edge, with the
+            old memory's state), weight, or a self-link; an end id of a form the engine reserves for
             its own nodes (``E:``, ``S:``, ``sum:``, ``fact:``, pieces ``<id>#<n>``: see
             ``validate.RESERVED_IDS``); nothing is written.
         """
@@ -489,11 +490,13 @@ class Engram:
         ------
         The errors of :meth:`link`.
         """
-        return self._link_batch(edges, namespace, check_user_id)
+        return self._link_batch(edges, namespace, check_user_id, user=True)
 
-    def _link_batch(self, edges: Iterable[Any], namespace: str, check_end: Callable[[Any, str], str]) -> list[Edge]:
+    def _link_batch(self, edges: Iterable[Any], namespace: str, check_end: Callable[[Any, str], str],
+                    user: bool = False) -> list[Edge]:
         """:meth:`link_batch`, its ends checked by ``check_end`` (``check_id`` for the engine's
-        own edges, which may name its nodes)."""
+        own edges, which may name its nodes); a caller's edges (``user``) may not be
+        ``supersedes`` (:func:`engramdb.validate.check_user_relation`)."""
         self._check_open(write=True)
         ns = check_namespace(namespace)
         check_iterable(edges, "edges", "edges")
@@ -504,7 +507,10 @@ class Engram:
             check_end(tgt, "target")
             if src == tgt:
                 raise InvalidInputError(f"cannot link memory {src!r} to itself")
-            specs.append((src, tgt, Relation.parse(rel), check_weight(w)))
+            rel = Relation.parse(rel)
+            if user:
+                check_user_relation(rel, "link")
+            specs.append((src, tgt, rel, check_weight(w)))
         if not specs:
             return []
         state = self._state

@@ -28,7 +28,7 @@ from .types import MemoryKind, Relation
 
 __all__ = [
     "now", "use_clock", "time_or_now", "to_unix_seconds", "check_namespace", "check_id", "check_fraction", "check_int",
-    "as_list", "kind_table", "tag_set", "edge_fields", "check_link_spec", "check_weight", "check_vector", "check_text",
+    "as_list", "kind_table", "tag_set", "edge_fields", "check_link_spec", "check_user_relation", "check_weight", "check_vector", "check_text",
     "check_query", "is_blank", "check_user_id", "reserved_form", "RESERVED_IDS", "RESERVED_TAGS", "check_user_tags", "check_iterable", "encodable", "strict_flags",
     "MAX_NAMESPACE_CHARS", "MAX_ID_CHARS", "MAX_TAGS", "MIN_NORM",
 ]
@@ -368,7 +368,27 @@ def check_link_spec(spec: Any, engine_ids: bool = False) -> tuple[str, Relation,
         ``engine_ids`` (a link the engine makes).
     """
     to, rel, w = edge_fields(spec, ("to", "relation", "weight"), 1, "a link")
-    return (check_id if engine_ids else check_user_id)(to, "link target"), Relation.parse(rel), check_weight(w)
+    rel = Relation.parse(rel)
+    if not engine_ids:
+        check_user_relation(rel, "link")
+    return (check_id if engine_ids else check_user_id)(to, "link target"), rel, check_weight(w)
+
+
+def check_user_relation(rel: Relation, field: str) -> Relation:
+    """A relation a caller may link with: any but ``supersedes``, whose edge only
+    ``Engram.supersede`` makes (it also marks the old memory superseded and closes its
+    validity; a bare edge would leave the old memory current while ``history`` names a
+    successor).
+
+    Raises
+    ------
+    InvalidInputError
+    """
+    if rel is Relation.SUPERSEDES:
+        raise InvalidInputError(f"{field}: a 'supersedes' edge is made by supersede(old_id, text) or "
+                                "supersede(old_id, by=new_id), which also marks the old memory superseded "
+                                "and closes its validity; a bare edge would leave it current")
+    return rel
 
 
 def check_weight(w: Any) -> float | None:

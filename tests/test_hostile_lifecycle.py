@@ -1,0 +1,97 @@
+"""Hostile probes of the memory lifecycle (supersede chains, forget, erase).
+
+Each test asserts the behaviour the README / the engine's docstrings promise.
+"""
+from __future__ import annotations
+
+import engramdb
+from engramdb.types import MemoryState
+
+
+def _open(path):
+    return engramdb.open(str(path), embedder="hashing")
+
+
+def test_erasing_successor_of_archived_memory_keeps_it_archived(tmp_path):
+    """README: ``forget`` archives ("the memory is no longer a hit ... unless
+    include_archived=True"), and "erasing the memory that superseded another makes that one
+    current again, as if the correction was never made". Without the correction, the memory
+    was archived: erasing its successor must not bring a forgotten memory back into recall."""
+    with _open(tmp_path / "s") as mem:
+        mem.add("Lunch is at noon.", id="A")
+        mem.forget("A")                                   # the user forgets A
+        mem.supersede("A", "Lunch is at one.", id="B")
+        mem.forget("B", hard=True)                        # the correction never happened
+        assert mem.get("A").state is MemoryState.ARCHIVED
+        assert "A" not in [h.id for h in mem.recall("lunch noon", k=5).hits]
+
+
+def test_erasing_slot_successor_of_archived_value_keeps_it_archived(tmp_path):
+    """Same promise through a single-valued slot: an archived value that a new value retired
+    must not come back as the slot's current value when that new value is erased."""
+    with _open(tmp_path / "s") as mem:
+        mem.add("I moved to Porto.", id="P", slot=("user", "home_city", "Porto"))
+        mem.forget("P")
+        assert mem.current("user", "home_city") is None
+        mem.add("I moved to Braga.", id="B", slot=("user", "home_city", "Braga"))
+        mem.forget("B", hard=True)
+        assert mem.get("P").state is MemoryState.ARCHIVED
+        assert mem.current("user", "home_city") is None
+
+
+def test_question_worded_like_first_version_reaches_current_of_chain(tmp_path):
+    """README (supersede): "a question worded like it still reaches the new one over the
+    ``supersedes`` edge"; recall/seeds.py: "a question worded like the old version reaches
+    the current one". After two supersessions (A -> B -> C, each reworded), a question worded
+    like A must still find the current version C, not come back empty of the fact."""
+    with _open(tmp_path / "s") as mem:
+        mem.add("The meeting room code is 4411.", id="A")
+        mem.supersede("A", "Door keypad changed: use 9032 now.", id="B")
+        mem.supersede("B", "Keypad entry is now 7750 for everyone.", id="C")
+        hits = [h.id for h in mem.recall("meeting room code 4411", k=3).hits]
+        assert "C" in hits
+
+
+def test_a_slot_question_worded_like_an_old_value_reaches_the_current_one(tmp_path):
+    """The same through a single-valued slot: each new value supersedes the last, and a
+    question naming the first value finds the current holder."""
+    with _open(tmp_path / "s") as mem:
+        for i, (city, cid) in enumerate((("Porto", "p"), ("Braga", "b"), ("Lisbon", "l"))):
+            mem.add(f"I moved to {city}.", id=cid, slot=("user", "home_city", city), created_at=1_700_000_000 + i)
+        for i in range(30):
+            mem.add(f"Unrelated note number {i} about the garden and the weather.")
+        assert mem.current("user", "home_city").id == "l"
+        res = mem.recall("I moved to Porto", k=5, reinforce=False)
+        hits = [h.id for h in res.hits]
+        assert "l" in hits and "p" not in hits and "b" not in hits
+        path = next(h for h in res.hits if h.id == "l").path   # explained by the corrections
+        assert [s.id for s in path] == ["p", "b", "l"] and path[1].relation is engramdb.Relation.SUPERSEDES
+
+
+def test_a_forgotten_current_version_is_not_brought_in_by_its_old_versions(tmp_path):
+    with _open(tmp_path / "s") as mem:
+        mem.add("The meeting room code is 4411.", id="A")
+        mem.supersede("A", "Keypad entry is now 7750 for everyone.", id="C")
+        mem.forget("C")
+        assert "C" not in [h.id for h in mem.recall("meeting room code 4411", k=3, reinforce=False).hits]
+        shown = mem.recall("meeting room code 4411", k=3, reinforce=False, include_archived=True)
+        assert "C" in [h.id for h in shown.hits]
+
+
+def test_a_bare_supersedes_link_is_refused_and_supersede_makes_it(tmp_path):
+    """link(new, old, "supersedes") would leave the old memory current while history names a
+    successor: the edge is made by supersede(), which also retires the old memory."""
+    import pytest
+    from engramdb.testing import store_digest
+    with _open(tmp_path / "s") as mem:
+        mem.add("Lunch is at noon.", id="A")
+        mem.add("Lunch is at one.", id="B")
+        before = store_digest(mem)
+        for call in (lambda: mem.link("B", "A", "supersedes"),
+                     lambda: mem.link_batch([("B", "A", "related_to"), ("B", "A", "supersedes")]),
+                     lambda: mem.add("Lunch moved.", id="C", links=[{"to": "A", "relation": "supersedes"}])):
+            with pytest.raises(engramdb.errors.InvalidInputError, match="supersede"):
+                call()
+        assert store_digest(mem) == before
+        mem.supersede("A", by="B")
+        assert mem.get("A").state is MemoryState.SUPERSEDED and mem.get("A").superseded_by == "B"
