@@ -18,20 +18,13 @@
 #include <math.h>
 
 #include "engram_kernels.h"
+#include "prefetch.h"
 
-#if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH_R(p) __builtin_prefetch((p), 0, 3)
-#else
-#define PREFETCH_R(p) ((void)(p))
-#endif
-
-/* Prefetch distances in members (row pointers, edge arrays, the mark[] slots of the first
- * ROW_PREFETCH targets of a row) and in edges within a long row. */
+/* Prefetch distances in members: row pointers, edge arrays, the mark[] slots of a row's first
+ * targets (prefetch.h). */
 #define PF_INDPTR 6
 #define PF_ROW 4
 #define PF_MARK 2
-#define ROW_PREFETCH 16
-#define EDGE_PREFETCH 16
 
 /* The pass of member j (activation au, fan factor fan) along edge e into a member, kept if it
  * is the strongest so far. */
@@ -89,23 +82,10 @@ void engram_spread_inflow(
             PREFETCH_R(&indptr[nodes[j + PF_INDPTR]]);
         }
         if (j + PF_ROW < m) {
-            const int64_t ns = indptr[nodes[j + PF_ROW]];
-            PREFETCH_R(&indices[ns]);
-            PREFETCH_R(&weight[ns]);
-            PREFETCH_R(&relation[ns]);
+            engram_prefetch_row(indptr, indices, weight, relation, nodes[j + PF_ROW]);
         }
         if (j + PF_MARK < m) {
-            const int32_t nu = nodes[j + PF_MARK];
-            const int64_t ns = indptr[nu];
-            int64_t ne = indptr[nu + 1];
-            if (ne - ns <= degree_cap) {
-                if (ne - ns > ROW_PREFETCH) {
-                    ne = ns + ROW_PREFETCH;
-                }
-                for (e = ns; e < ne; ++e) {
-                    PREFETCH_R(&mark[indices[e]]);
-                }
-            }
+            engram_prefetch_targets(indptr, indices, nodes[j + PF_MARK], degree_cap, mark, sizeof(*mark), 0);
         }
         if (deg == 0 || deg > degree_cap || !(act[j] > 0.0f)) {
             continue; /* nothing to pass, a hub, or no activation (NaN included) */

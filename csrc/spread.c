@@ -27,20 +27,9 @@
 #endif
 
 #include "engram_kernels.h"
+#include "prefetch.h"
 
-#if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH_R(p) __builtin_prefetch((p), 0, 3)
-#define PREFETCH_W(p) __builtin_prefetch((p), 1, 3)
-#define ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define PREFETCH_R(p) ((void)(p))
-#define PREFETCH_W(p) ((void)(p))
-#define ALWAYS_INLINE inline
-#endif
 
-/* Node slots of a row prefetched one frontier row ahead, and edges ahead within a long row. */
-#define ROW_PREFETCH 16
-#define EDGE_PREFETCH 16
 
 /*
  * One edge e of frontier row u (activation au, fan factor fan) at the level that starts at
@@ -140,26 +129,13 @@ static ALWAYS_INLINE int64_t visit_levels(
                 PREFETCH_R(&indptr[order[f + 3]]);
             }
             if (f + 2 < hi) {
-                const int64_t ns = indptr[order[f + 2]];
-                PREFETCH_R(&indices[ns]);
-                PREFETCH_R(&weight[ns]);
-                PREFETCH_R(&relation[ns]);
+                engram_prefetch_row(indptr, indices, weight, relation, order[f + 2]);
             }
             if (deg == 0 || deg > degree_cap) {
                 continue; /* nothing to pass, or a hub that is reached but not expanded */
             }
             if (f + 1 < hi) {
-                const int32_t nu = order[f + 1];
-                const int64_t ns = indptr[nu];
-                int64_t ne = indptr[nu + 1];
-                if (ne - ns <= degree_cap) {
-                    if (ne - ns > ROW_PREFETCH) {
-                        ne = ns + ROW_PREFETCH;
-                    }
-                    for (e = ns; e < ne; ++e) {
-                        PREFETCH_W(&node[indices[e]]);
-                    }
-                }
+                engram_prefetch_targets(indptr, indices, order[f + 1], degree_cap, node, sizeof(*node), 1);
             }
             if (fan_on) {
                 fan = pow((double)deg, -fan_exp);
