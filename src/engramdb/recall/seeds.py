@@ -145,23 +145,28 @@ def _vector_leg(ctx: RecallContext) -> None:
     """Fill ``ctx.vec_nids`` and ``ctx.vec_cos``: the ``seed_k`` nearest memories that may seed
     (:func:`seedable`, not hidden by a censor rule, cosine >= ``cosine_floor``), best first,
     equal cosines in insertion order. They depend on ``seed_k`` alone, never on k, so a
-    recall's first hits do not depend on how many were asked for: the search asks for one more
-    than ``seed_k`` and asks again for twice as many while memories that may not seed (a
-    forgotten one among the nearest) leave fewer, or while equal cosines straddle the cut
-    (duplicates: hnswlib orders equal distances arbitrarily), until the index has no more.
+    recall's first hits do not depend on how many were asked for: the search asks for up to 4 x
+    ``seed_k`` (what one search at hnswlib's ef costs anyway) and asks again for twice as many
+    while memories that may not seed (a forgotten one among the nearest) leave fewer, or while
+    equal cosines straddle the cut and the answer holds no memory past them (duplicates:
+    hnswlib orders equal distances arbitrarily), up to 8 x (``seed_k`` + 1) memories: beyond
+    that a tie keeps hnswlib's members of it, in insertion order, and the seeds may be fewer.
     What fills a recall that reached fewer than k hits is searched for only then
     (:func:`vector_tail`)."""
     cfg = ctx.request.config
     want = cfg.seed_k
-    n = want + 1
+    # hnswlib's cost follows its ef (ef_search, or n when larger), not n: asking for up to 4 x
+    # seed_k at once costs what seed_k + 1 does and settles most ties and forgotten neighbours
+    n = max(want + 1, min(4 * want + 1, ctx.space.index.ef_search))
+    most = max(n, 8 * (want + 1))
     while True:
         labels, cos, keep = _nearest(ctx, n)
-        if len(labels) < n or (len(cos) and cos[-1] < cfg.cosine_floor):
-            break   # every memory searched, or the rest is below the floor
+        if len(labels) < n or (len(cos) and cos[-1] < cfg.cosine_floor) or n >= most:
+            break   # every memory searched, the rest is below the floor, or the widening's bound
         kept = cos[keep]
-        if len(kept) > want and kept[want - 1] != kept[want]:
-            break   # enough may seed, and the cut falls between two different cosines
-        n *= 2
+        if len(kept) > want and (kept[want - 1] != kept[want] or cos[-1] < kept[want - 1]):
+            break   # enough may seed, and every memory tied at the cut is among them
+        n = min(2 * n, most)
     cols = ctx.state.cols
     if cols.censor is not None:   # a memory a censor rule hides is never a seed (logged as a hit)
         keep = _uncensored(cols, labels, keep)
