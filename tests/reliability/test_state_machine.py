@@ -132,15 +132,15 @@ class EngineVersusModel(RuleBasedStateMachine):
         ns, mid = data.draw(st.sampled_from(list(self.mem)))
         self.eng.forget(mid, namespace=ns, hard=hard)
         if not hard:
-            self.mem[(ns, mid)]["state"] = ARCHIVED
+            self.mem[(ns, mid)].update(state=ARCHIVED, forgotten=True)
             return
         successor = self.mem[(ns, mid)]["superseded_by"]
         del self.mem[(ns, mid)]
         self.edges = {e for e in self.edges if not (e[0] == ns and mid in (e[1], e[2]))}
         for (n, other), m in self.mem.items():
             if n == ns and m["superseded_by"] == mid:
-                if successor is None:     # what it superseded is current again
-                    m.update(state=ACTIVE, superseded_by=None)
+                if successor is None:     # what it superseded is current again (archived again if forgotten before)
+                    m.update(state=ARCHIVED if m.get("forgotten") else ACTIVE, superseded_by=None)
                 else:                     # the chain closes over the gap: one current version
                     m["superseded_by"] = successor
                     self.edges.add((ns, successor, other, "supersedes"))
