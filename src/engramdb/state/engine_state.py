@@ -112,7 +112,7 @@ class EngineState:
         self.default_actor = DEFAULT_ACTOR
         self._rescore = registry.get("rescore_salience")
         self.censor = CensorState()
-        self._censored_csr: dict[bool, tuple] = {}   # hide_archived -> (key, csr, filtered csr)
+        self._recall_csrs: dict[bool, tuple] = {}   # hide_archived -> (key, csr, filtered csr): recall_csr
         self.load()
 
     @property
@@ -499,7 +499,7 @@ class EngineState:
         if not censor.any_blocked and not hide_archived:
             return csr
         key = (id(csr), censor.version, cols.archived_version if hide_archived else None)
-        cached = self._censored_csr.get(hide_archived)
+        cached = self._recall_csrs.get(hide_archived)
         if cached is not None and cached[0] == key and cached[1] is csr:
             return cached[2]
         n = csr.n_nodes
@@ -513,7 +513,7 @@ class EngineState:
         indptr = np.zeros(n + 1, np.int64)
         np.cumsum(np.bincount(rows[keep], minlength=n), out=indptr[1:])
         out = CSRGraph(indptr, csr.indices[keep], csr.weight[keep], csr.relation[keep], csr.forward[keep])
-        self._censored_csr[hide_archived] = (key, csr, out)
+        self._recall_csrs[hide_archived] = (key, csr, out)
         return out
 
     def density(self, name: str) -> float:
