@@ -120,8 +120,9 @@ store_option = click.option("--store", "store", required=True, type=click.Path(f
 ns_option = click.option("--namespace", "-n", default="default", show_default=True,
                          help="Namespace (agent or user).")
 embedder_option = click.option("--embedder", type=click.Choice(["hashing", "minilm"]), default=None,
-                               help="Embedder for a new store (default: minilm, the sentence model "
-                                    "all-MiniLM-L6-v2; $ENGRAMDB_EMBEDDER changes it). "
+                               help="Embedder for a new store (default: auto, the sentence model "
+                                    "all-MiniLM-L6-v2 when it loads, else hashing with a warning; "
+                                    "$ENGRAMDB_EMBEDDER=hashing|minilm|auto changes it). "
                                     "An existing store keeps its own.")
 dim_option = click.option("--dim", type=int, default=None, help="Dimension of a new store (default 384).")
 
