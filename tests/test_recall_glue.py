@@ -20,7 +20,7 @@ from engramdb.config import RELEVANCE_CALIBRATION
 from engramdb.graph.csr import build_symmetric_csr
 from engramdb.index.keyword import KeywordIndex
 from engramdb.index.tokens import index_terms, tokenize
-from engramdb.recall.results import cosine_relevance, path_of, relevance, relevance_features
+from engramdb.recall.results import cosine_relevance, path_of, relevance, relevance_features, relevance_of_rows
 from engramdb.testing import graph_edges, nid_of
 from engramdb.types import RELATION_BY_CODE
 
@@ -224,4 +224,16 @@ def test_relevance_from_the_cosine_alone_equals_the_feature_formula(cos, coef):
     feats[:, 0] = np.clip(np.array(cos, np.float32).astype(np.float64), 0.0, 1.0)
     want = relevance(feats, coef)
     got = cosine_relevance([float(np.float32(x)) for x in cos], coef)
+    np.testing.assert_allclose(got, want, rtol=1e-15, atol=1e-300)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=st.lists(st.tuples(*[st.floats(0.0, 1.0)] * 3), min_size=0, max_size=30),
+       coef=st.tuples(*[st.floats(-20.0, 20.0)] * 4))
+def test_relevance_of_plain_rows_equals_the_array_formula(rows, coef):
+    """Recall rates its hits' feature rows in plain floats (``relevance_of_rows``): the same
+    logistic as ``relevance`` of the array, up to the last bit of ``exp``."""
+    want = relevance(np.array(rows, np.float64).reshape(-1, 3), coef)
+    got = relevance_of_rows(rows, coef)
+    assert len(got) == len(rows)
     np.testing.assert_allclose(got, want, rtol=1e-15, atol=1e-300)

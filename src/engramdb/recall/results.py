@@ -39,7 +39,8 @@ from .context import RecallContext
 from .ranking import hides_connectors, ranked, wanted
 from .seeds import vector_tail
 
-__all__ = ["run", "path_of", "piece_of", "relevance", "relevance_features", "cosine_relevance"]
+__all__ = ["run", "path_of", "piece_of", "relevance", "relevance_of_rows", "relevance_features",
+           "cosine_relevance"]
 
 # stored value -> member, read per hit (a dict lookup; calling the Enum costs a microsecond each)
 _KIND = {k.value: k for k in MemoryKind}
@@ -135,25 +136,28 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
         for h in hits:
             state.censor.annotate(h, req.namespace)
     cfg = req.config
-    rel = np.zeros(0)
     if hits:
         cos = np.array(ctx.cosines(hit_nids), np.float32)   # the seeds', and any the tie-break read
         if req.query is None:   # no keyword features: the cosine alone, without NumPy's per-call cost
             rel_list = cosine_relevance(cos.tolist(), req.relevance[0])   # (rel is read only with a query)
         else:
-            feats = relevance_features(req.query, [h.text for h in hits], cos, ctx.space.keyword,
-                                       term_counts=[_term_counts(hr) for hr in hit_rows])
-            rel = relevance(feats, req.relevance[0])
+            counts = [_term_counts(hr) for hr in hit_rows]
+            rows = _few_term_features(req.query, cos.tolist(), ctx.space.keyword, counts)
+            if rows is not None:   # the common case, in plain floats
+                rel_list = relevance_of_rows(rows, req.relevance[0])
+            else:
+                feats = relevance_features(req.query, [h.text for h in hits], cos, ctx.space.keyword,
+                                           term_counts=counts)
+                rel_list = relevance(feats, req.relevance[0]).tolist()
             slot_match = ctx.extra.get("slot_match")
             if slot_match:   # a current holder of the slot the question names answers it
-                rel = np.maximum(rel, np.array([slot_match.get(n, 0.0) for n in hit_nids]))
-            rel_list = rel.tolist()
+                rel_list = [max(r, slot_match.get(n, 0.0)) for r, n in zip(rel_list, hit_nids)]
         for h, r in zip(hits, rel_list):
             h.relevance = r
     gaps = []
     best = float(ctx.vec_cos[0]) if len(ctx.vec_cos) else None
     if req.query is not None:
-        top = float(rel.max()) if len(rel) else None
+        top = max(h.relevance for h in hits) if hits else None
         threshold = req.relevance[1]
         if top is None or top < threshold:
             said = "none (no hit)" if top is None else f"{top:.3f}"
@@ -348,15 +352,19 @@ def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
     ndarray of float64, shape (n, 3)
         Columns cosine, BM25 share, coverage; each in [0, 1].
     """
-    out = np.zeros((len(texts), 3))
-    out[:, 0] = np.clip(np.asarray(cos, np.float64), 0.0, 1.0)
+    if term_counts is not None and texts:
+        rows = _few_term_features(query, np.asarray(cos, np.float64).tolist(), keyword, term_counts)
+        if rows is not None:
+            return np.array(rows, np.float64)
     terms = list(dict.fromkeys(tokenize(query))) if query else []
-    if not terms or not texts:
-        return out
     unseen = float(np.log1p((keyword.n_docs + 0.5) / 0.5))
-    idf = np.array([keyword.idf(t) or unseen for t in terms])
     k1, b = keyword.k1, keyword.b
     avgdl = max(keyword.total_len / keyword.n_docs, 1e-9) if keyword.n_docs else 1.0
+    out = np.zeros((len(texts), 3))
+    out[:, 0] = np.clip(np.asarray(cos, np.float64), 0.0, 1.0)
+    if not terms or not texts:
+        return out
+    idf = np.array([keyword.idf(t) or unseen for t in terms])
     max_bm25, total_idf = float(idf.sum()) * (k1 + 1.0), float(idf.sum())
     if term_counts is not None:
         tfs = np.array([[counts.get(t, 0) for t in terms] for counts, _length in term_counts], np.float64)
@@ -381,6 +389,52 @@ def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
     return out
 
 
+def _few_term_features(query: str | None, cos: list[float], keyword: KeywordIndex,
+                       term_counts) -> list[tuple[float, float, float]] | None:
+    """:func:`relevance_features` of memories given their term counts (``cos`` as floats), one
+    (cosine, BM25 share, coverage) tuple each, for a query of 1 to 7 distinct terms; None for
+    another query. The same operations in the same order as the NumPy path (below NumPy's
+    8-way unrolled sum a row's sum adds its terms one by one from 0, and a term a memory lacks
+    adds an exact 0), so the same values, without NumPy's per-call cost on a recall's hits."""
+    terms = list(dict.fromkeys(tokenize(query))) if query else []
+    if not 0 < len(terms) < 8:
+        return None
+    unseen = float(np.log1p((keyword.n_docs + 0.5) / 0.5))
+    idf = [keyword.idf(t) or unseen for t in terms]
+    k1, b = keyword.k1, keyword.b
+    avgdl = max(keyword.total_len / keyword.n_docs, 1e-9) if keyword.n_docs else 1.0
+    k1p1 = k1 + 1.0
+    total_idf = 0.0
+    for w in idf:
+        total_idf += w
+    max_bm25 = total_idf * k1p1
+    rows = []
+    for (counts, length), c in zip(term_counts, cos):
+        norm = k1 * (1.0 - b + b * float(length) / avgdl)
+        bm25 = covered = 0.0
+        for t, w in zip(terms, idf):
+            tf = counts.get(t, 0)
+            if tf:
+                tf = float(tf)
+                bm25 += w * tf * k1p1 / (tf + norm)
+                covered += w
+        rows.append((min(max(c, 0.0), 1.0), min(max(bm25 / max_bm25, 0.0), 1.0),
+                     min(max(covered / total_idf, 0.0), 1.0)))
+    return rows
+
+
+def relevance_of_rows(rows, coef) -> list[float]:
+    """:func:`relevance` of feature rows given as plain floats, one (cosine, BM25 share,
+    coverage) tuple each: a list of floats in [0, 1], equal to ``relevance`` up to the last bit
+    of ``exp`` (the same sum in the same order)."""
+    c0, c1, c2, c3 = (float(x) for x in coef)
+    out = []
+    for f0, f1, f2 in rows:
+        z = c0 + f0 * c1 + f1 * c2 + f2 * c3
+        out.append(1.0 / (1.0 + math.exp(-min(max(z, -50.0), 50.0))))
+    return out
+
+
 def relevance(features: np.ndarray, coef) -> np.ndarray:
     """Calibrated relevance, 1 / (1 + exp(-(c0 + c1 * cosine + c2 * bm25_share + c3 * coverage))).
 
@@ -398,7 +452,8 @@ def relevance(features: np.ndarray, coef) -> np.ndarray:
         In [0, 1].
     """
     c = _coef_array(tuple(coef))
-    z = c[0] + np.asarray(features, np.float64) @ c[1:]
+    f = np.asarray(features, np.float64)
+    z = c[0] + f[..., 0] * c[1] + f[..., 1] * c[2] + f[..., 2] * c[3]   # in this order (no BLAS dot)
     return 1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0)))
 
 
