@@ -100,3 +100,32 @@ def test_import_into_a_new_store_takes_the_exports_embedder(tmp_path):
     # into a new directory with another --embedder: refused before any store is made there
     res = CliRunner().invoke(main, ["import", "--store", str(tmp_path / "new2"), "--embedder", "minilm", str(out)])
     assert res.exit_code == 2 and "--embedder hashing" in res.output and not (tmp_path / "new2").exists()
+
+
+def test_recall_table_paths_show_which_way_each_edge_points(tmp_path):
+    """A path step over an edge stored the other way round reads backwards: a question worded
+    like an old fact reaches the correction as ``old <-[supersedes]- new`` (the correction
+    supersedes the old fact), not as if the old fact superseded it."""
+    store = str(tmp_path / "s")
+    with engramdb.open(store, embedder="hashing") as m:
+        m.add("My favourite colour is teal", id="old")
+        new = m.supersede("old", "My favourite colour is now orange")
+    res = CliRunner().invoke(main, ["recall", "--store", store, "--k", "1", "favourite colour teal"],
+                             env={"COLUMNS": "400"})
+    assert res.exit_code == 0, res.output
+    assert f"old <-[supersedes]- {new}" in res.output
+    assert engramdb.types.format_path([engramdb.PathStep("a"), engramdb.PathStep("b", engramdb.Relation.NEXT)]) \
+        == "a -[next]-> b"
+
+
+def test_recall_table_shows_brackets_in_texts_and_ids_as_they_are(tmp_path):
+    """Table cells are data, not rich markup: "[shares a photo of a dog]" and an id like
+    "[red]x" used to vanish from the table (rich read them as styles)."""
+    store = str(tmp_path / "s")
+    with engramdb.open(store, embedder="hashing") as m:
+        m.add("Caroline [shares a photo of a dog] at the [bold]park[/bold]", id="[red]x")
+    res = CliRunner().invoke(main, ["recall", "--store", store, "--full", "park dog photo"], env={"COLUMNS": "400"})
+    assert res.exit_code == 0, res.output
+    assert "Caroline [shares a photo of a dog] at the [bold]park[/bold]" in res.output
+    assert "│ [red]x " in res.output
+    assert "recall [" in res.output   # the title's mode and timing, which rich used to swallow

@@ -47,13 +47,28 @@ def _cell(text: str) -> str:
 
 def _table(*columns: str, justify: str = "left", **options: Any) -> Table:
     """A rich table (``options`` as for ``rich.table.Table``) with ``columns``, whose cells fold
-    when too long."""
+    when too long. Its title and cells are plain text, never rich markup: a memory that says
+    "[shares a photo]", a path step ``-[next]->``, are shown as they are."""
+    from rich.markup import escape
     from rich.table import Table
 
-    table = Table(**options)
+    class PlainTable(Table):
+        def add_row(self, *cells: Any, **kw: Any) -> None:
+            super().add_row(*(escape(c) if isinstance(c, str) else c for c in cells), **kw)
+
+    if isinstance(options.get("title"), str):
+        options["title"] = escape(options["title"])
+    table = PlainTable(**options)
     for col in columns:
-        table.add_column(col, overflow="fold", justify=justify)
+        table.add_column(escape(col), overflow="fold", justify=justify)
     return table
+
+
+def _plain(text: Any) -> str:
+    """``text`` (data: ids, details, paths) escaped for a rich ``print`` whose own markup colours it."""
+    from rich.markup import escape
+
+    return escape(str(text))
 
 
 def _open(store: str, *, create: bool = False, embedder: str | None = None, dim: int | None = None,
@@ -295,21 +310,23 @@ def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate,
     if as_json:
         _echo_json(res.to_dict())
         return
+    from . import types
+
     table = _table("#", "id", "score", "text", "path",
                    title=f"recall [{res.mode}, density {res.density:.2f}, {res.latency_s * 1e3:.2f} ms]")
     table.add_column("created (UTC)", no_wrap=True)   # event time, to place "yesterday" in a turn
     for i, h in enumerate(res.hits, 1):
-        path = " → ".join(s.id if s.relation is None else f"{s.relation.value}:{s.id}" for s in h.path)
+        path = types.format_path(h.path)
         shown = h.id if h.chunk is None else f"{h.id} (piece {h.chunk})"
         table.add_row(str(i), shown, f"{h.score:.3f}", h.text if full else _cell(h.text), path,
                       _fmt_time(h.created_at))
     console = _out()
     console.print(table)
     for g in res.gaps:
-        console.print(f"[yellow]gap[/]: {g.reason}: {g.detail}")
+        console.print(f"[yellow]gap[/]: {g.reason}: {_plain(g.detail)}")
     for w in res.warnings:
-        console.print(f"[red]contradiction[/]: {w.source} ({w.source_state.value}) contradicts "
-                      f"{w.target} ({w.target_state.value})")
+        console.print(f"[red]contradiction[/]: {_plain(w.source)} ({w.source_state.value}) contradicts "
+                      f"{_plain(w.target)} ({w.target_state.value})")
 
 
 @main.command()
@@ -344,7 +361,7 @@ def stats(store, as_json):
         _echo_json(s)
         return
     console = _out()
-    console.print(f"store {s['path']}: {count(s['memories'], 'memory')} ({count(s['pieces'], 'more piece')} of "
+    console.print(f"store {_plain(s['path'])}: {count(s['memories'], 'memory')} ({count(s['pieces'], 'more piece')} of "
                   f"long ones), {count(s['edges'], 'edge')}, dim {s['dim']}, embedder {s['embedder']}, kernels {s['kernel_backend']}, "
                   f"{s['store_bytes'] / 1e6:.1f} MB")
     columns = ("memories", "pieces", "active", "superseded", "archived", "density")

@@ -18,6 +18,7 @@ from rich.table import Table
 from . import engine as _engine
 from .ingest import ingest_jsonl, read_jsonl
 from .index.hnsw import ExactIndex
+from .types import format_path
 from .wording import count
 
 QUERY = "What is the status of my TAP flight to Lisbon?"
@@ -53,7 +54,7 @@ def run_demo(*, store: str | None = None, k: int = 4, console: Console | None = 
             flat_hits = [(mems[i].id, mems[i].text, float(s), mems[i].id) for i, s in zip(labels, sims)]
             res = eng.recall(vector=qvec, namespace="demo", k=k)
             graph_hits = [(h.id, h.text, h.score,
-                           " → ".join(s.id if s.relation is None else f"{s.relation.value} {s.id}" for s in h.path))
+                           format_path(h.path))
                           for h in res.hits]
     finally:
         if tmp is not None:

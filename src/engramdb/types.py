@@ -9,7 +9,7 @@ from .errors import UnknownKindError, UnknownRelationError
 
 __all__ = ["MemoryKind", "Relation", "MemoryState", "Memory", "Edge", "PathStep", "Hit", "Gap", "RecallResult",
            "Contradiction", "CensorNote", "memory_from_record", "DecisionInfo", "OUTCOMES", "decision_outcome",
-           "GENERATED_TAGS", "CONNECTOR_TAGS", "PIECE_TAG", "shown_tags"]
+           "GENERATED_TAGS", "CONNECTOR_TAGS", "PIECE_TAG", "shown_tags", "format_path"]
 
 #: Tags of the nodes that conversation ingest (engramdb.conversation) and consolidation
 #: (engramdb.dynamics.consolidate) add beside the messages: sessions, entities, long-message
@@ -349,6 +349,21 @@ class PathStep:
     forward: bool = True
 
 
+def format_path(path: list[PathStep]) -> str:
+    """A path on one line, seed first, each step with the direction of its stored edge:
+    ``a -[next]-> b`` when the edge points from ``a`` to ``b``, ``b <-[supersedes]- c`` when
+    it points back (``c`` supersedes ``b``): the notation of ``engramdb edges``.
+
+    >>> format_path([PathStep("m1"), PathStep("m2", Relation.NEXT), PathStep("m3", Relation.SUPERSEDES, False)])
+    'm1 -[next]-> m2 <-[supersedes]- m3'
+    """
+    out = [path[0].id] if path else []
+    for s in path[1:]:
+        rel = "?" if s.relation is None else s.relation.value
+        out.append(f"-[{rel}]-> {s.id}" if s.forward else f"<-[{rel}]- {s.id}")
+    return " ".join(out)
+
+
 @dataclass(slots=True)
 class Hit:
     """A recalled memory with its score and the path (seed -> ... -> hit) that activated it.
@@ -359,7 +374,11 @@ class Hit:
     score : float
         Final ranking score (activation blended with salience, recency and confidence).
     activation : float
-        Spreading activation reached by the memory; a seed's is its cosine to the query.
+        The memory's score before the salience / recency / confidence blend and time cues: for
+        a seed, its fused match (vector and keyword legs, the best seed at 1) plus ``w_graph``
+        x the strongest single pass of activation it received from another memory (lateral
+        inflow); for a memory reached by spreading alone, that term alone. 0 for a hit that
+        fills a recall reaching fewer than ``k`` (the vector leg's next nearest, unscored).
     similarity : float or None
         Cosine to the query, when the memory was a vector seed.
     path : list of PathStep
@@ -367,7 +386,9 @@ class Hit:
     relevance : float
         In [0, 1]: how likely the memory answers the query, calibrated so that one threshold
         (``RecallConfig.relevance_threshold``) separates answerable questions from unanswerable
-        ones. Reported only; ``score`` ranks.
+        ones. Reported only; ``score`` ranks. A current holder of the slot the question names
+        ("where do I live?" -> ``home_city``) has at least its slot match: 1 when the question
+        names the slot fully.
     censor_notes : tuple of CensorNote
         The ``warn`` censor rules matching the memory (empty when none).
     outcome : str or None

@@ -160,10 +160,9 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
         top = max(h.relevance for h in hits) if hits else None
         threshold = req.relevance[1]
         if top is None or top < threshold:
-            said = "none (no hit)" if top is None else f"{top:.3f}"
-            gaps.append(Gap(req.query, "weak_evidence", best,
-                            f"best relevance {said} < relevance_threshold {threshold}; "
-                            "the store may not hold what this asks"))
+            said = ("no memory matched" if top is None else
+                    f"best relevance {top:.3f} < relevance_threshold {threshold}")
+            gaps.append(Gap(req.query, "weak_evidence", best, f"{said}; the store may not hold what this asks"))
     elif best is None or best < cfg.weak_evidence:
         said = "none above the cosine floor" if best is None else f"{best:.3f}"
         gaps.append(Gap(req.query, "weak_evidence", best,
