@@ -195,6 +195,34 @@ def test_slot_cues_rules():
     assert who("what is the job?", ["user", "son"]) == {"user": 0.5, "son": 0.5}
 
 
+def test_a_question_about_another_person_does_not_ask_the_users_slots():
+    """ "where does my brother live?" asked the user's home_city at full weight (the "my"), and
+    "where does Tomas live?" at half: a person named beside the speaker is whom it asks about."""
+    who, cues = slots.subject_weights, slots.slot_cues
+    attrs = ["home_city", "job", "partner"]
+    for q in ("where does my brother live?", "what is my older sister's job?", "where does our landlord live?",
+              "where does Tomas live?", "What is Sam's job?", "where does my wife work?"):
+        assert who(q, ["user"], cues(q, attrs)) == {"user": 0.0}, q
+        assert who(q, ["user", "ana"], cues(q, attrs)) == {"user": 0.0, "ana": 0.5}, q
+    for q in ("where do I live?", "Where do I work?", "When did I move to Porto?", "who is my wife?",
+              "What did I eat on Monday?", "What is my job at Google?"):
+        assert who(q, ["user"], cues(q, attrs)) == {"user": 1.0}, q
+    assert who("where does my brother live?", ["user", "brother"], {"home_city": 1.0}) == {"user": 0.0, "brother": 1.0}
+    assert who("Where did we go in May?", ["user"]) == {"user": 0.5}   # a month names nobody
+
+
+def test_recall_of_another_persons_fact_is_not_led_by_the_users_slot(tmp_path):
+    with engramdb.open(tmp_path / "s", dim=384, embedder="hashing") as m:
+        m.add("I live in Porto.", id="me", slot=("user", "home_city", "Porto"))
+        m.add("My brother Tomas lives in Berlin.", id="tomas")
+        for q in ("where does my brother live?", "where does Tomas live?"):
+            r = m.recall(q, k=2, reinforce=False)
+            assert r.hits[0].id == "tomas", q
+            assert next(h for h in r.hits if h.id == "me").relevance < 0.5, q
+        mine = m.recall("where do I live?", k=2, reinforce=False)
+        assert mine.hits[0].id == "me" and mine.hits[0].relevance == 1.0
+
+
 def test_a_slot_answer_is_not_flagged_as_weak_evidence(tmp_path):
     """The README's example: "where do I live?" shares no word with "I moved to Porto", but the
     current home_city holder answers it, so it carries full relevance and no weak_evidence gap."""

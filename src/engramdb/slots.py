@@ -53,7 +53,7 @@ from .types import Contradiction, MemoryState, Relation, STATE_BY_CODE, _STATE_C
 __all__ = ["normalise", "normalise_attribute", "same_value", "slot_from_item", "rule_based_extractor", "slot_key",
            "resolve_order", "retire_record", "contradiction_warnings", "SlotExtractor", "plan_slots",
            "join_slot", "join_slot_table", "leave_slot_table", "drop_slot_table", "choose_revived", "SLOT_PREFIX",
-           "ATTRIBUTE_SYNONYMS", "USER_SUBJECTS", "slot_cues", "subject_weights"]
+           "ATTRIBUTE_SYNONYMS", "USER_SUBJECTS", "PERSON_NOUNS", "slot_cues", "subject_weights"]
 
 #: Prefix of the slot table's keys in LMDB's ``meta`` sub-database (:func:`slot_key`).
 SLOT_PREFIX = "slot:"
@@ -579,6 +579,24 @@ ATTRIBUTE_SYNONYMS: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
 USER_SUBJECTS = frozenset({"user", "me", "i", "myself", "self", "the user"})
 
 _FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "im", "ive"})
+#: Nouns for a person other than the speaker: after "my" / "our" they name that person ("where
+#: does my brother live?" asks the brother's home, not the user's).
+PERSON_NOUNS = frozenset({
+    "brother", "sister", "sibling", "mother", "mom", "mum", "mommy", "mummy", "father", "dad", "daddy",
+    "parent", "son", "daughter", "child", "kid", "baby", "wife", "husband", "partner", "spouse",
+    "girlfriend", "boyfriend", "fiance", "fiancee", "friend", "bestie", "boss", "manager", "colleague",
+    "coworker", "neighbour", "neighbor", "roommate", "flatmate", "cousin", "aunt", "uncle", "niece",
+    "nephew", "grandmother", "grandma", "granny", "grandfather", "grandpa", "grandson", "granddaughter",
+    "stepmother", "stepfather", "stepson", "stepdaughter", "teacher", "doctor", "therapist", "landlord",
+    "tenant", "client", "student", "mentor", "assistant", "nanny", "vet",
+})
+#: Capitalised words that name no person (a question "in May" or "on Monday" names nobody).
+_NOT_NAMES = frozenset({
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+    "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+})
+_MY = frozenset({"my", "our"})
+_CAPITALISED_RE = re.compile(r"\b[A-Z][^\W\d_]+")
 _GLUE = frozenset({"of", "the", "a", "an", "in", "at", "to", "for", "and", "or", "on", "is", "my", "s"})
 _WORD_RE = re.compile(r"[^\W_]+")
 
@@ -645,19 +663,29 @@ def slot_cues(question: str, attributes, synonyms: Mapping[str, frozenset[str]] 
     return out
 
 
-def subject_weights(question: str, subjects) -> dict[str, float]:
+def subject_weights(question: str, subjects, asked=()) -> dict[str, float]:
     """How surely a question is about each slot subject: subject -> 1.0, 0.5 or 0.
 
     A subject is *named* when all its words are in the question ("ana", "pro plan"); a
     first-person question ("my", "I") names the user-like subjects (:data:`USER_SUBJECTS`) unless
-    it names another subject ("my son's school" is the son's). Named subjects weigh 1 and the
-    others 0; when the question names none, every subject weighs 0.5.
+    it names another subject ("my son's school" is the son's) or another person (see below).
+    Named subjects weigh 1 and the others 0. When the question names none, every subject weighs
+    0.5, except the user-like ones when it names another person: 0 then ("where does my brother
+    live?", "where does Tomas live?" ask nothing of the user's home).
+
+    Another person is named by "my" / "our" followed within two words by a person noun
+    (:data:`PERSON_NOUNS`: "my older brother", "my wife's job"), unless that noun is itself a
+    synonym of every attribute asked ("who is my wife?" asks the user's ``partner``); or, in a
+    question without a first-person word, by a capitalised word past the first that is no
+    month or weekday ("Tomas").
 
     Parameters
     ----------
     question : str
     subjects : iterable of str
         Normalised subjects (a namespace's slots).
+    asked : iterable of str
+        The attributes the question names (:func:`slot_cues`), for the exception above.
 
     Returns
     -------
@@ -666,8 +694,29 @@ def subject_weights(question: str, subjects) -> dict[str, float]:
     forms = _question_forms(question)
     subjects = list(subjects)
     named = {s for s in subjects if set(_WORD_RE.findall(s)) <= forms}
-    if not forms.isdisjoint(_FIRST_PERSON) and not (named - USER_SUBJECTS):
+    first_person = not forms.isdisjoint(_FIRST_PERSON)
+    other = _names_other_person(question, first_person, list(asked))
+    if first_person and not other and not (named - USER_SUBJECTS):
         named |= {s for s in subjects if s in USER_SUBJECTS}
     if not named:
-        return dict.fromkeys(subjects, 0.5)
+        return {s: 0.0 if other and s in USER_SUBJECTS else 0.5 for s in subjects}
     return {s: 1.0 if s in named else 0.0 for s in subjects}
+
+
+def _names_other_person(question: str, first_person: bool, asked: list[str]) -> bool:
+    """Whether ``question`` names a person other than the speaker (:func:`subject_weights`)."""
+    words = _WORD_RE.findall(question.lower().replace("'", "").replace("\u2019", ""))
+    for i, w in enumerate(words):
+        if w not in _MY:
+            continue
+        for nxt in words[i + 1:i + 3]:
+            person = _forms(nxt) & PERSON_NOUNS
+            if person and not (asked and all(person & ATTRIBUTE_SYNONYMS.get(a, frozenset()) for a in asked)):
+                return True
+    if first_person:
+        return False
+    caps = _CAPITALISED_RE.findall(question)
+    starts_with = _CAPITALISED_RE.match(question.lstrip())
+    if starts_with is not None and caps and caps[0] == starts_with.group(0):
+        caps = caps[1:]   # the first word of a sentence is capitalised anyway
+    return any(c.lower() not in _NOT_NAMES for c in caps)

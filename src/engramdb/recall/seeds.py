@@ -389,7 +389,7 @@ def slot_seeds(ctx: RecallContext) -> dict[int, float]:
     cues = slot_cues(req.query, {attr for _subj, attr in table})
     if not cues:
         return {}
-    subj_w = subject_weights(req.query, {subj for subj, _attr in table})
+    subj_w = subject_weights(req.query, {subj for subj, _attr in table}, cues)
     weight: dict[int, float] = {}
     for (subj, attr), members in table.items():
         w = cues.get(attr, 0.0) * subj_w.get(subj, 0.0)
