@@ -568,7 +568,8 @@ def _export_meta(path: str) -> tuple[int | None, str | None]:
 @embedder_option
 @click.argument("path", type=click.Path(exists=True, file_okay=False))
 def import_cmd(store, dim, on_conflict, embedder, path):
-    """Read an export directory (from `engramdb export`) into a store, losslessly (all or nothing).
+    """Read an export directory (from `engramdb export`) into a store, losslessly (all or nothing;
+    a store directory this command made is removed again when the import fails).
 
     A new store takes the export's dimension and embedder (hashing or MiniLM; --embedder and
     --dim override them); an existing store keeps its own, and an export embedded with
@@ -584,8 +585,16 @@ def import_cmd(store, dim, on_conflict, embedder, path):
         elif family is not None and embedder != family:   # refused before a store is created
             raise click.UsageError(f"the export at {path} was embedded with {theirs!r}: import it with "
                                    f"--embedder {family} (or without --embedder), not {embedder}")
-    with _open(store, create=True, embedder=embedder, dim=dim) as eng:
-        out = eng.import_from(path, on_conflict=on_conflict)
+    made = not os.path.exists(store)   # a directory this command makes: gone again if the import fails
+    try:
+        with _open(store, create=True, embedder=embedder, dim=dim) as eng:
+            out = eng.import_from(path, on_conflict=on_conflict)
+    except BaseException:
+        if made:
+            import shutil
+
+            shutil.rmtree(store, ignore_errors=True)
+        raise
     pieces = f" ({count(out['pieces'], 'more piece')} of long ones)" if out["pieces"] else ""
     click.echo(f"imported {count(out['memories'], 'memory')}{pieces} and {count(out['edges'], 'edge')} into {store} "
                f"({out['skipped']} already stored kept, {out['replaced']} replaced)")

@@ -65,6 +65,7 @@ its scaling of budgets for 200k / 1M-token context windows (give ``budget_tokens
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -233,10 +234,11 @@ def check_budget(budget_tokens: Any, frame: Frame) -> int:
     """``budget_tokens`` as an int in [0, 10_000_000], or the frame's total when None."""
     if budget_tokens is None:
         return frame.total
-    if isinstance(budget_tokens, bool) or not isinstance(budget_tokens, int) or not 0 <= budget_tokens <= _MAX_BUDGET:
+    if (isinstance(budget_tokens, bool) or not isinstance(budget_tokens, numbers.Integral)
+            or not 0 <= budget_tokens <= _MAX_BUDGET):
         raise InvalidInputError(f"budget_tokens: expected an integer in [0, {_MAX_BUDGET}] or None, "
                                 f"got {budget_tokens!r}")
-    return budget_tokens
+    return int(budget_tokens)
 
 
 def check_counter(count_tokens: Any) -> Callable[[str], int]:
@@ -248,10 +250,10 @@ def check_counter(count_tokens: Any) -> Callable[[str], int]:
 
     def counted(text: str) -> int:
         n = count_tokens(text)
-        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
             raise InvalidInputError(f"count_tokens must return an int >= 0, returned {n!r} for a text of "
                                     f"{len(text)} characters")
-        return n
+        return int(n)
     return counted
 
 
@@ -555,7 +557,8 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     # included); an L1 hit moved to the L2 previews is one candidate, shown if its preview is
     candidates = list(dict.fromkeys([it.id for _, items, _ in sections for it in items]
                                     + [it.id for it in further + neighbours]))
-    items = {t: tuple(e.item for e in kept if e.item is not None and e.item.tier == t) for t in TIERS}
+    shown = sorted(kept, key=lambda e: _ORDER.index(e.section))   # as render lays them out (stable)
+    items = {t: tuple(e.item for e in shown if e.item is not None and e.item.tier == t) for t in TIERS}
     return ContextBlock(text=text, items=MappingProxyType(items), tokens_used=count(text), budget_tokens=budget,
                         gaps=gaps, frame=fr.name, query=query,
                         dropped=tuple(i for i in candidates if i not in kept_ids), track_record=record)

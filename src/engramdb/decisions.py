@@ -343,13 +343,18 @@ def prepare_decision(state: EngineState, text: Any, *, namespace: str, confidenc
 
     Raises
     ------
-    InvalidInputError, NonFiniteError, OversizeError, EmptyTextError, DimensionMismatchError,
-    NamespaceError
+    InvalidInputError
+        As :meth:`Engram.decide`, and ``now`` more than :data:`FUTURE_SLACK_S` after
+        ``record_now`` (a decision in the future could never be reviewed).
+    NonFiniteError, OversizeError, EmptyTextError, DimensionMismatchError, NamespaceError
     """
     if confidence is None:
         raise InvalidInputError("confidence: a decision needs its confidence, a number in [0, 1] "
                                 "(the probability that it works out)")
     confidence = check_fraction(confidence, "confidence")
+    if now > record_now + FUTURE_SLACK_S:   # review() refuses a time after now: it could never follow
+        raise InvalidInputError(f"decision at {_iso(now)}: later than now ({_iso(record_now)}); now= records "
+                                "a decision made earlier, never one still to come")
     fields = decision_fields(options=options, chosen=chosen, category=category, reasons=reasons)
     item = {"text": text, "namespace": namespace, "kind": MemoryKind.DECISION, "id": id,
             "confidence": confidence, "tags": tags, "embedding": embedding, "created_at": now}

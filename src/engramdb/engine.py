@@ -566,12 +566,15 @@ class Engram:
             ``old_id`` is already superseded; ``by`` is ``old_id``, is superseded, or precedes
             ``old_id`` in its supersession chain (a cycle); both or neither of ``text``/``by``;
             the new memory's ``id`` is ``old_id`` or another stored id (the successor is a new
-            memory; the old one keeps its id); or the new memory is invalid (see :meth:`add`).
-            Nothing is written.
+            memory; the old one keeps its id); or the new memory is invalid (see :meth:`add`);
+            ``old_id`` or ``by`` has a form the engine reserves for its own nodes (``E:``,
+            ``S:``, ``sum:``, ``fact:``, pieces: a session or entity node never answers a recall,
+            so a fact superseded by one would drop out of it), as for :meth:`link` and
+            :meth:`update`. Nothing is written.
         """
         self._check_open(write=True)
         ns = check_namespace(namespace)
-        old = self.get(old_id, namespace=ns)
+        old = self.get(check_user_id(old_id, "old_id"), namespace=ns)
         if old.state is MemoryState.SUPERSEDED:
             raise InvalidInputError(f"memory {old_id!r} is already superseded by {old.superseded_by!r}")
         if (text is None) == (by is None):
@@ -580,7 +583,7 @@ class Engram:
         old_nid = state.memory_lookup(ns, old_id, "supersede")
         now = clock_now()
         if by is not None:
-            return self._supersede_by(old, old_nid, check_id(by, "by"), ns, now, fields)
+            return self._supersede_by(old, old_nid, check_user_id(by, "by"), ns, now, fields)
         if fields.get("id") == old_id:
             raise InvalidInputError(
                 f"supersede({old_id!r}, text, id={old_id!r}): the successor needs an id of its own, since "
@@ -1328,7 +1331,9 @@ class Engram:
         InvalidInputError
             ``confidence`` missing or not a number in [0, 1]; ``options`` not a list of distinct
             non-empty strings; ``chosen`` not among ``options``; an unknown reason type; an id
-            already stored; or bad input as for :meth:`add`. Nothing is written.
+            already stored; ``now`` in the future (more than 5 minutes past the clock: a
+            decision to come could never be reviewed); or bad input as for :meth:`add`.
+            Nothing is written.
         NonFiniteError
             ``confidence`` is NaN or infinite.
         OversizeError, EmptyTextError, DimensionMismatchError, NamespaceError
@@ -1540,7 +1545,7 @@ class Engram:
             the summary text (e.g. a language model's); an answer that is not a string, or is
             empty or only whitespace and invisible characters, skips the session; one longer
             than ``StoreConfig.max_text_chars`` raises OversizeError naming the session,
-            before anything of its namespace is written.
+            before anything is written (every namespace is planned before the first is written).
         progress : bool
             Show a rich progress bar over namespaces.
         config : ConsolidationConfig, optional
@@ -2089,10 +2094,10 @@ class Engram:
         self._check_open()
         if queries is None and vectors is None:
             raise InvalidInputError("recall_batch needs queries (texts), vectors=, or both")
-        texts = None if queries is None else as_list(queries, "queries")
+        texts = None if queries is None else as_list(queries, "queries", ordered=True)
         vecs = None
         if vectors is not None:
-            vecs = list(vectors) if isinstance(vectors, np.ndarray) else as_list(vectors, "vectors")
+            vecs = list(vectors) if isinstance(vectors, np.ndarray) else as_list(vectors, "vectors", ordered=True)
         if texts is not None and vecs is not None and len(texts) != len(vecs):
             raise InvalidInputError(f"queries ({len(texts)}) and vectors ({len(vecs)}) differ in length")
         n = len(texts if texts is not None else vecs)

@@ -98,7 +98,7 @@ def read_chat_where(path: str | os.PathLike) -> tuple[list[dict[str, Any]], list
     except UnicodeDecodeError as exc:
         raise InvalidInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if not head.startswith("["):
-        if head.startswith("{") and '"messages"' in head[:200]:
+        if head.startswith("{") and _openai_layout(path):
             return _conversations(path)
         rows = _jsonl_lines(path)
         return [obj for _, obj in rows], [f"{path}:{lineno}" for lineno, _ in rows]
@@ -117,6 +117,25 @@ def read_chat_where(path: str | os.PathLike) -> tuple[list[dict[str, Any]], list
     return data, [f"{path}[{i}]" for i in range(len(data))]
 
 
+def _openai_layout(path: str | os.PathLike) -> bool:
+    """Whether a file that opens with ``{`` is OpenAI's ``{"messages": [...]}`` layout: its first
+    object (the first non-blank line, or the whole file when that line is no JSON of its own)
+    has a ``messages`` list and no ``role`` / ``content`` of a message. (A chat whose first
+    message merely says "messages" is JSONL of messages.)"""
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            first = next((line for line in fh if line.strip()), "")
+            try:
+                obj = json.loads(first)
+            except json.JSONDecodeError:   # one object over several lines
+                fh.seek(0)
+                obj = json.load(fh)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return False   # not this layout: the JSONL reader reports what is wrong
+    return (isinstance(obj, dict) and isinstance(obj.get("messages"), list)
+            and "role" not in obj and "content" not in obj)
+
+
 def _conversations(path: str | os.PathLike) -> tuple[list[dict[str, Any]], list[str]]:
     """OpenAI's ``{"messages": [...]}`` layout (one object, or one per JSONL line, as in
     fine-tuning files): the messages of every conversation, each conversation its own session
@@ -130,7 +149,9 @@ def _conversations(path: str | os.PathLike) -> tuple[list[dict[str, Any]], list[
         docs = [(1, json.loads(whole))]
     except json.JSONDecodeError:
         docs = []
-        for lineno, line in enumerate(whole.splitlines(), 1):
+        # lines end at "\n" only: U+2028, U+2029 or U+0085 inside a JSON string (json.dumps with
+        # ensure_ascii=False writes them raw) end no line, as str.splitlines would take them to
+        for lineno, line in enumerate(whole.split("\n"), 1):
             if line.strip():
                 try:
                     docs.append((lineno, json.loads(line)))

@@ -55,7 +55,8 @@ RESERVED_IDS = (
     (re.compile(r".+:outcome:[0-9]+|outcome:[0-9a-f]{32}", re.S), "'<id>:outcome:<n>'",
      "the outcomes of a decision (review)"),
 )
-_MAX_ABS_SECONDS = 253_402_300_799.0  # 9999-12-31T23:59:59Z; also bounds year 1 from below
+_MAX_SECONDS = 253_402_300_799.0   # 9999-12-31T23:59:59Z
+_MIN_SECONDS = -62_135_596_800.0   # 0001-01-01T00:00:00Z
 
 _clock: Callable[[], float] = time.time
 
@@ -109,8 +110,8 @@ def to_unix_seconds(value: Any, *, field: str = "created_at") -> float:
         v = float(value)
         if not math.isfinite(v):
             raise NonFiniteError(f"{field}: expected a finite number of Unix seconds, got {value!r}")
-        if not -_MAX_ABS_SECONDS <= v <= _MAX_ABS_SECONDS:
-            raise InvalidInputError(f"{field}: {value!r} Unix seconds is outside the years 1 to 9999")
+        if not _MIN_SECONDS <= v <= _MAX_SECONDS:
+            raise InvalidInputError(f"{field}: {value!r} Unix seconds is outside the years 1 to 9999 (UTC)")
         return v
     if isinstance(value, str):
         try:
@@ -128,7 +129,10 @@ def to_unix_seconds(value: Any, *, field: str = "created_at") -> float:
     if isinstance(value, datetime):
         if value.tzinfo is None:
             value = value.replace(tzinfo=timezone.utc)
-        return value.timestamp()
+        v = value.timestamp()
+        if not _MIN_SECONDS <= v <= _MAX_SECONDS:   # an offset can move a time past year 1 or 9999
+            raise InvalidInputError(f"{field}: {value.isoformat()} is outside the years 1 to 9999 in UTC")
+        return v
     raise InvalidInputError(f"{field}: expected Unix seconds or ISO-8601, got {type(value).__name__}")
 
 
@@ -287,15 +291,19 @@ def check_iterable(value: Any, field: str, what: str) -> Any:
     raise InvalidInputError(f"{field}: expected an iterable of {what}, got {type(value).__name__}{one}")
 
 
-def as_list(value: Any, field: str) -> list:
-    """``value`` (any iterable but a string or mapping) as a list.
+def as_list(value: Any, field: str, *, ordered: bool = False) -> list:
+    """``value`` (any iterable but a string or mapping) as a list. With ``ordered`` (the answer
+    comes back item by item in this order, as recall_batch's results), a set is refused too:
+    its order is arbitrary, so the answers could not be matched to the items.
 
     Raises
     ------
     InvalidInputError
     """
-    if isinstance(value, (str, bytes, Mapping)):
-        raise InvalidInputError(f"{field}: expected a list, got {type(value).__name__}")
+    if isinstance(value, (str, bytes, Mapping)) or (ordered and isinstance(value, (set, frozenset))):
+        raise InvalidInputError(f"{field}: expected a list, got {type(value).__name__}"
+                                + (" (unordered: the answers come back in the order given)"
+                                   if isinstance(value, (set, frozenset)) else ""))
     try:
         return list(value)
     except TypeError:

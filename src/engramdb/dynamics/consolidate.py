@@ -223,16 +223,22 @@ def consolidate(state: EngineState, now: float, *, namespaces: list[str], embed:
         from rich.progress import track
 
         steps = track(namespaces, description="consolidating", total=len(namespaces), transient=True)
-    for ns in steps:
-        out = _consolidate_namespace(state, ns, now, embed, config, summarizer)
+    # every namespace is planned (read, summarized, embedded, checked) before the first is
+    # written: a summarizer answer refused in the last one leaves the first ones unchanged too
+    writes = [_plan_namespace(state, ns, now, embed, config, summarizer) for ns in steps]
+    for write in writes:
+        out = write()
         for key in total:
             total[key] += out[key]
     return {**total, "namespaces": len(namespaces), "now": float(now),
             "seconds": round(time.perf_counter() - t_start, 6)}
 
 
-def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: ConsolidationConfig,
-                           summarizer) -> dict[str, int]:
+def _plan_namespace(state: EngineState, ns: str, now: float, embed, cfg: ConsolidationConfig,
+                    summarizer) -> Callable[[], dict[str, int]]:
+    """Plan one namespace's consolidation (nothing is written; every new memory prepared and
+    embedded, so a bad summarizer answer raises here); returns the call that writes it (one
+    write unit) and gives its counts."""
     out = {"merged": 0, "summaries": 0, "facts": 0, "edges": 0}
     space = state.space(ns)
     if space is None or space.index is None or len(space.index) == 0:
@@ -380,7 +386,7 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
                                   f"{count(len(members), 'turn')}"})
 
     if not items and not merges:
-        return out
+        return lambda: out
     prepared = [prepare(state, item, ns, now, engine_ids=True) for item in items]
     if prepared:
         embed_missing(state, embed, prepared)
@@ -405,16 +411,19 @@ def _consolidate_namespace(state: EngineState, ns: str, now: float, embed, cfg: 
         unit.log(log)
         return rows
 
-    edges_before = len(state.graph)
-    if prepared:
-        write_new(state, prepared, now, what="consolidating memories", verb="consolidate", extra=extra)
-    else:
-        from ..write import write_unit
+    def write() -> dict[str, int]:
+        edges_before = len(state.graph)
+        if prepared:
+            write_new(state, prepared, now, what="consolidating memories", verb="consolidate", extra=extra)
+        else:
+            from ..write import write_unit
 
-        with write_unit(state, "consolidating memories", now, verb="consolidate") as unit:
-            unit.add_edges(extra(unit))
-    out["merged"] = len(merges)
-    out["summaries"] = sum(1 for e in log if e["action"] == "consolidate_summary")
-    out["facts"] = sum(1 for e in log if e["action"] == "consolidate_fact")
-    out["edges"] = len(state.graph) - edges_before
-    return out
+            with write_unit(state, "consolidating memories", now, verb="consolidate") as unit:
+                unit.add_edges(extra(unit))
+        out["merged"] = len(merges)
+        out["summaries"] = sum(1 for e in log if e["action"] == "consolidate_summary")
+        out["facts"] = sum(1 for e in log if e["action"] == "consolidate_fact")
+        out["edges"] = len(state.graph) - edges_before
+        return out
+
+    return write
