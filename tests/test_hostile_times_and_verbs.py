@@ -162,3 +162,14 @@ def test_a_failed_cli_import_into_a_new_directory_leaves_no_store(tmp_path):
     res = CliRunner().invoke(main, ["import", "--store", str(target), str(bad)])
     assert res.exit_code == 2, res.output
     assert not target.exists()
+
+
+def test_ray_jobs_without_ray_names_the_extra(monkeypatch):
+    # docs/scale_out.md's RayShards block raised a bare ModuleNotFoundError without the extra
+    import importlib
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ray", None)   # as if Ray were not installed
+    monkeypatch.delitem(sys.modules, "engramdb.ray_jobs", raising=False)
+    with pytest.raises(errors.BackendUnavailableError, match=r"engramdb\[ray\]"):
+        importlib.import_module("engramdb.ray_jobs")

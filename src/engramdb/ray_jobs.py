@@ -31,7 +31,13 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-import ray
+from .errors import BackendUnavailableError
+
+try:
+    import ray
+except ModuleNotFoundError as exc:   # the optional extra: say which one, as the MCP server does
+    raise BackendUnavailableError(f"engramdb.ray_jobs needs Ray ({exc}); install the extra: "
+                                  "pip install 'engramdb[ray]'") from exc
 
 from . import jobs
 from .sharding import ShardedEngram, read_manifest
