@@ -27,8 +27,11 @@ How a LangGraph item maps to engramdb
   LangGraph's ``index`` rules: the whole value by default, or the text at the given field paths
   (``fields=`` of the store, or ``index=[...]`` of one ``put``; several texts are joined by
   newlines into the one vector a memory has); ``index=False`` leaves an item out of query search
-  (it is listed after the ranked items, without a score, as LangGraph's in-memory store does).
-  Searches do not reinforce (a store read has no side effect).
+  (it is listed after the ranked items, without a score, as LangGraph's in-memory store does),
+  and so does an item with no text at its index fields that shows anything (a field missing,
+  empty, or only whitespace and invisible characters such as U+200B: engramdb's
+  ``validate.is_blank``). A query that shows nothing is no query. Searches do not reinforce (a
+  store read has no side effect).
 - **Independence.** Items never supersede each other: the store refuses an engine whose
   ``LinkConfig.detect_conflicts`` is on or whose ``SlotConfig`` has an extractor (both could
   retire one item because of another's text). :meth:`EngramStore.open` opens a store so.
@@ -42,6 +45,8 @@ tool returns to the model as its result.
   keep LangGraph items in namespaces of their own.
 - **Errors.** engramdb's :class:`NamespaceError` becomes LangGraph's ``InvalidNamespaceError``
   (message kept); other engramdb errors propagate (they derive from ``ValueError`` / ``KeyError``).
+  Every op of a batch is checked before its first write, so a rejected batch writes nothing
+  (what only a write can find: :meth:`EngramStore.batch`).
 
 Needs the extra ``engramdb[langchain]`` (``langgraph``, ``langchain-core``).
 """
@@ -51,7 +56,7 @@ import asyncio
 import json
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -64,12 +69,16 @@ try:
         BaseStore, GetOp, InvalidNamespaceError, Item, ListNamespacesOp, MatchCondition, Op, PutOp, Result,
         SearchItem, SearchOp, get_text_at_path, tokenize_path, validate_op_namespace,
     )
-    from pydantic import ConfigDict, Field
+    from pydantic import ConfigDict, Field, field_validator
 except ImportError as exc:   # pragma: no cover - exercised only without the extra
     raise ImportError("engramdb.integrations.langchain needs LangGraph and LangChain: "
                       "pip install 'engramdb[langchain]'") from exc
 
-from ..errors import ConfigError, InvalidInputError, MemoryNotFoundError, NamespaceError, OversizeError
+from ..errors import (
+    ConfigError, InvalidInputError, MemoryBlockedError, MemoryNotFoundError, NamespaceError, OversizeError,
+)
+from ..types import MemoryKind, MemoryState
+from ..validate import check_id, check_namespace, check_query, check_text, check_user_id, check_vector, is_blank
 
 if TYPE_CHECKING:
     from ..engine import Engram
@@ -115,14 +124,42 @@ def _matches(value: Any, cond: Any) -> bool:
     return value == cond
 
 
+_OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
+
+
+def _unsupported(op: Any) -> InvalidInputError:
+    return InvalidInputError(f"filter: unsupported operator {op!r}; expected one of {list(_OPERATORS)}")
+
+
+def _check_filter(cond: Any) -> None:
+    """Refuse an operator :func:`_matches` would not know, wherever it sits in one field's condition
+    (checked before a batch writes, and whether or not an item reaches it).
+
+    Raises
+    ------
+    InvalidInputError
+        An unsupported operator.
+    """
+    if isinstance(cond, dict):
+        if any(isinstance(k, str) and k.startswith("$") for k in cond):
+            bad = [op for op in cond if op not in _OPERATORS]
+            if bad:
+                raise _unsupported(bad[0])
+            return   # an operator's argument is a value, not a condition
+        for c in cond.values():
+            _check_filter(c)
+    elif isinstance(cond, (list, tuple)):
+        for c in cond:
+            _check_filter(c)
+
+
 def _apply(value: Any, op: str, arg: Any) -> bool:
     if op == "$eq":
         return value == arg
     if op == "$ne":
         return value != arg
-    if op not in ("$gt", "$gte", "$lt", "$lte"):
-        raise InvalidInputError(f"filter: unsupported operator {op!r}; expected one of "
-                                "['$eq', '$ne', '$gt', '$gte', '$lt', '$lte']")
+    if op not in _OPERATORS:
+        raise _unsupported(op)
     try:
         a, b = float(value), float(arg)
     except (TypeError, ValueError):
@@ -132,6 +169,62 @@ def _apply(value: Any, op: str, arg: Any) -> bool:
 
 def _passes(value: dict, flt: Mapping[str, Any] | None) -> bool:
     return not flt or all(_matches(value.get(k), c) for k, c in flt.items())
+
+
+def _query(query: Any) -> Any:
+    """A search's query, or None for none: a query that shows nothing (empty, whitespace, only
+    invisible characters, :func:`engramdb.validate.is_blank`) is no query, as ``""`` is."""
+    return None if query is None or (isinstance(query, str) and is_blank(query)) else query
+
+
+def _json_object(text: str) -> dict | None:
+    """The JSON object ``text`` holds (a LangGraph item's value), or None."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _is_id(key: Any) -> bool:
+    """Whether ``key`` is an id engramdb can hold (a key it refuses can name no item)."""
+    try:
+        check_id(key)
+    except InvalidInputError:
+        return False
+    return True
+
+
+@dataclass(slots=True)
+class _Put:
+    """One checked put of a batch: a delete when ``text`` is None.
+
+    Attributes
+    ----------
+    ns : str
+        engramdb namespace.
+    key : str
+        The item's key, the memory's id.
+    text : str or None
+        The value as JSON, the memory's text.
+    indexed : bool
+        Found by query search (else tagged ``langgraph:unindexed``).
+    embed_text : str or None
+        What the vector embeds: the index fields' text, or the JSON.
+    vector : ndarray of float32, shape (dim,), or None
+        The embedder's output for ``embed_text``.
+    """
+
+    ns: str
+    key: str
+    text: str | None = None
+    indexed: bool = True
+    embed_text: str | None = None
+    vector: Any = None
+
+    @property
+    def tags(self) -> list[str]:
+        return [] if self.indexed else [_UNINDEXED]
 
 
 class EngramStore(BaseStore):
@@ -153,6 +246,8 @@ class EngramStore(BaseStore):
     ConfigError
         The engine could supersede one item because of another (conflict detection or a slot
         extractor is on).
+    UnknownKindError
+        ``kind`` is not a memory kind.
 
     References
     ----------
@@ -169,6 +264,7 @@ class EngramStore(BaseStore):
                 "EngramStore needs items that never supersede each other: open the store with "
                 "EngramConfig(link=LinkConfig(detect_conflicts=False)) and no SlotConfig extractor "
                 "(EngramStore.open(path) does)")
+        MemoryKind.parse(kind)
         self.engram = engram
         self.kind = kind
         self.fields = None if fields is None or fields == ["$"] else [(f, tokenize_path(f)) for f in fields]
@@ -204,37 +300,54 @@ class EngramStore(BaseStore):
         """Run ``ops`` in order; results in the same order (None for puts and deletes).
 
         Consecutive puts are applied together, the last put of a (namespace, key) winning, as
-        in LangGraph's stores; new items of one run are written in one transaction.
+        in LangGraph's stores; a later op sees them.
+
+        A rejected batch writes nothing. Before the first write every op is checked: namespaces,
+        keys (an id engramdb accepts from a caller), values (a dict, JSON-serializable, at most
+        ``StoreConfig.chunk_chars`` characters as JSON, valid Unicode), the texts to embed (all
+        embedded here, in one call), search queries and filter operators, namespace match
+        types, and the keys the puts overwrite (not hidden by a ``block`` censor rule, not
+        superseded, a LangGraph item and not stored in pieces), following the batch's own
+        earlier puts and deletes. Then each run of puts is written: its new items in one
+        transaction (:meth:`Engram.add_batch`, all or none), then each update
+        (:meth:`Engram.update`) and each delete (``forget(hard=True)``) in a transaction of its
+        own. What can still fail once writing has begun, leaving the writes before it in place,
+        is what only the write itself finds: an ``absolute`` censor rule matching an updated
+        value (``CensoredError``; one matching a new item rejects its run's new items, written
+        first, and nothing else of the run), a ``block`` rule that hides an item the batch wrote
+        before a later run updates it (``MemoryBlockedError``), LMDB failing (``StoreFullError``,
+        ``StoreError``), and another thread or process changing the same keys between the checks
+        and the writes.
 
         Raises
         ------
         InvalidNamespaceError
-            A bad namespace label, or an engramdb :class:`NamespaceError`.
+            A bad namespace label, or an engramdb :class:`NamespaceError` (e.g. a name over 256
+            characters).
         InvalidInputError, OversizeError
-            A value that is not JSON-serializable, or longer than ``StoreConfig.chunk_chars``.
+            A value that is not a JSON-serializable dict, or longer than
+            ``StoreConfig.chunk_chars`` as JSON; a key engramdb refuses (empty, over 512
+            characters, or of a form it reserves, e.g. ``"a#1"``); an unsupported filter operator
+            or namespace match type; a query over ``StoreConfig.max_text_chars``; a put over a
+            memory that is not a LangGraph item or is superseded; no embedder; an unknown op.
+        MemoryBlockedError
+            A put over an item that a ``block`` censor rule hides (a delete erases it).
+        CensoredError, StoreError
+            At write time, as above.
         """
         ops = list(ops)
-        results: list[Result] = [None] * len(ops)
-        pending: dict[tuple[tuple[str, ...], str], PutOp] = {}
         try:
-            for i, op in enumerate(ops):
-                validate_op_namespace(op)
-                if isinstance(op, PutOp):
-                    pending[(tuple(op.namespace), op.key)] = op
-                    continue
-                if pending:
-                    self._apply_puts(list(pending.values()))
-                    pending.clear()
-                if isinstance(op, GetOp):
-                    results[i] = self._get(op)
-                elif isinstance(op, SearchOp):
-                    results[i] = self._search(op)
-                elif isinstance(op, ListNamespacesOp):
-                    results[i] = self._list_namespaces(op)
+            steps = self._plan(ops)
+            results: list[Result] = [None] * len(ops)
+            for i, step in steps:
+                if isinstance(step, list):
+                    self._write(step)
+                elif isinstance(step, GetOp):
+                    results[i] = self._get(step)
+                elif isinstance(step, SearchOp):
+                    results[i] = self._search(step)
                 else:
-                    raise InvalidInputError(f"unknown LangGraph store operation {type(op).__name__}")
-            if pending:
-                self._apply_puts(list(pending.values()))
+                    results[i] = self._list_namespaces(step)
         except NamespaceError as exc:
             raise InvalidNamespaceError(str(exc)) from exc
         return results
@@ -244,17 +357,180 @@ class EngramStore(BaseStore):
         ops = list(ops)
         return await asyncio.get_running_loop().run_in_executor(None, self.batch, ops)
 
+    # ------------------------------------------------------------------ checks before any write
+    def _plan(self, ops: list[Op]) -> list[tuple[int, Any]]:
+        """The batch as steps: ``(op index, op)`` for a read, ``(index of its first put, [(_Put,
+        exists)])`` for a run of puts; everything that can be checked without writing checked.
+
+        Raises
+        ------
+        The errors of :meth:`batch`, except those only a write finds.
+        """
+        steps: list[tuple[int, Any]] = []   # a read op, or the number of a run of puts
+        runs: list[dict[tuple[str, str], _Put]] = []
+        for i, op in enumerate(ops):
+            validate_op_namespace(op)
+            if isinstance(op, PutOp):
+                put = self._checked_put(op)
+                if not steps or not isinstance(steps[-1][1], int):
+                    steps.append((i, len(runs)))
+                    runs.append({})
+                runs[-1][(put.ns, put.key)] = put   # the last put of a key wins
+                continue
+            if isinstance(op, SearchOp):
+                self._check_search(op)
+            elif isinstance(op, ListNamespacesOp):
+                for cond in op.match_conditions or ():
+                    _check_match_type(cond)
+            elif not isinstance(op, GetOp):
+                raise InvalidInputError(f"unknown LangGraph store operation {type(op).__name__}")
+            steps.append((i, op))
+        puts = [list(run.values()) for run in runs]
+        self._embed_all([p for run in puts for p in run])
+        rows = self._existence(puts)
+        return [(i, rows[step] if isinstance(step, int) else step) for i, step in steps]
+
+    def _checked_put(self, op: PutOp) -> _Put:
+        """A put's namespace, key and value checked, its JSON text made; a delete when ``value`` is None."""
+        ns = check_namespace(to_namespace(op.namespace))
+        if op.value is None:
+            return _Put(ns, op.key)
+        check_user_id(op.key, "key")
+        if not isinstance(op.value, Mapping):
+            raise InvalidInputError(f"value of {op.key!r}: a LangGraph value must be a dict, "
+                                    f"got {type(op.value).__name__}")
+        try:
+            text = json.dumps(dict(op.value), ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise InvalidInputError(f"value of {op.key!r}: a LangGraph value must be JSON-serializable: "
+                                    f"{exc}") from exc
+        limit = self.engram.config.store.chunk_chars
+        if len(text) > limit:
+            raise OversizeError(f"value of {op.key!r} is {len(text)} characters as JSON, more than "
+                                f"StoreConfig.chunk_chars ({limit}) that one memory holds unsplit; "
+                                "open the store with a larger chunk_chars")
+        check_text(text, self.engram.config.store.max_text_chars, f"value of {op.key!r}")
+        found = self._index_text(op.value, op.index, text)
+        return _Put(ns, op.key, text, indexed=found is not None, embed_text=text if found is None else found)
+
+    def _index_text(self, value: Mapping[str, Any], index: Any, whole: str) -> str | None:
+        """The text an item is found by in query search: ``whole`` (the value as JSON), or the
+        texts at the index fields joined by newlines; None when it is left out of query search
+        (``index=False``, or no text that shows anything at its fields: missing, empty or only
+        whitespace and invisible characters, :func:`engramdb.validate.is_blank`; the memory's
+        vector then embeds the JSON)."""
+        if index is False:
+            return None
+        paths = self.fields if index is None else [(f, tokenize_path(f)) for f in index]
+        if paths is None or index == ["$"]:
+            return whole
+        texts = [t for _, path in paths for t in get_text_at_path(value, path)
+                 if isinstance(t, str) and not is_blank(t)]
+        return "\n".join(texts) if texts else None
+
+    def _embed_all(self, puts: list[_Put]) -> None:
+        """Every put's vector, in one embedder call, checked (the engine normalises it).
+
+        Raises
+        ------
+        InvalidInputError
+            The store has no embedder.
+        DimensionMismatchError, NonFiniteError
+            The embedder's output is unusable.
+        """
+        todo = [p for p in puts if p.text is not None]
+        if not todo:
+            return
+        eng = self.engram
+        if eng.embedder is None:
+            raise InvalidInputError("this store has no embedder: LangGraph values cannot be embedded; "
+                                    "open it with embedder=")
+        vectors = eng.embedder.embed([p.embed_text for p in todo])
+        if len(vectors) != len(todo):
+            raise InvalidInputError(f"embedder output: {len(vectors)} vectors for {len(todo)} texts")
+        for p, v in zip(todo, vectors):
+            check_vector(v, eng.dim, field="embedder output")
+            p.vector = v   # as the embedder gave it: the engine normalises it as its own embedding
+
+    def _existence(self, runs: list[list[_Put]]) -> list[list[tuple[_Put, bool]]]:
+        """Each run's puts with whether the key holds an item when the run is written (following
+        the batch's earlier runs), the keys a put overwrites checked.
+
+        Raises
+        ------
+        MemoryBlockedError
+            A put over an item a censor rule hides.
+        InvalidInputError
+            A put over a memory that is superseded, not a LangGraph item, or stored in pieces.
+        """
+        spaces = set(self.engram.namespaces())
+        after: dict[tuple[str, str], bool] = {}   # (namespace, key) -> holds an item after the runs so far
+        planned = []
+        for run in runs:
+            rows = []
+            for put in run:
+                key = (put.ns, put.key)
+                rows.append((put, after[key] if key in after else self._stored(put, spaces)))
+                after[key] = put.text is not None
+            planned.append(rows)
+        return planned
+
+    def _stored(self, put: _Put, spaces: set[str]) -> bool:
+        """Whether ``put``'s key holds a memory now (``spaces``: the store's namespaces); a put
+        over it checked (see :meth:`_existence`)."""
+        eng = self.engram
+        if put.ns not in spaces or not _is_id(put.key):
+            return False
+        try:
+            mem = eng.get(put.key, namespace=put.ns)
+        except MemoryBlockedError:
+            if put.text is None:
+                return True   # forget erases a hidden memory
+            raise
+        except MemoryNotFoundError:
+            return False
+        if put.text is None:
+            return True
+        where = f"memory {put.key!r} in namespace {put.ns!r}"
+        if mem.state is MemoryState.SUPERSEDED:
+            raise InvalidInputError(f"{where} is superseded by {mem.superseded_by!r}: not a LangGraph item this "
+                                    "store can update")
+        if _json_object(mem.text) is None:
+            raise InvalidInputError(f"{where} is not a LangGraph item (its text is not a JSON object), and a put "
+                                    "would overwrite it: keep LangGraph items in namespaces of their own")
+        pieces = [i for i in (f"{put.key}#1", f"{put.key}#p1") if _is_id(i)]   # the ids of a long memory's pieces
+        if any(self._holds(put.ns, i) for i in pieces):
+            raise InvalidInputError(f"{where} is stored in pieces (added through the engine, longer than "
+                                    "StoreConfig.chunk_chars): a put cannot update it; delete it first")
+        return True
+
+    def _holds(self, ns: str, id: str) -> bool:
+        try:
+            self.engram.get(id, namespace=ns)
+        except MemoryNotFoundError:
+            return False
+        return True
+
+    def _check_search(self, op: SearchOp) -> None:
+        """A search's query (unless blank: no query) and filter operators.
+
+        Raises
+        ------
+        InvalidInputError, OversizeError
+        """
+        if _query(op.query) is not None:
+            check_query(op.query, self.engram.config.store.max_text_chars)
+        for cond in (op.filter or {}).values():
+            _check_filter(cond)
+
     # ------------------------------------------------------------------ the operations
     def _item(self, mem: Any, namespace: tuple[str, ...], score: float | None = None,
               search: bool = False) -> Item:
         updated = mem.recorded_at
         if mem.version > 1:   # the record time of the current version
             updated = self.engram.history(mem.id, namespace=mem.namespace)[-1].recorded_at
-        try:
-            value = json.loads(mem.text)
-        except ValueError:
-            value = None
-        if not isinstance(value, dict):
+        value = _json_object(mem.text)
+        if value is None:
             raise InvalidInputError(f"memory {mem.id!r} in namespace {mem.namespace!r} is not a LangGraph item "
                                     "(its text is not a JSON object): keep LangGraph items in namespaces of their own")
         fields = dict(value=value, key=mem.id, namespace=namespace, created_at=_utc(mem.created_at),
@@ -263,7 +539,7 @@ class EngramStore(BaseStore):
 
     def _get(self, op: GetOp) -> Item | None:
         ns = to_namespace(op.namespace)
-        if ns not in self.engram.namespaces():
+        if ns not in self.engram.namespaces() or not _is_id(op.key):   # a key no put accepts: no item
             return None
         try:
             mem = self.engram.get(op.key, namespace=ns)
@@ -271,56 +547,19 @@ class EngramStore(BaseStore):
             return None
         return self._item(mem, tuple(op.namespace))
 
-    def _embedding(self, value: Mapping[str, Any], index: Any) -> tuple[Any, bool]:
-        """(the vector to store or None for the engine's own embedding of the JSON, indexed?)."""
-        if index is False:
-            return None, False
-        paths = self.fields if index is None else [(f, tokenize_path(f)) for f in index]
-        if paths is None or index == ["$"]:
-            return None, True
-        texts = [t for _, path in paths for t in get_text_at_path(value, path)]
-        if not texts:
-            return None, False
-        if self.engram.embedder is None:
-            raise InvalidInputError("this store has no embedder: index fields cannot be embedded")
-        return self.engram.embedder.embed(["\n".join(texts)])[0], True
-
-    def _apply_puts(self, puts: list[PutOp]) -> None:
+    def _write(self, run: list[tuple[_Put, bool]]) -> None:
+        """Write one run of checked puts: new items in one transaction, then updates, then deletes."""
         eng = self.engram
-        limit = eng.config.store.chunk_chars
-        new: list[dict] = []
-        known = set(eng.namespaces())
-        for op in puts:
-            ns = to_namespace(op.namespace)
-            exists = False
-            if ns in known:
-                try:
-                    eng.get(op.key, namespace=ns)
-                    exists = True
-                except MemoryNotFoundError:
-                    pass
-            if op.value is None:
-                if exists:
-                    eng.forget(op.key, namespace=ns, hard=True)
-                continue
-            try:
-                text = json.dumps(dict(op.value), ensure_ascii=False, allow_nan=False)
-            except (TypeError, ValueError) as exc:
-                raise InvalidInputError(f"value of {op.key!r}: a LangGraph value must be JSON-serializable: "
-                                        f"{exc}") from exc
-            if len(text) > limit:
-                raise OversizeError(f"value of {op.key!r} is {len(text)} characters as JSON, more than "
-                                    f"StoreConfig.chunk_chars ({limit}) that one memory holds unsplit; "
-                                    "open the store with a larger chunk_chars")
-            vector, indexed = self._embedding(op.value, op.index)
-            tags = [] if indexed else [_UNINDEXED]
-            if exists:
-                eng.update(op.key, namespace=ns, text=text, embedding=vector, tags=tags)
-            else:
-                new.append({"text": text, "id": op.key, "namespace": ns, "kind": self.kind,
-                            "embedding": vector, "tags": tags})
+        new = [{"text": p.text, "id": p.key, "namespace": p.ns, "kind": self.kind, "embedding": p.vector,
+                "tags": p.tags} for p, exists in run if p.text is not None and not exists]
         if new:
             eng.add_batch(new)
+        for p, exists in run:
+            if p.text is not None and exists:
+                eng.update(p.key, namespace=p.ns, text=p.text, embedding=p.vector, tags=p.tags)
+        for p, exists in run:
+            if p.text is None and exists:
+                eng.forget(p.key, namespace=p.ns, hard=True)
 
     def _spaces(self, prefix: tuple[str, ...]) -> list[str]:
         n = len(prefix)
@@ -331,7 +570,7 @@ class EngramStore(BaseStore):
         want = max(op.offset, 0) + max(op.limit, 0)
         if not spaces or want == 0:
             return []
-        if op.query:
+        if _query(op.query) is not None:
             return self._ranked(op, spaces, want)[op.offset:op.offset + op.limit]
         rows = []
         for ns in spaces:
@@ -391,13 +630,15 @@ def _namespace_matches(cond: MatchCondition, ns: tuple[str, ...]) -> bool:
     path = tuple(cond.path)
     if len(ns) < len(path):
         return False
-    if cond.match_type == "prefix":
-        pairs = zip(ns, path)
-    elif cond.match_type == "suffix":
-        pairs = zip(reversed(ns), reversed(path))
-    else:
-        raise InvalidInputError(f"namespace match type must be 'prefix' or 'suffix', got {cond.match_type!r}")
+    _check_match_type(cond)
+    pairs = zip(ns, path) if cond.match_type == "prefix" else zip(reversed(ns), reversed(path))
     return all(p == "*" or a == p for a, p in pairs)
+
+
+def _check_match_type(cond: MatchCondition) -> None:
+    """Raises InvalidInputError unless the condition's match type is ``prefix`` or ``suffix``."""
+    if cond.match_type not in ("prefix", "suffix"):
+        raise InvalidInputError(f"namespace match type must be 'prefix' or 'suffix', got {cond.match_type!r}")
 
 
 # ---------------------------------------------------------------------------- retriever
@@ -431,6 +672,8 @@ class EngramRetriever(BaseRetriever):
 
     Raises
     ------
+    NamespaceError
+        On construction, for a namespace name that is not valid (engramdb's own check).
     EngramError
         From the recall (e.g. ``NamespaceError`` for a namespace the store never held), with
         engramdb's message; LangChain passes it to the chain's caller.
@@ -446,6 +689,11 @@ class EngramRetriever(BaseRetriever):
     namespace: str = "default"
     k: int = 4
     recall_kwargs: dict = Field(default_factory=dict)
+
+    @field_validator("namespace", mode="before")
+    @classmethod
+    def _valid_namespace(cls, value: Any) -> str:
+        return check_namespace(value)
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
         res = self.engram.recall(query, namespace=self.namespace, k=self.k, **self.recall_kwargs)
@@ -472,8 +720,15 @@ def langchain_tools(engram: Engram, *, namespace: str = "default", read_only: bo
         ``args_schema`` is the tool's JSON Schema; a call returns the result as JSON. An
         :class:`engramdb.EngramError` is raised as ``ToolException("<ErrorClass>: <message>")``
         and, with ``handle_tool_error=True`` (set here), returned to the model as the tool's output.
+
+    Raises
+    ------
+    NamespaceError
+        ``namespace`` is not a valid name (engramdb's own check).
     """
     from .tools import call_tool, tools
+
+    check_namespace(namespace)
 
     def make(name: str):
         def run(**arguments: Any) -> str:

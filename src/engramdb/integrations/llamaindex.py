@@ -22,12 +22,14 @@ from typing import TYPE_CHECKING, Any
 
 try:
     from llama_index.core.base.llms.types import ChatMessage
-    from llama_index.core.bridge.pydantic import Field
+    from llama_index.core.bridge.pydantic import Field, field_validator
     from llama_index.core.memory import BaseMemoryBlock
     from llama_index.core.retrievers import BaseRetriever
     from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 except ImportError as exc:   # pragma: no cover - exercised only without the extra
     raise ImportError("engramdb.integrations.llamaindex needs LlamaIndex: pip install 'engramdb[llamaindex]'") from exc
+
+from ..validate import check_namespace, is_blank
 
 if TYPE_CHECKING:
     from ..engine import Engram
@@ -68,6 +70,8 @@ class EngramRetriever(BaseRetriever):
 
     Raises
     ------
+    NamespaceError
+        Here, for a namespace name that is not valid (engramdb's own check).
     EngramError
         From the recall, e.g. ``NamespaceError`` for a namespace the store never held.
 
@@ -77,6 +81,7 @@ class EngramRetriever(BaseRetriever):
     """
 
     def __init__(self, engram: Engram, *, namespace: str = "default", k: int = 4, **recall_kwargs: Any):
+        check_namespace(namespace)
         super().__init__()
         self.engram, self.namespace, self.k, self.recall_kwargs = engram, namespace, k, recall_kwargs
 
@@ -89,8 +94,12 @@ class EngramRetriever(BaseRetriever):
 
 
 def _text(message: ChatMessage) -> str:
-    return "\n".join(b.text for b in message.blocks if getattr(b, "block_type", None) == "text"
-                     and getattr(b, "text", None)).strip()
+    """The message's text blocks joined; ``""`` when they show nothing (engramdb's own blank test,
+    :func:`engramdb.validate.is_blank`: whitespace and invisible characters such as U+200B), so a
+    blank message is skipped like an empty one, as a query and when stored."""
+    text = "\n".join(b.text for b in message.blocks if getattr(b, "block_type", None) == "text"
+                      and getattr(b, "text", None)).strip()
+    return "" if is_blank(text) else text
 
 
 class EngramMemoryBlock(BaseMemoryBlock[str]):
@@ -114,10 +123,16 @@ class EngramMemoryBlock(BaseMemoryBlock[str]):
         As for ``BaseMemoryBlock`` (priority 0: ``Memory`` never truncates the block; it keeps
         its own budget).
 
+    Raises
+    ------
+    NamespaceError
+        On construction, for a namespace name that is not valid (engramdb's own check).
+
     Notes
     -----
     Before the namespace holds any memory the block is empty (``Memory`` then leaves it out).
-    Engine calls run in a worker thread.
+    A message that shows nothing (empty, whitespace, only invisible characters such as U+200B)
+    is never the query and is not stored. Engine calls run in a worker thread.
 
     References
     ----------
@@ -132,6 +147,11 @@ class EngramMemoryBlock(BaseMemoryBlock[str]):
     frame: str = Field(default="conversation", description="engramdb context frame.")
     kind: str = Field(default="episodic", description="Memory kind of stored messages.")
     count_tokens: Callable[[str], int] | None = Field(default=None, description="Token counter.")
+
+    @field_validator("namespace", mode="before")
+    @classmethod
+    def _valid_namespace(cls, value: Any) -> str:
+        return check_namespace(value)
 
     async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
         messages = messages or []
@@ -150,6 +170,15 @@ class EngramMemoryBlock(BaseMemoryBlock[str]):
         return await asyncio.to_thread(run)
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
+        """Store ``messages`` as memories of ``kind`` in one :meth:`Engram.add_batch` (all or none),
+        tagged with their role; a message that shows nothing is skipped.
+
+        Raises
+        ------
+        EngramError
+            Those of :meth:`Engram.add_batch` (e.g. ``OversizeError`` for a message over
+            ``StoreConfig.max_text_chars``); nothing of the flush is then stored.
+        """
         items = []
         for m in messages:
             text = _text(m)

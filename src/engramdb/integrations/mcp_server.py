@@ -31,6 +31,7 @@ except ImportError as exc:   # pragma: no cover - exercised only without the ext
     raise ImportError("engramdb.integrations.mcp_server needs the MCP SDK: pip install 'engramdb[mcp]'") from exc
 
 from .. import __version__
+from ..validate import check_namespace
 from .tools import call_tool, tools
 
 if TYPE_CHECKING:
@@ -55,7 +56,14 @@ def build_server(engram: Engram, *, namespace: str = "default", read_only: bool 
     -------
     mcp.server.lowlevel.Server
         Run it with ``server.run(read, write, server.create_initialization_options())``.
+
+    Raises
+    ------
+    NamespaceError
+        ``namespace`` is not a valid name (engramdb's own check): refused here rather than by
+        every tool call of a server that started.
     """
+    namespace = check_namespace(namespace)
     listed = tools(read_only=read_only)
     mcp_tools = [types.Tool(name=t.name, description=t.description, input_schema=dict(t.parameters),
                             annotations=types.ToolAnnotations(read_only_hint=t.read_only,
@@ -101,6 +109,8 @@ def serve_stdio(store: str, *, namespace: str = "default", read_only: bool = Fal
 
     Raises
     ------
+    NamespaceError
+        ``namespace`` is not a valid name; checked before the store is opened (or created).
     StoreNotFoundError
         ``read_only`` and no store at ``store``.
     StoreLockedError
@@ -110,6 +120,7 @@ def serve_stdio(store: str, *, namespace: str = "default", read_only: bool = Fal
 
     from .. import engine
 
+    check_namespace(namespace)
     if not read_only and dim is None and embedder is None and not os.path.exists(os.path.join(store, "data.mdb")):
         dim = 384
     with engine.open(store, dim=dim, embedder=embedder, create=not read_only, readonly=read_only,

@@ -13,7 +13,8 @@ the tool only reads). Everything else is generated from these definitions:
 
 A dispatcher is bound to one namespace: the model never names one (a namespace is a hard
 partition; the caller picks it). Arguments are checked against the schema's names, required
-fields and JSON types here; the values themselves (a memory kind, a frame, a time) are checked by
+fields and JSON types here (as JSON Schema Draft 2020-12 types them: ``5.0`` is an integer and
+is passed on as ``5``); the values themselves (a memory kind, a frame, a time) are checked by
 the engine, so a bad one fails with engramdb's own error message (``UnknownKindError: unknown
 memory kind 'bogus'; expected one of [...]``). Errors come back as results marked as errors, never
 as a bare "error executing tool". This module imports nothing beyond engramdb's error classes
@@ -22,6 +23,8 @@ until a tool runs.
 from __future__ import annotations
 
 import json
+import math
+import reprlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -253,20 +256,39 @@ _JSON_TYPES = {"string": (str,), "integer": (int,), "number": (int, float), "boo
                "array": (list, tuple), "object": (dict,)}
 
 
-def _check_type(value: Any, schema: Mapping[str, Any], where: str) -> None:
+def _check_type(value: Any, schema: Mapping[str, Any], where: str) -> Any:
+    """``value`` checked against the schema's JSON ``type`` (and an array's ``items``), as JSON
+    Schema (Draft 2020-12) types it: an integer is any number with a zero fractional part, so an
+    integer-valued finite float (``5.0``) is an integer and comes back as an ``int``; a bool is
+    never a number.
+
+    Raises
+    ------
+    InvalidInputError
+        A value of another JSON type (``5.5``, NaN, infinity, ``True`` for an integer).
+    """
     kind = schema.get("type")
     if kind is None:
-        return
+        return value
+    if kind == "integer" and isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
     ok = isinstance(value, _JSON_TYPES[kind]) and not (kind in ("integer", "number") and isinstance(value, bool))
     if not ok:
         raise InvalidInputError(f"{where}: expected a JSON {kind}, got {value!r}")
     if kind == "array" and "items" in schema:
-        for i, item in enumerate(value):
-            _check_type(item, schema["items"], f"{where}[{i}]")
+        return [_check_type(item, schema["items"], f"{where}[{i}]") for i, item in enumerate(value)]
+    return value
 
 
 def _arguments(tool: Tool, arguments: Any) -> dict:
-    """The call's arguments as a dict, checked against the tool's schema (names, required, types)."""
+    """The call's arguments as a dict, checked against the tool's schema (names, required, types;
+    integer-valued numbers of integer arguments as ``int``).
+
+    Raises
+    ------
+    InvalidInputError
+        Arguments that are not a JSON object, an unknown or missing argument, a wrong type.
+    """
     if arguments is None or arguments == "":
         arguments = {}
     if isinstance(arguments, (str, bytes)):
@@ -283,10 +305,8 @@ def _arguments(tool: Tool, arguments: Any) -> dict:
     missing = [n for n in tool.parameters["required"] if arguments.get(n) is None]
     if missing:
         raise InvalidInputError(f"{tool.name}: missing required argument(s) {missing}")
-    for name, value in arguments.items():
-        if value is not None:
-            _check_type(value, props[name], f"{tool.name}.{name}")
-    return dict(arguments)
+    return {name: value if value is None else _check_type(value, props[name], f"{tool.name}.{name}")
+            for name, value in arguments.items()}
 
 
 def dispatch(engram: Engram, name: str, arguments: Any = None, *, namespace: str = "default",
@@ -315,7 +335,8 @@ def dispatch(engram: Engram, name: str, arguments: Any = None, *, namespace: str
     ------
     InvalidInputError
         Unknown tool, arguments that are not a JSON object, an unknown or missing argument, a
-        value of the wrong JSON type.
+        value of the wrong JSON type (an integer-valued number such as ``5.0`` is an integer and
+        runs as ``5``; ``5.5``, NaN, infinity and booleans are not).
     ReadOnlyError
         A writing tool with ``read_only``.
     EngramError
@@ -348,11 +369,42 @@ def call_tool(engram: Engram, name: str, arguments: Any = None, *, namespace: st
         return ToolResult(str(name), False, dispatch(engram, name, arguments, namespace=namespace,
                                                      read_only=read_only))
     except EngramError as exc:
-        return ToolResult(str(name), True, {"error": {"type": type(exc).__name__, "message": str(exc)}})
+        return _failed(name, exc)
+
+
+def _failed(name: Any, exc: EngramError) -> ToolResult:
+    """The error result of a call of ``name`` that raised ``exc``."""
+    return ToolResult(str(name), True, {"error": {"type": type(exc).__name__, "message": str(exc)}})
+
+
+_MISSING = object()
+_SCALARS = (str, bytes, int, float, list, tuple)   # what no call object or function object can be
 
 
 def _field(obj: Any, name: str) -> Any:
-    return obj[name] if isinstance(obj, Mapping) else getattr(obj, name)
+    """Field ``name`` of a mapping or an SDK object; :data:`_MISSING` when it has none."""
+    if isinstance(obj, Mapping):
+        return obj.get(name, _MISSING)
+    return getattr(obj, name, _MISSING)
+
+
+def _call_id(obj: Any, what: str, shape: str) -> str:
+    """The id a result must name: a non-empty string.
+
+    Raises
+    ------
+    InvalidInputError
+        ``obj`` has none, so no result can answer it.
+    """
+    call_id = None if obj is None or isinstance(obj, _SCALARS) else _field(obj, "id")
+    if not isinstance(call_id, str) or not call_id:
+        raise InvalidInputError(f"{what}: expected {shape} with a non-empty string 'id' (its result names it), "
+                                f"got {reprlib.repr(obj)}")
+    return call_id
+
+
+_OPENAI_CALL = "an item of message.tool_calls, {'id', 'function': {'name', 'arguments'}}"
+_ANTHROPIC_USE = "a tool_use content block, {'type': 'tool_use', 'id', 'name', 'input'}"
 
 
 def run_openai_tool_call(engram: Engram, tool_call: Any, *, namespace: str = "default",
@@ -364,7 +416,7 @@ def run_openai_tool_call(engram: Engram, tool_call: Any, *, namespace: str = "de
     engram : Engram
     tool_call : mapping or SDK object
         An item of ``message.tool_calls``: ``{"id", "function": {"name", "arguments"}}``
-        (``arguments`` a JSON string).
+        (``arguments`` a JSON string; a missing one is no arguments).
     namespace, read_only
         As for :func:`dispatch`.
 
@@ -372,11 +424,31 @@ def run_openai_tool_call(engram: Engram, tool_call: Any, *, namespace: str = "de
     -------
     dict
         ``{"role": "tool", "tool_call_id", "content"}``: the result as JSON, or
-        ``"<ErrorClass>: <message>"`` when the call failed.
+        ``"<ErrorClass>: <message>"`` when the call failed, including a call object without
+        its ``function`` or the function's ``name`` (``InvalidInputError``).
+
+    Raises
+    ------
+    InvalidInputError
+        ``tool_call`` has no string ``id``, so no message can answer it.
     """
+    call_id = _call_id(tool_call, "tool call", _OPENAI_CALL)
     fn = _field(tool_call, "function")
-    out = call_tool(engram, _field(fn, "name"), _field(fn, "arguments"), namespace=namespace, read_only=read_only)
-    return {"role": "tool", "tool_call_id": _field(tool_call, "id"), "content": out.text}
+    if fn is _MISSING:
+        problem = "no 'function'"
+    elif fn is None or isinstance(fn, _SCALARS):
+        problem = f"'function' must be an object {{'name', 'arguments'}}, got {reprlib.repr(fn)}"
+    elif _field(fn, "name") is _MISSING:
+        problem = "no 'name' in 'function'"
+    else:
+        problem = None
+    if problem is not None:
+        out = _failed("", InvalidInputError(f"tool call {call_id!r}: {problem}; expected {_OPENAI_CALL}"))
+    else:
+        arguments = _field(fn, "arguments")
+        out = call_tool(engram, _field(fn, "name"), None if arguments is _MISSING else arguments,
+                        namespace=namespace, read_only=read_only)
+    return {"role": "tool", "tool_call_id": call_id, "content": out.text}
 
 
 def run_anthropic_tool_use(engram: Engram, block: Any, *, namespace: str = "default",
@@ -387,7 +459,8 @@ def run_anthropic_tool_use(engram: Engram, block: Any, *, namespace: str = "defa
     ----------
     engram : Engram
     block : mapping or SDK object
-        ``{"type": "tool_use", "id", "name", "input"}`` (``input`` a JSON object).
+        ``{"type": "tool_use", "id", "name", "input"}`` (``input`` a JSON object; a missing one
+        is no arguments).
     namespace, read_only
         As for :func:`dispatch`.
 
@@ -395,9 +468,19 @@ def run_anthropic_tool_use(engram: Engram, block: Any, *, namespace: str = "defa
     -------
     dict
         ``{"type": "tool_result", "tool_use_id", "content", "is_error"}``; an error's content is
-        ``"<ErrorClass>: <message>"``.
+        ``"<ErrorClass>: <message>"``, including a block without a ``name`` (``InvalidInputError``).
+
+    Raises
+    ------
+    InvalidInputError
+        ``block`` has no string ``id``, so no result can answer it.
     """
-    out = call_tool(engram, _field(block, "name"), _field(block, "input"), namespace=namespace,
-                    read_only=read_only)
-    return {"type": "tool_result", "tool_use_id": _field(block, "id"), "content": out.text,
-            "is_error": out.is_error}
+    use_id = _call_id(block, "tool use", _ANTHROPIC_USE)
+    name = _field(block, "name")
+    if name is _MISSING:
+        out = _failed("", InvalidInputError(f"tool use {use_id!r}: no 'name'; expected {_ANTHROPIC_USE}"))
+    else:
+        arguments = _field(block, "input")
+        out = call_tool(engram, name, None if arguments is _MISSING else arguments, namespace=namespace,
+                        read_only=read_only)
+    return {"type": "tool_result", "tool_use_id": use_id, "content": out.text, "is_error": out.is_error}
