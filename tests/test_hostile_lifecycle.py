@@ -4,6 +4,8 @@ Each test asserts the behaviour the README / the engine's docstrings promise.
 """
 from __future__ import annotations
 
+import time
+
 import engramdb
 from engramdb.types import MemoryState
 
@@ -95,3 +97,64 @@ def test_a_bare_supersedes_link_is_refused_and_supersede_makes_it(tmp_path):
         assert store_digest(mem) == before
         mem.supersede("A", by="B")
         assert mem.get("A").state is MemoryState.SUPERSEDED and mem.get("A").superseded_by == "B"
+
+
+def test_a_hard_forget_erases_what_the_engine_wrote_from_the_text(tmp_path):
+    # forget(hard=True) is the privacy erase, yet the erased turn's sentence lived on word for
+    # word in its session's summary (recalled first), and an erased decision in its outcome
+    # memory ("Outcome: failure. Decision: ...")
+    t = time.time() - 3 * 86400
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add_conversation([
+            {"role": "user", "content": "I adopted a dog named Rex last week. Rex is a golden retriever who "
+                                        "loves swimming in the lake.", "created_at": t},
+            {"role": "assistant", "content": "Golden retrievers like Rex are great swimmers and love the lake.",
+             "created_at": t + 10},
+            {"role": "user", "content": "Rex also chews my shoes every morning, and my neighbour Tom likes him.",
+             "created_at": t + 20}], session="s1")
+        mem.add("Rex is a golden retriever who loves swimming.", id="mine-1", created_at=t)
+        mem.add_conversation([{"role": "user", "content": "Rex is a golden retriever who loves swimming in lakes.",
+                               "created_at": t + 86400}, {"role": "assistant", "content": "Noted about Rex.",
+                                                          "created_at": t + 86410}], session="s2")
+        done = mem.consolidate(now=time.time())
+        assert done["summaries"] >= 1
+        derived = [m.id for m in mem.query() if m.id.startswith(("sum:", "fact:"))]
+        assert "sum:S:s1" in derived
+        mem.forget("s1:1", hard=True)
+        left = {m.id: m.text for m in mem.query()}
+        assert not any("golden retriever who loves swimming in the lake" in text for text in left.values())
+        assert "sum:S:s1" not in left
+        assert "mine-1" in left and "s1:2" in left   # the caller's own memories stay
+        again = mem.consolidate(now=time.time())   # the session is summarized again from what is left
+        assert again["summaries"] >= 1 and "sum:S:s1" in {m.id for m in mem.query()}
+
+        mem.decide("We fire Alice for the leaked salary spreadsheet.", confidence=0.6, id="d1")
+        mem.review("d1", "failure")
+        assert any("Alice" in m.text for m in mem.query() if m.id != "d1")
+        mem.forget("d1", hard=True)
+        assert not any("Alice" in m.text for m in mem.query())
+        assert mem.verify_ledger().ok
+
+
+def test_rescore_judges_what_its_prunes_revive_in_the_same_pass(tmp_path):
+    # rescore promises that a second pass at the same now changes nothing; pruning a correction
+    # made the memory it superseded current again (as far below the floors), and only the next
+    # pass at the same now archived and pruned it (a second ledger entry)
+    from engramdb.config import EngramConfig, ForgettingConfig
+    from engramdb.types import MemoryKind
+
+    cfg = EngramConfig(forgetting=ForgettingConfig(archive_floor={k: 0.2 for k in MemoryKind},
+                                                   prune_floor={k: 0.1 for k in MemoryKind}))
+    with engramdb.open(tmp_path / "s", embedder="hashing", config=cfg) as mem:
+        mem.add("An old episode about a picnic.", id="e1")
+        mem.supersede("e1", "An old episode about a picnic in May.", id="e2")
+        mem.supersede("e2", "An old episode about a picnic in May 2021.", id="e3")
+        mem.add("I always keep my passport in the blue drawer.", id="kept", tags=["protected"])
+        later = time.time() + 60 * 86400
+        first = mem.rescore(now=later)
+        assert (first["archived"], first["pruned"]) == (3, 3)
+        entries = len(mem.ledger())
+        second = mem.rescore(now=later)
+        assert (second["archived"], second["pruned"], second["records_written"]) == (0, 0, 0)
+        assert len(mem.ledger()) == entries
+        assert [m.id for m in mem.query(include_archived=True, include_superseded=True)] == ["kept"]

@@ -1057,13 +1057,20 @@ def _stream_jsonl(path: str):
     """Candidates of a JSONL file, one object per non-blank line, read lazily."""
     from .errors import InvalidInputError
 
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if line.strip():
-                try:
-                    yield json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InvalidInputError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+    lineno = 0
+    try:
+        with open(path, encoding="utf-8-sig") as fh:   # as ingest reads JSONL: a BOM is no text
+            for lineno, line in enumerate(fh, 1):
+                if line.strip():
+                    try:
+                        yield json.loads(line)
+                    except json.JSONDecodeError as exc:
+                        raise InvalidInputError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+                    except RecursionError:
+                        raise InvalidInputError(f"{path}:{lineno}: a JSON value is nested too deeply") from None
+    except UnicodeDecodeError as exc:   # the one-line error ingest, ingest-chat and admit give
+        after = f", after line {lineno}" if lineno else ""
+        raise InvalidInputError(f"{path}: not UTF-8 text ({exc.reason}{after})") from None
 
 
 @shards.command("admit")

@@ -375,10 +375,15 @@ class DecayConfig:
 
     def __post_init__(self) -> None:
         check_bounds(self)
+        if not isinstance(self.half_life_s, Mapping):
+            raise ConfigError(f"DecayConfig.half_life_s must map each memory kind to seconds, "
+                              f"got {type(self.half_life_s).__name__}")
         for kind in MemoryKind:
             h = self.half_life_s.get(kind)
-            if h is None or not Interval(0.0, None, "neither").contains(h):
-                raise ConfigError(f"DecayConfig.half_life_s[{kind.value}] = {h!r} must be a number > 0 (seconds)")
+            if (h is None or not Interval(0.0, None, "neither").contains(h)
+                    or not np.isfinite(np.float32(min(float(h), 3.5e38)))):   # kept as float32
+                raise ConfigError(f"DecayConfig.half_life_s[{kind.value}] = {h!r} must be a number > 0 (seconds) "
+                                  f"that float32 holds (below {float(np.finfo(np.float32).max):.3g})")
         object.__setattr__(self, "half_life_by_code",
                            np.array([self.half_life_s[k] for k in MemoryKind], np.float32))
 

@@ -736,6 +736,9 @@ class Engram:
         A hard forget deletes the record, its embedding and every edge touching it (for
         privacy requests); it rewrites the CSR snapshot in the same transaction. A memory that
         the erased one had superseded becomes active again (it is the latest version left).
+        What the engine wrote from its text is erased with it: the session summaries that
+        extracted from it, the facts it was evidence for (``consolidate`` makes both again from
+        what is left) and, for a decision, its outcome memories, which quote it.
 
         Raises
         ------

@@ -204,7 +204,7 @@ def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "d
         if unknown:
             raise InvalidInputError(f"{path}: record {lineno}: unknown field(s) {sorted(unknown)}")
         try:
-            ns = check_namespace(row.get("namespace") or namespace)
+            ns = check_namespace(namespace if row.get("namespace") is None else row["namespace"])
         except NamespaceError as exc:
             raise NamespaceError(f"{path}: record {lineno}: {exc}") from None
         item = {k: row[k] for k in _MEMORY_FIELDS if k in row}

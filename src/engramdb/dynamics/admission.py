@@ -49,6 +49,7 @@ decision is only reported and logged.
 """
 from __future__ import annotations
 
+import numbers
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
@@ -596,6 +597,19 @@ class AdmissionDecision:
 
 
 def _check_utility(values: Any, n: int) -> np.ndarray:
+    """The caller's utilities as float32, shape (n,): real numbers in [0, 1] (no strings or bools,
+    which NumPy would convert)."""
+    arr = values if isinstance(values, np.ndarray) else None
+    if arr is None:
+        try:
+            items = list(values)
+        except TypeError:
+            raise InvalidInputError("utility(texts) must return n numbers in [0, 1]") from None
+        if not all(isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_)) for x in items):
+            raise InvalidInputError("utility(texts) must return n numbers in [0, 1], not strings or bools")
+        values = items
+    elif arr.dtype.kind not in "fiu":
+        raise InvalidInputError(f"utility(texts) must return n numbers in [0, 1], got an array of {arr.dtype}")
     try:
         u = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):

@@ -11,7 +11,8 @@ decayed salience and archives/prunes below floors):
 3. archive: active memories (after promotion, with their new kind) below their kind's archive
    floor; decisions held until review and superseded memories are never archived;
 4. prune: archived memories (including those archived in step 3) below their kind's prune
-   floor are erased, as ``forget(hard=True)`` does;
+   floor are erased, as ``forget(hard=True)`` does; a superseded memory that such an erase
+   makes current again goes through steps 3 and 4 in the same pass;
    protected memories (tagged ``forgetting.PROTECTED_TAG``: identity, health and family facts)
    are neither archived nor pruned while ``ForgettingConfig.keep_protected`` is set; they are
    counted in the summary's ``protected_kept``;
@@ -42,8 +43,47 @@ __all__ = ["rescore", "CHUNK"]
 CHUNK = 1 << 20   # memories per kernel call (one progress-bar step)
 _ACTIVE = _STATE_CODES[MemoryState.ACTIVE]
 _ARCHIVED = _STATE_CODES[MemoryState.ARCHIVED]
+_SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
 _WORKING = MemoryKind.WORKING.code
 _EPISODIC = MemoryKind.EPISODIC.code
+
+
+def _judge_revived(state: EngineState, unit, idx: np.ndarray, st: np.ndarray, s_new: np.ndarray,
+                   kind: np.ndarray, held: np.ndarray, summary: dict[str, Any]) -> None:
+    """Steps 3 and 4 for the superseded memories that a prune of this pass made current again
+    (erasing a memory revives what it superseded: ``WriteUnit.erase``), until none is left, so
+    that a second pass at the same ``now`` finds nothing to do. Counts go into ``summary``."""
+    cfg = state.config.forgetting
+    waiting = set(np.flatnonzero(st == _SUPERSEDED).tolist())
+    while waiting:
+        revived = []
+        for i in sorted(waiting):
+            rec = unit.record(int(idx[i]))
+            if rec is None or rec["state"] != MemoryState.SUPERSEDED.value:
+                revived.append((i, rec))
+        if not revived:
+            return
+        waiting -= {i for i, _ in revived}
+        at_risk = [i for i, rec in revived if rec is not None]
+        keep = (forgetting.protected(state, idx[at_risk]) if cfg.keep_protected and at_risk
+                else np.zeros(len(at_risk), np.bool_))
+        for i, kept in zip(at_risk, keep.tolist()):
+            nid, rec = int(idx[i]), unit.record(int(idx[i]))
+            if kept or held[i]:
+                continue
+            floor_a, floor_p = float(cfg.archive_by_code[kind[i]]), float(cfg.prune_by_code[kind[i]])
+            if rec["state"] == MemoryState.ACTIVE.value and s_new[i] < floor_a:
+                forgetting.archive(unit, rec, nid, float(s_new[i]),
+                                   f"revived by a prune, salience {float(s_new[i]):.4g} < archive floor {floor_a:.4g}")
+                summary["archived"] += 1
+                summary["records_written"] += 1
+            if rec["state"] == MemoryState.ARCHIVED.value and s_new[i] < floor_p:
+                unit.log([{"action": "prune", "namespace": rec["namespace"], "id": rec["id"], "kind": rec["kind"],
+                           "salience": float(s_new[i]), "text": rec["text"],
+                           "reason": f"revived by a prune, archived, salience {float(s_new[i]):.4g} < prune "
+                                     f"floor {floor_p:.4g}"}])
+                unit.erase(nid)
+                summary["pruned"] += 1
 
 
 def rescore(state: EngineState, now: float, *, namespace: str | None = None, progress: bool = False,
@@ -175,6 +215,8 @@ def rescore(state: EngineState, now: float, *, namespace: str | None = None, pro
                            "reason": f"archived, salience {float(s_new[i]):.4g} < prune floor "
                                      f"{float(cfg.prune_by_code[kind[i]]):.4g}"}])
                 unit.erase(nid)
+            if len(p_idx):
+                _judge_revived(state, unit, idx, st, s_new, kind, held, summary)
             summary["seconds"] = round(time.perf_counter() - t_start, 6)
             store.put_meta(unit.txn, "rescore_last", summary)
     else:

@@ -129,7 +129,7 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
     unknown = set(item) - ITEM_FIELDS
     if unknown:
         raise InvalidInputError(f"unknown memory field(s) {sorted(unknown)}")
-    ns = check_namespace(item.get("namespace") or default_ns)
+    ns = check_namespace(default_ns if item.get("namespace") is None else item["namespace"])
     ext_id = item.get("id")
     auto_id = ext_id is None
     ext_id = uuid.uuid4().hex if auto_id else (check_id if engine_ids else check_user_id)(ext_id)

@@ -398,6 +398,11 @@ class WriteUnit:
         revived memory that had been forgotten (archived) before it was superseded is archived
         again: erasing a correction does not bring back what was forgotten.
 
+        What the engine wrote from the memory's text goes with it (:meth:`derived`): the session
+        summaries that extracted from it, the promoted facts it was evidence for and, for a
+        decision, its outcome memories (which quote it). A later ``consolidate`` summarizes
+        and promotes again from what is left.
+
         Returns
         -------
         dict
@@ -414,6 +419,7 @@ class WriteUnit:
             self._graph_after = MemoryGraph()
             self._graph_after.upsert_many(*self.state.graph.edges())
         graph = self._graph_after
+        derived = self.derived(nid, rec)
         older = [other for other, rel, _w, forward in graph.neighbours(nid)
                  if rel == _SUPERSEDES and forward]
         recs = {o: r for o in older if (r := self.record(o)) is not None and r["superseded_by"] == ext_id}
@@ -442,6 +448,9 @@ class WriteUnit:
             leave_slot_table(store, txn, nid, ns, rec["subject"], rec["attribute"])
         store.delete_record(txn, nid, ns, ext_id)
         self.digest.fold(b"X", _U32.pack(nid))
+        for other in derived:
+            if self.record(other) is not None:   # not erased already (by another's chain)
+                self.erase(other)
         self._touched[nid] = (ns, ext_id)
         m = self._namespace_meta(ns)
         m["vgen"] += 1
@@ -463,6 +472,21 @@ class WriteUnit:
                 sp.slot_member(rec["subject"], rec["attribute"], nid, False)
         self.after(apply)
         return rec
+
+    def derived(self, nid: int, rec: dict) -> list[int]:
+        """The memories the engine wrote from memory ``nid``'s text (``rec`` its record): session
+        summaries ``extracted_from`` it (tag ``summary``), promoted facts it is
+        ``evidence_for`` (tag ``fact``), and a decision's outcome memories (``caused_by`` it,
+        ``outcome_of`` its id). :meth:`erase` erases them with it."""
+        out = []
+        for other, rel, _w, forward in self._graph_after.neighbours(nid):
+            rule = _DERIVED.get(rel)   # (edge points from nid, tag of the derived node or None)
+            if rule is None or forward != rule[0] or (orec := self.record(other)) is None:
+                continue
+            tag = rule[1]
+            if (tag in (orec.get("tags") or ())) if tag else orec.get("outcome_of") == rec["id"]:
+                out.append(other)
+        return out
 
     def erase_namespace(self, name: str) -> dict[str, int]:
         """Erase namespace ``name`` whole: every record (any state), vector, id, deduplication key,
@@ -730,6 +754,10 @@ class _Insertion:
 
 
 _SUPERSEDES = Relation.SUPERSEDES.code
+#: Edges to what the engine wrote from a memory's text (WriteUnit.derived): relation -> (the
+#: edge points from the memory, the derived node's tag; None: a decision's outcome memory)
+_DERIVED = {Relation.EXTRACTED_FROM.code: (False, "summary"), Relation.EVIDENCE_FOR.code: (True, "fact"),
+            Relation.CAUSED_BY.code: (False, None)}
 _U32 = struct.Struct(">I")
 _EDGE = struct.Struct(">IIBfd")
 
