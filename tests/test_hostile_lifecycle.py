@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 import engramdb
 from engramdb.types import MemoryState
 
@@ -158,3 +160,25 @@ def test_rescore_judges_what_its_prunes_revive_in_the_same_pass(tmp_path):
         assert (second["archived"], second["pruned"], second["records_written"]) == (0, 0, 0)
         assert len(mem.ledger()) == entries
         assert [m.id for m in mem.query(include_archived=True, include_superseded=True)] == ["kept"]
+
+
+@pytest.mark.parametrize("how", ["erase", "update"])
+def test_add_still_finds_a_text_after_its_other_holder_is_erased_or_reworded(tmp_path, how):
+    # README: adding a text the namespace already holds returns the stored memory. With two
+    # holders of one text (an explicit id stores it again), the lookup named the newer one;
+    # erasing (or rewording) that one dropped the lookup, and add(T) stored a third copy
+    text = "I keep the spare key under the blue flower pot."
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add(text, id="a")
+        mem.add("The car is parked on level 3.", id="car")
+        assert mem.add(text, id="b") == "b"
+        if how == "erase":
+            mem.forget("b", hard=True)
+        else:
+            mem.update("b", text="I keep the spare key in the kitchen drawer now.")
+        assert mem.add(text) == "a"
+        holders = [m.id for m in mem.query() if m.text == text]
+        assert holders == ["a"]
+        mem.forget("a", hard=True)   # the last holder: the text is new again
+        fresh = mem.add(text)
+        assert fresh not in ("a", "b") and [m.id for m in mem.query() if m.text == text] == [fresh]

@@ -719,7 +719,7 @@ class Engram:
                  "recorded_at": rec.get("version_at", rec["recorded_at"]), "replaced_at": now})
             if p.text != rec["text"]:   # the deduplication key follows the wording (never
                 # taking over the key of another memory that holds the same text)
-                store.drop_text(txn, ns, text_digest(rec["text"]), nid)
+                unit.hand_on_text(ns, text_digest(rec["text"]), nid)
                 if store.lookup_text(txn, ns, text_digest(p.text)) is None:
                     store.put_text(txn, ns, text_digest(p.text), nid)
             unit.reindex_text(ns, nid, rec["text"], p.text)

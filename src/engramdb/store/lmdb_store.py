@@ -96,6 +96,13 @@ def text_digest(text: str) -> bytes:
     return hashlib.sha256(text.encode()).digest()
 
 
+def record_text_digest(rec: dict) -> bytes:
+    """The digest of the whole text a record holds (its ``text_sha256``: for a memory stored as
+    pieces, of all of them), the key of the deduplication table."""
+    sha = rec.get("text_sha256")
+    return bytes.fromhex(sha) if isinstance(sha, str) else text_digest(rec["text"])
+
+
 def text_key(namespace: str, digest: bytes) -> bytes:
     return namespace.encode() + b"\x00" + digest
 
@@ -485,8 +492,7 @@ class LmdbStore:
     def delete_record(self, txn, nid: int, namespace: str, ext_id: str) -> None:
         rec = self.get_record(txn, nid)
         if rec is not None:   # drop the dedup key of its text when it still points here
-            sha = rec.get("text_sha256")
-            digest = bytes.fromhex(sha) if isinstance(sha, str) else text_digest(rec["text"])
+            digest = record_text_digest(rec)
             if self.lookup_text(txn, namespace, digest) == nid:
                 txn.delete(text_key(namespace, digest), db=self.dbs["texts"])
         txn.delete(nid_key(nid), db=self.dbs["mem"])

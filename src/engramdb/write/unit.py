@@ -33,7 +33,7 @@ from ..concurrency import retries_map_growth
 from ..batch_plan import head_nid, piece_ids, piece_tags
 from ..graph.csr import MemoryGraph
 from ..store import ledger as _ledger
-from ..store.lmdb_store import text_digest
+from ..store.lmdb_store import record_text_digest, text_digest
 from ..state import EngineState, Namespace
 from ..store.lmdb_store import SCHEMA_VERSION
 from ..types import MemoryState, Relation
@@ -446,6 +446,7 @@ class WriteUnit:
         self.add_edges(new_edges)
         if rec.get("subject") is not None:
             leave_slot_table(store, txn, nid, ns, rec["subject"], rec["attribute"])
+        self.hand_on_text(ns, record_text_digest(rec), nid)
         store.delete_record(txn, nid, ns, ext_id)
         self.digest.fold(b"X", _U32.pack(nid))
         for other in derived:
@@ -472,6 +473,31 @@ class WriteUnit:
                 sp.slot_member(rec["subject"], rec["attribute"], nid, False)
         self.after(apply)
         return rec
+
+    def hand_on_text(self, ns: str, digest: bytes, nid: int) -> None:
+        """The deduplication key of a text (``digest``) that memory ``nid`` no longer holds (it is
+        erased, or reworded by ``update``), when the key names it: handed on to the memory of
+        ``ns`` stored last that holds the same text, so ``add`` of that text still finds it
+        rather than storing it again; dropped when none does. The other holders are found among
+        ``nid``'s nearest vectors (a text embeds the same each time; a caller's own vectors for
+        equal texts may differ, and such a holder is then not found)."""
+        store, txn = self.store, self.txn
+        if store.lookup_text(txn, ns, digest) != nid:
+            return
+        heir = None
+        sp = self.state.space(ns)
+        if sp is not None and sp.index is not None and len(sp.index) > 1:
+            vec = self.state.vectors(np.array([nid], np.int64), sp)[0]
+            labels, _cos = sp.index.knn(vec, _HEIR_NEIGHBOURS)
+            for other in labels.tolist():
+                orec = None if other == nid else self.record(other)
+                if (orec is not None and orec.get("chunk_of") is None and record_text_digest(orec) == digest
+                        and (heir is None or other > heir)):
+                    heir = other
+        if heir is None:
+            store.drop_text(txn, ns, digest, nid)
+        else:
+            store.put_text(txn, ns, digest, heir)
 
     def derived(self, nid: int, rec: dict) -> list[int]:
         """The memories the engine wrote from memory ``nid``'s text (``rec`` its record): session
@@ -754,6 +780,8 @@ class _Insertion:
 
 
 _SUPERSEDES = Relation.SUPERSEDES.code
+#: Nearest vectors searched for another holder of an erased or reworded memory's text.
+_HEIR_NEIGHBOURS = 16
 #: Edges to what the engine wrote from a memory's text (WriteUnit.derived): relation -> (the
 #: edge points from the memory, the derived node's tag; None: a decision's outcome memory)
 _DERIVED = {Relation.EXTRACTED_FROM.code: (False, "summary"), Relation.EVIDENCE_FOR.code: (True, "fact"),
