@@ -21,8 +21,16 @@ messages among the first k hits (ids), as in ``bench_locomo_recall.py``. In the 
 default recall, for the tuning half and the held-out half, per category; query vector given.
 
     python benchmarks/bench_long_chats.py [--merge 4 16] [--chunk-chars 300 4000] [--embedder hashing]
+        [--haystack half|all] [--ablation]
 
-Writes benchmarks/results/long_chats.json (one entry per embedder; a run replaces its embedder's).
+``--haystack all`` stores all ten conversations as one chat (about 1,100 messages at
+``--merge 6``, 730 characters each: the size of the held-out chats) and asks each half's
+questions of it, the other conversations' messages standing as distractors, as the filler
+sessions of a real long chat do. ``--ablation`` adds the default recall without the graph
+(``w_graph`` 0), the vector leg, time cues and pseudo-relevance feedback.
+
+Writes benchmarks/results/long_chats.json (``long_chats_haystack.json`` with ``--haystack all``;
+one entry per embedder; a run replaces its embedder's).
 """
 from __future__ import annotations
 
@@ -70,9 +78,10 @@ def messages(convs, merge: int) -> tuple[list[dict], dict[str, str]]:
     return items, where
 
 
-def run_half(convs, merge: int, chunk_chars: int, embedder, configs) -> tuple[dict, dict, dict]:
-    """Rows per method, latencies per method, and the store's shape, for one long chat."""
-    items, where = messages(convs, merge)
+def run_half(convs, merge: int, chunk_chars: int, embedder, configs, haystack=None) -> tuple[dict, dict, dict]:
+    """Rows per method, latencies per method, and the store's shape, for one long chat: the
+    messages of ``haystack`` (default ``convs``), the questions of ``convs``."""
+    items, where = messages(convs if haystack is None else haystack, merge)
     cfg = engramdb.EngramConfig(store=engramdb.StoreConfig(chunk_chars=chunk_chars))
     rows = {name: [] for name, _ in configs}
     lat = {name: [] for name, _ in configs}
@@ -112,8 +121,16 @@ def main(argv=None) -> int:
                     help="turns per message (4: about 90 words, 16: about 280)")
     ap.add_argument("--chunk-chars", type=int, nargs="+", default=[300, 4000])
     ap.add_argument("--embedder", choices=["hashing", "minilm"], default="hashing")
-    ap.add_argument("--out", default=str(RESULTS / "long_chats.json"))
+    ap.add_argument("--haystack", choices=["half", "all"], default="half",
+                    help="the chat: the half's five conversations (default), or all ten (each half's "
+                         "questions then search the other half's messages too, as distractors)")
+    ap.add_argument("--ablation", action="store_true",
+                    help="also run the default recall without the graph, the vector leg, time cues, feedback")
+    ap.add_argument("--out", default=None, help="default results/long_chats.json "
+                                                "(results/long_chats_haystack.json with --haystack all)")
     args = ap.parse_args(argv)
+    if args.out is None:
+        args.out = str(RESULTS / ("long_chats.json" if args.haystack == "half" else "long_chats_haystack.json"))
     load = os.getloadavg()
     convs = load_locomo(default_locomo_path())
     halves = {"tuning": [c for c in convs if c.sample_id in TUNE_SPLIT],
@@ -122,10 +139,29 @@ def main(argv=None) -> int:
     base = RecallConfig()
     configs = [("bm25", replace(base, w_vector=0.0, w_keyword=1.0, w_graph=0.0, w_time=0.0, prf_terms=0)),
                ("engramdb", base)]
+    if args.ablation:
+        configs += [("no_graph", replace(base, w_graph=0.0)),
+                    ("no_vector", replace(base, w_vector=0.0, w_keyword=1.0)),
+                    ("no_time", replace(base, w_time=0.0)), ("no_feedback", replace(base, prf_terms=0))]
     runs = []
     for merge, chunk in [(m, c) for m in args.merge for c in args.chunk_chars]:
-        for half, cs in halves.items():
-            rows, lat, shape = run_half(cs, merge, chunk, embedder, configs)
+        if args.haystack == "all":   # one chat of all ten, both halves' questions asked of it
+            rows, lat, shape = run_half(convs, merge, chunk, embedder, configs)
+            parts = {}
+            for half in halves:
+                mine = {n: [(r, t) for r, t in zip(rows[n], lat[n]) if (r["conv"] in TUNE_SPLIT) == (half == "tuning")]
+                        for n in rows}
+                parts[half] = ({n: [r for r, _ in v] for n, v in mine.items()},
+                               {n: [t for _, t in v] for n, v in mine.items()})
+        else:
+            parts = {}
+            for half, cs in halves.items():
+                rows, lat, shape_h = run_half(cs, merge, chunk, embedder, configs)
+                parts[half] = (rows, lat, shape_h)
+        for half in halves:
+            rows, lat = parts[half][0], parts[half][1]
+            if args.haystack == "half":
+                shape = parts[half][2]
             for name, _ in configs:
                 s = summary(rows[name], lat[name])
                 runs.append({"method": name, "half": half, "chunk_chars": chunk, "merge": merge, **shape, **s})
@@ -145,7 +181,8 @@ def main(argv=None) -> int:
            "embedder": embedder.name, "runs": runs}
     out = Path(args.out)   # one entry per embedder: a run replaces the earlier one of its embedder
     doc = json.loads(out.read_text()) if out.exists() else {}
-    doc = {"benchmark": "LoCoMo as long chats (add_batch + next, merged turns, no speaker names, pieces)",
+    what = "all ten conversations in one chat" if args.haystack == "all" else "each half's five in one chat"
+    doc = {"benchmark": f"LoCoMo as long chats ({what}; add_batch + next, merged turns, no speaker names, pieces)",
            "by_embedder": {**doc.get("by_embedder", {}), embedder.name: run}}
     out.write_text(json.dumps(doc, indent=2) + "\n")
     return 0
