@@ -11,7 +11,9 @@ A job is one of :data:`KINDS` run over every shard of a deployment (:mod:`engram
     ``namespace``: the stream is split by shard and namespace into chunks of ``chunk_size``
     candidates, each chunk one ``admit_batch`` call (one transaction), in stream order within
     its namespace. A candidate without an ``id`` gets ``"<job_id>:<j>"`` (``j``: its position
-    in its namespace's part of the stream), so that a resumed job can tell what committed. Their
+    in its namespace's part of the stream), so that a resumed job can tell what committed (a job
+    id that would make these ids a form the engine reserves, such as ``S`` or ``fact``, is
+    refused before the job starts). Their
     record time is the job's start (``min(now, wall clock)``), fixed with the job's parameters.
 ``export``
     Every shard into one Parquet dataset at ``out``: ``out/memories`` and ``out/edges``,
@@ -51,6 +53,8 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from .dataset import finish, write_shard
 from .errors import ConfigError, EngramError, InvalidInputError, MemoryNotFoundError
@@ -143,8 +147,12 @@ def _jobs_dir(root: str, job_id: str) -> str:
     return os.path.join(root, "jobs", job_id)
 
 
-def prepare_job(root: str, kind: str, job_id: str | None, params: Mapping[str, Any]) -> tuple[str, dict]:
+def prepare_job(root: str, kind: str, job_id: str | None, params: Mapping[str, Any], *,
+                candidates: Iterable[Mapping[str, Any]] | None = None) -> tuple[str, dict]:
     """Validate a job's parameters and record them, or read back those of an existing job id.
+
+    Every argument is checked before anything is created on disk: a refused job leaves no
+    ``jobs/<job_id>`` directory.
 
     Parameters
     ----------
@@ -153,9 +161,15 @@ def prepare_job(root: str, kind: str, job_id: str | None, params: Mapping[str, A
     kind : str
         One of :data:`KINDS`.
     job_id : str, optional
-        Letters, digits, ``.``, ``_``, ``-`` (at most 128); a new ``<kind>-<12 hex>`` when omitted.
+        Letters, digits, ``.``, ``_``, ``-`` (at most 128, the first a letter or digit); a new
+        ``<kind>-<12 hex>`` when omitted. An ``admit`` job's id may not make its candidates' ids
+        ``<job_id>:<j>`` an id form the engine reserves (:func:`engramdb.validate.reserved_form`:
+        ``S``, ``E``, ``sum``, ``fact``).
     params : mapping
         The kind's parameters (see :func:`run`); ``None`` values take the recorded or default value.
+    candidates : iterable of mapping, optional
+        (``admit``, required) The candidate stream; only checked to be one here, not read.
+        Other kinds take none.
 
     Returns
     -------
@@ -165,33 +179,63 @@ def prepare_job(root: str, kind: str, job_id: str | None, params: Mapping[str, A
     Raises
     ------
     InvalidInputError
-        Unknown kind, a bad job id or parameter.
+        Unknown kind; a bad job id (or, for ``admit``, one that makes reserved candidate ids);
+        a bad parameter: ``now``, ``chunk_size``, ``materialize`` not a bool, an ``export``
+        ``out`` that is a file or inside the deployment's shards or jobs, a ``locomo`` ``data``
+        that is not a file or ``conversations`` that are not a list of ids; ``admit`` without
+        a candidate stream, or candidates for another kind.
     ConfigError
         The job id exists with another kind, or a parameter given now differs from the recorded one.
     """
-    from .validate import time_or_now, to_unix_seconds
+    from .sharding import check_dataset_out
+    from .validate import reserved_form, time_or_now, to_unix_seconds
 
     if kind not in KINDS:
         raise InvalidInputError(f"kind: expected one of {KINDS}, got {kind!r}")
     if job_id is None:
         job_id = f"{kind}-{uuid.uuid4().hex[:12]}"
     if not isinstance(job_id, str) or not _JOB_ID.match(job_id):
-        raise InvalidInputError(f"job_id: expected 1-128 letters, digits, '.', '_' or '-', got {job_id!r}")
-    given = {k: v for k, v in params.items() if v is not None}
-    if "now" in given:
-        given["now"] = float(to_unix_seconds(given["now"], field="now"))
-    size = given.get("chunk_size", 1) if kind == "admit" else 1
-    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= 1_000_000:
-        raise InvalidInputError(f"chunk_size: expected an integer in [1, 1000000], got {size!r}")
-    if kind == "export" and "out" in given:
-        given["out"] = os.path.abspath(os.fspath(given["out"]))
-    if kind == "locomo" and "data" in given:
-        given["data"] = os.path.abspath(os.fspath(given["data"]))
+        raise InvalidInputError(f"job_id: expected 1-128 letters, digits, '.', '_' or '-' (the first a letter or "
+                                f"digit), got {job_id!r}")
     allowed = {"rescore": {"now", "materialize"}, "consolidate": {"now"}, "admit": {"now", "chunk_size"},
                "export": {"now", "out"}, "locomo": {"data", "conversations"}}[kind]
+    if kind == "admit":
+        form = reserved_form(f"{job_id}:0")
+        if form is not None:
+            raise InvalidInputError(f"job_id {job_id!r}: an admission job gives each candidate without an id the id "
+                                    f"'<job_id>:<j>', and '{job_id}:0' has the form {form}; pick another job id")
+        check_iterable(candidates, "admit job: candidates", "memory mappings, each with a 'namespace'")
+    elif candidates is not None:
+        raise InvalidInputError(f"candidates= is for admit jobs; a {kind} job takes {sorted(allowed)}")
+    given = {k: v for k, v in params.items() if v is not None}
     unknown = set(given) - allowed
     if unknown:
         raise InvalidInputError(f"{kind} job: unknown parameter(s) {sorted(unknown)}; it takes {sorted(allowed)}")
+    if "now" in given:
+        given["now"] = float(to_unix_seconds(given["now"], field="now"))
+    size = given.get("chunk_size", 1)
+    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= 1_000_000:
+        raise InvalidInputError(f"chunk_size: expected an integer in [1, 1000000], got {size!r}")
+    if "materialize" in given:
+        if not isinstance(given["materialize"], (bool, np.bool_)):
+            raise InvalidInputError(f"materialize must be True or False, got {given['materialize']!r} "
+                                    f"({type(given['materialize']).__name__})")
+        given["materialize"] = bool(given["materialize"])
+    if "out" in given:
+        given["out"] = check_dataset_out(root, given["out"], "export job: out")
+    if "data" in given:
+        given["data"] = _locomo_file(given["data"])
+    if kind == "locomo":
+        conv = given.get("conversations")
+        if conv is not None:
+            if isinstance(conv, (str, bytes, Mapping)) or not isinstance(conv, Iterable):
+                raise InvalidInputError("locomo job: conversations: expected a list of conversation ids "
+                                        f"(sample_id strings), got {type(conv).__name__}")
+            conv = list(conv)
+            if not all(isinstance(c, str) and c for c in conv):
+                raise InvalidInputError("locomo job: conversations: expected a list of conversation ids "
+                                        f"(sample_id strings), got {conv!r:.120}")
+            given["conversations"] = sorted(conv)
     path = os.path.join(_jobs_dir(root, job_id), "job.json")
     if os.path.exists(path):
         with open(path, encoding="utf-8") as f:
@@ -220,12 +264,28 @@ def prepare_job(root: str, kind: str, job_id: str | None, params: Mapping[str, A
     if kind == "locomo":
         from .locomo import default_locomo_path
 
-        fixed["data"] = given.get("data", os.fspath(default_locomo_path()))
-        conv = given.get("conversations")
-        fixed["conversations"] = None if conv is None else sorted(conv)
+        fixed["data"] = given["data"] if "data" in given else _locomo_file(default_locomo_path())
+        fixed["conversations"] = given.get("conversations")
     os.makedirs(_jobs_dir(root, job_id), mode=0o700, exist_ok=True)
     write_json_atomic(path, {"job_id": job_id, "kind": kind, "params": fixed, "created_at": time.time()})
     return job_id, fixed
+
+
+def _locomo_file(path: Any) -> str:
+    """The absolute path of a LoCoMo data file.
+
+    Raises
+    ------
+    InvalidInputError
+        Not a path, or no file there.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidInputError(f"locomo job: data: expected the path of locomo10.json, got {type(path).__name__}")
+    data = os.path.abspath(os.fspath(path))
+    if not os.path.isfile(data):
+        raise InvalidInputError(f"locomo job: data={data!r} is not a file; give the path of locomo10.json "
+                                "(or set ENGRAMDB_LOCOMO)")
+    return data
 
 
 # ---------------------------------------------------------------------------- journal
@@ -530,10 +590,12 @@ def run(target: ShardedEngram | str | os.PathLike, kind: str, *, job_id: str | N
     kind : str
         One of :data:`KINDS`.
     job_id : str, optional
-        Resume this job (recorded units are skipped); a new id when omitted.
+        Resume this job (recorded units are skipped); a new id when omitted. See
+        :func:`prepare_job` for the ids taken.
     candidates : iterable of mapping, optional
-        (``admit``) The candidate stream, each with ``namespace`` and ``text`` (as for
-        ``Engram.admit_batch``). A resumed job needs the same stream.
+        (``admit``, required; other kinds take none) The candidate stream, each with
+        ``namespace`` and ``text`` (as for ``Engram.admit_batch``). A resumed job needs the
+        same stream.
     progress : bool
         Show a rich progress bar over units.
     on_progress : callable dict -> None, optional
@@ -550,14 +612,17 @@ def run(target: ShardedEngram | str | os.PathLike, kind: str, *, job_id: str | N
     Raises
     ------
     InvalidInputError, ConfigError
-        See :func:`prepare_job`; the errors of the engine verb a unit calls propagate.
+        See :func:`prepare_job` (raised before anything is created on disk); the errors of the
+        engine verb a unit calls propagate.
+    StoreNotFoundError, StoreCorruptedError
+        ``target`` is not a sharded deployment.
     """
     from rich.progress import Progress
 
     own = not isinstance(target, ShardedEngram)
     sharded = open_sharded(target, create=False) if own else target
     try:
-        job_id, fixed = prepare_job(sharded.root, kind, job_id, params)
+        job_id, fixed = prepare_job(sharded.root, kind, job_id, params, candidates=candidates)
         journals = {s: ShardJournal(sharded.root, job_id, s) for s in range(sharded.n_shards)}
         with Progress(disable=not progress, transient=False) as bar:
             tally = Tally(bar, bar.add_task(f"{kind} job {job_id}", total=sharded.n_shards if kind != "admit" else None),

@@ -204,12 +204,15 @@ class RayShards:
         JobIncompleteError
             A worker died or a unit raised; every other unit ran and is recorded.
         InvalidInputError, ConfigError
-            See :func:`engramdb.jobs.prepare_job`.
+            See :func:`engramdb.jobs.prepare_job`; ``workers`` not an integer in [1, 4096]. Both
+            before anything is created on disk.
         """
         from rich.progress import Progress
 
-        width = self.workers if workers is None else int(workers)
-        job_id, fixed = jobs.prepare_job(self.root, kind, job_id, params)
+        from .validate import check_int
+
+        width = self.workers if workers is None else check_int(workers, "workers", 1, 4096)
+        job_id, fixed = jobs.prepare_job(self.root, kind, job_id, params, candidates=candidates)
         t0 = time.perf_counter()
         journals = {s: jobs.ShardJournal(self.root, job_id, s) for s in range(self.n_shards)}
         if kind in jobs.READ_KINDS and self._writers:

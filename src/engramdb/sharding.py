@@ -15,8 +15,12 @@ name and version, ``N`` and the shard directories; a deployment is reopened with
 :func:`open_sharded` returns a :class:`ShardedEngram`: the verbs of :class:`engramdb.Engram`,
 each routed to the one shard that holds its ``namespace`` (a recall never crosses namespaces,
 so it never needs a second shard). Verbs whose namespace is optional (``rescore``,
-``consolidate``, ``dynamics_log``) and verbs without one (``stats``, ``namespaces``, ``flush``,
-``compact``, ``export``) run on every shard, one after another, and combine the answers. The
+``consolidate``, ``dynamics_log``, ``ledger``, ``censors``) and verbs without one (``stats``,
+``namespaces``, ``flush``, ``compact``, ``export``, ``verify_ledger``, ``export_ledger``,
+``remove_censor``, ``acting_as``) run on every shard, one after another, and combine the answers
+into the single store's type. ``censor`` writes a store-wide rule to every shard and a rule
+scoped to namespaces to the shards holding them; ``import_from`` imports an export whose
+namespaces all live in one shard into that shard. The
 distributed batch jobs over the same layout are in :mod:`engramdb.jobs` (sequential, no extra
 dependency) and :mod:`engramdb.ray_jobs` (the optional ``engramdb[ray]`` extra). This module
 does not import Ray.
@@ -28,6 +32,7 @@ Aumasson et al., RFC 7693 (2015): BLAKE2b. Karger et al. (1997), STOC: hashing k
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import inspect
@@ -41,8 +46,8 @@ from .errors import ConfigError, EngramError, InvalidInputError, StoreCorruptedE
 from .validate import check_namespace, strict_flags
 from .wording import count
 
-__all__ = ["MANIFEST", "RULE", "RULE_VERSION", "ShardedEngram", "combine_counts", "init_shards",
-           "open_sharded", "read_manifest", "shard_of", "write_json_atomic"]
+__all__ = ["MANIFEST", "RULE", "RULE_VERSION", "ShardedEngram", "check_dataset_out", "combine_counts",
+           "init_shards", "open_sharded", "read_manifest", "shard_of", "write_json_atomic"]
 
 #: file name of the manifest in a sharded root
 MANIFEST = "manifest.json"
@@ -130,8 +135,10 @@ def read_manifest(root: str | os.PathLike) -> dict[str, Any]:
     StoreNotFoundError
         No manifest at ``root``.
     StoreCorruptedError
-        The manifest is not one this version writes (unknown format, rule or version, or
-        a shard list that disagrees with ``n_shards``).
+        The manifest is damaged or not one this version writes: not JSON, unknown format, rule
+        or version; ``n_shards`` not an integer in [1, 65536] (a bool is not one); ``shards``
+        not a list of ``n_shards`` distinct directory names (one path component each); ``dim``
+        not a positive integer; ``embedder`` not a name or null.
     """
     path = os.path.join(os.fspath(root), MANIFEST)
     if not os.path.exists(path):
@@ -143,14 +150,37 @@ def read_manifest(root: str | os.PathLike) -> dict[str, Any]:
     except (OSError, ValueError) as exc:
         raise StoreCorruptedError(f"{path!r} cannot be read: {type(exc).__name__}: {exc}") from exc
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("rule") != RULE \
-            or doc.get("rule_version") != RULE_VERSION:
+            or not _is_int(doc.get("rule_version")) or doc.get("rule_version") != RULE_VERSION:
         raise StoreCorruptedError(f"{path!r} is not a {FORMAT} manifest with rule {RULE} v{RULE_VERSION}: {doc!r:.200}")
+    fix = "restore it from a copy (the shard directories are shard-0000, shard-0001, ... in order)"
     n = doc.get("n_shards")
+    if not _is_int(n) or not 1 <= n <= MAX_SHARDS:
+        raise StoreCorruptedError(f"{path!r}: n_shards must be an integer in [1, {MAX_SHARDS}], got {n!r}; {fix}")
     shards = doc.get("shards")
-    if not isinstance(n, int) or not isinstance(shards, list) or len(shards) != n \
-            or not all(isinstance(s, str) and s and os.sep not in s and s not in (".", "..") for s in shards):
-        raise StoreCorruptedError(f"{path!r}: n_shards {n!r} and shards {shards!r:.200} disagree")
+    if not isinstance(shards, list) or len(shards) != n:
+        raise StoreCorruptedError(f"{path!r}: shards must be a list of the n_shards={n} shard directories, "
+                                  f"got {shards!r:.200}; {fix}")
+    seen: set[str] = set()
+    for name in shards:
+        if not isinstance(name, str) or not name or name in (".", "..") or "\x00" in name \
+                or any(sep in name for sep in ("/", os.sep, os.altsep) if sep):
+            raise StoreCorruptedError(f"{path!r}: a shard must be one directory name under the root, "
+                                      f"got {name!r}; {fix}")
+        if name in seen:
+            raise StoreCorruptedError(f"{path!r} lists shard directory {name!r} twice (every shard is its own "
+                                      f"store); {fix}")
+        seen.add(name)
+    dim = doc.get("dim")
+    if not _is_int(dim) or dim < 1:
+        raise StoreCorruptedError(f"{path!r}: dim must be a positive integer, got {dim!r}; {fix}")
+    if doc.get("embedder") is not None and not isinstance(doc["embedder"], str):
+        raise StoreCorruptedError(f"{path!r}: embedder must be a name or null, got {doc['embedder']!r}; {fix}")
     return doc
+
+
+def _is_int(value: Any) -> bool:
+    """An int and not a bool (JSON true would otherwise count as 1)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def init_shards(root: str | os.PathLike, n_shards: int, *, dim: int | None = None,
@@ -204,9 +234,10 @@ def init_shards(root: str | os.PathLike, n_shards: int, *, dim: int | None = Non
 
 
 def combine_counts(parts: list[dict[str, Any]]) -> dict[str, Any]:
-    """Combine per-shard summaries into one: integers are summed, dicts combined key by key,
-    a ``mean_*`` value is weighted by the sibling ``memories`` count, other values kept when
-    all shards agree (else a list of them, in shard order)."""
+    """Combine per-shard summaries into one: integers are summed, ``seconds`` too (the shards
+    ran one after another), dicts combined key by key, a ``mean_*`` value is weighted by the
+    sibling ``memories`` count, other values kept when all shards agree (else a list of them,
+    in shard order)."""
     out: dict[str, Any] = {}
     keys: list[str] = []
     for p in parts:
@@ -217,6 +248,8 @@ def combine_counts(parts: list[dict[str, Any]]) -> dict[str, Any]:
             out[k] = vals[0] if len(set(vals)) == 1 else vals
         elif all(isinstance(v, int) and not isinstance(v, bool) for v in vals):
             out[k] = sum(vals)
+        elif k == "seconds" and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+            out[k] = round(float(sum(vals)), 6)
         elif all(isinstance(v, dict) for v in vals):
             out[k] = combine_counts(vals)
         elif k.startswith("mean_"):
@@ -230,20 +263,79 @@ def combine_counts(parts: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def check_dataset_out(root: str | os.PathLike, out: Any, field: str = "out") -> str:
+    """The absolute path of a Parquet dataset directory for the deployment at ``root``
+    (:meth:`ShardedEngram.export`, the ``export`` job), checked before anything is written.
+
+    Raises
+    ------
+    InvalidInputError
+        ``out`` is not a path, is an existing file, or is the deployment's root or inside one
+        of its shard stores or its ``jobs`` directory (the dataset would be written among the
+        deployment's own files).
+    StoreNotFoundError, StoreCorruptedError
+        ``root`` is not a sharded deployment (:func:`read_manifest`).
+    """
+    if not isinstance(out, (str, os.PathLike)):
+        raise InvalidInputError(f"{field}: expected the dataset directory's path, got {type(out).__name__}")
+    path = os.path.abspath(os.fspath(out))
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise InvalidInputError(f"{field}: {path!r} is a file; give a directory for the dataset (created when missing)")
+    base = os.path.realpath(os.fspath(root))
+    real = os.path.realpath(path)
+    own = [os.path.join(base, name) for name in (*read_manifest(root)["shards"], "jobs")]
+    if real == base or any(real == d or real.startswith(d + os.sep) for d in own):
+        raise InvalidInputError(f"{field}: {path!r} is the deployment's root or inside its shard stores or jobs; "
+                                "give a directory outside them (e.g. beside the root)")
+    return path
+
+
 def _merge_logs(parts: list[list[dict[str, Any]]], limit: int | None) -> list[dict[str, Any]]:
     entries = [{**e, "shard": i} for i, part in enumerate(parts) for e in part]
     entries.sort(key=lambda e: (e.get("at", 0.0), e["shard"], e.get("seq", 0)))
-    return entries if limit is None else entries[len(entries) - limit:] if limit else []
+    return _last(entries, limit)
+
+
+def _last(items: list, limit: int | None) -> list:
+    """The last ``limit`` items (all when None), as each engine verb's ``limit`` keeps them."""
+    return items if limit is None else items[len(items) - limit:] if limit else []
+
+
+def _merge_ledgers(parts: list[list[Any]], limit: int | None) -> list[Any]:
+    """Every shard's ledger entries, oldest first (by time; ties in shard order, then by each
+    shard's sequence), then the last ``limit`` of them."""
+    keyed = sorted(((e.time, i, e.seq), e) for i, part in enumerate(parts) for e in part)
+    return _last([e for _, e in keyed], limit)
+
+
+def _merge_rules(parts: list[list[Any]]) -> list[Any]:
+    """Censor rules of every shard, each once (a rule on several shards is one rule, its hits
+    summed over them), oldest first as ``Engram.censors`` lists them."""
+    import dataclasses
+
+    rules: dict[str, Any] = {}
+    for part in parts:
+        for rule in part:
+            have = rules.get(rule.id)
+            rules[rule.id] = rule if have is None else dataclasses.replace(have, hits=have.hits + rule.hits)
+    return sorted(rules.values(), key=lambda r: (r.created_at, r.id))
 
 
 @strict_flags
 class ShardedEngram:
     """The verbs of :class:`engramdb.Engram` over a sharded deployment, routed by namespace.
 
-    Made by :func:`open_sharded`. A verb that takes ``namespace=`` runs on the shard
-    :func:`shard_of` names for it; ``rescore``, ``consolidate``, ``dynamics_log`` and ``ledger``
-    without a namespace, and ``stats``, ``namespaces``, ``flush``, ``compact``, ``export`` and
-    ``verify_ledger``, run on every shard in shard order. Shards open on first use, each as an ordinary store (so in one process
+    Made by :func:`open_sharded`. Every verb of :class:`engramdb.Engram`, with its arguments
+    and the type of its answer. A verb that takes ``namespace=`` runs on the shard
+    :func:`shard_of` names for it; ``rescore``, ``consolidate`` (one ``now`` for every shard;
+    counts summed), ``dynamics_log``, ``ledger`` (entries of every shard, oldest first, then
+    ``limit``) and ``censors`` (each rule once, hits summed) without a namespace, and ``stats``,
+    ``namespaces``, ``flush``, ``compact``, ``export``, ``verify_ledger``, ``export_ledger``,
+    ``remove_censor`` and ``acting_as``, run on every shard in shard order. ``censor`` writes a
+    store-wide rule to every shard, a rule scoped to namespaces to the shards that hold them,
+    with one id, after checking its fields and that no shard holds that id (so a refused rule
+    writes nothing); ``import_from`` imports into the one shard that holds every namespace of
+    the export. Shards open on first use, each as an ordinary store (so in one process
     this object holds each shard's writer lock once it has written there; open it
     ``readonly=True`` for readers). Use it as a context manager, or call :meth:`close`.
 
@@ -372,12 +464,16 @@ class ShardedEngram:
 
         Raises
         ------
+        InvalidInputError
+            ``path`` is a file, or the deployment's root or inside its shard stores or jobs
+            (:func:`check_dataset_out`); ``now`` is not a time. Nothing is written.
         OSError
             ``path`` cannot be written.
         """
         from .dataset import finish, write_shard
         from .validate import time_or_now
 
+        path = check_dataset_out(self.root, path, "path")
         now = float(time_or_now(now))
         parts = [write_shard(self.engine(i), path, i, now=now) for i in range(self.n_shards)]
         finish(path)
@@ -401,29 +497,171 @@ class ShardedEngram:
             raise errors[0]
 
 
+def _counts(parts: list[dict[str, Any]], arguments: dict[str, Any]) -> dict[str, Any]:
+    out = combine_counts(parts)
+    out["shards"] = parts
+    return out
+
+
+def _concatenated(parts: list[list[Any]], arguments: dict[str, Any]) -> list[Any]:
+    return [x for p in parts for x in p]
+
+
+#: How the answers of a verb run on every shard (its namespace omitted) become one answer of
+#: the single store's type. A verb not named here is combined by its return type (a dict as
+#: counts, a list concatenated in shard order) or, of another type, needs a namespace.
+_FAN_IN: dict[str, Callable[[list, dict[str, Any]], Any]] = {
+    "rescore": _counts,
+    "consolidate": _counts,
+    "dynamics_log": lambda parts, a: _merge_logs(parts, a.get("limit")),
+    "ledger": lambda parts, a: _merge_ledgers(parts, a.get("limit")),
+    "censors": lambda parts, a: _merge_rules(parts),
+}
+
+
+def _fan_in(name: str, fn: Callable) -> Callable[[list, dict[str, Any]], Any] | None:
+    if name in _FAN_IN:
+        return _FAN_IN[name]
+    returns = str(inspect.signature(fn).return_annotation).strip("'\"")
+    return _counts if returns.startswith("dict") else _concatenated if returns.startswith("list") else None
+
+
 def _routed(name: str, fn: Callable, optional: bool) -> Callable:
     """A method of ShardedEngram calling ``Engram.<name>`` on the shard of its namespace; when
-    the namespace is optional and omitted, on every shard, answers combined."""
-    default = inspect.signature(fn).parameters["namespace"].default
+    the namespace is optional and omitted, on every shard (with one ``now`` for all, when the
+    verb takes one), answers combined into the single store's type (:data:`_FAN_IN`)."""
+    from .validate import time_or_now
+
+    sig = inspect.signature(fn)
+    default = sig.parameters["namespace"].default
+    fan_in = _fan_in(name, fn) if optional else None
 
     @functools.wraps(fn)
     def verb(self: ShardedEngram, *args: Any, **kwargs: Any) -> Any:
         ns = kwargs.get("namespace", default)
         if ns is not None or not optional:
             return getattr(self.for_namespace(ns), name)(*args, **kwargs)
-        parts = [getattr(self.engine(i), name)(*args, **kwargs) for i in range(self.n_shards)]
-        if name == "dynamics_log":
-            return _merge_logs(parts, kwargs.get("limit"))
-        if all(isinstance(p, list) for p in parts):   # e.g. ledger(): each shard's list, in shard order
-            return [x for p in parts for x in p]
-        out = combine_counts(parts)
-        out["shards"] = parts
-        return out
+        if fan_in is None:
+            raise InvalidInputError(f"{name}: give namespace= on a sharded deployment (its answers on every "
+                                    "shard cannot be combined into one)")
+        bound = sig.bind(self, *args, **kwargs)   # a wrong argument fails here, before any shard
+        if "now" in sig.parameters and bound.arguments.get("now") is None:
+            bound.arguments["now"] = time_or_now(None)   # one time for every shard
+        parts = [getattr(self.engine(i), name)(*bound.args[1:], **bound.kwargs) for i in range(self.n_shards)]
+        return fan_in(parts, bound.arguments)
 
     verb.__doc__ = (f"``Engram.{name}`` on the shard that holds ``namespace``"
                     + (" (every shard, answers combined, when it is omitted)" if optional else "")
                     + ".\n\n" + (fn.__doc__ or ""))
     return strict_flags(verb)   # a bad flag is refused before any shard is opened
+
+
+def _holding(sh: ShardedEngram, rule_id: str) -> list[int]:
+    """The shards whose store holds censor rule ``rule_id``."""
+    return [i for i in range(sh.n_shards) if any(r.id == rule_id for r in sh.engine(i).censors())]
+
+
+def _censor(self: ShardedEngram, **kwargs: Any) -> Any:
+    from .censor import make_rule
+    from .engine import Engram
+
+    inspect.signature(Engram.censor).bind(self, **kwargs)   # a wrong argument fails here
+    # every field checked once, before any shard is written (as each shard would check it)
+    fields = {("namespaces" if k == "namespace" else k): v for k, v in kwargs.items()}
+    rule = make_rule(**fields)
+    if _holding(self, rule.id):   # ids are unique in the deployment, as in one store
+        raise InvalidInputError(f"a censor rule {rule.id!r} exists already; remove it first or pick another id")
+    targets = sorted({self.shard_of(ns) for ns in rule.namespaces}) if rule.namespaces else range(self.n_shards)
+    kwargs = {**kwargs, "id": rule.id, "namespace": list(rule.namespaces) or None}   # one id on every shard
+    written: list[Any] = []
+    try:
+        for i in targets:
+            written.append((i, self.engine(i).censor(**kwargs)))
+    except Exception:
+        for i, _rule in written:   # a shard refused (full, read-only, ...): take the rule back off the others
+            try:
+                self.engine(i).remove_censor(rule.id)
+            except EngramError:
+                pass
+        raise
+    return written[0][1]
+
+
+def _remove_censor(self: ShardedEngram, id: str) -> None:
+    from .validate import check_id
+
+    check_id(id, "censor id")
+    shards = _holding(self, id)
+    if not shards:
+        raise InvalidInputError(f"no censor rule {id!r} (see censors())")
+    for i in shards:
+        self.engine(i).remove_censor(id)
+
+
+@contextlib.contextmanager
+def _acting_as(self: ShardedEngram, actor: str):
+    with contextlib.ExitStack() as stack:
+        for i in range(self.n_shards):   # every shard opened now, so a write anywhere in the block is named
+            stack.enter_context(self.engine(i).acting_as(actor))
+        yield self
+
+
+def _export_ledger(self: ShardedEngram, path: str | os.PathLike) -> str:
+    from .export import write_ledger_parquet
+
+    return write_ledger_parquet(self.ledger(), path)
+
+
+def _import_from(self: ShardedEngram, path: str | os.PathLike, *, on_conflict: str = "error") -> dict[str, int]:
+    from .export import FORMATS, ON_CONFLICT
+
+    if on_conflict not in ON_CONFLICT:   # as the store checks it, before the export is read
+        raise InvalidInputError(f"on_conflict: expected one of {list(ON_CONFLICT)}, got {on_conflict!r}")
+    names: set[str] = set()
+    if isinstance(path, (str, os.PathLike)):
+        for ext in FORMATS.values():
+            files = [os.path.join(os.fspath(path), f"{table}.{ext}") for table in ("memories", "edges")]
+            if all(os.path.isfile(f) for f in files):
+                names = set().union(*(_namespaces_in(f, ext) for f in files))
+                break
+    shards = sorted({self.shard_of(ns) for ns in names if isinstance(ns, str) and ns})
+    if len(shards) > 1:
+        raise InvalidInputError(f"{os.fspath(path)!r} holds namespaces of {count(len(shards), 'shard')} ({shards}), "
+                                "and an import is one write of one store; import each shard's part into its store "
+                                "(engramdb.open(sharded.shard_path(i)).import_from(part)) or export per namespace")
+    # one shard: the import is that store's, all or nothing (a malformed export is refused there)
+    return self.engine(shards[0] if shards else 0).import_from(path, on_conflict=on_conflict)
+
+
+def _namespaces_in(path: str, ext: str) -> set:
+    """The values of the ``namespace`` column of an exported table (none when it has none)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        if ext == "parquet":
+            table = pq.read_table(path, columns=["namespace"])
+        else:
+            with pa.memory_map(path, "r") as src:
+                table = pa.ipc.open_file(src).read_all().select(["namespace"])
+    except (pa.ArrowException, KeyError, OSError):
+        return set()   # the store's import says what is wrong with the file
+    return set(table.column("namespace").to_pylist())
+
+
+#: Verbs of Engram without a namespace argument, served on a sharded deployment as a single
+#: store serves them: (implementation, what it does over the shards).
+_UNROUTED: dict[str, tuple[Callable, str]] = {
+    "remove_censor": (_remove_censor, "removes the rule from every shard that holds it; an unknown id raises "
+                      "InvalidInputError and writes nothing"),
+    "acting_as": (_acting_as, "opens every shard and names the actor of this thread's writes on each; yields "
+                  "this ShardedEngram"),
+    "export_ledger": (_export_ledger, "writes every shard's entries, oldest first as ledger() lists them, to "
+                      "one file (seq and the hash chain are each shard's own)"),
+    "import_from": (_import_from, "imports into the one shard that holds every namespace of the export "
+                    "(all or nothing there); an export whose namespaces live in several shards raises "
+                    "InvalidInputError and writes nothing"),
+}
 
 
 def _install_verbs() -> None:
@@ -432,10 +670,21 @@ def _install_verbs() -> None:
     for name, fn in inspect.getmembers(Engram, inspect.isfunction):
         if name.startswith("_") or hasattr(ShardedEngram, name):
             continue
-        param = inspect.signature(fn).parameters.get("namespace")
-        if param is None or param.kind is not inspect.Parameter.KEYWORD_ONLY:
+        if name == "censor":
+            impl, what = _censor, ("writes a store-wide rule to every shard and a rule scoped to namespaces to "
+                                   "the shards holding them (one id on each; checked before any is written); "
+                                   "returns it once")
+        elif name in _UNROUTED:
+            impl, what = _UNROUTED[name]
+        else:
+            param = inspect.signature(fn).parameters.get("namespace")
+            if param is None or param.kind is not inspect.Parameter.KEYWORD_ONLY:
+                continue
+            setattr(ShardedEngram, name, _routed(name, fn, optional=param.default is None))
             continue
-        setattr(ShardedEngram, name, _routed(name, fn, optional=param.default is None))
+        method = functools.wraps(fn)(impl)   # the engine's signature and doc
+        method.__doc__ = f"``Engram.{name}`` over every shard: {what}.\n\n" + (fn.__doc__ or "")
+        setattr(ShardedEngram, name, strict_flags(method))
 
 
 @strict_flags
