@@ -68,6 +68,12 @@ def _after_fork_in_child() -> None:
     _HELD.clear()
     for eng in list(_ENGINES):
         new_lock(eng)
+        # the child's copy of the writer lock's descriptor, closed now: a flock belongs to the
+        # open file that parent and child share, so a child that never calls the engine (a pool
+        # worker) would otherwise keep the store locked after the parent closes it
+        store = getattr(getattr(eng, "_state", None), "store", None)
+        if store is not None:
+            store._release_writer_lock()
 
 
 def new_lock(eng: Any) -> None:

@@ -270,3 +270,28 @@ def test_many_forked_children_read_while_the_parent_writes(store_path):
     e.close()
     with engramdb.open(store_path) as again:
         assert again.stats()["memories"] == 200 + 80 + 1
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX fork")
+def test_a_forked_child_that_never_uses_the_engine_does_not_keep_the_writer_lock(store_path):
+    """A flock belongs to the open file parent and child share: a pool worker that never called
+    the engine kept the store locked after the parent closed it ("open for writing
+    elsewhere"), until the child exited."""
+    e = engramdb.open(store_path, dim=DIM, config=quiet_config())
+    e.add("t0", id="m0", embedding=vec(0))
+    go_r, go_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:   # unrelated work: waits for the parent, never touches the engine
+        try:
+            os.read(go_r, 1)
+        finally:
+            os._exit(0)
+    try:
+        e.close()
+        again = engramdb.open(store_path, dim=DIM, config=quiet_config())   # the child still lives
+        again.add("t1", id="m1", embedding=vec(1))
+        assert again.get("m1").text == "t1"
+        again.close()
+    finally:
+        os.write(go_w, b"x")
+        os.waitpid(pid, 0)
