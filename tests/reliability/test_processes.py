@@ -295,3 +295,40 @@ def test_a_forked_child_that_never_uses_the_engine_does_not_keep_the_writer_lock
     finally:
         os.write(go_w, b"x")
         os.waitpid(pid, 0)
+
+
+_ERASING_WRITER = """
+import sys, time, engramdb
+e = engramdb.open(sys.argv[1], embedder="hashing")
+t0, r = time.time(), 0
+while time.time() - t0 < float(sys.argv[2]):
+    e.add_batch([{"text": f"race {r} item {i} parcel {i * 7} city {i % 13}", "id": f"r{r}_{i}"} for i in range(60)])
+    for i in range(0, 60, 2):
+        e.forget(f"r{r}_{i}", hard=True)
+    r += 1
+e.close()
+"""
+
+
+def test_a_reader_process_loads_while_the_writer_erases(store_path):
+    """A read-only process (re)loads its caches whenever the writer committed; its vector index,
+    rebuilt from the store, was read in a transaction of its own, so a memory erased between
+    the two reads was reported as a damaged store (StoreCorruptedError "the embedding of nid N
+    is missing") on most calls while the writer added and erased."""
+    with engramdb.open(store_path, embedder="hashing") as e:
+        e.add_batch([{"text": f"seed {i} parcel", "id": f"s{i}"} for i in range(50)])
+    env = {**os.environ, "PYTHONPATH": os.path.abspath(REPO_SRC) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    writer = subprocess.Popen([sys.executable, "-c", _ERASING_WRITER, str(store_path), "4"], env=env)
+    try:
+        time.sleep(0.5)
+        calls = 0
+        t0 = time.time()
+        while time.time() - t0 < 3.0:
+            with engramdb.open(store_path, readonly=True) as reader:
+                for _ in range(5):
+                    reader.recall("race item parcel city 3", k=5)
+                    calls += 1
+        assert calls > 10
+    finally:
+        writer.wait(timeout=60)
+    assert writer.returncode == 0

@@ -255,13 +255,15 @@ class EngineState:
             keyword = self._load_keyword(txn)
             self.censor.load(store.iter_meta(txn, _CENSOR_PREFIX), store.get_meta(txn, _CENSOR_GEN, 0))
             self.censor.rebuild(self.cols, store.iter_records(txn) if self.censor.active else ())
-        for name in list(ns_meta) + [n for n in keyword if n not in ns_meta]:
-            sp = Namespace(name, self.code(name), keyword=keyword.get(name) or KeywordIndex())
-            sp.keyword_dirty = self.kw_gen != self.mem_gen
-            if name in ns_meta:
-                sp.meta = dict(ns_meta[name])
-                sp.index = self._load_or_rebuild_index(sp)
-            self.spaces[name] = sp
+            # the indexes in the same transaction: a vector rebuilt from the store belongs to a
+            # memory of this view (a writer process may erase it meanwhile; this view keeps it)
+            for name in list(ns_meta) + [n for n in keyword if n not in ns_meta]:
+                sp = Namespace(name, self.code(name), keyword=keyword.get(name) or KeywordIndex())
+                sp.keyword_dirty = self.kw_gen != self.mem_gen
+                if name in ns_meta:
+                    sp.meta = dict(ns_meta[name])
+                    sp.index = self._load_or_rebuild_index(sp, txn)
+                self.spaces[name] = sp
 
     def _load_keyword(self, txn) -> dict[str, KeywordIndex]:
         """The keyword snapshot when it matches the records, else postings rebuilt from them.
@@ -297,7 +299,9 @@ class EngineState:
         self.kw_gen = -1
         return {name: KeywordIndex.build(pairs) for name, pairs in docs.items()}
 
-    def _load_or_rebuild_index(self, sp: Namespace) -> HnswIndex:
+    def _load_or_rebuild_index(self, sp: Namespace, txn) -> HnswIndex:
+        """Namespace ``sp``'s saved index when it matches the records, else one rebuilt from the
+        vectors that ``txn`` (the loading read transaction) sees."""
         nids = np.flatnonzero(self.cols.in_namespace(sp.code))
         try:
             return HnswIndex.load(self.index_path(sp.name), dim=self.dim, generation=sp.meta["vgen"],
@@ -308,7 +312,7 @@ class EngineState:
             pass
         index = self.new_index()
         if len(nids):
-            index.add(self.stored_vectors(nids), nids)
+            index.add(self.stored_vectors(nids, txn), nids)
         sp.index_dirty = True
         return index
 
@@ -462,16 +466,19 @@ class EngineState:
                 pass
         return self.stored_vectors(nids)
 
-    def stored_vectors(self, nids: np.ndarray) -> np.ndarray:
-        """Unit vectors of ``nids`` (float32, shape (len(nids), dim)) read from LMDB.
+    def stored_vectors(self, nids: np.ndarray, txn=None) -> np.ndarray:
+        """Unit vectors of ``nids`` (float32, shape (len(nids), dim)) read from LMDB, in ``txn``
+        when given (else a read transaction of its own).
 
         Raises
         ------
         StoreCorruptedError
             A vector missing from the store.
         """
-        with self.store.read("reading embeddings") as txn:
-            vecs = [self.store.get_vector(txn, int(n), self.dim) for n in np.asarray(nids).tolist()]
+        if txn is None:
+            with self.store.read("reading embeddings") as own:
+                return self.stored_vectors(nids, own)
+        vecs = [self.store.get_vector(txn, int(n), self.dim) for n in np.asarray(nids).tolist()]
         for n, v in zip(np.asarray(nids).tolist(), vecs):
             if v is None:
                 raise StoreCorruptedError(f"the embedding of nid {n} is missing from the store")
