@@ -274,3 +274,42 @@ def test_locomo_reader_fuzz(tmp_path_factory, doc, raw):
         assert str(exc)
         return
     assert isinstance(convs, list)
+
+
+def _answers(path):
+    """What a caller sees of a store: recall by text and by vector, edges, counts."""
+    with engramdb.open(path, embedder="hashing") as e:
+        texts = [[h.id for h in e.recall(f"parcel {i * 3} shipped to city {i % 7}", k=5).hits] for i in range(0, 60, 7)]
+        st_ = e.stats()
+        return texts, st_["memories"], st_["edges"], sorted(e.namespaces())
+
+
+@pytest.fixture(scope="module")
+def snapshot_store(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("snap") / "store")
+    with engramdb.open(path, embedder="hashing") as e:
+        e.add_batch([{"text": f"note {i}: parcel {i * 3} shipped to city {i % 7}", "id": f"n{i}"} for i in range(60)])
+        e.add_batch([{"text": f"other {i}: parcel {i}", "id": f"o{i}"} for i in range(20)], namespace="other")
+        e.link_batch([(f"n{i}", f"n{i + 1}", "supports") for i in range(30)])
+    with lmdb.open(path, max_dbs=16, readonly=True, lock=False) as env, env.begin() as txn:
+        keys = [(db, k) for db in ("cols", "kw", "graph")
+                for k, _ in txn.cursor(db=env.open_db(db.encode(), txn=txn, create=False))]
+    return path, keys, _answers(path)
+
+
+@pytest.mark.parametrize("how", ["delete", "truncate"])
+def test_a_damaged_snapshot_is_rebuilt_from_the_records(snapshot_store, tmp_path, how):
+    """The column, keyword and graph snapshots inside LMDB are caches of the records: a store
+    whose snapshot array (or its meta) is missing or cut short opens and answers as before.
+    (A damaged keyword or column snapshot made the store impossible to open; a lost graph meta
+    left it without edges; a cut namespace-name list hid every memory from recall.)"""
+    import shutil
+
+    path, keys, want = snapshot_store
+    for db, key in keys:
+        copy = str(tmp_path / f"{db}-{key.decode()}-{how}")
+        shutil.copytree(path, copy)
+        with lmdb.open(copy, max_dbs=16, readonly=True, lock=False) as env, env.begin() as txn:
+            old = txn.get(key, db=env.open_db(db.encode(), txn=txn, create=False))
+        _damage_lmdb(copy, db, key, None if how == "delete" else old[: len(old) // 2 + 1])
+        assert _answers(copy) == want, (db, key)

@@ -601,7 +601,10 @@ class KeywordIndex:
             idx._set_segment(term, nid, tf, dl, len(terms))
         else:
             idx._install_segment(ptr, nid, tf, dl, fwd)
-        idx.n_docs, idx.total_len = int(arrays["stats"][0]), float(arrays["stats"][1])
+        n_docs, total_len = float(arrays["stats"][0]), float(arrays["stats"][1])
+        if not (np.isfinite(n_docs) and 0 <= n_docs == int(n_docs) and np.isfinite(total_len) and total_len >= 0):
+            raise ValueError("keyword snapshot: the document count or total length is no count")
+        idx.n_docs, idx.total_len = int(n_docs), total_len
         return idx
 
     @classmethod

@@ -230,12 +230,24 @@ class EngineState:
                 cols = store.load_arrays(txn, "cols", Columns.snapshot_dtypes(), copy=False)
             except StoreCorruptedError:   # damaged, or from before a column was added: decode records
                 cols = None
+            from_snapshot = False
             if (cols is not None and cols[1].get("mem_gen") == self.mem_gen and len(cols[0]["ns"]) == self.next_nid
                     and columns_snapshot_ok(cols[0], self.next_nid)):
-                for name in self.cols.load_snapshot(cols[0]):   # fast path: no record decoding
-                    self.code(name)
+                try:
+                    names = self.cols.load_snapshot(cols[0])   # fast path: no record decoding
+                    for name in names:
+                        self.code(name)
+                    # each namespace holding live memories must be one the store knows (a
+                    # damaged name list would put them in a namespace no recall asks for)
+                    live = np.unique(self.cols.ns[: self.next_nid][self.cols.alive[: self.next_nid]])
+                    from_snapshot = all(names[int(c)] in ns_meta for c in live.tolist())
+                except StoreCorruptedError:   # a damaged array: the records below instead
+                    pass
+                if not from_snapshot:
+                    self.cols, self.codes = Columns(), {}
+            if from_snapshot:
                 self.cols_gen = self.mem_gen
-            else:   # no snapshot, or records changed after it (e.g. a crash before close)
+            else:   # no snapshot, a damaged one, or records changed after it (a crash before close)
                 self.cols.ensure(self.next_nid)
                 for nid, rec in store.iter_records(txn):
                     head = head_nid(rec, nid, lambda ns, ext_id: store.lookup_id(txn, ns, ext_id))
@@ -245,9 +257,10 @@ class EngineState:
                 snap = store.load_snapshot(txn, SNAPSHOT_DTYPES)
             except StoreCorruptedError:   # a damaged snapshot: rebuild the graph from the edges
                 snap = None
-                self.graph.upsert_many(*store.read_edges(txn))
             if snap is not None:
                 self.graph.set_csr(CSRGraph(**snap[0]))
+            else:   # none (a new store, or its meta lost) or a damaged one: every stored edge
+                self.graph.upsert_many(*store.read_edges(txn))
             delta = store.read_delta(txn)
             if len(delta[0]):
                 self.graph.upsert_many(*delta)
@@ -274,7 +287,10 @@ class EngineState:
         and is saved whole at the next flush (:attr:`kw_upgrade`), so that later opens skip it.
         """
         store = self.store
-        saved = store.load_arrays(txn, "kw", PACKED_DTYPES, copy=False)
+        try:
+            saved = store.load_arrays(txn, "kw", PACKED_DTYPES, copy=False)
+        except StoreCorruptedError:   # a damaged snapshot is a cache: rebuilt from the records below
+            saved = None
         if (saved is not None and saved[1].get("mem_gen") == self.mem_gen
                 and saved[1].get("tokenizer", 1) == TOKENIZER_VERSION):
             arrays = saved[0]
@@ -288,11 +304,12 @@ class EngineState:
                 arrays = {**arrays, **forward[0]}
             try:
                 out = unpack_indexes(arrays, list(saved[1].get("namespaces", [])))
-            except ValueError as exc:
-                raise StoreCorruptedError(f"keyword index snapshot: {exc}") from exc
-            self.kw_gen = self.mem_gen
-            self.kw_upgrade = forward is None and bool(out)
-            return out
+            except (ValueError, StoreCorruptedError):   # arrays that do not fit together: rebuilt
+                out = None
+            if out is not None:
+                self.kw_gen = self.mem_gen
+                self.kw_upgrade = forward is None and bool(out)
+                return out
         docs: dict[str, list[tuple[int, str]]] = {}   # a crash after writes, or a new tokenizer: rebuild
         for nid, rec in self.store.iter_records(txn):
             docs.setdefault(rec["namespace"], []).append((nid, rec["text"]))
