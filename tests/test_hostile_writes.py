@@ -109,3 +109,29 @@ def test_an_oversize_summarizer_answer_names_the_session_and_writes_nothing(tmp_
         with pytest.raises(errors.OversizeError, match="summarizer"):
             mem.consolidate(summarizer=lambda texts: "long " * 200)
         assert store_digest(mem) == before
+
+
+def test_a_batch_whose_repeated_text_carries_a_bad_link_writes_nothing(tmp_path):
+    # add_batch is one transaction, all or none: its new memories were committed first, then
+    # the links of an item repeating a stored text were checked and written on their own (here a
+    # link of the stored memory to itself), and the call raised with half the batch stored
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add("The wifi password is cornflower42.", id="wifi")
+        before = store_digest(mem)
+        with pytest.raises(errors.InvalidInputError, match="itself"):
+            mem.add_batch([{"text": "A brand new memory.", "id": "new1"},
+                           {"text": "The wifi password is cornflower42.", "links": [{"to": "wifi"}]}])
+        assert store_digest(mem) == before
+
+
+def test_a_batch_with_a_repeated_text_is_one_ledger_entry(tmp_path):
+    # its new memories, the repeat's links and the repeat's reinforcement commit together
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add("The wifi password is cornflower42.", id="wifi")
+        mem.add("The router is in the hall.", id="router")
+        n = len(mem.ledger())
+        ids = mem.add_batch([{"text": "A brand new memory.", "id": "new1"},
+                             {"text": "The wifi password is cornflower42.", "links": [{"to": "router"}]}])
+        assert ids == ["new1", "wifi"]
+        assert [e.verb for e in mem.ledger()][n:] == ["add_batch"]
+        assert any(e.target == "router" for e in mem.edges("wifi"))

@@ -273,13 +273,23 @@ class Engram:
         if not prepared:
             return []
         plan = plan_batch(state, prepared, has_embedder=self.embedder is not None)
+        # links given with repeated texts (their targets checked by plan_batch), checked whole
+        links = {ns: _edge_specs(edges, check_id, False) for ns, edges in plan.links.items()}
+
+        def rest(unit) -> list[tuple[int, int, int, float]]:
+            """In the batch's one transaction: the repeats' links and their reinforcement."""
+            for ns, specs in links.items():
+                self._link_rows(unit, ns, specs)
+            if plan.reinforce:
+                reinforce(unit, dict.fromkeys(plan.reinforce, 1), self.config.decay.reinforce_rate)
+            return plan.chunk_edges(unit) if plan.fresh else []
+
         if plan.fresh:   # repeated texts -> reinforce; long texts -> chunks
             embed_missing(state, self._embed_progress(progress), plan.fresh)
-            write_new(state, plan.fresh, now, verb=verb, extra=plan.chunk_edges)
-        for ns, links in plan.links.items():   # links given with repeated texts (targets checked)
-            self._link_batch(links, ns, check_id)
-        if plan.reinforce:
-            self._reinforce(dict.fromkeys(plan.reinforce, 1), now)
+            write_new(state, plan.fresh, now, verb=verb, extra=rest)
+        elif links or plan.reinforce:   # only repeats: their links and reinforcement, one unit
+            with write_unit(state, "reinforcing memories", now, verb=verb) as unit:
+                rest(unit)
         self._after_working_added(plan.fresh, now)
         return plan.ids
 
@@ -398,6 +408,7 @@ class Engram:
         edges_before = self.n_edges
 
         def conversation_edges(unit) -> list[tuple[int, int, int, float]]:
+            """In the conversation's one transaction: its edges, and the repeats' reinforcement."""
             rows = batch.chunk_edges(unit)
             new = {p.ext_id: p.nid for p in batch.fresh}
             for s, t, rel, w in plan.edges:
@@ -406,16 +417,20 @@ class Engram:
                 if a is None or b is None:
                     raise InvalidInputError(f"conversation edge {s!r} -> {t!r}: an end is missing")
                 rows.append((a, b, rel.code, w))
+            if batch.reinforce:
+                reinforce(unit, dict.fromkeys(batch.reinforce, 1), self.config.decay.reinforce_rate)
             return rows
 
         if batch.fresh:
             embed_missing(state, self._embed_progress(progress), batch.fresh)
             write_new(state, batch.fresh, now, what="adding a conversation", verb="add_conversation",
                       extra=conversation_edges)
-        else:   # every message was already stored with this very id and text
-            self._link_batch(plan.edges, ns, check_id)
-        if batch.reinforce:
-            self._reinforce(dict.fromkeys(batch.reinforce, 1), now)
+        elif plan.edges or batch.reinforce:   # every message was already stored with this very id and text
+            specs = _edge_specs(plan.edges, check_id, False)
+            with write_unit(state, "adding a conversation", now, verb="add_conversation") as unit:
+                self._link_rows(unit, ns, specs)
+                if batch.reinforce:
+                    reinforce(unit, dict.fromkeys(batch.reinforce, 1), self.config.decay.reinforce_rate)
         pieces = sum((p.extra or {}).get("chunk_of") is not None for p in batch.fresh)
         entities = sum(1 for p in batch.fresh if "entity" in p.tags)
         return {"message_ids": plan.message_ids, "sessions": plan.sessions,
@@ -499,32 +514,27 @@ class Engram:
         ``supersedes`` (:func:`engramdb.validate.check_user_relation`)."""
         self._check_open(write=True)
         ns = check_namespace(namespace)
-        check_iterable(edges, "edges", "edges")
-        specs = []
-        for e in edges:
-            src, tgt, rel, w = edge_fields(e, ("source", "target", "relation", "weight"), 2, "an edge")
-            check_end(src, "source")
-            check_end(tgt, "target")
-            if src == tgt:
-                raise InvalidInputError(f"cannot link memory {src!r} to itself")
-            rel = Relation.parse(rel)
-            if user:
-                check_user_relation(rel, "link")
-            specs.append((src, tgt, rel, check_weight(w)))
+        specs = _edge_specs(edges, check_end, user)
         if not specs:
             return []
-        state = self._state
-        scale = self.config.link.contiguity_words
-        with write_unit(state, "linking memories", clock_now(), verb="link") as unit:
-            rows = []
-            for s, t, r, w in specs:
-                a, b = state.memory_lookup(ns, s, "link", unit.txn), state.memory_lookup(ns, t, "link", unit.txn)
-                if w is None:
-                    w = default_weight(r, unit.record(a)["text"], unit.record(b)["text"], scale)
-                rows.append((a, b, r.code, w))
-            unit.add_edges(rows)
-            boost_links(unit, [], rows, self.config.decay.link_boost)
+        with write_unit(self._state, "linking memories", clock_now(), verb="link") as unit:
+            rows = self._link_rows(unit, ns, specs)
         return [Edge(s, t, r, w) for (s, t, r, _w), (_a, _b, _c, w) in zip(specs, rows)]
+
+    def _link_rows(self, unit: Any, ns: str, specs: list[tuple]) -> list[tuple[int, int, int, float]]:
+        """Add the checked edges ``specs`` (:func:`_edge_specs`) of namespace ``ns`` in ``unit``
+        (ends looked up in its transaction, so memories it wrote count), with the link boost of
+        their ends; returns the rows (src nid, tgt nid, relation code, weight)."""
+        state, scale = self._state, self.config.link.contiguity_words
+        rows = []
+        for s, t, r, w in specs:
+            a, b = state.memory_lookup(ns, s, "link", unit.txn), state.memory_lookup(ns, t, "link", unit.txn)
+            if w is None:
+                w = default_weight(r, unit.record(a)["text"], unit.record(b)["text"], scale)
+            rows.append((a, b, r.code, w))
+        unit.add_edges(rows)
+        boost_links(unit, [], rows, self.config.decay.link_boost)
+        return rows
 
     def supersede(self, old_id: str, text: str | None = None, *, namespace: str = DEFAULT_NAMESPACE,
                   by: str | None = None, **fields: Any) -> str:
@@ -2160,6 +2170,31 @@ class Engram:
         if reinforce and len(hit_nids) and not self.readonly:
             counts = hit_nids if isinstance(hit_nids, dict) else dict.fromkeys(hit_nids, 1)
             self._reinforce(counts, now)
+
+
+def _edge_specs(edges: Iterable[Any], check_end: Callable[[Any, str], str],
+                user: bool) -> list[tuple[str, str, Relation, float | None]]:
+    """Edges checked before any write: (source, target, relation, weight or None) each; ends
+    by ``check_end``, no self-link, a known relation (not ``supersedes`` for a caller's own
+    edges, ``user``), a weight in (0, 1] or None.
+
+    Raises
+    ------
+    InvalidInputError, UnknownRelationError, NonFiniteError
+    """
+    check_iterable(edges, "edges", "edges")
+    specs = []
+    for e in edges:
+        src, tgt, rel, w = edge_fields(e, ("source", "target", "relation", "weight"), 2, "an edge")
+        check_end(src, "source")
+        check_end(tgt, "target")
+        if src == tgt:
+            raise InvalidInputError(f"cannot link memory {src!r} to itself")
+        rel = Relation.parse(rel)
+        if user:
+            check_user_relation(rel, "link")
+        specs.append((src, tgt, rel, check_weight(w)))
+    return specs
 
 
 def _scrubbed(rec: dict, censor: Any, field: str) -> dict:
