@@ -71,7 +71,7 @@ import numpy as np
 
 from .errors import CensoredError, InvalidInputError, MemoryBlockedError
 from .types import CensorNote, Memory, MemoryKind, memory_from_record
-from .validate import as_list, check_id, check_namespace
+from .validate import as_list, check_id, check_namespace, encodable
 
 __all__ = ["CensorAction", "CensorRule", "CensorState", "PROVENANCES", "RULE_PREFIX", "GEN_KEY", "LOGGER",
            "make_rule", "enter_verb", "leave_verb", "verb_call"]
@@ -207,6 +207,9 @@ def make_rule(*, id: Any = None, action: Any = "block", reason: Any = "", patter
     """
     rule_id = uuid.uuid4().hex[:12] if id is None else check_id(id, "censor id")
     act = CensorAction.parse(action)
+    for name, value in (("reason", reason), ("pattern", pattern), ("tag", tag)):
+        if isinstance(value, str) and not encodable(value):   # stored as UTF-8 with the rule
+            raise InvalidInputError(f"censor {name}: not valid Unicode text (a lone surrogate), got {value!r:.80}")
     if not isinstance(reason, str) or len(reason) > _MAX_REASON_CHARS:
         raise InvalidInputError(f"censor reason: expected a string of at most {_MAX_REASON_CHARS} characters, "
                                 f"got {reason!r:.80}")

@@ -38,7 +38,7 @@ from .types import memory_from_record
 from .contiguity import default_weight
 from .validate import (
     as_list, check_id, check_int, check_iterable, check_namespace, check_user_id, check_user_relation, check_query,
-    check_vector, check_weight, edge_fields,
+    check_vector, check_weight, edge_fields, encodable,
     now as clock_now, strict_flags, time_or_now, to_unix_seconds,
 )
 from .write import write_unit
@@ -795,6 +795,7 @@ class Engram:
                 raise StoreCorruptedError(f"id {id!r} maps to nid {nid}, which holds no record of it")
             vec = state.store.get_vector(txn, nid, self.dim) if with_embedding else None
             rec = whole_record(rec, state.piece_reader(txn, ns), state.config.store.chunk_chars // 10)
+        self._check_visible(ns, id)   # a piece's memory hidden by a rule on another of its pieces
         return self._censored(memory_from_record(rec, vec))
 
     def _censored(self, memory: Memory) -> Memory:
@@ -809,9 +810,20 @@ class Engram:
         return memory
 
     def _check_visible(self, ns: str, id: str) -> None:
-        """Raise :class:`MemoryBlockedError` when a censor rule hides memory ``id`` of ``ns``."""
-        if self._state.censor.active:
-            self._state.censor.check_read(ns, id)
+        """Raise :class:`MemoryBlockedError` when a censor rule hides memory ``id`` of ``ns``: the
+        memory whole, so for a memory stored as pieces (``id`` the memory or any of its pieces)
+        when a rule hides any of its pieces, as recall and ``get`` hide it."""
+        censor = self._state.censor
+        if not censor.active:
+            return
+        censor.check_read(ns, id)
+        state = self._state
+        head = int(state.cols.head[state.lookup(ns, id)])
+        rec = state.records([head], "reading a memory's pieces")[0]
+        if rec is not None:
+            for other in [rec["id"], *piece_ids(rec)]:
+                if other != id:
+                    censor.check_read(ns, other)
 
     def edges(self, id: str, *, namespace: str = DEFAULT_NAMESPACE) -> list[Edge]:
         """Every stored edge touching ``id`` (both directions); edges to a memory a censor rule
@@ -2114,13 +2126,13 @@ class Engram:
         if texts is not None and vecs is not None and len(texts) != len(vecs):
             raise InvalidInputError(f"queries ({len(texts)}) and vectors ({len(vecs)}) differ in length")
         n = len(texts if texts is not None else vecs)
-        if n == 0:
-            return []
-        requests = self._recall_request(
-            texts or [None] * n, vecs, namespace=namespace, k=k, kinds=kinds, tags=tags,
+        requests = self._recall_request(   # checked even for no query: the errors of recall
+            texts or [None] * n, [] if n == 0 else vecs, namespace=namespace, k=k, kinds=kinds, tags=tags,
             min_confidence=min_confidence, since=since, until=until, include_superseded=include_superseded,
             include_archived=include_archived, gate=gate, now=now, config=config, as_of=as_of,
             valid_at=valid_at, subject=subject, attribute=attribute)
+        if n == 0:
+            return []
         answers = recall_batch(self._state, requests, trace=self.trace)
         hit_nids = [nid for _result, nids in answers for nid in nids]
         if hit_nids:
@@ -2284,8 +2296,9 @@ def _start_ledger(store: LmdbStore, actor: str) -> None:
 
 
 def _check_actor(actor: Any) -> str:
-    if not isinstance(actor, str) or not 1 <= len(actor) <= 256:
-        raise InvalidInputError(f"actor: expected a str of 1 to 256 characters (who writes), got {actor!r}")
+    if not isinstance(actor, str) or not 1 <= len(actor) <= 256 or not encodable(actor):
+        raise InvalidInputError(f"actor: expected a str of 1 to 256 characters of valid Unicode (who writes), "
+                                f"got {actor!r}")
     return actor
 
 

@@ -86,34 +86,39 @@ def _widened(ctx: RecallContext, answer: tuple[RecallResult, list[int]],
              t_start: float) -> tuple[RecallResult, list[int]]:
     """A selective filter that left fewer than k hits: recall again over exactly the memories that
     pass it (exact vector scan and BM25 restricted to them), so a qualifying memory is found
-    even when the unfiltered candidates never reached it. The first answer's hits stay, first
-    and in their order (they were reached over the whole graph, through memories the filter
-    drops); the second answer's others follow, up to k. So a larger k keeps the hits of a
-    smaller one."""
+    even when the unfiltered candidates never reached it. The first answer's scored hits stay,
+    first and in their order (they were reached over the whole graph, through memories the
+    filter drops); the second answer's others follow, then the first answer's unscored fill (the
+    vector leg's next nearest, score 0), up to k. So a larger k keeps the hits of a smaller one,
+    and no fill stands above a scored hit."""
     request = ctx.request
     first, first_nids = answer
-    if len(first.hits) >= request.k or not request.filters.narrows:
+    scored = ctx.extra.get("scored_hits", len(first.hits))   # the rest: unscored vector-leg fill
+    if scored >= request.k or not request.filters.narrows:
         return answer
     allowed = allowed_nids(ctx.state, request, ctx.space)
-    if len(allowed) <= len(first.hits):
+    if len(allowed) <= scored:
         return answer
     ctx = RecallContext(ctx.state, request, ctx.space, ctx.trace, allowed=allowed)
     for stage in STAGES:
         stage(ctx)
     second, second_nids = _result(ctx, t_start)
-    if not first.hits:
+    if not first.hits:   # nothing reached passed: the second answer, with its own gaps
         return second, second_nids
-    have = {h.id for h in first.hits}
-    more = [(h, nid) for h, nid in zip(second.hits, second_nids) if h.id not in have][: request.k - len(first.hits)]
-    if not more:
+    # the first answer's scored hits first, then the second's, then the fill (score 0) of either
+    first_pairs = list(zip(first.hits, first_nids))
+    ranked = first_pairs[:scored] + list(zip(second.hits, second_nids)) + first_pairs[scored:]
+    seen: set[str] = set()
+    merged = [(h, nid) for h, nid in ranked if not (h.id in seen or seen.add(h.id))][: request.k]
+    if [h.id for h, _ in merged] == [h.id for h in first.hits]:
         return answer
-    hits = first.hits + [h for h, _ in more]
+    hits = [h for h, _ in merged]
     gaps = first.gaps
     if request.query is not None and max(h.relevance for h in hits) >= request.relevance[1]:
         gaps = [g for g in gaps if g.reason != "weak_evidence"]   # judged on the best hit given
     warned = {(w.source, w.target) for w in first.warnings}
     warnings = first.warnings + [w for w in second.warnings if (w.source, w.target) not in warned]
-    return replace(first, hits=hits, gaps=gaps, warnings=warnings), first_nids + [nid for _, nid in more]
+    return replace(first, hits=hits, gaps=gaps, warnings=warnings), [nid for _, nid in merged]
 
 
 def allowed_nids(state: EngineState, request: RecallRequest, space) -> np.ndarray:

@@ -121,6 +121,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             add_hit(hr, nid, float(ctx.score[o]), float(ctx.total[ctx.cand[o]]), sim_of.get(nid), path)
             if len(hits) >= k:
                 break
+        ctx.extra["scored_hits"] = len(hits)   # the rest are fill (recall/__init__._widened reads it)
         if len(hits) < k:   # fewer reached than asked for: the vector leg's next nearest, unscored
             for nid, cos in _vector_tail(ctx, k - len(hits)):
                 hr = shown_row(nid)

@@ -408,7 +408,7 @@ class WriteUnit:
         dict
             The erased record.
         """
-        from ..slots import choose_revived, leave_slot_table
+        from ..slots import choose_revived, leave_slot_table, retire_record
 
         store, txn = self.store, self.txn
         rec = self.record(nid)
@@ -433,7 +433,15 @@ class WriteUnit:
         for other, orec in recs.items():
             if other in repoint:   # stays superseded, now by the successor or the revived one
                 keep = repoint[other]
-                orec["superseded_by"] = succ if keep == succ_nid else recs[keep]["id"]
+                if keep == succ_nid:   # as if the erased correction was never made: valid until the
+                    # successor's valid_from (the end it stated kept), retired when the successor came
+                    srec = self.record(succ_nid)
+                    s_from = srec.get("valid_from")
+                    orec["valid_to"] = orec.get("stated_valid_to")
+                    retire_record(orec, succ, float(srec["created_at"] if s_from is None else s_from),
+                                  float(rec.get("retired_at") or self.now))
+                else:
+                    orec["superseded_by"] = recs[keep]["id"]
                 new_edges.append((keep, other, _SUPERSEDES, 1.0))
             else:   # current again: valid from now on as stated when it was recorded; a memory
                 # forgotten (archived) before it was superseded is archived again, not active
