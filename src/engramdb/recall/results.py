@@ -143,9 +143,9 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             rel_list = cosine_relevance(cos.tolist(), req.relevance[0])   # (rel is read only with a query)
         else:
             counts = [_term_counts(hr) for hr in hit_rows]
-            rows = _few_term_features(req.query, cos.tolist(), ctx.space.keyword, counts)
-            if rows is not None:   # the common case, in plain floats
-                rel_list = relevance_of_rows(rows, req.relevance[0])
+            query_terms = _query_terms(req.query, ctx.space.keyword)
+            if 0 < len(query_terms[0]) < 8:   # the common case, in plain floats
+                rel_list = relevance_of_rows(_rows_of_counts(*query_terms, cos.tolist(), counts), req.relevance[0])
             else:
                 feats = relevance_features(req.query, [h.text for h in hits], cos, ctx.space.keyword,
                                            term_counts=counts)
@@ -352,19 +352,15 @@ def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
     ndarray of float64, shape (n, 3)
         Columns cosine, BM25 share, coverage; each in [0, 1].
     """
-    if term_counts is not None and texts:
-        rows = _few_term_features(query, np.asarray(cos, np.float64).tolist(), keyword, term_counts)
-        if rows is not None:
-            return np.array(rows, np.float64)
-    terms = list(dict.fromkeys(tokenize(query))) if query else []
-    unseen = float(np.log1p((keyword.n_docs + 0.5) / 0.5))
-    k1, b = keyword.k1, keyword.b
-    avgdl = max(keyword.total_len / keyword.n_docs, 1e-9) if keyword.n_docs else 1.0
+    terms, idf_list, k1, b, avgdl = _query_terms(query, keyword)
+    if term_counts is not None and texts and 0 < len(terms) < 8:   # recall's case: plain floats
+        return np.array(_rows_of_counts(terms, idf_list, k1, b, avgdl, np.asarray(cos, np.float64).tolist(),
+                                        term_counts), np.float64)
     out = np.zeros((len(texts), 3))
     out[:, 0] = np.clip(np.asarray(cos, np.float64), 0.0, 1.0)
     if not terms or not texts:
         return out
-    idf = np.array([keyword.idf(t) or unseen for t in terms])
+    idf = np.array(idf_list)
     max_bm25, total_idf = float(idf.sum()) * (k1 + 1.0), float(idf.sum())
     if term_counts is not None:
         tfs = np.array([[counts.get(t, 0) for t in terms] for counts, _length in term_counts], np.float64)
@@ -389,20 +385,23 @@ def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
     return out
 
 
-def _few_term_features(query: str | None, cos: list[float], keyword: KeywordIndex,
-                       term_counts) -> list[tuple[float, float, float]] | None:
-    """:func:`relevance_features` of memories given their term counts (``cos`` as floats), one
-    (cosine, BM25 share, coverage) tuple each, for a query of 1 to 7 distinct terms; None for
-    another query. The same operations in the same order as the NumPy path (below NumPy's
-    8-way unrolled sum a row's sum adds its terms one by one from 0, and a term a memory lacks
-    adds an exact 0), so the same values, without NumPy's per-call cost on a recall's hits."""
+def _query_terms(query: str | None, keyword: KeywordIndex) -> tuple[list[str], list[float], float, float, float]:
+    """The distinct index terms of ``query`` (none without a query), their idf (a term the
+    namespace has never seen gets the idf of a term in no memory), and the index's k1, b and
+    average length: what :func:`relevance_features` scores with."""
     terms = list(dict.fromkeys(tokenize(query))) if query else []
-    if not 0 < len(terms) < 8:
-        return None
     unseen = float(np.log1p((keyword.n_docs + 0.5) / 0.5))
-    idf = [keyword.idf(t) or unseen for t in terms]
-    k1, b = keyword.k1, keyword.b
     avgdl = max(keyword.total_len / keyword.n_docs, 1e-9) if keyword.n_docs else 1.0
+    return terms, [keyword.idf(t) or unseen for t in terms], keyword.k1, keyword.b, avgdl
+
+
+def _rows_of_counts(terms: list[str], idf: list[float], k1: float, b: float, avgdl: float, cos: list[float],
+                    term_counts) -> list[tuple[float, float, float]]:
+    """:func:`relevance_features` of memories given their term counts, for 1 to 7 query terms
+    (:func:`_query_terms`), one (cosine, BM25 share, coverage) tuple each in plain floats: the
+    same operations in the same order as the NumPy path (below NumPy's 8-way unrolled sum a
+    row's sum adds its terms one by one from 0, and a term a memory lacks adds an exact 0), so
+    the same values, without NumPy's per-call cost on a recall's hits."""
     k1p1 = k1 + 1.0
     total_idf = 0.0
     for w in idf:
@@ -474,12 +473,7 @@ def cosine_relevance(cos: list[float], coef) -> list[float]:
         In [0, 1]; equal to ``relevance`` of the features (cosine, 0, 0) up to the last bit of
         ``exp`` (the other terms of its dot product are exact zeros).
     """
-    c0, c1 = float(coef[0]), float(coef[1])
-    out = []
-    for x in cos:
-        z = c0 + min(max(x, 0.0), 1.0) * c1
-        out.append(1.0 / (1.0 + math.exp(-min(max(z, -50.0), 50.0))))
-    return out
+    return relevance_of_rows([(min(max(x, 0.0), 1.0), 0.0, 0.0) for x in cos], coef)
 
 
 @functools.lru_cache(maxsize=8)
