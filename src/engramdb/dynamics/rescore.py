@@ -43,33 +43,35 @@ __all__ = ["rescore", "CHUNK"]
 CHUNK = 1 << 20   # memories per kernel call (one progress-bar step)
 _ACTIVE = _STATE_CODES[MemoryState.ACTIVE]
 _ARCHIVED = _STATE_CODES[MemoryState.ARCHIVED]
-_SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
 _WORKING = MemoryKind.WORKING.code
 _EPISODIC = MemoryKind.EPISODIC.code
 
 
-def _judge_revived(state: EngineState, unit, idx: np.ndarray, st: np.ndarray, s_new: np.ndarray,
-                   kind: np.ndarray, held: np.ndarray, summary: dict[str, Any]) -> None:
-    """Steps 3 and 4 for the superseded memories that a prune of this pass made current again
-    (erasing a memory revives what it superseded: ``WriteUnit.erase``), until none is left, so
-    that a second pass at the same ``now`` finds nothing to do. Counts go into ``summary``."""
+def _prune(unit, rec: dict, nid: int, salience: float, reason: str) -> None:
+    """Log the prune of ``rec`` (nid ``nid``) with its text, then erase it: the one prune path."""
+    unit.log([{"action": "prune", "namespace": rec["namespace"], "id": rec["id"], "kind": rec["kind"],
+               "salience": float(salience), "text": rec["text"], "reason": reason}])
+    unit.erase(nid)
+
+
+def _judge_revived(state: EngineState, unit, idx: np.ndarray, s_new: np.ndarray, kind: np.ndarray,
+                   held: np.ndarray, summary: dict[str, Any]) -> None:
+    """Steps 3 and 4 for the memories that a prune of this pass made current again (erasing a
+    memory revives what it superseded: ``WriteUnit.revived``), until no prune revives another,
+    so that a second pass at the same ``now`` finds nothing to do. Counts go into ``summary``."""
     cfg = state.config.forgetting
-    waiting = set(np.flatnonzero(st == _SUPERSEDED).tolist())
-    while waiting:
-        revived = []
-        for i in sorted(waiting):
-            rec = unit.record(int(idx[i]))
-            if rec is None or rec["state"] != MemoryState.SUPERSEDED.value:
-                revived.append((i, rec))
-        if not revived:
-            return
-        waiting -= {i for i, _ in revived}
-        at_risk = [i for i, rec in revived if rec is not None]
-        keep = (forgetting.protected(state, idx[at_risk]) if cfg.keep_protected and at_risk
-                else np.zeros(len(at_risk), np.bool_))
-        for i, kept in zip(at_risk, keep.tolist()):
-            nid, rec = int(idx[i]), unit.record(int(idx[i]))
-            if kept or held[i]:
+    done = 0
+    while done < len(unit.revived):
+        nids = np.array(unit.revived[done:], np.int64)
+        done = len(unit.revived)
+        pos = np.minimum(np.searchsorted(idx, nids), len(idx) - 1)   # idx is sorted (flatnonzero)
+        mine = idx[pos] == nids   # of this pass's memories (its namespace)
+        nids, pos = nids[mine], pos[mine]
+        kept = (forgetting.protected(state, nids) if cfg.keep_protected and len(nids)
+                else np.zeros(len(nids), np.bool_))
+        for nid, i, keep in zip(nids.tolist(), pos.tolist(), kept.tolist()):
+            rec = unit.record(nid)
+            if rec is None or keep or held[i]:
                 continue
             floor_a, floor_p = float(cfg.archive_by_code[kind[i]]), float(cfg.prune_by_code[kind[i]])
             if rec["state"] == MemoryState.ACTIVE.value and s_new[i] < floor_a:
@@ -78,11 +80,8 @@ def _judge_revived(state: EngineState, unit, idx: np.ndarray, st: np.ndarray, s_
                 summary["archived"] += 1
                 summary["records_written"] += 1
             if rec["state"] == MemoryState.ARCHIVED.value and s_new[i] < floor_p:
-                unit.log([{"action": "prune", "namespace": rec["namespace"], "id": rec["id"], "kind": rec["kind"],
-                           "salience": float(s_new[i]), "text": rec["text"],
-                           "reason": f"revived by a prune, archived, salience {float(s_new[i]):.4g} < prune "
-                                     f"floor {floor_p:.4g}"}])
-                unit.erase(nid)
+                _prune(unit, rec, nid, float(s_new[i]), f"revived by a prune, archived, salience "
+                                                        f"{float(s_new[i]):.4g} < prune floor {floor_p:.4g}")
                 summary["pruned"] += 1
 
 
@@ -210,13 +209,10 @@ def rescore(state: EngineState, now: float, *, namespace: str | None = None, pro
                 if archive[i]:   # archived and pruned in this pass: both steps are logged
                     unit.log([{"action": "archive", "namespace": rec["namespace"], "id": rec["id"],
                                "kind": rec["kind"], "salience": float(s_new[i]), "reason": archive_reason(i)}])
-                unit.log([{"action": "prune", "namespace": rec["namespace"], "id": rec["id"],
-                           "kind": rec["kind"], "salience": float(s_new[i]), "text": rec["text"],
-                           "reason": f"archived, salience {float(s_new[i]):.4g} < prune floor "
-                                     f"{float(cfg.prune_by_code[kind[i]]):.4g}"}])
-                unit.erase(nid)
-            if len(p_idx):
-                _judge_revived(state, unit, idx, st, s_new, kind, held, summary)
+                _prune(unit, rec, nid, float(s_new[i]), f"archived, salience {float(s_new[i]):.4g} < prune floor "
+                                                        f"{float(cfg.prune_by_code[kind[i]]):.4g}")
+            if unit.revived:
+                _judge_revived(state, unit, idx, s_new, kind, held, summary)
             summary["seconds"] = round(time.perf_counter() - t_start, 6)
             store.put_meta(unit.txn, "rescore_last", summary)
     else:

@@ -88,6 +88,7 @@ class WriteUnit:
         self._kw_run: tuple[Namespace, list[tuple[int, str]]] | None = None   # see _keyword_add
         self._inserting: list[_Insertion] = []   # background index insertions (index_add)
         self._terms: dict[int, tuple[dict[str, int], int]] = {}   # see pretokenize
+        self.revived: list[int] = []   # memories an erase made current (or archived) again, in order
 
     # ------------------------------------------------------------------ reading
     def record(self, nid: int) -> dict | None:
@@ -448,6 +449,7 @@ class WriteUnit:
                 revived = MemoryState.ACTIVE if orec.get("archived_at") is None else MemoryState.ARCHIVED
                 orec["state"], orec["superseded_by"] = revived.value, None
                 orec["retired_at"], orec["valid_to"] = None, orec.get("stated_valid_to")
+                self.revived.append(other)
             self.put_record(other, orec)
         graph.remove_node(nid)
         store.delete_edges_of(txn, nid)
