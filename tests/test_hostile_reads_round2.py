@@ -69,6 +69,22 @@ def test_erasing_the_middle_of_a_correction_chain_is_as_if_it_never_happened(tmp
         assert [m.id for m in mem.query(valid_at="2022-06-01")] == ["c"]
 
 
+def test_a_forgotten_version_stays_forgotten_when_the_correction_after_it_is_erased(tmp_path):
+    # found by the model-based test: the chain closed over the erased correction, but the older
+    # version, forgotten (archived) after it was superseded, came back as merely superseded
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add("The office is on floor 2.", id="v1")
+        mem.supersede("v1", "The office is on floor 3.", id="v2")
+        mem.forget("v1")
+        assert mem.get("v1").state.value == "archived"
+        mem.supersede("v2", "The office is on floor 4.", id="v3")
+        mem.forget("v2", hard=True)
+        v1 = mem.get("v1")
+        assert (v1.state.value, v1.superseded_by) == ("archived", "v3")
+        assert [e.source for e in mem.edges("v1") if e.relation.value == "supersedes"] == ["v3"]
+        assert mem.get("v3").state.value == "active"
+
+
 def test_lone_surrogates_in_censor_rules_and_actors_are_engram_errors(tmp_path):
     store = tmp_path / "s"
     with engramdb.open(store, embedder="hashing") as mem:

@@ -439,8 +439,11 @@ class WriteUnit:
                     srec = self.record(succ_nid)
                     s_from = srec.get("valid_from")
                     orec["valid_to"] = orec.get("stated_valid_to")
+                    state = orec["state"]
                     retire_record(orec, succ, float(srec["created_at"] if s_from is None else s_from),
                                   float(rec.get("retired_at") or self.now))
+                    if state == MemoryState.ARCHIVED.value:   # a forgotten version stays forgotten
+                        orec["state"] = state
                 else:
                     orec["superseded_by"] = recs[keep]["id"]
                 new_edges.append((keep, other, _SUPERSEDES, 1.0))
