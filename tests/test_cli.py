@@ -46,6 +46,23 @@ def test_verbs_and_errors(tmp_path):
     assert missing.exit_code == 2 and "StoreNotFoundError" in missing.output
 
 
+def test_supersede_backfills_history_as_the_api_does(tmp_path):
+    store = tmp_path / "s"
+    run("add", "--store", store, "--id", "a", "--created-at", "2020-01-01", "--recorded-at", "2020-01-01",
+        "I live in Lisbon.")
+    r = run("supersede", "--store", store, "--id", "b", "--created-at", "2021-03-01", "--recorded-at",
+            "2021-03-02", "a", "I live in Porto.")
+    assert r.exit_code == 0 and r.output.strip() == "b", r.output
+    old, new = (json.loads(run("get", "--store", store, x).output) for x in ("a", "b"))
+    with engramdb.open(store) as eng:   # the same fields the API gives
+        assert eng.get("a").retired_at == eng.get("b").recorded_at == 1614643200.0
+        assert eng.get("a").valid_to == 1614556800.0
+    assert old["superseded_by"] == "b" and new["state"] == "active"
+    run("add", "--store", store, "--id", "c", "I live in Faro.")
+    bad = run("supersede", "--store", store, "--by", "c", "--recorded-at", "2021-01-01", "b")
+    assert bad.exit_code == 2 and "takes no new-memory fields" in bad.output and "recorded_at" in bad.output
+
+
 def test_demo_graph_finds_what_flat_misses():
     r = run("demo")
     assert r.exit_code == 0, r.output

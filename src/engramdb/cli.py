@@ -236,13 +236,16 @@ def link(store, namespace, relation_opt, weight, source, target, relation):
 @click.option("--created-at", default=None, help="Event time of the new memory: Unix seconds or ISO-8601.")
 @click.option("--valid-from", default=None, help="When the new value became true (default: its event time).")
 @click.option("--value", default=None, help="The new memory's slot value (default: its text).")
+@click.option("--recorded-at", default=None,
+              help="Record time of the new memory, for backfilled history (default: now; never later); "
+                   "the old one is retired then.")
 @click.argument("old_id")
 @click.argument("text", required=False)
-def supersede(store, namespace, by, id_, created_at, valid_from, value, old_id, text):
+def supersede(store, namespace, by, id_, created_at, valid_from, value, recorded_at, old_id, text):
     """Store TEXT as the new version of OLD_ID, or mark OLD_ID superseded --by an existing memory
     (the old one is kept, flagged superseded, with the time it stopped being valid)."""
     fields = {k: v for k, v in (("id", id_), ("created_at", created_at), ("valid_from", valid_from),
-                                ("value", value)) if v is not None}
+                                ("value", value), ("recorded_at", recorded_at)) if v is not None}
     with _open(store) as eng:
         click.echo(eng.supersede(old_id, text, namespace=namespace, by=by, **fields))
 
