@@ -90,7 +90,9 @@ def rows() -> list[tuple[str, str, str]]:
         measured = {r["memories"] for r in ingest.get("throughput", [])}
         for r in ingest.get("throughput", []):
             out.append((f"durable ingest, {r['memories']:,} memories (median of {r['runs']} runs)",
-                        f"{r['memories_per_s']:,.0f} memories/s",
+                        f"{r['memories_per_s']:,.0f} memories/s"
+                        + (f" (runs: {', '.join(f'{x:,.0f}' for x in r['memories_per_s_each_run'])})"
+                           if len(r.get("memories_per_s_each_run", [])) > 1 else ""),
                         (f"bare hnswlib insertion + auto-link search of the same vectors "
                          f"{r['hnswlib_floor_memories_per_s']:,.0f}/s ({r['hnswlib_insert_alone_s']} + "
                          f"{r['hnswlib_autolink_search_alone_s']} s of {r['add_s']} s); load average "
