@@ -2,7 +2,7 @@
 auto-links it finds, with the exact search (a full scan: the flat baseline) in the same run.
 
 ``add_batch`` inserts a batch into hnswlib, then searches the batch's own vectors for their
-k = 2 max(max_links, 5) + 1 = 11 nearest neighbours at ef = ``search_ef`` k; a neighbour with
+k = 2 max(max_links, 5) + 1 = 11 nearest neighbours at ef = ``search_ef`` (22); a neighbour with
 cosine in [``cosine_threshold``, ``duplicate_cosine``) becomes an auto-link (the first
 ``max_links`` of each memory, best first; A-MEM, arXiv:2502.12110). This benchmark replays that
 on a bare :class:`engramdb.index.HnswIndex` with the engine's defaults (M 16, efConstruction
@@ -135,7 +135,7 @@ def main(argv=None) -> int:
            "command": " ".join(["python benchmarks/bench_autolink_beam.py", *(sys.argv[1:] if argv is None else argv)]),
            "date": time.strftime("%Y-%m-%d"), "machine": machine(),
            "loadavg_start": [round(x, 2) for x in load], "loadavg_end": [round(x, 2) for x in os.getloadavg()],
-           "default_factor": engramdb.LinkConfig().search_ef, "results": out}
+           "default_ef": engramdb.LinkConfig().search_ef, "results": out}
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "autolink_beam.json").write_text(json.dumps(doc, indent=2) + "\n")
     lines = ["# Auto-link search beam", "", f"Rerun: `{doc['command']}` (load at start {load[0]:.1f} on "

@@ -99,12 +99,12 @@ def build(path: str, vecs: np.ndarray, rng: np.random.Generator) -> dict:
         bare.add(vecs[i0:i0 + CHUNK], np.arange(i0, min(n, i0 + CHUNK)))
     t_hnsw = time.perf_counter() - t3
     # the auto-link search engramdb runs during add_batch (k = 2 max(max_links, 5) + 1,
-    # ef = LinkConfig.search_ef k), alone
+    # ef = LinkConfig.search_ef), alone
     lc = engramdb.LinkConfig()
     k = 2 * max(lc.max_links, 5) + 1
     t4 = time.perf_counter()
     for i0 in range(0, n, CHUNK):
-        bare.knn_batch(vecs[i0:i0 + CHUNK], k, ef=lc.search_ef * k)
+        bare.knn_batch(vecs[i0:i0 + CHUNK], k, ef=max(lc.search_ef, k))
     t_search = time.perf_counter() - t4
     return {"memories": n, "edges": int(len(g.src)), "add_s": round(t_add, 2), "link_s": round(t_link, 2),
             "close_s": round(t_close, 2), "memories_per_s": round(n / t_add, 1),
@@ -130,8 +130,8 @@ def add_once(path: str, vecs: np.ndarray) -> tuple[float, float]:
 
 def hnswlib_floor(vecs: np.ndarray) -> tuple[float, float, float]:
     """Seconds for the hnswlib work of the same ingest done bare, in the same chunks: insertion
-    (every core) and the auto-link search (k = 2 max(max_links, 5) + 1, ef = LinkConfig.search_ef
-    k, every core), wall
+    (every core) and the auto-link search (k = 2 max(max_links, 5) + 1, ef = LinkConfig.search_ef,
+    every core), wall
     clock; and the CPU time of both (every thread)."""
     n = len(vecs)
     cfg, lc = engramdb.IndexConfig(), engramdb.LinkConfig()
@@ -144,7 +144,7 @@ def hnswlib_floor(vecs: np.ndarray) -> tuple[float, float, float]:
         t0 = time.perf_counter()
         bare.add(vecs[i0:i1], np.arange(i0, i1))
         t1 = time.perf_counter()
-        bare.knn_batch(vecs[i0:i1], k, ef=lc.search_ef * k)
+        bare.knn_batch(vecs[i0:i1], k, ef=max(lc.search_ef, k))
         t_ins, t_search = t_ins + t1 - t0, t_search + time.perf_counter() - t1
     return t_ins, t_search, time.process_time() - c0
 

@@ -450,11 +450,11 @@ class LinkConfig:
         length of its two memories in words (temporal context drift; :mod:`engramdb.contiguity`).
         0 gives such links weight 1.
     search_ef : int
-        The beam of the auto-link search (hnswlib *ef*), as a multiple of the neighbours it asks
-        for (k = 2 max(max_links, 5) + 1 = 11): ef = search_ef * k, default 2 (22). Near
-        neighbours above ``cosine_threshold`` are easy to find: on 100,000 LoCoMo-grown
-        memories (hashing embedder) a beam of 2 k finds 99.9 % of the exact search's auto-links
-        and a beam of 4 k 99.95 %, for 1.7x its time (``benchmarks/bench_autolink_beam.py``).
+        hnswlib's *ef* (the beam) of the auto-link search, which asks for the k = 2
+        max(max_links, 5) + 1 = 11 nearest neighbours (an ef below k searches at k). Default 22:
+        near neighbours above ``cosine_threshold`` are easy to find; on 100,000 LoCoMo-grown
+        memories (hashing embedder) ef 22 finds 99.9 % of the exact search's auto-links and ef
+        44 99.95 %, for 1.75x the search time (``benchmarks/bench_autolink_beam.py``).
     """
 
     auto_link: bool = True
@@ -465,10 +465,10 @@ class LinkConfig:
     duplicate_cosine: float = 0.98
     conflict_max_words: int = 50
     contiguity_words: float = 250.0
-    search_ef: int = 2
+    search_ef: int = 22
 
     BOUNDS: ClassVar = {"cosine_threshold": Interval(-1.0, 1.0), "max_links": Interval(0, 1000),
-                        "search_ef": Interval(1, 1000),
+                        "search_ef": Interval(1, 10_000),
                         "auto_link": Choice((True, False)), "detect_conflicts": Choice((True, False)),
                         "conflict_cosine": Interval(-1.0, 1.0), "contiguity_words": Interval(0.0, 1e9),
                         "conflict_max_words": Interval(0, 1_000_000), "duplicate_cosine": Interval(-1.0, 1.01)}

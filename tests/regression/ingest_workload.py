@@ -15,9 +15,9 @@ T0 = 1_700_000_000.0
 #: the index parameter of the pinned run (the default then): the auto-links depend on the graph
 INDEX_EF_CONSTRUCTION = 200
 #: near-copies were auto-linked in the pinned run (LinkConfig.duplicate_cosine came later), and
-#: its auto-link search had a beam of 4 k (LinkConfig.search_ef, 2 since): among this workload's
+#: its auto-link search had a beam of 44 (LinkConfig.search_ef, 22 since): among this workload's
 #: many equal statements, a smaller beam breaks ties between equal neighbours otherwise
-LINK = engramdb.LinkConfig(duplicate_cosine=1.01, search_ef=4)
+LINK = engramdb.LinkConfig(duplicate_cosine=1.01, search_ef=44)
 SUBJECTS = ["Bob", "Maria", "My wife", "The landlord", "I", "He", "Dan", "Our team"]
 PREDICATES = ["is allergic to shellfish", "drinks coffee every morning", "allows pets in the flat",
               "has worked there for {n} years", "owns {n} bikes", "runs {n} km on Sundays",

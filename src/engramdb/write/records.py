@@ -354,7 +354,7 @@ def _neighbours(unit: WriteUnit, prepared: list[Prepared]) -> Near | None:
     lc = unit.state.config.link
     if not (lc.auto_link and lc.max_links) and not lc.detect_conflicts:
         return None
-    # near-duplicates and restatements are close: a small beam finds them (ef = 2 k by default)
+    # near-duplicates and restatements are close: a small beam finds them (ef 22 = 2 k by default)
     k = 2 * max(lc.max_links, 5) + 1
     n = len(prepared)
     labels = np.full((n, k), -1, np.int64)
@@ -363,7 +363,7 @@ def _neighbours(unit: WriteUnit, prepared: list[Prepared]) -> Near | None:
     for i, p in enumerate(prepared):
         rows.setdefault(p.namespace, []).append(i)
     for ns, idx in rows.items():
-        lab, c = unit.space(ns).index.knn_batch(np.stack([prepared[i].vector for i in idx]), k, ef=lc.search_ef * k)
+        lab, c = unit.space(ns).index.knn_batch(np.stack([prepared[i].vector for i in idx]), k, ef=max(lc.search_ef, k))
         r = np.asarray(idx, np.int64)[:, None]
         labels[r, np.arange(lab.shape[1])] = lab
         cos[r, np.arange(lab.shape[1])] = c
