@@ -196,6 +196,24 @@ def test_tool_call_turns_without_text_are_left_out(tmp_store):
     assert out["message_ids"] == ["w:1", "w:2", "w:3"]
 
 
+@pytest.mark.parametrize("empty", ["", "  \n", [], None])
+@pytest.mark.parametrize("call", ["tool_calls", "function_call"])
+def test_a_tool_call_turn_with_empty_text_is_left_out_too(tmp_store, empty, call):
+    # clients other than OpenAI's send "" (or blank text, or no parts) beside the calls; the
+    # whole chat used to be refused (EmptyTextError) for one such turn
+    calls = ([{"id": "c1", "type": "function", "function": {"name": "w", "arguments": "{}"}}]
+             if call == "tool_calls" else {"name": "w", "arguments": "{}"})
+    chat = [{"role": "user", "content": "What's the weather in Oslo?"},
+            {"role": "assistant", "content": empty, call: calls},
+            {"role": "assistant", "content": "It is 3 degrees and snowing in Oslo."}]
+    with engramdb.open(tmp_store) as eng:
+        out = eng.add_conversation(chat, namespace="u", session="w")
+        assert out["message_ids"] == ["w:1", "w:2"]
+        assert eng.get("w:2", namespace="u").text.endswith("It is 3 degrees and snowing in Oslo.")
+        with pytest.raises(EmptyTextError, match=r"^messages\[1\]: content: is empty"):
+            eng.add_conversation([chat[0], {"role": "assistant", "content": "  "}], namespace="u", session="x")
+
+
 @pytest.mark.parametrize("bad", [5, 3.5, object()])
 def test_a_non_list_is_a_clear_error(tmp_store, bad):
     with engramdb.open(tmp_store) as eng:

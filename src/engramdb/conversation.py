@@ -361,6 +361,17 @@ def _fmt_date(t: float) -> str:
     return datetime.fromtimestamp(t, tz=timezone.utc).strftime("%-d %B %Y")
 
 
+
+def _tool_call_only(m: Any) -> bool:
+    """Whether message ``m`` only calls tools: ``tool_calls`` (or the older ``function_call``)
+    set and no text (OpenAI sends ``null``; other clients send ``""``, blank text or ``[]``)."""
+    if not isinstance(m, Mapping) or not (m.get("tool_calls") or m.get("function_call")):
+        return False
+    content = m.get("content")
+    if content is None or (isinstance(content, list) and not content):
+        return True
+    return isinstance(content, str) and is_blank(content)
+
 def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | None = None,
                       now: float, entities: bool = True, split_roles: tuple[str, ...] = ("assistant",),
                       split_chars: int = 800, session_titles: Mapping[str, str] | None = None,
@@ -451,9 +462,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     """
     if messages is None or isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
         raise InvalidInputError(f"messages: expected a list of message mappings, got {type(messages).__name__}")
-    # an assistant turn that only calls tools (OpenAI: content null, tool_calls set) has no text
-    msgs = [(k, m) for k, m in enumerate(messages)
-            if not (isinstance(m, Mapping) and m.get("content") is None and m.get("tool_calls"))]
+    # an assistant turn that only calls tools has no text: left out
+    msgs = [(k, m) for k, m in enumerate(messages) if not _tool_call_only(m)]
     if not msgs:
         raise InvalidInputError("messages: the conversation is empty")
     if stored_digest is not None and entity_exists is None:
