@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, Sequence
 
@@ -57,7 +56,7 @@ from .dynamics.salience import end_hold
 from .errors import InvalidInputError, OversizeError
 from .state import EngineState
 from .types import OUTCOMES, Memory, MemoryKind, MemoryState, Relation, memory_from_record
-from .validate import MAX_ID_CHARS, MAX_TAGS, check_fraction, encodable
+from .validate import MAX_ID_CHARS, MAX_TAGS, check_fraction, encodable, utc_text as _iso
 from .write.records import Prepared, embed_missing, prepare, write_new
 from .wording import count as counted
 
@@ -78,8 +77,6 @@ DECIDE, REVIEW = "decide", "review"
 FUTURE_SLACK_S = 300.0
 
 
-def _iso(t: float) -> str:
-    return datetime.fromtimestamp(float(t), tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 _MAX_ITEMS = MAX_TAGS            # options, reasons
 _MAX_FIELD_CHARS = 4000          # an option, a reason, a category, a note
 _SHOWN_DECISION_CHARS = 300      # of the decision's text, in its outcome memory's text

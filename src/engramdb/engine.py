@@ -39,7 +39,7 @@ from .contiguity import default_weight
 from .validate import (
     as_list, check_id, check_int, check_iterable, check_namespace, check_user_id, check_user_relation, check_query,
     check_vector, check_weight, edge_fields, encodable,
-    now as clock_now, strict_flags, time_or_now, to_unix_seconds,
+    now as clock_now, strict_flags, time_or_now, to_unix_seconds, utc_text,
 )
 from .write import write_unit
 from .write.records import Prepared, embed_missing, no_embedder, prepare, write_new
@@ -576,7 +576,9 @@ class Engram:
             ``old_id`` is already superseded; ``by`` is ``old_id``, is superseded, or precedes
             ``old_id`` in its supersession chain (a cycle); both or neither of ``text``/``by``;
             the new memory's ``id`` is ``old_id`` or another stored id (the successor is a new
-            memory; the old one keeps its id); or the new memory is invalid (see :meth:`add`);
+            memory; the old one keeps its id); its ``recorded_at`` is before ``old_id``'s (a
+            correction is recorded after what it corrects); or the new memory is invalid (see
+            :meth:`add`);
             ``old_id`` or ``by`` has a form the engine reserves for its own nodes (``E:``,
             ``S:``, ``sum:``, ``fact:``, pieces: a session or entity node never answers a recall,
             so a fact superseded by one would drop out of it), as for :meth:`link` and
@@ -604,6 +606,11 @@ class Engram:
         if old.subject is not None and not {"slot", "subject", "attribute"} & set(fields):
             item["subject"], item["attribute"] = old.subject, old.attribute
         p = prepare(state, item, ns, now)
+        if p.recorded_at < old.recorded_at:   # backfilled: never before what it corrects was known
+            raise InvalidInputError(
+                f"supersede({old_id!r}): the successor's recorded_at ({utc_text(p.recorded_at)}) is before "
+                f"{old_id!r} was recorded ({utc_text(old.recorded_at)}); a correction is recorded after what it "
+                "corrects (leave recorded_at out for now)")
         if old.subject is not None and (p.subject, p.attribute) != (old.subject, old.attribute):
             raise InvalidInputError(
                 f"{old_id!r} fills the slot ({old.subject!r}, {old.attribute!r}); its successor must fill "

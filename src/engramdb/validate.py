@@ -27,7 +27,7 @@ from .errors import (
 from .types import MemoryKind, Relation
 
 __all__ = [
-    "now", "use_clock", "time_or_now", "to_unix_seconds", "check_namespace", "check_id", "check_fraction", "check_int",
+    "now", "use_clock", "time_or_now", "to_unix_seconds", "utc_text", "check_namespace", "check_id", "check_fraction", "check_int",
     "as_list", "kind_table", "tag_set", "edge_fields", "check_link_spec", "check_user_relation", "check_weight", "check_vector", "check_text",
     "check_query", "is_blank", "check_user_id", "reserved_form", "RESERVED_IDS", "RESERVED_TAGS", "check_user_tags", "check_iterable", "encodable", "strict_flags",
     "MAX_NAMESPACE_CHARS", "MAX_ID_CHARS", "MAX_TAGS", "MIN_NORM",
@@ -79,6 +79,11 @@ def use_clock(clock: Callable[[], float]) -> Iterator[None]:
         yield
     finally:
         _clock = before
+
+
+def utc_text(t: float) -> str:
+    """Unix seconds as ISO-8601 UTC to the second (``2024-05-01T12:00:00Z``), for messages."""
+    return datetime.fromtimestamp(float(t), tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def to_unix_seconds(value: Any, *, field: str = "created_at") -> float:
