@@ -140,6 +140,27 @@ def test_damaged_export_is_a_clean_error_before_a_store_is_made(tmp_path):
     assert not (tmp_path / "new").exists()
 
 
+def test_a_refused_first_command_leaves_no_store_behind(tmp_path):
+    # an empty store left by a refused command had its embedder fixed: the next command, with
+    # another --embedder, was refused for a store nothing had ever been written to
+    bad, good = tmp_path / "bad.jsonl", tmp_path / "ok.jsonl"
+    bad.write_text('{"role": "user", "content": "  "}\n')
+    good.write_text('{"role": "user", "content": "hello there"}\n')
+    new = tmp_path / "new"
+    for args in (["ingest-chat", bad, "--embedder", "hashing"], ["add", "--embedder", "hashing", "   "],
+                 ["ingest", bad], ["admit", bad], ["decide", "--confidence", "0.5", "--chosen", "nope", "--option", "a", "pick one"]):
+        out = run(args[0], "--store", new, *args[1:])
+        assert out.exit_code == 2 and out.output.startswith("error: "), (args, out.output)
+        assert not new.exists(), args
+    assert run("ingest-chat", "--store", new, "--embedder", "minilm", good).exit_code == 0
+    with engramdb.open(new) as eng:
+        assert eng.stats()["memories"] == 2 and "MiniLM" in eng.stats()["embedder"]
+    # a store that holds memories stays, whatever the command that failed
+    assert run("add", "--store", new, "  ").exit_code == 2
+    with engramdb.open(new) as eng:
+        assert eng.stats()["memories"] == 2
+
+
 def test_update_takes_the_new_text_as_add_does(tmp_path):
     store = tmp_path / "s"
     assert run("add", "--store", store, "--id", "m1", "I live in Lisbon").exit_code == 0

@@ -86,6 +86,45 @@ def _open(store: str, *, create: bool = False, embedder: str | None = None, dim:
                        actor=_ledger_default_actor() if root.get("actor") is None else root["actor"])
 
 
+class _NewStore:
+    """``with _NewStore(store, ...) as eng``: :func:`_open` with ``create=True`` for a command that
+    may make the store. When the command fails and the store it made holds no memory (nothing
+    was committed), the store is removed again: a refused first command leaves nothing behind,
+    not an empty store whose embedder and dimension are already fixed. A store that holds
+    memories is kept, whatever failed."""
+
+    def __init__(self, store: str, **kwargs: Any) -> None:
+        self.store, self.kwargs = store, kwargs
+        self.made = not os.path.exists(store)
+        self.eng: Engram | None = None
+
+    def __enter__(self) -> Engram:
+        try:
+            self.eng = _open(self.store, create=True, **self.kwargs)
+        except BaseException:
+            self._remove()
+            raise
+        return self.eng.__enter__()
+
+    def __exit__(self, exc_type, exc, tb) -> bool | None:
+        empty = False
+        if exc_type is not None and self.made:
+            try:
+                empty = self.eng.stats()["memories"] == 0
+            except Exception:   # cannot tell: keep it
+                empty = False
+        out = self.eng.__exit__(exc_type, exc, tb)
+        if empty:
+            self._remove()
+        return out
+
+    def _remove(self) -> None:
+        if self.made:
+            import shutil
+
+            shutil.rmtree(self.store, ignore_errors=True)
+
+
 def _ledger_default_actor() -> str:
     from .store.ledger import DEFAULT_ACTOR
 
@@ -192,7 +231,7 @@ def main(ctx: click.Context, wait: float, actor: str | None) -> None:
 @click.argument("text")
 def add(store, namespace, kind, id_, tags, source, confidence, created_at, embedder, dim, text, **slot):
     """Store one memory; prints its id."""
-    with _open(store, create=True, embedder=embedder, dim=dim) as eng:
+    with _NewStore(store, embedder=embedder, dim=dim) as eng:
         click.echo(eng.add(text, namespace=namespace, kind=kind, id=id_, tags=list(tags), source=source,
                            confidence=confidence, created_at=created_at, **_slot_fields(slot)))
 
@@ -386,7 +425,7 @@ def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
     """Ingest a JSONL file of memories (one {"id", "text", ..., "links"} object per line)."""
     from .ingest import ingest_jsonl
 
-    with _open(store, create=True, embedder=embedder, dim=dim) as eng:
+    with _NewStore(store, embedder=embedder, dim=dim) as eng:
         out = ingest_jsonl(eng, file, namespace=namespace, recorded_at=recorded_at)
     click.echo(f"ingested {count(out['memories'], 'memory')} and {count(out['edges'], 'edge')} into {store}")
 
@@ -413,7 +452,7 @@ def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, max_piec
     from .ingest import read_chat_where
 
     messages, where = read_chat_where(file)
-    with _open(store, create=True, embedder=embedder, dim=dim) as eng:
+    with _NewStore(store, embedder=embedder, dim=dim) as eng:
         try:
             out = eng.add_conversation(messages, namespace=namespace, session=session, entities=entities,
                                        progress=True, max_pieces=max_pieces)
@@ -442,7 +481,7 @@ def ingest_locomo_cmd(store, embedder, dim, conversations, entities, file):
     """Ingest LoCoMo conversations (locomo10.json): one namespace per sample_id."""
     from .ingest import ingest_locomo
 
-    with _open(store, create=True, embedder=embedder, dim=dim) as eng:
+    with _NewStore(store, embedder=embedder, dim=dim) as eng:
         out = ingest_locomo(eng, file, conversations=list(conversations) or None, entities=entities)
     pieces = f" ({count(out['pieces'], 'more piece')} of long ones)" if out.get("pieces") else ""
     click.echo(f"ingested {count(out['conversations'], 'conversation')}: {count(out['memories'], 'memory')}"
@@ -588,16 +627,8 @@ def import_cmd(store, dim, on_conflict, embedder, path):
         elif family is not None and embedder != family:   # refused before a store is created
             raise click.UsageError(f"the export at {path} was embedded with {theirs!r}: import it with "
                                    f"--embedder {family} (or without --embedder), not {embedder}")
-    made = not os.path.exists(store)   # a directory this command makes: gone again if the import fails
-    try:
-        with _open(store, create=True, embedder=embedder, dim=dim) as eng:
-            out = eng.import_from(path, on_conflict=on_conflict)
-    except BaseException:
-        if made:
-            import shutil
-
-            shutil.rmtree(store, ignore_errors=True)
-        raise
+    with _NewStore(store, embedder=embedder, dim=dim) as eng:   # a failed import leaves no new store
+        out = eng.import_from(path, on_conflict=on_conflict)
     pieces = f" ({count(out['pieces'], 'more piece')} of long ones)" if out["pieces"] else ""
     click.echo(f"imported {count(out['memories'], 'memory')}{pieces} and {count(out['edges'], 'edge')} into {store} "
                f"({out['skipped']} already stored kept, {out['replaced']} replaced)")
@@ -621,7 +652,7 @@ def admit(store, namespace, shadow, now, recorded_at, as_json, embedder, dim, fi
     items = [{k: v for k, v in it.items() if k != "links"} for it in read_jsonl(file)]
     for it in items:
         it.setdefault("namespace", namespace)
-    with _open(store, create=True, embedder=embedder, dim=dim) as eng:
+    with _NewStore(store, embedder=embedder, dim=dim) as eng:
         decisions = eng.admit_batch(items, namespace=namespace, shadow=shadow or None, now=now,
                                     recorded_at=recorded_at)
     if as_json:
@@ -660,7 +691,7 @@ def decide(store, namespace, confidence, options, chosen, reasons, category, tag
     for r in reasons:
         kind, sep, rest = r.partition(":")
         parsed.append({"type": kind, "text": rest.strip()} if sep and kind in REASON_TYPES else r)
-    with _open(store, create=True, embedder=embedder, dim=dim) as eng:
+    with _NewStore(store, embedder=embedder, dim=dim) as eng:
         click.echo(eng.decide(text, confidence=confidence, namespace=namespace, options=list(options) or None,
                               chosen=chosen, reasons=parsed or None, category=category, tags=list(tags),
                               id=id_, now=now))
