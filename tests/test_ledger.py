@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import engramdb
 from engramdb.cli import main
 from engramdb.store.ledger import MAX_IDS, entry_hash
-from engramdb.testing import frozen_clock, meta
+from engramdb.testing import frozen_clock, meta, store_digest
 
 DIM = 16
 
@@ -538,6 +538,24 @@ def test_an_update_that_changes_nothing_writes_nothing(tmp_path):
         assert len(db.ledger()) == before
         db.update("a", tags=["home", "city"])
         assert len(db.ledger()) == before + 1 and len(db.history("a")) == 2
+
+
+def test_a_link_set_again_to_its_weight_writes_nothing(tmp_path):
+    # a second link() with the same weight wrote the edge again (a new time), boosted both
+    # ends' salience again and appended a ledger entry for it
+    with open_store(tmp_path / "s") as db:
+        db.add("Ana lives in Faro", id="a", embedding=vec(2))
+        db.add("Ana works at the port", id="b", embedding=vec(3))
+        db.link("a", "b", "supports", 0.7)
+        before, sal = len(db.ledger()), (db.get("a").salience, db.get("b").salience)
+        digest = store_digest(db)
+        assert db.link("a", "b", "supports", 0.7).weight == pytest.approx(0.7)
+        db.link_batch([("a", "b", "supports", 0.7)])
+        assert len(db.ledger()) == before and store_digest(db) == digest
+        assert (db.get("a").salience, db.get("b").salience) == sal
+        db.link("a", "b", "supports", 0.9)   # a new weight is a change
+        assert len(db.ledger()) == before + 1
+        assert [e.weight for e in db.edges("a") if e.relation.value == "supports"] == [pytest.approx(0.9)]
 
 
 def test_cli_empty_actor_is_refused_as_in_python(tmp_path):

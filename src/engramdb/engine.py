@@ -524,7 +524,8 @@ class Engram:
     def _link_rows(self, unit: Any, ns: str, specs: list[tuple]) -> list[tuple[int, int, int, float]]:
         """Add the checked edges ``specs`` (:func:`_edge_specs`) of namespace ``ns`` in ``unit``
         (ends looked up in its transaction, so memories it wrote count), with the link boost of
-        their ends; returns the rows (src nid, tgt nid, relation code, weight)."""
+        the ends of each edge written (an edge set again to the weight it has is no new link);
+        returns the rows (src nid, tgt nid, relation code, weight)."""
         state, scale = self._state, self.config.link.contiguity_words
         rows = []
         for s, t, r, w in specs:
@@ -532,8 +533,7 @@ class Engram:
             if w is None:
                 w = default_weight(r, unit.record(a)["text"], unit.record(b)["text"], scale)
             rows.append((a, b, r.code, w))
-        unit.add_edges(rows)
-        boost_links(unit, [], rows, self.config.decay.link_boost)
+        boost_links(unit, [], unit.add_edges(rows), self.config.decay.link_boost)
         return rows
 
     def supersede(self, old_id: str, text: str | None = None, *, namespace: str = DEFAULT_NAMESPACE,
@@ -2340,10 +2340,11 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
         existing store.
     embedder : Embedder, str or None
         Object with ``dim``, ``name`` and ``embed(texts) -> float32 (n, dim)``, or a name
-        ("hashing", "minilm"). When omitted, an existing store uses the embedder it recorded,
-        and a new one gets ``embed.default_embedder(dim)``: all-MiniLM-L6-v2 (int8 ONNX, on
-        CPU, no network) when it loads, else the hashing embedder with a warning;
-        ``ENGRAMDB_EMBEDDER=hashing|minilm|auto`` changes that choice. ``stats()["embedder"]``
+        ("hashing", "minilm", "auto"). When omitted, an existing store uses the embedder it
+        recorded, and a new one gets ``embed.default_embedder(dim)``: all-MiniLM-L6-v2 (int8
+        ONNX, on CPU, no network) when it loads, else the hashing embedder with a warning;
+        ``ENGRAMDB_EMBEDDER=hashing|minilm|auto`` changes that choice. ``"auto"`` is that
+        default named (the variable is then not read). ``stats()["embedder"]``
         names the one in use.
     config : EngramConfig, optional
         All settings (``EngramConfig(recall=RecallConfig(seed_k=20))``); the defaults when omitted.
@@ -2389,6 +2390,9 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
     actor = _check_actor(actor)
     if not isinstance(path, (str, os.PathLike)):
         raise InvalidInputError(f"path: expected a directory path, got {type(path).__name__}")
+    auto = isinstance(embedder, str) and embedder.strip().lower() == "auto"
+    if auto:   # the default choice, named: as no embedder=, but ENGRAMDB_EMBEDDER is not read
+        embedder = None
     if (dim is None and getattr(embedder, "dim", None) is None and not isinstance(embedder, str)
             and not os.path.exists(os.path.join(os.fspath(path), "data.mdb"))):
         if not create or readonly or not os.path.isdir(os.fspath(path)) and os.path.exists(os.fspath(path)):
@@ -2421,7 +2425,7 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
             if readonly:
                 raise StoreCorruptedError(f"{store.path!r} is not an initialised engramdb store")
             if embedder is None:
-                embedder = default_embedder(dim)
+                embedder = default_embedder(dim, "auto" if auto else None)
                 emb_dim = embedder.dim
             dim = dim or emb_dim
             if dim is None:

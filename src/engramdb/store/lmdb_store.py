@@ -68,6 +68,7 @@ _NID = struct.Struct(">I")
 _SEQ = struct.Struct(">Q")
 _EDGE_KEY = struct.Struct(">IIB")
 _EDGE_VAL = struct.Struct("<fd")
+_F32 = struct.Struct("<f")
 _SUBDBS = (b"meta", b"mem", b"vec", b"ids", b"edges", b"delta", b"graph", b"cols", b"texts", b"kw",
            b"ledger", b"ledger_dyn")
 #: sub-databases a store written by an older engramdb may lack (opened lazily when writing)
@@ -545,6 +546,11 @@ class LmdbStore:
         return None if buf is None else _nid_of(buf)
 
     # -- edges --------------------------------------------------------------------------
+    def has_edge_weight(self, txn, src: int, tgt: int, rel: int, weight: float) -> bool:
+        """Whether edge ``src -rel-> tgt`` is stored with ``weight`` (as float32)."""
+        val = txn.get(edge_key(src, tgt, rel), db=self.dbs["edges"])
+        return val is not None and len(val) == _EDGE_VAL.size and val[:4] == _F32.pack(weight)
+
     def put_edge(self, txn, src: int, tgt: int, rel: int, weight: float, created_at: float,
                  delta_seq: int) -> None:
         key = edge_key(src, tgt, rel)

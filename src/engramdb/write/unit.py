@@ -79,6 +79,7 @@ class WriteUnit:
         self._undo: list[Callable[[], None]] = []
         self._records_changed = False
         self._next_nid = state.next_nid
+        self._first_new = state.next_nid   # nids from here on are this unit's: no stored edge yet
         self._delta_seq = state.delta_seq
         self._new_edges: list[tuple[int, int, int, float]] = []
         self._graph_after: MemoryGraph | None = None   # set when nodes are erased
@@ -370,11 +371,19 @@ class WriteUnit:
             self.state.subject_hints.forget(nid)
         self.after(apply)
 
-    def add_edges(self, rows: list[tuple[int, int, int, float]], created_at: float | None = None) -> None:
+    def add_edges(self, rows: list[tuple[int, int, int, float]],
+                  created_at: float | None = None) -> list[tuple[int, int, int, float]]:
         """Write edges (src nid, tgt nid, relation code, weight), or new weights of existing ones;
-        they join the graph after the commit."""
+        they join the graph after the commit. An edge between stored memories that already has
+        that weight is left as it is (its time kept): a write that changes nothing leaves no
+        ledger entry. Returns the rows written (as ints and floats)."""
         if not rows:
-            return
+            return []
+        first_new, store, txn = self._first_new, self.store, self.txn
+        rows = [r for r in rows if int(r[0]) >= first_new or int(r[1]) >= first_new
+                or not store.has_edge_weight(txn, int(r[0]), int(r[1]), int(r[2]), float(r[3]))]
+        if not rows:
+            return []
         at = self.now if created_at is None else created_at
         seq = self._delta_seq
         for src, tgt, rel, w in rows:
@@ -386,6 +395,7 @@ class WriteUnit:
         self._new_edges.extend(rows)
         if self._graph_after is not None:
             self._graph_after.upsert_many(*_columns(rows))
+        return rows
 
     def erase(self, nid: int) -> dict:
         """Erase memory ``nid``: record, vector, id, deduplication key and every edge touching it.
