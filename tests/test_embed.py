@@ -235,6 +235,27 @@ def test_default_embedder_follows_the_env_var(monkeypatch):
         assert isinstance(default_embedder(128), HashingEmbedder)   # a dim MiniLM cannot give
 
 
+def test_auto_names_the_default_where_the_help_says_it_is_the_default(monkeypatch, tmp_path):
+    # the CLI's help and ENGRAMDB_EMBEDDER name "auto" as the default; --embedder auto and
+    # open(embedder="auto") refused it
+    import engramdb
+    from click.testing import CliRunner
+
+    from engramdb.cli import main
+
+    monkeypatch.setenv(EMBEDDER_ENV, "hashing")   # "auto" itself is the choice: not read
+    with engramdb.open(tmp_path / "a", embedder=" Auto ") as eng:
+        assert eng.stats()["embedder"] == MiniLMEmbedder().name
+    out = CliRunner().invoke(main, ["add", "--store", str(tmp_path / "b"), "--embedder", "auto", "tea at dawn"])
+    assert out.exit_code == 0, out.output
+    with engramdb.open(tmp_path / "b") as eng:
+        assert eng.stats()["embedder"] == MiniLMEmbedder().name
+    with engramdb.open(tmp_path / "c", embedder="hashing"):
+        pass
+    with engramdb.open(tmp_path / "c", embedder="auto") as eng:   # an existing store keeps its own
+        assert eng.stats()["embedder"].startswith("hashing")
+
+
 def test_default_embedder_falls_back_to_hashing_out_loud(monkeypatch):
     monkeypatch.delenv(EMBEDDER_ENV)
     _without(monkeypatch, {"onnxruntime", "torch"})

@@ -173,7 +173,7 @@ store_option = click.option("--store", "store", required=True, type=click.Path(f
                             help="Store directory (LMDB environment + index/).")
 ns_option = click.option("--namespace", "-n", default="default", show_default=True,
                          help="Namespace (agent or user).")
-embedder_option = click.option("--embedder", type=click.Choice(["hashing", "minilm"]), default=None,
+embedder_option = click.option("--embedder", type=click.Choice(["auto", "hashing", "minilm"]), default=None,
                                help="Embedder for a new store (default: auto, the sentence model "
                                     "all-MiniLM-L6-v2 when it loads, else hashing with a warning; "
                                     "$ENGRAMDB_EMBEDDER=hashing|minilm|auto changes it). "

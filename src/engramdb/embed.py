@@ -686,10 +686,11 @@ def get_embedder(name: str, dim: int | None = None) -> Embedder:
     return MiniLMEmbedder()
 
 
-def default_embedder(dim: int | None = None) -> Embedder:
-    """The embedder of a new store opened without ``embedder=``.
+def default_embedder(dim: int | None = None, choice: str | None = None) -> Embedder:
+    """The embedder of a new store opened without ``embedder=`` (or with ``embedder="auto"``).
 
-    Chosen by the environment variable :data:`EMBEDDER_ENV` (``ENGRAMDB_EMBEDDER``):
+    Chosen by ``choice``, else by the environment variable :data:`EMBEDDER_ENV`
+    (``ENGRAMDB_EMBEDDER``):
 
     ``auto`` (or unset, the default)
         :class:`MiniLMEmbedder` (all-MiniLM-L6-v2, ``backend="auto"``) when it loads and
@@ -709,6 +710,8 @@ def default_embedder(dim: int | None = None) -> Embedder:
     ----------
     dim : int or None, default None
         The new store's dimension; None lets the embedder decide (384 for both).
+    choice : {"auto", "minilm", "hashing"} or None, default None
+        The choice itself (``open(embedder="auto")``); None reads ``ENGRAMDB_EMBEDDER``.
 
     Returns
     -------
@@ -724,7 +727,7 @@ def default_embedder(dim: int | None = None) -> Embedder:
     BackendUnavailableError
         ``ENGRAMDB_EMBEDDER=minilm`` and the model cannot load.
     """
-    raw = os.environ.get(EMBEDDER_ENV, "")
+    raw = os.environ.get(EMBEDDER_ENV, "") if choice is None else choice
     choice = raw.strip().lower() or "auto"
     if choice not in ("auto", *EMBEDDER_NAMES):
         raise ConfigError(
