@@ -29,6 +29,8 @@ def test_ingest_recall_json_and_stats(tmp_path):
     assert "gaps" in out
     r = run("stats", "--store", store, "--json")
     assert json.loads(r.output)["namespaces"]["demo"]["memories"] == 12
+    again = run("ingest", "--store", store, sample_path())   # said "ingested 12 memories" again
+    assert again.exit_code == 0 and "ingested 12 memories (0 new, 12 already stored) and 10 edges (0 new)" in again.output
 
 
 def test_verbs_and_errors(tmp_path):

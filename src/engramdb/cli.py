@@ -427,7 +427,11 @@ def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
 
     with _NewStore(store, embedder=embedder, dim=dim) as eng:
         out = ingest_jsonl(eng, file, namespace=namespace, recorded_at=recorded_at)
-    click.echo(f"ingested {count(out['memories'], 'memory')} and {count(out['edges'], 'edge')} into {store}")
+    old_m, old_e = out["memories"] - out["new_memories"], out["edges"] - out["new_edges"]
+    click.echo(f"ingested {count(out['memories'], 'memory')}"
+               + (f" ({out['new_memories']} new, {old_m} already stored)" if old_m else "")
+               + f" and {count(out['edges'], 'edge')}" + (f" ({out['new_edges']} new)" if old_e > 0 else "")
+               + f" into {store}")
 
 
 @main.command("ingest-chat")

@@ -189,7 +189,9 @@ def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "d
     Returns
     -------
     dict
-        ``{"memories": n, "edges": m}``.
+        ``{"memories": n, "edges": m, "new_memories": n', "new_edges": m'}``: the lines and
+        links read, and how many of them the store did not hold yet (a line already stored
+        reinforces its memory; a link already there is not new, whatever its weight).
 
     Raises
     ------
@@ -224,10 +226,17 @@ def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "d
             else:
                 raise InvalidInputError(f"{path}: record {lineno}: a link is {{\"to\": id, \"relation\", \"weight\"}}")
     n_mem = n_edge = 0
+    stored = engine.stats()["namespaces"]
+    before = sum(stored[ns]["memories"] for ns in by_ns if ns in stored)
+    new_edges = 0
     for ns, items in by_ns.items():
         n_mem += len(engine.add_batch(items, namespace=ns, progress=progress, recorded_at=recorded_at))
+        edges_before = engine.n_edges   # the links' own: auto-links of new memories apart
         n_edge += len(engine.link_batch(links[ns], namespace=ns))
-    return {"memories": n_mem, "edges": n_edge}
+        new_edges += engine.n_edges - edges_before
+    stored = engine.stats()["namespaces"]
+    new = sum(stored[ns]["memories"] for ns in by_ns if ns in stored) - before
+    return {"memories": n_mem, "edges": n_edge, "new_memories": new, "new_edges": new_edges}
 
 
 def locomo_messages(conv: Conversation) -> tuple[list[dict[str, Any]], dict[str, str]]:
