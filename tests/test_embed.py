@@ -256,6 +256,26 @@ def test_auto_names_the_default_where_the_help_says_it_is_the_default(monkeypatc
         assert eng.stats()["embedder"].startswith("hashing")
 
 
+def test_another_embedder_on_a_store_made_with_a_custom_one_says_what_to_pass(tmp_path):
+    import engramdb
+
+    class Custom:
+        name, dim = "my-model-v3", 8
+
+        def embed(self, texts):
+            return np.ones((len(texts), 8), np.float32)
+
+    with engramdb.open(tmp_path / "c", embedder=Custom()) as eng:
+        eng.add("tea at dawn")
+    # "open it without embedder=" cannot work for an embedder engramdb cannot rebuild
+    with pytest.raises(ConfigError, match="with the embedder object it was made with .*'my-model-v3'"):
+        engramdb.open(tmp_path / "c", embedder="hashing")
+    with engramdb.open(tmp_path / "h", embedder="hashing"):
+        pass
+    with pytest.raises(ConfigError, match="Open it without embedder="):
+        engramdb.open(tmp_path / "h", embedder=Custom())
+
+
 def test_default_embedder_falls_back_to_hashing_out_loud(monkeypatch):
     monkeypatch.delenv(EMBEDDER_ENV)
     _without(monkeypatch, {"onnxruntime", "torch"})

@@ -2271,13 +2271,17 @@ def _check_same_embedder(embedder: Any, stored: str, path: str) -> None:
     ConfigError
         ``embedder.name`` differs from the name the store recorded.
     """
+    from .embed import family_of
+
     given = getattr(embedder, "name", None)
     if given != stored:
+        how = ("Open it without embedder= (it uses the one it recorded)" if family_of(str(stored)) is not None
+               else f"Open it with the embedder object it was made with (its name is {stored!r}: engramdb "
+                    "cannot rebuild it)")
         raise ConfigError(
             f"store {path!r} was written with embedder {stored!r}, and this open asks for "
-            f"{given!r}: their vectors cannot share one index. Open it without embedder= (it uses "
-            f"the one it recorded); to move to another model, add the texts to a new store "
-            f"opened with that embedder")
+            f"{given!r}: their vectors cannot share one index. {how}; to move to another model, add "
+            f"the texts to a new store opened with that embedder")
 
 
 def _finish_compaction(store: LmdbStore) -> None:
