@@ -65,7 +65,8 @@ def main(store: str, notes: str, seed: int, mode: str) -> None:
                 a, b = rng.choice(len(active), 2, replace=False)
                 mid = active[a]
                 note(f"DO link {mid}")
-                eng.link(active[a], active[b], "supports", 0.5)
+                # a new weight each call: a link set again to its weight changes nothing and has no entry
+                eng.link(active[a], active[b], "supports", float(rng.uniform(0.05, 1.0)))
             elif op == "supersede":
                 old = active.pop(int(rng.integers(len(active))))
                 mid = f"m{n}"
