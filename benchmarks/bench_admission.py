@@ -51,7 +51,10 @@ from pathlib import Path
 
 import numpy as np
 
-from engramdb.config import AdmissionConfig, IndexConfig
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cmdline import without_options  # noqa: E402
+
+from engramdb.config import AdmissionConfig, IndexConfig  # noqa: E402
 from engramdb.dynamics.admission import nearest_earlier
 from engramdb.index import HnswIndex
 from engramdb.kernels import registry
@@ -171,19 +174,6 @@ def novelty_accuracy(index: HnswIndex, store: np.ndarray, cand: np.ndarray, m: i
             "p99_error": round(float(np.percentile(err, 99)), 4), "max_error": round(float(err.max()), 4)}
 
 
-def _without_out(args: list[str]) -> list[str]:
-    """The command line without ``--out FILE`` / ``--out=FILE``."""
-    out, skip = [], False
-    for a in args:
-        if skip:
-            skip = False
-        elif a == "--out":
-            skip = True
-        elif not a.startswith("--out="):
-            out.append(a)
-    return out
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=20_000, help="candidates in the stream")
@@ -272,7 +262,7 @@ def main(argv=None) -> int:
                     "loadavg_end": [round(x, 2) for x in os.getloadavg()]},
         # --out names a file of this machine: left out (the results land where it says)
         "command": " ".join(["python", "benchmarks/bench_admission.py",
-                             *_without_out(sys.argv[1:] if argv is None else list(argv))]),
+                             *without_options(sys.argv[1:] if argv is None else list(argv), ("--out",))]),
         "notes": (f"data {args.data}; index M={cfg.m}, ef_construction={cfg.ef_construction} (engine defaults), "
                   f"store query k={K}, ef={args.ef} (admit_batch's AdmissionConfig.novelty_ef); build untimed "
                   f"({build_s:.1f} s); "

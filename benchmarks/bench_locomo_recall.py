@@ -35,6 +35,9 @@ from engramdb.ingest import ingest_locomo
 from engramdb.kernels import registry
 from engramdb.locomo import CATEGORY_NAMES, default_locomo_path, load_locomo
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cmdline import without_options  # noqa: E402
+
 KS = (5, 10, 20)
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -204,15 +207,7 @@ def write_results(runs: list[dict], out: Path, command: str) -> None:
 
 def _public_args(argv: list[str]) -> list[str]:
     """The command line to record in results, without the local ``--store`` directory."""
-    out, skip = [], False
-    for a in argv:
-        if skip:
-            skip = False
-        elif a == "--store":
-            skip = True
-        elif not a.startswith("--store="):
-            out.append(a)
-    return out
+    return without_options(argv, ("--store",))
 
 
 if __name__ == "__main__":
