@@ -51,7 +51,7 @@ import numpy as np
 
 from .errors import InvalidInputError
 from .types import MemoryState, shown_tags
-from .validate import to_unix_seconds
+from .validate import to_unix_seconds, utc_text
 
 __all__ = ["HistoryEntry", "as_of_mask", "valid_at_mask", "bitemporal_mask", "valid_interval", "history_entries",
            "record_fields", "column_values", "recorded_time", "TIME_RULE"]
@@ -140,7 +140,7 @@ def recorded_time(item: Mapping[str, Any], default: Any, now: float) -> float | 
     t = _seconds(value, "recorded_at")
     if t > now:
         raise InvalidInputError(
-            f"recorded_at ({t}) is after now ({now}), Unix seconds: a record time is when the store "
+            f"recorded_at ({utc_text(t)}) is after now ({utc_text(now)}): a record time is when the store "
             "learned the memory, so it cannot be in the future; leave it out to record now")
     return t
 
