@@ -272,19 +272,38 @@ def link(store, namespace, relation_opt, weight, source, target, relation):
 @ns_option
 @click.option("--by", default=None, help="An existing memory that supersedes OLD_ID (instead of TEXT).")
 @click.option("--id", "id_", default=None, help="Id of the new memory (random when omitted).")
+@click.option("--kind", default=None, help="Kind of the new memory (default: the old memory's).")
+@click.option("--tag", "tags", multiple=True,
+              help="Tag of the new memory (repeatable; default: the old memory's tags).")
+@click.option("--source", default=None, help="Source of the new memory (default: the old memory's).")
+@click.option("--confidence", type=float, default=None,
+              help="Confidence of the new memory, in [0, 1] (default: 1.0, not the old memory's).")
 @click.option("--created-at", default=None, help="Event time of the new memory: Unix seconds or ISO-8601.")
-@click.option("--valid-from", default=None, help="When the new value became true (default: its event time).")
+@click.option("--subject", default=None, help="Slot subject (e.g. user; default: the old memory's).")
+@click.option("--attribute", default=None, help="Slot attribute (e.g. home_city; default: the old memory's).")
 @click.option("--value", default=None, help="The new memory's slot value (default: its text).")
+@click.option("--single/--multi", "single_valued", default=None,
+              help="The attribute's cardinality for the new memory (default: SlotConfig).")
+@click.option("--valid-from", default=None, help="When the new value became true (default: its event time).")
+@click.option("--valid-to", default=None,
+              help="When the new value stopped being true: Unix seconds or ISO-8601 (default: open).")
 @click.option("--recorded-at", default=None,
               help="Record time of the new memory, for backfilled history (default: now; never later); "
                    "the old one is retired then.")
 @click.argument("old_id")
 @click.argument("text", required=False)
-def supersede(store, namespace, by, id_, created_at, valid_from, value, recorded_at, old_id, text):
+def supersede(store, namespace, by, id_, kind, tags, source, confidence, created_at, subject, attribute, value,
+              single_valued, valid_from, valid_to, recorded_at, old_id, text):
     """Store TEXT as the new version of OLD_ID, or mark OLD_ID superseded --by an existing memory
-    (the old one is kept, flagged superseded, with the time it stopped being valid)."""
-    fields = {k: v for k, v in (("id", id_), ("created_at", created_at), ("valid_from", valid_from),
-                                ("value", value), ("recorded_at", recorded_at)) if v is not None}
+    (the old one is kept, flagged superseded, with the time it stopped being valid).
+
+    The new memory's kind, tags, source and slot default to the old memory's, as supersede()
+    does; the other options are add's, and none of them goes with --by."""
+    fields = {k: v for k, v in (("id", id_), ("kind", kind), ("tags", list(tags) or None), ("source", source),
+                                ("confidence", confidence), ("created_at", created_at), ("subject", subject),
+                                ("attribute", attribute), ("value", value), ("single_valued", single_valued),
+                                ("valid_from", valid_from), ("valid_to", valid_to), ("recorded_at", recorded_at))
+              if v is not None}
     with _open(store) as eng:
         click.echo(eng.supersede(old_id, text, namespace=namespace, by=by, **fields))
 
@@ -442,10 +461,26 @@ def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
 @click.option("--session", default=None, help="Session label of messages that name none.")
 @click.option("--entities/--no-entities", default=True, show_default=True,
               help="Add entity nodes with mentions edges for names, places and dates shared by messages.")
+@click.option("--session-title", "session_titles", nargs=2, multiple=True, metavar="LABEL TEXT",
+              help="Text of session LABEL's node instead of \"Session <label> of <speakers>, <date>\" "
+                   "(repeatable).")
+@click.option("--split-role", "split_roles", multiple=True, default=("assistant",), show_default=True,
+              metavar="ROLE", help="Role whose long messages are split into findable blocks (repeatable; "
+                                   "user, assistant, system, developer, tool or function).")
+@click.option("--split-chars", type=click.IntRange(min=1), default=800, show_default=True,
+              help="Minimum length (characters) of a message to split.")
 @click.option("--max-pieces", type=click.IntRange(min=1), default=None,
-              help="Most pieces one long assistant message is split into (default: StoreConfig.max_pieces, 64).")
+              help="Most pieces one long message of a --split-role is split into "
+                   "(default: StoreConfig.max_pieces, 64).")
+@click.option("--keep-role", "keep_roles", multiple=True, metavar="ROLE",
+              help="Keep system / developer messages of this role (repeatable; default: left out, "
+                   "being instructions, not events).")
+@click.option("--recorded-at", default=None,
+              help="Record time of the messages, for backfilled history: Unix seconds or ISO-8601 "
+                   "(default: now; never later). Messages without a created_at happened then.")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, max_pieces, file):
+def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, session_titles, split_roles, split_chars,
+                    max_pieces, keep_roles, recorded_at, file):
     """Ingest a chat: OpenAI-style {"role", "content", "created_at"?, "session"?} messages, JSONL or a JSON list.
 
     A bad message is named by its line in a JSONL file (``chat.jsonl:3: content: is empty; ...``)
@@ -459,7 +494,9 @@ def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, max_piec
     with _NewStore(store, embedder=embedder, dim=dim) as eng:
         try:
             out = eng.add_conversation(messages, namespace=namespace, session=session, entities=entities,
-                                       progress=True, max_pieces=max_pieces)
+                                       split_roles=split_roles, split_chars=split_chars,
+                                       session_titles=dict(session_titles) or None, progress=True,
+                                       recorded_at=recorded_at, keep_roles=keep_roles, max_pieces=max_pieces)
         except InvalidInputError as exc:
             k = getattr(exc, "message_index", None)
             if k is None or not 0 <= k < len(where):

@@ -1,0 +1,181 @@
+"""The CLI takes what the API takes: supersede's new-memory fields (--kind, --tag, --source,
+--confidence, --subject/--attribute, --single/--multi, --valid-to) and add_conversation's
+parameters in ingest-chat (--recorded-at, --keep-role, --split-role, --split-chars,
+--session-title)."""
+import json
+
+from click.testing import CliRunner
+
+import engramdb
+from engramdb.cli import main
+from engramdb.errors import MemoryNotFoundError
+from engramdb.types import MemoryKind
+
+LONG_ANSWER = "\n\n".join(f"Paragraph {i}: the {w} part of the itinerary goes through {w} station, "
+                          f"with a stop of about {i} hours before going on." for i, w in
+                          enumerate(["Lisbon", "Porto", "Braga", "Faro", "Coimbra", "Evora", "Sintra"], 1))
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def one_line_error(res, *words):
+    assert res.exit_code == 2, res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), res.output
+    for w in words:
+        assert w in lines[0], res.output
+
+
+def write_chat(tmp_path, messages):
+    path = tmp_path / "chat.jsonl"
+    path.write_text("".join(json.dumps(m) + "\n" for m in messages), encoding="utf-8")
+    return path
+
+
+# ---------------------------------------------------------------------------------- supersede
+def test_supersede_sets_the_new_memorys_fields_as_the_api_does(tmp_path):
+    store = tmp_path / "s"
+    assert run("add", "--store", store, "--id", "a", "--kind", "episodic", "--tag", "old", "--source", "s1",
+               "--confidence", "0.9", "--created-at", "2024-01-01", "I fly TAP on Monday.").exit_code == 0
+    r = run("supersede", "--store", store, "--id", "b", "--kind", "semantic", "--tag", "travel", "--tag", "tap",
+            "--source", "email-7", "--confidence", "0.4", "--valid-from", "2024-03-01",
+            "--valid-to", "2024-03-05T12:00:00Z", "a", "I fly TAP on Tuesday.")
+    assert r.exit_code == 0 and r.output.strip() == "b", r.output
+    with engramdb.open(store) as eng:
+        new, old = eng.get("b"), eng.get("a")
+        assert new.kind is MemoryKind.SEMANTIC
+        assert set(new.tags) == {"travel", "tap"}
+        assert new.source == "email-7" and new.confidence == 0.4
+        assert new.valid_from == 1709251200.0 and new.valid_to == 1709640000.0
+        assert old.superseded_by == "b" and old.valid_to == 1709251200.0
+        assert old.kind is MemoryKind.EPISODIC and old.tags == ("old",) and old.confidence == 0.9
+    # the JSON of get shows the same values
+    got = json.loads(run("get", "--store", store, "b").output)
+    assert got["kind"] == "semantic" and got["source"] == "email-7" and got["confidence"] == 0.4
+
+
+def test_supersede_without_the_options_keeps_the_old_memorys_kind_tags_source(tmp_path):
+    store = tmp_path / "s"
+    run("add", "--store", store, "--id", "a", "--kind", "semantic", "--tag", "home", "--source", "chat-1",
+        "--confidence", "0.7", "I live in Lisbon.")
+    r = run("supersede", "--store", store, "--id", "b", "a", "I live in Porto.")
+    assert r.exit_code == 0, r.output
+    with engramdb.open(store) as eng:
+        new = eng.get("b")
+        assert new.kind is MemoryKind.SEMANTIC and new.tags == ("home",) and new.source == "chat-1"
+        assert new.confidence == 1.0   # a new version states its own confidence (add's default)
+        assert new.valid_to is None
+
+
+def test_supersede_slot_options(tmp_path):
+    store = tmp_path / "s"
+    run("add", "--store", store, "--id", "a", "I like tea.")
+    r = run("supersede", "--store", store, "--id", "b", "--subject", "user", "--attribute", "drink",
+            "--value", "coffee", "--single", "a", "I like coffee now.")
+    assert r.exit_code == 0, r.output
+    with engramdb.open(store) as eng:
+        new = eng.get("b")
+        assert (new.subject, new.attribute, new.value) == ("user", "drink", "coffee")
+    # a slotted memory's successor inherits the slot; another slot is refused, on one line
+    r = run("supersede", "--store", store, "--id", "c", "--value", "water", "b", "I drink water.")
+    assert r.exit_code == 0, r.output
+    with engramdb.open(store) as eng:
+        assert (eng.get("c").subject, eng.get("c").attribute, eng.get("c").value) == ("user", "drink", "water")
+    bad = run("supersede", "--store", store, "--subject", "user", "--attribute", "food", "c", "I eat bread.")
+    one_line_error(bad, "InvalidInputError", "same slot")
+
+
+def test_supersede_bad_values_are_one_line_errors(tmp_path):
+    store = tmp_path / "s"
+    run("add", "--store", store, "--id", "a", "Sky is blue.")
+    run("add", "--store", store, "--id", "c", "Sky is grey.")
+    one_line_error(run("supersede", "--store", store, "--confidence", "1.5", "a", "Sky is grey."), "confidence")
+    one_line_error(run("supersede", "--store", store, "--kind", "dream", "a", "Sky is grey."), "dream")
+    one_line_error(run("supersede", "--store", store, "--valid-to", "not a time", "a", "Sky is grey."),
+                   "valid_to")
+    one_line_error(run("supersede", "--store", store, "--by", "c", "--tag", "x", "a"),
+                   "takes no new-memory fields", "tags")
+    usage = run("supersede", "--store", store, "--confidence", "high", "a", "Sky is grey.")
+    assert usage.exit_code == 2 and "Invalid value for '--confidence'" in usage.output
+    with engramdb.open(store) as eng:   # nothing was written
+        assert eng.get("a").superseded_by is None
+
+
+# -------------------------------------------------------------------------------- ingest-chat
+def test_ingest_chat_recorded_at_backfills_history(tmp_path):
+    store = tmp_path / "s"
+    chat = write_chat(tmp_path, [
+        {"role": "user", "content": "Book me a flight to Lisbon.", "session": "trip"},
+        {"role": "assistant", "content": "Booked TAP 123 for Monday.", "session": "trip",
+         "created_at": "2023-05-01T10:00:00Z"},
+    ])
+    r = run("ingest-chat", chat, "--store", store, "--recorded-at", "2023-05-02T00:00:00Z")
+    assert r.exit_code == 0, r.output
+    t = 1682985600.0
+    with engramdb.open(store) as eng:
+        first, second = eng.get("trip:1"), eng.get("trip:2")
+        assert first.recorded_at == second.recorded_at == t
+        assert first.created_at == t   # a message without a time happened when recorded
+        assert second.created_at == 1682935200.0
+    future = run("ingest-chat", chat, "--store", tmp_path / "s2", "--recorded-at", "2099-01-01")
+    one_line_error(future, "recorded_at", "after now")
+    one_line_error(run("ingest-chat", chat, "--store", tmp_path / "s3", "--recorded-at", "someday"),
+                   "recorded_at")
+
+
+def test_ingest_chat_keep_role_keeps_system_messages(tmp_path):
+    msgs = [{"role": "system", "content": "You are a travel agent.", "session": "t"},
+            {"role": "user", "content": "Find me a hotel in Porto.", "session": "t"}]
+    chat = write_chat(tmp_path, msgs)
+    plain, kept = tmp_path / "plain", tmp_path / "kept"
+    assert run("ingest-chat", chat, "--store", plain, "--no-entities").exit_code == 0
+    r = run("ingest-chat", chat, "--store", kept, "--no-entities", "--keep-role", "system")
+    assert r.exit_code == 0 and "ingested 2 new messages" in r.output, r.output
+    with engramdb.open(plain) as eng:
+        assert [m.text for m in eng.query()
+                if "session" not in m.tags] == ["user: Find me a hotel in Porto."]
+    with engramdb.open(kept) as eng:
+        texts = {m.text for m in eng.query() if "session" not in m.tags}
+        assert texts == {"system: You are a travel agent.", "user: Find me a hotel in Porto."}
+    one_line_error(run("ingest-chat", chat, "--store", tmp_path / "x", "--keep-role", "boss"),
+                   "keep_roles", "'boss' is not a role")
+
+
+def test_ingest_chat_split_role_and_split_chars(tmp_path):
+    chat = write_chat(tmp_path, [{"role": "user", "content": LONG_ANSWER, "session": "t"},
+                                 {"role": "assistant", "content": LONG_ANSWER.upper(), "session": "t"}])
+    default, users, short = tmp_path / "d", tmp_path / "u", tmp_path / "n"
+    assert run("ingest-chat", chat, "--store", default, "--no-entities").exit_code == 0
+    assert run("ingest-chat", chat, "--store", users, "--no-entities", "--split-role", "user").exit_code == 0
+    r = run("ingest-chat", chat, "--store", short, "--no-entities", "--split-chars", "100000")
+    assert r.exit_code == 0 and "pieces" not in r.output, r.output
+
+    def split(store):   # the messages stored with blocks <id>#p<j> (query lists no pieces)
+        found = set()
+        with engramdb.open(store) as eng:
+            for mid in ("t:1", "t:2"):
+                try:
+                    found.add(eng.get(f"{mid}#p1").chunk_of)
+                except MemoryNotFoundError:
+                    pass
+        return found
+
+    assert len(LONG_ANSWER) >= 800
+    assert split(default) == {"t:2"} and split(users) == {"t:1"} and split(short) == set()
+    usage = run("ingest-chat", chat, "--store", tmp_path / "x", "--split-chars", "0")
+    assert usage.exit_code == 2 and "Invalid value for '--split-chars'" in usage.output
+    one_line_error(run("ingest-chat", chat, "--store", tmp_path / "y", "--split-role", "bot"),
+                   "split_roles", "'bot' is not a role")
+
+
+def test_ingest_chat_session_title(tmp_path):
+    store = tmp_path / "s"
+    chat = write_chat(tmp_path, [{"role": "user", "content": "Plan the Lisbon trip.", "session": "trip"}])
+    r = run("ingest-chat", chat, "--store", store, "--session-title", "trip", "Planning the Lisbon trip")
+    assert r.exit_code == 0, r.output
+    with engramdb.open(store) as eng:
+        assert eng.get("S:trip").text == "Planning the Lisbon trip"
+    one_line_error(run("ingest-chat", chat, "--store", tmp_path / "x", "--session-title", "trip", " "),
+                   "session_titles['trip']")
