@@ -573,8 +573,9 @@ class Engram:
         MemoryNotFoundError
             No ``old_id`` (or ``by``) in the namespace.
         InvalidInputError
-            ``old_id`` is already superseded; ``by`` is ``old_id``, is superseded, or precedes
-            ``old_id`` in its supersession chain (a cycle); both or neither of ``text``/``by``;
+            ``old_id`` is already superseded (also when forgotten since); ``by`` is ``old_id``,
+            is superseded, is archived, or precedes ``old_id`` in its supersession chain (a
+            cycle); both or neither of ``text``/``by``;
             the new memory's ``id`` is ``old_id`` or another stored id (the successor is a new
             memory; the old one keeps its id); its ``recorded_at`` is before ``old_id``'s (a
             correction is recorded after what it corrects); or the new memory is invalid (see
@@ -587,7 +588,7 @@ class Engram:
         self._check_open(write=True)
         ns = check_namespace(namespace)
         old = self.get(check_user_id(old_id, "old_id"), namespace=ns)
-        if old.state is MemoryState.SUPERSEDED:
+        if old.superseded_by is not None:   # forgotten (archived) after it was superseded, too
             raise InvalidInputError(f"memory {old_id!r} is already superseded by {old.superseded_by!r}")
         if (text is None) == (by is None):
             raise InvalidInputError("supersede needs exactly one of text (a new memory) or by= (an existing one)")
@@ -606,10 +607,14 @@ class Engram:
         if old.subject is not None and not {"slot", "subject", "attribute"} & set(fields):
             item["subject"], item["attribute"] = old.subject, old.attribute
         p = prepare(state, item, ns, now)
-        if p.recorded_at < old.recorded_at:   # backfilled: never before what it corrects was known
+        known = old.recorded_at   # when the store learned the wording it corrects (a reworded
+        if old.version > 1 and p.recorded_at < now:   # memory: its latest version's record time)
+            known = max([known] + [v.recorded_at for v in self.history(old_id, namespace=ns) if v.id == old_id])
+        if p.recorded_at < known:   # backfilled: never before what it corrects was known
             raise InvalidInputError(
                 f"supersede({old_id!r}): the successor's recorded_at ({utc_text(p.recorded_at)}) is before "
-                f"{old_id!r} was recorded ({utc_text(old.recorded_at)}); a correction is recorded after what it "
+                f"{old_id!r} was recorded ({utc_text(known)}{', its latest wording' if known > old.recorded_at else ''}); "
+                "a correction is recorded after what it "
                 "corrects (leave recorded_at out for now)")
         if old.subject is not None and (p.subject, p.attribute) != (old.subject, old.attribute):
             raise InvalidInputError(
@@ -636,11 +641,14 @@ class Engram:
         state = self._state
         new = self.get(by, namespace=ns)
         new_nid = state.memory_lookup(ns, by, "supersede by")
-        if new.state is MemoryState.SUPERSEDED:
+        if new.superseded_by is not None:   # forgotten (archived) after it was superseded, too
             chain = state.supersession_chain(old_nid)
             why = (f"{by!r} precedes {old.id!r} in its supersession chain: superseding into it would "
                    "make a cycle" if new_nid in chain else f"{by!r} is itself superseded by {new.superseded_by!r}")
             raise InvalidInputError(f"cannot supersede {old.id!r} by {by!r}: {why}")
+        if new.state is MemoryState.ARCHIVED:   # the fact would vanish from recall
+            raise InvalidInputError(f"cannot supersede {old.id!r} by {by!r}: {by!r} is archived (forgotten); "
+                                    "a successor is a current memory")
         if new.subject is not None and (new.subject, new.attribute) != (old.subject, old.attribute):
             raise InvalidInputError(
                 f"cannot supersede {old.id!r} by {by!r}: {by!r} fills another slot "
@@ -700,7 +708,7 @@ class Engram:
         old = self.get(check_user_id(id), namespace=ns)
         if all(x is None for x in (text, embedding, tags, confidence, source)):
             raise InvalidInputError("update needs at least one of text, embedding, tags, confidence, source")
-        if old.state is MemoryState.SUPERSEDED:
+        if old.superseded_by is not None:   # forgotten (archived) after it was superseded, too
             raise InvalidInputError(f"memory {id!r} is superseded by {old.superseded_by!r}: "
                                     "update the current version, or supersede it")
         now = clock_now()

@@ -353,7 +353,7 @@ def plan_slots(unit, prepared: list) -> list[tuple[int, int, int, float]]:
                 return "", 0.0, 0.0, None, False
             stored[nid] = rec
         return (rec["id"], rec.get("valid_from", rec["created_at"]), rec["confidence"], rec.get("value"),
-                rec["state"] != MemoryState.SUPERSEDED.value)
+                rec["state"] != MemoryState.SUPERSEDED.value and rec.get("superseded_by") is None)
 
     retired: dict[int, dict] = {}
     for p in prepared:

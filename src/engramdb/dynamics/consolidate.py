@@ -276,15 +276,20 @@ def _plan_namespace(state: EngineState, ns: str, now: float, embed, cfg: Consoli
             return state.store.lookup_id(txn, ns, ext_id) is not None
 
     # 1. merge near-duplicate non-episodic memories (a memory stored in pieces is none: its
-    # pieces are parts of one text, and its vector is its first piece's, not the whole text's)
+    # pieces are parts of one text, and its vector is its first piece's, not the whole text's),
+    # within one slot value only: a merge retires the others, and a slot (subject, attribute,
+    # value) would lose its holder, as supersede(by=) of another slot is refused
     cand = np.array([nid for nid, tags in tagged.items()
                      if c.kind[nid] != _EPISODIC and not (tags & GENERATED_TAGS) - {"fact"}
                      and not _in_pieces(recs[nid])], np.int64)
     if cfg.merge and len(cand) > 1:
         vecs = state.vectors(cand)
         uf = _UnionFind(len(cand))
+        slot = [(recs[int(x)].get("subject"), recs[int(x)].get("attribute"), recs[int(x)].get("value"))
+                for x in cand]
         for i, j in _pairs(vecs, 8, cfg.duplicate_cosine):
-            uf.union(i, j)
+            if slot[i] == slot[j]:
+                uf.union(i, j)
         for group in uf.groups():
             nids = [int(cand[i]) for i in group]
             best = max(nids, key=lambda x: (_content_words(recs[x]["text"]), float(c.confidence[x]),
