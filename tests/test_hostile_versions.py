@@ -92,3 +92,22 @@ def test_a_backfilled_correction_of_a_reworded_memory_comes_after_its_latest_wor
         assert store_digest(mem) == before
         mem.supersede("a", "Alice lives in Rome.", id="b")   # recorded now: after both wordings
         assert mem.get("a").superseded_by == "b"
+
+
+def test_erasing_the_value_a_late_report_fell_before_leaves_no_hole_in_as_of(tmp_path):
+    # Paris, then Oslo; Rome is reported late (valid from 2021): Paris is re-pointed to Rome and
+    # Rome to Oslo. Erasing Oslo left Paris retired at Oslo's record time, so nothing was
+    # believed between then and Rome's record time
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add("Alice lives in Paris.", id="a", slot=("alice", "home_city", "Paris"), recorded_at="2020-01-01")
+        mem.add("Alice lives in Oslo.", id="b", slot=("alice", "home_city", "Oslo"), recorded_at="2022-01-01")
+        mem.add("Alice lives in Rome.", id="c", slot=("alice", "home_city", "Rome"), recorded_at="2023-01-01",
+                valid_from="2021-01-01", created_at="2021-01-01")
+        assert {y: [m.id for m in mem.query(as_of=f"{y}-06-01")] for y in YEARS} == {
+            2020: ["a"], 2021: ["a"], 2022: ["b"], 2023: ["b"], 2024: ["b"], 2025: ["b"]}
+        mem.forget("b", hard=True)
+        assert {y: [m.id for m in mem.query(as_of=f"{y}-06-01")] for y in YEARS} == {
+            2020: ["a"], 2021: ["a"], 2022: ["a"], 2023: ["c"], 2024: ["c"], 2025: ["c"]}
+        a = mem.get("a")
+        assert (a.superseded_by, a.retired_at) == ("c", 1672531200.0)   # Rome's record time
+        assert [m.id for m in mem.query(valid_at="2021-06-01")] == ["c"]

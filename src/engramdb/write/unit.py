@@ -463,6 +463,7 @@ class WriteUnit:
                 orec["state"], orec["superseded_by"] = revived.value, None
                 orec["retired_at"], orec["valid_to"] = None, orec.get("stated_valid_to")
                 self.revived.append(other)
+                self._retire_no_earlier(other, orec, graph)
             self.put_record(other, orec)
         graph.remove_node(nid)
         store.delete_edges_of(txn, nid)
@@ -521,6 +522,21 @@ class WriteUnit:
             store.drop_text(txn, ns, digest, nid)
         else:
             store.put_text(txn, ns, digest, heir)
+
+    def _retire_no_earlier(self, nid: int, rec: dict, graph: MemoryGraph) -> None:
+        """The memories that memory ``nid`` (``rec``, current again after an erase) supersedes
+        were retired no earlier than it was recorded: a late report re-pointed to it kept the
+        retirement the erased memory gave (the store believed the erased one meanwhile), which
+        would leave ``as_of`` nothing to answer between the two times."""
+        at = float(rec["recorded_at"])
+        for other, rel, _w, forward in graph.neighbours(nid):
+            if rel != _SUPERSEDES or not forward:
+                continue
+            orec = self.record(other)
+            if (orec is not None and orec.get("superseded_by") == rec["id"]
+                    and orec.get("retired_at") is not None and float(orec["retired_at"]) < at):
+                orec["retired_at"] = at
+                self.put_record(other, orec)
 
     def derived(self, nid: int, rec: dict) -> list[int]:
         """The memories the engine wrote from memory ``nid``'s text (``rec`` its record): session
