@@ -279,9 +279,11 @@ def _plan_namespace(state: EngineState, ns: str, now: float, embed, cfg: Consoli
     # pieces are parts of one text, and its vector is its first piece's, not the whole text's),
     # within one slot value only: a merge retires the others, and a slot (subject, attribute,
     # value) would lose its holder, as supersede(by=) of another slot is refused
+    # the facts an earlier pass promoted are none either: merging them in a later pass made a
+    # second pass at the same now change the store
     cand = np.array([nid for nid, tags in tagged.items()
                      if c.kind[nid] != _EPISODIC and not (tags & GENERATED_TAGS) - {"fact"}
-                     and not _in_pieces(recs[nid])], np.int64)
+                     and not recs[nid]["id"].startswith("fact:") and not _in_pieces(recs[nid])], np.int64)
     if cfg.merge and len(cand) > 1:
         vecs = state.vectors(cand)
         uf = _UnionFind(len(cand))

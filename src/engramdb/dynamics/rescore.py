@@ -48,10 +48,11 @@ _EPISODIC = MemoryKind.EPISODIC.code
 
 
 def _prune(unit, rec: dict, nid: int, salience: float, reason: str) -> None:
-    """Log the prune of ``rec`` (nid ``nid``) with its text, then erase it: the one prune path."""
+    """Log the prune of ``rec`` (nid ``nid``) with its text, then erase it: the one prune path.
+    What consolidation made of it (summaries, facts) stays: durable memory with its own half-life."""
     unit.log([{"action": "prune", "namespace": rec["namespace"], "id": rec["id"], "kind": rec["kind"],
                "salience": float(salience), "text": rec["text"], "reason": reason}])
-    unit.erase(nid)
+    unit.erase(nid, derived=False)
 
 
 def _judge_revived(state: EngineState, unit, idx: np.ndarray, s_new: np.ndarray, kind: np.ndarray,

@@ -397,7 +397,7 @@ class WriteUnit:
             self._graph_after.upsert_many(*_columns(rows))
         return rows
 
-    def erase(self, nid: int) -> dict:
+    def erase(self, nid: int, *, derived: bool = True) -> dict:
         """Erase memory ``nid``: record, vector, id, deduplication key and every edge touching it.
 
         The one erase path (``forget(hard=True)`` and policy pruning both come here). What the
@@ -412,7 +412,9 @@ class WriteUnit:
         What the engine wrote from the memory's text goes with it (:meth:`derived`): the session
         summaries that extracted from it, the promoted facts it was evidence for and, for a
         decision, its outcome memories (which quote it). A later ``consolidate`` summarizes
-        and promotes again from what is left.
+        and promotes again from what is left. ``derived=False`` keeps them: a policy prune
+        (``rescore``) forgets a faded episode, while what consolidation made of it is durable
+        semantic memory with a half-life of its own.
 
         Returns
         -------
@@ -424,13 +426,13 @@ class WriteUnit:
         store, txn = self.store, self.txn
         rec = self.record(nid)
         for piece in self.pieces(rec):   # a memory stored as pieces is erased whole
-            self.erase(piece)
+            self.erase(piece, derived=derived)
         ns, ext_id = rec["namespace"], rec["id"]
         if self._graph_after is None:
             self._graph_after = MemoryGraph()
             self._graph_after.upsert_many(*self.state.graph.edges())
         graph = self._graph_after
-        derived = self.derived(nid, rec)
+        derived = self.derived(nid, rec) if derived else []
         older = [other for other, rel, _w, forward in graph.neighbours(nid)
                  if rel == _SUPERSEDES and forward]
         recs = {o: r for o in older if (r := self.record(o)) is not None and r["superseded_by"] == ext_id}
@@ -540,8 +542,9 @@ class WriteUnit:
 
     def derived(self, nid: int, rec: dict) -> list[int]:
         """The memories the engine wrote from memory ``nid``'s text (``rec`` its record): session
-        summaries ``extracted_from`` it (tag ``summary``), promoted facts it is
-        ``evidence_for`` (tag ``fact``), and a decision's outcome memories (``caused_by`` it,
+        summaries ``extracted_from`` it (tag ``summary``, id ``sum:...``), promoted facts it is
+        ``evidence_for`` (tag ``fact``, id ``fact:...``: a caller's own memory may carry the
+        tag ``fact``, never the id form), and a decision's outcome memories (``caused_by`` it,
         ``outcome_of`` its id). :meth:`erase` erases them with it."""
         out = []
         for other, rel, _w, forward in self._graph_after.neighbours(nid):
@@ -549,7 +552,8 @@ class WriteUnit:
             if rule is None or forward != rule[0] or (orec := self.record(other)) is None:
                 continue
             tag = rule[1]
-            if (tag in (orec.get("tags") or ())) if tag else orec.get("outcome_of") == rec["id"]:
+            if (tag in (orec.get("tags") or ()) and orec["id"].startswith(_DERIVED_IDS[tag])) if tag \
+                    else orec.get("outcome_of") == rec["id"]:
                 out.append(other)
         return out
 
@@ -825,6 +829,8 @@ _HEIR_NEIGHBOURS = 16
 #: edge points from the memory, the derived node's tag; None: a decision's outcome memory)
 _DERIVED = {Relation.EXTRACTED_FROM.code: (False, "summary"), Relation.EVIDENCE_FOR.code: (True, "fact"),
             Relation.CAUSED_BY.code: (False, None)}
+#: The id form of each derived node's tag (validate.RESERVED_IDS: no caller's memory takes it)
+_DERIVED_IDS = {"summary": "sum:", "fact": "fact:"}
 _U32 = struct.Struct(">I")
 _EDGE = struct.Struct(">IIBfd")
 
