@@ -82,3 +82,27 @@ def test_a_review_without_outcome_may_not_lie_in_the_future(tmp_path):
             mem.review("d", at=T0 + 100 * YEAR)
         assert store_digest(mem) == before
         assert 0.0 < mem.review("d") <= 1.0   # now is fine
+
+
+def test_erasing_a_decisions_latest_outcome_takes_the_review_back(tmp_path):
+    # the decision kept the erased outcome (calibration counted it) and the next review left
+    # two current outcome memories
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        with frozen_clock(T0 + 100 * DAY):
+            mem.decide("We pick Postgres for the billing service", confidence=0.9, id="dA", now=T0)
+            mem.review("dA", "success", at=T0 + 10 * DAY)
+            mem.review("dA", "failure", at=T0 + 20 * DAY)
+            mem.forget("dA:outcome:2", hard=True)
+            dec = mem.get("dA").decision
+            assert (dec.outcome, dec.outcome_id) == ("success", "dA:outcome:1")
+            assert dict(mem.calibration().outcomes) == {"success": 1, "partial": 0, "failure": 0}
+            mem.review("dA", "partial", at=T0 + 30 * DAY)
+            assert [(m.id, m.state.value) for m in mem.query(kind="episodic")] == [("dA:outcome:3", "active")]
+            mem.forget("dA:outcome:3", hard=True)
+            mem.forget("dA:outcome:1", hard=True)   # the first outcome: no review left
+            dec = mem.get("dA").decision
+            assert (dec.outcome, dec.outcome_id) == ("pending", None)   # as before any review
+            assert dict(mem.calibration().outcomes) == {"success": 0, "partial": 0, "failure": 0}
+            mem.review("dA", "success", at=T0 + 40 * DAY)
+            assert mem.get("dA").decision.outcome == "success"
+            assert mem.verify_ledger().ok

@@ -436,6 +436,8 @@ class WriteUnit:
         older = [other for other, rel, _w, forward in graph.neighbours(nid)
                  if rel == _SUPERSEDES and forward]
         recs = {o: r for o in older if (r := self.record(o)) is not None and r["superseded_by"] == ext_id}
+        if rec.get("outcome_of") is not None:   # a review's outcome: its decision goes back one review
+            self._unreview(ns, rec, recs)
         succ = rec["superseded_by"]
         succ_nid = None if succ is None else self.lookup(ns, succ)
         if succ_nid is not None:
@@ -524,6 +526,23 @@ class WriteUnit:
             store.drop_text(txn, ns, digest, nid)
         else:
             store.put_text(txn, ns, digest, heir)
+
+    def _unreview(self, ns: str, rec: dict, older: dict[int, dict]) -> None:
+        """Outcome memory ``rec`` is erased: when it is its decision's latest outcome, the
+        decision takes the outcome it superseded (among ``older``, the records it supersedes)
+        back, or none when it was the first; calibration then counts that one."""
+        dec_nid = self.lookup(ns, rec["outcome_of"])
+        drec = None if dec_nid is None else self.record(dec_nid)
+        if drec is None or drec.get("outcome_id") != rec["id"]:
+            return
+        prev = next((r for r in older.values() if r.get("outcome_of") == rec["outcome_of"]), None)
+        for key in ("outcome", "outcome_at", "outcome_id", "outcome_note"):
+            drec.pop(key, None)
+        if prev is not None:
+            drec.update(outcome=prev["outcome"], outcome_at=prev["created_at"], outcome_id=prev["id"])
+            if prev.get("outcome_note") is not None:
+                drec["outcome_note"] = prev["outcome_note"]
+        self.put_record(dec_nid, drec)
 
     def _retire_no_earlier(self, nid: int, rec: dict, graph: MemoryGraph) -> None:
         """The memories that memory ``nid`` (``rec``, current again after an erase) supersedes
