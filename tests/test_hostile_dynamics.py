@@ -5,10 +5,7 @@ Each test asserts the documented behaviour (README: "`fact` and any other tag ar
 rescore's log names every memory it archives or prunes; ``consolidate`` is idempotent) that the
 engine broke.
 """
-import pytest
-
 import engramdb
-from engramdb import errors
 from engramdb.config import EngramConfig, ForgettingConfig, MemoryKind
 from engramdb.testing import frozen_clock, store_digest
 
@@ -70,18 +67,6 @@ def test_a_second_consolidation_at_the_same_time_changes_nothing(tmp_path):
         assert (second["merged"], second["summaries"], second["facts"]) == (0, 0, 0)
         assert store_digest(mem) == digest and len(mem.ledger()) == entries
         assert mem.get("k-emma").state.value == "active"
-
-
-def test_a_review_without_outcome_may_not_lie_in_the_future(tmp_path):
-    # an outcome review refused a future time, a plain review took one and held the decision's
-    # salience until then
-    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
-        mem.decide("Ship the beta on Friday.", confidence=0.7, options=["friday", "monday"], chosen="friday", id="d")
-        before = store_digest(mem)
-        with pytest.raises(errors.InvalidInputError, match="later than now"):
-            mem.review("d", at=T0 + 100 * YEAR)
-        assert store_digest(mem) == before
-        assert 0.0 < mem.review("d") <= 1.0   # now is fine
 
 
 def test_erasing_a_decisions_latest_outcome_takes_the_review_back(tmp_path):

@@ -1438,10 +1438,9 @@ class Engram:
         InvalidInputError
             The memory is not a decision; an unknown outcome; a note without outcome or not a
             non-empty string; ``at`` and ``now`` both given and different; an outcome review
-            before the decision or its latest review; a review later than now. Nothing is
-            written.
+            before the decision or its latest review. Nothing is written.
         """
-        from .decisions import FUTURE_SLACK_S, review_outcome
+        from .decisions import review_outcome
         from .dynamics.salience import review
 
         self._check_open(write=True)
@@ -1453,10 +1452,6 @@ class Engram:
         if outcome is None:
             if note is not None:
                 raise InvalidInputError("review: a note needs an outcome (success, partial or failure)")
-            clock = clock_now()
-            if when > clock + FUTURE_SLACK_S:   # it would extend the decision's hold into the future
-                raise InvalidInputError(f"review of {id!r} at {utc_text(when)}: later than now ({utc_text(clock)}); "
-                                        "a review happens when it is made")
             return review(self._state, nid, when)
         review_outcome(self._state, nid, outcome=outcome, note=note, at=when, record_now=clock_now(),
                        embed=self._embed_progress(False))
