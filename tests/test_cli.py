@@ -62,7 +62,7 @@ def test_supersede_backfills_history_as_the_api_does(tmp_path):
     assert old["superseded_by"] == "b" and new["state"] == "active"
     early = run("supersede", "--store", store, "--recorded-at", "2020-06-01", "b", "I live in Braga.")
     assert early.exit_code == 2 and len(early.output.strip().splitlines()) == 1, early.output
-    assert "before 'b' was recorded (2021-03-02T00:00:00Z)" in early.output
+    assert "supersede('b'): the successor's recorded_at (2020-06-01T00:00:00Z) is before it was recorded (2021-03-02T00:00:00Z)" in early.output
     future = run("add", "--store", store, "--recorded-at", "2099-01-01", "I will live on Mars.")
     assert future.exit_code == 2 and "recorded_at (2099-01-01T00:00:00Z) is after now (" in future.output
     run("add", "--store", store, "--id", "c", "I live in Faro.")

@@ -87,7 +87,7 @@ def test_a_backfilled_correction_of_a_reworded_memory_comes_after_its_latest_wor
         mem.add("Alice lives in Paris.", id="a", recorded_at="2020-01-01")
         mem.update("a", text="Alice lives in Paris, France.")   # version 2, recorded now
         before = store_digest(mem)
-        with pytest.raises(errors.InvalidInputError, match="before 'a' was recorded"):
+        with pytest.raises(errors.InvalidInputError, match="before its latest wording was recorded"):
             mem.supersede("a", "Alice lives in Rome.", recorded_at="2021-01-01")
         assert store_digest(mem) == before
         mem.supersede("a", "Alice lives in Rome.", id="b")   # recorded now: after both wordings

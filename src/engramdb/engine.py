@@ -607,15 +607,17 @@ class Engram:
         if old.subject is not None and not {"slot", "subject", "attribute"} & set(fields):
             item["subject"], item["attribute"] = old.subject, old.attribute
         p = prepare(state, item, ns, now)
-        known = old.recorded_at   # when the store learned the wording it corrects (a reworded
-        if old.version > 1 and p.recorded_at < now:   # memory: its latest version's record time)
-            known = max([known] + [v.recorded_at for v in self.history(old_id, namespace=ns) if v.id == old_id])
-        if p.recorded_at < known:   # backfilled: never before what it corrects was known
+        # backfilled: never before the store learned the wording it corrects (of a reworded
+        # memory, its latest version)
+        known = old.recorded_at
+        if old.version > 1 and p.recorded_at < now:
+            known = max(v.recorded_at for v in self.history(old_id, namespace=ns) if v.id == old_id)
+        if p.recorded_at < known:
+            what = "its latest wording was" if known > old.recorded_at else "it was"
             raise InvalidInputError(
                 f"supersede({old_id!r}): the successor's recorded_at ({utc_text(p.recorded_at)}) is before "
-                f"{old_id!r} was recorded ({utc_text(known)}{', its latest wording' if known > old.recorded_at else ''}); "
-                "a correction is recorded after what it "
-                "corrects (leave recorded_at out for now)")
+                f"{what} recorded ({utc_text(known)}); a correction is recorded after what it corrects "
+                "(leave recorded_at out for now)")
         if old.subject is not None and (p.subject, p.attribute) != (old.subject, old.attribute):
             raise InvalidInputError(
                 f"{old_id!r} fills the slot ({old.subject!r}, {old.attribute!r}); its successor must fill "

@@ -275,12 +275,11 @@ def _plan_namespace(state: EngineState, ns: str, now: float, embed, cfg: Consoli
         with state.store.read("looking up a consolidated memory") as txn:
             return state.store.lookup_id(txn, ns, ext_id) is not None
 
-    # 1. merge near-duplicate non-episodic memories (a memory stored in pieces is none: its
-    # pieces are parts of one text, and its vector is its first piece's, not the whole text's),
-    # within one slot value only: a merge retires the others, and a slot (subject, attribute,
-    # value) would lose its holder, as supersede(by=) of another slot is refused
-    # the facts an earlier pass promoted are none either: merging them in a later pass made a
-    # second pass at the same now change the store
+    # 1. merge near-duplicate non-episodic memories, within one slot value only (a merge retires
+    # the others: a slot would lose its holder, as supersede(by=) of another slot is refused).
+    # Not candidates: a memory stored in pieces (its vector is its first piece's, not the whole
+    # text's), and the facts an earlier pass promoted (merging them in a later pass made a
+    # second pass at the same now change the store)
     cand = np.array([nid for nid, tags in tagged.items()
                      if c.kind[nid] != _EPISODIC and not (tags & GENERATED_TAGS) - {"fact"}
                      and not recs[nid]["id"].startswith("fact:") and not _in_pieces(recs[nid])], np.int64)

@@ -363,7 +363,8 @@ def _neighbours(unit: WriteUnit, prepared: list[Prepared]) -> Near | None:
     for i, p in enumerate(prepared):
         rows.setdefault(p.namespace, []).append(i)
     for ns, idx in rows.items():
-        lab, c = unit.space(ns).index.knn_batch(np.stack([prepared[i].vector for i in idx]), k, ef=max(lc.search_ef, k))
+        lab, c = unit.space(ns).index.knn_batch(np.stack([prepared[i].vector for i in idx]), k,
+                                                ef=max(lc.search_ef, k))
         r = np.asarray(idx, np.int64)[:, None]
         labels[r, np.arange(lab.shape[1])] = lab
         cos[r, np.arange(lab.shape[1])] = c

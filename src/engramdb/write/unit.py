@@ -561,18 +561,17 @@ class WriteUnit:
 
     def derived(self, nid: int, rec: dict) -> list[int]:
         """The memories the engine wrote from memory ``nid``'s text (``rec`` its record): session
-        summaries ``extracted_from`` it (tag ``summary``, id ``sum:...``), promoted facts it is
-        ``evidence_for`` (tag ``fact``, id ``fact:...``: a caller's own memory may carry the
-        tag ``fact``, never the id form), and a decision's outcome memories (``caused_by`` it,
+        summaries ``extracted_from`` it (ids ``sum:...``), promoted facts it is ``evidence_for``
+        (ids ``fact:...``: a caller's own memory may carry the tag ``fact``, never the id form),
+        and a decision's outcome memories (``caused_by`` it,
         ``outcome_of`` its id). :meth:`erase` erases them with it."""
         out = []
         for other, rel, _w, forward in self._graph_after.neighbours(nid):
-            rule = _DERIVED.get(rel)   # (edge points from nid, tag of the derived node or None)
+            rule = _DERIVED.get(rel)   # (edge points from nid, id form of the derived node or None)
             if rule is None or forward != rule[0] or (orec := self.record(other)) is None:
                 continue
-            tag = rule[1]
-            if (tag in (orec.get("tags") or ()) and orec["id"].startswith(_DERIVED_IDS[tag])) if tag \
-                    else orec.get("outcome_of") == rec["id"]:
+            prefix = rule[1]
+            if orec["id"].startswith(prefix) if prefix else orec.get("outcome_of") == rec["id"]:
                 out.append(other)
         return out
 
@@ -845,11 +844,10 @@ _SUPERSEDES = Relation.SUPERSEDES.code
 #: Nearest vectors searched for another holder of an erased or reworded memory's text.
 _HEIR_NEIGHBOURS = 16
 #: Edges to what the engine wrote from a memory's text (WriteUnit.derived): relation -> (the
-#: edge points from the memory, the derived node's tag; None: a decision's outcome memory)
-_DERIVED = {Relation.EXTRACTED_FROM.code: (False, "summary"), Relation.EVIDENCE_FOR.code: (True, "fact"),
+#: edge points from the memory, the derived node's id form (validate.RESERVED_IDS: no caller's
+#: memory takes it, whatever its tags); None: a decision's outcome memory)
+_DERIVED = {Relation.EXTRACTED_FROM.code: (False, "sum:"), Relation.EVIDENCE_FOR.code: (True, "fact:"),
             Relation.CAUSED_BY.code: (False, None)}
-#: The id form of each derived node's tag (validate.RESERVED_IDS: no caller's memory takes it)
-_DERIVED_IDS = {"summary": "sum:", "fact": "fact:"}
 _U32 = struct.Struct(">I")
 _EDGE = struct.Struct(">IIBfd")
 
