@@ -111,3 +111,16 @@ def test_erasing_the_value_a_late_report_fell_before_leaves_no_hole_in_as_of(tmp
         a = mem.get("a")
         assert (a.superseded_by, a.retired_at) == ("c", 1672531200.0)   # Rome's record time
         assert [m.id for m in mem.query(valid_at="2021-06-01")] == ["c"]
+
+
+def test_an_as_of_recall_is_not_steered_by_a_memory_recorded_after_it(tmp_path):
+    # the later value seeded the recall and named itself in the path of the earlier one
+    # ("a3 -[supersedes]-> a2"): the as_of answer showed what the store did not hold then
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add("I moved to Lisbon.", id="a2", slot=("user", "home_city", "Lisbon"), recorded_at="2024-03-02")
+        mem.add("I moved to Porto.", id="a3", slot=("user", "home_city", "Porto"), recorded_at="2024-09-02")
+        for q in ("Porto", "I moved to Porto.", "where do I live?"):
+            res = mem.recall(q, as_of="2024-06-01", k=5)
+            assert [(h.id, [s.id for s in h.path]) for h in res.hits] == [("a2", ["a2"])], q
+        now = mem.recall("I moved to Porto.", k=5)   # without as_of the later value leads
+        assert now.hits[0].id == "a3"

@@ -273,10 +273,13 @@ def seedable(ctx: RecallContext, nids: np.ndarray) -> np.ndarray:
     superseding instead of deleting). An archived memory (``forget``, or faded by decay) seeds
     nothing unless the request shows archived memories (``include_archived``, or an ``as_of``
     before the archiving): a forgotten memory no longer steers what recall returns, nor opens
-    the path of another hit."""
+    the path of another hit. With an ``as_of``, a memory recorded after it seeds nothing: the
+    store did not hold it then."""
     c = ctx.state.cols
     state = c.state[nids]
-    return c.alive[nids] & (ctx.request.filters.states[state] | (state == _SUPERSEDED))
+    keep = c.alive[nids] & (ctx.request.filters.states[state] | (state == _SUPERSEDED))
+    as_of = ctx.request.filters.as_of
+    return keep if as_of is None else keep & (c.recorded_at[nids] <= as_of)
 
 
 def _keyword_cosines(ctx: RecallContext) -> np.ndarray:
