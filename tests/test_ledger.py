@@ -464,6 +464,7 @@ OPS = st.lists(st.tuples(st.sampled_from(["add", "batch", "link", "supersede", "
 def test_any_sequence_of_writes_keeps_one_entry_per_change_and_a_whole_chain(tmp_path_factory, ops):
     path = tmp_path_factory.mktemp("prop") / "store"
     live: dict[str, list[str]] = {"n1": [], "n2": []}
+    linked: set[tuple[str, str, str]] = set()   # (namespace, source, target) of the links made
     expected = ["genesis"]
     k = 0
     with open_store(path) as eng:
@@ -481,8 +482,11 @@ def test_any_sequence_of_writes_keeps_one_entry_per_change_and_a_whole_chain(tmp
                 ids.extend(new)
                 expected.append("add_batch")
             elif op == "link":
-                eng.link(ids[r % len(ids)], ids[(r + 1) % len(ids)], "related_to", namespace=ns)
-                expected.append("link")
+                a, b = ids[r % len(ids)], ids[(r + 1) % len(ids)]
+                eng.link(a, b, "related_to", namespace=ns)
+                if (ns, a, b) not in linked:   # set again to the weight it has: no change, no entry
+                    linked.add((ns, a, b))
+                    expected.append("link")
             elif op == "supersede":
                 old = ids.pop(r % len(ids))
                 ids.append(eng.supersede(old, f"revised {k}", id=f"i{k}", namespace=ns, embedding=vec(k)))
@@ -491,7 +495,10 @@ def test_any_sequence_of_writes_keeps_one_entry_per_change_and_a_whole_chain(tmp
                 eng.update(ids[r % len(ids)], namespace=ns, text=f"reworded {k}")
                 expected.append("update")
             elif op in ("archive", "erase"):
-                eng.forget(ids.pop(r % len(ids)), namespace=ns, hard=op == "erase")
+                gone = ids.pop(r % len(ids))
+                eng.forget(gone, namespace=ns, hard=op == "erase")
+                if op == "erase":
+                    linked = {e for e in linked if not (e[0] == ns and gone in e[1:])}
                 expected.append("forget")
             elif op == "bad":   # rejected: nothing written, no entry
                 with pytest.raises(engramdb.EngramError):
@@ -499,6 +506,7 @@ def test_any_sequence_of_writes_keeps_one_entry_per_change_and_a_whole_chain(tmp
             elif op == "drop" and ns in eng.namespaces():
                 eng.drop_namespace(ns)
                 live[ns] = []
+                linked = {e for e in linked if e[0] != ns}
                 expected.append("drop_namespace")
         entries = eng.ledger()
         report = eng.verify_ledger()
