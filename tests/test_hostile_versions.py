@@ -124,3 +124,22 @@ def test_an_as_of_recall_is_not_steered_by_a_memory_recorded_after_it(tmp_path):
             assert [(h.id, [s.id for s in h.path]) for h in res.hits] == [("a2", ["a2"])], q
         now = mem.recall("I moved to Porto.", k=5)   # without as_of the later value leads
         assert now.hits[0].id == "a3"
+
+
+def test_an_as_of_recall_spreads_only_through_memories_recorded_by_then(tmp_path):
+    # a bridge recorded after as_of joined an old question to an old answer: activation passed
+    # through it, so the answer was reached (its path naming the bridge) though the store held
+    # no link between them then
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add("Zebra crossing near the harbour.", id="q", recorded_at="2024-01-01")
+        mem.add("Violet lanterns glow softly.", id="ans", recorded_at="2024-01-02")
+        mem.add("Unrelated bridge note.", id="bridge", recorded_at="2024-09-01",
+                links=[{"to": "q", "relation": "supports"}, {"to": "ans", "relation": "supports"}])
+        cfg = engramdb.RecallConfig(gate="on")
+        now = mem.recall("Zebra crossing near the harbour", k=5, config=cfg)
+        via = {h.id: [s.id for s in h.path] for h in now.hits}
+        assert "bridge" in via["ans"]   # today the bridge joins them
+        then = mem.recall("Zebra crossing near the harbour", k=5, config=cfg, as_of="2024-06-01")
+        paths = {h.id: [s.id for s in h.path] for h in then.hits}
+        assert paths.pop("q") == ["q"]
+        assert paths in ({}, {"ans": ["ans"]})   # by its own (weak) match at most, not through the bridge

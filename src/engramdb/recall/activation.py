@@ -60,14 +60,23 @@ def run(ctx: RecallContext) -> None:
 
     A recall that does not show archived memories spreads as if their edges were gone (a
     forgotten memory is no step of a path): when the spread reached one, it runs again over
-    ``EngineState.recall_csr(hide_archived=True)``. A spread that reached none is the same on
-    both graphs, so most recalls run once and no graph is filtered for them."""
+    ``EngineState.recall_csr(hide_archived=True)``. Likewise a recall ``as_of`` a time spreads
+    as if the memories recorded after it were not there (the store held neither them nor their
+    edges then). A spread that reached none is the same on both graphs, so most recalls run
+    once and no graph is filtered for them."""
     depth = _depth(ctx)
     nodes, act, parent, hops = _spread(ctx, depth)
-    if _reached_archived(ctx, nodes):
-        ctx.csr = ctx.state.recall_csr(hide_archived=True)
+    if _reached_hidden(ctx, nodes):
+        _respread_csr(ctx)
         nodes, act, parent, hops = _spread(ctx, depth)
     _finish(ctx, depth, nodes, act, parent, hops)
+
+
+def _respread_csr(ctx: RecallContext) -> None:
+    """Set ``ctx.csr`` to the graph without the memories this recall must not walk through
+    (archived ones it does not show, those recorded after its ``as_of``)."""
+    filters = ctx.request.filters
+    ctx.csr = ctx.state.recall_csr(hide_archived=not filters.states[_ARCHIVED], recorded_by=filters.as_of)
 
 
 def _spread(ctx: RecallContext, depth: int) -> tuple:
@@ -79,10 +88,15 @@ def _spread(ctx: RecallContext, depth: int) -> tuple:
         int(depth), decay, fan_exp, degree_cap, 1 if cfg.combine == "sum" else 0, float(cfg.sum_cap))
 
 
-def _reached_archived(ctx: RecallContext, nodes: np.ndarray) -> bool:
-    """Whether the spread reached an archived memory that this recall does not show."""
-    cols = ctx.state.cols
-    if ctx.request.filters.states[_ARCHIVED] or not len(nodes) or not cols.any_archived():
+def _reached_hidden(ctx: RecallContext, nodes: np.ndarray) -> bool:
+    """Whether the spread reached an archived memory that this recall does not show, or a
+    memory recorded after its ``as_of``."""
+    cols, filters = ctx.state.cols, ctx.request.filters
+    if not len(nodes):
+        return False
+    if filters.as_of is not None and bool(np.any(cols.recorded_at[nodes] > filters.as_of)):
+        return True
+    if filters.states[_ARCHIVED] or not cols.any_archived():
         return False
     return bool(np.any(cols.state[nodes] == _ARCHIVED))
 
@@ -107,8 +121,8 @@ def run_batch(ctxs: list[RecallContext]) -> None:
         int(depth), decay, fan_exp, degree_cap, 1 if cfg.combine == "sum" else 0, float(cfg.sum_cap))
     for i, ctx in enumerate(ctxs):
         a, b = int(out_indptr[i]), int(out_indptr[i + 1])
-        if _reached_archived(ctx, nodes[a:b]):   # as run(): again without the archived memories' edges
-            ctx.csr = ctx.state.recall_csr(hide_archived=True)
+        if _reached_hidden(ctx, nodes[a:b]):   # as run(): again without the hidden memories' edges
+            _respread_csr(ctx)
             _finish(ctx, depth, *_spread(ctx, depth))
         else:
             _finish(ctx, depth, nodes[a:b], act[a:b], parent[a:b], hops[a:b])

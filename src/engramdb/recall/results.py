@@ -9,7 +9,7 @@
 - gaps: ``weak_evidence`` when the best hit's relevance is below
   ``RecallConfig.relevance_threshold`` (a query without text: when the best vector evidence is
   below ``RecallConfig.weak_evidence``), ``filtered_out`` when memories were reached but none
-  passed the filters;
+  passed the filters (a query with text then has no hit to judge: no ``weak_evidence``);
 - warnings: ``contradicts`` pairs touching the hits (``slots.contradiction_warnings``).
 
 Two caches keep repeated work off the hot path, neither changing an answer: the decoded record
@@ -157,10 +157,11 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             h.relevance = r
     gaps = []
     best = float(ctx.vec_cos[0]) if len(ctx.vec_cos) else None
+    filtered_out = not hits and len(ctx.nodes) > 0   # reached, none passed: said below, not "no match"
     if req.query is not None:
         top = max(h.relevance for h in hits) if hits else None
         threshold = req.relevance[1]
-        if top is None or top < threshold:
+        if (top is None and not filtered_out) or (top is not None and top < threshold):
             said = ("no memory matched" if top is None else
                     f"best relevance {top:.3f} < relevance_threshold {threshold}")
             gaps.append(Gap(req.query, "weak_evidence", best, f"{said}; the store may not hold what this asks"))
@@ -169,7 +170,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
         gaps.append(Gap(req.query, "weak_evidence", best,
                         f"best vector evidence {said} < weak_evidence {cfg.weak_evidence}; "
                         "the store may not hold what this asks"))
-    if not hits and len(ctx.nodes):
+    if filtered_out:
         why = ("none passed the filters" if filters.narrows else
                "none is active (superseded and archived memories are hidden: include_superseded=True or "
                "include_archived=True shows them)")

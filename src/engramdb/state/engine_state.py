@@ -112,7 +112,7 @@ class EngineState:
         self.default_actor = DEFAULT_ACTOR
         self._rescore = registry.get("rescore_salience")
         self.censor = CensorState()
-        self._recall_csrs: dict[bool, tuple] = {}   # hide_archived -> (key, csr, filtered csr): recall_csr
+        self._recall_csrs: dict[tuple, tuple] = {}   # (hide_archived, as_of given) -> (key, csr, filtered csr): recall_csr
         self.load()
 
     @property
@@ -510,20 +510,24 @@ class EngineState:
         """The symmetric CSR of the whole graph over every nid."""
         return self.graph.csr(self.next_nid)
 
-    def recall_csr(self, hide_archived: bool = False) -> CSRGraph:
+    def recall_csr(self, hide_archived: bool = False, recorded_by: float | None = None) -> CSRGraph:
         """The CSR recall walks: :meth:`csr` without the edges touching a memory a censor rule
         hides (as if it were erased), so activation neither reaches nor passes through it; with
         ``hide_archived``, without those touching an archived memory too (a recall that does not
-        show archived ones: a forgotten memory is no step of a path). Each variant is cached
-        until the graph, the verdicts or the archived set change (one O(edges) pass per change).
+        show archived ones: a forgotten memory is no step of a path); with ``recorded_by``
+        (Unix seconds, a recall's ``as_of``), without those touching a memory recorded after it
+        (the store did not hold it then, so no path runs through it). Each variant is cached
+        until the graph, the verdicts or the archived set change (one O(edges) pass per change;
+        a ``recorded_by`` variant is kept for the last time asked).
         """
         csr = self.csr()
         cols, censor = self.cols, self.censor
         hide_archived = hide_archived and cols.any_archived()
-        if not censor.any_blocked and not hide_archived:
+        if not censor.any_blocked and not hide_archived and recorded_by is None:
             return csr
-        key = (id(csr), censor.version, cols.archived_version if hide_archived else None)
-        cached = self._recall_csrs.get(hide_archived)
+        key = (id(csr), censor.version, cols.archived_version if hide_archived else None, recorded_by,
+               cols.n if recorded_by is not None else None)
+        cached = self._recall_csrs.get((hide_archived, recorded_by is not None))
         if cached is not None and cached[0] == key and cached[1] is csr:
             return cached[2]
         n = csr.n_nodes
@@ -532,12 +536,14 @@ class EngineState:
         hidden[:m] = cols.blocked[:m]
         if hide_archived:
             hidden[:m] |= (cols.state[:m] == _STATE_CODES[MemoryState.ARCHIVED]) & cols.alive[:m]
+        if recorded_by is not None:
+            hidden[:m] |= cols.recorded_at[:m] > recorded_by
         rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(csr.indptr))
         keep = ~hidden[rows] & ~hidden[csr.indices]
         indptr = np.zeros(n + 1, np.int64)
         np.cumsum(np.bincount(rows[keep], minlength=n), out=indptr[1:])
         out = CSRGraph(indptr, csr.indices[keep], csr.weight[keep], csr.relation[keep], csr.forward[keep])
-        self._recall_csrs[hide_archived] = (key, csr, out)
+        self._recall_csrs[(hide_archived, recorded_by is not None)] = (key, csr, out)
         return out
 
     def density(self, name: str) -> float:
