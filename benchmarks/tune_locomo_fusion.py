@@ -7,7 +7,7 @@ a memory never gains more through an edge than it gives back (see RecallConfig.i
 Run it for both embedders; the defaults are the point best on average over the two. Writes every grid point and the winner to ``results/locomo_tuning.json``; the
 winner becomes ``RecallConfig``'s defaults by hand (so a reader sees what changed).
 
-    python benchmarks/tune_locomo_fusion.py [--embedder hashing|minilm] [--stage fusion|prf] [--store DIR]
+    python benchmarks/tune_locomo_fusion.py [--embedder hashing|minilm] [--stage fusion|prf|speaker] [--store DIR]
 """
 from __future__ import annotations
 
@@ -36,6 +36,8 @@ GRIDS = {
     # stage 2, at stage 1's pick: pseudo-relevance feedback of the keyword leg
     "prf": {"w_keyword": (0.8,), "w_graph": (2.0,), "w_time": (0.5,), "prf_terms": (0, 5, 8),
             "prf_docs": (5, 8), "prf_weight": (0.2, 0.3)},
+    # stage 3, at the defaults: source attribution (the named speaker's own memories weigh more)
+    "speaker": {"w_keyword": (0.8,), "w_speaker": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0)},
 }
 
 

@@ -8,7 +8,10 @@
    falls inside a window's core (the span the expression names) gain ``w_time`` x the best
    score, those in its slack only ``time_slack_weight`` of that ("yesterday" names one day:
    today, in its slack, gains a quarter).
-3. Blend: score x (1 - ws - wr - wc + ws * salience(now) + wr * recency + wc * confidence).
+3. Source attribution: when the question names exactly one speaker
+   (:func:`engramdb.speakers.named_speaker`), the memories that speaker said score
+   (1 + ``w_speaker``) x as much.
+4. Blend: score x (1 - ws - wr - wc + ws * salience(now) + wr * recency + wc * confidence).
 
 Order: score, highest first; an exact tie (the same float64 ``Hit.score``) goes to the memory
 whose vector has the higher cosine to the query vector (for a memory stored as pieces, the piece
@@ -25,6 +28,7 @@ from typing import Iterator
 import numpy as np
 
 from ..kernels import registry
+from ..speakers import named_speaker
 from ..types import CONNECTOR_TAGS
 from .context import RecallContext
 
@@ -76,6 +80,10 @@ def run(ctx: RecallContext) -> None:
     if ctx.windows and len(cand):
         weight = time_weight(c.created_at[nodes[cand]], ctx.windows, cfg.time_slack_weight)
         score = score + cfg.w_time * weight * score.max()
+    if cfg.w_speaker and req.query is not None and len(cand):
+        said_by = named_speaker(req.query, c.speaker_words, c.user_speaker)
+        if said_by is not None:
+            score = np.where(c.speaker[nodes[cand]] == said_by, score * (1.0 + cfg.w_speaker), score)
     ws, wr, wc = cfg.w_salience, cfg.w_recency, cfg.w_confidence
     if ws or wr or wc:
         want = wanted(req)

@@ -6,6 +6,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreCorruptedError
+from ..speakers import speaker_keys, speaker_of
 from ..temporal import column_values
 from ..types import MemoryKind, MemoryState, _STATE_CODES
 
@@ -116,6 +117,11 @@ class Columns:
         The memory a nid belongs to: for a piece of a text stored as pieces
         (:mod:`engramdb.batch_plan`), the nid of its first piece; for any other memory, its own
         nid. Recall treats a memory's pieces as one node (:func:`engramdb.recall.seeds.lift_pieces`).
+    speaker : ndarray of int32
+        Who said the memory (:func:`engramdb.speakers.speaker_of`): an index into
+        ``speaker_names``, 0 for none. A piece of a long text has its memory's speaker.
+    speaker_names : list of str
+        The speakers by code; entry 0 is "" (no speaker).
     blocked : ndarray of bool
         Hidden by a ``block`` / ``absolute`` censor rule (:mod:`engramdb.censor`); not saved in
         the snapshot, evaluated from the rules when the store opens.
@@ -131,13 +137,14 @@ class Columns:
               "t0": np.float64,
               "recorded_at": np.float64, "retired_at": np.float64, "valid_from": np.float64,
               "valid_to": np.float64, "known_valid_to": np.float64,   # record and valid time (temporal.py; +inf = open)
-              "archived_at": np.float64, "head": np.int32}
+              "archived_at": np.float64, "head": np.int32, "speaker": np.int32}
 
     def __init__(self) -> None:
         self.n = 0
         for name, dtype in self.FIELDS.items():
             setattr(self, name, np.zeros(1024, dtype))
         self.ext_ids = IdColumn()
+        self._set_speakers([""])
         self.blocked = np.zeros(1024, np.bool_)
         self.censor: Any = None
         self.archived_version = 0   # bumped whenever a memory becomes or stops being archived
@@ -171,6 +178,10 @@ class Columns:
             self.head[nid] = head
         elif rec.get("chunk_of") is None:
             self.head[nid] = nid
+        if rec.get("chunk_of") is None:
+            self.speaker[nid] = self.speaker_code(speaker_of(rec))
+        elif head is not None:   # a later piece: its memory's speaker
+            self.speaker[nid] = self.speaker[head]
         self.ns[nid] = ns_code
         self.kind[nid] = MemoryKind(rec["kind"]).code
         state = _STATE_CODES[MemoryState(rec["state"])]
@@ -189,6 +200,36 @@ class Columns:
          self.valid_to[nid], self.known_valid_to[nid]) = column_values(rec)
         if self.censor is not None:
             self.censor.on_record(nid, rec)
+
+    def _set_speakers(self, names: list[str]) -> None:
+        """Install the speaker table (``names[0]`` is "") and the word -> code map questions
+        are matched by (:func:`engramdb.speakers.named_speaker`)."""
+        self.speaker_names = names
+        self._speaker_codes = {name: i for i, name in enumerate(names) if i}
+        self.speaker_words: dict[str, int] = {}
+        for i, name in enumerate(names[1:], 1):
+            self._add_speaker_words(name, i)
+
+    def _add_speaker_words(self, name: str, code: int) -> None:
+        for word in speaker_keys(name):
+            held = self.speaker_words.get(word)
+            self.speaker_words[word] = code if held in (None, code) else -1   # shared: names neither
+
+    def speaker_code(self, name: str | None) -> int:
+        """The code of speaker ``name`` (0 for None), added to the table when new."""
+        if name is None:
+            return 0
+        code = self._speaker_codes.get(name)
+        if code is None:
+            code = self._speaker_codes[name] = len(self.speaker_names)
+            self.speaker_names.append(name)
+            self._add_speaker_words(name, code)
+        return code
+
+    @property
+    def user_speaker(self) -> int | None:
+        """The code of the ``user`` speaker (whom first-person words name), None when none."""
+        return self._speaker_codes.get("user")
 
     def kill(self, nid: int) -> None:
         """Mark an erased nid."""
@@ -218,11 +259,12 @@ class Columns:
         out = {name: getattr(self, name)[: self.n] for name in self.FIELDS}
         out["ext_ids"] = np.frombuffer("\x00".join(x or "" for x in self.ext_ids).encode(), np.uint8)
         out["ns_names"] = np.frombuffer("\x00".join(ns_names).encode(), np.uint8)
+        out["speaker_names"] = np.frombuffer("\x00".join(self.speaker_names).encode(), np.uint8)
         return out
 
     @classmethod
     def snapshot_dtypes(cls) -> dict[str, Any]:
-        return {**cls.FIELDS, "ext_ids": np.uint8, "ns_names": np.uint8}
+        return {**cls.FIELDS, "ext_ids": np.uint8, "ns_names": np.uint8, "speaker_names": np.uint8}
 
     def load_snapshot(self, arrays: dict[str, np.ndarray]) -> list[str]:
         """Install columns saved by :meth:`snapshot`; returns the namespace names by code.
@@ -245,5 +287,6 @@ class Columns:
         ids = arrays["ext_ids"]   # a view of the bytes read from LMDB (load_arrays(copy=False)): no copy
         whole = type(ids.base) is bytes and len(ids.base) == ids.nbytes
         self.ext_ids = IdColumn.from_snapshot(ids.base if whole else ids.tobytes(), self.alive[:n])
+        self._set_speakers(arrays["speaker_names"].tobytes().decode().split("\x00"))
         raw = arrays["ns_names"].tobytes().decode()
         return raw.split("\x00") if raw else []

@@ -48,13 +48,14 @@ def columns_snapshot_ok(a: dict[str, np.ndarray], n: int) -> bool:
     """True when the engine's column snapshot describes ``n`` memories with valid codes and
     finite numbers (``t0`` may be +inf, as a record's ``salience_at`` may: a decision's
     salience held until its outcome is reviewed)."""
-    fields = ("ns", "kind", "state", "alive", "created_at", "confidence", "s0", "t0", "head")
+    fields = ("ns", "kind", "state", "alive", "created_at", "confidence", "s0", "t0", "head", "speaker")
     if any(len(a[f]) != n for f in fields):
         return False
     names = a["ns_names"].tobytes()
     try:
         n_names = len(names.decode().split("\x00")) if names else 0
         str(memoryview(a["ext_ids"]), "utf-8")   # valid UTF-8 (decoded in place, not copied first)
+        n_speakers = len(a["speaker_names"].tobytes().decode().split("\x00"))
     except UnicodeDecodeError:
         return False
     if n == 0:
@@ -67,6 +68,7 @@ def columns_snapshot_ok(a: dict[str, np.ndarray], n: int) -> bool:
                 and a["kind"].max() < len(MemoryKind) and a["state"].max() < len(STATE_BY_CODE)
                 and a["alive"].view(np.uint8).max() <= 1
                 and a["head"].min() >= 0 and a["head"].max() < n
+                and a["speaker"].min() >= 0 and a["speaker"].max() < n_speakers
                 and finite(a["s0"]) and a["t0"].min() > -np.inf
                 and finite(a["created_at"]) and finite(a["confidence"]))
 
