@@ -441,7 +441,13 @@ def stats(store, as_json):
               help="Record time of the lines that give none, for backfilled history (default: now).")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
-    """Ingest a JSONL file of memories (one {"id", "text", ..., "links"} object per line)."""
+    """Ingest a JSONL file of memories (one {"id", "text", ..., "links"} object per line).
+
+    Only "text" is required. A line without "id" is added as add_batch adds an item without
+    one: it gets a random hex id, unless its namespace already holds its text, which it then
+    reinforces (the stored memory, not a copy); so ingesting the same file again stores no
+    copies of such lines. Its links start at the id it gets.
+    """
     from .ingest import ingest_jsonl
 
     with _NewStore(store, embedder=embedder, dim=dim) as eng:
@@ -577,7 +583,10 @@ def _print_summary(summary: dict) -> None:
 @main.command()
 @store_option
 @click.option("--namespace", "-n", default=None, help="Only this namespace (default: all).")
-@click.option("--now", default=None, help="Rescore as of this time (Unix seconds or ISO-8601; default: now).")
+@click.option("--now", default=None,
+              help="Compute salience at this time (Unix seconds or ISO-8601; default: now). Not a record "
+                   "time: what the pass writes is recorded now. A memory recorded after it keeps its "
+                   "stored salience.")
 @click.option("--materialize", is_flag=True, help="Write s(now) into every record, not only changed ones.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def rescore(store, namespace, now, materialize, as_json):
@@ -593,7 +602,9 @@ def rescore(store, namespace, now, materialize, as_json):
 @main.command()
 @store_option
 @click.option("--namespace", "-n", default=None, help="Only this namespace (default: all).")
-@click.option("--now", default=None, help="Consolidate as of this time (Unix seconds or ISO-8601; default: now).")
+@click.option("--now", default=None,
+              help="Decide which sessions are old as of this time (Unix seconds or ISO-8601; default: now). "
+                   "Not a record time: what the pass writes is recorded now.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def consolidate(store, namespace, now, as_json):
     """Sleep: merge near-duplicates, summarise old sessions, promote facts restated across sessions."""

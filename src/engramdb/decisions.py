@@ -395,6 +395,10 @@ def review_outcome(state: EngineState, nid: int, *, outcome: str, note: str | No
     ``outcome_id`` and ``reviews``; its hold ends (as :func:`engramdb.dynamics.salience.review`).
     A new episodic outcome memory ``<decision id>:outcome:<n>`` (event time ``at``, the
     decision's tags) is ``caused_by`` the decision; it supersedes the previous outcome memory.
+    Salience is computed at ``at``: the link boost that edge gives the decision
+    (``DecayConfig.link_boost``) applies to its salience at ``at`` and sets its t0 to ``at``
+    (unless its t0 is later: :func:`engramdb.write.reinforce.next_t0`), so a review dated in the
+    past reads and stores the salience of that time. What it writes is recorded at ``record_now``.
 
     Parameters
     ----------
@@ -466,7 +470,9 @@ def review_outcome(state: EngineState, nid: int, *, outcome: str, note: str | No
         unit.put_record(nid, rec)
         return edges
 
-    return write_new(state, [p], record_now, what="reviewing a decision", verb=REVIEW, extra=settle)[0]
+    # recorded at the clock; the decision's link boost (the outcome's caused_by edge) is computed at
+    # the review time, as its hold ends there: a second review at a past time reads s(at), not s(clock)
+    return write_new(state, [p], record_now, what="reviewing a decision", verb=REVIEW, extra=settle, at=at)[0]
 
 
 # ---------------------------------------------------------------------------------- scoring

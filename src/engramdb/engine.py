@@ -452,8 +452,9 @@ class Engram:
 
     @retries_map_growth
     def _reinforce(self, counts: dict[int, int], now: float) -> None:
-        """Reinforce stored memories after a verb's main write (its own write unit)."""
-        with write_unit(self._state, "reinforcing memories", now, verb="reinforce") as unit:
+        """Reinforce stored memories after a verb's main write (its own write unit): at ``now``
+        (the verb's time, e.g. ``recall(now=)``), recorded at the clock."""
+        with write_unit(self._state, "reinforcing memories", clock_now(), verb="reinforce", at=now) as unit:
             reinforce(unit, counts, self.config.decay.reinforce_rate)
 
     def link(self, source: str, target: str, relation: Relation | str = Relation.RELATED_TO,
@@ -1431,7 +1432,10 @@ class Engram:
         Returns
         -------
         float
-            The decision's salience at the review time.
+            The decision's salience at the review time ``at`` (with an outcome, after the link
+            boost of its ``caused_by`` edge, which is computed at ``at`` too: a second review
+            dated 10 days after the first reads the salience decayed over those 10 days, not
+            up to the clock). What the review writes is recorded at the engine's clock.
 
         Raises
         ------
@@ -1525,10 +1529,26 @@ class Engram:
         and family facts) are never archived or pruned while ``ForgettingConfig.keep_protected``
         is on. Idempotent: a second pass at the same ``now`` changes no record.
 
+        ``now`` is the time salience is computed at, never a record time: what the pass writes
+        is recorded at the engine's clock, as every write is (``archived_at``, ``promoted_at``,
+        the :meth:`dynamics_log` entries' ``at``), while a changed memory's salience t0 becomes
+        ``now`` (or stays, when later). So a pass with a ``now`` ahead of the clock (a
+        simulation) archives as of the clock, and ``as_of`` the present shows it.
+
+        A ``now`` before memories were recorded is allowed and leaves their salience as
+        stored: a new memory's t0 is its record time, and the decay kernel counts a t0 after
+        ``now`` as age 0 (salience never grows), so such a memory is scanned at its stored
+        salience (counted in ``scanned`` and ``by_kind``) and never archived (a t0 after
+        ``now`` holds it, as it holds a decision until review); it is written only as a pass
+        at the clock would write it too (pruned when archived below its prune floor, promoted
+        when working below its floor; the working tier's capacity counts it). Salience only
+        decays, so a pass at an earlier ``now`` does a part of what a pass at the clock does;
+        ``meta["rescore_last"]`` keeps the ``now`` it was computed at.
+
         Parameters
         ----------
         now : float, datetime or ISO-8601, optional
-            Unix seconds; the wall clock when omitted.
+            Unix seconds at which salience is computed; the wall clock when omitted.
         namespace : str, optional
             Rescore one namespace; every namespace when omitted.
         progress : bool
@@ -1581,7 +1601,10 @@ class Engram:
         namespace : str, optional
             One namespace; every namespace when omitted.
         now : float, datetime or ISO-8601, optional
-            Unix seconds deciding which sessions are old; the wall clock when omitted.
+            Unix seconds deciding which sessions are old; the wall clock when omitted. Never a
+            record time: the summaries and facts a pass adds, and the ``retired_at`` of what it
+            supersedes, are recorded at the engine's clock, as every write is, so ``as_of`` the
+            present shows them whatever ``now`` was.
         summarizer : callable list of str -> str, optional
             Replaces the extractive summary: gets a session's turn texts in order, returns
             the summary text (e.g. a language model's); an answer that is not a string, or is
@@ -1843,7 +1866,10 @@ class Engram:
         on_conflict : {"error", "skip", "replace"}
             An export id the store already holds in the same namespace: ``"error"`` (default)
             raises; ``"skip"`` keeps the stored memory and attaches the export's edges that name
-            it to the stored one; ``"replace"`` erases the stored memory (as
+            it to the stored one (a kept memory that the export has superseded, current in the
+            store, is retired by the export's successor as :meth:`supersede` retires it, at the
+            successor's record time, so a slot keeps one current value; superseded in the
+            store by another memory, it is refused); ``"replace"`` erases the stored memory (as
             ``forget(hard=True)`` does: its edges go, and what it superseded is handed on) and
             inserts the export's. An edge the store already holds between two stored memories
             keeps its stored weight.
@@ -1862,7 +1888,9 @@ class Engram:
             The export names another embedder than the store's (their vectors cannot be
             compared); unknown ``on_conflict``; missing or malformed tables; an id already stored (with
             ``on_conflict="error"``); a supersession pointer or edge naming a memory in neither
-            the export nor the store.
+            the export nor the store; with ``"skip"``, a kept memory that the export and the
+            store have superseded by different memories (a memory has one successor), or whose
+            retirement would close a supersession cycle. Nothing is written.
         DimensionMismatchError
             The export's dimension differs from the store's.
         NonFiniteError

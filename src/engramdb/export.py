@@ -57,7 +57,8 @@ transaction: ids, namespaces, kinds, texts, embeddings, timestamps, tags, source
 confidences, salience (s0, t0), access counts, states, supersession pointers, slots, valid and
 record times, extra fields and edges with their relation, weight and time come back exactly;
 only internal ids are new. An id the store already holds is an error, or is skipped or
-replaced (``on_conflict``).
+replaced (``on_conflict``); a skipped (kept) memory that the export has superseded is retired
+by the export's successor, so the export's supersessions hold in the store too.
 """
 from __future__ import annotations
 
@@ -69,6 +70,7 @@ from typing import Any
 import numpy as np
 
 from .errors import DimensionMismatchError, EngramError, InvalidInputError, NonFiniteError, StoreCorruptedError
+from .slots import retire_record
 from .state import EngineState
 from .store.checks import check_record
 from .store.lmdb_store import DIR_MODE, FILE_MODE, edge_key, pack, unpack
@@ -379,8 +381,15 @@ def import_store(state: EngineState, path: str | os.PathLike, *, now: float,
         Unix seconds of the import (the write's record time; imported records keep theirs).
     on_conflict : {"error", "skip", "replace"}
         What to do when a (namespace, id) of the export is already stored. ``"error"`` (the
-        default): raise, write nothing. ``"skip"``: keep the stored memory as it is (state and
-        supersession pointer too); the export's edges naming that id attach to it.
+        default): raise, write nothing. ``"skip"``: keep the stored memory (text, vector,
+        fields, and its supersession pointer when it has one); the export's edges naming that
+        id attach to it. When the export has it superseded and the store holds it current, it
+        is retired by the export's successor as ``Engram.supersede`` retires a memory (state
+        superseded, ``superseded_by`` the successor, ``valid_to`` the successor's
+        ``valid_from``, ``retired_at`` the successor's ``recorded_at``, a ``supersedes``
+        edge), so a single-valued slot keeps one current value and ``history``, ``recall``
+        and ``as_of`` agree; when the store has it superseded by another memory, the import
+        is refused (a memory has one successor).
         ``"replace"``: erase the stored memory through :meth:`WriteUnit.erase`, the one erase
         path (record, embedding, every edge touching it; what it had superseded in the store is
         handed on as by ``forget(hard=True)``), then insert the export's. In every mode an edge
@@ -405,7 +414,9 @@ def import_store(state: EngineState, path: str | os.PathLike, *, now: float,
         Unknown ``on_conflict``; no export at ``path``, an unknown format version, a missing
         column, a bad field value, an id given twice, an id already stored (``on_conflict=
         "error"``), a supersession pointer or an edge whose end is in neither the export nor
-        the store.
+        the store; with ``on_conflict="skip"``, a kept memory that the export and the store
+        have superseded by different memories, or whose retirement would close a supersession
+        cycle.
     DimensionMismatchError
         The embeddings' dimension differs from the store's.
     NonFiniteError
@@ -496,6 +507,88 @@ def _records_of(state: EngineState, mem, version: int) -> tuple[list[dict], np.n
     return records, vecs
 
 
+def _kept_supersessions(unit, records: list[dict], stored: dict[int, int],
+                        new_nid: dict[tuple[str, str], int]) -> list[tuple[int, int, dict]]:
+    """The kept memories (``on_conflict="skip"``) that the export has superseded and the store
+    holds current: each is to be retired by the export's successor, as ``supersede`` retires a
+    memory, so that a slot keeps one current value and ``history`` / ``as_of`` agree with it.
+
+    Parameters
+    ----------
+    unit : WriteUnit
+        The import's write unit.
+    records : list of dict
+        The export's validated records.
+    stored : dict int -> int
+        Index in ``records`` -> nid of the stored memory with that (namespace, id).
+    new_nid : dict (namespace, id) -> int
+        The nids of the records the import writes.
+
+    Returns
+    -------
+    list of (int, int, dict)
+        (kept memory's nid, successor's nid, successor's record: the export's when imported,
+        the stored one when kept), in export order.
+
+    Raises
+    ------
+    InvalidInputError
+        The store has the kept memory superseded by another memory than the export's (a memory
+        has one successor), its successor is in neither the export nor the store, or retiring
+        it would close a supersession cycle.
+    """
+    theirs = {(r["namespace"], r["id"]): r for r in records}
+    planned: dict[tuple[str, str], str] = {}   # (namespace, kept id) -> its successor's id
+
+    def successor_of(ns: str, ext_id: str) -> str | None:
+        """The successor of ``ext_id`` once the import is written."""
+        key = (ns, ext_id)
+        if key in planned:
+            return planned[key]
+        if key in new_nid:
+            return theirs[key]["superseded_by"]
+        nid = unit.lookup(ns, ext_id)
+        rec = None if nid is None else unit.record(nid)
+        return None if rec is None else rec["superseded_by"]
+
+    out = []
+    for i, nid in stored.items():
+        rec = records[i]
+        succ, ns, ext_id = rec["superseded_by"], rec["namespace"], rec["id"]
+        if succ is None or rec.get("chunk_of") is not None:   # current in the export, or a piece
+            continue
+        ours = unit.record(nid)
+        if ours is None or ours.get("chunk_of") is not None or ours["superseded_by"] == succ:
+            continue
+        if ours["superseded_by"] is not None:
+            raise InvalidInputError(
+                f"memory {ext_id!r} (namespace {ns!r}) is superseded by {succ!r} in the export and by "
+                f"{ours['superseded_by']!r} in the store: a memory has one successor, so on_conflict='skip' "
+                f"cannot keep both; erase one of the two successors first (forget(hard=True) of "
+                f"{ours['superseded_by']!r} makes the store's {ext_id!r} current, and the import then "
+                f"applies the export's supersession)")
+        if (ns, succ) in new_nid:
+            snid, srec = new_nid[(ns, succ)], theirs[(ns, succ)]
+        else:
+            snid = unit.lookup(ns, succ)
+            srec = None if snid is None else unit.record(snid)
+            if srec is None:
+                raise InvalidInputError(f"memory {ext_id!r} is superseded by {succ!r}, which is in neither "
+                                        "the export nor the store")
+        seen, walk = {ext_id}, succ
+        while walk is not None and walk not in seen:   # the successor's chain must not reach it
+            seen.add(walk)
+            walk = successor_of(ns, walk)
+        if walk == ext_id:
+            raise InvalidInputError(
+                f"memory {ext_id!r} (namespace {ns!r}) is superseded by {succ!r} in the export, but the "
+                f"store's {succ!r} is superseded (directly or through others) by {ext_id!r}: retiring it "
+                "would close a cycle, leaving no current version")
+        planned[(ns, ext_id)] = succ
+        out.append((nid, snid, srec))
+    return out
+
+
 def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_conflict: str,
                    embedder_name: str | None) -> dict[str, int]:
     """The body of :func:`import_store`, once the format is known."""
@@ -557,6 +650,8 @@ def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_confl
                     unit.lookup(rec["namespace"], sup) is None:
                 raise InvalidInputError(f"memory {rec['id']!r} is superseded by {sup!r}, which is in neither "
                                         "the export nor the store")
+        # a kept memory that the export has superseded is retired by its successor (skip)
+        retiring = _kept_supersessions(unit, records, stored, new_nid) if on_conflict == "skip" else []
         edges = []
         for i, e in enumerate(edge_rows):
             if left_out and ((e["namespace"], e["source"]) in left_out or (e["namespace"], e["target"]) in left_out):
@@ -588,6 +683,14 @@ def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_confl
             sha = rec.get("text_sha256")
             digest = bytes.fromhex(sha) if isinstance(sha, str) else None
             unit.insert(base + j, rec, vecs[i], digest=digest, replace_digest=False)
+        sup_code = Relation.SUPERSEDES.code
+        for nid, snid, srec in retiring:
+            kept = unit.record(nid)
+            valid_from = srec.get("valid_from", srec["created_at"])
+            unit.put_record(nid, retire_record(kept, srec["id"], valid_from, srec["recorded_at"]))
+            if not any(e[:3] == (snid, nid, sup_code) for e in edges) and \
+                    unit.txn.get(edge_key(snid, nid, sup_code), db=edges_db) is None:
+                edges.append((snid, nid, sup_code, 1.0, float(srec["recorded_at"])))   # not in the export
         for s, t, r, w, created in edges:
             unit.add_edges([(s, t, r, w)], created_at=created)
         n_edges = len(edges)

@@ -184,7 +184,12 @@ def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "d
 
     Memories are added first (one transaction per namespace), then every ``links`` entry
     becomes an edge from the line's memory to ``to``, so links may point forward in the file.
-    ``id`` is the caller's and is what recall returns.
+    ``id`` is the caller's and is what recall returns. A line without ``id`` is added as
+    :meth:`Engram.add_batch` adds an item without one: it gets a random hex id (uuid4, 32
+    characters), unless its namespace already holds its text, in which case it is that stored
+    memory (its id, reinforced, not stored again). So ingesting the same file again stores no
+    copy of an id-less line: it reinforces the memory the first ingest stored. Its ``links``
+    start at the id it gets; no other line can link to it (it has no id to name).
 
     Returns
     -------
@@ -200,7 +205,9 @@ def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "d
     """
     rows = read_jsonl(path)
     by_ns: dict[str, list[dict]] = defaultdict(list)
-    links: dict[str, list[tuple]] = defaultdict(list)
+    # per namespace: (position of the line's item in by_ns[ns], link spec without its source);
+    # the source is the id add_batch gives the item (a line without "id" gets one there)
+    links: dict[str, list[tuple[int, Any]]] = defaultdict(list)
     for lineno, row in enumerate(rows, 1):
         unknown = set(row) - set(_MEMORY_FIELDS) - {"links"}
         if unknown:
@@ -211,18 +218,16 @@ def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "d
             raise NamespaceError(f"{path}: record {lineno}: {exc}") from None
         item = {k: row[k] for k in _MEMORY_FIELDS if k in row}
         item["namespace"] = ns
-        if "id" not in item:
-            raise InvalidInputError(f"{path}: record {lineno}: every line needs an \"id\" (links and recall use it)")
+        at = len(by_ns[ns])
         by_ns[ns].append(item)
         specs = row.get("links") or []
         if not isinstance(specs, list):
             raise InvalidInputError(f"{path}: record {lineno}: \"links\" must be a list")
         for spec in specs:
             if isinstance(spec, dict):
-                spec = {("target" if k == "to" else k): v for k, v in spec.items()}
-                links[ns].append({"source": item["id"], **spec})
+                links[ns].append((at, {("target" if k == "to" else k): v for k, v in spec.items()}))
             elif isinstance(spec, list):     # [to, relation, weight], as add(links=...) takes
-                links[ns].append((item["id"], *spec))
+                links[ns].append((at, list(spec)))
             else:
                 raise InvalidInputError(f"{path}: record {lineno}: a link is {{\"to\": id, \"relation\", \"weight\"}}")
     n_mem = n_edge = 0
@@ -230,9 +235,12 @@ def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "d
     before = sum(stored[ns]["memories"] for ns in by_ns if ns in stored)
     new_edges = 0
     for ns, items in by_ns.items():
-        n_mem += len(engine.add_batch(items, namespace=ns, progress=progress, recorded_at=recorded_at))
+        ids = engine.add_batch(items, namespace=ns, progress=progress, recorded_at=recorded_at)
+        n_mem += len(ids)
+        edges = [{"source": ids[at], **spec} if isinstance(spec, dict) else (ids[at], *spec)
+                 for at, spec in links[ns]]
         edges_before = engine.n_edges   # the links' own: auto-links of new memories apart
-        n_edge += len(engine.link_batch(links[ns], namespace=ns))
+        n_edge += len(engine.link_batch(edges, namespace=ns))
         new_edges += engine.n_edges - edges_before
     stored = engine.stats()["namespaces"]
     new = sum(stored[ns]["memories"] for ns in by_ns if ns in stored) - before

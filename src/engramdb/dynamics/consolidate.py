@@ -32,6 +32,12 @@ per namespace with one dynamics-log entry per action:
 Idempotent: the summary and fact ids are functions of their sources, and what exists already is
 skipped; merged and superseded memories are no longer active. A second pass at the same ``now`` writes nothing.
 
+Times: ``now`` decides which sessions are old (the dynamics); what a pass writes is recorded at
+the engine's clock, as every write is: the summaries' and facts' ``recorded_at``, the
+``retired_at`` of the memories a merge or a new summary supersedes, edge and log times. So a
+pass with a ``now`` ahead of the clock (a simulation) leaves nothing dated in the future, and
+``as_of`` the present shows what it wrote.
+
 References
 ----------
 Carbonell & Goldstein (1998), "The use of MMR, diversity-based reranking for reordering
@@ -57,7 +63,7 @@ from ..sentences import prose_sentences
 from ..state import EngineState
 from ..types import GENERATED_TAGS, KIND_BY_CODE, MemoryKind, MemoryState, Relation, _STATE_CODES
 from ..write.records import embed_missing, prepare, write_new
-from ..validate import check_text, is_blank
+from ..validate import check_text, is_blank, now as clock_now
 from ..wording import count
 from .. import slots as _slots
 
@@ -200,7 +206,8 @@ def consolidate(state: EngineState, now: float, *, namespaces: list[str], embed:
     ----------
     state : EngineState
     now : float
-        Unix seconds.
+        Unix seconds deciding which sessions are old; never a record time (what the pass writes
+        is recorded at the engine's clock, see the module docstring).
     namespaces : list of str
     embed : callable list of str -> ndarray of float32 (n, dim), or None
         Embeds summary sentences and new memories; None uses the turns' stored vectors for
@@ -217,6 +224,7 @@ def consolidate(state: EngineState, now: float, *, namespaces: list[str], embed:
         ``merged``, ``summaries``, ``facts``, ``edges`` (added), ``namespaces``, ``now``, ``seconds``.
     """
     t_start = time.perf_counter()
+    record_now = clock_now()   # the record time of what the pass writes; now is its dynamics time
     total = {"merged": 0, "summaries": 0, "facts": 0, "edges": 0}
     steps = namespaces
     if progress:
@@ -225,7 +233,7 @@ def consolidate(state: EngineState, now: float, *, namespaces: list[str], embed:
         steps = track(namespaces, description="consolidating", total=len(namespaces), transient=True)
     # every namespace is planned (read, summarized, embedded, checked) before the first is
     # written: a summarizer answer refused in the last one leaves the first ones unchanged too
-    writes = [_plan_namespace(state, ns, now, embed, config, summarizer) for ns in steps]
+    writes = [_plan_namespace(state, ns, now, record_now, embed, config, summarizer) for ns in steps]
     for write in writes:
         out = write()
         for key in total:
@@ -234,11 +242,12 @@ def consolidate(state: EngineState, now: float, *, namespaces: list[str], embed:
             "seconds": round(time.perf_counter() - t_start, 6)}
 
 
-def _plan_namespace(state: EngineState, ns: str, now: float, embed, cfg: ConsolidationConfig,
-                    summarizer) -> Callable[[], dict[str, int]]:
+def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, embed,
+                    cfg: ConsolidationConfig, summarizer) -> Callable[[], dict[str, int]]:
     """Plan one namespace's consolidation (nothing is written; every new memory prepared and
     embedded, so a bad summarizer answer raises here); returns the call that writes it (one
-    write unit) and gives its counts."""
+    write unit) and gives its counts. ``now`` is the pass's dynamics time, ``record_now`` the
+    record time of what it writes (Unix seconds)."""
     out = {"merged": 0, "summaries": 0, "facts": 0, "edges": 0}
     space = state.space(ns)
     if space is None or space.index is None or len(space.index) == 0:
@@ -393,7 +402,7 @@ def _plan_namespace(state: EngineState, ns: str, now: float, embed, cfg: Consoli
 
     if not items and not merges:
         return lambda: out
-    prepared = [prepare(state, item, ns, now, engine_ids=True) for item in items]
+    prepared = [prepare(state, item, ns, now, record_now=record_now, engine_ids=True) for item in items]
     if prepared:
         embed_missing(state, embed, prepared)
     new_by_ext = {p.ext_id: p for p in prepared}
@@ -405,11 +414,12 @@ def _plan_namespace(state: EngineState, ns: str, now: float, embed, cfg: Consoli
             b = new_by_ext[t].nid if t in new_by_ext else unit.lookup(ns, t)
             rows.append((a, b, rel.code, w))
         for ext, old, valid_from in refresh:   # a grown session's new summary supersedes the old
-            unit.put_record(old, _slots.retire_record(unit.record(old), ext, valid_from, now))
+            unit.put_record(old, _slots.retire_record(unit.record(old), ext, valid_from, record_now))
             rows.append((new_by_ext[ext].nid, old, Relation.SUPERSEDES.code, 1.0))
         for best, other in merges:
             rec = unit.record(other)
-            unit.put_record(other, _slots.retire_record(rec, c.ext_ids[best], float(c.valid_from[best]), now))
+            unit.put_record(other, _slots.retire_record(rec, c.ext_ids[best], float(c.valid_from[best]),
+                                                        record_now))
             rows.append((best, other, Relation.SUPERSEDES.code, 1.0))
             unit.log([{"action": "consolidate_merge", "namespace": ns, "id": rec["id"],
                        "kind": KIND_BY_CODE[int(c.kind[other])].value,
@@ -420,11 +430,12 @@ def _plan_namespace(state: EngineState, ns: str, now: float, embed, cfg: Consoli
     def write() -> dict[str, int]:
         edges_before = len(state.graph)
         if prepared:
-            write_new(state, prepared, now, what="consolidating memories", verb="consolidate", extra=extra)
+            write_new(state, prepared, record_now, what="consolidating memories", verb="consolidate", extra=extra,
+                      at=now)
         else:
             from ..write import write_unit
 
-            with write_unit(state, "consolidating memories", now, verb="consolidate") as unit:
+            with write_unit(state, "consolidating memories", record_now, verb="consolidate", at=now) as unit:
                 unit.add_edges(extra(unit))
         out["merged"] = len(merges)
         out["summaries"] = sum(1 for e in log if e["action"] == "consolidate_summary")

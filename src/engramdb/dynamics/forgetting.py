@@ -25,6 +25,7 @@ import numpy as np
 from ..state import EngineState
 from ..store import ledger as _ledger
 from ..types import MemoryKind, MemoryState, _STATE_CODES
+from ..validate import now as clock_now
 from ..write import LOG_PREFIX, WriteUnit, write_unit
 from ..write.reinforce import next_t0
 
@@ -90,15 +91,17 @@ def overflow(state: EngineState, nids_sel: np.ndarray, s_now: np.ndarray, capaci
 
 
 def promote(unit: WriteUnit, rec: dict, nid: int, salience: float, reason: str) -> dict:
-    """Rewrite the working memory ``rec`` (nid ``nid``) as episodic with ``salience`` in ``unit``
-    and log it; the one promotion path (working tier overflow and the rescoring job).
+    """Rewrite the working memory ``rec`` (nid ``nid``) as episodic with ``salience`` (its value
+    at the unit's dynamics time ``unit.at``, which becomes its t0 unless that is later) in
+    ``unit`` and log it; ``promoted_at`` is the unit's record time ``unit.now``. The one
+    promotion path (working tier overflow and the rescoring job).
     Returns the record (not yet written when the caller changes more; :meth:`WriteUnit.put_record`
     is called here)."""
     rec["kind"] = MemoryKind.EPISODIC.value
     rec["promoted_from"] = MemoryKind.WORKING.value
-    rec["promoted_at"] = unit.now
+    rec["promoted_at"] = unit.now   # record time; the salience is the one at the dynamics time
     rec["salience"] = float(salience)
-    rec["salience_at"] = next_t0(float(rec["salience_at"]), unit.now)
+    rec["salience_at"] = next_t0(float(rec["salience_at"]), unit.at)
     unit.put_record(nid, rec)
     unit.log([{"action": "promote", "namespace": rec["namespace"], "id": rec["id"],
                "kind": MemoryKind.WORKING.value, "to_kind": MemoryKind.EPISODIC.value,
@@ -108,7 +111,8 @@ def promote(unit: WriteUnit, rec: dict, nid: int, salience: float, reason: str) 
 
 def archive(unit: WriteUnit, rec: dict, nid: int, salience: float, reason: str) -> dict:
     """Archive the active memory ``rec`` (nid ``nid``) in ``unit`` and log it, with its salience
-    and the reason; the one archive path (``forget`` and the rescoring job)."""
+    and the reason; the one archive path (``forget`` and the rescoring job). ``archived_at`` is
+    the unit's record time ``unit.now`` (the clock), whatever time the salience was computed at."""
     rec["state"] = MemoryState.ARCHIVED.value
     rec["archived_at"] = unit.now
     unit.put_record(nid, rec)
@@ -121,7 +125,9 @@ def enforce_working_capacity(state: EngineState, namespaces: Iterable[str], now:
     """Promote the overflow of each namespace's working tier to episodic (one write unit).
 
     Returns the number promoted. Called by the engine after a batch that added working
-    memories; the rescoring job applies the same capacity.
+    memories; the rescoring job applies the same capacity. ``now`` (Unix seconds) is the time
+    salience is computed at (the verb's, e.g. ``admit_batch(now=)``); the promotion is recorded
+    at the engine's clock.
     """
     cfg = state.config.forgetting
     c = state.cols
@@ -141,7 +147,7 @@ def enforce_working_capacity(state: EngineState, namespaces: Iterable[str], now:
         return 0
     nids = np.concatenate([t[0] for t in todo])
     s_new = np.concatenate([t[1] for t in todo])
-    with write_unit(state, "promoting working memories", now, verb="promote") as unit:
+    with write_unit(state, "promoting working memories", clock_now(), verb="promote", at=now) as unit:
         for nid, s in zip(nids.tolist(), s_new.tolist()):
             promote(unit, unit.record(nid), nid, s, "working tier over capacity")
     return len(nids)

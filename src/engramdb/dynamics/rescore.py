@@ -20,6 +20,14 @@ decayed salience and archives/prunes below floors):
    records get s0 = s(now) and t0 = max(t0, now) (``materialize=True`` does this for every
    record). A summary is returned and stored in ``meta["rescore_last"]``.
 
+Times: ``now`` is the time salience is computed at; the write is recorded at the engine's clock
+(``archived_at``, ``promoted_at``, the log entries' ``at``: the write unit's ``now``, while its
+``at`` is this ``now``), so a pass at a ``now`` ahead of the clock dates nothing in the future. A
+``now`` before a memory's t0 (one recorded after ``now``: a new memory's t0 is its record time)
+reads its stored salience (the kernel's age is never negative) and holds it from archiving,
+like a decision held until review: a pass at an earlier ``now`` does a part of what a pass at
+the clock would do, and never raises a salience.
+
 Idempotent: at the same ``now`` a second pass finds every memory at s0 with t0 >= now, and
 nothing left above or below a floor to act on, so it changes no record, edge or log entry
 (only the stored summary is rewritten).
@@ -34,6 +42,7 @@ import numpy as np
 from ..kernels import registry
 from ..state import EngineState
 from ..types import KIND_BY_CODE, MemoryKind, MemoryState, _STATE_CODES
+from ..validate import now as clock_now
 from ..write import write_unit
 from ..write.reinforce import next_t0
 from . import forgetting
@@ -186,7 +195,8 @@ def rescore(state: EngineState, now: float, *, namespace: str | None = None, pro
         def archive_reason(i: int) -> str:
             return f"salience {float(s_new[i]):.4g} < archive floor {float(floor_a[i]):.4g}"
 
-        with write_unit(state, "rescoring salience", float(now), verb="rescore") as unit:
+        # recorded at the clock (archive times, log entries, edges), computed at now
+        with write_unit(state, "rescoring salience", clock_now(), verb="rescore", at=float(now)) as unit:
             for i in w_idx.tolist():
                 nid = int(idx[i])
                 rec = unit.record(nid)

@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import InvalidInputError
 from ..state import EngineState
 from ..types import MemoryKind
+from ..validate import now as clock_now
 from ..write import write_unit
 from ..write.reinforce import HELD, STRUCTURAL_RELATIONS, boosted, initial_t0, next_t0
 
@@ -59,7 +60,8 @@ def review(state: EngineState, nid: int, now: float) -> float:
     InvalidInputError
         The memory is not a decision.
     """
-    with write_unit(state, "reviewing a decision", now, verb="review") as unit:
+    # recorded at the clock; the hold ends at now (the review time, which may be simulated)
+    with write_unit(state, "reviewing a decision", clock_now(), verb="review", at=now) as unit:
         rec = unit.record(nid)
         if rec["kind"] != MemoryKind.DECISION.value:
             raise InvalidInputError(f"memory {rec['id']!r} is a {rec['kind']} memory; only decisions are reviewed")

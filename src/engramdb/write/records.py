@@ -229,7 +229,7 @@ def embed_missing(state: EngineState, embed: Callable[[list[str]], np.ndarray] |
 
 
 def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what: str = "adding memories",
-              verb: str, extra: Callable[[WriteUnit], list] | None = None) -> list[str]:
+              verb: str, extra: Callable[[WriteUnit], list] | None = None, at: float | None = None) -> list[str]:
     """Write validated, embedded memories (their links, auto-links and slots) in one write unit.
 
     Parameters
@@ -247,6 +247,9 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
     extra : callable WriteUnit -> list of (src nid, tgt nid, relation code, weight), optional
         A step of the caller inside the same transaction, after nids are assigned (chunk edges,
         the retired memory of a supersession, admission's reinforcements and log).
+    at : float, optional
+        Time the write's dynamics are computed at (the link boosts of stored memories; the
+        unit's ``at``), Unix seconds; ``now`` when omitted (:class:`engramdb.write.WriteUnit`).
 
     Returns
     -------
@@ -260,7 +263,7 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
     MemoryNotFoundError
         A link target that neither the store nor the batch holds; nothing is written.
     """
-    with write_unit(state, what, now, verb=verb) as unit:
+    with write_unit(state, what, now, verb=verb, at=at) as unit:
         first = unit.allocate(len(prepared))
         seen: dict[tuple[str, str], int] = {}
         for i, p in enumerate(prepared):

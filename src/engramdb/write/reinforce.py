@@ -54,8 +54,10 @@ def boosted(s: np.ndarray | float, rate: float):
 def reinforce(unit: WriteUnit, counts: dict[int, int], rate: float, *, access: bool = True) -> None:
     """Reinforce stored memories ``counts`` (nid -> times) in ``unit``.
 
-    Each time applies :func:`boosted` to the current salience (float64, clipped to [0, 1], stored
-    as float32); ``access`` also counts the accesses (``access_count`` and ``last_access``).
+    Each time applies :func:`boosted` to the salience at the unit's dynamics time ``unit.at``
+    (float64, clipped to [0, 1], stored as float32; t0 becomes ``unit.at``, or stays when later:
+    :func:`next_t0`); ``access`` also counts the accesses (``access_count`` and ``last_access``,
+    at ``unit.at``).
 
     Parameters
     ----------
@@ -69,7 +71,7 @@ def reinforce(unit: WriteUnit, counts: dict[int, int], rate: float, *, access: b
     if not counts:
         return
     counts = _memories(unit, counts)
-    now = unit.now
+    now = unit.at   # the write's dynamics time (WriteUnit.at), not its record time
     nids = np.fromiter(counts, np.int64, len(counts))
     s = unit.state.salience_now(nids, now).astype(np.float64)
     for i, nid in enumerate(nids.tolist()):

@@ -61,15 +61,23 @@ class WriteUnit:
     txn : lmdb.Transaction
         The open write transaction (valid inside the ``with`` block).
     now : float
-        Record time of this write, Unix seconds.
+        Record time of this write, Unix seconds: what the record-time fields it sets carry
+        (``archived_at``, ``promoted_at``, the ``retired_at`` of an erase, edge times, the
+        dynamics log's ``at``).
+    at : float
+        Time the write's dynamics are computed at, Unix seconds: the salience a reinforcement
+        or promotion reads and the ``t0`` it writes (:mod:`engramdb.write.reinforce`).
+        ``now`` unless the verb was given a time of its own (``rescore(now=)``,
+        ``consolidate(now=)``, ``review(at=)``), which never becomes a record time.
     verb : str
         The engine verb this write does, recorded in its ledger entry.
     """
 
-    def __init__(self, state: EngineState, now: float, verb: str):
+    def __init__(self, state: EngineState, now: float, verb: str, at: float | None = None):
         self.state = state
         self.store = state.store
         self.now = now
+        self.at = now if at is None else at
         self.verb = verb
         self.digest = _ledger.Digest()
         self._touched: dict[int, tuple[str, str]] = {}   # nid -> (namespace, id), in order
@@ -775,7 +783,8 @@ class WriteUnit:
 
 
 @contextmanager
-def write_unit(state: EngineState, what: str, now: float, *, verb: str) -> Iterator[WriteUnit]:
+def write_unit(state: EngineState, what: str, now: float, *, verb: str,
+               at: float | None = None) -> Iterator[WriteUnit]:
     """Open a :class:`WriteUnit` for one mutation (see the module docstring), holding the engine's
     lock (``state.lock``) for writing from the transaction to the cache changes.
 
@@ -785,10 +794,13 @@ def write_unit(state: EngineState, what: str, now: float, *, verb: str) -> Itera
     what : str
         What the write does, for error messages ("adding memories").
     now : float
-        Record time of the write, Unix seconds.
+        Record time of the write, Unix seconds (:attr:`WriteUnit.now`).
     verb : str
         The engine verb, for the audit ledger entry ("add", "forget", "rescore", ...); required,
         so that no mutation goes unledgered.
+    at : float, optional
+        Time the write's dynamics are computed at, Unix seconds (:attr:`WriteUnit.at`); ``now``
+        when omitted.
 
     Raises
     ------
@@ -801,7 +813,7 @@ def write_unit(state: EngineState, what: str, now: float, *, verb: str) -> Itera
     """
     lock = getattr(state, "lock", None)   # the engine's: readers wait only for this block
     with lock.write() if lock is not None else nullcontext():
-        unit = WriteUnit(state, now, verb)
+        unit = WriteUnit(state, now, verb, at)
         try:
             with state.store.write(what) as txn:
                 unit.txn = txn
