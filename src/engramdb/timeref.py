@@ -92,7 +92,7 @@ from dataclasses import dataclass
 
 from engramdb.errors import InvalidInputError, NonFiniteError
 
-__all__ = ["DAY_SLACK_S", "PRECISIONS", "TimeWindow", "resolve_time_refs"]
+__all__ = ["DAY_SLACK_S", "PRECISIONS", "TimeWindow", "resolve_time_refs", "mentioned_span"]
 
 #: Default widening, in seconds, on each side of windows built from particular days. LoCoMo's
 #: session date is the day an event was *mentioned*, often a day after it happened, and the
@@ -799,3 +799,34 @@ def resolve_time_refs(
         emit(ref_day - 14, ref_day + 1, pending_recent[0], "recent", False, True)
         found.sort(key=lambda pw: pw[0])  # stable: a shift stays before its own date
     return [w for _, w in found]
+
+
+def mentioned_span(text: str, at: float) -> tuple[float, float] | None:
+    """The time a memory's text names, resolved against its own event time ``at``: the core of
+    the first time expression (:func:`resolve_time_refs`), or None when it names none.
+
+    "Last Friday I went to a council meeting", said on Monday 10 July 2023, names Friday
+    7 July: a question about "the meeting on July 7" finds it by that day, not only by the
+    day it was said (temporal expression normalisation of the memory itself, as TimeML
+    normalises a document's expressions against its creation time).
+
+    Parameters
+    ----------
+    text : str
+        The memory's text.
+    at : float
+        Its event time (``created_at``), Unix seconds.
+
+    Returns
+    -------
+    (float, float) or None
+        ``[start, end)`` in Unix seconds; None for no expression, or an ``at`` the resolver
+        cannot anchor on (outside the years 1 to 9999).
+    """
+    try:
+        windows = resolve_time_refs(text, at)
+    except ValueError:   # an anchor outside the calendar the resolver covers: no span
+        return None
+    if not windows:
+        return None
+    return windows[0].core_start, windows[0].core_end

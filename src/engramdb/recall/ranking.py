@@ -7,7 +7,9 @@
    (:func:`engramdb.recall.seeds.time_anchor`); memories whose event time
    falls inside a window's core (the span the expression names) gain ``w_time`` x the best
    score, those in its slack only ``time_slack_weight`` of that ("yesterday" names one day:
-   today, in its slack, gains a quarter).
+   today, in its slack, gains a quarter). A memory whose text names a time ("last Friday I
+   went to ...", resolved against its own event time: ``Columns.mentioned_start``) is
+   weighed by that span as well, the better of the two counting.
 3. Source attribution: when the question names exactly one speaker
    (:func:`engramdb.speakers.named_speaker`), the memories that speaker said score
    (1 + ``w_speaker``) x as much.
@@ -35,13 +37,23 @@ from .context import RecallContext
 __all__ = ["run", "wanted", "hides_connectors", "time_weight", "ranked", "tie_cosines"]
 
 
-def time_weight(t: np.ndarray, windows: list, slack_weight: float) -> np.ndarray:
+def time_weight(t: np.ndarray, windows: list, slack_weight: float,
+                mentioned: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Weight of each event time ``t`` (float64, shape (n,)) by the windows: 1 inside a window's
-    core, ``slack_weight`` inside a window only, else 0 (the best over the windows)."""
+    core, ``slack_weight`` inside a window only, else 0 (the best over the windows).
+
+    ``mentioned``, when given, is the span each memory's text names (``(start, end)``, float64
+    arrays of shape (n,), ``[start, end)``; +inf / -inf for none): 1 when it overlaps a
+    window's core, ``slack_weight`` when it overlaps the window only; each memory weighs the
+    better of its event time and its mentioned span."""
     weight = np.zeros(len(t), np.float64)
     for w in windows:
         inside = (t >= w.start) & (t < w.end)
         core = (t >= w.core_start) & (t < w.core_end)
+        if mentioned is not None:
+            ms, me = mentioned
+            inside |= (ms < w.end) & (me > w.start)
+            core |= (ms < w.core_end) & (me > w.core_start)
         weight = np.maximum(weight, np.where(core, 1.0, np.where(inside, slack_weight, 0.0)))
     return weight
 
@@ -78,7 +90,9 @@ def run(ctx: RecallContext) -> None:
     cand = np.flatnonzero(req.filters.mask(c, nodes, ctx.space.code, slots))
     score = ctx.total[cand]
     if ctx.windows and len(cand):
-        weight = time_weight(c.created_at[nodes[cand]], ctx.windows, cfg.time_slack_weight)
+        cn = nodes[cand]
+        weight = time_weight(c.created_at[cn], ctx.windows, cfg.time_slack_weight,
+                             (c.mentioned_start[cn], c.mentioned_end[cn]))
         score = score + cfg.w_time * weight * score.max()
     if cfg.w_speaker and req.query is not None and len(cand):
         said_by = named_speaker(req.query, c.speaker_words, c.user_speaker)

@@ -8,11 +8,13 @@ import numpy as np
 from ..errors import StoreCorruptedError
 from ..speakers import speaker_keys, speaker_of
 from ..temporal import column_values
+from ..timeref import mentioned_span
 from ..types import MemoryKind, MemoryState, _STATE_CODES
 
 _ARCHIVED = _STATE_CODES[MemoryState.ARCHIVED]
+MENTION_UNKNOWN = object()   # set_record: the mentioned span is not computed yet
 
-__all__ = ["Columns", "IdColumn"]
+__all__ = ["Columns", "IdColumn", "MENTION_UNKNOWN"]
 
 
 class IdColumn:
@@ -122,6 +124,11 @@ class Columns:
         ``speaker_names``, 0 for none. A piece of a long text has its memory's speaker.
     speaker_names : list of str
         The speakers by code; entry 0 is "" (no speaker).
+    mentioned_start, mentioned_end : ndarray of float64
+        The time the memory's text names, resolved against its event time
+        (:func:`engramdb.timeref.mentioned_span`: "last Friday" said on a Monday), Unix
+        seconds ``[start, end)``; +inf / -inf when it names none. Recall's time cues weigh a
+        memory by it as by its event time.
     blocked : ndarray of bool
         Hidden by a ``block`` / ``absolute`` censor rule (:mod:`engramdb.censor`); not saved in
         the snapshot, evaluated from the rules when the store opens.
@@ -137,7 +144,8 @@ class Columns:
               "t0": np.float64,
               "recorded_at": np.float64, "retired_at": np.float64, "valid_from": np.float64,
               "valid_to": np.float64, "known_valid_to": np.float64,   # record and valid time (temporal.py; +inf = open)
-              "archived_at": np.float64, "head": np.int32, "speaker": np.int32}
+              "archived_at": np.float64, "head": np.int32, "speaker": np.int32,
+              "mentioned_start": np.float64, "mentioned_end": np.float64}
 
     def __init__(self) -> None:
         self.n = 0
@@ -167,12 +175,16 @@ class Columns:
             self.ext_ids.extend([None] * (n - self.n))
             self.n = n
 
-    def set_record(self, nid: int, rec: dict, ns_code: int, head: int | None = None) -> None:
+    def set_record(self, nid: int, rec: dict, ns_code: int, head: int | None = None,
+                   mentioned: tuple[float, float] | None | object = MENTION_UNKNOWN) -> None:
         """Columns of ``nid`` from its stored record.
 
         ``head`` is the nid of the first piece when ``rec`` is a later piece of a text stored as
         pieces (it has ``chunk_of``); None keeps the column as it is for such a piece (an update
-        of a stored piece) and sets the nid itself for any other record."""
+        of a stored piece) and sets the nid itself for any other record. ``mentioned`` is
+        :func:`engramdb.timeref.mentioned_span` of the record's text and event time when the
+        caller computed it already (the write path does, while hnswlib inserts); computed
+        here otherwise."""
         self.ensure(nid + 1)
         if head is not None:
             self.head[nid] = head
@@ -190,6 +202,9 @@ class Columns:
         self.state[nid] = state
         self.alive[nid] = True
         self.created_at[nid] = rec["created_at"]
+        if mentioned is MENTION_UNKNOWN:
+            mentioned = mentioned_span(rec["text"], rec["created_at"])
+        self.mentioned_start[nid], self.mentioned_end[nid] = (np.inf, -np.inf) if mentioned is None else mentioned
         self.confidence[nid] = rec["confidence"]
         self.s0[nid] = rec["salience"]
         self.t0[nid] = rec["salience_at"]

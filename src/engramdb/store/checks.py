@@ -48,7 +48,8 @@ def columns_snapshot_ok(a: dict[str, np.ndarray], n: int) -> bool:
     """True when the engine's column snapshot describes ``n`` memories with valid codes and
     finite numbers (``t0`` may be +inf, as a record's ``salience_at`` may: a decision's
     salience held until its outcome is reviewed)."""
-    fields = ("ns", "kind", "state", "alive", "created_at", "confidence", "s0", "t0", "head", "speaker")
+    fields = ("ns", "kind", "state", "alive", "created_at", "confidence", "s0", "t0", "head", "speaker",
+              "mentioned_start", "mentioned_end")
     if any(len(a[f]) != n for f in fields):
         return False
     names = a["ns_names"].tobytes()

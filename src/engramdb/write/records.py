@@ -277,7 +277,7 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
                            background=True)
         # ... while this thread checks the batch and analyses its texts (pure functions of the
         # text: keyword terms, conflict subjects); nothing here searches the index
-        unit.pretokenize([(p.nid, p.text) for p in prepared])
+        unit.pretokenize([(p.nid, p.text, p.created_at) for p in prepared])
         subjects = _new_subjects(state, prepared)
         edges: list[tuple[int, int, int, float]] = []
         by_nid = {p.nid: p for p in prepared}

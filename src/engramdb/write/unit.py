@@ -35,6 +35,7 @@ from ..graph.csr import MemoryGraph
 from ..store import ledger as _ledger
 from ..store.lmdb_store import record_text_digest, text_digest
 from ..state import EngineState, Namespace
+from ..state.columns import MENTION_UNKNOWN
 from ..store.lmdb_store import SCHEMA_VERSION
 from ..types import MemoryState, Relation
 from ..validate import now as clock_now
@@ -97,6 +98,7 @@ class WriteUnit:
         self._kw_run: tuple[Namespace, list[tuple[int, str]]] | None = None   # see _keyword_add
         self._inserting: list[_Insertion] = []   # background index insertions (index_add)
         self._terms: dict[int, tuple[dict[str, int], int]] = {}   # see pretokenize
+        self._spans: dict[int, tuple[str, float, tuple[float, float] | None]] = {}   # see pretokenize
         self.revived: list[int] = []   # memories an erase made current (or archived) again, in order
 
     # ------------------------------------------------------------------ reading
@@ -247,9 +249,12 @@ class WriteUnit:
         if not applied:
             return
         def apply() -> None:
-            cols = self.state.cols
+            cols, spans = self.state.cols, self._spans
             for nid, rec, sp, head in applied:
-                cols.set_record(nid, rec, sp.code, head)
+                pre = spans.get(nid)   # computed while hnswlib inserted, if the text is still that
+                mentioned = (pre[2] if pre is not None and pre[0] == rec["text"] and pre[1] == rec["created_at"]
+                             else MENTION_UNKNOWN)
+                cols.set_record(nid, rec, sp.code, head, mentioned)
                 sp.latest = None
                 if rec.get("subject") is not None:
                     sp.slot_member(rec["subject"], rec["attribute"], nid, True)
@@ -276,22 +281,26 @@ class WriteUnit:
             self.after(apply)
         run[1].append((nid, text))
 
-    def pretokenize(self, docs: list[tuple[int, str]]) -> None:
-        """Compute now the keyword terms (:func:`engramdb.index.keyword.term_counts`, a pure
-        function of the text) of new memories that :meth:`insert` will index after the commit;
-        the write path calls it while hnswlib inserts in the background. A text inserted under
-        another nid, or changed meanwhile, is tokenized again after the commit.
+    def pretokenize(self, docs: list[tuple[int, str, float]]) -> None:
+        """Compute now the keyword terms (:func:`engramdb.index.keyword.term_counts`) and the
+        time each text names (:func:`engramdb.timeref.mentioned_span`), pure functions of the
+        text and event time, of new memories that :meth:`insert` will index and put in the
+        columns after the commit; the write path calls it while hnswlib inserts in the
+        background. A text inserted under another nid, or changed meanwhile, is analysed
+        again after the commit.
 
         Parameters
         ----------
-        docs : list of (int, str)
-            ``(nid, text)`` of each new memory.
+        docs : list of (int, str, float)
+            ``(nid, text, created_at)`` of each new memory (event time in Unix seconds).
         """
         from ..index.keyword import term_counts
+        from ..timeref import mentioned_span
 
-        terms = self._terms
-        for nid, text in docs:
+        terms, spans = self._terms, self._spans
+        for nid, text, at in docs:
             terms[nid] = (text, term_counts(text))
+            spans[nid] = (text, at, mentioned_span(text, at))
 
     def index_add(self, ns: str, vectors: np.ndarray, nids: np.ndarray, *, background: bool = False) -> None:
         """Put vectors in namespace ``ns``'s hnswlib index now (so this write's auto-link search
