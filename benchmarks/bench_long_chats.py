@@ -23,6 +23,13 @@ default recall, for the tuning half and the held-out half, per category; query v
     python benchmarks/bench_long_chats.py [--merge 4 16] [--chunk-chars 300 4000] [--embedder hashing]
         [--haystack half|all] [--ablation]
 
+``--roles`` stores the chat as a user and an assistant would: one message per turn (``--merge 1``),
+``"user: "`` before the first speaker's turns and ``"assistant: "`` before the other's, no names;
+a question naming the first speaker (and not the other) is asked in the first person, as the
+user would ask it ("What did Caroline paint?" -> "What did I paint?", "Caroline's" -> "my"). It
+shows source attribution (``RecallConfig.w_speaker``: "I" names the ``user``) on the shape of
+issue 15's held-out chats; with ``--ablation`` the ``no_speaker`` row has it off.
+
 ``--haystack all`` stores all ten conversations as one chat (about 1,100 messages at
 ``--merge 6``, 730 characters each: the size of the held-out chats) and asks each half's
 questions of it, the other conversations' messages standing as distractors, as the filler
@@ -38,6 +45,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import sys
 import tempfile
 import time
@@ -57,8 +65,9 @@ from engramdb.locomo import CATEGORY_NAMES, default_locomo_path, load_locomo  # 
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def messages(convs, merge: int) -> tuple[list[dict], dict[str, str]]:
-    """The add_batch items of one long chat and a map evidence turn -> message id."""
+def messages(convs, merge: int, roles: bool = False) -> tuple[list[dict], dict[str, str]]:
+    """The add_batch items of one long chat and a map evidence turn -> message id (``roles``:
+    one turn a message, after ``"user: "`` or ``"assistant: "``)."""
     items, where, prev = [], {}, None
     for conv in convs:
         for session in conv.sessions:
@@ -68,6 +77,8 @@ def messages(convs, merge: int) -> tuple[list[dict], dict[str, str]]:
                 mid = f"{conv.sample_id}/{group[0].dia_id}"
                 text = " ".join(t.text + (f" [shares a photo of {t.blip_caption}]" if t.blip_caption else "")
                                 for t in group)
+                if roles:
+                    text = f"{'user' if group[0].speaker == conv.speakers[0] else 'assistant'}: {text}"
                 item = {"id": mid, "text": text, "created_at": group[0].created_at, "kind": "episodic"}
                 if prev is not None:
                     item["links"] = [{"to": prev, "relation": "next"}]
@@ -78,10 +89,20 @@ def messages(convs, merge: int) -> tuple[list[dict], dict[str, str]]:
     return items, where
 
 
-def run_half(convs, merge: int, chunk_chars: int, embedder, configs, haystack=None) -> tuple[dict, dict, dict]:
+def first_person(question: str, conv) -> str:
+    """``question`` as the user (the first speaker) asks it: their name becomes "I" ("my" for
+    the possessive) when the question names them and not the other speaker."""
+    user, other = (s.split()[0] for s in conv.speakers)
+    if not re.search(rf"\b{re.escape(user)}\b", question) or re.search(rf"\b{re.escape(other)}\b", question):
+        return question
+    return re.sub(rf"\b{re.escape(user)}\b", "I", re.sub(rf"\b{re.escape(user)}'s\b", "my", question))
+
+
+def run_half(convs, merge: int, chunk_chars: int, embedder, configs, haystack=None,
+             roles: bool = False) -> tuple[dict, dict, dict]:
     """Rows per method, latencies per method, and the store's shape, for one long chat: the
     messages of ``haystack`` (default ``convs``), the questions of ``convs``."""
-    items, where = messages(convs if haystack is None else haystack, merge)
+    items, where = messages(convs if haystack is None else haystack, merge, roles)
     cfg = engramdb.EngramConfig(store=engramdb.StoreConfig(chunk_chars=chunk_chars))
     rows = {name: [] for name, _ in configs}
     lat = {name: [] for name, _ in configs}
@@ -92,14 +113,15 @@ def run_half(convs, merge: int, chunk_chars: int, embedder, configs, haystack=No
         shape = {"messages": len(items), "memories_with_pieces": st["memories"] + st["pieces"],
                  "mean_message_chars": round(float(np.mean([len(i["text"]) for i in items])), 1)}
         qs = [(c, q) for c in convs for q in c.qa if q.evidence]
-        qvecs = embedder.embed([q.question for _, q in qs])
-        for (c, q), v in zip(qs, qvecs):
+        asked = [first_person(q.question, c) if roles else q.question for c, q in qs]
+        qvecs = embedder.embed(asked)
+        for (c, q), question, v in zip(qs, asked, qvecs):
             evidence = sorted({where[f"{c.sample_id}/{e}"] for e in q.evidence if f"{c.sample_id}/{e}" in where})
             if not evidence:
                 continue
             for name, rc in configs:
                 t0 = time.perf_counter()
-                res = eng.recall(q.question, vector=v, namespace="chat", k=max(KS), config=rc)
+                res = eng.recall(question, vector=v, namespace="chat", k=max(KS), config=rc)
                 lat[name].append(time.perf_counter() - t0)
                 rows[name].append({"category": q.category, "conv": c.sample_id,
                                    "scores": _score([h.id for h in res.hits], evidence)})
@@ -124,13 +146,19 @@ def main(argv=None) -> int:
     ap.add_argument("--haystack", choices=["half", "all"], default="half",
                     help="the chat: the half's five conversations (default), or all ten (each half's "
                          "questions then search the other half's messages too, as distractors)")
+    ap.add_argument("--roles", action="store_true",
+                    help="one turn a message after 'user: ' / 'assistant: ', questions about the user in the "
+                         "first person (needs --merge 1)")
     ap.add_argument("--ablation", action="store_true",
                     help="also run the default recall without the graph, the vector leg, time cues, feedback")
     ap.add_argument("--out", default=None, help="default results/long_chats.json "
                                                 "(results/long_chats_haystack.json with --haystack all)")
     args = ap.parse_args(argv)
+    if args.roles and args.merge != [1]:
+        ap.error("--roles stores one turn a message: give --merge 1")
     if args.out is None:
-        args.out = str(RESULTS / ("long_chats.json" if args.haystack == "half" else "long_chats_haystack.json"))
+        args.out = str(RESULTS / ("long_chats_roles.json" if args.roles else
+                                  "long_chats.json" if args.haystack == "half" else "long_chats_haystack.json"))
     load = os.getloadavg()
     convs = load_locomo(default_locomo_path())
     halves = {"tuning": [c for c in convs if c.sample_id in TUNE_SPLIT],
@@ -142,11 +170,12 @@ def main(argv=None) -> int:
     if args.ablation:
         configs += [("no_graph", replace(base, w_graph=0.0)),
                     ("no_vector", replace(base, w_vector=0.0, w_keyword=1.0)),
-                    ("no_time", replace(base, w_time=0.0)), ("no_feedback", replace(base, prf_terms=0))]
+                    ("no_time", replace(base, w_time=0.0)), ("no_feedback", replace(base, prf_terms=0)),
+                    ("no_speaker", replace(base, w_speaker=0.0))]
     runs = []
     for merge, chunk in [(m, c) for m in args.merge for c in args.chunk_chars]:
         if args.haystack == "all":   # one chat of all ten, both halves' questions asked of it
-            rows, lat, shape = run_half(convs, merge, chunk, embedder, configs)
+            rows, lat, shape = run_half(convs, merge, chunk, embedder, configs, roles=args.roles)
             parts = {}
             for half in halves:
                 mine = {n: [(r, t) for r, t in zip(rows[n], lat[n]) if (r["conv"] in TUNE_SPLIT) == (half == "tuning")]
@@ -156,7 +185,7 @@ def main(argv=None) -> int:
         else:
             parts = {}
             for half, cs in halves.items():
-                rows, lat, shape_h = run_half(cs, merge, chunk, embedder, configs)
+                rows, lat, shape_h = run_half(cs, merge, chunk, embedder, configs, roles=args.roles)
                 parts[half] = (rows, lat, shape_h)
         for half in halves:
             rows, lat = parts[half][0], parts[half][1]
@@ -182,7 +211,9 @@ def main(argv=None) -> int:
     out = Path(args.out)   # one entry per embedder: a run replaces the earlier one of its embedder
     doc = json.loads(out.read_text()) if out.exists() else {}
     what = "all ten conversations in one chat" if args.haystack == "all" else "each half's five in one chat"
-    doc = {"benchmark": f"LoCoMo as long chats ({what}; add_batch + next, merged turns, no speaker names, pieces)",
+    how = ("one turn a message after 'user: ' / 'assistant: ', questions about the user in the first person"
+           if args.roles else "merged turns, no speaker names, pieces")
+    doc = {"benchmark": f"LoCoMo as long chats ({what}; add_batch + next, {how})",
            "by_embedder": {**doc.get("by_embedder", {}), embedder.name: run}}
     out.write_text(json.dumps(doc, indent=2) + "\n")
     return 0
