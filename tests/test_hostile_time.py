@@ -256,3 +256,20 @@ def test_cli_rescore_at_a_time_before_the_store_leaves_its_memories_as_stored(tm
     assert out["by_kind"]["episodic"]["mean_salience"] == 0.5          # stored, never above it
     with engramdb.open(store, readonly=True) as mem:
         assert store_digest(mem, skip_meta=("rescore_last",)) == digest
+
+
+# ------------------------------------------------------------------ 6. admit_batch(now=)
+def test_admission_records_its_writes_at_the_clock_not_at_now(tmp_path):
+    # admit_batch(now=a year ahead) logged its decisions a year ahead: the record time is the
+    # clock's, now only the time admission's factors and reinforcements are computed at
+    later = T0 + YEAR
+    with frozen_clock(T0), engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add("My sister Ana lives in Lisbon and works as a nurse.", id="ana")
+        out = mem.admit_batch([{"text": "My sister Ana works as a nurse in Lisbon's main hospital.", "id": "c1",
+                                "created_at": later, "kind": "semantic"},
+                               {"text": "My sister Ana lives in Lisbon and works as a nurse.", "id": "c2"}],
+                              now=later)
+        assert [d.decision for d in out] == ["admit", "reinforce"]
+        assert {e["at"] for e in mem.dynamics_log()} == {T0}
+        assert mem.get("c1").recorded_at == T0
+        assert mem.get("ana").salience_at == later   # the reinforcement's dynamics stay at now

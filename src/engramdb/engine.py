@@ -1319,8 +1319,8 @@ class Engram:
         prepared = [prepare(state, item, ns, now, record_now=record_now, recorded_at=recorded_at)
                     for item in items]
         embed_missing(state, self._embed_progress(False), prepared)
-        decisions = admit_batch(state, prepared, namespace=ns, now=now, shadow=shadow, utility=utility,
-                                config=config,
+        decisions = admit_batch(state, prepared, namespace=ns, now=now, record_now=record_now, shadow=shadow,
+                                utility=utility, config=config,
                                 kind_given=[isinstance(item, Mapping) and item.get("kind") is not None
                                             for item in items])
         self._after_working_added([p for p, d in zip(prepared, decisions) if d.stored], now)

@@ -670,7 +670,7 @@ def nearest_earlier(vecs: np.ndarray, block: int = NEAREST_BLOCK) -> tuple[np.nd
 
 
 def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str, now: float,
-                shadow: bool | None = None, utility: Callable[[list[str]], Any] | None = None,
+                record_now: float | None = None, shadow: bool | None = None, utility: Callable[[list[str]], Any] | None = None,
                 config: "AdmissionConfig | None" = None,
                 kind_given: Sequence[bool] | None = None) -> list[AdmissionDecision]:
     """See :meth:`Engram.admit_batch`. ``prepared`` are the candidates, validated and embedded
@@ -679,6 +679,12 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
 
     Parameters
     ----------
+    now : float
+        Time admission's factors (recency) and the reinforcements' salience are computed at,
+        Unix seconds.
+    record_now : float, optional
+        Record time of the write (the dynamics log's ``at``, edge times), Unix seconds: the
+        clock, which ``now`` never replaces; ``now`` when omitted.
     kind_given : sequence of bool, optional
         Per candidate, whether its mapping named a ``kind`` (``prepare`` fills in ``episodic``
         otherwise, so the prepared kind alone cannot tell). When omitted, a prepared kind other
@@ -870,9 +876,10 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
         unit.log(logs)
         return []
 
+    record_now = now if record_now is None else record_now
     if to_add:   # the add path: slots resolve as in add_batch (a new single value supersedes)
-        write_new(state, to_add, now, what="admitting memories", verb="admit_batch", extra=in_unit)
+        write_new(state, to_add, record_now, what="admitting memories", verb="admit_batch", extra=in_unit, at=now)
     elif stored_counts or logs:
-        with write_unit(state, "admission: reinforcing duplicates", now, verb="admit_batch") as unit:
+        with write_unit(state, "admission: reinforcing duplicates", record_now, verb="admit_batch", at=now) as unit:
             in_unit(unit)
     return decisions
