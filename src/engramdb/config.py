@@ -228,13 +228,16 @@ class RecallConfig:
         above the best text match (base 1) even when it shares no word with the question,
         and a half-named one (match 0.5: 0.75) below it. 0 turns it off.
     w_speaker : float
-        Source attribution (:mod:`engramdb.speakers`): when the question names exactly one of
-        the store's speakers ("Which cars does Dave like?"; "I" / "my" name the ``user``), the
-        memories that speaker said score (1 + w_speaker) x as much, before the top k are cut.
-        Of the LoCoMo evidence for questions naming one speaker, 95-98 % is that speaker's own
-        turns, while half of the first ten hits were the other speaker's turns addressing them.
-        0 turns it off. Memories without a speaker (no ``"Name: "`` prefix, no role tag) are
-        never boosted, so a store of plain notes ranks as before.
+        Source attribution (:mod:`engramdb.speakers`): when the question names exactly one
+        speaker of the namespace's live memories ("Which cars does Dave like?"; "I" / "my" name
+        the ``user``, "you" the ``assistant``), the memories that speaker said score
+        (1 + w_speaker) x as much, before the top k are cut. Of the LoCoMo evidence for
+        questions naming one speaker, 95-98 % is that speaker's own turns, while half of the
+        first ten hits were the other speaker's turns addressing them. 0.2 was best on the
+        tuning half averaged over both embedders (R@10 77.00 at 0.3 against 77.00 at 0.2, a
+        tie: the smaller weight kept; ``tune_locomo_fusion.py --stage speaker``). 0 turns it
+        off. Memories without a speaker (no ``"Name: "`` prefix, no role tag) are never
+        boosted, so a store of plain notes ranks as before.
     route : bool
         Multi-view recall: the intent router (:mod:`engramdb.recall.router`) reads the
         question's form and boosts the relation multipliers of its views (temporal, causal,

@@ -48,6 +48,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from .errors import InvalidInputError
+from .speakers import LABELS
 from .types import Contradiction, MemoryState, Relation, STATE_BY_CODE, _STATE_CODES
 
 __all__ = ["normalise", "normalise_attribute", "same_value", "slot_from_item", "rule_based_extractor", "slot_key",
@@ -183,8 +184,6 @@ _LIVES = re.compile(r"^\s*(?P<s>[\w][\w .\-]{0,80}?) (?:lives|live|now lives|now
 #: four capitalised words (a name) or a chat role.
 _SPEAKER = re.compile(r"^\s*(?P<sp>[A-Z][\w'.\-]*(?: [A-Z][\w'.\-]*){0,3}|user|assistant|tool|function):\s+")
 #: Words that open a note as a label, not as a speaker's name ("Update: I work at Acme now").
-_LABELS = frozenset("note notes update reminder todo fact summary edit ps fyi important warning question answer "
-                    "q a memo remember info correction".split())
 _I_WORK = re.compile(r"^\s*I(?:'m| am)?(?: now| still| currently)? (?:work|working) (?:at|for) "
                      r"(?P<v>[^.!?;]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$", re.IGNORECASE)
 _I_WORK_AS = re.compile(r"^\s*I(?:'m| am)?(?: now| still| currently)? (?:work|working) as (?:an? )?"
@@ -223,7 +222,7 @@ def rule_based_extractor(text: str, speaker: str | None = None) -> tuple[str, st
     """
     m = _SPEAKER.match(text)
     if m:
-        if m["sp"].lower() not in _LABELS:   # "Note: I moved to Porto" is the user's, not Note's
+        if m["sp"].lower() not in LABELS:   # "Note: I moved to Porto" is the user's, not Note's
             speaker = speaker or m["sp"]
         text = text[m.end():]
     who = (speaker or "").strip() or "user"

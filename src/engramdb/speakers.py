@@ -12,38 +12,61 @@ Recall weighs a memory by its source accordingly (``RecallConfig.w_speaker``,
 :mod:`engramdb.recall.ranking`): source monitoring (Johnson, Hashtroudi & Lindsay 1993) applied
 to retrieval.
 
-- :func:`speaker_of`: a record's speaker: the ``"<speaker>: "`` prefix of its text when a tag
-  names it or it is a capitalized name of one to three words or a chat role, else its chat role
-  tag, else none;
-- :func:`named_speaker`: the one speaker a question names, by any word of its name or by its
-  role word ("the user", "the assistant"), with first-person words ("I", "my", "me") naming
-  ``user`` (the agent's user asks); None when it names none or several.
+- :func:`speaker_of`: a record's speaker, in this order: the ``"<speaker>: "`` prefix of its
+  text when one of its tags is that speaker (a message ``add_conversation`` stored, whatever
+  the name looks like) or when it is a chat role; else its chat-role tag; else a prefix that
+  looks like a person's name (one to three capitalized words, not a label such as "Note",
+  "TODO" or "Q", not a pronoun, month or weekday); else none. Names are NFC-normalised.
+- :func:`named_speaker`: the one speaker a question names, among the speakers of the
+  namespace's live memories (:meth:`engramdb.state.columns.Columns.speaker_words`): by a word
+  of the name as written ("Dave", "Dave's"; a word two speakers share names neither on its
+  own, so "Maya Chen" names Maya Chen beside Maya Lopez and "Maya" names no one), by its role
+  ("the user", "the assistant"), by first-person words ("I", "my", "me": the ``user``, who
+  asks) or second-person ones ("you", "your": the ``assistant``, who is asked); None when it
+  names none or several. Month, weekday and season names and a question's leading auxiliary
+  ("Will", "May", "Can" ...) name no one, so a speaker called May or Will is found by a full
+  name or not at all. Scripts written without spaces between words (Chinese, Japanese) are
+  not split into words: their names are matched only as whole space-separated tokens.
 """
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Mapping
 
-__all__ = ["speaker_of", "speaker_keys", "named_speaker", "CHAT_ROLES", "FIRST_PERSON"]
+from .timeref import CALENDAR_WORDS
+
+__all__ = ["speaker_of", "speaker_keys", "named_speaker", "CHAT_ROLES", "FIRST_PERSON", "SECOND_PERSON",
+           "LABELS"]
 
 #: Chat roles (OpenAI's, as :data:`engramdb.conversation.ROLES`): a role tag or prefix is a speaker.
 CHAT_ROLES = frozenset({"user", "assistant", "system", "developer", "tool", "function"})
 #: Words by which a question's asker names themself: the ``user`` speaker.
 FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll"})
-
-_PREFIX = re.compile(r"([^\W\d_][\w'.\-]*(?: [^\W\d_][\w'.\-]*){0,2}): ")
-_WORD = re.compile(r"[^\W\d_][\w'\-]*")
-_MAX_PREFIX = 64
+#: Words by which a question names the one it is asked of: the ``assistant`` speaker.
+SECOND_PERSON = frozenset({"you", "your", "yours", "yourself", "you're", "you've", "you'd", "you'll"})
+#: Prefixes that label a note rather than name who said it ("Note: I moved to Porto" is the
+#: user's, not Note's); :mod:`engramdb.slots` reads the same list.
+LABELS = frozenset("note notes update reminder todo fact summary edit ps fyi important warning question answer "
+                   "q a memo remember info correction password tip idea task goal draft re fw fwd subject".split())
+_PRONOUNS = FIRST_PERSON | SECOND_PERSON | frozenset("he she it we they him her us them his its our their".split())
+#: A question's leading word that is an auxiliary, never a name ("Will Dave come?", "May I ...").
+_AUXILIARIES = frozenset("will may can could would should might must shall did does do is are was were has have "
+                         "had".split())
 _ASKED_ROLES = frozenset({"user", "assistant"})   # roles a question names by their word
+
+_NAME = re.compile(r"[^\W\d_][\w'.\-]*(?: [^\W\d_][\w'.\-]*){0,2}")
+_WORD = re.compile(r"[^\W_][\w'’\-]*")
+_POSSESSIVE = re.compile(r"['’]s?$")
+_MAX_PREFIX = 128
+
+
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
 
 
 def speaker_of(rec: Mapping) -> str | None:
     """The speaker of a stored record (``text``, ``tags``), or None.
-
-    The ``"<speaker>: "`` prefix of the text counts when one of the record's tags is that
-    speaker (a message ``add_conversation`` stored), when it is a chat role, or when it is a
-    capitalized name of one to three words (``"Dave: ..."``, ``"Dr Maya Chen: ..."``); failing
-    that, a chat-role tag (``"user"``, ``"assistant"``, ...) names the speaker.
 
     Parameters
     ----------
@@ -53,63 +76,95 @@ def speaker_of(rec: Mapping) -> str | None:
     Returns
     -------
     str or None
-        The speaker as written (the role in lower case).
+        The speaker as written, NFC-normalised (a chat role in lower case). See the module
+        docstring for the order of the rules.
     """
     text, tags = rec.get("text") or "", rec.get("tags") or ()
-    m = _PREFIX.match(text[:_MAX_PREFIX])
-    if m is not None:
-        name = m.group(1)
-        if name in tags or name.lower() in CHAT_ROLES:
-            return name.lower() if name.lower() in CHAT_ROLES else name
-        if all(w[0].isupper() for w in name.split(" ")):
+    cut = text.find(": ", 0, _MAX_PREFIX)
+    name = _nfc(text[:cut].strip()) if cut > 0 else ""
+    if "\x00" in name:   # not a name (and the snapshot's name list is NUL-separated)
+        name = ""
+    if name:
+        if name.lower() in CHAT_ROLES:
+            return name.lower()
+        if name in tags or _nfc(name) in {_nfc(t) for t in tags}:   # a speaker the record is tagged with
             return name
     for tag in tags:
         if tag in CHAT_ROLES:
             return tag
+    if name and _NAME.fullmatch(name) and _looks_like_a_name(name):
+        return name
     return None
+
+
+def _looks_like_a_name(name: str) -> bool:
+    words = name.split(" ")
+    return (len(name) > 1 and all(w[0].isupper() for w in words)
+            and name.lower() not in LABELS and not any(w.lower() in _PRONOUNS | CALENDAR_WORDS for w in words))
+
+
+def _bare(word: str) -> str:
+    """A question word without a possessive ending ("Dave's" -> "Dave", "James'" -> "James")."""
+    return _POSSESSIVE.sub("", word) if len(word) > 2 else word
 
 
 def speaker_keys(name: str) -> list[str]:
     """The words a question may name speaker ``name`` by: each word of a name as written
-    (matched case-sensitively: "Will" names a speaker, "will" does not), or the role itself
-    for the ``user`` and ``assistant`` roles (matched in any case; "tool" or "system" in a
-    question names no speaker)."""
+    (matched case-sensitively: "Will" names a speaker, "will" does not), NFC-normalised,
+    except single letters, pronouns and calendar words; or the role itself for the ``user``
+    and ``assistant`` roles ("tool" or "system" in a question names no speaker)."""
     if name in CHAT_ROLES:
         return [name] if name in _ASKED_ROLES else []
-    return _WORD.findall(name)
+    return [w for w in (_bare(w) for w in _WORD.findall(_nfc(name)))
+            if len(w) > 1 and w.lower() not in _PRONOUNS and w.lower() not in CALENDAR_WORDS]
 
 
-def named_speaker(query: str | None, codes: Mapping[str, int], user_code: int | None) -> int | None:
+def named_speaker(query: str | None, words: Mapping[str, frozenset], user_code: int | None,
+                  assistant_code: int | None) -> int | None:
     """The code of the one speaker ``query`` names, or None.
 
     Parameters
     ----------
     query : str or None
         The question.
-    codes : mapping of str to int
-        Word -> speaker code (:func:`speaker_keys` of every known speaker; a word two speakers
-        share maps to -1: it names neither).
-    user_code : int or None
-        The code of the ``user`` speaker, which first-person words name; None when no memory
-        has that speaker.
+    words : mapping of str to frozenset of int
+        Word -> the codes of the namespace's speakers it is a word of (:func:`speaker_keys`
+        of each live speaker; ``Columns.speaker_words``).
+    user_code, assistant_code : int or None
+        The codes of the ``user`` and ``assistant`` speakers, which first- and second-person
+        words name; None when the namespace has no memory of that speaker.
 
     Returns
     -------
     int or None
         The speaker's code when the question names exactly one speaker, else None.
     """
-    if not query or (not codes and user_code is None):
+    if not query or (not words and user_code is None and assistant_code is None):
         return None
-    found = set()
-    for w in _WORD.findall(query):
-        code = codes.get(w)
-        if code is None:
-            lw = w.lower()
-            code = user_code if lw in FIRST_PERSON else codes.get(lw) if lw in _ASKED_ROLES else None
-        if code is not None:
-            if code < 0:
+    named: set[int] = set()
+    shared: list[frozenset] = []
+    tokens = _WORD.findall(_nfc(query))
+    if tokens and tokens[0].lower() in _AUXILIARIES:
+        tokens = tokens[1:]
+    for w in tokens:
+        low = w.lower()
+        if low in FIRST_PERSON:
+            codes = frozenset() if user_code is None else frozenset((user_code,))
+        elif low in SECOND_PERSON:
+            codes = frozenset() if assistant_code is None else frozenset((assistant_code,))
+        elif low in CALENDAR_WORDS:
+            continue
+        else:
+            codes = words.get(_bare(w)) or (words.get(low, frozenset()) if low in _ASKED_ROLES else frozenset())
+        if len(codes) == 1:
+            named |= codes
+            if len(named) > 1:
                 return None
-            found.add(code)
-            if len(found) > 1:
-                return None
-    return found.pop() if found else None
+        elif codes:
+            shared.append(codes)
+    if not shared:
+        return next(iter(named)) if named else None
+    if named:   # a shared word of someone else ("What did Dave tell Maya?"): two people named
+        return next(iter(named)) if all(named <= codes for codes in shared) else None
+    common = frozenset.intersection(*shared)   # only shared words: named if together they name one
+    return next(iter(common)) if len(common) == 1 else None

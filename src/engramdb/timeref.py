@@ -92,7 +92,7 @@ from dataclasses import dataclass
 
 from engramdb.errors import InvalidInputError, NonFiniteError
 
-__all__ = ["DAY_SLACK_S", "PRECISIONS", "TimeWindow", "resolve_time_refs", "mentioned_span"]
+__all__ = ["DAY_SLACK_S", "PRECISIONS", "TimeWindow", "resolve_time_refs", "mentioned_span", "CALENDAR_WORDS"]
 
 #: Default widening, in seconds, on each side of windows built from particular days. LoCoMo's
 #: session date is the day an event was *mentioned*, often a day after it happened, and the
@@ -196,6 +196,9 @@ _FULL_NAMES = frozenset(_MONTH_NAMES)
 _WEEKDAYS = {d: i for i, d in enumerate(
     ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])}
 _SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}  # first month
+#: Month, weekday and season names in lower case: words that name a time, never a person, in a
+#: question ("in May", "on Friday"; :mod:`engramdb.speakers`).
+CALENDAR_WORDS = frozenset(_MONTH_NAMES) | frozenset(_WEEKDAYS) | frozenset(_SEASONS)
 _NUMBERS = {w: i for i, w in enumerate(
     ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
      "eleven", "twelve"])}

@@ -95,9 +95,9 @@ def run(ctx: RecallContext) -> None:
                              (c.mentioned_start[cn], c.mentioned_end[cn]))
         score = score + cfg.w_time * weight * score.max()
     if cfg.w_speaker and req.query is not None and len(cand):
-        said_by = named_speaker(req.query, c.speaker_words, c.user_speaker)
-        if said_by is not None:
-            score = np.where(c.speaker[nodes[cand]] == said_by, score * (1.0 + cfg.w_speaker), score)
+        said_by = named_speaker(req.query, *c.speaker_words(ctx.space.code))
+        if said_by is not None:   # (a piece is said by its memory's speaker: read through its head)
+            score = np.where(c.speaker[c.head[nodes[cand]]] == said_by, score * (1.0 + cfg.w_speaker), score)
     ws, wr, wc = cfg.w_salience, cfg.w_recency, cfg.w_confidence
     if ws or wr or wc:
         want = wanted(req)

@@ -304,11 +304,19 @@ def _uncensored(cols, nids: np.ndarray, keep: np.ndarray) -> np.ndarray:
 
 
 def time_windows(ctx: RecallContext) -> list:
-    """Time windows named in the question, resolved against :func:`time_anchor`."""
+    """Time windows named in the question, resolved against :func:`time_anchor`. A recall
+    ``as_of`` a time reads the cues as the store would have then: against the newest event time
+    of the memories recorded by then, never after ``as_of``."""
     req = ctx.request
     if req.query is None or req.config.w_time <= 0:
         return []
-    return resolve_time_refs(req.query, time_anchor(ctx.state.latest(ctx.space.name), req.now))
+    as_of = req.filters.as_of
+    if as_of is None:
+        return resolve_time_refs(req.query, time_anchor(ctx.state.latest(ctx.space.name), req.now))
+    c = ctx.state.cols
+    held = c.in_namespace(ctx.space.code) & (c.recorded_at[: c.n] <= as_of)
+    latest = float(np.max(c.created_at[: c.n], where=held, initial=-np.inf)) if held.any() else as_of
+    return resolve_time_refs(req.query, time_anchor(latest, min(req.now, as_of)))
 
 
 def time_anchor(latest: float, now: float) -> float:
@@ -349,8 +357,9 @@ def _passing(ctx: RecallContext, nids: np.ndarray) -> np.ndarray:
 def window_seeds(ctx: RecallContext, windows: list | None = None) -> dict[int, float]:
     """Seeds from the time windows of a mostly-time question: nid -> base.
 
-    Up to ``time_seed_k`` memories of the namespace whose event time falls in a window (those
-    in a core first, then the newest), each with base 1 / (1 + content words), times
+    Up to ``time_seed_k`` memories of the namespace whose event time, or the time their text
+    names (``Columns.mentioned_start``), falls in a window (those in a core first, then the
+    newest), each with base 1 / (1 + content words), times
     ``time_slack_weight`` outside every core. Empty when the question has no window or more
     than ``time_question_words`` content words. ``windows``: the question's time windows
     (:func:`time_windows`; ``ctx.windows`` when omitted).
@@ -364,12 +373,12 @@ def window_seeds(ctx: RecallContext, windows: list | None = None) -> dict[int, f
         return {}
     c = ctx.state.cols
     nids = np.flatnonzero(c.in_namespace(ctx.space.code))
-    t = c.created_at[nids]
+    t, ms, me = c.created_at[nids], c.mentioned_start[nids], c.mentioned_end[nids]
     inside = np.zeros(len(nids), bool)
     core = np.zeros(len(nids), bool)
-    for w in windows:
-        inside |= (t >= w.start) & (t < w.end)
-        core |= (t >= w.core_start) & (t < w.core_end)
+    for w in windows:   # by event time, or by the time the memory's text names (ranking.time_weight)
+        inside |= ((t >= w.start) & (t < w.end)) | ((ms < w.end) & (me > w.start))
+        core |= ((t >= w.core_start) & (t < w.core_end)) | ((ms < w.core_end) & (me > w.core_start))
     nids, core = nids[inside], core[inside]
     keep = np.isin(nids, _passing(ctx, nids))
     nids, core = nids[keep], core[keep]

@@ -121,9 +121,12 @@ class Columns:
         nid. Recall treats a memory's pieces as one node (:func:`engramdb.recall.seeds.lift_pieces`).
     speaker : ndarray of int32
         Who said the memory (:func:`engramdb.speakers.speaker_of`): an index into
-        ``speaker_names``, 0 for none. A piece of a long text has its memory's speaker.
+        ``speaker_names``, 0 for none. Set on a memory's own (first) record only: a later piece
+        of a long text is its memory's (read it as ``speaker[head[nid]]``).
     speaker_names : list of str
-        The speakers by code; entry 0 is "" (no speaker).
+        The speakers by code; entry 0 is "" (no speaker). A speaker whose memories are all
+        erased stays in memory until the store is reopened; the saved snapshot keeps only the
+        speakers of live memories (:meth:`snapshot`).
     mentioned_start, mentioned_end : ndarray of float64
         The time the memory's text names, resolved against its event time
         (:func:`engramdb.timeref.mentioned_span`: "last Friday" said on a Monday), Unix
@@ -190,10 +193,12 @@ class Columns:
             self.head[nid] = head
         elif rec.get("chunk_of") is None:
             self.head[nid] = nid
-        if rec.get("chunk_of") is None:
+        if rec.get("chunk_of") is None:   # a memory's own record: who said it
+            self._count_speaker(nid, -1)
             self.speaker[nid] = self.speaker_code(speaker_of(rec))
-        elif head is not None:   # a later piece: its memory's speaker
-            self.speaker[nid] = self.speaker[head]
+            self.ns[nid] = ns_code
+            self.alive[nid] = True
+            self._count_speaker(nid, +1)
         self.ns[nid] = ns_code
         self.kind[nid] = MemoryKind(rec["kind"]).code
         state = _STATE_CODES[MemoryState(rec["state"])]
@@ -217,18 +222,11 @@ class Columns:
             self.censor.on_record(nid, rec)
 
     def _set_speakers(self, names: list[str]) -> None:
-        """Install the speaker table (``names[0]`` is "") and the word -> code map questions
-        are matched by (:func:`engramdb.speakers.named_speaker`)."""
+        """Install the speaker table (``names[0]`` is ""); per-namespace counts start unknown."""
         self.speaker_names = names
         self._speaker_codes = {name: i for i, name in enumerate(names) if i}
-        self.speaker_words: dict[str, int] = {}
-        for i, name in enumerate(names[1:], 1):
-            self._add_speaker_words(name, i)
-
-    def _add_speaker_words(self, name: str, code: int) -> None:
-        for word in speaker_keys(name):
-            held = self.speaker_words.get(word)
-            self.speaker_words[word] = code if held in (None, code) else -1   # shared: names neither
+        self._speaker_counts: dict[int, list[int]] = {}   # namespace code -> live memories per speaker
+        self._speaker_words: dict[int, tuple] = {}       # namespace code -> speaker_words()
 
     def speaker_code(self, name: str | None) -> int:
         """The code of speaker ``name`` (0 for None), added to the table when new."""
@@ -238,19 +236,60 @@ class Columns:
         if code is None:
             code = self._speaker_codes[name] = len(self.speaker_names)
             self.speaker_names.append(name)
-            self._add_speaker_words(name, code)
         return code
 
-    @property
-    def user_speaker(self) -> int | None:
-        """The code of the ``user`` speaker (whom first-person words name), None when none."""
-        return self._speaker_codes.get("user")
+    def _count_speaker(self, nid: int, step: int) -> None:
+        """Add ``step`` to the count of ``nid``'s speaker in its namespace, when ``nid`` is a live
+        memory with a speaker and that namespace's counts are kept; a speaker gained or lost
+        drops the namespace's word map."""
+        code = int(self.speaker[nid])
+        if code == 0 or not self.alive[nid]:
+            return
+        ns = int(self.ns[nid])
+        counts = self._speaker_counts.get(ns)
+        if counts is None:
+            return
+        if code >= len(counts):
+            counts.extend([0] * (code + 1 - len(counts)))
+        before = counts[code]
+        counts[code] = before + step
+        if (before == 0) != (counts[code] == 0):
+            self._speaker_words.pop(ns, None)
+
+    def speaker_words(self, ns_code: int) -> tuple[dict[str, frozenset], int | None, int | None]:
+        """What a question of namespace ``ns_code`` names speakers by
+        (:func:`engramdb.speakers.named_speaker`): word -> codes of the namespace's speakers with
+        a live memory (:func:`engramdb.speakers.speaker_keys`), and the codes of its ``user`` and
+        ``assistant`` speakers (None when it has none). Counted on first use (one pass over the
+        columns), then kept in step by every change."""
+        got = self._speaker_words.get(ns_code)
+        if got is not None:
+            return got
+        counts = self._speaker_counts.get(ns_code)
+        if counts is None:
+            n = self.n
+            own = (self.ns[:n] == ns_code) & self.alive[:n] & (self.head[:n] == np.arange(n, dtype=np.int32))
+            counts = self._speaker_counts[ns_code] = np.bincount(
+                self.speaker[:n][own], minlength=len(self.speaker_names)).tolist()
+        words: dict[str, set] = {}
+        for code, count in enumerate(counts):
+            if code and count > 0:
+                for word in speaker_keys(self.speaker_names[code]):
+                    words.setdefault(word, set()).add(code)
+        live = {self.speaker_names[c] for c, k in enumerate(counts) if c and k > 0}
+        got = ({w: frozenset(c) for w, c in words.items()},
+               self._speaker_codes.get("user") if "user" in live else None,
+               self._speaker_codes.get("assistant") if "assistant" in live else None)
+        self._speaker_words[ns_code] = got
+        return got
 
     def kill(self, nid: int) -> None:
         """Mark an erased nid."""
         self.ensure(nid + 1)
         if self.state[nid] == _ARCHIVED:
             self.archived_version += 1
+        self._count_speaker(nid, -1)
+        self.speaker[nid] = 0
         self.alive[nid] = False
         self.ext_ids[nid] = None
         self.blocked[nid] = False
@@ -274,7 +313,15 @@ class Columns:
         out = {name: getattr(self, name)[: self.n] for name in self.FIELDS}
         out["ext_ids"] = np.frombuffer("\x00".join(x or "" for x in self.ext_ids).encode(), np.uint8)
         out["ns_names"] = np.frombuffer("\x00".join(ns_names).encode(), np.uint8)
-        out["speaker_names"] = np.frombuffer("\x00".join(self.speaker_names).encode(), np.uint8)
+        # the speakers of live memories only, renumbered: an erased memory's speaker leaves no name
+        n = self.n
+        used = np.unique(self.speaker[:n][self.alive[:n]])
+        used = used[used > 0]
+        renumber = np.zeros(len(self.speaker_names), np.int32)
+        renumber[used] = np.arange(1, len(used) + 1, dtype=np.int32)
+        out["speaker"] = np.where(self.alive[:n], renumber[self.speaker[:n]], 0).astype(np.int32)
+        out["speaker_names"] = np.frombuffer(
+            "\x00".join([""] + [self.speaker_names[i] for i in used.tolist()]).encode(), np.uint8)
         return out
 
     @classmethod
