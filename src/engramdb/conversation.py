@@ -49,6 +49,7 @@ from typing import Any, Callable, Iterable, Mapping
 from .batch_plan import block_id, piece_tags, split_text, whole_digest, whole_record
 from .entities import co_mentions, extract_entities
 from .errors import EmptyTextError, InvalidInputError
+from .speakers import CHAT_ROLES
 from .store.lmdb_store import text_digest
 from .types import GENERATED_TAGS, MemoryKind, Relation
 from .validate import RESERVED_TAGS, as_list, check_user_id, encodable, is_blank, reserved_form, to_unix_seconds
@@ -58,7 +59,7 @@ __all__ = ["ConversationPlan", "plan_conversation", "split_blocks", "stored_ment
 
 #: Roles a message may have (OpenAI's chat roles); ``system`` and ``developer`` instructions are
 #: not memories of the conversation and are left out unless ``keep_roles`` names them.
-ROLES = frozenset({"user", "assistant", "system", "developer", "tool", "function"})
+ROLES = CHAT_ROLES
 INSTRUCTION_ROLES = frozenset({"system", "developer"})
 
 #: Fields a message may carry; OpenAI's tool fields are accepted and ignored.

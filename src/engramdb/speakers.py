@@ -39,7 +39,7 @@ from .timeref import CALENDAR_WORDS
 __all__ = ["speaker_of", "speaker_keys", "named_speaker", "CHAT_ROLES", "FIRST_PERSON", "SECOND_PERSON",
            "LABELS"]
 
-#: Chat roles (OpenAI's, as :data:`engramdb.conversation.ROLES`): a role tag or prefix is a speaker.
+#: Chat roles (OpenAI's; :data:`engramdb.conversation.ROLES` is this set): a role tag or prefix is a speaker.
 CHAT_ROLES = frozenset({"user", "assistant", "system", "developer", "tool", "function"})
 #: Words by which a question's asker names themself: the ``user`` speaker.
 FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll"})
@@ -87,7 +87,7 @@ def speaker_of(rec: Mapping) -> str | None:
     if name:
         if name.lower() in CHAT_ROLES:
             return name.lower()
-        if name in tags or _nfc(name) in {_nfc(t) for t in tags}:   # a speaker the record is tagged with
+        if name in tags or name in {_nfc(t) for t in tags}:   # a speaker the record is tagged with
             return name
     for tag in tags:
         if tag in CHAT_ROLES:
