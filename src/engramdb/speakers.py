@@ -62,7 +62,7 @@ _MAX_PREFIX = 128
 
 
 def _nfc(text: str) -> str:
-    return unicodedata.normalize("NFC", text)
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def speaker_of(rec: Mapping) -> str | None:

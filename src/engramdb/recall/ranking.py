@@ -88,16 +88,16 @@ def run(ctx: RecallContext) -> None:
     nodes = ctx.nodes
     slots = state.slot_table(ctx.space.name) if req.filters.slotted else None
     cand = np.flatnonzero(req.filters.mask(c, nodes, ctx.space.code, slots))
-    score = ctx.total[cand]
+    score = ctx.total[cand]   # (a copy: fancy indexing)
+    cn = nodes[cand]
     if ctx.windows and len(cand):
-        cn = nodes[cand]
         weight = time_weight(c.created_at[cn], ctx.windows, cfg.time_slack_weight,
                              (c.mentioned_start[cn], c.mentioned_end[cn]))
         score = score + cfg.w_time * weight * score.max()
     if cfg.w_speaker and req.query is not None and len(cand):
         said_by = named_speaker(req.query, *c.speaker_words(ctx.space.code))
         if said_by is not None:   # (a piece is said by its memory's speaker: read through its head)
-            score = np.where(c.speaker[c.head[nodes[cand]]] == said_by, score * (1.0 + cfg.w_speaker), score)
+            score[c.speaker[c.head[cn]] == said_by] *= 1.0 + cfg.w_speaker
     ws, wr, wc = cfg.w_salience, cfg.w_recency, cfg.w_confidence
     if ws or wr or wc:
         want = wanted(req)
