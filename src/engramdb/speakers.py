@@ -54,6 +54,10 @@ _PRONOUNS = FIRST_PERSON | SECOND_PERSON | frozenset("he she it we they him her 
 _AUXILIARIES = frozenset("will may can could would should might must shall did does do is are was were has have "
                          "had".split())
 _ASKED_ROLES = frozenset({"user", "assistant"})   # roles a question names by their word
+_ROLE_WORDS = frozenset(v for r in _ASKED_ROLES for v in (r, r.capitalize(), r.upper()))
+#: first- and second-person words as a question may write them -> the role they name
+_PERSON = {v: role for words, role in ((FIRST_PERSON, "user"), (SECOND_PERSON, "assistant"))
+           for w in words for v in (w, w.capitalize(), w.upper())}
 
 _NAME = re.compile(r"[^\W\d_][\w'.\-]*(?: [^\W\d_][\w'.\-]*){0,2}")
 _WORD = re.compile(r"[^\W_][\w'’\-]*")
@@ -147,20 +151,25 @@ def named_speaker(query: str | None, words: Mapping[str, frozenset], user_code: 
     if tokens and tokens[0].lower() in _AUXILIARIES:
         tokens = tokens[1:]
     for w in tokens:
-        low = w.lower()
-        if low in FIRST_PERSON:
-            codes = frozenset() if user_code is None else frozenset((user_code,))
-        elif low in SECOND_PERSON:
-            codes = frozenset() if assistant_code is None else frozenset((assistant_code,))
-        elif low in CALENDAR_WORDS:
-            continue
-        else:
-            codes = words.get(_bare(w)) or (words.get(low, frozenset()) if low in _ASKED_ROLES else frozenset())
+        codes = words.get(w)
+        if codes is None:
+            person = _PERSON.get(w)   # "I", "my", "You" ... (a calendar word is no key of a name)
+            if person is not None:
+                code = user_code if person == "user" else assistant_code
+                if code is None:
+                    continue
+                codes = frozenset((code,))
+            elif "'" in w or "’" in w:
+                codes = words.get(_bare(w))
+            elif w in _ROLE_WORDS:
+                codes = words.get(w.lower())
+            if not codes:
+                continue
         if len(codes) == 1:
             named |= codes
             if len(named) > 1:
                 return None
-        elif codes:
+        else:
             shared.append(codes)
     if not shared:
         return next(iter(named)) if named else None
