@@ -217,7 +217,35 @@ def main(argv=None) -> int:
     doc = {"benchmark": f"LoCoMo as long chats ({what}; add_batch + next, {how})",
            "by_embedder": {**doc.get("by_embedder", {}), embedder.name: run}}
     out.write_text(json.dumps(doc, indent=2) + "\n")
+    write_table(doc, out.with_suffix(".md"))
     return 0
+
+
+def write_table(doc: dict, md: Path) -> None:
+    """Rewrite the table of ``md`` from ``doc`` (every embedder's latest run), keeping any text
+    written below it (from its first ``## `` heading on)."""
+    notes = ""
+    if md.exists():
+        old = md.read_text()
+        at = old.find("\n## ")
+        notes = old[at:] if at >= 0 else ""
+    runs = list(doc["by_embedder"].values())
+    lines = [f"# {doc['benchmark']}", "",
+             "Rerun: " + "; ".join(f"`{r['command']}` ({r['date']}, load at start {r['machine']['loadavg_start'][0]})"
+                                   for r in runs) + ". Query vector given. R@k: share of the evidence messages "
+             "among the first k hits.", "",
+             "| embedder | merge | chunk chars | messages | mean chars | half | method | R@5 | R@10 | R@20 | "
+             "multi-hop R@10 | temporal R@10 | open-domain R@10 | single-hop R@10 | median µs |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in runs:
+        for x in r["runs"]:
+            c = x["per_category_r10"]
+            lines.append(f"| {r['embedder'][:16]} | {x['merge']} | {x['chunk_chars']} | {x['messages']} | "
+                         f"{x['mean_message_chars']:.0f} | {x['half']} | {x['method']} | {x['recall@5']:.1f} | "
+                         f"{x['recall@10']:.1f} | {x['recall@20']:.1f} | {c.get('1 multi-hop', 0):.1f} | "
+                         f"{c.get('2 temporal', 0):.1f} | {c.get('3 open-domain', 0):.1f} | "
+                         f"{c.get('4 single-hop', 0):.1f} | {x['latency_median_us']:.0f} |")
+    md.write_text("\n".join(lines) + "\n" + notes)
 
 
 if __name__ == "__main__":
