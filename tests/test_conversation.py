@@ -575,10 +575,11 @@ def test_cli_names_the_file_line_of_a_bad_message(tmp_path):
     assert "messages[1]" not in res.output
 
 
-def test_a_chat_sent_again_with_a_message_edited_adds_only_the_changed_tail(tmp_store):
-    """A message edited (or a reply regenerated) and the chat sent again: the messages before
-    the change are already stored; the changed one and those after it are new (found by a
-    hostile-input pass: every message was stored a second time)."""
+def test_a_chat_sent_again_with_a_message_edited_adds_only_the_changed_message(tmp_store):
+    """A message edited (or a reply regenerated) and the chat sent again: the messages that
+    still match their stored place are already stored; the changed one is new (found by a
+    hostile-input pass: every message was stored a second time; a fresh-user pass: an edit of
+    the first message stored the whole chat again)."""
     base = [{"role": "user", "content": c, "created_at": 1.7e9 + i, "session": "s"}
             for i, c in enumerate(["Hi, I'm Dana.", "I live in Oslo.", "Yes.", "Bye."])]
     edited = [dict(m) for m in base]
@@ -586,7 +587,57 @@ def test_a_chat_sent_again_with_a_message_edited_adds_only_the_changed_tail(tmp_
     with engramdb.open(tmp_store) as eng:
         eng.add_conversation(base, namespace="u")
         out = eng.add_conversation(edited, namespace="u")
-        assert out["already_stored"] == 2 and out["message_ids"] == ["s:5", "s:6"]
+        assert out["already_stored"] == 3 and out["message_ids"] == ["s:5"]
         texts = [m.text for m in eng.query(namespace="u", tags=["user"], limit=100)]
         assert texts.count("user: Hi, I'm Dana.") == 1 and texts.count("user: No.") == 1
+        assert texts.count("user: Bye.") == 1
+        first = [dict(m) for m in base]
+        first[0]["content"] = "Hello, I'm Dana."   # the first message edited
+        out = eng.add_conversation(first, namespace="u")
+        assert out["already_stored"] == 3 and out["message_ids"] == ["s:6"]
         assert ("s:5", Relation.NEXT) in _rels(eng, "s:4")
+
+
+def test_a_chat_sent_again_keeps_erased_and_reworded_messages_as_they_are(tmp_store):
+    """An agent re-sends its whole history each turn (README): a message erased with
+    forget(hard=True) was stored again (the PIN came back, and every message after it twice),
+    and a message the store reworded (update) or superseded came back in its first wording
+    (found by a fresh-user pass)."""
+    hist = [{"role": "user", "content": c, "created_at": 1.7e9 + i}
+            for i, c in enumerate(["Hi there.", "My bank PIN is 4921.", "My favourite band is Radiohead.",
+                                   "I work as a nurse.", "See you."])]
+    with engramdb.open(tmp_store) as eng:
+        ids = eng.add_conversation(hist, namespace="u", session="s")["message_ids"]
+        eng.forget(ids[1], namespace="u", hard=True)
+        eng.update(ids[2], text="user: My favourite band is Portishead.", namespace="u")
+        eng.supersede(ids[3], "user: I now work as a teacher.", namespace="u")
+        out = eng.add_conversation(hist + [{"role": "user", "content": "Thanks!", "created_at": 1.7e9 + 9}],
+                                   namespace="u", session="s")
+        assert out["already_stored"] == 5 and out["message_ids"] == ["s:6"]
+        texts = [m.text for m in eng.query(namespace="u", limit=100, include_superseded=True)]
+        assert not any("4921" in t for t in texts)
+        assert texts.count("user: My favourite band is Radiohead.") == 0
+        assert texts.count("user: I work as a nurse.") == 1   # the superseded version, once
+        assert [h.id for h in eng.recall("What is my bank PIN?", namespace="u", k=3).hits if "4921" in h.text] == []
+        # the first message erased: the rest still line up, nothing comes back
+        eng.forget(ids[0], namespace="u", hard=True)
+        again = eng.add_conversation(hist, namespace="u", session="s")
+        assert again["already_stored"] == 5 and again["message_ids"] == []
+
+
+def test_messages_as_the_openai_sdk_dumps_them_are_accepted(tmp_store):
+    """An assistant message from ``model_dump()`` (refusal, annotations, audio) and a user turn
+    with an image part were refused whole (fresh-user pass); a typo'd field still is."""
+    msgs = [{"role": "user", "content": [{"type": "text", "text": "What is in this photo of my cat?"},
+                                         {"type": "image_url", "image_url": {"url": "https://x/cat.png"}}]},
+            {"role": "assistant", "content": "A cat on a sofa.", "refusal": None, "annotations": [], "audio": None,
+             "function_call": None, "tool_calls": None}]
+    with engramdb.open(tmp_store) as eng:
+        out = eng.add_conversation(msgs, namespace="u", session="s")
+        assert out["message_ids"] == ["s:1", "s:2"]
+        assert eng.get("s:1", namespace="u").text == "user: What is in this photo of my cat?"
+        with pytest.raises(engramdb.InvalidInputError, match="contnet: unknown field"):
+            eng.add_conversation([{"role": "user", "contnet": "hi"}], namespace="u")
+        only_image = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://x/y.png"}}]}]
+        with pytest.raises(engramdb.InvalidInputError, match="content"):
+            eng.add_conversation(only_image, namespace="u")

@@ -62,9 +62,13 @@ __all__ = ["ConversationPlan", "plan_conversation", "split_blocks", "stored_ment
 ROLES = CHAT_ROLES
 INSTRUCTION_ROLES = frozenset({"system", "developer"})
 
-#: Fields a message may carry; OpenAI's tool fields are accepted and ignored.
+#: Fields a message may carry; the other fields of OpenAI's chat messages (tool calls, an
+#: assistant message's refusal, annotations and audio, as the SDK dumps them) are accepted and
+#: ignored. Any other field is refused (a typo such as "contnet" would lose the text).
 MESSAGE_FIELDS = frozenset({"role", "content", "created_at", "session", "name", "id",
-                            "tool_calls", "tool_call_id", "function_call"})
+                            "tool_calls", "tool_call_id", "function_call", "refusal", "annotations", "audio"})
+#: Content parts that carry no text (images, audio, files): left out of a message's text.
+_MEDIA_PARTS = frozenset({"image_url", "input_image", "image", "input_audio", "audio", "file", "input_file"})
 
 _SPEAKER = re.compile(r"^([^:\n]{1,40}):\s+")
 #: An entity named by more stored messages than max(HUB_MIN, HUB_SHARE x namespace size) is a hub.
@@ -117,7 +121,8 @@ def _bad(where: str, field: str | None, problem: str, cls: type = InvalidInputEr
 
 
 def _content(raw: Any, where: str) -> str:
-    """Message content as text: a string, or OpenAI's list of ``{"type": "text", "text"}`` parts."""
+    """Message content as text: a string, or OpenAI's list of ``{"type": "text", "text"}`` parts
+    (parts without text, such as ``{"type": "image_url", ...}``, are left out)."""
     if raw is None:
         raise _bad(where, "content", "missing; give the message's text (a string)")
     if isinstance(raw, list):
@@ -127,6 +132,8 @@ def _content(raw: Any, where: str) -> str:
                 parts.append(part["text"])
             elif isinstance(part, str):
                 parts.append(part)
+            elif isinstance(part, Mapping) and part.get("type") in _MEDIA_PARTS:
+                continue
             else:
                 raise _bad(where, "content", f"part {j} must be a string or {{'type': 'text', 'text': str}}, "
                                              f"got {type(part).__name__}")
@@ -266,17 +273,28 @@ def stored_digest(state: Any, namespace: str, ext_id: str) -> str | None:
     return None if rec is None else whole_digest(rec)
 
 
-def session_messages(state: Any, namespace: str, sid: str) -> list[tuple[str, str]] | None:
-    """The messages ``discussed_in`` the stored session node ``sid``, in write order, with the
-    digests of their whole texts; None when no such node is stored."""
+def session_messages(state: Any, namespace: str, sid: str) -> list[tuple[str, frozenset]] | None:
+    """The messages ``discussed_in`` the stored session node ``sid``, in write order, each with
+    the digests of its whole text now and of its first wording (the text as it was sent, when
+    ``update`` has reworded it since); None when no such node is stored."""
     with state.store.read("looking up a stored session") as txn:
         nid = state.store.lookup_id(txn, namespace, sid)
     if nid is None:
         return None
     into = sorted({o for o, rel, _w, forward in state.graph.neighbours(nid)
                    if rel == Relation.DISCUSSED_IN.code and not forward})
-    return [(rec["id"], whole_digest(rec)) for rec in state.records(into, "reading a stored session")
+    return [(rec["id"], _digests(rec)) for rec in state.records(into, "reading a stored session")
             if rec is not None and rec.get("chunk_of") is None and GENERATED_TAGS.isdisjoint(rec.get("tags") or ())]
+
+
+def _digests(rec: dict) -> frozenset:
+    """The digests a stored message is recognised by when sent again: its whole text now, and
+    its first wording (``versions[0]``, kept whole for a message stored as pieces)."""
+    out = {whole_digest(rec)}
+    versions = rec.get("versions") or ()
+    if versions and isinstance(versions[0].get("text"), str):
+        out.add(text_digest(versions[0]["text"]).hex())   # (a version holds the whole text)
+    return frozenset(out)
 
 
 def stored_mentions(state: Any, namespace: str, entity: str) -> list[str] | None:
@@ -328,31 +346,53 @@ def stored_mentions(state: Any, namespace: str, entity: str) -> list[str] | None
     return sorted(found, key=found.__getitem__)
 
 
-def _overlap(stored: list[str], sent: list[str]) -> tuple[int, int]:
-    """Where (j) and how many (n) of the first ``sent`` messages a session holds already.
+def _with_holes(stored: list[tuple[str, frozenset]], numbered: re.Pattern) -> list[tuple[str | None, frozenset | None]]:
+    """A stored session's messages in order with a hole ``(None, None)`` at each position of its
+    ``<session>:<n>`` numbering that no stored message holds any more (an erased message): a
+    chat sent again lines up around it, and the message at the hole is not stored again."""
+    out: list[tuple[str | None, frozenset | None]] = []
+    for mid, digests in stored:
+        m = numbered.fullmatch(mid)
+        if m is not None and int(m.group(1)) > len(out) + 1:   # (a message with its own id holds a place too)
+            out.extend([(None, None)] * (int(m.group(1)) - len(out) - 1))
+        out.append((mid, digests))
+    return out
 
-    ``sent`` lines up with ``stored`` at position j when its first n = min(len(sent),
-    len(stored) - j) messages equal ``stored[j:j + n]``, and the run either reaches the end of
-    ``stored`` (the whole chat sent again, a growing message list, a window over its tail) or
-    holds two messages or more (a stretch sent again). The first j that lines up gives (j, n);
-    (0, 0) when none does. Messages (their texts' digests) are matched by position, so a reply repeated word for word
-    ("Yes.") later in a chat is a new message; one sent alone that repeats the session's last
-    message is taken as sent again.
 
-    Failing that, the longest run of two messages or more that ``sent`` opens with and
-    ``stored`` holds (the first such j): a chat sent again with a message edited or a reply
-    regenerated holds the messages before the change already; the changed one and those after
-    it are new."""
-    best = (0, 0)
+def _overlap(stored: list[frozenset | None], sent: list[str]) -> tuple[int, list[int]]:
+    """Where (j) a session holds ``sent`` already, and which of ``sent``'s messages (their
+    indices) it holds.
+
+    ``stored`` holds, per stored message in order, the digests it is recognised by (its text
+    now and as first sent), or None at a hole (an erased message: any message lines up there
+    and none is stored again in its place). ``sent`` lines up with ``stored`` at position j when
+    its first n = min(len(sent), len(stored) - j) messages match ``stored[j:j + n]``, with at
+    least one real match, and the run either reaches the end of ``stored`` (the whole chat sent
+    again, a growing message list, a window over its tail) or holds two messages or more (a
+    stretch sent again). The first j that lines up gives (j, [0 .. n-1]). Messages are matched
+    by position, so a reply repeated word for word ("Yes.") later in a chat is a new message;
+    one sent alone that repeats the session's last message is taken as sent again.
+
+    Failing that, the j where most of ``sent``'s messages match position by position, two at
+    least and no fewer than those that differ: a chat sent again with a message edited (the
+    first one included) or a reply regenerated holds the others already; the changed ones are
+    new. (0, []) when nothing lines up."""
+    def same(k: int, i: int) -> bool:
+        return stored[i] is None or sent[k] in stored[i]
+
+    best: tuple[int, list[int]] = (0, [])
     for j in range(len(stored)):
         full = min(len(sent), len(stored) - j)
         n = 0   # how many of sent's first messages stored holds from j on
-        while n < full and sent[n] == stored[j + n]:
+        while n < full and same(n, j + n):
             n += 1
-        if n == full and n and (j + n == len(stored) or n >= 2):
-            return j, n
-        if n >= 2 and n > best[1]:
-            best = (j, n)
+        real = sum(stored[j + k] is not None for k in range(n))
+        if n == full and real and (j + n == len(stored) or n >= 2):
+            return j, list(range(n))
+        held = [k for k in range(full) if same(k, j + k)]
+        matched = sum(stored[j + k] is not None for k in held)
+        if matched >= 2 and matched >= full - len(held) and len(held) > len(best[1]):
+            best = (j, held)
     return best
 
 
@@ -417,9 +457,12 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         SHA-256 (hex) of the whole text of the memory the namespace holds under this id
         (:func:`engramdb.batch_plan.whole_digest`), or None. A message with an ``id`` the
         namespace holds with the same text is already stored: left out.
-    session_messages : callable str -> list of (id, digest) or None, optional
+    session_messages : callable str -> list of (id, frozenset of digests) or None, optional
         The messages a stored session node holds (their ``discussed_in`` edges), in the order
-        they were stored, each with its whole text's digest; None when there is no such node.
+        they were stored, each with the digests of its whole text now and as first sent
+        (:func:`session_messages`); None when there is no such node. A position of the
+        session's ``<session>:<n>`` numbering that no stored message holds (an erased message)
+        lines up with any message sent there, which is not stored again.
         With it, the messages of a stored session that line up with its stored messages
         (``"<speaker>: <content>"``, in order: :func:`_overlap`) are not stored again, whatever
         their ids, so a chat sent again whole, a growing message list or a window over its tail
@@ -503,7 +546,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             n = 1
             while entity_exists is not None and entity_exists(f"{id_prefix}S:{label}"):
                 held_msgs = session_messages(f"{id_prefix}S:{label}") if session_messages is not None else None
-                if held_msgs and held_msgs[0][1] == digest:
+                if held_msgs and digest in held_msgs[0][1]:
                     break   # the same chat sent again: its stored session takes it
                 n += 1
                 label = f"{base}-{n}"
@@ -523,16 +566,17 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             stored_msgs = []
         numbered = re.compile(re.escape(f"{id_prefix}{lab}:") + r"([0-9]+)")
         top = max([len(stored_msgs)] + [int(m.group(1)) for mid, _ in stored_msgs if (m := numbered.fullmatch(mid))])
-        held[lab] = (stored_msgs, top + 1)
+        held[lab] = (_with_holes(stored_msgs, numbered), top + 1)
     n_rows = len(rows)
     skip: set[int] = set()   # rows the namespace holds already
     if stored_digest is not None:   # an id given again with the same text
         skip.update(i for i, r in enumerate(rows) if r[5] is not None and stored_digest(r[5]) == r[6])
     for lab, (stored_msgs, _pos) in held.items():
         mine = [i for i, r in enumerate(rows) if r[4] == lab]
-        j, n = _overlap([d for _, d in stored_msgs], [rows[i][6] for i in mine])
-        # a message lined up with a stored one is that one, unless its own id says otherwise
-        skip.update(i for o, i in enumerate(mine[:n]) if rows[i][5] in (None, stored_msgs[j + o][0]))
+        j, lined = _overlap([d for _, d in stored_msgs], [rows[i][6] for i in mine])
+        # a message lined up with a stored one is that one, unless its own id says otherwise (at
+        # a hole, an erased message, only a message without an id of its own lines up)
+        skip.update(mine[o] for o in lined if rows[mine[o]][5] in (None, stored_msgs[j + o][0]))
     stored_ids = {rows[i][5] for i in skip if rows[i][5] is not None}
     rows = [r for i, r in enumerate(rows) if i not in skip]
     if stored_digest is not None:   # a given id the namespace holds with another text: name the message
