@@ -137,6 +137,9 @@ def _content(raw: Any, where: str) -> str:
             else:
                 raise _bad(where, "content", f"part {j} must be a string or {{'type': 'text', 'text': str}}, "
                                              f"got {type(part).__name__}")
+        if raw and not parts:
+            raise _bad(where, "content", "holds no text part (image, audio and file parts are left out); give "
+                                         "the message text or drop it", EmptyTextError)
         raw = "\n".join(parts)
     if not isinstance(raw, str):
         raise _bad(where, "content", f"must be a string or a list of text parts, got {type(raw).__name__}")
