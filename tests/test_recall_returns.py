@@ -141,3 +141,16 @@ def test_a_tag_filter_reads_the_unfiltered_order(mem):
             got = mem.recall(q, k=k, tags=["rare"], reinforce=False, now=1.8e9).hits
             assert len(got) == k
             assert [(h.id, h.score) for h in got] == want[:k], (q, k)
+
+
+def test_an_empty_answer_says_when_archived_memories_were_not_searched(mem):
+    # a rescore archived a whole chat; recall then said only "no memory matched" (fresh-user pass)
+    mem.add("My daughter Mia is allergic to peanuts.", id="mia")
+    mem.add("I work as a nurse.", id="job")
+    mem.forget("mia")
+    mem.forget("job")
+    r = mem.recall("Is Mia allergic to anything?", reinforce=False)
+    assert r.hits == [] and [g.reason for g in r.gaps] == ["weak_evidence"]
+    assert "holds 2 archived memories, which recall does not search: include_archived=True does" in r.gaps[0].detail
+    shown = mem.recall("Is Mia allergic to anything?", include_archived=True, reinforce=False)
+    assert shown.hits[0].id == "mia" and "archived" not in " ".join(g.detail for g in shown.gaps)

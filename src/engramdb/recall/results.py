@@ -5,7 +5,8 @@
   naming the strongest edge that joins its two memories;
 - relevance: each hit's calibrated chance of answering the query (:func:`relevance`), reported
   beside ``score`` and never used to rank; a current holder of the slot the question names
-  ("where do I live?" -> home_city) has at least its slot match (1 when fully named);
+  ("where do I live?" -> home_city) has at least its slot match (1 when fully named), and a
+  memory in the span a mostly-time question names ("What happened on 7 July?") relevance 1;
 - gaps: ``weak_evidence`` when the best hit's relevance is below
   ``RecallConfig.relevance_threshold`` (a query without text: when the best vector evidence is
   below ``RecallConfig.weak_evidence``), ``filtered_out`` when memories were reached but none
@@ -31,9 +32,10 @@ from ..graph.csr import CSRGraph
 from ..index.keyword import KeywordIndex, term_counts as count_terms
 from ..index.tokens import tokenize
 from ..slots import contradiction_warnings
+from ..wording import count
 from ..types import (
     CONNECTOR_TAGS, RELATION_BY_CODE, Gap, Hit, MemoryKind, MemoryState, PathStep, Relation, decision_outcome,
-    shown_tags,
+    shown_tags, _STATE_CODES,
 )
 from .context import RecallContext
 from .ranking import hides_connectors, ranked, wanted
@@ -47,6 +49,7 @@ _KIND = {k.value: k for k in MemoryKind}
 _STATE = {s.value: s for s in MemoryState}
 _SHORT_ROW = 64   # CSR rows up to this length are scanned as Python lists in path_of
 _MISSING = object()   # not in the record cache (None there is an erased nid)
+_ARCHIVED = _STATE_CODES[MemoryState.ARCHIVED]
 
 
 def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
@@ -150,9 +153,11 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                 feats = relevance_features(req.query, [h.text for h in hits], cos, ctx.space.keyword,
                                            term_counts=counts)
                 rel_list = relevance(feats, req.relevance[0]).tolist()
-            slot_match = ctx.extra.get("slot_match")
-            if slot_match:   # a current holder of the slot the question names answers it
-                rel_list = [max(r, slot_match.get(n, 0.0)) for r, n in zip(rel_list, hit_nids)]
+            for match in (ctx.extra.get("slot_match"), ctx.extra.get("time_match")):
+                # a current holder of the slot the question names answers it, as a memory of
+                # the day a mostly-time question names does
+                if match:
+                    rel_list = [max(r, match.get(n, 0.0)) for r, n in zip(rel_list, hit_nids)]
         for h, r in zip(hits, rel_list):
             h.relevance = r
     gaps = []
@@ -164,7 +169,8 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
         if (top is None and not filtered_out) or (top is not None and top < threshold):
             said = ("no memory matched" if top is None else
                     f"best relevance {top:.3f} < relevance_threshold {threshold}")
-            gaps.append(Gap(req.query, "weak_evidence", best, f"{said}; the store may not hold what this asks"))
+            gaps.append(Gap(req.query, "weak_evidence", best,
+                            f"{said}; the store may not hold what this asks{_archived_hint(ctx) if not hits else ''}"))
     elif best is None or best < cfg.weak_evidence:
         said = "none above the cosine floor" if best is None else f"{best:.3f}"
         gaps.append(Gap(req.query, "weak_evidence", best,
@@ -181,6 +187,17 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     if any(w.source_in_hits and w.target_in_hits for w in warnings):
         hits, hit_nids = current_first(hits, hit_nids, warnings, c.valid_from)
     return hits, hit_nids, gaps, warnings
+
+
+def _archived_hint(ctx: RecallContext) -> str:
+    """For an empty answer: how many memories of the namespace are archived and were not searched
+    (a rescore archives faded ones; ``include_archived=True`` searches them), or ""."""
+    c, filters = ctx.state.cols, ctx.request.filters
+    if filters.states[_ARCHIVED] or not c.any_archived():
+        return ""
+    n = int(np.count_nonzero((c.state[: c.n] == _ARCHIVED) & c.in_namespace(ctx.space.code)))
+    held = count(n, "archived memory", "archived memories")
+    return f" (the namespace holds {held}, which recall does not search: include_archived=True does)" if n else ""
 
 
 def _lifted_by(ctx: RecallContext, row: int) -> int | None:

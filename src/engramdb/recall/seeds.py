@@ -384,6 +384,9 @@ def window_seeds(ctx: RecallContext, windows: list | None = None) -> dict[int, f
     nids, core = nids[keep], core[keep]
     order = np.lexsort((-c.created_at[nids], ~core))[: cfg.time_seed_k]   # core first, then newest
     base = 1.0 / (1.0 + n_words)
+    # a memory of the span a mostly-time question names answers it: results.py reports it as
+    # relevant whatever words it shares with the question ("What happened on 7 July?")
+    ctx.extra["time_match"] = dict.fromkeys(nids[order][core[order]].tolist(), 1.0)
     return {int(n): base if k else base * cfg.time_slack_weight for n, k in zip(nids[order].tolist(),
                                                                                core[order].tolist())}
 
