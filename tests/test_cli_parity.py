@@ -1,9 +1,10 @@
 """The CLI takes what the API takes: supersede's new-memory fields (--kind, --tag, --source,
---confidence, --subject/--attribute, --single/--multi, --valid-to) and add_conversation's
+--confidence, --subject/--attribute, --single/--multi, --valid-to), add_conversation's
 parameters in ingest-chat (--recorded-at, --keep-role, --split-role, --split-chars,
---session-title)."""
+--session-title), and the --now of recall, context and export."""
 import json
 
+import pytest
 from click.testing import CliRunner
 
 import engramdb
@@ -179,3 +180,34 @@ def test_ingest_chat_session_title(tmp_path):
         assert eng.get("S:trip").text == "Planning the Lisbon trip"
     one_line_error(run("ingest-chat", chat, "--store", tmp_path / "x", "--session-title", "trip", " "),
                    "session_titles['trip']")
+
+
+# ------------------------------------------------------------------ --now of recall, context, export
+def test_recall_context_and_export_take_now_as_the_api_does(tmp_path):
+    store = tmp_path / "s"
+    with engramdb.open(store, embedder="hashing") as mem:
+        mem.add("Last week I adopted a puppy called Biscuit.", id="dog", created_at="2024-03-10")
+        mem.add("We painted the kitchen yellow.", id="paint", created_at="2024-06-20")
+        api = mem.recall("What did I do last week?", now="2024-03-12", reinforce=False)
+        api_block = mem.context("What did I do last week?", now="2024-03-12")
+    res = run("recall", "--store", store, "--json", "--now", "2024-03-12", "What did I do last week?")
+    assert res.exit_code == 0, res.output
+    got = json.loads(res.output)
+    assert [h["id"] for h in got["hits"]] == [h.id for h in api.hits]
+    assert [h["score"] for h in got["hits"]] == pytest.approx([h.score for h in api.hits], abs=1e-6)
+    assert got["hits"][0]["id"] == "dog"   # "last week" of 12 March, not of today
+    res = run("context", "--store", store, "--json", "--now", "2024-03-12", "What did I do last week?")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["text"] == api_block.text
+    later = "2031-01-01"   # salience decays from the record time (the clock) on
+    res = run("export", "--store", store, "--out", tmp_path / "x", "--now", later)
+    assert res.exit_code == 0, res.output
+    import pyarrow.parquet as pq
+    from engramdb.validate import to_unix_seconds
+    with engramdb.open(store, embedder="hashing") as mem:
+        then = mem.salience("dog", now=to_unix_seconds(later))
+        today = mem.salience("dog")
+    table = pq.read_table(tmp_path / "x" / "memories.parquet").to_pydict()
+    row = table["id"].index("dog")
+    assert abs(table["salience_now"][row] - then) < 1e-6 and abs(then - today) > 1e-3
+    one_line_error(run("recall", "--store", store, "--now", "someday", "dog"), "now")

@@ -356,18 +356,20 @@ def drop_namespace_cmd(store, yes, name):
 @click.option("--valid-at", default=None, help="What held in the world at this time, as known now.")
 @click.option("--subject", default=None, help="Keep memories filling a slot of this subject.")
 @click.option("--attribute", default=None, help="Keep memories filling a slot of this attribute.")
+@click.option("--now", default=None, help="The recall's time: salience, recency and relative cues (\"last week\") "
+                                         "are read at it (Unix seconds or ISO-8601; default: now).")
 @click.option("--json", "as_json", is_flag=True, help="Print {hits, gaps} as JSON.")
 @click.option("--full", is_flag=True, help=f"Print each hit's whole text (the table cuts it at {_CELL_CHARS} "
                                            "characters).")
 @click.argument("query")
 def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate, include_superseded,
-           include_archived, as_of, valid_at, subject, attribute, as_json, full, query):
+           include_archived, as_of, valid_at, subject, attribute, now, as_json, full, query):
     """Recall memories related to QUERY (keyword + vector seeds, then spreading activation)."""
     with _open(store, readonly=True) as eng:
         res = eng.recall(query, namespace=namespace, k=k, kinds=list(kinds) or None, tags=list(tags) or None,
                          min_confidence=min_confidence, since=since, until=until, gate=gate,
                          include_superseded=include_superseded, include_archived=include_archived,
-                         as_of=as_of, valid_at=valid_at, subject=subject, attribute=attribute)
+                         as_of=as_of, valid_at=valid_at, subject=subject, attribute=attribute, now=now)
     if as_json:
         _echo_json(res.to_dict())
         return
@@ -398,13 +400,14 @@ def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate,
 @click.option("--frame", default="conversation", show_default=True,
               type=click.Choice(["conversation", "question", "task", "decision", "creative", "debug"]),
               help="What the prompt is for: sets the default budget and its sections.")
+@click.option("--now", default=None, help="The block's time, as recall's --now (default: now).")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole block as JSON.")
 @click.argument("query")
-def context(store, namespace, budget, frame, as_json, query):
+def context(store, namespace, budget, frame, now, as_json, query):
     """Print a context block for QUERY: profile, procedures, open decisions, recalled memories and
     ids to fetch, never over the token budget (tokens estimated as characters / 4)."""
     with _open(store, readonly=True) as eng:
-        block = eng.context(query, namespace=namespace, budget_tokens=budget, frame=frame)
+        block = eng.context(query, namespace=namespace, budget_tokens=budget, frame=frame, now=now)
     if as_json:
         _echo_json(block.to_dict())
         return
@@ -622,11 +625,13 @@ def consolidate(store, namespace, now, as_json):
 @store_option
 @click.option("--format", "fmt", type=click.Choice(["parquet", "arrow"]), default="parquet", show_default=True)
 @click.option("--out", "out", required=True, type=click.Path(), help="Directory to write (memories + edges tables).")
-def export_cmd(store, fmt, out):
+@click.option("--now", default=None, help="Time of the exported salience_now column (Unix seconds or ISO-8601; "
+                                         "default: now).")
+def export_cmd(store, fmt, out, now):
     """Write memories (with embeddings, salience, slot and time columns) and edges as Parquet or
     Arrow files, owner-only (0600)."""
     with _open(store, readonly=True) as eng:
-        paths = eng.export(out, format=fmt)
+        paths = eng.export(out, format=fmt, now=now)
     click.echo(f"wrote {paths['memories']} and {paths['edges']}")
 
 
