@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 import engramdb
+from engramdb.config import RELEVANCE_CALIBRATION
 from engramdb.embed import get_embedder
 from engramdb.ingest import ingest_locomo
 from engramdb.kernels import registry
@@ -167,8 +168,10 @@ def main(argv=None) -> int:
         fitted = collect(eng, convs, unans, embedder, cfg)   # the engine's own relevance and gaps
     report = {"embedder": embedder.name, "k": K, "features": list(FEATURES),
               "relevance_coef": list(cfg.relevance_coef), "relevance_threshold": cfg.relevance_threshold,
-              "default_config": {"relevance_coef": list(base.relevance_coef),
-                                 "relevance_threshold": base.relevance_threshold,
+              "default_config": {"relevance_coef": list(base.relevance_coef or RELEVANCE_CALIBRATION[args.embedder][0]),
+                                 "relevance_threshold": (RELEVANCE_CALIBRATION[args.embedder][1]
+                                                         if base.relevance_threshold is None
+                                                         else base.relevance_threshold),
                                  "weak_evidence": base.weak_evidence}}
     for split, keep in (("tuning", lambda c: c in TUNE_SPLIT), ("held_out", lambda c: c not in TUNE_SPLIT)):
         part = [r for r in fitted if keep(r["conv"])]
