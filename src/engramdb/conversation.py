@@ -383,7 +383,6 @@ def _overlap(stored: list[frozenset | None], sent: list[str]) -> tuple[int, list
     def same(k: int, i: int) -> bool:
         return stored[i] is None or sent[k] in stored[i]
 
-    best: tuple[int, list[int]] = (0, [])
     for j in range(len(stored)):
         full = min(len(sent), len(stored) - j)
         n = 0   # how many of sent's first messages stored holds from j on
@@ -392,6 +391,20 @@ def _overlap(stored: list[frozenset | None], sent: list[str]) -> tuple[int, list
         real = sum(stored[j + k] is not None for k in range(n))
         if n == full and real and (j + n == len(stored) or n >= 2):
             return j, list(range(n))
+    # the fallback: each message that a stored one equals votes for the offset j that puts them
+    # side by side, so only offsets with two votes or more are compared whole (not every j)
+    places: dict[str, list[int]] = {}
+    for i, digests in enumerate(stored):
+        for d in digests or ():
+            places.setdefault(d, []).append(i)
+    votes: dict[int, int] = {}
+    for k, d in enumerate(sent):
+        for i in places.get(d, ()):
+            if i >= k:
+                votes[i - k] = votes.get(i - k, 0) + 1
+    best: tuple[int, list[int]] = (0, [])
+    for j in sorted(j for j, v in votes.items() if v >= 2):
+        full = min(len(sent), len(stored) - j)
         held = [k for k in range(full) if same(k, j + k)]
         matched = sum(stored[j + k] is not None for k in held)
         if matched >= 2 and matched >= full - len(held) and len(held) > len(best[1]):
