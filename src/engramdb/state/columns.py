@@ -157,6 +157,10 @@ class Columns:
         self.ext_ids = IdColumn()
         self._set_speakers([""])
         self.blocked = np.zeros(1024, np.bool_)
+        # per nid: hash of what the text-derived columns (speaker, mentioned span) were read from
+        # (text, event time, tags), so a record put again unchanged there (a reinforcement, an
+        # archive) is not analysed again; 0: not known (a new nid, or columns from a snapshot)
+        self._text_key = np.zeros(1024, np.int64)
         self.censor: Any = None
         self.archived_version = 0   # bumped whenever a memory becomes or stops being archived
         self._any_archived = (-1, False)   # (archived_version, whether a live memory is archived)
@@ -174,6 +178,10 @@ class Columns:
             blocked = np.zeros(new, np.bool_)
             blocked[:cap] = self.blocked[:cap]
             self.blocked = blocked
+            text_key = np.zeros(new, np.int64)
+            m = min(len(self._text_key), new)
+            text_key[:m] = self._text_key[:m]
+            self._text_key = text_key
         if n > self.n:
             self.ext_ids.extend([None] * (n - self.n))
             self.n = n
@@ -189,16 +197,15 @@ class Columns:
         caller computed it already (the write path does, while hnswlib inserts); computed
         here otherwise."""
         self.ensure(nid + 1)
+        own = rec.get("chunk_of") is None   # a memory's own record (else a later piece of it)
         if head is not None:
             self.head[nid] = head
-        elif rec.get("chunk_of") is None:
+        elif own:
             self.head[nid] = nid
-        if rec.get("chunk_of") is None:   # a memory's own record: who said it
-            self._count_speaker(nid, -1)
-            self.speaker[nid] = self.speaker_code(speaker_of(rec))
-            self.ns[nid] = ns_code
-            self.alive[nid] = True
-            self._count_speaker(nid, +1)
+        key = hash((rec["text"], rec["created_at"], tuple(rec.get("tags") or ())))
+        fresh = key != self._text_key[nid] or not self.alive[nid]   # text-derived columns to read
+        if fresh and own:
+            self._count_speaker(nid, -1)   # (its old speaker, in its old namespace)
         self.ns[nid] = ns_code
         self.kind[nid] = MemoryKind(rec["kind"]).code
         state = _STATE_CODES[MemoryState(rec["state"])]
@@ -207,9 +214,14 @@ class Columns:
         self.state[nid] = state
         self.alive[nid] = True
         self.created_at[nid] = rec["created_at"]
-        if mentioned is MENTION_UNKNOWN:
-            mentioned = mentioned_span(rec["text"], rec["created_at"])
-        self.mentioned_start[nid], self.mentioned_end[nid] = (np.inf, -np.inf) if mentioned is None else mentioned
+        if fresh:
+            if own:   # who said it (a later piece reads its memory's speaker through head)
+                self.speaker[nid] = self.speaker_code(speaker_of(rec))
+                self._count_speaker(nid, +1)
+            if mentioned is MENTION_UNKNOWN:
+                mentioned = mentioned_span(rec["text"], rec["created_at"])
+            self.mentioned_start[nid], self.mentioned_end[nid] = (np.inf, -np.inf) if mentioned is None else mentioned
+            self._text_key[nid] = key
         self.confidence[nid] = rec["confidence"]
         self.s0[nid] = rec["salience"]
         self.t0[nid] = rec["salience_at"]
@@ -290,6 +302,7 @@ class Columns:
             self.archived_version += 1
         self._count_speaker(nid, -1)
         self.speaker[nid] = 0
+        self._text_key[nid] = 0
         self.alive[nid] = False
         self.ext_ids[nid] = None
         self.blocked[nid] = False
@@ -344,6 +357,7 @@ class Columns:
         for name, dtype in self.FIELDS.items():
             setattr(self, name, np.asarray(arrays[name], dtype))
         self.blocked = np.zeros(n, np.bool_)
+        self._text_key = np.zeros(n, np.int64)
         self.n = n
         self.archived_version += 1
         ids = arrays["ext_ids"]   # a view of the bytes read from LMDB (load_arrays(copy=False)): no copy
