@@ -92,7 +92,8 @@ from dataclasses import dataclass
 
 from engramdb.errors import InvalidInputError, NonFiniteError
 
-__all__ = ["DAY_SLACK_S", "PRECISIONS", "TimeWindow", "resolve_time_refs", "mentioned_span", "CALENDAR_WORDS"]
+__all__ = ["DAY_SLACK_S", "PRECISIONS", "TimeWindow", "resolve_time_refs", "mentioned_span", "window_masks",
+           "CALENDAR_WORDS"]
 
 #: Default widening, in seconds, on each side of windows built from particular days. LoCoMo's
 #: session date is the day an event was *mentioned*, often a day after it happened, and the
@@ -833,3 +834,38 @@ def mentioned_span(text: str, at: float) -> tuple[float, float] | None:
     if not windows:
         return None
     return windows[0].core_start, windows[0].core_end
+
+
+def window_masks(t, windows: list, mentioned=None) -> tuple:
+    """Which memories a question's time windows hold: ``(core, inside)``, bool arrays of the
+    shape of ``t``.
+
+    Parameters
+    ----------
+    t : ndarray of float64, shape (n,)
+        The memories' event times, Unix seconds.
+    windows : list of TimeWindow
+        From :func:`resolve_time_refs`.
+    mentioned : (ndarray, ndarray) of float64, shape (n,) each, optional
+        The span each memory's text names (:func:`mentioned_span`; ``(+inf, -inf)`` for none).
+
+    Returns
+    -------
+    (ndarray of bool, ndarray of bool)
+        ``core``: the event time lies in a window's core, or the mentioned span overlaps it;
+        ``inside``: the same for a whole window (slack included). Recall's time cues weigh a
+        core memory fully and one only inside by ``RecallConfig.time_slack_weight``; a mostly
+        time question seeds them (:mod:`engramdb.recall`).
+    """
+    import numpy as np   # (here: the time grammar above needs no NumPy, and importing it alone stays cheap)
+
+    core = np.zeros(len(t), bool)
+    inside = np.zeros(len(t), bool)
+    for w in windows:
+        inside |= (t >= w.start) & (t < w.end)
+        core |= (t >= w.core_start) & (t < w.core_end)
+        if mentioned is not None:
+            ms, me = mentioned
+            inside |= (ms < w.end) & (me > w.start)
+            core |= (ms < w.core_end) & (me > w.core_start)
+    return core, inside

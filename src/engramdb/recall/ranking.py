@@ -31,31 +31,11 @@ import numpy as np
 
 from ..kernels import registry
 from ..speakers import named_speaker
+from ..timeref import window_masks
 from ..types import CONNECTOR_TAGS
 from .context import RecallContext
 
-__all__ = ["run", "wanted", "hides_connectors", "time_weight", "ranked", "tie_cosines"]
-
-
-def time_weight(t: np.ndarray, windows: list, slack_weight: float,
-                mentioned: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-    """Weight of each event time ``t`` (float64, shape (n,)) by the windows: 1 inside a window's
-    core, ``slack_weight`` inside a window only, else 0 (the best over the windows).
-
-    ``mentioned``, when given, is the span each memory's text names (``(start, end)``, float64
-    arrays of shape (n,), ``[start, end)``; +inf / -inf for none): 1 when it overlaps a
-    window's core, ``slack_weight`` when it overlaps the window only; each memory weighs the
-    better of its event time and its mentioned span."""
-    weight = np.zeros(len(t), np.float64)
-    for w in windows:
-        inside = (t >= w.start) & (t < w.end)
-        core = (t >= w.core_start) & (t < w.core_end)
-        if mentioned is not None:
-            ms, me = mentioned
-            inside |= (ms < w.end) & (me > w.start)
-            core |= (ms < w.core_end) & (me > w.core_start)
-        weight = np.maximum(weight, np.where(core, 1.0, np.where(inside, slack_weight, 0.0)))
-    return weight
+__all__ = ["run", "wanted", "hides_connectors", "ranked", "tie_cosines"]
 
 
 def wanted(request) -> int:
@@ -91,8 +71,8 @@ def run(ctx: RecallContext) -> None:
     score = ctx.total[cand]   # (a copy: fancy indexing)
     cn = nodes[cand]
     if ctx.windows and len(cand):
-        weight = time_weight(c.created_at[cn], ctx.windows, cfg.time_slack_weight,
-                             (c.mentioned_start[cn], c.mentioned_end[cn]))
+        core, inside = window_masks(c.created_at[cn], ctx.windows, (c.mentioned_start[cn], c.mentioned_end[cn]))
+        weight = np.where(core, 1.0, np.where(inside, cfg.time_slack_weight, 0.0))
         score = score + cfg.w_time * weight * score.max()
     if cfg.w_speaker and req.query is not None and len(cand):
         said_by = named_speaker(req.query, *c.speaker_words(ctx.space.code))

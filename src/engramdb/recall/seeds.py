@@ -32,7 +32,7 @@ import numpy as np
 from ..config import RecallConfig
 from ..index.keyword import KeywordIndex, tokenize
 from ..slots import slot_cues, subject_weights
-from ..timeref import resolve_time_refs
+from ..timeref import resolve_time_refs, window_masks
 from ..types import _STATE_CODES, MemoryState, Relation
 from ..kernels import registry
 from . import legs
@@ -373,12 +373,7 @@ def window_seeds(ctx: RecallContext, windows: list | None = None) -> dict[int, f
         return {}
     c = ctx.state.cols
     nids = np.flatnonzero(c.in_namespace(ctx.space.code))
-    t, ms, me = c.created_at[nids], c.mentioned_start[nids], c.mentioned_end[nids]
-    inside = np.zeros(len(nids), bool)
-    core = np.zeros(len(nids), bool)
-    for w in windows:   # by event time, or by the time the memory's text names (ranking.time_weight)
-        inside |= ((t >= w.start) & (t < w.end)) | ((ms < w.end) & (me > w.start))
-        core |= ((t >= w.core_start) & (t < w.core_end)) | ((ms < w.core_end) & (me > w.core_start))
+    core, inside = window_masks(c.created_at[nids], windows, (c.mentioned_start[nids], c.mentioned_end[nids]))
     nids, core = nids[inside], core[inside]
     keep = np.isin(nids, _passing(ctx, nids))
     nids, core = nids[keep], core[keep]
