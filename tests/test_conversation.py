@@ -641,3 +641,17 @@ def test_messages_as_the_openai_sdk_dumps_them_are_accepted(tmp_store):
         only_image = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://x/y.png"}}]}]
         with pytest.raises(engramdb.InvalidInputError, match="content"):
             eng.add_conversation(only_image, namespace="u")
+
+
+def test_a_chat_without_a_label_sent_again_after_its_first_message_was_erased(tmp_store):
+    """The session of a chat without a label is found by its first message: with that message
+    erased, the re-sent chat opened a new session and stored everything again, the erased
+    message included (fresh-user pass)."""
+    hist = [{"role": "user", "content": c, "created_at": 1.7e9 + i}
+            for i, c in enumerate(["My wifi password is hunter2.", "I like tea.", "See you."])]
+    with engramdb.open(tmp_store) as eng:
+        ids = eng.add_conversation(hist, namespace="u")["message_ids"]
+        eng.forget(ids[0], namespace="u", hard=True)
+        again = eng.add_conversation(hist, namespace="u")
+        assert again["already_stored"] == 3 and again["message_ids"] == []
+        assert not any("hunter2" in m.text for m in eng.query(namespace="u", limit=50))

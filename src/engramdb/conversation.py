@@ -562,8 +562,11 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             n = 1
             while entity_exists is not None and entity_exists(f"{id_prefix}S:{label}"):
                 held_msgs = session_messages(f"{id_prefix}S:{label}") if session_messages is not None else None
-                if held_msgs and digest in held_msgs[0][1]:
-                    break   # the same chat sent again: its stored session takes it
+                if held_msgs and (digest in held_msgs[0][1] or held_msgs[0][0] != f"{id_prefix}{label}:1"):
+                    # the same chat sent again: its stored session takes it; also when that
+                    # session's first message was erased (its label came from the same first
+                    # message's time or text, and the erased place must stay erased)
+                    break
                 n += 1
                 label = f"{base}-{n}"
             auto_label = label
