@@ -192,6 +192,10 @@ def main(argv=None) -> int:
             "auroc_top_cosine_baseline": round(auroc([r["top_cos"] for r in ans], [r["top_cos"] for r in una]), 4),
             "auroc_adversarial_vs_unanswerable": round(auroc([trel[id(r)] for r in adv], [trel[id(r)] for r in una]), 4),
             "gap_relevance": pr(np.array([r["gap"] for r in pair]), truth),
+            # the shipped calibration (RELEVANCE_CALIBRATION) on today's recall, before this refit
+            "auroc_default_config": round(auroc([max(r["rel_engine"], default=0.0) for r in old if r["label"] == "answerable"],
+                                                [max(r["rel_engine"], default=0.0) for r in old if r["label"] == "unanswerable"]), 4),
+            "gap_default_config": pr(np.array([r["gap"] for r in pair_old]), truth),
             "gap_cosine_baseline": pr(old_pred, truth),
             "median_top_relevance": {lab: round(float(np.median([trel[id(r)] for r in part if r["label"] == lab])), 3)
                                      for lab in ("answerable", "unanswerable", "adversarial")},
@@ -209,7 +213,9 @@ def main(argv=None) -> int:
         print(f"{embedder.name[:22]:22s} {split:8s} AUROC rel {r['auroc_top_relevance']:.3f} "
               f"(score {r['auroc_top_score_baseline']:.3f}, cosine {r['auroc_top_cosine_baseline']:.3f})  "
               f"gap P/R {r['gap_relevance']['precision']:.2f}/{r['gap_relevance']['recall']:.2f} "
-              f"(cosine rule {r['gap_cosine_baseline']['precision']:.2f}/{r['gap_cosine_baseline']['recall']:.2f})")
+              f"(cosine rule {r['gap_cosine_baseline']['precision']:.2f}/{r['gap_cosine_baseline']['recall']:.2f}; "
+              f"shipped calibration AUROC {r['auroc_default_config']:.3f}, gap P/R "
+              f"{r['gap_default_config']['precision']:.2f}/{r['gap_default_config']['recall']:.2f})")
     print("coef", report["relevance_coef"], "threshold", report["relevance_threshold"])
     return 0
 
@@ -232,8 +238,9 @@ def write(report: dict, out: Path, command: str) -> None:
              "categories 1-4; unanswerable = 120 written questions (12 per conversation). Gap P/R: "
              "`weak_evidence` fired vs truly unanswerable.", "",
              "| embedder | split | answerable | unanswerable | AUROC relevance | AUROC top score | AUROC top cosine | "
-             "gap P | gap R | gap fired on answerable | cosine-rule P | cosine-rule R | cosine rule fired on answerable |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "gap P | gap R | gap fired on answerable | cosine-rule P | cosine-rule R | cosine rule fired on answerable | "
+             "shipped calibration: AUROC | gap P | gap R |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in runs:
         for split in ("tuning", "held_out"):
             s = r[split]
@@ -241,10 +248,16 @@ def write(report: dict, out: Path, command: str) -> None:
             lines.append(f"| {r['embedder']} | {split} | {s['answerable']} | {s['unanswerable']} | "
                          f"{s['auroc_top_relevance']} | {s['auroc_top_score_baseline']} | {s['auroc_top_cosine_baseline']} | "
                          f"{g['precision']} | {g['recall']} | {g['fired_on_answerable']} | "
-                         f"{o['precision']} | {o['recall']} | {o['fired_on_answerable']} |")
-    lines += ["", "Coefficients (intercept, cosine, BM25 share, coverage) and threshold:", ""]
+                         f"{o['precision']} | {o['recall']} | {o['fired_on_answerable']} | "
+                         f"{s.get('auroc_default_config', '–')} | {s.get('gap_default_config', {}).get('precision', '–')} | "
+                         f"{s.get('gap_default_config', {}).get('recall', '–')} |")
+    lines += ["", "Coefficients (intercept, cosine, BM25 share, coverage) and threshold refitted in this run "
+                  "(the first columns), and the calibration the engine ships (`RELEVANCE_CALIBRATION`, the last "
+                  "three columns: the same recall scored with it):", ""]
     for r in runs:
-        lines.append(f"- {r['embedder']}: {r['relevance_coef']}, threshold {r['relevance_threshold']}")
+        d = r.get("default_config", {})
+        lines.append(f"- {r['embedder']}: refit {r['relevance_coef']}, threshold {r['relevance_threshold']}; "
+                     f"shipped {d.get('relevance_coef')}, threshold {d.get('relevance_threshold')}")
     out.with_suffix(".md").write_text("\n".join(lines) + "\n")
 
 
