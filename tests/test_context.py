@@ -323,3 +323,23 @@ def test_l0_is_not_held_to_its_frame_share(tmp_store):
     l1_lines = [line for line in b.text.splitlines() if any(f"`{i.id}`" in line or i.text in line for i in b.items["L1"])]
     assert 3 <= len(b.items["L1"]) and estimate_tokens("\n".join(l1_lines)) <= FRAMES["conversation"].recalled
     assert b.tokens_used <= 3000
+
+
+def test_more_budget_never_shows_less_of_the_best_hit(tmp_path):
+    """A larger budget used to cut the best hit to an excerpt (its section's share was too small)
+    where a smaller one showed it whole (it fitted the room left over): the best hit now has the
+    room the block has left, so what it shows of itself never shrinks as the budget grows."""
+    text = "The wifi password at the cabin is trout-lake-42, written on the fridge."
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        m.add(text, id="wifi")
+        m.add("Dentist appointment moved to Thursday 3pm.", id="dentist")
+        shown = []
+        for budget in range(0, 400, 4):
+            block = m.context("what is the cabin wifi password?", budget_tokens=budget)
+            l1 = [i.text for i in block.items["L1"] if i.id == "wifi"]
+            shown.append((budget, len(l1[0]) if l1 else 0))
+            assert block.tokens_used <= budget
+    lengths = [n for _, n in shown]
+    assert all(a <= b for a, b in zip(lengths, lengths[1:])), shown
+    assert lengths[-1] == len(text)
+    assert min(b for b, n in shown if n == len(text)) <= 60, shown   # whole as soon as its line fits

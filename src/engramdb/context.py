@@ -40,7 +40,9 @@ enforced, L1's and L2's (section * budget / total); L0's are not. Assembly:
 1. L0 is always in (its shares in the table are the reference's, not enforced: L0 is only cut
    by the final fit, and last); the recalled section takes its hits, best first, while they
    fit its share (it keeps at least 3 hits and cuts its list at the first score below half of
-   the previous one, as the reference does; what it cuts goes to L2);
+   the previous one, as the reference does; what it cuts goes to L2); the best hit may use all
+   the room the block has left, not only the share, so a larger budget never shows less of it;
+   a hit too long for its room enters as an excerpt (:func:`excerpt`);
 2. what is left of the total, less the L2 share (total minus the sections, scaled; at most
    what the L2 previews need), then goes to the items that did not fit their section, in tier
    order (L0, then L1); L1 hits still left out become L2 previews;
@@ -504,13 +506,25 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     sections = [("profile", profile, fr.profile), ("decision", decisions, fr.decisions),
                 ("procedure", procedures, fr.procedures), ("recalled", recalled, fr.recalled)]
     chosen: dict[str, list[_Entry]] = {s: [] for s in _ORDER}
+    chosen["gap"] = [_Entry("gap", None, "- " + g) for g in gaps]
+    chosen["track"] = [] if record is None else [_Entry("track", None, "- " + record.sentence())]
+    stated = sum(count(e.line) for e in chosen["gap"] + chosen["track"])   # kept before L1 by the final fit
     left_out: list[tuple[str, ContextItem]] = []
     used = 0
     for sec, items, share in sections:
         room = budget if sec != "recalled" else int(share * scale)   # L0 is always in (then fitted)
-        for it in items:
+        for n, it in enumerate(items):
             e = entry(sec, it)
             cost = count(e.line)
+            share_room = room
+            if sec == "recalled" and n == 0:
+                # the best hit may use all the block has left, not only its section's share: a
+                # larger budget then never shows less of it (a small share cut it to an excerpt
+                # that the room left over would have held whole); the hits after it have what
+                # it leaves of the share
+                before = [x for s in ("profile", "decision", "procedure", "gap", "track") for x in chosen[s]]
+                rendered = count(render(before)) + count("\n\n" + _HEADINGS[sec] + "\n")
+                room = max(room, budget - rendered)
             if cost > room and sec == "recalled" and room >= _MIN_EXCERPT_TOKENS:
                 # too long for what is left: its best sentences, not its place to a weaker memory
                 frame_cost = count(_line(sec, replace(it, text="")))
@@ -520,13 +534,12 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
                     cost = count(e.line)
             if cost <= room:
                 chosen[sec].append(e)
-                room -= cost
+                room = share_room - cost
                 used += cost
             else:
+                room = share_room
                 left_out.append((sec, it))
-    chosen["gap"] = [_Entry("gap", None, "- " + g) for g in gaps]
-    chosen["track"] = [] if record is None else [_Entry("track", None, "- " + record.sentence())]
-    used += sum(count(e.line) for e in chosen["gap"] + chosen["track"])
+    used += stated
     # L2 keeps what the sections leave of the frame (as a share), up to what its previews need
     l2_share = int((fr.total - fr.profile - fr.decisions - fr.procedures - fr.recalled) * scale)
     l2_need = sum(count(_line("more", it)) for it in further + neighbours) + sum(
