@@ -655,3 +655,33 @@ def test_a_chat_without_a_label_sent_again_after_its_first_message_was_erased(tm
         again = eng.add_conversation(hist, namespace="u")
         assert again["already_stored"] == 3 and again["message_ids"] == []
         assert not any("hunter2" in m.text for m in eng.query(namespace="u", limit=50))
+
+
+@pytest.mark.parametrize("label", ["s", None])
+def test_erased_last_messages_stay_erased_when_the_chat_is_sent_again(tmp_store, tmp_path, label):
+    """forget(hard=True) of a chat's last message(s), then the history sent again, stored them
+    again (the session kept no record of its places after its last stored message, and the erased
+    id was reused; hostile pass). A session node keeps the highest place it numbered
+    (``last_position``)."""
+    hist = [{"role": "user", "content": c, "created_at": 1.7e9 + i}
+            for i, c in enumerate(["I live in Berlin.", "Berlin sounds lovely.", "My PIN is 4321.", "Ok."])]
+    with engramdb.open(tmp_store) as eng:
+        ids = eng.add_conversation(hist[:2], namespace="u", session=label)["message_ids"]
+        ids += eng.add_conversation(hist[:4], namespace="u", session=label)["message_ids"]   # grown
+        assert len(ids) == 4
+        for mid in ids[2:]:   # the last two
+            eng.forget(mid, namespace="u", hard=True)
+        again = eng.add_conversation(hist, namespace="u", session=label)
+        assert again["message_ids"] == [] and again["already_stored"] == 4
+        assert not any("4321" in m.text for m in eng.query(namespace="u", limit=100))
+        new = eng.add_conversation(hist + [{"role": "user", "content": "Bye.", "created_at": 1.7e9 + 9}],
+                                   namespace="u", session=label)
+        assert new["already_stored"] == 4 and len(new["message_ids"]) == 1
+        assert new["message_ids"][0] not in ids   # an erased id is never given again
+        eng.export(tmp_path / "x.parquet")
+    with engramdb.open(tmp_path / "copy") as copy:   # the places survive an export
+        copy.import_from(tmp_path / "x.parquet")
+        copy.forget(new["message_ids"][0], namespace="u", hard=True)
+        out = copy.add_conversation(hist + [{"role": "user", "content": "Bye.", "created_at": 1.7e9 + 9}],
+                                    namespace="u", session=label)
+        assert out["message_ids"] == [] and out["already_stored"] == 5

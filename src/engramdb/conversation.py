@@ -101,6 +101,10 @@ class ConversationPlan:
     positions : dict of id -> int
         Each message item's (and block's) message position in the input, from 0, so an error
         raised while writing it names the message.
+    last_positions : dict of session node id -> int
+        The highest ``<session>:<n>`` numbered in each session this call adds messages to (a
+        session node keeps it as its record field ``last_position``, so the places of erased
+        messages at a session's end stay known).
     """
 
     items: list[dict] = field(default_factory=list)
@@ -110,6 +114,7 @@ class ConversationPlan:
     already_stored: int = 0
     fields: dict[str, dict] = field(default_factory=dict)
     positions: dict[str, int] = field(default_factory=dict)
+    last_positions: dict[str, int] = field(default_factory=dict)
 
 
 def _bad(where: str, field: str | None, problem: str, cls: type = InvalidInputError) -> InvalidInputError:
@@ -290,6 +295,16 @@ def session_messages(state: Any, namespace: str, sid: str) -> list[tuple[str, fr
             if rec is not None and rec.get("chunk_of") is None and GENERATED_TAGS.isdisjoint(rec.get("tags") or ())]
 
 
+def session_last(state: Any, namespace: str, sid: str) -> int:
+    """The highest ``<session>:<n>`` ever numbered in stored session node ``sid`` (its record
+    field ``last_position``; 0 when there is none: no such node, or one stored before the field)."""
+    with state.store.read("looking up a stored session") as txn:
+        nid = state.store.lookup_id(txn, namespace, sid)
+        rec = None if nid is None else state.store.get_record(txn, nid)
+    last = None if rec is None else rec.get("last_position")
+    return last if isinstance(last, int) and not isinstance(last, bool) and last > 0 else 0
+
+
 def _digests(rec: dict) -> frozenset:
     """The digests a stored message is recognised by when sent again: its whole text now, and
     its first wording (``versions[0]``, kept whole for a message stored as pieces)."""
@@ -349,16 +364,20 @@ def stored_mentions(state: Any, namespace: str, entity: str) -> list[str] | None
     return sorted(found, key=found.__getitem__)
 
 
-def _with_holes(stored: list[tuple[str, frozenset]], numbered: re.Pattern) -> list[tuple[str | None, frozenset | None]]:
+def _with_holes(stored: list[tuple[str, frozenset]], numbered: re.Pattern,
+                last: int = 0) -> list[tuple[str | None, frozenset | None]]:
     """A stored session's messages in order with a hole ``(None, None)`` at each position of its
-    ``<session>:<n>`` numbering that no stored message holds any more (an erased message): a
-    chat sent again lines up around it, and the message at the hole is not stored again."""
+    ``<session>:<n>`` numbering that no stored message holds any more (an erased message), up to
+    ``last``, the highest position ever numbered in it (so erased last messages leave holes
+    too): a chat sent again lines up around them, and no message at a hole is stored again."""
     out: list[tuple[str | None, frozenset | None]] = []
     for mid, digests in stored:
         m = numbered.fullmatch(mid)
         if m is not None and int(m.group(1)) > len(out) + 1:   # (a message with its own id holds a place too)
             out.extend([(None, None)] * (int(m.group(1)) - len(out) - 1))
         out.append((mid, digests))
+    if last > len(out):
+        out.extend([(None, None)] * (last - len(out)))
     return out
 
 
@@ -436,6 +455,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                       stored_digest: Callable[[str], str | None] | None = None,
                       session_messages: Callable[[str], list[tuple[str, str]] | None] | None = None,
                       stored_mentions: Callable[[str], list[str] | None] | None = None,
+                      session_last: Callable[[str], int] | None = None,
                       keep_roles: tuple[str, ...] = (),
                       id_prefix: str = "", max_pieces: int = 64,
                       max_block_chars: int | None = None) -> ConversationPlan:
@@ -491,6 +511,10 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         gets its node when another stored message names it too (not the message itself, nor a
         stored copy of its text), and every new entity node is also linked from the stored
         messages naming it.
+    session_last : callable str -> int, optional
+        The highest ``<session>:<n>`` ever numbered in a stored session node (0: unknown;
+        :func:`session_last`): its places after the last stored message are holes too (erased
+        last messages), and new messages are numbered after it, never taking an erased id.
     keep_roles : tuple of str
         ``system`` / ``developer`` messages are left out unless named here.
     id_prefix : str
@@ -584,8 +608,10 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                 continue
             stored_msgs = []
         numbered = re.compile(re.escape(f"{id_prefix}{lab}:") + r"([0-9]+)")
-        top = max([len(stored_msgs)] + [int(m.group(1)) for mid, _ in stored_msgs if (m := numbered.fullmatch(mid))])
-        held[lab] = (_with_holes(stored_msgs, numbered), top + 1)
+        last = session_last(sid) if session_last is not None else 0
+        top = max([len(stored_msgs), last]
+                  + [int(m.group(1)) for mid, _ in stored_msgs if (m := numbered.fullmatch(mid))])
+        held[lab] = (_with_holes(stored_msgs, numbered, last), top + 1)
     n_rows = len(rows)
     skip: set[int] = set()   # rows the namespace holds already
     if stored_digest is not None:   # an id given again with the same text
@@ -634,6 +660,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             seen.add(mid)
             ids[i] = mid
             pos += 1
+        plan.last_positions[f"{id_prefix}S:{lab}"] = pos - 1
     plan.message_ids = ids
 
     titles = dict(session_titles or {})
@@ -653,6 +680,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             text = titles.get(lab) or f"Session{name} of {' and '.join(speakers)}, {_fmt_date(t0)}"
             plan.items.append({"id": sid, "kind": MemoryKind.EPISODIC, "created_at": t0, "text": text,
                                "source": sid, "tags": ["session"]})
+            plan.fields[sid] = {"last_position": plan.last_positions[sid]}
         plan.sessions.append(sid)
         if prev_session is not None:
             plan.edges.append((prev_session, sid, Relation.NEXT, 1.0))

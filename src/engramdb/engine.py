@@ -385,6 +385,7 @@ class Engram:
             stored_digest=lambda ext_id: _conversation.stored_digest(state, ns, ext_id),
             session_messages=lambda sid: _conversation.session_messages(state, ns, sid),
             stored_mentions=lambda ent: _conversation.stored_mentions(state, ns, ent),
+            session_last=lambda sid: _conversation.session_last(state, ns, sid),
             keep_roles=_conversation.check_roles(keep_roles, "keep_roles"), max_pieces=max_pieces,
             max_block_chars=state.config.store.chunk_chars)
         if not plan.items:   # every message is stored already
@@ -419,6 +420,11 @@ class Engram:
                 rows.append((a, b, rel.code, w))
             if batch.reinforce:
                 reinforce(unit, dict.fromkeys(batch.reinforce, 1), self.config.decay.reinforce_rate)
+            for sid, last in plan.last_positions.items():   # a stored session numbered on: its new end
+                nid = None if sid in new else unit.lookup(ns, sid)
+                rec = None if nid is None else unit.record(nid)
+                if rec is not None and last > (rec.get("last_position") or 0):
+                    unit.put_record(nid, {**rec, "last_position": last})
             return rows
 
         if batch.fresh:
