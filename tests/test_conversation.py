@@ -685,3 +685,20 @@ def test_erased_last_messages_stay_erased_when_the_chat_is_sent_again(tmp_store,
         out = copy.add_conversation(hist + [{"role": "user", "content": "Bye.", "created_at": 1.7e9 + 9}],
                                     namespace="u", session=label)
         assert out["message_ids"] == [] and out["already_stored"] == 5
+
+
+def test_an_exchange_repeated_on_a_later_day_is_stored(tmp_store):
+    """One add_conversation per exchange under one label (README): an exchange repeating an
+    earlier one word for word, days later with its own created_at, was dropped as already
+    stored (hostile pass); the same exchange sent again with its own times still is."""
+    def exchange(day):
+        return [{"role": "user", "content": "Did I take my pills?", "created_at": f"2024-03-0{day}T08:00:00Z"},
+                {"role": "assistant", "content": "Yes, at 8am.", "created_at": f"2024-03-0{day}T08:00:05Z"}]
+    with engramdb.open(tmp_store) as eng:
+        assert len(eng.add_conversation(exchange(1), namespace="u", session="med")["message_ids"]) == 2
+        later = eng.add_conversation(exchange(3), namespace="u", session="med")
+        assert later["already_stored"] == 0 and later["message_ids"] == ["med:3", "med:4"]
+        assert [m.text for m in eng.query(namespace="u", since="2024-03-03", until="2024-03-04", order="event_time_asc")] \
+            == ["user: Did I take my pills?", "assistant: Yes, at 8am."]
+        again = eng.add_conversation(exchange(1) + exchange(3), namespace="u", session="med")
+        assert again["already_stored"] == 4 and again["message_ids"] == []

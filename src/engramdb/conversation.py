@@ -281,17 +281,18 @@ def stored_digest(state: Any, namespace: str, ext_id: str) -> str | None:
     return None if rec is None else whole_digest(rec)
 
 
-def session_messages(state: Any, namespace: str, sid: str) -> list[tuple[str, frozenset]] | None:
+def session_messages(state: Any, namespace: str, sid: str) -> list[tuple[str, frozenset, float]] | None:
     """The messages ``discussed_in`` the stored session node ``sid``, in write order, each with
     the digests of its whole text now and of its first wording (the text as it was sent, when
-    ``update`` has reworded it since); None when no such node is stored."""
+    ``update`` has reworded it since) and its event time (``created_at``, Unix seconds); None
+    when no such node is stored."""
     with state.store.read("looking up a stored session") as txn:
         nid = state.store.lookup_id(txn, namespace, sid)
     if nid is None:
         return None
     into = sorted({o for o, rel, _w, forward in state.graph.neighbours(nid)
                    if rel == Relation.DISCUSSED_IN.code and not forward})
-    return [(rec["id"], _digests(rec)) for rec in state.records(into, "reading a stored session")
+    return [(rec["id"], _digests(rec), float(rec["created_at"])) for rec in state.records(into, "reading a stored session")
             if rec is not None and rec.get("chunk_of") is None and GENERATED_TAGS.isdisjoint(rec.get("tags") or ())]
 
 
@@ -364,24 +365,25 @@ def stored_mentions(state: Any, namespace: str, entity: str) -> list[str] | None
     return sorted(found, key=found.__getitem__)
 
 
-def _with_holes(stored: list[tuple[str, frozenset]], numbered: re.Pattern,
-                last: int = 0) -> list[tuple[str | None, frozenset | None]]:
+def _with_holes(stored: list[tuple[str, frozenset, float]], numbered: re.Pattern,
+                last: int = 0) -> list[tuple[str | None, frozenset | None, float | None]]:
     """A stored session's messages in order with a hole ``(None, None)`` at each position of its
     ``<session>:<n>`` numbering that no stored message holds any more (an erased message), up to
     ``last``, the highest position ever numbered in it (so erased last messages leave holes
     too): a chat sent again lines up around them, and no message at a hole is stored again."""
-    out: list[tuple[str | None, frozenset | None]] = []
-    for mid, digests in stored:
+    out: list[tuple[str | None, frozenset | None, float | None]] = []
+    for mid, digests, t in stored:
         m = numbered.fullmatch(mid)
         if m is not None and int(m.group(1)) > len(out) + 1:   # (a message with its own id holds a place too)
-            out.extend([(None, None)] * (int(m.group(1)) - len(out) - 1))
-        out.append((mid, digests))
+            out.extend([(None, None, None)] * (int(m.group(1)) - len(out) - 1))
+        out.append((mid, digests, t))
     if last > len(out):
-        out.extend([(None, None)] * (last - len(out)))
+        out.extend([(None, None, None)] * (last - len(out)))
     return out
 
 
-def _overlap(stored: list[frozenset | None], sent: list[str]) -> tuple[int, list[int]]:
+def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list[float | None] | None = None,
+             sent_times: list[float | None] | None = None) -> tuple[int, list[int]]:
     """Where (j) a session holds ``sent`` already, and which of ``sent``'s messages (their
     indices) it holds.
 
@@ -398,9 +400,19 @@ def _overlap(stored: list[frozenset | None], sent: list[str]) -> tuple[int, list
     Failing that, the j where most of ``sent``'s messages match position by position, two at
     least and no fewer than those that differ: a chat sent again with a message edited (the
     first one included) or a reply regenerated holds the others already; the changed ones are
-    new. (0, []) when nothing lines up."""
+    new. (0, []) when nothing lines up.
+
+    With ``sent_times`` and ``stored_times`` (Unix seconds; None where a sent message gave no
+    ``created_at``), a sent message that gives its time is a stored one only if that one
+    happened at the same time (within a millisecond): an exchange repeated word for word on a
+    later day is new, not the earlier one sent again."""
     def same(k: int, i: int) -> bool:
-        return stored[i] is None or sent[k] in stored[i]
+        if stored[i] is None:
+            return True
+        if sent[k] not in stored[i]:
+            return False
+        t = None if sent_times is None else sent_times[k]
+        return t is None or stored_times is None or abs(stored_times[i] - t) <= _SAME_TIME_S
 
     for j in range(len(stored)):
         full = min(len(sent), len(stored) - j)
@@ -431,6 +443,9 @@ def _overlap(stored: list[frozenset | None], sent: list[str]) -> tuple[int, list
     return best
 
 
+_SAME_TIME_S = 1e-3   # a sent message's created_at and a stored one's: the same event time
+
+
 def _fmt_date(t: float) -> str:
     # the day only: "..., 14 November 2023, 22:13" in two session texts reads to the fact-change
     # checker (engramdb.facts.conflict) as a changed number, and the later session would supersede
@@ -453,7 +468,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                       split_chars: int = 800, session_titles: Mapping[str, str] | None = None,
                       entity_exists: Callable[[str], bool] | None = None,
                       stored_digest: Callable[[str], str | None] | None = None,
-                      session_messages: Callable[[str], list[tuple[str, str]] | None] | None = None,
+                      session_messages: Callable[[str], list[tuple[str, frozenset, float]] | None] | None = None,
                       stored_mentions: Callable[[str], list[str] | None] | None = None,
                       session_last: Callable[[str], int] | None = None,
                       keep_roles: tuple[str, ...] = (),
@@ -493,10 +508,11 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         SHA-256 (hex) of the whole text of the memory the namespace holds under this id
         (:func:`engramdb.batch_plan.whole_digest`), or None. A message with an ``id`` the
         namespace holds with the same text is already stored: left out.
-    session_messages : callable str -> list of (id, frozenset of digests) or None, optional
+    session_messages : callable str -> list of (id, frozenset of digests, created_at) or None, optional
         The messages a stored session node holds (their ``discussed_in`` edges), in the order
-        they were stored, each with the digests of its whole text now and as first sent
-        (:func:`session_messages`); None when there is no such node. A position of the
+        they were stored, each with the digests of its whole text now and as first sent, and
+        its event time (:func:`session_messages`; a sent message with a ``created_at`` lines up
+        only with a stored one of the same time); None when there is no such node. A position of the
         session's ``<session>:<n>`` numbering that no stored message holds (an erased message)
         lines up with any message sent there, which is not stored again.
         With it, the messages of a stored session that line up with its stored messages
@@ -594,7 +610,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                 n += 1
                 label = f"{base}-{n}"
             auto_label = label
-        rows.append((role, name, content, t, label, given, digest, k))
+        rows.append((role, name, content, t, label, given, digest, k, raw_t))
 
     if not rows:
         raise InvalidInputError("messages: the conversation holds only instructions (system / developer)")
@@ -610,7 +626,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         numbered = re.compile(re.escape(f"{id_prefix}{lab}:") + r"([0-9]+)")
         last = session_last(sid) if session_last is not None else 0
         top = max([len(stored_msgs), last]
-                  + [int(m.group(1)) for mid, _ in stored_msgs if (m := numbered.fullmatch(mid))])
+                  + [int(m.group(1)) for mid, *_ in stored_msgs if (m := numbered.fullmatch(mid))])
         held[lab] = (_with_holes(stored_msgs, numbered, last), top + 1)
     n_rows = len(rows)
     skip: set[int] = set()   # rows the namespace holds already
@@ -618,7 +634,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         skip.update(i for i, r in enumerate(rows) if r[5] is not None and stored_digest(r[5]) == r[6])
     for lab, (stored_msgs, _pos) in held.items():
         mine = [i for i, r in enumerate(rows) if r[4] == lab]
-        j, lined = _overlap([d for _, d in stored_msgs], [rows[i][6] for i in mine])
+        j, lined = _overlap([d for _, d, _t in stored_msgs], [rows[i][6] for i in mine],
+                            [t for *_, t in stored_msgs], [rows[i][8] for i in mine])
         # a message lined up with a stored one is that one, unless its own id says otherwise (at
         # a hole, an erased message, only a message without an id of its own lines up)
         skip.update(mine[o] for o in lined if rows[mine[o]][5] in (None, stored_msgs[j + o][0]))
