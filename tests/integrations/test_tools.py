@@ -137,3 +137,37 @@ def test_openai_and_anthropic_result_messages(tmp_path):
                                              "input": {"id": "coffee"}})
         assert err["is_error"] is True and err["content"].startswith("MemoryNotFoundError: ")
         assert "coffee" in err["content"]
+
+
+def test_a_new_users_namespace_answers_empty_and_names_no_other_namespace(tmp_path):
+    """A dispatcher bound to a new user's namespace raised NamespaceError on its first recall
+    or context, and that text (like the empty-namespace gap) named the store's other namespaces,
+    other users' ids, to the model (fresh-user pass)."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add("Alice's bank PIN hint is her cat's name.", namespace="tenant-alice@example.com")
+        out = [T.call_tool(mem, tool, {"query": "hello"}, namespace=ns)
+               for tool in ("recall", "context") for ns in ("tenant-carol@example.com", "default")]
+        out.append(T.call_tool(mem, "history", {"id": "x"}, namespace="tenant-carol@example.com"))
+        out.append(T.call_tool(mem, "forget", {"id": "x"}, namespace="tenant-carol@example.com"))
+        for r in out:
+            assert "alice" not in r.text
+        assert [r.is_error for r in out] == [False] * 4 + [True, True]
+        assert json.loads(out[0].text)["hits"] == [] and json.loads(out[0].text)["gaps"][0]["reason"] == "empty_namespace"
+        assert json.loads(out[2].text)["text"] == "" and json.loads(out[2].text)["budget_tokens"] == 3000
+        # the developer's own mistakes keep their message: an invalid namespace name, a bad frame
+        bad = T.call_tool(mem, "recall", {"query": "hello"}, namespace="")
+        assert bad.is_error and "namespace must be" in bad.text
+        assert "frame" in T.call_tool(mem, "context", {"query": "hi", "frame": "x"}, namespace="new").text
+
+
+def test_arguments_outside_the_schemas_bounds_are_refused(tmp_path):
+    """The recall tool advertised k at most 100 and ran k = 500 (a 1.4 MB tool result); one
+    string for tags was refused though the API takes one (fresh-user pass)."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        for k in (500, 500.0, 0, -3):
+            r = T.call_tool(mem, "recall", {"query": "x", "k": k})
+            assert r.is_error and "recall.k: expected a JSON integer in [1, 100]" in r.text
+        r = T.call_tool(mem, "remember", {"text": "I like tea.", "tags": "prefs", "confidence": 1.5})
+        assert r.is_error and "remember.confidence" in r.text
+        r = T.call_tool(mem, "remember", {"text": "I like tea.", "tags": "prefs"})
+        assert not r.is_error and mem.get(json.loads(r.text)["id"]).tags == ("prefs",)

@@ -31,7 +31,7 @@ from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EngramError, InvalidInputError, ReadOnlyError
+from ..errors import EngramError, InvalidInputError, NamespaceError, ReadOnlyError
 
 if TYPE_CHECKING:
     from ..engine import Engram
@@ -130,7 +130,22 @@ def _remember(eng: Engram, ns: str, args: dict) -> dict:
     return {"id": eng.add(args["text"], namespace=ns, **fields), "namespace": ns}
 
 
+#: What a tool says of a namespace that holds no memory (a new user): never the other namespaces'
+#: names, which the engine's messages list for a developer (they are other users' to a model).
+_NOTHING_STORED = "no memories are stored here yet"
+
+
+def _holds_memories(eng: Engram, ns: str) -> bool:
+    """Whether namespace ``ns`` holds a live memory (NamespaceError for an invalid name)."""
+    from ..validate import check_namespace
+
+    return check_namespace(ns) in eng.namespaces()
+
+
 def _recall(eng: Engram, ns: str, args: dict) -> dict:
+    if not _holds_memories(eng, ns):   # a new user's first question: an empty answer, not an error
+        return {"hits": [], "gaps": [{"query": args["query"], "reason": "empty_namespace",
+                                      "best_similarity": None, "detail": _NOTHING_STORED}], "warnings": []}
     res = eng.recall(args["query"], namespace=ns, k=args.get("k", 5),
                      **_some(args, "kinds", "tags", "since", "until", "as_of", "valid_at"),
                      include_superseded=bool(args.get("include_superseded", False)))
@@ -139,6 +154,11 @@ def _recall(eng: Engram, ns: str, args: dict) -> dict:
 
 
 def _context(eng: Engram, ns: str, args: dict) -> dict:
+    if not _holds_memories(eng, ns):
+        from ..context import check_budget, check_frame   # the arguments checked as context() does
+        frame = check_frame(args.get("frame", "conversation"))
+        return {"text": "", "tokens_used": 0, "budget_tokens": check_budget(args.get("budget_tokens"), frame),
+                "frame": frame.name, "gaps": [_NOTHING_STORED[0].upper() + _NOTHING_STORED[1:] + "."]}
     block = eng.context(args["query"], namespace=ns, **_some(args, "budget_tokens", "frame"))
     return {"text": block.text, "tokens_used": block.tokens_used, "budget_tokens": block.budget_tokens,
             "frame": block.frame, "gaps": list(block.gaps)}
@@ -265,16 +285,24 @@ def _check_type(value: Any, schema: Mapping[str, Any], where: str) -> Any:
     Raises
     ------
     InvalidInputError
-        A value of another JSON type (``5.5``, NaN, infinity, ``True`` for an integer).
+        A value of another JSON type (``5.5``, NaN, infinity, ``True`` for an integer), or a
+        number outside the schema's ``minimum`` / ``maximum`` (``k`` = 500 where 100 is the most).
     """
     kind = schema.get("type")
     if kind is None:
         return value
     if kind == "integer" and isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        return int(value)
+        value = int(value)
+    if kind == "array" and isinstance(value, str) and schema.get("items", {}).get("type") == "string":
+        return [value]   # one string for a list of strings, as the Python API takes tags
     ok = isinstance(value, _JSON_TYPES[kind]) and not (kind in ("integer", "number") and isinstance(value, bool))
     if not ok:
         raise InvalidInputError(f"{where}: expected a JSON {kind}, got {value!r}")
+    if kind in ("integer", "number"):   # the schema's bounds, as the model was told them
+        lo, hi = schema.get("minimum"), schema.get("maximum")
+        if (lo is not None and not value >= lo) or (hi is not None and not value <= hi):
+            bounds = f"at least {lo}" if hi is None else f"at most {hi}" if lo is None else f"in [{lo}, {hi}]"
+            raise InvalidInputError(f"{where}: expected a JSON {kind} {bounds}, got {value!r}")
     if kind == "array" and "items" in schema:
         return [_check_type(item, schema["items"], f"{where}[{i}]") for i, item in enumerate(value)]
     return value
@@ -373,8 +401,12 @@ def call_tool(engram: Engram, name: str, arguments: Any = None, *, namespace: st
 
 
 def _failed(name: Any, exc: EngramError) -> ToolResult:
-    """The error result of a call of ``name`` that raised ``exc``."""
-    return ToolResult(str(name), True, {"error": {"type": type(exc).__name__, "message": str(exc)}})
+    """The error result of a call of ``name`` that raised ``exc``; a :class:`NamespaceError` for
+    a namespace the store does not hold says only that nothing is stored here (its own message names the store's other namespaces,
+    which are other users' to the model)."""
+    unknown = isinstance(exc, NamespaceError) and str(exc).startswith(f"no namespace {exc.namespace!r}")
+    message = _NOTHING_STORED if unknown else str(exc)
+    return ToolResult(str(name), True, {"error": {"type": type(exc).__name__, "message": message}})
 
 
 _MISSING = object()
