@@ -236,3 +236,23 @@ def test_subject_hints_rule_out_only_subjects_that_cannot_match(pairs):
         assert not (gone and can_match)
         if not can_match and len(a) == len(b):
             assert gone   # equal lengths: only equal subjects pass
+
+
+def test_a_recall_warns_of_every_pair_of_hits_and_a_few_partners_each(tmp_path):
+    """A memory contradicted by hundreds (templated notes that differ by a number) made a k=5
+    recall carry 367 warnings, all of them passed on by the recall tool (fresh-user pass): pairs
+    of two hits all stay, a hit's partners outside the hits are capped (slots.WARNINGS_PER_HIT)."""
+    from engramdb.slots import WARNINGS_PER_HIT
+
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add("The gate code is 1111.", id="hit")
+        mem.add("Gate code questions go to Sam at the front desk.", id="hit2")
+        for i in range(12):
+            mem.add(f"Unrelated entry {i} on pottery glazes.", id=f"o{i}")
+            mem.link(f"o{i}", "hit", "contradicts")
+        mem.link("hit2", "hit", "contradicts")
+        res = mem.recall("gate code", k=2)
+        assert {h.id for h in res.hits} == {"hit", "hit2"}
+        pairs = {(w.source, w.target) for w in res.warnings}
+        assert ("hit2", "hit") in pairs
+        assert len(res.warnings) == 1 + WARNINGS_PER_HIT

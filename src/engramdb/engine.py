@@ -2097,7 +2097,8 @@ class Engram:
             ``hits`` best first (an exact score tie: the higher cosine to the query first, then
             the earlier-recorded memory; :mod:`engramdb.recall.ranking`), each with the path that
             activated it; ``gaps`` says when the best evidence is weak (negative recall) or everything was filtered out;
-            ``warnings`` lists ``contradicts`` pairs touching the hits. A memory a censor rule
+            ``warnings`` lists ``contradicts`` pairs touching the hits (every pair of two hits, at
+            most ``slots.WARNINGS_PER_HIT`` per hit with a memory that is no hit). A memory a censor rule
             hides is never a seed, a node activation passes through, a hit or a path step;
             a ``warn`` rule's notes are on the hit (``Hit.censor_notes``; see ``censor``).
 

@@ -456,9 +456,17 @@ def _retire(nid: int, winner, now: float, by_nid: dict, stored: dict, retired: d
     retired[nid] = retire_record(stored[nid], winner.ext_id, winner.valid_from, now)
 
 
+#: Most ``contradicts`` partners outside the hits a recall warns about, per hit.
+WARNINGS_PER_HIT = 3
+
+
 def contradiction_warnings(csr, hit_nids: list[int], state: np.ndarray, alive: np.ndarray,
-                           ext_ids: list, contradicts_code: int) -> list[Contradiction]:
-    """The ``contradicts`` pairs touching the hits, each pair once, in hit order.
+                           ext_ids: list, contradicts_code: int,
+                           per_hit: int = WARNINGS_PER_HIT) -> list[Contradiction]:
+    """The ``contradicts`` pairs touching the hits, each pair once, in hit order: every pair of
+    two hits, and at most ``per_hit`` pairs of a hit with a memory that is no hit (a memory
+    contradicted by hundreds, e.g. templated notes that differ by a number, would otherwise
+    bury the hits under warnings).
 
     Parameters
     ----------
@@ -472,6 +480,8 @@ def contradiction_warnings(csr, hit_nids: list[int], state: np.ndarray, alive: n
         Caller ids by nid.
     contradicts_code : int
         ``Relation.CONTRADICTS.code``.
+    per_hit : int
+        Most pairs of one hit with a memory outside the hits.
 
     Returns
     -------
@@ -490,6 +500,7 @@ def contradiction_warnings(csr, hit_nids: list[int], state: np.ndarray, alive: n
         return out
     hits = set(hit_nids)
     rows = np.repeat(hits_arr, lengths)[sel].tolist()
+    outside: dict[int, int] = {}   # hit -> its pairs with memories that are no hit
     for u, j in zip(rows, pos[sel].tolist()):
         v = int(csr.indices[j])
         if not alive[v]:
@@ -497,6 +508,10 @@ def contradiction_warnings(csr, hit_nids: list[int], state: np.ndarray, alive: n
         src, tgt = (u, v) if csr.forward[j] else (v, u)
         if (src, tgt) in seen:
             continue
+        if v not in hits:
+            if outside.get(u, 0) >= per_hit:
+                continue
+            outside[u] = outside.get(u, 0) + 1
         seen.add((src, tgt))
         out.append(Contradiction(ext_ids[src], ext_ids[tgt], STATE_BY_CODE[int(state[src])],
                                  STATE_BY_CODE[int(state[tgt])], src in hits, tgt in hits))

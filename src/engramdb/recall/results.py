@@ -11,7 +11,8 @@
   ``RecallConfig.relevance_threshold`` (a query without text: when the best vector evidence is
   below ``RecallConfig.weak_evidence``), ``filtered_out`` when memories were reached but none
   passed the filters (a query with text then has no hit to judge: no ``weak_evidence``);
-- warnings: ``contradicts`` pairs touching the hits (``slots.contradiction_warnings``).
+- warnings: ``contradicts`` pairs touching the hits, at most ``slots.WARNINGS_PER_HIT`` per hit
+  with a memory that is no hit (``slots.contradiction_warnings``).
 
 Two caches keep repeated work off the hot path, neither changing an answer: the decoded record
 of each hit, with what a hit takes from it (``EngineState.record_cache``, valid for one record
