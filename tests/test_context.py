@@ -343,3 +343,15 @@ def test_more_budget_never_shows_less_of_the_best_hit(tmp_path):
     assert all(a <= b for a, b in zip(lengths, lengths[1:])), shown
     assert lengths[-1] == len(text)
     assert min(b for b, n in shown if n == len(text)) <= 60, shown   # whole as soon as its line fits
+
+
+def test_a_sentence_cut_short_keeps_the_words_after_the_querys_first_word():
+    """A sentence too long for the room kept its first words, which could end before the answer
+    ("… I now live …"); it now starts two words before the first word the query shares."""
+    from engramdb.context import excerpt
+
+    long = ("After a very long week of packing boxes, saying goodbye to friends and driving south "
+            "through the mountains in the rain, we finally live in Lisbon, in the Alfama quarter.")
+    got = excerpt(long, "Where do we live?", 12, estimate_tokens)
+    assert got.startswith("… we finally live in Lisbon") and estimate_tokens(got) <= 12
+    assert excerpt(long, "no shared words here", 12, estimate_tokens).startswith("After a very long")

@@ -324,12 +324,14 @@ def _hit_text(hit: Any) -> str:
 
 
 _MIN_EXCERPT_TOKENS = 16   # a recalled memory is cut to an excerpt only when this much room is left
+_EXCERPT_LEAD_WORDS = 2    # words kept before the first query word of a sentence cut short
 
 
 def excerpt(text: str, query: str, max_tokens: int, count: Callable[[str], int]) -> str | None:
     """The part of ``text`` that best answers ``query`` within ``max_tokens`` (by ``count``): the
     sentence sharing most keyword terms with the query (the first of equals), widened by its
-    neighbours while it fits, with "…" where text was cut; None when not even a few words fit.
+    neighbours while it fits, with "…" where text was cut; a sentence too long alone keeps its
+    words from two before the first query word on; None when not even a few words fit.
 
     A query-biased summary (Tombros & Sanderson, SIGIR 1998): a long recalled memory that
     does not fit a small budget enters the prompt as its most relevant sentences instead of
@@ -350,11 +352,18 @@ def excerpt(text: str, query: str, max_tokens: int, count: Callable[[str], int])
         return ("… " if lo > 0 else "") + body + (" …" if hi < len(sentences) else "")
 
     lo, hi = best, best + 1
-    if count(render(lo, hi)) > max_tokens:   # the sentence alone is too long: its first words
+    if count(render(lo, hi)) > max_tokens:
+        # the sentence alone is too long: its words from just before the first one the query
+        # shares (the answer tends to follow the question's words: "I now live in ..."), as
+        # many as fit
         words = sentences[best].split()
-        while words and count(("… " if best > 0 else "") + " ".join(words) + " …") > max_tokens:
+        first = next((i for i, w in enumerate(words) if terms & set(tokenize(w))), 0)
+        start = max(0, first - _EXCERPT_LEAD_WORDS)
+        words = words[start:]
+        lead = "… " if best > 0 or start > 0 else ""
+        while words and count(lead + " ".join(words) + " …") > max_tokens:
             words = words[: len(words) * 3 // 4] if len(words) > 4 else words[:-1]
-        return ("… " if best > 0 else "") + " ".join(words) + " …" if len(words) >= 3 else None
+        return lead + " ".join(words) + " …" if len(words) >= 3 else None
     grown = True
     while grown:   # one sentence after, then one before, while either fits
         grown = False
