@@ -282,3 +282,28 @@ def test_a_batch_item_may_link_to_a_later_item_of_the_batch(tmp_path):
         with pytest.raises(engramdb.MemoryNotFoundError, match="an item of the same batch"):
             m.add_batch([{"id": "g1", "text": "third", "links": [{"to": "nowhere", "relation": "next"}]}])
         assert m.stats()["memories"] == 2
+
+
+def test_a_bad_batch_item_is_named_by_its_position(tmp_path):
+    """add_batch said only "created_at: 1709287237000 Unix seconds is outside the years 1 to
+    9999" for item 37 of 50, where add_conversation names messages[37] (hostile pass); the
+    JSONL ingest names the record, also when its namespace's batch holds other records first."""
+    import json
+
+    from engramdb.ingest import ingest_jsonl
+
+    items = [{"text": f"note {i}", "created_at": 1.7e9 + i} for i in range(50)]
+    items[37]["created_at"] = 1709287237000   # milliseconds
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        with pytest.raises(engramdb.InvalidInputError, match=r"^items\[37\]: created_at: .*looks like milliseconds") as e:
+            mem.add_batch(items)
+        assert e.value.item_index == 37 and mem.stats()["memories"] == 0
+        items[37] = {"text": "  \u200b "}
+        with pytest.raises(engramdb.EmptyTextError, match=r"^items\[37\]: text: ") as e:
+            mem.add_batch(items)
+        assert e.value.item_index == 37
+        path = tmp_path / "m.jsonl"
+        path.write_text("\n".join(json.dumps(r) for r in [{"text": "a", "namespace": "x"}, {"text": "b", "namespace": "y"},
+                                                          {"text": "c", "namespace": "y", "created_at": 1709287237000}]))
+        with pytest.raises(engramdb.InvalidInputError, match=r"m\.jsonl: record 3: created_at: "):
+            ingest_jsonl(mem, path)

@@ -256,8 +256,9 @@ class Engram:
 
         Raises
         ------
-        The errors of :meth:`add`; also InvalidInputError for an id given twice or already
-        stored. A batch equals the same items added one by one, except that auto-linking
+        The errors of :meth:`add`, their text starting ``"items[<i>]: "`` and their attribute
+        ``item_index`` giving the item at fault (its position in ``items``, from 0); also
+        InvalidInputError for an id given twice or already stored. A batch equals the same items added one by one, except that auto-linking
         also sees the earlier items of the batch.
         """
         return self._add_batch(items, namespace=namespace, progress=progress, recorded_at=recorded_at)
@@ -269,7 +270,14 @@ class Engram:
         now = clock_now()
         check_iterable(items, "items", "memory mappings")
         state = self._state
-        prepared = [prepare(state, item, namespace, now, recorded_at=recorded_at) for item in items]
+        prepared = []
+        for i, item in enumerate(items):
+            try:
+                prepared.append(prepare(state, item, namespace, now, recorded_at=recorded_at))
+            except EngramError as exc:   # name the item, as add_conversation names the message
+                exc.args = (f"items[{i}]: {exc}", *exc.args[1:])
+                exc.item_index = i
+                raise
         if not prepared:
             return []
         plan = plan_batch(state, prepared, has_embedder=self.embedder is not None)

@@ -9,7 +9,7 @@ from typing import Any
 from rich.progress import Progress
 
 from .engine import Engram
-from .errors import InvalidInputError, NamespaceError
+from .errors import EngramError, InvalidInputError, NamespaceError
 from .locomo import Conversation, load_locomo
 from .validate import check_namespace
 
@@ -208,6 +208,7 @@ def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "d
     # per namespace: (position of the line's item in by_ns[ns], link spec without its source);
     # the source is the id add_batch gives the item (a line without "id" gets one there)
     links: dict[str, list[tuple[int, Any]]] = defaultdict(list)
+    line_of: dict[str, list[int]] = defaultdict(list)   # per namespace: each item's record number
     for lineno, row in enumerate(rows, 1):
         unknown = set(row) - set(_MEMORY_FIELDS) - {"links"}
         if unknown:
@@ -220,6 +221,7 @@ def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "d
         item["namespace"] = ns
         at = len(by_ns[ns])
         by_ns[ns].append(item)
+        line_of[ns].append(lineno)
         specs = row.get("links") or []
         if not isinstance(specs, list):
             raise InvalidInputError(f"{path}: record {lineno}: \"links\" must be a list")
@@ -235,7 +237,15 @@ def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "d
     before = sum(stored[ns]["memories"] for ns in by_ns if ns in stored)
     new_edges = 0
     for ns, items in by_ns.items():
-        ids = engine.add_batch(items, namespace=ns, progress=progress, recorded_at=recorded_at)
+        try:
+            ids = engine.add_batch(items, namespace=ns, progress=progress, recorded_at=recorded_at)
+        except EngramError as exc:   # "items[i]: ..." of this namespace's batch: the record's number
+            i = getattr(exc, "item_index", None)
+            if i is None:
+                raise
+            message = str(exc).removeprefix(f"items[{i}]: ")
+            exc.args = (f"{path}: record {line_of[ns][i]}: {message}", *exc.args[1:])
+            raise
         n_mem += len(ids)
         edges = [{"source": ids[at], **spec} if isinstance(spec, dict) else (ids[at], *spec)
                  for at, spec in links[ns]]

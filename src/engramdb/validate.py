@@ -116,7 +116,9 @@ def to_unix_seconds(value: Any, *, field: str = "created_at") -> float:
         if not math.isfinite(v):
             raise NonFiniteError(f"{field}: expected a finite number of Unix seconds, got {value!r}")
         if not _MIN_SECONDS <= v <= _MAX_SECONDS:
-            raise InvalidInputError(f"{field}: {value!r} Unix seconds is outside the years 1 to 9999 (UTC)")
+            hint = ("; it looks like milliseconds: divide by 1000" if _MIN_SECONDS <= v / 1000 <= _MAX_SECONDS
+                    and abs(v) >= 1e11 else "")
+            raise InvalidInputError(f"{field}: {value!r} Unix seconds is outside the years 1 to 9999 (UTC){hint}")
         return v
     if isinstance(value, str):
         try:
