@@ -273,3 +273,24 @@ def test_admission_records_its_writes_at_the_clock_not_at_now(tmp_path):
         assert {e["at"] for e in mem.dynamics_log()} == {T0}
         assert mem.get("c1").recorded_at == T0
         assert mem.get("ana").salience_at == later   # the reinforcement's dynamics stay at now
+
+
+def test_a_memory_dated_in_the_future_does_not_move_yesterday(tmp_path):
+    """One memory of a planned trip (created_at 2030) moved the anchor of "yesterday" from the
+    chat's last day to the recall's now, and yesterday's dinner fell out (hostile pass): the
+    anchor is the newest event time up to now, as_of recalls included."""
+    from datetime import datetime, timezone
+
+    def at(*a):
+        return datetime(*a, tzinfo=timezone.utc).timestamp()
+
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add("We hiked up the ridge trail.", id="hike", created_at=at(2024, 6, 12))
+        mem.add("I had sushi for dinner with Ana.", id="sushi", created_at=at(2024, 6, 19))
+        mem.add("Dentist appointment went fine.", id="dentist", created_at=at(2024, 6, 20))
+        before = [h.id for h in mem.recall("What did I do yesterday?", k=3, now=at(2026, 1, 1)).hits]
+        mem.add("Planned trip to Japan with the whole family.", id="trip", created_at=at(2030, 5, 1))
+        after = [h.id for h in mem.recall("What did I do yesterday?", k=3, now=at(2026, 1, 1)).hits]
+        assert before[0] == after[0] == "sushi"
+        past = mem.recall("What did I do yesterday?", k=3, now=at(2026, 1, 1), as_of=at(2099, 1, 1)).hits
+        assert past[0].id == "sushi"

@@ -555,17 +555,23 @@ class EngineState:
             sp.density = self.graph.density(self.cols.ns[: self.next_nid], sp.code) if self.next_nid else 0.0
         return sp.density
 
-    def latest(self, name: str) -> float:
+    def latest(self, name: str, by: float | None = None) -> float:
         """Newest event time of namespace ``name``'s live memories (Unix seconds; the clock's now
-        when it has none): the anchor of relative time cues. Cached."""
+        when it has none): the anchor of relative time cues. Cached. With ``by``, the newest
+        event time at or before ``by`` (``by`` itself when there is none): a memory dated in
+        the future (a planned trip) is not the conversation's clock."""
         sp = self.spaces.get(name)
         if sp is None:
-            return clock_now()
+            return clock_now() if by is None else by
         if sp.latest is None:
             mask = self.cols.in_namespace(sp.code)   # max over the mask: no copy of the selected times
             sp.latest = (float(np.max(self.cols.created_at[: self.cols.n], where=mask, initial=-np.inf))
                          if mask.any() else clock_now())
-        return sp.latest
+        if by is None or sp.latest <= by:
+            return sp.latest
+        t = self.cols.created_at[: self.cols.n]   # a future-dated memory: the newest one up to by
+        mask = self.cols.in_namespace(sp.code) & (t <= by)
+        return float(np.max(t, where=mask, initial=-np.inf)) if mask.any() else by
 
     def slot_table(self, name: str) -> dict[tuple[str, str], np.ndarray]:
         """Namespace ``name``'s slots: (subject, attribute) -> the nids (int64) that ever filled
