@@ -275,8 +275,9 @@ class Engram:
             try:
                 prepared.append(prepare(state, item, namespace, now, recorded_at=recorded_at))
             except EngramError as exc:   # name the item, as add_conversation names the message
-                exc.args = (f"items[{i}]: {exc}", *exc.args[1:])
-                exc.item_index = i
+                if verb != "add":   # (add's one item is the call itself)
+                    exc.args = (f"items[{i}]: {exc}", *exc.args[1:])
+                    exc.item_index = i
                 raise
         if not prepared:
             return []
