@@ -1,5 +1,7 @@
 """A first-person fact belongs to whoever says it: with the rule-based slot extractor, "I work at
 X" said by Caroline fills Caroline's employer slot, not a generic "I" or user one."""
+import pytest
+
 import engramdb
 from engramdb.config import SlotConfig
 from engramdb.slots import rule_based_extractor
@@ -19,7 +21,8 @@ def test_the_extractor_gives_the_speaker_as_subject():
     assert rule_based_extractor("user: I live in Porto") == ("user", "home_city", "Porto")
     assert rule_based_extractor("I live in Porto.") == ("user", "home_city", "Porto")   # no speaker known
     assert rule_based_extractor("Mel: Bob moved to Boston.") == ("Bob", "home_city", "Boston")   # not Mel's fact
-    assert rule_based_extractor("Caroline: I work at a shelter. It is hard.") is None
+    # a message of several sentences is read clause by clause (it filled no slot before)
+    assert rule_based_extractor("Caroline: I work at a shelter. It is hard.") == ("Caroline", "employer", "a shelter")
     assert rule_based_extractor("I work as a nurse.") == ("user", "job", "nurse")
     assert rule_based_extractor("Note: I moved to Porto.") == ("user", "home_city", "Porto")   # a label
     assert rule_based_extractor("Update: I work at Acme now", speaker="Dana") == ("Dana", "employer", "Acme")
@@ -47,3 +50,33 @@ def test_a_fact_added_without_a_speaker_is_the_user_s(tmp_path):
     with _open(tmp_path / "s") as mem:
         mem.add("I live in Porto.", id="a", created_at=T0)
         assert mem.current("user", "home_city").id == "a"
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("user: Actually I now live in Lyon.", ("user", "home_city", "Lyon")),
+    ("user: I moved to Paris last week.", ("user", "home_city", "Paris")),
+    ("I live in Paris since 2019.", ("user", "home_city", "Paris")),
+    ("I live in Boston and I work as a data analyst.", ("user", "home_city", "Boston")),
+    ("We moved to Porto.", ("user", "home_city", "Porto")),
+    ("user: We've arrived in Lisbon. I now live in Lisbon, in the Alfama neighbourhood.", ("user", "home_city", "Lisbon")),
+    ("user: I no longer live in Berlin.", None),
+    ("user: I used to live in Rome.", None),
+    ("I don't work at Acme anymore.", None),
+    ("Ana's employer is Acme.", ("Ana", "employer", "Acme")),
+    ("Mel: Bob moved to Boston.", ("Bob", "home_city", "Boston")),
+])
+def test_the_extractor_reads_updates_as_people_state_them(text, expected):
+    """'Actually I now live in Lyon' gave the subject 'Actually I', 'I no longer live in Berlin'
+    stored Berlin, 'I moved to Paris last week' the value 'Paris last week', and a message of
+    two sentences filled no slot (hostile and fresh-user passes)."""
+    assert rule_based_extractor(text) == expected
+
+
+def test_a_chat_of_updates_leaves_the_last_city_current(tmp_path):
+    cfg = engramdb.EngramConfig(slots=SlotConfig(extractor=rule_based_extractor))
+    with engramdb.open(tmp_path / "s", config=cfg, embedder="hashing") as mem:
+        for day, text in [(1, "I live in Berlin."), (2, "I moved to Paris last week."),
+                          (3, "I no longer live in Paris."), (4, "Actually I now live in Lyon.")]:
+            mem.add_conversation([{"role": "user", "content": text, "created_at": f"2024-03-0{day}T10:00:00Z"}],
+                                 namespace="u", session="s")
+        assert mem.current("user", "home_city", namespace="u").value == "Lyon"

@@ -188,6 +188,19 @@ _I_WORK = re.compile(r"^\s*I(?:'m| am)?(?: now| still| currently)? (?:work|worki
                      r"(?P<v>[^.!?;]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$", re.IGNORECASE)
 _I_WORK_AS = re.compile(r"^\s*I(?:'m| am)?(?: now| still| currently)? (?:work|working) as (?:an? )?"
                         r"(?P<v>[^.!?;,]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$", re.IGNORECASE)
+#: A clause stating no current fact: negated or past ("I no longer live in", "I don't work at",
+#: "I used to live in", "I never lived in").
+_NEGATED = re.compile(r"\b(?:no longer|not|never|used to|anymore|any more|formerly|previously)\b|n['’]t\b",
+                      re.IGNORECASE)
+#: Words opening a clause as discourse, not as its subject ("Actually I now live in Lyon").
+_DISCOURSE = re.compile(r"^(?:(?:actually|so|well|oh|ok|okay|also|and|but|btw|anyway|update|fyi|good news|"
+                        r"by the way|just so you know|as of now|guess what|now)\b[,:!]?\s+)+", re.IGNORECASE)
+#: Where one sentence holds two clauses: "; ", ", and I ...", " and we ...", " but I ...".
+_CLAUSE_CUT = re.compile(r";\s+|,?\s+(?:and|but|while|so)\s+(?=(?:I|we)\b)", re.IGNORECASE)
+#: A value's trailing words that are no part of it.
+_TRAILING = re.compile(r"(?:\s+(?:since|until|till)\b.*|(?:\s+(?:now|these days|at the moment|recently|for good|"
+                       r"too|as well))+)$", re.IGNORECASE)
+_SPEAKER_SUBJECTS = frozenset({"i", "we", "my family and i", "my wife and i", "my husband and i", "my partner and i"})
 _I_LIVE = re.compile(r"^\s*I(?:'m| am|'ve| have)?(?: now| still| just| recently)? (?:live|living|moved|relocated) "
                      r"(?:in|to) (?P<v>[^.!?;]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$",
                      re.IGNORECASE)
@@ -215,10 +228,16 @@ def rule_based_extractor(text: str, speaker: str | None = None) -> tuple[str, st
     speaker : str, optional
         Who said ``text``.
 
+    A message of several sentences is read clause by clause (the first clause that states a
+    slot gives it); a leading discourse word is skipped ("Actually I now live in Lyon"), a
+    negated or past clause states nothing ("I no longer live in Berlin", "I used to live in
+    Rome"), "we" is the speaker too ("We moved to Porto"), and a value ends before a comma or a
+    trailing time ("I moved to Paris last week" -> "Paris").
+
     Returns
     -------
     (str, str, str) or None
-        None when no pattern matches the whole text (one sentence, after a speaker prefix).
+        None when no clause matches a pattern whole (after a speaker prefix).
     """
     m = _SPEAKER.match(text)
     if m:
@@ -226,22 +245,60 @@ def rule_based_extractor(text: str, speaker: str | None = None) -> tuple[str, st
             speaker = speaker or m["sp"]
         text = text[m.end():]
     who = (speaker or "").strip() or "user"
-    m = _POSSESSIVE.match(text)
+    for clause in _clauses(text):
+        found = _clause_slot(clause, who)
+        if found is not None:
+            subject, attribute, value = found
+            value = _bare_value(value)
+            if value:
+                return subject, attribute, value
+    return None
+
+
+def _clauses(text: str) -> list[str]:
+    """The sentences of ``text``, each cut at ``; `` and before a new first-person clause
+    (", and I ...", " and we ..."), without a leading discourse word ("Actually", "So", ...)."""
+    from .sentences import split_sentences
+
+    out = []
+    for sentence in split_sentences(text) or [text]:
+        for part in _CLAUSE_CUT.split(sentence):
+            part = _DISCOURSE.sub("", part.strip())
+            if part:
+                out.append(part)
+    return out
+
+
+def _clause_slot(clause: str, who: str) -> tuple[str, str, str] | None:
+    """The slot one clause states, or None (a negated or past one states none: "I no longer
+    live in Berlin", "I used to live in Rome")."""
+    if _NEGATED.search(clause):
+        return None
+    m = _POSSESSIVE.match(clause)
     if m:
         return m["s"].strip(), m["a"].strip(), m["v"].strip()
-    m = _I_WORK.match(text)
+    for pattern, attribute in ((_I_WORK, "employer"), (_I_WORK_AS, "job"), (_I_LIVE, "home_city")):
+        m = pattern.match(clause)
+        if m:
+            return who, attribute, m["v"].strip()
+    m = _LIVES.match(clause)
     if m:
-        return who, "employer", m["v"].strip()
-    m = _I_WORK_AS.match(text)
-    if m:
-        return who, "job", m["v"].strip()
-    m = _I_LIVE.match(text)
-    if m:
-        return who, "home_city", m["v"].strip()
-    m = _LIVES.match(text)
-    if m:
-        return m["s"].strip(), "home_city", m["v"].strip()
+        subject = m["s"].strip()
+        return (who if subject.lower() in _SPEAKER_SUBJECTS else subject), "home_city", m["v"].strip()
     return None
+
+
+def _bare_value(value: str) -> str:
+    """A slot value without what follows it in the clause: a comma's apposition ("Lisbon, in
+    Alfama"), a trailing time ("Paris last week", "Porto since March") or "now"."""
+    from .timeref import resolve_time_refs
+
+    value = value.split(",")[0].strip()
+    for window in resolve_time_refs(value, 0.0):   # (the anchor does not matter: only the text)
+        if value.endswith(window.text):
+            value = value[: -len(window.text)]
+    value = _TRAILING.sub("", value).strip(" .!?")
+    return value
 
 
 def slot_key(namespace: str, subject: str, attribute: str) -> str:

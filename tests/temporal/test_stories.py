@@ -179,7 +179,8 @@ def test_rule_based_extractor_patterns():
     assert rule_based_extractor("Bob lives in New York.") == ("Bob", "home_city", "New York")
     assert rule_based_extractor("Bob moved to Boston!") == ("Bob", "home_city", "Boston")
     assert rule_based_extractor("We went hiking in the Alps.") is None
-    assert rule_based_extractor("Bob lives in Boston. He likes it.") is None
+    # several sentences: read clause by clause (the first that states a slot gives it)
+    assert rule_based_extractor("Bob lives in Boston. He likes it.") == ("Bob", "home_city", "Boston")
 
 
 def test_extractor_is_off_by_default_and_pluggable(tmp_path):
