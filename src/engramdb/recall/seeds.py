@@ -32,6 +32,7 @@ import numpy as np
 from ..config import RecallConfig
 from ..index.keyword import KeywordIndex, tokenize
 from ..slots import slot_cues, subject_weights
+from ..state.engine_state import FUTURE_EVENT_S
 from ..timeref import resolve_time_refs, window_masks
 from ..types import _STATE_CODES, MemoryState, Relation
 from ..kernels import registry
@@ -306,17 +307,18 @@ def _uncensored(cols, nids: np.ndarray, keep: np.ndarray) -> np.ndarray:
 def time_windows(ctx: RecallContext) -> list:
     """Time windows named in the question, resolved against :func:`time_anchor`. A recall
     ``as_of`` a time reads the cues as the store would have then: against the newest event time
-    of the memories recorded by then, never after ``as_of``. Memories dated after the recall's
-    ``now`` are left out of the newest event time (:meth:`EngineState.latest` ``by``)."""
+    of the memories recorded by then, never after ``as_of``. Events to come (a memory dated
+    more than a day after it was recorded: :meth:`EngineState.latest`) set no clock."""
     req = ctx.request
     if req.query is None or req.config.w_time <= 0:
         return []
     as_of = req.filters.as_of
     if as_of is None:
-        return resolve_time_refs(req.query, time_anchor(ctx.state.latest(ctx.space.name, by=req.now), req.now))
+        return resolve_time_refs(req.query, time_anchor(ctx.state.latest(ctx.space.name), req.now))
     c = ctx.state.cols
-    held = (c.in_namespace(ctx.space.code) & (c.recorded_at[: c.n] <= as_of)
-            & (c.created_at[: c.n] <= min(req.now, as_of)))   # (a memory dated in the future: no clock)
+    recorded = c.recorded_at[: c.n]
+    held = (c.in_namespace(ctx.space.code) & (recorded <= as_of)   # (an event to come sets no clock)
+            & (c.created_at[: c.n] <= recorded + FUTURE_EVENT_S))
     latest = float(np.max(c.created_at[: c.n], where=held, initial=-np.inf)) if held.any() else as_of
     return resolve_time_refs(req.query, time_anchor(latest, min(req.now, as_of)))
 
@@ -326,7 +328,7 @@ def time_anchor(latest: float, now: float) -> float:
     newest event time ``latest`` (a stored conversation's own clock: "last week" of a chat that
     ended in 2023 is a week of 2023), but never after the recall's ``now``: a memory dated in
     the future (a passport that expires in 2036, a planned trip) does not move "last week"
-    there (``latest`` is the newest event time up to ``now``: :meth:`EngineState.latest`), and
+    there (nor does any memory dated over a day after it was recorded: :meth:`EngineState.latest`), and
     ``recall(now=T)`` reads the cues as of T."""
     return min(latest, now)
 

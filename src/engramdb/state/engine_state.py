@@ -46,6 +46,11 @@ _SUPERSEDES = Relation.SUPERSEDES.code
 KEYWORD_FORWARD_VERSION = 1
 
 
+#: A memory whose event time is more than this after its record time (seconds) is an event
+#: to come (a planned trip): it does not set the clock of relative time cues (``latest``).
+FUTURE_EVENT_S = 86400.0
+
+
 class EngineState:
     """Everything an open store keeps in memory (see the module docstring).
 
@@ -555,23 +560,20 @@ class EngineState:
             sp.density = self.graph.density(self.cols.ns[: self.next_nid], sp.code) if self.next_nid else 0.0
         return sp.density
 
-    def latest(self, name: str, by: float | None = None) -> float:
+    def latest(self, name: str) -> float:
         """Newest event time of namespace ``name``'s live memories (Unix seconds; the clock's now
-        when it has none): the anchor of relative time cues. Cached. With ``by``, the newest
-        event time at or before ``by`` (``by`` itself when there is none): a memory dated in
-        the future (a planned trip) is not the conversation's clock."""
+        when it has none): the anchor of relative time cues. A memory dated more than a day
+        after it was recorded (a planned trip, a passport's expiry) is an event to come, not the
+        conversation's clock, and is left out. Cached."""
         sp = self.spaces.get(name)
         if sp is None:
-            return clock_now() if by is None else by
+            return clock_now()
         if sp.latest is None:
-            mask = self.cols.in_namespace(sp.code)   # max over the mask: no copy of the selected times
-            sp.latest = (float(np.max(self.cols.created_at[: self.cols.n], where=mask, initial=-np.inf))
-                         if mask.any() else clock_now())
-        if by is None or sp.latest <= by:
-            return sp.latest
-        t = self.cols.created_at[: self.cols.n]   # a future-dated memory: the newest one up to by
-        mask = self.cols.in_namespace(sp.code) & (t <= by)
-        return float(np.max(t, where=mask, initial=-np.inf)) if mask.any() else by
+            c = self.cols
+            t = c.created_at[: c.n]   # max over the mask: no copy of the selected times
+            mask = c.in_namespace(sp.code) & (t <= c.recorded_at[: c.n] + FUTURE_EVENT_S)
+            sp.latest = float(np.max(t, where=mask, initial=-np.inf)) if mask.any() else clock_now()
+        return sp.latest
 
     def slot_table(self, name: str) -> dict[tuple[str, str], np.ndarray]:
         """Namespace ``name``'s slots: (subject, attribute) -> the nids (int64) that ever filled
