@@ -294,3 +294,18 @@ def test_a_memory_dated_in_the_future_does_not_move_yesterday(tmp_path):
         assert before[0] == after[0] == "sushi"
         past = mem.recall("What did I do yesterday?", k=3, now=at(2026, 1, 1), as_of=at(2099, 1, 1)).hits
         assert past[0].id == "sushi"
+
+
+def test_an_as_of_recall_shows_the_wording_of_then(tmp_path):
+    """recall(as_of=T) showed a memory's text as update() reworded it after T: the door code of
+    April for a question about February (hostile pass)."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        with frozen_clock(1.7e9) as clk:
+            mem.add("The door code is 1234.", id="code")
+            clk.advance(100 * DAY)
+            mem.update("code", text="The door code is 9876.")
+            clk.advance(100 * DAY)
+            mem.update("code", text="The door code is 5555.")
+            then = [mem.recall("door code", k=1, as_of=1.7e9 + t * DAY).hits[0].text for t in (1, 150, 250)]
+            assert then == ["The door code is 1234.", "The door code is 9876.", "The door code is 5555."]
+            assert mem.recall("door code", k=1).hits[0].text == "The door code is 5555."

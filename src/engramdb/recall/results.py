@@ -2,7 +2,8 @@
 
 - hits: the ranked candidates' records, read in one transaction until ``k`` pass the tag
   filter; each with the path seed -> ... -> hit from the kernel's parent links, each step
-  naming the strongest edge that joins its two memories;
+  naming the strongest edge that joins its two memories; a recall ``as_of`` a time shows each
+  hit's wording at that time (:func:`text_as_of`);
 - relevance: each hit's calibrated chance of answering the query (:func:`relevance`), reported
   beside ``score`` and never used to rank; a current holder of the slot the question names
   ("where do I live?" -> home_city) has at least its slot match (1 when fully named), and a
@@ -42,7 +43,7 @@ from .context import RecallContext
 from .ranking import hides_connectors, ranked, wanted
 from .seeds import vector_tail
 
-__all__ = ["run", "path_of", "piece_of", "relevance", "relevance_of_rows", "relevance_features",
+__all__ = ["run", "path_of", "piece_of", "relevance", "relevance_of_rows", "relevance_features", "text_as_of",
            "cosine_relevance"]
 
 # stored value -> member, read per hit (a dict lookup; calling the Enum costs a microsecond each)
@@ -95,8 +96,11 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             return None   # a censor rule hides one of its pieces: the memory is hidden whole
         return hr
 
+    as_of = filters.as_of
+
     def add_hit(hr: _HitRow, nid: int, score: float, activation: float, similarity, path) -> None:
-        hits.append(Hit(hr.memory_id, hr.kind, hr.text, score, activation, similarity, path, hr.source, hr.tags,
+        text = hr.text if as_of is None else text_as_of(hr.rec, as_of)   # its wording then
+        hits.append(Hit(hr.memory_id, hr.kind, text, score, activation, similarity, path, hr.source, hr.tags,
                         hr.created_at, hr.confidence, hr.state, outcome=hr.outcome, chunk=hr.chunk))
         hit_nids.append(nid)
         hit_rows.append(hr)
@@ -283,6 +287,15 @@ def _term_counts(hr: _HitRow) -> tuple[dict[str, int], int]:
     if got is None:
         got = hr.terms[0] = count_terms(hr.text)
     return got
+
+
+def text_as_of(rec: dict, t: float) -> str:
+    """The text record ``rec`` had at time ``t`` (Unix seconds): the first of its earlier
+    wordings (``versions``, kept by :meth:`Engram.update`) replaced after ``t``, else its text now."""
+    for version in rec.get("versions") or ():
+        if version.get("replaced_at", -math.inf) > t and isinstance(version.get("text"), str):
+            return version["text"]
+    return rec["text"]
 
 
 def _hit_row(rec: dict) -> _HitRow:
