@@ -702,3 +702,37 @@ def test_an_exchange_repeated_on_a_later_day_is_stored(tmp_store):
             == ["user: Did I take my pills?", "assistant: Yes, at 8am."]
         again = eng.add_conversation(exchange(1) + exchange(3), namespace="u", session="med")
         assert again["already_stored"] == 4 and again["message_ids"] == []
+
+
+def test_a_new_message_after_an_erased_last_one_is_stored(tmp_store):
+    """With the places of erased last messages kept, a new message sent where the erased one
+    had been (its history re-sent without the erased turn, or a window over the tail) was taken
+    for it and lost (hostile pass): a place after the last stored message takes only a message
+    no later than the newest the session had numbered."""
+    hist = [{"role": "user", "content": c, "created_at": 1.7e9 + i}
+            for i, c in enumerate(["I live in Berlin.", "Berlin sounds lovely.", "My PIN is 4321."])]
+    new = {"role": "user", "content": "Book a table for Friday.", "created_at": 1.7e9 + 7 * 86400}
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(hist, namespace="u", session="s")
+        eng.forget("s:3", namespace="u", hard=True)
+        assert eng.add_conversation(hist, namespace="u", session="s")["message_ids"] == []   # stays erased
+        out = eng.add_conversation(hist[:2] + [new], namespace="u", session="s")
+        assert out["message_ids"] == ["s:4"] and out["already_stored"] == 2
+        eng.forget("s:4", namespace="u", hard=True)
+        later = dict(new, content="Thanks!", created_at=1.7e9 + 8 * 86400)
+        out = eng.add_conversation(hist[1:2] + [later], namespace="u", session="s")   # a window
+        assert out["message_ids"] == ["s:5"] and out["already_stored"] == 1
+
+
+@pytest.mark.parametrize("changed", [0, 1])
+def test_a_single_exchange_with_one_message_changed_stores_only_that_one(tmp_store, changed):
+    """[question, reply] sent again with the reply regenerated (or the question edited) stored
+    both messages again: the fallback alignment needed two matches (hostile pass)."""
+    chat = [{"role": "user", "content": "Where should I eat in Lisbon tonight?"},
+            {"role": "assistant", "content": "Try Cervejaria Ramiro for seafood."}]
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(chat, namespace="u", session="s")
+        again = [dict(m) for m in chat]
+        again[changed]["content"] = "Something else entirely, reworded."
+        out = eng.add_conversation(again, namespace="u", session="s")
+        assert out["message_ids"] == ["s:3"] and out["already_stored"] == 1

@@ -101,10 +101,11 @@ class ConversationPlan:
     positions : dict of id -> int
         Each message item's (and block's) message position in the input, from 0, so an error
         raised while writing it names the message.
-    last_positions : dict of session node id -> int
-        The highest ``<session>:<n>`` numbered in each session this call adds messages to (a
-        session node keeps it as its record field ``last_position``, so the places of erased
-        messages at a session's end stay known).
+    last_positions : dict of session node id -> (int, float)
+        The highest ``<session>:<n>`` numbered in each session this call adds messages to, and
+        the newest event time numbered there (a session node keeps them as its record fields
+        ``last_position`` and ``last_position_at``, so the places of erased messages at a
+        session's end stay known, and what happened after them is not taken for them).
     """
 
     items: list[dict] = field(default_factory=list)
@@ -114,7 +115,7 @@ class ConversationPlan:
     already_stored: int = 0
     fields: dict[str, dict] = field(default_factory=dict)
     positions: dict[str, int] = field(default_factory=dict)
-    last_positions: dict[str, int] = field(default_factory=dict)
+    last_positions: dict[str, tuple[int, float]] = field(default_factory=dict)
 
 
 def _bad(where: str, field: str | None, problem: str, cls: type = InvalidInputError) -> InvalidInputError:
@@ -296,14 +297,19 @@ def session_messages(state: Any, namespace: str, sid: str) -> list[tuple[str, fr
             if rec is not None and rec.get("chunk_of") is None and GENERATED_TAGS.isdisjoint(rec.get("tags") or ())]
 
 
-def session_last(state: Any, namespace: str, sid: str) -> int:
-    """The highest ``<session>:<n>`` ever numbered in stored session node ``sid`` (its record
-    field ``last_position``; 0 when there is none: no such node, or one stored before the field)."""
+def session_last(state: Any, namespace: str, sid: str) -> tuple[int, float | None]:
+    """The highest ``<session>:<n>`` ever numbered in stored session node ``sid`` and the newest
+    event time among the messages it numbered (its record fields ``last_position`` and
+    ``last_position_at``); (0, None) when there is none: no such node, or one stored before
+    the fields."""
     with state.store.read("looking up a stored session") as txn:
         nid = state.store.lookup_id(txn, namespace, sid)
         rec = None if nid is None else state.store.get_record(txn, nid)
     last = None if rec is None else rec.get("last_position")
-    return last if isinstance(last, int) and not isinstance(last, bool) and last > 0 else 0
+    if not isinstance(last, int) or isinstance(last, bool) or last <= 0:
+        return 0, None
+    at = rec.get("last_position_at")
+    return last, (float(at) if isinstance(at, (int, float)) and not isinstance(at, bool) else None)
 
 
 def _digests(rec: dict) -> frozenset:
@@ -366,11 +372,12 @@ def stored_mentions(state: Any, namespace: str, entity: str) -> list[str] | None
 
 
 def _with_holes(stored: list[tuple[str, frozenset, float]], numbered: re.Pattern,
-                last: int = 0) -> list[tuple[str | None, frozenset | None, float | None]]:
+                last: int = 0, last_at: float | None = None) -> list[tuple[str | None, frozenset | None, float | None]]:
     """A stored session's messages in order with a hole ``(None, None)`` at each position of its
     ``<session>:<n>`` numbering that no stored message holds any more (an erased message), up to
     ``last``, the highest position ever numbered in it (so erased last messages leave holes
-    too): a chat sent again lines up around them, and no message at a hole is stored again."""
+    too, each with ``last_at``, the newest event time the session had numbered): a chat sent
+    again lines up around them, and no message at a hole is stored again (:func:`_overlap`)."""
     out: list[tuple[str | None, frozenset | None, float | None]] = []
     for mid, digests, t in stored:
         m = numbered.fullmatch(mid)
@@ -378,12 +385,12 @@ def _with_holes(stored: list[tuple[str, frozenset, float]], numbered: re.Pattern
             out.extend([(None, None, None)] * (int(m.group(1)) - len(out) - 1))
         out.append((mid, digests, t))
     if last > len(out):
-        out.extend([(None, None, None)] * (last - len(out)))
+        out.extend([(None, None, last_at)] * (last - len(out)))
     return out
 
 
 def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list[float | None] | None = None,
-             sent_times: list[float | None] | None = None) -> tuple[int, list[int]]:
+             sent_times: list[float | None] | None = None, tail_from: int | None = None) -> tuple[int, list[int]]:
     """Where (j) a session holds ``sent`` already, and which of ``sent``'s messages (their
     indices) it holds.
 
@@ -398,17 +405,27 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
     one sent alone that repeats the session's last message is taken as sent again.
 
     Failing that, the j where most of ``sent``'s messages match position by position, two at
-    least and no fewer than those that differ: a chat sent again with a message edited (the
-    first one included) or a reply regenerated holds the others already; the changed ones are
-    new. (0, []) when nothing lines up.
+    least (one, at j = 0, when ``sent`` is as long as the session: a single exchange) and no
+    fewer than those that differ: a chat sent again with a message edited (the first one
+    included) or a reply regenerated holds the others already; the changed ones are new.
+    (0, []) when nothing lines up.
 
     With ``sent_times`` and ``stored_times`` (Unix seconds; None where a sent message gave no
     ``created_at``), a sent message that gives its time is a stored one only if that one
     happened at the same time (within a millisecond): an exchange repeated word for word on a
-    later day is new, not the earlier one sent again."""
+    later day is new, not the earlier one sent again.
+
+    ``stored[tail_from:]`` are the places after the session's last stored message (its erased
+    last messages): such a hole takes a sent message only if it gives no time or one no later
+    than ``stored_times`` there (the newest time the session had numbered); a later one is new,
+    and a run of sent messages that gets there has reached the session's end."""
+    end = len(stored) if tail_from is None else tail_from
+
     def same(k: int, i: int) -> bool:
-        if stored[i] is None:
-            return True
+        if stored[i] is None:   # a hole; at the end of the session, only for what happened by then
+            bound = None if stored_times is None else stored_times[i]
+            t = None if sent_times is None else sent_times[k]
+            return i < end or bound is None or t is None or t <= bound + _SAME_TIME_S
         if sent[k] not in stored[i]:
             return False
         t = None if sent_times is None else sent_times[k]
@@ -420,7 +437,7 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
         while n < full and same(n, j + n):
             n += 1
         real = sum(stored[j + k] is not None for k in range(n))
-        if n == full and real and (j + n == len(stored) or n >= 2):
+        if real and (n == full or j + n >= end) and (j + n >= end or n >= 2):
             return j, list(range(n))
     # the fallback: each message that a stored one equals votes for the offset j that puts them
     # side by side, so only offsets with two votes or more are compared whole (not every j)
@@ -433,12 +450,16 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
         for i in places.get(d, ()):
             if i >= k:
                 votes[i - k] = votes.get(i - k, 0) + 1
+    # a whole chat sent again with one message changed: one match is enough when the chat is as
+    # long as the session (a single exchange with its reply regenerated or its question edited)
+    whole = len(sent) == end
     best: tuple[int, list[int]] = (0, [])
-    for j in sorted(j for j, v in votes.items() if v >= 2):
+    for j in sorted(j for j, v in votes.items() if v >= 2 or (j == 0 and whole)):
         full = min(len(sent), len(stored) - j)
         held = [k for k in range(full) if same(k, j + k)]
         matched = sum(stored[j + k] is not None for k in held)
-        if matched >= 2 and matched >= full - len(held) and len(held) > len(best[1]):
+        if (matched >= 2 or (j == 0 and whole and matched)) and matched >= full - len(held) \
+                and len(held) > len(best[1]):
             best = (j, held)
     return best
 
@@ -527,10 +548,12 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         gets its node when another stored message names it too (not the message itself, nor a
         stored copy of its text), and every new entity node is also linked from the stored
         messages naming it.
-    session_last : callable str -> int, optional
-        The highest ``<session>:<n>`` ever numbered in a stored session node (0: unknown;
-        :func:`session_last`): its places after the last stored message are holes too (erased
-        last messages), and new messages are numbered after it, never taking an erased id.
+    session_last : callable str -> (int, float or None), optional
+        The highest ``<session>:<n>`` ever numbered in a stored session node and the newest
+        event time it numbered ((0, None): unknown; :func:`session_last`): its places after the
+        last stored message are holes too (erased last messages), taking only messages sent
+        without a time or with one no later than that; new messages are numbered after it,
+        never taking an erased id.
     keep_roles : tuple of str
         ``system`` / ``developer`` messages are left out unless named here.
     id_prefix : str
@@ -624,18 +647,20 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                 continue
             stored_msgs = []
         numbered = re.compile(re.escape(f"{id_prefix}{lab}:") + r"([0-9]+)")
-        last = session_last(sid) if session_last is not None else 0
+        last, last_at = session_last(sid) if session_last is not None else (0, None)
         top = max([len(stored_msgs), last]
                   + [int(m.group(1)) for mid, *_ in stored_msgs if (m := numbered.fullmatch(mid))])
-        held[lab] = (_with_holes(stored_msgs, numbered, last), top + 1)
+        lined = _with_holes(stored_msgs, numbered, last, last_at)
+        tail = len(lined) - (len(_with_holes(stored_msgs, numbered)))   # the places after the last stored message
+        held[lab] = (lined, top + 1, len(lined) - tail, last_at)
     n_rows = len(rows)
     skip: set[int] = set()   # rows the namespace holds already
     if stored_digest is not None:   # an id given again with the same text
         skip.update(i for i, r in enumerate(rows) if r[5] is not None and stored_digest(r[5]) == r[6])
-    for lab, (stored_msgs, _pos) in held.items():
+    for lab, (stored_msgs, _pos, tail_from, _last_at) in held.items():
         mine = [i for i, r in enumerate(rows) if r[4] == lab]
         j, lined = _overlap([d for _, d, _t in stored_msgs], [rows[i][6] for i in mine],
-                            [t for *_, t in stored_msgs], [rows[i][8] for i in mine])
+                            [t for *_, t in stored_msgs], [rows[i][8] for i in mine], tail_from)
         # a message lined up with a stored one is that one, unless its own id says otherwise (at
         # a hole, an erased message, only a message without an id of its own lines up)
         skip.update(mine[o] for o in lined if rows[mine[o]][5] in (None, stored_msgs[j + o][0]))
@@ -661,8 +686,9 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     stored: dict[str, str | None] = {}   # a session the namespace already holds -> its last message
     for lab, members in by_session.items():
         pos = 1
+        last_at = None
         if lab in held:   # messages added to a stored session: numbered on after its last one
-            stored_msgs, pos = held[lab]
+            stored_msgs, pos, _tail_from, last_at = held[lab]
             stored[lab] = stored_msgs[-1][0] if stored_msgs else None
         for i in members:
             mid = rows[i][5]
@@ -677,7 +703,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             seen.add(mid)
             ids[i] = mid
             pos += 1
-        plan.last_positions[f"{id_prefix}S:{lab}"] = pos - 1
+        times = [rows[i][3] for i in members] + ([] if last_at is None else [last_at])
+        plan.last_positions[f"{id_prefix}S:{lab}"] = (pos - 1, max(times))
     plan.message_ids = ids
 
     titles = dict(session_titles or {})
@@ -697,7 +724,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             text = titles.get(lab) or f"Session{name} of {' and '.join(speakers)}, {_fmt_date(t0)}"
             plan.items.append({"id": sid, "kind": MemoryKind.EPISODIC, "created_at": t0, "text": text,
                                "source": sid, "tags": ["session"]})
-            plan.fields[sid] = {"last_position": plan.last_positions[sid]}
+            last, last_at = plan.last_positions[sid]
+            plan.fields[sid] = {"last_position": last, "last_position_at": last_at}
         plan.sessions.append(sid)
         if prev_session is not None:
             plan.edges.append((prev_session, sid, Relation.NEXT, 1.0))

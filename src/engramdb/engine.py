@@ -429,11 +429,11 @@ class Engram:
                 rows.append((a, b, rel.code, w))
             if batch.reinforce:
                 reinforce(unit, dict.fromkeys(batch.reinforce, 1), self.config.decay.reinforce_rate)
-            for sid, last in plan.last_positions.items():   # a stored session numbered on: its new end
+            for sid, (last, last_at) in plan.last_positions.items():   # a stored session numbered on: its new end
                 nid = None if sid in new else unit.lookup(ns, sid)
                 rec = None if nid is None else unit.record(nid)
                 if rec is not None and last > (rec.get("last_position") or 0):
-                    unit.put_record(nid, {**rec, "last_position": last})
+                    unit.put_record(nid, {**rec, "last_position": last, "last_position_at": last_at})
             return rows
 
         if batch.fresh:
