@@ -80,3 +80,19 @@ def test_a_chat_of_updates_leaves_the_last_city_current(tmp_path):
             mem.add_conversation([{"role": "user", "content": text, "created_at": f"2024-03-0{day}T10:00:00Z"}],
                                  namespace="u", session="s")
         assert mem.current("user", "home_city", namespace="u").value == "Lyon"
+
+
+@pytest.mark.parametrize("text", [
+    "Well, I live in hope.", "Haha. I live in fear of losing my job.", "Ugh. I work at night mostly.",
+    "Honestly? I work for money, nothing else.", "Do you still live in Berlin?", "What if I moved to Rome?",
+    "Maybe I will live in Berlin.", "assistant: So you live in Paris, right?", "I live in Berlin?",
+    "People who live in Paris are rude.", "I moved to the 5th of May.", "I work as a .", "I live in :).",
+])
+def test_the_extractor_states_no_slot_for_idioms_questions_and_plans(text):
+    """Reading every clause let idioms, questions and plans fill the user's slots ('I live in
+    hope' -> home_city 'hope'; hostile pass on this stop's extractor change)."""
+    assert rule_based_extractor(text) is None
+
+
+def test_a_name_that_is_a_modal_verb_still_names_a_subject():
+    assert rule_based_extractor("Will lives in Boston.") == ("Will", "home_city", "Boston")

@@ -200,6 +200,13 @@ _CLAUSE_CUT = re.compile(r";\s+|,?\s+(?:and|but|while|so)\s+(?=(?:I|we)\b)", re.
 #: A value's trailing words that are no part of it.
 _TRAILING = re.compile(r"(?:\s+(?:since|until|till)\b.*|(?:\s+(?:now|these days|at the moment|recently|for good|"
                        r"too|as well))+)$", re.IGNORECASE)
+#: A clause that is no statement of the present: a hypothetical, a plan, a wish.
+_HYPOTHETICAL = re.compile(r"(?i:^(?:if|what if|maybe|perhaps|suppose|imagine|when|once|unless|do|does|did|are|is|"
+                           r"would|could|should|can)\b)|\b(?:will|would|could|might|should|want to|plan to|"
+                           r"going to|hope to|wish|if)\b")   # (lower case inside: "Will lives in Boston" is a name)
+#: A subject named in the third person: one to four capitalised words.
+_A_NAME = re.compile(r"[A-Z][\w'.\-]*(?: [A-Z][\w'.\-]*){0,3}")
+_ARTICLES = frozenset({"a", "an", "the", "some", "my", "our", "this", "that"})
 _SPEAKER_SUBJECTS = frozenset({"i", "we", "my family and i", "my wife and i", "my husband and i", "my partner and i"})
 _I_LIVE = re.compile(r"^\s*I(?:'m| am|'ve| have)?(?: now| still| just| recently)? (?:live|living|moved|relocated) "
                      r"(?:in|to) (?P<v>[^.!?;]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$",
@@ -249,7 +256,7 @@ def rule_based_extractor(text: str, speaker: str | None = None) -> tuple[str, st
         found = _clause_slot(clause, who)
         if found is not None:
             subject, attribute, value = found
-            value = _bare_value(value)
+            value = _bare_value(value, attribute)
             if value:
                 return subject, attribute, value
     return None
@@ -270,9 +277,10 @@ def _clauses(text: str) -> list[str]:
 
 
 def _clause_slot(clause: str, who: str) -> tuple[str, str, str] | None:
-    """The slot one clause states, or None (a negated or past one states none: "I no longer
-    live in Berlin", "I used to live in Rome")."""
-    if _NEGATED.search(clause):
+    """The slot one clause states, or None: a negated or past one states none ("I no longer
+    live in Berlin", "I used to live in Rome"), nor a question or a hypothetical ("Do you still
+    live in Berlin?", "Maybe I will move to Rome")."""
+    if _NEGATED.search(clause) or clause.rstrip().endswith("?") or _HYPOTHETICAL.search(clause):
         return None
     m = _POSSESSIVE.match(clause)
     if m:
@@ -284,13 +292,19 @@ def _clause_slot(clause: str, who: str) -> tuple[str, str, str] | None:
     m = _LIVES.match(clause)
     if m:
         subject = m["s"].strip()
-        return (who if subject.lower() in _SPEAKER_SUBJECTS else subject), "home_city", m["v"].strip()
+        if subject.lower() in _SPEAKER_SUBJECTS:
+            return who, "home_city", m["v"].strip()
+        if _A_NAME.fullmatch(subject):   # "Bob", "Ana Lima": not "People who", "Do you still"
+            return subject, "home_city", m["v"].strip()
     return None
 
 
-def _bare_value(value: str) -> str:
+def _bare_value(value: str, attribute: str) -> str:
     """A slot value without what follows it in the clause: a comma's apposition ("Lisbon, in
-    Alfama"), a trailing time ("Paris last week", "Porto since March") or "now"."""
+    Alfama"), a trailing time ("Paris last week", "Porto since March") or "now"; empty when
+    what is left names nothing: a place without a capitalised word ("I live in hope"), an
+    employer without one or an article ("I work at night"; "a shelter" is one), any value
+    without a letter or only an article."""
     from .timeref import resolve_time_refs
 
     value = value.split(",")[0].strip()
@@ -298,6 +312,13 @@ def _bare_value(value: str) -> str:
         if value.endswith(window.text):
             value = value[: -len(window.text)]
     value = _TRAILING.sub("", value).strip(" .!?")
+    words = value.split()
+    if not any(c.isalpha() for c in value) or (words and all(w.lower() in _ARTICLES for w in words)):
+        return ""
+    named = any(w[:1].isupper() or w[:1].isdigit() for w in words)
+    if (attribute == "home_city" and not named) or (attribute == "employer" and not named
+                                                    and words[0].lower() not in _ARTICLES):
+        return ""   # "I live in hope", "I work at night", "I work for money" ("a shelter" is one)
     return value
 
 
