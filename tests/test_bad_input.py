@@ -307,3 +307,21 @@ def test_a_bad_batch_item_is_named_by_its_position(tmp_path):
                                                           {"text": "c", "namespace": "y", "created_at": 1709287237000}]))
         with pytest.raises(engramdb.InvalidInputError, match=r"m\.jsonl: record 3: created_at: "):
             ingest_jsonl(mem, path)
+
+
+def test_the_writes_own_checks_name_the_batch_item(tmp_path):
+    """An id given twice, an id already stored and a link to no memory were refused without
+    naming the item (hostile pass); the store stays unchanged."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add("Seed memory about tea.", id="seed")
+        before = store_digest(mem)
+        for items, err, text in (
+                ([{"text": "ok", "id": "x1"}, {"text": "dup", "id": "x1"}], errors.InvalidInputError, "appears twice"),
+                ([{"text": "ok", "id": "x1"}, {"text": "new", "id": "seed"}], errors.InvalidInputError, "already exists"),
+                ([{"text": "ok"}, {"text": "link", "links": [{"to": "nope", "relation": "supports"}]}],
+                 errors.MemoryNotFoundError, "no memory 'nope'")):
+            with pytest.raises(err, match=rf"^items\[1\]: .*{text}") as e:
+                mem.add_batch(items)
+            assert e.value.item_index == 1 and store_digest(mem) == before
+        with pytest.raises(errors.InvalidInputError, match=r"^id 'seed' already exists"):
+            mem.add("again", id="seed")   # add's one item is the call itself

@@ -279,6 +279,8 @@ class Engram:
                     exc.args = (f"items[{i}]: {exc}", *exc.args[1:])
                     exc.item_index = i
                 raise
+            if verb != "add":   # the write's own checks (an id taken, a link to nothing) name it too
+                prepared[-1].position = i
         if not prepared:
             return []
         plan = plan_batch(state, prepared, has_embedder=self.embedder is not None)

@@ -74,6 +74,16 @@ class Prepared:
     auto_id: bool = False              # the caller gave no id (deduplication by text applies)
     extra: dict | None = None          # extra record fields (chunked long texts)
     digest: bytes | None = None        # deduplication key when not the text's own (chunk heads)
+    position: int | None = None        # the item's place in the caller's batch (add_batch: errors name it)
+
+
+def _named(p: Prepared, exc: Exception) -> Exception:
+    """``exc`` naming the batch item ``p`` came from ("items[3]: ...", attribute
+    ``item_index``), when the caller's batch gave it a position (add_batch)."""
+    if p.position is not None:
+        exc.args = (f"items[{p.position}]: {exc}", *exc.args[1:])
+        exc.item_index = p.position
+    return exc
 
 
 def by_namespace(prepared: list[Prepared]) -> dict[str, list[Prepared]]:
@@ -270,7 +280,7 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
             p.nid = first + i
             key = (p.namespace, p.ext_id)
             if key in seen:
-                raise InvalidInputError(f"id {p.ext_id!r} appears twice in the batch")
+                raise _named(p, InvalidInputError(f"id {p.ext_id!r} appears twice in the batch"))
             seen[key] = p.nid
         for ns, group in by_namespace(prepared).items():   # hnswlib inserts in a worker thread ...
             unit.index_add(ns, np.stack([p.vector for p in group]), np.array([p.nid for p in group]),
@@ -284,20 +294,20 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
         scale = state.config.link.contiguity_words
         for p in prepared:   # resolve every reference before the first put
             if unit.lookup(p.namespace, p.ext_id) is not None:
-                raise InvalidInputError(
+                raise _named(p, InvalidInputError(
                     f"id {p.ext_id!r} already exists in namespace {p.namespace!r}; {_TAKEN_ID_HINTS.get(verb, _TAKEN_ID_HINT)}"
-                )
+                ))
             for to, rel, w in p.links:
                 if to == p.ext_id:
-                    raise InvalidInputError(f"cannot link memory {to!r} to itself")
+                    raise _named(p, InvalidInputError(f"cannot link memory {to!r} to itself"))
                 tgt = seen.get((p.namespace, to))   # any item of the batch, earlier or later
                 if tgt is None:
                     tgt = unit.lookup(p.namespace, to)
                 if tgt is None:
-                    raise MemoryNotFoundError(
+                    raise _named(p, MemoryNotFoundError(
                         f"link from {p.ext_id!r} to {to!r}: no memory {to!r} in namespace {p.namespace!r} "
                         "(a link names a stored memory or an item of the same batch)"
-                    )
+                    ))
                 if w is None:   # not given: contiguity for `next`, else 1
                     other = by_nid[tgt].text if tgt in by_nid else (unit.record(tgt) or {}).get("text", "")
                     w = default_weight(rel, p.text, other, scale)
