@@ -736,3 +736,17 @@ def test_a_single_exchange_with_one_message_changed_stores_only_that_one(tmp_sto
         again[changed]["content"] = "Something else entirely, reworded."
         out = eng.add_conversation(again, namespace="u", session="s")
         assert out["message_ids"] == ["s:3"] and out["already_stored"] == 1
+
+
+@pytest.mark.parametrize("erased", ["m2", "m3"])
+def test_an_erased_message_with_its_own_id_stays_erased(tmp_store, erased):
+    """Messages sent with their own ids left no place when erased: the history sent again
+    stored the erased PIN again (hostile pass). Its session node lists the erased id."""
+    chat = [{"role": "user", "content": c, "id": f"m{i + 1}"}
+            for i, c in enumerate(["Hi.", "My PIN is 4321.", "Thanks."])]
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(chat, namespace="u", session="s")
+        eng.forget(erased, namespace="u", hard=True)
+        out = eng.add_conversation(chat, namespace="u", session="s")
+        assert out["message_ids"] == [] and out["already_stored"] == 3
+        assert erased not in {m.id for m in eng.query(namespace="u", limit=100)}

@@ -297,19 +297,22 @@ def session_messages(state: Any, namespace: str, sid: str) -> list[tuple[str, fr
             if rec is not None and rec.get("chunk_of") is None and GENERATED_TAGS.isdisjoint(rec.get("tags") or ())]
 
 
-def session_last(state: Any, namespace: str, sid: str) -> tuple[int, float | None]:
-    """The highest ``<session>:<n>`` ever numbered in stored session node ``sid`` and the newest
-    event time among the messages it numbered (its record fields ``last_position`` and
-    ``last_position_at``); (0, None) when there is none: no such node, or one stored before
-    the fields."""
+def session_last(state: Any, namespace: str, sid: str) -> tuple[int, float | None, frozenset]:
+    """The highest ``<session>:<n>`` ever numbered in stored session node ``sid``, the newest
+    event time among the messages it numbered and the ids of its erased messages (its record
+    fields ``last_position``, ``last_position_at`` and ``erased_ids``); (0, None, {}) when there
+    is none: no such node, or one stored before the fields."""
     with state.store.read("looking up a stored session") as txn:
         nid = state.store.lookup_id(txn, namespace, sid)
         rec = None if nid is None else state.store.get_record(txn, nid)
-    last = None if rec is None else rec.get("last_position")
+    if rec is None:
+        return 0, None, frozenset()
+    erased = frozenset(i for i in rec.get("erased_ids") or () if isinstance(i, str))
+    last = rec.get("last_position")
     if not isinstance(last, int) or isinstance(last, bool) or last <= 0:
-        return 0, None
+        return 0, None, erased
     at = rec.get("last_position_at")
-    return last, (float(at) if isinstance(at, (int, float)) and not isinstance(at, bool) else None)
+    return last, (float(at) if isinstance(at, (int, float)) and not isinstance(at, bool) else None), erased
 
 
 def _digests(rec: dict) -> frozenset:
@@ -548,12 +551,13 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         gets its node when another stored message names it too (not the message itself, nor a
         stored copy of its text), and every new entity node is also linked from the stored
         messages naming it.
-    session_last : callable str -> (int, float or None), optional
-        The highest ``<session>:<n>`` ever numbered in a stored session node and the newest
-        event time it numbered ((0, None): unknown; :func:`session_last`): its places after the
-        last stored message are holes too (erased last messages), taking only messages sent
-        without a time or with one no later than that; new messages are numbered after it,
-        never taking an erased id.
+    session_last : callable str -> (int, float or None, frozenset of str), optional
+        The highest ``<session>:<n>`` ever numbered in a stored session node, the newest event
+        time it numbered and the ids of its erased messages ((0, None, {}): unknown;
+        :func:`session_last`): its places after the last stored message are holes too (erased
+        last messages), taking only messages sent without a time or with one no later than
+        that; new messages are numbered after it, never taking an erased id; a message sent
+        with the id of an erased one is not stored again.
     keep_roles : tuple of str
         ``system`` / ``developer`` messages are left out unless named here.
     id_prefix : str
@@ -639,6 +643,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         raise InvalidInputError("messages: the conversation holds only instructions (system / developer)")
     # sessions the namespace already holds: label -> (ids and digests of their stored messages, next position)
     held: dict[str, tuple[list[tuple[str, str]], int]] = {}
+    erased_ids: dict[str, frozenset] = {}   # label -> ids of its erased messages
     for lab in dict.fromkeys(r[4] for r in rows):
         sid = f"{id_prefix}S:{lab}"
         stored_msgs = session_messages(sid) if session_messages is not None else None
@@ -647,16 +652,19 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                 continue
             stored_msgs = []
         numbered = re.compile(re.escape(f"{id_prefix}{lab}:") + r"([0-9]+)")
-        last, last_at = session_last(sid) if session_last is not None else (0, None)
+        last, last_at, erased = session_last(sid) if session_last is not None else (0, None, frozenset())
         top = max([len(stored_msgs), last]
                   + [int(m.group(1)) for mid, *_ in stored_msgs if (m := numbered.fullmatch(mid))])
         lined = _with_holes(stored_msgs, numbered, last, last_at)
         tail = len(lined) - (len(_with_holes(stored_msgs, numbered)))   # the places after the last stored message
         held[lab] = (lined, top + 1, len(lined) - tail, last_at)
+        erased_ids[lab] = erased
     n_rows = len(rows)
     skip: set[int] = set()   # rows the namespace holds already
     if stored_digest is not None:   # an id given again with the same text
         skip.update(i for i, r in enumerate(rows) if r[5] is not None and stored_digest(r[5]) == r[6])
+    # an id of a message its session erased: it stays erased
+    skip.update(i for i, r in enumerate(rows) if r[5] is not None and r[5] in erased_ids.get(r[4], ()))
     for lab, (stored_msgs, _pos, tail_from, _last_at) in held.items():
         mine = [i for i, r in enumerate(rows) if r[4] == lab]
         j, lined = _overlap([d for _, d, _t in stored_msgs], [rows[i][6] for i in mine],

@@ -486,6 +486,7 @@ class WriteUnit:
                 self.revived.append(other)
                 self._retire_no_earlier(other, orec, graph)
             self.put_record(other, orec)
+        self._note_erased_message(nid, ext_id, graph)
         graph.remove_node(nid)
         store.delete_edges_of(txn, nid)
         self.add_edges(new_edges)
@@ -518,6 +519,19 @@ class WriteUnit:
                 sp.slot_member(rec["subject"], rec["attribute"], nid, False)
         self.after(apply)
         return rec
+
+    def _note_erased_message(self, nid: int, ext_id: str, graph: MemoryGraph) -> None:
+        """A chat message erased: its session node (``discussed_in``) lists its id in the record
+        field ``erased_ids``, so a chat sent again that gives the message's id does not store it
+        again (:func:`engramdb.conversation.plan_conversation`). The id only, never the text."""
+        for other, rel, _w, forward in graph.neighbours(nid):
+            if rel != _DISCUSSED_IN or not forward:
+                continue
+            srec = self.record(other)
+            if srec is not None and "session" in (srec.get("tags") or ()):
+                ids = list(srec.get("erased_ids") or ())
+                if ext_id not in ids:
+                    self.put_record(other, {**srec, "erased_ids": ids + [ext_id]})
 
     def hand_on_text(self, ns: str, digest: bytes, nid: int) -> None:
         """The deduplication key of a text (``digest``) that memory ``nid`` no longer holds (it is
@@ -862,6 +876,7 @@ class _Insertion:
 
 
 _SUPERSEDES = Relation.SUPERSEDES.code
+_DISCUSSED_IN = Relation.DISCUSSED_IN.code
 #: Nearest vectors searched for another holder of an erased or reworded memory's text.
 _HEIR_NEIGHBOURS = 16
 #: Edges to what the engine wrote from a memory's text (WriteUnit.derived): relation -> (the
