@@ -374,22 +374,27 @@ def stored_mentions(state: Any, namespace: str, entity: str) -> list[str] | None
     return sorted(found, key=found.__getitem__)
 
 
-def _with_holes(stored: list[tuple[str, frozenset, float]], numbered: re.Pattern,
-                last: int = 0, last_at: float | None = None) -> list[tuple[str | None, frozenset | None, float | None]]:
+def _with_holes(stored: list[tuple[str, frozenset, float]], numbered: re.Pattern, last: int = 0,
+                last_at: float | None = None) -> tuple[list[tuple[str | None, frozenset | None, float | None]], int]:
     """A stored session's messages in order with a hole ``(None, None)`` at each position of its
     ``<session>:<n>`` numbering that no stored message holds any more (an erased message), up to
     ``last``, the highest position ever numbered in it (so erased last messages leave holes
     too, each with ``last_at``, the newest event time the session had numbered): a chat sent
-    again lines up around them, and no message at a hole is stored again (:func:`_overlap`)."""
+    again lines up around them, and no message at a hole is stored again (:func:`_overlap`).
+    Also returns where the places after the last stored message begin."""
     out: list[tuple[str | None, frozenset | None, float | None]] = []
     for mid, digests, t in stored:
         m = numbered.fullmatch(mid)
         if m is not None and int(m.group(1)) > len(out) + 1:   # (a message with its own id holds a place too)
             out.extend([(None, None, None)] * (int(m.group(1)) - len(out) - 1))
         out.append((mid, digests, t))
+    tail_from = len(out)
     if last > len(out):
         out.extend([(None, None, last_at)] * (last - len(out)))
-    return out
+    return out, tail_from
+
+
+_SAME_TIME_S = 1e-3   # a sent message's created_at and a stored one's: the same event time
 
 
 def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list[float | None] | None = None,
@@ -467,9 +472,6 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
     return best
 
 
-_SAME_TIME_S = 1e-3   # a sent message's created_at and a stored one's: the same event time
-
-
 def _fmt_date(t: float) -> str:
     # the day only: "..., 14 November 2023, 22:13" in two session texts reads to the fact-change
     # checker (engramdb.facts.conflict) as a changed number, and the later session would supersede
@@ -494,7 +496,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                       stored_digest: Callable[[str], str | None] | None = None,
                       session_messages: Callable[[str], list[tuple[str, frozenset, float]] | None] | None = None,
                       stored_mentions: Callable[[str], list[str] | None] | None = None,
-                      session_last: Callable[[str], int] | None = None,
+                      session_last: Callable[[str], tuple[int, float | None, frozenset]] | None = None,
                       keep_roles: tuple[str, ...] = (),
                       id_prefix: str = "", max_pieces: int = 64,
                       max_block_chars: int | None = None) -> ConversationPlan:
@@ -641,8 +643,9 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
 
     if not rows:
         raise InvalidInputError("messages: the conversation holds only instructions (system / developer)")
-    # sessions the namespace already holds: label -> (ids and digests of their stored messages, next position)
-    held: dict[str, tuple[list[tuple[str, str]], int]] = {}
+    # sessions the namespace already holds: label -> (their stored messages with holes: id, digests
+    # and time; next position; where the places after the last stored message begin; newest time)
+    held: dict[str, tuple[list[tuple], int, int, float | None]] = {}
     erased_ids: dict[str, frozenset] = {}   # label -> ids of its erased messages
     for lab in dict.fromkeys(r[4] for r in rows):
         sid = f"{id_prefix}S:{lab}"
@@ -655,9 +658,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         last, last_at, erased = session_last(sid) if session_last is not None else (0, None, frozenset())
         top = max([len(stored_msgs), last]
                   + [int(m.group(1)) for mid, *_ in stored_msgs if (m := numbered.fullmatch(mid))])
-        lined = _with_holes(stored_msgs, numbered, last, last_at)
-        tail = len(lined) - (len(_with_holes(stored_msgs, numbered)))   # the places after the last stored message
-        held[lab] = (lined, top + 1, len(lined) - tail, last_at)
+        lined, tail_from = _with_holes(stored_msgs, numbered, last, last_at)
+        held[lab] = (lined, top + 1, tail_from, last_at)
         erased_ids[lab] = erased
     n_rows = len(rows)
     skip: set[int] = set()   # rows the namespace holds already
