@@ -750,3 +750,21 @@ def test_an_erased_message_with_its_own_id_stays_erased(tmp_store, erased):
         out = eng.add_conversation(chat, namespace="u", session="s")
         assert out["message_ids"] == [] and out["already_stored"] == 3
         assert erased not in {m.id for m in eng.query(namespace="u", limit=100)}
+
+
+def test_an_import_that_keeps_a_session_node_keeps_the_exports_erased_places(tmp_path):
+    """import_from(on_conflict="skip") kept the store's own session node, whose last place was
+    smaller than the export's: a message the exporting store had erased came back on the next
+    re-send (hostile pass)."""
+    chat = [{"role": "user", "content": "My locker code is 4411."},
+            {"role": "assistant", "content": "Noted, locker code saved."},
+            {"role": "user", "content": "Also my badge PIN is 9090."}]
+    with engramdb.open(tmp_path / "a") as src:
+        src.add_conversation(chat, session="s")
+        src.forget("s:3", hard=True)
+        src.export(tmp_path / "x.parquet")
+    with engramdb.open(tmp_path / "b") as dst:
+        dst.add_conversation(chat[:1], session="s")
+        dst.import_from(tmp_path / "x.parquet", on_conflict="skip")
+        assert dst.add_conversation(chat, session="s")["message_ids"] == []
+        assert not any("9090" in m.text for m in dst.query(limit=100))

@@ -507,6 +507,26 @@ def _records_of(state: EngineState, mem, version: int) -> tuple[list[dict], np.n
     return records, vecs
 
 
+def _merge_session_marks(unit, nid: int, exported: dict) -> None:
+    """A session node kept by ``on_conflict="skip"`` takes the larger ``last_position`` and
+    ``last_position_at`` and the union of the ``erased_ids`` of its exported copy
+    (:func:`engramdb.conversation.session_last`): a message the exporting store erased stays
+    erased when the chat is sent again here."""
+    kept = unit.record(nid)
+    if kept is None or "session" not in (kept.get("tags") or ()):
+        return
+    merged = dict(kept)
+    for key in ("last_position", "last_position_at"):
+        theirs = exported.get(key)
+        if isinstance(theirs, (int, float)) and not isinstance(theirs, bool) and theirs > (kept.get(key) or 0):
+            merged[key] = theirs
+    erased = [i for i in exported.get("erased_ids") or () if isinstance(i, str)]
+    if erased:
+        merged["erased_ids"] = list(dict.fromkeys([*(kept.get("erased_ids") or ()), *erased]))
+    if merged != kept:
+        unit.put_record(nid, merged)
+
+
 def _kept_supersessions(unit, records: list[dict], stored: dict[int, int],
                         new_nid: dict[tuple[str, str], int]) -> list[tuple[int, int, dict]]:
     """The kept memories (``on_conflict="skip"``) that the export has superseded and the store
@@ -652,6 +672,9 @@ def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_confl
                                         "the export nor the store")
         # a kept memory that the export has superseded is retired by its successor (skip)
         retiring = _kept_supersessions(unit, records, stored, new_nid) if on_conflict == "skip" else []
+        if on_conflict == "skip":   # a kept session node learns what the export's knew of erased messages
+            for i, nid in stored.items():
+                _merge_session_marks(unit, nid, records[i])
         edges = []
         for i, e in enumerate(edge_rows):
             if left_out and ((e["namespace"], e["source"]) in left_out or (e["namespace"], e["target"]) in left_out):
