@@ -258,8 +258,9 @@ class Engram:
         ------
         The errors of :meth:`add`, their text starting ``"items[<i>]: "`` and their attribute
         ``item_index`` giving the item at fault (its position in ``items``, from 0); also
-        InvalidInputError for an id given twice or already stored. A batch equals the same items added one by one, except that auto-linking
-        also sees the earlier items of the batch.
+        InvalidInputError for an id given twice or already stored (named the same way). A batch
+        equals the same items added one by one, except that auto-linking also sees the earlier
+        items of the batch.
         """
         return self._add_batch(items, namespace=namespace, progress=progress, recorded_at=recorded_at)
 

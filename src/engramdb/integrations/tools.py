@@ -402,8 +402,8 @@ def call_tool(engram: Engram, name: str, arguments: Any = None, *, namespace: st
 
 def _failed(name: Any, exc: EngramError) -> ToolResult:
     """The error result of a call of ``name`` that raised ``exc``; a :class:`NamespaceError` for
-    a namespace the store does not hold says only that nothing is stored here (its own message names the store's other namespaces,
-    which are other users' to the model)."""
+    a namespace the store does not hold says only that nothing is stored here (its own message
+    names the store's other namespaces, which are other users' to the model)."""
     unknown = isinstance(exc, NamespaceError) and str(exc).startswith(f"no namespace {exc.namespace!r}")
     message = _NOTHING_STORED if unknown else str(exc)
     return ToolResult(str(name), True, {"error": {"type": type(exc).__name__, "message": message}})
