@@ -294,7 +294,8 @@ def session_messages(state: Any, namespace: str, sid: str) -> list[tuple[str, fr
     into = sorted({o for o, rel, _w, forward in state.graph.neighbours(nid)
                    if rel == Relation.DISCUSSED_IN.code and not forward})
     return [(rec["id"], _digests(rec), float(rec["created_at"]))
-            for rec in state.records(into, "reading a stored session") if rec is not None and rec.get("chunk_of") is None and GENERATED_TAGS.isdisjoint(rec.get("tags") or ())]
+            for rec in state.records(into, "reading a stored session")
+            if rec is not None and rec.get("chunk_of") is None and GENERATED_TAGS.isdisjoint(rec.get("tags") or ())]
 
 
 def session_last(state: Any, namespace: str, sid: str) -> tuple[int, float | None, frozenset]:
