@@ -355,3 +355,26 @@ def test_a_sentence_cut_short_keeps_the_words_after_the_querys_first_word():
     got = excerpt(long, "Where do we live?", 12, estimate_tokens)
     assert got.startswith("… we finally live in Lisbon") and estimate_tokens(got) <= 12
     assert excerpt(long, "no shared words here", 12, estimate_tokens).startswith("After a very long")
+
+
+def test_a_lower_hit_is_not_cut_to_an_excerpt_that_a_smaller_budget_showed_whole(tmp_path):
+    """At budget 120 the second hit ("... moved the Airflow deadline up to April 10.") was whole,
+    at 150 it was cut to "… moved the Airflow deadline …" (its section's share left it 25 tokens
+    in the first pass; fresh-user pass). A hit after the best is excerpted only in the second
+    pass, when it does not fit whole in the room left; and an excerpt that reaches the end of its
+    text ends without "…"."""
+    from engramdb.context import excerpt
+
+    chat = ["Hi! I'm Maya. I just started a new job as a data engineer at Quantix in Berlin.",
+            "Congratulations, Maya! How is the first week going?",
+            "Busy. My manager is called Jonas and he wants me to migrate our pipelines to Airflow.",
+            "Airflow is a good choice. Do you already have a deadline for the migration?",
+            "Bad news, Jonas moved the Airflow deadline up to April 10."]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        m.add_conversation([{"role": "user" if i % 2 == 0 else "assistant", "content": c,
+                             "created_at": 1.74e9 + 3600 * i} for i, c in enumerate(chat)], namespace="me", session="s")
+        shown = [("April 10" in m.context("Airflow deadline", namespace="me", budget_tokens=b).text)
+                 for b in range(100, 260, 10)]
+    assert any(shown) and shown == sorted(shown), shown   # once in, it stays in
+    assert excerpt("one two three four five six seven eight nine ten", "seven", 8, estimate_tokens) == \
+        "… five six seven eight nine ten"   # the end of the text: no "…" after it

@@ -41,11 +41,12 @@ enforced, L1's and L2's (section * budget / total); L0's are not. Assembly:
    by the final fit, and last); the recalled section takes its hits, best first, while they
    fit its share (it keeps at least 3 hits and cuts its list at the first score below half of
    the previous one, as the reference does; what it cuts goes to L2); the best hit may use all
-   the room the block has left, not only the share, so a larger budget never shows less of it;
-   a hit too long for its room enters as an excerpt (:func:`excerpt`);
+   the room the block has left, not only the share, so a larger budget never shows less of it,
+   and enters as an excerpt (:func:`excerpt`) when even that room is too small;
 2. what is left of the total, less the L2 share (total minus the sections, scaled; at most
    what the L2 previews need), then goes to the items that did not fit their section, in tier
-   order (L0, then L1); L1 hits still left out become L2 previews;
+   order (L0, then L1): whole when they fit, a recalled hit as its excerpt when only that fits;
+   L1 hits still left out become L2 previews;
 3. L2 previews take what remains;
 4. the rendered text is checked with the caller's counter: while it is over budget, lines are
    dropped from the end of the block (L2, then L1 by score, then the track record and the gaps,
@@ -361,9 +362,15 @@ def excerpt(text: str, query: str, max_tokens: int, count: Callable[[str], int])
         start = max(0, first - _EXCERPT_LEAD_WORDS)
         words = words[start:]
         lead = "… " if best > 0 or start > 0 else ""
-        while words and count(lead + " ".join(words) + " …") > max_tokens:
+        whole = len(words)
+
+        def cut_text(ws: list[str]) -> str:   # "…" where text was left out, not after the text's end
+            more = len(ws) < whole or best + 1 < len(sentences)
+            return lead + " ".join(ws) + (" …" if more else "")
+
+        while words and count(cut_text(words)) > max_tokens:
             words = words[: len(words) * 3 // 4] if len(words) > 4 else words[:-1]
-        return lead + " ".join(words) + " …" if len(words) >= 3 else None
+        return cut_text(words) if len(words) >= 3 else None
     grown = True
     while grown:   # one sentence after, then one before, while either fits
         grown = False
@@ -534,13 +541,11 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
                 before = [x for s in ("profile", "decision", "procedure", "gap", "track") for x in chosen[s]]
                 rendered = count(render(before)) + count("\n\n" + _HEADINGS[sec] + "\n")
                 room = max(room, budget - rendered)
-            if cost > room and sec == "recalled" and room >= _MIN_EXCERPT_TOKENS:
-                # too long for what is left: its best sentences, not its place to a weaker memory
-                frame_cost = count(_line(sec, replace(it, text="")))
-                cut = excerpt(it.text, query, room - frame_cost, count)
-                if cut is not None:
-                    e = entry(sec, replace(it, text=cut))
-                    cost = count(e.line)
+            if cost > room and sec == "recalled" and n == 0 and room >= _MIN_EXCERPT_TOKENS:
+                # the best hit, too long for all the room left: its best sentences, not its place
+                # to a weaker memory (a later hit waits for the second pass, which may hold it whole)
+                e = _excerpted(sec, it, query, room, count) or e
+                cost = count(e.line)
             if cost <= room:
                 chosen[sec].append(e)
                 room = share_room - cost
@@ -557,6 +562,9 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     for sec, it in left_out:            # tier order: L0 sections come first in `sections`
         e = entry(sec, it)
         cost = count(e.line)
+        if used + cost > open_room and sec == "recalled" and open_room - used >= _MIN_EXCERPT_TOKENS:
+            e = _excerpted(sec, it, query, open_room - used, count) or e   # too long whole: its best part
+            cost = count(e.line)
         if used + cost <= open_room:
             chosen[sec].append(e)
             used += cost
@@ -584,6 +592,13 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     return ContextBlock(text=text, items=MappingProxyType(items), tokens_used=count(text), budget_tokens=budget,
                         gaps=gaps, frame=fr.name, query=query,
                         dropped=tuple(i for i in candidates if i not in kept_ids), track_record=record)
+
+
+def _excerpted(sec: str, it: ContextItem, query: str, room: int, count: Callable[[str], int]) -> _Entry | None:
+    """The line of ``it`` with its text cut to its :func:`excerpt` for ``query`` within ``room``
+    tokens (the line's frame included), or None when no excerpt fits."""
+    cut = excerpt(it.text, query, room - count(_line(sec, replace(it, text=""))), count)
+    return None if cut is None else _Entry(sec, replace(it, text=cut), _line(sec, replace(it, text=cut)))
 
 
 def _fit(order: list[_Entry], budget: int, count: Callable[[str], int]) -> tuple[str, list[_Entry]]:
