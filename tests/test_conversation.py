@@ -193,7 +193,29 @@ def test_tool_call_turns_without_text_are_left_out(tmp_store):
             {"role": "assistant", "content": "It is 3 degrees and snowing in Oslo."}]
     with engramdb.open(tmp_store) as eng:
         out = eng.add_conversation(chat, namespace="u", session="w")
-    assert out["message_ids"] == ["w:1", "w:2", "w:3"]
+        assert out["message_ids"] == ["w:1", "w:2"]   # the tool result is left out too
+        assert eng.get("w:2", namespace="u").text == "assistant: It is 3 degrees and snowing in Oslo."
+        kept = eng.add_conversation(chat, namespace="u", session="w2", keep_roles=["tool"])
+        assert kept["message_ids"] == ["w2:1", "w2:2", "w2:3"]
+
+
+def test_the_recall_tools_results_are_no_memories_and_do_not_outlive_an_erasure(tmp_store):
+    """The README's tool loop puts the recall tool's result (stored memories as JSON) in the
+    history; sent again, it was stored as a memory, and after forget(hard=True) of the memory it
+    quoted, recall still found the erased text in it (fresh-user pass)."""
+    from engramdb.integrations.tools import call_tool
+
+    with engramdb.open(tmp_store) as eng:
+        msgs = [{"role": "user", "content": "I'm allergic to shellfish."}]
+        eng.add_conversation(msgs, namespace="u", session="chat")
+        result = call_tool(eng, "recall", {"query": "shellfish"}, namespace="u")
+        msgs += [{"role": "assistant", "content": None, "tool_calls": [
+                     {"id": "c1", "type": "function", "function": {"name": "recall", "arguments": "{}"}}]},
+                 {"role": "tool", "tool_call_id": "c1", "content": result.text},
+                 {"role": "assistant", "content": "Noted: no shellfish."}]
+        eng.add_conversation(msgs, namespace="u", session="chat")
+        eng.forget("chat:1", namespace="u", hard=True)
+        assert not any("allergic" in h.text for h in eng.recall("shellfish allergy", namespace="u", k=10).hits)
 
 
 @pytest.mark.parametrize("empty", ["", "  \n", [], None])

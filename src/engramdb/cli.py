@@ -482,8 +482,8 @@ def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
               help="Most pieces one long message of a --split-role is split into "
                    "(default: StoreConfig.max_pieces, 64).")
 @click.option("--keep-role", "keep_roles", multiple=True, metavar="ROLE",
-              help="Keep system / developer messages of this role (repeatable; default: left out, "
-                   "being instructions, not events).")
+              help="Keep system / developer / tool / function messages of this role (repeatable; "
+                   "default: left out, being instructions and program output, not events).")
 @click.option("--recorded-at", default=None,
               help="Record time of the messages, for backfilled history: Unix seconds or ISO-8601 "
                    "(default: now; never later). Messages without a created_at happened then.")

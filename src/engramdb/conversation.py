@@ -55,12 +55,15 @@ from .types import GENERATED_TAGS, MemoryKind, Relation
 from .validate import RESERVED_TAGS, as_list, check_user_id, encodable, is_blank, reserved_form, to_unix_seconds
 
 __all__ = ["ConversationPlan", "plan_conversation", "split_blocks", "stored_mentions", "MESSAGE_FIELDS", "ROLES",
-           "INSTRUCTION_ROLES"]
+           "INSTRUCTION_ROLES", "TOOL_ROLES"]
 
-#: Roles a message may have (OpenAI's chat roles); ``system`` and ``developer`` instructions are
-#: not memories of the conversation and are left out unless ``keep_roles`` names them.
+#: Roles a message may have (OpenAI's chat roles); ``system`` and ``developer`` instructions and
+#: ``tool`` / ``function`` results are not memories of the conversation and are left out unless
+#: ``keep_roles`` names them (a tool result is a program's output; engramdb's own recall tool
+#: returns stored memories, whose copies would outlive a ``forget(hard=True)`` of them).
 ROLES = CHAT_ROLES
 INSTRUCTION_ROLES = frozenset({"system", "developer"})
+TOOL_ROLES = frozenset({"tool", "function"})
 
 #: Fields a message may carry; the other fields of OpenAI's chat messages (tool calls, an
 #: assistant message's refusal, annotations and audio, as the SDK dumps them) are accepted and
@@ -562,7 +565,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         that; new messages are numbered after it, never taking an erased id; a message sent
         with the id of an erased one is not stored again.
     keep_roles : tuple of str
-        ``system`` / ``developer`` messages are left out unless named here.
+        ``system`` / ``developer`` / ``tool`` / ``function`` messages are left out unless named here.
     id_prefix : str
         Prefix of generated message ids (``"<prefix><session>:<position>"``).
     max_pieces : int
@@ -643,7 +646,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         rows.append((role, name, content, t, label, given, digest, k, raw_t))
 
     if not rows:
-        raise InvalidInputError("messages: the conversation holds only instructions (system / developer)")
+        raise InvalidInputError("messages: the conversation holds only instructions and tool results "
+                                "(system / developer / tool; keep_roles keeps them)")
     # sessions the namespace already holds: label -> (their stored messages with holes: id, digests
     # and time; next position; where the places after the last stored message begin; newest time)
     held: dict[str, tuple[list[tuple], int, int, float | None]] = {}
@@ -851,7 +855,7 @@ def _check_message(m: Any, where: str, keep_roles: tuple[str, ...]) -> tuple | N
     if not isinstance(role, str) or role.strip() not in ROLES:
         raise _bad(where, "role", f"must be one of {sorted(ROLES)} (a speaker's name goes in 'name'), got {role!r}")
     role = role.strip()
-    if role in INSTRUCTION_ROLES and role not in keep_roles:
+    if role in INSTRUCTION_ROLES | TOOL_ROLES and role not in keep_roles:
         return None
     content = _content(m.get("content"), where)
     name = m.get("name")

@@ -353,8 +353,9 @@ class Engram:
         recorded_at : float, datetime or ISO-8601, optional
             Record time (backfilled history), as for :meth:`add_batch`.
         keep_roles : sequence of str
-            ``system`` / ``developer`` messages (instructions, not events) are left out unless
-            named here.
+            ``system`` / ``developer`` messages (instructions, not events) and ``tool`` /
+            ``function`` results (a program's output: the recall tool's holds stored memories,
+            whose copies would outlive their ``forget(hard=True)``) are left out unless named here.
         max_pieces : int, optional
             Most blocks (>= 1) one long message is split into; beyond it, consecutive blocks
             are grouped. Default ``StoreConfig.max_pieces`` (64).
