@@ -790,3 +790,25 @@ def test_an_import_that_keeps_a_session_node_keeps_the_exports_erased_places(tmp
         dst.import_from(tmp_path / "x.parquet", on_conflict="skip")
         assert dst.add_conversation(chat, session="s")["message_ids"] == []
         assert not any("9090" in m.text for m in dst.query(limit=100))
+
+
+@pytest.mark.parametrize("change", ["dropped", "inserted", "both"])
+def test_a_chat_sent_again_with_a_message_dropped_or_inserted_stores_no_copies(tmp_store, change):
+    """One message dropped from (or inserted into) the middle of a 20-message history sent again
+    stored every message after it a second time: the fallback lined up one offset only
+    (fresh-user pass). Offsets are now taken one after another."""
+    chat = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"Message number {i} about topic {i * 7 % 11}."}
+            for i in range(20)]
+    new = {"role": "user", "content": "A brand new question in the middle."}
+    again = [dict(m) for m in chat]
+    if change in ("dropped", "both"):
+        del again[10]
+    if change in ("inserted", "both"):
+        again.insert(5, new)
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(chat, namespace="u", session="s")
+        out = eng.add_conversation(again, namespace="u", session="s")
+        texts = [m.text for m in eng.query(namespace="u", limit=100)]
+    assert len(texts) == len(set(texts))   # no message twice
+    assert out["already_stored"] == (19 if change != "inserted" else 20)
+    assert len(out["message_ids"]) == (0 if change == "dropped" else 1)

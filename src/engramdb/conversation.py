@@ -402,9 +402,9 @@ _SAME_TIME_S = 1e-3   # a sent message's created_at and a stored one's: the same
 
 
 def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list[float | None] | None = None,
-             sent_times: list[float | None] | None = None, tail_from: int | None = None) -> tuple[int, list[int]]:
-    """Where (j) a session holds ``sent`` already, and which of ``sent``'s messages (their
-    indices) it holds.
+             sent_times: list[float | None] | None = None, tail_from: int | None = None) -> list[tuple[int, int]]:
+    """Which of ``sent``'s messages a session holds already: pairs (index in ``sent``, index in
+    ``stored``); [] when nothing lines up.
 
     ``stored`` holds, per stored message in order, the digests it is recognised by (its text
     now and as first sent), or None at a hole (an erased message: any message lines up there
@@ -412,7 +412,7 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
     its first n = min(len(sent), len(stored) - j) messages match ``stored[j:j + n]``, with at
     least one real match, and the run either reaches the end of ``stored`` (the whole chat sent
     again, a growing message list, a window over its tail) or holds two messages or more (a
-    stretch sent again). The first j that lines up gives (j, [0 .. n-1]). Messages are matched
+    stretch sent again). The first j that lines up pairs sent[0 .. n-1] with it. Messages are matched
     by position, so a reply repeated word for word ("Yes.") later in a chat is a new message;
     one sent alone that repeats the session's last message is taken as sent again.
 
@@ -420,7 +420,8 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
     least (one, at j = 0, when ``sent`` is as long as the session: a single exchange) and no
     fewer than those that differ: a chat sent again with a message edited (the first one
     included) or a reply regenerated holds the others already; the changed ones are new.
-    (0, []) when nothing lines up.
+    Offsets are taken one after another for the messages still unmatched, so a chat sent again
+    with a message dropped or inserted lines up before and after it.
 
     With ``sent_times`` and ``stored_times`` (Unix seconds; None where a sent message gave no
     ``created_at``), a sent message that gives its time is a stored one only if that one
@@ -450,30 +451,38 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
             n += 1
         real = sum(stored[j + k] is not None for k in range(n))
         if real and (n == full or j + n >= end) and (j + n >= end or n >= 2):
-            return j, list(range(n))
+            return [(k, j + k) for k in range(n)]
     # the fallback: each message that a stored one equals votes for the offset j that puts them
     # side by side, so only offsets with two votes or more are compared whole (not every j)
     places: dict[str, list[int]] = {}
     for i, digests in enumerate(stored):
         for d in digests or ():
             places.setdefault(d, []).append(i)
-    votes: dict[int, int] = {}
-    for k, d in enumerate(sent):
-        for i in places.get(d, ()):
-            if i >= k:
-                votes[i - k] = votes.get(i - k, 0) + 1
     # a whole chat sent again with one message changed: one match is enough when the chat is as
     # long as the session (a single exchange with its reply regenerated or its question edited)
     whole = len(sent) == end
-    best: tuple[int, list[int]] = (0, [])
-    for j in sorted(j for j, v in votes.items() if v >= 2 or (j == 0 and whole)):
-        full = min(len(sent), len(stored) - j)
-        held = [k for k in range(full) if same(k, j + k)]
-        matched = sum(stored[j + k] is not None for k in held)
-        if (matched >= 2 or (j == 0 and whole and matched)) and matched >= full - len(held) \
-                and len(held) > len(best[1]):
-            best = (j, held)
-    return best
+    pairs: list[tuple[int, int]] = []
+    left, taken = set(range(len(sent))), set()
+    while True:   # offset by offset: a message dropped or inserted shifts the rest by one
+        votes: dict[int, int] = {}
+        for k in left:
+            for i in places.get(sent[k], ()):
+                if i not in taken:
+                    votes[i - k] = votes.get(i - k, 0) + 1
+        first, order = not pairs, sorted(left)
+        best: tuple[int, list[int]] = (0, [])
+        for j in sorted(j for j, v in votes.items() if v >= 2 or (first and j == 0 and whole)):
+            facing = [k for k in order if 0 <= k + j < len(stored) and k + j not in taken]
+            held = [k for k in facing if same(k, j + k)]
+            matched = sum(stored[j + k] is not None for k in held)
+            if (matched >= 2 or (first and j == 0 and whole and matched)) \
+                    and matched >= len(facing) - len(held) and len(held) > len(best[1]):
+                best = (j, held)
+        if not best[1]:
+            return pairs
+        pairs += [(k, best[0] + k) for k in best[1]]
+        left.difference_update(best[1])
+        taken.update(best[0] + k for k in best[1])
 
 
 def _fmt_date(t: float) -> str:
@@ -674,11 +683,11 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     skip.update(i for i, r in enumerate(rows) if r[5] is not None and r[5] in erased_ids.get(r[4], ()))
     for lab, (stored_msgs, _pos, tail_from, _last_at) in held.items():
         mine = [i for i, r in enumerate(rows) if r[4] == lab]
-        j, lined = _overlap([d for _, d, _t in stored_msgs], [rows[i][6] for i in mine],
-                            [t for *_, t in stored_msgs], [rows[i][8] for i in mine], tail_from)
+        lined = _overlap([d for _, d, _t in stored_msgs], [rows[i][6] for i in mine],
+                         [t for *_, t in stored_msgs], [rows[i][8] for i in mine], tail_from)
         # a message lined up with a stored one is that one, unless its own id says otherwise (at
         # a hole, an erased message, only a message without an id of its own lines up)
-        skip.update(mine[o] for o in lined if rows[mine[o]][5] in (None, stored_msgs[j + o][0]))
+        skip.update(mine[o] for o, at in lined if rows[mine[o]][5] in (None, stored_msgs[at][0]))
     stored_ids = {rows[i][5] for i in skip if rows[i][5] is not None}
     rows = [r for i, r in enumerate(rows) if i not in skip]
     if stored_digest is not None:   # a given id the namespace holds with another text: name the message
