@@ -812,3 +812,19 @@ def test_a_chat_sent_again_with_a_message_dropped_or_inserted_stores_no_copies(t
     assert len(texts) == len(set(texts))   # no message twice
     assert out["already_stored"] == (19 if change != "inserted" else 20)
     assert len(out["message_ids"]) == (0 if change == "dropped" else 1)
+
+
+def test_short_replies_repeated_after_an_edit_are_new_messages(tmp_store):
+    """With offsets taken one after another, a few short messages that repeat earlier ones ("Ok.",
+    "Thanks!") must not pair with those across the rest of the chat: they are new."""
+    said = ["Plan the trip to Rome.", "Ok.", "Thanks!", "Book the hotel near Termini.", "Done, booked.",
+            "Great.", "Ok.", "Thanks!"]
+    chat = [{"role": "user" if i % 2 == 0 else "assistant", "content": c} for i, c in enumerate(said)]
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(chat[:6], namespace="u", session="s")
+        again = [dict(m) for m in chat]
+        again[3]["content"] = "Book the hotel near the Colosseum."   # an edit, so the fallback runs
+        out = eng.add_conversation(again, namespace="u", session="s")
+        assert out["already_stored"] == 5 and len(out["message_ids"]) == 3
+        assert [eng.get(i, namespace="u").text for i in out["message_ids"]] == [
+            "assistant: Book the hotel near the Colosseum.", "user: Ok.", "assistant: Thanks!"]

@@ -41,6 +41,7 @@ arXiv:2501.13956 (episode, entity and community subgraphs); DESIGN.md "Memory mo
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -401,6 +402,15 @@ def _with_holes(stored: list[tuple[str, frozenset, float]], numbered: re.Pattern
 _SAME_TIME_S = 1e-3   # a sent message's created_at and a stored one's: the same event time
 
 
+def _in_order(paired: list[tuple[int, int]], k: int, i: int) -> bool:
+    """Whether pairing sent message ``k`` with stored message ``i`` keeps the order of the pairs
+    ``paired`` (sorted by sent index): an earlier sent message is never an earlier stored one's
+    successor, so a dropped or inserted message shifts what follows it, and a few short
+    messages ("Ok.", "Thanks!") repeated elsewhere in the session do not pair across it."""
+    at = bisect.bisect_left(paired, (k, -1))
+    return (at == 0 or paired[at - 1][1] < i) and (at == len(paired) or paired[at][1] > i)
+
+
 def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list[float | None] | None = None,
              sent_times: list[float | None] | None = None, tail_from: int | None = None) -> list[tuple[int, int]]:
     """Which of ``sent``'s messages a session holds already: pairs (index in ``sent``, index in
@@ -470,9 +480,11 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
                 if i not in taken:
                     votes[i - k] = votes.get(i - k, 0) + 1
         first, order = not pairs, sorted(left)
+        paired = sorted(pairs)   # a later offset keeps the order of the pairs found before it
         best: tuple[int, list[int]] = (0, [])
         for j in sorted(j for j, v in votes.items() if v >= 2 or (first and j == 0 and whole)):
-            facing = [k for k in order if 0 <= k + j < len(stored) and k + j not in taken]
+            facing = [k for k in order if 0 <= k + j < len(stored) and k + j not in taken
+                      and _in_order(paired, k, k + j)]
             held = [k for k in facing if same(k, j + k)]
             matched = sum(stored[j + k] is not None for k in held)
             if (matched >= 2 or (first and j == 0 and whole and matched)) \
