@@ -828,3 +828,21 @@ def test_short_replies_repeated_after_an_edit_are_new_messages(tmp_store):
         assert out["already_stored"] == 5 and len(out["message_ids"]) == 3
         assert [eng.get(i, namespace="u").text for i in out["message_ids"]] == [
             "assistant: Book the hotel near the Colosseum.", "user: Ok.", "assistant: Thanks!"]
+
+
+def test_a_chat_whose_session_node_was_erased_is_not_stored_twice(tmp_store):
+    """forget(hard=True) of a session node, then the chat sent again, stored every message a
+    second time (hostile pass): the session's numbered messages are found without the node,
+    and a new message brings the node back."""
+    chat = [{"role": "user", "content": c, "created_at": 1.7e9 + i}
+            for i, c in enumerate(["Anna flies to Lisbon on Friday.", "Lisbon is lovely.", "My PIN is 4321."])]
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(chat, namespace="u", session="s1")
+        eng.forget("S:s1", namespace="u", hard=True)
+        again = eng.add_conversation(chat, namespace="u", session="s1")
+        assert again["message_ids"] == [] and again["already_stored"] == 3
+        more = eng.add_conversation(chat + [{"role": "user", "content": "Thanks!", "created_at": 1.7e9 + 9}],
+                                    namespace="u", session="s1")
+        assert more["message_ids"] == ["s1:4"] and more["sessions"] == ["S:s1"]
+        assert eng.get("S:s1", namespace="u").tags == ("session",)
+        assert [m.text for m in eng.query(namespace="u", limit=100)].count("user: My PIN is 4321.") == 1

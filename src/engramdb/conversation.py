@@ -289,17 +289,41 @@ def stored_digest(state: Any, namespace: str, ext_id: str) -> str | None:
 def session_messages(state: Any, namespace: str, sid: str) -> list[tuple[str, frozenset, float]] | None:
     """The messages ``discussed_in`` the stored session node ``sid``, in write order, each with
     the digests of its whole text now and of its first wording (the text as it was sent, when
-    ``update`` has reworded it since) and its event time (``created_at``, Unix seconds); None
-    when no such node is stored."""
+    ``update`` has reworded it since) and its event time (``created_at``, Unix seconds). When
+    the node itself was erased, the session's numbered messages (``<label>:<n>``) that are still
+    stored; None when there is neither."""
     with state.store.read("looking up a stored session") as txn:
         nid = state.store.lookup_id(txn, namespace, sid)
-    if nid is None:
-        return None
-    into = sorted({o for o, rel, _w, forward in state.graph.neighbours(nid)
-                   if rel == Relation.DISCUSSED_IN.code and not forward})
+        if nid is None:   # the node erased, its messages kept: found by their numbered ids
+            into = _numbered_messages(state, txn, namespace, sid)
+            if not into:
+                return None
+    if nid is not None:
+        into = sorted({o for o, rel, _w, forward in state.graph.neighbours(nid)
+                       if rel == Relation.DISCUSSED_IN.code and not forward})
     return [(rec["id"], _digests(rec), float(rec["created_at"]))
             for rec in state.records(into, "reading a stored session")
             if rec is not None and rec.get("chunk_of") is None and GENERATED_TAGS.isdisjoint(rec.get("tags") or ())]
+
+
+_PROBE_GAP = 16   # numbered ids tried past the last one found (a run of erased messages)
+
+
+def _numbered_messages(state: Any, txn: Any, namespace: str, sid: str) -> list[int]:
+    """The nids of the messages ``<label>:1``, ``<label>:2``, ... of session node id ``sid``
+    (``S:<label>``, after an id prefix) that the namespace holds, up to :data:`_PROBE_GAP`
+    numbers past the last one found."""
+    prefix, _, label = sid.rpartition("S:")
+    out, n, misses = [], 1, 0
+    while misses < _PROBE_GAP:
+        nid = state.store.lookup_id(txn, namespace, f"{prefix}{label}:{n}")
+        if nid is None:
+            misses += 1
+        else:
+            out.append(nid)
+            misses = 0
+        n += 1
+    return out
 
 
 def session_last(state: Any, namespace: str, sid: str) -> tuple[int, float | None, frozenset]:
@@ -673,6 +697,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     # and time; next position; where the places after the last stored message begin; newest time)
     held: dict[str, tuple[list[tuple], int, int, float | None]] = {}
     erased_ids: dict[str, frozenset] = {}   # label -> ids of its erased messages
+    no_node: set[str] = set()   # held sessions whose node was erased
     for lab in dict.fromkeys(r[4] for r in rows):
         sid = f"{id_prefix}S:{lab}"
         stored_msgs = session_messages(sid) if session_messages is not None else None
@@ -680,6 +705,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             if entity_exists is None or not entity_exists(sid):
                 continue
             stored_msgs = []
+        elif entity_exists is not None and not entity_exists(sid):
+            no_node.add(lab)   # its messages are stored, its node was erased: made again
         numbered = re.compile(re.escape(f"{id_prefix}{lab}:") + r"([0-9]+)")
         last, last_at, erased = session_last(sid) if session_last is not None else (0, None, frozenset())
         top = max([len(stored_msgs), last]
@@ -753,7 +780,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         if sid in seen:
             raise InvalidInputError(f"session node id {sid!r} collides with a message id")
         seen.add(sid)
-        if lab not in held:
+        if lab not in held or lab in no_node:
             speakers = list(dict.fromkeys(rows[i][1] or rows[i][0] for i in members))
             t0 = min(rows[i][3] for i in members)
             name = "" if lab == auto_label else f" {lab}"   # a generated label is a number: left out
