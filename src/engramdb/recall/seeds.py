@@ -32,7 +32,6 @@ import numpy as np
 from ..config import RecallConfig
 from ..index.keyword import KeywordIndex, tokenize
 from ..slots import slot_cues, subject_weights
-from ..state.engine_state import FUTURE_EVENT_S
 from ..timeref import resolve_time_refs, window_masks
 from ..types import _STATE_CODES, MemoryState, Relation
 from ..kernels import registry
@@ -315,11 +314,7 @@ def time_windows(ctx: RecallContext) -> list:
     as_of = req.filters.as_of
     if as_of is None:
         return resolve_time_refs(req.query, time_anchor(ctx.state.latest(ctx.space.name), req.now))
-    c = ctx.state.cols
-    recorded = c.recorded_at[: c.n]
-    held = (c.in_namespace(ctx.space.code) & (recorded <= as_of)   # (an event to come sets no clock)
-            & (c.created_at[: c.n] <= recorded + FUTURE_EVENT_S))
-    latest = float(np.max(c.created_at[: c.n], where=held, initial=-np.inf)) if held.any() else as_of
+    latest = ctx.state.latest(ctx.space.name, recorded_by=as_of)
     return resolve_time_refs(req.query, time_anchor(latest, min(req.now, as_of)))
 
 

@@ -560,19 +560,24 @@ class EngineState:
             sp.density = self.graph.density(self.cols.ns[: self.next_nid], sp.code) if self.next_nid else 0.0
         return sp.density
 
-    def latest(self, name: str) -> float:
+    def latest(self, name: str, recorded_by: float | None = None) -> float:
         """Newest event time of namespace ``name``'s live memories (Unix seconds; the clock's now
         when it has none): the anchor of relative time cues. A memory dated more than a day
         after it was recorded (a planned trip, a passport's expiry) is an event to come, not the
-        conversation's clock, and is left out. Cached."""
+        conversation's clock, and is left out. Cached. With ``recorded_by``, among the memories
+        recorded by then only (an ``as_of`` recall; not cached; ``recorded_by`` when none)."""
         sp = self.spaces.get(name)
         if sp is None:
-            return clock_now()
-        if sp.latest is None:
-            c = self.cols
-            t = c.created_at[: c.n]   # max over the mask: no copy of the selected times
-            mask = c.in_namespace(sp.code) & (t <= c.recorded_at[: c.n] + FUTURE_EVENT_S)
-            sp.latest = float(np.max(t, where=mask, initial=-np.inf)) if mask.any() else clock_now()
+            return clock_now() if recorded_by is None else recorded_by
+        if sp.latest is not None and recorded_by is None:
+            return sp.latest
+        c = self.cols
+        t, recorded = c.created_at[: c.n], c.recorded_at[: c.n]   # max over the mask: no copy of the times
+        mask = c.in_namespace(sp.code) & (t <= recorded + FUTURE_EVENT_S)
+        if recorded_by is not None:
+            mask &= recorded <= recorded_by
+            return float(np.max(t, where=mask, initial=-np.inf)) if mask.any() else recorded_by
+        sp.latest = float(np.max(t, where=mask, initial=-np.inf)) if mask.any() else clock_now()
         return sp.latest
 
     def slot_table(self, name: str) -> dict[tuple[str, str], np.ndarray]:
