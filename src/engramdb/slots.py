@@ -48,7 +48,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from .errors import InvalidInputError
-from .speakers import LABELS
+from .speakers import LABELS, looks_like_a_name
 from .types import Contradiction, MemoryState, Relation, STATE_BY_CODE, _STATE_CODES
 
 __all__ = ["normalise", "normalise_attribute", "same_value", "slot_from_item", "rule_based_extractor", "slot_key",
@@ -204,8 +204,6 @@ _TRAILING = re.compile(r"(?:\s+(?:since|until|till)\b.*|(?:\s+(?:now|these days|
 _HYPOTHETICAL = re.compile(r"(?i:^(?:if|what if|maybe|perhaps|suppose|imagine|when|once|unless|do|does|did|are|is|"
                            r"would|could|should|can)\b)|\b(?:will|would|could|might|should|want to|plan to|"
                            r"going to|hope to|wish|if)\b")   # (lower case inside: "Will lives in Boston" is a name)
-#: A subject named in the third person: one to four capitalised words.
-_A_NAME = re.compile(r"[A-Z][\w'.\-]*(?: [A-Z][\w'.\-]*){0,3}")
 _ARTICLES = frozenset({"a", "an", "the", "some", "my", "our", "this", "that"})
 _SPEAKER_SUBJECTS = frozenset({"i", "we", "my family and i", "my wife and i", "my husband and i", "my partner and i"})
 _I_LIVE = re.compile(r"^\s*I(?:'m| am|'ve| have)?(?: now| still| just| recently)? (?:live|living|moved|relocated) "
@@ -294,7 +292,7 @@ def _clause_slot(clause: str, who: str) -> tuple[str, str, str] | None:
         subject = m["s"].strip()
         if subject.lower() in _SPEAKER_SUBJECTS:
             return who, "home_city", m["v"].strip()
-        if _A_NAME.fullmatch(subject):   # "Bob", "Ana Lima": not "People who", "Do you still"
+        if looks_like_a_name(subject):   # "Bob", "Ana Lima": not "People who", "Do you still"
             return subject, "home_city", m["v"].strip()
     return None
 

@@ -36,7 +36,7 @@ from typing import Mapping
 
 from .timeref import CALENDAR_WORDS
 
-__all__ = ["speaker_of", "speaker_keys", "named_speaker", "CHAT_ROLES", "FIRST_PERSON", "SECOND_PERSON",
+__all__ = ["speaker_of", "speaker_keys", "named_speaker", "looks_like_a_name", "CHAT_ROLES", "FIRST_PERSON", "SECOND_PERSON",
            "LABELS"]
 
 #: Chat roles (OpenAI's; :data:`engramdb.conversation.ROLES` is this set): a role tag or prefix is a speaker.
@@ -96,14 +96,16 @@ def speaker_of(rec: Mapping) -> str | None:
     for tag in tags:
         if tag in CHAT_ROLES:
             return tag
-    if name and _NAME.fullmatch(name) and _looks_like_a_name(name):
+    if name and looks_like_a_name(name):
         return name
     return None
 
 
-def _looks_like_a_name(name: str) -> bool:
+def looks_like_a_name(name: str) -> bool:
+    """Whether ``name`` reads as a person's name: one to three capitalised words, not a label
+    ("Note", "TODO"), a pronoun, a month, weekday or season."""
     words = name.split(" ")
-    return (len(name) > 1 and all(w[0].isupper() for w in words)
+    return (len(name) > 1 and _NAME.fullmatch(name) is not None and all(w[0].isupper() for w in words)
             and name.lower() not in LABELS and not any(w.lower() in _PRONOUNS | CALENDAR_WORDS for w in words))
 
 
