@@ -65,6 +65,7 @@ __all__ = ["ConversationPlan", "plan_conversation", "split_blocks", "stored_ment
 ROLES = CHAT_ROLES
 INSTRUCTION_ROLES = frozenset({"system", "developer"})
 TOOL_ROLES = frozenset({"tool", "function"})
+_LEFT_OUT_ROLES = INSTRUCTION_ROLES | TOOL_ROLES
 
 #: Fields a message may carry; the other fields of OpenAI's chat messages (tool calls, an
 #: assistant message's refusal, annotations and audio, as the SDK dumps them) are accepted and
@@ -903,7 +904,7 @@ def _check_message(m: Any, where: str, keep_roles: tuple[str, ...]) -> tuple | N
     if not isinstance(role, str) or role.strip() not in ROLES:
         raise _bad(where, "role", f"must be one of {sorted(ROLES)} (a speaker's name goes in 'name'), got {role!r}")
     role = role.strip()
-    if role in INSTRUCTION_ROLES | TOOL_ROLES and role not in keep_roles:
+    if role in _LEFT_OUT_ROLES and role not in keep_roles:
         return None
     content = _content(m.get("content"), where)
     name = m.get("name")

@@ -42,7 +42,7 @@ from .validate import (
     now as clock_now, strict_flags, time_or_now, to_unix_seconds, utc_text,
 )
 from .write import write_unit
-from .write.records import Prepared, embed_missing, no_embedder, prepare, write_new
+from .write.records import Prepared, embed_missing, name_item, no_embedder, prepare, write_new
 from .write.reinforce import boost_links, reinforce
 from .wording import count
 
@@ -273,15 +273,12 @@ class Engram:
         state = self._state
         prepared = []
         for i, item in enumerate(items):
+            position = None if verb == "add" else i   # (add's one item is the call itself)
             try:
                 prepared.append(prepare(state, item, namespace, now, recorded_at=recorded_at))
             except EngramError as exc:   # name the item, as add_conversation names the message
-                if verb != "add":   # (add's one item is the call itself)
-                    exc.args = (f"items[{i}]: {exc}", *exc.args[1:])
-                    exc.item_index = i
-                raise
-            if verb != "add":   # the write's own checks (an id taken, a link to nothing) name it too
-                prepared[-1].position = i
+                raise name_item(exc, position)
+            prepared[-1].position = position   # the write's own checks (an id taken, ...) name it too
         if not prepared:
             return []
         plan = plan_batch(state, prepared, has_embedder=self.embedder is not None)

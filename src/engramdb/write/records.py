@@ -77,13 +77,17 @@ class Prepared:
     position: int | None = None        # the item's place in the caller's batch (add_batch: errors name it)
 
 
-def _named(p: Prepared, exc: Exception) -> Exception:
-    """``exc`` naming the batch item ``p`` came from ("items[3]: ...", attribute
-    ``item_index``), when the caller's batch gave it a position (add_batch)."""
-    if p.position is not None:
-        exc.args = (f"items[{p.position}]: {exc}", *exc.args[1:])
-        exc.item_index = p.position
+def name_item(exc: Exception, position: int | None) -> Exception:
+    """``exc`` naming the batch item at ``position`` ("items[3]: ...", attribute
+    ``item_index``); unchanged when ``position`` is None (no caller's batch: ``add``)."""
+    if position is not None:
+        exc.args = (f"items[{position}]: {exc}", *exc.args[1:])
+        exc.item_index = position
     return exc
+
+
+def _named(p: Prepared, exc: Exception) -> Exception:
+    return name_item(exc, p.position)
 
 
 def by_namespace(prepared: list[Prepared]) -> dict[str, list[Prepared]]:
