@@ -45,7 +45,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 from .batch_plan import block_id, piece_tags, split_text, whole_digest, whole_record
 from .entities import co_mentions, extract_entities
@@ -56,7 +56,7 @@ from .types import GENERATED_TAGS, MemoryKind, Relation
 from .validate import RESERVED_TAGS, as_list, check_user_id, encodable, is_blank, reserved_form, to_unix_seconds
 
 __all__ = ["ConversationPlan", "plan_conversation", "split_blocks", "stored_mentions", "MESSAGE_FIELDS", "ROLES",
-           "INSTRUCTION_ROLES", "TOOL_ROLES"]
+           "INSTRUCTION_ROLES", "TOOL_ROLES", "StoredSession", "stored_session"]
 
 #: Roles a message may have (OpenAI's chat roles); ``system`` and ``developer`` instructions and
 #: ``tool`` / ``function`` results are not memories of the conversation and are left out unless
@@ -287,24 +287,57 @@ def stored_digest(state: Any, namespace: str, ext_id: str) -> str | None:
     return None if rec is None else whole_digest(rec)
 
 
-def session_messages(state: Any, namespace: str, sid: str) -> list[tuple[str, frozenset, float]] | None:
-    """The messages ``discussed_in`` the stored session node ``sid``, in write order, each with
-    the digests of its whole text now and of its first wording (the text as it was sent, when
-    ``update`` has reworded it since) and its event time (``created_at``, Unix seconds). When
-    the node itself was erased, the session's numbered messages (``<label>:<n>``) that are still
-    stored; None when there is neither."""
+class StoredSession(NamedTuple):
+    """What a namespace holds of a chat session (:func:`stored_session`).
+
+    Attributes
+    ----------
+    messages : list of (str, frozenset of str, float)
+        Its messages in write order: id, the digests of the whole text now and of its first
+        wording (the text as sent, when ``update`` has reworded it since), event time (Unix
+        seconds).
+    node : bool
+        Whether its session node is stored (when it was erased, ``messages`` are its numbered
+        messages ``<label>:<n>`` still stored, and the fields below are unknown).
+    last_position : int
+        The highest ``<label>:<n>`` it ever numbered (record field ``last_position``; 0: unknown).
+    last_position_at : float or None
+        The newest event time among the messages it numbered (``last_position_at``).
+    erased_ids : frozenset of str
+        Ids of its messages erased with ``forget(hard=True)`` (``erased_ids``).
+    """
+
+    messages: list
+    node: bool
+    last_position: int = 0
+    last_position_at: float | None = None
+    erased_ids: frozenset = frozenset()
+
+
+def stored_session(state: Any, namespace: str, sid: str) -> StoredSession | None:
+    """The stored session of node id ``sid``: its messages (``discussed_in`` edges) and the marks
+    its node keeps of erased messages (:class:`StoredSession`); its numbered messages when the
+    node itself was erased; None when there is neither."""
     with state.store.read("looking up a stored session") as txn:
         nid = state.store.lookup_id(txn, namespace, sid)
+        rec = None if nid is None else state.store.get_record(txn, nid)
         if nid is None:   # the node erased, its messages kept: found by their numbered ids
             into = _numbered_messages(state, txn, namespace, sid)
-            if not into:
-                return None
-    if nid is not None:
-        into = sorted({o for o, rel, _w, forward in state.graph.neighbours(nid)
-                       if rel == Relation.DISCUSSED_IN.code and not forward})
-    return [(rec["id"], _digests(rec), float(rec["created_at"]))
-            for rec in state.records(into, "reading a stored session")
-            if rec is not None and rec.get("chunk_of") is None and GENERATED_TAGS.isdisjoint(rec.get("tags") or ())]
+        else:
+            into = sorted({o for o, rel, _w, forward in state.graph.neighbours(nid)
+                           if rel == Relation.DISCUSSED_IN.code and not forward})
+    if rec is None and not into:
+        return None
+    messages = [(m["id"], _digests(m), float(m["created_at"]))
+                for m in state.records(into, "reading a stored session")
+                if m is not None and m.get("chunk_of") is None and GENERATED_TAGS.isdisjoint(m.get("tags") or ())]
+    if rec is None:
+        return StoredSession(messages, False)
+    last, at = rec.get("last_position"), rec.get("last_position_at")
+    known = isinstance(last, int) and not isinstance(last, bool) and last > 0
+    return StoredSession(messages, True, last if known else 0,
+                         float(at) if known and isinstance(at, (int, float)) and not isinstance(at, bool) else None,
+                         frozenset(i for i in rec.get("erased_ids") or () if isinstance(i, str)))
 
 
 _PROBE_GAP = 16   # numbered ids tried past the last one found (a run of erased messages)
@@ -325,24 +358,6 @@ def _numbered_messages(state: Any, txn: Any, namespace: str, sid: str) -> list[i
             misses = 0
         n += 1
     return out
-
-
-def session_last(state: Any, namespace: str, sid: str) -> tuple[int, float | None, frozenset]:
-    """The highest ``<session>:<n>`` ever numbered in stored session node ``sid``, the newest
-    event time among the messages it numbered and the ids of its erased messages (its record
-    fields ``last_position``, ``last_position_at`` and ``erased_ids``); (0, None, {}) when there
-    is none: no such node, or one stored before the fields."""
-    with state.store.read("looking up a stored session") as txn:
-        nid = state.store.lookup_id(txn, namespace, sid)
-        rec = None if nid is None else state.store.get_record(txn, nid)
-    if rec is None:
-        return 0, None, frozenset()
-    erased = frozenset(i for i in rec.get("erased_ids") or () if isinstance(i, str))
-    last = rec.get("last_position")
-    if not isinstance(last, int) or isinstance(last, bool) or last <= 0:
-        return 0, None, erased
-    at = rec.get("last_position_at")
-    return last, (float(at) if isinstance(at, (int, float)) and not isinstance(at, bool) else None), erased
 
 
 def _digests(rec: dict) -> frozenset:
@@ -544,9 +559,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                       split_chars: int = 800, session_titles: Mapping[str, str] | None = None,
                       entity_exists: Callable[[str], bool] | None = None,
                       stored_digest: Callable[[str], str | None] | None = None,
-                      session_messages: Callable[[str], list[tuple[str, frozenset, float]] | None] | None = None,
+                      stored_session: Callable[[str], StoredSession | None] | None = None,
                       stored_mentions: Callable[[str], list[str] | None] | None = None,
-                      session_last: Callable[[str], tuple[int, float | None, frozenset]] | None = None,
                       keep_roles: tuple[str, ...] = (),
                       id_prefix: str = "", max_pieces: int = 64,
                       max_block_chars: int | None = None) -> ConversationPlan:
@@ -584,13 +598,17 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         SHA-256 (hex) of the whole text of the memory the namespace holds under this id
         (:func:`engramdb.batch_plan.whole_digest`), or None. A message with an ``id`` the
         namespace holds with the same text is already stored: left out.
-    session_messages : callable str -> list of (id, frozenset of digests, created_at) or None, optional
-        The messages a stored session node holds (their ``discussed_in`` edges), in the order
-        they were stored, each with the digests of its whole text now and as first sent, and
-        its event time (:func:`session_messages`; a sent message with a ``created_at`` lines up
-        only with a stored one of the same time); None when there is no such node. A position of the
-        session's ``<session>:<n>`` numbering that no stored message holds (an erased message)
-        lines up with any message sent there, which is not stored again.
+    stored_session : callable str -> StoredSession or None, optional
+        What the namespace holds of a session, by its node id (:func:`stored_session`): its
+        messages in the order they were stored (a sent message with a ``created_at`` lines up
+        only with a stored one of the same time), and its node's marks of erased messages; None
+        when there is no such session. A position of the session's ``<session>:<n>`` numbering
+        that no stored message holds (an erased message) lines up with any message sent there,
+        which is not stored again; so do its places after its last stored message up to
+        ``last_position``, for messages sent without a time or no later than
+        ``last_position_at``; new messages are numbered after it, never taking an erased id;
+        a message sent with the id of an erased one (``erased_ids``) is not stored again; a
+        session whose node was erased gets it again.
         With it, the messages of a stored session that line up with its stored messages
         (``"<speaker>: <content>"``, in order: :func:`_overlap`) are not stored again, whatever
         their ids, so a chat sent again whole, a growing message list or a window over its tail
@@ -603,13 +621,6 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         gets its node when another stored message names it too (not the message itself, nor a
         stored copy of its text), and every new entity node is also linked from the stored
         messages naming it.
-    session_last : callable str -> (int, float or None, frozenset of str), optional
-        The highest ``<session>:<n>`` ever numbered in a stored session node, the newest event
-        time it numbered and the ids of its erased messages ((0, None, {}): unknown;
-        :func:`session_last`): its places after the last stored message are holes too (erased
-        last messages), taking only messages sent without a time or with one no later than
-        that; new messages are numbered after it, never taking an erased id; a message sent
-        with the id of an erased one is not stored again.
     keep_roles : tuple of str
         ``system`` / ``developer`` / ``tool`` / ``function`` messages are left out unless named here.
     id_prefix : str
@@ -680,7 +691,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             label = base
             n = 1
             while entity_exists is not None and entity_exists(f"{id_prefix}S:{label}"):
-                held_msgs = session_messages(f"{id_prefix}S:{label}") if session_messages is not None else None
+                got = stored_session(f"{id_prefix}S:{label}") if stored_session is not None else None
+                held_msgs = None if got is None else got.messages
                 if held_msgs and (digest in held_msgs[0][1] or held_msgs[0][0] != f"{id_prefix}{label}:1"):
                     # the same chat sent again: its stored session takes it; also when that
                     # session's first message was erased (its label came from the same first
@@ -701,15 +713,15 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     no_node: set[str] = set()   # held sessions whose node was erased
     for lab in dict.fromkeys(r[4] for r in rows):
         sid = f"{id_prefix}S:{lab}"
-        stored_msgs = session_messages(sid) if session_messages is not None else None
-        if stored_msgs is None:
+        got = stored_session(sid) if stored_session is not None else None
+        if got is None:
             if entity_exists is None or not entity_exists(sid):
                 continue
-            stored_msgs = []
-        elif entity_exists is not None and not entity_exists(sid):
+            got = StoredSession([], True)
+        if not got.node:
             no_node.add(lab)   # its messages are stored, its node was erased: made again
+        stored_msgs, last, last_at, erased = got.messages, got.last_position, got.last_position_at, got.erased_ids
         numbered = re.compile(re.escape(f"{id_prefix}{lab}:") + r"([0-9]+)")
-        last, last_at, erased = session_last(sid) if session_last is not None else (0, None, frozenset())
         top = max([len(stored_msgs), last]
                   + [int(m.group(1)) for mid, *_ in stored_msgs if (m := numbered.fullmatch(mid))])
         lined, tail_from = _with_holes(stored_msgs, numbered, last, last_at)

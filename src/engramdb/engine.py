@@ -393,9 +393,8 @@ class Engram:
             split_roles=_conversation.check_roles(split_roles, "split_roles"),
             split_chars=split_chars, session_titles=session_titles,
             stored_digest=lambda ext_id: _conversation.stored_digest(state, ns, ext_id),
-            session_messages=lambda sid: _conversation.session_messages(state, ns, sid),
+            stored_session=lambda sid: _conversation.stored_session(state, ns, sid),
             stored_mentions=lambda ent: _conversation.stored_mentions(state, ns, ent),
-            session_last=lambda sid: _conversation.session_last(state, ns, sid),
             keep_roles=_conversation.check_roles(keep_roles, "keep_roles"), max_pieces=max_pieces,
             max_block_chars=state.config.store.chunk_chars)
         if not plan.items:   # every message is stored already

@@ -510,7 +510,7 @@ def _records_of(state: EngineState, mem, version: int) -> tuple[list[dict], np.n
 def _merge_session_marks(unit, nid: int, exported: dict) -> None:
     """A session node kept by ``on_conflict="skip"`` takes the larger ``last_position`` and
     ``last_position_at`` and the union of the ``erased_ids`` of its exported copy
-    (:func:`engramdb.conversation.session_last`): a message the exporting store erased stays
+    (:func:`engramdb.conversation.stored_session`): a message the exporting store erased stays
     erased when the chat is sent again here."""
     kept = unit.record(nid)
     if kept is None or "session" not in (kept.get("tags") or ()):
