@@ -828,3 +828,23 @@ def test_short_replies_repeated_after_an_edit_are_new_messages(tmp_store):
         assert out["already_stored"] == 3
         assert [eng.get(i, namespace="u").text for i in out["message_ids"]] == [
             "user: Which dates, exactly?", "user: Ok.", "user: Thanks!"]
+
+
+def test_resending_an_edited_history_again_and_again_stores_the_edit_once(tmp_store):
+    """An edited message is stored after the session's messages; the same history sent again
+    stored the edit again on every re-send, an edit followed by a dropped message stored the
+    whole chat again, and dropping the second (or second-to-last) message stored its neighbour
+    again (last fresh-user pass)."""
+    chat = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"Turn {i}: about the {w} plan.",
+             "created_at": 1.7e9 + 60 * i} for i, w in enumerate("ab cd ef gh ij kl mn op qr st uv wx".split() * 2)]
+    edited = [dict(m) for m in chat]
+    edited[6]["content"] = "Turn 6: about something else entirely."
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(chat, namespace="u", session="s")
+        assert len(eng.add_conversation(edited, namespace="u", session="s")["message_ids"]) == 1
+        for _ in range(3):
+            assert eng.add_conversation(edited, namespace="u", session="s")["message_ids"] == []
+        for drop in (1, 12, 22):
+            out = eng.add_conversation(edited[:drop] + edited[drop + 1:], namespace="u", session="s")
+            assert out["message_ids"] == [] and out["already_stored"] == 23, drop
+        assert eng.stats()["namespaces"]["u"]["memories"] == 24 + 1 + 1   # messages, the edit, the session node

@@ -470,8 +470,10 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
     least (one, at j = 0, when ``sent`` is as long as the session: a single exchange) and no
     fewer than those that differ: a chat sent again with a message edited (the first one
     included) or a reply regenerated holds the others already; the changed ones are new.
-    Offsets are taken one after another for the messages still unmatched, so a chat sent again
-    with a message dropped or inserted lines up before and after it.
+    Offsets are taken one after another for the messages still unmatched (one match, in
+    order with those found, is enough after the first), so a chat sent again with a message
+    dropped or inserted lines up before and after it; and an edited message that an earlier
+    re-send stored after the session's messages is that message when sent again in its place.
 
     With ``sent_times`` and ``stored_times`` (Unix seconds; None where a sent message gave no
     ``created_at``), a sent message that gives its time is a stored one only if that one
@@ -521,20 +523,39 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
                     votes[i - k] = votes.get(i - k, 0) + 1
         first, order = not pairs, sorted(left)
         paired = sorted(pairs)   # a later offset keeps the order of the pairs found before it
+        # one match is enough after the first offset (in order with it: a message left alone
+        # by a drop next to it), or for a single exchange
+        enough = 2 if first else 1
         best: tuple[int, list[int]] = (0, [])
-        for j in sorted(j for j, v in votes.items() if v >= 2 or (first and j == 0 and whole)):
+        for j in sorted(j for j, v in votes.items() if v >= enough or (first and j == 0 and whole)):
             facing = [k for k in order if 0 <= k + j < len(stored) and k + j not in taken
                       and _in_order(paired, k, k + j)]
             held = [k for k in facing if same(k, j + k)]
             matched = sum(stored[j + k] is not None for k in held)
-            if (matched >= 2 or (first and j == 0 and whole and matched)) \
-                    and matched >= len(facing) - len(held) and len(held) > len(best[1]):
+            if not held:
+                continue
+            # no fewer matches than differences over the stretch the matches span (an edit
+            # before a drop leaves two shifted stretches, each a minority of the whole chat)
+            span = sum(1 for k in facing if held[0] <= k <= held[-1])
+            if (matched >= enough or (first and j == 0 and whole and matched)) \
+                    and matched >= span - len(held) and len(held) > len(best[1]):
                 best = (j, held)
         if not best[1]:
-            return pairs
+            break
         pairs += [(k, best[0] + k) for k in best[1]]
         left.difference_update(best[1])
         taken.update(best[0] + k for k in best[1])
+    # an edit sent in an earlier re-send was stored after the session's messages: the same
+    # edit sent again in its place (between messages already lined up) is that stored one
+    if pairs:
+        lo, hi, after = min(k for k, _ in pairs), max(k for k, _ in pairs), max(i for _, i in pairs)
+        for k in sorted(left):
+            if lo < k < hi:
+                i = next((i for i in places.get(sent[k], ()) if i > after and i not in taken and same(k, i)), None)
+                if i is not None:
+                    pairs.append((k, i))
+                    taken.add(i)
+    return pairs
 
 
 def _fmt_date(t: float) -> str:
