@@ -211,3 +211,22 @@ def test_recall_context_and_export_take_now_as_the_api_does(tmp_path):
     row = table["id"].index("dog")
     assert abs(table["salience_now"][row] - then) < 1e-6 and abs(then - today) > 1e-3
     one_line_error(run("recall", "--store", store, "--now", "someday", "dog"), "now")
+
+
+# ---------------------------------------------------------------------------------- query
+def test_query_takes_the_filters_recall_names_and_the_cli_its_state_and_default_limit(tmp_path):
+    """The CLI listed 20 memories by default where query() gives 100, had no --state, and
+    query() refused kinds= although recall takes it (the README: recall has the same filters
+    as query) (fresh-user pass)."""
+    store = tmp_path / "s"
+    with engramdb.open(store, embedder="hashing") as eng:
+        eng.add_batch([{"text": f"note number {i}", "id": f"n{i}", "kind": "semantic", "created_at": 1.7e9 + i}
+                       for i in range(30)])
+        eng.supersede("n0", "note number zero, corrected")
+        assert len(eng.query(kinds="semantic")) == len(eng.query(kind="semantic")) == 30
+        with pytest.raises(engramdb.errors.InvalidInputError, match="not both"):
+            eng.query(kind="semantic", kinds="semantic")
+    res = run("query", "--store", store, "--json")
+    assert res.exit_code == 0 and len(json.loads(res.output)) == 30   # all of them, as query() lists
+    res = run("query", "--store", store, "--state", "superseded", "--json")
+    assert [m["id"] for m in json.loads(res.output)] == ["n0"]

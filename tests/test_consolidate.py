@@ -255,6 +255,26 @@ def test_a_one_turn_session_gets_no_summary(tmp_store):
         assert out["summaries"] == 0 and eng.query(namespace="u", tags=["summary"]) == []
 
 
+def test_a_summary_that_would_copy_one_turn_is_not_stored(tmp_store):
+    """A short session's summary (one picked sentence) was word for word one of its messages:
+    recall and context() then showed that message twice, as the turn and as ``sum:S:<label>``
+    (fresh-user pass). Longer sessions keep their summaries."""
+    short = [("user", "I booked a flight to Lisbon on April 12 with the budget airline."),
+             ("assistant", "Ok."), ("user", "Thanks.")]
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation([{"role": r, "content": c, "created_at": T0 + i, "session": "short"}
+                              for i, (r, c) in enumerate(short)], namespace="u")
+        _ingest(eng)
+        eng.consolidate(namespace="u", now=T0 + 30 * DAY)
+        turns = {m.text for m in eng.query(namespace="u", limit=100) if "summary" not in m.tags}
+        summaries = [m for m in eng.query(namespace="u", tags=["summary"])]
+        assert summaries and all(m.text not in turns for m in summaries)
+        assert "sum:S:short" not in {m.id for m in summaries}
+        hits = eng.recall("When is my flight to Lisbon?", namespace="u", k=5).hits
+        texts = [h.text for h in hits]
+        assert len(texts) == len(set(texts))
+
+
 def test_a_fact_restated_with_a_change_keeps_the_newest_wording(tmp_path):
     with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
         for day, sid, said in ((0, "a", "I take levothyroxine 50 mcg every morning before breakfast."),

@@ -263,8 +263,29 @@ def test_roles_are_openai_roles_and_instructions_are_left_out(tmp_store):
                                     {"role": "user", "content": "Bonjour."}], namespace="u", session="b",
                                    keep_roles=("system",))
         assert out["message_ids"] == ["b:1", "b:2"]
-        with pytest.raises(InvalidInputError, match="only instructions"):
-            eng.add_conversation([{"role": "system", "content": "Be brief."}], namespace="u")
+        # an agent's first call holds only its system prompt: nothing to store, no error
+        before = eng.stats()["namespaces"]["u"]["memories"]
+        out = eng.add_conversation([{"role": "system", "content": "Be brief."}], namespace="u")
+        assert out["message_ids"] == [] and out["left_out"] == 1 and out["memories"] == 0
+        assert eng.stats()["namespaces"]["u"]["memories"] == before
+
+
+def test_ingest_chat_says_what_it_left_out_and_superseded(tmp_path):
+    """``ingest-chat`` said "ingested 1 new message" of a file with a system prompt, silent about
+    the message it left out (fresh-user pass); it names edited messages superseded too."""
+    path = tmp_path / "chat.jsonl"
+    msgs = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "My budget is 150 euros."},
+            {"role": "assistant", "content": "Noted."}]
+    path.write_text("\n".join(json.dumps(m) for m in msgs))
+    store = str(tmp_path / "s")
+    res = CliRunner().invoke(main, ["ingest-chat", "--store", store, "--session", "s", str(path)])
+    assert res.exit_code == 0, res.output
+    assert "ingested 2 new messages (1 instruction or tool message (--keep-role keeps them), left out)" in res.output
+    msgs[1]["content"] = "My budget is 120 euros."
+    path.write_text("\n".join(json.dumps(m) for m in msgs))
+    res = CliRunner().invoke(main, ["ingest-chat", "--store", store, "--session", "s", str(path)])
+    assert res.exit_code == 0, res.output
+    assert "1 edited message superseded: s:1" in res.output
 
 
 @pytest.mark.parametrize("layout", ["object", "jsonl"])
@@ -618,6 +639,60 @@ def test_a_chat_sent_again_with_a_message_edited_adds_only_the_changed_message(t
         out = eng.add_conversation(first, namespace="u")
         assert out["already_stored"] == 3 and out["message_ids"] == ["s:6"]
         assert ("s:5", Relation.NEXT) in _rels(eng, "s:4")
+
+
+@pytest.mark.parametrize("where", ["first", "middle", "last", "last_then_new"])
+def test_an_edited_message_supersedes_the_one_it_replaces(tmp_store, where):
+    """A chat sent again with one message edited in place stored the edit as a new message and
+    left the old wording active: recall ranked the stale "150 euros" above the edit (fresh-user
+    pass). The edit now supersedes it: kept, hidden from recall unless asked for, with a
+    ``supersedes`` edge; the result names it."""
+    chat = [{"role": "user", "content": "I booked a flight to Lisbon on April 12."},
+            {"role": "assistant", "content": "Great, do you need a hotel there?"},
+            {"role": "user", "content": "Yes, my budget for the hotel is 150 euros a night."},
+            {"role": "assistant", "content": "Noted, I will look for hotels."}]
+    at = {"first": 0, "middle": 2, "last": 3, "last_then_new": 3}[where]
+    again = [dict(m) for m in chat]
+    again[at]["content"] = chat[at]["content"].rstrip(".?") + ", or rather the next day."
+    if where == "last_then_new":
+        again.append({"role": "user", "content": "And I need a late check-in."})
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(chat, namespace="u", session="s")
+        out = eng.add_conversation(again, namespace="u", session="s")
+        new_id = out["message_ids"][0]
+        assert out["superseded"] == [f"s:{at + 1}"] and out["already_stored"] == 3
+        old = eng.get(f"s:{at + 1}", namespace="u")
+        assert old.state is MemoryState.SUPERSEDED and old.superseded_by == new_id
+        assert (new_id, Relation.SUPERSEDES) in {(e.source, e.relation) for e in eng.edges(f"s:{at + 1}", namespace="u")}
+        hits = eng.recall(chat[at]["content"], namespace="u", k=5).hits   # the old wording asked for
+        assert f"s:{at + 1}" not in {h.id for h in hits} and hits[0].id == new_id
+        # sent once more (the edit lines up in the place of what it replaced), or the history
+        # as it was before the edit: nothing new, nothing superseded again
+        for sent in (again, chat, again[:2] + [{"role": "user", "content": "Inserted: which area?"}] + again[2:]):
+            out = eng.add_conversation(sent, namespace="u", session="s")
+            assert out["superseded"] == []
+            assert len(out["message_ids"]) == (1 if "Inserted" in sent[2]["content"] else 0)
+
+
+@pytest.mark.parametrize("change", ["inserted", "appended", "dropped"])
+def test_messages_inserted_appended_or_dropped_supersede_nothing(tmp_store, change):
+    """Only a message in the place of a stored one replaces it: one inserted between two stored
+    messages, one appended after the last, or a message dropped supersedes nothing."""
+    chat = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"Message {i} on topic {i * 7 % 11}."}
+            for i in range(8)]
+    again = [dict(m) for m in chat]
+    if change == "inserted":
+        again.insert(4, {"role": "user", "content": "A new question in the middle."})
+    elif change == "appended":
+        again.append({"role": "user", "content": "A new question at the end."})
+    else:
+        del again[4]
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(chat, namespace="u", session="s")
+        out = eng.add_conversation(again, namespace="u", session="s")
+        assert out["superseded"] == []
+        assert len(out["message_ids"]) == (0 if change == "dropped" else 1)
+        assert eng.stats()["namespaces"]["u"]["superseded"] == 0
 
 
 def test_a_chat_sent_again_keeps_erased_and_reworded_messages_as_they_are(tmp_store):

@@ -177,7 +177,7 @@ embedder_option = click.option("--embedder", type=click.Choice(["auto", "hashing
                                help="Embedder for a new store (default: auto, the sentence model "
                                     "all-MiniLM-L6-v2 when it loads, else hashing with a warning; "
                                     "$ENGRAMDB_EMBEDDER=hashing|minilm|auto changes it). "
-                                    "An existing store keeps its own.")
+                                    "An existing store keeps its own (asking for another is an error).")
 dim_option = click.option("--dim", type=int, default=None, help="Dimension of a new store (default 384).")
 
 
@@ -358,7 +358,8 @@ def drop_namespace_cmd(store, yes, name):
 @click.option("--attribute", default=None, help="Keep memories filling a slot of this attribute.")
 @click.option("--now", default=None, help="The recall's time: salience, recency and relative cues (\"last week\") "
                                          "are read at it (Unix seconds or ISO-8601; default: now).")
-@click.option("--json", "as_json", is_flag=True, help="Print {hits, gaps} as JSON.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the result as JSON: hits, gaps, warnings, mode, density, latency_s.")
 @click.option("--full", is_flag=True, help=f"Print each hit's whole text (the table cuts it at {_CELL_CHARS} "
                                            "characters).")
 @click.argument("query")
@@ -467,7 +468,9 @@ def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
 @ns_option
 @embedder_option
 @dim_option
-@click.option("--session", default=None, help="Session label of messages that name none.")
+@click.option("--session", default=None,
+              help="Session label of messages that name none (a {\"messages\": [...]} file of several "
+                   "conversations: SESSION-<line> for each).")
 @click.option("--entities/--no-entities", default=True, show_default=True,
               help="Add entity nodes with mentions edges for names, places and dates shared by messages.")
 @click.option("--session-title", "session_titles", nargs=2, multiple=True, metavar="LABEL TEXT",
@@ -490,7 +493,8 @@ def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, session_titles, split_roles, split_chars,
                     max_pieces, keep_roles, recorded_at, file):
-    """Ingest a chat: OpenAI-style {"role", "content", "created_at"?, "session"?} messages, JSONL or a JSON list.
+    """Ingest a chat: OpenAI-style {"role", "content", "created_at"?, "session"?, "name"?, "id"?} messages,
+    JSONL or a JSON list, or OpenAI's {"messages": [...]} layout (one object, or one per line).
 
     A bad message is named by its line in a JSONL file (``chat.jsonl:3: content: is empty; ...``)
     or its index in a JSON list (``chat.json[2]: role: missing; ...``), with the field at fault;
@@ -499,7 +503,7 @@ def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, session_
     from .errors import InvalidInputError
     from .ingest import read_chat_where
 
-    messages, where = read_chat_where(file)
+    messages, where = read_chat_where(file, session)
     with _NewStore(store, embedder=embedder, dim=dim) as eng:
         try:
             out = eng.add_conversation(messages, namespace=namespace, session=session, entities=entities,
@@ -512,7 +516,13 @@ def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, session_
                 raise
             exc.args = (where[k] + str(exc).removeprefix(f"messages[{k}]"),)
             raise
-    again = f" ({out['already_stored']} already stored, left out)" if out["already_stored"] else ""
+    notes = [f"{out['already_stored']} already stored"] if out["already_stored"] else []
+    if out["left_out"]:
+        notes.append(f"{count(out['left_out'], 'instruction or tool message', 'instruction or tool messages')} "
+                     "(--keep-role keeps them)")
+    again = f" ({', '.join(notes)}, left out)" if notes else ""
+    if out["superseded"]:
+        again += f"; {count(len(out['superseded']), 'edited message')} superseded: {', '.join(out['superseded'])}"
     pieces = f" and {count(out['pieces'], 'piece')} of long messages" if out["pieces"] else ""
     click.echo(f"ingested {count(len(out['message_ids']), 'new message')}{again} in "
                f"{count(len(out['sessions']), 'session')}: {count(out['memories'], 'memory')} "
@@ -990,13 +1000,17 @@ def update(store, namespace, text_option, tags, confidence, source, memory_id, t
 @click.option("--include-superseded", is_flag=True)
 @click.option("--order", type=click.Choice(["event_time_desc", "event_time_asc", "salience_desc",
                                             "confidence_desc"]), default="event_time_desc", show_default=True)
-@click.option("--limit", type=int, default=20, show_default=True)
+@click.option("--state", "states", multiple=True, type=click.Choice(["active", "superseded", "archived"]),
+              help="Keep only memories in this state (repeatable; default: active, and with --as-of the "
+                   "superseded ones valid then).")
+@click.option("--limit", type=int, default=100, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 def query(store, namespace, kinds, tags, min_confidence, since, until, as_of, valid_at, subject, attribute,
-          include_archived, include_superseded, order, limit, as_json):
+          include_archived, include_superseded, states, order, limit, as_json):
     """Structured query without a vector: filter by kind, tags, confidence, time, slot; ordered."""
     with _open(store, readonly=True) as eng:
         mems = eng.query(namespace=namespace, kind=list(kinds) or None, tags=list(tags) or None,
+                         state=list(states) or None,
                          min_confidence=min_confidence, since=since, until=until, as_of=as_of,
                          include_archived=include_archived, include_superseded=include_superseded,
                          order=order, limit=limit, valid_at=valid_at, subject=subject, attribute=attribute)

@@ -837,7 +837,8 @@ class ConsolidationConfig:
         gets a summary.
     summary_sentences : int
         At most this many sentences per summary (fewer for short sessions: one per
-        ``sentences_per_summary_line`` sentences, at least 1).
+        ``sentences_per_summary_line`` sentences, at least 2, or the session's one sentence;
+        a summary that would be a copy of one turn is not stored).
     sentences_per_summary_line : int
     mmr_lambda : float
         MMR trade-off (Carbonell & Goldstein 1998): lambda x centrality - (1 - lambda) x

@@ -32,6 +32,9 @@ What a conversation becomes (the conversation graph of LoCoMo's ingest, for any 
 - a message sent again is not stored again: one with an ``id`` the namespace holds with the same
   text, and the messages of a stored session that line up with its stored messages (compared by
   the SHA-256 of the whole text, so a message stored as chunks is recognised too);
+- a message sent in the place of a stored one with other text (an edit, a regenerated reply:
+  :func:`_edits`) supersedes it, and the session then lines up as it reads now, each edit in
+  the place of what it replaced (:func:`_current_view`);
 - the engine's auto-links (``LinkConfig``) are added by the write itself.
 
 References
@@ -71,7 +74,8 @@ _LEFT_OUT_ROLES = INSTRUCTION_ROLES | TOOL_ROLES
 #: assistant message's refusal, annotations and audio, as the SDK dumps them) are accepted and
 #: ignored. Any other field is refused (a typo such as "contnet" would lose the text).
 MESSAGE_FIELDS = frozenset({"role", "content", "created_at", "session", "name", "id",
-                            "tool_calls", "tool_call_id", "function_call", "refusal", "annotations", "audio"})
+                            "tool_calls", "tool_call_id", "function_call", "refusal", "annotations", "audio",
+                            "weight"})   # (fine-tuning files mark assistant messages with a weight)
 #: Content parts that carry no text (images, audio, files): left out of a message's text.
 _MEDIA_PARTS = frozenset({"image_url", "input_image", "image", "input_audio", "audio", "file", "input_file"})
 
@@ -111,6 +115,12 @@ class ConversationPlan:
         the newest event time numbered there (a session node keeps them as its record fields
         ``last_position`` and ``last_position_at``, so the places of erased messages at a
         session's end stay known, and what happened after them is not taken for them).
+    left_out : int
+        Messages left out by their role (instructions and tool results: ``keep_roles``).
+    edits : dict of message id -> stored message id
+        New messages that replace a stored one in place (a chat sent again with that message
+        edited, or its last reply regenerated: :func:`_edits`); each supersedes the one it
+        replaces.
     """
 
     items: list[dict] = field(default_factory=list)
@@ -121,6 +131,8 @@ class ConversationPlan:
     fields: dict[str, dict] = field(default_factory=dict)
     positions: dict[str, int] = field(default_factory=dict)
     last_positions: dict[str, tuple[int, float]] = field(default_factory=dict)
+    edits: dict[str, str] = field(default_factory=dict)
+    left_out: int = 0
 
 
 def _bad(where: str, field: str | None, problem: str, cls: type = InvalidInputError) -> InvalidInputError:
@@ -305,6 +317,9 @@ class StoredSession(NamedTuple):
         The newest event time among the messages it numbered (``last_position_at``).
     erased_ids : frozenset of str
         Ids of its messages erased with ``forget(hard=True)`` (``erased_ids``).
+    successors : dict of str -> str
+        Message id -> id of the message of the same session that superseded it (an edit sent
+        in its place: :func:`_edits`).
     """
 
     messages: list
@@ -312,6 +327,7 @@ class StoredSession(NamedTuple):
     last_position: int = 0
     last_position_at: float | None = None
     erased_ids: frozenset = frozenset()
+    successors: dict = {}
 
 
 def stored_session(state: Any, namespace: str, sid: str) -> StoredSession | None:
@@ -328,16 +344,18 @@ def stored_session(state: Any, namespace: str, sid: str) -> StoredSession | None
                            if rel == Relation.DISCUSSED_IN.code and not forward})
     if rec is None and not into:
         return None
-    messages = [(m["id"], _digests(m), float(m["created_at"]))
-                for m in state.records(into, "reading a stored session")
-                if m is not None and m.get("chunk_of") is None and GENERATED_TAGS.isdisjoint(m.get("tags") or ())]
+    recs = [m for m in state.records(into, "reading a stored session")
+            if m is not None and m.get("chunk_of") is None and GENERATED_TAGS.isdisjoint(m.get("tags") or ())]
+    messages = [(m["id"], _digests(m), float(m["created_at"])) for m in recs]
+    ids = {m["id"] for m in recs}
+    successors = {m["id"]: m["superseded_by"] for m in recs if m.get("superseded_by") in ids}
     if rec is None:
-        return StoredSession(messages, False)
+        return StoredSession(messages, False, successors=successors)
     last, at = rec.get("last_position"), rec.get("last_position_at")
     known = isinstance(last, int) and not isinstance(last, bool) and last > 0
     return StoredSession(messages, True, last if known else 0,
                          float(at) if known and isinstance(at, (int, float)) and not isinstance(at, bool) else None,
-                         frozenset(i for i in rec.get("erased_ids") or () if isinstance(i, str)))
+                         frozenset(i for i in rec.get("erased_ids") or () if isinstance(i, str)), successors)
 
 
 _PROBE_GAP = 16   # numbered ids tried past the last one found (a run of erased messages)
@@ -437,6 +455,48 @@ def _with_holes(stored: list[tuple[str, frozenset, float]], numbered: re.Pattern
     if last > len(out):
         out.extend([(None, None, last_at)] * (last - len(out)))
     return out, tail_from
+
+
+def _first_wordings(got: StoredSession) -> frozenset:
+    """The digests a stored session's first message is recognised by, its edits' included
+    (:attr:`StoredSession.successors`)."""
+    digests = {mid: d for mid, d, _t in got.messages}
+    mid = got.messages[0][0]
+    out, seen = set(got.messages[0][1]), {mid}
+    while (mid := got.successors.get(mid)) is not None and mid not in seen and mid in digests:
+        seen.add(mid)
+        out |= digests[mid]
+    return frozenset(out)
+
+
+def _current_view(lined: list[tuple], tail_from: int, successors: dict[str, str]) -> tuple[list[tuple], int]:
+    """A stored session's messages (:func:`_with_holes`) as its chat reads now: a message that
+    an edit of it superseded (``successors``: id -> the id of the session's message that
+    superseded it) gives its place to its latest version, which is recognised there by every
+    wording of the chain, the first one included, and leaves the place where it was stored
+    (after the session's messages). So the history sent again after an edit lines up by
+    position, as it did before the edit. Also returns ``tail_from`` moved down by the places
+    left."""
+    if not successors:
+        return lined, tail_from
+    where = {e[0]: p for p, e in enumerate(lined) if e[0] is not None}
+    out, moved = list(lined), set()
+    for p, (mid, digests, _t) in enumerate(lined):
+        if mid is None or p in moved or mid not in successors:
+            continue
+        chain, nxt = [], successors[mid]
+        while nxt is not None and nxt not in chain and where.get(nxt, -1) > p:
+            chain.append(nxt)
+            nxt = successors.get(nxt)
+        if not chain:
+            continue
+        moved.update(where[c] for c in chain)
+        latest = lined[where[chain[-1]]]
+        out[p] = (latest[0], digests.union(*(lined[where[c]][1] for c in chain)), latest[2])
+    if not moved:
+        return lined, tail_from
+    return ([e for p, e in enumerate(out) if p not in moved],
+            tail_from - sum(1 for p in moved if p < tail_from))
 
 
 _SAME_TIME_S = 1e-3   # a sent message's created_at and a stored one's: the same event time
@@ -556,6 +616,37 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
                     pairs.append((k, i))
                     taken.add(i)
     return pairs
+
+
+def _edits(pairs: list[tuple[int, int]], n_sent: int, stored: list[frozenset | None],
+           end: int) -> list[tuple[int, int]]:
+    """Sent messages that replace a stored one in place, given the pairs :func:`_overlap` lined
+    up: pairs (index in sent, index in stored). A sent message that lined up with none replaces
+    the stored message at its place when its place is clear: the messages before and after it
+    lined up with the stored ones before and after that place, or one of them did and the
+    place is the session's first or last (``end - 1``) message (a first message edited, a last
+    reply regenerated, or an edit followed by new messages). A message inserted between two
+    lined-up ones has no place of its own (nothing stored between them) and replaces nothing;
+    nor does one at a hole (an erased message stays erased)."""
+    at = dict(pairs)
+    taken = {i for _, i in pairs}
+    out: list[tuple[int, int]] = []
+    for k in range(n_sent):
+        if k in at:
+            continue
+        before, after = at.get(k - 1), at.get(k + 1)
+        if before is not None:
+            i = before + 1
+            ok = after == i + 1 if after is not None else i == end - 1
+        elif after is not None:
+            i = after - 1
+            ok = k == 0 and i == 0
+        else:
+            continue
+        if ok and 0 <= i < end and stored[i] is not None and i not in taken:
+            out.append((k, i))
+            taken.add(i)
+    return out
 
 
 def _fmt_date(t: float) -> str:
@@ -692,6 +783,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             exc.message_index = k
             raise
         if row is None:
+            plan.left_out += 1
             continue   # a system prompt is an instruction, not something that happened
         role, name, content, raw_t, sess, given = row
         if given is not None and any(r[5] == given for r in rows):
@@ -714,7 +806,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             while entity_exists is not None and entity_exists(f"{id_prefix}S:{label}"):
                 got = stored_session(f"{id_prefix}S:{label}") if stored_session is not None else None
                 held_msgs = None if got is None else got.messages
-                if held_msgs and (digest in held_msgs[0][1] or held_msgs[0][0] != f"{id_prefix}{label}:1"):
+                if held_msgs and (digest in _first_wordings(got) or held_msgs[0][0] != f"{id_prefix}{label}:1"):
                     # the same chat sent again: its stored session takes it; also when that
                     # session's first message was erased (its label came from the same first
                     # message's time or text, and the erased place must stay erased)
@@ -724,9 +816,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             auto_label = label
         rows.append((role, name, content, t, label, given, digest, k, raw_t))
 
-    if not rows:
-        raise InvalidInputError("messages: the conversation holds only instructions and tool results "
-                                "(system / developer / tool; keep_roles keeps them)")
+    if not rows:   # only instructions and tool results (an agent's first call: its system prompt)
+        return plan
     # sessions the namespace already holds: label -> (their stored messages with holes: id, digests
     # and time; next position; where the places after the last stored message begin; newest time)
     held: dict[str, tuple[list[tuple], int, int, float | None]] = {}
@@ -745,11 +836,12 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         numbered = re.compile(re.escape(f"{id_prefix}{lab}:") + r"([0-9]+)")
         top = max([len(stored_msgs), last]
                   + [int(m.group(1)) for mid, *_ in stored_msgs if (m := numbered.fullmatch(mid))])
-        lined, tail_from = _with_holes(stored_msgs, numbered, last, last_at)
+        lined, tail_from = _current_view(*_with_holes(stored_msgs, numbered, last, last_at), got.successors)
         held[lab] = (lined, top + 1, tail_from, last_at)
         erased_ids[lab] = erased
     n_rows = len(rows)
     skip: set[int] = set()   # rows the namespace holds already
+    replaced: dict[int, str] = {}   # message position -> id of the stored message it replaces
     if stored_digest is not None:   # an id given again with the same text
         skip.update(i for i, r in enumerate(rows) if r[5] is not None and stored_digest(r[5]) == r[6])
     # an id of a message its session erased: it stays erased
@@ -761,6 +853,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         # a message lined up with a stored one is that one, unless its own id says otherwise (at
         # a hole, an erased message, only a message without an id of its own lines up)
         skip.update(mine[o] for o, at in lined if rows[mine[o]][5] in (None, stored_msgs[at][0]))
+        for o, at in _edits(lined, len(mine), [d for _, d, _t in stored_msgs], tail_from):
+            replaced[rows[mine[o]][7]] = stored_msgs[at][0]   # by message position in the input
     stored_ids = {rows[i][5] for i in skip if rows[i][5] is not None}
     rows = [r for i, r in enumerate(rows) if i not in skip]
     if stored_digest is not None:   # a given id the namespace holds with another text: name the message
@@ -800,10 +894,15 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             seen.add(mid)
             ids[i] = mid
             pos += 1
+            if rows[i][7] in replaced:
+                plan.edits[mid] = replaced[rows[i][7]]
         times = [rows[i][3] for i in members] + ([] if last_at is None else [last_at])
         plan.last_positions[f"{id_prefix}S:{lab}"] = (pos - 1, max(times))
     plan.message_ids = ids
 
+    if session_titles is not None and not isinstance(session_titles, Mapping):
+        raise InvalidInputError(f"session_titles: expected a mapping of session label -> title, "
+                                f"got {type(session_titles).__name__}")
     titles = dict(session_titles or {})
     for lab, title in titles.items():   # the session node's text: checked here, so the error names it
         if not _shows_text(title):

@@ -365,7 +365,12 @@ class Engram:
             pieces of long messages, counted apart as :meth:`stats` does: blocks ``<id>#p<j>`` and
             chunks ``<id>#<i>``), ``entities`` (of the memories, new entity nodes), ``edges``
             (edges added, auto-links included), ``already_stored`` (messages left out because the
-            namespace holds them already: a chat sent again).
+            namespace holds them already: a chat sent again), ``superseded`` (ids of stored
+            messages that edited ones replace: a chat sent again with a message edited in place,
+            or its last reply regenerated; each is kept, superseded by its new version, and
+            hidden from recall unless ``include_superseded=True``), ``left_out`` (messages left
+            out by their role: instructions and tool results unless ``keep_roles`` names them; a
+            chat of only those stores nothing).
 
         Raises
         ------
@@ -397,9 +402,9 @@ class Engram:
             stored_mentions=lambda ent: _conversation.stored_mentions(state, ns, ent),
             keep_roles=_conversation.check_roles(keep_roles, "keep_roles"), max_pieces=max_pieces,
             max_block_chars=state.config.store.chunk_chars)
-        if not plan.items:   # every message is stored already
+        if not plan.items:   # every message is stored already (or left out by its role)
             return {"message_ids": [], "sessions": [], "memories": 0, "pieces": 0, "entities": 0, "edges": 0,
-                    "already_stored": plan.already_stored}
+                    "already_stored": plan.already_stored, "superseded": [], "left_out": plan.left_out}
         prepared = []
         for item in plan.items:
             try:
@@ -416,9 +421,12 @@ class Engram:
             if p.ext_id in plan.fields:
                 p.extra = {**(p.extra or {}), **plan.fields[p.ext_id]}
         edges_before = self.n_edges
+        superseded: list[str] = []
 
         def conversation_edges(unit) -> list[tuple[int, int, int, float]]:
-            """In the conversation's one transaction: its edges, and the repeats' reinforcement."""
+            """In the conversation's one transaction: its edges, the repeats' reinforcement, and
+            the stored messages that edited ones replace, superseded."""
+            superseded.clear()   # (a write retried after the map grew runs this again)
             rows = batch.chunk_edges(unit)
             new = {p.ext_id: p.nid for p in batch.fresh}
             for s, t, rel, w in plan.edges:
@@ -429,6 +437,18 @@ class Engram:
                 rows.append((a, b, rel.code, w))
             if batch.reinforce:
                 reinforce(unit, dict.fromkeys(batch.reinforce, 1), self.config.decay.reinforce_rate)
+            fresh = {p.ext_id: p for p in batch.fresh}
+            for mid, old_id in plan.edits.items():   # an edited message supersedes the one it replaces
+                old_nid = unit.lookup(ns, old_id)
+                rec = None if old_nid is None or mid not in fresh else unit.record(old_nid)
+                if rec is not None and rec.get("superseded_by") == mid:   # the write's conflict check did it
+                    superseded.append(old_id)
+                if rec is None or rec["state"] != MemoryState.ACTIVE.value:
+                    continue
+                p = fresh[mid]
+                unit.put_record(old_nid, _slots.retire_record(rec, mid, p.valid_from, p.recorded_at))
+                rows.append((p.nid, old_nid, Relation.SUPERSEDES.code, 1.0))
+                superseded.append(old_id)
             for sid, (last, last_at) in plan.last_positions.items():   # a stored session numbered on: its new end
                 nid = None if sid in new else unit.lookup(ns, sid)
                 rec = None if nid is None else unit.record(nid)
@@ -450,7 +470,8 @@ class Engram:
         entities = sum(1 for p in batch.fresh if "entity" in p.tags)
         return {"message_ids": plan.message_ids, "sessions": plan.sessions,
                 "memories": len(batch.fresh) - pieces, "pieces": pieces, "entities": entities,
-                "edges": self.n_edges - edges_before, "already_stored": plan.already_stored}
+                "edges": self.n_edges - edges_before, "already_stored": plan.already_stored,
+                "superseded": superseded, "left_out": plan.left_out}
 
     def _embed_progress(self, progress: bool):
         if self.embedder is None:
@@ -1053,7 +1074,7 @@ class Engram:
               state: MemoryState | str | Sequence[Any] | None = None, include_archived: bool = False,
               include_superseded: bool = False, order: str = "event_time_desc", limit: int = 100,
               now: Any = None, valid_at: Any = None, subject: str | None = None,
-              attribute: str | None = None) -> list[Memory]:
+              attribute: str | None = None, kinds: MemoryKind | str | Sequence[Any] | None = None) -> list[Memory]:
         """Memories matching structured filters, in a given order, without a query vector.
 
         Answers e.g. "what decisions have we made about pricing, newest first":
@@ -1062,7 +1083,8 @@ class Engram:
         Parameters
         ----------
         namespace : str
-        kind : MemoryKind, str or sequence of them, optional
+        kind, kinds : MemoryKind, str or sequence of them, optional
+            Keep these kinds (``kinds`` as :meth:`recall` names it; give one of the two).
         tags : str or sequence of str, optional
             Keep memories carrying every one of these tags.
         min_confidence : float, optional
@@ -1070,7 +1092,8 @@ class Engram:
         since, until : float, datetime or ISO-8601, optional
             Event time (``created_at``) range, inclusive (naive = UTC).
         as_of : float, datetime or ISO-8601, optional
-            What the store believed valid at that time (``engramdb.temporal``).
+            What the store believed valid at that time (``engramdb.temporal``), each memory in
+            its wording then (a memory reworded by ``update`` since shows its earlier text).
         valid_at : float, datetime or ISO-8601, optional
             What held in the world at that time, as the store knows it now: ``valid_from <= T <
             valid_to`` (superseded memories included when they held then). With ``as_of``:
@@ -1079,7 +1102,7 @@ class Engram:
             Keep memories filling a slot of this subject and/or attribute (normalised as
             slots are: ``"Home City"`` is ``home_city``).
         state : MemoryState, str or sequence, optional
-            Keep exactly these states (overrides the include flags).
+            Keep exactly these states (overrides the include flags; CLI ``--state``, repeatable).
         include_archived, include_superseded : bool
             By default only active memories (and, with ``as_of``, superseded ones valid then).
         order : {"event_time_desc", "event_time_asc", "salience_desc", "confidence_desc"}
@@ -1101,6 +1124,10 @@ class Engram:
         """
         self._check_open()
         ns = check_namespace(namespace)
+        if kinds is not None:
+            if kind is not None:
+                raise InvalidInputError("query: give kind= or kinds= (the same filter), not both")
+            kind = kinds
         filters = Filters.parse(kinds=kind, kinds_field="kind", tags=tags, min_confidence=min_confidence,
                                 since=since, until=until, as_of=as_of, include_archived=include_archived,
                                 include_superseded=include_superseded, state=state, valid_at=valid_at,
@@ -1583,7 +1610,7 @@ class Engram:
         Raises
         ------
         NamespaceError, InvalidInputError, NonFiniteError
-            Bad namespace or ``now``.
+            Bad namespace (or one the store never held, the default apart) or ``now``.
 
         References
         ----------
@@ -1594,6 +1621,8 @@ class Engram:
         self._check_open(write=True)
         if namespace is not None:
             namespace = check_namespace(namespace)
+            if namespace != DEFAULT_NAMESPACE and self._state.space(namespace) is None:
+                raise self._state.unknown_namespace(namespace)   # a typo, not "0 scanned"
         return rescore(self._state, time_or_now(now), namespace=namespace, progress=progress,
                        materialize=materialize)
 

@@ -55,10 +55,11 @@ def _jsonl_lines(path: str | os.PathLike) -> list[tuple[int, dict[str, Any]]]:
     return rows
 
 
-def read_chat(path: str | os.PathLike) -> list[dict[str, Any]]:
+def read_chat(path: str | os.PathLike, session: str | None = None) -> list[dict[str, Any]]:
     """Read chat messages for :meth:`Engram.add_conversation`: a JSON list of message objects,
     JSONL with one message object per line, or OpenAI's ``{"messages": [...]}`` layout (one
-    object, or one conversation per JSONL line; each its own session).
+    object, or one conversation per JSONL line; each its own session: ``session``, or
+    ``"<session>-<line>"`` for several, when given, else ``"<file stem>-<line>"``).
 
     Returns
     -------
@@ -70,10 +71,10 @@ def read_chat(path: str | os.PathLike) -> list[dict[str, Any]]:
     InvalidInputError
         Not a JSON list, not JSONL of objects, not UTF-8 or unreadable (the message names the line).
     """
-    return read_chat_where(path)[0]
+    return read_chat_where(path, session)[0]
 
 
-def read_chat_where(path: str | os.PathLike) -> tuple[list[dict[str, Any]], list[str]]:
+def read_chat_where(path: str | os.PathLike, session: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
     """:func:`read_chat`, with where in the file each message is, so an error about message i
     can name it: ``"<path>:<line>"`` (from 1) for JSONL of messages (blank lines are skipped, so
     line and position differ), ``"<path>[<index>]"`` (from 0) for a JSON list, and
@@ -99,7 +100,7 @@ def read_chat_where(path: str | os.PathLike) -> tuple[list[dict[str, Any]], list
         raise InvalidInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if not head.startswith("["):
         if head.startswith("{") and _openai_layout(path):
-            return _conversations(path)
+            return _conversations(path, session)
         rows = _jsonl_lines(path)
         return [obj for _, obj in rows], [f"{path}:{lineno}" for lineno, _ in rows]
     try:
@@ -136,10 +137,11 @@ def _openai_layout(path: str | os.PathLike) -> bool:
             and "role" not in obj and "content" not in obj)
 
 
-def _conversations(path: str | os.PathLike) -> tuple[list[dict[str, Any]], list[str]]:
+def _conversations(path: str | os.PathLike, session: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
     """OpenAI's ``{"messages": [...]}`` layout (one object, or one per JSONL line, as in
     fine-tuning files): the messages of every conversation, each conversation its own session
-    (``"<file stem>-<line>"``) unless its messages name one."""
+    unless its messages name one: ``session`` for a file of one conversation,
+    ``"<session>-<line>"`` for several, or without ``session`` ``"<file stem>-<line>"``."""
     try:
         with open(path, encoding="utf-8-sig") as fh:
             whole = fh.read()
@@ -166,7 +168,8 @@ def _conversations(path: str | os.PathLike) -> tuple[list[dict[str, Any]], list[
         msgs = doc.get("messages") if isinstance(doc, dict) else None
         if not isinstance(msgs, list) or not all(isinstance(m, dict) for m in msgs):
             raise InvalidInputError(f"{path}:{lineno}: expected {{\"messages\": [message objects]}}")
-        label = f"{stem}-{lineno}"
+        label = (f"{stem}-{lineno}" if session is None else session if len(docs) == 1
+                 else f"{session}-{lineno}")
         out.extend(m if "session" in m else {**m, "session": label} for m in msgs)
         at = f"{path}:{lineno}" if len(docs) > 1 or lineno > 1 else f"{path}"
         where.extend(f"{at}: messages[{j}]" for j in range(len(msgs)))

@@ -44,6 +44,7 @@ by :func:`engramdb.to_unix_seconds`.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -53,7 +54,7 @@ from .errors import InvalidInputError
 from .types import MemoryState, shown_tags
 from .validate import to_unix_seconds, utc_text
 
-__all__ = ["HistoryEntry", "as_of_mask", "valid_at_mask", "bitemporal_mask", "valid_interval", "history_entries",
+__all__ = ["HistoryEntry", "text_as_of", "as_of_mask", "valid_at_mask", "bitemporal_mask", "valid_interval", "history_entries",
            "record_fields", "column_values", "recorded_time", "TIME_RULE"]
 
 TIME_RULE = "naive datetimes and ISO-8601 strings without an offset are UTC; stored as UTC Unix seconds"
@@ -326,3 +327,13 @@ def history_entries(records: list[dict], supersedes: Mapping[str, tuple[str, ...
                                 confidence=rec["confidence"], tags=shown_tags(rec), **common))
     out.sort(key=lambda e: (e.recorded_at, e.id, e.version))
     return out
+
+
+def text_as_of(rec: dict, t: float) -> str:
+    """The text record ``rec`` had at record time ``t`` (Unix seconds): the first of its earlier
+    wordings (``versions``, kept by :meth:`Engram.update`) replaced after ``t``, else its text
+    now. What ``recall`` and ``query`` with ``as_of`` show."""
+    for version in rec.get("versions") or ():
+        if version.get("replaced_at", -math.inf) > t and isinstance(version.get("text"), str):
+            return version["text"]
+    return rec["text"]

@@ -15,7 +15,8 @@ per namespace with one dynamics-log entry per action:
    is older than ``now - summary_age_s`` and that has no summary yet gets a semantic memory
    ``sum:<session id>`` tagged ``summary``. A session that has grown since its summary (a turn
    newer than the summary's event time; messages join stored sessions) gets a new summary
-   ``sum:<session id>@<turns>`` that supersedes the old one. The text: its most central prose
+   ``sum:<session id>@<turns>`` that supersedes the old one (none when the summary would be a
+   copy of one of its turns: a short session's one picked sentence may be a whole message). The text: its most central prose
    sentences (:func:`engramdb.sentences.prose_sentences`: no code) picked by maximal marginal
    relevance (Carbonell & Goldstein 1998) against the session's centroid, in
    conversation order, or the text of a ``summarizer(texts) -> str`` callable. It has an
@@ -348,12 +349,16 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
                             owner.append(t)
                 if not sents:
                     continue
-                m_pick = max(1, min(cfg.summary_sentences, len(sents) // cfg.sentences_per_summary_line))
+                # two sentences at least (a short session's single pick was often one whole
+                # message, repeated beside it), one per sentences_per_summary_line beyond that
+                m_pick = min(cfg.summary_sentences, len(sents), max(2, len(sents) // cfg.sentences_per_summary_line))
                 svec = np.asarray(embed(sents), np.float32)
                 picked = sorted(mmr_select(svec, m_pick, cfg.mmr_lambda))
                 text = " ".join(sents[i] for i in picked)
                 if cfg.summary_links == "picked":
                     sources = sorted({owner[i] for i in picked}, key=turns.index)
+            if " ".join(text.split()) in {" ".join(t.split()) for t in texts}:
+                continue   # a copy of one turn: recall and context() would show that turn twice
             if old is not None:
                 refresh.append((ext, old, newest))
             items.append({"id": ext, "kind": MemoryKind.SEMANTIC, "text": text, "tags": ["summary"],

@@ -322,8 +322,9 @@ def _arguments(tool: Tool, arguments: Any) -> dict:
     if isinstance(arguments, (str, bytes)):
         try:
             arguments = json.loads(arguments)
-        except ValueError as exc:
-            raise InvalidInputError(f"{tool.name}: arguments are not valid JSON: {exc}") from exc
+        except (ValueError, RecursionError) as exc:   # (nested past the parser's depth: the latter)
+            raise InvalidInputError(f"{tool.name}: arguments are not valid JSON: "
+                                    f"{exc if isinstance(exc, ValueError) else 'nested too deeply'}") from None
     if not isinstance(arguments, Mapping):
         raise InvalidInputError(f"{tool.name}: arguments must be a JSON object, got {type(arguments).__name__}")
     props = tool.parameters["properties"]

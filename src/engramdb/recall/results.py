@@ -1,7 +1,8 @@
 """Recall stage 4, results: hits with their paths, gaps (negative recall) and warnings.
 
 - hits: the ranked candidates' records, read in one transaction until ``k`` pass the tag
-  filter; each with the path seed -> ... -> hit from the kernel's parent links, each step
+  filter (a summary or promoted fact worded exactly as a hit before it, or a message worded
+  as a summary or fact before it, is left out: the same text twice); each with the path seed -> ... -> hit from the kernel's parent links, each step
   naming the strongest edge that joins its two memories; a recall ``as_of`` a time shows each
   hit's wording at that time (:func:`text_as_of`);
 - relevance: each hit's calibrated chance of answering the query (:func:`relevance`), reported
@@ -34,6 +35,7 @@ from ..graph.csr import CSRGraph
 from ..index.keyword import KeywordIndex, term_counts as count_terms
 from ..index.tokens import tokenize
 from ..slots import contradiction_warnings
+from ..temporal import text_as_of
 from ..wording import count
 from ..types import (
     CONNECTOR_TAGS, RELATION_BY_CODE, Gap, Hit, MemoryKind, MemoryState, PathStep, Relation, decision_outcome,
@@ -52,6 +54,7 @@ _STATE = {s.value: s for s in MemoryState}
 _SHORT_ROW = 64   # CSR rows up to this length are scanned as Python lists in path_of
 _MISSING = object()   # not in the record cache (None there is an erased nid)
 _ARCHIVED = _STATE_CODES[MemoryState.ARCHIVED]
+_CONSOLIDATED = frozenset({"summary", "fact"})   # tags of what consolidation writes
 
 
 def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
@@ -72,6 +75,8 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     hide = hides_connectors(req)
     # a memory stored as pieces (batch_plan) is one hit, at its best piece (MaxP)
     shown: set[str] = set()
+    said_by_any: dict[str, bool] = {}         # texts of the hits so far
+    said_by_generated: dict[str, bool] = {}   # of those that are summaries or facts
     # which piece a memory with matching pieces shows: its best direct match (seeds.lift_pieces)
     shown_piece = ctx.extra.get("shown_piece")
     current_of = ctx.extra.get("current_of")   # seeds.current_versions: chains of corrections
@@ -91,7 +96,14 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             return None
         if hr.memory_id in shown:
             return None
+        # a summary or promoted fact worded exactly as a message (or the other way round) is the
+        # same text twice in one answer: the first of them stands
+        if (said_by_generated if hr.generated else said_by_any).get(hr.text, False):
+            return None
         shown.add(hr.memory_id)
+        said_by_any[hr.text] = True
+        if hr.generated:
+            said_by_generated[hr.text] = True
         if hr.chunk is not None and state.censor.active and _piece_hidden(state, reader.txn(), hr.rec, hr.memory_id):
             return None   # a censor rule hides one of its pieces: the memory is hidden whole
         return hr
@@ -276,6 +288,7 @@ class _HitRow(NamedTuple):
     state: MemoryState
     outcome: str | None
     connector: bool      # tagged as a connector node (session, entity)
+    generated: bool      # made by consolidation (a summary or a promoted fact)
     step: PathStep       # the path of the memory as a seed: itself
     terms: list          # [None], or [(index term -> count, length)] once a query with text needed it
 
@@ -289,22 +302,14 @@ def _term_counts(hr: _HitRow) -> tuple[dict[str, int], int]:
     return got
 
 
-def text_as_of(rec: dict, t: float) -> str:
-    """The text record ``rec`` had at time ``t`` (Unix seconds): the first of its earlier
-    wordings (``versions``, kept by :meth:`Engram.update`) replaced after ``t``, else its text now."""
-    for version in rec.get("versions") or ():
-        if version.get("replaced_at", -math.inf) > t and isinstance(version.get("text"), str):
-            return version["text"]
-    return rec["text"]
-
-
 def _hit_row(rec: dict) -> _HitRow:
     kind, mstate = rec["kind"], rec["state"]
     memory_id, chunk = piece_of(rec)
     return _HitRow(rec, memory_id, chunk, _KIND.get(kind) or MemoryKind(kind), rec["text"], rec["source"],
                    shown_tags(rec), rec["created_at"], rec["confidence"],
                    _STATE.get(mstate) or MemoryState(mstate), decision_outcome(rec),
-                   not CONNECTOR_TAGS.isdisjoint(rec["tags"]), PathStep(rec["id"]), [None])
+                   not CONNECTOR_TAGS.isdisjoint(rec["tags"]), not _CONSOLIDATED.isdisjoint(rec["tags"]),
+                   PathStep(rec["id"]), [None])
 
 
 def _node_rows(state, nodes: np.ndarray, n_nodes: int) -> np.ndarray:

@@ -54,7 +54,8 @@ import msgpack
 import numpy as np
 
 from ..errors import (
-    ReadOnlyError, StoreCorruptedError, StoreError, StoreFullError, StoreLockedError, StoreNotFoundError,
+    InvalidInputError, ReadOnlyError, StoreCorruptedError, StoreError, StoreFullError, StoreLockedError,
+    StoreNotFoundError,
 )
 from .checks import check_edges, check_record, csr_snapshot_ok
 
@@ -112,8 +113,25 @@ def nid_key(nid: int) -> bytes:
     return _NID.pack(nid)
 
 
+#: LMDB's largest key (its default MDB_MAXKEYSIZE), in bytes.
+MAX_KEY_BYTES = 511
+
+
 def id_key(namespace: str, ext_id: str) -> bytes:
-    return namespace.encode() + b"\x00" + ext_id.encode()
+    """The id table's key of ``ext_id`` in ``namespace``: both UTF-8, joined by NUL.
+
+    Raises
+    ------
+    InvalidInputError
+        The key would exceed LMDB's 511 bytes (ids and namespaces are limited in characters,
+        and a character takes up to 4 bytes): such an id is refused, never stored or found.
+    """
+    key = namespace.encode() + b"\x00" + ext_id.encode()
+    if len(key) > MAX_KEY_BYTES:
+        raise InvalidInputError(
+            f"id {ext_id[:40]!r}{'...' if len(ext_id) > 40 else ''} is too long for namespace "
+            f"{namespace[:40]!r}: the two take {len(key) - 1} bytes in UTF-8, at most {MAX_KEY_BYTES - 1} together")
+    return key
 
 
 def edge_key(src: int, tgt: int, rel: int) -> bytes:

@@ -27,6 +27,7 @@ from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundEr
 from ..state import EngineState
 from ..state.subject_hints import subject_code
 from ..types import GENERATED_TAGS, MemoryKind, MemoryState, Relation
+from ..store.lmdb_store import id_key
 from ..validate import (
     MAX_TAGS, as_list, check_fraction, check_id, check_link_spec, check_namespace, check_text, check_user_id,
     check_user_tags, check_vector, encodable, to_unix_seconds,
@@ -147,6 +148,7 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
     ext_id = item.get("id")
     auto_id = ext_id is None
     ext_id = uuid.uuid4().hex if auto_id else (check_id if engine_ids else check_user_id)(ext_id)
+    id_key(ns, ext_id)   # one that LMDB can hold with its namespace (InvalidInputError if not)
     text = check_text(item.get("text"), state.config.store.max_text_chars)
     kind = MemoryKind.parse(item.get("kind", MemoryKind.EPISODIC))
     record_now = now if record_now is None else record_now
