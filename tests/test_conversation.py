@@ -274,18 +274,19 @@ def test_ingest_chat_says_what_it_left_out_and_superseded(tmp_path):
     """``ingest-chat`` said "ingested 1 new message" of a file with a system prompt, silent about
     the message it left out (fresh-user pass); it names edited messages superseded too."""
     path = tmp_path / "chat.jsonl"
-    msgs = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "My budget is 150 euros."},
+    msgs = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "I need a hotel in Lisbon."},
+            {"role": "assistant", "content": "Sure."}, {"role": "user", "content": "My budget is 150 euros."},
             {"role": "assistant", "content": "Noted."}]
     path.write_text("\n".join(json.dumps(m) for m in msgs))
     store = str(tmp_path / "s")
     res = CliRunner().invoke(main, ["ingest-chat", "--store", store, "--session", "s", str(path)])
     assert res.exit_code == 0, res.output
-    assert "ingested 2 new messages (1 instruction or tool message (--keep-role keeps them), left out)" in res.output
-    msgs[1]["content"] = "My budget is 120 euros."
+    assert "ingested 4 new messages (1 instruction or tool message (--keep-role keeps them), left out)" in res.output
+    msgs[3]["content"] = "My budget is 120 euros."
     path.write_text("\n".join(json.dumps(m) for m in msgs))
     res = CliRunner().invoke(main, ["ingest-chat", "--store", store, "--session", "s", str(path)])
     assert res.exit_code == 0, res.output
-    assert "1 edited message superseded: s:1" in res.output
+    assert "1 edited message superseded: s:3" in res.output
 
 
 @pytest.mark.parametrize("layout", ["object", "jsonl"])
@@ -674,6 +675,67 @@ def test_an_edited_message_supersedes_the_one_it_replaces(tmp_store, where):
             assert len(out["message_ids"]) == (1 if "Inserted" in sent[2]["content"] else 0)
 
 
+def _msgs(texts):
+    return [{"role": ("user", "assistant")[i % 2], "content": c} for i, c in enumerate(texts)]
+
+
+def _superseded(eng, ns="u"):
+    return [m.text for m in eng.query(namespace=ns, state="superseded", limit=100)]
+
+
+def test_exchanges_that_repeat_a_short_reply_supersede_nothing(tmp_store):
+    """An agent storing one [question, reply] exchange per call under one label, without times,
+    whose replies repeat ("Done."): each new question superseded the one before it, which recall
+    then hid; so did the questions of two chats stored under one label with "Ok." / "Thanks!"
+    replies, and of two unlabelled chats opening with the same greeting (hostile pass)."""
+    with engramdb.open(tmp_store) as eng:
+        for q in ["Remind me to call my mother on Sunday.", "Remind me to pay the rent on the 1st.",
+                  "Remind me to renew my passport in May."]:
+            assert eng.add_conversation(_msgs([q, "Done."]), namespace="u", session="s")["superseded"] == []
+        eng.add_conversation(_msgs(["What's the capital of France?", "Ok.", "And of Spain?", "Thanks!"]),
+                             namespace="u", session="t")
+        eng.add_conversation(_msgs(["Recommend me a jazz album.", "Ok.", "Something from the 60s?", "Thanks!"]),
+                             namespace="u", session="t")
+        greeting = ["Hi!", "Hello! How can I help you today?"]
+        eng.add_conversation(_msgs(greeting + ["My daughter's allergy is to peanuts, please remember it."]),
+                             namespace="u")
+        eng.add_conversation(_msgs(greeting + ["Find me a pasta recipe for tonight."]), namespace="u")
+        assert _superseded(eng) == []
+        assert "mother" in eng.recall("call my mother", namespace="u", k=1).hits[0].text
+
+
+def test_a_fact_change_the_store_superseded_is_no_edit_of_the_chat(tmp_store):
+    """A later message stating a changed fact supersedes the earlier one through the write's own
+    check; the session's view took it for an edit and moved it into the earlier one's place, so
+    the same history sent again stored it a second time (hostile pass)."""
+    chat = ["Hi, can you help me find a flat?", "Sure. What is your budget?", "My budget is 900 euros a month.",
+            "Good to know. Any area?", "Near the centre.", "Noted.", "My budget is 1200 euros a month.",
+            "Updated, thanks."]
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(_msgs(chat[:6]), namespace="u", session="s")
+        eng.add_conversation(_msgs(chat), namespace="u", session="s")
+        assert eng.get("s:3", namespace="u").superseded_by == "s:7"
+        out = eng.add_conversation(_msgs(chat), namespace="u", session="s")
+        assert out["message_ids"] == [] and out["superseded"] == []
+
+
+def test_an_edit_whose_original_was_erased_keeps_its_place(tmp_store):
+    """The old wording of an edited message erased (it held a PIN), then the history re-sent with
+    a new message: the new message was taken for a regenerated last reply and superseded the
+    edit nobody touched (hostile pass)."""
+    base = ["Hello there, I need help with my bank app.", "Sure, what do you need?", "My PIN code is 4921.",
+            "Please never share your PIN.", "Also the app crashes on login."]
+    edited = list(base)
+    edited[2] = "My PIN code is 4921, and my card is blocked since Monday."
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(_msgs(base), namespace="u", session="s")
+        assert eng.add_conversation(_msgs(edited), namespace="u", session="s")["superseded"] == ["s:3"]
+        eng.forget("s:3", namespace="u", hard=True)
+        out = eng.add_conversation(_msgs(edited + ["Which phone do you use?"]), namespace="u", session="s")
+        assert out["superseded"] == [] and len(out["message_ids"]) == 1
+        assert eng.get("s:6", namespace="u").state is MemoryState.ACTIVE
+
+
 @pytest.mark.parametrize("change", ["inserted", "appended", "dropped"])
 def test_messages_inserted_appended_or_dropped_supersede_nothing(tmp_store, change):
     """Only a message in the place of a stored one replaces it: one inserted between two stored
@@ -887,6 +949,28 @@ def test_a_chat_sent_again_with_a_message_dropped_or_inserted_stores_no_copies(t
     assert len(texts) == len(set(texts))   # no message twice
     assert out["already_stored"] == (19 if change != "inserted" else 20)
     assert len(out["message_ids"]) == (0 if change == "dropped" else 1)
+
+
+@pytest.mark.parametrize("drop", [1, 2])
+def test_a_short_chat_sent_again_with_one_message_dropped_stores_nothing(tmp_store, drop):
+    """A three-message chat sent again without its middle message stored the other two again:
+    each side of the drop held one match, and an offset needed two (hostile pass)."""
+    chat = _msgs(["I need a gift idea for my sister.", "What does she like?", "She loves gardening and old maps."])
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(chat, namespace="u", session="s")
+        out = eng.add_conversation(chat[:drop] + chat[drop + 1:], namespace="u", session="s")
+        assert out["message_ids"] == [] and out["already_stored"] == 2
+
+
+def test_two_chats_under_one_label_sharing_one_reply_stay_apart(tmp_store):
+    """The common-subsequence fallback needs two messages in order: another chat under the same
+    label that shares one short reply is stored whole."""
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(_msgs(["Plan my week.", "Sure.", "Add the dentist on Monday."]), namespace="u",
+                             session="s")
+        out = eng.add_conversation(_msgs(["Where is my passport?", "Sure.", "Check the drawer."]), namespace="u",
+                                   session="s")
+        assert len(out["message_ids"]) >= 2
 
 
 def test_short_replies_repeated_after_an_edit_are_new_messages(tmp_store):

@@ -53,6 +53,7 @@ from typing import Any, Callable, Iterable, Mapping, NamedTuple
 from .batch_plan import block_id, piece_tags, split_text, whole_digest, whole_record
 from .entities import co_mentions, extract_entities
 from .errors import EmptyTextError, InvalidInputError
+from .index.tokens import tokenize
 from .speakers import CHAT_ROLES
 from .store.lmdb_store import text_digest
 from .types import GENERATED_TAGS, MemoryKind, Relation
@@ -318,8 +319,12 @@ class StoredSession(NamedTuple):
     erased_ids : frozenset of str
         Ids of its messages erased with ``forget(hard=True)`` (``erased_ids``).
     successors : dict of str -> str
-        Message id -> id of the message of the same session that superseded it (an edit sent
-        in its place: :func:`_edits`).
+        Message id -> id of the message of the same session sent in its place with other text,
+        that superseded it (an edit: :func:`_edits`; its record field ``edit_of``); also for
+        an erased message, whose place its edit takes. A message superseded otherwise (a
+        later one stating a changed fact) keeps its place.
+    texts : dict of str -> str
+        Message id -> its text now (what an edit sent in its place is compared with).
     """
 
     messages: list
@@ -328,6 +333,7 @@ class StoredSession(NamedTuple):
     last_position_at: float | None = None
     erased_ids: frozenset = frozenset()
     successors: dict = {}
+    texts: dict = {}
 
 
 def stored_session(state: Any, namespace: str, sid: str) -> StoredSession | None:
@@ -347,15 +353,18 @@ def stored_session(state: Any, namespace: str, sid: str) -> StoredSession | None
     recs = [m for m in state.records(into, "reading a stored session")
             if m is not None and m.get("chunk_of") is None and GENERATED_TAGS.isdisjoint(m.get("tags") or ())]
     messages = [(m["id"], _digests(m), float(m["created_at"])) for m in recs]
-    ids = {m["id"] for m in recs}
-    successors = {m["id"]: m["superseded_by"] for m in recs if m.get("superseded_by") in ids}
+    # edits (a message with ``edit_of``) of messages they superseded, or of erased ones (holes)
+    by_id = {m["id"]: m for m in recs}
+    successors = {m["edit_of"]: m["id"] for m in recs if isinstance(m.get("edit_of"), str)
+                  and (m["edit_of"] not in by_id or by_id[m["edit_of"]].get("superseded_by") == m["id"])}
+    texts = {m["id"]: m["text"] for m in recs}
     if rec is None:
-        return StoredSession(messages, False, successors=successors)
+        return StoredSession(messages, False, successors=successors, texts=texts)
     last, at = rec.get("last_position"), rec.get("last_position_at")
     known = isinstance(last, int) and not isinstance(last, bool) and last > 0
     return StoredSession(messages, True, last if known else 0,
                          float(at) if known and isinstance(at, (int, float)) and not isinstance(at, bool) else None,
-                         frozenset(i for i in rec.get("erased_ids") or () if isinstance(i, str)), successors)
+                         frozenset(i for i in rec.get("erased_ids") or () if isinstance(i, str)), successors, texts)
 
 
 _PROBE_GAP = 16   # numbered ids tried past the last one found (a run of erased messages)
@@ -469,19 +478,29 @@ def _first_wordings(got: StoredSession) -> frozenset:
     return frozenset(out)
 
 
-def _current_view(lined: list[tuple], tail_from: int, successors: dict[str, str]) -> tuple[list[tuple], int]:
+def _current_view(lined: list[tuple], tail_from: int, successors: dict[str, str],
+                  numbered: re.Pattern | None = None) -> tuple[list[tuple], int]:
     """A stored session's messages (:func:`_with_holes`) as its chat reads now: a message that
-    an edit of it superseded (``successors``: id -> the id of the session's message that
-    superseded it) gives its place to its latest version, which is recognised there by every
-    wording of the chain, the first one included, and leaves the place where it was stored
-    (after the session's messages). So the history sent again after an edit lines up by
-    position, as it did before the edit. Also returns ``tail_from`` moved down by the places
-    left."""
+    an edit of it superseded (``successors``: id -> the id of the session's message sent in its
+    place) gives its place to its latest version, which is recognised there by every wording
+    of the chain, the first one included, and leaves the place where it was stored (after the
+    session's messages); so does an erased message's place (a hole) whose numbered id
+    (``numbered``: ``<session>:<n>``) an edit names. So the history sent again after an edit
+    lines up by position, as it did before the edit. Also returns ``tail_from`` moved down by
+    the places left."""
     if not successors:
         return lined, tail_from
     where = {e[0]: p for p, e in enumerate(lined) if e[0] is not None}
     out, moved = list(lined), set()
+    for old in successors:
+        m = None if numbered is None or old in where else numbered.fullmatch(old)
+        p = None if m is None else int(m.group(1)) - 1
+        if p is not None and p < tail_from and lined[p][0] is None:
+            where[old] = p   # an erased message: its edit takes its place as it would have
     for p, (mid, digests, _t) in enumerate(lined):
+        if mid is None:
+            mid = next((o for o, q in where.items() if q == p and o in successors), None)
+            digests = frozenset()
         if mid is None or p in moved or mid not in successors:
             continue
         chain, nxt = [], successors[mid]
@@ -532,7 +551,9 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
     included) or a reply regenerated holds the others already; the changed ones are new.
     Offsets are taken one after another for the messages still unmatched (one match, in
     order with those found, is enough after the first), so a chat sent again with a message
-    dropped or inserted lines up before and after it; and an edited message that an earlier
+    dropped or inserted lines up before and after it (when no offset holds two matches, as in a
+    three-message chat with its middle one dropped: the longest common subsequence, if it
+    holds two messages or more and half of those sent); and an edited message that an earlier
     re-send stored after the session's messages is that message when sent again in its place.
 
     With ``sent_times`` and ``stored_times`` (Unix seconds; None where a sent message gave no
@@ -605,6 +626,13 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
         pairs += [(k, best[0] + k) for k in best[1]]
         left.difference_update(best[1])
         taken.update(best[0] + k for k in best[1])
+    if not pairs and len(sent) >= 2 and len(sent) * end <= _SUBSEQUENCE_CELLS:
+        # no offset held two matches (a short chat with its middle message dropped: one match on
+        # each side): the longest common subsequence, if it holds two messages or more and at
+        # least half of those sent
+        common = _common_subsequence(len(sent), end, lambda k, i: stored[i] is not None and same(k, i))
+        if len(common) >= 2 and 2 * len(common) >= len(sent):
+            pairs = common
     # an edit sent in an earlier re-send was stored after the session's messages: the same
     # edit sent again in its place (between messages already lined up) is that stored one
     if pairs:
@@ -618,6 +646,30 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
     return pairs
 
 
+#: Largest sent x stored table the common-subsequence fallback of :func:`_overlap` fills.
+_SUBSEQUENCE_CELLS = 40_000
+
+
+def _common_subsequence(n: int, m: int, same: Callable[[int, int], bool]) -> list[tuple[int, int]]:
+    """A longest common subsequence of sequences of lengths ``n`` (sent) and ``m`` (stored)
+    under ``same(k, i)``, as pairs (k, i) in order (dynamic programming, O(n m))."""
+    table = [[0] * (m + 1) for _ in range(n + 1)]
+    for k in range(n - 1, -1, -1):
+        row, below = table[k], table[k + 1]
+        for i in range(m - 1, -1, -1):
+            row[i] = below[i + 1] + 1 if same(k, i) else max(below[i], row[i + 1])
+    out, k, i = [], 0, 0
+    while k < n and i < m:
+        if same(k, i) and table[k][i] == table[k + 1][i + 1] + 1:
+            out.append((k, i))
+            k, i = k + 1, i + 1
+        elif table[k + 1][i] >= table[k][i + 1]:
+            k += 1
+        else:
+            i += 1
+    return out
+
+
 def _edits(pairs: list[tuple[int, int]], n_sent: int, stored: list[frozenset | None],
            end: int) -> list[tuple[int, int]]:
     """Sent messages that replace a stored one in place, given the pairs :func:`_overlap` lined
@@ -627,7 +679,11 @@ def _edits(pairs: list[tuple[int, int]], n_sent: int, stored: list[frozenset | N
     place is the session's first or last (``end - 1``) message (a first message edited, a last
     reply regenerated, or an edit followed by new messages). A message inserted between two
     lined-up ones has no place of its own (nothing stored between them) and replaces nothing;
-    nor does one at a hole (an erased message stays erased)."""
+    nor does one at a hole (an erased message stays erased). With fewer than two messages lined
+    up nothing is replaced: [question, reply] sent after [question, reply] with the same short
+    reply is as likely a new exchange as an edit of the stored question."""
+    if len(pairs) < 2:   # one message lined up (a single exchange): an edit or a new exchange
+        return []            # whose reply repeats the last one ("Done."): nothing is superseded
     at = dict(pairs)
     taken = {i for _, i in pairs}
     out: list[tuple[int, int]] = []
@@ -647,6 +703,26 @@ def _edits(pairs: list[tuple[int, int]], n_sent: int, stored: list[frozenset | N
             out.append((k, i))
             taken.add(i)
     return out
+
+
+#: Share of the content terms of the shorter of two messages that the other must hold for the
+#: one sent in the other's place to be an edit of it (:func:`_rewords`).
+REWORDING_OVERLAP = 0.5
+
+
+def _rewords(new: str, old: str) -> bool:
+    """Whether message text ``new`` (``"<speaker>: <content>"``) rewords ``old``: the same
+    speaker, and at least :data:`REWORDING_OVERLAP` of the content terms (the keyword index's
+    terms: stop words out, stemmed) of the shorter one in the other. An edit changes a
+    detail ("150 euros" -> "120 euros"); a message about something else sent where a short
+    reply repeated by chance lined the chats up is no edit, and superseding it would hide it."""
+    a, b = _SPEAKER.match(new), _SPEAKER.match(old)
+    if a is None or b is None or a.group(1) != b.group(1):
+        return False
+    ta, tb = set(tokenize(new[a.end():])), set(tokenize(old[b.end():]))
+    if not ta or not tb:
+        return False
+    return len(ta & tb) >= REWORDING_OVERLAP * min(len(ta), len(tb))
 
 
 def _fmt_date(t: float) -> str:
@@ -822,6 +898,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     # and time; next position; where the places after the last stored message begin; newest time)
     held: dict[str, tuple[list[tuple], int, int, float | None]] = {}
     erased_ids: dict[str, frozenset] = {}   # label -> ids of its erased messages
+    stored_texts: dict[str, dict] = {}      # label -> its stored messages' texts by id
     no_node: set[str] = set()   # held sessions whose node was erased
     for lab in dict.fromkeys(r[4] for r in rows):
         sid = f"{id_prefix}S:{lab}"
@@ -836,9 +913,11 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         numbered = re.compile(re.escape(f"{id_prefix}{lab}:") + r"([0-9]+)")
         top = max([len(stored_msgs), last]
                   + [int(m.group(1)) for mid, *_ in stored_msgs if (m := numbered.fullmatch(mid))])
-        lined, tail_from = _current_view(*_with_holes(stored_msgs, numbered, last, last_at), got.successors)
+        lined, tail_from = _current_view(*_with_holes(stored_msgs, numbered, last, last_at), got.successors,
+                                         numbered)
         held[lab] = (lined, top + 1, tail_from, last_at)
         erased_ids[lab] = erased
+        stored_texts[lab] = got.texts
     n_rows = len(rows)
     skip: set[int] = set()   # rows the namespace holds already
     replaced: dict[int, str] = {}   # message position -> id of the stored message it replaces
@@ -854,7 +933,9 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         # a hole, an erased message, only a message without an id of its own lines up)
         skip.update(mine[o] for o, at in lined if rows[mine[o]][5] in (None, stored_msgs[at][0]))
         for o, at in _edits(lined, len(mine), [d for _, d, _t in stored_msgs], tail_from):
-            replaced[rows[mine[o]][7]] = stored_msgs[at][0]   # by message position in the input
+            r, old_text = rows[mine[o]], stored_texts[lab].get(stored_msgs[at][0])
+            if old_text is not None and _rewords(f"{r[1] or r[0]}: {r[2]}", old_text):
+                replaced[r[7]] = stored_msgs[at][0]   # by message position in the input
     stored_ids = {rows[i][5] for i in skip if rows[i][5] is not None}
     rows = [r for i, r in enumerate(rows) if i not in skip]
     if stored_digest is not None:   # a given id the namespace holds with another text: name the message
@@ -894,8 +975,9 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             seen.add(mid)
             ids[i] = mid
             pos += 1
-            if rows[i][7] in replaced:
+            if rows[i][7] in replaced:   # its record names what it replaces (StoredSession.successors)
                 plan.edits[mid] = replaced[rows[i][7]]
+                plan.fields[mid] = {"edit_of": replaced[rows[i][7]]}
         times = [rows[i][3] for i in members] + ([] if last_at is None else [last_at])
         plan.last_positions[f"{id_prefix}S:{lab}"] = (pos - 1, max(times))
     plan.message_ids = ids
@@ -948,7 +1030,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                     # pieces, max_pieces at most (batch_plan), index it alone
                     blocks = []
                 if len(blocks) > 1:
-                    plan.fields[mid] = {"blocks": len(blocks)}
+                    plan.fields[mid] = {**plan.fields.get(mid, {}), "blocks": len(blocks)}
                     prev_piece = None
                     for j, block in enumerate(blocks, start=1):
                         pid = block_id(mid, j)
