@@ -287,3 +287,27 @@ def test_a_fact_restated_with_a_change_keeps_the_newest_wording(tmp_path):
         facts = [m.text for m in eng.query(namespace="me", limit=1000)
                  if "fact" in m.tags and "levothyroxine" in m.text]
     assert facts and all("75 mcg" in text for text in facts), facts
+
+
+def test_a_summary_that_quotes_an_edited_message_is_refreshed(tmp_store):
+    """A message edited after its session was summarised (add_conversation sent again with the
+    new wording in its place, same created_at) left the summary quoting the old wording, active
+    and recalled, whatever later passes ran: a session is summarised again when a turn it was
+    made from was superseded (hostile pass)."""
+    msgs = [{"role": r, "content": c, "created_at": T0 + i, "session": "a"} for i, (r, c) in enumerate(S1)]
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(msgs, namespace="u")
+        eng.consolidate(namespace="u", now=T0 + 10 * DAY)
+        first = eng.get("sum:S:a", namespace="u")
+        quoted = next(i for i, (r, c) in enumerate(S1) if c in first.text)
+        edited = [dict(m) for m in msgs]
+        edited[quoted]["content"] = S1[quoted][1].rstrip(".") + ", every single week."
+        assert eng.add_conversation(edited, namespace="u")["superseded"] == [f"a:{quoted + 1}"]
+        out = eng.consolidate(namespace="u", now=T0 + 11 * DAY)
+        assert out["summaries"] == 1
+        assert eng.get("sum:S:a", namespace="u").state is MemoryState.SUPERSEDED
+        current = [m for m in eng.query(namespace="u", tags=["summary"])]
+        assert [m.id for m in current] == ["sum:S:a@4"]
+        assert S1[quoted][1] not in current[0].text   # not the old wording
+        again = eng.consolidate(namespace="u", now=T0 + 11 * DAY)
+        assert again["summaries"] == 0

@@ -15,7 +15,9 @@ per namespace with one dynamics-log entry per action:
    is older than ``now - summary_age_s`` and that has no summary yet gets a semantic memory
    ``sum:<session id>`` tagged ``summary``. A session that has grown since its summary (a turn
    newer than the summary's event time; messages join stored sessions) gets a new summary
-   ``sum:<session id>@<turns>`` that supersedes the old one (none when the summary would be a
+   ``sum:<session id>@<turns>`` that supersedes the old one, as does a session one of whose
+   summarised turns was superseded since (an edited message: ``@<turns>-<n>`` when that id is
+   taken) (none when the summary would be a
    copy of one of its turns: a short session's one picked sentence may be a whole message). The text: its most central prose
    sentences (:func:`engramdb.sentences.prose_sentences`: no code) picked by maximal marginal
    relevance (Carbonell & Goldstein 1998) against the session's centroid, in
@@ -74,6 +76,7 @@ __all__ = ["ACTIONS", "consolidate", "mmr_select"]
 ACTIONS = ("consolidate_merge", "consolidate_summary", "consolidate_fact")
 
 _ACTIVE = _STATE_CODES[MemoryState.ACTIVE]
+_SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
 _EPISODIC = MemoryKind.EPISODIC.code
 _SPEAKER = re.compile(r"^([^:\n]{1,40}):\s+")
 _STOP = frozenset(ENGLISH_STOP_WORDS) | _FILLERS
@@ -118,6 +121,17 @@ def mmr_select(vectors: np.ndarray, m: int, lam: float) -> list[int]:
         picked.append(i)
         red = np.maximum(red, sim[i])
     return picked
+
+
+def _quotes_superseded(csr, c, summary: int) -> bool:
+    """Whether summary node ``summary`` was made from a turn that is superseded now (its
+    ``extracted_from`` targets): an edit of a message replaced what the summary may quote.
+    An archived turn (faded, or forgotten) is no reason: outliving its turns is what a
+    summary is for."""
+    a, b = int(csr.indptr[summary]), int(csr.indptr[summary + 1])
+    rel, nb, fwd = csr.relation[a:b], csr.indices[a:b], csr.forward[a:b]
+    targets = nb[(rel == Relation.EXTRACTED_FROM.code) & (fwd == 1)]
+    return bool(len(targets)) and bool(np.any(c.state[targets] == _SUPERSEDED))
 
 
 def _content_set(text: str) -> set[str]:
@@ -324,8 +338,13 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
             old = summary_of.get(sid_ext)
             if old is None:
                 ext = f"sum:{sid_ext}"
-            elif float(c.created_at[old]) < newest:
+            elif float(c.created_at[old]) < newest or _quotes_superseded(csr, c, old):
+                # grown, or a turn it was made from was superseded since (an edited message)
                 ext = f"sum:{sid_ext}@{len(turns)}"
+                n_try = 1
+                while exists(ext) and n_try < 64:   # (a session edited again at the same length)
+                    n_try += 1
+                    ext = f"sum:{sid_ext}@{len(turns)}-{n_try}"
             else:
                 continue
             if exists(ext):
