@@ -44,6 +44,7 @@ def run_demo(*, store: str | None = None, k: int = 4, console: Console | None = 
                 ingest_jsonl(eng, sample_path(), progress=False)
             ids = [row["id"] for row in read_jsonl(sample_path())]
             mems = [eng.get(i, namespace="demo", with_embedding=True) for i in ids]
+            embedder = getattr(eng.embedder, "name", "?")
             flat = ExactIndex(eng.dim)
             flat.add(np.stack([m.embedding for m in mems]), np.arange(len(mems)))
             qvec = eng.embedder.embed([QUERY])[0]
@@ -60,7 +61,8 @@ def run_demo(*, store: str | None = None, k: int = 4, console: Console | None = 
         if tmp is not None:
             tmp.cleanup()
 
-    console.print(f"[bold]query:[/] {QUERY!r}   (k = {k}, namespace 'demo', {count(len(ids), 'memory')})")
+    console.print(f"[bold]query:[/] {QUERY!r}")
+    console.print(f"k = {k}, namespace 'demo', {count(len(ids), 'memory')}, embedder {embedder}")
     table = Table(show_lines=True)
     table.add_column(f"flat cosine top-{k}  ({flat_s * 1e6:.0f} µs)", ratio=1)
     table.add_column(f"engramdb recall  ({res.latency_s * 1e6:.0f} µs, {res.mode})", ratio=1)
@@ -78,6 +80,12 @@ def run_demo(*, store: str | None = None, k: int = 4, console: Console | None = 
     found_flat = {h[0] for h in flat_hits} & TRIP_FACTS.keys()
     found_graph = {h[0] for h in graph_hits} & TRIP_FACTS.keys()
     console.print(f"trip facts found: flat {len(found_flat)}/3, engramdb {len(found_graph)}/3")
+    console.print("[dim]Scores: flat is the cosine to the query; engramdb's is its own ranking score (seed "
+                  "match plus what spreading activation passed on, blended with salience), so the two "
+                  "columns do not compare. A path runs from the seed that matched to the hit: '-->' a "
+                  "stored edge pointing that way, '<--' one pointing back (s3-1 links to s1-2). "
+                  f"'{res.mode}' is the density gate's choice for this graph (one_hop: too sparse to "
+                  "spread further than one step; spread: up to max_depth steps).[/]")
     for g in res.gaps:
         console.print(f"[yellow]gap[/]: {g.detail}")
     return 0 if found_graph >= found_flat and len(found_graph) == 3 else 1
