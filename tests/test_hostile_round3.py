@@ -116,3 +116,14 @@ def test_rescore_of_a_namespace_the_store_never_held_is_an_error(tmp_store):
             e.rescore(namespace="user-24")
         assert e.rescore(namespace="user-42")["scanned"] == 1
         assert e.rescore(namespace="default")["scanned"] == 0   # the default namespace is always there
+
+
+def test_an_assistant_refusal_is_stored_as_what_it_said(eng):
+    """OpenAI's SDK dumps a refusal as ``content: null`` with the text in ``refusal``: the whole
+    chat was refused as "content: missing" (hostile pass)."""
+    msgs = [{"role": "user", "content": "How do I pick a lock?"},
+            {"role": "assistant", "content": None, "refusal": "I can't help with that."},
+            {"role": "user", "content": "Fine, how do I call a locksmith?"}]
+    out = eng.add_conversation(msgs, namespace="u", session="s")
+    assert out["message_ids"] == ["s:1", "s:2", "s:3"]
+    assert eng.get("s:2", namespace="u").text == "assistant: I can't help with that."

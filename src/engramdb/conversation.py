@@ -1120,7 +1120,11 @@ def _check_message(m: Any, where: str, keep_roles: tuple[str, ...]) -> tuple | N
     role = role.strip()
     if role in _LEFT_OUT_ROLES and role not in keep_roles:
         return None
-    content = _content(m.get("content"), where)
+    raw = m.get("content")
+    refusal = m.get("refusal")
+    if (raw is None or raw == "") and isinstance(refusal, str) and _shows_text(refusal):
+        raw = refusal   # an assistant's refusal (OpenAI: content null, the text in "refusal") is what it said
+    content = _content(raw, where)
     name = m.get("name")
     if name is not None and not _shows_text(name):
         raise _bad(where, "name", f"must be a non-empty string of valid UTF-8, got {name!r}")

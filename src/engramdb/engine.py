@@ -329,7 +329,8 @@ class Engram:
             ISO-8601, "session"?: str | int, "name"?: str, "id"?: str}``; ``role`` is one of
             OpenAI's (user, assistant, system, developer, tool, function; a speaker's name goes
             in ``name``); OpenAI's tool fields are ignored, and so is a tool-call turn without
-            text. Without an ``id`` a message is ``"<session>:<position>"``. A ``session`` the
+            text; an assistant's refusal (``content`` null, the text in ``refusal``) is stored
+            as what it said. Without an ``id`` a message is ``"<session>:<position>"``. A ``session`` the
             namespace already holds takes the new messages, numbered on after its stored ones
             (after the larger of their count and their highest ``<session>:<n>``; a stored id
             is never reused).
