@@ -277,6 +277,7 @@ def test_ingest_chat_says_what_it_left_out_and_superseded(tmp_path):
     msgs = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "I need a hotel in Lisbon."},
             {"role": "assistant", "content": "Sure."}, {"role": "user", "content": "My budget is 150 euros."},
             {"role": "assistant", "content": "Noted."}]
+    msgs = [{**m, "created_at": 1.7e9 + 60 * i} for i, m in enumerate(msgs)]
     path.write_text("\n".join(json.dumps(m) for m in msgs))
     store = str(tmp_path / "s")
     res = CliRunner().invoke(main, ["ingest-chat", "--store", store, "--session", "s", str(path)])
@@ -648,15 +649,15 @@ def test_an_edited_message_supersedes_the_one_it_replaces(tmp_store, where):
     left the old wording active: recall ranked the stale "150 euros" above the edit (fresh-user
     pass). The edit now supersedes it: kept, hidden from recall unless asked for, with a
     ``supersedes`` edge; the result names it."""
-    chat = [{"role": "user", "content": "I booked a flight to Lisbon on April 12."},
-            {"role": "assistant", "content": "Great, do you need a hotel there?"},
-            {"role": "user", "content": "Yes, my budget for the hotel is 150 euros a night."},
-            {"role": "assistant", "content": "Noted, I will look for hotels."}]
+    chat = [{"role": "user", "content": "I booked a flight to Lisbon on April 12.", "created_at": 1.7e9},
+            {"role": "assistant", "content": "Great, do you need a hotel there?", "created_at": 1.7e9 + 60},
+            {"role": "user", "content": "Yes, my budget for the hotel is 150 euros a night.", "created_at": 1.7e9 + 120},
+            {"role": "assistant", "content": "Noted, I will look for hotels.", "created_at": 1.7e9 + 180}]
     at = {"first": 0, "middle": 2, "last": 3, "last_then_new": 3}[where]
     again = [dict(m) for m in chat]
     again[at]["content"] = chat[at]["content"].rstrip(".?") + ", or rather the next day."
     if where == "last_then_new":
-        again.append({"role": "user", "content": "And I need a late check-in."})
+        again.append({"role": "user", "content": "And I need a late check-in.", "created_at": 1.7e9 + 240})
     with engramdb.open(tmp_store) as eng:
         eng.add_conversation(chat, namespace="u", session="s")
         out = eng.add_conversation(again, namespace="u", session="s")
@@ -669,7 +670,8 @@ def test_an_edited_message_supersedes_the_one_it_replaces(tmp_store, where):
         assert f"s:{at + 1}" not in {h.id for h in hits} and hits[0].id == new_id
         # sent once more (the edit lines up in the place of what it replaced), or the history
         # as it was before the edit: nothing new, nothing superseded again
-        for sent in (again, chat, again[:2] + [{"role": "user", "content": "Inserted: which area?"}] + again[2:]):
+        for sent in (again, chat, again[:2] + [{"role": "user", "content": "Inserted: which area?",
+                                                "created_at": 1.7e9 + 90}] + again[2:]):
             out = eng.add_conversation(sent, namespace="u", session="s")
             assert out["superseded"] == []
             assert len(out["message_ids"]) == (1 if "Inserted" in sent[2]["content"] else 0)
@@ -728,12 +730,52 @@ def test_an_edit_whose_original_was_erased_keeps_its_place(tmp_store):
     edited = list(base)
     edited[2] = "My PIN code is 4921, and my card is blocked since Monday."
     with engramdb.open(tmp_store) as eng:
-        eng.add_conversation(_msgs(base), namespace="u", session="s")
-        assert eng.add_conversation(_msgs(edited), namespace="u", session="s")["superseded"] == ["s:3"]
+        eng.add_conversation(_timed(base), namespace="u", session="s")
+        assert eng.add_conversation(_timed(edited), namespace="u", session="s")["superseded"] == ["s:3"]
         eng.forget("s:3", namespace="u", hard=True)
-        out = eng.add_conversation(_msgs(edited + ["Which phone do you use?"]), namespace="u", session="s")
+        out = eng.add_conversation(_timed(edited + ["Which phone do you use?"]), namespace="u", session="s")
         assert out["superseded"] == [] and len(out["message_ids"]) == 1
         assert eng.get("s:6", namespace="u").state is MemoryState.ACTIVE
+
+
+def _timed(texts, t0=1.7e9):
+    return [{**m, "created_at": t0 + 60 * i} for i, m in enumerate(_msgs(texts))]
+
+
+def test_without_times_a_changed_message_is_new_and_supersedes_nothing(tmp_store):
+    """Without created_at a chat whose message changed cannot be told from another chat under
+    the label that shares its other messages: the changed one is stored as new, nothing hidden."""
+    chat = ["Find me a hotel in Rome.", "What is your budget?", "150 euros a night.", "Any preferred dates?"]
+    other = list(chat)
+    other[2] = "200 euros a night at most."
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(_msgs(chat), namespace="u", session="s")
+        out = eng.add_conversation(_msgs(other), namespace="u", session="s")
+        assert out["superseded"] == [] and len(out["message_ids"]) == 1
+        assert _superseded(eng) == []
+
+
+@pytest.mark.parametrize("erase", ["edit", "original"])
+def test_an_erased_edit_or_original_stays_erased_when_the_chat_is_sent_again(tmp_store, erase):
+    """forget(hard=True) of an edit, then the edited history re-sent: the erased wording was
+    stored again and superseded the original again; of the original (it held a PIN), then the
+    history re-sent as it was: the PIN came back and superseded the edit (hostile pass)."""
+    base = ["Hello, I need help with my bank app.", "Sure, what do you need?",
+            "My PIN code is 4921 and the app rejects it.", "Please never share your PIN.",
+            "Also the app crashes on login.", "Which phone do you use?"]
+    edited = list(base)
+    edited[2] = "My PIN code is 4921 and the app rejects it since Monday."
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(_timed(base), namespace="u", session="s")
+        assert eng.add_conversation(_timed(edited), namespace="u", session="s")["superseded"] == ["s:3"]
+        eng.forget("s:7" if erase == "edit" else "s:3", namespace="u", hard=True)
+        for sent in (edited, base, edited + ["A new question."]):
+            out = eng.add_conversation(_timed(sent), namespace="u", session="s")
+            assert out["superseded"] == []
+            assert len(out["message_ids"]) == (1 if len(sent) == 7 else 0), (sent, out)
+        texts = [m.text for m in eng.query(namespace="u", limit=100, include_superseded=True)]
+        gone = "since Monday" if erase == "edit" else "rejects it."
+        assert not any(gone in t for t in texts)
 
 
 @pytest.mark.parametrize("change", ["inserted", "appended", "dropped"])

@@ -325,6 +325,8 @@ class StoredSession(NamedTuple):
         later one stating a changed fact) keeps its place.
     texts : dict of str -> str
         Message id -> its text now (what an edit sent in its place is compared with).
+    erased_edits : frozenset of str
+        Ids of messages whose edit was erased with ``forget(hard=True)`` (``erased_edits``).
     """
 
     messages: list
@@ -334,6 +336,7 @@ class StoredSession(NamedTuple):
     erased_ids: frozenset = frozenset()
     successors: dict = {}
     texts: dict = {}
+    erased_edits: frozenset = frozenset()
 
 
 def stored_session(state: Any, namespace: str, sid: str) -> StoredSession | None:
@@ -364,7 +367,8 @@ def stored_session(state: Any, namespace: str, sid: str) -> StoredSession | None
     known = isinstance(last, int) and not isinstance(last, bool) and last > 0
     return StoredSession(messages, True, last if known else 0,
                          float(at) if known and isinstance(at, (int, float)) and not isinstance(at, bool) else None,
-                         frozenset(i for i in rec.get("erased_ids") or () if isinstance(i, str)), successors, texts)
+                         frozenset(i for i in rec.get("erased_ids") or () if isinstance(i, str)), successors, texts,
+                         frozenset(i for i in rec.get("erased_edits") or () if isinstance(i, str)))
 
 
 _PROBE_GAP = 16   # numbered ids tried past the last one found (a run of erased messages)
@@ -479,15 +483,20 @@ def _first_wordings(got: StoredSession) -> frozenset:
 
 
 def _current_view(lined: list[tuple], tail_from: int, successors: dict[str, str],
-                  numbered: re.Pattern | None = None) -> tuple[list[tuple], int]:
+                  numbered: re.Pattern | None = None,
+                  erased_edits: frozenset = frozenset()) -> tuple[list[tuple], int]:
     """A stored session's messages (:func:`_with_holes`) as its chat reads now: a message that
     an edit of it superseded (``successors``: id -> the id of the session's message sent in its
     place) gives its place to its latest version, which is recognised there by every wording
     of the chain, the first one included, and leaves the place where it was stored (after the
-    session's messages); so does an erased message's place (a hole) whose numbered id
-    (``numbered``: ``<session>:<n>``) an edit names. So the history sent again after an edit
-    lines up by position, as it did before the edit. Also returns ``tail_from`` moved down by
-    the places left."""
+    session's messages). An erased message's place (a hole) whose numbered id (``numbered``:
+    ``<session>:<n>``) an edit names stays a hole, and its edits leave their later places; so
+    does the place of a message whose edit was erased (``erased_edits``) become one: either
+    wording sent there lines up, and none is stored again (an erased text stays erased). So the
+    history sent again after an edit lines up by position, as it did before the edit. Also
+    returns ``tail_from`` moved down by the places left."""
+    if erased_edits:
+        lined = [(None, None, e[2]) if e[0] in erased_edits and e[0] not in successors else e for e in lined]
     if not successors:
         return lined, tail_from
     where = {e[0]: p for p, e in enumerate(lined) if e[0] is not None}
@@ -498,9 +507,9 @@ def _current_view(lined: list[tuple], tail_from: int, successors: dict[str, str]
         if p is not None and p < tail_from and lined[p][0] is None:
             where[old] = p   # an erased message: its edit takes its place as it would have
     for p, (mid, digests, _t) in enumerate(lined):
-        if mid is None:
+        hole = mid is None
+        if hole:
             mid = next((o for o, q in where.items() if q == p and o in successors), None)
-            digests = frozenset()
         if mid is None or p in moved or mid not in successors:
             continue
         chain, nxt = [], successors[mid]
@@ -510,6 +519,8 @@ def _current_view(lined: list[tuple], tail_from: int, successors: dict[str, str]
         if not chain:
             continue
         moved.update(where[c] for c in chain)
+        if hole:
+            continue   # the original erased: its place stays a hole (any wording lines up there)
         latest = lined[where[chain[-1]]]
         out[p] = (latest[0], digests.union(*(lined[where[c]][1] for c in chain)), latest[2])
     if not moved:
@@ -553,7 +564,7 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
     order with those found, is enough after the first), so a chat sent again with a message
     dropped or inserted lines up before and after it (when no offset holds two matches, as in a
     three-message chat with its middle one dropped: the longest common subsequence, if it
-    holds two messages or more and half of those sent); and an edited message that an earlier
+    holds two messages or more and more than half of those sent); and an edited message that an earlier
     re-send stored after the session's messages is that message when sent again in its place.
 
     With ``sent_times`` and ``stored_times`` (Unix seconds; None where a sent message gave no
@@ -628,10 +639,11 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
         taken.update(best[0] + k for k in best[1])
     if not pairs and len(sent) >= 2 and len(sent) * end <= _SUBSEQUENCE_CELLS:
         # no offset held two matches (a short chat with its middle message dropped: one match on
-        # each side): the longest common subsequence, if it holds two messages or more and at
-        # least half of those sent
+        # each side): the longest common subsequence, if it holds two messages or more and more
+        # than half of those sent (another chat under the label sharing "Ok." and "Thanks!" is
+        # not lined up by them)
         common = _common_subsequence(len(sent), end, lambda k, i: stored[i] is not None and same(k, i))
-        if len(common) >= 2 and 2 * len(common) >= len(sent):
+        if len(common) >= 2 and 2 * len(common) > len(sent):
             pairs = common
     # an edit sent in an earlier re-send was stored after the session's messages: the same
     # edit sent again in its place (between messages already lined up) is that stored one
@@ -914,7 +926,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         top = max([len(stored_msgs), last]
                   + [int(m.group(1)) for mid, *_ in stored_msgs if (m := numbered.fullmatch(mid))])
         lined, tail_from = _current_view(*_with_holes(stored_msgs, numbered, last, last_at), got.successors,
-                                         numbered)
+                                         numbered, got.erased_edits)
         held[lab] = (lined, top + 1, tail_from, last_at)
         erased_ids[lab] = erased
         stored_texts[lab] = got.texts
@@ -932,9 +944,14 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         # a message lined up with a stored one is that one, unless its own id says otherwise (at
         # a hole, an erased message, only a message without an id of its own lines up)
         skip.update(mine[o] for o, at in lined if rows[mine[o]][5] in (None, stored_msgs[at][0]))
-        for o, at in _edits(lined, len(mine), [d for _, d, _t in stored_msgs], tail_from):
+        # an edit only where times say the messages are the same chat's: the edit and two
+        # messages lined up around it or elsewhere give their created_at (lined up, they have
+        # their stored time); without times, a new exchange whose reply repeats a stored one
+        # ("Ok.") or another chat under the label lines up as well as an edited chat does
+        timed = sum(rows[mine[o]][8] is not None for o, _ in lined)
+        for o, at in (_edits(lined, len(mine), [d for _, d, _t in stored_msgs], tail_from) if timed >= 2 else ()):
             r, old_text = rows[mine[o]], stored_texts[lab].get(stored_msgs[at][0])
-            if old_text is not None and _rewords(f"{r[1] or r[0]}: {r[2]}", old_text):
+            if r[8] is not None and old_text is not None and _rewords(f"{r[1] or r[0]}: {r[2]}", old_text):
                 replaced[r[7]] = stored_msgs[at][0]   # by message position in the input
     stored_ids = {rows[i][5] for i in skip if rows[i][5] is not None}
     rows = [r for i, r in enumerate(rows) if i not in skip]

@@ -509,7 +509,7 @@ def _records_of(state: EngineState, mem, version: int) -> tuple[list[dict], np.n
 
 def _merge_session_marks(unit, nid: int, exported: dict) -> None:
     """A session node kept by ``on_conflict="skip"`` takes the larger ``last_position`` and
-    ``last_position_at`` and the union of the ``erased_ids`` of its exported copy
+    ``last_position_at`` and the union of the ``erased_ids`` and ``erased_edits`` of its exported copy
     (:func:`engramdb.conversation.stored_session`): a message the exporting store erased stays
     erased when the chat is sent again here."""
     kept = unit.record(nid)
@@ -520,9 +520,10 @@ def _merge_session_marks(unit, nid: int, exported: dict) -> None:
         theirs = exported.get(key)
         if isinstance(theirs, (int, float)) and not isinstance(theirs, bool) and theirs > (kept.get(key) or 0):
             merged[key] = theirs
-    erased = [i for i in exported.get("erased_ids") or () if isinstance(i, str)]
-    if erased:
-        merged["erased_ids"] = list(dict.fromkeys([*(kept.get("erased_ids") or ()), *erased]))
+    for key in ("erased_ids", "erased_edits"):
+        erased = [i for i in exported.get(key) or () if isinstance(i, str)]
+        if erased:
+            merged[key] = list(dict.fromkeys([*(kept.get(key) or ()), *erased]))
     if merged != kept:
         unit.put_record(nid, merged)
 

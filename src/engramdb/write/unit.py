@@ -486,7 +486,7 @@ class WriteUnit:
                 self.revived.append(other)
                 self._retire_no_earlier(other, orec, graph)
             self.put_record(other, orec)
-        self._note_erased_message(nid, ext_id, graph)
+        self._note_erased_message(nid, ext_id, graph, rec.get("edit_of"))
         graph.remove_node(nid)
         store.delete_edges_of(txn, nid)
         self.add_edges(new_edges)
@@ -520,18 +520,26 @@ class WriteUnit:
         self.after(apply)
         return rec
 
-    def _note_erased_message(self, nid: int, ext_id: str, graph: MemoryGraph) -> None:
+    def _note_erased_message(self, nid: int, ext_id: str, graph: MemoryGraph, edit_of: Any = None) -> None:
         """A chat message erased: its session node (``discussed_in``) lists its id in the record
         field ``erased_ids``, so a chat sent again that gives the message's id does not store it
-        again (:func:`engramdb.conversation.plan_conversation`). The id only, never the text."""
+        again (:func:`engramdb.conversation.plan_conversation`); an erased edit (``edit_of``: the
+        id of the message it replaced) also lists that id in ``erased_edits``, so its place
+        takes the edit's wording sent again without storing it. Ids only, never the text."""
         for other, rel, _w, forward in graph.neighbours(nid):
             if rel != _DISCUSSED_IN or not forward:
                 continue
             srec = self.record(other)
             if srec is not None and "session" in (srec.get("tags") or ()):
                 ids = list(srec.get("erased_ids") or ())
+                edits = list(srec.get("erased_edits") or ())
+                new = {**srec}
                 if ext_id not in ids:
-                    self.put_record(other, {**srec, "erased_ids": ids + [ext_id]})
+                    new["erased_ids"] = ids + [ext_id]
+                if isinstance(edit_of, str) and edit_of not in edits:
+                    new["erased_edits"] = edits + [edit_of]
+                if new != srec:
+                    self.put_record(other, new)
 
     def hand_on_text(self, ns: str, digest: bytes, nid: int) -> None:
         """The deduplication key of a text (``digest``) that memory ``nid`` no longer holds (it is
