@@ -721,23 +721,6 @@ def test_a_fact_change_the_store_superseded_is_no_edit_of_the_chat(tmp_store):
         assert out["message_ids"] == [] and out["superseded"] == []
 
 
-def test_an_edit_whose_original_was_erased_keeps_its_place(tmp_store):
-    """The old wording of an edited message erased (it held a PIN), then the history re-sent with
-    a new message: the new message was taken for a regenerated last reply and superseded the
-    edit nobody touched (hostile pass)."""
-    base = ["Hello there, I need help with my bank app.", "Sure, what do you need?", "My PIN code is 4921.",
-            "Please never share your PIN.", "Also the app crashes on login."]
-    edited = list(base)
-    edited[2] = "My PIN code is 4921, and my card is blocked since Monday."
-    with engramdb.open(tmp_store) as eng:
-        eng.add_conversation(_timed(base), namespace="u", session="s")
-        assert eng.add_conversation(_timed(edited), namespace="u", session="s")["superseded"] == ["s:3"]
-        eng.forget("s:3", namespace="u", hard=True)
-        out = eng.add_conversation(_timed(edited + ["Which phone do you use?"]), namespace="u", session="s")
-        assert out["superseded"] == [] and len(out["message_ids"]) == 1
-        assert eng.get("s:6", namespace="u").state is MemoryState.ACTIVE
-
-
 def _timed(texts, t0=1.7e9):
     return [{**m, "created_at": t0 + 60 * i} for i, m in enumerate(_msgs(texts))]
 
@@ -759,7 +742,9 @@ def test_without_times_a_changed_message_is_new_and_supersedes_nothing(tmp_store
 def test_an_erased_edit_or_original_stays_erased_when_the_chat_is_sent_again(tmp_store, erase):
     """forget(hard=True) of an edit, then the edited history re-sent: the erased wording was
     stored again and superseded the original again; of the original (it held a PIN), then the
-    history re-sent as it was: the PIN came back and superseded the edit (hostile pass)."""
+    history re-sent as it was: the PIN came back and superseded the edit, and with a new message
+    appended the new message was taken for a regenerated last reply and superseded the edit
+    (hostile passes)."""
     base = ["Hello, I need help with my bank app.", "Sure, what do you need?",
             "My PIN code is 4921 and the app rejects it.", "Please never share your PIN.",
             "Also the app crashes on login.", "Which phone do you use?"]
@@ -773,6 +758,8 @@ def test_an_erased_edit_or_original_stays_erased_when_the_chat_is_sent_again(tmp
             out = eng.add_conversation(_timed(sent), namespace="u", session="s")
             assert out["superseded"] == []
             assert len(out["message_ids"]) == (1 if len(sent) == 7 else 0), (sent, out)
+        if erase == "original":   # the edit nobody touched stays current (a new last message
+            assert eng.get("s:7", namespace="u").state is MemoryState.ACTIVE   # was taken to replace it)
         texts = [m.text for m in eng.query(namespace="u", limit=100, include_superseded=True)]
         gone = "since Monday" if erase == "edit" else "rejects it."
         assert not any(gone in t for t in texts)
