@@ -42,7 +42,7 @@ from .validate import (
     now as clock_now, strict_flags, time_or_now, to_unix_seconds, utc_text,
 )
 from .write import write_unit
-from .write.records import Prepared, embed_missing, name_item, no_embedder, prepare, write_new
+from .write.records import Prepared, embed_missing, name_item, no_embedder, prepare, retire_for, write_new
 from .write.reinforce import boost_links, reinforce
 from .wording import count
 
@@ -446,9 +446,7 @@ class Engram:
                     superseded.append(old_id)
                 if rec is None or rec["state"] != MemoryState.ACTIVE.value:
                     continue
-                p = fresh[mid]
-                unit.put_record(old_nid, _slots.retire_record(rec, mid, p.valid_from, p.recorded_at))
-                rows.append((p.nid, old_nid, Relation.SUPERSEDES.code, 1.0))
+                rows.append(retire_for(unit, old_nid, rec, fresh[mid]))
                 superseded.append(old_id)
             for sid, (last, last_at) in plan.last_positions.items():   # a stored session numbered on: its new end
                 nid = None if sid in new else unit.lookup(ns, sid)
@@ -666,9 +664,7 @@ class Engram:
             p.slot_mode = "append"      # this call decides the slot: no automatic resolution
 
         def retire_old(unit):
-            unit.put_record(old_nid, _slots.retire_record(unit.record(old_nid), p.ext_id, p.valid_from,
-                                                          p.recorded_at))
-            return [(p.nid, old_nid, Relation.SUPERSEDES.code, 1.0)]
+            return [retire_for(unit, old_nid, unit.record(old_nid), p)]
 
         return write_new(state, [p], now, what="superseding a memory", verb="supersede", extra=retire_old)[0]
 

@@ -36,7 +36,8 @@ from .reinforce import boost_links, initial_t0
 from .unit import WriteUnit, write_unit
 from ..wording import count
 
-__all__ = ["Prepared", "ITEM_FIELDS", "prepare", "record_of", "embed_missing", "write_new", "by_namespace"]
+__all__ = ["Prepared", "ITEM_FIELDS", "prepare", "record_of", "embed_missing", "write_new", "by_namespace",
+           "retire_for"]
 
 #: The fields a memory mapping may carry (the keyword arguments of ``Engram.add``).
 ITEM_FIELDS = frozenset({"id", "namespace", "kind", "text", "embedding", "created_at", "confidence", "salience",
@@ -220,6 +221,14 @@ def no_embedder(state: EngineState, hint: str) -> InvalidInputError:
             f"this store was made with the embedder {made_with!r}, which engramdb cannot rebuild by itself: "
             f"open it with that embedder again (engramdb.open(path, embedder=...)), or {hint}")
     return InvalidInputError(f"this store has no embedder: {hint}")
+
+
+def retire_for(unit: WriteUnit, old_nid: int, rec: dict, successor: Prepared) -> tuple[int, int, int, float]:
+    """In ``unit``: stored record ``rec`` (nid ``old_nid``) superseded by the new memory
+    ``successor`` (written in the same unit: its nid is set), as :func:`engramdb.slots.retire_record`
+    marks it; returns the ``supersedes`` edge row (successor -> old) for the unit's edges."""
+    unit.put_record(old_nid, _slots.retire_record(rec, successor.ext_id, successor.valid_from, successor.recorded_at))
+    return (successor.nid, old_nid, Relation.SUPERSEDES.code, 1.0)
 
 
 def embed_missing(state: EngineState, embed: Callable[[list[str]], np.ndarray] | None, prepared: list[Prepared]) -> None:
