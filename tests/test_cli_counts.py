@@ -37,3 +37,17 @@ def test_two_are_plural(tmp_path):
     lines.write_text("".join(json.dumps({"id": i, "text": t}) + "\n"
                              for i, t in (("a", "I moved to Porto."), ("b", "I work at Acme."))))
     assert "ingested 2 memories and 0 edges into" in run("ingest", lines, "--store", store)
+
+
+def test_long_jobs_print_no_blank_line_before_their_output(tmp_path):
+    """rich's transient bars drew on stdout when it was no terminal: consolidate and rescore
+    printed a blank line before their summary (fresh-user pass). Bars go to stderr, only on a
+    terminal."""
+    from click.testing import CliRunner
+    from engramdb.cli import main
+    store = str(tmp_path / "s")
+    assert CliRunner().invoke(main, ["add", "--store", store, "--embedder", "hashing", "hello there"]).exit_code == 0
+    res = CliRunner().invoke(main, ["consolidate", "--store", store])
+    assert res.exit_code == 0 and res.output.startswith("consolidated 1 namespace"), repr(res.output[:40])
+    res = CliRunner().invoke(main, ["rescore", "--store", store])
+    assert res.exit_code == 0 and res.output.lstrip(" ").startswith("rescore at"), repr(res.output[:40])

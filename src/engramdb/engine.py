@@ -44,6 +44,7 @@ from .validate import (
 from .write import write_unit
 from .write.records import Prepared, embed_missing, name_item, no_embedder, prepare, retire_for, write_new
 from .write.reinforce import boost_links, reinforce
+from .progress import track
 from .wording import count
 
 if TYPE_CHECKING:
@@ -2312,10 +2313,8 @@ def _embed(embedder: Any, texts: list[str], progress: bool) -> np.ndarray:
     chunk = 256
     if not progress or len(texts) <= chunk:
         return np.asarray(embedder.embed(texts), np.float32)
-    from rich.progress import track
-
     parts = [np.asarray(embedder.embed(texts[i:i + chunk]), np.float32)
-             for i in track(range(0, len(texts), chunk), description="embedding", transient=True)]
+             for i in track(range(0, len(texts), chunk), "embedding")]
     return np.concatenate(parts)
 
 

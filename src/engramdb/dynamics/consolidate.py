@@ -63,6 +63,7 @@ from ..entities import _COMMON as _FILLERS
 from ..index.stopwords import ENGLISH_STOP_WORDS
 from ..index.tokens import tokenize
 from ..sentences import prose_sentences
+from ..progress import track
 from ..state import EngineState
 from ..types import GENERATED_TAGS, KIND_BY_CODE, MemoryKind, MemoryState, Relation, _STATE_CODES
 from ..write.records import embed_missing, prepare, write_new
@@ -243,9 +244,7 @@ def consolidate(state: EngineState, now: float, *, namespaces: list[str], embed:
     total = {"merged": 0, "summaries": 0, "facts": 0, "edges": 0}
     steps = namespaces
     if progress:
-        from rich.progress import track
-
-        steps = track(namespaces, description="consolidating", total=len(namespaces), transient=True)
+        steps = track(namespaces, "consolidating", len(namespaces))
     # every namespace is planned (read, summarized, embedded, checked) before the first is
     # written: a summarizer answer refused in the last one leaves the first ones unchanged too
     writes = [_plan_namespace(state, ns, now, record_now, embed, config, summarizer) for ns in steps]

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from ..kernels import registry
+from ..progress import track
 from ..state import EngineState
 from ..types import KIND_BY_CODE, MemoryKind, MemoryState, _STATE_CODES
 from ..validate import now as clock_now
@@ -130,9 +131,7 @@ def rescore(state: EngineState, now: float, *, namespace: str | None = None, pro
     s_now = np.empty(len(idx), np.float32)
     steps = range(0, len(idx), CHUNK)
     if progress:
-        from rich.progress import track
-
-        steps = track(steps, description="rescoring salience", total=len(steps), transient=True)
+        steps = track(steps, "rescoring salience", len(steps))
     for a in steps:
         b = min(a + CHUNK, len(idx))
         part = idx[a:b]
