@@ -15,10 +15,11 @@ T = TypeVar("T")
 
 def track(items: Iterable[T], description: str, total: int | None = None) -> Iterable[T]:
     """``items``, with a transient progress bar on stderr while they are consumed (none when
-    stderr is no terminal). ``total``: how many there are (``len(items)`` when omitted)."""
+    stderr is no terminal, a notebook apart). ``total``: how many there are (``len(items)`` when
+    omitted)."""
     from rich.console import Console
     from rich.progress import track as rich_track
 
     console = Console(stderr=True)
     return rich_track(items, description=description, total=total, transient=True, console=console,
-                      disable=not console.is_terminal)
+                      disable=not (console.is_terminal or console.is_jupyter))
