@@ -282,7 +282,7 @@ def test_ingest_chat_says_what_it_left_out_and_superseded(tmp_path):
     store = str(tmp_path / "s")
     res = CliRunner().invoke(main, ["ingest-chat", "--store", store, "--session", "s", str(path)])
     assert res.exit_code == 0, res.output
-    assert "ingested 4 new messages (1 instruction or tool message (--keep-role keeps them), left out)" in res.output
+    assert "ingested 4 new messages (1 instruction or tool message left out, --keep-role keeps them)" in res.output
     msgs[3]["content"] = "My budget is 120 euros."
     path.write_text("\n".join(json.dumps(m) for m in msgs))
     res = CliRunner().invoke(main, ["ingest-chat", "--store", store, "--session", "s", str(path)])
@@ -332,7 +332,7 @@ def test_a_chat_sent_again_is_reported_as_already_stored(tmp_path):
     again = CliRunner().invoke(main, ["ingest-chat", "--store", str(store), "-n", "u", str(chat)])
     assert first.exit_code == 0 and again.exit_code == 0, again.output
     assert "already stored" not in first.output
-    assert f"ingested 0 new messages ({len(CHAT)} already stored, left out)" in again.output
+    assert f"ingested 0 new messages ({len(CHAT)} already stored)" in again.output
 
 
 def test_one_huge_list_message_is_capped_at_max_pieces(tmp_store):
@@ -542,7 +542,7 @@ def test_an_identical_chat_with_ids_sent_again_adds_nothing(tmp_path):
         entities_before = sorted(m.id for m in eng.query(namespace="u", tags=["entity"]))
     again = CliRunner().invoke(main, ["ingest-chat", "--store", str(store), "-n", "u", str(path)])
     assert again.exit_code == 0, again.output
-    assert ("ingested 0 new messages (3 already stored, left out) in 0 sessions: 0 memories (0 new entities), "
+    assert ("ingested 0 new messages (3 already stored) in 0 sessions: 0 memories (0 new entities), "
             "0 edges") in again.output
     with engramdb.open(store) as eng:
         assert store_digest(eng) == before
@@ -915,15 +915,46 @@ def test_a_new_message_after_an_erased_last_one_is_stored(tmp_store):
 @pytest.mark.parametrize("changed", [0, 1])
 def test_a_single_exchange_with_one_message_changed_stores_only_that_one(tmp_store, changed):
     """[question, reply] sent again with the reply regenerated (or the question edited) stored
-    both messages again: the fallback alignment needed two matches (hostile pass)."""
-    chat = [{"role": "user", "content": "Where should I eat in Lisbon tonight?"},
-            {"role": "assistant", "content": "Try Cervejaria Ramiro for seafood."}]
+    both messages again: the fallback alignment needed two matches (hostile pass). One match
+    is enough when it gives its time (without one, see the test below)."""
+    chat = [{"role": "user", "content": "Where should I eat in Lisbon tonight?", "created_at": 1.7e9},
+            {"role": "assistant", "content": "Try Cervejaria Ramiro for seafood.", "created_at": 1.7e9 + 5}]
     with engramdb.open(tmp_store) as eng:
         eng.add_conversation(chat, namespace="u", session="s")
         again = [dict(m) for m in chat]
         again[changed]["content"] = "Something else entirely, reworded."
         out = eng.add_conversation(again, namespace="u", session="s")
         assert out["message_ids"] == ["s:3"] and out["already_stored"] == 1
+
+
+def test_exchanges_stored_one_by_one_without_times_keep_a_repeated_reply(tmp_store):
+    """An agent storing [question, reply] per call without created_at: a reply that repeats the
+    previous one ("4", "Done.") was taken for it sent again and lost (fresh-user pass): one
+    match is enough only with its time."""
+    with engramdb.open(tmp_store) as eng:
+        for q in ["What is 2+2?", "And 3+1?", "And 1+3?"]:
+            out = eng.add_conversation([{"role": "user", "content": q}, {"role": "assistant", "content": "4"}],
+                                       namespace="u", session="math")
+            assert len(out["message_ids"]) == 2, out
+        assert sum(m.text == "assistant: 4" for m in eng.query(namespace="u", limit=100)) == 3
+
+
+def test_one_message_sent_again_with_its_time_is_stored_once(tmp_store):
+    """A window of one middle message, or a window whose first message was edited, sent again
+    with created_at under the label: the unchanged message (same words, same time) was stored
+    a second time (fresh-user pass)."""
+    chat = [{"role": ("user", "assistant")[i % 2], "content": c, "created_at": 1.7e9 + 60 * i}
+            for i, c in enumerate(["Plan a trip to Lisbon.", "What is your budget?",
+                                   "About 150 euros per night for the hotel.", "Got it, 150 euros per night."])]
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(chat, namespace="u", session="trip")
+        assert eng.add_conversation(chat[1:2], namespace="u", session="trip")["message_ids"] == []
+        window = [dict(m) for m in chat[2:]]
+        window[0]["content"] = "About 120 euros per night for the hotel."
+        out = eng.add_conversation(window, namespace="u", session="trip")
+        assert out["already_stored"] == 1 and len(out["message_ids"]) == 1
+        texts = [m.text for m in eng.query(namespace="u", limit=100)]
+        assert texts.count("assistant: Got it, 150 euros per night.") == 1
 
 
 @pytest.mark.parametrize("erased", ["m2", "m3"])

@@ -519,8 +519,8 @@ def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, session_
     notes = [f"{out['already_stored']} already stored"] if out["already_stored"] else []
     if out["left_out"]:
         notes.append(f"{count(out['left_out'], 'instruction or tool message', 'instruction or tool messages')} "
-                     "(--keep-role keeps them)")
-    again = f" ({', '.join(notes)}, left out)" if notes else ""
+                     "left out, --keep-role keeps them")
+    again = f" ({'; '.join(notes)})" if notes else ""
     if out["superseded"]:
         again += f"; {count(len(out['superseded']), 'edited message')} superseded: {', '.join(out['superseded'])}"
     pieces = f" and {count(out['pieces'], 'piece')} of long messages" if out["pieces"] else ""

@@ -557,8 +557,9 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
     one sent alone that repeats the session's last message is taken as sent again.
 
     Failing that, the j where most of ``sent``'s messages match position by position, two at
-    least (one, at j = 0, when ``sent`` is as long as the session: a single exchange) and no
-    fewer than those that differ: a chat sent again with a message edited (the first one
+    least (one that gives its time and matches a stored one's: the same words at the same
+    time, in a window, alone, or in a single exchange sent again) and no fewer than those
+    that differ: a chat sent again with a message edited (the first one
     included) or a reply regenerated holds the others already; the changed ones are new.
     Offsets are taken one after another for the messages still unmatched (one match, in
     order with those found, is enough after the first), so a chat sent again with a message
@@ -604,32 +605,44 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
             places.setdefault(d, []).append(i)
     # a whole chat sent again with one message changed: one match is enough when the chat is as
     # long as the session (a single exchange with its reply regenerated or its question edited)
+    # and the match gives its time (without one, a new exchange whose short reply repeats the
+    # stored one, "Done.", would lose that reply); so is one match by text and time anywhere
+    # (the same words at the same millisecond: that message, in a window or alone)
     whole = len(sent) == end
+
+    def timed(k: int) -> bool:
+        return sent_times is not None and stored_times is not None and sent_times[k] is not None
+
     pairs: list[tuple[int, int]] = []
     left, taken = set(range(len(sent))), set()
     while True:   # offset by offset: a message dropped or inserted shifts the rest by one
         votes: dict[int, int] = {}
+        timed_votes: set[int] = set()
         for k in left:
             for i in places.get(sent[k], ()):
                 if i not in taken:
                     votes[i - k] = votes.get(i - k, 0) + 1
+                    if timed(k):
+                        timed_votes.add(i - k)
         first, order = not pairs, sorted(left)
         paired = sorted(pairs)   # a later offset keeps the order of the pairs found before it
         # one match is enough after the first offset (in order with it: a message left alone
-        # by a drop next to it), or for a single exchange
+        # by a drop next to it), for a single exchange, or with its time
         enough = 2 if first else 1
         best: tuple[int, list[int]] = (0, [])
-        for j in sorted(j for j, v in votes.items() if v >= enough or (first and j == 0 and whole)):
+        for j in sorted(j for j, v in votes.items() if v >= enough or j in timed_votes
+                        or (first and j == 0 and whole)):
             facing = [k for k in order if 0 <= k + j < len(stored) and k + j not in taken
                       and _in_order(paired, k, k + j)]
             held = [k for k in facing if same(k, j + k)]
             matched = sum(stored[j + k] is not None for k in held)
             if not held:
                 continue
+            by_time = any(timed(k) and stored[j + k] is not None for k in held)
             # no fewer matches than differences over the stretch the matches span (an edit
             # before a drop leaves two shifted stretches, each a minority of the whole chat)
             span = sum(1 for k in facing if held[0] <= k <= held[-1])
-            if (matched >= enough or (first and j == 0 and whole and matched)) \
+            if (matched >= enough or by_time) \
                     and matched >= span - len(held) and len(held) > len(best[1]):
                 best = (j, held)
         if not best[1]:

@@ -98,7 +98,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             return None
         # a summary or promoted fact worded exactly as a message (or the other way round) is the
         # same text twice in one answer: the first of them stands
-        if (said_by_generated if hr.generated else said_by_any).get(hr.text, False):
+        if (said_by_any if hr.generated else said_by_generated).get(hr.text, False):
             return None
         shown.add(hr.memory_id)
         said_by_any[hr.text] = True
