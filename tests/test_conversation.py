@@ -1022,15 +1022,17 @@ def test_a_short_chat_sent_again_with_one_message_dropped_stores_nothing(tmp_sto
         assert out["message_ids"] == [] and out["already_stored"] == 2
 
 
-def test_two_chats_under_one_label_sharing_one_reply_stay_apart(tmp_store):
-    """The common-subsequence fallback needs two messages in order: another chat under the same
-    label that shares one short reply is stored whole."""
+def test_another_chat_under_the_label_sharing_two_short_replies_is_stored_whole(tmp_store):
+    """The common-subsequence fallback takes more than half of the messages sent: another chat
+    under the label whose "Sure." and "Thanks!" line up with the stored ones (two of four) lost
+    them as already stored when half was enough (hostile pass)."""
     with engramdb.open(tmp_store) as eng:
-        eng.add_conversation(_msgs(["Plan my week.", "Sure.", "Add the dentist on Monday."]), namespace="u",
-                             session="s")
-        out = eng.add_conversation(_msgs(["Where is my passport?", "Sure.", "Check the drawer."]), namespace="u",
-                                   session="s")
-        assert len(out["message_ids"]) >= 2
+        eng.add_conversation(_msgs(["Plan my week.", "Sure.", "Add the dentist on Monday.", "Thanks!"]),
+                             namespace="u", session="s")
+        sent = [{"role": "user", "content": "Where is my passport?"}, {"role": "user", "content": "Any idea?"},
+                {"role": "assistant", "content": "Sure."}, {"role": "assistant", "content": "Thanks!"}]
+        out = eng.add_conversation(sent, namespace="u", session="s")
+        assert len(out["message_ids"]) == 4 and out["already_stored"] == 0
 
 
 def test_short_replies_repeated_after_an_edit_are_new_messages(tmp_store):

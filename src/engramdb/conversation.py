@@ -107,7 +107,9 @@ class ConversationPlan:
         text, or their stored session lined up with them).
     fields : dict of id -> dict
         Record fields an item gets beyond ``add_batch``'s (``blocks`` of a split message,
-        ``chunk_of`` / ``chunk`` of its blocks).
+        ``chunk_of`` / ``chunk`` of its blocks, and ``edit_of`` of a new message that replaces a
+        stored one in place: a chat sent again with that message edited, :func:`_edits`; it
+        supersedes the message it names).
     positions : dict of id -> int
         Each message item's (and block's) message position in the input, from 0, so an error
         raised while writing it names the message.
@@ -118,10 +120,6 @@ class ConversationPlan:
         session's end stay known, and what happened after them is not taken for them).
     left_out : int
         Messages left out by their role (instructions and tool results: ``keep_roles``).
-    edits : dict of message id -> stored message id
-        New messages that replace a stored one in place (a chat sent again with that message
-        edited, or its last reply regenerated: :func:`_edits`); each supersedes the one it
-        replaces.
     """
 
     items: list[dict] = field(default_factory=list)
@@ -132,7 +130,6 @@ class ConversationPlan:
     fields: dict[str, dict] = field(default_factory=dict)
     positions: dict[str, int] = field(default_factory=dict)
     last_positions: dict[str, tuple[int, float]] = field(default_factory=dict)
-    edits: dict[str, str] = field(default_factory=dict)
     left_out: int = 0
 
 
@@ -603,12 +600,10 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
     for i, digests in enumerate(stored):
         for d in digests or ():
             places.setdefault(d, []).append(i)
-    # a whole chat sent again with one message changed: one match is enough when the chat is as
-    # long as the session (a single exchange with its reply regenerated or its question edited)
-    # and the match gives its time (without one, a new exchange whose short reply repeats the
-    # stored one, "Done.", would lose that reply); so is one match by text and time anywhere
-    # (the same words at the same millisecond: that message, in a window or alone)
-    whole = len(sent) == end
+    # one match is enough when it gives its time (the same words at the same millisecond: that
+    # message, in a window, alone, or in a single exchange sent again with its reply
+    # regenerated); without times a new exchange whose short reply repeats the stored one
+    # ("Done.") would lose that reply
 
     def timed(k: int) -> bool:
         return sent_times is not None and stored_times is not None and sent_times[k] is not None
@@ -627,11 +622,10 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
         first, order = not pairs, sorted(left)
         paired = sorted(pairs)   # a later offset keeps the order of the pairs found before it
         # one match is enough after the first offset (in order with it: a message left alone
-        # by a drop next to it), for a single exchange, or with its time
+        # by a drop next to it), or with its time
         enough = 2 if first else 1
         best: tuple[int, list[int]] = (0, [])
-        for j in sorted(j for j, v in votes.items() if v >= enough or j in timed_votes
-                        or (first and j == 0 and whole)):
+        for j in sorted(j for j, v in votes.items() if v >= enough or j in timed_votes):
             facing = [k for k in order if 0 <= k + j < len(stored) and k + j not in taken
                       and _in_order(paired, k, k + j)]
             held = [k for k in facing if same(k, j + k)]
@@ -1006,7 +1000,6 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             ids[i] = mid
             pos += 1
             if rows[i][7] in replaced:   # its record names what it replaces (StoredSession.successors)
-                plan.edits[mid] = replaced[rows[i][7]]
                 plan.fields[mid] = {"edit_of": replaced[rows[i][7]]}
         times = [rows[i][3] for i in members] + ([] if last_at is None else [last_at])
         plan.last_positions[f"{id_prefix}S:{lab}"] = (pos - 1, max(times))

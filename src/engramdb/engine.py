@@ -440,7 +440,8 @@ class Engram:
             if batch.reinforce:
                 reinforce(unit, dict.fromkeys(batch.reinforce, 1), self.config.decay.reinforce_rate)
             fresh = {p.ext_id: p for p in batch.fresh}
-            for mid, old_id in plan.edits.items():   # an edited message supersedes the one it replaces
+            edits = {mid: f["edit_of"] for mid, f in plan.fields.items() if "edit_of" in f}
+            for mid, old_id in edits.items():   # an edited message supersedes the one it replaces
                 old_nid = unit.lookup(ns, old_id)
                 rec = None if old_nid is None or mid not in fresh else unit.record(old_nid)
                 if rec is not None and rec.get("superseded_by") == mid:   # the write's conflict check did it

@@ -75,8 +75,8 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     hide = hides_connectors(req)
     # a memory stored as pieces (batch_plan) is one hit, at its best piece (MaxP)
     shown: set[str] = set()
-    said_by_any: dict[str, bool] = {}         # texts of the hits so far
-    said_by_generated: dict[str, bool] = {}   # of those that are summaries or facts
+    said: set[str] = set()             # texts of the hits so far
+    said_generated: set[str] = set()   # of those that are summaries or facts
     # which piece a memory with matching pieces shows: its best direct match (seeds.lift_pieces)
     shown_piece = ctx.extra.get("shown_piece")
     current_of = ctx.extra.get("current_of")   # seeds.current_versions: chains of corrections
@@ -98,12 +98,12 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             return None
         # a summary or promoted fact worded exactly as a message (or the other way round) is the
         # same text twice in one answer: the first of them stands
-        if (said_by_any if hr.generated else said_by_generated).get(hr.text, False):
+        if hr.text in (said if hr.generated else said_generated):
             return None
         shown.add(hr.memory_id)
-        said_by_any[hr.text] = True
+        said.add(hr.text)
         if hr.generated:
-            said_by_generated[hr.text] = True
+            said_generated.add(hr.text)
         if hr.chunk is not None and state.censor.active and _piece_hidden(state, reader.txn(), hr.rec, hr.memory_id):
             return None   # a censor rule hides one of its pieces: the memory is hidden whole
         return hr
