@@ -738,6 +738,24 @@ def test_without_times_a_changed_message_is_new_and_supersedes_nothing(tmp_store
         assert _superseded(eng) == []
 
 
+@pytest.mark.parametrize("edited", [(1, 2), (0, 1), (3, 4)])
+def test_messages_edited_next_to_each_other_supersede_what_they_replace(tmp_store, edited):
+    """Two neighbouring messages edited (with their times) superseded nothing: the rule wanted
+    both neighbours of an edit lined up, and recall ranked the stale "150 euros" first (new-user
+    pass). A run of edits between lined-up messages (or at the chat's start or end) replaces the
+    stored messages at its places."""
+    chat = ["Book a table at Casa Lupo.", "The set menu at Casa Lupo costs 150 euros.", "For two people, please.",
+            "Done, a table for two at eight.", "Thanks, see you there."]
+    again = list(chat)
+    for i in edited:
+        again[i] = chat[i].rstrip(".") + ", or rather tomorrow."
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(_timed(chat), namespace="u", session="s")
+        out = eng.add_conversation(_timed(again), namespace="u", session="s")
+        assert sorted(out["superseded"]) == [f"s:{i + 1}" for i in edited] and out["already_stored"] == 3
+        assert eng.add_conversation(_timed(again), namespace="u", session="s")["message_ids"] == []
+
+
 @pytest.mark.parametrize("erase", ["edit", "original"])
 def test_an_erased_edit_or_original_stays_erased_when_the_chat_is_sent_again(tmp_store, erase):
     """forget(hard=True) of an edit, then the edited history re-sent: the erased wording was

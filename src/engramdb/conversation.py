@@ -691,36 +691,45 @@ def _common_subsequence(n: int, m: int, same: Callable[[int, int], bool]) -> lis
 
 def _edits(pairs: list[tuple[int, int]], n_sent: int, stored: list[frozenset | None],
            end: int) -> list[tuple[int, int]]:
-    """Sent messages that replace a stored one in place, given the pairs :func:`_overlap` lined
-    up: pairs (index in sent, index in stored). A sent message that lined up with none replaces
-    the stored message at its place when its place is clear: the messages before and after it
-    lined up with the stored ones before and after that place, or one of them did and the
-    place is the session's first or last (``end - 1``) message (a first message edited, a last
-    reply regenerated, or an edit followed by new messages). A message inserted between two
-    lined-up ones has no place of its own (nothing stored between them) and replaces nothing;
-    nor does one at a hole (an erased message stays erased). With fewer than two messages lined
-    up nothing is replaced: [question, reply] sent after [question, reply] with the same short
-    reply is as likely a new exchange as an edit of the stored question."""
+    """Sent messages that replace stored ones in place, given the pairs :func:`_overlap` lined
+    up: pairs (index in sent, index in stored). A run of sent messages that lined up with none
+    replaces the stored messages at their places when those places are clear: the messages
+    before and after the run lined up with stored ones as many places apart as the run is long
+    (one edited message, or several next to each other); or the run starts the chat and the
+    message after it lined up with the stored one as many places from the session's start; or
+    the run follows the last lined-up message and is at least as long as what the session
+    holds after it (its last messages edited or its last reply regenerated, then new
+    messages). A message inserted between two lined-up ones has no place of its own and
+    replaces nothing; nor does one at a hole (an erased message stays erased). With fewer than
+    two messages lined up nothing is replaced: [question, reply] sent after [question, reply]
+    with the same short reply is as likely a new exchange as an edit of the stored question."""
     if len(pairs) < 2:   # one message lined up (a single exchange): an edit or a new exchange
         return []            # whose reply repeats the last one ("Done."): nothing is superseded
     at = dict(pairs)
     taken = {i for _, i in pairs}
     out: list[tuple[int, int]] = []
-    for k in range(n_sent):
+    k = 0
+    while k < n_sent:
         if k in at:
+            k += 1
             continue
-        before, after = at.get(k - 1), at.get(k + 1)
-        if before is not None:
-            i = before + 1
-            ok = after == i + 1 if after is not None else i == end - 1
-        elif after is not None:
-            i = after - 1
-            ok = k == 0 and i == 0
+        stop = k   # the run of unmatched messages k .. stop - 1
+        while stop < n_sent and stop not in at:
+            stop += 1
+        before, after, run = at.get(k - 1), at.get(stop), stop - k
+        if before is not None and after is not None:
+            places = range(before + 1, after) if after - before - 1 == run else range(0)
+        elif before is not None:
+            places = range(before + 1, end) if end - before - 1 <= run else range(0)
+        elif after is not None and k == 0:
+            places = range(0, after) if after == run else range(0)
         else:
-            continue
-        if ok and 0 <= i < end and stored[i] is not None and i not in taken:
-            out.append((k, i))
-            taken.add(i)
+            places = range(0)
+        for t, i in enumerate(places):
+            if stored[i] is not None and i not in taken:
+                out.append((k + t, i))
+                taken.add(i)
+        k = stop
     return out
 
 
