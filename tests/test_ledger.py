@@ -180,6 +180,12 @@ def test_filters_and_limit(tmp_store):
         assert [e.verb for e in eng.ledger(since=1500)] == ["add", "forget"]
         assert [e.ids for e in eng.ledger(until=1500, verb="add")] == [("e1",)]
         assert [e.verb for e in eng.ledger(limit=1)] == ["forget"]
+        # a period named as a date covers the whole period: every entry fell on 1970-01-01
+        assert [e.verb for e in eng.ledger(since="1970-01-01", until="1970-01-01")] == [
+            "genesis", "add", "add", "forget"]
+        assert eng.ledger(until="1969") == []
+        # 500 s is 00:08:20, 1000 s 00:16:40: the minute 00:16 holds the first add
+        assert [e.ids for e in eng.ledger(since="1970-01-01T00:09", until="1970-01-01T00:16")] == [("e1",)]
         assert eng.ledger(limit=0) == []
         with pytest.raises(engramdb.InvalidInputError):
             eng.ledger(limit=-1)

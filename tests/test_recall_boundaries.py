@@ -127,6 +127,37 @@ def test_event_time_range_is_inclusive_at_both_ends(tagged, ids):
     assert ids(tagged, since=1003.0) == {"none"}
 
 
+@pytest.fixture
+def dated(mem):
+    """One memory at the first and the last second of 2025-05-31, one at midnight after it, one
+    in 2024 and one at the last second of 2025 (UTC)."""
+    for name, t in [("first", utc(2025, 5, 31)), ("last", utc(2025, 5, 31, 23, 59, 59) + 0.999),
+                    ("next", utc(2025, 6, 1)), ("old", utc(2024, 7, 1)), ("eoy", utc(2025, 12, 31, 23, 59, 59) + 0.5)]:
+        mem.add(f"memory {name}", id=name, embedding=basis(0), created_at=t)
+    return mem
+
+
+@pytest.mark.parametrize("ids", [_recall_ids, _query_ids])
+def test_a_period_named_as_a_date_is_kept_whole(dated, ids):
+    # until a day, a month or a year keeps the whole of it (its first instant would drop it)
+    assert ids(dated, since="2025-05-31", until="2025-05-31") == {"first", "last"}
+    assert ids(dated, since="20250531", until="20250531") == {"first", "last"}
+    assert ids(dated, since="2025-05", until="2025-05") == {"first", "last"}
+    assert ids(dated, until="2025-05-31T23") == {"first", "last", "old"}
+    assert ids(dated, until="2025-05-31T23:58") == {"first", "old"}
+    assert ids(dated, since="2025-06") == {"next", "eoy"}
+    assert ids(dated, since="2025", until="2025") == {"first", "last", "next", "eoy"}
+    assert ids(dated, until="2024") == {"old"}
+    # a year is a year, not 2025 seconds into 1970
+    assert ids(dated, since="2025") == {"first", "last", "next", "eoy"}
+    # an instant to the second stays that instant
+    assert ids(dated, until="2025-05-31T00:00:00Z") == {"first", "old"}
+    with pytest.raises(engramdb.InvalidInputError, match="no date"):
+        ids(dated, since="2025-02-30")
+    with pytest.raises(engramdb.InvalidInputError, match="after until"):
+        ids(dated, since="2025-06", until="2025-05")
+
+
 def test_kind_filter(mem):
     mem.add("a fact", id="f", kind="semantic", embedding=basis(0))
     mem.add("an event", id="e", kind="episodic", embedding=basis(0))

@@ -347,7 +347,7 @@ def drop_namespace_cmd(store, yes, name):
 @click.option("--tag", "tags", multiple=True, help="Keep only memories with this tag (repeatable).")
 @click.option("--min-confidence", type=float, default=None)
 @click.option("--since", default=None, help="Event time lower bound (Unix seconds or ISO-8601).")
-@click.option("--until", default=None, help="Event time upper bound.")
+@click.option("--until", default=None, help="Event time upper bound, inclusive (a date: through its end).")
 @click.option("--gate", type=click.Choice(["auto", "on", "off"]), default=None, help="Density gate mode.")
 @click.option("--include-superseded", is_flag=True)
 @click.option("--include-archived", is_flag=True)
@@ -788,7 +788,7 @@ def review(store, namespace, outcome, note, at, memory_id):
 @ns_option
 @click.option("--tag", "tags", multiple=True, help="Only decisions with this tag (repeatable: all of them).")
 @click.option("--since", default=None, help="Decided at or after (Unix seconds or ISO-8601).")
-@click.option("--until", default=None, help="Decided at or before.")
+@click.option("--until", default=None, help="Decided at or before (a date: through its end).")
 @click.option("--bins", type=click.IntRange(1, 100), default=10, show_default=True,
               help="Reliability bins (equal width).")
 @click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,
@@ -901,7 +901,7 @@ def censor_remove(store, rule_id):
 @click.option("--namespace", "-n", default=None, help="Only entries that touched this namespace.")
 @click.option("--verb", default=None, help="Only this verb (add, add_batch, link, forget, rescore, ...).")
 @click.option("--since", default=None, help="Only entries at or after this time (Unix seconds or ISO-8601).")
-@click.option("--until", default=None, help="Only entries before this time.")
+@click.option("--until", default=None, help="Only entries before this time (a date: through its end).")
 @click.option("--limit", type=click.IntRange(min=0), default=50, show_default=True, help="Last N entries.")
 @click.option("--verify", is_flag=True, help="Check the hash chain; exit code 1 when it is broken.")
 @click.option("--parquet", "parquet", type=click.Path(dir_okay=False), default=None,
@@ -991,7 +991,7 @@ def update(store, namespace, text_option, tags, confidence, source, memory_id, t
 @click.option("--tag", "tags", multiple=True, help="Keep only memories with this tag (repeatable).")
 @click.option("--min-confidence", type=float, default=None)
 @click.option("--since", default=None, help="Event time lower bound (Unix seconds or ISO-8601).")
-@click.option("--until", default=None, help="Event time upper bound.")
+@click.option("--until", default=None, help="Event time upper bound, inclusive (a date: through its end).")
 @click.option("--as-of", default=None, help="What the store believed valid at this time.")
 @click.option("--valid-at", default=None, help="What held in the world at this time, as known now.")
 @click.option("--subject", default=None, help="Keep memories filling a slot of this subject.")

@@ -39,7 +39,7 @@ from .contiguity import default_weight
 from .validate import (
     as_list, check_id, check_int, check_iterable, check_namespace, check_user_id, check_user_relation, check_query,
     check_vector, check_weight, edge_fields, encodable,
-    now as clock_now, strict_flags, time_or_now, to_unix_seconds, utc_text,
+    now as clock_now, strict_flags, time_or_now, to_unix_seconds, until_seconds, utc_text,
 )
 from .write import write_unit
 from .write.records import Prepared, embed_missing, name_item, no_embedder, prepare, retire_for, write_new
@@ -1089,7 +1089,9 @@ class Engram:
         min_confidence : float, optional
             In [0, 1].
         since, until : float, datetime or ISO-8601, optional
-            Event time (``created_at``) range, inclusive (naive = UTC).
+            Event time (``created_at``) range, inclusive (naive = UTC); a period at reduced
+            precision ("2025", "2025-05", "2025-05-31") spans the whole period: ``until="2025-05"``
+            keeps all of May.
         as_of : float, datetime or ISO-8601, optional
             What the store believed valid at that time (``engramdb.temporal``), each memory in
             its wording then (a memory reworded by ``update`` since shows its earlier text).
@@ -1770,7 +1772,9 @@ class Engram:
         verb : str, optional
             Only entries of this verb (``"add"``, ``"forget"``, ``"genesis"``, ...).
         since, until : float, datetime or ISO-8601 str, optional
-            Only entries with ``since <= time < until`` (Unix seconds).
+            Only entries with ``since <= time < until`` (Unix seconds); a period named at
+            reduced precision ("2025-05", "2025-05-31") is its first instant for ``since`` and
+            the first instant after it for ``until``, which so keeps the whole period.
         limit : int, optional
             Only the last ``limit`` of those.
 
@@ -1794,7 +1798,7 @@ class Engram:
         if verb is not None and not (isinstance(verb, str) and verb):
             raise InvalidInputError(f"verb: expected a verb name (str), got {verb!r}")
         lo = None if since is None else to_unix_seconds(since, field="since")
-        hi = None if until is None else to_unix_seconds(until, field="until")
+        hi = None if until is None else until_seconds(until, field="until", inclusive=False)
         if limit is not None:
             check_int(limit, "limit", 0, 2**62)
         store = self._state.store
@@ -2102,7 +2106,9 @@ class Engram:
         min_confidence : float, optional
             Keep only memories with confidence >= this.
         since, until : float, datetime or ISO-8601, optional
-            Keep only memories whose event time (``created_at``) lies in [since, until].
+            Keep only memories whose event time (``created_at``) lies in [since, until]; a
+            period at reduced precision ("2025", "2025-05", "2025-05-31", UTC) is its first
+            instant for ``since`` and its last for ``until``.
             Filters apply to the recalled candidates (vector seeds and what they activate),
             not to a scan of the namespace.
         include_superseded, include_archived : bool

@@ -16,7 +16,7 @@ import re
 import time
 import unicodedata
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
@@ -27,7 +27,7 @@ from .errors import (
 from .types import MemoryKind, Relation
 
 __all__ = [
-    "now", "use_clock", "time_or_now", "to_unix_seconds", "utc_text", "check_namespace", "check_id", "check_fraction", "check_int",
+    "now", "use_clock", "time_or_now", "to_unix_seconds", "until_seconds", "utc_text", "check_namespace", "check_id", "check_fraction", "check_int",
     "as_list", "kind_table", "tag_set", "edge_fields", "check_link_spec", "check_user_relation", "check_weight", "check_vector", "check_text",
     "check_query", "is_blank", "check_user_id", "reserved_form", "RESERVED_IDS", "RESERVED_TAGS", "check_user_tags", "check_iterable", "encodable", "strict_flags",
     "MAX_NAMESPACE_CHARS", "MAX_ID_CHARS", "MAX_TAGS", "MIN_NORM",
@@ -121,6 +121,9 @@ def to_unix_seconds(value: Any, *, field: str = "created_at") -> float:
             raise InvalidInputError(f"{field}: {value!r} Unix seconds is outside the years 1 to 9999 (UTC){hint}")
         return v
     if isinstance(value, str):
+        span = _period(value, field)
+        if span is not None:   # "2025", "2025-05", "2025-05-08": the period's first instant
+            return span[0]
         try:
             number = float(value)
         except ValueError:
@@ -141,6 +144,77 @@ def to_unix_seconds(value: Any, *, field: str = "created_at") -> float:
             raise InvalidInputError(f"{field}: {value.isoformat()} is outside the years 1 to 9999 in UTC")
         return v
     raise InvalidInputError(f"{field}: expected Unix seconds or ISO-8601, got {type(value).__name__}")
+
+
+def until_seconds(value: Any, *, field: str = "until", inclusive: bool = True) -> float:
+    """The inclusive upper bound of a time range in Unix seconds: :func:`to_unix_seconds`, except
+    that a period named at reduced precision (``"2025"``, ``"2025-05"``, ``"2025-05-31"``,
+    ``"20250531"``, ``"2025-05-31T13"``, ``"2025-05-31T13:56"``, UTC) stands for its last instant,
+    so ``until="2025-05-31"`` keeps the whole of 31 May (its first instant would drop the day).
+
+    Parameters
+    ----------
+    value : int, float, str or datetime
+        As for :func:`to_unix_seconds`.
+    field : str
+        Name used in error messages.
+    inclusive : bool
+        The bound is compared with ``<=`` (recall's and query's ``until``); False: with ``<``
+        (the ledger's), and a period's bound is the next period's first instant.
+
+    Returns
+    -------
+    float
+        Unix seconds; for an inclusive period bound, the largest float64 before the next
+        period's first instant (``created_at <= bound`` then holds exactly for the instants of
+        the period and before).
+
+    Raises
+    ------
+    InvalidInputError, NonFiniteError
+        As :func:`to_unix_seconds`.
+    """
+    if isinstance(value, str):
+        span = _period(value, field)
+        if span is not None:
+            return math.nextafter(span[1], -math.inf) if inclusive else span[1]
+    return to_unix_seconds(value, field=field)
+
+
+#: ISO 8601 dates and times at reduced precision (no seconds): year, month, day, hour, minute,
+#: extended (2025-05-31T13:56) or basic (20250531) form, UTC
+_PERIOD_RE = re.compile(r"\s*(\d{4})(?:(-?)(\d{2})(?:\2(\d{2})(?:[T ](\d{2})(?::(\d{2}))?)?)?)?\s*")
+
+
+def _period(text: str, field: str) -> tuple[float, float] | None:
+    """(first instant, first instant of the next period) in Unix seconds of the period that
+    ``text`` names at reduced precision (:func:`until_seconds`), or None when it names none
+    (a number of seconds, an instant to the second, or no time at all). A string of 4 or 8
+    digits is a year or a basic-form date, not seconds (2025 seconds is 33 minutes into 1970,
+    which nobody writes as a string to mean it); "2025-5" or "20251" name no period."""
+    m = _PERIOD_RE.fullmatch(text)
+    if m is None:
+        return None
+    year, dash, month, day, hour, minute = m.groups()
+    if month is not None and not dash and day is None:
+        return None   # six digits: "202505" is no ISO form
+    try:
+        first = datetime(int(year), int(month or 1), int(day or 1), int(hour or 0), int(minute or 0),
+                         tzinfo=timezone.utc)
+    except ValueError as exc:
+        raise InvalidInputError(f"{field}: {text!r} is no date ({exc})") from None
+    if minute is not None:
+        nxt = first + timedelta(minutes=1)
+    elif hour is not None:
+        nxt = first + timedelta(hours=1)
+    elif day is not None:
+        nxt = first + timedelta(days=1)
+    elif month is not None:
+        nxt = first.replace(year=first.year + (first.month == 12), month=first.month % 12 + 1)
+    else:
+        nxt = first.replace(year=first.year + 1) if first.year < 9999 else None
+    last = _MAX_SECONDS + 1.0 if nxt is None else nxt.timestamp()
+    return first.timestamp(), last
 
 
 def time_or_now(value: Any, field: str = "now") -> float:

@@ -216,7 +216,8 @@ TOOLS: Mapping[str, Tool] = MappingProxyType({t.name: t for t in (
                        "description": "Keep only these kinds."},
              "tags": {**_STR_LIST, "description": "Keep only memories carrying every one of these tags."},
              "since": {**_TIME, "description": "Event time lower bound. " + _TIME["description"]},
-             "until": {**_TIME, "description": "Event time upper bound. " + _TIME["description"]},
+             "until": {**_TIME, "description": "Event time upper bound, inclusive: a date keeps that whole day "
+                                               "(a month, 2024-05, that whole month). " + _TIME["description"]},
              "as_of": {**_TIME, "description": "Answer as the store believed at this time."},
              "valid_at": {**_TIME, "description": "Answer with what held in the world at this time."},
              "include_superseded": {"type": "boolean", "default": False},

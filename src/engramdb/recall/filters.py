@@ -28,7 +28,7 @@ from ..state import Columns
 from ..slots import normalise, normalise_attribute
 from ..temporal import as_of_mask, bitemporal_mask, valid_at_mask
 from ..types import STATE_BY_CODE, MemoryState, _STATE_CODES, shown_tags
-from ..validate import as_list, check_fraction, kind_table, tag_set, to_unix_seconds
+from ..validate import as_list, check_fraction, kind_table, tag_set, to_unix_seconds, until_seconds
 
 __all__ = ["Filters"]
 
@@ -90,6 +90,9 @@ class Filters:
         min_confidence : float, optional
             In [0, 1].
         since, until, as_of, valid_at : float, datetime or ISO-8601, optional
+            Unix seconds or a time; a period named at reduced precision ("2025", "2025-05",
+            "2025-05-31") is its first instant, except for ``until``, where it is its last:
+            ``since="2025-05", until="2025-05"`` keeps all of May (``validate.until_seconds``).
         include_archived, include_superseded : bool
             Show these states besides active (superseded ones are shown for ``as_of`` and
             ``valid_at`` anyway, since they held then; archived ones for an ``as_of`` before
@@ -130,7 +133,7 @@ class Filters:
             shown[_STATE_CODES[MemoryState.SUPERSEDED]] = (bool(include_superseded) or t_as_of is not None
                                                            or t_valid is not None)
         t_since = None if since is None else to_unix_seconds(since, field="since")
-        t_until = None if until is None else to_unix_seconds(until, field="until")
+        t_until = None if until is None else until_seconds(until, field="until")
         if t_since is not None and t_until is not None and t_since > t_until:
             raise InvalidInputError(f"since ({since!r}) is after until ({until!r}): the range holds no time; "
                                     "swap them")
