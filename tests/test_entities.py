@@ -23,6 +23,11 @@ from engramdb.ingest import ingest_locomo
     ("Run this:\n```python\nretries = None\nclient = Session(True)\n```\nThen call Jonas.", {"jonas"}),
     ("An unclosed fence\n```\nFoo Bar Baz", set()),
     ("I went to\nLake Tahoe with Mel", {"lake tahoe", "mel"}),       # a name never spans two lines
+    # a title's dot ends no sentence: the name after it is kept with it, and a title alone names no one
+    ("I saw Dr. Smith at St. Mary hospital.", {"dr smith", "st mary"}),
+    ("Mr. Brown met Mrs. Green on Main St. yesterday.", {"mr brown", "mrs green", "main st"}),
+    ("My dad is a Dr. He works a lot. Then Prof. Xavier came.", {"prof xavier"}),
+    ("Jr. and Sr. are here", set()),
 ])
 def test_extract_entities(text, want):
     assert extract_entities(text) == want
@@ -33,6 +38,11 @@ def test_co_mentions_keeps_shared_and_skips_hubs():
     docs += [("a", "I saw Lake Tahoe."), ("b", "Back at Lake Tahoe again!"), ("c", "I met Oscar.")]
     got = co_mentions(docs, hub_share=0.02, hub_min=8)
     assert got == {"lake tahoe": ["a", "b"]}                           # Oscar: only once
+
+
+def test_a_title_with_or_without_its_dot_is_one_entity():
+    docs = [("a", "I saw Dr. Patel today."), ("b", "Dr Patel said rest."), ("c", "The Dr. He was late.")]
+    assert co_mentions(docs) == {"dr patel": ["a", "b"]}
 
 
 def test_a_possessive_names_the_same_entity():

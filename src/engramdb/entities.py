@@ -3,7 +3,8 @@
 No model: an entity is a run of capitalised words (``Pride Parade``, ``Lake Tahoe``), an
 acronym (``LGBTQ``), a date (``May 7``, ``7 May``) or a year (``2022``). A single capitalised word
 that opens a sentence is not an entity ("Seeing", "Wow": a name there is usually found again
-mid-sentence elsewhere); the start of a line, of a list item (``- Set up``, ``1. Enjoy``) or of
+mid-sentence elsewhere; the dot of a title or abbreviated place name, "Dr. Smith", "St. Mary",
+ends none, and a title alone is no entity); the start of a line, of a list item (``- Set up``, ``1. Enjoy``) or of
 a Markdown heading counts as a sentence start; a common word (scikit-learn's stop words plus
 interjections) opening a longer run is dropped from it. Code is no prose: text inside ````` fences
 and ```inline code``` (``True``, ``None``, class names) is skipped. Entities are lower-cased, without a closing possessive
@@ -40,6 +41,12 @@ _SENTENCE_END_CHARS = frozenset('.!?:;"“([')
 _LINE_LEAD = re.compile(r"\s*(?:(?:[-*+•>]|#{1,6}|\d{1,3}[.)])\s+)?[*_]*")
 #: Fenced code (an unclosed fence runs to the end) and inline code spans (CommonMark's backtick runs).
 _CODE = re.compile(r"```.*?(?:```|\Z)|(`+)[^`\n]+?\1", re.DOTALL)
+#: Titles and the abbreviations of place names written with a dot ("Dr. Smith", "St. Mary's", "Mt. Hood"):
+#: the dot ends no sentence, so the name after it is no sentence start ("Dr Smith" is the same entity)
+_TITLES = ("mr|mrs|ms|mx|dr|prof|st|mt|ft|jr|sr|lt|capt|cpt|sgt|col|gen|maj|adm|rev|fr|hon|gov|sen|rep|pres|"
+           "supt|insp|det")
+_TITLE_WORDS = frozenset(_TITLES.split("|"))
+_TITLE_DOT = re.compile(rf"\b((?i:{_TITLES}))\.(?=[^\S\n]+([A-Z][\w'’]*))")
 _COMMON = frozenset(ENGLISH_STOP_WORDS) | {
     "wow", "hey", "hi", "hello", "thanks", "thank", "yeah", "yes", "oh", "ok", "okay", "sure", "great",
     "awesome", "cool", "nice", "sounds", "that's", "it's", "i'm", "i've", "i'll", "i'd", "you're", "haha",
@@ -64,6 +71,8 @@ def extract_entities(text: str) -> set[str]:
     out: set[str] = set()
     if "`" in text:   # a code block becomes a line break, an inline span a comma (a name ends there)
         text = _CODE.sub(lambda c: "\n" if c.group(1) is None else " , ", text)
+    if "." in text:
+        text = _TITLE_DOT.sub(_title_dot, text)
     for m in _CAPS.finditer(text):
         words = m.group(0).split()
         line = text.rfind("\n", 0, m.start()) + 1
@@ -74,8 +83,9 @@ def extract_entities(text: str) -> set[str]:
             words = words[1:]
         while words and words[0].lower() in ("of", "the", "de"):
             words = words[1:]
-        if not words or (len(words) == 1 and (words[0].lower() in _COMMON or len(words[0]) < 2)):
-            continue
+        if not words or (len(words) == 1 and (words[0].lower() in _COMMON or len(words[0]) < 2
+                                              or words[0].lower() in _TITLE_WORDS)):
+            continue   # a title alone ("the Dr", "Sr") names no one
         if sentence_start and len(words) == 1 and not words[0].isupper():
             continue   # "Seeing", "Painting": capitalised only because a sentence starts there
         if words[0].lower() in _MONTHS.split("|"):
@@ -86,6 +96,12 @@ def extract_entities(text: str) -> set[str]:
         out.add(f"{month.lower()} {int(day)}")
     out.update(_YEAR.findall(text))
     return out
+
+
+def _title_dot(m: re.Match) -> str:
+    """A title's dot dropped before a name ("Dr. Smith" -> "Dr Smith"); kept before a common
+    word, where it ends a sentence ("my dad is a Dr. He works")."""
+    return m.group(1) if m.group(2).lower() not in _COMMON else m.group(0)
 
 
 def co_mentions(docs: Iterable[tuple[str, str]], *, hub_share: float = 0.02,
