@@ -677,6 +677,41 @@ def test_an_edited_message_supersedes_the_one_it_replaces(tmp_store, where):
             assert len(out["message_ids"]) == (1 if "Inserted" in sent[2]["content"] else 0)
 
 
+def _next_chain(eng, first, ns="u"):
+    """Ids from ``first`` along active ``next`` edges (the session as its order links read)."""
+    out, cur = [first], first
+    while True:
+        nxt = [e.target for e in eng.edges(cur, namespace=ns) if e.source == cur and e.relation is Relation.NEXT
+               and eng.get(e.target, namespace=ns).state is MemoryState.ACTIVE]
+        if not nxt:
+            return out
+        assert len(nxt) == 1, (cur, nxt)
+        cur = nxt[0]
+        out.append(cur)
+
+
+@pytest.mark.parametrize("edited", [(0,), (2,), (4,), (1, 2), (3, 4)])
+def test_an_edit_is_linked_in_the_place_of_what_it_replaces(tmp_store, edited):
+    """An edited message was linked ``next`` after the session's last message, so the order
+    links read the session with the edit at its end (and a new message sent after an edited
+    last reply followed the stale one). An edit now stands between the neighbours of what it
+    replaces, and what is sent after the chat follows the chat as it reads now."""
+    chat = ["Book a table at Casa Lupo.", "The set menu at Casa Lupo costs 150 euros.", "For two people, please.",
+            "Done, a table for two at eight.", "Thanks, see you there."]
+    again = list(chat)
+    for i in edited:
+        again[i] = chat[i].rstrip(".") + ", or rather tomorrow."
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(_timed(chat), namespace="u", session="s")
+        out = eng.add_conversation(_timed(again + ["One more thing: a window seat."]), namespace="u", session="s")
+        new = dict(zip((f"s:{i + 1}" for i in edited), out["message_ids"]))
+        assert sorted(out["superseded"]) == sorted(new)
+        view = [new.get(f"s:{i + 1}", f"s:{i + 1}") for i in range(5)] + [out["message_ids"][-1]]
+        first = view[0]
+        assert _next_chain(eng, first) == view
+        assert [eng.get(m, namespace="u").text.split(": ", 1)[1] for m in view] == again + ["One more thing: a window seat."]
+
+
 def _msgs(texts):
     return [{"role": ("user", "assistant")[i % 2], "content": c} for i, c in enumerate(texts)]
 

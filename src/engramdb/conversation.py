@@ -34,7 +34,9 @@ What a conversation becomes (the conversation graph of LoCoMo's ingest, for any 
   the SHA-256 of the whole text, so a message stored as chunks is recognised too);
 - a message sent in the place of a stored one with other text (an edit, a regenerated reply:
   :func:`_edits`) supersedes it, and the session then lines up as it reads now, each edit in
-  the place of what it replaced (:func:`_current_view`);
+  the place of what it replaced (:func:`_current_view`): linked ``next`` from the message before
+  that one and to the message after it, and what is sent after the chat follows the chat as it
+  reads now;
 - the engine's auto-links (``LinkConfig``) are added by the write itself.
 
 References
@@ -988,13 +990,11 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     given_ids = {r[5] for r in rows if r[5] is not None}
     seen: set[str] = set()
     ids: list[str] = [""] * len(rows)
-    stored: dict[str, str | None] = {}   # a session the namespace already holds -> its last message
     for lab, members in by_session.items():
         pos = 1
         last_at = None
         if lab in held:   # messages added to a stored session: numbered on after its last one
-            stored_msgs, pos, _tail_from, last_at = held[lab]
-            stored[lab] = stored_msgs[-1][0] if stored_msgs else None
+            _view, pos, _tail_from, last_at = held[lab]
         for i in members:
             mid = rows[i][5]
             if mid is None:   # "<session>:<position>", never an id stored or given in this call
@@ -1040,7 +1040,18 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         if prev_session is not None:
             plan.edges.append((prev_session, sid, Relation.NEXT, 1.0))
         prev_session = sid
-        prev_mid = stored.get(lab)   # the stored session's last message leads on to the new ones
+        # the session as it reads now: an edit takes the place of what it replaces, between that
+        # one's neighbours; the stored session's last message leads on to the new ones
+        view = [e[0] for e in held[lab][0]] if lab in held else []
+        edit_at: dict[int, int] = {}   # member -> its place in the view
+        if replaced:
+            place = {mid: p for p, mid in enumerate(view) if mid is not None}
+            for i in members:
+                if rows[i][7] in replaced and replaced[rows[i][7]] in place:
+                    edit_at[i] = place[replaced[rows[i][7]]]
+                    view[edit_at[i]] = ids[i]
+        edit_mids = {ids[i] for i in edit_at}
+        prev_mid = next((mid for mid in reversed(view) if mid is not None), None)
         for i in members:
             role, name, content, t = rows[i][:4]
             mid = ids[i]
@@ -1048,6 +1059,15 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                                "created_at": t, "source": mid, "tags": list(dict.fromkeys([name or role, role]))})
             plan.positions[mid] = rows[i][7]
             plan.edges.append((mid, sid, Relation.DISCUSSED_IN, 0.5))
+            if i in edit_at:   # in its place: from the message before it, to the stored one after it
+                p = edit_at[i]
+                before = next((m for m in reversed(view[:p]) if m is not None), None)
+                after = next((m for m in view[p + 1:] if m is not None), None)
+                if before is not None:
+                    plan.edges.append((before, mid, Relation.NEXT, 1.0))
+                if after is not None and after not in edit_mids:
+                    plan.edges.append((mid, after, Relation.NEXT, 1.0))   # (a next edit links from it itself)
+                continue
             if prev_mid is not None:
                 plan.edges.append((prev_mid, mid, Relation.NEXT, 1.0))
             prev_mid = mid
