@@ -3,7 +3,7 @@
 Through the public API only. Vectors are basis vectors, so cosines are exactly 0 or 1 and
 every score below is exact; auto-linking is off, so the only edges are the ones a test makes.
 """
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 
 import numpy as np
 import pytest
@@ -150,8 +150,12 @@ def test_a_period_named_as_a_date_is_kept_whole(dated, ids):
     assert ids(dated, until="2024") == {"old"}
     # a year is a year, not 2025 seconds into 1970
     assert ids(dated, since="2025") == {"first", "last", "next", "eoy"}
-    # an instant to the second stays that instant
+    # a date object is that day, whole; a reduced-precision time with its Z is that UTC minute
+    assert ids(dated, since=date(2025, 5, 31), until=date(2025, 5, 31)) == {"first", "last"}
+    assert ids(dated, since="2025-05-31T23:59Z", until="2025-05-31T23:59Z") == {"last"}
+    # an instant to the second stays that instant, as does a datetime
     assert ids(dated, until="2025-05-31T00:00:00Z") == {"first", "old"}
+    assert ids(dated, until=datetime(2025, 5, 31, tzinfo=timezone.utc)) == {"first", "old"}
     with pytest.raises(engramdb.InvalidInputError, match="no date"):
         ids(dated, since="2025-02-30")
     with pytest.raises(engramdb.InvalidInputError, match="after until"):

@@ -16,7 +16,7 @@ import re
 import time
 import unicodedata
 from contextlib import contextmanager
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
@@ -87,13 +87,15 @@ def utc_text(t: float) -> str:
 
 
 def to_unix_seconds(value: Any, *, field: str = "created_at") -> float:
-    """Unix seconds (float) from a number, a numeric string, a ``datetime`` or an ISO-8601 string.
+    """Unix seconds (float) from a number, a numeric string, a ``datetime``, a ``date`` (its first
+    instant) or an ISO-8601 string (a period named at reduced precision, "2025" or "2025-05",
+    is its first instant).
 
     Naive datetimes and ISO strings without an offset are taken as UTC.
 
     Parameters
     ----------
-    value : int, float, str or datetime
+    value : int, float, str, datetime or date
     field : str
         Name used in error messages.
 
@@ -120,6 +122,8 @@ def to_unix_seconds(value: Any, *, field: str = "created_at") -> float:
                     and abs(v) >= 1e11 else "")
             raise InvalidInputError(f"{field}: {value!r} Unix seconds is outside the years 1 to 9999 (UTC){hint}")
         return v
+    if isinstance(value, date) and not isinstance(value, datetime):   # a day: its first instant
+        value = value.isoformat()
     if isinstance(value, str):
         span = _period(value, field)
         if span is not None:   # "2025", "2025-05", "2025-05-08": the period's first instant
@@ -149,12 +153,12 @@ def to_unix_seconds(value: Any, *, field: str = "created_at") -> float:
 def until_seconds(value: Any, *, field: str = "until", inclusive: bool = True) -> float:
     """The inclusive upper bound of a time range in Unix seconds: :func:`to_unix_seconds`, except
     that a period named at reduced precision (``"2025"``, ``"2025-05"``, ``"2025-05-31"``,
-    ``"20250531"``, ``"2025-05-31T13"``, ``"2025-05-31T13:56"``, UTC) stands for its last instant,
+    ``"20250531"``, ``"2025-05-31T13"``, ``"2025-05-31T13:56"``, UTC; a ``date``) stands for its last instant,
     so ``until="2025-05-31"`` keeps the whole of 31 May (its first instant would drop the day).
 
     Parameters
     ----------
-    value : int, float, str or datetime
+    value : int, float, str, datetime or date
         As for :func:`to_unix_seconds`.
     field : str
         Name used in error messages.
@@ -174,6 +178,8 @@ def until_seconds(value: Any, *, field: str = "until", inclusive: bool = True) -
     InvalidInputError, NonFiniteError
         As :func:`to_unix_seconds`.
     """
+    if isinstance(value, date) and not isinstance(value, datetime):   # a day, whole
+        value = value.isoformat()
     if isinstance(value, str):
         span = _period(value, field)
         if span is not None:
@@ -183,7 +189,7 @@ def until_seconds(value: Any, *, field: str = "until", inclusive: bool = True) -
 
 #: ISO 8601 dates and times at reduced precision (no seconds): year, month, day, hour, minute,
 #: extended (2025-05-31T13:56) or basic (20250531) form, UTC
-_PERIOD_RE = re.compile(r"\s*(\d{4})(?:(-?)(\d{2})(?:\2(\d{2})(?:[T ](\d{2})(?::(\d{2}))?)?)?)?\s*")
+_PERIOD_RE = re.compile(r"\s*(\d{4})(?:(-?)(\d{2})(?:\2(\d{2})(?:[T ](\d{2})(?::(\d{2}))?Z?)?)?)?\s*")
 
 
 def _period(text: str, field: str) -> tuple[float, float] | None:
