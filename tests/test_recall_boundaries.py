@@ -156,6 +156,9 @@ def test_a_period_named_as_a_date_is_kept_whole(dated, ids):
     # an instant to the second stays that instant, as does a datetime
     assert ids(dated, until="2025-05-31T00:00:00Z") == {"first", "old"}
     assert ids(dated, until=datetime(2025, 5, 31, tzinfo=timezone.utc)) == {"first", "old"}
+    # the calendar's last periods end with it
+    assert ids(dated, since="2025-06-01", until="9999-12-31") == {"next", "eoy"}
+    assert ids(dated, since="2025-06-01", until="9999") == {"next", "eoy"}
     with pytest.raises(engramdb.InvalidInputError, match="no date"):
         ids(dated, since="2025-02-30")
     with pytest.raises(engramdb.InvalidInputError, match="after until"):

@@ -209,17 +209,20 @@ def _period(text: str, field: str) -> tuple[float, float] | None:
                          tzinfo=timezone.utc)
     except ValueError as exc:
         raise InvalidInputError(f"{field}: {text!r} is no date ({exc})") from None
-    if minute is not None:
-        nxt = first + timedelta(minutes=1)
-    elif hour is not None:
-        nxt = first + timedelta(hours=1)
-    elif day is not None:
-        nxt = first + timedelta(days=1)
-    elif month is not None:
-        nxt = first.replace(year=first.year + (first.month == 12), month=first.month % 12 + 1)
-    else:
-        nxt = first.replace(year=first.year + 1) if first.year < 9999 else None
-    last = _MAX_SECONDS + 1.0 if nxt is None else nxt.timestamp()
+    try:
+        if minute is not None:
+            nxt = first + timedelta(minutes=1)
+        elif hour is not None:
+            nxt = first + timedelta(hours=1)
+        elif day is not None:
+            nxt = first + timedelta(days=1)
+        elif month is not None:
+            nxt = first.replace(year=first.year + (first.month == 12), month=first.month % 12 + 1)
+        else:
+            nxt = first.replace(year=first.year + 1)
+        last = nxt.timestamp()
+    except (OverflowError, ValueError):   # the last period of year 9999: it ends with the calendar
+        last = _MAX_SECONDS + 1.0
     return first.timestamp(), last
 
 
