@@ -712,6 +712,23 @@ def test_an_edit_is_linked_in_the_place_of_what_it_replaces(tmp_store, edited):
         assert [eng.get(m, namespace="u").text.split(": ", 1)[1] for m in view] == again + ["One more thing: a window seat."]
 
 
+def test_an_edited_long_reply_is_split_into_blocks_as_any_other(tmp_store):
+    """The edit's place in the order links was set apart from the rest of the message's plan, and
+    an edited long reply lost its blocks (hostile pass)."""
+    long = "\n\n".join(f"Paragraph {i}: the set menu at Casa Lupo includes dish {i} with truffle and a wine "
+                        "pairing for the table." for i in range(12))
+    def chat(reply):
+        return _timed(["Book a table at Casa Lupo.", reply, "For two people, at eight.",
+                       "Done, a table for two at eight."])
+    with engramdb.open(tmp_store) as eng:
+        first = eng.add_conversation(chat(long), namespace="u", session="s")["pieces"]
+        out = eng.add_conversation(chat(long.replace("truffle", "mushroom")), namespace="u", session="s")
+        assert out["superseded"] == ["s:2"] and first > 1 and out["pieces"] == first
+        assert _next_chain(eng, "s:1") == ["s:1", out["message_ids"][0], "s:3", "s:4"]
+        hits = eng.recall("mushroom dish 7", namespace="u", k=3).hits
+        assert hits[0].id == out["message_ids"][0] and "dish 7" in hits[0].text and "dish 2" not in hits[0].text
+
+
 def _msgs(texts):
     return [{"role": ("user", "assistant")[i % 2], "content": c} for i, c in enumerate(texts)]
 

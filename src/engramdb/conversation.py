@@ -1067,10 +1067,10 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                     plan.edges.append((before, mid, Relation.NEXT, 1.0))
                 if after is not None and after not in edit_mids:
                     plan.edges.append((mid, after, Relation.NEXT, 1.0))   # (a next edit links from it itself)
-                continue
-            if prev_mid is not None:
-                plan.edges.append((prev_mid, mid, Relation.NEXT, 1.0))
-            prev_mid = mid
+            else:
+                if prev_mid is not None:
+                    plan.edges.append((prev_mid, mid, Relation.NEXT, 1.0))
+                prev_mid = mid
             if role in split_roles and len(content) >= split_chars:
                 blocks = split_blocks(content)
                 if max_block_chars is not None:   # cut at sentences, without overlap: blocks join by "\n"
