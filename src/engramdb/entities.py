@@ -41,12 +41,15 @@ _SENTENCE_END_CHARS = frozenset('.!?:;"“([')
 _LINE_LEAD = re.compile(r"\s*(?:(?:[-*+•>]|#{1,6}|\d{1,3}[.)])\s+)?[*_]*")
 #: Fenced code (an unclosed fence runs to the end) and inline code spans (CommonMark's backtick runs).
 _CODE = re.compile(r"```.*?(?:```|\Z)|(`+)[^`\n]+?\1", re.DOTALL)
-#: Titles and the abbreviations of place names written with a dot ("Dr. Smith", "St. Mary's", "Mt. Hood"):
-#: the dot ends no sentence, so the name after it is no sentence start ("Dr Smith" is the same entity)
-_TITLES = ("mr|mrs|ms|mx|dr|prof|st|mt|ft|jr|sr|lt|capt|cpt|sgt|col|gen|maj|adm|rev|fr|hon|gov|sen|rep|pres|"
-           "supt|insp|det")
-_TITLE_WORDS = frozenset(_TITLES.split("|"))
-_TITLE_DOT = re.compile(rf"\b((?i:{_TITLES}))\.(?=[^\S\n]+([A-Z][\w'’]*))")
+#: Titles written before a name with a dot ("Dr. Smith", "St. Mary's", "Mt. Hood"): the dot ends no
+#: sentence, so the name after it is no sentence start ("Dr Smith" is the same entity). Capitalised
+#: only: "a det. Looking back" ends a sentence. "St." / "Mt." after a name is Street / Mount, which
+#: ends one ("on Elm St. Swimming is ..."); so do "ft.", "Jr.", "Sr.", never joined.
+_TITLES = "Mr|Mrs|Ms|Mx|Dr|Prof|St|Mt|Lt|Capt|Cpt|Sgt|Col|Gen|Maj|Adm|Rev|Fr|Hon|Gov|Sen|Rep|Pres|Supt|Insp|Det"
+_TITLE_WORDS = frozenset(_TITLES.lower().split("|")) | {"jr", "sr", "ft"}   # no entity alone
+_TITLE_DOT = re.compile(rf"(?<![\w'’])({_TITLES})\.(?=[^\S\n]+([A-Z][\w'’]*))")
+_SUFFIX_TITLES = frozenset({"St", "Mt"})
+_NAME_BEFORE = re.compile(r"[A-Z][\w'’-]*[^\S\n]+$")
 _COMMON = frozenset(ENGLISH_STOP_WORDS) | {
     "wow", "hey", "hi", "hello", "thanks", "thank", "yeah", "yes", "oh", "ok", "okay", "sure", "great",
     "awesome", "cool", "nice", "sounds", "that's", "it's", "i'm", "i've", "i'll", "i'd", "you're", "haha",
@@ -83,9 +86,11 @@ def extract_entities(text: str) -> set[str]:
             words = words[1:]
         while words and words[0].lower() in ("of", "the", "de"):
             words = words[1:]
-        if not words or (len(words) == 1 and (words[0].lower() in _COMMON or len(words[0]) < 2
-                                              or words[0].lower() in _TITLE_WORDS)):
-            continue   # a title alone ("the Dr", "Sr") names no one
+        while len(words) > 1 and words[0].lower() == words[1].lower() and words[0].lower() in _TITLE_WORDS:
+            words = words[1:]   # "Dr. Dr. Smith": one title
+        if not words or all(w.lower() in _TITLE_WORDS for w in words) or (
+                len(words) == 1 and (words[0].lower() in _COMMON or len(words[0]) < 2)):
+            continue   # titles alone ("the Dr", "Jr. Sr.") name no one
         if sentence_start and len(words) == 1 and not words[0].isupper():
             continue   # "Seeing", "Painting": capitalised only because a sentence starts there
         if words[0].lower() in _MONTHS.split("|"):
@@ -100,8 +105,13 @@ def extract_entities(text: str) -> set[str]:
 
 def _title_dot(m: re.Match) -> str:
     """A title's dot dropped before a name ("Dr. Smith" -> "Dr Smith"); kept before a common
-    word, where it ends a sentence ("my dad is a Dr. He works")."""
-    return m.group(1) if m.group(2).lower() not in _COMMON else m.group(0)
+    word, where it ends a sentence ("my dad is a Dr. He works"), and after a name for "St." /
+    "Mt." (Main St., a street, ends the sentence)."""
+    if m.group(2).lower() in _COMMON:
+        return m.group(0)
+    if m.group(1) in _SUFFIX_TITLES and _NAME_BEFORE.search(m.string, max(0, m.start() - 64), m.start()):
+        return m.group(0)
+    return m.group(1)
 
 
 def co_mentions(docs: Iterable[tuple[str, str]], *, hub_share: float = 0.02,
