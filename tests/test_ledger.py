@@ -186,6 +186,8 @@ def test_filters_and_limit(tmp_store):
         assert eng.ledger(until="1969") == []
         # 500 s is 00:08:20, 1000 s 00:16:40: the minute 00:16 holds the first add
         assert [e.ids for e in eng.ledger(since="1970-01-01T00:09", until="1970-01-01T00:16")] == [("e1",)]
+        with pytest.raises(engramdb.InvalidInputError, match="after until"):
+            eng.ledger(since="1972", until="1970")
         assert eng.ledger(limit=0) == []
         with pytest.raises(engramdb.InvalidInputError):
             eng.ledger(limit=-1)

@@ -156,6 +156,14 @@ def test_a_period_named_as_a_date_is_kept_whole(dated, ids):
     # an instant to the second stays that instant, as does a datetime
     assert ids(dated, until="2025-05-31T00:00:00Z") == {"first", "old"}
     assert ids(dated, until=datetime(2025, 5, 31, tzinfo=timezone.utc)) == {"first", "old"}
+    # an offset, the basic form, an ISO week or a time to the second name a period too (hostile pass)
+    assert ids(dated, since="2025-06-01T01+02:00", until="2025-06-01T01+02:00") == {"last"}
+    assert ids(dated, since="20250531T2359", until="20250531T2359") == {"last"}
+    assert ids(dated, since="2025-05-31t23:59:59", until="2025-05-31T23:59:59") == {"last"}
+    assert ids(dated, until="2025-05-31T23:59:59.5") == {"first", "old"}   # a fraction: that instant
+    assert ids(dated, since="2025-W22", until="2025-W22") == {"first", "last", "next"}   # 26 May to 1 June
+    assert ids(dated, since="2025-W22-6", until="2025-W22-6") == {"first", "last"}   # its Saturday
+    assert ids(dated, until="12345678") == set()   # 8 digits that are no date: seconds, in 1970
     # the calendar's last periods end with it
     assert ids(dated, since="2025-06-01", until="9999-12-31") == {"next", "eoy"}
     assert ids(dated, since="2025-06-01", until="9999") == {"next", "eoy"}

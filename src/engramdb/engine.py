@@ -1799,6 +1799,9 @@ class Engram:
             raise InvalidInputError(f"verb: expected a verb name (str), got {verb!r}")
         lo = None if since is None else to_unix_seconds(since, field="since")
         hi = None if until is None else until_seconds(until, field="until", inclusive=False)
+        if lo is not None and hi is not None and lo > hi:
+            raise InvalidInputError(f"since ({since!r}) is after until ({until!r}): the range holds no time; "
+                                    "swap them")
         if limit is not None:
             check_int(limit, "limit", 0, 2**62)
         store = self._state.store

@@ -88,8 +88,8 @@ def utc_text(t: float) -> str:
 
 def to_unix_seconds(value: Any, *, field: str = "created_at") -> float:
     """Unix seconds (float) from a number, a numeric string, a ``datetime``, a ``date`` (its first
-    instant) or an ISO-8601 string (a period named at reduced precision, "2025" or "2025-05",
-    is its first instant).
+    instant) or an ISO-8601 string (a period, "2025", "2025-05" or "2025-W22", is its first
+    instant: :func:`until_seconds`).
 
     Naive datetimes and ISO strings without an offset are taken as UTC.
 
@@ -152,9 +152,11 @@ def to_unix_seconds(value: Any, *, field: str = "created_at") -> float:
 
 def until_seconds(value: Any, *, field: str = "until", inclusive: bool = True) -> float:
     """The inclusive upper bound of a time range in Unix seconds: :func:`to_unix_seconds`, except
-    that a period named at reduced precision (``"2025"``, ``"2025-05"``, ``"2025-05-31"``,
-    ``"20250531"``, ``"2025-05-31T13"``, ``"2025-05-31T13:56"``, UTC; a ``date``) stands for its last instant,
-    so ``until="2025-05-31"`` keeps the whole of 31 May (its first instant would drop the day).
+    that a period (``"2025"``, ``"2025-05"``, ``"2025-05-31"``, ``"20250531"``, ``"2025-W22"``,
+    ``"2025-05-31T13"``, ``"2025-05-31T13:56+02:00"``, ``"2025-05-31T13:56:30"``: a time without a
+    fraction of a second is the whole second, minute or hour it names, UTC unless it gives an
+    offset; a ``date``) stands for its last instant, so ``until="2025-05-31"`` keeps the whole of
+    31 May (its first instant would drop the day).
 
     Parameters
     ----------
@@ -187,41 +189,88 @@ def until_seconds(value: Any, *, field: str = "until", inclusive: bool = True) -
     return to_unix_seconds(value, field=field)
 
 
-#: ISO 8601 dates and times at reduced precision (no seconds): year, month, day, hour, minute,
-#: extended (2025-05-31T13:56) or basic (20250531) form, UTC
-_PERIOD_RE = re.compile(r"\s*(\d{4})(?:(-?)(\d{2})(?:\2(\d{2})(?:[T ](\d{2})(?::(\d{2}))?Z?)?)?)?\s*")
+#: ISO 8601 dates and times short of a fraction of a second: year, month, day, hour, minute,
+#: second, in the extended (2025-05-31T13:56) or basic (20250531T1356) form, with an optional
+#: offset (Z, +02:00; none is UTC); and ISO weeks (2025-W22, a day of one: 2025-W22-6). ASCII
+#: digits only.
+_PERIOD_RE = re.compile(
+    r"\s*(?P<y>[0-9]{4})(?:(?P<dash>-?)(?P<mo>[0-9]{2})(?:(?P=dash)(?P<d>[0-9]{2})"
+    r"(?:[Tt ](?P<h>[0-9]{2})(?::?(?P<mi>[0-9]{2})(?::?(?P<s>[0-9]{2}))?)?"
+    r"(?P<tz>[Zz]|[+-][0-9]{2}(?::?[0-9]{2})?)?)?)?)?\s*")
+_WEEK_RE = re.compile(r"\s*(?P<y>[0-9]{4})-?W(?P<w>[0-9]{2})(?:-?(?P<wd>[0-9]))?\s*")
 
 
 def _period(text: str, field: str) -> tuple[float, float] | None:
+    """:func:`_period_span` of ``text``, checked to start within the years 1 to 9999 (UTC)."""
+    span = _period_span(text, field)
+    if span is not None and not _MIN_SECONDS <= span[0] <= _MAX_SECONDS:   # an offset can move it out
+        raise InvalidInputError(f"{field}: {text!r} is outside the years 1 to 9999 in UTC")
+    return span
+
+
+def _period_span(text: str, field: str) -> tuple[float, float] | None:
     """(first instant, first instant of the next period) in Unix seconds of the period that
-    ``text`` names at reduced precision (:func:`until_seconds`), or None when it names none
-    (a number of seconds, an instant to the second, or no time at all). A string of 4 or 8
-    digits is a year or a basic-form date, not seconds (2025 seconds is 33 minutes into 1970,
-    which nobody writes as a string to mean it); "2025-5" or "20251" name no period."""
+    ``text`` names (:func:`until_seconds`): a year, month, day, hour, minute or second, or an ISO
+    week or day of one; None when it names none (a number of seconds, an instant with a fraction
+    of a second, or no time at all). A string of 4 digits is a year and one of 8 digits that is a
+    date a basic-form date, not seconds (2025 seconds is 33 minutes into 1970, which nobody
+    writes as a string to mean it); "2025-5", "202505" and "12345678" (no date) name no period.
+
+    Raises
+    ------
+    InvalidInputError
+        The form of a period with a field out of range ("2025-02-30", "2025-W54").
+    """
+    w = _WEEK_RE.fullmatch(text)
+    if w is not None:
+        try:
+            day = date.fromisocalendar(int(w["y"]), int(w["w"]), int(w["wd"] or 1))
+        except ValueError as exc:
+            raise InvalidInputError(f"{field}: {text!r} is no ISO week ({exc})") from None
+        first = datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
+        return _span(first, timedelta(days=1 if w["wd"] else 7))
     m = _PERIOD_RE.fullmatch(text)
     if m is None:
         return None
-    year, dash, month, day, hour, minute = m.groups()
-    if month is not None and not dash and day is None:
+    if m["mo"] is not None and not m["dash"] and m["d"] is None:
         return None   # six digits: "202505" is no ISO form
     try:
-        first = datetime(int(year), int(month or 1), int(day or 1), int(hour or 0), int(minute or 0),
-                         tzinfo=timezone.utc)
+        tz = timezone.utc
+        if m["tz"] and m["tz"] not in "Zz":
+            sign = -1 if m["tz"][0] == "-" else 1
+            digits = m["tz"][1:].replace(":", "")
+            tz = timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:] or 0)))
+        first = datetime(int(m["y"]), int(m["mo"] or 1), int(m["d"] or 1), int(m["h"] or 0), int(m["mi"] or 0),
+                         int(m["s"] or 0), tzinfo=tz)
     except ValueError as exc:
+        if not m["dash"] and m["h"] is None and m["mo"] is not None:
+            return None   # eight digits that are no date: seconds
         raise InvalidInputError(f"{field}: {text!r} is no date ({exc})") from None
+    if m["s"] is not None:
+        return _span(first, timedelta(seconds=1))
+    if m["mi"] is not None:
+        return _span(first, timedelta(minutes=1))
+    if m["h"] is not None:
+        return _span(first, timedelta(hours=1))
+    if m["d"] is not None:
+        return _span(first, timedelta(days=1))
+    if m["mo"] is not None:
+        return _span(first, months=1)
+    return _span(first, years=1)
+
+
+def _span(first: datetime, step: timedelta | None = None, *, months: int = 0, years: int = 0) -> tuple[float, float]:
+    """(first, first + step or the months or years) in Unix seconds; a period past the end of
+    year 9999 ends with the calendar."""
     try:
-        if minute is not None:
-            nxt = first + timedelta(minutes=1)
-        elif hour is not None:
-            nxt = first + timedelta(hours=1)
-        elif day is not None:
-            nxt = first + timedelta(days=1)
-        elif month is not None:
+        if step is not None:
+            nxt = first + step
+        elif months:
             nxt = first.replace(year=first.year + (first.month == 12), month=first.month % 12 + 1)
         else:
-            nxt = first.replace(year=first.year + 1)
+            nxt = first.replace(year=first.year + years)
         last = nxt.timestamp()
-    except (OverflowError, ValueError):   # the last period of year 9999: it ends with the calendar
+    except (OverflowError, ValueError):
         last = _MAX_SECONDS + 1.0
     return first.timestamp(), last
 

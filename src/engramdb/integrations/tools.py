@@ -56,7 +56,8 @@ __all__ = [
 KINDS = ("working", "episodic", "semantic", "procedural", "decision")
 FRAMES = ("conversation", "question", "task", "decision", "creative", "debug")
 
-_TIME = {"type": "string", "description": "ISO-8601 date or date-time (naive = UTC), e.g. 2024-05-01"}
+_TIME = {"type": "string", "description": "ISO-8601 date or date-time (naive = UTC), e.g. 2024-05-01; a date, "
+                                          "month (2024-05), year or week (2024-W18) names that whole period"}
 
 
 @dataclass(frozen=True)
