@@ -729,6 +729,28 @@ def test_an_edited_long_reply_is_split_into_blocks_as_any_other(tmp_store):
         assert hits[0].id == out["message_ids"][0] and "dish 7" in hits[0].text and "dish 2" not in hits[0].text
 
 
+@pytest.mark.parametrize("change", [lambda c: c + " ", lambda c: c + "\n", lambda c: "\n" + c,
+                                    lambda c: c.replace("\n", "\r\n"), lambda c: c.replace("\n", "  \n")])
+@pytest.mark.parametrize("timed", [True, False])
+def test_a_message_sent_again_with_whitespace_changed_is_the_same_message(tmp_store, change, timed):
+    """A chat client adds or drops a trailing newline or space, or sends Windows line breaks: the
+    message was taken for an edit (it superseded the stored one) or stored again (new-user pass)."""
+    texts = ["Hi, I'm Dana.", "Hello Dana!\nHow can I help?", "I live in Oslo.\nNear the harbour.",
+             "Noted: Oslo."]
+    chat = _timed(texts) if timed else _msgs(texts)
+    with engramdb.open(tmp_store) as eng:
+        first = eng.add_conversation(chat, namespace="u", session="s")
+        again = [{**m, "content": change(m["content"])} for m in chat]
+        out = eng.add_conversation(again, namespace="u", session="s")
+        assert out["message_ids"] == [] and out["superseded"] == [] and out["already_stored"] == 4
+        # unlabelled: the chat is recognised by its first message, whitespace apart
+        eng.add_conversation(chat, namespace="v")
+        out = eng.add_conversation(again, namespace="v")
+        assert out["message_ids"] == [] and out["already_stored"] == 4
+        assert len(eng.query(namespace="v", tags=["user"], limit=100)) == 2
+        assert first["message_ids"] == ["s:1", "s:2", "s:3", "s:4"]
+
+
 def _msgs(texts):
     return [{"role": ("user", "assistant")[i % 2], "content": c} for i, c in enumerate(texts)]
 

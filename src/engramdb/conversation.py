@@ -392,12 +392,29 @@ def _numbered_messages(state: Any, txn: Any, namespace: str, sid: str) -> list[i
 
 def _digests(rec: dict) -> frozenset:
     """The digests a stored message is recognised by when sent again: its whole text now, and
-    its first wording (``versions[0]``, kept whole for a message stored as pieces)."""
+    its first wording (``versions[0]``, kept whole for a message stored as pieces); each also
+    without the whitespace a chat client adds or drops (:func:`_loose_digest`), except the
+    whole text of a message stored as pieces (only its digest is kept)."""
     out = {whole_digest(rec)}
+    if not rec.get("chunks"):
+        out.add(_loose_digest(rec["text"]))
     versions = rec.get("versions") or ()
     if versions and isinstance(versions[0].get("text"), str):
         out.add(text_digest(versions[0]["text"]).hex())   # (a version holds the whole text)
+        out.add(_loose_digest(versions[0]["text"]))
     return frozenset(out)
+
+
+def _loose_digest(text: str) -> str:
+    """The digest (hex) of a message's ``"speaker: content"`` text with its content stripped of
+    whitespace at its ends and at the ends of its lines, its line breaks as ``"\n"``: a message
+    sent again with a newline or space added or dropped, or with Windows line breaks, is the
+    same message, not an edit."""
+    speaker, sep, content = text.partition(": ")
+    if not sep:
+        speaker, content = "", text
+    lines = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return text_digest(f"{speaker}{sep}" + "\n".join(line.rstrip() for line in lines).strip()).hex()
 
 
 def stored_mentions(state: Any, namespace: str, entity: str) -> list[str] | None:
@@ -794,7 +811,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     session : str, optional
         Session label of messages that name none; default ``"chat-<first time, integer
         seconds>"``, or ``"chat-<12 hex digits of the first message's digest>"`` when the first
-        message has no ``created_at`` (so the same chat sent again later finds its session).
+        message has no ``created_at`` (so the same chat sent again later finds its session; the
+        digest of its text without whitespace at the ends of its lines, :func:`_loose_digest`).
     now : float
         Unix seconds; the time of a first message without ``created_at``.
     entities : bool
@@ -906,19 +924,30 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         elif label is None:   # a new chat: a label no stored session has, unless it is this chat
             # named by its first message's time, or without one by its first message's text (a
             # chat sent again later has a later "now" but the same first message)
-            base = f"chat-{int(t)}" if raw_t is not None else f"chat-{digest[:12]}"
-            label = base
-            n = 1
-            while entity_exists is not None and entity_exists(f"{id_prefix}S:{label}"):
-                got = stored_session(f"{id_prefix}S:{label}") if stored_session is not None else None
-                held_msgs = None if got is None else got.messages
-                if held_msgs and (digest in _first_wordings(got) or held_msgs[0][0] != f"{id_prefix}{label}:1"):
-                    # the same chat sent again: its stored session takes it; also when that
-                    # session's first message was erased (its label came from the same first
-                    # message's time or text, and the erased place must stay erased)
+            # (the text without the whitespace a chat client adds or drops, _loose_digest; a
+            # session a store holds under its exact text's label, from before, keeps it)
+            loose = _loose_digest(speaker_text)
+            bases = ([f"chat-{int(t)}"] if raw_t is not None
+                     else list(dict.fromkeys([f"chat-{digest[:12]}", f"chat-{loose[:12]}"])))
+            label = None
+            for base in bases:
+                cand, n = base, 1
+                while entity_exists is not None and entity_exists(f"{id_prefix}S:{cand}"):
+                    got = stored_session(f"{id_prefix}S:{cand}") if stored_session is not None else None
+                    held_msgs = None if got is None else got.messages
+                    first = _first_wordings(got) if held_msgs else frozenset()
+                    if held_msgs and (digest in first or loose in first or held_msgs[0][0] != f"{id_prefix}{cand}:1"):
+                        # the same chat sent again: its stored session takes it; also when that
+                        # session's first message was erased (its label came from the same first
+                        # message's time or text, and the erased place must stay erased)
+                        label = cand
+                        break
+                    n += 1
+                    cand = f"{base}-{n}"
+                if label is not None:
                     break
-                n += 1
-                label = f"{base}-{n}"
+            if label is None:   # a new chat: the first free label of the last form
+                label = cand
             auto_label = label
         rows.append((role, name, content, t, label, given, digest, k, raw_t))
 
@@ -957,7 +986,12 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     skip.update(i for i, r in enumerate(rows) if r[5] is not None and r[5] in erased_ids.get(r[4], ()))
     for lab, (stored_msgs, _pos, tail_from, _last_at) in held.items():
         mine = [i for i, r in enumerate(rows) if r[4] == lab]
-        lined = _overlap([d for _, d, _t in stored_msgs], [rows[i][6] for i in mine],
+        # a message matches by its text, or failing that by its text without the whitespace a
+        # chat client adds or drops (the stored ones are recognised by both: _digests)
+        known = frozenset().union(*(d for _, d, _t in stored_msgs if d))
+        sent_digests = [rows[i][6] if rows[i][6] in known else _loose_digest(f"{rows[i][1] or rows[i][0]}: {rows[i][2]}")
+                for i in mine]
+        lined = _overlap([d for _, d, _t in stored_msgs], sent_digests,
                          [t for *_, t in stored_msgs], [rows[i][8] for i in mine], tail_from)
         # a message lined up with a stored one is that one, unless its own id says otherwise (at
         # a hole, an erased message, only a message without an id of its own lines up)
