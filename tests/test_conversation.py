@@ -751,6 +751,20 @@ def test_a_message_sent_again_with_whitespace_changed_is_the_same_message(tmp_st
         assert first["message_ids"] == ["s:1", "s:2", "s:3", "s:4"]
 
 
+def test_query_lists_memories_not_the_session_and_entity_nodes(tmp_store):
+    """query(kind="episodic") listed the session and entity nodes among the chat's messages,
+    which recall leaves out of its hits (new-user pass); a tag filter naming them lists them."""
+    chat = _timed(["I moved to Boston in June.", "Nice! Boston in June is lovely.", "My sister lives in Boston too.",
+                   "Great to have family there."])
+    with engramdb.open(tmp_store) as eng:
+        out = eng.add_conversation(chat, namespace="u", session="s")
+        assert out["entities"] >= 1
+        listed = [m.id for m in eng.query(namespace="u", kind="episodic", order="event_time_asc", limit=100)]
+        assert listed == ["s:1", "s:2", "s:3", "s:4"]
+        assert [m.id for m in eng.query(namespace="u", tags="session")] == ["S:s"]
+        assert "E:boston" in {m.id for m in eng.query(namespace="u", tags="entity")}
+
+
 def _msgs(texts):
     return [{"role": ("user", "assistant")[i % 2], "content": c} for i, c in enumerate(texts)]
 

@@ -88,8 +88,10 @@ def test_ingest_chat_session_applies_to_openai_messages_files(tmp_path, docs):
     res = CliRunner().invoke(main, ["ingest-chat", "--store", str(tmp_path / "st"), "--session", "trip", str(path)])
     assert res.exit_code == 0, res.output
     with engramdb.open(tmp_path / "st") as e:
-        ids = sorted(m.id for m in e.query(limit=100) if not m.id.startswith("E:"))   # (entity nodes apart)
-    assert ids == (["S:trip", "trip:1"] if docs == 1 else ["S:trip-1", "S:trip-2", "trip-1:1", "trip-2:1"])
+        ids = sorted(m.id for m in e.query(limit=100))   # (session and entity nodes: listed when asked for)
+        sessions = sorted(m.id for m in e.query(tags="session", limit=100))
+    assert ids == (["trip:1"] if docs == 1 else ["trip-1:1", "trip-2:1"])
+    assert sessions == (["S:trip"] if docs == 1 else ["S:trip-1", "S:trip-2"])
 
 
 def test_query_as_of_shows_the_wording_then_as_recall_does(tmp_store):

@@ -1078,6 +1078,8 @@ class Engram:
 
         Answers e.g. "what decisions have we made about pricing, newest first":
         ``query(kind="decision", tags=["pricing"])``. See ``engramdb.query`` for the method.
+        The session and entity nodes of :meth:`add_conversation` are left out, as recall leaves
+        them out of its hits, unless ``tags`` names them (``tags="session"`` lists the sessions).
 
         Parameters
         ----------

@@ -10,7 +10,9 @@ about pricing, newest first" straight from the engine's column arrays (one entry
    the earlier-recorded memory first, the last tie-break of ``recall`` too, which first breaks a
    tie by cosine to the query, :mod:`engramdb.recall.ranking`);
 3. a walk down that order that fetches records from LMDB and keeps those carrying every
-   requested tag, until ``limit`` are found.
+   requested tag, until ``limit`` are found; connector nodes (the session and entity nodes of
+   ``add_conversation``) are left out unless the tag filter names them, as recall leaves them
+   out of its hits.
 
 Slot filters (``subject=``, ``attribute=``) and the slot readers :func:`current_value` and
 :func:`profile` go through the namespace's slot table (``EngineState.slot_table``:
@@ -32,7 +34,7 @@ from .recall.filters import Filters
 from .state import EngineState
 from .batch_plan import whole_record
 from .temporal import text_as_of
-from .types import _STATE_CODES, Memory, MemoryState, memory_from_record
+from .types import _STATE_CODES, CONNECTOR_TAGS, Memory, MemoryState, memory_from_record
 from .validate import check_int, check_namespace
 
 __all__ = ["ORDERS", "run_query", "current_value", "profile"]
@@ -89,6 +91,9 @@ def run_query(state: EngineState, *, namespace: str, filters: Filters, order: st
     else:
         key = -c.confidence[nids].astype(np.float64)
     ranked = nids[np.lexsort((nids, key))]   # last key is primary; ties: insertion order
+    # connector nodes (sessions, entities) route recall's activation and are no memory of their
+    # own: left out, as recall leaves them out of its hits, unless a tag filter names them
+    hide = not (filters.tags and filters.tags & CONNECTOR_TAGS)
     out: list[Memory] = []
     with state.store.read("running a query") as txn:
         read_piece = state.piece_reader(txn, ns)
@@ -96,6 +101,8 @@ def run_query(state: EngineState, *, namespace: str, filters: Filters, order: st
             rec = state.store.get_record(txn, nid)
             if rec is None or not filters.tags_ok(rec) or rec.get("chunk_of") is not None:
                 continue   # a piece of a long text is part of its memory, listed once, whole
+            if hide and not CONNECTOR_TAGS.isdisjoint(rec.get("tags") or ()):
+                continue
             try:
                 rec = whole_record(rec, read_piece, state.config.store.chunk_chars // 10)
             except MemoryBlockedError:   # a censor rule hides one of its pieces: all of it
