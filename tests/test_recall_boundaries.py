@@ -178,6 +178,11 @@ def test_kind_filter(mem):
     mem.add("an event", id="e", kind="episodic", embedding=basis(0))
     assert _recall_ids(mem, kinds=["semantic"]) == {"f"}
     assert _recall_ids(mem, kinds="episodic") == {"e"}
+    # kind= as query() names it (recall refused it with a TypeError; new-user pass)
+    assert _recall_ids(mem, kind="semantic") == {"f"}
+    assert [{h.id for h in r.hits} for r in mem.recall_batch(vectors=[basis(0)], kind="episodic")] == [{"e"}]
+    with pytest.raises(engramdb.InvalidInputError, match="not both"):
+        mem.recall(vector=basis(0), kind="semantic", kinds="episodic")
 
 
 # ---------------------------------------------------------------- seeds and gaps

@@ -2085,7 +2085,7 @@ class Engram:
                include_archived: bool = False, gate: str | None = None, reinforce: bool | None = None,
                now: float | None = None, config: RecallConfig | None = None,
                as_of: Any = None, valid_at: Any = None, subject: str | None = None,
-               attribute: str | None = None) -> RecallResult:
+               attribute: str | None = None, kind: MemoryKind | str | Sequence[Any] | None = None) -> RecallResult:
         """Memories related to the query: vector seeds, then spreading activation over the graph.
 
         Parameters
@@ -2104,8 +2104,9 @@ class Engram:
             name the store never held raises :class:`NamespaceError`.
         k : int
             Number of hits, 1..10000.
-        kinds : MemoryKind, str or a sequence of them, optional
-            Keep only these kinds (an empty sequence is an error: it would match nothing).
+        kinds, kind : MemoryKind, str or a sequence of them, optional
+            Keep only these kinds (an empty sequence is an error: it would match nothing);
+            ``kind`` as :meth:`query` names it (give one of the two).
         tags : str or sequence of str, optional
             Keep only memories carrying every one of these tags.
         min_confidence : float, optional
@@ -2168,7 +2169,7 @@ class Engram:
         if query is None and vector is None:
             raise InvalidInputError("recall needs a query (text), a vector=, or both")
         request = self._recall_request(
-            [query], None if vector is None else [vector], namespace=namespace, k=k, kinds=kinds, tags=tags,
+            [query], None if vector is None else [vector], namespace=namespace, k=k, kinds=kinds, kind=kind, tags=tags,
             min_confidence=min_confidence, since=since, until=until, include_superseded=include_superseded,
             include_archived=include_archived, gate=gate, now=now, config=config, as_of=as_of,
             valid_at=valid_at, subject=subject, attribute=attribute)[0]
@@ -2183,7 +2184,8 @@ class Engram:
                      include_superseded: bool = False, include_archived: bool = False, gate: str | None = None,
                      reinforce: bool | None = None, now: float | None = None,
                      config: RecallConfig | None = None, as_of: Any = None, valid_at: Any = None,
-                     subject: str | None = None, attribute: str | None = None) -> list[RecallResult]:
+                     subject: str | None = None, attribute: str | None = None,
+                     kind: MemoryKind | str | Sequence[Any] | None = None) -> list[RecallResult]:
         """Many recalls in one namespace at once: one embedding call and one batched spreading
         activation kernel call (``spread_activation_batch``) for all of them.
 
@@ -2196,7 +2198,7 @@ class Engram:
             The questions; give ``queries``, ``vectors`` or both (of equal length).
         vectors : array-like of float, shape (q, dim), optional
             The caller's query vectors (cosine space).
-        namespace, k, kinds, tags, min_confidence, since, until, include_superseded,
+        namespace, k, kinds, kind, tags, min_confidence, since, until, include_superseded,
         include_archived, gate, reinforce, now, config, as_of, valid_at, subject, attribute
             As for :meth:`recall`, applied to every query.
 
@@ -2227,7 +2229,7 @@ class Engram:
             raise InvalidInputError(f"queries ({len(texts)}) and vectors ({len(vecs)}) differ in length")
         n = len(texts if texts is not None else vecs)
         requests = self._recall_request(   # checked even for no query: the errors of recall
-            texts or [None] * n, [] if n == 0 else vecs, namespace=namespace, k=k, kinds=kinds, tags=tags,
+            texts or [None] * n, [] if n == 0 else vecs, namespace=namespace, k=k, kinds=kinds, kind=kind, tags=tags,
             min_confidence=min_confidence, since=since, until=until, include_superseded=include_superseded,
             include_archived=include_archived, gate=gate, now=now, config=config, as_of=as_of,
             valid_at=valid_at, subject=subject, attribute=attribute)
@@ -2245,7 +2247,7 @@ class Engram:
     def _recall_request(self, queries: list, vectors: list | None, *, namespace: Any, k: Any, kinds: Any,
                         tags: Any, min_confidence: Any, since: Any, until: Any, include_superseded: bool,
                         include_archived: bool, gate: Any, now: Any, config: Any, as_of: Any, valid_at: Any = None,
-                        subject: Any = None, attribute: Any = None) -> list[RecallRequest]:
+                        subject: Any = None, attribute: Any = None, kind: Any = None) -> list[RecallRequest]:
         """Check recall's arguments (shared by :meth:`recall` and :meth:`recall_batch`); embeds the
         texts that come without a vector in one call."""
         config = check_config(config, RecallConfig)
@@ -2256,6 +2258,10 @@ class Engram:
         if ns != DEFAULT_NAMESPACE and self._state.space(ns) is None:
             raise self._state.unknown_namespace(ns)   # a typo, not an empty answer
         k = check_int(k, "k", 1, 10_000)
+        if kind is not None:
+            if kinds is not None:
+                raise InvalidInputError("recall: give kinds= or kind= (the same filter), not both")
+            kinds = kind
         filters = Filters.parse(kinds=kinds, tags=tags, min_confidence=min_confidence, since=since, until=until,
                                 as_of=as_of, include_archived=include_archived,
                                 include_superseded=include_superseded, valid_at=valid_at, subject=subject,
