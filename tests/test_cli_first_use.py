@@ -173,3 +173,12 @@ def test_update_takes_the_new_text_as_add_does(tmp_path):
     assert both.exit_code == 2 and "give the new text once" in both.output
     with engramdb.open(store, readonly=True) as eng:
         assert eng.get("m1").text == "I live in Faro"
+
+
+def test_ingest_of_a_chat_file_points_to_ingest_chat(tmp_path):
+    """`engramdb ingest chat.jsonl` said only "unknown field(s) ['content', 'role']" (new-user pass)."""
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text(json.dumps({"role": "user", "content": "I live in Oslo."}) + "\n")
+    res = CliRunner().invoke(main, ["ingest", "--store", str(tmp_path / "s"), str(chat)])
+    assert res.exit_code != 0
+    assert "unknown field(s) ['content', 'role']" in res.output and "engramdb ingest-chat" in res.output

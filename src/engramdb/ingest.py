@@ -215,7 +215,9 @@ def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "d
     for lineno, row in enumerate(rows, 1):
         unknown = set(row) - set(_MEMORY_FIELDS) - {"links"}
         if unknown:
-            raise InvalidInputError(f"{path}: record {lineno}: unknown field(s) {sorted(unknown)}")
+            hint = ("; it looks like a chat (role and content): `engramdb ingest-chat` / add_conversation() "
+                    "stores chats" if {"role", "content"} <= set(row) or "messages" in row else "")
+            raise InvalidInputError(f"{path}: record {lineno}: unknown field(s) {sorted(unknown)}{hint}")
         try:
             ns = check_namespace(namespace if row.get("namespace") is None else row["namespace"])
         except NamespaceError as exc:
