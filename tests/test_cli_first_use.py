@@ -182,3 +182,30 @@ def test_ingest_of_a_chat_file_points_to_ingest_chat(tmp_path):
     res = CliRunner().invoke(main, ["ingest", "--store", str(tmp_path / "s"), str(chat)])
     assert res.exit_code != 0
     assert "unknown field(s) ['content', 'role']" in res.output and "engramdb ingest-chat" in res.output
+
+
+def test_a_messages_file_renamed_or_grown_is_recognised_when_ingested_again(tmp_path):
+    """An OpenAI {"messages"} file's conversations were labelled <file stem>-<line>: a
+    conversation added at the top stored every chat again and filed the new one under an old
+    session, and a renamed copy stored everything again (new-user pass). A conversation with
+    times is labelled by its first created_at, as add_conversation labels an unlabelled chat."""
+    def conv(topic, day, n):
+        return {"messages": [{"role": ("user", "assistant")[i % 2], "content": f"{topic} message {i}.",
+                              "created_at": f"2025-05-{day:02d}T10:{i:02d}:00Z"} for i in range(n)]}
+    wedding, later, garden = conv("Wedding plans", 10, 4), conv("Flat hunt", 12, 5), conv("Tomato garden", 20, 1)
+    path = tmp_path / "oa.jsonl"
+    store = str(tmp_path / "s")
+    path.write_text("\n".join(json.dumps(c) for c in (wedding, later)) + "\n")
+    assert CliRunner().invoke(main, ["ingest-chat", "--store", store, "-n", "u", str(path)]).exit_code == 0
+    path.write_text("\n".join(json.dumps(c) for c in (garden, wedding, later)) + "\n")
+    res = CliRunner().invoke(main, ["ingest-chat", "--store", store, "-n", "u", str(path)])
+    assert res.exit_code == 0 and "ingested 1 new message (9 already stored)" in res.output, res.output
+    renamed = tmp_path / "renamed.jsonl"
+    renamed.write_text(path.read_text())
+    res = CliRunner().invoke(main, ["ingest-chat", "--store", store, "-n", "u", str(renamed)])
+    assert res.exit_code == 0 and "ingested 0 new messages (10 already stored)" in res.output, res.output
+    with engramdb.open(store) as eng:
+        sessions = sorted(m.id for m in eng.query(namespace="u", tags="session"))
+        garden_id = [m.id for m in eng.query(namespace="u", limit=100) if "Tomato" in m.text]
+    assert len(sessions) == 3 and len(garden_id) == 1
+    assert garden_id[0].split(":")[0] == sessions[-1].split(":", 1)[1] == "chat-1747735200"   # 20 May, 10:00

@@ -470,7 +470,8 @@ def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
 @dim_option
 @click.option("--session", default=None,
               help="Session label of messages that name none (a {\"messages\": [...]} file of several "
-                   "conversations: SESSION-<line> for each).")
+                   "conversations: SESSION-<line> for each; without it, each is labelled by its first "
+                   "created_at, chat-<seconds>, or else <file stem>-<line>).")
 @click.option("--entities/--no-entities", default=True, show_default=True,
               help="Add entity nodes with mentions edges for names, places and dates shared by messages.")
 @click.option("--session-title", "session_titles", nargs=2, multiple=True, metavar="LABEL TEXT",

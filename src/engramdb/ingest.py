@@ -11,7 +11,7 @@ from rich.progress import Progress
 from .engine import Engram
 from .errors import EngramError, InvalidInputError, NamespaceError
 from .locomo import Conversation, load_locomo
-from .validate import check_namespace
+from .validate import check_namespace, to_unix_seconds
 
 __all__ = ["ingest_jsonl", "ingest_locomo", "locomo_messages", "read_chat", "read_chat_where", "read_jsonl"]
 
@@ -141,7 +141,11 @@ def _conversations(path: str | os.PathLike, session: str | None = None) -> tuple
     """OpenAI's ``{"messages": [...]}`` layout (one object, or one per JSONL line, as in
     fine-tuning files): the messages of every conversation, each conversation its own session
     unless its messages name one: ``session`` for a file of one conversation,
-    ``"<session>-<line>"`` for several, or without ``session`` ``"<file stem>-<line>"``."""
+    ``"<session>-<line>"`` for several; without ``session``, ``"chat-<integer seconds>"`` of the
+    conversation's first ``created_at`` (the label ``add_conversation`` gives an unlabelled chat,
+    so the file renamed, or with conversations added before it, is recognised when ingested
+    again), ``-2``, ``-3``, ... after it for a later conversation of the file that starts at the
+    same second, and ``"<file stem>-<line>"`` for a conversation without times."""
     try:
         with open(path, encoding="utf-8-sig") as fh:
             whole = fh.read()
@@ -162,18 +166,34 @@ def _conversations(path: str | os.PathLike, session: str | None = None) -> tuple
     except RecursionError:
         raise InvalidInputError(f"{path}: not valid JSON (nested too deep)") from None
     stem = os.path.splitext(os.path.basename(os.fspath(path)))[0]
+    used: dict[str, int] = {}   # time label -> conversations of the file that took it
     out: list[dict[str, Any]] = []
     where: list[str] = []
     for lineno, doc in docs:
         msgs = doc.get("messages") if isinstance(doc, dict) else None
         if not isinstance(msgs, list) or not all(isinstance(m, dict) for m in msgs):
             raise InvalidInputError(f"{path}:{lineno}: expected {{\"messages\": [message objects]}}")
-        label = (f"{stem}-{lineno}" if session is None else session if len(docs) == 1
-                 else f"{session}-{lineno}")
+        label = (_time_label(msgs, used) or f"{stem}-{lineno}" if session is None
+                 else session if len(docs) == 1 else f"{session}-{lineno}")
         out.extend(m if "session" in m else {**m, "session": label} for m in msgs)
         at = f"{path}:{lineno}" if len(docs) > 1 or lineno > 1 else f"{path}"
         where.extend(f"{at}: messages[{j}]" for j in range(len(msgs)))
     return out, where
+
+
+def _time_label(msgs: list[dict], used: dict[str, int]) -> str | None:
+    """``"chat-<integer seconds>"`` of the first ``created_at`` among ``msgs`` (``-<n>`` after it
+    for the n-th conversation of a file with that label), or None when none gives a readable one
+    (add_conversation then names a bad one)."""
+    raw = next((m["created_at"] for m in msgs if m.get("created_at") is not None), None)
+    if raw is None:
+        return None
+    try:
+        base = f"chat-{int(to_unix_seconds(raw))}"
+    except EngramError:
+        return None
+    used[base] = used.get(base, 0) + 1
+    return base if used[base] == 1 else f"{base}-{used[base]}"
 
 
 def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "default",
