@@ -765,6 +765,24 @@ def test_query_lists_memories_not_the_session_and_entity_nodes(tmp_store):
         assert "E:boston" in {m.id for m in eng.query(namespace="u", tags="entity")}
 
 
+def test_an_edit_is_no_contradiction_of_what_it_replaces(tmp_store):
+    """An edit that changes a number ("150 euros" -> "120 euros", sent at the original's time)
+    was also linked ``contradicts`` by the write's conflict check, and every recall about it
+    warned "s:5 (active) contradicts s:3 (superseded)" (new-user pass)."""
+    chat = ["Find me a hotel in Rome.", "What is your budget?", "My budget is 150 euros a night.",
+            "Noted, I will look."]
+    again = list(chat)
+    again[2] = "My budget is 120 euros a night."
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(_timed(chat), namespace="u", session="s")
+        out = eng.add_conversation(_timed(again), namespace="u", session="s")
+        assert out["superseded"] == ["s:3"]
+        rels = {e.relation for e in eng.edges("s:3", namespace="u") if e.source == out["message_ids"][0]}
+        assert Relation.SUPERSEDES in rels and Relation.CONTRADICTS not in rels
+        res = eng.recall("what is my hotel budget per night?", namespace="u", k=5)
+        assert res.hits[0].id == out["message_ids"][0] and res.warnings == []
+
+
 def _msgs(texts):
     return [{"role": ("user", "assistant")[i % 2], "content": c} for i, c in enumerate(texts)]
 

@@ -551,6 +551,9 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     for (p, lab, q), kind in zip(cand, conflict_many(pairs, subjects=subjects)):
         if kind is None:
             continue
+        edit_of = (p.extra or {}).get("edit_of")
+        if edit_of is not None and edit_of == (q.ext_id if q is not None else (stored[lab] or {}).get("id")):
+            continue   # a chat's edit of this message: it supersedes it (add_conversation), no contradiction
         if q is not None:
             if q.state is not MemoryState.ACTIVE:
                 continue
