@@ -677,6 +677,16 @@ def test_an_edited_message_supersedes_the_one_it_replaces(tmp_store, where):
             assert len(out["message_ids"]) == (1 if "Inserted" in sent[2]["content"] else 0)
 
 
+def _casa_lupo(edited):
+    """A five-message chat, and the same with the messages at the indices ``edited`` reworded."""
+    chat = ["Book a table at Casa Lupo.", "The set menu at Casa Lupo costs 150 euros.", "For two people, please.",
+            "Done, a table for two at eight.", "Thanks, see you there."]
+    again = list(chat)
+    for i in edited:
+        again[i] = chat[i].rstrip(".") + ", or rather tomorrow."
+    return chat, again
+
+
 def _next_chain(eng, first, ns="u"):
     """Ids from ``first`` along active ``next`` edges (the session as its order links read)."""
     out, cur = [first], first
@@ -696,11 +706,7 @@ def test_an_edit_is_linked_in_the_place_of_what_it_replaces(tmp_store, edited):
     links read the session with the edit at its end (and a new message sent after an edited
     last reply followed the stale one). An edit now stands between the neighbours of what it
     replaces, and what is sent after the chat follows the chat as it reads now."""
-    chat = ["Book a table at Casa Lupo.", "The set menu at Casa Lupo costs 150 euros.", "For two people, please.",
-            "Done, a table for two at eight.", "Thanks, see you there."]
-    again = list(chat)
-    for i in edited:
-        again[i] = chat[i].rstrip(".") + ", or rather tomorrow."
+    chat, again = _casa_lupo(edited)
     with engramdb.open(tmp_store) as eng:
         eng.add_conversation(_timed(chat), namespace="u", session="s")
         out = eng.add_conversation(_timed(again + ["One more thing: a window seat."]), namespace="u", session="s")
@@ -850,11 +856,7 @@ def test_messages_edited_next_to_each_other_supersede_what_they_replace(tmp_stor
     both neighbours of an edit lined up, and recall ranked the stale "150 euros" first (new-user
     pass). A run of edits between lined-up messages (or at the chat's start or end) replaces the
     stored messages at its places."""
-    chat = ["Book a table at Casa Lupo.", "The set menu at Casa Lupo costs 150 euros.", "For two people, please.",
-            "Done, a table for two at eight.", "Thanks, see you there."]
-    again = list(chat)
-    for i in edited:
-        again[i] = chat[i].rstrip(".") + ", or rather tomorrow."
+    chat, again = _casa_lupo(edited)
     with engramdb.open(tmp_store) as eng:
         eng.add_conversation(_timed(chat), namespace="u", session="s")
         out = eng.add_conversation(_timed(again), namespace="u", session="s")
