@@ -864,6 +864,24 @@ def test_messages_edited_next_to_each_other_supersede_what_they_replace(tmp_stor
         assert eng.add_conversation(_timed(again), namespace="u", session="s")["message_ids"] == []
 
 
+@pytest.mark.parametrize("edited", [(1, 2, 3), (0, 1, 2), (2, 3, 4), (1, 3)])
+def test_a_chat_sent_again_with_most_messages_edited_stores_the_unchanged_ones_once(tmp_store, edited):
+    """Three of five messages edited, the chat sent again with its times: the two unchanged ones
+    did not line up (a minority of the stretch they span) and were stored a second time, with
+    the old chat and the new one after each other in the session (hostile pass). The same words
+    at the same time are that message, however many around it changed."""
+    chat, again = _casa_lupo(edited)
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(_timed(chat), namespace="u", session="s")
+        out = eng.add_conversation(_timed(again), namespace="u", session="s")
+        assert out["already_stored"] == 5 - len(edited) and len(out["message_ids"]) == len(edited)
+        texts = [m.text.split(": ", 1)[1] for m in eng.query(namespace="u", limit=100, include_superseded=True)]
+        assert sorted(texts) == sorted(set(chat) | set(again))
+        assert sorted(out["superseded"]) == [f"s:{i + 1}" for i in edited]
+        new = dict(zip((f"s:{i + 1}" for i in edited), out["message_ids"]))
+        assert _next_chain(eng, new.get("s:1", "s:1")) == [new.get(f"s:{i + 1}", f"s:{i + 1}") for i in range(5)]
+
+
 @pytest.mark.parametrize("erase", ["edit", "original"])
 def test_an_erased_edit_or_original_stays_erased_when_the_chat_is_sent_again(tmp_store, erase):
     """forget(hard=True) of an edit, then the edited history re-sent: the erased wording was

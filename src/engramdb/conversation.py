@@ -575,7 +575,8 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
     Failing that, the j where most of ``sent``'s messages match position by position, two at
     least (one that gives its time and matches a stored one's: the same words at the same
     time, in a window, alone, or in a single exchange sent again) and no fewer than those
-    that differ: a chat sent again with a message edited (the first one
+    that differ (unless every match gives its time: the same words at the same time are that
+    message however many messages around it changed): a chat sent again with a message edited (the first one
     included) or a reply regenerated holds the others already; the changed ones are new.
     Offsets are taken one after another for the messages still unmatched (one match, in
     order with those found, is enough after the first), so a chat sent again with a message
@@ -651,12 +652,16 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
             matched = sum(stored[j + k] is not None for k in held)
             if not held:
                 continue
-            by_time = any(timed(k) and stored[j + k] is not None for k in held)
+            real = [k for k in held if stored[j + k] is not None]
+            by_time = any(timed(k) for k in real)
             # no fewer matches than differences over the stretch the matches span (an edit
-            # before a drop leaves two shifted stretches, each a minority of the whole chat)
+            # before a drop leaves two shifted stretches, each a minority of the whole chat),
+            # unless every match gives its time: the same words at the same time are that
+            # message however many around it were edited (a shifted stretch matches no time)
             span = sum(1 for k in facing if held[0] <= k <= held[-1])
             if (matched >= enough or by_time) \
-                    and matched >= span - len(held) and len(held) > len(best[1]):
+                    and (matched >= span - len(held) or (real and all(timed(k) for k in real))) \
+                    and len(held) > len(best[1]):
                 best = (j, held)
         if not best[1]:
             break
