@@ -474,7 +474,8 @@ def test_a_chat_with_a_message_longer_than_a_chunk_is_not_stored_twice(tmp_store
     with engramdb.open(tmp_store) as eng:
         first = eng.add_conversation(chat, namespace="u")
         head = eng.get(first["message_ids"][1], namespace="u")
-        assert head.text == "assistant: " + chat[1]["content"]   # stored as chunks, read back whole
+        # stored as chunks, read back whole (without the space the cut left at its end: _tidy)
+        assert head.text == "assistant: " + chat[1]["content"].rstrip()
         before = store_digest(eng)
         again = eng.add_conversation(chat, namespace="u")
         assert again["already_stored"] == 2 and again["message_ids"] == [] and again["memories"] == 0
@@ -599,7 +600,7 @@ def test_a_message_longer_than_a_chunk_is_split_into_blocks_no_longer_than_a_chu
         blocks = _blocks(eng, out["message_ids"][1])
         assert all(len(b.text) <= 4000 and b.chunk_of == out["message_ids"][1] for b in blocks)
         assert len(blocks) >= 4
-        assert eng.get(out["message_ids"][1], namespace="u").text == f"assistant: {para}\n\n{para}"
+        assert eng.get(out["message_ids"][1], namespace="u").text == f"assistant: {para.rstrip()}\n\n{para.rstrip()}"
 
 
 def test_a_bad_time_names_its_field_once(tmp_store):
@@ -787,6 +788,59 @@ def test_an_edit_is_no_contradiction_of_what_it_replaces(tmp_store):
         assert Relation.SUPERSEDES in rels and Relation.CONTRADICTS not in rels
         res = eng.recall("what is my hotel budget per night?", namespace="u", k=5)
         assert res.hits[0].id == out["message_ids"][0] and res.warnings == []
+
+
+@pytest.mark.parametrize("timed", [True, False])
+def test_a_whitespace_change_is_matched_at_its_own_place(tmp_store, timed):
+    """Every message re-sent with a newline added: the first ("Yes.") was matched by its exact
+    text to another stored message ("Yes.\n", later in the chat) instead of its own place, and
+    was taken for an edit (with times) or stored again (without) (hostile pass). Messages are now
+    stored without the whitespace at their ends, and compared so."""
+    texts = ["Yes.", "Shall I book Casa Lupo for eight?", "Yes.\n", "Booked."]
+    chat = _timed(texts) if timed else _msgs(texts)
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(chat, namespace="u", session="s")
+        assert eng.get("s:3", namespace="u").text == "user: Yes."   # stored tidied
+        again = [{**m, "content": m["content"].rstrip("\n") + "\n"} for m in chat]
+        out = eng.add_conversation(again, namespace="u", session="s")
+        assert out["message_ids"] == [] and out["superseded"] == [] and out["already_stored"] == 4
+
+
+def test_a_long_message_sent_again_with_a_newline_is_the_same_message(tmp_store):
+    """A message stored as pieces is recognised by the digest of its whole text only: sent again
+    with whitespace changed at its end it was new (hostile pass); it is stored tidied now."""
+    long = " ".join(f"Sentence number {i} about the booking at Casa Lupo." for i in range(150))
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(_timed(["Hello there, I need help.", "Sure, what is it?", long + "\n",
+                                     "Got it, thanks."]), namespace="u", session="s")
+        out = eng.add_conversation(_timed(["Hello there, I need help.", "Sure, what is it?", long,
+                                           "Got it, thanks.\r\n"]), namespace="u", session="s")
+        assert out["message_ids"] == [] and out["superseded"] == [] and out["already_stored"] == 4
+
+
+def test_chats_stamped_with_one_time_are_no_edits_of_each_other(tmp_store):
+    """Two chats under one label, every message stamped with the same date, sharing two short
+    replies ("Ok.", "Thanks!"): the shared replies' times told nothing apart, yet they lined the
+    chats up and the other chat's messages superseded the first one's as edits (hostile pass)."""
+    a = ["I want to book a table at Casa Lupo for Friday.", "Ok.", "Make it for two people at eight.",
+         "Booked Casa Lupo for two at eight on Friday.", "Can you add a birthday cake?", "Thanks!"]
+    b = ["I want to book a table at Casa Lupo for Saturday.", "Ok.", "Make it for four people at nine.",
+         "Booked Casa Lupo for four at nine on Saturday.", "Can you add a window seat?", "Thanks!"]
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation([{**m, "created_at": "2024-05-01"} for m in _msgs(a)], namespace="u", session="s")
+        out = eng.add_conversation([{**m, "created_at": "2024-05-01"} for m in _msgs(b)], namespace="u", session="s")
+        assert out["superseded"] == [] and _superseded(eng) == []
+
+
+def test_a_message_with_its_id_sent_again_with_whitespace_changed_is_already_stored(tmp_store):
+    """A message with an id of its own, sent again with a newline added (under another label):
+    'already exists in this namespace with another text' (hostile pass)."""
+    chat = [{**m, "id": f"m{i}"} for i, m in enumerate(_timed(["Hi, I'm Dana.", "Hello Dana!", "I live in Oslo."]))]
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation([{**m, "session": "s"} for m in chat], namespace="u")
+        out = eng.add_conversation([{**m, "session": "t", "content": m["content"] + "\n"} for m in chat],
+                                   namespace="u")
+        assert out["message_ids"] == [] and out["already_stored"] == 3
 
 
 def _msgs(texts):

@@ -290,13 +290,13 @@ def _prose_blocks(text: str) -> list[str]:
     return out
 
 
-def stored_digest(state: Any, namespace: str, ext_id: str) -> str | None:
-    """SHA-256 (hex) of the whole text of stored memory ``ext_id`` of ``namespace``, or None
-    (:func:`engramdb.batch_plan.whole_digest`: a message stored as pieces compares whole)."""
+def stored_digests(state: Any, namespace: str, ext_id: str) -> frozenset | None:
+    """The digests (hex SHA-256) stored memory ``ext_id`` of ``namespace`` is recognised by when
+    sent again (:func:`_digests`: a message stored as pieces compares whole), or None."""
     with state.store.read("looking up a stored message") as txn:
         nid = state.store.lookup_id(txn, namespace, ext_id)
         rec = None if nid is None else state.store.get_record(txn, nid)
-    return None if rec is None else whole_digest(rec)
+    return None if rec is None else _digests(rec)
 
 
 class StoredSession(NamedTuple):
@@ -405,16 +405,23 @@ def _digests(rec: dict) -> frozenset:
     return frozenset(out)
 
 
+def _tidy(content: str) -> str:
+    """A message's content as stored: its line breaks as ``"\n"``, without whitespace at its
+    ends or at the ends of its lines (what chat clients add or drop, and no part of what was
+    said)."""
+    lines = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return "\n".join(line.rstrip() for line in lines).strip()
+
+
 def _loose_digest(text: str) -> str:
-    """The digest (hex) of a message's ``"speaker: content"`` text with its content stripped of
-    whitespace at its ends and at the ends of its lines, its line breaks as ``"\n"``: a message
-    sent again with a newline or space added or dropped, or with Windows line breaks, is the
-    same message, not an edit."""
+    """The digest (hex) of a message's ``"speaker: content"`` text with its content tidied
+    (:func:`_tidy`): a message sent again with a newline or space added or dropped, or with
+    Windows line breaks, is the same message, not an edit. (Messages are stored tidied; this
+    recognises the ones a store holds from before, stored as they were sent.)"""
     speaker, sep, content = text.partition(": ")
     if not sep:
         speaker, content = "", text
-    lines = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return text_digest(f"{speaker}{sep}" + "\n".join(line.rstrip() for line in lines).strip()).hex()
+    return text_digest(f"{speaker}{sep}{_tidy(content)}").hex()
 
 
 def stored_mentions(state: Any, namespace: str, entity: str) -> list[str] | None:
@@ -557,7 +564,7 @@ def _in_order(paired: list[tuple[int, int]], k: int, i: int) -> bool:
     return (at == 0 or paired[at - 1][1] < i) and (at == len(paired) or paired[at][1] > i)
 
 
-def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list[float | None] | None = None,
+def _overlap(stored: list[frozenset | None], sent: list[frozenset], stored_times: list[float | None] | None = None,
              sent_times: list[float | None] | None = None, tail_from: int | None = None) -> list[tuple[int, int]]:
     """Which of ``sent``'s messages a session holds already: pairs (index in ``sent``, index in
     ``stored``); [] when nothing lines up.
@@ -601,7 +608,7 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
             bound = None if stored_times is None else stored_times[i]
             t = None if sent_times is None else sent_times[k]
             return i < end or bound is None or t is None or t <= bound + _SAME_TIME_S
-        if sent[k] not in stored[i]:
+        if stored[i].isdisjoint(sent[k]):
             return False
         t = None if sent_times is None else sent_times[k]
         return t is None or stored_times is None or abs(stored_times[i] - t) <= _SAME_TIME_S
@@ -628,13 +635,27 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
     def timed(k: int) -> bool:
         return sent_times is not None and stored_times is not None and sent_times[k] is not None
 
+    def where(k: int) -> list[int]:
+        """The stored places that hold a digest of sent message ``k``, in order."""
+        return sorted({i for d in sent[k] for i in places.get(d, ())})
+
+    # a stored message's time tells it apart when no other stored message has it (messages
+    # stamped with a date alone, or all with one second, share theirs)
+    stamps = sorted(t for t in stored_times or () if t is not None)
+    shared = {a for a, b in zip(stamps, stamps[1:]) if b - a <= _SAME_TIME_S} | {
+        b for a, b in zip(stamps, stamps[1:]) if b - a <= _SAME_TIME_S}
+
+    def told_apart(k: int, i: int) -> bool:
+        """Whether the match of sent ``k`` with stored ``i`` gives a time only that one has."""
+        return timed(k) and stored_times[i] is not None and stored_times[i] not in shared
+
     pairs: list[tuple[int, int]] = []
     left, taken = set(range(len(sent))), set()
     while True:   # offset by offset: a message dropped or inserted shifts the rest by one
         votes: dict[int, int] = {}
         timed_votes: set[int] = set()
         for k in left:
-            for i in places.get(sent[k], ()):
+            for i in where(k):
                 if i not in taken:
                     votes[i - k] = votes.get(i - k, 0) + 1
                     if timed(k):
@@ -656,11 +677,11 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
             by_time = any(timed(k) for k in real)
             # no fewer matches than differences over the stretch the matches span (an edit
             # before a drop leaves two shifted stretches, each a minority of the whole chat),
-            # unless every match gives its time: the same words at the same time are that
-            # message however many around it were edited (a shifted stretch matches no time)
+            # unless every match gives a time only its stored message has: the same words at
+            # that time are that message however many around it were edited
             span = sum(1 for k in facing if held[0] <= k <= held[-1])
             if (matched >= enough or by_time) \
-                    and (matched >= span - len(held) or (real and all(timed(k) for k in real))) \
+                    and (matched >= span - len(held) or (real and all(told_apart(k, j + k) for k in real))) \
                     and len(held) > len(best[1]):
                 best = (j, held)
         if not best[1]:
@@ -682,7 +703,7 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
         lo, hi, after = min(k for k, _ in pairs), max(k for k, _ in pairs), max(i for _, i in pairs)
         for k in sorted(left):
             if lo < k < hi:
-                i = next((i for i in places.get(sent[k], ()) if i > after and i not in taken and same(k, i)), None)
+                i = next((i for i in where(k) if i > after and i not in taken and same(k, i)), None)
                 if i is not None:
                     pairs.append((k, i))
                     taken.add(i)
@@ -798,7 +819,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                       now: float, entities: bool = True, split_roles: tuple[str, ...] = ("assistant",),
                       split_chars: int = 800, session_titles: Mapping[str, str] | None = None,
                       entity_exists: Callable[[str], bool] | None = None,
-                      stored_digest: Callable[[str], str | None] | None = None,
+                      stored_digests: Callable[[str], frozenset | None] | None = None,
                       stored_session: Callable[[str], StoredSession | None] | None = None,
                       stored_mentions: Callable[[str], list[str] | None] | None = None,
                       keep_roles: tuple[str, ...] = (),
@@ -833,12 +854,12 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         once in this call are then linked to it), a session node (the messages of that session
         are added to it, and its last stored message leads ``next`` to the first new one), a
         generated session label (a chat without a label gets a fresh one) or a generated
-        message id (skipped: a new message never takes a stored id). Default: ``stored_digest``
+        message id (skipped: a new message never takes a stored id). Default: ``stored_digests``
         is not None.
-    stored_digest : callable str -> str or None, optional
-        SHA-256 (hex) of the whole text of the memory the namespace holds under this id
-        (:func:`engramdb.batch_plan.whole_digest`), or None. A message with an ``id`` the
-        namespace holds with the same text is already stored: left out.
+    stored_digests : callable str -> frozenset of str or None, optional
+        The digests (hex SHA-256) the memory the namespace holds under this id is recognised
+        by (:func:`stored_digests`), or None. A message with an ``id`` the namespace holds with
+        the same text is already stored: left out.
     stored_session : callable str -> StoredSession or None, optional
         What the namespace holds of a session, by its node id (:func:`stored_session`): its
         messages in the order they were stored (a sent message with a ``created_at`` lines up
@@ -897,9 +918,9 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     msgs = [(k, m) for k, m in enumerate(messages) if not _tool_call_only(m)]
     if not msgs:
         raise InvalidInputError("messages: the conversation is empty")
-    if stored_digest is not None and entity_exists is None:
+    if stored_digests is not None and entity_exists is None:
         def entity_exists(ext_id: str) -> bool:
-            return stored_digest(ext_id) is not None
+            return stored_digests(ext_id) is not None
     plan = ConversationPlan()
     rows = []
     prev_t: float | None = None
@@ -922,8 +943,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         else:
             t = raw_t
         prev_t = t
-        speaker_text = f"{name or role}: {content}"
-        digest = text_digest(speaker_text).hex()
+        speaker_text = f"{name or role}: {content}"   # (content tidied: _tidy)
+        digest, loose = text_digest(speaker_text).hex(), _loose_digest(speaker_text)
         if sess is not None:
             label = sess
         elif label is None:   # a new chat: a label no stored session has, unless it is this chat
@@ -931,7 +952,6 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             # chat sent again later has a later "now" but the same first message)
             # (the text without the whitespace a chat client adds or drops, _loose_digest; a
             # session a store holds under its exact text's label, from before, keeps it)
-            loose = _loose_digest(speaker_text)
             bases = ([f"chat-{int(t)}"] if raw_t is not None
                      else list(dict.fromkeys([f"chat-{digest[:12]}", f"chat-{loose[:12]}"])))
             label = None
@@ -954,7 +974,9 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             if label is None:   # a new chat: the first free label of the last form
                 label = cand
             auto_label = label
-        rows.append((role, name, content, t, label, given, digest, k, raw_t))
+        # the digests it is recognised by: its text as stored; the loose digest is the same for a
+        # new message (stored tidied) and finds a stored one that kept its sent whitespace
+        rows.append((role, name, content, t, label, given, frozenset({digest, loose}), k, raw_t))
 
     if not rows:   # only instructions and tool results (an agent's first call: its system prompt)
         return plan
@@ -985,18 +1007,14 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     n_rows = len(rows)
     skip: set[int] = set()   # rows the namespace holds already
     replaced: dict[int, str] = {}   # message position -> id of the stored message it replaces
-    if stored_digest is not None:   # an id given again with the same text
-        skip.update(i for i, r in enumerate(rows) if r[5] is not None and stored_digest(r[5]) == r[6])
+    if stored_digests is not None:   # an id given again with the same text
+        skip.update(i for i, r in enumerate(rows)
+                    if r[5] is not None and not (stored_digests(r[5]) or frozenset()).isdisjoint(r[6]))
     # an id of a message its session erased: it stays erased
     skip.update(i for i, r in enumerate(rows) if r[5] is not None and r[5] in erased_ids.get(r[4], ()))
     for lab, (stored_msgs, _pos, tail_from, _last_at) in held.items():
         mine = [i for i, r in enumerate(rows) if r[4] == lab]
-        # a message matches by its text, or failing that by its text without the whitespace a
-        # chat client adds or drops (the stored ones are recognised by both: _digests)
-        known = frozenset().union(*(d for _, d, _t in stored_msgs if d))
-        sent_digests = [rows[i][6] if rows[i][6] in known else _loose_digest(f"{rows[i][1] or rows[i][0]}: {rows[i][2]}")
-                for i in mine]
-        lined = _overlap([d for _, d, _t in stored_msgs], sent_digests,
+        lined = _overlap([d for _, d, _t in stored_msgs], [rows[i][6] for i in mine],
                          [t for *_, t in stored_msgs], [rows[i][8] for i in mine], tail_from)
         # a message lined up with a stored one is that one, unless its own id says otherwise (at
         # a hole, an erased message, only a message without an id of its own lines up)
@@ -1012,9 +1030,9 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                 replaced[r[7]] = stored_msgs[at][0]   # by message position in the input
     stored_ids = {rows[i][5] for i in skip if rows[i][5] is not None}
     rows = [r for i, r in enumerate(rows) if i not in skip]
-    if stored_digest is not None:   # a given id the namespace holds with another text: name the message
+    if stored_digests is not None:   # a given id the namespace holds with another text: name the message
         for r in rows:
-            if r[5] is not None and stored_digest(r[5]) is not None:
+            if r[5] is not None and stored_digests(r[5]) is not None:
                 exc = _bad(f"messages[{r[7]}]", "id", f"{r[5]!r} already exists in this namespace with another "
                                                       "text; give another id, or supersede() / update() it")
                 exc.message_index = r[7]
@@ -1141,14 +1159,14 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     if entities:
         docs = [(ids[i], rows[i][2]) for i in range(len(rows))]
         when = {ids[i]: rows[i][3] for i in range(len(rows))}
-        sent = {r[6] for r in rows}
+        sent = {d for r in rows for d in r[6]}
         own = seen | stored_ids
 
         def others(ent: str) -> list[str]:
             """Stored messages naming ``ent``: not one of this call's, nor a stored copy of one."""
             found = [i for i in stored_mentions(ent) or () if i not in own]
-            if stored_digest is not None:
-                found = [i for i in found if stored_digest(i) not in sent]
+            if stored_digests is not None:
+                found = [i for i in found if sent.isdisjoint(stored_digests(i) or ())]
             return found
 
         shared = co_mentions(docs)
@@ -1215,7 +1233,7 @@ def _check_message(m: Any, where: str, keep_roles: tuple[str, ...]) -> tuple | N
     refusal = m.get("refusal")
     if (raw is None or raw == "") and isinstance(refusal, str) and _shows_text(refusal):
         raw = refusal   # an assistant's refusal (OpenAI: content null, the text in "refusal") is what it said
-    content = _content(raw, where)
+    content = _tidy(_content(raw, where))
     name = m.get("name")
     if name is not None and not _shows_text(name):
         raise _bad(where, "name", f"must be a non-empty string of valid UTF-8, got {name!r}")
