@@ -209,3 +209,44 @@ def test_a_messages_file_renamed_or_grown_is_recognised_when_ingested_again(tmp_
         garden_id = [m.id for m in eng.query(namespace="u", limit=100) if "Tomato" in m.text]
     assert len(sessions) == 3 and len(garden_id) == 1
     assert garden_id[0].split(":")[0] == sessions[-1].split(":", 1)[1] == "chat-1747735200"   # 20 May, 10:00
+
+
+def _oa_line(msgs):
+    return json.dumps({"messages": msgs})
+
+
+def test_messages_file_conversations_are_named_as_add_conversation_names_them(tmp_path):
+    """ingest-chat labelled a {"messages"} file's conversations itself and passed the labels on:
+    a chat starting half a second after a stored one was filed into its session, and a file of
+    two chats starting in the same second, reordered, stored both again (hostile pass). Each
+    conversation is now its own add_conversation, named by its first message with the
+    collision check an unlabelled chat gets; a bad file stores nothing."""
+    def chat(who, t0):
+        return [{"role": "system", "content": "Be brief.", "created_at": t0 - 1000},
+                {"role": "user", "content": f"{who}: plan my trip.", "created_at": t0},
+                {"role": "assistant", "content": f"Sure, {who}.", "created_at": t0 + 1}]
+    a, b = chat("Ana", 1_700_000_000), chat("Ben", 1_700_000_000.5)
+    store = str(tmp_path / "s")
+    run = lambda path: CliRunner().invoke(main, ["ingest-chat", "--store", store, "-n", "u", str(path)])
+    (tmp_path / "a.jsonl").write_text(_oa_line(a) + "\n")
+    (tmp_path / "b.jsonl").write_text(_oa_line(b) + "\n")
+    (tmp_path / "ab.jsonl").write_text(_oa_line(a) + "\n" + _oa_line(b) + "\n")
+    (tmp_path / "ba.jsonl").write_text(_oa_line(b) + "\n" + _oa_line(a) + "\n")
+    assert run(tmp_path / "a.jsonl").exit_code == 0
+    res = run(tmp_path / "b.jsonl")
+    assert res.exit_code == 0 and "ingested 2 new messages" in res.output, res.output
+    for path in ("ab.jsonl", "ba.jsonl"):
+        res = run(tmp_path / path)
+        assert res.exit_code == 0 and "ingested 0 new messages (4 already stored" in res.output, res.output
+    with engramdb.open(store) as eng:
+        assert sorted(m.id for m in eng.query(namespace="u", tags="session")) == [
+            "S:chat-1700000000", "S:chat-1700000000-2"]   # as add_conversation names them (system message apart)
+        out = eng.add_conversation(a[1:], namespace="u")
+        assert out["message_ids"] == [] and out["already_stored"] == 2
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(_oa_line(chat("Cy", 1_800_000_000)) + "\n" + _oa_line([{"role": "user", "content": "x",
+                                                                           "created_at": "soon"}]) + "\n")
+    res = CliRunner().invoke(main, ["ingest-chat", "--store", store, "-n", "u", str(bad)])
+    assert res.exit_code != 0 and f"{bad}:2: messages[0]: created_at: 'soon'" in res.output, res.output
+    with engramdb.open(store) as eng:
+        assert not any("Cy" in m.text for m in eng.query(namespace="u", limit=100))

@@ -470,8 +470,8 @@ def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
 @dim_option
 @click.option("--session", default=None,
               help="Session label of messages that name none (a {\"messages\": [...]} file of several "
-                   "conversations: SESSION-<line> for each; without it, each is labelled by its first "
-                   "created_at, chat-<seconds>, or else <file stem>-<line>).")
+                   "conversations: SESSION-<line> for each; without it, each is named by its first message, "
+                   "as add_conversation names an unlabelled chat).")
 @click.option("--entities/--no-entities", default=True, show_default=True,
               help="Add entity nodes with mentions edges for names, places and dates shared by messages.")
 @click.option("--session-title", "session_titles", nargs=2, multiple=True, metavar="LABEL TEXT",
@@ -501,22 +501,39 @@ def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, session_
     or its index in a JSON list (``chat.json[2]: role: missing; ...``), with the field at fault;
     nothing is stored then. The summary counts the messages, sessions, pieces of long messages
     and new entity nodes."""
+    from .conversation import check_messages
     from .errors import InvalidInputError
-    from .ingest import read_chat_where
+    from .ingest import read_conversations
 
-    messages, where = read_chat_where(file, session)
-    with _NewStore(store, embedder=embedder, dim=dim) as eng:
-        try:
-            out = eng.add_conversation(messages, namespace=namespace, session=session, entities=entities,
-                                       split_roles=split_roles, split_chars=split_chars,
-                                       session_titles=dict(session_titles) or None, progress=True,
-                                       recorded_at=recorded_at, keep_roles=keep_roles, max_pieces=max_pieces)
-        except InvalidInputError as exc:
-            k = getattr(exc, "message_index", None)
-            if k is None or not 0 <= k < len(where):
-                raise
+    def named(exc: InvalidInputError, where: list[str]) -> InvalidInputError:
+        """``exc`` naming the file place of the message at fault ("chat.jsonl:3: ...")."""
+        k = getattr(exc, "message_index", None)
+        if k is not None and 0 <= k < len(where):
             exc.args = (where[k] + str(exc).removeprefix(f"messages[{k}]"),)
-            raise
+        return exc
+
+    # each conversation of the file its own add_conversation (an unlabelled one is named by its
+    # first message); every message checked first, so a bad file stores nothing
+    conversations = read_conversations(file, session)
+    for messages, where in conversations:
+        try:
+            check_messages(messages, keep_roles)
+        except InvalidInputError as exc:
+            raise named(exc, where) from None
+    totals: dict = {}
+    with _NewStore(store, embedder=embedder, dim=dim) as eng:
+        for messages, where in conversations:
+            try:
+                got = eng.add_conversation(messages, namespace=namespace, session=session if len(conversations) == 1
+                                           else None, entities=entities, split_roles=split_roles,
+                                           split_chars=split_chars, session_titles=dict(session_titles) or None,
+                                           progress=True, recorded_at=recorded_at, keep_roles=keep_roles,
+                                           max_pieces=max_pieces)
+            except InvalidInputError as exc:
+                raise named(exc, where) from None
+            for key, value in got.items():
+                totals[key] = totals.get(key, 0 if isinstance(value, int) else []) + value
+    out = totals
     notes = [f"{out['already_stored']} already stored"] if out["already_stored"] else []
     if out["left_out"]:
         notes.append(f"{count(out['left_out'], 'instruction or tool message', 'instruction or tool messages')} "

@@ -50,7 +50,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterable, Mapping, NamedTuple
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from .batch_plan import block_id, piece_tags, split_text, whole_digest, whole_record
 from .entities import co_mentions, extract_entities
@@ -61,8 +61,8 @@ from .store.lmdb_store import text_digest
 from .types import GENERATED_TAGS, MemoryKind, Relation
 from .validate import RESERVED_TAGS, as_list, check_user_id, encodable, is_blank, reserved_form, to_unix_seconds
 
-__all__ = ["ConversationPlan", "plan_conversation", "split_blocks", "stored_mentions", "MESSAGE_FIELDS", "ROLES",
-           "INSTRUCTION_ROLES", "TOOL_ROLES", "StoredSession", "stored_session"]
+__all__ = ["ConversationPlan", "plan_conversation", "check_messages", "split_blocks", "stored_mentions", "MESSAGE_FIELDS",
+           "ROLES", "INSTRUCTION_ROLES", "TOOL_ROLES", "StoredSession", "stored_session"]
 
 #: Roles a message may have (OpenAI's chat roles); ``system`` and ``developer`` instructions and
 #: ``tool`` / ``function`` results are not memories of the conversation and are left out unless
@@ -1195,6 +1195,36 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                 plan.edges.extend((sid_, eid, Relation.MENTIONS, 1.0) for sid_ in earlier.get(ent, ()))
             plan.edges.extend((tid, eid, Relation.MENTIONS, 1.0) for tid in where_ids)
     return plan
+
+
+def check_messages(messages: Iterable[Mapping[str, Any]], keep_roles: Sequence[str] = ()) -> None:
+    """Check each message as :meth:`engramdb.Engram.add_conversation` does before it writes
+    anything (its fields, role, content, created_at, session, name, id), without a store: a
+    caller that stores a file's conversations one ``add_conversation`` each (``engramdb
+    ingest-chat``) refuses a bad file before the first is written.
+
+    Parameters
+    ----------
+    messages : iterable of mapping
+    keep_roles : sequence of str
+        As for ``add_conversation``.
+
+    Raises
+    ------
+    InvalidInputError, EmptyTextError
+        As ``add_conversation``: ``"messages[<i>]: <field>: <problem>"``, with the attributes
+        ``message_index`` and ``field``.
+    """
+    if messages is None or isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
+        raise InvalidInputError(f"messages: expected a list of message mappings, got {type(messages).__name__}")
+    keep = check_roles(keep_roles, "keep_roles")
+    for k, m in enumerate(messages):
+        if _tool_call_only(m):
+            continue
+        try:
+            _check_message(m, f"messages[{k}]", keep)
+        except InvalidInputError as exc:
+            raise _at(exc, k) from None
 
 
 def _at(exc: InvalidInputError, index: int) -> InvalidInputError:

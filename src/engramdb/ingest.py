@@ -11,9 +11,10 @@ from rich.progress import Progress
 from .engine import Engram
 from .errors import EngramError, InvalidInputError, NamespaceError
 from .locomo import Conversation, load_locomo
-from .validate import check_namespace, to_unix_seconds
+from .validate import check_namespace
 
-__all__ = ["ingest_jsonl", "ingest_locomo", "locomo_messages", "read_chat", "read_chat_where", "read_jsonl"]
+__all__ = ["ingest_jsonl", "ingest_locomo", "locomo_messages", "read_chat", "read_chat_where", "read_conversations",
+           "read_jsonl"]
 
 _MEMORY_FIELDS = ("id", "namespace", "kind", "text", "created_at", "confidence", "tags", "source",
                   "salience", "embedding", "valid_from", "valid_to", "slot", "subject", "attribute",
@@ -100,7 +101,8 @@ def read_chat_where(path: str | os.PathLike, session: str | None = None) -> tupl
         raise InvalidInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if not head.startswith("["):
         if head.startswith("{") and _openai_layout(path):
-            return _conversations(path, session)
+            groups = _conversations(path, session)
+            return [m for msgs, _ in groups for m in msgs], [w for _, where in groups for w in where]
         rows = _jsonl_lines(path)
         return [obj for _, obj in rows], [f"{path}:{lineno}" for lineno, _ in rows]
     try:
@@ -116,6 +118,17 @@ def read_chat_where(path: str | os.PathLike, session: str | None = None) -> tupl
         if not isinstance(m, dict):
             raise InvalidInputError(f"{path}[{i}]: expected a message object, got {type(m).__name__}")
     return data, [f"{path}[{i}]" for i in range(len(data))]
+
+
+def _is_openai_file(path: str | os.PathLike) -> bool:
+    """Whether ``path`` holds OpenAI's ``{"messages": [...]}`` layout (:func:`_openai_layout`);
+    False for a file that cannot be read (:func:`read_chat_where` says why)."""
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            head = fh.read(4096).lstrip()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return head.startswith("{") and _openai_layout(path)
 
 
 def _openai_layout(path: str | os.PathLike) -> bool:
@@ -137,15 +150,14 @@ def _openai_layout(path: str | os.PathLike) -> bool:
             and "role" not in obj and "content" not in obj)
 
 
-def _conversations(path: str | os.PathLike, session: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+def _conversations(path: str | os.PathLike, session: str | None = None,
+                   label: bool = True) -> list[tuple[list[dict[str, Any]], list[str]]]:
     """OpenAI's ``{"messages": [...]}`` layout (one object, or one per JSONL line, as in
-    fine-tuning files): the messages of every conversation, each conversation its own session
-    unless its messages name one: ``session`` for a file of one conversation,
-    ``"<session>-<line>"`` for several; without ``session``, ``"chat-<integer seconds>"`` of the
-    conversation's first ``created_at`` (the label ``add_conversation`` gives an unlabelled chat,
-    so the file renamed, or with conversations added before it, is recognised when ingested
-    again), ``-2``, ``-3``, ... after it for a later conversation of the file that starts at the
-    same second, and ``"<file stem>-<line>"`` for a conversation without times."""
+    fine-tuning files): each conversation's messages and their places. A conversation is its
+    own session unless its messages name one: ``session`` for a file of one conversation,
+    ``"<session>-<line>"`` for several; without ``session``, ``"<file stem>-<line>"`` for
+    several (``label``), or no label (``label=False``: one ``add_conversation`` per
+    conversation then names each by its first message, as it names any unlabelled chat)."""
     try:
         with open(path, encoding="utf-8-sig") as fh:
             whole = fh.read()
@@ -166,34 +178,39 @@ def _conversations(path: str | os.PathLike, session: str | None = None) -> tuple
     except RecursionError:
         raise InvalidInputError(f"{path}: not valid JSON (nested too deep)") from None
     stem = os.path.splitext(os.path.basename(os.fspath(path)))[0]
-    used: dict[str, int] = {}   # time label -> conversations of the file that took it
-    out: list[dict[str, Any]] = []
-    where: list[str] = []
+    out: list[tuple[list[dict[str, Any]], list[str]]] = []
     for lineno, doc in docs:
         msgs = doc.get("messages") if isinstance(doc, dict) else None
         if not isinstance(msgs, list) or not all(isinstance(m, dict) for m in msgs):
             raise InvalidInputError(f"{path}:{lineno}: expected {{\"messages\": [message objects]}}")
-        label = (_time_label(msgs, used) or f"{stem}-{lineno}" if session is None
-                 else session if len(docs) == 1 else f"{session}-{lineno}")
-        out.extend(m if "session" in m else {**m, "session": label} for m in msgs)
+        if session is not None:
+            name = session if len(docs) == 1 else f"{session}-{lineno}"
+        else:
+            name = f"{stem}-{lineno}" if label and len(docs) > 1 else None
         at = f"{path}:{lineno}" if len(docs) > 1 or lineno > 1 else f"{path}"
-        where.extend(f"{at}: messages[{j}]" for j in range(len(msgs)))
-    return out, where
+        out.append(([m if "session" in m or name is None else {**m, "session": name} for m in msgs],
+                    [f"{at}: messages[{j}]" for j in range(len(msgs))]))
+    return out
 
 
-def _time_label(msgs: list[dict], used: dict[str, int]) -> str | None:
-    """``"chat-<integer seconds>"`` of the first ``created_at`` among ``msgs`` (``-<n>`` after it
-    for the n-th conversation of a file with that label), or None when none gives a readable one
-    (add_conversation then names a bad one)."""
-    raw = next((m["created_at"] for m in msgs if m.get("created_at") is not None), None)
-    if raw is None:
-        return None
-    try:
-        base = f"chat-{int(to_unix_seconds(raw))}"
-    except EngramError:
-        return None
-    used[base] = used.get(base, 0) + 1
-    return base if used[base] == 1 else f"{base}-{used[base]}"
+def read_conversations(path: str | os.PathLike,
+                       session: str | None = None) -> list[tuple[list[dict[str, Any]], list[str]]]:
+    """The conversations of a chat file, each as :func:`read_chat_where` gives a file's
+    messages: ``(messages, places)``. OpenAI's ``{"messages": [...]}`` layout gives one per
+    object (JSONL line), labelled only with ``session`` (``session``, or ``"<session>-<line>"``
+    for several): store each with its own :meth:`Engram.add_conversation`, which names an
+    unlabelled one by its first message (its first ``created_at``, or its text), so the file
+    renamed, reordered or grown is recognised when stored again. Any other layout is one
+    conversation: the whole file.
+
+    Raises
+    ------
+    InvalidInputError
+        As :func:`read_chat`.
+    """
+    if _is_openai_file(path):
+        return _conversations(path, session, label=False)
+    return [read_chat_where(path, session)]
 
 
 def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "default",
