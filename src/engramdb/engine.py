@@ -2258,11 +2258,12 @@ class Engram:
         if ns != DEFAULT_NAMESPACE and self._state.space(ns) is None:
             raise self._state.unknown_namespace(ns)   # a typo, not an empty answer
         k = check_int(k, "k", 1, 10_000)
+        kinds_field = "kinds"
         if kind is not None:
             if kinds is not None:
-                raise InvalidInputError("recall: give kinds= or kind= (the same filter), not both")
-            kinds = kind
-        filters = Filters.parse(kinds=kinds, tags=tags, min_confidence=min_confidence, since=since, until=until,
+                raise InvalidInputError("give kinds= or kind= (the same filter), not both")
+            kinds, kinds_field = kind, "kind"
+        filters = Filters.parse(kinds=kinds, kinds_field=kinds_field, tags=tags, min_confidence=min_confidence, since=since, until=until,
                                 as_of=as_of, include_archived=include_archived,
                                 include_superseded=include_superseded, valid_at=valid_at, subject=subject,
                                 attribute=attribute)
