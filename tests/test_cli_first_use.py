@@ -250,3 +250,32 @@ def test_messages_file_conversations_are_named_as_add_conversation_names_them(tm
     assert res.exit_code != 0 and f"{bad}:2: messages[0]: created_at: 'soon'" in res.output, res.output
     with engramdb.open(store) as eng:
         assert not any("Cy" in m.text for m in eng.query(namespace="u", limit=100))
+
+
+def test_ingest_with_a_bad_link_writes_nothing_and_names_the_record(tmp_path):
+    """`engramdb ingest` added the memories, then failed on a link to a missing memory: exit 2
+    with the memories stored and no record named (new-user pass). Links are checked first."""
+    path = tmp_path / "m.jsonl"
+    path.write_text(json.dumps({"id": "a", "text": "Alpha fact one."}) + "\n"
+                    + json.dumps({"id": "b", "text": "Beta fact two.", "links": [{"to": "a", "relation": "supports"},
+                                                                                  {"to": "missing", "relation": "caused_by"}]}) + "\n"
+                    + json.dumps({"id": "c", "text": "Gamma.", "links": [["c", "supports"]]}) + "\n")
+    store = str(tmp_path / "s")
+    with engramdb.open(store, embedder="hashing") as eng:
+        eng.add("Stored before.", id="old", namespace="ops")
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(lines[:2]) + "\n")
+    res = CliRunner().invoke(main, ["ingest", str(path), "--store", store, "-n", "ops"])
+    assert res.exit_code == 2 and f"{path}: record 2: link to 'missing'" in res.output, res.output
+    with engramdb.open(store) as eng:
+        assert [m.id for m in eng.query(namespace="ops")] == ["old"]
+    path.write_text("\n".join([lines[0], lines[1].replace('"missing"', '"old"'), lines[2]]) + "\n")
+    res = CliRunner().invoke(main, ["ingest", str(path), "--store", store, "-n", "ops"])
+    assert res.exit_code == 2 and "record 3: cannot link memory 'c' to itself" in res.output, res.output
+    path.write_text("\n".join([lines[0], lines[1].replace('"missing"', '"old"')]) + "\n")
+    res = CliRunner().invoke(main, ["ingest", str(path), "--store", store, "-n", "ops"])
+    assert res.exit_code == 0, res.output
+    with engramdb.open(store) as eng:
+        assert sorted(m.id for m in eng.query(namespace="ops")) == ["a", "b", "old"]
+        assert {(e.target, e.relation.value) for e in eng.edges("b", namespace="ops") if e.source == "b"} >= {
+            ("a", "supports"), ("old", "caused_by")}

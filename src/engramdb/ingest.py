@@ -9,9 +9,9 @@ from typing import Any
 from rich.progress import Progress
 
 from .engine import Engram
-from .errors import EngramError, InvalidInputError, NamespaceError
+from .errors import EngramError, InvalidInputError, MemoryNotFoundError, NamespaceError
 from .locomo import Conversation, load_locomo
-from .validate import check_namespace
+from .validate import check_link_spec, check_namespace
 
 __all__ = ["ingest_jsonl", "ingest_locomo", "locomo_messages", "read_chat", "read_chat_where", "read_conversations",
            "read_jsonl"]
@@ -249,6 +249,7 @@ def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "d
     # the source is the id add_batch gives the item (a line without "id" gets one there)
     links: dict[str, list[tuple[int, Any]]] = defaultdict(list)
     line_of: dict[str, list[int]] = defaultdict(list)   # per namespace: each item's record number
+    targets: dict[str, list[tuple[int, str]]] = defaultdict(list)   # per namespace: (record number, link target)
     for lineno, row in enumerate(rows, 1):
         unknown = set(row) - set(_MEMORY_FIELDS) - {"links"}
         if unknown:
@@ -268,12 +269,28 @@ def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "d
         if not isinstance(specs, list):
             raise InvalidInputError(f"{path}: record {lineno}: \"links\" must be a list")
         for spec in specs:
+            try:   # checked before anything is written (the links are made after the memories)
+                to, _rel, _w = check_link_spec(spec)
+            except EngramError as exc:
+                exc.args = (f"{path}: record {lineno}: {exc}", *exc.args[1:])
+                raise
+            if to == row.get("id"):
+                raise InvalidInputError(f"{path}: record {lineno}: cannot link memory {to!r} to itself")
+            targets[ns].append((lineno, to))
             if isinstance(spec, dict):
                 links[ns].append((at, {("target" if k == "to" else k): v for k, v in spec.items()}))
             elif isinstance(spec, list):     # [to, relation, weight], as add(links=...) takes
                 links[ns].append((at, list(spec)))
             else:
                 raise InvalidInputError(f"{path}: record {lineno}: a link is {{\"to\": id, \"relation\", \"weight\"}}")
+    for ns, wanted in targets.items():   # a link names a memory of the file or a stored one
+        in_file = {item["id"] for item in by_ns[ns] if isinstance(item.get("id"), str)}
+        known: dict[str, bool] = {}
+        for lineno, to in wanted:
+            if to not in in_file and not known.setdefault(to, _stored(engine, ns, to)):
+                raise MemoryNotFoundError(f"{path}: record {lineno}: link to {to!r}: no memory {to!r} in namespace "
+                                          f"{ns!r} (a link names a memory of the file or one stored already); "
+                                          "nothing was written")
     n_mem = n_edge = 0
     stored = engine.stats()["namespaces"]
     before = sum(stored[ns]["memories"] for ns in by_ns if ns in stored)
@@ -297,6 +314,15 @@ def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "d
     stored = engine.stats()["namespaces"]
     new = sum(stored[ns]["memories"] for ns in by_ns if ns in stored) - before
     return {"memories": n_mem, "edges": n_edge, "new_memories": new, "new_edges": new_edges}
+
+
+def _stored(engine: Engram, namespace: str, ext_id: str) -> bool:
+    """Whether ``namespace`` holds memory ``ext_id``."""
+    try:
+        engine.get(ext_id, namespace=namespace)
+    except (MemoryNotFoundError, NamespaceError):
+        return False
+    return True
 
 
 def locomo_messages(conv: Conversation) -> tuple[list[dict[str, Any]], dict[str, str]]:
