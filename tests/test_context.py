@@ -378,3 +378,20 @@ def test_a_lower_hit_is_not_cut_to_an_excerpt_that_a_smaller_budget_showed_whole
     assert any(shown) and shown == sorted(shown), shown   # once in, it stays in
     assert excerpt("one two three four five six seven eight nine ten", "seven", 8, estimate_tokens) == \
         "… five six seven eight nine ten"   # the end of the text: no "…" after it
+
+
+def test_a_hit_scoring_a_tiny_share_of_the_best_is_no_recalled_fact(tmp_store):
+    """The recalled section kept at least 3 hits whatever their scores, and hits tied near zero
+    never met the half rule after them: "My son Leo starts school" (score 0.00) was recalled
+    beside the rent budget (0.95) as a fact for "what is my rent budget?" (new-user pass). A hit
+    below a tenth of the best goes to the previews."""
+    with engramdb.open(tmp_store, embedder="hashing") as m:
+        m.add("My rent budget is 900 euros a month.", id="rent", namespace="me")
+        for i, t in enumerate(["I prefer aisle seats on flights.", "My son Leo starts school in September.",
+                               "I like green tea.", "The car needs new tires."]):
+            m.add(t, id=f"o{i}", namespace="me")
+        hits = m.recall("what is my rent budget?", namespace="me", k=10).hits
+        assert hits[0].id == "rent" and all(h.score < 0.1 * hits[0].score for h in hits[1:])
+        block = m.context("what is my rent budget?", namespace="me")
+        assert [i.id for i in block.items["L1"]] == ["rent"]
+        assert {i.id for i in block.items["L2"]} >= {h.id for h in hits[1:]}

@@ -39,8 +39,9 @@ enforced, L1's and L2's (section * budget / total); L0's are not. Assembly:
 
 1. L0 is always in (its shares in the table are the reference's, not enforced: L0 is only cut
    by the final fit, and last); the recalled section takes its hits, best first, while they
-   fit its share (it keeps at least 3 hits and cuts its list at the first score below half of
-   the previous one, as the reference does; what it cuts goes to L2); the best hit may use all
+   fit its share (it keeps at least 3 hits, as the reference does, unless one scores below a
+   tenth of the best, and cuts its list at the first score below half of the previous one, as
+   the reference does; what it cuts goes to L2); the best hit may use all
    the room the block has left, not only the share, so a larger budget never shows less of it,
    and enters as an excerpt (:func:`excerpt`) when even that room is too small;
 2. what is left of the total, less the L2 share (total minus the sections, scaled; at most
@@ -117,6 +118,7 @@ _L2_K = 12          # further hits asked for L2
 _NEIGHBOURS = 8     # at most this many graph neighbours of the top L1 hits go to L2
 _NEIGHBOUR_OF = 3   # ... taken from this many top L1 hits
 _MIN_RECALLED = 3   # the reference keeps at least 3 facts
+_MIN_SHARE = 0.1    # ... of a tenth of the best hit's score or more
 _L0_LIMIT = 50      # at most this many procedures and open decisions are read
 _PREVIEW_CHARS = 80
 
@@ -426,10 +428,13 @@ def _preview(text: str) -> str:
 
 
 def _recalled_cut(hits: list[Any]) -> int:
-    """How many hits the recalled section keeps at most: at least 3, then up to the first score
-    below half of the previous one."""
-    n = min(len(hits), _MIN_RECALLED)
-    while n < len(hits) and hits[n].score >= 0.5 * hits[n - 1].score:
+    """How many hits the recalled section keeps at most: up to the first score below half of
+    the previous one, and at least 3 unless a score falls below a tenth of the best one's
+    (hits of a thousandth of the best hit's score are no recalled fact; they used to fill the
+    3 and, tied with each other, never met the half rule after them)."""
+    n = min(len(hits), 1)
+    while n < len(hits) and (hits[n].score >= 0.5 * hits[n - 1].score
+                             or (n < _MIN_RECALLED and hits[n].score >= _MIN_SHARE * hits[0].score)):
         n += 1
     return n
 
