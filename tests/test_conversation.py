@@ -848,6 +848,26 @@ def test_a_message_with_its_id_sent_again_with_whitespace_changed_is_already_sto
         assert out["message_ids"] == [] and out["already_stored"] == 3
 
 
+def test_a_history_sent_again_under_a_new_label_stores_only_the_new_messages(tmp_store):
+    """One session per day, the whole history sent each time under that day's label: day 1's
+    messages were stored again under day 2 (new-user pass). A message with its time that the
+    namespace holds with the same words at that time is that message, whatever the label; a
+    message repeated at another time is new."""
+    d1 = _timed(["Hi, I'm Dana.", "Hello Dana!", "I live in Oslo.", "Noted."])
+    d2 = _timed(["I moved to Bergen.", "Noted: Bergen.", "Hello Dana!"], t0=1.7e9 + 86400)
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(d1, namespace="u", session="day1")
+        out = eng.add_conversation(d1 + d2, namespace="u", session="day2")
+        assert out["already_stored"] == 4 and out["message_ids"] == ["day2:1", "day2:2", "day2:3"]
+        assert [m.id for m in eng.query(namespace="u", order="event_time_asc", limit=100)] == [
+            "day1:1", "day1:2", "day1:3", "day1:4", "day2:1", "day2:2", "day2:3"]
+        # an unlabelled window over the tail of the history: nothing new either
+        assert eng.add_conversation((d1 + d2)[3:], namespace="u")["message_ids"] == []
+        # without times the words alone do not tell: a new chat under a new label is new
+        out = eng.add_conversation(_msgs(["Hi, I'm Dana.", "Hello Dana!"]), namespace="u", session="other")
+        assert len(out["message_ids"]) == 2
+
+
 def _msgs(texts):
     return [{"role": ("user", "assistant")[i % 2], "content": c} for i, c in enumerate(texts)]
 

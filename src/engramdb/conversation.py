@@ -290,6 +290,15 @@ def _prose_blocks(text: str) -> list[str]:
     return out
 
 
+def stored_time(state: Any, namespace: str, digest: str) -> float | None:
+    """The event time (``created_at``, Unix seconds) of the memory of ``namespace`` last stored
+    with the text of ``digest`` (hex SHA-256 of its whole text), or None."""
+    with state.store.read("looking up a stored message") as txn:
+        nid = state.store.lookup_text(txn, namespace, bytes.fromhex(digest))
+        rec = None if nid is None else state.store.get_record(txn, nid)
+    return None if rec is None else float(rec["created_at"])
+
+
 def stored_digests(state: Any, namespace: str, ext_id: str) -> frozenset | None:
     """The digests (hex SHA-256) stored memory ``ext_id`` of ``namespace`` is recognised by when
     sent again (:func:`_digests`: a message stored as pieces compares whole), or None."""
@@ -820,6 +829,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                       split_chars: int = 800, session_titles: Mapping[str, str] | None = None,
                       entity_exists: Callable[[str], bool] | None = None,
                       stored_digests: Callable[[str], frozenset | None] | None = None,
+                      stored_time: Callable[[str], float | None] | None = None,
                       stored_session: Callable[[str], StoredSession | None] | None = None,
                       stored_mentions: Callable[[str], list[str] | None] | None = None,
                       keep_roles: tuple[str, ...] = (),
@@ -860,6 +870,11 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         The digests (hex SHA-256) the memory the namespace holds under this id is recognised
         by (:func:`stored_digests`), or None. A message with an ``id`` the namespace holds with
         the same text is already stored: left out.
+    stored_time : callable str -> float or None, optional
+        The event time of the memory the namespace last stored with the text of this digest
+        (:func:`stored_time`), or None. A message with its ``created_at`` that the namespace
+        holds with the same words at that time (within a millisecond), under any session, is
+        already stored: left out.
     stored_session : callable str -> StoredSession or None, optional
         What the namespace holds of a session, by its node id (:func:`stored_session`): its
         messages in the order they were stored (a sent message with a ``created_at`` lines up
@@ -1028,6 +1043,12 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             r, old_text = rows[mine[o]], stored_texts[lab].get(stored_msgs[at][0])
             if r[8] is not None and old_text is not None and _rewords(f"{r[1] or r[0]}: {r[2]}", old_text):
                 replaced[r[7]] = stored_msgs[at][0]   # by message position in the input
+    if stored_time is not None:
+        # a message with its time that the namespace holds with the same words at that time,
+        # under any session label (a history sent again under a new label, a window without
+        # one): that message, not a new one
+        skip.update(i for i, r in enumerate(rows) if i not in skip and r[5] is None and r[8] is not None
+                    and any((at := stored_time(d)) is not None and abs(at - r[3]) <= _SAME_TIME_S for d in r[6]))
     stored_ids = {rows[i][5] for i in skip if rows[i][5] is not None}
     rows = [r for i, r in enumerate(rows) if i not in skip]
     if stored_digests is not None:   # a given id the namespace holds with another text: name the message

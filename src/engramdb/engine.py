@@ -400,6 +400,7 @@ class Engram:
             split_roles=_conversation.check_roles(split_roles, "split_roles"),
             split_chars=split_chars, session_titles=session_titles,
             stored_digests=lambda ext_id: _conversation.stored_digests(state, ns, ext_id),
+            stored_time=lambda digest: _conversation.stored_time(state, ns, digest),
             stored_session=lambda sid: _conversation.stored_session(state, ns, sid),
             stored_mentions=lambda ent: _conversation.stored_mentions(state, ns, ent),
             keep_roles=_conversation.check_roles(keep_roles, "keep_roles"), max_pieces=max_pieces,
