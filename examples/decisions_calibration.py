@@ -62,8 +62,11 @@ def main() -> None:
                       f"{b.mean_predicted:>9.3f} {b.observed:>8.3f}")
         infra = mem.calibration(tags=["infra"])
         print(f"infra decisions only: {infra.n_reviewed} reviewed, Brier {infra.brier:.4f}")
-        plot_reliability(report, args.png)
-        print(f"reliability diagram written to {args.png}")
+        try:
+            plot_reliability(report, args.png)
+            print(f"reliability diagram written to {args.png}")
+        except engramdb.BackendUnavailableError as exc:   # no matplotlib: the numbers above stand
+            print(f"no reliability diagram: {exc}")
         block = mem.context("Should we use Postgres for the billing service database?", frame="decision")
         print(block.track_record.sentence() if block.track_record else "no similar decision")
 

@@ -194,9 +194,10 @@ def test_tool_call_turns_without_text_are_left_out(tmp_store):
     with engramdb.open(tmp_store) as eng:
         out = eng.add_conversation(chat, namespace="u", session="w")
         assert out["message_ids"] == ["w:1", "w:2"]   # the tool result is left out too
+        assert out["left_out"] == 2   # the call-only turn counted too (it was not; new-user pass)
         assert eng.get("w:2", namespace="u").text == "assistant: It is 3 degrees and snowing in Oslo."
         kept = eng.add_conversation(chat, namespace="u", session="w2", keep_roles=["tool"])
-        assert kept["message_ids"] == ["w2:1", "w2:2", "w2:3"]
+        assert kept["message_ids"] == ["w2:1", "w2:2", "w2:3"] and kept["left_out"] == 1
 
 
 def test_the_recall_tools_results_are_no_memories_and_do_not_outlive_an_erasure(tmp_store):

@@ -539,12 +539,12 @@ def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, session_
         notes.append(f"{count(out['left_out'], 'instruction or tool message', 'instruction or tool messages')} "
                      "left out, --keep-role keeps them")
     again = f" ({'; '.join(notes)})" if notes else ""
-    if out["superseded"]:
-        again += f"; {count(len(out['superseded']), 'edited message')} superseded: {', '.join(out['superseded'])}"
     pieces = f" and {count(out['pieces'], 'piece')} of long messages" if out["pieces"] else ""
+    edited = (f"; {count(len(out['superseded']), 'edited message')} superseded: {', '.join(out['superseded'])}"
+              if out["superseded"] else "")
     click.echo(f"ingested {count(len(out['message_ids']), 'new message')}{again} in "
                f"{count(len(out['sessions']), 'session')}: {count(out['memories'], 'memory')} "
-               f"({count(out['entities'], 'new entity')}){pieces}, {count(out['edges'], 'edge')} into {store}")
+               f"({count(out['entities'], 'new entity')}){pieces}, {count(out['edges'], 'edge')} into {store}{edited}")
 
 
 @main.command("ingest-locomo")

@@ -121,7 +121,8 @@ class ConversationPlan:
         ``last_position`` and ``last_position_at``, so the places of erased messages at a
         session's end stay known, and what happened after them is not taken for them).
     left_out : int
-        Messages left out by their role (instructions and tool results: ``keep_roles``).
+        Messages left out by their role (instructions and tool results: ``keep_roles``), and
+        assistant turns that only call tools (no text).
     """
 
     items: list[dict] = field(default_factory=list)
@@ -930,13 +931,16 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     if messages is None or isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
         raise InvalidInputError(f"messages: expected a list of message mappings, got {type(messages).__name__}")
     # an assistant turn that only calls tools has no text: left out
+    messages = list(messages)
     msgs = [(k, m) for k, m in enumerate(messages) if not _tool_call_only(m)]
     if not msgs:
         raise InvalidInputError("messages: the conversation is empty")
+    calls_only = len(messages) - len(msgs)   # an assistant turn that only calls tools, counted left out
     if stored_digests is not None and entity_exists is None:
         def entity_exists(ext_id: str) -> bool:
             return stored_digests(ext_id) is not None
     plan = ConversationPlan()
+    plan.left_out = calls_only
     rows = []
     prev_t: float | None = None
     label = None if session is None else session_label(session, "add_conversation")
