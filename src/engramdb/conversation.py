@@ -592,8 +592,8 @@ def _overlap(stored: list[frozenset | None], sent: list[frozenset], stored_times
     Failing that, the j where most of ``sent``'s messages match position by position, two at
     least (one that gives its time and matches a stored one's: the same words at the same
     time, in a window, alone, or in a single exchange sent again) and no fewer than those
-    that differ (unless every match gives its time: the same words at the same time are that
-    message however many messages around it changed): a chat sent again with a message edited (the first one
+    that differ (unless every match gives a time that only its stored message has: the same words
+    at that time are that message however many around it changed): a chat sent again with a message edited (the first one
     included) or a reply regenerated holds the others already; the changed ones are new.
     Offsets are taken one after another for the messages still unmatched (one match, in
     order with those found, is enough after the first), so a chat sent again with a message
@@ -849,7 +849,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         Session label of messages that name none; default ``"chat-<first time, integer
         seconds>"``, or ``"chat-<12 hex digits of the first message's digest>"`` when the first
         message has no ``created_at`` (so the same chat sent again later finds its session; the
-        digest of its text without whitespace at the ends of its lines, :func:`_loose_digest`).
+        digest of its text as stored, without whitespace at the ends of its lines: :func:`_tidy`).
     now : float
         Unix seconds; the time of a first message without ``created_at``.
     entities : bool
@@ -969,29 +969,20 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         elif label is None:   # a new chat: a label no stored session has, unless it is this chat
             # named by its first message's time, or without one by its first message's text (a
             # chat sent again later has a later "now" but the same first message)
-            # (the text without the whitespace a chat client adds or drops, _loose_digest; a
-            # session a store holds under its exact text's label, from before, keeps it)
-            bases = ([f"chat-{int(t)}"] if raw_t is not None
-                     else list(dict.fromkeys([f"chat-{digest[:12]}", f"chat-{loose[:12]}"])))
-            label = None
-            for base in bases:
-                cand, n = base, 1
-                while entity_exists is not None and entity_exists(f"{id_prefix}S:{cand}"):
-                    got = stored_session(f"{id_prefix}S:{cand}") if stored_session is not None else None
-                    held_msgs = None if got is None else got.messages
-                    first = _first_wordings(got) if held_msgs else frozenset()
-                    if held_msgs and (digest in first or loose in first or held_msgs[0][0] != f"{id_prefix}{cand}:1"):
-                        # the same chat sent again: its stored session takes it; also when that
-                        # session's first message was erased (its label came from the same first
-                        # message's time or text, and the erased place must stay erased)
-                        label = cand
-                        break
-                    n += 1
-                    cand = f"{base}-{n}"
-                if label is not None:
+            base = f"chat-{int(t)}" if raw_t is not None else f"chat-{digest[:12]}"
+            label = base
+            n = 1
+            while entity_exists is not None and entity_exists(f"{id_prefix}S:{label}"):
+                got = stored_session(f"{id_prefix}S:{label}") if stored_session is not None else None
+                held_msgs = None if got is None else got.messages
+                first = _first_wordings(got) if held_msgs else frozenset()
+                if held_msgs and (digest in first or loose in first or held_msgs[0][0] != f"{id_prefix}{label}:1"):
+                    # the same chat sent again: its stored session takes it; also when that
+                    # session's first message was erased (its label came from the same first
+                    # message's time or text, and the erased place must stay erased)
                     break
-            if label is None:   # a new chat: the first free label of the last form
-                label = cand
+                n += 1
+                label = f"{base}-{n}"
             auto_label = label
         # the digests it is recognised by: its text as stored; the loose digest is the same for a
         # new message (stored tidied) and finds a stored one that kept its sent whitespace
