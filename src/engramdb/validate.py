@@ -122,12 +122,10 @@ def to_unix_seconds(value: Any, *, field: str = "created_at") -> float:
                     and abs(v) >= 1e11 else "")
             raise InvalidInputError(f"{field}: {value!r} Unix seconds is outside the years 1 to 9999 (UTC){hint}")
         return v
-    if isinstance(value, date) and not isinstance(value, datetime):   # a day: its first instant
-        value = value.isoformat()
+    span = _period(value, field)
+    if span is not None:   # "2025", "2025-05", "2025-05-08", a date: the period's first instant
+        return span[0]
     if isinstance(value, str):
-        span = _period(value, field)
-        if span is not None:   # "2025", "2025-05", "2025-05-08": the period's first instant
-            return span[0]
         try:
             number = float(value)
         except ValueError:
@@ -180,12 +178,9 @@ def until_seconds(value: Any, *, field: str = "until", inclusive: bool = True) -
     InvalidInputError, NonFiniteError
         As :func:`to_unix_seconds`.
     """
-    if isinstance(value, date) and not isinstance(value, datetime):   # a day, whole
-        value = value.isoformat()
-    if isinstance(value, str):
-        span = _period(value, field)
-        if span is not None:
-            return math.nextafter(span[1], -math.inf) if inclusive else span[1]
+    span = _period(value, field)
+    if span is not None:
+        return math.nextafter(span[1], -math.inf) if inclusive else span[1]
     return to_unix_seconds(value, field=field)
 
 
@@ -200,8 +195,14 @@ _PERIOD_RE = re.compile(
 _WEEK_RE = re.compile(r"\s*(?P<y>[0-9]{4})-?W(?P<w>[0-9]{2})(?:-?(?P<wd>[0-9]))?\s*")
 
 
-def _period(text: str, field: str) -> tuple[float, float] | None:
-    """:func:`_period_span` of ``text``, checked to start within the years 1 to 9999 (UTC)."""
+def _period(value: Any, field: str) -> tuple[float, float] | None:
+    """:func:`_period_span` of a string (a ``date``: its day), checked to start within the years
+    1 to 9999 (UTC); None for any other value."""
+    if isinstance(value, date) and not isinstance(value, datetime):
+        value = value.isoformat()
+    if not isinstance(value, str):
+        return None
+    text = value
     span = _period_span(text, field)
     if span is not None and not _MIN_SECONDS <= span[0] <= _MAX_SECONDS:   # an offset can move it out
         raise InvalidInputError(f"{field}: {text!r} is outside the years 1 to 9999 in UTC")
@@ -228,7 +229,7 @@ def _period_span(text: str, field: str) -> tuple[float, float] | None:
         except ValueError as exc:
             raise InvalidInputError(f"{field}: {text!r} is no ISO week ({exc})") from None
         first = datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
-        return _span(first, timedelta(days=1 if w["wd"] else 7))
+        return _span(first, "d" if w["wd"] else "w")
     m = _PERIOD_RE.fullmatch(text)
     if m is None:
         return None
@@ -246,29 +247,26 @@ def _period_span(text: str, field: str) -> tuple[float, float] | None:
         if not m["dash"] and m["h"] is None and m["mo"] is not None:
             return None   # eight digits that are no date: seconds
         raise InvalidInputError(f"{field}: {text!r} is no date ({exc})") from None
-    if m["s"] is not None:
-        return _span(first, timedelta(seconds=1))
-    if m["mi"] is not None:
-        return _span(first, timedelta(minutes=1))
-    if m["h"] is not None:
-        return _span(first, timedelta(hours=1))
-    if m["d"] is not None:
-        return _span(first, timedelta(days=1))
-    if m["mo"] is not None:
-        return _span(first, months=1)
-    return _span(first, years=1)
+    unit = next(u for u in ("s", "mi", "h", "d", "mo", "y") if m[u] is not None)
+    return _span(first, unit)
 
 
-def _span(first: datetime, step: timedelta | None = None, *, months: int = 0, years: int = 0) -> tuple[float, float]:
-    """(first, first + step or the months or years) in Unix seconds; a period past the end of
-    year 9999 ends with the calendar."""
+#: The length of a period, by its finest field (months and years are no fixed length).
+_STEPS = {"s": timedelta(seconds=1), "mi": timedelta(minutes=1), "h": timedelta(hours=1), "d": timedelta(days=1),
+          "w": timedelta(days=7)}
+
+
+def _span(first: datetime, unit: str) -> tuple[float, float]:
+    """(first, the first instant of the next period) in Unix seconds, for a period of ``unit``
+    (a key of :data:`_STEPS`, ``"mo"`` or ``"y"``); a period past the end of year 9999 ends with
+    the calendar."""
     try:
-        if step is not None:
-            nxt = first + step
-        elif months:
+        if unit == "mo":
             nxt = first.replace(year=first.year + (first.month == 12), month=first.month % 12 + 1)
+        elif unit == "y":
+            nxt = first.replace(year=first.year + 1)
         else:
-            nxt = first.replace(year=first.year + years)
+            nxt = first + _STEPS[unit]
         last = nxt.timestamp()
     except (OverflowError, ValueError):
         last = _MAX_SECONDS + 1.0
