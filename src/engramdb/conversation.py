@@ -574,7 +574,7 @@ def _in_order(paired: list[tuple[int, int]], k: int, i: int) -> bool:
     return (at == 0 or paired[at - 1][1] < i) and (at == len(paired) or paired[at][1] > i)
 
 
-def _overlap(stored: list[frozenset | None], sent: list[frozenset], stored_times: list[float | None] | None = None,
+def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list[float | None] | None = None,
              sent_times: list[float | None] | None = None, tail_from: int | None = None) -> list[tuple[int, int]]:
     """Which of ``sent``'s messages a session holds already: pairs (index in ``sent``, index in
     ``stored``); [] when nothing lines up.
@@ -618,7 +618,7 @@ def _overlap(stored: list[frozenset | None], sent: list[frozenset], stored_times
             bound = None if stored_times is None else stored_times[i]
             t = None if sent_times is None else sent_times[k]
             return i < end or bound is None or t is None or t <= bound + _SAME_TIME_S
-        if stored[i].isdisjoint(sent[k]):
+        if sent[k] not in stored[i]:
             return False
         t = None if sent_times is None else sent_times[k]
         return t is None or stored_times is None or abs(stored_times[i] - t) <= _SAME_TIME_S
@@ -645,10 +645,6 @@ def _overlap(stored: list[frozenset | None], sent: list[frozenset], stored_times
     def timed(k: int) -> bool:
         return sent_times is not None and stored_times is not None and sent_times[k] is not None
 
-    def where(k: int) -> list[int]:
-        """The stored places that hold a digest of sent message ``k``, in order."""
-        return sorted({i for d in sent[k] for i in places.get(d, ())})
-
     # a stored message's time tells it apart when no other stored message has it (messages
     # stamped with a date alone, or all with one second, share theirs)
     stamps = sorted(t for t in stored_times or () if t is not None)
@@ -665,7 +661,7 @@ def _overlap(stored: list[frozenset | None], sent: list[frozenset], stored_times
         votes: dict[int, int] = {}
         timed_votes: set[int] = set()
         for k in left:
-            for i in where(k):
+            for i in places.get(sent[k], ()):
                 if i not in taken:
                     votes[i - k] = votes.get(i - k, 0) + 1
                     if timed(k):
@@ -713,7 +709,7 @@ def _overlap(stored: list[frozenset | None], sent: list[frozenset], stored_times
         lo, hi, after = min(k for k, _ in pairs), max(k for k, _ in pairs), max(i for _, i in pairs)
         for k in sorted(left):
             if lo < k < hi:
-                i = next((i for i in where(k) if i > after and i not in taken and same(k, i)), None)
+                i = next((i for i in places.get(sent[k], ()) if i > after and i not in taken and same(k, i)), None)
                 if i is not None:
                     pairs.append((k, i))
                     taken.add(i)
@@ -928,29 +924,17 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     EmptyTextError
         A message's content is empty (attributes as above, ``field`` = ``"content"``).
     """
-    if messages is None or isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
-        raise InvalidInputError(f"messages: expected a list of message mappings, got {type(messages).__name__}")
-    # an assistant turn that only calls tools has no text: left out
-    messages = list(messages)
-    msgs = [(k, m) for k, m in enumerate(messages) if not _tool_call_only(m)]
-    if not msgs:
-        raise InvalidInputError("messages: the conversation is empty")
-    calls_only = len(messages) - len(msgs)   # an assistant turn that only calls tools, counted left out
+    checked, calls_only = _checked(messages, keep_roles)
     if stored_digests is not None and entity_exists is None:
         def entity_exists(ext_id: str) -> bool:
             return stored_digests(ext_id) is not None
     plan = ConversationPlan()
-    plan.left_out = calls_only
+    plan.left_out = calls_only   # an assistant turn that only calls tools has no text: left out
     rows = []
     prev_t: float | None = None
     label = None if session is None else session_label(session, "add_conversation")
     auto_label = None
-    for k, m in msgs:
-        try:
-            row = _check_message(m, f"messages[{k}]", keep_roles)
-        except InvalidInputError as exc:
-            exc.message_index = k
-            raise
+    for k, row in checked:
         if row is None:
             plan.left_out += 1
             continue   # a system prompt is an instruction, not something that happened
@@ -962,8 +946,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         else:
             t = raw_t
         prev_t = t
-        speaker_text = f"{name or role}: {content}"   # (content tidied: _tidy)
-        digest, loose = text_digest(speaker_text).hex(), _loose_digest(speaker_text)
+        # (content tidied, _tidy: its digest is also the loose one a stored message is found by)
+        digest = text_digest(f"{name or role}: {content}").hex()
         if sess is not None:
             label = sess
         elif label is None:   # a new chat: a label no stored session has, unless it is this chat
@@ -975,8 +959,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             while entity_exists is not None and entity_exists(f"{id_prefix}S:{label}"):
                 got = stored_session(f"{id_prefix}S:{label}") if stored_session is not None else None
                 held_msgs = None if got is None else got.messages
-                first = _first_wordings(got) if held_msgs else frozenset()
-                if held_msgs and (digest in first or loose in first or held_msgs[0][0] != f"{id_prefix}{label}:1"):
+                if held_msgs and (digest in _first_wordings(got) or held_msgs[0][0] != f"{id_prefix}{label}:1"):
                     # the same chat sent again: its stored session takes it; also when that
                     # session's first message was erased (its label came from the same first
                     # message's time or text, and the erased place must stay erased)
@@ -984,9 +967,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                 n += 1
                 label = f"{base}-{n}"
             auto_label = label
-        # the digests it is recognised by: its text as stored; the loose digest is the same for a
-        # new message (stored tidied) and finds a stored one that kept its sent whitespace
-        rows.append((role, name, content, t, label, given, frozenset({digest, loose}), k, raw_t))
+        rows.append((role, name, content, t, label, given, digest, k, raw_t))
 
     if not rows:   # only instructions and tool results (an agent's first call: its system prompt)
         return plan
@@ -1018,8 +999,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     skip: set[int] = set()   # rows the namespace holds already
     replaced: dict[int, str] = {}   # message position -> id of the stored message it replaces
     if stored_digests is not None:   # an id given again with the same text
-        skip.update(i for i, r in enumerate(rows)
-                    if r[5] is not None and not (stored_digests(r[5]) or frozenset()).isdisjoint(r[6]))
+        skip.update(i for i, r in enumerate(rows) if r[5] is not None and r[6] in (stored_digests(r[5]) or ()))
     # an id of a message its session erased: it stays erased
     skip.update(i for i, r in enumerate(rows) if r[5] is not None and r[5] in erased_ids.get(r[4], ()))
     for lab, (stored_msgs, _pos, tail_from, _last_at) in held.items():
@@ -1043,7 +1023,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         # under any session label (a history sent again under a new label, a window without
         # one): that message, not a new one
         skip.update(i for i, r in enumerate(rows) if i not in skip and r[5] is None and r[8] is not None
-                    and any((at := stored_time(d)) is not None and abs(at - r[3]) <= _SAME_TIME_S for d in r[6]))
+                    and (at := stored_time(r[6])) is not None and abs(at - r[3]) <= _SAME_TIME_S)
     stored_ids = {rows[i][5] for i in skip if rows[i][5] is not None}
     rows = [r for i, r in enumerate(rows) if i not in skip]
     if stored_digests is not None:   # a given id the namespace holds with another text: name the message
@@ -1175,7 +1155,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     if entities:
         docs = [(ids[i], rows[i][2]) for i in range(len(rows))]
         when = {ids[i]: rows[i][3] for i in range(len(rows))}
-        sent = {d for r in rows for d in r[6]}
+        sent = {r[6] for r in rows}
         own = seen | stored_ids
 
         def others(ent: str) -> list[str]:
@@ -1231,16 +1211,32 @@ def check_messages(messages: Iterable[Mapping[str, Any]], keep_roles: Sequence[s
         As ``add_conversation``: ``"messages[<i>]: <field>: <problem>"``, with the attributes
         ``message_index`` and ``field``.
     """
+    _checked(messages, check_roles(keep_roles, "keep_roles"))
+
+
+def _checked(messages: Any, keep_roles: tuple[str, ...]) -> tuple[list[tuple[int, tuple | None]], int]:
+    """Each message that is no tool-call-only turn, checked (:func:`_check_message`): (its
+    position, its row or None for an instruction left out), and how many tool-call-only turns
+    were left out.
+
+    Raises
+    ------
+    InvalidInputError, EmptyTextError
+        Not a list of messages, none with text, or a bad message (``message_index`` set).
+    """
     if messages is None or isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
         raise InvalidInputError(f"messages: expected a list of message mappings, got {type(messages).__name__}")
-    keep = check_roles(keep_roles, "keep_roles")
-    for k, m in enumerate(messages):
-        if _tool_call_only(m):
-            continue
+    messages = list(messages)
+    msgs = [(k, m) for k, m in enumerate(messages) if not _tool_call_only(m)]
+    if not msgs:
+        raise InvalidInputError("messages: the conversation is empty")
+    out = []
+    for k, m in msgs:
         try:
-            _check_message(m, f"messages[{k}]", keep)
+            out.append((k, _check_message(m, f"messages[{k}]", keep_roles)))
         except InvalidInputError as exc:
             raise _at(exc, k) from None
+    return out, len(messages) - len(msgs)
 
 
 def _at(exc: InvalidInputError, index: int) -> InvalidInputError:
