@@ -279,10 +279,8 @@ def ingest_jsonl(engine: Engram, path: str | os.PathLike, *, namespace: str = "d
             targets[ns].append((lineno, to))
             if isinstance(spec, dict):
                 links[ns].append((at, {("target" if k == "to" else k): v for k, v in spec.items()}))
-            elif isinstance(spec, list):     # [to, relation, weight], as add(links=...) takes
+            else:     # [to, relation, weight], as add(links=...) takes (check_link_spec refused the rest)
                 links[ns].append((at, list(spec)))
-            else:
-                raise InvalidInputError(f"{path}: record {lineno}: a link is {{\"to\": id, \"relation\", \"weight\"}}")
     for ns, wanted in targets.items():   # a link names a memory of the file or a stored one
         in_file = {item["id"] for item in by_ns[ns] if isinstance(item.get("id"), str)}
         known: dict[str, bool] = {}
