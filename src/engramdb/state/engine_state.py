@@ -118,6 +118,10 @@ class EngineState:
         self._rescore = registry.get("rescore_salience")
         self.censor = CensorState()
         self._recall_csrs: dict[tuple, tuple] = {}   # (hide_archived, as_of given) -> (key, csr, filtered csr): recall_csr
+        # True when a write committed but its cache changes did not all run (an interrupt, or an
+        # exception from a caller's callable, after the commit): the caches no longer match the
+        # store, and are rebuilt from it before anything reads or persists them (reload_if_stale)
+        self.stale = False
         self.load()
 
     @property
@@ -218,6 +222,17 @@ class EngineState:
             shred(path + suffix)
 
     # ------------------------------------------------------------------ loading
+    def reload_if_stale(self) -> None:
+        """Rebuild every cache from LMDB when :attr:`stale` (a committed write whose cache
+        changes were cut short): what was committed is what the engine then holds, and no stale
+        cache is persisted over it (the graph snapshot would drop committed edges from the
+        delta, the index files committed vectors). The caller holds the engine's lock alone."""
+        if not self.stale:
+            return
+        self.settle_loads()
+        self.load()
+        self.stale = False
+
     def load(self) -> None:
         """(Re)build every cache from LMDB, using the snapshots that match the records."""
         store = self.store
@@ -358,6 +373,7 @@ class EngineState:
         LMDB; a crash before this loses none of the data."""
         if self.readonly:
             return
+        self.reload_if_stale()   # never persist caches that miss a commit
         if self.delta_size:
             self.save_graph_snapshot()
         store = self.store

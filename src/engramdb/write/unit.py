@@ -852,13 +852,21 @@ def write_unit(state: EngineState, what: str, now: float, *, verb: str,
                 yield unit
                 unit.index_join()
                 unit._finish_in_txn()
-        except BaseException:
+        except BaseException as exc:
             unit._rollback()
+            if not isinstance(exc, Exception):   # an interrupt may land after the commit itself
+                state.stale = True
             raise
         unit.txn = None
-        unit._apply()
-        if state.delta_size >= state.config.store.snapshot_every:
-            retries_map_growth(state.save_graph_snapshot)()
+        try:
+            unit._apply()
+            if state.delta_size >= state.config.store.snapshot_every:
+                retries_map_growth(state.save_graph_snapshot)()
+        except BaseException:
+            # the commit stands, the caches missed part of it: rebuilt from the store before the
+            # engine's next call reads or saves them (EngineState.reload_if_stale)
+            state.stale = True
+            raise
 
 
 class _Insertion:
