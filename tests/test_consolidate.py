@@ -330,3 +330,42 @@ def test_a_fact_worded_as_a_shown_message_is_left_out_but_repeated_messages_stay
         ids = [h.id for h in eng.recall("learning the cello with Marta", namespace="u", k=5).hits]
         assert {"d0:1", "d1:1", "d2:1"} <= set(ids)
         assert not any(i.startswith("fact:") for i in ids)
+
+
+def test_a_merge_keeps_the_tags_of_the_memories_it_replaces(tmp_store):
+    """The kept member of a near-duplicate cluster takes on the others' tags: a merged
+    ``protected`` fact stays protected from forgetting, a tag filter still finds it."""
+    v = np.zeros(16, np.float32)
+    v[0] = 1.0
+    w = v.copy()
+    w[1] = 0.05
+    with engramdb.open(tmp_store, dim=16) as eng:
+        eng.add("Ada is allergic", id="f1", kind="semantic", embedding=v, namespace="u",
+                tags=["protected", "health"], created_at=T0, recorded_at=T0)
+        eng.add("Ada is allergic to penicillin and amoxicillin", id="f2", kind="semantic", embedding=w,
+                namespace="u", tags=["medical", "health"], created_at=T0, recorded_at=T0)
+        assert eng.consolidate(namespace="u", now=T0)["merged"] == 1
+        kept = eng.get("f2", namespace="u")
+        assert kept.state is MemoryState.ACTIVE
+        assert kept.tags == ("medical", "health", "protected")
+        assert [m.id for m in eng.query(namespace="u", tags="protected")] == ["f2"]
+        out = eng.rescore(namespace="u", now=T0 + 5 * 365 * DAY)   # faded: kept as protected
+        assert out["protected_kept"] == 1 and out["archived"] == 0
+        assert eng.get("f2", namespace="u").state is MemoryState.ACTIVE
+        assert eng.consolidate(namespace="u", now=T0)["merged"] == 0
+
+
+def test_a_namespace_without_active_memories_is_skipped(tmp_store, tmp_path):
+    """Every memory of a namespace forgotten (or faded): nothing to consolidate there, and the
+    other namespaces are consolidated as usual (this raised TypeError for them all)."""
+    with engramdb.open(tmp_store) as eng:
+        eng.add("The wifi password is hunter2.", namespace="gone", id="w")
+        eng.forget("w", namespace="gone")
+        _ingest(eng)
+        empty = {"merged": 0, "summaries": 0, "facts": 0, "edges": 0}
+        out = eng.consolidate(namespace="gone", now=T0 + 10 * DAY)
+        assert {k: out[k] for k in empty} == empty
+        out = eng.consolidate(now=T0 + 10 * DAY)
+        assert out["namespaces"] == 2 and out["summaries"] == 2 and out["facts"] == 1
+    res = CliRunner().invoke(main, ["consolidate", "--store", str(tmp_store), "--namespace", "gone"])
+    assert res.exit_code == 0, res.output

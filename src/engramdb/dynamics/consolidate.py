@@ -9,6 +9,9 @@ per namespace with one dynamics-log entry per action:
    ``ConsolidationConfig.duplicate_cosine`` form clusters (union-find over k-NN pairs); the
    best-worded member (most distinct content words, then confidence, then the newest) is kept
    and each other member is superseded by it (``supersedes`` edge, kept for the audit trail).
+   The kept member takes on the tags of the members it replaces (after its own, up to
+   ``validate.MAX_TAGS``): a merged ``protected`` fact stays protected from forgetting, and a
+   tag filter that found a member finds the kept one.
    Episodes are not merged: two turns worded alike are two events.
 2. **Summaries** (``consolidate_summary``): each session node (a memory tagged ``session``, as
    :meth:`Engram.add_conversation` makes them) that holds two turns or more, whose newest turn
@@ -67,7 +70,7 @@ from ..progress import track
 from ..state import EngineState
 from ..types import GENERATED_TAGS, KIND_BY_CODE, MemoryKind, MemoryState, Relation, _STATE_CODES
 from ..write.records import embed_missing, prepare, write_new
-from ..validate import check_text, is_blank, now as clock_now
+from ..validate import MAX_TAGS, check_text, is_blank, now as clock_now
 from ..wording import count
 from .. import slots as _slots
 
@@ -265,13 +268,13 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
     out = {"merged": 0, "summaries": 0, "facts": 0, "edges": 0}
     space = state.space(ns)
     if space is None or space.index is None or len(space.index) == 0:
-        return out
+        return lambda: out
     c = state.cols
     n = c.n
     # a memory a censor rule hides is no input: its text must not reach a summary or a fact
     live = np.flatnonzero(c.alive[:n] & (c.ns[:n] == space.code) & (c.state[:n] == _ACTIVE) & ~c.blocked[:n])
-    if not len(live):
-        return out
+    if not len(live):   # every memory forgotten, faded or hidden: nothing to consolidate
+        return lambda: out
     recs = dict(zip(live.tolist(), state.records(live.tolist(), "reading memories to consolidate")))
     tagged = {nid: set(rec.get("tags") or ()) for nid, rec in recs.items() if rec is not None}
     csr = state.recall_csr()   # without the edges of hidden memories
@@ -439,6 +442,14 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
         for ext, old, valid_from in refresh:   # a grown session's new summary supersedes the old
             unit.put_record(old, _slots.retire_record(unit.record(old), ext, valid_from, record_now))
             rows.append((new_by_ext[ext].nid, old, Relation.SUPERSEDES.code, 1.0))
+        gained: dict[int, list[str]] = {}   # kept nid -> the tags of the members it replaces
+        for best, other in merges:
+            gained.setdefault(best, []).extend(recs[other].get("tags") or ())
+        for best, extra_tags in gained.items():
+            rec = unit.record(best)
+            tags = list(dict.fromkeys([*(rec.get("tags") or ()), *extra_tags]))[:MAX_TAGS]
+            if tags != list(rec.get("tags") or ()):
+                unit.put_record(best, {**rec, "tags": tags})
         for best, other in merges:
             rec = unit.record(other)
             unit.put_record(other, _slots.retire_record(rec, c.ext_ids[best], float(c.valid_from[best]),
