@@ -61,3 +61,17 @@ def test_add_conversation_backfill(mem):
     (mid,) = out["message_ids"]
     assert _times(mem, mid) == (T, T, T)
     assert mid in [h.id for h in mem.recall("boiler serviced", as_of=LATER).hits]
+
+
+def test_a_backfilled_memory_decays_from_its_record_time(mem):
+    """Its salience's t0 is its record time, as the rescore docstring says (it was the wall
+    clock: a year of imported notes arrived fresh and never faded relative to its own history)."""
+    day = 86400.0
+    mem.add("Went for a run by the river.", id="run", recorded_at="2024-01-01")   # episodic: 14 days
+    mem.add("Booked the dentist for March.", id="dentist")   # recorded now
+    half = mem.config.decay.initial_salience / 2
+    assert mem.salience("run", now=T + 14 * day) == pytest.approx(half, rel=1e-6)
+    assert mem.salience("run", now=T + 365 * day) < 1e-6
+    out = mem.rescore()   # the wall clock: the backfilled run has faded, the new memory has not
+    assert out["archived"] == 1
+    assert mem.get("run").state.value == "archived" and mem.get("dentist").state.value == "active"

@@ -199,12 +199,13 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
     return p
 
 
-def record_of(p: Prepared, now: float, hold_decisions: bool) -> dict:
+def record_of(p: Prepared, hold_decisions: bool) -> dict:
     """The stored record of a new memory (after slot resolution and link boosts); its record
-    time is the item's (``now`` unless backfilled)."""
+    time is the item's (``now`` unless backfilled), and so is the start of its salience decay
+    (t0): a memory backfilled a year ago has decayed for a year."""
     return {"id": p.ext_id, "namespace": p.namespace, "kind": p.kind.value, "text": p.text,
             "created_at": p.created_at, "recorded_at": p.recorded_at, "confidence": p.confidence,
-            "salience": p.salience, "salience_at": initial_t0(p.kind, now, hold_decisions),
+            "salience": p.salience, "salience_at": initial_t0(p.kind, p.recorded_at, hold_decisions),
             "access_count": 0, "last_access": None,
             "source": p.source, "tags": list(p.tags), "state": p.state.value,
             "superseded_by": p.superseded_by, **_temporal.record_fields(p), **(p.extra or {})}
@@ -337,7 +338,7 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
         if any(p.subject is not None for p in prepared):
             edges.extend(_slots.plan_slots(unit, prepared))
         hold = state.config.decay.hold_decisions_until_review
-        rows = [(p.nid, record_of(p, now, hold), p.vector, p.digest) for p in prepared]
+        rows = [(p.nid, record_of(p, hold), p.vector, p.digest) for p in prepared]
         unit.insert_many(rows)
         if subjects:   # the subjects of the new statements, for the next writes' conflict checks
             hinted = [(nid, subject_code(subj)) for nid, rec, _v, _d in rows
