@@ -11,6 +11,7 @@ import pytest
 
 import engramdb
 from engramdb import slots
+from engramdb.errors import NamespaceError
 
 DAY = 86400.0
 
@@ -61,7 +62,8 @@ def test_current_multi_valued_is_a_list_oldest_valid_first(pa):
 def test_current_of_an_empty_slot_is_none(pa):
     assert pa.current("user", "favourite_food") is None
     assert pa.current("nobody", "job") is None
-    assert pa.current("user", "job", namespace="other") is None
+    with pytest.raises(NamespaceError, match="no namespace 'other'"):   # a typo, as recall says
+        pa.current("user", "job", namespace="other")
 
 
 def test_current_hides_an_archived_holder(pa):

@@ -114,6 +114,20 @@ class Engram:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    def _existing_namespace(self, namespace: Any) -> str:
+        """``namespace`` checked, for a verb that reads one: a name the store never held raises
+        (a typo, not an empty answer); the default namespace always exists.
+
+        Raises
+        ------
+        NamespaceError
+            An invalid name, or one the store does not hold ("did you mean ...?").
+        """
+        ns = check_namespace(namespace)
+        if ns != DEFAULT_NAMESPACE and self._state.space(ns) is None:
+            raise self._state.unknown_namespace(ns)
+        return ns
+
     def _check_open(self, write: bool = False) -> None:
         if self._closed:
             raise EngramError("this engramdb store is closed; open it again with engramdb.open(path)")
@@ -1127,7 +1141,7 @@ class Engram:
         InvalidInputError, UnknownKindError, NamespaceError, NonFiniteError
         """
         self._check_open()
-        ns = check_namespace(namespace)
+        ns = self._existing_namespace(namespace)
         if kinds is not None:
             if kind is not None:
                 raise InvalidInputError("query: give kind= or kinds= (the same filter), not both")
@@ -1162,9 +1176,10 @@ class Engram:
         InvalidInputError
             An empty or non-string subject or attribute.
         NamespaceError
+            An invalid namespace, or one the store never held.
         """
         self._check_open()
-        ns = check_namespace(namespace)
+        ns = self._existing_namespace(namespace)
         filters = Filters.parse(subject=subject, attribute=attribute)
         if filters.subject is None or filters.attribute is None:
             raise InvalidInputError(f"current needs a subject and an attribute, got {subject!r}, {attribute!r}")
@@ -1189,10 +1204,12 @@ class Engram:
 
         Raises
         ------
-        InvalidInputError, NamespaceError
+        InvalidInputError
+        NamespaceError
+            An invalid namespace, or one the store never held.
         """
         self._check_open()
-        ns = check_namespace(namespace)
+        ns = self._existing_namespace(namespace)
         filters = Filters.parse(subject=subject)
         if filters.subject is None:
             raise InvalidInputError("profile needs a subject, got None")
@@ -1551,9 +1568,7 @@ class Engram:
         from .decisions import calibration
 
         self._check_open()
-        ns = check_namespace(namespace)
-        if ns != DEFAULT_NAMESPACE and self._state.space(ns) is None:
-            raise self._state.unknown_namespace(ns)
+        ns = self._existing_namespace(namespace)
         bins = check_int(bins, "bins", 1, 100)
         filters = Filters.parse(kinds=MemoryKind.DECISION, kinds_field="kind", tags=tags, since=since, until=until,
                                 state=list(MemoryState))
@@ -1624,9 +1639,7 @@ class Engram:
 
         self._check_open(write=True)
         if namespace is not None:
-            namespace = check_namespace(namespace)
-            if namespace != DEFAULT_NAMESPACE and self._state.space(namespace) is None:
-                raise self._state.unknown_namespace(namespace)   # a typo, not "0 scanned"
+            namespace = self._existing_namespace(namespace)   # a typo, not "0 scanned"
         return rescore(self._state, time_or_now(now), namespace=namespace, progress=progress,
                        materialize=materialize)
 
@@ -1715,6 +1728,8 @@ class Engram:
         ------
         InvalidInputError
             Unknown action or a negative limit.
+        NamespaceError
+            An invalid namespace, or one the store never held that no entry names.
         """
         from .dynamics.consolidate import ACTIONS as CONSOLIDATION
         from .dynamics.forgetting import ACTIONS, read_log
@@ -1726,13 +1741,18 @@ class Engram:
             raise InvalidInputError(f"action: expected one of {actions}, got {action!r}")
         if limit is not None:
             check_int(limit, "limit", 0, 2**62)
+        if namespace is not None:
+            namespace = check_namespace(namespace)
         censor = self._state.censor
         if not censor.active:
-            return read_log(self._state, namespace=namespace, action=action, limit=limit)
-        # no entry naming, or keeping the text of, a memory a censor rule hides
-        entries = [e for e in read_log(self._state, namespace=namespace, action=action)
-                   if not censor.entry_hidden(e)]
-        return entries if limit is None else entries[len(entries) - limit:] if limit else []
+            entries = read_log(self._state, namespace=namespace, action=action, limit=limit)
+        else:   # no entry naming, or keeping the text of, a memory a censor rule hides
+            entries = [e for e in read_log(self._state, namespace=namespace, action=action)
+                       if not censor.entry_hidden(e)]
+            entries = entries if limit is None else entries[len(entries) - limit:] if limit else []
+        if not entries and namespace is not None and limit != 0:
+            self._existing_namespace(namespace)   # a typo, not an empty log (a dropped one keeps its entries)
+        return entries
 
     # ------------------------------------------------------------------ audit ledger
     @contextmanager
@@ -2255,9 +2275,7 @@ class Engram:
         cfg = config or self.config.recall
         if gate is not None:
             cfg = replace(cfg, gate=gate)
-        ns = check_namespace(namespace)
-        if ns != DEFAULT_NAMESPACE and self._state.space(ns) is None:
-            raise self._state.unknown_namespace(ns)   # a typo, not an empty answer
+        ns = self._existing_namespace(namespace)   # a typo, not an empty answer
         k = check_int(k, "k", 1, 10_000)
         kinds_field = "kinds"
         if kind is not None:
