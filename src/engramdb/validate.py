@@ -29,7 +29,7 @@ from .types import MemoryKind, Relation
 __all__ = [
     "now", "use_clock", "time_or_now", "to_unix_seconds", "until_seconds", "utc_text", "check_namespace", "check_id", "check_fraction", "check_int",
     "as_list", "kind_table", "tag_set", "edge_fields", "check_link_spec", "check_user_relation", "check_weight", "check_vector", "check_text",
-    "check_query", "is_blank", "check_user_id", "reserved_form", "RESERVED_IDS", "RESERVED_TAGS", "check_user_tags", "check_iterable", "encodable", "strict_flags",
+    "check_query", "is_blank", "plain_str", "check_user_id", "reserved_form", "RESERVED_IDS", "RESERVED_TAGS", "check_user_tags", "check_iterable", "encodable", "strict_flags",
     "MAX_NAMESPACE_CHARS", "MAX_ID_CHARS", "MAX_TAGS", "MIN_NORM",
 ]
 
@@ -278,6 +278,13 @@ def time_or_now(value: Any, field: str = "now") -> float:
     return now() if value is None else to_unix_seconds(value, field=field)
 
 
+def plain_str(value: str) -> str:
+    """``value`` as an exact ``str``: a subclass's copy (its own ``__eq__``, ``__hash__`` or
+    methods could raise, or answer differently, when the engine compares, hashes or stores it
+    later, after a commit)."""
+    return value if type(value) is str else str.__str__(value)
+
+
 def encodable(value: str) -> bool:
     """Whether ``value`` encodes as UTF-8 (no lone surrogates)."""
     try:
@@ -302,7 +309,7 @@ def check_namespace(ns: Any) -> str:
     if not _name_ok(ns, MAX_NAMESPACE_CHARS):
         raise NamespaceError(f"namespace must be a non-empty string of at most {MAX_NAMESPACE_CHARS} "
                              f"characters without NUL, got {ns!r}")
-    return ns
+    return plain_str(ns)
 
 
 def check_id(value: Any, field: str = "id") -> str:
@@ -315,7 +322,7 @@ def check_id(value: Any, field: str = "id") -> str:
     if not _name_ok(value, MAX_ID_CHARS):
         raise InvalidInputError(f"{field} must be a non-empty UTF-8 string of at most {MAX_ID_CHARS} "
                                 f"characters without NUL, got {value!r}")
-    return value
+    return plain_str(value)
 
 
 def reserved_form(value: str) -> str | None:
@@ -635,6 +642,7 @@ def check_text(text: Any, max_chars: int, field: str = "text",
     """
     if not isinstance(text, str):
         raise InvalidInputError(f"{field}: expected a string, got {type(text).__name__}")
+    text = plain_str(text)
     if is_blank(text):
         raise EmptyTextError(f"{field}: the text is empty (nothing but whitespace and invisible characters "
                              f"such as U+200B or U+FEFF counts as empty); {hint}")

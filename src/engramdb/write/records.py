@@ -30,7 +30,7 @@ from ..types import GENERATED_TAGS, MemoryKind, MemoryState, Relation
 from ..store.lmdb_store import id_key
 from ..validate import (
     MAX_TAGS, as_list, check_fraction, check_id, check_link_spec, check_namespace, check_text, check_user_id,
-    check_user_tags, check_vector, encodable, to_unix_seconds,
+    check_user_tags, check_vector, encodable, plain_str, to_unix_seconds,
 )
 from .reinforce import boost_links, initial_t0
 from .unit import WriteUnit, write_unit
@@ -175,6 +175,9 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
                                 f"got {item.get('tags')!r}")
     if len(tags) > MAX_TAGS:
         raise OversizeError(f"{count(len(tags), 'tag')}, more than {MAX_TAGS}")
+    tags = [plain_str(t) for t in tags]
+    if source is not None:
+        source = plain_str(source)
     if not engine_ids:
         check_user_tags(tags)
     vec = item.get("embedding")
