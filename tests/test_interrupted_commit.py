@@ -91,3 +91,22 @@ def test_an_interrupted_link_keeps_its_edge_through_the_next_write(tmp_path, the
     eng = engramdb.open(path)
     assert _supports(eng, ["flight"]) == {("flight", "dates")}
     eng.close()
+
+
+def test_a_censor_rule_whose_callable_is_interrupted_is_not_installed(tmp_path):
+    """censor(match=...) cut short while it judges the stored memories installs nothing (the rule
+    stayed, and every later verb raised through it); the rules before it keep their verdicts."""
+    eng = engramdb.open(str(tmp_path / "s"), embedder="hashing")
+    eng.add("I booked TAP flight TP 218, Boston to Lisbon.", id="flight")
+    eng.add("The door code is 4417.", id="code")
+    eng.add("We leave on May 14 and come back on May 21.", id="dates")
+    eng.censor(pattern="door code", action="block", id="secret")
+    stop = _Interrupt("dates")
+    stop.armed = True
+    with pytest.raises(KeyboardInterrupt):
+        eng.censor(match=stop, id="stop")
+    assert [r.id for r in eng.censors()] == ["secret"]
+    eng.link("flight", "dates", "supports")   # nothing raises through the dropped rule
+    assert _supports(eng, ["flight"]) == {("flight", "dates")}
+    assert {m.id for m in eng.query()} == {"flight", "dates"}   # 'code' still blocked
+    eng.close()

@@ -2046,7 +2046,12 @@ class Engram:
             add_rule(state, rule, now)
         else:
             state.censor.install(rule)
-            state.recensor(added=rule)
+            try:
+                state.recensor(added=rule)
+            except BaseException:   # the callable raised past fail-closed (KeyboardInterrupt): no rule
+                state.censor.uninstall(rule.id)
+                state.stale = True   # the verdicts so far are rebuilt without it (reload_if_stale)
+                raise
         return rule
 
     def censors(self, *, namespace: str | None = None) -> list["CensorRule"]:
@@ -2096,7 +2101,11 @@ class Engram:
             remove_rule(state, id, clock_now())
         else:
             state.censor.uninstall(id)
-            state.recensor()
+            try:
+                state.recensor()
+            except BaseException:   # the verdicts are rebuilt before the next call
+                state.stale = True
+                raise
 
     # ------------------------------------------------------------------ recall
     def recall(self, query: str | None = None, *, vector: Any = None, namespace: str = DEFAULT_NAMESPACE,
