@@ -680,6 +680,8 @@ def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_confl
         for i, e in enumerate(edge_rows):
             if left_out and ((e["namespace"], e["source"]) in left_out or (e["namespace"], e["target"]) in left_out):
                 continue
+            if e["source"] == e["target"]:   # as link() refuses it
+                raise InvalidInputError(f"edges row {i}: memory {e['source']!r} linked to itself")
             ends, kept = [], 0
             for end in ("source", "target"):
                 key = (e["namespace"], e[end])
