@@ -374,3 +374,27 @@ def test_a_store_of_a_custom_embedder_reopened_without_it_names_it(tmp_path):
         v[0] = 1.0
         assert eng.add("with its vector", embedding=v) and eng.stats()["memories"] == before + 1
         assert len(eng.recall(vector=v, k=2).hits) == 2   # a recall by vector needs no embedder
+
+
+@pytest.mark.parametrize("answer, message", [
+    (lambda texts: np.ones((max(len(texts) - 1, 0), 8)), r"shape \(1, 8\) for 2 texts"),   # one short
+    (lambda texts: np.ones(8), r"shape \(8,\) for 2 texts"),
+    (lambda texts: [["x"] * 8 for _ in texts], "no numeric matrix"),
+])
+def test_an_embedder_answer_without_a_row_per_text_is_named(tmp_path, answer, message):
+    """The error says what is wrong with the embedder's answer (it said "expected dimension 384,
+    got 384" for one vector too few, and raised NumPy's ValueError for strings); nothing is stored."""
+    import engramdb
+
+    class Odd:
+        name, dim = "odd-8", 8
+
+        def embed(self, texts):
+            return answer(texts)
+
+    with engramdb.open(tmp_path / "s", embedder=Odd()) as eng:
+        with pytest.raises(engramdb.InvalidInputError, match=message):
+            eng.add_batch([{"text": "one thing"}, {"text": "two things"}])
+        with pytest.raises(engramdb.InvalidInputError, match="embedder output"):
+            eng.recall_batch(["one", "two"])
+        assert eng.stats()["memories"] == 0

@@ -2354,15 +2354,34 @@ def _scrubbed(rec: dict, censor: Any, field: str) -> dict:
 
 
 def _embed(embedder: Any, texts: list[str], progress: bool) -> np.ndarray:
-    """Embed ``texts`` in chunks, with a progress bar when asked."""
+    """Embed ``texts`` in chunks, with a progress bar when asked: float32, one row per text (the
+    callers check each row's dimension and values).
+
+    Raises
+    ------
+    InvalidInputError
+        No embedder, or its output is no numeric matrix with a row per text.
+    """
     if embedder is None:
         raise InvalidInputError("this store has no embedder: pass vector=/embedding= explicitly")
     chunk = 256
     if not progress or len(texts) <= chunk:
-        return np.asarray(embedder.embed(texts), np.float32)
-    parts = [np.asarray(embedder.embed(texts[i:i + chunk]), np.float32)
+        return _rows(embedder.embed(texts), len(texts))
+    parts = [_rows(embedder.embed(texts[i:i + chunk]), len(texts[i:i + chunk]))
              for i in track(range(0, len(texts), chunk), "embedding")]
     return np.concatenate(parts)
+
+
+def _rows(out: Any, n: int) -> np.ndarray:
+    """An embedder's answer for ``n`` texts as a float32 matrix of ``n`` rows."""
+    try:
+        vecs = np.asarray(out, np.float32)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"embedder output: no numeric matrix ({exc})") from None
+    if vecs.ndim != 2 or len(vecs) != n:
+        raise InvalidInputError(f"embedder output: shape {vecs.shape} for {count(n, 'text')}; an embedder "
+                                "returns one row (vector) per text")
+    return vecs
 
 
 class _StoredEmbedder:
