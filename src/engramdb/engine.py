@@ -1329,8 +1329,15 @@ class Engram:
         laughter, acknowledgements, weather small talk) is rejected whatever its score, with a
         reason starting ``"phatic"``. A candidate that gives a kind keeps it and is scored as
         given. A stored candidate stating an identity, health or family fact is tagged
-        ``"protected"``, which the default :meth:`rescore` never archives or prunes.
-        ``config`` (``infer_kind``, ``reject_phatic``, ``protect``) turns each rule off.
+        ``"protected"``, which the default :meth:`rescore` never archives or prunes; so is the
+        memory a reinforcing one restates. ``config`` (``infer_kind``, ``reject_phatic``,
+        ``protect``) turns each rule off.
+
+        Links: every candidate's are checked (the errors of :meth:`add_batch`), whatever the
+        decision. A reinforcing candidate's links start from the memory it restates (as
+        :meth:`add` of a text already stored links the stored memory); a link to a candidate
+        that reinforces goes to the memory that one restates, and a link to a rejected candidate
+        is left out (its decision's ``reason`` says so).
 
         Parameters
         ----------

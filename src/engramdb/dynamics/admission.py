@@ -56,7 +56,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..errors import InvalidInputError, NonFiniteError
+from ..contiguity import default_weight
+from ..errors import InvalidInputError, MemoryNotFoundError, NonFiniteError
 from ..kernels import registry
 from ..kernels.reference import ADMISSION_FACTORS
 from ..facts import (
@@ -694,8 +695,11 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
     Raises
     ------
     InvalidInputError
-        A candidate in another namespace, an id twice or already stored, a bad ``utility``,
-        ``kind_given`` of the wrong length.
+        A candidate in another namespace, an id twice or already stored, a link to itself, a
+        bad ``utility``, ``kind_given`` of the wrong length.
+    MemoryNotFoundError
+        A link to a memory that neither the store nor the batch holds (checked for every
+        candidate, whatever admission decides).
     """
     cfg = config or state.config.admission
     shadow = cfg.shadow if shadow is None else bool(shadow)
@@ -724,6 +728,15 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
             if state.store.lookup_id(txn, namespace, p.ext_id) is not None:
                 raise InvalidInputError(f"id {p.ext_id!r} already exists in namespace {namespace!r}; "
                                         "a candidate needs a new id (or none)")
+        # every candidate's links, whatever admission decides (as add_batch checks them)
+        for p in prepared:
+            for to, _rel, _w in p.links:
+                if to == p.ext_id:
+                    raise InvalidInputError(f"candidate {p.ext_id!r}: cannot link memory {to!r} to itself")
+                if to not in seen and state.store.lookup_id(txn, namespace, to) is None:
+                    raise MemoryNotFoundError(
+                        f"link from {p.ext_id!r} to {to!r}: no memory {to!r} in namespace {namespace!r} "
+                        "(a link names a stored memory or a candidate of the same batch)")
     texts = [p.text for p in prepared]
     # kinds: the caller's when given, else the one the text states; chatter is "phatic"
     inferred = [infer_kind(t) for t in texts]
@@ -864,6 +877,39 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
         d.stored = id(p) in added
         if d.stored and d.protected and PROTECTED_TAG not in p.tags and len(p.tags) < MAX_TAGS:
             p.tags = p.tags + (PROTECTED_TAG,)
+    # a reinforced candidate's fact is its target's: a protected one protects the target, and
+    # its links start there (as add() of a text already stored links the stored memory)
+    protect_stored: set[str] = set()
+    carried: list[tuple[str, str, Any, float | None]] = []
+    if not shadow:
+        holder = {p.ext_id: p.ext_id if d.decision == "admit" else d.target
+                  for p, d in zip(prepared, decisions) if d.decision in ("admit", "reinforce")}
+        admitted = {p.ext_id: p for p in to_add}
+        for p, d in zip(prepared, decisions):
+            if d.decision == "reinforce" and d.protected:
+                if d.target in admitted:
+                    q = admitted[d.target]
+                    if PROTECTED_TAG not in q.tags and len(q.tags) < MAX_TAGS:
+                        q.tags = q.tags + (PROTECTED_TAG,)
+                else:
+                    protect_stored.add(d.target)
+            if d.decision not in ("admit", "reinforce") or not p.links:
+                continue
+            src = holder[p.ext_id]
+            kept, left_out = [], []
+            for to, rel, w in p.links:
+                dest = holder.get(to) if to in seen else to   # a candidate: the memory holding its text
+                if dest is None or dest == src:   # a rejected candidate, or its own text
+                    left_out.append(to)
+                elif d.decision == "admit":
+                    kept.append((dest, rel, w))
+                else:
+                    carried.append((src, dest, rel, w))
+            if d.decision == "admit":
+                p.links = kept
+            if left_out:
+                d.reason += (f"; its {count(len(left_out), 'link')} to {', '.join(map(repr, left_out))} "
+                             "left out (not admitted)")
     logs = [{"action": "admission_shadow" if shadow else f"admission_{d.decision}", "namespace": namespace,
              "id": d.id, "decision": d.decision, "score": d.score, "factors": d.factors, "target": d.target,
              "fact_change": d.fact_change, "reason": d.reason, "text": prepared[d.index].text,
@@ -871,15 +917,36 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
              "kind": d.kind, "kind_reason": d.kind_reason, "protected": d.protected}
             for d in decisions]   # every decision, admits included (README: dynamics_log)
 
+    new_nid = {p.ext_id: p for p in to_add}   # their nids are set when the unit allocates them
+
+    def nid_of(unit, ext_id: str) -> int:
+        q = new_nid.get(ext_id)
+        return q.nid if q is not None else unit.lookup(namespace, ext_id)
+
     def in_unit(unit):
         reinforce(unit, stored_counts, rate)
+        for ext_id in sorted(protect_stored):
+            nid = unit.lookup(namespace, ext_id)
+            rec = unit.record(nid)
+            tags = list(rec.get("tags") or ())
+            if PROTECTED_TAG not in tags and len(tags) < MAX_TAGS:
+                unit.put_record(nid, {**rec, "tags": [*tags, PROTECTED_TAG]})
+        rows = []
+        scale = state.config.link.contiguity_words
+        text = {q.nid: q.text for q in to_add}
+        for src, dest, rel, w in carried:
+            a, b = nid_of(unit, src), nid_of(unit, dest)
+            if w is None:   # as for a new memory's link: contiguity for `next`, else 1
+                w = default_weight(rel, text.get(a) or unit.record(a)["text"], text.get(b) or unit.record(b)["text"],
+                                   scale)
+            rows.append((a, b, rel.code, w))
         unit.log(logs)
-        return []
+        return rows
 
     record_now = now if record_now is None else record_now
     if to_add:   # the add path: slots resolve as in add_batch (a new single value supersedes)
         write_new(state, to_add, record_now, what="admitting memories", verb="admit_batch", extra=in_unit, at=now)
     elif stored_counts or logs:
         with write_unit(state, "admission: reinforcing duplicates", record_now, verb="admit_batch", at=now) as unit:
-            in_unit(unit)
+            unit.add_edges(in_unit(unit))
     return decisions
