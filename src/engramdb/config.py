@@ -793,6 +793,12 @@ class ForgettingConfig:
         (``dynamics.forgetting.PROTECTED_TAG``: identity, health and family facts, tagged by
         admission or by the caller); its salience still decays. ``forget`` still archives and
         erases it on request. False: protected memories follow the floors like any other.
+    keep_current_slots : bool
+        The rescoring job never archives the current value of a slot (an active memory filling
+        a subject's attribute: what ``current`` and ``profile`` answer): nothing superseded it,
+        so it is still what the store knows of that subject, however long ago it was said ("I
+        work as a nurse" must not leave the profile after a few quiet months). Its salience
+        still decays. False: slot values follow the floors like any other memory.
     """
 
     archive_floor: Mapping[MemoryKind, float] = field(default_factory=default_archive_floors)
@@ -800,12 +806,13 @@ class ForgettingConfig:
     working_capacity: int = 256
     promote_salience: float = 0.25
     keep_protected: bool = True
+    keep_current_slots: bool = True
     #: floors as float32 indexed by ``MemoryKind.code``.
     archive_by_code: np.ndarray = field(init=False, repr=False, compare=False)
     prune_by_code: np.ndarray = field(init=False, repr=False, compare=False)
 
     BOUNDS: ClassVar = {"working_capacity": Interval(1, None), "promote_salience": Interval(0.0, 1.0),
-                        "keep_protected": Choice((True, False))}
+                        "keep_protected": Choice((True, False)), "keep_current_slots": Choice((True, False))}
 
     def __post_init__(self) -> None:
         check_bounds(self)

@@ -1595,7 +1595,9 @@ class Engram:
         below their kind's prune floor, all in one transaction, each action in
         :meth:`dynamics_log`. Memories tagged ``"protected"`` (admission tags identity, health
         and family facts) are never archived or pruned while ``ForgettingConfig.keep_protected``
-        is on. Idempotent: a second pass at the same ``now`` changes no record.
+        is on, nor is a slot's current value (what :meth:`current` answers) archived while
+        ``ForgettingConfig.keep_current_slots`` is on. Idempotent: a second pass at the same
+        ``now`` changes no record.
 
         ``now`` is the time salience is computed at, never a record time: what the pass writes
         is recorded at the engine's clock, as every write is (``archived_at``, ``promoted_at``,
@@ -1627,8 +1629,8 @@ class Engram:
         Returns
         -------
         dict
-            ``scanned``, ``promoted``, ``archived``, ``pruned``, ``protected_kept`` (memories:
-            a text stored as pieces counts once), ``records_written`` (records, pieces
+            ``scanned``, ``promoted``, ``archived``, ``pruned``, ``protected_kept``,
+            ``slots_kept`` (memories: a text stored as pieces counts once), ``records_written`` (records, pieces
             included), ``by_kind`` (per kind counts and mean salience), ``now``,
             ``seconds``, ``kernel_backend``; also
             stored in the store's meta as ``rescore_last``.

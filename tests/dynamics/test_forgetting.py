@@ -257,3 +257,31 @@ def test_columns_match_records_after_reopen(tmp_path):
             rec = e.get(m)
             assert (c["s0"][nid], c["t0"][nid]) == (np.float32(rec.salience), rec.salience_at)
             assert engramdb.MemoryKind(rec.kind).code == c["kind"][nid]
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_a_current_slot_value_is_not_archived_however_quiet(tmp_path, keep):
+    """What current() and profile() answer stays (a job said once, then months of silence, used
+    to leave the profile on its own); a value a new one superseded, and memories holding no
+    slot, follow the floors as before. ``keep_current_slots=False`` lets the values fade too."""
+    cfg = EngramConfig(forgetting=ForgettingConfig(keep_current_slots=keep))
+    t0 = 1_780_000_000.0
+    with engramdb.open(tmp_path / "s", dim=DIM, config=cfg) as eng:
+        eng.add("I work as a nurse.", id="job", slot=("user", "job", "nurse"), embedding=basis(0),
+                created_at=t0, recorded_at=t0)
+        eng.add("I live in Lisbon.", id="lisbon", slot=("user", "home_city", "Lisbon"), embedding=basis(1),
+                kind="semantic", created_at=t0, recorded_at=t0)
+        eng.add("I live in Porto.", id="porto", slot=("user", "home_city", "Porto"), embedding=basis(2),
+                kind="semantic", created_at=t0 + DAY, recorded_at=t0 + DAY)
+        eng.add("Lunch was a tuna sandwich.", id="lunch", embedding=basis(3), created_at=t0, recorded_at=t0)
+        out = eng.rescore(now=t0 + 5 * 365 * DAY)
+        states = {i: eng.get(i).state.value for i in ("job", "lisbon", "porto", "lunch")}
+        if keep:
+            assert (out["archived"], out["slots_kept"]) == (1, 2)
+            assert states == {"job": "active", "lisbon": "superseded", "porto": "active", "lunch": "archived"}
+            assert eng.current("user", "job").id == "job"
+            assert sorted(eng.profile("user")) == ["home_city", "job"]
+            assert eng.rescore(now=t0 + 5 * 365 * DAY)["archived"] == 0   # idempotent
+        else:
+            assert (out["archived"], out["slots_kept"]) == (3, 0)
+            assert eng.current("user", "job") is None and eng.profile("user") == {}

@@ -15,6 +15,9 @@ Protected memories: a memory tagged :data:`PROTECTED_TAG` (admission tags identi
 family facts, see ``dynamics.admission.protected_category``; a caller may tag any memory) is
 never archived or pruned by the rescoring job while ``ForgettingConfig.keep_protected`` is set
 (the default). Its salience decays as usual; ``forget`` still archives or erases it on request.
+Likewise the current value of a slot (an active memory filling a subject's attribute: what
+``current`` and ``profile`` answer) is never archived while ``ForgettingConfig.keep_current_slots``
+is set: a fact nothing superseded is still the store's belief, however long since it was said.
 """
 from __future__ import annotations
 
@@ -30,7 +33,7 @@ from ..write import LOG_PREFIX, WriteUnit, write_unit
 from ..write.reinforce import next_t0
 
 __all__ = ["LOG_PREFIX", "ACTIONS", "PROTECTED_TAG", "read_log", "promotion_order", "overflow", "promote",
-           "archive", "protected", "enforce_working_capacity"]
+           "archive", "protected", "kept_apart", "enforce_working_capacity"]
 
 PROTECTED_TAG = "protected"
 
@@ -67,11 +70,23 @@ def protected(state: EngineState, nids: np.ndarray) -> np.ndarray:
     ``nids`` (one read transaction); the rescoring job calls it only for the memories it is
     about to archive or prune.
     """
+    return kept_apart(state, nids)[0]
+
+
+def kept_apart(state: EngineState, nids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For the memories ``nids`` the rescoring job is about to archive or prune: which carry
+    the tag :data:`PROTECTED_TAG`, and which are active holders of a slot (a current value of
+    :meth:`Engram.current` / :meth:`Engram.profile`: nothing superseded it, so it is still what
+    the store knows of its subject). Two bool ndarrays of shape (len(nids),); one read
+    transaction (tags and slots live in the records)."""
     nids = np.asarray(nids, np.int64)
     if not len(nids):
-        return np.zeros(0, np.bool_)
+        return np.zeros(0, np.bool_), np.zeros(0, np.bool_)
     recs = state.records(nids.tolist(), "reading tags of memories to archive")
-    return np.array([rec is not None and PROTECTED_TAG in (rec.get("tags") or ()) for rec in recs], np.bool_)
+    tagged = [rec is not None and PROTECTED_TAG in (rec.get("tags") or ()) for rec in recs]
+    holds = [rec is not None and rec.get("subject") is not None and rec["state"] == MemoryState.ACTIVE.value
+             for rec in recs]
+    return np.array(tagged, np.bool_), np.array(holds, np.bool_)
 
 
 def promotion_order(s_now: np.ndarray, created_at: np.ndarray) -> np.ndarray:

@@ -15,7 +15,9 @@ decayed salience and archives/prunes below floors):
    makes current again goes through steps 3 and 4 in the same pass;
    protected memories (tagged ``forgetting.PROTECTED_TAG``: identity, health and family facts)
    are neither archived nor pruned while ``ForgettingConfig.keep_protected`` is set; they are
-   counted in the summary's ``protected_kept``;
+   counted in the summary's ``protected_kept``; nor is a slot's current value (an active
+   memory filling a subject's attribute) while ``ForgettingConfig.keep_current_slots`` is set
+   (``slots_kept``);
 5. every change is written in one LMDB transaction with one log entry per action; changed
    records get s0 = s(now) and t0 = max(t0, now) (``materialize=True`` does this for every
    record). A summary is returned and stored in ``meta["rescore_last"]``.
@@ -65,6 +67,19 @@ def _prune(unit, rec: dict, nid: int, salience: float, reason: str) -> None:
     unit.erase(nid, derived=False)
 
 
+def _kept(state: EngineState, nids: np.ndarray, cfg) -> tuple[np.ndarray, np.ndarray]:
+    """Which of ``nids`` the floors leave alone (bool, shape (len(nids),)), and which of those
+    for holding a slot's current value and not for a ``protected`` tag: ``ForgettingConfig``'s
+    ``keep_protected`` and ``keep_current_slots`` (:func:`forgetting.kept_apart`)."""
+    none = np.zeros(len(nids), np.bool_)
+    if not len(nids) or not (cfg.keep_protected or cfg.keep_current_slots):
+        return none, none
+    tagged, holds = forgetting.kept_apart(state, nids)
+    tagged = tagged if cfg.keep_protected else none
+    holds = holds & ~tagged if cfg.keep_current_slots else none
+    return tagged | holds, holds
+
+
 def _judge_revived(state: EngineState, unit, idx: np.ndarray, s_new: np.ndarray, kind: np.ndarray,
                    held: np.ndarray, summary: dict[str, Any]) -> None:
     """Steps 3 and 4 for the memories that a prune of this pass made current again (erasing a
@@ -78,8 +93,7 @@ def _judge_revived(state: EngineState, unit, idx: np.ndarray, s_new: np.ndarray,
         pos = np.minimum(np.searchsorted(idx, nids), len(idx) - 1)   # idx is sorted (flatnonzero)
         mine = idx[pos] == nids   # of this pass's memories (its namespace)
         nids, pos = nids[mine], pos[mine]
-        kept = (forgetting.protected(state, nids) if cfg.keep_protected and len(nids)
-                else np.zeros(len(nids), np.bool_))
+        kept = _kept(state, nids, cfg)[0]
         for nid, i, keep in zip(nids.tolist(), pos.tolist(), kept.tolist()):
             rec = unit.record(nid)
             if rec is None or keep or held[i]:
@@ -159,9 +173,12 @@ def rescore(state: EngineState, now: float, *, namespace: str | None = None, pro
     archived_after = (st == _ARCHIVED) | archive
     prune = archived_after & (s_new < cfg.prune_by_code[kind])
     kept = np.zeros(len(idx), np.bool_)
-    if cfg.keep_protected and (archive.any() or prune.any()):
+    slot_kept = np.zeros(len(idx), np.bool_)
+    if archive.any() or prune.any():
         at_risk = np.flatnonzero(archive | prune)
-        kept[at_risk[forgetting.protected(state, idx[at_risk])]] = True
+        keep, slot = _kept(state, idx[at_risk], cfg)
+        kept[at_risk[keep]] = True
+        slot_kept[at_risk[slot]] = True
         archive &= ~kept
         prune &= ~kept
     changed = promote | archive
@@ -174,7 +191,8 @@ def rescore(state: EngineState, now: float, *, namespace: str | None = None, pro
     summary: dict[str, Any] = {"now": float(now), "namespace": namespace, "scanned": int(one.sum()),
                                "promoted": int((promote & one).sum()), "archived": int((archive & one).sum()),
                                "pruned": int((prune & one).sum()), "records_written": int(changed.sum()),
-                               "protected_kept": int((kept & one).sum()),
+                               "protected_kept": int((kept & ~slot_kept & one).sum()),
+                               "slots_kept": int((slot_kept & one).sum()),
                                "kernel_backend": registry.active_backend(), "by_kind": {}}
     for kc, kname in enumerate(KIND_BY_CODE):
         m = kind_before == kc
