@@ -1954,7 +1954,9 @@ class Engram:
             store by another memory, it is refused); ``"replace"`` erases the stored memory (as
             ``forget(hard=True)`` does: its edges go, and what it superseded is handed on) and
             inserts the export's. An edge the store already holds between two stored memories
-            keeps its stored weight.
+            keeps its stored weight. In every mode a single-valued slot keeps one current value:
+            the export's and the store's meet as a new memory meets the slot's holder (the later
+            ``valid_from`` wins and supersedes the other).
 
         Returns
         -------

@@ -70,7 +70,7 @@ from typing import Any
 import numpy as np
 
 from .errors import DimensionMismatchError, EngramError, InvalidInputError, NonFiniteError, StoreCorruptedError
-from .slots import retire_record
+from .slots import retire_record, slot_key
 from .state import EngineState
 from .store.checks import check_record
 from .store.lmdb_store import DIR_MODE, FILE_MODE, edge_key, pack, unpack
@@ -394,7 +394,10 @@ def import_store(state: EngineState, path: str | os.PathLike, *, now: float,
         path (record, embedding, every edge touching it; what it had superseded in the store is
         handed on as by ``forget(hard=True)``), then insert the export's. In every mode an edge
         between two memories already stored that the store already holds (same source, target
-        and relation) keeps its stored weight and time.
+        and relation) keeps its stored weight and time, and a single-valued slot keeps one
+        current value: where the export's current value meets another of the store, the later
+        ``valid_from`` (then the higher confidence, then the later recorded) supersedes the
+        other, as a new memory filling the slot would.
 
     Returns
     -------
@@ -717,6 +720,10 @@ def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_confl
             if not any(e[:3] == (snid, nid, sup_code) for e in edges) and \
                     unit.txn.get(edge_key(snid, nid, sup_code), db=edges_db) is None:
                 edges.append((snid, nid, sup_code, 1.0, float(srec["recorded_at"])))   # not in the export
+        imported = [base + j for j, i in enumerate(todo) if records[i].get("subject") is not None]
+        for winner, loser, recorded in _settle_slots(state, unit, imported):
+            if not any(e[:3] == (winner, loser, sup_code) for e in edges):
+                edges.append((winner, loser, sup_code, 1.0, recorded))
         for s, t, r, w, created in edges:
             unit.add_edges([(s, t, r, w)], created_at=created)
         n_edges = len(edges)
@@ -725,6 +732,39 @@ def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_confl
     return {"memories": len(todo) - pieces, "pieces": pieces, "edges": n_edges,
             "skipped": conflicts if on_conflict == "skip" else 0,
             "replaced": conflicts if on_conflict == "replace" else 0}
+
+
+def _settle_slots(state: EngineState, unit, imported: list[int]) -> list[tuple[int, int, float]]:
+    """One current value per single-valued slot that the imported memories ``imported`` (nids,
+    holding a slot) join: where the export's current value meets another current one of the
+    store, the slot's rule decides as for a new memory (the later ``valid_from`` wins, then the
+    higher confidence, then the later recorded) and the others are retired by the winner
+    (:func:`retire_record`, at the winner's record time). Returns (winner nid, retired nid,
+    record time) for the ``supersedes`` edges."""
+    out = []
+    done = set()
+    for nid in imported:
+        rec = unit.record(nid)
+        if rec is None:
+            continue
+        key = slot_key(rec["namespace"], rec["subject"], rec["attribute"])
+        single = rec.get("single_valued")
+        if key in done or not (state.config.slots.is_single(rec["attribute"]) if single is None else single):
+            continue
+        done.add(key)
+        entry = unit.store.get_meta(unit.txn, key) or {"nids": []}
+        current = [(m, r) for m in entry["nids"] if (r := unit.record(m)) is not None
+                   and r["state"] != MemoryState.SUPERSEDED.value and r.get("superseded_by") is None]
+        if len(current) < 2:
+            continue
+        win, wrec = max(current, key=lambda mr: (mr[1].get("valid_from", mr[1]["created_at"]), mr[1]["confidence"],
+                                                  mr[1]["recorded_at"], mr[0]))
+        for m, r in current:
+            if m != win:
+                unit.put_record(m, retire_record(r, wrec["id"], wrec.get("valid_from", wrec["created_at"]),
+                                                 wrec["recorded_at"]))
+                out.append((win, m, float(wrec["recorded_at"])))
+    return out
 
 
 #: columns of the audit ledger's Parquet export (``Engram.export_ledger``), in order

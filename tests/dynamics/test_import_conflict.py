@@ -138,3 +138,33 @@ def test_a_late_error_leaves_the_store_unchanged(export, own, tmp_path):
     with pytest.raises(errors.MemoryNotFoundError):
         own.get("code")
     assert own.import_from(x, on_conflict="replace")["replaced"] == 1   # the store still works
+
+
+@pytest.mark.parametrize("on_conflict", ["replace", "skip", "error"])
+def test_a_single_valued_slot_keeps_one_current_value_after_an_import(tmp_path, on_conflict):
+    """A backup restored over a store that has moved on (Lisbon, then Porto; the backup holds
+    Lisbon current) left both current, with no link and no warning: the later value holds, as
+    when a new memory fills the slot; an export whose value is later wins over the store's."""
+    with engramdb.open(tmp_path / "s", dim=DIM) as eng:
+        eng.add("I live in Lisbon.", id="home", kind="semantic", slot=("user", "home_city", "Lisbon"),
+                embedding=basis(0), created_at=T0)
+        eng.export(tmp_path / "backup")
+        eng.add("I moved to Porto.", id="home2", kind="semantic", slot=("user", "home_city", "Porto"),
+                embedding=basis(1), created_at=T0 + 86400)
+        if on_conflict == "error":   # the export's ids are stored: nothing to restore
+            with pytest.raises(errors.InvalidInputError, match="already exists"):
+                eng.import_from(tmp_path / "backup", on_conflict=on_conflict)
+        else:
+            eng.import_from(tmp_path / "backup", on_conflict=on_conflict)
+        assert eng.current("user", "home_city").id == "home2"
+        assert [m.id for m in eng.query(subject="user", attribute="home_city")] == ["home2"]
+        old = eng.get("home")
+        assert (old.state.value, old.superseded_by) == ("superseded", "home2")
+        assert [(e.source, e.target) for e in eng.edges("home2") if e.relation.value == "supersedes"] == \
+            [("home2", "home")]
+    with engramdb.open(tmp_path / "t", dim=DIM) as other:   # the export's value is the later one
+        other.add("I lived in Braga.", id="braga", kind="semantic", slot=("user", "home_city", "Braga"),
+                  embedding=basis(2), created_at=T0 - 86400)
+        other.import_from(tmp_path / "backup")
+        assert other.current("user", "home_city").id == "home"
+        assert other.get("braga").superseded_by == "home"
