@@ -230,3 +230,52 @@ def test_query_takes_the_filters_recall_names_and_the_cli_its_state_and_default_
     assert res.exit_code == 0 and len(json.loads(res.output)) == 30   # all of them, as query() lists
     res = run("query", "--store", store, "--state", "superseded", "--json")
     assert [m["id"] for m in json.loads(res.output)] == ["n0"]
+
+
+# ------------------------------------------------------------------------- every verb's options
+#: API parameter -> the CLI's name for it, where they differ
+_CLI_NAMES = {"id": {"id_", "memory_id"}, "kind": {"kinds"}, "state": {"states"}, "budget_tokens": {"budget"},
+              "path": {"out"}, "format": {"fmt"}, "now": {"at"}}
+#: API parameters no command line can carry: vectors, callables, config objects, progress bars,
+#: and what other commands do (a memory's links: ``engramdb link``)
+_NOT_ON_THE_CLI = {"embedding", "vector", "summarizer", "count_tokens", "config", "progress", "links", "slot",
+                   "fields"}
+
+
+def test_every_api_parameter_of_a_command_has_its_option():
+    """Each command named after an Engram verb takes every parameter the verb takes (recall had
+    no --reinforce, query no --now, add no --salience, get no --with-embedding)."""
+    import inspect
+
+    import click
+
+    missing = {}
+    for name, cmd in main.commands.items():
+        verb = getattr(engramdb.Engram, name.replace("-", "_"), None)
+        if isinstance(cmd, click.Group) or verb is None:
+            continue
+        options = {p.name for p in cmd.params}
+        gaps = [p for p in inspect.signature(verb).parameters if p != "self" and p not in _NOT_ON_THE_CLI
+                and p not in options and not (_CLI_NAMES.get(p, set()) & options)]
+        if gaps:
+            missing[name] = gaps
+    assert missing == {}
+
+
+def test_recall_reinforce_query_now_add_salience_get_embedding(tmp_path):
+    store = tmp_path / "s"
+    assert run("add", "--store", store, "--id", "a", "--salience", "0.2", "--created-at", "2024-01-01",
+               "I fly TAP on Monday.").exit_code == 0
+    assert run("add", "--store", store, "--id", "b", "--salience", "0.9", "I like green tea.").exit_code == 0
+    with engramdb.open(store) as eng:
+        assert (eng.get("a").salience, eng.get("b").salience) == (pytest.approx(0.2), pytest.approx(0.9))
+    out = run("query", "--store", store, "--order", "salience_desc", "--now", "2030-01-01", "--json")
+    assert [m["id"] for m in json.loads(out.output)] == ["b", "a"]
+    assert run("recall", "--store", store, "--reinforce", "--json", "TAP flight").exit_code == 0
+    assert run("recall", "--store", store, "--json", "TAP flight").exit_code == 0   # no write
+    with engramdb.open(store) as eng:
+        assert eng.get("a").access_count == 1
+    got = json.loads(run("get", "--store", store, "--with-embedding", "a").output)
+    assert len(got["embedding"]) == 384
+    assert "embedding" not in json.loads(run("get", "--store", store, "a").output)
+

@@ -225,25 +225,32 @@ def main(ctx: click.Context, wait: float, actor: str | None) -> None:
 @click.option("--source", default=None)
 @click.option("--confidence", type=float, default=1.0, show_default=True)
 @click.option("--created-at", default=None, help="Event time: Unix seconds or ISO-8601.")
+@click.option("--salience", type=float, default=None,
+              help="Initial salience in [0, 1] (default: DecayConfig.initial_salience).")
 @embedder_option
 @dim_option
 @_slot_options
 @click.argument("text")
-def add(store, namespace, kind, id_, tags, source, confidence, created_at, embedder, dim, text, **slot):
+def add(store, namespace, kind, id_, tags, source, confidence, created_at, salience, embedder, dim, text, **slot):
     """Store one memory; prints its id."""
     with _NewStore(store, embedder=embedder, dim=dim) as eng:
         click.echo(eng.add(text, namespace=namespace, kind=kind, id=id_, tags=list(tags), source=source,
-                           confidence=confidence, created_at=created_at, **_slot_fields(slot)))
+                           confidence=confidence, created_at=created_at, salience=salience, **_slot_fields(slot)))
 
 
 @main.command()
 @store_option
 @ns_option
+@click.option("--with-embedding", is_flag=True, help="Include the memory's vector.")
 @click.argument("memory_id")
-def get(store, namespace, memory_id):
+def get(store, namespace, with_embedding, memory_id):
     """Print one memory as JSON."""
     with _open(store, readonly=True) as eng:
-        _echo_json(eng.get(memory_id, namespace=namespace).to_dict())
+        mem = eng.get(memory_id, namespace=namespace, with_embedding=with_embedding)
+    out = mem.to_dict()   # (without the vector)
+    if with_embedding:
+        out["embedding"] = [float(x) for x in mem.embedding]
+    _echo_json(out)
 
 
 @main.command()
@@ -358,19 +365,23 @@ def drop_namespace_cmd(store, yes, name):
 @click.option("--attribute", default=None, help="Keep memories filling a slot of this attribute.")
 @click.option("--now", default=None, help="The recall's time: salience, recency and relative cues (\"last week\") "
                                          "are read at it (Unix seconds or ISO-8601; default: now).")
+@click.option("--reinforce/--no-reinforce", default=None,
+              help="Raise the salience and access count of the hits (one write; default: "
+                   "DecayConfig.reinforce_on_recall, off).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the result as JSON: hits, gaps, warnings, mode, density, latency_s.")
 @click.option("--full", is_flag=True, help=f"Print each hit's whole text (the table cuts it at {_CELL_CHARS} "
                                            "characters).")
 @click.argument("query")
 def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate, include_superseded,
-           include_archived, as_of, valid_at, subject, attribute, now, as_json, full, query):
+           include_archived, as_of, valid_at, subject, attribute, now, reinforce, as_json, full, query):
     """Recall memories related to QUERY (keyword + vector seeds, then spreading activation)."""
-    with _open(store, readonly=True) as eng:
+    with _open(store, readonly=not reinforce) as eng:
         res = eng.recall(query, namespace=namespace, k=k, kinds=list(kinds) or None, tags=list(tags) or None,
                          min_confidence=min_confidence, since=since, until=until, gate=gate,
                          include_superseded=include_superseded, include_archived=include_archived,
-                         as_of=as_of, valid_at=valid_at, subject=subject, attribute=attribute, now=now)
+                         as_of=as_of, valid_at=valid_at, subject=subject, attribute=attribute, now=now,
+                         reinforce=reinforce)
     if as_json:
         _echo_json(res.to_dict())
         return
@@ -1022,16 +1033,19 @@ def update(store, namespace, text_option, tags, confidence, source, memory_id, t
               help="Keep only memories in this state (repeatable; default: active, and with --as-of the "
                    "superseded ones valid then).")
 @click.option("--limit", type=int, default=100, show_default=True)
+@click.option("--now", default=None, help="Time salience_desc reads current salience at (Unix seconds or "
+                                         "ISO-8601; default: now).")
 @click.option("--json", "as_json", is_flag=True)
 def query(store, namespace, kinds, tags, min_confidence, since, until, as_of, valid_at, subject, attribute,
-          include_archived, include_superseded, states, order, limit, as_json):
+          include_archived, include_superseded, states, order, limit, now, as_json):
     """Structured query without a vector: filter by kind, tags, confidence, time, slot; ordered."""
     with _open(store, readonly=True) as eng:
         mems = eng.query(namespace=namespace, kind=list(kinds) or None, tags=list(tags) or None,
                          state=list(states) or None,
                          min_confidence=min_confidence, since=since, until=until, as_of=as_of,
                          include_archived=include_archived, include_superseded=include_superseded,
-                         order=order, limit=limit, valid_at=valid_at, subject=subject, attribute=attribute)
+                         order=order, limit=limit, valid_at=valid_at, subject=subject, attribute=attribute,
+                         now=now)
     if as_json:
         _echo_json([m.to_dict() for m in mems])
         return

@@ -2164,7 +2164,9 @@ class Engram:
             Density gate mode; ``config.gate`` when omitted.
         reinforce : bool, optional
             Raise the salience and access count of the returned memories (one write);
-            ``DecayConfig.reinforce_on_recall`` when omitted.
+            ``DecayConfig.reinforce_on_recall`` when omitted. A store opened ``readonly=True``
+            is never written: there recall answers but reinforces nothing, whatever this says
+            (a reader process shares the writer's code).
         now : float, optional
             Unix seconds used for salience decay and recency; the wall clock when omitted.
         config : RecallConfig, optional
