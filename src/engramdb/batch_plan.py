@@ -6,7 +6,9 @@ Deduplication (exact text, per namespace)
     its id is returned and the stored memory is reinforced (salience and access count, as a
     recall would); the repeat's ``links`` are added to the stored memory (their targets are
     checked before anything is written). Items with distinct explicit ids always stay distinct memories (LoCoMo turns
-    may repeat a text). The lookup is one LMDB read of the ``texts`` sub-database, keyed by the
+    may repeat a text). An episodic item given its own event time (``created_at``) repeats
+    only the episodic memory of its text *at that time*: the same words at another time are
+    another event ("Went for a run by the river" every Monday), stored anew. The lookup is one LMDB read of the ``texts`` sub-database, keyed by the
     SHA-256 of the text; the stored text is compared before merging.
 
 Chunking (texts longer than ``StoreConfig.chunk_chars``)
@@ -30,10 +32,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
+import numpy as np
+
 from .errors import InvalidInputError, MemoryNotFoundError, OversizeError
 from .pieces import cut_pieces
 from .store.lmdb_store import text_digest
-from .types import PIECE_TAG, MemoryState, Relation
+from .types import PIECE_TAG, MemoryKind, MemoryState, Relation
 
 __all__ = ["BatchPlan", "plan_batch", "split_text", "join_pieces", "piece_ids", "piece_tags", "whole_digest",
            "whole_record", "chunk_id", "block_id"]
@@ -178,6 +182,21 @@ def _matches(rec: dict | None, text: str, digest: bytes) -> bool:
     return rec["text"] == text
 
 
+def _event_at(state: Any, txn, p, digest: bytes) -> int | None:
+    """The live episodic memory of ``p``'s namespace holding ``p``'s text (``digest``) at ``p``'s
+    event time, or None: found among the memories of that event time (the text index keys the
+    newest memory of a text only)."""
+    c, sp = state.cols, state.spaces.get(p.namespace)
+    if sp is None:
+        return None
+    n = c.n
+    for nid in np.flatnonzero((c.created_at[:n] == p.created_at) & c.in_namespace(sp.code)[:n]).tolist():
+        rec = state.store.get_record(txn, nid)
+        if rec is not None and rec["kind"] == MemoryKind.EPISODIC.value and _matches(rec, p.text, digest):
+            return nid
+    return None
+
+
 def plan_batch(state: Any, prepared: list, *, has_embedder: bool) -> BatchPlan:
     """Deduplicate and chunk validated items (see the module docstring).
 
@@ -192,11 +211,12 @@ def plan_batch(state: Any, prepared: list, *, has_embedder: bool) -> BatchPlan:
     store, scfg = state.store, state.config.store
     chunk_chars = scfg.chunk_chars
     plan = BatchPlan()
-    in_batch: dict[tuple[str, bytes], str] = {}
+    in_batch: dict[tuple[str, bytes, float | None], str] = {}
     with store.read("checking for repeated memories") as txn:
         for p in prepared:
             digest = text_digest(p.text)
-            key = (p.namespace, digest)
+            event = p.created_given and p.kind is MemoryKind.EPISODIC   # an event at a time of its own
+            key = (p.namespace, digest, p.created_at if event else None)
             if p.auto_id and key in in_batch:
                 plan.ids.append(in_batch[key])
                 continue
@@ -205,6 +225,10 @@ def plan_batch(state: Any, prepared: list, *, has_embedder: bool) -> BatchPlan:
             else:
                 nid = store.lookup_id(txn, p.namespace, p.ext_id)
             rec = None if nid is None else store.get_record(txn, nid)
+            if event and p.auto_id and rec is not None and rec["kind"] == MemoryKind.EPISODIC.value \
+                    and rec["created_at"] != p.created_at:   # the same words at another time
+                nid = _event_at(state, txn, p, digest)
+                rec = None if nid is None else store.get_record(txn, nid)
             if _matches(rec, p.text, digest) and (not p.auto_id or rec["state"] == MemoryState.ACTIVE.value):
                 plan.ids.append(rec["id"])
                 if nid not in plan.reinforce:

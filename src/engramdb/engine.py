@@ -172,7 +172,9 @@ class Engram:
         """Store one memory and return its id.
 
         A text that ``namespace`` already holds, given with no ``id`` (or with that memory's
-        id), is not stored again: the stored memory's id is returned and it is reinforced. A
+        id), is not stored again: the stored memory's id is returned and it is reinforced; an
+        episodic memory given its own ``created_at`` repeats only the episode of its text at
+        that time (the same words at another time are another event: a run every Monday). A
         text longer than ``StoreConfig.chunk_chars`` is stored as overlapping pieces ``id``,
         ``id#1``, ``id#2``, ... joined by ``next`` edges (:mod:`engramdb.batch_plan`).
 

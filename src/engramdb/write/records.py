@@ -74,6 +74,7 @@ class Prepared:
     single: bool = True
     slot_mode: str = "auto"                 # "auto": resolve the slot; "append": supersede() decided
     auto_id: bool = False              # the caller gave no id (deduplication by text applies)
+    created_given: bool = False        # the caller gave the event time (created_at)
     extra: dict | None = None          # extra record fields (chunked long texts)
     digest: bytes | None = None        # deduplication key when not the text's own (chunk heads)
     position: int | None = None        # the item's place in the caller's batch (add_batch: errors name it)
@@ -187,7 +188,7 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
         raise InvalidInputError(f"links must be a list of links ({{'to': id, 'relation', 'weight'}}), got {links!r}")
     links = [check_link_spec(spec, engine_ids) for spec in links]
     p = Prepared(ext_id, ns, kind, text, created_at, confidence, salience, source,
-                 tuple(dict.fromkeys(tags)), vector, links, auto_id=auto_id)
+                 tuple(dict.fromkeys(tags)), vector, links, auto_id=auto_id, created_given=created is not None)
     if state.censor.active:   # an absolute censor rule refuses the memory (CensoredError)
         state.censor.check_write({"id": ext_id, "namespace": ns, "kind": kind.value, "text": text,
                                   "tags": list(p.tags), "created_at": created_at, "confidence": confidence,

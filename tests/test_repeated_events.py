@@ -1,0 +1,39 @@
+"""The same words at another time are another event: an episodic memory given its own event time
+(``created_at``) repeats only the stored episode of that text *at that time*. Before, a run logged
+every week was folded into the first one (reinforced), and ``query(since=...)`` lost the later
+runs. Facts (other kinds) and items without an event time are deduplicated by text as before."""
+import engramdb
+
+DAY = 86400.0
+T = 1_700_000_000.0
+RUN = "Went for a 5 km run by the river."
+
+
+def test_a_repeated_episode_at_another_time_is_stored_again(tmp_store):
+    with engramdb.open(tmp_store, embedder="hashing") as eng:
+        ids = [eng.add(RUN, created_at=T + d * DAY) for d in (0, 7, 14)]
+        assert len(set(ids)) == 3
+        assert [m.id for m in eng.query(since=T + 5 * DAY, order="event_time_asc")] == ids[1:]
+        # sent again at a time it was stored at: that episode, reinforced, whichever came last
+        assert eng.add(RUN, created_at=T) == ids[0]
+        assert eng.get(ids[0]).access_count == 1
+        assert eng.add(RUN) == ids[2]   # no time given: the text's newest memory, as before
+        assert len(eng.query(limit=100)) == 3
+
+
+def test_a_batch_keeps_its_episodes_apart_and_merges_true_repeats(tmp_store):
+    with engramdb.open(tmp_store, embedder="hashing") as eng:
+        ids = eng.add_batch([{"text": RUN, "created_at": T}, {"text": RUN, "created_at": T + DAY},
+                             {"text": RUN, "created_at": T}])
+        assert ids[0] == ids[2] != ids[1]
+        assert len(eng.query(limit=100)) == 2
+
+
+def test_facts_and_untimed_repeats_are_still_one_memory(tmp_store):
+    with engramdb.open(tmp_store, embedder="hashing") as eng:
+        fact = "My blood type is O negative."
+        a = eng.add(fact, kind="semantic", created_at=T)
+        assert eng.add(fact, kind="semantic", created_at=T + 30 * DAY) == a
+        b = eng.add("I like green tea.")
+        assert eng.add("I like green tea.") == b
+        assert len(eng.query(limit=100)) == 2
