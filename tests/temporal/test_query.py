@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import engramdb
 from engramdb.testing import FakeClock, use_clock
+from engramdb.errors import NamespaceError
 
 from .conftest import T0
 
@@ -37,7 +38,8 @@ def test_decisions_about_pricing_newest_first(mem):
     assert "d4" not in [m.id for m in mem.query(tags=["pricing"])]
     assert [m.id for m in mem.query(state="archived")] == ["d4"]
     assert "d4" in [m.id for m in mem.query(tags=["pricing"], include_archived=True)]
-    assert mem.query(namespace="elsewhere") == []
+    with pytest.raises(NamespaceError):   # a namespace the store never held: a typo, as recall says
+        mem.query(namespace="elsewhere")
 
 
 def test_salience_order(mem):

@@ -3,8 +3,8 @@
 1. Filters (shared with ``query``, :mod:`engramdb.recall.filters`) over the reached memories.
 2. Time cues: "in May 2023", "last week", "two weeks ago" in the question become windows
    (:func:`engramdb.timeref.resolve_time_refs`, found by the seeds stage), resolved against the
-   namespace's newest event time (the conversation's own clock), never after the recall's ``now``
-   (:func:`engramdb.recall.seeds.time_anchor`); memories whose event time
+   recall's ``now``, or a conversation's own clock when it was stored after the fact (its newest
+   event time), never after ``now`` (:func:`engramdb.recall.seeds.time_anchor`); memories whose event time
    falls inside a window's core (the span the expression names) gain ``w_time`` x the best
    score, those in its slack only ``time_slack_weight`` of that ("yesterday" names one day:
    today, in its slack, gains a quarter). A memory whose text names a time ("last Friday I

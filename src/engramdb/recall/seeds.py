@@ -305,27 +305,29 @@ def _uncensored(cols, nids: np.ndarray, keep: np.ndarray) -> np.ndarray:
 
 def time_windows(ctx: RecallContext) -> list:
     """Time windows named in the question, resolved against :func:`time_anchor`. A recall
-    ``as_of`` a time reads the cues as the store would have then: against the newest event time
-    of the memories recorded by then, never after ``as_of``. Events to come (a memory dated
-    more than a day after it was recorded: :meth:`EngineState.latest`) set no clock."""
+    ``as_of`` a time reads the cues as the store would have then: against the clock of the
+    memories recorded by then, never after ``as_of``. Events to come (a memory dated more
+    than a day after it was recorded: :meth:`EngineState.cue_clock`) set no clock."""
     req = ctx.request
     if req.query is None or req.config.w_time <= 0:
         return []
     as_of = req.filters.as_of
     if as_of is None:
-        return resolve_time_refs(req.query, time_anchor(ctx.state.latest(ctx.space.name), req.now))
-    latest = ctx.state.latest(ctx.space.name, recorded_by=as_of)
-    return resolve_time_refs(req.query, time_anchor(latest, min(req.now, as_of)))
+        return resolve_time_refs(req.query, time_anchor(ctx.state.cue_clock(ctx.space.name), req.now))
+    clock = ctx.state.cue_clock(ctx.space.name, recorded_by=as_of)
+    return resolve_time_refs(req.query, time_anchor(clock, min(req.now, as_of)))
 
 
-def time_anchor(latest: float, now: float) -> float:
-    """The "now" of a question's relative time cues ("last week"), Unix seconds: the namespace's
-    newest event time ``latest`` (a stored conversation's own clock: "last week" of a chat that
-    ended in 2023 is a week of 2023), but never after the recall's ``now``: a memory dated in
-    the future (a passport that expires in 2036, a planned trip) does not move "last week"
-    there (nor does any memory dated over a day after it was recorded: :meth:`EngineState.latest`), and
-    ``recall(now=T)`` reads the cues as of T."""
-    return min(latest, now)
+def time_anchor(clock: float, now: float) -> float:
+    """The "now" of a question's relative time cues ("last week"), Unix seconds: the recall's
+    ``now`` for a namespace written as things happen (its newest memory recorded within a day
+    of its event: "what did I do yesterday?" asked before anything was stored today means the
+    day before today, not the day before the newest memory), and for a conversation stored
+    after the fact its own clock, the newest event time ``clock`` (a chat that ended in 2023
+    and was imported today reads "last week" in 2023; :meth:`EngineState.cue_clock`), never
+    after ``now``: a memory dated in the future (a passport that expires in 2036, a planned
+    trip) does not move "last week" there, and ``recall(now=T)`` reads the cues as of T."""
+    return min(clock, now)
 
 
 @functools.lru_cache(maxsize=1)

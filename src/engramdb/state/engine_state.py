@@ -47,7 +47,8 @@ KEYWORD_FORWARD_VERSION = 1
 
 
 #: A memory whose event time is more than this after its record time (seconds) is an event
-#: to come (a planned trip): it does not set the clock of relative time cues (``latest``).
+#: to come (a planned trip): it does not set the clock of relative time cues (``cue_clock``);
+#: one recorded within this of its event time was written as it happened.
 FUTURE_EVENT_S = 86400.0
 
 
@@ -576,25 +577,34 @@ class EngineState:
             sp.density = self.graph.density(self.cols.ns[: self.next_nid], sp.code) if self.next_nid else 0.0
         return sp.density
 
-    def latest(self, name: str, recorded_by: float | None = None) -> float:
-        """Newest event time of namespace ``name``'s live memories (Unix seconds; the clock's now
-        when it has none): the anchor of relative time cues. A memory dated more than a day
-        after it was recorded (a planned trip, a passport's expiry) is an event to come, not the
-        conversation's clock, and is left out. Cached. With ``recorded_by``, among the memories
-        recorded by then only (an ``as_of`` recall; not cached; ``recorded_by`` when none)."""
+    def cue_clock(self, name: str, recorded_by: float | None = None) -> float:
+        """The clock of namespace ``name``'s relative time cues ("last week"), Unix seconds:
+        the newest event time of its live memories when that memory was recorded over a day
+        after it happened (a conversation stored after the fact: a chat of 2023 imported
+        today reads "last week" in 2023), else +inf (a namespace written as things happen, or
+        an empty one: the recall's own ``now`` is the clock; :func:`recall.seeds.time_anchor`).
+        A memory dated more than a day after it was recorded (a planned trip, a passport's
+        expiry) is an event to come, not the conversation's clock, and is left out. Cached.
+        With ``recorded_by``, among the memories recorded by then only (an ``as_of`` recall;
+        not cached)."""
         sp = self.spaces.get(name)
         if sp is None:
-            return clock_now() if recorded_by is None else recorded_by
+            return np.inf
         if sp.latest is not None and recorded_by is None:
             return sp.latest
         c = self.cols
-        t, recorded = c.created_at[: c.n], c.recorded_at[: c.n]   # max over the mask: no copy of the times
+        t, recorded = c.created_at[: c.n], c.recorded_at[: c.n]
         mask = c.in_namespace(sp.code) & (t <= recorded + FUTURE_EVENT_S)
         if recorded_by is not None:
             mask &= recorded <= recorded_by
-            return float(np.max(t, where=mask, initial=-np.inf)) if mask.any() else recorded_by
-        sp.latest = float(np.max(t, where=mask, initial=-np.inf)) if mask.any() else clock_now()
-        return sp.latest
+        clock = np.inf
+        if mask.any():
+            newest = int(np.argmax(np.where(mask, t, -np.inf)))
+            if recorded[newest] - t[newest] > FUTURE_EVENT_S:   # stored after the fact: its own clock
+                clock = float(t[newest])
+        if recorded_by is None:
+            sp.latest = clock
+        return clock
 
     def slot_table(self, name: str) -> dict[tuple[str, str], np.ndarray]:
         """Namespace ``name``'s slots: (subject, attribute) -> the nids (int64) that ever filled

@@ -7,8 +7,9 @@ engine keeps for it between calls (as a Chroma segment owns its collection's dat
 - ``keyword``: the BM25 postings (a cache of LMDB, saved as one snapshot with the others);
 - ``meta``: the persisted counters, ``vgen`` (vector generation, tags the index file) and
   ``count`` (live memories);
-- ``density`` and ``latest``: the density gate's input and the newest event time (the anchor of
-  time cues), computed on first use and dropped when a committed write changes them;
+- ``density`` and ``latest``: the density gate's input and the clock of its time cues
+  (:meth:`EngineState.cue_clock`), computed on first use and dropped when a committed write
+  changes them;
 - ``index_dirty`` / ``keyword_dirty``: what :meth:`EngineState.flush` must save;
 - ``slots``: its slot table, (subject, attribute) -> the nids that ever filled that slot (a
   cache of LMDB's ``slot:`` meta entries, read on first use and kept in step by committed
@@ -41,7 +42,8 @@ class Namespace:
     density : float or None
         Edges per linked node (None: not computed since the last change).
     latest : float or None
-        Newest event time of its live memories, Unix seconds (None: not computed).
+        The clock of its relative time cues (:meth:`EngineState.cue_clock`: its newest event
+        time when stored after the fact, else +inf), Unix seconds (None: not computed).
     index_dirty, keyword_dirty : bool
     slots : dict of (str, str) -> ndarray of int64, or None
         The slot table (None: not read yet); see :meth:`EngineState.slot_table`.
