@@ -101,6 +101,10 @@ def test_absolute_refuses_every_write_and_leaves_the_store_unchanged(mem, tmp_pa
         mem.update("code", tags=["x"])
     with pytest.raises(engramdb.MemoryBlockedError):
         mem.supersede("code", "new wording")
+    for call in (lambda: mem.link("flight", "code", "supports"), lambda: mem.link("code", "dates"),
+                 lambda: mem.link_batch([("pack", "flight"), ("pack", "code")])):
+        with pytest.raises(engramdb.MemoryBlockedError):   # an Edge naming it would say it exists
+            call()
     assert store_digest(mem) == digest
     mem.forget("code", hard=True)                    # erasing is always allowed
     with pytest.raises(engramdb.MemoryNotFoundError):

@@ -532,7 +532,8 @@ class Engram:
         Raises
         ------
         MemoryNotFoundError
-            Either end does not exist in the namespace.
+            Either end does not exist in the namespace (:class:`MemoryBlockedError`: a censor
+            rule hides it, as for :meth:`get`).
         UnknownRelationError, InvalidInputError, NonFiniteError
             Bad relation (``supersedes`` included: :meth:`supersede` makes that edge, with the
             old memory's state), weight, or a self-link; an end id of a form the engine reserves for
@@ -572,6 +573,10 @@ class Engram:
         specs = _edge_specs(edges, check_end, user)
         if not specs:
             return []
+        if user and self._state.censor.active:   # a hidden memory is refused as update() refuses it
+            for s, t, _r, _w in specs:
+                self._check_visible(ns, s)
+                self._check_visible(ns, t)
         with write_unit(self._state, "linking memories", clock_now(), verb="link") as unit:
             rows = self._link_rows(unit, ns, specs)
         return [Edge(s, t, r, w) for (s, t, r, _w), (_a, _b, _c, w) in zip(specs, rows)]
