@@ -31,7 +31,6 @@ from ..store.ledger import DEFAULT_ACTOR
 from ..store.lmdb_store import SCHEMA_VERSION, LmdbStore, shred
 from ..slots import SLOT_PREFIX
 from ..types import _STATE_CODES, MemoryState, Relation
-from ..validate import now as clock_now
 from .columns import Columns
 from .namespace import Namespace
 from .record_cache import RecordCache
