@@ -395,3 +395,29 @@ def test_a_hit_scoring_a_tiny_share_of_the_best_is_no_recalled_fact(tmp_store):
         block = m.context("what is my rent budget?", namespace="me")
         assert [i.id for i in block.items["L1"]] == ["rent"]
         assert {i.id for i in block.items["L2"]} >= {h.id for h in hits[1:]}
+
+
+def test_filters_narrow_the_recalled_tiers(store, tmp_store):
+    """kinds/tags/since/until as recall takes them: L1 and L2 hold only memories that pass, L0
+    stays whole, and L2 lists no graph neighbour (one could fall outside the filters)."""
+    block = store.context("Ana tomatoes garden Faro", now=NOW, since="2024-04-10", until="2024-04-15")
+    recalled = [i for t in ("L1", "L2") for i in block.items[t]]
+    assert recalled and {i.id for i in recalled} <= {f"note{i}" for i in range(9, 15)}
+    assert all("2024-04-10" <= i.date <= "2024-04-15" for i in recalled)
+    assert {i.id for i in block.items["L0"]} >= {"home", "job", "deploy", "lmdb"}
+    assert not any(i.reason.startswith("neighbour of") for i in block.items["L2"])
+    plain = store.context("Ana tomatoes garden Faro", now=NOW)
+    assert any(i.date < "2024-04-10" or i.date > "2024-04-15" for t in ("L1", "L2") for i in plain.items[t])
+    decisions = store.context("which store did we choose?", now=NOW, kind="decision")
+    assert {i.id for t in ("L1", "L2") for i in decisions.items[t]} <= {"lmdb", "hashing"}
+
+
+def test_cli_context_filters(tmp_path):
+    path = tmp_path / "s"
+    with engramdb.open(path, dim=256) as m:
+        _fill(m)
+    res = CliRunner().invoke(main, ["context", "--store", str(path), "--now", "2024-07-01", "--since", "2024-04-10",
+                                    "--until", "2024-04-15", "--json", "Ana tomatoes garden Faro"])
+    assert res.exit_code == 0, res.output
+    items = json.loads(res.output)["items"]
+    assert {i["id"] for t in ("L1", "L2") for i in items[t]} <= {f"note{i}" for i in range(9, 15)}

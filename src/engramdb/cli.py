@@ -413,13 +413,18 @@ def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate,
               type=click.Choice(["conversation", "question", "task", "decision", "creative", "debug"]),
               help="What the prompt is for: sets the default budget and its sections.")
 @click.option("--now", default=None, help="The block's time, as recall's --now (default: now).")
+@click.option("--kind", "kinds", multiple=True, help="Recall only this kind (repeatable; L0 stays whole).")
+@click.option("--tag", "tags", multiple=True, help="Recall only memories with this tag (repeatable).")
+@click.option("--since", default=None, help="Recall only memories of this event time or later.")
+@click.option("--until", default=None, help="Recall only memories up to this event time (a date: through its end).")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole block as JSON.")
 @click.argument("query")
-def context(store, namespace, budget, frame, now, as_json, query):
+def context(store, namespace, budget, frame, now, kinds, tags, since, until, as_json, query):
     """Print a context block for QUERY: profile, procedures, open decisions, recalled memories and
     ids to fetch, never over the token budget (tokens estimated as characters / 4)."""
     with _open(store, readonly=True) as eng:
-        block = eng.context(query, namespace=namespace, budget_tokens=budget, frame=frame, now=now)
+        block = eng.context(query, namespace=namespace, budget_tokens=budget, frame=frame, now=now,
+                            kinds=list(kinds) or None, tags=list(tags) or None, since=since, until=until)
     if as_json:
         _echo_json(block.to_dict())
         return

@@ -442,7 +442,7 @@ def _recalled_cut(hits: list[Any]) -> int:
 # ---------------------------------------------------------------------------------- assembly
 def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | None = None,
              frame: str = "conversation", count_tokens: Callable[[str], int] | None = None,
-             now: float | None = None) -> ContextBlock:
+             now: float | None = None, filters: dict[str, Any] | None = None) -> ContextBlock:
     """The body of :meth:`engramdb.Engram.context` (see there and the module docstring).
 
     Uses only the engine's public read verbs (``recall`` with ``reinforce=False``, ``profile``,
@@ -458,6 +458,9 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     count_tokens : callable str -> int, optional
     now : float, optional
         Unix seconds for salience and recency; the wall clock when omitted.
+    filters : dict, optional
+        ``recall``'s filters (``kinds``, ``kind``, ``tags``, ``since``, ``until``) for the
+        recalled tiers; with any, L2 lists no graph neighbours (they could fall outside them).
 
     Returns
     -------
@@ -492,7 +495,7 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     in_l0 |= {i.id for i in decisions}
 
     # L1 and L2 from one recall (read-only)
-    res = engram.recall(query, namespace=namespace, k=_L1_K + _L2_K, reinforce=False, now=now)
+    res = engram.recall(query, namespace=namespace, k=_L1_K + _L2_K, reinforce=False, now=now, **(filters or {}))
     hits = [h for h in res.hits if h.id not in in_l0]
     gaps = tuple(_gap_text(g, query) for g in res.gaps)
     weak = res.stats.get("relevance_threshold")
@@ -505,7 +508,7 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
                                     + f", score {h.score:.2f}", h), float(h.score)) for h in hits[cut:]]
     shown = in_l0 | {h.id for h in hits}
     neighbours: list[ContextItem] = []
-    for h in hits[:_NEIGHBOUR_OF]:
+    for h in hits[:0 if filters else _NEIGHBOUR_OF]:
         for e in engram.edges(h.id, namespace=namespace):
             other = e.target if e.source == h.id else e.source
             if other in shown or len(neighbours) >= _NEIGHBOURS:

@@ -1226,7 +1226,9 @@ class Engram:
 
     def context(self, query: str, *, namespace: str = DEFAULT_NAMESPACE, budget_tokens: int | None = None,
                 frame: str = "conversation", count_tokens: Callable[[str], int] | None = None,
-                now: Any = None) -> _context.ContextBlock:
+                now: Any = None, kinds: Sequence[MemoryKind | str] | None = None,
+                tags: Sequence[str] | None = None, since: Any = None, until: Any = None,
+                kind: MemoryKind | str | Sequence[Any] | None = None) -> _context.ContextBlock:
         """A Markdown block of what the agent should see for ``query``, never over its token budget.
 
         Three tiers (``engramdb.context``): L0, always in when it fits: the user's profile
@@ -1258,6 +1260,11 @@ class Engram:
             rounded up.
         now : float, datetime or ISO-8601, optional
             Time for salience and recency; the wall clock when omitted.
+        kinds, kind, tags, since, until : optional
+            Filters of the recalled tiers, as :meth:`recall` takes them ("what did we decide
+            about pricing this month": ``kind="decision", since="2025-05"``). L0 stays whole
+            (the profile, procedures and open decisions are always in), and L2 then lists
+            further hits only: graph neighbours of the hits could fall outside the filters.
 
         Returns
         -------
@@ -1281,8 +1288,10 @@ class Engram:
         DESIGN.md "Context assembly" (the reference system's tiers and frame budgets).
         """
         self._check_open()
+        filters = {"kinds": kinds, "kind": kind, "tags": tags, "since": since, "until": until}
         return _context.assemble(self, query, namespace=namespace, budget_tokens=budget_tokens, frame=frame,
-                                 count_tokens=count_tokens, now=None if now is None else time_or_now(now))
+                                 count_tokens=count_tokens, now=None if now is None else time_or_now(now),
+                                 filters={k: v for k, v in filters.items() if v is not None})
 
     def stats(self) -> dict[str, Any]:
         """Counts per namespace and state, edges, graph density, backend and sizes.
