@@ -171,3 +171,17 @@ def test_arguments_outside_the_schemas_bounds_are_refused(tmp_path):
         assert r.is_error and "remember.confidence" in r.text
         r = T.call_tool(mem, "remember", {"text": "I like tea.", "tags": "prefs"})
         assert not r.is_error and mem.get(json.loads(r.text)["id"]).tags == ("prefs",)
+
+
+def test_context_tool_takes_recalls_filters(tmp_path):
+    """The context tool narrows its recalled memories as the recall tool does (the API's
+    context() takes kinds, tags, since and until)."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add("I booked a flight to Lisbon for May.", id="lisbon", created_at="2024-03-10", namespace="me")
+        mem.add("I booked a flight to Porto for June.", id="porto", created_at="2024-05-10", namespace="me",
+                tags=["work"])
+        args = {"query": "which flight did I book?", "since": "2024-05", "tags": ["work"], "kinds": ["episodic"]}
+        jsonschema.validate(args, T.TOOLS["context"].parameters, cls=jsonschema.Draft202012Validator)
+        out = T.dispatch(mem, "context", args, namespace="me")
+        assert "Porto" in out["text"] and "Lisbon" not in out["text"]
+        assert "Lisbon" in T.dispatch(mem, "context", {"query": "which flight did I book?"}, namespace="me")["text"]

@@ -160,7 +160,8 @@ def _context(eng: Engram, ns: str, args: dict) -> dict:
         frame = check_frame(args.get("frame", "conversation"))
         return {"text": "", "tokens_used": 0, "budget_tokens": check_budget(args.get("budget_tokens"), frame),
                 "frame": frame.name, "gaps": [_NOTHING_STORED[0].upper() + _NOTHING_STORED[1:] + "."]}
-    block = eng.context(args["query"], namespace=ns, **_some(args, "budget_tokens", "frame"))
+    block = eng.context(args["query"], namespace=ns,
+                        **_some(args, "budget_tokens", "frame", "kinds", "tags", "since", "until"))
     return {"text": block.text, "tokens_used": block.tokens_used, "budget_tokens": block.budget_tokens,
             "frame": block.frame, "gaps": list(block.gaps)}
 
@@ -232,6 +233,13 @@ TOOLS: Mapping[str, Tool] = MappingProxyType({t.name: t for t in (
                                "description": "Token budget (default: the frame's, e.g. 3000)."},
              "frame": {"type": "string", "enum": list(FRAMES), "default": "conversation",
                        "description": "What the prompt is for."},
+             "kinds": {"type": "array", "items": {"type": "string", "enum": list(KINDS)},
+                       "description": "Recall only these kinds (the profile and procedures stay)."},
+             "tags": {**_STR_LIST, "description": "Recall only memories carrying every one of these tags."},
+             "since": {**_TIME, "description": "Recall only memories of this event time or later. "
+                                               + _TIME["description"]},
+             "until": {**_TIME, "description": "Recall only memories up to this event time, inclusive: a date "
+                                               "keeps that whole day. " + _TIME["description"]},
          }, ["query"]), True, _context),
     Tool("forget",
          "Forget a memory by id: archive it (hidden from recall, kept), or erase it for good with hard=true.",
