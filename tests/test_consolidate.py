@@ -369,3 +369,22 @@ def test_a_namespace_without_active_memories_is_skipped(tmp_store, tmp_path):
         assert out["namespaces"] == 2 and out["summaries"] == 2 and out["facts"] == 1
     res = CliRunner().invoke(main, ["consolidate", "--store", str(tmp_store), "--namespace", "gone"])
     assert res.exit_code == 0, res.output
+
+
+def test_structured_records_are_never_merged(tmp_store):
+    """Two JSON records near in cosine may differ in the one value that matters; a record is
+    addressed by its id (a LangGraph store's items: a merged key could no longer be put)."""
+    v = np.zeros(16, np.float32)
+    v[0] = 1.0
+    w = v.copy()
+    w[1] = 0.05
+    with engramdb.open(tmp_store, dim=16) as eng:
+        eng.add('{"service": "api", "timeout": 30}', id="a", kind="semantic", embedding=v, namespace="u")
+        eng.add('{"service": "api", "timeout": 60}', id="b", kind="semantic", embedding=w, namespace="u")
+        eng.add("Ada prefers tea", id="f1", kind="semantic", embedding=v, namespace="p")
+        eng.add("Ada prefers green tea over coffee in the morning", id="f2", kind="semantic", embedding=w,
+                namespace="p")
+        assert eng.consolidate(now=T0)["merged"] == 1   # the prose pair only
+        assert eng.get("a", namespace="u").state is MemoryState.ACTIVE
+        assert eng.get("b", namespace="u").state is MemoryState.ACTIVE
+        assert eng.get("f1", namespace="p").state is MemoryState.SUPERSEDED

@@ -278,3 +278,15 @@ def test_inside_a_langgraph_graph(store):
     out = app.invoke({"user": "ana", "message": "Ana lives in the city of Porto", "recalled": []})
     assert out["recalled"] == ["Ana lives in the city of Porto"]
     assert store.list_namespaces() == [("memories", "ana")]
+
+
+def test_consolidation_leaves_items_independent(store):
+    """Items never supersede each other, consolidation included: two near-duplicate items stay
+    two keys, each of which can be put again (a merged key was refused by put)."""
+    ns = ("users", "42", "memories")
+    store.put(ns, "pref-1", {"text": "The user likes green tea."})
+    store.put(ns, "pref-2", {"text": "The user likes green tea!"})
+    assert store.engram.consolidate(namespace=to_namespace(ns))["merged"] == 0
+    store.put(ns, "pref-1", {"text": "The user now prefers coffee."})
+    assert store.get(ns, "pref-1").value == {"text": "The user now prefers coffee."}
+    assert store.get(ns, "pref-2").value == {"text": "The user likes green tea!"}

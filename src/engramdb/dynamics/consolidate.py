@@ -11,7 +11,10 @@ per namespace with one dynamics-log entry per action:
    and each other member is superseded by it (``supersedes`` edge, kept for the audit trail).
    The kept member takes on the tags of the members it replaces (after its own, up to
    ``validate.MAX_TAGS``): a merged ``protected`` fact stays protected from forgetting, and a
-   tag filter that found a member finds the kept one.
+   tag filter that found a member finds the kept one. Only prose merges: a memory whose text is
+   structured data (a JSON object or array, as a LangGraph store's items are) is a record
+   addressed by its id, and two records near in cosine may differ in the one value that
+   matters (``{"timeout": 30}``, ``{"timeout": 60}``), so none is merged.
    Episodes are not merged: two turns worded alike are two events.
 2. **Summaries** (``consolidate_summary``): each session node (a memory tagged ``session``, as
    :meth:`Engram.add_conversation` makes them) that holds two turns or more, whose newest turn
@@ -54,6 +57,7 @@ Park et al. (2023), Generative Agents, arXiv:2304.03442, section 4.2 (reflection
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import time
 from typing import Any, Callable
@@ -259,6 +263,17 @@ def consolidate(state: EngineState, now: float, *, namespaces: list[str], embed:
             "seconds": round(time.perf_counter() - t_start, 6)}
 
 
+def _structured(text: str) -> bool:
+    """Whether ``text`` is structured data, a JSON object or array (a record, not prose)."""
+    t = text.strip()
+    if not t or t[0] not in "{[" or t[-1] not in "}]":
+        return False
+    try:
+        return isinstance(json.loads(t), (dict, list))
+    except ValueError:
+        return False
+
+
 def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, embed,
                     cfg: ConsolidationConfig, summarizer) -> Callable[[], dict[str, int]]:
     """Plan one namespace's consolidation (nothing is written; every new memory prepared and
@@ -308,7 +323,8 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
     # second pass at the same now change the store)
     cand = np.array([nid for nid, tags in tagged.items()
                      if c.kind[nid] != _EPISODIC and not (tags & GENERATED_TAGS) - {"fact"}
-                     and not recs[nid]["id"].startswith("fact:") and not _in_pieces(recs[nid])], np.int64)
+                     and not recs[nid]["id"].startswith("fact:") and not _in_pieces(recs[nid])
+                     and not _structured(recs[nid]["text"])], np.int64)
     if cfg.merge and len(cand) > 1:
         vecs = state.vectors(cand)
         uf = _UnionFind(len(cand))
