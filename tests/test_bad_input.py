@@ -141,7 +141,7 @@ CASES += [(f"{verb} invisible text {i}", (lambda call, t: lambda e: call(e, t))(
 
 # The id forms of the engine's own nodes (entities, sessions, summaries, facts, pieces, outcomes).
 RESERVED = [("E:paris", "'E:<entity>'"), ("S:week 1", "'S:<session>'"), ("sum:S:1", "'sum:<session>'"),
-            ("fact:0123abcd", "'fact:<digest>'"), ("a#1", "'<id>#<n>'"), ("note#p12", "'<id>#p<n>'"),
+            ("fact:0123abcd", "'fact:...'"), ("a#1", "'<id>#<n>'"), ("note#p12", "'<id>#p<n>'"),
             ("d1:outcome:2", "'<id>:outcome:<n>'")]
 ID_VERBS = [
     ("add", lambda e, i: e.add("x", id=i, embedding=GOOD)),

@@ -72,7 +72,7 @@ def test_text_with_something_visible_is_kept_as_given(eng):
 
 # ---------------------------------------------------------------- reserved ids
 RESERVED = [("E:paris", "'E:<entity>'"), ("S:s1", "'S:<session>'"), ("sum:S:s1", "'sum:<session>'"),
-            ("fact:0123abcd", "'fact:<digest>'"), ("a#1", "'<id>#<n>' / '<id>#p<n>'"),
+            ("fact:0123abcd", "'fact:...'"), ("a#1", "'<id>#<n>' / '<id>#p<n>'"),
             ("a#p3", "'<id>#<n>' / '<id>#p<n>'"), ("d:outcome:1", "'<id>:outcome:<n>'")]
 
 

@@ -49,7 +49,7 @@ RESERVED_IDS = (
     (re.compile(r"E:.*", re.S), "'E:<entity>'", "entity nodes (add_conversation)"),
     (re.compile(r"S:.*", re.S), "'S:<session>'", "session nodes (add_conversation)"),
     (re.compile(r"sum:.*", re.S), "'sum:<session>'", "session summaries (sleep / consolidate)"),
-    (re.compile(r"fact:.*", re.S), "'fact:<digest>'", "promoted facts (sleep / consolidate)"),
+    (re.compile(r"fact:.*", re.S), "'fact:...'", "promoted facts (sleep / consolidate)"),
     (re.compile(r"(.+)#p?[0-9]+", re.S), "'<id>#<n>' / '<id>#p<n>'",
      "the pieces of a long memory (it would be a piece of memory {base!r})"),
     (re.compile(r".+:outcome:[0-9]+|outcome:[0-9a-f]{32}", re.S), "'<id>:outcome:<n>'",
