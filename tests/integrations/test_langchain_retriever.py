@@ -72,11 +72,19 @@ def test_retriever_async_and_recall_arguments(trip):
 
 
 def test_engramdb_errors_reach_the_caller_with_their_message(trip):
-    chain = _chain(EngramRetriever(engram=trip, namespace="U"), ["unused"])
-    with pytest.raises(engramdb.NamespaceError, match="no namespace 'U'; the store holds 'u'"):
+    chain = _chain(EngramRetriever(engram=trip, namespace="u", recall_kwargs={"since": "someday"}), ["unused"])
+    with pytest.raises(engramdb.InvalidInputError, match="since"):
         chain.invoke("anything")
     with pytest.raises(engramdb.EmptyTextError):
         EngramRetriever(engram=trip, namespace="u").invoke("   ")
+
+
+def test_retriever_of_a_new_user_answers_empty_naming_no_other(trip):
+    """As the agent tools: a namespace that holds nothing yet answers no documents (it raised
+    NamespaceError, whose message named the other users' namespaces)."""
+    assert EngramRetriever(engram=trip, namespace="user-carol").invoke("what is my PIN?") == []
+    with pytest.raises(engramdb.EmptyTextError):   # the question is still checked
+        EngramRetriever(engram=trip, namespace="user-carol").invoke("  ")
 
 
 def test_langchain_tools_share_the_definitions_and_return_engramdb_errors(trip):

@@ -43,8 +43,16 @@ def test_retriever_in_a_query_engine(trip):
 def test_retriever_async_and_errors(trip):
     nodes = asyncio.run(EngramRetriever(trip, namespace="u", k=1).aretrieve("confirmation code"))
     assert [n.node.node_id for n in nodes] == ["code"]
-    with pytest.raises(engramdb.NamespaceError, match="no namespace 'nope'"):
-        EngramRetriever(trip, namespace="nope").retrieve("anything")
+    with pytest.raises(engramdb.EmptyTextError):
+        EngramRetriever(trip, namespace="u").retrieve("   ")
+
+
+def test_retriever_of_a_new_user_answers_empty_naming_no_other(trip):
+    """As the agent tools: a namespace that holds nothing yet answers no nodes (it raised
+    NamespaceError, whose message named the other users' namespaces)."""
+    assert EngramRetriever(trip, namespace="user-carol").retrieve("what is my PIN?") == []
+    with pytest.raises(engramdb.EmptyTextError):   # the question is still checked
+        EngramRetriever(trip, namespace="user-carol").retrieve("  ")
 
 
 def test_memory_block_puts_engramdbs_context_in_the_system_message(trip):

@@ -79,6 +79,7 @@ from ..errors import (
 )
 from ..types import MemoryKind, MemoryState
 from ..validate import check_id, check_namespace, check_query, check_text, check_user_id, check_vector, is_blank
+from .tools import holds_memories
 
 if TYPE_CHECKING:
     from ..engine import Engram
@@ -670,13 +671,15 @@ class EngramRetriever(BaseRetriever):
         Further arguments of :meth:`Engram.recall` (``kinds``, ``tags``, ``since``, ``as_of``,
         ``valid_at``, ``reinforce``, ...).
 
+    A namespace that holds no memory yet (a new user's) answers no documents, as the agent
+    tools do (:mod:`engramdb.integrations.tools`), and no message names another namespace.
+
     Raises
     ------
     NamespaceError
         On construction, for a namespace name that is not valid (engramdb's own check).
     EngramError
-        From the recall (e.g. ``NamespaceError`` for a namespace the store never held), with
-        engramdb's message; LangChain passes it to the chain's caller.
+        From the recall, with engramdb's message; LangChain passes it to the chain's caller.
 
     References
     ----------
@@ -696,6 +699,9 @@ class EngramRetriever(BaseRetriever):
         return check_namespace(value)
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        if not holds_memories(self.engram, self.namespace):   # a new user: nothing to recall yet
+            check_query(query, self.engram.config.store.max_text_chars)
+            return []
         res = self.engram.recall(query, namespace=self.namespace, k=self.k, **self.recall_kwargs)
         return [hit_document(h, self.namespace) for h in res.hits]
 

@@ -29,7 +29,8 @@ try:
 except ImportError as exc:   # pragma: no cover - exercised only without the extra
     raise ImportError("engramdb.integrations.llamaindex needs LlamaIndex: pip install 'engramdb[llamaindex]'") from exc
 
-from ..validate import check_namespace, is_blank
+from ..validate import check_namespace, check_query, is_blank
+from .tools import holds_memories
 
 if TYPE_CHECKING:
     from ..engine import Engram
@@ -68,12 +69,15 @@ class EngramRetriever(BaseRetriever):
         Further arguments of :meth:`Engram.recall` (``kinds``, ``tags``, ``since``, ``as_of``,
         ``valid_at``, ``reinforce``, ...).
 
+    A namespace that holds no memory yet (a new user's) answers no nodes, as the agent tools
+    do (:mod:`engramdb.integrations.tools`), and no message names another namespace.
+
     Raises
     ------
     NamespaceError
         Here, for a namespace name that is not valid (engramdb's own check).
     EngramError
-        From the recall, e.g. ``NamespaceError`` for a namespace the store never held.
+        From the recall, with engramdb's message.
 
     References
     ----------
@@ -86,6 +90,9 @@ class EngramRetriever(BaseRetriever):
         self.engram, self.namespace, self.k, self.recall_kwargs = engram, namespace, k, recall_kwargs
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        if not holds_memories(self.engram, self.namespace):   # a new user: nothing to recall yet
+            check_query(query_bundle.query_str, self.engram.config.store.max_text_chars)
+            return []
         res = self.engram.recall(query_bundle.query_str, namespace=self.namespace, k=self.k, **self.recall_kwargs)
         return [hit_node(h, self.namespace) for h in res.hits]
 
@@ -162,7 +169,7 @@ class EngramMemoryBlock(BaseMemoryBlock[str]):
             return ""
 
         def run() -> str:
-            if self.namespace not in self.engram.namespaces():
+            if not holds_memories(self.engram, self.namespace):
                 return ""
             return self.engram.context(query, namespace=self.namespace, budget_tokens=self.budget_tokens,
                                        frame=self.frame, count_tokens=self.count_tokens).text

@@ -45,6 +45,7 @@ __all__ = [
     "anthropic_tools",
     "call_tool",
     "dispatch",
+    "holds_memories",
     "openai_tools",
     "run_anthropic_tool_use",
     "run_openai_tool_call",
@@ -136,15 +137,16 @@ def _remember(eng: Engram, ns: str, args: dict) -> dict:
 _NOTHING_STORED = "no memories are stored here yet"
 
 
-def _holds_memories(eng: Engram, ns: str) -> bool:
-    """Whether namespace ``ns`` holds a live memory (NamespaceError for an invalid name)."""
+def holds_memories(eng: Engram, ns: str) -> bool:
+    """Whether namespace ``ns`` holds a live memory (NamespaceError for an invalid name): the
+    integrations answer a namespace that holds none (a new user's) empty, naming no other."""
     from ..validate import check_namespace
 
     return check_namespace(ns) in eng.namespaces()
 
 
 def _recall(eng: Engram, ns: str, args: dict) -> dict:
-    if not _holds_memories(eng, ns):   # a new user's first question: an empty answer, not an error
+    if not holds_memories(eng, ns):   # a new user's first question: an empty answer, not an error
         return {"hits": [], "gaps": [{"query": args["query"], "reason": "empty_namespace",
                                       "best_similarity": None, "detail": _NOTHING_STORED}], "warnings": []}
     res = eng.recall(args["query"], namespace=ns, k=args.get("k", 5),
@@ -155,7 +157,7 @@ def _recall(eng: Engram, ns: str, args: dict) -> dict:
 
 
 def _context(eng: Engram, ns: str, args: dict) -> dict:
-    if not _holds_memories(eng, ns):
+    if not holds_memories(eng, ns):
         from ..context import check_budget, check_frame   # the arguments checked as context() does
         frame = check_frame(args.get("frame", "conversation"))
         return {"text": "", "tokens_used": 0, "budget_tokens": check_budget(args.get("budget_tokens"), frame),
