@@ -290,3 +290,17 @@ def test_consolidation_leaves_items_independent(store):
     store.put(ns, "pref-1", {"text": "The user now prefers coffee."})
     assert store.get(ns, "pref-1").value == {"text": "The user now prefers coffee."}
     assert store.get(ns, "pref-2").value == {"text": "The user likes green tea."}
+
+
+def test_a_comparison_with_no_number_is_refused(store):
+    """LangGraph's $gt/$gte/$lt/$lte compare numbers: InMemoryStore raises ValueError for a
+    date string, and an empty answer instead would be a silent wrong one."""
+    ns = ("u",)
+    store.put(ns, "a", {"date": "2024-01-02", "n": 3})
+    store.put(ns, "b", {"n": 5})
+    for flt in ({"date": {"$gt": "2024-01-01"}}, {"n": {"$lte": None}}, {"n": {"$gt": [1]}}):
+        with pytest.raises(engramdb.InvalidInputError, match="compares numbers"):
+            store.search(ns, filter=flt)
+    assert [i.key for i in store.search(ns, filter={"n": {"$gt": 4}})] == ["b"]
+    assert [i.key for i in store.search(ns, filter={"n": {"$gt": "4"}})] == ["b"]   # as float("4")
+    assert store.search(ns, filter={"date": {"$gt": 1}}) == []   # an item's field that is no number

@@ -139,19 +139,36 @@ def _check_filter(cond: Any) -> None:
     Raises
     ------
     InvalidInputError
-        An unsupported operator.
+        An unsupported operator, or a comparison (``$gt``, ``$gte``, ``$lt``, ``$lte``) with an
+        argument that is no number (LangGraph's rule compares numbers: ``InMemoryStore`` raises
+        ValueError for one; matching nothing instead would be a silent wrong answer).
     """
     if isinstance(cond, dict):
         if any(isinstance(k, str) and k.startswith("$") for k in cond):
             bad = [op for op in cond if op not in _OPERATORS]
             if bad:
                 raise _unsupported(bad[0])
+            for op, arg in cond.items():
+                if op not in ("$eq", "$ne") and not _numeric(arg):
+                    raise InvalidInputError(f"filter: {op} compares numbers, and {arg!r} is none "
+                                            "(LangGraph's filter rules)")
             return   # an operator's argument is a value, not a condition
         for c in cond.values():
             _check_filter(c)
     elif isinstance(cond, (list, tuple)):
         for c in cond:
             _check_filter(c)
+
+
+def _numeric(x: Any) -> bool:
+    """Whether ``float(x)`` reads ``x`` (a number, or a string of one), as LangGraph compares."""
+    if isinstance(x, bool):
+        return True
+    try:
+        float(x)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _apply(value: Any, op: str, arg: Any) -> bool:
@@ -164,7 +181,7 @@ def _apply(value: Any, op: str, arg: Any) -> bool:
     try:
         a, b = float(value), float(arg)
     except (TypeError, ValueError):
-        return False   # a missing or non-numeric field does not match a comparison
+        return False   # an item whose field is missing or no number does not match a comparison
     return {"$gt": a > b, "$gte": a >= b, "$lt": a < b, "$lte": a <= b}[op]
 
 
