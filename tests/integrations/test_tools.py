@@ -185,3 +185,14 @@ def test_context_tool_takes_recalls_filters(tmp_path):
         out = T.dispatch(mem, "context", args, namespace="me")
         assert "Porto" in out["text"] and "Lisbon" not in out["text"]
         assert "Lisbon" in T.dispatch(mem, "context", {"query": "which flight did I book?"}, namespace="me")["text"]
+
+
+@pytest.mark.parametrize("name", ["recall", "context"])
+def test_a_blank_question_is_refused_with_a_hint_a_model_can_follow(tmp_path, name):
+    """The engine's hint names vector=, which no tool takes; a new user's namespace checks the
+    question too (it answered empty)."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add("I fly to Lisbon in May.", namespace="me")
+        for ns in ("me", "new-user"):
+            out = T.call_tool(mem, name, {"query": "  \u200b "}, namespace=ns)
+            assert out.is_error and "pass the question as text" in out.text and "vector" not in out.text

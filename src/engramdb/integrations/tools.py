@@ -145,7 +145,16 @@ def holds_memories(eng: Engram, ns: str) -> bool:
     return check_namespace(ns) in eng.namespaces()
 
 
+def _question(eng: Engram, args: dict) -> str:
+    """The call's ``query`` checked as recall checks it, with a hint a model can follow (the
+    engine's names ``vector=``, which no tool takes)."""
+    from ..validate import check_text
+
+    return check_text(args["query"], eng.config.store.max_text_chars, "query", "pass the question as text")
+
+
 def _recall(eng: Engram, ns: str, args: dict) -> dict:
+    _question(eng, args)
     if not holds_memories(eng, ns):   # a new user's first question: an empty answer, not an error
         return {"hits": [], "gaps": [{"query": args["query"], "reason": "empty_namespace",
                                       "best_similarity": None, "detail": _NOTHING_STORED}], "warnings": []}
@@ -157,6 +166,7 @@ def _recall(eng: Engram, ns: str, args: dict) -> dict:
 
 
 def _context(eng: Engram, ns: str, args: dict) -> dict:
+    _question(eng, args)
     if not holds_memories(eng, ns):
         from ..context import check_budget, check_frame   # the arguments checked as context() does
         frame = check_frame(args.get("frame", "conversation"))
