@@ -101,8 +101,14 @@ def test_absolute_refuses_every_write_and_leaves_the_store_unchanged(mem, tmp_pa
         mem.update("code", tags=["x"])
     with pytest.raises(engramdb.MemoryBlockedError):
         mem.supersede("code", "new wording")
+    to_code = [{"to": "code", "relation": "supports"}]
     for call in (lambda: mem.link("flight", "code", "supports"), lambda: mem.link("code", "dates"),
-                 lambda: mem.link_batch([("pack", "flight"), ("pack", "code")])):
+                 lambda: mem.link_batch([("pack", "flight"), ("pack", "code")]),
+                 lambda: mem.add("A note on the code.", links=to_code),   # every verb that takes links
+                 lambda: mem.add_batch([{"text": "Another note.", "links": to_code}]),
+                 lambda: mem.add("Pack the blue suitcase for Lisbon.", links=to_code),   # a repeated text
+                 lambda: mem.admit_batch([{"text": "I moved to Porto in 2020.", "links": to_code}]),
+                 lambda: mem.supersede("pack", "Pack the red suitcase.", links=to_code)):
         with pytest.raises(engramdb.MemoryBlockedError):   # an Edge naming it would say it exists
             call()
     assert store_digest(mem) == digest

@@ -32,6 +32,26 @@ def test_merge_equals_full_build(batches):
         assert _entries(merged) == _entries(full)
 
 
+@settings(max_examples=200, deadline=None)
+@given(batches=st.lists(st.tuples(st.lists(edge, max_size=6), st.booleans()), min_size=1, max_size=8))
+def test_merge_equals_full_build_when_new_edges_are_reweighted_before_it(batches):
+    """An edge added and then given another weight before the next merge, between nodes the
+    last CSR did not have yet (a link repeated with a new weight before any recall): the merge
+    indexed the old CSR's rows with them and raised IndexError."""
+    g = MemoryGraph()
+    g.csr(1)   # an early, small CSR: later edges reach past its nodes
+    n = 1
+    for edges, merge in batches:
+        if edges:
+            s, t, r, w = (np.array(x) for x in zip(*edges))
+            g.upsert_many(s.astype(np.uint32), t.astype(np.uint32), r.astype(np.uint8), w.astype(np.float32))
+            n = max(n, int(s.max()) + 1, int(t.max()) + 1)
+        if merge:
+            merged, full = g.csr(n), build_symmetric_csr(*g.edges(), n)
+            assert _entries(merged) == _entries(full)
+    assert _entries(g.csr(n)) == _entries(build_symmetric_csr(*g.edges(), n))
+
+
 def test_snapshot_roundtrip_keeps_edges_and_allows_writes():
     g = MemoryGraph()
     g.upsert_many(np.array([0, 1], np.uint32), np.array([1, 2], np.uint32), np.array([9, 1], np.uint8),
@@ -44,3 +64,19 @@ def test_snapshot_roundtrip_keeps_edges_and_allows_writes():
                   np.array([0.25], np.float32))   # re-weight, not a new edge
     assert len(h) == 2
     assert _entries(h.csr(3)) == _entries(build_symmetric_csr(*h.edges(), 3))
+
+
+def test_a_link_given_a_new_weight_before_any_recall(tmp_path):
+    """Through the engine: the same link set twice (another weight) between two new memories,
+    then a recall (it raised IndexError)."""
+    import engramdb
+
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        eng.add("first memory about apples", id="a")
+        eng.recall("apples")   # the CSR over the memories so far
+        eng.add("second memory about pears", id="x")
+        eng.add("third memory about plums", id="y")
+        eng.link("x", "y", "supports", 0.5)
+        eng.link("x", "y", "supports", 0.8)
+        assert {h.id for h in eng.recall("pears plums").hits} >= {"x", "y"}
+        assert [(e.target, e.weight) for e in eng.edges("x") if e.relation.value == "supports"] == [("y", 0.8)]

@@ -204,3 +204,18 @@ def test_a_writer_embedding_does_not_block_readers(tmp_path):
         assert not writer.is_alive()
         assert {h.id for h in db.recall("Lisbon trams", k=5).hits} >= {"slow"}
         assert db.get("b").text == "Porto bridges"
+
+
+@pytest.mark.parametrize("mode", ["read", "update", "write"])
+def test_abandon_drops_a_hold_no_release_will_come_for(mode):
+    """A hold left by a call an asynchronous exception cut short (between an acquire and its
+    try): abandon() drops it at any depth, and other threads get the lock again."""
+    lock = RWLock()
+    for _ in range(3):
+        getattr(lock, f"acquire_{mode}")()
+    assert lock.held()
+    lock.abandon()
+    assert not lock.held()
+    assert in_thread(lambda: (lock.acquire_write(), lock.release_write(), True)[-1])
+    lock.abandon()   # holding nothing: nothing to drop
+    assert not lock.held()

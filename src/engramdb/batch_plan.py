@@ -182,19 +182,22 @@ def _matches(rec: dict | None, text: str, digest: bytes) -> bool:
     return rec["text"] == text
 
 
-def _event_at(state: Any, txn, p, digest: bytes) -> int | None:
-    """The live episodic memory of ``p``'s namespace holding ``p``'s text (``digest``) at ``p``'s
-    event time, or None: found among the memories of that event time (the text index keys the
-    newest memory of a text only)."""
-    c, sp = state.cols, state.spaces.get(p.namespace)
+def _episodes_at(state: Any, txn, namespace: str, t: float) -> dict[bytes, int]:
+    """The live episodic memories of ``namespace`` with event time ``t``: digest of the whole
+    text -> nid (the text index keys the newest memory of a text only). One record read per
+    such memory; :func:`plan_batch` reads each (namespace, time) once per batch."""
+    c, sp = state.cols, state.spaces.get(namespace)
     if sp is None:
-        return None
+        return {}
     n = c.n
-    for nid in np.flatnonzero((c.created_at[:n] == p.created_at) & c.in_namespace(sp.code)[:n]).tolist():
+    at = (c.created_at[:n] == t) & (c.kind[:n] == MemoryKind.EPISODIC.code) & c.in_namespace(sp.code)
+    out: dict[bytes, int] = {}
+    for nid in np.flatnonzero(at).tolist():
         rec = state.store.get_record(txn, nid)
-        if rec is not None and rec["kind"] == MemoryKind.EPISODIC.value and _matches(rec, p.text, digest):
-            return nid
-    return None
+        if rec is not None and rec.get("chunk_of") is None:
+            sha = rec.get("text_sha256")
+            out.setdefault(bytes.fromhex(sha) if rec.get("chunks") and sha else text_digest(rec["text"]), nid)
+    return out
 
 
 def plan_batch(state: Any, prepared: list, *, has_embedder: bool) -> BatchPlan:
@@ -212,6 +215,7 @@ def plan_batch(state: Any, prepared: list, *, has_embedder: bool) -> BatchPlan:
     chunk_chars = scfg.chunk_chars
     plan = BatchPlan()
     in_batch: dict[tuple[str, bytes, float | None], str] = {}
+    episodes: dict[tuple[str, float], dict[bytes, int]] = {}   # (namespace, event time) -> _episodes_at
     with store.read("checking for repeated memories") as txn:
         for p in prepared:
             digest = text_digest(p.text)
@@ -227,7 +231,10 @@ def plan_batch(state: Any, prepared: list, *, has_embedder: bool) -> BatchPlan:
             rec = None if nid is None else store.get_record(txn, nid)
             if event and p.auto_id and rec is not None and rec["kind"] == MemoryKind.EPISODIC.value \
                     and rec["created_at"] != p.created_at:   # the same words at another time
-                nid = _event_at(state, txn, p, digest)
+                at = episodes.get((p.namespace, p.created_at))
+                if at is None:
+                    at = episodes[(p.namespace, p.created_at)] = _episodes_at(state, txn, p.namespace, p.created_at)
+                nid = at.get(digest)
                 rec = None if nid is None else store.get_record(txn, nid)
             if _matches(rec, p.text, digest) and (not p.auto_id or rec["state"] == MemoryState.ACTIVE.value):
                 plan.ids.append(rec["id"])
@@ -237,6 +244,8 @@ def plan_batch(state: Any, prepared: list, *, has_embedder: bool) -> BatchPlan:
                     plan.links.setdefault(p.namespace, []).append((rec["id"], to, rel, w))
                 continue
             in_batch.setdefault(key, p.ext_id)
+            if p.auto_id:   # an untimed repeat later in the batch repeats the newest of its text, as the
+                in_batch[(p.namespace, digest, None)] = p.ext_id   # text index makes it for calls one by one
             plan.ids.append(p.ext_id)
             pieces = cut_pieces(p.text, chunk_chars, overlap=scfg.chunk_overlap, max_pieces=scfg.max_pieces)
             if len(pieces) == 1:

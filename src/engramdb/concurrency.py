@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import threading
 import weakref
 from typing import Any, Callable
 
@@ -131,11 +132,16 @@ def _guard(fn: Callable, reads: bool = False, writes_if: str | None = None, name
 
     @functools.wraps(fn)
     def call(self, *args, **kwargs):
+        depth = getattr(_in_verb, "depth", 0)
+        if not depth and self._lock.held():   # left held by a call an interrupt cut short
+            self._lock.abandon()
+        _in_verb.depth = depth + 1
         token = enter_verb(verb)   # censor hits are logged with the verb served
         try:
             return guarded_call(self, args, kwargs)
         finally:
             leave_verb(token)
+            _in_verb.depth = depth
 
     def guarded_call(self, args, kwargs):
         if self._pid != os.getpid():
@@ -162,6 +168,11 @@ def _guard(fn: Callable, reads: bool = False, writes_if: str | None = None, name
         with lock.update():   # beside readers; each write unit upgrades to write for its commit
             return _retrying(fn, self, args, kwargs)
     return call
+
+
+#: this thread's depth of guarded verbs: at depth 0 the thread holds no engine's lock, unless an
+#: asynchronous exception cut a call short between an acquire and its release
+_in_verb = threading.local()
 
 
 def _asks_to_write(eng: Any, flag: Any) -> bool:

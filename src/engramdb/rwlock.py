@@ -29,7 +29,12 @@ class RWLock:
     """Many readers or one writer; see the module docstring."""
 
     def __init__(self) -> None:
-        self._cond = threading.Condition(threading.Lock())
+        # ``with self._mutex:`` enters the C lock directly: ``Condition.__enter__`` is a Python
+        # frame, on whose return an asynchronous exception (Ctrl-C) could land after the lock
+        # was taken and before the ``with`` holds it, leaving it locked for good (every later call
+        # of the engine hung)
+        self._mutex = threading.Lock()
+        self._cond = threading.Condition(self._mutex)
         self._readers: dict[int, int] = {}   # thread id -> depth
         self._writer: int | None = None
         self._depth = 0
@@ -39,7 +44,7 @@ class RWLock:
 
     def acquire_read(self) -> None:
         me = threading.get_ident()
-        with self._cond:
+        with self._mutex:
             if self._writer == me:
                 self._depth += 1
                 return
@@ -55,7 +60,7 @@ class RWLock:
 
     def release_read(self) -> None:
         me = threading.get_ident()
-        with self._cond:
+        with self._mutex:
             if self._writer == me:
                 self._depth -= 1
                 return
@@ -74,7 +79,7 @@ class RWLock:
         """Raises RuntimeError when this thread holds the lock for reading. From the update mode
         this is the upgrade: it waits only for the readers."""
         me = threading.get_ident()
-        with self._cond:
+        with self._mutex:
             if self._writer == me:
                 self._depth += 1
                 return
@@ -90,7 +95,7 @@ class RWLock:
             self._writer, self._depth = me, 1
 
     def release_write(self) -> None:
-        with self._cond:
+        with self._mutex:
             self._depth -= 1
             if not self._depth:
                 self._writer = None
@@ -101,7 +106,7 @@ class RWLock:
 
         Raises RuntimeError when this thread holds the lock for reading."""
         me = threading.get_ident()
-        with self._cond:
+        with self._mutex:
             if self._writer == me:
                 self._depth += 1
                 return
@@ -116,7 +121,7 @@ class RWLock:
 
     def release_update(self) -> None:
         me = threading.get_ident()
-        with self._cond:
+        with self._mutex:
             if self._writer == me:
                 self._depth -= 1
                 return
@@ -124,6 +129,20 @@ class RWLock:
             if not self._udepth:
                 self._updater = None
                 self._cond.notify_all()
+
+    def abandon(self) -> None:
+        """Drop whatever this thread holds, at any depth: for a hold that an asynchronous
+        exception (Ctrl-C landing between an acquire and its ``try``) left behind, which no
+        release will ever come for (:mod:`engramdb.concurrency` calls it when a thread starts a
+        verb while still holding the lock)."""
+        me = threading.get_ident()
+        with self._mutex:
+            if self._writer == me:
+                self._writer, self._depth = None, 0
+            if self._updater == me:
+                self._updater, self._udepth = None, 0
+            self._readers.pop(me, None)
+            self._cond.notify_all()
 
     def held(self) -> bool:
         """Whether this thread holds the lock (any mode)."""

@@ -194,16 +194,23 @@ class MemoryGraph:
             return csr
         with self._csr_lock:
             if self._csr is None:
-                self._csr = build_symmetric_csr(*self.edges(), n_nodes)
+                merged = build_symmetric_csr(*self.edges(), n_nodes)
             elif self._new or self._reweighted or self._csr.n_nodes != n_nodes:
-                self._csr = self._merge(self._csr, n_nodes)
-            self._new, self._reweighted = [], []
-            return self._csr
+                merged = self._merge(self._csr, n_nodes)
+            else:
+                merged = self._csr
+            # one statement, no call inside: an interrupt (Ctrl-C) lands before it or after it,
+            # never between the new CSR and the cleared lists of what it took in
+            self._csr, self._new, self._reweighted = merged, [], []
+            return merged
 
     def _merge(self, old: CSRGraph, n_nodes: int) -> CSRGraph:
         """``old`` plus the new edges (at the ends of their rows) and the changed weights."""
         weight = old.weight.copy() if self._reweighted else old.weight
+        added = set(self._new)
         for i in self._reweighted:   # rare: a link repeated with another weight
+            if i in added:   # not in ``old`` yet: inserted below with its latest weight
+                continue
             s, t, r, w = int(self._src[i]), int(self._tgt[i]), int(self._rel[i]), self._w[i]
             for row, col, fwd in ((s, t, 1), (t, s, 0)):
                 lo, hi = old.indptr[row], old.indptr[row + 1]

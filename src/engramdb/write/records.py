@@ -187,6 +187,9 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
     if isinstance(links, (str, bytes, Mapping)) or not hasattr(links, "__iter__"):
         raise InvalidInputError(f"links must be a list of links ({{'to': id, 'relation', 'weight'}}), got {links!r}")
     links = [check_link_spec(spec, engine_ids) for spec in links]
+    if not engine_ids and state.censor.active:   # a hidden memory is refused as link() refuses it
+        for to, _rel, _w in links:
+            state.censor.check_read(ns, to)
     p = Prepared(ext_id, ns, kind, text, created_at, confidence, salience, source,
                  tuple(dict.fromkeys(tags)), vector, links, auto_id=auto_id, created_given=created is not None)
     if state.censor.active:   # an absolute censor rule refuses the memory (CensoredError)

@@ -844,7 +844,8 @@ def write_unit(state: EngineState, what: str, now: float, *, verb: str,
     """
     lock = getattr(state, "lock", None)   # the engine's: readers wait only for this block
     with lock.write() if lock is not None else nullcontext():
-        unit = WriteUnit(state, now, verb, at)
+        state.reload_if_stale()   # never write from caches that miss a commit (the guard reloads first,
+        unit = WriteUnit(state, now, verb, at)   # unless an interrupt left this thread holding the lock)
         try:
             with state.store.write(what) as txn:
                 unit.txn = txn
