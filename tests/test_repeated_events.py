@@ -37,3 +37,12 @@ def test_facts_and_untimed_repeats_are_still_one_memory(tmp_store):
         b = eng.add("I like green tea.")
         assert eng.add("I like green tea.") == b
         assert len(eng.query(limit=100)) == 2
+
+
+def test_an_untimed_repeat_in_a_batch_repeats_the_newest_episode_as_calls_do(tmp_store):
+    """add_batch equals the same items added one by one: a timed episode, then its text with no
+    time, is one memory (the batch stored two)."""
+    with engramdb.open(tmp_store, embedder="hashing") as eng:
+        ids = eng.add_batch([{"text": RUN, "created_at": T}, {"text": RUN, "created_at": T + DAY}, {"text": RUN}])
+        assert ids[2] == ids[1] != ids[0]
+        assert len(eng.query(limit=100)) == 2

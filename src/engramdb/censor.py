@@ -29,8 +29,9 @@ Action (:class:`CensorAction`):
   line, no edge of another memory, no export row, no dynamics log entry naming it; ``get``,
   ``edges``, ``salience`` and ``history`` of its id raise
   :class:`~engramdb.errors.MemoryBlockedError` (a ``MemoryNotFoundError``). It stays stored:
-  removing the rule makes it visible again. ``update`` and ``supersede`` of it, and ``link`` to
-  or from it, are refused the same way; ``forget`` works (erasing is always allowed);
+  removing the rule makes it visible again. ``update`` and ``supersede`` of it, and a link to
+  or from it (``link``, or the ``links`` of ``add``, ``add_batch``, ``admit_batch``,
+  ``supersede``), are refused the same way; ``forget`` works (erasing is always allowed);
 - ``absolute``: ``block``, and a write whose memory matches is refused with
   :class:`~engramdb.errors.CensoredError` before anything is written: ``add``, ``add_batch``,
   ``add_conversation``, ``admit_batch`` (the whole batch), ``supersede``, ``update`` (checked
