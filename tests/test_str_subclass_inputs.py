@@ -30,3 +30,23 @@ def test_texts_ids_tags_namespaces_and_a_summary_are_plain(tmp_path):
         assert eng.query(tags="summary")[0].text == "Zanzibar quokka summary."
     with engramdb.open(path) as eng:
         assert eng.query(tags="summary")[0].text == "Zanzibar quokka summary."
+
+
+def test_every_verb_taking_ids_or_text_takes_a_subclass(tmp_path):
+    """The ids of link, link_batch and supersede, a chat message's content and a filter's tags
+    reached a comparison as the subclass (RuntimeError before anything was written)."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        eng.add("aa bb", id="a", tags=["fam"])
+        eng.add("cc dd", id="b")
+        eng.link(Odd("a"), Odd("b"), "supports")
+        eng.link_batch([{"source": Odd("b"), "target": Odd("a"), "relation": "evidence_for"}])
+        assert eng.supersede(Odd("b"), Odd("cc dd ee"), id=Odd("b2")) == "b2"
+        out = eng.add_conversation([{"role": Odd("user"), "content": Odd("I love hiking with Tom.")},
+                                    {"role": "assistant", "content": Odd("Nice, Tom!")}], session=Odd("s1"))
+        assert out["message_ids"] == ["s1:1", "s1:2"]
+        assert [m.id for m in eng.query(tags=[Odd("fam")])] == ["a"]
+        assert [h.id for h in eng.recall(Odd("aa bb"), tags=[Odd("fam")], k=1).hits] == ["a"]
+        assert eng.get(Odd("a")).id == "a" and eng.history(Odd("b2"))
+        eng.update(Odd("a"), text=Odd("aa bb cc"))
+        eng.forget(Odd("a"))
+        assert eng.get("a").state.value == "archived"

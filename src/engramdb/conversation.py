@@ -59,7 +59,7 @@ from .index.tokens import tokenize
 from .speakers import CHAT_ROLES
 from .store.lmdb_store import text_digest
 from .types import GENERATED_TAGS, MemoryKind, Relation
-from .validate import RESERVED_TAGS, as_list, check_user_id, encodable, is_blank, reserved_form, to_unix_seconds
+from .validate import RESERVED_TAGS, as_list, check_user_id, encodable, is_blank, plain_str, reserved_form, to_unix_seconds
 
 __all__ = ["ConversationPlan", "plan_conversation", "check_messages", "split_blocks", "stored_mentions", "MESSAGE_FIELDS",
            "ROLES", "INSTRUCTION_ROLES", "TOOL_ROLES", "StoredSession", "stored_session"]
@@ -167,6 +167,7 @@ def _content(raw: Any, where: str) -> str:
         raw = "\n".join(parts)
     if not isinstance(raw, str):
         raise _bad(where, "content", f"must be a string or a list of text parts, got {type(raw).__name__}")
+    raw = plain_str(raw)
     if is_blank(raw):
         raise _bad(where, "content", "is empty (or only whitespace and invisible characters); drop the message "
                                      "or give it text", EmptyTextError)
@@ -1273,7 +1274,7 @@ def _check_message(m: Any, where: str, keep_roles: tuple[str, ...]) -> tuple | N
         return None
     raw = m.get("content")
     refusal = m.get("refusal")
-    if (raw is None or raw == "") and isinstance(refusal, str) and _shows_text(refusal):
+    if (raw is None or (isinstance(raw, str) and not raw)) and isinstance(refusal, str) and _shows_text(refusal):
         raw = refusal   # an assistant's refusal (OpenAI: content null, the text in "refusal") is what it said
     content = _tidy(_content(raw, where))
     name = m.get("name")

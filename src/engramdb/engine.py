@@ -38,7 +38,7 @@ from .types import memory_from_record
 from .contiguity import default_weight
 from .validate import (
     as_list, check_id, check_int, check_iterable, check_namespace, check_user_id, check_user_relation, check_query,
-    check_vector, check_weight, edge_fields, encodable,
+    check_vector, check_weight, edge_fields, encodable, plain_str,
     now as clock_now, strict_flags, time_or_now, to_unix_seconds, until_seconds, utc_text,
 )
 from .write import write_unit
@@ -647,7 +647,8 @@ class Engram:
         """
         self._check_open(write=True)
         ns = check_namespace(namespace)
-        old = self.get(check_user_id(old_id, "old_id"), namespace=ns)
+        old_id = check_user_id(old_id, "old_id")
+        old = self.get(old_id, namespace=ns)
         if old.superseded_by is not None:   # forgotten (archived) after it was superseded, too
             raise InvalidInputError(f"memory {old_id!r} is already superseded by {old.superseded_by!r}")
         if (text is None) == (by is None):
@@ -657,7 +658,7 @@ class Engram:
         now = clock_now()
         if by is not None:
             return self._supersede_by(old, old_nid, check_user_id(by, "by"), ns, now, fields)
-        if fields.get("id") == old_id:
+        if isinstance(fields.get("id"), str) and plain_str(fields["id"]) == old_id:
             raise InvalidInputError(
                 f"supersede({old_id!r}, text, id={old_id!r}): the successor needs an id of its own, since "
                 f"superseding keeps the old memory under {old_id!r}; leave id out (a random one), give another, "
@@ -2362,8 +2363,7 @@ def _edge_specs(edges: Iterable[Any], check_end: Callable[[Any, str], str],
     specs = []
     for e in edges:
         src, tgt, rel, w = edge_fields(e, ("source", "target", "relation", "weight"), 2, "an edge")
-        check_end(src, "source")
-        check_end(tgt, "target")
+        src, tgt = check_end(src, "source"), check_end(tgt, "target")
         if src == tgt:
             raise InvalidInputError(f"cannot link memory {src!r} to itself")
         rel = Relation.parse(rel)

@@ -368,7 +368,7 @@ def check_user_id(value: Any, field: str = "id") -> str:
     ------
     InvalidInputError
     """
-    check_id(value, field)
+    value = check_id(value, field)
     form = reserved_form(value)
     if form is not None:
         raise InvalidInputError(f"{field} {value!r} has the form {form}; give an id of another form "
@@ -485,7 +485,7 @@ def tag_set(tags: Any) -> frozenset[str] | None:
     tags = [tags] if isinstance(tags, str) else as_list(tags, "tags")
     if not all(isinstance(t, str) and t for t in tags):
         raise InvalidInputError(f"tags: expected non-empty strings, got {tags!r}")
-    return frozenset(tags) or None
+    return frozenset(plain_str(t) for t in tags) or None
 
 
 def edge_fields(spec: Any, names: tuple[str, ...], required: int, what: str) -> list[Any]:
