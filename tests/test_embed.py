@@ -380,6 +380,7 @@ def test_a_store_of_a_custom_embedder_reopened_without_it_names_it(tmp_path):
     (lambda texts: np.ones((max(len(texts) - 1, 0), 8)), r"shape \(1, 8\) for 2 texts"),   # one short
     (lambda texts: np.ones(8), r"shape \(8,\) for 2 texts"),
     (lambda texts: [["x"] * 8 for _ in texts], "no numeric matrix"),
+    (lambda texts: np.ones((len(texts), 8), np.complex64), "dtype complex64"),
 ])
 def test_an_embedder_answer_without_a_row_per_text_is_named(tmp_path, answer, message):
     """The error says what is wrong with the embedder's answer (it said "expected dimension 384,

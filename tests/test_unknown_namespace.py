@@ -23,6 +23,7 @@ def store(tmp_path):
     lambda e: e.current("user", "home_city", namespace="user42"),
     lambda e: e.profile("user", namespace="user42"),
     lambda e: e.dynamics_log(namespace="user42"),
+    lambda e: e.dynamics_log(namespace="user42", limit=0),
     lambda e: e.recall("where do I live?", namespace="user42"),
 ])
 def test_a_namespace_the_store_never_held_raises(store, call):

@@ -1776,7 +1776,7 @@ class Engram:
             entries = [e for e in read_log(self._state, namespace=namespace, action=action)
                        if not censor.entry_hidden(e)]
             entries = entries if limit is None else entries[len(entries) - limit:] if limit else []
-        if not entries and namespace is not None and limit != 0:
+        if not entries and namespace is not None:
             self._existing_namespace(namespace)   # a typo, not an empty log (a dropped one keeps its entries)
         return entries
 
@@ -2404,7 +2404,10 @@ def _embed(embedder: Any, texts: list[str], progress: bool) -> np.ndarray:
 def _rows(out: Any, n: int) -> np.ndarray:
     """An embedder's answer for ``n`` texts as a float32 matrix of ``n`` rows."""
     try:
-        vecs = np.asarray(out, np.float32)
+        raw = np.asarray(out)
+        if raw.dtype.kind not in "biuf":   # complex, text, objects: no real matrix
+            raise TypeError(f"its values are of dtype {raw.dtype}")
+        vecs = np.asarray(raw, np.float32)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"embedder output: no numeric matrix ({exc})") from None
     if vecs.ndim != 2 or len(vecs) != n:
