@@ -113,11 +113,17 @@ def test_summarizer_callable_replaces_the_extractive_summary(tmp_store):
             eng.consolidate(namespace="u", summarizer="not callable")
 
 
-def test_near_duplicate_facts_are_merged_into_the_best_worded(tmp_store):
+def _near_pair() -> tuple[np.ndarray, np.ndarray]:
+    """Two dim-16 vectors whose cosine is above ``ConsolidationConfig.duplicate_cosine``."""
     v = np.zeros(16, np.float32)
     v[0] = 1.0
     w = v.copy()
     w[1] = 0.05
+    return v, w
+
+
+def test_near_duplicate_facts_are_merged_into_the_best_worded(tmp_store):
+    v, w = _near_pair()   # cosine 0.9988: near-duplicates
     with engramdb.open(tmp_store, dim=16) as eng:
         eng.add("Ada prefers tea", id="f1", kind="semantic", embedding=v, namespace="u")
         eng.add("Ada prefers green tea over coffee in the morning", id="f2", kind="semantic", embedding=w,
@@ -335,10 +341,7 @@ def test_a_fact_worded_as_a_shown_message_is_left_out_but_repeated_messages_stay
 def test_a_merge_keeps_the_tags_of_the_memories_it_replaces(tmp_store):
     """The kept member of a near-duplicate cluster takes on the others' tags: a merged
     ``protected`` fact stays protected from forgetting, a tag filter still finds it."""
-    v = np.zeros(16, np.float32)
-    v[0] = 1.0
-    w = v.copy()
-    w[1] = 0.05
+    v, w = _near_pair()   # cosine 0.9988: near-duplicates
     with engramdb.open(tmp_store, dim=16) as eng:
         eng.add("Ada is allergic", id="f1", kind="semantic", embedding=v, namespace="u",
                 tags=["protected", "health"], created_at=T0, recorded_at=T0)
@@ -374,10 +377,7 @@ def test_a_namespace_without_active_memories_is_skipped(tmp_store, tmp_path):
 def test_structured_records_are_never_merged(tmp_store):
     """Two JSON records near in cosine may differ in the one value that matters; a record is
     addressed by its id (a LangGraph store's items: a merged key could no longer be put)."""
-    v = np.zeros(16, np.float32)
-    v[0] = 1.0
-    w = v.copy()
-    w[1] = 0.05
+    v, w = _near_pair()   # cosine 0.9988: near-duplicates
     with engramdb.open(tmp_store, dim=16) as eng:
         eng.add('{"service": "api", "timeout": 30}', id="a", kind="semantic", embedding=v, namespace="u")
         eng.add('{"service": "api", "timeout": 60}', id="b", kind="semantic", embedding=w, namespace="u")
