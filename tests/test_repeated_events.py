@@ -46,3 +46,27 @@ def test_an_untimed_repeat_in_a_batch_repeats_the_newest_episode_as_calls_do(tmp
         ids = eng.add_batch([{"text": RUN, "created_at": T}, {"text": RUN, "created_at": T + DAY}, {"text": RUN}])
         assert ids[2] == ids[1] != ids[0]
         assert len(eng.query(limit=100)) == 2
+
+
+def test_the_live_episode_of_a_time_is_the_one_repeated(tmp_store):
+    """An archived episode of the same words and time does not hide the live one (a repeat of
+    it stored a second live episode)."""
+    with engramdb.open(tmp_store, embedder="hashing") as eng:
+        old = eng.add(RUN, created_at=T)
+        eng.forget(old)
+        live = eng.add(RUN, created_at=T)
+        assert live != old
+        eng.add(RUN, created_at=T + DAY)
+        assert eng.add(RUN, created_at=T) == live
+        assert eng.add_batch([{"text": RUN, "created_at": T}]) == [live]
+        assert len(eng.query(limit=100)) == 2
+
+
+def test_a_timed_episode_is_no_repeat_of_the_same_words_stored_as_a_fact(tmp_store, tmp_path):
+    """One by one as in a batch: the episode at its time is a memory of its own."""
+    with engramdb.open(tmp_store, embedder="hashing") as eng:
+        a = eng.add(RUN, kind="semantic")
+        assert eng.add(RUN, created_at=T) != a
+    with engramdb.open(tmp_path / "b", embedder="hashing") as eng:
+        ids = eng.add_batch([{"text": RUN, "kind": "semantic"}, {"text": RUN, "created_at": T}])
+        assert ids[0] != ids[1]

@@ -192,11 +192,16 @@ def _episodes_at(state: Any, txn, namespace: str, t: float) -> dict[bytes, int]:
     n = c.n
     at = (c.created_at[:n] == t) & (c.kind[:n] == MemoryKind.EPISODIC.code) & c.in_namespace(sp.code)
     out: dict[bytes, int] = {}
+    active: set[int] = set()
     for nid in np.flatnonzero(at).tolist():
         rec = state.store.get_record(txn, nid)
         if rec is not None and rec.get("chunk_of") is None:
             sha = rec.get("text_sha256")
-            out.setdefault(bytes.fromhex(sha) if rec.get("chunks") and sha else text_digest(rec["text"]), nid)
+            digest = bytes.fromhex(sha) if rec.get("chunks") and sha else text_digest(rec["text"])
+            if digest not in out or (out[digest] not in active and rec["state"] == MemoryState.ACTIVE.value):
+                out[digest] = nid   # the live one of its text at that time before an archived one
+                if rec["state"] == MemoryState.ACTIVE.value:
+                    active.add(nid)
     return out
 
 
@@ -229,8 +234,9 @@ def plan_batch(state: Any, prepared: list, *, has_embedder: bool) -> BatchPlan:
             else:
                 nid = store.lookup_id(txn, p.namespace, p.ext_id)
             rec = None if nid is None else store.get_record(txn, nid)
-            if event and p.auto_id and rec is not None and rec["kind"] == MemoryKind.EPISODIC.value \
-                    and rec["created_at"] != p.created_at:   # the same words at another time
+            if event and p.auto_id and rec is not None and (rec["kind"] != MemoryKind.EPISODIC.value
+                                                            or rec["created_at"] != p.created_at):
+                # the same words at another time, or as a fact: the episode of this time, if any
                 at = episodes.get((p.namespace, p.created_at))
                 if at is None:
                     at = episodes[(p.namespace, p.created_at)] = _episodes_at(state, txn, p.namespace, p.created_at)
