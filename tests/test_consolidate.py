@@ -388,3 +388,12 @@ def test_structured_records_are_never_merged(tmp_store):
         assert eng.get("a", namespace="u").state is MemoryState.ACTIVE
         assert eng.get("b", namespace="u").state is MemoryState.ACTIVE
         assert eng.get("f1", namespace="p").state is MemoryState.SUPERSEDED
+
+
+def test_a_record_nested_deeper_than_the_json_parser_goes_is_structured(tmp_store):
+    """It raised RecursionError, so no namespace could be consolidated."""
+    with engramdb.open(tmp_store, embedder="hashing") as eng:
+        eng.add("[" * 1500 + "]" * 1500, kind="semantic", id="deep")
+        eng.add("the sky is blue", kind="semantic")
+        assert eng.consolidate()["merged"] == 0
+        assert eng.get("deep").state is MemoryState.ACTIVE

@@ -270,6 +270,8 @@ def _structured(text: str) -> bool:
         return False
     try:
         return isinstance(json.loads(t), (dict, list))
+    except RecursionError:   # nested deeper than the parser goes: structured all the same
+        return True
     except ValueError:
         return False
 
