@@ -135,12 +135,14 @@ def _guard(fn: Callable, reads: bool = False, writes_if: str | None = None, name
         depth = getattr(_in_verb, "depth", 0)
         if not depth and self._lock.held():   # left held by a call an interrupt cut short
             self._lock.abandon()
-        _in_verb.depth = depth + 1
-        token = enter_verb(verb)   # censor hits are logged with the verb served
-        try:
+        token = None
+        try:   # the depth is restored however the call ends, an interrupt in enter_verb included
+            _in_verb.depth = depth + 1
+            token = enter_verb(verb)   # censor hits are logged with the verb served
             return guarded_call(self, args, kwargs)
         finally:
-            leave_verb(token)
+            if token is not None:
+                leave_verb(token)
             _in_verb.depth = depth
 
     def guarded_call(self, args, kwargs):
