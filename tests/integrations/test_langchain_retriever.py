@@ -105,3 +105,13 @@ def test_langchain_tools_share_the_definitions_and_return_engramdb_errors(trip):
     bad = tools["remember"].invoke({"text": "x", "kind": "bogus"})
     assert bad.startswith("UnknownKindError: unknown memory kind 'bogus'")
     assert [t.name for t in langchain_tools(trip, read_only=True)] == ["recall", "context", "history"]
+
+
+def test_a_new_users_retriever_checks_its_arguments_as_recall_does(trip):
+    """A bad kind, k or range fails for a new user as for a user with memories (the empty
+    answer came without a check)."""
+    for ns in ("u", "user-carol"):
+        with pytest.raises(engramdb.UnknownKindError):
+            EngramRetriever(engram=trip, namespace=ns, recall_kwargs={"kinds": ["bogus"]}).invoke("flight")
+        with pytest.raises(engramdb.InvalidInputError, match="swap them"):
+            EngramRetriever(engram=trip, namespace=ns, recall_kwargs={"since": "2026", "until": "2020"}).invoke("x")

@@ -304,3 +304,15 @@ def test_a_comparison_with_no_number_is_refused(store):
     assert [i.key for i in store.search(ns, filter={"n": {"$gt": 4}})] == ["b"]
     assert [i.key for i in store.search(ns, filter={"n": {"$gt": "4"}})] == ["b"]   # as float("4")
     assert store.search(ns, filter={"date": {"$gt": 1}}) == []   # an item's field that is no number
+
+
+def test_filters_beyond_floats_and_non_string_keys(store):
+    """A number no float holds, as argument or as an item's field, and a non-string key in a
+    condition: engramdb's errors or no match, never OverflowError or AttributeError."""
+    ns = ("u",)
+    store.put(ns, "a", {"n": 3})
+    store.put(ns, "big", {"n": 10 ** 400})
+    with pytest.raises(engramdb.InvalidInputError, match="compares numbers"):
+        store.search(ns, filter={"n": {"$gt": 10 ** 400}})
+    assert [i.key for i in store.search(ns, filter={"n": {"$gt": 2}})] == ["a"]
+    assert store.search(ns, filter={"n": {1: 2}}) == []

@@ -88,3 +88,11 @@ def test_memory_block_stores_the_messages_memory_flushes(tmp_path):
         # a later question gets the flushed fact back through the block
         messages = memory.get(input="what is my cat called?")
         assert messages[0].role.value == "system" and "My cat is called Tom" in messages[0].content
+
+
+def test_a_new_users_retriever_checks_its_arguments_as_recall_does(trip):
+    for ns in ("u", "user-carol"):
+        with pytest.raises(engramdb.InvalidInputError, match="k: expected"):
+            EngramRetriever(trip, namespace=ns, k=0).retrieve("flight")
+        with pytest.raises(engramdb.UnknownKindError):
+            EngramRetriever(trip, namespace=ns, kinds=["bogus"]).retrieve("flight")

@@ -196,3 +196,12 @@ def test_a_blank_question_is_refused_with_a_hint_a_model_can_follow(tmp_path, na
         for ns in ("me", "new-user"):
             out = T.call_tool(mem, name, {"query": "  \u200b "}, namespace=ns)
             assert out.is_error and "pass the question as text" in out.text and "vector" not in out.text
+
+
+@pytest.mark.parametrize("name", ["recall", "context"])
+def test_a_new_users_call_checks_its_filters(tmp_path, name):
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add("I fly to Lisbon in May.", namespace="me")
+        for ns in ("me", "new-user"):
+            out = T.call_tool(mem, name, {"query": "flight", "since": "garbage"}, namespace=ns)
+            assert out.is_error and "since" in out.text

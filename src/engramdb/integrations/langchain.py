@@ -79,7 +79,7 @@ from ..errors import (
 )
 from ..types import MemoryKind, MemoryState
 from ..validate import check_id, check_namespace, check_query, check_text, check_user_id, check_vector, is_blank
-from .tools import holds_memories
+from .tools import check_recall_arguments, holds_memories
 
 if TYPE_CHECKING:
     from ..engine import Engram
@@ -116,7 +116,7 @@ def _utc(t: float) -> datetime:
 def _matches(value: Any, cond: Any) -> bool:
     """LangGraph's filter rule for one field: operators, nested objects, lists, else equality."""
     if isinstance(cond, dict):
-        if any(k.startswith("$") for k in cond):
+        if any(isinstance(k, str) and k.startswith("$") for k in cond):
             return all(_apply(value, op, arg) for op, arg in cond.items())
         return isinstance(value, dict) and all(_matches(value.get(k), v) for k, v in cond.items())
     if isinstance(cond, (list, tuple)):
@@ -166,7 +166,7 @@ def _numeric(x: Any) -> bool:
         return True
     try:
         float(x)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return False
     return True
 
@@ -180,7 +180,7 @@ def _apply(value: Any, op: str, arg: Any) -> bool:
         raise _unsupported(op)
     try:
         a, b = float(value), float(arg)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return False   # an item whose field is missing or no number does not match a comparison
     return {"$gt": a > b, "$gte": a >= b, "$lt": a < b, "$lte": a <= b}[op]
 
@@ -717,7 +717,7 @@ class EngramRetriever(BaseRetriever):
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
         if not holds_memories(self.engram, self.namespace):   # a new user: nothing to recall yet
-            check_query(query, self.engram.config.store.max_text_chars)
+            check_recall_arguments(self.engram, query, k=self.k, **self.recall_kwargs)
             return []
         res = self.engram.recall(query, namespace=self.namespace, k=self.k, **self.recall_kwargs)
         return [hit_document(h, self.namespace) for h in res.hits]

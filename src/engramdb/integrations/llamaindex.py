@@ -29,8 +29,8 @@ try:
 except ImportError as exc:   # pragma: no cover - exercised only without the extra
     raise ImportError("engramdb.integrations.llamaindex needs LlamaIndex: pip install 'engramdb[llamaindex]'") from exc
 
-from ..validate import check_namespace, check_query, is_blank
-from .tools import holds_memories
+from ..validate import check_namespace, is_blank
+from .tools import check_recall_arguments, holds_memories
 
 if TYPE_CHECKING:
     from ..engine import Engram
@@ -91,7 +91,7 @@ class EngramRetriever(BaseRetriever):
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         if not holds_memories(self.engram, self.namespace):   # a new user: nothing to recall yet
-            check_query(query_bundle.query_str, self.engram.config.store.max_text_chars)
+            check_recall_arguments(self.engram, query_bundle.query_str, k=self.k, **self.recall_kwargs)
             return []
         res = self.engram.recall(query_bundle.query_str, namespace=self.namespace, k=self.k, **self.recall_kwargs)
         return [hit_node(h, self.namespace) for h in res.hits]

@@ -44,6 +44,7 @@ __all__ = [
     "ToolResult",
     "anthropic_tools",
     "call_tool",
+    "check_recall_arguments",
     "dispatch",
     "holds_memories",
     "openai_tools",
@@ -137,6 +138,31 @@ def _remember(eng: Engram, ns: str, args: dict) -> dict:
 _NOTHING_STORED = "no memories are stored here yet"
 
 
+_FILTERS = ("kinds", "kind", "tags", "min_confidence", "since", "until", "as_of", "include_archived",
+            "include_superseded", "valid_at", "subject", "attribute")
+
+
+def check_recall_arguments(eng: Engram, query: Any, *, k: Any = None, **recall_kwargs: Any) -> None:
+    """What ``recall`` checks of its arguments besides the namespace (the question, ``k``, the
+    filters), for an integration that answers a namespace holding nothing without recalling:
+    a bad argument then fails for a new user as for any other.
+
+    Raises
+    ------
+    InvalidInputError, EmptyTextError, UnknownKindError, NonFiniteError
+    """
+    from ..recall.filters import Filters
+    from ..validate import check_int, check_query
+
+    check_query(query, eng.config.store.max_text_chars)
+    if k is not None:
+        check_int(k, "k", 1, 10_000)
+    filters = {name: v for name, v in recall_kwargs.items() if name in _FILTERS}
+    if "kind" in filters:
+        filters["kinds"], filters["kinds_field"] = filters.pop("kind"), "kind"
+    Filters.parse(**filters)
+
+
 def holds_memories(eng: Engram, ns: str) -> bool:
     """Whether namespace ``ns`` holds a live memory (NamespaceError for an invalid name): the
     integrations answer a namespace that holds none (a new user's) empty, naming no other."""
@@ -155,7 +181,9 @@ def _question(eng: Engram, args: dict) -> str:
 
 def _recall(eng: Engram, ns: str, args: dict) -> dict:
     _question(eng, args)
-    if not holds_memories(eng, ns):   # a new user's first question: an empty answer, not an error
+    if not holds_memories(eng, ns):
+        check_recall_arguments(eng, args["query"], **_some(args, "kinds", "tags", "since", "until", "as_of",
+                                                           "valid_at"))   # a new user's first question: an empty answer, not an error
         return {"hits": [], "gaps": [{"query": args["query"], "reason": "empty_namespace",
                                       "best_similarity": None, "detail": _NOTHING_STORED}], "warnings": []}
     res = eng.recall(args["query"], namespace=ns, k=args.get("k", 5),
@@ -168,6 +196,7 @@ def _recall(eng: Engram, ns: str, args: dict) -> dict:
 def _context(eng: Engram, ns: str, args: dict) -> dict:
     _question(eng, args)
     if not holds_memories(eng, ns):
+        check_recall_arguments(eng, args["query"], **_some(args, "kinds", "tags", "since", "until"))
         from ..context import check_budget, check_frame   # the arguments checked as context() does
         frame = check_frame(args.get("frame", "conversation"))
         return {"text": "", "tokens_used": 0, "budget_tokens": check_budget(args.get("budget_tokens"), frame),
