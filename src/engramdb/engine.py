@@ -1150,11 +1150,7 @@ class Engram:
         """
         self._check_open()
         ns = self._existing_namespace(namespace)
-        if kinds is not None:
-            if kind is not None:
-                raise InvalidInputError("query: give kind= or kinds= (the same filter), not both")
-            kind = kinds
-        filters = Filters.parse(kinds=kind, kinds_field="kind", tags=tags, min_confidence=min_confidence,
+        filters = Filters.parse(kinds=kinds, kind=kind, tags=tags, min_confidence=min_confidence,
                                 since=since, until=until, as_of=as_of, include_archived=include_archived,
                                 include_superseded=include_superseded, state=state, valid_at=valid_at,
                                 subject=subject, attribute=attribute)
@@ -1594,7 +1590,7 @@ class Engram:
         self._check_open()
         ns = self._existing_namespace(namespace)
         bins = check_int(bins, "bins", 1, 100)
-        filters = Filters.parse(kinds=MemoryKind.DECISION, kinds_field="kind", tags=tags, since=since, until=until,
+        filters = Filters.parse(kind=MemoryKind.DECISION, tags=tags, since=since, until=until,
                                 state=list(MemoryState))
         from .decisions import select_decisions
 
@@ -2316,12 +2312,7 @@ class Engram:
             cfg = replace(cfg, gate=gate)
         ns = self._existing_namespace(namespace)   # a typo, not an empty answer
         k = check_int(k, "k", 1, 10_000)
-        kinds_field = "kinds"
-        if kind is not None:
-            if kinds is not None:
-                raise InvalidInputError("give kinds= or kind= (the same filter), not both")
-            kinds, kinds_field = kind, "kind"
-        filters = Filters.parse(kinds=kinds, kinds_field=kinds_field, tags=tags, min_confidence=min_confidence, since=since, until=until,
+        filters = Filters.parse(kinds=kinds, kind=kind, tags=tags, min_confidence=min_confidence, since=since, until=until,
                                 as_of=as_of, include_archived=include_archived,
                                 include_superseded=include_superseded, valid_at=valid_at, subject=subject,
                                 attribute=attribute)

@@ -157,10 +157,7 @@ def check_recall_arguments(eng: Engram, query: Any, *, k: Any = None, **recall_k
     check_query(query, eng.config.store.max_text_chars)
     if k is not None:
         check_int(k, "k", 1, 10_000)
-    filters = {name: v for name, v in recall_kwargs.items() if name in _FILTERS}
-    if "kind" in filters:
-        filters["kinds"], filters["kinds_field"] = filters.pop("kind"), "kind"
-    Filters.parse(**filters)
+    Filters.parse(**{name: v for name, v in recall_kwargs.items() if name in _FILTERS})
 
 
 def holds_memories(eng: Engram, ns: str) -> bool:

@@ -75,7 +75,7 @@ class Filters:
     archived_before: bool = False
 
     @classmethod
-    def parse(cls, *, kinds: Any = None, kinds_field: str = "kinds", tags: Any = None,
+    def parse(cls, *, kinds: Any = None, kind: Any = None, tags: Any = None,
               min_confidence: Any = None, since: Any = None, until: Any = None, as_of: Any = None,
               include_archived: bool = False, include_superseded: bool = False, state: Any = None,
               valid_at: Any = None, subject: Any = None, attribute: Any = None) -> "Filters":
@@ -83,9 +83,9 @@ class Filters:
 
         Parameters
         ----------
-        kinds : MemoryKind, str or a sequence of them, optional
-        kinds_field : str
-            The argument's name in the verb, for messages (``kinds`` or ``kind``).
+        kinds, kind : MemoryKind, str or a sequence of them, optional
+            The same filter under either name (``query`` calls it ``kind``, ``recall`` takes
+            both); messages name the one given.
         tags : str or sequence of str, optional
         min_confidence : float, optional
             In [0, 1].
@@ -105,8 +105,13 @@ class Filters:
         Raises
         ------
         InvalidInputError, UnknownKindError, NonFiniteError
-            Bad values, or ``since`` after ``until``.
+            Bad values, ``since`` after ``until``, or both ``kinds`` and ``kind``.
         """
+        kinds_field = "kinds"
+        if kind is not None:
+            if kinds is not None:
+                raise InvalidInputError("give kinds= or kind= (the same filter), not both")
+            kinds, kinds_field = kind, "kind"
         if (kinds is None and tags is None and min_confidence is None and since is None and until is None
                 and as_of is None and not include_archived and not include_superseded and state is None
                 and valid_at is None and subject is None and attribute is None):
