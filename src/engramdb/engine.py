@@ -2073,8 +2073,7 @@ class Engram:
             try:
                 state.recensor(added=rule)
             except BaseException:   # the callable raised past fail-closed (KeyboardInterrupt): no rule
-                state.censor.uninstall(rule.id)
-                state.stale = True   # the verdicts so far are rebuilt without it (reload_if_stale)
+                state.censor.uninstall(rule.id)   # (the verdicts so far are rebuilt without it)
                 raise
         return rule
 
@@ -2125,11 +2124,7 @@ class Engram:
             remove_rule(state, id, clock_now())
         else:
             state.censor.uninstall(id)
-            try:
-                state.recensor()
-            except BaseException:   # the verdicts are rebuilt before the next call
-                state.stale = True
-                raise
+            state.recensor()
 
     # ------------------------------------------------------------------ recall
     def recall(self, query: str | None = None, *, vector: Any = None, namespace: str = DEFAULT_NAMESPACE,

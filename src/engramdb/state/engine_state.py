@@ -422,12 +422,18 @@ class EngineState:
 
     def recensor(self, added: Any = None) -> None:
         """Evaluate the censor rules on every record anew (after a rule was removed), or only the
-        rule just ``added`` (a ``CensorRule`` already installed)."""
-        with self.store.read("evaluating censor rules") as txn:
-            if added is not None:
-                self.censor.add_verdicts(self.cols, added, self.store.iter_records(txn))
-            else:
-                self.censor.rebuild(self.cols, self.store.iter_records(txn) if self.censor.active else ())
+        rule just ``added`` (a ``CensorRule`` already installed). Cut short (an interrupt, or a
+        rule's callable raising past fail-closed), the verdicts are half made: the caches are
+        marked :attr:`stale`, rebuilt before the engine's next call."""
+        try:
+            with self.store.read("evaluating censor rules") as txn:
+                if added is not None:
+                    self.censor.add_verdicts(self.cols, added, self.store.iter_records(txn))
+                else:
+                    self.censor.rebuild(self.cols, self.store.iter_records(txn) if self.censor.active else ())
+        except BaseException:
+            self.stale = True
+            raise
 
     def check_not_changed_elsewhere(self, txn) -> None:
         """Refuse to write over changes another process made behind these caches.

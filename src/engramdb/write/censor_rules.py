@@ -41,7 +41,7 @@ def add_rule(state: EngineState, rule: CensorRule, now: float) -> None:
             state.censor.install(rule)
             state.censor.gen = gen
         unit.after(apply)
-    _recensor(state, rule)
+    state.recensor(added=rule)
 
 
 def remove_rule(state: EngineState, rule_id: str, now: float) -> None:
@@ -66,14 +66,4 @@ def remove_rule(state: EngineState, rule_id: str, now: float) -> None:
             state.censor.uninstall(rule_id)
             state.censor.gen = gen
         unit.after(apply)
-    _recensor(state, None)
-
-
-def _recensor(state: EngineState, added: CensorRule | None) -> None:
-    """Evaluate the rules again after a committed rule change; cut short (an interrupt), the
-    verdicts are rebuilt from the store before the engine's next call."""
-    try:
-        state.recensor(added=added)
-    except BaseException:
-        state.stale = True
-        raise
+    state.recensor()
