@@ -192,16 +192,13 @@ def _episodes_at(state: Any, txn, namespace: str, t: float) -> dict[bytes, int]:
     n = c.n
     at = (c.created_at[:n] == t) & (c.kind[:n] == MemoryKind.EPISODIC.code) & c.in_namespace(sp.code)
     out: dict[bytes, int] = {}
-    active: set[int] = set()
     for nid in np.flatnonzero(at).tolist():
         rec = state.store.get_record(txn, nid)
         if rec is not None and rec.get("chunk_of") is None:
             sha = rec.get("text_sha256")
             digest = bytes.fromhex(sha) if rec.get("chunks") and sha else text_digest(rec["text"])
-            if digest not in out or (out[digest] not in active and rec["state"] == MemoryState.ACTIVE.value):
-                out[digest] = nid   # the live one of its text at that time before an archived one
-                if rec["state"] == MemoryState.ACTIVE.value:
-                    active.add(nid)
+            if digest not in out or rec["state"] == MemoryState.ACTIVE.value:
+                out[digest] = nid   # a live one of its text at that time before an archived one
     return out
 
 
