@@ -142,19 +142,28 @@ _FILTERS = ("kinds", "kind", "tags", "min_confidence", "since", "until", "as_of"
             "include_superseded", "valid_at", "subject", "attribute")
 
 
-def check_recall_arguments(eng: Engram, query: Any, *, k: Any = None, **recall_kwargs: Any) -> None:
+#: the hint of a blank question to a tool (the engine's names ``vector=``, which no tool takes)
+_ASK_IN_WORDS = "pass the question as text"
+
+
+def check_recall_arguments(eng: Engram, query: Any, *, k: Any = None, hint: str | None = None,
+                           **recall_kwargs: Any) -> None:
     """What ``recall`` checks of its arguments besides the namespace (the question, ``k``, the
     filters), for an integration that answers a namespace holding nothing without recalling:
-    a bad argument then fails for a new user as for any other.
+    a bad argument then fails for a new user as for any other. ``hint`` replaces the engine's
+    hint for a blank question (which names ``vector=``, which an agent tool does not take).
 
     Raises
     ------
     InvalidInputError, EmptyTextError, UnknownKindError, NonFiniteError
     """
     from ..recall.filters import Filters
-    from ..validate import check_int, check_query
+    from ..validate import check_int, check_query, check_text
 
-    check_query(query, eng.config.store.max_text_chars)
+    if hint is None:
+        check_query(query, eng.config.store.max_text_chars)
+    else:
+        check_text(query, eng.config.store.max_text_chars, "query", hint)
     if k is not None:
         check_int(k, "k", 1, 10_000)
     Filters.parse(**{name: v for name, v in recall_kwargs.items() if name in _FILTERS})
@@ -168,19 +177,11 @@ def holds_memories(eng: Engram, ns: str) -> bool:
     return check_namespace(ns) in eng.namespaces()
 
 
-def _question(eng: Engram, args: dict) -> str:
-    """The call's ``query`` checked as recall checks it, with a hint a model can follow (the
-    engine's names ``vector=``, which no tool takes)."""
-    from ..validate import check_text
-
-    return check_text(args["query"], eng.config.store.max_text_chars, "query", "pass the question as text")
-
-
 def _recall(eng: Engram, ns: str, args: dict) -> dict:
-    _question(eng, args)
-    if not holds_memories(eng, ns):
-        check_recall_arguments(eng, args["query"], **_some(args, "kinds", "tags", "since", "until", "as_of",
-                                                           "valid_at"))   # a new user's first question: an empty answer, not an error
+    # every argument checked as recall checks them, a new user's too (a hint a model can follow)
+    check_recall_arguments(eng, args["query"], hint=_ASK_IN_WORDS,
+                           **_some(args, "kinds", "tags", "since", "until", "as_of", "valid_at"))
+    if not holds_memories(eng, ns):   # a new user's first question: an empty answer, not an error
         return {"hits": [], "gaps": [{"query": args["query"], "reason": "empty_namespace",
                                       "best_similarity": None, "detail": _NOTHING_STORED}], "warnings": []}
     res = eng.recall(args["query"], namespace=ns, k=args.get("k", 5),
@@ -191,9 +192,8 @@ def _recall(eng: Engram, ns: str, args: dict) -> dict:
 
 
 def _context(eng: Engram, ns: str, args: dict) -> dict:
-    _question(eng, args)
+    check_recall_arguments(eng, args["query"], hint=_ASK_IN_WORDS, **_some(args, "kinds", "tags", "since", "until"))
     if not holds_memories(eng, ns):
-        check_recall_arguments(eng, args["query"], **_some(args, "kinds", "tags", "since", "until"))
         from ..context import check_budget, check_frame   # the arguments checked as context() does
         frame = check_frame(args.get("frame", "conversation"))
         return {"text": "", "tokens_used": 0, "budget_tokens": check_budget(args.get("budget_tokens"), frame),
