@@ -670,6 +670,11 @@ def nearest_earlier(vecs: np.ndarray, block: int = NEAREST_BLOCK) -> tuple[np.nd
     return best_j, np.where(np.isfinite(best), best, np.float32(-1.0)).astype(np.float32)
 
 
+def _with_protected(tags: tuple[str, ...]) -> tuple[str, ...]:
+    """``tags`` with :data:`PROTECTED_TAG` after them (unchanged when there or full)."""
+    return tags if PROTECTED_TAG in tags or len(tags) >= MAX_TAGS else (*tags, PROTECTED_TAG)
+
+
 def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str, now: float,
                 record_now: float | None = None, shadow: bool | None = None, utility: Callable[[list[str]], Any] | None = None,
                 config: "AdmissionConfig | None" = None,
@@ -873,26 +878,20 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
                 s = boosted(s, rate)
             prepared[j].salience = float(np.float32(min(s, 1.0)))
     added = {id(q) for q in to_add}
+    # a reinforced candidate's fact is its target's: a protected one protects the target (a
+    # candidate of the batch, or a stored memory), and its links start there (as add() of a
+    # text already stored links the stored memory)
+    protect = set() if shadow else {d.target for d in decisions if d.decision == "reinforce" and d.protected}
     for p, d in zip(prepared, decisions):
         d.stored = id(p) in added
-        if d.stored and d.protected and PROTECTED_TAG not in p.tags and len(p.tags) < MAX_TAGS:
-            p.tags = p.tags + (PROTECTED_TAG,)
-    # a reinforced candidate's fact is its target's: a protected one protects the target, and
-    # its links start there (as add() of a text already stored links the stored memory)
-    protect_stored: set[str] = set()
+        if d.stored and (d.protected or p.ext_id in protect):
+            p.tags = _with_protected(p.tags)
+    protect_stored = protect - {p.ext_id for p in to_add}
     carried: list[tuple[str, str, Any, float | None]] = []
     if not shadow:
         holder = {p.ext_id: p.ext_id if d.decision == "admit" else d.target
                   for p, d in zip(prepared, decisions) if d.decision in ("admit", "reinforce")}
-        admitted = {p.ext_id: p for p in to_add}
         for p, d in zip(prepared, decisions):
-            if d.decision == "reinforce" and d.protected:
-                if d.target in admitted:
-                    q = admitted[d.target]
-                    if PROTECTED_TAG not in q.tags and len(q.tags) < MAX_TAGS:
-                        q.tags = q.tags + (PROTECTED_TAG,)
-                else:
-                    protect_stored.add(d.target)
             if d.decision not in ("admit", "reinforce") or not p.links:
                 continue
             src = holder[p.ext_id]
@@ -928,9 +927,9 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
         for ext_id in sorted(protect_stored):
             nid = unit.lookup(namespace, ext_id)
             rec = unit.record(nid)
-            tags = list(rec.get("tags") or ())
-            if PROTECTED_TAG not in tags and len(tags) < MAX_TAGS:
-                unit.put_record(nid, {**rec, "tags": [*tags, PROTECTED_TAG]})
+            tags = tuple(rec.get("tags") or ())
+            if _with_protected(tags) != tags:
+                unit.put_record(nid, {**rec, "tags": list(_with_protected(tags))})
         rows = []
         scale = state.config.link.contiguity_words
         text = {q.nid: q.text for q in to_add}
