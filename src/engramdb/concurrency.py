@@ -149,10 +149,9 @@ def _guard(fn: Callable, reads: bool = False, writes_if: str | None = None, name
         if self._pid != os.getpid():
             _after_fork(self)
         lock = self._lock
-        state = getattr(self, "_state", None)
-        if state is not None and state.stale and not self._closed and not lock.held():
+        if self._state.stale and not self._closed and not lock.held():
             with lock.write():   # a write committed but its cache changes were cut short
-                state.reload_if_stale()
+                self._state.reload_if_stale()
         if reads and not (writes_if is not None and _asks_to_write(self, kwargs.get(writes_if))):
             if self.readonly and not self._closed and not lock.held():
                 with lock.read():
