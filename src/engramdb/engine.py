@@ -2132,7 +2132,7 @@ class Engram:
                tags: Sequence[str] | None = None, min_confidence: float | None = None,
                since: Any = None, until: Any = None, include_superseded: bool = False,
                include_archived: bool = False, gate: str | None = None, reinforce: bool | None = None,
-               now: float | None = None, config: RecallConfig | None = None,
+               now: Any = None, config: RecallConfig | None = None,
                as_of: Any = None, valid_at: Any = None, subject: str | None = None,
                attribute: str | None = None, kind: MemoryKind | str | Sequence[Any] | None = None) -> RecallResult:
         """Memories related to the query: vector seeds, then spreading activation over the graph.
@@ -2175,8 +2175,9 @@ class Engram:
             ``DecayConfig.reinforce_on_recall`` when omitted. A store opened ``readonly=True``
             is never written: there recall answers but reinforces nothing, whatever this says
             (a reader process shares the writer's code).
-        now : float, optional
-            Unix seconds used for salience decay and recency; the wall clock when omitted.
+        now : float, datetime or ISO-8601, optional
+            The recall's time (salience decay, recency, relative time cues), as Unix seconds or a
+            time (naive = UTC); the wall clock when omitted.
         config : RecallConfig, optional
             Overrides the engine's recall settings for this call.
         as_of : float, datetime or ISO-8601, optional
@@ -2233,7 +2234,7 @@ class Engram:
                      kinds: Sequence[MemoryKind | str] | None = None, tags: Sequence[str] | None = None,
                      min_confidence: float | None = None, since: Any = None, until: Any = None,
                      include_superseded: bool = False, include_archived: bool = False, gate: str | None = None,
-                     reinforce: bool | None = None, now: float | None = None,
+                     reinforce: bool | None = None, now: Any = None,
                      config: RecallConfig | None = None, as_of: Any = None, valid_at: Any = None,
                      subject: str | None = None, attribute: str | None = None,
                      kind: MemoryKind | str | Sequence[Any] | None = None) -> list[RecallResult]:
