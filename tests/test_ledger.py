@@ -191,6 +191,24 @@ def test_filters_and_limit(tmp_store):
         assert eng.ledger(limit=0) == []
         with pytest.raises(engramdb.InvalidInputError):
             eng.ledger(limit=-1)
+        # a verb no entry can carry is a typo, not an empty answer; the message lists the verbs
+        with pytest.raises(engramdb.InvalidInputError, match="'adds' is no ledger verb.*add_batch"):
+            eng.ledger(verb="adds")
+        assert [e.verb for e in eng.ledger(verb="forget")] == ["forget"]
+
+
+def test_every_verb_a_write_records_is_a_known_ledger_verb(tmp_store):
+    """The writes of many verbs land in the ledger under names ``ledger(verb=)`` accepts."""
+    with open_store(tmp_store) as eng:
+        eng.add("the flight is on Monday", id="a", embedding=vec(1))
+        eng.add_batch([{"id": "b", "text": "the hotel is booked", "embedding": vec(2)}])
+        eng.link("a", "b", "supports")
+        eng.supersede("a", "the flight moved to Tuesday", id="a2", embedding=vec(3))
+        eng.forget("b")
+        verbs = [e.verb for e in eng.ledger()]
+    assert verbs == ["genesis", "add", "add_batch", "link", "supersede", "forget"]
+    for verb in verbs:
+        assert verb in engramdb.store.ledger.VERBS
 
 
 def test_a_huge_batch_names_its_first_ids_and_counts_all(tmp_store):

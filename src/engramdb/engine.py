@@ -1815,7 +1815,8 @@ class Engram:
         namespace : str, optional
             Only entries that touched this namespace.
         verb : str, optional
-            Only entries of this verb (``"add"``, ``"forget"``, ``"genesis"``, ...).
+            Only entries of this verb (``"add"``, ``"forget"``, ``"genesis"``, ...: one of
+            :data:`engramdb.store.ledger.VERBS`).
         since, until : float, datetime or ISO-8601 str, optional
             Only entries with ``since <= time < until`` (Unix seconds); a period named at
             reduced precision ("2025-05", "2025-05-31") is its first instant for ``since`` and
@@ -1833,7 +1834,7 @@ class Engram:
         Raises
         ------
         InvalidInputError, NamespaceError, NonFiniteError
-            Bad filter values.
+            Bad filter values (a verb no entry can carry included).
         StoreCorruptedError
             An entry cannot be decoded (:meth:`verify_ledger` says which).
         """
@@ -1842,6 +1843,8 @@ class Engram:
             namespace = check_namespace(namespace)
         if verb is not None and not (isinstance(verb, str) and verb):
             raise InvalidInputError(f"verb: expected a verb name (str), got {verb!r}")
+        if verb is not None and verb not in _ledger.VERBS:
+            raise InvalidInputError(f"verb: {verb!r} is no ledger verb; one of: {', '.join(sorted(_ledger.VERBS))}")
         lo = None if since is None else to_unix_seconds(since, field="since")
         hi = None if until is None else until_seconds(until, field="until", inclusive=False)
         if lo is not None and hi is not None and lo > hi:

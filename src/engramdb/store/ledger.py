@@ -50,7 +50,7 @@ from ..errors import StoreCorruptedError
 from .lmdb_store import LmdbStore
 
 __all__ = ["LedgerEntry", "LedgerReport", "Digest", "MAX_IDS", "DEFAULT_ACTOR", "GENESIS", "HEAD_KEY",
-           "OLD_LOG_PREFIX", "append", "entry_hash", "next_seq", "start", "has_ledger", "read", "read_details",
+           "OLD_LOG_PREFIX", "VERBS", "append", "entry_hash", "next_seq", "start", "has_ledger", "read", "read_details",
            "verify", "redact_namespace", "canonical"]
 
 #: ids named per namespace in one entry; a bigger batch names the first ones, ``n_ids`` counts all
@@ -59,6 +59,13 @@ MAX_IDS = 4096
 DEFAULT_ACTOR = "unspecified"
 #: verb of the first entry of every ledger
 GENESIS = "genesis"
+#: every verb an entry can carry: the engine verbs that write (each write unit names one) and the
+#: genesis entry; ``Engram.ledger(verb=...)`` refuses any other name
+VERBS = frozenset({
+    GENESIS, "add", "add_batch", "add_conversation", "admit_batch", "censor_add", "censor_remove",
+    "consolidate", "decide", "drop_namespace", "forget", "import", "link", "promote", "reinforce",
+    "rescore", "review", "supersede", "update",
+})
 #: meta key of the head ``{"seq": int, "hash": bytes}``
 HEAD_KEY = "ledger_head"
 #: meta keys of the dynamics log of stores written before the ledger (moved into the genesis entry)

@@ -841,7 +841,11 @@ def write_unit(state: EngineState, what: str, now: float, *, verb: str,
         The map was full and has grown: nothing was written, the caches are unchanged; the
         engine's guard runs the verb again.
     StoreFullError, StoreError
+    ValueError
+        ``verb`` is not in :data:`engramdb.store.ledger.VERBS`.
     """
+    if verb not in _ledger.VERBS:   # a programming error: ledger(verb=...) could never find it
+        raise ValueError(f"write_unit: {verb!r} is no ledger verb (store.ledger.VERBS)")
     lock = getattr(state, "lock", None)   # the engine's: readers wait only for this block
     with lock.write() if lock is not None else nullcontext():
         state.reload_if_stale()   # never write from caches that miss a commit (the guard reloads first,
