@@ -397,3 +397,46 @@ def test_a_record_nested_deeper_than_the_json_parser_goes_is_structured(tmp_stor
         eng.add("the sky is blue", kind="semantic")
         assert eng.consolidate()["merged"] == 0
         assert eng.get("deep").state is MemoryState.ACTIVE
+
+
+def test_questions_hedges_and_advice_repeated_across_sessions_are_no_facts(tmp_path):
+    """A question, a hedged guess or a piece of advice asked or given in every session was promoted
+    to a semantic fact ("assistant: You might want to try yoga before bed"); a statement made in
+    every session still is, and a cluster whose newest turn only advises takes the newest turn
+    that states something."""
+    weekly = [
+        ("user", "I have trouble falling asleep since the new job started."),
+        ("assistant", "You might want to try yoga before bed to calm down."),
+        ("user", "Do you think my sister Anna could recommend a sleep clinic in Porto?"),
+        ("assistant", "Maybe a sleep clinic in Porto could help with the insomnia."),
+        ("user", "My sister Anna lives in Porto and works as a nurse at the children's hospital."),
+    ]
+    msgs = [{"role": r, "content": c, "created_at": T0 + s * 7 * DAY + i * 60, "session": f"w{s}"}
+            for s in range(3) for i, (r, c) in enumerate(weekly)]
+    # the same statement, its newest restatement worded as advice
+    msgs += [{"role": "user", "content": "The marathon in Berlin is on the last Sunday of September.",
+              "created_at": T0 + 30 * DAY, "session": "m1"},
+             {"role": "user", "content": "Berlin marathon is the last Sunday of September, you should book the hotel now?",
+              "created_at": T0 + 31 * DAY, "session": "m2"}]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        eng.add_conversation(msgs, namespace="u")
+        eng.consolidate(namespace="u", now=T0 + 90 * DAY)
+        facts = sorted(m.text for m in eng.query(namespace="u", tags=["fact"]))
+    assert "user: My sister Anna lives in Porto and works as a nurse at the children's hospital." in facts
+    assert "user: I have trouble falling asleep since the new job started." in facts
+    assert not [f for f in facts if "yoga" in f or "?" in f or "Maybe" in f], facts
+    marathon = [f for f in facts if "marathon" in f.lower()]
+    assert marathon == ["user: The marathon in Berlin is on the last Sunday of September."], facts
+
+
+def test_states_a_fact():
+    from engramdb.dynamics.admission import states_a_fact
+
+    for said in ("My sister Anna lives in Porto.", "Caroline: I work at Acme.", "You are allergic to peanuts.",
+                 "Trying new recipes is my hobby.", "The meeting moved to 3 pm."):
+        assert states_a_fact(said), said
+    for said in ("Do you know a good clinic?", "You might want to try yoga.", "Maybe it could help.",
+                 "I think the shop closes at 6.", "Try the blue one.", "How about Friday at noon.",
+                 "Let's meet at the station.", "I'd recommend the early train.", "Please book it for me.",
+                 "If you go, take an umbrella.", "It could help to stretch first.", "Thanks, Mel!", "   "):
+        assert not states_a_fact(said), said

@@ -76,7 +76,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..config import AdmissionConfig
 
 __all__ = ["AdmissionDecision", "fact_change", "fact_signature", "heuristic_utility", "is_phatic",
-           "infer_kind", "protected_category", "strip_speaker", "admit_batch", "nearest_earlier", "HEDGE_PENALTY",
+           "infer_kind", "protected_category", "states_a_fact", "strip_speaker", "admit_batch", "nearest_earlier", "HEDGE_PENALTY",
            "PHATIC_PRIOR", "PHATIC_KIND", "PROTECTED_CATEGORIES"]
 
 HEDGE_PENALTY = 0.7
@@ -520,6 +520,34 @@ def protected_category(text: str, kind: str | None = None) -> tuple[str | None, 
 def _hedged(text: str) -> bool:
     low = " " + " ".join(t.lower() for t in _tokens(text)) + " "
     return any(f" {h} " in low for h in HEDGES)
+
+
+#: A sentence that proposes, offers or asks something of the listener instead of stating it:
+#: "You might want to try yoga", "How about Friday", "Let's meet", "Try the blue one", "Feel free
+#: to ...", "I'd suggest ...", "It could help to ...", "If you ..." (after discourse words)
+_PROPOSAL = re.compile(
+    r"^(?:(?:so|well|oh|ok|okay|also|and|but|then|honestly|anyway|alternatively)\b,?\s+)*"
+    r"(?:you (?:might|could|may|should|can|would|ought to|want to|need to|have to)|how about|what about|why not|"
+    r"why don't|let's|let us|let me|consider|try|feel free|make sure|don't forget|remember to|be sure to|"
+    r"i(?:'d| would)? (?:suggest|recommend|advise)|it (?:might|could|may|would) (?:help|be (?:worth|good|nice|"
+    r"a good idea|best))|if you|please)\b", re.IGNORECASE)
+
+
+def states_a_fact(sentence: str) -> bool:
+    """Whether ``sentence`` (one sentence; a leading capitalised "Speaker: " label is set aside)
+    asserts something as holding, rather than asking, hedging or proposing it.
+
+    Not a statement: a question (ending in "?"); chatter (greetings, thanks, filler, weather
+    small talk: the sentence rules of :func:`infer_kind`); a hedge (:data:`HEDGES`: "maybe",
+    "I think", "not sure", ...); a suggestion, offer or request to the listener ("You might want
+    to try yoga", "How about Friday?", "Let's ...", "Try ...", "I'd recommend ...", "Please
+    ..."). Consolidation promotes only statements to semantic facts (a piece of advice repeated
+    across sessions is no fact about the user).
+    """
+    body = strip_speaker(sentence).translate(_APOSTROPHE).strip()
+    if not _tokens(body) or body.endswith("?") or _chatter_sentence(body) is not None or _hedged(body):
+        return False
+    return _PROPOSAL.match(body) is None
 
 
 @dataclass(slots=True)

@@ -35,7 +35,10 @@ per namespace with one dynamics-log entry per action:
    promoted to a semantic memory ``fact:<digest of its members>`` tagged ``fact`` (text: the
    sentence of its newest turn nearest the cluster's centroid, with the turn's speaker: one
    statement, not a whole answer; the newest, because a restated fact that changed holds as
-   last said), with an ``evidence_for`` edge from each member. Being semantic, it decays
+   last said; only a sentence that states something counts, as
+   :func:`engramdb.dynamics.admission.states_a_fact` judges it: a question, a hedge or a piece
+   of advice asked or given in every session is no fact, and a cluster of nothing else is not
+   promoted), with an ``evidence_for`` edge from each member. Being semantic, it decays
    with the semantic half-life (``DecayConfig.half_life_s``) instead of the episodic one.
 
 Idempotent: the summary and fact ids are functions of their sources, and what exists already is
@@ -74,6 +77,7 @@ from ..progress import track
 from ..state import EngineState
 from ..types import GENERATED_TAGS, KIND_BY_CODE, MemoryKind, MemoryState, Relation, _STATE_CODES
 from ..write.records import embed_missing, prepare, write_new
+from .admission import states_a_fact
 from ..validate import MAX_TAGS, check_text, is_blank, now as clock_now
 from ..wording import count
 from .. import slots as _slots
@@ -150,18 +154,28 @@ def _content_set(text: str) -> set[str]:
     return {w for w in tokenize(body) if len(w) >= 3 and w not in _STOP}
 
 
-def _fact_text(turn: str, member_vecs: np.ndarray, embed: Callable) -> str:
-    """The statement a fact keeps: the sentence of ``turn`` nearest the centroid of its cluster's
-    turn vectors (``member_vecs``, unit float32 rows), with the turn's ``"Speaker: "``; the whole
-    turn when it is one sentence."""
+def _statements(turn: str) -> tuple[str | None, list[str]]:
+    """The speaker of ``turn`` (its ``"Speaker: "``, or None) and its prose sentences that state
+    something (:func:`engramdb.dynamics.admission.states_a_fact`: no question, hedge, suggestion
+    or chatter)."""
     m = _SPEAKER.match(turn)
     who, body = (m.group(1), turn[m.end():]) if m else (None, turn)
-    sents = prose_sentences(body)
-    if len(sents) <= 1:
-        return turn
-    centroid = member_vecs.mean(axis=0)
-    svec = np.asarray(embed(sents), np.float32)
-    best = sents[int(np.argmax(svec @ centroid))]
+    return who, [x for x in prose_sentences(body) if states_a_fact(x)]
+
+
+def _fact_text(turn: str, member_vecs: np.ndarray, embed: Callable) -> str | None:
+    """The statement a fact keeps: of the sentences of ``turn`` that state something
+    (:func:`_statements`), the one nearest the centroid of its cluster's turn vectors
+    (``member_vecs``, unit float32 rows), with the turn's ``"Speaker: "``; None when the turn
+    states nothing (a question or a piece of advice repeated is no fact)."""
+    who, sents = _statements(turn)
+    if not sents:
+        return None
+    if len(sents) == 1:
+        best = sents[0]
+    else:
+        svec = np.asarray(embed(sents), np.float32)
+        best = sents[int(np.argmax(svec @ member_vecs.mean(axis=0)))]
     return f"{who}: {best}" if who else best
 
 
@@ -433,9 +447,17 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
             if exists(ext):
                 continue
             gv = tvecs[group]
-            # the newest restatement is what holds now (a dose raised from 50 to 75 mcg is 75)
-            centre = max(members, key=lambda m: (float(c.created_at[m]), m))
-            items.append({"id": ext, "kind": MemoryKind.SEMANTIC, "text": _fact_text(recs[centre]["text"], gv, embed),
+            # the newest restatement is what holds now (a dose raised from 50 to 75 mcg is 75);
+            # a turn that only asks, hedges or advises states no fact: the newest that does
+            text, centre = None, None
+            for m in sorted(members, key=lambda m: (float(c.created_at[m]), m), reverse=True):
+                text = _fact_text(recs[m]["text"], gv, embed)
+                if text is not None:
+                    centre = m
+                    break
+            if text is None:
+                continue
+            items.append({"id": ext, "kind": MemoryKind.SEMANTIC, "text": text,
                           "tags": ["fact"],
                           "created_at": max(float(c.created_at[m]) for m in members), "source": c.ext_ids[centre],
                           "confidence": min(1.0, 0.5 + 0.1 * len({session_of[m] for m in members}))})
