@@ -1293,3 +1293,46 @@ def test_resending_an_edited_history_again_and_again_stores_the_edit_once(tmp_st
             out = eng.add_conversation(edited[:drop] + edited[drop + 1:], namespace="u", session="s")
             assert out["message_ids"] == [] and out["already_stored"] == 23, drop
         assert eng.stats()["namespaces"]["u"]["memories"] == 24 + 1 + 1   # messages, the edit, the session node
+
+
+def test_a_users_health_family_and_identity_facts_outlive_a_quiet_year(tmp_path):
+    """add_conversation tagged nothing protected, so "I'm allergic to peanuts" said once in a chat
+    and never recalled was archived by the default rescore about 47 days later. The user's
+    messages that state an identity, health or family fact are tagged protected, as admit_batch
+    tags them; the assistant's, and other messages, are not and still fade."""
+    t0 = 1_700_000_000.0
+    msgs = [{"role": "user", "content": "I'm allergic to peanuts and shellfish.", "created_at": t0},
+            {"role": "assistant", "content": "Peanut allergies can be serious, carry your epinephrine pen.",
+             "created_at": t0 + 1},
+            {"role": "user", "content": "My sister Ingrid lives in Oslo.", "created_at": t0 + 2},
+            {"role": "user", "content": "I work at Acme as a nurse on the night shift.", "created_at": t0 + 3},
+            {"role": "user", "content": "We watched a documentary about whales yesterday.", "created_at": t0 + 4}]
+    store = tmp_path / "s"
+    with engramdb.open(store, embedder="hashing") as eng:
+        eng.add_conversation(msgs, namespace="u", session="s", recorded_at=t0 + 5)
+        protected = {m.text for m in eng.query(namespace="u", tags=["protected"])}
+        assert protected == {"user: I'm allergic to peanuts and shellfish.", "user: My sister Ingrid lives in Oslo.",
+                             "user: I work at Acme as a nurse on the night shift."}
+        eng.rescore(t0 + 365 * 86400)
+        active = {m.text for m in eng.query(namespace="u", limit=50)}
+        assert protected <= active
+        assert "user: We watched a documentary about whales yesterday." not in active   # archived
+        assert not [t for t in active if t.startswith("assistant:")]
+    # protect_roles=() (the CLI's --no-protect) tags none; another role can be named
+    with engramdb.open(tmp_path / "t", embedder="hashing") as eng:
+        eng.add_conversation(msgs, namespace="u", session="s", protect_roles=())
+        assert eng.query(namespace="u", tags=["protected"]) == []
+    with engramdb.open(tmp_path / "v", embedder="hashing") as eng:
+        eng.add_conversation(msgs, namespace="u", session="s", protect_roles=["assistant"])
+        assert [m.text for m in eng.query(namespace="u", tags=["protected"])] == [
+            "assistant: Peanut allergies can be serious, carry your epinephrine pen."]
+        with pytest.raises(InvalidInputError, match="protect_roles"):
+            eng.add_conversation(msgs, namespace="u", protect_roles="user")
+    path = tmp_path / "chat.jsonl"
+    path.write_text("".join(json.dumps(m) + "\n" for m in msgs))
+    for flags, want in (([], 3), (["--no-protect"], 0), (["--protect-role", "assistant"], 1)):
+        where = tmp_path / f"cli{len(flags)}{want}"
+        res = CliRunner().invoke(main, ["ingest-chat", "--store", str(where), "--embedder", "hashing", *flags, str(path)])
+        assert res.exit_code == 0, res.output
+        with engramdb.open(where, embedder="hashing") as eng:
+            assert len(eng.query(namespace="default", tags=["protected"])) == want, flags

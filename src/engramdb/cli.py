@@ -504,12 +504,16 @@ def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
 @click.option("--keep-role", "keep_roles", multiple=True, metavar="ROLE",
               help="Keep system / developer / tool / function messages of this role (repeatable; "
                    "default: left out, being instructions and program output, not events).")
+@click.option("--protect-role", "protect_roles", multiple=True, default=("user",), show_default=True,
+              metavar="ROLE", help="Role whose messages stating an identity, health or family fact are tagged "
+                                   "protected, never archived by rescore (repeatable).")
+@click.option("--no-protect", is_flag=True, help="Tag no message protected (overrides --protect-role).")
 @click.option("--recorded-at", default=None,
               help="Record time of the messages, for backfilled history: Unix seconds or ISO-8601 "
                    "(default: now; never later). Messages without a created_at happened then.")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, session_titles, split_roles, split_chars,
-                    max_pieces, keep_roles, recorded_at, file):
+                    max_pieces, keep_roles, protect_roles, no_protect, recorded_at, file):
     """Ingest a chat: OpenAI-style {"role", "content", "created_at"?, "session"?, "name"?, "id"?} messages,
     JSONL or a JSON list, or OpenAI's {"messages": [...]} layout (one object, or one per line).
 
@@ -544,7 +548,7 @@ def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, session_
                                            else None, entities=entities, split_roles=split_roles,
                                            split_chars=split_chars, session_titles=dict(session_titles) or None,
                                            progress=True, recorded_at=recorded_at, keep_roles=keep_roles,
-                                           max_pieces=max_pieces)
+                                           max_pieces=max_pieces, protect_roles=() if no_protect else protect_roles)
             except InvalidInputError as exc:
                 raise named(exc, where) from None
             for key, value in got.items():

@@ -832,7 +832,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                       stored_mentions: Callable[[str], list[str] | None] | None = None,
                       keep_roles: tuple[str, ...] = (),
                       id_prefix: str = "", max_pieces: int = 64,
-                      max_block_chars: int | None = None) -> ConversationPlan:
+                      max_block_chars: int | None = None,
+                      extra_tags: Callable[[str, str], Sequence[str]] | None = None) -> ConversationPlan:
     """Validate chat messages and plan their memories and edges (see the module docstring).
 
     Parameters
@@ -907,6 +908,9 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         A block longer than this (characters; ``StoreConfig.chunk_chars``) is cut further at
         sentence boundaries (:func:`engramdb.batch_plan.split_text`, without overlap), so a
         block is never itself stored as chunks.
+    extra_tags : callable (role, content) -> sequence of str, optional
+        Tags a message gets after its speaker and role (the engine's ``protected``: an identity,
+        health or family fact said by a ``protect_roles`` role).
 
     Returns
     -------
@@ -1109,8 +1113,9 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         for i in members:
             role, name, content, t = rows[i][:4]
             mid = ids[i]
+            tags = [name or role, role, *(extra_tags(role, content) if extra_tags is not None else ())]
             plan.items.append({"id": mid, "kind": MemoryKind.EPISODIC, "text": f"{name or role}: {content}",
-                               "created_at": t, "source": mid, "tags": list(dict.fromkeys([name or role, role]))})
+                               "created_at": t, "source": mid, "tags": list(dict.fromkeys(tags))})
             plan.positions[mid] = rows[i][7]
             plan.edges.append((mid, sid, Relation.DISCUSSED_IN, 0.5))
             if i in edit_at:   # in its place: from the message before it, to the stored one after it

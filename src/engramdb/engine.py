@@ -324,7 +324,7 @@ class Engram:
                          split_roles: Sequence[str] = ("assistant",), split_chars: int = 800,
                          session_titles: Mapping[str, str] | None = None, progress: bool = False,
                          recorded_at: Any = None, keep_roles: Sequence[str] = (),
-                         max_pieces: int | None = None) -> dict[str, Any]:
+                         max_pieces: int | None = None, protect_roles: Sequence[str] = ("user",)) -> dict[str, Any]:
         """Store a chat (OpenAI-style messages) as a conversation graph, in one transaction.
 
         Each message becomes an episodic memory ``"<name or role>: <content>"`` tagged with its
@@ -374,6 +374,13 @@ class Engram:
         max_pieces : int, optional
             Most blocks (>= 1) one long message is split into; beyond it, consecutive blocks
             are grouped. Default ``StoreConfig.max_pieces`` (64).
+        protect_roles : sequence of str
+            A message of these roles that states an identity, health or family fact
+            (:func:`engramdb.dynamics.admission.protected_category`: "I'm allergic to peanuts",
+            "my sister lives in Oslo", "I work at Acme") is also tagged ``protected``, as
+            :meth:`admit_batch` tags such candidates: the default :meth:`rescore` never archives
+            or prunes it (a chat message never recalled is archived about 47 days after it was
+            stored). Default: the user's messages; ``()`` tags none.
 
         Returns
         -------
@@ -420,7 +427,8 @@ class Engram:
             stored_session=lambda sid: _conversation.stored_session(state, ns, sid),
             stored_mentions=lambda ent: _conversation.stored_mentions(state, ns, ent),
             keep_roles=_conversation.check_roles(keep_roles, "keep_roles"), max_pieces=max_pieces,
-            max_block_chars=state.config.store.chunk_chars)
+            max_block_chars=state.config.store.chunk_chars,
+            extra_tags=_protected_tag(_conversation.check_roles(protect_roles, "protect_roles")))
         if not plan.items:   # every message is stored already (or left out by its role)
             return {"message_ids": [], "sessions": [], "memories": 0, "pieces": 0, "entities": 0, "edges": 0,
                     "already_stored": plan.already_stored, "superseded": [], "left_out": plan.left_out}
@@ -1606,8 +1614,8 @@ class Engram:
         memories below their floor or over ``ForgettingConfig.working_capacity`` to episodic,
         archives active memories below their kind's archive floor and erases archived ones
         below their kind's prune floor, all in one transaction, each action in
-        :meth:`dynamics_log`. Memories tagged ``"protected"`` (admission tags identity, health
-        and family facts) are never archived or pruned while ``ForgettingConfig.keep_protected``
+        :meth:`dynamics_log`. Memories tagged ``"protected"`` (admission and
+        ``add_conversation`` tag identity, health and family facts) are never archived or pruned while ``ForgettingConfig.keep_protected``
         is on, nor is a slot's current value (what :meth:`current` answers) archived while
         ``ForgettingConfig.keep_current_slots`` is on. Idempotent: a second pass at the same
         ``now`` changes no record.
@@ -2361,6 +2369,20 @@ def _edge_specs(edges: Iterable[Any], check_end: Callable[[Any, str], str],
             check_user_relation(rel, "link")
         specs.append((src, tgt, rel, check_weight(w)))
     return specs
+
+
+def _protected_tag(roles: tuple[str, ...]) -> Callable[[str, str], tuple[str, ...]] | None:
+    """``add_conversation``'s tagger: ``("protected",)`` for a message of ``roles`` that states
+    an identity, health or family fact (``dynamics.admission.protected_category``), else ``()``;
+    None when no role is protected."""
+    if not roles:
+        return None
+    from .dynamics.admission import protected_category
+    from .dynamics.forgetting import PROTECTED_TAG
+
+    def tags(role: str, content: str) -> tuple[str, ...]:
+        return (PROTECTED_TAG,) if role in roles and protected_category(content)[0] is not None else ()
+    return tags
 
 
 def _scrubbed(rec: dict, censor: Any, field: str) -> dict:
