@@ -422,6 +422,10 @@ def test_questions_hedges_and_advice_repeated_across_sessions_are_no_facts(tmp_p
         eng.add_conversation(msgs, namespace="u")
         eng.consolidate(namespace="u", now=T0 + 90 * DAY)
         facts = sorted(m.text for m in eng.query(namespace="u", tags=["fact"]))
+        # the family fact's turns are protected (add_conversation), and so is the fact they make
+        protected = {m.text for m in eng.query(namespace="u", tags=["fact", "protected"])}
+    assert "user: My sister Anna lives in Porto and works as a nurse at the children's hospital." in protected
+    assert not [f for f in protected if "marathon" in f]   # its turns are not protected
     assert "user: My sister Anna lives in Porto and works as a nurse at the children's hospital." in facts
     assert "user: I have trouble falling asleep since the new job started." in facts
     assert not [f for f in facts if "yoga" in f or "?" in f or "Maybe" in f], facts

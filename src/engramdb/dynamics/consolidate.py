@@ -38,7 +38,8 @@ per namespace with one dynamics-log entry per action:
    last said; only a sentence that states something counts, as
    :func:`engramdb.dynamics.admission.states_a_fact` judges it: a question, a hedge or a piece
    of advice asked or given in every session is no fact, and a cluster of nothing else is not
-   promoted), with an ``evidence_for`` edge from each member. Being semantic, it decays
+   promoted), with an ``evidence_for`` edge from each member; tagged ``protected`` too when a
+   member is (a health fact said in a chat, :meth:`Engram.add_conversation`). Being semantic, it decays
    with the semantic half-life (``DecayConfig.half_life_s``) instead of the episodic one.
 
 Idempotent: the summary and fact ids are functions of their sources, and what exists already is
@@ -78,6 +79,7 @@ from ..state import EngineState
 from ..types import GENERATED_TAGS, KIND_BY_CODE, MemoryKind, MemoryState, Relation, _STATE_CODES
 from ..write.records import embed_missing, prepare, write_new
 from .admission import states_a_fact
+from .forgetting import PROTECTED_TAG
 from ..validate import MAX_TAGS, check_text, is_blank, now as clock_now
 from ..wording import count
 from .. import slots as _slots
@@ -457,8 +459,10 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
                     break
             if text is None:
                 continue
+            # a fact restating a protected turn ("I'm allergic to peanuts") is protected as well
+            protected = any(PROTECTED_TAG in (recs[m].get("tags") or ()) for m in members)
             items.append({"id": ext, "kind": MemoryKind.SEMANTIC, "text": text,
-                          "tags": ["fact"],
+                          "tags": ["fact", PROTECTED_TAG] if protected else ["fact"],
                           "created_at": max(float(c.created_at[m]) for m in members), "source": c.ext_ids[centre],
                           "confidence": min(1.0, 0.5 + 0.1 * len({session_of[m] for m in members}))})
             edges.extend((c.ext_ids[m], ext, Relation.EVIDENCE_FOR, 1.0) for m in members)
