@@ -437,10 +437,34 @@ def test_states_a_fact():
     from engramdb.dynamics.admission import states_a_fact
 
     for said in ("My sister Anna lives in Porto.", "Caroline: I work at Acme.", "You are allergic to peanuts.",
-                 "Trying new recipes is my hobby.", "The meeting moved to 3 pm."):
+                 "Trying new recipes is my hobby.", "The meeting moved to 3 pm.",
+                 "When I was young I lived in Oslo.", "What I love most is hiking in the Alps.",
+                 # a reminder preamble wraps a statement (hostile pass)
+                 "Please remember that I am severely allergic to penicillin.",
+                 "Don't forget, I'm severely allergic to penicillin.", "You should know I am diabetic.",
+                 "Let's Encrypt certificates expire after ninety days."):
         assert states_a_fact(said), said
     for said in ("Do you know a good clinic?", "You might want to try yoga.", "Maybe it could help.",
                  "I think the shop closes at 6.", "Try the blue one.", "How about Friday at noon.",
                  "Let's meet at the station.", "I'd recommend the early train.", "Please book it for me.",
-                 "If you go, take an umbrella.", "It could help to stretch first.", "Thanks, Mel!", "   "):
+                 "If you go, take an umbrella.", "It could help to stretch first.", "Thanks, Mel!", "   ",
+                 # questions without a plain "?" at the end, and commands (hostile pass)
+                 "Am I allergic to penicillin?!", "Is my flight to Lisbon delayed？", "Is my flight delayed",
+                 "How do I convert 50mg to grams.", "What's my name", 'Is it late?"', "Could you check the oven.",
+                 "Stay hydrated and drink plenty of water.", "Do not skip your warm-up.", "Pls call me.",
+                 "It'd be a good idea to call the bank.", "Just try the new route.", "We should book early.",
+                 "You'd better leave now.", "I suppose it works."):
         assert not states_a_fact(said), said
+
+
+def test_a_question_repeated_in_every_session_is_no_protected_fact(tmp_path):
+    """ "Am I allergic to penicillin antibiotics?!" asked in three sessions became a fact tagged
+    protected, never archived: the "?!" hid the question (hostile pass)."""
+    msgs = [{"role": r, "content": c, "created_at": T0 + s * DAY + i, "session": f"s{s}"}
+            for s in range(3) for i, (r, c) in enumerate([("user", "Am I allergic to penicillin antibiotics?!"),
+                                                           ("assistant", "Okay.")])]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        eng.add_conversation(msgs, namespace="u")
+        eng.consolidate(namespace="u", now=T0 + 60 * DAY)
+        assert eng.query(namespace="u", tags=["fact"]) == []
+        assert eng.query(namespace="u", tags=["protected"]) == []   # a question states no health fact

@@ -1336,3 +1336,29 @@ def test_a_users_health_family_and_identity_facts_outlive_a_quiet_year(tmp_path)
         assert res.exit_code == 0, res.output
         with engramdb.open(where, embedder="hashing") as eng:
             assert len(eng.query(namespace="default", tags=["protected"])) == want, flags
+
+
+def test_questions_and_requests_naming_a_category_are_not_protected(tmp_path):
+    """protect_roles tagged "What's my name?" and "Translate 'I am allergic to nuts' into French."
+    protected (never archived): a question or a request names a category without stating it
+    (hostile pass)."""
+    msgs = [{"role": "user", "content": c} for c in (
+        "What's my name?", "Where do I live?", "How do I convert 50mg to grams?",
+        "Translate 'I am allergic to nuts' into French.", "Please remember that I take 50 mg of sertraline daily.",
+        "I think I'm allergic to penicillin.")]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        eng.add_conversation(msgs, namespace="u", session="s")
+        assert sorted(m.text for m in eng.query(namespace="u", tags=["protected"])) == [
+            "user: I think I'm allergic to penicillin.", "user: Please remember that I take 50 mg of sertraline daily."]
+
+
+@pytest.mark.parametrize("name", ["protected", "fact", "summary"])
+def test_a_speaker_named_as_an_engine_tag_is_refused(tmp_path, name):
+    """A speaker's name is a tag of its messages: a speaker "protected" made every message of it
+    protected, with protect_roles=() too; one "fact" was taken for a promoted fact."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        with pytest.raises(InvalidInputError, match=f"messages\\[1\\]: name: '{name}' is a tag the engine gives"):
+            eng.add_conversation([{"role": "user", "content": "hello there"},
+                                  {"role": "user", "name": name, "content": "I like the colour blue."}],
+                                 namespace="u", protect_roles=())
+        assert eng.stats()["memories"] == 0

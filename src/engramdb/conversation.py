@@ -58,7 +58,7 @@ from .errors import EmptyTextError, InvalidInputError
 from .index.tokens import tokenize
 from .speakers import CHAT_ROLES
 from .store.lmdb_store import text_digest
-from .types import GENERATED_TAGS, MemoryKind, Relation
+from .types import GENERATED_TAGS, PROTECTED_TAG, MemoryKind, Relation
 from .validate import RESERVED_TAGS, as_list, check_user_id, encodable, is_blank, plain_str, reserved_form, to_unix_seconds
 
 __all__ = ["ConversationPlan", "plan_conversation", "check_messages", "split_blocks", "stored_mentions", "MESSAGE_FIELDS",
@@ -72,6 +72,10 @@ ROLES = CHAT_ROLES
 INSTRUCTION_ROLES = frozenset({"system", "developer"})
 TOOL_ROLES = frozenset({"tool", "function"})
 _LEFT_OUT_ROLES = INSTRUCTION_ROLES | TOOL_ROLES
+#: Tags with a meaning to the engine, which a speaker's name (a tag of its messages) cannot be:
+#: a message of a speaker "protected" was never archived, one of "fact" was taken for a fact
+_ENGINE_TAGS = {**RESERVED_TAGS, "fact": "facts promoted by consolidate",
+                PROTECTED_TAG: "memories the rescoring job never archives"}
 
 #: Fields a message may carry; the other fields of OpenAI's chat messages (tool calls, an
 #: assistant message's refusal, annotations and audio, as the SDK dumps them) are accepted and
@@ -1285,9 +1289,9 @@ def _check_message(m: Any, where: str, keep_roles: tuple[str, ...]) -> tuple | N
     name = m.get("name")
     if name is not None and not _shows_text(name):
         raise _bad(where, "name", f"must be a non-empty string of valid UTF-8, got {name!r}")
-    if name is not None and name.strip() in RESERVED_TAGS:   # a speaker's name becomes a tag of the message
-        raise _bad(where, "name", f"{name.strip()!r} is a tag the engine reserves for "
-                                  f"{RESERVED_TAGS[name.strip()]}; give the speaker another name")
+    if name is not None and name.strip() in _ENGINE_TAGS:   # a speaker's name becomes a tag of the message
+        raise _bad(where, "name", f"{name.strip()!r} is a tag the engine gives "
+                                  f"{_ENGINE_TAGS[name.strip()]}; give the speaker another name")
     raw_t = m.get("created_at")
     try:
         t = None if raw_t is None else to_unix_seconds(raw_t, field=f"{where}: created_at")

@@ -9,7 +9,7 @@ from .errors import UnknownKindError, UnknownRelationError
 
 __all__ = ["MemoryKind", "Relation", "MemoryState", "Memory", "Edge", "PathStep", "Hit", "Gap", "RecallResult",
            "Contradiction", "CensorNote", "memory_from_record", "DecisionInfo", "OUTCOMES", "decision_outcome",
-           "GENERATED_TAGS", "CONNECTOR_TAGS", "PIECE_TAG", "shown_tags", "format_path"]
+           "GENERATED_TAGS", "CONNECTOR_TAGS", "PIECE_TAG", "PROTECTED_TAG", "shown_tags", "format_path"]
 
 #: Tags of the nodes that conversation ingest (engramdb.conversation) and consolidation
 #: (engramdb.dynamics.consolidate) add beside the messages: sessions, entities, long-message
@@ -22,6 +22,10 @@ PIECE_TAG = "piece"
 #: spreading activation between turns but answer nothing, so recall keeps them out of its hits
 #: unless asked (RecallConfig.connector_hits, or a tags filter naming them).
 CONNECTOR_TAGS = frozenset({"session", "entity"})
+#: The tag of a memory the default rescoring job never archives or prunes (identity, health and
+#: family facts: admission, ``add_conversation`` and consolidation tag them;
+#: ``ForgettingConfig.keep_protected``).
+PROTECTED_TAG = "protected"
 
 
 class MemoryKind(str, enum.Enum):

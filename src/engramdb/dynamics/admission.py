@@ -83,7 +83,7 @@ HEDGE_PENALTY = 0.7
 PHATIC_PRIOR = 0.2   # A-MAC's type prior of temporary states
 NEAREST_BLOCK = 2048   # tile side of nearest_earlier's blocked products (16 MiB of float32)
 HEDGES = ("maybe", "perhaps", "probably", "possibly", "might", "i think", "i guess", "not sure",
-          "unsure", "i believe", "rumor", "apparently", "supposedly")
+          "unsure", "i believe", "rumor", "apparently", "supposedly", "i suppose", "i reckon", "i feel like")
 CUES = frozenset(
     "prefer prefers preferred like likes love loves hate hates favorite favourite allergic always "
     "never plan plans planning decided decide decision will must need needs remember birthday "
@@ -478,6 +478,12 @@ def protected_category(text: str, kind: str | None = None) -> tuple[str | None, 
     - ``"identity"``: name, birthday and birth, age, where someone lives or comes from, job
       ("works at", "job", "I'm a nurse").
 
+    Only the sentences that state something count: a question ("What's my name?", "Am I
+    allergic to penicillin?") or a request or piece of advice ("Translate 'I am allergic to
+    nuts' into French") names a category without stating it (a reminder preamble, "Please
+    remember that ...", is set aside; a hedged statement still counts: "I think I'm allergic to
+    penicillin" is kept, being about health).
+
     Parameters
     ----------
     text : str
@@ -493,7 +499,10 @@ def protected_category(text: str, kind: str | None = None) -> tuple[str | None, 
         kind = infer_kind(text)[0]
     if kind == PHATIC_KIND:
         return None, ""
-    body = strip_speaker(text).translate(_APOSTROPHE)
+    # what the text states: its questions ("What's my name?") and requests or advice ("Translate
+    # 'I am allergic to nuts' into French") name a category without stating it
+    body = " ".join(x for x in map(_reminded, map(str.strip, _sentences(text)))
+                    if not _is_question(x) and not _is_proposal(x))
     low = [t.lower() for t in _tokens(body)]
     joined = " " + " ".join(low) + " "
     for stem in HEALTH:
@@ -522,32 +531,85 @@ def _hedged(text: str) -> bool:
     return any(f" {h} " in low for h in HEDGES)
 
 
+_LEAD = r"^(?:(?:so|well|oh|ok|okay|also|and|but|then|honestly|anyway|alternatively|just|definitely|really)\b,?\s+)*"
 #: A sentence that proposes, offers or asks something of the listener instead of stating it:
-#: "You might want to try yoga", "How about Friday", "Let's meet", "Try the blue one", "Feel free
-#: to ...", "I'd suggest ...", "It could help to ...", "If you ..." (after discourse words)
+#: "You might want to try yoga", "How about Friday", "Let's meet", "Feel free to ...", "I'd
+#: suggest ...", "It could help to ...", "If you ...", "Please ..." (after discourse words);
+#: "Let's Encrypt" (a capitalised word after it) is a name, not a proposal
 _PROPOSAL = re.compile(
-    r"^(?:(?:so|well|oh|ok|okay|also|and|but|then|honestly|anyway|alternatively)\b,?\s+)*"
-    r"(?:you (?:might|could|may|should|can|would|ought to|want to|need to|have to)|how about|what about|why not|"
-    r"why don't|let's|let us|let me|consider|try|feel free|make sure|don't forget|remember to|be sure to|"
-    r"i(?:'d| would)? (?:suggest|recommend|advise)|it (?:might|could|may|would) (?:help|be (?:worth|good|nice|"
-    r"a good idea|best))|if you|please)\b", re.IGNORECASE)
+    _LEAD + r"(?:you(?:'d| had)? better|you (?:might|could|may|should|can|would|ought to|want to|need to|have to)|"
+    r"we (?:should|could|might|ought to)|how about|what about|why not|why don't|let's(?!\s+(?-i:[A-Z]))|"
+    r"let us|let me|feel free|make sure|be sure to|remember to|don't|do not|never|"
+    r"i(?:'d| would)? (?:suggest|recommend|advise)|it(?:'d| might| could| may| would) (?:help|be (?:worth|good|"
+    r"nice|a good idea|best|wise|better))|if you|please|pls|plz|kindly)\b", re.IGNORECASE)
+#: Verbs that open advice or a request in the imperative ("Try the blue one", "Drink plenty of
+#: water", "Call the bank"): a sentence whose first word (after discourse words) is one of them
+#: has no subject, so it states nothing
+IMPERATIVE_VERBS = frozenset(
+    "add apply ask avoid book bring buy call cancel change check choose clean consider contact continue cook "
+    "cut dress drink drive eat email enjoy explain find follow forget get give go grab have help imagine "
+    "include join keep leave limit list look make meet message move order pack pay pick plan practice "
+    "practise prepare put read reduce relax remember remind rest run save schedule see send set share show "
+    "sign skip sleep start stay stop stretch swap switch take talk tell text think translate try turn "
+    "update use visit wait walk watch wear write".split())
+#: A question without its "?": an auxiliary before its subject ("Is my flight delayed", "Could you
+#: check"), or a question word before an auxiliary ("How do I convert", "What's my name")
+_QUESTION_FORM = re.compile(
+    _LEAD + r"(?:(?:am|is|are|was|were|do|does|did|can|could|would|will|shall|should|have|has|had|may|must|"
+    r"isn't|aren't|wasn't|don't|doesn't|didn't|can't|couldn't|won't|wouldn't|shouldn't|haven't|hasn't)\s+"
+    r"(?:i|you|he|she|it|we|they|my|your|his|her|its|our|their|the|this|that|these|those|there|a|an|any|anyone|"
+    r"someone|somebody)\b|(?:what|where|when|why|who|whom|whose|which|how)(?:'s|'re|'d|'ll|\s+(?:am|is|are|was|"
+    r"were|do|does|did|can|could|would|will|should|has|have|had|much|many|long|often|far|old)\b))", re.IGNORECASE)
+#: A preamble that asks the listener to keep what follows ("Please remember that ...", "Don't
+#: forget, ...", "You should know ...", "Just so you know, ..."): the rest is judged on its own
+_REMINDER = re.compile(
+    r"^(?:please\s+|pls\s+)?(?:remember|note|keep in mind|bear in mind|don't forget|do not forget|never forget|"
+    r"for the record|fyi|just so you know|you should know|you need to know|i want you to know|"
+    r"i'd like you to know|let me remind you)(?:\s+that)?\s*[,:;-]?\s+(?=\S)", re.IGNORECASE)
+_CLOSERS = "\"'”’»)]}»」』 \t"
+
+
+def _is_question(body: str) -> bool:
+    """A question: it ends in a question mark (full-width, "?!", or inside closing quotes and
+    brackets) or has a question's word order (:data:`_QUESTION_FORM`)."""
+    end = body.rstrip(_CLOSERS).rstrip("!.…")
+    return end.endswith(("?", "？", "¿")) or _QUESTION_FORM.match(body) is not None
+
+
+def _is_proposal(body: str) -> bool:
+    """A suggestion, offer, request or command to the listener (:data:`_PROPOSAL`,
+    :data:`IMPERATIVE_VERBS`)."""
+    if _PROPOSAL.match(body) is not None:
+        return True
+    words = re.sub(_LEAD, "", body, count=1, flags=re.IGNORECASE).split(None, 1)
+    return bool(words) and words[0].lower().strip(",;:!.") in IMPERATIVE_VERBS
+
+
+def _reminded(body: str) -> str:
+    """``body`` without a reminder preamble ("Please remember that ..."): what it asks to keep."""
+    return _REMINDER.sub("", body, count=1)
 
 
 def states_a_fact(sentence: str) -> bool:
     """Whether ``sentence`` (one sentence; a leading capitalised "Speaker: " label is set aside)
     asserts something as holding, rather than asking, hedging or proposing it.
 
-    Not a statement: a question (ending in "?"); chatter (greetings, thanks, filler, weather
-    small talk: the sentence rules of :func:`infer_kind`); a hedge (:data:`HEDGES`: "maybe",
-    "I think", "not sure", ...); a suggestion, offer or request to the listener ("You might want
-    to try yoga", "How about Friday?", "Let's ...", "Try ...", "I'd recommend ...", "Please
-    ..."). Consolidation promotes only statements to semantic facts (a piece of advice repeated
-    across sessions is no fact about the user).
+    A reminder preamble is set aside first ("Please remember that I am allergic to penicillin",
+    "Don't forget, ...", "You should know ..."). Then it is no statement when it is: a question
+    (a question mark at its end, full-width or before closing quotes, or a question's word order:
+    "Is my flight delayed", "How do I ..."); chatter (greetings, thanks, filler, weather small
+    talk: the sentence rules of :func:`infer_kind`); a hedge (:data:`HEDGES`: "maybe", "I
+    think", "not sure", ...); a suggestion, offer, request or command to the listener ("You
+    might want to try yoga", "How about Friday", "Let's ...", "I'd recommend ...", "Please
+    ...", "Don't ...", a first word of :data:`IMPERATIVE_VERBS`: "Try ...", "Drink ...").
+    Consolidation promotes only statements to semantic facts (a question or a piece of advice
+    repeated across sessions is no fact about the user). Rules, English only: a statement whose
+    first word is such a verb used as a name ("Try Harder is my band") is missed.
     """
-    body = strip_speaker(sentence).translate(_APOSTROPHE).strip()
-    if not _tokens(body) or body.endswith("?") or _chatter_sentence(body) is not None or _hedged(body):
+    body = _reminded(strip_speaker(sentence).translate(_APOSTROPHE).strip())
+    if not _tokens(body) or _is_question(body) or _chatter_sentence(body) is not None or _hedged(body):
         return False
-    return _PROPOSAL.match(body) is None
+    return not _is_proposal(body)
 
 
 @dataclass(slots=True)

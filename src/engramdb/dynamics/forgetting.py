@@ -27,7 +27,7 @@ import numpy as np
 
 from ..state import EngineState
 from ..store import ledger as _ledger
-from ..types import MemoryKind, MemoryState, _STATE_CODES
+from ..types import PROTECTED_TAG, MemoryKind, MemoryState, _STATE_CODES
 from ..validate import now as clock_now
 from ..write import LOG_PREFIX, WriteUnit, write_unit
 from ..write.reinforce import next_t0
@@ -35,7 +35,6 @@ from ..write.reinforce import next_t0
 __all__ = ["LOG_PREFIX", "ACTIONS", "PROTECTED_TAG", "read_log", "promotion_order", "overflow", "promote",
            "archive", "protected", "kept_apart", "enforce_working_capacity"]
 
-PROTECTED_TAG = "protected"
 
 ACTIONS = ("archive", "prune", "promote", "admission_reject", "admission_reinforce", "admission_shadow")
 _ACTIVE = _STATE_CODES[MemoryState.ACTIVE]
