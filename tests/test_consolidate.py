@@ -468,3 +468,32 @@ def test_a_question_repeated_in_every_session_is_no_protected_fact(tmp_path):
         eng.consolidate(namespace="u", now=T0 + 60 * DAY)
         assert eng.query(namespace="u", tags=["fact"]) == []
         assert eng.query(namespace="u", tags=["protected"]) == []   # a question states no health fact
+
+
+def test_a_fact_restated_in_a_later_session_supersedes_its_older_form(tmp_path):
+    """A fourth session restating a fact promoted from three made a second, identical fact beside
+    it (hostile pass); a changed dose retires the fact through the write's conflict check."""
+    said = "I take levothyroxine {} mcg every morning before breakfast."
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        def session(day, dose):
+            eng.add_conversation([{"role": "user", "content": said.format(dose), "created_at": T0 + day * DAY},
+                                  {"role": "assistant", "content": "Okay.", "created_at": T0 + day * DAY + 60}],
+                                 namespace="me", session=f"d{day}")
+
+        def live_facts():
+            return [m for m in eng.query(namespace="me", tags=["fact"])]
+
+        for day in (0, 1, 2):
+            session(day, 50)
+        eng.consolidate(namespace="me", now=T0 + 30 * DAY)
+        [first] = live_facts()
+        session(40, 50)   # the same again
+        eng.consolidate(namespace="me", now=T0 + 70 * DAY)
+        [second] = live_facts()
+        assert second.id != first.id and "50 mcg" in second.text
+        old = eng.get(first.id, namespace="me")
+        assert old.state == MemoryState.SUPERSEDED and old.superseded_by == second.id
+        assert eng.consolidate(namespace="me", now=T0 + 70 * DAY)["facts"] == 0   # idempotent
+        session(80, 75)   # the dose changed: the write's conflict check retires the 50 mcg fact
+        eng.consolidate(namespace="me", now=T0 + 110 * DAY)
+        assert live_facts() == [] and eng.get(second.id, namespace="me").superseded_by == "d80:1"

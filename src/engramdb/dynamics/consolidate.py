@@ -39,7 +39,9 @@ per namespace with one dynamics-log entry per action:
    :func:`engramdb.dynamics.admission.states_a_fact` judges it: a question, a hedge or a piece
    of advice asked or given in every session is no fact, and a cluster of nothing else is not
    promoted), with an ``evidence_for`` edge from each member; tagged ``protected`` too when a
-   member is (a health fact said in a chat, :meth:`Engram.add_conversation`). Being semantic, it decays
+   member is (a health fact said in a chat, :meth:`Engram.add_conversation`). A new fact whose
+   turns were evidence for live facts made of fewer restatements (restated in a later session,
+   or with a changed value) supersedes them: a fact is one memory, as it holds now. Being semantic, it decays
    with the semantic half-life (``DecayConfig.half_life_s``) instead of the episodic one.
 
 Idempotent: the summary and fact ids are functions of their sources, and what exists already is
@@ -179,6 +181,15 @@ def _fact_text(turn: str, member_vecs: np.ndarray, embed: Callable) -> str | Non
         svec = np.asarray(embed(sents), np.float32)
         best = sents[int(np.argmax(svec @ member_vecs.mean(axis=0)))]
     return f"{who}: {best}" if who else best
+
+
+def _facts_of(csr, turn: int, tagged: dict[int, set[str]]) -> set[int]:
+    """The live facts ``turn`` is evidence for (``turn -[evidence_for]-> fact``; ``tagged``
+    holds the namespace's active memories' tags)."""
+    a, b = int(csr.indptr[turn]), int(csr.indptr[turn + 1])
+    rel, nb, fwd = csr.relation[a:b], csr.indices[a:b], csr.forward[a:b]
+    return {int(t) for t, r, f in zip(nb, rel, fwd)
+            if r == Relation.EVIDENCE_FOR.code and f and "fact" in tagged.get(int(t), ())}
 
 
 def _in_pieces(rec: dict) -> bool:
@@ -364,7 +375,8 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
     for nid, tags in tagged.items():
         if "summary" in tags and recs[nid].get("source"):
             summary_of[recs[nid]["source"]] = nid
-    refresh: list[tuple[str, int, float]] = []   # (new summary ext id, old summary nid, its event time)
+    refresh: list[tuple[str, int, float]] = []   # (new summary or fact ext id, old one's nid, its event time)
+    retired: set[int] = set()   # old facts a new fact supersedes (by the first new fact only)
     if embed is not None and cfg.summaries:
         for sid, turns in sessions.items():
             sid_ext = c.ext_ids[sid]
@@ -461,14 +473,21 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
                 continue
             # a fact restating a protected turn ("I'm allergic to peanuts") is protected as well
             protected = any(PROTECTED_TAG in (recs[m].get("tags") or ()) for m in members)
+            newest = max(float(c.created_at[m]) for m in members)
             items.append({"id": ext, "kind": MemoryKind.SEMANTIC, "text": text,
                           "tags": ["fact", PROTECTED_TAG] if protected else ["fact"],
-                          "created_at": max(float(c.created_at[m]) for m in members), "source": c.ext_ids[centre],
+                          "created_at": newest, "source": c.ext_ids[centre],
                           "confidence": min(1.0, 0.5 + 0.1 * len({session_of[m] for m in members}))})
             edges.extend((c.ext_ids[m], ext, Relation.EVIDENCE_FOR, 1.0) for m in members)
+            # the live facts its turns were evidence for, made of fewer restatements: this one
+            # supersedes them (a fact restated in a fourth session, or with a new dose, is one fact)
+            olds = sorted(set().union(*(_facts_of(csr, m, tagged) for m in members)) - retired)
+            retired.update(olds)
+            refresh.extend((ext, old, newest) for old in olds)
             log.append({"action": "consolidate_fact", "namespace": ns, "id": ext,
                         "reason": f"restated in {count(len({session_of[m] for m in members}), 'session')} by "
-                                  f"{count(len(members), 'turn')}"})
+                                  f"{count(len(members), 'turn')}"
+                                  + (f"; supersedes {', '.join(repr(c.ext_ids[o]) for o in olds)}" if olds else "")})
 
     if not items and not merges:
         return lambda: out
@@ -483,7 +502,7 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
             a = new_by_ext[s].nid if s in new_by_ext else unit.lookup(ns, s)
             b = new_by_ext[t].nid if t in new_by_ext else unit.lookup(ns, t)
             rows.append((a, b, rel.code, w))
-        for ext, old, valid_from in refresh:   # a grown session's new summary supersedes the old
+        for ext, old, valid_from in refresh:   # a grown session's new summary supersedes the old, a fact its older form
             unit.put_record(old, _slots.retire_record(unit.record(old), ext, valid_from, record_now))
             rows.append((new_by_ext[ext].nid, old, Relation.SUPERSEDES.code, 1.0))
         gained: dict[int, list[str]] = {}   # kept nid -> the tags of the members it replaces
