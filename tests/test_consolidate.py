@@ -497,3 +497,18 @@ def test_a_fact_restated_in_a_later_session_supersedes_its_older_form(tmp_path):
         session(80, 75)   # the dose changed: the write's conflict check retires the 50 mcg fact
         eng.consolidate(namespace="me", now=T0 + 110 * DAY)
         assert live_facts() == [] and eng.get(second.id, namespace="me").superseded_by == "d80:1"
+
+
+def test_a_fact_is_found_in_any_part_of_a_message_stored_in_pieces(tmp_path):
+    """A message longer than chunk_chars is stored in pieces; consolidation read only its first
+    piece, so a statement at its end, repeated in three sessions, made no fact (hostile pass)."""
+    filler = " ".join(f"Could you help me with question {i} about the garden tomatoes?" for i in range(80))
+    said = filler + " I am severely allergic to penicillin antibiotics and amoxicillin tablets."
+    assert len(said) > 4000
+    msgs = [{"role": r, "content": c, "created_at": T0 + s * DAY + i, "session": f"s{s}"}
+            for s in range(3) for i, (r, c) in enumerate([("user", said), ("assistant", "Okay.")])]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        eng.add_conversation(msgs, namespace="u")
+        eng.consolidate(namespace="u", now=T0 + 60 * DAY)
+        facts = [m.text for m in eng.query(namespace="u", tags=["fact"])]
+    assert facts == ["user: I am severely allergic to penicillin antibiotics and amoxicillin tablets."]

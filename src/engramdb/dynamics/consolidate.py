@@ -70,7 +70,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..batch_plan import piece_ids
+from ..batch_plan import piece_ids, whole_record
 from ..config import ConsolidationConfig
 from ..entities import _COMMON as _FILLERS
 from ..index.stopwords import ENGLISH_STOP_WORDS
@@ -320,6 +320,12 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
     if not len(live):   # every memory forgotten, faded or hidden: nothing to consolidate
         return lambda: out
     recs = dict(zip(live.tolist(), state.records(live.tolist(), "reading memories to consolidate")))
+    long = [nid for nid, rec in recs.items() if rec is not None and rec.get("chunks")]
+    if long:   # a message stored in pieces is read whole: a fact or summary may come from any part
+        with state.store.read("reading long memories to consolidate") as txn:
+            read_piece = state.piece_reader(txn, ns)
+            for nid in long:
+                recs[nid] = whole_record(recs[nid], read_piece, state.config.store.chunk_chars // 10)
     tagged = {nid: set(rec.get("tags") or ()) for nid, rec in recs.items() if rec is not None}
     csr = state.recall_csr()   # without the edges of hidden memories
 
