@@ -118,8 +118,25 @@ def test_changed_fact_is_never_a_duplicate(eng, text, change):
     assert d.decision != "reinforce" and d.fact_change == change
     assert d.nearest == "flight" and d.nearest_cosine > 0.99
     assert eng.get("flight").access_count == 0
-    if d.decision == "admit":
-        assert eng.get("new").text == text
+    assert d.decision == "admit" and eng.get("new").text == text
+    assert d.factors["semantic_novelty"] == 1.0   # the change is new, however near its wording
+
+
+@pytest.mark.parametrize("in_batch", [False, True])
+def test_a_changed_date_is_admitted_not_rejected_as_redundant(eng, in_batch):
+    """"The car goes in for service on the 15th" after "... on the 14th" was kept apart (it changes
+    a number) and then rejected, its novelty 0.04 from the near wording (score 0.546 < 0.55): the
+    correction was lost and the outdated date stayed (admission_quality test-072)."""
+    old = {"id": "old", "text": "The car goes in for service on the 14th", "embedding": basis(0), "created_at": T0}
+    new = {"id": "new", "text": "The car goes in for service on the 15th",
+           "embedding": unit(basis(0) + 0.2 * basis(1)), "created_at": T0}
+    if in_batch:
+        out = eng.admit_batch([old, new], now=T0)[1]
+    else:
+        eng.add(**{k: v for k, v in old.items()})
+        out = eng.admit_batch([new], now=T0)[0]
+    assert out.fact_change == "number" and out.decision == "admit" and out.stored
+    assert out.factors["semantic_novelty"] == 1.0
 
 
 def test_in_batch_duplicate_reinforces_the_earlier_candidate(eng):

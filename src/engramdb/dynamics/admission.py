@@ -10,7 +10,9 @@ factual confidence C      the candidate's ``confidence`` (default 1), times 0.7 
                           ROUGE-L against the transcript; a caller who has a transcript can
                           pass that score as ``confidence``.
 semantic novelty N        1 - max(cosine to the namespace's nearest stored memory, cosine to
-                          any earlier candidate of the batch), clipped to [0, 1].
+                          any earlier candidate of the batch), clipped to [0, 1]; 1 for a
+                          near-duplicate that changes a number, date, name or negation of
+                          it (:func:`fact_change`): the change is what is new.
 temporal recency R        2**(-(now - created_at) / ``recency_half_life_s``).
 content-type prior T      ``AdmissionConfig.type_prior[kind]``, capped at 0.2 (A-MAC's prior
                           for temporary states) when :func:`is_phatic` finds the text to be
@@ -872,8 +874,28 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
     # earlier candidates of the batch
     batch_j, cos_batch = nearest_earlier(vecs)
 
+    stored_text: dict[int, str] = {}
+    dups = sorted(set(dup_nid[(dup_nid >= 0) & (dup_cos >= cfg.duplicate_cosine)].tolist()))
+    for nid, rec in zip(dups, state.records(dups, "reading near-duplicates")):
+        stored_text[nid] = rec["text"]
+    # a near-duplicate that changes a number, date, name or negation of the memory it is near to
+    # (stored, or an earlier candidate) is kept apart from it: what it says is new, and its
+    # novelty is 1 (its cosine to the memory it corrects made it look redundant, and the
+    # correction was rejected while the outdated value stayed)
+    change_of: list[str | None] = [None] * n
+    for i, p in enumerate(prepared):
+        batch_dup = n > 1 and i > 0 and cos_batch[i] >= cfg.duplicate_cosine
+        store_dup = dup_nid[i] >= 0 and dup_cos[i] >= cfg.duplicate_cosine
+        if phatic_rule[i]:
+            continue
+        if store_dup and (not batch_dup or dup_cos[i] >= cos_batch[i]):
+            change_of[i] = fact_change(p.text, stored_text[int(dup_nid[i])])
+        elif batch_dup:
+            change_of[i] = fact_change(p.text, prepared[int(batch_j[i])].text)
+
     conf = np.array([p.confidence * (HEDGE_PENALTY if _hedged(p.text) else 1.0) for p in prepared], np.float32)
     novelty = np.clip(1.0 - np.maximum(cos_store, cos_batch), 0.0, 1.0).astype(np.float32)
+    novelty[[i for i, ch in enumerate(change_of) if ch is not None]] = 1.0
     age = np.maximum(now - np.array([p.created_at for p in prepared], np.float64), 0.0)
     recency = np.exp2(-age / cfg.recency_half_life_s).astype(np.float32)
     prior = cfg.type_prior_by_code[np.array([p.kind.code for p in prepared], np.intp)].copy()
@@ -883,11 +905,6 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
     prior[phatic] = np.minimum(prior[phatic], np.float32(PHATIC_PRIOR))
     features = np.ascontiguousarray(np.stack([u, conf, novelty, recency, prior], axis=1), dtype=np.float32)
     score, admit = registry.get("admission_score")(features, cfg.weights, float(cfg.threshold))
-
-    stored_text: dict[int, str] = {}
-    dups = sorted(set(dup_nid[(dup_nid >= 0) & (dup_cos >= cfg.duplicate_cosine)].tolist()))
-    for nid, rec in zip(dups, state.records(dups, "reading near-duplicates")):
-        stored_text[nid] = rec["text"]
 
     decisions: list[AdmissionDecision] = []
     resolved: list[tuple[str, int | None]] = []   # per candidate: (decision, batch index it reinforces)
@@ -912,14 +929,14 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
                         f"threshold {cfg.threshold:g}, not used)")
         elif store_dup and (not batch_dup or dup_cos[i] >= cos_batch[i]):
             nid = int(dup_nid[i])
-            change = fact_change(p.text, stored_text[nid])
+            change = change_of[i]
             if change is None:
                 d.decision, d.target = "reinforce", c.ext_ids[nid]
                 d.reason = f"near-duplicate (cosine {float(dup_cos[i]):.3f}) of stored memory {d.target!r}"
                 stored_counts[nid] = stored_counts.get(nid, 0) + 1
         elif batch_dup:
             j = int(batch_j[i])
-            change = fact_change(p.text, prepared[j].text)
+            change = change_of[i]
             if change is None:
                 dj, tj = resolved[j]
                 if dj == "admit":
