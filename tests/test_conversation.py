@@ -1338,18 +1338,20 @@ def test_a_users_health_family_and_identity_facts_outlive_a_quiet_year(tmp_path)
             assert len(eng.query(namespace="default", tags=["protected"])) == want, flags
 
 
-def test_questions_and_requests_naming_a_category_are_not_protected(tmp_path):
-    """protect_roles tagged "What's my name?" and "Translate 'I am allergic to nuts' into French."
-    protected (never archived): a question or a request names a category without stating it
-    (hostile pass)."""
+def test_questions_naming_a_category_are_not_protected(tmp_path):
+    """protect_roles tagged "What's my name?" and "How do I convert 50mg to grams?" protected (never
+    archived): a question names a category without stating it (hostile pass). Notes without a
+    subject and hedged statements stay protected: keeping errs on the safe side."""
     msgs = [{"role": "user", "content": c} for c in (
-        "What's my name?", "Where do I live?", "How do I convert 50mg to grams?",
-        "Translate 'I am allergic to nuts' into French.", "Please remember that I take 50 mg of sertraline daily.",
-        "I think I'm allergic to penicillin.")]
+        "What's my name?", "Where do I live?", "How do I convert 50mg to grams?", "Am I allergic to penicillin?!",
+        "Please remember that I take 50 mg of sertraline daily.", "I think I'm allergic to penicillin.",
+        "Never give me peanuts, I'm allergic.", "Take 20 mg of omeprazole before breakfast.")]
     with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
         eng.add_conversation(msgs, namespace="u", session="s")
         assert sorted(m.text for m in eng.query(namespace="u", tags=["protected"])) == [
-            "user: I think I'm allergic to penicillin.", "user: Please remember that I take 50 mg of sertraline daily."]
+            "user: I think I'm allergic to penicillin.", "user: Never give me peanuts, I'm allergic.",
+            "user: Please remember that I take 50 mg of sertraline daily.",
+            "user: Take 20 mg of omeprazole before breakfast."]
 
 
 @pytest.mark.parametrize("name", ["protected", "fact", "summary"])
@@ -1362,3 +1364,24 @@ def test_a_speaker_named_as_an_engine_tag_is_refused(tmp_path, name):
                                   {"role": "user", "name": name, "content": "I like the colour blue."}],
                                  namespace="u", protect_roles=())
         assert eng.stats()["memories"] == 0
+
+
+@pytest.mark.parametrize("said,protected", [
+    ("I'm also allergic to penicillin, should I worry about that?", True),   # a statement, then a question
+    ("My dad had a heart attack in 2019, what should he eat now?", True),
+    ("I take metformin twice a day.", True),
+    ("I use a wheelchair.", True),
+    ("I took the bus every morning.", False),
+    ("We take a walk daily.", False),
+    ("Am I allergic to penicillin?", False),
+])
+def test_protection_reads_each_clause(tmp_path, said, protected):
+    """A fresh-user pass: "I'm also allergic to penicillin, should I worry about that?" was not
+    protected (the whole sentence was taken for a question) and was archived five months later,
+    as were a medication regimen without a dose and a wheelchair."""
+    from engramdb.dynamics.admission import protected_category
+
+    assert (protected_category(said)[0] is not None) == protected
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        eng.add_conversation([{"role": "user", "content": said}], namespace="u", session="s")
+        assert len(eng.query(namespace="u", tags=["protected"])) == int(protected)

@@ -443,8 +443,16 @@ HEALTH = ("allerg", "intoleran", "diabet", "asthma", "celiac", "coeliac", "epile
           "insulin", "inhaler", "prescri", "diagnos", "disorder", "disease", "syndrome", "cancer", "tumor",
           "tumour", "pregnan", "surgery", "migraine", "alzheimer", "dementia", "parkinson", "arthritis",
           "chronic", "adhd", "autis", "depression", "anxiety", "bipolar", "blood type", "blood pressure",
-          "cholesterol", "pacemaker", "dialysis", "chemo", "epipen", "pills", "tablets", "dosage")
+          "cholesterol", "pacemaker", "dialysis", "chemo", "epipen", "pills", "tablets", "dosage",
+          "wheelchair", "hypertension", "heart attack", "heart condition", "stroke", "seizure", "hearing aid",
+          "disabilit", "disabled", "blind", "deaf", "transplant", "hiv", "hepatitis", "kidney", "thyroid")
 _DOSE = re.compile(r"\b\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ml|iu)\b", re.I)
+#: A medication regimen named without a dose or the word "medication": "I take metformin twice a
+#: day", "she's been taking lisinopril every morning"
+_REGIMEN = re.compile(r"\b(?:take|takes|taking)\s+(?!(?:the|a|an|my|our|his|her|their|some|any|care|time|off|"
+                      r"place|part|turns|it|that|this|them|him|me|us|photos?|pictures?|notes?|class(?:es)?|lessons?|"
+                      r"courses?|walks?|naps?|breaks?|the)\b)[^.;!?]{0,40}\b(?:daily|twice|three times|once a day|"
+                      r"(?:every|each) (?:morning|evening|night|day)|at bedtime|before (?:bed|breakfast|meals))\b", re.I)
 FAMILY = frozenset(
     "wife wife's husband husband's son son's sons daughter daughter's daughters mother mother's mom "
     "mom's mum mum's father father's dad dad's parents parents' parent brother brother's brothers "
@@ -473,18 +481,21 @@ def protected_category(text: str, kind: str | None = None) -> tuple[str | None, 
     Categories, checked in this order (:data:`PROTECTED_CATEGORIES`):
 
     - ``"health"``: allergies and intolerances, conditions (diabetes, asthma, ...),
-      medication (a dose such as "50mg", "insulin", "prescription"), blood type, pregnancy;
+      medication (a dose such as "50mg", a regimen such as "I take metformin twice a day",
+      "insulin", "prescription"), blood type, pregnancy, disability ("wheelchair");
     - ``"family"``: a family member (wife, husband, son, daughter, mother, ...) in a *fact*
       (``kind`` semantic): "My sister lives in Oslo" is protected, "My son scored a goal
       yesterday" is an episode and is not;
     - ``"identity"``: name, birthday and birth, age, where someone lives or comes from, job
       ("works at", "job", "I'm a nurse").
 
-    Only the sentences that state something count: a question ("What's my name?", "Am I
-    allergic to penicillin?") or a request or piece of advice ("Translate 'I am allergic to
-    nuts' into French") names a category without stating it (a reminder preamble, "Please
-    remember that ...", is set aside; a hedged statement still counts: "I think I'm allergic to
-    penicillin" is kept, being about health).
+    Questions do not count, clause by clause: "What's my name?" or "Am I allergic to penicillin?"
+    names a category without stating it, while "I'm allergic to penicillin, should I worry?"
+    states it in its first clause. Everything else does, erring on the side of keeping: a hedged statement
+    ("I think I'm allergic to penicillin"), a request that quotes one ("Translate 'I am allergic
+    to nuts' into French") and a subjectless note ("Take 50 mg sertraline daily", "Never give
+    me peanuts, I'm allergic") are protected; a memory kept too long costs little, a health fact
+    archived can cost much.
 
     Parameters
     ----------
@@ -501,10 +512,9 @@ def protected_category(text: str, kind: str | None = None) -> tuple[str | None, 
         kind = infer_kind(text)[0]
     if kind == PHATIC_KIND:
         return None, ""
-    # what the text states: its questions ("What's my name?") and requests or advice ("Translate
-    # 'I am allergic to nuts' into French") name a category without stating it
-    body = " ".join(x for x in map(_reminded, map(str.strip, _sentences(text)))
-                    if not _is_question(x) and not _is_proposal(x))
+    # its questions name a category without stating it ("What's my name?"); a sentence is read
+    # clause by clause, so "I'm allergic to penicillin, should I worry?" keeps its statement
+    body = " ".join(x for x in map(_reminded, map(str.strip, _clauses(text))) if x and not _is_question(x))
     low = [t.lower() for t in _tokens(body)]
     joined = " " + " ".join(low) + " "
     for stem in HEALTH:
@@ -513,6 +523,9 @@ def protected_category(text: str, kind: str | None = None) -> tuple[str | None, 
     m = _DOSE.search(body)
     if m:
         return "health", f"health: dose '{m.group(0)}'"
+    m = _REGIMEN.search(body)
+    if m:
+        return "health", f"health: regimen '{m.group(0)}'"
     if kind == MemoryKind.SEMANTIC.value:
         fam = next((t for t in low if t in FAMILY), None)
         if fam:
@@ -569,6 +582,13 @@ _REMINDER = re.compile(
     r"for the record|fyi|just so you know|you should know|you need to know|i want you to know|"
     r"i'd like you to know|let me remind you)(?:\s+that)?\s*[,:;-]?\s+(?=\S)", re.IGNORECASE)
 _CLOSERS = "\"'”’»)]}»」』 \t"
+
+
+def _clauses(text: str) -> list[str]:
+    """The sentences of ``text`` (:func:`_sentences`) cut at commas and semicolons, each clause
+    keeping the sentence's end mark only if it is the last one ("I'm allergic to penicillin,
+    should I worry?" -> "I'm allergic to penicillin", "should I worry?")."""
+    return [part for sent in _sentences(text) for part in re.split(r"\s*[,;]\s+", sent)]
 
 
 def _is_question(body: str) -> bool:
