@@ -272,7 +272,7 @@ def test_another_embedder_on_a_store_made_with_a_custom_one_says_what_to_pass(tm
         engramdb.open(tmp_path / "c", embedder="hashing")
     with engramdb.open(tmp_path / "h", embedder="hashing"):
         pass
-    with pytest.raises(ConfigError, match="Open it without embedder="):
+    with pytest.raises(ConfigError, match="Open it without naming an embedder .no embedder= in Python, no --embedder"):
         engramdb.open(tmp_path / "h", embedder=Custom())
 
 

@@ -2464,7 +2464,8 @@ def _check_same_embedder(embedder: Any, stored: str, path: str) -> None:
 
     given = getattr(embedder, "name", None)
     if given != stored:
-        how = ("Open it without embedder= (it uses the one it recorded)" if family_of(str(stored)) is not None
+        how = ("Open it without naming an embedder (no embedder= in Python, no --embedder on the command "
+               "line: it uses the one it recorded)" if family_of(str(stored)) is not None
                else f"Open it with the embedder object it was made with (its name is {stored!r}: engramdb "
                     "cannot rebuild it)")
         raise ConfigError(
