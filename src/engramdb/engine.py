@@ -34,6 +34,7 @@ from .state import EngineState
 from .store import ledger as _ledger
 from .store.lmdb_store import READABLE_SCHEMAS, SCHEMA_VERSION, LmdbStore, text_digest
 from .types import RELATION_BY_CODE, STATE_BY_CODE, Edge, Memory, MemoryKind, MemoryState, RecallResult, Relation
+from .types import PROTECTED_TAG
 from .types import memory_from_record
 from .contiguity import default_weight
 from .validate import (
@@ -1615,7 +1616,8 @@ class Engram:
         archives active memories below their kind's archive floor and erases archived ones
         below their kind's prune floor, all in one transaction, each action in
         :meth:`dynamics_log`. Memories tagged ``"protected"`` (admission and
-        ``add_conversation`` tag identity, health and family facts) are never archived or pruned while ``ForgettingConfig.keep_protected``
+        ``add_conversation`` tag identity, health and family facts) are never archived or
+        pruned while ``ForgettingConfig.keep_protected``
         is on, nor is a slot's current value (what :meth:`current` answers) archived while
         ``ForgettingConfig.keep_current_slots`` is on. Idempotent: a second pass at the same
         ``now`` changes no record.
@@ -2378,7 +2380,6 @@ def _protected_tag(roles: tuple[str, ...]) -> Callable[[str, str], tuple[str, ..
     if not roles:
         return None
     from .dynamics.admission import protected_category
-    from .dynamics.forgetting import PROTECTED_TAG
 
     def tags(role: str, content: str) -> tuple[str, ...]:
         return (PROTECTED_TAG,) if role in roles and protected_category(content)[0] is not None else ()

@@ -66,19 +66,19 @@ from ..facts import (
     DATE_WORDS, FUNCTION_WORDS, MONTHS, NUMBER_WORDS, fact_change, fact_signature, tokens as _tokens,
 )
 from ..state import EngineState
-from ..types import MemoryKind, MemoryState, _STATE_CODES
+from ..types import PROTECTED_TAG, MemoryKind, MemoryState, _STATE_CODES
 from ..validate import MAX_TAGS
 from ..write import write_unit
 from ..write.records import Prepared, write_new
 from ..wording import count
 from ..write.reinforce import boosted, reinforce
-from .forgetting import PROTECTED_TAG
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..config import AdmissionConfig
 
 __all__ = ["AdmissionDecision", "fact_change", "fact_signature", "heuristic_utility", "is_phatic",
-           "infer_kind", "protected_category", "states_a_fact", "strip_speaker", "admit_batch", "nearest_earlier", "HEDGE_PENALTY",
+           "infer_kind", "protected_category", "states_a_fact", "strip_speaker", "admit_batch", "nearest_earlier",
+           "HEDGE_PENALTY",
            "PHATIC_PRIOR", "PHATIC_KIND", "PROTECTED_CATEGORIES"]
 
 HEDGE_PENALTY = 0.7
@@ -452,7 +452,8 @@ _DOSE = re.compile(r"\b\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ml|iu)\b", re.I)
 _REGIMEN = re.compile(r"\b(?:take|takes|taking)\s+(?!(?:the|a|an|my|our|his|her|their|some|any|care|time|off|"
                       r"place|part|turns|it|that|this|them|him|me|us|photos?|pictures?|notes?|class(?:es)?|lessons?|"
                       r"courses?|walks?|naps?|breaks?|the)\b)[^.;!?]{0,40}\b(?:daily|twice|three times|once a day|"
-                      r"(?:every|each) (?:morning|evening|night|day)|at bedtime|before (?:bed|breakfast|meals))\b", re.I)
+                      r"(?:every|each) (?:morning|evening|night|day)|at bedtime|before (?:bed|breakfast|meals))\b",
+                      re.I)
 FAMILY = frozenset(
     "wife wife's husband husband's son son's sons daughter daughter's daughters mother mother's mom "
     "mom's mum mum's father father's dad dad's parents parents' parent brother brother's brothers "

@@ -33,17 +33,17 @@ per namespace with one dynamics-log entry per action:
 3. **Facts** (``consolidate_fact``): turns of different sessions whose cosine is at least
    ``fact_cosine``, sharing content words, and not giving one quantity two values (a number
    before the same word: "lisinopril 5 mg" and "lisinopril 10 mg" are two things, and the dose
-   that holds is the conflict check's to settle) restate one thing; a cluster spanning ``fact_min_sessions`` sessions is
-   promoted to a semantic memory ``fact:<digest of its members>`` tagged ``fact`` (text: the
-   sentence of its newest turn nearest the cluster's centroid, with the turn's speaker: one
-   statement, not a whole answer; the newest, because a restated fact that changed holds as
-   last said; only a sentence that states something counts, as
+   that holds is the conflict check's to settle) restate one thing; a cluster spanning
+   ``fact_min_sessions`` sessions is promoted to a semantic memory ``fact:<digest of its
+   members>`` tagged ``fact`` (text: the sentence of its newest turn nearest the cluster's
+   centroid, with the turn's speaker: one statement, not a whole answer; the newest, as last
+   said; only a sentence that states something counts, as
    :func:`engramdb.dynamics.admission.states_a_fact` judges it: a question, a hedge or a piece
    of advice asked or given in every session is no fact, and a cluster of nothing else is not
    promoted), with an ``evidence_for`` edge from each member; tagged ``protected`` too when a
    member is (a health fact said in a chat, :meth:`Engram.add_conversation`). A new fact whose
-   turns were evidence for live facts made of fewer restatements (restated in a later session,
-   or with a changed value) supersedes them: a fact is one memory, as it holds now. Being semantic, it decays
+   turns were evidence for live facts made of fewer restatements (restated again in a later
+   session) supersedes them: a fact is one memory. Being semantic, it decays
    with the semantic half-life (``DecayConfig.half_life_s``) instead of the episodic one.
 
 Idempotent: the summary and fact ids are functions of their sources, and what exists already is
@@ -80,10 +80,9 @@ from ..index.tokens import tokenize
 from ..sentences import prose_sentences
 from ..progress import track
 from ..state import EngineState
-from ..types import GENERATED_TAGS, KIND_BY_CODE, MemoryKind, MemoryState, Relation, _STATE_CODES
+from ..types import GENERATED_TAGS, KIND_BY_CODE, PROTECTED_TAG, MemoryKind, MemoryState, Relation, _STATE_CODES
 from ..write.records import embed_missing, prepare, write_new
 from .admission import states_a_fact
-from .forgetting import PROTECTED_TAG
 from ..validate import MAX_TAGS, check_text, is_blank, now as clock_now
 from ..wording import count
 from .. import slots as _slots
@@ -489,8 +488,8 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
             if exists(ext):
                 continue
             gv = tvecs[group]
-            # the newest restatement is what holds now (a dose raised from 50 to 75 mcg is 75);
-            # a turn that only asks, hedges or advises states no fact: the newest that does
+            # the newest restatement's wording; a turn that only asks, hedges or advises states no
+            # fact: the newest that states one
             text, centre = None, None
             for m in sorted(members, key=lambda m: (float(c.created_at[m]), m), reverse=True):
                 text = _fact_text(recs[m]["text"], gv, embed)
@@ -508,7 +507,7 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
                           "confidence": min(1.0, 0.5 + 0.1 * len({session_of[m] for m in members}))})
             edges.extend((c.ext_ids[m], ext, Relation.EVIDENCE_FOR, 1.0) for m in members)
             # the live facts its turns were evidence for, made of fewer restatements: this one
-            # supersedes them (a fact restated in a fourth session, or with a new dose, is one fact)
+            # supersedes them (a fact restated in a fourth session is one fact)
             olds = sorted(set().union(*(_facts_of(csr, m, tagged) for m in members)) - retired)
             retired.update(olds)
             refresh.extend((ext, old, newest) for old in olds)
