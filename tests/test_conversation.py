@@ -1385,3 +1385,30 @@ def test_protection_reads_each_clause(tmp_path, said, protected):
     with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
         eng.add_conversation([{"role": "user", "content": said}], namespace="u", session="s")
         assert len(eng.query(namespace="u", tags=["protected"])) == int(protected)
+
+
+@pytest.mark.parametrize("said", [
+    "I'm allergic to penicillin\nis amoxicillin ok?", "I'm allergic to penicillin - should I worry?",
+    "I'm allergic to penicillin,should I worry?", "I have type 2 diabetes so what can I eat for breakfast?",
+    "My wife is pregnant can you suggest names?", "I'm allergic to penicillin right?",
+    "I'm allergic to peanuts (is that common?)", "My son, who has epilepsy, starts school on Monday.",
+    "Did you know I'm allergic to peanuts?", "Remember, I'm allergic to penicillin?", "Allergies: penicillin",
+])
+def test_a_fact_beside_a_question_is_protected(said):
+    """Hostile pass: a statement sharing a clause, a line or a dash with a question, a relative
+    clause taken for a question, a note-style label: each was missed and archived later."""
+    from engramdb.dynamics.admission import protected_category
+
+    assert protected_category(said)[0] is not None
+
+
+def test_protection_is_linear_in_the_length_of_the_text():
+    """The clause split backtracked over long whitespace: 100,000 spaces took 37 s (hostile pass)."""
+    import time
+
+    from engramdb.dynamics.admission import protected_category
+
+    for text in ("remember" + " " * 100_000 + "x", "\n" * 100_000 + "?", " " * 100_000 + ","):
+        t0 = time.perf_counter()
+        assert protected_category(text)[0] is None
+        assert time.perf_counter() - t0 < 2.0   # ~0.01 s; 37 s before

@@ -490,9 +490,10 @@ def protected_category(text: str, kind: str | None = None) -> tuple[str | None, 
     - ``"identity"``: name, birthday and birth, age, where someone lives or comes from, job
       ("works at", "job", "I'm a nurse").
 
-    Questions do not count, clause by clause: "What's my name?" or "Am I allergic to penicillin?"
-    names a category without stating it, while "I'm allergic to penicillin, should I worry?"
-    states it in its first clause. Everything else does, erring on the side of keeping: a hedged statement
+    Questions do not count, clause by clause (:func:`_asked_clauses`): "What's my name?" or "Am I
+    allergic to penicillin?" names a category without stating it, while "I'm allergic to
+    penicillin, should I worry?" states it in its first clause, and "I'm pregnant so is ibuprofen
+    OK?" states it too. A leading label counts ("Allergies: penicillin"). Everything else does, erring on the side of keeping: a hedged statement
     ("I think I'm allergic to penicillin"), a request that quotes one ("Translate 'I am allergic
     to nuts' into French") and a subjectless note ("Take 50 mg sertraline daily", "Never give
     me peanuts, I'm allergic") are protected; a memory kept too long costs little, a health fact
@@ -515,7 +516,7 @@ def protected_category(text: str, kind: str | None = None) -> tuple[str | None, 
         return None, ""
     # its questions name a category without stating it ("What's my name?"); a sentence is read
     # clause by clause, so "I'm allergic to penicillin, should I worry?" keeps its statement
-    body = " ".join(x for x in map(_reminded, map(str.strip, _clauses(text))) if x and not _is_question(x))
+    body = " ".join(clause for clause, asks in _asked_clauses(text) if not asks)
     low = [t.lower() for t in _tokens(body)]
     joined = " " + " ".join(low) + " "
     for stem in HEALTH:
@@ -581,15 +582,37 @@ _QUESTION_FORM = re.compile(
 _REMINDER = re.compile(
     r"^(?:please\s+|pls\s+)?(?:remember|note|keep in mind|bear in mind|don't forget|do not forget|never forget|"
     r"for the record|fyi|just so you know|you should know|you need to know|i want you to know|"
-    r"i'd like you to know|let me remind you)(?:\s+that)?\s*[,:;-]?\s+(?=\S)", re.IGNORECASE)
+    r"i'd like you to know|let me remind you|did you know)(?:\s+that)?\s*[,:;-]?\s+(?=\S)", re.IGNORECASE)
 _CLOSERS = "\"'”’»)]}»」』 \t"
 
 
-def _clauses(text: str) -> list[str]:
-    """The sentences of ``text`` (:func:`_sentences`) cut at commas and semicolons, each clause
-    keeping the sentence's end mark only if it is the last one ("I'm allergic to penicillin,
-    should I worry?" -> "I'm allergic to penicillin", "should I worry?")."""
-    return [part for sent in _sentences(text) for part in re.split(r"\s*[,;]\s+", sent)]
+#: Where a sentence's clauses part: commas, semicolons, colons and ellipses (ASCII or
+#: full-width), a dash between spaces, an em dash, a line break
+_CLAUSE_BREAK = re.compile(r"[,;:…，、；：]+|\s[-–—]+\s|—|\n")
+
+
+def _asked_clauses(text: str) -> list[tuple[str, bool]]:
+    """The clauses of ``text`` (its sentences, speaker label included, cut at
+    :data:`_CLAUSE_BREAK`), each with whether it asks rather than states: it opens a sentence
+    with a question's word order ("Am I allergic ...", "What's my name", "How do I ..."), or it
+    ends in a question mark and says no "I" / "my" / "we" ("should I worry?" does, but opens as
+    a question; "I have type 2 diabetes so what can I eat?" and "I'm allergic to penicillin
+    right?" state the speaker's fact). A relative clause ("my son, who has epilepsy, ...") is
+    no question. Linear in the length of the text."""
+    out: list[tuple[str, bool]] = []
+    for sent in _SENTENCE.findall(text.translate(_APOSTROPHE)):
+        parts = [x.strip() for x in _CLAUSE_BREAK.split(sent)]
+        parts = [x for x in parts if x]
+        for k, part in enumerate(parts):
+            clause = _reminded(part)
+            form = _QUESTION_FORM.match(clause) is not None
+            end = clause.rstrip(_CLOSERS).rstrip("!.…")
+            if end.endswith(("?", "？")):
+                asks = form or not any(t.lower() in _FIRST_PERSON for t in _tokens(clause))
+            else:
+                asks = form and k == 0
+            out.append((clause, asks))
+    return out
 
 
 def _is_question(body: str) -> bool:
