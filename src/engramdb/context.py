@@ -42,8 +42,7 @@ enforced, L1's and L2's (section * budget / total); L0's are not. Assembly:
    fit its share (it keeps at least 3 hits, as the reference does, unless one scores below a
    tenth of the best, and cuts its list at the first score below half of the previous one, as
    the reference does; what it cuts goes to L2; a hit scored 0, the vector leg's fill of
-   memories that matched nothing, or below a hundredth of the best hit's score is no evidence and
-   is in neither tier); the best hit may use all
+   memories that matched nothing, is no evidence and is in neither tier); the best hit may use all
    the room the block has left, not only the share, so a larger budget never shows less of it,
    and enters as an excerpt (:func:`excerpt`) when even that room is too small;
 2. what is left of the total, less the L2 share (total minus the sections, scaled; at most
@@ -121,7 +120,6 @@ _NEIGHBOURS = 8     # at most this many graph neighbours of the top L1 hits go t
 _NEIGHBOUR_OF = 3   # ... taken from this many top L1 hits
 _MIN_RECALLED = 3   # the reference keeps at least 3 facts
 _MIN_SHARE = 0.1    # ... of a tenth of the best hit's score or more
-_L2_MIN_SHARE = 0.01   # a further hit below a hundredth of the best hit's score is no evidence
 _L0_LIMIT = 50      # at most this many procedures and open decisions are read
 _PREVIEW_CHARS = 80
 
@@ -500,9 +498,9 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     # L1 and L2 from one recall (read-only)
     res = engram.recall(query, namespace=namespace, k=_L1_K + _L2_K, reinforce=False, now=now, **(filters or {}))
     # a hit scored 0 is the vector leg's fill (the nearest of what matched nothing): no evidence,
-    # as is a further hit of a hundredth of the best one's score; neither takes a line
+    # no line (a hit of a tiny share of the best one's score can still be the one that matters:
+    # "I'm allergic to penicillin" for "can I take the antibiotic Dr Silva prescribed?")
     hits = [h for h in res.hits if h.id not in in_l0 and h.score > 0]
-    hits = [h for h in hits if h.score >= _L2_MIN_SHARE * hits[0].score]
     gaps = tuple(_gap_text(g, query) for g in res.gaps)
     weak = res.stats.get("relevance_threshold")
     record = track_record(res.hits, weak)
