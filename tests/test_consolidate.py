@@ -536,3 +536,36 @@ def test_turns_giving_a_dose_two_values_are_no_restated_fact(tmp_path):
         eng.consolidate(namespace="me", now=T0 + 60 * DAY)
         assert [m.text for m in eng.query(namespace="me", tags=["fact"])] == [
             "user: I started taking lisinopril 5 mg every morning."]
+
+
+def test_a_message_saying_two_facts_supersedes_neither_but_the_one_it_restates(tmp_path):
+    """Hostile pass: "I work as a nurse ..." (two sessions) and "I'm allergic to penicillin ..."
+    (two sessions) made two facts; a fifth session saying both in one message chained the turns
+    into one cluster, whose one-sentence fact superseded both: the nurse fact was lost."""
+    nurse = "I work as a nurse at Santa Maria hospital in Lisbon."
+    allergy = "I'm allergic to penicillin, it gives me hives at the hospital."
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        def say(sid, text, day):
+            eng.add_conversation([{"role": "user", "content": text, "created_at": T0 + day * DAY},
+                                  {"role": "assistant", "content": "Okay.", "created_at": T0 + day * DAY + 60}],
+                                 namespace="u", session=sid)
+
+        for sid, text, day in (("s1", nurse, 0), ("s2", nurse, 30), ("s3", allergy, 1), ("s4", allergy, 31)):
+            say(sid, text, day)
+        eng.consolidate(namespace="u", now=T0 + 60 * DAY)
+        assert sorted(m.text for m in eng.query(namespace="u", tags=["fact"])) == sorted(
+            ["user: " + nurse, "user: " + allergy])
+        say("s5", nurse + " " + allergy, 90)
+        eng.consolidate(namespace="u", now=T0 + 150 * DAY)
+        live = [m.text for m in eng.query(namespace="u", tags=["fact"])]
+        assert any("nurse" in t for t in live) and any("penicillin" in t for t in live), live
+
+
+def test_one_value_written_two_ways_is_no_clash():
+    """Hostile pass: "1,200 euros" / "1200 euros" and "10 mg" / "10.0 mg" counted as two values,
+    so the restatement made no fact."""
+    from engramdb.dynamics.consolidate import _quantities_clash
+
+    assert not _quantities_clash("My rent is 1,200 euros a month.", "My rent is 1200 euros a month.")
+    assert not _quantities_clash("I take 10 mg of it.", "I take 10.0 mg of it.")
+    assert _quantities_clash("I take 5 mg of it.", "I take 10 mg of it.")

@@ -184,14 +184,17 @@ def _fact_text(turn: str, member_vecs: np.ndarray, embed: Callable) -> str | Non
     return f"{who}: {best}" if who else best
 
 
-_QUANTITY = re.compile(r"(\d+(?:[.,]\d+)?)\s*([^\W\d_]+|%)")
+_QUANTITY = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)\s*([^\W\d_]+|%)")
 
 
-def _quantities(text: str) -> dict[str, set[str]]:
-    """Numbers of ``text`` by the word after them ("5 mg" -> {"mg": {"5"}})."""
-    out: dict[str, set[str]] = {}
+def _quantities(text: str) -> dict[str, set[float]]:
+    """Numbers of ``text`` by the word after them ("5 mg" -> {"mg": {5.0}}; "1,200 euros" and
+    "1200 euros" are one value, as are "10 mg" and "10.0 mg"; "2,5 kg" is 2.5)."""
+    out: dict[str, set[float]] = {}
     for number, unit in _QUANTITY.findall(text):
-        out.setdefault(unit.lower(), set()).add(number.replace(",", "."))
+        if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", number):
+            number = number.replace(",", "")
+        out.setdefault(unit.lower(), set()).add(float(number.replace(",", ".")))
     return out
 
 
@@ -508,7 +511,10 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
             edges.extend((c.ext_ids[m], ext, Relation.EVIDENCE_FOR, 1.0) for m in members)
             # the live facts its turns were evidence for, made of fewer restatements: this one
             # supersedes them (a fact restated in a fourth session is one fact)
-            olds = sorted(set().union(*(_facts_of(csr, m, tagged) for m in members)) - retired)
+            # (only a fact it restates: sharing its content words; two facts whose turns one
+            # message said together are chained into one cluster, and keep their own facts)
+            olds = sorted(o for o in set().union(*(_facts_of(csr, m, tagged) for m in members)) - retired
+                          if len(_content_set(recs[o]["text"]) & _content_set(text)) >= cfg.fact_shared_words)
             retired.update(olds)
             refresh.extend((ext, old, newest) for old in olds)
             log.append({"action": "consolidate_fact", "namespace": ns, "id": ext,
