@@ -184,17 +184,14 @@ def _fact_text(turn: str, member_vecs: np.ndarray, embed: Callable) -> str | Non
     return f"{who}: {best}" if who else best
 
 
-_QUANTITY = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)\s*([^\W\d_]+|%)")
+_QUANTITY = re.compile(r"(\d+(?:[.,]\d+)?)\s*([^\W\d_]+|%)")
 
 
-def _quantities(text: str) -> dict[str, set[float]]:
-    """Numbers of ``text`` by the word after them ("5 mg" -> {"mg": {5.0}}; "1,200 euros" and
-    "1200 euros" are one value, as are "10 mg" and "10.0 mg"; "2,5 kg" is 2.5)."""
-    out: dict[str, set[float]] = {}
+def _quantities(text: str) -> dict[str, set[str]]:
+    """Numbers of ``text`` by the word after them ("5 mg" -> {"mg": {"5"}})."""
+    out: dict[str, set[str]] = {}
     for number, unit in _QUANTITY.findall(text):
-        if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", number):
-            number = number.replace(",", "")
-        out.setdefault(unit.lower(), set()).add(float(number.replace(",", ".")))
+        out.setdefault(unit.lower(), set()).add(number.replace(",", "."))
     return out
 
 
