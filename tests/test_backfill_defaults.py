@@ -75,3 +75,22 @@ def test_a_backfilled_memory_decays_from_its_record_time(mem):
     out = mem.rescore()   # the wall clock: the backfilled run has faded, the new memory has not
     assert out["archived"] == 1
     assert mem.get("run").state.value == "archived" and mem.get("dentist").state.value == "active"
+
+
+def test_rescore_says_how_many_memories_were_recorded_after_its_now(tmp_path):
+    """A fresh user rescored a store at a past `now` after storing its history without
+    `recorded_at`: nothing was archived and the summary gave no hint why (every memory was
+    recorded after `now`, and keeps its stored salience)."""
+    from click.testing import CliRunner
+
+    from engramdb.cli import main
+
+    store = tmp_path / "s"
+    with engramdb.open(store, embedder="hashing") as eng:
+        eng.add("I had a checkup with Dr Silva.", id="a", created_at="2025-03-01")
+        eng.add("I moved to Lisbon.", id="b", created_at="2025-03-02", recorded_at="2025-03-02")
+        out = eng.rescore("2025-09-01")
+        assert out["recorded_after_now"] == 1 and out["scanned"] == 2
+        assert eng.rescore()["recorded_after_now"] == 0
+    res = CliRunner().invoke(main, ["rescore", "--store", str(store), "--now", "2025-09-01"])
+    assert res.exit_code == 0 and "1 memory recorded after --now, judged at their stored salience" in res.output

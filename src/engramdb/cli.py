@@ -629,6 +629,10 @@ def _print_summary(summary: dict) -> None:
     console.print(table)
     console.print(f"scanned {summary['scanned']}, promoted {summary['promoted']}, archived {summary['archived']}, "
                   f"pruned {summary['pruned']}, records written {summary['records_written']}")
+    later = summary.get("recorded_after_now", 0)
+    if later:
+        console.print(f"{count(later, 'memory')} recorded after --now, judged at their stored salience "
+                      "(a backfill is judged from its record time: store it with recorded_at)")
 
 
 @main.command()

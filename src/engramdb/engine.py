@@ -1653,8 +1653,9 @@ class Engram:
         -------
         dict
             ``scanned``, ``promoted``, ``archived``, ``pruned``, ``protected_kept``,
-            ``slots_kept`` (memories: a text stored as pieces counts once), ``records_written`` (records, pieces
-            included), ``by_kind`` (per kind counts and mean salience), ``now``,
+            ``slots_kept``, ``recorded_after_now`` (recorded after ``now``: they keep their
+            stored salience, nothing of theirs is judged) (memories: a text stored as pieces
+            counts once), ``records_written`` (records, pieces included), ``by_kind`` (per kind counts and mean salience), ``now``,
             ``seconds``, ``kernel_backend``; also
             stored in the store's meta as ``rescore_last``.
 

@@ -193,6 +193,9 @@ def rescore(state: EngineState, now: float, *, namespace: str | None = None, pro
                                "pruned": int((prune & one).sum()), "records_written": int(changed.sum()),
                                "protected_kept": int((kept & ~slot_kept & one).sum()),
                                "slots_kept": int((slot_kept & one).sum()),
+                               # recorded after ``now``: the kernel counts no negative age, so these
+                               # keep their stored salience (a backfill rescored at a past ``now``)
+                               "recorded_after_now": int((held & np.isfinite(t0) & one).sum()),
                                "kernel_backend": registry.active_backend(), "by_kind": {}}
     for kc, kname in enumerate(KIND_BY_CODE):
         m = kind_before == kc
