@@ -280,13 +280,18 @@ def test_a_forked_child_that_never_uses_the_engine_does_not_keep_the_writer_lock
     e = engramdb.open(store_path, dim=DIM, config=quiet_config())
     e.add("t0", id="m0", embedding=vec(0))
     go_r, go_w = os.pipe()
+    ready_r, ready_w = os.pipe()
     pid = os.fork()
     if pid == 0:   # unrelated work: waits for the parent, never touches the engine
         try:
+            os.write(ready_w, b"r")   # the fork hooks have run (they run before fork() returns)
             os.read(go_r, 1)
         finally:
             os._exit(0)
     try:
+        # the child's copy of the lock is closed by its fork hook, which needs the child to be
+        # scheduled: on a busy machine the parent could otherwise close and reopen first
+        assert os.read(ready_r, 1) == b"r"
         e.close()
         again = engramdb.open(store_path, dim=DIM, config=quiet_config())   # the child still lives
         again.add("t1", id="m1", embedding=vec(1))
