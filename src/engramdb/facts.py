@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 __all__ = ["NUMBER_WORDS", "MONTHS", "DATE_WORDS", "NEGATIONS", "FUNCTION_WORDS", "tokens", "fact_signature",
-           "fact_change", "subject_of", "conflict", "conflict_many"]
+           "fact_change", "quantity_clash", "subject_of", "conflict", "conflict_many"]
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 NUMBER_WORDS = frozenset(
@@ -134,6 +134,33 @@ _DETERMINERS = frozenset("a an the".split())
 #: Adverbs that qualify a statement without changing what it is about ("no longer", "still").
 ADVERBS = frozenset("longer still also now always usually really actually anymore currently already "
                     "just even".split())
+
+
+_QUANTITY = re.compile(r"(\d+(?:[.,]\d+)?)\s*([^\W\d_]+|%)")
+
+
+def _quantities(text: str) -> dict[str, set[str]]:
+    """Numbers of ``text`` by the word after them ("5 mg" -> {"mg": {"5"}})."""
+    out: dict[str, set[str]] = {}
+    for number, unit in _QUANTITY.findall(text):
+        out.setdefault(unit.lower(), set()).add(number.replace(",", "."))
+    return out
+
+
+def quantity_clash(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` give one quantity different values: a number before the same word
+    in both, the numbers differing. Narrower than :func:`fact_change`, which any differing
+    number trips: two long messages restating one fact may differ in numbers of other things.
+
+    Examples
+    --------
+    >>> quantity_clash("I take lisinopril 5 mg daily", "I take lisinopril 10 mg daily")
+    True
+    >>> quantity_clash("Bake at 220 degrees for 20 minutes", "Preheat to 220 degrees")
+    False
+    """
+    qa, qb = _quantities(a), _quantities(b)
+    return any(qa[u] != qb[u] for u in qa.keys() & qb.keys())
 
 
 def _stem(word: str) -> str:

@@ -46,3 +46,18 @@ def test_signature_parts():
     assert sig["date"] == {"may"}
     assert sig["name"] == {"ana", "tp", "lisbon"}
     assert sig["negation"] == 1
+
+
+@pytest.mark.parametrize("a,b,clash", [
+    ("I take lisinopril 5 mg daily", "I take lisinopril 10 mg daily", True),
+    ("rent went up to 900 euros", "My rent is 900 euros and I walk 5 km", False),   # only shared quantities
+    ("Bake at 220 degrees for 20 minutes", "Preheat to 220 degrees", False),
+    ("I take 10 MG daily", "I take 10 mg daily", False),
+    ("no numbers here", "none there either", False),
+])
+def test_quantity_clash(a, b, clash):
+    """One quantity with two values (a number before the same word); consolidation keeps such
+    turns apart."""
+    from engramdb.facts import quantity_clash
+
+    assert quantity_clash(a, b) is clash and quantity_clash(b, a) is clash

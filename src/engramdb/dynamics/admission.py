@@ -451,7 +451,7 @@ _DOSE = re.compile(r"\b\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ml|iu)\b", re.I)
 #: day", "she's been taking lisinopril every morning"
 _REGIMEN = re.compile(r"\b(?:take|takes|taking)\s+(?!(?:the|a|an|my|our|his|her|their|some|any|care|time|off|"
                       r"place|part|turns|it|that|this|them|him|me|us|photos?|pictures?|notes?|class(?:es)?|lessons?|"
-                      r"courses?|walks?|naps?|breaks?|the)\b)[^.;!?]{0,40}\b(?:daily|twice|three times|once a day|"
+                      r"courses?|walks?|naps?|breaks?)\b)[^.;!?]{0,40}\b(?:daily|twice|three times|once a day|"
                       r"(?:every|each) (?:morning|evening|night|day)|at bedtime|before (?:bed|breakfast|meals))\b",
                       re.I)
 FAMILY = frozenset(
@@ -493,7 +493,8 @@ def protected_category(text: str, kind: str | None = None) -> tuple[str | None, 
     Questions do not count, clause by clause (:func:`_asked_clauses`): "What's my name?" or "Am I
     allergic to penicillin?" names a category without stating it, while "I'm allergic to
     penicillin, should I worry?" states it in its first clause, and "I'm pregnant so is ibuprofen
-    OK?" states it too. A leading label counts ("Allergies: penicillin"). Everything else does, erring on the side of keeping: a hedged statement
+    OK?" states it too. A leading label counts ("Allergies: penicillin"). Everything else does,
+    erring on the side of keeping: a hedged statement
     ("I think I'm allergic to penicillin"), a request that quotes one ("Translate 'I am allergic
     to nuts' into French") and a subjectless note ("Take 50 mg sertraline daily", "Never give
     me peanuts, I'm allergic") are protected; a memory kept too long costs little, a health fact
@@ -583,12 +584,18 @@ _REMINDER = re.compile(
     r"^(?:please\s+|pls\s+)?(?:remember|note|keep in mind|bear in mind|don't forget|do not forget|never forget|"
     r"for the record|fyi|just so you know|you should know|you need to know|i want you to know|"
     r"i'd like you to know|let me remind you|did you know)(?:\s+that)?\s*[,:;-]?\s+(?=\S)", re.IGNORECASE)
-_CLOSERS = "\"'”’»)]}»」』 \t"
+_CLOSERS = "\"'”’»)]}」』 \t"
 
 
 #: Where a sentence's clauses part: commas, semicolons, colons and ellipses (ASCII or
 #: full-width), a dash between spaces, an em dash, a line break
 _CLAUSE_BREAK = re.compile(r"[,;:…，、；：]+|\s[-–—]+\s|—|\n")
+
+
+def _ends_asking(body: str) -> bool:
+    """Whether ``body`` ends in a question mark (full-width, "?!", or inside closing quotes and
+    brackets)."""
+    return body.rstrip(_CLOSERS).rstrip("!.…").endswith(("?", "？"))
 
 
 def _asked_clauses(text: str) -> list[tuple[str, bool]]:
@@ -606,8 +613,7 @@ def _asked_clauses(text: str) -> list[tuple[str, bool]]:
         for k, part in enumerate(parts):
             clause = _reminded(part)
             form = _QUESTION_FORM.match(clause) is not None
-            end = clause.rstrip(_CLOSERS).rstrip("!.…")
-            if end.endswith(("?", "？")):
+            if _ends_asking(clause):
                 asks = form or not any(t.lower() in _FIRST_PERSON for t in _tokens(clause))
             else:
                 asks = form and k == 0
@@ -616,10 +622,9 @@ def _asked_clauses(text: str) -> list[tuple[str, bool]]:
 
 
 def _is_question(body: str) -> bool:
-    """A question: it ends in a question mark (full-width, "?!", or inside closing quotes and
-    brackets) or has a question's word order (:data:`_QUESTION_FORM`)."""
-    end = body.rstrip(_CLOSERS).rstrip("!.…")
-    return end.endswith(("?", "？", "¿")) or _QUESTION_FORM.match(body) is not None
+    """A question: it ends in a question mark (:func:`_ends_asking`) or has a question's word
+    order (:data:`_QUESTION_FORM`)."""
+    return _ends_asking(body) or _QUESTION_FORM.match(body) is not None
 
 
 def _is_proposal(body: str) -> bool:
@@ -926,6 +931,9 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
     # (stored, or an earlier candidate) is kept apart from it: what it says is new, and its
     # novelty is 1 (its cosine to the memory it corrects made it look redundant, and the
     # correction was rejected while the outdated value stayed)
+    # each candidate's nearest near-duplicate: "store" (a stored memory), "batch" (an earlier
+    # candidate) or None; chatter is rejected before any duplicate check
+    dup_of: list[str | None] = [None] * n
     change_of: list[str | None] = [None] * n
     for i, p in enumerate(prepared):
         batch_dup = n > 1 and i > 0 and cos_batch[i] >= cfg.duplicate_cosine
@@ -933,8 +941,10 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
         if phatic_rule[i]:
             continue
         if store_dup and (not batch_dup or dup_cos[i] >= cos_batch[i]):
+            dup_of[i] = "store"
             change_of[i] = fact_change(p.text, stored_text[int(dup_nid[i])])
         elif batch_dup:
+            dup_of[i] = "batch"
             change_of[i] = fact_change(p.text, prepared[int(batch_j[i])].text)
 
     conf = np.array([p.confidence * (HEDGE_PENALTY if _hedged(p.text) else 1.0) for p in prepared], np.float32)
@@ -965,22 +975,18 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
         d = AdmissionDecision(i, p.ext_id, "reject", float(score[i]), factors, False, nearest_cosine=near_c,
                               nearest=near, shadow=shadow, kind=kinds[i], kind_given=given[i],
                               inferred_kind=inferred[i][0], kind_reason=inferred[i][1], protected=protect[i][0])
-        change = None
-        batch_dup = n > 1 and i > 0 and cos_batch[i] >= cfg.duplicate_cosine
-        store_dup = dup_nid[i] >= 0 and dup_cos[i] >= cfg.duplicate_cosine
+        change = change_of[i]
         if phatic_rule[i]:   # chatter: rejected whatever its score, before any duplicate check
             d.reason = (f"phatic: {inferred[i][1]}; no fact to keep (score {float(score[i]):.3f}, "
                         f"threshold {cfg.threshold:g}, not used)")
-        elif store_dup and (not batch_dup or dup_cos[i] >= cos_batch[i]):
+        elif dup_of[i] == "store":
             nid = int(dup_nid[i])
-            change = change_of[i]
             if change is None:
                 d.decision, d.target = "reinforce", c.ext_ids[nid]
                 d.reason = f"near-duplicate (cosine {float(dup_cos[i]):.3f}) of stored memory {d.target!r}"
                 stored_counts[nid] = stored_counts.get(nid, 0) + 1
-        elif batch_dup:
+        elif dup_of[i] == "batch":
             j = int(batch_j[i])
-            change = change_of[i]
             if change is None:
                 dj, tj = resolved[j]
                 if dj == "admit":

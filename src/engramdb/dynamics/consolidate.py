@@ -75,6 +75,7 @@ import numpy as np
 from ..batch_plan import piece_ids, whole_record
 from ..config import ConsolidationConfig
 from ..entities import _COMMON as _FILLERS
+from ..facts import quantity_clash
 from ..index.stopwords import ENGLISH_STOP_WORDS
 from ..index.tokens import tokenize
 from ..sentences import prose_sentences
@@ -182,25 +183,6 @@ def _fact_text(turn: str, member_vecs: np.ndarray, embed: Callable) -> str | Non
         svec = np.asarray(embed(sents), np.float32)
         best = sents[int(np.argmax(svec @ member_vecs.mean(axis=0)))]
     return f"{who}: {best}" if who else best
-
-
-_QUANTITY = re.compile(r"(\d+(?:[.,]\d+)?)\s*([^\W\d_]+|%)")
-
-
-def _quantities(text: str) -> dict[str, set[str]]:
-    """Numbers of ``text`` by the word after them ("5 mg" -> {"mg": {"5"}})."""
-    out: dict[str, set[str]] = {}
-    for number, unit in _QUANTITY.findall(text):
-        out.setdefault(unit.lower(), set()).add(number.replace(",", "."))
-    return out
-
-
-def _quantities_clash(a: str, b: str) -> bool:
-    """Whether ``a`` and ``b`` give one quantity different values: a number before the same word
-    in both, the numbers differing ("lisinopril 5 mg" / "lisinopril 10 mg"; "220 degrees" twice
-    is no clash, nor is a number only one of them gives)."""
-    qa, qb = _quantities(a), _quantities(b)
-    return any(qa[u] != qb[u] for u in qa.keys() & qb.keys())
 
 
 def _facts_of(csr, turn: int, tagged: dict[int, set[str]]) -> set[int]:
@@ -477,7 +459,7 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
         for i, j in _pairs(tvecs, cfg.fact_neighbours, cfg.fact_cosine):
             a, b = int(tnids[i]), int(tnids[j])
             if (session_of[a] != session_of[b] and len(words(a) & words(b)) >= cfg.fact_shared_words
-                    and not _quantities_clash(recs[a]["text"], recs[b]["text"])):   # "5 mg" / "10 mg": two things
+                    and not quantity_clash(recs[a]["text"], recs[b]["text"])):   # "5 mg" / "10 mg": two things
                 uf.union(i, j)
         for group in uf.groups():
             members = [int(tnids[i]) for i in group]
