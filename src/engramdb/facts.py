@@ -15,6 +15,9 @@ __all__ = ["NUMBER_WORDS", "MONTHS", "DATE_WORDS", "NEGATIONS", "FUNCTION_WORDS"
            "fact_change", "quantity_clash", "subject_of", "conflict", "conflict_many"]
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+#: A pronoun contracted with its verb ("I'm", "we've", "she's", "they'd"): no name, and the
+#: pronoun is the subject, as in "I am": "I'm taking" and "I take" speak of one subject.
+_CONTRACTED = re.compile(r"(i|we|you|he|she|they|it)['’](?:m|re|ve|s|d|ll)")
 NUMBER_WORDS = frozenset(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
     "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety "
@@ -51,7 +54,8 @@ def fact_signature(text: str) -> dict[str, Any]:
     dict with keys
         ``number`` (set of lower-cased tokens holding a digit, and number words), ``date`` (month
         and weekday names, today / tomorrow / yesterday ...; "May" only capitalised), ``name``
-        (capitalised tokens that are not function words, months or number words) and
+        (capitalised tokens that are not function words, months, number words or a pronoun
+        contracted with its verb: "We're", "She's") and
         ``negation`` (count of negation words and n't contractions).
     """
     toks = tokens(text)
@@ -62,7 +66,7 @@ def fact_signature(text: str) -> dict[str, Any]:
             number.add(low)
         elif low in MONTHS or low in DATE_WORDS or t == "May":
             date.add(low)
-        elif t[0].isupper() and low not in FUNCTION_WORDS:
+        elif t[0].isupper() and low not in FUNCTION_WORDS and not _CONTRACTED.fullmatch(low):
             name.add(low)
     return {"number": number, "date": date, "name": name, "negation": _negation_count(toks)}
 
@@ -186,6 +190,12 @@ def _ends_subject(low: str) -> bool:
 
 
 _PRONOUNS = frozenset("i we you he she they it".split())
+#: Verbs of aspect: before a gerund or "to" ("started taking", "began to run", "kept working")
+#: they mark when a state holds, not what it is, so "I started taking 5 mg" states what "I take
+#: 5 mg" does (and is no one-off event: :func:`_event_report`).
+ASPECT_VERBS = frozenset("start starts started starting begin begins began begun beginning continue "
+                         "continues continued continuing keep keeps kept keeping resume resumes resumed "
+                         "resuming".split())
 
 
 @lru_cache(maxsize=1 << 13)   # the write path checks each new text against several neighbours
@@ -193,7 +203,8 @@ def subject_of(text: str) -> tuple[str, ...]:
     """The statement's subject, lower-cased, articles dropped (a leading "Speaker:" label is part
     of the text):
 
-    - a personal pronoun first: that pronoun ("I practise guitar" -> ("i",));
+    - a personal pronoun first, alone or contracted with its verb: that pronoun ("I practise
+      guitar", "I'm practising guitar" -> ("i",));
     - a capitalised first word followed by a lower-case word: that name ("Dan bikes to work" ->
       ("dan",));
     - else the words before the first verb of :data:`SUBJECT_END` (by stem), negation or adverb
@@ -205,6 +216,8 @@ def subject_of(text: str) -> tuple[str, ...]:
     toks = tokens(text)
     if toks and toks[0].lower() in _PRONOUNS:
         return (toks[0].lower(),)
+    if toks and (m := _CONTRACTED.fullmatch(toks[0].lower())):
+        return (m.group(1),)
     if len(toks) > 1 and toks[0][0].isupper() and toks[0].lower() not in FUNCTION_WORDS \
             and toks[1].isalpha() and toks[1].islower() and not _ends_subject(toks[0].lower()):
         return (toks[0].lower(),)
@@ -246,11 +259,13 @@ def _signature(text: str) -> dict[str, Any]:
 
 @lru_cache(maxsize=1 << 13)
 def _predicate_words(text: str, subject: tuple[str, ...]) -> frozenset[str]:
-    """Stems of the content words after the subject, without numbers, negations, adverbs and
-    the auxiliary do ("does not drink" and "drinks" say the same but for the negation)."""
-    words = [t.lower() for t in tokens(text)][len(subject):]
+    """Stems of the content words after the subject, without numbers, negations, adverbs, the
+    auxiliaries do, am and being ("does not drink" and "drinks" say the same but for the
+    negation) and a verb of aspect before a gerund or "to" (:data:`ASPECT_VERBS`: "started
+    taking" says what "take" does)."""
+    words = _after_aspect([t.lower() for t in tokens(text)][len(subject):])
     return frozenset(_stem(w) for w in words if w not in FUNCTION_WORDS and w not in NEGATIONS and w not in ADVERBS
-                     and w not in ("does", "doesn't", "do", "don't", "did", "didn't")
+                     and w not in ("does", "doesn't", "do", "don't", "did", "didn't", "am", "being")
                      and not w.endswith(("n't", "n’t")) and w not in NUMBER_WORDS and not any(ch.isdigit() for ch in w))
 
 
@@ -269,14 +284,24 @@ _YEAR = re.compile(r"(?:1[89]|20)\d\d")
 def _event_report(text: str, subject: tuple[str, ...]) -> bool:
     """Is ``text`` a report of a past event: the first word after its subject a simple-past verb?
     Two such reports that differ in a number are two events ("I ran 5 km" on Monday, "I ran 8
-    km" on Tuesday), not a correction; a state ("I run 10 km every Sunday", "My rent is 900")
-    and the present perfect ("I have worked there 5 years") are not reports."""
+    km" on Tuesday), not a correction; a state ("I run 10 km every Sunday", "My rent is 900"),
+    the present perfect ("I have worked there 5 years") and the onset of a state ("I started
+    taking 10 mg", "I began to run 5 km a day": a verb of aspect, :data:`ASPECT_VERBS`, before
+    a gerund or "to") are not reports."""
     words = [t.lower() for t in tokens(text)]
-    rest = [w for w in words[len(subject):] if w not in ADVERBS and w not in _DETERMINERS]
+    rest = _after_aspect([w for w in words[len(subject):] if w not in ADVERBS and w not in _DETERMINERS])
     if not rest:
         return False
     verb = rest[0]
     return verb in _IRREGULAR_PAST or (len(verb) > 3 and verb.endswith("ed") and verb not in _NOT_PAST)
+
+
+def _after_aspect(words: list[str]) -> list[str]:
+    """``words`` (lower-cased, after the subject) without a first verb of aspect that a gerund or
+    "to" follows, and that "to": what the state is, not when it holds."""
+    if len(words) > 1 and words[0] in ASPECT_VERBS and (words[1] == "to" or (len(words[1]) > 4 and words[1].endswith("ing"))):
+        return words[2:] if words[1] == "to" else words[1:]
+    return words
 
 
 def _years(numbers: set[str]) -> set[str]:
