@@ -94,3 +94,23 @@ def test_rescore_says_how_many_memories_were_recorded_after_its_now(tmp_path):
         assert eng.rescore()["recorded_after_now"] == 0
     res = CliRunner().invoke(main, ["rescore", "--store", str(store), "--now", "2025-09-01"])
     assert res.exit_code == 0 and "1 memory recorded after --now, judged at their stored salience" in res.output
+
+
+def test_the_cli_rescore_says_what_protection_kept(tmp_path):
+    """The CLI printed archived and pruned counts but not the memories kept only because they
+    are protected (a fresh user could not tell the allergy from a forgotten aside)."""
+    from click.testing import CliRunner
+
+    from engramdb.cli import main
+
+    store = tmp_path / "s"
+    with engramdb.open(store, embedder="hashing") as eng:
+        for i, text in enumerate(["I'm allergic to peanuts.", "We talked about the weather."]):
+            eng.add(text, id=f"m{i}", created_at="2024-01-01", recorded_at="2024-01-01",
+                    tags=["protected"] if i == 0 else [])
+    res = CliRunner().invoke(main, ["rescore", "--store", str(store), "--now", "2026-01-01"])
+    assert res.exit_code == 0, res.output
+    assert "archived 1" in res.output and "kept from archiving: 1 protected" in res.output
+    with engramdb.open(store) as eng:
+        assert eng.get("m0").state is engramdb.MemoryState.ACTIVE
+        assert eng.get("m1").state is engramdb.MemoryState.ARCHIVED

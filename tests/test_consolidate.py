@@ -74,9 +74,12 @@ def test_recent_session_is_not_summarised(tmp_store):
     with engramdb.open(tmp_store) as eng:
         _ingest(eng)
         out = eng.consolidate(namespace="u", now=T0 + 3 * DAY + 60)   # session b ended a minute ago
-        assert out["summaries"] == 1
+        assert out["summaries"] == 1 and out["sessions_recent"] == 1
         with pytest.raises(engramdb.errors.MemoryNotFoundError):
             eng.get("sum:S:b", namespace="u")
+        # a now before every turn: nothing is old, and the summary says how many sessions wait
+        assert eng.consolidate(namespace="u", now=T0 - DAY)["sessions_recent"] == 1
+        assert eng.consolidate(namespace="u", now=T0 + 10 * DAY)["sessions_recent"] == 0
 
 
 def test_recall_reaches_turns_through_the_fact(tmp_store):
@@ -206,7 +209,18 @@ def test_cli_consolidate(tmp_path):
         _ingest(eng)
     res = CliRunner().invoke(main, ["consolidate", "--store", str(store), "--now", str(T0 + 10 * DAY)])
     assert res.exit_code == 0, res.output
-    assert "summaries 2, facts 1" in res.output
+    assert "summaries 2, facts 1" in res.output and "too recent" not in res.output
+
+
+def test_cli_consolidate_says_why_no_session_was_summarised(tmp_path):
+    """A fresh user stored a chat without created_at (dated when stored) and consolidated at an
+    earlier --now: nothing was summarised and nothing said why."""
+    store = tmp_path / "s"
+    with engramdb.open(store) as eng:
+        eng.add_conversation([{"role": r, "content": c, "session": "a"} for r, c in S1], namespace="u")
+    res = CliRunner().invoke(main, ["consolidate", "--store", str(store), "--now", str(T0)])
+    assert res.exit_code == 0, res.output
+    assert "summaries 0" in res.output and "1 session too recent to summarise" in res.output
 
 
 def test_a_grown_session_gets_a_new_summary_that_supersedes_the_old(tmp_store):

@@ -629,6 +629,10 @@ def _print_summary(summary: dict) -> None:
     console.print(table)
     console.print(f"scanned {summary['scanned']}, promoted {summary['promoted']}, archived {summary['archived']}, "
                   f"pruned {summary['pruned']}, records written {summary['records_written']}")
+    kept = [f"{summary[key]} {what}" for key, what in (("protected_kept", "protected"), ("slots_kept", "current slot values"))
+            if summary.get(key)]
+    if kept:
+        console.print(f"kept from archiving: {', '.join(kept)}")
     later = summary.get("recorded_after_now", 0)
     if later:
         console.print(f"{count(later, 'memory')} recorded after --now, judged at their stored salience "
@@ -671,6 +675,10 @@ def consolidate(store, namespace, now, as_json):
         click.echo(f"consolidated {count(summary['namespaces'], 'namespace')}: merged {summary['merged']}, "
                    f"summaries {summary['summaries']}, facts {summary['facts']}, edges {summary['edges']} "
                    f"({summary['seconds'] * 1e3:.0f} ms)")
+        recent = summary.get("sessions_recent", 0)
+        if recent:
+            click.echo(f"{count(recent, 'session')} too recent to summarise (a turn dated after --now minus "
+                       "summary_age_s; a chat stored without created_at is dated when it was stored)")
 
 
 @main.command("export")

@@ -1713,8 +1713,11 @@ class Engram:
         Returns
         -------
         dict
-            ``merged``, ``summaries``, ``facts``, ``edges`` (added), ``namespaces``, ``now``,
-            ``seconds``.
+            ``merged``, ``summaries``, ``facts``, ``edges`` (added), ``sessions_recent``
+            (sessions of two or more turns and no summary, left so because a turn's event time
+            is later than ``now - summary_age_s``: a history stored without ``created_at`` is dated when
+            it was stored, so a ``now`` before that finds no old session), ``namespaces``,
+            ``now``, ``seconds``.
 
         Raises
         ------

@@ -273,11 +273,13 @@ def consolidate(state: EngineState, now: float, *, namespaces: list[str], embed:
     Returns
     -------
     dict
-        ``merged``, ``summaries``, ``facts``, ``edges`` (added), ``namespaces``, ``now``, ``seconds``.
+        ``merged``, ``summaries``, ``facts``, ``edges`` (added), ``sessions_recent`` (sessions of
+        two or more turns and no summary, left so because a turn's event time is later than
+        ``now - summary_age_s``), ``namespaces``, ``now``, ``seconds``.
     """
     t_start = time.perf_counter()
     record_now = clock_now()   # the record time of what the pass writes; now is its dynamics time
-    total = {"merged": 0, "summaries": 0, "facts": 0, "edges": 0}
+    total = {"merged": 0, "summaries": 0, "facts": 0, "edges": 0, "sessions_recent": 0}
     steps = namespaces
     if progress:
         steps = track(namespaces, "consolidating", len(namespaces))
@@ -311,7 +313,7 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
     embedded, so a bad summarizer answer raises here); returns the call that writes it (one
     write unit) and gives its counts. ``now`` is the pass's dynamics time, ``record_now`` the
     record time of what it writes (Unix seconds)."""
-    out = {"merged": 0, "summaries": 0, "facts": 0, "edges": 0}
+    out = {"merged": 0, "summaries": 0, "facts": 0, "edges": 0, "sessions_recent": 0}
     space = state.space(ns)
     if space is None or space.index is None or len(space.index) == 0:
         return lambda: out
@@ -389,7 +391,10 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
         for sid, turns in sessions.items():
             sid_ext = c.ext_ids[sid]
             newest = max(float(c.created_at[t]) for t in turns)
-            if newest > now - cfg.summary_age_s or len(turns) < 2:   # one turn is its own summary
+            if len(turns) < 2:   # one turn is its own summary
+                continue
+            if newest > now - cfg.summary_age_s:
+                out["sessions_recent"] += sid_ext not in summary_of
                 continue
             old = summary_of.get(sid_ext)
             if old is None:
