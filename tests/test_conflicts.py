@@ -40,14 +40,35 @@ CASES = [
     ("We're renting the flat for 1000 euros", "We are renting the flat for 900 euros", "number"),
     ("They’re paying 1000 euros rent", "They are paying 900 euros rent", "number"),
     ("She's 35 years old", "She is 34 years old", "number"),
-    # a verb of aspect before a gerund or "to" marks when a state holds: the onset of a state
+    ("I'm 36", "I am 35", "number"),
+    ("user: I'm taking lisinopril 20 mg", "user: I take lisinopril 10 mg", "number"),
+    ("Caroline: I'm 36 years old", "Caroline: I'm 35 years old", "number"),
+    ("I'm taking lisinopril 20 mg", "She's taking lisinopril 10 mg", None),
+    # start / begin before a gerund or "to" + verb: the beginning of a state, not a one-off event
     ("I started taking lisinopril 5 mg", "I take lisinopril 10 mg", "number"),
     ("I take lisinopril 20 mg", "I started taking lisinopril 10 mg", "number"),
     ("I started taking lisinopril 5 mg", "I started taking lisinopril 10 mg", "number"),
     ("I began to run 8 km a day", "I run 5 km a day", "number"),
+    ("I am starting to take lisinopril 20 mg", "I take lisinopril 10 mg", "number"),
+    ("I have started taking lisinopril 20 mg", "I take lisinopril 10 mg", "number"),
+    ("I recently started taking lisinopril 20 mg", "I take lisinopril 10 mg", "number"),
     ("I started 5 new books", "I started 3 new books", "event_number"),   # no gerund: an event
-    ("I kept 5 receipts", "I kept 3 receipts", "event_number"),
-    ("I'm taking lisinopril 20 mg", "She's taking lisinopril 10 mg", None),
+    ("I started the meeting at 10", "I started the meeting at 9", "event_number"),   # a noun in -ing
+    ("I started something 3 times", "I started something 2 times", "event_number"),
+    # keep / continue / resume + gerund tell one event ("I kept running for 5 km")
+    ("I kept running for 10 km", "I kept running for 5 km", "event_number"),
+    ("I resumed working after 3 weeks", "I resumed working after 2 weeks", "event_number"),
+    ("I kept walking for 30 minutes", "I walk for 20 minutes", None),
+    # a modal or a past perfect states no present fact: a plan, a wish, a past state
+    ("I'd take 20 mg of lisinopril", "I take 10 mg of lisinopril", None),
+    ("I'll take lisinopril 20 mg", "I take lisinopril 10 mg", None),
+    ("I would take lisinopril 20 mg", "I take lisinopril 10 mg", None),
+    ("I'll be 40 years old", "I'm 39 years old", None),
+    ("It'll take 20 minutes", "It takes 30 minutes", None),
+    ("I'd not like sushi", "I like sushi", None),
+    ("I'd been taking lisinopril 20 mg before", "I take lisinopril 10 mg", None),
+    ("I used to pay 900 euros rent", "I pay 1000 euros rent", None),
+    ("I take lisinopril 10 mg", "I'll take lisinopril 20 mg", None),
 ]
 
 
@@ -75,6 +96,10 @@ def test_a_started_regimen_and_a_contracted_subject_supersede(mem):
     assert mem.get("d3").state is engramdb.MemoryState.ACTIVE
     hits = mem.recall("What dose of lisinopril do I take?", k=3, reinforce=False).hits
     assert [h.id for h in hits][:1] == ["d3"] and not {"d1", "d2"} & {h.id for h in hits}
+    mem.add("I'd take 40 mg if the doctor agreed.", id="d4", created_at=T0 + 3 * DAY)   # a wish
+    mem.add("I kept running for 5 km.", id="r1", created_at=T0)   # and two runs
+    mem.add("I kept running for 10 km.", id="r2", created_at=T0 + DAY)
+    assert {mem.get(i).state for i in ("d3", "d4", "r1", "r2")} == {engramdb.MemoryState.ACTIVE}
     mem.add("We're renting the flat for 900 euros.", id="f1", created_at=T0, namespace="f")
     mem.add("We are renting the flat for 1000 euros.", id="f2", created_at=T0 + DAY, namespace="f")
     assert mem.get("f1", namespace="f").superseded_by == "f2"
@@ -288,3 +313,56 @@ def test_a_recall_warns_of_every_pair_of_hits_and_a_few_partners_each(tmp_path):
         pairs = {(w.source, w.target) for w in res.warnings}
         assert ("hit2", "hit") in pairs
         assert len(res.warnings) == 1 + WARNINGS_PER_HIT
+
+
+def test_a_chat_message_in_the_first_person_supersedes_the_dose_it_changes(mem):
+    """In a chat the text is "user: I'm taking ...": the speaker label and the contraction
+    together made the subject ("user", "i'm"), never equal to ("user", "i")."""
+    out = mem.add_conversation([
+        {"role": "user", "content": "I take lisinopril 10 mg daily.", "created_at": T0, "session": "a"},
+        {"role": "assistant", "content": "Noted, thanks for telling me.", "created_at": T0 + 5, "session": "a"},
+        {"role": "user", "content": "I'm taking lisinopril 20 mg daily now.", "created_at": T0 + 9 * DAY, "session": "b"},
+        {"role": "user", "content": "I'd take 40 mg of lisinopril if the doctor agreed.", "created_at": T0 + 10 * DAY,
+         "session": "c"},
+    ], namespace="chat")
+    first, _reply, now, wish = out["message_ids"]
+    assert mem.get(first, namespace="chat").superseded_by == now
+    assert mem.get(now, namespace="chat").state is mem.get(wish, namespace="chat").state is engramdb.MemoryState.ACTIVE
+
+
+def test_a_sentence_of_a_message_that_changes_a_fact_supersedes_or_contradicts_it(mem):
+    """A fresh user's chat: "Remind me to take my pills. I take metformin 500 mg every
+    morning." then "My doctor changed my prescription. I started taking 1000 mg of metformin."
+    stayed two active memories with nothing marking either (the rules read each message whole,
+    as one statement, and only neighbours at conflict_cosine, a likeness two sentences of other
+    things dilute). Sentences are compared now: a memory of that one sentence is superseded; a
+    memory that also says other things is contradicted (its other facts stay current), and
+    recall puts the later one first, with a warning."""
+    mem.add("I take metformin 500 mg every morning.", id="alone", created_at=T0)
+    mem.add("My doctor changed my prescription. I started taking 1000 mg of metformin.", id="new",
+            created_at=T0 + DAY)
+    assert mem.get("alone").superseded_by == "new"
+    ns = "multi"
+    mem.add("Remind me to take my pills. I take metformin 500 mg every morning.", id="old", created_at=T0,
+            namespace=ns)
+    mem.add("Leo loves dinosaurs. Our cat is called Miso.", id="other", created_at=T0, namespace=ns)
+    mem.add("My doctor changed my prescription. I started taking 1000 mg of metformin.", id="new",
+            created_at=T0 + DAY, namespace=ns)
+    assert {mem.get(i, namespace=ns).state for i in ("old", "other", "new")} == {engramdb.MemoryState.ACTIVE}
+    rel = {(e.source, e.target): e.relation for e in mem.edges("new", namespace=ns)}
+    assert rel.get(("new", "old")) is engramdb.Relation.CONTRADICTS and ("new", "other") not in rel
+    r = mem.recall("How much metformin do I take?", namespace=ns, k=3, reinforce=False)
+    ids = [h.id for h in r.hits]
+    assert ids.index("new") < ids.index("old")
+    assert ("new", "old") in {(w.source, w.target) for w in r.warnings}
+
+
+def test_a_quantity_said_with_a_detail_once_is_the_same_quantity():
+    """"every morning" said in one statement only: the words of the shorter predicate (two
+    besides the quantity's unit) are all in the longer one, which gives that quantity (mg)
+    another value."""
+    assert conflict("I started taking 1000 mg of metformin", "I take metformin 500 mg every morning") == "number"
+    assert conflict("I take 500 mg of metformin", "I take 10 mg of lisinopril") is None   # another drug
+    # a shorter statement of one word besides its quantity says too little: Jaccard, as before
+    assert conflict("We have 3 dogs and a big garden", "We have 2 dogs") is None
+    assert conflict("I walk 5 km to work and 2 km home", "I walk 3 km") is None

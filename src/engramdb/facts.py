@@ -17,7 +17,7 @@ __all__ = ["NUMBER_WORDS", "MONTHS", "DATE_WORDS", "NEGATIONS", "FUNCTION_WORDS"
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 #: A pronoun contracted with its verb ("I'm", "we've", "she's", "they'd"): no name, and the
 #: pronoun is the subject, as in "I am": "I'm taking" and "I take" speak of one subject.
-_CONTRACTED = re.compile(r"(i|we|you|he|she|they|it)['’](?:m|re|ve|s|d|ll)")
+_CONTRACTED = re.compile(r"(i|we|you|he|she|they|it)['’](m|re|ve|s|d|ll)")
 NUMBER_WORDS = frozenset(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
     "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety "
@@ -137,12 +137,13 @@ SUBJECT_END = frozenset(
 _DETERMINERS = frozenset("a an the".split())
 #: Adverbs that qualify a statement without changing what it is about ("no longer", "still").
 ADVERBS = frozenset("longer still also now always usually really actually anymore currently already "
-                    "just even".split())
+                    "just even recently finally".split())
 
 
 _QUANTITY = re.compile(r"(\d+(?:[.,]\d+)?)\s*([^\W\d_]+|%)")
 
 
+@lru_cache(maxsize=1 << 13)
 def _quantities(text: str) -> dict[str, set[str]]:
     """Numbers of ``text`` by the word after them ("5 mg" -> {"mg": {"5"}})."""
     out: dict[str, set[str]] = {}
@@ -163,8 +164,13 @@ def quantity_clash(a: str, b: str) -> bool:
     >>> quantity_clash("Bake at 220 degrees for 20 minutes", "Preheat to 220 degrees")
     False
     """
+    return bool(_clashing_units(a, b))
+
+
+def _clashing_units(a: str, b: str) -> frozenset[str]:
+    """The words after a number that ``a`` and ``b`` give different numbers (lower-cased)."""
     qa, qb = _quantities(a), _quantities(b)
-    return any(qa[u] != qb[u] for u in qa.keys() & qb.keys())
+    return frozenset(u for u in qa.keys() & qb.keys() if qa[u] != qb[u])
 
 
 def _stem(word: str) -> str:
@@ -190,12 +196,22 @@ def _ends_subject(low: str) -> bool:
 
 
 _PRONOUNS = frozenset("i we you he she they it".split())
-#: Verbs of aspect: before a gerund or "to" ("started taking", "began to run", "kept working")
-#: they mark when a state holds, not what it is, so "I started taking 5 mg" states what "I take
-#: 5 mg" does (and is no one-off event: :func:`_event_report`).
-ASPECT_VERBS = frozenset("start starts started starting begin begins began begun beginning continue "
-                         "continues continued continuing keep keeps kept keeping resume resumes resumed "
-                         "resuming".split())
+#: Verbs that begin a state: before a gerund or "to" + verb ("started taking", "began to run")
+#: they say when a state began, not what it is: "I started taking 5 mg" states what "I take 5 mg"
+#: does, and is no one-off event (:func:`_event_report`). (keep / continue / resume are left
+#: out: "I kept running for 5 km" tells one run.)
+ONSET_VERBS = frozenset("start starts started starting begin begins began begun beginning".split())
+#: Words after a subject that make a statement no present fact: a modal ("I'd take 20 mg", "I'll
+#: be 40", "It would cost 50") tells a plan or a wish, "had" and "used" a past state ("I had been
+#: taking 20 mg", "I used to pay 900"). Such a statement supersedes nothing and is superseded by
+#: nothing.
+NOT_PRESENT = frozenset("would will could might may should shall must had used wouldn't won't couldn't "
+                        "shouldn't mustn't".split())
+#: Words ending in -ing that are no gerund ("I started the meeting", "I started something").
+_ING_NOUNS = frozenset("something anything everything nothing thing morning evening spring meeting "
+                       "wedding building ceiling clothing".split())
+_COPULA = frozenset("am is are".split())
+_AUXILIARY = _COPULA | frozenset("have has".split())
 
 
 @lru_cache(maxsize=1 << 13)   # the write path checks each new text against several neighbours
@@ -224,6 +240,9 @@ def subject_of(text: str) -> tuple[str, ...]:
     out = []
     for t in toks:
         low = t.lower()
+        if m := _CONTRACTED.fullmatch(low):   # "user: I'm taking ...": the verb is in the token
+            out.append(m.group(1))
+            break
         if _ends_subject(low):
             break
         if low not in _DETERMINERS:
@@ -257,15 +276,56 @@ def _signature(text: str) -> dict[str, Any]:
     return fact_signature(text)
 
 
+def _gerund(word: str) -> bool:
+    return len(word) > 4 and word.endswith("ing") and word not in _ING_NOUNS
+
+
+@lru_cache(maxsize=1 << 13)
+def _statement_words(text: str, subject: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The lower-cased words after the subject, as one present statement reads them; None when
+    the statement is no present fact (:data:`NOT_PRESENT`: "I'd take", "I'll be", "had been").
+
+    A pronoun contracted with "am" gives its "am" back ("I'm 35" reads as "I am 35"); a copula
+    before a gerund is left out ("I'm taking" reads as "I take"), and so is a verb of
+    :data:`ONSET_VERBS` before a gerund or "to" + verb, with the auxiliary before it ("I've
+    started taking", "I am starting to take" read as "I take"); adverbs are skipped while
+    looking for them ("I just started taking")."""
+    toks = tokens(text)
+    n = len(subject)
+    pairs = [(t.lower(), t) for t in toks[n:]]
+    if n and n <= len(toks) and (m := _CONTRACTED.fullmatch(toks[n - 1].lower())):
+        if m.group(2) in ("d", "ll"):
+            return None   # would / had / will
+        if m.group(2) == "m":
+            pairs.insert(0, ("am", "am"))
+    i = 0
+    while i < len(pairs) and pairs[i][0] in ADVERBS:
+        i += 1
+    if i < len(pairs) and pairs[i][0] in NOT_PRESENT:
+        return None
+    j = i
+    while j < len(pairs) and (pairs[j][0] in _AUXILIARY or pairs[j][0] in ADVERBS):
+        j += 1
+    if j + 1 < len(pairs) and pairs[j][0] in ONSET_VERBS:
+        nxt = pairs[j + 1][0]
+        if _gerund(nxt):
+            del pairs[i:j + 1]
+        elif (nxt == "to" and j + 2 < len(pairs) and pairs[j + 2][1].isalpha() and pairs[j + 2][1].islower()
+              and pairs[j + 2][0] not in FUNCTION_WORDS):
+            del pairs[i:j + 2]
+    elif i + 1 < len(pairs) and pairs[i][0] in _COPULA and _gerund(pairs[i + 1][0]):
+        del pairs[i]   # the progressive: "am taking" says what "take" does
+    return tuple(w for w, _t in pairs)
+
+
 @lru_cache(maxsize=1 << 13)
 def _predicate_words(text: str, subject: tuple[str, ...]) -> frozenset[str]:
-    """Stems of the content words after the subject, without numbers, negations, adverbs, the
-    auxiliaries do, am and being ("does not drink" and "drinks" say the same but for the
-    negation) and a verb of aspect before a gerund or "to" (:data:`ASPECT_VERBS`: "started
-    taking" says what "take" does)."""
-    words = _after_aspect([t.lower() for t in tokens(text)][len(subject):])
+    """Stems of the content words after the subject (:func:`_statement_words`), without numbers,
+    negations, adverbs and the auxiliaries do and being ("does not drink" and "drinks" say the
+    same but for the negation)."""
+    words = _statement_words(text, subject) or ()
     return frozenset(_stem(w) for w in words if w not in FUNCTION_WORDS and w not in NEGATIONS and w not in ADVERBS
-                     and w not in ("does", "doesn't", "do", "don't", "did", "didn't", "am", "being")
+                     and w not in ("does", "doesn't", "do", "don't", "did", "didn't", "being")
                      and not w.endswith(("n't", "n’t")) and w not in NUMBER_WORDS and not any(ch.isdigit() for ch in w))
 
 
@@ -285,23 +345,13 @@ def _event_report(text: str, subject: tuple[str, ...]) -> bool:
     """Is ``text`` a report of a past event: the first word after its subject a simple-past verb?
     Two such reports that differ in a number are two events ("I ran 5 km" on Monday, "I ran 8
     km" on Tuesday), not a correction; a state ("I run 10 km every Sunday", "My rent is 900"),
-    the present perfect ("I have worked there 5 years") and the onset of a state ("I started
-    taking 10 mg", "I began to run 5 km a day": a verb of aspect, :data:`ASPECT_VERBS`, before
-    a gerund or "to") are not reports."""
-    words = [t.lower() for t in tokens(text)]
-    rest = _after_aspect([w for w in words[len(subject):] if w not in ADVERBS and w not in _DETERMINERS])
+    the present perfect ("I have worked there 5 years") and the beginning of a state ("I started
+    taking 10 mg", "I began to run 5 km a day": :func:`_statement_words`) are not reports."""
+    rest = [w for w in _statement_words(text, subject) or () if w not in ADVERBS and w not in _DETERMINERS]
     if not rest:
         return False
     verb = rest[0]
     return verb in _IRREGULAR_PAST or (len(verb) > 3 and verb.endswith("ed") and verb not in _NOT_PAST)
-
-
-def _after_aspect(words: list[str]) -> list[str]:
-    """``words`` (lower-cased, after the subject) without a first verb of aspect that a gerund or
-    "to" follows, and that "to": what the state is, not when it holds."""
-    if len(words) > 1 and words[0] in ASPECT_VERBS and (words[1] == "to" or (len(words[1]) > 4 and words[1].endswith("ing"))):
-        return words[2:] if words[1] == "to" else words[1:]
-    return words
 
 
 def _years(numbers: set[str]) -> set[str]:
@@ -314,8 +364,12 @@ def conflict(new: str, old: str, *, min_overlap: float = 0.8) -> str | None:
     Rule-based and conservative (a false supersede hides a true fact):
 
     - same subject (:func:`subject_of`), same names and dates (:func:`fact_signature`);
+    - both state a present fact: no modal or past perfect after the subject ("I'd take 20 mg",
+      "I'll be 40", "I had paid 900": :data:`NOT_PRESENT`);
     - the rest of what they say is the same: the Jaccard overlap of their predicate's content
-      words (numbers and negations left out) is at least ``min_overlap``;
+      words (numbers and negations left out) is at least ``min_overlap``; when they give one
+      quantity two values (:func:`quantity_clash`: a number before the same word, "500 mg" /
+      "1000 mg"), the share of the shorter predicate's words found in the longer one;
     - then ``"negation"`` when exactly the negation count differs (numbers equal), ``"number"``
       when both hold numbers, the numbers differ and the negation count is equal.
 
@@ -343,11 +397,11 @@ def conflict(new: str, old: str, *, min_overlap: float = 0.8) -> str | None:
     'event_number'
     """
     subject = _same_subject(subject_of(new), subject_of(old), new, old)
-    if subject is None:
+    if subject is None or _statement_words(new, subject) is None or _statement_words(old, subject) is None:
         return None
     return _judge(fact_signature(new), fact_signature(old), _predicate_words(new, subject),
                   _predicate_words(old, subject), min_overlap,
-                  _event_report(new, subject) or _event_report(old, subject))
+                  _event_report(new, subject) or _event_report(old, subject), _clashing_units(new, old))
 
 
 def conflict_many(pairs, *, min_overlap: float = 0.8,
@@ -389,7 +443,7 @@ def conflict_many(pairs, *, min_overlap: float = 0.8,
             out.append(None)   # _same_subject needs equal subjects or one a prefix of the other
             continue
         subject = _same_subject(sa, sb, new, old)
-        if subject is None:
+        if subject is None or _statement_words(new, subject) is None or _statement_words(old, subject) is None:
             out.append(None)
             continue
         a = sigs.get(new)
@@ -399,22 +453,35 @@ def conflict_many(pairs, *, min_overlap: float = 0.8,
         if b is None:
             b = sigs[old] = fact_signature(old)
         out.append(_judge(a, b, _predicate_words(new, subject), _predicate_words(old, subject), min_overlap,
-                          _event_report(new, subject) or _event_report(old, subject)))
+                          _event_report(new, subject) or _event_report(old, subject), _clashing_units(new, old)))
     return out
 
 
 def _judge(a: dict[str, Any], b: dict[str, Any], pa: frozenset[str], pb: frozenset[str],
-           min_overlap: float, event: bool = False) -> str | None:
+           min_overlap: float, event: bool = False, units: frozenset[str] = frozenset()) -> str | None:
     """The end of :func:`conflict`: fact signatures ``a``, ``b`` and predicate words ``pa``, ``pb``
     of two statements about the same subject; ``event`` when one reports a past event
     (:func:`_event_report`): then only a changed year is a ``"number"`` correction of it
     ("moved to Berlin in 2019" / "in 2020"); another changed number is ``"event_number"``: a
     correction only when both name the same time ("I ran 5 km this morning" said twice in one
-    morning), else another event (the write path decides, knowing the times)."""
+    morning), else another event (the write path decides, knowing the times). ``units``: the
+    words after a number that the two give different numbers (:func:`quantity_clash`: "500 mg" /
+    "1000 mg"); when the shorter predicate holds two words besides them, ``min_overlap`` of those
+    must be in the longer one ("I take metformin 500 mg every morning" / "I started taking 1000
+    mg of metformin": a detail said once is no other fact), else both predicates must share
+    ``min_overlap`` of their words (Jaccard: "I walk 3 km" says too little to be compared with
+    "I walk 5 km to work and 2 km home")."""
     if a["name"] != b["name"] or a["date"] != b["date"]:
         return None
     union = pa | pb
-    if not union or len(pa & pb) / len(union) < min_overlap:
+    if not union:
+        return None
+    short = min(pa, pb, key=len)
+    if units and len(short - {_stem(u) for u in units}) >= 2:
+        share = len(pa & pb) / len(short)
+    else:
+        share = len(pa & pb) / len(union)
+    if share < min_overlap:
         return None
     if a["negation"] != b["negation"] and a["number"] == b["number"]:
         return "negation"

@@ -147,6 +147,12 @@ def test_infer_kind(text, kind):
     ("Lena works as an architect", "identity"), ("My birthday is March 2", "identity"),
     ("I'm a pharmacist", "identity"),
     ("My daughter won the chess match yesterday", None),      # a family episode, not a family fact
+    # a clause that states a family fact, in a message about an episode (a fresh user's "Also my
+    # son Leo is 7, ..." was archived with the episode, "My son Leo is 7." kept)
+    ("Also my son Leo is 7, he has a school play on Friday.", "family"),
+    ("My sister lives in Oslo; we visited her last week.", "family"),
+    ("My daughter won the chess match yesterday, it was great", None),
+    ("We went hiking, my wife loved it.", None),
     ("The bike shop closes at 6pm", None), ("Good job on the report!", None),
     ("The meeting got moved to 4pm", None), ("Thanks, mom!", None),
 ])

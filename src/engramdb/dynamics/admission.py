@@ -485,8 +485,9 @@ def protected_category(text: str, kind: str | None = None) -> tuple[str | None, 
       medication (a dose such as "50mg", a regimen such as "I take metformin twice a day",
       "insulin", "prescription"), blood type, pregnancy, disability ("wheelchair");
     - ``"family"``: a family member (wife, husband, son, daughter, mother, ...) in a *fact*
-      (``kind`` semantic): "My sister lives in Oslo" is protected, "My son scored a goal
-      yesterday" is an episode and is not;
+      (``kind`` semantic, or a clause that is one by itself): "My sister lives in Oslo" and
+      "Also my son Leo is 7, he has a school play on Friday" are protected, "My son scored a
+      goal yesterday" is an episode and is not;
     - ``"identity"``: name, birthday and birth, age, where someone lives or comes from, job
       ("works at", "job", "I'm a nurse").
 
@@ -517,7 +518,8 @@ def protected_category(text: str, kind: str | None = None) -> tuple[str | None, 
         return None, ""
     # its questions name a category without stating it ("What's my name?"); a sentence is read
     # clause by clause, so "I'm allergic to penicillin, should I worry?" keeps its statement
-    body = " ".join(clause for clause, asks in _asked_clauses(text) if not asks)
+    stated = [clause for clause, asks in _asked_clauses(text) if not asks]
+    body = " ".join(stated)
     low = [t.lower() for t in _tokens(body)]
     joined = " " + " ".join(low) + " "
     for stem in HEALTH:
@@ -529,9 +531,11 @@ def protected_category(text: str, kind: str | None = None) -> tuple[str | None, 
     m = _REGIMEN.search(body)
     if m:
         return "health", f"health: regimen '{m.group(0)}'"
-    if kind == MemoryKind.SEMANTIC.value:
-        fam = next((t for t in low if t in FAMILY), None)
-        if fam:
+    # a family fact, in a fact or in a clause that is one ("Also my son Leo is 7, he has a
+    # school play on Friday": an episode, whose first clause is a fact)
+    for clause in ([body] if kind == MemoryKind.SEMANTIC.value else []) + (stated if len(stated) > 1 else []):
+        fam = next((t for t in (x.lower() for x in _tokens(clause)) if t in FAMILY), None)
+        if fam and (clause is body or infer_kind(clause)[0] == MemoryKind.SEMANTIC.value):
             return "family", f"family '{fam}'"
     for cue in IDENTITY:
         if f" {cue} " in joined:

@@ -11,8 +11,10 @@ ready-made records through the same :meth:`WriteUnit.insert`.
 """
 from __future__ import annotations
 
+import re
 import threading
 import uuid
+from functools import lru_cache
 from dataclasses import dataclass
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -23,6 +25,7 @@ from .. import slots as _slots, temporal as _temporal
 from ..contiguity import default_weight
 from ..timeref import resolve_time_refs
 from ..facts import conflict_many, subject_of
+from ..sentences import split_sentences
 from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundError, OversizeError
 from ..state import EngineState
 from ..state.subject_hints import subject_code
@@ -348,8 +351,9 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
         rows = [(p.nid, record_of(p, hold), p.vector, p.digest) for p in prepared]
         unit.insert_many(rows)
         if subjects:   # the subjects of the new statements, for the next writes' conflict checks
+            # (a text of several sentences has one per sentence: no hint, it is always read)
             hinted = [(nid, subject_code(subj)) for nid, rec, _v, _d in rows
-                      if (subj := subjects.get(rec["text"])) is not None]
+                      if (subj := subjects.get(rec["text"])) is not None and _sentences(rec["text"]) is None]
             hints = state.subject_hints
             unit.after(lambda: hints.set_many([h[0] for h in hinted], [h[1] for h in hinted]))
         unit.add_edges(edges)
@@ -500,14 +504,19 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     max_words = lc.conflict_max_words
     ok_row = np.fromiter((p.subject is None and p.state is active and not _not_a_fact(p.kind.value, p.extra, p.tags)
                           and _statement(p.text, max_words, p.extra) for p in prepared), bool, len(prepared))
-    r, j = np.nonzero(near.keep & (near.cos >= floor) & ok_row[:, None])   # batch order, best first
+    multi_row = np.fromiter((ok and _sentences(p.text) is not None for p, ok in zip(prepared, ok_row.tolist())),
+                            bool, len(prepared))
+    # (a text of several sentences is compared with all its neighbours: its likeness to a memory
+    # that restates one of its sentences is diluted by the others)
+    r, j = np.nonzero(near.keep & ((near.cos >= floor) | multi_row[:, None]) & ok_row[:, None])   # batch order, best first
     labs = near.labels[r, j]
     subjects = {} if subjects is None else subjects
     if len(labs) and len(unit.state.subject_hints.length):
         # stored neighbours whose subject hint rules the pair out are not read (state.subject_hints)
         row_hint = np.array([subject_code(subjects[p.text] if p.text in subjects else _subject(p.text)) if ok
                              else (-1, 0, 0) for p, ok in zip(prepared, ok_row.tolist())], np.int64).reshape(-1, 3)[r]
-        stored_lab = ~np.isin(labs, near.nids)
+        # (a new text of several sentences is compared sentence by sentence: no hint rules it out)
+        stored_lab = ~np.isin(labs, near.nids) & ~multi_row[r]
         out = np.zeros(len(labs), bool)
         out[stored_lab] = unit.state.subject_hints.ruled_out(labs[stored_lab], row_hint[stored_lab, 0],
                                                              row_hint[stored_lab, 1], row_hint[stored_lab, 2])
@@ -546,6 +555,10 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     same = (lab_code[:, 0] >= 0) & ((row_code[:, 0] == lab_code[:, 0])
                                     | ((row_code[:, 1] != lab_code[:, 1]) & (row_code[:, 1] > 0)
                                        & (lab_code[:, 1] > 0) & (row_code[:, 2] == lab_code[:, 2])))
+    # texts of several sentences are also compared sentence by sentence, whatever their subjects
+    lab_multi = np.array([text_of[lab] is not None and _sentences(text_of[lab]) is not None
+                          for lab in uniq.tolist()], bool)[at.reshape(-1)]
+    same |= (lab_code[:, 0] >= 0) & (multi_row[r] | lab_multi)
     cand: list[tuple[Prepared, int, Prepared | None]] = []
     pairs: list[tuple[str, str]] = []
     for row, lab in zip(r[same].tolist(), labs[same].tolist()):
@@ -556,7 +569,12 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     # an earlier item superseded by this batch is no longer a candidate, a stored memory
     # already retired by it is read again (its record changed in this transaction)
     edges = []
-    for (p, lab, q), kind in zip(cand, conflict_many(pairs, subjects=subjects)):
+    kinds = conflict_many(pairs, subjects=subjects)
+    # a pair of texts of which one or both hold several sentences, no conflict found whole: its
+    # sentences, pair by pair (the first conflict counts); such a conflict only supersedes a
+    # memory of one sentence (one of several sentences holds other facts: it is contradicted)
+    part = _sentence_conflicts(pairs, kinds, max_words, subjects)
+    for i, ((p, lab, q), kind) in enumerate(zip(cand, kinds)):
         if kind is None:
             continue
         edit_of = (p.extra or {}).get("edit_of")
@@ -573,7 +591,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
             valid_from, other, other_at = rec.get("valid_from", rec["created_at"]), rec["text"], rec["created_at"]
         if not _same_time(p.text, p.created_at, other, other_at, named=kind == "event_number"):
             continue   # events at different times (or an event and a general statement)
-        if p.valid_from > valid_from:
+        if p.valid_from > valid_from and not (i in part and _sentences(other) is not None):
             if q is not None:
                 q.state, q.superseded_by = MemoryState.SUPERSEDED, p.ext_id
                 q.retired_at = max(p.recorded_at, q.recorded_at)
@@ -588,6 +606,85 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
         else:
             edges.append((p.nid, lab, Relation.CONTRADICTS.code, 1.0))
     return edges
+
+
+#: a sentence end followed by more text: the cheap test before a text is split into sentences
+_SENTENCE_END = re.compile(r"[.!?…][\"”’')\]]*\s+\S")
+#: sentences of one text compared at most (a pair of texts costs at most its square)
+_MAX_SENTENCES = 8
+
+
+@lru_cache(maxsize=1 << 14)
+def _sentences(text: str) -> tuple[str, ...] | None:
+    """The sentences of ``text`` (:func:`engramdb.sentences.split_sentences`, the first
+    ``_MAX_SENTENCES``), or None when it holds one."""
+    if _SENTENCE_END.search(text) is None:
+        return None
+    parts = split_sentences(text)
+    return tuple(parts[:_MAX_SENTENCES]) if len(parts) > 1 else None
+
+
+def _sentence_conflicts(pairs: list[tuple[str, str]], kinds: list[str | None], max_words: int,
+                        subjects: dict[str, tuple[str, ...]]) -> set[int]:
+    """Conflicts between the sentences of text pairs that hold several (a chat message: "My
+    doctor changed my prescription. I started taking 1000 mg of metformin." against "Remind me
+    to take my pills. I take metformin 500 mg every morning."), found for the pairs ``kinds``
+    has no conflict for; written into ``kinds``; returns their indices. A sentence of at most
+    ``max_words`` words is compared with those of the other text whose subject can match
+    (equal, or one a prefix of the other: :func:`engramdb.facts.conflict_many`); a speaker label
+    ("user: ...") goes before each sentence of its text, so the sentences keep their speaker."""
+    parts: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+
+    def sentences_of(text: str) -> list[tuple[str, tuple[str, ...]]]:
+        got = parts.get(text)
+        if got is None:
+            split = _sentences(text)
+            got = parts[text] = []
+            for x in (_labelled(text, split) if split is not None else (text,)):
+                if len(x.split()) <= max_words:
+                    subj = subjects.get(x)
+                    if subj is None:
+                        subj = subjects[x] = _subject(x)
+                    got.append((x, subj))
+        return got
+
+    todo: list[int] = []
+    flat: list[tuple[str, str]] = []
+    spans: list[tuple[int, int]] = []
+    for i, ((new, old), kind) in enumerate(zip(pairs, kinds)):
+        if kind is not None or (_sentences(new) is None and _sentences(old) is None):
+            continue
+        start = len(flat)
+        for x, sx in sentences_of(new):
+            for y, sy in sentences_of(old):
+                if sx == sy or (sx and sy and (sx[: len(sy)] == sy or sy[: len(sx)] == sx)):
+                    flat.append((x, y))
+        if len(flat) > start:
+            todo.append(i)
+            spans.append((start, len(flat)))
+    if not flat:
+        return set()
+    judged = conflict_many(flat, subjects=subjects)
+    found = set()
+    for i, (lo, hi) in zip(todo, spans):
+        kind = next((k for k in judged[lo:hi] if k is not None), None)
+        if kind is not None:
+            kinds[i] = kind
+            found.add(i)
+    return found
+
+
+_LABEL = re.compile(r"[^\W\d_][\w .'’-]{0,60}:\s")
+
+
+def _labelled(text: str, sentences: tuple[str, ...]) -> tuple[str, ...]:
+    """``sentences`` of ``text``, each after the text's leading speaker label ("user: ") if it
+    has one (the first sentence holds it already)."""
+    m = _LABEL.match(text)
+    if m is None:
+        return sentences
+    label = m.group(0)
+    return tuple(x if x.startswith(label) else label + x for x in sentences)
 
 
 def _statement(text: str, max_words: int, fields: dict | None) -> bool:
