@@ -24,7 +24,7 @@ import numpy as np
 from .. import slots as _slots, temporal as _temporal
 from ..contiguity import default_weight
 from ..timeref import resolve_time_refs
-from ..facts import conflict_many, subject_of
+from ..facts import conflict_many, fact_signature, subject_of
 from ..sentences import split_sentences
 from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundError, OversizeError
 from ..state import EngineState
@@ -648,12 +648,25 @@ def _sentence_conflicts(pairs: list[tuple[str, str]], kinds: list[str | None], m
                     got.append((x, subj))
         return got
 
+    signals: dict[str, tuple[bool, bool]] = {}
+
+    def signal(text: str) -> tuple[bool, bool]:
+        """(holds a number, holds a negation)"""
+        got = signals.get(text)
+        if got is None:
+            sig = fact_signature(text)
+            got = signals[text] = (bool(sig["number"]), sig["negation"] > 0)
+        return got
+
     todo: list[int] = []
     flat: list[tuple[str, str]] = []
     spans: list[tuple[int, int]] = []
     for i, ((new, old), kind) in enumerate(zip(pairs, kinds)):
         if kind is not None or (_sentences(new) is None and _sentences(old) is None):
             continue
+        a, b = signal(new), signal(old)
+        if not ((a[0] and b[0]) or a[1] or b[1]):
+            continue   # no two sentences of theirs can differ in a number or a negation
         start = len(flat)
         for x, sx in sentences_of(new):
             for y, sy in sentences_of(old):
