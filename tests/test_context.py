@@ -101,6 +101,19 @@ def test_gaps_are_stated_plainly(store):
     assert "## Gaps" in block.text
 
 
+def test_a_budget_too_small_for_any_memory_says_so(store):
+    """budget_tokens=0 (or 5) gave an empty text, no gap and no error: an agent could not tell
+    it from a memory that knows nothing."""
+    for budget in (0, 5):
+        block = store.context("Where does Ana live? tomatoes garden", namespace="default", now=NOW,
+                              budget_tokens=budget)
+        assert block.text == "" and block.dropped
+        assert block.gaps[-1] == (f"The budget of {budget} tokens left no room for any of the "
+                                  f"{len(block.dropped)} memories found; give a larger budget_tokens.")
+    block = store.context("Where does Ana live? tomatoes garden", namespace="default", now=NOW)
+    assert not any("left no room" in g for g in block.gaps)
+
+
 def test_empty_namespace(store):
     store.add("a passing note", id="gone", namespace="elsewhere")
     store.forget("gone", namespace="elsewhere", hard=True)      # the namespace exists, empty

@@ -259,3 +259,24 @@ def test_add_many_equals_adding_one_by_one(texts, gap, merge_often):
     assert a.keys() == b.keys()
     for key in a:
         assert np.array_equal(a[key], b[key]), key
+
+
+def test_a_role_label_is_no_keyword_term(tmp_path):
+    """A fresh user asked "What is the user's current dose?" of a chat: every user message
+    holds the label "user: ", so the keyword leg matched them all on it, the shortest first,
+    and "user: Thanks, bye for now." led. The label is no term (a speaker's name stays one), and
+    it still counts in the message's length, so BM25 scores no other query differently."""
+    from engramdb.index.keyword import term_counts
+
+    assert term_counts("user: I take metformin 1000 mg") == ({"take": 1, "metformin": 1, "1000": 1, "mg": 1}, 5)
+    assert term_counts("Assistant: the user table")[0] == {"user": 1, "tabl": 1}
+    assert "carolin" in term_counts("Caroline: I paint")[0]   # (stemmed)
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        eng.add_conversation([
+            {"role": "user", "content": "I take metformin 1000 mg every morning.", "created_at": 1.7e9},
+            {"role": "user", "content": "Thanks, bye for now.", "created_at": 1.7e9 + 60},
+            {"role": "assistant", "content": "Add the user to the admins group.", "created_at": 1.7e9 + 90},
+        ], namespace="u", session="a")
+        ids = keyword_search(eng, "u", "What is the user's current dose?")   # "user" in a text, not a label
+        assert ids[0] == "a:3" and "a:1" not in ids and "a:2" not in ids
+        assert keyword_search(eng, "u", "the user's metformin dose")[0] == "a:1"

@@ -599,6 +599,9 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     # included); an L1 hit moved to the L2 previews is one candidate, shown if its preview is
     candidates = list(dict.fromkeys([it.id for _, items, _ in sections for it in items]
                                     + [it.id for it in further + neighbours]))
+    if candidates and not kept_ids:   # an empty block would otherwise look like an empty memory
+        gaps = gaps + (f"The budget of {budget} tokens left no room for any of the {len(candidates)} "
+                       "memories found; give a larger budget_tokens.",)
     shown = sorted(kept, key=lambda e: _ORDER.index(e.section))   # as render lays them out (stable)
     items = {t: tuple(e.item for e in shown if e.item is not None and e.item.tier == t) for t in TIERS}
     return ContextBlock(text=text, items=MappingProxyType(items), tokens_used=count(text), budget_tokens=budget,

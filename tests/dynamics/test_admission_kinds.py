@@ -153,6 +153,11 @@ def test_infer_kind(text, kind):
     ("My sister lives in Oslo; we visited her last week.", "family"),
     ("My daughter won the chess match yesterday, it was great", None),
     ("We went hiking, my wife loved it.", None),
+    # a change of job, as a fresh user's chat said it (the old job stayed protected, the new one
+    # was archived months later)
+    ("Big news: I accepted an offer from Globex! My last day at Acme is February 21.", "identity"),
+    ("I'll be a senior product manager at Globex, starting February 24.", "identity"),
+    ("The meeting will be at noon", None),
     ("The bike shop closes at 6pm", None), ("Good job on the report!", None),
     ("The meeting got moved to 4pm", None), ("Thanks, mom!", None),
 ])

@@ -466,7 +466,10 @@ IDENTITY = ("my name", "name is", "call me", "i'm called", "birthday", "born", "
             "she moved to", "they moved to", "i'm from", "we're from", "grew up", "my address", "home address",
             "work as", "works as", "worked as", "work at", "works at", "work for", "works for", "my job",
             "new job", "job as", "job at", "his job", "her job", "their job", "profession", "occupation",
-            "my pronouns")
+            "my pronouns",
+            # a change of job ("I accepted an offer from Globex! My last day at Acme is Friday.")
+            "accepted an offer", "offer from", "last day at", "first day at", "first week at", "start at",
+            "starting at", "started at", "hired at", "hired by", "promoted to")
 OCCUPATIONS = frozenset(
     "nurse doctor teacher engineer lawyer developer programmer designer painter writer author artist chef "
     "cook student manager accountant architect pilot driver farmer dentist pharmacist scientist researcher "
@@ -541,8 +544,8 @@ def protected_category(text: str, kind: str | None = None) -> tuple[str | None, 
         if f" {cue} " in joined:
             return "identity", f"identity '{cue}'"
     for i, t in enumerate(low):
-        if t in ("is", "am", "i'm", "she's", "he's", "as", "are", "we're", "they're"):
-            for nxt in low[i + 1:i + 4]:
+        if t in ("is", "am", "i'm", "she's", "he's", "as", "are", "we're", "they're", "be"):
+            for nxt in low[i + 1:i + 5]:   # "I'll be a senior product manager"
                 if nxt in OCCUPATIONS:
                     return "identity", f"identity: occupation '{nxt}'"
     return None, ""
