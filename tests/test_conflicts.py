@@ -69,6 +69,19 @@ CASES = [
     ("I'd been taking lisinopril 20 mg before", "I take lisinopril 10 mg", None),
     ("I used to pay 900 euros rent", "I pay 1000 euros rent", None),
     ("I take lisinopril 10 mg", "I'll take lisinopril 20 mg", None),
+    ("I want to take metformin 1000 mg every morning", "I take metformin 500 mg every morning", None),
+    ("I am going to take metformin 1000 mg every morning", "I take metformin 500 mg every morning", None),
+    ("I was told to take metformin 1000 mg every morning", "I take metformin 500 mg every morning", None),
+    ("I take metformin 1000 mg every morning?", "I take metformin 500 mg every morning", None),   # asked
+    # another thing of the same unit is no other value of it (the unit counts for neither side)
+    ("I take aspirin 100 mg every morning", "I take metformin 500 mg every morning", None),
+    ("I swim 2 km every Sunday morning", "I run 5 km every Sunday morning", None),
+    ("I pay 300 dollars every month for the car loan", "I pay 900 dollars rent every month", None),
+    ("I take metformin 1000 mg every evening", "I take metformin 500 mg every morning", None),
+    # every number of the other said again, and another: a restatement that adds a quantity
+    ("I take metformin 500 mg every morning and aspirin 100 mg", "I take metformin 500 mg every morning", None),
+    ("I am 35 years old and married for 10 years", "I am 35 years old", None),
+    ("I take metformin 500 mg every morning", "I take metformin 500 mg every morning and aspirin 100 mg", None),
 ]
 
 
@@ -366,3 +379,22 @@ def test_a_quantity_said_with_a_detail_once_is_the_same_quantity():
     # a shorter statement of one word besides its quantity says too little: Jaccard, as before
     assert conflict("We have 3 dogs and a big garden", "We have 2 dogs") is None
     assert conflict("I walk 5 km to work and 2 km home", "I walk 3 km") is None
+
+
+def test_a_message_that_restates_a_value_or_names_another_thing_supersedes_nothing(mem):
+    """A hostile pass on the sentence-level check: "Quick update. I take metformin 500 mg every
+    morning and aspirin 100 mg." hid "I take metformin 500 mg every morning." (the numbers
+    differ as sets), and "I take aspirin 100 mg every morning." hid it too (the unit "mg" counted
+    as a shared word)."""
+    mem.add("I take metformin 500 mg every morning.", id="met", created_at=T0)
+    mem.add("I pay 900 dollars rent every month.", id="rent", created_at=T0)
+    mem.add("Quick update. I take metformin 500 mg every morning and aspirin 100 mg.", id="both",
+            created_at=T0 + DAY)
+    mem.add("I take aspirin 100 mg every morning.", id="asp", created_at=T0 + 2 * DAY)
+    mem.add("Thanks for the tips. I want to take metformin 1000 mg every morning.", id="wish",
+            created_at=T0 + 3 * DAY)
+    mem.add("I pay 300 dollars every month for the car loan.", id="car", created_at=T0 + 4 * DAY)
+    assert {i: mem.get(i).state.value for i in ("met", "rent", "both", "asp", "wish", "car")} == dict.fromkeys(
+        ("met", "rent", "both", "asp", "wish", "car"), "active")
+    assert not [e for i in ("both", "asp", "wish", "car") for e in mem.edges(i)
+                if e.relation in (engramdb.Relation.SUPERSEDES, engramdb.Relation.CONTRADICTS)]

@@ -110,6 +110,8 @@ def test_a_budget_too_small_for_any_memory_says_so(store):
         assert block.text == "" and block.dropped
         assert block.gaps[-1] == (f"The budget of {budget} tokens left no room for any of the "
                                   f"{len(block.dropped)} memories found; give a larger budget_tokens.")
+    one = store.context("Where does Ana live? tomatoes garden", namespace="default", now=NOW, budget_tokens=1)
+    assert one.gaps[-1].startswith("The budget of 1 token left no room for any of the ")
     block = store.context("Where does Ana live? tomatoes garden", namespace="default", now=NOW)
     assert not any("left no room" in g for g in block.gaps)
 

@@ -81,6 +81,7 @@ from .decisions import TrackRecord, track_record
 from .errors import InvalidInputError, MemoryBlockedError
 from .slots import USER_SUBJECTS
 from .types import CONNECTOR_TAGS, MemoryKind
+from .wording import count as counted
 
 __all__ = ["ContextBlock", "ContextItem", "Frame", "FRAMES", "TIERS", "estimate_tokens", "assemble"]
 
@@ -600,8 +601,10 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     candidates = list(dict.fromkeys([it.id for _, items, _ in sections for it in items]
                                     + [it.id for it in further + neighbours]))
     if candidates and not kept_ids:   # an empty block would otherwise look like an empty memory
-        gaps = gaps + (f"The budget of {budget} tokens left no room for any of the {len(candidates)} "
-                       "memories found; give a larger budget_tokens.",)
+        found = counted(len(candidates), "memory")
+        gaps = gaps + (f"The budget of {counted(budget, 'token')} left no room for "
+                       f"{'the one memory' if len(candidates) == 1 else f'any of the {found}'} found; "
+                       "give a larger budget_tokens.",)
     shown = sorted(kept, key=lambda e: _ORDER.index(e.section))   # as render lays them out (stable)
     items = {t: tuple(e.item for e in shown if e.item is not None and e.item.tier == t) for t in TIERS}
     return ContextBlock(text=text, items=MappingProxyType(items), tokens_used=count(text), budget_tokens=budget,

@@ -207,6 +207,11 @@ ONSET_VERBS = frozenset("start starts started starting begin begins began begun 
 #: nothing.
 NOT_PRESENT = frozenset("would will could might may should shall must had used wouldn't won't couldn't "
                         "shouldn't mustn't".split())
+#: Verbs that, before "to", tell a wish, plan or what someone else said, not a fact ("I want to
+#: take 1000 mg", "I'm going to take", "I was told to take"): as :data:`NOT_PRESENT`.
+INTENT_VERBS = frozenset("want wants wanted hope hopes hoped plan plans planned planning going intend intends "
+                         "wish wishes try tries trying tried refuse refuses need needs told asked afraid "
+                         "supposed meant".split())
 #: Words ending in -ing that are no gerund ("I started the meeting", "I started something").
 _ING_NOUNS = frozenset("something anything everything nothing thing morning evening spring meeting "
                        "wedding building ceiling clothing".split())
@@ -276,6 +281,9 @@ def _signature(text: str) -> dict[str, Any]:
     return fact_signature(text)
 
 
+_QUESTION_END = re.compile(r"[?？][\s\"”’')\]]*$")
+
+
 def _gerund(word: str) -> bool:
     return len(word) > 4 and word.endswith("ing") and word not in _ING_NOUNS
 
@@ -283,13 +291,17 @@ def _gerund(word: str) -> bool:
 @lru_cache(maxsize=1 << 13)
 def _statement_words(text: str, subject: tuple[str, ...]) -> tuple[str, ...] | None:
     """The lower-cased words after the subject, as one present statement reads them; None when
-    the statement is no present fact (:data:`NOT_PRESENT`: "I'd take", "I'll be", "had been").
+    the statement is no present fact: a question, a modal or past perfect (:data:`NOT_PRESENT`:
+    "I'd take", "I'll be", "I can take", "had been"), a wish or plan (:data:`INTENT_VERBS`: "I
+    want to take", "I'm going to take").
 
     A pronoun contracted with "am" gives its "am" back ("I'm 35" reads as "I am 35"); a copula
     before a gerund is left out ("I'm taking" reads as "I take"), and so is a verb of
     :data:`ONSET_VERBS` before a gerund or "to" + verb, with the auxiliary before it ("I've
     started taking", "I am starting to take" read as "I take"); adverbs are skipped while
     looking for them ("I just started taking")."""
+    if _QUESTION_END.search(text):
+        return None
     toks = tokens(text)
     n = len(subject)
     pairs = [(t.lower(), t) for t in toks[n:]]
@@ -304,8 +316,10 @@ def _statement_words(text: str, subject: tuple[str, ...]) -> tuple[str, ...] | N
     if i < len(pairs) and pairs[i][0] in NOT_PRESENT:
         return None
     j = i
-    while j < len(pairs) and (pairs[j][0] in _AUXILIARY or pairs[j][0] in ADVERBS):
+    while j < len(pairs) and (pairs[j][0] in _AUXILIARY or pairs[j][0] in ADVERBS or pairs[j][0] in ("was", "were")):
         j += 1
+    if j + 1 < len(pairs) and pairs[j][0] in INTENT_VERBS and pairs[j + 1][0] == "to":
+        return None   # "I want to take", "I am going to take", "I was told to take"
     if j + 1 < len(pairs) and pairs[j][0] in ONSET_VERBS:
         nxt = pairs[j + 1][0]
         if _gerund(nxt):
@@ -470,22 +484,27 @@ def _judge(a: dict[str, Any], b: dict[str, Any], pa: frozenset[str], pb: frozens
     must be in the longer one ("I take metformin 500 mg every morning" / "I started taking 1000
     mg of metformin": a detail said once is no other fact), else both predicates must share
     ``min_overlap`` of their words (Jaccard: "I walk 3 km" says too little to be compared with
-    "I walk 5 km to work and 2 km home")."""
+    "I walk 5 km to work and 2 km home"). A statement whose numbers include all the other's
+    changes none of them."""
     if a["name"] != b["name"] or a["date"] != b["date"]:
         return None
     union = pa | pb
     if not union:
         return None
-    short = min(pa, pb, key=len)
-    if units and len(short - {_stem(u) for u in units}) >= 2:
-        share = len(pa & pb) / len(short)
+    unit_words = {_stem(u) for u in units}
+    short = min(pa, pb, key=len) - unit_words
+    if len(short) >= 2:   # (the unit is in both by construction: it counts for neither side)
+        share = len((pa & pb) - unit_words) / len(short)
     else:
         share = len(pa & pb) / len(union)
     if share < min_overlap:
         return None
     if a["negation"] != b["negation"] and a["number"] == b["number"]:
         return "negation"
-    if a["number"] and b["number"] and a["number"] != b["number"] and a["negation"] == b["negation"]:
+    # one statement giving every number of the other, and more, restates it and adds another
+    # quantity ("I take metformin 500 mg and aspirin 100 mg" / "I take metformin 500 mg")
+    if (a["number"] and b["number"] and not (a["number"] <= b["number"] or b["number"] <= a["number"])
+            and a["negation"] == b["negation"]):
         if event and not (_years(a["number"]) ^ _years(b["number"])):
             return "event_number"
         return "number"

@@ -157,7 +157,9 @@ def test_infer_kind(text, kind):
     # was archived months later)
     ("Big news: I accepted an offer from Globex! My last day at Acme is February 21.", "identity"),
     ("I'll be a senior product manager at Globex, starting February 24.", "identity"),
-    ("The meeting will be at noon", None),
+    ("The meeting will be at noon", None), ("First week at Globex went great.", "identity"),
+    ("The movie starting at 8 was sold out", None), ("I got a discount offer from Amazon", None),
+    ("My last day at the beach was great", None),
     ("The bike shop closes at 6pm", None), ("Good job on the report!", None),
     ("The meeting got moved to 4pm", None), ("Thanks, mom!", None),
 ])

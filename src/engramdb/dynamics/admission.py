@@ -466,10 +466,12 @@ IDENTITY = ("my name", "name is", "call me", "i'm called", "birthday", "born", "
             "she moved to", "they moved to", "i'm from", "we're from", "grew up", "my address", "home address",
             "work as", "works as", "worked as", "work at", "works at", "work for", "works for", "my job",
             "new job", "job as", "job at", "his job", "her job", "their job", "profession", "occupation",
-            "my pronouns",
-            # a change of job ("I accepted an offer from Globex! My last day at Acme is Friday.")
-            "accepted an offer", "offer from", "last day at", "first day at", "first week at", "start at",
-            "starting at", "started at", "hired at", "hired by", "promoted to")
+            "my pronouns", "accepted an offer", "job offer")
+#: A change of job, at a named employer ("My last day at Acme is Friday", "an offer from Globex",
+#: "I start at Globex on Monday"): a capitalised name after the cue ("my last day at the beach",
+#: "the movie starting at 8" are none).
+_JOB_CHANGE = re.compile(r"\b(?i:(?:last|first) (?:day|week) at|(?:start|starting|started) at|an offer from|"
+                         r"hired (?:at|by)|promoted (?:at|by)) [A-Z][\w&-]*")
 OCCUPATIONS = frozenset(
     "nurse doctor teacher engineer lawyer developer programmer designer painter writer author artist chef "
     "cook student manager accountant architect pilot driver farmer dentist pharmacist scientist researcher "
@@ -543,6 +545,9 @@ def protected_category(text: str, kind: str | None = None) -> tuple[str | None, 
     for cue in IDENTITY:
         if f" {cue} " in joined:
             return "identity", f"identity '{cue}'"
+    m = _JOB_CHANGE.search(body)
+    if m:
+        return "identity", f"identity: job change '{m.group(0)}'"
     for i, t in enumerate(low):
         if t in ("is", "am", "i'm", "she's", "he's", "as", "are", "we're", "they're", "be"):
             for nxt in low[i + 1:i + 5]:   # "I'll be a senior product manager"
