@@ -51,3 +51,18 @@ def test_long_jobs_print_no_blank_line_before_their_output(tmp_path):
     assert res.exit_code == 0 and res.output.startswith("consolidated 1 namespace"), repr(res.output[:40])
     res = CliRunner().invoke(main, ["rescore", "--store", store])
     assert res.exit_code == 0 and res.output.lstrip(" ").startswith("rescore at"), repr(res.output[:40])
+
+
+def test_what_a_fresh_cli_user_could_not_read(tmp_path):
+    """A fresh CLI user: `context --budget 0` printed a blank line and nothing else (the gap that
+    says why was in --json only); `rescore` titled its table with Unix seconds; an empty recall
+    question was refused with a hint to pass vector=, which only the Python API has."""
+    store = tmp_path / "s"
+    run("add", "--store", store, "--embedder", "hashing", "--created-at", "2025-01-01", "My rent is 900 euros.")
+    res = CliRunner().invoke(main, ["context", "--store", str(store), "--budget", "0", "rent"])
+    # (on stderr; click before 8.2 mixes it into the output, as the runner's output does now)
+    assert res.exit_code == 0 and res.output.strip().startswith("gap: The budget of 0 tokens left no room for "
+                                                                "the one memory found")
+    assert "rescore at 2026-01-01T00:00:00Z" in run("rescore", "--store", store, "--now", "2026-01-01")
+    empty = CliRunner().invoke(main, ["recall", "--store", str(store), "  "])
+    assert empty.exit_code == 2 and "QUERY" in empty.output and "vector=" not in empty.output

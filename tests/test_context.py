@@ -437,3 +437,18 @@ def test_cli_context_filters(tmp_path):
     assert res.exit_code == 0, res.output
     items = json.loads(res.output)["items"]
     assert {i["id"] for t in ("L1", "L2") for i in items[t]} <= {f"note{i}" for i in range(9, 15)}
+
+
+def test_a_recalled_code_block_keeps_its_lines(tmp_path):
+    """A fresh user's context block gave an assistant's code answer on one line, its line breaks
+    and indentation gone (a prompt cannot use such code); other texts stay on one line."""
+    code = ("Here is the script:\n\n```python\nBUDGET = {\n    \"food\": 300,\n}\n\n\n\ndef load(path):   \n"
+            "    return open(path).read()\n```\nRun it daily.")
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        m.add(code, id="code", created_at=utc(2025, 1, 2))
+        m.add("I like the budget script\n  a lot.", id="note", created_at=utc(2025, 1, 3))
+        block = m.context("the python budget script", namespace="default", now=utc(2025, 2, 1))
+    assert ("- [2025-01-02] Here is the script:\n\n  ```python\n  BUDGET = {\n      \"food\": 300,\n  }\n\n"
+            "  def load(path):\n      return open(path).read()\n  ```\n  Run it daily.\n  (recalled: ") in block.text
+    assert "- [2025-01-03] I like the budget script a lot. (recalled: " in block.text
+    assert block.tokens_used <= block.budget_tokens

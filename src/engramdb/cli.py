@@ -363,8 +363,10 @@ def drop_namespace_cmd(store, yes, name):
 @click.option("--valid-at", default=None, help="What held in the world at this time, as known now.")
 @click.option("--subject", default=None, help="Keep memories filling a slot of this subject.")
 @click.option("--attribute", default=None, help="Keep memories filling a slot of this attribute.")
-@click.option("--now", default=None, help="The recall's time: salience, recency and relative cues (\"last week\") "
-                                         "are read at it (Unix seconds or ISO-8601; default: now).")
+@click.option("--now", default=None, help="The recall's time: salience and recency are read at it, and relative "
+                                         "cues (\"last week\") at the earlier of it and, for a chat stored "
+                                         "after the fact, its newest message's time (Unix seconds or ISO-8601; "
+                                         "default: now).")
 @click.option("--reinforce/--no-reinforce", default=None,
               help="Raise the salience and access count of the hits (one write; default: "
                    "DecayConfig.reinforce_on_recall, off).")
@@ -376,6 +378,8 @@ def drop_namespace_cmd(store, yes, name):
 def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate, include_superseded,
            include_archived, as_of, valid_at, subject, attribute, now, reinforce, as_json, full, query):
     """Recall memories related to QUERY (keyword + vector seeds, then spreading activation)."""
+    if not query.strip():   # (the library's message names vector=, which the CLI has not)
+        raise click.BadParameter("is empty: give the question to recall for", param_hint="QUERY")
     with _open(store, readonly=not reinforce) as eng:
         res = eng.recall(query, namespace=namespace, k=k, kinds=list(kinds) or None, tags=list(tags) or None,
                          min_confidence=min_confidence, since=since, until=until, gate=gate,
@@ -389,12 +393,12 @@ def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate,
 
     table = _table("#", "id", "score", "text", "path",
                    title=f"recall [{res.mode}, density {res.density:.2f}, {res.latency_s * 1e3:.2f} ms]")
-    table.add_column("created (UTC)", no_wrap=True)   # event time, to place "yesterday" in a turn
+    table.add_column("created (UTC)", min_width=10, overflow="fold")   # event time, to place "yesterday" in a turn
     for i, h in enumerate(res.hits, 1):
-        path = types.format_path(h.path)
+        path = "" if len(h.path) <= 1 else types.format_path(h.path)   # a direct match: its id once
         shown = h.id if h.chunk is None else f"{h.id} (piece {h.chunk})"
         table.add_row(str(i), shown, f"{h.score:.3f}", h.text if full else _cell(h.text), path,
-                      _fmt_time(h.created_at))
+                      _fmt_time(h.created_at).replace("T", " "))   # (narrow: the time wraps after the date)
     console = _out()
     console.print(table)
     for g in res.gaps:
@@ -429,6 +433,9 @@ def context(store, namespace, budget, frame, now, kinds, tags, since, until, as_
         _echo_json(block.to_dict())
         return
     click.echo(block.text)
+    if not block.text:   # nothing fits: say why on stderr (the block itself stays empty for a pipe)
+        for gap in block.gaps:
+            click.echo(f"gap: {gap}", err=True)
 
 
 @main.command()
@@ -619,7 +626,7 @@ def mcp_cmd(store, namespace, read_only, embedder, dim):
 # ---------------------------------------------------------------------- memory dynamics
 def _print_summary(summary: dict) -> None:
     table = _table("kind", "memories", "mean salience", "promoted", "archived", "pruned", "active after",
-                   justify="right", title=f"rescore at {summary['now']:.0f} ({summary['kernel_backend']} "
+                   justify="right", title=f"rescore at {_fmt_time(summary['now'])} ({summary['kernel_backend']} "
                                           f"kernel, {summary['seconds'] * 1e3:.1f} ms)")
     for kind, row in summary["by_kind"].items():
         mean = "-" if row["mean_salience"] is None else f"{row['mean_salience']:.4f}"

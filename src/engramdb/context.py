@@ -292,6 +292,10 @@ def _line(section: str, item: ContextItem) -> str:
     if section == "more":
         return f"- `{item.id}` [{item.date}] {item.text} ({item.reason})"
     if section == "recalled":
+        if "\n" in item.text:   # a code block: its lines indented under the list item, the reason after it
+            first, _, rest = item.text.partition("\n")
+            body = "\n".join(f"  {line}" if line else "" for line in rest.split("\n"))
+            return f"- [{item.date}] {first}\n{body}\n  ({item.reason}; id `{item.id}`)"
         return f"- [{item.date}] {item.text} ({item.reason}; id `{item.id}`)"
     return f"- [{item.date}] {item.text} ({item.reason})"
 
@@ -323,9 +327,15 @@ def _reason_of_path(hit: Any, threshold: float | None = None) -> str:
 
 
 def _hit_text(hit: Any) -> str:
-    """A hit's text on one line; a decision's with its outcome."""
-    text = _one_line(hit.text)
+    """A hit's text on one line, or its lines when it holds a fenced code block (flattened, code
+    loses the line breaks and indentation it needs); a decision's with its outcome."""
+    text = _code_lines(hit.text) if "```" in hit.text else _one_line(hit.text)
     return text if hit.outcome is None else f"{text} [outcome: {hit.outcome}]"
+
+
+def _code_lines(text: str) -> str:
+    """``text`` with its line breaks, trailing spaces and runs of blank lines cut."""
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(line.rstrip() for line in text.strip().splitlines()))
 
 
 _MIN_EXCERPT_TOKENS = 16   # a recalled memory is cut to an excerpt only when this much room is left
