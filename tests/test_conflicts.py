@@ -398,3 +398,28 @@ def test_a_message_that_restates_a_value_or_names_another_thing_supersedes_nothi
         ("met", "rent", "both", "asp", "wish", "car"), "active")
     assert not [e for i in ("both", "asp", "wish", "car") for e in mem.edges(i)
                 if e.relation in (engramdb.Relation.SUPERSEDES, engramdb.Relation.CONTRADICTS)]
+
+
+def test_add_conversation_and_ingest_chat_name_the_memories_a_changed_value_superseded(tmp_path):
+    """A fresh user: add_conversation's result listed no supersession although conflict detection
+    had superseded the earlier dose (its "superseded" lists edited messages only)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from engramdb.cli import main
+
+    store = tmp_path / "s"
+    with engramdb.open(store, embedder="hashing") as eng:
+        first = eng.add_conversation([{"role": "user", "content": "I take lisinopril 10 mg daily.",
+                                       "created_at": T0, "session": "a"}], namespace="u")
+        assert first["corrected"] == []
+        out = eng.add_conversation([{"role": "user", "content": "I'm taking lisinopril 20 mg daily now.",
+                                     "created_at": T0 + DAY, "session": "b"}], namespace="u")
+        assert out["corrected"] == ["a:1"] and out["superseded"] == []
+    chat = tmp_path / "more.jsonl"
+    chat.write_text(json.dumps({"role": "user", "content": "I'm taking lisinopril 40 mg daily now.",
+                                "created_at": T0 + 2 * DAY, "session": "c"}) + "\n")
+    res = CliRunner().invoke(main, ["ingest-chat", str(chat), "--store", str(store), "-n", "u"])
+    assert res.exit_code == 0, res.output
+    assert "; 1 memory superseded by a changed value: b:1" in res.output

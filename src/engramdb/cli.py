@@ -569,6 +569,9 @@ def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, session_
     pieces = f" and {count(out['pieces'], 'piece')} of long messages" if out["pieces"] else ""
     edited = (f"; {count(len(out['superseded']), 'edited message')} superseded: {', '.join(out['superseded'])}"
               if out["superseded"] else "")
+    if out.get("corrected"):
+        edited += (f"; {count(len(out['corrected']), 'memory', 'memories')} superseded by a changed value: "
+                   f"{', '.join(out['corrected'])}")
     click.echo(f"ingested {count(len(out['message_ids']), 'new message')}{again} in "
                f"{count(len(out['sessions']), 'session')}: {count(out['memories'], 'memory')} "
                f"({count(out['entities'], 'new entity')}){pieces}, {count(out['edges'], 'edge')} into {store}{edited}")

@@ -394,7 +394,10 @@ class Engram:
             namespace holds them already: a chat sent again), ``superseded`` (ids of stored
             messages that edited ones replace: a chat sent again with a message edited in place,
             or its last reply regenerated; each is kept, superseded by its new version, and
-            hidden from recall unless ``include_superseded=True``), ``left_out`` (messages left
+            hidden from recall unless ``include_superseded=True``), ``corrected`` (ids of memories
+            a new message superseded because it changes a number they state or negates them:
+            "I take metformin 500 mg" by "I started taking 1000 mg of metformin"; kept, hidden from
+            recall as superseded ones are), ``left_out`` (messages left
             out by their role: instructions and tool results unless ``keep_roles`` names them; a
             chat of only those stores nothing).
 
@@ -498,7 +501,23 @@ class Engram:
         return {"message_ids": plan.message_ids, "sessions": plan.sessions,
                 "memories": len(batch.fresh) - pieces, "pieces": pieces, "entities": entities,
                 "edges": self.n_edges - edges_before, "already_stored": plan.already_stored,
-                "superseded": superseded, "left_out": plan.left_out}
+                "superseded": superseded, "corrected": self._corrected(batch.fresh, superseded),
+                "left_out": plan.left_out}
+
+    def _corrected(self, fresh: list[Prepared], edited: list[str]) -> list[str]:
+        """Ids of the memories that ``fresh`` (just written) superseded by conflict detection (a
+        changed number or a negation: the ``supersedes`` edges the write added), not counting the
+        ``edited`` messages an edit replaced, in the order of the new memories."""
+        if not fresh:
+            return []
+        csr, ext_ids, code = self._state.csr(), self._state.cols.ext_ids, Relation.SUPERSEDES.code
+        out: list[str] = []
+        for p in fresh:
+            lo, hi = int(csr.indptr[p.nid]), int(csr.indptr[p.nid + 1])
+            out.extend(ext_ids[v] for v, r, f in zip(csr.indices[lo:hi].tolist(), csr.relation[lo:hi].tolist(),
+                                                     csr.forward[lo:hi].tolist()) if r == code and f)
+        skip = set(edited)
+        return [x for x in dict.fromkeys(out) if x not in skip]
 
     def _embed_progress(self, progress: bool):
         if self.embedder is None:
