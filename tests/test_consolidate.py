@@ -574,3 +574,29 @@ def test_a_message_saying_two_facts_supersedes_neither_but_the_one_it_restates(t
         live = [m.text for m in eng.query(namespace="u", tags=["fact"])]
         assert any("nurse" in t for t in live) and any("penicillin" in t for t in live), live
 
+
+
+def test_a_summary_prefers_the_sentence_that_names_things(tmp_store):
+    """A fresh user's dog session was summarised as "Beagle mixes are friendly ... Chew toys help
+    a lot." without the dog's name: the picks went by how typical a sentence is of its session.
+    A sentence that names things (a name, a number, a date past its first word) now weighs more
+    (ConsolidationConfig.summary_specific_weight); at 0 the pick is by centrality alone."""
+    msgs = [
+        ("user", "Good morning by the way, sorry I forgot to say hi earlier today."),
+        ("user", "We adopted a beagle mix named Pixel from the shelter on Saturday."),
+        ("assistant", "Beagle mixes are friendly and curious dogs that love long walks."),
+        ("assistant", "Chew toys help a lot with puppies that chew on furniture and shoes."),
+        ("user", "The puppy chews everything, shoes and furniture and toys all day long."),
+        ("assistant", "Puppies chew a lot; give the dog chew toys and walks every day."),
+        ("user", "Thanks, the dog loves walks and chew toys already, it seems."),
+        ("assistant", "Great, keep the walks regular and the toys close by for the puppy."),
+    ]
+    texts = {}
+    for weight in (None, 0.0):
+        with engramdb.open(tmp_store / str(weight), embedder="hashing") as eng:
+            eng.add_conversation([{"role": r, "content": c, "created_at": T0 + i * 60, "session": "dog"}
+                                  for i, (r, c) in enumerate(msgs)], namespace="u")
+            cfg = None if weight is None else ConsolidationConfig(summary_specific_weight=weight)
+            eng.consolidate(namespace="u", now=T0 + 30 * DAY, config=cfg)
+            texts[weight] = eng.get("sum:S:dog", namespace="u").text
+    assert "named Pixel" in texts[None] and "Pixel" not in texts[0.0]
