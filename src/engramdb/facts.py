@@ -292,7 +292,7 @@ def _gerund(word: str) -> bool:
 def _statement_words(text: str, subject: tuple[str, ...]) -> tuple[str, ...] | None:
     """The lower-cased words after the subject, as one present statement reads them; None when
     the statement is no present fact: a question, a modal or past perfect (:data:`NOT_PRESENT`:
-    "I'd take", "I'll be", "I can take", "had been"), a wish or plan (:data:`INTENT_VERBS`: "I
+    "I'd take", "I'll be", "had been"), a wish or plan (:data:`INTENT_VERBS`: "I
     want to take", "I'm going to take").
 
     A pronoun contracted with "am" gives its "am" back ("I'm 35" reads as "I am 35"); a copula
@@ -493,7 +493,7 @@ def _judge(a: dict[str, Any], b: dict[str, Any], pa: frozenset[str], pb: frozens
         return None
     unit_words = {_stem(u) for u in units}
     short = min(pa, pb, key=len) - unit_words
-    if len(short) >= 2:   # (the unit is in both by construction: it counts for neither side)
+    if units and len(short) >= 2:   # (the unit is in both by construction: it counts for neither side)
         share = len((pa & pb) - unit_words) / len(short)
     else:
         share = len(pa & pb) / len(union)
