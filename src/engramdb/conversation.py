@@ -56,7 +56,7 @@ from .batch_plan import block_id, piece_tags, split_text, whole_digest, whole_re
 from .entities import co_mentions, extract_entities
 from .errors import EmptyTextError, InvalidInputError
 from .index.tokens import tokenize
-from .speakers import CHAT_ROLES
+from .speakers import CHAT_ROLES, LABEL as _SPEAKER
 from .store.lmdb_store import text_digest
 from .types import GENERATED_TAGS, PROTECTED_TAG, MemoryKind, Relation
 from .validate import RESERVED_TAGS, as_list, check_user_id, encodable, is_blank, plain_str, reserved_form, to_unix_seconds
@@ -86,7 +86,6 @@ MESSAGE_FIELDS = frozenset({"role", "content", "created_at", "session", "name", 
 #: Content parts that carry no text (images, audio, files): left out of a message's text.
 _MEDIA_PARTS = frozenset({"image_url", "input_image", "image", "input_audio", "audio", "file", "input_file"})
 
-_SPEAKER = re.compile(r"^([^:\n]{1,40}):\s+")
 #: An entity named by more stored messages than max(HUB_MIN, HUB_SHARE x namespace size) is a hub.
 HUB_MIN, HUB_SHARE = 8, 0.02
 

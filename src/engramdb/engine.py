@@ -508,15 +508,8 @@ class Engram:
         """Ids of the memories that ``fresh`` (just written) superseded by conflict detection (a
         changed number or a negation: the ``supersedes`` edges the write added), not counting the
         ``edited`` messages an edit replaced, in the order of the new memories."""
-        if not fresh:
-            return []
-        csr, ext_ids, code = self._state.csr(), self._state.cols.ext_ids, Relation.SUPERSEDES.code
-        out: list[str] = []
-        for p in fresh:
-            lo, hi = int(csr.indptr[p.nid]), int(csr.indptr[p.nid + 1])
-            out.extend(ext_ids[v] for v, r, f in zip(csr.indices[lo:hi].tolist(), csr.relation[lo:hi].tolist(),
-                                                     csr.forward[lo:hi].tolist()) if r == code and f)
-        skip = set(edited)
+        state, skip = self._state, set(edited)
+        out = [state.cols.ext_ids[old] for p in fresh for old in state.supersedes_edges(p.nid)[0]]
         return [x for x in dict.fromkeys(out) if x not in skip]
 
     def _embed_progress(self, progress: bool):

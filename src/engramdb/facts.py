@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 __all__ = ["NUMBER_WORDS", "MONTHS", "DATE_WORDS", "NEGATIONS", "FUNCTION_WORDS", "tokens", "fact_signature",
-           "fact_change", "quantity_clash", "subject_of", "conflict", "conflict_many"]
+           "fact_change", "quantity_clash", "subject_of", "conflict", "conflict_many", "ends_in_question"]
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 #: A pronoun contracted with its verb ("I'm", "we've", "she's", "they'd"): no name, and the
@@ -281,7 +281,17 @@ def _signature(text: str) -> dict[str, Any]:
     return fact_signature(text)
 
 
-_QUESTION_END = re.compile(r"[?？][\s\"”’')\]]*$")
+_CLOSERS = "\"'”’»)]}」』 \t"
+
+
+def ends_in_question(text: str) -> bool:
+    """Whether ``text`` ends in a question mark (full-width, "?!", or inside closing quotes and
+    brackets).
+
+    >>> ends_in_question('She asked "why not?" ') and ends_in_question("Really?!")
+    True
+    """
+    return text.rstrip(_CLOSERS).rstrip("!.…").endswith(("?", "？"))
 
 
 def _gerund(word: str) -> bool:
@@ -300,7 +310,7 @@ def _statement_words(text: str, subject: tuple[str, ...]) -> tuple[str, ...] | N
     :data:`ONSET_VERBS` before a gerund or "to" + verb, with the auxiliary before it ("I've
     started taking", "I am starting to take" read as "I take"); adverbs are skipped while
     looking for them ("I just started taking")."""
-    if _QUESTION_END.search(text):
+    if ends_in_question(text):
         return None
     toks = tokens(text)
     n = len(subject)

@@ -59,6 +59,9 @@ _ROLE_WORDS = frozenset(v for r in _ASKED_ROLES for v in (r, r.capitalize(), r.u
 _PERSON = {v: role for words, role in ((FIRST_PERSON, "user"), (SECOND_PERSON, "assistant"))
            for w in words for v in (w, w.capitalize(), w.upper())}
 
+#: The speaker label before a message's text, as ``add_conversation`` writes it ("Caroline: ...",
+#: "user: ..."): group 1 is the speaker.
+LABEL = re.compile(r"^([^:\n]{1,40}):\s+")
 _NAME = re.compile(r"[^\W\d_][\w'.\-]*(?: [^\W\d_][\w'.\-]*){0,2}")
 _WORD = re.compile(r"[^\W_][\w'’\-]*")
 _POSSESSIVE = re.compile(r"['’]s?$")

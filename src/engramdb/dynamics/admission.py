@@ -63,7 +63,8 @@ from ..errors import InvalidInputError, MemoryNotFoundError, NonFiniteError
 from ..kernels import registry
 from ..kernels.reference import ADMISSION_FACTORS
 from ..facts import (
-    DATE_WORDS, FUNCTION_WORDS, MONTHS, NUMBER_WORDS, fact_change, fact_signature, tokens as _tokens,
+    DATE_WORDS, FUNCTION_WORDS, MONTHS, NUMBER_WORDS, ends_in_question, fact_change, fact_signature,
+    tokens as _tokens,
 )
 from ..state import EngineState
 from ..types import PROTECTED_TAG, MemoryKind, MemoryState, _STATE_CODES
@@ -596,18 +597,11 @@ _REMINDER = re.compile(
     r"^(?:please\s+|pls\s+)?(?:remember|note|keep in mind|bear in mind|don't forget|do not forget|never forget|"
     r"for the record|fyi|just so you know|you should know|you need to know|i want you to know|"
     r"i'd like you to know|let me remind you|did you know)(?:\s+that)?\s*[,:;-]?\s+(?=\S)", re.IGNORECASE)
-_CLOSERS = "\"'”’»)]}」』 \t"
 
 
 #: Where a sentence's clauses part: commas, semicolons, colons and ellipses (ASCII or
 #: full-width), a dash between spaces, an em dash, a line break
 _CLAUSE_BREAK = re.compile(r"[,;:…，、；：]+|\s[-–—]+\s|—|\n")
-
-
-def _ends_asking(body: str) -> bool:
-    """Whether ``body`` ends in a question mark (full-width, "?!", or inside closing quotes and
-    brackets)."""
-    return body.rstrip(_CLOSERS).rstrip("!.…").endswith(("?", "？"))
 
 
 def _asked_clauses(text: str) -> list[tuple[str, bool]]:
@@ -625,7 +619,7 @@ def _asked_clauses(text: str) -> list[tuple[str, bool]]:
         for k, part in enumerate(parts):
             clause = _reminded(part)
             form = _QUESTION_FORM.match(clause) is not None
-            if _ends_asking(clause):
+            if ends_in_question(clause):
                 asks = form or not any(t.lower() in _FIRST_PERSON for t in _tokens(clause))
             else:
                 asks = form and k == 0
@@ -634,9 +628,9 @@ def _asked_clauses(text: str) -> list[tuple[str, bool]]:
 
 
 def _is_question(body: str) -> bool:
-    """A question: it ends in a question mark (:func:`_ends_asking`) or has a question's word
-    order (:data:`_QUESTION_FORM`)."""
-    return _ends_asking(body) or _QUESTION_FORM.match(body) is not None
+    """A question: it ends in a question mark (:func:`engramdb.facts.ends_in_question`) or has a
+    question's word order (:data:`_QUESTION_FORM`)."""
+    return ends_in_question(body) or _QUESTION_FORM.match(body) is not None
 
 
 def _is_proposal(body: str) -> bool:

@@ -76,6 +76,7 @@ from ..batch_plan import piece_ids, whole_record
 from ..config import ConsolidationConfig
 from ..entities import _COMMON as _FILLERS
 from ..facts import fact_signature, quantity_clash
+from ..speakers import LABEL as _SPEAKER
 from ..index.stopwords import ENGLISH_STOP_WORDS
 from ..index.tokens import tokenize
 from ..sentences import prose_sentences
@@ -96,7 +97,6 @@ ACTIONS = ("consolidate_merge", "consolidate_summary", "consolidate_fact")
 _ACTIVE = _STATE_CODES[MemoryState.ACTIVE]
 _SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
 _EPISODIC = MemoryKind.EPISODIC.code
-_SPEAKER = re.compile(r"^([^:\n]{1,40}):\s+")
 _STOP = frozenset(ENGLISH_STOP_WORDS) | _FILLERS
 
 

@@ -26,6 +26,7 @@ from ..contiguity import default_weight
 from ..timeref import resolve_time_refs
 from ..facts import conflict_many, fact_signature, subject_of
 from ..sentences import split_sentences
+from ..speakers import LABEL as SPEAKER_LABEL
 from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundError, OversizeError
 from ..state import EngineState
 from ..state.subject_hints import subject_code
@@ -687,13 +688,10 @@ def _sentence_conflicts(pairs: list[tuple[str, str]], kinds: list[str | None], m
     return found
 
 
-_LABEL = re.compile(r"[^\W\d_][\w .'’-]{0,60}:\s")
-
-
 def _labelled(text: str, sentences: tuple[str, ...]) -> tuple[str, ...]:
     """``sentences`` of ``text``, each after the text's leading speaker label ("user: ") if it
     has one (the first sentence holds it already)."""
-    m = _LABEL.match(text)
+    m = SPEAKER_LABEL.match(text)
     if m is None:
         return sentences
     label = m.group(0)
