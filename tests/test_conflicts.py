@@ -85,6 +85,28 @@ CASES = [
     # without one quantity given two values, the predicates are compared whole (Jaccard)
     ("I no longer eat meat", "I eat meat and fish", None),
     ("Tom cannot swim in the sea", "Tom can swim", None),
+    # a subject that refers back into the chat names no thing: two prices are two things
+    ("It's 50 dollars", "It's 30 dollars", None),
+    ("It costs 50 dollars", "It costs 30 dollars", None),
+    ("It is 50 dollars a month", "It is 30 dollars a month", None),
+    ("This one has 16 GB of RAM", "This one has 8 GB of RAM", None),
+    ("That is 35 km away", "That is 20 km away", None),
+    ("These cost 5 euros each", "These cost 3 euros each", None),
+    ("Its battery lasts 12 hours", "Its battery lasts 9 hours", None),
+    ("It is not 30 dollars", "It is 30 dollars", None),
+    # a duration after an onset verb dates its beginning in one episode: an event
+    ("I started to panic after 10 minutes", "I started to panic after 5 minutes", "event_number"),
+    ("I started crying after 10 minutes", "I started crying after 5 minutes", "event_number"),
+    ("I began to feel dizzy within 3 hours", "I began to feel dizzy within 2 hours", "event_number"),
+    ("I started taking lisinopril 20 mg after 2 weeks", "I take lisinopril 10 mg", "event_number"),
+    ("I began 5 new books", "I began 3 new books", "event_number"),
+    ("I started taking lisinopril 20 mg after the surgery", "I take lisinopril 10 mg", "number"),
+    # a predicate of a number only: the number is the value ("is" is a function word)
+    ("My daughter is 8", "My daughter is 7", "number"),
+    ("My son Leo is 8 now", "My son Leo is 7", "number"),
+    ("Leo is not 7", "Leo is 7", "negation"),
+    ("My daughter is 8", "My daughter is", None),
+    ("My daughter is here", "My daughter is", None),
 ]
 
 
@@ -135,6 +157,17 @@ def test_a_changed_number_supersedes(mem):
     assert mem.get("five").superseded_by == "six"
     hits = mem.recall("How long has he worked there?", k=3, reinforce=False).hits
     assert hits[0].id == "six" and "five" not in [h.id for h in hits]
+
+
+def test_prices_said_of_it_stay_two_facts_and_an_age_said_alone_supersedes(mem):
+    mem.add("It's 30 dollars.", id="mug", created_at=T0)
+    mem.add("It's 50 dollars.", id="lamp", created_at=T0 + DAY)
+    mem.add("I started to panic after 5 minutes.", id="first_dive", created_at=T0)
+    mem.add("I started to panic after 10 minutes.", id="second_dive", created_at=T0 + DAY)
+    assert {mem.get(i).state for i in ("mug", "lamp", "first_dive", "second_dive")} == {engramdb.MemoryState.ACTIVE}
+    mem.add("My daughter is 7.", id="seven", created_at=T0)
+    mem.add("My daughter is 8.", id="eight", created_at=T0 + 365 * DAY)
+    assert mem.get("seven").superseded_by == "eight"
 
 
 def test_an_earlier_valid_time_only_contradicts_and_the_current_ranks_first(mem):

@@ -212,6 +212,17 @@ NOT_PRESENT = frozenset("would will could might may should shall must had used w
 INTENT_VERBS = frozenset("want wants wanted hope hopes hoped plan plans planned planning going intend intends "
                          "wish wishes try tries trying tried refuse refuses need needs told asked afraid "
                          "supposed meant".split())
+#: Words that begin a subject referring back into the conversation ("It costs 30 dollars", "This
+#: one has 8 GB", "That is 20 km away"): which thing is meant is said in the turns before, and two
+#: such statements are mostly about two things (two prices asked in one chat). Such a statement
+#: supersedes nothing and is superseded by nothing. (he / she / they are kept: in an agent's
+#: memory they mostly stand for one person the user speaks of.)
+ANAPHORIC = frozenset("it its this that these those".split())
+#: A duration after an onset verb ("I started to panic after 5 minutes", "began to feel dizzy
+#: within 2 hours") tells when a state began in one episode: a one-off event, as "I panicked".
+_DURATION_AFTER = frozenset("after within".split())
+_TIME_UNITS = frozenset("second seconds sec secs minute minutes min mins hour hours hr hrs day days week weeks "
+                        "month months year years moment moments".split())
 #: Words ending in -ing that are no gerund ("I started the meeting", "I started something").
 _ING_NOUNS = frozenset("something anything everything nothing thing morning evening spring meeting "
                        "wedding building ceiling clothing".split())
@@ -298,6 +309,13 @@ def _gerund(word: str) -> bool:
     return len(word) > 4 and word.endswith("ing") and word not in _ING_NOUNS
 
 
+def _duration_anchor(words: list[str]) -> bool:
+    """Whether ``words`` hold "after" / "within" a duration ("after 5 minutes", "within a few
+    hours"): the time unit at most three words after it."""
+    return any(w in _DURATION_AFTER and any(u in _TIME_UNITS for u in words[i + 1:i + 4])
+               for i, w in enumerate(words))
+
+
 @lru_cache(maxsize=1 << 13)
 def _statement_words(text: str, subject: tuple[str, ...]) -> tuple[str, ...] | None:
     """The lower-cased words after the subject, as one present statement reads them; None when
@@ -309,8 +327,10 @@ def _statement_words(text: str, subject: tuple[str, ...]) -> tuple[str, ...] | N
     before a gerund is left out ("I'm taking" reads as "I take"), and so is a verb of
     :data:`ONSET_VERBS` before a gerund or "to" + verb, with the auxiliary before it ("I've
     started taking", "I am starting to take" read as "I take"); adverbs are skipped while
-    looking for them ("I just started taking")."""
-    if ends_in_question(text):
+    looking for them ("I just started taking"), but kept before a duration ("I started to panic after
+    5 minutes" reports one episode, :func:`_event_report`). A subject of :data:`ANAPHORIC` ("It
+    costs 30 dollars") gives None: what it refers to is not in the statement."""
+    if ends_in_question(text) or (subject and subject[0] in ANAPHORIC):
         return None
     toks = tokens(text)
     n = len(subject)
@@ -330,7 +350,7 @@ def _statement_words(text: str, subject: tuple[str, ...]) -> tuple[str, ...] | N
         j += 1
     if j + 1 < len(pairs) and pairs[j][0] in INTENT_VERBS and pairs[j + 1][0] == "to":
         return None   # "I want to take", "I am going to take", "I was told to take"
-    if j + 1 < len(pairs) and pairs[j][0] in ONSET_VERBS:
+    if j + 1 < len(pairs) and pairs[j][0] in ONSET_VERBS and not _duration_anchor([w for w, _t in pairs[j + 1:]]):
         nxt = pairs[j + 1][0]
         if _gerund(nxt):
             del pairs[i:j + 1]
@@ -356,7 +376,7 @@ def _predicate_words(text: str, subject: tuple[str, ...]) -> frozenset[str]:
 #: Irregular simple-past verbs: a statement whose verb is one of them (or a regular "-ed" form)
 #: reports an event ("I ran 5 km"), not a state ("I run 5 km every Sunday").
 _IRREGULAR_PAST = frozenset(
-    "ate bought brought built caught chose came cost did drank drove fell felt fought flew forgot "
+    "ate began bought brought built caught chose came cost did drank drove fell felt fought flew forgot "
     "found gave got grew heard hid held hit hurt kept knew laid led left lent let lost made meant met "
     "paid put ran rang read rode rose sang sat saw sent set shook shot showed slept sold spent spoke "
     "stole stood swam taught threw thought told took understood went woke won wore wrote".split())
@@ -499,11 +519,13 @@ def _judge(a: dict[str, Any], b: dict[str, Any], pa: frozenset[str], pb: frozens
     if a["name"] != b["name"] or a["date"] != b["date"]:
         return None
     union = pa | pb
-    if not union:
-        return None
     unit_words = {_stem(u) for u in units}
     short = min(pa, pb, key=len) - unit_words
-    if units and len(short) >= 2:   # (the unit is in both by construction: it counts for neither side)
+    if not union:   # nothing said but a number ("My daughter is 7" / "My daughter is 8"), or nothing
+        if not (a["number"] and b["number"]):
+            return None
+        share = 1.0
+    elif units and len(short) >= 2:   # (the unit is in both by construction: it counts for neither side)
         share = len((pa & pb) - unit_words) / len(short)
     else:
         share = len(pa & pb) / len(union)
