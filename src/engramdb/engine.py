@@ -1860,7 +1860,8 @@ class Engram:
         Raises
         ------
         InvalidInputError, NamespaceError, NonFiniteError
-            Bad filter values (a verb no entry can carry included).
+            Bad filter values (a verb no entry can carry included); a namespace neither held
+            now nor named by any entry (a dropped one keeps its entries), with the closest names.
         StoreCorruptedError
             An entry cannot be decoded (:meth:`verify_ledger` says which).
         """
@@ -1881,6 +1882,9 @@ class Engram:
         store = self._state.store
         with store.read("reading the audit ledger") as txn:
             out = list(_ledger.read(store, txn, namespace=namespace, verb=verb, since=lo, until=hi))
+            if (not out and namespace is not None and self._state.space(namespace) is None
+                    and next(_ledger.read(store, txn, namespace=namespace), None) is None):
+                raise self._state.unknown_namespace(namespace)   # a typo, not a namespace without changes
         censor = self._state.censor
         if censor.active:   # what is shown, not what is stored: verify_ledger checks the stored entries
             out = [censor.redact_entry(e) for e in out]

@@ -462,7 +462,10 @@ class EngineState:
         else:
             nid = self.store.lookup_id(txn, ns, ext_id)
         if nid is None:
-            raise MemoryNotFoundError(f"no memory {ext_id!r} in namespace {ns!r}")
+            hint = ""
+            if self.space(ns) is None:   # a mistyped namespace: say so, with the closest names
+                hint = "; " + str(self.unknown_namespace(ns))
+            raise MemoryNotFoundError(f"no memory {ext_id!r} in namespace {ns!r}{hint}")
         return nid
 
     def memory_lookup(self, ns: str, ext_id: str, verb: str, txn=None) -> int:
