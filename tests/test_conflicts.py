@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engramdb
-from engramdb.facts import conflict, conflict_many, subject_of
+from engramdb.facts import conflict, conflict_many, restates, subject_of
 
 T0 = 1_700_000_000.0
 DAY = 86_400.0
@@ -98,7 +98,10 @@ CASES = [
     ("I started to panic after 10 minutes", "I started to panic after 5 minutes", "event_number"),
     ("I started crying after 10 minutes", "I started crying after 5 minutes", "event_number"),
     ("I began to feel dizzy within 3 hours", "I began to feel dizzy within 2 hours", "event_number"),
-    ("I started taking lisinopril 20 mg after 2 weeks", "I take lisinopril 10 mg", "event_number"),
+    # (unless a quantity of another unit says what the state is: a regimen begun)
+    ("I started taking lisinopril 20 mg after 2 weeks", "I take lisinopril 10 mg", "number"),
+    ("I started taking lisinopril 20 mg daily after the first week", "I take lisinopril 10 mg daily", "number"),
+    ("I started running 8 km a day after 2 weeks", "I run 5 km a day", "number"),
     ("I began 5 new books", "I began 3 new books", "event_number"),
     ("I started taking lisinopril 20 mg after the surgery", "I take lisinopril 10 mg", "number"),
     # a predicate of a number only: the number is the value ("is" is a function word)
@@ -107,6 +110,27 @@ CASES = [
     ("Leo is not 7", "Leo is 7", "negation"),
     ("My daughter is 8", "My daughter is", None),
     ("My daughter is here", "My daughter is", None),
+    ("I'm 36", "I'm 35", "number"),
+    ("We're 6 now", "We're 4", "number"),
+    # ... a whole number alone: a time, a height, a share or a place say more than a value
+    ("My meeting is at 5", "My meeting is at 3", None),
+    ("My dad is 6'2", "My dad is 70", None),
+    ("I'm 5'10", "I'm 35", None),
+    ("I'm 100% sure", "I'm 35", None),
+    ("I'm at 82 now", "I'm 35", None),
+    ("Mine is 9", "Mine is 62", None),
+    ("There are 3 bedrooms", "There are 2 bedrooms", None),
+    # a speaker label goes before the subject: the subject after it is read as without one
+    ("user: It's 1299 dollars", "user: It's 999 dollars", None),
+    ("assistant: This one has 16 GB", "assistant: This one has 8 GB", None),
+    ("user: I walk 8 km every day now", "user: I walk 5 km every day", "number"),
+    ("user: I walk 8 km every day now", "assistant: I walk 5 km every day", None),
+    # a word capitalised in one and not in the other is no name: the same thing, written louder
+    ("I take METFORMIN 1000 mg", "I take metformin 500 mg", "number"),
+    ("I take Metformin 1000 mg", "I take metformin 500 mg", "number"),
+    ("My Rent is 1000 dollars", "My rent is 900 dollars", "number"),
+    ("I do NOT eat meat", "I eat meat", "negation"),
+    ("I take Ozempic 2 mg", "I take metformin 500 mg", None),
 ]
 
 
@@ -459,3 +483,79 @@ def test_add_conversation_and_ingest_chat_name_the_memories_a_changed_value_supe
     res = CliRunner().invoke(main, ["ingest-chat", str(chat), "--store", str(store), "-n", "u"])
     assert res.exit_code == 0, res.output
     assert "; 1 memory superseded by a changed value: b:1" in res.output
+
+
+OLD_DOSE = "I take metformin 500 mg every morning."
+NEW_DOSE = "I started taking 1000 mg of metformin."
+ECHOES = [
+    ("Got it: metformin 500 mg each morning.", True),
+    ("Noted, metformin 500 mg now.", True),
+    ("Okay, 500 mg of metformin it is.", True),
+    ("assistant: Got it, metformin 500 mg every morning.", True),
+    # the new value, another thing of the unit, or the unit alone: no restatement of the old
+    ("Got it: metformin 1000 mg each morning.", False),
+    ("Aspirin 500 mg each morning.", False),
+    ("Got it, 500 mg.", False),
+    # something else said, another person, a question, a negation, the past, advice, a plan
+    ("Metformin 500 mg is a common starting dose.", False),
+    ("Metformin is usually started at 500 mg.", False),
+    ("Okay, 500 mg of metformin every morning, and your appointment is on Friday.", False),
+    ("Your wife takes metformin 500 mg.", False),
+    ("She takes metformin 500 mg every morning.", False),
+    ("You take 500 mg of metformin every morning?", False),
+    ("You do not take metformin 500 mg every morning.", False),
+    ("You were taking metformin 500 mg every morning before.", False),
+    ("You should take metformin 500 mg every morning.", False),
+    ("I'll remind you to take 500 mg of metformin every morning.", False),
+]
+
+
+@pytest.mark.parametrize("text,want", ECHOES)
+def test_restates(text, want):
+    assert restates(text, OLD_DOSE, NEW_DOSE) is want
+    assert not restates(text, OLD_DOSE, OLD_DOSE.replace("every", "each"))   # no value changed
+
+
+@pytest.mark.parametrize("text,old,new", [
+    # the value of another quantity of the old statement (another drug, another person's)
+    ("Noted, aspirin 100 mg every morning.", "I take metformin 500 mg every morning. I also take aspirin 100 mg "
+     "every morning.", "I take metformin 1000 mg every morning now."),
+    ("Got it: aspirin 100 mg every morning.", "I take metformin 500 mg and aspirin 100 mg every morning.",
+     "I take metformin 1000 mg every morning now."),
+    ("Noted: your husband takes lisinopril 10 mg every morning.", "I take metformin 500 mg every morning. My "
+     "husband takes lisinopril 10 mg every morning.", "I take metformin 1000 mg every morning now."),
+    # the old value said of someone the echo does not name
+    ("Got it, you work 40 hours a week.", "My husband works 40 hours a week too.", "My husband works 50 hours a week now."),
+    ("Noted: you take metformin 500 mg every morning.", "My mom takes metformin 500 mg every morning.",
+     "My mom takes metformin 1000 mg every morning."),
+    ("Mine is 7 years old.", "My daughter is 7 years old.", "My daughter is 8 years old."),
+    # the same time of day for another purpose
+    ("Sure, I'll remind you at 6 am every day.", "My alarm is set for 6 am every day.",
+     "My alarm is set for 7 am every day now."),
+])
+def test_what_is_no_echo_of_the_changed_value(text, old, new):
+    assert not restates(text, old, new)
+
+
+def test_an_echo_of_a_changed_value_is_contradicted_with_it(tmp_path):
+    """A fresh user: after the dose changed, the assistant's confirmation of the old dose ("Got it:
+    metformin 500 mg each morning.") stayed current, second in recall, unmarked. It is linked
+    contradicts by the change (never retired: an echo may say what the rules cannot read)."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        out = mem.add_conversation([
+            {"role": "user", "content": "Remind me to take my pills. " + OLD_DOSE, "created_at": T0, "session": "a"},
+            {"role": "assistant", "content": "Got it: metformin 500 mg each morning.", "created_at": T0 + 1, "session": "a"},
+            {"role": "user", "content": "My doctor changed my prescription. " + NEW_DOSE, "created_at": T0 + 30 * DAY,
+             "session": "b"},
+            {"role": "assistant", "content": "Noted, metformin 500 mg before.", "created_at": T0 + 30 * DAY + 1,
+             "session": "b"},
+        ])
+        first, echo, change, later = out["message_ids"]
+        assert {mem.get(i).state for i in out["message_ids"]} == {engramdb.MemoryState.ACTIVE}
+        relations = {(e.target, e.relation.value) for e in mem.edges(change) if e.source == change}
+        assert {(first, "contradicts"), (echo, "contradicts")} <= relations
+        assert not {(later, "contradicts"), (later, "supersedes")} & relations   # said after the change
+        r = mem.recall("What is my metformin dose?", k=5, reinforce=False)
+        hits = [h.id for h in r.hits]
+        assert hits.index(change) < hits.index(echo)
+        assert (change, echo) in {(w.source, w.target) for w in r.warnings}

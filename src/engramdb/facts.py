@@ -12,7 +12,8 @@ from functools import lru_cache
 from typing import Any
 
 __all__ = ["NUMBER_WORDS", "MONTHS", "DATE_WORDS", "NEGATIONS", "FUNCTION_WORDS", "tokens", "fact_signature",
-           "fact_change", "quantity_clash", "subject_of", "conflict", "conflict_many", "ends_in_question"]
+           "fact_change", "quantity_clash", "subject_of", "conflict", "conflict_many", "ends_in_question",
+           "restates"]
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 #: A pronoun contracted with its verb ("I'm", "we've", "she's", "they'd"): no name, and the
@@ -54,8 +55,8 @@ def fact_signature(text: str) -> dict[str, Any]:
     dict with keys
         ``number`` (set of lower-cased tokens holding a digit, and number words), ``date`` (month
         and weekday names, today / tomorrow / yesterday ...; "May" only capitalised), ``name``
-        (capitalised tokens that are not function words, months, number words or a pronoun
-        contracted with its verb: "We're", "She's") and
+        (capitalised tokens that are not function words, negations, months, number words or a
+        pronoun contracted with its verb: "We're", "She's") and
         ``negation`` (count of negation words and n't contractions).
     """
     toks = tokens(text)
@@ -66,9 +67,21 @@ def fact_signature(text: str) -> dict[str, Any]:
             number.add(low)
         elif low in MONTHS or low in DATE_WORDS or t == "May":
             date.add(low)
-        elif t[0].isupper() and low not in FUNCTION_WORDS and not _CONTRACTED.fullmatch(low):
+        elif t[0].isupper() and low not in FUNCTION_WORDS and low not in NEGATIONS and not _CONTRACTED.fullmatch(low):
             name.add(low)
     return {"number": number, "date": date, "name": name, "negation": _negation_count(toks)}
+
+
+@lru_cache(maxsize=1 << 13)
+def _lower_words(text: str) -> frozenset[str]:
+    return frozenset(t.lower() for t in tokens(text))
+
+
+def _other_names(a: dict[str, Any], b: dict[str, Any], new: str, old: str) -> bool:
+    """Whether ``new`` (signature ``a``) or ``old`` (``b``) names what the other does not say in
+    any case: a capitalised sentence start or an all-caps word ("I take METFORMIN") the other
+    writes in lower case is no other name."""
+    return bool(a["name"] - _lower_words(old)) or bool(b["name"] - _lower_words(new))
 
 
 def fact_change(new: str, old: str) -> str | None:
@@ -114,9 +127,7 @@ def fact_change(new: str, old: str) -> str | None:
     for key in ("negation", "number", "date"):
         if a[key] != b[key]:
             return key
-    words_a = {t.lower() for t in tokens(new)}
-    words_b = {t.lower() for t in tokens(old)}
-    if (a["name"] - words_b) or (b["name"] - words_a):
+    if _other_names(a, b, new, old):
         return "name"
     return None
 
@@ -196,6 +207,8 @@ def _ends_subject(low: str) -> bool:
 
 
 _PRONOUNS = frozenset("i we you he she they it".split())
+#: A speaker label: a chat role, or one to three capitalised words, before a colon.
+_LABEL = re.compile(r"^((?:user|assistant|system|[^\W\d_][\w'.\-]*)(?: [^\W\d_][\w'.\-]*){0,2}):\s+")
 #: Verbs that begin a state: before a gerund or "to" + verb ("started taking", "began to run")
 #: they say when a state began, not what it is: "I started taking 5 mg" states what "I take 5 mg"
 #: does, and is no one-off event (:func:`_event_report`). (keep / continue / resume are left
@@ -213,11 +226,12 @@ INTENT_VERBS = frozenset("want wants wanted hope hopes hoped plan plans planned 
                          "wish wishes try tries trying tried refuse refuses need needs told asked afraid "
                          "supposed meant".split())
 #: Words that begin a subject referring back into the conversation ("It costs 30 dollars", "This
-#: one has 8 GB", "That is 20 km away"): which thing is meant is said in the turns before, and two
+#: one has 8 GB", "That is 20 km away", "There are 2 bedrooms", "Mine is 9"): which thing or place
+#: is meant is said in the turns before, and two
 #: such statements are mostly about two things (two prices asked in one chat). Such a statement
 #: supersedes nothing and is superseded by nothing. (he / she / they are kept: in an agent's
 #: memory they mostly stand for one person the user speaks of.)
-ANAPHORIC = frozenset("it its this that these those".split())
+ANAPHORIC = frozenset("it its this that these those there here mine yours hers ours theirs".split())
 #: A duration after an onset verb ("I started to panic after 5 minutes", "began to feel dizzy
 #: within 2 hours") tells when a state began in one episode: a one-off event, as "I panicked".
 _DURATION_AFTER = frozenset("after within".split())
@@ -232,8 +246,9 @@ _AUXILIARY = _COPULA | frozenset("have has".split())
 
 @lru_cache(maxsize=1 << 13)   # the write path checks each new text against several neighbours
 def subject_of(text: str) -> tuple[str, ...]:
-    """The statement's subject, lower-cased, articles dropped (a leading "Speaker:" label is part
-    of the text):
+    """The statement's subject, lower-cased, articles dropped; a leading speaker label (a chat
+    role or one to three capitalised words before a colon: "user: ", "Caroline: ") goes first,
+    then the subject of what follows it ("user: I walk 5 km" -> ("user", "i")):
 
     - a personal pronoun first, alone or contracted with its verb: that pronoun ("I practise
       guitar", "I'm practising guitar" -> ("i",));
@@ -245,6 +260,8 @@ def subject_of(text: str) -> tuple[str, ...]:
     When no verb is found the whole statement is returned; :func:`conflict` then aligns it with
     the other statement's subject.
     """
+    if (label := _LABEL.match(text)) is not None:   # the speaker's words, then the subject of what they said
+        return tuple(t.lower() for t in tokens(label.group(1))) + subject_of(text[label.end():])
     toks = tokens(text)
     if toks and toks[0].lower() in _PRONOUNS:
         return (toks[0].lower(),)
@@ -309,9 +326,19 @@ def _gerund(word: str) -> bool:
     return len(word) > 4 and word.endswith("ing") and word not in _ING_NOUNS
 
 
+def _anaphoric(text: str, subject: tuple[str, ...]) -> bool:
+    """Whether ``subject`` (of ``text``) begins, after the speaker label if any, with a word of
+    :data:`ANAPHORIC`."""
+    at = len(tokens(label.group(1))) if (label := _LABEL.match(text)) is not None else 0
+    return len(subject) > at and subject[at] in ANAPHORIC
+
+
 def _duration_anchor(words: list[str]) -> bool:
     """Whether ``words`` hold "after" / "within" a duration ("after 5 minutes", "within a few
-    hours"): the time unit at most three words after it."""
+    hours": the time unit at most three words after it) and no quantity of another unit: "I
+    started taking 20 mg after the first week" begins a regimen, a state."""
+    if any(w[:1].isdigit() and nxt not in _TIME_UNITS for w, nxt in zip(words, words[1:] + [""])):
+        return False
     return any(w in _DURATION_AFTER and any(u in _TIME_UNITS for u in words[i + 1:i + 4])
                for i, w in enumerate(words))
 
@@ -330,7 +357,7 @@ def _statement_words(text: str, subject: tuple[str, ...]) -> tuple[str, ...] | N
     looking for them ("I just started taking"), but kept before a duration ("I started to panic after
     5 minutes" reports one episode, :func:`_event_report`). A subject of :data:`ANAPHORIC` ("It
     costs 30 dollars") gives None: what it refers to is not in the statement."""
-    if ends_in_question(text) or (subject and subject[0] in ANAPHORIC):
+    if ends_in_question(text) or _anaphoric(text, subject):
         return None
     toks = tokens(text)
     n = len(subject)
@@ -363,13 +390,22 @@ def _statement_words(text: str, subject: tuple[str, ...]) -> tuple[str, ...] | N
 
 
 @lru_cache(maxsize=1 << 13)
+def _bare_number(text: str, subject: tuple[str, ...]) -> bool:
+    """Whether all ``text`` says of its subject is a whole number, after a copula ("My daughter
+    is 7", "I'm 35", "We're 4 now"): "is at 3", "is 6'2" or "is 100% sure" say more, or else."""
+    words = [w for w in _statement_words(text, subject) or () if w not in _COPULA and w not in ADVERBS
+             and w not in NEGATIONS]
+    return len(words) == 1 and words[0].isdigit()
+
+
+@lru_cache(maxsize=1 << 13)
 def _predicate_words(text: str, subject: tuple[str, ...]) -> frozenset[str]:
     """Stems of the content words after the subject (:func:`_statement_words`), without numbers,
-    negations, adverbs and the auxiliaries do and being ("does not drink" and "drinks" say the
+    negations, adverbs and the auxiliaries be, do and being ("does not drink" and "drinks" say the
     same but for the negation)."""
     words = _statement_words(text, subject) or ()
     return frozenset(_stem(w) for w in words if w not in FUNCTION_WORDS and w not in NEGATIONS and w not in ADVERBS
-                     and w not in ("does", "doesn't", "do", "don't", "did", "didn't", "being")
+                     and w not in ("am", "does", "doesn't", "do", "don't", "did", "didn't", "being")
                      and not w.endswith(("n't", "n’t")) and w not in NUMBER_WORDS and not any(ch.isdigit() for ch in w))
 
 
@@ -407,7 +443,8 @@ def conflict(new: str, old: str, *, min_overlap: float = 0.8) -> str | None:
 
     Rule-based and conservative (a false supersede hides a true fact):
 
-    - same subject (:func:`subject_of`), same names and dates (:func:`fact_signature`);
+    - same subject (:func:`subject_of`), same dates and names (:func:`fact_signature`; a
+      capitalised word the other writes in lower case is no other name, as in :func:`fact_change`);
     - both state a present fact: no modal or past perfect after the subject ("I'd take 20 mg",
       "I'll be 40", "I had paid 900": :data:`NOT_PRESENT`);
     - the rest of what they say is the same: the Jaccard overlap of their predicate's content
@@ -443,9 +480,12 @@ def conflict(new: str, old: str, *, min_overlap: float = 0.8) -> str | None:
     subject = _same_subject(subject_of(new), subject_of(old), new, old)
     if subject is None or _statement_words(new, subject) is None or _statement_words(old, subject) is None:
         return None
-    return _judge(fact_signature(new), fact_signature(old), _predicate_words(new, subject),
-                  _predicate_words(old, subject), min_overlap,
-                  _event_report(new, subject) or _event_report(old, subject), _clashing_units(new, old))
+    a, b = fact_signature(new), fact_signature(old)
+    if _other_names(a, b, new, old):
+        return None
+    return _judge(a, b, _predicate_words(new, subject), _predicate_words(old, subject), min_overlap,
+                  _event_report(new, subject) or _event_report(old, subject), _clashing_units(new, old),
+                  _bare_number(new, subject) and _bare_number(old, subject))
 
 
 def conflict_many(pairs, *, min_overlap: float = 0.8,
@@ -496,13 +536,18 @@ def conflict_many(pairs, *, min_overlap: float = 0.8,
         b = sigs.get(old)
         if b is None:
             b = sigs[old] = fact_signature(old)
+        if _other_names(a, b, new, old):
+            out.append(None)
+            continue
         out.append(_judge(a, b, _predicate_words(new, subject), _predicate_words(old, subject), min_overlap,
-                          _event_report(new, subject) or _event_report(old, subject), _clashing_units(new, old)))
+                          _event_report(new, subject) or _event_report(old, subject), _clashing_units(new, old),
+                          _bare_number(new, subject) and _bare_number(old, subject)))
     return out
 
 
 def _judge(a: dict[str, Any], b: dict[str, Any], pa: frozenset[str], pb: frozenset[str],
-           min_overlap: float, event: bool = False, units: frozenset[str] = frozenset()) -> str | None:
+           min_overlap: float, event: bool = False, units: frozenset[str] = frozenset(),
+           bare: bool = False) -> str | None:
     """The end of :func:`conflict`: fact signatures ``a``, ``b`` and predicate words ``pa``, ``pb``
     of two statements about the same subject; ``event`` when one reports a past event
     (:func:`_event_report`): then only a changed year is a ``"number"`` correction of it
@@ -515,14 +560,15 @@ def _judge(a: dict[str, Any], b: dict[str, Any], pa: frozenset[str], pb: frozens
     mg of metformin": a detail said once is no other fact), else both predicates must share
     ``min_overlap`` of their words (Jaccard: "I walk 3 km" says too little to be compared with
     "I walk 5 km to work and 2 km home"). A statement whose numbers include all the other's
-    changes none of them."""
-    if a["name"] != b["name"] or a["date"] != b["date"]:
+    changes none of them. ``bare``: both say nothing but a whole number of their subject
+    (:func:`_bare_number`): that number is what they compare."""
+    if a["date"] != b["date"]:
         return None
     union = pa | pb
     unit_words = {_stem(u) for u in units}
     short = min(pa, pb, key=len) - unit_words
     if not union:   # nothing said but a number ("My daughter is 7" / "My daughter is 8"), or nothing
-        if not (a["number"] and b["number"]):
+        if not bare:
             return None
         share = 1.0
     elif units and len(short) >= 2:   # (the unit is in both by construction: it counts for neither side)
@@ -541,3 +587,123 @@ def _judge(a: dict[str, Any], b: dict[str, Any], pa: frozenset[str], pb: frozens
             return "event_number"
         return "number"
     return None
+
+
+#: Words of an acknowledgement that restates what was said ("Got it: metformin 500 mg each
+#: morning.", "Noted, metformin 500 mg now."): no fact of their own.
+ACKNOWLEDGEMENTS = frozenset("got noted note ok okay sure understood alright right great perfect thanks thank "
+                             "each every per it is".split())
+#: The two parties of a chat: the user's "I" is the assistant's "you".
+_PARTIES = frozenset("i me my mine myself you your yours yourself".split())
+#: Other people.
+_OTHERS = frozenset("he him his she her hers they them their theirs we us our ours".split())
+#: Words that put a restatement in the past ("You were taking 500 mg before"): still true.
+_PAST = frozenset("was were used before previously earlier formerly until originally".split())
+
+
+def _content_stems(words: list[str]) -> frozenset[str]:
+    return frozenset(_stem(w) for w in words if w not in FUNCTION_WORDS and w not in NEGATIONS and w not in ADVERBS
+                     and w not in NUMBER_WORDS and not any(ch.isdigit() for ch in w))
+
+
+def _object_word(word: str) -> bool:
+    return not (word in FUNCTION_WORDS or word in ACKNOWLEDGEMENTS or word in NEGATIONS or word in ADVERBS
+                or word in _PARTIES or word in _OTHERS or word in NUMBER_WORDS or word[:1].isdigit())
+
+
+@lru_cache(maxsize=1 << 13)
+def _quantity_objects(text: str) -> frozenset[tuple[str, str, str]]:
+    """(value, unit, object) of each quantity of ``text``: the unit is the word after the number,
+    the object (by stem) the word after "of" following the unit ("500 mg of metformin"), else the
+    nearest word before the number within three that is no function word, pronoun or
+    acknowledgement ("metformin 500 mg"). A quantity with no object is left out."""
+    out = set()
+    for m in _QUANTITY.finditer(text):
+        after = [t.lower() for t in tokens(text[m.end():m.end() + 80])[:2]]
+        if len(after) == 2 and after[0] == "of" and _object_word(after[1]):
+            obj = after[1]
+        else:
+            obj = next((w for w in reversed([t.lower() for t in tokens(text[max(0, m.start() - 80):m.start()])][-3:])
+                        if _object_word(w)), None)
+        if obj is not None:
+            out.add((m.group(1).replace(",", "."), m.group(2).lower(), _stem(obj)))
+    return frozenset(out)
+
+
+_SENTENCE_BREAK = re.compile(r"[.!?…]+\s+")
+
+
+def _sentence_at(text: str, pos: int) -> str:
+    """The sentence of ``text`` holding character ``pos``, without a leading speaker label."""
+    start = 0
+    for m in _SENTENCE_BREAK.finditer(text, 0, pos):
+        start = m.end()
+    end = _SENTENCE_BREAK.search(text, pos)
+    out = text[start:end.start() if end else len(text)]
+    label = _LABEL.match(out)
+    return out if label is None else out[label.end():]
+
+
+def restates(text: str, old: str, new: str) -> bool:
+    """Whether ``text`` restates a value that ``new`` changes in ``old``: an echo of an outdated
+    statement, such as an assistant's confirmation ("Got it: metformin 500 mg each morning.") of
+    ``old`` ("I take metformin 500 mg every morning.") once ``new`` ("I started taking 1000 mg
+    of metformin.") changed it. The write path links ``new`` to such an echo ``contradicts``, as
+    to ``old``: recall then puts ``new`` first, with a warning, where it offered the old value
+    said once more as a current fact.
+
+    Rule-based and narrow; all of:
+
+    - a quantity of ``old`` (a number, the word after it as its unit, and what it is of: the word
+      after "of", else the nearest content word before the number, "metformin 500 mg" / "500 mg
+      of metformin") has another value in ``new``, and ``text`` gives that quantity ``old``'s
+      value (not ``new``'s): "Noted, aspirin 100 mg" restates no metformin dose;
+    - ``text`` says nothing else: each of its content words (by stem; numbers, function words,
+      adverbs and acknowledgements such as "got it", "noted", "each" aside) is one of ``old``'s
+      or ``new``'s; it names no other person than ``old`` does (he, she, they, we; the chat's
+      two parties, I and you, are one), and when the sentence of ``old`` that holds the value
+      has a subject that is no pronoun ("My husband works 40 hours"), ``text`` names it too;
+    - ``text`` is no question, has no negation, and puts nothing in the past or the future
+      ("was", "before", "used to"; "will", "should": :data:`NOT_PRESENT`).
+
+    Parameters
+    ----------
+    text, old, new : str
+        A leading speaker label ("assistant: ") is no part of what they say.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> restates("Got it: metformin 500 mg each morning.", "I take metformin 500 mg every morning.",
+    ...          "I started taking 1000 mg of metformin.")
+    True
+    >>> restates("Noted, aspirin 100 mg.", "I take metformin 500 mg and aspirin 100 mg.", "I take metformin 1000 mg.")
+    False
+    """
+    text, old, new = (x[label.end():] if (label := _LABEL.match(x)) is not None else x for x in (text, old, new))
+    if ends_in_question(text):
+        return False
+    toks_t = [t.lower() for t in tokens(text)]
+    if _negation_count(toks_t) or any(w in _PAST or w in NOT_PRESENT for w in toks_t):
+        return False
+    if any(w.endswith(("'ll", "’ll", "'d", "’d")) for w in toks_t):
+        return False
+    q_old, q_new, q_text = _quantity_objects(old), _quantity_objects(new), _quantity_objects(text)
+    new_values = {(u, o): v for v, u, o in q_new}
+    changed = {(v, u, o) for v, u, o in q_old if (u, o) in new_values and (v, u, o) not in q_new}
+    said = changed & q_text
+    if not said or any((v, u, o) in q_new for v, u, o in q_text):
+        return False
+    toks_o = [t.lower() for t in tokens(old)]
+    if {w for w in toks_t if w in _OTHERS} - set(toks_o):
+        return False
+    for v, u, o in said:   # the subject of the sentence that gave the value, when it is no pronoun
+        m = next(m for m in _QUANTITY.finditer(old) if m.group(1).replace(",", ".") == v and m.group(2).lower() == u)
+        subject = {w for w in subject_of(_sentence_at(old, m.start())) if _object_word(w)}
+        if not subject <= set(toks_t):
+            return False
+    words = _content_stems([w for w in toks_t if w not in ACKNOWLEDGEMENTS and w not in _PARTIES])
+    return words <= _content_stems(toks_o) | _content_stems([t.lower() for t in tokens(new)])

@@ -24,7 +24,7 @@ import numpy as np
 from .. import slots as _slots, temporal as _temporal
 from ..contiguity import default_weight
 from ..timeref import resolve_time_refs
-from ..facts import conflict_many, fact_signature, subject_of
+from ..facts import conflict_many, fact_signature, restates, subject_of
 from ..sentences import split_sentences
 from ..speakers import LABEL as SPEAKER_LABEL
 from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundError, OversizeError
@@ -570,6 +570,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     # an earlier item superseded by this batch is no longer a candidate, a stored memory
     # already retired by it is read again (its record changed in this transaction)
     edges = []
+    changed: list[tuple[Prepared, int, str]] = []   # (new memory, the earlier one it changed, its text)
     kinds = conflict_many(pairs, subjects=subjects)
     # a pair of texts of which one or both hold several sentences, no conflict found whole: its
     # sentences, pair by pair (the first conflict counts); such a conflict only supersedes a
@@ -592,6 +593,8 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
             valid_from, other, other_at = rec.get("valid_from", rec["created_at"]), rec["text"], rec["created_at"]
         if not _same_time(p.text, p.created_at, other, other_at, named=kind == "event_number"):
             continue   # events at different times (or an event and a general statement)
+        if p.valid_from > valid_from:
+            changed.append((p, lab, other))
         if p.valid_from > valid_from and not (i in part and _sentences(other) is not None):
             if q is not None:
                 q.state, q.superseded_by = MemoryState.SUPERSEDED, p.ext_id
@@ -606,6 +609,45 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
             edges.append((p.nid, lab, Relation.SUPERSEDES.code, 1.0))
         else:
             edges.append((p.nid, lab, Relation.CONTRADICTS.code, 1.0))
+    if changed:
+        edges.extend(_echoes(unit, near, changed, by_nid, stored, max_words, {(a, b) for a, b, _r, _w in edges}))
+    return edges
+
+
+def _echoes(unit: WriteUnit, near: Near, changed: list[tuple[Prepared, int, str]], by_nid: dict[int, Prepared],
+            stored: dict[int, dict | None], max_words: int,
+            linked: set[tuple[int, int]]) -> list[tuple[int, int, int, float]]:
+    """Restatements of a value that a new memory changed (:func:`engramdb.facts.restates`: an
+    assistant's "Got it: metformin 500 mg each morning." after "I take metformin 500 mg every
+    morning.", once "I started taking 1000 mg of metformin." changed it), among the new memory's
+    near neighbours, said before it: linked ``contradicts`` from it, never superseded (an echo
+    may hold what the rules cannot read; recall puts the new memory first, with a warning).
+    ``changed``: (new memory, the earlier memory it changed, that memory's text); ``linked``:
+    (source, target) pairs that have a conflict edge already."""
+    edges = []
+    active_v = MemoryState.ACTIVE.value
+    row_of = {nid: i for i, nid in enumerate(near.nids.tolist())}
+    for p, old_lab, old_text in changed:
+        row = row_of[p.nid]
+        for lab in near.labels[row][near.keep[row]].tolist():
+            if lab == old_lab or (p.nid, lab) in linked:
+                continue
+            q = by_nid.get(lab)
+            if q is not None:
+                if (q.state is not MemoryState.ACTIVE or q.subject is not None
+                        or _not_a_fact(q.kind.value, q.extra, q.tags) or not _statement(q.text, max_words, q.extra)):
+                    continue
+                text, valid_from = q.text, q.valid_from
+            else:
+                rec = stored[lab] if lab in stored else stored.setdefault(lab, unit.record(lab))
+                if (rec is None or rec["state"] != active_v or rec.get("subject") is not None
+                        or _not_a_fact(rec["kind"], rec, rec.get("tags") or ())
+                        or not _statement(rec["text"], max_words, rec)):
+                    continue
+                text, valid_from = rec["text"], rec.get("valid_from", rec["created_at"])
+            if valid_from < p.valid_from and restates(text, old_text, p.text):
+                linked.add((p.nid, lab))
+                edges.append((p.nid, lab, Relation.CONTRADICTS.code, 1.0))
     return edges
 
 
