@@ -452,3 +452,22 @@ def test_a_recalled_code_block_keeps_its_lines(tmp_path):
             "  def load(path):\n      return open(path).read()\n  ```\n  Run it daily.\n  (recalled: ") in block.text
     assert "- [2025-01-03] I like the budget script a lot. (recalled: " in block.text
     assert block.tokens_used <= block.budget_tokens
+
+
+def test_a_contradicted_hit_says_which_was_said_later(tmp_path):
+    """A fresh user: after a dose changed, the block listed the assistant's echo of the old dose
+    as one more recalled line, nothing telling it was contradicted by a later message."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        m.add_conversation([
+            {"role": "user", "content": "I take metformin 500 mg every morning.", "created_at": utc(2024, 1, 5)},
+            {"role": "assistant", "content": "Got it: metformin 500 mg each morning.", "created_at": utc(2024, 1, 5, 0, 1)},
+            {"role": "user", "content": "My doctor changed it. I started taking 1000 mg of metformin.",
+             "created_at": utc(2024, 3, 1)},
+        ], session="chat")
+        lines = {ln.rsplit("id `", 1)[-1].rstrip("`)"): ln for ln in m.context("What is my metformin dose?", now=NOW)
+                 .text.splitlines() if "id `" in ln}
+        change, old, echo = "chat:3", "chat:1", "chat:2"
+        assert m.get(old).superseded_by == change   # the user's own statement is retired: not in the block
+        assert old not in lines
+        assert "said otherwise later in `chat:3`" in lines[echo]
+        assert "contradicts `chat:2`, said earlier" in lines[change]

@@ -8,7 +8,8 @@
   open decisions (``decision`` memories whose outcome is not yet reviewed: their salience is still
   held, ``salience_at`` is +inf, see ``DecayConfig.hold_decisions_until_review``);
 - **L1**, the recall hits for the query (:meth:`Engram.recall`, read-only: no reinforcement), each
-  with the path that activated it;
+  with the path that activated it and, for a pair recall warns contradict each other
+  (``contradicts``), which of the two was valid later ("said otherwise later in `id`");
 - **L2**, details an agent can fetch by id (:meth:`Engram.get`): further hits and graph neighbours
   of the L1 hits, listed by id with a one-line preview only.
 
@@ -426,6 +427,38 @@ def _l0_kind_items(engram: Any, namespace: str, kind: str, reason: str, now: flo
             for m in mems if keep(m)]
 
 
+def _contradiction_notes(engram: Any, warnings: list, namespace: str) -> dict[str, str]:
+    """memory id -> what its line says of the ``contradicts`` pairs recall warned about: "; said
+    otherwise later in `b:1`" for the one valid earlier, "; contradicts `a:2`, said earlier" for
+    the other (an agent reading the block sees which value is current)."""
+    later: dict[str, list[str]] = {}     # id -> the ids that say otherwise later
+    earlier: dict[str, list[str]] = {}   # id -> the ids it contradicts, said earlier
+    valid: dict[str, float] = {}
+
+    def valid_from(mid: str) -> float:
+        if mid not in valid:
+            m = engram.get(mid, namespace=namespace)
+            valid[mid] = m.created_at if m.valid_from is None else m.valid_from
+        return valid[mid]
+
+    for w in warnings:
+        try:
+            older, newer = sorted((w.source, w.target), key=valid_from)
+        except MemoryBlockedError:   # a censor rule hides one of them: nothing to say of it
+            continue
+        later.setdefault(older, []).append(newer)
+        earlier.setdefault(newer, []).append(older)
+    notes: dict[str, str] = {}
+    for mid in later.keys() | earlier.keys():
+        said = []
+        if mid in later:
+            said.append("said otherwise later in " + ", ".join(f"`{i}`" for i in later[mid]))
+        if mid in earlier:
+            said.append("contradicts " + ", ".join(f"`{i}`" for i in earlier[mid]) + ", said earlier")
+        notes[mid] = "; " + "; ".join(said)
+    return notes
+
+
 def _flagged(reason: str, memory: Any) -> str:
     """``reason`` with the memory's ``warn`` censor notes (:mod:`engramdb.censor`) appended:
     "...; censor warning: <reason> (rule <id>)"."""
@@ -516,11 +549,14 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     weak = res.stats.get("relevance_threshold")
     record = track_record(res.hits, weak)
     cut = min(_recalled_cut(hits), _L1_K)
+    disputed = _contradiction_notes(engram, res.warnings, namespace)
     recalled = [ContextItem(h.id, "L1", h.kind, _hit_text(h), _date(h.created_at),
-                            _flagged(_reason_of_path(h, weak), h), float(h.score)) for h in hits[:cut]]
+                            _flagged(_reason_of_path(h, weak) + disputed.get(h.id, ""), h), float(h.score))
+                for h in hits[:cut]]
     further = [ContextItem(h.id, "L2", h.kind, _preview(_hit_text(h)), _date(h.created_at),
                            _flagged(_reason_of_path(h, weak).replace("recalled: ", "recalled, ")
-                                    + f", score {h.score:.2f}", h), float(h.score)) for h in hits[cut:]]
+                                    + f", score {h.score:.2f}" + disputed.get(h.id, ""), h), float(h.score))
+               for h in hits[cut:]]
     shown = in_l0 | {h.id for h in hits}
     neighbours: list[ContextItem] = []
     for h in hits[:0 if filters else _NEIGHBOUR_OF]:
