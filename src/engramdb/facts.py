@@ -692,8 +692,8 @@ def restates(text: str, old: str, new: str) -> bool:
     if any(w.endswith(("'ll", "’ll", "'d", "’d")) for w in toks_t):
         return False
     q_old, q_new, q_text = _quantity_objects(old), _quantity_objects(new), _quantity_objects(text)
-    new_values = {(u, o): v for v, u, o in q_new}
-    changed = {(v, u, o) for v, u, o in q_old if (u, o) in new_values and (v, u, o) not in q_new}
+    in_new = {(u, o) for _v, u, o in q_new}   # the quantities new gives a value
+    changed = {(v, u, o) for v, u, o in q_old if (u, o) in in_new and (v, u, o) not in q_new}
     said = changed & q_text
     if not said or any((v, u, o) in q_new for v, u, o in q_text):
         return False
