@@ -182,3 +182,20 @@ def test_add_still_finds_a_text_after_its_other_holder_is_erased_or_reworded(tmp
         mem.forget("a", hard=True)   # the last holder: the text is new again
         fresh = mem.add(text)
         assert fresh not in ("a", "b") and [m.id for m in mem.query() if m.text == text] == [fresh]
+
+
+def test_a_current_version_counts_its_old_wordings_match_once(tmp_path):
+    """A fresh user: "who is our CEO?" (nothing stored says) ranked the correction of the best
+    weak match at 1.76, nearly twice a direct match: its old wording's match was its base and
+    passed to it again over the supersedes edge. The base given once, it scores as that match."""
+    with _open(tmp_path / "s") as mem:
+        mem.add("Priya leads the mobile team.", id="old")
+        mem.add("The payment service went down on March 3 because of an expired TLS certificate.", id="incident")
+        mem.supersede("old", "Priya moved to the platform team; Marcus leads the mobile team now.", id="new")
+        for question in ("who is our CEO?", "Who leads the mobile team?"):
+            res = mem.recall(question, k=3, reinforce=False)
+            top = res.hits[0]
+            assert top.id == "new" and [s.id for s in top.path] == ["old", "new"]
+            assert top.activation == pytest.approx(1.0)
+        direct = mem.recall("When did the payment service go down?", k=1, reinforce=False).hits[0]
+        assert direct.id == "incident" and direct.score == pytest.approx(top.score)

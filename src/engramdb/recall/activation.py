@@ -128,6 +128,19 @@ def run_batch(ctxs: list[RecallContext]) -> None:
             _finish(ctx, depth, nodes[a:b], act[a:b], parent[a:b], hops[a:b])
 
 
+def _no_second_pass(ctx: RecallContext, nodes: np.ndarray, src: np.ndarray, total: np.ndarray,
+                    current_of: dict[int, list[int]]) -> None:
+    """A current version whose base its superseded wording gave (:func:`.seeds.current_versions`)
+    takes no inflow from that wording too: the one match counted twice ("Priya moved to the
+    platform team; Marcus leads the mobile team now." ranked 1.9 for "who is our CEO?", nearly
+    twice any direct match, because "Priya leads the mobile team." was the best weak seed)."""
+    n_seeds = len(ctx.seeds)
+    for i, nid in enumerate(nodes[:n_seeds].tolist()):
+        chain = current_of.get(nid)
+        if chain is not None and int(src[i]) in chain:
+            total[i] = ctx.base[i]
+
+
 def _finish(ctx: RecallContext, depth: int, nodes: np.ndarray, act: np.ndarray, parent: np.ndarray,
             hops: np.ndarray) -> None:
     """Lateral inflow on top of the spread: total = base + w_graph x strongest single pass."""
@@ -144,6 +157,8 @@ def _finish(ctx: RecallContext, depth: int, nodes: np.ndarray, act: np.ndarray, 
         # base + x and x + base are the same float
         total = (cfg.w_graph * lateral).astype(np.float64, copy=False)   # a new array either way
         total[: len(ctx.seeds)] += ctx.base
+        if current_of := ctx.extra.get("current_of"):
+            _no_second_pass(ctx, nodes, src, total, current_of)
     else:
         total = np.zeros(len(nodes), np.float64)
         total[: len(ctx.seeds)] = ctx.base
