@@ -55,6 +55,25 @@ def test_decide_stores_a_held_decision_with_its_fields(mem):
     assert mem.get("db").decision.reviews == 0
 
 
+def test_a_backfilled_decision_is_seen_as_of_its_record_time(mem, tmp_path):
+    """A fresh user backfilling three months of a team's decisions: decide had no recorded_at, so
+    every decision was recorded now and ``as_of`` any earlier day found none of them."""
+    mem.decide("We decided to move the API to FastAPI.", confidence=0.7, id="api", now=T0 + 35 * DAY,
+               recorded_at=T0 + 35 * DAY)
+    mem.decide("We decided to adopt Renovate for dependency updates.", confidence=0.6, id="renovate",
+               now=T0 + 110 * DAY)
+    assert mem.get("api").recorded_at == T0 + 35 * DAY
+    assert [x.id for x in mem.query(kind="decision", as_of=T0 + 100 * DAY)] == ["api"]
+    assert [h.id for h in mem.recall("what did we decide about the API framework?", as_of=T0 + 60 * DAY).hits] == ["api"]
+    store = str(tmp_path / "cli")
+    res = CliRunner().invoke(main, ["decide", "--store", store, "--embedder", "hashing", "--confidence", "0.5",
+                                    "--id", "cli", "--now", "2026-02-01", "--recorded-at", "2026-02-02",
+                                    "Keep the monolith."])
+    assert res.exit_code == 0, res.output
+    with engramdb.open(store, readonly=True) as other:
+        assert other.get("cli").recorded_at == T0 + 32 * DAY
+
+
 def test_two_decisions_with_the_same_text_or_a_changed_number_are_two_forecasts(mem):
     a = mem.decide("Run the import with 3 workers", confidence=0.6, now=T0)
     b = mem.decide("Run the import with 3 workers", confidence=0.7, now=T0 + 1)
@@ -87,6 +106,8 @@ BAD_DECISIONS = [
     ("bad tags", dict(tags=[""]), errors.InvalidInputError),
     ("id taken", dict(id="first"), errors.InvalidInputError),
     ("bad namespace", dict(namespace=""), errors.NamespaceError),
+    ("recorded in the future", dict(recorded_at="2999-01-01"), errors.InvalidInputError),
+    ("recorded at no time", dict(recorded_at="soon"), errors.InvalidInputError),
 ]
 
 

@@ -807,10 +807,13 @@ def admit(store, namespace, shadow, now, recorded_at, as_json, embedder, dim, fi
 @click.option("--tag", "tags", multiple=True)
 @click.option("--id", "id_", default=None, help="Decision id (random when omitted).")
 @click.option("--now", default=None, help="When it was decided: Unix seconds or ISO-8601 (default: now).")
+@click.option("--recorded-at", default=None,
+              help="Record time, for backfilled decisions (default: now; never later).")
 @embedder_option
 @dim_option
 @click.argument("text")
-def decide(store, namespace, confidence, options, chosen, reasons, category, tags, id_, now, embedder, dim, text):
+def decide(store, namespace, confidence, options, chosen, reasons, category, tags, id_, now, recorded_at, embedder,
+           dim, text):
     """Record a decision TEXT with its confidence (held from decay until reviewed); prints its id."""
     from .decisions import REASON_TYPES
 
@@ -821,7 +824,7 @@ def decide(store, namespace, confidence, options, chosen, reasons, category, tag
     with _NewStore(store, embedder=embedder, dim=dim) as eng:
         click.echo(eng.decide(text, confidence=confidence, namespace=namespace, options=list(options) or None,
                               chosen=chosen, reasons=parsed or None, category=category, tags=list(tags),
-                              id=id_, now=now))
+                              id=id_, now=now, recorded_at=recorded_at))
 
 
 @main.command()

@@ -313,7 +313,8 @@ def check_outcome(outcome: Any) -> str:
 # ---------------------------------------------------------------------------------- writes
 def prepare_decision(state: EngineState, text: Any, *, namespace: str, confidence: Any, now: float,
                      record_now: float, options: Any = None, chosen: Any = None, category: Any = None,
-                     reasons: Any = None, tags: Any = (), id: Any = None, embedding: Any = None) -> Prepared:
+                     reasons: Any = None, tags: Any = (), id: Any = None, embedding: Any = None,
+                     recorded_at: Any = None) -> Prepared:
     """Validate a decision (nothing is written); see :meth:`Engram.decide`.
 
     Parameters
@@ -333,6 +334,8 @@ def prepare_decision(state: EngineState, text: Any, *, namespace: str, confidenc
         A single string is one tag.
     id : str, optional
     embedding : array-like of float, shape (dim,), optional
+    recorded_at : float, datetime or ISO-8601, optional
+        Record time of a backfilled decision (:func:`engramdb.write.records.prepare`).
 
     Returns
     -------
@@ -355,7 +358,7 @@ def prepare_decision(state: EngineState, text: Any, *, namespace: str, confidenc
     fields = decision_fields(options=options, chosen=chosen, category=category, reasons=reasons)
     item = {"text": text, "namespace": namespace, "kind": MemoryKind.DECISION, "id": id,
             "confidence": confidence, "tags": tags, "embedding": embedding, "created_at": now}
-    p = prepare(state, item, namespace, now, record_now=record_now)
+    p = prepare(state, item, namespace, now, record_now=record_now, recorded_at=recorded_at)
     p.extra = fields or None
     return p
 

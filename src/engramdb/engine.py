@@ -1433,7 +1433,7 @@ class Engram:
     def decide(self, text: str, *, confidence: float, namespace: str = DEFAULT_NAMESPACE,
                options: Sequence[str] | None = None, chosen: str | None = None, tags: Sequence[str] | str = (),
                category: str | None = None, reasons: Sequence[Any] | None = None, id: str | None = None,
-               embedding: Any = None, now: Any = None) -> str:
+               embedding: Any = None, now: Any = None, recorded_at: Any = None) -> str:
         """Record a decision: a ``decision`` memory with its options, choice, reasons and confidence.
 
         The decision is held from decay until its outcome is reviewed (:meth:`review`;
@@ -1467,6 +1467,10 @@ class Engram:
         now : float, datetime or ISO-8601, optional
             When the decision was made (its event time, ``created_at``); the wall clock when
             omitted.
+        recorded_at : float, datetime or ISO-8601, optional
+            Record time, when the store learned of it: now when omitted. Give it to backfill
+            decisions made before the store kept them, so that ``as_of`` sees them from then
+            (as for :meth:`add`). Never after now.
 
         Returns
         -------
@@ -1498,7 +1502,7 @@ class Engram:
         at = record_now if now is None else to_unix_seconds(now, field="now")
         p = prepare_decision(self._state, text, namespace=ns, confidence=confidence, now=at, record_now=record_now,
                              options=options, chosen=chosen, category=category, reasons=reasons, tags=tags,
-                             id=id, embedding=embedding)
+                             id=id, embedding=embedding, recorded_at=recorded_at)
         return record_decision(self._state, p, self._embed_progress(False), record_now)
 
     def review(self, id: str, outcome: str | None = None, *, note: str | None = None, at: Any = None,
