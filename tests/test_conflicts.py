@@ -125,6 +125,8 @@ CASES = [
     ("assistant: This one has 16 GB", "assistant: This one has 8 GB", None),
     ("user: I walk 8 km every day now", "user: I walk 5 km every day", "number"),
     ("user: I walk 8 km every day now", "assistant: I walk 5 km every day", None),
+    # (and a capitalised word after a label is no name: "Noted" is no one)
+    ("assistant: Noted number 1, thanks for the plans", "assistant: Noted number 0, thanks for the plans", None),
     # a word capitalised in one and not in the other is no name: the same thing, written louder
     ("I take METFORMIN 1000 mg", "I take metformin 500 mg", "number"),
     ("I take Metformin 1000 mg", "I take metformin 500 mg", "number"),
@@ -529,6 +531,9 @@ def test_restates(text, want):
     ("Noted: you take metformin 500 mg every morning.", "My mom takes metformin 500 mg every morning.",
      "My mom takes metformin 1000 mg every morning."),
     ("Mine is 7 years old.", "My daughter is 7 years old.", "My daughter is 8 years old."),
+    ("I own 3 bikes.", "He owns 3 bikes.", "He owns 5 bikes."),
+    ("He owns 6 bikes.", "He no longer owns 6 bikes.", "He no longer owns 4 bikes."),
+    ("Got it, 3 bikes you own.", "He owns 3 bikes.", "He owns 5 bikes."),
     # the same time of day for another purpose
     ("Sure, I'll remind you at 6 am every day.", "My alarm is set for 6 am every day.",
      "My alarm is set for 7 am every day now."),

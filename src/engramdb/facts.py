@@ -246,9 +246,9 @@ _AUXILIARY = _COPULA | frozenset("have has".split())
 
 @lru_cache(maxsize=1 << 13)   # the write path checks each new text against several neighbours
 def subject_of(text: str) -> tuple[str, ...]:
-    """The statement's subject, lower-cased, articles dropped; a leading speaker label (a chat
-    role or one to three capitalised words before a colon: "user: ", "Caroline: ") goes first,
-    then the subject of what follows it ("user: I walk 5 km" -> ("user", "i")):
+    """The statement's subject, lower-cased, articles dropped (a leading "Speaker:" label is part
+    of the text, and a pronoun right after it ends the subject: "user: I walk 5 km" -> ("user",
+    "i")):
 
     - a personal pronoun first, alone or contracted with its verb: that pronoun ("I practise
       guitar", "I'm practising guitar" -> ("i",));
@@ -260,8 +260,10 @@ def subject_of(text: str) -> tuple[str, ...]:
     When no verb is found the whole statement is returned; :func:`conflict` then aligns it with
     the other statement's subject.
     """
-    if (label := _LABEL.match(text)) is not None:   # the speaker's words, then the subject of what they said
-        return tuple(t.lower() for t in tokens(label.group(1))) + subject_of(text[label.end():])
+    if (label := _LABEL.match(text)) is not None:   # "user: I walk 5 km": the speaker, then the pronoun
+        said = tokens(text[label.end():label.end() + 40])
+        if said and said[0].lower() in _PRONOUNS:
+            return tuple(t.lower() for t in tokens(label.group(1))) + (said[0].lower(),)
     toks = tokens(text)
     if toks and toks[0].lower() in _PRONOUNS:
         return (toks[0].lower(),)
@@ -662,9 +664,11 @@ def restates(text: str, old: str, new: str) -> bool:
       adverbs and acknowledgements such as "got it", "noted", "each" aside) is one of ``old``'s
       or ``new``'s; it names no other person than ``old`` does (he, she, they, we; the chat's
       two parties, I and you, are one), and when the sentence of ``old`` that holds the value
-      has a subject that is no pronoun ("My husband works 40 hours"), ``text`` names it too;
-    - ``text`` is no question, has no negation, and puts nothing in the past or the future
-      ("was", "before", "used to"; "will", "should": :data:`NOT_PRESENT`).
+      has a subject other than I or you ("My husband works 40 hours", "He owns 3 bikes"),
+      ``text`` names it too;
+    - ``text`` is no question, negates as that sentence does ("He no longer owns 6 bikes" is
+      not restated by "He owns 6 bikes"), and puts nothing in the past or the future ("was",
+      "before", "used to"; "will", "should": :data:`NOT_PRESENT`).
 
     Parameters
     ----------
@@ -687,7 +691,7 @@ def restates(text: str, old: str, new: str) -> bool:
     if ends_in_question(text):
         return False
     toks_t = [t.lower() for t in tokens(text)]
-    if _negation_count(toks_t) or any(w in _PAST or w in NOT_PRESENT for w in toks_t):
+    if any(w in _PAST or w in NOT_PRESENT for w in toks_t):
         return False
     if any(w.endswith(("'ll", "’ll", "'d", "’d")) for w in toks_t):
         return False
@@ -700,9 +704,12 @@ def restates(text: str, old: str, new: str) -> bool:
     toks_o = [t.lower() for t in tokens(old)]
     if {w for w in toks_t if w in _OTHERS} - set(toks_o):
         return False
-    for v, u, o in said:   # the subject of the sentence that gave the value, when it is no pronoun
+    for v, u, o in said:   # the sentence that gave the value: its negation, and its subject unless I or you
         m = next(m for m in _QUANTITY.finditer(old) if m.group(1).replace(",", ".") == v and m.group(2).lower() == u)
-        subject = {w for w in subject_of(_sentence_at(old, m.start())) if _object_word(w)}
+        sentence = _sentence_at(old, m.start())
+        if _negation_count([t.lower() for t in tokens(sentence)]) != _negation_count(toks_t):
+            return False
+        subject = {w for w in subject_of(sentence) if _object_word(w) or w in _OTHERS}
         if not subject <= set(toks_t):
             return False
     words = _content_stems([w for w in toks_t if w not in ACKNOWLEDGEMENTS and w not in _PARTIES])
