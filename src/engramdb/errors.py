@@ -85,10 +85,24 @@ class ConfigError(EngramError, ValueError):
 
 
 class MemoryNotFoundError(EngramError, KeyError):
-    """No memory with this id exists in the namespace."""
+    """No memory with this id exists in the namespace.
+
+    Attributes
+    ----------
+    namespace_hint : str
+        When the namespace itself holds nothing (a typo, most likely): what the message adds
+        about it, naming the store's close namespaces ("no namespace 'wrok'; did you mean
+        'work'?"); empty otherwise. A caller that must not show other namespaces' names (a tool
+        answering a model for one user) shows ``args[0]``, the message without it.
+    """
+
+    def __init__(self, *args: object, namespace_hint: str = "") -> None:
+        super().__init__(*args)
+        self.namespace_hint = namespace_hint
 
     def __str__(self) -> str:  # KeyError would repr() the message
-        return str(self.args[0]) if self.args else "memory not found"
+        message = str(self.args[0]) if self.args else "memory not found"
+        return f"{message}; {self.namespace_hint}" if self.namespace_hint else message
 
 
 class CensoredError(EngramError):

@@ -31,7 +31,7 @@ from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EngramError, InvalidInputError, NamespaceError, ReadOnlyError
+from ..errors import EngramError, InvalidInputError, MemoryNotFoundError, NamespaceError, ReadOnlyError
 
 if TYPE_CHECKING:
     from ..engine import Engram
@@ -452,9 +452,13 @@ def call_tool(engram: Engram, name: str, arguments: Any = None, *, namespace: st
 def _failed(name: Any, exc: EngramError) -> ToolResult:
     """The error result of a call of ``name`` that raised ``exc``; a :class:`NamespaceError` for
     a namespace the store does not hold says only that nothing is stored here (its own message
-    names the store's other namespaces, which are other users' to the model)."""
+    names the store's other namespaces, which are other users' to the model), and a
+    :class:`MemoryNotFoundError` there leaves out its ``namespace_hint`` for the same reason."""
     unknown = isinstance(exc, NamespaceError) and str(exc).startswith(f"no namespace {exc.namespace!r}")
-    message = _NOTHING_STORED if unknown else str(exc)
+    if isinstance(exc, MemoryNotFoundError) and exc.namespace_hint:
+        message = str(exc.args[0])   # without the store's other namespaces
+    else:
+        message = _NOTHING_STORED if unknown else str(exc)
     return ToolResult(str(name), True, {"error": {"type": type(exc).__name__, "message": message}})
 
 

@@ -461,11 +461,9 @@ class EngineState:
                 nid = self.store.lookup_id(t, ns, ext_id)
         else:
             nid = self.store.lookup_id(txn, ns, ext_id)
-        if nid is None:
-            hint = ""
-            if self.space(ns) is None:   # a mistyped namespace: say so, with the closest names
-                hint = "; " + str(self.unknown_namespace(ns))
-            raise MemoryNotFoundError(f"no memory {ext_id!r} in namespace {ns!r}{hint}")
+        if nid is None:   # a namespace that holds nothing: say so, with the closest names (a typo)
+            hint = str(self.unknown_namespace(ns)) if self.space(ns) is None else ""
+            raise MemoryNotFoundError(f"no memory {ext_id!r} in namespace {ns!r}", namespace_hint=hint)
         return nid
 
     def memory_lookup(self, ns: str, ext_id: str, verb: str, txn=None) -> int:
