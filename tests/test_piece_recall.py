@@ -81,3 +81,17 @@ def test_pieces_lift_their_memory_after_reopen_and_import(tmp_path, how):
     assert before["after"].activation > 0.0
     assert after["after"].activation == pytest.approx(before["after"].activation, rel=1e-6)
     assert after["long"].chunk == before["long"].chunk >= 1
+
+
+def test_a_memory_stored_as_pieces_counts_its_match_once(tmp_path):
+    """Its own pieces passed the memory's one match back to it (inflow from a node that carries
+    the same match): a long answer split into pieces scored about 1.6 times its match, and
+    outranked a short memory that matches as well (a fresh user's "how to renew the payment
+    certificate" answer above "The payment service went down on March 3"). Stored whole or as
+    pieces, the long memory now ranks alike against the short one."""
+    for name, chunk in (("pieces", CHUNK), ("whole", 10_000)):
+        with _open(tmp_path / name, chunk) as m:
+            m.add(LONG, id="long")
+            m.add("zebra vault", id="short")   # the same match, said short
+            hits = {h.id: h for h in m.recall("zebra vault", k=5).hits}
+            assert hits["short"].score > hits["long"].score, name

@@ -14,10 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import registry
-from ..types import _STATE_CODES, MemoryState
+from ..types import _STATE_CODES, MemoryState, Relation
 from .context import RecallContext
 
 _ARCHIVED = _STATE_CODES[MemoryState.ARCHIVED]
+_CONTRADICTS = Relation.CONTRADICTS.code
 
 __all__ = ["run", "run_batch", "gate"]
 
@@ -128,17 +129,78 @@ def run_batch(ctxs: list[RecallContext]) -> None:
             _finish(ctx, depth, nodes[a:b], act[a:b], parent[a:b], hops[a:b])
 
 
-def _no_second_pass(ctx: RecallContext, nodes: np.ndarray, src: np.ndarray, total: np.ndarray,
-                    current_of: dict[int, list[int]]) -> None:
-    """A current version whose base its superseded wording gave (:func:`.seeds.current_versions`)
-    takes no inflow from that wording too: the one match counted twice ("Priya moved to the
-    platform team; Marcus leads the mobile team now." ranked 1.9 for "who is our CEO?", nearly
-    twice any direct match, because "Priya leads the mobile team." was the best weak seed)."""
-    n_seeds = len(ctx.seeds)
-    for i, nid in enumerate(nodes[:n_seeds].tolist()):
-        chain = current_of.get(nid)
-        if chain is not None and int(src[i]) in chain:
-            total[i] = ctx.base[i]
+def _memory_of(ctx: RecallContext):
+    """nids -> the memory each stands for, as one match: the first piece of a memory stored as
+    pieces (:func:`.seeds.lift_pieces`), and the current version for the superseded wordings whose
+    base it took (:func:`.seeds.current_versions`)."""
+    heads = ctx.state.cols.head
+    chains = ctx.extra.get("current_of") or {}
+    if not chains:
+        return lambda x: heads[x]
+    keys = np.fromiter((n for chain in chains.values() for n in chain), np.int64)
+    vals = np.fromiter((heads[chain[-1]] for chain in chains.values() for _n in chain), np.int64)
+    order = np.argsort(keys, kind="stable")
+    keys, vals = keys[order], vals[order]
+
+    def memory(x: np.ndarray) -> np.ndarray:
+        out = heads[x].astype(np.int64)
+        at = np.minimum(np.searchsorted(keys, x), len(keys) - 1)
+        found = keys[at] == x
+        out[found] = vals[at[found]]
+        return out
+    return memory
+
+
+def _inflow_from_other_memories(ctx: RecallContext, nodes: np.ndarray, act: np.ndarray, src: np.ndarray,
+                                total: np.ndarray) -> None:
+    """A node's lateral inflow comes from another memory, never from a node that carries its
+    own match: a piece of its own memory (a memory stored as pieces is one memory, whose first
+    piece took its best piece's base) or the superseded wording whose base its current version
+    took. A node whose strongest pass came from such a node takes, instead, the strongest pass
+    from another memory (0 if none), as a memory stored whole would. Counted twice, the one
+    match ranked a long answer split into pieces about 1.6 times its match ("3. Request the
+    certificate for the payment service" above "The payment service went down on March 3",
+    cosine 0.44 against 0.76, for "when did the payment service go down?": every message long
+    enough to be split outranked short ones that match as well), and the correction of the best
+    weak match at 1.76 for "who is our CEO?" (nothing stored says). Sets ``ctx.inflow_src`` of
+    those nodes to the new sender (or -1). Passes as
+    :func:`engramdb.kernels.reference.spread_inflow` computes them (the graph stores each edge in
+    both directions, so a node's row lists its senders), in float64 rounded to float32."""
+    memory = _memory_of(ctx)
+    sent = src >= 0
+    own = np.zeros(len(nodes), bool)
+    own[sent] = memory(src[sent].astype(np.int64)) == memory(nodes[sent].astype(np.int64))
+    rows = np.flatnonzero(own)
+    if not len(rows):
+        return
+    cfg, csr = ctx.request.config, ctx.csr
+    rel_mult, decay, _fan, degree_cap = _spread_args(cfg)
+    targets = nodes[rows].astype(np.int64)
+    lo, hi = csr.indptr[targets], csr.indptr[targets + 1]
+    row_of_edge = np.repeat(np.arange(len(rows)), hi - lo)
+    edge = np.concatenate([np.arange(a, b) for a, b in zip(lo.tolist(), hi.tolist())])
+    u = csr.indices[edge].astype(np.int64)
+    order = np.argsort(nodes, kind="stable")
+    k = order[np.minimum(np.searchsorted(nodes[order], u), len(nodes) - 1)]   # u's row, where u is activated
+    deg = csr.indptr[u + 1] - csr.indptr[u]
+    to = targets[row_of_edge]
+    ok = ((nodes[k] == u) & (u != to) & (memory(u) != memory(to)) & (csr.relation[edge] != _CONTRADICTS)
+          & (act[k] > 0) & (deg >= 1) & (deg <= degree_cap))
+    fan_exp = float(cfg.inflow_fan_exp)
+    fan = 1.0 if fan_exp == 0.0 else np.power(np.maximum(deg, 1).astype(np.float64), -fan_exp)
+    passes = (act[k].astype(np.float64) * np.minimum(csr.weight[edge], 1.0) * rel_mult[csr.relation[edge]]
+              * float(decay) * fan).astype(np.float32).astype(np.float64)
+    passes[~ok] = 0.0
+    best = np.zeros(len(rows), np.float64)
+    np.maximum.at(best, row_of_edge, passes)
+    by = np.full(len(rows), -1, np.int64)
+    top = np.flatnonzero(ok & (passes > 0) & (passes == best[row_of_edge]))
+    by[row_of_edge[top][::-1]] = u[top][::-1]   # the first sender of the best pass, in row order
+    base = np.zeros(len(rows), np.float64)
+    seeded = rows < len(ctx.seeds)
+    base[seeded] = ctx.base[rows[seeded]]
+    total[rows] = (cfg.w_graph * best.astype(np.float32)).astype(np.float64) + base
+    src[rows] = by
 
 
 def _finish(ctx: RecallContext, depth: int, nodes: np.ndarray, act: np.ndarray, parent: np.ndarray,
@@ -157,8 +219,8 @@ def _finish(ctx: RecallContext, depth: int, nodes: np.ndarray, act: np.ndarray, 
         # base + x and x + base are the same float
         total = (cfg.w_graph * lateral).astype(np.float64, copy=False)   # a new array either way
         total[: len(ctx.seeds)] += ctx.base
-        if current_of := ctx.extra.get("current_of"):
-            _no_second_pass(ctx, nodes, src, total, current_of)
+        if ctx.extra.get("shown_piece") or ctx.extra.get("current_of"):
+            _inflow_from_other_memories(ctx, nodes, act, src, total)
     else:
         total = np.zeros(len(nodes), np.float64)
         total[: len(ctx.seeds)] = ctx.base
