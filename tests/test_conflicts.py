@@ -125,6 +125,16 @@ CASES = [
     ("assistant: This one has 16 GB", "assistant: This one has 8 GB", None),
     ("user: I walk 8 km every day now", "user: I walk 5 km every day", "number"),
     ("user: I walk 8 km every day now", "assistant: I walk 5 km every day", None),
+    # openers before a pronoun subject ("Now I take", "Actually, I am"); a note label is no speaker
+    ("Now I take 20 mg of lisinopril every morning", "I take lisinopril 10 mg every morning", "number"),
+    ("So I take 20 mg of lisinopril every morning", "I take lisinopril 10 mg every morning", "number"),
+    ("Actually, I am 36", "I am 35", "number"),
+    ("Now I'm 36", "I'm 35", "number"),
+    ("user: Now I take 20 mg of lisinopril every morning", "user: I take lisinopril 10 mg every morning", "number"),
+    ("Update: I take 20 mg of lisinopril every morning", "I take lisinopril 10 mg every morning", "number"),
+    ("Also I would take 20 mg", "I take 10 mg", None),
+    ("Now it's 50 dollars", "It's 30 dollars", None),
+    ("Caroline: Yeah, I'm 36", "Melanie: I'm 35", None),
     # (and a capitalised word after a label is no name: "Noted" is no one)
     ("assistant: Noted number 1, thanks for the plans", "assistant: Noted number 0, thanks for the plans", None),
     # a word capitalised in one and not in the other is no name: the same thing, written louder
@@ -564,3 +574,17 @@ def test_an_echo_of_a_changed_value_is_contradicted_with_it(tmp_path):
         hits = [h.id for h in r.hits]
         assert hits.index(change) < hits.index(echo)
         assert (change, echo) in {(w.source, w.target) for w in r.warnings}
+
+
+def test_a_change_said_after_an_opener_supersedes_in_a_chat(tmp_path):
+    """A fresh chatbot user: "Now I take 20 mg of lisinopril every morning." left "I take
+    lisinopril 10 mg every morning for my blood pressure." current and first in recall ("Now"
+    opened no subject, and was read as a name); the same sentence without "Now" was caught."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        first = mem.add_conversation([
+            {"role": "user", "content": "I take lisinopril 10 mg every morning for my blood pressure.",
+             "created_at": T0}], session="a")["message_ids"][0]
+        out = mem.add_conversation([
+            {"role": "user", "content": "Now I take 20 mg of lisinopril every morning.", "created_at": T0 + 17 * DAY}],
+            session="b")
+        assert out["corrected"] == [first] and mem.get(first).superseded_by == out["message_ids"][0]

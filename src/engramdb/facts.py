@@ -11,6 +11,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from .speakers import LABELS as NOTE_LABELS
+
 __all__ = ["NUMBER_WORDS", "MONTHS", "DATE_WORDS", "NEGATIONS", "FUNCTION_WORDS", "tokens", "fact_signature",
            "fact_change", "quantity_clash", "subject_of", "conflict", "conflict_many", "ends_in_question",
            "restates"]
@@ -55,8 +57,9 @@ def fact_signature(text: str) -> dict[str, Any]:
     dict with keys
         ``number`` (set of lower-cased tokens holding a digit, and number words), ``date`` (month
         and weekday names, today / tomorrow / yesterday ...; "May" only capitalised), ``name``
-        (capitalised tokens that are not function words, negations, months, number words or a
-        pronoun contracted with its verb: "We're", "She's") and
+        (capitalised tokens that are not function words, negations, openers such as "Now" or
+        "Actually" (:data:`OPENERS`), months, number words or a pronoun contracted with its verb:
+        "We're", "She's") and
         ``negation`` (count of negation words and n't contractions).
     """
     toks = tokens(text)
@@ -67,7 +70,8 @@ def fact_signature(text: str) -> dict[str, Any]:
             number.add(low)
         elif low in MONTHS or low in DATE_WORDS or t == "May":
             date.add(low)
-        elif t[0].isupper() and low not in FUNCTION_WORDS and low not in NEGATIONS and not _CONTRACTED.fullmatch(low):
+        elif (t[0].isupper() and low not in FUNCTION_WORDS and low not in NEGATIONS and low not in OPENERS
+              and not _CONTRACTED.fullmatch(low)):
             name.add(low)
     return {"number": number, "date": date, "name": name, "negation": _negation_count(toks)}
 
@@ -207,6 +211,10 @@ def _ends_subject(low: str) -> bool:
 
 
 _PRONOUNS = frozenset("i we you he she they it".split())
+#: Words that may open a chat statement before its pronoun subject ("Now I take 20 mg", "So I'm
+#: 36", "Actually, I work at Globex", "Also we moved"): skipped when a pronoun follows them.
+OPENERS = ADVERBS | frozenset("so well oh ok okay yes yeah yep anyway anyways btw hey hi hello and but "
+                              "update fyi honestly".split())
 #: A speaker label: a chat role, or one to three capitalised words, before a colon.
 _LABEL = re.compile(r"^((?:user|assistant|system|[^\W\d_][\w'.\-]*)(?: [^\W\d_][\w'.\-]*){0,2}):\s+")
 #: Verbs that begin a state: before a gerund or "to" + verb ("started taking", "began to run")
@@ -246,9 +254,9 @@ _AUXILIARY = _COPULA | frozenset("have has".split())
 
 @lru_cache(maxsize=1 << 13)   # the write path checks each new text against several neighbours
 def subject_of(text: str) -> tuple[str, ...]:
-    """The statement's subject, lower-cased, articles dropped (a leading "Speaker:" label is part
-    of the text, and a pronoun right after it ends the subject: "user: I walk 5 km" -> ("user",
-    "i")):
+    """The statement's subject, lower-cased, articles dropped; a leading "Speaker:" label is part
+    of it, and a pronoun after the label or after openers of :data:`OPENERS` ends it ("user: I
+    walk 5 km" -> ("user", "i"), "Now I take 20 mg", "Update: I take 20 mg" -> ("i",)); else:
 
     - a personal pronoun first, alone or contracted with its verb: that pronoun ("I practise
       guitar", "I'm practising guitar" -> ("i",));
@@ -260,11 +268,34 @@ def subject_of(text: str) -> tuple[str, ...]:
     When no verb is found the whole statement is returned; :func:`conflict` then aligns it with
     the other statement's subject.
     """
-    if (label := _LABEL.match(text)) is not None:   # "user: I walk 5 km": the speaker, then the pronoun
-        said = tokens(text[label.end():label.end() + 40])
-        if said and said[0].lower() in _PRONOUNS:
-            return tuple(t.lower() for t in tokens(label.group(1))) + (said[0].lower(),)
+    return _subject_span(text)[0]
+
+
+@lru_cache(maxsize=1 << 13)
+def _subject_span(text: str) -> tuple[tuple[str, ...], int]:
+    """:func:`subject_of` ``text``, and how many of its tokens the subject and what goes before
+    it take (a label, openers: "user: Now I take" -> (("user", "i"), 3))."""
     toks = tokens(text)
+    label = _LABEL.match(text)
+    at, speaker = 0, ()
+    if label is not None:
+        words = tokens(label.group(1))
+        at = len(words)
+        if not (len(words) == 1 and words[0].lower() in NOTE_LABELS):   # "Update: I take ...": no speaker
+            speaker = tuple(w.lower() for w in words)
+    lead = at
+    while lead < len(toks) and toks[lead].lower() in OPENERS:
+        lead += 1
+    if lead > 0 and lead < len(toks):   # a speaker label or openers, then a pronoun: the subject
+        low = toks[lead].lower()
+        if low in _PRONOUNS:
+            return speaker + (low,), lead + 1
+        if m := _CONTRACTED.fullmatch(low):
+            return speaker + (m.group(1),), lead + 1
+    return _subject_at_start(toks), -1
+
+
+def _subject_at_start(toks: list[str]) -> tuple[str, ...]:
     if toks and toks[0].lower() in _PRONOUNS:
         return (toks[0].lower(),)
     if toks and (m := _CONTRACTED.fullmatch(toks[0].lower())):
@@ -331,6 +362,9 @@ def _gerund(word: str) -> bool:
 def _anaphoric(text: str, subject: tuple[str, ...]) -> bool:
     """Whether ``subject`` (of ``text``) begins, after the speaker label if any, with a word of
     :data:`ANAPHORIC`."""
+    own, end = _subject_span(text)
+    if end >= 0 and own == subject:   # a pronoun after a label or openers: the subject's last word
+        return subject[-1] in ANAPHORIC
     at = len(tokens(label.group(1))) if (label := _LABEL.match(text)) is not None else 0
     return len(subject) > at and subject[at] in ANAPHORIC
 
@@ -362,7 +396,8 @@ def _statement_words(text: str, subject: tuple[str, ...]) -> tuple[str, ...] | N
     if ends_in_question(text) or _anaphoric(text, subject):
         return None
     toks = tokens(text)
-    n = len(subject)
+    own, end = _subject_span(text)
+    n = end if end >= 0 and own == subject else len(subject)
     pairs = [(t.lower(), t) for t in toks[n:]]
     if n and n <= len(toks) and (m := _CONTRACTED.fullmatch(toks[n - 1].lower())):
         if m.group(2) in ("d", "ll"):
