@@ -188,6 +188,11 @@ _I_WORK = re.compile(r"^\s*I(?:'m| am)?(?: now| still| currently)? (?:work|worki
                      r"(?P<v>[^.!?;]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$", re.IGNORECASE)
 _I_WORK_AS = re.compile(r"^\s*I(?:'m| am)?(?: now| still| currently)? (?:work|working) as (?:an? )?"
                         r"(?P<v>[^.!?;,]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$", re.IGNORECASE)
+#: A new job ("I started a new job as a product manager at Globex", "I got a job as a nurse",
+#: "I just started working as a designer"): the job it names is the speaker's now.
+_I_NEW_JOB = re.compile(r"^\s*I(?:'ve| have)?(?: just| recently| finally)? (?:(?:started|start|got|took|accepted|landed)"
+                        r"(?: a| my| the)?(?: new)? (?:job|position|role)|started working) as (?:an? )?"
+                        r"(?P<v>[^.!?;,]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$", re.IGNORECASE)
 #: A clause stating no current fact: negated or past ("I no longer live in", "I don't work at",
 #: "I used to live in", "I never lived in").
 _NEGATED = re.compile(r"\b(?:no longer|not|never|used to|anymore|any more|formerly|previously)\b|n['’]t\b",
@@ -217,8 +222,9 @@ def rule_based_extractor(text: str, speaker: str | None = None) -> tuple[str, st
     * "X's Y is Z" -> (X, Y, Z), e.g. "Ana's employer is Acme." -> ("Ana", "employer", "Acme")
     * "X lives in Z" / "X moved to Z" -> (X, "home_city", Z)
     * first person, said by the speaker: "I work at Z" / "I work for Z" -> (speaker,
-      "employer", Z); "I work as a Z" -> (speaker, "job", Z); "I live in Z" / "I moved to Z"
-      -> (speaker, "home_city", Z)
+      "employer", Z); "I work as a Z", "I started a new job as a Z", "I got a job as a Z", "I
+      just started working as a Z" -> (speaker, "job", Z); "I live in Z" / "I moved to Z" ->
+      (speaker, "home_city", Z)
 
     A first-person fact belongs to whoever says it. The speaker is ``speaker`` when given,
     else the ``"<Speaker>: "`` that opens a chat message as :meth:`engramdb.Engram.add_conversation`
@@ -283,7 +289,8 @@ def _clause_slot(clause: str, who: str) -> tuple[str, str, str] | None:
     m = _POSSESSIVE.match(clause)
     if m:
         return m["s"].strip(), m["a"].strip(), m["v"].strip()
-    for pattern, attribute in ((_I_WORK, "employer"), (_I_WORK_AS, "job"), (_I_LIVE, "home_city")):
+    for pattern, attribute in ((_I_WORK, "employer"), (_I_WORK_AS, "job"), (_I_NEW_JOB, "job"),
+                               (_I_LIVE, "home_city")):
         m = pattern.match(clause)
         if m:
             return who, attribute, m["v"].strip()
