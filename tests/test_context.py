@@ -471,3 +471,13 @@ def test_a_contradicted_hit_says_which_was_said_later(tmp_path):
         assert old not in lines
         assert "said otherwise later in `chat:3`" in lines[echo]
         assert "contradicts `chat:2`, said earlier" in lines[change]
+
+
+def test_an_excerpt_cut_short_keeps_three_words_besides_the_speaker_label():
+    """A fresh user's block showed "user: Leo turned …" for "how old is my son?": the cut went
+    by quarters (5 words to 3) and counted the label as one of the three words it keeps."""
+    from engramdb.context import excerpt
+
+    text = "user: Leo turned 7 today! We had a big party with all his friends from school."
+    assert excerpt(text, "how old is my son?", 5, estimate_tokens) == "user: Leo turned 7 …"
+    assert excerpt("user: Leo turned 7 today!", "how old is my son?", 4, estimate_tokens) is None

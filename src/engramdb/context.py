@@ -81,6 +81,7 @@ from typing import Any, Callable, Mapping
 from .decisions import TrackRecord, track_record
 from .errors import InvalidInputError, MemoryBlockedError
 from .slots import USER_SUBJECTS
+from .speakers import LABEL as SPEAKER_LABEL
 from .types import CONNECTOR_TAGS, MemoryKind
 from .wording import count as counted
 
@@ -383,9 +384,10 @@ def excerpt(text: str, query: str, max_tokens: int, count: Callable[[str], int])
             more = len(ws) < whole or best + 1 < len(sentences)
             return lead + " ".join(ws) + (" …" if more else "")
 
-        while words and count(cut_text(words)) > max_tokens:
-            words = words[: len(words) * 3 // 4] if len(words) > 4 else words[:-1]
-        return cut_text(words) if len(words) >= 3 else None
+        while words and count(cut_text(words)) > max_tokens:   # by quarters, the last few one by one
+            words = words[: len(words) * 3 // 4] if len(words) > 8 else words[:-1]
+        label = 1 if start == 0 and words and SPEAKER_LABEL.match(words[0] + " ") else 0   # "user:" says nothing
+        return cut_text(words) if len(words) >= 3 + label else None
     grown = True
     while grown:   # one sentence after, then one before, while either fits
         grown = False
