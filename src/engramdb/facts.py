@@ -274,7 +274,8 @@ def subject_of(text: str) -> tuple[str, ...]:
 @lru_cache(maxsize=1 << 13)
 def _subject_span(text: str) -> tuple[tuple[str, ...], int]:
     """:func:`subject_of` ``text``, and how many of its tokens the subject and what goes before
-    it take (a label, openers: "user: Now I take" -> (("user", "i"), 3))."""
+    it take when a label or openers go before a pronoun ("user: Now I take" -> (("user", "i"),
+    3)); -1 when the subject starts the text (its words are its tokens)."""
     toks = tokens(text)
     label = _LABEL.match(text)
     at, speaker = 0, ()
