@@ -81,3 +81,23 @@ def test_link_and_ingest_without_weight_weigh_next_links_alike(tmp_path):
         # the same text again with a link: the stored memory gets the link, weighed the same way
         m.add_batch([{"id": "b", "text": _words(100, "b"), "links": [("c", "next")]}])
         assert _weight(m, "b", "c") == pytest.approx(math.exp(-(100 + 20) / 2 / 250), rel=1e-6)
+
+
+def test_messages_stored_as_pieces_weigh_their_next_link_by_their_whole_length(tmp_path):
+    """A message split into pieces keeps only its first piece's text in its record: a `next`
+    link between two long messages so split weighed as between two short turns, and their
+    neighbours' inflow crowded out the other direct matches. Whole or as pieces, the link now
+    weighs the same (the words a piece repeats from the one before count once)."""
+    def weights(chunk_chars):
+        cfg = engramdb.EngramConfig(link=engramdb.LinkConfig(auto_link=False),
+                                    store=engramdb.StoreConfig(chunk_chars=chunk_chars))
+        with engramdb.open(tmp_path / f"s{chunk_chars}", dim=64, config=cfg) as m:
+            m.add_batch([{"id": "a", "text": _words(300, "a")},
+                         {"id": "b", "text": _words(300, "b"), "links": [{"to": "a", "relation": "next"}]}])
+            m.add(_words(300, "c"), id="c", links=[{"to": "b", "relation": "next"}])   # b stored, read whole
+            assert (m.stats()["pieces"] > 0) == (chunk_chars < 10_000)
+            return _weight(m, "b", "a"), _weight(m, "c", "b")
+
+    whole, pieces = weights(100_000), weights(400)
+    assert whole == pytest.approx((math.exp(-300 / 250),) * 2, rel=1e-6)
+    assert pieces == pytest.approx(whole, rel=1e-6)

@@ -319,6 +319,7 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
         edges: list[tuple[int, int, int, float]] = []
         by_nid = {p.nid: p for p in prepared}
         scale = state.config.link.contiguity_words
+        pieces_of: dict[str, list[str]] | None = None   # built on the first link given without a weight
         for p in prepared:   # resolve every reference before the first put
             if unit.lookup(p.namespace, p.ext_id) is not None:
                 raise _named(p, InvalidInputError(
@@ -335,9 +336,11 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
                         f"link from {p.ext_id!r} to {to!r}: no memory {to!r} in namespace {p.namespace!r} "
                         "(a link names a stored memory or an item of the same batch)"
                     ))
-                if w is None:   # not given: contiguity for `next`, else 1
-                    other = by_nid[tgt].text if tgt in by_nid else (unit.record(tgt) or {}).get("text", "")
-                    w = default_weight(rel, p.text, other, scale)
+                if w is None:   # not given: contiguity for `next` (of whole texts), else 1
+                    if pieces_of is None:
+                        pieces_of = _pieces_in_batch(prepared)
+                    w = default_weight(rel, _whole_text(unit, p.nid, by_nid, pieces_of),
+                                       _whole_text(unit, tgt, by_nid, pieces_of), scale)
                 edges.append((p.nid, tgt, rel.code, w))
         boost_links(unit, prepared, edges, state.config.decay.link_boost)
         unit.index_join()   # the batch is in the index: auto-link search
@@ -474,6 +477,33 @@ def _new_subjects(state: EngineState, prepared: list[Prepared]) -> dict[str, tup
         if p.subject is None and p.text not in out and _statement(p.text, lc.conflict_max_words, p.extra):
             out[p.text] = _subject(p.text)
     return out
+
+
+def _pieces_in_batch(prepared: list[Prepared]) -> dict[str, list[str]]:
+    """First piece's id -> the texts of its later pieces in the batch, in order, without the
+    text each repeats from the one before (``overlap_chars``)."""
+    out: dict[str, list[str]] = {}
+    for p in prepared:
+        if p.extra and p.extra.get("chunk_of") is not None:
+            out.setdefault(p.extra["chunk_of"], []).append(p.text[p.extra.get("overlap_chars") or 0:])
+    return out
+
+
+def _whole_text(unit: WriteUnit, nid: int, by_nid: dict[int, Prepared], pieces_of: dict[str, list[str]]) -> str:
+    """The text of memory ``nid`` whole: a memory stored as pieces holds only its first piece's
+    text in its first piece's record, and a ``next`` link weighed by that length weighed two long
+    messages split into pieces as two short turns (``engramdb.contiguity``)."""
+    q = by_nid.get(nid)
+    if q is not None:
+        if not (q.extra and q.extra.get("chunks")):
+            return q.text
+        return " ".join([q.text, *pieces_of.get(q.ext_id, ())])
+    rec = unit.record(nid) or {}
+    parts = [rec.get("text", "")]
+    if rec.get("chunks"):
+        for piece in (unit.record(n) or {} for n in unit.pieces(rec)):
+            parts.append(piece.get("text", "")[piece.get("overlap_chars") or 0:])
+    return " ".join(parts)
 
 
 def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
