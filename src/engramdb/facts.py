@@ -442,9 +442,14 @@ def _predicate_words(text: str, subject: tuple[str, ...]) -> frozenset[str]:
     negations, adverbs and the auxiliaries be, do and being ("does not drink" and "drinks" say the
     same but for the negation)."""
     words = _statement_words(text, subject) or ()
+    return _content_stems([w for w in words if w not in ("am", "does", "doesn't", "do", "don't", "did", "didn't",
+                                                         "being") and not w.endswith(("n't", "n’t"))])
+
+
+def _content_stems(words: list[str]) -> frozenset[str]:
+    """Stems of ``words`` but function words, negations, adverbs and numbers."""
     return frozenset(_stem(w) for w in words if w not in FUNCTION_WORDS and w not in NEGATIONS and w not in ADVERBS
-                     and w not in ("am", "does", "doesn't", "do", "don't", "did", "didn't", "being")
-                     and not w.endswith(("n't", "n’t")) and w not in NUMBER_WORDS and not any(ch.isdigit() for ch in w))
+                     and w not in NUMBER_WORDS and not any(ch.isdigit() for ch in w))
 
 
 #: Irregular simple-past verbs: a statement whose verb is one of them (or a regular "-ed" form)
@@ -637,11 +642,6 @@ _PARTIES = frozenset("i me my mine myself you your yours yourself".split())
 _OTHERS = frozenset("he him his she her hers they them their theirs we us our ours".split())
 #: Words that put a restatement in the past ("You were taking 500 mg before"): still true.
 _PAST = frozenset("was were used before previously earlier formerly until originally".split())
-
-
-def _content_stems(words: list[str]) -> frozenset[str]:
-    return frozenset(_stem(w) for w in words if w not in FUNCTION_WORDS and w not in NEGATIONS and w not in ADVERBS
-                     and w not in NUMBER_WORDS and not any(ch.isdigit() for ch in w))
 
 
 def _object_word(word: str) -> bool:

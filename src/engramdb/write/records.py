@@ -623,9 +623,10 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
             valid_from, other, other_at = rec.get("valid_from", rec["created_at"]), rec["text"], rec["created_at"]
         if not _same_time(p.text, p.created_at, other, other_at, named=kind == "event_number"):
             continue   # events at different times (or an event and a general statement)
-        if p.valid_from > valid_from:
+        later = p.valid_from > valid_from
+        if later:
             changed.append((p, lab, other))
-        if p.valid_from > valid_from and not (i in part and _sentences(other) is not None):
+        if later and not (i in part and _sentences(other) is not None):
             if q is not None:
                 q.state, q.superseded_by = MemoryState.SUPERSEDED, p.ext_id
                 q.retired_at = max(p.recorded_at, q.recorded_at)
