@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from ..chatter import APOSTROPHES, PHATIC, chatter_left, filler_sentence
 from ..contiguity import default_weight
 from ..errors import InvalidInputError, MemoryNotFoundError, NonFiniteError
 from ..kernels import registry
@@ -91,9 +92,7 @@ CUES = frozenset(
     "prefer prefers preferred like likes love loves hate hates favorite favourite allergic always "
     "never plan plans planning decided decide decision will must need needs remember birthday "
     "deadline booked booking appointment meeting password code address phone email goal goals".split())
-PHATIC = frozenset("hi hello hey thanks thank ok okay lol haha bye cool nice great sure yeah yep "
-                   "wow hmm oh good morning night welcome glad awesome amazing congrats "
-                   "congratulations sounds see soon later care cheers yay appreciate".split())
+
 
 
 _SPEAKER = re.compile(r"^\s*[A-Z][\w .'-]{0,30}:\s+")
@@ -172,42 +171,6 @@ def heuristic_utility(texts: Iterable[str]) -> np.ndarray:
 PHATIC_KIND = "phatic"   # not a MemoryKind: chatter that is never stored unless the caller forces it
 PROTECTED_CATEGORIES = ("health", "family", "identity")   # checked in this order
 
-_APOSTROPHE = str.maketrans({"’": "'", "‘": "'"})
-_LAUGH = re.compile(r"^(?:(?:ha|he|ah|ja)+h?|l+o+l+|lmf?ao+|rofl|x+d+|a+w+|u+g+h+|b+r+|h+m+|o+h+|w+o+w+|y+a+y+)$")
-# greetings, thanks and reactions: a sentence of these and names only addresses someone
-# ("Thanks, Mel!", "That's great, Caroline!")
-GREETINGS = frozenset("hi hello hey hiya thanks thank thx cheers bye goodbye morning night evening welcome "
-                      "congrats congratulations dear love great awesome amazing nice cool wow sweet lovely "
-                      "wonderful fantastic brilliant proud sorry".split())
-# Words that carry no fact in a sentence of their own: greetings and farewells, thanks and
-# compliments, laughter and interjections, acknowledgements, vague hedges and conversation
-# management ("let me check", "get back to you"). A sentence made only of these (and of
-# function words and names) is chatter.
-CHATTER = PHATIC | frozenset(
-    # greetings, farewells, address
-    "hiya howdy yo greetings goodbye cya bye-bye farewell afternoon evening day week weekend "
-    "chatting chat catch talk talking seeing safe mate dude buddy man guys folks everyone everybody "
-    "all dear there "
-    # thanks, compliments, reactions, interjections
-    "thx ty thankful grateful appreciated much lot lots ton tons bunch heaps best kind kindest sweet "
-    "lovely wonderful fantastic brilliant excellent perfect helpful hilarious funny fun lifesaver star "
-    "legend rock rocks genius beautiful gorgeous incredible impressive interesting cute neat lucky "
-    "jealous crazy wild insane sad sorry shame pity bless omg gosh god damn yikes oops whoa woah aww "
-    "aw ugh brr meh phew hooray bravo "
-    # acknowledgements and agreement
-    "yup nope nah no right alright fine got understood understand noted agreed agree exactly true "
-    "totally definitely absolutely certainly indeed course problem problems worries worry deal makes "
-    "sense mean means know knew saw same either fair enough thing things whatever works anyway "
-    "anyways really tell more less back get check checking posted updated touch point fact "
-    # intensifiers, evaluations, passing feelings
-    "very such quite pretty super too sounds sound seems seem looks look feel feels felt bad better "
-    "happy tired exhausted sleepy hungry busy bored stressed excited nervous "
-    # vague hedges
-    "maybe perhaps probably possibly guess suppose think thought hope idea never mind nothing "
-    "something anything everything figure out work could might will would shall us me "
-    # contractions that FUNCTION_WORDS lacks
-    "what's that's it's there's here's how's who's where's isn't wasn't doesn't don't didn't "
-    "won't can't i'm you're you've you'll you'd we're we'll we've they're it'll that'll".split())
 WEATHER = frozenset(
     "weather sunny sunshine sun rain raining rainy rains rained drizzle snow snowing snowy snowed cold "
     "colder hot hotter warm warmer chilly freezing frosty humid muggy windy wind cloudy clouds foggy "
@@ -261,7 +224,7 @@ _MONTHS_FULL = MONTHS - {"mar", "jun", "jul", "aug", "sep", "sept", "oct", "nov"
 
 def _sentences(text: str) -> list[str]:
     """The sentences of ``text`` after a leading speaker label (curly apostrophes made straight)."""
-    return [s for s in _SENTENCE.findall(strip_speaker(text).translate(_APOSTROPHE)) if _tokens(s)]
+    return [s for s in _SENTENCE.findall(strip_speaker(text).translate(APOSTROPHES)) if _tokens(s)]
 
 
 def _chatter_sentence(sentence: str) -> str | None:
@@ -271,14 +234,9 @@ def _chatter_sentence(sentence: str) -> str | None:
     low = [t.lower() for t in toks]
     if sentence.rstrip().endswith("?") and not any(lo in _FIRST_PERSON for lo in low):
         return "question"   # one that says "I" / "my" / "we" may carry the speaker's fact
-    rest = [t for t, lo in zip(toks, low)
-            if lo not in CHATTER and lo not in FUNCTION_WORDS and not _LAUGH.match(lo)]
-    if not rest:
-        return "greetings, thanks or filler"
-    number = any(ch.isdigit() for t in rest for ch in t) or any(t.lower() in NUMBER_WORDS for t in rest)
-    names = [t for t in rest if t[0].isupper() and t.lower() not in MONTHS and t.lower() not in DATE_WORDS]
-    if not number and any(lo in GREETINGS for lo in low) and len(names) == len(rest):
-        return "greetings, thanks or filler"   # "Thanks, Mel!", "Hi Sarah"
+    if filler_sentence(sentence):
+        return "greetings, thanks or filler"   # also "Thanks, Mel!", "Hi Sarah"
+    _low, rest, number, names = chatter_left(sentence)
     if (any(lo in WEATHER for lo in low) and not any(lo in _FIRST_PERSON for lo in low) and not number
             and not names and all(t.lower() in WEATHER or t.lower() in DATE_WORDS or t.lower() in _EVENT_PERIOD
                                   for t in rest)):
@@ -362,7 +320,7 @@ def infer_kind(text: str) -> tuple[str, str]:
 
     The text is split into sentences (after a leading "Speaker: " label); questions (unless they
     say "I", "my", "we" or "our": "I can bring it tomorrow, does that work?") and chatter
-    sentences are set aside (:data:`CHATTER` words, function words, laughter, names only; or
+    sentences are set aside (:data:`engramdb.chatter.CHATTER` words, function words, laughter, names only; or
     weather talk without "I"/"my", a number or a name). On what remains, the first rule that
     fires decides:
 
@@ -613,7 +571,7 @@ def _asked_clauses(text: str) -> list[tuple[str, bool]]:
     right?" state the speaker's fact). A relative clause ("my son, who has epilepsy, ...") is
     no question. Linear in the length of the text."""
     out: list[tuple[str, bool]] = []
-    for sent in _SENTENCE.findall(text.translate(_APOSTROPHE)):
+    for sent in _SENTENCE.findall(text.translate(APOSTROPHES)):
         parts = [x.strip() for x in _CLAUSE_BREAK.split(sent)]
         parts = [x for x in parts if x]
         for k, part in enumerate(parts):
@@ -663,7 +621,7 @@ def states_a_fact(sentence: str) -> bool:
     repeated across sessions is no fact about the user). Rules, English only: a statement whose
     first word is such a verb used as a name ("Try Harder is my band") is missed.
     """
-    body = _reminded(strip_speaker(sentence).translate(_APOSTROPHE).strip())
+    body = _reminded(strip_speaker(sentence).translate(APOSTROPHES).strip())
     if not _tokens(body) or _is_question(body) or _chatter_sentence(body) is not None or _hedged(body):
         return False
     return not _is_proposal(body)

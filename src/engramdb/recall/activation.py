@@ -7,7 +7,8 @@
    ``spread_activation`` kernel: activation x weight x relation multiplier x decay x fan(u).
 3. Lateral inflow (ACT-R's base level plus spreading input): total = base + w_graph x the
    strongest single pass a memory receives from another activated memory
-   (``spread_inflow``); seeds keep their base, the rest start at 0.
+   (``spread_inflow``); seeds keep their base, the rest start at 0. A content-free memory
+   (thanks, greetings, laughter: :func:`engramdb.chatter.content_free`) takes none.
 """
 from __future__ import annotations
 
@@ -203,6 +204,22 @@ def _inflow_from_other_memories(ctx: RecallContext, nodes: np.ndarray, act: np.n
     src[rows] = by
 
 
+def _no_inflow_to_chatter(ctx: RecallContext, nodes: np.ndarray, src: np.ndarray, total: np.ndarray) -> None:
+    """A content-free memory (thanks, greetings, laughter: ``Columns.content_free``) keeps its
+    own match and takes no lateral inflow: it answers nothing, however close it stands to what
+    does. Spreading still passes through it. Lifted by its ``next`` link, "Amazing, thank you!"
+    ranked fourth for "how old is my son?" (after the answer, the assistant's echo and the
+    question before them), "You're welcome!" third for "what medication do I take?"."""
+    free = ctx.state.cols.content_free[nodes]
+    if not free.any():
+        return
+    rows = np.flatnonzero(free)
+    seeded = rows < len(ctx.seeds)
+    total[rows] = 0.0
+    total[rows[seeded]] = ctx.base[rows[seeded]]
+    src[rows] = -1
+
+
 def _finish(ctx: RecallContext, depth: int, nodes: np.ndarray, act: np.ndarray, parent: np.ndarray,
             hops: np.ndarray) -> None:
     """Lateral inflow on top of the spread: total = base + w_graph x strongest single pass."""
@@ -221,6 +238,7 @@ def _finish(ctx: RecallContext, depth: int, nodes: np.ndarray, act: np.ndarray, 
         total[: len(ctx.seeds)] += ctx.base
         if ctx.extra.get("shown_piece") or ctx.extra.get("current_of"):
             _inflow_from_other_memories(ctx, nodes, act, src, total)
+        _no_inflow_to_chatter(ctx, nodes, src, total)
     else:
         total = np.zeros(len(nodes), np.float64)
         total[: len(ctx.seeds)] = ctx.base

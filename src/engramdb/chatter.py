@@ -1,0 +1,120 @@
+"""Chatter: the words of a conversation that state no fact, and the messages made only of them.
+
+A chat is full of phatic talk (Malinowski's "phatic communion": speech that keeps contact and
+says nothing): greetings, thanks, compliments, laughter, acknowledgements. Admission control
+(:func:`engramdb.dynamics.admission.infer_kind`) rejects such candidates; recall must not
+promote them either. :func:`content_free` finds a message of nothing but thanks, greetings,
+compliments and laughter ("Amazing, thank you!", "You're welcome!", "haha, you too!"): such a
+message answers no question, so recall does not lift it by spreading activation from the
+message beside it (:mod:`engramdb.recall.activation`), where it took hit slots from real
+evidence. A message that may answer a question ("No.", "Sure, sounds good.", "ok") is not
+content-free: :data:`ANSWER_WORDS`.
+
+No model: word lists and rules, as the rest of the write path's text analysis.
+"""
+from __future__ import annotations
+
+import re
+
+from .facts import DATE_WORDS, FUNCTION_WORDS, MONTHS, NUMBER_WORDS, tokens
+from .speakers import LABEL
+
+__all__ = ["PHATIC", "GREETINGS", "CHATTER", "ANSWER_WORDS", "LAUGH", "APOSTROPHES", "sentences",
+           "chatter_left", "filler_sentence", "content_free"]
+
+#: Greetings, thanks and reactions that are mostly phatic (admission's narrow list:
+#: :func:`engramdb.dynamics.admission.is_phatic`).
+PHATIC = frozenset("hi hello hey thanks thank ok okay lol haha bye cool nice great sure yeah yep "
+                   "wow hmm oh good morning night welcome glad awesome amazing congrats "
+                   "congratulations sounds see soon later care cheers yay appreciate".split())
+#: Curly apostrophes made straight (``str.translate`` table).
+APOSTROPHES = str.maketrans({"’": "'", "‘": "'"})
+#: Laughter and interjections written out ("hahaha", "lol", "xD", "ugh", "hmm").
+LAUGH = re.compile(r"^(?:(?:ha|he|ah|ja)+h?|l+o+l+|lmf?ao+|rofl|x+d+|a+w+|u+g+h+|b+r+|h+m+|o+h+|w+o+w+|y+a+y+)$")
+#: Greetings, thanks and reactions: a sentence of these and names only addresses someone
+#: ("Thanks, Mel!", "That's great, Caroline!").
+GREETINGS = frozenset("hi hello hey hiya thanks thank thx cheers bye goodbye morning night evening welcome "
+                      "congrats congratulations dear love great awesome amazing nice cool wow sweet lovely "
+                      "wonderful fantastic brilliant proud sorry".split())
+#: Words that carry no fact in a sentence of their own: greetings and farewells, thanks and
+#: compliments, laughter and interjections, acknowledgements, vague hedges and conversation
+#: management ("let me check", "get back to you"). A sentence made only of these (and of
+#: function words and names) is chatter.
+CHATTER = PHATIC | frozenset(
+    # greetings, farewells, address
+    "hiya howdy yo greetings goodbye cya bye-bye farewell afternoon evening day week weekend "
+    "chatting chat catch talk talking seeing safe mate dude buddy man guys folks everyone everybody "
+    "all dear there "
+    # thanks, compliments, reactions, interjections
+    "thx ty thankful grateful appreciated much lot lots ton tons bunch heaps best kind kindest sweet "
+    "lovely wonderful fantastic brilliant excellent perfect helpful hilarious funny fun lifesaver star "
+    "legend rock rocks genius beautiful gorgeous incredible impressive interesting cute neat lucky "
+    "jealous crazy wild insane sad sorry shame pity bless omg gosh god damn yikes oops whoa woah aww "
+    "aw ugh brr meh phew hooray bravo "
+    # acknowledgements and agreement
+    "yup nope nah no right alright fine got understood understand noted agreed agree exactly true "
+    "totally definitely absolutely certainly indeed course problem problems worries worry deal makes "
+    "sense mean means know knew saw same either fair enough thing things whatever works anyway "
+    "anyways really tell more less back get check checking posted updated touch point fact "
+    # intensifiers, evaluations, passing feelings
+    "very such quite pretty super too sounds sound seems seem looks look feel feels felt bad better "
+    "happy tired exhausted sleepy hungry busy bored stressed excited nervous "
+    # vague hedges
+    "maybe perhaps probably possibly guess suppose think thought hope idea never mind nothing "
+    "something anything everything figure out work could might will would shall us me "
+    # contractions that FUNCTION_WORDS lacks
+    "what's that's it's there's here's how's who's where's isn't wasn't doesn't don't didn't "
+    "won't can't i'm you're you've you'll you'd we're we'll we've they're it'll that'll".split())
+#: Words by which a message may answer a question ("Did you book it?" - "Yes!"; "Shall I book
+#: the 9:40?" - "ok, sounds good"): a message holding one is never :func:`content_free`, whatever
+#: else it says. Also feelings and hedges, which answer "how was it?" ("tired but happy").
+ANSWER_WORDS = frozenset(
+    "yes yeah yep yup ya no nope nah not never ok okay k alright right sure fine agreed agree exactly "
+    "true correct definitely absolutely certainly indeed course sounds deal done works none both either "
+    "neither maybe perhaps probably possibly guess suppose think hope bad better worse happy sad tired "
+    "exhausted sleepy hungry busy bored stressed excited nervous".split())
+_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text`` (str) after a leading "Speaker: " label, curly apostrophes made
+    straight; sentences without a word are left out."""
+    return [s for s in _SENTENCE.findall(LABEL.sub("", text, count=1).translate(APOSTROPHES)) if tokens(s)]
+
+
+def chatter_left(sentence: str) -> tuple[list[str], list[str], bool, list[str]]:
+    """What ``sentence`` (str) holds besides chatter: its words lower-cased, its words that are
+    not :data:`CHATTER`, function words or laughter, whether those hold a number (digits or a
+    number word), and the names among them (capitalised, not a month or date word)."""
+    toks = tokens(sentence)
+    low = [t.lower() for t in toks]
+    rest = [t for t, lo in zip(toks, low) if lo not in CHATTER and lo not in FUNCTION_WORDS and not LAUGH.match(lo)]
+    number = any(ch.isdigit() for t in rest for ch in t) or any(t.lower() in NUMBER_WORDS for t in rest)
+    names = [t for t in rest if t[0].isupper() and t.lower() not in MONTHS and t.lower() not in DATE_WORDS]
+    return low, rest, number, names
+
+
+def filler_sentence(sentence: str) -> bool:
+    """True when ``sentence`` (str) is greetings, thanks or filler: every word is a
+    :data:`CHATTER` word, a function word or laughter, or the words besides a greeting are
+    names only ("Thanks, Mel!", "Hi Sarah"; no number)."""
+    low, rest, number, names = chatter_left(sentence)
+    return not rest or (not number and any(lo in GREETINGS for lo in low) and len(names) == len(rest))
+
+
+def content_free(text: str) -> bool:
+    """True when ``text`` (a memory's text, str) states nothing and answers nothing: it has a
+    word, every sentence is :func:`filler_sentence` (thanks, greetings, compliments, laughter,
+    after an optional "Speaker: " label), and no word is one of :data:`ANSWER_WORDS`.
+
+    Examples
+    --------
+    >>> content_free("user: Amazing, thank you!"), content_free("You're welcome!")
+    (True, True)
+    >>> content_free("No, never."), content_free("ok"), content_free("Thanks! I'm 36 now.")
+    (False, False, False)
+    """
+    parts = sentences(text)
+    if not parts or not all(filler_sentence(s) for s in parts):
+        return False
+    return not any(t.lower() in ANSWER_WORDS for s in parts for t in tokens(s))

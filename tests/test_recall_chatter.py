@@ -1,0 +1,96 @@
+"""Thanks, greetings and laughter answer nothing: recall does not lift them over what does.
+
+A chat's "You're welcome!" stands next to every fact it thanks for. Linked ``next`` to the
+answer, it took the third hit for "what medication do I take?" ahead of memories that match the
+question. A content-free memory keeps its own match (a question about the thanks finds it); a
+short reply that may answer a question ("No.", "ok, sounds good")
+is not content-free.
+"""
+import pytest
+
+import engramdb
+from engramdb.chatter import content_free
+
+CHAT = [
+    ("user", "Hi! I need help planning my week."),
+    ("assistant", "Sure, what do you have going on?"),
+    ("user", "My son Leo is 6 and he has a swim lesson on Tuesday."),
+    ("assistant", "Got it. Swim lesson Tuesday for Leo."),
+    ("user", "Amazing, thank you!"),
+    ("assistant", "You're welcome!"),
+    ("user", "Also I take lisinopril 10 mg every morning."),
+    ("assistant", "Noted: lisinopril 10 mg every morning."),
+    ("user", "haha thanks, you're the best"),
+    ("assistant", "What should you cook for dinner on Friday? A vegetable lasagna keeps well."),
+    ("user", "Do I have a dentist appointment this month?"),
+    ("assistant", "No."),
+]
+
+
+@pytest.mark.parametrize("text, free", [
+    ("Amazing, thank you!", True), ("You're welcome!", True), ("user: haha thanks, you're the best", True),
+    ("Thanks, Mel!", True), ("Have a great day!", True), ("lol", True), ("Bye!", True),
+    ("Wow, that's amazing, congrats!", True),
+    # may answer a question, or state a fact
+    ("No.", False), ("ok", False), ("Cool, sounds good.", False), ("Yes, thanks!", False),
+    ("Thanks! I'm 36 now.", False), ("Thanks, I'll remind you on the first.", False),
+    ("Happy birthday, Leo! 7 already!", False), ("Sure, what do you have going on?", False),
+    ("I was tired but happy.", False), ("", False), ("...", False),
+])
+def test_content_free(text, free):
+    assert content_free(text) is free
+
+
+def _chat(mem):
+    return mem.add_conversation([{"role": r, "content": c} for r, c in CHAT], namespace="chat")
+
+
+def _texts(res):
+    return [h.text for h in res.hits]
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_thanks_next_to_the_answer_is_no_hit(tmp_path, embedder):
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        _chat(mem)
+        for question, answer in [("what medication do I take?", "lisinopril 10 mg every morning"),
+                                 ("how old is my son?", "My son Leo is 6")]:
+            res = mem.recall(question, namespace="chat", k=5)
+            assert answer in res.hits[0].text, (question, _texts(res))
+            for thanks in ("You're welcome!", "Amazing, thank you!", "haha thanks, you're the best"):
+                assert not any(thanks in t for t in _texts(res)), (question, _texts(res))
+
+
+def test_thanks_keeps_its_own_match(tmp_path):
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        a = mem.add("Our wifi password is hunter22.", id="wifi")
+        mem.add("Thanks so much, you're the best!", id="thanks", links=[{"to": "wifi", "relation": "next"}])
+        mem.add("I play tennis on Saturdays.", id="tennis")
+        assert mem.recall("thanks so much", k=3).hits[0].id == "thanks"
+        res = mem.recall("what is the wifi password?", k=3)
+        assert res.hits[0].id == a
+        thanks = next(h for h in res.hits if h.id == "thanks")
+        # its own weak cosine only (it was 0.84 through its next link, nearly the answer's 0.95)
+        assert thanks.score < 0.01 and [s.id for s in thanks.path] == ["thanks"], thanks
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_a_short_answer_is_still_lifted_by_its_question(tmp_path, embedder):
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        _chat(mem)
+        res = mem.recall("do I have a dentist appointment?", namespace="chat", k=3)
+        assert res.hits[0].text == "user: Do I have a dentist appointment this month?"
+        no = next(h for h in res.hits if h.text == "assistant: No.")
+        assert no.score > 0.5 * res.hits[0].score and [s.id for s in no.path] == [res.hits[0].id, no.id]
+
+
+def test_reopened_store_keeps_the_rule(tmp_path):
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        _chat(mem)
+        before = _texts(mem.recall("what medication do I take?", namespace="chat", k=5))
+    with engramdb.open(tmp_path / "s") as mem:
+        assert _texts(mem.recall("what medication do I take?", namespace="chat", k=5)) == before
+        mem.update(mem.recall("You're welcome!", namespace="chat", k=1).hits[0].id, namespace="chat",
+                   text="You're welcome! Your next refill is due on May 3.")
+        res = mem.recall("what medication do I take?", namespace="chat", k=5)
+        assert any("next refill" in t for t in _texts(res)), _texts(res)   # a fact now: lifted again
