@@ -481,3 +481,45 @@ def test_an_excerpt_cut_short_keeps_three_words_besides_the_speaker_label():
     text = "user: Leo turned 7 today! We had a big party with all his friends from school."
     assert excerpt(text, "how old is my son?", 5, estimate_tokens) == "user: Leo turned 7 …"
     assert excerpt("user: Leo turned 7 today!", "how old is my son?", 4, estimate_tokens) is None
+
+
+LONG_ANSWER = """I'm sorry about the CSV export problem. Here is what is going on and how to work around it:
+
+1. The export job times out when a report has more than 50,000 rows, so the file you download is truncated.
+2. Until the fix ships, split the export by date range: go to Reports > Export, set the date filter to one
+month at a time, download each file, then merge the files in your spreadsheet tool of choice.
+3. If you use the API, page through the results instead:
+
+```python
+rows, page = [], 1
+while batch := fetch_rows(report=123, page=page):
+    rows.extend(batch)
+    page += 1
+```
+
+4. Our engineering team tracks this as BUG-4821 and expects a fix in the 3.14 release, which is planned
+for the end of February; we will write to you as soon as it is out.
+
+Let me know if the workaround does not help and I will escalate it."""
+
+
+def test_a_long_answer_stored_as_pieces_enters_whole_where_it_fits(tmp_path):
+    # add_conversation splits an assistant answer at its items and code; recall gives it at its
+    # best piece, here the lead-in, which said nothing of the steps, the code or the bug id
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add_conversation([
+            {"role": "user", "content": "The CSV export of our revenue report is cut off.", "created_at": "2025-01-22T10:00:00Z"},
+            {"role": "assistant", "content": LONG_ANSWER, "created_at": "2025-01-22T10:01:00Z"}],
+            namespace="acme", session="csv")
+        question = "what did we tell them about the CSV export problem?"
+        hit = next(h for h in mem.recall(question, namespace="acme", k=3).hits if h.chunk is not None)
+        assert "BUG-4821" not in hit.text
+        block = mem.context(question, namespace="acme")
+        line = next(i for i in block.items["L1"] if i.id == hit.id)
+        assert line.text.startswith("assistant: I'm sorry about the CSV export problem.")
+        assert "BUG-4821" in line.text and "    page += 1\n```" in line.text   # the code keeps its lines
+        assert "BUG-4821" in block.text
+        # too small a budget for the whole answer: its best piece, as recall gives it
+        small = mem.context(question, namespace="acme", budget_tokens=120)
+        assert small.tokens_used <= 120
+        assert [i.text for i in small.items["L1"] if i.id == hit.id] == [hit.text]

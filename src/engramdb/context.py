@@ -8,7 +8,8 @@
   open decisions (``decision`` memories whose outcome is not yet reviewed: their salience is still
   held, ``salience_at`` is +inf, see ``DecayConfig.hold_decisions_until_review``);
 - **L1**, the recall hits for the query (:meth:`Engram.recall`, read-only: no reinforcement), each
-  with the path that activated it and, for a pair recall warns contradict each other
+  with the path that activated it (a memory stored as pieces, which recall gives at its best
+  piece, whole where it fits, else that piece) and, for a pair recall warns contradict each other
   (``contradicts``), which of the two was valid later ("said otherwise later in `id`");
 - **L2**, details an agent can fetch by id (:meth:`Engram.get`): further hits and graph neighbours
   of the L1 hits, listed by id with a one-line preview only.
@@ -328,11 +329,26 @@ def _reason_of_path(hit: Any, threshold: float | None = None) -> str:
     return f"recalled: path {ids} ({rels})"
 
 
-def _hit_text(hit: Any) -> str:
-    """A hit's text on one line, or its lines when it holds a fenced code block (flattened, code
-    loses the line breaks and indentation it needs); a decision's with its outcome."""
-    text = _code_lines(hit.text) if "```" in hit.text else _one_line(hit.text)
+def _hit_text(hit: Any, text: str | None = None) -> str:
+    """A hit's text (or ``text``) on one line, or its lines when it holds a fenced code block
+    (flattened, code loses the line breaks and indentation it needs); a decision's with its
+    outcome."""
+    text = hit.text if text is None else text
+    text = _code_lines(text) if "```" in text else _one_line(text)
     return text if hit.outcome is None else f"{text} [outcome: {hit.outcome}]"
+
+
+def _whole_text(engram: Any, hit: Any, namespace: str) -> str | None:
+    """The whole text of a hit's memory stored as pieces, None for one stored whole (or with a
+    piece hidden by a censor rule). Recall gives such a memory at its best piece (``Hit.chunk``);
+    an L1 line gives it whole where that fits: the steps and the code of a long answer, not
+    only the lead-in that matched ("Here is what is going on and how to work around it:")."""
+    if hit.chunk is None:
+        return None
+    try:
+        return engram.get(hit.id, namespace=namespace).text
+    except MemoryBlockedError:
+        return None
 
 
 def _code_lines(text: str) -> str:
@@ -555,6 +571,8 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     recalled = [ContextItem(h.id, "L1", h.kind, _hit_text(h), _date(h.created_at),
                             _flagged(_reason_of_path(h, weak) + disputed.get(h.id, ""), h), float(h.score))
                 for h in hits[:cut]]
+    # a memory stored as pieces is recalled at its best piece; its line gives it whole where that fits
+    whole = {h.id: _hit_text(h, text) for h in hits[:cut] if (text := _whole_text(engram, h, namespace)) is not None}
     further = [ContextItem(h.id, "L2", h.kind, _preview(_hit_text(h)), _date(h.created_at),
                            _flagged(_reason_of_path(h, weak).replace("recalled: ", "recalled, ")
                                     + f", score {h.score:.2f}" + disputed.get(h.id, ""), h), float(h.score))
@@ -602,6 +620,8 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
                 before = [x for s in ("profile", "decision", "procedure", "gap", "track") for x in chosen[s]]
                 rendered = count(render(before)) + count("\n\n" + _HEADINGS[sec] + "\n")
                 room = max(room, budget - rendered)
+            if it.id in whole and sec == "recalled":
+                e, cost = _whole_if_it_fits(e, cost, whole[it.id], room, count)
             if cost > room and sec == "recalled" and n == 0 and room >= _MIN_EXCERPT_TOKENS:
                 # the best hit, too long for all the room left: its best sentences, not its place
                 # to a weaker memory (a later hit waits for the second pass, which may hold it whole)
@@ -623,6 +643,8 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     for sec, it in left_out:            # tier order: L0 sections come first in `sections`
         e = entry(sec, it)
         cost = count(e.line)
+        if it.id in whole and sec == "recalled":
+            e, cost = _whole_if_it_fits(e, cost, whole[it.id], open_room - used, count)
         if used + cost > open_room and sec == "recalled" and open_room - used >= _MIN_EXCERPT_TOKENS:
             e = _excerpted(sec, it, query, open_room - used, count) or e   # too long whole: its best part
             cost = count(e.line)
@@ -658,6 +680,17 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     return ContextBlock(text=text, items=MappingProxyType(items), tokens_used=count(text), budget_tokens=budget,
                         gaps=gaps, frame=fr.name, query=query,
                         dropped=tuple(i for i in candidates if i not in kept_ids), track_record=record)
+
+
+def _whole_if_it_fits(e: _Entry, cost: int, text: str, room: int,
+                      count: Callable[[str], int]) -> tuple[_Entry, int]:
+    """The line of ``e``'s memory given whole (``text``: :func:`_hit_text` of :func:`_whole_text`)
+    and its cost in tokens when it fits ``room``, else ``e`` (its best piece) and ``cost`` as
+    they were."""
+    it = replace(e.item, text=text)
+    line = _line(e.section, it)
+    whole_cost = count(line)
+    return (_Entry(e.section, it, line), whole_cost) if whole_cost <= room else (e, cost)
 
 
 def _excerpted(sec: str, it: ContextItem, query: str, room: int, count: Callable[[str], int]) -> _Entry | None:
