@@ -153,3 +153,24 @@ def test_recall_table_shows_brackets_in_texts_and_ids_as_they_are(tmp_path):
     assert "Caroline [shares a photo of a dog] at the [bold]park[/bold]" in res.output
     assert "│ [red]x " in res.output
     assert "recall [" in res.output   # the title's mode and timing, which rich used to swallow
+
+
+def test_supersede_without_text_or_by_names_the_commands_arguments(tmp_path):
+    store = tmp_path / "s"
+    run("add", "--store", store, "--id", "a", "I live in Lisbon.")
+    run("add", "--store", store, "--id", "b", "I live in Porto.")
+    for args in (["a"], ["--by", "b", "a", "I live in Faro."]):
+        r = run("supersede", "--store", store, *args)
+        assert r.exit_code == 2 and "exactly one of TEXT" in r.output and "--by ID" in r.output, r.output
+        assert "by=" not in r.output   # the API's wording, not the command's
+    with engramdb.open(store) as eng:
+        assert eng.get("a").state.value == "active" and eng.stats()["memories"] == 2
+
+
+def test_current_names_the_slot_as_profile_does(tmp_path):
+    store = tmp_path / "s"
+    run("add", "--store", store, "--subject", "Globex", "--attribute", "billing email", "--value",
+        "finance@globex.com", "Globex's billing email is finance@globex.com.")
+    current = run("current", "--store", store, "Globex", "billing email").output
+    profile = run("profile", "--store", store, "Globex").output
+    assert "billing_email" in profile and "billing_email" in current and "billing email" not in current, current

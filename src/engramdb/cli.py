@@ -311,6 +311,8 @@ def supersede(store, namespace, by, id_, kind, tags, source, confidence, created
                                 ("attribute", attribute), ("value", value), ("single_valued", single_valued),
                                 ("valid_from", valid_from), ("valid_to", valid_to), ("recorded_at", recorded_at))
               if v is not None}
+    if (text is None) == (by is None):   # (the API's message names its arguments, not the command's)
+        raise click.UsageError("give exactly one of TEXT (the new version, stored now) or --by ID (a stored memory)")
     with _open(store) as eng:
         click.echo(eng.supersede(old_id, text, namespace=namespace, by=by, **fields))
 
@@ -1112,6 +1114,9 @@ def current(store, namespace, as_json, subject, attribute):
     if value is None:
         click.echo(f"slot ({subject}, {attribute}) holds no current value")
         return
+    # the slot's names as stored (as profile lists them): "billing email" is billing_email
+    first = value[0] if isinstance(value, list) else value
+    subject, attribute = first.subject or subject, first.attribute or attribute
     table = _table("attribute", "value", "id", "valid from", title=f"{subject}: {attribute}")
     for row in _slot_row(attribute, value):
         table.add_row(*row)

@@ -33,7 +33,7 @@ from .errors import InvalidInputError, MemoryBlockedError
 from .recall.filters import Filters
 from .state import EngineState
 from .batch_plan import whole_record
-from .temporal import text_as_of
+from .temporal import record_as_of
 from .types import _STATE_CODES, CONNECTOR_TAGS, Memory, MemoryState, memory_from_record
 from .validate import check_int, check_namespace
 
@@ -107,8 +107,8 @@ def run_query(state: EngineState, *, namespace: str, filters: Filters, order: st
                 rec = whole_record(rec, read_piece, state.config.store.chunk_chars // 10)
             except MemoryBlockedError:   # a censor rule hides one of its pieces: all of it
                 continue
-            if filters.as_of is not None:   # the wording the store held then
-                rec = {**rec, "text": text_as_of(rec, filters.as_of)}
+            if filters.as_of is not None:   # as the store held it then: its wording and state
+                rec = record_as_of(rec, filters.as_of)
             out.append(memory_from_record(rec, None))
             if len(out) >= limit:
                 break

@@ -27,8 +27,9 @@ record time T to be valid at T*: ``recorded_at <= T < retired_at`` and
 ``valid_from <= T < stated valid_to``. The valid end that counts is the one stated when the
 memory was recorded (``stated_valid_to``), not the one a later supersession wrote: at T the
 store did not yet know it. So a superseded memory counts as valid up to its supersession
-time, and a memory recorded after T never appears. ``as_of`` selects memories; a hit shows the
-memory's current wording (earlier wordings from :meth:`Engram.update` are in ``history(id)``).
+time, and a memory recorded after T never appears. ``as_of`` selects memories, and shows each as
+the store held it at T (:func:`record_as_of`): its wording then (an earlier wording from
+:meth:`Engram.update`), and active when it was superseded or archived after T.
 Archived memories stay hidden unless ``include_archived`` (archiving is a retrieval tier, not a
 change of belief, and its time is not recorded here).
 
@@ -54,7 +55,7 @@ from .errors import InvalidInputError
 from .types import MemoryState, shown_tags
 from .validate import to_unix_seconds, utc_text
 
-__all__ = ["HistoryEntry", "text_as_of", "as_of_mask", "valid_at_mask", "bitemporal_mask", "valid_interval", "history_entries",
+__all__ = ["HistoryEntry", "record_as_of", "text_as_of", "as_of_mask", "valid_at_mask", "bitemporal_mask", "valid_interval", "history_entries",
            "record_fields", "column_values", "recorded_time", "TIME_RULE"]
 
 TIME_RULE = "naive datetimes and ISO-8601 strings without an offset are UTC; stored as UTC Unix seconds"
@@ -326,6 +327,20 @@ def history_entries(records: list[dict], supersedes: Mapping[str, tuple[str, ...
                                 ended_by=None if retired is None else "superseded",
                                 confidence=rec["confidence"], tags=shown_tags(rec), **common))
     out.sort(key=lambda e: (e.recorded_at, e.id, e.version))
+    return out
+
+
+def record_as_of(rec: dict, t: float) -> dict:
+    """Record ``rec`` as the store held it at record time ``t`` (Unix seconds): its wording then
+    (:func:`text_as_of`) and, when it was superseded or archived after ``t``, active, with no
+    successor and no retirement yet. What ``recall`` and ``query`` with ``as_of`` show (a fresh
+    user's ``as_of`` recall showed "Globex has 5 seats." as superseded on a date it was current)."""
+    out = {**rec, "text": text_as_of(rec, t)}
+    retired, archived = rec.get("retired_at"), rec.get("archived_at")
+    if rec["state"] == MemoryState.SUPERSEDED.value and retired is not None and retired > t:
+        out.update(state=MemoryState.ACTIVE.value, superseded_by=None, retired_at=None)
+    elif rec["state"] == MemoryState.ARCHIVED.value and archived is not None and archived > t:
+        out.update(state=MemoryState.ACTIVE.value, archived_at=None)
     return out
 
 

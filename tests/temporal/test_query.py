@@ -170,3 +170,27 @@ def test_an_archived_memory_shows_as_of_a_time_before_it_was_archived(tmp_path):
         assert m.query(as_of=T0 + 50, state="active") == []               # an explicit state is exact
     with use_clock(clock), engramdb.open(tmp_path / "s", dim=8) as m:   # from the column snapshot
         assert [x.id for x in m.query(as_of=T0 + 50)] == ["key"]
+
+
+def test_as_of_shows_each_memory_as_it_was_then(tmp_path):
+    """A memory superseded or archived after T was active at T: as_of shows it so, with no
+    successor yet (a fresh user's as_of recall showed "Globex has 5 seats." superseded on a date
+    it was current, and the agent's tool passed that on to the model); now it shows as it is."""
+    clock = FakeClock(T0)
+    with use_clock(clock), engramdb.open(tmp_path / "s", dim=8) as m:
+        m.add("Globex has 5 seats.", id="five", embedding=np.eye(8)[0])
+        m.add("the spare key is under the mat", id="key", embedding=np.eye(8)[1])
+        clock.advance(100)
+        m.supersede("five", "Globex has 12 seats.", id="twelve", embedding=np.eye(8)[0])
+        m.forget("key")
+        clock.advance(100)
+        then = {x.id: x for x in m.query(as_of=T0 + 50)}
+        assert {i: (x.state.value, x.superseded_by, x.retired_at) for i, x in then.items()} == {
+            "five": ("active", None, None), "key": ("active", None, None)}
+        hits = m.recall(vector=np.eye(8)[0], as_of=T0 + 50, k=1).hits
+        assert [(h.id, h.state.value) for h in hits] == [("five", "active")]
+        now = {x.id: x for x in m.query(include_superseded=True, include_archived=True)}
+        assert (now["five"].state.value, now["five"].superseded_by) == ("superseded", "twelve")
+        assert now["key"].state.value == "archived"
+        hits = m.recall(vector=np.eye(8)[0], as_of=T0 + 150, k=1).hits
+        assert [(h.id, h.state.value) for h in hits] == [("twelve", "active")]

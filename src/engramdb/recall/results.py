@@ -4,7 +4,7 @@
   filter (a summary or promoted fact worded exactly as a hit before it, or a message worded
   as a summary or fact before it, is left out: the same text twice); each with the path seed -> ... -> hit from the kernel's parent links, each step
   naming the strongest edge that joins its two memories; a recall ``as_of`` a time shows each
-  hit's wording at that time (:func:`text_as_of`);
+  hit's wording and state at that time (:func:`engramdb.temporal.record_as_of`);
 - relevance: each hit's calibrated chance of answering the query (:func:`relevance`), reported
   beside ``score`` and never used to rank; a current holder of the slot the question names
   ("where do I live?" -> home_city) has at least its slot match (1 when fully named), and a
@@ -35,7 +35,7 @@ from ..graph.csr import CSRGraph
 from ..index.keyword import KeywordIndex, term_counts as count_terms
 from ..index.tokens import tokenize
 from ..slots import contradiction_warnings
-from ..temporal import text_as_of
+from ..temporal import record_as_of, text_as_of
 from ..wording import count
 from ..types import (
     CONNECTOR_TAGS, RELATION_BY_CODE, Gap, Hit, MemoryKind, MemoryState, PathStep, Relation, decision_outcome,
@@ -111,9 +111,12 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     as_of = filters.as_of
 
     def add_hit(hr: _HitRow, nid: int, score: float, activation: float, similarity, path) -> None:
-        text = hr.text if as_of is None else text_as_of(hr.rec, as_of)   # its wording then
+        text, state_then = hr.text, hr.state
+        if as_of is not None:   # as the store held it then: its wording and state
+            then = record_as_of(hr.rec, as_of)
+            text, state_then = then["text"], MemoryState(then["state"])
         hits.append(Hit(hr.memory_id, hr.kind, text, score, activation, similarity, path, hr.source, hr.tags,
-                        hr.created_at, hr.confidence, hr.state, outcome=hr.outcome, chunk=hr.chunk))
+                        hr.created_at, hr.confidence, state_then, outcome=hr.outcome, chunk=hr.chunk))
         hit_nids.append(nid)
         hit_rows.append(hr)
 
