@@ -143,6 +143,50 @@ CASES = [
     ("My Rent is 1000 dollars", "My rent is 900 dollars", "number"),
     ("I do NOT eat meat", "I eat meat", "negation"),
     ("I take Ozempic 2 mg", "I take metformin 500 mg", None),
+    # one attribute, another value in the same words: "value" (linked contradicts, never superseded)
+    ("ACME's billing email is finance@acme.io.", "ACME's billing email is jane@acme.io.", "value"),
+    ("user: Our billing email is finance@initech.com now.", "user: Our billing email is jane@initech.com.", "value"),
+    ("ACME is on the Team plan.", "ACME is on the Pro plan.", "value"),
+    ("We are now on the Team plan.", "We are on the Pro plan.", "value"),
+    ("My favourite colour is green.", "My favourite colour is blue.", "value"),
+    ("I live in Porto.", "I live in Lisbon.", "value"),
+    ("Dan works at Globex.", "Dan works at Fintrack.", "value"),
+    ("My email is rob@y.com", "My email is bob@x.com", "value"),
+    # groups of digits are a number: a phone number written with spaces changes
+    ("My phone number is 935 111 222.", "My phone number is 912 345 678.", "number"),
+    # ... but not a relation of many, a kind or a mood, a liking, an event, another subject or time
+    ("My sister is Maria.", "My sister is Anna.", None),
+    ("My dog is Max.", "My dog is Rex.", None),
+    ("Bob is a teacher.", "Bob is a doctor.", None),
+    ("I am sad.", "I am happy.", None),
+    ("I like Alice.", "I like Bob.", None),
+    ("I met Alice.", "I met Bob.", None),
+    ("He is in London.", "She is in Paris.", None),
+    ("It is on the shelf.", "It is on the table.", None),
+    ("The crash is in getUserByName", "The crash is in getUserById", None),   # a thing's place: two crashes?
+    ("My sister lives in Porto.", "My sister lives in Lisbon.", None),
+    # (from a hostile pass: each of these was linked contradicts, the later one then ranked first)
+    ("I'm on lisinopril.", "I'm on metformin.", None),                  # two medications
+    ("I also live in Porto.", "I live in Lisbon.", None),
+    ("I live in Porto too.", "I live in Lisbon.", None),
+    ("She works at Stripe.", "She works at Google.", None),              # which she?
+    ("Our users are on Android.", "Our users are on iOS.", None),
+    ("I'm on the Globex board.", "I'm on the Acme board.", None),
+    ("I work on Fridays.", "I work on Mondays.", None),
+    ("I work in Lisbon.", "I work in sales.", None),
+    ("I'm on Ozempic.", "I'm on leave.", None),
+    ("ACME is on the call.", "ACME is on the Pro plan.", None),
+    ("My car is fast.", "My car is red.", None),
+    ("My wife is in labor.", "My wife is in Berlin.", None),
+    ("Our servers are in Virginia.", "Our servers are in Frankfurt.", None),
+    ("I live in Lisbon, PT.", "I live in Lisbon, Portugal.", None),
+    ("My address is 12 Main Street.", "My address is 12 Main St.", None),
+    ('"I live in Porto," she said.', "I live in Lisbon.", None),
+    ("assistant: I'm on your side.", "assistant: I'm on it.", None),
+    ("The meeting is on Tuesday.", "The meeting is on Monday.", None),
+    ("My favourite food is sushi and ramen.", "My favourite food is sushi.", None),
+    ("My email is not jane@acme.io.", "My email is finance@acme.io.", None),
+    ("I'd live in Porto.", "I live in Lisbon.", None),
 ]
 
 
@@ -213,6 +257,26 @@ def test_an_earlier_valid_time_only_contradicts_and_the_current_ranks_first(mem)
     r = mem.recall("How long has he worked there?", k=2, reinforce=False)
     assert [h.id for h in r.hits] == ["current", "late_report"]
     assert [(w.source, w.target) for w in r.warnings] == [("late_report", "current")]
+
+
+def test_another_value_in_the_same_words_contradicts_and_the_later_ranks_first(mem):
+    """A fresh support-agent user's store kept "ACME's billing email is jane@acme.io." and, a month
+    later, "... finance@acme.io." both active with no warning, the old one first; a name is no
+    number, so neither was read as a change. Now they contradict (neither is hidden: a second
+    value reads the same), and recall puts the later first and warns."""
+    mem.add("ACME's billing email is jane@acme.io.", id="old", created_at=T0)
+    mem.add("ACME's billing email is finance@acme.io.", id="new", created_at=T0 + 30 * DAY)
+    mem.add("ACME is on the Pro plan.", id="pro", created_at=T0)
+    mem.add("ACME is on the Team plan now.", id="team", created_at=T0 + 40 * DAY)
+    assert {i: mem.get(i).state.value for i in ("old", "new", "pro", "team")} == dict.fromkeys(
+        ("old", "new", "pro", "team"), "active")
+    assert ("old", "contradicts") in [(e.target, e.relation.value) for e in mem.edges("new") if e.source == "new"]
+    for question, order in [("what is ACME's billing email?", ["new", "old"]), ("what plan is ACME on?", ["team", "pro"])]:
+        r = mem.recall(question, k=2, reinforce=False)
+        assert [h.id for h in r.hits] == order, question
+        assert [(w.source, w.target) for w in r.warnings] == [tuple(order)], question
+    block = mem.context("what is ACME's billing email?")
+    assert "said otherwise later in `new`" in block.text
 
 
 def test_other_subjects_and_slots_are_never_touched(mem):

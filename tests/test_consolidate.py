@@ -600,3 +600,26 @@ def test_a_summary_prefers_the_sentence_that_names_things(tmp_store):
             eng.consolidate(namespace="u", now=T0 + 30 * DAY, config=cfg)
             texts[weight] = eng.get("sum:S:dog", namespace="u").text
     assert "named Pixel" in texts[None] and "Pixel" not in texts[0.0]
+
+
+def test_a_summary_that_says_nothing_its_hits_do_not_is_left_out(tmp_store):
+    """A fresh support-agent user's two-message sessions were summarised as one sentence of each
+    message: the summary took a hit slot beside the two turns it repeats ("did we refund them?"
+    gave 3 of 5 hits to one refund). A summary whose every sentence a hit before it says is left
+    out, as is a message whose every sentence a summary before it says; the summary is kept (it
+    outlives its turns when they are archived)."""
+    short = [("user", "We were charged twice for February, $340 two times. Can we get a refund?"),
+             ("assistant", "I'm sorry about that. I've issued a refund of $340 for the duplicate February charge.")]
+    with engramdb.open(tmp_store, embedder="hashing") as eng:
+        _ingest(eng)
+        eng.add_conversation([{"role": r, "content": c, "created_at": T0 + 5 * DAY + i, "session": "c"}
+                              for i, (r, c) in enumerate(short)], namespace="u")
+        eng.consolidate(namespace="u", now=T0 + 10 * DAY)
+        summary = eng.get("sum:S:c", namespace="u")
+        assert summary.text == ("user: We were charged twice for February, $340 two times. "
+                                "assistant: I've issued a refund of $340 for the duplicate February charge.")
+        hits = [h.id for h in eng.recall("did we get a refund for the February charge?", namespace="u", k=4).hits]
+        assert {"c:1", "c:2"} <= set(hits) and "sum:S:c" not in hits and len(hits) == 4, hits
+        hits = [h.id for h in eng.recall("refund of $340 for the duplicate February charge", namespace="u",
+                                         k=4, tags=["summary"]).hits]
+        assert hits[0] == "sum:S:c"   # among summaries alone, it is a hit

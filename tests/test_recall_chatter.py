@@ -29,13 +29,17 @@ CHAT = [
 
 @pytest.mark.parametrize("text, free", [
     ("Amazing, thank you!", True), ("You're welcome!", True), ("user: haha thanks, you're the best", True),
-    ("Thanks, Mel!", True), ("Have a great day!", True), ("lol", True), ("Bye!", True),
+    ("Have a great day!", True), ("lol", True), ("Bye!", True),
     ("Wow, that's amazing, congrats!", True),
     # may answer a question, or state a fact
     ("No.", False), ("ok", False), ("Cool, sounds good.", False), ("Yes, thanks!", False),
     ("Thanks! I'm 36 now.", False), ("Thanks, I'll remind you on the first.", False),
     ("Happy birthday, Leo! 7 already!", False), ("Sure, what do you have going on?", False),
     ("I was tired but happy.", False), ("", False), ("...", False),
+    # (from a hostile pass) a name says who or where; a short reply answers the question before it
+    ("Thanks, Mel!", False), ("Thanks Dr Patel", False), ("Hello from Tokyo!", False), ("Hi, I'm Jane!", False),
+    ("Great work on Atlas!", False), ("Awesome, Python it is!", False), ("I got it!", False), ("Me too!", False),
+    ("Same here!", False), ("Totally!", False), ("Love it!", False), ("We did it!", False), ("Ja!", False),
 ])
 def test_content_free(text, free):
     assert content_free(text) is free

@@ -143,3 +143,29 @@ def test_a_content_question_with_a_time_keeps_its_words(week):
     # two content words: the window re-ranks what text search found, it does not flood it
     hits = [h.id for h in week.recall("Thai dinner downtown last week", k=2).hits]
     assert hits[0] == "thai"
+
+
+def test_a_filter_span_answers_a_question_of_no_words(tmp_path):
+    """"what did we decide?" with kind="decision", since="2025-04" shares no word with the
+    decisions that pass its filters; it came with a weak_evidence gap, and context() told the
+    model the store may not hold the answer. The filter's span is its window: the newest that
+    pass answer it, as "what did we decide this month?" did."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        m.decide("Give ACME a 10% discount on the Team plan for 3 months.", confidence=0.7, id="discount",
+                 recorded_at=utc(2025, 2, 20), now=utc(2025, 2, 20))
+        m.decide("Escalate BUG-4821 (CSV export truncation) to P1 for ACME.", confidence=0.8, id="escalate",
+                 recorded_at=utc(2025, 4, 10), now=utc(2025, 4, 10))
+        m.decide("Move the ACME renewal call to the account manager.", confidence=0.6, id="renewal",
+                 recorded_at=utc(2025, 4, 22), now=utc(2025, 4, 22))
+        m.add("We decided on pizza for the team lunch.", id="lunch", created_at=utc(2025, 4, 12))
+        now = utc(2025, 5, 1)
+        res = m.recall("what did we decide?", kind="decision", since="2025-04", k=5, now=now)
+        assert sorted(h.id for h in res.hits) == ["escalate", "renewal"]
+        assert list(res.gaps) == [] and [h.relevance for h in res.hits] == [1.0, 1.0]
+        block = m.context("what did we decide?", kind="decision", since="2025-04", now=now)
+        assert "may not hold the answer" not in block.text
+        # a question with words of its own still ranks by them; one without a span keeps its gap
+        res = m.recall("what did we decide about the renewal call?", kind="decision", since="2025-04", k=5, now=now)
+        assert res.hits[0].id == "renewal"
+        res = m.recall("what did we decide?", kind="decision", k=5, now=now)
+        assert [g.reason for g in res.gaps] == ["weak_evidence"]

@@ -19,7 +19,7 @@ import re
 from .facts import DATE_WORDS, FUNCTION_WORDS, MONTHS, NUMBER_WORDS, tokens
 from .speakers import LABEL
 
-__all__ = ["PHATIC", "GREETINGS", "CHATTER", "ANSWER_WORDS", "LAUGH", "APOSTROPHES", "sentences",
+__all__ = ["PHATIC", "GREETINGS", "CHATTER", "ANSWER_WORDS", "THANKS", "LAUGH", "APOSTROPHES", "sentences",
            "chatter_left", "filler_sentence", "content_free"]
 
 #: Greetings, thanks and reactions that are mostly phatic (admission's narrow list:
@@ -69,10 +69,14 @@ CHATTER = PHATIC | frozenset(
 #: the 9:40?" - "ok, sounds good"): a message holding one is never :func:`content_free`, whatever
 #: else it says. Also feelings and hedges, which answer "how was it?" ("tired but happy").
 ANSWER_WORDS = frozenset(
-    "yes yeah yep yup ya no nope nah not never ok okay k alright right sure fine agreed agree exactly "
-    "true correct definitely absolutely certainly indeed course sounds deal done works none both either "
-    "neither maybe perhaps probably possibly guess suppose think hope bad better worse happy sad tired "
-    "exhausted sleepy hungry busy bored stressed excited nervous".split())
+    "yes yeah yep yup ya ja si sim oui da no nope nah nein non nao not never ok okay k alright right sure "
+    "fine agreed agree exactly true correct definitely absolutely certainly indeed totally course sounds "
+    "deal done did got works none both either neither same too maybe perhaps probably possibly guess "
+    "suppose think hope love like bad better worse happy sad tired exhausted sleepy hungry busy bored "
+    "stressed excited nervous".split())
+#: Words of thanks, greeting, farewell and praise: a content-free message holds one (or laughter).
+THANKS = GREETINGS | frozenset("thank thanks thx ty appreciate appreciated grateful thankful welcome cheers "
+                               "bye goodbye cya congrats congratulations".split())
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 
 
@@ -103,9 +107,11 @@ def filler_sentence(sentence: str) -> bool:
 
 
 def content_free(text: str) -> bool:
-    """True when ``text`` (a memory's text, str) states nothing and answers nothing: it has a
-    word, every sentence is :func:`filler_sentence` (thanks, greetings, compliments, laughter,
-    after an optional "Speaker: " label), and no word is one of :data:`ANSWER_WORDS`.
+    """True when ``text`` (a memory's text, str) states nothing and answers nothing: after an
+    optional "Speaker: " label, every word is a :data:`CHATTER` word, a function word or
+    laughter (no name: "Thanks, Dr Patel!", "Hello from Tokyo!" say who or where), one is thanks,
+    a greeting, praise or laughter (:data:`THANKS`), and none is one of :data:`ANSWER_WORDS`
+    ("I got it!", "Me too!", "Love it!" answer the question before them).
 
     Examples
     --------
@@ -114,7 +120,11 @@ def content_free(text: str) -> bool:
     >>> content_free("No, never."), content_free("ok"), content_free("Thanks! I'm 36 now.")
     (False, False, False)
     """
-    parts = sentences(text)
-    if not parts or not all(filler_sentence(s) for s in parts):
-        return False
-    return not any(t.lower() in ANSWER_WORDS for s in parts for t in tokens(s))
+    words = []
+    for s in sentences(text):
+        low, rest, _number, _names = chatter_left(s)
+        if rest:
+            return False
+        words += low
+    return (any(w in THANKS or LAUGH.match(w) for w in words)
+            and not any(w in ANSWER_WORDS for w in words))

@@ -429,11 +429,12 @@ def _statement_words(text: str, subject: tuple[str, ...]) -> tuple[str, ...] | N
 
 @lru_cache(maxsize=1 << 13)
 def _bare_number(text: str, subject: tuple[str, ...]) -> bool:
-    """Whether all ``text`` says of its subject is a whole number, after a copula ("My daughter
-    is 7", "I'm 35", "We're 4 now"): "is at 3", "is 6'2" or "is 100% sure" say more, or else."""
+    """Whether all ``text`` says of its subject is a whole number, or groups of digits, after a
+    copula ("My daughter is 7", "I'm 35", "We're 4 now", "My phone number is 912 345 678"): "is
+    at 3", "is 6'2" or "is 100% sure" say more, or else."""
     words = [w for w in _statement_words(text, subject) or () if w not in _COPULA and w not in ADVERBS
              and w not in NEGATIONS]
-    return len(words) == 1 and words[0].isdigit()
+    return bool(words) and all(w.isdigit() for w in words)
 
 
 @lru_cache(maxsize=1 << 13)
@@ -481,6 +482,94 @@ def _years(numbers: set[str]) -> set[str]:
     return {n for n in numbers if _YEAR.fullmatch(n)}
 
 
+#: Attributes that hold one value at a time, as the head of "my ... is": "my email", "ACME's
+#: billing email", "our plan" (:func:`_value_change`). Any attribute after "favourite" counts too.
+ATTRIBUTE_NOUNS = frozenset(
+    "email e-mail address phone mobile cell number name surname nickname username handle password passcode "
+    "pin plan tier subscription job title role position occupation employer salary wage rent mortgage "
+    "budget dose dosage doctor dentist therapist gp manager boss landlord hometown city timezone zone "
+    "birthday anniversary deadline".split())
+#: Nouns after "on the ..." that name one plan at a time ("ACME is on the Pro plan").
+_PLAN_NOUNS = frozenset("plan tier subscription package".split())
+#: Words that add a value rather than change one ("I also live in Porto", "Porto too").
+_ADDITIVE = frozenset("also too both another either additionally".split())
+_FAVOURITE = frozenset("favourite favorite".split())
+_STATE_VERBS = {"am": "be", "is": "be", "are": "be", "live": "live", "lives": "live", "work": "work",
+                "works": "work"}
+_POSSESSIVES = frozenset("my our your".split())
+_SPEAKERS = frozenset("i we you".split())   # (he / she / they: which person is meant is said elsewhere)
+_VALUE_MAX_WORDS = 12   # statement words of each at most
+_VALUE_MAX_SPAN = 4     # words of each value at most
+
+
+def _named(text: str, word: str) -> bool:
+    """Whether ``text`` writes ``word`` (lower case) capitalised: a name ("ACME", "Porto")."""
+    return any(t.lower() == word and t[0].isupper() for t in tokens(text))
+
+
+def _value_change(new: str, old: str, subject: tuple[str, ...], a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two present statements about ``subject`` (fact signatures ``a``, ``b``) give an
+    attribute that holds one value at a time two values, in the same words. Three frames:
+
+    - an attribute of :data:`ATTRIBUTE_NOUNS` (or any after "favourite") after "my", "our",
+      "your" or a name's "'s", then "is" and the value: "ACME's billing email is jane@acme.io." /
+      "... is finance@acme.io.", "My favourite colour is blue." / "... green.";
+    - the speaker, the listener or a name who lives in a place or works at (for) an employer,
+      both capitalised: "I live in Lisbon." / "I live in Porto.", "Dan works at Fintrack." /
+      "Dan works at Globex.";
+    - the same on a plan: "ACME is on the Pro plan." / "We are on the Team plan now.".
+
+    Their words after the subject (:func:`_statement_words`, adverbs such as "now" left out)
+    are the same but for the value (at most four words each, no number alone: a changed number is
+    the number rule's, no negation, no date), at most twelve words each; no word that adds a
+    value ("also", "too", "both": "I also live in Porto"), no quotation. Anything else is left
+    alone: a relation of many ("my sister is Anna"), a thing's state or place ("My car is red" /
+    "fast", "The crash is in ..."), he / she / they (who is meant is said elsewhere), two
+    medications ("I'm on metformin" / "I'm on lisinopril"). Such a pair is a conflict of kind
+    ``"value"``, which the write path links ``contradicts`` (never supersedes: the rules cannot
+    tell a second value from a changed one)."""
+    if a["date"] != b["date"] or a["negation"] or b["negation"] or '"' in new + old or "\u201c" in new + old:
+        return False
+    wa, wb = (_statement_words(t, subject) for t in (new, old))
+    if wa is None or wb is None or _ADDITIVE & (set(wa) | set(wb)):
+        return False
+    wa, wb = (tuple(w for w in x if w not in ADVERBS) for x in (wa, wb))
+    if len(wa) > _VALUE_MAX_WORDS or len(wb) > _VALUE_MAX_WORDS:
+        return False
+    at = next((i for i, w in enumerate(wa) if w in _STATE_VERBS), None)
+    if at is None or at >= len(wb) or wa[:at] != wb[:at] or _STATE_VERBS.get(wb[at]) != _STATE_VERBS[wa[at]]:
+        return False
+    pa, pb = wa[at + 1:], wb[at + 1:]
+    lead = 0
+    while lead < min(len(pa), len(pb)) and pa[lead] == pb[lead]:
+        lead += 1
+    tail = 0
+    while tail < min(len(pa), len(pb)) - lead and pa[-1 - tail] == pb[-1 - tail]:
+        tail += 1
+    va, vb = pa[lead:len(pa) - tail], pb[lead:len(pb) - tail]
+    if not (0 < len(va) <= _VALUE_MAX_SPAN and 0 < len(vb) <= _VALUE_MAX_SPAN):
+        return False
+    if any(w.isdigit() or w in DATE_WORDS or w in MONTHS or w in _DETERMINERS for w in va + vb):
+        return False
+    verb = _STATE_VERBS[wa[at]]
+    owner = subject + wa[:at]
+    if owner and owner[0] == "user":   # a chat's role label before the subject
+        owner = owner[1:]
+    if not owner:
+        return False
+    someone = len(owner) == 1 and (owner[0] in _SPEAKERS or owner[0] not in _PRONOUNS and owner[0] not in FUNCTION_WORDS
+                                   and _named(new, owner[0]) and _named(old, owner[0]))
+    if verb == "be" and lead == 0 and len(owner) >= 2 and (owner[0] in _POSSESSIVES or owner[0].endswith("'s")):
+        return owner[-1] in ATTRIBUTE_NOUNS or bool(_FAVOURITE & set(owner))
+    if not someone or not (_named(new, va[0]) and _named(old, vb[0])):
+        return False
+    if verb == "live":
+        return lead == 1 and pa[0] == "in" and not tail
+    if verb == "work":
+        return lead == 1 and pa[0] in ("at", "for") and not tail
+    return lead == 2 and pa[:2] == ("on", "the") and tail == 1 and pa[-1] in _PLAN_NOUNS
+
+
 def conflict(new: str, old: str, *, min_overlap: float = 0.8) -> str | None:
     """Does ``new`` negate, or change a number of, what ``old`` states about the same subject?
 
@@ -495,7 +584,10 @@ def conflict(new: str, old: str, *, min_overlap: float = 0.8) -> str | None:
       quantity two values (:func:`quantity_clash`: a number before the same word, "500 mg" /
       "1000 mg"), the share of the shorter predicate's words found in the longer one;
     - then ``"negation"`` when exactly the negation count differs (numbers equal), ``"number"``
-      when both hold numbers, the numbers differ and the negation count is equal.
+      when both hold numbers, the numbers differ and the negation count is equal;
+    - else ``"value"`` when they give one attribute two values in the same words
+      (:func:`_value_change`: "My email is a@x.io" / "My email is b@x.io", "I live in Lisbon" /
+      "I live in Porto"), names included.
 
     Parameters
     ----------
@@ -505,9 +597,11 @@ def conflict(new: str, old: str, *, min_overlap: float = 0.8) -> str | None:
 
     Returns
     -------
-    {"negation", "number", "event_number"} or None
+    {"negation", "number", "event_number", "value"} or None
         ``"event_number"``: a changed number between reports of a past event ("I ran 5 km" /
-        "I ran 8 km"), a correction only if both speak of the same named time.
+        "I ran 8 km"), a correction only if both speak of the same named time. ``"value"``: the
+        write path links the two ``contradicts`` and never supersedes (the rules cannot tell a
+        second value from a changed one).
 
     Examples
     --------
@@ -524,11 +618,20 @@ def conflict(new: str, old: str, *, min_overlap: float = 0.8) -> str | None:
     if subject is None or _statement_words(new, subject) is None or _statement_words(old, subject) is None:
         return None
     a, b = fact_signature(new), fact_signature(old)
-    if _other_names(a, b, new, old):
-        return None
-    return _judge(a, b, _predicate_words(new, subject), _predicate_words(old, subject), min_overlap,
-                  _event_report(new, subject) or _event_report(old, subject), _clashing_units(new, old),
-                  _bare_number(new, subject) and _bare_number(old, subject))
+    return _conflict_kind(new, old, subject, a, b, min_overlap)
+
+
+def _conflict_kind(new: str, old: str, subject: tuple[str, ...], a: dict[str, Any], b: dict[str, Any],
+                   min_overlap: float) -> str | None:
+    """The end of :func:`conflict` and :func:`conflict_many`, for two statements about ``subject``
+    with fact signatures ``a`` and ``b``."""
+    if not _other_names(a, b, new, old):
+        kind = _judge(a, b, _predicate_words(new, subject), _predicate_words(old, subject), min_overlap,
+                      _event_report(new, subject) or _event_report(old, subject), _clashing_units(new, old),
+                      _bare_number(new, subject) and _bare_number(old, subject))
+        if kind is not None:
+            return kind
+    return "value" if _value_change(new, old, subject, a, b) else None
 
 
 def conflict_many(pairs, *, min_overlap: float = 0.8,
@@ -552,7 +655,7 @@ def conflict_many(pairs, *, min_overlap: float = 0.8,
 
     Returns
     -------
-    list of {"negation", "number", "event_number"} or None
+    list of {"negation", "number", "event_number", "value"} or None
         ``conflict(new, old, min_overlap=min_overlap)`` of each pair, in order.
     """
     if subjects is None:
@@ -579,12 +682,7 @@ def conflict_many(pairs, *, min_overlap: float = 0.8,
         b = sigs.get(old)
         if b is None:
             b = sigs[old] = fact_signature(old)
-        if _other_names(a, b, new, old):
-            out.append(None)
-            continue
-        out.append(_judge(a, b, _predicate_words(new, subject), _predicate_words(old, subject), min_overlap,
-                          _event_report(new, subject) or _event_report(old, subject), _clashing_units(new, old),
-                          _bare_number(new, subject) and _bare_number(old, subject)))
+        out.append(_conflict_kind(new, old, subject, a, b, min_overlap))
     return out
 
 

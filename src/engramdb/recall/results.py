@@ -2,7 +2,9 @@
 
 - hits: the ranked candidates' records, read in one transaction until ``k`` pass the tag
   filter (a summary or promoted fact worded exactly as a hit before it, or a message worded
-  as a summary or fact before it, is left out: the same text twice); each with the path seed -> ... -> hit from the kernel's parent links, each step
+  as a summary or fact before it, is left out: the same text twice; so is a summary whose
+  every sentence a hit before it says, and a message whose every sentence a summary or fact
+  before it says); each with the path seed -> ... -> hit from the kernel's parent links, each step
   naming the strongest edge that joins its two memories; a recall ``as_of`` a time shows each
   hit's wording and state at that time (:func:`engramdb.temporal.record_as_of`);
 - relevance: each hit's calibrated chance of answering the query (:func:`relevance`), reported
@@ -34,7 +36,9 @@ from ..batch_plan import piece_ids
 from ..graph.csr import CSRGraph
 from ..index.keyword import KeywordIndex, term_counts as count_terms
 from ..index.tokens import tokenize
+from ..sentences import split_sentences
 from ..slots import contradiction_warnings
+from ..speakers import LABEL as SPEAKER_LABEL
 from ..temporal import record_as_of, text_as_of
 from ..wording import count
 from ..types import (
@@ -97,8 +101,12 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
         if hr.memory_id in shown:
             return None
         # a summary or promoted fact worded exactly as a message (or the other way round) is the
-        # same text twice in one answer: the first of them stands
+        # same text twice in one answer: the first of them stands; so does a summary whose every
+        # sentence a hit before it says (a session of two short messages), and a message whose
+        # every sentence a summary before it says
         if hr.text in (said if hr.generated else said_generated):
+            return None
+        if (said if hr.generated else said_generated) and _covered(hr.text, said if hr.generated else said_generated):
             return None
         shown.add(hr.memory_id)
         said.add(hr.text)
@@ -274,6 +282,22 @@ class _LazyRead:
                 cm.__exit__(None, None, None)
             else:
                 cm.__exit__(type(exc), exc, exc.__traceback__)
+
+
+def _covered(text: str, said: set[str]) -> bool:
+    """Whether every sentence of ``text`` (its speaker labels aside, whitespace collapsed) is
+    found in one of the texts ``said``: a summary "user: We were charged twice. assistant: I've
+    issued a refund." of a session whose two messages are hits already says nothing new."""
+    if len(text) > _COVER_MAX_CHARS:
+        return False
+    parts = [" ".join(SPEAKER_LABEL.sub("", x, count=1).split()) for x in split_sentences(text)]
+    if not parts:
+        return False
+    pool = [" ".join(SPEAKER_LABEL.sub("", t, count=1).split()) for t in said]
+    return all(any(x in t for t in pool) for x in parts)
+
+
+_COVER_MAX_CHARS = 4000   # longer texts are not compared sentence by sentence
 
 
 class _HitRow(NamedTuple):

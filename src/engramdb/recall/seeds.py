@@ -335,13 +335,23 @@ def _filler() -> frozenset[str]:
     return frozenset(tokenize(TIME_FILLER))   # the keyword leg's own terms, whatever its stemmer
 
 
-def content_words(query: str, windows: list) -> int:
+#: Words of a question that asks what a filter's span holds ("what did we decide?", "what did
+#: we talk about?" with ``since=``): no content of their own (:func:`window_seeds`).
+SPAN_FILLER = "decide decided decision decisions discuss discussed talk talked say said agree agreed update updates"
+
+
+@functools.lru_cache(maxsize=1)
+def _span_filler() -> frozenset[str]:
+    return _filler() | frozenset(tokenize(SPAN_FILLER))
+
+
+def content_words(query: str, windows: list, filler: frozenset[str] | None = None) -> int:
     """Content words of a question once its time expressions are cut out: the keyword leg's
-    terms (stop words dropped) less :data:`TIME_FILLER`. "What happened last week?" has 0,
-    "What did I have for dinner yesterday?" 1 ("dinner")."""
+    terms (stop words dropped) less ``filler`` (default :data:`TIME_FILLER`). "What happened
+    last week?" has 0, "What did I have for dinner yesterday?" 1 ("dinner")."""
     for w in windows:
         query = query.replace(w.text, " ")
-    filler = _filler()
+    filler = _filler() if filler is None else filler
     return sum(1 for t in tokenize(query) if t not in filler)
 
 
@@ -362,23 +372,38 @@ def window_seeds(ctx: RecallContext, windows: list | None = None) -> dict[int, f
     Up to ``time_seed_k`` memories of the namespace whose event time, or the time their text
     names (``Columns.mentioned_start``), falls in a window (those in a core first, then the
     newest), each with base 1 / (1 + content words), times
-    ``time_slack_weight`` outside every core. Empty when the question has no window or more
-    than ``time_question_words`` content words. ``windows``: the question's time windows
-    (:func:`time_windows`; ``ctx.windows`` when omitted).
+    ``time_slack_weight`` outside every core. A question without a time expression and without a
+    content word (:data:`SPAN_FILLER` aside) whose recall gives ``since`` / ``until`` takes that
+    span as its window: "what did we decide?" with ``kind="decision", since="2025-04"`` is
+    answered by the memories that pass the filters, the newest first (base 1 down to 0.5; it
+    had no word in common with them, and its answer came with a ``weak_evidence`` gap); one
+    content word ("where's my passport?") keeps the question's words in charge. Empty when the
+    question has neither, or more than ``time_question_words`` content words.
+    ``windows``: the question's time windows (:func:`time_windows`; ``ctx.windows`` when omitted).
     """
     req, cfg = ctx.request, ctx.request.config
     windows = ctx.windows if windows is None else windows
-    if not windows or cfg.time_seed_k == 0:
+    spanned = req.filters.since is not None or req.filters.until is not None
+    if not (windows or spanned) or cfg.time_seed_k == 0 or req.query is None:
         return {}
-    n_words = content_words(req.query, windows)
-    if n_words > cfg.time_question_words:
+    n_words = content_words(req.query, windows) if windows else content_words(req.query, [], _span_filler())
+    if n_words > (cfg.time_question_words if windows else 0):
         return {}
     c = ctx.state.cols
     nids = np.flatnonzero(c.in_namespace(ctx.space.code))
-    core, inside = window_masks(c.created_at[nids], windows, (c.mentioned_start[nids], c.mentioned_end[nids]))
-    nids, core = nids[inside], core[inside]
-    keep = np.isin(nids, _passing(ctx, nids))
-    nids, core = nids[keep], core[keep]
+    if windows:
+        core, inside = window_masks(c.created_at[nids], windows, (c.mentioned_start[nids], c.mentioned_end[nids]))
+        nids, core = nids[inside], core[inside]
+        keep = np.isin(nids, _passing(ctx, nids))
+        nids, core = nids[keep], core[keep]
+    else:   # the span is a filter ("what did we decide?", since="2025-04"): what passes answers it
+        nids = _passing(ctx, nids)
+        core = np.ones(len(nids), bool)
+        if len(nids):   # nothing but the span to go by: the newest first
+            order = np.argsort(-c.created_at[nids], kind="stable")[: cfg.time_seed_k]
+            nids = nids[order]
+            ctx.extra["time_match"] = dict.fromkeys(nids.tolist(), 1.0)
+            return {int(n): 1.0 - 0.5 * i / max(1, len(nids) - 1) for i, n in enumerate(nids.tolist())}
     order = np.lexsort((-c.created_at[nids], ~core))[: cfg.time_seed_k]   # core first, then newest
     base = 1.0 / (1.0 + n_words)
     # a memory of the span a mostly-time question names answers it: results.py reports it as

@@ -511,7 +511,9 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     """A new memory (outside slots) that negates or changes a number of an earlier one about the
     same subject (:func:`engramdb.facts.conflict`): with a later valid time it supersedes the
     earlier one (kept, flagged superseded: ``history`` shows both); otherwise the two are linked
-    ``contradicts`` and recall reports the pair. Explicit slots are left to slot resolution.
+    ``contradicts`` and recall reports the pair, as it does for one that gives an attribute another
+    value in the same words (kind ``"value"``: "Our billing email is finance@acme.io" after
+    "... jane@acme.io", whatever their times). Explicit slots are left to slot resolution.
 
     Only statements are compared: texts of at most ``LinkConfig.conflict_max_words`` words (the
     rules read one claim; a chat reply or a document holds many, and two replies that share a
@@ -623,7 +625,9 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
             valid_from, other, other_at = rec.get("valid_from", rec["created_at"]), rec["text"], rec["created_at"]
         if not _same_time(p.text, p.created_at, other, other_at, named=kind == "event_number"):
             continue   # events at different times (or an event and a general statement)
-        later = p.valid_from > valid_from
+        # a changed value in the same frame ("value": "My email is a@x.io" / "... b@x.io") may be
+        # a second value the rules cannot tell apart: contradicted, never superseded
+        later = p.valid_from > valid_from and kind != "value"
         if later:
             changed.append((p, lab, other))
         if later and not (i in part and _sentences(other) is not None):
