@@ -77,15 +77,17 @@ TUNE_SPLIT = ("conv-26", "conv-30", "conv-41", "conv-42", "conv-43")
 
 def ablation_configs(base: RecallConfig) -> list[tuple[str, RecallConfig]]:
     """engramdb's rows: each leg alone, then each addition, up to the full default recall (source
-    attribution, ``w_speaker``, is off in the rows before ``engramdb-no-entities``; the
-    ``engramdb-no-speaker`` row is the default without it)."""
+    attribution, ``w_speaker``, is off in the rows before ``engramdb-no-entities``, the weight of
+    a memory that only asks, ``question_weight``, in the rows before ``engramdb-no-speaker``; the
+    ``engramdb-no-speaker`` row is the default without attribution)."""
     plain = replace(base, w_speaker=0.0)
+    legs = replace(plain, question_weight=1.0)
     return [
-        ("bm25", replace(plain, w_vector=0.0, w_keyword=1.0, w_graph=0.0, w_time=0.0, prf_terms=0)),
-        ("vector", replace(plain, w_vector=1.0, w_keyword=0.0, w_graph=0.0, w_time=0.0)),
-        ("hybrid", replace(plain, w_graph=0.0, w_time=0.0, prf_terms=0)),
-        ("hybrid+graph", replace(plain, w_time=0.0, prf_terms=0)),
-        ("hybrid+graph+time", replace(plain, prf_terms=0)),
+        ("bm25", replace(legs, w_vector=0.0, w_keyword=1.0, w_graph=0.0, w_time=0.0, prf_terms=0)),
+        ("vector", replace(legs, w_vector=1.0, w_keyword=0.0, w_graph=0.0, w_time=0.0)),
+        ("hybrid", replace(legs, w_graph=0.0, w_time=0.0, prf_terms=0)),
+        ("hybrid+graph", replace(legs, w_time=0.0, prf_terms=0)),
+        ("hybrid+graph+time", replace(legs, prf_terms=0)),
         ("engramdb-no-speaker", plain),
         ("engramdb-no-entities", replace(base, relation_multipliers={
             **base.relation_multipliers, Relation.MENTIONS: 0.0})),

@@ -167,7 +167,7 @@ def main(argv=None) -> int:
     embedder = get_embedder(args.embedder, 384)
     base = RecallConfig()
     configs = [("bm25", replace(base, w_vector=0.0, w_keyword=1.0, w_graph=0.0, w_time=0.0, prf_terms=0,
-                                w_speaker=0.0)),
+                                w_speaker=0.0, question_weight=1.0)),
                ("engramdb", base)]
     if args.ablation:
         configs += [("no_graph", replace(base, w_graph=0.0)),

@@ -7,7 +7,7 @@ a memory never gains more through an edge than it gives back (see RecallConfig.i
 Run it for both embedders; the defaults are the point best on average over the two. Writes every grid point and the winner to ``results/locomo_tuning.json``; the
 winner becomes ``RecallConfig``'s defaults by hand (so a reader sees what changed).
 
-    python benchmarks/tune_locomo_fusion.py [--embedder hashing|minilm] [--stage fusion|prf|speaker] [--store DIR]
+    python benchmarks/tune_locomo_fusion.py [--embedder hashing|minilm] [--stage fusion|prf|speaker|question] [--store DIR]
 """
 from __future__ import annotations
 
@@ -38,6 +38,8 @@ GRIDS = {
             "prf_docs": (5, 8), "prf_weight": (0.2, 0.3)},
     # stage 3, at the defaults: source attribution (the named speaker's own memories weigh more)
     "speaker": {"w_keyword": (0.8,), "w_speaker": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0)},
+    # stage 4, at the defaults: the weight of a memory that only asks (chatter.speech_act)
+    "question": {"w_keyword": (0.8,), "question_weight": (1.0, 0.8, 0.6, 0.4, 0.2)},
 }
 
 

@@ -9,7 +9,8 @@ is not content-free.
 import pytest
 
 import engramdb
-from engramdb.chatter import content_free
+from engramdb.chatter import CONTENT_FREE, QUESTION, STATEMENT, content_free, speech_act
+from engramdb.config import RecallConfig
 
 CHAT = [
     ("user", "Hi! I need help planning my week."),
@@ -98,3 +99,48 @@ def test_reopened_store_keeps_the_rule(tmp_path):
                    text="You're welcome! Your next refill is due on May 3.")
         res = mem.recall("what medication do I take?", namespace="chat", k=5)
         assert any("next refill" in t for t in _texts(res)), _texts(res)   # a fact now: lifted again
+
+
+@pytest.mark.parametrize("text, act", [
+    ("How is the leg feeling?", QUESTION), ("assistant: Amazing! How did the leg feel?", QUESTION),
+    ("Wow, that looks great Joanna! Is that your third one?", QUESTION), ("Sure, what do you have going on?", QUESTION),
+    ("Can you recommend a vet for my dog Rex?", STATEMENT),          # the asker tells of themself
+    ("I broke my leg. How long does it take to heal?", STATEMENT), ("The leg is fine now.", STATEMENT),
+    ("Thanks!", CONTENT_FREE), ("", STATEMENT),
+])
+def test_speech_act(text, act):
+    assert speech_act(text) == act
+
+
+LEG = [
+    ("user", "I broke my leg skiing, the doctor put it in a cast for six weeks."),
+    ("assistant", "Oh no, I'm sorry! Rest well and keep it raised."),
+    ("user", "The cast came off today and I started physio on Monday."),
+    ("assistant", "Amazing! How did the leg feel?"),
+    ("user", "Totally fine now, fully healed, no pain at all when I walk."),
+    ("assistant", "Great! How is the physio going?"),
+    ("user", "Physio is going well, two sessions a week at the clinic near the park."),
+]
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_a_question_ranks_below_the_answer_it_got(tmp_path, embedder):
+    """A fresh companion-app user's "how is my leg?" ranked the assistant's "How did the leg
+    feel?" (and "How is the physio going?") above the user's answer: a question shares the
+    question's words, but states nothing (RecallConfig.question_weight)."""
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        mem.add_conversation([{"role": r, "content": c} for r, c in LEG], namespace="chat")
+        same = RecallConfig(question_weight=1.0)   # weighed as a statement
+        moved = 0
+        for question, answer, asked in [
+                ("how is my leg?", "Totally fine now, fully healed", "How did the leg feel?"),
+                ("how is the physio going?", "Physio is going well", "How is the physio going?")]:
+            texts = [h.text for h in mem.recall(question, namespace="chat", k=7).hits]
+            first = next(i for i, t in enumerate(texts) if answer in t)
+            assert all(asked not in t for t in texts[:first]), (question, texts)
+            before = [h.text for h in mem.recall(question, namespace="chat", k=7, config=same).hits]
+            rank = next(i for i, t in enumerate(texts) if asked in t)
+            rank_before = next(i for i, t in enumerate(before) if asked in t)
+            assert rank >= rank_before, (question, before, texts)
+            moved += rank > rank_before
+        assert moved >= 1

@@ -92,7 +92,8 @@ def test_recall_weighs_what_the_named_speaker_said(tmp_path):
     with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
         mem.add_conversation(CHAT, namespace="c", session="s1")
         q = "Which cars does Dave like?"
-        plain = _ids(mem, q, config=engramdb.RecallConfig(w_speaker=0.0))
+        # (Calvin's turn only asks: weighed as a statement here, RecallConfig.question_weight)
+        plain = _ids(mem, q, config=engramdb.RecallConfig(w_speaker=0.0, question_weight=1.0))
         said = _ids(mem, q)   # the default weighs Dave's own turns
         assert plain.index("s1:1") < plain.index("s1:2")   # Calvin's turn naming Dave came first
         assert said.index("s1:2") < said.index("s1:1")      # Dave's own answer comes first now

@@ -19,7 +19,7 @@ import re
 from .facts import DATE_WORDS, FUNCTION_WORDS, MONTHS, NUMBER_WORDS, tokens
 from .speakers import LABEL
 
-__all__ = ["PHATIC", "GREETINGS", "CHATTER", "ANSWER_WORDS", "THANKS", "LAUGH", "APOSTROPHES", "sentences",
+__all__ = ["STATEMENT", "QUESTION", "CONTENT_FREE", "speech_act", "PHATIC", "GREETINGS", "CHATTER", "ANSWER_WORDS", "THANKS", "LAUGH", "APOSTROPHES", "sentences",
            "chatter_left", "filler_sentence", "content_free"]
 
 #: Greetings, thanks and reactions that are mostly phatic (admission's narrow list:
@@ -78,6 +78,12 @@ ANSWER_WORDS = frozenset(
 THANKS = GREETINGS | frozenset("thank thanks thx ty appreciate appreciated grateful thankful welcome cheers "
                                "bye goodbye cya congrats congratulations".split())
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+#: Words by which a question speaks of its asker: "Can you recommend a vet for my dog Rex?" tells
+#: that the asker has a dog named Rex; "How is the leg feeling?" tells nothing.
+_FIRST_PERSON = frozenset("i i'm i've i'd i'll me my mine myself we we're we've we'd we'll us our ours".split())
+
+#: :func:`speech_act` codes (``Columns.speech_act``).
+STATEMENT, QUESTION, CONTENT_FREE = 0, 1, 2
 
 
 def sentences(text: str) -> list[str]:
@@ -128,3 +134,25 @@ def content_free(text: str) -> bool:
         words += low
     return (any(w in THANKS or LAUGH.match(w) for w in words)
             and not any(w in ANSWER_WORDS for w in words))
+
+
+def speech_act(text: str) -> int:
+    """What a message does, by rules (Searle's speech acts, coarsely): :data:`CONTENT_FREE` when
+    it states and answers nothing (:func:`content_free`), :data:`QUESTION` when it only asks:
+    every sentence a question (after an optional "Speaker: " label) or greetings, thanks and
+    filler (:func:`filler_sentence`), one at least a question, and no first-person word ("How is
+    the leg feeling?", "Wow, great photo! Is that your third one?"; not "Can you recommend a vet
+    for my dog Rex?"), else :data:`STATEMENT`. A question states no fact: recall weighs it by
+    ``RecallConfig.question_weight``."""
+    if content_free(text):
+        return CONTENT_FREE
+    parts = sentences(text)
+    asked = False
+    for s in parts:
+        if s.rstrip().endswith("?"):
+            asked = True
+        elif not filler_sentence(s):
+            return STATEMENT
+    if not asked or any(t.lower() in _FIRST_PERSON for s in parts for t in tokens(s)):
+        return STATEMENT
+    return QUESTION

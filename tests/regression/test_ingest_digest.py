@@ -20,8 +20,8 @@ from .ingest_workload import run
 # below, which digests every record, vector and edge written, stayed the same; and when a role
 # label stopped being a keyword term (tokenizer version 6: with version 5 patched back in, the
 # digest is the earlier pin, 5b6be3aa...; the workload holds no role label); and when the column
-# snapshot gained ``content_free`` (the earlier pin d2c03462...; the ledger the same)
-STORE_DIGEST = "4b5939fb9ab437b0e8cf4c283714996ed921f9dafd97c46c8b9d36509061d38e"
+# snapshot gained ``speech_act`` (the earlier pin d2c03462...; the ledger the same)
+STORE_DIGEST = "b71775eb5a8d613d27f4952e50ac19a701c804479707407ed76aa38cd82fe503"
 LEDGER = [
     (1, 'genesis', 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'),
     (2, 'add_batch', '9a76e131a5db0fedda2ba91b4a2f64d1f72bc1dcb64bc31a4d40ecaf4f447a8d'),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..chatter import CONTENT_FREE
 from ..kernels import registry
 from ..types import _STATE_CODES, MemoryState, Relation
 from .context import RecallContext
@@ -205,12 +206,12 @@ def _inflow_from_other_memories(ctx: RecallContext, nodes: np.ndarray, act: np.n
 
 
 def _no_inflow_to_chatter(ctx: RecallContext, nodes: np.ndarray, src: np.ndarray, total: np.ndarray) -> None:
-    """A content-free memory (thanks, greetings, laughter: ``Columns.content_free``) keeps its
+    """A content-free memory (thanks, greetings, laughter: ``Columns.speech_act``) keeps its
     own match and takes no lateral inflow: it answers nothing, however close it stands to what
     does. Spreading still passes through it. Lifted by its ``next`` link, "Amazing, thank you!"
     ranked fourth for "how old is my son?" (after the answer, the assistant's echo and the
     question before them), "You're welcome!" third for "what medication do I take?"."""
-    free = ctx.state.cols.content_free[nodes]
+    free = ctx.state.cols.speech_act[nodes] == CONTENT_FREE
     if not free.any():
         return
     rows = np.flatnonzero(free)

@@ -13,7 +13,9 @@
 3. Source attribution: when the question names exactly one speaker
    (:func:`engramdb.speakers.named_speaker`), the memories that speaker said score
    (1 + ``w_speaker``) x as much.
-4. Blend: score x (1 - ws - wr - wc + ws * salience(now) + wr * recency + wc * confidence).
+4. Speech act: a memory that only asks (:func:`engramdb.chatter.speech_act`: "How is the leg
+   feeling?") scores ``question_weight`` x as much: a question states no fact.
+5. Blend: score x (1 - ws - wr - wc + ws * salience(now) + wr * recency + wc * confidence).
 
 Order: score, highest first; an exact tie (the same float64 ``Hit.score``) goes to the memory
 whose vector has the higher cosine to the query vector (for a memory stored as pieces, the piece
@@ -29,6 +31,7 @@ from typing import Iterator
 
 import numpy as np
 
+from ..chatter import QUESTION
 from ..kernels import registry
 from ..speakers import named_speaker
 from ..timeref import window_masks
@@ -78,6 +81,10 @@ def run(ctx: RecallContext) -> None:
         said_by = named_speaker(req.query, *c.speaker_words(ctx.space.code))
         if said_by is not None:   # (a piece is said by its memory's speaker: read through its head)
             score[c.speaker[c.head[cn]] == said_by] *= 1.0 + cfg.w_speaker
+    if cfg.question_weight != 1.0 and len(cand):   # a memory that only asks states no fact
+        asks = c.speech_act[cn] == QUESTION
+        if asks.any():
+            score[asks] *= cfg.question_weight
     ws, wr, wc = cfg.w_salience, cfg.w_recency, cfg.w_confidence
     if ws or wr or wc:
         want = wanted(req)

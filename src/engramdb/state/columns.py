@@ -5,7 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from ..chatter import content_free
+from ..chatter import speech_act
 from ..errors import StoreCorruptedError
 from ..speakers import speaker_keys, speaker_of
 from ..temporal import column_values
@@ -133,10 +133,11 @@ class Columns:
         (:func:`engramdb.timeref.mentioned_span`: "last Friday" said on a Monday), Unix
         seconds ``[start, end)``; +inf / -inf when it names none. Recall's time cues weigh a
         memory by it as by its event time.
-    content_free : ndarray of bool
-        The memory's text (a piece's own text) states and answers nothing: thanks, greetings,
-        compliments, laughter (:func:`engramdb.chatter.content_free`). Recall does not lift such a
-        memory by spreading activation (:mod:`engramdb.recall.activation`).
+    speech_act : ndarray of uint8
+        What the memory's text (a piece's own text) does (:func:`engramdb.chatter.speech_act`):
+        ``chatter.STATEMENT``, ``QUESTION`` (it only asks: recall weighs it by
+        ``RecallConfig.question_weight``) or ``CONTENT_FREE`` (thanks, greetings, laughter:
+        recall does not lift it by spreading activation, :mod:`engramdb.recall.activation`).
     blocked : ndarray of bool
         Hidden by a ``block`` / ``absolute`` censor rule (:mod:`engramdb.censor`); not saved in
         the snapshot, evaluated from the rules when the store opens.
@@ -153,7 +154,7 @@ class Columns:
               "recorded_at": np.float64, "retired_at": np.float64, "valid_from": np.float64,
               "valid_to": np.float64, "known_valid_to": np.float64,   # record and valid time (temporal.py; +inf = open)
               "archived_at": np.float64, "head": np.int32, "speaker": np.int32,
-              "mentioned_start": np.float64, "mentioned_end": np.float64, "content_free": np.bool_}
+              "mentioned_start": np.float64, "mentioned_end": np.float64, "speech_act": np.uint8}
 
     def __init__(self) -> None:
         self.n = 0
@@ -162,7 +163,7 @@ class Columns:
         self.ext_ids = IdColumn()
         self._set_speakers([""])
         self.blocked = np.zeros(1024, np.bool_)
-        # per nid: hash of what the text-derived columns (speaker, mentioned span, content_free) were read from
+        # per nid: hash of what the text-derived columns (speaker, mentioned span, speech act) were read from
         # (text, event time, tags), so a record put again unchanged there (a reinforcement, an
         # archive) is not analysed again; 0: not known (a new nid, or columns from a snapshot)
         self._text_key = np.zeros(1024, np.int64)
@@ -226,7 +227,7 @@ class Columns:
             if mentioned is MENTION_UNKNOWN:
                 mentioned = mentioned_span(rec["text"], rec["created_at"])
             self.mentioned_start[nid], self.mentioned_end[nid] = (np.inf, -np.inf) if mentioned is None else mentioned
-            self.content_free[nid] = content_free(rec["text"])
+            self.speech_act[nid] = speech_act(rec["text"])
             self._text_key[nid] = key
         self.confidence[nid] = rec["confidence"]
         self.s0[nid] = rec["salience"]
