@@ -8,7 +8,9 @@ compliments and laughter ("Amazing, thank you!", "You're welcome!", "haha, you t
 message answers no question, so recall does not lift it by spreading activation from the
 message beside it (:mod:`engramdb.recall.activation`), where it took hit slots from real
 evidence. A message that may answer a question ("No.", "Sure, sounds good.", "ok") is not
-content-free: :data:`ANSWER_WORDS`.
+content-free: :data:`ANSWER_WORDS`. :func:`speech_act` also tells a message that only asks
+("How did the leg feel?"): it shares the words of a question put to recall but states nothing,
+and recall weighs it less (``RecallConfig.question_weight``).
 
 No model: word lists and rules, as the rest of the write path's text analysis.
 """
@@ -19,8 +21,9 @@ import re
 from .facts import DATE_WORDS, FUNCTION_WORDS, MONTHS, NUMBER_WORDS, tokens
 from .speakers import LABEL
 
-__all__ = ["STATEMENT", "QUESTION", "CONTENT_FREE", "speech_act", "PHATIC", "GREETINGS", "CHATTER", "ANSWER_WORDS", "THANKS", "LAUGH", "APOSTROPHES", "sentences",
-           "chatter_left", "filler_sentence", "content_free"]
+__all__ = ["STATEMENT", "QUESTION", "CONTENT_FREE", "speech_act", "content_free", "filler_sentence",
+           "chatter_left", "sentences", "PHATIC", "GREETINGS", "CHATTER", "ANSWER_WORDS", "THANKS", "LAUGH",
+           "APOSTROPHES"]
 
 #: Greetings, thanks and reactions that are mostly phatic (admission's narrow list:
 #: :func:`engramdb.dynamics.admission.is_phatic`).
