@@ -169,3 +169,30 @@ def test_a_filter_span_answers_a_question_of_no_words(tmp_path):
         assert res.hits[0].id == "renewal"
         res = m.recall("what did we decide?", kind="decision", k=5, now=now)
         assert [g.reason for g in res.gaps] == ["weak_evidence"]
+
+
+def test_a_time_from_which_nothing_is_stored_is_a_gap(tmp_path):
+    """A companion-app user's "what did I do last weekend?", asked when nothing was stored from
+    that weekend, got May's "we moved to Porto last weekend!" first (its words match), relevance
+    0.99 and no gap. Now an empty_window gap says nothing is dated then, and context() says the
+    memories it shows are from other times."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        for text, id_, t, kind in [("We did it, we moved to Porto last weekend!", "move", utc(2026, 5, 18), "episodic"),
+                                   ("I walked the dog by the river.", "walk", utc(2026, 9, 12, 9), "episodic"),
+                                   ("Dinner with Marta at the harbour.", "dinner", utc(2026, 9, 13, 20), "semantic")]:
+            m.add(text, id=id_, created_at=t, recorded_at=t, kind=kind)   # written as things happen
+        now = utc(2026, 9, 23, 12)      # a Wednesday: last weekend is 19-20 September
+        res = m.recall("what did I do last weekend?", k=3, now=now)
+        assert [g.reason for g in res.gaps] == ["empty_window"]
+        assert res.gaps[0].detail == 'no memory is dated "last weekend" (2026-09-19 to 2026-09-20)'
+        block = m.context("what did I do last weekend?", now=now)
+        assert ('No memory is dated "last weekend" (2026-09-19 to 2026-09-20): the memories here are from '
+                "other times.") in block.text
+        # a week later that weekend holds the walk and the dinner: no such gap
+        res = m.recall("what did I do last weekend?", k=3, now=utc(2026, 9, 16, 12))
+        assert "empty_window" not in [g.reason for g in res.gaps] and {"walk", "dinner"} <= {h.id for h in res.hits}
+        # the filters count: no episode from that weekend, only a semantic memory
+        res = m.recall("what did I do last weekend?", k=3, now=utc(2026, 9, 16, 12), kind="episodic")
+        assert "empty_window" not in [g.reason for g in res.gaps]   # the walk is episodic
+        res = m.recall("what did I do last weekend?", k=3, now=utc(2026, 9, 16, 12), kind="procedural")
+        assert "empty_window" in [g.reason for g in res.gaps]

@@ -419,6 +419,8 @@ def _gap_text(gap: Any, query: str) -> str:
         return "No memories are stored in this namespace yet."
     if gap.reason == "filtered_out":
         return f'Memories relate to "{query}" but none passed the filters.'
+    if gap.reason == "empty_window":
+        return f"{gap.detail[:1].upper()}{gap.detail[1:]}: the memories here are from other times."
     best = "" if gap.best_similarity is None else f" (best similarity {gap.best_similarity:.2f})"
     return f'No memory strongly matches "{query}"{best}; the store may not hold the answer.'
 

@@ -444,7 +444,8 @@ class Hit:
 class Gap:
     """Negative recall: the store lacks strong evidence for the query.
 
-    ``reason`` is one of ``"weak_evidence"``, ``"empty_namespace"``, ``"filtered_out"``.
+    ``reason`` is one of ``"weak_evidence"``, ``"empty_namespace"``, ``"filtered_out"``,
+    ``"empty_window"`` (the question names a time from which nothing is stored).
     """
 
     query: str | None

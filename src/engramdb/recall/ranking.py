@@ -75,6 +75,7 @@ def run(ctx: RecallContext) -> None:
     cn = nodes[cand]
     if ctx.windows and len(cand):
         core, inside = window_masks(c.created_at[cn], ctx.windows, (c.mentioned_start[cn], c.mentioned_end[cn]))
+        ctx.extra["in_window"] = bool(inside.any())   # (then no empty_window gap: seeds.window_holds_nothing)
         weight = np.where(core, 1.0, np.where(inside, cfg.time_slack_weight, 0.0))
         score = score + cfg.w_time * weight * score.max()
     if cfg.w_speaker and req.query is not None and len(cand):

@@ -14,7 +14,9 @@
 - gaps: ``weak_evidence`` when the best hit's relevance is below
   ``RecallConfig.relevance_threshold`` (a query without text: when the best vector evidence is
   below ``RecallConfig.weak_evidence``), ``filtered_out`` when memories were reached but none
-  passed the filters (a query with text then has no hit to judge: no ``weak_evidence``);
+  passed the filters (a query with text then has no hit to judge: no ``weak_evidence``),
+  ``empty_window`` when the question names a time from which no memory passing the filters is
+  stored (:func:`engramdb.recall.seeds.window_holds_nothing`);
 - warnings: ``contradicts`` pairs touching the hits, at most ``slots.WARNINGS_PER_HIT`` per hit
   with a memory that is no hit (``slots.contradiction_warnings``).
 
@@ -40,6 +42,7 @@ from ..sentences import split_sentences
 from ..slots import contradiction_warnings
 from ..speakers import LABEL as SPEAKER_LABEL
 from ..temporal import record_as_of, text_as_of
+from ..validate import utc_text
 from ..wording import count
 from ..types import (
     CONNECTOR_TAGS, RELATION_BY_CODE, Gap, Hit, MemoryKind, MemoryState, PathStep, Relation, decision_outcome,
@@ -47,7 +50,7 @@ from ..types import (
 )
 from .context import RecallContext
 from .ranking import hides_connectors, ranked, wanted
-from .seeds import vector_tail
+from .seeds import vector_tail, window_holds_nothing
 
 __all__ = ["run", "path_of", "piece_of", "relevance", "relevance_of_rows", "relevance_features", "text_as_of",
            "cosine_relevance"]
@@ -204,6 +207,9 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
         gaps.append(Gap(req.query, "weak_evidence", best,
                         f"best vector evidence {said} < weak_evidence {cfg.weak_evidence}; "
                         "the store may not hold what this asks"))
+    if req.query is not None and window_holds_nothing(ctx):
+        gaps.append(Gap(req.query, "empty_window", best,
+                        f"no memory is dated {_window_text(ctx.windows)}"))
     if filtered_out:
         why = ("none passed the filters" if filters.narrows else
                "none is active (superseded and archived memories are hidden: include_superseded=True or "
@@ -282,6 +288,14 @@ class _LazyRead:
                 cm.__exit__(None, None, None)
             else:
                 cm.__exit__(type(exc), exc, exc.__traceback__)
+
+
+def _window_text(windows: list) -> str:
+    """The question's time windows in words: '"last weekend" (2026-09-12 to 2026-09-13)'."""
+    def day(t: float) -> str:
+        return utc_text(t)[:10]
+    return " or ".join(f'"{w.text}" ({day(w.core_start if w.core_start is not None else w.start)} to '
+                       f'{day((w.core_end if w.core_end is not None else w.end) - 1)})' for w in windows)
 
 
 def _covered(text: str, said: set[str]) -> bool:

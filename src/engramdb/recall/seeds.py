@@ -43,7 +43,7 @@ _SUPERSEDES = Relation.SUPERSEDES.code
 _FLOAT32_0 = np.zeros(0, np.float32)
 _FUSE: list = [None]   # the registry's fuse_seeds, looked up on first use
 
-__all__ = ["run", "seedable", "vector_tail", "current_versions", "keyword_leg", "fuse", "time_windows", "content_words", "window_seeds", "slot_seeds",
+__all__ = ["run", "seedable", "vector_tail", "current_versions", "keyword_leg", "fuse", "time_windows", "content_words", "window_seeds", "window_holds_nothing", "slot_seeds",
            "TIME_FILLER"]
 
 #: Words that carry no content in a question about a time ("what did I do", "what happened",
@@ -411,6 +411,20 @@ def window_seeds(ctx: RecallContext, windows: list | None = None) -> dict[int, f
     ctx.extra["time_match"] = dict.fromkeys(nids[order][core[order]].tolist(), 1.0)
     return {int(n): base if k else base * cfg.time_slack_weight for n, k in zip(nids[order].tolist(),
                                                                                core[order].tolist())}
+
+
+def window_holds_nothing(ctx: RecallContext) -> bool:
+    """Whether the question names a time (``ctx.windows``) in which no memory of the namespace
+    that passes the recall's filters lies (by its event time, or the time its text names, slack
+    included): "what did I do last weekend?" when nothing is stored from that weekend. Recall
+    then adds an ``empty_window`` gap: its hits come from other times (a May message that said
+    "last weekend" answered a September question with relevance 0.99, and no gap)."""
+    if not ctx.windows or ctx.extra.get("in_window"):   # (a candidate ranked inside one: not empty)
+        return False
+    c = ctx.state.cols
+    nids = np.flatnonzero(c.in_namespace(ctx.space.code))
+    _core, inside = window_masks(c.created_at[nids], ctx.windows, (c.mentioned_start[nids], c.mentioned_end[nids]))
+    return not len(_passing(ctx, nids[inside]))
 
 
 def slot_seeds(ctx: RecallContext) -> dict[int, float]:
