@@ -27,10 +27,11 @@ from ..index.keyword import (PACKED_DTYPES, PACKED_FORWARD_DTYPES, TOKENIZER_VER
                              unpack_indexes)
 from ..kernels import registry
 from ..store.checks import columns_snapshot_ok
-from ..store.ledger import DEFAULT_ACTOR
+from ..store.ledger import DEFAULT_ACTOR, erased_with
 from ..store.lmdb_store import SCHEMA_VERSION, LmdbStore, shred
 from ..slots import SLOT_PREFIX
 from ..types import _STATE_CODES, MemoryState, Relation
+from ..validate import utc_text
 from .columns import Columns
 from .namespace import Namespace
 from .record_cache import RecordCache
@@ -463,8 +464,24 @@ class EngineState:
             nid = self.store.lookup_id(txn, ns, ext_id)
         if nid is None:   # a namespace that holds nothing: say so, with the closest names (a typo)
             hint = str(self.unknown_namespace(ns)) if self.space(ns) is None else ""
-            raise MemoryNotFoundError(f"no memory {ext_id!r} in namespace {ns!r}", namespace_hint=hint)
+            raise MemoryNotFoundError(f"no memory {ext_id!r} in namespace {ns!r}{self._erased(ns, ext_id, txn)}",
+                                      namespace_hint=hint)
         return nid
+
+    def _erased(self, ns: str, ext_id: str, txn=None) -> str:
+        """What the ledger says of an erased id, for a lookup's error: "; it was erased at ... with
+        's1:1'" (a hard forget erases the summaries made from a turn with it: a loop erasing every
+        hit of one recall met them gone), else "". Read in ``txn`` when given."""
+        if txn is None:
+            with self.store.read() as t:
+                got = erased_with(self.store, t, ns, ext_id)
+        else:
+            got = erased_with(self.store, txn, ns, ext_id)
+        if got is None:
+            return ""
+        at, seq, others = got
+        with_ = f" with {', '.join(repr(i) for i in others[:5])}{' ...' if len(others) > 5 else ''}" if others else ""
+        return f"; it was erased at {utc_text(at)} (ledger entry {seq}){with_}"
 
     def memory_lookup(self, ns: str, ext_id: str, verb: str, txn=None) -> int:
         """:meth:`lookup` for a verb that changes a memory: a later piece of a text stored as

@@ -378,6 +378,27 @@ def read(store: LmdbStore, txn, *, namespace: str | None = None, verb: str | Non
         yield _entry(e)
 
 
+def erased_with(store: LmdbStore, txn, namespace: str, ext_id: str,
+                limit: int = 10_000) -> tuple[float, int, tuple[str, ...]] | None:
+    """When memory ``ext_id`` of ``namespace`` was erased: (time, entry seq, the namespace's
+    other ids of that entry) of the latest of the last ``limit`` entries (newest first) of a
+    ``forget`` or ``drop_namespace`` that names it, or None. What a lookup of an erased id says
+    (the session summary a hard forget of its turn erased with it)."""
+    db = store.dbs.get("ledger")
+    if db is None:
+        return None
+    cur = txn.cursor(db=db)
+    seen, more = 0, cur.last()
+    while more and seen < limit:
+        e = _decode(*cur.item())
+        h, part = e["h"], e["parts"].get(namespace)
+        if h["verb"] in ("forget", "drop_namespace") and part is not None and ext_id in part["ids"]:
+            return h["time"], h["seq"], tuple(i for i in part["ids"] if i != ext_id)
+        seen += 1
+        more = cur.prev()
+    return None
+
+
 def read_details(store: LmdbStore, txn) -> Iterator[dict]:
     """Every dynamics detail in the ledger, in the order written (the dynamics log view)."""
     db, index = store.dbs.get("ledger"), store.dbs.get("ledger_dyn")
