@@ -107,9 +107,8 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
         # same text twice in one answer: the first of them stands; so does a summary whose every
         # sentence a hit before it says (a session of two short messages), and a message whose
         # every sentence a summary before it says
-        if hr.text in (said if hr.generated else said_generated):
-            return None
-        if (said if hr.generated else said_generated) and _covered(hr.text, said if hr.generated else said_generated):
+        before = said if hr.generated else said_generated
+        if hr.text in before or (before and _covered(hr.text, before)):
             return None
         shown.add(hr.memory_id)
         said.add(hr.text)

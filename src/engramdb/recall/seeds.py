@@ -390,27 +390,34 @@ def window_seeds(ctx: RecallContext, windows: list | None = None) -> dict[int, f
     if n_words > (cfg.time_question_words if windows else 0):
         return {}
     c = ctx.state.cols
-    nids = np.flatnonzero(c.in_namespace(ctx.space.code))
-    if windows:
-        core, inside = window_masks(c.created_at[nids], windows, (c.mentioned_start[nids], c.mentioned_end[nids]))
-        nids, core = nids[inside], core[inside]
-        keep = np.isin(nids, _passing(ctx, nids))
-        nids, core = nids[keep], core[keep]
-    else:   # the span is a filter ("what did we decide?", since="2025-04"): what passes answers it
-        nids = _passing(ctx, nids)
-        core = np.ones(len(nids), bool)
-        if len(nids):   # nothing but the span to go by: the newest first
-            order = np.argsort(-c.created_at[nids], kind="stable")[: cfg.time_seed_k]
-            nids = nids[order]
-            ctx.extra["time_match"] = dict.fromkeys(nids.tolist(), 1.0)
-            return {int(n): 1.0 - 0.5 * i / max(1, len(nids) - 1) for i, n in enumerate(nids.tolist())}
+    # (the span a filter gives, "what did we decide?" with since="2025-04": what passes answers it)
+    nids, core = _window_members(ctx, windows)
     order = np.lexsort((-c.created_at[nids], ~core))[: cfg.time_seed_k]   # core first, then newest
-    base = 1.0 / (1.0 + n_words)
+    nids, core = nids[order], core[order]
     # a memory of the span a mostly-time question names answers it: results.py reports it as
     # relevant whatever words it shares with the question ("What happened on 7 July?")
-    ctx.extra["time_match"] = dict.fromkeys(nids[order][core[order]].tolist(), 1.0)
-    return {int(n): base if k else base * cfg.time_slack_weight for n, k in zip(nids[order].tolist(),
-                                                                               core[order].tolist())}
+    ctx.extra["time_match"] = dict.fromkeys(nids[core].tolist(), 1.0)
+    if windows:
+        base = 1.0 / (1.0 + n_words)
+        base = np.where(core, base, base * cfg.time_slack_weight)
+    else:   # nothing but the filter's span to go by: the newest first
+        base = 1.0 - 0.5 * np.arange(len(nids)) / max(1, len(nids) - 1)
+    return dict(zip(nids.tolist(), base.tolist()))
+
+
+def _window_members(ctx: RecallContext, windows: list) -> tuple[np.ndarray, np.ndarray]:
+    """The namespace's memories that pass the recall's filters and lie in ``windows`` (by event
+    time or the time their text names, slack included; all that pass when ``windows`` is empty),
+    and which of them lie in a window's core (nids, bool mask)."""
+    c = ctx.state.cols
+    nids = np.flatnonzero(c.in_namespace(ctx.space.code))
+    if not windows:
+        nids = _passing(ctx, nids)
+        return nids, np.ones(len(nids), bool)
+    core, inside = window_masks(c.created_at[nids], windows, (c.mentioned_start[nids], c.mentioned_end[nids]))
+    nids, core = nids[inside], core[inside]
+    keep = np.isin(nids, _passing(ctx, nids))
+    return nids[keep], core[keep]
 
 
 def window_holds_nothing(ctx: RecallContext) -> bool:
@@ -421,10 +428,7 @@ def window_holds_nothing(ctx: RecallContext) -> bool:
     "last weekend" answered a September question with relevance 0.99, and no gap)."""
     if not ctx.windows or ctx.extra.get("in_window"):   # (a candidate ranked inside one: not empty)
         return False
-    c = ctx.state.cols
-    nids = np.flatnonzero(c.in_namespace(ctx.space.code))
-    _core, inside = window_masks(c.created_at[nids], ctx.windows, (c.mentioned_start[nids], c.mentioned_end[nids]))
-    return not len(_passing(ctx, nids[inside]))
+    return not len(_window_members(ctx, ctx.windows)[0])
 
 
 def slot_seeds(ctx: RecallContext) -> dict[int, float]:

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .. import slots as _slots, temporal as _temporal
+from ..batch_plan import whole_record
 from ..contiguity import default_weight
 from ..timeref import resolve_time_refs
 from ..facts import conflict_many, fact_signature, restates, subject_of
@@ -499,11 +500,12 @@ def _whole_text(unit: WriteUnit, nid: int, by_nid: dict[int, Prepared], pieces_o
             return q.text
         return " ".join([q.text, *pieces_of.get(q.ext_id, ())])
     rec = unit.record(nid) or {}
-    parts = [rec.get("text", "")]
-    if rec.get("chunks"):
-        for piece in (unit.record(n) or {} for n in unit.pieces(rec)):
-            parts.append(piece.get("text", "")[piece.get("overlap_chars") or 0:])
-    return " ".join(parts)
+    if rec.get("chunks"):   # joined from its stored pieces, as a reader gets it back
+        def read_piece(ext_id: str) -> dict | None:
+            n = unit.lookup(rec["namespace"], ext_id)
+            return None if n is None else unit.record(n)
+        rec = whole_record(rec, read_piece, unit.state.config.store.chunk_chars // 10)
+    return rec.get("text", "")
 
 
 def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
