@@ -29,6 +29,17 @@ rejected it, against the label), protected-fact detection (precision / recall, c
 accuracy), and how many expected-protected facts are still active after a default
 ``rescore`` five years later (semantic half-life 180 days: any unprotected memory is archived).
 
+Protection held out: ``benchmarks/data/protection_heldout.jsonl`` holds 120 chat messages
+written on 2026-12-03 by a helper that had not read the rules (health 25, family 20, identity 30,
+and 45 near misses sharing their words: "I broke my phone", "allergic to Mondays lol"; 7 marked
+ambiguous and left out). :func:`~engramdb.dynamics.admission.protected_category` of each against
+its label: precision and recall of "protected" and the category of the true positives. Its
+first measurement (the rules of commit 47edccb, and the same after widening them to injuries,
+contact details, family events, diet, faith and languages) is quoted in the report: only that
+one was held out. The rules were revised after it, on a hostile pass of 334 probes and having
+seen its misses (ages, retirement, a native speaker), so the figure of each later run is not.
+Its misses are listed, left as found.
+
 When the LoCoMo conversations are found (``engramdb.locomo.default_locomo_path``; read at run
 time, never copied here; CC BY-NC 4.0, Maharana et al., ACL 2024), both policies also admit
 every turn, one ``admit_batch`` per session as ``examples/dynamics_report.py`` does, and the
@@ -57,6 +68,10 @@ DATA = HERE / "data" / "admission_labelled.jsonl"
 OUT = HERE / "results" / "admission_quality"
 NOW = 1_780_000_000.0          # 2026-05-28, Unix seconds
 LATER = NOW + 5 * 365 * 86400.0
+HELD_OUT = HERE / "data" / "protection_heldout.jsonl"
+#: The held-out set's first measurement: the rules before the widening (commit 47edccb) and after.
+HELD_OUT_FIRST = {"before (47edccb)": {"precision": 0.854, "recall": 0.569},
+                  "after": {"precision": 0.873, "recall": 0.861}}
 DECISIONS = ("admit", "reject", "reinforce")
 POLICIES = ("before", "after")
 
@@ -173,6 +188,32 @@ def metrics(rows: list[dict], got: list[dict], policy: str) -> dict:
     return out
 
 
+def protection_held_out(rows: list[dict]) -> dict:
+    """:func:`protected_category` of each unambiguous held-out line against its label."""
+    from engramdb.dynamics.admission import protected_category
+
+    tp = fp = fn = tn = cat = 0
+    misses, false = [], []
+    for r in rows:
+        if r.get("ambiguous"):
+            continue
+        got, why = protected_category(r["text"])
+        if r["protected"] and got:
+            tp, cat = tp + 1, cat + (got == r["protected"])
+        elif r["protected"]:
+            fn += 1
+            misses.append({"text": r["text"], "expected": r["protected"]})
+        elif got:
+            fp += 1
+            false.append({"text": r["text"], "got": got, "why": why})
+        else:
+            tn += 1
+    return {"lines": tp + fp + fn + tn, "ambiguous_left_out": sum(bool(r.get("ambiguous")) for r in rows),
+            "precision": _r(tp / (tp + fp)) if tp + fp else None, "recall": _r(tp / (tp + fn)) if tp + fn else None,
+            "category_accuracy": _r(cat / tp) if tp else None, "tp": tp, "fp": fp, "fn": fn, "tn": tn,
+            "misses": misses, "false_positives": false, "first_measurement": HELD_OUT_FIRST}
+
+
 def _confusion(expected: list[str], got: list[str]) -> dict:
     out: dict[str, dict[str, int]] = {}
     for e, g in zip(expected, got):
@@ -215,6 +256,23 @@ def markdown(res: dict) -> str:
                   f"{e['expected_protected']}, got {e['got']} / {e['kind']} / {e['protected']} ({e['why']})"
                   for e in errs]
         lines.append("")
+    h = res.get("protection_held_out")
+    if h:
+        lines += ["## Protection on held-out messages", "",
+                  f"`protected_category` on {res['protection_data']} ({h['lines']} lines, {h['ambiguous_left_out']} "
+                  "ambiguous left out; written by a helper that had not read the rules): precision "
+                  f"{_fmt(h['precision'])}, recall {_fmt(h['recall'])} of \"protected\", category right for "
+                  f"{_fmt(h['category_accuracy'])} of the true positives (tp {h['tp']}, fp {h['fp']}, fn {h['fn']}, "
+                  f"tn {h['tn']}).", "",
+                  "First measurement, the only one held out: " + "; ".join(
+                      f"{k}: P {v['precision']:.3f} / R {v['recall']:.3f}" for k, v in h["first_measurement"].items())
+                  + ". The rules were revised after it (a hostile pass, and its misses seen), so the figure "
+                  "above is no longer a held-out one.", "",
+                  f"Missed ({len(h['misses'])}):", ""]
+        lines += [f"- {m['expected']}: \"{m['text']}\"" for m in h["misses"]]
+        lines += ["", f"Protected against the label ({len(h['false_positives'])}):", ""]
+        lines += [f"- {m['got']} ({m['why']}): \"{m['text']}\"" for m in h["false_positives"]]
+        lines.append("")
     if res.get("locomo"):
         lines += ["## LoCoMo turns (all 10 conversations, one admit_batch per session)", "",
                   "| policy | turns | rejected | evidence turns | evidence turns rejected | kinds |",
@@ -254,6 +312,9 @@ def main(argv=None) -> int:
             got = run(part, pol)
             m = metrics(part, got, pol)
             res["results"][half][pol] = m
+    if HELD_OUT.exists():
+        res["protection_data"] = HELD_OUT.relative_to(HERE.parent).as_posix()
+        res["protection_held_out"] = protection_held_out(load(HELD_OUT))
     if not args.no_locomo:
         parts = {pol: locomo(pol) for pol in POLICIES}
         if all(parts.values()):
@@ -270,6 +331,10 @@ def main(argv=None) -> int:
                   f"reinforce P/R {_fmt(d['reinforce']['precision'])}/{_fmt(d['reinforce']['recall'])}  "
                   f"kind acc {_fmt(m['kind_accuracy'])}  protected P/R {_fmt(m['protected']['precision'])}/"
                   f"{_fmt(m['protected']['recall'])}  kept 5y {m['protected_active_after_5y']}")
+    h = res.get("protection_held_out")
+    if h:
+        print(f"protection held out: P {_fmt(h['precision'])} R {_fmt(h['recall'])} category "
+              f"{_fmt(h['category_accuracy'])} (fp {h['fp']}, fn {h['fn']} of {h['lines']})")
     for pol, m in (res.get("locomo") or {}).items():
         print(f"locomo {pol:6s} rejected {m['rejected']}/{m['turns']}  evidence rejected "
               f"{m['evidence_rejected']}/{m['evidence_turns']}  kinds {m['kinds']}")

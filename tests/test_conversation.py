@@ -1391,6 +1391,69 @@ def test_protection_reads_each_clause(tmp_path, said, protected):
         assert len(eng.query(namespace="u", tags=["protected"])) == int(protected)
 
 
+@pytest.mark.parametrize("said,category", [
+    # contact details and documents
+    ("My phone number is 912 345 678.", "identity"), ("you can text me at +44 7700 900123", "identity"),
+    ("Priya's email is priya.n@example.org", "identity"), ("Email me the slides at bob@acme.com", "identity"),
+    ("My passport number is X1234567.", "identity"),
+    # injuries and lasting conditions
+    ("I sprained my ankle last week.", "health"), ("I broke my leg skiing in January.", "health"),
+    ("tore my ACL playing football", "health"), ("I'm recovering from a concussion.", "health"),
+    ("I have PTSD from the accident.", "health"), ("I'm 8 months sober.", "health"),
+    ("My therapist is Dr Lee.", "health"), ("My bad back is acting up again.", "health"),
+    # family events, in an episode too, and the speaker's marital state
+    ("My dad passed away last year.", "family"), ("My mom died in 2019.", "family"),
+    ("My sister got married in June.", "family"), ("I got divorced last year.", "family"),
+    ("We just got engaged!", "family"),
+    # diet, faith and languages as the speaker's state
+    ("I'm vegetarian.", "identity"), ("I keep kosher.", "identity"), ("I don't eat pork.", "identity"),
+    ("We've been vegan for years.", "identity"), ("I speak Portuguese and English.", "identity"),
+    ("Portuguese is my native language.", "identity"),
+    # near misses: the same words, no such fact
+    ("I broke my phone.", None), ("My phone died.", None), ("We went to a vegan restaurant.", None),
+    ("Break a leg tonight!", None), ("I emailed the report to Tom.", None), ("I speak to my manager on Mondays.", None),
+    ("The code is broken.", None), ("I hurt my feelings.", None), ("Call the bank at 10.", None),
+    ("The order 123-4567 shipped.", None), ("That was a sobering thought.", None), ("I had lunch with my mom.", None),
+    ("My son scored a goal yesterday.", None), ("I ate halal food yesterday.", None),
+    ("What's my phone number?", None), ("Did I tell you my email?", None),
+    # hostile pass on the widened rules: whose fact it is, and the words' other senses
+    ("Please contact support@acme.com.", None), ("git config user.email dev@example.com", None),
+    ("Ticket number 1234567 is still open.", None), ("Call the restaurant at (555) 123-4567 to book.", None),
+    ("My mom's phone died.", None), ("The child process died.", None), ("My son passed his driving test!", None),
+    ("My son adopted a puppy.", None), ("I separated the concerns into two modules.", None),
+    ("I'm engaged in a lawsuit.", None), ("I married the two spreadsheets into one file.", None),
+    ("I speak Python fluently.", None), ("I'm a Christian Bale fan.", None), ("LeBron sprained his ankle.", None),
+    ("She twisted my arm into going.", None), ("The chair has a broken leg.", None), ("I'm 5 minutes away.", None),
+    ("I'm divorced.", "family"), ("my grandma passed last week", "family"), ("We lost my mom in March.", "family"),
+    ("I'm 34, if that matters.", "identity"), ("Im vegan", "identity"), ("native Spanish speaker here", "identity"),
+])
+def test_contact_details_injuries_family_events_and_diet_are_protected(said, category):
+    """A companion-app user's phone number, sprained ankle and a parent's death were archived by
+    the default rescore: protection knew allergies, conditions, family facts and jobs, but no
+    contact details, injuries, family events (in an episode), diet, faith or languages."""
+    from engramdb.dynamics.admission import protected_category
+
+    assert protected_category(said)[0] == category, protected_category(said)
+
+
+def test_a_companion_users_phone_injury_and_loss_outlive_a_quiet_year(tmp_path):
+    """The user story behind the widened rules, end to end: add_conversation tags the user's
+    messages, and a default rescore a year later keeps them while the chatter beside them fades."""
+    t0 = 1_700_000_000.0
+    said = ["My number is 912 345 678, text me if anything changes.", "I sprained my ankle on the stairs yesterday.",
+            "My dad passed away last spring.", "I'm vegetarian, so no meat in the recipes please.",
+            "We watched a documentary about whales yesterday."]
+    msgs = [{"role": "user", "content": c, "created_at": t0 + i} for i, c in enumerate(said)]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        eng.add_conversation(msgs, namespace="u", session="s", recorded_at=t0 + 10)
+        protected = {m.text for m in eng.query(namespace="u", tags=["protected"])}
+        assert protected == {f"user: {c}" for c in said[:4]}
+        eng.rescore(t0 + 365 * 86400)
+        active = {m.text for m in eng.query(namespace="u", limit=50)}
+    assert protected <= active
+    assert "user: We watched a documentary about whales yesterday." not in active
+
+
 @pytest.mark.parametrize("said", [
     "I'm allergic to penicillin\nis amoxicillin ok?", "I'm allergic to penicillin - should I worry?",
     "I'm allergic to penicillin,should I worry?", "I have type 2 diabetes so what can I eat for breakfast?",

@@ -72,6 +72,50 @@ def test_the_extractor_reads_updates_as_people_state_them(text, expected):
     assert rule_based_extractor(text) == expected
 
 
+@pytest.mark.parametrize("text,expected", [
+    # a named value ends with its name
+    ("I just moved to Porto and started at Globex.", ("user", "home_city", "Porto")),
+    ("I live in Porto with my wife.", ("user", "home_city", "Porto")),
+    ("I moved to Porto for work.", ("user", "home_city", "Porto")),
+    ("Mel: I live in New York City but work in Jersey.", ("Mel", "home_city", "New York City")),
+    ("I work at Acme as a nurse on the night shift.", ("user", "employer", "Acme")),
+    ("I work at Acme on Mondays.", ("user", "employer", "Acme")),
+    ("I live in Porto and Ana lives in Lisbon.", ("user", "home_city", "Porto")),
+    # names with lower-case words inside stay whole, and so does a value that opens unnamed
+    ("I work at Bank of America.", ("user", "employer", "Bank of America")),
+    ("I work at Bank of the West.", ("user", "employer", "Bank of the West")),
+    ("I work for Teach for America.", ("user", "employer", "Teach for America")),
+    ("I work at the University of Texas at Austin.", ("user", "employer", "the University of Texas at Austin")),
+    ("I live in Rio de Janeiro now.", ("user", "home_city", "Rio de Janeiro")),
+    ("I live in Santa Cruz de la Sierra.", ("user", "home_city", "Santa Cruz de la Sierra")),
+    ("I moved to Trinidad and Tobago.", ("user", "home_city", "Trinidad and Tobago")),
+    ("I work for Johnson & Johnson.", ("user", "employer", "Johnson & Johnson")),
+    ("Caroline: I work at the LGBTQ center.", ("Caroline", "employer", "the LGBTQ center")),
+    ("I live in a small town near Porto.", ("user", "home_city", "a small town near Porto")),
+    ("I work as a nurse at St Mary's.", ("user", "job", "nurse at St Mary's")),
+    # the move said as news
+    ("Big news: we moved to Porto!", ("user", "home_city", "Porto")),
+    ("Big News: I moved to Porto.", ("user", "home_city", "Porto")),
+    ("I finally moved to Porto.", ("user", "home_city", "Porto")),
+])
+def test_the_extractor_gives_a_value_without_the_words_after_it(text, expected):
+    """A companion-app user's "I just moved to Porto and started at Globex" made 'Porto and started
+    at Globex' the current home city, and "Big news: we moved to Porto!" filled no slot, leaving
+    Lisbon current; a hostile pass then cut names at their glue ("Teach for America")."""
+    assert rule_based_extractor(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "When I was a kid, we moved to Ohio.", "If I get the offer, I work at Google from March.",
+    "Production already moved to Postgres 16.", "Everyone finally moved to Slack.", "I'm working at the moment.",
+    "I work for a living.", "I'm working at the office today.",
+])
+def test_the_extractor_gives_no_slot_rather_than_a_wrong_one(text):
+    """Hostile pass: a clause cut off its 'When I was a kid,' or 'If ...,', a tool that 'moved to'
+    a database, and 'at the moment' became the user's home city or employer."""
+    assert rule_based_extractor(text) is None
+
+
 def test_a_chat_of_updates_leaves_the_last_city_current(tmp_path):
     cfg = engramdb.EngramConfig(slots=SlotConfig(extractor=rule_based_extractor))
     with engramdb.open(tmp_path / "s", config=cfg, embedder="hashing") as mem:

@@ -199,8 +199,10 @@ _NEGATED = re.compile(r"\b(?:no longer|not|never|used to|anymore|any more|former
                       re.IGNORECASE)
 #: Words opening a clause as discourse, not as its subject ("Actually I now live in Lyon").
 _DISCOURSE = re.compile(r"^(?:(?:actually|so|well|oh|ok|okay|also|and|but|btw|anyway|update|fyi|good news|"
-                        r"by the way|just so you know|as of now|guess what|now)\b[,:!]?\s+)+", re.IGNORECASE)
-#: Where one sentence holds two clauses: "; ", ", and I ...", " and we ...", " but I ...".
+                        r"by the way|just so you know|as of now|guess what|now|(?:big|great|exciting|some|fun) news|news|heads up|"
+                        r"ps|p\.s\.|life update|quick update)\b[,:!]?\s+)+", re.IGNORECASE)
+#: Where one sentence holds two clauses: "; ", ", and I ...", " and we ...", " but I ...". (Not a
+#: bare comma: "When I was a kid, we moved to Ohio", "If I get the offer, I work at Google".)
 _CLAUSE_CUT = re.compile(r";\s+|,?\s+(?:and|but|while|so)\s+(?=(?:I|we)\b)", re.IGNORECASE)
 #: A value's trailing words that are no part of it.
 _TRAILING = re.compile(r"(?:\s+(?:since|until|till)\b.*|(?:\s+(?:now|these days|at the moment|recently|for good|"
@@ -211,7 +213,8 @@ _HYPOTHETICAL = re.compile(r"(?i:^(?:if|what if|maybe|perhaps|suppose|imagine|wh
                            r"going to|hope to|wish|if)\b")   # (lower case inside: "Will lives in Boston" is a name)
 _ARTICLES = frozenset({"a", "an", "the", "some", "my", "our", "this", "that"})
 _SPEAKER_SUBJECTS = frozenset({"i", "we", "my family and i", "my wife and i", "my husband and i", "my partner and i"})
-_I_LIVE = re.compile(r"^\s*I(?:'m| am|'ve| have)?(?: now| still| just| recently)? (?:live|living|moved|relocated) "
+_I_LIVE = re.compile(r"^\s*I(?:'m| am|'ve| have)?(?: now| still| just| recently| finally| officially| already)? "
+                     r"(?:live|living|moved|relocated) "
                      r"(?:in|to) (?P<v>[^.!?;]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$",
                      re.IGNORECASE)
 
@@ -242,8 +245,10 @@ def rule_based_extractor(text: str, speaker: str | None = None) -> tuple[str, st
     A message of several sentences is read clause by clause (the first clause that states a
     slot gives it); a leading discourse word is skipped ("Actually I now live in Lyon"), a
     negated or past clause states nothing ("I no longer live in Berlin", "I used to live in
-    Rome"), "we" is the speaker too ("We moved to Porto"), and a value ends before a comma or a
-    trailing time ("I moved to Paris last week" -> "Paris").
+    Rome"), "we" is the speaker too ("We moved to Porto"), a label such as "Big news:" is
+    skipped, and a value ends before a comma, a trailing time ("I moved to Paris last week" ->
+    "Paris") or the words after a name (:func:`_name_run`: "Porto with my wife", "Acme as a
+    nurse"; "Bank of the West" stays whole).
 
     Returns
     -------
@@ -252,7 +257,7 @@ def rule_based_extractor(text: str, speaker: str | None = None) -> tuple[str, st
     """
     m = _SPEAKER.match(text)
     if m:
-        if m["sp"].lower() not in LABELS:   # "Note: I moved to Porto" is the user's, not Note's
+        if m["sp"].lower().split()[-1] not in LABELS:   # "Note: I moved to Porto", "Big News: ..." are the user's
             speaker = speaker or m["sp"]
         text = text[m.end():]
     who = (speaker or "").strip() or "user"
@@ -324,7 +329,72 @@ def _bare_value(value: str, attribute: str) -> str:
     if (attribute == "home_city" and not named) or (attribute == "employer" and not named
                                                     and words[0].lower() not in _ARTICLES):
         return ""   # "I live in hope", "I work at night", "I work for money" ("a shelter" is one)
+    if attribute == "employer" and " ".join(words).lower() in _NOT_EMPLOYERS:
+        return ""   # "I'm working at the moment", "I work for a living"
+    if attribute in ("home_city", "employer"):
+        return _name_run(words)
     return value
+
+
+#: Lower-case words inside a name, before a capitalised word (or an article and one): "Bank of
+#: America", "Bank of the West", "Rio de Janeiro", "Santa Cruz de la Sierra", "Teach for America",
+#: "the University of Texas at Austin", "Frankfurt am Main", "Trinidad and Tobago", "Johnson &
+#: Johnson".
+_NAME_GLUE = frozenset("of de da do dos das du la le del della di von van der den am im upon and & y e for to at".split())
+_NAME_ARTICLES = frozenset("the la le los las el l' d'".split())
+#: Capitalised words that name a time, not a place or an employer ("Acme on Mondays").
+_TIME_NAMES = frozenset(w.capitalize() for w in (
+    "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays "
+    "saturdays sundays january february march april may june july august september october november "
+    "december christmas easter".split()))
+#: Lower-case words that end a named value: prepositions and conjunctions ("Porto with my wife",
+#: "Acme as a nurse", "New York City but work in Jersey"), unless they glue a name.
+_VALUE_STOP = _NAME_GLUE | frozenset(
+    "but or so with as because since while where which who that in on by after before until though although "
+    "if when than near from during out like right currently permanently temporarily again still back remotely "
+    "part-time full-time part full lol haha anymore already too also".split())
+#: What "I work at / for ..." names that is no employer.
+_NOT_EMPLOYERS = frozenset({"the moment", "the minute", "the office", "the time", "a living", "the weekend",
+                            "this point", "that point", "home"})
+
+
+def _name_run(words: list[str]) -> str:
+    """A named value without the clause that follows it.
+
+    A value that opens with a capitalised word (after an optional "the") keeps its capitalised
+    words, the lower-case words right after them ("the LGBTQ center") and the glue between two
+    names ("Bank of the West", "Teach for America"); it ends at a preposition or conjunction that
+    glues no name ("Porto with my wife", "Acme as a nurse", "Porto for work") or at a lower-case
+    word after glue ("Porto and Ana lives in Lisbon" -> "Porto"). A value that opens otherwise ("a
+    small town near Porto") is left as said."""
+    start = 1 if len(words) > 1 and words[0].lower() == "the" else 0
+    if not (words[start][:1].isupper() or words[start][:1].isdigit()):
+        return " ".join(words)
+    end, glued = start + 1, None   # glued: where the value ended before the last glue
+    while end < len(words):
+        w = words[end]
+        if w[:1].isupper() or w[:1].isdigit():
+            end += 1
+            continue
+        low = w.lower()
+        if low not in _VALUE_STOP and not w[:1].isalpha():
+            break   # "Porto :)"
+        if low not in _VALUE_STOP:
+            if glued is not None:   # a verb after "and Ana": the glue joined no name
+                end = glued
+                break
+            end += 1
+            continue
+        nxt = end + 1
+        if nxt < len(words) and words[nxt].lower() in _NAME_ARTICLES:
+            nxt += 1
+        if (low in _NAME_GLUE and nxt < len(words) and words[nxt][:1].isupper()
+                and words[nxt].strip(".,!?") not in _TIME_NAMES):
+            glued = end
+            end = nxt + 1
+            continue
+        break
+    return " ".join(words[:end])
 
 
 def slot_key(namespace: str, subject: str, attribute: str) -> str:

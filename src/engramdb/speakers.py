@@ -48,7 +48,7 @@ SECOND_PERSON = frozenset({"you", "your", "yours", "yourself", "you're", "you've
 #: Prefixes that label a note rather than name who said it ("Note: I moved to Porto" is the
 #: user's, not Note's); :mod:`engramdb.slots` reads the same list.
 LABELS = frozenset("note notes update reminder todo fact summary edit ps fyi important warning question answer "
-                   "q a memo remember info correction password tip idea task goal draft re fw fwd subject".split())
+                   "q a memo remember info correction password tip idea task goal draft re fw fwd subject news psa".split())
 _PRONOUNS = FIRST_PERSON | SECOND_PERSON | frozenset("he she it we they him her us them his its our their".split())
 #: A question's leading word that is an auxiliary, never a name ("Will Dave come?", "May I ...").
 _AUXILIARIES = frozenset("will may can could would should might must shall did does do is are was were has have "

@@ -404,7 +404,33 @@ HEALTH = ("allerg", "intoleran", "diabet", "asthma", "celiac", "coeliac", "epile
           "chronic", "adhd", "autis", "depression", "anxiety", "bipolar", "blood type", "blood pressure",
           "cholesterol", "pacemaker", "dialysis", "chemo", "epipen", "pills", "tablets", "dosage",
           "wheelchair", "hypertension", "heart attack", "heart condition", "stroke", "seizure", "hearing aid",
-          "disabilit", "disabled", "blind", "deaf", "transplant", "hiv", "hepatitis", "kidney", "thyroid")
+          "disabilit", "disabled", "blind", "deaf", "transplant", "hiv", "hepatitis", "kidney", "thyroid",
+          # mental health, recovery and other lasting conditions
+          "physiotherap", "physical therap", "prosthe", "amputat", "hearing loss", "hard of hearing", "ptsd", "ocd", "antidepress",
+          "therapist", "psychiatr", "anorexi", "bulimi", "panic attack", "suicidal", "self harm", "sober ",
+          "sobriety", "addiction", "alcoholism", "recovering alcoholic", "in recovery", "clean for", "quit drinking",
+          "i don't drink", "i do not drink", "sleep apnea", "apnoea", "hip replacement", "knee replacement",
+          "bad back", "back pain", "bad knee", "bad hip",
+          "crohn", "colitis", "eczema", "psoriasis", "lupus", "fibromyalgia", "sclerosis", "glaucoma", "cataract",
+          "miscarried", "a miscarriage", "infertil", "ivf", "in remission", "immunocompromised",
+          "dyslexi", "expecting a baby", "expecting our first", "months along", "weeks along")
+#: Words of an injury, which count in a clause of the speaker's ("I'm recovering from a concussion",
+#: "my injury"), not in news of a stranger's ("Messi's injury ruled him out").
+INJURY_WORDS = ("injur", "sprain", "fractur", "concuss", "ligament", "whiplash", "crutches", "torn acl")
+_SPEAKERS_OWN = frozenset("i i'm i've i'd me my mine myself im ive".split())
+#: A body part an injury names.
+_BODY = (r"(?:(?:left|right|lower|upper|bad)\s+)?(?:ankle|wrist|arm|leg|knee|hip|back|shoulder|neck|foot|toe|"
+         r"finger|thumb|hand|elbow|rib|collarbone|jaw|spine|acl|mcl|meniscus|hamstring|achilles|tendon|calf|shin|"
+         r"pelvis|skull|tooth|ligament|muscle|disc)s?\b")
+#: An injury of the speaker or of someone of theirs: "I sprained my ankle", "my son broke his arm",
+#: "I'm recovering from a broken wrist"; past forms only ("Break a leg!"), and not a thing's ("the
+#: chair has a broken leg"), a stranger's ("LeBron sprained his ankle") nor someone else's doing
+#: ("she twisted my arm", "you pulled my leg").
+_INJURY = re.compile(
+    r"(?:\b(?:i|i've|i have|my\s+\w+)\s+|^\s*)(?:(?:just|recently|badly|accidentally)\s+)?(?:broke|fractured|sprained|"
+    r"twisted|tore|pulled|dislocated|injured|hurt|bruised|strained|busted)\s+(?:my|his|her|their)\s+" + _BODY
+    + r"|\b(?:i'm|i am|i have|i've got|i've had|i had|recovering from|healing from|nursing)\s+(?:a|an|my)\s+"
+    r"(?:broken|fractured|sprained|torn|dislocated|twisted|pulled|injured)\s+" + _BODY, re.IGNORECASE)
 _DOSE = re.compile(r"\b\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ml|iu)\b", re.I)
 #: A medication regimen named without a dose or the word "medication": "I take metformin twice a
 #: day", "she's been taking lisinopril every morning"
@@ -419,13 +445,98 @@ FAMILY = frozenset(
     "sister sister's sisters sibling siblings kid kids kid's child children child's baby "
     "grandmother grandma grandfather grandpa grandparents granddaughter grandson grandchildren aunt "
     "uncle cousin cousins niece nephew spouse partner partner's fiance fiancé fiancee fiancée "
-    "boyfriend girlfriend stepson stepdaughter stepmother stepfather stepmom stepdad twins in-laws".split())
+    "boyfriend girlfriend stepson stepdaughter stepmother stepfather stepmom stepdad twins in-laws hubby wifey "
+    "grandad granddad nan nana granny gran grandmom grandpop".split())
+#: What happens to a family once and is never an aside, said of a family member of the speaker's
+#: in any clause, episode or not: "My dad passed away last year", "my grandma passed", "my sister
+#: got married in June", "my parents separated", "we lost my mom in March", "my dad's funeral" (not
+#: "my mom's phone died", "my son passed his exam", "my son adopted a puppy").
+_FAMILY_ALT = "|".join(sorted((w for w in FAMILY if "'" not in w and "-" not in w), key=len, reverse=True))
+_FAMILY_EVENT = re.compile(
+    r"\bmy\s+(?:(?:late|dear|little|big|older|younger|baby|twin|step|ex|own)\s+)?(?:" + _FAMILY_ALT + r")"
+    r"(?:\s+(?:just|recently|suddenly|sadly|finally|has|have|had|was|were|is|are|got))*\s+"
+    r"(?:passed away|passed on|passed(?=\s*(?:[.,!;]|$|last|in|on|recently|yesterday|this|over|peacefully))|died|"
+    r"married|divorced|engaged to|separated|split up|remarried|was born|were born|gave birth|had (?:a|her|his|"
+    r"their) baby|was diagnosed|is pregnant)\b"
+    r"|\b(?:i|we)\s+lost\s+(?:my|our)\s+(?:" + _FAMILY_ALT + r")\b(?!')"
+    r"|\bmy\s+(?:" + _FAMILY_ALT + r")'s\s+(?:funeral|death|passing|wedding|divorce)\b", re.IGNORECASE)
+#: The speaker's own marital state or family event, no family word needed ("I'm married", "I got
+#: divorced last year", "we just got engaged", "I'm a widower", "I'm single", "we had a baby", "we
+#: adopted a girl", "my wife and I split up"); not "I married the two spreadsheets", "I'm engaged
+#: in a lawsuit", "I separated the concerns", a pet adopted.
+_MARITAL = re.compile(
+    r"\b(?:i|we)(?:\s+(?:just|recently|finally|officially))?(?:'m|m| am|'re| are| was| were| got| get| getting|"
+    r"'ve been| have been| became)"
+    r"(?:\s+(?:just|recently|finally|now|newly|happily|officially|a|been|got))*\s+"
+    r"(?:married(?!\s+to\s+(?:this|that|the|it|my work|our work|work)\b)|divorced|engaged(?!\s+(?:in|with)\b)|"
+    r"widowed|widower|widow|separated(?!\s+(?:the|it|them|"
+    r"our|my|into|from|out)\b)|remarried|single(?!\s+(?:file|click|page|line|word|thing|time|one)\b))\b"
+    r"|\b(?:i|we)\s+(?:just\s+|recently\s+)?(?:had a baby|adopted (?:a |our |my )?(?:baby|son|daughter|child|kid|"
+    r"boy|girl|twins)|split up|broke up with (?:my|our) (?:boyfriend|girlfriend|partner|husband|wife|fianc\w*))\b"
+    r"|\bmy (?:wife|husband|partner|boyfriend|girlfriend|fianc\w*) and i\s+(?:just\s+)?(?:split up|separated|"
+    r"divorced|broke up|got married|got engaged)\b", re.IGNORECASE)
 IDENTITY = ("my name", "name is", "call me", "i'm called", "birthday", "born", "years old", "year old",
             "i live", "we live", "lives in", "live in", "living in", "i moved to", "we moved to", "he moved to",
             "she moved to", "they moved to", "i'm from", "we're from", "grew up", "my address", "home address",
             "work as", "works as", "worked as", "work at", "works at", "work for", "works for", "my job",
             "new job", "job as", "job at", "his job", "her job", "their job", "profession", "occupation",
-            "my pronouns", "accepted an offer", "job offer")
+            "my pronouns", "accepted an offer", "job offer",
+            # contact details and documents ("my number is ...", "reach me at ...")
+            "phone number", "my number", "mobile number", "cell number", "my cell", "my mobile", "email address",
+            "my email", "my e mail", "reach me at", "text me at", "contact me at", "zip code", "postcode",
+            "postal code", "passport number", "license number", "licence number", "social security", "ssn",
+            "national id",
+            # languages; retirement; origin
+            "native language", "mother tongue", "first language", "second language", "bilingual", "trilingual",
+            "i'm retired", "i am retired", "im retired", "originally from", "i'm based in", "we're based in",
+            "laid off from", "laid off by")
+#: An e-mail address (its owner's contact detail when a clause says whose: "my", "me", "Priya's";
+#: "contact support@acme.com", "git config user.email dev@example.com" say none).
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+_OWNER = re.compile(r"(?i:\b(?:my|our|me|mine|his|her|their|i|i'm|im)\b|\w['’]s\b)")
+#: A phone number of someone's: "my number is 912 345 678", "call me on +351 ...", "Ines's phone
+#: is ..." (not "ticket number 1234567", "call the restaurant at (555) 123-4567").
+_PHONE = re.compile(r"(?i:\b(?:(?:my|our|his|her|their|\w+['’]s)\s+(?:\w+\s+)?(?:phone|mobile|cell|number|whatsapp|"
+                    r"tel|landline)|(?:call|text|reach|ring|whatsapp|contact)\s+(?:me|us)\b))[^.;!?]{0,30}?"
+                    r"(?:\+|\(|\b)\d[\d\s().-]{5,}\d\b")
+#: Languages a speaker may say they speak ("I speak Portuguese", "i speak portuguese"; "I speak
+#: Python" is none).
+LANGUAGES = frozenset(
+    "english spanish portuguese french german italian dutch swedish norwegian danish finnish icelandic polish "
+    "czech slovak hungarian romanian bulgarian greek turkish russian ukrainian serbian croatian bosnian slovenian "
+    "albanian lithuanian latvian estonian arabic hebrew persian farsi urdu hindi bengali punjabi gujarati marathi "
+    "tamil telugu kannada malayalam nepali sinhala mandarin cantonese chinese japanese korean vietnamese thai "
+    "indonesian malay tagalog filipino swahili amharic yoruba igbo hausa zulu xhosa afrikaans catalan basque "
+    "galician welsh irish gaelic creole asl bsl sign".split())
+_LANG_ALT = "|".join(sorted(LANGUAGES, key=len, reverse=True))
+#: The speaker's diet, faith, identity or languages as a state of theirs: "I'm vegan", "Im
+#: vegetarian", "we've been vegetarian for years", "I keep kosher", "I only eat halal", "as a
+#: Muslim I ...", "I'm plant-based", "I speak Portuguese", "native Spanish speaker", "I don't eat
+#: pork" (not "a vegan restaurant", "I ate halal food" once, "I'm a Christian Bale fan", "I'm
+#: Orthodox about code reviews").
+_PRACTICE = re.compile(
+    r"(?:\b(?:i|we)(?:'m|’m| am|m|'re| are|'ve been| have been| became| went| turned| keep| eat| only eat| stay)"
+    r"|\bas an?|^|\.\s+)"
+    r"(?:\s+(?:strictly|mostly|fully|now|also|a|an|practicing|practising|devout|proud|lifelong))*\s+"
+    r"(?:vegan|vegetarian|veggie|pescatarian|pescetarian|plant[- ]based|kosher|halal|gluten[- ]free|teetotal\w*|"
+    r"muslim|christian|catholic|jewish|hindu|buddhist|sikh|atheist|agnostic|mormon|protestant|orthodox|"
+    r"gay|lesbian|bisexual|transgender|trans|non-binary|nonbinary|queer|asexual)"
+    r"(?![-\w])(?!\s+(?-i:[A-Z]))(?!\s+(?:about|fan|restaurant|place|food|menu|options?|recipes?|friends?|colleague|coworker)\b)"
+    r"|\b(?:vegan|vegetarian|pescatarian) here\b"
+    r"|\b(?:i|we) (?:don't|do not|never|can't|cannot|dont|cant) eat (?:any )?(?:meat|pork|beef|fish|seafood|dairy|"
+    r"eggs|gluten|animal products)\b"
+    r"|\b(?:i|we) (?:also |only |mostly )?(?:speak|speaks) (?:fluent |some |a little )?(?:" + _LANG_ALT + r")\b"
+    r"|\bnative (?:" + _LANG_ALT + r") speaker\b"
+    r"|\b(?:" + _LANG_ALT + r") is my (?:first|second|native|mother) (?:language|tongue)\b", re.IGNORECASE)
+#: The speaker's age: "I'm 34", "I turned 30 yesterday", "I turn 40 next week" (not "I'm 5 minutes
+#: away", "I'm 2 hours in").
+_AGE = re.compile(r"\b(?:i'm|i am|im|i turned|i just turned|i turn|i'll be|i will be|i'm turning)\s+(?:\d{1,3}|"
+                  r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|"
+                  r"seven|eight|nine))?)(?!\d)(?![:.,]\d)(?!\s*%)(?!\s*(?:percent|minutes?|mins?|hours?|hrs?|seconds?|secs?|"
+                  r"days?|weeks?|months?|years?(?!\s+old)|km|miles?|pages?|steps?|times?|points?|of|out|for|in a row|"
+                  r"euros?|dollars?|bucks|k|lbs?|kg|pounds?|cm|inches|feet|ft|m|mg|hrs|chapters?|episodes?|"
+                  r"levels?|games?|laps?|reps?|sets?|calls?|items?|tickets?|emails?|people|stars?)\b)",
+                  re.IGNORECASE)
 #: A change of job, at a named employer ("My last day at Acme is Friday", "an offer from Globex",
 #: "I start at Globex on Monday"): a capitalised name after the cue ("my last day at the beach",
 #: "the movie starting at 8" are none).
@@ -447,13 +558,28 @@ def protected_category(text: str, kind: str | None = None) -> tuple[str | None, 
 
     - ``"health"``: allergies and intolerances, conditions (diabetes, asthma, ...),
       medication (a dose such as "50mg", a regimen such as "I take metformin twice a day",
-      "insulin", "prescription"), blood type, pregnancy, disability ("wheelchair");
+      "insulin", "prescription"), blood type, pregnancy, disability ("wheelchair"), an injury
+      of the speaker's or their family's (``_INJURY``: "I sprained my ankle", "my son broke his
+      arm", "I'm recovering from a concussion"; not "LeBron sprained his ankle", "she twisted my
+      arm"), mental health and recovery ("PTSD", "my therapist", "two years sober", "I don't
+      drink");
     - ``"family"``: a family member (wife, husband, son, daughter, mother, ...) in a *fact*
       (``kind`` semantic, or a clause that is one by itself): "My sister lives in Oslo" and
       "Also my son Leo is 7, he has a school play on Friday" are protected, "My son scored a
-      goal yesterday" is an episode and is not;
-    - ``"identity"``: name, birthday and birth, age, where someone lives or comes from, job
-      ("works at", "job", "I'm a nurse").
+      goal yesterday" is an episode and is not; a family event in any clause, the family member
+      its subject (``_FAMILY_EVENT``: "My dad passed away last year", "my grandma passed", "we
+      lost my mom in March", "my sister got married"; not "my mom's phone died", "my son passed
+      his exam"); the speaker's marital state (``_MARITAL``: "I'm divorced", "we just got
+      engaged", "I'm single"; not "I'm engaged in a lawsuit", "I separated the concerns");
+    - ``"identity"``: name, birthday and birth, age ("I'm 34", "I turned 30"; not "I'm 5 minutes
+      away"), where someone lives or comes from, job ("works at", "job", "I'm a nurse", "I'm
+      retired"), contact details (an e-mail address in a text that says whose: "my", "me",
+      "Priya's"; a phone number after "my / Ines's phone / number / cell" or "call / text me";
+      "my address"; not "contact support@acme.com", "ticket number 1234567"), documents
+      ("passport number"), and the speaker's diet, faith and languages as a state
+      (``_PRACTICE``: "I'm vegan", "I keep kosher", "I don't eat pork", "I'm Muslim", "I speak
+      Portuguese", "native Spanish speaker"; not one meal at a vegan place, "I speak Python",
+      "I'm a Christian Bale fan").
 
     Questions do not count, clause by clause (:func:`_asked_clauses`): "What's my name?" or "Am I
     allergic to penicillin?" names a category without stating it, while "I'm allergic to
@@ -495,18 +621,40 @@ def protected_category(text: str, kind: str | None = None) -> tuple[str | None, 
     m = _REGIMEN.search(body)
     if m:
         return "health", f"health: regimen '{m.group(0)}'"
+    m = _INJURY.search(body)
+    if m:
+        return "health", f"health: injury '{m.group(0)}'"
+    for clause in stated:   # an injury word in a clause of the speaker's ("my concussion")
+        words = [x.lower() for x in _tokens(clause)]
+        if _SPEAKERS_OWN & set(words):
+            said = " " + " ".join(words) + " "
+            stem = next((w for w in INJURY_WORDS if f" {w}" in said), None)
+            if stem:
+                return "health", f"health: injury '{stem}'"
     # a family fact, in a fact or in a clause that is one ("Also my son Leo is 7, he has a
     # school play on Friday": an episode, whose first clause is a fact)
     for clause in ([body] if kind == MemoryKind.SEMANTIC.value else []) + (stated if len(stated) > 1 else []):
         fam = next((t for t in (x.lower() for x in _tokens(clause)) if t in FAMILY), None)
         if fam and (clause is body or infer_kind(clause)[0] == MemoryKind.SEMANTIC.value):
             return "family", f"family '{fam}'"
+    for pattern in (_FAMILY_EVENT, _MARITAL):   # in an episode too ("My dad passed away last year")
+        m = pattern.search(body)
+        if m:
+            return "family", f"family: '{m.group(0)}'"
     for cue in IDENTITY:
         if f" {cue} " in joined:
             return "identity", f"identity '{cue}'"
     m = _JOB_CHANGE.search(body)
     if m:
         return "identity", f"identity: job change '{m.group(0)}'"
+    # (an address's dots cut clauses: it is read in the whole text, where no question holds it)
+    m = next((m for m in _EMAIL.finditer(text) if any("@" in c for c in stated)), None)
+    if m and _OWNER.search(text):
+        return "identity", f"identity: e-mail address '{m.group(0)}'"
+    for pattern, what in ((_PHONE, "phone number"), (_PRACTICE, "diet, faith or language"), (_AGE, "age")):
+        m = pattern.search(body)
+        if m:
+            return "identity", f"identity: {what} '{m.group(0)}'"
     for i, t in enumerate(low):
         if t in ("is", "am", "i'm", "she's", "he's", "as", "are", "we're", "they're", "be"):
             for nxt in low[i + 1:i + 5]:   # "I'll be a senior product manager"
