@@ -652,3 +652,29 @@ def test_a_change_said_after_an_opener_supersedes_in_a_chat(tmp_path):
             {"role": "user", "content": "Now I take 20 mg of lisinopril every morning.", "created_at": T0 + 17 * DAY}],
             session="b")
         assert out["corrected"] == [first] and mem.get(first).superseded_by == out["message_ids"][0]
+
+
+@pytest.mark.parametrize("new,old,want", [
+    ("Convention for changelogs: follow the pattern in src/app/example_27.py, keep functions under 40 lines.",
+     "Convention for webhooks: follow the pattern in src/app/example_22.py, keep functions under 40 lines.", None),
+    ("The retry helper lives in utils/retry_v3.py and backs off 3 times.",
+     "The retry helper lives in utils/retry_v2.py and backs off 3 times.", None),
+    ("Fixture test_42 seeds 10 users.", "Fixture test_41 seeds 10 users.", None),
+    # a number beside a path both name is still a changed number
+    ("The limit in config_v2.yaml is 60.", "The limit in config_v2.yaml is 30.", "number"),
+    ("The timeout in src/sync/job.py is 60 seconds.", "The timeout in src/sync/job.py is 30 seconds.", "number"),
+])
+def test_a_path_or_identifier_is_a_name_not_a_number(new, old, want):
+    """A coding-assistant user's 30 conventions, each naming its own example file
+    (src/app/example_27.py), superseded each other: the file's digits read as a changed number
+    and the one word that told them apart ('webhooks' / 'changelogs') was within the overlap."""
+    assert conflict(new, old) == want
+
+
+def test_conventions_naming_their_own_files_all_stay_active(tmp_path):
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        for i, area in enumerate(["logging", "webhooks", "caching", "changelogs"]):
+            m.add(f"Convention for {area}: follow the pattern in src/app/example_{i}.py, keep functions under 40 "
+                  f"lines and add a unit test next to the module.", kind="procedural", id=f"c{i}",
+                  created_at=1_700_000_000.0 + i * 86400)
+        assert {m.get(f"c{i}").state.value for i in range(4)} == {"active"}

@@ -167,13 +167,14 @@ def test_bad_counter(store):
 
 def test_tiny_budget_drops_lower_tiers_first(store):
     full = store.context("Ana Faro tomatoes", namespace="default", frame="task", now=NOW)
-    n_l0 = len(full.items["L0"])
+    profile = {i.id for i in full.items["L0"] if i.reason.startswith("profile")}
+    assert profile and len(profile) < len(full.items["L0"])   # (the store has procedures or decisions too)
     seen_l1 = False
     for budget in range(0, 400, 9):
         b = store.context("Ana Faro tomatoes", namespace="default", budget_tokens=budget, frame="task", now=NOW)
         assert b.tokens_used == estimate_tokens(b.text) <= budget
         if b.items["L1"] or b.items["L2"]:
-            assert len(b.items["L0"]) == n_l0              # L0 goes last
+            assert profile <= {i.id for i in b.items["L0"]}   # the profile goes last
         if b.items["L2"]:
             assert b.items["L1"]                          # ... after L1, after L2
         seen_l1 = seen_l1 or bool(b.items["L1"])
@@ -523,3 +524,72 @@ def test_a_long_answer_stored_as_pieces_enters_whole_where_it_fits(tmp_path):
         small = mem.context(question, namespace="acme", budget_tokens=120)
         assert small.tokens_used <= 120
         assert [i.text for i in small.items["L1"] if i.id == hit.id] == [hit.text]
+
+
+def test_many_procedures_and_open_decisions_leave_room_for_the_answer(tmp_path):
+    """A coding-assistant user's team had 38 conventions and 18 open decisions: L0 took them all,
+    every block was the same 54 lines and "who owns billing?" got no recalled memory, nor a gap.
+    L0's procedures and decisions now have their share (those the question recalls first) and the
+    recalled answer its own; a budget that cuts the best match says so."""
+    areas = ["logging", "error handling", "HTTP clients", "config", "secrets", "docstrings", "naming", "imports",
+             "async code", "retries", "metrics", "fixtures", "mocks", "SQL queries", "migrations", "caching",
+             "pagination", "API errors", "dates", "money amounts", "i18n", "emails", "webhooks", "CLI scripts",
+             "Dockerfiles", "Makefile targets", "README files", "changelogs", "type hints", "tests"]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        for i, a in enumerate(areas):
+            m.add(f"Convention for {a}: follow the pattern in src/app/example_{i}.py, keep functions under 40 lines "
+                  f"and add a unit test next to the module; document any exception in the PR description.",
+                  kind="procedural", id=f"conv{i}", created_at=NOW - (60 - i) * 86400)
+        for i in range(15):
+            m.decide(f"Decision {i}: for service {i} we standardise on option A because it fits the team's skills "
+                     f"and the hosting budget; we will revisit in Q2.", confidence=0.7, id=f"dec{i}",
+                     now=NOW - (20 - i) * 86400, recorded_at=NOW - (20 - i) * 86400)
+        m.add("Marco owns billing since November; ask him before changing invoice logic.", id="billing",
+              created_at=NOW - 10 * 86400)
+        for budget in (None, 1500, 800):
+            block = m.context("who owns billing?", now=NOW, budget_tokens=budget)
+            assert [i.id for i in block.items["L1"]][:1] == ["billing"] and "Marco owns billing" in block.text, budget
+            assert block.items["L0"] and block.tokens_used <= block.budget_tokens
+        assert len(block.items["L0"]) < len(areas) + 15   # (800 tokens: L0 gave way)
+        # a convention the question asks about comes first among them
+        block = m.context("what is our convention for webhooks?", now=NOW)
+        assert [i.id for i in block.items["L0"]][0] == f"conv{areas.index('webhooks')}"
+
+
+def test_a_budget_that_cuts_the_best_match_says_so(tmp_path):
+    """The budget cut the best recalled memory while a procedure stayed, and the block gave no
+    gap: the model could not tell the answer was left out."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        m.add("Run ruff before pushing.", kind="procedural", id="ruff", created_at=NOW - 86400)
+        m.add("Billing runbook: " + " ".join(f"step {i}: check the invoice queue and the ledger totals."
+                                              for i in range(40)), id="runbook", created_at=NOW - 86400)
+        cut = 0
+        for budget in range(1, 80):
+            block = m.context("billing runbook invoice queue ledger totals", budget_tokens=budget, now=NOW,
+                              count_tokens=lambda t: len(t.split()))
+            shown = {i.id for tier in block.items.values() for i in tier}
+            said = any("no room for the best match `runbook`" in g for g in block.gaps)
+            assert said == ("runbook" not in shown and bool(shown)), budget
+            cut += said
+        assert cut   # (some budget holds the procedure and not the runbook)
+
+
+def test_a_piece_from_inside_a_code_block_keeps_its_lines(tmp_path):
+    """A 22k-character module pasted in one fence is stored as pieces; the piece a question
+    matched has no fence of its own and its line came out flat ("def handler_112(request): if
+    request.user is None: raise ..."), indentation and newlines gone."""
+    body = "\n".join(f"def handler_{i}(request):\n    if request.user is None:\n        raise PermissionDenied("
+                     f"'handler_{i}')\n    return process(request, timeout={30 + i})\n" for i in range(160))
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        m.add("Here is src/atlas/handlers.py as of today:\n```python\n" + body + "```\nhandler_150 times out.",
+              id="mod", created_at=NOW - 86400)
+        m.add("Standup note: nothing special.", id="standup", created_at=NOW - 86400)
+        hit = m.recall("what timeout does handler_120 use?", k=1, now=NOW).hits[0]
+        assert hit.id == "mod" and hit.chunk is not None and "```" not in hit.text
+        block = m.context("what timeout does handler_120 use?", now=NOW, budget_tokens=1500)
+        assert "\n        return process(request, timeout=150)" in block.text or \
+            "    return process(request, timeout=150)\n" in block.text
+        # prose keeps to one line
+        m.add("Deploy notes:\nstaging first\nthen production", id="notes", created_at=NOW - 86400)
+        block = m.context("deploy notes staging production", now=NOW)
+        assert "Deploy notes: staging first then production" in block.text

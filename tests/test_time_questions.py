@@ -171,6 +171,31 @@ def test_a_filter_span_answers_a_question_of_no_words(tmp_path):
         assert [g.reason for g in res.gaps] == ["weak_evidence"]
 
 
+def test_a_time_the_question_names_is_its_span_for_the_filters(tmp_path):
+    """A coding-assistant user's "which decisions did we make in September?" (kind="decision")
+    returned 4 of 7 decisions, November's among them, without two of September's, and a
+    weak_evidence gap: "decisions" and "make" counted as the question's own content, so the
+    month did not seed. Words that name what a span holds are no content with a time either."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        for id_, text, day in [("pg", "We chose PostgreSQL over MySQL for the main database.", utc(2026, 9, 10)),
+                               ("orm", "We use SQLAlchemy 2.0 with Alembic for schema migrations.", utc(2026, 9, 11)),
+                               ("deploy", "Deploys go through ArgoCD; production syncs by hand.", utc(2026, 9, 24)),
+                               ("api", "Public API versioning uses a URL prefix like /v1.", utc(2026, 10, 2)),
+                               ("queue", "We are moving background jobs from Celery to Dramatiq.", utc(2026, 10, 28)),
+                               ("flags", "We dropped LaunchDarkly and moved feature flags to Unleash.", utc(2026, 11, 5)),
+                               ("lint", "We lint with ruff at line length 100.", utc(2026, 11, 20))]:
+            m.decide(text, confidence=0.8, id=id_, recorded_at=day, now=day)
+        m.add("We made pancakes in September for the team.", id="pancakes", created_at=utc(2026, 9, 12))
+        now = utc(2026, 12, 3)
+        for q in ("which decisions did we make in September?", "what did we decide in September?"):
+            res = m.recall(q, kind="decision", k=6, now=now)
+            assert {h.id for h in res.hits[:3]} == {"pg", "orm", "deploy"}, q
+            assert [g.reason for g in res.gaps] == [] and all(h.relevance == 1.0 for h in res.hits[:3])
+        # a question with a word of its own still ranks by it
+        res = m.recall("which database did we choose in September?", kind="decision", k=6, now=now)
+        assert res.hits[0].id == "pg"
+
+
 def test_a_time_from_which_nothing_is_stored_is_a_gap(tmp_path):
     """A companion-app user's "what did I do last weekend?", asked when nothing was stored from
     that weekend, got May's "we moved to Porto last weekend!" first (its words match), relevance

@@ -39,8 +39,11 @@ debug         10000     200      1500       2500        2000  (1000 + 1000)
 (:data:`FRAMES`.) ``budget_tokens`` (default: the frame's total) scales the shares that are
 enforced, L1's and L2's (section * budget / total); L0's are not. Assembly:
 
-1. L0 is always in (its shares in the table are the reference's, not enforced: L0 is only cut
-   by the final fit, and last); the recalled section takes its hits, best first, while they
+1. The profile is always in (only cut by the final fit, and last); L0's open decisions and
+   procedures, those the query recalls first (by score), then by salience, take their share of
+   the table (scaled, and at least a tenth of the budget each) and wait for the second pass
+   beyond it (a team's 40 conventions and 18 open decisions once filled a whole block and left
+   no recalled memory); the recalled section takes its hits, best first, while they
    fit its share (it keeps at least 3 hits, as the reference does, unless one scores below a
    tenth of the best, and cuts its list at the first score below half of the previous one, as
    the reference does; what it cuts goes to L2; a hit scored 0, the vector leg's fill of
@@ -125,6 +128,9 @@ _NEIGHBOUR_OF = 3   # ... taken from this many top L1 hits
 _MIN_RECALLED = 3   # the reference keeps at least 3 facts
 _MIN_SHARE = 0.1    # ... of a tenth of the best hit's score or more
 _L0_LIMIT = 50      # at most this many procedures and open decisions are read
+#: The least room L0's procedures and open decisions each have in the first pass, as a share of
+#: the budget, when the frame's own share is smaller (the conversation frame gives procedures 0).
+_L0_FLOOR = 0.1
 _PREVIEW_CHARS = 80
 
 
@@ -334,7 +340,7 @@ def _hit_text(hit: Any, text: str | None = None) -> str:
     (flattened, code loses the line breaks and indentation it needs); a decision's with its
     outcome."""
     text = hit.text if text is None else text
-    text = _code_lines(text) if "```" in text else _one_line(text)
+    text = _as_shown(text)
     return text if hit.outcome is None else f"{text} [outcome: {hit.outcome}]"
 
 
@@ -349,6 +355,18 @@ def _whole_text(engram: Any, hit: Any, namespace: str) -> str | None:
         return engram.get(hit.id, namespace=namespace).text
     except MemoryBlockedError:
         return None
+
+
+#: A line indented as code is (four spaces or a tab before its first character).
+_INDENTED = re.compile(r"^(?: {4,}|\t)\S", re.MULTILINE)
+
+
+def _as_shown(text: str) -> str:
+    """``text`` as a block line shows it: code keeps its line breaks (a fence, or two lines
+    indented by four spaces or a tab: a piece cut from inside a long code block has no fence, and on one line its
+    indentation and newlines were gone), prose is one line."""
+    code = "```" in text or len(_INDENTED.findall(text)) >= 2   # (one indented line is a wrapped sentence)
+    return _code_lines(text) if code else _one_line(text)
 
 
 def _code_lines(text: str) -> str:
@@ -443,7 +461,7 @@ def _profile_items(engram: Any, namespace: str) -> list[ContextItem]:
 def _l0_kind_items(engram: Any, namespace: str, kind: str, reason: str, now: float | None,
                    keep: Callable[[Any], bool] = lambda m: True) -> list[ContextItem]:
     mems = engram.query(namespace=namespace, kind=kind, order="salience_desc", limit=_L0_LIMIT, now=now)
-    return [ContextItem(m.id, "L0", m.kind, _one_line(m.text), _date(m.created_at), _flagged(reason, m))
+    return [ContextItem(m.id, "L0", m.kind, _as_shown(m.text), _date(m.created_at), _flagged(reason, m))
             for m in mems if keep(m)]
 
 
@@ -564,6 +582,10 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     # a hit scored 0 is the vector leg's fill (the nearest of what matched nothing): no evidence,
     # no line (a hit of a tiny share of the best one's score can still be the one that matters:
     # "I'm allergic to penicillin" for "can I take the antibiotic Dr Silva prescribed?")
+    # L0's procedures and open decisions that the question recalls come first, by score; then
+    # the rest by salience (a team's 40 conventions must not push out the one asked about)
+    score_of = {h.id: h.score for h in res.hits if h.id in in_l0 and h.score > 0}
+    decisions, procedures = _recalled_first(decisions, score_of), _recalled_first(procedures, score_of)
     hits = [h for h in res.hits if h.id not in in_l0 and h.score > 0]
     gaps = tuple(_gap_text(g, query) for g in res.gaps)
     weak = res.stats.get("relevance_threshold")
@@ -609,7 +631,12 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     left_out: list[tuple[str, ContextItem]] = []
     used = 0
     for sec, items, share in sections:
-        room = budget if sec != "recalled" else int(share * scale)   # L0 is always in (then fitted)
+        # the profile is always in (then fitted); procedures and open decisions have their share
+        # (at least _L0_FLOOR of the budget) and wait for the second pass beyond it, as the
+        # recalled hits do: 38 conventions and 18 open decisions had filled a whole block and
+        # left no recalled memory
+        room = (budget if sec == "profile" else int(share * scale) if sec == "recalled"
+                else max(int(share * scale), int(_L0_FLOOR * budget)))
         for n, it in enumerate(items):
             e = entry(sec, it)
             cost = count(e.line)
@@ -677,11 +704,21 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
         gaps = gaps + (f"The budget of {counted(budget, 'token')} left no room for "
                        f"{'the one memory' if len(candidates) == 1 else f'any of the {found}'} found; "
                        "give a larger budget_tokens.",)
+    best = recalled[0].id if recalled else None
+    if best is not None and kept_ids and best not in kept_ids:   # the budget cut the best match
+        gaps = gaps + (f"The budget of {counted(budget, 'token')} left no room for the best match `{best}`; "
+                       "give a larger budget_tokens.",)
     shown = sorted(kept, key=lambda e: _ORDER.index(e.section))   # as render lays them out (stable)
     items = {t: tuple(e.item for e in shown if e.item is not None and e.item.tier == t) for t in TIERS}
     return ContextBlock(text=text, items=MappingProxyType(items), tokens_used=count(text), budget_tokens=budget,
                         gaps=gaps, frame=fr.name, query=query,
                         dropped=tuple(i for i in candidates if i not in kept_ids), track_record=record)
+
+
+def _recalled_first(items: list[ContextItem], score_of: dict[str, float]) -> list[ContextItem]:
+    """``items`` with those the recall scored (``score_of``: id -> score) first, best first; the
+    others after them in their own order (salience)."""
+    return sorted(items, key=lambda it: -score_of.get(it.id, -1.0))   # (stable: the rest keep their order)
 
 
 def _whole_if_it_fits(e: _Entry, cost: int, text: str, room: int,

@@ -40,6 +40,14 @@ FUNCTION_WORDS = frozenset(
     "hello thanks thank please well sure great wow".split())
 
 
+#: A path, a file name or a snake_case identifier that holds a digit: "src/app/example_27.py",
+#: "config_v2.yaml", "test_42", "/var/log/app-3" (not "2.3", "22.04", "10am", "BUG-4821").
+_IDENTIFIER = re.compile(
+    r"(?<![\w/.])(?=[\w./-]*\d)(?=[\w./-]*[A-Za-z])(?:[\w.-]*[/_][\w./-]*[\w]|[\w-]+\.(?:py|js|ts|tsx|jsx|go|rs|"
+    r"java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|json|ya?ml|toml|ini|cfg|md|rst|txt|csv|tsv|sql|sh|html|css|xml|"
+    r"lock|log|pdf|png|jpe?g|gif|svg|zip|gz|tar))(?![\w/])")
+
+
 def tokens(text: str) -> list[str]:
     """Word tokens of ``text`` (letters and digits; apostrophes inside a word kept)."""
     return _TOKEN.findall(text)
@@ -62,8 +70,11 @@ def fact_signature(text: str) -> dict[str, Any]:
         "We're", "She's") and
         ``negation`` (count of negation words and n't contractions).
     """
-    toks = tokens(text)
-    number, date, name = set(), set(), set()
+    # a path, a file name or a snake_case identifier is one name, its digits no quantity
+    # ("src/app/example_27.py" and "example_22.py" name two files; they are no number changed)
+    idents = [m.group(0).lower() for m in _IDENTIFIER.finditer(text)]
+    toks = tokens(_IDENTIFIER.sub(" ", text)) if idents else tokens(text)
+    number, date, name = set(), set(), set(idents)
     for t in toks:
         low = t.lower()
         if any(ch.isdigit() for ch in t) or low in NUMBER_WORDS:
@@ -84,8 +95,8 @@ def _lower_words(text: str) -> frozenset[str]:
 def _other_names(a: dict[str, Any], b: dict[str, Any], new: str, old: str) -> bool:
     """Whether ``new`` (signature ``a``) or ``old`` (``b``) names what the other does not say in
     any case: a capitalised sentence start or an all-caps word ("I take METFORMIN") the other
-    writes in lower case is no other name."""
-    return bool(a["name"] - _lower_words(old)) or bool(b["name"] - _lower_words(new))
+    writes in lower case is no other name, nor a path both name ("config_v2.yaml")."""
+    return bool(a["name"] - _lower_words(old) - b["name"]) or bool(b["name"] - _lower_words(new) - a["name"])
 
 
 def fact_change(new: str, old: str) -> str | None:

@@ -335,9 +335,11 @@ def _filler() -> frozenset[str]:
     return frozenset(tokenize(TIME_FILLER))   # the keyword leg's own terms, whatever its stemmer
 
 
-#: Words of a question that asks what a filter's span holds ("what did we decide?", "what did
-#: we talk about?" with ``since=``): no content of their own (:func:`window_seeds`).
-SPAN_FILLER = "decide decided decision decisions discuss discussed talk talked say said agree agreed update updates"
+#: Words of a question that asks what a span of time holds ("what did we decide?", "what did we
+#: talk about?" with ``since=``, "which decisions did we make in September?"): no content of
+#: their own (:func:`window_seeds`).
+SPAN_FILLER = ("decide decided decision decisions discuss discussed talk talked say said agree agreed update updates "
+               "make made")
 
 
 @functools.lru_cache(maxsize=1)
@@ -386,7 +388,7 @@ def window_seeds(ctx: RecallContext, windows: list | None = None) -> dict[int, f
     spanned = req.filters.since is not None or req.filters.until is not None
     if not (windows or spanned) or cfg.time_seed_k == 0 or req.query is None:
         return {}
-    n_words = content_words(req.query, windows) if windows else content_words(req.query, [], _span_filler())
+    n_words = content_words(req.query, windows, _span_filler())
     if n_words > (cfg.time_question_words if windows else 0):
         return {}
     c = ctx.state.cols
