@@ -593,3 +593,19 @@ def test_a_piece_from_inside_a_code_block_keeps_its_lines(tmp_path):
         m.add("Deploy notes:\nstaging first\nthen production", id="notes", created_at=NOW - 86400)
         block = m.context("deploy notes staging production", now=NOW)
         assert "Deploy notes: staging first then production" in block.text
+
+
+def test_an_empty_namespace_block_names_where_the_memories_are(tmp_path):
+    """A coding-assistant user forgot namespace=: `engramdb context` printed "No memories are
+    stored in this namespace yet." (exit 0) while recall's gap named 'atlas'; the block dropped
+    that hint."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        m.add("Marco owns billing.", namespace="atlas")
+        block = m.context("who owns billing?")
+    assert block.gaps == ("Namespace 'default' holds no memories; the store's namespaces: 'atlas'.",)
+    assert "the store's namespaces: 'atlas'" in block.text
+
+
+def test_an_unknown_embedder_name_lists_every_choice(tmp_path):
+    with pytest.raises(engramdb.InvalidInputError, match="expected 'auto', 'hashing', 'minilm' or an embedder object"):
+        engramdb.open(tmp_path / "s", embedder="openai")

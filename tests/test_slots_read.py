@@ -238,3 +238,29 @@ def test_a_slot_answer_is_not_flagged_as_weak_evidence(tmp_path):
         assert [g.reason for g in r.gaps] == []
         unrelated = m.recall("What is the capital of Australia?", k=3, reinforce=False)
         assert "weak_evidence" in [g.reason for g in unrelated.gaps]
+
+
+def test_a_past_time_and_a_slot_changed_since_say_so(tmp_path):
+    """A coding-assistant user's "who owned billing in October?" ranked Marco, owner only since
+    2 November, first with no warning; Priya, October's owner, is superseded and not returned.
+    Now a changed_since gap names the current holder, since when, and the one that held the slot
+    then; "owns" names the owner slot as "owner" does."""
+    assert slots.slot_cues("who owns billing?", {"owner", "home_city"}) == {"owner": 1.0}
+    assert slots.slot_cues("who managed the release?", {"manager"}) == {"manager": 1.0}
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        m.add("Priya owns the billing service.", id="own1", slot=("billing", "owner", "Priya"),
+              created_at=utc(2026, 9, 8), recorded_at=utc(2026, 9, 8))
+        m.add("Marco now owns the billing service; Priya moved to the data team.", id="own2",
+              slot=("billing", "owner", "Marco"), created_at=utc(2026, 11, 2), recorded_at=utc(2026, 11, 2))
+        now = utc(2026, 12, 3)
+        res = m.recall("who owned billing in October?", now=now)
+        assert [g.reason for g in res.gaps] == ["changed_since"]
+        assert res.gaps[0].detail == ('billing\'s owner changed after "in October": `own2`, current, holds since '
+                                      '2026-11-02; `own1` held it then (recall with valid_at= in that time reads it)')
+        block = m.context("who owned billing in October?", now=now)
+        assert "Billing's owner changed after \"in October\"" in block.text
+        # the current value answers a time it held in, a question of now, and a valid_at read
+        for q, kw in (("who owned billing last week?", {}), ("who owns billing?", {}),
+                      ("who owned billing in October?", {"valid_at": utc(2026, 10, 15)})):
+            assert "changed_since" not in [g.reason for g in m.recall(q, now=now, **kw).gaps], q
+        assert m.recall("who owned billing?", valid_at=utc(2026, 10, 15), now=now).hits[0].id == "own1"

@@ -433,10 +433,12 @@ def excerpt(text: str, query: str, max_tokens: int, count: Callable[[str], int])
 
 
 def _gap_text(gap: Any, query: str) -> str:
-    if gap.reason == "empty_namespace":
-        return "No memories are stored in this namespace yet."
+    if gap.reason == "empty_namespace":   # ("... holds no memories; the store's namespaces: 'atlas'")
+        return f"{gap.detail[:1].upper()}{gap.detail[1:]}."
     if gap.reason == "filtered_out":
         return f'Memories relate to "{query}" but none passed the filters.'
+    if gap.reason == "changed_since":
+        return f"{gap.detail[:1].upper()}{gap.detail[1:]}."
     if gap.reason == "empty_window":
         return f"{gap.detail[:1].upper()}{gap.detail[1:]}: the memories here are from other times."
     best = "" if gap.best_similarity is None else f" (best similarity {gap.best_similarity:.2f})"

@@ -769,7 +769,8 @@ _WORD_RE = re.compile(r"[^\W_]+")
 
 
 def _forms(word: str) -> set[str]:
-    """A question word and its forms without a plural or verb ending ("studies" -> "study")."""
+    """A question word and its forms without a plural or verb ending ("studies" -> "study"), and
+    each form's doer ("owns" -> "owner", "manages" -> "manager")."""
     out = {word}
     if len(word) > 3:
         if word.endswith("ies"):
@@ -782,6 +783,9 @@ def _forms(word: str) -> set[str]:
             out.update((word[:-3], word[:-3] + "e"))
         if word.endswith("ed"):
             out.update((word[:-2], word[:-1]))
+    # the doer of a verb names its slot: "who owns / owned billing?" -> owner, "who manages it?"
+    # -> manager, "who leads it?" -> leader
+    out |= {f + ("r" if f.endswith("e") else "er") for f in list(out) if len(f) > 2 and f.isalpha()}
     return out
 
 

@@ -445,7 +445,9 @@ class Gap:
     """Negative recall: the store lacks strong evidence for the query.
 
     ``reason`` is one of ``"weak_evidence"``, ``"empty_namespace"``, ``"filtered_out"``,
-    ``"empty_window"`` (the question names a time from which nothing is stored).
+    ``"empty_window"`` (the question names a time from which nothing is stored),
+    ``"changed_since"`` (the question names a past time and a slot whose current value holds only
+    since after it: another memory, superseded, held it then; the detail names both).
     """
 
     query: str | None

@@ -50,7 +50,7 @@ from ..types import (
 )
 from .context import RecallContext
 from .ranking import hides_connectors, ranked, wanted
-from .seeds import vector_tail, window_holds_nothing
+from .seeds import slot_changed_since, vector_tail, window_holds_nothing
 
 __all__ = ["run", "path_of", "piece_of", "relevance", "relevance_of_rows", "relevance_features", "text_as_of",
            "cosine_relevance"]
@@ -206,9 +206,12 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
         gaps.append(Gap(req.query, "weak_evidence", best,
                         f"best vector evidence {said} < weak_evidence {cfg.weak_evidence}; "
                         "the store may not hold what this asks"))
-    if req.query is not None and window_holds_nothing(ctx):
+    changed = slot_changed_since(ctx) if req.query is not None else []
+    if req.query is not None and not changed and window_holds_nothing(ctx):
         gaps.append(Gap(req.query, "empty_window", best,
                         f"no memory is dated {_window_text(ctx.windows)}"))
+    # (a slot's holder then answers a time no memory is dated in: "who owned billing in October?")
+    gaps += [Gap(req.query, "changed_since", best, said) for said in changed]
     if filtered_out:
         why = ("none passed the filters" if filters.narrows else
                "none is active (superseded and archived memories are hidden: include_superseded=True or "

@@ -26,6 +26,7 @@ leg, time windows, slot cues: :func:`_text_leg`) on a worker thread while hnswli
 from __future__ import annotations
 
 import functools
+from datetime import datetime, timezone
 
 import numpy as np
 
@@ -39,11 +40,12 @@ from . import legs
 from .context import RecallContext
 
 _SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
+_ACTIVE = _STATE_CODES[MemoryState.ACTIVE]
 _SUPERSEDES = Relation.SUPERSEDES.code
 _FLOAT32_0 = np.zeros(0, np.float32)
 _FUSE: list = [None]   # the registry's fuse_seeds, looked up on first use
 
-__all__ = ["run", "seedable", "vector_tail", "current_versions", "keyword_leg", "fuse", "time_windows", "content_words", "window_seeds", "window_holds_nothing", "slot_seeds",
+__all__ = ["run", "seedable", "vector_tail", "current_versions", "keyword_leg", "fuse", "time_windows", "content_words", "window_seeds", "window_holds_nothing", "slot_seeds", "slot_changed_since",
            "TIME_FILLER"]
 
 #: Words that carry no content in a question about a time ("what did I do", "what happened",
@@ -448,11 +450,14 @@ def slot_seeds(ctx: RecallContext) -> dict[int, float]:
         return {}
     subj_w = subject_weights(req.query, {subj for subj, _attr in table}, cues)
     weight: dict[int, float] = {}
+    cued = []
     for (subj, attr), members in table.items():
         w = cues.get(attr, 0.0) * subj_w.get(subj, 0.0)
         if w > 0:
+            cued.append((subj, attr, members))
             for nid in members.tolist():
                 weight[nid] = max(weight.get(nid, 0.0), w)
+    ctx.extra["slots_cued"] = cued   # (for slot_changed_since)
     if not weight:
         return {}
     nids = _passing(ctx, np.fromiter(weight, np.int64, len(weight)))
@@ -460,6 +465,46 @@ def slot_seeds(ctx: RecallContext) -> dict[int, float]:
     # relevance (a current value of the slot asked about answers the question)
     ctx.extra["slot_match"] = {nid: min(weight[nid], 1.0) for nid in nids.tolist()}
     return {nid: cfg.w_slot * weight[nid] for nid in nids.tolist()}
+
+
+def slot_changed_since(ctx: RecallContext) -> list[str]:
+    """For a question that names a past time and a slot ("who owned billing in October?"): each
+    slot whose current holder became valid after that time while another memory held it then, in
+    words (the current value is no answer for then, and recall does not return the old one, which
+    is superseded). Empty with ``valid_at`` or ``as_of`` (the caller asked for a time already) or
+    without a time or a slot cue.
+
+    Returns
+    -------
+    list of str
+        E.g. "billing's owner changed after \"in October\": `own_2`, current, holds since
+        2026-11-02; `own_1` held it then (recall with valid_at= in that time reads it)".
+    """
+    req = ctx.request
+    cued = ctx.extra.get("slots_cued")
+    if not cued or not ctx.windows or req.filters.valid_at is not None or req.filters.as_of is not None:
+        return []
+    c = ctx.state.cols
+    out = []
+    for subj, attr, members in cued:
+        members = members[c.alive[members]] if len(members) else members
+        if not len(members):
+            continue
+        current = members[(c.state[members] == _ACTIVE) & np.isinf(c.valid_to[members])]
+        for w in ctx.windows:
+            start = w.core_start if w.core_start is not None else w.start
+            end = w.core_end if w.core_end is not None else w.end
+            if end > req.now:
+                continue   # a window that is not over yet: the current value may answer it
+            late = [n for n in current.tolist() if c.valid_from[n] >= end]
+            then = [n for n in members.tolist() if c.valid_from[n] < end and c.valid_to[n] > start]
+            if late and then:
+                day = datetime.fromtimestamp(float(c.valid_from[late[0]]), tz=timezone.utc).date().isoformat()
+                out.append(f"{subj}'s {attr.replace('_', ' ')} changed after \"{w.text}\": `{c.ext_ids[late[0]]}`, "
+                           f"current, holds since {day}; `{c.ext_ids[then[-1]]}` held it then (recall with "
+                           f"valid_at= in that time reads it)")
+                break
+    return out
 
 
 def _merge_cue_seeds(ctx: RecallContext, floor: dict[int, float], boost: dict[int, float]) -> None:
