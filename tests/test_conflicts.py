@@ -659,12 +659,15 @@ def test_a_change_said_after_an_opener_supersedes_in_a_chat(tmp_path):
      "Convention for webhooks: follow the pattern in src/app/example_22.py, keep functions under 40 lines.", None),
     ("The retry helper lives in utils/retry_v3.py and backs off 3 times.",
      "The retry helper lives in utils/retry_v2.py and backs off 3 times.", None),
-    ("Fixture test_42 seeds 10 users.", "Fixture test_41 seeds 10 users.", None),
-    # a number beside a path both name is still a changed number
+    # a number beside a path both name is still a changed number, and so is a number with its unit
+    # or a version (hostile pass: "$20/month", "5mg/day" and "node_18" had read as paths)
+    ("The Pro plan costs $25/month.", "The Pro plan costs $20/month.", "number"),
+    ("I take 10mg/day of lisinopril.", "I take 5mg/day of lisinopril.", "number"),
+    ("We run node_20 in CI.", "We run node_18 in CI.", "number"),
     ("The limit in config_v2.yaml is 60.", "The limit in config_v2.yaml is 30.", "number"),
     ("The timeout in src/sync/job.py is 60 seconds.", "The timeout in src/sync/job.py is 30 seconds.", "number"),
 ])
-def test_a_path_or_identifier_is_a_name_not_a_number(new, old, want):
+def test_a_file_name_is_a_name_not_a_number(new, old, want):
     """A coding-assistant user's 30 conventions, each naming its own example file
     (src/app/example_27.py), superseded each other: the file's digits read as a changed number
     and the one word that told them apart ('webhooks' / 'changelogs') was within the overlap."""

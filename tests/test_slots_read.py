@@ -264,3 +264,32 @@ def test_a_past_time_and_a_slot_changed_since_say_so(tmp_path):
                       ("who owned billing in October?", {"valid_at": utc(2026, 10, 15)})):
             assert "changed_since" not in [g.reason for g in m.recall(q, now=now, **kw).gaps], q
         assert m.recall("who owned billing?", valid_at=utc(2026, 10, 15), now=now).hits[0].id == "own1"
+
+
+def test_changed_since_stays_quiet_where_the_current_value_answers(tmp_path):
+    """Hostile pass on the changed_since gap: a question about now that names a past time, a
+    subject the question does not name, a multi-valued slot whose value still holds, the same
+    value restated, an archived old holder, and a backfilled holder that gave the wrong id."""
+    assert slots.slot_cues("which laptop does Tomas use?", {"user", "laptop"}) == {"laptop": 1.0}
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        def add(id_, text, slot, day):
+            m.add(text, id=id_, slot=slot, created_at=day, recorded_at=day, valid_from=day)
+        add("own0", "Lee owns billing.", ("billing", "owner", "Lee"), utc(2026, 1, 5))
+        add("own2", "Marco now owns billing.", ("billing", "owner", "Marco"), utc(2026, 11, 2))
+        add("own1", "Priya owns billing.", ("billing", "owner", "Priya"), utc(2026, 6, 1))   # backfilled
+        add("s1", "Ana owns search.", ("search", "owner", "Ana"), utc(2026, 5, 1))
+        add("s2", "Ana still owns search.", ("search", "owner", "Ana"), utc(2026, 11, 10))   # restated
+        now = utc(2026, 12, 3)
+
+        def said(q, **kw):
+            return [g.detail for g in m.recall(q, now=now, **kw).gaps if g.reason == "changed_since"]
+        assert said("who owned billing in October?") == [
+            'billing\'s owner changed after "in October": `own2`, current, holds since 2026-11-02; `own1` held it '
+            'then (recall with valid_at= in that time reads it)']
+        assert "`own0` held it then" in said("who owned billing in March?")[0]
+        assert said("who owns billing now? Priya left in October.") == []
+        assert said("who owned the Stripe integration in October?") == []
+        assert said("who owned search in October?") == []   # the same owner, restated
+        m.forget("own1")   # archived (and the January one too): a valid_at read would not find them
+        m.forget("own0")
+        assert said("who owned billing in October?") == []

@@ -191,9 +191,17 @@ def test_a_time_the_question_names_is_its_span_for_the_filters(tmp_path):
             res = m.recall(q, kind="decision", k=6, now=now)
             assert {h.id for h in res.hits[:3]} == {"pg", "orm", "deploy"}, q
             assert [g.reason for g in res.gaps] == [] and all(h.relevance == 1.0 for h in res.hits[:3])
-        # a question with a word of its own still ranks by it
+        # a question with a word of its own still ranks by it, and the time does not make every
+        # memory of September fully relevant (hostile pass)
         res = m.recall("which database did we choose in September?", kind="decision", k=6, now=now)
         assert res.hits[0].id == "pg"
+        res = m.recall("which decisions did we make about Kubernetes in September?", kind="decision", k=6, now=now)
+        assert [g.reason for g in res.gaps] == ["weak_evidence"] and max(h.relevance for h in res.hits) < 0.5
+        m.add("The talk about observability went well; slides are on the wiki.", id="talk",
+              created_at=utc(2026, 9, 18))
+        res = m.recall("what did we say about the talk in September?", k=6, now=now)
+        # "the talk" is a talk, not what was said: the month's decisions do not flood in at relevance 1.0
+        assert "talk" in [h.id for h in res.hits[:2]] and all(h.relevance < 0.5 for h in res.hits if h.kind.value == "decision")
 
 
 def test_a_time_from_which_nothing_is_stored_is_a_gap(tmp_path):

@@ -300,13 +300,12 @@ def _date(t: float) -> str:
 def _line(section: str, item: ContextItem) -> str:
     if section == "more":
         return f"- `{item.id}` [{item.date}] {item.text} ({item.reason})"
-    if section == "recalled":
-        if "\n" in item.text:   # a code block: its lines indented under the list item, the reason after it
-            first, _, rest = item.text.partition("\n")
-            body = "\n".join(f"  {line}" if line else "" for line in rest.split("\n"))
-            return f"- [{item.date}] {first}\n{body}\n  ({item.reason}; id `{item.id}`)"
-        return f"- [{item.date}] {item.text} ({item.reason}; id `{item.id}`)"
-    return f"- [{item.date}] {item.text} ({item.reason})"
+    why = f"{item.reason}; id `{item.id}`" if section == "recalled" else item.reason
+    if "\n" in item.text:   # code: its lines indented under the list item, the reason on a line after it
+        first, _, rest = item.text.partition("\n")
+        body = "\n".join(f"  {line}" if line else "" for line in rest.split("\n"))
+        return f"- [{item.date}] {first}\n{body}\n  ({why})"
+    return f"- [{item.date}] {item.text} ({why})"
 
 
 def render(entries: list[_Entry]) -> str:
@@ -357,15 +356,19 @@ def _whole_text(engram: Any, hit: Any, namespace: str) -> str | None:
         return None
 
 
-#: A line indented as code is (four spaces or a tab before its first character).
+#: A line indented as code is (four spaces or a tab before its first character; or two, beside
+#: lines that end as code does: YAML, JavaScript).
 _INDENTED = re.compile(r"^(?: {4,}|\t)\S", re.MULTILINE)
+_INDENTED_2 = re.compile(r"^(?: {2,}|\t)\S", re.MULTILINE)
+_CODE_END = re.compile(r"[:{};(),\[\]=]\s*$|^\s*[\w.-]+:\s+\S", re.MULTILINE)   # (or a YAML key: value)
 
 
 def _as_shown(text: str) -> str:
     """``text`` as a block line shows it: code keeps its line breaks (a fence, or two lines
     indented by four spaces or a tab: a piece cut from inside a long code block has no fence, and on one line its
     indentation and newlines were gone), prose is one line."""
-    code = "```" in text or len(_INDENTED.findall(text)) >= 2   # (one indented line is a wrapped sentence)
+    code = ("```" in text or len(_INDENTED.findall(text)) >= 2   # (one indented line is a wrapped sentence)
+            or (len(_INDENTED_2.findall(text)) >= 2 and len(_CODE_END.findall(text)) >= 2))
     return _code_lines(text) if code else _one_line(text)
 
 
@@ -671,16 +674,22 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     l2_need = sum(count(_line("more", it)) for it in further + neighbours) + sum(
         count(_line("more", it)) // 2 for sec, it in left_out if sec == "recalled")   # previews are short
     open_room = budget - min(l2_share, l2_need)
-    for sec, it in left_out:            # tier order: L0 sections come first in `sections`
+    # the recalled hits left out come first, then L0's procedures and decisions beyond their share
+    # (these also go after L1 in the final fit: 40 conventions once took the room of the answer)
+    late: list[_Entry] = []
+    for sec, it in sorted(left_out, key=lambda x: x[0] != "recalled"):   # (stable: tier order within)
         e = entry(sec, it)
         cost = count(e.line)
         if it.id in whole and sec == "recalled":
             e, cost = _whole_if_it_fits(e, cost, whole[it.id], open_room - used, count)
-        if used + cost > open_room and sec == "recalled" and open_room - used >= _MIN_EXCERPT_TOKENS:
-            e = _excerpted(sec, it, query, open_room - used, count) or e   # too long whole: its best part
+        if (used + cost > open_room and (sec == "recalled" or it.id in score_of)
+                and open_room - used >= _MIN_EXCERPT_TOKENS):   # (a procedure the query recalls too)
+            # too long whole: its best part (an L0 line's section may need its heading still)
+            margin = 0 if sec == "recalled" else count("\n\n" + _HEADINGS[sec] + "\n") + 2
+            e = _excerpted(sec, it, query, open_room - used - margin, count) or e
             cost = count(e.line)
         if used + cost <= open_room:
-            chosen[sec].append(e)
+            (chosen[sec] if sec == "recalled" else late).append(e)
             used += cost
         elif sec == "recalled":
             further.insert(0, ContextItem(it.id, "L2", it.kind, _preview(it.text), it.date,
@@ -692,11 +701,23 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     for it in further + neighbours:
         chosen["more"].append(entry("more", it))
 
-    # keep order = priority: L0 (profile, decisions, procedures; best first), gaps, track record, L1, L2
+    # keep order = priority: L0 (profile, decisions, procedures within their share; best first),
+    # gaps, track record, L1, L0 beyond its share, L2
     order = (chosen["profile"] + chosen["decision"] + chosen["procedure"] + chosen["gap"] + chosen["track"]
-             + chosen["recalled"] + chosen["more"])
+             + chosen["recalled"] + late + chosen["more"])
     text, kept = _fit(order, budget, count)
     kept_ids = {e.item.id for e in kept if e.item is not None}
+    best = recalled[0].id if recalled else None
+    if best is not None and kept_ids and best not in kept_ids:   # the budget cut the best match: say so
+        said = (f"The budget of {counted(budget, 'token')} left no room for the best match `{best}`; "
+                "give a larger budget_tokens.")
+        gaps = gaps + (said,)
+        at = len(chosen["profile"] + chosen["decision"] + chosen["procedure"] + chosen["gap"])
+        line = _Entry("gap", None, "- " + said)
+        text2, kept2 = _fit(order[:at] + [line] + order[at:], budget, count)
+        if line in kept2:   # (in the text when it fits there; else the block stays as it was)
+            text, kept = text2, kept2
+            kept_ids = {e.item.id for e in kept if e.item is not None}
     # every memory this block considered, whatever its tier (an L0 line cut in either pass
     # included); an L1 hit moved to the L2 previews is one candidate, shown if its preview is
     candidates = list(dict.fromkeys([it.id for _, items, _ in sections for it in items]
@@ -706,10 +727,11 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
         gaps = gaps + (f"The budget of {counted(budget, 'token')} left no room for "
                        f"{'the one memory' if len(candidates) == 1 else f'any of the {found}'} found; "
                        "give a larger budget_tokens.",)
-    best = recalled[0].id if recalled else None
-    if best is not None and kept_ids and best not in kept_ids:   # the budget cut the best match
-        gaps = gaps + (f"The budget of {counted(budget, 'token')} left no room for the best match `{best}`; "
-                       "give a larger budget_tokens.",)
+    # each section in its own order (the recalled procedure first, not after those that fit its share)
+    rank = {it.id: r for _, items, _ in sections for r, it in enumerate(items)}
+    laid = sorted(kept, key=lambda e: (_ORDER.index(e.section), rank.get(e.item.id, 0) if e.item else 0))
+    if laid != kept and count(render(laid)) <= budget:
+        text, kept = render(laid), laid
     shown = sorted(kept, key=lambda e: _ORDER.index(e.section))   # as render lays them out (stable)
     items = {t: tuple(e.item for e in shown if e.item is not None and e.item.tier == t) for t in TIERS}
     return ContextBlock(text=text, items=MappingProxyType(items), tokens_used=count(text), budget_tokens=budget,

@@ -40,12 +40,13 @@ FUNCTION_WORDS = frozenset(
     "hello thanks thank please well sure great wow".split())
 
 
-#: A path, a file name or a snake_case identifier that holds a digit: "src/app/example_27.py",
-#: "config_v2.yaml", "test_42", "/var/log/app-3" (not "2.3", "22.04", "10am", "BUG-4821").
+#: A file name that holds a digit, alone or at the end of a path: "example_27.py",
+#: "src/app/example_27.py", "config_v2.yaml" (not "$20/month", "5mg/day", "release/2.3",
+#: "node_18", "22.04": a number with its unit and a version are quantities).
 _IDENTIFIER = re.compile(
-    r"(?<![\w/.])(?=[\w./-]*\d)(?=[\w./-]*[A-Za-z])(?:[\w.-]*[/_][\w./-]*[\w]|[\w-]+\.(?:py|js|ts|tsx|jsx|go|rs|"
-    r"java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|json|ya?ml|toml|ini|cfg|md|rst|txt|csv|tsv|sql|sh|html|css|xml|"
-    r"lock|log|pdf|png|jpe?g|gif|svg|zip|gz|tar))(?![\w/])")
+    r"(?<![\w/.])(?=[\w./-]*\d)(?:[\w.-]+/)*[A-Za-z][\w-]*\.(?:py|js|ts|tsx|jsx|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|"
+    r"cs|swift|json|ya?ml|toml|ini|cfg|md|rst|txt|csv|tsv|sql|sh|html|css|xml|lock|log|pdf|png|jpe?g|gif|svg|zip|"
+    r"gz|tar)(?![\w/])")
 
 
 def tokens(text: str) -> list[str]:
@@ -70,7 +71,7 @@ def fact_signature(text: str) -> dict[str, Any]:
         "We're", "She's") and
         ``negation`` (count of negation words and n't contractions).
     """
-    # a path, a file name or a snake_case identifier is one name, its digits no quantity
+    # a file name (or a path to one) is one name, its digits no quantity
     # ("src/app/example_27.py" and "example_22.py" name two files; they are no number changed)
     idents = [m.group(0).lower() for m in _IDENTIFIER.finditer(text)]
     toks = tokens(_IDENTIFIER.sub(" ", text)) if idents else tokens(text)
@@ -95,7 +96,7 @@ def _lower_words(text: str) -> frozenset[str]:
 def _other_names(a: dict[str, Any], b: dict[str, Any], new: str, old: str) -> bool:
     """Whether ``new`` (signature ``a``) or ``old`` (``b``) names what the other does not say in
     any case: a capitalised sentence start or an all-caps word ("I take METFORMIN") the other
-    writes in lower case is no other name, nor a path both name ("config_v2.yaml")."""
+    writes in lower case is no other name, nor a file both name ("config_v2.yaml")."""
     return bool(a["name"] - _lower_words(old) - b["name"]) or bool(b["name"] - _lower_words(new) - a["name"])
 
 

@@ -769,8 +769,7 @@ _WORD_RE = re.compile(r"[^\W_]+")
 
 
 def _forms(word: str) -> set[str]:
-    """A question word and its forms without a plural or verb ending ("studies" -> "study"), and
-    each form's doer ("owns" -> "owner", "manages" -> "manager")."""
+    """A question word and its forms without a plural or verb ending ("studies" -> "study")."""
     out = {word}
     if len(word) > 3:
         if word.endswith("ies"):
@@ -783,10 +782,13 @@ def _forms(word: str) -> set[str]:
             out.update((word[:-3], word[:-3] + "e"))
         if word.endswith("ed"):
             out.update((word[:-2], word[:-1]))
-    # the doer of a verb names its slot: "who owns / owned billing?" -> owner, "who manages it?"
-    # -> manager, "who leads it?" -> leader
-    out |= {f + ("r" if f.endswith("e") else "er") for f in list(out) if len(f) > 2 and f.isalpha()}
     return out
+
+
+def _doers(word: str) -> set[str]:
+    """The doer of an inflected verb, which names its slot: "owns" / "owned" -> "owner",
+    "manages" -> "manager", "leads" -> "leader"; none for a bare word ("use" is no "user")."""
+    return {f + ("r" if f.endswith("e") else "er") for f in _forms(word) - {word} if len(f) > 2 and f.isalpha()}
 
 
 def _question_forms(question: str) -> set[str]:
@@ -803,7 +805,8 @@ def slot_cues(question: str, attributes, synonyms: Mapping[str, frozenset[str]] 
     (:data:`ATTRIBUTE_SYNONYMS`) names it fully ("where do I live?" -> ``home_city`` 1.0);
     otherwise the match is the share of the attribute's words (split at "_", glue words such as
     "of" left out) that the question holds, each word itself or one of its synonyms
-    ("what is my favourite food?" -> ``favourite_food`` 1.0, "any food tips?" -> 0.5).
+    ("what is my favourite food?" -> ``favourite_food`` 1.0, "any food tips?" -> 0.5). An
+    inflected verb names its doer (:func:`_doers`: "who owns billing?" -> ``owner``).
 
     Parameters
     ----------
@@ -820,6 +823,7 @@ def slot_cues(question: str, attributes, synonyms: Mapping[str, frozenset[str]] 
     """
     syn = ATTRIBUTE_SYNONYMS if synonyms is None else synonyms
     forms = _question_forms(question)
+    forms |= {d for w in _WORD_RE.findall(question.lower()) for d in _doers(w)}   # "who owns ...?" -> owner
     out: dict[str, float] = {}
     for attr in attributes:
         if not syn.get(attr, frozenset()).isdisjoint(forms):

@@ -26,6 +26,7 @@ leg, time windows, slot cues: :func:`_text_leg`) on a worker thread while hnswli
 from __future__ import annotations
 
 import functools
+import re
 from datetime import datetime, timezone
 
 import numpy as np
@@ -344,6 +345,12 @@ SPAN_FILLER = ("decide decided decision decisions discuss discussed talk talked 
                "make made")
 
 
+#: A word of :data:`SPAN_FILLER` used as a noun of its own ("what did we say about the talk in
+#: September?" asks about a talk, not about what was said).
+_SPAN_NOUN = re.compile(r"\b(?:the|a|an|this|that|my|our|your|their|his|her)\s+(?:" + "|".join(SPAN_FILLER.split())
+                        + r")\b", re.IGNORECASE)
+
+
 @functools.lru_cache(maxsize=1)
 def _span_filler() -> frozenset[str]:
     return _filler() | frozenset(tokenize(SPAN_FILLER))
@@ -390,7 +397,13 @@ def window_seeds(ctx: RecallContext, windows: list | None = None) -> dict[int, f
     spanned = req.filters.since is not None or req.filters.until is not None
     if not (windows or spanned) or cfg.time_seed_k == 0 or req.query is None:
         return {}
-    n_words = content_words(req.query, windows, _span_filler())
+    if windows:   # a question of nothing but its time and what a span holds is all time
+        n_words = content_words(req.query, windows)   # ("which decisions did we make in September?")
+        if (n_words > cfg.time_question_words and content_words(req.query, windows, _span_filler()) == 0
+                and not _SPAN_NOUN.search(req.query)):
+            n_words = 0
+    else:
+        n_words = content_words(req.query, [], _span_filler())
     if n_words > (cfg.time_question_words if windows else 0):
         return {}
     c = ctx.state.cols
@@ -467,12 +480,20 @@ def slot_seeds(ctx: RecallContext) -> dict[int, float]:
     return {nid: cfg.w_slot * weight[nid] for nid in nids.tolist()}
 
 
+#: Words that ask about now: "who owns billing now? Priya left in October" names a past time
+#: only to tell what happened then.
+_NOW_WORDS = frozenset("now currently current today nowadays presently".split())
+
+
 def slot_changed_since(ctx: RecallContext) -> list[str]:
-    """For a question that names a past time and a slot ("who owned billing in October?"): each
-    slot whose current holder became valid after that time while another memory held it then, in
-    words (the current value is no answer for then, and recall does not return the old one, which
-    is superseded). Empty with ``valid_at`` or ``as_of`` (the caller asked for a time already) or
-    without a time or a slot cue.
+    """For a question that names a past time and a slot of a subject it names ("who owned
+    billing in October?"): each such slot whose current holders all became valid after that time
+    while a superseded memory of another value held it then, in words (the current value is no
+    answer for then, and recall does not return the superseded one). Empty with ``valid_at`` or
+    ``as_of`` (the caller asked for a time already), for a question that asks about now ("now",
+    "currently"), for a time not over yet, a subject the question does not name, a slot a current
+    memory already held then (a multi-valued one), an old holder archived or erased, or the same
+    value restated.
 
     Returns
     -------
@@ -484,26 +505,41 @@ def slot_changed_since(ctx: RecallContext) -> list[str]:
     cued = ctx.extra.get("slots_cued")
     if not cued or not ctx.windows or req.filters.valid_at is not None or req.filters.as_of is not None:
         return []
+    from ..slots import USER_SUBJECTS, normalise
+
+    words = set(req.query.lower().replace("'s", " ").split()) | set(tokenize(req.query))
+    words = {w.strip("?!.,;:'\"") for w in words}
+    if words & _NOW_WORDS:
+        return []
     c = ctx.state.cols
     out = []
     for subj, attr, members in cued:
-        members = members[c.alive[members]] if len(members) else members
-        if not len(members):
+        named = (words & {"i", "my", "me", "i'm", "mine"} if subj in USER_SUBJECTS
+                 else set(subj.split()) <= words)
+        if not named or not len(members):
             continue
+        members = members[c.alive[members]]
         current = members[(c.state[members] == _ACTIVE) & np.isinf(c.valid_to[members])]
+        old = members[c.state[members] == _SUPERSEDED]
         for w in ctx.windows:
             start = w.core_start if w.core_start is not None else w.start
             end = w.core_end if w.core_end is not None else w.end
-            if end > req.now:
-                continue   # a window that is not over yet: the current value may answer it
-            late = [n for n in current.tolist() if c.valid_from[n] >= end]
-            then = [n for n in members.tolist() if c.valid_from[n] < end and c.valid_to[n] > start]
-            if late and then:
-                day = datetime.fromtimestamp(float(c.valid_from[late[0]]), tz=timezone.utc).date().isoformat()
-                out.append(f"{subj}'s {attr.replace('_', ' ')} changed after \"{w.text}\": `{c.ext_ids[late[0]]}`, "
-                           f"current, holds since {day}; `{c.ext_ids[then[-1]]}` held it then (recall with "
-                           f"valid_at= in that time reads it)")
-                break
+            if end > req.now or not len(current) or (c.valid_from[current] < end).any():
+                continue   # not over yet, or a current value held then too
+            then = old[(c.valid_from[old] < end) & (c.valid_to[old] > start)]
+            if not len(then):
+                continue
+            held = int(then[np.argmax(c.valid_from[then])])   # the latest to start before the time ends
+            now_nid = int(current[np.argmin(c.valid_from[current])])
+            recs = ctx.state.records([now_nid, held], "reading a slot's values")
+            if any(r is None for r in recs) or normalise(str(recs[0].get("value", ""))) == normalise(
+                    str(recs[1].get("value", ""))):
+                continue   # the same value restated
+            day = datetime.fromtimestamp(float(c.valid_from[now_nid]), tz=timezone.utc).date().isoformat()
+            out.append(f"{subj}'s {attr.replace('_', ' ')} changed after \"{w.text}\": `{c.ext_ids[now_nid]}`, "
+                       f"current, holds since {day}; `{c.ext_ids[held]}` held it then (recall with "
+                       f"valid_at= in that time reads it)")
+            break
     return out
 
 
