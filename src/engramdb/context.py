@@ -37,7 +37,8 @@ debug         10000     200      1500       2500        2000  (1000 + 1000)
 ============  ======  =======  =========  ==========  =======================
 
 (:data:`FRAMES`.) ``budget_tokens`` (default: the frame's total) scales the shares that are
-enforced, L1's and L2's (section * budget / total); L0's are not. Assembly:
+enforced, L1's, L2's and those of L0's decisions and procedures (section * budget / total; at
+least a tenth of the budget each for the last two); the profile's is not. Assembly:
 
 1. The profile is always in (only cut by the final fit, and last); L0's open decisions and
    procedures, those the query recalls first (by score), then by salience, take their share of
@@ -56,9 +57,12 @@ enforced, L1's and L2's (section * budget / total); L0's are not. Assembly:
    L1 hits still left out become L2 previews;
 3. L2 previews take what remains;
 4. the rendered text is checked with the caller's counter: while it is over budget, lines are
-   dropped from the end of the block (L2, then L1 by score, then the track record and the gaps,
-   then L0's procedures, decisions and profile, least salient first), down to the empty text. A block therefore never exceeds its budget: ``count_tokens(block.text) <=
-   block.budget_tokens``, whatever the counter (the empty text must count 0).
+   dropped from the end of the block (L2, then L0's lines beyond their share, then L1 by score,
+   then the track record and the gaps, then L0's procedures, decisions and profile within their
+   share, least salient first), down to the empty text. A block therefore never exceeds its
+   budget: ``count_tokens(block.text) <= block.budget_tokens``, whatever the counter (the empty
+   text must count 0). When the best recalled hit is cut while other lines stay, a gap says so,
+   in the text where its line fits.
 
 Every candidate that the block does not show at all, whichever step cut it and whatever its
 tier (L0 included), is named in ``ContextBlock.dropped``.
@@ -364,9 +368,10 @@ _CODE_END = re.compile(r"[:{};(),\[\]=]\s*$|^\s*[\w.-]+:\s+\S", re.MULTILINE)   
 
 
 def _as_shown(text: str) -> str:
-    """``text`` as a block line shows it: code keeps its line breaks (a fence, or two lines
-    indented by four spaces or a tab: a piece cut from inside a long code block has no fence, and on one line its
-    indentation and newlines were gone), prose is one line."""
+    """``text`` as a block line shows it: code keeps its line breaks (a fence; two lines indented
+    by four spaces or a tab, as a piece cut from inside a long code block is, which has no fence
+    and on one line lost its indentation and newlines; or two lines indented by two beside two
+    that end as code or YAML does), prose is one line."""
     code = ("```" in text or len(_INDENTED.findall(text)) >= 2   # (one indented line is a wrapped sentence)
             or (len(_INDENTED_2.findall(text)) >= 2 and len(_CODE_END.findall(text)) >= 2))
     return _code_lines(text) if code else _one_line(text)
