@@ -1,11 +1,11 @@
 """contradiction_warnings (vectorised over the CSR rows of the hits) agrees with a plain scan of
 the directed edge list, on hypothesis-generated graphs with self-loops, dead nodes and duplicates."""
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engramdb.graph.csr import build_symmetric_csr
-from engramdb.slots import contradiction_warnings
+from engramdb.slots import WARNINGS_PER_HIT, contradiction_warnings
 from engramdb.types import STATE_BY_CODE, Relation
 
 C = Relation.CONTRADICTS.code
@@ -25,6 +25,8 @@ def cases(draw):
 
 @settings(max_examples=200, deadline=None)
 @given(cases())
+@example((6, [(0, 1, C), (0, 2, C), (0, 5, C), (1, 0, C)], [0],   # a hit with 4 pairs outside the hits
+          np.array([False, True, True, False, False, True, False, False, False]), np.zeros(9, np.uint8)))
 def test_matches_edge_scan(case):
     n, edges, hits, alive, state = case
     src = np.array([e[0] for e in edges], np.uint32)
@@ -32,7 +34,9 @@ def test_matches_edge_scan(case):
     rel = np.array([e[2] for e in edges], np.uint8)
     csr = build_symmetric_csr(src, tgt, rel, np.ones(len(edges), np.float32), n)
     ids = [f"n{i}" for i in range(n + 3)]
-    got = contradiction_warnings(csr, hits, state, alive, ids, C)
+    # uncapped, it agrees with the scan (the default caps a hit's pairs with memories that are no
+    # hit at WARNINGS_PER_HIT: a hit drawn with 4 such edges failed a CI run against the uncapped scan)
+    got = contradiction_warnings(csr, hits, state, alive, ids, C, per_hit=len(edges) + 1)
     hit_set = {h for h in hits if h < n}
     expected = set()
     for s, t, r in edges:
@@ -44,3 +48,11 @@ def test_matches_edge_scan(case):
     got_t = [(w.source, w.target, w.source_state, w.target_state, w.source_in_hits, w.target_in_hits) for w in got]
     assert len(got_t) == len(set(got_t))          # each pair once
     assert set(got_t) == expected
+    capped = contradiction_warnings(csr, hits, state, alive, ids, C)
+    capped_t = [(w.source, w.target, w.source_state, w.target_state, w.source_in_hits, w.target_in_hits)
+                for w in capped]
+    assert set(capped_t) <= expected and len(capped_t) == len(set(capped_t))
+    assert {t for t in capped_t if t[4] and t[5]} == {t for t in expected if t[4] and t[5]}   # hit pairs: all
+    for h in hit_set:   # at most WARNINGS_PER_HIT pairs of a hit with memories that are no hit
+        outside = [t for t in capped_t if (t[0] == f"n{h}") != (t[1] == f"n{h}") and not (t[4] and t[5])]
+        assert len(outside) <= WARNINGS_PER_HIT
