@@ -681,3 +681,30 @@ def test_conventions_naming_their_own_files_all_stay_active(tmp_path):
                   f"lines and add a unit test next to the module.", kind="procedural", id=f"c{i}",
                   created_at=1_700_000_000.0 + i * 86400)
         assert {m.get(f"c{i}").state.value for i in range(4)} == {"active"}
+
+
+def test_a_chat_message_and_a_note_of_the_user_correct_each_other(tmp_path):
+    """A fresh user: "I take 10 mg of lisinopril" said in a chat (stored "user: I take ...") and a
+    later note "I take 20 mg ..." added with add() stayed both active, the outdated dose first;
+    the other way round too. The user's message and a note about the user speak with one voice;
+    an assistant's message does not."""
+    said, noted = "user: I take 10 mg of lisinopril every morning.", "I take 20 mg of lisinopril every morning."
+    assert conflict(noted, said) == "number" and conflict(said, noted) == "number"
+    assert conflict_many([(noted, said)]) == ["number"]
+    assert conflict(noted, "assistant: I take 10 mg of lisinopril every morning.") is None
+    for chat_first in (True, False):
+        with engramdb.open(tmp_path / f"s{chat_first}", embedder="hashing") as m:
+            chat = [{"role": "user", "content": ("I take 10 mg" if chat_first else "I take 20 mg")
+                     + " of lisinopril every morning.",
+                     "created_at": "2026-10-10T18:00:00Z" if chat_first else "2026-11-20T09:00:00Z"}]
+            note = ("I take 20 mg" if chat_first else "I take 10 mg") + " of lisinopril every morning."
+            when = "2026-11-20" if chat_first else "2026-10-10"
+            if chat_first:
+                m.add_conversation(chat, namespace="u", session="s")
+                m.add(note, id="note", namespace="u", created_at=when)
+            else:
+                m.add(note, id="note", namespace="u", created_at=when)
+                m.add_conversation(chat, namespace="u", session="s")
+            newer, older = ("note", "s:1") if chat_first else ("s:1", "note")
+            assert m.get(older, namespace="u").state.value == "superseded"
+            assert m.recall("how much lisinopril do I take?", namespace="u", k=3).hits[0].id == newer

@@ -582,6 +582,34 @@ def _value_change(new: str, old: str, subject: tuple[str, ...], a: dict[str, Any
     return lead == 2 and pa[:2] == ("on", "the") and tail == 1 and pa[-1] in _PLAN_NOUNS
 
 
+#: First-person words that open a subject said by the user without a label ("I take 20 mg").
+_FIRST_PERSON_SUBJECT = frozenset("i we my our me us i'm we're".split())
+
+
+def subject_key(subject: tuple[str, ...]) -> tuple[str, ...]:
+    """``subject`` without a leading "user" chat label before a first-person word: ("user", "i")
+    -> ("i",). The user's chat message and a note about the user speak with one voice (see
+    :func:`_one_voice`); the write path's prefilter compares subjects by this key."""
+    if len(subject) > 1 and subject[0] == "user" and subject[1] in _FIRST_PERSON_SUBJECT:
+        return subject[1:]
+    return subject
+
+
+def _one_voice(new: str, old: str) -> tuple[str, str]:
+    """``new`` and ``old`` with a "user: " label (a chat message of add_conversation) dropped
+    from one of them when the other states the same speaker's fact without a label: "user: I take
+    10 mg of lisinopril" and a note "I take 20 mg of lisinopril" are the user's two statements
+    (a memory an agent keeps about its user speaks as the user). Unchanged otherwise."""
+    ln, lo = new[:6].lower() == "user: ", old[:6].lower() == "user: "
+    if ln == lo:
+        return new, old
+    bare = old if ln else new
+    first = subject_of(bare)[:1]
+    if not first or first[0] not in _FIRST_PERSON_SUBJECT:
+        return new, old
+    return (new[6:], old) if ln else (new, old[6:])
+
+
 def conflict(new: str, old: str, *, min_overlap: float = 0.8) -> str | None:
     """Does ``new`` negate, or change a number of, what ``old`` states about the same subject?
 
@@ -626,6 +654,7 @@ def conflict(new: str, old: str, *, min_overlap: float = 0.8) -> str | None:
     >>> conflict("I ran 8 km", "I ran 5 km")
     'event_number'
     """
+    new, old = _one_voice(new, old)
     subject = _same_subject(subject_of(new), subject_of(old), new, old)
     if subject is None or _statement_words(new, subject) is None or _statement_words(old, subject) is None:
         return None
@@ -675,6 +704,7 @@ def conflict_many(pairs, *, min_overlap: float = 0.8,
     sigs: dict[str, dict[str, Any]] = {}
     out: list[str | None] = []
     for new, old in pairs:
+        new, old = _one_voice(new, old)   # ("user: I take 10 mg" and a note "I take 20 mg")
         sa = subjects.get(new)
         if sa is None:
             sa = subjects[new] = subject_of.__wrapped__(new)

@@ -28,7 +28,11 @@ UNKNOWN = -1
 
 
 def subject_code(subject: tuple[str, ...]) -> tuple[int, int, int]:
-    """(length, hash of the whole subject, hash of its first word; 0 for an empty subject)."""
+    """(length, hash of the whole subject, hash of its first word; 0 for an empty subject), of
+    :func:`engramdb.facts.subject_key` of it (a "user" chat label before "I" left out)."""
+    from ..facts import subject_key
+
+    subject = subject_key(subject)
     return len(subject), hash(subject), hash(subject[0]) if subject else 0
 
 

@@ -25,7 +25,7 @@ from .. import slots as _slots, temporal as _temporal
 from ..batch_plan import whole_record
 from ..contiguity import default_weight
 from ..timeref import resolve_time_refs
-from ..facts import conflict_many, fact_signature, restates, subject_of
+from ..facts import conflict_many, fact_signature, restates, subject_key, subject_of
 from ..sentences import split_sentences
 from ..speakers import LABEL as SPEAKER_LABEL
 from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundError, OversizeError
@@ -582,6 +582,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
         subj = subjects.get(text)
         if subj is None:
             subj = subjects[text] = analyse(text)
+        subj = subject_key(subj)   # ("user", "i") is ("i",): a chat message and a note of the user
         return (sid.setdefault(subj, len(sid)), len(subj),
                 first.setdefault(subj[0], len(first)) if subj else -1)
     row_code = np.array([code(p.text) if ok else (-1, -1, -1) for p, ok in zip(prepared, ok_row.tolist())],
