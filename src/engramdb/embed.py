@@ -672,8 +672,9 @@ def get_embedder(name: str, dim: int | None = None) -> Embedder:
         ``"minilm"`` and neither backend can load (a broken install).
     """
     if not isinstance(name, str) or name.strip().lower() not in EMBEDDER_NAMES:
-        raise InvalidInputError(
-            f"embedder: expected one of {', '.join(EMBEDDER_NAMES)}, got {name!r}"
+        raise InvalidInputError(   # (open() also takes "auto" and an embedder object: say so there too)
+            f"embedder: expected 'auto', {', '.join(map(repr, EMBEDDER_NAMES))} or an embedder object "
+            f"(engramdb.embed.Embedder: name, dim, embed(texts)), got {name!r}"
         )
     key = name.strip().lower()
     if key == "hashing":

@@ -2603,7 +2603,7 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
         from the recorded one: the vectors of two models cannot share an index).
     StoreLockedError, StoreCorruptedError, StoreError
     """
-    from .embed import EMBEDDER_NAMES, default_embedder, get_embedder
+    from .embed import default_embedder, get_embedder
 
     config = check_config(config, EngramConfig) or EngramConfig()
     actor = _check_actor(actor)
@@ -2624,10 +2624,6 @@ def open(path: str | os.PathLike, *, dim: int | None = None, embedder: Any = Non
     if dim is not None:
         check_int(dim, "dim", 1, 65536)
     if isinstance(embedder, str):
-        if embedder.strip().lower() not in EMBEDDER_NAMES:
-            raise InvalidInputError(f"embedder: expected 'auto', {', '.join(map(repr, EMBEDDER_NAMES))} or an "
-                                    f"embedder object (engramdb.embed.Embedder: name, dim, embed(texts)), got "
-                                    f"{embedder!r}")
         embedder = get_embedder(embedder, dim)
     if isinstance(lock_timeout_s, bool) or not isinstance(lock_timeout_s, (int, float)) \
             or not 0.0 <= float(lock_timeout_s) < float("inf"):

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import functools
 import re
-from datetime import datetime, timezone
 
 import numpy as np
 
@@ -467,7 +466,7 @@ def slot_seeds(ctx: RecallContext) -> dict[int, float]:
     for (subj, attr), members in table.items():
         w = cues.get(attr, 0.0) * subj_w.get(subj, 0.0)
         if w > 0:
-            cued.append((subj, attr, members))
+            cued.append((subj, attr, members, subj_w.get(subj, 0.0)))
             for nid in members.tolist():
                 weight[nid] = max(weight.get(nid, 0.0), w)
     ctx.extra["slots_cued"] = cued   # (for slot_changed_since)
@@ -505,18 +504,15 @@ def slot_changed_since(ctx: RecallContext) -> list[str]:
     cued = ctx.extra.get("slots_cued")
     if not cued or not ctx.windows or req.filters.valid_at is not None or req.filters.as_of is not None:
         return []
-    from ..slots import USER_SUBJECTS, normalise
+    from ..slots import normalise
+    from ..validate import utc_text
 
-    words = set(req.query.lower().replace("'s", " ").split()) | set(tokenize(req.query))
-    words = {w.strip("?!.,;:'\"") for w in words}
-    if words & _NOW_WORDS:
+    if {w.strip("?!.,;:'\"") for w in req.query.lower().split()} & _NOW_WORDS:
         return []
     c = ctx.state.cols
     out = []
-    for subj, attr, members in cued:
-        named = (words & {"i", "my", "me", "i'm", "mine"} if subj in USER_SUBJECTS
-                 else set(subj.split()) <= words)
-        if not named or not len(members):
+    for subj, attr, members, named in cued:
+        if named < 1.0 or not len(members):   # (slots.subject_weights: 1 when the question names it)
             continue
         members = members[c.alive[members]]
         current = members[(c.state[members] == _ACTIVE) & np.isinf(c.valid_to[members])]
@@ -535,7 +531,7 @@ def slot_changed_since(ctx: RecallContext) -> list[str]:
             if any(r is None for r in recs) or normalise(str(recs[0].get("value", ""))) == normalise(
                     str(recs[1].get("value", ""))):
                 continue   # the same value restated
-            day = datetime.fromtimestamp(float(c.valid_from[now_nid]), tz=timezone.utc).date().isoformat()
+            day = utc_text(float(c.valid_from[now_nid]))[:10]
             out.append(f"{subj}'s {attr.replace('_', ' ')} changed after \"{w.text}\": `{c.ext_ids[now_nid]}`, "
                        f"current, holds since {day}; `{c.ext_ids[held]}` held it then (recall with "
                        f"valid_at= in that time reads it)")
