@@ -708,3 +708,14 @@ def test_a_chat_message_and_a_note_of_the_user_correct_each_other(tmp_path):
             newer, older = ("note", "s:1") if chat_first else ("s:1", "note")
             assert m.get(older, namespace="u").state.value == "superseded"
             assert m.recall("how much lisinopril do I take?", namespace="u", k=3).hits[0].id == newer
+
+
+@pytest.mark.parametrize("new,old", [
+    ("Acme's billing contact is Raj Patel.", "Acme's billing contact is Jane Doe."),
+    ("Our account owner is Priya.", "Our account owner is Sam."),
+    ("My pharmacy is CVS on Main Street.", "My pharmacy is Walgreens."),
+])
+def test_a_role_held_by_one_party_given_another_value(new, old):
+    """A support agent's "billing contact" changed in the same words came with no warning and the
+    old contact ranked first: a role noun names an attribute as "email" or "manager" does."""
+    assert conflict(new, old) == "value"

@@ -469,8 +469,27 @@ def test_states_a_fact():
                  "How do I convert 50mg to grams.", "What's my name", 'Is it late?"', "Could you check the oven.",
                  "Stay hydrated and drink plenty of water.", "Do not skip your warm-up.", "Pls call me.",
                  "It'd be a good idea to call the bank.", "Just try the new route.", "We should book early.",
-                 "You'd better leave now.", "I suppose it works."):
+                 "You'd better leave now.", "I suppose it works.",
+                 # a promise, after an acknowledgement or not, says what the speaker will do
+                 "Understood, I will keep the fiscal year in mind for the invoices.", "Got it, I'll remember that.",
+                 "We're going to look into it."):
         assert not states_a_fact(said), said
+    assert states_a_fact("Sure, my birthday is May 3.") and states_a_fact("Will is my brother.")
+
+
+def test_the_customers_statement_is_the_fact_not_the_assistants_promise(tmp_path):
+    """A customer said the same thing in three sessions and the assistant acknowledged it each time
+    ("Understood, I will keep ..."): consolidation promoted the acknowledgement, the newest turn,
+    which does not say when the fiscal year starts."""
+    msgs = [{"role": r, "content": c, "created_at": T0 + s * DAY + i * 60, "session": f"s{s}"}
+            for s in range(3) for i, (r, c) in enumerate([
+                ("user", "Reminder: our fiscal year starts in April, so invoices must be dated accordingly."),
+                ("assistant", "Understood, I will keep the fiscal year in mind for the invoices.")])]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        eng.add_conversation(msgs, namespace="g")
+        eng.consolidate(namespace="g", now=T0 + 60 * DAY)
+        facts = [m.text for m in eng.query(namespace="g", tags=["fact"])]
+    assert facts and all("fiscal year starts in April" in f for f in facts), facts
 
 
 def test_a_question_repeated_in_every_session_is_no_protected_fact(tmp_path):

@@ -80,8 +80,45 @@ def test_path_reason_names_the_relation(tmp_store):
         block = m.context("Where does Ana live, Faro?", namespace="default")
     reasons = {i.id: i.reason for i in block.items["L1"]}
     assert reasons["seed"] == "recalled: direct match"
-    assert reasons["hop"] == "recalled: path seed -> hop (supports reversed)"   # the edge is hop -> seed
-    assert "(recalled: path seed -> hop (supports reversed); id `hop`)" in block.text
+    assert reasons["hop"] == "recalled: via `seed` (supports reversed)"   # the edge is hop -> seed
+    assert "(recalled: via `seed` (supports reversed); id `hop`)" in block.text
+
+
+def test_reasons_name_the_seed_and_entity_not_the_nodes_between(tmp_store):
+    """A reason names the seed and the relations of the way, not every id on it: an entity node
+    reads as the entity ("via entity zanzibar heights"), never as its node id."""
+    with engramdb.open(tmp_store, embedder="hashing") as m:
+        m.add("Kettle descaling reminder.", id="k")
+        m.add_conversation([
+            {"role": "user", "content": "We drove through Zanzibar Heights on Sunday.", "created_at": "2026-01-01T10:00:00Z"},
+            {"role": "assistant", "content": "Nice, what did you see?", "created_at": "2026-01-01T10:01:00Z"},
+        ], namespace="default", session="a")
+        m.add_conversation([
+            {"role": "user", "content": "The bakery in Zanzibar Heights sells rye bread.", "created_at": "2026-02-01T10:00:00Z"},
+        ], namespace="default", session="b")
+        block = m.context("where did we drive on Sunday?", namespace="default")
+    reasons = {i.id: i.reason for t in ("L1", "L2") for i in block.items[t]}
+    assert reasons["a:1"] == "recalled: direct match"
+    assert reasons["a:2"] == "recalled: via `a:1` (next)"
+    assert reasons["b:1"].startswith("recalled, via entity zanzibar heights")
+    assert "E:" not in block.text
+
+
+def test_a_score_that_rounds_to_zero_is_not_shown_as_zero(tmp_store):
+    """A hit scored 0 is in no tier, so no line may read "score 0.00": a tiny positive score or
+    relevance reads "<0.01"."""
+    with engramdb.open(tmp_store, embedder="hashing") as m:
+        for i, t in enumerate(["My favourite restaurant is Oleana in Cambridge.", "My sister Maria lives in Lisbon.",
+                               "Maria's birthday is December 12."]):
+            m.add(t, created_at=utc(2026, 10, i + 1))
+        m.add_conversation([{"role": "user", "content": "Can you remind me what I need to do before the move?"},
+                            {"role": "assistant", "content": "Confirm the movers, forward your mail to Providence."},
+                            {"role": "user", "content": "My new address is 12 Elm Street, Providence."}],
+                           namespace="default", session="mv")
+        block = m.context("Help me plan dinner with my sister", namespace="default", now=utc(2026, 12, 1))
+    tiny = [i for i in block.items["L2"] if i.score < 0.005]
+    assert tiny and all(i.score > 0 and "score <0.01" in i.reason for i in tiny)
+    assert "0.00)" not in block.text and "0.00," not in block.text
 
 
 def test_l2_lists_ids_with_one_line_previews(store):
@@ -646,3 +683,23 @@ def test_l0_code_is_indented_and_a_recalled_procedure_too_long_is_excerpted(tmp_
               created_at=NOW - 86400)
         block = m.context("retry_config max_attempts backoff jitter", now=NOW)
         assert "retry_config:\n    max_attempts: 3\n    backoff: exponential" in block.text
+
+
+def test_subjects_choose_whose_profile_l0_shows(tmp_store):
+    """A namespace per customer keeps the customer's slots under the customer's name: L0 showed
+    only the user's, and had no way to show them."""
+    with engramdb.open(tmp_store, embedder="hashing") as m:
+        m.add("Acme is on the Enterprise plan.", id="plan", namespace="acme", slot=("acme", "plan", "Enterprise"))
+        m.add("Acme reported a login loop.", id="ticket", namespace="acme")
+        m.add("I live in Porto.", id="home", namespace="acme", slot=("user", "home_city", "Porto"))
+        default = m.context("login problems", namespace="acme")
+        chosen = m.context("login problems", namespace="acme", subjects=["acme", "user"])
+        for bad in ("acme", [""], [3]):
+            with pytest.raises(engramdb.InvalidInputError):
+                m.context("x", namespace="acme", subjects=bad)
+    assert [i.id for i in default.items["L0"]] == ["home"]
+    assert [(i.id, i.text) for i in chosen.items["L0"]] == [("plan", "acme plan: Enterprise"),
+                                                             ("home", "home_city: Porto")]
+    out = CliRunner().invoke(main, ["context", "--store", str(tmp_store), "-n", "acme", "--subject", "acme",
+                                    "login problems"])
+    assert out.exit_code == 0 and "acme plan: Enterprise" in out.output and "home_city" not in out.output

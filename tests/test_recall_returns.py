@@ -54,7 +54,7 @@ def test_a_filter_nothing_passes_still_says_filtered_out(mem):
     # filtered_out alone: "no memory matched" (weak_evidence) would contradict it
     assert r.hits == [] and [g.reason for g in r.gaps] == ["filtered_out"]
     then = mem.recall("apples market", k=5, as_of="2000-01-01", reinforce=False)   # before every record
-    assert then.hits == [] and [g.reason for g in then.gaps] == ["weak_evidence"]
+    assert then.hits == [] and [g.reason for g in then.gaps] == ["empty_namespace"]   # it held nothing then
 
 
 def test_a_filter_keeps_k_when_enough_qualify(mem):

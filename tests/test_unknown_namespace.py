@@ -35,7 +35,9 @@ def test_a_namespace_the_store_never_held_raises(store, call):
         # the right name answers, and the default namespace always exists
         assert [m.text for m in eng.query(namespace="user-42")] == ["I live in Porto."]
         assert eng.current("user", "home_city", namespace="user-42").text == "I live in Porto."
-        assert eng.query() == [] and eng.profile("user") == {}
+        assert eng.query() == []
+        with pytest.warns(engramdb.EmptyNamespaceWarning, match="'user-42'"):   # a forgotten namespace=?
+            assert eng.profile("user") == {}
 
 
 def test_a_dropped_namespace_keeps_its_log(store):

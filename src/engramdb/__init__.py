@@ -17,7 +17,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from .errors import (
-    BackendUnavailableError, CensoredError, ConfigError, DimensionMismatchError, EmptyTextError, EngramError,
+    BackendUnavailableError, CensoredError, ConfigError, DimensionMismatchError, EmptyNamespaceWarning,
+    EmptyTextError, EngramError,
     IndexStaleError, InvalidInputError, MemoryBlockedError, MemoryNotFoundError, NamespaceError, NonFiniteError,
     OversizeError, ReadOnlyError, StoreCorruptedError, StoreError, StoreFullError, StoreLockedError,
     StoreNotFoundError, UnknownKindError, UnknownRelationError,

@@ -10,7 +10,9 @@ import errno
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+import warnings
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Iterator
 
 import click
 
@@ -260,17 +262,19 @@ def get(store, namespace, with_embedding, memory_id):
               help="The relation, as the RELATION argument (default related_to).")
 @click.option("--weight", "-w", type=float, default=None,
               help="in (0, 1]; default 1, or for next by the two memories' lengths (as link())")
+@click.option("--now", default=None, help="When the link is made, for the salience boost of its ends, as "
+              "link(now=) (default: now).")
 @click.argument("source")
 @click.argument("target")
 @click.argument("relation", required=False)
-def link(store, namespace, relation_opt, weight, source, target, relation):
+def link(store, namespace, relation_opt, weight, now, source, target, relation):
     """Add the typed edge SOURCE -[RELATION]-> TARGET, as link(source, target, relation) does:
     ``engramdb link fact-2 fact-1 supports`` (or ``-r supports``; default related_to)."""
     if relation is not None and relation_opt is not None and relation != relation_opt:
         raise click.UsageError(f"the relation is given twice: {relation!r} and -r {relation_opt!r}")
     relation = relation or relation_opt or "related_to"
     with _open(store) as eng:
-        e = eng.link(source, target, relation, weight, namespace=namespace)
+        e = eng.link(source, target, relation, weight, namespace=namespace, now=now)
         click.echo(f"{e.source} -[{e.relation.value} {e.weight:g}]-> {e.target}")
 
 
@@ -423,14 +427,17 @@ def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate,
 @click.option("--tag", "tags", multiple=True, help="Recall only memories with this tag (repeatable).")
 @click.option("--since", default=None, help="Recall only memories of this event time or later.")
 @click.option("--until", default=None, help="Recall only memories up to this event time (a date: through its end).")
+@click.option("--subject", "subjects", multiple=True,
+              help="Whose slots the profile (L0) shows (repeatable; default the user's).")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole block as JSON.")
 @click.argument("query")
-def context(store, namespace, budget, frame, now, kinds, tags, since, until, as_json, query):
+def context(store, namespace, budget, frame, now, kinds, tags, since, until, subjects, as_json, query):
     """Print a context block for QUERY: profile, procedures, open decisions, recalled memories and
     ids to fetch, never over the token budget (tokens estimated as characters / 4)."""
     with _open(store, readonly=True) as eng:
         block = eng.context(query, namespace=namespace, budget_tokens=budget, frame=frame, now=now,
-                            kinds=list(kinds) or None, tags=list(tags) or None, since=since, until=until)
+                            kinds=list(kinds) or None, tags=list(tags) or None, since=since, until=until,
+                            subjects=list(subjects) or None)
     if as_json:
         _echo_json(block.to_dict())
         return
@@ -1105,7 +1112,7 @@ def _slot_row(attr: str, value) -> list[tuple[str, str, str, str]]:
 @click.argument("attribute")
 def current(store, namespace, as_json, subject, attribute):
     """The current value of slot SUBJECT ATTRIBUTE (one memory, or the list of a multi-valued slot)."""
-    with _open(store, readonly=True) as eng:
+    with _open(store, readonly=True) as eng, _namespace_hint():
         value = eng.current(subject, attribute, namespace=namespace)
     if as_json:
         _echo_json(None if value is None else [m.to_dict() for m in value] if isinstance(value, list)
@@ -1123,6 +1130,21 @@ def current(store, namespace, as_json, subject, attribute):
     _out().print(table)
 
 
+@contextmanager
+def _namespace_hint() -> Iterator[None]:
+    """Print an :class:`EmptyNamespaceWarning` of the verb inside as a hint on stderr."""
+    from .errors import EmptyNamespaceWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", EmptyNamespaceWarning)
+        yield
+    for w in caught:
+        if issubclass(w.category, EmptyNamespaceWarning):
+            click.echo(f"hint: {w.message} (--namespace NAME reads one)", err=True)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
 @main.command()
 @store_option
 @ns_option
@@ -1130,7 +1152,7 @@ def current(store, namespace, as_json, subject, attribute):
 @click.argument("subject")
 def profile(store, namespace, as_json, subject):
     """Every slot of SUBJECT with its current value."""
-    with _open(store, readonly=True) as eng:
+    with _open(store, readonly=True) as eng, _namespace_hint():
         prof = eng.profile(subject, namespace=namespace)
     if as_json:
         _echo_json({a: [m.to_dict() for m in v] if isinstance(v, list) else v.to_dict() for a, v in prof.items()})

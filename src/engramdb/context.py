@@ -87,10 +87,11 @@ from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from .decisions import TrackRecord, track_record
+from .entities import entity_of_node
 from .errors import InvalidInputError, MemoryBlockedError
 from .slots import USER_SUBJECTS
 from .speakers import LABEL as SPEAKER_LABEL
-from .types import CONNECTOR_TAGS, MemoryKind
+from .types import CONNECTOR_TAGS, MemoryKind, Relation
 from .wording import count as counted
 
 __all__ = ["ContextBlock", "ContextItem", "Frame", "FRAMES", "TIERS", "estimate_tokens", "assemble"]
@@ -170,9 +171,11 @@ class ContextItem:
     reason : str
         Why it is there: ``"profile: home_city"``, ``"procedure"``, ``"open decision"``,
         ``"recalled: direct match"``, ``"recalled: weak match (relevance 0.31)"`` (below the
-        recall's relevance threshold), ``"recalled: path a -> b (supports)"``,
-        ``"neighbour of a (supports)"``; a relation followed against its stored direction
-        reads ``"supports reversed"`` (the edge points from the later step to the earlier).
+        recall's relevance threshold), ``"recalled: via `a` (supports)"`` (reached from the
+        seed ``a``; the relations of the path, ``"both mention <entity>"`` for a step through an
+        entity node; ``"recalled: via entity <entity>"`` from an entity the query matched), ``"neighbour of a (supports)"``; a relation followed against its stored
+        direction reads ``"supports reversed"`` (the edge points from the later step to the
+        earlier).
     score : float or None
         Recall score (L1 and recalled L2 items), else None.
     """
@@ -325,17 +328,37 @@ def render(entries: list[_Entry]) -> str:
 
 
 # ---------------------------------------------------------------------------------- gathering
+def _figure(x: float) -> str:
+    """A score or relevance for a reader: two decimals, "<0.01" for a positive one that rounds to
+    0 (a hit scored 0 is shown nowhere, so "0.00" would say what is not so)."""
+    return f"{x:.2f}" if x >= 0.005 or x <= 0 else "<0.01"
+
+
 def _reason_of_path(hit: Any, threshold: float | None = None) -> str:
-    """Why a recalled hit is shown: its path, or a direct match, called weak when its relevance is
+    """Why a recalled hit is shown: the seed it was reached from and the relations of the way
+    there (an entity node in between reads "both mention <entity>", an entity seed "via entity
+    <entity>"; other ids in between are left out, the hit's ``path`` has them), or a direct match, called weak when its relevance is
     below the recall's ``relevance_threshold`` (so a prompt does not present a guess as a match)."""
     if len(hit.path) <= 1:
         if threshold is not None and hit.relevance < threshold:
-            return f"recalled: weak match (relevance {hit.relevance:.2f})"
+            return f"recalled: weak match (relevance {_figure(hit.relevance)})"
         return "recalled: direct match"
-    ids = " -> ".join(s.id for s in hit.path)
-    rels = ", ".join(s.relation.value if s.forward else f"{s.relation.value} reversed"
-                     for s in hit.path[1:] if s.relation is not None)
-    return f"recalled: path {ids} ({rels})"
+    steps, ways, i = hit.path[1:], [], 0
+    origin = f"`{hit.path[0].id}`"
+    seed_entity = entity_of_node(hit.path[0].id)
+    if seed_entity is not None and steps[0].relation is Relation.MENTIONS:
+        origin, i = f"entity {seed_entity}", 1   # the query matched the entity: the hit mentions it
+    while i < len(steps):
+        s = steps[i]
+        entity = entity_of_node(s.id) if i + 1 < len(steps) else None
+        if entity is not None and s.relation is Relation.MENTIONS and steps[i + 1].relation is Relation.MENTIONS:
+            ways.append(f"both mention {entity}")
+            i += 2
+            continue
+        if s.relation is not None:
+            ways.append(s.relation.value if s.forward else f"{s.relation.value} reversed")
+        i += 1
+    return f"recalled: via {origin}" + (f" ({', '.join(ways)})" if ways else "")
 
 
 def _hit_text(hit: Any, text: str | None = None) -> str:
@@ -453,18 +476,22 @@ def _gap_text(gap: Any, query: str) -> str:
     return f'No memory strongly matches "{query}"{best}; the store may not hold the answer.'
 
 
-def _profile_items(engram: Any, namespace: str) -> list[ContextItem]:
+def _profile_items(engram: Any, namespace: str, subjects: tuple[str, ...] | None = None) -> list[ContextItem]:
+    """L0's profile lines: every current slot value of ``subjects`` (default the user's names,
+    ``slots.USER_SUBJECTS``); a subject other than the user's is named on its lines ("acme plan:
+    Enterprise")."""
     items: list[ContextItem] = []
     seen: set[str] = set()
-    for subject in sorted(USER_SUBJECTS):
+    for subject in (sorted(USER_SUBJECTS) if subjects is None else subjects):
+        named = "" if subjects is None or subject.lower() in USER_SUBJECTS else f"{subject} "
         for attr, value in engram.profile(subject, namespace=namespace).items():
             for m in value if isinstance(value, list) else [value]:
                 if m.id in seen:
                     continue
                 seen.add(m.id)
                 shown = _one_line(m.value if m.value else m.text)
-                items.append(ContextItem(m.id, "L0", m.kind, f"{attr}: {shown}", _date(m.created_at),
-                                         _flagged(f"profile: {attr}", m)))
+                items.append(ContextItem(m.id, "L0", m.kind, f"{named}{attr}: {shown}", _date(m.created_at),
+                                         _flagged(f"profile: {named}{attr}", m)))
     return items
 
 
@@ -535,11 +562,12 @@ def _recalled_cut(hits: list[Any]) -> int:
 # ---------------------------------------------------------------------------------- assembly
 def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | None = None,
              frame: str = "conversation", count_tokens: Callable[[str], int] | None = None,
-             now: float | None = None, filters: dict[str, Any] | None = None) -> ContextBlock:
+             now: float | None = None, filters: dict[str, Any] | None = None,
+             subjects: tuple[str, ...] | None = None) -> ContextBlock:
     """The body of :meth:`engramdb.Engram.context` (see there and the module docstring).
 
     Uses only the engine's public read verbs (``recall`` with ``reinforce=False``, ``profile``,
-    ``query``, ``edges``, ``get``), so a read-only store can assemble context.
+    ``query``, ``edges``, ``get``, ``namespaces``), so a read-only store can assemble context.
 
     Parameters
     ----------
@@ -554,6 +582,8 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     filters : dict, optional
         ``recall``'s filters (``kinds``, ``kind``, ``tags``, ``since``, ``until``) for the
         recalled tiers; with any, L2 lists no graph neighbours (they could fall outside them).
+    subjects : tuple of str, optional
+        Whose slots L0's profile shows; the user's when omitted.
 
     Returns
     -------
@@ -576,8 +606,8 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
                                 f"of {budget}: no block can fit")
     scale = budget / fr.total
 
-    # L0
-    profile = _profile_items(engram, namespace)
+    # L0 (an empty namespace has no profile: recall's gap names where the memories are)
+    profile = _profile_items(engram, namespace, subjects) if namespace in engram.namespaces() else []
     in_l0 = {i.id for i in profile}
     procedures = [i for i in _l0_kind_items(engram, namespace, "procedural", "procedure", now)
                   if i.id not in in_l0]
@@ -609,7 +639,7 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     whole = {h.id: _hit_text(h, text) for h in hits[:cut] if (text := _whole_text(engram, h, namespace)) is not None}
     further = [ContextItem(h.id, "L2", h.kind, _preview(_hit_text(h)), _date(h.created_at),
                            _flagged(_reason_of_path(h, weak).replace("recalled: ", "recalled, ")
-                                    + f", score {h.score:.2f}" + disputed.get(h.id, ""), h), float(h.score))
+                                    + f", score {_figure(h.score)}" + disputed.get(h.id, ""), h), float(h.score))
                for h in hits[cut:]]
     shown = in_l0 | {h.id for h in hits}
     neighbours: list[ContextItem] = []

@@ -53,7 +53,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from .batch_plan import block_id, piece_tags, split_text, whole_digest, whole_record
-from .entities import co_mentions, extract_entities
+from .entities import co_mentions, entity_node_id, extract_entities
 from .errors import EmptyTextError, InvalidInputError
 from .index.tokens import tokenize
 from .speakers import CHAT_ROLES, LABEL as _SPEAKER
@@ -1184,14 +1184,14 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             for ent, where_ids in once.items():
                 if ent in shared or len(where_ids) != 1:
                     continue
-                if entity_exists(f"E:{ent}"):
-                    plan.edges.append((where_ids[0], f"E:{ent}", Relation.MENTIONS, 1.0))
+                if entity_exists(entity_node_id(ent)):
+                    plan.edges.append((where_ids[0], entity_node_id(ent), Relation.MENTIONS, 1.0))
                 elif stored_mentions is not None:
                     found = others(ent)
                     if found:
                         shared[ent], earlier[ent] = where_ids, found
         for ent, where_ids in shared.items():
-            eid = f"E:{ent}"
+            eid = entity_node_id(ent)
             if entity_exists is None or not entity_exists(eid):
                 plan.items.append({"id": eid, "kind": MemoryKind.SEMANTIC, "text": ent, "tags": ["entity"],
                                    "created_at": when[where_ids[0]], "source": eid})

@@ -13,7 +13,9 @@ Each verb checks its arguments (:mod:`engramdb.validate`) and hands off (txtai's
 from __future__ import annotations
 
 import os
+import sys
 import time
+import warnings
 from dataclasses import replace
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence
@@ -26,8 +28,8 @@ from .concurrency import guarded, retries_map_growth
 from .rwlock import RWLock
 from .config import RELEVANCE_CALIBRATION, AdmissionConfig, EngramConfig, RecallConfig, check_config
 from .errors import (
-    ConfigError, DimensionMismatchError, EngramError, InvalidInputError, ReadOnlyError, StoreCorruptedError,
-    StoreLockedError, StoreNotFoundError,
+    ConfigError, DimensionMismatchError, EmptyNamespaceWarning, EngramError, InvalidInputError, ReadOnlyError,
+    StoreCorruptedError, StoreLockedError, StoreNotFoundError,
 )
 from .recall import Filters, RecallRequest, recall as _recall
 from .state import EngineState
@@ -128,6 +130,19 @@ class Engram:
         if ns != DEFAULT_NAMESPACE and self._state.space(ns) is None:
             raise self._state.unknown_namespace(ns)
         return ns
+
+    def _warn_if_default_is_empty(self, namespace: str, verb: str) -> None:
+        """Warn (:class:`EmptyNamespaceWarning`) when ``verb`` reads the default namespace, which
+        holds no memories, while others hold some: a read that forgot ``namespace=``."""
+        if namespace != DEFAULT_NAMESPACE:
+            return
+        space = self._state.space(namespace)
+        if (space is None or space.count == 0) and self._state.names():
+            frame, level = sys._getframe(0), 1   # the warning points at the caller's line, outside engramdb
+            while frame is not None and frame.f_globals.get("__name__", "").startswith("engramdb."):
+                frame, level = frame.f_back, level + 1
+            warnings.warn(f"{verb}: namespace {namespace!r} holds no memories; {self._state.held_text()}",
+                          EmptyNamespaceWarning, stacklevel=level)
 
     def _check_open(self, write: bool = False) -> None:
         if self._closed:
@@ -533,7 +548,7 @@ class Engram:
             reinforce(unit, counts, self.config.decay.reinforce_rate)
 
     def link(self, source: str, target: str, relation: Relation | str = Relation.RELATED_TO,
-             weight: float | None = None, *, namespace: str = DEFAULT_NAMESPACE) -> Edge:
+             weight: float | None = None, *, namespace: str = DEFAULT_NAMESPACE, now: Any = None) -> Edge:
         """Add the typed edge ``source -> target`` (or set its weight if it exists).
 
         Parameters
@@ -545,6 +560,11 @@ class Engram:
         weight : float, optional
             In (0, 1]. None: 1, except for ``next``, which weighs by the two memories' lengths
             (:func:`engramdb.contiguity.default_weight`, ``LinkConfig.contiguity_words``).
+        now : float, datetime or ISO-8601, optional
+            When the link is made, for the salience boost of its ends (each end's salience
+            decayed to then, boosted by ``DecayConfig.link_boost``, dated then, as
+            ``recall(now=)`` reinforces): a store driven in simulated time passes its time. The
+            clock when omitted; the edge's own time is the clock in any case.
 
         Returns
         -------
@@ -561,9 +581,9 @@ class Engram:
             its own nodes (``E:``, ``S:``, ``sum:``, ``fact:``, pieces ``<id>#<n>``: see
             ``validate.RESERVED_IDS``); nothing is written.
         """
-        return self.link_batch([(source, target, relation, weight)], namespace=namespace)[0]
+        return self.link_batch([(source, target, relation, weight)], namespace=namespace, now=now)[0]
 
-    def link_batch(self, edges: Iterable[Any], *, namespace: str = DEFAULT_NAMESPACE) -> list[Edge]:
+    def link_batch(self, edges: Iterable[Any], *, namespace: str = DEFAULT_NAMESPACE, now: Any = None) -> list[Edge]:
         """Add many edges in one transaction; all or none are written.
 
         Parameters
@@ -573,6 +593,8 @@ class Engram:
             Defaults: relation ``related_to``, weight as in :meth:`link`.
         namespace : str
             Both ends of every edge live here; edges never cross namespaces.
+        now : float, datetime or ISO-8601, optional
+            As for :meth:`link`.
 
         Returns
         -------
@@ -582,15 +604,16 @@ class Engram:
         ------
         The errors of :meth:`link`.
         """
-        return self._link_batch(edges, namespace, check_user_id, user=True)
+        return self._link_batch(edges, namespace, check_user_id, user=True, now=now)
 
     def _link_batch(self, edges: Iterable[Any], namespace: str, check_end: Callable[[Any, str], str],
-                    user: bool = False) -> list[Edge]:
+                    user: bool = False, now: Any = None) -> list[Edge]:
         """:meth:`link_batch`, its ends checked by ``check_end`` (``check_id`` for the engine's
         own edges, which may name its nodes); a caller's edges (``user``) may not be
         ``supersedes`` (:func:`engramdb.validate.check_user_relation`)."""
         self._check_open(write=True)
         ns = check_namespace(namespace)
+        at = None if now is None else to_unix_seconds(now, field="now")
         specs = _edge_specs(edges, check_end, user)
         if not specs:
             return []
@@ -598,7 +621,7 @@ class Engram:
             for s, t, _r, _w in specs:
                 self._check_visible(ns, s)
                 self._check_visible(ns, t)
-        with write_unit(self._state, "linking memories", clock_now(), verb="link") as unit:
+        with write_unit(self._state, "linking memories", clock_now(), verb="link", at=at) as unit:
             rows = self._link_rows(unit, ns, specs)
         return [Edge(s, t, r, w) for (s, t, r, _w), (_a, _b, _c, w) in zip(specs, rows)]
 
@@ -1202,6 +1225,11 @@ class Engram:
             An empty or non-string subject or attribute.
         NamespaceError
             An invalid namespace, or one the store never held.
+
+        Warns
+        -----
+        EmptyNamespaceWarning
+            No answer from the default namespace, which holds no memories, while others do.
         """
         self._check_open()
         ns = self._existing_namespace(namespace)
@@ -1209,6 +1237,8 @@ class Engram:
         if filters.subject is None or filters.attribute is None:
             raise InvalidInputError(f"current needs a subject and an attribute, got {subject!r}, {attribute!r}")
         value = _query.current_value(self._state, ns, filters.subject, filters.attribute)
+        if value is None or value == []:
+            self._warn_if_default_is_empty(ns, "current")
         if isinstance(value, list):
             return [self._censored(m) for m in value]
         return value if value is None else self._censored(value)
@@ -1232,6 +1262,11 @@ class Engram:
         InvalidInputError
         NamespaceError
             An invalid namespace, or one the store never held.
+
+        Warns
+        -----
+        EmptyNamespaceWarning
+            No answer from the default namespace, which holds no memories, while others do.
         """
         self._check_open()
         ns = self._existing_namespace(namespace)
@@ -1239,6 +1274,8 @@ class Engram:
         if filters.subject is None:
             raise InvalidInputError("profile needs a subject, got None")
         out = _query.profile(self._state, ns, filters.subject)
+        if not out:
+            self._warn_if_default_is_empty(ns, "profile")
         return {attr: [self._censored(m) for m in v] if isinstance(v, list) else self._censored(v)
                 for attr, v in out.items()}
 
@@ -1246,7 +1283,8 @@ class Engram:
                 frame: str = "conversation", count_tokens: Callable[[str], int] | None = None,
                 now: Any = None, kinds: Sequence[MemoryKind | str] | None = None,
                 tags: Sequence[str] | None = None, since: Any = None, until: Any = None,
-                kind: MemoryKind | str | Sequence[Any] | None = None) -> _context.ContextBlock:
+                kind: MemoryKind | str | Sequence[Any] | None = None,
+                subjects: Sequence[str] | None = None) -> _context.ContextBlock:
         """A Markdown block of what the agent should see for ``query``, never over its token budget.
 
         Three tiers (``engramdb.context``): L0, always in when it fits: the user's profile
@@ -1283,6 +1321,11 @@ class Engram:
             about pricing this month": ``kind="decision", since="2025-05"``). L0 stays whole
             (the profile, procedures and open decisions are always in), and L2 then lists
             further hits only: graph neighbours of the hits could fall outside the filters.
+        subjects : sequence of str, optional
+            Whose current slot values L0's profile shows (``["acme"]`` for a namespace per
+            customer whose slots have the customer as subject; a subject other than the user's
+            is named on its lines, "acme plan: Enterprise"). Default: the user's (``user``,
+            ``me``, ``i``, ...).
 
         Returns
         -------
@@ -1307,9 +1350,14 @@ class Engram:
         """
         self._check_open()
         filters = {"kinds": kinds, "kind": kind, "tags": tags, "since": since, "until": until}
+        if subjects is not None:
+            listed = as_list(subjects, "subjects")
+            if not all(isinstance(x, str) and x.strip() for x in listed):
+                raise InvalidInputError(f"subjects: expected a list of non-empty str, got {subjects!r}")
+            subjects = tuple(dict.fromkeys(listed))
         return _context.assemble(self, query, namespace=namespace, budget_tokens=budget_tokens, frame=frame,
                                  count_tokens=count_tokens, now=None if now is None else time_or_now(now),
-                                 filters={k: v for k, v in filters.items() if v is not None})
+                                 filters={k: v for k, v in filters.items() if v is not None}, subjects=subjects)
 
     def stats(self) -> dict[str, Any]:
         """Counts per namespace and state, edges, graph density, backend and sizes.
@@ -2502,8 +2550,6 @@ def _check_same_embedder(embedder: Any, stored: str, path: str) -> None:
 def _finish_compaction(store: LmdbStore) -> None:
     """Compact a store whose last namespace drop did not get to (a crash, or a reader that held
     the store open); when another process still has it open, warn and leave it pending."""
-    import warnings
-
     try:
         store.compact()
     except StoreLockedError as exc:

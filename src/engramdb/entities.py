@@ -29,7 +29,28 @@ from typing import Iterable
 
 from .index.stopwords import ENGLISH_STOP_WORDS
 
-__all__ = ["extract_entities", "co_mentions"]
+__all__ = ["extract_entities", "co_mentions", "entity_node_id", "entity_of_node"]
+
+#: The id prefix of an entity node (conversation ingest makes ``E:<entity>``).
+_NODE_PREFIX = "E:"
+
+
+def entity_node_id(entity: str) -> str:
+    """The id of the node of ``entity`` (lower-cased, as :func:`extract_entities` gives it).
+
+    >>> entity_node_id("lake tahoe")
+    'E:lake tahoe'
+    """
+    return _NODE_PREFIX + entity
+
+
+def entity_of_node(node_id: str) -> str | None:
+    """The entity an entity node's id names, None for any other id.
+
+    >>> entity_of_node("E:lake tahoe"), entity_of_node("m1")
+    ('lake tahoe', None)
+    """
+    return node_id[len(_NODE_PREFIX):] if node_id.startswith(_NODE_PREFIX) else None
 
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december")
 _DATE = re.compile(rf"\b(?:({_MONTHS})\s+(\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTHS}))\b", re.I)

@@ -29,6 +29,7 @@ __all__ = [
     "BackendUnavailableError",
     "CensoredError",
     "MemoryBlockedError",
+    "EmptyNamespaceWarning",
 ]
 
 
@@ -179,3 +180,8 @@ class IndexStaleError(EngramError):
 
 class BackendUnavailableError(EngramError, ImportError):
     """A kernel backend forced by ``ENGRAMDB_KERNELS`` cannot be loaded."""
+
+
+class EmptyNamespaceWarning(UserWarning):
+    """A read of the default namespace, which holds no memories, in a store whose memories are in
+    other namespaces: the empty answer is most likely a missing ``namespace=``."""

@@ -500,7 +500,9 @@ ATTRIBUTE_NOUNS = frozenset(
     "email e-mail address phone mobile cell number name surname nickname username handle password passcode "
     "pin plan tier subscription job title role position occupation employer salary wage rent mortgage "
     "budget dose dosage doctor dentist therapist gp manager boss landlord hometown city timezone zone "
-    "birthday anniversary deadline".split())
+    "birthday anniversary deadline contact owner lead rep representative admin administrator sponsor champion "
+    "accountant lawyer attorney advisor adviser coach trainer tutor teacher pediatrician vet mentor "
+    "pharmacy insurer carrier".split())
 #: Nouns after "on the ..." that name one plan at a time ("ACME is on the Pro plan").
 _PLAN_NOUNS = frozenset("plan tier subscription package".split())
 #: Words that add a value rather than change one ("I also live in Porto", "Porto too").
@@ -584,14 +586,26 @@ def _value_change(new: str, old: str, subject: tuple[str, ...], a: dict[str, Any
 
 #: First-person words that open a subject said by the user without a label ("I take 20 mg").
 _FIRST_PERSON_SUBJECT = frozenset("i we my our me us i'm we're".split())
+_POSSESSIVE_WORDS = frozenset("my our your his her their".split())
+
+
+#: Adjectives after a possessive that say a value replaced an earlier one, not which thing it is
+#: ("My new phone number is ...", "Our current rent is ..."): the subject is the same as without.
+CHANGE_ADJECTIVES = frozenset("new current updated latest present".split())
+_CHANGE_ADJECTIVE = re.compile(rf"^((?:user:\s+)?(?:my|our|your|his|her|their)\s+)(?:{'|'.join(CHANGE_ADJECTIVES)})\s+",
+                               re.I)
 
 
 def subject_key(subject: tuple[str, ...]) -> tuple[str, ...]:
-    """``subject`` without a leading "user" chat label before a first-person word: ("user", "i")
-    -> ("i",). The user's chat message and a note about the user speak with one voice (see
-    :func:`_one_voice`); the write path's prefilter compares subjects by this key."""
+    """``subject`` without a leading "user" chat label before a first-person word ("user", "i")
+    -> ("i",), and without a change adjective after its possessive (:data:`CHANGE_ADJECTIVES`:
+    ("my", "new", "phone", "number") -> ("my", "phone", "number")). The user's chat message and a
+    note about the user speak with one voice (see :func:`_one_voice`), and "my new phone number"
+    is the number "my phone number" was; the write path's prefilter compares subjects by this key."""
     if len(subject) > 1 and subject[0] == "user" and subject[1] in _FIRST_PERSON_SUBJECT:
-        return subject[1:]
+        subject = subject[1:]
+    if len(subject) > 2 and subject[0] in _POSSESSIVE_WORDS and subject[1] in CHANGE_ADJECTIVES:
+        subject = subject[:1] + subject[2:]
     return subject
 
 
@@ -599,7 +613,10 @@ def _one_voice(new: str, old: str) -> tuple[str, str]:
     """``new`` and ``old`` with a "user: " label (a chat message of add_conversation) dropped
     from one of them when the other states the same speaker's fact without a label: "user: I take
     10 mg of lisinopril" and a note "I take 20 mg of lisinopril" are the user's two statements
-    (a memory an agent keeps about its user speaks as the user). Unchanged otherwise."""
+    (a memory an agent keeps about its user speaks as the user); and without a change adjective
+    after an opening possessive ("My new phone number is ..." reads as "My phone number is ...",
+    :data:`CHANGE_ADJECTIVES`). Unchanged otherwise."""
+    new, old = _CHANGE_ADJECTIVE.sub(r"\1", new, count=1), _CHANGE_ADJECTIVE.sub(r"\1", old, count=1)
     ln, lo = new[:6].lower() == "user: ", old[:6].lower() == "user: "
     if ln == lo:
         return new, old

@@ -444,7 +444,8 @@ class Hit:
 class Gap:
     """Negative recall: the store lacks strong evidence for the query.
 
-    ``reason`` is one of ``"weak_evidence"``, ``"empty_namespace"``, ``"filtered_out"``,
+    ``reason`` is one of ``"weak_evidence"``, ``"empty_namespace"`` (the namespace holds no
+    memories, or held none at the recall's ``as_of``), ``"filtered_out"``,
     ``"empty_window"`` (the question names a time from which nothing is stored),
     ``"changed_since"`` (the question names a past time and a slot whose current value holds only
     since after it: another memory, superseded, held it then; the detail names both).

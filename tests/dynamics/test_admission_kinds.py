@@ -184,3 +184,49 @@ def test_labelled_set_quality(tmp_path, half):
     assert decision_ok >= 0.95 and kind_ok >= 0.95
     assert sum(d.decision == "reject" for d in chatter) >= 0.9 * len(chatter)
     assert all(d.protected == r["expected_protected"] for d, r in zip(out, rows) if r["expected_protected"])
+
+
+# --- procedures and decisions (a support agent's runbooks and choices were stored as episodes) ----
+
+@pytest.mark.parametrize("text", [
+    "How to rotate an API key: 1. Open Settings. 2. Click API. 3. Rotate the key.",
+    "To fix SSO login loops, check the IdP clock skew and clear the session cookies.",
+    "Steps to reset the router: unplug it, wait 30 seconds, plug it back in.",
+    "user: how to make sourdough: 1) feed the starter 2) mix the flour",
+    "Runbook for a failed deploy: roll back, then page the on-call engineer.",
+    "1. Open the admin panel. 2. Select the customer. 3. Issue the refund.",
+])
+def test_instructions_are_procedural(text):
+    assert infer_kind(text)[0] == "procedural"
+
+
+@pytest.mark.parametrize("text", [
+    "We decided to give Globex a one-month credit for the outage.",
+    "The team chose Postgres over Mongo for the ledger.",
+    "Decision: we ship on Fridays only after the QA sign-off.",
+    "We are going with LaunchDarkly for feature flags.",
+    "Ana: we agreed to move the launch to the spring.",
+])
+def test_a_teams_choice_is_a_decision(text):
+    assert infer_kind(text)[0] == "decision"
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("I decided to go to bed early.", "episodic"),              # a person's choice is an episode
+    ("To be honest, the trip was great.", "episodic"),
+    ("To celebrate, we went to dinner at Oleana.", "episodic"),
+    ("My top 3 films: 1. Alien 2. Heat 3. Ran", "episodic"),    # a numbered list of no steps
+    ("Reminder: 1. Call mom 2. Buy milk", "episodic"),          # a to-do list
+])
+def test_what_is_neither(text, kind):
+    assert infer_kind(text)[0] == kind
+
+
+def test_admitted_runbooks_and_decisions_outlive_episodes(eng384):
+    out = eng384.admit_batch([
+        {"id": "rb", "text": "How to rotate an API key: 1. Open Settings. 2. Click API. 3. Rotate the key."},
+        {"id": "d", "text": "We decided to give Globex a one-month credit for the outage."},
+        {"id": "e", "text": "Globex called about the outage yesterday."}], now=T0)
+    assert [d.kind for d in out] == ["procedural", "decision", "episodic"]
+    eng384.rescore(now=eng384.get("e").salience_at + 60 * 86400.0)
+    assert [eng384.get(i).state.value for i in ("rb", "d", "e")] == ["active", "active", "archived"]

@@ -96,6 +96,39 @@ def test_linking_new_to_old_boosts_both(eng):
     assert eng.get("old").salience == pytest.approx(b_old)
 
 
+def test_a_backfilled_link_boosts_its_stored_end_when_it_was_recorded(eng):
+    """A memory backfilled with recorded_at and linked to an earlier one boosts that one as of its
+    own record time: not decayed over the time up to the clock (to the floor) and dated now, which
+    let a simulated rescore archive the resolution of a ticket and keep the ticket."""
+    day = 86400.0
+    t = T0 - 400 * day   # long before the clock
+    eng.add("Ticket 103: the invoice shows the wrong VAT number.", id="ticket", embedding=basis(0), recorded_at=t)
+    eng.add("Ticket 103 resolved: invoice reissued.", id="fix", embedding=basis(1), recorded_at=t + 2 * day,
+            links=[{"to": "ticket", "relation": "caused_by"}])
+    ticket, fix = eng.get("ticket"), eng.get("fix")
+    h = H[engramdb.MemoryKind.EPISODIC]
+    assert ticket.salience_at == fix.salience_at == t + 2 * day
+    assert ticket.salience == pytest.approx(0.5 * 2 ** (-2 * day / h) * 0.95 + 0.05, rel=1e-4)
+    # both fade alike from then: a rescore at any later time keeps or archives them together
+    later = t + 30 * day
+    assert eng.salience("ticket", now=later) == pytest.approx(eng.salience("fix", now=later) * ticket.salience
+                                                              / fix.salience, rel=1e-5)
+
+
+def test_link_now_boosts_at_the_time_given(eng):
+    day = 86400.0
+    eng.add("a", id="a", embedding=basis(0), recorded_at=T0 - 100 * day)
+    eng.add("b", id="b", embedding=basis(1), recorded_at=T0 - 100 * day)
+    edge = eng.link("a", "b", "supports", now=T0 - 99 * day)
+    assert edge.relation.value == "supports"
+    h = H[engramdb.MemoryKind.EPISODIC]
+    for m in (eng.get("a"), eng.get("b")):
+        assert m.salience_at == T0 - 99 * day
+        assert m.salience == pytest.approx(0.5 * 2 ** (-day / h) * 0.95 + 0.05, rel=1e-4)
+    with pytest.raises(errors.InvalidInputError):
+        eng.link("a", "b", "supports", now="not a time")
+
+
 def test_boosted_columns_match_records_after_reopen(tmp_store):
     with engramdb.open(tmp_store, dim=DIM) as e:
         e.add("a", id="a", embedding=basis(0))
@@ -135,3 +168,18 @@ def test_salience_bounded_and_non_increasing_between_accesses(tmp_path_factory, 
                 e.link("o", "m", "supports")
                 now = max(now, e.get("m").salience_at if math.isfinite(e.get("m").salience_at) else now)
             last = e.salience("m", now=now)
+
+
+def test_cli_link_now_as_the_api(tmp_path):
+    from click.testing import CliRunner
+    from engramdb.cli import main
+
+    s = str(tmp_path / "s")
+    run = CliRunner().invoke
+    for i in ("a", "b"):
+        assert run(main, ["add", "--store", s, "--embedder", "hashing", "--id", i, "--recorded-at", "2025-01-01",
+                          f"memory {i}"]).exit_code == 0
+    out = run(main, ["link", "--store", s, "--now", "2025-01-02", "a", "b", "supports"])
+    assert out.exit_code == 0, out.output
+    with engramdb.open(s) as e:
+        assert e.get("a").salience_at == e.get("b").salience_at == engramdb.to_unix_seconds("2025-01-02")

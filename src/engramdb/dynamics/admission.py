@@ -315,6 +315,30 @@ def _present_state(low: list[str]) -> str | None:
     return None
 
 
+#: A text that tells how to do something: a "how to" / "steps to" / runbook opening, "To <do X>,
+#: <do Y>" (an imperative after the purpose: "To fix SSO login loops, check the IdP clock"), or
+#: numbered steps ("1. Open Settings. 2. Click API.").
+_HOW_TO = re.compile(
+    r"^\s*(?:how[ -]to\b|steps? to\b|runbook\b|checklist\b|procedure\b|"
+    r"to (?!(?:my|our|your|his|her|their|the|a|an|me|us|him|them|be|this|that|date|me)\b)[a-z]+\b[^,.;!?]*, "
+    r"(?!(?:i|we|you|he|she|they|it|my|our|your|the|a|an|this|that|there)\b)[a-z]+\b)", re.I)
+_STEP_VERBS = ("open|click|go|run|install|set|select|enter|type|add|remove|delete|restart|check|clear|copy|paste|"
+               "log|sign|create|update|upgrade|rotate|navigate|press|tap|choose|save|wait|unplug|plug|turn|make|"
+               "mix|feed|preheat|bake|stir|pour|use|call|email|send|confirm|verify|ensure|deploy|build|test|push|"
+               "pull|merge|tag|commit|back|reboot|reset|enable|disable|configure|download|upload|find|search|"
+               "write|read|review|ask|put|take|fill|submit|apply|connect|disconnect|export|import|start|stop|"
+               "close|revoke|generate|grant|edit|rename|move|drag|scroll|hit|visit|contact|book")
+_STEPS = re.compile(rf"(?:^|\s)(?:1[.)]|step 1\b:?)\s+(?:{_STEP_VERBS})\b.*?(?:^|\s)(?:2[.)]|step 2\b:?)\s",
+                    re.I | re.S)
+_TO_DO = re.compile(r"^\s*(?:reminders?|to-?dos?|to do|tasks?|shopping(?: list)?|groceries|list)\b", re.I)
+#: A team's decision: "We decided to ...", "The team chose ...", "We agreed on ...", "Decision: ...",
+#: "We're going with ..." (a person's own "I decided to go to bed" is an episode).
+_DECIDED = re.compile(
+    r"^\s*(?:decision:|(?:we|we've|we have|we all|the team|our team|team)\s+(?:(?:finally|just|have|had)\s+)?"
+    r"(?:decided|chose|agreed|settled on|went with|picked|opted)\b|(?:we're|we are|we will|we'll)\s+"
+    r"(?:going|go) with\b)", re.I)
+
+
 def infer_kind(text: str) -> tuple[str, str]:
     """The kind of memory ``text`` states, by rules (no model), and why.
 
@@ -326,6 +350,11 @@ def infer_kind(text: str) -> tuple[str, str]:
 
     1. nothing remains -> ``"phatic"`` (greetings, thanks, laughter, acknowledgements, weather
        small talk, vague hedges, questions);
+    1a. how to do something (a "how to" / "steps to" / runbook opening, "To fix X, check Y", or
+       numbered steps "1. ... 2. ...") -> ``"procedural"``;
+    1b. a team's decision ("We decided to ...", "The team chose ...", "We agreed on ...",
+       "Decision: ...", "We're going with ...") -> ``"decision"`` (held until reviewed; a
+       person's "I decided to ..." is an episode);
     2. an identity state (born, birthday, "years old", "grew up", "my name") -> ``"semantic"``;
     3. a preference verb in the present (like, love, prefer, enjoy, hate, favourite, "I'd
        rather", "fan of") -> ``"semantic"``;
@@ -345,8 +374,8 @@ def infer_kind(text: str) -> tuple[str, str]:
     Returns
     -------
     tuple (kind, reason)
-        ``kind`` is ``"semantic"``, ``"episodic"`` or ``"phatic"`` (:data:`PHATIC_KIND`, not a
-        :class:`MemoryKind`: chatter is not stored); ``reason`` names the rule and the word
+        ``kind`` is ``"semantic"``, ``"episodic"``, ``"procedural"``, ``"decision"`` or
+        ``"phatic"`` (:data:`PHATIC_KIND`, not a :class:`MemoryKind`: chatter is not stored); ``reason`` names the rule and the word
         that fired it.
 
     Notes
@@ -375,6 +404,14 @@ def infer_kind(text: str) -> tuple[str, str]:
             why.append(c)
     if not content:
         return PHATIC_KIND, " / ".join(why) or "no words"
+    # read with and without a leading label: "Steps to reset the router: ..." reads as one
+    plain = re.sub(r"^\s*(?:user|assistant|system):\s+", "", text, flags=re.I).translate(APOSTROPHES)
+    body = strip_speaker(text).translate(APOSTROPHES)
+    steps = None if _TO_DO.match(plain) else _STEPS.search(plain)   # a to-do list is no procedure
+    if (m := _HOW_TO.match(plain) or _HOW_TO.match(body) or steps) is not None:
+        return MemoryKind.PROCEDURAL.value, f"procedure '{m.group(0).strip()[:40]}'"
+    if (m := _DECIDED.match(plain) or _DECIDED.match(body)) is not None:
+        return MemoryKind.DECISION.value, f"decision '{m.group(0).strip()}'"
     low = [t.lower() for s in content for t in _tokens(s)]
     joined = " " + " ".join(low) + " "
     for cue in IDENTITY_STATE:
@@ -764,15 +801,25 @@ def states_a_fact(sentence: str) -> bool:
     talk: the sentence rules of :func:`infer_kind`); a hedge (:data:`HEDGES`: "maybe", "I
     think", "not sure", ...); a suggestion, offer, request or command to the listener ("You
     might want to try yoga", "How about Friday", "Let's ...", "I'd recommend ...", "Please
-    ...", "Don't ...", a first word of :data:`IMPERATIVE_VERBS`: "Try ...", "Drink ...").
-    Consolidation promotes only statements to semantic facts (a question or a piece of advice
+    ...", "Don't ...", a first word of :data:`IMPERATIVE_VERBS`: "Try ...", "Drink ..."); a
+    promise of the speaker, after an acknowledgement or not ("Understood, I will keep the fiscal
+    year in mind", "I'll remember that"). Consolidation promotes only statements to semantic facts (a question or a piece of advice
     repeated across sessions is no fact about the user). Rules, English only: a statement whose
     first word is such a verb used as a name ("Try Harder is my band") is missed.
     """
     body = _reminded(strip_speaker(sentence).translate(APOSTROPHES).strip())
     if not _tokens(body) or _is_question(body) or _chatter_sentence(body) is not None or _hedged(body):
         return False
-    return not _is_proposal(body)
+    return not _is_proposal(body) and _PROMISE.match(body) is None
+
+
+#: A speaker's promise, after an acknowledgement or not ("Understood, I will keep the fiscal year in
+#: mind", "Got it, I'll remember that", "We're going to look into it"): what the speaker will do,
+#: not what holds.
+_PROMISE = re.compile(
+    r"^(?:(?:understood|noted|got it|gotcha|sure|sure thing|ok|okay|of course|certainly|absolutely|will do|"
+    r"thanks|thank you|great|perfect|no problem)\b[\s,.!:;-]*)*"
+    r"(?:i|we)(?:\s+(?:will|shall)|'ll|\s+am going to|'m going to|\s+are going to|'re going to)\b", re.I)
 
 
 @dataclass(slots=True)

@@ -53,10 +53,8 @@ def _recall(state: EngineState, request: RecallRequest, trace: list | None,
     request = _route(request)
     space = state.space(request.namespace)
     if space is None or space.index is None or len(space.index) == 0:
-        held = state.names()
-        where = (f"; the store's namespaces: {', '.join(map(repr, held[:20]))}{' ...' if len(held) > 20 else ''}"
-                 if held else "; the store holds no memories yet")
-        gap = Gap(request.query, "empty_namespace", None, f"namespace {request.namespace!r} holds no memories{where}")
+        gap = Gap(request.query, "empty_namespace", None,
+                  f"namespace {request.namespace!r} holds no memories; {state.held_text()}")
         return RecallResult([], [gap], "vector", 0.0, time.perf_counter() - t_start), []
     ctx = RecallContext(state, request, space, trace)
     t = time.perf_counter()

@@ -193,14 +193,17 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     gaps = []
     best = float(ctx.vec_cos[0]) if len(ctx.vec_cos) else None
     filtered_out = not hits and len(ctx.nodes) > 0   # reached, none passed: said below, not "no match"
-    if req.query is not None:
+    held_nothing = None if hits else _held_nothing_then(ctx)
+    if held_nothing is not None:   # recall as_of a time before the namespace's first record
+        gaps.append(Gap(req.query, "empty_namespace", best, held_nothing))
+    elif req.query is not None:
         top = max(h.relevance for h in hits) if hits else None
         threshold = req.relevance[1]
         if (top is None and not filtered_out) or (top is not None and top < threshold):
             said = ("no memory matched" if top is None else
                     f"best relevance {top:.3f} < relevance_threshold {threshold}")
-            gaps.append(Gap(req.query, "weak_evidence", best,
-                            f"{said}; the store may not hold what this asks{_archived_hint(ctx) if not hits else ''}"))
+            hint = "" if hits else _archived_hint(ctx) + _recorded_later_hint(ctx)
+            gaps.append(Gap(req.query, "weak_evidence", best, f"{said}; the store may not hold what this asks{hint}"))
     elif best is None or best < cfg.weak_evidence:
         said = "none above the cosine floor" if best is None else f"{best:.3f}"
         gaps.append(Gap(req.query, "weak_evidence", best,
@@ -234,6 +237,41 @@ def _archived_hint(ctx: RecallContext) -> str:
     n = int(np.count_nonzero((c.state[: c.n] == _ARCHIVED) & c.in_namespace(ctx.space.code)))
     held = count(n, "archived memory", "archived memories")
     return f" (the namespace holds {held}, which recall does not search: include_archived=True does)" if n else ""
+
+
+def _recorded_by(ctx: RecallContext) -> tuple[int, int, float]:
+    """(live memories of the namespace recorded by the recall's ``as_of``, those recorded after
+    it, the first record time); only for a recall ``as_of`` a time."""
+    c = ctx.state.cols
+    mine = c.in_namespace(ctx.space.code)
+    recorded = c.recorded_at[: c.n][mine]
+    later = int(np.count_nonzero(recorded > ctx.request.filters.as_of))
+    return len(recorded) - later, later, float(recorded.min()) if len(recorded) else math.inf
+
+
+def _held_nothing_then(ctx: RecallContext) -> str | None:
+    """For an empty answer ``as_of`` a time before anything of the namespace was recorded: what
+    to say (the namespace was empty then; its first record's date), else None."""
+    as_of = ctx.request.filters.as_of
+    if as_of is None:
+        return None
+    then, later, first = _recorded_by(ctx)
+    if then or not later:
+        return None
+    return (f"namespace {ctx.space.name!r} held no memories as of {utc_text(as_of)} "
+            f"(its first was recorded {utc_text(first)})")
+
+
+def _recorded_later_hint(ctx: RecallContext) -> str:
+    """For an empty answer ``as_of`` a time: how many memories of the namespace were recorded after
+    it (a recall as of then does not know them), or ""."""
+    if ctx.request.filters.as_of is None:
+        return ""
+    _, later, _ = _recorded_by(ctx)
+    if not later:
+        return ""
+    return (f" (as of {utc_text(ctx.request.filters.as_of)}; {count(later, 'memory', 'memories')} of the "
+            f"namespace {'was' if later == 1 else 'were'} recorded after it)")
 
 
 def _lifted_by(ctx: RecallContext, row: int) -> int | None:

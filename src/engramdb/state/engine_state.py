@@ -167,6 +167,14 @@ class EngineState:
         """Namespaces holding at least one live memory, sorted."""
         return sorted(name for name, sp in self.spaces.items() if sp.count > 0)
 
+    def held_text(self) -> str:
+        """The namespaces holding memories, for a message about an empty one: "the store's
+        namespaces: 'a', 'b'" (the first 20), or "the store holds no memories yet"."""
+        held = self.names()
+        if not held:
+            return "the store holds no memories yet"
+        return f"the store's namespaces: {', '.join(map(repr, held[:20]))}{' ...' if len(held) > 20 else ''}"
+
     def unknown_namespace(self, name: str) -> NamespaceError:
         """The error for ``name`` when the store holds no such namespace: it names the closest
         existing ones (``difflib.get_close_matches``), or all of them when there are few."""

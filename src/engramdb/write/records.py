@@ -25,6 +25,7 @@ from .. import slots as _slots, temporal as _temporal
 from ..batch_plan import whole_record
 from ..contiguity import default_weight
 from ..timeref import resolve_time_refs
+from ..changes import change_report, changes_value
 from ..facts import conflict_many, fact_signature, restates, subject_key, subject_of
 from ..sentences import split_sentences
 from ..speakers import LABEL as SPEAKER_LABEL
@@ -523,7 +524,13 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     ("this morning", "on 3 May") reports an event at that time, resolved against its own event
     time (:func:`engramdb.timeref.resolve_time_refs`): it conflicts only with a statement naming
     an overlapping time ("I ran 5 km this morning" said on two days are two runs), never with
-    one that names none."""
+    one that names none.
+
+    A change report (:mod:`engramdb.changes`: "My doctor raised my lisinopril to 20 mg", "Standup
+    moved to 10am") is compared with every neighbour, whatever its subject and cosine: when it
+    replaces the one value of what it names that a statement gives (:func:`engramdb.changes.changes_value`,
+    kind ``"change"``) it supersedes it when later, whatever times the two name, else the two are
+    linked ``contradicts``."""
     lc = unit.state.config.link
     if not lc.detect_conflicts:
         return []
@@ -543,7 +550,13 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
                             bool, len(prepared))
     # (a text of several sentences is compared with all its neighbours: its likeness to a memory
     # that restates one of its sentences is diluted by the others)
-    r, j = np.nonzero(near.keep & ((near.cos >= floor) | multi_row[:, None]) & ok_row[:, None])   # batch order, best first
+    # a change report ("My doctor raised my lisinopril to 20 mg") names what changed in other
+    # words and often with another subject: compared with all its neighbours whatever their
+    # subjects and likeness (changes.changes_value asks for the thing named and one value of its sort)
+    report_row = np.fromiter((ok and change_report(p.text) is not None for p, ok in zip(prepared, ok_row.tolist())),
+                             bool, len(prepared))
+    r, j = np.nonzero(near.keep & ((near.cos >= floor) | (multi_row | report_row)[:, None])
+                      & ok_row[:, None])   # batch order, best first
     labs = near.labels[r, j]
     subjects = {} if subjects is None else subjects
     if len(labs) and len(unit.state.subject_hints.length):
@@ -551,7 +564,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
         row_hint = np.array([subject_code(subjects[p.text] if p.text in subjects else _subject(p.text)) if ok
                              else (-1, 0, 0) for p, ok in zip(prepared, ok_row.tolist())], np.int64).reshape(-1, 3)[r]
         # (a new text of several sentences is compared sentence by sentence: no hint rules it out)
-        stored_lab = ~np.isin(labs, near.nids) & ~multi_row[r]
+        stored_lab = ~np.isin(labs, near.nids) & ~multi_row[r] & ~report_row[r]
         out = np.zeros(len(labs), bool)
         out[stored_lab] = unit.state.subject_hints.ruled_out(labs[stored_lab], row_hint[stored_lab, 0],
                                                              row_hint[stored_lab, 1], row_hint[stored_lab, 2])
@@ -594,13 +607,15 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     # texts of several sentences are also compared sentence by sentence, whatever their subjects
     lab_multi = np.array([text_of[lab] is not None and _sentences(text_of[lab]) is not None
                           for lab in uniq.tolist()], bool)[at.reshape(-1)]
-    same |= (lab_code[:, 0] >= 0) & (multi_row[r] | lab_multi)
+    same |= (lab_code[:, 0] >= 0) & (multi_row[r] | lab_multi | report_row[r])
     cand: list[tuple[Prepared, int, Prepared | None]] = []
     pairs: list[tuple[str, str]] = []
+    reports: list[bool] = []   # whether the pair's new memory is a change report
     for row, lab in zip(r[same].tolist(), labs[same].tolist()):
         p = prepared[row]
         cand.append((p, lab, by_nid.get(lab)))
         pairs.append((p.text, text_of[lab]))
+        reports.append(bool(report_row[row]))
     # 2. the texts compared in one batch (facts.conflict_many), then applied in batch order:
     # an earlier item superseded by this batch is no longer a candidate, a stored memory
     # already retired by it is read again (its record changed in this transaction)
@@ -611,6 +626,12 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     # sentences, pair by pair (the first conflict counts); such a conflict only supersedes a
     # memory of one sentence (one of several sentences holds other facts: it is contradicted)
     part = _sentence_conflicts(pairs, kinds, max_words, subjects)
+    # a change report that replaces the value an earlier statement gives (facts.conflict found no
+    # conflict, other words or another subject, or read a past event, "I upped my donation to $75"):
+    # "change", whatever times the two name
+    for i, (report, (new, old)) in enumerate(zip(reports, pairs)):
+        if report and kinds[i] in (None, "event_number") and changes_value(new, old):
+            kinds[i] = "change"
     for i, ((p, lab, q), kind) in enumerate(zip(cand, kinds)):
         if kind is None:
             continue
@@ -626,14 +647,14 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
             if rec is None or rec["state"] != MemoryState.ACTIVE.value:
                 continue
             valid_from, other, other_at = rec.get("valid_from", rec["created_at"]), rec["text"], rec["created_at"]
-        if not _same_time(p.text, p.created_at, other, other_at, named=kind == "event_number"):
+        if kind != "change" and not _same_time(p.text, p.created_at, other, other_at, named=kind == "event_number"):
             continue   # events at different times (or an event and a general statement)
         # a changed value in the same frame ("value": "My email is a@x.io" / "... b@x.io") may be
         # a second value the rules cannot tell apart: contradicted, never superseded
         later = p.valid_from > valid_from and kind != "value"
         if later:
             changed.append((p, lab, other))
-        if later and not (i in part and _sentences(other) is not None):
+        if later and not ((i in part or kind == "change") and _sentences(other) is not None):
             if q is not None:
                 q.state, q.superseded_by = MemoryState.SUPERSEDED, p.ext_id
                 q.retired_at = max(p.recorded_at, q.recorded_at)

@@ -51,13 +51,14 @@ def boosted(s: np.ndarray | float, rate: float):
     return s + rate * (1.0 - s)
 
 
-def reinforce(unit: WriteUnit, counts: dict[int, int], rate: float, *, access: bool = True) -> None:
+def reinforce(unit: WriteUnit, counts: dict[int, int], rate: float, *, access: bool = True,
+              at: float | None = None) -> None:
     """Reinforce stored memories ``counts`` (nid -> times) in ``unit``.
 
-    Each time applies :func:`boosted` to the salience at the unit's dynamics time ``unit.at``
-    (float64, clipped to [0, 1], stored as float32; t0 becomes ``unit.at``, or stays when later:
-    :func:`next_t0`); ``access`` also counts the accesses (``access_count`` and ``last_access``,
-    at ``unit.at``).
+    Each time applies :func:`boosted` to the salience at ``at`` (default: the unit's dynamics
+    time ``unit.at``; float64, clipped to [0, 1], stored as float32; t0 becomes ``at``, or stays
+    when later: :func:`next_t0`); ``access`` also counts the accesses (``access_count`` and
+    ``last_access``, at ``at``).
 
     Parameters
     ----------
@@ -67,11 +68,14 @@ def reinforce(unit: WriteUnit, counts: dict[int, int], rate: float, *, access: b
     rate : float
         In [0, 1]: ``DecayConfig.reinforce_rate`` or ``link_boost``.
     access : bool
+    at : float, optional
+        Unix seconds: the dynamics time of these reinforcements (a backfilled memory's link
+        boosts its stored end at that memory's record time).
     """
     if not counts:
         return
     counts = _memories(unit, counts)
-    now = unit.at   # the write's dynamics time (WriteUnit.at), not its record time
+    now = unit.at if at is None else at   # the write's dynamics time (WriteUnit.at), not its record time
     nids = np.fromiter(counts, np.int64, len(counts))
     s = unit.state.salience_now(nids, now).astype(np.float64)
     for i, nid in enumerate(nids.tolist()):
@@ -103,19 +107,26 @@ def boost_links(unit: WriteUnit, prepared: list, edges: Iterable[tuple], rate: f
 
     ``prepared`` are the write's new memories (their ``salience`` is raised before they are
     written); ``edges`` are (src nid, tgt nid, relation code, weight). Stored ends are
-    reinforced in ``unit`` without counting an access.
+    reinforced in ``unit`` without counting an access, at the unit's dynamics time, or at the
+    record time of the edge's new end when that is earlier (a backfilled memory linked to another
+    is linked when it was recorded: boosting the other at the clock would first decay it over
+    the whole time between, to the floor, and date it now).
     """
     if rate <= 0.0:
         return
     new_by_nid = {p.nid: p for p in prepared}
-    stored: dict[int, int] = {}
+    stored: dict[float, dict[int, int]] = {}   # dynamics time -> nid -> boosts
     for src, tgt, rel, _w in edges:
         if rel in STRUCTURAL_RELATIONS:
             continue
+        new_ends = [new_by_nid[n] for n in (src, tgt) if n in new_by_nid]
+        at = min([unit.at, *(p.recorded_at for p in new_ends)])
         for nid in (src, tgt):
             p = new_by_nid.get(nid)
             if p is not None:
                 p.salience = float(np.float32(min(boosted(p.salience, rate), 1.0)))
             else:
-                stored[nid] = stored.get(nid, 0) + 1
-    reinforce(unit, stored, rate, access=False)
+                group = stored.setdefault(at, {})
+                group[nid] = group.get(nid, 0) + 1
+    for at in sorted(stored):
+        reinforce(unit, stored[at], rate, access=False, at=at)

@@ -1,0 +1,350 @@
+"""Change reports: a statement that a value was changed to another ("My doctor raised my
+lisinopril to 20 mg", "Standup moved to 10am", "The landlord raised our rent to 2,100 dollars").
+
+Rule-based, no model. :func:`engramdb.facts.conflict` compares two statements about one subject
+in the same words ("I take 10 mg" / "I take 20 mg"); a change report says the new value in
+other words and often with another subject (the doctor, the landlord), so the write path asks
+this module instead: :func:`changes_value` holds when a report's new value replaces the one an
+earlier statement gives the same thing ("I take 10 mg of lisinopril every morning"). The
+write path then supersedes the earlier statement (kind ``"change"``), whatever times the two
+name: "moved my appointment to October 27" changes "Dentist appointment on October 20".
+
+A report is: a change verb (:data:`CHANGE_VERBS`: raise, lower, cut, move, reschedule, ...),
+what it changed (the words up to "to", else the words before the verb: "Standup moved to
+10am"), an optional "from <old value>", then "to" and the new value: a clock time ("10am",
+"9:30", "14:00"), a date ("October 27", "27 October", a weekday) or a quantity (a number with
+the word or currency sign it counts: "20 mg", "$49", "2,100 dollars", "30%"). Not a report: a
+question, a negated or planned change ("we didn't move it", "we might move", "I want to raise
+it", "going to move": a modal or an intent verb before the verb).
+
+The earlier statement must name what was changed (every content word of it, but for the generic
+nouns of :data:`MEASURE_NOUNS` such as "dose" or "price" when others are named) and give exactly
+one value of the same sort (one time; one date; one number of the same unit), different from
+the new one: "I take 10 mg of lisinopril and 5 mg of amlodipine" gives two values in mg, and
+which one changed is not said.
+
+Examples
+--------
+>>> changes_value("My doctor raised my lisinopril to 20 mg.", "I take 10 mg of lisinopril every morning.")
+True
+>>> changes_value("Standup moved to 10am.", "Standup is at 9:30am every day.")
+True
+>>> changes_value("My doctor raised my lisinopril to 20 mg.", "I take 10 mg of metformin every morning.")
+False
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import NamedTuple
+
+from .facts import (
+    FUNCTION_WORDS, INTENT_VERBS, MONTHS, NEGATIONS, NOT_PRESENT, _stem, ends_in_question, tokens,
+)
+
+__all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "change_report", "changes_value"]
+
+#: Verbs that report a value changed to another (all forms the rule reads).
+CHANGE_VERBS = frozenset(
+    "raise raised raises raising increase increased increases increasing lower lowered lowers lowering "
+    "reduce reduced reduces reducing decrease decreased decreases decreasing cut cuts cutting bump bumped "
+    "bumps upped change changed changes changing adjust adjusted adjusts adjusting move moved moves moving "
+    "push pushed pushes pushing reschedule rescheduled reschedules rescheduling shift shifted shifts "
+    "switch switched switches drop dropped drops update updated updates upgrade upgraded upgrades downgrade "
+    "downgraded downgrades trim trimmed trims shorten shortened shortens extend extended extends set went goes "
+    "go".split())
+#: Nouns that say which measure of a thing changed, not which thing ("my lisinopril dose", "the
+#: price of the Pro plan"): the earlier statement need not use them when it names the thing.
+MEASURE_NOUNS = frozenset(
+    "dose doses dosage amount level price prices cost fee rate time date day slot limit budget size number "
+    "value".split())
+#: Words between the subject and the verb that make the report no change that happened: a
+#: modal, plan, wish, negation, condition or proposal ("Ana proposed moving the offsite to June 5").
+_NOT_DONE = NOT_PRESENT | INTENT_VERBS | NEGATIONS | frozenset(
+    "if when whether propose proposed proposes proposing suggest suggested suggests suggesting consider "
+    "considered considering thinking discuss discussed discussing maybe perhaps".split())
+#: Verbs before "to" + change verb that say the change was made ("The board voted to increase
+#: dues", "we had to move standup"); any other word before "to" leaves it a plan ("we need to").
+_DONE_BEFORE_TO = frozenset("voted decided agreed chose managed got had finally".split())
+#: Words that make a change one occurrence's, not the standing value's ("for Black Friday weekend
+#: only", "just for tomorrow", "temporarily", "this week's 1:1").
+_ONE_OFF = frozenset("only temporarily temporary once this time today's tonight's tomorrow's week's".split())
+#: A clock time changed on a named day changes that day's occurrence ("This morning I pushed my
+#: pill to 11am").
+_THAT_DAY = re.compile(r"\b(?:today|tonight|tomorrow|this (?:morning|afternoon|evening|week))\b", re.I)
+#: Particles of a phrasal verb ("bumped my dose up to", "moved the freeze up to"): no thing named.
+_PARTICLES = frozenset("up down back out off over".split())
+_PREPOSITIONS = frozenset("of for on in at with from by about".split())
+#: Possessives of someone other than the speaker.
+_THIRD = frozenset("his her their its".split())
+_FIRST = frozenset("i i'm i've me my mine we we're we've us our ours".split())
+
+_PASSIVE = frozenset("was were been got get gets has have is are".split())
+_VERB_ALT = "|".join(sorted(CHANGE_VERBS, key=len, reverse=True))
+_REPORT = re.compile(
+    rf"\b(?P<verb>{_VERB_ALT})\b(?P<what>(?:[^\S\n]+(?!to\b|from\b)[\w'’&-]+){{0,6}}?)"
+    rf"(?:[^\S\n]+from[^\S\n]+(?P<was>(?:[^,;\n]|,(?=\d))*?))?[^\S\n]+to[^\S\n]+(?P<value>\S+(?:[^\S\n]+\S+){{0,2}})", re.I)
+#: Where the clause of a change verb starts: after a label, a comma, "and", "so", "then".
+_CLAUSE = re.compile(r"(?:[:,](?!\d)|;|\s[-–—]\s|\b(?:and|so|then|but)\b)", re.I)
+_MONTH_ALT = "|".join(sorted(MONTHS | {"may"}, key=len, reverse=True))
+_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+#: The sorts of value, each a pattern read at the start of the text after "to", and anywhere in
+#: the earlier statement.
+_TIME = re.compile(r"(?<![\w:.,])(\d{1,2})(?::(\d\d))?[^\S\n]*([ap])\.?m\b\.?|(?<![\w:.,])(\d{1,2}):(\d\d)(?![\w:])", re.I)
+_DATE = re.compile(rf"\b(?:({_MONTH_ALT})\.?[^\S\n]+(\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)?"
+                   rf"[^\S\n]+(?:of[^\S\n]+)?({_MONTH_ALT})\b|({_WEEKDAYS})\b)", re.I)
+_AMOUNT = re.compile(r"(?<![\w.,])([$€£])?[^\S\n]*(\d+(?:[.,]\d+)*)(?![\d:])[^\S\n]*(%|[^\W\d_]+)?")
+_MONTH_NUMBER = {m: i for i, m in enumerate(
+    "jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
+
+
+class ChangeReport(NamedTuple):
+    """A parsed change report: ``what`` (stems of the content words naming what changed, the
+    measure nouns apart in ``measure``), the new value as ``(sort, unit, value)``: sort
+    "time" / "date" / "amount", ``unit`` the counted word's stem or currency sign ("" for times
+    and dates), ``owners``, the possessives before it that name someone else ("his",
+    "brother's"), ``head``, the stem of the noun the change verb governs ("reminder" in "moved
+    my reminder for the dentist appointment"), empty when that is a measure noun or the subject,
+    and ``was``, the old value a "from ... to" report names (then the earlier statement must give
+    it: "moved from 3:30 to 1pm" changes no "is at 3pm")."""
+
+    what: frozenset[str]
+    measure: frozenset[str]
+    value: tuple[str, str, str]
+    owners: frozenset[str] = frozenset()
+    head: frozenset[str] = frozenset()
+    was: tuple[str, str, str] | None = None
+
+
+def _time_value(m: re.Match) -> str:
+    if m.group(1) is not None:   # 9:30am, 10 pm
+        hour, minute = int(m.group(1)) % 12 + (12 if m.group(3).lower() == "p" else 0), int(m.group(2) or 0)
+    else:
+        hour, minute = int(m.group(4)), int(m.group(5))
+    return f"{hour:02d}:{minute:02d}"
+
+
+def _date_value(m: re.Match) -> str:
+    if m.group(5) is not None:
+        return m.group(5).lower()
+    month, day = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(4), m.group(3))
+    return f"{_MONTH_NUMBER[month.lower()[:3]]:02d}-{int(day):02d}"
+
+
+def _amount_value(m: re.Match) -> tuple[str, str] | None:
+    sign, number, word = m.group(1), m.group(2), m.group(3)
+    unit = sign or (word.lower() if word == "%" else _stem(word.lower()) if word else "")
+    if not unit or (not sign and word and word.lower() in FUNCTION_WORDS):
+        return None   # a bare number counts nothing named
+    return unit, number.replace(",", "")
+
+
+def _values(text: str) -> list[tuple[str, str, str]]:
+    """Every (sort, unit, value) of ``text``: times, dates, then amounts outside them."""
+    out: list[tuple[str, str, str]] = []
+    taken: list[tuple[int, int]] = []
+    for m in _TIME.finditer(text):
+        out.append(("time", "", _time_value(m)))
+        taken.append(m.span())
+    for m in _DATE.finditer(text):
+        out.append(("date", "", _date_value(m)))
+        taken.append(m.span())
+    for m in _AMOUNT.finditer(text):
+        if any(a <= m.start(2) < b for a, b in taken):
+            continue
+        got = _amount_value(m)
+        if got is not None:
+            out.append(("amount", *got))
+    return out
+
+
+def _first_value(text: str) -> tuple[str, str, str] | None:
+    """The value that opens ``text`` (what follows "to" in a report), or None."""
+    text = re.sub(r"^\s*(?:(?:a|an|the)\s+)?", "", text, flags=re.I)   # "to the $29 tier"
+    for pattern, sort in ((_TIME, "time"), (_DATE, "date")):
+        m = pattern.match(text)
+        if m is not None:
+            return (sort, "", _time_value(m) if sort == "time" else _date_value(m))
+    m = _AMOUNT.match(text)
+    if m is None:
+        return None
+    got = _amount_value(m)
+    return None if got is None else ("amount", *got)
+
+
+def _content(words: list[str]) -> list[str]:
+    return [w for w in words if w not in FUNCTION_WORDS and w not in NEGATIONS and not any(c.isdigit() for c in w)]
+
+
+@lru_cache(maxsize=1 << 13)
+def change_report(text: str) -> ChangeReport | None:
+    """``text`` read as a change report (module docstring), or None. Of several changes in one
+    text ("moved standup to 10am on Monday, then moved it back to 9:30am") the last counts.
+
+    >>> change_report("The landlord raised our rent to 2,100 dollars.").value
+    ('amount', 'dollar', '2100')
+    >>> change_report("We might move standup to 10am.") is None
+    True
+    """
+    if _holds_no_report(text) or ends_in_question(text):
+        return None
+    found = None
+    for m in _REPORT.finditer(text):
+        value = _first_value(m.group("value"))
+        if value is None and m.group("was"):
+            # "from 1,800 to 2,000": the unit said once, after the old value, or never (then the
+            # earlier statement's amount of the old number gives it: changes_value)
+            was = _first_value(m.group("was"))
+            bare = re.match(r"\s*(\d+(?:[.,]\d+)*)(?![\d:])", m.group("value"))
+            bare_was = re.match(r"\s*(\d+(?:[.,]\d+)*)\s*$", m.group("was"))
+            if was is not None and was[0] == "amount" and bare is not None:
+                value = ("amount", was[1], bare.group(1).replace(",", ""))
+            elif was is None and bare is not None and bare_was is not None:
+                value = ("amount", "", bare.group(1).replace(",", ""))
+        if value is not None:
+            found = (m, value)
+    if found is None:
+        return _now_report(text)
+    m, value = found
+    was = _first_value(m.group("was")) if m.group("was") else None
+    if was is None and value[1:2] == ("",) and value[0] == "amount":
+        was = ("amount", "", m.group("was").strip().replace(",", ""))
+    end = re.search(r"[.?!](?:\s|$)", text[m.end("verb"):])
+    sentence = text[m.start("verb"): m.end("verb") + (end.end() if end else len(text))]
+    if sentence.rstrip().endswith("?"):
+        return None   # "Did they move the closing time to 5pm? I heard a rumor."
+    low = [t.lower() for t in tokens(text)]
+    if _ONE_OFF.intersection(low) or "just for" in text.lower() or (value[0] == "time" and _THAT_DAY.search(text)):
+        return None
+    head = text[: m.start("verb")]
+    clause = _CLAUSE.split(head)[-1]
+    before = [t.lower() for t in tokens(head)]
+    if _NOT_DONE.intersection(before[-4:]) or any(t.endswith(("n't", "n’t")) for t in before[-4:]):
+        return None
+    if before[-1:] == ["to"] and (len(before) < 2 or before[-2] not in _DONE_BEFORE_TO):
+        return None   # "we need to move standup to 10am"
+    phrase = [t.lower() for t in tokens(m.group("what")) if t.lower() not in _PARTICLES]
+    what = _content(phrase)
+    # the head noun: the last word before a preposition ("my reminder for the dentist appointment")
+    cut = next((i for i, w in enumerate(phrase) if w in _PREPOSITIONS), len(phrase))
+    head = _content(phrase[:cut])[-1:]
+    head = frozenset(_stem(w) for w in head if w not in MEASURE_NOUNS)
+    measure = frozenset(_stem(w) for w in what if w in MEASURE_NOUNS)
+    if all(w in MEASURE_NOUNS for w in what):
+        # "Standup moved to 10am", "The meeting was moved to Friday": the subject changed;
+        # "Netflix raised prices to $20": the subject's price
+        what = _content([t.lower() for t in tokens(clause) if t.lower() not in _PASSIVE]) + \
+            [w for w in what if w not in MEASURE_NOUNS]
+    stems = frozenset(_stem(w) for w in what) - measure
+    if not stems and not measure:
+        return None
+    owners = frozenset(t for t in low[: len(before) + len(tokens(m.group("what")))]
+                       if t in _THIRD or (t.endswith(("'s", "’s")) and t[:-2] not in _FIRST))
+    return ChangeReport(stems, measure, value, owners, head, was)
+
+
+def _holds_no_report(text: str) -> bool:
+    """A cheap test that ``text`` holds no report: no "to" or "now", or no value (a digit, a
+    month or a weekday). Most texts stop here (the write path asks it of every new memory)."""
+    low = text.lower()
+    return (("to " not in low and "now" not in low)
+            or not (any(ch.isdigit() for ch in low) or _VALUE_WORD.search(low) is not None))
+
+
+_VALUE_WORD = re.compile(rf"\b(?:{_MONTH_ALT}|{_WEEKDAYS})\b")
+
+
+#: Verbs that link a thing to its value in a statement "X is now Y" ("my car insurance is now
+#: $96 a month", "latest pickup is now 5:00pm", "the shuttle leaves at 6:40am now").
+_LINKING = frozenset("is are costs cost runs starts ends leaves departs meets opens closes pays".split())
+
+
+def _now_report(text: str) -> ChangeReport | None:
+    """A statement that a thing's value is now another ("Renewal notice came in: my car insurance
+    is now $96 a month"): a clause with "now", its subject (the words before a linking verb of
+    :data:`_LINKING`, at least one content word) and a value after the verb; or None."""
+    for clause in _CLAUSE.split(text):
+        toks = [t.lower() for t in tokens(clause)]
+        if "now" not in toks:
+            continue
+        at = next((i for i, t in enumerate(toks) if t in _LINKING or t.endswith(("'s", "’s")) and i and t[:-2] in
+                   ("it", "that")), None)
+        if at is None or at == 0 or toks.index("now") < at - 1:
+            continue
+        subject = [t for t in toks[:at] if t not in _PARTICLES]
+        cut = next((i for i, w in enumerate(subject) if w in _PREPOSITIONS), len(subject))
+        what = _content(subject)
+        if not what or _FIRST.intersection(subject[:1]) and len(what) == 0:
+            continue
+        verb = re.search(rf"\b{re.escape(toks[at])}\b", clause, re.I)
+        values = _values(clause[verb.end():]) if verb else []
+        if not values:
+            continue
+        measure = frozenset(_stem(w) for w in what if w in MEASURE_NOUNS)
+        head = frozenset(_stem(w) for w in _content(subject[:cut])[-1:] if w not in MEASURE_NOUNS)
+        owners = frozenset(t for t in subject if t in _THIRD or (t.endswith(("'s", "’s")) and t[:-2] not in _FIRST))
+        return ChangeReport(frozenset(_stem(w) for w in what) - measure, measure, values[0], owners, head)
+    return None
+
+
+def _names(named: frozenset[str], old_words: frozenset[str]) -> bool:
+    """Whether the earlier statement (stems ``old_words``) names what changed: every stem of
+    ``named`` is one of its stems or shares its first five letters with one ("departure" /
+    "departs"); of three or more, one may be missing ("the nightly DB backup" / "our nightly
+    database backup")."""
+    def found(w: str) -> bool:
+        return w in old_words or (len(w) >= 5 and any(o[:5] == w[:5] for o in old_words if len(o) >= 5))
+    missing = sum(not found(w) for w in named)
+    return missing == 0 or (len(named) >= 3 and missing == 1)
+
+
+def changes_value(new: str, old: str) -> bool:
+    """Whether ``new`` reports that the value ``old`` gives was changed to another (module
+    docstring): ``old`` names what changed and gives exactly one value of the new value's sort
+    and unit, a different one. ``old`` must itself be a statement, not a question, and speak of
+    whose value the report changes ("My brother's landlord raised his rent to $1,800" changes
+    no "My rent is $1,450").
+
+    Parameters
+    ----------
+    new, old : str
+        The later report and the earlier statement.
+
+    Returns
+    -------
+    bool
+    """
+    report = change_report(new)
+    if report is None or ends_in_question(old) or change_report(old) == report:
+        return False
+    old_low = [t.lower() for t in tokens(old)]
+    old_words = frozenset(_stem(t) for t in old_low)
+    named = report.what if report.what else report.measure
+    if not named or not _names(named, old_words) or not report.head <= old_words:
+        return False
+    for owner in report.owners:   # someone else's value: the earlier statement must be about them
+        if owner in _THIRD:
+            if _FIRST.intersection(old_low):
+                return False
+        elif owner[:-2] not in old_low and _stem(owner[:-2]) not in old_words:
+            return False
+    sort, unit, value = report.value
+    if sort == "amount" and not unit and report.was is not None:   # "from 1,800 to 2,000": the old number's unit
+        unit = next((u for s, u, v in _values(old) if s == "amount" and v == report.was[2]), "")
+        if not unit:
+            return False
+    same = {v for s, u, v in _values(old) if s == sort and u == unit}
+    if len(same) != 1 or value in same:
+        return False
+    if report.was is not None and report.was[0] == sort:   # "from 3:30 to 1pm" changes no "at 3pm"
+        return _same_value(report.was, (sort, unit, next(iter(same))))
+    return True
+
+
+def _same_value(a: tuple[str, str, str], b: tuple[str, str, str]) -> bool:
+    """Whether two values are one; a clock time said without am / pm ("from 3:30") matches either
+    half of the day."""
+    if a[0] == "time" == b[0]:
+        (ha, ma), (hb, mb) = (map(int, a[2].split(":")), map(int, b[2].split(":")))
+        return ma == mb and ha % 12 == hb % 12
+    return a[1:] == b[1:] or (a[0] == "amount" and a[2] == b[2] and not a[1])

@@ -1,0 +1,137 @@
+"""Change reports (engramdb.changes): a later statement that a value was changed to another, in
+other words and often with another subject ("My doctor raised my lisinopril to 20 mg" after "I
+take 10 mg of lisinopril every morning"), supersedes the earlier statement on the write path;
+so does a possessive subject with a change adjective ("My new phone number is ...")."""
+from __future__ import annotations
+
+import doctest
+
+import pytest
+
+import engramdb
+from engramdb import changes
+from engramdb.changes import change_report, changes_value
+from engramdb.facts import conflict, subject_key, subject_of
+
+T0 = 1_700_000_000.0
+DAY = 86_400.0
+
+CHANGES = [
+    ("My doctor raised my lisinopril to 20 mg.", "I take 10 mg of lisinopril every morning."),
+    ("The doctor raised my lisinopril dose to 20 mg.", "I take 10 mg of lisinopril every morning."),
+    ("user: my doctor bumped my lisinopril from 10 to 20 mg", "I take 10 mg of lisinopril every morning."),
+    ("Standup moved to 10am.", "Standup is at 9:30am."),
+    ("Standup moved to 10:30am.", "Standup is at 9:30am."),
+    ("The landlord raised our rent to 2,100 dollars.", "Our rent is 1,900 dollars a month."),
+    ("Dentist moved my appointment to October 27 at 10am.", "Dentist appointment on October 20 at 3pm with Dr. Lee."),
+    ("We moved the deadline to March 3.", "The deadline is February 28."),
+    ("They raised the price of the Pro plan to $49.", "The Pro plan costs $39 a month."),
+    ("Netflix raised prices to $20.", "Netflix costs $15 a month."),
+    ("I cut my coffee to 2 cups a day.", "I drink 4 cups of coffee a day."),
+    ("The meeting was moved to Friday.", "The meeting is on Thursday at 2pm."),
+    ("We switched our plan to the $29 tier.", "Our plan costs $19 a month."),
+    ("The HOA board voted to increase dues from $250 to $300 per quarter.", "The HOA dues are $250 per quarter."),
+    ("Renewal notice came in: my car insurance is now $96 a month.", "I pay $82 a month for car insurance."),
+    ("Daycare sent a notice: latest pickup is now 5:00pm.", "Daycare pickup is at 5:30pm at the latest."),
+    ("I upped my monthly food bank donation to $75.", "I donate $50 a month to the food bank."),
+]
+NOT_CHANGES = [
+    ("Standup moved to 9:30am.", "Standup is at 9:30am."),                                # the same value
+    ("They raised the price of the Pro plan to $49.", "The Team plan costs $39 a month."),  # another plan
+    ("My doctor raised my lisinopril to 20 mg.", "I take 10 mg of metformin every morning."),
+    ("We might move standup to 10am.", "Standup is at 9:30am."),                          # not done
+    ("Should we move standup to 10am?", "Standup is at 9:30am."),
+    ("We didn't move standup to 10am.", "Standup is at 9:30am."),
+    ("I want to raise my dose to 20 mg.", "I take 10 mg of lisinopril."),
+    ("My doctor raised my lisinopril to 20 mg.", "I take 10 mg of lisinopril and 5 mg of amlodipine."),  # which?
+    ("I moved to Porto in 2020.", "I live in Lisbon since 2015."),                         # no value after "to"
+    ("Netflix raised prices to $20.", "I pay $15 for Spotify."),
+    ("We moved the server to 10.0.0.5.", "The server is at 10.0.0.4."),
+    ("I moved the 2pm meeting to 3pm.", "The weekly sync is at 2pm."),
+    ("My doctor raised the dose to 20 mg.", "I take 10 mg of lisinopril."),              # whose dose?
+    ("Standup moved to 10am.", "Is standup at 9:30am?"),                                  # no statement
+    ("The standup moved from 3:30 to 1pm.", "The standup is at 3pm."),                   # another old value
+    ("We need to move standup to 10am.", "Standup is at 9:30am."),                        # a plan
+    ("My brother's landlord raised his rent to $1,800.", "My rent is $1,450 a month."),   # someone else's
+    ("We're running a promo that drops Pro to $19 for Black Friday weekend only.", "The Pro plan is $29 a month."),
+    ("This morning I pushed my blood pressure pill to 11am.", "I take my blood pressure pill at 8am."),
+    ("I moved my reminder for the dentist appointment to March 2.", "My dentist appointment is March 3 at 2pm."),
+    ("We moved standup to 10am on Monday, then moved it right back to 9:30am.", "Our standup is at 9:30am."),
+    ("Did they move the office closing time to 5pm? I heard a rumor.", "The office closes at 6pm."),
+    ("Ana proposed moving the offsite to June 5.", "The team offsite is on June 12."),
+]
+
+
+def test_the_module_examples_hold():
+    assert doctest.testmod(changes).failed == 0
+
+
+@pytest.mark.parametrize("new,old", CHANGES)
+def test_a_report_changes_the_value_it_names(new, old):
+    assert changes_value(new, old)
+    assert not changes_value(old, new)   # the statement is no report of a change
+
+
+@pytest.mark.parametrize("new,old", NOT_CHANGES)
+def test_what_is_no_change_of_that_value(new, old):
+    assert not changes_value(new, old)
+
+
+def test_the_report_reads_sort_unit_and_value():
+    assert change_report("user: my doctor bumped my lisinopril from 10 to 20 mg").value == ("amount", "mg", "20")
+    assert change_report("Standup moved to 10:30am.").value == ("time", "", "10:30")
+    assert change_report("Standup moved to 2 pm.").value == ("time", "", "14:00")
+    assert change_report("We moved the deadline to 3 March.").value == ("date", "", "03-03")
+    assert change_report("The meeting was moved to Friday.").value == ("date", "", "friday")
+    assert change_report("They raised the fee to 12%.").value == ("amount", "%", "12")
+
+
+@pytest.mark.parametrize("new,old", [("My new phone number is 555-9876.", "My phone number is 555-1234."),
+                                     ("Our new rent is 2100 dollars a month.", "Our rent is 1900 dollars a month."),
+                                     ("user: my new phone number is 555-9876", "My phone number is 555-1234.")])
+def test_a_change_adjective_keeps_the_subject(new, old):
+    assert conflict(new, old) == "number"
+    assert subject_key(subject_of(new)) == subject_key(subject_of(old))
+
+
+def test_a_change_adjective_changes_nothing_else():
+    assert conflict("My new phone number is 555-1234.", "My phone number is 555-1234.") is None
+    assert conflict("My sister's new phone number is 555-9876.", "My phone number is 555-1234.") is None
+    assert subject_key(("my", "new", "car")) == ("my", "car") and subject_key(("new", "york")) == ("new", "york")
+
+
+@pytest.fixture
+def mem(tmp_path):
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        yield m
+
+
+@pytest.mark.parametrize("new,old", CHANGES[:8] + CHANGES[-4:] + [("My new phone number is 555-9876.", "My phone number is 555-1234.")])
+def test_the_write_path_supersedes_the_earlier_value(mem, new, old):
+    mem.add(old, id="old", created_at=T0)
+    mem.add(new, id="new", created_at=T0 + DAY)
+    assert mem.get("old").superseded_by == "new"
+    assert [e.relation.value for e in mem.edges("new") if e.target == "old"] == ["supersedes"]
+
+
+def test_a_report_older_than_the_statement_only_contradicts_it(mem):
+    mem.add("I take 10 mg of lisinopril every morning.", id="old", created_at=T0)
+    mem.add("My doctor raised my lisinopril to 20 mg.", id="new", created_at=T0 - DAY)
+    assert mem.get("old").state.value == "active" and mem.get("new").state.value == "active"
+    assert "contradicts" in {e.relation.value for e in mem.edges("new")}
+
+
+@pytest.mark.parametrize("new,old", NOT_CHANGES)
+def test_the_write_path_leaves_other_values_alone(mem, new, old):
+    mem.add(old, id="old", created_at=T0)
+    mem.add(new, id="new", created_at=T0 + DAY)
+    assert mem.get("old").state.value == "active"
+    assert "supersedes" not in {e.relation.value for e in mem.edges("new")}
+
+
+def test_recall_answers_with_the_changed_value(mem):
+    mem.add("I take 10 mg of lisinopril every morning.", id="old", created_at=T0)
+    mem.add("My doctor raised my lisinopril to 20 mg.", id="new", created_at=T0 + DAY)
+    hits = mem.recall("how much lisinopril do I take?", now=T0 + 2 * DAY).hits
+    assert hits[0].id == "new" and "old" not in [h.id for h in hits]
+
