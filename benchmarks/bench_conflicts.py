@@ -9,8 +9,9 @@ should then only be linked ``contradicts``). Pairs about different subjects and 
 state other facts (``different_subject``, ``near_twin``) must be left alone: a false supersede
 hides a true fact. ``change_pairs_heldout.jsonl`` (138 pairs, written by a helper who never read
 the rules) holds change reports in other words (category ``change``: "My doctor raised my
-lisinopril to 20 mg" after "I take 10 mg of lisinopril every morning", to be superseded as a
-``number`` change is) and hard negatives (``not_change``: another medication, a plan, a question,
+lisinopril to 20 mg" after "I take 10 mg of lisinopril every morning", to be linked
+``contradicts`` in either order, never superseded: a hostile pass found reports of another thing
+the rules took for changes) and hard negatives (``not_change``: another medication, a plan, a question,
 two values, the same value, a one-off event), to be left alone. Reported per embedder: precision / recall of "supersede" and "contradicts",
 and the number of false supersedes (target 0).
 
@@ -39,11 +40,14 @@ CHANGE_HELD_OUT = HERE / "data" / "change_pairs_heldout.jsonl"
 #: no longer held out, and this is the only held-out figure
 CHANGE_HELD_OUT_FIRST = {"before (no change reports)": {"supersede_precision": None, "supersede_recall": 0.0,
                                                          "false_supersedes": 0},
-                         "first measurement": {"supersede_precision": 0.7692, "supersede_recall": 0.3077,
-                                               "false_supersedes": 6}}
+                         "first measurement (reports superseded then)": {
+                             "supersede_precision": 0.7692, "supersede_recall": 0.3077, "false_supersedes": 6}}
 T0 = 1_700_000_000.0
 DAY = 86_400.0
-CHANGES = {"negation", "number", "change"}
+CHANGES = {"negation", "number"}
+#: categories linked contradicts in both orders, never superseded (engramdb.changes: a report in
+#: other words may be of another thing)
+LINKED = {"change"}
 
 
 def load_pairs(path: Path = DATA) -> list[dict]:
@@ -71,7 +75,8 @@ def run(embedder: str, pairs: list[dict]) -> dict:
                 ns = f"pair-{i}-{'later' if later else 'earlier'}"
                 mem.add(pair["first"], id="first", namespace=ns, created_at=T0)
                 mem.add(pair["second"], id="second", namespace=ns, created_at=T0 + (DAY if later else -DAY))
-                want = ("supersede" if later else "contradicts") if pair["category"] in CHANGES else "none"
+                want = (("supersede" if later else "contradicts") if pair["category"] in CHANGES
+                        else "contradicts" if pair["category"] in LINKED else "none")
                 rows.append({"pair": i, "category": pair["category"], "later": later, "want": want,
                              "got": observed(mem, ns)})
     out = {"embedder": embedder, "cases": len(rows)}

@@ -703,3 +703,12 @@ def test_subjects_choose_whose_profile_l0_shows(tmp_store):
     out = CliRunner().invoke(main, ["context", "--store", str(tmp_store), "-n", "acme", "--subject", "acme",
                                     "login problems"])
     assert out.exit_code == 0 and "acme plan: Enterprise" in out.output and "home_city" not in out.output
+
+
+def test_an_id_with_backticks_stays_one_code_span(tmp_store):
+    with engramdb.open(tmp_store, embedder="hashing") as m:
+        m.add("Project Falcon launch is on May 3.", id="note`1 ) **bold**")
+        m.add("The caterer needs a headcount by Friday.", id="x2")
+        m.link("note`1 ) **bold**", "x2", "supports")
+        block = m.context("When does Project Falcon launch?")
+    assert "id `` note`1 ) **bold** ``)" in block.text

@@ -39,20 +39,20 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .facts import (
-    FUNCTION_WORDS, INTENT_VERBS, MONTHS, NEGATIONS, NOT_PRESENT, _stem, ends_in_question, tokens,
+    FUNCTION_WORDS, INTENT_VERBS, MONTHS, NEGATIONS, NOT_PRESENT, _event_report, _stem, ends_in_question,
+    subject_of, tokens,
 )
 
 __all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "change_report", "changes_value"]
 
 #: Verbs that report a value changed to another (all forms the rule reads).
 CHANGE_VERBS = frozenset(
-    "raise raised raises raising increase increased increases increasing lower lowered lowers lowering "
-    "reduce reduced reduces reducing decrease decreased decreases decreasing cut cuts cutting bump bumped "
-    "bumps upped change changed changes changing adjust adjusted adjusts adjusting move moved moves moving "
-    "push pushed pushes pushing reschedule rescheduled reschedules rescheduling shift shifted shifts "
-    "switch switched switches drop dropped drops update updated updates upgrade upgraded upgrades downgrade "
-    "downgraded downgrades trim trimmed trims shorten shortened shortens extend extended extends set went goes "
-    "go".split())
+    "raise raised raises increase increased increases lower lowered lowers reduce reduced reduces "
+    "decrease decreased decreases cut cuts bump bumped bumps upped change changed changes adjust "
+    "adjusted adjusts move moved moves push pushed pushes reschedule rescheduled reschedules shift "
+    "shifted shifts switch switched switches drop dropped drops update updated updates upgrade "
+    "upgraded upgrades downgrade downgraded downgrades trim trimmed trims shorten shortened shortens "
+    "extend extended extends set".split())
 #: Nouns that say which measure of a thing changed, not which thing ("my lisinopril dose", "the
 #: price of the Pro plan"): the earlier statement need not use them when it names the thing.
 MEASURE_NOUNS = frozenset(
@@ -61,14 +61,16 @@ MEASURE_NOUNS = frozenset(
 #: Words between the subject and the verb that make the report no change that happened: a
 #: modal, plan, wish, negation, condition or proposal ("Ana proposed moving the offsite to June 5").
 _NOT_DONE = NOT_PRESENT | INTENT_VERBS | NEGATIONS | frozenset(
-    "if when whether propose proposed proposes proposing suggest suggested suggests suggesting consider "
-    "considered considering thinking discuss discussed discussing maybe perhaps".split())
+    "if when whether unless propose proposed proposes proposing suggest suggested suggests suggesting consider "
+    "considered considering thinking thought discuss discussed discussing maybe perhaps ask asked please "
+    "best recommend recommended advise advised ever todo rumor rumour rumors can last".split())
 #: Verbs before "to" + change verb that say the change was made ("The board voted to increase
 #: dues", "we had to move standup"); any other word before "to" leaves it a plan ("we need to").
 _DONE_BEFORE_TO = frozenset("voted decided agreed chose managed got had finally".split())
 #: Words that make a change one occurrence's, not the standing value's ("for Black Friday weekend
 #: only", "just for tomorrow", "temporarily", "this week's 1:1").
-_ONE_OFF = frozenset("only temporarily temporary once this time today's tonight's tomorrow's week's".split())
+_ONE_OFF = frozenset("only temporarily temporary once this time today's tonight's tomorrow's week's summer winter "
+                     "holiday holidays snowstorm storm dismissal".split())
 #: A clock time changed on a named day changes that day's occurrence ("This morning I pushed my
 #: pill to 11am").
 _THAT_DAY = re.compile(r"\b(?:today|tonight|tomorrow|this (?:morning|afternoon|evening|week))\b", re.I)
@@ -114,6 +116,10 @@ class ChangeReport(NamedTuple):
     owners: frozenset[str] = frozenset()
     head: frozenset[str] = frozenset()
     was: tuple[str, str, str] | None = None
+    mine: bool = False
+    names: frozenset[str] = frozenset()
+    beneficiaries: frozenset[str] = frozenset()
+    days: frozenset[str] = frozenset()
 
 
 def _time_value(m: re.Match) -> str:
@@ -172,8 +178,15 @@ def _first_value(text: str) -> tuple[str, str, str] | None:
     return None if got is None else ("amount", *got)
 
 
+def _sentence_start(head: str) -> str:
+    """The text of ``head`` from the start of its last sentence (after ". ", "! ", "? ")."""
+    cut = max(head.rfind(". "), head.rfind("! "), head.rfind("? "))
+    return head[cut + 2:] if cut >= 0 else head
+
+
 def _content(words: list[str]) -> list[str]:
-    return [w for w in words if w not in FUNCTION_WORDS and w not in NEGATIONS and not any(c.isdigit() for c in w)]
+    """Content words (a word with a digit is one when it is no bare number: "Q3", "v2")."""
+    return [w for w in words if w not in FUNCTION_WORDS and w not in NEGATIONS and not w.isdigit()]
 
 
 @lru_cache(maxsize=1 << 13)
@@ -217,10 +230,16 @@ def change_report(text: str) -> ChangeReport | None:
     if _ONE_OFF.intersection(low) or "just for" in text.lower() or (value[0] == "time" and _THAT_DAY.search(text)):
         return None
     head = text[: m.start("verb")]
+    after_value = text[m.end("value"):]
     clause = _CLAUSE.split(head)[-1]
     before = [t.lower() for t in tokens(head)]
-    if _NOT_DONE.intersection(before[-4:]) or any(t.endswith(("n't", "n’t")) for t in before[-4:]):
+    said = [t.lower() for t in tokens(_sentence_start(head))]   # the report's sentence up to its verb
+    if _NOT_DONE.intersection(said) or any(t.endswith(("n't", "n’t")) for t in said):
         return None
+    if re.match(r"\s*assistant\s*:", text, re.I):
+        return None   # an assistant's words are advice or an offer
+    if any(len(t) == 4 and t.isdigit() and t[:2] in ("19", "20") for t in said) or re.search(r"\bback to\b", after_value):
+        return None   # "In 2019 standup was moved to 10am"; "moved to 10am, then back to 9:30am"
     if before[-1:] == ["to"] and (len(before) < 2 or before[-2] not in _DONE_BEFORE_TO):
         return None   # "we need to move standup to 10am"
     phrase = [t.lower() for t in tokens(m.group("what")) if t.lower() not in _PARTICLES]
@@ -240,7 +259,12 @@ def change_report(text: str) -> ChangeReport | None:
         return None
     owners = frozenset(t for t in low[: len(before) + len(tokens(m.group("what")))]
                        if t in _THIRD or (t.endswith(("'s", "’s")) and t[:-2] not in _FIRST))
-    return ChangeReport(stems, measure, value, owners, head, was)
+    after = text[m.start("value"):]
+    beneficiaries = frozenset(n.lower() for n in re.findall(r"\bfor ([A-Z][\w'’-]*)", after) if n.lower() not in _FIRST)
+    names = frozenset(t.lower() for t in tokens(clause) if t[:1].isupper() and t.lower() not in FUNCTION_WORDS)
+    days = _days(text[: m.start("value")] + " " + after[len(m.group("value")):])
+    return ChangeReport(stems, measure, value, owners, head, was, bool(_FIRST.intersection(phrase)), names,
+                        beneficiaries, days)
 
 
 def _holds_no_report(text: str) -> bool:
@@ -287,15 +311,16 @@ def _now_report(text: str) -> ChangeReport | None:
     return None
 
 
+def _days(text: str) -> frozenset[str]:
+    """The days and dates ``text`` names (weekdays, "October 27"), as :func:`_date_value` gives them."""
+    return frozenset(_date_value(m) for m in _DATE.finditer(text))
+
+
 def _names(named: frozenset[str], old_words: frozenset[str]) -> bool:
     """Whether the earlier statement (stems ``old_words``) names what changed: every stem of
-    ``named`` is one of its stems or shares its first five letters with one ("departure" /
-    "departs"); of three or more, one may be missing ("the nightly DB backup" / "our nightly
-    database backup")."""
-    def found(w: str) -> bool:
-        return w in old_words or (len(w) >= 5 and any(o[:5] == w[:5] for o in old_words if len(o) >= 5))
-    missing = sum(not found(w) for w in named)
-    return missing == 0 or (len(named) >= 3 and missing == 1)
+    ``named`` is one of its stems ("the staging database backup" changes no "production database
+    backup")."""
+    return named <= old_words
 
 
 def changes_value(new: str, old: str) -> bool:
@@ -324,10 +349,20 @@ def changes_value(new: str, old: str) -> bool:
         return False
     for owner in report.owners:   # someone else's value: the earlier statement must be about them
         if owner in _THIRD:
-            if _FIRST.intersection(old_low):
-                return False
+            if _FIRST.intersection(old_low) or not report.names <= frozenset(old_low):
+                return False   # "Globex upgraded their plan" changes no "Acme's plan"
         elif owner[:-2] not in old_low and _stem(owner[:-2]) not in old_words:
             return False
+    subject = subject_of(old)
+    if (report.mine and len(subject) == 1 and subject[0] not in _FIRST
+            and _stem(subject[0]) not in report.what | report.measure and subject[0] not in report.names):
+        return False   # "My doctor raised my lisinopril" changes no "Dad takes 10 mg of lisinopril"
+    if not report.beneficiaries <= frozenset(old_low):
+        return False   # "raised the lisinopril to 5 mg for Max"
+    if _event_report(old, subject):
+        return False   # "I bought the TV for $800": a past event, no standing value
+    if report.days and report.value[0] == "time" and not report.days <= _days(old):
+        return False   # "Pickup moved to 12:30pm on Friday": that day's, or another day's, occurrence
     sort, unit, value = report.value
     if sort == "amount" and not unit and report.was is not None:   # "from 1,800 to 2,000": the old number's unit
         unit = next((u for s, u, v in _values(old) if s == "amount" and v == report.was[2]), "")

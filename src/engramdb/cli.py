@@ -1108,12 +1108,14 @@ def _slot_row(attr: str, value) -> list[tuple[str, str, str, str]]:
 @store_option
 @ns_option
 @click.option("--json", "as_json", is_flag=True)
+@click.option("--as-of", default=None, help="The value the store held current at this record time.")
+@click.option("--valid-at", default=None, help="The value that held in the world at this time, as known now.")
 @click.argument("subject")
 @click.argument("attribute")
-def current(store, namespace, as_json, subject, attribute):
+def current(store, namespace, as_json, as_of, valid_at, subject, attribute):
     """The current value of slot SUBJECT ATTRIBUTE (one memory, or the list of a multi-valued slot)."""
     with _open(store, readonly=True) as eng, _namespace_hint():
-        value = eng.current(subject, attribute, namespace=namespace)
+        value = eng.current(subject, attribute, namespace=namespace, as_of=as_of, valid_at=valid_at)
     if as_json:
         _echo_json(None if value is None else [m.to_dict() for m in value] if isinstance(value, list)
                    else value.to_dict())
@@ -1149,11 +1151,13 @@ def _namespace_hint() -> Iterator[None]:
 @store_option
 @ns_option
 @click.option("--json", "as_json", is_flag=True)
+@click.option("--as-of", default=None, help="Each slot's value the store held current at this record time.")
+@click.option("--valid-at", default=None, help="Each slot's value that held in the world at this time.")
 @click.argument("subject")
-def profile(store, namespace, as_json, subject):
+def profile(store, namespace, as_json, as_of, valid_at, subject):
     """Every slot of SUBJECT with its current value."""
     with _open(store, readonly=True) as eng, _namespace_hint():
-        prof = eng.profile(subject, namespace=namespace)
+        prof = eng.profile(subject, namespace=namespace, as_of=as_of, valid_at=valid_at)
     if as_json:
         _echo_json({a: [m.to_dict() for m in v] if isinstance(v, list) else v.to_dict() for a, v in prof.items()})
         return

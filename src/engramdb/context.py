@@ -306,8 +306,8 @@ def _date(t: float) -> str:
 
 def _line(section: str, item: ContextItem) -> str:
     if section == "more":
-        return f"- `{item.id}` [{item.date}] {item.text} ({item.reason})"
-    why = f"{item.reason}; id `{item.id}`" if section == "recalled" else item.reason
+        return f"- {_code(item.id)} [{item.date}] {item.text} ({item.reason})"
+    why = f"{item.reason}; id {_code(item.id)}" if section == "recalled" else item.reason
     if "\n" in item.text:   # code: its lines indented under the list item, the reason on a line after it
         first, _, rest = item.text.partition("\n")
         body = "\n".join(f"  {line}" if line else "" for line in rest.split("\n"))
@@ -328,6 +328,16 @@ def render(entries: list[_Entry]) -> str:
 
 
 # ---------------------------------------------------------------------------------- gathering
+def _code(text: str) -> str:
+    """``text`` as a Markdown code span: in single backticks, or, when it holds backticks, fenced
+    by one more than its longest run of them and padded with a space (CommonMark)."""
+    runs = [len(r) for r in re.findall(r"`+", text)]
+    if not runs:
+        return f"`{text}`"
+    fence = "`" * (max(runs) + 1)
+    return f"{fence} {text} {fence}"
+
+
 def _figure(x: float) -> str:
     """A score or relevance for a reader: two decimals, "<0.01" for a positive one that rounds to
     0 (a hit scored 0 is shown nowhere, so "0.00" would say what is not so)."""
@@ -344,7 +354,7 @@ def _reason_of_path(hit: Any, threshold: float | None = None) -> str:
             return f"recalled: weak match (relevance {_figure(hit.relevance)})"
         return "recalled: direct match"
     steps, ways, i = hit.path[1:], [], 0
-    origin = f"`{hit.path[0].id}`"
+    origin = _code(hit.path[0].id)
     seed_entity = entity_of_node(hit.path[0].id)
     if seed_entity is not None and steps[0].relation is Relation.MENTIONS:
         origin, i = f"entity {seed_entity}", 1   # the query matched the entity: the hit mentions it
@@ -527,9 +537,9 @@ def _contradiction_notes(engram: Any, warnings: list, namespace: str) -> dict[st
     for mid in later.keys() | earlier.keys():
         said = []
         if mid in later:
-            said.append("said otherwise later in " + ", ".join(f"`{i}`" for i in later[mid]))
+            said.append("said otherwise later in " + ", ".join(_code(i) for i in later[mid]))
         if mid in earlier:
-            said.append("contradicts " + ", ".join(f"`{i}`" for i in earlier[mid]) + ", said earlier")
+            said.append("contradicts " + ", ".join(_code(i) for i in earlier[mid]) + ", said earlier")
         notes[mid] = "; " + "; ".join(said)
     return notes
 
@@ -744,7 +754,7 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     kept_ids = {e.item.id for e in kept if e.item is not None}
     best = recalled[0].id if recalled else None
     if best is not None and kept_ids and best not in kept_ids:   # the budget cut the best match: say so
-        said = (f"The budget of {counted(budget, 'token')} left no room for the best match `{best}`; "
+        said = (f"The budget of {counted(budget, 'token')} left no room for the best match {_code(best)}; "
                 "give a larger budget_tokens.")
         gaps = gaps + (said,)
         at = len(chosen["profile"] + chosen["decision"] + chosen["procedure"] + chosen["gap"])

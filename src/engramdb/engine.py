@@ -1202,7 +1202,8 @@ class Engram:
                                now=time_or_now(now))
         return [self._censored(m) for m in out]
 
-    def current(self, subject: str, attribute: str, *, namespace: str = DEFAULT_NAMESPACE) -> Memory | list[Memory] | None:
+    def current(self, subject: str, attribute: str, *, namespace: str = DEFAULT_NAMESPACE, as_of: Any = None,
+                valid_at: Any = None) -> Memory | list[Memory] | None:
         """The current value of slot (``subject``, ``attribute``): what the slot holds now.
 
         Parameters
@@ -1211,13 +1212,20 @@ class Engram:
             The slot, normalised as on ``add`` (``"User"``, ``"Home City"`` is ``user``,
             ``home_city``).
         namespace : str
+        as_of : float, datetime or ISO-8601, optional
+            The value the store held current at that record time, worded as then (as
+            ``recall(as_of=)``): "what plan did we have on file in January?".
+        valid_at : float, datetime or ISO-8601, optional
+            The value that held in the world at that valid time, as the store knows it now
+            ("where did I live in 2020?"); with ``as_of``, as the store believed it then.
 
         Returns
         -------
         Memory, list of Memory or None
-            A single-valued slot: its current memory. A multi-valued one: its current memories,
-            oldest ``valid_from`` first. None when the slot holds no current memory
-            (superseded and archived memories are not current).
+            A single-valued slot: its current memory (with a time: the one of latest
+            ``valid_from`` then). A multi-valued one: its current memories, oldest ``valid_from``
+            first. None when the slot holds no current memory (superseded and archived memories
+            are not current; with a time, none held then).
 
         Raises
         ------
@@ -1236,26 +1244,30 @@ class Engram:
         filters = Filters.parse(subject=subject, attribute=attribute)
         if filters.subject is None or filters.attribute is None:
             raise InvalidInputError(f"current needs a subject and an attribute, got {subject!r}, {attribute!r}")
-        value = _query.current_value(self._state, ns, filters.subject, filters.attribute)
+        then = None if as_of is None and valid_at is None else Filters.parse(as_of=as_of, valid_at=valid_at)
+        value = _query.current_value(self._state, ns, filters.subject, filters.attribute, then)
         if value is None or value == []:
             self._warn_if_default_is_empty(ns, "current")
         if isinstance(value, list):
             return [self._censored(m) for m in value]
         return value if value is None else self._censored(value)
 
-    def profile(self, subject: str, *, namespace: str = DEFAULT_NAMESPACE) -> dict[str, Memory | list[Memory]]:
+    def profile(self, subject: str, *, namespace: str = DEFAULT_NAMESPACE, as_of: Any = None,
+                valid_at: Any = None) -> dict[str, Memory | list[Memory]]:
         """Every slot of ``subject`` with its current value: attribute -> :meth:`current`'s answer.
 
         Parameters
         ----------
         subject : str
         namespace : str
+        as_of, valid_at : float, datetime or ISO-8601, optional
+            Each slot's value at that time, as for :meth:`current`.
 
         Returns
         -------
         dict of str -> Memory or list of Memory
-            Sorted by attribute; slots without a current memory are left out (empty for an
-            unknown subject).
+            Sorted by attribute; slots without a current memory (or none then) are left out
+            (empty for an unknown subject).
 
         Raises
         ------
@@ -1273,7 +1285,8 @@ class Engram:
         filters = Filters.parse(subject=subject)
         if filters.subject is None:
             raise InvalidInputError("profile needs a subject, got None")
-        out = _query.profile(self._state, ns, filters.subject)
+        then = None if as_of is None and valid_at is None else Filters.parse(as_of=as_of, valid_at=valid_at)
+        out = _query.profile(self._state, ns, filters.subject, then)
         if not out:
             self._warn_if_default_is_empty(ns, "profile")
         return {attr: [self._censored(m) for m in v] if isinstance(v, list) else self._censored(v)

@@ -596,15 +596,29 @@ _CHANGE_ADJECTIVE = re.compile(rf"^((?:user:\s+)?(?:my|our|your|his|her|their)\s
                                re.I)
 
 
+def _plain_attribute(text: str) -> str:
+    """``text`` without a change adjective after its opening possessive when the subject is an
+    attribute (:data:`ATTRIBUTE_NOUNS`: "My new phone number is ..." reads "My phone number is
+    ..."; "My new client pays ..." is another client, and stays)."""
+    m = _CHANGE_ADJECTIVE.match(text)
+    if m is None:
+        return text
+    rest = text[m.end():]
+    subject = _subject_at_start(tokens(rest))
+    return text if not subject or subject[-1] not in ATTRIBUTE_NOUNS else m.group(1) + rest
+
+
 def subject_key(subject: tuple[str, ...]) -> tuple[str, ...]:
     """``subject`` without a leading "user" chat label before a first-person word ("user", "i")
-    -> ("i",), and without a change adjective after its possessive (:data:`CHANGE_ADJECTIVES`:
-    ("my", "new", "phone", "number") -> ("my", "phone", "number")). The user's chat message and a
+    -> ("i",), and without a change adjective after its possessive before an attribute noun
+    (:data:`CHANGE_ADJECTIVES`, :data:`ATTRIBUTE_NOUNS`: ("my", "new", "phone", "number") -> ("my",
+    "phone", "number"); ("my", "new", "client") stays). The user's chat message and a
     note about the user speak with one voice (see :func:`_one_voice`), and "my new phone number"
     is the number "my phone number" was; the write path's prefilter compares subjects by this key."""
     if len(subject) > 1 and subject[0] == "user" and subject[1] in _FIRST_PERSON_SUBJECT:
         subject = subject[1:]
-    if len(subject) > 2 and subject[0] in _POSSESSIVE_WORDS and subject[1] in CHANGE_ADJECTIVES:
+    if (len(subject) > 2 and subject[0] in _POSSESSIVE_WORDS and subject[1] in CHANGE_ADJECTIVES
+            and subject[-1] in ATTRIBUTE_NOUNS):
         subject = subject[:1] + subject[2:]
     return subject
 
@@ -616,7 +630,7 @@ def _one_voice(new: str, old: str) -> tuple[str, str]:
     (a memory an agent keeps about its user speaks as the user); and without a change adjective
     after an opening possessive ("My new phone number is ..." reads as "My phone number is ...",
     :data:`CHANGE_ADJECTIVES`). Unchanged otherwise."""
-    new, old = _CHANGE_ADJECTIVE.sub(r"\1", new, count=1), _CHANGE_ADJECTIVE.sub(r"\1", old, count=1)
+    new, old = _plain_attribute(new), _plain_attribute(old)
     ln, lo = new[:6].lower() == "user: ", old[:6].lower() == "user: "
     if ln == lo:
         return new, old

@@ -138,27 +138,40 @@ def _value_of(records: list[dict], multi: bool) -> Memory | list[Memory]:
     return memory_from_record(records[-1], None)
 
 
-def current_value(state: EngineState, namespace: str, subject: str, attribute: str) -> Memory | list[Memory] | None:
+def current_value(state: EngineState, namespace: str, subject: str, attribute: str,
+                  then: Filters | None = None) -> Memory | list[Memory] | None:
     """The body of :meth:`engramdb.Engram.current` (subject and attribute normalised).
 
     A slot is multi-valued when its current memories were recorded so (``multi`` on the
-    record, from ``single_valued=False`` or ``SlotConfig``).
+    record, from ``single_valued=False`` or ``SlotConfig``). ``then``: filters with ``as_of``
+    and / or ``valid_at`` (:meth:`Filters.parse`): the slot's members that pass them instead of
+    the current ones, each as the store held it at ``as_of``.
     """
     nids = state.slot_table(namespace).get((subject, attribute))
     if nids is None:
         return None
-    recs = [r for r in state.records(_current_nids(state, nids).tolist(), "reading a slot") if r is not None]
+    if then is None:
+        nids = _current_nids(state, nids)
+    else:
+        space = state.space(namespace)
+        nids = nids[nids < state.cols.n]
+        nids = nids[then.mask(state.cols, nids, space.code)] if space is not None else nids[:0]
+    recs = [r for r in state.records(nids.tolist(), "reading a slot") if r is not None]
     if not recs:
         return None
+    if then is not None and then.as_of is not None:
+        recs = [record_as_of(r, then.as_of) for r in recs]
     return _value_of(recs, any(r.get("multi") for r in recs))
 
 
-def profile(state: EngineState, namespace: str, subject: str) -> dict[str, Memory | list[Memory]]:
-    """The body of :meth:`engramdb.Engram.profile`: attribute -> current value, sorted by attribute."""
+def profile(state: EngineState, namespace: str, subject: str,
+            then: Filters | None = None) -> dict[str, Memory | list[Memory]]:
+    """The body of :meth:`engramdb.Engram.profile`: attribute -> current value (or its value
+    ``then``, as :func:`current_value`), sorted by attribute."""
     table = state.slot_table(namespace)
     out: dict[str, Memory | list[Memory]] = {}
     for (subj, attr) in sorted(k for k in table if k[0] == subject):
-        value = current_value(state, namespace, subj, attr)
+        value = current_value(state, namespace, subj, attr, then)
         if value is not None:
             out[attr] = value
     return out

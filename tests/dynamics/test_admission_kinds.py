@@ -204,7 +204,7 @@ def test_instructions_are_procedural(text):
     "We decided to give Globex a one-month credit for the outage.",
     "The team chose Postgres over Mongo for the ledger.",
     "Decision: we ship on Fridays only after the QA sign-off.",
-    "We are going with LaunchDarkly for feature flags.",
+    "The board decided that we ship on Fridays.",
     "Ana: we agreed to move the launch to the spring.",
 ])
 def test_a_teams_choice_is_a_decision(text):
@@ -216,6 +216,12 @@ def test_a_teams_choice_is_a_decision(text):
     ("To be honest, the trip was great.", "episodic"),
     ("To celebrate, we went to dinner at Oleana.", "episodic"),
     ("My top 3 films: 1. Alien 2. Heat 3. Ran", "episodic"),    # a numbered list of no steps
+    ("Weekend plans: 1. call mom 2. book dentist", "episodic"),
+    ("To celebrate, grabbed pizza with the team.", "episodic"),
+    ("Runbook is outdated, nobody reads it.", "semantic"),     # a remark about a runbook
+    ("We agreed to disagree.", "episodic"),                      # no decision held until review
+    ("Decision: pending.", "episodic"),
+    ("We decided to order pizza tonight.", "episodic"),
     ("Reminder: 1. Call mom 2. Buy milk", "episodic"),          # a to-do list
 ])
 def test_what_is_neither(text, kind):

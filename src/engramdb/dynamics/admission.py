@@ -319,24 +319,35 @@ def _present_state(low: list[str]) -> str | None:
 #: <do Y>" (an imperative after the purpose: "To fix SSO login loops, check the IdP clock"), or
 #: numbered steps ("1. Open Settings. 2. Click API.").
 _HOW_TO = re.compile(
-    r"^\s*(?:how[ -]to\b|steps? to\b|runbook\b|checklist\b|procedure\b|"
-    r"to (?!(?:my|our|your|his|her|their|the|a|an|me|us|him|them|be|this|that|date|me)\b)[a-z]+\b[^,.;!?]*, "
-    r"(?!(?:i|we|you|he|she|they|it|my|our|your|the|a|an|this|that|there)\b)[a-z]+\b)", re.I)
-_STEP_VERBS = ("open|click|go|run|install|set|select|enter|type|add|remove|delete|restart|check|clear|copy|paste|"
+    r"^\s*(?:how[ -]to\s+(?!even\b)[a-z]+|steps? to\b|(?:runbook|checklist|procedure|instructions)(?: for\b|:))", re.I)
+_STEP_VERBS = ("hold|keep|open|click|go|run|install|set|select|enter|type|add|remove|delete|restart|check|clear|copy|paste|"
                "log|sign|create|update|upgrade|rotate|navigate|press|tap|choose|save|wait|unplug|plug|turn|make|"
                "mix|feed|preheat|bake|stir|pour|use|call|email|send|confirm|verify|ensure|deploy|build|test|push|"
                "pull|merge|tag|commit|back|reboot|reset|enable|disable|configure|download|upload|find|search|"
                "write|read|review|ask|put|take|fill|submit|apply|connect|disconnect|export|import|start|stop|"
                "close|revoke|generate|grant|edit|rename|move|drag|scroll|hit|visit|contact|book")
+#: An imperative step with its order or condition: "Run `make clean` before building", "If the
+#: build fails, clear the cache and rerun", "When deploying, first run the migrations".
+_STEP_ORDER = re.compile(
+    rf"^\s*(?:(?:if|when|whenever|before|after)\s[^,.;]{{1,80}},\s*(?:first\s+|then\s+|always\s+)?(?:{_STEP_VERBS})\b"
+    rf"|(?:first\s+)?(?:{_STEP_VERBS})\b[^.;!?]*\b(?:before|after|then|first)\b)", re.I)
+#: "To <do X>, <step>": "To fix SSO login loops, check the IdP clock" (not "To celebrate, grabbed pizza").
+_PURPOSE = re.compile(rf"^\s*to [a-z]+\b[^,.;!?]*,\s*(?:first\s+|always\s+|just\s+)?(?:{_STEP_VERBS})\b", re.I)
 _STEPS = re.compile(rf"(?:^|\s)(?:1[.)]|step 1\b:?)\s+(?:{_STEP_VERBS})\b.*?(?:^|\s)(?:2[.)]|step 2\b:?)\s",
                     re.I | re.S)
-_TO_DO = re.compile(r"^\s*(?:reminders?|to-?dos?|to do|tasks?|shopping(?: list)?|groceries|list)\b", re.I)
+#: What a numbered list's label says when its items are steps ("How to rotate a key: 1. ...").
+_HOW_LABEL = re.compile(r"how|steps?\b|instructions?|procedure|runbook|guide|set ?up|install|^\s*to \w+|fix|reset|"
+                        r"deploy|configure|^\s*$", re.I)
+_TO_DO = re.compile(r"^\s*(?:reminders?|to-?dos?|to do|tasks?|shopping(?: list)?|groceries|list|agenda|packing|"
+                    r"itinerary|schedule|menu|top \d+)\b", re.I)
 #: A team's decision: "We decided to ...", "The team chose ...", "We agreed on ...", "Decision: ...",
 #: "We're going with ..." (a person's own "I decided to go to bed" is an episode).
 _DECIDED = re.compile(
-    r"^\s*(?:decision:|(?:we|we've|we have|we all|the team|our team|team)\s+(?:(?:finally|just|have|had)\s+)?"
-    r"(?:decided|chose|agreed|settled on|went with|picked|opted)\b|(?:we're|we are|we will|we'll)\s+"
-    r"(?:going|go) with\b)", re.I)
+    r"^\s*(?:(?:so|and|then|finally|ok|okay|after [^,.]{1,60}),?\s+)?"
+    r"(?:(?:final )?decision:\s+(?!(?:pending|tbd|tba|none|not|undecided|open)\b)\S+\s+\S+\s+\S+"
+    r"|(?:we|we've|we have|we all|the team|our team|team|the board|management|leadership)\s+"
+    r"(?:(?:finally|just|have|had|unanimously)\s+)?(?:(?:decided|agreed)\s+(?:to|that|on)\b(?!\s+disagree)"
+    r"|chose\s+\S+(?:\s+\S+)?\s+over\b))", re.I)
 
 
 def infer_kind(text: str) -> tuple[str, str]:
@@ -350,11 +361,13 @@ def infer_kind(text: str) -> tuple[str, str]:
 
     1. nothing remains -> ``"phatic"`` (greetings, thanks, laughter, acknowledgements, weather
        small talk, vague hedges, questions);
-    1a. how to do something (a "how to" / "steps to" / runbook opening, "To fix X, check Y", or
-       numbered steps "1. ... 2. ...") -> ``"procedural"``;
-    1b. a team's decision ("We decided to ...", "The team chose ...", "We agreed on ...",
-       "Decision: ...", "We're going with ...") -> ``"decision"`` (held until reviewed; a
-       person's "I decided to ..." is an episode);
+    1a. how to do something (a "how to" / "steps to" / runbook opening, "To fix X, check Y",
+       numbered steps "1. ... 2. ...", an ordered or conditional imperative: "Run X before
+       building", "If the build fails, clear the cache") -> ``"procedural"``;
+    1b. a team's decision ("We decided to ...", "The board decided that ...", "We agreed on
+       ...", "We chose X over Y", "Decision: <a statement>"; not one dated today, tonight or
+       tomorrow) -> ``"decision"`` (held until reviewed, and listed as an open decision by
+       ``context()``: so only explicit ones; a person's "I decided to ..." is an episode);
     2. an identity state (born, birthday, "years old", "grew up", "my name") -> ``"semantic"``;
     3. a preference verb in the present (like, love, prefer, enjoy, hate, favourite, "I'd
        rather", "fan of") -> ``"semantic"``;
@@ -407,10 +420,14 @@ def infer_kind(text: str) -> tuple[str, str]:
     # read with and without a leading label: "Steps to reset the router: ..." reads as one
     plain = re.sub(r"^\s*(?:user|assistant|system):\s+", "", text, flags=re.I).translate(APOSTROPHES)
     body = strip_speaker(text).translate(APOSTROPHES)
-    steps = None if _TO_DO.match(plain) else _STEPS.search(plain)   # a to-do list is no procedure
-    if (m := _HOW_TO.match(plain) or _HOW_TO.match(body) or steps) is not None:
+    steps = _STEPS.search(plain)
+    if steps is not None and (_TO_DO.match(plain) or not _HOW_LABEL.search(plain[: steps.start()] or "how")):
+        steps = None   # a to-do list, an agenda, "Top picks for the trip: 1. ..." is no procedure
+    if (m := _HOW_TO.match(plain) or _HOW_TO.match(body) or _PURPOSE.match(plain) or steps
+            or _STEP_ORDER.match(plain)) is not None:
         return MemoryKind.PROCEDURAL.value, f"procedure '{m.group(0).strip()[:40]}'"
-    if (m := _DECIDED.match(plain) or _DECIDED.match(body)) is not None:
+    if ((m := _DECIDED.match(plain) or _DECIDED.match(body)) is not None
+            and _time_cue([t.lower() for t in _tokens(body)]) not in ("today", "tonight", "tomorrow", "this weekend")):
         return MemoryKind.DECISION.value, f"decision '{m.group(0).strip()}'"
     low = [t.lower() for s in content for t in _tokens(s)]
     joined = " " + " ".join(low) + " "
@@ -803,10 +820,12 @@ def states_a_fact(sentence: str) -> bool:
     might want to try yoga", "How about Friday", "Let's ...", "I'd recommend ...", "Please
     ...", "Don't ...", a first word of :data:`IMPERATIVE_VERBS`: "Try ...", "Drink ..."); a
     promise of the speaker, after an acknowledgement or not ("Understood, I will keep the fiscal
-    year in mind", "I'll remember that"). Consolidation promotes only statements to semantic facts (a question or a piece of advice
+    year in mind", "I'll remember that"; not "I'm going to be a dad in March"), or a "Quick
+    question about ..." opener. Consolidation promotes only statements to semantic facts (a question or a piece of advice
     repeated across sessions is no fact about the user). Rules, English only: a statement whose
     first word is such a verb used as a name ("Try Harder is my band") is missed.
     """
+    sentence = re.sub(r"^\s*(?:user|assistant|system)\s*:\s*", "", sentence, flags=re.I)   # a chat role, any case
     body = _reminded(strip_speaker(sentence).translate(APOSTROPHES).strip())
     if not _tokens(body) or _is_question(body) or _chatter_sentence(body) is not None or _hedged(body):
         return False
@@ -817,9 +836,14 @@ def states_a_fact(sentence: str) -> bool:
 #: mind", "Got it, I'll remember that", "We're going to look into it"): what the speaker will do,
 #: not what holds.
 _PROMISE = re.compile(
-    r"^(?:(?:understood|noted|got it|gotcha|sure|sure thing|ok|okay|of course|certainly|absolutely|will do|"
-    r"thanks|thank you|great|perfect|no problem)\b[\s,.!:;-]*)*"
-    r"(?:i|we)(?:\s+(?:will|shall)|'ll|\s+am going to|'m going to|\s+are going to|'re going to)\b", re.I)
+    r"^(?:(?:understood|noted|got it|gotcha|sure|sure thing|ok|okay|alright|all right|of course|certainly|"
+    r"absolutely|will do|thanks|thank you|great|perfect|no problem|going forward|from now on|happy to help|"
+    r"thanks for letting me know)\b[\s,.!:;\-–—]*)*"
+    r"(?:i|we)(?:\s+(?:will|shall)|'ll|\s+am going to|'m going to|\s+are going to|'re going to|'m gonna)\s+"
+    r"(?:(?:also|definitely|always|be sure to|make sure to)\s+)?"
+    r"(?:keep|remember|note|make sure|remind|use|do|look into|follow up|check|send|get back|bear|take note|"
+    r"update|reply|write|answer|add|flag|track|let you know|mention|stick|avoid)\b"
+    r"|^(?:quick )?question\b", re.I)
 
 
 @dataclass(slots=True)

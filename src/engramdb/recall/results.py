@@ -40,13 +40,13 @@ from ..index.keyword import KeywordIndex, term_counts as count_terms
 from ..index.tokens import tokenize
 from ..sentences import split_sentences
 from ..slots import contradiction_warnings
-from ..speakers import LABEL as SPEAKER_LABEL
+from ..speakers import CHAT_ROLES, LABEL as SPEAKER_LABEL
 from ..temporal import record_as_of, text_as_of
 from ..validate import utc_text
 from ..wording import count
 from ..types import (
-    CONNECTOR_TAGS, RELATION_BY_CODE, Gap, Hit, MemoryKind, MemoryState, PathStep, Relation, decision_outcome,
-    shown_tags, _STATE_CODES,
+    CONNECTOR_TAGS, GENERATED_TAGS, PROTECTED_TAG, RELATION_BY_CODE, Gap, Hit, MemoryKind, MemoryState, PathStep,
+    Relation, decision_outcome, shown_tags, _STATE_CODES,
 )
 from .context import RecallContext
 from .ranking import hides_connectors, ranked, wanted
@@ -55,6 +55,8 @@ from .seeds import slot_changed_since, vector_tail, window_holds_nothing
 __all__ = ["run", "path_of", "piece_of", "relevance", "relevance_of_rows", "relevance_features", "text_as_of",
            "cosine_relevance"]
 
+#: Tags that name no topic a question could ask about (see _tag_named).
+_NOT_TOPICS = CHAT_ROLES | GENERATED_TAGS | {PROTECTED_TAG}
 # stored value -> member, read per hit (a dict lookup; calling the Enum costs a microsecond each)
 _KIND = {k.value: k for k in MemoryKind}
 _STATE = {s.value: s for s in MemoryState}
@@ -188,6 +190,12 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                 # the day a mostly-time question names does
                 if match:
                     rel_list = [max(r, match.get(n, 0.0)) for r, n in zip(rel_list, hit_nids)]
+            if any(h.tags for h in hits):
+                # a memory labelled with a topic the question names ("what did we decide about
+                # pricing?" and a decision tagged pricing that never says the word) is no weak match
+                named = set(query_terms[0])
+                rel_list = [max(r, req.relevance[1]) if h.tags and _tag_named(h, named) else r
+                            for r, h in zip(rel_list, hits)]
         for h, r in zip(hits, rel_list):
             h.relevance = r
     gaps = []
@@ -243,7 +251,7 @@ def _recorded_by(ctx: RecallContext) -> tuple[int, int, float]:
     """(live memories of the namespace recorded by the recall's ``as_of``, those recorded after
     it, the first record time); only for a recall ``as_of`` a time."""
     c = ctx.state.cols
-    mine = c.in_namespace(ctx.space.code)
+    mine = c.in_namespace(ctx.space.code) & (c.head[: c.n] == np.arange(c.n, dtype=c.head.dtype))   # as stats() counts
     recorded = c.recorded_at[: c.n][mine]
     later = int(np.count_nonzero(recorded > ctx.request.filters.as_of))
     return len(recorded) - later, later, float(recorded.min()) if len(recorded) else math.inf
@@ -501,6 +509,20 @@ def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
         out[:, 2] = [float(np.sum(idf[row > 0])) / total_idf for row in tfs]
     np.clip(out, 0.0, 1.0, out=out)
     return out
+
+
+def _tag_named(hit: Hit, terms: set[str]) -> bool:
+    """Whether a topic tag of ``hit`` is named by the question's index ``terms`` (each term of the
+    tag, as the keyword index reads it: "tickets" names the tag ``ticket``, "pricing"
+    ``pricing``). The tags the engine gives are no topic: a chat message's speaker and role (its
+    text's "Speaker: " label), ``protected`` and the generated nodes' tags."""
+    for tag in hit.tags:
+        if tag in _NOT_TOPICS or hit.text.startswith(f"{tag}: "):
+            continue
+        parts = tokenize(tag)
+        if parts and all(t in terms for t in parts):
+            return True
+    return False
 
 
 def _query_terms(query: str | None, keyword: KeywordIndex) -> tuple[list[str], list[float], float, float, float]:

@@ -529,8 +529,9 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     A change report (:mod:`engramdb.changes`: "My doctor raised my lisinopril to 20 mg", "Standup
     moved to 10am") is compared with every neighbour, whatever its subject and cosine: when it
     replaces the one value of what it names that a statement gives (:func:`engramdb.changes.changes_value`,
-    kind ``"change"``) it supersedes it when later, whatever times the two name, else the two are
-    linked ``contradicts``."""
+    kind ``"change"``) the two are linked ``contradicts``, whatever times they name, never
+    superseded (the rules cannot be sure the report is of the same thing: recall puts the later
+    first and warns)."""
     lc = unit.state.config.link
     if not lc.detect_conflicts:
         return []
@@ -650,8 +651,10 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
         if kind != "change" and not _same_time(p.text, p.created_at, other, other_at, named=kind == "event_number"):
             continue   # events at different times (or an event and a general statement)
         # a changed value in the same frame ("value": "My email is a@x.io" / "... b@x.io") may be
-        # a second value the rules cannot tell apart: contradicted, never superseded
-        later = p.valid_from > valid_from and kind != "value"
+        # a second value the rules cannot tell apart, and a change reported in other words
+        # ("change") may be of another thing: contradicted, never superseded (recall puts the
+        # later first and warns)
+        later = p.valid_from > valid_from and kind not in ("value", "change")
         if later:
             changed.append((p, lab, other))
         if later and not ((i in part or kind == "change") and _sentences(other) is not None):
