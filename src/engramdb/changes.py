@@ -6,22 +6,30 @@ in the same words ("I take 10 mg" / "I take 20 mg"); a change report says the ne
 other words and often with another subject (the doctor, the landlord), so the write path asks
 this module instead: :func:`changes_value` holds when a report's new value replaces the one an
 earlier statement gives the same thing ("I take 10 mg of lisinopril every morning"). The
-write path then supersedes the earlier statement (kind ``"change"``), whatever times the two
-name: "moved my appointment to October 27" changes "Dentist appointment on October 20".
+write path then links the two ``contradicts`` (kind ``"change"``), whatever times they name
+("moved my appointment to October 27" changes "Dentist appointment on October 20"), and recall
+puts the later first and warns. It never supersedes: a report read in other words may be of
+another thing (a hostile pass wrote 54 such reports that the first rules took for changes).
 
 A report is: a change verb (:data:`CHANGE_VERBS`: raise, lower, cut, move, reschedule, ...),
 what it changed (the words up to "to", else the words before the verb: "Standup moved to
 10am"), an optional "from <old value>", then "to" and the new value: a clock time ("10am",
 "9:30", "14:00"), a date ("October 27", "27 October", a weekday) or a quantity (a number with
-the word or currency sign it counts: "20 mg", "$49", "2,100 dollars", "30%"). Not a report: a
-question, a negated or planned change ("we didn't move it", "we might move", "I want to raise
-it", "going to move": a modal or an intent verb before the verb).
+the word or currency sign it counts: "20 mg", "$49", "2,100 dollars", "30%"); or a clause "X is
+now <value>" (:func:`_now_report`). Not a report: a question; a change negated, planned,
+proposed, asked for or rumoured (a word of :data:`_NOT_DONE` in its sentence before the verb:
+"we might move", "I want to raise it", "Please move ...", "Rumor has it they moved ..."); an
+assistant's words (advice or an offer); a one-off (:data:`_ONE_OFF`: "for the summer", "only",
+or a clock time on a named day); a change in a past year ("In 2019 standup was moved to 10am")
+or undone ("then back to 9:30am").
 
 The earlier statement must name what was changed (every content word of it, but for the generic
-nouns of :data:`MEASURE_NOUNS` such as "dose" or "price" when others are named) and give exactly
-one value of the same sort (one time; one date; one number of the same unit), different from
-the new one: "I take 10 mg of lisinopril and 5 mg of amlodipine" gives two values in mg, and
-which one changed is not said.
+nouns of :data:`MEASURE_NOUNS` such as "dose" or "price" when others are named), be about the
+same party (no "My doctor raised my lisinopril" for "Dad takes ...", no "for Max" for another,
+no "their plan" of a company it does not name), state a standing value (no past event: "I
+bought the TV for $800"), and give exactly one value of the same sort (one time; one date; one
+number of the same unit), different from the new one: "I take 10 mg of lisinopril and 5 mg of
+amlodipine" gives two values in mg, and which one changed is not said.
 
 Examples
 --------
@@ -85,7 +93,8 @@ _PASSIVE = frozenset("was were been got get gets has have is are".split())
 _VERB_ALT = "|".join(sorted(CHANGE_VERBS, key=len, reverse=True))
 _REPORT = re.compile(
     rf"\b(?P<verb>{_VERB_ALT})\b(?P<what>(?:[^\S\n]+(?!to\b|from\b)[\w'’&-]+){{0,6}}?)"
-    rf"(?:[^\S\n]+from[^\S\n]+(?P<was>(?:[^,;\n]|,(?=\d))*?))?[^\S\n]+to[^\S\n]+(?P<value>\S+(?:[^\S\n]+\S+){{0,2}})", re.I)
+    rf"(?:[^\S\n]+from[^\S\n]+(?P<was>(?:[^,;\n]|,(?=\d))*?))?"
+    rf"[^\S\n]+to[^\S\n]+(?P<value>\S+(?:[^\S\n]+\S+){{0,2}})", re.I)
 #: Where the clause of a change verb starts: after a label, a comma, "and", "so", "then".
 _CLAUSE = re.compile(r"(?:[:,](?!\d)|;|\s[-–—]\s|\b(?:and|so|then|but)\b)", re.I)
 _MONTH_ALT = "|".join(sorted(MONTHS | {"may"}, key=len, reverse=True))
@@ -107,8 +116,11 @@ class ChangeReport(NamedTuple):
     and dates), ``owners``, the possessives before it that name someone else ("his",
     "brother's"), ``head``, the stem of the noun the change verb governs ("reminder" in "moved
     my reminder for the dentist appointment"), empty when that is a measure noun or the subject,
-    and ``was``, the old value a "from ... to" report names (then the earlier statement must give
-    it: "moved from 3:30 to 1pm" changes no "is at 3pm")."""
+    ``was``, the old value a "from ... to" report names (then the earlier statement must give
+    it: "moved from 3:30 to 1pm" changes no "is at 3pm"), ``mine`` (the changed thing is the
+    speaker's: "my lisinopril"), ``names`` (capitalised words of the clause before the verb:
+    "Globex"), ``beneficiaries`` (whom it is for: "for Max") and ``days`` (the days and dates the
+    report names besides its value: "on Friday")."""
 
     what: frozenset[str]
     measure: frozenset[str]
@@ -286,10 +298,13 @@ _LINKING = frozenset("is are costs cost runs starts ends leaves departs meets op
 def _now_report(text: str) -> ChangeReport | None:
     """A statement that a thing's value is now another ("Renewal notice came in: my car insurance
     is now $96 a month"): a clause with "now", its subject (the words before a linking verb of
-    :data:`_LINKING`, at least one content word) and a value after the verb; or None."""
+    :data:`_LINKING`, at least one content word) and a value after the verb; or None. Not an
+    assistant's words, a one-off, or a clause negated, planned or asked (as a report)."""
+    if re.match(r"\s*assistant\s*:", text, re.I) or _ONE_OFF.intersection(t.lower() for t in tokens(text)):
+        return None
     for clause in _CLAUSE.split(text):
         toks = [t.lower() for t in tokens(clause)]
-        if "now" not in toks:
+        if "now" not in toks or _NOT_DONE.intersection(toks) or any(t.endswith(("n't", "n’t")) for t in toks):
             continue
         at = next((i for i, t in enumerate(toks) if t in _LINKING or t.endswith(("'s", "’s")) and i and t[:-2] in
                    ("it", "that")), None)
