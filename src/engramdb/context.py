@@ -173,9 +173,9 @@ class ContextItem:
         ``"recalled: direct match"``, ``"recalled: weak match (relevance 0.31)"`` (below the
         recall's relevance threshold), ``"recalled: via `a` (supports)"`` (reached from the
         seed ``a``; the relations of the path, ``"both mention <entity>"`` for a step through an
-        entity node; ``"recalled: via entity <entity>"`` from an entity the query matched), ``"neighbour of a (supports)"``; a relation followed against its stored
-        direction reads ``"supports reversed"`` (the edge points from the later step to the
-        earlier).
+        entity node; ``"recalled: via entity <entity>"`` from an entity the query matched),
+        ``"neighbour of a (supports)"``; a relation followed against its stored direction reads
+        ``"supports reversed"`` (the edge points from the later step to the earlier).
     score : float or None
         Recall score (L1 and recalled L2 items), else None.
     """
@@ -347,8 +347,9 @@ def _figure(x: float) -> str:
 def _reason_of_path(hit: Any, threshold: float | None = None) -> str:
     """Why a recalled hit is shown: the seed it was reached from and the relations of the way
     there (an entity node in between reads "both mention <entity>", an entity seed "via entity
-    <entity>"; other ids in between are left out, the hit's ``path`` has them), or a direct match, called weak when its relevance is
-    below the recall's ``relevance_threshold`` (so a prompt does not present a guess as a match)."""
+    <entity>"; other ids in between are left out, the hit's ``path`` has them), or a direct
+    match, called weak when its relevance is below the recall's ``relevance_threshold`` (so a
+    prompt does not present a guess as a match)."""
     if len(hit.path) <= 1:
         if threshold is not None and hit.relevance < threshold:
             return f"recalled: weak match (relevance {_figure(hit.relevance)})"

@@ -9,9 +9,11 @@
   hit's wording and state at that time (:func:`engramdb.temporal.record_as_of`);
 - relevance: each hit's calibrated chance of answering the query (:func:`relevance`), reported
   beside ``score`` and never used to rank; a current holder of the slot the question names
-  ("where do I live?" -> home_city) has at least its slot match (1 when fully named), and a
-  memory in the span a mostly-time question names ("What happened on 7 July?") relevance 1;
-- gaps: ``weak_evidence`` when the best hit's relevance is below
+  ("where do I live?" -> home_city) has at least its slot match (1 when fully named), a
+  memory in the span a mostly-time question names ("What happened on 7 July?") relevance 1, and
+  a memory tagged with a topic the question names at least the relevance threshold;
+- gaps: ``empty_namespace`` for an empty answer ``as_of`` a time before the namespace's first
+  record; ``weak_evidence`` when the best hit's relevance is below
   ``RecallConfig.relevance_threshold`` (a query without text: when the best vector evidence is
   below ``RecallConfig.weak_evidence``), ``filtered_out`` when memories were reached but none
   passed the filters (a query with text then has no hit to judge: no ``weak_evidence``),
