@@ -35,6 +35,13 @@ CHANGES = [
     ("Renewal notice came in: my car insurance is now $96 a month.", "I pay $82 a month for car insurance."),
     ("Daycare sent a notice: latest pickup is now 5:00pm.", "Daycare pickup is at 5:30pm at the latest."),
     ("I upped my monthly food bank donation to $75.", "I donate $50 a month to the food bank."),
+    # missed by the first rules (hostile pass): a measure noun in the subject, "dollars" for "$",
+    # a word with a digit as the thing, what the amount is "of", "doubled"
+    ("Pro plan price increased from $29 to $35.", "The Pro plan costs $29 a month."),
+    ("Our rent increased to 2100 dollars.", "Our rent is $1,900 a month."),
+    ("My A1C dropped to 6.8%.", "My A1C is 7.2%."),
+    ("Switched to 20 mg of lisinopril.", "I take 10 mg of lisinopril every morning."),
+    ("Doctor doubled my lisinopril to 20 mg.", "I take 10 mg of lisinopril every morning."),
 ]
 NOT_CHANGES = [
     ("Standup moved to 9:30am.", "Standup is at 9:30am."),                                # the same value
@@ -60,6 +67,21 @@ NOT_CHANGES = [
     ("We moved standup to 10am on Monday, then moved it right back to 9:30am.", "Our standup is at 9:30am."),
     ("Did they move the office closing time to 5pm? I heard a rumor.", "The office closes at 6pm."),
     ("Ana proposed moving the offsite to June 5.", "The team offsite is on June 12."),
+    # the hostile pass's reports of another thing
+    ("The vet raised the lisinopril to 5 mg for Max.", "I take 10 mg of lisinopril every morning."),
+    ("My doctor raised my lisinopril to 20 mg.", "Dad takes 10 mg of lisinopril every morning."),
+    ("Globex upgraded their plan to $99 a month.", "Acme's plan is $49 a month."),
+    ("The staging database backup moved to 3am.", "The production database backup runs at 1am."),
+    ("The Q4 launch moved to December 1.", "The Q3 launch date is September 15."),
+    ("user: Please move my dentist appointment to October 27.", "Dentist appointment on October 20."),
+    ("assistant: I recommend lowering the thermostat to 68 degrees.", "The thermostat is at 72 degrees."),
+    ("The gym is raising fees to $60 in January.", "The gym membership fee is $45 a month."),
+    ("In 2019 standup was moved to 10am.", "Standup is at 9:30am."),
+    ("Pickup moved to 12:30pm on Friday for early dismissal.", "School pickup is at 3pm."),
+    ("Standup moved to 10am, then back to 9:30am.", "Standup is at 9:30am."),
+    ("The TV dropped to $650 on Black Friday.", "I bought the TV for $800."),
+    ("The allowance for Danielle went up to $15.", "The allowance for Daniel is $10 a week."),
+    ("assistant: your rent is now $2,000 a month", "Our rent is $1,900 a month."),
 ]
 
 

@@ -60,7 +60,7 @@ CHANGE_VERBS = frozenset(
     "adjusted adjusts move moved moves push pushed pushes reschedule rescheduled reschedules shift "
     "shifted shifts switch switched switches drop dropped drops update updated updates upgrade "
     "upgraded upgrades downgrade downgraded downgrades trim trimmed trims shorten shortened shortens "
-    "extend extended extends set".split())
+    "extend extended extends set doubled halved tripled".split())
 #: Nouns that say which measure of a thing changed, not which thing ("my lisinopril dose", "the
 #: price of the Pro plan"): the earlier statement need not use them when it names the thing.
 MEASURE_NOUNS = frozenset(
@@ -68,7 +68,7 @@ MEASURE_NOUNS = frozenset(
     "value".split())
 #: Words between the subject and the verb that make the report no change that happened: a
 #: modal, plan, wish, negation, condition or proposal ("Ana proposed moving the offsite to June 5").
-_NOT_DONE = NOT_PRESENT | INTENT_VERBS | NEGATIONS | frozenset(
+_NOT_DONE = NOT_PRESENT | (INTENT_VERBS - {"plan", "plans"}) | NEGATIONS | frozenset(
     "if when whether unless propose proposed proposes proposing suggest suggested suggests suggesting consider "
     "considered considering thinking thought discuss discussed discussing maybe perhaps ask asked please "
     "best recommend recommended advise advised ever todo rumor rumour rumors can last".split())
@@ -149,9 +149,15 @@ def _date_value(m: re.Match) -> str:
     return f"{_MONTH_NUMBER[month.lower()[:3]]:02d}-{int(day):02d}"
 
 
+#: Currency and percent words as their signs ("2100 dollars" is "$2,100").
+_UNIT_SIGNS = {"dollar": "$", "usd": "$", "buck": "$", "euro": "€", "eur": "€", "pound": "£", "gbp": "£",
+               "percent": "%"}
+
+
 def _amount_value(m: re.Match) -> tuple[str, str] | None:
     sign, number, word = m.group(1), m.group(2), m.group(3)
     unit = sign or (word.lower() if word == "%" else _stem(word.lower()) if word else "")
+    unit = _UNIT_SIGNS.get(unit, unit)
     if not unit or (not sign and word and word.lower() in FUNCTION_WORDS):
         return None   # a bare number counts nothing named
     return unit, number.replace(",", "")
@@ -207,7 +213,7 @@ def change_report(text: str) -> ChangeReport | None:
     text ("moved standup to 10am on Monday, then moved it back to 9:30am") the last counts.
 
     >>> change_report("The landlord raised our rent to 2,100 dollars.").value
-    ('amount', 'dollar', '2100')
+    ('amount', '$', '2100')
     >>> change_report("We might move standup to 10am.") is None
     True
     """
@@ -242,7 +248,7 @@ def change_report(text: str) -> ChangeReport | None:
     if _ONE_OFF.intersection(low) or "just for" in text.lower() or (value[0] == "time" and _THAT_DAY.search(text)):
         return None
     head = text[: m.start("verb")]
-    after_value = text[m.end("value"):]
+    after_value = text[m.start("value"):]
     clause = _CLAUSE.split(head)[-1]
     before = [t.lower() for t in tokens(head)]
     said = [t.lower() for t in tokens(_sentence_start(head))]   # the report's sentence up to its verb
@@ -266,6 +272,10 @@ def change_report(text: str) -> ChangeReport | None:
         # "Netflix raised prices to $20": the subject's price
         what = _content([t.lower() for t in tokens(clause) if t.lower() not in _PASSIVE]) + \
             [w for w in what if w not in MEASURE_NOUNS]
+    if not what:   # "Switched to 20 mg of lisinopril": what the amount is of
+        after = re.search(r"\bof\s+((?:[\w'’-]+\s*){1,3})", text[m.start("value"):])
+        what = _content([t.lower() for t in tokens(after.group(1))]) if after else []
+    measure = measure | frozenset(_stem(w) for w in what if w in MEASURE_NOUNS)
     stems = frozenset(_stem(w) for w in what) - measure
     if not stems and not measure:
         return None
