@@ -115,6 +115,22 @@ def test_a_backfilled_link_boosts_its_stored_end_when_it_was_recorded(eng):
                                                               / fix.salience, rel=1e-5)
 
 
+def test_two_backfilled_links_to_one_memory_both_count(eng):
+    day = 86400.0
+    t = T0 - 400 * day
+    eng.add("the ticket", id="ticket", embedding=basis(0), recorded_at=t)
+    eng.add_batch([{"text": "first reply", "id": "r1", "embedding": basis(1), "recorded_at": t + day,
+                    "links": [{"to": "ticket", "relation": "supports"}]},
+                   {"text": "second reply", "id": "r2", "embedding": basis(2), "recorded_at": t + 3 * day,
+                    "links": [{"to": "ticket", "relation": "supports"}]}])
+    h = H[engramdb.MemoryKind.EPISODIC]
+    s = 0.5 * 2 ** (-3 * day / h)
+    for _ in range(2):
+        s = s + 0.05 * (1 - s)
+    ticket = eng.get("ticket")
+    assert ticket.salience_at == t + 3 * day and ticket.salience == pytest.approx(s, rel=1e-4)
+
+
 def test_link_now_boosts_at_the_time_given(eng):
     day = 86400.0
     eng.add("a", id="a", embedding=basis(0), recorded_at=T0 - 100 * day)

@@ -115,7 +115,8 @@ def boost_links(unit: WriteUnit, prepared: list, edges: Iterable[tuple], rate: f
     if rate <= 0.0:
         return
     new_by_nid = {p.nid: p for p in prepared}
-    stored: dict[float, dict[int, int]] = {}   # dynamics time -> nid -> boosts
+    stored: dict[int, int] = {}       # nid -> boosts
+    stored_at: dict[int, float] = {}  # nid -> the time of its latest link in this write
     for src, tgt, rel, _w in edges:
         if rel in STRUCTURAL_RELATIONS:
             continue
@@ -126,7 +127,12 @@ def boost_links(unit: WriteUnit, prepared: list, edges: Iterable[tuple], rate: f
             if p is not None:
                 p.salience = float(np.float32(min(boosted(p.salience, rate), 1.0)))
             else:
-                group = stored.setdefault(at, {})
-                group[nid] = group.get(nid, 0) + 1
-    for at in sorted(stored):
-        reinforce(unit, stored[at], rate, access=False, at=at)
+                stored[nid] = stored.get(nid, 0) + 1
+                stored_at[nid] = max(stored_at.get(nid, at), at)
+    # one reinforcement per stored memory (its boosts together, at its latest link's time): the
+    # salience it reads is the committed one, so two at different times would not add up
+    by_time: dict[float, dict[int, int]] = {}
+    for nid, n in stored.items():
+        by_time.setdefault(stored_at[nid], {})[nid] = n
+    for at, counts in by_time.items():
+        reinforce(unit, counts, rate, access=False, at=at)
