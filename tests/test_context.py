@@ -80,8 +80,9 @@ def test_path_reason_names_the_relation(tmp_store):
         block = m.context("Where does Ana live, Faro?", namespace="default")
     reasons = {i.id: i.reason for i in block.items["L1"]}
     assert reasons["seed"] == "recalled: direct match"
-    assert reasons["hop"] == "recalled: via `seed` (supports reversed)"   # the edge is hop -> seed
-    assert "(recalled: via `seed` (supports reversed); id `hop`)" in block.text
+    # the edge is hop -> seed; the hop shares no word with the question: a neighbour, no match
+    assert reasons["hop"].startswith("recalled: via `seed` (supports reversed); weak match (relevance ")
+    assert "(recalled: via `seed` (supports reversed); weak match (relevance " in block.text
 
 
 def test_reasons_name_the_seed_and_entity_not_the_nodes_between(tmp_store):
@@ -99,7 +100,7 @@ def test_reasons_name_the_seed_and_entity_not_the_nodes_between(tmp_store):
         block = m.context("where did we drive on Sunday?", namespace="default")
     reasons = {i.id: i.reason for t in ("L1", "L2") for i in block.items[t]}
     assert reasons["a:1"] == "recalled: direct match"
-    assert reasons["a:2"] == "recalled: via `a:1` (next)"
+    assert reasons["a:2"].startswith("recalled: via `a:1` (next)")
     assert reasons["b:1"].startswith("recalled, via entity zanzibar heights")
     assert "E:" not in block.text
 

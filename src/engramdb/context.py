@@ -348,8 +348,8 @@ def _reason_of_path(hit: Any, threshold: float | None = None) -> str:
     """Why a recalled hit is shown: the seed it was reached from and the relations of the way
     there (an entity node in between reads "both mention <entity>", an entity seed "via entity
     <entity>"; other ids in between are left out, the hit's ``path`` has them), or a direct
-    match, called weak when its relevance is below the recall's ``relevance_threshold`` (so a
-    prompt does not present a guess as a match)."""
+    match; either called weak when its relevance is below the recall's ``relevance_threshold``
+    (so a prompt does not present a guess, or a neighbour of the answer, as a match)."""
     if len(hit.path) <= 1:
         if threshold is not None and hit.relevance < threshold:
             return f"recalled: weak match (relevance {_figure(hit.relevance)})"
@@ -369,7 +369,8 @@ def _reason_of_path(hit: Any, threshold: float | None = None) -> str:
         if s.relation is not None:
             ways.append(s.relation.value if s.forward else f"{s.relation.value} reversed")
         i += 1
-    return f"recalled: via {origin}" + (f" ({', '.join(ways)})" if ways else "")
+    weak = f"; weak match (relevance {_figure(hit.relevance)})" if threshold is not None and hit.relevance < threshold else ""
+    return f"recalled: via {origin}" + (f" ({', '.join(ways)})" if ways else "") + weak
 
 
 def _hit_text(hit: Any, text: str | None = None) -> str:

@@ -54,3 +54,16 @@ def test_the_cli_says_it_too(tmp_path):
     out = json.loads(run("recall", "--store", s, "--json", "--as-of", "2025-01-01", "wifi password").output)
     assert out["hits"] == [] and [g["reason"] for g in out["gaps"]] == ["empty_namespace"]
     assert "held no memories as of 2025-01-01" in out["gaps"][0]["detail"]
+
+
+def test_as_of_warnings_name_no_memory_recorded_after(tmp_store):
+    """A recall as of a time named a contradicting memory recorded after it (the store did not
+    know it then), in its warnings (a fresh user's CLI run: --as-of 2025-03-10 printed "s2
+    contradicts s1", s2 recorded on 2025-03-19)."""
+    with engramdb.open(tmp_store, embedder="hashing") as m:
+        m.add("Standup is at 9:30am.", id="s1", recorded_at="2025-03-04T09:00:00Z")
+        m.add("Standup moved to 10am.", id="s2", recorded_at="2025-03-19T09:00:00Z")
+        now = m.recall("what time is standup?", k=3)
+        then = m.recall("what time is standup?", k=3, as_of="2025-03-10")
+    assert {(w.source, w.target) for w in now.warnings} == {("s2", "s1")}
+    assert [h.id for h in then.hits] == ["s1"] and then.warnings == []

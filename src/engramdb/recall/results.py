@@ -231,7 +231,9 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                "include_archived=True shows them)")
         gaps.append(Gap(req.query, "filtered_out", best, f"related memories exist but {why}"))
     c = state.cols
-    warnings = contradiction_warnings(csr, hit_nids, c.state, c.alive, c.ext_ids,
+    # as of a time, a memory recorded after it is not named (the store did not know it then)
+    known = c.alive if filters.as_of is None else c.alive & (c.recorded_at <= filters.as_of)
+    warnings = contradiction_warnings(csr, hit_nids, c.state, known, c.ext_ids,
                                       Relation.CONTRADICTS.code) if _touch_contradicts(state, csr, hit_nids) else []
     if any(w.source_in_hits and w.target_in_hits for w in warnings):
         hits, hit_nids = current_first(hits, hit_nids, warnings, c.valid_from)
