@@ -73,8 +73,9 @@ _NOT_DONE = NOT_PRESENT | (INTENT_VERBS - {"plan", "plans"}) | NEGATIONS | froze
     "considered considering thinking thought discuss discussed discussing maybe perhaps ask asked please "
     "best recommend recommended advise advised ever todo rumor rumour rumors can last".split())
 #: Verbs before "to" + change verb that say the change was made ("The board voted to increase
-#: dues", "we had to move standup"); any other word before "to" leaves it a plan ("we need to").
-_DONE_BEFORE_TO = frozenset("voted decided agreed chose managed got had finally".split())
+#: dues", "we decided to move standup"); any other word before "to" leaves it a plan ("we need
+#: to"). ("had to" is a past perfect, :data:`_NOT_DONE`, before this is asked.)
+_DONE_BEFORE_TO = frozenset("voted decided agreed chose managed got finally".split())
 #: Words that make a change one occurrence's, not the standing value's ("for Black Friday weekend
 #: only", "just for tomorrow", "temporarily", "this week's 1:1").
 _ONE_OFF = frozenset("only temporarily temporary once this time today's tonight's tomorrow's week's summer winter "
