@@ -85,7 +85,6 @@ _ONE_OFF = frozenset("only temporarily temporary once this time today's tonight'
 _THAT_DAY = re.compile(r"\b(?:today|tonight|tomorrow|this (?:morning|afternoon|evening|week))\b", re.I)
 #: Particles of a phrasal verb ("bumped my dose up to", "moved the freeze up to"): no thing named.
 _PARTICLES = frozenset("up down back out off over".split())
-_PREPOSITIONS = frozenset("of for on in at with from by about".split())
 #: Possessives of someone other than the speaker.
 _THIRD = frozenset("his her their its".split())
 _FIRST = frozenset("i i'm i've me my mine we we're we've us our ours".split())
@@ -115,9 +114,7 @@ class ChangeReport(NamedTuple):
     measure nouns apart in ``measure``), the new value as ``(sort, unit, value)``: sort
     "time" / "date" / "amount", ``unit`` the counted word's stem or currency sign ("" for times
     and dates), ``owners``, the possessives before it that name someone else ("his",
-    "brother's"), ``head``, the stem of the noun the change verb governs ("reminder" in "moved
-    my reminder for the dentist appointment"), empty when that is a measure noun or the subject,
-    ``was``, the old value a "from ... to" report names (then the earlier statement must give
+    "brother's"), ``was``, the old value a "from ... to" report names (then the earlier statement must give
     it: "moved from 3:30 to 1pm" changes no "is at 3pm"), ``mine`` (the changed thing is the
     speaker's: "my lisinopril"), ``names`` (capitalised words of the clause before the verb:
     "Globex"), ``beneficiaries`` (whom it is for: "for Max") and ``days`` (the days and dates the
@@ -127,7 +124,6 @@ class ChangeReport(NamedTuple):
     measure: frozenset[str]
     value: tuple[str, str, str]
     owners: frozenset[str] = frozenset()
-    head: frozenset[str] = frozenset()
     was: tuple[str, str, str] | None = None
     mine: bool = False
     names: frozenset[str] = frozenset()
@@ -203,6 +199,17 @@ def _sentence_start(head: str) -> str:
     return head[cut + 2:] if cut >= 0 else head
 
 
+def _not_done(words: list[str]) -> bool:
+    """Whether ``words`` (lower-cased) make a change not done: a word of :data:`_NOT_DONE` or an
+    n't contraction."""
+    return bool(_NOT_DONE.intersection(words)) or any(t.endswith(("n't", "n’t")) for t in words)
+
+
+def _owners(words: list[str]) -> frozenset[str]:
+    """The possessives of ``words`` that name someone other than the speaker ("his", "brother's")."""
+    return frozenset(t for t in words if t in _THIRD or (t.endswith(("'s", "’s")) and t[:-2] not in _FIRST))
+
+
 def _content(words: list[str]) -> list[str]:
     """Content words (a word with a digit is one when it is no bare number: "Q3", "v2")."""
     return [w for w in words if w not in FUNCTION_WORDS and w not in NEGATIONS and not w.isdigit()]
@@ -218,7 +225,10 @@ def change_report(text: str) -> ChangeReport | None:
     >>> change_report("We might move standup to 10am.") is None
     True
     """
-    if _holds_no_report(text) or ends_in_question(text):
+    if _holds_no_report(text) or ends_in_question(text) or re.match(r"\s*assistant\s*:", text, re.I):
+        return None   # (an assistant's words are advice or an offer)
+    low = [t.lower() for t in tokens(text)]
+    if _ONE_OFF.intersection(low) or "just for" in text.lower():
         return None
     found = None
     for m in _REPORT.finditer(text):
@@ -245,48 +255,39 @@ def change_report(text: str) -> ChangeReport | None:
     sentence = text[m.start("verb"): m.end("verb") + (end.end() if end else len(text))]
     if sentence.rstrip().endswith("?"):
         return None   # "Did they move the closing time to 5pm? I heard a rumor."
-    low = [t.lower() for t in tokens(text)]
-    if _ONE_OFF.intersection(low) or "just for" in text.lower() or (value[0] == "time" and _THAT_DAY.search(text)):
+    if value[0] == "time" and _THAT_DAY.search(text):
         return None
     head = text[: m.start("verb")]
-    after_value = text[m.start("value"):]
+    after = text[m.start("value"):]
     clause = _CLAUSE.split(head)[-1]
     before = [t.lower() for t in tokens(head)]
     said = [t.lower() for t in tokens(_sentence_start(head))]   # the report's sentence up to its verb
-    if _NOT_DONE.intersection(said) or any(t.endswith(("n't", "n’t")) for t in said):
+    if _not_done(said):
         return None
-    if re.match(r"\s*assistant\s*:", text, re.I):
-        return None   # an assistant's words are advice or an offer
-    if any(len(t) == 4 and t.isdigit() and t[:2] in ("19", "20") for t in said) or re.search(r"\bback to\b", after_value):
+    if any(len(t) == 4 and t.isdigit() and t[:2] in ("19", "20") for t in said) or re.search(r"\bback to\b", after):
         return None   # "In 2019 standup was moved to 10am"; "moved to 10am, then back to 9:30am"
     if before[-1:] == ["to"] and (len(before) < 2 or before[-2] not in _DONE_BEFORE_TO):
         return None   # "we need to move standup to 10am"
     phrase = [t.lower() for t in tokens(m.group("what")) if t.lower() not in _PARTICLES]
     what = _content(phrase)
-    # the head noun: the last word before a preposition ("my reminder for the dentist appointment")
-    cut = next((i for i, w in enumerate(phrase) if w in _PREPOSITIONS), len(phrase))
-    head = _content(phrase[:cut])[-1:]
-    head = frozenset(_stem(w) for w in head if w not in MEASURE_NOUNS)
-    measure = frozenset(_stem(w) for w in what if w in MEASURE_NOUNS)
     if all(w in MEASURE_NOUNS for w in what):
         # "Standup moved to 10am", "The meeting was moved to Friday": the subject changed;
         # "Netflix raised prices to $20": the subject's price
         what = _content([t.lower() for t in tokens(clause) if t.lower() not in _PASSIVE]) + \
             [w for w in what if w not in MEASURE_NOUNS]
     if not what:   # "Switched to 20 mg of lisinopril": what the amount is of
-        after = re.search(r"\bof\s+((?:[\w'’-]+\s*){1,3})", text[m.start("value"):])
-        what = _content([t.lower() for t in tokens(after.group(1))]) if after else []
-    measure = measure | frozenset(_stem(w) for w in what if w in MEASURE_NOUNS)
+        of = re.search(r"\bof\s+((?:[\w'’-]+\s*){1,3})", after)
+        what = _content([t.lower() for t in tokens(of.group(1))]) if of else []
+    measure = frozenset(_stem(w) for w in what if w in MEASURE_NOUNS) | \
+        frozenset(_stem(w) for w in phrase if w in MEASURE_NOUNS)
     stems = frozenset(_stem(w) for w in what) - measure
     if not stems and not measure:
         return None
-    owners = frozenset(t for t in low[: len(before) + len(tokens(m.group("what")))]
-                       if t in _THIRD or (t.endswith(("'s", "’s")) and t[:-2] not in _FIRST))
-    after = text[m.start("value"):]
+    owners = _owners(low[: len(before) + len(tokens(m.group("what")))])
     beneficiaries = frozenset(n.lower() for n in re.findall(r"\bfor ([A-Z][\w'’-]*)", after) if n.lower() not in _FIRST)
     names = frozenset(t.lower() for t in tokens(clause) if t[:1].isupper() and t.lower() not in FUNCTION_WORDS)
     days = _days(text[: m.start("value")] + " " + after[len(m.group("value")):])
-    return ChangeReport(stems, measure, value, owners, head, was, bool(_FIRST.intersection(phrase)), names,
+    return ChangeReport(stems, measure, value, owners, was, bool(_FIRST.intersection(phrase)), names,
                         beneficiaries, days)
 
 
@@ -309,44 +310,32 @@ _LINKING = frozenset("is are costs cost runs starts ends leaves departs meets op
 def _now_report(text: str) -> ChangeReport | None:
     """A statement that a thing's value is now another ("Renewal notice came in: my car insurance
     is now $96 a month"): a clause with "now", its subject (the words before a linking verb of
-    :data:`_LINKING`, at least one content word) and a value after the verb; or None. Not an
-    assistant's words, a one-off, or a clause negated, planned or asked (as a report)."""
-    if re.match(r"\s*assistant\s*:", text, re.I) or _ONE_OFF.intersection(t.lower() for t in tokens(text)):
-        return None
+    :data:`_LINKING`, at least one content word) and a value after the verb; or None. Not a
+    clause negated, planned or asked (as a report; :func:`change_report` asked the rest)."""
     for clause in _CLAUSE.split(text):
         toks = [t.lower() for t in tokens(clause)]
-        if "now" not in toks or _NOT_DONE.intersection(toks) or any(t.endswith(("n't", "n’t")) for t in toks):
+        if "now" not in toks or _not_done(toks):
             continue
         at = next((i for i, t in enumerate(toks) if t in _LINKING or t.endswith(("'s", "’s")) and i and t[:-2] in
                    ("it", "that")), None)
         if at is None or at == 0 or toks.index("now") < at - 1:
             continue
         subject = [t for t in toks[:at] if t not in _PARTICLES]
-        cut = next((i for i, w in enumerate(subject) if w in _PREPOSITIONS), len(subject))
         what = _content(subject)
-        if not what or _FIRST.intersection(subject[:1]) and len(what) == 0:
+        if not what:
             continue
         verb = re.search(rf"\b{re.escape(toks[at])}\b", clause, re.I)
         values = _values(clause[verb.end():]) if verb else []
         if not values:
             continue
         measure = frozenset(_stem(w) for w in what if w in MEASURE_NOUNS)
-        head = frozenset(_stem(w) for w in _content(subject[:cut])[-1:] if w not in MEASURE_NOUNS)
-        owners = frozenset(t for t in subject if t in _THIRD or (t.endswith(("'s", "’s")) and t[:-2] not in _FIRST))
-        return ChangeReport(frozenset(_stem(w) for w in what) - measure, measure, values[0], owners, head)
+        return ChangeReport(frozenset(_stem(w) for w in what) - measure, measure, values[0], _owners(subject))
     return None
 
 
 def _days(text: str) -> frozenset[str]:
     """The days and dates ``text`` names (weekdays, "October 27"), as :func:`_date_value` gives them."""
     return frozenset(_date_value(m) for m in _DATE.finditer(text))
-
-
-def _names(named: frozenset[str], old_words: frozenset[str]) -> bool:
-    """Whether the earlier statement (stems ``old_words``) names what changed: every stem of
-    ``named`` is one of its stems ("the staging database backup" changes no "production database
-    backup")."""
-    return named <= old_words
 
 
 def changes_value(new: str, old: str) -> bool:
@@ -371,7 +360,7 @@ def changes_value(new: str, old: str) -> bool:
     old_low = [t.lower() for t in tokens(old)]
     old_words = frozenset(_stem(t) for t in old_low)
     named = report.what if report.what else report.measure
-    if not named or not _names(named, old_words) or not report.head <= old_words:
+    if not named or not named <= old_words:   # what changed, every word of it ("staging" is no "production")
         return False
     for owner in report.owners:   # someone else's value: the earlier statement must be about them
         if owner in _THIRD:

@@ -1241,11 +1241,10 @@ class Engram:
         """
         self._check_open()
         ns = self._existing_namespace(namespace)
-        filters = Filters.parse(subject=subject, attribute=attribute)
+        filters = Filters.parse(subject=subject, attribute=attribute, as_of=as_of, valid_at=valid_at)
         if filters.subject is None or filters.attribute is None:
             raise InvalidInputError(f"current needs a subject and an attribute, got {subject!r}, {attribute!r}")
-        then = None if as_of is None and valid_at is None else Filters.parse(as_of=as_of, valid_at=valid_at)
-        value = _query.current_value(self._state, ns, filters.subject, filters.attribute, then)
+        value = _query.current_value(self._state, ns, filters.subject, filters.attribute, _at_a_time(filters))
         if value is None or value == []:
             self._warn_if_default_is_empty(ns, "current")
         if isinstance(value, list):
@@ -1282,11 +1281,10 @@ class Engram:
         """
         self._check_open()
         ns = self._existing_namespace(namespace)
-        filters = Filters.parse(subject=subject)
+        filters = Filters.parse(subject=subject, as_of=as_of, valid_at=valid_at)
         if filters.subject is None:
             raise InvalidInputError("profile needs a subject, got None")
-        then = None if as_of is None and valid_at is None else Filters.parse(as_of=as_of, valid_at=valid_at)
-        out = _query.profile(self._state, ns, filters.subject, then)
+        out = _query.profile(self._state, ns, filters.subject, _at_a_time(filters))
         if not out:
             self._warn_if_default_is_empty(ns, "profile")
         return {attr: [self._censored(m) for m in v] if isinstance(v, list) else self._censored(v)
@@ -2558,6 +2556,12 @@ def _check_same_embedder(embedder: Any, stored: str, path: str) -> None:
             f"store {path!r} was written with embedder {stored!r}, and this open asks for "
             f"{given!r}: their vectors cannot share one index. {how}; to move to another model, add "
             f"the texts to a new store opened with that embedder")
+
+
+def _at_a_time(filters: Filters) -> Filters | None:
+    """``filters`` when they name a time (``as_of`` / ``valid_at``: a slot read then), else None
+    (the current value)."""
+    return filters if filters.as_of is not None or filters.valid_at is not None else None
 
 
 def _finish_compaction(store: LmdbStore) -> None:

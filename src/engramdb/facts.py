@@ -597,15 +597,14 @@ _CHANGE_ADJECTIVE = re.compile(rf"^((?:user:\s+)?(?:my|our|your|his|her|their)\s
 
 
 def _plain_attribute(text: str) -> str:
-    """``text`` without a change adjective after its opening possessive when the subject is an
-    attribute (:data:`ATTRIBUTE_NOUNS`: "My new phone number is ..." reads "My phone number is
-    ..."; "My new client pays ..." is another client, and stays)."""
+    """``text`` without the change adjective after its opening possessive that :func:`subject_key`
+    reads away ("My new phone number is ..." reads "My phone number is ..."; "My new client pays
+    ..." is another client, and stays)."""
     m = _CHANGE_ADJECTIVE.match(text)
     if m is None:
         return text
-    rest = text[m.end():]
-    subject = _subject_at_start(tokens(rest))
-    return text if not subject or subject[-1] not in ATTRIBUTE_NOUNS else m.group(1) + rest
+    plain = m.group(1) + text[m.end():]
+    return plain if subject_key(subject_of(text)) == subject_key(subject_of(plain)) else text
 
 
 def subject_key(subject: tuple[str, ...]) -> tuple[str, ...]:

@@ -147,7 +147,8 @@ def current_value(state: EngineState, namespace: str, subject: str, attribute: s
     and / or ``valid_at`` (:meth:`Filters.parse`): the slot's members that pass them instead of
     the current ones, each as the store held it at ``as_of``.
     """
-    nids = state.slot_table(namespace).get((subject, attribute))
+    table = state.slot_table(namespace)
+    nids = table.get((subject, attribute))
     if nids is None:
         return None
     if then is None:
@@ -155,7 +156,7 @@ def current_value(state: EngineState, namespace: str, subject: str, attribute: s
     else:
         space = state.space(namespace)
         nids = nids[nids < state.cols.n]
-        nids = nids[then.mask(state.cols, nids, space.code)] if space is not None else nids[:0]
+        nids = nids[then.mask(state.cols, nids, space.code, table)] if space is not None else nids[:0]
     recs = [r for r in state.records(nids.tolist(), "reading a slot") if r is not None]
     if not recs:
         return None

@@ -217,6 +217,7 @@ def test_a_teams_choice_is_a_decision(text):
     ("To celebrate, we went to dinner at Oleana.", "episodic"),
     ("My top 3 films: 1. Alien 2. Heat 3. Ran", "episodic"),    # a numbered list of no steps
     ("Weekend plans: 1. call mom 2. book dentist", "episodic"),
+    ("Remind me to renew my passport before August", "episodic"),   # a request, no step
     ("To celebrate, grabbed pizza with the team.", "episodic"),
     ("Runbook is outdated, nobody reads it.", "semantic"),     # a remark about a runbook
     ("We agreed to disagree.", "episodic"),                      # no decision held until review

@@ -320,12 +320,27 @@ def _present_state(low: list[str]) -> str | None:
 #: numbered steps ("1. Open Settings. 2. Click API.").
 _HOW_TO = re.compile(
     r"^\s*(?:how[ -]to\s+(?!even\b)[a-z]+|steps? to\b|(?:runbook|checklist|procedure|instructions)(?: for\b|:))", re.I)
-_STEP_VERBS = ("hold|keep|open|click|go|run|install|set|select|enter|type|add|remove|delete|restart|check|clear|copy|paste|"
-               "log|sign|create|update|upgrade|rotate|navigate|press|tap|choose|save|wait|unplug|plug|turn|make|"
-               "mix|feed|preheat|bake|stir|pour|use|call|email|send|confirm|verify|ensure|deploy|build|test|push|"
-               "pull|merge|tag|commit|back|reboot|reset|enable|disable|configure|download|upload|find|search|"
-               "write|read|review|ask|put|take|fill|submit|apply|connect|disconnect|export|import|start|stop|"
-               "close|revoke|generate|grant|edit|rename|move|drag|scroll|hit|visit|contact|book")
+#: Verbs that open advice or a request in the imperative ("Try the blue one", "Drink plenty of
+#: water", "Call the bank"): a sentence whose first word (after discourse words) is one of them
+#: has no subject, so it states nothing
+IMPERATIVE_VERBS = frozenset(
+    "add apply ask avoid book bring buy call cancel change check choose clean consider contact continue cook "
+    "cut dress drink drive eat email enjoy explain find follow forget get give go grab have help imagine "
+    "include join keep leave limit list look make meet message move order pack pay pick plan practice "
+    "practise prepare put read reduce relax remember remind rest run save schedule see send set share show "
+    "sign skip sleep start stay stop stretch swap switch take talk tell text think translate try turn "
+    "update use visit wait walk watch wear write".split())
+#: Verbs of a step of instructions besides :data:`IMPERATIVE_VERBS` (a program's or a device's).
+_TECH_STEP_VERBS = frozenset(
+    "hold open click install select enter type remove delete restart clear copy paste log create upgrade rotate "
+    "navigate press tap unplug plug mix feed preheat bake stir pour confirm verify ensure deploy build test push "
+    "pull merge tag commit back reboot reset enable disable configure download upload search review fill submit "
+    "connect disconnect export import close revoke generate grant edit rename drag scroll hit".split())
+#: Imperatives that ask the listener for something rather than give a step ("Remind me to renew my
+#: passport before August" is a request, no procedure).
+_REQUEST_VERBS = frozenset("remind tell help ask message text talk think imagine enjoy relax consider forget "
+                           "remember explain translate show give".split())
+_STEP_VERBS = "|".join(sorted((IMPERATIVE_VERBS - _REQUEST_VERBS) | _TECH_STEP_VERBS))
 #: An imperative step with its order or condition: "Run `make clean` before building", "If the
 #: build fails, clear the cache and rerun", "When deploying, first run the migrations".
 _STEP_ORDER = re.compile(
@@ -733,16 +748,6 @@ _PROPOSAL = re.compile(
     r"let us|let me|feel free|make sure|be sure to|remember to|don't|do not|never|"
     r"i(?:'d| would)? (?:suggest|recommend|advise)|it(?:'d| might| could| may| would) (?:help|be (?:worth|good|"
     r"nice|a good idea|best|wise|better))|if you|please|pls|plz|kindly)\b", re.IGNORECASE)
-#: Verbs that open advice or a request in the imperative ("Try the blue one", "Drink plenty of
-#: water", "Call the bank"): a sentence whose first word (after discourse words) is one of them
-#: has no subject, so it states nothing
-IMPERATIVE_VERBS = frozenset(
-    "add apply ask avoid book bring buy call cancel change check choose clean consider contact continue cook "
-    "cut dress drink drive eat email enjoy explain find follow forget get give go grab have help imagine "
-    "include join keep leave limit list look make meet message move order pack pay pick plan practice "
-    "practise prepare put read reduce relax remember remind rest run save schedule see send set share show "
-    "sign skip sleep start stay stop stretch swap switch take talk tell text think translate try turn "
-    "update use visit wait walk watch wear write".split())
 #: A question without its "?": an auxiliary before its subject ("Is my flight delayed", "Could you
 #: check"), or a question word before an auxiliary ("How do I convert", "What's my name")
 _QUESTION_FORM = re.compile(
