@@ -102,8 +102,12 @@ def chatter_left(sentence: str) -> tuple[list[str], list[str], bool, list[str]]:
     toks = tokens(sentence)
     low = [t.lower() for t in toks]
     rest = [t for t, lo in zip(toks, low) if lo not in CHATTER and lo not in FUNCTION_WORDS and not LAUGH.match(lo)]
-    number = any(ch.isdigit() for t in rest for ch in t) or any(t.lower() in NUMBER_WORDS for t in rest)
-    names = [t for t in rest if t[0].isupper() and t.lower() not in MONTHS and t.lower() not in DATE_WORDS]
+    if not rest:
+        return low, rest, False, []
+    rest_low = [t.lower() for t in rest]
+    joined = "".join(rest)   # (a digit is no letter: most texts skip the character test)
+    number = (not joined.isalpha() and any(ch.isdigit() for ch in joined)) or not NUMBER_WORDS.isdisjoint(rest_low)
+    names = [t for t, lo in zip(rest, rest_low) if t[0].isupper() and lo not in MONTHS and lo not in DATE_WORDS]
     return low, rest, number, names
 
 
@@ -111,7 +115,12 @@ def filler_sentence(sentence: str) -> bool:
     """True when ``sentence`` (str) is greetings, thanks or filler: every word is a
     :data:`CHATTER` word, a function word or laughter, or the words besides a greeting are
     names only ("Thanks, Mel!", "Hi Sarah"; no number)."""
-    low, rest, number, names = chatter_left(sentence)
+    return _filler(chatter_left(sentence))
+
+
+def _filler(left: tuple[list[str], list[str], bool, list[str]]) -> bool:
+    """:func:`filler_sentence` of a sentence's :func:`chatter_left`."""
+    low, rest, number, names = left
     return not rest or (not number and any(lo in GREETINGS for lo in low) and len(names) == len(rest))
 
 
@@ -129,12 +138,14 @@ def content_free(text: str) -> bool:
     >>> content_free("No, never."), content_free("ok"), content_free("Thanks! I'm 36 now.")
     (False, False, False)
     """
-    words = []
-    for s in sentences(text):
-        low, rest, _number, _names = chatter_left(s)
-        if rest:
-            return False
-        words += low
+    return _content_free([chatter_left(s) for s in sentences(text)])
+
+
+def _content_free(lefts: list[tuple[list[str], list[str], bool, list[str]]]) -> bool:
+    """:func:`content_free` of a text's sentences' :func:`chatter_left`."""
+    if any(rest for _low, rest, _number, _names in lefts):
+        return False
+    words = [w for low, _rest, _number, _names in lefts for w in low]
     return (any(w in THANKS or LAUGH.match(w) for w in words)
             and not any(w in ANSWER_WORDS for w in words))
 
@@ -147,15 +158,17 @@ def speech_act(text: str) -> int:
     the leg feeling?", "Wow, great photo! Is that your third one?"; not "Can you recommend a vet
     for my dog Rex?"), else :data:`STATEMENT`. A question states no fact: recall weighs it by
     ``RecallConfig.question_weight``."""
-    if content_free(text):
-        return CONTENT_FREE
-    parts = sentences(text)
+    lefts = []   # each sentence read once, for both tests
     asked = False
-    for s in parts:
+    for s in sentences(text):
+        left = chatter_left(s)
         if s.rstrip().endswith("?"):
             asked = True
-        elif not filler_sentence(s):
+        elif not _filler(left):   # it states something (so the text is not content-free either)
             return STATEMENT
-    if not asked or any(t.lower() in _FIRST_PERSON for s in parts for t in tokens(s)):
+        lefts.append(left)
+    if _content_free(lefts):
+        return CONTENT_FREE
+    if not asked or any(w in _FIRST_PERSON for low, _rest, _number, _names in lefts for w in low):
         return STATEMENT
     return QUESTION

@@ -627,6 +627,8 @@ def is_blank(text: str) -> bool:
     U+FEFF, soft hyphen U+00AD, bidi marks, ...) and the other default-ignorable code points
     (variation selectors, the combining grapheme joiner, Hangul fillers). Stops at the first
     visible character."""
+    if text and "!" <= text[0] <= "~":   # a printable ASCII character is visible
+        return False
     return all(_invisible(ch) for ch in text)
 
 

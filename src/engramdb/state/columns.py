@@ -1,7 +1,7 @@
 """Per-memory state as column arrays indexed by nid: what ranking, filters and dynamics read."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -13,9 +13,22 @@ from ..timeref import mentioned_span
 from ..types import MemoryKind, MemoryState, _STATE_CODES
 
 _ARCHIVED = _STATE_CODES[MemoryState.ARCHIVED]
-MENTION_UNKNOWN = object()   # set_record: the mentioned span is not computed yet
 
-__all__ = ["Columns", "IdColumn", "MENTION_UNKNOWN"]
+__all__ = ["Columns", "IdColumn", "TextColumns", "text_columns"]
+
+
+class TextColumns(NamedTuple):
+    """The columns read from a memory's text and event time alone (see :func:`text_columns`)."""
+
+    mentioned: tuple[float, float] | None   #: :func:`engramdb.timeref.mentioned_span`
+    speech_act: int   #: :func:`engramdb.chatter.speech_act`
+
+
+def text_columns(text: str, created_at: float) -> TextColumns:
+    """What :meth:`Columns.set_record` reads from a text (str) and its event time (Unix
+    seconds): the time the text names and its speech act. Pure: the write path computes it
+    while hnswlib inserts, before the commit."""
+    return TextColumns(mentioned_span(text, created_at), speech_act(text))
 
 
 class IdColumn:
@@ -193,15 +206,14 @@ class Columns:
             self.n = n
 
     def set_record(self, nid: int, rec: dict, ns_code: int, head: int | None = None,
-                   mentioned: tuple[float, float] | None | object = MENTION_UNKNOWN) -> None:
+                   derived: TextColumns | None = None) -> None:
         """Columns of ``nid`` from its stored record.
 
         ``head`` is the nid of the first piece when ``rec`` is a later piece of a text stored as
         pieces (it has ``chunk_of``); None keeps the column as it is for such a piece (an update
-        of a stored piece) and sets the nid itself for any other record. ``mentioned`` is
-        :func:`engramdb.timeref.mentioned_span` of the record's text and event time when the
-        caller computed it already (the write path does, while hnswlib inserts); computed
-        here otherwise."""
+        of a stored piece) and sets the nid itself for any other record. ``derived`` is :func:`text_columns` of the record's text and event time when the caller
+        computed it already (the write path does, while hnswlib inserts); computed here
+        otherwise."""
         self.ensure(nid + 1)
         own = rec.get("chunk_of") is None   # a memory's own record (else a later piece of it)
         if head is not None:
@@ -224,10 +236,11 @@ class Columns:
             if own:   # who said it (a later piece reads its memory's speaker through head)
                 self.speaker[nid] = self.speaker_code(speaker_of(rec))
                 self._count_speaker(nid, +1)
-            if mentioned is MENTION_UNKNOWN:
-                mentioned = mentioned_span(rec["text"], rec["created_at"])
+            if derived is None:
+                derived = text_columns(rec["text"], rec["created_at"])
+            mentioned = derived.mentioned
             self.mentioned_start[nid], self.mentioned_end[nid] = (np.inf, -np.inf) if mentioned is None else mentioned
-            self.speech_act[nid] = speech_act(rec["text"])
+            self.speech_act[nid] = derived.speech_act
             self._text_key[nid] = key
         self.confidence[nid] = rec["confidence"]
         self.s0[nid] = rec["salience"]

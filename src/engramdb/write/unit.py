@@ -35,7 +35,7 @@ from ..graph.csr import MemoryGraph
 from ..store import ledger as _ledger
 from ..store.lmdb_store import record_text_digest, text_digest
 from ..state import EngineState, Namespace
-from ..state.columns import MENTION_UNKNOWN
+from ..state.columns import TextColumns, text_columns
 from ..store.lmdb_store import SCHEMA_VERSION
 from ..types import MemoryState, Relation
 from ..validate import now as clock_now
@@ -98,7 +98,7 @@ class WriteUnit:
         self._kw_run: tuple[Namespace, list[tuple[int, str]]] | None = None   # see _keyword_add
         self._inserting: list[_Insertion] = []   # background index insertions (index_add)
         self._terms: dict[int, tuple[dict[str, int], int]] = {}   # see pretokenize
-        self._spans: dict[int, tuple[str, float, tuple[float, float] | None]] = {}   # see pretokenize
+        self._derived: dict[int, tuple[str, float, TextColumns]] = {}   # see pretokenize
         self.revived: list[int] = []   # memories an erase made current (or archived) again, in order
 
     # ------------------------------------------------------------------ reading
@@ -249,12 +249,11 @@ class WriteUnit:
         if not applied:
             return
         def apply() -> None:
-            cols, spans = self.state.cols, self._spans
+            cols, derived = self.state.cols, self._derived
             for nid, rec, sp, head in applied:
-                pre = spans.get(nid)   # computed while hnswlib inserted, if the text is still that
-                mentioned = (pre[2] if pre is not None and pre[0] == rec["text"] and pre[1] == rec["created_at"]
-                             else MENTION_UNKNOWN)
-                cols.set_record(nid, rec, sp.code, head, mentioned)
+                pre = derived.get(nid)   # computed while hnswlib inserted, if the text is still that
+                known = pre[2] if pre is not None and pre[0] == rec["text"] and pre[1] == rec["created_at"] else None
+                cols.set_record(nid, rec, sp.code, head, known)
                 sp.latest = None
                 if rec.get("subject") is not None:
                     sp.slot_member(rec["subject"], rec["attribute"], nid, True)
@@ -283,8 +282,8 @@ class WriteUnit:
 
     def pretokenize(self, docs: list[tuple[int, str, float]]) -> None:
         """Compute now the keyword terms (:func:`engramdb.index.keyword.term_counts`) and the
-        time each text names (:func:`engramdb.timeref.mentioned_span`), pure functions of the
-        text and event time, of new memories that :meth:`insert` will index and put in the
+        text's columns (:func:`engramdb.state.columns.text_columns`: the time it names, its
+        speech act), pure functions of the text and event time, of new memories that :meth:`insert` will index and put in the
         columns after the commit; the write path calls it while hnswlib inserts in the
         background. A text inserted under another nid, or changed meanwhile, is analysed
         again after the commit.
@@ -295,12 +294,11 @@ class WriteUnit:
             ``(nid, text, created_at)`` of each new memory (event time in Unix seconds).
         """
         from ..index.keyword import term_counts
-        from ..timeref import mentioned_span
 
-        terms, spans = self._terms, self._spans
+        terms, derived = self._terms, self._derived
         for nid, text, at in docs:
             terms[nid] = (text, term_counts(text))
-            spans[nid] = (text, at, mentioned_span(text, at))
+            derived[nid] = (text, at, text_columns(text, at))
 
     def index_add(self, ns: str, vectors: np.ndarray, nids: np.ndarray, *, background: bool = False) -> None:
         """Put vectors in namespace ``ns``'s hnswlib index now (so this write's auto-link search
