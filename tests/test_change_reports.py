@@ -176,3 +176,35 @@ def test_recall_answers_with_the_changed_value_first_and_warns(mem):
     ids = [h.id for h in res.hits]
     assert ids[0] == "new" and "old" in ids
     assert {(w.source, w.target) for w in res.warnings} == {("new", "old")}
+
+
+def test_at_k_1_recall_answers_with_the_changed_value(mem):
+    """A fresh user's k=1 recall returned the old dose: the report ranked below the statement it
+    changes, and the later-first rule only reordered hits already in the list."""
+    mem.add("I take 10 mg of lisinopril every morning.", id="old", created_at=T0, recorded_at=T0)
+    mem.add("I like hiking on weekends.", id="other", created_at=T0 + DAY, recorded_at=T0 + DAY)
+    mem.add("My doctor raised my lisinopril to 20 mg.", id="new", created_at=T0 + 2 * DAY, recorded_at=T0 + 2 * DAY)
+    res = mem.recall("What dose of lisinopril do I take?", k=1, now=T0 + 3 * DAY, reinforce=False)
+    assert [h.id for h in res.hits] == ["new"]
+    assert [(w.source, w.target, w.target_in_hits) for w in res.warnings] == [("new", "old", False)]
+    both = mem.recall("What dose of lisinopril do I take?", k=3, now=T0 + 3 * DAY, reinforce=False)
+    assert [h.id for h in both.hits][:2] == ["new", "old"]
+    assert [h.score for h in both.hits] == sorted((h.score for h in both.hits), reverse=True)
+    before = mem.recall("What dose of lisinopril do I take?", k=1, as_of=T0 + DAY, now=T0 + 3 * DAY, reinforce=False)
+    assert [h.id for h in before.hits] == ["old"]   # the report was not recorded yet
+
+
+@pytest.mark.parametrize("report", ["My rent went up to $1,450 a month.", "My rent rose to $1,450 a month.",
+                                    "Our rent went up to 1,450 dollars."])
+def test_a_value_that_went_up_or_rose_is_a_change(mem, report):
+    mem.add("My rent is $1,200 a month.", id="old", created_at=T0)
+    mem.add(report, id="new", created_at=T0 + DAY)
+    assert "contradicts" in {e.relation.value for e in mem.edges("new") if e.target == "old"}
+    assert mem.get("old").state.value == "active"
+    assert [h.id for h in mem.recall("How much is my rent?", k=1, reinforce=False).hits] == ["new"]
+
+
+@pytest.mark.parametrize("text", ["We went to 3 stores before noon.", "The kids went to bed at 9pm.",
+                                  "I fell to the floor at 3pm."])
+def test_going_somewhere_is_no_change(text):
+    assert change_report(text) is None

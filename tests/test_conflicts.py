@@ -719,3 +719,25 @@ def test_a_role_held_by_one_party_given_another_value(new, old):
     """A support agent's "billing contact" changed in the same words came with no warning and the
     old contact ranked first: a role noun names an attribute as "email" or "manager" does."""
     assert conflict(new, old) == "value"
+
+
+def test_a_chain_of_linked_corrections_ranks_the_latest_first_at_any_k(mem):
+    """Three statements joined by `contradicts` links given by the caller: whatever k, the one
+    valid latest comes first, each earlier one just below the one that corrects it; a
+    statement valid later but not linked keeps its own score."""
+    texts = {"first": "The team offsite budget is 5000 euros for the Lisbon trip.", "second": "Offsite budget: 6000.",
+             "third": "Budget now 6500.", "unlinked": "The offsite budget for the Lisbon trip excludes flights."}
+    for ns in ("linked", "plain"):
+        for day, (i, text) in enumerate(texts.items()):
+            mem.add(text, id=i, created_at=T0 + day * DAY, namespace=ns)
+    mem.link("second", "first", "contradicts", namespace="linked")
+    mem.link("third", "second", "contradicts", namespace="linked")
+    q = "What is the team offsite budget for the Lisbon trip?"
+    plain = {h.id: h.score for h in mem.recall(q, k=4, reinforce=False, namespace="plain").hits}
+    assert plain["first"] > plain["second"] and plain["first"] > plain["third"]   # the oldest matches best
+    assert [h.id for h in mem.recall(q, k=1, reinforce=False, namespace="linked").hits] == ["third"]
+    hits = mem.recall(q, k=4, reinforce=False, namespace="linked").hits
+    ids = [h.id for h in hits]
+    assert ids.index("third") < ids.index("second") < ids.index("first")
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert {h.id: h.score for h in hits}["unlinked"] == plain["unlinked"]

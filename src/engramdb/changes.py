@@ -60,7 +60,10 @@ CHANGE_VERBS = frozenset(
     "adjusted adjusts move moved moves push pushed pushes reschedule rescheduled reschedules shift "
     "shifted shifts switch switched switches drop dropped drops update updated updates upgrade "
     "upgraded upgrades downgrade downgraded downgrades trim trimmed trims shorten shortened shortens "
-    "extend extended extends set doubled halved tripled".split())
+    "extend extended extends set doubled halved tripled rose rise rises risen fell falls fallen climbed climbs "
+    "jumped jumps grew grows".split()
+    # intransitive "go" only with its particle ("My rent went up to $1,450"; not "We went to 3 stores")
+    + [f"{go} {way}" for go in ("go", "goes", "went", "gone") for way in ("up", "down")])
 #: Nouns that say which measure of a thing changed, not which thing ("my lisinopril dose", "the
 #: price of the Pro plan"): the earlier statement need not use them when it names the thing.
 MEASURE_NOUNS = frozenset(

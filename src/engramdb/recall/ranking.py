@@ -16,6 +16,10 @@
 4. Speech act: a memory that only asks (:func:`engramdb.chatter.speech_act`: "How is the leg
    feeling?") scores ``question_weight`` x as much: a question states no fact.
 5. Blend: score x (1 - ws - wr - wc + ws * salience(now) + wr * recency + wc * confidence).
+6. Current statement first: of two candidates joined by a ``contradicts`` edge, the one valid
+   later (``valid_from``: "My doctor raised my lisinopril to 20 mg" after "I take 10 mg of
+   lisinopril") scores at least just above the other, so it takes the earlier one's place
+   (at ``k=1`` too) and the earlier one follows it.
 
 Order: score, highest first; an exact tie (the same float64 ``Hit.score``) goes to the memory
 whose vector has the higher cosine to the query vector (for a memory stored as pieces, the piece
@@ -35,10 +39,11 @@ from ..chatter import QUESTION
 from ..kernels import registry
 from ..speakers import named_speaker
 from ..timeref import window_masks
-from ..types import CONNECTOR_TAGS
+from ..graph.csr import CSRGraph
+from ..types import CONNECTOR_TAGS, Relation
 from .context import RecallContext
 
-__all__ = ["run", "wanted", "hides_connectors", "ranked", "tie_cosines"]
+__all__ = ["run", "wanted", "hides_connectors", "ranked", "tie_cosines", "contradicts_nodes"]
 
 
 def wanted(request) -> int:
@@ -100,6 +105,53 @@ def run(ctx: RecallContext) -> None:
                 cand, score = cand[keep], score[keep]
         score = _blended(ctx, nodes[cand], score)
     ctx.cand, ctx.score = cand, score
+    if len(cand) > 1:
+        touched = contradicts_nodes(ctx.state, ctx.csr)[1]
+        if len(touched):
+            cn = nodes[cand]
+            at = np.minimum(np.searchsorted(touched, cn), len(touched) - 1)
+            if (touched[at] == cn).any():   # a candidate that a `contradicts` edge touches
+                _current_first(ctx)
+
+
+def contradicts_nodes(state, csr: CSRGraph) -> tuple[frozenset, np.ndarray]:
+    """The nodes a ``contradicts`` edge touches, as a set and as a sorted array of int64. Found
+    by one O(edges) pass over the CSR's relation array (a commit that adds or drops edges makes
+    a new one; one that only reweights or adds nodes keeps it, and the rows of its entries)
+    and cached in ``state.scratch``, keyed by that array (one byte per entry), not the whole
+    CSR, so a replaced graph is not kept alive."""
+    cached = state.scratch.get("contradicts_nodes")
+    if cached is None or cached[0] is not csr.relation:
+        at = np.flatnonzero(csr.relation == Relation.CONTRADICTS.code)
+        rows = np.unique(np.searchsorted(csr.indptr, at, side="right") - 1)   # the row (node) of each entry
+        cached = state.scratch["contradicts_nodes"] = (csr.relation, frozenset(rows.tolist()), rows.astype(np.int64))
+    return cached[1], cached[2]
+
+
+def _current_first(ctx: RecallContext) -> None:
+    """Step 6 of the module: of two candidates joined by a ``contradicts`` edge, the one valid
+    later (``Columns.valid_from``) gets at least the next float64 above the other's score.
+    Pairs are taken earliest-valid first, so a chain of corrections ends with the latest on
+    top. Candidates set aside unblended (:func:`run`) join first, so a correction whose own
+    score was far below still takes its place."""
+    _unblended_joined(ctx)
+    state, csr = ctx.state, ctx.csr
+    cn = ctx.nodes[ctx.cand].tolist()
+    row_of = {n: i for i, n in enumerate(cn)}
+    touched = contradicts_nodes(state, csr)[0]
+    vf, code, score = state.cols.valid_from, Relation.CONTRADICTS.code, ctx.score
+    pairs = set()
+    for i, x in enumerate(cn):
+        if x not in touched:
+            continue
+        lo, hi = int(csr.indptr[x]), int(csr.indptr[x + 1])
+        for y in csr.indices[lo:hi][csr.relation[lo:hi] == code].tolist():
+            j = row_of.get(y)
+            if j is not None and vf[y] != vf[x]:
+                pairs.add((i, j) if vf[y] > vf[x] else (j, i))   # (earlier, later)
+    for i, j in sorted(pairs, key=lambda p: (vf[cn[p[0]]], p)):
+        if score[j] <= score[i]:
+            score[j] = np.nextafter(score[i], np.inf)
 
 
 def _blended(ctx: RecallContext, cnodes: np.ndarray, score: np.ndarray) -> np.ndarray:

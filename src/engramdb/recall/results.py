@@ -51,7 +51,7 @@ from ..types import (
     Relation, decision_outcome, shown_tags, _STATE_CODES,
 )
 from .context import RecallContext
-from .ranking import hides_connectors, ranked, wanted
+from .ranking import contradicts_nodes, hides_connectors, ranked, wanted
 from .seeds import slot_changed_since, vector_tail, window_holds_nothing
 
 __all__ = ["run", "path_of", "piece_of", "relevance", "relevance_of_rows", "relevance_features", "text_as_of",
@@ -234,7 +234,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     # as of a time, a memory recorded after it is not named (the store did not know it then)
     known = c.alive if filters.as_of is None else c.alive & (c.recorded_at <= filters.as_of)
     warnings = contradiction_warnings(csr, hit_nids, c.state, known, c.ext_ids,
-                                      Relation.CONTRADICTS.code) if _touch_contradicts(state, csr, hit_nids) else []
+                                      Relation.CONTRADICTS.code) if not contradicts_nodes(state, csr)[0].isdisjoint(hit_nids) else []
     if any(w.source_in_hits and w.target_in_hits for w in warnings):
         hits, hit_nids = current_first(hits, hit_nids, warnings, c.valid_from)
     return hits, hit_nids, gaps, warnings
@@ -431,20 +431,6 @@ def _step_cache(state, csr: CSRGraph, rel_mult: np.ndarray) -> dict:
             or len(cached[5]) >= _STEP_CACHE_SIZE):
         cached = state.scratch["path_steps"] = (csr.indices, csr.weight, csr.relation, csr.forward, mult, {})
     return cached[5]
-
-
-def _touch_contradicts(state, csr: CSRGraph, hit_nids: list[int]) -> bool:
-    """Whether a ``contradicts`` edge touches any of ``hit_nids``. The nodes with one are found
-    by one O(edges) pass per relation array of the CSR (a commit that adds or drops edges makes
-    a new one; one that only reweights or adds nodes keeps it, and the rows of its entries), so
-    hits without any skip the search of their rows. Keyed by that array (one byte per entry),
-    not the whole CSR, so a replaced graph is not kept alive."""
-    cached = state.scratch.get("contradicts_nodes")
-    if cached is None or cached[0] is not csr.relation:
-        at = np.flatnonzero(csr.relation == Relation.CONTRADICTS.code)
-        rows = np.searchsorted(csr.indptr, at, side="right") - 1   # the row (node) of each entry
-        cached = state.scratch["contradicts_nodes"] = (csr.relation, frozenset(rows.tolist()))
-    return not cached[1].isdisjoint(hit_nids)
 
 
 def relevance_features(query: str | None, texts: list[str], cos: np.ndarray,
