@@ -16,7 +16,8 @@ what it changed (the words up to "to", else the words before the verb: "Standup 
 10am"), an optional "from <old value>", then "to" and the new value: a clock time ("10am",
 "9:30", "14:00"), a date ("October 27", "27 October", a weekday) or a quantity (a number with
 the word or currency sign it counts: "20 mg", "$49", "2,100 dollars", "30%"); or a clause "X is
-now <value>" (:func:`_now_report`). Not a report: a question; a change negated, planned,
+now <value>", or the speaker's own amount now ("I'm taking 20 mg of lisinopril now";
+:func:`_now_report`). Not a report: a question; a change negated, planned,
 proposed, asked for or rumoured (a word of :data:`_NOT_DONE` in its sentence before the verb:
 "we might move", "I want to raise it", "Please move ...", "Rumor has it they moved ..."); an
 assistant's words (advice or an offer); a one-off (:data:`_ONE_OFF`: "for the summer", "only",
@@ -48,7 +49,7 @@ from typing import NamedTuple
 
 from .facts import (
     FUNCTION_WORDS, INTENT_VERBS, MONTHS, NEGATIONS, NOT_PRESENT, _event_report, _stem, ends_in_question,
-    subject_of, tokens,
+    speaker_label, subject_of, tokens,
 )
 
 __all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "change_report", "changes_value"]
@@ -60,10 +61,16 @@ CHANGE_VERBS = frozenset(
     "adjusted adjusts move moved moves push pushed pushes reschedule rescheduled reschedules shift "
     "shifted shifts switch switched switches drop dropped drops update updated updates upgrade "
     "upgraded upgrades downgrade downgraded downgrades trim trimmed trims shorten shortened shortens "
-    "extend extended extends set doubled halved tripled rose rise rises risen fell falls fallen climbed climbs "
-    "jumped jumps grew grows".split()
-    # intransitive "go" only with its particle ("My rent went up to $1,450"; not "We went to 3 stores")
+    "extend extended extends set doubled halved tripled".split())
+#: Verbs by which a value changes of itself ("My rent went up to $1,450 a month"; "go" only with
+#: its particle: not "We went to 3 stores"). Such a sentence often tells of a value somewhere or
+#: sometime else ("Coffee rose to $5 in Norway", "My heart rate went up to 160 bpm during the
+#: run"), so it reports a change only of an amount that ends its sentence, or is followed by a
+#: rate alone ("a month", "per hour", "now").
+INTRANSITIVE_VERBS = frozenset(
+    "rose rise rises risen fell falls fallen climbed climbs jumped jumps grew grows grown".split()
     + [f"{go} {way}" for go in ("go", "goes", "went", "gone") for way in ("up", "down")])
+_RATE_TAIL = re.compile(r"[^\S\n]*(?:(?:a|an|per|each|every)[^\S\n]+[\w-]+[^\S\n]*)?(?:now[^\S\n]*)?(?:[.!]|$)", re.I)
 #: Nouns that say which measure of a thing changed, not which thing ("my lisinopril dose", "the
 #: price of the Pro plan"): the earlier statement need not use them when it names the thing.
 MEASURE_NOUNS = frozenset(
@@ -93,7 +100,7 @@ _THIRD = frozenset("his her their its".split())
 _FIRST = frozenset("i i'm i've me my mine we we're we've us our ours".split())
 
 _PASSIVE = frozenset("was were been got get gets has have is are".split())
-_VERB_ALT = "|".join(sorted(CHANGE_VERBS, key=len, reverse=True))
+_VERB_ALT = "|".join(sorted(CHANGE_VERBS | INTRANSITIVE_VERBS, key=len, reverse=True))
 _REPORT = re.compile(
     rf"\b(?P<verb>{_VERB_ALT})\b(?P<what>(?:[^\S\n]+(?!to\b|from\b)[\w'’&-]+){{0,6}}?)"
     rf"(?:[^\S\n]+from[^\S\n]+(?P<was>(?:[^,;\n]|,(?=\d))*?))?"
@@ -246,7 +253,7 @@ def change_report(text: str) -> ChangeReport | None:
                 value = ("amount", was[1], bare.group(1).replace(",", ""))
             elif was is None and bare is not None and bare_was is not None:
                 value = ("amount", "", bare.group(1).replace(",", ""))
-        if value is not None:
+        if value is not None and (m.group("verb").lower() not in INTRANSITIVE_VERBS or _ends_at_amount(m, value)):
             found = (m, value)
     if found is None:
         return _now_report(text)
@@ -294,6 +301,17 @@ def change_report(text: str) -> ChangeReport | None:
                         beneficiaries, days)
 
 
+def _ends_at_amount(m: re.Match, value: tuple[str, str, str]) -> bool:
+    """Whether the report ``m`` of an intransitive verb gives an amount that ends its sentence
+    (but for a rate: "a month", "per hour", "now"): :data:`INTRANSITIVE_VERBS`."""
+    if value[0] != "amount":
+        return False
+    rest = re.sub(r"^\s*(?:(?:a|an|the)\s+)?", "", m.string[m.start("value"):], flags=re.I)
+    amount = _AMOUNT.match(rest)
+    # (the word after a currency sign's number is no unit: "$1,450 a month")
+    return amount is not None and any(_RATE_TAIL.match(rest, end) for end in (amount.end(), amount.end(2)))
+
+
 def _holds_no_report(text: str) -> bool:
     """A cheap test that ``text`` holds no report: no "to" or "now", or no value (a digit, a
     month or a weekday). Most texts stop here (the write path asks it of every new memory)."""
@@ -310,15 +328,31 @@ _VALUE_WORD = re.compile(rf"\b(?:{_MONTH_ALT}|{_WEEKDAYS})\b")
 _LINKING = frozenset("is are costs cost runs starts ends leaves departs meets opens closes pays".split())
 
 
+#: Verbs by which the speaker says what amount of a thing they take or pay ("I'm taking 20 mg of
+#: lisinopril now", "We pay $1,450 for rent now").
+_AMOUNT_VERBS = frozenset("take takes taking pay pays paying".split())
+_SPEAKER = frozenset("i i'm we we're".split())
+
+
 def _now_report(text: str) -> ChangeReport | None:
     """A statement that a thing's value is now another ("Renewal notice came in: my car insurance
     is now $96 a month"): a clause with "now", its subject (the words before a linking verb of
-    :data:`_LINKING`, at least one content word) and a value after the verb; or None. Not a
+    :data:`_LINKING`, at least one content word) and a value after the verb; or the speaker's
+    own amount of a thing, now ("I'm taking 20 mg of lisinopril now": I or we, a verb of
+    :data:`_AMOUNT_VERBS`, an amount, then "of" or "for" and what it is of); or None. Not a
     clause negated, planned or asked (as a report; :func:`change_report` asked the rest)."""
+    asked = [m.span() for m in re.finditer(r"[^.!?]*\?", text)]   # sentences that ask
+    at = 0
     for clause in _CLAUSE.split(text):
+        at = text.find(clause, at)
+        if any(a <= at < b for a, b in asked):
+            continue   # "I'm taking 20 mg of lisinopril now? That seems high"
         toks = [t.lower() for t in tokens(clause)]
         if "now" not in toks or _not_done(toks):
             continue
+        mine = _speakers_amount(clause, toks)
+        if mine is not None:
+            return mine
         at = next((i for i, t in enumerate(toks) if t in _LINKING or t.endswith(("'s", "’s")) and i and t[:-2] in
                    ("it", "that")), None)
         if at is None or at == 0 or toks.index("now") < at - 1:
@@ -336,6 +370,25 @@ def _now_report(text: str) -> ChangeReport | None:
     return None
 
 
+def _speakers_amount(clause: str, toks: list[str]) -> ChangeReport | None:
+    """The report of a clause "I('m) / we('re) [now] <take or pay> <amount> of / for <thing>"
+    (its words ``toks``, lower-cased), or None."""
+    if not toks or toks[0] not in _SPEAKER:
+        return None
+    rest = [t for t in toks[1:] if t not in ("now", "am", "are", "currently")]
+    if not rest or rest[0] not in _AMOUNT_VERBS:
+        return None
+    verb = re.search(rf"\b{rest[0]}\b", clause, re.I)
+    value = _first_value(clause[verb.end():])
+    if value is None or value[0] != "amount":
+        return None
+    of = re.search(r"\b(?:of|for)\s+((?:[\w'’-]+\s*){1,3})", clause[verb.end():])
+    what = _content([t.lower() for t in tokens(of.group(1)) if t.lower() != "now"]) if of else []
+    if not what:
+        return None
+    return ChangeReport(frozenset(_stem(w) for w in what), frozenset(), value, mine=True)
+
+
 def _days(text: str) -> frozenset[str]:
     """The days and dates ``text`` names (weekdays, "October 27"), as :func:`_date_value` gives them."""
     return frozenset(_date_value(m) for m in _DATE.finditer(text))
@@ -346,7 +399,10 @@ def changes_value(new: str, old: str) -> bool:
     docstring): ``old`` names what changed and gives exactly one value of the new value's sort
     and unit, a different one. ``old`` must itself be a statement, not a question, and speak of
     whose value the report changes ("My brother's landlord raised his rent to $1,800" changes
-    no "My rent is $1,450").
+    no "My rent is $1,450"); be said by the same speaker when both texts name one ("Bob: ..."
+    changes no "Alice: ..."); and not give its old value again ("20 mg at night and 10 mg in the
+    morning" restates "10 mg"). An earlier report of the same thing is changed as a statement
+    is ("Standup moved to 11am" after "Standup moved to 10am").
 
     Parameters
     ----------
@@ -359,7 +415,10 @@ def changes_value(new: str, old: str) -> bool:
     """
     report = change_report(new)
     if report is None or ends_in_question(old) or change_report(old) == report:
-        return False
+        return False   # (the same report twice changes nothing)
+    said_by, said_before_by = speaker_label(new), speaker_label(old)
+    if said_by is not None and said_before_by is not None and said_by != said_before_by:
+        return False   # "Bob: my doctor raised my lisinopril to 20 mg" changes no "Alice: I take 10 mg"
     old_low = [t.lower() for t in tokens(old)]
     old_words = frozenset(_stem(t) for t in old_low)
     named = report.what if report.what else report.measure
@@ -371,6 +430,11 @@ def changes_value(new: str, old: str) -> bool:
                 return False   # "Globex upgraded their plan" changes no "Acme's plan"
         elif owner[:-2] not in old_low and _stem(owner[:-2]) not in old_words:
             return False
+    earlier = change_report(old)
+    if earlier is not None:   # a report itself ("My doctor raised my lisinopril to 20 mg"): its new value changes
+        return (earlier.value[:2] == report.value[:2] and not _same_value(earlier.value, report.value)
+                and earlier.owners == report.owners and report.beneficiaries == earlier.beneficiaries
+                and (report.value[0] != "time" or report.days == earlier.days))
     subject = subject_of(old)
     if (report.mine and len(subject) == 1 and subject[0] not in _FIRST
             and _stem(subject[0]) not in report.what | report.measure and subject[0] not in report.names):
@@ -389,6 +453,8 @@ def changes_value(new: str, old: str) -> bool:
     same = {v for s, u, v in _values(old) if s == sort and u == unit}
     if len(same) != 1 or value in same:
         return False
+    if report.was is None and same <= {v for s, u, v in _values(new) if s == sort and u == unit}:
+        return False   # it gives the old value too: "20 mg at night and 10 mg in the morning" restates "10 mg"
     if report.was is not None and report.was[0] == sort:   # "from 3:30 to 1pm" changes no "at 3pm"
         return _same_value(report.was, (sort, unit, next(iter(same))))
     return True

@@ -13,7 +13,7 @@ from typing import Any
 
 from .speakers import LABELS as NOTE_LABELS
 
-__all__ = ["NUMBER_WORDS", "MONTHS", "DATE_WORDS", "NEGATIONS", "FUNCTION_WORDS", "tokens", "fact_signature",
+__all__ = ["NUMBER_WORDS", "MONTHS", "DATE_WORDS", "NEGATIONS", "FUNCTION_WORDS", "tokens", "speaker_label", "fact_signature",
            "fact_change", "quantity_clash", "subject_of", "conflict", "conflict_many", "ends_in_question",
            "restates"]
 
@@ -283,6 +283,19 @@ def subject_of(text: str) -> tuple[str, ...]:
     return _subject_span(text)[0]
 
 
+def speaker_label(text: str) -> tuple[str, ...] | None:
+    """Who says ``text`` (str) by its leading "Speaker: " label, lower-cased words ("Alice: I
+    take 10 mg" -> ("alice",); "user: ..." -> ("user",)), or None: no label, or a note's label
+    ("Update: I take 20 mg")."""
+    label = _LABEL.match(text)
+    if label is None:
+        return None
+    words = tokens(label.group(1))
+    if len(words) == 1 and words[0].lower() in NOTE_LABELS:
+        return None
+    return tuple(w.lower() for w in words)
+
+
 @lru_cache(maxsize=1 << 13)
 def _subject_span(text: str) -> tuple[tuple[str, ...], int]:
     """:func:`subject_of` ``text``, and how many of its tokens the subject and what goes before
@@ -290,12 +303,8 @@ def _subject_span(text: str) -> tuple[tuple[str, ...], int]:
     3)); -1 when the subject starts the text (its words are its tokens)."""
     toks = tokens(text)
     label = _LABEL.match(text)
-    at, speaker = 0, ()
-    if label is not None:
-        words = tokens(label.group(1))
-        at = len(words)
-        if not (len(words) == 1 and words[0].lower() in NOTE_LABELS):   # "Update: I take ...": no speaker
-            speaker = tuple(w.lower() for w in words)
+    at = 0 if label is None else len(tokens(label.group(1)))
+    speaker = speaker_label(text) or ()
     lead = at
     while lead < len(toks) and toks[lead].lower() in OPENERS:
         lead += 1
@@ -506,7 +515,19 @@ ATTRIBUTE_NOUNS = frozenset(
 #: Nouns after "on the ..." that name one plan at a time ("ACME is on the Pro plan").
 _PLAN_NOUNS = frozenset("plan tier subscription package".split())
 #: Words that add a value rather than change one ("I also live in Porto", "Porto too").
-_ADDITIVE = frozenset("also too both another either additionally".split())
+#: Two-word phrases that add a value as :data:`_ADDITIVE` words do ("I work at MIT as well",
+#: "I work at Costco part-time").
+_ADDITIVE_PAIRS = frozenset({("as", "well"), ("part", "time")})
+
+
+def _as_well(words) -> bool:
+    """Whether ``words`` hold a phrase of :data:`_ADDITIVE_PAIRS`."""
+    return any(pair in _ADDITIVE_PAIRS for pair in zip(words, words[1:]))
+
+
+_ADDITIVE = frozenset("also too both another either additionally".split()
+                      # a second job's hours ("I work at Starbucks on weekends")
+                      + ["weekends"])
 _FAVOURITE = frozenset("favourite favorite".split())
 _STATE_VERBS = {"am": "be", "is": "be", "are": "be", "live": "live", "lives": "live", "work": "work",
                 "works": "work"}
@@ -536,7 +557,8 @@ def _value_change(new: str, old: str, subject: tuple[str, ...], a: dict[str, Any
     Their words after the subject (:func:`_statement_words`, adverbs such as "now" left out)
     are the same but for the value (at most four words each, no number alone: a changed number is
     the number rule's, no negation, no date), at most twelve words each; no word that adds a
-    value ("also", "too", "both": "I also live in Porto"), no quotation. Anything else is left
+    value ("also", "too", "both", "as well": "I also live in Porto"; or a second job's hours:
+    "part-time", "on weekends"), no quotation. Anything else is left
     alone: a relation of many ("my sister is Anna"), a thing's state or place ("My car is red" /
     "fast", "The crash is in ..."), he / she / they (who is meant is said elsewhere), two
     medications ("I'm on metformin" / "I'm on lisinopril"). Such a pair is a conflict of kind
@@ -545,7 +567,7 @@ def _value_change(new: str, old: str, subject: tuple[str, ...], a: dict[str, Any
     if a["date"] != b["date"] or a["negation"] or b["negation"] or '"' in new + old or "\u201c" in new + old:
         return False
     wa, wb = (_statement_words(t, subject) for t in (new, old))
-    if wa is None or wb is None or _ADDITIVE & (set(wa) | set(wb)):
+    if wa is None or wb is None or _ADDITIVE & (set(wa) | set(wb)) or _as_well(wa) or _as_well(wb):
         return False
     wa, wb = (tuple(w for w in x if w not in ADVERBS) for x in (wa, wb))
     if len(wa) > _VALUE_MAX_WORDS or len(wb) > _VALUE_MAX_WORDS:
