@@ -713,3 +713,21 @@ def test_an_id_with_backticks_stays_one_code_span(tmp_store):
         m.link("note`1 ) **bold**", "x2", "supports")
         block = m.context("When does Project Falcon launch?")
     assert "id `` note`1 ) **bold** ``)" in block.text
+
+
+def test_a_reason_names_no_memory_the_block_leaves_out(tmp_path):
+    """A fresh user's blocks read "via `s:2` (supersedes reversed)", a superseded memory the
+    block hides, and "via `S:s` (discussed_in reversed)", a session node, which is no line."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add("Our wifi password is tulip-42.", id="old")
+        mem.supersede("old", "The office network key was changed to maple-77.", id="new")
+        items = [i for tier in mem.context("what is our wifi password?").items.values() for i in tier]
+        assert [i.id for i in items] == ["new"]
+        assert items[0].reason.startswith("recalled: an earlier wording of it matched (superseded since)")
+        msgs = [{"role": "user", "content": t, "session": "s", "created_at": f"2025-01-0{i + 1}T10:00:00Z"}
+                for i, t in enumerate(["My rent is $1,200 a month.", "I take 10 mg of lisinopril every morning."])]
+        mem.add_conversation(msgs, namespace="me")
+        block = mem.context("what did we talk about in session s?", namespace="me")
+        reasons = [i.reason for tier in block.items.values() for i in tier if i.reason.startswith("recalled")]
+        assert reasons and all(r.startswith("recalled: via its session") for r in reasons)
+        assert "S:s" not in block.text and "discussed_in" not in block.text

@@ -397,13 +397,13 @@ def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate,
         return
     from . import types
 
-    table = _table("#", "id", "score", "text", "path",
+    table = _table("#", "id", "score", "relevance", "text", "path",
                    title=f"recall [{res.mode}, density {res.density:.2f}, {res.latency_s * 1e3:.2f} ms]")
     table.add_column("created (UTC)", min_width=10, overflow="fold")   # event time, to place "yesterday" in a turn
     for i, h in enumerate(res.hits, 1):
         path = "" if len(h.path) <= 1 else types.format_path(h.path)   # a direct match: its id once
         shown = h.id if h.chunk is None else f"{h.id} (piece {h.chunk})"
-        table.add_row(str(i), shown, f"{h.score:.3f}", h.text if full else _cell(h.text), path,
+        table.add_row(str(i), shown, f"{h.score:.3f}", f"{h.relevance:.2f}", h.text if full else _cell(h.text), path,
                       _fmt_time(h.created_at).replace("T", " "))   # (narrow: the time wraps after the date)
     console = _out()
     console.print(table)

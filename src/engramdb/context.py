@@ -175,7 +175,10 @@ class ContextItem:
         seed ``a``; the relations of the path, ``"both mention <entity>"`` for a step through an
         entity node; ``"recalled: via entity <entity>"`` from an entity the query matched),
         ``"neighbour of a (supports)"``; a relation followed against its stored direction reads
-        ``"supports reversed"`` (the edge points from the later step to the earlier).
+        ``"supports reversed"`` (the edge points from the later step to the earlier). A hit
+        placed by a wording it superseded reads ``"recalled: an earlier wording of it matched
+        (superseded since)"``, one reached from its session ``"recalled: via its session"``
+        (neither a superseded memory nor a session node is a line of the block).
     score : float or None
         Recall score (L1 and recalled L2 items), else None.
     """
@@ -355,7 +358,13 @@ def _reason_of_path(hit: Any, threshold: float | None = None) -> str:
             return f"recalled: weak match (relevance {_figure(hit.relevance)})"
         return "recalled: direct match"
     steps, ways, i = hit.path[1:], [], 0
+    weak = f"; weak match (relevance {_figure(hit.relevance)})" if threshold is not None and hit.relevance < threshold else ""
+    if all(s.relation is Relation.SUPERSEDES and not s.forward for s in steps):
+        # placed by a wording it superseded, which the block does not show
+        return "recalled: an earlier wording of it matched (superseded since)" + weak
     origin = _code(hit.path[0].id)
+    if steps[0].relation is Relation.DISCUSSED_IN and not steps[0].forward:
+        origin, i = "its session", 1   # a session node is no line of the block
     seed_entity = entity_of_node(hit.path[0].id)
     if seed_entity is not None and steps[0].relation is Relation.MENTIONS:
         origin, i = f"entity {seed_entity}", 1   # the query matched the entity: the hit mentions it
@@ -369,7 +378,6 @@ def _reason_of_path(hit: Any, threshold: float | None = None) -> str:
         if s.relation is not None:
             ways.append(s.relation.value if s.forward else f"{s.relation.value} reversed")
         i += 1
-    weak = f"; weak match (relevance {_figure(hit.relevance)})" if threshold is not None and hit.relevance < threshold else ""
     return f"recalled: via {origin}" + (f" ({', '.join(ways)})" if ways else "") + weak
 
 

@@ -17,9 +17,12 @@
    feeling?") scores ``question_weight`` x as much: a question states no fact.
 5. Blend: score x (1 - ws - wr - wc + ws * salience(now) + wr * recency + wc * confidence).
 6. Current statement first: of two candidates joined by a ``contradicts`` edge, the one valid
-   later (``valid_from``: "My doctor raised my lisinopril to 20 mg" after "I take 10 mg of
-   lisinopril") scores at least just above the other, so it takes the earlier one's place
-   (at ``k=1`` too) and the earlier one follows it.
+   later (``valid_from``, by ``now``: "My doctor raised my lisinopril to 20 mg" after "I take
+   10 mg of lisinopril") scores at least just above the other, so it takes the earlier one's
+   place (at ``k=1`` too) and the earlier one follows it; only when it shares a word with the
+   question itself (an index term: a correction of one claim of a memory that says
+   several is no answer to a question about another), and not for a question that names a
+   time (it asks what held then).
 
 Order: score, highest first; an exact tie (the same float64 ``Hit.score``) goes to the memory
 whose vector has the higher cosine to the query vector (for a memory stored as pieces, the piece
@@ -40,6 +43,7 @@ from ..kernels import registry
 from ..speakers import named_speaker
 from ..timeref import window_masks
 from ..graph.csr import CSRGraph
+from ..index.tokens import tokenize
 from ..types import CONNECTOR_TAGS, Relation
 from .context import RecallContext
 
@@ -103,7 +107,7 @@ def run(ctx: RecallContext) -> None:
             if not keep.all():
                 ctx.extra["unblended"] = (cand[~keep], score[~keep], want)
                 cand, score = cand[keep], score[keep]
-        score = _blended(ctx, nodes[cand], score)
+        score = _blended(ctx, cand, score)
     ctx.cand, ctx.score = cand, score
     if len(cand) > 1:
         touched = contradicts_nodes(ctx.state, ctx.csr)[1]
@@ -130,36 +134,80 @@ def contradicts_nodes(state, csr: CSRGraph) -> tuple[frozenset, np.ndarray]:
 
 def _current_first(ctx: RecallContext) -> None:
     """Step 6 of the module: of two candidates joined by a ``contradicts`` edge, the one valid
-    later (``Columns.valid_from``) gets at least the next float64 above the other's score.
+    later (``Columns.valid_from``, by the recall's ``now``) gets at least the next float64 above
+    the other's score, if it holds a term of the question (the keyword index's forward index)
+    and the question names no time.
     Pairs are taken earliest-valid first, so a chain of corrections ends with the latest on
     top. Candidates set aside unblended (:func:`run`) join first, so a correction whose own
     score was far below still takes its place."""
+    terms = list(dict.fromkeys(tokenize(ctx.request.query))) if ctx.request.query else []
+    if ctx.windows or not terms:
+        return
     _unblended_joined(ctx)
     state, csr = ctx.state, ctx.csr
     cn = ctx.nodes[ctx.cand].tolist()
     row_of = {n: i for i, n in enumerate(cn)}
     touched = contradicts_nodes(state, csr)[0]
-    vf, code, score = state.cols.valid_from, Relation.CONTRADICTS.code, ctx.score
+    vf, code, score, now = state.cols.valid_from, Relation.CONTRADICTS.code, ctx.score, ctx.request.now
     pairs = set()
     for i, x in enumerate(cn):
-        if x not in touched:
+        if x not in touched or vf[x] > now:
             continue
         lo, hi = int(csr.indptr[x]), int(csr.indptr[x + 1])
         for y in csr.indices[lo:hi][csr.relation[lo:hi] == code].tolist():
             j = row_of.get(y)
-            if j is not None and vf[y] != vf[x]:
-                pairs.add((i, j) if vf[y] > vf[x] else (j, i))   # (earlier, later)
-    for i, j in sorted(pairs, key=lambda p: (vf[cn[p[0]]], p)):
+            if j is not None and vf[x] < vf[y] <= now:
+                pairs.add((i, j))   # (earlier, later)
+    if not pairs:
+        return
+    later = sorted({cn[j] for _i, j in pairs})
+    tf, _dl, known = ctx.space.keyword.term_stats(later, terms)
+    said = {n for n, row, ok in zip(later, tf.tolist(), known.tolist()) if ok and any(row)}   # shares a word
+    for i, j in sorted((p for p in pairs if cn[p[1]] in said), key=lambda p: (vf[cn[p[0]]], p)):
         if score[j] <= score[i]:
             score[j] = np.nextafter(score[i], np.inf)
 
 
-def _blended(ctx: RecallContext, cnodes: np.ndarray, score: np.ndarray) -> np.ndarray:
+def _blended(ctx: RecallContext, rows: np.ndarray, score: np.ndarray) -> np.ndarray:
     """``score`` (float64, by candidate) times the salience / recency / confidence blend of the
-    candidates ``cnodes`` (node ids)."""
-    state, req, cfg = ctx.state, ctx.request, ctx.request.config
-    if not len(cnodes):
+    candidates at node rows ``rows`` (positions in ``ctx.nodes``).
+
+    A memory that is no match of its own (no seed: its score is the pass it took from another
+    memory) is blended at most as its sender is (``ctx.inflow_src``, followed back to a seed;
+    a sender that is no candidate caps nothing): the blend, which weighs no match, never lifts it
+    above the match it came from. Unbounded, a later message beside the answer ranked above it
+    by recency alone ("we meet at 2pm on Fridays" above "My doctor raised my lisinopril to
+    20 mg." for "what dose of lisinopril do I take?")."""
+    if not len(rows):
         return score
+    nodes = ctx.nodes
+    factor = _blend_factor(ctx, nodes[rows])
+    src = ctx.inflow_src
+    if src is not None:
+        n_seeds = len(ctx.seeds)
+        at = np.flatnonzero((rows >= n_seeds) & (src[rows] >= 0))
+        if len(at):
+            order = np.argsort(nodes, kind="stable")
+            cur = rows[at]
+            for _ in range(8):   # a chain of senders, back to a seed (a few hops)
+                sent = src[cur].astype(np.int64)
+                pos = order[np.minimum(np.searchsorted(nodes[order], sent), len(nodes) - 1)]
+                known = nodes[pos] == sent   # the sender is a reached node
+                at, cur = at[known], pos[known]
+                if not len(at):
+                    break
+                factor[at] = np.minimum(factor[at], _blend_factor(ctx, nodes[cur]))
+                more = (cur >= n_seeds) & (src[cur] >= 0)
+                at, cur = at[more], cur[more]
+                if not len(at):
+                    break
+    return score * factor
+
+
+def _blend_factor(ctx: RecallContext, cnodes: np.ndarray) -> np.ndarray:
+    """The salience / recency / confidence blend of nodes ``cnodes`` (ndarray of node ids):
+    1 - ws - wr - wc + ws * salience(now) + wr * recency + wc * confidence (float64)."""
+    state, req, cfg = ctx.state, ctx.request, ctx.request.config
     c = state.cols
     ws, wr, wc = cfg.w_salience, cfg.w_recency, cfg.w_confidence
     blend = 1.0 - ws - wr - wc + wc * c.confidence[cnodes]
@@ -168,7 +216,7 @@ def _blended(ctx: RecallContext, cnodes: np.ndarray, score: np.ndarray) -> np.nd
     if wr:
         age = np.maximum(req.now - c.created_at[cnodes], 0.0)
         blend = blend + wr * np.exp2(-age / cfg.recency_half_life_s)
-    return score * blend
+    return blend
 
 
 def _unblended_joined(ctx: RecallContext) -> None:
@@ -178,7 +226,7 @@ def _unblended_joined(ctx: RecallContext) -> None:
     if rest is not None:
         cand, score, _want = rest
         ctx.cand = np.concatenate([ctx.cand, cand])
-        ctx.score = np.concatenate([ctx.score, _blended(ctx, ctx.nodes[cand], score)])
+        ctx.score = np.concatenate([ctx.score, _blended(ctx, cand, score)])
 
 
 def ranked(ctx: RecallContext, first: int) -> Iterator[int]:

@@ -235,8 +235,6 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     known = c.alive if filters.as_of is None else c.alive & (c.recorded_at <= filters.as_of)
     warnings = contradiction_warnings(csr, hit_nids, c.state, known, c.ext_ids,
                                       Relation.CONTRADICTS.code) if not contradicts_nodes(state, csr)[0].isdisjoint(hit_nids) else []
-    if any(w.source_in_hits and w.target_in_hits for w in warnings):
-        hits, hit_nids = current_first(hits, hit_nids, warnings, c.valid_from)
     return hits, hit_nids, gaps, warnings
 
 
@@ -612,21 +610,6 @@ def _coef_array(coef: tuple) -> np.ndarray:
     c = np.asarray(coef, np.float64)
     c.flags.writeable = False
     return c
-
-
-def current_first(hits: list[Hit], nids: list[int], warnings: list, valid_from: np.ndarray) -> tuple[list, list]:
-    """Of two hits that contradict each other, the one valid later (the current statement)
-    ranks first: it takes the earlier one's place and the earlier one moves just below it."""
-    order = list(range(len(hits)))
-    pos = {h.id: i for i, h in enumerate(hits)}
-    for w in warnings:
-        if not (w.source_in_hits and w.target_in_hits):
-            continue
-        i, j = order.index(pos[w.source]), order.index(pos[w.target])
-        hi, lo = (i, j) if i < j else (j, i)
-        if valid_from[nids[order[lo]]] > valid_from[nids[order[hi]]]:   # the later-valid one is below
-            order.insert(hi, order.pop(lo))
-    return [hits[i] for i in order], [nids[i] for i in order]
 
 
 def _piece_hidden(state, txn, rec: dict, memory_id: str) -> bool:
