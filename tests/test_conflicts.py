@@ -741,3 +741,59 @@ def test_a_chain_of_linked_corrections_ranks_the_latest_first_at_any_k(mem):
     assert ids.index("third") < ids.index("second") < ids.index("first")
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     assert {h.id: h.score for h in hits}["unlinked"] == plain["unlinked"]
+
+
+def test_the_blend_never_lifts_a_memory_above_the_match_it_came_from(tmp_path):
+    """From a fresh user's chat: "The team meeting moved to 11am." (no match of its own, reached
+    by `next` from "My doctor raised my lisinopril to 20 mg.") ranked above that message by
+    recency alone."""
+    msgs = ["My rent is $1,200 a month.", "I take 10 mg of lisinopril every morning.",
+            "Our weekly team meeting is at 9:30am on Mondays.", "My manager is Sarah Chen.", "I live in Boston.",
+            "My rent went up to $1,350 a month.", "My doctor raised my lisinopril to 20 mg.",
+            "The team meeting moved to 11am.", "My new manager is David Park.", "I moved to Denver last week.",
+            "My rent is now $1,500 a month.", "I'm taking 40 mg of lisinopril now.", "The team meeting is now at 2pm.",
+            "My manager is now Priya Raman.", "I live in Seattle now."]
+    days = [5, 6, 7, 8, 9, 60, 61, 62, 63, 64, 152, 153, 154, 155, 156]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add_conversation([{"role": "user", "content": t, "created_at": T0 + d * DAY} for t, d in zip(msgs, days)],
+                             namespace="me")
+        hits = mem.recall("What dose of lisinopril do I take?", namespace="me", k=10, now=T0 + 160 * DAY,
+                          reinforce=False).hits
+        by_text = {h.text: h for h in hits}
+        moved, raised = by_text["user: The team meeting moved to 11am."], by_text["user: My doctor raised my lisinopril to 20 mg."]
+        assert [p.id for p in moved.path] == [raised.id, moved.id]   # reached from the 20 mg message only
+        assert moved.score <= raised.score
+        assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+@pytest.mark.parametrize("old,new,question", [
+    ("I live in Boston.", "I live in Seattle.", "Where do I live?"),
+    ("My manager is Sarah Chen.", "My manager is Priya Raman.", "Who is my manager?"),
+    ("I work at Google.", "I work at Stripe now.", "Where do I work?")])
+def test_another_value_in_other_words_is_found_whatever_the_cosine(mem, old, new, question):
+    """A fresh user's hashing store linked nothing: the two texts' cosine (0.39 to 0.49) was
+    below the former conflict_cosine of 0.5, so the rules never read the pair, and recall at
+    k=1 answered with the old value without a warning."""
+    mem.add(old, id="old", created_at=T0)
+    mem.add(new, id="new", created_at=T0 + 30 * DAY)
+    assert ("new", "old", "contradicts") in {(e.source, e.target, e.relation.value) for e in mem.edges("new")}
+    res = mem.recall(question, k=1, reinforce=False, now=T0 + 31 * DAY)
+    assert [h.id for h in res.hits] == ["new"]
+
+
+@pytest.mark.parametrize("new", ["I work at MIT as well.", "I work at Costco part-time.",
+                                 "I work at Starbucks on weekends."])
+def test_a_second_job_is_no_other_value(mem, new):
+    mem.add("I work at Google.", id="old", created_at=T0)
+    mem.add(new, id="new", created_at=T0 + DAY)
+    assert not {e.relation.value for e in mem.edges("new")} & {"contradicts", "supersedes"}
+
+
+def test_unrelated_statements_stay_apart_whatever_the_cosine(mem):
+    mem.add("I have a dog named Rex.", id="dog", created_at=T0)
+    mem.add("I have a cat named Tom.", id="cat", created_at=T0 + DAY)
+    mem.add("My son is 7.", id="son", created_at=T0)
+    mem.add("My daughter is 5.", id="daughter", created_at=T0 + DAY)
+    for i in ("dog", "cat", "son", "daughter"):
+        assert mem.get(i).state.value == "active"
+        assert not {e.relation.value for e in mem.edges(i)} & {"contradicts", "supersedes"}

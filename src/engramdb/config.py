@@ -461,6 +461,12 @@ class LinkConfig:
         else the two are linked ``contradicts`` (recall warns).
     conflict_cosine : float
         Neighbours at least this similar are checked by the (strict) rules of ``facts.conflict``.
+        Default 0.0: every one of a new memory's nearest neighbours (the auto-link search's
+        k) is, whatever its cosine: a value said in other words lowers the cosine of two
+        statements that differ in nothing else ("I live in Boston." / "I live in Seattle.":
+        0.39 with hashed n-grams, and the change went unseen), and the rules alone tell a
+        change (on every labelled pair, LoCoMo and the long-chat benchmarks the links and
+        rankings are the same as at the former 0.5).
     duplicate_cosine : float
         Neighbours at least this similar are near-copies of the new memory and get no
         auto-link (the same content: a link would count its evidence twice in recall).
@@ -483,7 +489,7 @@ class LinkConfig:
     cosine_threshold: float = 0.80
     max_links: int = 5
     detect_conflicts: bool = True
-    conflict_cosine: float = 0.5
+    conflict_cosine: float = 0.0
     duplicate_cosine: float = 0.98
     conflict_max_words: int = 50
     contiguity_words: float = 250.0

@@ -538,7 +538,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     if near is None:
         return []
     by_nid = {p.nid: p for p in prepared}
-    # 1. the candidates: each new memory's neighbours at conflict_cosine or closer that are
+    # 1. the candidates: each new memory's neighbours at conflict_cosine (default 0: all) or closer that are
     # statements outside slots (what cannot change during the loop below), with their texts;
     # each neighbour is judged once (a stored one's record read once), whatever the pairs
     stored: dict[int, dict | None] = {}
