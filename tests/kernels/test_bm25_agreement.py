@@ -104,26 +104,30 @@ def _oracle(docs, terms, allowed, k, prf_docs, prf_terms, prf_weight, k1=1.2, b=
                 if tf and w > 0:
                     score[nid] = score.get(nid, 0.0) + w * idf(t) * tf * (k1 + 1) / (
                         tf + k1 * (1 - b + b * length / avgdl))
-        return sorted(score.items(), key=lambda x: (-x[1], x[0]))[:k]
+        return sorted(score.items(), key=lambda x: (-x[1], x[0]))   # every match (cut at k below)
 
     first = bm25(terms)
     if not first or prf_terms == 0:
-        return first
-    if len(first) > prf_docs and math.isclose(first[prf_docs - 1][1], first[prf_docs][1], rel_tol=1e-5):
+        return first[:k]
+    # the feedback memories are the first pass's first min(k, prf_docs) (its answer has k); a
+    # tie at that cut is read from the match after it, beyond k too (k=3 with 3 feedback
+    # memories and a tie at ranks 3 and 4 let float32 rounding pick the third)
+    cut = min(k, prf_docs)
+    if len(first) > cut and math.isclose(first[cut - 1][1], first[cut][1], rel_tol=1e-5):
         # two memories tie at the feedback cut: float32 rounding in the kernel, not the
         # formula, decides which one feeds back, so the case says nothing about the formula
         return None
     held = {}   # feedback memories holding each term (Robertson's r)
-    for nid, _ in first[:prf_docs]:
+    for nid, _ in first[:cut]:
         for t in set(stats[nid][0]):
             if t not in terms:
                 held[t] = held.get(t, 0) + 1
     weighted = sorted(((c * idf(t), t) for t, c in held.items()), reverse=True)[:prf_terms]
     if not weighted or weighted[0][0] <= 0:
-        return first
+        return first[:k]
     qmass = sum(w for t, w in terms.items() if w > 0 and df.get(t))   # RM3: feedback weighs
     total = sum(w for w, _ in weighted)                                 # prf_weight x the query
-    return bm25({**terms, **{t: prf_weight * qmass * w / total for w, t in weighted}})
+    return bm25({**terms, **{t: prf_weight * qmass * w / total for w, t in weighted}})[:k]
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

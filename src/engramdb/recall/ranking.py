@@ -174,7 +174,7 @@ def _blended(ctx: RecallContext, rows: np.ndarray, score: np.ndarray) -> np.ndar
 
     A memory that is no match of its own (no seed: its score is the pass it took from another
     memory) is blended at most as its sender is (``ctx.inflow_src``, followed back to a seed;
-    a sender that is no candidate caps nothing): the blend, which weighs no match, never lifts it
+    shown or not, as a superseded wording): the blend, which weighs no match, never lifts it
     above the match it came from. Unbounded, a later message beside the answer ranked above it
     by recency alone ("we meet at 2pm on Fridays" above "My doctor raised my lisinopril to
     20 mg." for "what dose of lisinopril do I take?")."""
