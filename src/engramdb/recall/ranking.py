@@ -181,27 +181,43 @@ def _blended(ctx: RecallContext, rows: np.ndarray, score: np.ndarray) -> np.ndar
     if not len(rows):
         return score
     nodes = ctx.nodes
-    factor = _blend_factor(ctx, nodes[rows])
+    cnodes = nodes[rows]
     src = ctx.inflow_src
-    if src is not None:
-        n_seeds = len(ctx.seeds)
-        at = np.flatnonzero((rows >= n_seeds) & (src[rows] >= 0))
-        if len(at):
-            order = np.argsort(nodes, kind="stable")
-            cur = rows[at]
-            for _ in range(8):   # a chain of senders, back to a seed (a few hops)
-                sent = src[cur].astype(np.int64)
-                pos = order[np.minimum(np.searchsorted(nodes[order], sent), len(nodes) - 1)]
-                known = nodes[pos] == sent   # the sender is a reached node
-                at, cur = at[known], pos[known]
-                if not len(at):
-                    break
-                factor[at] = np.minimum(factor[at], _blend_factor(ctx, nodes[cur]))
-                more = (cur >= n_seeds) & (src[cur] >= 0)
-                at, cur = at[more], cur[more]
-                if not len(at):
-                    break
-    return score * factor
+    if src is None:
+        return score * _blend_factor(ctx, cnodes)
+    # (a recall blends about k rows: plain Python over them costs less than NumPy's calls)
+    n_seeds = len(ctx.seeds)
+    passed = [(i, s) for i, (r, s) in enumerate(zip(rows.tolist(), src[rows].tolist())) if r >= n_seeds and s >= 0]
+    if not passed:
+        return score * _blend_factor(ctx, cnodes)
+    # each one's chain of senders back to a seed (a seed's row is below n_seeds; a sender that
+    # is no seed is found by its row, read off the reached nodes only then)
+    seeds = set(ctx.seeds.tolist())
+    chains = [[s] for _i, s in passed]
+    open_ = [c for c in chains if c[-1] not in seeds]
+    if open_:
+        order = np.argsort(nodes, kind="stable")
+        sorted_nodes = nodes[order]
+        for _ in range(7):   # one level of every open chain at a time (a few hops at most)
+            last = np.array([c[-1] for c in open_], np.int64)
+            at = np.minimum(np.searchsorted(sorted_nodes, last), len(nodes) - 1)
+            up = np.where(sorted_nodes[at] == last, src[order[at]], -1).tolist()   # -1: not reached
+            nxt = []
+            for c, u in zip(open_, up):
+                if u >= 0:
+                    c.append(u)
+                    if u not in seeds:
+                        nxt.append(c)
+            open_ = nxt
+            if not open_:
+                break
+    flat = [s for chain in chains for s in chain]
+    both = _blend_factor(ctx, np.array(cnodes.tolist() + flat, np.int64)).tolist()   # one pass
+    factor, at = both[: len(cnodes)], len(cnodes)
+    for (i, _s), chain in zip(passed, chains):
+        factor[i] = min([factor[i]] + both[at: at + len(chain)])
+        at += len(chain)
+    return score * np.array(factor)
 
 
 def _blend_factor(ctx: RecallContext, cnodes: np.ndarray) -> np.ndarray:
