@@ -316,7 +316,7 @@ def test_each_step_of_a_value_changed_twice_is_linked_to_the_next(mem, texts):
     assert ("third", "second") in linked and ("second", "first") in linked
 
 
-def test_a_report_of_another_thing_or_party_changes_no_report(mem):
+def test_a_report_of_another_thing_or_party_changes_no_report():
     assert not changes_value("My doctor raised my metformin to 1000 mg.", "My doctor raised my lisinopril to 20 mg.")
     assert not changes_value("The vet raised the lisinopril to 5 mg for Max.", "My doctor raised my lisinopril to 20 mg.")
     assert not changes_value("My brother's landlord raised his rent to $1,800.", "My rent went up to $1,350 a month.")

@@ -342,10 +342,10 @@ def _now_report(text: str) -> ChangeReport | None:
     :data:`_AMOUNT_VERBS`, an amount, then "of" or "for" and what it is of); or None. Not a
     clause negated, planned or asked (as a report; :func:`change_report` asked the rest)."""
     asked = [m.span() for m in re.finditer(r"[^.!?]*\?", text)]   # sentences that ask
-    at = 0
+    pos = 0   # where the clause starts in the text
     for clause in _CLAUSE.split(text):
-        at = text.find(clause, at)
-        if any(a <= at < b for a, b in asked):
+        pos = text.find(clause, pos)
+        if any(a <= pos < b for a, b in asked):
             continue   # "I'm taking 20 mg of lisinopril now? That seems high"
         toks = [t.lower() for t in tokens(clause)]
         if "now" not in toks or _not_done(toks):
@@ -413,8 +413,8 @@ def changes_value(new: str, old: str) -> bool:
     -------
     bool
     """
-    report = change_report(new)
-    if report is None or ends_in_question(old) or change_report(old) == report:
+    report, earlier = change_report(new), change_report(old)
+    if report is None or ends_in_question(old) or earlier == report:
         return False   # (the same report twice changes nothing)
     said_by, said_before_by = speaker_label(new), speaker_label(old)
     if said_by is not None and said_before_by is not None and said_by != said_before_by:
@@ -430,7 +430,6 @@ def changes_value(new: str, old: str) -> bool:
                 return False   # "Globex upgraded their plan" changes no "Acme's plan"
         elif owner[:-2] not in old_low and _stem(owner[:-2]) not in old_words:
             return False
-    earlier = change_report(old)
     if earlier is not None:   # a report itself ("My doctor raised my lisinopril to 20 mg"): its new value changes
         return (earlier.value[:2] == report.value[:2] and not _same_value(earlier.value, report.value)
                 and earlier.owners == report.owners and report.beneficiaries == earlier.beneficiaries

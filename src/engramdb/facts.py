@@ -514,20 +514,19 @@ ATTRIBUTE_NOUNS = frozenset(
     "pharmacy insurer carrier".split())
 #: Nouns after "on the ..." that name one plan at a time ("ACME is on the Pro plan").
 _PLAN_NOUNS = frozenset("plan tier subscription package".split())
-#: Words that add a value rather than change one ("I also live in Porto", "Porto too").
-#: Two-word phrases that add a value as :data:`_ADDITIVE` words do ("I work at MIT as well",
-#: "I work at Costco part-time").
+#: Words that add a value rather than change one ("I also live in Porto", "Porto too"; a second
+#: job's hours: "I work at Starbucks on weekends").
+_ADDITIVE = frozenset("also too both another either additionally weekends".split())
+#: Two-word phrases that do the same ("I work at MIT as well", "I work at Costco part-time").
 _ADDITIVE_PAIRS = frozenset({("as", "well"), ("part", "time")})
 
 
-def _as_well(words) -> bool:
-    """Whether ``words`` hold a phrase of :data:`_ADDITIVE_PAIRS`."""
-    return any(pair in _ADDITIVE_PAIRS for pair in zip(words, words[1:]))
+def _adds_value(words) -> bool:
+    """Whether ``words`` (lower-cased) hold a word of :data:`_ADDITIVE` or a phrase of
+    :data:`_ADDITIVE_PAIRS`."""
+    return not _ADDITIVE.isdisjoint(words) or any(pair in _ADDITIVE_PAIRS for pair in zip(words, words[1:]))
 
 
-_ADDITIVE = frozenset("also too both another either additionally".split()
-                      # a second job's hours ("I work at Starbucks on weekends")
-                      + ["weekends"])
 _FAVOURITE = frozenset("favourite favorite".split())
 _STATE_VERBS = {"am": "be", "is": "be", "are": "be", "live": "live", "lives": "live", "work": "work",
                 "works": "work"}
@@ -567,7 +566,7 @@ def _value_change(new: str, old: str, subject: tuple[str, ...], a: dict[str, Any
     if a["date"] != b["date"] or a["negation"] or b["negation"] or '"' in new + old or "\u201c" in new + old:
         return False
     wa, wb = (_statement_words(t, subject) for t in (new, old))
-    if wa is None or wb is None or _ADDITIVE & (set(wa) | set(wb)) or _as_well(wa) or _as_well(wb):
+    if wa is None or wb is None or _adds_value(wa) or _adds_value(wb):
         return False
     wa, wb = (tuple(w for w in x if w not in ADVERBS) for x in (wa, wb))
     if len(wa) > _VALUE_MAX_WORDS or len(wb) > _VALUE_MAX_WORDS:

@@ -211,9 +211,9 @@ class Columns:
 
         ``head`` is the nid of the first piece when ``rec`` is a later piece of a text stored as
         pieces (it has ``chunk_of``); None keeps the column as it is for such a piece (an update
-        of a stored piece) and sets the nid itself for any other record. ``derived`` is :func:`text_columns` of the record's text and event time when the caller
-        computed it already (the write path does, while hnswlib inserts); computed here
-        otherwise."""
+        of a stored piece) and sets the nid itself for any other record. ``derived`` is
+        :func:`text_columns` of the record's text and event time when the caller computed it
+        already (the write path does, while hnswlib inserts); computed here otherwise."""
         self.ensure(nid + 1)
         own = rec.get("chunk_of") is None   # a memory's own record (else a later piece of it)
         if head is not None:
