@@ -797,3 +797,17 @@ def test_unrelated_statements_stay_apart_whatever_the_cosine(mem):
     for i in ("dog", "cat", "son", "daughter"):
         assert mem.get(i).state.value == "active"
         assert not {e.relation.value for e in mem.edges(i)} & {"contradicts", "supersedes"}
+
+
+@pytest.mark.parametrize("embedder", ["hashing", None])
+def test_a_memory_superseded_on_purpose_is_no_contradiction(tmp_path, embedder):
+    """A fresh user's explicit supersede also linked the pair `contradicts` (the rules read
+    "Sarah Chen" / "David Park" as another value), so every answer warned about the retired
+    memory and the context block named an id it does not show."""
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        mem.add("My manager is Sarah Chen.", id="m1", created_at=T0)
+        mem.supersede("m1", "My manager is David Park.", id="m2", created_at=T0 + DAY)
+        assert {(e.source, e.target, e.relation.value) for e in mem.edges("m2")} == {("m2", "m1", "supersedes")}
+        res = mem.recall("who is my manager?", reinforce=False)
+        assert [h.id for h in res.hits][:1] == ["m2"] and res.warnings == []
+        assert "m1" not in mem.context("who is my manager?").text

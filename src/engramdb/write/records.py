@@ -348,9 +348,10 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
         unit.index_join()   # the batch is in the index: auto-link search
         near = _neighbours(unit, prepared)
         edges.extend(_autolinks(unit, prepared, near))
-        edges.extend(_conflicts(unit, prepared, near, subjects))
-        if extra is not None:
-            edges.extend(extra(unit))
+        found = _conflicts(unit, prepared, near, subjects)
+        given = extra(unit) if extra is not None else []
+        edges.extend(_not_where_superseded(found, given))
+        edges.extend(given)
         if any(p.subject is not None for p in prepared):
             edges.extend(_slots.plan_slots(unit, prepared))
         hold = state.config.decay.hold_decisions_until_review
@@ -364,6 +365,18 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
             unit.after(lambda: hints.set_many([h[0] for h in hinted], [h[1] for h in hinted]))
         unit.add_edges(edges)
     return [p.ext_id for p in prepared]
+
+
+def _not_where_superseded(found: list[tuple[int, int, int, float]],
+                          given: list[tuple[int, int, int, float]]) -> list[tuple[int, int, int, float]]:
+    """The conflict rules' edges ``found`` without those between two memories that the caller's
+    own step ``given`` links ``supersedes`` (``supersede(old, text)`` retires the old memory on
+    purpose; the rules reading the two texts as another value would link them ``contradicts``
+    too, and every answer would warn about the retired memory). Slot resolution's deliberate
+    pair of both (two reports of one valid time) is not touched."""
+    sup = Relation.SUPERSEDES.code
+    pairs = {frozenset((a, b)) for a, b, r, _w in given if r == sup}
+    return [e for e in found if frozenset(e[:2]) not in pairs] if pairs else found
 
 
 class Near:
