@@ -639,15 +639,18 @@ def test_a_piece_from_inside_a_code_block_keeps_its_lines(tmp_path):
         assert "Deploy notes: staging first then production" in block.text
 
 
-def test_an_empty_namespace_block_names_where_the_memories_are(tmp_path):
-    """A coding-assistant user forgot namespace=: `engramdb context` printed "No memories are
-    stored in this namespace yet." (exit 0) while recall's gap named 'atlas'; the block dropped
-    that hint."""
+def test_an_empty_namespace_block_warns_where_the_memories_are_and_names_no_other(tmp_path):
+    """A coding-assistant user forgot namespace=: the hint naming 'atlas' reaches the developer
+    (EmptyNamespaceWarning at the caller's line; the CLI prints it on stderr), never the block,
+    which goes into a prompt: with a namespace per tenant it named the other tenants."""
     with engramdb.open(tmp_path / "s", embedder="hashing") as m:
         m.add("Marco owns billing.", namespace="atlas")
-        block = m.context("who owns billing?")
-    assert block.gaps == ("Namespace 'default' holds no memories; the store's namespaces: 'atlas'.",)
-    assert "the store's namespaces: 'atlas'" in block.text
+        m.add("Tenant b's note.", namespace="tenant-b")
+        with pytest.warns(engramdb.EmptyNamespaceWarning, match="the store's namespaces: 'atlas', 'tenant-b'") as caught:
+            block = m.context("who owns billing?")
+    assert caught[0].filename == __file__
+    assert block.gaps == ("Namespace 'default' holds no memories.",)
+    assert "atlas" not in block.text and "tenant-b" not in block.text
 
 
 def test_an_unknown_embedder_name_lists_every_choice(tmp_path):

@@ -386,7 +386,7 @@ def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate,
     """Recall memories related to QUERY (keyword + vector seeds, then spreading activation)."""
     if not query.strip():   # (the library's message names vector=, which the CLI has not)
         raise click.BadParameter("is empty: give the question to recall for", param_hint="QUERY")
-    with _open(store, readonly=not reinforce) as eng:
+    with _open(store, readonly=not reinforce) as eng, _namespace_hint():
         res = eng.recall(query, namespace=namespace, k=k, kinds=list(kinds) or None, tags=list(tags) or None,
                          min_confidence=min_confidence, since=since, until=until, gate=gate,
                          include_superseded=include_superseded, include_archived=include_archived,
@@ -434,7 +434,7 @@ def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate,
 def context(store, namespace, budget, frame, now, kinds, tags, since, until, subjects, as_json, query):
     """Print a context block for QUERY: profile, procedures, open decisions, recalled memories and
     ids to fetch, never over the token budget (tokens estimated as characters / 4)."""
-    with _open(store, readonly=True) as eng:
+    with _open(store, readonly=True) as eng, _namespace_hint():
         block = eng.context(query, namespace=namespace, budget_tokens=budget, frame=frame, now=now,
                             kinds=list(kinds) or None, tags=list(tags) or None, since=since, until=until,
                             subjects=list(subjects) or None)

@@ -484,7 +484,7 @@ def excerpt(text: str, query: str, max_tokens: int, count: Callable[[str], int])
 
 
 def _gap_text(gap: Any, query: str) -> str:
-    if gap.reason == "empty_namespace":   # ("... holds no memories; the store's namespaces: 'atlas'")
+    if gap.reason == "empty_namespace":   # ("Namespace 'default' holds no memories.")
         return f"{gap.detail[:1].upper()}{gap.detail[1:]}."
     if gap.reason == "filtered_out":
         return f'Memories relate to "{query}" but none passed the filters.'

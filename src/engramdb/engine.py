@@ -133,7 +133,9 @@ class Engram:
 
     def _warn_if_default_is_empty(self, namespace: str, verb: str) -> None:
         """Warn (:class:`EmptyNamespaceWarning`) when ``verb`` reads the default namespace, which
-        holds no memories, while others hold some: a read that forgot ``namespace=``."""
+        holds no memories, while others hold some: a read that forgot ``namespace=``. The
+        warning names the namespaces holding memories; a verb's answer never does (it can reach a
+        prompt)."""
         if namespace != DEFAULT_NAMESPACE:
             return
         space = self._state.space(namespace)
@@ -1355,6 +1357,11 @@ class Engram:
         EmptyTextError, NamespaceError
             As for :meth:`recall`.
 
+        Warns
+        -----
+        EmptyNamespaceWarning
+            As for :meth:`recall`: the block names no other namespace (it goes into a prompt).
+
         References
         ----------
         DESIGN.md "Context assembly" (the reference system's tiers and frame budgets).
@@ -2307,6 +2314,12 @@ class Engram:
         InvalidInputError, EmptyTextError, DimensionMismatchError, NonFiniteError,
         UnknownKindError, ConfigError
 
+        Warns
+        -----
+        EmptyNamespaceWarning
+            The default namespace holds no memories while others do (a forgotten
+            ``namespace=``); the warning names them, the ``empty_namespace`` gap does not.
+
         References
         ----------
         Collins & Loftus (1975) spreading activation; Anderson (1974) fan effect; SYNAPSE
@@ -2323,6 +2336,8 @@ class Engram:
             valid_at=valid_at, subject=subject, attribute=attribute)[0]
         result, hit_nids = _recall(self._state, request, trace=self.trace, t_start=t_start)
         self._reinforce_hits(hit_nids, reinforce, request.now)
+        if not result.hits:
+            self._warn_if_default_is_empty(request.namespace, "recall")
         return result
 
     def recall_batch(self, queries: Sequence[str] | None = None, *, vectors: Any = None,
@@ -2360,6 +2375,11 @@ class Engram:
         The errors of :meth:`recall`; InvalidInputError when ``queries`` and ``vectors`` differ
         in length or neither is given.
 
+        Warns
+        -----
+        EmptyNamespaceWarning
+            As for :meth:`recall`.
+
         References
         ----------
         As :meth:`recall`; the batch kernel's contract is ``kernels.reference.spread_activation_batch``.
@@ -2383,6 +2403,7 @@ class Engram:
             valid_at=valid_at, subject=subject, attribute=attribute)
         if n == 0:
             return []
+        self._warn_if_default_is_empty(requests[0].namespace, "recall_batch")
         answers = recall_batch(self._state, requests, trace=self.trace)
         hit_nids = [nid for _result, nids in answers for nid in nids]
         if hit_nids:

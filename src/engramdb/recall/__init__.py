@@ -53,8 +53,11 @@ def _recall(state: EngineState, request: RecallRequest, trace: list | None,
     request = _route(request)
     space = state.space(request.namespace)
     if space is None or space.index is None or len(space.index) == 0:
+        # the other namespaces' names are for the developer (EmptyNamespaceWarning), never in the
+        # answer: a gap can reach another tenant's prompt
+        anywhere = "" if state.names() else "; the store holds no memories yet"
         gap = Gap(request.query, "empty_namespace", None,
-                  f"namespace {request.namespace!r} holds no memories; {state.held_text()}")
+                  f"namespace {request.namespace!r} holds no memories{anywhere}")
         return RecallResult([], [gap], "vector", 0.0, time.perf_counter() - t_start), []
     ctx = RecallContext(state, request, space, trace)
     t = time.perf_counter()
