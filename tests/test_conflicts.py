@@ -811,3 +811,28 @@ def test_a_memory_superseded_on_purpose_is_no_contradiction(tmp_path, embedder):
         res = mem.recall("who is my manager?", reinforce=False)
         assert [h.id for h in res.hits][:1] == ["m2"] and res.warnings == []
         assert "m1" not in mem.context("who is my manager?").text
+
+
+def test_a_contradiction_the_caller_resolved_by_superseding_warns_no_more(mem):
+    """supersede(old, by=new) after the write path linked the two `contradicts`: the edge stays
+    (the history keeps it), but the pair is resolved, the later valid supersedes the other, so
+    no answer warns of it; a recall as of a time before names it as it did then."""
+    mem.add("My manager is Sarah Chen.", id="m1", created_at=T0)
+    mem.add("My manager is Priya Raman.", id="m2", created_at=T0 + DAY)
+    assert mem.recall("who is my manager?", reinforce=False, now=T0 + 2 * DAY).warnings != []
+    mem.supersede("m1", by="m2")
+    assert {e.relation.value for e in mem.edges("m2")} == {"contradicts", "supersedes"}
+    res = mem.recall("who is my manager?", reinforce=False, now=T0 + 2 * DAY)
+    assert [h.id for h in res.hits] == ["m2"] and res.warnings == []
+    assert "disput" not in mem.context("who is my manager?", now=T0 + 2 * DAY).text.lower()
+    res = mem.recall("who is my manager?", reinforce=False, include_superseded=True, now=T0 + 2 * DAY)
+    assert {h.id for h in res.hits} == {"m1", "m2"} and res.warnings == []
+
+
+def test_two_values_of_one_valid_time_still_warn(mem):
+    """Slot resolution's tie (two values valid from the same time: the later recorded supersedes
+    and contradicts) is no resolution: the answer warns."""
+    mem.add("Billing is owned by Marco.", id="a", slot=("billing", "owner", "Marco"), created_at=T0)
+    mem.add("Billing is owned by Ana.", id="b", slot=("billing", "owner", "Ana"), created_at=T0)
+    res = mem.recall("who owns billing?", reinforce=False, include_superseded=True, now=T0 + DAY)
+    assert {(w.source, w.target) for w in res.warnings} == {("b", "a")}

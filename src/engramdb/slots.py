@@ -615,11 +615,15 @@ WARNINGS_PER_HIT = 3
 
 def contradiction_warnings(csr, hit_nids: list[int], state: np.ndarray, alive: np.ndarray,
                            ext_ids: list, contradicts_code: int,
-                           per_hit: int = WARNINGS_PER_HIT) -> list[Contradiction]:
+                           per_hit: int = WARNINGS_PER_HIT, valid_from: np.ndarray | None = None,
+                           supersedes_code: int | None = None) -> list[Contradiction]:
     """The ``contradicts`` pairs touching the hits, each pair once, in hit order: every pair of
     two hits, and at most ``per_hit`` pairs of a hit with a memory that is no hit (a memory
     contradicted by hundreds, e.g. templated notes that differ by a number, would otherwise
-    bury the hits under warnings).
+    bury the hits under warnings). With ``valid_from`` and ``supersedes_code``, a pair that a
+    supersession resolved is left out: one of the two supersedes the other and is valid later
+    (``supersede(old, by=new)`` after the write path linked them ``contradicts``); two values
+    of one valid time, both superseding and contradicting (slot resolution's tie), stay.
 
     Parameters
     ----------
@@ -635,6 +639,10 @@ def contradiction_warnings(csr, hit_nids: list[int], state: np.ndarray, alive: n
         ``Relation.CONTRADICTS.code``.
     per_hit : int
         Most pairs of one hit with a memory outside the hits.
+    valid_from : ndarray of float64, shape (n,), optional
+        Valid-from times by nid (seconds).
+    supersedes_code : int, optional
+        ``Relation.SUPERSEDES.code``.
 
     Returns
     -------
@@ -659,7 +667,7 @@ def contradiction_warnings(csr, hit_nids: list[int], state: np.ndarray, alive: n
         if not alive[v]:
             continue
         src, tgt = (u, v) if csr.forward[j] else (v, u)
-        if (src, tgt) in seen:
+        if (src, tgt) in seen or (supersedes_code is not None and _resolved(csr, u, v, valid_from, supersedes_code)):
             continue
         if v not in hits:
             if outside.get(u, 0) >= per_hit:
@@ -669,6 +677,18 @@ def contradiction_warnings(csr, hit_nids: list[int], state: np.ndarray, alive: n
         out.append(Contradiction(ext_ids[src], ext_ids[tgt], STATE_BY_CODE[int(state[src])],
                                  STATE_BY_CODE[int(state[tgt])], src in hits, tgt in hits))
     return out
+
+
+def _resolved(csr, u: int, v: int, valid_from: np.ndarray, supersedes_code: int) -> bool:
+    """Whether one of ``u``, ``v`` supersedes the other and is valid later (the row of ``u``
+    holds each edge of the two, in either direction, with ``forward``)."""
+    lo, hi = int(csr.indptr[u]), int(csr.indptr[u + 1])
+    at = lo + np.flatnonzero((csr.indices[lo:hi] == v) & (csr.relation[lo:hi] == supersedes_code))
+    for j in at.tolist():
+        newer, older = (u, v) if csr.forward[j] else (v, u)
+        if valid_from[newer] > valid_from[older]:
+            return True
+    return False
 
 
 def join_slot(unit, nid: int, namespace: str, subject: str, attribute: str, multi: bool = False) -> None:

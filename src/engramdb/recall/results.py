@@ -233,8 +233,12 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     c = state.cols
     # as of a time, a memory recorded after it is not named (the store did not know it then)
     known = c.alive if filters.as_of is None else c.alive & (c.recorded_at <= filters.as_of)
-    warnings = contradiction_warnings(csr, hit_nids, c.state, known, c.ext_ids,
-                                      Relation.CONTRADICTS.code) if not contradicts_nodes(state, csr)[0].isdisjoint(hit_nids) else []
+    # (a supersession resolves a contradiction from the time it was recorded: as of a time, every
+    # pair is named, as before it)
+    resolving = Relation.SUPERSEDES.code if filters.as_of is None else None
+    warnings = contradiction_warnings(csr, hit_nids, c.state, known, c.ext_ids, Relation.CONTRADICTS.code,
+                                      valid_from=c.valid_from, supersedes_code=resolving,
+                                      ) if not contradicts_nodes(state, csr)[0].isdisjoint(hit_nids) else []
     return hits, hit_nids, gaps, warnings
 
 
