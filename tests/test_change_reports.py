@@ -42,6 +42,9 @@ CHANGES = [
     ("My A1C dropped to 6.8%.", "My A1C is 7.2%."),
     ("Switched to 20 mg of lisinopril.", "I take 10 mg of lisinopril every morning."),
     ("Doctor doubled my lisinopril to 20 mg.", "I take 10 mg of lisinopril every morning."),
+    # weekdays in the plural, of a standing schedule
+    ("Standup moved to Thursdays at 2pm.", "Standup is at 9:30am on Mondays."),
+    ("Yoga class moved to Saturdays.", "Yoga class is on Sundays at 8am."),
 ]
 NOT_CHANGES = [
     ("Standup moved to 9:30am.", "Standup is at 9:30am."),                                # the same value

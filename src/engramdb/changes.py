@@ -18,7 +18,7 @@ what it changed (the words up to "to", else the words before the verb: "Standup 
 the word or currency sign it counts: "20 mg", "$49", "2,100 dollars", "30%"); or a clause "X is
 now <value>", or the speaker's own amount now ("I'm taking 20 mg of lisinopril now";
 :func:`_now_report`). Not a report: a question; a change negated, planned,
-proposed, asked for or rumoured (a word of :data:`_NOT_DONE` in its sentence before the verb:
+proposed, asked for or rumoured (a word of :data:`engramdb.facts.NOT_DONE` in its sentence before the verb:
 "we might move", "I want to raise it", "Please move ...", "Rumor has it they moved ..."); an
 assistant's words (advice or an offer); a one-off (:data:`_ONE_OFF`: "for the summer", "only",
 or a clock time on a named day); a change in a past year ("In 2019 standup was moved to 10am")
@@ -48,9 +48,10 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .facts import (
-    FUNCTION_WORDS, INTENT_VERBS, MONTHS, NEGATIONS, NOT_PRESENT, _event_report, _stem, ends_in_question,
-    speaker_label, subject_of, tokens,
+    FUNCTION_WORDS, MONTHS, NEGATIONS, _event_report, _stem, ends_in_question, not_done, speaker_label, subject_of,
+    tokens,
 )
+from .standing import changes_standing, standing
 
 __all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "change_report", "changes_value"]
 
@@ -76,15 +77,9 @@ _RATE_TAIL = re.compile(r"[^\S\n]*(?:(?:a|an|per|each|every)[^\S\n]+[\w-]+[^\S\n
 MEASURE_NOUNS = frozenset(
     "dose doses dosage amount level price prices cost fee rate time date day slot limit budget size number "
     "value".split())
-#: Words between the subject and the verb that make the report no change that happened: a
-#: modal, plan, wish, negation, condition or proposal ("Ana proposed moving the offsite to June 5").
-_NOT_DONE = NOT_PRESENT | (INTENT_VERBS - {"plan", "plans"}) | NEGATIONS | frozenset(
-    "if when whether unless propose proposed proposes proposing suggest suggested suggests suggesting consider "
-    "considered considering thinking thought discuss discussed discussing maybe perhaps ask asked please "
-    "best recommend recommended advise advised ever todo rumor rumour rumors can last".split())
 #: Verbs before "to" + change verb that say the change was made ("The board voted to increase
 #: dues", "we decided to move standup"); any other word before "to" leaves it a plan ("we need
-#: to"). ("had to" is a past perfect, :data:`_NOT_DONE`, before this is asked.)
+#: to"). ("had to" is a past perfect, :data:`engramdb.facts.NOT_DONE`, before this is asked.)
 _DONE_BEFORE_TO = frozenset("voted decided agreed chose managed got finally".split())
 #: Words that make a change one occurrence's, not the standing value's ("for Black Friday weekend
 #: only", "just for tomorrow", "temporarily", "this week's 1:1").
@@ -113,7 +108,7 @@ _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 #: the earlier statement.
 _TIME = re.compile(r"(?<![\w:.,])(\d{1,2})(?::(\d\d))?[^\S\n]*([ap])\.?m\b\.?|(?<![\w:.,])(\d{1,2}):(\d\d)(?![\w:])", re.I)
 _DATE = re.compile(rf"\b(?:({_MONTH_ALT})\.?[^\S\n]+(\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)?"
-                   rf"[^\S\n]+(?:of[^\S\n]+)?({_MONTH_ALT})\b|({_WEEKDAYS})\b)", re.I)
+                   rf"[^\S\n]+(?:of[^\S\n]+)?({_MONTH_ALT})\b|({_WEEKDAYS})s?\b)", re.I)
 _AMOUNT = re.compile(r"(?<![\w.,])([$€£])?[^\S\n]*(\d+(?:[.,]\d+)*)(?![\d:])[^\S\n]*(%|[^\W\d_]+)?")
 _MONTH_NUMBER = {m: i for i, m in enumerate(
     "jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
@@ -209,12 +204,6 @@ def _sentence_start(head: str) -> str:
     return head[cut + 2:] if cut >= 0 else head
 
 
-def _not_done(words: list[str]) -> bool:
-    """Whether ``words`` (lower-cased) make a change not done: a word of :data:`_NOT_DONE` or an
-    n't contraction."""
-    return bool(_NOT_DONE.intersection(words)) or any(t.endswith(("n't", "n’t")) for t in words)
-
-
 def _owners(words: list[str]) -> frozenset[str]:
     """The possessives of ``words`` that name someone other than the speaker ("his", "brother's")."""
     return frozenset(t for t in words if t in _THIRD or (t.endswith(("'s", "’s")) and t[:-2] not in _FIRST))
@@ -235,10 +224,16 @@ def change_report(text: str) -> ChangeReport | None:
     >>> change_report("We might move standup to 10am.") is None
     True
     """
-    if _holds_no_report(text) or ends_in_question(text) or re.match(r"\s*assistant\s*:", text, re.I):
+    if ends_in_question(text) or re.match(r"\s*assistant\s*:", text, re.I):
         return None   # (an assistant's words are advice or an offer)
+    got = _value_report(text)
+    return got if got is not None else _standing_report(text)
+
+
+def _value_report(text: str) -> ChangeReport | None:
+    """:func:`change_report` of a time, date or amount (a text that is no question)."""
     low = [t.lower() for t in tokens(text)]
-    if _ONE_OFF.intersection(low) or "just for" in text.lower():
+    if _ONE_OFF.intersection(low) or "just for" in text.lower() or _holds_no_report(text):
         return None
     found = None
     for m in _REPORT.finditer(text):
@@ -272,7 +267,7 @@ def change_report(text: str) -> ChangeReport | None:
     clause = _CLAUSE.split(head)[-1]
     before = [t.lower() for t in tokens(head)]
     said = [t.lower() for t in tokens(_sentence_start(head))]   # the report's sentence up to its verb
-    if _not_done(said):
+    if not_done(said):
         return None
     if any(len(t) == 4 and t.isdigit() and t[:2] in ("19", "20") for t in said) or re.search(r"\bback to\b", after):
         return None   # "In 2019 standup was moved to 10am"; "moved to 10am, then back to 9:30am"
@@ -312,6 +307,15 @@ def _ends_at_amount(m: re.Match, value: tuple[str, str, str]) -> bool:
     return amount is not None and any(_RATE_TAIL.match(rest, end) for end in (amount.end(), amount.end(2)))
 
 
+def _standing_report(text: str) -> ChangeReport | None:
+    """The speaker's home or employer that ``text`` states or reports (:mod:`engramdb.standing`:
+    "I moved to Seattle", "I started a new job at Stripe") as a report of sort "name", or None."""
+    got = standing(text)
+    if got is None:
+        return None
+    return ChangeReport(frozenset({got.relation}), frozenset(), ("name", got.relation, " ".join(got.value)), mine=True)
+
+
 def _holds_no_report(text: str) -> bool:
     """A cheap test that ``text`` holds no report: no "to" or "now", or no value (a digit, a
     month or a weekday). Most texts stop here (the write path asks it of every new memory)."""
@@ -320,7 +324,7 @@ def _holds_no_report(text: str) -> bool:
             or not (any(ch.isdigit() for ch in low) or _VALUE_WORD.search(low) is not None))
 
 
-_VALUE_WORD = re.compile(rf"\b(?:{_MONTH_ALT}|{_WEEKDAYS})\b")
+_VALUE_WORD = re.compile(rf"\b(?:{_MONTH_ALT}|(?:{_WEEKDAYS})s?)\b")   # ("moved to Thursdays")
 
 
 #: Verbs that link a thing to its value in a statement "X is now Y" ("my car insurance is now
@@ -348,7 +352,7 @@ def _now_report(text: str) -> ChangeReport | None:
         if any(a <= pos < b for a, b in asked):
             continue   # "I'm taking 20 mg of lisinopril now? That seems high"
         toks = [t.lower() for t in tokens(clause)]
-        if "now" not in toks or _not_done(toks):
+        if "now" not in toks or not_done(toks):
             continue
         mine = _speakers_amount(clause, toks)
         if mine is not None:
@@ -419,6 +423,8 @@ def changes_value(new: str, old: str) -> bool:
     said_by, said_before_by = speaker_label(new), speaker_label(old)
     if said_by is not None and said_before_by is not None and said_by != said_before_by:
         return False   # "Bob: my doctor raised my lisinopril to 20 mg" changes no "Alice: I take 10 mg"
+    if report.value[0] == "name":   # the speaker's home or employer
+        return changes_standing(new, old)
     old_low = [t.lower() for t in tokens(old)]
     old_words = frozenset(_stem(t) for t in old_low)
     named = report.what if report.what else report.measure

@@ -176,6 +176,8 @@ class ContextItem:
         entity node; ``"recalled: via entity <entity>"`` from an entity the query matched),
         ``"neighbour of a (supports)"``; a relation followed against its stored direction reads
         ``"supports reversed"`` (the edge points from the later step to the earlier). A hit
+        brought in by an earlier statement that it changes ("I moved to Seattle" for "where do I
+        live?" beside "I live in Boston.") reads ``"recalled: changes `a`, which matched"``. A hit
         placed by a wording it superseded reads ``"recalled: an earlier wording of it matched
         (superseded since)"``, one reached from its session ``"recalled: via its session"``
         (neither a superseded memory nor a session node is a line of the block).
@@ -362,6 +364,9 @@ def _reason_of_path(hit: Any, threshold: float | None = None) -> str:
     if all(s.relation is Relation.SUPERSEDES and not s.forward for s in steps):
         # placed by a wording it superseded, which the block does not show
         return "recalled: an earlier wording of it matched (superseded since)" + weak
+    if len(steps) == 1 and steps[0].relation is Relation.CONTRADICTS and not steps[0].forward:
+        # brought in by the earlier statement it changes (recall.seeds.later_standing)
+        return f"recalled: changes `{hit.path[0].id}`, which matched" + weak
     origin = _code(hit.path[0].id)
     if steps[0].relation is Relation.DISCUSSED_IN and not steps[0].forward:
         origin, i = "its session", 1   # a session node is no line of the block

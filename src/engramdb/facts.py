@@ -245,6 +245,21 @@ NOT_PRESENT = frozenset("would will could might may should shall must had used w
 INTENT_VERBS = frozenset("want wants wanted hope hopes hoped plan plans planned planning going intend intends "
                          "wish wishes try tries trying tried refuse refuses need needs told asked afraid "
                          "supposed meant".split())
+#: Words between a subject and its verb that make the verb no fact that happened: a modal, plan,
+#: wish, negation, condition or proposal ("Ana proposed moving the offsite to June 5"; read by
+#: :mod:`engramdb.changes` and :mod:`engramdb.standing`).
+NOT_DONE = NOT_PRESENT | (INTENT_VERBS - {"plan", "plans"}) | NEGATIONS | frozenset(
+    "if when whether unless propose proposed proposes proposing suggest suggested suggests suggesting consider "
+    "considered considering thinking thought discuss discussed discussing maybe perhaps ask asked please "
+    "best recommend recommended advise advised ever todo rumor rumour rumors can last".split())
+
+
+def not_done(words: list[str]) -> bool:
+    """Whether ``words`` (lower-cased) make a verb after them no fact: a word of
+    :data:`NOT_DONE` or an n't contraction."""
+    return bool(NOT_DONE.intersection(words)) or any(t.endswith(("n't", "n’t")) for t in words)
+
+
 #: Words that begin a subject referring back into the conversation ("It costs 30 dollars", "This
 #: one has 8 GB", "That is 20 km away", "There are 2 bedrooms", "Mine is 9"): which thing or place
 #: is meant is said in the turns before, and two

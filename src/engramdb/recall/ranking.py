@@ -21,8 +21,12 @@
    10 mg of lisinopril") scores at least just above the other, so it takes the earlier one's
    place (at ``k=1`` too) and the earlier one follows it; only when it shares a word with the
    question itself (an index term: a correction of one claim of a memory that says
-   several is no answer to a question about another), and not for a question that names a
-   time (it asks what held then).
+   several is no answer to a question about another), or when the two give the speaker's
+   home or employer (:mod:`engramdb.standing`: "I moved to Seattle last month." after "I live
+   in Boston.") and the question asks for it ("where do I live?": a word of
+   :data:`engramdb.standing.ASKS_STANDING`; the seeds stage brought the later one in:
+   :func:`engramdb.recall.seeds.later_standing`); and not for a question that names a time
+   (it asks what held then).
 
 Order: score, highest first; an exact tie (the same float64 ``Hit.score``) goes to the memory
 whose vector has the higher cosine to the query vector (for a memory stored as pieces, the piece
@@ -135,8 +139,9 @@ def contradicts_nodes(state, csr: CSRGraph) -> tuple[frozenset, np.ndarray]:
 def _current_first(ctx: RecallContext) -> None:
     """Step 6 of the module: of two candidates joined by a ``contradicts`` edge, the one valid
     later (``Columns.valid_from``, by the recall's ``now``) gets at least the next float64 above
-    the other's score, if it holds a term of the question (the keyword index's forward index)
-    and the question names no time.
+    the other's score, if it holds a term of the question (the keyword index's forward index) or
+    the seeds stage brought it in as a later statement of the speaker's home or employer asked
+    for (``ctx.extra["later_of"]``), and the question names no time.
     Pairs are taken earliest-valid first, so a chain of corrections ends with the latest on
     top. Candidates set aside unblended (:func:`run`) join first, so a correction whose own
     score was far below still takes its place."""
@@ -163,6 +168,7 @@ def _current_first(ctx: RecallContext) -> None:
     later = sorted({cn[j] for _i, j in pairs})
     tf, _dl, known = ctx.space.keyword.term_stats(later, terms)
     said = {n for n, row, ok in zip(later, tf.tolist(), known.tolist()) if ok and any(row)}   # shares a word
+    said |= ctx.extra.get("later_of", {}).keys()   # the speaker's home or employer, asked for
     for i, j in sorted((p for p in pairs if cn[p[1]] in said), key=lambda p: (vf[cn[p[0]]], p)):
         if score[j] <= score[i]:
             score[j] = np.nextafter(score[i], np.inf)

@@ -91,6 +91,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     # which piece a memory with matching pieces shows: its best direct match (seeds.lift_pieces)
     shown_piece = ctx.extra.get("shown_piece")
     current_of = ctx.extra.get("current_of")   # seeds.current_versions: chains of corrections
+    later_of = ctx.extra.get("later_of")   # seeds.later_standing: later statement -> its seed
     heads = state.cols.head if shown_piece else None
     cache, gen = state.record_cache, state.mem_gen   # the generation before the read transaction
     steps = None   # (u, v) -> the strongest edge joining them: filled on the first hit with a parent
@@ -148,6 +149,9 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             if parent[row] < 0 and current_of and nid in current_of:   # placed by its old wording
                 path = [PathStep(ext_ids[n], Relation.SUPERSEDES, False) if i else PathStep(ext_ids[n])
                         for i, n in enumerate(current_of[nid])]
+            elif parent[row] < 0 and later_of and nid in later_of and ctx.base[row] <= _base_of(ctx, later_of[nid]):
+                # brought in by the earlier statement it changes: that one, then the edge
+                path = [PathStep(ext_ids[later_of[nid]]), PathStep(ext_ids[nid], Relation.CONTRADICTS, False)]
             elif parent[row] < 0 and (via := _lifted_by(ctx, row)) is None:
                 path = [hr.step]   # a seed its own match explains: its path is itself
             else:
@@ -192,6 +196,8 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                 # the day a mostly-time question names does
                 if match:
                     rel_list = [max(r, match.get(n, 0.0)) for r, n in zip(rel_list, hit_nids)]
+            if later_of and any(n in later_of for n in hit_nids):
+                rel_list = _lent_relevance(ctx, hits, hit_nids, rel_list, later_of)
             if any(h.tags for h in hits):
                 # a memory labelled with a topic the question names ("what did we decide about
                 # pricing?" and a decision tagged pricing that never says the word) is no weak match
@@ -286,6 +292,27 @@ def _recorded_later_hint(ctx: RecallContext) -> str:
         return ""
     return (f" (as of {utc_text(ctx.request.filters.as_of)}; {count(later, 'memory', 'memories')} of the "
             f"namespace {'was' if later == 1 else 'were'} recorded after it)")
+
+
+def _base_of(ctx: RecallContext, nid: int) -> float:
+    """The seed base of ``nid`` (0 for a node that is no seed)."""
+    at = np.flatnonzero(ctx.seeds == nid)
+    return float(ctx.base[at[0]]) if len(at) else 0.0
+
+
+def _lent_relevance(ctx: RecallContext, hits: list, hit_nids: list[int], rel: list[float],
+                    later_of: dict[int, int]) -> list[float]:
+    """``rel`` with each later statement that a seed brought in (:func:`.seeds.later_standing`)
+    at least as relevant as that seed: it answers what the seed answered (the seed's relevance
+    as a hit, or read off its record when it is none)."""
+    of_hit = dict(zip(hit_nids, rel))
+    want = sorted({later_of[n] for n in hit_nids if n in later_of and later_of[n] not in of_hit})
+    if want:
+        texts = [rec["text"] if rec else "" for rec in ctx.state.records(want, "reading recalled memories")]
+        cos = np.array(ctx.cosines(want), np.float32)
+        feats = relevance_features(ctx.request.query, texts, cos, ctx.space.keyword, nids=want)
+        of_hit.update(zip(want, relevance(feats, ctx.request.relevance[0]).tolist()))
+    return [max(r, of_hit[later_of[n]]) if n in later_of else r for r, n in zip(rel, hit_nids)]
 
 
 def _lifted_by(ctx: RecallContext, row: int) -> int | None:

@@ -18,7 +18,10 @@ leg, time windows, slot cues: :func:`_text_leg`) on a worker thread while hnswli
     (:func:`window_seeds`), so "What happened last week?" answers from that week even when no
     memory shares its words;
   * slots: a question that names a slot's attribute and subject ("what is my job?") adds the
-    slot's current memories, with a boost (:func:`slot_seeds`).
+    slot's current memories, with a boost (:func:`slot_seeds`);
+  * later statements: a question for the speaker's home or employer ("where do I live?") adds
+    a seed's later ``contradicts`` partner that gives the same relation ("I moved to Seattle
+    last month." beside "I live in Boston."), at that seed's base (:func:`later_standing`).
 
   Cue seeds merge with the fused ones (a window seed's base is at least its window base; a
   slot boost is added) and the bases are rescaled so the best is 1 again.
@@ -33,11 +36,13 @@ import numpy as np
 from ..config import RecallConfig
 from ..index.keyword import KeywordIndex, tokenize
 from ..slots import slot_cues, subject_weights
+from ..standing import asked_standing, standing
 from ..timeref import resolve_time_refs, window_masks
 from ..types import _STATE_CODES, MemoryState, Relation
 from ..kernels import registry
 from . import legs
 from .context import RecallContext
+from .ranking import contradicts_nodes
 
 _SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
 _ACTIVE = _STATE_CODES[MemoryState.ACTIVE]
@@ -45,7 +50,7 @@ _SUPERSEDES = Relation.SUPERSEDES.code
 _FLOAT32_0 = np.zeros(0, np.float32)
 _FUSE: list = [None]   # the registry's fuse_seeds, looked up on first use
 
-__all__ = ["run", "seedable", "vector_tail", "current_versions", "keyword_leg", "fuse", "time_windows", "content_words", "window_seeds", "window_holds_nothing", "slot_seeds", "slot_changed_since",
+__all__ = ["run", "seedable", "vector_tail", "current_versions", "later_standing", "keyword_leg", "fuse", "time_windows", "content_words", "window_seeds", "window_holds_nothing", "slot_seeds", "slot_changed_since",
            "TIME_FILLER"]
 
 #: Words that carry no content in a question about a time ("what did I do", "what happened",
@@ -81,9 +86,10 @@ def run(ctx: RecallContext) -> None:
     ctx.seeds, ctx.base, ctx.seed_cos = fuse(ctx.vec_nids, ctx.vec_cos, ctx.kw_nids, ctx.kw_score,
                                              _FLOAT32_0 if kw_cos is None else kw_cos, cfg)
     current = current_versions(ctx)
-    if current:
+    later = later_standing(ctx, ctx.windows)
+    if current or later:
         floor = dict(floor)
-        for nid, base in current.items():
+        for nid, base in [*current.items(), *later.items()]:
             floor[nid] = max(floor.get(nid, 0.0), base)
     if floor or boost:
         _merge_cue_seeds(ctx, floor, boost)
@@ -129,6 +135,58 @@ def current_versions(ctx: RecallContext) -> dict[int, float]:
         own = dict(zip(ctx.seeds.tolist(), ctx.base.tolist()))
         # the path of a current version that its old wording placed: the chain of corrections
         ctx.extra["current_of"] = {n: chains[n] for n in out if out[n] > own.get(n, 0.0)}
+    return out
+
+
+def later_standing(ctx: RecallContext, windows: list) -> dict[int, float]:
+    """For a question that asks for the speaker's home or employer ("where do I live?":
+    :func:`engramdb.standing.asked_standing`) and names no time (``windows`` empty): each seed's
+    ``contradicts`` partner valid later (by the recall's ``now``) that gives the same relation
+    ("I moved to Seattle last month." beside "I live in Boston."), nid -> the best base of such
+    seeds. The later statement often shares no word or likeness with the question;
+    ``contradicts`` carries no activation, so it would not be reached. Ranking then puts it
+    first (:func:`engramdb.recall.ranking.run`, step 6). Sets ``ctx.extra["later_of"]``: later
+    statement -> the seed it came from (results shows that seed, then the ``contradicts`` step,
+    as its path, and gives it at least that seed's relevance)."""
+    req = ctx.request
+    if req.query is None or windows or not len(ctx.seeds):
+        return {}
+    state = ctx.state
+    csr = state.recall_csr()
+    touched = contradicts_nodes(state, csr)[0]
+    listed = ctx.seeds.tolist()
+    if touched.isdisjoint(listed):   # (most recalls: no question is read)
+        return {}
+    seeds = [(i, x) for i, x in enumerate(listed) if x in touched]
+    asked = asked_standing(tokenize(req.query))
+    if not asked:
+        return {}
+    vf, now, code = state.cols.valid_from, req.now, Relation.CONTRADICTS.code
+    pairs = []
+    for i, x in seeds:
+        if vf[x] > now:
+            continue
+        lo, hi = int(csr.indptr[x]), int(csr.indptr[x + 1])
+        pairs += [(i, x, y) for y in csr.indices[lo:hi][csr.relation[lo:hi] == code].tolist() if vf[x] < vf[y] <= now]
+    if not pairs:
+        return {}
+    nids = sorted({n for _i, x, y in pairs for n in (x, y)})
+    text = {n: rec["text"] for n, rec in zip(nids, state.records(nids, "reading contradicting memories")) if rec}
+    out: dict[int, float] = {}
+    of: dict[int, int] = {}
+    for i, x, y in pairs:
+        was, now_ = standing(text.get(x, "")), standing(text.get(y, ""))
+        if (was is not None and now_ is not None and was.relation == now_.relation and now_.relation in asked
+                and float(ctx.base[i]) > out.get(y, 0.0)):
+            out[y], of[y] = float(ctx.base[i]), x
+    if out:
+        ys = np.fromiter(out, np.int64, len(out))
+        keep = seedable(ctx, ys)
+        if state.cols.censor is not None:
+            keep &= ~state.cols.blocked[ys]
+        out = {n: out[n] for n, k in zip(ys.tolist(), keep.tolist()) if k}
+        # results shows the earlier statement as the path and lends it its relevance
+        ctx.extra["later_of"] = {y: of[y] for y in out}
     return out
 
 

@@ -26,6 +26,7 @@ from ..batch_plan import whole_record
 from ..contiguity import default_weight
 from ..timeref import resolve_time_refs
 from ..changes import change_report, changes_value
+from ..standing import refines_standing
 from ..facts import conflict_many, fact_signature, restates, subject_key, subject_of
 from ..sentences import split_sentences
 from ..speakers import LABEL as SPEAKER_LABEL
@@ -646,6 +647,8 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     for i, (report, (new, old)) in enumerate(zip(reports, pairs)):
         if report and kinds[i] in (None, "event_number") and changes_value(new, old):
             kinds[i] = "change"
+        elif report and kinds[i] is not None and refines_standing(new, old):
+            kinds[i] = None   # "I live in Boston's Back Bay neighborhood." after "I live in Boston."
     for i, ((p, lab, q), kind) in enumerate(zip(cand, kinds)):
         if kind is None:
             continue
