@@ -836,3 +836,16 @@ def test_two_values_of_one_valid_time_still_warn(mem):
     mem.add("Billing is owned by Ana.", id="b", slot=("billing", "owner", "Ana"), created_at=T0)
     res = mem.recall("who owns billing?", reinforce=False, include_superseded=True, now=T0 + DAY)
     assert {(w.source, w.target) for w in res.warnings} == {("b", "a")}
+
+
+def test_a_forgotten_memory_is_named_by_no_warning(mem):
+    """forget() archives: recall hides the memory, and its warnings no longer name it (the
+    context block said "said otherwise later in" a forgotten id); include_archived shows both."""
+    mem.add("My manager is Sarah Chen.", id="m1", created_at=T0)
+    mem.add("My manager is Priya Raman.", id="m2", created_at=T0 + DAY)
+    mem.forget("m2")
+    res = mem.recall("who is my manager?", reinforce=False, now=T0 + 2 * DAY)
+    assert [h.id for h in res.hits] == ["m1"] and res.warnings == []
+    assert "m2" not in mem.context("who is my manager?", now=T0 + 2 * DAY).text
+    res = mem.recall("who is my manager?", reinforce=False, include_archived=True, now=T0 + 2 * DAY)
+    assert {(w.source, w.target) for w in res.warnings} == {("m2", "m1")}

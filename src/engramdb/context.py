@@ -364,9 +364,11 @@ def _reason_of_path(hit: Any, threshold: float | None = None) -> str:
     if all(s.relation is Relation.SUPERSEDES and not s.forward for s in steps):
         # placed by a wording it superseded, which the block does not show
         return "recalled: an earlier wording of it matched (superseded since)" + weak
-    if len(steps) == 1 and steps[0].relation is Relation.CONTRADICTS and not steps[0].forward:
-        # brought in by the earlier statement it changes (recall.seeds.later_standing)
-        return f"recalled: changes `{hit.path[0].id}`, which matched" + weak
+    if all(s.relation is Relation.CONTRADICTS and not s.forward for s in steps):
+        # brought in by the earlier statements it changes (recall.seeds.later_standing)
+        if len(steps) == 1:
+            return f"recalled: changes `{hit.path[0].id}`, which matched" + weak
+        return f"recalled: changes `{hit.path[-2].id}`, which changed `{hit.path[0].id}`, which matched" + weak
     origin = _code(hit.path[0].id)
     if steps[0].relation is Relation.DISCUSSED_IN and not steps[0].forward:
         origin, i = "its session", 1   # a session node is no line of the block

@@ -11,24 +11,26 @@ two ``contradicts`` (never supersedes: recall puts the later first and warns).
 A standing relation is read from a clause whose subject is the speaker ("I", "we", "my wife
 and I", "after six years in Ohio I finally", with "just", "recently", "have" and the like
 between; or no subject where the sentence's is the speaker or it opens with the verb: "I left
-Initech and now work at Hooli", "Just moved to Lisbon") and whose value is a name (its words
-capitalised: "Seattle", "the Bay Area", "Portland, Oregon"; in a text all in lower case, one
-word that is no common noun: "just relocated to tacoma"). A statement: live / living / reside /
+Initech and now work at Hooli", "Just moved to Lisbon") and whose value is a name: its words
+capitalised, in any script ("Seattle", "the Bay Area", "Portland, Oregon", "St. Louis", "Bank of
+the West", "Łódź"; a text is read in NFC), never a lower-case word ("i live in denial") nor a
+team, plan or piece of software ("I moved to Linux"). A statement: live / living / reside /
 based / settled in, based out of, a resident of, "my home (house, apartment) is in"; work /
-working at or for, employed at or by, "my employer (company) is", "I'm a <role> at" (not a
-regular, member, customer, student, ...). Or a report that it changed: moved or relocated to
-(optionally "back", "from <old name>"); started a new job at, took a job with, accepted an offer
-from, was hired at, started at, joined <name> as, "(my) new job at", "my first day at". Not
-read: a clause negated, planned, wished or conditional (a word of
+working at or for, employed at or by, "my employer (company) is", "I'm a <role> at" (an
+occupation: not a regular, member, customer, fan, sucker, nor a former one). Or a report that
+it changed: moved or relocated to (optionally "back", "from <old name>", "then (back) to <name>");
+started a new job at, took a job or position with, accepted a (job) offer from (not one on a
+house or for a card), was hired at, joined <name> as <an occupation>, "(my) new job at". Of each
+relation the one said last counts ("I moved to Seattle last year but now I live in Portland").
+Not read: a clause negated, planned, wished or conditional (a word of
 :data:`engramdb.facts.NOT_DONE` before the verb: "I might move to Seattle", "I don't live in
 Boston anymore", "when I moved to Boston"), an infinitive ("I'd love to live in Paris"), a
-question, someone's words in quotation marks, a stay ("for the summer", "temporarily"), a move
-told as history (in a named year, "when I was a kid", "growing up"), a value added to another
-("I also work at a bakery on weekends"), another person's ("My sister moved to Seattle", "My
-husband's new job at Stripe").
-
-Two readings of one relation name the same value when the words of one are all words of the
-other ("Boston" and "Boston's Back Bay", "Google" and "Google Zurich"): a refinement, no change.
+question (also "Do I live in Boston."), someone's words (in quotation marks, "My mom thinks I
+live in Paris"), a story, game or exercise ("Imagine I moved to Paris", "Translate to Spanish:
+I live in Madrid"), a text taken back ("Just kidding!"), a stay ("for the summer", "for six
+months"), a change told as history (in a named year, "when I was a kid", "growing up"), a value
+added to another ("I also work at a bakery on weekends"), another person's ("My sister moved to
+Seattle", "My husband's new job at Stripe").
 
 Examples
 --------
@@ -41,14 +43,17 @@ True
 """
 from __future__ import annotations
 
+import bisect
 import re
+import unicodedata
 from functools import lru_cache
 from typing import NamedTuple
 
-from .facts import _adds_value, ends_in_question, not_done, tokens
+from .facts import FUNCTION_WORDS, _adds_value, ends_in_question, not_done, speaker_label, tokens
 from .index.tokens import tokenize
 
-__all__ = ["ASKS_STANDING", "Standing", "asked_standing", "changes_standing", "refines_standing", "standing"]
+__all__ = ["STANDING_WORDS", "Standing", "asked_standing", "changes_standing", "refines_standing", "standing",
+           "standings"]
 
 
 class Standing(NamedTuple):
@@ -61,58 +66,75 @@ class Standing(NamedTuple):
     was: tuple[str, ...] | None = None
 
 
-#: A name: capitalised words (up to four, a comma between two allowed: "Portland, Oregon"),
-#: "the" before them dropped; in a text written all in lower case ("just moved to tacoma"), one
-#: word (not a word of :data:`_NOT_NAMES`).
-_NAME = r"(?:the[^\S\n]+)?(?-i:([A-Z][\w'’&-]*(?:,?[^\S\n]+[A-Z][\w'’&-]*){0,3}))"
-_LOWER_NAME = r"(?:the[^\S\n]+)?([a-z][\w'’&-]*)"
 _S = r"[^\S\n]+"
-#: Who the speaker is at a place of work ("I'm a nurse at Mass General"): not these, which say
-#: a place one goes to.
-_NOT_ROLES = "regular member customer client guest patient visitor student fan subscriber user volunteer"
+#: A name: up to six words, read generously here and cut by :func:`_name` to its capitalised
+#: run ("Boston with my wife" -> Boston; "Bank of America", "Portland, Oregon", "St. Louis",
+#: "Łódź"); "the" before it dropped.
+_CAP = r"(?-i:[^\W\d_a-z])[\w'’.&-]*"   # a word that opens with a letter other than a-z (A-Z, Ł, Ö, ...)
+_NAME = rf"(?:the{_S})?({_CAP}(?:,?{_S}(?:{_CAP}|(?:of|the|de|la|del|da|von|van|&)(?=(?:{_S}(?:the|la|de))?{_S}{_CAP}))){{0,5}})"
+#: Words that may join the capitalised words of one name ("Bank of America", "Procter & Gamble").
+_JOINERS = frozenset("of the de la del da do du von van & upon am".split())
+#: Abbreviations a name may hold, whose full stop ends no sentence ("St. Louis", "Washington, D.C.").
+_ABBREVIATIONS = frozenset("st mt ft dr mr mrs ms jr sr inc co corp ltd d.c u.s u.k n.y l.a".split())
+#: Last words of a name that say it is no home or employer ("the Platform Team", "the Pro plan"),
+#: and names of software one moves to ("I moved to Linux").
+_NOT_NAMES = frozenset("team teams group department dept division squad channel plan tier version server branch "
+                       "account app room linux windows mac macos android ios ubuntu debian fedora python rust java "
+                       "javascript typescript kubernetes aws azure gcp vim emacs vscode excel chrome firefox".split())
+#: Who the speaker is at a place of work ("I'm a nurse at Mass General", "joined Hooli as an
+#: engineer"): the last word looks like an occupation (these endings, or a word of
+#: :data:`_ROLE_WORDS`), and no word says a place one goes to or a past role (:data:`_NOT_ROLES`).
+_ROLE_ENDINGS = ("er", "or", "ist", "ian", "ant", "ent", "eer", "man", "woman", "person")
+_ROLE_WORDS = frozenset("nurse chef cook pilot clerk intern vp svp evp ceo cto cfo coo cmo pm sre swe dev staff partner "
+                        "associate lead head barista attorney medic paramedic tutor coach teacher aide analyst "
+                        "scientist professor resident fellow".split())
+_NOT_ROLES = frozenset("regular member members customer client guest patient visitor student fan subscriber user "
+                       "volunteer sucker believer lover follower shopper reader viewer listener player gamer winner "
+                       "loser former ex retired previous past old future aspiring wannabe bit little big huge "
+                       "total".split())
 #: Each relation's patterns, each with the words (lower case) of which the text must hold one
-#: before it is read (most texts hold none: the write path asks every new memory).
+#: before it is read, and whether it reports a change (a move, a new job: told with a year or
+#: "when I was a kid", it is history).
 _VERBS = {
     "home": (
-        (("live in", "living in", "reside in", "residing in", "based in", "based out", "settled in"),
+        (("live in", "living in", "reside in", "residing in", "based in", "based out", "settled in"), False,
          rf"\b(?:(?:live|living|reside|residing)(?:{_S}in)|based{_S}out{_S}of|based{_S}in|settled{_S}in){_S}NAME"),
-        (("moved ", "relocated "),
-         rf"\b(?:moved|relocated)(?:{_S}(?:back|over|out|away|down|up))?(?:{_S}from{_S}NAME)?{_S}to{_S}NAME"),
-        (("resident",), rf"\b(?:i'm|i’m|i{_S}am|we're|we{_S}are){_S}(?:a{_S})?residents?{_S}of{_S}NAME"),
-        (("home is", "house is", "apartment is", "flat is", "place is"),
+        (("moved ", "relocated "), True,
+         rf"\b(?:moved|relocated)(?:{_S}(?:back|over|out|away|down|up))?(?:{_S}from{_S}NAME)?{_S}to{_S}NAME"
+         rf"(?:,?{_S}(?:and{_S})?then{_S}(?:back{_S})?to{_S}NAME)?"),
+        (("resident",), False, rf"\b(?:i'm|i’m|i{_S}am|we're|we{_S}are){_S}(?:a{_S})?residents?{_S}of{_S}NAME"),
+        (("home is", "house is", "apartment is", "flat is", "place is"), False,
          rf"\bmy{_S}(?:home|house|apartment|flat|place){_S}is{_S}in{_S}NAME"),
     ),
     "employer": (
-        (("work at", "work for", "working at", "working for", "employed at", "employed by"), rf"\b(?:work|working|employed){_S}(?:at|for|by){_S}NAME"),
+        (("work at", "work for", "working at", "working for", "employed at", "employed by"), False,
+         rf"\b(?:work|working|employed){_S}(?:at|for|by){_S}NAME"),
         (("job at", "job with", "job for", "position at", "position with", "role at", "role with", "offer from",
-          "hired", "working at", "working for", "working with"),
+          "hired"), True,
          rf"\b(?:(?:started|start|began){_S}(?:a{_S}|my{_S})?(?:new{_S})?(?:job|position|role|working)"
-         rf"|(?:got|took|accepted|landed){_S}(?:a|an|the){_S}(?:new{_S})?(?:job|position|role|offer)"
-         rf"|(?:(?:was|got|been){_S})?hired){_S}(?:at|with|for|by|from){_S}NAME"),
-        (("started at",), rf"\bstarted{_S}at{_S}NAME"),
-        (("joined",), rf"\bjoined{_S}NAME{_S}as\b"),
-        (("new job", "first day"), rf"\b(?:new{_S}job|first{_S}day){_S}(?:at|with){_S}NAME"),
-        (("employer is", "company is"), rf"\bmy{_S}(?:employer|company){_S}is{_S}NAME"),
-        (("i'm a", "i’m a", "i am a"),
-         rf"\b(?:i'm|i’m|i{_S}am){_S}(?:a|an)(?!{_S}(?:{_NOT_ROLES.replace(' ', '|')})\b)(?:{_S}[\w-]+){{1,3}}?"
-         rf"{_S}(?:at|for|with){_S}NAME"),
+         rf"|(?:got|took|accepted|landed){_S}(?:a|an|the){_S}(?:new{_S})?(?:job|position|role|job{_S}offer)"
+         rf"|accepted{_S}(?:an|the){_S}offer|(?:(?:was|got|been){_S})?hired){_S}(?:at|with|for|by|from){_S}NAME"),
+        (("joined",), True, rf"\bjoined{_S}NAME{_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}})"),
+        (("new job",), True, rf"\bnew{_S}job{_S}(?:at|with){_S}NAME"),
+        (("employer is", "company is"), False, rf"\bmy{_S}(?:employer|company){_S}is{_S}NAME"),
+        (("i'm a", "i’m a", "i am a"), False,
+         rf"\b(?:i'm|i’m|i{_S}am){_S}(?:an?){_S}(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}}?){_S}(?:at|for|with){_S}NAME"),
     ),
 }
-#: Patterns whose words say whose it is ("my home is in", "I'm a nurse at", "my first day at"):
+#: Patterns whose words say whose it is ("my home is in", "I'm a nurse at", "my new job at"):
 #: no subject is asked of their clause.
-_OWNED = re.compile(r"^(?:my|i'm|i’m|i\s+am|we're|we\s+are|new|first)\b", re.I)
-#: Of those, the ones that need "my" before them, or nothing ("New job at Dropbox!", "Today was my
-#: first day at Netflix", not "My wife's new job at Stripe").
-_MINE_BEFORE = re.compile(r"^(?:new|first)\b", re.I)
-_PATTERNS = [(relation, cues, re.compile(p.replace("NAME", _NAME), re.I),
-              re.compile(p.replace("NAME", _LOWER_NAME), re.I))
-             for relation, ps in _VERBS.items() for cues, p in ps]
+_OWNED = re.compile(r"^(?:my|i'm|i’m|i\s+am|we're|we\s+are|new)\b", re.I)
+#: Of those, the ones that need "my" before them, or nothing ("New job at Dropbox!", not "My
+#: wife's new job at Stripe").
+_MINE_BEFORE = re.compile(r"^new\b", re.I)
+_PATTERNS = [(relation, cues, change, re.compile(p.replace("NAME", _NAME), re.I))
+             for relation, ps in _VERBS.items() for cues, change, p in ps]
 #: The first test of every text, on the set of its words (one regex of the patterns' words took
 #: 11 us a text, a substring test of each 6 us): a word of some pattern, or for "I'm a <role>
 #: at", a word of each of the two sets.
 _GATE = frozenset("live living reside residing resident residents based settled moved relocated work working "
-                  "employed job position role offer hired started joined day home house apartment flat place "
-                  "employer company".split())
+                  "employed job position role offer hired joined home house apartment flat place employer "
+                  "company".split())
 _ROLE_GATE = (frozenset("i'm i’m am".split()), frozenset("at for with".split()))
 #: Words that may stand between the speaker and the verb ("I have just moved to", "we're now based in").
 _FILLERS = frozenset("am are have has 've 'm 're just recently finally now currently still actually "
@@ -121,40 +143,89 @@ _SPEAKER = frozenset("i we i'm we're i've we've".split())
 #: Words before the verb that make the clause no standing fact besides facts.NOT_DONE: the
 #: contractions of would and will.
 _CONDITIONAL = frozenset("i'd we'd i'll we'll".split())
+#: Words before the verb, in its sentence, that make it someone else's words, a story, an
+#: exercise or a game ("My mom thinks I live in Paris", "Imagine I moved to Paris", "In my
+#: novel, I live in Paris", "Translate to Spanish: I live in Madrid").
+_UNREAL = frozenset("think thinks thought believe believes believed say says said tell tells told claim claims claimed "
+                    "imagine imagined pretend pretending suppose supposing hypothetically novel story book game dream "
+                    "dreamed dreamt roleplay character fiction poem translate translation write sentence example "
+                    "quote lyrics script".split())
+#: A text that takes back what it said ("I moved to Seattle. Just kidding!", "I accepted an
+#: offer from Meta but then declined it").
+_TAKEN_BACK = re.compile(r"\b(?:kidding|joking|jk|declined|turned{_S}(?:it{_S})?down|backed{_S}out|fell{_S}through)\b"
+                         .replace("{_S}", _S), re.I)
+#: A sentence that asks without a question mark ("Do I live in Boston.").
+_ASKS = re.compile(r"^\s*(?:do|does|did|am|are|is|can|could|should|would|will|have|has)\s+(?:i|we)\b", re.I)
 _CLAUSE = re.compile(r"(?:[:;,](?!\d)|\s[-–—]\s|\b(?:and|so|then|but|because)\b)", re.I)
-#: A move told as the speaker's history, not the standing value: in a named year, in childhood,
+#: A change told as the speaker's history, not the standing value: in a named year, in childhood,
 #: "back then" ("I moved to Boston in 2019", "I moved to Seattle when I was a kid").
-_HISTORY = re.compile(r"\b(?:(?:19|20)\d\d|when{_S}(?:i|we){_S}was|when{_S}(?:i|we){_S}were|as{_S}a{_S}"
+_HISTORY = re.compile(r"\b(?:(?:19|20)\d\d|when{_S}(?:i|we){_S}(?:was|were)|as{_S}a{_S}"
                       r"(?:kid|child|teen|teenager|baby)|growing{_S}up|back{_S}then)\b".replace("{_S}", _S), re.I)
-#: A stay for a while, not a home ("moved to Seattle for the summer", "temporarily").
+#: A stay for a while, not a home ("moved to Seattle for the summer", "for six months").
 _TEMPORARY = re.compile(r"\b(?:temporar(?:y|ily)|for{_S}(?:the|a|this|one|two|a{_S}few){_S}(?:summer|winter|spring|fall|"
-                        r"semester|term|month|months|week|weeks|year))\b".replace("{_S}", _S), re.I)
-#: Words that are no name, for a text in lower case ("moved to town", "live in a van").
-_NOT_NAMES = frozenset("town city home house place apartment flat area country state here there it them us "
-                       "a an my our your his her their this that new another one night morning evening noon "
-                       "midnight weekend weekends work school college university moment times least all once first "
-                       "last length".split())
+                        r"semester|term|month|week|year)|for{_S}(?:a|one|two|three|four|five|six|several|a{_S}few|few|"
+                        r"a{_S}couple{_S}of|\d+){_S}(?:days?|weeks?|months?))\b".replace("{_S}", _S), re.I)
+#: An offer that is no job ("accepted an offer from Zillow on our house").
+_NOT_JOB = frozenset("house home car card credit loan mortgage apartment condo property sale".split())
 #: Words that open a sentence before its subject ("so", "btw"), and verbs that open one without
 #: a subject, the speaker's ("Just moved to Tacoma", "Started a new job at Stripe").
 _OPENERS = frozenset("so well oh ok okay yeah yes btw update fyi lol anyway honestly".split())
 _FIRST_VERBS = frozenset("moved relocated started living working got took accepted landed settled joined".split())
 _QUOTE = re.compile(r"[\"“”«»]")
+_SENTENCE_END = re.compile(r"[.!?]+(?=[\s\"'”’)]|$)|\n")
+
+
+def _sentences(text: str) -> list[str]:
+    """``text`` cut into sentences at . ! ? and line ends, but not after an abbreviation ("St.
+    Louis") or an initial ("J. Smith")."""
+    out, start = [], 0
+    for m in _SENTENCE_END.finditer(text):
+        if m.group(0) == ".":
+            word = re.search(r"([\w.]+)$", text[start: m.start()])
+            if word is not None and (word.group(1).lower() in _ABBREVIATIONS or len(word.group(1)) == 1
+                                     or "." in word.group(1)):   # ("J.P. Morgan", "D.C.")
+                continue
+        out.append(text[start: m.end()])
+        start = m.end()
+    if start < len(text):
+        out.append(text[start:])
+    return out
 
 
 def _name(text: str | None) -> tuple[str, ...] | None:
+    """The capitalised run that opens ``text`` (what a pattern read after its verb), as lower-case
+    words without a possessive "'s", or None: "Boston with my wife" -> ("boston",), "Bank of
+    America" -> ("bank", "of", "america"), "the Platform Team" -> None (:data:`_NOT_NAMES`)."""
     if text is None:
         return None
-    words = tuple(re.sub(r"['’]s$", "", w.lower().rstrip(",")) for w in text.split())
-    return words or None
+    words: list[str] = []
+    for w in text.split():
+        bare = w.strip(",")
+        if bare[:1].isupper() or (words and bare.lower() in _JOINERS):
+            words.append(bare)
+            if w.endswith(",") and words and not bare[:1].isupper():
+                break
+        else:
+            break
+    while words and words[-1].lower() in _JOINERS:
+        words.pop()
+    if not words:
+        return None
+    out = []
+    for w in words:
+        w = w.lower()
+        if w.endswith(".") and w not in _ABBREVIATIONS and w.rstrip(".") not in _ABBREVIATIONS:
+            w = w.rstrip(".")
+        out.append(re.sub(r"['’]s$", "", w))
+    return None if out[-1] in _NOT_NAMES else tuple(out)
 
 
-def _speakers_clause(clause: str, sentence_subject: bool) -> bool:
-    """Whether a clause that ends at a verb (its words before the verb, ``clause``) has the
+def _speakers_clause(words: list[str], sentence_subject: bool) -> bool:
+    """Whether a clause that ends at a verb (its words before the verb, lower-cased) has the
     speaker as its subject ("I", "we", "after ten years in Philly I finally", "my wife and I"),
     or none when the sentence's own subject is the speaker (``sentence_subject``: "I left Target
     and now work at Walmart", or a sentence that starts at the verb, "Just moved to Tacoma"),
     and nothing that makes the verb no fact."""
-    words = [t.lower().replace("’", "'") for t in tokens(clause)]
     if not_done(words) or _CONDITIONAL.intersection(words) or words[-1:] == ["to"] or _adds_value(words):
         return False
     last = max((i for i, w in enumerate(words) if w in _SPEAKER), default=None)
@@ -163,16 +234,19 @@ def _speakers_clause(clause: str, sentence_subject: bool) -> bool:
     return all(w in _FILLERS for w in words[last + 1:])
 
 
-def _inside_quote(sentence: str, at: int) -> bool:
-    """Whether place ``at`` of ``sentence`` is inside a quotation (an odd number of quotation
-    marks before it): someone else's words."""
-    return len(_QUOTE.findall(sentence, 0, at)) % 2 == 1
+def _role(role: str | None) -> bool:
+    """Whether the words of ``role`` ("senior engineer", "gold member") name an occupation."""
+    if role is None:
+        return True
+    words = role.lower().split()
+    return (not _NOT_ROLES.intersection(words)
+            and (words[-1] in _ROLE_WORDS or words[-1].endswith(_ROLE_ENDINGS)))
 
 
 @lru_cache(maxsize=1 << 13)
-def standing(text: str) -> Standing | None:
-    """The last standing relation of the speaker that ``text`` states or reports (module
-    docstring), or None.
+def standings(text: str) -> tuple[Standing, ...]:
+    """Each standing relation of the speaker that ``text`` states or reports (module docstring):
+    the one said last of each relation, in the order said.
 
     Parameters
     ----------
@@ -181,93 +255,207 @@ def standing(text: str) -> Standing | None:
 
     Returns
     -------
-    Standing or None
+    tuple of Standing
+        Empty when the text gives none.
     """
     low = text.lower()
     words = set(low.split())
     if _GATE.isdisjoint(words) and (_ROLE_GATE[0].isdisjoint(words) or _ROLE_GATE[1].isdisjoint(words)):
-        return None
-    if re.match(r"\s*assistant\s*:", low):
-        return None
-    patterns = [(relation, cues, p, lp) for relation, cues, p, lp in _PATTERNS if any(c in low for c in cues)]
-    lower = text == low
-    found: Standing | None = None
-    for sentence in re.findall(r"[^.!?\n]+(?:[.!?]+|$)", text):
+        return ()
+    spaced = low.replace("\xa0", " ")
+    if not any(c in spaced for _r, cues, _c, _p in _PATTERNS for c in cues):
+        return ()   # (a word of a pattern, but none of its phrases: most texts that pass the gate)
+    if re.match(r"\s*assistant\s*:", low) or _TAKEN_BACK.search(low):
+        return ()
+    text = unicodedata.normalize("NFC", text).replace("\xa0", " ")
+    found: dict[str, tuple[int, Standing]] = {}
+    offset = 0
+    for sentence in _sentences(text):
+        at, offset = offset, offset + len(sentence)
         said = sentence.lower()
-        runs = [(relation, lp if lower else p) for relation, cues, p, lp in patterns if any(c in said for c in cues)]
+        runs = [(relation, change, p) for relation, cues, change, p in _PATTERNS if any(c in said for c in cues)]
         if not runs or sentence.rstrip().endswith("?") or _TEMPORARY.search(sentence):
             continue
-        body = re.sub(r"^\s*(?:(?:user|[A-Z][\w'.\-]*(?: [A-Z][\w'.\-]*){0,2}):\s+)?", "", sentence)
-        sentence_subject = None   # (read at the first match)
-        for relation, pattern in runs:
+        label = re.match(r"\s*(?:(?:user|[^\W\d_][\w'.\-]*(?: [^\W\d_][\w'.\-]*){0,2}):\s+)?", sentence)
+        body = sentence[label.end():]
+        if _ASKS.match(body):
+            continue
+        bounds = [m.end() for m in _CLAUSE.finditer(body)]   # where each clause starts
+        quotes = [m.start() for m in _QUOTE.finditer(body)]
+        unreal = next((m.start() - label.end() for m in re.finditer(r"[\w']+", sentence)
+                       if m.group(0).lower() in _UNREAL), None)   # (in the label too: "Translate to Spanish:")
+        body_words = history = None   # (read at the first match that needs them)
+        for relation, change, pattern in runs:
             for m in pattern.finditer(body):
-                if _inside_quote(body, m.start()):
-                    continue
-                if sentence_subject is None:
-                    words = [t.lower() for t in tokens(body)]
-                    if _adds_value(words):
+                if bisect.bisect_left(quotes, m.start()) % 2 == 1:
+                    continue   # inside a quotation: someone else's words
+                if body_words is None:
+                    body_words = [t.lower() for t in tokens(body)]
+                    if _adds_value(body_words):
                         break
-                    first = next((w for w in words if w not in _FILLERS and w not in _OPENERS), None)
+                    first = next((w for w in body_words if w not in _FILLERS and w not in _OPENERS), None)
                     sentence_subject = first in _SPEAKER or first in _FIRST_VERBS
-                clause = _CLAUSE.split(body[: m.start()])[-1]
+                if unreal is not None and unreal < m.start():
+                    continue
+                k = bisect.bisect_right(bounds, m.start())
+                start = max(bounds[k - 1] if k else 0, m.start() - 160)   # (its last words are the subject)
+                clause = [t.lower() for t in tokens(body[start: m.start()])]
                 if not _OWNED.match(m.group(0)):
                     if not _speakers_clause(clause, sentence_subject):
                         continue
-                else:
-                    before = [t.lower() for t in tokens(clause)]
-                    if not_done(before) or (_MINE_BEFORE.match(m.group(0)) and before[-1:] not in ([], ["my"])):
+                elif not_done(clause) or (_MINE_BEFORE.match(m.group(0)) and clause[-1:] not in ([], ["my"])):
+                    continue
+                role = m.groupdict().get("role")
+                if not _role(role):
+                    continue
+                skip = m.re.groupindex.get("role")
+                names = [g for i, g in enumerate(m.groups(), 1) if g is not None and i != skip]
+                value = _name(names[-1]) if names else None
+                was = _name(names[0]) if len(names) >= 2 and relation == "home" and re.search(
+                    r"\bfrom\b", m.group(0), re.I) else None
+                if value is None:
+                    continue
+                if change:
+                    if history is None:
+                        history = _HISTORY.search(body) is not None
+                    if history:
                         continue
-                names = [g for g in m.groups() if g is not None]
-                was, value = (_name(names[0]), _name(names[1])) if len(names) == 2 else (None, _name(names[-1]))
-                if value is None or (lower and (len(value) != 1 or value[0] in _NOT_NAMES)):
+                if relation == "employer" and "offer" in m.group(0).lower() \
+                        and _NOT_JOB.intersection(t.lower() for t in tokens(body[m.end(): m.end() + 60])):
                     continue
-                if relation == "home" and m.group(0).lower().startswith(("moved", "relocated")) \
-                        and _HISTORY.search(body):
-                    continue
-                found = Standing(relation, value, was)
-    return found
+                place = at + label.end() + m.start()
+                if relation not in found or found[relation][0] <= place:
+                    found[relation] = (place, Standing(relation, value, was))
+    return tuple(got for _place, got in sorted(found.values(), key=lambda f: f[0]))
 
 
-#: Index terms (:func:`engramdb.index.tokens.tokenize`) by which a question asks for the
-#: speaker's home or employer ("where do I live?", "which company do I work for?").
-ASKS_STANDING = {"home": frozenset(tokenize("live living lives home reside city town based moved located house "
-                                            "apartment address")),
-                 "employer": frozenset(tokenize("work working works job employer employed company hired"))}
+def standing(text: str) -> Standing | None:
+    """The standing relation of the speaker said last in ``text`` (:func:`standings`), or None.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    Standing or None
+    """
+    got = standings(text)
+    return got[-1] if got else None
 
 
-def asked_standing(terms) -> frozenset[str]:
-    """The relations ("home", "employer") a question asks for, by its index terms ``terms``
-    (:data:`ASKS_STANDING`)."""
-    return frozenset(rel for rel, words in ASKS_STANDING.items() if not words.isdisjoint(terms))
+#: Index terms (:func:`engramdb.index.tokens.tokenize`) of each relation's statements, by which
+#: the write path finds a namespace's earlier ones ("I live in Boston." for "I moved to Seattle.").
+STANDING_WORDS = {"home": tuple(dict.fromkeys(tokenize("live living reside residing based settled moved relocated "
+                                                      "resident home house apartment"))),
+                  "employer": tuple(dict.fromkeys(tokenize("work working employed employer company job position role "
+                                                          "offer hired joined")))}
+
+
+#: A question that asks for the speaker's home or employer now ("where do I live?", "what city
+#: am I based in?", "my address?"; "where do I work?", "which company employs me?"), not for
+#: another person's ("where does my sister live?"), another thing ("what do I work on?") or a
+#: past one (:data:`_ASKS_PAST`).
+_ASKS_FOR = {
+    "home": re.compile(r"\b(?:where|what|which)\b[^?]*?\b(?:i|we)\b[^?]*?\b(?:live|living|based|staying|reside)\b"
+                       r"|\b(?:my|our)\s+(?:home|address|hometown|current\s+city)\b", re.I),
+    "employer": re.compile(r"\b(?:where|what|which|who)\b[^?]*?\b(?:i|we)\b[^?]*?\b(?:work|working|employed)\b"
+                           r"(?!\s+on\b)|\b(?:what|which)\s+(?:company|employer|firm)\b"
+                           r"|\b(?:my|our)\s+(?:employer|company|job|workplace)\b|\bwho\s+(?:employs|hired)\s+(?:me|us)\b",
+                           re.I),
+}
+_ASKS_PAST = re.compile(r"\b(?:did|didn't|was|were|used|before|ever|previously|formerly|earlier|ago|first|originally|"
+                        r"grew|old|how\s+long)\b", re.I)
+
+
+def asked_standing(question: str) -> frozenset[str]:
+    """The relations ("home", "employer") whose current value ``question`` asks for ("where do I
+    live?": {"home"}); empty for a question about the past ("where did I live before?",
+    "did I ever work at Google?") or about someone else.
+
+    >>> sorted(asked_standing("Where do I live these days?"))
+    ['home']
+    >>> asked_standing("What do I work on?")
+    frozenset()
+    """
+    if _ASKS_PAST.search(question):
+        return frozenset()
+    return frozenset(rel for rel, pattern in _ASKS_FOR.items() if pattern.search(question))
+
+
+def _same_party(new: str, old: str) -> bool:
+    """Whether the two texts can be the same speaker's: their labels agree ("Bob: ..." is no
+    "Alice: ...") and a text of another speaker's label is no change of an unlabelled one
+    ("Mom: I moved to Seattle." after "I live in Boston.")."""
+    a, b = speaker_label(new), speaker_label(old)
+    if a is not None and b is not None:
+        return a == b
+    label = a if a is not None else b
+    return label is None or label == ("user",)
+
+
+def _refined(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether one name opens or ends the other ("Boston" / "Boston's Back Bay", "Portland" /
+    "Portland, Oregon", "Texas" / "Austin, Texas", "Google" / "Google Zurich"; not "Bank of
+    America" / "Bank of the West")."""
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    return long_[: len(short)] == short or long_[len(long_) - len(short):] == short
+
+
+#: Words that make a place more precise ("... Back Bay neighborhood", "... office").
+_PLACE_WORDS = frozenset("neighborhood neighbourhood area district part side downtown suburb suburbs city state county "
+                         "borough office campus branch team hq headquarters location region".split())
+
+
+def _pairs(new: str, old: str):
+    """The (new, old) readings of one relation in the two texts."""
+    olds = {s.relation: s for s in standings(old)}
+    return [(a, olds[a.relation]) for a in standings(new) if a.relation in olds]
+
+
+def _words(text: str) -> set[str]:
+    """The lower-cased words of ``text``, a possessive "'s" dropped."""
+    return {re.sub(r"['’]s$", "", t.lower()) for t in tokens(text)}
 
 
 def refines_standing(new: str, old: str) -> bool:
-    """Whether ``new`` and ``old`` give the speaker's home or employer as one name, one of them
-    more precisely ("I live in Boston's Back Bay neighborhood." / "I live in Boston."): all the
-    words of one name are words of the other. Such a pair is no conflict, whatever other rules
-    read in the two texts.
+    """Whether ``new`` and ``old`` say the speaker's home or employer alike but for one name made
+    more precise ("I live in Boston's Back Bay neighborhood." / "I live in Boston."): one name
+    opens the other, and the rest of the two texts differs at most by words of a place
+    ("neighborhood", "area", "office"). Such a pair is no conflict of that value; a number the
+    two texts give otherwise (rent, a salary) is not this function's to judge.
 
     >>> refines_standing("I live in Portland, Oregon.", "I live in Portland.")
     True
+    >>> refines_standing("I live in Boston and my manager is Priya.", "I live in Boston and my manager is Sarah.")
+    False
     """
-    a, b = standing(new), standing(old)
-    return (a is not None and b is not None and a.relation == b.relation
-            and (set(a.value) <= set(b.value) or set(b.value) <= set(a.value)))
+    for a, b in _pairs(new, old):
+        if _refined(a.value, b.value):
+            rest_a = _words(new) - set(a.value) - FUNCTION_WORDS
+            rest_b = _words(old) - set(b.value) - FUNCTION_WORDS
+            if (rest_a ^ rest_b) <= _PLACE_WORDS:
+                return True
+    return False
 
 
 def changes_standing(new: str, old: str) -> bool:
     """Whether ``new`` gives the speaker's home or employer as another name than ``old`` gives it
-    (both read by :func:`standing`, the same relation, neither name's words all words of the
-    other); a "moved from X to Y" report changes only a statement of X. ``old`` must not ask.
+    (both read by :func:`standings`, one relation, neither name opening or ending the other)
+    and can be
+    the same speaker's; a "moved from X to Y" report changes only a statement of X. ``old`` must
+    not ask.
 
     >>> changes_standing("I moved to Seattle last month.", "I live in Boston.")
     True
     >>> changes_standing("I moved to Back Bay, Boston.", "I live in Boston.")
     False
+    >>> changes_standing("I moved to New York.", "I live in Boston.")
+    True
     """
-    a, b = standing(new), standing(old)
-    if a is None or b is None or a.relation != b.relation or ends_in_question(old):
+    if ends_in_question(old) or not _same_party(new, old):
         return False
-    if set(a.value) <= set(b.value) or set(b.value) <= set(a.value):
-        return False
-    return a.was is None or set(a.was) <= set(b.value) or set(b.value) <= set(a.was)
+    for a, b in _pairs(new, old):
+        if not _refined(a.value, b.value) and (a.was is None or _refined(a.was, b.value)):
+            return True
+    return False

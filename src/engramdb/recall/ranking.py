@@ -23,8 +23,8 @@
    question itself (an index term: a correction of one claim of a memory that says
    several is no answer to a question about another), or when the two give the speaker's
    home or employer (:mod:`engramdb.standing`: "I moved to Seattle last month." after "I live
-   in Boston.") and the question asks for it ("where do I live?": a word of
-   :data:`engramdb.standing.ASKS_STANDING`; the seeds stage brought the later one in:
+   in Boston.") and the question asks for it ("where do I live?":
+   :func:`engramdb.standing.asked_standing`; the seeds stage brought the later one in:
    :func:`engramdb.recall.seeds.later_standing`); and not for a question that names a time
    (it asks what held then).
 
@@ -141,12 +141,13 @@ def _current_first(ctx: RecallContext) -> None:
     later (``Columns.valid_from``, by the recall's ``now``) gets at least the next float64 above
     the other's score, if it holds a term of the question (the keyword index's forward index) or
     the seeds stage brought it in as a later statement of the speaker's home or employer asked
-    for (``ctx.extra["later_of"]``), and the question names no time.
+    for (``ctx.extra["later_of"]``), and the question names no time (but one that holds now,
+    for such a statement: "where do I live today?").
     Pairs are taken earliest-valid first, so a chain of corrections ends with the latest on
     top. Candidates set aside unblended (:func:`run`) join first, so a correction whose own
     score was far below still takes its place."""
     terms = list(dict.fromkeys(tokenize(ctx.request.query))) if ctx.request.query else []
-    if ctx.windows or not terms:
+    if (ctx.windows and not ctx.extra.get("later_of")) or not terms:
         return
     _unblended_joined(ctx)
     state, csr = ctx.state, ctx.csr

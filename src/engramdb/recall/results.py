@@ -91,7 +91,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     # which piece a memory with matching pieces shows: its best direct match (seeds.lift_pieces)
     shown_piece = ctx.extra.get("shown_piece")
     current_of = ctx.extra.get("current_of")   # seeds.current_versions: chains of corrections
-    later_of = ctx.extra.get("later_of")   # seeds.later_standing: later statement -> its seed
+    later_of = ctx.extra.get("later_of")   # seeds.later_standing: later statement -> its chain
     heads = state.cols.head if shown_piece else None
     cache, gen = state.record_cache, state.mem_gen   # the generation before the read transaction
     steps = None   # (u, v) -> the strongest edge joining them: filled on the first hit with a parent
@@ -149,9 +149,10 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             if parent[row] < 0 and current_of and nid in current_of:   # placed by its old wording
                 path = [PathStep(ext_ids[n], Relation.SUPERSEDES, False) if i else PathStep(ext_ids[n])
                         for i, n in enumerate(current_of[nid])]
-            elif parent[row] < 0 and later_of and nid in later_of and ctx.base[row] <= _base_of(ctx, later_of[nid]):
-                # brought in by the earlier statement it changes: that one, then the edge
-                path = [PathStep(ext_ids[later_of[nid]]), PathStep(ext_ids[nid], Relation.CONTRADICTS, False)]
+            elif parent[row] < 0 and later_of and nid in later_of and ctx.base[row] <= _base_of(ctx, later_of[nid][0]):
+                # brought in by the earlier statements it changes: the seed, then each later one
+                path = [PathStep(ext_ids[n], Relation.CONTRADICTS, False) if i else PathStep(ext_ids[n])
+                        for i, n in enumerate(later_of[nid])]
             elif parent[row] < 0 and (via := _lifted_by(ctx, row)) is None:
                 path = [hr.step]   # a seed its own match explains: its path is itself
             else:
@@ -239,6 +240,8 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     c = state.cols
     # as of a time, a memory recorded after it is not named (the store did not know it then)
     known = c.alive if filters.as_of is None else c.alive & (c.recorded_at <= filters.as_of)
+    if filters.as_of is None and not filters.states[_ARCHIVED] and c.any_archived():
+        known = known & (c.state[: len(known)] != _ARCHIVED)   # a forgotten memory is named by no warning
     # (a supersession resolves a contradiction from the time it was recorded: as of a time, every
     # pair is named, as before it)
     resolving = Relation.SUPERSEDES.code if filters.as_of is None else None
@@ -301,18 +304,20 @@ def _base_of(ctx: RecallContext, nid: int) -> float:
 
 
 def _lent_relevance(ctx: RecallContext, hits: list, hit_nids: list[int], rel: list[float],
-                    later_of: dict[int, int]) -> list[float]:
-    """``rel`` with each later statement that a seed brought in (:func:`.seeds.later_standing`)
-    at least as relevant as that seed: it answers what the seed answered (the seed's relevance
+                    later_of: dict[int, list[int]]) -> list[float]:
+    """``rel`` with each later statement that a seed brought in (:func:`.seeds.later_standing`;
+    ``later_of``: its chain, the seed first) at least as relevant as that seed: it answers what
+    the seed answered (the seed's relevance
     as a hit, or read off its record when it is none)."""
+    seed_of = {n: chain[0] for n, chain in later_of.items()}
     of_hit = dict(zip(hit_nids, rel))
-    want = sorted({later_of[n] for n in hit_nids if n in later_of and later_of[n] not in of_hit})
+    want = sorted({seed_of[n] for n in hit_nids if n in seed_of and seed_of[n] not in of_hit})
     if want:
         texts = [rec["text"] if rec else "" for rec in ctx.state.records(want, "reading recalled memories")]
         cos = np.array(ctx.cosines(want), np.float32)
         feats = relevance_features(ctx.request.query, texts, cos, ctx.space.keyword, nids=want)
         of_hit.update(zip(want, relevance(feats, ctx.request.relevance[0]).tolist()))
-    return [max(r, of_hit[later_of[n]]) if n in later_of else r for r, n in zip(rel, hit_nids)]
+    return [max(r, of_hit[seed_of[n]]) if n in seed_of else r for r, n in zip(rel, hit_nids)]
 
 
 def _lifted_by(ctx: RecallContext, row: int) -> int | None:

@@ -36,7 +36,7 @@ import numpy as np
 from ..config import RecallConfig
 from ..index.keyword import KeywordIndex, tokenize
 from ..slots import slot_cues, subject_weights
-from ..standing import asked_standing, standing
+from ..standing import asked_standing, standings
 from ..timeref import resolve_time_refs, window_masks
 from ..types import _STATE_CODES, MemoryState, Relation
 from ..kernels import registry
@@ -50,7 +50,7 @@ _SUPERSEDES = Relation.SUPERSEDES.code
 _FLOAT32_0 = np.zeros(0, np.float32)
 _FUSE: list = [None]   # the registry's fuse_seeds, looked up on first use
 
-__all__ = ["run", "seedable", "vector_tail", "current_versions", "later_standing", "keyword_leg", "fuse", "time_windows", "content_words", "window_seeds", "window_holds_nothing", "slot_seeds", "slot_changed_since",
+__all__ = ["run", "seedable", "vector_tail", "current_versions", "later_standing", "now_only", "keyword_leg", "fuse", "time_windows", "content_words", "window_seeds", "window_holds_nothing", "slot_seeds", "slot_changed_since",
            "TIME_FILLER"]
 
 #: Words that carry no content in a question about a time ("what did I do", "what happened",
@@ -139,17 +139,20 @@ def current_versions(ctx: RecallContext) -> dict[int, float]:
 
 
 def later_standing(ctx: RecallContext, windows: list) -> dict[int, float]:
-    """For a question that asks for the speaker's home or employer ("where do I live?":
-    :func:`engramdb.standing.asked_standing`) and names no time (``windows`` empty): each seed's
-    ``contradicts`` partner valid later (by the recall's ``now``) that gives the same relation
-    ("I moved to Seattle last month." beside "I live in Boston."), nid -> the best base of such
-    seeds. The later statement often shares no word or likeness with the question;
-    ``contradicts`` carries no activation, so it would not be reached. Ranking then puts it
-    first (:func:`engramdb.recall.ranking.run`, step 6). Sets ``ctx.extra["later_of"]``: later
-    statement -> the seed it came from (results shows that seed, then the ``contradicts`` step,
-    as its path, and gives it at least that seed's relevance)."""
+    """For a question that asks for the speaker's home or employer now ("where do I live?":
+    :func:`engramdb.standing.asked_standing`; a time it names must hold the recall's ``now``,
+    "where do I live today?"): the statements of that relation valid later (by ``now``) that a
+    seed's chain of ``contradicts`` edges reaches, each step to a later one of the same relation
+    ("I live in Boston." -> "I moved to Seattle last month." -> "I moved back to Boston."), nid
+    -> the best base of such seeds. The later statements often share no word or likeness with
+    the question; ``contradicts`` carries no activation, so they would not be reached. Ranking
+    then puts each above the one before it (:func:`engramdb.recall.ranking.run`, step 6). A
+    memory that may not seed (forgotten, filtered, hidden by a censor rule) ends its chain. Sets
+    ``ctx.extra["later_of"]``: later statement -> its chain of nids, the seed first (results
+    shows the chain as its path and gives it at least the seed's relevance)."""
     req = ctx.request
-    if req.query is None or windows or not len(ctx.seeds):
+    if req.query is None or not len(ctx.seeds) or (
+            windows and not now_only(windows, time_anchor(ctx.state.cue_clock(ctx.space.name), req.now))):
         return {}
     state = ctx.state
     csr = state.recall_csr()
@@ -157,37 +160,50 @@ def later_standing(ctx: RecallContext, windows: list) -> dict[int, float]:
     listed = ctx.seeds.tolist()
     if touched.isdisjoint(listed):   # (most recalls: no question is read)
         return {}
-    seeds = [(i, x) for i, x in enumerate(listed) if x in touched]
-    asked = asked_standing(tokenize(req.query))
+    asked = asked_standing(req.query)
     if not asked:
         return {}
     vf, now, code = state.cols.valid_from, req.now, Relation.CONTRADICTS.code
-    pairs = []
-    for i, x in seeds:
-        if vf[x] > now:
-            continue
-        lo, hi = int(csr.indptr[x]), int(csr.indptr[x + 1])
-        pairs += [(i, x, y) for y in csr.indices[lo:hi][csr.relation[lo:hi] == code].tolist() if vf[x] < vf[y] <= now]
-    if not pairs:
-        return {}
-    nids = sorted({n for _i, x, y in pairs for n in (x, y)})
-    text = {n: rec["text"] for n, rec in zip(nids, state.records(nids, "reading contradicting memories")) if rec}
+    text: dict[int, str] = {}
+
+    def relations(nids: list[int]) -> list[set[str]]:
+        missing = [n for n in nids if n not in text]
+        for n, rec in zip(missing, state.records(missing, "reading contradicting memories")):
+            text[n] = rec["text"] if rec else ""
+        return [{s.relation for s in standings(text[n])} & asked for n in nids]
+
     out: dict[int, float] = {}
-    of: dict[int, int] = {}
-    for i, x, y in pairs:
-        was, now_ = standing(text.get(x, "")), standing(text.get(y, ""))
-        if (was is not None and now_ is not None and was.relation == now_.relation and now_.relation in asked
-                and float(ctx.base[i]) > out.get(y, 0.0)):
-            out[y], of[y] = float(ctx.base[i]), x
-    if out:
-        ys = np.fromiter(out, np.int64, len(out))
-        keep = seedable(ctx, ys)
+    chains: dict[int, list[int]] = {}
+    frontier = [([x], float(ctx.base[i])) for i, x in enumerate(listed) if x in touched and vf[x] <= now]
+    frontier = [(c, b) for (c, b), rel in zip(frontier, relations([c[-1] for c, _b in frontier])) if rel]
+    for _depth in range(8):   # each step one later statement (a few moves at most)
+        steps = []
+        for chain, base in frontier:
+            x = chain[-1]
+            lo, hi = int(csr.indptr[x]), int(csr.indptr[x + 1])
+            steps += [(chain, base, y) for y in csr.indices[lo:hi][csr.relation[lo:hi] == code].tolist()
+                      if vf[x] < vf[y] <= now and y not in chain]
+        if not steps:
+            break
+        ys = np.array([y for _c, _b, y in steps], np.int64)
+        ok = seedable(ctx, ys)
         if state.cols.censor is not None:
-            keep &= ~state.cols.blocked[ys]
-        out = {n: out[n] for n, k in zip(ys.tolist(), keep.tolist()) if k}
-        # results shows the earlier statement as the path and lends it its relevance
-        ctx.extra["later_of"] = {y: of[y] for y in out}
+            ok &= ~state.cols.blocked[ys]
+        rels = relations([y for _c, _b, y in steps])
+        frontier = []
+        for (chain, base, y), fine, rel in zip(steps, ok.tolist(), rels):
+            if fine and rel & relations([chain[-1]])[0] and base > out.get(y, 0.0):
+                out[y], chains[y] = base, chain + [y]
+                frontier.append((chain + [y], base))
+    if out:
+        ctx.extra["later_of"] = chains
     return out
+
+
+def now_only(windows: list, now: float) -> bool:
+    """Whether every time window a question names holds ``now`` (the question's own now,
+    :func:`time_anchor`: "today", "this year"; none named: True): it asks for what holds now."""
+    return all(w.start <= now < w.end for w in windows)
 
 
 def _text_leg(ctx: RecallContext) -> tuple:

@@ -26,7 +26,7 @@ from ..batch_plan import whole_record
 from ..contiguity import default_weight
 from ..timeref import resolve_time_refs
 from ..changes import change_report, changes_value
-from ..standing import refines_standing
+from ..standing import STANDING_WORDS, refines_standing, standings
 from ..facts import conflict_many, fact_signature, restates, subject_key, subject_of
 from ..sentences import split_sentences
 from ..speakers import LABEL as SPEAKER_LABEL
@@ -631,6 +631,20 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
         cand.append((p, lab, by_nid.get(lab)))
         pairs.append((p.text, text_of[lab]))
         reports.append(bool(report_row[row]))
+    # a statement of the speaker's home or employer is compared with the namespace's earlier
+    # statements of it too, not only with its nearest neighbours: "I moved to Seattle last month."
+    # is like nothing "I live in Boston." says (a store of ten other first-person memories kept
+    # it out of the k nearest: hostile pass)
+    seen = {(p.nid, lab) for p, lab, _q in cand}
+    for row in np.flatnonzero(report_row).tolist():
+        p = prepared[row]
+        for lab in _earlier_standing(unit, p, max_words):
+            if (p.nid, lab) not in seen:
+                seen.add((p.nid, lab))
+                stored.setdefault(lab, unit.record(lab))
+                cand.append((p, lab, None))
+                pairs.append((p.text, stored[lab]["text"]))
+                reports.append(True)
     # 2. the texts compared in one batch (facts.conflict_many), then applied in batch order:
     # an earlier item superseded by this batch is no longer a candidate, a stored memory
     # already retired by it is read again (its record changed in this transaction)
@@ -647,7 +661,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     for i, (report, (new, old)) in enumerate(zip(reports, pairs)):
         if report and kinds[i] in (None, "event_number") and changes_value(new, old):
             kinds[i] = "change"
-        elif report and kinds[i] is not None and refines_standing(new, old):
+        elif report and kinds[i] == "value" and refines_standing(new, old):
             kinds[i] = None   # "I live in Boston's Back Bay neighborhood." after "I live in Boston."
     for i, ((p, lab, q), kind) in enumerate(zip(cand, kinds)):
         if kind is None:
@@ -690,6 +704,33 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     if changed:
         edges.extend(_echoes(unit, near, changed, by_nid, stored, max_words, {(a, b) for a, b, _r, _w in edges}))
     return edges
+
+
+#: How many of the namespace's memories that hold a word of a standing relation (by BM25 on
+#: those words: short statements first) are read for a new statement of it.
+STANDING_CANDIDATES = 32
+
+
+def _earlier_standing(unit: WriteUnit, p: Prepared, max_words: int) -> list[int]:
+    """Stored active statements of the namespace of ``p`` that give the speaker's home or
+    employer, as ``p`` does (:func:`engramdb.standing.standings`), found by those relations'
+    words in the keyword index (the best :data:`STANDING_CANDIDATES` by BM25), newest first."""
+    relations = {s.relation for s in standings(p.text)}
+    sp = unit.state.space(p.namespace)
+    if not relations or sp is None:
+        return []
+    words = {w: 1.0 for rel in relations for w in STANDING_WORDS[rel]}
+    nids, _scores = sp.keyword.search_terms(words, STANDING_CANDIDATES)
+    out = []
+    active = MemoryState.ACTIVE.value
+    for lab in sorted(nids.tolist(), reverse=True):
+        rec = unit.record(lab)
+        if (rec is None or rec["state"] != active or rec.get("subject") is not None
+                or _not_a_fact(rec["kind"], rec, rec.get("tags") or ()) or not _statement(rec["text"], max_words, rec)):
+            continue
+        if relations & {s.relation for s in standings(rec["text"])}:
+            out.append(lab)
+    return out
 
 
 def _echoes(unit: WriteUnit, near: Near, changed: list[tuple[Prepared, int, str]], by_nid: dict[int, Prepared],
