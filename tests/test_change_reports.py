@@ -343,3 +343,31 @@ def test_another_speaker_a_question_or_the_old_value_again_is_no_change(mem, new
 
 def test_the_same_speaker_reporting_a_change_is_one(mem):
     assert changes_value("Alice: My rent went up to $1,450 a month.", "Alice: My rent is $1,200 a month.")
+
+
+@pytest.mark.parametrize("old,new", [
+    ("I take 10 mg of lisinopril every morning for my blood pressure. Can you remind me to refill it?",
+     "My doctor raised my lisinopril to 20 mg."),
+    ("I take 10 mg of lisinopril every morning.",
+     "My doctor raised my lisinopril to 20 mg. Should I take it at night now?"),
+    ("Standup is at 9:30am every day. Could you add it to my calendar?", "Standup moved to 10am."),
+])
+def test_a_sentence_that_asks_beside_the_fact_hides_no_change(mem, old, new):
+    """A fresh user's first message held the dose and a request; the change was left unlinked
+    because the whole text ended in a question mark, and k=1 answered with the old dose."""
+    mem.add(old, id="old", created_at=T0)
+    mem.add(new, id="new", created_at=T0 + DAY)
+    assert [e.relation.value for e in mem.edges("new") if "old" in (e.source, e.target)] == ["contradicts"]
+    question = "what dose of lisinopril do I take?" if "lisinopril" in old else "when is standup?"
+    res = mem.recall(question, k=1, now=T0 + 2 * DAY, reinforce=False)
+    assert [h.id for h in res.hits] == ["new"] and res.warnings
+
+
+def test_a_text_of_questions_only_changes_nothing():
+    assert not changes_value("My doctor raised my lisinopril to 20 mg.", "Do I take 10 mg of lisinopril? Or 5 mg?")
+    assert change_report("Did my doctor raise my lisinopril to 20 mg? I forget.") is None
+
+
+def test_the_speakers_amount_on_a_drug_now_is_a_change():
+    assert changes_value("I'm on 20 mg of lisinopril now.", "I take 10 mg of lisinopril every morning.")
+    assert not changes_value("I'm on 20 mg of lisinopril now.", "I take 20 mg of lisinopril every morning.")

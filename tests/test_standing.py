@@ -44,6 +44,8 @@ CHANGES = [
     ("New job at Pied Piper! Can't wait.", "My employer is Hooli."),
     ("I took a position with Vandelay.", "I'm an accountant at Kramerica."),
     ("I accepted an offer from Umbrella Corp.", "I work for Cyberdyne."),
+    ("I started a new job at Stripe.", "I work as a data analyst at Dell."),
+    ("Finally settled into our new place in Denver.", "I live in Austin. Any tips for packing?"),
     ("We moved to Tucson over the winter break.", "We live in Phoenix."),
 ]
 NOT_CHANGES = [
@@ -260,3 +262,26 @@ def test_a_forgotten_later_statement_is_no_answer_and_ends_the_chain(mem):
     mem.forget(b)
     res = mem.recall("where do I live?", k=2, now=T0 + 31 * DAY, reinforce=False)
     assert [h.id for h in res.hits] == [a] and res.warnings == []
+
+
+def test_the_readme_chat_agent_gets_the_current_home_and_dose(mem):
+    """The README's chat-agent example: messages stored with add_conversation, a first message
+    of two facts, another of a fact and a request."""
+    mem.add_conversation([
+        {"role": "user", "content": "I live in Boston and I work at Google.", "created_at": "2025-03-01T09:00:00Z"},
+        {"role": "assistant", "content": "Noted!", "created_at": "2025-03-01T09:00:05Z"},
+        {"role": "user", "content": "I take 10 mg of lisinopril every morning. Can you remind me to refill it?",
+         "created_at": "2025-03-01T09:01:00Z"},
+    ], namespace="user-42", session="2025-03-01")
+    mem.add_conversation([
+        {"role": "user", "content": "Big news: I moved to Seattle last month.", "created_at": "2025-06-02T18:00:00Z"},
+        {"role": "user", "content": "My doctor raised my lisinopril to 20 mg.", "created_at": "2025-06-02T18:01:00Z"},
+    ], namespace="user-42", session="2025-06-02")
+    now = "2025-06-03T00:00:00Z"
+    answers = {q: mem.recall(q, namespace="user-42", k=1, now=now, reinforce=False).hits[0].text
+               for q in ("where do I live?", "what dose of lisinopril do I take?", "where do I work?")}
+    assert answers == {"where do I live?": "user: Big news: I moved to Seattle last month.",
+                       "what dose of lisinopril do I take?": "user: My doctor raised my lisinopril to 20 mg.",
+                       "where do I work?": "user: I live in Boston and I work at Google."}
+    block = mem.context("where do I live?", namespace="user-42", now=now)
+    assert "contradicts `2025-03-01:1`, said earlier" in block.text

@@ -68,3 +68,19 @@ def test_a_time_only_question_seeds_from_start_inclusive_to_end_exclusive(tmp_st
         # the question's vector is orthogonal to every memory: only the window seeds
         hits = {h.id for h in m.recall(TIME_ONLY, vector=eye[15], k=10, reinforce=False).hits}
         assert hits == {"at_start", "core", "before_end"}
+
+
+def test_a_time_question_with_a_word_finds_relevant_only_the_memories_holding_it(tmp_path):
+    """A fresh user's "where did I live in early March?" gave "I'm vegetarian." of early March
+    relevance 1 (every memory of the window of a mostly-time question answers it); with a content
+    word, only the window's memories that hold it are; a question of nothing but its time still
+    finds every memory of its day relevant."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        veg = m.add("I'm vegetarian.", created_at=utc(2025, 3, 3, 10))
+        home = m.add("I live in Austin.", created_at=utc(2025, 3, 4, 10))
+        now = utc(2025, 6, 1)
+        res = m.recall("where did I live in early March?", k=2, now=now, reinforce=False)
+        rel = {h.id: h.relevance for h in res.hits}
+        assert res.hits[0].id == home and rel[home] == 1.0 and rel[veg] < 0.5
+        res = m.recall("What happened on March 3, 2025?", k=1, now=now, reinforce=False)
+        assert [(h.id, h.relevance) for h in res.hits] == [(veg, 1.0)]

@@ -17,7 +17,8 @@ what it changed (the words up to "to", else the words before the verb: "Standup 
 "9:30", "14:00"), a date ("October 27", "27 October", a weekday) or a quantity (a number with
 the word or currency sign it counts: "20 mg", "$49", "2,100 dollars", "30%"); or a clause "X is
 now <value>", or the speaker's own amount now ("I'm taking 20 mg of lisinopril now";
-:func:`_now_report`). Not a report: a question; a change negated, planned,
+:func:`_now_report`). Not a report: a question (the sentences of a text that ask are read
+past: "... raised my lisinopril to 20 mg. Should I take it at night?"); a change negated, planned,
 proposed, asked for or rumoured (a word of :data:`engramdb.facts.NOT_DONE` in its sentence before the verb:
 "we might move", "I want to raise it", "Please move ...", "Rumor has it they moved ..."); an
 assistant's words (advice or an offer); a one-off (:data:`_ONE_OFF`: "for the summer", "only",
@@ -48,8 +49,8 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .facts import (
-    FUNCTION_WORDS, MONTHS, NEGATIONS, _event_report, _stem, ends_in_question, not_done, speaker_label, subject_of,
-    tokens,
+    FUNCTION_WORDS, MONTHS, NEGATIONS, _event_report, _stem, not_done, speaker_label, subject_of, tokens,
+    without_questions,
 )
 from .standing import changes_standing, standing
 
@@ -224,8 +225,11 @@ def change_report(text: str) -> ChangeReport | None:
     >>> change_report("We might move standup to 10am.") is None
     True
     """
-    if ends_in_question(text) or re.match(r"\s*assistant\s*:", text, re.I):
+    if re.match(r"\s*assistant\s*:", text, re.I):
         return None   # (an assistant's words are advice or an offer)
+    text = without_questions(text)   # ("... raised my lisinopril to 20 mg. Should I take it at night?")
+    if not text:
+        return None
     got = _value_report(text)
     return got if got is not None else _standing_report(text)
 
@@ -333,8 +337,8 @@ _LINKING = frozenset("is are costs cost runs starts ends leaves departs meets op
 
 
 #: Verbs by which the speaker says what amount of a thing they take or pay ("I'm taking 20 mg of
-#: lisinopril now", "We pay $1,450 for rent now").
-_AMOUNT_VERBS = frozenset("take takes taking pay pays paying".split())
+#: lisinopril now", "We pay $1,450 for rent now"), and "on" ("I'm on 20 mg of lisinopril now").
+_AMOUNT_VERBS = frozenset("take takes taking pay pays paying on".split())   # ("I'm on 20 mg of lisinopril now")
 _SPEAKER = frozenset("i i'm we we're".split())
 
 
@@ -401,7 +405,9 @@ def _days(text: str) -> frozenset[str]:
 def changes_value(new: str, old: str) -> bool:
     """Whether ``new`` reports that the value ``old`` gives was changed to another (module
     docstring): ``old`` names what changed and gives exactly one value of the new value's sort
-    and unit, a different one. ``old`` must itself be a statement, not a question, and speak of
+    and unit, a different one. ``old`` is read without its sentences that ask
+    (:func:`engramdb.facts.without_questions`: a fact and a request in one message are common;
+    a text of questions only changes nothing), and must speak of
     whose value the report changes ("My brother's landlord raised his rent to $1,800" changes
     no "My rent is $1,450"); be said by the same speaker when both texts name one ("Bob: ..."
     changes no "Alice: ..."); and not give its old value again ("20 mg at night and 10 mg in the
@@ -417,8 +423,9 @@ def changes_value(new: str, old: str) -> bool:
     -------
     bool
     """
+    old = without_questions(old)   # ("I take 10 mg of lisinopril. Can you remind me to refill it?")
     report, earlier = change_report(new), change_report(old)
-    if report is None or ends_in_question(old) or earlier == report:
+    if report is None or not old or earlier == report:
         return False   # (the same report twice changes nothing)
     said_by, said_before_by = speaker_label(new), speaker_label(old)
     if said_by is not None and said_before_by is not None and said_by != said_before_by:

@@ -392,6 +392,27 @@ def ends_in_question(text: str) -> bool:
     return text.rstrip(_CLOSERS).rstrip("!.…").endswith(("?", "？"))
 
 
+_SENTENCE = re.compile(r"[^.!?？\n]+(?:[.!?？…]+[\"'”’)\]]*|$)|\n")
+
+
+@lru_cache(maxsize=1 << 13)
+def without_questions(text: str) -> str:
+    """``text`` without its sentences that ask ("I take 10 mg of lisinopril every morning. Can
+    you remind me to refill it?" -> "I take 10 mg of lisinopril every morning."), a leading
+    speaker label kept; "" when every sentence asks. A text without a question is returned as
+    it is.
+
+    >>> without_questions("user: Can you remind me? I take 10 mg of lisinopril.")
+    'user: I take 10 mg of lisinopril.'
+    """
+    if "?" not in text and "？" not in text:
+        return text
+    label = _LABEL.match(text)
+    head, body = (text[: label.end()], text[label.end():]) if label else ("", text)
+    kept = [s for s in _SENTENCE.findall(body) if s.strip() and not ends_in_question(s)]
+    return head + " ".join(s.strip() for s in kept) if kept else ""
+
+
 def _gerund(word: str) -> bool:
     return len(word) > 4 and word.endswith("ing") and word not in _ING_NOUNS
 

@@ -49,7 +49,7 @@ import unicodedata
 from functools import lru_cache
 from typing import NamedTuple
 
-from .facts import FUNCTION_WORDS, _adds_value, ends_in_question, not_done, speaker_label, tokens
+from .facts import FUNCTION_WORDS, _adds_value, not_done, speaker_label, tokens
 from .index.tokens import tokenize
 
 __all__ = ["STANDING_WORDS", "Standing", "asked_standing", "changes_standing", "refines_standing", "standing",
@@ -105,10 +105,14 @@ _VERBS = {
         (("resident",), False, rf"\b(?:i'm|i’m|i{_S}am|we're|we{_S}are){_S}(?:a{_S})?residents?{_S}of{_S}NAME"),
         (("home is", "house is", "apartment is", "flat is", "place is"), False,
          rf"\bmy{_S}(?:home|house|apartment|flat|place){_S}is{_S}in{_S}NAME"),
+        (("new place", "new home", "new house", "new apartment", "new flat", "new condo"), True,
+         rf"\b(?:my|our){_S}new{_S}(?:place|home|house|apartment|flat|condo){_S}in{_S}NAME"),
     ),
     "employer": (
         (("work at", "work for", "working at", "working for", "employed at", "employed by"), False,
          rf"\b(?:work|working|employed){_S}(?:at|for|by){_S}NAME"),
+        (("work as", "working as"), False,
+         rf"\b(?:work|working){_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}}?){_S}(?:at|for|with){_S}NAME"),
         (("job at", "job with", "job for", "position at", "position with", "role at", "role with", "offer from",
           "hired"), True,
          rf"\b(?:(?:started|start|began){_S}(?:a{_S}|my{_S})?(?:new{_S})?(?:job|position|role|working)"
@@ -123,7 +127,7 @@ _VERBS = {
 }
 #: Patterns whose words say whose it is ("my home is in", "I'm a nurse at", "my new job at"):
 #: no subject is asked of their clause.
-_OWNED = re.compile(r"^(?:my|i'm|i’m|i\s+am|we're|we\s+are|new)\b", re.I)
+_OWNED = re.compile(r"^(?:my|our|i'm|i’m|i\s+am|we're|we\s+are|new)\b", re.I)
 #: Of those, the ones that need "my" before them, or nothing ("New job at Dropbox!", not "My
 #: wife's new job at Stripe").
 _MINE_BEFORE = re.compile(r"^new\b", re.I)
@@ -133,7 +137,7 @@ _PATTERNS = [(relation, cues, change, re.compile(p.replace("NAME", _NAME), re.I)
 #: 11 us a text, a substring test of each 6 us): a word of some pattern, or for "I'm a <role>
 #: at", a word of each of the two sets.
 _GATE = frozenset("live living reside residing resident residents based settled moved relocated work working "
-                  "employed job position role offer hired joined home house apartment flat place employer "
+                  "employed job position role offer hired joined home house apartment flat condo place employer "
                   "company".split())
 _ROLE_GATE = (frozenset("i'm i’m am".split()), frozenset("at for with".split()))
 #: Words that may stand between the speaker and the verb ("I have just moved to", "we're now based in").
@@ -443,8 +447,7 @@ def changes_standing(new: str, old: str) -> bool:
     """Whether ``new`` gives the speaker's home or employer as another name than ``old`` gives it
     (both read by :func:`standings`, one relation, neither name opening or ending the other)
     and can be
-    the same speaker's; a "moved from X to Y" report changes only a statement of X. ``old`` must
-    not ask.
+    the same speaker's; a "moved from X to Y" report changes only a statement of X.
 
     >>> changes_standing("I moved to Seattle last month.", "I live in Boston.")
     True
@@ -453,7 +456,7 @@ def changes_standing(new: str, old: str) -> bool:
     >>> changes_standing("I moved to New York.", "I live in Boston.")
     True
     """
-    if ends_in_question(old) or not _same_party(new, old):
+    if not _same_party(new, old):   # (a sentence that asks gives no reading: standings)
         return False
     for a, b in _pairs(new, old):
         if not _refined(a.value, b.value) and (a.was is None or _refined(a.was, b.value)):

@@ -10,7 +10,8 @@
 - relevance: each hit's calibrated chance of answering the query (:func:`relevance`), reported
   beside ``score`` and never used to rank; a current holder of the slot the question names
   ("where do I live?" -> home_city) has at least its slot match (1 when fully named), a
-  memory in the span a mostly-time question names ("What happened on 7 July?") relevance 1, and
+  memory in the span a mostly-time question names ("What happened on 7 July?"; of a question
+  with a content word, one that holds it) relevance 1, and
   a memory tagged with a topic the question names at least the relevance threshold;
 - gaps: ``empty_namespace`` for an empty answer ``as_of`` a time before the namespace's first
   record; ``weak_evidence`` when the best hit's relevance is below

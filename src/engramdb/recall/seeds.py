@@ -433,10 +433,15 @@ def content_words(query: str, windows: list, filler: frozenset[str] | None = Non
     """Content words of a question once its time expressions are cut out: the keyword leg's
     terms (stop words dropped) less ``filler`` (default :data:`TIME_FILLER`). "What happened
     last week?" has 0, "What did I have for dinner yesterday?" 1 ("dinner")."""
+    return len(_content_terms(query, windows, filler))
+
+
+def _content_terms(query: str, windows: list, filler: frozenset[str] | None = None) -> list[str]:
+    """The terms :func:`content_words` counts, in order."""
     for w in windows:
         query = query.replace(w.text, " ")
     filler = _filler() if filler is None else filler
-    return sum(1 for t in tokenize(query) if t not in filler)
+    return [t for t in tokenize(query) if t not in filler]
 
 
 def _passing(ctx: RecallContext, nids: np.ndarray) -> np.ndarray:
@@ -485,8 +490,16 @@ def window_seeds(ctx: RecallContext, windows: list | None = None) -> dict[int, f
     order = np.lexsort((-c.created_at[nids], ~core))[: cfg.time_seed_k]   # core first, then newest
     nids, core = nids[order], core[order]
     # a memory of the span a mostly-time question names answers it: results.py reports it as
-    # relevant whatever words it shares with the question ("What happened on 7 July?")
-    ctx.extra["time_match"] = dict.fromkeys(nids[core].tolist(), 1.0)
+    # relevant whatever words it shares with the question ("What happened on 7 July?"); when the
+    # question has a content word (not a word of what a span holds, "what did we decide in
+    # September?"), only one that holds it ("where did I live in early March?"
+    # gave "I'm vegetarian." of early March relevance 1: a fresh user)
+    matched = nids[core].tolist()
+    terms = _content_terms(req.query, windows, _span_filler()) if windows and n_words else []
+    if terms and matched:
+        tf, _dl, known = ctx.space.keyword.term_stats(matched, list(dict.fromkeys(terms)))
+        matched = [n for n, row, ok in zip(matched, tf.tolist(), known.tolist()) if ok and any(row)]
+    ctx.extra["time_match"] = dict.fromkeys(matched, 1.0)
     if windows:
         base = 1.0 / (1.0 + n_words)
         base = np.where(core, base, base * cfg.time_slack_weight)
