@@ -308,8 +308,7 @@ def _lent_relevance(ctx: RecallContext, hits: list, hit_nids: list[int], rel: li
                     later_of: dict[int, list[int]]) -> list[float]:
     """``rel`` with each later statement that a seed brought in (:func:`.seeds.later_standing`;
     ``later_of``: its chain, the seed first) at least as relevant as that seed: it answers what
-    the seed answered (the seed's relevance
-    as a hit, or read off its record when it is none)."""
+    the seed answered (the seed's relevance as a hit, or read off its record when it is none)."""
     seed_of = {n: chain[0] for n, chain in later_of.items()}
     of_hit = dict(zip(hit_nids, rel))
     want = sorted({seed_of[n] for n in hit_nids if n in seed_of and seed_of[n] not in of_hit})

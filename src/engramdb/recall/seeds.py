@@ -19,9 +19,10 @@ leg, time windows, slot cues: :func:`_text_leg`) on a worker thread while hnswli
     memory shares its words;
   * slots: a question that names a slot's attribute and subject ("what is my job?") adds the
     slot's current memories, with a boost (:func:`slot_seeds`);
-  * later statements: a question for the speaker's home or employer ("where do I live?") adds
-    a seed's later ``contradicts`` partner that gives the same relation ("I moved to Seattle
-    last month." beside "I live in Boston."), at that seed's base (:func:`later_standing`).
+  * later statements: a question for the speaker's current home or employer ("where do I
+    live?") adds the later statements of that relation a seed's chain of ``contradicts`` edges
+    reaches ("I moved to Seattle last month." beside "I live in Boston."), at that seed's base
+    (:func:`later_standing`).
 
   Cue seeds merge with the fused ones (a window seed's base is at least its window base; a
   slot boost is added) and the bases are rescaled so the best is 1 again.

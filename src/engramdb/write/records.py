@@ -717,7 +717,7 @@ def _earlier_standing(unit: WriteUnit, p: Prepared, max_words: int) -> list[int]
     words in the keyword index (the best :data:`STANDING_CANDIDATES` by BM25), newest first."""
     relations = {s.relation for s in standings(p.text)}
     sp = unit.state.space(p.namespace)
-    if not relations or sp is None:
+    if not relations or sp is None or sp.keyword is None:
         return []
     words = {w: 1.0 for rel in relations for w in STANDING_WORDS[rel]}
     nids, _scores = sp.keyword.search_terms(words, STANDING_CANDIDATES)
