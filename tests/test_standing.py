@@ -285,3 +285,9 @@ def test_the_readme_chat_agent_gets_the_current_home_and_dose(mem):
                        "where do I work?": "user: I live in Boston and I work at Google."}
     block = mem.context("where do I live?", namespace="user-42", now=now)
     assert "contradicts `2025-03-01:1`, said earlier" in block.text
+
+
+def test_of_two_statements_of_one_time_the_one_stored_later_is_current(mem):
+    """add_batch without times gives both one valid time: the batch order says which is later."""
+    a, b = mem.add_batch([{"text": "I live in Boston."}, {"text": "I moved to Seattle last month."}])
+    assert [h.id for h in mem.recall("where do I live?", k=2, reinforce=False).hits] == [b, a]

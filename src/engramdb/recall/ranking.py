@@ -17,8 +17,9 @@
    feeling?") scores ``question_weight`` x as much: a question states no fact.
 5. Blend: score x (1 - ws - wr - wc + ws * salience(now) + wr * recency + wc * confidence).
 6. Current statement first: of two candidates joined by a ``contradicts`` edge, the one valid
-   later (``valid_from``, by ``now``: "My doctor raised my lisinopril to 20 mg" after "I take
-   10 mg of lisinopril") scores at least just above the other, so it takes the earlier one's
+   later (``valid_from``, by ``now``; of two valid from the same time, the one stored later:
+   "My doctor raised my lisinopril to 20 mg" after "I take 10 mg of lisinopril") scores at
+   least just above the other, so it takes the earlier one's
    place (at ``k=1`` too) and the earlier one follows it; only when it shares a word with the
    question itself (an index term: a correction of one claim of a memory that says
    several is no answer to a question about another), or when the two give the speaker's
@@ -138,8 +139,9 @@ def contradicts_nodes(state, csr: CSRGraph) -> tuple[frozenset, np.ndarray]:
 
 def _current_first(ctx: RecallContext) -> None:
     """Step 6 of the module: of two candidates joined by a ``contradicts`` edge, the one valid
-    later (``Columns.valid_from``, by the recall's ``now``) gets at least the next float64 above
-    the other's score, if it holds a term of the question (the keyword index's forward index) or
+    later (``Columns.valid_from``, by the recall's ``now``; of two valid from the same time, the
+    one stored later: two messages of one ``add_batch`` without times) gets at least the next
+    float64 above the other's score, if it holds a term of the question (the keyword index's forward index) or
     the seeds stage brought it in as a later statement of the speaker's home or employer asked
     for (``ctx.extra["later_of"]``), and the question names no time (but one that holds now,
     for such a statement: "where do I live today?").
@@ -162,7 +164,7 @@ def _current_first(ctx: RecallContext) -> None:
         lo, hi = int(csr.indptr[x]), int(csr.indptr[x + 1])
         for y in csr.indices[lo:hi][csr.relation[lo:hi] == code].tolist():
             j = row_of.get(y)
-            if j is not None and vf[x] < vf[y] <= now:
+            if j is not None and (vf[x] < vf[y] or (vf[x] == vf[y] and x < y)) and vf[y] <= now:
                 pairs.add((i, j))   # (earlier, later)
     if not pairs:
         return
