@@ -17,7 +17,10 @@ written the same way for engramdb.standing) holds changes of the speaker's home 
 other words ("I moved to Seattle last month." after "I live in Boston.") and hard negatives (another
 person's move, a plan, travel, a second job, a place refined), in the same two categories.
 Reported per embedder: precision / recall of "supersede" and "contradicts",
-and the number of false supersedes (target 0).
+and the number of false supersedes (target 0). The baseline runs in the same run: the
+same-words rules alone (``facts.conflict``, what the write path had before change reports and
+standing relations), scored on "any link" (supersede or contradicts) beside the engine's any
+link, with the ratio of their recalls.
 
     python benchmarks/bench_conflicts.py [--embedder hashing minilm]
 """
@@ -100,10 +103,30 @@ def run(embedder: str, pairs: list[dict]) -> dict:
         fn = sum(r["got"] != action and r["want"] == action for r in rows)
         out[action] = {"precision": round(tp / (tp + fp), 4) if tp + fp else None,
                        "recall": round(tp / (tp + fn), 4) if tp + fn else None, "tp": tp, "fp": fp, "fn": fn}
+    out["any_link"] = _any_link([(r["want"] != "none", r["got"] != "none") for r in rows])
     out["false_supersedes"] = [pairs[r["pair"]] for r in rows if r["got"] == "supersede" and r["want"] != "supersede"]
     out["missed"] = [dict(pairs[r["pair"]], later=r["later"], got=r["got"]) for r in rows
                      if r["want"] != "none" and r["got"] != r["want"]]
     return out
+
+
+def _any_link(outcomes: list[tuple[bool, bool]]) -> dict:
+    """Precision and recall of (wanted a link, got a link) outcomes."""
+    tp = sum(w and g for w, g in outcomes)
+    fp = sum(g and not w for w, g in outcomes)
+    fn = sum(w and not g for w, g in outcomes)
+    return {"precision": round(tp / (tp + fp), 4) if tp + fp else None,
+            "recall": round(tp / (tp + fn), 4) if tp + fn else None, "tp": tp, "fp": fp, "fn": fn}
+
+
+def baseline(pairs: list[dict]) -> dict:
+    """The same-words rules alone (``facts.conflict`` of the second statement against the first,
+    in both orders as the engine is asked), scored on any link: the peer in the same run."""
+    from engramdb.facts import conflict
+
+    wanted = [p["category"] in CHANGES | LINKED for p in pairs]
+    got = [conflict(p["second"], p["first"]) is not None for p in pairs]
+    return _any_link([(w, g) for w, g in zip(wanted, got) for _order in (0, 1)])
 
 
 def main(argv=None) -> int:
@@ -117,11 +140,14 @@ def main(argv=None) -> int:
     for name in args.embedder:
         for split, pairs in sets.items():
             r = dict(run(name, pairs), split=split, pairs=len(pairs))
+            r["baseline_same_words"] = base = baseline(pairs)
             runs.append(r)
-            s, c = r["supersede"], r["contradicts"]
+            s, c, a = r["supersede"], r["contradicts"], r["any_link"]
+            ratio = f"{a['recall'] / base['recall']:.2f}x" if base["recall"] and a["recall"] is not None else "n/a"
             print(f"{name:8s} {split:15s} supersede P {s['precision']} R {s['recall']} | contradicts P "
                   f"{c['precision']} R {c['recall']} | false supersedes {len(r['false_supersedes'])} of "
-                  f"{r['cases']} cases")
+                  f"{r['cases']} cases | any link P {a['precision']} R {a['recall']}, same-words rules "
+                  f"alone P {base['precision']} R {base['recall']} (recall {ratio})")
     result = {"benchmark": "conflict detection without slots (labelled pairs)",
               "pairs": {k: len(v) for k, v in sets.items()},
               "command": "python benchmarks/bench_conflicts.py --embedder " + " ".join(args.embedder),

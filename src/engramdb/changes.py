@@ -235,7 +235,8 @@ def change_report(text: str) -> ChangeReport | None:
 
 
 def _value_report(text: str) -> ChangeReport | None:
-    """:func:`change_report` of a time, date or amount (a text that is no question)."""
+    """:func:`change_report` of a time, date or amount (``text`` holds no sentence that asks:
+    "Did they move the closing time to 5pm? I heard a rumor." is read as "I heard a rumor.")."""
     low = [t.lower() for t in tokens(text)]
     if _ONE_OFF.intersection(low) or "just for" in text.lower() or _holds_no_report(text):
         return None
@@ -260,10 +261,6 @@ def _value_report(text: str) -> ChangeReport | None:
     was = _first_value(m.group("was")) if m.group("was") else None
     if was is None and value[1:2] == ("",) and value[0] == "amount":
         was = ("amount", "", m.group("was").strip().replace(",", ""))
-    end = re.search(r"[.?!](?:\s|$)", text[m.end("verb"):])
-    sentence = text[m.start("verb"): m.end("verb") + (end.end() if end else len(text))]
-    if sentence.rstrip().endswith("?"):
-        return None   # "Did they move the closing time to 5pm? I heard a rumor."
     if value[0] == "time" and _THAT_DAY.search(text):
         return None
     head = text[: m.start("verb")]
@@ -338,7 +335,7 @@ _LINKING = frozenset("is are costs cost runs starts ends leaves departs meets op
 
 #: Verbs by which the speaker says what amount of a thing they take or pay ("I'm taking 20 mg of
 #: lisinopril now", "We pay $1,450 for rent now"), and "on" ("I'm on 20 mg of lisinopril now").
-_AMOUNT_VERBS = frozenset("take takes taking pay pays paying on".split())   # ("I'm on 20 mg of lisinopril now")
+_AMOUNT_VERBS = frozenset("take takes taking pay pays paying on".split())
 _SPEAKER = frozenset("i i'm we we're".split())
 
 
@@ -348,13 +345,9 @@ def _now_report(text: str) -> ChangeReport | None:
     :data:`_LINKING`, at least one content word) and a value after the verb; or the speaker's
     own amount of a thing, now ("I'm taking 20 mg of lisinopril now": I or we, a verb of
     :data:`_AMOUNT_VERBS`, an amount, then "of" or "for" and what it is of); or None. Not a
-    clause negated, planned or asked (as a report; :func:`change_report` asked the rest)."""
-    asked = [m.span() for m in re.finditer(r"[^.!?]*\?", text)]   # sentences that ask
-    pos = 0   # where the clause starts in the text
+    clause negated or planned (as a report; :func:`change_report` read past the sentences that ask
+    and asked the rest)."""
     for clause in _CLAUSE.split(text):
-        pos = text.find(clause, pos)
-        if any(a <= pos < b for a, b in asked):
-            continue   # "I'm taking 20 mg of lisinopril now? That seems high"
         toks = [t.lower() for t in tokens(clause)]
         if "now" not in toks or not_done(toks):
             continue

@@ -11,6 +11,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from .sentences import split_sentences
 from .speakers import LABELS as NOTE_LABELS
 
 __all__ = ["NUMBER_WORDS", "MONTHS", "DATE_WORDS", "NEGATIONS", "FUNCTION_WORDS", "tokens", "speaker_label", "fact_signature",
@@ -392,9 +393,6 @@ def ends_in_question(text: str) -> bool:
     return text.rstrip(_CLOSERS).rstrip("!.…").endswith(("?", "？"))
 
 
-_SENTENCE = re.compile(r"[^.!?？\n]+(?:[.!?？…]+[\"'”’)\]]*|$)|\n")
-
-
 @lru_cache(maxsize=1 << 13)
 def without_questions(text: str) -> str:
     """``text`` without its sentences that ask ("I take 10 mg of lisinopril every morning. Can
@@ -409,8 +407,8 @@ def without_questions(text: str) -> str:
         return text
     label = _LABEL.match(text)
     head, body = (text[: label.end()], text[label.end():]) if label else ("", text)
-    kept = [s for s in _SENTENCE.findall(body) if s.strip() and not ends_in_question(s)]
-    return head + " ".join(s.strip() for s in kept) if kept else ""
+    kept = [s for s in split_sentences(body) if not ends_in_question(s)]
+    return head + " ".join(kept) if kept else ""
 
 
 def _gerund(word: str) -> bool:

@@ -51,6 +51,7 @@ from typing import NamedTuple
 
 from .facts import FUNCTION_WORDS, _adds_value, not_done, speaker_label, tokens
 from .index.tokens import tokenize
+from .sentences import split_sentences
 
 __all__ = ["STANDING_WORDS", "Standing", "asked_standing", "changes_standing", "refines_standing", "standing",
            "standings"]
@@ -74,7 +75,7 @@ _CAP = r"(?-i:[^\W\d_a-z])[\w'’.&-]*"   # a word that opens with a letter othe
 _NAME = rf"(?:the{_S})?({_CAP}(?:,?{_S}(?:{_CAP}|(?:of|the|de|la|del|da|von|van|&)(?=(?:{_S}(?:the|la|de))?{_S}{_CAP}))){{0,5}})"
 #: Words that may join the capitalised words of one name ("Bank of America", "Procter & Gamble").
 _JOINERS = frozenset("of the de la del da do du von van & upon am".split())
-#: Abbreviations a name may hold, whose full stop ends no sentence ("St. Louis", "Washington, D.C.").
+#: Abbreviations a name may hold, whose full stop it keeps ("St. Louis", "Washington, D.C.").
 _ABBREVIATIONS = frozenset("st mt ft dr mr mrs ms jr sr inc co corp ltd d.c u.s u.k n.y l.a".split())
 #: Last words of a name that say it is no home or employer ("the Platform Team", "the Pro plan"),
 #: and names of software one moves to ("I moved to Linux").
@@ -176,24 +177,6 @@ _NOT_JOB = frozenset("house home car card credit loan mortgage apartment condo p
 _OPENERS = frozenset("so well oh ok okay yeah yes btw update fyi lol anyway honestly".split())
 _FIRST_VERBS = frozenset("moved relocated started living working got took accepted landed settled joined".split())
 _QUOTE = re.compile(r"[\"“”«»]")
-_SENTENCE_END = re.compile(r"[.!?]+(?=[\s\"'”’)]|$)|\n")
-
-
-def _sentences(text: str) -> list[str]:
-    """``text`` cut into sentences at . ! ? and line ends, but not after an abbreviation ("St.
-    Louis") or an initial ("J. Smith")."""
-    out, start = [], 0
-    for m in _SENTENCE_END.finditer(text):
-        if m.group(0) == ".":
-            word = re.search(r"([\w.]+)$", text[start: m.start()])
-            if word is not None and (word.group(1).lower() in _ABBREVIATIONS or len(word.group(1)) == 1
-                                     or "." in word.group(1)):   # ("J.P. Morgan", "D.C.")
-                continue
-        out.append(text[start: m.end()])
-        start = m.end()
-    if start < len(text):
-        out.append(text[start:])
-    return out
 
 
 def _name(text: str | None) -> tuple[str, ...] | None:
@@ -272,10 +255,8 @@ def standings(text: str) -> tuple[Standing, ...]:
     if re.match(r"\s*assistant\s*:", low) or _TAKEN_BACK.search(low):
         return ()
     text = unicodedata.normalize("NFC", text).replace("\xa0", " ")
-    found: dict[str, tuple[int, Standing]] = {}
-    offset = 0
-    for sentence in _sentences(text):
-        at, offset = offset, offset + len(sentence)
+    found: dict[str, tuple[tuple[int, int], Standing]] = {}   # relation -> (where said, reading)
+    for at, sentence in enumerate(split_sentences(text)):   # (sentencex: "St. Louis" is one)
         said = sentence.lower()
         runs = [(relation, change, p) for relation, cues, change, p in _PATTERNS if any(c in said for c in cues)]
         if not runs or sentence.rstrip().endswith("?") or _TEMPORARY.search(sentence):
@@ -327,7 +308,7 @@ def standings(text: str) -> tuple[Standing, ...]:
                 if relation == "employer" and "offer" in m.group(0).lower() \
                         and _NOT_JOB.intersection(t.lower() for t in tokens(body[m.end(): m.end() + 60])):
                     continue
-                place = at + label.end() + m.start()
+                place = (at, m.start())
                 if relation not in found or found[relation][0] <= place:
                     found[relation] = (place, Standing(relation, value, was))
     return tuple(got for _place, got in sorted(found.values(), key=lambda f: f[0]))

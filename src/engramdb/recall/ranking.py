@@ -19,8 +19,8 @@
 6. Current statement first: of two candidates joined by a ``contradicts`` edge, the one valid
    later (``valid_from``, by ``now``; of two valid from the same time, the one stored later:
    "My doctor raised my lisinopril to 20 mg" after "I take 10 mg of lisinopril") scores at
-   least just above the other, so it takes the earlier one's
-   place (at ``k=1`` too) and the earlier one follows it; only when it shares a word with the
+   least just above the other, so it takes the earlier one's place (at ``k=1`` too) and the
+   earlier one follows it; only when it shares a word with the
    question itself (an index term: a correction of one claim of a memory that says
    several is no answer to a question about another), or when the two give the speaker's
    home or employer (:mod:`engramdb.standing`: "I moved to Seattle last month." after "I live
@@ -52,7 +52,7 @@ from ..index.tokens import tokenize
 from ..types import CONNECTOR_TAGS, Relation
 from .context import RecallContext
 
-__all__ = ["run", "wanted", "hides_connectors", "ranked", "tie_cosines", "contradicts_nodes"]
+__all__ = ["run", "wanted", "hides_connectors", "ranked", "tie_cosines", "contradicts_nodes", "valid_after"]
 
 
 def wanted(request) -> int:
@@ -137,11 +137,17 @@ def contradicts_nodes(state, csr: CSRGraph) -> tuple[frozenset, np.ndarray]:
     return cached[1], cached[2]
 
 
+def valid_after(valid_from: np.ndarray, y: int, x: int) -> bool:
+    """Whether memory ``y`` is valid later than ``x`` (``valid_from`` by nid, seconds): from a
+    later time, or from the same time and stored later (a larger nid: two messages of one
+    ``add_batch`` without times)."""
+    return valid_from[x] < valid_from[y] or (valid_from[x] == valid_from[y] and x < y)
+
+
 def _current_first(ctx: RecallContext) -> None:
     """Step 6 of the module: of two candidates joined by a ``contradicts`` edge, the one valid
-    later (``Columns.valid_from``, by the recall's ``now``; of two valid from the same time, the
-    one stored later: two messages of one ``add_batch`` without times) gets at least the next
-    float64 above the other's score, if it holds a term of the question (the keyword index's forward index) or
+    later (:func:`valid_after`, by the recall's ``now``) gets at least the next float64 above the
+    other's score, if it holds a term of the question (the keyword index's forward index) or
     the seeds stage brought it in as a later statement of the speaker's home or employer asked
     for (``ctx.extra["later_of"]``), and the question names no time (but one that holds now,
     for such a statement: "where do I live today?").
@@ -164,7 +170,7 @@ def _current_first(ctx: RecallContext) -> None:
         lo, hi = int(csr.indptr[x]), int(csr.indptr[x + 1])
         for y in csr.indices[lo:hi][csr.relation[lo:hi] == code].tolist():
             j = row_of.get(y)
-            if j is not None and (vf[x] < vf[y] or (vf[x] == vf[y] and x < y)) and vf[y] <= now:
+            if j is not None and valid_after(vf, y, x) and vf[y] <= now:
                 pairs.add((i, j))   # (earlier, later)
     if not pairs:
         return

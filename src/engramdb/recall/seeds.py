@@ -43,7 +43,7 @@ from ..types import _STATE_CODES, MemoryState, Relation
 from ..kernels import registry
 from . import legs
 from .context import RecallContext
-from .ranking import contradicts_nodes
+from .ranking import contradicts_nodes, valid_after
 
 _SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
 _ACTIVE = _STATE_CODES[MemoryState.ACTIVE]
@@ -142,8 +142,8 @@ def current_versions(ctx: RecallContext) -> dict[int, float]:
 def later_standing(ctx: RecallContext, windows: list) -> dict[int, float]:
     """For a question that asks for the speaker's home or employer now ("where do I live?":
     :func:`engramdb.standing.asked_standing`; a time it names must hold the recall's ``now``,
-    "where do I live today?"): the statements of that relation valid later (by ``now``; of two
-    valid from the same time, the one stored later) that a
+    "where do I live today?"): the statements of that relation valid later (by ``now``;
+    :func:`engramdb.recall.ranking.valid_after`) that a
     seed's chain of ``contradicts`` edges reaches, each step to a later one of the same relation
     ("I live in Boston." -> "I moved to Seattle last month." -> "I moved back to Boston."), nid
     -> the best base of such seeds. The later statements often share no word or likeness with
@@ -184,7 +184,7 @@ def later_standing(ctx: RecallContext, windows: list) -> dict[int, float]:
             x = chain[-1]
             lo, hi = int(csr.indptr[x]), int(csr.indptr[x + 1])
             steps += [(chain, base, y) for y in csr.indices[lo:hi][csr.relation[lo:hi] == code].tolist()
-                      if (vf[x] < vf[y] or (vf[x] == vf[y] and x < y)) and vf[y] <= now and y not in chain]
+                      if valid_after(vf, y, x) and vf[y] <= now and y not in chain]
         if not steps:
             break
         ys = np.array([y for _c, _b, y in steps], np.int64)
