@@ -20,7 +20,9 @@ Reported per embedder: precision / recall of "supersede" and "contradicts",
 and the number of false supersedes (target 0). The baseline runs in the same run: the
 same-words rules alone (``facts.conflict``, what the write path had before change reports and
 standing relations), scored on "any link" (supersede or contradicts) beside the engine's any
-link, with the ratio of their recalls.
+link, with the ratio of their recalls. Each pair is also stored the other way round (the second
+statement first, the first one backfilled after it, with the same valid times): its any-link
+precision and recall, and the share of cases linked (or left alone) alike in both storage orders.
 
     python benchmarks/bench_conflicts.py [--embedder hashing minilm]
 """
@@ -59,6 +61,13 @@ STANDING = HERE / "data" / "standing_pairs.jsonl"
 STANDING_FIRST = {"before (no standing relations; 49822af)": {"contradicts_precision": 0.5, "contradicts_recall": 0.0625},
                   "first measurement (engramdb.standing as first written)": {
                       "contradicts_precision": 0.7619, "contradicts_recall": 0.3333}}
+#: the sets stored the other way round with the write path before a new statement was compared
+#: with the stored reports that change it (1a999cd, this script, hashing embedder): a report
+#: stored before the statement it changed was never linked to it
+BACKFILLED_BEFORE = {"change_held_out": {"backfilled_any_link_recall": 0.0, "same_link_either_storage_order": 0.7826},
+                     "standing": {"backfilled_any_link_recall": 0.6667, "same_link_either_storage_order": 1.0},
+                     "development": {"backfilled_any_link_recall": 0.9697, "same_link_either_storage_order": 1.0},
+                     "held_out": {"backfilled_any_link_recall": 1.0, "same_link_either_storage_order": 1.0}}
 T0 = 1_700_000_000.0
 DAY = 86_400.0
 CHANGES = {"negation", "number"}
@@ -85,7 +94,7 @@ def observed(mem, ns: str) -> str:
 def run(embedder: str, pairs: list[dict]) -> dict:
     import engramdb
 
-    rows = []
+    rows, backfilled = [], []
     with tempfile.TemporaryDirectory() as tmp, engramdb.open(os.path.join(tmp, "s"), embedder=embedder) as mem:
         for i, pair in enumerate(pairs):
             for later in (True, False):
@@ -96,6 +105,11 @@ def run(embedder: str, pairs: list[dict]) -> dict:
                         else "contradicts" if pair["category"] in LINKED else "none")
                 rows.append({"pair": i, "category": pair["category"], "later": later, "want": want,
                              "got": observed(mem, ns)})
+                # the same two statements stored the other way round (an older one backfilled)
+                ns = f"pair-{i}-{'later' if later else 'earlier'}-backfilled"
+                mem.add(pair["second"], id="second", namespace=ns, created_at=T0 + (DAY if later else -DAY))
+                mem.add(pair["first"], id="first", namespace=ns, created_at=T0)
+                backfilled.append(observed(mem, ns))
     out = {"embedder": embedder, "cases": len(rows)}
     for action in ("supersede", "contradicts"):
         tp = sum(r["got"] == action and r["want"] == action for r in rows)
@@ -104,6 +118,10 @@ def run(embedder: str, pairs: list[dict]) -> dict:
         out[action] = {"precision": round(tp / (tp + fp), 4) if tp + fp else None,
                        "recall": round(tp / (tp + fn), 4) if tp + fn else None, "tp": tp, "fp": fp, "fn": fn}
     out["any_link"] = _any_link([(r["want"] != "none", r["got"] != "none") for r in rows])
+    # stored the other way round: linked (supersede or contradicts) as when stored in this order?
+    out["backfilled_any_link"] = _any_link([(r["want"] != "none", g != "none") for r, g in zip(rows, backfilled)])
+    out["same_link_either_storage_order"] = round(
+        sum((r["got"] != "none") == (g != "none") for r, g in zip(rows, backfilled)) / len(rows), 4)
     out["false_supersedes"] = [pairs[r["pair"]] for r in rows if r["got"] == "supersede" and r["want"] != "supersede"]
     out["missed"] = [dict(pairs[r["pair"]], later=r["later"], got=r["got"]) for r in rows
                      if r["want"] != "none" and r["got"] != r["want"]]
@@ -147,12 +165,15 @@ def main(argv=None) -> int:
             print(f"{name:8s} {split:15s} supersede P {s['precision']} R {s['recall']} | contradicts P "
                   f"{c['precision']} R {c['recall']} | false supersedes {len(r['false_supersedes'])} of "
                   f"{r['cases']} cases | any link P {a['precision']} R {a['recall']}, same-words rules "
-                  f"alone P {base['precision']} R {base['recall']} (recall {ratio})")
+                  f"alone P {base['precision']} R {base['recall']} (recall {ratio}) | stored the other way round: "
+                  f"any link P {r['backfilled_any_link']['precision']} R {r['backfilled_any_link']['recall']}, "
+                  f"same link or none in both orders {r['same_link_either_storage_order']:.1%}")
     result = {"benchmark": "conflict detection without slots (labelled pairs)",
               "pairs": {k: len(v) for k, v in sets.items()},
               "command": "python benchmarks/bench_conflicts.py --embedder " + " ".join(args.embedder),
               "machine": {"python": platform.python_version(), "machine": platform.machine()},
-              "change_held_out_first": CHANGE_HELD_OUT_FIRST, "standing_first": STANDING_FIRST, "runs": runs}
+              "change_held_out_first": CHANGE_HELD_OUT_FIRST, "standing_first": STANDING_FIRST,
+              "backfilled_before": BACKFILLED_BEFORE, "runs": runs}
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
     return 0
 

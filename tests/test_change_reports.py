@@ -45,6 +45,11 @@ CHANGES = [
     # weekdays in the plural, of a standing schedule
     ("Standup moved to Thursdays at 2pm.", "Standup is at 9:30am on Mondays."),
     ("Yoga class moved to Saturdays.", "Yoga class is on Sundays at 8am."),
+    # a hostile pass: when the thing recurs, said by the report only; another speaker's report of
+    # a thing that is no one's own
+    ("The daily standup moved to 10am.", "Standup is at 9:30am."),
+    ("My doctor raised my evening lisinopril to 20 mg.", "I take 10 mg of lisinopril."),
+    ("Bob: standup moved to 10am.", "Alice: standup is at 9:30am."),
 ]
 NOT_CHANGES = [
     ("Standup moved to 9:30am.", "Standup is at 9:30am."),                                # the same value
@@ -78,6 +83,16 @@ NOT_CHANGES = [
     ("The Q4 launch moved to December 1.", "The Q3 launch date is September 15."),
     ("user: Please move my dentist appointment to October 27.", "Dentist appointment on October 20."),
     ("assistant: I recommend lowering the thermostat to 68 degrees.", "The thermostat is at 72 degrees."),
+    # the same pass: a story, a dream, history, another person's value, one night, another occasion
+    ("Imagine the landlord raised our rent to $2,100.", "Our rent is $1,900 a month."),
+    ("I dreamt the landlord raised our rent to $2,100.", "Our rent is $1,900 a month."),
+    ("At my old apartment the landlord raised the rent to $2,100.", "Our rent is $1,900 a month."),
+    ("Standup moved to 10am in 2019.", "Standup is at 9:30am."),
+    ("The landlord raised our rent to $1,700.", "My sister's rent is $1,500 a month."),
+    ("My standup moved to 10am.", "Anna's standup is at 9:30am."),
+    ("The temperature dropped to 40 degrees overnight.", "I keep the temperature at 68 degrees at home."),
+    ("The evening standup moved to 6pm.", "The morning standup is at 9am."),
+    ("Bob: my doctor raised my lisinopril to 20 mg.", "Alice: I take 10 mg of lisinopril."),
     ("The gym is raising fees to $60 in January.", "The gym membership fee is $45 a month."),
     ("In 2019 standup was moved to 10am.", "Standup is at 9:30am."),
     ("Pickup moved to 12:30pm on Friday for early dismissal.", "School pickup is at 3pm."),
@@ -157,11 +172,26 @@ def test_a_new_person_is_another_one(mem):
     assert not [e for e in mem.edges("new") if e.target == "old" and e.relation.value != "related_to"]
 
 
-def test_a_report_older_than_the_statement_only_contradicts_it(mem):
-    mem.add("I take 10 mg of lisinopril every morning.", id="old", created_at=T0)
-    mem.add("My doctor raised my lisinopril to 20 mg.", id="new", created_at=T0 - DAY)
-    assert mem.get("old").state.value == "active" and mem.get("new").state.value == "active"
-    assert "contradicts" in {e.relation.value for e in mem.edges("new")}
+@pytest.mark.parametrize("later,linked", [
+    ("I take 10 mg of lisinopril every morning.", True),   # the value given anew, another one
+    ("The max dose of lisinopril is 80 mg.", False),       # no value of the speaker's
+    ("I accidentally took 40 mg of lisinopril yesterday.", False),   # one day's
+    ("My lisinopril dose was 10 mg last year.", False),    # a past one
+])
+def test_a_statement_said_after_a_report_disagrees_only_with_a_present_value_of_its_own(tmp_path, later, linked):
+    """A hostile pass: "The max dose of lisinopril is 80 mg.", said after "My doctor raised my
+    lisinopril to 20 mg.", was linked to it and, the later of the two, came first at k=1."""
+    for name, order in (("dated", (("report", T0), ("later", T0 + DAY))),
+                        ("backfilled", (("later", T0 + DAY), ("report", T0)))):
+        with engramdb.open(tmp_path / name, embedder="hashing") as m:
+            for i, at in order:
+                m.add("My doctor raised my lisinopril to 20 mg." if i == "report" else later, id=i, created_at=at)
+            assert m.get("report").state.value == "active" and m.get("later").state.value == "active"
+            assert _conflict_links(m, "report", "later") == ({"contradicts"} if linked else set())
+            res = m.recall("how much lisinopril do I take?", k=2, now=T0 + 2 * DAY, reinforce=False)
+            assert [(w.source, w.target) for w in res.warnings] == ([("report", "later")] if linked else [])
+            if linked:   # the value given last first
+                assert res.hits[0].id == "later"
 
 
 @pytest.mark.parametrize("new,old", NOT_CHANGES)
@@ -371,3 +401,109 @@ def test_a_text_of_questions_only_changes_nothing():
 def test_the_speakers_amount_on_a_drug_now_is_a_change():
     assert changes_value("I'm on 20 mg of lisinopril now.", "I take 10 mg of lisinopril every morning.")
     assert not changes_value("I'm on 20 mg of lisinopril now.", "I take 20 mg of lisinopril every morning.")
+
+
+def _conflict_links(mem, a: str, b: str) -> set[str]:
+    """The conflict relations between memories ``a`` and ``b``, either way."""
+    return {e.relation.value for x, y in ((a, b), (b, a)) for e in mem.edges(x)
+            if e.target == y and e.relation.value in ("contradicts", "supersedes")}
+
+
+@pytest.mark.parametrize("new,old", CHANGES + NOT_CHANGES)
+def test_the_links_do_not_depend_on_the_order_of_storing(tmp_path, new, old):
+    """A helper's chat stored its sessions out of date order (older ones backfilled after newer
+    ones): the report stored first, the statement it changed after it, and no link was made (the
+    write path asked only whether a new memory reports a change of a stored one)."""
+    found = []
+    for name, order in (("dated", ((old, "old", T0), (new, "new", T0 + DAY))),
+                        ("backfilled", ((new, "new", T0 + DAY), (old, "old", T0)))):
+        with engramdb.open(tmp_path / name, embedder="hashing") as m:
+            for text, i, at in order:
+                m.add(text, id=i, created_at=at)
+            found.append(_conflict_links(m, "old", "new"))
+    assert found[0] == found[1]
+
+
+@pytest.mark.parametrize("new,old", CHANGES[:8] + CHANGES[-4:])
+def test_a_statement_stored_after_the_report_that_changed_it_is_linked(mem, new, old):
+    mem.add(new, id="new", created_at=T0 + DAY)
+    mem.add(old, id="old", created_at=T0)
+    assert mem.get("old").state.value == "active" and mem.get("new").state.value == "active"
+    assert _conflict_links(mem, "old", "new") == {"contradicts"}
+
+
+def test_a_report_stored_by_an_earlier_process_is_found(tmp_path):
+    """Whether a stored memory reports a change is known without reading it only for memories this
+    process wrote: one written before the store was opened again is read."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        m.add("My doctor raised my lisinopril to 20 mg.", id="new", created_at=T0 + DAY)
+        m.add("I like hiking on weekends.", id="other", created_at=T0 + DAY)
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        m.add("I take 10 mg of lisinopril every morning.", id="old", created_at=T0)
+        assert _conflict_links(m, "old", "new") == {"contradicts"}
+
+
+def test_one_batch_holding_the_report_before_the_statement_links_them(mem):
+    mem.add_batch([{"id": "new", "text": "Standup moved to 10am.", "created_at": T0 + DAY},
+                   {"id": "old", "text": "Standup is at 9:30am.", "created_at": T0}])
+    assert _conflict_links(mem, "old", "new") == {"contradicts"}
+
+
+def test_sessions_stored_out_of_date_order_answer_with_the_later_value(mem):
+    """A fresh user backfilled an older session after a newer one: recall at k=1 gave the old
+    dose and meeting day, with no warning."""
+    def session(name, when, text):
+        return [{"role": "user", "content": text, "created_at": when, "session": name},
+                {"role": "assistant", "content": "Noted.", "created_at": when, "session": name}]
+    mem.add_conversation(session("march", "2024-03-05T10:00:00Z", "My doctor raised my lisinopril to 20 mg."))
+    mem.add_conversation(session("march-2", "2024-03-06T10:00:00Z", "The team meeting moved to Thursdays at 2pm."))
+    mem.add_conversation(session("january", "2024-01-05T10:00:00Z",
+                                 "I take 10 mg of lisinopril every morning for my blood pressure."))
+    mem.add_conversation(session("january-2", "2024-01-06T10:00:00Z", "Our team meeting is on Mondays at 10am."))
+    for question, answer in (("how much lisinopril do I take?", "20 mg"), ("when is the team meeting?", "Thursdays")):
+        res = mem.recall(question, k=1, now=T0 + 400 * DAY, reinforce=False)
+        assert answer in res.hits[0].text
+        assert len(res.warnings) == 1 and res.warnings[0].source == res.hits[0].id
+
+
+def test_an_echo_of_the_value_a_report_changed_is_contradicted_too(mem):
+    """The assistant's confirmation of the old dose stayed an unflagged hit once the user reported
+    the new one (echoes were looked for only where a statement supersedes another)."""
+    mem.add_conversation([
+        {"role": "user", "content": "I take 500 mg of metformin every morning.", "created_at": T0, "session": "a"},
+        {"role": "assistant", "content": "Got it: metformin 500 mg each morning.", "created_at": T0 + 5, "session": "a"},
+        {"role": "assistant", "content": "Got it: metformin 1000 mg each morning.", "created_at": T0 + 9, "session": "a"},
+    ])
+    mem.add_conversation([{"role": "user", "content": "My doctor raised my metformin to 1000 mg.",
+                           "created_at": T0 + 30 * DAY, "session": "b"}])
+    res = mem.recall("how much metformin do I take?", k=5, now=T0 + 31 * DAY, reinforce=False)
+    assert {(w.source, w.target) for w in res.warnings} == {("b:1", "a:1"), ("b:1", "a:2")}
+
+
+@pytest.mark.parametrize("backfilled", [False, True])
+def test_a_change_is_found_among_many_like_memories(tmp_path, backfilled):
+    """Fifteen other doses stored before kept the statement out of the report's nearest
+    neighbours and the report out of the statement's: each is also compared with the stored
+    memories that share its words most (a hostile pass: linked in date order only)."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        for i, drug in enumerate("metformin atorvastatin amlodipine losartan omeprazole levothyroxine sertraline "
+                                 "gabapentin simvastatin montelukast escitalopram rosuvastatin bupropion furosemide "
+                                 "pantoprazole".split()):
+            m.add(f"I take {5 * (i + 1)} mg of {drug} every morning.", id=f"d{i}", created_at=T0 - DAY)
+        writes = [("old", "I take 10 mg of lisinopril every morning.", T0),
+                  ("new", "My doctor raised my lisinopril to 20 mg.", T0 + DAY)]
+        for i, text, at in (reversed(writes) if backfilled else writes):
+            m.add(text, id=i, created_at=at)
+        assert _conflict_links(m, "old", "new") == {"contradicts"}
+        res = m.recall("how much lisinopril do I take?", k=1, now=T0 + 2 * DAY, reinforce=False)
+        assert [h.id for h in res.hits] == ["new"] and [(w.source, w.target) for w in res.warnings] == [("new", "old")]
+
+
+def test_an_echo_of_a_value_given_after_the_report_is_current(mem):
+    """The value given anew after a report is the current one: its echo is not outdated by the
+    older report."""
+    mem.add("My doctor raised my metformin to 1000 mg.", id="report", created_at=T0)
+    mem.add("I take 500 mg of metformin every morning.", id="later", created_at=T0 + 30 * DAY)
+    mem.add("Got it: metformin 500 mg each morning.", id="echo", created_at=T0 + 30 * DAY + 5)
+    assert _conflict_links(mem, "report", "later") == {"contradicts"}
+    assert _conflict_links(mem, "report", "echo") == set()

@@ -22,8 +22,9 @@ past: "... raised my lisinopril to 20 mg. Should I take it at night?"); a change
 proposed, asked for or rumoured (a word of :data:`engramdb.facts.NOT_DONE` in its sentence before the verb:
 "we might move", "I want to raise it", "Please move ...", "Rumor has it they moved ..."); an
 assistant's words (advice or an offer); a one-off (:data:`_ONE_OFF`: "for the summer", "only",
-or a clock time on a named day); a change in a past year ("In 2019 standup was moved to 10am")
-or undone ("then back to 9:30am").
+or a clock time on a named day, "overnight"); a change in a past year ("In 2019 standup was moved
+to 10am", "... in 2019") or at a place left ("At my old apartment ..."), or undone ("then back to
+9:30am"); a story, dream or supposition ("Imagine the landlord raised ...").
 
 The earlier statement must name what was changed (every content word of it, but for the generic
 nouns of :data:`MEASURE_NOUNS` such as "dose" or "price" when others are named), be about the
@@ -31,7 +32,12 @@ same party (no "My doctor raised my lisinopril" for "Dad takes ...", no "for Max
 no "their plan" of a company it does not name), state a standing value (no past event: "I
 bought the TV for $800"), and give exactly one value of the same sort (one time; one date; one
 number of the same unit), different from the new one: "I take 10 mg of lisinopril and 5 mg of
-amlodipine" gives two values in mg, and which one changed is not said.
+amlodipine" gives two values in mg, and which one changed is not said. A report of the speaker's
+thing changes no other person's ("our rent" / "My sister's rent is $1,500"); when the thing
+recurs (:data:`_OCCASIONS`) may be said by the report only, not otherwise by the two ("The
+evening standup" / "The morning standup"). A statement said after the report (the write path
+compares the two whichever was stored first) must state the present value, the speaker's own
+when the report is of theirs (:func:`changes_value`).
 
 Examples
 --------
@@ -49,12 +55,12 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .facts import (
-    FUNCTION_WORDS, MONTHS, NEGATIONS, _event_report, _stem, not_done, speaker_label, subject_of, tokens,
+    FUNCTION_WORDS, MONTHS, NEGATIONS, NOT_PRESENT, _event_report, _stem, not_done, speaker_label, subject_of, tokens,
     without_questions,
 )
 from .standing import changes_standing, standing
 
-__all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "change_report", "changes_value"]
+__all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "change_report", "changes_value", "gives_value"]
 
 #: Verbs that report a value changed to another (all forms the rule reads).
 CHANGE_VERBS = frozenset(
@@ -85,7 +91,17 @@ _DONE_BEFORE_TO = frozenset("voted decided agreed chose managed got finally".spl
 #: Words that make a change one occurrence's, not the standing value's ("for Black Friday weekend
 #: only", "just for tomorrow", "temporarily", "this week's 1:1").
 _ONE_OFF = frozenset("only temporarily temporary once this time today's tonight's tomorrow's week's summer winter "
-                     "holiday holidays snowstorm storm dismissal".split())
+                     "holiday holidays snowstorm storm dismissal overnight".split())
+#: Words of when a thing recurs: a report that names one changes a statement that names none
+#: ("My doctor raised my evening lisinopril to 20 mg." / "I'm on 10 mg of lisinopril now.", "The
+#: daily standup moved to 10am." / "Standup is at 9:30am."), not one that names another (stems).
+_OCCASIONS = frozenset(_stem(w) for w in "daily weekly monthly yearly annual morning evening night nightly usual "
+                       "regular".split())
+#: A change told as history: in a named year ("moved to 10am in 2019"), or of a place the speaker
+#: left ("At my old apartment the landlord raised the rent to $2,100").
+_HISTORY = re.compile(r"\b(?:(?:in|since|during|back{_S}in){_S}(?:19|20)\d\d\b|(?:at|in|for){_S}(?:my|our){_S}"
+                      r"(?:old|previous|former|last){_S}(?:apartment|place|house|home|job|office|company|school|gym|"
+                      r"employer|team|landlord)s?\b)".replace("{_S}", r"[^\S\n]+"), re.I)
 #: A clock time changed on a named day changes that day's occurrence ("This morning I pushed my
 #: pill to 11am").
 _THAT_DAY = re.compile(r"\b(?:today|tonight|tomorrow|this (?:morning|afternoon|evening|week))\b", re.I)
@@ -94,6 +110,13 @@ _PARTICLES = frozenset("up down back out off over".split())
 #: Possessives of someone other than the speaker.
 _THIRD = frozenset("his her their its".split())
 _FIRST = frozenset("i i'm i've me my mine we we're we've us our ours".split())
+_MY = frozenset("my our".split())
+#: Words of a statement that tell a past value, one day's or one not real (besides
+#: :data:`engramdb.facts.NOT_PRESENT` and negations: "Our rent was $1,900 last year.", "... took
+#: 40 mg yesterday", "Tomorrow my alarm is set to 5am", "I want to take 20 mg").
+_NOT_NOW = frozenset("was were had used did ago yesterday today tonight tomorrow formerly previously last if unless "
+                     "maybe perhaps want wants wanted hope hopes wish wishes imagine dream dreamt".split())
+_PLAN = frozenset("plan plans planning planned".split())   # ("we plan to move standup to 10am")
 
 _PASSIVE = frozenset("was were been got get gets has have is are".split())
 _VERB_ALT = "|".join(sorted(CHANGE_VERBS | INTRANSITIVE_VERBS, key=len, reverse=True))
@@ -185,6 +208,12 @@ def _values(text: str) -> list[tuple[str, str, str]]:
     return out
 
 
+def gives_value(text: str) -> bool:
+    """Whether ``text`` (str) gives a time, date or amount: a value a change report can change
+    (:func:`changes_value`)."""
+    return bool(_values(text))
+
+
 def _first_value(text: str) -> tuple[str, str, str] | None:
     """The value that opens ``text`` (what follows "to" in a report), or None."""
     text = re.sub(r"^\s*(?:(?:a|an|the)\s+)?", "", text, flags=re.I)   # "to the $29 tier"
@@ -270,8 +299,9 @@ def _value_report(text: str) -> ChangeReport | None:
     said = [t.lower() for t in tokens(_sentence_start(head))]   # the report's sentence up to its verb
     if not_done(said):
         return None
-    if any(len(t) == 4 and t.isdigit() and t[:2] in ("19", "20") for t in said) or re.search(r"\bback to\b", after):
-        return None   # "In 2019 standup was moved to 10am"; "moved to 10am, then back to 9:30am"
+    if (any(len(t) == 4 and t.isdigit() and t[:2] in ("19", "20") for t in said) or re.search(r"\bback to\b", after)
+            or _HISTORY.search(text)):
+        return None   # "In 2019 standup was moved to 10am"; "moved to 10am, then back to 9:30am"; "... in 2019"
     if before[-1:] == ["to"] and (len(before) < 2 or before[-2] not in _DONE_BEFORE_TO):
         return None   # "we need to move standup to 10am"
     phrase = [t.lower() for t in tokens(m.group("what")) if t.lower() not in _PARTICLES]
@@ -395,7 +425,7 @@ def _days(text: str) -> frozenset[str]:
     return frozenset(_date_value(m) for m in _DATE.finditer(text))
 
 
-def changes_value(new: str, old: str) -> bool:
+def changes_value(new: str, old: str, *, old_said_after: bool = False) -> bool:
     """Whether ``new`` reports that the value ``old`` gives was changed to another (module
     docstring): ``old`` names what changed and gives exactly one value of the new value's sort
     and unit, a different one. ``old`` is read without its sentences that ask
@@ -407,10 +437,18 @@ def changes_value(new: str, old: str) -> bool:
     morning" restates "10 mg"). An earlier report of the same thing is changed as a statement
     is ("Standup moved to 11am" after "Standup moved to 10am").
 
+    A statement said after the report (``old_said_after``) gives the value anew, another one:
+    the two disagree only when it states the present value, of the speaker's own thing when the
+    report is of theirs ("I take 10 mg of lisinopril every morning." after "My doctor raised my
+    lisinopril to 20 mg."; not "The max dose of lisinopril is 80 mg.", "Our rent was $1,900 last
+    year.", "I took 40 mg of lisinopril yesterday.").
+
     Parameters
     ----------
     new, old : str
-        The later report and the earlier statement.
+        The report and the statement.
+    old_said_after : bool
+        The statement was said after the report (else before it).
 
     Returns
     -------
@@ -421,25 +459,38 @@ def changes_value(new: str, old: str) -> bool:
     if report is None or not old or earlier == report:
         return False   # (the same report twice changes nothing)
     said_by, said_before_by = speaker_label(new), speaker_label(old)
-    if said_by is not None and said_before_by is not None and said_by != said_before_by:
-        return False   # "Bob: my doctor raised my lisinopril to 20 mg" changes no "Alice: I take 10 mg"
+    if (said_by is not None and said_before_by is not None and said_by != said_before_by
+            and (report.mine or report.value[0] == "name" or not _FIRST.isdisjoint(t.lower() for t in tokens(old)))):
+        # "Bob: my doctor raised my lisinopril to 20 mg" changes no "Alice: I take 10 mg"; "Bob:
+        # standup moved to 10am" changes "Alice: standup is at 9:30am" (the team's, not a speaker's)
+        return False
     if report.value[0] == "name":   # the speaker's home or employer
         return changes_standing(new, old)
     old_low = [t.lower() for t in tokens(old)]
     old_words = frozenset(_stem(t) for t in old_low)
     named = report.what if report.what else report.measure
-    if not named or not named <= old_words:   # what changed, every word of it ("staging" is no "production")
+    said, held = named & _OCCASIONS, old_words & _OCCASIONS
+    if said and held and said != held:
+        return False   # "The evening standup moved to 6pm" changes no "The morning standup is at 9am"
+    if not named - said or not named - said <= old_words:   # what changed, every word of it ("staging" is no "production")
         return False
+    if ((report.mine or not _MY.isdisjoint(t.lower() for t in tokens(new)))
+            and any(t.endswith(("'s", "’s")) and t[:-2] not in _FIRST for t in old_low)):
+        return False   # "The landlord raised our rent" changes no "My sister's rent is $1,500"
     for owner in report.owners:   # someone else's value: the earlier statement must be about them
         if owner in _THIRD:
             if _FIRST.intersection(old_low) or not report.names <= frozenset(old_low):
                 return False   # "Globex upgraded their plan" changes no "Acme's plan"
         elif owner[:-2] not in old_low and _stem(owner[:-2]) not in old_words:
             return False
+    if earlier is not None and old_said_after:
+        return False   # a report said after this one is changed by none of it (the other way round, maybe)
     if earlier is not None:   # a report itself ("My doctor raised my lisinopril to 20 mg"): its new value changes
         return (earlier.value[:2] == report.value[:2] and not _same_value(earlier.value, report.value)
                 and earlier.owners == report.owners and report.beneficiaries == earlier.beneficiaries
                 and (report.value[0] != "time" or report.days == earlier.days))
+    if old_said_after and not _states_now(old_low, report.mine or not _MY.isdisjoint(t.lower() for t in tokens(new))):
+        return False
     subject = subject_of(old)
     if (report.mine and len(subject) == 1 and subject[0] not in _FIRST
             and _stem(subject[0]) not in report.what | report.measure and subject[0] not in report.names):
@@ -463,6 +514,16 @@ def changes_value(new: str, old: str) -> bool:
     if report.was is not None and report.was[0] == sort:   # "from 3:30 to 1pm" changes no "at 3pm"
         return _same_value(report.was, (sort, unit, next(iter(same))))
     return True
+
+
+def _states_now(words: list[str], mine: bool) -> bool:
+    """Whether a statement of lower-cased ``words`` gives a present value: nothing in the past, a
+    plan or a wish, no day named; with ``mine`` (the report's value is the speaker's), the
+    speaker's own (a first-person word)."""
+    if mine and _FIRST.isdisjoint(words):
+        return False   # "The max dose of lisinopril is 80 mg."
+    return not (_NOT_NOW.intersection(words) or not NOT_PRESENT.isdisjoint(words) or not NEGATIONS.isdisjoint(words)
+                or any(w in _PLAN and after == "to" for w, after in zip(words, words[1:])))
 
 
 def _same_value(a: tuple[str, str, str], b: tuple[str, str, str]) -> bool:

@@ -252,7 +252,10 @@ INTENT_VERBS = frozenset("want wants wanted hope hopes hoped plan plans planned 
 NOT_DONE = NOT_PRESENT | (INTENT_VERBS - {"plan", "plans"}) | NEGATIONS | frozenset(
     "if when whether unless propose proposed proposes proposing suggest suggested suggests suggesting consider "
     "considered considering thinking thought discuss discussed discussing maybe perhaps ask asked please "
-    "best recommend recommended advise advised ever todo rumor rumour rumors can last".split())
+    "best recommend recommended advise advised ever todo rumor rumour rumors can last "
+    # what did not happen in the world: a story, a dream, a supposition
+    "imagine imagined imagining pretend pretended pretending suppose supposed supposing hypothetically "
+    "dream dreamed dreamt dreaming".split())
 
 
 def not_done(words: list[str]) -> bool:

@@ -11,8 +11,13 @@ are non-empty and their first words' hashes are equal; a pair the hints rule out
 without reading the record, every other pair is read and judged exactly as before. A hash
 collision only costs a read, never drops a pair.
 
+A second hint per nid says whether the text is a change report
+(:func:`engramdb.changes.change_report`): a new statement that gives a value is compared with
+its neighbours that report a change (a report stored before the older statement it changed),
+and a neighbour known to report none is not read.
+
 A hint holds while the memory's text does: it is set after the commit that inserts the memory
-(:meth:`engramdb.write.WriteUnit.insert_many` with the subjects the write path computed) and
+(with the subjects and reports the write path computed) and
 dropped after the commit of any change of the text (:meth:`WriteUnit.reindex_text`) or erasure.
 A nid without a hint (a memory from before this process opened the store, a text that is not a
 statement) is read as before. Hashes are Python's (salted per process), never persisted.
@@ -39,17 +44,18 @@ def subject_code(subject: tuple[str, ...]) -> tuple[int, int, int]:
 class SubjectHints:
     """Per-nid subject hints (see the module docstring): three int64 columns, grown on demand."""
 
-    __slots__ = ("length", "whole", "first")
+    __slots__ = ("length", "whole", "first", "report")
 
     def __init__(self) -> None:
         self.length = np.full(0, UNKNOWN, np.int64)
         self.whole = np.zeros(0, np.int64)
         self.first = np.zeros(0, np.int64)
+        self.report = np.full(0, UNKNOWN, np.int64)   # 1: a change report, 0: none, UNKNOWN
 
     def _grow(self, n: int) -> None:
         if n > len(self.length):
             cap = max(n, 2 * len(self.length), 1024)
-            for name, fill in (("length", UNKNOWN), ("whole", 0), ("first", 0)):
+            for name, fill in (("length", UNKNOWN), ("whole", 0), ("first", 0), ("report", UNKNOWN)):
                 old = getattr(self, name)
                 new = np.full(cap, fill, np.int64)
                 new[: len(old)] = old
@@ -64,10 +70,24 @@ class SubjectHints:
         at = np.asarray(nids, np.int64)
         self.length[at], self.whole[at], self.first[at] = a[:, 0], a[:, 1], a[:, 2]
 
+    def set_reports(self, nids: list[int], reports: list[bool]) -> None:
+        """Whether each of ``nids`` is a change report (:func:`engramdb.changes.change_report`
+        of its text; after a commit)."""
+        if not nids:
+            return
+        self._grow(max(nids) + 1)
+        self.report[np.asarray(nids, np.int64)] = np.asarray(reports, bool)
+
     def forget(self, nid: int) -> None:
-        """Drop the hint of ``nid`` (its text changed or it was erased; after the commit)."""
+        """Drop the hints of ``nid`` (its text changed or it was erased; after the commit)."""
         if nid < len(self.length):
-            self.length[nid] = UNKNOWN
+            self.length[nid] = self.report[nid] = UNKNOWN
+
+    def no_report(self, labels: np.ndarray) -> np.ndarray:
+        """Stored nids known not to be change reports: bool, shape (n,) of ``labels`` (int64,
+        shape (n,), >= 0)."""
+        known = labels < len(self.report)
+        return known & (self.report[np.where(known, labels, 0)] == 0) if len(self.report) else np.zeros(len(labels), bool)
 
     def ruled_out(self, labels: np.ndarray, length: np.ndarray, whole: np.ndarray,
                   first: np.ndarray) -> np.ndarray:

@@ -25,9 +25,10 @@ from .. import slots as _slots, temporal as _temporal
 from ..batch_plan import whole_record
 from ..contiguity import default_weight
 from ..timeref import resolve_time_refs
-from ..changes import change_report, changes_value
+from ..changes import change_report, changes_value, gives_value
 from ..standing import STANDING_WORDS, refines_standing, standings
 from ..facts import conflict_many, fact_signature, restates, subject_key, subject_of
+from ..index.keyword import term_counts
 from ..sentences import split_sentences
 from ..speakers import LABEL as SPEAKER_LABEL
 from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundError, OversizeError
@@ -545,7 +546,10 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     replaces the one value of what it names that a statement gives (:func:`engramdb.changes.changes_value`,
     kind ``"change"``) the two are linked ``contradicts``, whatever times they name, never
     superseded (the rules cannot be sure the report is of the same thing: recall puts the later
-    first and warns)."""
+    first and warns). The earlier memories that restate the value it changed (an assistant's "Got
+    it: 500 mg") are linked from it too (:func:`_echoes`). The links do not depend on the order of
+    storing: a new statement that gives a value is also compared with its neighbours that are
+    change reports (a chat's sessions backfilled out of date order), linked from the report."""
     lc = unit.state.config.link
     if not lc.detect_conflicts:
         return []
@@ -570,6 +574,9 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     # subjects and likeness (changes.changes_value asks for the thing named and one value of its sort)
     report_row = np.fromiter((ok and change_report(p.text) is not None for p, ok in zip(prepared, ok_row.tolist())),
                              bool, len(prepared))
+    hints = unit.state.subject_hints
+    known = np.flatnonzero(ok_row)   # (a text that is no statement here is never read as a report)
+    unit.after(lambda: hints.set_reports(near.nids[known].tolist(), report_row[known].tolist()))
     r, j = np.nonzero(near.keep & ((near.cos >= floor) | (multi_row | report_row)[:, None])
                       & ok_row[:, None])   # batch order, best first
     labs = near.labels[r, j]
@@ -626,6 +633,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     cand: list[tuple[Prepared, int, Prepared | None]] = []
     pairs: list[tuple[str, str]] = []
     reports: list[bool] = []   # whether the pair's new memory is a change report
+    changed_by: set[int] = set()   # pairs whose earlier memory is a change report of the new one's value
     for row, lab in zip(r[same].tolist(), labs[same].tolist()):
         p = prepared[row]
         cand.append((p, lab, by_nid.get(lab)))
@@ -635,34 +643,80 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     # statements of it too, not only with its nearest neighbours: "I moved to Seattle last month."
     # is like nothing "I live in Boston." says (a store of ten other first-person memories kept
     # it out of the k nearest: hostile pass)
+    # and a report of a time, date or amount with the stored memories that share its words most
+    # (fifteen other memories about doses kept "I take 10 mg of lisinopril" out of the k nearest
+    # of "My doctor raised my lisinopril to 20 mg.": hostile pass)
     seen = {(p.nid, lab) for p, lab, _q in cand}
     for row in np.flatnonzero(report_row).tolist():
         p = prepared[row]
-        for lab in _earlier_standing(unit, p, max_words):
+        if change_report(p.text).value[0] == "name":
+            found = [(lab, stored.setdefault(lab, unit.record(lab))["text"])
+                     for lab in _earlier_standing(unit, p, max_words)]
+        else:
+            found = [(lab, got[0]) for lab in _keyword_neighbours(unit, p) if (p.nid, lab) not in seen
+                     and (got := _earlier_statement(unit, lab, by_nid, stored, max_words)) is not None]
+        for lab, text in found:
             if (p.nid, lab) not in seen:
                 seen.add((p.nid, lab))
-                stored.setdefault(lab, unit.record(lab))
                 cand.append((p, lab, None))
-                pairs.append((p.text, stored[lab]["text"]))
+                pairs.append((p.text, text))
                 reports.append(True)
+    # a statement stored after a change report that changed it (sessions backfilled out of date
+    # order: "My doctor raised my lisinopril to 20 mg." of March stored before "I take 10 mg of
+    # lisinopril every morning." of January) is compared with its neighbours that report a change
+    backward = _backward_reports(unit, prepared, near, ok_row, by_nid, stored, max_words)
+    at_pair = {(p.nid, lab): i for i, (p, lab, _q) in enumerate(cand)}
+    for p, lab, text in backward:
+        i = at_pair.get((p.nid, lab))
+        if i is None:
+            at_pair[p.nid, lab] = i = len(cand)
+            cand.append((p, lab, by_nid.get(lab)))
+            pairs.append((p.text, text))
+            reports.append(False)
+        changed_by.add(i)
     # 2. the texts compared in one batch (facts.conflict_many), then applied in batch order:
     # an earlier item superseded by this batch is no longer a candidate, a stored memory
     # already retired by it is read again (its record changed in this transaction)
     edges = []
-    changed: list[tuple[Prepared, int, str]] = []   # (new memory, the earlier one it changed, its text)
+    # (report or later statement nid, its text, its valid start, the earlier statement's nid, its text)
+    changed: list[tuple[int, str, float, int, str]] = []
     kinds = conflict_many(pairs, subjects=subjects)
     # a pair of texts of which one or both hold several sentences, no conflict found whole: its
     # sentences, pair by pair (the first conflict counts); such a conflict only supersedes a
     # memory of one sentence (one of several sentences holds other facts: it is contradicted)
     part = _sentence_conflicts(pairs, kinds, max_words, subjects)
-    # a change report that replaces the value an earlier statement gives (facts.conflict found no
-    # conflict, other words or another subject, or read a past event, "I upped my donation to $75"):
-    # "change", whatever times the two name
+    # a change report that replaces the value a statement gives (facts.conflict found no conflict,
+    # other words or another subject, or read a past event, "I upped my donation to $75"):
+    # "change", whatever times the two name (changes.changes_value asks more of a statement said
+    # after the report); the report is the new memory, or the stored one (``backward``)
+    backward_report: set[int] = set()   # "change" pairs whose report is the earlier stored one
+    report_said_later: set[int] = set()   # "change" pairs whose report was said after the statement
+
+    def valid_start(lab: int) -> float:
+        q = by_nid.get(lab)
+        if q is not None:
+            return q.valid_from
+        rec = stored[lab]
+        return rec.get("valid_from", rec["created_at"]) if rec is not None else float("inf")
+
     for i, (report, (new, old)) in enumerate(zip(reports, pairs)):
-        if report and kinds[i] in (None, "event_number") and changes_value(new, old):
-            kinds[i] = "change"
-        elif report and kinds[i] == "value" and refines_standing(new, old):
+        p, lab, _q = cand[i]
+        if report and kinds[i] == "value" and refines_standing(new, old):
             kinds[i] = None   # "I live in Boston's Back Bay neighborhood." after "I live in Boston."
+        elif kinds[i] not in (None, "event_number"):
+            continue
+        else:   # the new memory reports a change of the other's value, or the other of its own
+            p_later = _said_after(p.valid_from, p.nid, valid_start(lab), lab)
+            ways = ([(p_later, False)] if report else []) + ([(not p_later, True)] if i in changed_by else [])
+            for report_later, backward_way in sorted(ways, reverse=True):   # the report said later first
+                if (changes_value(old, new, old_said_after=not report_later) if backward_way
+                        else changes_value(new, old, old_said_after=not report_later)):
+                    kinds[i] = "change"
+                    if backward_way:
+                        backward_report.add(i)
+                    if report_later:
+                        report_said_later.add(i)
+                    break
     for i, ((p, lab, q), kind) in enumerate(zip(cand, kinds)):
         if kind is None:
             continue
@@ -680,14 +734,25 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
             valid_from, other, other_at = rec.get("valid_from", rec["created_at"]), rec["text"], rec["created_at"]
         if kind != "change" and not _same_time(p.text, p.created_at, other, other_at, named=kind == "event_number"):
             continue   # events at different times (or an event and a general statement)
+        if kind == "change":
+            # a change reported in other words may be of another thing: contradicted, never
+            # superseded (recall puts the later first and warns); linked from the report
+            # (an echo of the statement's value is outdated by a report said after it only)
+            if i in backward_report:
+                if i in report_said_later:
+                    changed.append((lab, other, valid_from, p.nid, p.text))
+                edges.append((lab, p.nid, Relation.CONTRADICTS.code, 1.0))
+            else:
+                if i in report_said_later:
+                    changed.append((p.nid, p.text, p.valid_from, lab, other))
+                edges.append((p.nid, lab, Relation.CONTRADICTS.code, 1.0))
+            continue
         # a changed value in the same frame ("value": "My email is a@x.io" / "... b@x.io") may be
-        # a second value the rules cannot tell apart, and a change reported in other words
-        # ("change") may be of another thing: contradicted, never superseded (recall puts the
-        # later first and warns)
-        later = p.valid_from > valid_from and kind not in ("value", "change")
+        # a second value the rules cannot tell apart: contradicted, never superseded
+        later = p.valid_from > valid_from and kind != "value"
         if later:
-            changed.append((p, lab, other))
-        if later and not ((i in part or kind == "change") and _sentences(other) is not None):
+            changed.append((p.nid, p.text, p.valid_from, lab, other))
+        if later and not (i in part and _sentences(other) is not None):
             if q is not None:
                 q.state, q.superseded_by = MemoryState.SUPERSEDED, p.ext_id
                 q.retired_at = max(p.recorded_at, q.recorded_at)
@@ -699,7 +764,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
                     if nid in stored:
                         stored[nid] = unit.record(nid)
             edges.append((p.nid, lab, Relation.SUPERSEDES.code, 1.0))
-        else:
+        else:   # (a new memory valid before the stored one it conflicts with: contradicted, not superseded)
             edges.append((p.nid, lab, Relation.CONTRADICTS.code, 1.0))
     if changed:
         edges.extend(_echoes(unit, near, changed, by_nid, stored, max_words, {(a, b) for a, b, _r, _w in edges}))
@@ -733,41 +798,110 @@ def _earlier_standing(unit: WriteUnit, p: Prepared, max_words: int) -> list[int]
     return out
 
 
-def _echoes(unit: WriteUnit, near: Near, changed: list[tuple[Prepared, int, str]], by_nid: dict[int, Prepared],
-            stored: dict[int, dict | None], max_words: int,
+def _backward_reports(unit: WriteUnit, prepared: list[Prepared], near: Near, rows: np.ndarray,
+                      by_nid: dict[int, Prepared], stored: dict[int, dict | None],
+                      max_words: int) -> list[tuple[Prepared, int, str]]:
+    """The earlier neighbours (stored, or earlier in the batch) that are change reports
+    (:func:`engramdb.changes.change_report`) of each new statement of ``rows`` (bool, shape
+    (n,), batch order) that gives a value (:func:`engramdb.changes.gives_value`): (new memory,
+    neighbour nid, its text). A stored neighbour the subject hints know to report no change is
+    not read; a read record is kept in ``stored``."""
+    out: list[tuple[Prepared, int, str]] = []
+    hints = unit.state.subject_hints
+    for row in np.flatnonzero(rows).tolist():
+        p = prepared[row]
+        if not gives_value(p.text):
+            continue
+        labs = np.union1d(near.labels[row][near.keep[row]], _keyword_neighbours(unit, p))
+        for lab in labs[~hints.no_report(labs)].tolist():
+            got = _earlier_statement(unit, lab, by_nid, stored, max_words)
+            if got is not None and change_report(got[0]) is not None:
+                out.append((p, lab, got[0]))
+    return out
+
+
+#: How many stored memories that share the words of a change report, or of a statement that
+#: gives a value, the most (BM25) are compared with it besides its nearest vectors.
+CHANGE_CANDIDATES = 16
+
+
+def _keyword_neighbours(unit: WriteUnit, p: Prepared) -> np.ndarray:
+    """Node ids (int64) of the :data:`CHANGE_CANDIDATES` stored memories of the namespace of
+    ``p`` that share its words the most, by BM25 (the keyword index holds the stored ones)."""
+    sp = unit.state.space(p.namespace)
+    if sp is None or sp.keyword is None:
+        return np.zeros(0, np.int64)
+    counts, _length = term_counts(p.text)
+    nids, _scores = sp.keyword.search_terms(dict.fromkeys(counts, 1.0), CHANGE_CANDIDATES)
+    return np.asarray(nids, np.int64)
+
+
+def _earlier_statement(unit: WriteUnit, lab: int, by_nid: dict[int, Prepared], stored: dict[int, dict | None],
+                       max_words: int) -> tuple[str, float] | None:
+    """The text and valid start (Unix seconds) of memory ``lab`` (an item of the batch in
+    ``by_nid``, else stored: its record read once into ``stored``) when it is an active statement
+    outside slots that conflict detection reads, else None."""
+    q = by_nid.get(lab)
+    if q is not None:
+        if (q.state is not MemoryState.ACTIVE or q.subject is not None
+                or _not_a_fact(q.kind.value, q.extra, q.tags) or not _statement(q.text, max_words, q.extra)):
+            return None
+        return q.text, q.valid_from
+    rec = stored[lab] if lab in stored else stored.setdefault(lab, unit.record(lab))
+    if (rec is None or rec["state"] != MemoryState.ACTIVE.value or rec.get("subject") is not None
+            or _not_a_fact(rec["kind"], rec, rec.get("tags") or ()) or not _statement(rec["text"], max_words, rec)):
+        return None
+    return rec["text"], rec.get("valid_from", rec["created_at"])
+
+
+def _echoes(unit: WriteUnit, near: Near, changed: list[tuple[int, str, float, int, str]],
+            by_nid: dict[int, Prepared], stored: dict[int, dict | None], max_words: int,
             linked: set[tuple[int, int]]) -> list[tuple[int, int, int, float]]:
-    """Restatements of a value that a new memory changed (:func:`engramdb.facts.restates`: an
+    """Restatements of a value that a later memory changed (:func:`engramdb.facts.restates`: an
     assistant's "Got it: metformin 500 mg each morning." after "I take metformin 500 mg every
-    morning.", once "I started taking 1000 mg of metformin." changed it), among the new memory's
-    near neighbours, said before it: linked ``contradicts`` from it, never superseded (an echo
-    may hold what the rules cannot read; recall puts the new memory first, with a warning).
-    ``changed``: (new memory, the earlier memory it changed, that memory's text); ``linked``:
-    (source, target) pairs that have a conflict edge already."""
+    morning.", once "I started taking 1000 mg of metformin." changed it), said before the later
+    memory: linked ``contradicts`` from it, never superseded (an echo may hold what the rules
+    cannot read; recall puts the later memory first, with a warning). The echoes looked at are
+    the near neighbours of the two memories that are new, and the new memories that have one of
+    the two among their near neighbours (whichever of them was stored first).
+
+    Parameters
+    ----------
+    changed : list of (int, str, float, int, str)
+        (later memory's nid, its text, its valid start in Unix seconds, the nid of the earlier
+        statement it changed, that statement's text).
+    linked : set of (int, int)
+        (source, target) pairs that have a conflict edge already (either way: no second one).
+    """
     edges = []
-    active_v = MemoryState.ACTIVE.value
     row_of = {nid: i for i, nid in enumerate(near.nids.tolist())}
-    for p, old_lab, old_text in changed:
-        row = row_of[p.nid]
-        for lab in near.labels[row][near.keep[row]].tolist():
-            if lab == old_lab or (p.nid, lab) in linked:
+    for later, later_text, later_from, old_lab, old_text in changed:
+        near_to = set()
+        for nid in (later, old_lab):
+            row = row_of.get(nid)
+            if row is not None:   # a new memory: its earlier neighbours
+                near_to.update(near.labels[row][near.keep[row]].tolist())
+            near_to.update(near.nids[(near.labels == nid).any(axis=1)].tolist())   # new memories near it
+        near_to -= {later, old_lab}
+        for lab in sorted(near_to):
+            if (later, lab) in linked or (lab, later) in linked:
                 continue
-            q = by_nid.get(lab)
-            if q is not None:
-                if (q.state is not MemoryState.ACTIVE or q.subject is not None
-                        or _not_a_fact(q.kind.value, q.extra, q.tags) or not _statement(q.text, max_words, q.extra)):
-                    continue
-                text, valid_from = q.text, q.valid_from
-            else:
-                rec = stored[lab] if lab in stored else stored.setdefault(lab, unit.record(lab))
-                if (rec is None or rec["state"] != active_v or rec.get("subject") is not None
-                        or _not_a_fact(rec["kind"], rec, rec.get("tags") or ())
-                        or not _statement(rec["text"], max_words, rec)):
-                    continue
-                text, valid_from = rec["text"], rec.get("valid_from", rec["created_at"])
-            if valid_from < p.valid_from and restates(text, old_text, p.text):
-                linked.add((p.nid, lab))
-                edges.append((p.nid, lab, Relation.CONTRADICTS.code, 1.0))
+            got = _earlier_statement(unit, lab, by_nid, stored, max_words)
+            if got is None:
+                continue
+            text, valid_from = got
+            if valid_from < later_from and restates(text, old_text, later_text):
+                linked.add((later, lab))
+                edges.append((later, lab, Relation.CONTRADICTS.code, 1.0))
     return edges
+
+
+def _said_after(valid_from: float, nid: int, other_from: float, other: int) -> bool:
+    """Whether a memory (valid from ``valid_from``, Unix seconds; node id ``nid``) was said after
+    another: valid from a later time, or from the same time and stored later (a larger nid: two
+    messages of one ``add_batch`` without times), as :func:`engramdb.recall.ranking.valid_after`
+    orders them."""
+    return other_from < valid_from or (other_from == valid_from and other < nid)
 
 
 #: a sentence end followed by more text: the cheap test before a text is split into sentences
