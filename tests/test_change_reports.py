@@ -50,6 +50,8 @@ CHANGES = [
     ("The daily standup moved to 10am.", "Standup is at 9:30am."),
     ("My doctor raised my evening lisinopril to 20 mg.", "I take 10 mg of lisinopril."),
     ("Bob: standup moved to 10am.", "Alice: standup is at 9:30am."),
+    # a fresh user: the speaker deciding ("let's" names no other person), beside "it's"
+    ("Let's bump my grocery budget to $550 a month.", "My grocery budget is $400 a month, it's tight."),
 ]
 NOT_CHANGES = [
     ("Standup moved to 9:30am.", "Standup is at 9:30am."),                                # the same value
@@ -480,15 +482,31 @@ def test_an_echo_of_the_value_a_report_changed_is_contradicted_too(mem):
     assert {(w.source, w.target) for w in res.warnings} == {("b:1", "a:1"), ("b:1", "a:2")}
 
 
+DRUGS = ("metformin atorvastatin amlodipine losartan omeprazole levothyroxine sertraline gabapentin simvastatin "
+         "montelukast escitalopram rosuvastatin bupropion furosemide pantoprazole").split()
+
+
+@pytest.mark.parametrize("backfilled", [False, True])
+def test_a_change_is_found_among_many_like_memories_of_one_batch(tmp_path, backfilled):
+    """A chat imported whole: the keyword index holds none of the batch yet, and fifteen other
+    doses crowd the report and the statement out of each other's nearest neighbours."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        items = [{"id": f"d{i}", "text": f"I take {5 * (i + 1)} mg of {drug} every morning.", "created_at": T0 - DAY}
+                 for i, drug in enumerate(DRUGS)]
+        pair = [{"id": "old", "text": "I take 10 mg of lisinopril every morning.", "created_at": T0},
+                {"id": "new", "text": "My doctor raised my lisinopril to 20 mg.", "created_at": T0 + DAY}]
+        m.add_batch(items + (pair[::-1] if backfilled else pair))
+        assert _conflict_links(m, "old", "new") == {"contradicts"}
+        assert not [e for d in range(len(DRUGS)) for e in m.edges(f"d{d}") if e.relation.value == "contradicts"]
+
+
 @pytest.mark.parametrize("backfilled", [False, True])
 def test_a_change_is_found_among_many_like_memories(tmp_path, backfilled):
     """Fifteen other doses stored before kept the statement out of the report's nearest
     neighbours and the report out of the statement's: each is also compared with the stored
     memories that share its words most (a hostile pass: linked in date order only)."""
     with engramdb.open(tmp_path / "s", embedder="hashing") as m:
-        for i, drug in enumerate("metformin atorvastatin amlodipine losartan omeprazole levothyroxine sertraline "
-                                 "gabapentin simvastatin montelukast escitalopram rosuvastatin bupropion furosemide "
-                                 "pantoprazole".split()):
+        for i, drug in enumerate(DRUGS):
             m.add(f"I take {5 * (i + 1)} mg of {drug} every morning.", id=f"d{i}", created_at=T0 - DAY)
         writes = [("old", "I take 10 mg of lisinopril every morning.", T0),
                   ("new", "My doctor raised my lisinopril to 20 mg.", T0 + DAY)]
@@ -507,3 +525,18 @@ def test_an_echo_of_a_value_given_after_the_report_is_current(mem):
     mem.add("Got it: metformin 500 mg each morning.", id="echo", created_at=T0 + 30 * DAY + 5)
     assert _conflict_links(mem, "report", "later") == {"contradicts"}
     assert _conflict_links(mem, "report", "echo") == set()
+
+
+def test_a_question_about_a_past_time_is_answered_by_the_value_valid_then(mem):
+    """A fresh user asked "what dose of metformin was I taking in May?" after reports in April and
+    July: the January statement came first (the later-first rule stood down for any question
+    naming a time)."""
+    for name, when, text in (("jan", "2025-01-10T10:00:00Z", "I take 500 mg of metformin every morning."),
+                             ("apr", "2025-04-02T10:00:00Z", "My doctor raised my metformin to 1000 mg."),
+                             ("jul", "2025-07-08T10:00:00Z", "My doctor lowered my metformin to 750 mg.")):
+        mem.add_conversation([{"role": "user", "content": text, "created_at": when, "session": name},
+                              {"role": "assistant", "content": "Noted.", "created_at": when, "session": name}])
+    for question, answer in (("what dose of metformin was I taking in May?", "apr:1"),
+                             ("how much metformin did I take in February?", "jan:1"),
+                             ("how much metformin do I take?", "jul:1")):
+        assert mem.recall(question, k=1, now="2025-09-15", reinforce=False).hits[0].id == answer

@@ -1468,3 +1468,15 @@ def test_a_fact_beside_a_question_is_protected(said):
 
     assert protected_category(said)[0] is not None
 
+
+
+def test_a_chat_sent_again_returns_the_same_keys(tmp_path):
+    """A fresh user's agent read out["corrected"] after sending a stored session again: KeyError
+    (the summary of a call that stored nothing lacked it)."""
+    chat = [{"role": "user", "content": "I take 500 mg of metformin.", "created_at": "2025-01-05T10:00:00Z"},
+            {"role": "assistant", "content": "Noted.", "created_at": "2025-01-05T10:00:05Z"}]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        first = mem.add_conversation(chat, session="a")
+        again = mem.add_conversation(chat, session="a")
+    assert set(again) == set(first)
+    assert again["already_stored"] == 2 and again["corrected"] == [] and again["message_ids"] == []

@@ -97,6 +97,11 @@ def test_the_extractor_reads_updates_as_people_state_them(text, expected):
     ("Big news: we moved to Porto!", ("user", "home_city", "Porto")),
     ("Big News: I moved to Porto.", ("user", "home_city", "Porto")),
     ("I finally moved to Porto.", ("user", "home_city", "Porto")),
+    # a fresh user: the wordings the write path links (engramdb.standing) fill the slot too
+    ("We relocated again, we're now living in Portland.", ("user", "home_city", "Portland")),
+    ("Also I started a new job at Globex last week.", ("user", "employer", "Globex")),
+    ("Caroline: I was hired at Initech.", ("Caroline", "employer", "Initech")),
+    ("I just moved to St. Louis, it's great.", ("user", "home_city", "St. Louis")),
 ])
 def test_the_extractor_gives_a_value_without_the_words_after_it(text, expected):
     """A companion-app user's "I just moved to Porto and started at Globex" made 'Porto and started
@@ -108,7 +113,8 @@ def test_the_extractor_gives_a_value_without_the_words_after_it(text, expected):
 @pytest.mark.parametrize("text", [
     "When I was a kid, we moved to Ohio.", "If I get the offer, I work at Google from March.",
     "Production already moved to Postgres 16.", "Everyone finally moved to Slack.", "I'm working at the moment.",
-    "I work for a living.", "I'm working at the office today.",
+    "I work for a living.", "I'm working at the office today.", "Unless they cancel, I moved to Denver.",
+    "My sister moved to St. Louis.", "I also work at Globex.",
 ])
 def test_the_extractor_gives_no_slot_rather_than_a_wrong_one(text):
     """Hostile pass: a clause cut off its 'When I was a kid,' or 'If ...,', a tool that 'moved to'

@@ -47,6 +47,8 @@ CHANGES = [
     ("I started a new job at Stripe.", "I work as a data analyst at Dell."),
     ("Finally settled into our new place in Denver.", "I live in Austin. Any tips for packing?"),
     ("We moved to Tucson over the winter break.", "We live in Phoenix."),
+    # a fresh user's chat: an opening "Also" is news, not a second job
+    ("Also I started a new job at Globex last week, the commute is shorter.", "I live in Boston and I work at Acme Corp."),
 ]
 NOT_CHANGES = [
     ("My sister moved to Seattle.", "I live in Boston."),                  # another person
@@ -92,6 +94,9 @@ NOT_CHANGES = [
     ("Do I live in Seattle.", "I live in Boston."),
     ("I moved to Seattle for six months.", "I live in Boston."),
     ("I live in Austin, Texas.", "I live in Texas."),
+    ("Also I work at Globex too.", "I work at Acme Corp."),                # a second job
+    ("I also work at Globex.", "I work at Acme Corp."),
+    ("If I get the offer, I work at Google from March.", "I work at Acme Corp."),   # a condition
 ]
 
 

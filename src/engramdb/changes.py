@@ -60,7 +60,8 @@ from .facts import (
 )
 from .standing import changes_standing, standing
 
-__all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "change_report", "changes_value", "gives_value"]
+__all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "change_report", "changes_value", "gives_value",
+           "named_stems", "word_stems"]
 
 #: Verbs that report a value changed to another (all forms the rule reads).
 CHANGE_VERBS = frozenset(
@@ -214,6 +215,22 @@ def gives_value(text: str) -> bool:
     return bool(_values(text))
 
 
+def named_stems(text: str) -> frozenset[str]:
+    """The word stems a statement must hold for the change report ``text`` (str) to change its
+    value (:func:`changes_value`: what the report names, when the thing recurs aside); empty when
+    ``text`` reports no change of a time, date or amount."""
+    report = change_report(text)
+    if report is None or report.value[0] == "name":
+        return frozenset()
+    return (report.what if report.what else report.measure) - _OCCASIONS
+
+
+def word_stems(text: str) -> frozenset[str]:
+    """The stems of the words of ``text`` (str), lower-cased, as :func:`changes_value` reads a
+    statement."""
+    return frozenset(_stem(t.lower()) for t in tokens(text))
+
+
 def _first_value(text: str) -> tuple[str, str, str] | None:
     """The value that opens ``text`` (what follows "to" in a report), or None."""
     text = re.sub(r"^\s*(?:(?:a|an|the)\s+)?", "", text, flags=re.I)   # "to the $29 tier"
@@ -235,8 +252,19 @@ def _sentence_start(head: str) -> str:
 
 
 def _owners(words: list[str]) -> frozenset[str]:
-    """The possessives of ``words`` that name someone other than the speaker ("his", "brother's")."""
-    return frozenset(t for t in words if t in _THIRD or (t.endswith(("'s", "’s")) and t[:-2] not in _FIRST))
+    """The possessives of ``words`` that name someone other than the speaker ("his", "brother's";
+    not "let's", the speaker deciding: "Let's bump my grocery budget to $550")."""
+    return frozenset(t for t in words if t in _THIRD or _anothers(t))
+
+
+#: Words before "'s" that make no possessive ("let's", "it's", "that's").
+_NOT_POSSESSIVE = frozenset("let it that what here there who where when how he she".split())
+
+
+def _anothers(word: str) -> bool:
+    """Whether ``word`` (lower-cased) is the possessive of someone other than the speaker
+    ("brother's", "Anna's"; not "let's", "it's")."""
+    return word.endswith(("'s", "’s")) and word[:-2] not in _FIRST and word[:-2] not in _NOT_POSSESSIVE
 
 
 def _content(words: list[str]) -> list[str]:
@@ -475,7 +503,7 @@ def changes_value(new: str, old: str, *, old_said_after: bool = False) -> bool:
     if not named - said or not named - said <= old_words:   # what changed, every word of it ("staging" is no "production")
         return False
     if ((report.mine or not _MY.isdisjoint(t.lower() for t in tokens(new)))
-            and any(t.endswith(("'s", "’s")) and t[:-2] not in _FIRST for t in old_low)):
+            and any(_anothers(t) for t in old_low)):
         return False   # "The landlord raised our rent" changes no "My sister's rent is $1,500"
     for owner in report.owners:   # someone else's value: the earlier statement must be about them
         if owner in _THIRD:

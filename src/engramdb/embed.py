@@ -435,7 +435,8 @@ class MiniLMEmbedder:
 
     Both truncate inputs to ``max_seq_length`` word pieces, mean-pool the token embeddings
     over the attention mask and L2-normalise, as the model card prescribes. Texts are sorted
-    by length before batching so that padding stays small; output order is the input order.
+    by length before batching, and a text more than twice as long as the shortest of its batch
+    opens a new one, so that padding stays small; output order is the input order.
 
     Parameters
     ----------
@@ -631,11 +632,31 @@ class MiniLMEmbedder:
         out = np.zeros((len(items), self.dim), dtype=np.float32)
         if not items:
             return out
-        order = sorted(range(len(items)), key=lambda i: len(items[i]))
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
+        for idx in _length_batches([len(t) for t in items], self.batch_size):
             out[idx] = self._forward([items[i] for i in idx])
         return out
+
+
+#: A text longer than this many times the shortest of its forward pass (in characters, at least
+#: :data:`_SHORT_CHARS`) opens the next pass: every text of a pass is padded to its longest.
+_PAD_RATIO = 2
+_SHORT_CHARS = 64
+
+
+def _length_batches(lengths: list[int], batch_size: int) -> list[list[int]]:
+    """Indices of texts of ``lengths`` (characters) in forward passes: sorted by length, at most
+    ``batch_size`` a pass, and a new pass where a text is more than :data:`_PAD_RATIO` times
+    the pass's shortest (a long reply and its short blocks embedded together were all padded to
+    the reply's 256 word pieces: 980 ms against 75 ms apart)."""
+    batches: list[list[int]] = []
+    for i in sorted(range(len(lengths)), key=lengths.__getitem__):
+        cur = batches[-1] if batches else None
+        if (cur is None or len(cur) == batch_size
+                or lengths[i] > _PAD_RATIO * max(lengths[cur[0]], _SHORT_CHARS)):
+            batches.append([i])
+        else:
+            cur.append(i)
+    return batches
 
 
 def family_of(name: str) -> str | None:

@@ -451,8 +451,7 @@ class Engram:
             max_block_chars=state.config.store.chunk_chars,
             extra_tags=_protected_tag(_conversation.check_roles(protect_roles, "protect_roles")))
         if not plan.items:   # every message is stored already (or left out by its role)
-            return {"message_ids": [], "sessions": [], "memories": 0, "pieces": 0, "entities": 0, "edges": 0,
-                    "already_stored": plan.already_stored, "superseded": [], "left_out": plan.left_out}
+            return _conversation_summary(plan, [], 0, [], [])
         prepared = []
         for item in plan.items:
             try:
@@ -513,13 +512,8 @@ class Engram:
                 self._link_rows(unit, ns, specs)
                 if batch.reinforce:
                     reinforce(unit, dict.fromkeys(batch.reinforce, 1), self.config.decay.reinforce_rate)
-        pieces = sum((p.extra or {}).get("chunk_of") is not None for p in batch.fresh)
-        entities = sum(1 for p in batch.fresh if "entity" in p.tags)
-        return {"message_ids": plan.message_ids, "sessions": plan.sessions,
-                "memories": len(batch.fresh) - pieces, "pieces": pieces, "entities": entities,
-                "edges": self.n_edges - edges_before, "already_stored": plan.already_stored,
-                "superseded": superseded, "corrected": self._corrected(batch.fresh, superseded),
-                "left_out": plan.left_out}
+        return _conversation_summary(plan, batch.fresh, self.n_edges - edges_before, superseded,
+                                     self._corrected(batch.fresh, superseded))
 
     def _corrected(self, fresh: list[Prepared], edited: list[str]) -> list[str]:
         """Ids of the memories that ``fresh`` (just written) superseded by conflict detection (a
@@ -2451,6 +2445,19 @@ class Engram:
         if reinforce and len(hit_nids) and not self.readonly:
             counts = hit_nids if isinstance(hit_nids, dict) else dict.fromkeys(hit_nids, 1)
             self._reinforce(counts, now)
+
+
+def _conversation_summary(plan, fresh: list[Prepared], edges: int, superseded: list[str],
+                          corrected: list[str]) -> dict[str, Any]:
+    """What :meth:`Engram.add_conversation` returns (its docstring), for a conversation ``plan``
+    (:func:`engramdb.conversation.plan_conversation`) whose new memories ``fresh`` were written
+    with ``edges`` new edges (none of either when every message was stored already); one shape
+    for every outcome."""
+    pieces = sum((p.extra or {}).get("chunk_of") is not None for p in fresh)
+    return {"message_ids": plan.message_ids if plan.items else [], "sessions": plan.sessions if plan.items else [],
+            "memories": len(fresh) - pieces, "pieces": pieces, "entities": sum(1 for p in fresh if "entity" in p.tags),
+            "edges": edges, "already_stored": plan.already_stored, "superseded": superseded,
+            "corrected": corrected, "left_out": plan.left_out}
 
 
 def _edge_specs(edges: Iterable[Any], check_end: Callable[[Any, str], str],

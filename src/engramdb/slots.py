@@ -242,6 +242,10 @@ def rule_based_extractor(text: str, speaker: str | None = None) -> tuple[str, st
     speaker : str, optional
         Who said ``text``.
 
+    Failing those patterns, the speaker's home or employer in the many wordings
+    :mod:`engramdb.standing` reads ("We relocated again, we're now living in Portland", "I
+    started a new job at Globex") fills ``home_city`` or ``employer``.
+
     A message of several sentences is read clause by clause (the first clause that states a
     slot gives it); a leading discourse word is skipped ("Actually I now live in Lyon"), a
     negated or past clause states nothing ("I no longer live in Berlin", "I used to live in
@@ -268,7 +272,24 @@ def rule_based_extractor(text: str, speaker: str | None = None) -> tuple[str, st
             value = _bare_value(value, attribute)
             if value:
                 return subject, attribute, value
-    return None
+    return _standing_slot(text, who)
+
+
+def _standing_slot(text: str, who: str) -> tuple[str, str, str] | None:
+    """The speaker's home or employer in the words :mod:`engramdb.standing` reads ("we're now
+    living in Portland", "I started a new job at Globex", "I was hired at Initech"), as a slot of
+    ``who``: (who, "home_city" or "employer", the name as written), or None."""
+    from .standing import standing
+
+    got = standing(text)
+    if got is None:
+        return None
+    m = re.search(r"(?<!\w)" + r"[\W_]+".join(re.escape(w) for w in got.value) + r"(?!\w)", text, re.IGNORECASE)
+    return (who, _STANDING_ATTRIBUTES[got.relation], m.group(0)) if m else None
+
+
+#: The slot attribute of each relation of :mod:`engramdb.standing`.
+_STANDING_ATTRIBUTES = {"home": "home_city", "employer": "employer"}
 
 
 def _clauses(text: str) -> list[str]:

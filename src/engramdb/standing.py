@@ -159,6 +159,8 @@ _UNREAL = frozenset("think thinks thought believe believes believed say says sai
 #: offer from Meta but then declined it").
 _TAKEN_BACK = re.compile(r"\b(?:kidding|joking|jk|declined|turned{_S}(?:it{_S})?down|backed{_S}out|fell{_S}through)\b"
                          .replace("{_S}", _S), re.I)
+#: A sentence whose main clause holds only on a condition ("If I get the offer, I work at Google").
+_CONDITION = re.compile(r"^\W*(?:(?:and|but|so|also|well|oh|ok|okay)\W+)?(?:if|unless|in\s+case)\b", re.I)
 #: A sentence that asks without a question mark ("Do I live in Boston.").
 _ASKS = re.compile(r"^\s*(?:do|does|did|am|are|is|can|could|should|would|will|have|has)\s+(?:i|we)\b", re.I)
 _CLAUSE = re.compile(r"(?:[:;,](?!\d)|\s[-–—]\s|\b(?:and|so|then|but|because)\b)", re.I)
@@ -207,13 +209,20 @@ def _name(text: str | None) -> tuple[str, ...] | None:
     return None if out[-1] in _NOT_NAMES else tuple(out)
 
 
+def _second_value(words: list[str]) -> bool:
+    """Whether ``words`` (lower-cased) add a value to one held ("I also work at X", "... as
+    well": a second job); an opening "also" or "plus" is news, not a second value ("Also I
+    started a new job at Globex")."""
+    return _adds_value(words[1:] if words[:1] in (["also"], ["plus"]) else words)
+
+
 def _speakers_clause(words: list[str], sentence_subject: bool) -> bool:
     """Whether a clause that ends at a verb (its words before the verb, lower-cased) has the
     speaker as its subject ("I", "we", "after ten years in Philly I finally", "my wife and I"),
     or none when the sentence's own subject is the speaker (``sentence_subject``: "I left Target
     and now work at Walmart", or a sentence that starts at the verb, "Just moved to Tacoma"),
     and nothing that makes the verb no fact."""
-    if not_done(words) or _CONDITIONAL.intersection(words) or words[-1:] == ["to"] or _adds_value(words):
+    if not_done(words) or _CONDITIONAL.intersection(words) or words[-1:] == ["to"] or _second_value(words):
         return False
     last = max((i for i, w in enumerate(words) if w in _SPEAKER), default=None)
     if last is None:
@@ -263,7 +272,7 @@ def standings(text: str) -> tuple[Standing, ...]:
             continue
         label = re.match(r"\s*(?:(?:user|[^\W\d_][\w'.\-]*(?: [^\W\d_][\w'.\-]*){0,2}):\s+)?", sentence)
         body = sentence[label.end():]
-        if _ASKS.match(body):
+        if _ASKS.match(body) or _CONDITION.match(body):
             continue
         bounds = [m.end() for m in _CLAUSE.finditer(body)]   # where each clause starts
         quotes = [m.start() for m in _QUOTE.finditer(body)]
@@ -276,7 +285,7 @@ def standings(text: str) -> tuple[Standing, ...]:
                     continue   # inside a quotation: someone else's words
                 if body_words is None:
                     body_words = [t.lower() for t in tokens(body)]
-                    if _adds_value(body_words):
+                    if _second_value(body_words):
                         break
                     first = next((w for w in body_words if w not in _FILLERS and w not in _OPENERS), None)
                     sentence_subject = first in _SPEAKER or first in _FIRST_VERBS

@@ -449,6 +449,9 @@ class Gap:
     ``"empty_window"`` (the question names a time from which nothing is stored),
     ``"changed_since"`` (the question names a past time and a slot whose current value holds only
     since after it: another memory, superseded, held it then; the detail names both).
+    ``best_similarity`` is the best cosine the vector search found (whichever memory has it: the
+    first hit may be another, or one that spreading reached, whose ``similarity`` is None), None
+    without a vector search.
     """
 
     query: str | None

@@ -150,35 +150,49 @@ def _current_first(ctx: RecallContext) -> None:
     other's score, if it holds a term of the question (the keyword index's forward index) or
     the seeds stage brought it in as a later statement of the speaker's home or employer asked
     for (``ctx.extra["later_of"]``), and the question names no time (but one that holds now,
-    for such a statement: "where do I live today?").
+    for such a statement: "where do I live today?"). A question about a past time (its windows
+    end before ``now``: "what dose was I taking in May?") asks for the statement valid then: of
+    a pair, the later if valid by the windows' end, else the earlier.
     Pairs are taken earliest-valid first, so a chain of corrections ends with the latest on
     top. Candidates set aside unblended (:func:`run`) join first, so a correction whose own
     score was far below still takes its place."""
     terms = list(dict.fromkeys(tokenize(ctx.request.query))) if ctx.request.query else []
-    if (ctx.windows and not ctx.extra.get("later_of")) or not terms:
+    now = ctx.request.now
+    if ctx.windows and not ctx.extra.get("later_of"):
+        # a question about a past time ("what dose was I taking in May?"): the statement valid
+        # then, the later of a pair valid by the time's end, or the earlier of a pair whose later
+        # one was said after it, comes first
+        now = max(w.core_end if w.core_end is not None else w.end for w in ctx.windows)
+        if now >= ctx.request.now:
+            return
+    if not terms:
         return
     _unblended_joined(ctx)
     state, csr = ctx.state, ctx.csr
     cn = ctx.nodes[ctx.cand].tolist()
     row_of = {n: i for i, n in enumerate(cn)}
     touched = contradicts_nodes(state, csr)[0]
-    vf, code, score, now = state.cols.valid_from, Relation.CONTRADICTS.code, ctx.score, ctx.request.now
-    pairs = set()
+    vf, code, score = state.cols.valid_from, Relation.CONTRADICTS.code, ctx.score
+    pairs = set()   # (row of the one not valid then, row of the one valid then)
     for i, x in enumerate(cn):
         if x not in touched or vf[x] > now:
             continue
         lo, hi = int(csr.indptr[x]), int(csr.indptr[x + 1])
         for y in csr.indices[lo:hi][csr.relation[lo:hi] == code].tolist():
             j = row_of.get(y)
-            if j is not None and valid_after(vf, y, x) and vf[y] <= now:
+            if j is None or not valid_after(vf, y, x):
+                continue
+            if vf[y] <= now:
                 pairs.add((i, j))   # (earlier, later)
+            elif now < ctx.request.now:
+                pairs.add((j, i))   # (said after the time asked about, valid then)
     if not pairs:
         return
     later = sorted({cn[j] for _i, j in pairs})
     tf, _dl, known = ctx.space.keyword.term_stats(later, terms)
     said = {n for n, row, ok in zip(later, tf.tolist(), known.tolist()) if ok and any(row)}   # shares a word
     said |= ctx.extra.get("later_of", {}).keys()   # the speaker's home or employer, asked for
-    for i, j in sorted((p for p in pairs if cn[p[1]] in said), key=lambda p: (vf[cn[p[0]]], p)):
+    for i, j in sorted((p for p in pairs if cn[p[1]] in said), key=lambda p: (min(vf[cn[p[0]]], vf[cn[p[1]]]), p)):
         if score[j] <= score[i]:
             score[j] = np.nextafter(score[i], np.inf)
 

@@ -25,7 +25,7 @@ from .. import slots as _slots, temporal as _temporal
 from ..batch_plan import whole_record
 from ..contiguity import default_weight
 from ..timeref import resolve_time_refs
-from ..changes import change_report, changes_value, gives_value
+from ..changes import change_report, changes_value, gives_value, named_stems, word_stems
 from ..standing import STANDING_WORDS, refines_standing, standings
 from ..facts import conflict_many, fact_signature, restates, subject_key, subject_of
 from ..index.keyword import term_counts
@@ -674,6 +674,18 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
             pairs.append((p.text, text))
             reports.append(False)
         changed_by.add(i)
+    # the batch's own reports and the statements of it that name what they changed, whatever their
+    # likeness (a chat imported whole: the keyword index holds none of it yet)
+    for a, b in _batch_changes(prepared, ok_row, report_row):   # (a before b in the batch)
+        p, q = prepared[b], prepared[a]
+        i = at_pair.get((p.nid, q.nid))
+        if i is None:
+            at_pair[p.nid, q.nid] = i = len(cand)
+            cand.append((p, q.nid, q))
+            pairs.append((p.text, q.text))
+            reports.append(bool(report_row[b]))
+        if report_row[a]:
+            changed_by.add(i)
     # 2. the texts compared in one batch (facts.conflict_many), then applied in batch order:
     # an earlier item superseded by this batch is no longer a candidate, a stored memory
     # already retired by it is read again (its record changed in this transaction)
@@ -817,6 +829,27 @@ def _backward_reports(unit: WriteUnit, prepared: list[Prepared], near: Near, row
             got = _earlier_statement(unit, lab, by_nid, stored, max_words)
             if got is not None and change_report(got[0]) is not None:
                 out.append((p, lab, got[0]))
+    return out
+
+
+def _batch_changes(prepared: list[Prepared], ok_row: np.ndarray, report_row: np.ndarray) -> list[tuple[int, int]]:
+    """Pairs of batch rows (a < b) of which one is a change report of a time, date or amount and
+    the other a statement (``ok_row``, bool shape (n,)) that gives a value and holds every word
+    the report names (:func:`engramdb.changes.named_stems`), found through an index of the
+    statements' word stems."""
+    reports = [(row, named) for row in np.flatnonzero(report_row).tolist()
+               if (named := named_stems(prepared[row].text))]
+    if not reports:
+        return []
+    holding: dict[str, set[int]] = {}
+    for row in np.flatnonzero(ok_row).tolist():
+        if gives_value(prepared[row].text):
+            for stem in word_stems(prepared[row].text):
+                holding.setdefault(stem, set()).add(row)
+    out = []
+    for row, named in reports:
+        rows = set.intersection(*(holding.get(stem, set()) for stem in named))
+        out.extend((min(row, other), max(row, other)) for other in sorted(rows) if other != row)
     return out
 
 
