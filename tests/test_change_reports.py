@@ -95,6 +95,13 @@ NOT_CHANGES = [
     ("The temperature dropped to 40 degrees overnight.", "I keep the temperature at 68 degrees at home."),
     ("The evening standup moved to 6pm.", "The morning standup is at 9am."),
     ("Bob: my doctor raised my lisinopril to 20 mg.", "Alice: I take 10 mg of lisinopril."),
+    # a second hostile pass: another person or a pet named after "my", a chat's label before a name
+    ("My doctor raised my metformin to 1000 mg.", "My dad takes 500 mg of metformin every morning."),
+    ("My doctor raised my metformin to 1000 mg.", "My cat takes 500 mg of metformin."),
+    ("My doctor raised my metformin to 1000 mg.", "user: Ana takes 500 mg of metformin."),
+    ("Let's bump my grocery budget to $550 a month.", "My dad pays $300 a month for groceries."),
+    ("The landlord raised our rent to $1,550.", "The average rent in Denver is $1,700."),   # no one's
+    ("My doctor raised my metformin to 1000 mg.", "Metformin usually comes in 500 mg tablets."),
     ("The gym is raising fees to $60 in January.", "The gym membership fee is $45 a month."),
     ("In 2019 standup was moved to 10am.", "Standup is at 9:30am."),
     ("Pickup moved to 12:30pm on Friday for early dismissal.", "School pickup is at 3pm."),
@@ -540,3 +547,23 @@ def test_a_question_about_a_past_time_is_answered_by_the_value_valid_then(mem):
                              ("how much metformin did I take in February?", "jan:1"),
                              ("how much metformin do I take?", "jul:1")):
         assert mem.recall(question, k=1, now="2025-09-15", reinforce=False).hits[0].id == answer
+
+
+@pytest.mark.parametrize("question", ["when was standup before it moved?", "what time was our old standup?",
+                                      "when was standup originally?"])
+def test_a_question_for_the_value_a_change_replaced_puts_the_earlier_first(mem, question):
+    """A fresh user asked "when was standup before it moved?": the later-first rule gave the new
+    time."""
+    mem.add("Our team standup is at 9:30am on Mondays.", id="old", created_at=T0)
+    mem.add("We moved standup to 10:30am on Tuesdays.", id="new", created_at=T0 + 30 * DAY)
+    assert [h.id for h in mem.recall(question, k=2, now=T0 + 60 * DAY, reinforce=False).hits] == ["old", "new"]
+    assert mem.recall("when is standup?", k=1, now=T0 + 60 * DAY, reinforce=False).hits[0].id == "new"
+
+
+def test_a_value_changed_as_the_time_asked_about_ends_is_not_the_value_then(mem):
+    """A hostile pass: "Standup moved to 10am." dated March 1 answered "what time was standup in
+    February?" (a statement valid from the window's end counted as valid within it)."""
+    mem.add("Standup is at 9:30am.", id="old", created_at="2025-01-10T09:00:00Z")
+    mem.add("Standup moved to 10am.", id="new", created_at="2025-03-01T00:00:00Z")
+    assert mem.recall("what time was standup in February?", k=1, now="2025-09-15",
+                      reinforce=False).hits[0].id == "old"

@@ -102,6 +102,8 @@ def test_the_extractor_reads_updates_as_people_state_them(text, expected):
     ("Also I started a new job at Globex last week.", ("user", "employer", "Globex")),
     ("Caroline: I was hired at Initech.", ("Caroline", "employer", "Initech")),
     ("I just moved to St. Louis, it's great.", ("user", "home_city", "St. Louis")),
+    ("Just moved to Lisbon.", ("user", "home_city", "Lisbon")),   # (not Just's home)
+    ("Recently moved to Austin.", ("user", "home_city", "Austin")),
 ])
 def test_the_extractor_gives_a_value_without_the_words_after_it(text, expected):
     """A companion-app user's "I just moved to Porto and started at Globex" made 'Porto and started

@@ -296,3 +296,17 @@ def test_of_two_statements_of_one_time_the_one_stored_later_is_current(mem):
     """add_batch without times gives both one valid time: the batch order says which is later."""
     a, b = mem.add_batch([{"text": "I live in Boston."}, {"text": "I moved to Seattle last month."}])
     assert [h.id for h in mem.recall("where do I live?", k=2, reinforce=False).hits] == [b, a]
+
+
+@pytest.mark.parametrize("text,relations", [
+    ("I was hired at Initech and I also live in Boston.", ("employer",)),
+    ("I live in Boston and I also work at Globex.", ("home",)),
+    ("We moved to Denver, and I also got a job at Initech.", ("home",)),
+])
+def test_a_sentence_of_a_home_and_a_second_value_is_stored_and_read(mem, text, relations):
+    """A hostile pass: a sentence stating a home and, with "also", an employer crashed every write
+    (UnboundLocalError in the reading of the second relation). The clause with "also" adds a
+    value (a second job, a second home) and is left out; the other is read."""
+    mem.add(text, id="x")
+    assert mem.get("x").text == text
+    assert tuple(s.relation for s in standings(text)) == relations

@@ -58,6 +58,7 @@ from .facts import (
     FUNCTION_WORDS, MONTHS, NEGATIONS, NOT_PRESENT, _event_report, _stem, not_done, speaker_label, subject_of, tokens,
     without_questions,
 )
+from .speakers import PERSON_NOUNS
 from .standing import changes_standing, standing
 
 __all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "change_report", "changes_value", "gives_value",
@@ -112,6 +113,11 @@ _PARTICLES = frozenset("up down back out off over".split())
 _THIRD = frozenset("his her their its".split())
 _FIRST = frozenset("i i'm i've me my mine we we're we've us our ours".split())
 _MY = frozenset("my our".split())
+#: Words of a statement about things in general, no one's value ("Metformin usually comes in 500
+#: mg tablets", "The average rent in Denver is $1,700").
+_GENERIC = frozenset("average typical typically usually generally normally median".split())
+#: Who else a statement opened by "my" / "our" may be about ("My dad takes 500 mg").
+_OTHER_PARTIES = PERSON_NOUNS | frozenset("cat cats dog dogs pet pets".split())
 #: Words of a statement that tell a past value, one day's or one not real (besides
 #: :data:`engramdb.facts.NOT_PRESENT` and negations: "Our rent was $1,900 last year.", "... took
 #: 40 mg yesterday", "Tomorrow my alarm is set to 5am", "I want to take 20 mg").
@@ -520,9 +526,15 @@ def changes_value(new: str, old: str, *, old_said_after: bool = False) -> bool:
     if old_said_after and not _states_now(old_low, report.mine or not _MY.isdisjoint(t.lower() for t in tokens(new))):
         return False
     subject = subject_of(old)
-    if (report.mine and len(subject) == 1 and subject[0] not in _FIRST
-            and _stem(subject[0]) not in report.what | report.measure and subject[0] not in report.names):
+    whose = subject[1:] if subject[:1] == ("user",) else subject   # (a chat's "user: " is the speaker)
+    if (report.mine and len(whose) == 1 and whose[0] not in _FIRST
+            and _stem(whose[0]) not in report.what | report.measure and whose[0] not in report.names):
         return False   # "My doctor raised my lisinopril" changes no "Dad takes 10 mg of lisinopril"
+    if ((report.mine or not _MY.isdisjoint(t.lower() for t in tokens(new)))
+            and whose[:1] in (("my",), ("our",)) and not _OTHER_PARTIES.isdisjoint(whose[1:])):
+        return False   # ... nor "My dad takes 10 mg of lisinopril", "My cat takes ..."
+    if not _GENERIC.isdisjoint(old_low):
+        return False   # "The average rent in Denver is $1,700": no one's value
     if not report.beneficiaries <= frozenset(old_low):
         return False   # "raised the lisinopril to 5 mg for Max"
     if _event_report(old, subject):

@@ -48,7 +48,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from .errors import InvalidInputError
-from .speakers import LABELS, looks_like_a_name
+from .speakers import LABELS, PERSON_NOUNS, looks_like_a_name
 from .types import Contradiction, MemoryState, Relation, STATE_BY_CODE, _STATE_CODES
 
 __all__ = ["normalise", "normalise_attribute", "same_value", "slot_from_item", "rule_based_extractor", "slot_key",
@@ -199,6 +199,7 @@ _NEGATED = re.compile(r"\b(?:no longer|not|never|used to|anymore|any more|former
                       re.IGNORECASE)
 #: Words opening a clause as discourse, not as its subject ("Actually I now live in Lyon").
 _DISCOURSE = re.compile(r"^(?:(?:actually|so|well|oh|ok|okay|also|and|but|btw|anyway|update|fyi|good news|"
+                        r"just|recently|finally|luckily|plus|"
                         r"by the way|just so you know|as of now|guess what|now|(?:big|great|exciting|some|fun) news|news|heads up|"
                         r"ps|p\.s\.|life update|quick update)\b[,:!]?\s+)+", re.IGNORECASE)
 #: Where one sentence holds two clauses: "; ", ", and I ...", " and we ...", " but I ...". (Not a
@@ -787,17 +788,6 @@ ATTRIBUTE_SYNONYMS: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
 USER_SUBJECTS = frozenset({"user", "me", "i", "myself", "self", "the user"})
 
 _FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "im", "ive"})
-#: Nouns for a person other than the speaker: after "my" / "our" they name that person ("where
-#: does my brother live?" asks the brother's home, not the user's).
-PERSON_NOUNS = frozenset({
-    "brother", "sister", "sibling", "mother", "mom", "mum", "mommy", "mummy", "father", "dad", "daddy",
-    "parent", "son", "daughter", "child", "kid", "baby", "wife", "husband", "partner", "spouse",
-    "girlfriend", "boyfriend", "fiance", "fiancee", "friend", "bestie", "boss", "manager", "colleague",
-    "coworker", "neighbour", "neighbor", "roommate", "flatmate", "cousin", "aunt", "uncle", "niece",
-    "nephew", "grandmother", "grandma", "granny", "grandfather", "grandpa", "grandson", "granddaughter",
-    "stepmother", "stepfather", "stepson", "stepdaughter", "teacher", "doctor", "therapist", "landlord",
-    "tenant", "client", "student", "mentor", "assistant", "nanny", "vet",
-})
 #: Capitalised words that name no person (a question "in May" or "on Monday" names nobody).
 _NOT_NAMES = frozenset({
     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",

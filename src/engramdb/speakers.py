@@ -36,7 +36,7 @@ from typing import Mapping
 
 from .timeref import CALENDAR_WORDS
 
-__all__ = ["speaker_of", "speaker_keys", "named_speaker", "looks_like_a_name", "CHAT_ROLES", "FIRST_PERSON", "SECOND_PERSON",
+__all__ = ["speaker_of", "speaker_keys", "named_speaker", "looks_like_a_name", "PERSON_NOUNS", "CHAT_ROLES", "FIRST_PERSON", "SECOND_PERSON",
            "LABELS"]
 
 #: Chat roles (OpenAI's; :data:`engramdb.conversation.ROLES` is this set): a role tag or prefix is a speaker.
@@ -182,3 +182,16 @@ def named_speaker(query: str | None, words: Mapping[str, frozenset], user_code: 
         return next(iter(named)) if all(named <= codes for codes in shared) else None
     common = frozenset.intersection(*shared)   # only shared words: named if together they name one
     return next(iter(common)) if len(common) == 1 else None
+
+
+#: Nouns for a person other than the speaker: after "my" / "our" they name that person ("where
+#: does my brother live?" asks the brother's home, not the user's).
+PERSON_NOUNS = frozenset({
+    "brother", "sister", "sibling", "mother", "mom", "mum", "mommy", "mummy", "father", "dad", "daddy",
+    "parent", "son", "daughter", "child", "kid", "baby", "wife", "husband", "partner", "spouse",
+    "girlfriend", "boyfriend", "fiance", "fiancee", "friend", "bestie", "boss", "manager", "colleague",
+    "coworker", "neighbour", "neighbor", "roommate", "flatmate", "cousin", "aunt", "uncle", "niece",
+    "nephew", "grandmother", "grandma", "granny", "grandfather", "grandpa", "grandson", "granddaughter",
+    "stepmother", "stepfather", "stepson", "stepdaughter", "teacher", "doctor", "therapist", "landlord",
+    "tenant", "client", "student", "mentor", "assistant", "nanny", "vet",
+})

@@ -285,8 +285,6 @@ def standings(text: str) -> tuple[Standing, ...]:
                     continue   # inside a quotation: someone else's words
                 if body_words is None:
                     body_words = [t.lower() for t in tokens(body)]
-                    if _second_value(body_words):
-                        break
                     first = next((w for w in body_words if w not in _FILLERS and w not in _OPENERS), None)
                     sentence_subject = first in _SPEAKER or first in _FIRST_VERBS
                 if unreal is not None and unreal < m.start():
@@ -294,6 +292,9 @@ def standings(text: str) -> tuple[Standing, ...]:
                 k = bisect.bisect_right(bounds, m.start())
                 start = max(bounds[k - 1] if k else 0, m.start() - 160)   # (its last words are the subject)
                 clause = [t.lower() for t in tokens(body[start: m.start()])]
+                end = next((b for b in bounds if b > m.end()), len(body))
+                if _second_value(clause) or _adds_value([t.lower() for t in tokens(body[m.end(): end])]):
+                    continue   # "I also work at X", "I work at X too": a second job
                 if not _OWNED.match(m.group(0)):
                     if not _speakers_clause(clause, sentence_subject):
                         continue

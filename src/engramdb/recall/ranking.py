@@ -39,6 +39,7 @@ the filtered second pass all rank through it, and ``context`` keeps recall's ord
 """
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 import numpy as np
@@ -144,6 +145,11 @@ def valid_after(valid_from: np.ndarray, y: int, x: int) -> bool:
     return valid_from[x] < valid_from[y] or (valid_from[x] == valid_from[y] and x < y)
 
 
+#: A question for the value a change replaced ("when was standup before it moved?", "what was my
+#: old address?", "where did I live previously?").
+_ASKS_BEFORE = re.compile(r"\b(?:before|previously|formerly|originally|used\s+to|at\s+first|old|earlier|prior)\b", re.I)
+
+
 def _current_first(ctx: RecallContext) -> None:
     """Step 6 of the module: of two candidates joined by a ``contradicts`` edge, the one valid
     later (:func:`valid_after`, by the recall's ``now``) gets at least the next float64 above the
@@ -152,19 +158,22 @@ def _current_first(ctx: RecallContext) -> None:
     for (``ctx.extra["later_of"]``), and the question names no time (but one that holds now,
     for such a statement: "where do I live today?"). A question about a past time (its windows
     end before ``now``: "what dose was I taking in May?") asks for the statement valid then: of
-    a pair, the later if valid by the windows' end, else the earlier.
+    a pair, the later if valid before the windows' end, else the earlier; a time that reaches
+    ``now`` ("today") is the present. A question for the value a
+    change replaced (:data:`_ASKS_BEFORE`: "when was standup before it moved?") puts the
+    earlier of each pair first.
     Pairs are taken earliest-valid first, so a chain of corrections ends with the latest on
     top. Candidates set aside unblended (:func:`run`) join first, so a correction whose own
     score was far below still takes its place."""
     terms = list(dict.fromkeys(tokenize(ctx.request.query))) if ctx.request.query else []
-    now = ctx.request.now
+    now, past = ctx.request.now, False
     if ctx.windows and not ctx.extra.get("later_of"):
         # a question about a past time ("what dose was I taking in May?"): the statement valid
-        # then, the later of a pair valid by the time's end, or the earlier of a pair whose later
-        # one was said after it, comes first
-        now = max(w.core_end if w.core_end is not None else w.end for w in ctx.windows)
-        if now >= ctx.request.now:
-            return
+        # then, the later of a pair valid before the time's end, or the earlier of a pair whose
+        # later one was said after it, comes first (a time that reaches now, "today", is the present)
+        end = max(w.core_end if w.core_end is not None else w.end for w in ctx.windows)
+        if end < ctx.request.now:
+            now, past = float(np.nextafter(end, -np.inf)), True
     if not terms:
         return
     _unblended_joined(ctx)
@@ -184,10 +193,12 @@ def _current_first(ctx: RecallContext) -> None:
                 continue
             if vf[y] <= now:
                 pairs.add((i, j))   # (earlier, later)
-            elif now < ctx.request.now:
+            elif past:
                 pairs.add((j, i))   # (said after the time asked about, valid then)
     if not pairs:
         return
+    if ctx.request.query and _ASKS_BEFORE.search(ctx.request.query):
+        pairs = {(j, i) for i, j in pairs}   # "when was standup before it moved?": the earlier
     later = sorted({cn[j] for _i, j in pairs})
     tf, _dl, known = ctx.space.keyword.term_stats(later, terms)
     said = {n for n, row, ok in zip(later, tf.tolist(), known.tolist()) if ok and any(row)}   # shares a word

@@ -11,6 +11,7 @@ ready-made records through the same :meth:`WriteUnit.insert`.
 """
 from __future__ import annotations
 
+import heapq
 import re
 import threading
 import uuid
@@ -836,7 +837,8 @@ def _batch_changes(prepared: list[Prepared], ok_row: np.ndarray, report_row: np.
     """Pairs of batch rows (a < b) of which one is a change report of a time, date or amount and
     the other a statement (``ok_row``, bool shape (n,)) that gives a value and holds every word
     the report names (:func:`engramdb.changes.named_stems`), found through an index of the
-    statements' word stems."""
+    statements' word stems: for each report the :data:`CHANGE_CANDIDATES` such statements
+    nearest to it in the batch (4,000 reports of a few doses made 8 million pairs)."""
     reports = [(row, named) for row in np.flatnonzero(report_row).tolist()
                if (named := named_stems(prepared[row].text))]
     if not reports:
@@ -847,9 +849,10 @@ def _batch_changes(prepared: list[Prepared], ok_row: np.ndarray, report_row: np.
             for stem in word_stems(prepared[row].text):
                 holding.setdefault(stem, set()).add(row)
     out = []
-    for row, named in reports:
-        rows = set.intersection(*(holding.get(stem, set()) for stem in named))
-        out.extend((min(row, other), max(row, other)) for other in sorted(rows) if other != row)
+    for row, named in reports:   # the statements nearest in the batch (a chat of many reports: bounded)
+        rows = heapq.nsmallest(CHANGE_CANDIDATES, set.intersection(*(holding.get(stem, set()) for stem in named)) - {row},
+                               key=lambda other: (abs(other - row), other))
+        out.extend((min(row, other), max(row, other)) for other in rows)
     return out
 
 
@@ -896,7 +899,8 @@ def _echoes(unit: WriteUnit, near: Near, changed: list[tuple[int, str, float, in
     memory: linked ``contradicts`` from it, never superseded (an echo may hold what the rules
     cannot read; recall puts the later memory first, with a warning). The echoes looked at are
     the near neighbours of the two memories that are new, and the new memories that have one of
-    the two among their near neighbours (whichever of them was stored first).
+    the two among their near neighbours (whichever of them was stored first); of the changes of
+    one statement, the last one's.
 
     Parameters
     ----------
@@ -908,14 +912,21 @@ def _echoes(unit: WriteUnit, near: Near, changed: list[tuple[int, str, float, in
     """
     edges = []
     row_of = {nid: i for i, nid in enumerate(near.nids.tolist())}
-    for later, later_text, later_from, old_lab, old_text in changed:
-        near_to = set()
+    near_by: dict[int, list[int]] = {}   # memory -> the new memories that have it among their neighbours
+    for nid, labs in zip(near.nids.tolist(), near.labels.tolist()):
+        for lab in labs:
+            near_by.setdefault(lab, []).append(nid)
+    latest: dict[int, tuple[int, str, float, int, str]] = {}   # each earlier statement: its last change
+    for entry in changed:
+        if entry[3] not in latest or entry[2] > latest[entry[3]][2]:
+            latest[entry[3]] = entry
+    for later, later_text, later_from, old_lab, old_text in latest.values():
+        near_to = set(near_by.get(later, ())) | set(near_by.get(old_lab, ()))   # new memories near either
         for nid in (later, old_lab):
             row = row_of.get(nid)
             if row is not None:   # a new memory: its earlier neighbours
                 near_to.update(near.labels[row][near.keep[row]].tolist())
-            near_to.update(near.nids[(near.labels == nid).any(axis=1)].tolist())   # new memories near it
-        near_to -= {later, old_lab}
+        near_to -= {later, old_lab, -1}
         for lab in sorted(near_to):
             if (later, lab) in linked or (lab, later) in linked:
                 continue
