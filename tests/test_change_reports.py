@@ -567,3 +567,13 @@ def test_a_value_changed_as_the_time_asked_about_ends_is_not_the_value_then(mem)
     mem.add("Standup moved to 10am.", id="new", created_at="2025-03-01T00:00:00Z")
     assert mem.recall("what time was standup in February?", k=1, now="2025-09-15",
                       reinforce=False).hits[0].id == "old"
+
+
+def test_a_question_for_a_value_before_a_named_time_gets_the_one_valid_then(mem):
+    """"before June" names the time: the statement valid then (April's), not the earliest."""
+    for name, when, text in (("jan", "2025-01-10T10:00:00Z", "I take 500 mg of metformin every morning."),
+                             ("apr", "2025-04-02T10:00:00Z", "My doctor raised my metformin to 1000 mg."),
+                             ("jul", "2025-07-08T10:00:00Z", "My doctor lowered my metformin to 750 mg.")):
+        mem.add_conversation([{"role": "user", "content": text, "created_at": when, "session": name}])
+    hit = mem.recall("what was my metformin dose before June 2025?", k=1, now="2025-09-15", reinforce=False).hits[0]
+    assert hit.id == "apr:1"

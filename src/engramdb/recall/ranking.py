@@ -159,9 +159,9 @@ def _current_first(ctx: RecallContext) -> None:
     for such a statement: "where do I live today?"). A question about a past time (its windows
     end before ``now``: "what dose was I taking in May?") asks for the statement valid then: of
     a pair, the later if valid before the windows' end, else the earlier; a time that reaches
-    ``now`` ("today") is the present. A question for the value a
-    change replaced (:data:`_ASKS_BEFORE`: "when was standup before it moved?") puts the
-    earlier of each pair first.
+    ``now`` ("today") is the present. A question for the value a change replaced naming no past
+    time (:data:`_ASKS_BEFORE`: "when was standup before it moved?") puts the earlier of each
+    pair first.
     Pairs are taken earliest-valid first, so a chain of corrections ends with the latest on
     top. Candidates set aside unblended (:func:`run`) join first, so a correction whose own
     score was far below still takes its place."""
@@ -197,8 +197,9 @@ def _current_first(ctx: RecallContext) -> None:
                 pairs.add((j, i))   # (said after the time asked about, valid then)
     if not pairs:
         return
-    if ctx.request.query and _ASKS_BEFORE.search(ctx.request.query):
+    if not past and ctx.request.query and _ASKS_BEFORE.search(ctx.request.query):
         pairs = {(j, i) for i, j in pairs}   # "when was standup before it moved?": the earlier
+        # (a time named, "before May", already says which: the statement valid then)
     later = sorted({cn[j] for _i, j in pairs})
     tf, _dl, known = ctx.space.keyword.term_stats(later, terms)
     said = {n for n, row, ok in zip(later, tf.tolist(), known.tolist()) if ok and any(row)}   # shares a word
