@@ -49,6 +49,7 @@ CHANGES = [
     ("We moved to Tucson over the winter break.", "We live in Phoenix."),
     # a fresh user's chat: an opening "Also" is news, not a second job
     ("Also I started a new job at Globex last week, the commute is shorter.", "I live in Boston and I work at Acme Corp."),
+    ("Oh also, I got a job at Globex!", "I work at Acme Corp."),
 ]
 NOT_CHANGES = [
     ("My sister moved to Seattle.", "I live in Boston."),                  # another person
@@ -97,6 +98,9 @@ NOT_CHANGES = [
     ("Also I work at Globex too.", "I work at Acme Corp."),                # a second job
     ("I also work at Globex.", "I work at Acme Corp."),
     ("If I get the offer, I work at Google from March.", "I work at Acme Corp."),   # a condition
+    ("Besides Acme I work at Globex.", "I work at Acme Corp."),                    # a second job
+    ("In addition to Acme, I work at Globex.", "I work at Acme Corp."),
+    ("I work at Globex in addition to Acme.", "I work at Acme Corp."),
 ]
 
 

@@ -211,9 +211,21 @@ def _name(text: str | None) -> tuple[str, ...] | None:
 
 def _second_value(words: list[str]) -> bool:
     """Whether ``words`` (lower-cased) add a value to one held ("I also work at X", "... as
-    well": a second job); an opening "also" or "plus" is news, not a second value ("Also I
-    started a new job at Globex")."""
-    return _adds_value(words[1:] if words[:1] in (["also"], ["plus"]) else words)
+    well", "Besides Acme I work at X", "In addition to Acme": a second job); an opening "also"
+    or "plus", after openers such as "oh", is news, not a second value ("Also I started a new
+    job at Globex", "Oh also, I got a job at Globex!")."""
+    lead = 0
+    while lead < len(words) and words[lead] in _OPENERS | {"and"}:
+        lead += 1   # ("Oh also, I got a job at Globex!")
+    if words[lead: lead + 1] in (["also"], ["plus"]):
+        words = words[lead + 1:]
+    return _adds_value(words) or _besides(words)
+
+
+def _besides(words: list[str]) -> bool:
+    """Whether ``words`` (lower-cased) name a value held besides another ("besides Acme", "in
+    addition to Acme")."""
+    return "besides" in words or ("in", "addition") in zip(words, words[1:])
 
 
 def _speakers_clause(words: list[str], sentence_subject: bool) -> bool:
@@ -293,8 +305,9 @@ def standings(text: str) -> tuple[Standing, ...]:
                 start = max(bounds[k - 1] if k else 0, m.start() - 160)   # (its last words are the subject)
                 clause = [t.lower() for t in tokens(body[start: m.start()])]
                 end = next((b for b in bounds if b > m.end()), len(body))
-                if _second_value(clause) or _adds_value([t.lower() for t in tokens(body[m.end(): end])]):
-                    continue   # "I also work at X", "I work at X too": a second job
+                if (_second_value(clause) or _second_value([t.lower() for t in tokens(body[m.end(): end])])
+                        or _besides([t.lower() for t in tokens(body[: m.start()])])):
+                    continue   # "I also work at X", "I work at X too", "In addition to Acme, ...": a second job
                 if not _OWNED.match(m.group(0)):
                     if not _speakers_clause(clause, sentence_subject):
                         continue
