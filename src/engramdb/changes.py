@@ -228,7 +228,12 @@ def named_stems(text: str) -> frozenset[str]:
     report = change_report(text)
     if report is None or report.value[0] == "name":
         return frozenset()
-    return (report.what if report.what else report.measure) - _OCCASIONS
+    return _named(report) - _OCCASIONS
+
+
+def _named(report: ChangeReport) -> frozenset[str]:
+    """The stems of what ``report`` names as changed: its words, else its measure nouns."""
+    return report.what if report.what else report.measure
 
 
 def word_stems(text: str) -> frozenset[str]:
@@ -501,15 +506,15 @@ def changes_value(new: str, old: str, *, old_said_after: bool = False) -> bool:
     if report.value[0] == "name":   # the speaker's home or employer
         return changes_standing(new, old)
     old_low = [t.lower() for t in tokens(old)]
-    old_words = frozenset(_stem(t) for t in old_low)
-    named = report.what if report.what else report.measure
+    old_words = word_stems(old)
+    named = _named(report)
+    speakers = report.mine or not _MY.isdisjoint(t.lower() for t in tokens(new))   # the speaker's thing
     said, held = named & _OCCASIONS, old_words & _OCCASIONS
     if said and held and said != held:
         return False   # "The evening standup moved to 6pm" changes no "The morning standup is at 9am"
     if not named - said or not named - said <= old_words:   # what changed, every word of it ("staging" is no "production")
         return False
-    if ((report.mine or not _MY.isdisjoint(t.lower() for t in tokens(new)))
-            and any(_anothers(t) for t in old_low)):
+    if speakers and any(_anothers(t) for t in old_low):
         return False   # "The landlord raised our rent" changes no "My sister's rent is $1,500"
     for owner in report.owners:   # someone else's value: the earlier statement must be about them
         if owner in _THIRD:
@@ -523,15 +528,14 @@ def changes_value(new: str, old: str, *, old_said_after: bool = False) -> bool:
         return (earlier.value[:2] == report.value[:2] and not _same_value(earlier.value, report.value)
                 and earlier.owners == report.owners and report.beneficiaries == earlier.beneficiaries
                 and (report.value[0] != "time" or report.days == earlier.days))
-    if old_said_after and not _states_now(old_low, report.mine or not _MY.isdisjoint(t.lower() for t in tokens(new))):
+    if old_said_after and not _states_now(old_low, speakers):
         return False
     subject = subject_of(old)
     whose = subject[1:] if subject[:1] == ("user",) else subject   # (a chat's "user: " is the speaker)
     if (report.mine and len(whose) == 1 and whose[0] not in _FIRST
             and _stem(whose[0]) not in report.what | report.measure and whose[0] not in report.names):
         return False   # "My doctor raised my lisinopril" changes no "Dad takes 10 mg of lisinopril"
-    if ((report.mine or not _MY.isdisjoint(t.lower() for t in tokens(new)))
-            and whose[:1] in (("my",), ("our",)) and not _OTHER_PARTIES.isdisjoint(whose[1:])):
+    if speakers and whose[:1] in (("my",), ("our",)) and not _OTHER_PARTIES.isdisjoint(whose[1:]):
         return False   # ... nor "My dad takes 10 mg of lisinopril", "My cat takes ..."
     if not _GENERIC.isdisjoint(old_low):
         return False   # "The average rent in Denver is $1,700": no one's value

@@ -234,7 +234,7 @@ def _speakers_clause(words: list[str], sentence_subject: bool) -> bool:
     or none when the sentence's own subject is the speaker (``sentence_subject``: "I left Target
     and now work at Walmart", or a sentence that starts at the verb, "Just moved to Tacoma"),
     and nothing that makes the verb no fact."""
-    if not_done(words) or _CONDITIONAL.intersection(words) or words[-1:] == ["to"] or _second_value(words):
+    if not_done(words) or _CONDITIONAL.intersection(words) or words[-1:] == ["to"]:   # (a second value: the caller)
         return False
     last = max((i for i, w in enumerate(words) if w in _SPEAKER), default=None)
     if last is None:

@@ -55,7 +55,7 @@ from .errors import InvalidInputError
 from .types import MemoryState, shown_tags
 from .validate import to_unix_seconds, utc_text
 
-__all__ = ["HistoryEntry", "record_as_of", "text_as_of", "as_of_mask", "valid_at_mask", "bitemporal_mask", "valid_interval", "history_entries",
+__all__ = ["said_after", "HistoryEntry", "record_as_of", "text_as_of", "as_of_mask", "valid_at_mask", "bitemporal_mask", "valid_interval", "history_entries",
            "record_fields", "column_values", "recorded_time", "TIME_RULE"]
 
 TIME_RULE = "naive datetimes and ISO-8601 strings without an offset are UTC; stored as UTC Unix seconds"
@@ -352,3 +352,11 @@ def text_as_of(rec: dict, t: float) -> str:
         if version.get("replaced_at", -math.inf) > t and isinstance(version.get("text"), str):
             return version["text"]
     return rec["text"]
+
+
+def said_after(valid_from: float, nid: int, other_from: float, other: int) -> bool:
+    """Whether a memory (valid from ``valid_from``, Unix seconds; node id ``nid``) was said after
+    another (``other_from``, ``other``): valid from a later time, or from the same time and
+    stored later (a larger nid: two messages of one ``add_batch`` without times). The order of
+    a ``contradicts`` pair for the write path and for recall's later-first rule."""
+    return other_from < valid_from or (other_from == valid_from and other < nid)

@@ -47,6 +47,7 @@ import numpy as np
 from ..chatter import QUESTION
 from ..kernels import registry
 from ..speakers import named_speaker
+from ..temporal import said_after
 from ..timeref import window_masks
 from ..graph.csr import CSRGraph
 from ..index.tokens import tokenize
@@ -142,7 +143,7 @@ def valid_after(valid_from: np.ndarray, y: int, x: int) -> bool:
     """Whether memory ``y`` is valid later than ``x`` (``valid_from`` by nid, seconds): from a
     later time, or from the same time and stored later (a larger nid: two messages of one
     ``add_batch`` without times)."""
-    return valid_from[x] < valid_from[y] or (valid_from[x] == valid_from[y] and x < y)
+    return said_after(valid_from[y], y, valid_from[x], x)
 
 
 #: A question for the value a change replaced ("when was standup before it moved?", "what was my

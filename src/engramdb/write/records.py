@@ -651,8 +651,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     for row in np.flatnonzero(report_row).tolist():
         p = prepared[row]
         if change_report(p.text).value[0] == "name":
-            found = [(lab, stored.setdefault(lab, unit.record(lab))["text"])
-                     for lab in _earlier_standing(unit, p, max_words)]
+            found = _earlier_standing(unit, p, stored, max_words)
         else:
             found = [(lab, got[0]) for lab in _keyword_neighbours(unit, p) if (p.nid, lab) not in seen
                      and (got := _earlier_statement(unit, lab, by_nid, stored, max_words)) is not None]
@@ -665,7 +664,8 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     # a statement stored after a change report that changed it (sessions backfilled out of date
     # order: "My doctor raised my lisinopril to 20 mg." of March stored before "I take 10 mg of
     # lisinopril every morning." of January) is compared with its neighbours that report a change
-    backward = _backward_reports(unit, prepared, near, ok_row, by_nid, stored, max_words)
+    value_row = np.fromiter((ok and gives_value(p.text) for p, ok in zip(prepared, ok_row.tolist())), bool, len(prepared))
+    backward = _backward_reports(unit, prepared, near, value_row, by_nid, stored, max_words)
     at_pair = {(p.nid, lab): i for i, (p, lab, _q) in enumerate(cand)}
     for p, lab, text in backward:
         i = at_pair.get((p.nid, lab))
@@ -677,7 +677,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
         changed_by.add(i)
     # the batch's own reports and the statements of it that name what they changed, whatever their
     # likeness (a chat imported whole: the keyword index holds none of it yet)
-    for a, b in _batch_changes(prepared, ok_row, report_row):   # (a before b in the batch)
+    for a, b in _batch_changes(prepared, value_row, report_row):   # (a before b in the batch)
         p, q = prepared[b], prepared[a]
         i = at_pair.get((p.nid, q.nid))
         if i is None:
@@ -719,7 +719,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
         elif kinds[i] not in (None, "event_number"):
             continue
         else:   # the new memory reports a change of the other's value, or the other of its own
-            p_later = _said_after(p.valid_from, p.nid, valid_start(lab), lab)
+            p_later = _temporal.said_after(p.valid_from, p.nid, valid_start(lab), lab)
             ways = ([(p_later, False)] if report else []) + ([(not p_later, True)] if i in changed_by else [])
             for report_later, backward_way in sorted(ways, reverse=True):   # the report said later first
                 if (changes_value(old, new, old_said_after=not report_later) if backward_way
@@ -789,10 +789,12 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
 STANDING_CANDIDATES = 32
 
 
-def _earlier_standing(unit: WriteUnit, p: Prepared, max_words: int) -> list[int]:
+def _earlier_standing(unit: WriteUnit, p: Prepared, stored: dict[int, dict | None],
+                      max_words: int) -> list[tuple[int, str]]:
     """Stored active statements of the namespace of ``p`` that give the speaker's home or
     employer, as ``p`` does (:func:`engramdb.standing.standings`), found by those relations'
-    words in the keyword index (the best :data:`STANDING_CANDIDATES` by BM25), newest first."""
+    words in the keyword index (the best :data:`STANDING_CANDIDATES` by BM25), newest first:
+    (nid, text); a read record is kept in ``stored``."""
     relations = {s.relation for s in standings(p.text)}
     sp = unit.state.space(p.namespace)
     if not relations or sp is None or sp.keyword is None:
@@ -800,14 +802,10 @@ def _earlier_standing(unit: WriteUnit, p: Prepared, max_words: int) -> list[int]
     words = {w: 1.0 for rel in relations for w in STANDING_WORDS[rel]}
     nids, _scores = sp.keyword.search_terms(words, STANDING_CANDIDATES)
     out = []
-    active = MemoryState.ACTIVE.value
     for lab in sorted(nids.tolist(), reverse=True):
-        rec = unit.record(lab)
-        if (rec is None or rec["state"] != active or rec.get("subject") is not None
-                or _not_a_fact(rec["kind"], rec, rec.get("tags") or ()) or not _statement(rec["text"], max_words, rec)):
-            continue
-        if relations & {s.relation for s in standings(rec["text"])}:
-            out.append(lab)
+        got = _earlier_statement(unit, lab, {}, stored, max_words)
+        if got is not None and relations & {s.relation for s in standings(got[0])}:
+            out.append((lab, got[0]))
     return out
 
 
@@ -816,15 +814,13 @@ def _backward_reports(unit: WriteUnit, prepared: list[Prepared], near: Near, row
                       max_words: int) -> list[tuple[Prepared, int, str]]:
     """The earlier neighbours (stored, or earlier in the batch) that are change reports
     (:func:`engramdb.changes.change_report`) of each new statement of ``rows`` (bool, shape
-    (n,), batch order) that gives a value (:func:`engramdb.changes.gives_value`): (new memory,
-    neighbour nid, its text). A stored neighbour the subject hints know to report no change is
+    (n,), batch order: the statements that give a value, :func:`engramdb.changes.gives_value`):
+    (new memory, neighbour nid, its text). A stored neighbour the subject hints know to report no change is
     not read; a read record is kept in ``stored``."""
     out: list[tuple[Prepared, int, str]] = []
     hints = unit.state.subject_hints
     for row in np.flatnonzero(rows).tolist():
         p = prepared[row]
-        if not gives_value(p.text):
-            continue
         labs = np.union1d(near.labels[row][near.keep[row]], _keyword_neighbours(unit, p))
         for lab in labs[~hints.no_report(labs)].tolist():
             got = _earlier_statement(unit, lab, by_nid, stored, max_words)
@@ -833,9 +829,9 @@ def _backward_reports(unit: WriteUnit, prepared: list[Prepared], near: Near, row
     return out
 
 
-def _batch_changes(prepared: list[Prepared], ok_row: np.ndarray, report_row: np.ndarray) -> list[tuple[int, int]]:
+def _batch_changes(prepared: list[Prepared], value_row: np.ndarray, report_row: np.ndarray) -> list[tuple[int, int]]:
     """Pairs of batch rows (a < b) of which one is a change report of a time, date or amount and
-    the other a statement (``ok_row``, bool shape (n,)) that gives a value and holds every word
+    the other a statement that gives a value (``value_row``, bool shape (n,)) and holds every word
     the report names (:func:`engramdb.changes.named_stems`), found through an index of the
     statements' word stems: for each report the :data:`CHANGE_CANDIDATES` such statements
     nearest to it in the batch (4,000 reports of a few doses made 8 million pairs)."""
@@ -844,10 +840,9 @@ def _batch_changes(prepared: list[Prepared], ok_row: np.ndarray, report_row: np.
     if not reports:
         return []
     holding: dict[str, set[int]] = {}
-    for row in np.flatnonzero(ok_row).tolist():
-        if gives_value(prepared[row].text):
-            for stem in word_stems(prepared[row].text):
-                holding.setdefault(stem, set()).add(row)
+    for row in np.flatnonzero(value_row).tolist():
+        for stem in word_stems(prepared[row].text):
+            holding.setdefault(stem, set()).add(row)
     out = []
     for row, named in reports:   # the statements nearest in the batch (a chat of many reports: bounded)
         rows = heapq.nsmallest(CHANGE_CANDIDATES, set.intersection(*(holding.get(stem, set()) for stem in named)) - {row},
@@ -938,14 +933,6 @@ def _echoes(unit: WriteUnit, near: Near, changed: list[tuple[int, str, float, in
                 linked.add((later, lab))
                 edges.append((later, lab, Relation.CONTRADICTS.code, 1.0))
     return edges
-
-
-def _said_after(valid_from: float, nid: int, other_from: float, other: int) -> bool:
-    """Whether a memory (valid from ``valid_from``, Unix seconds; node id ``nid``) was said after
-    another: valid from a later time, or from the same time and stored later (a larger nid: two
-    messages of one ``add_batch`` without times), as :func:`engramdb.recall.ranking.valid_after`
-    orders them."""
-    return other_from < valid_from or (other_from == valid_from and other < nid)
 
 
 #: a sentence end followed by more text: the cheap test before a text is split into sentences
