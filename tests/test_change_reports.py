@@ -577,3 +577,94 @@ def test_a_question_for_a_value_before_a_named_time_gets_the_one_valid_then(mem)
         mem.add_conversation([{"role": "user", "content": text, "created_at": when, "session": name}])
     hit = mem.recall("what was my metformin dose before June 2025?", k=1, now="2025-09-15", reinforce=False).hits[0]
     assert hit.id == "apr:1"
+
+
+def _moves(mem, *, february_talk: bool) -> None:
+    """A home and employer said in January, a move in March; small talk dated February."""
+    chat = [("jan", "2025-01-08T09:00:00Z", "Hi! I'm Sam. I live in Boston and I work at Acme Corp as a data analyst.")]
+    if february_talk:
+        chat += [("feb", "2025-02-11T18:00:00Z", "Brr, it's freezing today. How's your day going?"),
+                 ("feb", "2025-02-11T18:01:00Z", "How can I keep track of my blood sugar readings?")]
+    chat += [("mar", "2025-03-05T17:00:00Z", "Big news: we moved to Denver last weekend!"),
+             ("mar", "2025-03-05T17:02:00Z", "Lots of boxes, but we love it. The mountains are amazing.")]
+    mem.add_conversation([{"role": "user", "content": text, "created_at": when, "session": s}
+                          for s, when, text in chat])
+
+
+@pytest.mark.parametrize("february_talk", [True, False])
+def test_the_value_valid_at_a_past_time_answers_it_over_what_is_dated_then(mem, february_talk):
+    """A fresh user asked "where did I live in February?": February's small talk, dated then,
+    came first, and the January statement that held all February came fifth with a
+    weak_evidence gap; with nothing dated February, an empty_window gap said nothing was stored
+    from then beside the right answer."""
+    _moves(mem, february_talk=february_talk)
+    for question in ("where did I live in February?", "where did I work in February?"):
+        r = mem.recall(question, k=1, now="2025-09-15", reinforce=False)
+        assert r.hits[0].id == "jan:1"
+        assert r.hits[0].relevance >= 0.9
+        assert [g.reason for g in r.gaps] == []
+
+
+def test_a_move_answers_where_one_lived_after_it_with_the_statement_it_changed_as_its_path(mem):
+    """"we moved to Denver" shares no word with "where did I live in March?" (January's "I live
+    in Boston", valid until the move, does): the move comes first, as relevant as the
+    statement it changes, explained by it."""
+    _moves(mem, february_talk=True)
+    r = mem.recall("where did I live in March?", k=2, now="2025-09-15", reinforce=False)
+    assert [h.id for h in r.hits] == ["mar:1", "jan:1"]
+    first = r.hits[0]
+    assert [s.id for s in first.path] == ["jan:1", "mar:1"]
+    assert first.relevance >= r.hits[1].relevance >= 0.9
+    assert mem.recall("where did I live in March?", k=1, now="2025-09-15", reinforce=False).hits[0].relevance >= 0.9
+
+
+@pytest.mark.parametrize("question,asked", [
+    ("what city am I in these days?", {"home"}), ("Which town are we living in now?", {"home"}),
+    ("which country am I in?", {"home"}), ("what city am I in the mood for?", set()),
+    ("where did I live in March?", set()), ("what is the city I grew up in?", set()),
+])
+def test_the_questions_for_the_speakers_home_now(question, asked):
+    from engramdb.standing import asked_standing
+
+    assert asked_standing(question) == asked
+
+
+def test_a_question_for_a_home_at_a_past_time_is_read_when_the_caller_found_the_time():
+    from engramdb.standing import asked_standing
+
+    assert asked_standing("where did I live in March?", past=True) == {"home"}
+    assert asked_standing("who was my employer in May?", past=True) == {"employer"}
+    assert asked_standing("where does my sister live?", past=True) == set()
+
+
+def test_add_conversation_names_the_changes_it_linked_in_either_storing_order(tmp_path):
+    """helper52: `corrected` lists supersessions only; a report of a change ("My doctor raised
+    my metformin to 1000 mg") or a move is linked contradicts and was named nowhere."""
+    import json
+
+    from click.testing import CliRunner
+
+    from engramdb.cli import main
+
+    jan = [{"role": "user", "content": "I take 500 mg of metformin every morning.", "created_at": "2025-01-10"},
+           {"role": "user", "content": "I live in Boston.", "created_at": "2025-01-10"}]
+    apr = [{"role": "user", "content": "My doctor raised my metformin to 1000 mg.", "created_at": "2025-04-10"},
+           {"role": "user", "content": "We moved to Denver last weekend!", "created_at": "2025-04-10"}]
+    for order in ((("jan", jan), ("apr", apr)), (("apr", apr), ("jan", jan))):
+        with engramdb.open(tmp_path / f"s-{order[0][0]}", embedder="hashing") as mem:
+            first = mem.add_conversation(order[0][1], session=order[0][0])
+            second = mem.add_conversation(order[1][1], session=order[1][0])
+        assert first["changed"] == [] and second["corrected"] == []
+        assert sorted(second["changed"]) == [["apr:1", "jan:1"], ["apr:2", "jan:2"]]
+    nothing = engramdb.open(tmp_path / "s-again", embedder="hashing")
+    with nothing:
+        nothing.add_conversation(jan, session="jan")
+        assert nothing.add_conversation(jan, session="jan")["changed"] == []   # stored already
+    for name, chat in (("jan", jan), ("apr", apr)):
+        (tmp_path / f"{name}.json").write_text(json.dumps([dict(m, session=name) for m in chat]))
+    store = str(tmp_path / "s-cli")
+    assert CliRunner().invoke(main, ["ingest-chat", "--store", store, "--embedder", "hashing",
+                                     str(tmp_path / "jan.json")]).exit_code == 0
+    res = CliRunner().invoke(main, ["ingest-chat", "--store", store, "--embedder", "hashing", str(tmp_path / "apr.json")])
+    assert res.exit_code == 0, res.output
+    assert "2 changed values linked contradicts (later <- earlier): apr:1 <- jan:1, apr:2 <- jan:2" in res.output

@@ -314,3 +314,34 @@ def test_a_sentence_of_a_home_and_a_second_value_is_stored_and_read(mem, text, r
     mem.add(text, id="x")
     assert mem.get("x").text == text
     assert tuple(s.relation for s in standings(text)) == relations
+
+
+@pytest.mark.parametrize("question", ["what city am I in these days?", "which country am I in?"])
+def test_a_question_for_the_home_in_other_words_is_answered_by_the_current_one(mem, question):
+    """A fresh user asked "what city am I in these days?": small talk sharing "days" came first,
+    with a weak_evidence gap; the statements of the home share no word with the question."""
+    a = mem.add("I live in Boston.", created_at=T0)
+    mem.add("Brr, it's freezing these days. How's your day going?", created_at=T0 + 10 * DAY)
+    mem.add("Which city has the best museums in the country?", created_at=T0 + 12 * DAY)
+    b = mem.add("We relocated again, we're now living in Portland.", created_at=T0 + 30 * DAY)
+    res = mem.recall(question, k=2, now=T0 + 31 * DAY, reinforce=False)
+    assert [h.id for h in res.hits] == [b, a]
+    assert res.hits[0].relevance >= 0.9 and res.gaps == []
+    assert res.hits[1].relevance < 0.5   # the home it changed is no answer now
+
+
+def test_a_question_for_the_employer_in_other_words_is_answered_by_the_only_one(mem):
+    mem.add("The company picnic got rained out, what a mess.", created_at=T0)
+    a = mem.add("user: I work as a data analyst at Acme Corp.", created_at=T0 + DAY)
+    res = mem.recall("who is my employer?", k=1, now=T0 + 2 * DAY, reinforce=False)
+    assert [h.id for h in res.hits] == [a] and res.hits[0].relevance >= 0.9
+
+
+def test_another_persons_home_is_no_answer_for_the_speakers(mem):
+    """The statements of a relation asked for are the speaker's: a sister's home, holding the
+    relation's words, is not lifted to the top nor reported relevant."""
+    mem.add("Brr, it's freezing these days. How's your day going?", created_at=T0)
+    sister = mem.add("My sister lives in Denver.", created_at=T0 + DAY)
+    res = mem.recall("what city am I in these days?", k=2, now=T0 + 3 * DAY, reinforce=False)
+    assert res.hits[0].id != sister
+    assert all(h.relevance < 0.5 for h in res.hits if h.id == sister)

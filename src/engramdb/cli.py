@@ -581,6 +581,9 @@ def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, session_
     if out.get("corrected"):
         edited += (f"; {count(len(out['corrected']), 'memory', 'memories')} superseded by a changed value: "
                    f"{', '.join(out['corrected'])}")
+    if out.get("changed"):
+        edited += (f"; {count(len(out['changed']), 'changed value')} linked contradicts (later <- earlier): "
+                   f"{', '.join(f'{a} <- {b}' for a, b in out['changed'])}")
     click.echo(f"ingested {count(len(out['message_ids']), 'new message')}{again} in "
                f"{count(len(out['sessions']), 'session')}: {count(out['memories'], 'memory')} "
                f"({count(out['entities'], 'new entity')}){pieces}, {count(out['edges'], 'edge')} into {store}{edited}")

@@ -414,7 +414,10 @@ class Engram:
             hidden from recall unless ``include_superseded=True``), ``corrected`` (ids of memories
             a new message superseded because it changes a number they state or negates them:
             "I take metformin 500 mg" by "I started taking 1000 mg of metformin"; kept, hidden from
-            recall as superseded ones are), ``left_out`` (messages left
+            recall as superseded ones are), ``changed`` (``[later id, earlier id]`` pairs the
+            write linked ``contradicts``: a report of a changed value or a move, "My doctor raised
+            my metformin to 1000 mg" after "I take 500 mg", in either storing order; both kept,
+            recall puts the later first and warns), ``left_out`` (messages left
             out by their role: instructions and tool results unless ``keep_roles`` names them; a
             chat of only those stores nothing).
 
@@ -451,7 +454,7 @@ class Engram:
             max_block_chars=state.config.store.chunk_chars,
             extra_tags=_protected_tag(_conversation.check_roles(protect_roles, "protect_roles")))
         if not plan.items:   # every message is stored already (or left out by its role)
-            return _conversation_summary(plan, [], 0, [], [])
+            return _conversation_summary(plan, [], 0, [], [], [])
         prepared = []
         for item in plan.items:
             try:
@@ -513,7 +516,7 @@ class Engram:
                 if batch.reinforce:
                     reinforce(unit, dict.fromkeys(batch.reinforce, 1), self.config.decay.reinforce_rate)
         return _conversation_summary(plan, batch.fresh, self.n_edges - edges_before, superseded,
-                                     self._corrected(batch.fresh, superseded))
+                                     self._corrected(batch.fresh, superseded), self._changed(batch.fresh))
 
     def _corrected(self, fresh: list[Prepared], edited: list[str]) -> list[str]:
         """Ids of the memories that ``fresh`` (just written) superseded by conflict detection (a
@@ -522,6 +525,25 @@ class Engram:
         state, skip = self._state, set(edited)
         out = [state.cols.ext_ids[old] for p in fresh for old in state.supersedes_edges(p.nid)[0]]
         return [x for x in dict.fromkeys(out) if x not in skip]
+
+    def _changed(self, fresh: list[Prepared]) -> list[list[str]]:
+        """``[later id, earlier id]`` of each ``contradicts`` edge the write of ``fresh`` added
+        (a value said to have changed, "My doctor raised my metformin to 1000 mg" after "I take
+        500 mg", in either storing order; the later by :func:`engramdb.temporal.said_after`), in
+        the order of the new memories."""
+        state = self._state
+        csr, vf, ids = state.csr(), state.cols.valid_from, state.cols.ext_ids
+        code = Relation.CONTRADICTS.code
+        out: dict[tuple[str, str], None] = {}
+        for p in fresh:
+            x = p.nid
+            if x >= csr.n_nodes:
+                continue
+            lo, hi = int(csr.indptr[x]), int(csr.indptr[x + 1])
+            for y in csr.indices[lo:hi][csr.relation[lo:hi] == code].tolist():
+                later, earlier = (x, y) if _temporal.said_after(vf[x], x, vf[y], y) else (y, x)
+                out[(ids[later], ids[earlier])] = None
+        return [list(pair) for pair in out]
 
     def _embed_progress(self, progress: bool):
         if self.embedder is None:
@@ -2448,7 +2470,7 @@ class Engram:
 
 
 def _conversation_summary(plan, fresh: list[Prepared], edges: int, superseded: list[str],
-                          corrected: list[str]) -> dict[str, Any]:
+                          corrected: list[str], changed: list[list[str]]) -> dict[str, Any]:
     """What :meth:`Engram.add_conversation` returns (its docstring), for a conversation ``plan``
     (:func:`engramdb.conversation.plan_conversation`) whose new memories ``fresh`` were written
     with ``edges`` new edges (none of either when every message was stored already); one shape
@@ -2457,7 +2479,7 @@ def _conversation_summary(plan, fresh: list[Prepared], edges: int, superseded: l
     return {"message_ids": plan.message_ids if plan.items else [], "sessions": plan.sessions if plan.items else [],
             "memories": len(fresh) - pieces, "pieces": pieces, "entities": sum(1 for p in fresh if "entity" in p.tags),
             "edges": edges, "already_stored": plan.already_stored, "superseded": superseded,
-            "corrected": corrected, "left_out": plan.left_out}
+            "corrected": corrected, "changed": changed, "left_out": plan.left_out}
 
 
 def _edge_specs(edges: Iterable[Any], check_end: Callable[[Any, str], str],

@@ -361,12 +361,14 @@ STANDING_WORDS = {"home": tuple(dict.fromkeys(tokenize("live living reside resid
 
 
 #: A question that asks for the speaker's home or employer now ("where do I live?", "what city
-#: am I based in?", "my address?"; "where do I work?", "which company employs me?"), not for
+#: am I based in?", "which city am I in these days?", "my address?"; "where do I work?", "which company employs me?"), not for
 #: another person's ("where does my sister live?"), another thing ("what do I work on?") or a
 #: past one (:data:`_ASKS_PAST`).
 _ASKS_FOR = {
     "home": re.compile(r"\b(?:where|what|which)\b[^?]*?\b(?:i|we)\b[^?]*?\b(?:live|living|based|staying|reside)\b"
-                       r"|\b(?:my|our)\s+(?:home|address|hometown|current\s+city)\b", re.I),
+                       r"|\b(?:my|our)\s+(?:home|address|hometown|current\s+city)\b"
+                       r"|\b(?:what|which)\s+(?:city|town|country|neighbou?rhood)\s+(?:am\s+i|are\s+we)\s+"
+                       r"(?:in|living|staying|based)\b(?!\s+(?:the|a|an|my|our|your|for|of)\b)", re.I),
     "employer": re.compile(r"\b(?:where|what|which|who)\b[^?]*?\b(?:i|we)\b[^?]*?\b(?:work|working|employed)\b"
                            r"(?!\s+on\b)|\b(?:what|which)\s+(?:company|employer|firm)\b"
                            r"|\b(?:my|our)\s+(?:employer|company|job|workplace)\b|\bwho\s+(?:employs|hired)\s+(?:me|us)\b",
@@ -376,17 +378,20 @@ _ASKS_PAST = re.compile(r"\b(?:did|didn't|was|were|used|before|ever|previously|f
                         r"grew|old|how\s+long)\b", re.I)
 
 
-def asked_standing(question: str) -> frozenset[str]:
+def asked_standing(question: str, *, past: bool = False) -> frozenset[str]:
     """The relations ("home", "employer") whose current value ``question`` asks for ("where do I
     live?": {"home"}); empty for a question about the past ("where did I live before?",
-    "did I ever work at Google?") or about someone else.
+    "did I ever work at Google?") or about someone else. With ``past=True`` the value at a past
+    time the caller has found in the question ("where did I live in March?": {"home"}).
 
     >>> sorted(asked_standing("Where do I live these days?"))
     ['home']
     >>> asked_standing("What do I work on?")
     frozenset()
+    >>> sorted(asked_standing("Where did I live in March?", past=True))
+    ['home']
     """
-    if _ASKS_PAST.search(question):
+    if not past and _ASKS_PAST.search(question):
         return frozenset()
     return frozenset(rel for rel, pattern in _ASKS_FOR.items() if pattern.search(question))
 

@@ -358,5 +358,6 @@ def said_after(valid_from: float, nid: int, other_from: float, other: int) -> bo
     """Whether a memory (valid from ``valid_from``, Unix seconds; node id ``nid``) was said after
     another (``other_from``, ``other``): valid from a later time, or from the same time and
     stored later (a larger nid: two messages of one ``add_batch`` without times). The order of
-    a ``contradicts`` pair for the write path and for recall's later-first rule."""
-    return other_from < valid_from or (other_from == valid_from and other < nid)
+    a ``contradicts`` pair for the write path and for recall's later-first rule. Elementwise on
+    NumPy arrays of the four (bool array)."""
+    return (other_from < valid_from) | ((other_from == valid_from) & (other < nid))

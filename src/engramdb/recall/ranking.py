@@ -9,7 +9,10 @@
    score, those in its slack only ``time_slack_weight`` of that ("yesterday" names one day:
    today, in its slack, gains a quarter). A memory whose text names a time ("last Friday I
    went to ...", resolved against its own event time: ``Columns.mentioned_start``) is
-   weighed by that span as well, the better of the two counting.
+   weighed by that span as well, and a value that a later one ``contradicts`` by the time it
+   held (:func:`valid_spans`: "I live in Boston" from January until "we moved to Denver" in
+   March answers "where did I live in February?"), the best of them counting
+   (:func:`in_windows`).
 3. Source attribution: when the question names exactly one speaker
    (:func:`engramdb.speakers.named_speaker`), the memories that speaker said score
    (1 + ``w_speaker``) x as much.
@@ -26,8 +29,9 @@
    home or employer (:mod:`engramdb.standing`: "I moved to Seattle last month." after "I live
    in Boston.") and the question asks for it ("where do I live?":
    :func:`engramdb.standing.asked_standing`; the seeds stage brought the later one in:
-   :func:`engramdb.recall.seeds.later_standing`); and not for a question that names a time
-   (it asks what held then).
+   :func:`engramdb.recall.seeds.later_standing`, or the seeds stage's statements of the
+   relation asked for, :func:`engramdb.recall.seeds.standing_seeds`); for a question that
+   names a past time, the statement valid then comes first (:func:`_current_first`).
 
 Order: score, highest first; an exact tie (the same float64 ``Hit.score``) goes to the memory
 whose vector has the higher cosine to the query vector (for a memory stored as pieces, the piece
@@ -47,6 +51,7 @@ import numpy as np
 from ..chatter import QUESTION
 from ..kernels import registry
 from ..speakers import named_speaker
+from ..standing import asked_standing, standings
 from ..temporal import said_after
 from ..timeref import window_masks
 from ..graph.csr import CSRGraph
@@ -54,7 +59,7 @@ from ..index.tokens import tokenize
 from ..types import CONNECTOR_TAGS, Relation
 from .context import RecallContext
 
-__all__ = ["run", "wanted", "hides_connectors", "ranked", "tie_cosines", "contradicts_nodes", "valid_after"]
+__all__ = ["run", "wanted", "hides_connectors", "ranked", "tie_cosines", "contradicts_nodes", "valid_after", "valid_spans", "in_windows"]
 
 
 def wanted(request) -> int:
@@ -90,7 +95,7 @@ def run(ctx: RecallContext) -> None:
     score = ctx.total[cand]   # (a copy: fancy indexing)
     cn = nodes[cand]
     if ctx.windows and len(cand):
-        core, inside = window_masks(c.created_at[cn], ctx.windows, (c.mentioned_start[cn], c.mentioned_end[cn]))
+        core, inside = in_windows(state, ctx.csr, cn, ctx.windows)
         ctx.extra["in_window"] = bool(inside.any())   # (then no empty_window gap: seeds.window_holds_nothing)
         weight = np.where(core, 1.0, np.where(inside, cfg.time_slack_weight, 0.0))
         score = score + cfg.w_time * weight * score.max()
@@ -126,17 +131,74 @@ def run(ctx: RecallContext) -> None:
 
 
 def contradicts_nodes(state, csr: CSRGraph) -> tuple[frozenset, np.ndarray]:
-    """The nodes a ``contradicts`` edge touches, as a set and as a sorted array of int64. Found
-    by one O(edges) pass over the CSR's relation array (a commit that adds or drops edges makes
-    a new one; one that only reweights or adds nodes keeps it, and the rows of its entries)
-    and cached in ``state.scratch``, keyed by that array (one byte per entry), not the whole
-    CSR, so a replaced graph is not kept alive."""
+    """The nodes a ``contradicts`` edge touches, as a set and as a sorted array of int64
+    (:func:`_contradicts_entries`)."""
+    got = _contradicts_entries(state, csr)
+    return got[1], got[2]
+
+
+def _contradicts_entries(state, csr: CSRGraph) -> tuple:
+    """``(relation array, set of touched nodes, their sorted int64 array, the row of each
+    contradicts entry, the entry's other end)``: found by one O(edges) pass over the CSR's
+    relation array (a commit that adds or drops edges makes a new one; one that only reweights
+    or adds nodes keeps it, and the rows of its entries) and cached in ``state.scratch``, keyed
+    by that array (one byte per entry), not the whole CSR, so a replaced graph is not kept
+    alive."""
     cached = state.scratch.get("contradicts_nodes")
     if cached is None or cached[0] is not csr.relation:
         at = np.flatnonzero(csr.relation == Relation.CONTRADICTS.code)
-        rows = np.unique(np.searchsorted(csr.indptr, at, side="right") - 1)   # the row (node) of each entry
-        cached = state.scratch["contradicts_nodes"] = (csr.relation, frozenset(rows.tolist()), rows.astype(np.int64))
-    return cached[1], cached[2]
+        x = np.searchsorted(csr.indptr, at, side="right") - 1   # the row (node) of each entry
+        rows = np.unique(x)
+        cached = state.scratch["contradicts_nodes"] = (
+            csr.relation, frozenset(rows.tolist()), rows.astype(np.int64), x.astype(np.int64),
+            csr.indices[at].astype(np.int64))
+    return cached
+
+
+def valid_spans(state, csr: CSRGraph, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The time each of ``nodes`` (int64 nids, shape (n,)) held as a value, for those a
+    ``contradicts`` edge touches: from its ``valid_from`` to the ``valid_from`` of the first
+    memory of those edges valid after it (:func:`valid_after`; +inf for the latest), Unix
+    seconds; ``(+inf, -inf)`` for the rest (a value never changed has no known end). None when
+    no node is touched. One vectorized pass over the (cached) ``contradicts`` entries of the CSR.
+
+    Returns
+    -------
+    (ndarray of float64, ndarray of float64), shape (n,) each, or None
+    """
+    touched = contradicts_nodes(state, csr)[1]
+    if not len(touched) or not len(nodes):
+        return None
+    at = np.minimum(np.searchsorted(touched, nodes), len(touched) - 1)
+    hit = touched[at] == nodes
+    if not hit.any():
+        return None
+    _rel, _set, _rows, x, y = _contradicts_entries(state, csr)
+    vf = state.cols.valid_from
+    later = said_after(vf[y], y, vf[x], x)   # y valid after x
+    ends = np.full(len(touched), np.inf)
+    np.minimum.at(ends, np.searchsorted(touched, x[later]), vf[y[later]])
+    start = np.where(hit, vf[nodes], np.inf)
+    end = np.where(hit, ends[at], -np.inf)
+    return start, end
+
+
+def in_windows(state, csr: CSRGraph, nodes: np.ndarray, windows: list) -> tuple[np.ndarray, np.ndarray]:
+    """Which of ``nodes`` (int64 nids, shape (n,)) a question's time ``windows`` hold:
+    :func:`engramdb.timeref.window_masks` of their event times and the times their texts name,
+    or of the time they held as a value (:func:`valid_spans`): "I live in Boston" said in
+    January, with "we moved to Denver" in March, is what held in February, although February's
+    small talk is what is dated then. ``(core, inside)``, bool arrays of shape (n,); the
+    seeds of a mostly-time question, the time cues of step 2 and the ``empty_window`` gap
+    read it."""
+    c = state.cols
+    core, inside = window_masks(c.created_at[nodes], windows, (c.mentioned_start[nodes], c.mentioned_end[nodes]))
+    valid = valid_spans(state, csr, nodes)
+    if valid is not None:
+        vcore, vinside = window_masks(np.full(len(nodes), np.inf), windows, valid)
+        core |= vcore
+        inside |= vinside
+    return core, inside
 
 
 def valid_after(valid_from: np.ndarray, y: int, x: int) -> bool:
@@ -205,6 +267,17 @@ def _current_first(ctx: RecallContext) -> None:
     tf, _dl, known = ctx.space.keyword.term_stats(later, terms)
     said = {n for n, row, ok in zip(later, tf.tolist(), known.tolist()) if ok and any(row)}   # shares a word
     said |= ctx.extra.get("later_of", {}).keys()   # the speaker's home or employer, asked for
+    if not said.issuperset(later) and (asked := asked_standing(ctx.request.query, past=past)):
+        rest = [n for n in later if n not in said]   # ... or asked for (then, at a past time named)
+        recs = state.records(rest, "reading contradicting memories")
+        named = {n for n, rec in zip(rest, recs) if rec and asked & {s.relation for s in standings(rec["text"])}}
+        if named:   # ("we moved to Denver", no word of the question: explained and as relevant as
+            # the statement it changes, as seeds.later_standing's are for the present)
+            said |= named
+            chains = ctx.extra.setdefault("later_of", {})
+            for i, j in sorted(pairs):
+                if cn[j] in named and cn[j] not in chains:
+                    chains[cn[j]] = [cn[i], cn[j]]
     for i, j in sorted((p for p in pairs if cn[p[1]] in said), key=lambda p: (min(vf[cn[p[0]]], vf[cn[p[1]]]), p)):
         if score[j] <= score[i]:
             score[j] = np.nextafter(score[i], np.inf)

@@ -193,11 +193,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                 feats = relevance_features(req.query, [h.text for h in hits], cos, ctx.space.keyword,
                                            term_counts=counts)
                 rel_list = relevance(feats, req.relevance[0]).tolist()
-            for match in (ctx.extra.get("slot_match"), ctx.extra.get("time_match")):
-                # a current holder of the slot the question names answers it, as a memory of
-                # the day a mostly-time question names does
-                if match:
-                    rel_list = [max(r, match.get(n, 0.0)) for r, n in zip(rel_list, hit_nids)]
+            rel_list = _cue_matched(ctx, rel_list, hit_nids)
             if later_of and any(n in later_of for n in hit_nids):
                 rel_list = _lent_relevance(ctx, hits, hit_nids, rel_list, later_of)
             if any(h.tags for h in hits):
@@ -304,6 +300,17 @@ def _base_of(ctx: RecallContext, nid: int) -> float:
     return float(ctx.base[at[0]]) if len(at) else 0.0
 
 
+def _cue_matched(ctx: RecallContext, rel: list[float], nids: list[int]) -> list[float]:
+    """``rel`` (by memory ``nids``) raised to 1 for the memories a cue seed matched: a current
+    holder of the slot the question names answers it, as a memory of the time a mostly-time
+    question names (holding its content word, if any) and the current statement of the
+    speaker's home or employer asked for (:func:`.seeds.standing_seeds`) do."""
+    for match in (ctx.extra.get("slot_match"), ctx.extra.get("time_match"), ctx.extra.get("standing_match")):
+        if match:
+            rel = [max(r, match.get(n, 0.0)) for r, n in zip(rel, nids)]
+    return rel
+
+
 def _lent_relevance(ctx: RecallContext, hits: list, hit_nids: list[int], rel: list[float],
                     later_of: dict[int, list[int]]) -> list[float]:
     """``rel`` with each later statement that a seed brought in (:func:`.seeds.later_standing`;
@@ -316,7 +323,7 @@ def _lent_relevance(ctx: RecallContext, hits: list, hit_nids: list[int], rel: li
         texts = [rec["text"] if rec else "" for rec in ctx.state.records(want, "reading recalled memories")]
         cos = np.array(ctx.cosines(want), np.float32)
         feats = relevance_features(ctx.request.query, texts, cos, ctx.space.keyword, nids=want)
-        of_hit.update(zip(want, relevance(feats, ctx.request.relevance[0]).tolist()))
+        of_hit.update(zip(want, _cue_matched(ctx, relevance(feats, ctx.request.relevance[0]).tolist(), want)))
     return [max(r, of_hit[seed_of[n]]) if n in seed_of else r for r, n in zip(rel, hit_nids)]
 
 

@@ -19,6 +19,9 @@ leg, time windows, slot cues: :func:`_text_leg`) on a worker thread while hnswli
     memory shares its words;
   * slots: a question that names a slot's attribute and subject ("what is my job?") adds the
     slot's current memories, with a boost (:func:`slot_seeds`);
+  * statements of a relation asked for: a question for the speaker's current home or employer
+    in any words ("what city am I in these days?") adds the namespace's statements of it
+    (:func:`standing_seeds`);
   * later statements: a question for the speaker's current home or employer ("where do I
     live?") adds the later statements of that relation a seed's chain of ``contradicts`` edges
     reaches ("I moved to Seattle last month." beside "I live in Boston."), at that seed's base
@@ -37,13 +40,13 @@ import numpy as np
 from ..config import RecallConfig
 from ..index.keyword import KeywordIndex, tokenize
 from ..slots import slot_cues, subject_weights
-from ..standing import asked_standing, standings
-from ..timeref import resolve_time_refs, window_masks
+from ..standing import STANDING_WORDS, asked_standing, standings
+from ..timeref import resolve_time_refs
 from ..types import _STATE_CODES, MemoryState, Relation
 from ..kernels import registry
 from . import legs
 from .context import RecallContext
-from .ranking import contradicts_nodes, valid_after
+from .ranking import contradicts_nodes, in_windows, valid_after, valid_spans
 
 _SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
 _ACTIVE = _STATE_CODES[MemoryState.ACTIVE]
@@ -92,6 +95,9 @@ def run(ctx: RecallContext) -> None:
         floor = dict(floor)
         for nid, base in [*current.items(), *later.items()]:
             floor[nid] = max(floor.get(nid, 0.0), base)
+    asked = standing_seeds(ctx)
+    if asked:
+        boost = {**boost, **{nid: max(b, boost.get(nid, 0.0)) for nid, b in asked.items()}}
     if floor or boost:
         _merge_cue_seeds(ctx, floor, boost)
     lift_pieces(ctx)
@@ -139,6 +145,51 @@ def current_versions(ctx: RecallContext) -> dict[int, float]:
     return out
 
 
+#: How many memories holding a relation's words (:data:`engramdb.standing.STANDING_WORDS`, best
+#: by BM25) :func:`standing_seeds` reads for the statements of the relation a question asks for.
+STANDING_SEED_CANDIDATES = 32
+
+
+def standing_seeds(ctx: RecallContext) -> dict[int, float]:
+    """For a question that asks for the speaker's home or employer now
+    (:func:`engramdb.standing.asked_standing`; a time it names must hold the recall's ``now``):
+    the namespace's statements of that relation, nid -> boost ``w_slot``, as a slot's current
+    memories join the seeds of a question naming the slot (the relation is a slot the write
+    path reads without an extractor). They are found by the relation's
+    words in the keyword index (the best :data:`STANDING_SEED_CANDIDATES` by BM25, as the write
+    path finds them to link a move to the home it changes) and kept when
+    :func:`engramdb.standing.standings` reads the relation in them, so a question in other words
+    ("what city am I in these days?", "which company employs me?") reaches "I live in Boston" and
+    "we're now living in Portland" although it shares no word with them; ranking then puts the
+    latest first (step 6). Only memories that may seed and pass the filters. Sets
+    ``ctx.extra["standing_match"]``: those valid now (no later statement ``contradicts`` them),
+    which results reports as relevant (they answer what the question asks)."""
+    req = ctx.request
+    if req.query is None or req.config.w_slot <= 0 or ctx.space.keyword is None or not _asks_now(ctx, ctx.windows):
+        return {}
+    asked = asked_standing(req.query)
+    if not asked:
+        return {}
+    words = {w: 1.0 for rel in asked for w in STANDING_WORDS[rel]}
+    nids, _scores = ctx.space.keyword.search_terms(words, STANDING_SEED_CANDIDATES, ctx.allowed)
+    nids = _passing(ctx, nids.astype(np.int64))
+    keep = seedable(ctx, nids)
+    if ctx.state.cols.censor is not None:
+        keep &= ~ctx.state.cols.blocked[nids]
+    nids = nids[keep]
+    if not len(nids):
+        return {}
+    recs = ctx.state.records(nids.tolist(), "reading statements of the relation asked for")
+    nids = np.array([n for n, rec in zip(nids.tolist(), recs)
+                     if rec and asked & {s.relation for s in standings(rec["text"])}], np.int64)
+    if not len(nids):
+        return {}
+    spans = valid_spans(ctx.state, ctx.state.recall_csr(), nids)
+    now_valid = nids if spans is None else nids[~np.isfinite(spans[1])]
+    ctx.extra["standing_match"] = dict.fromkeys(now_valid.tolist(), 1.0)
+    return dict.fromkeys(nids.tolist(), req.config.w_slot)
+
+
 def later_standing(ctx: RecallContext, windows: list) -> dict[int, float]:
     """For a question that asks for the speaker's home or employer now ("where do I live?":
     :func:`engramdb.standing.asked_standing`; a time it names must hold the recall's ``now``,
@@ -153,8 +204,7 @@ def later_standing(ctx: RecallContext, windows: list) -> dict[int, float]:
     ``ctx.extra["later_of"]``: later statement -> its chain of nids, the seed first (results
     shows the chain as its path and gives it at least the seed's relevance)."""
     req = ctx.request
-    if req.query is None or not len(ctx.seeds) or (
-            windows and not now_only(windows, time_anchor(ctx.state.cue_clock(ctx.space.name), req.now))):
+    if req.query is None or not len(ctx.seeds) or not _asks_now(ctx, windows):
         return {}
     state = ctx.state
     csr = state.recall_csr()
@@ -200,6 +250,12 @@ def later_standing(ctx: RecallContext, windows: list) -> dict[int, float]:
     if out:
         ctx.extra["later_of"] = chains
     return out
+
+
+def _asks_now(ctx: RecallContext, windows: list) -> bool:
+    """Whether every time the question names holds its ``now`` (:func:`now_only` against the
+    question's clock, :func:`time_anchor`); True when it names none."""
+    return not windows or now_only(windows, time_anchor(ctx.state.cue_clock(ctx.space.name), ctx.request.now))
 
 
 def now_only(windows: list, now: float) -> bool:
@@ -462,7 +518,7 @@ def window_seeds(ctx: RecallContext, windows: list | None = None) -> dict[int, f
 
     Up to ``time_seed_k`` memories of the namespace whose event time, or the time their text
     names (``Columns.mentioned_start``), falls in a window (those in a core first, then the
-    newest), each with base 1 / (1 + content words), times
+    newest), each with base (1 + the content words it holds) / (1 + content words), times
     ``time_slack_weight`` outside every core. A question without a time expression and without a
     content word (:data:`SPAN_FILLER` aside) whose recall gives ``since`` / ``until`` takes that
     span as its window: "what did we decide?" with ``kind="decision", since="2025-04"`` is
@@ -498,12 +554,15 @@ def window_seeds(ctx: RecallContext, windows: list | None = None) -> dict[int, f
     # gave "I'm vegetarian." of early March relevance 1: a fresh user)
     matched = nids[core].tolist()
     terms = _content_terms(req.query, windows, _span_filler()) if windows and n_words else []
+    held = np.zeros(len(nids))   # content words each holds (of a core memory)
     if terms and matched:
         tf, _dl, known = ctx.space.keyword.term_stats(matched, list(dict.fromkeys(terms)))
-        matched = [n for n, row, ok in zip(matched, tf.tolist(), known.tolist()) if ok and any(row)]
+        count = {n: min(n_words, sum(map(bool, row))) for n, row, ok in zip(matched, tf.tolist(), known.tolist()) if ok}
+        matched = [n for n in matched if count.get(n)]
+        held = np.array([count.get(n, 0) for n in nids.tolist()], float)
     ctx.extra["time_match"] = dict.fromkeys(matched, 1.0)
-    if windows:
-        base = 1.0 / (1.0 + n_words)
+    if windows:   # the share of the question a memory answers: its time, and the words it holds
+        base = (1.0 + held) / (1.0 + n_words)   # ("where did I live in February?": 'live' too)
         base = np.where(core, base, base * cfg.time_slack_weight)
     else:   # nothing but the filter's span to go by: the newest first
         base = 1.0 - 0.5 * np.arange(len(nids)) / max(1, len(nids) - 1)
@@ -512,14 +571,17 @@ def window_seeds(ctx: RecallContext, windows: list | None = None) -> dict[int, f
 
 def _window_members(ctx: RecallContext, windows: list) -> tuple[np.ndarray, np.ndarray]:
     """The namespace's memories that pass the recall's filters and lie in ``windows`` (by event
-    time or the time their text names, slack included; all that pass when ``windows`` is empty),
+    time, the time their text names or the time they held as a value:
+    :func:`engramdb.recall.ranking.in_windows`; slack included; all that pass when ``windows``
+    is empty),
     and which of them lie in a window's core (nids, bool mask)."""
     c = ctx.state.cols
     nids = np.flatnonzero(c.in_namespace(ctx.space.code))
     if not windows:
         nids = _passing(ctx, nids)
         return nids, np.ones(len(nids), bool)
-    core, inside = window_masks(c.created_at[nids], windows, (c.mentioned_start[nids], c.mentioned_end[nids]))
+    csr = ctx.csr if ctx.csr is not None else ctx.state.recall_csr()   # (seeds come before activation's)
+    core, inside = in_windows(ctx.state, csr, nids, windows)
     nids, core = nids[inside], core[inside]
     keep = np.isin(nids, _passing(ctx, nids))
     return nids[keep], core[keep]
