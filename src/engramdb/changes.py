@@ -58,7 +58,8 @@ from .facts import (
     FUNCTION_WORDS, MONTHS, NEGATIONS, NOT_PRESENT, _event_report, _stem, not_done, speaker_label, subject_of, tokens,
     without_questions,
 )
-from .speakers import PERSON_NOUNS
+from .sentences import several_sentences
+from .speakers import PERSON_NOUNS, labelled
 from .standing import changes_standing, standing
 
 __all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "change_report", "changes_value", "gives_value",
@@ -466,7 +467,10 @@ def _days(text: str) -> frozenset[str]:
 
 def changes_value(new: str, old: str, *, old_said_after: bool = False) -> bool:
     """Whether ``new`` reports that the value ``old`` gives was changed to another (module
-    docstring): ``old`` names what changed and gives exactly one value of the new value's sort
+    docstring), read whole or sentence by sentence: a chat message says more than one thing
+    ("Kind of stressed. The landlord raised my rent to $1,550." changes "I live in Oakland. My
+    rent is $1,400 a month."; each sentence keeps the message's speaker label). The rule for
+    two sentences: ``old`` names what changed and gives exactly one value of the new value's sort
     and unit, a different one. ``old`` is read without its sentences that ask
     (:func:`engramdb.facts.without_questions`: a fact and a request in one message are common;
     a text of questions only changes nothing), and must speak of
@@ -493,6 +497,28 @@ def changes_value(new: str, old: str, *, old_said_after: bool = False) -> bool:
     -------
     bool
     """
+    if _changes_value(new, old, old_said_after):
+        return True
+    news, olds = _parts(new), _parts(old)
+    if len(news) == 1 and len(olds) == 1:
+        return False
+    whole = change_report(new)   # (the message read whole reports the change: "I moved to
+    if whole is None:            # Seattle. Just kidding!" reports none, whatever its first sentence)
+        return False
+    return any(_changes_value(n, o, old_said_after) for n in news
+               if (r := change_report(n)) is not None and r.value == whole.value for o in olds)
+
+
+@lru_cache(maxsize=1 << 12)
+def _parts(text: str) -> tuple[str, ...]:
+    """The sentences of ``text`` (:func:`engramdb.sentences.several_sentences`), each with its
+    speaker label; ``(text,)`` for one."""
+    parts = several_sentences(text)
+    return (text,) if parts is None else labelled(text, parts)
+
+
+def _changes_value(new: str, old: str, old_said_after: bool) -> bool:
+    """:func:`changes_value` of two texts read whole."""
     old = without_questions(old)   # ("I take 10 mg of lisinopril. Can you remind me to refill it?")
     report, earlier = change_report(new), change_report(old)
     if report is None or not old or earlier == report:

@@ -85,6 +85,22 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
+#: A sentence end with more text after it: a text without one is one sentence (no segmenter run).
+_SENTENCE_END = re.compile(r"[.!?…][\"”’')\]]*\s+\S")
+#: Sentences of one text that :func:`several_sentences` keeps (a pair of texts compared sentence by
+#: sentence costs at most its square).
+MAX_SENTENCES = 8
+
+
+def several_sentences(text: str) -> tuple[str, ...] | None:
+    """The sentences of ``text`` (:func:`split_sentences`, the first :data:`MAX_SENTENCES`), or
+    None when it holds one."""
+    if _SENTENCE_END.search(text) is None:
+        return None
+    parts = split_sentences(text)
+    return tuple(parts[:MAX_SENTENCES]) if len(parts) > 1 else None
+
+
 def prose_sentences(text: str) -> list[str]:
     """:func:`split_sentences` of the prose of ``text``: without fenced code blocks and without
     lines that read as code (:func:`is_code_line`).

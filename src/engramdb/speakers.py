@@ -36,7 +36,7 @@ from typing import Mapping
 
 from .timeref import CALENDAR_WORDS
 
-__all__ = ["speaker_of", "speaker_keys", "named_speaker", "looks_like_a_name", "PERSON_NOUNS", "CHAT_ROLES", "FIRST_PERSON", "SECOND_PERSON",
+__all__ = ["labelled", "speaker_of", "speaker_keys", "named_speaker", "looks_like_a_name", "PERSON_NOUNS", "CHAT_ROLES", "FIRST_PERSON", "SECOND_PERSON",
            "LABELS"]
 
 #: Chat roles (OpenAI's; :data:`engramdb.conversation.ROLES` is this set): a role tag or prefix is a speaker.
@@ -63,6 +63,17 @@ _PERSON = {v: role for words, role in ((FIRST_PERSON, "user"), (SECOND_PERSON, "
 #: "user: ..."): group 1 is the speaker.
 LABEL = re.compile(r"^([^:\n]{1,40}):\s+")
 _NAME = re.compile(r"[^\W\d_][\w'.\-]*(?: [^\W\d_][\w'.\-]*){0,2}")
+
+
+def labelled(text: str, sentences) -> tuple[str, ...]:
+    """``sentences`` (str each) of ``text``, each after the text's leading speaker label
+    (:data:`LABEL`: "user: ") if it has one (the first sentence holds it already), so a
+    sentence read alone keeps its speaker."""
+    m = LABEL.match(text)
+    if m is None:
+        return tuple(sentences)
+    label = m.group(0)
+    return tuple(x if x.startswith(label) else label + x for x in sentences)
 _WORD = re.compile(r"[^\W_][\w'’\-]*")
 _POSSESSIVE = re.compile(r"['’]s?$")
 _MAX_PREFIX = 128

@@ -370,18 +370,23 @@ _ASKS_FOR = {
                        r"|\b(?:what|which)\s+(?:city|town|country|neighbou?rhood)\s+(?:am\s+i|are\s+we)\s+"
                        r"(?:in|living|staying|based)\b(?!\s+(?:the|a|an|my|our|your|for|of)\b)", re.I),
     "employer": re.compile(r"\b(?:where|what|which|who)\b[^?]*?\b(?:i|we)\b[^?]*?\b(?:work|working|employed)\b"
-                           r"(?!\s+on\b)|\b(?:what|which)\s+(?:company|employer|firm)\b"
+                           r"(?!\s+(?:on|out)\b)|\b(?:what|which)\s+(?:company|employer|firm)\b"
                            r"|\b(?:my|our)\s+(?:employer|company|job|workplace)\b|\bwho\s+(?:employs|hired)\s+(?:me|us)\b",
                            re.I),
 }
 _ASKS_PAST = re.compile(r"\b(?:did|didn't|was|were|used|before|ever|previously|formerly|earlier|ago|first|originally|"
                         r"grew|old|how\s+long)\b", re.I)
+#: A question about a wish, plan or supposition, not the value that holds ("where would I like to
+#: live?", "where do I want to work?", "where would I live if I got the job?").
+_ASKS_WISH = re.compile(r"\b(?:would|wanna|want|wants|wanted|wish|hope|plan|plans|planning|should|could|might|if|"
+                        r"someday|ideally|dream|prefer|rather)\b|\b(?:i|we)'d\b|\blike\s+to\b|\blove\s+to\b", re.I)
 
 
 def asked_standing(question: str, *, past: bool = False) -> frozenset[str]:
     """The relations ("home", "employer") whose current value ``question`` asks for ("where do I
     live?": {"home"}); empty for a question about the past ("where did I live before?",
-    "did I ever work at Google?") or about someone else. With ``past=True`` the value at a past
+    "did I ever work at Google?"), a wish or supposition ("where would I like to live?", "where
+    would I live if I got the job?") or about someone else. With ``past=True`` the value at a past
     time the caller has found in the question ("where did I live in March?": {"home"}).
 
     >>> sorted(asked_standing("Where do I live these days?"))
@@ -391,7 +396,7 @@ def asked_standing(question: str, *, past: bool = False) -> frozenset[str]:
     >>> sorted(asked_standing("Where did I live in March?", past=True))
     ['home']
     """
-    if not past and _ASKS_PAST.search(question):
+    if (not past and _ASKS_PAST.search(question)) or _ASKS_WISH.search(question):
         return frozenset()
     return frozenset(rel for rel, pattern in _ASKS_FOR.items() if pattern.search(question))
 

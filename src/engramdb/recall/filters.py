@@ -30,9 +30,24 @@ from ..temporal import as_of_mask, bitemporal_mask, valid_at_mask
 from ..types import STATE_BY_CODE, MemoryState, _STATE_CODES, shown_tags
 from ..validate import as_list, check_fraction, kind_table, tag_set, to_unix_seconds, until_seconds
 
-__all__ = ["Filters"]
+__all__ = ["Filters", "seedable"]
 
 _ARCHIVED = _STATE_CODES[MemoryState.ARCHIVED]
+_SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
+
+
+def seedable(filters: "Filters", cols: Columns, nids: np.ndarray) -> np.ndarray:
+    """Which of ``nids`` (int array) may seed a recall with ``filters`` (bool, same shape): live
+    memories whose state the request shows, and superseded ones whatever it shows (a question
+    worded like the old version reaches the current one over the ``supersedes`` edge, the point
+    of superseding instead of deleting). An archived memory (``forget``, or faded by decay)
+    seeds nothing unless the request shows archived memories (``include_archived``, or an
+    ``as_of`` before the archiving): a forgotten memory no longer steers what recall returns,
+    nor opens the path of another hit. With an ``as_of``, a memory recorded after it seeds
+    nothing: the store did not hold it then."""
+    state = cols.state[nids]
+    keep = cols.alive[nids] & (filters.states[state] | (state == _SUPERSEDED))
+    return keep if filters.as_of is None else keep & (cols.recorded_at[nids] <= filters.as_of)
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,6 +58,7 @@ from ..graph.csr import CSRGraph
 from ..index.tokens import tokenize
 from ..types import CONNECTOR_TAGS, Relation
 from .context import RecallContext
+from .filters import seedable
 
 __all__ = ["run", "wanted", "hides_connectors", "ranked", "tie_cosines", "contradicts_nodes", "valid_after", "valid_spans", "in_windows"]
 
@@ -95,7 +96,9 @@ def run(ctx: RecallContext) -> None:
     score = ctx.total[cand]   # (a copy: fancy indexing)
     cn = nodes[cand]
     if ctx.windows and len(cand):
-        core, inside = in_windows(state, ctx.csr, cn, ctx.windows)
+        # (the graph with the edges of forgotten memories: valid_spans reads which the recall may see)
+        core, inside = in_windows(state, state.recall_csr(), cn, ctx.windows, req.filters, req.now,
+                                  ctx.space.keyword, ctx.extra.get("value_cue"))
         ctx.extra["in_window"] = bool(inside.any())   # (then no empty_window gap: seeds.window_holds_nothing)
         weight = np.where(core, 1.0, np.where(inside, cfg.time_slack_weight, 0.0))
         score = score + cfg.w_time * weight * score.max()
@@ -128,76 +131,121 @@ def run(ctx: RecallContext) -> None:
             at = np.minimum(np.searchsorted(touched, cn), len(touched) - 1)
             if (touched[at] == cn).any():   # a candidate that a `contradicts` edge touches
                 _current_first(ctx)
+    if len(ctx.cand) > 1 and ctx.extra.get("standing_rest"):
+        _standing_first(ctx)
+
+
+def _standing_first(ctx: RecallContext) -> None:
+    """The current statement of the speaker's home or employer asked for
+    (:func:`engramdb.recall.seeds.standing_seeds`: ``ctx.extra["standing_match"]``) gets at
+    least the next float64 above the best of the relation's other statements
+    (``ctx.extra["standing_rest"]``), as step 6 puts a later statement above the one it
+    changes; for two that no ``contradicts`` edge joins ("I live in Boston." and a long message
+    ending "we moved to Denver last month.") too."""
+    current, rest = ctx.extra.get("standing_match") or {}, ctx.extra["standing_rest"]
+    _unblended_joined(ctx)
+    cn = ctx.nodes[ctx.cand]
+    was = np.isin(cn, np.fromiter(rest, np.int64, len(rest)))
+    if not was.any():
+        return
+    top = ctx.score[was].max()
+    for i in np.flatnonzero(np.isin(cn, np.fromiter(current, np.int64, len(current)))).tolist():
+        if ctx.score[i] <= top:
+            ctx.score[i] = np.nextafter(top, np.inf)
 
 
 def contradicts_nodes(state, csr: CSRGraph) -> tuple[frozenset, np.ndarray]:
-    """The nodes a ``contradicts`` edge touches, as a set and as a sorted array of int64
-    (:func:`_contradicts_entries`)."""
-    got = _contradicts_entries(state, csr)
-    return got[1], got[2]
-
-
-def _contradicts_entries(state, csr: CSRGraph) -> tuple:
-    """``(relation array, set of touched nodes, their sorted int64 array, the row of each
-    contradicts entry, the entry's other end)``: found by one O(edges) pass over the CSR's
-    relation array (a commit that adds or drops edges makes a new one; one that only reweights
-    or adds nodes keeps it, and the rows of its entries) and cached in ``state.scratch``, keyed
-    by that array (one byte per entry), not the whole CSR, so a replaced graph is not kept
-    alive."""
+    """The nodes a ``contradicts`` edge touches, as a set and as a sorted array of int64. Found
+    by one O(edges) pass over the CSR's relation array (a commit that adds or drops edges makes
+    a new one; one that only reweights or adds nodes keeps it, and the rows of its entries)
+    and cached in ``state.scratch``, keyed by that array (one byte per entry), not the whole
+    CSR, so a replaced graph is not kept alive."""
     cached = state.scratch.get("contradicts_nodes")
     if cached is None or cached[0] is not csr.relation:
         at = np.flatnonzero(csr.relation == Relation.CONTRADICTS.code)
-        x = np.searchsorted(csr.indptr, at, side="right") - 1   # the row (node) of each entry
-        rows = np.unique(x)
-        cached = state.scratch["contradicts_nodes"] = (
-            csr.relation, frozenset(rows.tolist()), rows.astype(np.int64), x.astype(np.int64),
-            csr.indices[at].astype(np.int64))
-    return cached
+        rows = np.unique(np.searchsorted(csr.indptr, at, side="right") - 1)   # the row (node) of each entry
+        cached = state.scratch["contradicts_nodes"] = (csr.relation, frozenset(rows.tolist()), rows.astype(np.int64))
+    return cached[1], cached[2]
 
 
-def valid_spans(state, csr: CSRGraph, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+def valid_spans(state, csr: CSRGraph, nodes: np.ndarray, filters, now: float, keyword=None,
+                words: tuple[str, ...] = ()) -> tuple[np.ndarray, np.ndarray]:
     """The time each of ``nodes`` (int64 nids, shape (n,)) held as a value, for those a
     ``contradicts`` edge touches: from its ``valid_from`` to the ``valid_from`` of the first
-    memory of those edges valid after it (:func:`valid_after`; +inf for the latest), Unix
-    seconds; ``(+inf, -inf)`` for the rest (a value never changed has no known end). None when
-    no node is touched. One vectorized pass over the (cached) ``contradicts`` entries of the CSR.
+    memory of those edges valid after it (:func:`valid_after`) that the recall may see
+    (:func:`engramdb.recall.filters.seedable` of ``filters``: not forgotten, recorded by an
+    ``as_of``) and, given ``words`` (index terms) and the namespace's ``keyword`` index, that
+    holds one of them (a message of a home and a rent, "I live in Oakland. My rent is $1,400.",
+    still gives the home after the rent was raised), at most ``now`` (what holds now is no
+    answer for a time to come), Unix seconds; ``(+inf, -inf)`` for the rest (a value never
+    changed has no known end).
 
     Returns
     -------
-    (ndarray of float64, ndarray of float64), shape (n,) each, or None
+    (ndarray of float64, ndarray of float64), shape (n,) each
     """
+    start = np.full(len(nodes), np.inf)
+    end = np.full(len(nodes), -np.inf)
     touched = contradicts_nodes(state, csr)[1]
     if not len(touched) or not len(nodes):
-        return None
+        return start, end
     at = np.minimum(np.searchsorted(touched, nodes), len(touched) - 1)
-    hit = touched[at] == nodes
-    if not hit.any():
-        return None
-    _rel, _set, _rows, x, y = _contradicts_entries(state, csr)
-    vf = state.cols.valid_from
-    later = said_after(vf[y], y, vf[x], x)   # y valid after x
-    ends = np.full(len(touched), np.inf)
-    np.minimum.at(ends, np.searchsorted(touched, x[later]), vf[y[later]])
-    start = np.where(hit, vf[nodes], np.inf)
-    end = np.where(hit, ends[at], -np.inf)
+    cols, code = state.cols, Relation.CONTRADICTS.code
+    vf = cols.valid_from
+    rows = np.flatnonzero(touched[at] == nodes).tolist()
+    later: dict[int, np.ndarray] = {}
+    for r in rows:
+        x = int(nodes[r])
+        lo, hi = int(csr.indptr[x]), int(csr.indptr[x + 1])
+        ys = csr.indices[lo:hi][csr.relation[lo:hi] == code].astype(np.int64)
+        ys = ys[said_after(vf[ys], ys, vf[x], x)]
+        later[r] = ys[seedable(filters, cols, ys)]
+    if words and keyword is not None and later:   # (one search over all the later ones)
+        every = np.unique(np.concatenate(list(later.values())))
+        held = keyword.search_terms(dict.fromkeys(words, 1.0), len(every), every)[0] if len(every) else every
+    for r in rows:
+        x, ys = int(nodes[r]), later[r]
+        if words and keyword is not None:
+            ys = ys[np.isin(ys, held)]
+        start[r] = vf[x]
+        end[r] = min(float(vf[ys].min()) if len(ys) else np.inf, now)
     return start, end
 
 
-def in_windows(state, csr: CSRGraph, nodes: np.ndarray, windows: list) -> tuple[np.ndarray, np.ndarray]:
+def in_windows(state, csr: CSRGraph, nodes: np.ndarray, windows: list, filters, now: float,
+               keyword, cue: tuple[str | None, tuple[str, ...]] | None) -> tuple[np.ndarray, np.ndarray]:
     """Which of ``nodes`` (int64 nids, shape (n,)) a question's time ``windows`` hold:
     :func:`engramdb.timeref.window_masks` of their event times and the times their texts name,
-    or of the time they held as a value (:func:`valid_spans`): "I live in Boston" said in
-    January, with "we moved to Denver" in March, is what held in February, although February's
-    small talk is what is dated then. ``(core, inside)``, bool arrays of shape (n,); the
-    seeds of a mostly-time question, the time cues of step 2 and the ``empty_window`` gap
-    read it."""
+    or, for a question asking for a value at that time, of the time they held it
+    (:func:`valid_spans`): "I live in Boston" said in January, with "we moved to Denver" in
+    March, is what held in February, although February's small talk is what is dated then.
+    ``cue`` (:func:`engramdb.recall.seeds.value_cue`): what such a memory holds, the question's
+    rarest content word or a word of the speaker's relation it asks for; None for a question of
+    events ("what did I do yesterday?"), which reads no spans. ``keyword``: the namespace's
+    :class:`engramdb.index.keyword.KeywordIndex`. ``(core, inside)``, bool arrays of shape
+    (n,); the seeds of a mostly-time question, the time cues of step 2 and the
+    ``empty_window`` gap read it."""
     c = state.cols
     core, inside = window_masks(c.created_at[nodes], windows, (c.mentioned_start[nodes], c.mentioned_end[nodes]))
-    valid = valid_spans(state, csr, nodes)
-    if valid is not None:
-        vcore, vinside = window_masks(np.full(len(nodes), np.inf), windows, valid)
-        core |= vcore
-        inside |= vinside
+    if cue is None or keyword is None or not len(nodes):
+        return core, inside
+    touched = contradicts_nodes(state, csr)[1]
+    if not len(touched):
+        return core, inside
+    at = np.minimum(np.searchsorted(touched, nodes), len(touched) - 1)
+    rows = np.flatnonzero(touched[at] == nodes)
+    if not len(rows):
+        return core, inside
+    key, words = cue
+    terms = ([key] if key is not None else []) + list(words)
+    tf, _dl, known = keyword.term_stats(nodes[rows].tolist(), terms)
+    holds = tf > 0
+    rows = rows[known & (holds[:, 0] if key is not None else False) | holds[:, 1 if key is not None else 0:].any(1)]
+    if len(rows):   # (its time ends with a later statement of what it is asked for)
+        spans = valid_spans(state, csr, nodes[rows], filters, now, keyword, tuple(terms))
+        vcore, vinside = window_masks(np.full(len(rows), np.inf), windows, spans)
+        core[rows] |= vcore
+        inside[rows] |= vinside
     return core, inside
 
 
@@ -246,14 +294,16 @@ def _current_first(ctx: RecallContext) -> None:
     touched = contradicts_nodes(state, csr)[0]
     vf, code, score = state.cols.valid_from, Relation.CONTRADICTS.code, ctx.score
     pairs = set()   # (row of the one not valid then, row of the one valid then)
+    is_cand = np.zeros(csr.n_nodes, bool)
+    is_cand[[n for n in cn if n < csr.n_nodes]] = True
     for i, x in enumerate(cn):
         if x not in touched or vf[x] > now:
             continue
         lo, hi = int(csr.indptr[x]), int(csr.indptr[x + 1])
-        for y in csr.indices[lo:hi][csr.relation[lo:hi] == code].tolist():
-            j = row_of.get(y)
-            if j is None or not valid_after(vf, y, x):
-                continue
+        ys = csr.indices[lo:hi][csr.relation[lo:hi] == code].astype(np.int64)
+        ys = ys[is_cand[ys]]   # (the candidates among them, valid after x)
+        for y in ys[said_after(vf[ys], ys, vf[x], x)].tolist():
+            j = row_of[y]
             if vf[y] <= now:
                 pairs.add((i, j))   # (earlier, later)
             elif past:

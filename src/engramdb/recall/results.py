@@ -150,8 +150,10 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             if parent[row] < 0 and current_of and nid in current_of:   # placed by its old wording
                 path = [PathStep(ext_ids[n], Relation.SUPERSEDES, False) if i else PathStep(ext_ids[n])
                         for i, n in enumerate(current_of[nid])]
-            elif parent[row] < 0 and later_of and nid in later_of and ctx.base[row] <= _base_of(ctx, later_of[nid][0]):
-                # brought in by the earlier statements it changes: the seed, then each later one
+            elif parent[row] < 0 and later_of and nid in later_of and (
+                    ctx.base[row] <= _base_of(ctx, later_of[nid][0]) or nid in ctx.extra.get("standing_match", ())):
+                # brought in by the earlier statements it changes (or by the relation asked for,
+                # seeds.standing_seeds: no match of its own either): the seed, then each later one
                 path = [PathStep(ext_ids[n], Relation.CONTRADICTS, False) if i else PathStep(ext_ids[n])
                         for i, n in enumerate(later_of[nid])]
             elif parent[row] < 0 and (via := _lifted_by(ctx, row)) is None:

@@ -41,12 +41,14 @@ from ..config import RecallConfig
 from ..index.keyword import KeywordIndex, tokenize
 from ..slots import slot_cues, subject_weights
 from ..standing import STANDING_WORDS, asked_standing, standings
+from ..temporal import said_after
 from ..timeref import resolve_time_refs
 from ..types import _STATE_CODES, MemoryState, Relation
 from ..kernels import registry
 from . import legs
 from .context import RecallContext
-from .ranking import contradicts_nodes, in_windows, valid_after, valid_spans
+from .filters import seedable as filters_seedable
+from .ranking import contradicts_nodes, in_windows, valid_spans
 
 _SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
 _ACTIVE = _STATE_CODES[MemoryState.ACTIVE]
@@ -87,16 +89,21 @@ def run(ctx: RecallContext) -> None:
             pending.result() if pending is not None else _text_leg(ctx))
     if kw_cos is None and len(ctx.kw_nids):
         kw_cos = _keyword_cosines(ctx)
+    ctx.extra["value_cue"] = value_cue(ctx, ctx.windows)   # (for ranking's time cues)
     ctx.seeds, ctx.base, ctx.seed_cos = fuse(ctx.vec_nids, ctx.vec_cos, ctx.kw_nids, ctx.kw_score,
                                              _FLOAT32_0 if kw_cos is None else kw_cos, cfg)
     current = current_versions(ctx)
-    later = later_standing(ctx, ctx.windows)
+    gives = standing_seeds(ctx)
+    later = later_standing(ctx, ctx.windows, gives)
     if current or later:
         floor = dict(floor)
         for nid, base in [*current.items(), *later.items()]:
             floor[nid] = max(floor.get(nid, 0.0), base)
-    asked = standing_seeds(ctx)
-    if asked:
+    if gives:   # with the later statements reached from them (a chain steps through one relation)
+        for nid, chain in ctx.extra.get("later_of", {}).items():
+            if chain[0] in gives and nid not in gives:
+                gives[nid] = gives[chain[0]]
+        asked = standing_boosts(ctx, gives)
         boost = {**boost, **{nid: max(b, boost.get(nid, 0.0)) for nid, b in asked.items()}}
     if floor or boost:
         _merge_cue_seeds(ctx, floor, boost)
@@ -150,20 +157,21 @@ def current_versions(ctx: RecallContext) -> dict[int, float]:
 STANDING_SEED_CANDIDATES = 32
 
 
-def standing_seeds(ctx: RecallContext) -> dict[int, float]:
+def standing_seeds(ctx: RecallContext) -> dict[int, set[str]]:
     """For a question that asks for the speaker's home or employer now
     (:func:`engramdb.standing.asked_standing`; a time it names must hold the recall's ``now``):
-    the namespace's statements of that relation, nid -> boost ``w_slot``, as a slot's current
-    memories join the seeds of a question naming the slot (the relation is a slot the write
-    path reads without an extractor). They are found by the relation's
+    the namespace's statements of that relation, nid -> the relations asked for that it gives;
+    they join the seeds with a boost (:func:`standing_boosts`), as a slot's current memories do
+    for a question naming the slot (the relation is a slot the write path reads without an
+    extractor). They are found by the relation's
     words in the keyword index (the best :data:`STANDING_SEED_CANDIDATES` by BM25, as the write
     path finds them to link a move to the home it changes) and kept when
     :func:`engramdb.standing.standings` reads the relation in them, so a question in other words
     ("what city am I in these days?", "which company employs me?") reaches "I live in Boston" and
     "we're now living in Portland" although it shares no word with them; ranking then puts the
-    latest first (step 6). Only memories that may seed and pass the filters. Sets
-    ``ctx.extra["standing_match"]``: those valid now (no later statement ``contradicts`` them),
-    which results reports as relevant (they answer what the question asks)."""
+    latest first (step 6; :func:`later_standing` starts from them too, so a later statement the
+    search missed is reached over the ``contradicts`` edges). Only memories that may seed and
+    pass the filters."""
     req = ctx.request
     if req.query is None or req.config.w_slot <= 0 or ctx.space.keyword is None or not _asks_now(ctx, ctx.windows):
         return {}
@@ -180,17 +188,37 @@ def standing_seeds(ctx: RecallContext) -> dict[int, float]:
     if not len(nids):
         return {}
     recs = ctx.state.records(nids.tolist(), "reading statements of the relation asked for")
-    nids = np.array([n for n, rec in zip(nids.tolist(), recs)
-                     if rec and asked & {s.relation for s in standings(rec["text"])}], np.int64)
-    if not len(nids):
-        return {}
-    spans = valid_spans(ctx.state, ctx.state.recall_csr(), nids)
-    now_valid = nids if spans is None else nids[~np.isfinite(spans[1])]
-    ctx.extra["standing_match"] = dict.fromkeys(now_valid.tolist(), 1.0)
-    return dict.fromkeys(nids.tolist(), req.config.w_slot)
+    gives = {n: rels for n, rec in zip(nids.tolist(), recs)
+             if rec and (rels := asked & {s.relation for s in standings(rec["text"])})}
+    return gives
 
 
-def later_standing(ctx: RecallContext, windows: list) -> dict[int, float]:
+def standing_boosts(ctx: RecallContext, gives: dict[int, set[str]]) -> dict[int, float]:
+    """The boosts of the statements of the relations asked for (:func:`standing_seeds`, with the
+    later ones :func:`later_standing` reached from them): nid -> ``w_slot`` for the current
+    statement of each relation (valid at the time asked, ``valid_at`` or ``now``, and changed by
+    no later one the recall may see; of several, the latest), half of it for the others. Sets
+    ``ctx.extra["standing_match"]`` (the current ones: results reports them as relevant) and
+    ``ctx.extra["standing_rest"]`` (the others: ranking puts the current ones above them)."""
+    req = ctx.request
+    nids = np.fromiter(gives, np.int64, len(gives))
+    at = req.filters.valid_at if req.filters.valid_at is not None else req.now
+    relations = set().union(*gives.values())
+    words = tuple(w for rel in sorted(relations) for w in STANDING_WORDS[rel])   # (a later rent is no move)
+    start, end = valid_spans(ctx.state, ctx.state.recall_csr(), nids, req.filters, at, ctx.space.keyword, words)
+    vf = ctx.state.cols.valid_from[nids]
+    holds = (vf <= at) & (~np.isfinite(start) | (end >= at))
+    current = set()
+    for rel in relations:
+        of_rel = [i for i, n in enumerate(nids.tolist()) if rel in gives[n] and holds[i]]
+        if of_rel:
+            current.add(int(nids[max(of_rel, key=lambda i: (vf[i], nids[i]))]))
+    ctx.extra["standing_match"] = dict.fromkeys(current, 1.0)
+    ctx.extra["standing_rest"] = set(gives) - current
+    return {n: req.config.w_slot * (1.0 if n in current else 0.5) for n in gives}
+
+
+def later_standing(ctx: RecallContext, windows: list, more: dict[int, float] | None = None) -> dict[int, float]:
     """For a question that asks for the speaker's home or employer now ("where do I live?":
     :func:`engramdb.standing.asked_standing`; a time it names must hold the recall's ``now``,
     "where do I live today?"): the statements of that relation valid later (by ``now``;
@@ -202,39 +230,48 @@ def later_standing(ctx: RecallContext, windows: list) -> dict[int, float]:
     then puts each above the one before it (:func:`engramdb.recall.ranking.run`, step 6). A
     memory that may not seed (forgotten, filtered, hidden by a censor rule) ends its chain. Sets
     ``ctx.extra["later_of"]``: later statement -> its chain of nids, the seed first (results
-    shows the chain as its path and gives it at least the seed's relevance)."""
+    shows the chain as its path and gives it at least the seed's relevance). ``more``: memories
+    to start from besides the seeds (:func:`standing_seeds`; one not a seed at a base of 1e-6,
+    so a chain from a seed is preferred)."""
     req = ctx.request
-    if req.query is None or not len(ctx.seeds) or not _asks_now(ctx, windows):
+    if req.query is None or not (len(ctx.seeds) or more) or not _asks_now(ctx, windows):
         return {}
     state = ctx.state
     csr = state.recall_csr()
     touched = contradicts_nodes(state, csr)[0]
     listed = ctx.seeds.tolist()
+    bases = ctx.base.tolist()
+    for nid in (more or {}):   # (a chain from a seed, its base, wins over one from these)
+        if nid not in listed:
+            listed.append(nid)
+            bases.append(1e-6)
     if touched.isdisjoint(listed):   # (most recalls: no question is read)
         return {}
     asked = asked_standing(req.query)
     if not asked:
         return {}
     vf, now, code = state.cols.valid_from, req.now, Relation.CONTRADICTS.code
-    text: dict[int, str] = {}
+    rel_of: dict[int, set[str]] = {}   # nid -> the relations asked for that it gives (read once)
 
     def relations(nids: list[int]) -> list[set[str]]:
-        missing = [n for n in nids if n not in text]
-        for n, rec in zip(missing, state.records(missing, "reading contradicting memories")):
-            text[n] = rec["text"] if rec else ""
-        return [{s.relation for s in standings(text[n])} & asked for n in nids]
+        missing = list(dict.fromkeys(n for n in nids if n not in rel_of))
+        if missing:
+            for n, rec in zip(missing, state.records(missing, "reading contradicting memories")):
+                rel_of[n] = {s.relation for s in standings(rec["text"])} & asked if rec else set()
+        return [rel_of[n] for n in nids]
 
     out: dict[int, float] = {}
     chains: dict[int, list[int]] = {}
-    frontier = [([x], float(ctx.base[i])) for i, x in enumerate(listed) if x in touched and vf[x] <= now]
+    frontier = [([x], float(bases[i])) for i, x in enumerate(listed) if x in touched and vf[x] <= now]
     frontier = [(c, b) for (c, b), rel in zip(frontier, relations([c[-1] for c, _b in frontier])) if rel]
     for _depth in range(8):   # each step one later statement (a few moves at most)
         steps = []
         for chain, base in frontier:
             x = chain[-1]
             lo, hi = int(csr.indptr[x]), int(csr.indptr[x + 1])
-            steps += [(chain, base, y) for y in csr.indices[lo:hi][csr.relation[lo:hi] == code].tolist()
-                      if valid_after(vf, y, x) and vf[y] <= now and y not in chain]
+            ys = csr.indices[lo:hi][csr.relation[lo:hi] == code].astype(np.int64)
+            ys = ys[said_after(vf[ys], ys, vf[x], x) & (vf[ys] <= now)]   # (valid_after, of each)
+            steps += [(chain, base, y) for y in ys.tolist() if y not in chain and base > out.get(y, 0.0)]
         if not steps:
             break
         ys = np.array([y for _c, _b, y in steps], np.int64)
@@ -401,19 +438,9 @@ def _keyword_job(ctx: RecallContext) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 def seedable(ctx: RecallContext, nids: np.ndarray) -> np.ndarray:
-    """Which of ``nids`` (int array) may seed this recall (bool, same shape): live memories
-    whose state the request shows, and superseded ones whatever it shows (a question worded
-    like the old version reaches the current one over the ``supersedes`` edge, the point of
-    superseding instead of deleting). An archived memory (``forget``, or faded by decay) seeds
-    nothing unless the request shows archived memories (``include_archived``, or an ``as_of``
-    before the archiving): a forgotten memory no longer steers what recall returns, nor opens
-    the path of another hit. With an ``as_of``, a memory recorded after it seeds nothing: the
-    store did not hold it then."""
-    c = ctx.state.cols
-    state = c.state[nids]
-    keep = c.alive[nids] & (ctx.request.filters.states[state] | (state == _SUPERSEDED))
-    as_of = ctx.request.filters.as_of
-    return keep if as_of is None else keep & (c.recorded_at[nids] <= as_of)
+    """Which of ``nids`` (int array) may seed this recall (bool, same shape):
+    :func:`engramdb.recall.filters.seedable` of the request's filters."""
+    return filters_seedable(ctx.request.filters, ctx.state.cols, nids)
 
 
 def _keyword_cosines(ctx: RecallContext) -> np.ndarray:
@@ -545,28 +572,65 @@ def window_seeds(ctx: RecallContext, windows: list | None = None) -> dict[int, f
     c = ctx.state.cols
     # (the span a filter gives, "what did we decide?" with since="2025-04": what passes answers it)
     nids, core = _window_members(ctx, windows)
-    order = np.lexsort((-c.created_at[nids], ~core))[: cfg.time_seed_k]   # core first, then newest
-    nids, core = nids[order], core[order]
+    # the content words each holds, a word of the speaker's home or employer asked for counting
+    # as the question's ("where did I live in April?": "we moved to Denver")
+    terms = list(dict.fromkeys(_content_terms(req.query, windows, _span_filler()))) if windows and n_words else []
+    held = np.zeros(len(nids))
+    if terms and len(nids):
+        for t in terms:
+            held += _holding(ctx, nids, (t,))
+        relation = _relation_words(req.query)
+        if relation:
+            held = np.maximum(held, _holding(ctx, nids, relation))
+        held = np.minimum(held, n_words)
+    # core first, then those holding the question's words, then the newest: the statement valid
+    # then is often older than the window's small talk
+    order = np.lexsort((-c.created_at[nids], -held, ~core))[: cfg.time_seed_k]
+    nids, core, held = nids[order], core[order], held[order]
     # a memory of the span a mostly-time question names answers it: results.py reports it as
     # relevant whatever words it shares with the question ("What happened on 7 July?"); when the
     # question has a content word (not a word of what a span holds, "what did we decide in
     # September?"), only one that holds it ("where did I live in early March?"
     # gave "I'm vegetarian." of early March relevance 1: a fresh user)
-    matched = nids[core].tolist()
-    terms = _content_terms(req.query, windows, _span_filler()) if windows and n_words else []
-    held = np.zeros(len(nids))   # content words each holds (of a core memory)
-    if terms and matched:
-        tf, _dl, known = ctx.space.keyword.term_stats(matched, list(dict.fromkeys(terms)))
-        count = {n: min(n_words, sum(map(bool, row))) for n, row, ok in zip(matched, tf.tolist(), known.tolist()) if ok}
-        matched = [n for n in matched if count.get(n)]
-        held = np.array([count.get(n, 0) for n in nids.tolist()], float)
-    ctx.extra["time_match"] = dict.fromkeys(matched, 1.0)
+    matched = nids[core & (held > 0)] if terms else nids[core]
+    ctx.extra["time_match"] = dict.fromkeys(matched.tolist(), 1.0)
     if windows:   # the share of the question a memory answers: its time, and the words it holds
         base = (1.0 + held) / (1.0 + n_words)   # ("where did I live in February?": 'live' too)
         base = np.where(core, base, base * cfg.time_slack_weight)
     else:   # nothing but the filter's span to go by: the newest first
         base = 1.0 - 0.5 * np.arange(len(nids)) / max(1, len(nids) - 1)
     return dict(zip(nids.tolist(), base.tolist()))
+
+
+def _holding(ctx: RecallContext, nids: np.ndarray, terms) -> np.ndarray:
+    """Which of ``nids`` (int64, the namespace's) hold any of the index ``terms`` (float 0/1,
+    shape (n,)): one keyword search restricted to them (the postings, no per-memory read)."""
+    got, _scores = ctx.space.keyword.search_terms(dict.fromkeys(terms, 1.0), len(nids), nids)
+    return np.isin(nids, got).astype(float)
+
+
+def _relation_words(query: str) -> tuple[str, ...]:
+    """The index terms of the speaker's relations (home, employer) ``query`` asks for, at any
+    time (:func:`engramdb.standing.asked_standing` with ``past=True``;
+    :data:`engramdb.standing.STANDING_WORDS`); empty for none."""
+    return tuple(w for rel in sorted(asked_standing(query, past=True)) for w in STANDING_WORDS[rel])
+
+
+def value_cue(ctx: RecallContext, windows: list) -> tuple[str | None, tuple[str, ...]] | None:
+    """What a memory must hold to lie in a question's time by the time it held as a value
+    (:func:`engramdb.recall.ranking.in_windows`): the question's rarest content word
+    (:func:`content_words`, by the keyword index's idf), or a word of the speaker's home or
+    employer the question asks for ("where did I live in March?": "we moved to Denver"). None
+    for a question without a time, or of events alone ("what did I do yesterday?": every value
+    holds then, none answers it)."""
+    query = ctx.request.query
+    if not windows or query is None or ctx.space.keyword is None:
+        return None
+    kw = ctx.space.keyword
+    terms = [t for t in dict.fromkeys(_content_terms(query, windows)) if kw.idf(t) > 0]
+    key = max(terms, key=kw.idf) if terms else None
+    words = _relation_words(query)
+    return None if key is None and not words else (key, words)
 
 
 def _window_members(ctx: RecallContext, windows: list) -> tuple[np.ndarray, np.ndarray]:
@@ -580,8 +644,9 @@ def _window_members(ctx: RecallContext, windows: list) -> tuple[np.ndarray, np.n
     if not windows:
         nids = _passing(ctx, nids)
         return nids, np.ones(len(nids), bool)
-    csr = ctx.csr if ctx.csr is not None else ctx.state.recall_csr()   # (seeds come before activation's)
-    core, inside = in_windows(ctx.state, csr, nids, windows)
+    req = ctx.request   # (the graph with the edges of forgotten memories: valid_spans reads which may count)
+    core, inside = in_windows(ctx.state, ctx.state.recall_csr(), nids, windows, req.filters, req.now, ctx.space.keyword,
+                              value_cue(ctx, windows))
     nids, core = nids[inside], core[inside]
     keep = np.isin(nids, _passing(ctx, nids))
     return nids[keep], core[keep]

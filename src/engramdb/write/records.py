@@ -30,8 +30,8 @@ from ..changes import change_report, changes_value, gives_value, named_stems, wo
 from ..standing import STANDING_WORDS, refines_standing, standings
 from ..facts import conflict_many, fact_signature, restates, subject_key, subject_of
 from ..index.keyword import term_counts
-from ..sentences import split_sentences
-from ..speakers import LABEL as SPEAKER_LABEL
+from ..sentences import several_sentences
+from ..speakers import labelled
 from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundError, OversizeError
 from ..state import EngineState
 from ..state.subject_hints import subject_code
@@ -935,20 +935,8 @@ def _echoes(unit: WriteUnit, near: Near, changed: list[tuple[int, str, float, in
     return edges
 
 
-#: a sentence end followed by more text: the cheap test before a text is split into sentences
-_SENTENCE_END = re.compile(r"[.!?…][\"”’')\]]*\s+\S")
-#: sentences of one text compared at most (a pair of texts costs at most its square)
-_MAX_SENTENCES = 8
-
-
-@lru_cache(maxsize=1 << 14)
-def _sentences(text: str) -> tuple[str, ...] | None:
-    """The sentences of ``text`` (:func:`engramdb.sentences.split_sentences`, the first
-    ``_MAX_SENTENCES``), or None when it holds one."""
-    if _SENTENCE_END.search(text) is None:
-        return None
-    parts = split_sentences(text)
-    return tuple(parts[:_MAX_SENTENCES]) if len(parts) > 1 else None
+#: The sentences of a text (:func:`engramdb.sentences.several_sentences`), None for one; cached.
+_sentences = lru_cache(maxsize=1 << 14)(several_sentences)
 
 
 def _sentence_conflicts(pairs: list[tuple[str, str]], kinds: list[str | None], max_words: int,
@@ -967,7 +955,7 @@ def _sentence_conflicts(pairs: list[tuple[str, str]], kinds: list[str | None], m
         if got is None:
             split = _sentences(text)
             got = parts[text] = []
-            for x in (_labelled(text, split) if split is not None else (text,)):
+            for x in (labelled(text, split) if split is not None else (text,)):
                 if len(x.split()) <= max_words:
                     subj = subjects.get(x)
                     if subj is None:
@@ -1012,16 +1000,6 @@ def _sentence_conflicts(pairs: list[tuple[str, str]], kinds: list[str | None], m
             kinds[i] = kind
             found.add(i)
     return found
-
-
-def _labelled(text: str, sentences: tuple[str, ...]) -> tuple[str, ...]:
-    """``sentences`` of ``text``, each after the text's leading speaker label ("user: ") if it
-    has one (the first sentence holds it already)."""
-    m = SPEAKER_LABEL.match(text)
-    if m is None:
-        return sentences
-    label = m.group(0)
-    return tuple(x if x.startswith(label) else label + x for x in sentences)
 
 
 def _statement(text: str, max_words: int, fields: dict | None) -> bool:
