@@ -690,3 +690,24 @@ def test_a_change_said_in_a_message_of_several_sentences_is_linked(tmp_path):
             assert out["changed"] == [["mar:1", "jan:1"]]
             hit = mem.recall("how much is my rent?", k=1, now="2025-06-01", reinforce=False).hits[0]
             assert hit.id == "mar:1"
+
+
+@pytest.mark.parametrize("new,linked", [
+    ("Kind of stressed. The landlord raised my rent to $1,550 starting April.", True),
+    ("The landlord raised my rent to $1,550. My wife's rent went up to $2,000.", True),
+    ("My wife's rent went up to $2,000. The landlord raised my rent to $1,550.", True),
+    ("Funny story from 2015. The landlord raised my rent to $900.", False),
+    ("I dreamed last night. The landlord raised my rent to $3,000.", False),
+    ("My rent went up to $1,550. Just kidding!", False),
+    ("My neighbor said: 'The landlord raised my rent to $1,550.' Glad it wasn't me.", False),
+    ("Here's a joke. The landlord raised my rent to $3,000.", False),
+    ("Back in college things were rough. The landlord raised my rent to $900.", False),
+    ("My sister's rent went up to $2,000. Mine is still $1,400.", False),
+])
+def test_a_report_read_sentence_by_sentence_keeps_what_the_message_says_around_it(new, linked):
+    """A hostile pass: read alone, the report sentence of a story, a dream, a joke, someone's
+    quoted words or history changed "My rent is $1,400 a month."; the message read whole says
+    whether it reports a change now."""
+    assert changes_value("user: " + new, "user: I live in Oakland. My rent is $1,400 a month.") is linked
+    assert not changes_value("user: In my novel, the landlord raised my rent to $3,000, says the hero.",
+                             "user: My rent is $1,400 a month.")

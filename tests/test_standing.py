@@ -389,3 +389,43 @@ def test_of_two_homes_no_edge_joins_the_later_is_current(mem):
     res = mem.recall("What city am I in these days?", k=2, now="2025-06-01", reinforce=False)
     assert [h.id for h in res.hits] == b["message_ids"] + a["message_ids"]
     assert res.hits[0].relevance >= 0.9 and res.hits[1].relevance < 0.5
+
+
+@pytest.mark.parametrize("question,answer", [
+    ("Which company makes the iPhone?", "Apple makes the iPhone."),
+    ("What bus do I take to work?", "I take the 42 bus to work."),
+    ("What's my home Wi-Fi password?", "The Wi-Fi password at home is tiger42."),
+])
+def test_a_question_about_something_else_is_not_taken_by_the_home_or_employer(mem, question, answer):
+    """A hostile pass: any question with "company", "my home" or "I ... work" in it took the
+    current employer or home as its answer, relevance 1 (the statements of a relation join the
+    seeds only for a question asking for nothing else)."""
+    for text, when in (("I work at Acme.", "2025-01-05"), ("I started a new job at Globex.", "2025-05-02"),
+                       ("Apple makes the iPhone.", "2025-02-01"), ("I take the 42 bus to work.", "2025-05-23"),
+                       ("I live in Boston.", "2025-01-04"), ("We moved to Denver last week!", "2025-03-08"),
+                       ("The Wi-Fi password at home is tiger42.", "2025-01-20")):
+        mem.add(text, created_at=when)
+    assert mem.recall(question, k=1, now="2025-09-01", reinforce=False).hits[0].text == answer
+
+
+@pytest.mark.parametrize("question,asked", [
+    ("What city am I in these days?", {"home"}), ("Which company do I work for?", {"employer"}),
+    ("Who am I employed by?", {"employer"}), ("What bus do I take to work?", set()),
+    ("Who is the CEO of my company?", set()), ("Which company employs Alice?", set()),
+    ("Where don't I live anymore?", set()), ("Who do I work with?", set()), ("What's my job title?", set()),
+])
+def test_a_question_asking_for_the_home_or_employer_and_nothing_else(question, asked):
+    from engramdb.standing import asks_only_standing
+
+    assert asks_only_standing(question) == asked
+
+
+def test_a_question_of_what_happened_then_is_not_answered_by_a_value_that_held_then(mem):
+    """A hostile pass: "What happened with my rent in July?" gave January's "My rent is $1,400"
+    (valid through July) over July's "Paid the rent late this month"."""
+    mem.add("I live in Oakland. My rent is $1,400 a month.", created_at="2025-01-05")
+    mem.add("We moved to Denver last week!", created_at="2025-03-08")
+    late = mem.add("Paid the rent late this month, oops.", created_at="2025-07-03")
+    mem.add("Played tennis.", created_at="2025-07-02")
+    assert mem.recall("What happened with my rent in July?", k=1, now="2025-09-01",
+                      reinforce=False).hits[0].id == late

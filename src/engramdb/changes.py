@@ -497,16 +497,28 @@ def changes_value(new: str, old: str, *, old_said_after: bool = False) -> bool:
     -------
     bool
     """
+    if _UNREAL.search(new):
+        return False   # "In my novel, the landlord raised my rent to $3,000, says the hero."
     if _changes_value(new, old, old_said_after):
         return True
     news, olds = _parts(new), _parts(old)
     if len(news) == 1 and len(olds) == 1:
         return False
-    whole = change_report(new)   # (the message read whole reports the change: "I moved to
-    if whole is None:            # Seattle. Just kidding!" reports none, whatever its first sentence)
-        return False
-    return any(_changes_value(n, o, old_said_after) for n in news
-               if (r := change_report(n)) is not None and r.value == whole.value for o in olds)
+    if change_report(new) is None or _NOT_NOW_CONTEXT.search(new):   # (read whole, the message reports a
+        return False   # change of now: "I moved to Seattle. Just kidding!", "Funny story from 2015. ...")
+    return any(_changes_value(n, o, old_said_after) for n in news if change_report(n) is not None for o in olds)
+
+
+#: Words of a story, dream, joke or game anywhere in a report: no change of the speaker's value.
+_UNREAL = re.compile(r"\b(?:stor(?:y|ies)|dream\w*|joke\w*|joking|kidding|jk|novel|imagine\w*|pretend\w*|"
+                     r"hypothetical\w*|fiction\w*|roleplay\w*|poem|lyrics)\b", re.I)
+#: Words anywhere in a message that make a report in one of its sentences no change of the
+#: speaker's value now, when its sentences are read alone (:func:`changes_value`): a year (history),
+#: a story, dream, joke or novel, someone's quoted words, a retraction.
+_NOT_NOW_CONTEXT = re.compile(
+    r"\b(?:19|20)\d\d\b|[\"“”]|(?:^|[\s:])'|\b(?:story|stories|dream\w*|joke\w*|joking|kidding|jk|novel|book|"
+    r"imagine\w*|pretend\w*|hypothetical\w*|suppose|said|says|say|told|tells|asked|quot\w*|character|game|fiction|"
+    r"poem|script|lyrics|ago|back\s+(?:in|when|then)|used\s+to|college|school)\b", re.I)
 
 
 @lru_cache(maxsize=1 << 12)

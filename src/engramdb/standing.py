@@ -53,7 +53,7 @@ from .facts import FUNCTION_WORDS, _adds_value, not_done, speaker_label, tokens
 from .index.tokens import tokenize
 from .sentences import split_sentences
 
-__all__ = ["STANDING_WORDS", "Standing", "asked_standing", "changes_standing", "refines_standing", "standing",
+__all__ = ["STANDING_WORDS", "Standing", "asked_standing", "asks_only_standing", "changes_standing", "refines_standing", "standing",
            "standings"]
 
 
@@ -399,6 +399,40 @@ def asked_standing(question: str, *, past: bool = False) -> frozenset[str]:
     if (not past and _ASKS_PAST.search(question)) or _ASKS_WISH.search(question):
         return frozenset()
     return frozenset(rel for rel, pattern in _ASKS_FOR.items() if pattern.search(question))
+
+
+#: The words a question that asks for nothing but the speaker's home or employer is made of
+#: (:func:`asks_only_standing`): question and function words, the relations' own words, and
+#: words of time that hold now.
+_ONLY_WORDS = frozenset(
+    "where what what's whats which who who's whos do does did am is are was were i i'm im we we're me us my our "
+    "in at for to from of a an the by currently current now these days today nowadays presently "
+    "right moment still live lives living based staying reside residing city town country state place "
+    "neighborhood neighbourhood home address hometown work works working employed employer employs company "
+    "firm job workplace hired".split())
+_QUESTION_WORD = re.compile(r"[\w'’]+")
+
+
+def asks_only_standing(question: str, *, past: bool = False, times: tuple[str, ...] = ()) -> frozenset[str]:
+    """:func:`asked_standing` of a question that asks for nothing else: every word of it (the
+    time expressions ``times`` cut out) is a question or function word, a word of the relation
+    or a word of time that holds now ("what city am I in these days?", "who is my employer?";
+    not "What bus do I take to work?", "What's my home Wi-Fi password?", "Which company
+    employs Alice?", "Where don't I live anymore?"). Recall brings the namespace's statements
+    of the relation in for such a question alone (:func:`engramdb.recall.seeds.standing_seeds`).
+
+    >>> sorted(asks_only_standing("What city am I in these days?"))
+    ['home']
+    >>> asks_only_standing("What bus do I take to work?")
+    frozenset()
+    """
+    asked = asked_standing(question, past=past)
+    if not asked:
+        return asked
+    for t in times:
+        question = question.replace(t, " ")
+    words = [w.lower().replace("’", "'") for w in _QUESTION_WORD.findall(question)]
+    return asked if all(w in _ONLY_WORDS for w in words) else frozenset()
 
 
 def _same_party(new: str, old: str) -> bool:

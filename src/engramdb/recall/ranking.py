@@ -51,7 +51,7 @@ import numpy as np
 from ..chatter import QUESTION
 from ..kernels import registry
 from ..speakers import named_speaker
-from ..standing import asked_standing, standings
+from ..standing import asks_only_standing, standings
 from ..temporal import said_after
 from ..timeref import window_masks
 from ..graph.csr import CSRGraph
@@ -200,13 +200,16 @@ def valid_spans(state, csr: CSRGraph, nodes: np.ndarray, filters, now: float, ke
         ys = csr.indices[lo:hi][csr.relation[lo:hi] == code].astype(np.int64)
         ys = ys[said_after(vf[ys], ys, vf[x], x)]
         later[r] = ys[seedable(filters, cols, ys)]
+    held = None
     if words and keyword is not None and later:   # (one search over all the later ones)
         every = np.unique(np.concatenate(list(later.values())))
-        held = keyword.search_terms(dict.fromkeys(words, 1.0), len(every), every)[0] if len(every) else every
+        held = np.zeros(csr.n_nodes, bool)
+        if len(every):
+            held[keyword.search_terms(dict.fromkeys(words, 1.0), len(every), every)[0]] = True
     for r in rows:
         x, ys = int(nodes[r]), later[r]
-        if words and keyword is not None:
-            ys = ys[np.isin(ys, held)]
+        if held is not None:
+            ys = ys[held[ys]]
         start[r] = vf[x]
         end[r] = min(float(vf[ys].min()) if len(ys) else np.inf, now)
     return start, end
@@ -317,7 +320,8 @@ def _current_first(ctx: RecallContext) -> None:
     tf, _dl, known = ctx.space.keyword.term_stats(later, terms)
     said = {n for n, row, ok in zip(later, tf.tolist(), known.tolist()) if ok and any(row)}   # shares a word
     said |= ctx.extra.get("later_of", {}).keys()   # the speaker's home or employer, asked for
-    if not said.issuperset(later) and (asked := asked_standing(ctx.request.query, past=past)):
+    if not said.issuperset(later) and (asked := asks_only_standing(
+            ctx.request.query, past=past, times=tuple(w.text for w in ctx.windows))):
         rest = [n for n in later if n not in said]   # ... or asked for (then, at a past time named)
         recs = state.records(rest, "reading contradicting memories")
         named = {n for n, rec in zip(rest, recs) if rec and asked & {s.relation for s in standings(rec["text"])}}

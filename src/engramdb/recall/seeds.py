@@ -40,7 +40,7 @@ import numpy as np
 from ..config import RecallConfig
 from ..index.keyword import KeywordIndex, tokenize
 from ..slots import slot_cues, subject_weights
-from ..standing import STANDING_WORDS, asked_standing, standings
+from ..standing import STANDING_WORDS, asked_standing, asks_only_standing, standings
 from ..temporal import said_after
 from ..timeref import resolve_time_refs
 from ..types import _STATE_CODES, MemoryState, Relation
@@ -154,7 +154,7 @@ def current_versions(ctx: RecallContext) -> dict[int, float]:
 
 #: How many memories holding a relation's words (:data:`engramdb.standing.STANDING_WORDS`, best
 #: by BM25) :func:`standing_seeds` reads for the statements of the relation a question asks for.
-STANDING_SEED_CANDIDATES = 32
+STANDING_SEED_CANDIDATES = 64
 
 
 def standing_seeds(ctx: RecallContext) -> dict[int, set[str]]:
@@ -175,7 +175,7 @@ def standing_seeds(ctx: RecallContext) -> dict[int, set[str]]:
     req = ctx.request
     if req.query is None or req.config.w_slot <= 0 or ctx.space.keyword is None or not _asks_now(ctx, ctx.windows):
         return {}
-    asked = asked_standing(req.query)
+    asked = asks_only_standing(req.query, times=tuple(w.text for w in ctx.windows))
     if not asked:
         return {}
     words = {w: 1.0 for rel in asked for w in STANDING_WORDS[rel]}
@@ -579,7 +579,7 @@ def window_seeds(ctx: RecallContext, windows: list | None = None) -> dict[int, f
     if terms and len(nids):
         for t in terms:
             held += _holding(ctx, nids, (t,))
-        relation = _relation_words(req.query)
+        relation = _relation_words(req.query, windows)
         if relation:
             held = np.maximum(held, _holding(ctx, nids, relation))
         held = np.minimum(held, n_words)
@@ -609,11 +609,19 @@ def _holding(ctx: RecallContext, nids: np.ndarray, terms) -> np.ndarray:
     return np.isin(nids, got).astype(float)
 
 
-def _relation_words(query: str) -> tuple[str, ...]:
-    """The index terms of the speaker's relations (home, employer) ``query`` asks for, at any
-    time (:func:`engramdb.standing.asked_standing` with ``past=True``;
-    :data:`engramdb.standing.STANDING_WORDS`); empty for none."""
-    return tuple(w for rel in sorted(asked_standing(query, past=True)) for w in STANDING_WORDS[rel])
+def _relation_words(query: str, windows: list) -> tuple[str, ...]:
+    """The index terms of the speaker's relations (home, employer) ``query`` asks for and nothing
+    else, at any time (:func:`engramdb.standing.asks_only_standing` with ``past=True``, its time
+    expressions ``windows`` cut out; :data:`engramdb.standing.STANDING_WORDS`); empty for none."""
+    asked = asks_only_standing(query, past=True, times=tuple(w.text for w in windows))
+    return tuple(w for rel in sorted(asked) for w in STANDING_WORDS[rel])
+
+
+#: A question of what happened ("What happened with my rent in July?", "what did I do at work
+#: last week?"): it asks for events, not the value that held then (:func:`value_cue`).
+_EVENT_QUESTION = re.compile(r"\bwhat\s+(?:(?:has|had)\s+)?(?:happened|happens|went\s+on|was\s+going\s+on)\b"
+                             r"|\bwhat\s+(?:did|do|does|have|has)\s+\w+\s+(?:\w+\s+)?(?:do|done|doing)\b"
+                             r"|\bhow\s+did\b", re.I)
 
 
 def value_cue(ctx: RecallContext, windows: list) -> tuple[str | None, tuple[str, ...]] | None:
@@ -621,15 +629,16 @@ def value_cue(ctx: RecallContext, windows: list) -> tuple[str | None, tuple[str,
     (:func:`engramdb.recall.ranking.in_windows`): the question's rarest content word
     (:func:`content_words`, by the keyword index's idf), or a word of the speaker's home or
     employer the question asks for ("where did I live in March?": "we moved to Denver"). None
-    for a question without a time, or of events alone ("what did I do yesterday?": every value
-    holds then, none answers it)."""
+    for a question without a time, or of events (:data:`_EVENT_QUESTION`, "what happened with my
+    rent in July?", or no content word, "what did I do yesterday?": every value holds then, none
+    answers it)."""
     query = ctx.request.query
-    if not windows or query is None or ctx.space.keyword is None:
+    if not windows or query is None or ctx.space.keyword is None or _EVENT_QUESTION.search(query):
         return None
     kw = ctx.space.keyword
     terms = [t for t in dict.fromkeys(_content_terms(query, windows)) if kw.idf(t) > 0]
     key = max(terms, key=kw.idf) if terms else None
-    words = _relation_words(query)
+    words = _relation_words(query, windows)
     return None if key is None and not words else (key, words)
 
 
