@@ -241,9 +241,8 @@ def in_windows(state, csr: CSRGraph, nodes: np.ndarray, windows: list, filters, 
         return core, inside
     key, words = cue
     terms = ([key] if key is not None else []) + list(words)
-    tf, _dl, known = keyword.term_stats(nodes[rows].tolist(), terms)
-    holds = tf > 0
-    rows = rows[known & (holds[:, 0] if key is not None else False) | holds[:, 1 if key is not None else 0:].any(1)]
+    # those holding one of the cue's words: one keyword search restricted to them (the postings)
+    rows = rows[np.isin(nodes[rows], keyword.search_terms(dict.fromkeys(terms, 1.0), len(rows), nodes[rows])[0])]
     if len(rows):   # (its time ends with a later statement of what it is asked for)
         spans = valid_spans(state, csr, nodes[rows], filters, now, keyword, tuple(terms))
         vcore, vinside = window_masks(np.full(len(rows), np.inf), windows, spans)
