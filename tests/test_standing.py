@@ -413,6 +413,7 @@ def test_a_question_about_something_else_is_not_taken_by_the_home_or_employer(me
     ("Who am I employed by?", {"employer"}), ("What bus do I take to work?", set()),
     ("Who is the CEO of my company?", set()), ("Which company employs Alice?", set()),
     ("Where don't I live anymore?", set()), ("Who do I work with?", set()), ("What's my job title?", set()),
+    ("What do I do at work?", set()), ("What do I usually do at work?", set()), ("where do I work now?", {"employer"}),
 ])
 def test_a_question_asking_for_the_home_or_employer_and_nothing_else(question, asked):
     from engramdb.standing import asks_only_standing

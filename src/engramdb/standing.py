@@ -411,6 +411,7 @@ _ONLY_WORDS = frozenset(
     "neighborhood neighbourhood home address hometown work works working employed employer employs company "
     "firm job workplace hired".split())
 _QUESTION_WORD = re.compile(r"[\w'’]+")
+_DOES = re.compile(r"\b(?:do|does|did)\s+(?:i|we)\s+(?:\w+\s+)?do\b", re.I)
 
 
 def asks_only_standing(question: str, *, past: bool = False, times: tuple[str, ...] = ()) -> frozenset[str]:
@@ -427,8 +428,8 @@ def asks_only_standing(question: str, *, past: bool = False, times: tuple[str, .
     frozenset()
     """
     asked = asked_standing(question, past=past)
-    if not asked:
-        return asked
+    if not asked or _DOES.search(question):   # ("what do I do at work?": the work itself)
+        return frozenset()
     for t in times:
         question = question.replace(t, " ")
     words = [w.lower().replace("’", "'") for w in _QUESTION_WORD.findall(question)]
