@@ -60,7 +60,7 @@ from ..types import CONNECTOR_TAGS, Relation
 from .context import RecallContext
 from .filters import seedable
 
-__all__ = ["run", "wanted", "hides_connectors", "ranked", "tie_cosines", "contradicts_nodes", "valid_after", "valid_spans", "in_windows"]
+__all__ = ["run", "wanted", "hides_connectors", "ranked", "tie_cosines", "contradicts_nodes", "valid_spans", "in_windows"]
 
 
 def wanted(request) -> int:
@@ -172,7 +172,7 @@ def valid_spans(state, csr: CSRGraph, nodes: np.ndarray, filters, now: float, ke
                 words: tuple[str, ...] = ()) -> tuple[np.ndarray, np.ndarray]:
     """The time each of ``nodes`` (int64 nids, shape (n,)) held as a value, for those a
     ``contradicts`` edge touches: from its ``valid_from`` to the ``valid_from`` of the first
-    memory of those edges valid after it (:func:`valid_after`) that the recall may see
+    memory of those edges valid after it (:func:`engramdb.temporal.said_after`) that the recall may see
     (:func:`engramdb.recall.filters.seedable` of ``filters``: not forgotten, recorded by an
     ``as_of``) and, given ``words`` (index terms) and the namespace's ``keyword`` index, that
     holds one of them (a message of a home and a rent, "I live in Oakland. My rent is $1,400.",
@@ -251,13 +251,6 @@ def in_windows(state, csr: CSRGraph, nodes: np.ndarray, windows: list, filters, 
     return core, inside
 
 
-def valid_after(valid_from: np.ndarray, y: int, x: int) -> bool:
-    """Whether memory ``y`` is valid later than ``x`` (``valid_from`` by nid, seconds): from a
-    later time, or from the same time and stored later (a larger nid: two messages of one
-    ``add_batch`` without times)."""
-    return said_after(valid_from[y], y, valid_from[x], x)
-
-
 #: A question for the value a change replaced ("when was standup before it moved?", "what was my
 #: old address?", "where did I live previously?").
 _ASKS_BEFORE = re.compile(r"\b(?:before|previously|formerly|originally|used\s+to|at\s+first|old|earlier|prior)\b", re.I)
@@ -265,7 +258,7 @@ _ASKS_BEFORE = re.compile(r"\b(?:before|previously|formerly|originally|used\s+to
 
 def _current_first(ctx: RecallContext) -> None:
     """Step 6 of the module: of two candidates joined by a ``contradicts`` edge, the one valid
-    later (:func:`valid_after`, by the recall's ``now``) gets at least the next float64 above the
+    later (:func:`engramdb.temporal.said_after`, by the recall's ``now``) gets at least the next float64 above the
     other's score, if it holds a term of the question (the keyword index's forward index) or
     the seeds stage brought it in as a later statement of the speaker's home or employer asked
     for (``ctx.extra["later_of"]``), and the question names no time (but one that holds now,

@@ -222,7 +222,7 @@ def later_standing(ctx: RecallContext, windows: list, more: dict[int, float] | N
     """For a question that asks for the speaker's home or employer now ("where do I live?":
     :func:`engramdb.standing.asked_standing`; a time it names must hold the recall's ``now``,
     "where do I live today?"): the statements of that relation valid later (by ``now``;
-    :func:`engramdb.recall.ranking.valid_after`) that a
+    :func:`engramdb.temporal.said_after`) that a
     seed's chain of ``contradicts`` edges reaches, each step to a later one of the same relation
     ("I live in Boston." -> "I moved to Seattle last month." -> "I moved back to Boston."), nid
     -> the best base of such seeds. The later statements often share no word or likeness with
@@ -270,7 +270,7 @@ def later_standing(ctx: RecallContext, windows: list, more: dict[int, float] | N
             x = chain[-1]
             lo, hi = int(csr.indptr[x]), int(csr.indptr[x + 1])
             ys = csr.indices[lo:hi][csr.relation[lo:hi] == code].astype(np.int64)
-            ys = ys[said_after(vf[ys], ys, vf[x], x) & (vf[ys] <= now)]   # (valid_after, of each)
+            ys = ys[said_after(vf[ys], ys, vf[x], x) & (vf[ys] <= now)]   # (valid after x, by now)
             steps += [(chain, base, y) for y in ys.tolist() if y not in chain and base > out.get(y, 0.0)]
         if not steps:
             break
