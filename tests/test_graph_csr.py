@@ -80,3 +80,14 @@ def test_a_link_given_a_new_weight_before_any_recall(tmp_path):
         eng.link("x", "y", "supports", 0.8)
         assert {h.id for h in eng.recall("pears plums").hits} >= {"x", "y"}
         assert [(e.target, e.weight) for e in eng.edges("x") if e.relation.value == "supports"] == [("y", 0.8)]
+
+
+def test_related_lists_one_relation_in_both_directions():
+    src, tgt = np.array([0, 2, 1, 3]), np.array([1, 1, 3, 0])
+    rel = np.array([5, 5, 7, 5], np.uint8)
+    csr = build_symmetric_csr(src, tgt, rel, np.ones(4, np.float32), 5)
+    assert sorted(csr.related(1, 5).tolist()) == [0, 2]      # 0 -> 1 and 2 -> 1, seen from 1
+    assert csr.related(1, 7).tolist() == [3]
+    assert sorted(csr.related(0, 5).tolist()) == [1, 3]
+    assert csr.related(4, 5).tolist() == [] and csr.related(9, 5).tolist() == []   # none; past the graph
+    assert csr.related(0, 5).dtype == np.int64

@@ -533,14 +533,10 @@ class Engram:
         the order of the new memories."""
         state = self._state
         csr, vf, ids = state.csr(), state.cols.valid_from, state.cols.ext_ids
-        code = Relation.CONTRADICTS.code
         out: dict[tuple[str, str], None] = {}
         for p in fresh:
             x = p.nid
-            if x >= csr.n_nodes:
-                continue
-            lo, hi = int(csr.indptr[x]), int(csr.indptr[x + 1])
-            for y in csr.indices[lo:hi][csr.relation[lo:hi] == code].tolist():
+            for y in csr.related(x, Relation.CONTRADICTS.code).tolist():
                 later, earlier = (x, y) if _temporal.said_after(vf[x], x, vf[y], y) else (y, x)
                 out[(ids[later], ids[earlier])] = None
         return [list(pair) for pair in out]

@@ -50,6 +50,14 @@ class CSRGraph:
         return cls(np.zeros(n_nodes + 1, np.int64), np.zeros(0, np.int32), np.zeros(0, np.float32),
                    np.zeros(0, np.uint8), np.zeros(0, np.uint8))
 
+    def related(self, nid: int, code: int) -> np.ndarray:
+        """The nodes joined to ``nid`` by edges of relation ``code`` (either direction), int64;
+        empty for a node past the graph."""
+        if nid >= self.n_nodes:
+            return np.zeros(0, np.int64)
+        lo, hi = int(self.indptr[nid]), int(self.indptr[nid + 1])
+        return self.indices[lo:hi][self.relation[lo:hi] == code].astype(np.int64)
+
     def arrays(self) -> dict[str, np.ndarray]:
         return {"indptr": self.indptr, "indices": self.indices, "weight": self.weight,
                 "relation": self.relation, "forward": self.forward}

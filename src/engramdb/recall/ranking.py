@@ -60,7 +60,7 @@ from ..types import CONNECTOR_TAGS, Relation
 from .context import RecallContext
 from .filters import seedable
 
-__all__ = ["run", "wanted", "hides_connectors", "ranked", "tie_cosines", "contradicts_nodes", "valid_spans", "in_windows"]
+__all__ = ["run", "wanted", "hides_connectors", "ranked", "tie_cosines", "contradicts_nodes", "later_contradicting", "valid_spans", "in_windows"]
 
 
 def wanted(request) -> int:
@@ -190,15 +190,12 @@ def valid_spans(state, csr: CSRGraph, nodes: np.ndarray, filters, now: float, ke
     if not len(touched) or not len(nodes):
         return start, end
     at = np.minimum(np.searchsorted(touched, nodes), len(touched) - 1)
-    cols, code = state.cols, Relation.CONTRADICTS.code
+    cols = state.cols
     vf = cols.valid_from
     rows = np.flatnonzero(touched[at] == nodes).tolist()
     later: dict[int, np.ndarray] = {}
     for r in rows:
-        x = int(nodes[r])
-        lo, hi = int(csr.indptr[x]), int(csr.indptr[x + 1])
-        ys = csr.indices[lo:hi][csr.relation[lo:hi] == code].astype(np.int64)
-        ys = ys[said_after(vf[ys], ys, vf[x], x)]
+        ys = later_contradicting(csr, vf, int(nodes[r]))
         later[r] = ys[seedable(filters, cols, ys)]
     held = None
     if words and keyword is not None and later:   # (one search over all the later ones)
@@ -213,6 +210,13 @@ def valid_spans(state, csr: CSRGraph, nodes: np.ndarray, filters, now: float, ke
         start[r] = vf[x]
         end[r] = min(float(vf[ys].min()) if len(ys) else np.inf, now)
     return start, end
+
+
+def later_contradicting(csr: CSRGraph, valid_from: np.ndarray, x: int) -> np.ndarray:
+    """The memories a ``contradicts`` edge joins to ``x`` that were said after it
+    (:func:`engramdb.temporal.said_after` by ``valid_from``, seconds by nid), int64."""
+    ys = csr.related(x, Relation.CONTRADICTS.code)
+    return ys[said_after(valid_from[ys], ys, valid_from[x], x)]
 
 
 def in_windows(state, csr: CSRGraph, nodes: np.ndarray, windows: list, filters, now: float,
@@ -287,17 +291,15 @@ def _current_first(ctx: RecallContext) -> None:
     cn = ctx.nodes[ctx.cand].tolist()
     row_of = {n: i for i, n in enumerate(cn)}
     touched = contradicts_nodes(state, csr)[0]
-    vf, code, score = state.cols.valid_from, Relation.CONTRADICTS.code, ctx.score
+    vf, score = state.cols.valid_from, ctx.score
     pairs = set()   # (row of the one not valid then, row of the one valid then)
     is_cand = np.zeros(csr.n_nodes, bool)
     is_cand[[n for n in cn if n < csr.n_nodes]] = True
     for i, x in enumerate(cn):
         if x not in touched or vf[x] > now:
             continue
-        lo, hi = int(csr.indptr[x]), int(csr.indptr[x + 1])
-        ys = csr.indices[lo:hi][csr.relation[lo:hi] == code].astype(np.int64)
-        ys = ys[is_cand[ys]]   # (the candidates among them, valid after x)
-        for y in ys[said_after(vf[ys], ys, vf[x], x)].tolist():
+        ys = later_contradicting(csr, vf, x)
+        for y in ys[is_cand[ys]].tolist():   # (the candidates among them)
             j = row_of[y]
             if vf[y] <= now:
                 pairs.add((i, j))   # (earlier, later)

@@ -41,14 +41,13 @@ from ..config import RecallConfig
 from ..index.keyword import KeywordIndex, tokenize
 from ..slots import slot_cues, subject_weights
 from ..standing import STANDING_WORDS, asked_standing, asks_only_standing, standings
-from ..temporal import said_after
 from ..timeref import resolve_time_refs
 from ..types import _STATE_CODES, MemoryState, Relation
 from ..kernels import registry
 from . import legs
 from .context import RecallContext
 from .filters import seedable as filters_seedable
-from .ranking import contradicts_nodes, in_windows, valid_spans
+from .ranking import contradicts_nodes, in_windows, later_contradicting, valid_spans
 
 _SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
 _ACTIVE = _STATE_CODES[MemoryState.ACTIVE]
@@ -142,9 +141,7 @@ def current_versions(ctx: RecallContext) -> dict[int, float]:
             out[head], chains[head] = base, chain
     if out:
         nids = np.fromiter(out, np.int64, len(out))
-        keep = seedable(ctx, nids)
-        if cols.censor is not None:
-            keep &= ~cols.blocked[nids]
+        keep = _may_seed(ctx, nids)
         out = {n: out[n] for n, k in zip(nids.tolist(), keep.tolist()) if k}
         own = dict(zip(ctx.seeds.tolist(), ctx.base.tolist()))
         # the path of a current version that its old wording placed: the chain of corrections
@@ -181,10 +178,7 @@ def standing_seeds(ctx: RecallContext) -> dict[int, set[str]]:
     words = {w: 1.0 for rel in asked for w in STANDING_WORDS[rel]}
     nids, _scores = ctx.space.keyword.search_terms(words, STANDING_SEED_CANDIDATES, ctx.allowed)
     nids = _passing(ctx, nids.astype(np.int64))
-    keep = seedable(ctx, nids)
-    if ctx.state.cols.censor is not None:
-        keep &= ~ctx.state.cols.blocked[nids]
-    nids = nids[keep]
+    nids = nids[_may_seed(ctx, nids)]
     if not len(nids):
         return {}
     recs = ctx.state.records(nids.tolist(), "reading statements of the relation asked for")
@@ -250,7 +244,7 @@ def later_standing(ctx: RecallContext, windows: list, more: dict[int, float] | N
     asked = asked_standing(req.query)
     if not asked:
         return {}
-    vf, now, code = state.cols.valid_from, req.now, Relation.CONTRADICTS.code
+    vf, now = state.cols.valid_from, req.now
     rel_of: dict[int, set[str]] = {}   # nid -> the relations asked for that it gives (read once)
 
     def relations(nids: list[int]) -> list[set[str]]:
@@ -267,17 +261,13 @@ def later_standing(ctx: RecallContext, windows: list, more: dict[int, float] | N
     for _depth in range(8):   # each step one later statement (a few moves at most)
         steps = []
         for chain, base in frontier:
-            x = chain[-1]
-            lo, hi = int(csr.indptr[x]), int(csr.indptr[x + 1])
-            ys = csr.indices[lo:hi][csr.relation[lo:hi] == code].astype(np.int64)
-            ys = ys[said_after(vf[ys], ys, vf[x], x) & (vf[ys] <= now)]   # (valid after x, by now)
+            ys = later_contradicting(csr, vf, chain[-1])
+            ys = ys[vf[ys] <= now]
             steps += [(chain, base, y) for y in ys.tolist() if y not in chain and base > out.get(y, 0.0)]
         if not steps:
             break
         ys = np.array([y for _c, _b, y in steps], np.int64)
-        ok = seedable(ctx, ys)
-        if state.cols.censor is not None:
-            ok &= ~state.cols.blocked[ys]
+        ok = _may_seed(ctx, ys)
         rels = relations([y for _c, _b, y in steps])
         frontier = []
         for (chain, base, y), fine, rel in zip(steps, ok.tolist(), rels):
@@ -441,6 +431,13 @@ def seedable(ctx: RecallContext, nids: np.ndarray) -> np.ndarray:
     """Which of ``nids`` (int array) may seed this recall (bool, same shape):
     :func:`engramdb.recall.filters.seedable` of the request's filters."""
     return filters_seedable(ctx.request.filters, ctx.state.cols, nids)
+
+
+def _may_seed(ctx: RecallContext, nids: np.ndarray) -> np.ndarray:
+    """:func:`seedable`, and not hidden by a censor rule (bool, the shape of ``nids``): a memory a
+    cue brings in besides the two legs (unlogged: it was no hit)."""
+    keep = seedable(ctx, nids)
+    return keep if ctx.state.cols.censor is None else keep & ~ctx.state.cols.blocked[nids]
 
 
 def _keyword_cosines(ctx: RecallContext) -> np.ndarray:
