@@ -11,7 +11,7 @@ import pytest
 
 import engramdb
 from engramdb import changes
-from engramdb.changes import change_report, changes_value
+from engramdb.changes import change_report, changed_clauses, changes_value
 from engramdb.facts import conflict, subject_key, subject_of
 
 T0 = 1_700_000_000.0
@@ -304,6 +304,43 @@ def test_a_question_about_a_past_time_is_answered_from_then(mem):
     assert [h.id for h in res.hits] == ["old"]
     res = mem.recall("What dose of lisinopril do I take?", k=1, now="2025-07-01", reinforce=False)
     assert [h.id for h in res.hits] == ["new"]
+
+
+def test_the_changed_clauses_are_those_giving_a_value_the_other_lacks():
+    assert changed_clauses("user: I take 50 mg of sertraline every morning. Can you remind me to refill it?",
+                           "user: Dr. Lee and I agreed to taper, so I'm on 75 mg of sertraline now.") == (
+        "I take 50 mg of sertraline every morning.",)
+    assert changed_clauses("I live in Oakland, near Lake Merritt. My rent is $1,400 a month.",
+                           "The landlord raised my rent to $1,550.") == ("My rent is $1,400 a month.",)
+    assert changed_clauses("I live in Oakland and my rent is $1,400", "My rent went up to $1,500.") == (
+        "my rent is $1,400",)
+    assert changed_clauses("Standup is at 9:30am every day.", "Standup moved to 10am.") == (
+        "Standup is at 9:30am every day.",)
+    assert changed_clauses("I live in Boston.", "We moved to Denver.") == ()   # no value: words decide
+    assert changed_clauses("My rent is $1,400 a month.", "Still $1,400, thankfully.") == ()
+
+
+@pytest.mark.parametrize("question", ["what dose do I take?", "How much do I take each morning?"])
+def test_a_question_for_the_changed_value_in_other_words_gets_the_later_value_first(tmp_path, question):
+    """Two fresh users: "what dose do I take?" and "How many milligrams of my antidepressant do
+    I take?" were answered by the earlier dose, its correction (linked ``contradicts``) sharing
+    no word with the question; the question's words are in the clause whose value changed."""
+    msgs = [("I take 10 mg of lisinopril every morning.", "2025-01-05"),
+            ("Also I live in Oakland. My rent is $1,400 a month.", "2025-01-06"),
+            ("My doctor raised my lisinopril to 20 mg.", "2025-03-05"),
+            ("The landlord raised my rent to $1,550.", "2025-04-05")]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        out = mem.add_conversation([{"role": "user", "content": t, "created_at": at} for t, at in msgs],
+                                   session="s")
+        assert sorted(out["changed"]) == [["s:3", "s:1"], ["s:4", "s:2"]]
+        top = mem.recall(question, k=2, now="2025-06-01", reinforce=False).hits
+        assert [h.id for h in top] == ["s:3", "s:1"]
+        # the rent's correction is no answer to a question about the home it was said beside
+        top = mem.recall("where do I live?", k=1, now="2025-06-01", reinforce=False).hits
+        assert [h.id for h in top] == ["s:2"]
+        # nor is the dose valid now one to a question about a past time
+        top = mem.recall("what dose did I take in February?", k=1, now="2025-06-01", reinforce=False).hits
+        assert [h.id for h in top] == ["s:1"]
 
 
 def test_a_change_not_yet_valid_is_not_current(mem):

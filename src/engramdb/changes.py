@@ -62,7 +62,7 @@ from .sentences import several_sentences
 from .speakers import PERSON_NOUNS, labelled
 from .standing import changes_standing, standing
 
-__all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "change_report", "changes_value", "gives_value",
+__all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "change_report", "changed_clauses", "changes_value", "gives_value",
            "named_stems", "word_stems"]
 
 #: Verbs that report a value changed to another (all forms the rule reads).
@@ -507,6 +507,38 @@ def changes_value(new: str, old: str, *, old_said_after: bool = False) -> bool:
     if change_report(new) is None or _NOT_NOW_CONTEXT.search(new):   # (read whole, the message reports a
         return False   # change of now: "I moved to Seattle. Just kidding!", "Funny story from 2015. ...")
     return any(_changes_value(n, o, old_said_after) for n in news if change_report(n) is not None for o in olds)
+
+
+def changed_clauses(earlier: str, later: str) -> tuple[str, ...]:
+    """The clauses of ``earlier`` that give a value (a clock time, date or quantity) which
+    ``later`` does not give: the part of a statement that a later value replaces ("I take 50 mg
+    of sertraline every morning" of "I take 50 mg of sertraline every morning. Can you remind me
+    to refill it?" against "I'm on 75 mg of sertraline now"; "My rent is $1,400 a month" of "I
+    live in Oakland. My rent is $1,400 a month." against "The landlord raised my rent to
+    $1,550"). Clauses are split at sentence ends (questions left out: they state no value),
+    commas, semicolons, dashes and "and", "so", "then", "but", as the change rules read them.
+
+    Recall uses it to tell whether a question asks for the value two memories linked
+    ``contradicts`` disagree on (its words are in such a clause) or for something else the
+    earlier one also says ("where do I live?").
+
+    Parameters
+    ----------
+    earlier, later : str
+        The texts of the two memories.
+
+    Returns
+    -------
+    tuple of str
+        In text order; empty when ``earlier`` gives no value that ``later`` lacks.
+    """
+    theirs = _values(later)
+    out = []
+    for sentence in _parts(without_questions(earlier) or ""):
+        for clause in _CLAUSE.split(sentence):
+            if any(not any(_same_value(v, w) for w in theirs) for v in _values(clause)):
+                out.append(clause.strip())
+    return tuple(out)
 
 
 #: Words of a story, dream, joke or game anywhere in a report: no change of the speaker's value.

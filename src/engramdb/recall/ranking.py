@@ -25,7 +25,9 @@
    least just above the other, so it takes the earlier one's place (at ``k=1`` too) and the
    earlier one follows it; only when it shares a word with the
    question itself (an index term: a correction of one claim of a memory that says
-   several is no answer to a question about another), or when the two give the speaker's
+   several is no answer to a question about another), or the question's words are in the
+   clause of the earlier one that gives the value the later one lacks ("what dose do I take?",
+   "I take 10 mg ...": :func:`engramdb.changes.changed_clauses`), or when the two give the speaker's
    home or employer (:mod:`engramdb.standing`: "I moved to Seattle last month." after "I live
    in Boston.") and the question asks for it ("where do I live?":
    :func:`engramdb.standing.asked_standing`; the seeds stage brought the later one in:
@@ -48,6 +50,7 @@ from typing import Iterator
 
 import numpy as np
 
+from ..changes import changed_clauses
 from ..chatter import QUESTION
 from ..kernels import registry
 from ..speakers import named_speaker
@@ -263,7 +266,8 @@ _ASKS_BEFORE = re.compile(r"\b(?:before|previously|formerly|originally|used\s+to
 def _current_first(ctx: RecallContext) -> None:
     """Step 6 of the module: of two candidates joined by a ``contradicts`` edge, the one valid
     later (:func:`engramdb.temporal.said_after`, by the recall's ``now``) gets at least the next float64 above the
-    other's score, if it holds a term of the question (the keyword index's forward index) or
+    other's score, if it holds a term of the question (the keyword index's forward index), the
+    question asks for the value the two disagree on (:func:`_asks_changed_value`), or
     the seeds stage brought it in as a later statement of the speaker's home or employer asked
     for (``ctx.extra["later_of"]``), and the question names no time (but one that holds now,
     for such a statement: "where do I live today?"). A question about a past time (its windows
@@ -314,6 +318,8 @@ def _current_first(ctx: RecallContext) -> None:
     tf, _dl, known = ctx.space.keyword.term_stats(later, terms)
     said = {n for n, row, ok in zip(later, tf.tolist(), known.tolist()) if ok and any(row)}   # shares a word
     said |= ctx.extra.get("later_of", {}).keys()   # the speaker's home or employer, asked for
+    if not said.issuperset(later):   # ... or the value the two disagree on, asked for in other words
+        said |= _asks_changed_value(ctx, terms, [(cn[i], cn[j]) for i, j in pairs if cn[j] not in said])
     if not said.issuperset(later) and (asked := asks_only_standing(
             ctx.request.query, past=past, times=tuple(w.text for w in ctx.windows))):
         rest = [n for n in later if n not in said]   # ... or asked for (then, at a past time named)
@@ -329,6 +335,28 @@ def _current_first(ctx: RecallContext) -> None:
     for i, j in sorted((p for p in pairs if cn[p[1]] in said), key=lambda p: (min(vf[cn[p[0]]], vf[cn[p[1]]]), p)):
         if score[j] <= score[i]:
             score[j] = np.nextafter(score[i], np.inf)
+
+
+def _asks_changed_value(ctx: RecallContext, terms: list[str], pairs: list[tuple[int, int]]) -> set[int]:
+    """The nodes ``b`` of ``pairs`` (``(a, b)``: node ids joined by ``contradicts``, ``b`` to go
+    first) whose pair disagrees on a value the question asks for: a term of the question is in
+    a clause of the earlier-valid one of the two that gives a value the other does not
+    (:func:`engramdb.changes.changed_clauses`). "How many milligrams of my antidepressant do I
+    take?" asks for the dose of "I take 50 mg of sertraline every morning. Can you remind me to
+    refill it?", which "I'm on 75 mg of sertraline now" changes though it shares no word with
+    the question; "where do I live?" asks for nothing "The landlord raised my rent to $1,550"
+    changes in "I live in Oakland. My rent is $1,400 a month." """
+    if not pairs:
+        return set()
+    state, vf = ctx.state, ctx.state.cols.valid_from
+    nodes = sorted({x for p in pairs for x in p})
+    text = {n: rec["text"] if rec else "" for n, rec in zip(nodes, state.records(nodes, "reading contradicting memories"))}
+    asked, out = set(terms), set()
+    for a, b in pairs:
+        e, l = (a, b) if (vf[a], a) <= (vf[b], b) else (b, a)
+        if any(asked.intersection(tokenize(c)) for c in changed_clauses(text[e], text[l])):
+            out.add(b)
+    return out
 
 
 def _blended(ctx: RecallContext, rows: np.ndarray, score: np.ndarray) -> np.ndarray:
