@@ -47,7 +47,7 @@ from ..kernels import registry
 from . import legs
 from .context import RecallContext
 from .filters import seedable as filters_seedable
-from .ranking import contradicts_nodes, in_windows, later_contradicting, valid_spans
+from .ranking import contradicts_nodes, later_contradicting, namespace_in_windows, valid_spans
 
 _SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
 _ACTIVE = _STATE_CODES[MemoryState.ACTIVE]
@@ -645,17 +645,22 @@ def _window_members(ctx: RecallContext, windows: list) -> tuple[np.ndarray, np.n
     :func:`engramdb.recall.ranking.in_windows`; slack included; all that pass when ``windows``
     is empty),
     and which of them lie in a window's core (nids, bool mask)."""
+    key = tuple((w.start, w.end, w.core_start, w.core_end) for w in windows)
+    cached = ctx.extra.get("window_members")
+    if cached is not None and cached[0] == key:   # (the window seeds' and the empty_window gap's)
+        return cached[1], cached[2]
     c = ctx.state.cols
-    nids = np.flatnonzero(c.in_namespace(ctx.space.code))
     if not windows:
-        nids = _passing(ctx, nids)
-        return nids, np.ones(len(nids), bool)
-    req = ctx.request   # (the graph with the edges of forgotten memories: valid_spans reads which may count)
-    core, inside = in_windows(ctx.state, ctx.state.recall_csr(), nids, windows, req.filters, req.now, ctx.space.keyword,
-                              value_cue(ctx, windows))
-    nids, core = nids[inside], core[inside]
-    keep = np.isin(nids, _passing(ctx, nids))
-    return nids[keep], core[keep]
+        nids = _passing(ctx, np.flatnonzero(c.in_namespace(ctx.space.code)))
+        core = np.ones(len(nids), bool)
+    else:
+        req = ctx.request   # (the graph with the edges of forgotten memories: valid_spans reads which may count)
+        nids, core = namespace_in_windows(ctx.state, ctx.state.recall_csr(), ctx.space.code, windows, req.filters,
+                                          req.now, ctx.space.keyword, value_cue(ctx, windows))
+        keep = np.isin(nids, _passing(ctx, nids))
+        nids, core = nids[keep], core[keep]
+    ctx.extra["window_members"] = (key, nids, core)
+    return nids, core
 
 
 def window_holds_nothing(ctx: RecallContext) -> bool:
