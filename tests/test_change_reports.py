@@ -45,6 +45,11 @@ CHANGES = [
     # weekdays in the plural, of a standing schedule
     ("Standup moved to Thursdays at 2pm.", "Standup is at 9:30am on Mondays."),
     ("Yoga class moved to Saturdays.", "Yoga class is on Sundays at 8am."),
+    # a fresh user: "time" and "this" alone make no one-off, a deadline is the date of its thing
+    ("Standup time moved to 10am.", "Standup is at 9:30am."),
+    ("The gym changed its closing time to 9pm.", "The gym closes at 10pm."),
+    ("Saw my psychiatrist this morning. She bumped the sertraline up to 100mg.", "I take 50mg of sertraline every morning."),
+    ("The Atlas deadline got pushed back to May 15.", "Atlas has to be done by March 31."),
     # a hostile pass: when the thing recurs, said by the report only; another speaker's report of
     # a thing that is no one's own
     ("The daily standup moved to 10am.", "Standup is at 9:30am."),
@@ -73,6 +78,8 @@ NOT_CHANGES = [
     ("My brother's landlord raised his rent to $1,800.", "My rent is $1,450 a month."),   # someone else's
     ("We're running a promo that drops Pro to $19 for Black Friday weekend only.", "The Pro plan is $29 a month."),
     ("This morning I pushed my blood pressure pill to 11am.", "I take my blood pressure pill at 8am."),
+    ("Just this time, standup moved to 10am.", "Standup is at 9:30am."),                   # one occasion
+    ("Standup moved to 10am for this week.", "Standup is at 9:30am."),
     ("I moved my reminder for the dentist appointment to March 2.", "My dentist appointment is March 3 at 2pm."),
     ("We moved standup to 10am on Monday, then moved it right back to 9:30am.", "Our standup is at 9:30am."),
     ("Did they move the office closing time to 5pm? I heard a rumor.", "The office closes at 6pm."),
@@ -318,6 +325,47 @@ def test_the_changed_clauses_are_those_giving_a_value_the_other_lacks():
         "Standup is at 9:30am every day.",)
     assert changed_clauses("I live in Boston.", "We moved to Denver.") == ()   # no value: words decide
     assert changed_clauses("My rent is $1,400 a month.", "Still $1,400, thankfully.") == ()
+    # a value of another sort or unit is no value the later one gives anew (a hostile pass)
+    assert changed_clauses("I pay $1,400 a month in rent and my commute is 40 minutes.",
+                           "The landlord raised my rent to $1,550.") == ("I pay $1,400 a month in rent",)
+    assert changed_clauses("I live in Oakland while my rent is $1,400 a month.",
+                           "The landlord raised my rent to $1,550.") == ("my rent is $1,400 a month.",)
+    assert changed_clauses("I live in Oakland (rent is $1,400 a month).", "Rent went up to $1,550.") == (
+        "rent is $1,400 a month",)
+    assert changed_clauses("I take 10 mg of lisinopril with my coffee at 7am.", "My doctor raised my lisinopril to 20 mg.",
+                           frozenset({"time", "date"})) == ()
+
+
+@pytest.mark.parametrize("old,new,question,first", [
+    ("I pay $1,400 a month in rent and my commute is 40 minutes.", "The landlord raised my rent to $1,550.",
+     "how long is my commute?", "A"),
+    ("I pay $1,400 a month in rent and my commute is 40 minutes.", "The landlord raised my rent to $1,550.",
+     "how long was my commute in May 2025?", "A"),
+    ("I pay $1,400 a month in rent and my commute is 40 minutes.", "The landlord raised my rent to $1,550.",
+     "how much is my rent?", "B"),
+    ("My car insurance is $80 a month. I drive 12,000 miles a year.", "My car insurance is now $96 a month.",
+     "how many miles do I drive?", "A"),
+    ("My gym membership is $40 a month and I work out with 3 friends.", "The gym raised my membership to $55.",
+     "how many friends do I work out with?", "A"),
+    ("I take 10 mg of lisinopril and my vitamins at 8am.", "My doctor raised my lisinopril to 20 mg.",
+     "when do I take my vitamins?", "A"),
+    ("I take 10 mg of lisinopril and my vitamins at 8am.", "My doctor raised my lisinopril to 20 mg.",
+     "what dose do I take?", "B"),
+    ("I take 10 mg of lisinopril every morning with my coffee at 7am.", "My doctor raised my lisinopril to 20 mg.",
+     "when do I take my pills?", "A"),
+    ("I live in Oakland with 2 cats. My rent is $1,400 a month.", "The landlord raised my rent to $1,550.",
+     "where do I live?", "A"),
+    ("I live in Oakland with 2 cats. My rent is $1,400 a month.", "The landlord raised my rent to $1,550.",
+     "how many cats do I have?", "A"),
+])
+def test_a_correction_goes_first_only_for_the_value_it_changes(tmp_path, old, new, question, first):
+    """A hostile pass: every clause of the earlier memory giving a number was taken for the one
+    the correction changed ("how long is my commute?" got the rent raise first)."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        out = mem.add_conversation([{"role": "user", "content": old, "created_at": "2025-01-10T09:00:00Z", "id": "A"},
+                                    {"role": "user", "content": new, "created_at": "2025-04-10T09:00:00Z", "id": "B"}])
+        assert out["changed"] == [["B", "A"]]
+        assert mem.recall(question, k=2, now="2025-06-01", reinforce=False).hits[0].id == first
 
 
 @pytest.mark.parametrize("question", ["what dose do I take?", "How much do I take each morning?"])

@@ -50,6 +50,9 @@ CHANGES = [
     # a fresh user's chat: an opening "Also" is news, not a second job
     ("Also I started a new job at Globex last week, the commute is shorter.", "I live in Boston and I work at Acme Corp."),
     ("Oh also, I got a job at Globex!", "I work at Acme Corp."),
+    # a fresh user: where the speaker is, in their own home
+    ("The movers came and went. Sitting on a box in our flat in Marchmont, Edinburgh.", "I'm based in Leeds."),
+    ("We finally moved into our flat in Edinburgh.", "I live in Leeds."),
 ]
 NOT_CHANGES = [
     ("My sister moved to Seattle.", "I live in Boston."),                  # another person
@@ -72,6 +75,10 @@ NOT_CHANGES = [
     ('My roommate said, "I moved to Seattle last month."', "I live in Boston."),   # someone's words
     ("I moved to Seattle when I was a kid.", "I live in Boston."),         # childhood
     ("I moved to Tahoe for the winter.", "I live in Boston."),             # a stay
+    ("We stayed at our house in Tahoe for the weekend.", "I live in Boston."),
+    ("I miss my flat in Leeds.", "I live in Edinburgh."),                  # not where one is
+    ("We rented out our flat in Leeds.", "I live in Edinburgh."),
+    ("Our house in Tahoe needs a new roof.", "I live in Boston."),
     ("My husband's new job at Stripe starts Monday.", "I work at Google."),
     ("I'm a regular at Blue Bottle.", "I work at Google."),               # a place one goes to
     ("My first day at Disneyland was magical.", "I work at Google."),
@@ -430,3 +437,26 @@ def test_a_question_of_what_happened_then_is_not_answered_by_a_value_that_held_t
     mem.add("Played tennis.", created_at="2025-07-02")
     assert mem.recall("What happened with my rent in July?", k=1, now="2025-09-01",
                       reinforce=False).hits[0].id == late
+
+
+@pytest.mark.parametrize("first", ["I work at Finlytics as a backend engineer.",
+                                   "I'm Maya, I'm a backend engineer at Finlytics, a small fintech. I'm based in Leeds."])
+@pytest.mark.parametrize("question", ["Who was my employer in February?", "Where did I work in February?"])
+def test_the_employer_at_a_past_time_comes_before_what_was_said_then(tmp_path, first, question):
+    """A fresh user: a February message holding "work" ("Work stuff: our daily standup is at
+    9:15am") and even "Valentine's day alone with my cat" took the time cue's weight and came
+    before January's statement of the employer, valid until April's new job; a statement of the
+    employer without the relation's words was not read at all."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add_conversation([{"role": "user", "content": first, "created_at": "2025-01-06T09:00:00Z"}], session="a")
+        mem.add_conversation([
+            {"role": "user", "content": "Work stuff: our daily standup is at 9:15am, so don't book me before 9:30.",
+             "created_at": "2025-02-03T09:00:00Z"},
+            {"role": "user", "content": "Valentine's day alone with my cat and a pizza.", "created_at": "2025-02-14T18:00:00Z"},
+        ], session="b")
+        out = mem.add_conversation([{"role": "user", "content": "Big news. I accepted an offer from Northwind Robotics, "
+                                     "I'm joining as a platform engineer.", "created_at": "2025-04-02T17:45:00Z"}], session="c")
+        assert out["changed"] == [["c:1", "a:1"]]
+        res = mem.recall(question, k=3, now="2025-07-01", reinforce=False)
+        assert res.hits[0].id == "a:1" and res.hits[0].relevance == 1.0
+        assert mem.recall("Who is my employer?", k=1, now="2025-07-01", reinforce=False).hits[0].id == "c:1"

@@ -62,8 +62,8 @@ from .sentences import several_sentences
 from .speakers import PERSON_NOUNS, labelled
 from .standing import changes_standing, standing
 
-__all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "change_report", "changed_clauses", "changes_value", "gives_value",
-           "named_stems", "word_stems"]
+__all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "asked_sorts", "change_report", "changed_clauses",
+           "changes_value", "gives_value", "named_stems", "word_stems"]
 
 #: Verbs that report a value changed to another (all forms the rule reads).
 CHANGE_VERBS = frozenset(
@@ -85,7 +85,7 @@ _RATE_TAIL = re.compile(r"[^\S\n]*(?:(?:a|an|per|each|every)[^\S\n]+[\w-]+[^\S\n
 #: Nouns that say which measure of a thing changed, not which thing ("my lisinopril dose", "the
 #: price of the Pro plan"): the earlier statement need not use them when it names the thing.
 MEASURE_NOUNS = frozenset(
-    "dose doses dosage amount level price prices cost fee rate time date day slot limit budget size number "
+    "dose doses dosage amount level price prices cost fee rate time date day slot limit budget size number deadline "
     "value".split())
 #: Verbs before "to" + change verb that say the change was made ("The board voted to increase
 #: dues", "we decided to move standup"); any other word before "to" leaves it a plan ("we need
@@ -93,8 +93,12 @@ MEASURE_NOUNS = frozenset(
 _DONE_BEFORE_TO = frozenset("voted decided agreed chose managed got finally".split())
 #: Words that make a change one occurrence's, not the standing value's ("for Black Friday weekend
 #: only", "just for tomorrow", "temporarily", "this week's 1:1").
-_ONE_OFF = frozenset("only temporarily temporary once this time today's tonight's tomorrow's week's summer winter "
+_ONE_OFF = frozenset("only temporarily temporary once today's tonight's tomorrow's week's summer winter "
                      "holiday holidays snowstorm storm dismissal overnight".split())
+#: Phrases of the same ("just for tomorrow", "this time", "for this week"); "this" and "time"
+#: alone are no one-off ("Standup time moved to 10am", "Saw my doctor this morning. She raised
+#: my dose to 20 mg.").
+_ONE_OFF_PHRASE = re.compile(r"\bjust\s+for\b|\bthis\s+(?:time|once|one\s+time|week|weekend)\b", re.I)
 #: Words of when a thing recurs: a report that names one changes a statement that names none
 #: ("My doctor raised my evening lisinopril to 20 mg." / "I'm on 10 mg of lisinopril now.", "The
 #: daily standup moved to 10am." / "Standup is at 9:30am."), not one that names another (stems).
@@ -307,7 +311,7 @@ def _value_report(text: str) -> ChangeReport | None:
     """:func:`change_report` of a time, date or amount (``text`` holds no sentence that asks:
     "Did they move the closing time to 5pm? I heard a rumor." is read as "I heard a rumor.")."""
     low = [t.lower() for t in tokens(text)]
-    if _ONE_OFF.intersection(low) or "just for" in text.lower() or _holds_no_report(text):
+    if _ONE_OFF.intersection(low) or _ONE_OFF_PHRASE.search(text) or _holds_no_report(text):
         return None
     found = None
     for m in _REPORT.finditer(text):
@@ -509,14 +513,16 @@ def changes_value(new: str, old: str, *, old_said_after: bool = False) -> bool:
     return any(_changes_value(n, o, old_said_after) for n in news if change_report(n) is not None for o in olds)
 
 
-def changed_clauses(earlier: str, later: str) -> tuple[str, ...]:
-    """The clauses of ``earlier`` that give a value (a clock time, date or quantity) which
-    ``later`` does not give: the part of a statement that a later value replaces ("I take 50 mg
-    of sertraline every morning" of "I take 50 mg of sertraline every morning. Can you remind me
-    to refill it?" against "I'm on 75 mg of sertraline now"; "My rent is $1,400 a month" of "I
-    live in Oakland. My rent is $1,400 a month." against "The landlord raised my rent to
-    $1,550"). Clauses are split at sentence ends (questions left out: they state no value),
-    commas, semicolons, dashes and "and", "so", "then", "but", as the change rules read them.
+def changed_clauses(earlier: str, later: str, sorts: frozenset[str] | None = None) -> tuple[str, ...]:
+    """The clauses of ``earlier`` that give a value ``later`` gives anew: a clock time, date or
+    quantity of the same sort (and unit: "$", "mg", "minute") as one of ``later``'s, but another
+    one. The part of a statement that a later value replaces ("I take 50 mg of sertraline every
+    morning" of "I take 50 mg of sertraline every morning. Can you remind me to refill it?"
+    against "I'm on 75 mg of sertraline now"; "my rent is $1,400 a month" of "I live in Oakland
+    with 2 cats and my rent is $1,400 a month" against "The landlord raised my rent to $1,550":
+    not the cats, nor "my commute is 40 minutes" beside it). Clauses are split at sentence
+    ends (questions left out: they state no value), commas, semicolons, colons, dashes,
+    parentheses and "and", "so", "then", "but", "while", "which", "where", "whereas", "because".
 
     Recall uses it to tell whether a question asks for the value two memories linked
     ``contradicts`` disagree on (its words are in such a clause) or for something else the
@@ -526,19 +532,50 @@ def changed_clauses(earlier: str, later: str) -> tuple[str, ...]:
     ----------
     earlier, later : str
         The texts of the two memories.
+    sorts : frozenset of {"time", "date", "amount"}, optional
+        Only values of these sorts count (a question asking "when" asks for a time or a date).
 
     Returns
     -------
     tuple of str
-        In text order; empty when ``earlier`` gives no value that ``later`` lacks.
+        In text order; empty when ``earlier`` gives no value that ``later`` gives anew.
     """
-    theirs = _values(later)
+    theirs = [w for w in _values(later) if sorts is None or w[0] in sorts]
+    if not theirs:
+        return ()
+
+    def replaced(v: tuple[str, str, str]) -> bool:
+        kin = [w for w in theirs if w[0] == v[0] and (v[0] != "amount" or w[1] == v[1])]
+        return bool(kin) and not any(_same_value(v, w) for w in kin)
+
     out = []
     for sentence in _parts(without_questions(earlier) or ""):
-        for clause in _CLAUSE.split(sentence):
-            if any(not any(_same_value(v, w) for w in theirs) for v in _values(clause)):
+        for clause in _SUBCLAUSE.split(sentence):
+            if any(replaced(v) for v in _values(clause)):
                 out.append(clause.strip())
     return tuple(out)
+
+
+#: Where a clause ends, for :func:`changed_clauses`: :data:`_CLAUSE`'s marks, parentheses and
+#: the words that open a subordinate clause.
+_SUBCLAUSE = re.compile(r"(?:[:,](?!\d)|;|\s[-–—]\s|[()]|\b(?:and|so|then|but|while|which|where|whereas|because)\b)",
+                        re.I)
+#: Questions for a time or date, and for a quantity (:func:`asked_sorts`).
+_ASKS_WHEN = re.compile(r"^\W*(?:\w+:\s*)?(?:when|what\s+time|what\s+day|what\s+date|which\s+day|at\s+what\s+time)\b",
+                        re.I)
+_ASKS_HOW_MUCH = re.compile(r"\bhow\s+(?:much|many|long|often|far|old|big|heavy)\b|"
+                            r"\bwhat\s+(?:dose|dosage|amount|price|percentage|rate)\b", re.I)
+
+
+def asked_sorts(question: str) -> frozenset[str] | None:
+    """The sorts of value ``question`` asks for: ``{"time", "date"}`` for "when ...?", "what
+    time ...?", ``{"amount"}`` for "how much / many / long ...?", "what dose ...?"; None when its
+    form does not say ("where do I live?", "what do I take?")."""
+    if _ASKS_WHEN.search(question):
+        return frozenset({"time", "date"})
+    if _ASKS_HOW_MUCH.search(question):
+        return frozenset({"amount"})
+    return None
 
 
 #: Words of a story, dream, joke or game anywhere in a report: no change of the speaker's value.

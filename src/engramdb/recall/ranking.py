@@ -50,7 +50,7 @@ from typing import Iterator
 
 import numpy as np
 
-from ..changes import changed_clauses
+from ..changes import asked_sorts, changed_clauses
 from ..chatter import QUESTION
 from ..kernels import registry
 from ..speakers import named_speaker
@@ -130,7 +130,7 @@ def run(ctx: RecallContext) -> None:
     ctx.cand, ctx.score = cand, score
     if len(cand) > 1 and len(touched_rows(ctx.state, ctx.csr, nodes[cand])):
         _current_first(ctx)   # (a candidate that a `contradicts` edge touches)
-    if len(ctx.cand) > 1 and ctx.extra.get("standing_rest"):
+    if len(ctx.cand) > 1 and (ctx.extra.get("standing_rest") or ctx.extra.get("standing_then")):
         _standing_first(ctx)
 
 
@@ -140,15 +140,19 @@ def _standing_first(ctx: RecallContext) -> None:
     least the next float64 above the best of the relation's other statements
     (``ctx.extra["standing_rest"]``), as step 6 puts a later statement above the one it
     changes; for two that no ``contradicts`` edge joins ("I live in Boston." and a long message
-    ending "we moved to Denver last month.") too."""
-    current, rest = ctx.extra.get("standing_match") or {}, ctx.extra["standing_rest"]
+    ending "we moved to Denver last month.") too. For a question about a past time
+    (``ctx.extra["standing_then"]``: "where did I work in February?") the statement valid then
+    goes above every other candidate: the messages dated then ("Work stuff: our standup is at
+    9:15am") take the time cue's weight, and none of them says where the speaker worked."""
+    current, rest = ctx.extra.get("standing_match") or {}, ctx.extra.get("standing_rest") or set()
     _unblended_joined(ctx)
     cn = ctx.nodes[ctx.cand]
-    was = np.isin(cn, np.fromiter(rest, np.int64, len(rest)))
-    if not was.any():
+    mine = np.isin(cn, np.fromiter(current, np.int64, len(current)))
+    was = ~mine if ctx.extra.get("standing_then") else np.isin(cn, np.fromiter(rest, np.int64, len(rest)))
+    if not was.any() or not mine.any():
         return
     top = ctx.score[was].max()
-    for i in np.flatnonzero(np.isin(cn, np.fromiter(current, np.int64, len(current)))).tolist():
+    for i in np.flatnonzero(mine).tolist():
         if ctx.score[i] <= top:
             ctx.score[i] = np.nextafter(top, np.inf)
 
@@ -377,8 +381,9 @@ def _current_first(ctx: RecallContext) -> None:
 def _asks_changed_value(ctx: RecallContext, terms: list[str], pairs: list[tuple[int, int]]) -> set[int]:
     """The nodes ``b`` of ``pairs`` (``(a, b)``: node ids joined by ``contradicts``, ``b`` to go
     first) whose pair disagrees on a value the question asks for: a term of the question is in
-    a clause of the earlier-valid one of the two that gives a value the other does not
-    (:func:`engramdb.changes.changed_clauses`). "How many milligrams of my antidepressant do I
+    a clause of the earlier-valid one of the two that gives a value the other gives anew
+    (:func:`engramdb.changes.changed_clauses`), of the sort the question asks for when its form
+    says (:func:`engramdb.changes.asked_sorts`: "when do I take my vitamins?" asks for no dose). "How many milligrams of my antidepressant do I
     take?" asks for the dose of "I take 50 mg of sertraline every morning. Can you remind me to
     refill it?", which "I'm on 75 mg of sertraline now" changes though it shares no word with
     the question; "where do I live?" asks for nothing "The landlord raised my rent to $1,550"
@@ -388,10 +393,10 @@ def _asks_changed_value(ctx: RecallContext, terms: list[str], pairs: list[tuple[
     state, vf = ctx.state, ctx.state.cols.valid_from
     nodes = sorted({x for p in pairs for x in p})
     text = {n: rec["text"] if rec else "" for n, rec in zip(nodes, state.records(nodes, "reading contradicting memories"))}
-    asked, out = set(terms), set()
+    asked, sorts, out = set(terms), asked_sorts(ctx.request.query), set()
     for a, b in pairs:
         e, l = (a, b) if (vf[a], a) <= (vf[b], b) else (b, a)
-        if any(asked.intersection(tokenize(c)) for c in changed_clauses(text[e], text[l])):
+        if any(asked.intersection(tokenize(c)) for c in changed_clauses(text[e], text[l], sorts)):
             out.add(b)
     return out
 

@@ -170,21 +170,43 @@ def standing_seeds(ctx: RecallContext) -> dict[int, set[str]]:
     search missed is reached over the ``contradicts`` edges). Only memories that may seed and
     pass the filters."""
     req = ctx.request
-    if req.query is None or req.config.w_slot <= 0 or ctx.space.keyword is None or not _asks_now(ctx, ctx.windows):
+    if req.query is None or req.config.w_slot <= 0 or ctx.space.keyword is None:
         return {}
-    asked = asks_only_standing(req.query, times=tuple(w.text for w in ctx.windows))
+    times = tuple(w.text for w in ctx.windows)
+    if _asks_now(ctx, ctx.windows):
+        asked = asks_only_standing(req.query, times=times)
+    elif _past_end(ctx) is not None:   # "where did I work in February?": the one valid then
+        asked = asks_only_standing(req.query, past=True, times=times)
+    else:
+        return {}
     if not asked:
         return {}
     words = {w: 1.0 for rel in asked for w in STANDING_WORDS[rel]}
     nids, _scores = ctx.space.keyword.search_terms(words, STANDING_SEED_CANDIDATES, ctx.allowed)
-    nids = _passing(ctx, nids.astype(np.int64))
+    gives = _giving(ctx, nids.astype(np.int64), asked)
+    if gives and _past_end(ctx) is not None:
+        # the statements they changed, or that changed them, without the relation's words ("I'm a
+        # backend engineer at Finlytics" before "I accepted an offer from Northwind"): at a past
+        # time the one valid then is often the earlier one (the present reaches later ones:
+        # later_standing)
+        csr = ctx.state.recall_csr()
+        code = Relation.CONTRADICTS.code
+        more = {int(y) for x in gives for y in csr.related(x, code).tolist()} - set(gives)
+        if more:
+            gives.update(_giving(ctx, np.fromiter(sorted(more), np.int64, len(more)), asked))
+    return gives
+
+
+def _giving(ctx: RecallContext, nids: np.ndarray, asked: frozenset[str]) -> dict[int, set[str]]:
+    """Those of ``nids`` (int64) that may seed, pass the filters and state one of the relations
+    ``asked`` (:func:`engramdb.standing.standings` of their text): nid -> the relations."""
+    nids = _passing(ctx, nids)
     nids = nids[_may_seed(ctx, nids)]
     if not len(nids):
         return {}
     recs = ctx.state.records(nids.tolist(), "reading statements of the relation asked for")
-    gives = {n: rels for n, rec in zip(nids.tolist(), recs)
-             if rec and (rels := asked & {s.relation for s in standings(rec["text"])})}
-    return gives
+    return {n: rels for n, rec in zip(nids.tolist(), recs)
+            if rec and (rels := asked & {s.relation for s in standings(rec["text"])})}
 
 
 def standing_boosts(ctx: RecallContext, gives: dict[int, set[str]]) -> dict[int, float]:
@@ -196,7 +218,9 @@ def standing_boosts(ctx: RecallContext, gives: dict[int, set[str]]) -> dict[int,
     ``ctx.extra["standing_rest"]`` (the others: ranking puts the current ones above them)."""
     req = ctx.request
     nids = np.fromiter(gives, np.int64, len(gives))
-    at = req.filters.valid_at if req.filters.valid_at is not None else req.now
+    then = _past_end(ctx)
+    at = req.filters.valid_at if req.filters.valid_at is not None else then
+    at = req.now if at is None else at
     relations = set().union(*gives.values())
     words = tuple(w for rel in sorted(relations) for w in STANDING_WORDS[rel])   # (a later rent is no move)
     start, end = valid_spans(ctx.state, ctx.state.recall_csr(), nids, req.filters, at, ctx.space.keyword, words)
@@ -209,6 +233,8 @@ def standing_boosts(ctx: RecallContext, gives: dict[int, set[str]]) -> dict[int,
             current.add(int(nids[max(of_rel, key=lambda i: (vf[i], nids[i]))]))
     ctx.extra["standing_match"] = dict.fromkeys(current, 1.0)
     ctx.extra["standing_rest"] = set(gives) - current
+    if then is not None and current:   # (ranking puts the one valid then above every other)
+        ctx.extra["standing_then"] = True
     return {n: req.config.w_slot * (1.0 if n in current else 0.5) for n in gives}
 
 
@@ -277,6 +303,18 @@ def later_standing(ctx: RecallContext, windows: list, more: dict[int, float] | N
     if out:
         ctx.extra["later_of"] = chains
     return out
+
+
+def _past_end(ctx: RecallContext) -> float | None:
+    """For a question that names a past time only ("where did I work in February?": every
+    window ends by the question's now, :func:`time_anchor`), the last moment of it (just before
+    the latest window's core ends), Unix seconds; else None."""
+    if not ctx.windows:
+        return None
+    end = max(w.core_end if w.core_end is not None else w.end for w in ctx.windows)
+    if end > time_anchor(ctx.state.cue_clock(ctx.space.name), ctx.request.now):
+        return None
+    return float(np.nextafter(end, -np.inf))
 
 
 def _asks_now(ctx: RecallContext, windows: list) -> bool:
