@@ -85,7 +85,7 @@ _RATE_TAIL = re.compile(r"[^\S\n]*(?:(?:a|an|per|each|every)[^\S\n]+[\w-]+[^\S\n
 #: Nouns that say which measure of a thing changed, not which thing ("my lisinopril dose", "the
 #: price of the Pro plan"): the earlier statement need not use them when it names the thing.
 MEASURE_NOUNS = frozenset(
-    "dose doses dosage amount level price prices cost fee rate time date day slot limit budget size number deadline "
+    "dose doses dosage amount level price prices cost fee rate time date day slot limit budget size number "
     "value".split())
 #: Verbs before "to" + change verb that say the change was made ("The board voted to increase
 #: dues", "we decided to move standup"); any other word before "to" leaves it a plan ("we need
@@ -95,10 +95,12 @@ _DONE_BEFORE_TO = frozenset("voted decided agreed chose managed got finally".spl
 #: only", "just for tomorrow", "temporarily", "this week's 1:1").
 _ONE_OFF = frozenset("only temporarily temporary once today's tonight's tomorrow's week's summer winter "
                      "holiday holidays snowstorm storm dismissal overnight".split())
-#: Phrases of the same ("just for tomorrow", "this time", "for this week"); "this" and "time"
-#: alone are no one-off ("Standup time moved to 10am", "Saw my doctor this morning. She raised
-#: my dose to 20 mg.").
-_ONE_OFF_PHRASE = re.compile(r"\bjust\s+for\b|\bthis\s+(?:time|once|one\s+time|week|weekend)\b", re.I)
+#: Phrases of the same ("just for tomorrow", "this Friday", "this sprint", "next time", "every
+#: time"); "this morning" (said of when it changed: "Saw my doctor this morning. She raised my
+#: dose to 20 mg.") and "time" as what changed ("Standup time moved to 10am") are none.
+_ONE_OFF_PHRASE = re.compile(r"\bjust\s+for\b|\bthis\s+(?!morning\b|afternoon\b|evening\b)[\w'’]+|"
+                             r"\b(?:next|every|any|each|first|last|one|that|same|the|it'?s|high|about)\s+time\b|"
+                             r"\btime\s+(?:i|we|you|they|he|she)\b", re.I)
 #: Words of when a thing recurs: a report that names one changes a statement that names none
 #: ("My doctor raised my evening lisinopril to 20 mg." / "I'm on 10 mg of lisinopril now.", "The
 #: daily standup moved to 10am." / "Standup is at 9:30am."), not one that names another (stems).
@@ -189,7 +191,10 @@ def _date_value(m: re.Match) -> str:
 
 #: Currency and percent words as their signs ("2100 dollars" is "$2,100").
 _UNIT_SIGNS = {"dollar": "$", "usd": "$", "buck": "$", "euro": "€", "eur": "€", "pound": "£", "gbp": "£",
-               "percent": "%"}
+               "percent": "%",
+               # a unit's names, one spelling each (stems: "milligrams" / "mg", "minutes" / "min")
+               "milligram": "mg", "microgram": "mcg", "gram": "g", "kilogram": "kg", "kilo": "kg", "lb": "lbs",
+               "minut": "min", "hour": "hr", "hrs": "hr", "second": "sec", "mile": "mi", "kilometr": "km"}
 
 
 def _amount_value(m: re.Match) -> tuple[str, str] | None:
@@ -521,8 +526,10 @@ def changed_clauses(earlier: str, later: str, sorts: frozenset[str] | None = Non
     against "I'm on 75 mg of sertraline now"; "my rent is $1,400 a month" of "I live in Oakland
     with 2 cats and my rent is $1,400 a month" against "The landlord raised my rent to $1,550":
     not the cats, nor "my commute is 40 minutes" beside it). Clauses are split at sentence
-    ends (questions left out: they state no value), commas, semicolons, colons, dashes,
-    parentheses and "and", "so", "then", "but", "while", "which", "where", "whereas", "because".
+    ends (questions left out: they state no value), commas, semicolons, colons, dashes and
+    "and", "so", "then", "but", "while", "which", "where", "whereas" (not "because", nor
+    parentheses: "I'm on 10 mg of lisinopril because my blood pressure is high", "My blood
+    pressure pill (lisinopril) is 10 mg" say one claim).
 
     Recall uses it to tell whether a question asks for the value two memories linked
     ``contradicts`` disagree on (its words are in such a clause) or for something else the
@@ -540,7 +547,7 @@ def changed_clauses(earlier: str, later: str, sorts: frozenset[str] | None = Non
     tuple of str
         In text order; empty when ``earlier`` gives no value that ``later`` gives anew.
     """
-    theirs = [w for w in _values(later) if sorts is None or w[0] in sorts]
+    theirs = [w for w in _values(later) if sorts is None or _sort(w) in sorts]
     if not theirs:
         return ()
 
@@ -558,13 +565,18 @@ def changed_clauses(earlier: str, later: str, sorts: frozenset[str] | None = Non
 
 #: Where a clause ends, for :func:`changed_clauses`: :data:`_CLAUSE`'s marks, parentheses and
 #: the words that open a subordinate clause.
-_SUBCLAUSE = re.compile(r"(?:[:,](?!\d)|;|\s[-–—]\s|[()]|\b(?:and|so|then|but|while|which|where|whereas|because)\b)",
-                        re.I)
+_SUBCLAUSE = re.compile(r"(?:[:,](?!\d)|;|\s[-–—]\s|\b(?:and|so|then|but|while|which|where|whereas)\b)", re.I)
 #: Questions for a time or date, and for a quantity (:func:`asked_sorts`).
 _ASKS_WHEN = re.compile(r"^\W*(?:\w+:\s*)?(?:when|what\s+time|what\s+day|what\s+date|which\s+day|at\s+what\s+time)\b",
                         re.I)
 _ASKS_HOW_MUCH = re.compile(r"\bhow\s+(?:much|many|long|often|far|old|big|heavy)\b|"
                             r"\bwhat\s+(?:dose|dosage|amount|price|percentage|rate)\b", re.I)
+
+
+def _sort(value: tuple[str, str, str]) -> str:
+    """The sort of a value as a question asks for it: an ordinal ("the 21st", read as a number
+    counting "st") is a day of the month, a date."""
+    return "date" if value[0] == "amount" and value[1] in ("st", "nd", "rd", "th") else value[0]
 
 
 def asked_sorts(question: str) -> frozenset[str] | None:

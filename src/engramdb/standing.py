@@ -15,8 +15,7 @@ Initech and now work at Hooli", "Just moved to Lisbon") and whose value is a nam
 capitalised, in any script ("Seattle", "the Bay Area", "Portland, Oregon", "St. Louis", "Bank of
 the West", "Łódź"; a text is read in NFC), never a lower-case word ("i live in denial") nor a
 team, plan or piece of software ("I moved to Linux"). A statement: live / living / reside /
-based / settled in, based out of, a resident of, "my home (house, apartment) is in", "in (at, into)
-my (our) flat (home, house, apartment, condo) in" (where the speaker is); work /
+based / settled in, based out of, a resident of, "my home (house, apartment) is in"; work /
 working at or for, employed at or by, "my employer (company) is", "I'm a <role> at" (an
 occupation: not a regular, member, customer, fan, sucker, nor a former one). Or a report that
 it changed: moved or relocated to (optionally "back", "from <old name>", "then (back) to <name>");
@@ -107,11 +106,6 @@ _VERBS = {
         (("resident",), False, rf"\b(?:i'm|i’m|i{_S}am|we're|we{_S}are){_S}(?:a{_S})?residents?{_S}of{_S}NAME"),
         (("home is", "house is", "apartment is", "flat is", "place is"), False,
          rf"\bmy{_S}(?:home|house|apartment|flat|place){_S}is{_S}in{_S}NAME"),
-        # (where the speaker is: "sitting on a box in our flat in Marchmont, Edinburgh"; not "I miss
-        # my flat in Leeds", "we rented out our flat in Leeds", "our house in Tahoe needs a roof")
-        (("home in", "house in", "apartment in", "flat in", "condo in"), False,
-         rf"(?:(?<=\bin )|(?<=\bat )|(?<=\binto )|(?<=\bto ))(?:my|our){_S}(?:home|house|apartment|flat|condo)"
-         rf"{_S}in{_S}NAME"),
         (("new place", "new home", "new house", "new apartment", "new flat", "new condo"), True,
          rf"\b(?:my|our){_S}new{_S}(?:place|home|house|apartment|flat|condo){_S}in{_S}NAME"),
     ),

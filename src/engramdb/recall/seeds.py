@@ -154,6 +154,11 @@ def current_versions(ctx: RecallContext) -> dict[int, float]:
 STANDING_SEED_CANDIDATES = 64
 
 
+#: A question for where the speaker was or worked from at a past time, not their home or employer
+#: ("Where was I staying in February?", "Where was I working from in March?").
+_ASKS_STAY = re.compile(r"\b(?:stay|stayed|staying|visit|visited|visiting|travel\w*|from)\b", re.I)
+
+
 def standing_seeds(ctx: RecallContext) -> dict[int, set[str]]:
     """For a question that asks for the speaker's home or employer now
     (:func:`engramdb.standing.asked_standing`; a time it names must hold the recall's ``now``):
@@ -175,8 +180,8 @@ def standing_seeds(ctx: RecallContext) -> dict[int, set[str]]:
     times = tuple(w.text for w in ctx.windows)
     if _asks_now(ctx, ctx.windows):
         asked = asks_only_standing(req.query, times=times)
-    elif _past_end(ctx) is not None:   # "where did I work in February?": the one valid then
-        asked = asks_only_standing(req.query, past=True, times=times)
+    elif _past_end(ctx) is not None and not _ASKS_STAY.search(req.query):
+        asked = asks_only_standing(req.query, past=True, times=times)   # "where did I work in February?"
     else:
         return {}
     if not asked:
@@ -231,6 +236,8 @@ def standing_boosts(ctx: RecallContext, gives: dict[int, set[str]]) -> dict[int,
         of_rel = [i for i, n in enumerate(nids.tolist()) if rel in gives[n] and holds[i]]
         if of_rel:
             current.add(int(nids[max(of_rel, key=lambda i: (vf[i], nids[i]))]))
+    if then is not None and req.filters.valid_at is None and not current:
+        return {}   # (a past time no statement holds, "where did I live in 2023?": none of them answers)
     ctx.extra["standing_match"] = dict.fromkeys(current, 1.0)
     ctx.extra["standing_rest"] = set(gives) - current
     if then is not None and current:   # (ranking puts the one valid then above every other)
