@@ -563,8 +563,8 @@ def changed_clauses(earlier: str, later: str, sorts: frozenset[str] | None = Non
     return tuple(out)
 
 
-#: Where a clause ends, for :func:`changed_clauses`: :data:`_CLAUSE`'s marks, parentheses and
-#: the words that open a subordinate clause.
+#: Where a clause ends, for :func:`changed_clauses`: :data:`_CLAUSE`'s marks and the words that
+#: open a subordinate clause ("while", "which", "where", "whereas").
 _SUBCLAUSE = re.compile(r"(?:[:,](?!\d)|;|\s[-–—]\s|\b(?:and|so|then|but|while|which|where|whereas)\b)", re.I)
 #: Questions for a time or date, and for a quantity (:func:`asked_sorts`).
 _ASKS_WHEN = re.compile(r"^\W*(?:\w+:\s*)?(?:when|what\s+time|what\s+day|what\s+date|which\s+day|at\s+what\s+time)\b",

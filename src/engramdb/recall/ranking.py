@@ -63,8 +63,8 @@ from ..types import CONNECTOR_TAGS, Relation
 from .context import RecallContext
 from .filters import seedable
 
-__all__ = ["run", "wanted", "hides_connectors", "ranked", "tie_cosines", "contradicts_nodes", "touched_rows", "later_contradicting", "valid_spans", "in_windows",
-           "namespace_in_windows"]
+__all__ = ["run", "wanted", "hides_connectors", "ranked", "tie_cosines", "contradicts_nodes", "touched_rows",
+           "later_contradicting", "valid_spans", "in_windows", "namespace_in_windows"]
 
 
 def wanted(request) -> int:
@@ -383,11 +383,12 @@ def _asks_changed_value(ctx: RecallContext, terms: list[str], pairs: list[tuple[
     first) whose pair disagrees on a value the question asks for: a term of the question is in
     a clause of the earlier-valid one of the two that gives a value the other gives anew
     (:func:`engramdb.changes.changed_clauses`), of the sort the question asks for when its form
-    says (:func:`engramdb.changes.asked_sorts`: "when do I take my vitamins?" asks for no dose). "How many milligrams of my antidepressant do I
-    take?" asks for the dose of "I take 50 mg of sertraline every morning. Can you remind me to
-    refill it?", which "I'm on 75 mg of sertraline now" changes though it shares no word with
-    the question; "where do I live?" asks for nothing "The landlord raised my rent to $1,550"
-    changes in "I live in Oakland. My rent is $1,400 a month." """
+    says (:func:`engramdb.changes.asked_sorts`: "when do I take my vitamins?" asks for no dose).
+    "How many milligrams of my antidepressant do I take?" asks for the dose of "I take 50 mg of
+    sertraline every morning. Can you remind me to refill it?", which "I'm on 75 mg of sertraline
+    now" changes though it shares no word with the question; "where do I live?" asks for nothing
+    "The landlord raised my rent to $1,550" changes in "I live in Oakland. My rent is $1,400 a
+    month." """
     if not pairs:
         return set()
     state, vf = ctx.state, ctx.state.cols.valid_from
