@@ -376,6 +376,12 @@ def test_the_changed_clauses_are_those_giving_a_value_the_other_lacks():
      "What dose do I take for my blood pressure?", "B"),
     ("My blood pressure pill (lisinopril) is 10 mg every morning.", "My doctor raised my lisinopril to 20 mg.",
      "What dose is my blood pressure pill?", "B"),
+    # a question naming the measure asks for the value a change replaced or gave
+    ("I take 10 mg of lisinopril every morning.", "My doctor raised my lisinopril to 20 mg.",
+     "what was my dose before it went up?", "A"),
+    ("I'm on 10 mg of lisinopril.", "My doctor raised my lisinopril to 20 mg.", "What's my current dose?", "B"),
+    ("I pay $1,400 a month in rent and my commute is 40 minutes.", "The landlord raised my rent to $1,550.",
+     "What time do I leave for my commute?", "A"),
 ])
 def test_a_correction_goes_first_only_for_the_value_it_changes(tmp_path, old, new, question, first):
     """A hostile pass: every clause of the earlier memory giving a number was taken for the one

@@ -62,7 +62,7 @@ from .sentences import several_sentences
 from .speakers import PERSON_NOUNS, labelled
 from .standing import changes_standing, standing
 
-__all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "asked_sorts", "change_report", "changed_clauses",
+__all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "asked_measures", "asked_sorts", "change_report", "changed_clauses",
            "changes_value", "gives_value", "named_stems", "word_stems"]
 
 #: Verbs that report a value changed to another (all forms the rule reads).
@@ -588,6 +588,20 @@ def asked_sorts(question: str) -> frozenset[str] | None:
     if _ASKS_HOW_MUCH.search(question):
         return frozenset({"amount"})
     return None
+
+
+#: The sort of value each measure noun names (:func:`asked_measures`).
+_MEASURE_SORTS = {**dict.fromkeys(("time",), "time"), **dict.fromkeys(("date", "day"), "date"),
+                  **dict.fromkeys(("dose", "doses", "dosage", "amount", "price", "prices", "cost", "fee", "rate",
+                                   "limit", "budget"), "amount")}
+
+
+def asked_measures(question: str) -> frozenset[str]:
+    """The sorts of the measures ``question`` names (:data:`MEASURE_NOUNS` of a time, a date or an
+    amount: "what was my dose before it went up?" names an amount, "what's the standup time?" a
+    time); empty for none. A question naming a measure asks for the value a change replaced
+    or gave, whatever other words it uses."""
+    return frozenset(_MEASURE_SORTS[w] for w in (t.lower() for t in tokens(question)) if w in _MEASURE_SORTS)
 
 
 #: Words of a story, dream, joke or game anywhere in a report: no change of the speaker's value.

@@ -50,7 +50,7 @@ from typing import Iterator
 
 import numpy as np
 
-from ..changes import asked_sorts, changed_clauses
+from ..changes import asked_measures, asked_sorts, changed_clauses
 from ..chatter import QUESTION
 from ..kernels import registry
 from ..speakers import named_speaker
@@ -383,7 +383,9 @@ def _asks_changed_value(ctx: RecallContext, terms: list[str], pairs: list[tuple[
     first) whose pair disagrees on a value the question asks for: a term of the question is in
     a clause of the earlier-valid one of the two that gives a value the other gives anew
     (:func:`engramdb.changes.changed_clauses`), of the sort the question asks for when its form
-    says (:func:`engramdb.changes.asked_sorts`: "when do I take my vitamins?" asks for no dose).
+    says (:func:`engramdb.changes.asked_sorts`: "when do I take my vitamins?" asks for no dose);
+    or the question names a measure of the sort of such a value ("what was my dose before it went
+    up?": :func:`engramdb.changes.asked_measures`).
     "How many milligrams of my antidepressant do I take?" asks for the dose of "I take 50 mg of
     sertraline every morning. Can you remind me to refill it?", which "I'm on 75 mg of sertraline
     now" changes though it shares no word with the question; "where do I live?" asks for nothing
@@ -395,9 +397,13 @@ def _asks_changed_value(ctx: RecallContext, terms: list[str], pairs: list[tuple[
     nodes = sorted({x for p in pairs for x in p})
     text = {n: rec["text"] if rec else "" for n, rec in zip(nodes, state.records(nodes, "reading contradicting memories"))}
     asked, sorts, out = set(terms), asked_sorts(ctx.request.query), set()
+    measures = asked_measures(ctx.request.query)
+    if sorts is not None:
+        measures &= sorts
     for a, b in pairs:
         e, l = (a, b) if (vf[a], a) <= (vf[b], b) else (b, a)
-        if any(asked.intersection(tokenize(c)) for c in changed_clauses(text[e], text[l], sorts)):
+        if (any(asked.intersection(tokenize(c)) for c in changed_clauses(text[e], text[l], sorts))
+                or (measures and changed_clauses(text[e], text[l], measures))):
             out.add(b)
     return out
 
