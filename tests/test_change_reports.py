@@ -349,6 +349,19 @@ def test_the_changed_clauses_are_those_giving_a_value_the_other_lacks():
                            frozenset({"time", "date"})) == ()
 
 
+@pytest.mark.parametrize("question,first", [("How much is parking?", "A"), ("how much is my rent?", "B")])
+def test_of_two_clauses_with_a_value_of_the_unit_the_one_naming_the_later_ones_thing_changed(mem, question, first):
+    """A hostile pass: "My rent is $1,400 a month and parking is $100." linked by hand to "The
+    landlord raised my rent to $1,550." put the raise first for "How much is parking?" (both
+    clauses give dollars; the rules link no such pair themselves: two values of one unit)."""
+    mem.add("My rent is $1,400 a month and parking is $100.", id="A", created_at="2025-01-10")
+    mem.add("The landlord raised my rent to $1,550.", id="B", created_at="2025-04-10")
+    mem.link("B", "A", "contradicts")
+    assert changed_clauses("My rent is $1,400 a month and parking is $100.", "The landlord raised my rent to $1,550.") == (
+        "My rent is $1,400 a month",)
+    assert mem.recall(question, k=2, now="2025-06-01", reinforce=False).hits[0].id == first
+
+
 @pytest.mark.parametrize("old,new,question,first", [
     ("I pay $1,400 a month in rent and my commute is 40 minutes.", "The landlord raised my rent to $1,550.",
      "how long is my commute?", "A"),

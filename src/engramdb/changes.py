@@ -529,7 +529,9 @@ def changed_clauses(earlier: str, later: str, sorts: frozenset[str] | None = Non
     ends (questions left out: they state no value), commas, semicolons, colons, dashes and
     "and", "so", "then", "but", "while", "which", "where", "whereas" (not "because", nor
     parentheses: "I'm on 10 mg of lisinopril because my blood pressure is high", "My blood
-    pressure pill (lisinopril) is 10 mg" say one claim).
+    pressure pill (lisinopril) is 10 mg" say one claim). Of several such clauses, those that
+    name a content word of ``later`` ("my rent is $1,400" of "My rent is $1,400 and parking is
+    $100", against "The landlord raised my rent to $1,550"), when one does.
 
     Recall uses it to tell whether a question asks for the value two memories linked
     ``contradicts`` disagree on (its words are in such a clause) or for something else the
@@ -560,7 +562,16 @@ def changed_clauses(earlier: str, later: str, sorts: frozenset[str] | None = Non
         for clause in _SUBCLAUSE.split(sentence):
             if any(replaced(v) for v in _values(clause)):
                 out.append(clause.strip())
+    if len(out) > 1:   # of several, those naming what the later one names ("my rent is $1,400 and
+        # parking is $100" against "The landlord raised my rent to $1,550": the rent)
+        named = _content_stems(later)
+        out = [c for c in out if _content_stems(c) & named] or out
     return tuple(out)
+
+
+def _content_stems(text: str) -> frozenset[str]:
+    """The stems of the content words of ``text`` (:func:`_content`), lower-cased."""
+    return frozenset(_stem(w) for w in _content([t.lower() for t in tokens(text)]))
 
 
 #: Where a clause ends, for :func:`changed_clauses`: :data:`_CLAUSE`'s marks and the words that
