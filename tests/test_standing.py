@@ -460,14 +460,9 @@ def test_the_employer_at_a_past_time_comes_before_what_was_said_then(tmp_path, f
         assert mem.recall("Who is my employer?", k=1, now="2025-07-01", reinforce=False).hits[0].id == "c:1"
 
 
-@pytest.mark.parametrize("question,first", [
-    ("Where was I staying in February?", "b:1"),          # a stay, not the home
-    ("Where did I live in 2023?", None),                  # no statement holds then: none is put first
-])
-def test_a_past_time_question_the_home_statements_do_not_answer_is_left_to_recall(tmp_path, question, first):
+def test_a_stay_at_a_past_time_is_not_answered_by_the_home_then(tmp_path):
     """A hostile pass: "Where was I staying in February?" got January's "I live in Boston and I
-    work at Acme." above February's hotel in Tokyo, and "Where did I live in 2023?" the home
-    stated in 2025."""
+    work at Acme." above February's hotel in Tokyo."""
     with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
         mem.add_conversation([{"role": "user", "content": "I live in Boston and I work at Acme.",
                                "created_at": "2025-01-06T09:00:00Z"}], session="a")
@@ -475,8 +470,17 @@ def test_a_past_time_question_the_home_statements_do_not_answer_is_left_to_recal
                                "created_at": "2025-02-10T09:00:00Z"}], session="b")
         mem.add_conversation([{"role": "user", "content": "We moved to Denver last weekend.",
                                "created_at": "2025-05-06T09:00:00Z"}], session="c")
-        hits = mem.recall(question, k=3, now="2025-07-01", reinforce=False).hits
-        if first is not None:
-            assert hits[0].id == first
-        else:
-            assert all(h.relevance < 1.0 for h in hits if h.id in ("a:1", "c:1"))
+        hits = mem.recall("Where was I staying in February?", k=3, now="2025-07-01", reinforce=False).hits
+        assert hits[0].id == "b:1" and hits[1].relevance < 1.0
+
+
+def test_a_past_time_no_home_statement_holds_is_left_to_recall(tmp_path):
+    """A hostile pass: in a chat stored without times, "Where did I live in 2023?" got "I live in
+    Denver." (said now) first: no statement of the home held in 2023, and one that holds none
+    then is no answer."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add_conversation([{"role": "user", "content": c} for c in [
+            "I worked at Initech from 2019 to 2023.", "In 2023 I was a barista at Blue Bottle.", "I work at Hooli now.",
+            "Work at Hooli is fine.", "Last year I lived in Austin.", "I live in Denver."]], session="u")
+        hits = mem.recall("Where did I live in 2023?", k=3, reinforce=False).hits
+        assert hits[0].id != "u:6"

@@ -139,7 +139,8 @@ _REPORT = re.compile(
     rf"(?:[^\S\n]+from[^\S\n]+(?P<was>(?:[^,;\n]|,(?=\d))*?))?"
     rf"[^\S\n]+to[^\S\n]+(?P<value>\S+(?:[^\S\n]+\S+){{0,2}})", re.I)
 #: Where the clause of a change verb starts: after a label, a comma, "and", "so", "then".
-_CLAUSE = re.compile(r"(?:[:,](?!\d)|;|\s[-–—]\s|\b(?:and|so|then|but)\b)", re.I)
+_CLAUSE_MARKS = r"[:,](?!\d)|;|\s[-–—]\s"   # (a comma or colon inside a number is none: "1,400", "9:30")
+_CLAUSE = re.compile(rf"(?:{_CLAUSE_MARKS}|\b(?:and|so|then|but)\b)", re.I)
 _MONTH_ALT = "|".join(sorted(MONTHS | {"may"}, key=len, reverse=True))
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 #: The sorts of value, each a pattern read at the start of the text after "to", and anywhere in
@@ -576,7 +577,7 @@ def _content_stems(text: str) -> frozenset[str]:
 
 #: Where a clause ends, for :func:`changed_clauses`: :data:`_CLAUSE`'s marks and the words that
 #: open a subordinate clause ("while", "which", "where", "whereas").
-_SUBCLAUSE = re.compile(r"(?:[:,](?!\d)|;|\s[-–—]\s|\b(?:and|so|then|but|while|which|where|whereas)\b)", re.I)
+_SUBCLAUSE = re.compile(rf"(?:{_CLAUSE_MARKS}|\b(?:and|so|then|but|while|which|where|whereas)\b)", re.I)
 #: Questions for a time or date, and for a quantity (:func:`asked_sorts`).
 _ASKS_WHEN = re.compile(r"^\W*(?:\w+:\s*)?(?:when|what\s+time|what\s+day|what\s+date|which\s+day|at\s+what\s+time)\b",
                         re.I)

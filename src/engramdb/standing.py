@@ -377,6 +377,10 @@ _ASKS_FOR = {
 }
 _ASKS_PAST = re.compile(r"\b(?:did|didn't|was|were|used|before|ever|previously|formerly|earlier|ago|first|originally|"
                         r"grew|old|how\s+long)\b", re.I)
+#: A question for where the speaker stayed or worked from at a past time, not their home or employer
+#: then ("Where was I staying in February?", "Where was I working from in March?").
+_ASKS_STAY = re.compile(r"\b(?:stay|stayed|staying|visit|visited|visiting|travel\w*)\b|\b(?:work|working|worked)\s+from\b",
+                        re.I)
 #: A question about a wish, plan or supposition, not the value that holds ("where would I like to
 #: live?", "where do I want to work?", "where would I live if I got the job?").
 _ASKS_WISH = re.compile(r"\b(?:would|wanna|want|wants|wanted|wish|hope|plan|plans|planning|should|could|might|if|"
@@ -388,7 +392,8 @@ def asked_standing(question: str, *, past: bool = False) -> frozenset[str]:
     live?": {"home"}); empty for a question about the past ("where did I live before?",
     "did I ever work at Google?"), a wish or supposition ("where would I like to live?", "where
     would I live if I got the job?") or about someone else. With ``past=True`` the value at a past
-    time the caller has found in the question ("where did I live in March?": {"home"}).
+    time the caller has found in the question ("where did I live in March?": {"home"}; not a stay
+    then, "where was I staying in February?", "where was I working from in March?").
 
     >>> sorted(asked_standing("Where do I live these days?"))
     ['home']
@@ -397,7 +402,9 @@ def asked_standing(question: str, *, past: bool = False) -> frozenset[str]:
     >>> sorted(asked_standing("Where did I live in March?", past=True))
     ['home']
     """
-    if (not past and _ASKS_PAST.search(question)) or _ASKS_WISH.search(question):
+    if _ASKS_STAY.search(question) if past else _ASKS_PAST.search(question):
+        return frozenset()
+    if _ASKS_WISH.search(question):
         return frozenset()
     return frozenset(rel for rel, pattern in _ASKS_FOR.items() if pattern.search(question))
 

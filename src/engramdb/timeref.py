@@ -93,7 +93,7 @@ from dataclasses import dataclass
 from engramdb.errors import InvalidInputError, NonFiniteError
 
 __all__ = ["DAY_SLACK_S", "PRECISIONS", "TimeWindow", "resolve_time_refs", "mentioned_span", "window_masks",
-           "CALENDAR_WORDS"]
+           "past_end", "CALENDAR_WORDS"]
 
 #: Default widening, in seconds, on each side of windows built from particular days. LoCoMo's
 #: session date is the day an event was *mentioned*, often a day after it happened, and the
@@ -834,6 +834,24 @@ def mentioned_span(text: str, at: float) -> tuple[float, float] | None:
     if not windows:
         return None
     return windows[0].core_start, windows[0].core_end
+
+
+def past_end(windows: list, now: float) -> float | None:
+    """For a question whose time windows have all ended by ``now`` ("where did I work in
+    February?" asked in July), the last moment of them: just before the latest window's core
+    ends, Unix seconds. None when it names no time or one that reaches ``now`` ("today": the
+    present).
+
+    Parameters
+    ----------
+    windows : list of TimeWindow
+    now : float
+        Unix seconds.
+    """
+    if not windows:
+        return None
+    end = max(w.core_end for w in windows)
+    return math.nextafter(end, -math.inf) if end <= now else None
 
 
 def window_masks(t, windows: list, mentioned=None) -> tuple:

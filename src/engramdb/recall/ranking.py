@@ -56,7 +56,7 @@ from ..kernels import registry
 from ..speakers import named_speaker
 from ..standing import asks_only_standing, standings
 from ..temporal import said_after
-from ..timeref import window_masks
+from ..timeref import past_end, window_masks
 from ..graph.csr import CSRGraph
 from ..index.tokens import tokenize
 from ..types import CONNECTOR_TAGS, Relation
@@ -157,10 +157,9 @@ def _standing_first(ctx: RecallContext) -> None:
             ctx.score[i] = np.nextafter(top, np.inf)
 
 
-def contradicts_nodes(state, csr: CSRGraph) -> tuple[frozenset, np.ndarray, np.ndarray]:
-    """The nodes a ``contradicts`` edge touches: as a set, as a sorted array of int64, and as a
-    bool mask by node id (one entry past the largest node, False: :func:`touched_rows` clips
-    larger ids to it). Found by one O(edges) pass over the CSR's relation array (a commit that
+def contradicts_nodes(state, csr: CSRGraph) -> tuple[frozenset, np.ndarray]:
+    """The nodes a ``contradicts`` edge touches: as a set, and as a bool mask by node id (one
+    entry past the largest node, False: :func:`touched_rows` clips larger ids to it). Found by one O(edges) pass over the CSR's relation array (a commit that
     adds or drops edges makes a new one; one that only reweights or adds nodes keeps it, and the
     rows of its entries) and cached in ``state.scratch``, keyed by that array (one byte per
     entry), not the whole CSR, so a replaced graph is not kept alive."""
@@ -170,15 +169,14 @@ def contradicts_nodes(state, csr: CSRGraph) -> tuple[frozenset, np.ndarray, np.n
         rows = np.unique(np.searchsorted(csr.indptr, at, side="right") - 1)   # the row (node) of each entry
         mark = np.zeros((int(rows[-1]) + 2) if len(rows) else 1, bool)
         mark[rows] = True
-        cached = state.scratch["contradicts_nodes"] = (csr.relation, frozenset(rows.tolist()), rows.astype(np.int64),
-                                                       mark)
-    return cached[1], cached[2], cached[3]
+        cached = state.scratch["contradicts_nodes"] = (csr.relation, frozenset(rows.tolist()), mark)
+    return cached[1], cached[2]
 
 
 def touched_rows(state, csr: CSRGraph, nodes: np.ndarray) -> np.ndarray:
     """The positions in ``nodes`` (int64 nids, shape (n,)) of those a ``contradicts`` edge
     touches (:func:`contradicts_nodes`), ascending: one gather from the cached mask, O(n)."""
-    mark = contradicts_nodes(state, csr)[2]
+    mark = contradicts_nodes(state, csr)[1]
     if len(mark) == 1 or not len(nodes):
         return np.zeros(0, np.int64)
     return np.flatnonzero(mark[np.minimum(nodes, len(mark) - 1)])
@@ -264,7 +262,7 @@ def namespace_in_windows(state, csr: CSRGraph, ns_code: int, windows: list, filt
     n = c.n
     core, inside = window_masks(c.created_at[:n], windows, (c.mentioned_start[:n], c.mentioned_end[:n]))
     mine = c.in_namespace(ns_code)
-    touched = contradicts_nodes(state, csr)[2]
+    touched = contradicts_nodes(state, csr)[1]
     m = min(n, len(touched))
     rows = np.flatnonzero(touched[:m] & mine[:m])   # (a nid is its position in the columns)
     if len(rows):
@@ -320,13 +318,12 @@ def _current_first(ctx: RecallContext) -> None:
     score was far below still takes its place."""
     terms = list(dict.fromkeys(tokenize(ctx.request.query))) if ctx.request.query else []
     now, past = ctx.request.now, False
-    if ctx.windows and not ctx.extra.get("later_of"):
-        # a question about a past time ("what dose was I taking in May?"): the statement valid
-        # then, the later of a pair valid before the time's end, or the earlier of a pair whose
-        # later one was said after it, comes first (a time that reaches now, "today", is the present)
-        end = max(w.core_end if w.core_end is not None else w.end for w in ctx.windows)
-        if end < ctx.request.now:
-            now, past = float(np.nextafter(end, -np.inf)), True
+    # a question about a past time ("what dose was I taking in May?"): the statement valid then,
+    # the later of a pair valid before the time's end, or the earlier of a pair whose later one
+    # was said after it, comes first (a time that reaches now, "today", is the present)
+    then = None if ctx.extra.get("later_of") else past_end(ctx.windows, ctx.request.now)
+    if then is not None:
+        now, past = then, True
     if not terms:
         return
     state, csr = ctx.state, ctx.csr
@@ -401,7 +398,7 @@ def _asks_changed_value(ctx: RecallContext, terms: list[str], pairs: list[tuple[
     if sorts is not None:
         measures &= sorts
     for a, b in pairs:
-        e, l = (a, b) if (vf[a], a) <= (vf[b], b) else (b, a)
+        e, l = (b, a) if said_after(vf[a], a, vf[b], b) else (a, b)
         if (any(asked.intersection(tokenize(c)) for c in changed_clauses(text[e], text[l], sorts))
                 or (measures and changed_clauses(text[e], text[l], measures))):
             out.add(b)

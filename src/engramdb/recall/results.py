@@ -389,8 +389,7 @@ def _window_text(windows: list) -> str:
     """The question's time windows in words: '"last weekend" (2026-09-12 to 2026-09-13)'."""
     def day(t: float) -> str:
         return utc_text(t)[:10]
-    return " or ".join(f'"{w.text}" ({day(w.core_start if w.core_start is not None else w.start)} to '
-                       f'{day((w.core_end if w.core_end is not None else w.end) - 1)})' for w in windows)
+    return " or ".join(f'"{w.text}" ({day(w.core_start)} to {day(w.core_end - 1)})' for w in windows)
 
 
 def _covered(text: str, said: set[str]) -> bool:

@@ -41,7 +41,7 @@ from ..config import RecallConfig
 from ..index.keyword import KeywordIndex, tokenize
 from ..slots import slot_cues, subject_weights
 from ..standing import STANDING_WORDS, asked_standing, asks_only_standing, standings
-from ..timeref import resolve_time_refs
+from ..timeref import past_end, resolve_time_refs
 from ..types import _STATE_CODES, MemoryState, Relation
 from ..kernels import registry
 from . import legs
@@ -154,11 +154,6 @@ def current_versions(ctx: RecallContext) -> dict[int, float]:
 STANDING_SEED_CANDIDATES = 64
 
 
-#: A question for where the speaker was or worked from at a past time, not their home or employer
-#: ("Where was I staying in February?", "Where was I working from in March?").
-_ASKS_STAY = re.compile(r"\b(?:stay|stayed|staying|visit|visited|visiting|travel\w*|from)\b", re.I)
-
-
 def standing_seeds(ctx: RecallContext) -> dict[int, set[str]]:
     """For a question that asks for the speaker's home or employer now
     (:func:`engramdb.standing.asked_standing`; a time it names must hold the recall's ``now``):
@@ -177,10 +172,10 @@ def standing_seeds(ctx: RecallContext) -> dict[int, set[str]]:
     req = ctx.request
     if req.query is None or req.config.w_slot <= 0 or ctx.space.keyword is None:
         return {}
-    times = tuple(w.text for w in ctx.windows)
+    times, then = tuple(w.text for w in ctx.windows), _past_end(ctx)
     if _asks_now(ctx, ctx.windows):
         asked = asks_only_standing(req.query, times=times)
-    elif _past_end(ctx) is not None and not _ASKS_STAY.search(req.query):
+    elif then is not None:
         asked = asks_only_standing(req.query, past=True, times=times)   # "where did I work in February?"
     else:
         return {}
@@ -189,7 +184,7 @@ def standing_seeds(ctx: RecallContext) -> dict[int, set[str]]:
     words = {w: 1.0 for rel in asked for w in STANDING_WORDS[rel]}
     nids, _scores = ctx.space.keyword.search_terms(words, STANDING_SEED_CANDIDATES, ctx.allowed)
     gives = _giving(ctx, nids.astype(np.int64), asked)
-    if gives and _past_end(ctx) is not None:
+    if gives and then is not None:
         # the statements they changed, or that changed them, without the relation's words ("I'm a
         # backend engineer at Finlytics" before "I accepted an offer from Northwind"): at a past
         # time the one valid then is often the earlier one (the present reaches later ones:
@@ -316,12 +311,7 @@ def _past_end(ctx: RecallContext) -> float | None:
     """For a question that names a past time only ("where did I work in February?": every
     window ends by the question's now, :func:`time_anchor`), the last moment of it (just before
     the latest window's core ends), Unix seconds; else None."""
-    if not ctx.windows:
-        return None
-    end = max(w.core_end if w.core_end is not None else w.end for w in ctx.windows)
-    if end > time_anchor(ctx.state.cue_clock(ctx.space.name), ctx.request.now):
-        return None
-    return float(np.nextafter(end, -np.inf))
+    return past_end(ctx.windows, time_anchor(ctx.state.cue_clock(ctx.space.name), ctx.request.now))
 
 
 def _asks_now(ctx: RecallContext, windows: list) -> bool:
@@ -677,11 +667,22 @@ def value_cue(ctx: RecallContext, windows: list) -> tuple[str | None, tuple[str,
     query = ctx.request.query
     if not windows or query is None or ctx.space.keyword is None or _EVENT_QUESTION.search(query):
         return None
+    of = _windows_key(windows)
+    cached = ctx.extra.get("value_cue_of")
+    if cached is not None and cached[0] == of:   # (the seeds', the window members' and ranking's)
+        return cached[1]
     kw = ctx.space.keyword
     terms = [t for t in dict.fromkeys(_content_terms(query, windows)) if kw.idf(t) > 0]
     key = max(terms, key=kw.idf) if terms else None
     words = _relation_words(query, windows)
-    return None if key is None and not words else (key, words)
+    cue = None if key is None and not words else (key, words)
+    ctx.extra["value_cue_of"] = (of, cue)
+    return cue
+
+
+def _windows_key(windows: list) -> tuple:
+    """A question's time windows as a key for what a recall reads of them once."""
+    return tuple((w.start, w.end, w.core_start, w.core_end) for w in windows)
 
 
 def _window_members(ctx: RecallContext, windows: list) -> tuple[np.ndarray, np.ndarray]:
@@ -690,7 +691,7 @@ def _window_members(ctx: RecallContext, windows: list) -> tuple[np.ndarray, np.n
     :func:`engramdb.recall.ranking.in_windows`; slack included; all that pass when ``windows``
     is empty),
     and which of them lie in a window's core (nids, bool mask)."""
-    key = tuple((w.start, w.end, w.core_start, w.core_end) for w in windows)
+    key = _windows_key(windows)
     cached = ctx.extra.get("window_members")
     if cached is not None and cached[0] == key:   # (the window seeds' and the empty_window gap's)
         return cached[1], cached[2]
@@ -790,8 +791,7 @@ def slot_changed_since(ctx: RecallContext) -> list[str]:
         current = members[(c.state[members] == _ACTIVE) & np.isinf(c.valid_to[members])]
         old = members[c.state[members] == _SUPERSEDED]
         for w in ctx.windows:
-            start = w.core_start if w.core_start is not None else w.start
-            end = w.core_end if w.core_end is not None else w.end
+            start, end = w.core_start, w.core_end
             if end > req.now or not len(current) or (c.valid_from[current] < end).any():
                 continue   # not over yet, or a current value held then too
             then = old[(c.valid_from[old] < end) & (c.valid_to[old] > start)]
