@@ -11,7 +11,7 @@ import pytest
 
 import engramdb
 from engramdb import changes
-from engramdb.changes import change_report, changed_clauses, changes_value
+from engramdb.changes import asked_measures, change_report, changed_clauses, changes_value
 from engramdb.facts import conflict, subject_key, subject_of
 
 T0 = 1_700_000_000.0
@@ -834,3 +834,65 @@ def test_a_report_read_sentence_by_sentence_keeps_what_the_message_says_around_i
     assert changes_value("user: " + new, "user: I live in Oakland. My rent is $1,400 a month.") is linked
     assert not changes_value("user: In my novel, the landlord raised my rent to $3,000, says the hero.",
                              "user: My rent is $1,400 a month.")
+
+
+_DOSE_AND_RENT = [("I take 10 mg of lisinopril every morning.", "2025-01-05"),
+                  ("Also I live in Oakland. My rent is $1,400 a month.", "2025-01-06"),
+                  ("My doctor raised my lisinopril to 20 mg.", "2025-03-05"),
+                  ("The landlord raised my rent to $1,550.", "2025-04-05")]
+
+
+def _dose_and_rent(tmp_path):
+    mem = engramdb.open(tmp_path / "s", embedder="hashing")
+    out = mem.add_conversation([{"role": "user", "content": t, "created_at": at} for t, at in _DOSE_AND_RENT],
+                               session="s")
+    assert sorted(out["changed"]) == [["s:3", "s:1"], ["s:4", "s:2"]]
+    return mem
+
+
+@pytest.mark.parametrize("question", ["what dose do I take?", "How much do I take each morning?"])
+def test_a_value_put_first_for_a_change_is_as_relevant_as_the_one_it_changed(tmp_path, question):
+    """A fresh user: the raised dose, put first for "what dose do I take?" though it shares no
+    word with it, kept its own relevance (0.06 beside 0.89 for the dose it replaced), and
+    context() called it a weak match; it answers what the earlier one answered."""
+    with _dose_and_rent(tmp_path) as mem:
+        hits = mem.recall(question, k=2, now="2025-06-01", reinforce=False).hits
+        assert [h.id for h in hits] == ["s:3", "s:1"]
+        assert hits[0].relevance == hits[1].relevance > 0.2
+        assert [s.id for s in hits[0].path] == ["s:1", "s:3"]
+        assert hits[0].path[1].relation == engramdb.Relation.CONTRADICTS
+
+
+def test_a_measure_named_asks_for_a_value_of_its_unit():
+    """A hostile pass: "what was my dose before it went up?" put the rent before its raise first
+    (a dose and a rent are both amounts)."""
+    rent = ("Also I live in Oakland. My rent is $1,400 a month.", "The landlord raised my rent to $1,550.")
+    dose = ("I take 10 mg of lisinopril every morning.", "My doctor raised my lisinopril to 20 mg.")
+    for question, changed, unchanged in [("what was my dose before it went up?", dose, rent),
+                                         ("what was the price before it went up?", rent, dose),
+                                         ("what was the fee before it went up?", rent, dose)]:
+        [(sort, units)] = asked_measures(question)
+        assert changed_clauses(*changed, frozenset({sort}), units)
+        assert changed_clauses(*unchanged, frozenset({sort}), units) == ()
+    [(sort, units)] = asked_measures("what was the amount before it went up?")   # any unit
+    assert changed_clauses(*rent, frozenset({sort}), units) and changed_clauses(*dose, frozenset({sort}), units)
+
+
+def test_a_question_naming_a_dose_lifts_no_rent_before_its_raise(tmp_path):
+    with _dose_and_rent(tmp_path) as mem:
+        ids = [h.id for h in mem.recall("what was my dose before it went up?", k=4, now="2025-06-01",
+                                        reinforce=False).hits]
+        assert "s:4" in ids and ("s:2" not in ids or ids.index("s:4") < ids.index("s:2"))
+
+
+def test_warnings_name_the_changes_of_what_the_question_asks_about(tmp_path):
+    """A fresh user: "what is my favourite colour?" warned that the dose and the rent had
+    changed (the only memories of a small store, so its hits, all weak matches)."""
+    with _dose_and_rent(tmp_path) as mem:
+        def warned(question):
+            r = mem.recall(question, k=4, now="2025-06-01", reinforce=False)
+            return [(w.source, w.target) for w in r.warnings]
+        assert warned("what is my favourite colour?") == []
+        assert warned("what dose do I take?") == [("s:3", "s:1")]   # weak matches, put in order as a change
+        assert warned("how much is my rent?") == [("s:4", "s:2")]
+        assert warned("what dose did I take in February?") == [("s:3", "s:1")]   # changed since

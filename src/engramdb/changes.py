@@ -519,7 +519,8 @@ def changes_value(new: str, old: str, *, old_said_after: bool = False) -> bool:
     return any(_changes_value(n, o, old_said_after) for n in news if change_report(n) is not None for o in olds)
 
 
-def changed_clauses(earlier: str, later: str, sorts: frozenset[str] | None = None) -> tuple[str, ...]:
+def changed_clauses(earlier: str, later: str, sorts: frozenset[str] | None = None,
+                    units: frozenset[str] | None = None) -> tuple[str, ...]:
     """The clauses of ``earlier`` that give a value ``later`` gives anew: a clock time, date or
     quantity of the same sort (and unit: "$", "mg", "minute") as one of ``later``'s, but another
     one. The part of a statement that a later value replaces ("I take 50 mg of sertraline every
@@ -544,13 +545,17 @@ def changed_clauses(earlier: str, later: str, sorts: frozenset[str] | None = Non
         The texts of the two memories.
     sorts : frozenset of {"time", "date", "amount"}, optional
         Only values of these sorts count (a question asking "when" asks for a time or a date).
+    units : frozenset of str, optional
+        Only amounts in these units count (as :func:`asked_measures` gives them: a dose is no
+        amount of money).
 
     Returns
     -------
     tuple of str
         In text order; empty when ``earlier`` gives no value that ``later`` gives anew.
     """
-    theirs = [w for w in _values(later) if sorts is None or _sort(w) in sorts]
+    theirs = [w for w in _values(later) if (sorts is None or _sort(w) in sorts)
+              and (units is None or w[0] != "amount" or w[1] in units)]
     if not theirs:
         return ()
 
@@ -602,17 +607,25 @@ def asked_sorts(question: str) -> frozenset[str] | None:
     return None
 
 
-#: The sort of value each measure noun names (:func:`asked_measures`).
-_MEASURE_SORTS = {**dict.fromkeys(("time",), "time"), **dict.fromkeys(("date", "day"), "date"),
-                  **dict.fromkeys(("dose", "doses", "dosage", "amount", "price", "prices", "cost", "fee", "rate",
-                                   "limit", "budget"), "amount")}
+#: Units of a dose and of money, as :func:`_values` spells them ("tablets" is "tablet", "capsules"
+#: "capsul", "dollars" "$").
+_DOSE_UNITS = frozenset("mg mcg µg g ml iu unit pill tablet capsul drop puff spray patch scoop".split())
+_MONEY_UNITS = frozenset("$ € £ ¥ ₹".split())
+#: The sort of value each measure noun names and, for an amount, its units when the noun says
+#: (:func:`asked_measures`; None: any unit, "amount", "rate", "limit").
+_MEASURE_SORTS = {**dict.fromkeys(("time",), ("time", None)), **dict.fromkeys(("date", "day"), ("date", None)),
+                  **dict.fromkeys(("dose", "doses", "dosage"), ("amount", _DOSE_UNITS)),
+                  **dict.fromkeys(("price", "prices", "cost", "fee", "budget"), ("amount", _MONEY_UNITS)),
+                  **dict.fromkeys(("amount", "rate", "limit"), ("amount", None))}
 
 
-def asked_measures(question: str) -> frozenset[str]:
-    """The sorts of the measures ``question`` names (:data:`MEASURE_NOUNS` of a time, a date or an
-    amount: "what was my dose before it went up?" names an amount, "what's the standup time?" a
-    time); empty for none. A question naming a measure asks for the value a change replaced
-    or gave, whatever other words it uses."""
+def asked_measures(question: str) -> frozenset[tuple[str, frozenset[str] | None]]:
+    """The measures ``question`` names (:data:`MEASURE_NOUNS` of a time, a date or an amount: "what
+    was my dose before it went up?" names an amount in mg, tablets ...; "what's the standup
+    time?" a time), each as its sort and, for an amount, the units it may be in (None: any);
+    empty for none. A question naming a measure asks for the value a change replaced or gave,
+    whatever other words it uses, when the value is of that sort and unit: a rent raise in
+    dollars is no dose."""
     return frozenset(_MEASURE_SORTS[w] for w in (t.lower() for t in tokens(question)) if w in _MEASURE_SORTS)
 
 

@@ -314,7 +314,10 @@ def _current_first(ctx: RecallContext) -> None:
     time (:data:`_ASKS_BEFORE`: "when was standup before it moved?") puts the earlier of each
     pair first.
     Pairs are taken earliest-valid first, so a chain of corrections ends with the latest on
-    top. Candidates set aside unblended (:func:`run`) join first, so a correction whose own
+    top. Each one put first is explained by the other and as relevant as it
+    (``ctx.extra["later_of"]``, read by :mod:`.results`): it answers what the other answered
+    ("My doctor raised my lisinopril to 20 mg." had relevance 0.008 for "what dose do I take?",
+    the 10 mg it replaced 0.26). Candidates set aside unblended (:func:`run`) join first, so a correction whose own
     score was far below still takes its place."""
     terms = list(dict.fromkeys(tokenize(ctx.request.query))) if ctx.request.query else []
     now, past = ctx.request.now, False
@@ -363,16 +366,14 @@ def _current_first(ctx: RecallContext) -> None:
         rest = [n for n in later if n not in said]   # ... or asked for (then, at a past time named)
         recs = state.records(rest, "reading contradicting memories")
         named = {n for n, rec in zip(rest, recs) if rec and asked & {s.relation for s in standings(rec["text"])}}
-        if named:   # ("we moved to Denver", no word of the question: explained and as relevant as
-            # the statement it changes, as seeds.later_standing's are for the present)
-            said |= named
-            chains = ctx.extra.setdefault("later_of", {})
-            for i, j in sorted(pairs):
-                if cn[j] in named and cn[j] not in chains:
-                    chains[cn[j]] = [cn[i], cn[j]]
+        said |= named   # ("we moved to Denver", no word of the question)
+    chains = ctx.extra.setdefault("later_of", {})
     for i, j in sorted((p for p in pairs if cn[p[1]] in said), key=lambda p: (min(vf[cn[p[0]]], vf[cn[p[1]]]), p)):
         if score[j] <= score[i]:
             score[j] = np.nextafter(score[i], np.inf)
+        if cn[j] not in chains:   # first for what the other one answers: explained by it and as
+            # relevant as it (results), as seeds.later_standing's are for the present
+            chains[cn[j]] = [cn[i], cn[j]]
 
 
 def _asks_changed_value(ctx: RecallContext, terms: list[str], pairs: list[tuple[int, int]]) -> set[int]:
@@ -394,13 +395,12 @@ def _asks_changed_value(ctx: RecallContext, terms: list[str], pairs: list[tuple[
     nodes = sorted({x for p in pairs for x in p})
     text = {n: rec["text"] if rec else "" for n, rec in zip(nodes, state.records(nodes, "reading contradicting memories"))}
     asked, sorts, out = set(terms), asked_sorts(ctx.request.query), set()
-    measures = asked_measures(ctx.request.query)
-    if sorts is not None:
-        measures &= sorts
+    measures = [(frozenset({sort}), units) for sort, units in asked_measures(ctx.request.query)
+                if sorts is None or sort in sorts]
     for a, b in pairs:
         e, l = (b, a) if said_after(vf[a], a, vf[b], b) else (a, b)
         if (any(asked.intersection(tokenize(c)) for c in changed_clauses(text[e], text[l], sorts))
-                or (measures and changed_clauses(text[e], text[l], measures))):
+                or any(changed_clauses(text[e], text[l], sort, units) for sort, units in measures)):
             out.add(b)
     return out
 
