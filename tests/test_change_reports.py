@@ -11,7 +11,8 @@ import pytest
 
 import engramdb
 from engramdb import changes
-from engramdb.changes import asked_measures, change_report, changed_clauses, changes_value
+from engramdb.changes import (asked_measures, asked_sorts, change_report, changed_clauses, changes_value,
+                              names_other_thing)
 from engramdb.facts import conflict, subject_key, subject_of
 
 T0 = 1_700_000_000.0
@@ -885,14 +886,122 @@ def test_a_question_naming_a_dose_lifts_no_rent_before_its_raise(tmp_path):
         assert "s:4" in ids and ("s:2" not in ids or ids.index("s:4") < ids.index("s:2"))
 
 
-def test_warnings_name_the_changes_of_what_the_question_asks_about(tmp_path):
-    """A fresh user: "what is my favourite colour?" warned that the dose and the rent had
-    changed (the only memories of a small store, so its hits, all weak matches)."""
+def test_a_stale_value_shown_as_a_weak_match_still_warns(tmp_path):
+    """A hostile pass on a filter that named only the pairs of hits at or above the relevance
+    threshold: "what time is our daily meeting?" got the stale 9:30 first (relevance 0.01, a
+    weak_evidence gap) and no warning that it had moved (withdrawn: a missed warning misleads
+    an agent more than one it did not need)."""
+    chat = [("2025-03-01", "I live in Boston and I work at Google."), ("2025-03-02", "Standup is at 9:30 every weekday."),
+            ("2025-03-03", "My therapist appointments are on Mondays."), ("2025-03-04", "I pay $60 a month for my phone plan."),
+            ("2025-03-05", "We went hiking at Blue Hills on Saturday."),
+            ("2025-06-01", "Big news: we moved to Seattle last month."), ("2025-06-02", "Standup moved to 10:15."),
+            ("2025-06-03", "My therapist moved our sessions to Wednesdays."), ("2025-06-04", "Verizon raised my phone plan to $75."),
+            ("2025-06-05", "I started a new job at Stripe.")]
+    with engramdb.open(tmp_path / "standup", embedder="hashing") as mem:
+        mem.add_conversation([{"role": "user", "content": t, "created_at": at} for at, t in chat], session="s")
+        r = mem.recall("what time is our daily meeting?", k=2, now="2025-12-01", reinforce=False)
+        assert r.hits[0].id == "s:2" and [g.reason for g in r.gaps] == ["weak_evidence"]
+        assert ("s:7", "s:2") in [(w.source, w.target) for w in r.warnings]
     with _dose_and_rent(tmp_path) as mem:
-        def warned(question):
-            r = mem.recall(question, k=4, now="2025-06-01", reinforce=False)
-            return [(w.source, w.target) for w in r.warnings]
-        assert warned("what is my favourite colour?") == []
-        assert warned("what dose do I take?") == [("s:3", "s:1")]   # weak matches, put in order as a change
-        assert warned("how much is my rent?") == [("s:4", "s:2")]
-        assert warned("what dose did I take in February?") == [("s:3", "s:1")]   # changed since
+        r = mem.recall("what dose do I take?", k=2, now="2025-06-01", reinforce=False)
+        assert [(w.source, w.target) for w in r.warnings] == [("s:3", "s:1")]
+
+
+@pytest.mark.parametrize("new,old,changed", [
+    ("The doctor raised my metformin to 1 g.", "I take 500 mg of metformin.", True),
+    ("The doctor raised my metformin to 1000 mg.", "I take 1 g of metformin.", False),   # the same dose
+    ("My commute went up to 1 hour.", "My commute is 40 minutes.", True),
+    ("My commute went up to 1 hour.", "My commute is 60 minutes.", False),
+    ("My run is now 10 km.", "My run is 5 miles.", True),
+    ("My run is now 10 km.", "My run takes 50 minutes.", False),   # another quantity
+])
+def test_a_change_said_in_another_unit_of_the_quantity_is_read(new, old, changed):
+    """A hostile pass: "raised my metformin to 1 g" changed no "I take 500 mg of metformin" (the
+    units differed), and "1 hour" counted as another value than "60 minutes" only by accident."""
+    assert changes_value(new, old) is changed
+
+
+def test_the_changed_clause_is_found_in_another_unit_of_the_quantity():
+    assert changed_clauses("I take 500 mg of metformin and walk 3 miles a day.",
+                           "The doctor raised my metformin to 1 g.") == ("I take 500 mg of metformin",)
+
+
+def _value_changed(tmp_path, earlier: str, later: str):
+    mem = engramdb.open(tmp_path / "s", embedder="hashing")
+    msgs = [(earlier, "2025-03-01"), ("We went hiking at Blue Hills on Saturday.", "2025-03-05"),
+            ("My sister Anna is visiting next week.", "2025-03-06"), (later, "2025-06-02")]
+    out = mem.add_conversation([{"role": "user", "content": t, "created_at": at} for t, at in msgs], session="s")
+    assert out["changed"] == [["s:4", "s:1"]]
+    return mem
+
+
+@pytest.mark.parametrize("earlier,later,question,first", [
+    ("Yoga class is at 6pm at the Riverside studio with Karen.", "Yoga class moved to 7pm.",
+     "who teaches my yoga class?", "s:1"),
+    ("Yoga class is at 6pm at the Riverside studio with Karen.", "Yoga class moved to 7pm.", "where is yoga?", "s:1"),
+    ("Yoga class is at 6pm at the Riverside studio with Karen.", "Yoga class moved to 7pm.", "when is yoga?", "s:4"),
+    ("The kids' dentist appointment with Dr. Patel is on March 20.", "The dentist moved the appointment to March 27.",
+     "what is the name of the kids' dentist?", "s:1"),
+    ("The kids' dentist appointment with Dr. Patel is on March 20.", "The dentist moved the appointment to March 27.",
+     "when is the kids' dentist appointment?", "s:4"),
+    ("My rent for the apartment on Elm Street is $1,400 a month.", "The landlord raised my rent to $1,550.",
+     "what street is my apartment on?", "s:1"),
+    ("My rent for the apartment on Elm Street is $1,400 a month.", "The landlord raised my rent to $1,550.",
+     "how much is my rent?", "s:4"),
+])
+def test_a_question_for_a_person_place_or_thing_gets_the_statement_a_time_or_amount_change_left(
+        tmp_path, earlier, later, question, first):
+    """A hostile pass: "who teaches my yoga class?" got "Yoga class moved to 7pm." first (it
+    shares the question's words), and "what street is my apartment on?" the rent raise with the
+    street statement's relevance; a change of a time, date or amount answers a question for one."""
+    with _value_changed(tmp_path, earlier, later) as mem:
+        assert mem.recall(question, k=2, now="2025-12-01", reinforce=False).hits[0].id == first
+
+
+@pytest.mark.parametrize("question", ["what do I have for breakfast?", "what do I take before breakfast?"])
+def test_a_change_put_first_for_a_word_of_its_clause_keeps_its_own_relevance(tmp_path, question):
+    """A hostile pass: "what do I have for breakfast?" holds a word of the clause the raise changed,
+    and the raise took the earlier statement's relevance (0.999) with no weak_evidence gap; a
+    question whose form asks for no time, date or amount lends it none. "before breakfast" is
+    a time of day, no question for the value before the change (the stale 10 mg came first)."""
+    with _value_changed(tmp_path, "I take 10 mg of lisinopril every morning with breakfast.",
+                        "My doctor raised my lisinopril to 20 mg.") as mem:
+        hits = mem.recall(question, k=2, now="2025-12-01", reinforce=False).hits
+        assert [h.id for h in hits] == ["s:4", "s:1"]
+        assert hits[0].relevance < 0.1 < hits[1].relevance
+
+
+def test_a_question_form_says_which_sort_of_value_it_asks_for():
+    assert asked_sorts("when is yoga?") == frozenset({"time", "date"})
+    assert asked_sorts("what dose do I take?") == frozenset({"amount"})
+    for question in ("who leads standup?", "where is the conference?", "what street is my apartment on?",
+                     "Which city do I live in?", "what is the name of the kids' dentist?"):
+        assert asked_sorts(question) == frozenset(), question
+    assert asked_sorts("what do I take?") is None and asked_sorts("what is my rent?") is None
+
+
+def test_a_measure_asked_for_with_another_thing_named_is_no_question_for_the_pair():
+    rent = ("Also I live in Oakland. My rent is $1,400 a month.", "The landlord raised my rent to $1,550.")
+    assert names_other_thing("what's my grocery budget?", *rent)
+    assert names_other_thing("what is the fee for my bank account?", *rent)
+    assert not names_other_thing("what was the price before it went up?", *rent)
+    assert not names_other_thing("how much was my rent before?", *rent)
+
+
+@pytest.mark.parametrize("unit", ["teaspoons", "tbsp", "tabs", "mEq", "softgels", "μg", "caplets", "sachets",
+                                  "inhalations", "injections", "gummies", "cc", "lozenges", "vials", "shots"])
+def test_a_dose_is_an_amount_in_any_unit_of_a_dose(unit):
+    """A hostile pass: "what is my current dosage?" left a Benadryl dose in teaspoons (and 14 other
+    units) stale first with no warning."""
+    [(sort, units)] = asked_measures("what is my current dosage?")
+    assert changed_clauses(f"I take 2 {unit} of Benadryl every night.", f"The pediatrician raised the Benadryl to 3 {unit}.",
+                           frozenset({sort}), units)
+
+
+@pytest.mark.parametrize("old,new", [("USD 40", "USD 45"), ("40 quid", "45 quid"), ("₹4000", "₹4500"),
+                                     ("40 francs", "CHF 45"), ("¥4000", "4500 yen")])
+def test_money_in_other_currencies_and_codes_is_read(old, new):
+    assert changes_value(f"The gym raised the membership to {new}.", f"My gym membership is {old} a month.")
+    [(sort, units)] = asked_measures("what is the current price?")
+    assert changed_clauses(f"My gym membership is {old} a month.", f"The gym raised the membership to {new}.",
+                           frozenset({sort}), units)

@@ -31,8 +31,10 @@ nouns of :data:`MEASURE_NOUNS` such as "dose" or "price" when others are named),
 same party (no "My doctor raised my lisinopril" for "Dad takes ...", no "for Max" for another,
 no "their plan" of a company it does not name), state a standing value (no past event: "I
 bought the TV for $800"), and give exactly one value of the same sort (one time; one date; one
-number of the same unit), different from the new one: "I take 10 mg of lisinopril and 5 mg of
-amlodipine" gives two values in mg, and which one changed is not said. A report of the speaker's
+number of the same unit, or of another unit of the same quantity: "500 mg" against "1 g", "40
+minutes" against "1 hour", "5 miles" against "10 km"), different from the new one: "I take 10
+mg of lisinopril and 5 mg of amlodipine" gives two values in mg, and which one changed is not
+said. A report of the speaker's
 thing changes no other person's ("our rent" / "My sister's rent is $1,500"); when the thing
 recurs (:data:`_OCCASIONS`) may be said by the report only, not otherwise by the two ("The
 evening standup" / "The morning standup"). A statement said after the report (the write path
@@ -63,7 +65,7 @@ from .speakers import PERSON_NOUNS, labelled
 from .standing import changes_standing, standing
 
 __all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "asked_measures", "asked_sorts", "change_report", "changed_clauses",
-           "changes_value", "gives_value", "named_stems", "word_stems"]
+           "changes_value", "gives_value", "named_stems", "names_other_thing", "word_stems"]
 
 #: Verbs that report a value changed to another (all forms the rule reads).
 CHANGE_VERBS = frozenset(
@@ -148,7 +150,7 @@ _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _TIME = re.compile(r"(?<![\w:.,])(\d{1,2})(?::(\d\d))?[^\S\n]*([ap])\.?m\b\.?|(?<![\w:.,])(\d{1,2}):(\d\d)(?![\w:])", re.I)
 _DATE = re.compile(rf"\b(?:({_MONTH_ALT})\.?[^\S\n]+(\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)?"
                    rf"[^\S\n]+(?:of[^\S\n]+)?({_MONTH_ALT})\b|({_WEEKDAYS})s?\b)", re.I)
-_AMOUNT = re.compile(r"(?<![\w.,])([$€£])?[^\S\n]*(\d+(?:[.,]\d+)*)(?![\d:])[^\S\n]*(%|[^\W\d_]+)?")
+_AMOUNT = re.compile(r"(?<![\w.,])([$€£¥₹]|(?:USD|EUR|GBP|CHF|JPY|INR|CAD|AUD)(?=[^\S\n]*\d))?[^\S\n]*(\d+(?:[.,]\d+)*)(?![\d:])[^\S\n]*(%|[^\W\d_]+)?")
 _MONTH_NUMBER = {m: i for i, m in enumerate(
     "jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
 
@@ -192,15 +194,16 @@ def _date_value(m: re.Match) -> str:
 
 #: Currency and percent words as their signs ("2100 dollars" is "$2,100").
 _UNIT_SIGNS = {"dollar": "$", "usd": "$", "buck": "$", "euro": "€", "eur": "€", "pound": "£", "gbp": "£",
+               "quid": "£", "yen": "¥", "jpy": "¥", "rupe": "₹", "inr": "₹", "franc": "chf",
                "percent": "%",
                # a unit's names, one spelling each (stems: "milligrams" / "mg", "minutes" / "min")
-               "milligram": "mg", "microgram": "mcg", "gram": "g", "kilogram": "kg", "kilo": "kg", "lb": "lbs",
+               "milligram": "mg", "microgram": "mcg", "µg": "mcg", "μg": "mcg", "millilit": "ml", "gram": "g", "kilogram": "kg", "kilo": "kg", "lb": "lbs",
                "minut": "min", "hour": "hr", "hrs": "hr", "second": "sec", "mile": "mi", "kilometr": "km"}
 
 
 def _amount_value(m: re.Match) -> tuple[str, str] | None:
     sign, number, word = m.group(1), m.group(2), m.group(3)
-    unit = sign or (word.lower() if word == "%" else _stem(word.lower()) if word else "")
+    unit = sign.lower() if sign else (word.lower() if word == "%" else _stem(word.lower()) if word else "")
     unit = _UNIT_SIGNS.get(unit, unit)
     if not unit or (not sign and word and word.lower() in FUNCTION_WORDS):
         return None   # a bare number counts nothing named
@@ -481,7 +484,7 @@ def changes_value(new: str, old: str, *, old_said_after: bool = False) -> bool:
     ("Kind of stressed. The landlord raised my rent to $1,550." changes "I live in Oakland. My
     rent is $1,400 a month."; each sentence keeps the message's speaker label). The rule for
     two sentences: ``old`` names what changed and gives exactly one value of the new value's sort
-    and unit, a different one. ``old`` is read without its sentences that ask
+    and unit (or quantity: "500 mg" and "1 g"), a different one. ``old`` is read without its sentences that ask
     (:func:`engramdb.facts.without_questions`: a fact and a request in one message are common;
     a text of questions only changes nothing), and must speak of
     whose value the report changes ("My brother's landlord raised his rent to $1,800" changes
@@ -522,8 +525,8 @@ def changes_value(new: str, old: str, *, old_said_after: bool = False) -> bool:
 def changed_clauses(earlier: str, later: str, sorts: frozenset[str] | None = None,
                     units: frozenset[str] | None = None) -> tuple[str, ...]:
     """The clauses of ``earlier`` that give a value ``later`` gives anew: a clock time, date or
-    quantity of the same sort (and unit: "$", "mg", "minute") as one of ``later``'s, but another
-    one. The part of a statement that a later value replaces ("I take 50 mg of sertraline every
+    quantity of the same sort (and unit: "$", "mg", "minute", or quantity: "1 g" of "500 mg") as
+    one of ``later``'s, but another one. The part of a statement that a later value replaces ("I take 50 mg of sertraline every
     morning" of "I take 50 mg of sertraline every morning. Can you remind me to refill it?"
     against "I'm on 75 mg of sertraline now"; "my rent is $1,400 a month" of "I live in Oakland
     with 2 cats and my rent is $1,400 a month" against "The landlord raised my rent to $1,550":
@@ -560,7 +563,7 @@ def changed_clauses(earlier: str, later: str, sorts: frozenset[str] | None = Non
         return ()
 
     def replaced(v: tuple[str, str, str]) -> bool:
-        kin = [w for w in theirs if w[0] == v[0] and (v[0] != "amount" or w[1] == v[1])]
+        kin = [w for w in theirs if w[0] == v[0] and (v[0] != "amount" or _kin_units(w[1], v[1]))]
         return bool(kin) and not any(_same_value(v, w) for w in kin)
 
     out = []
@@ -586,6 +589,13 @@ _SUBCLAUSE = re.compile(rf"(?:{_CLAUSE_MARKS}|\b(?:and|so|then|but|while|which|w
 #: Questions for a time or date, and for a quantity (:func:`asked_sorts`).
 _ASKS_WHEN = re.compile(r"^\W*(?:\w+:\s*)?(?:when|what\s+time|what\s+day|what\s+date|which\s+day|at\s+what\s+time)\b",
                         re.I)
+#: Questions for a person, a place or a thing named ("what street ...?"; :func:`asked_sorts`
+#: reads a measure noun after "what" / "which" as asking for its value instead).
+_ASKS_OTHER = re.compile(
+    r"^\W*(?:\w+:\s*)?(?:who|whom|whose|where|(?:what|which)\s+(?!(?:is|are|was|were|am|do|does|did|will|would|"
+    r"can|could|should|shall|may|might|must|has|have|had|i|i'm|my|our|your|their|his|her|its|it|the|a|an|this|"
+    r"that|these|those|we|you|they|he|she|else|if|about)\b)([a-z]+))\b", re.I)
+_ASKS_NAME = re.compile(r"\b(?:names?|called)\b", re.I)   # "what is the name of the kids' dentist?"
 _ASKS_HOW_MUCH = re.compile(r"\bhow\s+(?:much|many|long|often|far|old|big|heavy)\b|"
                             r"\bwhat\s+(?:dose|dosage|amount|price|percentage|rate)\b", re.I)
 
@@ -598,19 +608,26 @@ def _sort(value: tuple[str, str, str]) -> str:
 
 def asked_sorts(question: str) -> frozenset[str] | None:
     """The sorts of value ``question`` asks for: ``{"time", "date"}`` for "when ...?", "what
-    time ...?", ``{"amount"}`` for "how much / many / long ...?", "what dose ...?"; None when its
-    form does not say ("where do I live?", "what do I take?")."""
+    time ...?", ``{"amount"}`` for "how much / many / long ...?", "what dose ...?"; none (the
+    empty set) for a person, a place, a name or a thing it names ("who leads standup?", "where is
+    the conference?", "what street is my apartment on?", "what is the dentist's name?"); None
+    when its form does not say ("what do I take?", "what is my rent?")."""
     if _ASKS_WHEN.search(question):
         return frozenset({"time", "date"})
     if _ASKS_HOW_MUCH.search(question):
         return frozenset({"amount"})
+    m = _ASKS_OTHER.search(question)
+    if (m and (m.group(1) is None or m.group(1).lower() not in MEASURE_NOUNS)) or _ASKS_NAME.search(question):
+        return frozenset()
     return None
 
 
-#: Units of a dose and of money, as :func:`_values` spells them ("tablets" is "tablet", "capsules"
-#: "capsul", "dollars" "$").
-_DOSE_UNITS = frozenset("mg mcg µg g ml iu unit pill tablet capsul drop puff spray patch scoop".split())
-_MONEY_UNITS = frozenset("$ € £ ¥ ₹".split())
+#: Units of a dose and of money, as :func:`_values` spells them (stems: "tablets" is "tablet",
+#: "capsules" "capsul", "gummies" "gummi"; "dollars" is "$", "quid" "£").
+_DOSE_UNITS = frozenset("mg mcg g ml cc iu meq unit pill tablet tab capsul caplet softgel gummi lozeng drop puff "
+                        "spray pump patch scoop teaspoon tsp tablespoon tbsp sachet inhal inject shot vial dose".split())
+_MONEY_UNITS = frozenset("$ € £ ¥ ₹ cent franc chf cad aud peso kr krona kronor zloty won rand real reai baht lira "
+                         "dirham".split())
 #: The sort of value each measure noun names and, for an amount, its units when the noun says
 #: (:func:`asked_measures`; None: any unit, "amount", "rate", "limit").
 _MEASURE_SORTS = {**dict.fromkeys(("time",), ("time", None)), **dict.fromkeys(("date", "day"), ("date", None)),
@@ -627,6 +644,21 @@ def asked_measures(question: str) -> frozenset[tuple[str, frozenset[str] | None]
     whatever other words it uses, when the value is of that sort and unit: a rent raise in
     dollars is no dose."""
     return frozenset(_MEASURE_SORTS[w] for w in (t.lower() for t in tokens(question)) if w in _MEASURE_SORTS)
+
+
+#: Words of a question naming a measure that name no thing of their own ("what was my dose before
+#: it went up?", "what is the current price?"): :func:`names_other_thing`.
+_ASKED_GENERIC = frozenset(_stem(w) for w in (*MEASURE_NOUNS, *CHANGE_VERBS, *(
+    "went go goes gone up down rose rise risen fell fall climbed jumped grew current currently now new old "
+    "before after previous previously earlier later latest today still usual usually what much many".split())))
+
+
+def names_other_thing(question: str, earlier: str, later: str) -> bool:
+    """Whether ``question`` names a thing, beside its measure and words of change, that neither
+    ``earlier`` nor ``later`` names: "what's my grocery budget?" asks for no rent that a raise
+    changed, "what was my dose before it went up?" names nothing else."""
+    named = _content_stems(question) - _ASKED_GENERIC
+    return bool(named) and named.isdisjoint(_content_stems(earlier) | _content_stems(later))
 
 
 #: Words of a story, dream, joke or game anywhere in a report: no change of the speaker's value.
@@ -683,7 +715,8 @@ def _changes_value(new: str, old: str, old_said_after: bool) -> bool:
     if earlier is not None and old_said_after:
         return False   # a report said after this one is changed by none of it (the other way round, maybe)
     if earlier is not None:   # a report itself ("My doctor raised my lisinopril to 20 mg"): its new value changes
-        return (earlier.value[:2] == report.value[:2] and not _same_value(earlier.value, report.value)
+        return (earlier.value[0] == report.value[0] and _kin_units(earlier.value[1], report.value[1])
+                and not _same_value(earlier.value, report.value)
                 and earlier.owners == report.owners and report.beneficiaries == earlier.beneficiaries
                 and (report.value[0] != "time" or report.days == earlier.days))
     if old_said_after and not _states_now(old_low, speakers):
@@ -708,13 +741,15 @@ def _changes_value(new: str, old: str, old_said_after: bool) -> bool:
         unit = next((u for s, u, v in _values(old) if s == "amount" and v == report.was[2]), "")
         if not unit:
             return False
-    same = {v for s, u, v in _values(old) if s == sort and u == unit}
-    if len(same) != 1 or value in same:
+    # the old values of that sort and quantity ("500 mg" against "1 g"; "1 hr" is "60 min")
+    same = {_canonical(w): w for w in _values(old) if w[0] == sort and _kin_units(w[1], unit)}
+    if len(same) != 1 or _canonical((sort, unit, value)) in same:
         return False
-    if report.was is None and same <= {v for s, u, v in _values(new) if s == sort and u == unit}:
+    was = next(iter(same.values()))
+    if report.was is None and _canonical(was) in {_canonical(w) for w in _values(new)}:
         return False   # it gives the old value too: "20 mg at night and 10 mg in the morning" restates "10 mg"
     if report.was is not None and report.was[0] == sort:   # "from 3:30 to 1pm" changes no "at 3pm"
-        return _same_value(report.was, (sort, unit, next(iter(same))))
+        return _same_value(report.was, was)
     return True
 
 
@@ -730,8 +765,37 @@ def _states_now(words: list[str], mine: bool) -> bool:
 
 def _same_value(a: tuple[str, str, str], b: tuple[str, str, str]) -> bool:
     """Whether two values are one; a clock time said without am / pm ("from 3:30") matches either
-    half of the day."""
+    half of the day; an amount said without its unit ("from 1,800") matches the number in any
+    unit, and one in another unit of the same quantity matches its size ("1 g" is "1000 mg")."""
     if a[0] == "time" == b[0]:
         (ha, ma), (hb, mb) = (map(int, a[2].split(":")), map(int, b[2].split(":")))
         return ma == mb and ha % 12 == hb % 12
-    return a[1:] == b[1:] or (a[0] == "amount" and a[2] == b[2] and not a[1])
+    return (a[1:] == b[1:] or (a[0] == "amount" and a[2] == b[2] and not a[1])
+            or (a[0] == b[0] and _canonical(a) == _canonical(b)))
+
+
+#: Units of one quantity, each with its size in the quantity's first unit here: a change said
+#: in another unit of the quantity ("The doctor raised my metformin to 1 g" of "I take 500 mg
+#: of metformin"; "My run is now 10 km" of "My run is 5 miles").
+_UNIT_SIZE = {"mcg": ("mass", 1e-3), "mg": ("mass", 1.0), "g": ("mass", 1e3), "kg": ("mass", 1e6),
+              "lbs": ("mass", 453592.37), "oz": ("mass", 28349.523125),
+              "sec": ("duration", 1.0), "min": ("duration", 60.0), "hr": ("duration", 3600.0),
+              "km": ("length", 1.0), "mi": ("length", 1.609344)}
+
+
+def _kin_units(a: str, b: str) -> bool:
+    """Whether units ``a`` and ``b`` (as :func:`_values` spells them) measure one quantity."""
+    return a == b or (a in _UNIT_SIZE and b in _UNIT_SIZE and _UNIT_SIZE[a][0] == _UNIT_SIZE[b][0])
+
+
+def _canonical(value: tuple[str, str, str]) -> tuple:
+    """``value`` with an amount in a unit of :data:`_UNIT_SIZE` as its quantity and its size in
+    the quantity's first unit (rounded to 9 significant digits), so "1 hr" and "60 min" are one."""
+    sort, unit, number = value
+    if sort != "amount" or unit not in _UNIT_SIZE:
+        return value
+    try:
+        size = float(number) * _UNIT_SIZE[unit][1]
+    except ValueError:
+        return value
+    return sort, _UNIT_SIZE[unit][0], float(f"{size:.9g}")

@@ -638,11 +638,9 @@ WARNINGS_PER_HIT = 3
 def contradiction_warnings(csr, hit_nids: list[int], state: np.ndarray, alive: np.ndarray,
                            ext_ids: list, contradicts_code: int,
                            per_hit: int = WARNINGS_PER_HIT, valid_from: np.ndarray | None = None,
-                           supersedes_code: int | None = None, about: list[int] | None = None,
-                           ) -> list[Contradiction]:
-    """The ``contradicts`` pairs touching the hits (or those of them in ``about``), each pair
-    once, in hit order: every pair of two hits, and at most ``per_hit`` pairs of a hit with a
-    memory that is no hit (a memory
+                           supersedes_code: int | None = None) -> list[Contradiction]:
+    """The ``contradicts`` pairs touching the hits, each pair once, in hit order: every pair of
+    two hits, and at most ``per_hit`` pairs of a hit with a memory that is no hit (a memory
     contradicted by hundreds, e.g. templated notes that differ by a number, would otherwise
     bury the hits under warnings). With ``valid_from`` and ``supersedes_code``, a pair that a
     supersession resolved is left out: one of the two supersedes the other and is valid later
@@ -667,15 +665,12 @@ def contradiction_warnings(csr, hit_nids: list[int], state: np.ndarray, alive: n
         Valid-from times by nid (seconds).
     supersedes_code : int, optional
         ``Relation.SUPERSEDES.code``.
-    about : list of int, optional
-        The hits whose pairs are named (default: every hit); the others still count as hits
-        (``source_in_hits`` / ``target_in_hits``).
 
     Returns
     -------
     list of Contradiction
     """
-    hits_arr = np.asarray([u for u in (hit_nids if about is None else about) if u < csr.n_nodes], np.int64)
+    hits_arr = np.asarray([u for u in hit_nids if u < csr.n_nodes], np.int64)
     if len(hits_arr) == 0:
         return []
     # every CSR position of the hits' rows at once (a few vector ops, not one slice per hit)

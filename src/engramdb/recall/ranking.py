@@ -50,7 +50,7 @@ from typing import Iterator
 
 import numpy as np
 
-from ..changes import asked_measures, asked_sorts, changed_clauses
+from ..changes import asked_measures, asked_sorts, changed_clauses, names_other_thing
 from ..chatter import QUESTION
 from ..kernels import registry
 from ..speakers import named_speaker
@@ -296,8 +296,12 @@ def _held_in_windows(state, csr: CSRGraph, nodes: np.ndarray, windows: list, fil
 
 
 #: A question for the value a change replaced ("when was standup before it moved?", "what was my
-#: old address?", "where did I live previously?").
-_ASKS_BEFORE = re.compile(r"\b(?:before|previously|formerly|originally|used\s+to|at\s+first|old|earlier|prior)\b", re.I)
+#: old address?", "where did I live previously?"; not "what do I take before breakfast?": "before"
+#: a routine's moment is a time of day).
+_ASKS_BEFORE = re.compile(
+    r"\b(?:before(?=\W*$|\s+(?:it|the|that|this|my|our|your|his|her|their|its|i|we|you|he|she|they|then|now|"
+    r"moving|switching|changing|starting|getting|going)\b)|previously|formerly|originally|used\s+to|at\s+first|old|"
+    r"earlier|prior)\b", re.I)
 
 
 def _current_first(ctx: RecallContext) -> None:
@@ -314,11 +318,15 @@ def _current_first(ctx: RecallContext) -> None:
     time (:data:`_ASKS_BEFORE`: "when was standup before it moved?") puts the earlier of each
     pair first.
     Pairs are taken earliest-valid first, so a chain of corrections ends with the latest on
-    top. Each one put first is explained by the other and as relevant as it
-    (``ctx.extra["later_of"]``, read by :mod:`.results`): it answers what the other answered
-    ("My doctor raised my lisinopril to 20 mg." had relevance 0.008 for "what dose do I take?",
-    the 10 mg it replaced 0.26). Candidates set aside unblended (:func:`run`) join first, so a correction whose own
-    score was far below still takes its place."""
+    top. One put first because the question's form or measure asks for the value the two
+    disagree on, or for the speaker's home or employer, is explained by the other and as
+    relevant as it (``ctx.extra["later_of"]``, read by :mod:`.results`): it answers what the
+    other answered ("My doctor raised my lisinopril to 20 mg." had relevance 0.008 for "what dose
+    do I take?", the 10 mg it replaced 0.26); one put first for a word of the question keeps its
+    own. A question for a person, a place or a name (:func:`engramdb.changes.asked_sorts`: none
+    of the sorts) puts the earlier of two that disagree on a time, date or amount first.
+    Candidates set aside unblended (:func:`run`) join first, so a correction whose own score was
+    far below still takes its place."""
     terms = list(dict.fromkeys(tokenize(ctx.request.query))) if ctx.request.query else []
     now, past = ctx.request.now, False
     # a question about a past time ("what dose was I taking in May?"): the statement valid then,
@@ -352,55 +360,97 @@ def _current_first(ctx: RecallContext) -> None:
                 pairs.add((j, i))   # (said after the time asked about, valid then)
     if not pairs:
         return
+    kept = set()   # earlier ones put first for a question asking for a person, place or thing
     if not past and ctx.request.query and _ASKS_BEFORE.search(ctx.request.query):
         pairs = {(j, i) for i, j in pairs}   # "when was standup before it moved?": the earlier
         # (a time named, "before May", already says which: the statement valid then)
+    elif not past and asked_sorts(ctx.request.query) == frozenset():
+        # "who teaches my yoga class?": of two that disagree on a time, date or amount, the
+        # earlier holds the rest of what was said ("Yoga class is at 6pm at the Riverside
+        # studio with Karen." above "Yoga class moved to 7pm.")
+        valued = _value_changes(ctx, [(cn[i], cn[j]) for i, j in pairs])
+        kept = {cn[i] for i, j in pairs if cn[j] in valued}
+        pairs = {(j, i) if cn[j] in valued else (i, j) for i, j in pairs}
     later = sorted({cn[j] for _i, j in pairs})
     tf, _dl, known = ctx.space.keyword.term_stats(later, terms)
     said = {n for n, row, ok in zip(later, tf.tolist(), known.tolist()) if ok and any(row)}   # shares a word
-    said |= ctx.extra.get("later_of", {}).keys()   # the speaker's home or employer, asked for
+    said |= kept
+    lent = set(ctx.extra.get("later_of", {}).keys())   # the speaker's home or employer, asked for
+    said |= lent
     if not said.issuperset(later):   # ... or the value the two disagree on, asked for in other words
-        said |= _asks_changed_value(ctx, terms, [(cn[i], cn[j]) for i, j in pairs if cn[j] not in said])
+        lifted, confirmed = _asks_changed_value(ctx, terms, [(cn[i], cn[j]) for i, j in pairs if cn[j] not in said])
+        said |= lifted
+        lent |= confirmed
     if not said.issuperset(later) and (asked := asks_only_standing(
             ctx.request.query, past=past, times=tuple(w.text for w in ctx.windows))):
         rest = [n for n in later if n not in said]   # ... or asked for (then, at a past time named)
         recs = state.records(rest, "reading contradicting memories")
         named = {n for n, rec in zip(rest, recs) if rec and asked & {s.relation for s in standings(rec["text"])}}
         said |= named   # ("we moved to Denver", no word of the question)
+        lent |= named
     chains = ctx.extra.setdefault("later_of", {})
     for i, j in sorted((p for p in pairs if cn[p[1]] in said), key=lambda p: (min(vf[cn[p[0]]], vf[cn[p[1]]]), p)):
         if score[j] <= score[i]:
             score[j] = np.nextafter(score[i], np.inf)
-        if cn[j] not in chains:   # first for what the other one answers: explained by it and as
-            # relevant as it (results), as seeds.later_standing's are for the present
+        if cn[j] in lent and cn[j] not in chains:   # first for what the other one answers: explained
+            # by it and as relevant as it (results), as seeds.later_standing's are for the present
             chains[cn[j]] = [cn[i], cn[j]]
 
 
-def _asks_changed_value(ctx: RecallContext, terms: list[str], pairs: list[tuple[int, int]]) -> set[int]:
+def _asks_changed_value(ctx: RecallContext, terms: list[str],
+                        pairs: list[tuple[int, int]]) -> tuple[set[int], set[int]]:
     """The nodes ``b`` of ``pairs`` (``(a, b)``: node ids joined by ``contradicts``, ``b`` to go
     first) whose pair disagrees on a value the question asks for: a term of the question is in
     a clause of the earlier-valid one of the two that gives a value the other gives anew
     (:func:`engramdb.changes.changed_clauses`), of the sort the question asks for when its form
-    says (:func:`engramdb.changes.asked_sorts`: "when do I take my vitamins?" asks for no dose);
-    or the question names a measure of the sort of such a value ("what was my dose before it went
-    up?": :func:`engramdb.changes.asked_measures`).
+    says (:func:`engramdb.changes.asked_sorts`: "when do I take my vitamins?" asks for no dose,
+    "what street is my apartment on?" for no rent); or the question names a measure of the sort
+    and unit of such a value and no other thing ("what was my dose before it went up?":
+    :func:`engramdb.changes.asked_measures`, :func:`engramdb.changes.names_other_thing`; not
+    "what's my grocery budget?" of a rent raise).
+    Returns those nodes, and of them those whose value the question's form or measure asks for
+    (a time, date or amount: it answers what the earlier one answered): "what do I have for
+    breakfast?" holds a word of "I take 10 mg of lisinopril every morning with breakfast", which
+    "My doctor raised my lisinopril to 20 mg." changes, but asks for no dose.
     "How many milligrams of my antidepressant do I take?" asks for the dose of "I take 50 mg of
     sertraline every morning. Can you remind me to refill it?", which "I'm on 75 mg of sertraline
     now" changes though it shares no word with the question; "where do I live?" asks for nothing
     "The landlord raised my rent to $1,550" changes in "I live in Oakland. My rent is $1,400 a
     month." """
     if not pairs:
+        return set(), set()
+    state, vf, query = ctx.state, ctx.state.cols.valid_from, ctx.request.query
+    nodes = sorted({x for p in pairs for x in p})
+    text = {n: rec["text"] if rec else "" for n, rec in zip(nodes, state.records(nodes, "reading contradicting memories"))}
+    asked, sorts, out, confirmed = set(terms), asked_sorts(query), set(), set()
+    measures = [(frozenset({sort}), units) for sort, units in asked_measures(query)
+                if sorts is None or sort in sorts]
+    for a, b in pairs:
+        e, l = (b, a) if said_after(vf[a], a, vf[b], b) else (a, b)
+        if any(changed_clauses(text[e], text[l], sort, units) for sort, units in measures) and \
+                not names_other_thing(query, text[e], text[l]):
+            out.add(b)
+            confirmed.add(b)
+        elif any(asked.intersection(tokenize(c)) for c in changed_clauses(text[e], text[l], sorts)):
+            out.add(b)
+            if sorts is not None:
+                confirmed.add(b)
+    return out, confirmed
+
+
+def _value_changes(ctx: RecallContext, pairs: list[tuple[int, int]]) -> set[int]:
+    """The nodes ``b`` of ``pairs`` (as :func:`_asks_changed_value`'s) whose pair disagrees on a
+    time, date or amount (:func:`engramdb.changes.changed_clauses`): "Standup moved to 10:00." of
+    "Standup is at 9:30 and Priya leads it.", no answer to "who leads standup?"."""
+    if not pairs:
         return set()
     state, vf = ctx.state, ctx.state.cols.valid_from
     nodes = sorted({x for p in pairs for x in p})
     text = {n: rec["text"] if rec else "" for n, rec in zip(nodes, state.records(nodes, "reading contradicting memories"))}
-    asked, sorts, out = set(terms), asked_sorts(ctx.request.query), set()
-    measures = [(frozenset({sort}), units) for sort, units in asked_measures(ctx.request.query)
-                if sorts is None or sort in sorts]
+    out = set()
     for a, b in pairs:
         e, l = (b, a) if said_after(vf[a], a, vf[b], b) else (a, b)
-        if (any(asked.intersection(tokenize(c)) for c in changed_clauses(text[e], text[l], sorts))
-                or any(changed_clauses(text[e], text[l], sort, units) for sort, units in measures)):
+        if changed_clauses(text[e], text[l]):
             out.add(b)
     return out
 

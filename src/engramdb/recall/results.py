@@ -21,8 +21,7 @@
   ``empty_window`` when the question names a time from which no memory passing the filters is
   stored (:func:`engramdb.recall.seeds.window_holds_nothing`);
 - warnings: ``contradicts`` pairs touching the hits, at most ``slots.WARNINGS_PER_HIT`` per hit
-  with a memory that is no hit (``slots.contradiction_warnings``); with a text query, only
-  those of hits that answer it (:func:`_warned_about`).
+  with a memory that is no hit (``slots.contradiction_warnings``).
 
 Two caches keep repeated work off the hot path, neither changing an answer: the decoded record
 of each hit, with what a hit takes from it (``EngineState.record_cache``, valid for one record
@@ -247,7 +246,6 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     resolving = Relation.SUPERSEDES.code if filters.as_of is None else None
     warnings = contradiction_warnings(csr, hit_nids, c.state, known, c.ext_ids, Relation.CONTRADICTS.code,
                                       valid_from=c.valid_from, supersedes_code=resolving,
-                                      about=_warned_about(ctx, hits, hit_nids),
                                       ) if not contradicts_nodes(state, csr)[0].isdisjoint(hit_nids) else []
     return hits, hit_nids, gaps, warnings
 
@@ -313,20 +311,6 @@ def _cue_matched(ctx: RecallContext, rel: list[float], nids: list[int]) -> list[
         if match:
             rel = [max(r, match.get(n, 0.0)) for r, n in zip(rel, nids)]
     return rel
-
-
-def _warned_about(ctx: RecallContext, hits: list, hit_nids: list[int]) -> list[int] | None:
-    """The hits whose ``contradicts`` pairs a recall with a text query names in its warnings:
-    those at or above the relevance threshold, and the statements ranking ordered as a change
-    asked about (``ctx.extra["later_of"]``: the one put first and the one it changes); None (every
-    hit) without a text query. A hit that answers nothing has no disagreement worth a warning:
-    "what is my favourite colour?" named a dose and a rent that changed, the only memories of a
-    small store and so its hits."""
-    if ctx.request.query is None:
-        return None
-    threshold = ctx.request.relevance[1]
-    asked = {n for later, chain in (ctx.extra.get("later_of") or {}).items() if later in hit_nids for n in chain}
-    return [n for h, n in zip(hits, hit_nids) if h.relevance >= threshold or n in asked]
 
 
 def _lent_relevance(ctx: RecallContext, hits: list, hit_nids: list[int], rel: list[float],
