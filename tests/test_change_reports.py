@@ -12,7 +12,7 @@ import pytest
 import engramdb
 from engramdb import changes
 from engramdb.changes import (asked_measures, asked_sorts, change_report, changed_clauses, changes_value,
-                              names_other_thing)
+                              names_other_thing, only_value_changed)
 from engramdb.facts import conflict, subject_key, subject_of
 
 T0 = 1_700_000_000.0
@@ -956,6 +956,23 @@ def test_a_question_for_a_person_place_or_thing_gets_the_statement_a_time_or_amo
     street statement's relevance; a change of a time, date or amount answers a question for one."""
     with _value_changed(tmp_path, earlier, later) as mem:
         assert mem.recall(question, k=2, now="2025-12-01", reinforce=False).hits[0].id == first
+
+
+def test_a_change_of_a_value_and_of_something_else_is_no_value_change_alone(tmp_path):
+    """The rule above is for a change that names nothing but its new value: "Standup moved to
+    10am and to room 5C." answers "where is standup?" over "Standup is at 9:30 in room 4B."."""
+    assert only_value_changed("Yoga class is at 6pm at the Riverside studio with Karen.", "Yoga class moved to 7pm.")
+    assert only_value_changed("user: Standup is at 9:30am on Mondays.", "user: Standup moved to Thursdays at 2pm.")
+    assert not only_value_changed("Standup is at 9:30 in room 4B.", "Standup moved to 10am and to room 5C.")
+    assert not only_value_changed("I live in Boston.", "We moved to Denver.")   # no time, date or amount
+    mem = engramdb.open(tmp_path / "s", embedder="hashing")
+    msgs = [("Standup is at 9:30 in room 4B.", "2025-03-01"), ("We went hiking at Blue Hills on Saturday.", "2025-03-05"),
+            ("Standup moved to 10am and to room 5C.", "2025-06-02")]
+    with mem:
+        assert mem.add_conversation([{"role": "user", "content": t, "created_at": at} for t, at in msgs],
+                                    session="s")["changed"] == [["s:3", "s:1"]]
+        for question in ("where is standup?", "which room is standup in?"):
+            assert mem.recall(question, k=2, now="2025-12-01", reinforce=False).hits[0].id == "s:3"
 
 
 @pytest.mark.parametrize("question", ["what do I have for breakfast?", "what do I take before breakfast?"])

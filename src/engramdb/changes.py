@@ -65,7 +65,7 @@ from .speakers import PERSON_NOUNS, labelled
 from .standing import changes_standing, standing
 
 __all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "asked_measures", "asked_sorts", "change_report", "changed_clauses",
-           "changes_value", "gives_value", "named_stems", "names_other_thing", "word_stems"]
+           "changes_value", "gives_value", "named_stems", "names_other_thing", "only_value_changed", "word_stems"]
 
 #: Verbs that report a value changed to another (all forms the rule reads).
 CHANGE_VERBS = frozenset(
@@ -659,6 +659,30 @@ def names_other_thing(question: str, earlier: str, later: str) -> bool:
     changed, "what was my dose before it went up?" names nothing else."""
     named = _content_stems(question) - _ASKED_GENERIC
     return bool(named) and named.isdisjoint(_content_stems(earlier) | _content_stems(later))
+
+
+#: Words that say a time or date, and speaker labels: no thing a statement names
+#: (:func:`only_value_changed`).
+_VALUE_WORDS = frozenset(_stem(w) for w in (
+    "january february march april may june july august september october november december jan feb mar apr jun jul "
+    "aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays "
+    "thursdays fridays saturdays sundays am pm noon midnight morning afternoon evening night user assistant".split()))
+
+
+def only_value_changed(earlier: str, later: str) -> bool:
+    """Whether ``later`` gives anew a time, date or amount of ``earlier`` (:func:`changed_clauses`)
+    and names nothing else that ``earlier`` does not: "Yoga class moved to 7pm." of "Yoga class
+    is at 6pm at the Riverside studio with Karen." (the rest of what was said is in the earlier
+    one), not "Standup moved to 10am and to room 5C." of "Standup is at 9:30 in room 4B."."""
+    if not changed_clauses(earlier, later):
+        return False
+    # the later one's times, dates and amounts of a unit the earlier one has are the value; the
+    # rest ("room 5C" beside "room 4B") is something it names
+    held = {u for sort, u, _v in _values(earlier) if sort == "amount"}
+    rest = _DATE.sub(" ", _TIME.sub(" ", later))
+    rest = _AMOUNT.sub(lambda m: " " if (got := _amount_value(m)) is not None and any(
+        _kin_units(got[0], u) for u in held) else m.group(0), rest)
+    return not (_content_stems(rest) - _ASKED_GENERIC - _content_stems(earlier) - _VALUE_WORDS)
 
 
 #: Words of a story, dream, joke or game anywhere in a report: no change of the speaker's value.

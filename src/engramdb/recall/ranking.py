@@ -50,7 +50,7 @@ from typing import Iterator
 
 import numpy as np
 
-from ..changes import asked_measures, asked_sorts, changed_clauses, names_other_thing
+from ..changes import asked_measures, asked_sorts, changed_clauses, names_other_thing, only_value_changed
 from ..chatter import QUESTION
 from ..kernels import registry
 from ..speakers import named_speaker
@@ -440,8 +440,9 @@ def _asks_changed_value(ctx: RecallContext, terms: list[str],
 
 def _value_changes(ctx: RecallContext, pairs: list[tuple[int, int]]) -> set[int]:
     """The nodes ``b`` of ``pairs`` (as :func:`_asks_changed_value`'s) whose pair disagrees on a
-    time, date or amount (:func:`engramdb.changes.changed_clauses`): "Standup moved to 10:00." of
-    "Standup is at 9:30 and Priya leads it.", no answer to "who leads standup?"."""
+    time, date or amount and nothing else (:func:`engramdb.changes.only_value_changed`):
+    "Standup moved to 10:00." of "Standup is at 9:30 and Priya leads it.", no answer to "who
+    leads standup?"."""
     if not pairs:
         return set()
     state, vf = ctx.state, ctx.state.cols.valid_from
@@ -450,7 +451,7 @@ def _value_changes(ctx: RecallContext, pairs: list[tuple[int, int]]) -> set[int]
     out = set()
     for a, b in pairs:
         e, l = (b, a) if said_after(vf[a], a, vf[b], b) else (a, b)
-        if changed_clauses(text[e], text[l]):
+        if only_value_changed(text[e], text[l]):
             out.add(b)
     return out
 
