@@ -484,3 +484,22 @@ def test_a_past_time_no_home_statement_holds_is_left_to_recall(tmp_path):
             "Work at Hooli is fine.", "Last year I lived in Austin.", "I live in Denver."]], session="u")
         hits = mem.recall("Where did I live in 2023?", k=3, reinforce=False).hits
         assert hits[0].id != "u:6"
+
+
+@pytest.mark.parametrize("text,value", [
+    ("Big news: I accepted an offer at Stripe, I start on June 1.", ("stripe",)),
+    ("I accepted the offer with Acme Corp.", ("acme", "corp.")),
+    ("I work at Stripe, I love it.", ("stripe",)),
+    ("I live in Boston, I think.", ("boston",)),
+])
+def test_an_offer_at_a_company_is_the_employer_and_a_name_ends_before_i(text, value):
+    """A fresh user's "I accepted an offer at Stripe, I start on June 1." changed no employer
+    ("offer from" was read, "offer at" not; and "Stripe, I" was read as one name)."""
+    assert [(s.relation, s.value) for s in standings(text)][-1][1] == value
+
+
+def test_an_offer_at_a_company_changes_the_employer():
+    assert changes_value("user: Big news: I accepted an offer at Stripe, I start on June 1.",
+                         "user: I work at Google as a data engineer.")
+    assert not standings("We accepted an offer at $500k for the house.")
+    assert standings("I live in Washington, D.C.")[0].value == ("washington", "d.c.")

@@ -19,7 +19,7 @@ based / settled in, based out of, a resident of, "my home (house, apartment) is 
 working at or for, employed at or by, "my employer (company) is", "I'm a <role> at" (an
 occupation: not a regular, member, customer, fan, sucker, nor a former one). Or a report that
 it changed: moved or relocated to (optionally "back", "from <old name>", "then (back) to <name>");
-started a new job at, took a job or position with, accepted a (job) offer from (not one on a
+started a new job at, took a job or position with, accepted a (job) offer from or at (not one on a
 house or for a card), was hired at, joined <name> as <an occupation>, "(my) new job at". Of each
 relation the one said last counts ("I moved to Seattle last year but now I live in Portland").
 Not read: a clause negated, planned, wished or conditional (a word of
@@ -70,9 +70,9 @@ class Standing(NamedTuple):
 _S = r"[^\S\n]+"
 #: A name: up to six words, read generously here and cut by :func:`_name` to its capitalised
 #: run ("Boston with my wife" -> Boston; "Bank of America", "Portland, Oregon", "St. Louis",
-#: "Łódź"); "the" before it dropped.
+#: "Łódź"); "the" before it dropped; "I" after it is none of it ("at Stripe, I start on June 1").
 _CAP = r"(?-i:[^\W\d_a-z])[\w'’.&-]*"   # a word that opens with a letter other than a-z (A-Z, Ł, Ö, ...)
-_NAME = rf"(?:the{_S})?({_CAP}(?:,?{_S}(?:{_CAP}|(?:of|the|de|la|del|da|von|van|&)(?=(?:{_S}(?:the|la|de))?{_S}{_CAP}))){{0,5}})"
+_NAME = rf"(?:the{_S})?({_CAP}(?:,?{_S}(?!I(?!\w))(?:{_CAP}|(?:of|the|de|la|del|da|von|van|&)(?=(?:{_S}(?:the|la|de))?{_S}{_CAP}))){{0,5}})"
 #: Words that may join the capitalised words of one name ("Bank of America", "Procter & Gamble").
 _JOINERS = frozenset("of the de la del da do du von van & upon am".split())
 #: Abbreviations a name may hold, whose full stop it keeps ("St. Louis", "Washington, D.C.").
@@ -115,7 +115,7 @@ _VERBS = {
         (("work as", "working as"), False,
          rf"\b(?:work|working){_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}}?){_S}(?:at|for|with){_S}NAME"),
         (("job at", "job with", "job for", "position at", "position with", "role at", "role with", "offer from",
-          "hired"), True,
+          "offer at", "offer with", "hired"), True,
          rf"\b(?:(?:started|start|began){_S}(?:a{_S}|my{_S})?(?:new{_S})?(?:job|position|role|working)"
          rf"|(?:got|took|accepted|landed){_S}(?:a|an|the){_S}(?:new{_S})?(?:job|position|role|job{_S}offer)"
          rf"|accepted{_S}(?:an|the){_S}offer|(?:(?:was|got|been){_S})?hired){_S}(?:at|with|for|by|from){_S}NAME"),
