@@ -487,19 +487,20 @@ def test_a_past_time_no_home_statement_holds_is_left_to_recall(tmp_path):
 
 
 @pytest.mark.parametrize("text,value", [
-    ("Big news: I accepted an offer at Stripe, I start on June 1.", ("stripe",)),
-    ("I accepted the offer with Acme Corp.", ("acme", "corp.")),
+    ("I accepted a job offer from Stripe, I start on June 1.", ("stripe",)),
     ("I work at Stripe, I love it.", ("stripe",)),
     ("I live in Boston, I think.", ("boston",)),
+    ("I live in Washington, D.C.", ("washington", "d.c.")),
 ])
-def test_an_offer_at_a_company_is_the_employer_and_a_name_ends_before_i(text, value):
-    """A fresh user's "I accepted an offer at Stripe, I start on June 1." changed no employer
-    ("offer from" was read, "offer at" not; and "Stripe, I" was read as one name)."""
-    assert [(s.relation, s.value) for s in standings(text)][-1][1] == value
+def test_a_name_ends_before_i(text, value):
+    """A fresh user's "... at Stripe, I start on June 1." was read as the employer "Stripe, I"."""
+    assert standings(text)[-1].value == value
 
 
-def test_an_offer_at_a_company_changes_the_employer():
-    assert changes_value("user: Big news: I accepted an offer at Stripe, I start on June 1.",
-                         "user: I work at Google as a data engineer.")
-    assert not standings("We accepted an offer at $500k for the house.")
-    assert standings("I live in Washington, D.C.")[0].value == ("washington", "d.c.")
+@pytest.mark.parametrize("text", ["I accepted an offer at Target for 20% off my next order.",
+                                  "I accepted an offer at Carvana for my old Honda, $9,000.",
+                                  "We accepted an offer at $500k for the house."])
+def test_an_offer_at_a_shop_is_no_employer(text):
+    """A hostile pass on a rule that read "accepted an offer at <Name>" as a new employer
+    (withdrawn): Target's discount replaced Google as the employer."""
+    assert not standings(text)

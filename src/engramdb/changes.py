@@ -65,7 +65,8 @@ from .speakers import PERSON_NOUNS, labelled
 from .standing import changes_standing, standing
 
 __all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "asked_measures", "asked_sorts", "change_report", "changed_clauses",
-           "changes_value", "gives_value", "named_stems", "names_other_thing", "only_value_changed", "word_stems"]
+           "changes_value", "gives_value", "named_stems", "names_other_thing", "only_value_changed",
+           "shares_value", "word_stems"]
 
 #: Verbs that report a value changed to another (all forms the rule reads).
 CHANGE_VERBS = frozenset(
@@ -587,17 +588,21 @@ def _content_stems(text: str) -> frozenset[str]:
 #: open a subordinate clause ("while", "which", "where", "whereas").
 _SUBCLAUSE = re.compile(rf"(?:{_CLAUSE_MARKS}|\b(?:and|so|then|but|while|which|where|whereas)\b)", re.I)
 #: Questions for a time or date, and for a quantity (:func:`asked_sorts`).
-_ASKS_WHEN = re.compile(r"^\W*(?:\w+:\s*)?(?:when|what\s+time|what\s+day|what\s+date|which\s+day|at\s+what\s+time)\b",
-                        re.I)
-#: Questions for a person, a place or a thing named ("what street ...?"; :func:`asked_sorts`
-#: reads a measure noun after "what" / "which" as asking for its value instead).
+_ASKS_WHEN = re.compile(r"^\W*(?:\w+:\s*)?(?:when|(?:at\s+|on\s+|in\s+)?(?:what|which)\s+(?:times?|days?|dates?|weekdays?|"
+                        r"months?|years?|weeks?|hours?|seasons?|nights?|evenings?|mornings?))\b", re.I)
+#: Questions for a person, a place or a thing known by its name ("who leads standup?", "where is
+#: yoga?", "what street is my apartment on?", "which airline am I flying?"; :func:`asked_sorts`),
+#: not "what floor", "what speed", "what night": a noun after "what" may name a value.
 _ASKS_OTHER = re.compile(
-    r"^\W*(?:\w+:\s*)?(?:who|whom|whose|where|(?:what|which)\s+(?!(?:is|are|was|were|am|do|does|did|will|would|"
-    r"can|could|should|shall|may|might|must|has|have|had|i|i'm|my|our|your|their|his|her|its|it|the|a|an|this|"
-    r"that|these|those|we|you|they|he|she|else|if|about)\b)([a-z]+))\b", re.I)
+    r"^\W*(?:\w+:\s*)?(?:who|whom|whose|where|(?:what|which)\s+(?:street|road|avenue|city|town|country|state|"
+    r"neighbou?rhood|address|building|restaurant|cafe|bar|hotel|school|university|college|company|employer|"
+    r"airline|brand|store|shop|studio|gym|clinic|hospital|doctor|dentist|teacher|coach|person|friend|team|"
+    r"language|book|movie|song|show|car|colou?r|breed)s?)\b", re.I)
 _ASKS_NAME = re.compile(r"\b(?:names?|called)\b", re.I)   # "what is the name of the kids' dentist?"
 _ASKS_HOW_MUCH = re.compile(r"\bhow\s+(?:much|many|long|often|far|old|big|heavy)\b|"
-                            r"\bwhat\s+(?:dose|dosage|amount|price|percentage|rate)\b", re.I)
+                            r"\b(?:what|which)\s+(?:dose|dosage|amount|price|percentage|percent|rate|cost|fee|"
+                            r"temperature|weight|height|age|score|speed|distance|salary|wage|number|size|level|limit|"
+                            r"budget|total|balance|quantity)\b", re.I)
 
 
 def _sort(value: tuple[str, str, str]) -> str:
@@ -609,15 +614,15 @@ def _sort(value: tuple[str, str, str]) -> str:
 def asked_sorts(question: str) -> frozenset[str] | None:
     """The sorts of value ``question`` asks for: ``{"time", "date"}`` for "when ...?", "what
     time ...?", ``{"amount"}`` for "how much / many / long ...?", "what dose ...?"; none (the
-    empty set) for a person, a place, a name or a thing it names ("who leads standup?", "where is
-    the conference?", "what street is my apartment on?", "what is the dentist's name?"); None
-    when its form does not say ("what do I take?", "what is my rent?")."""
+    empty set) for a person, a place or a thing known by its name ("who leads standup?", "where
+    is the conference?", "what street is my apartment on?", "what is the dentist's name?"); None
+    when its form does not say ("what do I take?", "what is my rent?", "what floor is my office
+    on?": a noun after "what" may name a value)."""
     if _ASKS_WHEN.search(question):
         return frozenset({"time", "date"})
     if _ASKS_HOW_MUCH.search(question):
         return frozenset({"amount"})
-    m = _ASKS_OTHER.search(question)
-    if (m and (m.group(1) is None or m.group(1).lower() not in MEASURE_NOUNS)) or _ASKS_NAME.search(question):
+    if _ASKS_OTHER.search(question) or _ASKS_NAME.search(question):
         return frozenset()
     return None
 
@@ -667,6 +672,13 @@ _VALUE_WORDS = frozenset(_stem(w) for w in (
     "january february march april may june july august september october november december jan feb mar apr jun jul "
     "aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays "
     "thursdays fridays saturdays sundays am pm noon midnight morning afternoon evening night user assistant".split()))
+
+
+def shares_value(text: str, other: str) -> bool:
+    """Whether ``text`` names a time, date or amount that ``other`` gives ("where should I be at
+    8pm?" and "Trivia night moved to 8pm.")."""
+    theirs = _values(other)
+    return any(_equal(v, w) for v in _values(text) for w in theirs)
 
 
 def only_value_changed(earlier: str, later: str) -> bool:
@@ -767,10 +779,10 @@ def _changes_value(new: str, old: str, old_said_after: bool) -> bool:
             return False
     # the old values of that sort and quantity ("500 mg" against "1 g"; "1 hr" is "60 min")
     same = {_canonical(w): w for w in _values(old) if w[0] == sort and _kin_units(w[1], unit)}
-    if len(same) != 1 or _canonical((sort, unit, value)) in same:
+    if len(same) != 1 or any(_equal((sort, unit, value), w) for w in same.values()):
         return False
     was = next(iter(same.values()))
-    if report.was is None and _canonical(was) in {_canonical(w) for w in _values(new)}:
+    if report.was is None and any(_equal(was, w) for w in _values(new)):
         return False   # it gives the old value too: "20 mg at night and 10 mg in the morning" restates "10 mg"
     if report.was is not None and report.was[0] == sort:   # "from 3:30 to 1pm" changes no "at 3pm"
         return _same_value(report.was, was)
@@ -794,8 +806,20 @@ def _same_value(a: tuple[str, str, str], b: tuple[str, str, str]) -> bool:
     if a[0] == "time" == b[0]:
         (ha, ma), (hb, mb) = (map(int, a[2].split(":")), map(int, b[2].split(":")))
         return ma == mb and ha % 12 == hb % 12
-    return (a[1:] == b[1:] or (a[0] == "amount" and a[2] == b[2] and not a[1])
-            or (a[0] == b[0] and _canonical(a) == _canonical(b)))
+    return a[1:] == b[1:] or (a[0] == "amount" and a[2] == b[2] and not a[1]) or _equal(a, b)
+
+
+def _equal(a: tuple[str, str, str], b: tuple[str, str, str]) -> bool:
+    """Whether two values are one: the same, or amounts in two units of one quantity that differ
+    by at most 2% ("10 km" and "6.2 miles", said rounded; "1 g" and "1000 mg")."""
+    if a[0] != b[0]:
+        return False
+    if a[1:] == b[1:]:
+        return True
+    ca, cb = _canonical(a), _canonical(b)
+    if a[0] != "amount" or a[1] == b[1] or ca[1] != cb[1] or a[1] not in _UNIT_SIZE:
+        return False
+    return abs(ca[2] - cb[2]) <= 0.02 * max(abs(ca[2]), abs(cb[2]))
 
 
 #: Units of one quantity, each with its size in the quantity's first unit here: a change said

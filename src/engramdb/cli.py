@@ -411,7 +411,8 @@ def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate,
         console.print(f"[yellow]gap[/]: {g.reason}: {_plain(g.detail)}")
     for w in res.warnings:
         console.print(f"[red]contradiction[/]: {_plain(w.source)} ({w.source_state.value}) contradicts "
-                      f"{_plain(w.target)} ({w.target_state.value})")
+                      f"{_plain(w.target)} ({w.target_state.value})"
+                      + (f"; later: {_plain(w.later)}" if w.later is not None else ""))
 
 
 @main.command()

@@ -930,7 +930,8 @@ def restates(text: str, old: str, new: str) -> bool:
       two parties, I and you, are one), and when the sentence of ``old`` that holds the value
       has a subject other than I or you ("My husband works 40 hours", "He owns 3 bikes"),
       ``text`` names it too;
-    - ``text`` is no question, negates as that sentence does ("He no longer owns 6 bikes" is
+    - ``text`` is no question (its sentences that ask are read past: "Got it: metformin 500 mg
+      each morning. Want a refill reminder?"), negates as that sentence does ("He no longer owns 6 bikes" is
       not restated by "He owns 6 bikes"), and puts nothing in the past or the future ("was",
       "before", "used to"; "will", "should": :data:`NOT_PRESENT`).
 
@@ -951,8 +952,11 @@ def restates(text: str, old: str, new: str) -> bool:
     >>> restates("Noted, aspirin 100 mg.", "I take metformin 500 mg and aspirin 100 mg.", "I take metformin 1000 mg.")
     False
     """
+    # its sentences that ask are read past ("Got it: lisinopril 10 mg each morning. Want a refill
+    # reminder?" restates the dose); a text of questions only restates nothing
+    text = without_questions(text)
     text, old, new = (x[label.end():] if (label := _LABEL.match(x)) is not None else x for x in (text, old, new))
-    if ends_in_question(text):
+    if not text.strip() or ends_in_question(text):
         return False
     toks_t = [t.lower() for t in tokens(text)]
     if any(w in _PAST or w in NOT_PRESENT for w in toks_t):

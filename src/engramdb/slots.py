@@ -49,6 +49,7 @@ import numpy as np
 
 from .errors import InvalidInputError
 from .speakers import LABELS, PERSON_NOUNS, looks_like_a_name
+from .temporal import said_after
 from .types import Contradiction, MemoryState, Relation, STATE_BY_CODE, _STATE_CODES
 
 __all__ = ["normalise", "normalise_attribute", "same_value", "slot_from_item", "rule_based_extractor", "slot_key",
@@ -662,7 +663,7 @@ def contradiction_warnings(csr, hit_nids: list[int], state: np.ndarray, alive: n
     per_hit : int
         Most pairs of one hit with a memory outside the hits.
     valid_from : ndarray of float64, shape (n,), optional
-        Valid-from times by nid (seconds).
+        Valid-from times by nid (seconds): which of each pair is later (``Contradiction.later``).
     supersedes_code : int, optional
         ``Relation.SUPERSEDES.code``.
 
@@ -696,8 +697,10 @@ def contradiction_warnings(csr, hit_nids: list[int], state: np.ndarray, alive: n
                 continue
             outside[u] = outside.get(u, 0) + 1
         seen.add((src, tgt))
+        later = None if valid_from is None else src if said_after(valid_from[src], src, valid_from[tgt], tgt) else tgt
         out.append(Contradiction(ext_ids[src], ext_ids[tgt], STATE_BY_CODE[int(state[src])],
-                                 STATE_BY_CODE[int(state[tgt])], src in hits, tgt in hits))
+                                 STATE_BY_CODE[int(state[tgt])], src in hits, tgt in hits,
+                                 None if later is None else ext_ids[later]))
     return out
 
 

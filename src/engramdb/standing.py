@@ -19,7 +19,7 @@ based / settled in, based out of, a resident of, "my home (house, apartment) is 
 working at or for, employed at or by, "my employer (company) is", "I'm a <role> at" (an
 occupation: not a regular, member, customer, fan, sucker, nor a former one). Or a report that
 it changed: moved or relocated to (optionally "back", "from <old name>", "then (back) to <name>");
-started a new job at, took a job or position with, accepted a (job) offer from or at (not one on a
+started a new job at, took a job or position with, accepted a (job) offer from (not one on a
 house or for a card), was hired at, joined <name> as <an occupation>, "(my) new job at". Of each
 relation the one said last counts ("I moved to Seattle last year but now I live in Portland").
 Not read: a clause negated, planned, wished or conditional (a word of
@@ -115,7 +115,7 @@ _VERBS = {
         (("work as", "working as"), False,
          rf"\b(?:work|working){_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}}?){_S}(?:at|for|with){_S}NAME"),
         (("job at", "job with", "job for", "position at", "position with", "role at", "role with", "offer from",
-          "offer at", "offer with", "hired"), True,
+          "hired"), True,
          rf"\b(?:(?:started|start|began){_S}(?:a{_S}|my{_S})?(?:new{_S})?(?:job|position|role|working)"
          rf"|(?:got|took|accepted|landed){_S}(?:a|an|the){_S}(?:new{_S})?(?:job|position|role|job{_S}offer)"
          rf"|accepted{_S}(?:an|the){_S}offer|(?:(?:was|got|been){_S})?hired){_S}(?:at|with|for|by|from){_S}NAME"),
@@ -367,12 +367,12 @@ STANDING_WORDS = {"home": tuple(dict.fromkeys(tokenize("live living reside resid
 #: past one (:data:`_ASKS_PAST`).
 _ASKS_FOR = {
     "home": re.compile(r"\b(?:where|what|which)\b[^?]*?\b(?:i|we)\b[^?]*?\b(?:live|living|based|staying|reside)\b"
-                       r"|\b(?:my|our)\s+(?:home|address|hometown|current\s+city)\b"
+                       r"|\b(?:my|our)\s+(?:(?:old|previous|former|new)\s+)?(?:home|address|hometown|current\s+city)\b"
                        r"|\b(?:what|which)\s+(?:city|town|country|neighbou?rhood)\s+(?:am\s+i|are\s+we)\s+"
                        r"(?:in|living|staying|based)\b(?!\s+(?:the|a|an|my|our|your|for|of)\b)", re.I),
     "employer": re.compile(r"\b(?:where|what|which|who)\b[^?]*?\b(?:i|we)\b[^?]*?\b(?:work|working|employed)\b"
                            r"(?!\s+(?:on|out)\b)|\b(?:what|which)\s+(?:company|employer|firm)\b"
-                           r"|\b(?:my|our)\s+(?:employer|company|job|workplace)\b|\bwho\s+(?:employs|hired)\s+(?:me|us)\b",
+                           r"|\b(?:my|our)\s+(?:(?:old|previous|former|new)\s+)?(?:employer|company|job|workplace)\b|\bwho\s+(?:employs|hired)\s+(?:me|us)\b",
                            re.I),
 }
 _ASKS_PAST = re.compile(r"\b(?:did|didn't|was|were|used|before|ever|previously|formerly|earlier|ago|first|originally|"
@@ -417,7 +417,7 @@ _ONLY_WORDS = frozenset(
     "in at for to from of a an the by currently current now these days today nowadays presently "
     "right moment still live lives living based staying reside residing city town country state place "
     "neighborhood neighbourhood home address hometown work works working employed employer employs company "
-    "firm job workplace hired".split())
+    "firm job workplace hired old previous former new before earlier prior".split())
 _QUESTION_WORD = re.compile(r"[\w'’]+")
 _DOES = re.compile(r"\b(?:do|does|did)\s+(?:i|we)\s+(?:\w+\s+)?do\b", re.I)
 

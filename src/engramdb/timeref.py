@@ -15,8 +15,8 @@ What is recognised (case-insensitive unless noted):
 * Months: ``May 2023``, ``in May 2023``, ``early|mid|late May 2023`` (days 1-10, 10-20,
   20-end), ``the beginning|middle|end of May 2023``, ``the first|second half of May 2023``,
   ``the second week of November``, ``the first weekend of August 2023``. A month without a
-  year needs ``in``, ``during``, ``throughout``, ``over``, ``last``, ``this``, ``past``,
-  ``previous`` or one of those qualifiers before it and resolves to the latest such month at
+  year needs ``in``, ``during``, ``throughout``, ``over``, ``as of``, ``last``, ``this``,
+  ``past``, ``previous`` or one of those qualifiers before it and resolves to the latest such month at
   or before the reference day (``last May``: strictly before the reference month). The verb
   "may" is protected: a lowercase ``may`` (and a lowercase abbreviation such as ``mar``) is a
   month only with a year after it (``may 2023``, ``may 3, 2023``).
@@ -264,10 +264,10 @@ _BRANCHES: list[tuple[str, str, set[str]]] = [
     ("date", _date(""), {"#"} | set(_MONTHS)),
     # Month, optionally qualified and with a year; not when a day number follows.
     ("month",
-     rf"\b(?:(?P<mp>in|during|throughout|over|last|this|past|previous)\s+)?"
+     rf"\b(?:(?P<mp>in|during|throughout|over|last|this|past|previous|as\s+of)\s+)?"
      rf"(?:the\s+month\s+of\s+)?(?:(?P<mq>{_MONTH_QUAL})(?:\s*-\s*|\s+))?{_MON.format('mm')}"
      rf"(?!\s+[0-3]?\d(?:st|nd|rd|th)?\b(?![:.]\d))(?:{_SEP}(?:of\s+)?{_YEAR.format('my')})?",
-     _PREP | {"the", "early", "mid", "late", "first", "second", "third", "fourth", "#"}
+     _PREP | {"as", "the", "early", "mid", "late", "first", "second", "third", "fourth", "#"}
      | set(_MONTHS)),
     ("season",
      rf"\b(?:(?P<sp>in|during|throughout|over|last|this|past|previous)\s+)?"

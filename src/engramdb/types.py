@@ -468,9 +468,12 @@ class Gap:
 class Contradiction:
     """Two memories joined by a ``contradicts`` edge, at least one of them among the hits.
 
-    ``source -> target`` is the stored edge; ``*_state`` are the memories' states and
-    ``*_in_hits`` say which of them the recall returned (the other may be hidden, e.g.
-    superseded).
+    ``source -> target`` is the stored edge, whose direction says which memory the write path
+    read as changing the other, not which is newer (a report may be linked to a statement said
+    after it); ``later`` is the id of the one valid later (later ``valid_from``; of two valid
+    from the same time, the one stored later), the value that holds; ``*_state`` are the
+    memories' states and ``*_in_hits`` say which of them the recall returned (the other may be
+    hidden, e.g. superseded).
     """
 
     source: str
@@ -479,11 +482,12 @@ class Contradiction:
     target_state: MemoryState
     source_in_hits: bool
     target_in_hits: bool
+    later: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"source": self.source, "target": self.target, "source_state": self.source_state.value,
                 "target_state": self.target_state.value, "source_in_hits": self.source_in_hits,
-                "target_in_hits": self.target_in_hits}
+                "target_in_hits": self.target_in_hits, "later": self.later}
 
 
 @dataclass(slots=True)

@@ -50,7 +50,8 @@ from typing import Iterator
 
 import numpy as np
 
-from ..changes import asked_measures, asked_sorts, changed_clauses, names_other_thing, only_value_changed
+from ..changes import (asked_measures, asked_sorts, changed_clauses, names_other_thing, only_value_changed,
+                       shares_value)
 from ..chatter import QUESTION
 from ..kernels import registry
 from ..speakers import named_speaker
@@ -296,12 +297,12 @@ def _held_in_windows(state, csr: CSRGraph, nodes: np.ndarray, windows: list, fil
 
 
 #: A question for the value a change replaced ("when was standup before it moved?", "what was my
-#: old address?", "where did I live previously?"; not "what do I take before breakfast?": "before"
-#: a routine's moment is a time of day).
+#: old address?", "where did I live previously?", "where did I work before Stripe?"; not "what
+#: do I take before breakfast?": "before" a routine's moment is a time of day).
 _ASKS_BEFORE = re.compile(
-    r"\b(?:before(?=\W*$|\s+(?:it|the|that|this|my|our|your|his|her|their|its|i|we|you|he|she|they|then|now|"
-    r"moving|switching|changing|starting|getting|going)\b)|previously|formerly|originally|used\s+to|at\s+first|old|"
-    r"earlier|prior)\b", re.I)
+    r"\b(?:before(?=\W*$|\s+(?:(?-i:[A-Z])|(?:it|the|that|this|my|our|your|his|her|their|its|i|we|you|he|she|they|"
+    r"then|now|moving|switching|changing|starting|getting|going)\b))|previously|formerly|originally|used\s+to|"
+    r"at\s+first|old|earlier|prior)\b", re.I)
 
 
 def _current_first(ctx: RecallContext) -> None:
@@ -361,13 +362,15 @@ def _current_first(ctx: RecallContext) -> None:
     if not pairs:
         return
     kept = set()   # earlier ones put first for a question asking for a person, place or thing
-    if not past and ctx.request.query and _ASKS_BEFORE.search(ctx.request.query):
+    before = not past and bool(_ASKS_BEFORE.search(ctx.request.query))
+    if before:
         pairs = {(j, i) for i, j in pairs}   # "when was standup before it moved?": the earlier
         # (a time named, "before May", already says which: the statement valid then)
     elif not past and asked_sorts(ctx.request.query) == frozenset():
         # "who teaches my yoga class?": of two that disagree on a time, date or amount, the
         # earlier holds the rest of what was said ("Yoga class is at 6pm at the Riverside
-        # studio with Karen." above "Yoga class moved to 7pm.")
+        # studio with Karen." above "Yoga class moved to 7pm."; not when the question names the
+        # new value: "where should I be at 8pm?")
         valued = _value_changes(ctx, [(cn[i], cn[j]) for i, j in pairs])
         kept = {cn[i] for i, j in pairs if cn[j] in valued}
         pairs = {(j, i) if cn[j] in valued else (i, j) for i, j in pairs}
@@ -377,12 +380,14 @@ def _current_first(ctx: RecallContext) -> None:
     said |= kept
     lent = set(ctx.extra.get("later_of", {}).keys())   # the speaker's home or employer, asked for
     said |= lent
-    if not said.issuperset(later):   # ... or the value the two disagree on, asked for in other words
-        lifted, confirmed = _asks_changed_value(ctx, terms, [(cn[i], cn[j]) for i, j in pairs if cn[j] not in said])
-        said |= lifted
-        lent |= confirmed
-    if not said.issuperset(later) and (asked := asks_only_standing(
-            ctx.request.query, past=past, times=tuple(w.text for w in ctx.windows))):
+    # ... or the value the two disagree on, asked for in other words; one put first whose value
+    # the question's form or measure asks for is as relevant as the other ("what time is the
+    # swim lesson?", sharing words with "Swim lesson got moved to 5:30pm." too)
+    lifted, confirmed = _asks_changed_value(ctx, terms, [(cn[i], cn[j]) for i, j in pairs if cn[j] not in kept])
+    said |= lifted
+    lent |= confirmed
+    if not said.issuperset(later) and (asked := asks_only_standing(   # (before a change: a past one,
+            ctx.request.query, past=past or before, times=tuple(w.text for w in ctx.windows))):   # "my old address?")
         rest = [n for n in later if n not in said]   # ... or asked for (then, at a past time named)
         recs = state.records(rest, "reading contradicting memories")
         named = {n for n, rec in zip(rest, recs) if rec and asked & {s.relation for s in standings(rec["text"])}}
@@ -440,18 +445,18 @@ def _asks_changed_value(ctx: RecallContext, terms: list[str],
 
 def _value_changes(ctx: RecallContext, pairs: list[tuple[int, int]]) -> set[int]:
     """The nodes ``b`` of ``pairs`` (as :func:`_asks_changed_value`'s) whose pair disagrees on a
-    time, date or amount and nothing else (:func:`engramdb.changes.only_value_changed`):
-    "Standup moved to 10:00." of "Standup is at 9:30 and Priya leads it.", no answer to "who
-    leads standup?"."""
+    time, date or amount and nothing else (:func:`engramdb.changes.only_value_changed`), a value
+    the question does not name (:func:`engramdb.changes.shares_value`): "Standup moved to
+    10:00." of "Standup is at 9:30 and Priya leads it.", no answer to "who leads standup?"."""
     if not pairs:
         return set()
-    state, vf = ctx.state, ctx.state.cols.valid_from
+    state, vf, query = ctx.state, ctx.state.cols.valid_from, ctx.request.query
     nodes = sorted({x for p in pairs for x in p})
     text = {n: rec["text"] if rec else "" for n, rec in zip(nodes, state.records(nodes, "reading contradicting memories"))}
     out = set()
     for a, b in pairs:
         e, l = (b, a) if said_after(vf[a], a, vf[b], b) else (a, b)
-        if only_value_changed(text[e], text[l]):
+        if only_value_changed(text[e], text[l]) and not shares_value(query, text[l]):
             out.add(b)
     return out
 
