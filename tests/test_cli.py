@@ -174,3 +174,19 @@ def test_current_names_the_slot_as_profile_does(tmp_path):
     current = run("current", "--store", store, "Globex", "billing email").output
     profile = run("profile", "--store", store, "Globex").output
     assert "billing_email" in profile and "billing_email" in current and "billing email" not in current, current
+
+
+def test_a_chat_ingested_with_the_rule_extractor_fills_the_profile(tmp_path):
+    """A fresh user: a chat ingested by the CLI could never fill a profile (no option for the
+    slot extractor the Python API takes as SlotConfig(extractor=...))."""
+    store, chat = tmp_path / "s", tmp_path / "chat.jsonl"
+    chat.write_text("\n".join(json.dumps(m) for m in [
+        {"role": "user", "content": "I live in Boston and I work at Google.", "created_at": "2025-01-10T09:00:00Z"},
+        {"role": "user", "content": "We moved to Denver.", "created_at": "2025-07-01T09:00:00Z"}]) + "\n")
+    r = run("--slot-extractor", "rules", "ingest-chat", "--store", store, "--namespace", "me", chat)
+    assert r.exit_code == 0, r.output
+    r = run("current", "--store", store, "--namespace", "me", "--json", "user", "home_city")
+    assert r.exit_code == 0 and "Denver" in r.output, r.output
+    other = tmp_path / "t"   # without it, nothing is read
+    run("ingest-chat", "--store", other, "--namespace", "me", chat)
+    assert "Denver" not in run("current", "--store", other, "--namespace", "me", "user", "home_city").output

@@ -83,7 +83,12 @@ def _open(store: str, *, create: bool = False, embedder: str | None = None, dim:
     ctx = click.get_current_context(silent=True)
     root = (ctx.find_root().obj or {}) if ctx is not None else {}
     wait = float(root.get("wait", 0.0))
-    return engine.open(store, dim=dim, embedder=embedder, create=create, readonly=readonly,
+    config = None
+    if root.get("slot_extractor") == "rules":   # (a callable is no part of a store: given per process)
+        from .config import EngramConfig, SlotConfig
+        from .slots import rule_based_extractor
+        config = EngramConfig(slots=SlotConfig(extractor=rule_based_extractor))
+    return engine.open(store, dim=dim, embedder=embedder, config=config, create=create, readonly=readonly,
                        lock_timeout_s=0.0 if readonly else wait,
                        actor=_ledger_default_actor() if root.get("actor") is None else root["actor"])
 
@@ -212,10 +217,14 @@ def _slot_fields(opts: dict) -> dict:
 @click.option("--actor", default=None, metavar="NAME",
               help="Who makes this command's changes, as recorded in the audit ledger "
                    "(default: 'unspecified').")
+@click.option("--slot-extractor", type=click.Choice(["none", "rules"]), default="none", show_default=True,
+              help="Read a slot (subject, attribute, value) from each memory added without one: 'rules' is "
+                   "engramdb.slots.rule_based_extractor (\"I live in Z\", \"I work at Z\", \"X's Y is Z\"), as "
+                   "SlotConfig(extractor=...) in Python; give it to every command that writes.")
 @click.pass_context
-def main(ctx: click.Context, wait: float, actor: str | None) -> None:
+def main(ctx: click.Context, wait: float, actor: str | None, slot_extractor: str) -> None:
     """engramdb: an embedded recall engine for the long-term memory of AI agents."""
-    ctx.obj = {"wait": wait, "actor": actor}
+    ctx.obj = {"wait": wait, "actor": actor, "slot_extractor": slot_extractor}
 
 
 @main.command()
