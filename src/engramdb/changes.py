@@ -27,19 +27,18 @@ to 10am", "... in 2019") or at a place left ("At my old apartment ..."), or undo
 9:30am"); a story, dream or supposition ("Imagine the landlord raised ...").
 
 The earlier statement must name what was changed (every content word of it, but for the generic
-nouns of :data:`MEASURE_NOUNS` such as "dose" or "price" when others are named), be about the
-same party (no "My doctor raised my lisinopril" for "Dad takes ...", no "for Max" for another,
-no "their plan" of a company it does not name), state a standing value (no past event: "I
-bought the TV for $800"), and give exactly one value of the same sort (one time; one date; one
-number of the same unit, or of another unit of the same quantity: "500 mg" against "1 g", "40
-minutes" against "1 hour", "5 miles" against "10 km"), different from the new one: "I take 10
-mg of lisinopril and 5 mg of amlodipine" gives two values in mg, and which one changed is not
-said. A report of the speaker's
-thing changes no other person's ("our rent" / "My sister's rent is $1,500"); when the thing
-recurs (:data:`_OCCASIONS`) may be said by the report only, not otherwise by the two ("The
-evening standup" / "The morning standup"). A statement said after the report (the write path
-compares the two whichever was stored first) must state the present value, the speaker's own
-when the report is of theirs (:func:`changes_value`).
+nouns of :data:`MEASURE_NOUNS` such as "dose" or "price" when others are named), be about the same
+party (no "My doctor raised my lisinopril" for "Dad takes ...", no "for Max" for another, no "their
+plan" of a company it does not name), state a standing value (no past event: "I bought the TV for
+$800"), and give exactly one value of the same sort (one time; one date; one number of the same
+unit, or of another unit of the same quantity: "500 mg" against "1 g", "40 minutes" against "1
+hour", "5 miles" against "10 km"), different from the new one: "I take 10 mg of lisinopril and 5 mg
+of amlodipine" gives two values in mg, and which one changed is not said. A report of the speaker's
+thing changes no other person's ("our rent" / "My sister's rent is $1,500"); when the thing recurs
+(:data:`_OCCASIONS`) may be said by the report only, not otherwise by the two ("The evening
+standup" / "The morning standup"). A statement said after the report (the write path compares the
+two whichever was stored first) must state the present value, the speaker's own when the report is
+of theirs (:func:`changes_value`).
 
 Examples
 --------
@@ -485,9 +484,9 @@ def changes_value(new: str, old: str, *, old_said_after: bool = False) -> bool:
     ("Kind of stressed. The landlord raised my rent to $1,550." changes "I live in Oakland. My
     rent is $1,400 a month."; each sentence keeps the message's speaker label). The rule for
     two sentences: ``old`` names what changed and gives exactly one value of the new value's sort
-    and unit (or quantity: "500 mg" and "1 g"), a different one. ``old`` is read without its sentences that ask
-    (:func:`engramdb.facts.without_questions`: a fact and a request in one message are common;
-    a text of questions only changes nothing), and must speak of
+    and unit (or quantity: "500 mg" and "1 g"), a different one. ``old`` is read without its
+    sentences that ask (:func:`engramdb.facts.without_questions`: a fact and a request in one
+    message are common; a text of questions only changes nothing), and must speak of
     whose value the report changes ("My brother's landlord raised his rent to $1,800" changes
     no "My rent is $1,450"); be said by the same speaker when both texts name one ("Bob: ..."
     changes no "Alice: ..."); and not give its old value again ("20 mg at night and 10 mg in the
@@ -527,17 +526,17 @@ def changed_clauses(earlier: str, later: str, sorts: frozenset[str] | None = Non
                     units: frozenset[str] | None = None) -> tuple[str, ...]:
     """The clauses of ``earlier`` that give a value ``later`` gives anew: a clock time, date or
     quantity of the same sort (and unit: "$", "mg", "minute", or quantity: "1 g" of "500 mg") as
-    one of ``later``'s, but another one. The part of a statement that a later value replaces ("I take 50 mg of sertraline every
-    morning" of "I take 50 mg of sertraline every morning. Can you remind me to refill it?"
-    against "I'm on 75 mg of sertraline now"; "my rent is $1,400 a month" of "I live in Oakland
-    with 2 cats and my rent is $1,400 a month" against "The landlord raised my rent to $1,550":
-    not the cats, nor "my commute is 40 minutes" beside it). Clauses are split at sentence
-    ends (questions left out: they state no value), commas, semicolons, colons, dashes and
-    "and", "so", "then", "but", "while", "which", "where", "whereas" (not "because", nor
-    parentheses: "I'm on 10 mg of lisinopril because my blood pressure is high", "My blood
-    pressure pill (lisinopril) is 10 mg" say one claim). Of several such clauses, those that
-    name a content word of ``later`` ("my rent is $1,400" of "My rent is $1,400 and parking is
-    $100", against "The landlord raised my rent to $1,550"), when one does.
+    one of ``later``'s, but another one. The part of a statement that a later value replaces ("I
+    take 50 mg of sertraline every morning" of "I take 50 mg of sertraline every morning. Can you
+    remind me to refill it?" against "I'm on 75 mg of sertraline now"; "my rent is $1,400 a month"
+    of "I live in Oakland with 2 cats and my rent is $1,400 a month" against "The landlord raised
+    my rent to $1,550": not the cats, nor "my commute is 40 minutes" beside it). Clauses are split
+    at sentence ends (questions left out: they state no value), commas, semicolons, colons, dashes
+    and "and", "so", "then", "but", "while", "which", "where", "whereas" (not "because", nor
+    parentheses: "I'm on 10 mg of lisinopril because my blood pressure is high", "My blood pressure
+    pill (lisinopril) is 10 mg" say one claim). Of several such clauses, those that name a content
+    word of ``later`` ("my rent is $1,400" of "My rent is $1,400 and parking is $100", against "The
+    landlord raised my rent to $1,550"), when one does.
 
     Recall uses it to tell whether a question asks for the value two memories linked
     ``contradicts`` disagree on (its words are in such a clause) or for something else the

@@ -422,21 +422,16 @@ def _asks_changed_value(ctx: RecallContext, terms: list[str],
     now" changes though it shares no word with the question; "where do I live?" asks for nothing
     "The landlord raised my rent to $1,550" changes in "I live in Oakland. My rent is $1,400 a
     month." """
-    if not pairs:
-        return set(), set()
-    state, vf, query = ctx.state, ctx.state.cols.valid_from, ctx.request.query
-    nodes = sorted({x for p in pairs for x in p})
-    text = {n: rec["text"] if rec else "" for n, rec in zip(nodes, state.records(nodes, "reading contradicting memories"))}
+    query = ctx.request.query
     asked, sorts, out, confirmed = set(terms), asked_sorts(query), set(), set()
     measures = [(frozenset({sort}), units) for sort, units in asked_measures(query)
                 if sorts is None or sort in sorts]
-    for a, b in pairs:
-        e, l = (b, a) if said_after(vf[a], a, vf[b], b) else (a, b)
-        if any(changed_clauses(text[e], text[l], sort, units) for sort, units in measures) and \
-                not names_other_thing(query, text[e], text[l]):
+    for b, earlier, later in _pair_texts(ctx, pairs):
+        if any(changed_clauses(earlier, later, sort, units) for sort, units in measures) and \
+                not names_other_thing(query, earlier, later):
             out.add(b)
             confirmed.add(b)
-        elif any(asked.intersection(tokenize(c)) for c in changed_clauses(text[e], text[l], sorts)):
+        elif any(asked.intersection(tokenize(c)) for c in changed_clauses(earlier, later, sorts)):
             out.add(b)
             if sorts is not None:
                 confirmed.add(b)
@@ -448,16 +443,23 @@ def _value_changes(ctx: RecallContext, pairs: list[tuple[int, int]]) -> set[int]
     time, date or amount and nothing else (:func:`engramdb.changes.only_value_changed`), a value
     the question does not name (:func:`engramdb.changes.shares_value`): "Standup moved to
     10:00." of "Standup is at 9:30 and Priya leads it.", no answer to "who leads standup?"."""
+    query = ctx.request.query
+    return {b for b, earlier, later in _pair_texts(ctx, pairs)
+            if only_value_changed(earlier, later) and not shares_value(query, later)}
+
+
+def _pair_texts(ctx: RecallContext, pairs: list[tuple[int, int]]) -> list[tuple[int, str, str]]:
+    """For each pair ``(a, b)`` of node ids joined by ``contradicts``: ``b``, the text of the one
+    of the two said earlier and that of the one said later (:func:`engramdb.temporal.said_after`)."""
     if not pairs:
-        return set()
-    state, vf, query = ctx.state, ctx.state.cols.valid_from, ctx.request.query
+        return []
+    state, vf = ctx.state, ctx.state.cols.valid_from
     nodes = sorted({x for p in pairs for x in p})
     text = {n: rec["text"] if rec else "" for n, rec in zip(nodes, state.records(nodes, "reading contradicting memories"))}
-    out = set()
+    out = []
     for a, b in pairs:
         e, l = (b, a) if said_after(vf[a], a, vf[b], b) else (a, b)
-        if only_value_changed(text[e], text[l]) and not shares_value(query, text[l]):
-            out.add(b)
+        out.append((b, text[e], text[l]))
     return out
 
 
