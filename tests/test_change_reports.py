@@ -12,7 +12,7 @@ import pytest
 import engramdb
 from engramdb import changes
 from engramdb.changes import (asked_measures, asked_sorts, change_report, changed_clauses, changes_value,
-                              names_other_thing, only_value_changed)
+                              only_value_changed)
 from engramdb.facts import conflict, restates, subject_key, subject_of
 
 T0 = 1_700_000_000.0
@@ -999,12 +999,17 @@ def test_a_question_form_says_which_sort_of_value_it_asks_for():
     assert asked_sorts("what do I take?") is None and asked_sorts("what is my rent?") is None
 
 
-def test_a_measure_asked_for_with_another_thing_named_is_no_question_for_the_pair():
-    rent = ("Also I live in Oakland. My rent is $1,400 a month.", "The landlord raised my rent to $1,550.")
-    assert names_other_thing("what's my grocery budget?", *rent)
-    assert names_other_thing("what is the fee for my bank account?", *rent)
-    assert not names_other_thing("what was the price before it went up?", *rent)
-    assert not names_other_thing("how much was my rent before?", *rent)
+@pytest.mark.parametrize("question,first", [
+    ("what was my thyroid dose before?", "s:1"), ("what was my thyroid dose before the increase?", "s:1"),
+    ("how often do I take levothyroxine?", "s:1"), ("when do I take levothyroxine?", "s:1"),
+    ("what dose of levothyroxine do I take?", "s:4")])
+def test_a_measure_named_by_what_it_is_for_or_a_question_for_another_sort(tmp_path, question, first):
+    """A third hostile pass: "what was my thyroid dose before?" lost the earlier dose's lift (a
+    rule withdrawn since read "thyroid" as another thing than the levothyroxine the two name),
+    and "how often do I take metformin?" got the raise first (it gives no frequency)."""
+    with _value_changed(tmp_path, "I take 50 mcg of levothyroxine each morning, twice a day.",
+                        "My doctor increased my levothyroxine to 75 mcg.") as mem:
+        assert mem.recall(question, k=2, now="2025-12-01", reinforce=False).hits[0].id == first
 
 
 @pytest.mark.parametrize("unit", ["teaspoons", "tbsp", "tabs", "mEq", "softgels", "μg", "caplets", "sachets",

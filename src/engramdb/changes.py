@@ -64,7 +64,7 @@ from .speakers import PERSON_NOUNS, labelled
 from .standing import changes_standing, standing
 
 __all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "asked_measures", "asked_sorts", "change_report", "changed_clauses",
-           "changes_value", "gives_value", "named_stems", "names_other_thing", "only_value_changed",
+           "changes_value", "gives_value", "named_stems", "only_value_changed",
            "shares_value", "word_stems"]
 
 #: Verbs that report a value changed to another (all forms the rule reads).
@@ -598,7 +598,8 @@ _ASKS_OTHER = re.compile(
     r"airline|brand|store|shop|studio|gym|clinic|hospital|doctor|dentist|teacher|coach|person|friend|team|"
     r"language|book|movie|song|show|car|colou?r|breed)s?)\b", re.I)
 _ASKS_NAME = re.compile(r"\b(?:names?|called)\b", re.I)   # "what is the name of the kids' dentist?"
-_ASKS_HOW_MUCH = re.compile(r"\bhow\s+(?:much|many|long|often|far|old|big|heavy)\b|"
+_ASKS_HOW_OFTEN = re.compile(r"\bhow\s+(?:often|many\s+times)\b", re.I)
+_ASKS_HOW_MUCH = re.compile(r"\bhow\s+(?:much|many|long|far|old|big|heavy)\b|"
                             r"\b(?:what|which)\s+(?:dose|dosage|amount|price|percentage|percent|rate|cost|fee|"
                             r"temperature|weight|height|age|score|speed|distance|salary|wage|number|size|level|limit|"
                             r"budget|total|balance|quantity)\b", re.I)
@@ -612,13 +613,16 @@ def _sort(value: tuple[str, str, str]) -> str:
 
 def asked_sorts(question: str) -> frozenset[str] | None:
     """The sorts of value ``question`` asks for: ``{"time", "date"}`` for "when ...?", "what
-    time ...?", ``{"amount"}`` for "how much / many / long ...?", "what dose ...?"; none (the
+    time ...?", ``{"amount"}`` for "how much / many / long ...?", "what dose ...?",
+    ``{"frequency"}`` for "how often ...?" (no value a change report gives); none (the
     empty set) for a person, a place or a thing known by its name ("who leads standup?", "where
     is the conference?", "what street is my apartment on?", "what is the dentist's name?"); None
     when its form does not say ("what do I take?", "what is my rent?", "what floor is my office
     on?": a noun after "what" may name a value)."""
     if _ASKS_WHEN.search(question):
         return frozenset({"time", "date"})
+    if _ASKS_HOW_OFTEN.search(question):
+        return frozenset({"frequency"})   # (no value a change report gives: "how often do I take it?")
     if _ASKS_HOW_MUCH.search(question):
         return frozenset({"amount"})
     if _ASKS_OTHER.search(question) or _ASKS_NAME.search(question):
@@ -650,19 +654,10 @@ def asked_measures(question: str) -> frozenset[tuple[str, frozenset[str] | None]
     return frozenset(_MEASURE_SORTS[w] for w in (t.lower() for t in tokens(question)) if w in _MEASURE_SORTS)
 
 
-#: Words of a question naming a measure that name no thing of their own ("what was my dose before
-#: it went up?", "what is the current price?"): :func:`names_other_thing`.
+#: Words of change and of measures, which name no thing of their own (:func:`only_value_changed`).
 _ASKED_GENERIC = frozenset(_stem(w) for w in (*MEASURE_NOUNS, *CHANGE_VERBS, *(
     "went go goes gone up down rose rise risen fell fall climbed jumped grew current currently now new old "
     "before after previous previously earlier later latest today still usual usually what much many".split())))
-
-
-def names_other_thing(question: str, earlier: str, later: str) -> bool:
-    """Whether ``question`` names a thing, beside its measure and words of change, that neither
-    ``earlier`` nor ``later`` names: "what's my grocery budget?" asks for no rent that a raise
-    changed, "what was my dose before it went up?" names nothing else."""
-    named = _content_stems(question) - _ASKED_GENERIC
-    return bool(named) and named.isdisjoint(_content_stems(earlier) | _content_stems(later))
 
 
 #: Words that say a time or date, and speaker labels: no thing a statement names

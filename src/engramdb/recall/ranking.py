@@ -50,8 +50,7 @@ from typing import Iterator
 
 import numpy as np
 
-from ..changes import (asked_measures, asked_sorts, changed_clauses, names_other_thing, only_value_changed,
-                       shares_value)
+from ..changes import asked_measures, asked_sorts, changed_clauses, only_value_changed, shares_value
 from ..chatter import QUESTION
 from ..kernels import registry
 from ..speakers import named_speaker
@@ -377,6 +376,9 @@ def _current_first(ctx: RecallContext) -> None:
     later = sorted({cn[j] for _i, j in pairs})
     tf, _dl, known = ctx.space.keyword.term_stats(later, terms)
     said = {n for n, row, ok in zip(later, tf.tolist(), known.tolist()) if ok and any(row)}   # shares a word
+    if said and (sorts := asked_sorts(ctx.request.query)):   # ... but not a change of another sort of
+        # value than the question asks for ("when do I take levothyroxine?" and a raised dose)
+        said -= _other_sort_changes(ctx, [(cn[i], cn[j]) for i, j in pairs if cn[j] in said], sorts)
     said |= kept
     lent = set(ctx.extra.get("later_of", {}).keys())   # the speaker's home or employer, asked for
     said |= lent
@@ -410,9 +412,8 @@ def _asks_changed_value(ctx: RecallContext, terms: list[str],
     (:func:`engramdb.changes.changed_clauses`), of the sort the question asks for when its form
     says (:func:`engramdb.changes.asked_sorts`: "when do I take my vitamins?" asks for no dose,
     "what street is my apartment on?" for no rent); or the question names a measure of the sort
-    and unit of such a value and no other thing ("what was my dose before it went up?":
-    :func:`engramdb.changes.asked_measures`, :func:`engramdb.changes.names_other_thing`; not
-    "what's my grocery budget?" of a rent raise).
+    and unit of such a value ("what was my dose before it went up?", "what was my thyroid dose
+    before?": :func:`engramdb.changes.asked_measures`).
     Returns those nodes, and of them those whose value the question's form or measure asks for
     (a time, date or amount: it answers what the earlier one answered): "what do I have for
     breakfast?" holds a word of "I take 10 mg of lisinopril every morning with breakfast", which
@@ -427,8 +428,7 @@ def _asks_changed_value(ctx: RecallContext, terms: list[str],
     measures = [(frozenset({sort}), units) for sort, units in asked_measures(query)
                 if sorts is None or sort in sorts]
     for b, earlier, later in _pair_texts(ctx, pairs):
-        if any(changed_clauses(earlier, later, sort, units) for sort, units in measures) and \
-                not names_other_thing(query, earlier, later):
+        if any(changed_clauses(earlier, later, sort, units) for sort, units in measures):
             out.add(b)
             confirmed.add(b)
         elif any(asked.intersection(tokenize(c)) for c in changed_clauses(earlier, later, sorts)):
@@ -446,6 +446,14 @@ def _value_changes(ctx: RecallContext, pairs: list[tuple[int, int]]) -> set[int]
     query = ctx.request.query
     return {b for b, earlier, later in _pair_texts(ctx, pairs)
             if only_value_changed(earlier, later) and not shares_value(query, later)}
+
+
+def _other_sort_changes(ctx: RecallContext, pairs: list[tuple[int, int]], sorts: frozenset[str]) -> set[int]:
+    """The nodes ``b`` of ``pairs`` (as :func:`_asks_changed_value`'s) whose pair disagrees on a
+    time, date or amount, none of them of ``sorts`` (:func:`engramdb.changes.asked_sorts`):
+    "My doctor raised my metformin to 1 g." is no answer to "how often do I take metformin?"."""
+    return {b for b, earlier, later in _pair_texts(ctx, pairs)
+            if changed_clauses(earlier, later) and not changed_clauses(earlier, later, sorts)}
 
 
 def _pair_texts(ctx: RecallContext, pairs: list[tuple[int, int]]) -> list[tuple[int, str, str]]:
