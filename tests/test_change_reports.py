@@ -1106,3 +1106,20 @@ def test_a_warning_names_the_later_of_its_two_memories(tmp_path):
         for w in warnings:
             assert w.later == max((w.source, w.target), key=lambda i: mem.get(i).created_at)
             assert w.to_dict()["later"] == w.later
+
+
+@pytest.mark.parametrize("question", ["what time was standup in February?", "when was standup in February?"])
+def test_the_value_valid_at_a_past_time_goes_above_a_message_dated_then(tmp_path, question):
+    """A third hostile pass: February's "I'm reading The Overstory right now, it's great." came
+    first for "what time was standup in February?" (the time cue's weight and the pass of its
+    neighbour "Standup moved to 10am."), above January's standup statement valid all February."""
+    chat = [("user", "Standup is at 9:30 in room 4B.", "2025-01-15"), ("user", "My manager is Priya Shah.", "2025-01-15"),
+            ("user", "Can you suggest something quick for dinner tonight?", "2025-02-10"),
+            ("assistant", "How about a lentil curry? It takes about 30 minutes.", "2025-02-10"),
+            ("user", "I'm reading The Overstory right now, it's great.", "2025-02-10"),
+            ("user", "Standup moved to 10am.", "2025-04-20")]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add_conversation([{"role": r, "content": t, "created_at": f"{at}T10:{i:02d}:00Z"}
+                              for i, (r, t, at) in enumerate(chat)], session="s")
+        hits = mem.recall(question, k=2, now="2025-06-15", reinforce=False).hits
+        assert hits[0].id == "s:1" and hits[0].relevance >= 0.9

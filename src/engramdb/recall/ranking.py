@@ -402,6 +402,29 @@ def _current_first(ctx: RecallContext) -> None:
         if cn[j] in lent and cn[j] not in chains:   # first for what the other one answers: explained
             # by it and as relevant as it (results), as seeds.later_standing's are for the present
             chains[cn[j]] = [cn[i], cn[j]]
+    if past:
+        _valid_then_first(ctx, sorted({j for _i, j in pairs if cn[j] in lent}), terms)
+
+
+def _valid_then_first(ctx: RecallContext, rows: list[int], terms: list[str]) -> None:
+    """For a question about a past time, the statements valid then whose value it asks for (rows
+    of ``ctx.cand``) go above every candidate that holds no term of the question: a message dated
+    then takes the time cue's weight and the pass of its neighbours ("I'm reading The Overstory
+    right now" above "Standup is at 9:30 in room 4B." for "what time was standup in
+    February?"), as :func:`_standing_first` does for the home or employer."""
+    if not rows:
+        return
+    score, cn = ctx.score, ctx.nodes[ctx.cand]
+    above = [r for r in np.flatnonzero(score > min(score[j] for j in rows)).tolist() if r not in rows]
+    if not above:
+        return
+    tf, _dl, known = ctx.space.keyword.term_stats([int(cn[r]) for r in above], terms)
+    bare = [r for r, row, ok in zip(above, tf.tolist(), known.tolist()) if not (ok and any(row))]
+    if bare:
+        top = max(score[r] for r in bare)
+        for j in rows:
+            if score[j] <= top:
+                score[j] = np.nextafter(top, np.inf)
 
 
 def _asks_changed_value(ctx: RecallContext, terms: list[str],
