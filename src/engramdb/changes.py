@@ -150,7 +150,8 @@ _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _TIME = re.compile(r"(?<![\w:.,])(\d{1,2})(?::(\d\d))?[^\S\n]*([ap])\.?m\b\.?|(?<![\w:.,])(\d{1,2}):(\d\d)(?![\w:])", re.I)
 _DATE = re.compile(rf"\b(?:({_MONTH_ALT})\.?[^\S\n]+(\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)?"
                    rf"[^\S\n]+(?:of[^\S\n]+)?({_MONTH_ALT})\b|({_WEEKDAYS})s?\b)", re.I)
-_AMOUNT = re.compile(r"(?<![\w.,])([$€£¥₹]|(?:USD|EUR|GBP|CHF|JPY|INR|CAD|AUD)(?=[^\S\n]*\d))?[^\S\n]*(\d+(?:[.,]\d+)*)(?![\d:])[^\S\n]*(%|[^\W\d_]+)?")
+_AMOUNT = re.compile(r"(?<![\w.,])([$€£¥₹]|(?:USD|EUR|GBP|CHF|JPY|INR|CAD|AUD)(?=[^\S\n]*\d))?"
+                     r"[^\S\n]*(\d+(?:[.,]\d+)*)(?![\d:])[^\S\n]*(%|[^\W\d_]+)?")
 _MONTH_NUMBER = {m: i for i, m in enumerate(
     "jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
 
@@ -197,7 +198,8 @@ _UNIT_SIGNS = {"dollar": "$", "usd": "$", "buck": "$", "euro": "€", "eur": "�
                "quid": "£", "yen": "¥", "jpy": "¥", "rupe": "₹", "inr": "₹", "franc": "chf",
                "percent": "%",
                # a unit's names, one spelling each (stems: "milligrams" / "mg", "minutes" / "min")
-               "milligram": "mg", "microgram": "mcg", "µg": "mcg", "μg": "mcg", "millilit": "ml", "gram": "g", "kilogram": "kg", "kilo": "kg", "lb": "lbs",
+               "milligram": "mg", "microgram": "mcg", "µg": "mcg", "μg": "mcg", "millilit": "ml", "gram": "g",
+               "kilogram": "kg", "kilo": "kg", "lb": "lbs",
                "minut": "min", "hour": "hr", "hrs": "hr", "second": "sec", "mile": "mi", "kilometr": "km"}
 
 
@@ -800,7 +802,7 @@ def _same_value(a: tuple[str, str, str], b: tuple[str, str, str]) -> bool:
     if a[0] == "time" == b[0]:
         (ha, ma), (hb, mb) = (map(int, a[2].split(":")), map(int, b[2].split(":")))
         return ma == mb and ha % 12 == hb % 12
-    return a[1:] == b[1:] or (a[0] == "amount" and a[2] == b[2] and not a[1]) or _equal(a, b)
+    return (a[0] == "amount" and a[2] == b[2] and not a[1]) or _equal(a, b)
 
 
 def _equal(a: tuple[str, str, str], b: tuple[str, str, str]) -> bool:

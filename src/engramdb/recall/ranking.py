@@ -151,18 +151,24 @@ def _standing_first(ctx: RecallContext) -> None:
     was = ~mine if ctx.extra.get("standing_then") else np.isin(cn, np.fromiter(rest, np.int64, len(rest)))
     if not was.any() or not mine.any():
         return
-    top = ctx.score[was].max()
-    for i in np.flatnonzero(mine).tolist():
-        if ctx.score[i] <= top:
-            ctx.score[i] = np.nextafter(top, np.inf)
+    _put_above(ctx.score, np.flatnonzero(mine).tolist(), ctx.score[was].max())
+
+
+def _put_above(score: np.ndarray, rows: list[int], top: float) -> None:
+    """Raise ``score`` (float64, by candidate) at ``rows`` to at least the next float64 above
+    ``top``: those candidates rank above every one scored ``top`` or less."""
+    for i in rows:
+        if score[i] <= top:
+            score[i] = np.nextafter(top, np.inf)
 
 
 def contradicts_nodes(state, csr: CSRGraph) -> tuple[frozenset, np.ndarray]:
     """The nodes a ``contradicts`` edge touches: as a set, and as a bool mask by node id (one
-    entry past the largest node, False: :func:`touched_rows` clips larger ids to it). Found by one O(edges) pass over the CSR's relation array (a commit that
-    adds or drops edges makes a new one; one that only reweights or adds nodes keeps it, and the
-    rows of its entries) and cached in ``state.scratch``, keyed by that array (one byte per
-    entry), not the whole CSR, so a replaced graph is not kept alive."""
+    entry past the largest node, False: :func:`touched_rows` clips larger ids to it). Found by
+    one O(edges) pass over the CSR's relation array (a commit that adds or drops edges makes a
+    new one; one that only reweights or adds nodes keeps it, and the rows of its entries) and
+    cached in ``state.scratch``, keyed by that array (one byte per entry), not the whole CSR, so
+    a replaced graph is not kept alive."""
     cached = state.scratch.get("contradicts_nodes")
     if cached is None or cached[0] is not csr.relation:
         at = np.flatnonzero(csr.relation == Relation.CONTRADICTS.code)
@@ -360,45 +366,47 @@ def _current_first(ctx: RecallContext) -> None:
                 pairs.add((j, i))   # (said after the time asked about, valid then)
     if not pairs:
         return
+    query = ctx.request.query
+    sorts = asked_sorts(query)
+    texts = _PairTexts(ctx, pairs)   # (one read of the pairs' records, for every rule below)
     kept = set()   # earlier ones put first for a question asking for a person, place or thing
-    before = not past and bool(_ASKS_BEFORE.search(ctx.request.query))
+    before = not past and bool(_ASKS_BEFORE.search(query))
     if before:
         pairs = {(j, i) for i, j in pairs}   # "when was standup before it moved?": the earlier
         # (a time named, "before May", already says which: the statement valid then)
-    elif not past and asked_sorts(ctx.request.query) == frozenset():
+    elif not past and sorts == frozenset():
         # "who teaches my yoga class?": of two that disagree on a time, date or amount, the
         # earlier holds the rest of what was said ("Yoga class is at 6pm at the Riverside
         # studio with Karen." above "Yoga class moved to 7pm."; not when the question names the
         # new value: "where should I be at 8pm?")
-        valued = _value_changes(ctx, [(cn[i], cn[j]) for i, j in pairs])
+        valued = {b for b, old, new in texts(pairs) if only_value_changed(old, new) and not shares_value(query, new)}
         kept = {cn[i] for i, j in pairs if cn[j] in valued}
         pairs = {(j, i) if cn[j] in valued else (i, j) for i, j in pairs}
     later = sorted({cn[j] for _i, j in pairs})
     tf, _dl, known = ctx.space.keyword.term_stats(later, terms)
     said = {n for n, row, ok in zip(later, tf.tolist(), known.tolist()) if ok and any(row)}   # shares a word
-    if said and (sorts := asked_sorts(ctx.request.query)):   # ... but not a change of another sort of
-        # value than the question asks for ("when do I take levothyroxine?" and a raised dose)
-        said -= _other_sort_changes(ctx, [(cn[i], cn[j]) for i, j in pairs if cn[j] in said], sorts)
+    if said and sorts:   # ... but not a change of another sort of value than the question asks for
+        # ("when do I take levothyroxine?" and a raised dose; "how often do I take metformin?")
+        said -= {b for b, old, new in texts(p for p in pairs if cn[p[1]] in said)
+                 if changed_clauses(old, new) and not changed_clauses(old, new, sorts)}
     said |= kept
     lent = set(ctx.extra.get("later_of", {}).keys())   # the speaker's home or employer, asked for
     said |= lent
     # ... or the value the two disagree on, asked for in other words; one put first whose value
     # the question's form or measure asks for is as relevant as the other ("what time is the
     # swim lesson?", sharing words with "Swim lesson got moved to 5:30pm." too)
-    lifted, confirmed = _asks_changed_value(ctx, terms, [(cn[i], cn[j]) for i, j in pairs if cn[j] not in kept])
+    lifted, confirmed = _asks_changed_value(query, terms, sorts, texts(p for p in pairs if cn[p[1]] not in kept))
     said |= lifted
     lent |= confirmed
     if not said.issuperset(later) and (asked := asks_only_standing(   # (before a change: a past one,
-            ctx.request.query, past=past or before, times=tuple(w.text for w in ctx.windows))):   # "my old address?")
+            query, past=past or before, times=tuple(w.text for w in ctx.windows))):   # "my old address?")
         rest = [n for n in later if n not in said]   # ... or asked for (then, at a past time named)
-        recs = state.records(rest, "reading contradicting memories")
-        named = {n for n, rec in zip(rest, recs) if rec and asked & {s.relation for s in standings(rec["text"])}}
+        named = {n for n in rest if asked & {s.relation for s in standings(texts.of[n])}}
         said |= named   # ("we moved to Denver", no word of the question)
         lent |= named
     chains = ctx.extra.setdefault("later_of", {})
     for i, j in sorted((p for p in pairs if cn[p[1]] in said), key=lambda p: (min(vf[cn[p[0]]], vf[cn[p[1]]]), p)):
-        if score[j] <= score[i]:
-            score[j] = np.nextafter(score[i], np.inf)
+        _put_above(score, [j], score[i])
         if cn[j] in lent and cn[j] not in chains:   # first for what the other one answers: explained
             # by it and as relevant as it (results), as seeds.later_standing's are for the present
             chains[cn[j]] = [cn[i], cn[j]]
@@ -421,16 +429,13 @@ def _valid_then_first(ctx: RecallContext, rows: list[int], terms: list[str]) -> 
     tf, _dl, known = ctx.space.keyword.term_stats([int(cn[r]) for r in above], terms)
     bare = [r for r, row, ok in zip(above, tf.tolist(), known.tolist()) if not (ok and any(row))]
     if bare:
-        top = max(score[r] for r in bare)
-        for j in rows:
-            if score[j] <= top:
-                score[j] = np.nextafter(top, np.inf)
+        _put_above(score, rows, max(score[r] for r in bare))
 
 
-def _asks_changed_value(ctx: RecallContext, terms: list[str],
-                        pairs: list[tuple[int, int]]) -> tuple[set[int], set[int]]:
-    """The nodes ``b`` of ``pairs`` (``(a, b)``: node ids joined by ``contradicts``, ``b`` to go
-    first) whose pair disagrees on a value the question asks for: a term of the question is in
+def _asks_changed_value(query: str, terms: list[str], sorts: frozenset[str] | None,
+                        pairs) -> tuple[set[int], set[int]]:
+    """The nodes ``b`` of ``pairs`` (:class:`_PairTexts`: ``b`` to go first, the earlier and the
+    later text of the two) whose pair disagrees on a value the question asks for: a term of the question is in
     a clause of the earlier-valid one of the two that gives a value the other gives anew
     (:func:`engramdb.changes.changed_clauses`), of the sort the question asks for when its form
     says (:func:`engramdb.changes.asked_sorts`: "when do I take my vitamins?" asks for no dose,
@@ -446,11 +451,10 @@ def _asks_changed_value(ctx: RecallContext, terms: list[str],
     now" changes though it shares no word with the question; "where do I live?" asks for nothing
     "The landlord raised my rent to $1,550" changes in "I live in Oakland. My rent is $1,400 a
     month." """
-    query = ctx.request.query
-    asked, sorts, out, confirmed = set(terms), asked_sorts(query), set(), set()
+    asked, out, confirmed = set(terms), set(), set()
     measures = [(frozenset({sort}), units) for sort, units in asked_measures(query)
                 if sorts is None or sort in sorts]
-    for b, earlier, later in _pair_texts(ctx, pairs):
+    for b, earlier, later in pairs:
         if any(changed_clauses(earlier, later, sort, units) for sort, units in measures):
             out.add(b)
             confirmed.add(b)
@@ -461,37 +465,25 @@ def _asks_changed_value(ctx: RecallContext, terms: list[str],
     return out, confirmed
 
 
-def _value_changes(ctx: RecallContext, pairs: list[tuple[int, int]]) -> set[int]:
-    """The nodes ``b`` of ``pairs`` (as :func:`_asks_changed_value`'s) whose pair disagrees on a
-    time, date or amount and nothing else (:func:`engramdb.changes.only_value_changed`), a value
-    the question does not name (:func:`engramdb.changes.shares_value`): "Standup moved to
-    10:00." of "Standup is at 9:30 and Priya leads it.", no answer to "who leads standup?"."""
-    query = ctx.request.query
-    return {b for b, earlier, later in _pair_texts(ctx, pairs)
-            if only_value_changed(earlier, later) and not shares_value(query, later)}
+class _PairTexts:
+    """The texts of the candidates in ``pairs`` (sets of ``(a, b)`` rows of ``ctx.cand`` joined by
+    ``contradicts``), read once: ``of[nid]`` is a node's text; calling it with some of the pairs
+    gives, for each, the node id of ``b``, the text of the one of the two said earlier and that
+    of the one said later (:func:`engramdb.temporal.said_after`)."""
 
+    def __init__(self, ctx: RecallContext, pairs: set[tuple[int, int]]) -> None:
+        self.cn, self.vf = ctx.nodes[ctx.cand], ctx.state.cols.valid_from
+        nodes = sorted({int(self.cn[x]) for p in pairs for x in p})
+        self.of = {n: rec["text"] if rec else ""
+                   for n, rec in zip(nodes, ctx.state.records(nodes, "reading contradicting memories"))}
 
-def _other_sort_changes(ctx: RecallContext, pairs: list[tuple[int, int]], sorts: frozenset[str]) -> set[int]:
-    """The nodes ``b`` of ``pairs`` (as :func:`_asks_changed_value`'s) whose pair disagrees on a
-    time, date or amount, none of them of ``sorts`` (:func:`engramdb.changes.asked_sorts`):
-    "My doctor raised my metformin to 1 g." is no answer to "how often do I take metformin?"."""
-    return {b for b, earlier, later in _pair_texts(ctx, pairs)
-            if changed_clauses(earlier, later) and not changed_clauses(earlier, later, sorts)}
-
-
-def _pair_texts(ctx: RecallContext, pairs: list[tuple[int, int]]) -> list[tuple[int, str, str]]:
-    """For each pair ``(a, b)`` of node ids joined by ``contradicts``: ``b``, the text of the one
-    of the two said earlier and that of the one said later (:func:`engramdb.temporal.said_after`)."""
-    if not pairs:
-        return []
-    state, vf = ctx.state, ctx.state.cols.valid_from
-    nodes = sorted({x for p in pairs for x in p})
-    text = {n: rec["text"] if rec else "" for n, rec in zip(nodes, state.records(nodes, "reading contradicting memories"))}
-    out = []
-    for a, b in pairs:
-        e, l = (b, a) if said_after(vf[a], a, vf[b], b) else (a, b)
-        out.append((b, text[e], text[l]))
-    return out
+    def __call__(self, pairs) -> list[tuple[int, str, str]]:
+        out = []
+        for i, j in pairs:
+            a, b = int(self.cn[i]), int(self.cn[j])
+            e, l = (b, a) if said_after(self.vf[a], a, self.vf[b], b) else (a, b)
+            out.append((b, self.of[e], self.of[l]))
+        return out
 
 
 def _blended(ctx: RecallContext, rows: np.ndarray, score: np.ndarray) -> np.ndarray:
