@@ -6,7 +6,7 @@ import pytest
 
 import engramdb
 from engramdb.config import RecallConfig
-from engramdb.recall.router import VIEWS, Intent, classify, routed_config, without_view
+from engramdb.recall.router import VIEWS, Intent, classify, keyword_query, routed_config, without_view
 from engramdb.types import Relation
 
 
@@ -85,3 +85,34 @@ def test_routed_batch_equals_single(tmp_store):
             single = eng.recall(q, namespace="u", k=5, config=cfg)
             assert [h.id for h in res.hits] == [h.id for h in single.hits]
             np.testing.assert_allclose([h.score for h in res.hits], [h.score for h in single.hits], rtol=1e-6)
+
+
+@pytest.mark.parametrize("question, cut", [
+    ("what time is standup?", "what is standup?"),
+    ("At what time does the gym open on Sundays?", "At what does the gym open on Sundays?"),
+    ("What time's the dentist?", "What's the dentist?"),
+    ("What time management techniques do they use?", "What time management techniques do they use?"),
+    ("How long has Melanie been painting?", "How long has Melanie been painting?"),   # answers say "long"
+    ("Which year did she move to Rome?", "Which year did she move to Rome?"),
+])
+def test_keyword_query_cuts_the_noun_of_the_form(question, cut):
+    assert keyword_query(question) == cut
+
+
+@pytest.mark.parametrize("question, small_talk, facts", [
+    ("what time is standup?", "Long time no talk! The weather has been great lately.",
+     ["Standup is at 9:30am in the Blue room, and Priya leads it.", "Standup moved to 10:15."]),
+    ("what time is my flight?", "I had a great time at the beach.",
+     ["My flight to Boston leaves at 7:40am.", "The flight got a new gate, B12."]),
+])
+def test_the_noun_of_the_form_finds_no_small_talk(tmp_store, question, small_talk, facts):
+    # in a small store the form's noun is as rare as the topic: by BM25 on "time" alone the small
+    # talk came first for "what time is standup?"
+    chat = ["Hi! Quick intro so you can help me plan my days.", facts[0], "I take 10 mg of lisinopril every morning.",
+            "I live in Oakland, near Lake Merritt.", small_talk, "My rent is $1,400 a month.", facts[1],
+            "Can you recommend a good podcast about Roman history?"]
+    with engramdb.open(tmp_store, embedder="hashing") as mem:
+        ids = mem.add_conversation([{"role": "user", "content": text, "created_at": f"2025-05-20T19:0{i}:00Z"}
+                                    for i, text in enumerate(chat)], namespace="u", session="s")["message_ids"]
+        got = mem.recall(question, namespace="u", k=3, now="2025-07-01T00:00:00Z")
+    assert got.hits[0].id in {ids[chat.index(f)] for f in facts}

@@ -62,6 +62,7 @@ from ..index.tokens import tokenize
 from ..types import CONNECTOR_TAGS, Relation
 from .context import RecallContext
 from .filters import seedable
+from .router import keyword_query
 
 __all__ = ["run", "wanted", "hides_connectors", "ranked", "tie_cosines", "contradicts_nodes", "touched_rows",
            "later_contradicting", "valid_spans", "in_windows", "namespace_in_windows"]
@@ -333,7 +334,7 @@ def _current_first(ctx: RecallContext) -> None:
     of the sorts) puts the earlier of two that disagree on a time, date or amount first.
     Candidates set aside unblended (:func:`run`) join first, so a correction whose own score was
     far below still takes its place."""
-    terms = list(dict.fromkeys(tokenize(ctx.request.query))) if ctx.request.query else []
+    terms = list(dict.fromkeys(tokenize(keyword_query(ctx.request.query)))) if ctx.request.query else []
     now, past = ctx.request.now, False
     # a question about a past time ("what dose was I taking in May?"): the statement valid then,
     # the later of a pair valid before the time's end, or the earlier of a pair whose later one

@@ -44,7 +44,7 @@ from ..standing import STANDING_WORDS, asked_standing, asks_only_standing, stand
 from ..timeref import past_end, resolve_time_refs
 from ..types import _STATE_CODES, MemoryState, Relation
 from ..kernels import registry
-from . import legs
+from . import legs, router
 from .context import RecallContext
 from .filters import seedable as filters_seedable
 from .ranking import contradicts_nodes, later_contradicting, namespace_in_windows, valid_spans
@@ -449,7 +449,7 @@ def _keyword_job(ctx: RecallContext) -> tuple[np.ndarray, np.ndarray, np.ndarray
     req, cols, allowed = ctx.request, ctx.state.cols, ctx.allowed
     if allowed is None and cols.censor is not None:
         allowed = cols.censor.visible(cols, ctx.space.code, ctx.state.mem_gen)
-    nids, scores = keyword_leg(ctx.space.keyword, req.query, req.config, allowed)
+    nids, scores = keyword_leg(ctx.space.keyword, router.keyword_query(req.query), req.config, allowed)
     if not len(nids):
         return nids, scores, None
     keep = seedable(ctx, nids)
