@@ -13,12 +13,14 @@ another thing (a hostile pass wrote 54 such reports that the first rules took fo
 
 A report is: a change verb (:data:`CHANGE_VERBS`: raise, lower, cut, move, reschedule, ...),
 what it changed (the words up to "to", else the words before the verb: "Standup moved to
-10am"), an optional "from <old value>", then "to" and the new value: a clock time ("10am",
-"9:30", "14:00"), a date ("October 27", "27 October", a weekday) or a quantity (a number with
-the word or currency sign it counts: "20 mg", "$49", "2,100 dollars", "30%"); or a clause "X is
-now <value>", or the speaker's own amount now ("I'm taking 20 mg of lisinopril now";
-:func:`_now_report`). Not a report: a question (the sentences of a text that ask are read
-past: "... raised my lisinopril to 20 mg. Should I take it at night?"); a change negated, planned,
+10am"; after an opening "since", "after", "when" ... from the last noun phrase on: "Since the
+line closure my commute went up to 1 hour"), an optional "from <old value>", then "to" and the
+new value: a clock time ("10am", "9:30", "14:00"), a date ("October 27", "27 October", a
+weekday) or a quantity (a number with the word or currency sign it counts: "20 mg", "$49",
+"2,100 dollars", "30%"); or a clause "X is now <value>" ("X now comes at", "now charges", "now
+takes": :data:`_LINKING`; what the value is "for" is named too), or the speaker's own amount
+now ("I'm taking 20 mg of lisinopril now"; :func:`_now_report`). Not a report: a question (the
+sentences of a text that ask are read past: "... raised my lisinopril to 20 mg. Should I take it at night?"); a change negated, planned,
 proposed, asked for or rumoured (a word of :data:`engramdb.facts.NOT_DONE` in its sentence before the verb:
 "we might move", "I want to raise it", "Please move ...", "Rumor has it they moved ..."); an
 assistant's words (advice or an offer); a one-off (:data:`_ONE_OFF`: "for the summer", "only",
@@ -56,8 +58,8 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .facts import (
-    FUNCTION_WORDS, MONTHS, NEGATIONS, NOT_PRESENT, _event_report, _stem, not_done, speaker_label, subject_of, tokens,
-    without_questions,
+    ADVERBS, FUNCTION_WORDS, MONTHS, NEGATIONS, NOT_PRESENT, _event_report, _stem, not_done, speaker_label, subject_of,
+    tokens, without_questions,
 )
 from .sentences import several_sentences
 from .speakers import PERSON_NOUNS, labelled
@@ -102,7 +104,8 @@ _ONE_OFF = frozenset("only temporarily temporary once today's tonight's tomorrow
 #: dose to 20 mg.") and "time" as what changed ("Standup time moved to 10am") are none.
 _ONE_OFF_PHRASE = re.compile(r"\bjust\s+for\b|\bthis\s+(?!morning\b|afternoon\b|evening\b)[\w'’]+|"
                              r"\b(?:next|every|any|each|first|last|one|that|same|the|it'?s|high|about)\s+time\b|"
-                             r"\btime\s+(?:i|we|you|they|he|she)\b", re.I)
+                             r"\btime\s+(?:i|we|you|they|he|she)\b|"
+                             r"\bwhile\s+(?:my|our|your|his|her|their|the|i|we|you|they|he|she)\b", re.I)
 #: Words of when a thing recurs: a report that names one changes a statement that names none
 #: ("My doctor raised my evening lisinopril to 20 mg." / "I'm on 10 mg of lisinopril now.", "The
 #: daily standup moved to 10am." / "Standup is at 9:30am."), not one that names another (stems).
@@ -164,8 +167,11 @@ class ChangeReport(NamedTuple):
     "brother's"), ``was``, the old value a "from ... to" report names (then the earlier statement must give
     it: "moved from 3:30 to 1pm" changes no "is at 3pm"), ``mine`` (the changed thing is the
     speaker's: "my lisinopril"), ``names`` (capitalised words of the clause before the verb:
-    "Globex"), ``beneficiaries`` (whom it is for: "for Max") and ``days`` (the days and dates the
-    report names besides its value: "on Friday")."""
+    "Globex"), ``beneficiaries`` (whom it is for: "for Max"), ``days`` (the days and dates the
+    report names besides its value: "on Friday") and ``kind``, for a clause "X now <verb> <value>"
+    (:func:`_now_report`), the stems of its verb's kind that the earlier statement must hold
+    (:data:`_VERB_KINDS`: "Maria now comes at 7:30am" changes no "Maria leaves at 5pm"), with its
+    rate and what else it names (:func:`_now_kind`)."""
 
     what: frozenset[str]
     measure: frozenset[str]
@@ -176,6 +182,7 @@ class ChangeReport(NamedTuple):
     names: frozenset[str] = frozenset()
     beneficiaries: frozenset[str] = frozenset()
     days: frozenset[str] = frozenset()
+    kind: frozenset[str] = frozenset()
 
 
 def _time_value(m: re.Match) -> str:
@@ -364,7 +371,7 @@ def _value_report(text: str) -> ChangeReport | None:
     if all(w in MEASURE_NOUNS for w in what):
         # "Standup moved to 10am", "The meeting was moved to Friday": the subject changed;
         # "Netflix raised prices to $20": the subject's price
-        what = _content([t.lower() for t in tokens(clause) if t.lower() not in _PASSIVE]) + \
+        what = _content(_without_opener([t.lower() for t in tokens(clause) if t.lower() not in _PASSIVE])) + \
             [w for w in what if w not in MEASURE_NOUNS]
     if not what:   # "Switched to 20 mg of lisinopril": what the amount is of
         of = re.search(r"\bof\s+((?:[\w'’-]+\s*){1,3})", after)
@@ -380,6 +387,25 @@ def _value_report(text: str) -> ChangeReport | None:
     days = _days(text[: m.start("value")] + " " + after[len(m.group("value")):])
     return ChangeReport(stems, measure, value, owners, was, bool(_FIRST.intersection(phrase)), names,
                         beneficiaries, days)
+
+
+#: Words that open a clause with since when or why before its subject ("Since the line closure my
+#: commute went up to 1 hour", "Because of the renovation the rent went up to $1,600"), and the
+#: words that start a noun phrase (the subject's start, when one opens the clause). Not "after",
+#: "when", "once", "with": a condition, a plan or a story ("After the bridge reopens my commute
+#: drops to 25 minutes", "After college my rent went up to $1,200", "With traffic ...").
+_OPENERS = frozenset("since because due thanks".split())
+_PHRASE_START = frozenset("my our your his her their the this that these those".split())
+
+
+def _without_opener(words: list[str]) -> list[str]:
+    """``words`` (lower-cased, up to a change verb) from the start of their last noun phrase
+    when an opener of :data:`_OPENERS` leads them ("since the line closure my commute" -> "my
+    commute": the line closure is why, not what changed); unchanged otherwise."""
+    if not words or words[0] not in _OPENERS:
+        return words
+    at = max((i for i, w in enumerate(words) if w in _PHRASE_START), default=0)
+    return words[at:] if at else words
 
 
 def _ends_at_amount(m: re.Match, value: tuple[str, str, str]) -> bool:
@@ -414,8 +440,27 @@ _VALUE_WORD = re.compile(rf"\b(?:{_MONTH_ALT}|(?:{_WEEKDAYS})s?)\b")   # ("moved
 
 
 #: Verbs that link a thing to its value in a statement "X is now Y" ("my car insurance is now
-#: $96 a month", "latest pickup is now 5:00pm", "the shuttle leaves at 6:40am now").
-_LINKING = frozenset("is are costs cost runs starts ends leaves departs meets opens closes pays".split())
+#: $96 a month", "latest pickup is now 5:00pm", "the shuttle leaves at 6:40am now", "Maria now
+#: comes at 7:30am", "the commute now takes 1 hour").
+_LINKING = frozenset("is are costs cost runs starts ends leaves departs meets opens closes pays comes come arrives "
+                     "arrive charges charge takes lasts begins finishes weighs".split())
+#: Kinds of linking verb by what they say of a thing: a report "X now <verb> <value>" changes a
+#: statement that says the same of X ("Maria comes at 8am"), no other ("Maria leaves at 5pm",
+#: "The battery takes 2 hours to charge" / "now lasts 6 hours", "The dog gets 2 lbs of kibble" /
+#: "now weighs 30 lbs"). The verbs first read here take one always; the others when "now" comes
+#: before them (a hostile pass: "The meeting now ends at 11am" against "starts at 10am").
+_VERB_KINDS = {verb: kind for kind in (
+    "come comes came arrive arrives arrived", "leave leaves left depart departs departed",
+    "start starts started begin begins began", "end ends ended finish finishes finished",
+    "cost costs charge charges charged pay pays paid", "run runs ran", "meet meets met", "open opens opened",
+    "close closes closed", "take takes took", "last lasts lasted", "weigh weighs weighed",
+) for verb in kind.split()}
+_KIND_ALWAYS = frozenset("comes come arrives arrive charges charge takes lasts begins finishes weighs".split())
+#: A rate after an amount ("$40 a month", "$120 an hour", "$90 for a visit", "$15 per towel").
+_RATE = re.compile(r"\b(?:a|an|per|each|every)\s+([^\W\d_]+)", re.I)
+#: A value that starts later ("now comes at 7:30am starting next month").
+_STARTS_LATER = re.compile(r"\b(?:starting|beginning|from|as\s+of|effective)\s+(?:next|tomorrow|on|in|the)\b|"
+                           r"\bnext\s+(?:week|month|year|season|term)\b", re.I)
 
 
 #: Verbs by which the speaker says what amount of a thing they take or pay ("I'm taking 20 mg of
@@ -443,17 +488,35 @@ def _now_report(text: str) -> ChangeReport | None:
                    ("it", "that")), None)
         if at is None or at == 0 or toks.index("now") < at - 1:
             continue
-        subject = [t for t in toks[:at] if t not in _PARTICLES]
+        subject = [t for t in _without_opener(toks[:at]) if t not in _PARTICLES and t not in ADVERBS]
         what = _content(subject)
         if not what:
             continue
         verb = re.search(rf"\b{re.escape(toks[at])}\b", clause, re.I)
         values = _values(clause[verb.end():]) if verb else []
-        if not values:
+        if not values or _STARTS_LATER.search(clause):
             continue
+        kind = frozenset()
+        if toks[at] in _KIND_ALWAYS or (toks[at] in _VERB_KINDS and toks.index("now") < at):
+            kind = frozenset(_stem(w) for w in _VERB_KINDS[toks[at]].split())
+            what += _now_kind(clause[verb.end():])
         measure = frozenset(_stem(w) for w in what if w in MEASURE_NOUNS)
-        return ChangeReport(frozenset(_stem(w) for w in what) - measure, measure, values[0], _owners(subject))
+        return ChangeReport(frozenset(_stem(w) for w in what) - measure, measure, values[0], _owners(subject),
+                            days=_days(clause[verb.end():]), kind=kind)
     return None
+
+
+def _now_kind(rest: str) -> list[str]:
+    """The content words after the verb of a report "X now <verb> <value>" (``rest``) that the
+    earlier statement must name as well: whom or what besides the value ("now charges guests $20",
+    "a $25 late fee", "for towels", "to walk the dog"); rates and values left out (a rate is
+    compared as a rate: :func:`_changes_value`)."""
+    words = _RATE.sub(" ", rest)
+    for m in _AMOUNT.finditer(words):
+        if _amount_value(m) is not None:   # (after a currency sign the next word is no unit: "$25 late fee")
+            words = words.replace(m.group(0)[: m.end(2) - m.start()] if m.group(1) else m.group(0), " ", 1)
+    out = [t.lower() for t in tokens(_TIME.sub(" ", _DATE.sub(" ", words)))]
+    return [w for w in _content(out) if w not in ADVERBS and w not in _VERB_KINDS and w not in ("am", "pm")]
 
 
 def _speakers_amount(clause: str, toks: list[str]) -> ChangeReport | None:
@@ -768,6 +831,8 @@ def _changes_value(new: str, old: str, old_said_after: bool) -> bool:
         return False   # "I bought the TV for $800": a past event, no standing value
     if report.days and report.value[0] == "time" and not report.days <= _days(old):
         return False   # "Pickup moved to 12:30pm on Friday": that day's, or another day's, occurrence
+    if report.kind and not _kind_holds(report, new, old):
+        return False
     sort, unit, value = report.value
     if sort == "amount" and not unit and report.was is not None:   # "from 1,800 to 2,000": the old number's unit
         unit = next((u for s, u, v in _values(old) if s == "amount" and v == report.was[2]), "")
@@ -783,6 +848,22 @@ def _changes_value(new: str, old: str, old_said_after: bool) -> bool:
     if report.was is not None and report.was[0] == sort:   # "from 3:30 to 1pm" changes no "at 3pm"
         return _same_value(report.was, was)
     return True
+
+
+def _kind_holds(report: ChangeReport, new: str, old: str) -> bool:
+    """For a report "X now <verb> <value>" (:func:`_now_report`), whether ``old`` says the same of
+    the same thing: a verb of the report's kind (:data:`_VERB_KINDS`), before it no word the
+    report does not name ("My gym locker costs $10" is no "The gym now charges $55"), and the same
+    rate when both give one ("$90 for a visit" against "$120 an hour")."""
+    low = [t.lower() for t in tokens(old)]
+    at = next((i for i, t in enumerate(low) if _stem(t) in report.kind), None)
+    if at is None:
+        return False
+    named = report.what | report.measure | report.names
+    if any(_stem(w) not in named for w in _content(low[:at]) if w != "user" and w not in _FIRST):
+        return False
+    rates = {_stem(r.lower()) for r in _RATE.findall(new)}, {_stem(r.lower()) for r in _RATE.findall(old)}
+    return not (all(rates) and rates[0] != rates[1])
 
 
 def _states_now(words: list[str], mine: bool) -> bool:

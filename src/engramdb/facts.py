@@ -569,6 +569,9 @@ _STATE_VERBS = {"am": "be", "is": "be", "are": "be", "live": "live", "lives": "l
                 "works": "work"}
 _POSSESSIVES = frozenset("my our your".split())
 _SPEAKERS = frozenset("i we you".split())   # (he / she / they: which person is meant is said elsewhere)
+#: Titles before a person's name: two values that share one differ in the name ("My dentist is
+#: Dr. Kim." / "My dentist is now Dr. Patel.").
+HONORIFICS = frozenset("dr mr mrs ms miss prof professor sir dame rev fr".split())
 _VALUE_MAX_WORDS = 12   # statement words of each at most
 _VALUE_MAX_SPAN = 4     # words of each value at most
 
@@ -631,7 +634,13 @@ def _value_change(new: str, old: str, subject: tuple[str, ...], a: dict[str, Any
         return False
     someone = len(owner) == 1 and (owner[0] in _SPEAKERS or owner[0] not in _PRONOUNS and owner[0] not in FUNCTION_WORDS
                                    and _named(new, owner[0]) and _named(old, owner[0]))
-    if verb == "be" and lead == 0 and len(owner) >= 2 and (owner[0] in _POSSESSIVES or owner[0].endswith("'s")):
+    if verb == "be" and all(w in HONORIFICS for w in pa[:lead]) and len(owner) >= 2 and (   # ("Dr. Kim" /
+            owner[0] in _POSSESSIVES or owner[0].endswith("'s")):   # "Dr. Patel": the names differ)
+        if lead or va[0] in HONORIFICS or vb[0] in HONORIFICS:   # a person named: names only, not a title
+            # alone ("Mrs. Brown" / "Ms. Brown"), nor more ("Dr. Patel for cleanings", "... temporarily")
+            if not (all(_named(new, w) for w in va) and all(_named(old, w) for w in vb)) or \
+                    all(w in HONORIFICS for w in va + vb):
+                return False
         return owner[-1] in ATTRIBUTE_NOUNS or bool(_FAVOURITE & set(owner))
     if not someone or not (_named(new, va[0]) and _named(old, vb[0])):
         return False

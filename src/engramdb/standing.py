@@ -18,7 +18,7 @@ team, plan or piece of software ("I moved to Linux"). A statement: live / living
 based / settled in, based out of, a resident of, "my home (house, apartment) is in"; work /
 working at or for, employed at or by, "my employer (company) is", "I'm a <role> at" (an
 occupation: not a regular, member, customer, fan, sucker, nor a former one). Or a report that
-it changed: moved or relocated to (optionally "back", "from <old name>", "then (back) to <name>");
+it changed: moved or relocated to (optionally "back", "again", "from <old name>", "then (back) to <name>");
 started a new job at, took a job or position with, accepted a (job) offer from (not one on a
 house or for a card), was hired at, joined <name> as <an occupation>, "(my) new job at". Of each
 relation the one said last counts ("I moved to Seattle last year but now I live in Portland").
@@ -78,10 +78,16 @@ _JOINERS = frozenset("of the de la del da do du von van & upon am".split())
 #: Abbreviations a name may hold, whose full stop it keeps ("St. Louis", "Washington, D.C.").
 _ABBREVIATIONS = frozenset("st mt ft dr mr mrs ms jr sr inc co corp ltd d.c u.s u.k n.y l.a".split())
 #: Last words of a name that say it is no home or employer ("the Platform Team", "the Pro plan"),
-#: and names of software one moves to ("I moved to Linux").
+#: a place inside a building one moves to ("I moved to Apartment 4B", "... to Suite 300"), and
+#: names of software one moves to ("I moved to Linux").
 _NOT_NAMES = frozenset("team teams group department dept division squad channel plan tier version server branch "
-                       "account app room linux windows mac macos android ios ubuntu debian fedora python rust java "
+                       "account app room apartment apt unit suite floor desk shift "
+                       "linux windows mac macos android ios ubuntu debian fedora python rust java "
                        "javascript typescript kubernetes aws azure gcp vim emacs vscode excel chrome firefox".split())
+#: Departments, a name of one word of which is no home or employer ("I moved to Marketing"; "I work
+#: at Microsoft Research" is one).
+_DEPARTMENTS = frozenset("marketing sales engineering finance accounting legal operations ops support hr design "
+                         "research product products it security compliance procurement".split())
 #: Who the speaker is at a place of work ("I'm a nurse at Mass General", "joined Hooli as an
 #: engineer"): the last word looks like an occupation (these endings, or a word of
 #: :data:`_ROLE_WORDS`), and no word says a place one goes to or a past role (:data:`_NOT_ROLES`).
@@ -101,7 +107,8 @@ _VERBS = {
         (("live in", "living in", "reside in", "residing in", "based in", "based out", "settled in"), False,
          rf"\b(?:(?:live|living|reside|residing)(?:{_S}in)|based{_S}out{_S}of|based{_S}in|settled{_S}in){_S}NAME"),
         (("moved ", "relocated "), True,
-         rf"\b(?:moved|relocated)(?:{_S}(?:back|over|out|away|down|up))?(?:{_S}from{_S}NAME)?{_S}to{_S}NAME"
+         rf"\b(?:moved|relocated)(?:{_S}(?:back|over|out|away|down|up))?"
+         rf"(?:,?{_S}(?:again|once{_S}(?:more|again)|yet{_S}again),?)?(?:{_S}from{_S}NAME)?{_S}to{_S}NAME"
          rf"(?:,?{_S}(?:and{_S})?then{_S}(?:back{_S})?to{_S}NAME)?"),
         (("resident",), False, rf"\b(?:i'm|i’m|i{_S}am|we're|we{_S}are){_S}(?:a{_S})?residents?{_S}of{_S}NAME"),
         (("home is", "house is", "apartment is", "flat is", "place is"), False,
@@ -207,7 +214,9 @@ def _name(text: str | None) -> tuple[str, ...] | None:
         if w.endswith(".") and w not in _ABBREVIATIONS and w.rstrip(".") not in _ABBREVIATIONS:
             w = w.rstrip(".")
         out.append(re.sub(r"['’]s$", "", w))
-    return None if out[-1] in _NOT_NAMES else tuple(out)
+    if out[-1] in _NOT_NAMES or (len(out) == 1 and out[0] in _DEPARTMENTS):
+        return None
+    return tuple(out)
 
 
 def _second_value(words: list[str]) -> bool:
