@@ -986,6 +986,13 @@ def _value_changed(tmp_path, earlier: str, later: str):
      "what street is my apartment on?", "s:1"),
     ("My rent for the apartment on Elm Street is $1,400 a month.", "The landlord raised my rent to $1,550.",
      "how much is my rent?", "s:4"),
+    # a fresh user (helper67): a room, a library are places too
+    ("Standup is at 9:30am in the Blue room, and Priya leads it.", "Standup moved to 10:15.",
+     "which room is standup in?", "s:1"),
+    ("Standup is at 9:30am in the Blue room, and Priya leads it.", "Standup moved to 10:15.",
+     "what time is standup?", "s:4"),
+    ("Book club meets at 7pm at the Elm Street library.", "Book club moved to 8pm.",
+     "which library does book club meet at?", "s:1"),
 ])
 def test_a_question_for_a_person_place_or_thing_gets_the_statement_a_time_or_amount_change_left(
         tmp_path, earlier, later, question, first):
@@ -1032,7 +1039,8 @@ def test_a_question_form_says_which_sort_of_value_it_asks_for():
     for question in ("what dose do I take?", "what percentage do I tip?", "what temperature is the oven set to?"):
         assert asked_sorts(question) == frozenset({"amount"}), question
     for question in ("who leads standup?", "where is the conference?", "what street is my apartment on?",
-                     "Which city do I live in?", "what is the name of the kids' dentist?"):
+                     "Which city do I live in?", "what is the name of the kids' dentist?", "which room is standup in?",
+                     "what office is Priya in?", "who is my landlord?"):
         assert asked_sorts(question) == frozenset(), question
     assert asked_sorts("what do I take?") is None and asked_sorts("what is my rent?") is None
 

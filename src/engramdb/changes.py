@@ -655,13 +655,16 @@ _SUBCLAUSE = re.compile(rf"(?:{_CLAUSE_MARKS}|\b(?:and|so|then|but|while|which|w
 _ASKS_WHEN = re.compile(r"^\W*(?:\w+:\s*)?(?:when|(?:at\s+|on\s+|in\s+)?(?:what|which)\s+(?:times?|days?|dates?|weekdays?|"
                         r"months?|years?|weeks?|hours?|seasons?|nights?|evenings?|mornings?))\b", re.I)
 #: Questions for a person, a place or a thing known by its name ("who leads standup?", "where is
-#: yoga?", "what street is my apartment on?", "which airline am I flying?"; :func:`asked_sorts`),
+#: yoga?", "what street is my apartment on?", "which airline am I flying?", "which room is standup
+#: in?"; :func:`asked_sorts`),
 #: not "what floor", "what speed", "what night": a noun after "what" may name a value.
 _ASKS_OTHER = re.compile(
     r"^\W*(?:\w+:\s*)?(?:who|whom|whose|where|(?:what|which)\s+(?:street|road|avenue|city|town|country|state|"
     r"neighbou?rhood|address|building|restaurant|cafe|bar|hotel|school|university|college|company|employer|"
     r"airline|brand|store|shop|studio|gym|clinic|hospital|doctor|dentist|teacher|coach|person|friend|team|"
-    r"language|book|movie|song|show|car|colou?r|breed)s?)\b", re.I)
+    r"language|book|movie|song|show|car|colou?r|breed|room|office|venue|pharmacy|bank|library|park|church|salon|"
+    r"club|band|app|website|podcast|provider|carrier|insurer|vet|therapist|trainer|tutor|manager|boss|landlord|"
+    r"partner)s?)\b", re.I)
 _ASKS_NAME = re.compile(r"\b(?:names?|called)\b", re.I)   # "what is the name of the kids' dentist?"
 _ASKS_HOW_OFTEN = re.compile(r"\bhow\s+(?:often|many\s+times)\b", re.I)
 _ASKS_HOW_MUCH = re.compile(r"\bhow\s+(?:much|many|long|far|old|big|heavy)\b|"
