@@ -65,6 +65,7 @@ CHANGES = [
     ("Maria now comes at 7:30am.", "Maria comes at 8am on weekdays to babysit."),
     ("Maria comes at 7:30am now.", "Maria comes at 8am on weekdays to babysit."),
     ("The gym now charges $55 a month for membership.", "My gym membership costs $40 a month."),
+    ("My coach extended my runs to 45 minutes from 30.", "My runs are 30 minutes."),
 ]
 NOT_CHANGES = [
     ("Standup moved to 9:30am.", "Standup is at 9:30am."),                                # the same value
@@ -162,6 +163,11 @@ NOT_CHANGES = [
     ("The gym now charges $55 a month.", "My gym locker costs $10 a month."),
     ("Maria now comes at 7:30am on Fridays only.", "Maria comes at 8am."),
     ("The shuttle now takes 25 minutes.", "The shuttle leaves at 6:40am."),
+    # a shift by a duration is no length (helper69)
+    ("Standup got pushed to 1 hour later.", "Standup lasts 30 minutes."),
+    ("The meeting was moved to 2 hours from now.", "The meeting is 30 minutes."),
+    ("The rail company moved my train to 20 minutes earlier.", "My train is always 10 minutes late."),
+    ("My dentist moved my appointment to 10 minutes past 9.", "My dentist appointment is 30 minutes long."),
 ]
 
 

@@ -276,7 +276,17 @@ def _first_value(text: str) -> tuple[str, str, str] | None:
     if m is None:
         return None
     got = _amount_value(m)
+    if got is not None and got[0] in _DURATION_UNITS and _SHIFT.match(text, m.end()):
+        return None   # a shift, no length: "moved to 1 hour later", "to 10 minutes past 9"
     return None if got is None else ("amount", *got)
+
+
+#: Units of a duration, as :func:`_amount_value` gives them, and the words after one that make it
+#: a shift of a time or date rather than a length ("pushed to 1 hour later", "moved to 2 hours
+#: from now", "to 20 minutes earlier", "to 10 minutes past 9").
+_DURATION_UNITS = frozenset("sec min hr day week".split())
+_SHIFT = re.compile(r"[^\S\n]*(?:later|earlier|sooner|from[^\S\n]+now|ago|past|before|after|ahead|behind|late|early)\b",
+                    re.I)
 
 
 def _sentence_start(head: str) -> str:
@@ -333,7 +343,7 @@ def _value_report(text: str) -> ChangeReport | None:
         return None
     found = None
     for m in _REPORT.finditer(text):
-        value = _first_value(m.group("value"))
+        value = _first_value(m.string[m.start("value"):])   # (all of it: "to 2 hours from now")
         if value is None and m.group("was"):
             # "from 1,800 to 2,000": the unit said once, after the old value, or never (then the
             # earlier statement's amount of the old number gives it: changes_value)
