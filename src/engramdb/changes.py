@@ -11,22 +11,23 @@ write path then links the two ``contradicts`` (kind ``"change"``), whatever time
 puts the later first and warns. It never supersedes: a report read in other words may be of
 another thing (a hostile pass wrote 54 such reports that the first rules took for changes).
 
-A report is: a change verb (:data:`CHANGE_VERBS`: raise, lower, cut, move, reschedule, ...),
-what it changed (the words up to "to", else the words before the verb: "Standup moved to
-10am"; after an opening "since", "after", "when" ... from the last noun phrase on: "Since the
-line closure my commute went up to 1 hour"), an optional "from <old value>", then "to" and the
-new value: a clock time ("10am", "9:30", "14:00"), a date ("October 27", "27 October", a
-weekday) or a quantity (a number with the word or currency sign it counts: "20 mg", "$49",
-"2,100 dollars", "30%"); or a clause "X is now <value>" ("X now comes at", "now charges", "now
-takes": :data:`_LINKING`; what the value is "for" is named too), or the speaker's own amount
-now ("I'm taking 20 mg of lisinopril now"; :func:`_now_report`). Not a report: a question (the
-sentences of a text that ask are read past: "... raised my lisinopril to 20 mg. Should I take it at night?"); a change negated, planned,
-proposed, asked for or rumoured (a word of :data:`engramdb.facts.NOT_DONE` in its sentence before the verb:
-"we might move", "I want to raise it", "Please move ...", "Rumor has it they moved ..."); an
-assistant's words (advice or an offer); a one-off (:data:`_ONE_OFF`: "for the summer", "only",
-or a clock time on a named day, "overnight"); a change in a past year ("In 2019 standup was moved
-to 10am", "... in 2019") or at a place left ("At my old apartment ..."), or undone ("then back to
-9:30am"); a story, dream or supposition ("Imagine the landlord raised ...").
+A report is: a change verb (:data:`CHANGE_VERBS`: raise, lower, cut, move, reschedule, ...), what
+it changed (the words up to "to", else the words before the verb: "Standup moved to 10am"; after an
+opening "since", "because of", "due to", "thanks to" from the last noun phrase on: "Since the line
+closure my commute went up to 1 hour"), an optional "from <old value>", then "to" and the new
+value: a clock time ("10am", "9:30", "14:00"), a date ("October 27", "27 October", a weekday) or a
+quantity (a number with the word or currency sign it counts: "20 mg", "$49", "2,100 dollars",
+"30%"; a duration followed by "later", "earlier", "past" ... is a shift, none); or a clause "X is
+now <value>" ("X now comes at", "now charges", "now takes": then the earlier statement says the
+same of the same thing, :data:`_VERB_KINDS`), or the speaker's own amount now ("I'm taking 20 mg of
+lisinopril now"; :func:`_now_report`). Not a report: a question (the sentences of a text that ask
+are read past: "... raised my lisinopril to 20 mg. Should I take it at night?"); a change negated,
+planned, proposed, asked for or rumoured (a word of :data:`engramdb.facts.NOT_DONE` in its sentence
+before the verb: "we might move", "I want to raise it", "Please move ...", "Rumor has it they moved
+..."); an assistant's words (advice or an offer); a one-off (:data:`_ONE_OFF`: "for the summer",
+"only", or a clock time on a named day, "overnight"); a change in a past year ("In 2019 standup was
+moved to 10am", "... in 2019") or at a place left ("At my old apartment ..."), or undone ("then
+back to 9:30am"); a story, dream or supposition ("Imagine the landlord raised ...").
 
 The earlier statement must name what was changed (every content word of it, but for the generic
 nouns of :data:`MEASURE_NOUNS` such as "dose" or "price" when others are named), be about the same
