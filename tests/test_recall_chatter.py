@@ -41,6 +41,11 @@ CHAT = [
     ("Thanks, Mel!", False), ("Thanks Dr Patel", False), ("Hello from Tokyo!", False), ("Hi, I'm Jane!", False),
     ("Great work on Atlas!", False), ("Awesome, Python it is!", False), ("I got it!", False), ("Me too!", False),
     ("Same here!", False), ("Totally!", False), ("Love it!", False), ("We did it!", False), ("Ja!", False),
+    # (a fresh user) greetings made of words that say something elsewhere
+    ("Long time no talk!", True), ("user: Hey there, hope you're doing well.", True), ("How have you been?", True),
+    ("How are you?", True), ("Good to hear from you!", True),
+    ("How are you doing with the new job?", False), ("It has been a long time since I saw Tom.", False),
+    ("Good to hear from you! I moved to Denver.", False), ("Long time no talk! The weather has been great.", False),
 ])
 def test_content_free(text, free):
     assert content_free(text) is free
@@ -144,3 +149,21 @@ def test_a_question_ranks_below_the_answer_it_got(tmp_path, embedder):
             assert rank >= rank_before, (question, before, texts)
             moved += rank > rank_before
         assert moved >= 1
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_a_greeting_ranks_below_the_fact_a_question_asks_for(tmp_path, embedder):
+    """A fresh user's "how long is my commute?" got "Long time no talk!" first with the default
+    embedder (BM25 on "long", as rare in a small store as "commute"): a greeting states no fact,
+    and weighs as a question does (RecallConfig.question_weight)."""
+    chat = [("2025-01-15", "I live in Denver."), ("2025-01-15", "My commute is 40 minutes by train."),
+            ("2025-01-15", "Maria comes at 8am on weekdays to babysit."),
+            ("2025-03-10", "Since the line closure my commute went up to 1 hour."),
+            ("2025-05-20", "Long time no talk!"), ("2025-05-20", "Hey there, hope you're doing well."),
+            ("2025-05-20", "We moved again, to Houston.")]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        mem.add_conversation([{"role": "user", "content": t, "created_at": f"{at}T09:{i:02d}:00Z"}
+                              for i, (at, t) in enumerate(chat)], namespace="me")
+        for question in ("how long is my commute?", "how long does my commute take?"):
+            hits = mem.recall(question, namespace="me", k=3, now="2025-05-25").hits
+            assert "commute" in hits[0].text and "commute" in hits[1].text, (question, [h.text for h in hits])

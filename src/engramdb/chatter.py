@@ -22,8 +22,8 @@ from .facts import DATE_WORDS, FUNCTION_WORDS, MONTHS, NUMBER_WORDS, tokens
 from .speakers import LABEL
 
 __all__ = ["STATEMENT", "QUESTION", "CONTENT_FREE", "speech_act", "content_free", "filler_sentence",
-           "chatter_left", "sentences", "PHATIC", "GREETINGS", "CHATTER", "ANSWER_WORDS", "THANKS", "LAUGH",
-           "APOSTROPHES"]
+           "chatter_left", "sentences", "PHATIC", "GREETINGS", "GREETING_PHRASES", "CHATTER", "ANSWER_WORDS",
+           "THANKS", "LAUGH", "APOSTROPHES"]
 
 #: Greetings, thanks and reactions that are mostly phatic (admission's narrow list:
 #: :func:`engramdb.dynamics.admission.is_phatic`).
@@ -95,11 +95,22 @@ def sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE.findall(LABEL.sub("", text, count=1).translate(APOSTROPHES)) if tokens(s)]
 
 
+#: Greetings made of words that say something elsewhere ("Long time no talk!", "How have you
+#: been?", "Hope you're doing well.", "Good to hear from you"): each is read as "hello".
+GREETING_PHRASES = re.compile(
+    r"\blong\s+time\s+no\s+(?:see|talk|hear|chat|speak)\b|\bhow\s+(?:have\s+|'ve\s+)?you\s+been\b|"
+    r"\bhow\s+are\s+you(?:\s+doing)?(?=\s*[?!.,]|\s*$)|\bhow(?:'s|\s+is)\s+it\s+going\b|"
+    r"\b(?:good|nice|great|lovely)\s+to\s+(?:hear\s+from|see|meet|talk\s+to)\s+you\b|"
+    r"\bhope\s+(?:you're|you\s+are|all\s+is|everything\s+is|all's)\s+(?:doing\s+)?(?:well|good|great|fine|ok|okay)\b",
+    re.I)
+
+
 def chatter_left(sentence: str) -> tuple[list[str], list[str], bool, list[str]]:
     """What ``sentence`` (str) holds besides chatter: its words lower-cased, its words that are
     not :data:`CHATTER`, function words or laughter, whether those hold a number (digits or a
-    number word), and the names among them (capitalised, not a month or date word)."""
-    toks = tokens(sentence)
+    number word), and the names among them (capitalised, not a month or date word). A greeting
+    of :data:`GREETING_PHRASES` is read as "hello"."""
+    toks = tokens(GREETING_PHRASES.sub(" hello ", sentence))
     low = [t.lower() for t in toks]
     rest = [t for t, lo in zip(toks, low) if lo not in CHATTER and lo not in FUNCTION_WORDS and not LAUGH.match(lo)]
     if not rest:

@@ -242,7 +242,9 @@ class RecallConfig:
         A memory that only asks (:func:`engramdb.chatter.speech_act`: every sentence a question
         or filler, no "I" / "my": "How did the leg feel?") scores this times as much, after the
         time and speaker cues: a question shares the words of the question asked of recall but
-        states nothing, and ranked above the answer it got. Of LoCoMo's turns 1.8 % are such
+        states nothing, and ranked above the answer it got. So does one that only greets or
+        thanks ("Long time no talk!": "how long is my commute?" got it first by "long"; not
+        tuned for it). Of LoCoMo's turns 1.8 % are such
         questions and 0.2 % of its evidence. Tuned on the tuning half (grid 1.0 / 0.8 / 0.6 /
         0.4 / 0.2, ``tune_locomo_fusion.py --stage question``): R@10 76.67 -> 77.24 hashing,
         77.37 -> 77.98 MiniLM at 0.6; 0.4 tied it on average (77.615 against 77.61), the

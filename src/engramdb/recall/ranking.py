@@ -17,7 +17,8 @@
    (:func:`engramdb.speakers.named_speaker`), the memories that speaker said score
    (1 + ``w_speaker``) x as much.
 4. Speech act: a memory that only asks (:func:`engramdb.chatter.speech_act`: "How is the leg
-   feeling?") scores ``question_weight`` x as much: a question states no fact.
+   feeling?") or only greets or thanks ("Long time no talk!", "Thanks so much!"; unless the
+   question does too) scores ``question_weight`` x as much: it states no fact.
 5. Blend: score x (1 - ws - wr - wc + ws * salience(now) + wr * recency + wc * confidence).
 6. Current statement first: of two candidates joined by a ``contradicts`` edge, the one valid
    later (``valid_from``, by ``now``; of two valid from the same time, the one stored later:
@@ -51,7 +52,7 @@ from typing import Iterator
 import numpy as np
 
 from ..changes import asked_measures, asked_sorts, changed_clauses, only_value_changed, shares_value
-from ..chatter import QUESTION
+from ..chatter import CONTENT_FREE, QUESTION, content_free
 from ..kernels import registry
 from ..speakers import named_speaker
 from ..standing import asks_only_standing, standings
@@ -111,8 +112,11 @@ def run(ctx: RecallContext) -> None:
         said_by = named_speaker(req.query, *c.speaker_words(ctx.space.code))
         if said_by is not None:   # (a piece is said by its memory's speaker: read through its head)
             score[c.speaker[c.head[cn]] == said_by] *= 1.0 + cfg.w_speaker
-    if cfg.question_weight != 1.0 and len(cand):   # a memory that only asks states no fact
-        asks = c.speech_act[cn] == QUESTION
+    if cfg.question_weight != 1.0 and len(cand):   # a memory that only asks, or only greets or
+        act = c.speech_act[cn]                      # thanks, states no fact (but a question of
+        asks = act == QUESTION                      # thanks alone asks for thanks: "thanks so much")
+        if (free := act == CONTENT_FREE).any() and not (req.query is not None and content_free(req.query)):
+            asks |= free
         if asks.any():
             score[asks] *= cfg.question_weight
     ws, wr, wc = cfg.w_salience, cfg.w_recency, cfg.w_confidence
