@@ -1176,6 +1176,8 @@ def test_the_value_valid_at_a_past_time_goes_above_a_message_dated_then(tmp_path
     ("Maria comes at 8am on weekdays to babysit.", "Maria now comes at 7:30am."),
     ("My gym membership costs $40 a month.", "The gym now charges $55 a month for membership."),
     ("I live in Denver.", "We moved again, to Houston."),
+    ("I live in Dallas.", "We moved again, this time to Houston."),
+    ("I live in Dallas.", "We moved again — this time to Houston."),
     ("My dentist is Dr. Kim.", "My dentist is now Dr. Patel."),
     ("My manager is Ms. Gray.", "My manager is Ms. Lopez."),
 ])
@@ -1202,6 +1204,7 @@ def test_a_chat_links_changes_said_in_more_ways(tmp_path, earlier, later):
     ("I live in Dallas.", "I moved again, to Apartment 4B."),
     ("I live in Dallas.", "I moved again, to Marketing."),
     ("I live in Dallas.", "I moved to Suite 300 on the fourth floor."),
+    ("I live in Dallas.", "My sister moved again, this time to Houston."),
 ])
 def test_a_title_again_or_a_room_changes_no_one_elses_value(tmp_path, earlier, later):
     with engramdb.open(tmp_path / "s", embedder="hashing") as mem:

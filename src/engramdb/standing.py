@@ -18,10 +18,10 @@ team, plan or piece of software ("I moved to Linux"). A statement: live / living
 based / settled in, based out of, a resident of, "my home (house, apartment) is in"; work /
 working at or for, employed at or by, "my employer (company) is", "I'm a <role> at" (an
 occupation: not a regular, member, customer, fan, sucker, nor a former one). Or a report that
-it changed: moved or relocated to (optionally "back", "again", "from <old name>", "then (back) to <name>");
-started a new job at, took a job or position with, accepted a (job) offer from (not one on a
-house or for a card), was hired at, joined <name> as <an occupation>, "(my) new job at". Of each
-relation the one said last counts ("I moved to Seattle last year but now I live in Portland").
+it changed: moved or relocated to (optionally "back", "again (, this time)", "from <old name>",
+"then (back) to <name>"); started a new job at, took a job or position with, accepted a (job)
+offer from (not one on a house or for a card), was hired at, joined <name> as <an occupation>,
+"(my) new job at". Of each relation the one said last counts ("I moved to Seattle last year but now I live in Portland").
 Not read: a clause negated, planned, wished or conditional (a word of
 :data:`engramdb.facts.NOT_DONE` before the verb: "I might move to Seattle", "I don't live in
 Boston anymore", "when I moved to Boston"), an infinitive ("I'd love to live in Paris"), a
@@ -108,7 +108,8 @@ _VERBS = {
          rf"\b(?:(?:live|living|reside|residing)(?:{_S}in)|based{_S}out{_S}of|based{_S}in|settled{_S}in){_S}NAME"),
         (("moved ", "relocated "), True,
          rf"\b(?:moved|relocated)(?:{_S}(?:back|over|out|away|down|up))?"
-         rf"(?:,?{_S}(?:again|once{_S}(?:more|again)|yet{_S}again),?)?(?:{_S}from{_S}NAME)?{_S}to{_S}NAME"
+         rf"(?:,?{_S}(?:again|once{_S}(?:more|again)|yet{_S}again)(?:(?:,|{_S}[-–—]){_S}this{_S}time|,)?)?"
+         rf"(?:{_S}from{_S}NAME)?{_S}to{_S}NAME"
          rf"(?:,?{_S}(?:and{_S})?then{_S}(?:back{_S})?to{_S}NAME)?"),
         (("resident",), False, rf"\b(?:i'm|i’m|i{_S}am|we're|we{_S}are){_S}(?:a{_S})?residents?{_S}of{_S}NAME"),
         (("home is", "house is", "apartment is", "flat is", "place is"), False,
