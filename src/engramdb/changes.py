@@ -450,11 +450,6 @@ def _holds_no_report(text: str) -> bool:
 _VALUE_WORD = re.compile(rf"\b(?:{_MONTH_ALT}|(?:{_WEEKDAYS})s?)\b")   # ("moved to Thursdays")
 
 
-#: Verbs that link a thing to its value in a statement "X is now Y" ("my car insurance is now
-#: $96 a month", "latest pickup is now 5:00pm", "the shuttle leaves at 6:40am now", "Maria now
-#: comes at 7:30am", "the commute now takes 1 hour").
-_LINKING = frozenset("is are costs cost runs starts ends leaves departs meets opens closes pays comes come arrives "
-                     "arrive charges charge takes lasts begins finishes weighs".split())
 #: Kinds of linking verb by what they say of a thing: a report "X now <verb> <value>" changes a
 #: statement that says the same of X ("Maria comes at 8am"), no other ("Maria leaves at 5pm",
 #: "The battery takes 2 hours to charge" / "now lasts 6 hours", "The dog gets 2 lbs of kibble" /
@@ -467,6 +462,10 @@ _VERB_KINDS = {verb: kind for kind in (
     "close closes closed", "take takes took", "last lasts lasted", "weigh weighs weighed",
 ) for verb in kind.split()}
 _KIND_ALWAYS = frozenset("comes come arrives arrive charges charge takes lasts begins finishes weighs".split())
+#: Verbs that link a thing to its value in a statement "X is now Y" ("my car insurance is now
+#: $96 a month", "latest pickup is now 5:00pm", "the shuttle leaves at 6:40am now", "Maria now
+#: comes at 7:30am", "the commute now takes 1 hour").
+_LINKING = frozenset("is are costs cost runs starts ends leaves departs meets opens closes pays".split()) | _KIND_ALWAYS
 #: A rate after an amount ("$40 a month", "$120 an hour", "$90 for a visit", "$15 per towel").
 _RATE = re.compile(r"\b(?:a|an|per|each|every)\s+([^\W\d_]+)", re.I)
 #: A value that starts later ("now comes at 7:30am starting next month").

@@ -21,8 +21,8 @@ occupation: not a regular, member, customer, fan, sucker, nor a former one). Or 
 it changed: moved or relocated to (optionally "back", "again (, this time)", "from <old name>",
 "then (back) to <name>"); started a new job at, took a job or position with, accepted a (job)
 offer from (not one on a house or for a card), was hired at, joined <name> as <an occupation>,
-"(my) new job at". Of each relation the one said last counts ("I moved to Seattle last year but now I live in Portland").
-Not read: a clause negated, planned, wished or conditional (a word of
+"(my) new job at". Of each relation the one said last counts ("I moved to Seattle last year but
+now I live in Portland"). Not read: a clause negated, planned, wished or conditional (a word of
 :data:`engramdb.facts.NOT_DONE` before the verb: "I might move to Seattle", "I don't live in
 Boston anymore", "when I moved to Boston"), an infinitive ("I'd love to live in Paris"), a
 question (also "Do I live in Boston."), someone's words (in quotation marks, "My mom thinks I
@@ -382,7 +382,8 @@ _ASKS_FOR = {
                        r"(?:in|living|staying|based)\b(?!\s+(?:the|a|an|my|our|your|for|of)\b)", re.I),
     "employer": re.compile(r"\b(?:where|what|which|who)\b[^?]*?\b(?:i|we)\b[^?]*?\b(?:work|working|employed)\b"
                            r"(?!\s+(?:on|out)\b)|\b(?:what|which)\s+(?:company|employer|firm)\b"
-                           r"|\b(?:my|our)\s+(?:(?:old|previous|former|new)\s+)?(?:employer|company|job|workplace)\b|\bwho\s+(?:employs|hired)\s+(?:me|us)\b",
+                           r"|\b(?:my|our)\s+(?:(?:old|previous|former|new)\s+)?(?:employer|company|job|workplace)\b"
+                           r"|\bwho\s+(?:employs|hired)\s+(?:me|us)\b",
                            re.I),
 }
 _ASKS_PAST = re.compile(r"\b(?:did|didn't|was|were|used|before|ever|previously|formerly|earlier|ago|first|originally|"

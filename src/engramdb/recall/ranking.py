@@ -440,8 +440,8 @@ def _valid_then_first(ctx: RecallContext, rows: list[int], terms: list[str]) -> 
 def _asks_changed_value(query: str, terms: list[str], sorts: frozenset[str] | None,
                         pairs) -> tuple[set[int], set[int]]:
     """The nodes ``b`` of ``pairs`` (:class:`_PairTexts`: ``b`` to go first, the earlier and the
-    later text of the two) whose pair disagrees on a value the question asks for: a term of the question is in
-    a clause of the earlier-valid one of the two that gives a value the other gives anew
+    later text of the two) whose pair disagrees on a value the question asks for: a term of the
+    question is in a clause of the earlier-valid one of the two that gives a value the other gives anew
     (:func:`engramdb.changes.changed_clauses`), of the sort the question asks for when its form
     says (:func:`engramdb.changes.asked_sorts`: "when do I take my vitamins?" asks for no dose,
     "what street is my apartment on?" for no rent); or the question names a measure of the sort
