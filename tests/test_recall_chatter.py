@@ -9,6 +9,8 @@ is not content-free.
 import pytest
 
 import engramdb
+from engramdb.index.keyword import term_counts
+from engramdb.index.tokens import index_terms
 from engramdb.chatter import CONTENT_FREE, QUESTION, STATEMENT, content_free, speech_act
 from engramdb.config import RecallConfig
 
@@ -167,3 +169,36 @@ def test_a_greeting_ranks_below_the_fact_a_question_asks_for(tmp_path, embedder)
         for question in ("how long is my commute?", "how long does my commute take?"):
             hits = mem.recall(question, namespace="me", k=3, now="2025-05-25").hits
             assert "commute" in hits[0].text and "commute" in hits[1].text, (question, [h.text for h in hits])
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_a_greeting_lends_no_words_to_what_its_message_says_besides(tmp_path, embedder):
+    """helper71: "Long time no talk! Busy summer." came first for "how long is my commute?" with
+    hashed n-grams (relevance 0.96): the message says more than a greeting, so it is no
+    content-free memory, and BM25 found "long" in it. A greeting's words are no index terms."""
+    chat = [("2025-01-15", "I live in Denver."), ("2025-01-15", "My commute is 40 minutes by train."),
+            ("2025-01-15", "Maria comes at 8am on weekdays to babysit."),
+            ("2025-03-10", "Since the line closure my commute went up to 1 hour."),
+            ("2025-05-20", "Long time no talk! Busy summer."),
+            ("2025-05-20", "How’s it going? Work has been hectic."),
+            ("2025-05-20", "We moved again, to Houston.")]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        mem.add_conversation([{"role": "user", "content": t, "created_at": f"{at}T09:{i:02d}:00Z"}
+                              for i, (at, t) in enumerate(chat)], namespace="me")
+        for question in ("how long is my commute?", "how long does my commute take?"):
+            hits = mem.recall(question, namespace="me", k=3, now="2025-05-25").hits
+            assert "commute" in hits[0].text and "commute" in hits[1].text, (question, [h.text for h in hits])
+        # the rest of such a message is still found by its words
+        assert mem.recall("how was the summer?", namespace="me", k=1).hits[0].text.endswith("Busy summer.")
+
+
+@pytest.mark.parametrize("text, gone, kept", [
+    ("Long time no talk! Busy summer.", {"long", "time", "talk"}, {"busi", "summer"}),
+    ("user: Hope you’re doing well! I got a dog.", {"hope"}, {"got", "dog"}),
+    ("How’s it going? Great to meet you, Sam.", {"go", "meet"}, {"sam"}),
+    ("A long time ago I lived in Rome; I hope to see you there.", set(), {"long", "time", "rome", "hope", "see"}),
+])
+def test_the_keyword_index_leaves_out_the_words_of_a_greeting(text, gone, kept):
+    counts, length = term_counts(text)
+    assert not gone & set(counts) and kept <= set(counts)
+    assert length == index_terms(text)[1]   # BM25's length stays the text's

@@ -148,3 +148,37 @@ def test_the_extractor_states_no_slot_for_idioms_questions_and_plans(text):
 
 def test_a_name_that_is_a_modal_verb_still_names_a_subject():
     assert rule_based_extractor("Will lives in Boston.") == ("Will", "home_city", "Boston")
+
+
+@pytest.mark.parametrize("text", [
+    "Yoga moved to 7pm.", "Standup moved to 10 am.", "Yoga moved to Tuesdays.", "Dentist moved to Friday.",
+    "Standup moved to Friday at 10.", "We moved to Tuesdays.", "I moved to 7pm.", "I moved to Marketing.",
+    "I moved to Apartment 4B.", "Karen: we moved to Suite 300.", "I moved to March.", "I work at Fridays.",
+])
+def test_a_move_to_a_time_a_day_or_a_room_is_no_home(text):
+    """A fresh user's "Yoga moved to 7pm." became Yoga's home city (helper71): a meeting, a class or
+    a desk moves to a time, a day or a room, and none of them is a home or an employer."""
+    assert rule_based_extractor(text) is None
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Karen moved to Austin.", ("Karen", "home_city", "Austin")),
+    ("I moved to Paris in May.", ("user", "home_city", "Paris")),
+    ("I work at Summer Street Capital.", ("user", "employer", "Summer Street Capital")),
+    ("I work at Noon Labs.", ("user", "employer", "Noon Labs")),
+    ("I moved to 221B Baker Street.", ("user", "home_city", "221B Baker Street")),
+])
+def test_a_place_or_employer_named_with_a_calendar_word_or_a_number_stays_one(text, expected):
+    assert rule_based_extractor(text) == expected
+
+
+def test_a_class_moved_to_an_hour_leaves_the_home_current(tmp_path):
+    """helper71: "Yoga moved to 7pm." superseded nothing of the user's but filled Yoga's home
+    city; "We moved to Tuesdays." superseded the user's "I live in Denver."."""
+    cfg = engramdb.EngramConfig(slots=SlotConfig(extractor=rule_based_extractor))
+    with engramdb.open(tmp_path / "s", config=cfg, embedder="hashing") as mem:
+        for day, text in [(1, "I live in Denver."), (2, "Yoga moved to 7pm."), (3, "We moved to Tuesdays.")]:
+            mem.add_conversation([{"role": "user", "content": text, "created_at": f"2024-03-0{day}T10:00:00Z"}],
+                                 namespace="u", session="s")
+        assert mem.current("user", "home_city", namespace="u").value == "Denver"
+        assert mem.current("Yoga", "home_city", namespace="u") is None

@@ -338,6 +338,7 @@ def _bare_value(value: str, attribute: str) -> str:
     what is left names nothing: a place without a capitalised word ("I live in hope"), an
     employer without one or an article ("I work at night"; "a shelter" is one), any value
     without a letter or only an article."""
+    from .standing import names_no_place
     from .timeref import resolve_time_refs
 
     value = value.split(",")[0].strip()
@@ -355,7 +356,9 @@ def _bare_value(value: str, attribute: str) -> str:
     if attribute == "employer" and " ".join(words).lower() in _NOT_EMPLOYERS:
         return ""   # "I'm working at the moment", "I work for a living"
     if attribute in ("home_city", "employer"):
-        return _name_run(words)
+        run = _name_run(words)
+        # "Yoga moved to 7pm.", "We moved to Tuesdays.", "I moved to Apartment 4B": no home
+        return "" if names_no_place(run.lower().split()) else run
     return value
 
 

@@ -52,6 +52,7 @@ from typing import NamedTuple
 from .facts import FUNCTION_WORDS, _adds_value, not_done, speaker_label, tokens
 from .index.tokens import tokenize
 from .sentences import split_sentences
+from .timeref import CALENDAR_WORDS
 
 __all__ = ["STANDING_WORDS", "Standing", "asked_standing", "asks_only_standing", "changes_standing", "refines_standing", "standing",
            "standings"]
@@ -215,9 +216,40 @@ def _name(text: str | None) -> tuple[str, ...] | None:
         if w.endswith(".") and w not in _ABBREVIATIONS and w.rstrip(".") not in _ABBREVIATIONS:
             w = w.rstrip(".")
         out.append(re.sub(r"['’]s$", "", w))
-    if out[-1] in _NOT_NAMES or (len(out) == 1 and out[0] in _DEPARTMENTS):
-        return None
-    return tuple(out)
+    return None if names_no_place(out) else tuple(out)
+
+
+#: A clock time as one word or two ("7pm", "10:30", "7 pm", "noon"): what a meeting, not a home,
+#: moves to.
+_CLOCK = re.compile(r"^(?:\d{1,2}(?:[:.]\d\d)?(?:am|pm|a\.m\.|p\.m\.)?|am|pm|a\.m\.|p\.m\.|noon|midnight)$")
+
+
+def names_no_place(words) -> bool:
+    """Whether a name names no home or employer, only where one goes inside one or when.
+
+    Parameters
+    ----------
+    words : sequence of str
+        The name's words, lower case ("apartment", "4b").
+
+    Returns
+    -------
+    bool
+        True for a team, plan, room or software as the last word, a room's number apart ("the
+        Platform Team", "Apartment 4B": :data:`_NOT_NAMES`), one department word ("Marketing"), and a name made only of
+        days, months, seasons and clock times ("Tuesdays", "7pm", "Friday at 10"): "Yoga moved to
+        7pm.", "We moved to Tuesdays." move no home. False for an empty name.
+    """
+    words = [w.strip(".,!?;:") for w in words]
+    if not words or not any(words):
+        return False
+    core = list(words)
+    while len(core) > 1 and any(c.isdigit() for c in core[-1]):
+        core.pop()   # "Apartment 4B", "Suite 300": the room's number
+    if core[-1] in _NOT_NAMES or (len(core) == 1 and core[0] in _DEPARTMENTS):
+        return True
+    return all(not w or w in CALENDAR_WORDS or (w.endswith("s") and w[:-1] in CALENDAR_WORDS)
+               or _CLOCK.match(w) or w in ("at", "on", "and") for w in words)
 
 
 def _second_value(words: list[str]) -> bool:

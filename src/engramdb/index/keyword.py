@@ -45,6 +45,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..chatter import APOSTROPHES, GREETING_PHRASES
 from ..kernels import registry
 from ..kernels.reference import BM25Postings
 from .tokens import index_terms, tokenize
@@ -102,8 +103,8 @@ class _Column:
 #: one is rebuilt from the records on open (2: technical tokens kept whole, parts indexed too;
 #: 3: auxiliary verb forms are stop words; 4: so are the clitics an apostrophe leaves, "s", "t";
 #: 5: the content words of scikit-learn's list, "name", "move", "call", ..., are terms; 6: a
-#: leading role label, "user: ", is no term).
-TOKENIZER_VERSION = 6
+#: leading role label, "user: ", is no term; 7: nor a greeting such as "Long time no talk").
+TOKENIZER_VERSION = 7
 
 #: A chat role before a message's text ("user: ", "assistant: ", as ``add_conversation`` writes
 #: it): no term. Every message of the role holds it, so a question that says "the user's dose"
@@ -670,12 +671,25 @@ def _tokenized(docs: Iterable[tuple[int, str]], vocab: dict[str, int], terms: li
     return tids, tfs, nids, lens, dls
 
 
+#: What a text holds when a greeting of :data:`engramdb.chatter.GREETING_PHRASES` in it has index
+#: terms ("how have you been" has none): a cheap test before the pattern's.
+_GREETING_CUES = ("time no", "it going", "hope", "hear from you", "see you", "meet you", "talk to you")
+
+
 def term_counts(text: str) -> tuple[dict[str, int], int]:
     """The indexed terms of ``text`` with their counts (first-seen order) and the text's length
     in terms (:func:`engramdb.index.tokens.index_terms`); a leading role label
     (:data:`ROLE_LABEL`) is no term, but counts in the length, as before (the length of every
-    message of a chat would otherwise change, and with it every BM25 score)."""
+    message of a chat would otherwise change, and with it every BM25 score); so is a greeting
+    made of words that say something elsewhere (:data:`engramdb.chatter.GREETING_PHRASES`: "Long
+    time no talk! Busy summer." is no answer to "how long is my commute?" nor to "what time is
+    standup?")."""
     toks, length = index_terms(text)
+    low = text.lower()
+    if any(cue in low for cue in _GREETING_CUES):
+        plain = text.translate(APOSTROPHES)   # "how’s it going" as "how's it going"
+        if GREETING_PHRASES.search(plain) is not None:
+            toks = index_terms(GREETING_PHRASES.sub(" ", plain))[0]   # (the length stays the text's)
     if (m := ROLE_LABEL.match(text)) is not None:
         toks = toks[len(index_terms(m.group(0))[0]):]   # its terms come first
     counts: dict[str, int] = {}
