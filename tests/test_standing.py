@@ -504,3 +504,39 @@ def test_an_offer_at_a_shop_is_no_employer(text):
     """A hostile pass on a rule that read "accepted an offer at <Name>" as a new employer
     (withdrawn): Target's discount replaced Google as the employer."""
     assert not standings(text)
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_a_statement_without_the_relation_s_words_answers_and_none_gives_an_unstated_gap(tmp_path, embedder):
+    """helper71: "Where do I work?" (never said) got "My commute to work is 30 minutes." with
+    relevance 1 and no gap; and a statement in other words ("I'm a nurse at Mass General.") was no
+    seed: the relation's words found the statements, and it holds none of them."""
+    with engramdb.open(tmp_path / "s", embedder=embedder) as m:
+        for i, text in enumerate(["I live in Denver.", "My commute to work is 30 minutes by train.",
+                                  "Long time no talk! Busy summer.", "I take 10 mg of lisinopril every morning."]):
+            m.add(f"user: {text}", created_at=T0 + i * 60)
+        for question in ("Where do I work?", "Who is my employer?", "What company do I work for?"):
+            res = m.recall(question, k=3, now=T0 + DAY, reinforce=False)
+            assert [(g.reason, g.detail) for g in res.gaps if g.reason == "unstated"] == [
+                ("unstated", "no memory says where the user works")], question
+        assert "No memory says where the user works." in m.context("Where do I work?", now=T0 + DAY).text
+        home = m.recall("Where do I live?", k=3, now=T0 + DAY, reinforce=False)
+        assert home.hits[0].text == "user: I live in Denver." and not home.gaps
+        nurse = m.add("user: I'm a nurse at Mass General.", created_at=T0 + DAY)
+        for question in ("Where do I work?", "Who is my employer?"):
+            res = m.recall(question, k=3, now=T0 + 2 * DAY, reinforce=False)
+            assert res.hits[0].id == nurse and not res.gaps, question
+
+
+def test_a_store_without_the_standing_column_reads_it_from_its_records(tmp_path):
+    from engramdb.testing import cache_status, damage_snapshot
+
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        m.add("user: My commute to work is 30 minutes by train.", created_at=T0)
+        nurse = m.add("user: I'm a nurse at Mass General.", created_at=T0 + 60)
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:   # from the column snapshot
+        assert cache_status(m)["columns"] == "current"
+        damage_snapshot(m, "columns", array="standing")   # as a store written before the column
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        res = m.recall("Where do I work?", k=1, now=T0 + DAY, reinforce=False)
+        assert res.hits[0].id == nurse and not res.gaps

@@ -395,6 +395,21 @@ def standing(text: str) -> Standing | None:
     return got[-1] if got else None
 
 
+#: The bit of each relation in :func:`standing_bits` (``Columns.standing``).
+STANDING_BITS = {"home": 1, "employer": 2}
+
+
+def standing_bits(text: str) -> int:
+    """The relations ``text`` states (:func:`standings`) as bits of :data:`STANDING_BITS`: 0 for
+    none, 1 home, 2 employer, 3 both ("I live in Boston and work at Acme."). What the column
+    ``Columns.standing`` holds, so that recall finds every statement of a relation, whatever its
+    words ("I'm a nurse at Mass General." holds none of the relation's words)."""
+    bits = 0
+    for got in standings(text):
+        bits |= STANDING_BITS[got.relation]
+    return bits
+
+
 #: Index terms (:func:`engramdb.index.tokens.tokenize`) of each relation's statements, by which
 #: the write path finds a namespace's earlier ones ("I live in Boston." for "I moved to Seattle.").
 STANDING_WORDS = {"home": tuple(dict.fromkeys(tokenize("live living reside residing based settled moved relocated "

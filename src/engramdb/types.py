@@ -448,7 +448,9 @@ class Gap:
     memories, or held none at the recall's ``as_of``), ``"filtered_out"``,
     ``"empty_window"`` (the question names a time from which nothing is stored),
     ``"changed_since"`` (the question names a past time and a slot whose current value holds only
-    since after it: another memory, superseded, held it then; the detail names both).
+    since after it: another memory, superseded, held it then; the detail names both),
+    ``"unstated"`` (the question asks for the user's home or employer alone, "where do I work?",
+    and no memory the recall may show states it: the hits only mention its words).
     ``best_similarity`` is the best cosine the vector search found (whichever memory has it: the
     first hit may be another, or one that spreading reached, whose ``similarity`` is None), None
     without a vector search.

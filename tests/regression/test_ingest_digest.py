@@ -22,8 +22,9 @@ from .ingest_workload import run
 # digest is the earlier pin, 5b6be3aa...; the workload holds no role label); and when the column
 # snapshot gained ``speech_act`` (the earlier pin d2c03462...; the ledger the same); and when a
 # greeting's words stopped being keyword terms (tokenizer version 7: with version 6 patched back
-# in, the digest is the earlier pin, b71775eb...; the workload holds no greeting)
-STORE_DIGEST = "0a2189aa688533c6628eb25c16cac2e576e5a4bacabbe84e63cb46c55f230d03"
+# in, the digest is the earlier pin, b71775eb...; the workload holds no greeting); and when the
+# column snapshot gained ``standing`` (the earlier pin 0a2189aa...; the ledger the same)
+STORE_DIGEST = "987fdcfea6a45f69435eb8a9cba069be1525202feb96ea664400e155553081ab"
 LEDGER = [
     (1, 'genesis', 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'),
     (2, 'add_batch', '9a76e131a5db0fedda2ba91b4a2f64d1f72bc1dcb64bc31a4d40ecaf4f447a8d'),

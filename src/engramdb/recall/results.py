@@ -44,6 +44,7 @@ from ..index.tokens import tokenize
 from ..sentences import split_sentences
 from ..slots import contradiction_warnings
 from ..speakers import CHAT_ROLES, LABEL as SPEAKER_LABEL
+from ..standing import standings
 from ..temporal import record_as_of, text_as_of
 from ..validate import utc_text
 from ..wording import count
@@ -231,6 +232,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                         f"no memory is dated {_window_text(ctx.windows)}"))
     # (a slot's holder then answers a time no memory is dated in: "who owned billing in October?")
     gaps += [Gap(req.query, "changed_since", best, said) for said in changed]
+    gaps += _unstated(ctx, hits, best)
     if filtered_out:
         why = ("none passed the filters" if filters.narrows else
                "none is active (superseded and archived memories are hidden: include_superseded=True or "
@@ -248,6 +250,24 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                                       valid_from=c.valid_from, supersedes_code=resolving,
                                       ) if not contradicts_nodes(state, csr)[0].isdisjoint(hit_nids) else []
     return hits, hit_nids, gaps, warnings
+
+
+#: What an ``unstated`` gap says the store does not hold, per relation of :mod:`engramdb.standing`.
+_UNSTATED = {"home": "where the user lives", "employer": "where the user works"}
+
+
+def _unstated(ctx: RecallContext, hits: list[Hit], best: float | None) -> list[Gap]:
+    """An ``unstated`` gap for each relation a question asks for alone ("where do I work?",
+    :func:`engramdb.standing.asks_only_standing`) that no statement the recall may show gives
+    (:func:`.seeds.standing_seeds`) and no hit gives: the hits only mention the relation's words
+    ("My commute to work is 30 minutes."), however well they match them. None without hits (the
+    ``weak_evidence`` or ``empty_namespace`` gap says the store may not hold the answer)."""
+    missing = ctx.extra.get("standing_unstated")
+    if not missing or not hits:
+        return []
+    for h in hits:
+        missing = missing - {s.relation for s in standings(h.text)}
+    return [Gap(ctx.request.query, "unstated", best, f"no memory says {_UNSTATED[rel]}") for rel in sorted(missing)]
 
 
 def _archived_hint(ctx: RecallContext) -> str:

@@ -40,7 +40,7 @@ import numpy as np
 from ..config import RecallConfig
 from ..index.keyword import KeywordIndex, tokenize
 from ..slots import slot_cues, subject_weights
-from ..standing import STANDING_WORDS, asked_standing, asks_only_standing, standings
+from ..standing import STANDING_BITS, STANDING_WORDS, asked_standing, asks_only_standing, standings
 from ..timeref import past_end, resolve_time_refs
 from ..types import _STATE_CODES, MemoryState, Relation
 from ..kernels import registry
@@ -149,8 +149,8 @@ def current_versions(ctx: RecallContext) -> dict[int, float]:
     return out
 
 
-#: How many memories holding a relation's words (:data:`engramdb.standing.STANDING_WORDS`, best
-#: by BM25) :func:`standing_seeds` reads for the statements of the relation a question asks for.
+#: How many statements of the relation a question asks for (the latest stored of the namespace)
+#: :func:`standing_seeds` reads.
 STANDING_SEED_CANDIDATES = 64
 
 
@@ -160,15 +160,17 @@ def standing_seeds(ctx: RecallContext) -> dict[int, set[str]]:
     the namespace's statements of that relation, nid -> the relations asked for that it gives;
     they join the seeds with a boost (:func:`standing_boosts`), as a slot's current memories do
     for a question naming the slot (the relation is a slot the write path reads without an
-    extractor). They are found by the relation's
-    words in the keyword index (the best :data:`STANDING_SEED_CANDIDATES` by BM25, as the write
-    path finds them to link a move to the home it changes) and kept when
+    extractor). They are found by the column the write path fills (``Columns.standing``, the
+    latest :data:`STANDING_SEED_CANDIDATES` of the namespace: "I'm a nurse at Mass General."
+    holds none of the relation's words) and kept when
     :func:`engramdb.standing.standings` reads the relation in them, so a question in other words
     ("what city am I in these days?", "which company employs me?") reaches "I live in Boston" and
     "we're now living in Portland" although it shares no word with them; ranking then puts the
     latest first (step 6; :func:`later_standing` starts from them too, so a later statement the
     search missed is reached over the ``contradicts`` edges). Only memories that may seed and
-    pass the filters."""
+    pass the filters. Sets ``ctx.extra["standing_unstated"]``: the relations asked for that none
+    of them gives (:func:`engramdb.recall.results.run` reports an ``unstated`` gap for those no
+    hit gives either: "where do I work?" in a store that never says)."""
     req = ctx.request
     if req.query is None or req.config.w_slot <= 0 or ctx.space.keyword is None:
         return {}
@@ -181,9 +183,13 @@ def standing_seeds(ctx: RecallContext) -> dict[int, set[str]]:
         return {}
     if not asked:
         return {}
-    words = {w: 1.0 for rel in asked for w in STANDING_WORDS[rel]}
-    nids, _scores = ctx.space.keyword.search_terms(words, STANDING_SEED_CANDIDATES, ctx.allowed)
+    cols = ctx.state.cols
+    bits = sum(STANDING_BITS[rel] for rel in asked)
+    nids = np.flatnonzero(cols.standing[: cols.n] & bits)
+    nids = nids[cols.ns[nids] == ctx.space.code][-STANDING_SEED_CANDIDATES:]   # the latest stored
     gives = _giving(ctx, nids.astype(np.int64), asked)
+    # the relations asked for that no statement found gives (results says so when no hit does)
+    ctx.extra["standing_unstated"] = asked - set().union(*gives.values())
     if gives and then is not None:
         # the statements they changed, or that changed them, without the relation's words ("I'm a
         # backend engineer at Finlytics" before "I accepted an offer from Northwind"): at a past

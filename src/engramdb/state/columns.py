@@ -8,6 +8,7 @@ import numpy as np
 from ..chatter import speech_act
 from ..errors import StoreCorruptedError
 from ..speakers import speaker_keys, speaker_of
+from ..standing import standing_bits
 from ..temporal import column_values
 from ..timeref import mentioned_span
 from ..types import MemoryKind, MemoryState, _STATE_CODES
@@ -22,13 +23,14 @@ class TextColumns(NamedTuple):
 
     mentioned: tuple[float, float] | None   #: :func:`engramdb.timeref.mentioned_span`
     speech_act: int   #: :func:`engramdb.chatter.speech_act`
+    standing: int   #: :func:`engramdb.standing.standing_bits`
 
 
 def text_columns(text: str, created_at: float) -> TextColumns:
     """What :meth:`Columns.set_record` reads from a text (str) and its event time (Unix
-    seconds): the time the text names and its speech act. Pure: the write path computes it
-    while hnswlib inserts, before the commit."""
-    return TextColumns(mentioned_span(text, created_at), speech_act(text))
+    seconds): the time the text names, its speech act and the standing relations it states.
+    Pure: the write path computes it while hnswlib inserts, before the commit."""
+    return TextColumns(mentioned_span(text, created_at), speech_act(text), standing_bits(text))
 
 
 class IdColumn:
@@ -151,6 +153,11 @@ class Columns:
         ``chatter.STATEMENT``, ``QUESTION`` (it only asks: recall weighs it by
         ``RecallConfig.question_weight``) or ``CONTENT_FREE`` (thanks, greetings, laughter:
         recall does not lift it by spreading activation, :mod:`engramdb.recall.activation`).
+    standing : ndarray of uint8
+        The speaker's standing relations the text states (:func:`engramdb.standing.standing_bits`:
+        1 home, 2 employer): recall reads every statement of the relation a question asks for
+        ("where do I work?") from it, whatever its words. A store written before the column
+        reads it from its records on the first open.
     blocked : ndarray of bool
         Hidden by a ``block`` / ``absolute`` censor rule (:mod:`engramdb.censor`); not saved in
         the snapshot, evaluated from the rules when the store opens.
@@ -167,7 +174,8 @@ class Columns:
               "recorded_at": np.float64, "retired_at": np.float64, "valid_from": np.float64,
               "valid_to": np.float64, "known_valid_to": np.float64,   # record and valid time (temporal.py; +inf = open)
               "archived_at": np.float64, "head": np.int32, "speaker": np.int32,
-              "mentioned_start": np.float64, "mentioned_end": np.float64, "speech_act": np.uint8}
+              "mentioned_start": np.float64, "mentioned_end": np.float64, "speech_act": np.uint8,
+              "standing": np.uint8}
 
     def __init__(self) -> None:
         self.n = 0
@@ -241,6 +249,7 @@ class Columns:
             mentioned = derived.mentioned
             self.mentioned_start[nid], self.mentioned_end[nid] = (np.inf, -np.inf) if mentioned is None else mentioned
             self.speech_act[nid] = derived.speech_act
+            self.standing[nid] = derived.standing
             self._text_key[nid] = key
         self.confidence[nid] = rec["confidence"]
         self.s0[nid] = rec["salience"]

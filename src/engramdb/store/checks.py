@@ -49,7 +49,7 @@ def columns_snapshot_ok(a: dict[str, np.ndarray], n: int) -> bool:
     finite numbers (``t0`` may be +inf, as a record's ``salience_at`` may: a decision's
     salience held until its outcome is reviewed)."""
     fields = ("ns", "kind", "state", "alive", "created_at", "confidence", "s0", "t0", "head", "speaker",
-              "mentioned_start", "mentioned_end", "speech_act")
+              "mentioned_start", "mentioned_end", "speech_act", "standing")
     if any(len(a[f]) != n for f in fields):
         return False
     names = a["ns_names"].tobytes()
@@ -67,7 +67,7 @@ def columns_snapshot_ok(a: dict[str, np.ndarray], n: int) -> bool:
 
     return bool(a["ns"].min() >= 0 and a["ns"].max() < n_names
                 and a["kind"].max() < len(MemoryKind) and a["state"].max() < len(STATE_BY_CODE)
-                and a["alive"].view(np.uint8).max() <= 1 and a["speech_act"].max() <= 2
+                and a["alive"].view(np.uint8).max() <= 1 and a["speech_act"].max() <= 2 and a["standing"].max() <= 3
                 and a["head"].min() >= 0 and a["head"].max() < n
                 and a["speaker"].min() >= 0 and a["speaker"].max() < n_speakers
                 and finite(a["s0"]) and a["t0"].min() > -np.inf
