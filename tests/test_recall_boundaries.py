@@ -219,3 +219,21 @@ def test_namespaces_never_mix(mem):
     mem.link("m", "n", namespace="b")
     assert _recall_ids(mem, namespace="a", gate="on") == {"m"}
     assert [h.text for h in mem.recall(vector=basis(0), namespace="a").hits] == ["ours"]
+
+
+def test_a_gaps_best_similarity_is_never_a_hidden_connector_s(tmp_path):
+    """helper72: for "Who approves my PRs?" the weak_evidence gap said best similarity 0.585, the
+    cosine of the entity node "pr", which is never a hit; the best hit had 0.46."""
+    chat = ["Daniel reviews every PR before merge.", "Marta used to approve the PR queue.",
+            "The PR template asks for a changelog line.", "I like my coffee black.", "Daniel is on vacation next week."]
+    with engramdb.open(tmp_path / "s", embedder="minilm") as mem:
+        mem.add_conversation([{"role": "user", "content": t, "created_at": f"2025-05-20T09:{i:02d}:00Z"}
+                              for i, t in enumerate(chat)], namespace="me")
+        question = "What is the name of the PR bot?"
+        shown = mem.recall(question, namespace="me", k=3, config=RecallConfig(connector_hits=True)).hits
+        entity = [h for h in shown if "entity" in h.tags]
+        assert entity and entity[0].similarity > 0.6   # the entity node "pr" is the nearest vector
+        res = mem.recall(question, namespace="me", k=5)
+        assert [g.reason for g in res.gaps] == ["weak_evidence"]
+        best = max(h.similarity for h in res.hits if h.similarity is not None)
+        assert res.gaps[0].best_similarity == pytest.approx(best) and best < entity[0].similarity

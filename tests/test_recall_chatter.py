@@ -48,6 +48,11 @@ CHAT = [
     ("How are you?", True), ("Good to hear from you!", True),
     ("How are you doing with the new job?", False), ("It has been a long time since I saw Tom.", False),
     ("Good to hear from you! I moved to Denver.", False), ("Long time no talk! The weather has been great.", False),
+    # (a hostile pass) written otherwise; or no greeting at all
+    ("Long time, no talk!", True), ("It's been a long time!", True), ("Long time!", True), ("Long-time no see!", True),
+    ("It's been ages!", True), ("Good to see ya!", True), ("Hope this finds you well.", True),
+    ("Long time no talk to Dad after the fight.", False), ("Good to meet you at the conference in Lisbon.", False),
+    ("How is it going to affect my taxes?", False), ("We watched Long Time No See.", False),
 ])
 def test_content_free(text, free):
     assert content_free(text) is free
@@ -197,6 +202,18 @@ def test_a_greeting_lends_no_words_to_what_its_message_says_besides(tmp_path, em
     ("user: Hope you’re doing well! I got a dog.", {"hope"}, {"got", "dog"}),
     ("How’s it going? Great to meet you, Sam.", {"go", "meet"}, {"sam"}),
     ("A long time ago I lived in Rome; I hope to see you there.", set(), {"long", "time", "rome", "hope", "see"}),
+    # helper73: greetings written otherwise, and words that only look like a greeting
+    ("Long time, no talk! Busy summer.", {"long", "time", "talk"}, {"busi", "summer"}),
+    ("Long-time no see! I got a dog.", {"long", "time", "see"}, {"got", "dog"}),
+    ("It's been a long time! I got a dog.", {"long", "time"}, {"got", "dog"}),
+    ("Good to see ya! I got a dog.", {"good", "see", "ya"}, {"got", "dog"}),
+    ("Hope this finds you well. I got a dog.", {"hope", "find"}, {"got", "dog"}),
+    ("Long time no talk to Dad after the fight.", set(), {"long", "time", "talk", "dad", "fight"}),
+    ("Good to meet you at the conference in Lisbon.", set(), {"good", "meet", "lisbon"}),
+    ("I hope you are well enough to travel to Rome.", set(), {"hope", "travel", "rome"}),
+    ("We watched Long Time No See, a Korean drama.", set(), {"long", "time", "see", "drama"}),
+    ("How is it going to affect my taxes?", set(), {"go", "affect", "tax"}),
+    ("It's been a long time since I saw my dad.", set(), {"long", "time", "dad"}),
 ])
 def test_the_keyword_index_leaves_out_the_words_of_a_greeting(text, gone, kept):
     counts, length = term_counts(text)

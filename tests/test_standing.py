@@ -526,6 +526,11 @@ def test_a_statement_without_the_relation_s_words_answers_and_none_gives_an_unst
         for question in ("Where do I work?", "Who is my employer?"):
             res = m.recall(question, k=3, now=T0 + 2 * DAY, reinforce=False)
             assert res.hits[0].id == nurse and not res.gaps, question
+        # a filter that leaves the statement out: the gap says so
+        res = m.recall("Where do I work?", k=3, now=T0 + 2 * DAY, until=T0 + 3600, reinforce=False)
+        assert nurse not in [h.id for h in res.hits]
+        assert [g.detail for g in res.gaps if g.reason == "unstated"] == [
+            "no memory that passes the filters says where the user works"]
 
 
 def test_a_store_without_the_standing_column_reads_it_from_its_records(tmp_path):
@@ -540,3 +545,72 @@ def test_a_store_without_the_standing_column_reads_it_from_its_records(tmp_path)
     with engramdb.open(tmp_path / "s", embedder="hashing") as m:
         res = m.recall("Where do I work?", k=1, now=T0 + DAY, reinforce=False)
         assert res.hits[0].id == nurse and not res.gaps
+
+
+@pytest.mark.parametrize("text, value", [
+    ("user: Our compliance people here at Brightwell Payments want an audit log.", ("brightwell", "payments")),
+    ("My team here at Acme ships on Fridays.", ("acme",)),
+    ("We here at Globex love Python.", ("globex",)),
+    ("My boss here at Initech said no.", ("initech",)),
+])
+def test_the_speaker_s_colleagues_here_at_a_place_name_the_employer(text, value):
+    """helper72: "Our compliance people here at Brightwell Payments ..." was the only place a
+    coding assistant's user named their employer, and "Where do I work?" got an unstated gap."""
+    assert standings(text) == (Standing("employer", value),)
+
+
+@pytest.mark.parametrize("text", [
+    "I am here at Heathrow waiting.", "We are staying here at the Marriott.", "Our hotel room here at the Marriott is tiny.",
+    "My sister's team here at Acme is great.", "Our friends here at the park are fun.", "If our team here at Acme ships, great.",
+    "Do our engineers here at Acme use Go?",
+])
+def test_being_here_at_a_place_names_no_employer(text):
+    assert standings(text) == ()
+
+
+@pytest.mark.parametrize("text, question", [
+    ("I work full-time at Acme.", "Who is my employer?"), ("I work remotely for Acme.", "Where do I work?"),
+    ("I've been at Google for 3 years.", "Who is my employer?"), ("Today was my first day at Stripe.", "Where do I work?"),
+    ("I'm with Deloitte.", "Where do I work?"), ("i work at google lol", "Where do I work?"),
+    ("I'm a nurse at Mass General, and I declined the overtime shift.", "Where do I work?"),
+    ("User is a nurse at Mass General.", "Who is my employer?"), ("I've lived in Berlin for 10 years.", "Where do I live?"),
+    ("I'm in Berlin these days.", "What city do I live in?"), ("My address is 12 Oak St, Springfield.", "Where do I live?"),
+])
+def test_a_memory_that_may_state_the_relation_keeps_the_unstated_gap_away(mem, text, question):
+    """helper73: the statements' reader knows few wordings, and each it missed gave a false
+    unstated gap, even at k=1 with the statement below a filler; a loose reading of every memory
+    (the column's may-state bits) now keeps the gap for stores where nothing may say it."""
+    for i, filler in enumerate(["My commute to work is 30 minutes by train.", "My favorite food is ramen.",
+                                "My sister works at Google.", "I take 10 mg of lisinopril every morning."]):
+        mem.add(f"user: {filler}", created_at=T0 + i * 60)
+    mem.add(f"user: {text}", created_at=T0 + DAY)
+    res = mem.recall(question, k=1, now=T0 + 2 * DAY, reinforce=False)
+    assert not [g for g in res.gaps if g.reason == "unstated"], (question, res.hits[0].text)
+
+
+def test_what_says_another_persons_work_or_a_job_gives_the_unstated_gap_or_none(mem):
+    mem.add("user: My sister works at Google.", created_at=T0)
+    mem.add("user: I'm a nurse.", created_at=T0 + 60)
+    mem.add("user: My commute to work is 30 minutes by train.", created_at=T0 + 120)
+    res = mem.recall("Where do I work?", k=3, now=T0 + DAY, reinforce=False)
+    assert [g.detail for g in res.gaps if g.reason == "unstated"] == ["no memory says where the user works"]
+    # a question for the job, a stay or an address asks for no place the gap could name
+    for question in ("What's my job?", "Where am I staying?", "What's my address?"):
+        res = mem.recall(question, k=3, now=T0 + DAY, reinforce=False)
+        assert not [g for g in res.gaps if g.reason == "unstated"], question
+
+
+def test_a_slot_of_the_users_keeps_the_unstated_gap_away(mem):
+    mem.add("user: My commute to work is 30 minutes by train.", created_at=T0)
+    mem.add("Employer: Acme", subject="user", attribute="employer", value="Acme", created_at=T0 + 60)
+    res = mem.recall("Where do I work?", k=3, now=T0 + DAY, reinforce=False)
+    assert not [g for g in res.gaps if g.reason == "unstated"]
+
+
+@pytest.mark.parametrize("text, bits", [
+    ("I live in Boston and work at Acme.", 15), ("I'm a nurse at Mass General.", 10), ("I work remotely for Acme.", 8),
+    ("i live in berlin", 4), ("My sister works at Google.", 0), ("My commute to work is 30 minutes by train.", 0),
+    ("Tests live in tests/unit.", 0),
+])
+def test_the_column_holds_what_a_text_states_and_what_it_may_state(text, bits):
+    assert standing_module.standing_bits(text) == bits

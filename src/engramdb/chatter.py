@@ -95,13 +95,23 @@ def sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE.findall(LABEL.sub("", text, count=1).translate(APOSTROPHES)) if tokens(s)]
 
 
+#: The end of a greeting: punctuation or the end of the text ("How is it going to affect my
+#: taxes?", "Good to meet you at the conference in Lisbon" greet nobody).
+_GREETING_END = r"(?=\s*(?:[?!.,;:)~]|$))"
 #: Greetings made of words that say something elsewhere ("Long time no talk!", "How have you
-#: been?", "Hope you're doing well.", "Good to hear from you"): each is read as "hello".
+#: been?", "Hope you're doing well.", "Good to hear from you", "It's been ages!"): each is read
+#: as "hello"; a title is none ("We watched Long Time No See.").
 GREETING_PHRASES = re.compile(
-    r"\blong\s+time\s+no\s+(?:see|talk|hear|chat|speak)\b|\bhow\s+(?:have\s+|'ve\s+)?you\s+been\b|"
-    r"\bhow\s+are\s+you(?:\s+doing)?(?=\s*[?!.,]|\s*$)|\bhow(?:'s|\s+is)\s+it\s+going\b|"
-    r"\b(?:good|nice|great|lovely)\s+to\s+(?:hear\s+from|see|meet|talk\s+to)\s+you\b|"
-    r"\bhope\s+(?:you're|you\s+are|all\s+is|everything\s+is|all's)\s+(?:doing\s+)?(?:well|good|great|fine|ok|okay)\b",
+    r"\b(?!(?-i:Long\s+Time\s+No\s+[A-Z]))long[\s,-]+time[\s,]+no\s+(?:see|talk|hear|chat|speak)" + _GREETING_END
+    + r"|\blong\s+time(?=\s*!)|\bhow\s+(?:have\s+|'ve\s+)?you\s+been\b|"
+    r"\b(?:it's|it\s+has|it's\s+been|been)\s+(?:been\s+)?(?:a\s+(?:long\s+)?(?:while|time)|ages|forever|too\s+long)"
+    + _GREETING_END + r"|"
+    r"\bhow\s+are\s+you(?:\s+doing)?" + _GREETING_END + r"|\bhow(?:'s|\s+is)\s+it\s+going" + _GREETING_END + r"|"
+    r"\b(?:good|nice|great|lovely)\s+to\s+(?:hear\s+from|see|meet|talk\s+to)\s+(?:you|ya)" + _GREETING_END + r"|"
+    r"\bhope\s+(?:you're|you\s+are|all\s+is|everything\s+is|all's)\s+(?:doing\s+)?(?:well|good|great|fine|ok|okay)"
+    + _GREETING_END + r"|\bhope\s+(?:this|this\s+message|this\s+email|the\s+message)\s+finds\s+you\s+well"
+    + _GREETING_END + r"|\bhope\s+you\s+(?:had|have|are\s+having|'re\s+having)\s+a\s+(?:good|great|nice|lovely|fun)\s+"
+    r"(?:weekend|week|day|evening|morning|holiday|holidays|break|time)" + _GREETING_END,
     re.I)
 
 

@@ -406,13 +406,21 @@ def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate,
         return
     from . import types
 
-    table = _table("#", "id", "score", "relevance", "text", "path",
-                   title=f"recall [{res.mode}, density {res.density:.2f}, {res.latency_s * 1e3:.2f} ms]")
-    table.add_column("created (UTC)", min_width=10, overflow="fold")   # event time, to place "yesterday" in a turn
+    # the text takes the width the other columns leave (at 80 columns a path column beside it cut it
+    # to 13 characters): the path of a hit reached over an edge is a line under its text ("via
+    # a -[next]-> b"; a direct match's path is itself: no line)
+    table = _table("#", title=f"recall [{res.mode}, density {res.density:.2f}, {res.latency_s * 1e3:.2f} ms]")
+    table.add_column("id", overflow="fold", max_width=16)
+    table.add_column("score")
+    table.add_column("relevance")
+    table.add_column("text", overflow="fold", min_width=16)
+    table.add_column("created (UTC)", min_width=10, max_width=13, overflow="fold")   # event time, to place "yesterday" in a turn
     for i, h in enumerate(res.hits, 1):
-        path = "" if len(h.path) <= 1 else types.format_path(h.path)   # a direct match: its id once
         shown = h.id if h.chunk is None else f"{h.id} (piece {h.chunk})"
-        table.add_row(str(i), shown, f"{h.score:.3f}", f"{h.relevance:.2f}", h.text if full else _cell(h.text), path,
+        text = h.text if full else _cell(h.text)
+        if len(h.path) > 1:
+            text += f"\nvia {types.format_path(h.path)}"
+        table.add_row(str(i), shown, f"{h.score:.3f}", f"{h.relevance:.2f}", text,
                       _fmt_time(h.created_at).replace("T", " "))   # (narrow: the time wraps after the date)
     console = _out()
     console.print(table)

@@ -358,7 +358,8 @@ def _bare_value(value: str, attribute: str) -> str:
     if attribute in ("home_city", "employer"):
         run = _name_run(words)
         # "Yoga moved to 7pm.", "We moved to Tuesdays.", "I moved to Apartment 4B": no home
-        return "" if names_no_place(run.lower().split()) else run
+        relation = "home" if attribute == "home_city" else "employer"
+        return "" if names_no_place(run.lower().split(), relation) else run
     return value
 
 

@@ -52,9 +52,11 @@ from typing import NamedTuple
 from .facts import FUNCTION_WORDS, _adds_value, not_done, speaker_label, tokens
 from .index.tokens import tokenize
 from .sentences import split_sentences
+from .speakers import PERSON_NOUNS
 from .timeref import CALENDAR_WORDS
 
-__all__ = ["STANDING_WORDS", "Standing", "asked_standing", "asks_only_standing", "changes_standing", "refines_standing", "standing",
+__all__ = ["MAY_STATE_BITS", "STANDING_BITS", "STANDING_WORDS", "Standing", "asked_standing", "asks_only_standing", "changes_standing",
+           "asks_for_place", "may_state", "names_no_place", "refines_standing", "standing", "standing_bits",
            "standings"]
 
 
@@ -103,6 +105,10 @@ _NOT_ROLES = frozenset("regular member members customer client guest patient vis
 #: Each relation's patterns, each with the words (lower case) of which the text must hold one
 #: before it is read, and whether it reports a change (a move, a new job: told with a year or
 #: "when I was a kid", it is history).
+#: Who the speaker works with ("our compliance people here at Brightwell", "my team here at
+#: Acme"): the speaker's colleagues at a place name it the speaker's employer.
+_COLLEAGUES = ("people|folks|team|teams|colleagues|coworkers|co-workers|engineers|developers|devs|staff|office|"
+               "department|managers?|boss|leads?|leadership|cto|ceo|hr|it|ops|legal|security|compliance|finance")
 _VERBS = {
     "home": (
         (("live in", "living in", "reside in", "residing in", "based in", "based out", "settled in"), False,
@@ -133,6 +139,9 @@ _VERBS = {
         (("employer is", "company is"), False, rf"\bmy{_S}(?:employer|company){_S}is{_S}NAME"),
         (("i'm a", "i’m a", "i am a"), False,
          rf"\b(?:i'm|i’m|i{_S}am){_S}(?:an?){_S}(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}}?){_S}(?:at|for|with){_S}NAME"),
+        (("here at",), False,
+         rf"\b(?:(?:our|my){_S}(?:[\w-]+{_S}){{0,2}}(?:{_COLLEAGUES})|we(?:{_S}all)?)"
+         rf"{_S}(?:\w+{_S})?here{_S}at{_S}NAME"),
     ),
 }
 #: Patterns whose words say whose it is ("my home is in", "I'm a nurse at", "my new job at"):
@@ -148,7 +157,7 @@ _PATTERNS = [(relation, cues, change, re.compile(p.replace("NAME", _NAME), re.I)
 #: at", a word of each of the two sets.
 _GATE = frozenset("live living reside residing resident residents based settled moved relocated work working "
                   "employed job position role offer hired joined home house apartment flat condo place employer "
-                  "company".split())
+                  "company here".split())
 _ROLE_GATE = (frozenset("i'm i’m am".split()), frozenset("at for with".split()))
 #: Words that may stand between the speaker and the verb ("I have just moved to", "we're now based in").
 _FILLERS = frozenset("am are have has 've 'm 're just recently finally now currently still actually "
@@ -191,7 +200,7 @@ _FIRST_VERBS = frozenset("moved relocated started living working got took accept
 _QUOTE = re.compile(r"[\"“”«»]")
 
 
-def _name(text: str | None) -> tuple[str, ...] | None:
+def _name(text: str | None, relation: str = "home") -> tuple[str, ...] | None:
     """The capitalised run that opens ``text`` (what a pattern read after its verb), as lower-case
     words without a possessive "'s", or None: "Boston with my wife" -> ("boston",), "Bank of
     America" -> ("bank", "of", "america"), "the Platform Team" -> None (:data:`_NOT_NAMES`)."""
@@ -216,7 +225,7 @@ def _name(text: str | None) -> tuple[str, ...] | None:
         if w.endswith(".") and w not in _ABBREVIATIONS and w.rstrip(".") not in _ABBREVIATIONS:
             w = w.rstrip(".")
         out.append(re.sub(r"['’]s$", "", w))
-    return None if names_no_place(out) else tuple(out)
+    return None if names_no_place(out, relation) else tuple(out)
 
 
 #: A clock time as one word or two ("7pm", "10:30", "7 pm", "noon"): what a meeting, not a home,
@@ -224,21 +233,25 @@ def _name(text: str | None) -> tuple[str, ...] | None:
 _CLOCK = re.compile(r"^(?:\d{1,2}(?:[:.]\d\d)?(?:am|pm|a\.m\.|p\.m\.)?|am|pm|a\.m\.|p\.m\.|noon|midnight)$")
 
 
-def names_no_place(words) -> bool:
+def names_no_place(words, relation: str = "home") -> bool:
     """Whether a name names no home or employer, only where one goes inside one or when.
 
     Parameters
     ----------
     words : sequence of str
         The name's words, lower case ("apartment", "4b").
+    relation : str
+        "home" (a move's destination) or "employer".
 
     Returns
     -------
     bool
         True for a team, plan, room or software as the last word, a room's number apart ("the
-        Platform Team", "Apartment 4B": :data:`_NOT_NAMES`), one department word ("Marketing"), and a name made only of
-        days, months, seasons and clock times ("Tuesdays", "7pm", "Friday at 10"): "Yoga moved to
-        7pm.", "We moved to Tuesdays." move no home. False for an empty name.
+        Platform Team", "Apartment 4B": :data:`_NOT_NAMES`), and one department word
+        ("Marketing"); for a home, also a name made only of weekdays, months and clock times
+        ("Tuesdays", "7pm", "Friday at 10": "Yoga moved to 7pm.", "We moved to Tuesdays." move no
+        home). Not a season ("We moved to Spring, just north of Houston") nor an employer named
+        so ("I work at Fridays", "Noon"). False for an empty name.
     """
     words = [w.strip(".,!?;:") for w in words]
     if not words or not any(words):
@@ -248,8 +261,15 @@ def names_no_place(words) -> bool:
         core.pop()   # "Apartment 4B", "Suite 300": the room's number
     if core[-1] in _NOT_NAMES or (len(core) == 1 and core[0] in _DEPARTMENTS):
         return True
-    return all(not w or w in CALENDAR_WORDS or (w.endswith("s") and w[:-1] in CALENDAR_WORDS)
-               or _CLOCK.match(w) or w in ("at", "on", "and") for w in words)
+    return relation == "home" and all(
+        not w or w in _WHEN_WORDS or (w.endswith("s") and w[:-1] in _WEEKDAY_WORDS) or _CLOCK.match(w)
+        for w in words)
+
+
+#: Words of a name that say when, not where a home is ("moved to Tuesdays", "to March", "to Friday at
+#: 10"): weekdays, months, the words joining them; seasons name towns too ("Spring, Texas").
+_WEEKDAY_WORDS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_WHEN_WORDS = (CALENDAR_WORDS - frozenset("spring summer autumn fall winter".split())) | {"at", "on", "and"}
 
 
 def _second_value(words: list[str]) -> bool:
@@ -361,8 +381,8 @@ def standings(text: str) -> tuple[Standing, ...]:
                     continue
                 skip = m.re.groupindex.get("role")
                 names = [g for i, g in enumerate(m.groups(), 1) if g is not None and i != skip]
-                value = _name(names[-1]) if names else None
-                was = _name(names[0]) if len(names) >= 2 and relation == "home" and re.search(
+                value = _name(names[-1], relation) if names else None
+                was = _name(names[0], relation) if len(names) >= 2 and relation == "home" and re.search(
                     r"\bfrom\b", m.group(0), re.I) else None
                 if value is None:
                     continue
@@ -395,18 +415,25 @@ def standing(text: str) -> Standing | None:
     return got[-1] if got else None
 
 
-#: The bit of each relation in :func:`standing_bits` (``Columns.standing``).
+#: The bit of each relation in :func:`standing_bits` (``Columns.standing``): stated, as
+#: :func:`standings` reads it; and maybe stated, as :func:`may_state` reads it.
 STANDING_BITS = {"home": 1, "employer": 2}
+MAY_STATE_BITS = {"home": 4, "employer": 8}
 
 
 def standing_bits(text: str) -> int:
-    """The relations ``text`` states (:func:`standings`) as bits of :data:`STANDING_BITS`: 0 for
-    none, 1 home, 2 employer, 3 both ("I live in Boston and work at Acme."). What the column
-    ``Columns.standing`` holds, so that recall finds every statement of a relation, whatever its
-    words ("I'm a nurse at Mass General." holds none of the relation's words)."""
+    """The relations ``text`` states (:func:`standings`) as bits of :data:`STANDING_BITS` (1
+    home, 2 employer), and those it may state, read loosely (:func:`may_state`), as bits of
+    :data:`MAY_STATE_BITS` (4 home, 8 employer): 0 for none, 15 for both of both ("I live in
+    Boston and work at Acme."). What the column ``Columns.standing`` holds, so that recall finds
+    every statement of a relation, whatever its words ("I'm a nurse at Mass General." holds none
+    of the relation's words), and knows when no memory may say it."""
     bits = 0
     for got in standings(text):
-        bits |= STANDING_BITS[got.relation]
+        bits |= STANDING_BITS[got.relation] | MAY_STATE_BITS[got.relation]
+    for relation, bit in MAY_STATE_BITS.items():
+        if not bits & bit and may_state(text, relation):
+            bits |= bit
     return bits
 
 
@@ -465,6 +492,59 @@ def asked_standing(question: str, *, past: bool = False) -> frozenset[str]:
     if _ASKS_WISH.search(question):
         return frozenset()
     return frozenset(rel for rel, pattern in _ASKS_FOR.items() if pattern.search(question))
+
+
+#: A question for the place itself ("where do I work?", "which company employs me?", "what city
+#: do I live in?"), not for a job ("what's my job?": "I'm a nurse." answers it), an address, a
+#: hometown or a stay ("where am I staying?"): the form :func:`asks_for_place` accepts.
+_ASKS_PLACE = {"home": re.compile(r"\b(?:where|city|town|country)\b", re.I),
+               "employer": re.compile(r"\b(?:where|employer|employs|employed|company|firm)\b", re.I)}
+_NOT_PLACE = re.compile(r"\b(?:stay|stayed|staying|address|hometown|job|jobs|role|position|title)\b", re.I)
+#: What a text may state of each relation, read loosely (its words, then within two words a
+#: preposition and a word: "I work full-time at Acme", "i live in berlin", "I've been at Google for
+#: 3 years", "I'm a Seattle resident"): where :func:`standings` reads nothing, a memory of these
+#: words may still say it.
+_MAY_STATE = {
+    "home": re.compile(r"\b(?:live|lives|lived|living|home|house|apartment|flat|place|condo|moved|move|moving|based|"
+                       r"settled|reside|resides|residing|rent|renting|bought|grew)\b"
+                       r"(?:\s+[\w'’-]+){0,2}?\s+(?:in|into|to|at|near|from)\s+\w"
+                       r"|\b(?:i'm|i’m|im|am|we're|we’re|been)\b(?:\s+[\w'’-]+){0,2}?\s+(?:in|from)\s+\w|\bresidents?\b"
+                       r"|\b(?:home|address)\s+is\s+\w|\buser\s+(?:is|was|has\s+been)\s+(?:[\w-]+\s+){0,2}(?:in|from)\s+\w",
+                       re.I),
+    "employer": re.compile(r"\b(?:work|works|worked|working|job|jobs|employer|employed|company|office|hired|started|"
+                           r"start|teach|teaches|teaching|intern|interning|internship|day|shift|gig|position|role|"
+                           r"team|i'm|i’m|im|am|we're|we’re|been)\b"
+                           r"(?:\s+[\w'’-]+){0,2}?\s+(?:at|for|with|by)\s+\w|\bjoined\s+\w|"
+                           r"\b(?:employer|company|workplace)\s+is\s+\w|\bself-employed\b|\bfreelanc|\bunemployed\b|"
+                           r"\bretired\b|\buser\s+(?:is|was|has\s+been)\s+(?:[\w-]+\s+){0,3}(?:at|for|with|by)\s+\w",
+                           re.I),
+}
+#: Whose statement a sentence is: the speaker's ("I", "we", "my", a chat label's "user") and not
+#: another person's ("My sister works at Google.").
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i’m|im|i've|i’ve|ive|i'd|we|we're|we’re|we've|our|my|me|us|user)\b", re.I)
+_OTHERS = re.compile(r"\b(?:my|our)\s+(?:[\w-]+\s+)?(?:" + "|".join(sorted(PERSON_NOUNS)) + r")s?\b", re.I)
+
+
+def asks_for_place(question: str, relation: str) -> bool:
+    """Whether ``question``, one that asks for the speaker's ``relation`` ("home" or "employer":
+    :func:`asks_only_standing`), asks for the place itself ("where do I work?", "which company
+    employs me?", "what city do I live in?"), not for a job, an address, a hometown or a stay."""
+    return _ASKS_PLACE[relation].search(question) is not None and _NOT_PLACE.search(question) is None
+
+
+def may_state(text: str, relation: str) -> bool:
+    """Whether ``text`` may state the speaker's ``relation`` ("home" or "employer"), read loosely:
+    a word of the relation followed, within two words, by a preposition and a word ("I work
+    remotely for Acme", "i live in berlin", "I've been at Google for 3 years"), "joined X",
+    "self-employed", "resident". Looser than :func:`standings`, which reads few wordings: what
+    says none of these says nothing of the relation ("My commute to work is 30 minutes."). Only
+    in a sentence of the speaker's, one saying "I", "we", "my" or "user" and no "my <person>"
+    ("My sister works at Google." says where the sister works)."""
+    pattern = _MAY_STATE[relation]
+    if pattern.search(text) is None:
+        return False
+    return any(pattern.search(s) and _FIRST_PERSON.search(s) and not _OTHERS.search(s)
+               for s in re.split(r"(?<=[.!?])\s+|\n+", text))
 
 
 #: The words a question that asks for nothing but the speaker's home or employer is made of

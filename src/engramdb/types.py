@@ -449,11 +449,12 @@ class Gap:
     ``"empty_window"`` (the question names a time from which nothing is stored),
     ``"changed_since"`` (the question names a past time and a slot whose current value holds only
     since after it: another memory, superseded, held it then; the detail names both),
-    ``"unstated"`` (the question asks for the user's home or employer alone, "where do I work?",
-    and no memory the recall may show states it: the hits only mention its words).
+    ``"unstated"`` (the question asks where the user lives or works, "where do I work?", and no
+    memory the recall may show states it, nor may state it read loosely, nor does a slot of the
+    user's hold it: the hits only mention its words).
     ``best_similarity`` is the best cosine the vector search found (whichever memory has it: the
-    first hit may be another, or one that spreading reached, whose ``similarity`` is None), None
-    without a vector search.
+    first hit may be another, or one that spreading reached, whose ``similarity`` is None; never a
+    connector node, a session or entity, that the hits leave out), None without a vector search.
     """
 
     query: str | None

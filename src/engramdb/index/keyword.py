@@ -673,7 +673,8 @@ def _tokenized(docs: Iterable[tuple[int, str]], vocab: dict[str, int], terms: li
 
 #: What a text holds when a greeting of :data:`engramdb.chatter.GREETING_PHRASES` in it has index
 #: terms ("how have you been" has none): a cheap test before the pattern's.
-_GREETING_CUES = ("time no", "it going", "hope", "hear from you", "see you", "meet you", "talk to you")
+_GREETING_CUES = ("long", "it going", "hope", "hear from", "see y", "meet y", "talk to y", "been a", "been forever",
+                  "been too")
 
 
 def term_counts(text: str) -> tuple[dict[str, int], int]:

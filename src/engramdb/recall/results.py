@@ -42,9 +42,9 @@ from ..graph.csr import CSRGraph
 from ..index.keyword import KeywordIndex, term_counts as count_terms
 from ..index.tokens import tokenize
 from ..sentences import split_sentences
-from ..slots import contradiction_warnings
+from ..slots import USER_SUBJECTS, contradiction_warnings
 from ..speakers import CHAT_ROLES, LABEL as SPEAKER_LABEL
-from ..standing import standings
+from ..standing import MAY_STATE_BITS, STANDING_BITS, asks_for_place
 from ..temporal import record_as_of, text_as_of
 from ..validate import utc_text
 from ..wording import count
@@ -54,7 +54,7 @@ from ..types import (
 )
 from .context import RecallContext
 from .ranking import contradicts_nodes, hides_connectors, ranked, wanted
-from .seeds import slot_changed_since, vector_tail, window_holds_nothing
+from .seeds import seedable, slot_changed_since, vector_tail, window_holds_nothing
 
 __all__ = ["run", "path_of", "piece_of", "relevance", "relevance_of_rows", "relevance_features", "text_as_of",
            "cosine_relevance"]
@@ -175,6 +175,14 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                     add_hit(hr, nid, 0.0, 0.0, cos, [hr.step])
                     if len(hits) >= k:
                         break
+        best = None   # the best cosine of a vector seed that may be a hit (not a hidden connector)
+        for nid, cos in zip(ctx.vec_nids.tolist(), ctx.vec_cos.tolist()):
+            hr = table.get(nid, _MISSING)
+            if hr is _MISSING:
+                hr = cache.get(store, reader.txn(), nid, gen, table, _hit_row)
+            if hr is not None and not (hide and hr.connector):
+                best = cos
+                break
     except BaseException as exc:
         reader.close(exc)   # an LMDB error is translated as ``store.read`` does
         raise
@@ -208,7 +216,6 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
         for h, r in zip(hits, rel_list):
             h.relevance = r
     gaps = []
-    best = float(ctx.vec_cos[0]) if len(ctx.vec_cos) else None
     filtered_out = not hits and len(ctx.nodes) > 0   # reached, none passed: said below, not "no match"
     held_nothing = None if hits else _held_nothing_then(ctx)
     if held_nothing is not None:   # recall as_of a time before the namespace's first record
@@ -254,20 +261,42 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
 
 #: What an ``unstated`` gap says the store does not hold, per relation of :mod:`engramdb.standing`.
 _UNSTATED = {"home": "where the user lives", "employer": "where the user works"}
+#: The slot attributes that hold each relation (a caller's ``slot=("user", "employer", "Acme")``).
+_SLOT_ATTRIBUTES = {"home": frozenset({"home_city", "home", "city", "address", "hometown"}),
+                    "employer": frozenset({"employer", "company", "workplace", "job", "work"})}
 
 
 def _unstated(ctx: RecallContext, hits: list[Hit], best: float | None) -> list[Gap]:
-    """An ``unstated`` gap for each relation a question asks for alone ("where do I work?",
-    :func:`engramdb.standing.asks_only_standing`) that no statement the recall may show gives
-    (:func:`.seeds.standing_seeds`) and no hit gives: the hits only mention the relation's words
-    ("My commute to work is 30 minutes."), however well they match them. None without hits (the
-    ``weak_evidence`` or ``empty_namespace`` gap says the store may not hold the answer)."""
+    """An ``unstated`` gap for each relation a question asks for alone, as a place ("where do I
+    work?": :func:`engramdb.standing.asks_only_standing`, :func:`~engramdb.standing.asks_for_place`),
+    that no memory the recall may show states, nor may state read loosely
+    (``Columns.standing``: :func:`engramdb.standing.standing_bits`; the statements' reader knows
+    few wordings, "I work full-time at Acme" is none of them), and no slot of the user's holds:
+    the hits only mention the relation's words ("My commute to work is 30 minutes."), however
+    well they match them. None without hits (the ``weak_evidence`` or ``empty_namespace`` gap
+    says the store may not hold the answer)."""
     missing = ctx.extra.get("standing_unstated")
     if not missing or not hits:
         return []
-    for h in hits:
-        missing = missing - {s.relation for s in standings(h.text)}
-    return [Gap(ctx.request.query, "unstated", best, f"no memory says {_UNSTATED[rel]}") for rel in sorted(missing)]
+    query = ctx.request.query or ""
+    missing = {rel for rel in missing if asks_for_place(query, rel)}
+    if missing:   # a slot of the user's that holds it ("employer" = "Acme", given by the caller)
+        table = ctx.state.slot_table(ctx.space.name)
+        missing = {rel for rel in missing
+                   if not any(s in USER_SUBJECTS and a in _SLOT_ATTRIBUTES[rel] for s, a in table)}
+    if missing:   # a memory of the namespace that may state it, and that the recall may show
+        cols, filters = ctx.state.cols, ctx.request.filters
+        column = cols.standing[: cols.n]
+        slots = ctx.state.slot_table(ctx.space.name) if filters.slotted else None
+        for rel in sorted(missing):
+            nids = np.flatnonzero(column & (STANDING_BITS[rel] | MAY_STATE_BITS[rel]))
+            nids = nids[cols.ns[nids] == ctx.space.code]
+            if ctx.allowed is not None:
+                nids = nids[np.isin(nids, ctx.allowed)]
+            if len(nids) and (seedable(ctx, nids) & filters.mask(cols, nids, ctx.space.code, slots)).any():
+                missing.discard(rel)
+    which = "no memory that passes the filters" if ctx.request.filters.narrows else "no memory"
+    return [Gap(ctx.request.query, "unstated", best, f"{which} says {_UNSTATED[rel]}") for rel in sorted(missing)]
 
 
 def _archived_hint(ctx: RecallContext) -> str:

@@ -155,9 +155,10 @@ class Columns:
         recall does not lift it by spreading activation, :mod:`engramdb.recall.activation`).
     standing : ndarray of uint8
         The speaker's standing relations the text states (:func:`engramdb.standing.standing_bits`:
-        1 home, 2 employer): recall reads every statement of the relation a question asks for
-        ("where do I work?") from it, whatever its words. A store written before the column
-        reads it from its records on the first open.
+        1 home, 2 employer; and 4, 8 for those it may state, read loosely): recall reads every
+        statement of the relation a question asks for ("where do I work?") from it, whatever its
+        words, and says when no memory may state it (an ``unstated`` gap). A store written before
+        the column reads it from its records on the first open.
     blocked : ndarray of bool
         Hidden by a ``block`` / ``absolute`` censor rule (:mod:`engramdb.censor`); not saved in
         the snapshot, evaluated from the rules when the store opens.
