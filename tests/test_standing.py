@@ -575,6 +575,10 @@ def test_being_here_at_a_place_names_no_employer(text):
     ("I'm a nurse at Mass General, and I declined the overtime shift.", "Where do I work?"),
     ("User is a nurse at Mass General.", "Who is my employer?"), ("I've lived in Berlin for 10 years.", "Where do I live?"),
     ("I'm in Berlin these days.", "What city do I live in?"), ("My address is 12 Oak St, Springfield.", "Where do I live?"),
+    # helper74: a place named after "at" in a sentence of the speaker's
+    ("I nurse on the cardiac ward at St. Mary's.", "Where do I work?"),
+    ("Just finished my first week at Leeds General Infirmary!", "Where do I work?"),
+    ("Long time no talk! Our flat in Edinburgh has a leak in the bathroom.", "Which city do I live in?"),
 ])
 def test_a_memory_that_may_state_the_relation_keeps_the_unstated_gap_away(mem, text, question):
     """helper73: the statements' reader knows few wordings, and each it missed gave a false

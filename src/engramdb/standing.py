@@ -519,6 +519,11 @@ _MAY_STATE = {
                            r"\bretired\b|\buser\s+(?:is|was|has\s+been)\s+(?:[\w-]+\s+){0,3}(?:at|for|with|by)\s+\w",
                            re.I),
 }
+#: A place named after "at", "for", "with" (where one may work: "my first week at Leeds General
+#: Infirmary", "I nurse on the cardiac ward at St. Mary's") or after "in", "from", "near" (where one
+#: may live: "a flat in Leeds"), as a capitalised word that names no month or weekday ("in May").
+_NAMED = {"employer": re.compile(r"\b(?:at|for|with)\s+(?:the\s+)?(?P<n>[A-Z][\w'’&.-]*)"),
+          "home": re.compile(r"\b(?:in|from|near)\s+(?:the\s+)?(?P<n>[A-Z][\w'’&.-]*)")}
 #: Whose statement a sentence is: the speaker's ("I", "we", "my", a chat label's "user") and not
 #: another person's ("My sister works at Google.").
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i’m|im|i've|i’ve|ive|i'd|we|we're|we’re|we've|our|my|me|us|user)\b", re.I)
@@ -536,14 +541,20 @@ def may_state(text: str, relation: str) -> bool:
     """Whether ``text`` may state the speaker's ``relation`` ("home" or "employer"), read loosely:
     a word of the relation followed, within two words, by a preposition and a word ("I work
     remotely for Acme", "i live in berlin", "I've been at Google for 3 years"), "joined X",
-    "self-employed", "resident". Looser than :func:`standings`, which reads few wordings: what
+    "self-employed", "resident", or a place named after "at" / "for" / "with" (employer: "my first
+    week at Leeds General Infirmary") or "in" / "from" / "near" (home: "our flat in Edinburgh"). Looser than :func:`standings`, which reads few wordings: what
     says none of these says nothing of the relation ("My commute to work is 30 minutes."). Only
     in a sentence of the speaker's, one saying "I", "we", "my" or "user" and no "my <person>"
     ("My sister works at Google." says where the sister works)."""
-    pattern = _MAY_STATE[relation]
-    if pattern.search(text) is None:
+    pattern, named = _MAY_STATE[relation], _NAMED[relation]
+
+    def says(sentence: str) -> bool:
+        return pattern.search(sentence) is not None or any(
+            m["n"].lower().rstrip(".") not in CALENDAR_WORDS for m in named.finditer(sentence))
+
+    if not says(text):
         return False
-    return any(pattern.search(s) and _FIRST_PERSON.search(s) and not _OTHERS.search(s)
+    return any(says(s) and _FIRST_PERSON.search(s) and not _OTHERS.search(s)
                for s in re.split(r"(?<=[.!?])\s+|\n+", text))
 
 
