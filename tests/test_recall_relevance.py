@@ -11,6 +11,7 @@ import engramdb
 from engramdb.config import RELEVANCE_CALIBRATION, RecallConfig
 from engramdb.index.keyword import KeywordIndex
 from engramdb.recall.results import relevance, relevance_features
+from engramdb.speakers import others_only
 
 #: The fit for the hashing embedder these tests use (benchmarks/results/relevance.json), given
 #: explicitly; by default a store takes its own embedder's calibration.
@@ -102,3 +103,41 @@ def test_a_store_takes_its_own_embedders_calibration_by_default(chat):
         assert [round(h.relevance, 9) for h in default.hits] == [round(h.relevance, 9) for h in explicit.hits]
         assert [g.reason for g in default.gaps] == [g.reason for g in explicit.gaps]
     assert RELEVANCE_CALIBRATION["hashing"] == (HASHING.relevance_coef, HASHING.relevance_threshold)
+
+
+@pytest.mark.parametrize("question, text, others", [
+    ("When is my birthday?", "user: Also my mum lives in Cardiff and her birthday is on March 29.", {"birthday"}),
+    ("When is my birthday?", "Dad's birthday is in May, remind me.", {"birthday"}),
+    ("What's my phone number?", "Her phone number is 555-1234.", {"phone", "number"}),
+    ("When is my birthday?", "For my 30th birthday we went out.", set()),
+    ("When is my birthday?", "User's birthday: May 3", set()),
+    ("When is my birthday?", "We planned the birthday party.", set()),
+    ("What is my dog's name?", "His name is Rex and my dog loves him.", set()),
+    ("When is my mum's birthday?", "Her birthday is on March 29.", set()),
+    ("When is the party?", "Her birthday party is on Friday.", set()),
+    # the user named: a pronoun may be the user's; an assistant's "your" is the user's
+    ("When is my birthday?", "User said her birthday is May 3.", set()),
+    ("When is my birthday?", "assistant: Your birthday is May 3, noted.", set()),
+    ("When is my birthday?", "The user mentioned that Dad's birthday is in May.", {"birthday"}),
+])
+def test_what_the_question_asks_as_the_speakers_a_text_may_name_as_anothers(question, text, others):
+    assert others_only(question, text) == others
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_anothers_birthday_is_weak_evidence_for_mine(tmp_path, embedder):
+    """helper74: "When is my birthday?" (never said) got "Also my mum lives in Cardiff and her
+    birthday is on March 29." with relevance 1.0 and no gap."""
+    chat = ["I live in Leeds now.", "Yes please. Also my mum lives in Cardiff and her birthday is on March 29.",
+            "Dad's birthday is in May, remind me.", "My sister works at Tesla.", "Her phone number is 555-1234, that's Fiona's."]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        mem.add_conversation([{"role": "user", "content": t, "created_at": f"2025-05-20T09:{i:02d}:00Z"}
+                              for i, t in enumerate(chat)], namespace="me")
+        for question in ("When is my birthday?", "What's my phone number?"):
+            res = mem.recall(question, namespace="me", k=3)
+            assert "weak_evidence" in [g.reason for g in res.gaps], (question, [(h.text, h.relevance) for h in res.hits])
+        # the same words asked as the mum's and the dad's are strong evidence
+        for question, said in (("When is my mum's birthday?", "March 29"), ("When is my dad's birthday?", "in May")):
+            res = mem.recall(question, namespace="me", k=3)
+            assert said in res.hits[0].text and res.hits[0].relevance >= res.stats["relevance_threshold"]
+            assert not [g for g in res.gaps if g.reason == "weak_evidence"]

@@ -30,6 +30,7 @@ to retrieval.
 """
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from typing import Mapping
@@ -206,3 +207,81 @@ PERSON_NOUNS = frozenset({
     "stepmother", "stepfather", "stepson", "stepdaughter", "teacher", "doctor", "therapist", "landlord",
     "tenant", "client", "student", "mentor", "assistant", "nanny", "vet",
 })
+
+
+#: "my <thing>" in a question: what it asks for is the speaker's ("When is my birthday?", "what's
+#: my phone number?"): the one or two words after "my".
+_MY_THING = re.compile(r"\bmy\s+([a-z][\w-]*)(?:\s+([a-z][\w-]*))?", re.I)
+#: Words before a thing that make it another's ("her birthday", "his car", "their address"); not
+#: "your": an assistant's reply says it of the user ("Your birthday is May 3, noted.").
+_OTHERS_WORDS = frozenset("her his their its".split())
+#: A text that names the user outside its chat label ("User said her birthday is May 3."): its
+#: "her", "his", "their" may be the user's.
+_NAMES_USER = re.compile(r"\b(?:the\s+)?user\b(?!\s*:)", re.I)
+_TEXT_WORD = re.compile(r"[\w'’-]+")
+
+
+def others_only(question: str, text: str) -> frozenset[str]:
+    """Index terms (stems, :func:`engramdb.index.tokens.tokenize`) of what ``question`` asks for as
+    the speaker's ("When is my birthday?": ``birthday``) that ``text`` names only as another's
+    ("Also my mum lives in Cardiff and her birthday is on March 29.", "Dad's birthday is in
+    May"): there the word matches the question but says nothing of the speaker's.
+
+    An occurrence is another's when one of the two words before it is "her", "his", "their",
+    "its" or a possessive other than the user's ("Mum's", "her phone number", not "User's") and
+    no "my" or "our" comes between ("my 30th birthday" is the speaker's); neither otherwise ("the
+    birthday party", an assistant's "your birthday"), which keeps the term. In a text that names
+    the user ("User said her birthday is May 3.") a pronoun may be the user's: only a possessive
+    name makes it another's.
+
+    Parameters
+    ----------
+    question, text : str
+
+    Returns
+    -------
+    frozenset of str
+        Empty when the question asks for nothing as "my <thing>", or the text names it as the
+        speaker's, or not as anyone's, at least once.
+    """
+    stems = _asked_as_mine(question) if "my" in question.lower() else ()
+    low = text.lower()
+    stems = [stem for stem in stems if stem in low]
+    if not stems:
+        return frozenset()
+    pronouns_mine = _NAMES_USER.search(LABEL.sub("", text, count=1)) is not None
+    words = _TEXT_WORD.findall(low)
+    out = set()
+    for stem in stems:
+        places = [i for i, w in enumerate(words) if w.startswith(stem)]
+        if places and all(_anothers(words, i, pronouns_mine) for i in places):
+            out.add(stem)
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def _asked_as_mine(question: str) -> tuple[str, ...]:
+    """The index terms of the things ``question`` asks for as "my <thing>" (see :func:`others_only`)."""
+    from .index.tokens import tokenize
+
+    out: list[str] = []
+    for m in _MY_THING.finditer(question):
+        first, second = m.groups()
+        # "my dog's name", "my mum's job": the second word is the dog's, the mum's
+        owner = first.endswith(("'s", "’s")) or first.lower() in PERSON_NOUNS
+        for word in (first,) if owner or second is None else (first, second):
+            out += [stem for stem in tokenize(word) if stem not in out]
+    return tuple(out)
+
+
+def _anothers(words: list[str], i: int, pronouns_mine: bool = False) -> bool:
+    """Whether ``words[i]`` (lower case) is named as another's thing (see :func:`others_only`);
+    ``pronouns_mine``: "her", "his", "their" may be the user's (the text names the user)."""
+    for back in (1, 2):   # "her birthday", "her phone number", "Sam's new phone"
+        before = words[i - back] if i >= back else ""
+        if ((before in _OTHERS_WORDS and not pronouns_mine)
+                or (before.endswith(("'s", "’s")) and before[:-2] not in ("user", "my", "our"))):
+            return True
+        if before in ("my", "our"):
+            return False
+    return False

@@ -43,7 +43,7 @@ from ..index.keyword import KeywordIndex, term_counts as count_terms
 from ..index.tokens import tokenize
 from ..sentences import split_sentences
 from ..slots import USER_SUBJECTS, contradiction_warnings
-from ..speakers import CHAT_ROLES, LABEL as SPEAKER_LABEL
+from ..speakers import CHAT_ROLES, LABEL as SPEAKER_LABEL, others_only
 from ..standing import MAY_STATE_BITS, STANDING_BITS, asks_for_place
 from ..temporal import record_as_of, text_as_of
 from ..validate import utc_text
@@ -197,6 +197,10 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             rel_list = cosine_relevance(cos.tolist(), req.relevance[0])   # (rel is read only with a query)
         else:
             counts = [_term_counts(hr) for hr in hit_rows]
+            # what the question asks for as the speaker's, a hit names only as another's ("when is
+            # my birthday?" and "her birthday is on March 29"): that word matches nothing of theirs
+            others = [others_only(req.query, hr.text) for hr in hit_rows]
+            counts = [_without(c, o) for c, o in zip(counts, others)]
             query_terms = _query_terms(req.query, ctx.space.keyword)
             if 0 < len(query_terms[0]) < 8:   # the common case, in plain floats
                 rel_list = relevance_of_rows(_rows_of_counts(*query_terms, cos.tolist(), counts), req.relevance[0])
@@ -204,6 +208,9 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                 feats = relevance_features(req.query, [h.text for h in hits], cos, ctx.space.keyword,
                                            term_counts=counts)
                 rel_list = relevance(feats, req.relevance[0]).tolist()
+            if any(others):   # ... and a hit that shares nothing else with the question is weak evidence
+                rel_list = [min(r, 0.5 * req.relevance[1]) if o and not set(query_terms[0]).intersection(c[0]) else r
+                            for r, o, c in zip(rel_list, others, counts)]
             rel_list = _cue_matched(ctx, rel_list, hit_nids)
             if later_of and any(n in later_of for n in hit_nids):
                 rel_list = _lent_relevance(ctx, hits, hit_nids, rel_list, later_of)
@@ -475,6 +482,13 @@ class _HitRow(NamedTuple):
     generated: bool      # made by consolidation (a summary or a promoted fact)
     step: PathStep       # the path of the memory as a seed: itself
     terms: list          # [None], or [(index term -> count, length)] once a query with text needed it
+
+
+def _without(counts: tuple[dict[str, int], int], terms: frozenset[str]) -> tuple[dict[str, int], int]:
+    """A hit's term counts (:func:`_term_counts`) without ``terms``, its length unchanged."""
+    if not terms:
+        return counts
+    return {t: c for t, c in counts[0].items() if t not in terms}, counts[1]
 
 
 def _term_counts(hr: _HitRow) -> tuple[dict[str, int], int]:
