@@ -37,8 +37,8 @@ from typing import Mapping
 
 from .timeref import CALENDAR_WORDS
 
-__all__ = ["labelled", "speaker_of", "speaker_keys", "named_speaker", "looks_like_a_name", "PERSON_NOUNS", "CHAT_ROLES", "FIRST_PERSON", "SECOND_PERSON",
-           "LABELS"]
+__all__ = ["labelled", "speaker_of", "speaker_keys", "named_speaker", "looks_like_a_name", "others_only", "PERSON_NOUNS",
+           "CHAT_ROLES", "FIRST_PERSON", "SECOND_PERSON", "LABELS"]
 
 #: Chat roles (OpenAI's; :data:`engramdb.conversation.ROLES` is this set): a role tag or prefix is a speaker.
 CHAT_ROLES = frozenset({"user", "assistant", "system", "developer", "tool", "function"})
