@@ -23,7 +23,7 @@ from .speakers import LABEL
 
 __all__ = ["STATEMENT", "QUESTION", "CONTENT_FREE", "speech_act", "content_free", "filler_sentence",
            "chatter_left", "sentences", "PHATIC", "GREETINGS", "GREETING_PHRASES", "CHATTER", "ANSWER_WORDS",
-           "THANKS", "LAUGH", "APOSTROPHES"]
+           "THANKS", "LAUGH", "APOSTROPHES", "without_greetings"]
 
 #: Greetings, thanks and reactions that are mostly phatic (admission's narrow list:
 #: :func:`engramdb.dynamics.admission.is_phatic`).
@@ -113,6 +113,24 @@ GREETING_PHRASES = re.compile(
     + _GREETING_END + r"|\bhope\s+you\s+(?:had|have|are\s+having|'re\s+having)\s+a\s+(?:good|great|nice|lovely|fun)\s+"
     r"(?:weekend|week|day|evening|morning|holiday|holidays|break|time)" + _GREETING_END,
     re.I)
+
+
+#: What a text holds when a greeting of :data:`GREETING_PHRASES` in it has words of its own ("how
+#: have you been" has none the keyword index keeps): a cheap test before the pattern's. Kept
+#: beside the pattern, which it must cover.
+_GREETING_CUES = ("long", "it going", "hope", "hear from", "see y", "meet y", "talk to y", "been a", "been forever",
+                  "been too")
+
+
+def without_greetings(text: str) -> str | None:
+    """``text`` (str) with each greeting of :data:`GREETING_PHRASES` blanked out ("Long time no
+    talk! Busy summer." -> " ! Busy summer."), or None when it holds none. What the keyword
+    index reads (:func:`engramdb.index.keyword.term_counts`): a greeting's words answer nothing."""
+    low = text.lower()
+    if not any(cue in low for cue in _GREETING_CUES):
+        return None
+    plain = text.translate(APOSTROPHES)   # "how’s it going" as "how's it going"
+    return GREETING_PHRASES.sub(" ", plain) if GREETING_PHRASES.search(plain) is not None else None
 
 
 def chatter_left(sentence: str) -> tuple[list[str], list[str], bool, list[str]]:

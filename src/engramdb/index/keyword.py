@@ -45,7 +45,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..chatter import APOSTROPHES, GREETING_PHRASES
+from ..chatter import without_greetings
 from ..kernels import registry
 from ..kernels.reference import BM25Postings
 from .tokens import index_terms, tokenize
@@ -671,12 +671,6 @@ def _tokenized(docs: Iterable[tuple[int, str]], vocab: dict[str, int], terms: li
     return tids, tfs, nids, lens, dls
 
 
-#: What a text holds when a greeting of :data:`engramdb.chatter.GREETING_PHRASES` in it has index
-#: terms ("how have you been" has none): a cheap test before the pattern's.
-_GREETING_CUES = ("long", "it going", "hope", "hear from", "see y", "meet y", "talk to y", "been a", "been forever",
-                  "been too")
-
-
 def term_counts(text: str) -> tuple[dict[str, int], int]:
     """The indexed terms of ``text`` with their counts (first-seen order) and the text's length
     in terms (:func:`engramdb.index.tokens.index_terms`); a leading role label
@@ -686,11 +680,9 @@ def term_counts(text: str) -> tuple[dict[str, int], int]:
     time no talk! Busy summer." is no answer to "how long is my commute?" nor to "what time is
     standup?")."""
     toks, length = index_terms(text)
-    low = text.lower()
-    if any(cue in low for cue in _GREETING_CUES):
-        plain = text.translate(APOSTROPHES)   # "how’s it going" as "how's it going"
-        if GREETING_PHRASES.search(plain) is not None:
-            toks = index_terms(GREETING_PHRASES.sub(" ", plain))[0]   # (the length stays the text's)
+    plain = without_greetings(text)
+    if plain is not None:
+        toks = index_terms(plain)[0]   # (the length stays the text's)
     if (m := ROLE_LABEL.match(text)) is not None:
         toks = toks[len(index_terms(m.group(0))[0]):]   # its terms come first
     counts: dict[str, int] = {}

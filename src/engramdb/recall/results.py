@@ -44,7 +44,7 @@ from ..index.tokens import tokenize
 from ..sentences import split_sentences
 from ..slots import USER_SUBJECTS, contradiction_warnings
 from ..speakers import CHAT_ROLES, LABEL as SPEAKER_LABEL, others_only
-from ..standing import MAY_STATE_BITS, STANDING_BITS, asks_for_place
+from ..standing import MAY_STATE_BITS, asks_for_place
 from ..temporal import record_as_of, text_as_of
 from ..validate import utc_text
 from ..wording import count
@@ -296,7 +296,7 @@ def _unstated(ctx: RecallContext, hits: list[Hit], best: float | None) -> list[G
         column = cols.standing[: cols.n]
         slots = ctx.state.slot_table(ctx.space.name) if filters.slotted else None
         for rel in sorted(missing):
-            nids = np.flatnonzero(column & (STANDING_BITS[rel] | MAY_STATE_BITS[rel]))
+            nids = np.flatnonzero(column & MAY_STATE_BITS[rel])   # (a statement has its may-state bit too)
             nids = nids[cols.ns[nids] == ctx.space.code]
             if ctx.allowed is not None:
                 nids = nids[np.isin(nids, ctx.allowed)]

@@ -170,7 +170,7 @@ def standing_seeds(ctx: RecallContext) -> dict[int, set[str]]:
     search missed is reached over the ``contradicts`` edges). Only memories that may seed and
     pass the filters. Sets ``ctx.extra["standing_unstated"]``: the relations asked for that none
     of them gives (:func:`engramdb.recall.results.run` reports an ``unstated`` gap for those no
-    hit gives either: "where do I work?" in a store that never says)."""
+    memory may state either, read loosely: "where do I work?" in a store that never says)."""
     req = ctx.request
     if req.query is None or req.config.w_slot <= 0 or ctx.space.keyword is None:
         return {}
