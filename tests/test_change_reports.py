@@ -1209,3 +1209,85 @@ def _two_messages(tmp_path, earlier: str, later: str):
     with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
         yield mem, mem.add_conversation([{"role": "user", "content": t, "created_at": at}
                                          for at, t in (("2025-01-10", earlier), ("2025-04-10", later))], session="s")
+
+
+@pytest.mark.parametrize("earlier, later", [
+    # a thing named "1:1" (two digits and a colon: no clock time)
+    ("My manager Fiona set up a weekly 1:1 with me, Tuesdays at 2pm.", "Fiona moved our 1:1 to Thursdays at 10am."),
+    ("My 1:1 with Raj is on Mondays.", "Raj moved our 1:1 to Wednesdays."),
+    ("Our 1:1 is at 3pm.", "We moved our 1:1 to 4:30pm."),
+    # the old value spoken of in a clause of its own: why it changed, not given again
+    ("And I call my mum every Sunday at 6pm, please don't let me forget.",
+     "Also switched my mum call to Saturdays at 5pm, Sundays are too busy now."),
+    ("Standup is at 9:30am every day.", "Standup moved to 10am because 9:30 was too early."),
+    ("Our rent is $1,900 a month.", "The landlord raised our rent to $2,100, $1,900 was a steal."),
+    # "X has changed: it's now ..." (what changed named in the clause before)
+    ("Book club is every Thursday at 7pm at the library on Wilmslow Road.",
+     "Book club has changed too: it's now on Wednesdays at 6:30pm, over Zoom."),
+    ("The pottery class is on Saturdays at 10am.", "The pottery class changed; it is now on Sundays."),
+    ("Swim practice is at 6pm.", "Swim practice changed again: it's now at 5:15pm."),
+    # a place known by its number (and why it changed, naming the old one); a class signed up for
+    ("I signed up for a pottery class at Left Bank Leeds, Saturdays at 10am in Room 3.",
+     "Pottery moved to Room 7 because Room 3 flooded."),
+    ("Check-in for our flight is at desk 14.", "Our check-in moved to desk 22."),
+    ("My desk is on floor 5 near the kitchen.", "My desk moved to floor 3."),
+    ("Standup is at 9:30 in room 4B.", "Standup moved to room 5C."),
+    # a hostile pass (helper163): the old value in more words, a sentence before, "now it's"
+    ("I take 10 mg of lisinopril every morning.", "Doctor raised my lisinopril to 20 mg, 10 mg was not enough."),
+    ("I call my mum on Sundays at 6pm.", "Moved my mum call to Saturdays, Sundays at 6pm is too busy."),
+    ("Book club meets on Mondays at 7pm.", "Book club changed. It's now on Wednesdays at 6:30pm."),
+    ("Yoga is on Tuesdays at 6pm.", "Yoga changed - now it's on Thursdays at 7pm."),
+    # a second hostile pass (helper164): "planning" as a noun, a thing of another named in both,
+    # a person beside the thing
+    ("Our sprint planning is Monday at 9am.", "Sprint planning is now at 10:30am."),
+    ("Our daughter's bedtime is 8pm.", "We pushed our daughter's bedtime to 8:30pm."),
+    ("My 1:1 with my manager is Fridays at 3pm.", "My manager moved our 1:1 to Wednesdays at 3pm."),
+])
+def test_a_chat_links_changes_of_a_thing_named_or_said_otherwise(tmp_path, earlier, later):
+    """A fresh user (helper74): "Fiona moved our 1:1 to Thursdays at 10am.", "Also switched my
+    mum call to Saturdays at 5pm, Sundays are too busy now." and "Book club has changed too: it's
+    now on Wednesdays at 6:30pm, over Zoom." were not linked to the schedule they changed, and
+    the old schedule came first."""
+    with _two_messages(tmp_path, earlier, later) as (mem, out):
+        assert out["changed"] == [["s:2", "s:1"]]
+        assert mem.get("s:1").state.value == "active"
+
+
+@pytest.mark.parametrize("earlier, later", [
+    ("My 1:1 with Raj is on Mondays.", "Priya moved her 1:1 with Sam to Wednesdays."),   # another's
+    ("Standup is at 9:30am every day.", "Standup moved to 10am, but it stays at 9:30am on Fridays."),  # old given
+    ("Book club is every Thursday at 7pm.", "The weather has changed too: it's now 30 degrees."),  # another thing
+    ("Book club is every Thursday at 7pm.", "Book club has changed too: the host is now Mia at 8pm sharp."),
+    ("The pottery class is on Saturdays at 10am.", "It's now on Sundays."),   # nothing said to have changed
+    ("The printer is in room 4B.", "Standup moved to room 5C."),
+    ("I live in apartment 2A.", "My sister moved to apartment 4B."),
+    ("I bought the TV for $800.", "The TV price dropped to $700."),   # a past event
+    ("Yoga is in Room 2 on Mondays.", "Yoga moved to Room 5 for the holidays only."),   # a one-off
+    # a hostile pass (helper163): the clock, the old value said to hold still
+    ("Book club meets on Mondays at 7pm.", "Book club has changed too: it's now 8pm and I'm still reading."),
+    ("I take 10mg of lisinopril every morning.", "Doctor raised my lisinopril to 20mg at night, 10mg is still my morning dose."),
+    ("Standup is at 9:30am every day.", "Standup moved to 10am for the design team, 9:30am is still ours."),
+    ("My rent is $1,400 a month.", "The landlord raised the rent to $1,550 for new tenants, $1,400 is still what I pay."),
+    ("Our standup is at 9:30am.", "Next sprint we'll move standup to 10am."),   # a plan (helper164)
+    ("Our son's bedtime is 8pm.", "We pushed our daughter's bedtime to 8:30pm."),
+])
+def test_what_names_another_thing_or_says_the_old_value_is_no_change(tmp_path, earlier, later):
+    with _two_messages(tmp_path, earlier, later) as (_mem, out):
+        assert out["changed"] == []
+
+
+def test_a_new_schedule_said_otherwise_answers_at_k_1(tmp_path):
+    """helper74's chat: the old schedule came first for "What time is my book club now?" and
+    "When is my 1:1 with Fiona?" (hashing)."""
+    chat = [("2025-03-03", "Book club is every Thursday at 7pm at the library on Wilmslow Road."),
+            ("2025-03-03", "And I call my mum every Sunday at 6pm, please don't let me forget."),
+            ("2025-04-14", "Book club has changed too: it's now on Wednesdays at 6:30pm, over Zoom."),
+            ("2025-04-19", "My manager Fiona set up a weekly 1:1 with me, Tuesdays at 2pm."),
+            ("2025-05-06", "Fiona moved our 1:1 to Thursdays at 10am."),
+            ("2025-05-06", "Also switched my mum call to Saturdays at 5pm, Sundays are too busy now.")]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add_conversation([{"role": "user", "content": t, "created_at": at} for at, t in chat], session="s")
+        for question, first in [("What time is my book club now?", "s:3"), ("When is my 1:1 with Fiona?", "s:5"),
+                                ("When do I call my mum?", "s:6")]:
+            r = mem.recall(question, k=1, now="2025-06-01", reinforce=False)
+            assert r.hits[0].id == first, question

@@ -50,6 +50,10 @@ CHANGES = [
     # a fresh user's chat: an opening "Also" is news, not a second job
     ("Also I started a new job at Globex last week, the commute is shorter.", "I live in Boston and I work at Acme Corp."),
     ("Oh also, I got a job at Globex!", "I work at Acme Corp."),
+    # a fresh user (helper74): a role said as its abbreviation, or with no ending of one
+    ("I accepted an offer from Leeds General Infirmary!", "I'm an RN at St. Mary's, mostly on the cardiac ward."),
+    ("I took a job with Kaiser.", "I'm a surgeon at Mercy Hospital."),
+    ("I got a job at Gensler.", "I'm an architect with Foster + Partners."),
 ]
 NOT_CHANGES = [
     ("My sister moved to Seattle.", "I live in Boston."),                  # another person
@@ -618,3 +622,16 @@ def test_a_slot_of_the_users_keeps_the_unstated_gap_away(mem):
 ])
 def test_the_column_holds_what_a_text_states_and_what_it_may_state(text, bits):
     assert standing_module.standing_bits(text) == bits
+
+
+@pytest.mark.parametrize("question", ["Where did I work before?", "Where was I working previously?"])
+def test_the_employer_before_a_change_is_relevant_for_a_question_about_before(tmp_path, question):
+    """A fresh user (helper74): "Where did I work before?" put "I'm an RN at St. Mary's" first,
+    but with relevance 0.014 and a weak_evidence gap (no word of the question in it)."""
+    chat = [("2025-03-03", "I'm an RN at St. Mary's, mostly on the cardiac ward."),
+            ("2025-03-03", "Can you suggest a quick dinner?"),
+            ("2025-04-02", "I accepted an offer from Leeds General Infirmary! I'll be a clinical nurse educator.")]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add_conversation([{"role": "user", "content": t, "created_at": at} for at, t in chat], session="s")
+        r = mem.recall(question, k=2, now="2025-06-01", reinforce=False)
+        assert r.hits[0].id == "s:1" and r.hits[0].relevance >= 0.9 and not r.gaps

@@ -15,8 +15,8 @@ A report is: a change verb (:data:`CHANGE_VERBS`: raise, lower, cut, move, resch
 it changed (the words up to "to", else the words before the verb: "Standup moved to 10am"; after an
 opening "since", "because of", "due to", "thanks to" from the last noun phrase on: "Since the line
 closure my commute went up to 1 hour"), an optional "from <old value>", then "to" and the new
-value: a clock time ("10am", "9:30", "14:00"), a date ("October 27", "27 October", a weekday) or a
-quantity (a number with the word or currency sign it counts: "20 mg", "$49", "2,100 dollars",
+value: a clock time ("10am", "9:30", "14:00"), a date ("October 27", "27 October", a weekday), a
+place known by its number ("Room 7", "gate B12", "floor 3") or a quantity (a number with the word or currency sign it counts: "20 mg", "$49", "2,100 dollars",
 "30%"; a duration followed by "later", "earlier", "past" ... is a shift, none); or a clause "X is
 now <value>" ("X now comes at", "now charges", "now takes": then the earlier statement says the
 same of the same thing, :data:`_VERB_KINDS`), or the speaker's own amount now ("I'm taking 20 mg of
@@ -27,7 +27,11 @@ before the verb: "we might move", "I want to raise it", "Please move ...", "Rumo
 ..."); an assistant's words (advice or an offer); a one-off (:data:`_ONE_OFF`: "for the summer",
 "only", or a clock time on a named day, "overnight"); a change in a past year ("In 2019 standup was
 moved to 10am", "... in 2019") or at a place left ("At my old apartment ..."), or undone ("then
-back to 9:30am"); a story, dream or supposition ("Imagine the landlord raised ...").
+back to 9:30am"); a story, dream or supposition ("Imagine the landlord raised ..."). What changed
+may be named in the clause before ("Book club has changed too: it's now on Wednesdays at 6:30pm"),
+and the old value said as why it changed is not given again ("..., Sundays are too busy now",
+"... because Room 3 flooded"; but "9:30am is still ours" gives it). A thing in use replaced by
+another ("We moved from Poetry to uv") is read by :mod:`engramdb.swaps`, as a report of sort "swap".
 
 The earlier statement must name what was changed (every content word of it, but for the generic
 nouns of :data:`MEASURE_NOUNS` such as "dose" or "price" when others are named), be about the same
@@ -60,11 +64,12 @@ from typing import NamedTuple
 
 from .facts import (
     ADVERBS, FUNCTION_WORDS, MONTHS, NEGATIONS, NOT_PRESENT, _event_report, _stem, not_done, speaker_label, subject_of,
-    tokens, without_questions,
+    without_questions,
 )
 from .sentences import several_sentences
 from .speakers import PERSON_NOUNS, labelled
 from .standing import changes_standing, standing
+from .swaps import replaces, swap_report
 
 __all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "asked_measures", "asked_sorts", "change_report", "changed_clauses",
            "changes_value", "gives_value", "named_stems", "only_value_changed",
@@ -136,12 +141,16 @@ _OTHER_PARTIES = PERSON_NOUNS | frozenset("cat cats dog dogs pet pets".split())
 #: 40 mg yesterday", "Tomorrow my alarm is set to 5am", "I want to take 20 mg").
 _NOT_NOW = frozenset("was were had used did ago yesterday today tonight tomorrow formerly previously last if unless "
                      "maybe perhaps want wants wanted hope hopes wish wishes imagine dream dreamt".split())
-_PLAN = frozenset("plan plans planning planned".split())   # ("we plan to move standup to 10am")
+#: ("we plan to move standup to 10am"; before "to" only: "Sprint planning is now at 10:30am" is no plan)
+_PLAN = frozenset("plan plans planning planned".split())
+#: Words before a change verb that put it in the future ("we'll", "next sprint", "soon").
+_LATER = re.compile(r"\b(?:\w+'ll|\w+’ll|next\s+(?:week|sprint|month|quarter|year|time|release)|soon|"
+                    r"tomorrow|someday|eventually)\b")
 
 _PASSIVE = frozenset("was were been got get gets has have is are".split())
 _VERB_ALT = "|".join(sorted(CHANGE_VERBS | INTRANSITIVE_VERBS, key=len, reverse=True))
 _REPORT = re.compile(
-    rf"\b(?P<verb>{_VERB_ALT})\b(?P<what>(?:[^\S\n]+(?!to\b|from\b)[\w'’&-]+){{0,6}}?)"
+    rf"\b(?P<verb>{_VERB_ALT})\b(?P<what>(?:[^\S\n]+(?!to\b|from\b)(?:\d:\d(?![\w:])|[\w'’&-]+)){{0,6}}?)"
     rf"(?:[^\S\n]+from[^\S\n]+(?P<was>(?:[^,;\n]|,(?=\d))*?))?"
     rf"[^\S\n]+to[^\S\n]+(?P<value>\S+(?:[^\S\n]+\S+){{0,2}})", re.I)
 #: Where the clause of a change verb starts: after a label, a comma, "and", "so", "then".
@@ -163,7 +172,8 @@ _MONTH_NUMBER = {m: i for i, m in enumerate(
 class ChangeReport(NamedTuple):
     """A parsed change report: ``what`` (stems of the content words naming what changed, the
     measure nouns apart in ``measure``), the new value as ``(sort, unit, value)``: sort
-    "time" / "date" / "amount", ``unit`` the counted word's stem or currency sign ("" for times
+    "time" / "date" / "amount" / "label" (a place known by its number, its noun the unit:
+    ``("label", "room", "7")``), ``unit`` the counted word's stem or currency sign ("" for times
     and dates), ``owners``, the possessives before it that name someone else ("his",
     "brother's"), ``was``, the old value a "from ... to" report names (then the earlier statement must give
     it: "moved from 3:30 to 1pm" changes no "is at 3pm"), ``mine`` (the changed thing is the
@@ -172,7 +182,8 @@ class ChangeReport(NamedTuple):
     report names besides its value: "on Friday") and ``kind``, for a clause "X now <verb> <value>"
     (:func:`_now_report`), the stems of its verb's kind that the earlier statement must hold
     (:data:`_VERB_KINDS`: "Maria now comes at 7:30am" changes no "Maria leaves at 5pm"), with its
-    rate and what else it names (:func:`_now_kind`)."""
+    rate and what else it names (:func:`_now_kind`). A report of sort "swap" (a thing in use
+    replaced, :mod:`engramdb.swaps`) gives the new name as its value (empty for a drop)."""
 
     what: frozenset[str]
     measure: frozenset[str]
@@ -184,6 +195,16 @@ class ChangeReport(NamedTuple):
     beneficiaries: frozenset[str] = frozenset()
     days: frozenset[str] = frozenset()
     kind: frozenset[str] = frozenset()
+
+
+#: Word tokens as :func:`engramdb.facts.tokens` reads them, but a pair of single digits joined by a
+#: colon is one word, the name of a thing ("our 1:1", "the 2:1 mix"), no clock time.
+_TOKEN = re.compile(r"(?<![\w:])\d:\d(?![\w:])|[^\W_]+(?:['’][^\W_]+)*")
+
+
+def _tokens(text: str) -> list[str]:
+    """The word tokens of ``text`` (:data:`_TOKEN`)."""
+    return _TOKEN.findall(text)
 
 
 def _time_value(m: re.Match) -> str:
@@ -220,8 +241,25 @@ def _amount_value(m: re.Match) -> tuple[str, str] | None:
     return unit, number.replace(",", "")
 
 
+#: Places known by a number: a room, gate, platform ... ("Room 7", "gate B12", "Apartment 4B",
+#: "desk #12"), a value of sort "label" whose unit is the noun.
+_PLACE_NOUNS = ("room|rooms|gate|platform|terminal|suite|floor|building|studio|court|lane|bay|desk|locker|apartment|"
+                "apt|unit|office|seat|table|pitch|field|hall|ward|level|zone|track|dock|stall|booth|classroom|lab|"
+                "cabin|berth")
+_NUMBERED = re.compile(rf"\b({_PLACE_NOUNS})[^\S\n]+(?:(?:no\.?|number|#)[^\S\n]*|#)?([A-Z]?\d{{1,4}}[A-Z]?)(?![\w:.,]\w)",
+                    re.I)
+
+
+def _numbered_value(m: re.Match) -> tuple[str, str, str]:
+    """The (sort, unit, value) of a place known by its number: ("label", "room", "7")."""
+    noun = m.group(1).lower()
+    return ("label", "apartment" if noun == "apt" else noun.removesuffix("s") if noun == "rooms" else noun,
+            m.group(2).upper())
+
+
 def _values(text: str) -> list[tuple[str, str, str]]:
-    """Every (sort, unit, value) of ``text``: times, dates, then amounts outside them."""
+    """Every (sort, unit, value) of ``text``: times, dates, places known by a number
+    (:data:`_NUMBERED`), then amounts outside them."""
     out: list[tuple[str, str, str]] = []
     taken: list[tuple[int, int]] = []
     for m in _TIME.finditer(text):
@@ -230,6 +268,10 @@ def _values(text: str) -> list[tuple[str, str, str]]:
     for m in _DATE.finditer(text):
         out.append(("date", "", _date_value(m)))
         taken.append(m.span())
+    for m in _NUMBERED.finditer(text):
+        if not any(a <= m.start(2) < b for a, b in taken):
+            out.append(_numbered_value(m))
+            taken.append(m.span())
     for m in _AMOUNT.finditer(text):
         if any(a <= m.start(2) < b for a, b in taken):
             continue
@@ -250,7 +292,7 @@ def named_stems(text: str) -> frozenset[str]:
     value (:func:`changes_value`: what the report names, when the thing recurs aside); empty when
     ``text`` reports no change of a time, date or amount."""
     report = change_report(text)
-    if report is None or report.value[0] == "name":
+    if report is None or report.value[0] in ("name", "swap"):
         return frozenset()
     return _named(report) - _OCCASIONS
 
@@ -263,12 +305,15 @@ def _named(report: ChangeReport) -> frozenset[str]:
 def word_stems(text: str) -> frozenset[str]:
     """The stems of the words of ``text`` (str), lower-cased, as :func:`changes_value` reads a
     statement."""
-    return frozenset(_stem(t.lower()) for t in tokens(text))
+    return frozenset(_stem(t.lower()) for t in _tokens(text))
 
 
 def _first_value(text: str) -> tuple[str, str, str] | None:
     """The value that opens ``text`` (what follows "to" in a report), or None."""
     text = re.sub(r"^\s*(?:(?:a|an|the)\s+)?", "", text, flags=re.I)   # "to the $29 tier"
+    m = _NUMBERED.match(text)
+    if m is not None:   # ("to Room 7")
+        return _numbered_value(m)
     for pattern, sort in ((_TIME, "time"), (_DATE, "date")):
         m = pattern.match(text)
         if m is not None:
@@ -333,13 +378,15 @@ def change_report(text: str) -> ChangeReport | None:
     if not text:
         return None
     got = _value_report(text)
-    return got if got is not None else _standing_report(text)
+    if got is None:
+        got = _standing_report(text)
+    return got if got is not None else _swap_report(text)
 
 
 def _value_report(text: str) -> ChangeReport | None:
     """:func:`change_report` of a time, date or amount (``text`` holds no sentence that asks:
     "Did they move the closing time to 5pm? I heard a rumor." is read as "I heard a rumor.")."""
-    low = [t.lower() for t in tokens(text)]
+    low = [t.lower() for t in _tokens(text)]
     if _ONE_OFF.intersection(low) or _ONE_OFF_PHRASE.search(text) or _holds_no_report(text):
         return None
     found = None
@@ -368,33 +415,33 @@ def _value_report(text: str) -> ChangeReport | None:
     head = text[: m.start("verb")]
     after = text[m.start("value"):]
     clause = _CLAUSE.split(head)[-1]
-    before = [t.lower() for t in tokens(head)]
-    said = [t.lower() for t in tokens(_sentence_start(head))]   # the report's sentence up to its verb
-    if not_done(said):
+    before = [t.lower() for t in _tokens(head)]
+    said = [t.lower() for t in _tokens(_sentence_start(head))]   # the report's sentence up to its verb
+    if not_done(said) or _LATER.search(" ".join(said)):   # ("Next sprint we'll move standup to 10am")
         return None
     if (any(len(t) == 4 and t.isdigit() and t[:2] in ("19", "20") for t in said) or re.search(r"\bback to\b", after)
             or _HISTORY.search(text)):
         return None   # "In 2019 standup was moved to 10am"; "moved to 10am, then back to 9:30am"; "... in 2019"
     if before[-1:] == ["to"] and (len(before) < 2 or before[-2] not in _DONE_BEFORE_TO):
         return None   # "we need to move standup to 10am"
-    phrase = [t.lower() for t in tokens(m.group("what")) if t.lower() not in _PARTICLES]
+    phrase = [t.lower() for t in _tokens(m.group("what")) if t.lower() not in _PARTICLES]
     what = _content(phrase)
     if all(w in MEASURE_NOUNS for w in what):
         # "Standup moved to 10am", "The meeting was moved to Friday": the subject changed;
         # "Netflix raised prices to $20": the subject's price
-        what = _content(_without_opener([t.lower() for t in tokens(clause) if t.lower() not in _PASSIVE])) + \
+        what = _content(_without_opener([t.lower() for t in _tokens(clause) if t.lower() not in _PASSIVE])) + \
             [w for w in what if w not in MEASURE_NOUNS]
     if not what:   # "Switched to 20 mg of lisinopril": what the amount is of
         of = re.search(r"\bof\s+((?:[\w'’-]+\s*){1,3})", after)
-        what = _content([t.lower() for t in tokens(of.group(1))]) if of else []
+        what = _content([t.lower() for t in _tokens(of.group(1))]) if of else []
     measure = frozenset(_stem(w) for w in what if w in MEASURE_NOUNS) | \
         frozenset(_stem(w) for w in phrase if w in MEASURE_NOUNS)
     stems = frozenset(_stem(w) for w in what) - measure
     if not stems and not measure:
         return None
-    owners = _owners(low[: len(before) + len(tokens(m.group("what")))])
+    owners = _owners(low[: len(before) + len(_tokens(m.group("what")))])
     beneficiaries = frozenset(n.lower() for n in re.findall(r"\bfor ([A-Z][\w'’-]*)", after) if n.lower() not in _FIRST)
-    names = frozenset(t.lower() for t in tokens(clause) if t[:1].isupper() and t.lower() not in FUNCTION_WORDS)
+    names = frozenset(t.lower() for t in _tokens(clause) if t[:1].isupper() and t.lower() not in FUNCTION_WORDS)
     days = _days(text[: m.start("value")] + " " + after[len(m.group("value")):])
     return ChangeReport(stems, measure, value, owners, was, bool(_FIRST.intersection(phrase)), names,
                         beneficiaries, days)
@@ -437,6 +484,16 @@ def _standing_report(text: str) -> ChangeReport | None:
     if got is None:
         return None
     return ChangeReport(frozenset({got.relation}), frozenset(), ("name", got.relation, " ".join(got.value)), mine=True)
+
+
+def _swap_report(text: str) -> ChangeReport | None:
+    """A thing in use replaced by another or dropped that ``text`` reports (:mod:`engramdb.swaps`:
+    "We moved from Poetry to uv", "I switched my editor to Helix") as a report of sort "swap"
+    (its unit empty, its value the new name), or None."""
+    got = swap_report(text)
+    if got is None:
+        return None
+    return ChangeReport(got.thing, frozenset(), ("swap", "", " ".join(got.new)))
 
 
 def _holds_no_report(text: str) -> bool:
@@ -487,13 +544,24 @@ def _now_report(text: str) -> ChangeReport | None:
     :data:`_AMOUNT_VERBS`, an amount, then "of" or "for" and what it is of); or None. Not a
     clause negated or planned (as a report; :func:`change_report` read past the sentences that ask
     and asked the rest)."""
-    for clause in _CLAUSE.split(text):
-        toks = [t.lower() for t in tokens(clause)]
-        if "now" not in toks or not_done(toks):
+    changed: list[str] = []   # what a clause before said had changed ("Book club has changed too")
+    for clause in _CLAUSE.split(_SENTENCE_END.sub(" ; ", text)):
+        toks = [t.lower() for t in _tokens(clause)]
+        if toks[:2] in (["now", "it's"], ["now", "it’s"]):
+            toks = [toks[1], "now", *toks[2:]]   # ("Yoga changed - now it's on Thursdays")
+        planned = [t for i, t in enumerate(toks) if t not in _PLAN or toks[i + 1: i + 2] == ["to"]]
+        if "now" not in toks or not_done(planned):
+            changed = _changed_subject(toks) or changed
             continue
         mine = _speakers_amount(clause, toks)
         if mine is not None:
             return mine
+        said = None   # (the verb as the clause spells it, when not as read)
+        if changed and toks[0] in ("it's", "it’s", "it", "they") and _NOW_WHERE.search(clause):
+            # "Book club has changed too: it's now on Wednesdays at 6:30pm": what changed is it
+            # (not "it's now 8pm and I'm still reading": the clock)
+            said = toks[0] if toks[0] in ("it's", "it’s") else None
+            toks = [*changed, *(["is"] if said else []), *toks[1:]]
         at = next((i for i, t in enumerate(toks) if t in _LINKING or t.endswith(("'s", "’s")) and i and t[:-2] in
                    ("it", "that")), None)
         if at is None or at == 0 or toks.index("now") < at - 1:
@@ -502,7 +570,7 @@ def _now_report(text: str) -> ChangeReport | None:
         what = _content(subject)
         if not what:
             continue
-        verb = re.search(rf"\b{re.escape(toks[at])}\b", clause, re.I)
+        verb = re.search(rf"\b{re.escape(said or toks[at])}(?!\w)", clause, re.I)
         values = _values(clause[verb.end():]) if verb else []
         if not values or _STARTS_LATER.search(clause):
             continue
@@ -511,9 +579,34 @@ def _now_report(text: str) -> ChangeReport | None:
             kind = frozenset(_stem(w) for w in _VERB_KINDS[toks[at]].split())
             what += _now_kind(clause[verb.end():])
         measure = frozenset(_stem(w) for w in what if w in MEASURE_NOUNS)
-        return ChangeReport(frozenset(_stem(w) for w in what) - measure, measure, values[0], _owners(subject),
-                            days=_days(clause[verb.end():]), kind=kind)
+        # the value said first ("now on Wednesdays at 6:30pm": the weekday, the time with it)
+        rest = re.sub(r"^\s*(?:now\s+)?(?:(?:on|at|in|every)\s+)?", "", clause[verb.end():], flags=re.I)
+        value = _first_value(rest) or values[0]
+        return ChangeReport(frozenset(_stem(w) for w in what) - measure, measure, value, _owners(subject),
+                            days=_days(clause[verb.end():]) - {value[2]}, kind=kind)
     return None
+
+
+#: Where a sentence ends inside a text (for the clauses of :func:`_now_report`: "Book club
+#: changed. It's now on Wednesdays.").
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+#: "now" then a word that places a value ("now on Wednesdays", "is now at 5:15pm").
+_NOW_WHERE = re.compile(r"\b(?:now|it's|it’s|is)\s+(?:on|at|in|every|from|held|weekly)\b", re.I)
+
+
+def _changed_subject(toks: list[str]) -> list[str]:
+    """The words before a change verb (:data:`CHANGE_VERBS`) that ends a clause of lower-cased
+    ``toks``, or ends it but for "too" / "again" / "a bit" ("Book club has changed too", "The
+    schedule changed again"), when they hold a content word; else empty."""
+    at = next((i for i, t in enumerate(toks) if t in CHANGE_VERBS), None)
+    if at is None or any(t not in _AFTER_CHANGED for t in toks[at + 1:]):
+        return []
+    subject = [t for t in _without_opener(toks[:at]) if t not in _PASSIVE and t not in ADVERBS and t not in _FIRST]
+    return subject if _content(subject) else []
+
+
+#: Words that may follow "X has changed" at the end of its clause.
+_AFTER_CHANGED = frozenset("too again also as well a bit lot little slightly completely".split())
 
 
 def _now_kind(rest: str) -> list[str]:
@@ -525,7 +618,7 @@ def _now_kind(rest: str) -> list[str]:
     for m in _AMOUNT.finditer(words):
         if _amount_value(m) is not None:   # (after a currency sign the next word is no unit: "$25 late fee")
             words = words.replace(m.group(0)[: m.end(2) - m.start()] if m.group(1) else m.group(0), " ", 1)
-    out = [t.lower() for t in tokens(_TIME.sub(" ", _DATE.sub(" ", words)))]
+    out = [t.lower() for t in _tokens(_NUMBERED.sub(" ", _TIME.sub(" ", _DATE.sub(" ", words))))]
     return [w for w in _content(out) if w not in ADVERBS and w not in _VERB_KINDS and w not in ("am", "pm")]
 
 
@@ -542,7 +635,7 @@ def _speakers_amount(clause: str, toks: list[str]) -> ChangeReport | None:
     if value is None or value[0] != "amount":
         return None
     of = re.search(r"\b(?:of|for)\s+((?:[\w'’-]+\s*){1,3})", clause[verb.end():])
-    what = _content([t.lower() for t in tokens(of.group(1)) if t.lower() != "now"]) if of else []
+    what = _content([t.lower() for t in _tokens(of.group(1)) if t.lower() != "now"]) if of else []
     if not what:
         return None
     return ChangeReport(frozenset(_stem(w) for w in what), frozenset(), value, mine=True)
@@ -655,7 +748,7 @@ def changed_clauses(earlier: str, later: str, sorts: frozenset[str] | None = Non
 
 def _content_stems(text: str) -> frozenset[str]:
     """The stems of the content words of ``text`` (:func:`_content`), lower-cased."""
-    return frozenset(_stem(w) for w in _content([t.lower() for t in tokens(text)]))
+    return frozenset(_stem(w) for w in _content([t.lower() for t in _tokens(text)]))
 
 
 #: Where a clause ends, for :func:`changed_clauses`: :data:`_CLAUSE`'s marks and the words that
@@ -729,7 +822,7 @@ def asked_measures(question: str) -> frozenset[tuple[str, frozenset[str] | None]
     empty for none. A question naming a measure asks for the value a change replaced or gave,
     whatever other words it uses, when the value is of that sort and unit: a rent raise in
     dollars is no dose."""
-    return frozenset(_MEASURE_SORTS[w] for w in (t.lower() for t in tokens(question)) if w in _MEASURE_SORTS)
+    return frozenset(_MEASURE_SORTS[w] for w in (t.lower() for t in _tokens(question)) if w in _MEASURE_SORTS)
 
 
 #: Words of change and of measures, which name no thing of their own (:func:`only_value_changed`).
@@ -763,6 +856,8 @@ def only_value_changed(earlier: str, later: str) -> bool:
     # the later one's times, dates and amounts of a unit the earlier one has are the value; the
     # rest ("room 5C" beside "room 4B") is something it names
     held = {u for sort, u, _v in _values(earlier) if sort == "amount"}
+    if any(v[0] == "label" for v in _values(later)):
+        return False   # a place known by its number is what a "where" question asks for ("room 5C")
     rest = _DATE.sub(" ", _TIME.sub(" ", later))
     rest = _AMOUNT.sub(lambda m: " " if (got := _amount_value(m)) is not None and any(
         _kin_units(got[0], u) for u in held) else m.group(0), rest)
@@ -797,23 +892,26 @@ def _changes_value(new: str, old: str, old_said_after: bool) -> bool:
         return False   # (the same report twice changes nothing)
     said_by, said_before_by = speaker_label(new), speaker_label(old)
     if (said_by is not None and said_before_by is not None and said_by != said_before_by
-            and (report.mine or report.value[0] == "name" or not _FIRST.isdisjoint(t.lower() for t in tokens(old)))):
+            and (report.mine or report.value[0] == "name" or not _FIRST.isdisjoint(t.lower() for t in _tokens(old)))):
         # "Bob: my doctor raised my lisinopril to 20 mg" changes no "Alice: I take 10 mg"; "Bob:
         # standup moved to 10am" changes "Alice: standup is at 9:30am" (the team's, not a speaker's)
         return False
-    if report.value[0] == "name":   # the speaker's home or employer
-        return changes_standing(new, old)
-    old_low = [t.lower() for t in tokens(old)]
+    if report.value[0] == "name":   # the speaker's home or employer (or a thing in use: "We moved from
+        return changes_standing(new, old) or (not old_said_after and replaces(new, old))   # Django to FastAPI")
+    if report.value[0] == "swap":   # a thing in use replaced (a statement said after it: maybe of before)
+        return not old_said_after and replaces(new, old)
+    old_low = [t.lower() for t in _tokens(old)]
     old_words = word_stems(old)
     named = _named(report)
-    speakers = report.mine or not _MY.isdisjoint(t.lower() for t in tokens(new))   # the speaker's thing
+    speakers = report.mine or not _MY.isdisjoint(t.lower() for t in _tokens(new))   # the speaker's thing
     said, held = named & _OCCASIONS, old_words & _OCCASIONS
     if said and held and said != held:
         return False   # "The evening standup moved to 6pm" changes no "The morning standup is at 9am"
     if not named - said or not named - said <= old_words:   # what changed, every word of it ("staging" is no "production")
         return False
-    if speakers and any(_anothers(t) for t in old_low):
-        return False   # "The landlord raised our rent" changes no "My sister's rent is $1,500"
+    if speakers and any(_anothers(t) and t not in report.owners for t in old_low):
+        return False   # "The landlord raised our rent" changes no "My sister's rent is $1,500" (but "We pushed
+        # our daughter's bedtime to 8:30pm" changes "Our daughter's bedtime is 8pm.": hers in both)
     for owner in report.owners:   # someone else's value: the earlier statement must be about them
         if owner in _THIRD:
             if _FIRST.intersection(old_low) or not report.names <= frozenset(old_low):
@@ -834,14 +932,17 @@ def _changes_value(new: str, old: str, old_said_after: bool) -> bool:
     if (report.mine and len(whose) == 1 and whose[0] not in _FIRST
             and _stem(whose[0]) not in report.what | report.measure and whose[0] not in report.names):
         return False   # "My doctor raised my lisinopril" changes no "Dad takes 10 mg of lisinopril"
-    if speakers and whose[:1] in (("my",), ("our",)) and not _OTHER_PARTIES.isdisjoint(whose[1:]):
-        return False   # ... nor "My dad takes 10 mg of lisinopril", "My cat takes ..."
+    if (speakers and whose[:1] in (("my",), ("our",)) and not _OTHER_PARTIES.isdisjoint(whose[1:3])
+            and report.names.isdisjoint(whose)):
+        return False   # ... nor "My dad takes 10 mg of lisinopril", "My cat takes ..." (but "Fiona moved
+        # our 1:1" changes "My manager Fiona set up a weekly 1:1 with me, Tuesdays at 2pm.": named)
     if not _GENERIC.isdisjoint(old_low):
         return False   # "The average rent in Denver is $1,700": no one's value
     if not report.beneficiaries <= frozenset(old_low):
         return False   # "raised the lisinopril to 5 mg for Max"
-    if _event_report(old, subject):
-        return False   # "I bought the TV for $800": a past event, no standing value
+    if _event_report(old, subject) and not _RECURS.search(old):
+        return False   # "I bought the TV for $800": a past event, no standing value (but "I signed up
+        # for a pottery class, Saturdays at 10am in Room 3": what recurs stands)
     if report.days and report.value[0] == "time" and not report.days <= _days(old):
         return False   # "Pickup moved to 12:30pm on Friday": that day's, or another day's, occurrence
     if report.kind and not _kind_holds(report, new, old):
@@ -856,11 +957,40 @@ def _changes_value(new: str, old: str, old_said_after: bool) -> bool:
     if len(same) != 1 or any(_equal((sort, unit, value), w) for w in same.values()):
         return False
     was = next(iter(same.values()))
-    if report.was is None and any(_equal(was, w) for w in _values(new)):
+    if report.was is None and any(_equal(was, w) for w in _values(_without_spoken_of(new))):
         return False   # it gives the old value too: "20 mg at night and 10 mg in the morning" restates "10 mg"
     if report.was is not None and report.was[0] == sort:   # "from 3:30 to 1pm" changes no "at 3pm"
         return _same_value(report.was, was)
     return True
+
+
+#: Words of a thing that recurs ("every", "weekly", "Saturdays"): a past event that set it up
+#: states its standing value.
+_RECURS = re.compile(r"\b(?:every|each|weekly|daily|nightly|monthly|fortnightly|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b",
+                     re.I)
+#: A clause that opens with a value the speaker says something of ("Sundays are too busy now", "9am
+#: was too early"): why it changed, no value given.
+_SPOKEN_OF = re.compile(r"\b(?:is|are|was|were|seems?|seemed|felt|feels?|'s)\b", re.I)
+#: Words of a clause that say the old value holds still ("10 mg is still my morning dose"): given.
+_STILL = re.compile(r"\b(?:still|stays?|remains?|also|as\s+well|same)\b", re.I)
+
+
+def _without_spoken_of(text: str) -> str:
+    """``text`` without its clauses (:data:`_SUBCLAUSE`, and "because") that open with a value
+    spoken of (:data:`_SPOKEN_OF`), or say why (after "because", "since", "as"): "Also switched my
+    mum call to Saturdays at 5pm, Sundays are too busy now." gives no Sunday, "Pottery moved to
+    Room 7 because Room 3 flooded." no Room 3."""
+    parts = re.split(rf"({_SUBCLAUSE.pattern}|\b(?:because|since|as|cause|coz)\b|[.!?]\s)", text, flags=re.I)
+    kept = []
+    for mark, clause in zip(["", *parts[1::2]], parts[0::2]):
+        if (_first_value(clause.strip()) is not None and not _STILL.search(clause)
+                and (_SPOKEN_OF.search(clause) or mark.lower() in _WHY)):
+            continue   # "Sundays are too busy now", "because Room 3 flooded"
+        kept.append(clause)
+    return " ; ".join(kept)
+
+
+_WHY = frozenset("because since as cause coz".split())
 
 
 def _kind_holds(report: ChangeReport, new: str, old: str) -> bool:
@@ -868,7 +998,7 @@ def _kind_holds(report: ChangeReport, new: str, old: str) -> bool:
     the same thing: a verb of the report's kind (:data:`_VERB_KINDS`), before it no word the
     report does not name ("My gym locker costs $10" is no "The gym now charges $55"), and the same
     rate when both give one ("$90 for a visit" against "$120 an hour")."""
-    low = [t.lower() for t in tokens(old)]
+    low = [t.lower() for t in _tokens(old)]
     at = next((i for i, t in enumerate(low) if _stem(t) in report.kind), None)
     if at is None:
         return False

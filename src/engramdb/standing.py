@@ -97,7 +97,8 @@ _DEPARTMENTS = frozenset("marketing sales engineering finance accounting legal o
 _ROLE_ENDINGS = ("er", "or", "ist", "ian", "ant", "ent", "eer", "man", "woman", "person")
 _ROLE_WORDS = frozenset("nurse chef cook pilot clerk intern vp svp evp ceo cto cfo coo cmo pm sre swe dev staff partner "
                         "associate lead head barista attorney medic paramedic tutor coach teacher aide analyst "
-                        "scientist professor resident fellow".split())
+                        "scientist professor resident fellow rn lpn lvn cna crna emt np md gp pa pt ot slp cpa qa "
+                        "sde tpm surgeon midwife vet cop mechanic architect paralegal secretary actuary".split())
 _NOT_ROLES = frozenset("regular member members customer client guest patient visitor student fan subscriber user "
                        "volunteer sucker believer lover follower shopper reader viewer listener player gamer winner "
                        "loser former ex retired previous past old future aspiring wannabe bit little big huge "
@@ -137,8 +138,9 @@ _VERBS = {
         (("joined",), True, rf"\bjoined{_S}NAME{_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}})"),
         (("new job",), True, rf"\bnew{_S}job{_S}(?:at|with){_S}NAME"),
         (("employer is", "company is"), False, rf"\bmy{_S}(?:employer|company){_S}is{_S}NAME"),
-        (("i'm a", "i’m a", "i am a"), False,
-         rf"\b(?:i'm|i’m|i{_S}am){_S}(?:an?){_S}(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}}?){_S}(?:at|for|with){_S}NAME"),
+        (("i'm a", "i’m a", "i am a", "i'm now a", "i'm currently a", "i'm still a"), False,
+         rf"\b(?:i'm|i’m|i{_S}am)(?:{_S}(?:now|currently|still))?{_S}(?:an?){_S}(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}}?)"
+         rf"{_S}(?:at|for|with){_S}NAME"),
         (("here at",), False,
          rf"\b(?:(?:our|my){_S}(?:[\w-]+{_S}){{0,2}}(?:{_COLLEAGUES})|we(?:{_S}all)?)"
          rf"{_S}(?:\w+{_S})?here{_S}at{_S}NAME"),
@@ -566,7 +568,7 @@ _ONLY_WORDS = frozenset(
     "in at for to from of a an the by currently current now these days today nowadays presently "
     "right moment still live lives living based staying reside residing city town country state place "
     "neighborhood neighbourhood home address hometown work works working employed employer employs company "
-    "firm job workplace hired old previous former new before earlier prior".split())
+    "firm job workplace hired old previous former new before earlier prior previously formerly originally".split())
 _QUESTION_WORD = re.compile(r"[\w'’]+")
 _DOES = re.compile(r"\b(?:do|does|did)\s+(?:i|we)\s+(?:\w+\s+)?do\b", re.I)
 

@@ -56,6 +56,7 @@ from ..chatter import CONTENT_FREE, QUESTION, content_free
 from ..kernels import registry
 from ..speakers import named_speaker
 from ..standing import asks_only_standing, standings
+from ..swaps import replaced_sentences
 from ..temporal import said_after
 from ..timeref import past_end, window_masks
 from ..graph.csr import CSRGraph
@@ -409,6 +410,8 @@ def _current_first(ctx: RecallContext) -> None:
         named = {n for n in rest if asked & {s.relation for s in standings(texts.of[n])}}
         said |= named   # ("we moved to Denver", no word of the question)
         lent |= named
+        if past or before:   # the statement of then answers as the current one does now (results):
+            ctx.extra.setdefault("standing_match", {}).update(dict.fromkeys(named, 1.0))   # "where did I work before?"
     chains = ctx.extra.setdefault("later_of", {})
     for i, j in sorted((p for p in pairs if cn[p[1]] in said), key=lambda p: (min(vf[cn[p[0]]], vf[cn[p[1]]]), p)):
         _put_above(score, [j], score[i])
@@ -451,6 +454,10 @@ def _asks_changed_value(query: str, terms: list[str], sorts: frozenset[str] | No
     (a time, date or amount: it answers what the earlier one answered): "what do I have for
     breakfast?" holds a word of "I take 10 mg of lisinopril every morning with breakfast", which
     "My doctor raised my lisinopril to 20 mg." changes, but asks for no dose.
+    A question whose words are in a sentence of the earlier one that names a thing the later one
+    replaced (:func:`engramdb.swaps.replaced_sentences`: "What do we use for formatting?" and
+    "Formatting: black with line length 100, flake8 for linting.", replaced by "We replaced black,
+    flake8 and isort with ruff.") asks for what the later one says now, as relevant.
     "How many milligrams of my antidepressant do I take?" asks for the dose of "I take 50 mg of
     sertraline every morning. Can you remind me to refill it?", which "I'm on 75 mg of sertraline
     now" changes though it shares no word with the question; "where do I live?" asks for nothing
@@ -467,6 +474,9 @@ def _asks_changed_value(query: str, terms: list[str], sorts: frozenset[str] | No
             out.add(b)
             if sorts is not None:
                 confirmed.add(b)
+        elif any(asked.intersection(tokenize(c)) for c in replaced_sentences(earlier, later)):
+            out.add(b)   # a thing in use the later one replaced, asked for ("What do we use for formatting?")
+            confirmed.add(b)
     return out, confirmed
 
 

@@ -27,6 +27,7 @@ from ..batch_plan import whole_record
 from ..contiguity import default_weight
 from ..timeref import resolve_time_refs
 from ..changes import change_report, changes_value, gives_value, named_stems, word_stems
+from ..swaps import swap_report
 from ..standing import STANDING_WORDS, refines_standing, standings
 from ..facts import conflict_many, fact_signature, restates, subject_key, subject_of
 from ..index.keyword import term_counts
@@ -650,11 +651,18 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     seen = {(p.nid, lab) for p, lab, _q in cand}
     for row in np.flatnonzero(report_row).tolist():
         p = prepared[row]
-        if change_report(p.text).value[0] == "name":
+        sort = change_report(p.text).value[0]
+        if sort == "name":
             found = _earlier_standing(unit, p, stored, max_words)
         else:
-            found = [(lab, got[0]) for lab in _keyword_neighbours(unit, p) if (p.nid, lab) not in seen
-                     and (got := _earlier_statement(unit, lab, by_nid, stored, max_words)) is not None]
+            found = [] if sort == "swap" else [
+                (lab, got[0]) for lab in _keyword_neighbours(unit, p) if (p.nid, lab) not in seen
+                and (got := _earlier_statement(unit, lab, by_nid, stored, max_words)) is not None]
+        swap = swap_report(p.text)   # (a thing replaced, "We moved from Django to FastAPI" too: the
+        if swap is not None and swap.old:   # memories that name it, "We use Django for the backend.")
+            words = " ".join(w for name in swap.old for w in name)
+            found += [(lab, got[0]) for lab in _keyword_neighbours(unit, p, words) if (p.nid, lab) not in seen
+                      and (got := _earlier_statement(unit, lab, by_nid, stored, max_words)) is not None]
         for lab, text in found:
             if (p.nid, lab) not in seen:
                 seen.add((p.nid, lab))
@@ -677,7 +685,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
         changed_by.add(i)
     # the batch's own reports and the statements of it that name what they changed, whatever their
     # likeness (a chat imported whole: the keyword index holds none of it yet)
-    for a, b in _batch_changes(prepared, value_row, report_row):   # (a before b in the batch)
+    for a, b in _batch_changes(prepared, value_row, report_row) + _batch_swaps(prepared, ok_row, report_row):
         p, q = prepared[b], prepared[a]
         i = at_pair.get((p.nid, q.nid))
         if i is None:
@@ -851,18 +859,44 @@ def _batch_changes(prepared: list[Prepared], value_row: np.ndarray, report_row: 
     return out
 
 
+def _batch_swaps(prepared: list[Prepared], ok_row: np.ndarray, report_row: np.ndarray) -> list[tuple[int, int]]:
+    """Pairs of batch rows (a < b) of which one reports a thing in use replaced (a change report of
+    sort "swap", :mod:`engramdb.swaps`) and the other, a statement (``ok_row``, bool shape (n,)),
+    holds every word of a name it replaced ("We use Poetry for dependencies." and "we moved from
+    Poetry to uv"), found through an index of the statements' lower-case words: for each report
+    the :data:`CHANGE_CANDIDATES` such statements nearest to it in the batch."""
+    reports = []
+    for row in np.flatnonzero(report_row).tolist():
+        swap = swap_report(prepared[row].text)
+        if swap is not None and swap.old:
+            reports.append((row, [set(term_counts(" ".join(name))[0]) for name in swap.old]))
+    if not reports:
+        return []
+    holding: dict[str, set[int]] = {}
+    for row in np.flatnonzero(ok_row).tolist():
+        for term in term_counts(prepared[row].text)[0]:
+            holding.setdefault(term, set()).add(row)
+    out = []
+    for row, names in reports:
+        rows = set().union(*(set.intersection(*(holding.get(t, set()) for t in terms)) for terms in names if terms))
+        rows = heapq.nsmallest(CHANGE_CANDIDATES, rows - {row}, key=lambda other: (abs(other - row), other))
+        out.extend((min(row, other), max(row, other)) for other in rows)
+    return out
+
+
 #: How many stored memories that share the words of a change report, or of a statement that
 #: gives a value, the most (BM25) are compared with it besides its nearest vectors.
 CHANGE_CANDIDATES = 16
 
 
-def _keyword_neighbours(unit: WriteUnit, p: Prepared) -> np.ndarray:
+def _keyword_neighbours(unit: WriteUnit, p: Prepared, words: str | None = None) -> np.ndarray:
     """Node ids (int64) of the :data:`CHANGE_CANDIDATES` stored memories of the namespace of
-    ``p`` that share its words the most, by BM25 (the keyword index holds the stored ones)."""
+    ``p`` that share its words (or ``words``: a replaced thing's names) the most, by BM25 (the
+    keyword index holds the stored ones)."""
     sp = unit.state.space(p.namespace)
     if sp is None or sp.keyword is None:
         return np.zeros(0, np.int64)
-    counts, _length = term_counts(p.text)
+    counts, _length = term_counts(words or p.text)
     nids, _scores = sp.keyword.search_terms(dict.fromkeys(counts, 1.0), CHANGE_CANDIDATES)
     return np.asarray(nids, np.int64)
 

@@ -1,0 +1,525 @@
+"""Replacement reports: the speaker says a thing in use was replaced by another, or dropped ("We
+moved from Poetry to uv", "We replaced black, flake8 and isort with ruff", "I switched my editor
+to Helix", "we're dropping pytest-xdist").
+
+Rule-based, no model, like :mod:`engramdb.changes` (a time, date or amount changed) and
+:mod:`engramdb.standing` (home and employer): the write path asks :func:`replaces` of a report and
+each earlier statement it may replace, and links the two ``contradicts`` (kind ``"change"``);
+recall then puts the later first and warns. Nothing is superseded: the rules may misread.
+
+A report is one of:
+
+- a change "from <old> to <new>" (or "to <new> from <old>", "off <old> onto <new>"): switched,
+  moved, migrated, changed, went, upgraded ... ("While at it we moved from Poetry to uv",
+  "switched my editor from VS Code to Helix", "changed dentists from Dr. Patel to Dr. Kim", "We
+  switched to uv from Poetry", "We migrated off Jenkins onto GitHub Actions");
+- a replacement: "replaced <old> with / by <new>", "swapped <old> for <new>", "ditched / dropped /
+  left <old> for / in favour of <new>", "<old> was replaced by <new>", "we use <new> instead of
+  <old>" (several old names: "black, flake8 and isort");
+- a thing of the speaker's switched to a new name: "switched / changed my <thing> to <New>" (the
+  new name capitalised: "switched my editor to Helix"; "switched carriers to T-Mobile"; a time,
+  date, amount or place is for the other modules: "switched my mum call to Saturdays");
+- a drop: "we're dropping pytest-xdist", "I stopped using Notion", "we retired Jenkins", "I don't
+  use Evernote anymore".
+
+The report is the speaker's (I or we say it, or its verb opens the clause: "My friend switched
+from Poetry to uv" is none), done (nothing of :data:`engramdb.facts.NOT_DONE` before the verb, no
+"we'll", "let's", "next sprint", "soon"; no question, "How do I migrate from ..."; an "-ing" verb
+only after "we're" / "I'm"), of now (no history: "at my old job", "years ago", a year; not undone
+or partial: "then back", "only", or the old name said again after it: "... but the app itself
+still uses Poetry"), not someone's words ("The article says ..."), a story or an assistant's.
+A dropped name looks like a name (a capital inside the sentence, a digit, "-", "." or "+" inside a
+word) and ends its phrase ("I removed Docker images", "dropped my phone" drop no Docker, no phone);
+a change "from A to B" for an occasion ("for the presentation") or a while ("for two weeks") is
+none.
+
+An earlier statement is replaced when a sentence of it that states something now (no question,
+negation, past or plan) says an old name is in use: a verb of use before it ("We use Poetry",
+"we run them in parallel with pytest-xdist", "we're on Poetry"), a purpose after it ("flake8 for
+linting", "VS Code as my editor"), "my <thing> is <name>", or a list after a colon ("Formatting:
+black with line length 100, flake8"); a name the report spells with a capital is spelt so there
+("I read poetry every night" is no Poetry), and not another person's ("my sister uses Poetry").
+For a thing switched the statement names the thing and another name for it ("I use VS Code as my
+editor.", "My carrier is Verizon."). An earlier report is replaced when it gave an old name as its
+new one ("moved from Poetry to uv", then "moved from uv to pdm").
+
+Examples
+--------
+>>> swap_report("While at it we moved from Poetry to uv, so the lockfile is uv.lock now.").old
+(('poetry',),)
+>>> replaces("We moved from Poetry to uv.", "We use Poetry for dependencies.")
+True
+>>> replaces("We moved from Poetry to uv.", "My sister's team uses Poetry.")
+False
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import NamedTuple
+
+from .facts import ADVERBS, FUNCTION_WORDS, NEGATIONS, NOT_PRESENT, _stem, not_done, tokens, without_questions
+from .sentences import several_sentences
+from .speakers import PERSON_NOUNS
+from .timeref import CALENDAR_WORDS
+
+__all__ = ["Swap", "replaced_sentences", "replaces", "swap_report"]
+
+
+class Swap(NamedTuple):
+    """A parsed replacement report: ``old``, the names replaced (each a tuple of lower-case
+    words; empty for a thing switched with its old name unsaid), ``new``, the name that took their
+    place (lower-case words; empty for a drop), ``thing``, the stems of what was switched ("my
+    editor": ``{"editor"}``; empty when the report names none), ``proper``, the old names the
+    report spells with a capital (a name: "Poetry" is no "poetry readings")."""
+
+    old: tuple[tuple[str, ...], ...]
+    new: tuple[str, ...]
+    thing: frozenset[str] = frozenset()
+    proper: frozenset[tuple[str, ...]] = frozenset()
+
+
+_S = r"[^\S\n]+"
+#: A name: a word (letters, digits, "." "+" "#" "/" "-": "pytest-xdist", "C++", "Node.js"), then up
+#: to two capitalised words or numbers ("VS Code", "Python 3.12", "Dr. Kim").
+_WORD = r"[\w.+#/-]*\w[+#]*\.?(?![\w.+#/-]*\w)"
+_NAME = rf"{_WORD}(?:{_S}(?=(?-i:[A-Z0-9])){_WORD}){{0,2}}"
+#: Names in a list ("black, flake8 and isort", "Jenkins and Travis").
+_LIST = rf"{_NAME}(?:,{_S}(?!and\b){_NAME})*(?:,?{_S}(?:and|&){_S}{_NAME})?"
+_THE = rf"(?:(?:the|our|my){_S})?"
+_CHANGE_VERBS = (r"switch|switched|switching|move|moved|moving|migrate|migrated|migrating|change|changed|changing|"
+                 r"went|transitioned|transitioning|converted|converting|upgraded|upgrading|downgraded|jumped|"
+                 r"ported|porting")
+#: What was switched: "my editor", "our CI", or a plural noun ("dentists", "carriers").
+_THING = rf"(?P<thing>{_S}(?:(?:my|our|the){_S}[\w-]+(?:{_S}[\w-]+){{0,2}}?|(?-i:[a-z]+|[A-Z]{{2,5}})(?:{_S}(?-i:[a-z]+)){{0,2}}?))"
+#: Verbs that drop a thing ("cancelled", "gave up", "stopped using"), and those that then take up
+#: another ("... and switched to Apple Music", "... and started with Dr. Reyes").
+_DROPS = (r"dropping|dropped|ditching|ditched|removing|removed|uninstalled|retired|retiring|decommissioned|"
+          r"decommissioning|sunset|sunsetted|sunsetting|cancell?ed|cancell?ing|quit|gave{_S}up|stopped{_S}using|"
+          r"stopped{_S}seeing|no{_S}longer{_S}use|don't{_S}use|do{_S}not{_S}use|got{_S}rid{_S}of|getting{_S}rid{_S}of|"
+          r"phasing{_S}out|phased{_S}out").replace("{_S}", _S)
+#: The words (lower case) a text must hold one of before a pattern of a drop is read.
+_DROP_WORDS = ("drop", "ditch", "remov", "uninstall", "retir", "decommission", "sunset", "cancel", "quit", "gave up",
+               "stopped", "longer use", "don't use", "not use", "rid of", "phas")
+_TAKE_UP = (r"switched|moved|went|changed|migrated|started{_S}(?:using|with|seeing)|now{_S}use|use|using|"
+            r"signed{_S}up{_S}(?:for|with)|joined").replace("{_S}", _S)
+_PATTERNS = (   # (kind, the words it needs one of, regex)
+    # "we moved from Poetry to uv", "switched my editor from VS Code to Helix"
+    ("change", (" from ",),
+     re.compile(rf"\b(?P<verb>{_CHANGE_VERBS})(?:{_S}(?:over|everything|things))?{_THING}?{_S}from{_S}{_THE}"
+                rf"(?:using{_S})?(?P<old>{_LIST}){_S}(?:over{_S})?(?:to|onto){_S}{_THE}(?:using{_S})?(?P<new>{_NAME})",
+                re.I)),
+    # "we switched to uv from Poetry", "I've switched over to Helix from VS Code"
+    ("change", (" from ",),
+     re.compile(rf"\b(?P<verb>{_CHANGE_VERBS})(?:{_S}over)?{_THING}?{_S}(?:to|onto){_S}{_THE}(?P<new>{_NAME})"
+                rf"{_S}from{_S}{_THE}(?P<old>{_LIST})", re.I)),
+    # "we migrated off Jenkins onto GitHub Actions", "moved our CI off Jenkins to GitHub Actions"
+    ("change", (" off ",),
+     re.compile(rf"\b(?P<verb>{_CHANGE_VERBS}){_THING}?{_S}off{_S}(?:of{_S})?{_THE}(?P<old>{_LIST})"
+                rf"{_S}(?:to|onto|for){_S}{_THE}(?P<new>{_NAME})", re.I)),
+    # "we replaced black, flake8 and isort with ruff", "swapped Jenkins for GitHub Actions",
+    # "ditched Notion in favour of Obsidian", "I left Verizon for T-Mobile"
+    ("replace", ("replac", "swap", "substitut", "ditch", "drop", "dump", "abandon", "left ", "quit "),
+     re.compile(rf"\b(?P<verb>replaced|replacing|swapped(?:{_S}out)?|swapping(?:{_S}out)?|substituted|ditched|"
+                rf"ditching|dropped|dropping|dumped|abandoned|left|quit){_S}{_THE}(?P<old>{_LIST})"
+                rf"{_S}(?:with|by|for|in{_S}favou?r{_S}of){_S}{_THE}(?P<new>{_NAME})", re.I)),
+    # "Jenkins was replaced by GitHub Actions"
+    ("passive", ("replaced", "swapped out", "superseded"),
+     re.compile(rf"(?P<old>{_LIST}){_S}(?P<verb>(?:was|were|got|has{_S}been|have{_S}been|is{_S}being|are{_S}being)"
+                rf"{_S}(?:replaced|swapped{_S}out|superseded)){_S}(?:with|by|for){_S}{_THE}(?P<new>{_NAME})", re.I)),
+    # "we now use GitHub Actions instead of Jenkins"
+    ("replace", ("instead of",),
+     re.compile(rf"\b(?P<verb>use|using|on|with|switched{_S}to|moved{_S}to){_S}{_THE}(?P<new>{_NAME})"
+                rf"(?:{_S}now)?{_S}instead{_S}of{_S}{_THE}(?P<old>{_LIST})", re.I)),
+    # "I cancelled Spotify and switched to Apple Music", "I gave up Lightroom and moved to Capture One"
+    ("replace", _DROP_WORDS,
+     re.compile(rf"\b(?P<verb>{_DROPS}){_S}{_THE}(?P<old>{_NAME}){_S}(?:and|,)(?:{_S}(?:now|then|we|i|i've|we've|"
+                rf"have))*{_S}(?:{_TAKE_UP})(?:{_S}(?:over|everyone|everything|us|the{_S}team))?"
+                rf"(?:{_S}(?:to|onto|for|with))?{_S}{_THE}(?P<new>{_NAME})", re.I)),
+    # "I switched my editor to Helix", "I switched carriers to T-Mobile"
+    ("thing", ("switched", "changed", "swapped"),
+     re.compile(rf"\b(?P<verb>switched|changed|swapped){_THING}{_S}(?:over{_S})?to{_S}"
+                rf"(?P<new>(?-i:[A-Z])[\w.+#/-]*(?:{_S}(?-i:[A-Z0-9])[\w.+#/-]*){{0,2}})", re.I)),
+    # "we're dropping pytest-xdist", "I stopped using Notion", "I don't use Evernote anymore"
+    ("drop", _DROP_WORDS, re.compile(rf"\b(?P<verb>{_DROPS}){_S}{_THE}(?P<old>{_LIST})", re.I)),
+)
+#: A value, no name ("3pm", "10", "2nd", "1990s").
+_VALUE = re.compile(r"^\d[\d:.,]*(?:am|pm|st|nd|rd|th|s|k|m)?$")
+#: Words no name is ("it", "that", "everything"), besides function words.
+_NOT_NAMES = frozenset("it its them this that these those everything something anything nothing one ones thing "
+                       "things stuff all".split())
+#: Who says it: the speaker, in the clause before the verb ("we", "I've"); and the words of
+#: the speaker in a statement.
+_SUBJECT = frozenset("i i'm i've i'd we we're we've we'd".split())
+_FIRST = _SUBJECT | frozenset("me my mine us our ours".split())
+#: Words that may stand before the verb besides the speaker ("While at it we moved", "So we
+#: finally retired"), and how a clause may open without a subject ("Finally moved ...").
+_OPENERS = frozenset("while at it so ok okay well also just finally officially today recently yesterday "
+                     "then now and but anyway btw update fyi have has had been already decision".split())
+_BE = frozenset("i'm we're am are is was were".split())
+#: Words of a sentence that make a report a plan, an occasion, history, undone or partial.
+_NOT_NOW_REPORT = re.compile(
+    r"\b(?:\w+'ll|let's|lets|next\s+(?:week|sprint|month|quarter|year|time|release)|soon|tomorrow|someday|eventually|"
+    r"(?:19|20)\d\d|ago|used\s+to|back\s+(?:then|in|at|when)|when\s+(?:i|we)\s+(?:was|were)|"
+    r"(?:old|previous|former|last|prior)\s+(?:job|company|employer|team|workplace|startup|gig|role|apartment|place|"
+    r"house|school)|then\s+back|switched\s+back|back\s+to|only|temporar(?:y|ily)|for\s+now|trial|experiment\w*|"
+    r"in\s+(?:college|school|high\s+school|uni|university|grad\s+school)|as\s+a\s+(?:kid|child|teen|student)|"
+    r"growing\s+up)\b|^\W*(?:for|in)\s+(?:the\s+|this\s+|my\s+|our\s+|a\s+)?(?!(?:the|this|my|our|a)\b)"
+    r"(?-i:[a-z])[\w-]+(?:\s+(?-i:[a-z])[\w-]+)?\s*,?\s+(?:i|we)\b", re.I)
+#: Someone's words, a story or a dream: no report of the speaker's.
+_REPORTED = re.compile(r"[\"“”]|\b(?:say|says|said|saying|tell|tells|told|according|article|articles|docs|"
+                       r"documentation|guide|tutorial|blog|post|stor(?:y|ies)|dream\w*|joke\w*|joking|kidding|"
+                       r"novel|imagine\w*|pretend\w*|hypothetical\w*|fiction\w*|idea)\b", re.I)
+_ASKING = re.compile(r"^\W*(?:how|what|why|when|where|which|who|can|could|should|would|do|does|did|is|are|"
+                     r"shall|may)\b", re.I)
+#: An occasion or a while after a change "from A to B": none of the standing thing's.
+_OCCASION = re.compile(rf"^{_S}for{_S}(?:the|this|a|one|two|three|my|our|an|\d+)\b", re.I)
+_LABEL = re.compile(r"\s*(?:user|assistant|[^\W\d_][\w'.\-]*)\s*:\s+", re.I)
+_ROLE = re.compile(r"\s*(?:user|assistant)\s*:\s+", re.I)
+_CLAUSE_MARK = re.compile(r"[,;:]|\s[-–—]\s|\b(?:and|but|so|then|because)\b", re.I)
+
+
+def _names(text: str) -> tuple[tuple[str, ...], ...]:
+    """The names of a list ("black, flake8 and isort"), each as lower-case words."""
+    out = []
+    for part in re.split(rf",(?:{_S})?(?:and{_S}|&{_S})?|{_S}(?:and|&){_S}", text.strip()):
+        words = tuple(w.lower() for w in part.rstrip(".").split())
+        while words and words[0] in ("the", "my", "our", "a", "an"):
+            words = words[1:]
+        if len(words) == 1 and words[0].endswith(("ed", "ing")) and part.strip().islower():
+            break   # ("I cancelled Spotify and switched to ...": a verb ends the list)
+        if words and not (len(words) == 1 and (words[0] in FUNCTION_WORDS or words[0] in _NOT_NAMES)):
+            out.append(words)
+    return tuple(out)
+
+
+def _looks_named(text: str, at: int) -> bool:
+    """Whether the words of ``text`` (a name as its sentence spells it, at offset or token index
+    ``at`` of the sentence) look like a name: a capital not opening the sentence, a digit, or "-",
+    ".", "+" inside a word ("pytest-xdist", "Node.js")."""
+    if re.search(r"\d|\w[-.+#/]\w|\w\+", text):
+        return True
+    return text[:1].isupper() and at > 0
+
+
+def _ends_phrase(rest: str) -> bool:
+    """Whether the text after a dropped name (``rest``) ends its noun phrase: punctuation, the
+    end, or a word that is no noun ("for", "last", "today"); "Docker images" names images."""
+    m = re.match(r"[^\S\n]*([^\W\d_][\w'’-]*)", rest)
+    if m is None:
+        return True
+    word = m.group(1)
+    return not word.islower() or word in FUNCTION_WORDS or word in ADVERBS or word in _AFTER_NAME
+
+
+_AFTER_NAME = frozenset("last this today yesterday entirely completely altogether anymore everywhere for good "
+                        "over subscription subscriptions account accounts membership plan instead".split())
+
+
+@lru_cache(maxsize=1 << 13)
+def swap_report(text: str) -> Swap | None:
+    """``text`` (str; a leading speaker label read past) read as a replacement report (module
+    docstring), or None. Of several in one text the last counts.
+
+    >>> got = swap_report("We replaced black, flake8 and isort with ruff this week.")
+    >>> got.old, got.new
+    ((('black',), ('flake8',), ('isort',)), ('ruff',))
+    >>> swap_report("We might move from Poetry to uv.") is None
+    True
+    """
+    if _NEEDS.search(text.lower()) is None:
+        return None   # (most texts: no word of any pattern; the write path asks it of every new memory)
+    label = _LABEL.match(text)
+    if label is not None and label.group(0).strip().lower().startswith("assistant"):
+        return None   # (an assistant's words are advice or an echo)
+    body = without_questions(text[label.end():] if label is not None else text)
+    if not body or not any(pattern.search(body) for _kind, pattern in _patterns(body)):
+        return None
+    found = None
+    start = 0
+    for sentence in several_sentences(body) or (body,):
+        at = body.find(sentence, start)
+        start = max(at, start)
+        got = _sentence_report(sentence)
+        if got is not None:
+            found = got
+    return found
+
+
+def _sentence_report(sentence: str) -> Swap | None:
+    """:func:`swap_report` of one sentence."""
+    if _REPORTED.search(sentence) or _ASKING.match(sentence) or _NOT_NOW_REPORT.search(sentence):
+        return None
+    found = None
+    for kind, pattern in _patterns(sentence):
+        for m in pattern.finditer(sentence):
+            got = _match_report(kind, m, sentence)
+            if got is not None and (found is None or m.start() > found[0]):
+                found = (m.start(), got)   # (the last; of two at one place, the first pattern)
+    return None if found is None else found[1]
+
+
+#: Every pattern's words in one regex: the first test of a text.
+_NEEDS = re.compile("|".join(sorted({re.escape(w) for _kind, needs, _p in _PATTERNS for w in needs}, key=len, reverse=True)))
+
+
+def _patterns(text: str) -> list[tuple[str, re.Pattern]]:
+    """The patterns (kind, regex) whose words ``text`` holds one of (the rest cannot match)."""
+    low = text.lower()
+    return [(kind, pattern) for kind, needs, pattern in _PATTERNS if any(word in low for word in needs)]
+
+
+def _match_report(kind: str, m: re.Match, sentence: str) -> Swap | None:
+    """The report of one match ``m`` of a pattern of ``kind`` in ``sentence``, or None."""
+    groups = m.groupdict()
+    head = sentence[: m.start("old") if kind == "passive" else m.start("verb")]
+    marks = list(_CLAUSE_MARK.finditer(head))
+    clause = head[marks[-1].end():] if marks else head
+    said = [t.lower() for t in tokens(clause)]
+    verb = m.group("verb").lower().split()
+    if kind == "passive":
+        if said and not all(w in ("the", "our", "my") for w in said):
+            return None   # (the old name opens its clause: "Jenkins was replaced by ...")
+    else:
+        if not_done([w for w in said if w not in ("no",)]) and not (kind == "drop" and verb[0] in ("don't", "do")):
+            return None   # "we might move from ...", "we need to switch ..."
+        if said[-1:] == ["to"] or not (set(said) & _SUBJECT or all(w in _OPENERS for w in said)):
+            return None   # "My friend switched ...", "Anna moved ...", "They switched ..."
+        if verb[0].endswith("ing") and not (said and said[-1] in _BE | {"now", "officially", "finally", "also"}
+                                            and _BE & set(said)):
+            return None   # "Write a guide on migrating from ...": no report
+    old = _names(groups["old"]) if groups.get("old") else ()
+    said_new = groups["new"].rstrip(".") if groups.get("new") else ""
+    new = tuple(w.lower() for w in said_new.split())
+    thing_words = [w for w in tokens(groups.get("thing") or "") if w.lower() not in FUNCTION_WORDS]
+    if any(w[:1].isupper() and not w.isupper() for w in thing_words):
+        return None   # "switched my Spotify to Premium": a plan of a product, no thing replaced
+    thing = frozenset(_stem(w.lower()) for w in thing_words)
+    if new and ((not said_new[:1].isupper() and (new[0] in _NOT_NAMES or new[0] in FUNCTION_WORDS))
+                or new[0].rstrip("s") in CALENDAR_WORDS or _VALUE.match(new[0])):
+        return None   # "switched my call to Saturdays", "moved from 3pm to 4pm": the other modules'
+    if any(_VALUE.match(o[0]) or o[0].rstrip("s") in CALENDAR_WORDS for o in old):
+        return None
+    if new and kind != "thing" and not _ends_phrase(sentence[m.end("new"):]):
+        return None   # "swapped Oatly for regular milk", "dropping Slack for the hackathon weekend"
+    if (old and new and new in old) or (not old and not thing):
+        return None
+    if kind == "drop" and not (_looks_named(groups["old"], m.start("old")) and _ends_phrase(sentence[m.end("old"):])):
+        return None   # "I dropped my phone", "I removed Docker images"
+    if kind in ("change", "replace") and groups.get("old") and not _ends_phrase(sentence[m.end("old"):]) \
+            and not re.match(rf"{_S}(?:to|onto|with|by|for|in{_S}favou?r)\b", sentence[m.end("old"):], re.I):
+        return None
+    if kind == "change" and _OCCASION.match(sentence[m.end("new"):]) or (
+            kind == "drop" and _OCCASION.match(sentence[m.end("old"):])):
+        return None   # "switched from French to English for the presentation", "dropping Slack for the weekend"
+    rest = [t.lower() for t in tokens(sentence[m.end():])]
+    if any(_find(rest, name) is not None for name in old):
+        return None   # "..., but the app itself still uses Poetry": the old one stays
+    proper = frozenset(name for name, part in zip(old, re.split(r",|\band\b|&", groups.get("old") or ""))
+                       if part.strip()[:1].isupper())
+    return Swap(old, new, thing, proper)
+
+
+def replaces(new: str, old: str) -> bool:
+    """Whether the replacement report ``new`` (str) replaces what the earlier statement ``old``
+    (str) says is in use (module docstring): a sentence of ``old`` that states something now says
+    an old name is in use, or, for a thing switched, names the thing and another name for it; or
+    ``old`` is a report whose new name is an old one of ``new``.
+
+    Parameters
+    ----------
+    new, old : str
+        The report and the statement said before it.
+
+    Returns
+    -------
+    bool
+    """
+    report = swap_report(new)
+    if report is None:
+        return False
+    earlier = swap_report(old)
+    if earlier is not None:   # a report before: its new name replaced now ("from uv to pdm" after "to uv")
+        return bool(earlier.new) and earlier.new in report.old
+    return bool(_in_use(report, old))
+
+
+def _in_use(report: Swap, old: str) -> tuple[str, ...]:
+    """The sentences of ``old`` that say a name ``report`` replaced is in use (:func:`replaces`)."""
+    label = _ROLE.match(old)   # (only a chat role's: "Jira: our issue tracker." names Jira)
+    body = without_questions(old[label.end():] if label is not None else old)
+    out = []
+    for sentence in several_sentences(body) or (body,):
+        said = tokens(sentence)
+        words = [t.lower() for t in said]
+        if not words or not _now(words):
+            continue
+        if report.old:
+            for name in report.old:
+                at = _find(words, name)
+                n = len(_parts(name))
+                if (at is not None and (not _anothers(words[:at]) or _is_mine(words[:at]))
+                        and (name not in report.proper or at == 0 or said[at][:1].isupper())
+                        and not (at + n < len(said) and said[at + n][:1].isupper() and said[at][:1].isupper())
+                        and _used(sentence, said, at, n)):   # (not part of a longer name: "Chase Sapphire")
+                    out.append(sentence)
+                    break
+        elif report.thing and _names_thing(sentence, report):
+            out.append(sentence)
+    return tuple(out)
+
+
+#: Words before a name that say it is in use ("We use Poetry", "run them with pytest-xdist", "we
+#: migrated to Jenkins"), and after it ("Poetry for dependencies", "VS Code as my editor").
+_USE_BEFORE = frozenset("use uses using run runs running rely relies with via through adopted installed chose "
+                        "picked standardized standardised manage managed manages switched moved migrated "
+                        "bank banks".split())
+_ON_AFTER = frozenset("i'm we're am are is still run runs running built hosted deployed deploy deploys based live "
+                      "lives it's".split())
+#: Verbs near "on", "in" or "by" before a name that say it is in use ("We deploy everything on
+#: Heroku", "I take notes in Evernote", "Formatting is handled by Prettier").
+_NEAR_USE = {"on": frozenset("run runs running host hosts hosted deploy deploys deployed built build builds live lives "
+                             "everything stuff code site app apps listen listens watch watches stream streams read "
+                             "reads play plays music shows podcasts".split()),
+             "in": frozenset("notes note take takes keep keeps write writes track tracks store stores edit edits "
+                             "draft drafts design designs plan plans".split()),
+             "by": frozenset("handled managed done run powered hosted provided served backed".split())}
+#: Verbs after a name that opens its statement that say it serves the speaker ("Sentry handles our
+#: error tracking").
+_DOES_FOR_US = frozenset("handles handle manages manage pins pin powers power runs run hosts host backs back serves "
+                         "serve stores store tracks track covers cover does do builds build deploys deploy".split())
+#: A list of names after a verb of use, up to the name ("We use Jenkins, SonarQube and").
+_LISTED_USE = re.compile(rf"\b(?:use|uses|using|run|runs|with|via){_S}(?:[\w.+#/-]+(?:{_S}[\w.+#/-]+)?,{_S})+"
+                         rf"(?:[\w.+#/-]+(?:{_S}[\w.+#/-]+)?,?{_S}(?:and|&){_S})?$|"
+                         rf"\b(?:use|uses|using|run|runs|with|via){_S}[\w.+#/-]+(?:{_S}[\w.+#/-]+)?,?{_S}(?:and|&){_S}$",
+                         re.I)
+
+
+def _used(sentence: str, said: list[str], at: int, n: int) -> bool:
+    """Whether the name at token ``at`` (``n`` tokens) of ``sentence`` (its tokens ``said``) is
+    said to be in use (:data:`_USE_BEFORE`, "on" after a verb of :data:`_ON_AFTER`, a purpose
+    after it, "my <thing> is", or a list after a colon)."""
+    low = [t.lower() for t in said]
+    before = low[max(0, at - 3): at]
+    if before and before[-1] in ("the", "our", "my"):
+        before = before[:-1]
+    if before and before[-1] in _USE_BEFORE:
+        return True
+    if len(before) >= 2 and before[-1] == "on" and before[-2] in _ON_AFTER:
+        return True
+    near = set(low[max(0, at - 4): at])
+    if before and before[-1] in ("on", "in", "by") and near & _NEAR_USE.get(before[-1], frozenset()):
+        return True   # "We deploy everything on Heroku", "I take notes in Evernote", "handled by Prettier"
+    after = low[at + n: at + n + 2]
+    if after[:1] == ["for"] or after[:1] == ["as"] and after[1:2] in (["my"], ["our"], ["the"]):
+        return True
+    if after[:1] and after[0] in _DOES_FOR_US and at <= 1:
+        return True   # "Sentry handles our error tracking.", "pip-tools pins our Python deps."
+    where = _token_offset(sentence, said, at)
+    tail = sentence[where:]
+    if re.match(rf"[\w.+#/-]+(?:{_S}[\w.+#/-]+){{0,{n - 1}}}\s*(?::|[-–—]{_S}(?:our|my))", tail) and at <= 1:
+        return True   # "Jira: our issue tracker."
+    if _LISTED_USE.search(sentence[:where]):
+        return True   # "We use Jenkins, SonarQube and Nexus"
+    if (len(before) >= 2 and before[-1] in ("is", "are") and low[max(0, at - 4): at - 2][:1] in (["my"], ["our"])
+            and _looks_named(said[at], at)):
+        return True   # "my bank is Chase" (not "my car is black")
+    # a list after a colon: "Formatting: black with line length 100, flake8 for linting"
+    colon = sentence.rfind(":", 0, where)
+    return colon >= 0 and not re.search(r"[.;!?]", sentence[colon:where]) and not any(
+        w in _VERBISH for w in (t.lower() for t in tokens(sentence[colon:where])))
+
+
+#: Words between a colon and a name that make it no list item ("Anyway: the tests are flaky under
+#: pytest-xdist").
+_VERBISH = frozenset("is are was were be been under flaky broken keeps keep fighting fails failed".split())
+
+
+def _is_mine(words: list[str]) -> bool:
+    """Whether ``words`` (lower-case, before a name) are "my / our <one or two words> is / are":
+    the speaker's own ("My therapist is Dr. Okafor": the therapist is the thing, no one else's)."""
+    return len(words) in (3, 4) and words[0] in ("my", "our") and words[-1] in ("is", "are") and not any(
+        w.endswith(("'s", "’s")) for w in words)
+
+
+def _token_offset(sentence: str, said: list[str], at: int) -> int:
+    """Where token ``at`` of ``said`` (the tokens of ``sentence``) starts in ``sentence``."""
+    pos = 0
+    for i, t in enumerate(said):
+        pos = sentence.find(t, pos)
+        if i == at:
+            return pos
+        pos += len(t)
+    return len(sentence)
+
+
+def _names_thing(sentence: str, report: Swap) -> bool:
+    """Whether ``sentence`` names the thing ``report`` switched and a name for it other than the
+    new one: "<Name> as my <thing>", "my <thing> is <Name>", "<Name> is my <thing>", "my <thing>:
+    <Name>", "I use <Name> for <thing>" (the thing's words by stem, singular or plural)."""
+    stems = {_stem(w.lower()): w for w in tokens(sentence)}
+    if not report.thing <= stems.keys():
+        return False
+    thing = r"[\w-]+(?:\s+[\w-]+){0,2}"
+    name = r"(?-i:[A-Z])[\w.+#/-]*(?:\s+(?-i:[A-Z0-9])[\w.+#/-]*){0,2}"
+    for m in re.finditer(rf"\b(?P<n1>{name})\s+(?:as|is)\s+(?:my|our)\s+(?P<t1>{thing})\b|"
+                         rf"\b(?:my|our)\s+(?P<t2>{thing})\s*(?:is|:)\s+(?P<n2>{name})|"
+                         rf"\b(?:use|using)\s+(?P<n3>{name})\s+(?:for|as)\s+(?:my\s+|our\s+)?(?P<t3>{thing})\b",
+                         sentence, re.I):
+        got, said = next((m.group(f"n{i}"), m.group(f"t{i}")) for i in (1, 2, 3) if m.group(f"n{i}"))
+        if (report.thing <= {_stem(w.lower()) for w in tokens(said)}
+                and tuple(w.lower() for w in got.split()) != report.new and got.split()[0].lower() not in _FIRST):
+            words = [t.lower() for t in tokens(sentence)]
+            return not _FIRST.isdisjoint(words) and not _anothers(words)
+    return False
+
+
+def replaced_sentences(earlier: str, later: str) -> tuple[str, ...]:
+    """The sentences of ``earlier`` (str) that say a thing the replacement report ``later`` (str)
+    replaced is in use (:func:`replaces`), in text order; empty when ``later`` is no such report.
+    Recall asks whether a question's words are in them: "What do we use for formatting?" asks for
+    what "Formatting: black with line length 100, flake8 for linting." said, which "We replaced
+    black, flake8 and isort with ruff." replaced; "What Python version are we on?" asks for none of
+    "It's on Python 3.11. We use Poetry." that "We moved from Poetry to uv." replaced."""
+    report = swap_report(later)
+    return () if report is None else _in_use(report, earlier)
+
+
+def _now(words: list[str]) -> bool:
+    """Whether a sentence of lower-case ``words`` states something now: no negation, nothing
+    past, planned or wished."""
+    return (NEGATIONS.isdisjoint(words) and NOT_PRESENT.isdisjoint(words) and _NOT_NOW.isdisjoint(words)
+            and not any(w.endswith(("n't", "n’t")) for w in words))
+
+
+#: Words of a sentence that make what it says of a name history, a plan or not so (besides
+#: :data:`engramdb.facts.NOT_PRESENT` and negations): "I used to use Poetry", "We were on Jenkins".
+_NOT_NOW = frozenset("was were did ago yesterday formerly previously if unless maybe perhaps want wants wanted "
+                     "hope hopes wish wishes imagine ever before".split())
+
+
+def _parts(name: tuple[str, ...]) -> list[str]:
+    """The tokens of a name's words ("pytest-xdist" -> "pytest", "xdist")."""
+    return [t for w in name for t in (tokens(w) or [w])]
+
+
+def _find(words: list[str], name: tuple[str, ...]) -> int | None:
+    """Where ``name`` (lower-case words) starts in ``words`` as whole words, or None."""
+    parts = _parts(name)
+    n = len(parts)
+    for i in range(len(words) - n + 1):
+        if words[i: i + n] == parts:
+            return i
+    return None
+
+
+def _anothers(words: list[str]) -> bool:
+    """Whether ``words`` (lower-case, before a name) speak of another person: a possessive
+    ("his", "my sister's", "Anna's"), a third person ("she", "they"), or one of the speaker's
+    people ("my sister uses Poetry")."""
+    return any(w in _THIRD or (w.endswith(("'s", "’s")) and w[:-2] not in
+               ("it", "that", "what", "here", "there", "let", "who", "he", "she"))
+               or (w in ("my", "our") and after in PERSON_NOUNS) for w, after in zip(words, [*words[1:], ""]))
+
+
+_THIRD = frozenset("his her their he she they".split())

@@ -1,0 +1,231 @@
+"""Replacement reports (engramdb.swaps): a thing in use replaced by another or dropped ("We moved
+from Poetry to uv", "We replaced black, flake8 and isort with ruff", "I switched my editor to
+Helix", "we're dropping pytest-xdist") is linked contradicts to the earlier statements that say
+the old one is in use; recall puts it first when the question asks for what they said."""
+from __future__ import annotations
+
+import contextlib
+import doctest
+
+import pytest
+
+import engramdb
+from engramdb import swaps
+from engramdb.swaps import replaced_sentences, replaces, swap_report
+
+REPORTS = [
+    ("While at it we moved from Poetry to uv, so the lockfile is uv.lock now.", [("poetry",)], ("uv",)),
+    ("We replaced black, flake8 and isort with ruff this week.", [("black",), ("flake8",), ("isort",)], ("ruff",)),
+    ("user: We swapped out Redis for Valkey last sprint.", [("redis",)], ("valkey",)),
+    ("We ditched Jenkins in favour of GitHub Actions.", [("jenkins",)], ("github", "actions")),
+    ("I switched my notes from Notion to Obsidian.", [("notion",)], ("obsidian",)),
+    ("Decision from today's sync: we're dropping pytest-xdist.", [("pytest-xdist",)], ()),
+    ("I stopped using Evernote.", [("evernote",)], ()),
+    ("We got rid of Jenkins and Travis.", [("jenkins",), ("travis",)], ()),
+    ("I switched my editor to Helix over the weekend.", [], ("helix",)),
+    # a hostile pass (helper163): other word orders, the passive, "instead of", a plural thing
+    ("We switched to uv from Poetry last week.", [("poetry",)], ("uv",)),
+    ("We've migrated off Jenkins onto GitHub Actions.", [("jenkins",)], ("github", "actions")),
+    ("Moved our CI off Travis to CircleCI.", [("travis",)], ("circleci",)),
+    ("Jenkins was replaced by GitHub Actions this sprint.", [("jenkins",)], ("github", "actions")),
+    ("We now use Podman instead of Docker.", [("docker",)], ("podman",)),
+    ("I changed dentists from Dr. Patel to Dr. Kim.", [("dr.", "patel")], ("dr.", "kim")),
+    ("I left Verizon for T-Mobile.", [("verizon",)], ("t-mobile",)),
+    ("We finally retired Jenkins.", [("jenkins",)], ()),
+    ("I canceled my Notion subscription.", [("notion",)], ()),
+    ("I don't use Evernote anymore.", [("evernote",)], ()),
+    ("We moved from Django to FastAPI.", [("django",)], ("fastapi",)),
+    # a second hostile pass (helper164): what changed without "my", a capitalised common word or a
+    # digit as the new name, a drop then a take-up
+    ("Heads up: we migrated CI from CircleCI to GitHub Actions last week.", [("circleci",)], ("github", "actions")),
+    ("I switched car insurance from Geico to Progressive.", [("geico",)], ("progressive",)),
+    ("I've switched from Todoist to Things 3.", [("todoist",)], ("things", "3")),
+    ("After the breach we replaced LastPass with 1Password.", [("lastpass",)], ("1password",)),
+    ("I cancelled Spotify and switched to Apple Music.", [("spotify",)], ("apple", "music")),
+    ("I gave up Lightroom and moved to Capture One.", [("lightroom",)], ("capture", "one")),
+    ("I stopped seeing Dr. Okafor and started with Dr. Reyes.", [("dr.", "okafor")], ("dr.", "reyes")),
+]
+NOT_REPORTS = [
+    "We might move from Poetry to uv.",                 # a plan
+    "We need to switch from Poetry to uv.",
+    "Should we move from Poetry to uv?",                # a question
+    "assistant: You could replace black with ruff.",    # advice
+    "In 2019 we moved from Jenkins to Travis.",         # history
+    "We didn't replace black with ruff.",               # negated
+    "Moved standup from 9am to 10am.",                  # a time: engramdb.changes
+    "Also switched my mum call to Saturdays at 5pm.",   # a day: engramdb.changes
+    "I dropped the kids off at school.",
+    "I changed my mind.",
+    "In my dream we replaced Python with Rust.",        # a story
+    # a hostile pass (helper163): another's switch, a plan, history, undone or partial, someone's
+    # words, a question without its mark, an object or part dropped, an occasion
+    "My friend switched from Poetry to uv.",
+    "Maria moved from Jira to Linear last week.",
+    "The other team migrated from Jenkins to Buildkite.",
+    "They switched from Slack to Teams.",
+    "He dropped Vim for Emacs.",
+    "Next sprint we're migrating from Poetry to uv.",
+    "We'll be moving from Heroku to Render soon.",
+    "Let's switch from npm to pnpm.",
+    "Back at my old job we moved from SVN to Git.",
+    "Years ago we switched from Perl to Python.",
+    "We moved from Poetry to uv, then back to Poetry.",
+    "We moved from Poetry to uv in the docs, but the app still uses Poetry.",
+    "We moved from Jenkins to Buildkite for one repo only.",
+    "The article says everyone moved from Poetry to uv.",
+    "How do I migrate from Poetry to uv",
+    "Write a guide on migrating from Webpack to Vite.",
+    "I dropped my phone in the sink.",
+    "I removed Docker images to free some disk space.",
+    "We stopped using Notion templates.",
+    "I switched from French to English for the presentation.",
+    "I switched my Spotify to Premium.",
+    # a second hostile pass (helper164): a time of life, a scope, an occasion
+    "In college I switched from Notion to paper journals.",
+    "For analytics we use ClickHouse instead of Postgres.",
+    "In the pancake recipe I swapped Oatly for regular milk.",
+    "We're dropping Slack for the hackathon weekend and using Discord.",
+]
+
+
+def test_the_module_examples_hold():
+    assert doctest.testmod(swaps).failed == 0
+
+
+@pytest.mark.parametrize("text,old,new", REPORTS)
+def test_a_report_reads_what_was_replaced_and_by_what(text, old, new):
+    got = swap_report(text)
+    assert got is not None and list(got.old) == old and got.new == new
+
+
+@pytest.mark.parametrize("text", NOT_REPORTS)
+def test_what_is_no_replacement(text):
+    assert swap_report(text) is None
+
+
+REPLACED = [
+    ("We moved from Poetry to uv.", "Quick context: it's a FastAPI app on Python 3.11. We use Poetry for dependencies."),
+    ("We replaced black, flake8 and isort with ruff.", "Formatting: black with line length 100, flake8 for linting."),
+    ("We replaced black, flake8 and isort with ruff.", "assistant: Noted: black (100 columns), flake8, isort."),
+    ("Decision from today's sync: we're dropping pytest-xdist.",
+     "Tests live in tests/unit, and we run them in parallel with pytest-xdist (-n auto)."),
+    ("I switched my editor to Helix.", "I use VS Code as my editor."),
+    ("We moved from uv to pdm.", "While at it we moved from Poetry to uv."),   # a report before
+    ("We swapped out Redis for Valkey.", "We run Redis for the rate limiter and my team loves it."),
+    ("Moved our CI off Travis to CircleCI.", "Our CI runs on Travis."),
+    ("We've migrated off Heroku onto Fly.io.", "We deploy on Heroku."),
+    ("I changed dentists from Dr. Patel to Dr. Kim.", "My dentist is Dr. Patel."),
+    ("I left Verizon for T-Mobile.", "I'm with Verizon."),
+    ("We moved from Django to FastAPI.", "We use Django for the backend."),
+    # a second hostile pass (helper164): more ways to say a thing is in use
+    ("We replaced Sentry with Rollbar.", "Sentry handles our error tracking."),
+    ("We moved off Jira onto Linear this sprint.", "Jira: our issue tracker."),
+    ("I switched my browser to Firefox.", "I use Chrome as my main browser."),
+    ("We've migrated from Heroku to Fly.io.", "We deploy everything on Heroku."),
+    ("I stopped using Evernote.", "I take notes in Evernote."),
+    ("We've retired SonarQube.", "We use Jenkins, SonarQube and Nexus in the pipeline."),
+    ("We replaced Prettier with Biome.", "Formatting is handled by Prettier."),
+    ("I stopped seeing Dr. Okafor and started with Dr. Reyes.", "My therapist is Dr. Okafor."),
+]
+NOT_REPLACED = [
+    ("We moved from Poetry to uv.", "My sister's team uses Poetry."),            # another's
+    ("We moved from Poetry to uv.", "My sister uses Poetry at work."),
+    ("We moved from Poetry to uv.", "She swears by Poetry."),
+    ("We moved from Poetry to uv.", "I used to use Poetry years ago."),          # history already
+    ("We moved from Poetry to uv.", "We don't use Poetry."),                     # negated
+    ("We moved from Poetry to uv.", "Is Poetry any good?"),                      # a question
+    ("We moved from Poetry to uv.", "I love poetry readings."),                  # a word of it, not the name
+    ("I switched my editor to Helix.", "Helix is my editor now."),               # the new one
+    ("I switched my editor to Helix.", "My brother's editor is Vim."),
+    ("We moved from Poetry to uv.", "We moved from Poetry to uv."),              # the same report
+    # a hostile pass (helper163): a name that is no thing in use there, a common word, a longer name
+    ("We finally retired Jenkins.", "Jenkins is a CI server written in Java."),
+    ("We finally retired Jenkins.", "Mr. Jenkins is my kid's teacher."),
+    ("We moved from Poetry to uv.", "I'm writing a talk on Poetry vs uv for PyCon."),
+    ("We replaced black, flake8 and isort with ruff.", "My car is black."),
+    ("We replaced black, flake8 and isort with ruff.", "I always wear black to the office."),
+    ("We switched from yarn to pnpm.", "I have a yarn collection for knitting."),
+    ("I switched from Chase to Ally for checking.", "I use Chase Sapphire for travel points."),
+    ("We replaced Teams with Slack.", "I prefer Slack over Teams."),
+]
+
+
+@pytest.mark.parametrize("new,old", REPLACED)
+def test_a_statement_of_the_old_thing_in_use_is_replaced(new, old):
+    assert replaces(new, old)
+
+
+@pytest.mark.parametrize("new,old", NOT_REPLACED)
+def test_what_does_not_say_the_old_thing_is_in_use_is_not_replaced(new, old):
+    assert not replaces(new, old)
+
+
+def test_the_replaced_sentences_are_those_naming_the_old_thing():
+    earlier = "user: It's a FastAPI app on Python 3.11. We use Poetry for dependencies. Can you help?"
+    assert replaced_sentences(earlier, "We moved from Poetry to uv.") == ("We use Poetry for dependencies.",)
+    assert replaced_sentences(earlier, "Standup moved to 10am.") == ()
+
+
+@contextlib.contextmanager
+def _chat(tmp_path, *messages: tuple[str, str], embedder: str = "hashing"):
+    """A store holding the user's messages ((date, text) pairs) as one chat, and what
+    add_conversation returned."""
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        yield mem, mem.add_conversation([{"role": "user", "content": t, "created_at": at} for at, t in messages],
+                                        session="s")
+
+
+@pytest.mark.parametrize("new,old", REPLACED[:5])
+def test_the_write_path_links_a_replacement_to_the_statement_it_replaces(tmp_path, new, old):
+    """A fresh user (helper72): "moved from Poetry to uv", "replaced black, flake8 and isort with
+    ruff" and "we're dropping pytest-xdist" were linked to nothing; the old tool came first."""
+    with _chat(tmp_path, ("2025-01-10", old), ("2025-04-10", new)) as (mem, out):
+        assert out["changed"] == [["s:2", "s:1"]]
+        assert mem.get("s:1").state.value == "active"   # never superseded: the rules may misread
+
+
+@pytest.mark.parametrize("new,old", NOT_REPLACED[:-1])
+def test_the_write_path_leaves_other_statements_alone(tmp_path, new, old):
+    with _chat(tmp_path, ("2025-01-10", old), ("2025-04-10", new)) as (_mem, out):
+        assert out["changed"] == []
+
+
+def test_a_replacement_stored_later_finds_the_statement_among_many(tmp_path):
+    """The statement is found by the old name's words, however many memories lie between."""
+    filler = [("2025-02-01", f"Note {i}: the staging deploy took {i + 3} minutes today.") for i in range(40)]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add_conversation([{"role": "user", "content": t, "created_at": at} for at, t in
+                              [("2025-01-10", "We use Poetry for dependencies."), *filler]], session="a")
+        out = mem.add_conversation([{"role": "user", "content": "We moved from Poetry to uv.",
+                                     "created_at": "2025-04-10"}], session="b")
+        assert out["changed"] == [["b:1", "a:1"]]
+
+
+def test_a_statement_stored_after_the_replacement_said_after_it_is_not_replaced(tmp_path):
+    """Said after the report, "We use Poetry for the docs build." may be a second use: no link."""
+    with _chat(tmp_path, ("2025-01-10", "We moved from Poetry to uv."),
+               ("2025-04-10", "We use Poetry for the docs build.")) as (_mem, out):
+        assert out["changed"] == []
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+@pytest.mark.parametrize("question", ["What do we use for formatting?", "How do we run the tests in parallel?",
+                                      "Which editor do I use?"])
+def test_recall_puts_the_replacement_first_and_warns(tmp_path, embedder, question):
+    """helper72's chat: the replaced tool came first for these questions at k=1."""
+    chat = [("2025-01-10", "Formatting: black with line length 100, flake8 for linting, isort for imports."),
+            ("2025-01-10", "Tests live in tests/unit, and we run them in parallel with pytest-xdist (-n auto)."),
+            ("2025-01-10", "I use VS Code as my editor."),
+            ("2025-01-12", "Can you suggest a lunch place near the office?"),
+            ("2025-03-01", "Decision from today's sync: we're dropping pytest-xdist. CI now splits the suite across "
+                           "4 runners with pytest-split."),
+            ("2025-03-05", "I switched my editor to Helix over the weekend."),
+            ("2025-03-09", "We replaced black, flake8 and isort with ruff this week.")]
+    first = {"What do we use for formatting?": "s:7", "How do we run the tests in parallel?": "s:5",
+             "Which editor do I use?": "s:6"}[question]
+    with _chat(tmp_path, *chat, embedder=embedder) as (mem, out):
+        assert sorted(map(tuple, out["changed"])) == [("s:5", "s:2"), ("s:6", "s:3"), ("s:7", "s:1")]
+        r = mem.recall(question, k=1, now="2025-04-01", reinforce=False)
+        assert r.hits[0].id == first
+        ids = {(w.source, w.target) for w in mem.recall(question, k=3, now="2025-04-01", reinforce=False).warnings}
+        assert any(first in pair for pair in ids)
