@@ -1242,6 +1242,10 @@ def _two_messages(tmp_path, earlier: str, later: str):
     ("Our sprint planning is Monday at 9am.", "Sprint planning is now at 10:30am."),
     ("Our daughter's bedtime is 8pm.", "We pushed our daughter's bedtime to 8:30pm."),
     ("My 1:1 with my manager is Fridays at 3pm.", "My manager moved our 1:1 to Wednesdays at 3pm."),
+    # a fresh user (helper165): a doctor giving the speaker the value, what moved as the object
+    ("Doctor's appointment went fine. She started me on sertraline, 50 mg once a day in the morning.",
+     "Back from the GP. She's upped my sertraline to 100 mg."),
+    ("The weekly call with Northwind is on Tuesdays at 10am.", "Northwind asked to move our weekly call. It's now Thursdays at 2pm."),
 ])
 def test_a_chat_links_changes_of_a_thing_named_or_said_otherwise(tmp_path, earlier, later):
     """A fresh user (helper74): "Fiona moved our 1:1 to Thursdays at 10am.", "Also switched my
@@ -1291,3 +1295,19 @@ def test_a_new_schedule_said_otherwise_answers_at_k_1(tmp_path):
                                 ("When do I call my mum?", "s:6")]:
             r = mem.recall(question, k=1, now="2025-06-01", reinforce=False)
             assert r.hits[0].id == first, question
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_a_question_for_the_first_value_gets_the_earliest_one(tmp_path, embedder):
+    """A fresh user (helper165): once the raise was linked, "What dose of sertraline did I start
+    on?" got the raise first; a question for the value one started on asks for the earlier one,
+    as "before" does."""
+    chat = [("2025-01-10", "Doctor's appointment went fine. She started me on sertraline, 50 mg once a day in the morning."),
+            ("2025-02-01", "Can you suggest a quick dinner?"),
+            ("2025-03-10", "Back from the GP. She's upped my sertraline to 100 mg.")]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        out = mem.add_conversation([{"role": "user", "content": t, "created_at": at} for at, t in chat], session="s")
+        assert out["changed"] == [["s:3", "s:1"]]
+        for question, first in [("What dose of sertraline did I start on?", "s:1"), ("What was my initial sertraline dose?", "s:1"),
+                                ("What dose of sertraline am I on?", "s:3")]:
+            assert mem.recall(question, k=1, now="2025-06-01", reinforce=False).hits[0].id == first, question

@@ -190,3 +190,20 @@ def test_a_chat_ingested_with_the_rule_extractor_fills_the_profile(tmp_path):
     other = tmp_path / "t"   # without it, nothing is read
     run("ingest-chat", "--store", other, "--namespace", "me", chat)
     assert "Denver" not in run("current", "--store", other, "--namespace", "me", "user", "home_city").output
+
+
+def test_a_readonly_verb_on_a_store_with_an_old_snapshot_prints_a_hint(tmp_path):
+    """A store whose keyword snapshot is out of date (an older engramdb wrote it) is rebuilt at
+    every read-only verb; the CLI says so as a hint on stderr, and a writing verb saves it."""
+    from engramdb.testing import damage_snapshot
+
+    store = tmp_path / "s"
+    assert run("ingest", "--store", store, sample_path()).exit_code == 0
+    with engramdb.open(store) as m:
+        damage_snapshot(m, "keyword")
+    r = run("stats", "--store", store)
+    assert r.exit_code == 0 and "hint: engramdb: this read-only open rebuilt the keyword snapshot" in r.stderr
+    assert "open the store writable once" in r.stderr
+    engramdb.open(store).close()
+    r = run("stats", "--store", store)
+    assert r.exit_code == 0 and "hint:" not in r.stderr

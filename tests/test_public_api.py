@@ -17,7 +17,7 @@ def test_all_is_pinned():
         "AdmissionConfig", "AdmissionDecision", "ForgettingConfig",
         "CensoredError", "MemoryBlockedError", "CensorRule",
         "CalibrationReport", "DecisionInfo", "LedgerEntry", "LedgerReport",
-        "ShardedEngram", "open_sharded",
+        "ShardedEngram", "open_sharded", "StaleSnapshotWarning",
     ])
     for name in engramdb.__all__:
         assert hasattr(engramdb, name)

@@ -44,6 +44,9 @@ REPORTS = [
     ("I cancelled Spotify and switched to Apple Music.", [("spotify",)], ("apple", "music")),
     ("I gave up Lightroom and moved to Capture One.", [("lightroom",)], ("capture", "one")),
     ("I stopped seeing Dr. Okafor and started with Dr. Reyes.", [("dr.", "okafor")], ("dr.", "reyes")),
+    # a fresh user (helper165): more words for what moved; "started using"; the old name again as why
+    ("We migrated all the client sites from Netlify to Vercel this week.", [("netlify",)], ("vercel",)),
+    ("I've started using Linear instead of Notion for tracking, Notion got too slow.", [("notion",)], ("linear",)),
 ]
 NOT_REPORTS = [
     "We might move from Poetry to uv.",                 # a plan
@@ -126,6 +129,7 @@ REPLACED = [
     ("We've retired SonarQube.", "We use Jenkins, SonarQube and Nexus in the pipeline."),
     ("We replaced Prettier with Biome.", "Formatting is handled by Prettier."),
     ("I stopped seeing Dr. Okafor and started with Dr. Reyes.", "My therapist is Dr. Okafor."),
+    ("We migrated all the client sites from Netlify to Vercel.", "My hosting for client sites is Netlify, by the way."),
 ]
 NOT_REPLACED = [
     ("We moved from Poetry to uv.", "My sister's team uses Poetry."),            # another's
@@ -229,3 +233,31 @@ def test_recall_puts_the_replacement_first_and_warns(tmp_path, embedder, questio
         assert r.hits[0].id == first
         ids = {(w.source, w.target) for w in mem.recall(question, k=3, now="2025-04-01", reinforce=False).warnings}
         assert any(first in pair for pair in ids)
+
+
+_FILLER = ["Can you suggest a quick dinner?", "The weather was lovely today.", "I finished a great book last night.",
+           "My sister visited over the weekend.", "Remind me to buy milk.", "We watched a movie on Friday.",
+           "I need a birthday gift idea for my nephew.", "The traffic was awful this morning."]
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+@pytest.mark.parametrize("earlier, later, question", [
+    ("I'm an RN at St. Mary's, mostly on the cardiac ward.",
+     "I accepted an offer from Leeds General Infirmary! I'll be a clinical nurse educator.",
+     "Where did I work before Leeds General Infirmary?"),
+    ("We use Poetry for dependencies.", "While at it we moved from Poetry to uv.", "What did we use for dependencies before uv?"),
+    ("I use VS Code as my editor.", "I switched my editor to Helix over the weekend.", "What editor did I use before Helix?"),
+    ("Book club is every Thursday at 7pm at the library.", "Book club has changed too: it's now on Wednesdays at 6:30pm.",
+     "When was book club before it changed?"),
+])
+def test_a_question_for_the_value_before_a_change_gets_the_earlier_one_first(tmp_path, embedder, earlier, later, question):
+    """The earlier statement often shares no word with a question that names the new value
+    ("before Leeds General Infirmary", "before uv"): reached through the change's link, it comes
+    first (with hashing "I'm an RN at St. Mary's" was not among the hits, the offer first)."""
+    chat = [("2025-01-10", earlier), *(("2025-02-01", t) for t in _FILLER), ("2025-04-10", later)]
+    with _chat(tmp_path, *chat, embedder=embedder) as (mem, out):
+        assert out["changed"] == [[f"s:{len(chat)}", "s:1"]]
+        hits = mem.recall(question, k=2, now="2025-06-01", reinforce=False).hits
+        assert hits[0].id == "s:1"
+        assert mem.recall(question.split(" before")[0].replace("did I", "do I").replace("did we", "do we") + "?",
+                          k=1, now="2025-06-01", reinforce=False).hits[0].id == f"s:{len(chat)}"

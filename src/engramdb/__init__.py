@@ -21,7 +21,7 @@ from .errors import (
     EmptyTextError, EngramError,
     IndexStaleError, InvalidInputError, MemoryBlockedError, MemoryNotFoundError, NamespaceError, NonFiniteError,
     OversizeError, ReadOnlyError, StoreCorruptedError, StoreError, StoreFullError, StoreLockedError,
-    StoreNotFoundError, UnknownKindError, UnknownRelationError,
+    StaleSnapshotWarning, StoreNotFoundError, UnknownKindError, UnknownRelationError,
 )
 
 if TYPE_CHECKING:   # what the lazy names resolve to, for type checkers and IDEs
@@ -88,5 +88,5 @@ __all__ = sorted([
     "CensoredError", "MemoryBlockedError", "CensorRule",
     "CalibrationReport", "DecisionInfo",
     "LedgerEntry", "LedgerReport",
-    "ShardedEngram", "open_sharded",
+    "ShardedEngram", "open_sharded", "StaleSnapshotWarning",
 ])

@@ -587,18 +587,25 @@ def _now_report(text: str) -> ChangeReport | None:
     return None
 
 
+#: A third person as a subject, and the speaker as an object: "She started me on sertraline, 50 mg".
+_THIRD_PERSON = frozenset("she he they".split())
+_OBJECT = frozenset("me us".split())
 #: Where a sentence ends inside a text (for the clauses of :func:`_now_report`: "Book club
 #: changed. It's now on Wednesdays.").
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 #: "now" then a word that places a value ("now on Wednesdays", "is now at 5:15pm").
-_NOW_WHERE = re.compile(r"\b(?:now|it's|it’s|is)\s+(?:on|at|in|every|from|held|weekly)\b", re.I)
+_NOW_WHERE = re.compile(r"\b(?:now|it's|it’s|is)\s+(?:on|at|in|every|from|held|weekly|"
+                        r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?)\b", re.I)
 
 
 def _changed_subject(toks: list[str]) -> list[str]:
     """The words before a change verb (:data:`CHANGE_VERBS`) that ends a clause of lower-cased
     ``toks``, or ends it but for "too" / "again" / "a bit" ("Book club has changed too", "The
-    schedule changed again"), when they hold a content word; else empty."""
+    schedule changed again"), or the speaker's thing after it ("Northwind asked to move our weekly
+    call"), when they hold a content word; else empty."""
     at = next((i for i, t in enumerate(toks) if t in CHANGE_VERBS), None)
+    if at is not None and toks[at + 1: at + 2] in (["our"], ["my"]) and _content(toks[at + 2:]):
+        return toks[at + 2:]
     if at is None or any(t not in _AFTER_CHANGED for t in toks[at + 1:]):
         return []
     subject = [t for t in _without_opener(toks[:at]) if t not in _PASSIVE and t not in ADVERBS and t not in _FIRST]
@@ -930,8 +937,10 @@ def _changes_value(new: str, old: str, old_said_after: bool) -> bool:
     subject = subject_of(old)
     whose = subject[1:] if subject[:1] == ("user",) else subject   # (a chat's "user: " is the speaker)
     if (report.mine and len(whose) == 1 and whose[0] not in _FIRST
-            and _stem(whose[0]) not in report.what | report.measure and whose[0] not in report.names):
-        return False   # "My doctor raised my lisinopril" changes no "Dad takes 10 mg of lisinopril"
+            and _stem(whose[0]) not in report.what | report.measure and whose[0] not in report.names
+            and not (whose[0] in _THIRD_PERSON and _OBJECT.intersection(old_low))):
+        return False   # "My doctor raised my lisinopril" changes no "Dad takes 10 mg of lisinopril" (but "She
+        # started me on sertraline, 50 mg": the doctor gave the speaker the value)
     if (speakers and whose[:1] in (("my",), ("our",)) and not _OTHER_PARTIES.isdisjoint(whose[1:3])
             and report.names.isdisjoint(whose)):
         return False   # ... nor "My dad takes 10 mg of lisinopril", "My cat takes ..." (but "Fiona moved
@@ -966,8 +975,8 @@ def _changes_value(new: str, old: str, old_said_after: bool) -> bool:
 
 #: Words of a thing that recurs ("every", "weekly", "Saturdays"): a past event that set it up
 #: states its standing value.
-_RECURS = re.compile(r"\b(?:every|each|weekly|daily|nightly|monthly|fortnightly|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b",
-                     re.I)
+_RECURS = re.compile(r"\b(?:every|each|weekly|daily|nightly|monthly|fortnightly|(?:mon|tues|wednes|thurs|fri|satur|sun)days|"
+                     r"(?:once|twice|\d+\s+times)\s+(?:a|per)\s+(?:day|week|month))\b", re.I)
 #: A clause that opens with a value the speaker says something of ("Sundays are too busy now", "9am
 #: was too early"): why it changed, no value given.
 _SPOKEN_OF = re.compile(r"\b(?:is|are|was|were|seems?|seemed|felt|feels?|'s)\b", re.I)

@@ -88,9 +88,19 @@ def _open(store: str, *, create: bool = False, embedder: str | None = None, dim:
         from .config import EngramConfig, SlotConfig
         from .slots import rule_based_extractor
         config = EngramConfig(slots=SlotConfig(extractor=rule_based_extractor))
-    return engine.open(store, dim=dim, embedder=embedder, config=config, create=create, readonly=readonly,
-                       lock_timeout_s=0.0 if readonly else wait,
-                       actor=_ledger_default_actor() if root.get("actor") is None else root["actor"])
+    from .errors import StaleSnapshotWarning
+
+    with warnings.catch_warnings(record=True) as caught:   # (a store an older engramdb wrote: a hint)
+        warnings.simplefilter("always", StaleSnapshotWarning)
+        eng = engine.open(store, dim=dim, embedder=embedder, config=config, create=create, readonly=readonly,
+                          lock_timeout_s=0.0 if readonly else wait,
+                          actor=_ledger_default_actor() if root.get("actor") is None else root["actor"])
+    for w in caught:
+        if issubclass(w.category, StaleSnapshotWarning):
+            click.echo(f"hint: {w.message}", err=True)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return eng
 
 
 class _NewStore:

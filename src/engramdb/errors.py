@@ -30,6 +30,7 @@ __all__ = [
     "CensoredError",
     "MemoryBlockedError",
     "EmptyNamespaceWarning",
+    "StaleSnapshotWarning",
 ]
 
 
@@ -180,6 +181,12 @@ class IndexStaleError(EngramError):
 
 class BackendUnavailableError(EngramError, ImportError):
     """A kernel backend forced by ``ENGRAMDB_KERNELS`` cannot be loaded."""
+
+
+class StaleSnapshotWarning(UserWarning):
+    """A read-only open rebuilt the column or keyword snapshot from the records (an older engramdb
+    wrote it, or a writer has not closed the store since its last writes) and cannot save it: every
+    such open pays the rebuild again until the store is opened writable once."""
 
 
 class EmptyNamespaceWarning(UserWarning):

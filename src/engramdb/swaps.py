@@ -91,7 +91,7 @@ _CHANGE_VERBS = (r"switch|switched|switching|move|moved|moving|migrate|migrated|
                  r"went|transitioned|transitioning|converted|converting|upgraded|upgrading|downgraded|jumped|"
                  r"ported|porting")
 #: What was switched: "my editor", "our CI", or a plural noun ("dentists", "carriers").
-_THING = rf"(?P<thing>{_S}(?:(?:my|our|the){_S}[\w-]+(?:{_S}[\w-]+){{0,2}}?|(?-i:[a-z]+|[A-Z]{{2,5}})(?:{_S}(?-i:[a-z]+)){{0,2}}?))"
+_THING = rf"(?P<thing>{_S}(?:(?:my|our|the){_S}[\w-]+(?:{_S}[\w-]+){{0,2}}?|(?-i:[a-z]+|[A-Z]{{2,5}})(?:{_S}(?-i:[a-z]+)){{0,3}}?))"
 #: Verbs that drop a thing ("cancelled", "gave up", "stopped using"), and those that then take up
 #: another ("... and switched to Apple Music", "... and started with Dr. Reyes").
 _DROPS = (r"dropping|dropped|ditching|ditched|removing|removed|uninstalled|retired|retiring|decommissioned|"
@@ -143,6 +143,8 @@ _PATTERNS = (   # (kind, the words it needs one of, regex)
     # "we're dropping pytest-xdist", "I stopped using Notion", "I don't use Evernote anymore"
     ("drop", _DROP_WORDS, re.compile(rf"\b(?P<verb>{_DROPS}){_S}{_THE}(?P<old>{_LIST})", re.I)),
 )
+#: Words after a report that, with an old name said again, keep the old one ("the rest stays on Poetry").
+_STAYS = frozenset("still stays stay stayed remain remains remained keep keeps kept back also both".split())
 #: A value, no name ("3pm", "10", "2nd", "1990s").
 _VALUE = re.compile(r"^\d[\d:.,]*(?:am|pm|st|nd|rd|th|s|k|m)?$")
 #: Words no name is ("it", "that", "everything"), besides function words.
@@ -286,8 +288,8 @@ def _match_report(kind: str, m: re.Match, sentence: str) -> Swap | None:
         if said[-1:] == ["to"] or not (set(said) & _SUBJECT or all(w in _OPENERS for w in said)):
             return None   # "My friend switched ...", "Anna moved ...", "They switched ..."
         if verb[0].endswith("ing") and not (said and said[-1] in _BE | {"now", "officially", "finally", "also"}
-                                            and _BE & set(said)):
-            return None   # "Write a guide on migrating from ...": no report
+                                            and _BE & set(said)) and said[-1:] not in (["started"], ["began"]):
+            return None   # "Write a guide on migrating from ...": no report (but "I've started using Linear")
     old = _names(groups["old"]) if groups.get("old") else ()
     said_new = groups["new"].rstrip(".") if groups.get("new") else ""
     new = tuple(w.lower() for w in said_new.split())
@@ -313,8 +315,8 @@ def _match_report(kind: str, m: re.Match, sentence: str) -> Swap | None:
             kind == "drop" and _OCCASION.match(sentence[m.end("old"):])):
         return None   # "switched from French to English for the presentation", "dropping Slack for the weekend"
     rest = [t.lower() for t in tokens(sentence[m.end():])]
-    if any(_find(rest, name) is not None for name in old):
-        return None   # "..., but the app itself still uses Poetry": the old one stays
+    if any(_find(rest, name) is not None for name in old) and not _STAYS.isdisjoint(rest):
+        return None   # "..., but the app itself still uses Poetry": the old one stays (not "Notion got too slow")
     proper = frozenset(name for name, part in zip(old, re.split(r",|\band\b|&", groups.get("old") or ""))
                        if part.strip()[:1].isupper())
     return Swap(old, new, thing, proper)
@@ -421,9 +423,9 @@ def _used(sentence: str, said: list[str], at: int, n: int) -> bool:
         return True   # "Jira: our issue tracker."
     if _LISTED_USE.search(sentence[:where]):
         return True   # "We use Jenkins, SonarQube and Nexus"
-    if (len(before) >= 2 and before[-1] in ("is", "are") and low[max(0, at - 4): at - 2][:1] in (["my"], ["our"])
-            and _looks_named(said[at], at)):
-        return True   # "my bank is Chase" (not "my car is black")
+    if before and before[-1] in ("is", "are") and _looks_named(said[at], at) and any(
+            w in ("my", "our") for w in low[max(0, at - 7): at - 1]) and not _VERBISH.intersection(low[:at - 1]):
+        return True   # "my bank is Chase", "My hosting for client sites is Netlify" (not "my car is black")
     # a list after a colon: "Formatting: black with line length 100, flake8 for linting"
     colon = sentence.rfind(":", 0, where)
     return colon >= 0 and not re.search(r"[.;!?]", sentence[colon:where]) and not any(

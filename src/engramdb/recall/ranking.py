@@ -308,12 +308,32 @@ def _held_in_windows(state, csr: CSRGraph, nodes: np.ndarray, windows: list, fil
 
 
 #: A question for the value a change replaced ("when was standup before it moved?", "what was my
-#: old address?", "where did I live previously?", "where did I work before Stripe?"; not "what
-#: do I take before breakfast?": "before" a routine's moment is a time of day).
+#: old address?", "where did I live previously?", "where did I work before Stripe?", "what did we
+#: use before uv?", "what dose did I start on?"; not "what do I take before breakfast?": "before" a
+#: routine's moment is a time of day).
 _ASKS_BEFORE = re.compile(
     r"\b(?:before(?=\W*$|\s+(?:(?-i:[A-Z])|(?:it|the|that|this|my|our|your|his|her|their|its|i|we|you|he|she|they|"
-    r"then|now|moving|switching|changing|starting|getting|going)\b))|previously|formerly|originally|used\s+to|"
-    r"at\s+first|old|earlier|prior)\b", re.I)
+    r"then|now|moving|switching|changing|starting|getting|going)\b)|\s+(?!(?:breakfast|lunch|dinner|supper|brunch|"
+    r"bed|bedtime|sleep|sleeping|work|school|class|meals?|eating|food|running|exercise|workouts?|training|meetings?|"
+    r"noon|midnight|dawn|sunrise|sunset|church|shifts?|practice)\b)[a-z][\w.+-]*\W*$)|previously|formerly|"
+    r"originally|used\s+to|at\s+first|old|earlier|prior|initial(?:ly)?|to\s+begin\s+with|"
+    r"(?:did|do)\s+(?:i|we)\s+start(?:\s+out)?\s+(?:on|with|at)\b)\b", re.I)
+
+
+#: The new value a question for the one before it names ("where did I work before Leeds General
+#: Infirmary?"): no word it asks for.
+_BEFORE_NAME = re.compile(r"(?<=\bbefore\s)(?-i:[A-Z])[\w.'’&-]*(?:\s+(?-i:[A-Z])[\w.'’&-]*)*")
+
+
+def asks_before(query: str) -> bool:
+    """Whether ``query`` (str) asks for the value a change replaced (:data:`_ASKS_BEFORE`)."""
+    return _ASKS_BEFORE.search(query) is not None
+
+
+def earlier_contradicting(csr: CSRGraph, valid_from: np.ndarray, x: int) -> np.ndarray:
+    """The memories a ``contradicts`` edge joins to ``x`` that were said before it (int64)."""
+    ys = csr.related(x, Relation.CONTRADICTS.code)
+    return ys[said_after(valid_from[x], x, valid_from[ys], ys)]
 
 
 def _current_first(ctx: RecallContext) -> None:
@@ -376,7 +396,7 @@ def _current_first(ctx: RecallContext) -> None:
     sorts = asked_sorts(query)
     texts = _PairTexts(ctx, pairs)   # (one read of the pairs' records, for every rule below)
     kept = set()   # earlier ones put first for a question asking for a person, place or thing
-    before = not past and bool(_ASKS_BEFORE.search(query))
+    before = not past and asks_before(query)
     if before:
         pairs = {(j, i) for i, j in pairs}   # "when was standup before it moved?": the earlier
         # (a time named, "before May", already says which: the statement valid then)
@@ -404,8 +424,9 @@ def _current_first(ctx: RecallContext) -> None:
     lifted, confirmed = _asks_changed_value(query, terms, sorts, texts(p for p in pairs if cn[p[1]] not in kept))
     said |= lifted
     lent |= confirmed
+    cut = tuple(w.text for w in ctx.windows) + (tuple(_BEFORE_NAME.findall(query)) if before else ())
     if not said.issuperset(later) and (asked := asks_only_standing(   # (before a change: a past one,
-            query, past=past or before, times=tuple(w.text for w in ctx.windows))):   # "my old address?")
+            query, past=past or before, times=cut)):   # "my old address?"; the new value named, "before Stripe")
         rest = [n for n in later if n not in said]   # ... or asked for (then, at a past time named)
         named = {n for n in rest if asked & {s.relation for s in standings(texts.of[n])}}
         said |= named   # ("we moved to Denver", no word of the question)

@@ -47,7 +47,8 @@ from ..kernels import registry
 from . import legs, router
 from .context import RecallContext
 from .filters import seedable as filters_seedable
-from .ranking import contradicts_nodes, later_contradicting, namespace_in_windows, valid_spans
+from .ranking import (asks_before, contradicts_nodes, earlier_contradicting, later_contradicting, namespace_in_windows,
+                      valid_spans)
 
 _SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
 _ACTIVE = _STATE_CODES[MemoryState.ACTIVE]
@@ -94,9 +95,10 @@ def run(ctx: RecallContext) -> None:
     current = current_versions(ctx)
     gives = standing_seeds(ctx)
     later = later_standing(ctx, ctx.windows, gives)
-    if current or later:
+    replaced = replaced_values(ctx, ctx.windows)
+    if current or later or replaced:
         floor = dict(floor)
-        for nid, base in [*current.items(), *later.items()]:
+        for nid, base in [*current.items(), *later.items(), *replaced.items()]:
             floor[nid] = max(floor.get(nid, 0.0), base)
     if gives:   # with the later statements reached from them (a chain steps through one relation)
         for nid, chain in ctx.extra.get("later_of", {}).items():
@@ -107,6 +109,32 @@ def run(ctx: RecallContext) -> None:
     if floor or boost:
         _merge_cue_seeds(ctx, floor, boost)
     lift_pieces(ctx)
+
+
+def replaced_values(ctx: RecallContext, windows: list) -> dict[int, float]:
+    """For a question for the value a change replaced, naming no past time ("where did I work
+    before Leeds General Infirmary?", "what did we use before uv?":
+    :func:`engramdb.recall.ranking.asks_before`): the memories a seed's ``contradicts`` edge joins
+    to it that were said before it, nid -> the best base of such seeds. The earlier statement
+    often shares no word or likeness with the question, which names the new value ("I'm an RN at
+    St. Mary's" below "I accepted an offer from Leeds General Infirmary!"); ranking then puts it
+    above the later one (:func:`engramdb.recall.ranking.run`, step 6). A memory that may not seed
+    (forgotten, filtered, hidden by a censor rule) is left out."""
+    req = ctx.request
+    if req.query is None or not len(ctx.seeds) or not _asks_now(ctx, windows) or not asks_before(req.query):
+        return {}
+    state = ctx.state
+    csr = state.recall_csr()
+    touched = contradicts_nodes(state, csr)[0]
+    vf = state.cols.valid_from
+    out: dict[int, float] = {}
+    for x, base in zip(ctx.seeds.tolist(), ctx.base.tolist()):
+        if x not in touched:
+            continue
+        ys = earlier_contradicting(csr, vf, x)
+        for y in ys[_may_seed(ctx, ys)].tolist() if len(ys) else ():
+            out[y] = max(out.get(y, 0.0), float(base))
+    return out
 
 
 def current_versions(ctx: RecallContext) -> dict[int, float]:

@@ -12,7 +12,10 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
+import sys
 import threading
+import time
+import warnings
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -20,7 +23,8 @@ import numpy as np
 from ..batch_plan import head_nid
 from ..censor import GEN_KEY as _CENSOR_GEN, RULE_PREFIX as _CENSOR_PREFIX, CensorState
 from ..config import EngramConfig
-from ..errors import IndexStaleError, InvalidInputError, MemoryNotFoundError, NamespaceError, StoreCorruptedError, StoreLockedError
+from ..errors import (IndexStaleError, InvalidInputError, MemoryNotFoundError, NamespaceError, StaleSnapshotWarning,
+                      StoreCorruptedError, StoreLockedError)
 from ..graph.csr import SNAPSHOT_DTYPES, CSRGraph, MemoryGraph
 from ..index.hnsw import HnswIndex
 from ..index.keyword import (PACKED_DTYPES, PACKED_FORWARD_DTYPES, TOKENIZER_VERSION, KeywordIndex, pack_indexes,
@@ -123,7 +127,17 @@ class EngineState:
         # exception from a caller's callable, after the commit): the caches no longer match the
         # store, and are rebuilt from it before anything reads or persists them (reload_if_stale)
         self.stale = False
+        started = time.perf_counter()
         self.load()
+        if readonly and self.next_nid and (self.cols_gen < 0 or self.kw_gen < 0):
+            frame, level = sys._getframe(0), 1   # the warning points at the caller's line, outside engramdb
+            while frame is not None and frame.f_globals.get("__name__", "").startswith("engramdb."):
+                frame, level = frame.f_back, level + 1
+            warnings.warn(StaleSnapshotWarning(
+                f"engramdb: this read-only open rebuilt the {'column' if self.cols_gen < 0 else 'keyword'} snapshot "
+                f"from {self.next_nid} records in {time.perf_counter() - started:.1f} s and cannot save it (an "
+                "older engramdb wrote the store, or a writer has not closed it since its last writes); open the "
+                "store writable once (engramdb.open(path)) so that later read-only opens skip this"), stacklevel=level)
 
     @property
     def scratch(self) -> dict[str, Any]:
