@@ -1246,6 +1246,8 @@ def _two_messages(tmp_path, earlier: str, later: str):
     ("Doctor's appointment went fine. She started me on sertraline, 50 mg once a day in the morning.",
      "Back from the GP. She's upped my sertraline to 100 mg."),
     ("The weekly call with Northwind is on Tuesdays at 10am.", "Northwind asked to move our weekly call. It's now Thursdays at 2pm."),
+    ("And I do a pilates class on Wednesday evenings at 7pm, in Studio B at the community centre.",
+     "Pilates moved to Room 4 because Studio B is being refurbished."),   # a room of the same kind, a letter
 ])
 def test_a_chat_links_changes_of_a_thing_named_or_said_otherwise(tmp_path, earlier, later):
     """A fresh user (helper74): "Fiona moved our 1:1 to Thursdays at 10am.", "Also switched my
@@ -1274,6 +1276,8 @@ def test_a_chat_links_changes_of_a_thing_named_or_said_otherwise(tmp_path, earli
     ("My rent is $1,400 a month.", "The landlord raised the rent to $1,550 for new tenants, $1,400 is still what I pay."),
     ("Our standup is at 9:30am.", "Next sprint we'll move standup to 10am."),   # a plan (helper164)
     ("Our son's bedtime is 8pm.", "We pushed our daughter's bedtime to 8:30pm."),
+    ("Pilates is in Room 2 on Mondays.", "Pilates moved to floor 3."),   # a place of another kind
+    ("In the hall I saw the pilates teacher.", "Pilates moved to Room 5."),   # "hall I" is no room
 ])
 def test_what_names_another_thing_or_says_the_old_value_is_no_change(tmp_path, earlier, later):
     with _two_messages(tmp_path, earlier, later) as (_mem, out):

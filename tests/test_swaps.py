@@ -47,6 +47,7 @@ REPORTS = [
     # a fresh user (helper165): more words for what moved; "started using"; the old name again as why
     ("We migrated all the client sites from Netlify to Vercel this week.", [("netlify",)], ("vercel",)),
     ("I've started using Linear instead of Notion for tracking, Notion got too slow.", [("notion",)], ("linear",)),
+    ("Also, I've moved everything out of Trello, I'm using Notion now.", [("trello",)], ()),
 ]
 NOT_REPORTS = [
     "We might move from Poetry to uv.",                 # a plan
@@ -130,6 +131,7 @@ REPLACED = [
     ("We replaced Prettier with Biome.", "Formatting is handled by Prettier."),
     ("I stopped seeing Dr. Okafor and started with Dr. Reyes.", "My therapist is Dr. Okafor."),
     ("We migrated all the client sites from Netlify to Vercel.", "My hosting for client sites is Netlify, by the way."),
+    ("Also, I've moved everything out of Trello, I'm using Notion now.", "I track tasks in Trello and invoice with FreeAgent."),
 ]
 NOT_REPLACED = [
     ("We moved from Poetry to uv.", "My sister's team uses Poetry."),            # another's
@@ -261,3 +263,18 @@ def test_a_question_for_the_value_before_a_change_gets_the_earlier_one_first(tmp
         assert hits[0].id == "s:1"
         assert mem.recall(question.split(" before")[0].replace("did I", "do I").replace("did we", "do we") + "?",
                           k=1, now="2025-06-01", reinforce=False).hits[0].id == f"s:{len(chat)}"
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_a_word_of_using_a_thing_puts_no_change_of_another_thing_first(tmp_path, embedder):
+    """A fresh user (helper165): "What do I use for invoicing?" got "I've started using Linear
+    instead of Notion for project tracking" first (MiniLM): it shares "use" with the question,
+    and the chain Trello -> Notion -> Linear runs through the message that named FreeAgent."""
+    chat = [("2025-01-08", "I track tasks in Trello and send invoices with FreeAgent."),
+            ("2025-02-04", "Also, I've moved everything out of Trello, I'm using Notion for project tracking now."),
+            ("2025-04-01", "I cancelled FreeAgent and switched to Xero for invoicing, Gareth prefers it."),
+            ("2025-06-10", "I've started using Linear instead of Notion for project tracking, Notion got too slow.")]
+    with _chat(tmp_path, *chat, embedder=embedder) as (mem, out):
+        assert sorted(map(tuple, out["changed"])) == [("s:2", "s:1"), ("s:3", "s:1"), ("s:4", "s:2")]
+        for question, first in [("What do I use for invoicing?", "s:3"), ("What do I use for project tracking?", "s:4")]:
+            assert mem.recall(question, k=1, now="2025-07-01", reinforce=False).hits[0].id == first, question

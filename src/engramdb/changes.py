@@ -246,8 +246,13 @@ def _amount_value(m: re.Match) -> tuple[str, str] | None:
 _PLACE_NOUNS = ("room|rooms|gate|platform|terminal|suite|floor|building|studio|court|lane|bay|desk|locker|apartment|"
                 "apt|unit|office|seat|table|pitch|field|hall|ward|level|zone|track|dock|stall|booth|classroom|lab|"
                 "cabin|berth")
-_NUMBERED = re.compile(rf"\b({_PLACE_NOUNS})[^\S\n]+(?:(?:no\.?|number|#)[^\S\n]*|#)?([A-Z]?\d{{1,4}}[A-Z]?)(?![\w:.,]\w)",
-                    re.I)
+_NUMBERED = re.compile(rf"\b({_PLACE_NOUNS})[^\S\n]+(?:(?:no\.?|number|#)[^\S\n]*|#)?([A-Z]?\d{{1,4}}[A-Z]?(?![\w:.,]\w)|"
+                       rf"(?-i:[A-HJ-Z])(?![\w'’]))", re.I)   # ("Studio B"; not "in the hall I saw")
+#: Places of one kind, whose numbers replace one another ("Pilates moved to Room 4" of "in Studio B").
+_PLACE_KIN = {noun: kind for kind, nouns in (
+    ("venue", "room studio hall classroom lab court pitch field track lane"), ("transport", "gate terminal platform dock bay"),
+    ("spot", "desk seat table booth stall locker office cabin berth"), ("storey", "floor level"),
+    ("home", "apartment unit suite building")) for noun in nouns.split()}
 
 
 def _numbered_value(m: re.Match) -> tuple[str, str, str]:
@@ -1062,7 +1067,8 @@ _UNIT_SIZE = {"mcg": ("mass", 1e-3), "mg": ("mass", 1.0), "g": ("mass", 1e3), "k
 
 def _kin_units(a: str, b: str) -> bool:
     """Whether units ``a`` and ``b`` (as :func:`_values` spells them) measure one quantity."""
-    return a == b or (a in _UNIT_SIZE and b in _UNIT_SIZE and _UNIT_SIZE[a][0] == _UNIT_SIZE[b][0])
+    return a == b or (a in _UNIT_SIZE and b in _UNIT_SIZE and _UNIT_SIZE[a][0] == _UNIT_SIZE[b][0]) or (
+        a in _PLACE_KIN and _PLACE_KIN[a] == _PLACE_KIN.get(b))
 
 
 def _canonical(value: tuple[str, str, str]) -> tuple:

@@ -185,8 +185,9 @@ class BackendUnavailableError(EngramError, ImportError):
 
 class StaleSnapshotWarning(UserWarning):
     """A read-only open rebuilt the column or keyword snapshot from the records (an older engramdb
-    wrote it, or a writer has not closed the store since its last writes) and cannot save it: every
-    such open pays the rebuild again until the store is opened writable once."""
+    wrote it, or it is damaged) and cannot save it: every such open pays the rebuild again until
+    the store is opened writable once. (A snapshot that a writer still open has yet to save is
+    rebuilt too, without a warning: the writer saves it when it flushes or closes.)"""
 
 
 class EmptyNamespaceWarning(UserWarning):

@@ -94,13 +94,14 @@ _CHANGE_VERBS = (r"switch|switched|switching|move|moved|moving|migrate|migrated|
 _THING = rf"(?P<thing>{_S}(?:(?:my|our|the){_S}[\w-]+(?:{_S}[\w-]+){{0,2}}?|(?-i:[a-z]+|[A-Z]{{2,5}})(?:{_S}(?-i:[a-z]+)){{0,3}}?))"
 #: Verbs that drop a thing ("cancelled", "gave up", "stopped using"), and those that then take up
 #: another ("... and switched to Apple Music", "... and started with Dr. Reyes").
-_DROPS = (r"dropping|dropped|ditching|ditched|removing|removed|uninstalled|retired|retiring|decommissioned|"
+_DROPS = (r"moved{_S}(?:everything|all|it|things){_S}out{_S}of|dropping|dropped|ditching|ditched|removing|removed|"
+          r"uninstalled|retired|retiring|decommissioned|"
           r"decommissioning|sunset|sunsetted|sunsetting|cancell?ed|cancell?ing|quit|gave{_S}up|stopped{_S}using|"
           r"stopped{_S}seeing|no{_S}longer{_S}use|don't{_S}use|do{_S}not{_S}use|got{_S}rid{_S}of|getting{_S}rid{_S}of|"
           r"phasing{_S}out|phased{_S}out").replace("{_S}", _S)
 #: The words (lower case) a text must hold one of before a pattern of a drop is read.
 _DROP_WORDS = ("drop", "ditch", "remov", "uninstall", "retir", "decommission", "sunset", "cancel", "quit", "gave up",
-               "stopped", "longer use", "don't use", "not use", "rid of", "phas")
+               "stopped", "longer use", "don't use", "not use", "rid of", "phas", "out of")
 _TAKE_UP = (r"switched|moved|went|changed|migrated|started{_S}(?:using|with|seeing)|now{_S}use|use|using|"
             r"signed{_S}up{_S}(?:for|with)|joined").replace("{_S}", _S)
 _PATTERNS = (   # (kind, the words it needs one of, regex)
@@ -341,9 +342,9 @@ def replaces(new: str, old: str) -> bool:
     if report is None:
         return False
     earlier = swap_report(old)
-    if earlier is not None:   # a report before: its new name replaced now ("from uv to pdm" after "to uv")
-        return bool(earlier.new) and earlier.new in report.old
-    return bool(_in_use(report, old))
+    if earlier is not None and earlier.new and earlier.new in report.old:
+        return True   # a report before: its new name replaced now ("from uv to pdm" after "to uv")
+    return bool(_in_use(report, old))   # ("I've moved everything out of Trello, I'm using Notion now.")
 
 
 def _in_use(report: Swap, old: str) -> tuple[str, ...]:

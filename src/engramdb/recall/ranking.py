@@ -409,8 +409,10 @@ def _current_first(ctx: RecallContext) -> None:
         kept = {cn[i] for i, j in pairs if cn[j] in valued}
         pairs = {(j, i) if cn[j] in valued else (i, j) for i, j in pairs}
     later = sorted({cn[j] for _i, j in pairs})
-    tf, _dl, known = ctx.space.keyword.term_stats(later, terms)
+    tf, _dl, known = ctx.space.keyword.term_stats(later, [t for t in terms if t not in _USE_TERMS] or terms)
     said = {n for n, row, ok in zip(later, tf.tolist(), known.tolist()) if ok and any(row)}   # shares a word
+    # (other than one of using a thing, "use", "now": "What do I use for invoicing?" and "I've started
+    # using Linear instead of Notion")
     if said and sorts:   # ... but not a change of another sort of value than the question asks for
         # ("when do I take levothyroxine?" and a raised dose; "how often do I take metformin?")
         said -= {b for b, old, new in texts(p for p in pairs if cn[p[1]] in said)
@@ -495,10 +497,15 @@ def _asks_changed_value(query: str, terms: list[str], sorts: frozenset[str] | No
             out.add(b)
             if sorts is not None:
                 confirmed.add(b)
-        elif any(asked.intersection(tokenize(c)) for c in replaced_sentences(earlier, later)):
+        elif any(asked.intersection(tokenize(c)) - _USE_TERMS for c in replaced_sentences(earlier, later)):
             out.add(b)   # a thing in use the later one replaced, asked for ("What do we use for formatting?")
             confirmed.add(b)
     return out, confirmed
+
+
+#: Terms of using a thing, which every sentence that says one is in use may hold: no word of what
+#: a question asks for ("What do I use for invoicing?" asks nothing of "I'm using Notion now").
+_USE_TERMS = frozenset(tokenize("use uses used using run runs running now currently"))
 
 
 class _PairTexts:

@@ -129,15 +129,15 @@ class EngineState:
         self.stale = False
         started = time.perf_counter()
         self.load()
-        if readonly and self.next_nid and (self.cols_gen < 0 or self.kw_gen < 0):
+        if readonly and self.next_nid and self.outdated:
             frame, level = sys._getframe(0), 1   # the warning points at the caller's line, outside engramdb
             while frame is not None and frame.f_globals.get("__name__", "").startswith("engramdb."):
                 frame, level = frame.f_back, level + 1
             warnings.warn(StaleSnapshotWarning(
-                f"engramdb: this read-only open rebuilt the {'column' if self.cols_gen < 0 else 'keyword'} snapshot "
-                f"from {self.next_nid} records in {time.perf_counter() - started:.1f} s and cannot save it (an "
-                "older engramdb wrote the store, or a writer has not closed it since its last writes); open the "
-                "store writable once (engramdb.open(path)) so that later read-only opens skip this"), stacklevel=level)
+                f"engramdb: this read-only open rebuilt the {' and '.join(self.outdated)} snapshot from "
+                f"{self.next_nid} records in {time.perf_counter() - started:.1f} s and cannot save it (an older "
+                "engramdb wrote it, or it is damaged); open the store writable once (engramdb.open(path)) so that "
+                "later read-only opens skip this"), stacklevel=level)
 
     @property
     def scratch(self) -> dict[str, Any]:
@@ -264,6 +264,9 @@ class EngineState:
         self.graph = MemoryGraph()
         self.spaces, self.codes = {}, {}
         self.record_cache = RecordCache()
+        #: The snapshots this load rebuilt because an older engramdb wrote them, or they are
+        #: damaged ("column", "keyword"; not one a writer has yet to save: a writable open fixes these)
+        self.outdated: list[str] = []
         with store.read("loading the store") as txn:
             self.next_nid = _counter(store.get_meta(txn, "next_nid", 0), "next_nid")
             self.delta_seq = _counter(store.get_meta(txn, "delta_seq", 0), "delta_seq")
@@ -273,6 +276,7 @@ class EngineState:
                 cols = store.load_arrays(txn, "cols", Columns.snapshot_dtypes(), copy=False)
             except StoreCorruptedError:   # damaged, or from before a column was added: decode records
                 cols = None
+                self.outdated.append("column")
             from_snapshot = False
             if (cols is not None and cols[1].get("mem_gen") == self.mem_gen and len(cols[0]["ns"]) == self.next_nid
                     and columns_snapshot_ok(cols[0], self.next_nid)):
@@ -287,6 +291,7 @@ class EngineState:
                 except StoreCorruptedError:   # a damaged array: the records below instead
                     pass
                 if not from_snapshot:
+                    self.outdated.append("column")
                     self.cols, self.codes = Columns(), {}
             if from_snapshot:
                 self.cols_gen = self.mem_gen
@@ -334,6 +339,9 @@ class EngineState:
             saved = store.load_arrays(txn, "kw", PACKED_DTYPES, copy=False)
         except StoreCorruptedError:   # a damaged snapshot is a cache: rebuilt from the records below
             saved = None
+            self.outdated.append("keyword")
+        if saved is not None and saved[1].get("tokenizer", 1) != TOKENIZER_VERSION:
+            self.outdated.append("keyword")   # (an older engramdb's words)
         if (saved is not None and saved[1].get("mem_gen") == self.mem_gen
                 and saved[1].get("tokenizer", 1) == TOKENIZER_VERSION):
             arrays = saved[0]
@@ -349,6 +357,7 @@ class EngineState:
                 out = unpack_indexes(arrays, list(saved[1].get("namespaces", [])))
             except (ValueError, StoreCorruptedError):   # arrays that do not fit together: rebuilt
                 out = None
+                self.outdated.append("keyword")
             if out is not None:
                 self.kw_gen = self.mem_gen
                 self.kw_upgrade = forward is None and bool(out)
