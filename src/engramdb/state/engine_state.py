@@ -134,7 +134,7 @@ class EngineState:
             while frame is not None and frame.f_globals.get("__name__", "").startswith("engramdb."):
                 frame, level = frame.f_back, level + 1
             warnings.warn(StaleSnapshotWarning(
-                f"engramdb: this read-only open rebuilt the {' and '.join(self.outdated)} snapshot from "
+                f"engramdb: this read-only open rebuilt the {' and '.join(dict.fromkeys(self.outdated))} snapshot from "
                 f"{self.next_nid} records in {time.perf_counter() - started:.1f} s and cannot save it (an older "
                 "engramdb wrote it, or it is damaged); open the store writable once (engramdb.open(path)) so that "
                 "later read-only opens skip this"), stacklevel=level)
