@@ -48,6 +48,9 @@ REPORTS = [
     ("We migrated all the client sites from Netlify to Vercel this week.", [("netlify",)], ("vercel",)),
     ("I've started using Linear instead of Notion for tracking, Notion got too slow.", [("notion",)], ("linear",)),
     ("Also, I've moved everything out of Trello, I'm using Notion now.", [("trello",)], ()),
+    # a last fresh user (helper166): why, after a drop
+    ("And we're dropping pytest-xdist, it made the tests flaky.", [("pytest-xdist",)], ()),
+    ("We're dropping pytest-xdist because it made the tests flaky.", [("pytest-xdist",)], ()),
 ]
 NOT_REPORTS = [
     "We might move from Poetry to uv.",                 # a plan
@@ -278,3 +281,24 @@ def test_a_word_of_using_a_thing_puts_no_change_of_another_thing_first(tmp_path,
         assert sorted(map(tuple, out["changed"])) == [("s:2", "s:1"), ("s:3", "s:1"), ("s:4", "s:2")]
         for question, first in [("What do I use for invoicing?", "s:3"), ("What do I use for project tracking?", "s:4")]:
             assert mem.recall(question, k=1, now="2025-07-01", reinforce=False).hits[0].id == first, question
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_two_things_of_one_statement_replaced_apart_answer_each_their_question(tmp_path, embedder):
+    """A last fresh user (helper166): "what do we use for CI?" got "we moved from Poetry to uv"
+    first (the sentence that named Poetry named CI too: the clause that names it counts), and
+    "what did we use before uv?" got the assistant's "uv is very fast, good call." first (a
+    question that names the new value asks for the one it replaced, as relevant as the new one)."""
+    chat = [("user", "We use Poetry for dependencies and Jenkins for CI at work.", "2025-01-10"),
+            ("assistant", "Got it: Poetry for dependencies, Jenkins for CI.", "2025-01-10"),
+            ("user", "Can you suggest a quick dinner?", "2025-02-15"),
+            ("user", "Quick update: we moved from Poetry to uv.", "2025-03-20"),
+            ("assistant", "uv is very fast, good call.", "2025-03-20"),
+            ("user", "Also, Jenkins was replaced by GitHub Actions last week.", "2025-03-20")]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        mem.add_conversation([{"role": r, "content": t, "created_at": f"{at}T10:{i:02d}:00Z"}
+                              for i, (r, t, at) in enumerate(chat)], session="s")
+        for question, first in [("what do we use for CI?", "s:6"), ("what do we use for dependencies?", "s:4"),
+                                ("what did we use before uv?", "s:1")]:
+            hit = mem.recall(question, k=1, now="2025-06-01", reinforce=False).hits[0]
+            assert hit.id == first and hit.relevance >= 0.5, question

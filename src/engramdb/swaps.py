@@ -85,7 +85,7 @@ _S = r"[^\S\n]+"
 _WORD = r"[\w.+#/-]*\w[+#]*\.?(?![\w.+#/-]*\w)"
 _NAME = rf"{_WORD}(?:{_S}(?=(?-i:[A-Z0-9])){_WORD}){{0,2}}"
 #: Names in a list ("black, flake8 and isort", "Jenkins and Travis").
-_LIST = rf"{_NAME}(?:,{_S}(?!and\b){_NAME})*(?:,?{_S}(?:and|&){_S}{_NAME})?"
+_LIST = rf"{_NAME}(?:,{_S}(?!(?:and|it|this|that|they|we|i|he|she|which|who|so|but|then)\b){_NAME})*(?:,?{_S}(?:and|&){_S}{_NAME})?"
 _THE = rf"(?:(?:the|our|my){_S})?"
 _CHANGE_VERBS = (r"switch|switched|switching|move|moved|moving|migrate|migrated|migrating|change|changed|changing|"
                  r"went|transitioned|transitioning|converted|converting|upgraded|upgrading|downgraded|jumped|"
@@ -216,7 +216,8 @@ def _ends_phrase(rest: str) -> bool:
 
 
 _AFTER_NAME = frozenset("last this today yesterday entirely completely altogether anymore everywhere for good "
-                        "over subscription subscriptions account accounts membership plan instead".split())
+                        "over subscription subscriptions account accounts membership plan instead because since "
+                        "after".split())
 
 
 @lru_cache(maxsize=1 << 13)
@@ -479,13 +480,26 @@ def _names_thing(sentence: str, report: Swap) -> bool:
 
 def replaced_sentences(earlier: str, later: str) -> tuple[str, ...]:
     """The sentences of ``earlier`` (str) that say a thing the replacement report ``later`` (str)
-    replaced is in use (:func:`replaces`), in text order; empty when ``later`` is no such report.
+    replaced is in use (:func:`replaces`), each cut to its clause that names the thing (at ",",
+    ";", "and", "but"), in text order; empty when ``later`` is no such report.
     Recall asks whether a question's words are in them: "What do we use for formatting?" asks for
     what "Formatting: black with line length 100, flake8 for linting." said, which "We replaced
     black, flake8 and isort with ruff." replaced; "What Python version are we on?" asks for none of
     "It's on Python 3.11. We use Poetry." that "We moved from Poetry to uv." replaced."""
     report = swap_report(later)
-    return () if report is None else _in_use(report, earlier)
+    if report is None:
+        return ()
+    out = []
+    for sentence in _in_use(report, earlier):   # the clause that names it ("We use Poetry for dependencies
+        clauses = [c for c in _USE_CLAUSE.split(sentence) if c.strip()]   # and Jenkins for CI": no CI)
+        words = [[t.lower() for t in tokens(c)] for c in clauses]
+        named = [c for c, w in zip(clauses, words) if any(_find(w, name) is not None for name in report.old)]
+        out.extend(named or [sentence])
+    return tuple(out)
+
+
+#: Where a clause naming one thing in use ends ("We use Poetry for dependencies and Jenkins for CI").
+_USE_CLAUSE = re.compile(r",|;|\band\b|\bbut\b|\bwhile\b", re.I)
 
 
 def _now(words: list[str]) -> bool:

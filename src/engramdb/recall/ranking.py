@@ -325,6 +325,10 @@ _ASKS_BEFORE = re.compile(
 _BEFORE_NAME = re.compile(r"(?<=\bbefore\s)(?-i:[A-Z])[\w.'’&-]*(?:\s+(?-i:[A-Z])[\w.'’&-]*)*")
 
 
+#: What follows "before" in a question: the new value or the change it names.
+_AFTER_BEFORE = re.compile(r"\bbefore\s+(.*)$", re.I)
+
+
 def asks_before(query: str) -> bool:
     """Whether ``query`` (str) asks for the value a change replaced (:data:`_ASKS_BEFORE`)."""
     return _ASKS_BEFORE.search(query) is not None
@@ -418,7 +422,16 @@ def _current_first(ctx: RecallContext) -> None:
         said -= {b for b, old, new in texts(p for p in pairs if cn[p[1]] in said)
                  if changed_clauses(old, new) and not changed_clauses(old, new, sorts)}
     said |= kept
+    if before:   # the earlier of a pair whose later one holds a word of the question: "what did we use
+        # before uv?" names the later one's value, and asks for the one it replaced
+        news = sorted({cn[i] for i, _j in pairs})
+        tf, _dl, known = ctx.space.keyword.term_stats(news, terms)
+        named_new = {n for n, row, ok in zip(news, tf.tolist(), known.tolist()) if ok and any(row)}
+        replaced = {cn[j] for i, j in pairs if cn[i] in named_new}
+        said |= replaced
     lent = set(ctx.extra.get("later_of", {}).keys())   # the speaker's home or employer, asked for
+    if before:
+        lent |= replaced   # (as relevant as the later one, which the question named)
     said |= lent
     # ... or the value the two disagree on, asked for in other words; one put first whose value
     # the question's form or measure asks for is as relevant as the other ("what time is the
@@ -443,6 +456,11 @@ def _current_first(ctx: RecallContext) -> None:
             chains[cn[j]] = [cn[i], cn[j]]
     if past:
         _valid_then_first(ctx, sorted({j for _i, j in pairs if cn[j] in lent}), terms)
+    elif before:   # ... above what only names the new value or using ("assistant: uv is very fast")
+        rest = _AFTER_BEFORE.search(query)
+        new_terms = set(tokenize(rest.group(1))) if rest else set()
+        _valid_then_first(ctx, sorted({j for _i, j in pairs if cn[j] in said}),
+                          [t for t in terms if t not in new_terms and t not in _USE_TERMS])
 
 
 def _valid_then_first(ctx: RecallContext, rows: list[int], terms: list[str]) -> None:
