@@ -1315,3 +1315,25 @@ def test_a_question_for_the_first_value_gets_the_earliest_one(tmp_path, embedder
         for question, first in [("What dose of sertraline did I start on?", "s:1"), ("What was my initial sertraline dose?", "s:1"),
                                 ("What dose of sertraline am I on?", "s:3")]:
             assert mem.recall(question, k=1, now="2025-06-01", reinforce=False).hits[0].id == first, question
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_the_value_before_a_change_goes_above_an_echo_of_the_new_one(tmp_path, embedder):
+    """A fresh user (helper165): "When was Ellie's swimming before it moved to Sundays?" got the
+    assistant's "Updated: Ellie's swimming is Sundays at 11am." first, an echo of the new value
+    in no pair, above the Saturday lessons it replaced."""
+    chat = [("user", "Family logistics time. Ellie has swimming lessons on Saturdays at 9am at Easton Leisure Centre.",
+             "2025-01-20"),
+            ("assistant", "Got it: Ellie's swimming, Saturdays at 9am, Easton Leisure Centre.", "2025-01-20"),
+            ("user", "Can you suggest a quick dinner?", "2025-02-15"),
+            ("user", "Swimming changed too: Ellie's lessons are now on Sundays at 11am because the Saturday group is full.",
+             "2025-03-20"),
+            ("assistant", "Updated: Ellie's swimming is Sundays at 11am.", "2025-03-20")]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        mem.add_conversation([{"role": r, "content": t, "created_at": f"{at}T10:{i:02d}:00Z"}
+                              for i, (r, t, at) in enumerate(chat)], session="s")
+        hits = mem.recall("When was Ellie's swimming before it moved to Sundays?", k=2, now="2025-06-01",
+                          reinforce=False).hits
+        assert hits[0].id == "s:1"
+        assert mem.recall("When is Ellie's swimming lesson?", k=1, now="2025-06-01",
+                          reinforce=False).hits[0].id in ("s:4", "s:5")

@@ -461,6 +461,7 @@ def _current_first(ctx: RecallContext) -> None:
         new_terms = set(tokenize(rest.group(1))) if rest else set()
         _valid_then_first(ctx, sorted({j for _i, j in pairs if cn[j] in said}),
                           [t for t in terms if t not in new_terms and t not in _USE_TERMS])
+        _above_new_echoes(ctx, [(i, j) for i, j in pairs if cn[j] in said], texts)
 
 
 def _valid_then_first(ctx: RecallContext, rows: list[int], terms: list[str]) -> None:
@@ -479,6 +480,26 @@ def _valid_then_first(ctx: RecallContext, rows: list[int], terms: list[str]) -> 
     bare = [r for r, row, ok in zip(above, tf.tolist(), known.tolist()) if not (ok and any(row))]
     if bare:
         _put_above(score, rows, max(score[r] for r in bare))
+
+
+def _above_new_echoes(ctx: RecallContext, pairs: list[tuple[int, int]], texts: _PairTexts) -> None:
+    """For a question for the value before a change: each earlier memory ``j`` of ``pairs`` (rows
+    of ``ctx.cand``, ``(later, earlier)``) goes above the candidates that restate the later one's
+    value and not its own (:func:`engramdb.changes.shares_value`): an assistant's "Updated: Ellie's
+    swimming is Sundays at 11am." came first for "When was Ellie's swimming before it moved to
+    Sundays?" (helper165), above "Ellie has swimming lessons on Saturdays at 9am."."""
+    score, cn = ctx.score, ctx.nodes[ctx.cand]
+    for i, j in pairs:
+        above = [r for r in np.flatnonzero(score > score[j]).tolist() if r not in (i, j)]
+        if not above:
+            continue
+        later, earlier = texts.of[int(cn[i])], texts.of[int(cn[j])]
+        nids = [int(cn[r]) for r in above]
+        recs = ctx.state.records(nids, "reading memories ranked above an earlier value")
+        echoes = [r for r, rec in zip(above, recs) if rec and shares_value(rec["text"], later)
+                  and not shares_value(rec["text"], earlier)]
+        if echoes:
+            _put_above(score, [j], max(score[r] for r in echoes))
 
 
 def _asks_changed_value(query: str, terms: list[str], sorts: frozenset[str] | None,
