@@ -193,7 +193,7 @@ def test_the_write_path_links_a_replacement_to_the_statement_it_replaces(tmp_pat
         assert mem.get("s:1").state.value == "active"   # never superseded: the rules may misread
 
 
-@pytest.mark.parametrize("new,old", NOT_REPLACED[:-1])
+@pytest.mark.parametrize("new,old", NOT_REPLACED)
 def test_the_write_path_leaves_other_statements_alone(tmp_path, new, old):
     with _chat(tmp_path, ("2025-01-10", old), ("2025-04-10", new)) as (_mem, out):
         assert out["changed"] == []
@@ -246,16 +246,19 @@ _FILLER = ["Can you suggest a quick dinner?", "The weather was lovely today.", "
 
 
 @pytest.mark.parametrize("embedder", ["hashing", "minilm"])
-@pytest.mark.parametrize("earlier, later, question", [
+@pytest.mark.parametrize("earlier, later, question, now_question", [
     ("I'm an RN at St. Mary's, mostly on the cardiac ward.",
      "I accepted an offer from Leeds General Infirmary! I'll be a clinical nurse educator.",
-     "Where did I work before Leeds General Infirmary?"),
-    ("We use Poetry for dependencies.", "While at it we moved from Poetry to uv.", "What did we use for dependencies before uv?"),
-    ("I use VS Code as my editor.", "I switched my editor to Helix over the weekend.", "What editor did I use before Helix?"),
+     "Where did I work before Leeds General Infirmary?", "Where do I work?"),
+    ("We use Poetry for dependencies.", "While at it we moved from Poetry to uv.",
+     "What did we use for dependencies before uv?", "What do we use for dependencies?"),
+    ("I use VS Code as my editor.", "I switched my editor to Helix over the weekend.",
+     "What editor did I use before Helix?", "What editor do I use?"),
     ("Book club is every Thursday at 7pm at the library.", "Book club has changed too: it's now on Wednesdays at 6:30pm.",
-     "When was book club before it changed?"),
+     "When was book club before it changed?", "When is book club?"),
 ])
-def test_a_question_for_the_value_before_a_change_gets_the_earlier_one_first(tmp_path, embedder, earlier, later, question):
+def test_a_question_for_the_value_before_a_change_gets_the_earlier_one_first(tmp_path, embedder, earlier, later, question,
+                                                                             now_question):
     """The earlier statement often shares no word with a question that names the new value
     ("before Leeds General Infirmary", "before uv"): reached through the change's link, it comes
     first (with hashing "I'm an RN at St. Mary's" was not among the hits, the offer first)."""
@@ -264,8 +267,7 @@ def test_a_question_for_the_value_before_a_change_gets_the_earlier_one_first(tmp
         assert out["changed"] == [[f"s:{len(chat)}", "s:1"]]
         hits = mem.recall(question, k=2, now="2025-06-01", reinforce=False).hits
         assert hits[0].id == "s:1"
-        assert mem.recall(question.split(" before")[0].replace("did I", "do I").replace("did we", "do we") + "?",
-                          k=1, now="2025-06-01", reinforce=False).hits[0].id == f"s:{len(chat)}"
+        assert mem.recall(now_question, k=1, now="2025-06-01", reinforce=False).hits[0].id == f"s:{len(chat)}"
 
 
 @pytest.mark.parametrize("embedder", ["hashing", "minilm"])

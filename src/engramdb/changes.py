@@ -63,7 +63,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .facts import (
-    ADVERBS, FUNCTION_WORDS, MONTHS, NEGATIONS, NOT_PRESENT, _event_report, _stem, not_done, speaker_label, subject_of,
+    ADVERBS, FUNCTION_WORDS, MONTHS, NEGATIONS, NOT_NOW, NOT_PRESENT, _event_report, _stem, not_done, speaker_label, subject_of,
     without_questions,
 )
 from .sentences import several_sentences
@@ -136,11 +136,6 @@ _MY = frozenset("my our".split())
 _GENERIC = frozenset("average typical typically usually generally normally median".split())
 #: Who else a statement opened by "my" / "our" may be about ("My dad takes 500 mg").
 _OTHER_PARTIES = PERSON_NOUNS | frozenset("cat cats dog dogs pet pets".split())
-#: Words of a statement that tell a past value, one day's or one not real (besides
-#: :data:`engramdb.facts.NOT_PRESENT` and negations: "Our rent was $1,900 last year.", "... took
-#: 40 mg yesterday", "Tomorrow my alarm is set to 5am", "I want to take 20 mg").
-_NOT_NOW = frozenset("was were had used did ago yesterday today tonight tomorrow formerly previously last if unless "
-                     "maybe perhaps want wants wanted hope hopes wish wishes imagine dream dreamt".split())
 #: ("we plan to move standup to 10am"; before "to" only: "Sprint planning is now at 10:30am" is no plan)
 _PLAN = frozenset("plan plans planning planned".split())
 #: Words before a change verb that put it in the future ("we'll", "next sprint", "soon").
@@ -1029,7 +1024,7 @@ def _states_now(words: list[str], mine: bool) -> bool:
     speaker's own (a first-person word)."""
     if mine and _FIRST.isdisjoint(words):
         return False   # "The max dose of lisinopril is 80 mg."
-    return not (_NOT_NOW.intersection(words) or not NOT_PRESENT.isdisjoint(words) or not NEGATIONS.isdisjoint(words)
+    return not (NOT_NOW.intersection(words) or not NOT_PRESENT.isdisjoint(words) or not NEGATIONS.isdisjoint(words)
                 or any(w in _PLAN and after == "to" for w, after in zip(words, words[1:])))
 
 

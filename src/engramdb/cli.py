@@ -90,17 +90,10 @@ def _open(store: str, *, create: bool = False, embedder: str | None = None, dim:
         config = EngramConfig(slots=SlotConfig(extractor=rule_based_extractor))
     from .errors import StaleSnapshotWarning
 
-    with warnings.catch_warnings(record=True) as caught:   # (a store an older engramdb wrote: a hint)
-        warnings.simplefilter("always", StaleSnapshotWarning)
-        eng = engine.open(store, dim=dim, embedder=embedder, config=config, create=create, readonly=readonly,
-                          lock_timeout_s=0.0 if readonly else wait,
-                          actor=_ledger_default_actor() if root.get("actor") is None else root["actor"])
-    for w in caught:
-        if issubclass(w.category, StaleSnapshotWarning):
-            click.echo(f"hint: {w.message}", err=True)
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return eng
+    with _hint(StaleSnapshotWarning):   # (a store an older engramdb wrote)
+        return engine.open(store, dim=dim, embedder=embedder, config=config, create=create, readonly=readonly,
+                           lock_timeout_s=0.0 if readonly else wait,
+                           actor=_ledger_default_actor() if root.get("actor") is None else root["actor"])
 
 
 class _NewStore:
@@ -1164,18 +1157,24 @@ def current(store, namespace, as_json, as_of, valid_at, subject, attribute):
 
 
 @contextmanager
-def _namespace_hint() -> Iterator[None]:
+def _hint(category: type[Warning], advice: str = "") -> Iterator[None]:
+    """Print each warning of ``category`` that the code inside issues as a hint on stderr
+    (``advice`` after it); other warnings go on as warnings."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", category)
+        yield
+    for w in caught:
+        if issubclass(w.category, category):
+            click.echo(f"hint: {w.message}{advice}", err=True)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+def _namespace_hint():
     """Print an :class:`EmptyNamespaceWarning` of the verb inside as a hint on stderr."""
     from .errors import EmptyNamespaceWarning
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", EmptyNamespaceWarning)
-        yield
-    for w in caught:
-        if issubclass(w.category, EmptyNamespaceWarning):
-            click.echo(f"hint: {w.message} (--namespace NAME reads one)", err=True)
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return _hint(EmptyNamespaceWarning, " (--namespace NAME reads one)")
 
 
 @main.command()

@@ -13,7 +13,6 @@ Each verb checks its arguments (:mod:`engramdb.validate`) and hands off (txtai's
 from __future__ import annotations
 
 import os
-import sys
 import time
 import warnings
 from dataclasses import replace
@@ -29,7 +28,7 @@ from .rwlock import RWLock
 from .config import RELEVANCE_CALIBRATION, AdmissionConfig, EngramConfig, RecallConfig, check_config
 from .errors import (
     ConfigError, DimensionMismatchError, EmptyNamespaceWarning, EngramError, InvalidInputError, ReadOnlyError,
-    StoreCorruptedError, StoreLockedError, StoreNotFoundError,
+    StoreCorruptedError, StoreLockedError, StoreNotFoundError, warn_caller,
 )
 from .recall import Filters, RecallRequest, recall as _recall
 from .state import EngineState
@@ -140,11 +139,8 @@ class Engram:
             return
         space = self._state.space(namespace)
         if (space is None or space.count == 0) and self._state.names():
-            frame, level = sys._getframe(0), 1   # the warning points at the caller's line, outside engramdb
-            while frame is not None and frame.f_globals.get("__name__", "").startswith("engramdb."):
-                frame, level = frame.f_back, level + 1
-            warnings.warn(f"{verb}: namespace {namespace!r} holds no memories; {self._state.held_text()}",
-                          EmptyNamespaceWarning, stacklevel=level)
+            warn_caller(EmptyNamespaceWarning(f"{verb}: namespace {namespace!r} holds no memories; "
+                                              f"{self._state.held_text()}"))
 
     def _check_open(self, write: bool = False) -> None:
         if self._closed:

@@ -7,6 +7,9 @@ Errors from LMDB and hnswlib are translated at the boundary into :class:`StoreEr
 """
 from __future__ import annotations
 
+import sys
+import warnings
+
 __all__ = [
     "EngramError",
     "InvalidInputError",
@@ -181,6 +184,15 @@ class IndexStaleError(EngramError):
 
 class BackendUnavailableError(EngramError, ImportError):
     """A kernel backend forced by ``ENGRAMDB_KERNELS`` cannot be loaded."""
+
+
+def warn_caller(warning: Warning) -> None:
+    """Issue ``warning`` (a :class:`Warning` instance) at the first frame outside engramdb: the
+    line of the caller's code that called the verb, whatever depth of engramdb lies between."""
+    frame, level = sys._getframe(0), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("engramdb."):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(warning, stacklevel=level)
 
 
 class StaleSnapshotWarning(UserWarning):

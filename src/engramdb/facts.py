@@ -241,6 +241,12 @@ ONSET_VERBS = frozenset("start starts started starting begin begins began begun 
 #: nothing.
 NOT_PRESENT = frozenset("would will could might may should shall must had used wouldn't won't couldn't "
                         "shouldn't mustn't".split())
+#: Words of a statement that tell a past value, one day's or one not real (besides
+#: :data:`NOT_PRESENT` and negations: "Our rent was $1,900 last year.", "... took 40 mg yesterday",
+#: "Tomorrow my alarm is set to 5am", "I want to take 20 mg"; read by :mod:`engramdb.changes` and
+#: :mod:`engramdb.swaps`).
+NOT_NOW = frozenset("was were had used did ago yesterday today tonight tomorrow formerly previously last if unless "
+                    "maybe perhaps want wants wanted hope hopes wish wishes imagine dream dreamt".split())
 #: Verbs that, before "to", tell a wish, plan or what someone else said, not a fact ("I want to
 #: take 1000 mg", "I'm going to take", "I was told to take"): as :data:`NOT_PRESENT`.
 INTENT_VERBS = frozenset("want wants wanted hope hopes hoped plan plans planned planning going intend intends "

@@ -58,7 +58,7 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from .facts import ADVERBS, FUNCTION_WORDS, NEGATIONS, NOT_PRESENT, _stem, not_done, tokens, without_questions
+from .facts import ADVERBS, FUNCTION_WORDS, NEGATIONS, NOT_NOW, NOT_PRESENT, _stem, not_done, tokens, without_questions
 from .sentences import several_sentences
 from .speakers import PERSON_NOUNS
 from .timeref import CALENDAR_WORDS
@@ -182,18 +182,20 @@ _ROLE = re.compile(r"\s*(?:user|assistant)\s*:\s+", re.I)
 _CLAUSE_MARK = re.compile(r"[,;:]|\s[-–—]\s|\b(?:and|but|so|then|because)\b", re.I)
 
 
-def _names(text: str) -> tuple[tuple[str, ...], ...]:
-    """The names of a list ("black, flake8 and isort"), each as lower-case words."""
+def _names(text: str) -> list[tuple[tuple[str, ...], bool]]:
+    """The names of a list ("black, flake8 and isort"), each as lower-case words, with whether
+    the list spells it with a capital."""
     out = []
     for part in re.split(rf",(?:{_S})?(?:and{_S}|&{_S})?|{_S}(?:and|&){_S}", text.strip()):
-        words = tuple(w.lower() for w in part.rstrip(".").split())
-        while words and words[0] in ("the", "my", "our", "a", "an"):
-            words = words[1:]
-        if len(words) == 1 and words[0].endswith(("ed", "ing")) and part.strip().islower():
+        said = part.rstrip(".").split()
+        while said and said[0].lower() in ("the", "my", "our", "a", "an"):
+            said = said[1:]
+        words = tuple(w.lower() for w in said)
+        if len(words) == 1 and words[0].endswith(("ed", "ing")) and said[0].islower():
             break   # ("I cancelled Spotify and switched to ...": a verb ends the list)
         if words and not (len(words) == 1 and (words[0] in FUNCTION_WORDS or words[0] in _NOT_NAMES)):
-            out.append(words)
-    return tuple(out)
+            out.append((words, said[0][:1].isupper()))
+    return out
 
 
 def _looks_named(text: str, at: int) -> bool:
@@ -240,10 +242,7 @@ def swap_report(text: str) -> Swap | None:
     if not body or not any(pattern.search(body) for _kind, pattern in _patterns(body)):
         return None
     found = None
-    start = 0
     for sentence in several_sentences(body) or (body,):
-        at = body.find(sentence, start)
-        start = max(at, start)
         got = _sentence_report(sentence)
         if got is not None:
             found = got
@@ -285,14 +284,15 @@ def _match_report(kind: str, m: re.Match, sentence: str) -> Swap | None:
         if said and not all(w in ("the", "our", "my") for w in said):
             return None   # (the old name opens its clause: "Jenkins was replaced by ...")
     else:
-        if not_done([w for w in said if w not in ("no",)]) and not (kind == "drop" and verb[0] in ("don't", "do")):
+        if not_done(said):
             return None   # "we might move from ...", "we need to switch ..."
         if said[-1:] == ["to"] or not (set(said) & _SUBJECT or all(w in _OPENERS for w in said)):
             return None   # "My friend switched ...", "Anna moved ...", "They switched ..."
         if verb[0].endswith("ing") and not (said and said[-1] in _BE | {"now", "officially", "finally", "also"}
                                             and _BE & set(said)) and said[-1:] not in (["started"], ["began"]):
             return None   # "Write a guide on migrating from ...": no report (but "I've started using Linear")
-    old = _names(groups["old"]) if groups.get("old") else ()
+    listed = _names(groups["old"]) if groups.get("old") else []
+    old = tuple(name for name, _capital in listed)
     said_new = groups["new"].rstrip(".") if groups.get("new") else ""
     new = tuple(w.lower() for w in said_new.split())
     thing_words = [w for w in tokens(groups.get("thing") or "") if w.lower() not in FUNCTION_WORDS]
@@ -319,9 +319,7 @@ def _match_report(kind: str, m: re.Match, sentence: str) -> Swap | None:
     rest = [t.lower() for t in tokens(sentence[m.end():])]
     if any(_find(rest, name) is not None for name in old) and not _STAYS.isdisjoint(rest):
         return None   # "..., but the app itself still uses Poetry": the old one stays (not "Notion got too slow")
-    proper = frozenset(name for name, part in zip(old, re.split(r",|\band\b|&", groups.get("old") or ""))
-                       if part.strip()[:1].isupper())
-    return Swap(old, new, thing, proper)
+    return Swap(old, new, thing, frozenset(name for name, capital in listed if capital))
 
 
 def replaces(new: str, old: str) -> bool:
@@ -510,9 +508,9 @@ def _now(words: list[str]) -> bool:
 
 
 #: Words of a sentence that make what it says of a name history, a plan or not so (besides
-#: :data:`engramdb.facts.NOT_PRESENT` and negations): "I used to use Poetry", "We were on Jenkins".
-_NOT_NOW = frozenset("was were did ago yesterday formerly previously if unless maybe perhaps want wants wanted "
-                     "hope hopes wish wishes imagine ever before".split())
+#: :data:`engramdb.facts.NOT_PRESENT` and negations): "I used to use Poetry", "We were on Jenkins",
+#: "Did we ever use Jenkins before?".
+_NOT_NOW = NOT_NOW | frozenset("ever before".split())
 
 
 def _parts(name: tuple[str, ...]) -> list[str]:

@@ -320,12 +320,10 @@ _ASKS_BEFORE = re.compile(
     r"(?:did|do)\s+(?:i|we)\s+start(?:\s+out)?\s+(?:on|with|at)\b)\b", re.I)
 
 
-#: The new value a question for the one before it names ("where did I work before Leeds General
-#: Infirmary?"): no word it asks for.
-_BEFORE_NAME = re.compile(r"(?<=\bbefore\s)(?-i:[A-Z])[\w.'’&-]*(?:\s+(?-i:[A-Z])[\w.'’&-]*)*")
 
 
-#: What follows "before" in a question: the new value or the change it names.
+#: What follows "before" in a question: the new value or the change it names ("where did I work
+#: before Leeds General Infirmary?"), no word of what it asks for.
 _AFTER_BEFORE = re.compile(r"\bbefore\s+(.*)$", re.I)
 
 
@@ -439,7 +437,8 @@ def _current_first(ctx: RecallContext) -> None:
     lifted, confirmed = _asks_changed_value(query, terms, sorts, texts(p for p in pairs if cn[p[1]] not in kept))
     said |= lifted
     lent |= confirmed
-    cut = tuple(w.text for w in ctx.windows) + (tuple(_BEFORE_NAME.findall(query)) if before else ())
+    after = _AFTER_BEFORE.search(query) if before else None
+    cut = tuple(w.text for w in ctx.windows) + ((after.group(1),) if after else ())
     if not said.issuperset(later) and (asked := asks_only_standing(   # (before a change: a past one,
             query, past=past or before, times=cut)):   # "my old address?"; the new value named, "before Stripe")
         rest = [n for n in later if n not in said]   # ... or asked for (then, at a past time named)
@@ -457,8 +456,7 @@ def _current_first(ctx: RecallContext) -> None:
     if past:
         _valid_then_first(ctx, sorted({j for _i, j in pairs if cn[j] in lent}), terms)
     elif before:   # ... above what only names the new value or using ("assistant: uv is very fast")
-        rest = _AFTER_BEFORE.search(query)
-        new_terms = set(tokenize(rest.group(1))) if rest else set()
+        new_terms = set(tokenize(after.group(1))) if after else set()
         _valid_then_first(ctx, sorted({j for _i, j in pairs if cn[j] in said}),
                           [t for t in terms if t not in new_terms and t not in _USE_TERMS])
         _above_new_echoes(ctx, [(i, j) for i, j in pairs if cn[j] in said], texts)

@@ -12,10 +12,8 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
-import sys
 import threading
 import time
-import warnings
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -24,7 +22,7 @@ from ..batch_plan import head_nid
 from ..censor import GEN_KEY as _CENSOR_GEN, RULE_PREFIX as _CENSOR_PREFIX, CensorState
 from ..config import EngramConfig
 from ..errors import (IndexStaleError, InvalidInputError, MemoryNotFoundError, NamespaceError, StaleSnapshotWarning,
-                      StoreCorruptedError, StoreLockedError)
+                      StoreCorruptedError, StoreLockedError, warn_caller)
 from ..graph.csr import SNAPSHOT_DTYPES, CSRGraph, MemoryGraph
 from ..index.hnsw import HnswIndex
 from ..index.keyword import (PACKED_DTYPES, PACKED_FORWARD_DTYPES, TOKENIZER_VERSION, KeywordIndex, pack_indexes,
@@ -130,14 +128,11 @@ class EngineState:
         started = time.perf_counter()
         self.load()
         if readonly and self.next_nid and self.outdated:
-            frame, level = sys._getframe(0), 1   # the warning points at the caller's line, outside engramdb
-            while frame is not None and frame.f_globals.get("__name__", "").startswith("engramdb."):
-                frame, level = frame.f_back, level + 1
-            warnings.warn(StaleSnapshotWarning(
+            warn_caller(StaleSnapshotWarning(
                 f"engramdb: this read-only open rebuilt the {' and '.join(dict.fromkeys(self.outdated))} snapshot from "
                 f"{self.next_nid} records in {time.perf_counter() - started:.1f} s and cannot save it (an older "
                 "engramdb wrote it, or it is damaged); open the store writable once (engramdb.open(path)) so that "
-                "later read-only opens skip this"), stacklevel=level)
+                "later read-only opens skip this"))
 
     @property
     def scratch(self) -> dict[str, Any]:
