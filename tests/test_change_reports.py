@@ -1240,6 +1240,7 @@ def _two_messages(tmp_path, earlier: str, later: str):
     # a second hostile pass (helper164): "planning" as a noun, a thing of another named in both,
     # a person beside the thing
     ("Our sprint planning is Monday at 9am.", "Sprint planning is now at 10:30am."),
+    ("Sprint planning is on Mondays at 2pm.", "Sprint planning moved to Tuesdays at 11am."),   # (helper167)
     ("Our daughter's bedtime is 8pm.", "We pushed our daughter's bedtime to 8:30pm."),
     ("My 1:1 with my manager is Fridays at 3pm.", "My manager moved our 1:1 to Wednesdays at 3pm."),
     # a fresh user (helper165): a doctor giving the speaker the value, what moved as the object
@@ -1275,6 +1276,7 @@ def test_a_chat_links_changes_of_a_thing_named_or_said_otherwise(tmp_path, earli
     ("Standup is at 9:30am every day.", "Standup moved to 10am for the design team, 9:30am is still ours."),
     ("My rent is $1,400 a month.", "The landlord raised the rent to $1,550 for new tenants, $1,400 is still what I pay."),
     ("Our standup is at 9:30am.", "Next sprint we'll move standup to 10am."),   # a plan (helper164)
+    ("Standup is at 9:30am.", "We're planning on moving standup to 10am."),
     ("Our son's bedtime is 8pm.", "We pushed our daughter's bedtime to 8:30pm."),
     ("Pilates is in Room 2 on Mondays.", "Pilates moved to floor 3."),   # a place of another kind
     ("In the hall I saw the pilates teacher.", "Pilates moved to Room 5."),   # "hall I" is no room

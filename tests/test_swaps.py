@@ -11,6 +11,7 @@ import pytest
 
 import engramdb
 from engramdb import swaps
+from engramdb.changes import changes_value
 from engramdb.swaps import replaced_sentences, replaces, swap_report
 
 REPORTS = [
@@ -304,3 +305,22 @@ def test_two_things_of_one_statement_replaced_apart_answer_each_their_question(t
                                 ("what did we use before uv?", "s:1")]:
             hit = mem.recall(question, k=1, now="2025-06-01", reinforce=False).hits[0]
             assert hit.id == first and hit.relevance >= 0.5, question
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_an_assistants_echo_of_the_old_tool_is_replaced_too(tmp_path, embedder):
+    """A last fresh user (helper167): after "We run CI on Jenkins." and the assistant's "Got it:
+    Jenkins for CI.", "We moved from Jenkins to GitHub Actions for CI." was linked to the first
+    only (the move was read as one of home, whose rule refuses another speaker's statement), and
+    "what do we use for CI?" got the echo first, with no warning. Another speaker's own use stays
+    apart ("Alice: I use Jenkins for my side project.")."""
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        mem.add_conversation([{"role": "user", "content": "We run CI on Jenkins.", "created_at": "2025-02-03T09:00:00Z"},
+                              {"role": "assistant", "content": "Got it: Jenkins for CI.",
+                               "created_at": "2025-02-03T09:00:01Z"}], session="a")
+        out = mem.add_conversation([{"role": "user", "content": "We moved from Jenkins to GitHub Actions for CI.",
+                                     "created_at": "2025-05-12T10:00:00Z"}], session="b")
+        assert sorted(map(tuple, out["changed"])) == [("b:1", "a:1"), ("b:1", "a:2")]
+        r = mem.recall("what do we use for CI?", k=1, now="2025-05-13", reinforce=False)
+        assert r.hits[0].id == "b:1" and r.warnings
+    assert not changes_value("Bob: We moved from Jenkins to GitHub Actions.", "Alice: I use Jenkins for my side project.")

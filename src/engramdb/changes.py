@@ -138,6 +138,15 @@ _GENERIC = frozenset("average typical typically usually generally normally media
 _OTHER_PARTIES = PERSON_NOUNS | frozenset("cat cats dog dogs pet pets".split())
 #: ("we plan to move standup to 10am"; before "to" only: "Sprint planning is now at 10:30am" is no plan)
 _PLAN = frozenset("plan plans planning planned".split())
+
+
+def _unplanned(words: list[str]) -> list[str]:
+    """``words`` (lower-cased) without a word of :data:`_PLAN` that no "to" or "on" follows:
+    "Sprint planning moved to Tuesdays" is no plan, "we plan to move standup" and "we're planning
+    on moving it" are."""
+    return [w for i, w in enumerate(words) if w not in _PLAN or words[i + 1: i + 2] in (["to"], ["on"])]
+
+
 #: Words before a change verb that put it in the future ("we'll", "next sprint", "soon").
 _LATER = re.compile(r"\b(?:\w+'ll|\w+’ll|next\s+(?:week|sprint|month|quarter|year|time|release)|soon|"
                     r"tomorrow|someday|eventually)\b")
@@ -417,7 +426,7 @@ def _value_report(text: str) -> ChangeReport | None:
     clause = _CLAUSE.split(head)[-1]
     before = [t.lower() for t in _tokens(head)]
     said = [t.lower() for t in _tokens(_sentence_start(head))]   # the report's sentence up to its verb
-    if not_done(said) or _LATER.search(" ".join(said)):   # ("Next sprint we'll move standup to 10am")
+    if not_done(_unplanned(said)) or _LATER.search(" ".join(said)):   # ("Next sprint we'll move standup to 10am")
         return None
     if (any(len(t) == 4 and t.isdigit() and t[:2] in ("19", "20") for t in said) or re.search(r"\bback to\b", after)
             or _HISTORY.search(text)):
@@ -549,8 +558,7 @@ def _now_report(text: str) -> ChangeReport | None:
         toks = [t.lower() for t in _tokens(clause)]
         if toks[:2] in (["now", "it's"], ["now", "it’s"]):
             toks = [toks[1], "now", *toks[2:]]   # ("Yoga changed - now it's on Thursdays")
-        planned = [t for i, t in enumerate(toks) if t not in _PLAN or toks[i + 1: i + 2] == ["to"]]
-        if "now" not in toks or not_done(planned):
+        if "now" not in toks or not_done(_unplanned(toks)):
             changed = _changed_subject(toks) or changed
             continue
         mine = _speakers_amount(clause, toks)
@@ -898,15 +906,19 @@ def _changes_value(new: str, old: str, old_said_after: bool) -> bool:
     if report is None or not old or earlier == report:
         return False   # (the same report twice changes nothing)
     said_by, said_before_by = speaker_label(new), speaker_label(old)
-    if (said_by is not None and said_before_by is not None and said_by != said_before_by
-            and (report.mine or report.value[0] == "name" or not _FIRST.isdisjoint(t.lower() for t in _tokens(old)))):
+    other = said_by is not None and said_before_by is not None and said_by != said_before_by
+    firsts = not _FIRST.isdisjoint(t.lower() for t in _tokens(old))
+    if (swap_report(new) is not None and not old_said_after and not (other and firsts)
+            and replaces(new, old)):   # a thing in use replaced, also where a move is read ("We moved from
+        return True   # Django to FastAPI"), in the team's words or an assistant's ("Got it: Jenkins for CI.")
+    if other and (report.mine or report.value[0] == "name" or firsts):
         # "Bob: my doctor raised my lisinopril to 20 mg" changes no "Alice: I take 10 mg"; "Bob:
         # standup moved to 10am" changes "Alice: standup is at 9:30am" (the team's, not a speaker's)
         return False
-    if report.value[0] == "name":   # the speaker's home or employer (or a thing in use: "We moved from
-        return changes_standing(new, old) or (not old_said_after and replaces(new, old))   # Django to FastAPI")
-    if report.value[0] == "swap":   # a thing in use replaced (a statement said after it: maybe of before)
-        return not old_said_after and replaces(new, old)
+    if report.value[0] == "name":   # the speaker's home or employer
+        return changes_standing(new, old)
+    if report.value[0] == "swap":   # (replaces said no: a statement said after it may be of before)
+        return False
     old_low = [t.lower() for t in _tokens(old)]
     old_words = word_stems(old)
     named = _named(report)
