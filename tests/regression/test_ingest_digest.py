@@ -24,17 +24,23 @@ from .ingest_workload import run
 # greeting's words stopped being keyword terms (tokenizer version 7: with version 6 patched back
 # in, the digest is the earlier pin, b71775eb...; the workload holds no greeting); and when the
 # column snapshot gained ``standing`` (the earlier pin 0a2189aa...; the ledger the same), then
-# its may-state bits (the pin before them 987fdcfe...; the ledger the same)
-STORE_DIGEST = "3eb7bf9e51955447c8a59240d87b9cd2b9d5181825376d799300af185de400ad"
+# its may-state bits (the pin before them 987fdcfe...; the ledger the same); and when an
+# auto-link's weight became the exact cosine of the two vectors (``HnswIndex.cosines``) instead
+# of hnswlib's, whose last bits depend on the CPU hnswlib was built for: the pin before (store
+# 3eb7bf9e..., first add_batch 9a76e131...) held the weights of one machine, and an AMD EPYC
+# machine (AVX2, no AVX-512) wrote d3bf14b3... for the same batch; this pin is the same with
+# hnswlib built for the CPU or without (HNSWLIB_NO_NATIVE) and with OpenBLAS's Prescott,
+# Sandybridge, Haswell and Zen kernels
+STORE_DIGEST = "23aee5c9312898c4e5e8eb0187d33d32489c2db29065c6a049af5f53231c87d2"
 LEDGER = [
     (1, 'genesis', 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'),
-    (2, 'add_batch', '9a76e131a5db0fedda2ba91b4a2f64d1f72bc1dcb64bc31a4d40ecaf4f447a8d'),
-    (3, 'add_batch', '06726af6ce7da57277418a72402b3e2b554e0bc074698c669fe256fd9d9e77b1'),
-    (4, 'add_batch', '8aa26472aa21a845b16d2b7f3ea3454badfd61139d2778fe3a7750341e5a5d85'),
-    (5, 'add_batch', '84bb4d2a97a434d71c41a565ec990694042d67eee181acbd5abd3ef375792fda'),
-    (6, 'add_batch', 'd1e565156c90f42d50962bb658e095f788e5cb2495bce799c3d51e659ee93acc'),
-    (7, 'add_batch', 'fd4cad57a97363f909c8eb6adcd156f358b6305119771fefa89f7f94c7278da9'),
-    (8, 'add', '0505071742403fed049c96fe16216571aeb0d241ee8faabb06528d6259961252'),
+    (2, 'add_batch', '8b6a9d51ec24d7722b0f4d96b65e90fafaa33661132097482a7f7ad23c8cde90'),
+    (3, 'add_batch', 'b190f166ca35be607768c47ab136eb1ad4508a056e176b63b89eb5844a88a217'),
+    (4, 'add_batch', '8fae49dd0650584da71ec702da43e55509d5cdbe360976c60167b11a725c2f7b'),
+    (5, 'add_batch', 'dbe43bd140e0b18630879e309676b7ed1079a019e34cdc951b9502978e71233c'),
+    (6, 'add_batch', 'e1b94946a6f2c204c09954e33461649383fa87740169b35a23a7b6c85fdb4401'),
+    (7, 'add_batch', '0565791b2447927caae26a00c887cd0539df9d3a4c34de2944dcafa57c5d747b'),
+    (8, 'add', '3bca9623d1234940f3a8715cfce4061ae1e292f50a93f862aed356d09a0cf0b9'),
 ]
 
 

@@ -61,6 +61,7 @@ import numpy as np
 from ..chatter import APOSTROPHES, PHATIC, chatter_left, filler_sentence
 from ..contiguity import default_weight
 from ..errors import InvalidInputError, MemoryNotFoundError, NonFiniteError
+from ..index import exact_cosines
 from ..kernels import registry
 from ..kernels.reference import ADMISSION_FACTORS
 from ..facts import (
@@ -1095,7 +1096,10 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
     index = None if sp is None else sp.index
     if index is not None and len(index):
         k = 8
-        labels, cos = index.knn_batch(vecs, k, ef=max(cfg.novelty_ef, k))
+        labels, _ = index.knn_batch(vecs, k, ef=max(cfg.novelty_ef, k))
+        cos = index.cosines(vecs, labels)   # logged (novelty, reasons): the same on any machine
+        order = np.lexsort((labels, -cos))
+        labels, cos = np.take_along_axis(labels, order, 1), np.take_along_axis(cos, order, 1)
         if c.censor is not None and c.blocked[labels].any():   # a hidden memory is not there for
             hid = c.blocked[labels]                             # admission (never named, never a target)
             c.censor.kept_out(np.unique(labels[hid]))
@@ -1110,6 +1114,7 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
         dup_nid[rows], dup_cos[rows] = labels[rows, first], cos[rows, first]
     # earlier candidates of the batch
     batch_j, cos_batch = nearest_earlier(vecs)
+    cos_batch[1:] = exact_cosines(vecs[1:], vecs[batch_j[1:]])   # logged: the same on any machine
 
     stored_text: dict[int, str] = {}
     dups = sorted(set(dup_nid[(dup_nid >= 0) & (dup_cos >= cfg.duplicate_cosine)].tolist()))

@@ -1,4 +1,4 @@
 """Vector indexes: one hnswlib index per namespace, and ExactIndex, its brute-force twin."""
-from .hnsw import ExactIndex, HnswIndex
+from .hnsw import ExactIndex, HnswIndex, exact_cosines
 
-__all__ = ["ExactIndex", "HnswIndex"]
+__all__ = ["ExactIndex", "HnswIndex", "exact_cosines"]
