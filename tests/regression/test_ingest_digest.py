@@ -28,9 +28,10 @@ from .ingest_workload import run
 # auto-link's weight became the exact cosine of the two vectors (``HnswIndex.cosines``) instead
 # of hnswlib's, whose last bits depend on the CPU hnswlib was built for: the pin before (store
 # 3eb7bf9e..., first add_batch 9a76e131...) held the weights of one machine, and an AMD EPYC
-# machine (AVX2, no AVX-512) wrote d3bf14b3... for the same batch; this pin is the same with
-# hnswlib built for the CPU or without (HNSWLIB_NO_NATIVE) and with OpenBLAS's Prescott,
-# Sandybridge, Haswell and Zen kernels
+# machine (AVX2, no AVX-512) wrote d3bf14b3... for the same batch (hnswlib's AVX-512 sums,
+# emulated in NumPy on that machine, give the old pin back); this pin is the same with hnswlib
+# built for the CPU or without (HNSWLIB_NO_NATIVE), with its AVX-512 sums emulated, and with
+# OpenBLAS's Prescott, Sandybridge, Haswell and Zen kernels
 STORE_DIGEST = "23aee5c9312898c4e5e8eb0187d33d32489c2db29065c6a049af5f53231c87d2"
 LEDGER = [
     (1, 'genesis', 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'),
