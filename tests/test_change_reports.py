@@ -67,8 +67,12 @@ CHANGES = [
     ("Maria comes at 7:30am now.", "Maria comes at 8am on weekdays to babysit."),
     ("The gym now charges $55 a month for membership.", "My gym membership costs $40 a month."),
     ("My coach extended my runs to 45 minutes from 30.", "My runs are 30 minutes."),
+    # a change from now on (helper168): "from this month" is no one-off
+    ("PureGym emailed, the membership goes up to £42 a month from this month.", "PureGym membership, £38 a month."),
+    ("My rent went up to $1,450 a month starting today.", "My rent is $1,400 a month."),
 ]
 NOT_CHANGES = [
+    ("Standup moved to 10am this week.", "Standup is at 9:30am."),                          # this week only
     ("Standup moved to 9:30am.", "Standup is at 9:30am."),                                # the same value
     ("They raised the price of the Pro plan to $49.", "The Team plan costs $39 a month."),  # another plan
     ("My doctor raised my lisinopril to 20 mg.", "I take 10 mg of metformin every morning."),

@@ -52,8 +52,17 @@ REPORTS = [
     # a last fresh user (helper166): why, after a drop
     ("And we're dropping pytest-xdist, it made the tests flaky.", [("pytest-xdist",)], ()),
     ("We're dropping pytest-xdist because it made the tests flaky.", [("pytest-xdist",)], ()),
+    # a move forced by the old one's end (helper165)
+    ("Since Mint shut down I switched to YNAB.", [("mint",)], ("ynab",)),
+    ("After Evernote got acquired, we moved everything to Obsidian.", [("evernote",)], ("obsidian",)),
+    ("Because Mint is shutting down, I switched to YNAB.", [("mint",)], ("ynab",)),
+    # helper168: a price after the new one, "I've been using"
+    ("I cancelled PureGym and joined The Gym Group in Chorlton, it's only £24.99.", [("puregym",)], ("gym", "group")),
+    ("I've been using Things 3 instead of Todoist this week.", [("todoist",)], ("things", "3")),
 ]
 NOT_REPORTS = [
+    "Since Mint shut down my friend switched to YNAB.",     # another's
+    "Since Mint shut down I might switch to YNAB.",         # a plan
     "We might move from Poetry to uv.",                 # a plan
     "We need to switch from Poetry to uv.",
     "Should we move from Poetry to uv?",                # a question
@@ -136,8 +145,22 @@ REPLACED = [
     ("I stopped seeing Dr. Okafor and started with Dr. Reyes.", "My therapist is Dr. Okafor."),
     ("We migrated all the client sites from Netlify to Vercel.", "My hosting for client sites is Netlify, by the way."),
     ("Also, I've moved everything out of Trello, I'm using Notion now.", "I track tasks in Trello and invoice with FreeAgent."),
+    ("Since Mint shut down I switched to YNAB.", "I use Mint to track my budget."),
+    # helper168: where the speaker keeps things, what the speaker pays for; an aside after a comma
+    ("I finally ditched LastPass, everything's in 1Password now.",
+     "All my passwords are in LastPass, which I'm not thrilled about after their breach."),
+    ("I've been using Things 3 instead of Todoist this week.",
+     "I keep my to-do list in Todoist, so if you suggest tasks, phrase them so I can paste them in."),
+    ("I moved my notes from Notion to Obsidian.", "My notes live in Notion."),
+    ("Also I'm cancelling Netflix, we never watch it.", "Netflix standard is £10.99, and Audible is £7.99."),
+    ("I cancelled Netflix.", "I pay for Netflix standard, £10.99 a month."),
+    ("I cancelled PureGym and joined The Gym Group in Chorlton, it's only £24.99.", "PureGym membership, £38 a month."),
 ]
 NOT_REPLACED = [
+    ("We moved from Boston to Denver.", "My sister is in Boston."),                      # no thing of the speaker's
+    ("I cancelled Netflix.", "Netflix raised prices again, the news says $15.49 a month."),  # someone's words
+    ("I cancelled Netflix.", "My sister pays for Netflix, £10.99 a month."),              # another's
+    ("We moved from Poetry to uv.", "We don't use Poetry, which is fine."),               # negated before the aside
     ("We moved from Poetry to uv.", "My sister's team uses Poetry."),            # another's
     ("We moved from Poetry to uv.", "My sister uses Poetry at work."),
     ("We moved from Poetry to uv.", "She swears by Poetry."),

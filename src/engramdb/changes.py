@@ -31,7 +31,9 @@ back to 9:30am"); a story, dream or supposition ("Imagine the landlord raised ..
 may be named in the clause before ("Book club has changed too: it's now on Wednesdays at 6:30pm"),
 and the old value said as why it changed is not given again ("..., Sundays are too busy now",
 "... because Room 3 flooded"; but "9:30am is still ours" gives it). A thing in use replaced by
-another ("We moved from Poetry to uv") is read by :mod:`engramdb.swaps`, as a report of sort "swap".
+another ("We moved from Poetry to uv") is read by :mod:`engramdb.swaps`, as a report of sort "swap";
+a duty or role passed from one person to another ("Aisha is taking over the backend") by
+:mod:`engramdb.handovers`, as a report of sort "handover".
 
 The earlier statement must name what was changed (every content word of it, but for the generic
 nouns of :data:`MEASURE_NOUNS` such as "dose" or "price" when others are named), be about the same
@@ -66,6 +68,7 @@ from .facts import (
     ADVERBS, FUNCTION_WORDS, MONTHS, NEGATIONS, NOT_NOW, NOT_PRESENT, _event_report, _stem, not_done, speaker_label, subject_of,
     without_questions,
 )
+from .handovers import hands_over, handover_report
 from .sentences import several_sentences
 from .speakers import PERSON_NOUNS, labelled
 from .standing import changes_standing, standing
@@ -91,7 +94,9 @@ CHANGE_VERBS = frozenset(
 INTRANSITIVE_VERBS = frozenset(
     "rose rise rises risen fell falls fallen climbed climbs jumped jumps grew grows grown".split()
     + [f"{go} {way}" for go in ("go", "goes", "went", "gone") for way in ("up", "down")])
-_RATE_TAIL = re.compile(r"[^\S\n]*(?:(?:a|an|per|each|every)[^\S\n]+[\w-]+[^\S\n]*)?(?:now[^\S\n]*)?(?:[.!]|$)", re.I)
+_RATE_TAIL = re.compile(r"[^\S\n]*(?:(?:a|an|per|each|every)[^\S\n]+[\w-]+[^\S\n]*)?(?:now[^\S\n]*)?"
+                        r"(?:(?:from|starting|as[^\S\n]+of)[^\S\n]+(?:this[^\S\n]+(?:month|week|year)|today|now(?:[^\S\n]+on)?)"
+                        r"[^\S\n]*)?(?:[.!]|$)", re.I)
 #: Nouns that say which measure of a thing changed, not which thing ("my lisinopril dose", "the
 #: price of the Pro plan"): the earlier statement need not use them when it names the thing.
 MEASURE_NOUNS = frozenset(
@@ -108,7 +113,7 @@ _ONE_OFF = frozenset("only temporarily temporary once today's tonight's tomorrow
 #: Phrases of the same ("just for tomorrow", "this Friday", "this sprint", "next time", "every
 #: time"); "this morning" (said of when it changed: "Saw my doctor this morning. She raised my
 #: dose to 20 mg.") and "time" as what changed ("Standup time moved to 10am") are none.
-_ONE_OFF_PHRASE = re.compile(r"\bjust\s+for\b|\bthis\s+(?!morning\b|afternoon\b|evening\b)[\w'’]+|"
+_ONE_OFF_PHRASE = re.compile(r"\bjust\s+for\b|(?<!from\s)(?<!starting\s)(?<!as\sof\s)\bthis\s+(?!morning\b|afternoon\b|evening\b)[\w'’]+|"
                              r"\b(?:next|every|any|each|first|last|one|that|same|the|it'?s|high|about)\s+time\b|"
                              r"\btime\s+(?:i|we|you|they|he|she)\b|"
                              r"\bwhile\s+(?:my|our|your|his|her|their|the|i|we|you|they|he|she)\b", re.I)
@@ -187,7 +192,9 @@ class ChangeReport(NamedTuple):
     (:func:`_now_report`), the stems of its verb's kind that the earlier statement must hold
     (:data:`_VERB_KINDS`: "Maria now comes at 7:30am" changes no "Maria leaves at 5pm"), with its
     rate and what else it names (:func:`_now_kind`). A report of sort "swap" (a thing in use
-    replaced, :mod:`engramdb.swaps`) gives the new name as its value (empty for a drop)."""
+    replaced, :mod:`engramdb.swaps`) gives the new name as its value (empty for a drop); one of
+    sort "handover" (a duty passed on, :mod:`engramdb.handovers`) the new holder's name, with the
+    duty's stems as ``what``."""
 
     what: frozenset[str]
     measure: frozenset[str]
@@ -301,7 +308,7 @@ def named_stems(text: str) -> frozenset[str]:
     value (:func:`changes_value`: what the report names, when the thing recurs aside); empty when
     ``text`` reports no change of a time, date or amount."""
     report = change_report(text)
-    if report is None or report.value[0] in ("name", "swap"):
+    if report is None or report.value[0] in ("name", "swap", "handover"):
         return frozenset()
     return _named(report) - _OCCASIONS
 
@@ -389,7 +396,9 @@ def change_report(text: str) -> ChangeReport | None:
     got = _value_report(text)
     if got is None:
         got = _standing_report(text)
-    return got if got is not None else _swap_report(text)
+    if got is None:
+        got = _swap_report(text)
+    return got if got is not None else _handover_report(text)
 
 
 def _value_report(text: str) -> ChangeReport | None:
@@ -503,6 +512,16 @@ def _swap_report(text: str) -> ChangeReport | None:
     if got is None:
         return None
     return ChangeReport(got.thing, frozenset(), ("swap", "", " ".join(got.new)))
+
+
+def _handover_report(text: str) -> ChangeReport | None:
+    """A duty or role passed from one person to another that ``text`` reports
+    (:mod:`engramdb.handovers`: "Aisha is taking over the backend") as a report of sort
+    "handover" (its unit empty, its value the new holder), or None."""
+    got = handover_report(text)
+    if got is None:
+        return None
+    return ChangeReport(frozenset(_stem(w) for w in got.duty), frozenset(), ("handover", "", " ".join(got.new)))
 
 
 def _holds_no_report(text: str) -> bool:
@@ -911,6 +930,8 @@ def _changes_value(new: str, old: str, old_said_after: bool) -> bool:
     if (swap_report(new) is not None and not old_said_after and not (other and firsts)
             and replaces(new, old)):   # a thing in use replaced, also where a move is read ("We moved from
         return True   # Django to FastAPI"), in the team's words or an assistant's ("Got it: Jenkins for CI.")
+    if report.value[0] == "handover":   # the holder a report names is no speaker's value
+        return not old_said_after and hands_over(new, old)
     if other and (report.mine or report.value[0] == "name" or firsts):
         # "Bob: my doctor raised my lisinopril to 20 mg" changes no "Alice: I take 10 mg"; "Bob:
         # standup moved to 10am" changes "Alice: standup is at 9:30am" (the team's, not a speaker's)

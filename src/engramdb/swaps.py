@@ -20,7 +20,9 @@ A report is one of:
   new name capitalised: "switched my editor to Helix"; "switched carriers to T-Mobile"; a time,
   date, amount or place is for the other modules: "switched my mum call to Saturdays");
 - a drop: "we're dropping pytest-xdist", "I stopped using Notion", "we retired Jenkins", "I don't
-  use Evernote anymore".
+  use Evernote anymore";
+- a move forced by the old one's end: "Since Mint shut down I switched to YNAB", "After Evernote got
+  acquired, we moved everything to Obsidian".
 
 The report is the speaker's (I or we say it, or its verb opens the clause: "My friend switched
 from Poetry to uv" is none), done (nothing of :data:`engramdb.facts.NOT_DONE` before the verb, no
@@ -137,6 +139,16 @@ _PATTERNS = (   # (kind, the words it needs one of, regex)
      re.compile(rf"\b(?P<verb>{_DROPS}){_S}{_THE}(?P<old>{_NAME}){_S}(?:and|,)(?:{_S}(?:now|then|we|i|i've|we've|"
                 rf"have))*{_S}(?:{_TAKE_UP})(?:{_S}(?:over|everyone|everything|us|the{_S}team))?"
                 rf"(?:{_S}(?:to|onto|for|with))?{_S}{_THE}(?P<new>{_NAME})", re.I)),
+    # "Since Mint shut down I switched to YNAB", "After Evernote got acquired, we moved everything to Obsidian"
+    ("ended", ("shut", "closed", "discontinu", "went under", "went bust", "stopped working", "died", "folded",
+               "acquired", "killed"),
+     re.compile(rf"\b(?:since|because|after|as|now{_S}that|once){_S}{_THE}(?P<old>{_NAME}){_S}"
+                rf"(?:shut{_S}down|closed(?:{_S}down)?|went{_S}(?:under|bust)|folded|died|stopped{_S}working|"
+                rf"(?:was|got|has{_S}been){_S}(?:discontinued|shut{_S}down|killed|acquired)|"
+                rf"is{_S}(?:shutting{_S}down|closing|being{_S}discontinued))(?:{_S}(?:last|this){_S}\w+)?,?{_S}"
+                rf"(?:i|we)(?:['’]ve|{_S}have)?(?:{_S}(?:just|now|finally))?{_S}"
+                rf"(?P<verb>{_TAKE_UP})(?:{_S}(?:over|everything|everyone))?(?:{_S}(?:to|onto|for|with))?{_S}{_THE}"
+                rf"(?P<new>{_NAME})", re.I)),
     # "I switched my editor to Helix", "I switched carriers to T-Mobile"
     ("thing", ("switched", "changed", "swapped"),
      re.compile(rf"\b(?P<verb>switched|changed|swapped){_THING}{_S}(?:over{_S})?to{_S}"
@@ -165,7 +177,7 @@ _NOT_NOW_REPORT = re.compile(
     r"\b(?:\w+'ll|let's|lets|next\s+(?:week|sprint|month|quarter|year|time|release)|soon|tomorrow|someday|eventually|"
     r"(?:19|20)\d\d|ago|used\s+to|back\s+(?:then|in|at|when)|when\s+(?:i|we)\s+(?:was|were)|"
     r"(?:old|previous|former|last|prior)\s+(?:job|company|employer|team|workplace|startup|gig|role|apartment|place|"
-    r"house|school)|then\s+back|switched\s+back|back\s+to|only|temporar(?:y|ily)|for\s+now|trial|experiment\w*|"
+    r"house|school)|then\s+back|switched\s+back|back\s+to|only(?!\s+(?:[$£€¥]|\d))|temporar(?:y|ily)|for\s+now|trial|experiment\w*|"
     r"in\s+(?:college|school|high\s+school|uni|university|grad\s+school)|as\s+a\s+(?:kid|child|teen|student)|"
     r"growing\s+up)\b|^\W*(?:for|in)\s+(?:the\s+|this\s+|my\s+|our\s+|a\s+)?(?!(?:the|this|my|our|a)\b)"
     r"(?-i:[a-z])[\w-]+(?:\s+(?-i:[a-z])[\w-]+)?\s*,?\s+(?:i|we)\b", re.I)
@@ -275,7 +287,8 @@ def _patterns(text: str) -> list[tuple[str, re.Pattern]]:
 def _match_report(kind: str, m: re.Match, sentence: str) -> Swap | None:
     """The report of one match ``m`` of a pattern of ``kind`` in ``sentence``, or None."""
     groups = m.groupdict()
-    head = sentence[: m.start("old") if kind == "passive" else m.start("verb")]
+    at = m.start("old") if kind == "passive" else m.start("verb")
+    head = sentence[max(0, at - 200): at]   # (the clause before the verb: a run-on text is not read again per match)
     marks = list(_CLAUSE_MARK.finditer(head))
     clause = head[marks[-1].end():] if marks else head
     said = [t.lower() for t in tokens(clause)]
@@ -289,7 +302,8 @@ def _match_report(kind: str, m: re.Match, sentence: str) -> Swap | None:
         if said[-1:] == ["to"] or not (set(said) & _SUBJECT or all(w in _OPENERS for w in said)):
             return None   # "My friend switched ...", "Anna moved ...", "They switched ..."
         if verb[0].endswith("ing") and not (said and said[-1] in _BE | {"now", "officially", "finally", "also"}
-                                            and _BE & set(said)) and said[-1:] not in (["started"], ["began"]):
+                                            and _BE & set(said)) and said[-1:] not in (["started"], ["began"]) \
+                and said[-2:] not in (["i've", "been"], ["i’ve", "been"], ["we've", "been"], ["we’ve", "been"]):
             return None   # "Write a guide on migrating from ...": no report (but "I've started using Linear")
     listed = _names(groups["old"]) if groups.get("old") else []
     old = tuple(name for name, _capital in listed)
@@ -354,7 +368,7 @@ def _in_use(report: Swap, old: str) -> tuple[str, ...]:
     for sentence in several_sentences(body) or (body,):
         said = tokens(sentence)
         words = [t.lower() for t in said]
-        if not words or not _now(words):
+        if not words or not _now(_to_clause_end(sentence, words)):
             continue
         if report.old:
             for name in report.old:
@@ -385,7 +399,16 @@ _NEAR_USE = {"on": frozenset("run runs running host hosts hosted deploy deploys 
                              "reads play plays music shows podcasts".split()),
              "in": frozenset("notes note take takes keep keeps write writes track tracks store stores edit edits "
                              "draft drafts design designs plan plans".split()),
-             "by": frozenset("handled managed done run powered hosted provided served backed".split())}
+             "by": frozenset("handled managed done run powered hosted provided served backed".split()),
+             "for": frozenset("pay pays paying paid subscribe subscribes subscribed".split())}
+#: Words after "my" / "our" (a few words before) and before "in" that say where the speaker's things
+#: are kept ("All my passwords are in LastPass", "My notes live in Notion").
+_KEPT_IN = frozenset("are is live lives sit sits stay stays".split())
+#: Words after a name that say it is a subscription ("Netflix standard is £10.99", "PureGym
+#: membership, £38 a month"), and a price paid again and again in its sentence.
+_PLAN_WORDS = frozenset("membership subscription plan standard premium basic tier account".split())
+_RECURRING_PRICE = re.compile(r"[$£€¥]\s?\d|\d\s?(?:dollars|pounds|euros|usd|gbp|eur)\b", re.I)
+_PER_PERIOD = re.compile(rf"\b(?:a|per|each|every){_S}(?:month|year|week)\b|\b(?:monthly|annually|yearly|weekly)\b|/(?:mo|month|yr|year)\b", re.I)
 #: Verbs after a name that opens its statement that say it serves the speaker ("Sentry handles our
 #: error tracking").
 _DOES_FOR_US = frozenset("handles handle manages manage pins pin powers power runs run hosts host backs back serves "
@@ -409,9 +432,15 @@ def _used(sentence: str, said: list[str], at: int, n: int) -> bool:
         return True
     if len(before) >= 2 and before[-1] == "on" and before[-2] in _ON_AFTER:
         return True
-    near = set(low[max(0, at - 4): at])
-    if before and before[-1] in ("on", "in", "by") and near & _NEAR_USE.get(before[-1], frozenset()):
-        return True   # "We deploy everything on Heroku", "I take notes in Evernote", "handled by Prettier"
+    near = set(low[max(0, at - 6): at])
+    if before and before[-1] in _NEAR_USE and near & _NEAR_USE[before[-1]]:
+        return True   # "We deploy everything on Heroku", "I keep my to-do list in Todoist", "handled by Prettier", "pay for Netflix"
+    if before and before[-1] == "in" and before[-2:-1] and before[-2] in _KEPT_IN and (
+            "my" in low[max(0, at - 6): at - 2] or "our" in low[max(0, at - 6): at - 2]):
+        return True   # "All my passwords are in LastPass", "My notes live in Notion" (not "My sister is in Boston")
+    if (low[at + n: at + n + 1] and low[at + n] in _PLAN_WORDS or at <= 2 and _PER_PERIOD.search(sentence)) \
+            and _RECURRING_PRICE.search(sentence) and not _REPORTED.search(sentence):
+        return True   # "Netflix standard is £10.99 a month", "PureGym membership, £38 a month": paid for
     after = low[at + n: at + n + 2]
     if after[:1] == ["for"] or after[:1] == ["as"] and after[1:2] in (["my"], ["our"], ["the"]):
         return True
@@ -498,6 +527,19 @@ def replaced_sentences(earlier: str, later: str) -> tuple[str, ...]:
 
 #: Where a clause naming one thing in use ends ("We use Poetry for dependencies and Jenkins for CI").
 _USE_CLAUSE = re.compile(r",|;|\band\b|\bbut\b|\bwhile\b", re.I)
+
+
+def _to_clause_end(sentence: str, words: list[str]) -> list[str]:
+    """The lower-case ``words`` of ``sentence`` up to the end of its first clause that is no
+    aside: a relative clause or reason after a comma ("All my passwords are in LastPass, which
+    I'm not thrilled about", "I keep my to-do list in Todoist, so if you suggest tasks ...") says
+    nothing of whether the first states something now."""
+    m = _ASIDE.search(sentence)
+    return words if m is None else [t.lower() for t in tokens(sentence[: m.start()])]
+
+
+#: A comma that opens an aside: a relative clause, a reason, a consequence or a request.
+_ASIDE = re.compile(r",[^\S\n]*(?:which|who|so|because|since|as|though|although|if|but|and\s+(?:if|i|we)\b)\b", re.I)
 
 
 def _now(words: list[str]) -> bool:

@@ -27,6 +27,7 @@ from ..batch_plan import whole_record
 from ..contiguity import default_weight
 from ..timeref import resolve_time_refs
 from ..changes import change_report, changes_value, gives_value, named_stems, word_stems
+from ..handovers import handover_report
 from ..swaps import swap_report
 from ..standing import STANDING_WORDS, refines_standing, standings
 from ..facts import conflict_many, fact_signature, restates, subject_key, subject_of
@@ -662,9 +663,9 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
             found = [] if sort == "swap" else [
                 (lab, got[0]) for lab in _keyword_neighbours(unit, p) if (p.nid, lab) not in seen
                 and (got := _earlier_statement(unit, lab, by_nid, stored, max_words)) is not None]
-        swap = swap_report(p.text)   # (a thing replaced, "We moved from Django to FastAPI" too: the
-        if swap is not None and swap.old:   # memories that name it, "We use Django for the backend.")
-            words = " ".join(w for name in swap.old for w in name)
+        replaced = _replaced_names(p.text)   # (a thing replaced, "We moved from Django to FastAPI" too:
+        if replaced:   # the memories that name it, "We use Django for the backend."; a duty passed on)
+            words = " ".join(w for name in replaced for w in name)
             found += [(lab, got[0]) for lab in _keyword_neighbours(unit, p, words) if (p.nid, lab) not in seen
                       and (got := _earlier_statement(unit, lab, by_nid, stored, max_words)) is not None]
         for lab, text in found:
@@ -863,17 +864,29 @@ def _batch_changes(prepared: list[Prepared], value_row: np.ndarray, report_row: 
     return out
 
 
+def _replaced_names(text: str) -> tuple[tuple[str, ...], ...]:
+    """What a change report ``text`` says was replaced, each as lower-case words: the old names of
+    a thing in use replaced (:mod:`engramdb.swaps`), or the duty passed to a new holder
+    (:mod:`engramdb.handovers`); empty for any other text."""
+    swap = swap_report(text)
+    if swap is not None and swap.old:
+        return swap.old
+    handover = handover_report(text)
+    return (handover.duty,) if handover is not None else ()
+
+
 def _batch_swaps(prepared: list[Prepared], ok_row: np.ndarray, report_row: np.ndarray) -> list[tuple[int, int]]:
-    """Pairs of batch rows (a < b) of which one reports a thing in use replaced (a change report of
-    sort "swap", :mod:`engramdb.swaps`) and the other, a statement (``ok_row``, bool shape (n,)),
-    holds every word of a name it replaced ("We use Poetry for dependencies." and "we moved from
-    Poetry to uv"), found through an index of the statements' lower-case words: for each report
-    the :data:`CHANGE_CANDIDATES` such statements nearest to it in the batch."""
+    """Pairs of batch rows (a < b) of which one reports a thing in use replaced or a duty passed on
+    (:func:`_replaced_names`) and the other, a statement (``ok_row``, bool shape (n,)), holds
+    every word of a name it replaced or of the duty ("We use Poetry for dependencies." and "we
+    moved from Poetry to uv"; "Raj handles billing." and "Aisha is taking over billing."), found
+    through an index of the statements' lower-case words: for each report the
+    :data:`CHANGE_CANDIDATES` such statements nearest to it in the batch."""
     reports = []
     for row in np.flatnonzero(report_row).tolist():
-        swap = swap_report(prepared[row].text)
-        if swap is not None and swap.old:
-            reports.append((row, [set(term_counts(" ".join(name))[0]) for name in swap.old]))
+        replaced = _replaced_names(prepared[row].text)
+        if replaced:
+            reports.append((row, [set(term_counts(" ".join(name))[0]) for name in replaced]))
     if not reports:
         return []
     holding: dict[str, set[int]] = {}
