@@ -70,9 +70,13 @@ CHANGES = [
     # a change from now on (helper168): "from this month" is no one-off
     ("PureGym emailed, the membership goes up to £42 a month from this month.", "PureGym membership, £38 a month."),
     ("My rent went up to $1,450 a month starting today.", "My rent is $1,400 a month."),
+    # "put ... up / down to" (helper168)
+    ("Spotify just put the family plan up to £19.99.", "The Spotify family plan is £17.99 a month."),
+    ("The landlord put our rent up to $1,600.", "Our rent is $1,450 a month."),
 ]
 NOT_CHANGES = [
     ("Standup moved to 10am this week.", "Standup is at 9:30am."),                          # this week only
+    ("I put Maya to bed at 7pm.", "Maya goes to bed at 8pm."),                              # no "put up to"
     ("Standup moved to 9:30am.", "Standup is at 9:30am."),                                # the same value
     ("They raised the price of the Pro plan to $49.", "The Team plan costs $39 a month."),  # another plan
     ("My doctor raised my lisinopril to 20 mg.", "I take 10 mg of metformin every morning."),

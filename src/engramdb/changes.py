@@ -97,6 +97,8 @@ INTRANSITIVE_VERBS = frozenset(
 _RATE_TAIL = re.compile(r"[^\S\n]*(?:(?:a|an|per|each|every)[^\S\n]+[\w-]+[^\S\n]*)?(?:now[^\S\n]*)?"
                         r"(?:(?:from|starting|as[^\S\n]+of)[^\S\n]+(?:this[^\S\n]+(?:month|week|year)|today|now(?:[^\S\n]+on)?)"
                         r"[^\S\n]*)?(?:[.!]|$)", re.I)
+#: "put <thing> up / down to": a value raised or lowered ("Spotify just put the family plan up to £19.99").
+_PUT_UP = re.compile(r"\bput((?:[^\S\n]+(?!up\b|down\b)[\w'’&-]+){1,5}?)[^\S\n]+(up|down)[^\S\n]+to\b", re.I)
 #: Nouns that say which measure of a thing changed, not which thing ("my lisinopril dose", "the
 #: price of the Pro plan"): the earlier statement need not use them when it names the thing.
 MEASURE_NOUNS = frozenset(
@@ -407,6 +409,8 @@ def _value_report(text: str) -> ChangeReport | None:
     low = [t.lower() for t in _tokens(text)]
     if _ONE_OFF.intersection(low) or _ONE_OFF_PHRASE.search(text) or _holds_no_report(text):
         return None
+    if "put" in low:   # "Spotify put the family plan up to £19.99" is "raised the family plan to"
+        text = _PUT_UP.sub(lambda m: ("raised" if m.group(2).lower() == "up" else "lowered") + m.group(1) + " to", text)
     found = None
     for m in _REPORT.finditer(text):
         value = _first_value(m.string[m.start("value"):])   # (all of it: "to 2 hours from now")
