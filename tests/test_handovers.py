@@ -37,6 +37,10 @@ HANDOVERS = [
     ("My husband does the grocery shopping.", "I've taken over the grocery shopping."),
     ("Kim is our scrum master.", "Kim handed the scrum master role over to Leo."),
     ("My sister's dentist is Dr. Kim.", "My sister's dentist is now Dr. Patel."),   # hers in both
+    ("Raj's team handles billing.", "Aisha is taking over billing."),   # a holder's verb after a possessive
+    # a fresh user (helper170): the new holder named in another clause of the team's introduction
+    ("Raj handles the release process, Tom does the on-call rotation, Priya builds the billing service.",
+     "Priya is taking over the release process from Raj."),
 ]
 
 NO_HANDOVERS = [
@@ -63,6 +67,8 @@ NO_HANDOVERS = [
     ("Raj handles billing.", "Aisha took over billing last year."),   # history
     ("My dentist is Dr. Kim.", "My sister's dentist is now Dr. Patel."),   # another's role
     ("My sister's dentist is Dr. Kim.", "My new dentist is Dr. Patel."),
+    ("Priya and Raj handle the release process.", "Priya is taking over the release process."),   # she holds it already
+    ("Priya, Raj and Tom handle the release process.", "Priya is taking over the release process."),
 ]
 
 

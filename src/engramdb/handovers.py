@@ -262,9 +262,30 @@ def hands_over(new: str, old: str) -> bool:
     label = _LABEL.match(old)
     body = without_questions(old[label.end():] if label is not None else old)
     for sentence in several_sentences(body) or (body,):
-        if sentence and _holds(sentence, report):
+        # the clause that names the duty ("Raj handles the release process, Priya builds the
+        # billing service": Priya, named in another clause, holds no release process)
+        if sentence and any(_holds(clause, report) for clause in _clauses(sentence)):
             return True
     return False
+
+
+#: Where a clause of a sentence may end: a comma or semicolon, or "but" / "while" / "whereas".
+_CLAUSES = re.compile(r"[,;]|\s(?:but|while|whereas)\s", re.I)
+
+
+def _clauses(sentence: str) -> list[str]:
+    """The clauses of ``sentence``; a short one without a holder's word is a list item and stays
+    with the next ("Priya, Raj and Tom handle releases" is one clause)."""
+    out: list[str] = []
+    carry = ""
+    for part in _CLAUSES.split(sentence):
+        part = f"{carry} {part}" if carry else part
+        if len(tokens(part)) < 4 and _HOLDS.search(part) is None:
+            carry = part
+            continue
+        carry = ""
+        out.append(part)
+    return out + [carry] if carry else out
 
 
 def _holds(sentence: str, report: Handover) -> bool:
@@ -272,8 +293,8 @@ def _holds(sentence: str, report: Handover) -> bool:
     words = list(_words(sentence))
     if not _names_duty(set(words), report.duty):
         return False
-    cue = _HOLDS.search(sentence)
-    if cue is None or cue.group(0).lower() in ("is", "are", "'s", "’s") and _ROLE_OF.search(sentence) is None:
+    cues = [c.group(0).lower() for c in _HOLDS.finditer(sentence)]
+    if not cues or all(c in ("is", "are", "'s", "’s") for c in cues) and _ROLE_OF.search(sentence) is None:
         return False   # (a role is "X is the / our <role>" or "our <role> is X": "My desk chair is a Herman Miller" is none)
     if NOT_NOW.intersection(words) or not_done(words) or _STAND_IN.search(sentence) or _LATER.search(sentence):
         return False   # "Raj used to handle billing", "Raj doesn't handle billing", "while Raj is away"
