@@ -25,7 +25,7 @@ from .ingest_workload import run
 # in, the digest is the earlier pin, b71775eb...; the workload holds no greeting); and when the
 # column snapshot gained ``standing`` (the earlier pin 0a2189aa...; the ledger the same), then
 # its may-state bits (the pin before them 987fdcfe...; the ledger the same); and when an
-# auto-link's weight became the exact cosine of the two vectors (``HnswIndex.cosines``) instead
+# auto-link's weight became the exact cosine of the two vectors (``HnswIndex.knn_batch_exact``) instead
 # of hnswlib's, whose last bits depend on the CPU hnswlib was built for: the pin before (store
 # 3eb7bf9e..., first add_batch 9a76e131...) held the weights of one machine, and an AMD EPYC
 # machine (AVX2, no AVX-512) wrote d3bf14b3... for the same batch (hnswlib's AVX-512 sums,

@@ -1096,10 +1096,7 @@ def admit_batch(state: EngineState, prepared: list[Prepared], *, namespace: str,
     index = None if sp is None else sp.index
     if index is not None and len(index):
         k = 8
-        labels, _ = index.knn_batch(vecs, k, ef=max(cfg.novelty_ef, k))
-        cos = index.cosines(vecs, labels)   # logged (novelty, reasons): the same on any machine
-        order = np.lexsort((labels, -cos))
-        labels, cos = np.take_along_axis(labels, order, 1), np.take_along_axis(cos, order, 1)
+        labels, cos = index.knn_batch_exact(vecs, k, ef=max(cfg.novelty_ef, k))   # (logged: the same on any machine)
         if c.censor is not None and c.blocked[labels].any():   # a hidden memory is not there for
             hid = c.blocked[labels]                             # admission (never named, never a target)
             c.censor.kept_out(np.unique(labels[hid]))

@@ -55,7 +55,7 @@ from ..rwlock import RWLock
 
 __all__ = ["HnswIndex", "ExactIndex", "exact_cosines"]
 
-#: Rows of queries per block in :meth:`HnswIndex.cosines` (its float64 temporaries: block x k x
+#: Rows of queries per block in :meth:`HnswIndex._cosines` (its float64 temporaries: block x k x
 #: dim x 8 bytes, 9 MB at k = 11 and dim 384).
 _COSINE_BLOCK = 256
 
@@ -223,18 +223,24 @@ class HnswIndex:
         finally:
             self._rw.release_read()
 
-    def cosines(self, queries: np.ndarray, labels: np.ndarray) -> np.ndarray:
-        """Exact cosines of ``queries`` (float32, shape (n, dim), unit rows) to their rows of
-        ``labels`` (int64, shape (n, k)), from the vector matrix: float32, shape (n, k); -inf
-        where a label is negative or not a live vector of this index.
+    def knn_batch_exact(self, queries: np.ndarray, k: int, *, ef: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`knn_batch`, with each row's cosines computed again from the vector matrix
+        (:func:`exact_cosines`) and the row sorted by them, best first (ties: smaller label
+        first): labels int64 and cosines float32, shape (n, min(k, len(self))).
 
-        The same on every machine: the products of float32 values are exact in float64 and
-        the float64 sum rounds to the same float32 whatever order a CPU adds in. hnswlib's
-        distances are not (its build targets the machine: AVX, AVX2 or AVX-512 sum in
-        different orders), so what is stored from a search (an auto-link's weight) is
-        computed here, not taken from hnswlib."""
+        For what is stored or logged from a search (an auto-link's weight, admission's novelty):
+        hnswlib's distances differ in the last bits with the machine (its build targets the CPU:
+        AVX, AVX2 or AVX-512 sum in different orders); these do not."""
         queries = np.ascontiguousarray(queries, np.float32)
-        labels = np.asarray(labels, np.int64)
+        labels, _ = self.knn_batch(queries, k, ef=ef)
+        cos = self._cosines(queries, labels)
+        order = np.lexsort((labels, -cos))
+        return np.take_along_axis(labels, order, 1), np.take_along_axis(cos, order, 1)
+
+    def _cosines(self, queries: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        """:func:`exact_cosines` of ``queries`` (float32, shape (n, dim)) to their rows of
+        ``labels`` (int64, shape (n, k)): float32, shape (n, k); -inf where a label is not a live
+        vector of this index."""
         n, k = labels.shape
         out = np.full((n, k), -np.inf, np.float32)
         with self._rw.read():

@@ -395,8 +395,8 @@ class Near:
     labels : ndarray of int64, shape (n, k)
         Neighbour nids; -1 pads a namespace with fewer than k vectors.
     cos : ndarray of float64, shape (n, k)
-        Their exact cosines (:meth:`HnswIndex.cosines`: the same on every machine, as the
-        order of the columns, best first, ties by smaller nid), widened exactly.
+        Their exact cosines (:meth:`HnswIndex.knn_batch_exact`: the same on every machine, as
+        the order of the columns, best first, ties by smaller nid), widened exactly.
     keep : ndarray of bool, shape (n, k)
         The neighbours that are earlier memories (stored, or earlier in the batch).
     """
@@ -428,11 +428,8 @@ def _neighbours(unit: WriteUnit, prepared: list[Prepared]) -> Near | None:
     for i, p in enumerate(prepared):
         rows.setdefault(p.namespace, []).append(i)
     for ns, idx in rows.items():
-        index, queries = unit.space(ns).index, np.stack([prepared[i].vector for i in idx])
-        lab, _ = index.knn_batch(queries, k, ef=max(lc.search_ef, k))
-        c = index.cosines(queries, lab)   # what is stored from them is the same on any machine
-        order = np.lexsort((lab, -c))
-        lab, c = np.take_along_axis(lab, order, 1), np.take_along_axis(c, order, 1)
+        lab, c = unit.space(ns).index.knn_batch_exact(np.stack([prepared[i].vector for i in idx]), k,
+                                                      ef=max(lc.search_ef, k))   # (stored: the same on any machine)
         r = np.asarray(idx, np.int64)[:, None]
         labels[r, np.arange(lab.shape[1])] = lab
         cos[r, np.arange(lab.shape[1])] = c
