@@ -402,6 +402,20 @@ def ends_in_question(text: str) -> bool:
     return text.rstrip(_CLOSERS).rstrip("!.…").endswith(("?", "？"))
 
 
+#: A leading speaker label as the report rules read past it ("user: ", "Raj: ", "assistant: ").
+_REPORT_LABEL = re.compile(r"\s*(?:user|assistant|[^\W\d_][\w'.\-]*)\s*:\s+", re.I)
+
+
+def report_body(text: str) -> tuple[bool, str]:
+    """What the rules of a reported change (:mod:`engramdb.swaps`, :mod:`engramdb.handovers`)
+    read of ``text`` (str): whether a leading speaker label is the assistant's (its words are
+    advice or an echo, no report), and the text past the label without its sentences that ask
+    (:func:`without_questions`; "" when every sentence asks)."""
+    label = _REPORT_LABEL.match(text)
+    assistant = label is not None and label.group(0).strip().lower().startswith("assistant")
+    return assistant, without_questions(text[label.end():] if label is not None else text)
+
+
 @lru_cache(maxsize=1 << 13)
 def without_questions(text: str) -> str:
     """``text`` without its sentences that ask ("I take 10 mg of lisinopril every morning. Can

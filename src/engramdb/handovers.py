@@ -44,7 +44,7 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from .facts import FUNCTION_WORDS, NEGATIONS, NOT_NOW, not_done, tokens, without_questions
+from .facts import FUNCTION_WORDS, NEGATIONS, NOT_NOW, not_done, report_body, tokens
 from .sentences import several_sentences
 from .speakers import PERSON_NOUNS
 
@@ -88,43 +88,40 @@ _END = rf"(?=[^\S\n]*(?:$|[,.;:!?)]|{_S}?[-–—]|{_S}(?:from|as|while|until|ti
 _BE = rf"(?:(?:is|are|am|has|have|had|['’]s|just|now|officially|finally|already){_S})*"
 _HOLD_VERBS = r"handles|owns|leads|runs|manages|covers|oversees|looks{s}after|takes{s}care{s}of|(?:is{s})?responsible{s}for|(?:is{s})?in{s}charge{s}of".format(s=_S)
 _HELD_BY = r"handled|owned|led|run|managed|covered|overseen"
+#: "X is (now) the / our (new) <role>": a change only with "now" or "new" in the match ("Raj is our
+#: tech lead" is a holder).
+_ROLE_PATTERN = re.compile(
+    rf"\b(?P<new>{_NAME}){_S}(?:is|['’]s){_S}(?:now{_S})?(?:the|our|my){_S}(?:new{_S})?{_duty('duty')}{_END}", re.I)
+_NOW, _NOW_OR_NEW = frozenset({"now"}), frozenset({"now", "new"})
+#: Each pattern (commented with what it reads) with the words of which a sentence must hold one,
+#: and those of which it must also hold one (None: no more).
 _PATTERNS = (
     # "Aisha is taking over (the backend | as tech lead) (from Raj)", "took over from Raj as lead"
-    re.compile(rf"\b{_WHO}{_S}{_BE}(?P<verb>taking|taken|took|takes|take){_S}over{_S}"
+    (frozenset({"over"}), None, re.compile(rf"\b{_WHO}{_S}{_BE}(?P<verb>taking|taken|took|takes|take){_S}over{_S}"
                rf"(?:from{_S}(?P<old>{_NAME}){_S}as{_S}(?:(?:the|our|my){_S})?{_duty('duty')}{_END}"
                rf"|as{_S}(?:(?:the|our|my){_S})?{_duty('duty2')}{_END}(?:{_S}from{_S}(?P<old2>{_NAME}))?"
-               rf"|{_duty('duty3')}{_END}(?:{_S}from{_S}(?P<old3>{_NAME}))?)", re.I),
+               rf"|{_duty('duty3')}{_END}(?:{_S}from{_S}(?P<old3>{_NAME}))?)", re.I)),
     # "Aisha replaced Raj as tech lead"
-    re.compile(rf"\b{_WHO}{_S}{_BE}(?P<verb>replaced|replaces|replacing){_S}(?P<old>{_NAME}){_S}as{_S}"
-               rf"(?:(?:the|our|my){_S})?{_duty('duty')}{_END}", re.I),
+    (frozenset({"replaced", "replaces", "replacing"}), None, re.compile(rf"\b{_WHO}{_S}{_BE}(?P<verb>replaced|replaces|replacing){_S}(?P<old>{_NAME}){_S}as{_S}"
+               rf"(?:(?:the|our|my){_S})?{_duty('duty')}{_END}", re.I)),
     # "Raj handed (over) billing (over) to Aisha"
-    re.compile(rf"\b(?P<old>{_NAME}|I|we){_S}{_BE}(?P<verb>handed|hands|handing|passed|passes|passing)"
+    (frozenset("handed hands handing passed passes passing".split()), None, re.compile(rf"\b(?P<old>{_NAME}|I|we){_S}{_BE}(?P<verb>handed|hands|handing|passed|passes|passing)"
                rf"(?:{_S}over)?{_S}{_duty('duty')}(?:{_S}over)?{_S}to{_S}(?:(?:our|my|the|his|her|their){_S}(?:[a-z]+{_S})?)?"
-               rf"(?P<new>{_NAME})", re.I),
+               rf"(?P<new>{_NAME})", re.I)),
     # "Aisha now runs payroll", "Aisha is now responsible for payroll"
-    re.compile(rf"\b{_WHO}{_S}(?:is{_S})?now{_S}(?P<verb>{_HOLD_VERBS}|handling|running|leading|managing){_S}"
-               rf"{_duty('duty')}{_END}", re.I),
+    (frozenset("handles owns leads runs manages covers oversees looks takes responsible charge handling running "
+               "leading managing".split()), _NOW, re.compile(rf"\b{_WHO}{_S}(?:is{_S})?now{_S}(?P<verb>{_HOLD_VERBS}|handling|running|leading|managing){_S}"
+               rf"{_duty('duty')}{_END}", re.I)),
     # "Aisha is now the PM for Apollo", "Aisha is (now) our new tech lead"
-    re.compile(rf"\b(?P<new>{_NAME}){_S}(?:is|['’]s){_S}(?:now{_S})?(?:the|our|my){_S}(?:new{_S})?{_duty('duty')}{_END}",
-               re.I),
+    (frozenset({"is", "s"}), _NOW_OR_NEW, _ROLE_PATTERN),
     # "Our new tech lead is Aisha", "The tech lead is now Aisha"
-    re.compile(rf"\b(?:the|our|my|(?-i:[A-Z])\w*['’]s){_S}(?:new{_S}{_duty('duty')}{_S}is|{_duty('duty2')}{_S}is{_S}now){_S}(?P<new>{_NAME})",
-               re.I),
+    (_NOW_OR_NEW, None, re.compile(rf"\b(?:the|our|my|(?-i:[A-Z])\w*['’]s){_S}(?:new{_S}{_duty('duty')}{_S}is|{_duty('duty2')}{_S}is{_S}now){_S}(?P<new>{_NAME})",
+               re.I)),
     # "The backend is now handled by Aisha"
-    re.compile(rf"\b{_duty('duty')}{_S}(?:is|are){_S}now{_S}(?P<verb>{_HELD_BY}){_S}by{_S}(?P<new>{_NAME})", re.I),
+    (_NOW, None, re.compile(rf"\b{_duty('duty')}{_S}(?:is|are){_S}now{_S}(?P<verb>{_HELD_BY}){_S}by{_S}(?P<new>{_NAME})",
+                            re.I)),
 )
-#: Of the pattern "X is (now) the / our <role>", the ones that say a change: "now" or "new".
-_ROLE_PATTERN = _PATTERNS[4]
 _WORD = re.compile(r"[a-z]+")
-#: Each pattern's words, of which a sentence must hold one (the two sets of the holder's verbs
-#: and of a role ask for "now", and for "now" or "new", besides).
-_NOW_NEEDS = frozenset("handles owns leads runs manages covers oversees looks takes responsible charge handling "
-                       "running leading managing".split())
-_NEW_NEEDS = frozenset("is s".split())
-_PATTERN_NEEDS = tuple(zip(_PATTERNS, (
-    frozenset({"over"}), frozenset({"replaced", "replaces", "replacing"}),
-    frozenset("handed hands handing passed passes passing".split()), _NOW_NEEDS, _NEW_NEEDS,
-    frozenset({"new", "now"}), frozenset({"now"}))))
 #: Substrings of which a text holds one before its words are read (most texts hold none).
 _NEEDS_WORDS = re.compile("over|replac|hand|pass|now |new ")
 #: A stand-in, not a handover.
@@ -140,7 +137,6 @@ _LATER = re.compile(
     rf"(?:day|week|month)s?|soon|(?:19|20)\d\d|ago|used{_S}to|back{_S}(?:then|when|in)|"
     rf"last{_S}(?:year|summer|spring|autumn|fall|winter|season|term|semester))\b", re.I)
 _REPORTED = re.compile(r"[\"“”]|\b(?:say|says|said|saying|tell|tells|told|according|rumou?rs?|heard|apparently)\b", re.I)
-_LABEL = re.compile(r"\s*(?:user|assistant|[^\W\d_][\w'.\-]*)\s*:\s+", re.I)
 _FUTURE = frozenset("will 'll ’ll gonna going might may could should would shall won't".split())
 _SPEAKER = frozenset("i i'm i’m i've i’ve we we're we’re".split())
 #: A holder's words in an earlier statement.
@@ -190,10 +186,9 @@ def handover_report(text: str) -> Handover | None:
     low = text.lower()
     if _NEEDS_WORDS.search(low) is None or not _patterns(set(_WORD.findall(low))):
         return None   # (most texts; the write path asks it of every new memory)
-    label = _LABEL.match(text)
-    if label is not None and label.group(0).strip().lower().startswith("assistant"):
+    assistant, body = report_body(text)
+    if assistant:
         return None   # (an assistant's words are advice or an echo)
-    body = without_questions(text[label.end():] if label is not None else text)
     found = None
     for sentence in several_sentences(body) or (body,):
         got = _sentence_report(sentence) if sentence else None
@@ -203,11 +198,9 @@ def handover_report(text: str) -> Handover | None:
 
 
 def _patterns(words: set[str]) -> list[re.Pattern]:
-    """The patterns a text of these lower-case ``words`` may match (each needs one of its words,
-    or "now" or "new" with another)."""
-    now, new = "now" in words, "new" in words
-    return [pattern for pattern, needs in _PATTERN_NEEDS
-            if not words.isdisjoint(needs) and (needs is not _NOW_NEEDS or now) and (needs is not _NEW_NEEDS or now or new)]
+    """The patterns a text of these lower-case ``words`` may match (:data:`_PATTERNS`)."""
+    return [pattern for needs, also, pattern in _PATTERNS
+            if not words.isdisjoint(needs) and (also is None or not words.isdisjoint(also))]
 
 
 def _sentence_report(sentence: str) -> Handover | None:
@@ -259,8 +252,7 @@ def hands_over(new: str, old: str) -> bool:
     report = handover_report(new)
     if report is None:
         return False
-    label = _LABEL.match(old)
-    body = without_questions(old[label.end():] if label is not None else old)
+    _assistant, body = report_body(old)   # (an assistant's "Noted: Raj on releases" says who holds it)
     for sentence in several_sentences(body) or (body,):
         # the clause that names the duty ("Raj handles the release process, Priya builds the
         # billing service": Priya, named in another clause, holds no release process)

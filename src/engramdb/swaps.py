@@ -60,7 +60,9 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from .facts import ADVERBS, FUNCTION_WORDS, NEGATIONS, NOT_NOW, NOT_PRESENT, _stem, not_done, tokens, without_questions
+from .facts import (
+    ADVERBS, FUNCTION_WORDS, NEGATIONS, NOT_NOW, NOT_PRESENT, _stem, not_done, report_body, tokens, without_questions,
+)
 from .sentences import several_sentences
 from .speakers import PERSON_NOUNS
 from .timeref import CALENDAR_WORDS
@@ -189,7 +191,6 @@ _ASKING = re.compile(r"^\W*(?:how|what|why|when|where|which|who|can|could|should
                      r"shall|may)\b", re.I)
 #: An occasion or a while after a change "from A to B": none of the standing thing's.
 _OCCASION = re.compile(rf"^{_S}for{_S}(?:the|this|a|one|two|three|my|our|an|\d+)\b", re.I)
-_LABEL = re.compile(r"\s*(?:user|assistant|[^\W\d_][\w'.\-]*)\s*:\s+", re.I)
 _ROLE = re.compile(r"\s*(?:user|assistant)\s*:\s+", re.I)
 _CLAUSE_MARK = re.compile(r"[,;:]|\s[-–—]\s|\b(?:and|but|so|then|because)\b", re.I)
 
@@ -247,10 +248,9 @@ def swap_report(text: str) -> Swap | None:
     """
     if _NEEDS.search(text.lower()) is None:
         return None   # (most texts: no word of any pattern; the write path asks it of every new memory)
-    label = _LABEL.match(text)
-    if label is not None and label.group(0).strip().lower().startswith("assistant"):
+    assistant, body = report_body(text)
+    if assistant:
         return None   # (an assistant's words are advice or an echo)
-    body = without_questions(text[label.end():] if label is not None else text)
     if not body or not any(pattern.search(body) for _kind, pattern in _patterns(body)):
         return None
     found = None
