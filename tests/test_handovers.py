@@ -41,10 +41,14 @@ HANDOVERS = [
     # a fresh user (helper170): the new holder named in another clause of the team's introduction
     ("Raj handles the release process, Tom does the on-call rotation, Priya builds the billing service.",
      "Priya is taking over the release process from Raj."),
+    # a last fresh user (helper171): a change in effect now
+    ("Raj handles the release process every Friday.",
+     "Update: Priya is taking over the release process from Raj starting this week."),
 ]
 
 NO_HANDOVERS = [
     ("Raj handles the backend.", "Aisha will take over the backend next month."),   # a plan, later
+    ("Raj handles the backend.", "Aisha is taking over the backend starting Monday."),
     ("Raj handles the backend.", "Aisha will cover the backend while Raj is on leave."),   # a stand-in
     ("Raj handles the backend.", "Aisha is covering the backend for two weeks."),
     ("Raj handles the backend.", "Should Aisha take over the backend?"),   # a question

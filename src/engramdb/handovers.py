@@ -132,7 +132,7 @@ _STAND_IN = re.compile(
     rf"(?:a|one|two|three|four|five|six|a{_S}few|a{_S}couple{_S}of|\d+){_S}(?:\w+{_S})?(?:day|week|month|sprint)s?))\b", re.I)
 #: A handover said to start later, or told as history.
 _LATER = re.compile(
-    rf"\b(?:next{_S}\w+|starting{_S}\w+|from{_S}(?:next|january|february|march|april|may|june|july|august|september|"
+    rf"\b(?:next{_S}\w+|starting{_S}(?!this\b|today\b|now\b)\w+|from{_S}(?:next|january|february|march|april|may|june|july|august|september|"
     rf"october|november|december|monday|tuesday|wednesday|thursday|friday)|in{_S}(?:a|two|three|\d+){_S}(?:\w+{_S})?"
     rf"(?:day|week|month)s?|soon|(?:19|20)\d\d|ago|used{_S}to|back{_S}(?:then|when|in)|"
     rf"last{_S}(?:year|summer|spring|autumn|fall|winter|season|term|semester))\b", re.I)
