@@ -130,6 +130,41 @@ def test_the_write_path_leaves_other_duties_and_plans_alone(tmp_path, old, new):
         assert _change_links(m, "new", "old") == set()
 
 
+def _stored_in_reverse(tmp_path, old, new):
+    """The change links of a store where the handover (said in March) was stored before the
+    statement of who held the duty (said in January): sessions imported out of date order."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        m.add(new, id="new", created_at=T0 + 60 * DAY)
+        m.add_batch([{"text": f"Note {i}: the weather was fine and lunch was pasta.", "created_at": T0 + DAY * i}
+                     for i in range(1, 8)])
+        m.add(old, id="old", created_at=T0)
+        return _change_links(m, "new", "old") | _change_links(m, "old", "new")   # (a "value" pair: from the later stored)
+
+
+DAY = 86400
+
+
+@pytest.mark.parametrize("old, new", HANDOVERS)
+def test_a_holder_stored_after_the_handover_said_later_is_linked_to_it(tmp_path, old, new):
+    """The link does not depend on the order of storing. Before, a handover was compared with
+    the statements stored before it only."""
+    assert _stored_in_reverse(tmp_path, old, new) == {"contradicts"}
+
+
+@pytest.mark.parametrize("old, new", [pair for pair in NO_HANDOVERS if pair != ("Tom is 5.", "Tom is now 6.")])
+def test_what_is_no_handover_stays_unlinked_in_either_order(tmp_path, old, new):
+    # (left out: "Tom is 5." and "Tom is now 6." are a changed value, facts.conflict, in either order)
+    assert _stored_in_reverse(tmp_path, old, new) == set()
+
+
+def test_a_holder_said_after_the_handover_is_not_linked_to_it(tmp_path):
+    """Said after the handover, "Raj handles the backend." may be a handover back: no link."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        m.add("Aisha took over the backend from Raj.", id="new", created_at=T0)
+        m.add("Raj handles the backend.", id="old", created_at=T0 + 60 * DAY)
+        assert _change_links(m, "new", "old") == set()
+
+
 FILLER = ["I had pasta for lunch today.", "The weather is nice in the afternoon.", "Can you remind me to call mom?",
           "I finished the book about Roman history.", "Our sprint review went fine.", "My bike needs a new chain."]
 

@@ -234,6 +234,30 @@ def test_a_replacement_stored_later_finds_the_statement_among_many(tmp_path):
         assert out["changed"] == [["b:1", "a:1"]]
 
 
+def _stored_in_reverse(tmp_path, new, old):
+    """The change links of a store where the report (said in April) was stored before the
+    statement it replaces (said in January): sessions imported out of date order."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add_conversation([{"role": "user", "content": new, "created_at": "2025-04-10"}], session="b")
+        mem.add_batch([{"text": f"Note {i}: the staging deploy took {i + 3} minutes today.",
+                        "created_at": "2025-02-01"} for i in range(6)])
+        mem.add_conversation([{"role": "user", "content": old, "created_at": "2025-01-10"}], session="a")
+        return {e.relation.value for e in mem.edges("b:1") if {e.source, e.target} == {"a:1", "b:1"}
+                and e.relation.value != "related_to"}
+
+
+@pytest.mark.parametrize("new,old", REPLACED)
+def test_a_statement_stored_after_a_replacement_said_later_is_linked_to_it(tmp_path, new, old):
+    """The link does not depend on the order of storing: an older session imported after a newer
+    one. Before, a replacement was compared with the statements stored before it only."""
+    assert _stored_in_reverse(tmp_path, new, old) == {"contradicts"}
+
+
+@pytest.mark.parametrize("new,old", NOT_REPLACED)
+def test_other_statements_stored_after_a_replacement_are_left_alone(tmp_path, new, old):
+    assert _stored_in_reverse(tmp_path, new, old) == set()
+
+
 def test_a_statement_stored_after_the_replacement_said_after_it_is_not_replaced(tmp_path):
     """Said after the report, "We use Poetry for the docs build." may be a second use: no link."""
     with _chat(tmp_path, ("2025-01-10", "We moved from Poetry to uv."),

@@ -192,6 +192,7 @@ class Columns:
         self.censor: Any = None
         self.archived_version = 0   # bumped whenever a memory becomes or stops being archived
         self._any_archived = (-1, False)   # (archived_version, whether a live memory is archived)
+        self._newest_valid: dict[int, float] = {}   # namespace code -> a bound of its newest valid start
 
     def ensure(self, n: int) -> None:
         """Grow the arrays to hold nids below ``n``; they are writable afterwards (the read-only
@@ -260,6 +261,9 @@ class Columns:
         self.archived_at[nid] = -np.inf if archived is None else archived   # archived, time unknown: always
         (self.recorded_at[nid], self.retired_at[nid], self.valid_from[nid],
          self.valid_to[nid], self.known_valid_to[nid]) = column_values(rec)
+        newest = self._newest_valid.get(ns_code)
+        if newest is not None and self.valid_from[nid] > newest:
+            self._newest_valid[ns_code] = float(self.valid_from[nid])
         if self.censor is not None:
             self.censor.on_record(nid, rec)
 
@@ -346,6 +350,19 @@ class Columns:
             self._any_archived = (self.archived_version, answer)
         return answer
 
+    def newest_valid(self, code: int) -> float:
+        """The newest valid start (Unix seconds) of namespace ``code``'s memories, or an upper
+        bound of it: -inf for an empty namespace. Computed over the columns on first use, then
+        raised by each record set (a memory removed or moved to an earlier time leaves it as it
+        was). The write path reads it to know whether a new memory is the namespace's newest."""
+        newest = self._newest_valid.get(code)
+        if newest is None:
+            n = self.n
+            mask = self.in_namespace(code)
+            newest = float(self.valid_from[:n][mask].max()) if mask.any() else -np.inf
+            self._newest_valid[code] = newest
+        return newest
+
     def in_namespace(self, code: int) -> np.ndarray:
         """Bool mask (shape (n,)) of the live nids of namespace ``code``."""
         n = self.n
@@ -388,6 +405,7 @@ class Columns:
             setattr(self, name, np.asarray(arrays[name], dtype))
         self.blocked = np.zeros(n, np.bool_)
         self._text_key = np.zeros(n, np.int64)
+        self._newest_valid = {}
         self.n = n
         self.archived_version += 1
         ids = arrays["ext_ids"]   # a view of the bytes read from LMDB (load_arrays(copy=False)): no copy

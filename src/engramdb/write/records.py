@@ -552,8 +552,9 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     superseded (the rules cannot be sure the report is of the same thing: recall puts the later
     first and warns). The earlier memories that restate the value it changed (an assistant's "Got
     it: 500 mg") are linked from it too (:func:`_echoes`). The links do not depend on the order of
-    storing: a new statement that gives a value is also compared with its neighbours that are
-    change reports (a chat's sessions backfilled out of date order), linked from the report."""
+    storing: a new statement that gives a value, or one said before the namespace's newest stored
+    memory, is also compared with its neighbours that are change reports (a chat's sessions
+    backfilled out of date order), linked from the report."""
     lc = unit.state.config.link
     if not lc.detect_conflicts:
         return []
@@ -673,9 +674,14 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
                 reports.append(True)
     # a statement stored after a change report that changed it (sessions backfilled out of date
     # order: "My doctor raised my lisinopril to 20 mg." of March stored before "I take 10 mg of
-    # lisinopril every morning." of January) is compared with its neighbours that report a change
+    # lisinopril every morning." of January) is compared with its neighbours that report a change;
+    # so is one said before the namespace's newest stored memory, which a stored report of a thing
+    # replaced or a duty passed on may have changed ("Raj handles the release process." of January
+    # stored after "Priya is taking over the release process from Raj." of March)
     value_row = np.fromiter((ok and gives_value(p.text) for p, ok in zip(prepared, ok_row.tolist())), bool, len(prepared))
     backward = _backward_reports(unit, prepared, near, value_row, by_nid, stored, max_words)
+    backward += _backward_replacements(unit, prepared, ok_row & ~value_row & _said_before_stored(unit, prepared),
+                                       by_nid, stored, max_words)
     at_pair = {(p.nid, lab): i for i, (p, lab, _q) in enumerate(cand)}
     for p, lab, text in backward:
         i = at_pair.get((p.nid, lab))
@@ -837,6 +843,71 @@ def _backward_reports(unit: WriteUnit, prepared: list[Prepared], near: Near, row
             if got is not None and change_report(got[0]) is not None:
                 out.append((p, lab, got[0]))
     return out
+
+
+def _backward_replacements(unit: WriteUnit, prepared: list[Prepared], rows: np.ndarray,
+                           by_nid: dict[int, Prepared], stored: dict[int, dict | None],
+                           max_words: int) -> list[tuple[Prepared, int, str]]:
+    """The stored memories that share the words of each new statement of ``rows`` (bool, shape
+    (n,), batch order: statements said before the namespace's newest memory) the most (BM25,
+    :func:`_keyword_neighbours`, by its :data:`_RARE_WORDS` rarest words) and report a thing in
+    use replaced or a duty passed on whose every word of an old name, of the duty or of the thing
+    switched the statement holds (:func:`_replaced_terms`, as :func:`_batch_swaps` pairs them):
+    (new memory, report nid, its text). A stored neighbour the subject hints know to report no
+    change is not read; a read record is kept in ``stored``."""
+    out: list[tuple[Prepared, int, str]] = []
+    hints = unit.state.subject_hints
+    names_of: dict[int, list[set[str]]] = {}   # report nid -> its replaced names' words (read once)
+    sp = None
+    for row in np.flatnonzero(rows).tolist():
+        p = prepared[row]
+        if sp is None or sp.name != p.namespace:
+            sp = unit.state.space(p.namespace)
+        if sp is None or sp.keyword is None:
+            continue
+        # (its rarest words: a replaced name or a duty is rare beside "use" or "handles"; the
+        # common words' postings cost most of a search)
+        rare = sorted(term_counts(p.text)[0], key=lambda t: (-sp.keyword.idf(t), t))[:_RARE_WORDS]
+        labs = _keyword_neighbours(unit, p, " ".join(rare)) if rare else np.zeros(0, np.int64)
+        words = None
+        for lab in labs[~hints.no_report(labs)].tolist():
+            if lab not in names_of:
+                got = _earlier_statement(unit, lab, by_nid, stored, max_words)
+                names_of[lab] = [] if got is None else _replaced_terms(got[0])
+            if not names_of[lab]:
+                continue
+            if words is None:
+                words = set(term_counts(p.text)[0])
+            if any(terms <= words for terms in names_of[lab]):
+                out.append((p, lab, _earlier_statement(unit, lab, by_nid, stored, max_words)[0]))
+    return out
+
+
+#: How many of a statement's rarest words find the stored reports that may have replaced what it
+#: says (:func:`_backward_replacements`).
+_RARE_WORDS = 4
+
+
+def _replaced_terms(text: str) -> list[set[str]]:
+    """The index terms of each name :func:`_replaced_names` reads in ``text``; of a thing switched
+    with its old name unsaid ("I switched my editor to Helix."), the thing's ("editor")."""
+    names = _replaced_names(text)
+    if not names:
+        swap = swap_report(text)
+        names = (tuple(sorted(swap.thing)),) if swap is not None and swap.thing else ()
+    return [terms for name in names if (terms := set(term_counts(" ".join(name))[0]))]
+
+
+def _said_before_stored(unit: WriteUnit, prepared: list[Prepared]) -> np.ndarray:
+    """Whether each new memory (batch order) is valid from before the newest stored memory of its
+    namespace (:meth:`engramdb.state.columns.Columns.newest_valid`): bool, shape (n,). Only such a
+    memory can be what a stored report said later replaced; a chat stored as it goes has none."""
+    newest: dict[str, float] = {}
+    for p in prepared:
+        if p.namespace not in newest:
+            sp = unit.state.space(p.namespace)
+            newest[p.namespace] = -np.inf if sp is None else unit.state.cols.newest_valid(sp.code)
+    return np.fromiter((p.valid_from < newest[p.namespace] for p in prepared), bool, len(prepared))
 
 
 def _batch_changes(prepared: list[Prepared], value_row: np.ndarray, report_row: np.ndarray) -> list[tuple[int, int]]:
