@@ -54,6 +54,9 @@ CHANGES = [
     ("I accepted an offer from Leeds General Infirmary!", "I'm an RN at St. Mary's, mostly on the cardiac ward."),
     ("I took a job with Kaiser.", "I'm a surgeon at Mercy Hospital."),
     ("I got a job at Gensler.", "I'm an architect with Foster + Partners."),
+    # helper168: a move into a new home told with "the" or "a"
+    ("We moved into the new place in Chorlton last weekend.", "I live in Levenshulme with Sam."),
+    ("I moved into a flat in Didsbury on Saturday.", "I live in Levenshulme."),
 ]
 NOT_CHANGES = [
     ("My sister moved to Seattle.", "I live in Boston."),                  # another person
@@ -86,6 +89,9 @@ NOT_CHANGES = [
     ("My first day at Disneyland was magical.", "I work at Google."),
     ("I live in Boston's Back Bay neighborhood.", "I live in Boston."),    # refined
     ("just moved to town", "i live in seattle"),
+    ("My sister moved into a new flat in Leeds.", "I live in Boston."),   # another person's move
+    ("We moved into the new office in Leeds.", "I live in Boston."),      # no home
+    ("We're moving into the new place in Chorlton next week.", "I live in Boston."),   # a plan
     # a hostile pass: no place, someone else's words, an exercise, a joke, an offer that is no
     # job, a place one goes to, a past role, another speaker, a question without its mark, a stay
     ("i live in denial", "I live in Boston."),

@@ -19,7 +19,7 @@ based / settled in, based out of, a resident of, "my home (house, apartment) is 
 working at or for, employed at or by, "my employer (company) is", "I'm a <role> at" (an
 occupation: not a regular, member, customer, fan, sucker, nor a former one). Or a report that
 it changed: moved or relocated to (optionally "back", "again (, this time)", "from <old name>",
-"then (back) to <name>"); started a new job at, took a job or position with, accepted a (job)
+"then (back) to <name>"), moved into the (a, our, my) new place (home, flat...) in; started a new job at, took a job or position with, accepted a (job)
 offer from (not one on a house or for a card), was hired at, joined <name> as <an occupation>,
 "(my) new job at". Of each relation the one said last counts ("I moved to Seattle last year but
 now I live in Portland"). Not read: a clause negated, planned, wished or conditional (a word of
@@ -124,6 +124,9 @@ _VERBS = {
          rf"\bmy{_S}(?:home|house|apartment|flat|place){_S}is{_S}in{_S}NAME"),
         (("new place", "new home", "new house", "new apartment", "new flat", "new condo"), True,
          rf"\b(?:my|our){_S}new{_S}(?:place|home|house|apartment|flat|condo){_S}in{_S}NAME"),
+        (("moved into", "moved in to"), True,   # "We moved into the new place in Chorlton": the speaker's move
+         rf"\bmoved{_S}in(?:to|{_S}to){_S}(?:the|a|our|my){_S}(?:new{_S})?"
+         rf"(?:place|home|house|apartment|flat|condo){_S}in{_S}NAME"),
     ),
     "employer": (
         (("work at", "work for", "working at", "working for", "employed at", "employed by"), False,
