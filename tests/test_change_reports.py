@@ -73,9 +73,22 @@ CHANGES = [
     # "put ... up / down to" (helper168)
     ("Spotify just put the family plan up to £19.99.", "The Spotify family plan is £17.99 a month."),
     ("The landlord put our rent up to $1,600.", "Our rent is $1,450 a month."),
+    # helper172, a fresh user: a date said with its weekday, an appointment booked for a day, a
+    # one-off said of the cause only
+    ("My dentist appointment moved to Thursday, October 2 at 9am.", "My dentist appointment is on Tuesday, September 23 at 2:30pm."),
+    ("My appointment moved to Thursday, October 2 at 9am.",
+     "I booked a dentist appointment with Dr. Okafor at Sellwood Dental for Tuesday, September 23 at 2:30pm."),
+    ("The dentist's office called, Dr. Okafor is out sick this week, so my appointment moved to Thursday, October 2 at 9am.",
+     "I booked a dentist appointment with Dr. Okafor at Sellwood Dental for Tuesday, September 23 at 2:30pm."),
+    ("Our reservation at Nopa moved to 8pm.", "I made a reservation at Nopa for 7pm on Friday."),
 ]
 NOT_CHANGES = [
     ("Standup moved to 10am this week.", "Standup is at 9:30am."),                          # this week only
+    ("Standup moved to 10am this week, so plan around it.", "Standup is at 9:30am."),
+    ("I was sick, so standup moved to 10am just for today.", "Standup is at 9:30am."),
+    ("My appointment moved to Thursday, October 2 at 9am.", "I went to a dentist appointment on Tuesday, September 23."),
+    ("My dentist appointment moved to Thursday, October 2 at 9am.", "My dentist appointment is on Thursday, October 2."),
+    ("The TV is now $700.", "I booked the TV repair for $80."),                          # a price, no day
     ("I put Maya to bed at 7pm.", "Maya goes to bed at 8pm."),                              # no "put up to"
     ("Standup moved to 9:30am.", "Standup is at 9:30am."),                                # the same value
     ("They raised the price of the Pro plan to $49.", "The Team plan costs $39 a month."),  # another plan

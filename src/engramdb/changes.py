@@ -172,8 +172,10 @@ _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 #: The sorts of value, each a pattern read at the start of the text after "to", and anywhere in
 #: the earlier statement.
 _TIME = re.compile(r"(?<![\w:.,])(\d{1,2})(?::(\d\d))?[^\S\n]*([ap])\.?m\b\.?|(?<![\w:.,])(\d{1,2}):(\d\d)(?![\w:])", re.I)
-_DATE = re.compile(rf"\b(?:({_MONTH_ALT})\.?[^\S\n]+(\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)?"
-                   rf"[^\S\n]+(?:of[^\S\n]+)?({_MONTH_ALT})\b|({_WEEKDAYS})s?\b)", re.I)
+#: (a date said with its weekday is one date: "Tuesday, September 23" is September 23)
+_DATE = re.compile(rf"\b(?:(?:(?:{_WEEKDAYS}),?[^\S\n]+(?=(?:{_MONTH_ALT}|\d)))?"
+                   rf"(?:({_MONTH_ALT})\.?[^\S\n]+(\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)?"
+                   rf"[^\S\n]+(?:of[^\S\n]+)?({_MONTH_ALT})\b)|({_WEEKDAYS})s?\b)", re.I)
 _AMOUNT = re.compile(r"(?<![\w.,])([$€£¥₹]|(?:USD|EUR|GBP|CHF|JPY|INR|CAD|AUD)(?=[^\S\n]*\d))?"
                      r"[^\S\n]*(\d+(?:[.,]\d+)*)(?![\d:])[^\S\n]*(%|[^\W\d_]+)?")
 _MONTH_NUMBER = {m: i for i, m in enumerate(
@@ -403,11 +405,31 @@ def change_report(text: str) -> ChangeReport | None:
     return got if got is not None else _handover_report(text)
 
 
+#: Words that open a consequence ("..., so my appointment moved to ..."): a one-off said of the
+#: cause before them is not the change's.
+_SO = re.compile(r"\b(?:so|therefore|which\s+means)\b", re.I)
+
+
+def _consequence_start(head: str) -> int:
+    """Where the consequence that holds the end of ``head`` starts: after its last "so",
+    "therefore" or "which means", else 0."""
+    last = None
+    for last in _SO.finditer(head):
+        pass
+    return 0 if last is None else last.end()
+
+
+def _one_off_in(text: str) -> bool:
+    """Whether ``text`` says a change is one occurrence's (:data:`_ONE_OFF`, :data:`_ONE_OFF_PHRASE`)."""
+    return bool(_ONE_OFF.intersection(t.lower() for t in _tokens(text)) or _ONE_OFF_PHRASE.search(text))
+
+
 def _value_report(text: str) -> ChangeReport | None:
     """:func:`change_report` of a time, date or amount (``text`` holds no sentence that asks:
     "Did they move the closing time to 5pm? I heard a rumor." is read as "I heard a rumor.")."""
     low = [t.lower() for t in _tokens(text)]
-    if _ONE_OFF.intersection(low) or _ONE_OFF_PHRASE.search(text) or _holds_no_report(text):
+    one_off = bool(_ONE_OFF.intersection(low) or _ONE_OFF_PHRASE.search(text))
+    if (one_off and not _SO.search(text)) or _holds_no_report(text):
         return None
     if "put" in low:   # "Spotify put the family plan up to £19.99" is "raised the family plan to"
         text = _PUT_UP.sub(lambda m: ("raised" if m.group(2).lower() == "up" else "lowered") + m.group(1) + " to", text)
@@ -427,8 +449,11 @@ def _value_report(text: str) -> ChangeReport | None:
         if value is not None and (m.group("verb").lower() not in INTRANSITIVE_VERBS or _ends_at_amount(m, value)):
             found = (m, value)
     if found is None:
-        return _now_report(text)
+        return None if one_off else _now_report(text)
     m, value = found
+    if one_off and _one_off_in(text[_consequence_start(text[: m.start("verb")]):]):
+        return None   # (a one-off said of the cause only counts in it: "Dr. Okafor is out sick this
+        # week, so my appointment moved to Thursday, October 2 at 9am.")
     was = _first_value(m.group("was")) if m.group("was") else None
     if was is None and value[1:2] == ("",) and value[0] == "amount":
         was = ("amount", "", m.group("was").strip().replace(",", ""))
@@ -986,9 +1011,11 @@ def _changes_value(new: str, old: str, old_said_after: bool) -> bool:
         return False   # "The average rent in Denver is $1,700": no one's value
     if not report.beneficiaries <= frozenset(old_low):
         return False   # "raised the lisinopril to 5 mg for Max"
-    if _event_report(old, subject) and not _RECURS.search(old):
+    if _event_report(old, subject) and not _RECURS.search(old) and not (
+            report.value[0] in ("date", "time") and _BOOKED.search(old)):
         return False   # "I bought the TV for $800": a past event, no standing value (but "I signed up
-        # for a pottery class, Saturdays at 10am in Room 3": what recurs stands)
+        # for a pottery class, Saturdays at 10am in Room 3": what recurs stands; and "I booked a
+        # dentist appointment for Tuesday, September 23 at 2:30pm" sets the time of what is to come)
     if report.days and report.value[0] == "time" and not report.days <= _days(old):
         return False   # "Pickup moved to 12:30pm on Friday": that day's, or another day's, occurrence
     if report.kind and not _kind_holds(report, new, old):
@@ -1014,6 +1041,9 @@ def _changes_value(new: str, old: str, old_said_after: bool) -> bool:
 #: states its standing value.
 _RECURS = re.compile(r"\b(?:every|each|weekly|daily|nightly|monthly|fortnightly|(?:mon|tues|wednes|thurs|fri|satur|sun)days|"
                      r"(?:once|twice|\d+\s+times)\s+(?:a|per)\s+(?:day|week|month))\b", re.I)
+#: Words of a past event that sets the day or time of one to come ("I booked a table for 8pm").
+_BOOKED = re.compile(r"\b(?:booked|scheduled|rescheduled|reserved|arranged|confirmed|set\s+up|"
+                     r"(?:made|got)\s+(?:an?\s+|my\s+)?(?:\w+\s+)?(?:appointment|reservation|booking))\b", re.I)
 #: A clause that opens with a value the speaker says something of ("Sundays are too busy now", "9am
 #: was too early"): why it changed, no value given.
 _SPOKEN_OF = re.compile(r"\b(?:is|are|was|were|seems?|seemed|felt|feels?|'s)\b", re.I)
