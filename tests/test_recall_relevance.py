@@ -11,7 +11,7 @@ import engramdb
 from engramdb.config import RELEVANCE_CALIBRATION, RecallConfig
 from engramdb.index.keyword import KeywordIndex
 from engramdb.recall.results import relevance, relevance_features
-from engramdb.speakers import others_only
+from engramdb.speakers import not_the_owners, others_only
 
 #: The fit for the hashing embedder these tests use (benchmarks/results/relevance.json), given
 #: explicitly; by default a store takes its own embedder's calibration.
@@ -122,6 +122,44 @@ def test_a_store_takes_its_own_embedders_calibration_by_default(chat):
 ])
 def test_what_the_question_asks_as_the_speakers_a_text_may_name_as_anothers(question, text, others):
     assert others_only(question, text) == others
+
+
+@pytest.mark.parametrize("question, text, mine", [
+    ("What's Kenji's phone number?",
+     "user: Also my phone number changed! I switched to Mint Mobile, the new number is 503-555-0192.", {"phone", "number"}),
+    ("When is my sister's birthday?", "user: my birthday is May 3", {"birthday"}),
+    ("What's Kenji's phone number?", "user: Lena's number is 555-1234.", {"number"}),
+    # the owner named, or a pronoun that may be theirs, or no one's: it may be theirs
+    ("What's Kenji's phone number?", "Kenji: my number is 555-1234", set()),
+    ("What's Kenji's phone number?", "user: Kenji gave me his number, 555-1234.", set()),
+    ("What's Kenji's phone number?", "user: He said his number is 555-1234.", set()),
+    ("What's Kenji's phone number?", "user: the phone number is 555-1234", set()),
+    ("When is my sister's birthday?", "user: my sister Lena's birthday is June 1", set()),
+    # no one's thing asked
+    ("What is my phone number?", "user: my phone number is 555-1234", set()),
+    ("What's the phone number of the clinic?", "user: my phone number is 555-1234", set()),
+])
+def test_what_the_question_asks_as_a_named_persons_a_text_may_name_as_the_speakers(question, text, mine):
+    assert not_the_owners(question, text) == mine
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_my_number_is_weak_evidence_for_a_named_persons(tmp_path, embedder):
+    """helper172, a fresh user: "What's Kenji's phone number?" (never said) got the user's own
+    new number with relevance 0.96 (MiniLM) and 1.00 (hashing), and no gap."""
+    chat = ["Also, for reminders, my cell is 503-555-0148. Text is better than calls.",
+            "Also my phone number changed! I switched to Mint Mobile to save money, the new number is 503-555-0192.",
+            "Biscuit is sorted: my neighbor Kenji will watch him while I'm gone, $35 a day.",
+            "Good idea, make me a note for Kenji.", "Lena's number is 555-0101, she lands at 6pm."]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        mem.add_conversation([{"role": "user", "content": t, "created_at": f"2025-05-20T09:{i:02d}:00Z"}
+                              for i, t in enumerate(chat)], namespace="me")
+        res = mem.recall("What's Kenji's phone number?", namespace="me", k=3)
+        assert "weak_evidence" in [g.reason for g in res.gaps], [(h.text, h.relevance) for h in res.hits]
+        # asked as the user's or as Lena's, the same words are strong evidence
+        for question, said in (("What's my phone number?", "503-555-0192"), ("What's Lena's number?", "555-0101")):
+            res = mem.recall(question, namespace="me", k=3)
+            assert said in res.hits[0].text and res.hits[0].relevance >= res.stats["relevance_threshold"]
 
 
 @pytest.mark.parametrize("embedder", ["hashing", "minilm"])

@@ -229,3 +229,25 @@ def test_a_time_from_which_nothing_is_stored_is_a_gap(tmp_path):
         assert "empty_window" not in [g.reason for g in res.gaps]   # the walk is episodic
         res = m.recall("what did I do last weekend?", k=3, now=utc(2026, 9, 16, 12), kind="procedural")
         assert "empty_window" in [g.reason for g in res.gaps]
+
+
+def test_a_time_word_of_an_old_message_is_no_match_of_the_question(tmp_path):
+    """helper173: "what did I do yesterday?", nothing said that day, got a message of three weeks
+    before that says "yesterday" (of its own day) with relevance 1.0 and no gap: the question's
+    time expression is its window, no word to match."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        m.add_conversation([{"role": "user", "content": "Been quite a ride, had an audition yesterday for a writing gig.",
+                             "created_at": utc(2025, 6, 1, 10)}], namespace="u", session="june-1",
+                           recorded_at=utc(2025, 6, 1, 11))
+        m.add("Booked the dentist for next month.", namespace="u", created_at=utc(2025, 6, 20, 10),
+              recorded_at=utc(2025, 6, 20, 10))
+        res = m.recall("what did I do yesterday?", namespace="u", k=3, now=utc(2025, 6, 22, 9))
+        audition = next(h for h in res.hits if "audition" in h.text)
+        assert audition.relevance < res.stats["relevance_threshold"]
+        assert "weak_evidence" in [g.reason for g in res.gaps]
+        # a memory of that day answers it
+        m.add("I went climbing at the Castle with Sam.", namespace="u", created_at=utc(2025, 6, 21, 18),
+              recorded_at=utc(2025, 6, 21, 18))
+        res = m.recall("what did I do yesterday?", namespace="u", k=3, now=utc(2025, 6, 22, 9))
+        assert "climbing" in res.hits[0].text and res.hits[0].relevance >= res.stats["relevance_threshold"]
+        assert not res.gaps

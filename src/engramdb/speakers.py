@@ -37,7 +37,8 @@ from typing import Mapping
 
 from .timeref import CALENDAR_WORDS
 
-__all__ = ["labelled", "speaker_of", "speaker_keys", "named_speaker", "looks_like_a_name", "others_only", "PERSON_NOUNS",
+__all__ = ["labelled", "speaker_of", "speaker_keys", "named_speaker", "looks_like_a_name", "others_only",
+           "not_the_owners", "silent_on_the_owners", "PERSON_NOUNS",
            "CHAT_ROLES", "FIRST_PERSON", "SECOND_PERSON", "LABELS"]
 
 #: Chat roles (OpenAI's; :data:`engramdb.conversation.ROLES` is this set): a role tag or prefix is a speaker.
@@ -272,6 +273,132 @@ def _asked_as_mine(question: str) -> tuple[str, ...]:
         for word in (first,) if owner or second is None else (first, second):
             out += [stem for stem in tokenize(word) if stem not in out]
     return tuple(out)
+
+
+#: "<Name>'s <thing>" or "my <person>'s <thing>" in a question ("What's Kenji's phone number?",
+#: "when is my sister's birthday?"): the owner, then one or two words of the thing.
+_OWNERS_THING = re.compile(r"\b([^\W\d_][\w-]*)['’]s\s+([a-z][\w-]*)(?:\s+([a-z][\w-]*))?")
+#: Words before "'s" that own nothing ("What's", "it's", "let's").
+_NO_OWNER = frozenset("what who where when how why which it that there here let he she this one everyone "
+                      "anyone someone nobody today tomorrow yesterday".split())
+#: Words after a thing's first word that make it a rank, not the thing ("number one").
+_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten 1 2 3 4 5 6 7 8 9 10".split())
+#: Words of a text that may stand for a named owner it does not name ("He gave me his number").
+_THIRD_PERSON = frozenset("he him his she her hers they them their theirs".split())
+#: Words before a thing that make it the speaker's, the user's or the team's ("my number").
+_OURS_WORDS = frozenset("my our your".split())
+
+
+def not_the_owners(question: str, text: str) -> frozenset[str]:
+    """Index terms (stems) of what ``question`` asks for as a named person's ("What's Kenji's
+    phone number?": ``phone``, ``number``) that ``text`` names as someone else's and never as
+    theirs: ``text`` names no such owner (by name, as its speaker label too, nor by "he", "she",
+    "they") and says the thing is the speaker's or another's ("Also my phone number changed! The
+    new number is 503-555-0192."). There the words match the question but say nothing of the
+    owner's: :func:`others_only` the other way round. The owner is a capitalised name or a word
+    for a person (:data:`PERSON_NOUNS`: "my sister's birthday").
+
+    Parameters
+    ----------
+    question, text : str
+
+    Returns
+    -------
+    frozenset of str
+        Empty when the question asks for no one's thing, or the text may speak of the owner, or
+        names none of the thing's words as someone else's.
+    """
+    asked = _asked_of_another(question) if "'" in question or "’" in question else ()
+    if not asked:
+        return frozenset()
+    words = _TEXT_WORD.findall(text.lower())
+    if _THIRD_PERSON.intersection(words):
+        return frozenset()
+    bare = {w[:-2] if w.endswith(("'s", "’s")) else w for w in words}
+    out: set[str] = set()
+    for owner, stems in asked:
+        if owner in bare:
+            continue
+        places = [(i, stem) for i, w in enumerate(words) for stem in stems if w.startswith(stem)]
+        if any(_someone_elses(words, i, owner) for i, _stem in places):
+            out.update(stem for _i, stem in places)
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def _asked_of_another(question: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(owner, the index terms of the thing) of each "<owner>'s <thing>" of ``question`` (see
+    :func:`not_the_owners`)."""
+    from .index.tokens import tokenize
+
+    out = []
+    for m in _OWNERS_THING.finditer(question):
+        owner, first, second = m.groups()
+        low = owner.lower()
+        if low in _NO_OWNER or not (owner[0].isupper() or low in PERSON_NOUNS):
+            continue
+        if second is not None and second.lower() in _NUMBER_WORDS:
+            second = None   # ("John's number one goal": the thing is the goal, no number of his)
+            first = None
+        stems = tuple(dict.fromkeys(stem for word in (first, second) if word for stem in tokenize(word)))
+        if stems:
+            out.append((low, stems))
+    return tuple(out)
+
+
+#: A person's attributes that a text gives in words of its own (or a value of its form): the
+#: words of the question that ask for it, and the words (prefixes) and forms a text gives it in.
+_ATTRIBUTES = {
+    "birthday": (frozenset({"birthday", "bday", "b-day"}), ("birthday", "bday", "b-day", "born", "birth", "turns",
+                                                           "turned", "turning"), None),
+    "phone": (frozenset({"phone", "number", "cell", "mobile"}), ("phone", "number", "cell", "mobile", "digits", "text",
+                                                                  "call"), re.compile(r"\d{3}[-. )]\s?\d{3,4}")),
+    "email": (frozenset({"email", "e-mail"}), ("email", "e-mail", "mail", "gmail"), re.compile(r"\S@\S")),
+    "address": (frozenset({"address"}), ("address", "live", "lives", "living", "street", "road", "avenue", "lane",
+                                         "drive", "apartment", "flat", "moved"), None),
+}
+
+
+def silent_on_the_owners(question: str, text: str) -> bool:
+    """Whether ``text`` names the person whose attribute ``question`` asks for ("When is
+    Daniel's birthday?", "What's Kenji's phone number?", "my sister's email") but in no word or
+    form that gives it (:data:`_ATTRIBUTES`: "birthday", "born", "turns"; "phone", "cell", a
+    number like 555-0101): "Daniel is an ER nurse at OHSU" says nothing of his birthday however
+    well it matches the name. Only a birthday, phone number, email and address are asked of:
+    their values are said in these words; anything else may be said in any ("What is Caroline's
+    identity?" and "I'm a transgender woman").
+
+    Parameters
+    ----------
+    question, text : str
+
+    Returns
+    -------
+    bool
+    """
+    asked = _asked_of_another(question) if "'" in question or "’" in question else ()
+    kinds = [(owner, kind) for owner, stems in asked for kind, (asking, _words, _form) in _ATTRIBUTES.items()
+             if set(stems) <= asking]   # ("Kenji's phone charger" is no phone number)
+    if not kinds:
+        return False
+    low = text.lower()
+    words = _TEXT_WORD.findall(low)
+    bare = {w[:-2] if w.endswith(("'s", "’s")) else w for w in words}
+    for owner, kind in kinds:
+        _asking, said, form = _ATTRIBUTES[kind]
+        if owner in bare and not any(w.startswith(said) for w in words) and not (form and form.search(low)):
+            return True
+    return False
+
+
+def _someone_elses(words: list[str], i: int, owner: str) -> bool:
+    """Whether ``words[i]`` (lower case) is named as the speaker's, the user's or a person's other
+    than ``owner`` ("my number", "Lena's number")."""
+    for back in (1, 2):
+        before = words[i - back] if i >= back else ""
+        if before in _OURS_WORDS or (before.endswith(("'s", "’s")) and before[:-2] != owner):
+            return True
+    return False
 
 
 def _anothers(words: list[str], i: int, pronouns_mine: bool = False) -> bool:

@@ -43,7 +43,7 @@ from ..index.keyword import KeywordIndex, term_counts as count_terms
 from ..index.tokens import tokenize
 from ..sentences import split_sentences
 from ..slots import USER_SUBJECTS, contradiction_warnings
-from ..speakers import CHAT_ROLES, LABEL as SPEAKER_LABEL, others_only
+from ..speakers import CHAT_ROLES, LABEL as SPEAKER_LABEL, not_the_owners, others_only, silent_on_the_owners
 from ..standing import MAY_STATE_BITS, asks_for_place
 from ..temporal import record_as_of, text_as_of
 from ..validate import utc_text
@@ -198,19 +198,28 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
         else:
             counts = [_term_counts(hr) for hr in hit_rows]
             # what the question asks for as the speaker's, a hit names only as another's ("when is
-            # my birthday?" and "her birthday is on March 29"): that word matches nothing of theirs
-            others = [others_only(req.query, hr.text) for hr in hit_rows]
+            # my birthday?" and "her birthday is on March 29"), or as a named person's, a hit names
+            # only as the speaker's ("What's Kenji's phone number?" and "my phone number changed"):
+            # that word matches nothing of theirs
+            others = [others_only(req.query, hr.text) | not_the_owners(req.query, hr.text) for hr in hit_rows]
             counts = [_without(c, o) for c, o in zip(counts, others)]
-            query_terms = _query_terms(req.query, ctx.space.keyword)
+            # (the question's time expressions are its windows, no words to match: "what did I do
+            # yesterday?" is no match of a message of weeks ago that says "yesterday")
+            asked = _without_windows(req.query, ctx.windows)
+            query_terms = _query_terms(asked, ctx.space.keyword)
             if 0 < len(query_terms[0]) < 8:   # the common case, in plain floats
                 rel_list = relevance_of_rows(_rows_of_counts(*query_terms, cos.tolist(), counts), req.relevance[0])
             else:
-                feats = relevance_features(req.query, [h.text for h in hits], cos, ctx.space.keyword,
+                feats = relevance_features(asked, [h.text for h in hits], cos, ctx.space.keyword,
                                            term_counts=counts)
                 rel_list = relevance(feats, req.relevance[0]).tolist()
             if any(others):   # ... and a hit that shares nothing else with the question is weak evidence
                 rel_list = [min(r, 0.5 * req.relevance[1]) if o and not set(query_terms[0]).intersection(c[0]) else r
                             for r, o, c in zip(rel_list, others, counts)]
+            # a hit that names the person whose birthday (phone number, email, address) is asked for
+            # but gives none ("Daniel is an ER nurse" for "When is Daniel's birthday?") is weak evidence
+            rel_list = [min(r, 0.5 * req.relevance[1]) if silent_on_the_owners(req.query, hr.text) else r
+                        for r, hr in zip(rel_list, hit_rows)]
             rel_list = _cue_matched(ctx, rel_list, hit_nids)
             if later_of and any(n in later_of for n in hit_nids):
                 rel_list = _lent_relevance(ctx, hits, hit_nids, rel_list, later_of)
@@ -618,6 +627,13 @@ def _tag_named(hit: Hit, terms: set[str]) -> bool:
         if parts and all(t in terms for t in parts):
             return True
     return False
+
+
+def _without_windows(query: str, windows: list) -> str:
+    """``query`` without the text of each of its time windows (:func:`engramdb.recall.seeds.time_windows`)."""
+    for w in windows:
+        query = query.replace(w.text, " ")
+    return query
 
 
 def _query_terms(query: str | None, keyword: KeywordIndex) -> tuple[list[str], list[float], float, float, float]:
