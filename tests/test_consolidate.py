@@ -185,6 +185,42 @@ def test_prose_sentences_leave_code_out():
     assert "def handler(event):" in split_sentences(text)   # an excerpt may show code
 
 
+def test_prose_sentences_without_lists_leave_a_replys_layout_out():
+    text = ("Oh no, sorry. A few options:\n1. Another restaurant in Salem with a private room\n"
+            "2) Your aunt's house\n- **12:30** Arrive at Aunt Carol's\n> Hi Kenji, thanks!\n"
+            "## Packing\n| item | count |\nCarry-on packing list for 4 days in Montreal:\n"
+            "Bella Notte can still cater.")
+    assert prose_sentences(text, lists=False) == ["Bella Notte can still cater."]   # ("... options:" leads a list)
+    assert "Another restaurant in Salem with a private room" in prose_sentences(text)
+
+
+def test_an_assistants_options_and_repeated_plans_are_no_facts(tmp_path):
+    """helper172, a fresh user: consolidation promoted "assistant: Another restaurant in Salem with a
+    private room" (an option of a list) and "- **12:30** Arrive at Aunt Carol's ..." (a step of a
+    plan the assistant wrote twice) to facts, and session summaries were its list lines."""
+    sessions = [
+        [("user", "Mom's favorite restaurant is Bella Notte in downtown Salem, she loves the private room."),
+         ("assistant", "Bella Notte sounds perfect for her party.")],
+        [("user", "Bad news: Bella Notte is fully booked on the 18th."),
+         ("assistant", "Oh no, sorry. A few options:\n1. Another restaurant in Salem with a private room\n"
+                       "2. Your aunt's house with catering from Bella Notte")],
+        [("assistant", "Updated plan for Saturday:\n- **12:30** Arrive at Aunt Carol's: set up tables and chairs\n"
+                       "- **3:00** Guests arrive"),
+         ("user", "Thanks, that looks good.")],
+        [("assistant", "Here's the timeline again:\n- **12:30** Arrive at Aunt Carol's: set up tables and chairs\n"
+                       "- **3:00** Guests arrive"),
+         ("user", "Perfect.")],
+    ]
+    msgs = [{"role": r, "content": c, "created_at": T0 + s * DAY + i * 60, "session": f"s{s}"}
+            for s, turns in enumerate(sessions) for i, (r, c) in enumerate(turns)]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        eng.add_conversation(msgs, namespace="m")
+        eng.consolidate(namespace="m", now=T0 + 60 * DAY)
+        facts = [m.text for m in eng.query(namespace="m", tags=["fact"])]
+        summaries = [m.text for m in eng.query(namespace="m", tags=["summary"])]
+    assert summaries and not any("12:30" in t or "Another restaurant" in t for t in facts + summaries), (facts, summaries)
+
+
 def test_summaries_and_facts_are_made_of_prose(tmp_path):
     code = "```python\nfor attempt in AsyncRetrying(stop=stop_after_attempt(3)):\n    with attempt:\n        call()\n```"
     with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
@@ -254,8 +290,8 @@ def test_a_fact_keeps_one_sentence_of_a_long_turn(tmp_store):
               "bake until the crust is deep brown.")
     long_b = ("Again the short version. Preheat the oven to 220 degrees for the sourdough loaf, always. "
               "Dust the banneton with rice flour so nothing sticks. Let the loaf cool for an hour before cutting.")
-    msgs = [{"role": "assistant", "content": long_a, "created_at": T0, "session": "x"},
-            {"role": "assistant", "content": long_b, "created_at": T0 + 3 * DAY, "session": "y"}]
+    msgs = [{"role": "user", "content": long_a, "created_at": T0, "session": "x"},   # (a cluster of an
+            {"role": "assistant", "content": long_b, "created_at": T0 + 3 * DAY, "session": "y"}]   # assistant's only is none)
     cfg = ConsolidationConfig(fact_cosine=0.3, fact_shared_words=3)
     with engramdb.open(tmp_store) as eng:
         eng.add_conversation(msgs, namespace="u", entities=False, split_chars=10_000)
@@ -475,6 +511,46 @@ def test_states_a_fact():
                  "We're going to look into it."):
         assert not states_a_fact(said), said
     assert states_a_fact("Sure, my birthday is May 3.") and states_a_fact("Will is my brother.")
+    # a chat's courtesies state nothing (helper173: 21 of 24 facts of a six-month store were these)
+    for said in ("Your support means a lot.", "Thanks for the tips!", "Always here to help!", "Honestly, no problem.",
+                 "Sorry to hear that, John.", "I really appreciate your support.", "That means a lot to me.",
+                 "That sounds wonderful, tell me more about it.", "You're welcome!", "I'm always happy to help!"):
+        assert not states_a_fact(said), said
+    for said in ("Thanks to the new bus my commute dropped to 25 minutes.", "My mom means a lot to me.",
+                 "No problem with the dairy, I eat cheese daily.", "I am happy to help my sister move on Saturday.",
+                 "I appreciate Lena a lot."):
+        assert states_a_fact(said), said
+
+
+def _three_sessions(mem, line: str) -> None:
+    for i, topic in enumerate(["I ran a half marathon in Porto last weekend.", "My sister adopted a beagle called Pixel.",
+                               "We repainted the kitchen a pale green colour."]):
+        t = T0 + i * DAY
+        mem.add_conversation([{"role": "user", "content": topic, "created_at": t},
+                              {"role": "assistant", "content": "Tell me more about it.", "created_at": t + 10},
+                              {"role": "user", "content": line, "created_at": t + 20}],
+                             namespace="u", session=f"s{i}", recorded_at=t + 30)
+
+
+def test_a_courtesy_repeated_in_every_session_is_no_fact(tmp_path):
+    """helper173's six simulated months: "Your support means a lot." ending three sessions was
+    promoted to a fact."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        _three_sessions(mem, "Your support means a lot.")
+        assert mem.consolidate(now=T0 + 5 * DAY)["facts"] == 0
+
+
+def test_a_fact_stays_when_one_of_its_turns_is_forgotten(tmp_path):
+    """helper173: forgetting one turn of a fact and consolidating again at the same ``now`` made
+    the same fact under a new id from the other turns, which superseded the fact of more."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        _three_sessions(mem, "I am allergic to penicillin and amoxicillin.")
+        assert mem.consolidate(now=T0 + 5 * DAY)["facts"] == 1
+        (fact,) = mem.query(namespace="u", tags=["fact"])
+        mem.forget("s0:3", namespace="u")
+        assert mem.consolidate(now=T0 + 5 * DAY)["facts"] == 0
+        assert [(f.id, f.state.value) for f in mem.query(namespace="u", tags=["fact"], include_superseded=True)] == [
+            (fact.id, "active")]
 
 
 def test_the_customers_statement_is_the_fact_not_the_assistants_promise(tmp_path):

@@ -10,7 +10,9 @@ lines of their own.
 Code is not prose. :func:`prose_sentences` leaves out fenced blocks (```` ``` ````) and lines that
 read as code, so a summary of a session that helped with a program is made of what was said,
 not of ``async for attempt in AsyncRetrying(``. :func:`split_sentences` keeps every line: an
-excerpt for a question about code should show the code.
+excerpt for a question about code should show the code. With ``lists=False`` it also leaves out
+the lines of a reply's layout: list items, headings and quotes (an assistant's options, plan
+steps and packing lists are no statement of what holds).
 """
 from __future__ import annotations
 
@@ -21,6 +23,9 @@ from sentencex import segment
 __all__ = ["split_sentences", "prose_sentences", "is_code_line", "sentence_starts"]
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
+#: A line of a reply's layout: a list item ("- ", "* ", "1. ", "2) "), a quote or table row, a
+#: Markdown heading, or a line that introduces what follows ("Carry-on packing list:").
+_LAYOUT = re.compile(r"^\s*(?:[-*+•>|#]|\d{1,3}[.)]\s)|:\s*$")
 # a line that starts like a statement of a common programming language, or is only brackets
 _CODE_START = re.compile(
     r"^\s*(def |class |import |from \S+ import |return\b|async |await |raise |try:|except\b|finally:|with \S"
@@ -101,9 +106,10 @@ def several_sentences(text: str) -> tuple[str, ...] | None:
     return tuple(parts[:MAX_SENTENCES]) if len(parts) > 1 else None
 
 
-def prose_sentences(text: str) -> list[str]:
+def prose_sentences(text: str, *, lists: bool = True) -> list[str]:
     """:func:`split_sentences` of the prose of ``text``: without fenced code blocks and without
-    lines that read as code (:func:`is_code_line`).
+    lines that read as code (:func:`is_code_line`); with ``lists=False`` without the lines of a
+    reply's layout too (list items, quotes, table rows, headings, a line ending with a colon).
 
     Returns
     -------
@@ -116,7 +122,7 @@ def prose_sentences(text: str) -> list[str]:
         if _FENCE.match(line):
             fenced = not fenced
             continue
-        if fenced or not line.strip() or is_code_line(line):
+        if fenced or not line.strip() or is_code_line(line) or (not lists and _LAYOUT.search(line)):
             continue
         out.extend(_segment(line))
     return out

@@ -835,7 +835,25 @@ def states_a_fact(sentence: str) -> bool:
     body = _reminded(strip_speaker(sentence).translate(APOSTROPHES).strip())
     if not _tokens(body) or _is_question(body) or _chatter_sentence(body) is not None or _hedged(body):
         return False
-    return not _is_proposal(body) and _PROMISE.match(body) is None
+    return not _is_proposal(body) and _PROMISE.match(body) is None and _COURTESY.search(body) is None
+
+
+#: A courtesy of a chat, however many content words it has ("Your support means a lot.",
+#: "Thanks for the tips!", "I really appreciate your help.", "Always here to help!", "Sorry to
+#: hear that, John.", "That sounds wonderful."): it thanks, comforts or reacts, and states nothing
+#: that holds ("Thanks to the new bus my commute dropped to 25 minutes." does).
+_COURTESY = re.compile(
+    r"^(?:(?:oh|well|honestly|really|seriously|aw+|and|again)\W+)*(?:many\s+)?(?:thanks|thank\s+you|thx|ty)\b(?!\s+to\b)"
+    r"|^(?:(?:oh|well|honestly|really|and)\W+)*(?:your\s+\w+|that|this|it|you|everything|all\s+(?:of\s+)?this)\s+"
+    r"(?:really\s+|truly\s+|just\s+)?(?:means?|meant)\s+(?:a\s+lot|so\s+much|a\s+great\s+deal|the\s+world)\b"
+    r"|^(?:(?:oh|well|honestly|really)\W+)*(?:i|we)\s+(?:really\s+|truly\s+|so\s+|do\s+)?appreciate\s+(?:it|that|this|you|"
+    r"(?:all\s+)?(?:your|the)\s+(?:help|support|advice|kindness|time|tips?|patience|encouragement|kind\s+words))\b"
+    r"|\b(?:always|happy|glad)\s+(?:\w+\s+)?to\s+help\W*$"
+    r"|^(?:(?:oh|well|honestly|really)\W+)*no\s+(?:problem|worries)(?:\W+(?:at\s+all|\w+))?\W*$"
+    r"|\bsorry\s+to\s+hear\b|\byou(?:'re|\s+are)\s+(?:very\s+|so\s+|most\s+)?welcome\b|\bmy\s+pleasure\b"
+    r"|^(?:good\s+luck|take\s+care|have\s+(?:a\s+)?(?:fun|great|good|nice|lovely))\b"
+    r"|^(?:that|this|it)\s+(?:sounds|looks|seems)\s+(?:so\s+|really\s+)?(?:great|wonderful|amazing|awesome|fun|lovely|good|"
+    r"nice|exciting|perfect|fantastic|delicious|beautiful|cool|hard|tough|rough|frustrating|stressful)\b", re.I)
 
 
 #: A speaker's promise, after an acknowledgement or not ("Understood, I will keep the fiscal year in

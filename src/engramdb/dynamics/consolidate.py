@@ -25,7 +25,8 @@ per namespace with one dynamics-log entry per action:
    summarised turns was superseded since (an edited message: ``@<turns>-<n>`` when that id is
    taken) (none when the summary would be a
    copy of one of its turns: a short session's one picked sentence may be a whole message). The text: its most central prose
-   sentences (:func:`engramdb.sentences.prose_sentences`: no code) picked by maximal marginal
+   sentences (:func:`engramdb.sentences.prose_sentences`: no code, nor an assistant's list items,
+   headings and quotes) picked by maximal marginal
    relevance (Carbonell & Goldstein 1998) against the session's centroid, in
    conversation order, or the text of a ``summarizer(texts) -> str`` callable. It has an
    ``extracted_from`` edge to every turn of the session and to the session node, so activation
@@ -40,10 +41,13 @@ per namespace with one dynamics-log entry per action:
    said; only a sentence that states something counts, as
    :func:`engramdb.dynamics.admission.states_a_fact` judges it: a question, a hedge or a piece
    of advice asked or given in every session is no fact, and a cluster of nothing else is not
-   promoted), with an ``evidence_for`` edge from each member; tagged ``protected`` too when a
+   promoted; nor is the layout of an assistant's reply, its list items, headings and quotes,
+   nor a cluster of an assistant's turns only: a plan or an option it repeats is no fact), with
+   an ``evidence_for`` edge from each member; tagged ``protected`` too when a
    member is (a health fact said in a chat, :meth:`Engram.add_conversation`). A new fact whose
    turns were evidence for live facts made of fewer restatements (restated again in a later
-   session) supersedes them: a fact is one memory. Being semantic, it decays
+   session) supersedes them: a fact is one memory; a cluster whose every turn already supports
+   one live fact (one of its turns forgotten or archived since) makes none. Being semantic, it decays
    with the semantic half-life (``DecayConfig.half_life_s``) instead of the episodic one.
 
 Idempotent: the summary and fact ids are functions of their sources, and what exists already is
@@ -170,7 +174,21 @@ def _statements(turn: str) -> tuple[str | None, list[str]]:
     or chatter)."""
     m = _SPEAKER.match(turn)
     who, body = (m.group(1), turn[m.end():]) if m else (None, turn)
-    return who, [x for x in prose_sentences(body) if states_a_fact(x)]
+    return who, [x for x in _prose(who, body) if states_a_fact(x)]
+
+
+def _said_by_assistant(turn: str) -> bool:
+    """Whether ``turn`` opens with the chat label ``"assistant: "``."""
+    m = _SPEAKER.match(turn)
+    return m is not None and m.group(1).lower() == "assistant"
+
+
+def _prose(who: str | None, body: str) -> list[str]:
+    """The prose sentences of a turn's ``body`` (:func:`engramdb.sentences.prose_sentences`); of
+    an assistant's, without its layout (list items, headings, quotes): its options ("1. Another
+    restaurant in Salem with a private room"), plan steps and list titles are no statement of
+    what holds, nor what a session said."""
+    return prose_sentences(body, lists=who is None or who.lower() != "assistant")
 
 
 def _fact_text(turn: str, member_vecs: np.ndarray, embed: Callable) -> str | None:
@@ -438,7 +456,7 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
                 for t, t_text in zip(turns, texts):
                     m = _SPEAKER.match(t_text)
                     who, body = (m.group(1), t_text[m.end():]) if m else (None, t_text)
-                    for s in prose_sentences(body):
+                    for s in _prose(who, body):
                         if len(_content_set(s)) >= cfg.summary_min_words:
                             sents.append(f"{who}: {s}" if who else s)
                             owner.append(t)
@@ -487,10 +505,15 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
             members = [int(tnids[i]) for i in group]
             if len({session_of[m] for m in members}) < cfg.fact_min_sessions:
                 continue
+            if all(_said_by_assistant(recs[m]["text"]) for m in members):
+                continue   # an assistant repeating its own plan or advice: no one stated it as holding
             ids = sorted(c.ext_ids[m] for m in members)
             ext = "fact:" + hashlib.sha256("\x00".join(ids).encode()).hexdigest()[:16]
             if exists(ext):
                 continue
+            if set.intersection(*(_facts_of(csr, m, tagged) for m in members)) - retired:
+                continue   # every turn supports one live fact already (a turn of it archived or
+                # forgotten since: the rest restate nothing new, and the fact of more stays)
             gv = tvecs[group]
             # the newest restatement's wording; a turn that only asks, hedges or advises states no
             # fact: the newest that states one
