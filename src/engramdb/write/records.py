@@ -849,8 +849,8 @@ def _backward_replacements(unit: WriteUnit, prepared: list[Prepared], rows: np.n
                            by_nid: dict[int, Prepared], stored: dict[int, dict | None],
                            max_words: int) -> list[tuple[Prepared, int, str]]:
     """The stored memories that share the words of each new statement of ``rows`` (bool, shape
-    (n,), batch order: statements said before the namespace's newest memory) the most (BM25,
-    :func:`_keyword_neighbours`, by its :data:`_RARE_WORDS` rarest words) and report a thing in
+    (n,), batch order: statements said before the namespace's newest memory) the most (BM25 by
+    its :data:`_RARE_WORDS` rarest words, the :data:`CHANGE_CANDIDATES` best) and report a thing in
     use replaced or a duty passed on whose every word of an old name, of the duty or of the thing
     switched the statement holds (:func:`_replaced_terms`, as :func:`_batch_swaps` pairs them):
     (new memory, report nid, its text). A stored neighbour the subject hints know to report no
@@ -868,7 +868,7 @@ def _backward_replacements(unit: WriteUnit, prepared: list[Prepared], rows: np.n
         # (its rarest words: a replaced name or a duty is rare beside "use" or "handles"; the
         # common words' postings cost most of a search)
         rare = sorted(term_counts(p.text)[0], key=lambda t: (-sp.keyword.idf(t), t))[:_RARE_WORDS]
-        labs = _keyword_neighbours(unit, p, " ".join(rare)) if rare else np.zeros(0, np.int64)
+        labs = np.asarray(sp.keyword.search_terms(dict.fromkeys(rare, 1.0), CHANGE_CANDIDATES)[0], np.int64)
         words = None
         for lab in labs[~hints.no_report(labs)].tolist():
             if lab not in names_of:
