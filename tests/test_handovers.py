@@ -48,7 +48,6 @@ HANDOVERS = [
 
 NO_HANDOVERS = [
     ("Raj handles the backend.", "Aisha will take over the backend next month."),   # a plan, later
-    ("Raj handles the backend.", "Aisha is taking over the backend starting Monday."),
     ("Raj handles the backend.", "Aisha will cover the backend while Raj is on leave."),   # a stand-in
     ("Raj handles the backend.", "Aisha is covering the backend for two weeks."),
     ("Raj handles the backend.", "Should Aisha take over the backend?"),   # a question
@@ -190,3 +189,33 @@ def test_recall_puts_the_new_holder_first_and_warns(tmp_path, old, new, question
         top = got.hits[0].id
         assert any(w.later == top and any(m.get(x).text.endswith(old) for x in (w.source, w.target))
                    for w in got.warnings)
+
+
+@pytest.mark.parametrize("old, new, question, start, old_first", [
+    ("Raj handles the backend.", "Aisha is taking over the backend starting Monday.", "Who handles the backend?",
+     "2023-11-20", True),
+    ("At work I'm in charge of writing the Monday standup notes.",
+     "Also Dana is taking over the Monday standup notes from me starting next week.",
+     "Who writes the Monday standup notes?", "2023-11-20", True),
+    # (before December the report, which names the question's words, may come first by its own
+    # score: it says from when)
+    ("And my 1:1 with my manager Fiona is on Tuesdays at 10am.",
+     "Marcus Bell is taking over as my line manager from December 1st.", "Who is my line manager?", "2023-12-01",
+     False),
+])
+def test_a_handover_to_start_on_a_day_to_come_holds_from_then(tmp_path, old, new, question, start, old_first):
+    """helper174 and helper168, fresh users: a handover said to start later was no handover at all
+    (linked to nothing, the old holder first ever after). It is one valid from the day it names
+    (engramdb.starts): the old holder comes first before that day, the new one after it."""
+    from datetime import datetime, timezone
+
+    said = T0 + 3 * DAY   # 2023-11-17, a Friday
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        m.add(old, id="old", created_at=T0)
+        m.add(new, id="new", created_at=said)
+        assert _change_links(m, "new", "old") == {"contradicts"}
+        assert datetime.fromtimestamp(m.get("new").valid_from, timezone.utc).date().isoformat() == start
+        before = m.recall(question, k=2, now=said + DAY, reinforce=False)
+        assert {h.id for h in before.hits} == {"old", "new"} and before.warnings
+        assert not old_first or before.hits[0].id == "old"
+        assert m.recall(question, k=2, now=said + 30 * DAY, reinforce=False).hits[0].id == "new"

@@ -72,6 +72,7 @@ from .handovers import hands_over, handover_report
 from .sentences import several_sentences
 from .speakers import PERSON_NOUNS, labelled
 from .standing import changes_standing, standing
+from .starts import without_start
 from .swaps import replaces, swap_report
 
 __all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "asked_measures", "asked_sorts", "change_report", "changed_clauses",
@@ -394,7 +395,8 @@ def change_report(text: str) -> ChangeReport | None:
     """
     if re.match(r"\s*assistant\s*:", text, re.I):
         return None   # (an assistant's words are advice or an offer)
-    text = without_questions(text)   # ("... raised my lisinopril to 20 mg. Should I take it at night?")
+    text = without_questions(without_start(text))   # (a change said to start on a day to come is
+    # read as a change: the write path stores it valid from that day, engramdb.starts)   # ("... raised my lisinopril to 20 mg. Should I take it at night?")
     if not text:
         return None
     got = _value_report(text)

@@ -47,6 +47,7 @@ from typing import NamedTuple
 from .facts import FUNCTION_WORDS, NEGATIONS, NOT_NOW, not_done, report_body, tokens
 from .sentences import several_sentences
 from .speakers import PERSON_NOUNS
+from .starts import without_start
 
 __all__ = ["Handover", "handover_report", "hands_over"]
 
@@ -68,6 +69,8 @@ _S = r"[^\S\n]+"
 _NO_NAMES = frozenset("the our my your his her their this that these those we they he she it you so and but then "
                       "now since after today yesterday also just ok okay well update fyi note heads quick btw "
                       "starting from as of monday tuesday wednesday thursday friday saturday sunday".split())
+#: Words that open a sentence before its subject ("Also Dana is taking over ...", "So Raj ...").
+_OPENERS = frozenset("also so and but then now ok okay well update fyi note btw just oh plus".split())
 #: A person's name: one to three capitalised words.
 _NAME = r"(?:(?-i:Dr|Mr|Mrs|Ms|Mx|Prof)\.?{s})?(?-i:[A-Z][\w'’-]*)(?:{s}(?-i:[A-Z][\w'’-]*)){{0,2}}".format(s=_S)
 #: Titles before a name, no part of whom it names ("Dr. Kim" is Kim).
@@ -124,9 +127,9 @@ _PATTERNS = (
 _WORD = re.compile(r"[a-z]+")
 #: Substrings of which a text holds one before its words are read (most texts hold none).
 _NEEDS_WORDS = re.compile("over|replac|hand|pass|now |new ")
-#: A stand-in, not a handover.
+#: A stand-in, not a handover ("also" opening the sentence is news: "Also Dana is taking over ...").
 _STAND_IN = re.compile(
-    rf"\b(?:while|until|till|temporar\w*|interim|acting|alongside|together{_S}with|as{_S}well|too|also|"
+    rf"\b(?:while|until|till|temporar\w*|interim|acting|alongside|together{_S}with|as{_S}well|too|(?<!^)also|"
     rf"(?:was|were|is|are){_S}(?:out|away|off|sick|ill)|out{_S}with|cover(?:s|ed|ing)?{_S}for|fill(?:s|ed|ing)?{_S}in|"
     rf"on{_S}(?:leave|vacation|holiday|sabbatical)|out{_S}sick|for{_S}(?:now|the{_S}(?:time{_S}being|next)|"
     rf"(?:a|one|two|three|four|five|six|a{_S}few|a{_S}couple{_S}of|\d+){_S}(?:\w+{_S})?(?:day|week|month|sprint)s?))\b", re.I)
@@ -164,6 +167,8 @@ def _words(text: str | None) -> tuple[str, ...]:
 def _person(text: str | None) -> tuple[str, ...] | None:
     """A name as lower-case words (``("i",)`` for the speaker), or None for no one."""
     words = _words(text)
+    while len(words) > 1 and words[0] in _OPENERS:   # ("Also Dana is taking over ...")
+        words = words[1:]
     if not words:
         return None
     if words[0] in _SPEAKER or words[0] == "we":
@@ -186,7 +191,7 @@ def handover_report(text: str) -> Handover | None:
     low = text.lower()
     if _NEEDS_WORDS.search(low) is None or not _patterns(set(_WORD.findall(low))):
         return None   # (most texts; the write path asks it of every new memory)
-    assistant, body = report_body(text)
+    assistant, body = report_body(without_start(text))   # (one to start on a day to come: engramdb.starts)
     if assistant:
         return None   # (an assistant's words are advice or an echo)
     found = None

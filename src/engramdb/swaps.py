@@ -65,6 +65,7 @@ from .facts import (
 )
 from .sentences import several_sentences
 from .speakers import PERSON_NOUNS
+from .starts import without_start
 from .timeref import CALENDAR_WORDS
 
 __all__ = ["Swap", "replaced_sentences", "replaces", "swap_report"]
@@ -248,7 +249,7 @@ def swap_report(text: str) -> Swap | None:
     """
     if _NEEDS.search(text.lower()) is None:
         return None   # (most texts: no word of any pattern; the write path asks it of every new memory)
-    assistant, body = report_body(text)
+    assistant, body = report_body(without_start(text))   # (one to start on a day to come: engramdb.starts)
     if assistant:
         return None   # (an assistant's words are advice or an echo)
     if not body or not any(pattern.search(body) for _kind, pattern in _patterns(body)):

@@ -30,6 +30,7 @@ from ..changes import change_report, changes_value, gives_value, named_stems, wo
 from ..handovers import handover_report
 from ..swaps import swap_report
 from ..standing import STANDING_WORDS, refines_standing, standings
+from ..starts import change_start
 from ..facts import conflict_many, fact_signature, restates, subject_key, subject_of
 from ..index.keyword import term_counts
 from ..sentences import several_sentences
@@ -209,6 +210,10 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
                                   "source": source})
     p.recorded_at = record_now if backfill is None else backfill
     p.valid_from, p.valid_to = _temporal.valid_interval(item, created_at)
+    if item.get("valid_from") is None and item.get("valid_to") is None:
+        start = change_start(text, created_at)   # a change said to start on a day to come
+        if start is not None and change_report(text) is not None:   # ("... starting next week"):
+            p.valid_from = start   # valid from then (recall puts it first from then on)
     p.stated_valid_to = p.valid_to
     sc = state.config.slots
     slot = _slots.slot_from_item(item, text, sc.extractor, sc.is_single)

@@ -1,0 +1,83 @@
+"""engramdb.starts: when a change a text reports takes effect, for a change said to start on a
+day to come; and the write path storing such a change valid from then."""
+from datetime import datetime, timezone
+
+import pytest
+
+import engramdb
+from engramdb import starts
+from engramdb.starts import change_start, without_start
+
+
+def _at(*a) -> float:
+    return datetime(*a, tzinfo=timezone.utc).timestamp()
+
+
+SAID = _at(2025, 9, 10, 12)   # a Wednesday
+
+
+def _day(t):
+    return None if t is None else datetime.fromtimestamp(t, timezone.utc).date().isoformat()
+
+
+def test_the_module_examples_hold():
+    import doctest
+    assert doctest.testmod(starts).failed == 0
+
+
+@pytest.mark.parametrize("text, day", [
+    ("Dana is taking over the notes starting next week.", "2025-09-15"),   # the Monday of next week
+    ("Spanish class is moving to Wednesdays starting next week.", "2025-09-15"),
+    ("Marcus is taking over as my line manager from October 1st.", "2025-10-01"),
+    ("The rent goes up to $1,600 from 1 October.", "2025-10-01"),
+    ("Her cousin Ola will walk Biscuit from the 20th.", "2025-09-20"),
+    ("Ola walks Biscuit from the 5th.", "2025-10-05"),                      # this month's 5th is past
+    ("Let's make it £600 a month from November.", "2025-11-01"),
+    ("The new price applies from March.", "2026-03-01"),                    # next March
+    ("Aisha is taking over the backend starting Monday.", "2025-09-15"),
+    ("Aisha is taking over the backend starting on Wednesday.", "2025-09-17"),   # not the day said
+    ("Aisha takes over the backend next month.", "2025-10-01"),
+    ("Aisha takes over the backend as of tomorrow.", "2025-09-11"),
+    ("Effective January 5, the office opens at 8am.", "2026-01-05"),
+    ("Pickup moves to 3pm next Friday.", "2025-09-12"),
+])
+def test_a_start_is_resolved_forward_from_when_it_was_said(text, day):
+    assert _day(change_start(text, SAID)) == day
+
+
+@pytest.mark.parametrize("text", [
+    "Dana is taking over the notes.", "We moved from Poetry to uv.", "I work from Monday to Friday.",
+    "Open from 9 to 5.", "Starting today, Dana takes the notes.", "next time we meet", "I moved here from May 2021.",
+    "from the 40th", "Standup moved to Monday.",
+])
+def test_what_names_no_start_to_come(text):
+    assert change_start(text, SAID) is None
+
+
+def test_without_start_leaves_the_change():
+    assert without_start("Also Dana is taking over the notes from me starting next week.") == \
+        "Also Dana is taking over the notes from me."
+    assert without_start("We moved from Poetry to uv.") == "We moved from Poetry to uv."
+
+
+def test_a_change_to_start_later_is_stored_valid_from_then(tmp_path):
+    """The write path stores a change report with a start valid from it; a given valid_from, any
+    other text and a change in effect keep their own."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        m.add("My rent is $1,450 a month.", id="rent", created_at=_at(2025, 9, 1))
+        m.add("The rent goes up to $1,600 from October 1st.", id="up", created_at=SAID)
+        m.add("The rent goes up to $1,700 from January 1st.", id="given", created_at=SAID,
+              valid_from=_at(2025, 12, 1))
+        m.add("I work from Monday to Friday.", id="week", created_at=SAID)
+        assert _day(m.get("up").valid_from) == "2025-10-01"
+        assert _day(m.get("given").valid_from) == "2025-12-01"
+        assert _day(m.get("week").valid_from) == "2025-09-10"
+        assert "contradicts" in {e.relation.value for e in m.edges("up") if "rent" in (e.source, e.target)}
+        assert m.recall("How much is my rent?", k=3, now=_at(2025, 10, 20), reinforce=False).hits[0].id in ("up", "given")
+
+
+def test_a_start_past_the_calendars_end_is_none():
+    late = _at(9999, 12, 20)
+    assert change_start("The rent goes up to $1,600 starting next year.", late) is None
+    assert change_start("The rent goes up to $1,600 starting next month.", late) is None
+    assert change_start("The rent goes up to $1,600 from the 5th.", late) is None
