@@ -38,7 +38,11 @@ def test_the_module_examples_hold():
     ("Aisha is taking over the backend starting on Wednesday.", "2025-09-17"),   # not the day said
     ("Aisha takes over the backend next month.", "2025-10-01"),
     ("Aisha takes over the backend as of tomorrow.", "2025-09-11"),
-    ("Effective January 5, the office opens at 8am.", "2026-01-05"),
+    ("The office opens at 8am effective January 5.", "2026-01-05"),
+    ("The rent goes up to $1,600 from the 1st of October.", "2025-10-01"),
+    ("Aisha takes over the backend starting this Monday.", "2025-09-15"),
+    ("The landlord raised my rent to $1,600 starting next month.", "2025-10-01"),   # told in the past, "next"
+    ("Leap day pricing applies from February 29.", "2028-02-29"),
     ("Pickup moves to 3pm next Friday.", "2025-09-12"),
 ])
 def test_a_start_is_resolved_forward_from_when_it_was_said(text, day):
@@ -49,15 +53,42 @@ def test_a_start_is_resolved_forward_from_when_it_was_said(text, day):
     "Dana is taking over the notes.", "We moved from Poetry to uv.", "I work from Monday to Friday.",
     "Open from 9 to 5.", "Starting today, Dana takes the notes.", "next time we meet", "I moved here from May 2021.",
     "from the 40th", "Standup moved to Monday.",
+    # a hostile pass (helper175): a start that does not end the change's sentence, a change told in
+    # the past, a source, a range, a person, a year, a day no month has
+    "Effective January 5, the office opens at 8am.", "From Monday on the rent is $1,600.",
+    "Per the email from Monday, standup moved to 10am.", "Dana took over the notes from Monday's meeting.",
+    "I switched from Tuesday yoga to Thursday yoga.", "Standup moved to 10am from Monday – Friday.",
+    "Hours changed: from Monday-Friday 9-5.", "The rent went up to $1,600 from September 1st.",
+    "My rent went up to $1,600 as of September 5th.", "The landlord raised my rent to $1,600 from the 1st.",
+    "Dana took over the standup notes from Jan.", "Dana is taking over the standup notes from April.",
+    "The rent went up to $1,600 from May 2019.", "The rent goes up to $1,600 from October 1, 2024.",
+    "The rent goes up to $1,600 from September 31st.",
 ])
 def test_what_names_no_start_to_come(text):
     assert change_start(text, SAID) is None
+
+
+@pytest.mark.parametrize("text", [
+    "The landlord raised my rent to $1,600. Are you free starting next week?",
+    "The landlord raised my rent to $1,600. I'm on vacation from next week.",
+    "Standup moved to 10am, so I'll see you next Monday.",
+    "My doctor raised my lisinopril to 20 mg. Next appointment is next month.",
+    "Marcus Bell took over as my line manager. He's off from Friday.",
+])
+def test_a_start_of_another_sentence_times_no_change(text):
+    """helper175: a start anywhere in a message moved the date of the change it holds."""
+    from engramdb.changes import change_report
+    assert change_start(text, SAID, reads=change_report) is None
 
 
 def test_without_start_leaves_the_change():
     assert without_start("Also Dana is taking over the notes from me starting next week.") == \
         "Also Dana is taking over the notes from me."
     assert without_start("We moved from Poetry to uv.") == "We moved from Poetry to uv."
+    assert without_start("The rent goes up to $1,600 from the 1st of October.") == "The rent goes up to $1,600."
+    for kept in ("From Monday on the rent is $1,600.", "Hours changed: from Monday-Friday 9-5.",
+                 "The rent went up to $1,600 from May 2019.", "The rent goes up to $1,600 from September 31st."):
+        assert without_start(kept) == kept
 
 
 def test_a_change_to_start_later_is_stored_valid_from_then(tmp_path):

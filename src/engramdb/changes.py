@@ -395,8 +395,9 @@ def change_report(text: str) -> ChangeReport | None:
     """
     if re.match(r"\s*assistant\s*:", text, re.I):
         return None   # (an assistant's words are advice or an offer)
-    text = without_questions(without_start(text))   # (a change said to start on a day to come is
-    # read as a change: the write path stores it valid from that day, engramdb.starts)   # ("... raised my lisinopril to 20 mg. Should I take it at night?")
+    # ("... raised my lisinopril to 20 mg. Should I take it at night?"; a change said to start on a
+    # day to come is read as a change: the write path stores it valid from that day, engramdb.starts)
+    text = without_questions(without_start(text))
     if not text:
         return None
     got = _value_report(text)

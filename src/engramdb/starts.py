@@ -1,6 +1,6 @@
 """When a change a text reports takes effect, when it names a time to come: "Dana is taking over
 the standup notes from me starting next week.", "Marcus Bell is taking over as my line manager
-from October 1st.", "Spanish class is moving to Wednesdays starting next week."
+from October 1st.", "The rent goes up to $1,600 from October 1st."
 
 The change readers (:mod:`engramdb.changes`, :mod:`engramdb.handovers`, :mod:`engramdb.swaps`)
 read a change said to start later as no change: before that time the old value still holds.
@@ -10,13 +10,19 @@ The write path stores such a report valid from its start (``valid_from``), so re
 above the value it replaces only from then on (:func:`engramdb.recall.ranking.run` orders two
 memories linked ``contradicts`` by which is valid at the recall's ``now``).
 
-A start is a marker and a time to come: "starting", "from", "as of", "beginning", "effective"
-(also "starting on") before "next week" / "next month" / "next year", "tomorrow", a weekday
-("next Monday", "Monday"), a date ("October 1st", "1 October", "the 20th") or a month
-("November"). A bare "next week" or "next Monday" counts too. Resolved in UTC, forward: a weekday
-is the first one after the day said, a date without a year the first such date after it, "the
-20th" the 20th of this month or the next, a month its first day, "next week" its Monday.
-Vague times ("soon", "someday", "in a while") and conditions are no start.
+A start ends the sentence of the change it times ("... from October 1st."; a start elsewhere in
+the text, "I'm on vacation from next week." beside "The landlord raised my rent to $1,600.", or
+before the change, "Per the email from Monday, standup moved to 10am.", times nothing). It is a
+marker, "starting", "from", "as of", "beginning", "effective" (also "starting on"), before a time
+to come: "next week" / "next month" / "next year", "tomorrow", a weekday ("next Monday", "this
+Monday", "Monday"), a date ("October 1st", "1 October", "the 1st of October", "the 20th"), or a
+month (but not April, May, June or August after "from": "taking over from April" names a person);
+a bare "next week" or "next Monday" counts too. A change told in the past tense ("The rent went
+up to $1,600 from September 1st.") takes only an explicit "next ..." or "tomorrow": its weekday,
+date or month is of the past. A start with a year, a range ("from Monday to Friday") and a day
+no month has are none. Resolved in UTC, forward: a weekday is the first one after the day said,
+a date without a year the first such date after it (within eight years: February 29), "the
+20th" the 20th of this month or a later one, a month its first day, "next week" its Monday.
 
 >>> from datetime import datetime, timezone
 >>> said = datetime(2025, 9, 10, 12, tzinfo=timezone.utc).timestamp()   # a Wednesday
@@ -27,7 +33,10 @@ Vague times ("soon", "someday", "in a while") and conditions are no start.
 '2025-10-01'
 >>> without_start("Marcus is taking over as my line manager from October 1st.")
 'Marcus is taking over as my line manager.'
->>> change_start("Dana is taking over the notes.", said) is None
+>>> change_start("Dana is taking over the notes. I'm away from next week.", said) is None
+False
+>>> change_start("Dana is taking over the notes. I'm away from next week.", said,
+...              reads=lambda sentence: "taking over" in sentence or None) is None
 True
 """
 from __future__ import annotations
@@ -35,6 +44,7 @@ from __future__ import annotations
 import calendar
 import re
 from datetime import datetime, timedelta, timezone
+from typing import Any, Callable
 
 __all__ = ["change_start", "without_start"]
 
@@ -48,65 +58,127 @@ _S = r"[^\S\n]+"
 _ORD = r"(?:st|nd|rd|th)?"
 #: A time to come, each alternative in a named group.
 _WHEN = (rf"(?:(?P<next>next|this{_S}coming){_S}(?P<unit>week|month|year|{_DAY_ALT})"
+         rf"|this{_S}(?P<this_day>{_DAY_ALT})"
          rf"|(?P<tomorrow>tomorrow)"
-         rf"|(?P<md_month>{_MONTH_ALT})\.?{_S}(?P<md_day>\d{{1,2}}){_ORD}\b"
-         rf"|(?P<dm_day>\d{{1,2}}){_ORD}{_S}(?:of{_S})?(?P<dm_month>{_MONTH_ALT})\b"
-         rf"|the{_S}(?P<nth>\d{{1,2}}){_ORD}\b"
-         rf"|(?P<weekday>{_DAY_ALT})\b"
-         rf"|(?P<month>{_MONTH_ALT})\b)")
-#: A start: a marker and a time to come, or a bare "next week" / "next Monday" (the marker, and
-#: the comma before it, are part of what :func:`without_start` removes).
-_START = re.compile(rf"(?:^|,?{_S})(?:(?P<marker>starting|from|as{_S}of|beginning|effective|commencing)(?:{_S}on)?{_S})?"
-                    rf"{_WHEN}(?:,?{_S}(?P<year>(?:19|20)\d\d)\b)?", re.I)
-
-
+         rf"|(?P<md_month>{_MONTH_ALT})\.?{_S}(?P<md_day>\d{{1,2}}){_ORD}"
+         rf"|(?:the{_S})?(?P<dm_day>\d{{1,2}}){_ORD}{_S}(?:of{_S})?(?P<dm_month>{_MONTH_ALT})"
+         rf"|the{_S}(?P<nth>\d{{1,2}}){_ORD}"
+         rf"|(?P<weekday>{_DAY_ALT})"
+         rf"|(?P<month>{_MONTH_ALT}))")
+#: A start that ends its sentence: a marker (and the comma before it) and a time to come, then
+#: only closing punctuation (what :func:`without_start` removes is the match up to them).
+_START = re.compile(rf"(?:,?{_S}|^)(?:(?P<marker>starting|from|as{_S}of|beginning|effective|commencing)"
+                    rf"(?:{_S}on)?{_S})?{_WHEN}\b(?:,?{_S}(?P<year>\d{{4}})\b)?(?=[\s.!?;:)\"'”’]*$)", re.I)
+#: Months that are also first names: after "from" they may name a person.
+_NAMES = frozenset("april may june august".split())
+#: Where a sentence ends (a line break, or ".", "!", "?" before a space).
+_SENTENCE_END = re.compile(r"\n|(?<=[.!?])\s+")
 #: Words of a text that may hold a start (a cheap test before the pattern).
-_CUES = ("start", "from", "as of", "begin", "effective", "commenc", "next")
-#: A span, not a start: "from Monday to Friday".
-_RANGE = re.compile(rf"{_S}(?:to|until|till|through|thru|-|–)\b", re.I)
+_CUES = ("start", "from", "as of", "begin", "effective", "commenc", "next", "this coming", "tomorrow")
+#: A past-tense verb of the sentence before its start: a weekday, date or month there is of the past.
+_PAST = re.compile(r"\b(?:\w{2,}ed|went|took|gave|made|got|came|became|began|left|put|set|cut|ran|paid|rose|"
+                   r"fell|grew|brought|bought|sold|sent|spent|told|said)\b", re.I)
 
 
-def _found(text: str) -> re.Match | None:
-    """The first start of ``text``: a time to come after a marker, or a bare "next <unit>"."""
-    low = (text or "").lower()
+def _sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of ``text``."""
+    out, at = [], 0
+    for m in _SENTENCE_END.finditer(text):
+        out.append((at, m.start()))
+        at = m.end()
+    out.append((at, len(text)))
+    return out
+
+
+def _starts(text: str) -> list[tuple[int, int, re.Match]]:
+    """Each sentence of ``text`` that ends with a start: (sentence start, sentence end, the start)."""
+    low = text.lower()
     if not any(cue in low for cue in _CUES):
-        return None
-    for m in _START.finditer(text):
-        if (m.group("marker") or m.group("next")) and not _RANGE.match(text, m.end()):
-            return m
-    return None
+        return []
+    out = []
+    for a, b in _sentences(text):
+        m = _START.search(text, a, b)
+        if m is not None and (m.group("marker") or m.group("next")) and m.start() > a:
+            out.append((a, b, m))
+    return out
 
 
-def change_start(text: str, said_at: float) -> float | None:
+def change_start(text: str, said_at: float, *, reads: Callable[[str], Any] | None = None) -> float | None:
     """The time to come (Unix seconds, UTC midnight of its first day) at which the change
-    ``text`` (str) reports starts, resolved forward from ``said_at`` (Unix seconds); None when it
-    names no such start, or one not after the day it was said.
+    ``text`` (str) reports starts, resolved forward from ``said_at`` (Unix seconds): the start
+    that ends the last sentence that has one (and whose clause ``reads``, when given, reads as a
+    change once without its start: ``reads(clause)`` not None). None when no sentence names such
+    a start, or only one not after the day it was said.
 
     Parameters
     ----------
     text : str
     said_at : float
         When the text was said (its event time), Unix seconds.
+    reads : callable, optional
+        ``str -> object or None``: whether a sentence reports a change
+        (:func:`engramdb.changes.change_report`).
 
     Returns
     -------
     float or None
         None also for a start past the calendar's end (after the year 9999).
     """
-    m = _found(text)
-    if m is None:
-        return None
-    try:
-        return _resolved(m, float(said_at))
-    except (ValueError, OverflowError, OSError):   # past the calendar's end (year 9999) or before its start
-        return None
+    found = None
+    for a, _b, m in _starts(text):
+        if reads is not None and reads(_last_clause(text[a: m.start()])) is None:
+            continue   # (the start times another clause: "Standup moved to 10am, so I'll see you next Monday.")
+        try:
+            got = _resolved(m, float(said_at), past=_PAST.search(text, a, m.start()) is not None)
+        except (ValueError, OverflowError, OSError):   # past the calendar's end (year 9999) or before its start
+            got = None
+        if got is not None:
+            found = got
+    return found
 
 
-def _resolved(m: re.Match, said_at: float) -> float | None:
-    """:func:`change_start` of the start ``m`` said at ``said_at``."""
+#: Where a clause of a sentence starts ("Standup moved to 10am, so I'll see you ...").
+_CLAUSE = re.compile(r"[,;:]\s|\b(?:so|and|but|then|because|while)\b", re.I)
+
+
+def _last_clause(sentence: str) -> str:
+    """The last clause of ``sentence`` (all of it when it has one)."""
+    cut = 0
+    for cut_m in _CLAUSE.finditer(sentence):
+        cut = cut_m.end()
+    return sentence[cut:]
+
+
+def without_start(text: str) -> str:
+    """``text`` (str) without the start that ends each of its sentences ("..., starting next
+    week"), so a reader takes the change as in effect; ``text`` itself when it names none. A
+    start with a year, or on a day no month has, is left: it may be of the past."""
+    starts = [m for _a, _b, m in _starts(text) if not m.group("year") and _may_come(m)]
+    for m in reversed(starts):
+        text = text[: m.start()] + text[m.end():]
+    return text
+
+
+def _may_come(m: re.Match) -> bool:
+    """Whether the day ``m`` names exists in some year (not "September 31st", "the 40th")."""
+    day = m.group("md_day") or m.group("dm_day") or m.group("nth")
+    if day is None:
+        return True
+    month = m.group("md_month") or m.group("dm_month")
+    top = 31 if month is None else calendar.monthrange(2024, _MONTHS[month.lower()])[1]   # (2024: a leap year)
+    return 1 <= int(day) <= top
+
+
+def _resolved(m: re.Match, said_at: float, *, past: bool) -> float | None:
+    """:func:`change_start` of the start ``m`` said at ``said_at``; ``past``: the sentence tells the
+    change in the past tense (only "next ..." and "tomorrow" then name a time to come)."""
+    g = {k: (v.lower() if v else v) for k, v in m.groupdict().items()}
+    if g["year"] or (past and not (g["next"] or g["tomorrow"])) or not _may_come(m):
+        return None
+    if g["month"] in _NAMES and g["marker"] == "from":
+        return None   # ("taking over from April": a person)
     said = datetime.fromtimestamp(said_at, timezone.utc)
     day = datetime(said.year, said.month, said.day, tzinfo=timezone.utc)
-    g = {k: (v.lower() if v else v) for k, v in m.groupdict().items()}
     start = None
     if g["next"]:
         unit = g["unit"]
@@ -120,36 +192,19 @@ def _resolved(m: re.Match, said_at: float) -> float | None:
             start = _next_weekday(day, _WEEKDAYS[unit])
     elif g["tomorrow"]:
         start = day + timedelta(days=1)
-    elif g["year"] and (g["md_month"] or g["dm_month"] or g["month"]):   # ("from May 2021": that one)
-        month = _MONTHS[g["md_month"] or g["dm_month"] or g["month"]]
-        n = int(g["md_day"] or g["dm_day"] or 1)
-        if n <= calendar.monthrange(int(g["year"]), month)[1]:
-            start = datetime(int(g["year"]), month, n, tzinfo=timezone.utc)
     elif g["md_month"] or g["dm_month"]:
         month = _MONTHS[g["md_month"] or g["dm_month"]]
         start = _next_date(day, month, int(g["md_day"] or g["dm_day"]))
     elif g["nth"]:
-        n = int(g["nth"])
-        if 1 <= n <= 31:
-            start = _next_date(day, day.month, n, months=True)
-    elif g["weekday"]:
-        start = _next_weekday(day, _WEEKDAYS[g["weekday"]])
+        start = _next_date(day, day.month, int(g["nth"]), months=True)
+    elif g["weekday"] or g["this_day"]:
+        start = _next_weekday(day, _WEEKDAYS[g["weekday"] or g["this_day"]])
     elif g["month"]:
         month = _MONTHS[g["month"]]
         start = _month_start(day.year + (month <= day.month), month)
     if start is None or start <= day:
         return None
     return start.timestamp()
-
-
-def without_start(text: str) -> str:
-    """``text`` (str) without the start :func:`change_start` reads in it ("..., starting next
-    week"), so a reader takes the change as in effect; ``text`` itself when it names none."""
-    m = _found(text)
-    if m is None:
-        return text
-    rest = text[m.end():]
-    return text[: m.start()] + (rest.lstrip(", ") if m.start() == 0 else rest)
 
 
 def _month_start(year: int, month: int) -> datetime:
@@ -163,9 +218,9 @@ def _next_weekday(day: datetime, weekday: int) -> datetime:
 
 
 def _next_date(day: datetime, month: int, n: int, *, months: bool = False) -> datetime | None:
-    """The first date ``n`` of ``month`` after ``day`` (of this or a later year; with ``months``,
-    of this month or a later one), or None for a day no such month has."""
-    for step in range(13 if months else 2):
+    """The first date ``n`` of ``month`` after ``day`` (of this or one of the next eight years;
+    with ``months``, of this month or one of the next twelve), or None."""
+    for step in range(13 if months else 9):
         if months:
             year, mon = day.year + (month - 1 + step) // 12, (month - 1 + step) % 12 + 1
         else:

@@ -211,9 +211,9 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
     p.recorded_at = record_now if backfill is None else backfill
     p.valid_from, p.valid_to = _temporal.valid_interval(item, created_at)
     if item.get("valid_from") is None and item.get("valid_to") is None:
-        start = change_start(text, created_at)   # a change said to start on a day to come
-        if start is not None and change_report(text) is not None:   # ("... starting next week"):
-            p.valid_from = start   # valid from then (recall puts it first from then on)
+        start = change_start(text, created_at, reads=change_report)   # a change said to start on a
+        if start is not None:   # day to come ("... starting next week"): valid from then (recall puts
+            p.valid_from = start   # it first from then on)
     p.stated_valid_to = p.valid_to
     sc = state.config.slots
     slot = _slots.slot_from_item(item, text, sc.extractor, sc.is_single)
