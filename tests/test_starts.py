@@ -43,6 +43,8 @@ def test_the_module_examples_hold():
     ("Aisha takes over the backend starting this Monday.", "2025-09-15"),
     ("The landlord raised my rent to $1,600 starting next month.", "2025-10-01"),   # told in the past, "next"
     ("Leap day pricing applies from February 29.", "2028-02-29"),
+    ("Effective January 5, the office opens at 8am.", "2026-01-05"),   # a start opening its sentence
+    ("Starting next week, the daily standup moves to 9:30am.", "2025-09-15"),
     ("Pickup moves to 3pm next Friday.", "2025-09-12"),
 ])
 def test_a_start_is_resolved_forward_from_when_it_was_said(text, day):
@@ -55,7 +57,7 @@ def test_a_start_is_resolved_forward_from_when_it_was_said(text, day):
     "from the 40th", "Standup moved to Monday.",
     # a hostile pass (helper175): a start that does not end the change's sentence, a change told in
     # the past, a source, a range, a person, a year, a day no month has
-    "Effective January 5, the office opens at 8am.", "From Monday on the rent is $1,600.",
+    "From Monday on the rent is $1,600.",
     "Per the email from Monday, standup moved to 10am.", "Dana took over the notes from Monday's meeting.",
     "I switched from Tuesday yoga to Thursday yoga.", "Standup moved to 10am from Monday – Friday.",
     "Hours changed: from Monday-Friday 9-5.", "The rent went up to $1,600 from September 1st.",
@@ -91,6 +93,20 @@ def test_without_start_leaves_the_change():
         assert without_start(kept) == kept
 
 
+@pytest.mark.parametrize("text, read", [
+    ("Spanish class is moving to Wednesdays starting next week. Same time, 6:30.",
+     "Spanish class moves to Wednesdays. Same time, 6:30."),
+    ("My doctor is raising my lisinopril to 20 mg starting Monday.", "My doctor raises my lisinopril to 20 mg."),
+    ("We are moving standup to 10am from next week.", "We move standup to 10am."),
+    ("Starting next week, the daily standup moves to 9:30am.", "the daily standup moves to 9:30am."),
+    ("I'm moving to Seattle next month.", "I'm moving to Seattle."),   # (the speaker's plan: no change verb read)
+])
+def test_the_clause_a_start_times_is_read_in_the_present(text, read):
+    """helper175: "is moving", "is raising", "is going up" with a start to come, and a start
+    opening its sentence, were no change: the readers know "moves", "raises", "goes up"."""
+    assert without_start(text) == read
+
+
 def test_a_change_to_start_later_is_stored_valid_from_then(tmp_path):
     """The write path stores a change report with a start valid from it; a given valid_from, any
     other text and a change in effect keep their own."""
@@ -112,3 +128,12 @@ def test_a_start_past_the_calendars_end_is_none():
     assert change_start("The rent goes up to $1,600 starting next year.", late) is None
     assert change_start("The rent goes up to $1,600 starting next month.", late) is None
     assert change_start("The rent goes up to $1,600 from the 5th.", late) is None
+
+
+def test_a_change_in_the_progressive_to_start_later_is_linked_and_dated(tmp_path):
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        m.add("My Spanish class is on Tuesdays at 6:30pm.", id="old", created_at=_at(2025, 9, 1))
+        m.add("Spanish class is moving to Wednesdays starting next week.", id="new", created_at=SAID)
+        assert _day(m.get("new").valid_from) == "2025-09-15"
+        assert "contradicts" in {e.relation.value for e in m.edges("new") if "old" in (e.source, e.target)}
+        assert m.recall("When is my Spanish class?", k=2, now=_at(2025, 9, 20), reinforce=False).hits[0].id == "new"

@@ -10,9 +10,12 @@ The write path stores such a report valid from its start (``valid_from``), so re
 above the value it replaces only from then on (:func:`engramdb.recall.ranking.run` orders two
 memories linked ``contradicts`` by which is valid at the recall's ``now``).
 
-A start ends the sentence of the change it times ("... from October 1st."; a start elsewhere in
-the text, "I'm on vacation from next week." beside "The landlord raised my rent to $1,600.", or
-before the change, "Per the email from Monday, standup moved to 10am.", times nothing). It is a
+A start ends the sentence of the change it times ("... from October 1st."), or opens it before a
+comma ("Starting next week, the daily standup moves to 9:30am."), and the clause it times is read
+in the simple present ("Spanish class is moving to Wednesdays starting next week." as "moves
+to": the readers know that form). A start elsewhere in
+the text ("I'm on vacation from next week." beside "The landlord raised my rent to $1,600.", or
+"Per the email from Monday, standup moved to 10am.") times nothing. It is a
 marker, "starting", "from", "as of", "beginning", "effective" (also "starting on"), before a time
 to come: "next week" / "next month" / "next year", "tomorrow", a weekday ("next Monday", "this
 Monday", "Monday"), a date ("October 1st", "1 October", "the 1st of October", "the 20th"), or a
@@ -69,6 +72,22 @@ _WHEN = (rf"(?:(?P<next>next|this{_S}coming){_S}(?P<unit>week|month|year|{_DAY_A
 #: only closing punctuation (what :func:`without_start` removes is the match up to them).
 _START = re.compile(rf"(?:,?{_S}|^)(?:(?P<marker>starting|from|as{_S}of|beginning|effective|commencing)"
                     rf"(?:{_S}on)?{_S})?{_WHEN}\b(?:,?{_S}(?P<year>\d{{4}})\b)?(?=[\s.!?;:)\"'”’]*$)", re.I)
+#: A start that opens its sentence, before a comma ("Starting next week, the daily standup moves
+#: to 9:30am."): a marker is needed, and it times the rest of the sentence.
+_LEAD = re.compile(rf"(?P<marker>starting|from|as{_S}of|beginning|effective|commencing)(?:{_S}on)?{_S}{_WHEN}\b"
+                   rf"(?:,?{_S}(?P<year>\d{{4}})\b)?,{_S}", re.I)
+#: A change verb in the progressive, of a change said to start later ("Spanish class is moving to
+#: Wednesdays starting next week"): read as the simple present, third person after "is", base form
+#: after "are" ("moves", "move"), as the change readers know them.
+_PROGRESSIVE = {ing: forms.split() for ing, forms in {
+    "moving": "moves move", "raising": "raises raise", "increasing": "increases increase", "lowering": "lowers lower",
+    "reducing": "reduces reduce", "decreasing": "decreases decrease", "cutting": "cuts cut", "bumping": "bumps bump",
+    "changing": "changes change", "adjusting": "adjusts adjust", "pushing": "pushes push",
+    "rescheduling": "reschedules reschedule", "shifting": "shifts shift", "switching": "switches switch",
+    "dropping": "drops drop", "upgrading": "upgrades upgrade", "downgrading": "downgrades downgrade",
+    "extending": "extends extend", "going": "goes go", "rising": "rises rise", "climbing": "climbs climb",
+    "jumping": "jumps jump"}.items()}
+_PROGRESSIVE_RE = re.compile(r"\b(is|are|['’]s|['’]re)\s+(" + "|".join(_PROGRESSIVE) + r")\b", re.I)
 #: Months that are also first names: after "from" they may name a person.
 _NAMES = frozenset("april may june august".split())
 #: Where a sentence ends (a line break, or ".", "!", "?" before a space).
@@ -90,8 +109,9 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _starts(text: str) -> list[tuple[int, int, re.Match]]:
-    """Each sentence of ``text`` that ends with a start: (sentence start, sentence end, the start)."""
+def _starts(text: str) -> list[tuple[re.Match, int, int]]:
+    """Each start of ``text``, one at most per sentence (the one that ends it, else one that opens
+    it before a comma), with the clause it times: (the start, clause start, clause end)."""
     low = text.lower()
     if not any(cue in low for cue in _CUES):
         return []
@@ -99,7 +119,11 @@ def _starts(text: str) -> list[tuple[int, int, re.Match]]:
     for a, b in _sentences(text):
         m = _START.search(text, a, b)
         if m is not None and (m.group("marker") or m.group("next")) and m.start() > a:
-            out.append((a, b, m))
+            out.append((m, _last_clause_start(text, a, m.start()), m.start()))
+            continue
+        m = _LEAD.match(text, a, b)
+        if m is not None:
+            out.append((m, m.end(), b))
     return out
 
 
@@ -125,11 +149,11 @@ def change_start(text: str, said_at: float, *, reads: Callable[[str], Any] | Non
         None also for a start past the calendar's end (after the year 9999).
     """
     found = None
-    for a, _b, m in _starts(text):
-        if reads is not None and reads(_last_clause(text[a: m.start()])) is None:
+    for m, ca, cb in _starts(text):
+        if reads is not None and reads(_present(text[ca:cb])) is None:
             continue   # (the start times another clause: "Standup moved to 10am, so I'll see you next Monday.")
         try:
-            got = _resolved(m, float(said_at), past=_PAST.search(text, a, m.start()) is not None)
+            got = _resolved(m, float(said_at), past=_PAST.search(text, ca, cb) is not None)
         except (ValueError, OverflowError, OSError):   # past the calendar's end (year 9999) or before its start
             got = None
         if got is not None:
@@ -141,21 +165,34 @@ def change_start(text: str, said_at: float, *, reads: Callable[[str], Any] | Non
 _CLAUSE = re.compile(r"[,;:]\s|\b(?:so|and|but|then|because|while)\b", re.I)
 
 
-def _last_clause(sentence: str) -> str:
-    """The last clause of ``sentence`` (all of it when it has one)."""
-    cut = 0
-    for cut_m in _CLAUSE.finditer(sentence):
+def _last_clause_start(text: str, a: int, b: int) -> int:
+    """Where the last clause of ``text[a:b]`` starts (``a`` when it has one clause)."""
+    cut = a
+    for cut_m in _CLAUSE.finditer(text, a, b):
         cut = cut_m.end()
-    return sentence[cut:]
+    return cut
+
+
+def _present(clause: str) -> str:
+    """``clause`` with a change verb in the progressive read as the simple present ("is moving
+    to" as "moves to")."""
+    return _PROGRESSIVE_RE.sub(lambda m: _PROGRESSIVE[m.group(2).lower()][m.group(1).lower().lstrip("'’") in ("are", "re")],
+                               clause)
 
 
 def without_start(text: str) -> str:
-    """``text`` (str) without the start that ends each of its sentences ("..., starting next
-    week"), so a reader takes the change as in effect; ``text`` itself when it names none. A
-    start with a year, or on a day no month has, is left: it may be of the past."""
-    starts = [m for _a, _b, m in _starts(text) if not m.group("year") and _may_come(m)]
-    for m in reversed(starts):
-        text = text[: m.start()] + text[m.end():]
+    """``text`` (str) without the start of each of its sentences that times a change ("...,
+    starting next week"; "Starting next week, ..."), the clause it times in the simple present
+    ("Spanish class is moving to Wednesdays starting next week." reads "Spanish class moves to
+    Wednesdays."), so a reader takes the change as in effect; ``text`` itself when it names none.
+    A start with a year, or on a day no month has, is left: it may be of the past."""
+    for m, ca, cb in reversed(_starts(text)):
+        if m.group("year") or not _may_come(m):
+            continue
+        if m.start() >= cb:   # a start that ends the clause it times
+            text = text[:ca] + _present(text[ca:cb]) + text[m.end():]
+        else:   # one that opens its sentence
+            text = text[:m.start()] + _present(text[ca:cb]) + text[cb:]
     return text
 
 
