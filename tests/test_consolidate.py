@@ -553,6 +553,33 @@ def test_a_fact_stays_when_one_of_its_turns_is_forgotten(tmp_path):
             (fact.id, "active")]
 
 
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_a_value_and_its_change_make_no_fact(tmp_path, embedder):
+    """helper176, a last fresh user: "My rent is $1,450 a month ..." and "My landlord emailed: the
+    rent goes up to $1,600 from April 1st.", linked contradicts by the write path, were clustered
+    into one fact worded as the change (MiniLM), which recall then showed beside the change and
+    named in its warnings; so were "I handle the weekly team status report" and its handover."""
+    sessions = [
+        [("user", "My rent is $1,450 a month, paid to my landlord on the 1st."),
+         ("assistant", "Got it: rent $1,450 a month, due on the 1st."),
+         ("user", "I handle the weekly team status report at work."), ("assistant", "Noted.")],
+        [("user", "My phone number is 617 555 0142."), ("assistant", "Saved your number: 617 555 0142.")],
+        [("user", "My landlord emailed: the rent goes up to $1,600 from April 1st."),
+         ("assistant", "Oof, noted: $1,600 from April 1st."),
+         ("user", "Also, my coworker Dana is taking over the weekly team status report from me starting next week."),
+         ("assistant", "Great, one less thing on your plate.")],
+    ]
+    msgs = [{"role": r, "content": c, "created_at": T0 + s * 7 * DAY + i * 60, "session": f"s{s}"}
+            for s, turns in enumerate(sessions) for i, (r, c) in enumerate(turns)]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        mem.add_conversation(msgs, namespace="u")
+        mem.consolidate(namespace="u", now=T0 + 16 * DAY)
+        for fact in mem.query(namespace="u", tags=["fact"]):
+            evidence = {e.source for e in mem.edges(fact.id, namespace="u") if e.relation.value == "evidence_for"}
+            for old, new in (("s0:1", "s2:1"), ("s0:3", "s2:3")):
+                assert not {old, new} <= evidence, (fact.text, evidence)
+
+
 def test_the_customers_statement_is_the_fact_not_the_assistants_promise(tmp_path):
     """A customer said the same thing in three sessions and the assistant acknowledged it each time
     ("Understood, I will keep ..."): consolidation promoted the acknowledgement, the newest turn,

@@ -47,7 +47,8 @@ per namespace with one dynamics-log entry per action:
    member is (a health fact said in a chat, :meth:`Engram.add_conversation`). A new fact whose
    turns were evidence for live facts made of fewer restatements (restated again in a later
    session) supersedes them: a fact is one memory; a cluster whose every turn already supports
-   one live fact (one of its turns forgotten or archived since) makes none. Being semantic, it decays
+   one live fact (one of its turns forgotten or archived since) makes none, nor does one holding two
+   turns the write path linked ``contradicts`` (a value and its change). Being semantic, it decays
    with the semantic half-life (``DecayConfig.half_life_s``) instead of the episodic one.
 
 Idempotent: the summary and fact ids are functions of their sources, and what exists already is
@@ -205,6 +206,21 @@ def _fact_text(turn: str, member_vecs: np.ndarray, embed: Callable) -> str | Non
         svec = np.asarray(embed(sents), np.float32)
         best = sents[int(np.argmax(svec @ member_vecs.mean(axis=0)))]
     return f"{who}: {best}" if who else best
+
+
+def _disputed(csr, members: list[int]) -> bool:
+    """Whether two of ``members`` (turn nids) are joined by a ``contradicts`` edge: the write path
+    read one as changing what the other says ("My rent is $1,450" and "The rent goes up to $1,600
+    from April 1st."), so together they restate nothing."""
+    inside = set(members)
+    code = Relation.CONTRADICTS.code
+    for m in members:
+        if m >= csr.n_nodes:
+            continue
+        a, b = int(csr.indptr[m]), int(csr.indptr[m + 1])
+        if any(int(t) in inside for t, r in zip(csr.indices[a:b], csr.relation[a:b]) if r == code):
+            return True
+    return False
 
 
 def _facts_of(csr, turn: int, tagged: dict[int, set[str]]) -> set[int]:
@@ -507,6 +523,8 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
                 continue
             if all(_said_by_assistant(recs[m]["text"]) for m in members):
                 continue   # an assistant repeating its own plan or advice: no one stated it as holding
+            if _disputed(csr, members):
+                continue   # a value and the change of it (linked contradicts): no one thing restated
             ids = sorted(c.ext_ids[m] for m in members)
             ext = "fact:" + hashlib.sha256("\x00".join(ids).encode()).hexdigest()[:16]
             if exists(ext):
