@@ -54,7 +54,7 @@ from ..types import (
 )
 from .context import RecallContext
 from .ranking import contradicts_nodes, hides_connectors, ranked, wanted
-from .seeds import seedable, slot_changed_since, vector_tail, window_holds_nothing
+from .seeds import seedable, slot_changed_since, vector_tail, window_holds_nothing, without_windows
 
 __all__ = ["run", "path_of", "piece_of", "relevance", "relevance_of_rows", "relevance_features", "text_as_of",
            "cosine_relevance"]
@@ -205,7 +205,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             counts = [_without(c, o) for c, o in zip(counts, others)]
             # (the question's time expressions are its windows, no words to match: "what did I do
             # yesterday?" is no match of a message of weeks ago that says "yesterday")
-            asked = _without_windows(req.query, ctx.windows)
+            asked = without_windows(req.query, ctx.windows)
             query_terms = _query_terms(asked, ctx.space.keyword)
             if 0 < len(query_terms[0]) < 8:   # the common case, in plain floats
                 rel_list = relevance_of_rows(_rows_of_counts(*query_terms, cos.tolist(), counts), req.relevance[0])
@@ -627,13 +627,6 @@ def _tag_named(hit: Hit, terms: set[str]) -> bool:
         if parts and all(t in terms for t in parts):
             return True
     return False
-
-
-def _without_windows(query: str, windows: list) -> str:
-    """``query`` without the text of each of its time windows (:func:`engramdb.recall.seeds.time_windows`)."""
-    for w in windows:
-        query = query.replace(w.text, " ")
-    return query
 
 
 def _query_terms(query: str | None, keyword: KeywordIndex) -> tuple[list[str], list[float], float, float, float]:

@@ -589,10 +589,16 @@ def content_words(query: str, windows: list, filler: frozenset[str] | None = Non
 
 def _content_terms(query: str, windows: list, filler: frozenset[str] | None = None) -> list[str]:
     """The terms :func:`content_words` counts, in order."""
+    filler = _filler() if filler is None else filler
+    return [t for t in tokenize(without_windows(query, windows)) if t not in filler]
+
+
+def without_windows(query: str, windows: list) -> str:
+    """``query`` (str) without the text of each of its time windows (:func:`time_windows`): what
+    it asks besides when ("what did I do yesterday?" is "what did I do ?")."""
     for w in windows:
         query = query.replace(w.text, " ")
-    filler = _filler() if filler is None else filler
-    return [t for t in tokenize(query) if t not in filler]
+    return query
 
 
 def _passing(ctx: RecallContext, nids: np.ndarray) -> np.ndarray:

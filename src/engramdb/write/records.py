@@ -862,7 +862,7 @@ def _backward_replacements(unit: WriteUnit, prepared: list[Prepared], rows: np.n
     change is not read; a read record is kept in ``stored``."""
     out: list[tuple[Prepared, int, str]] = []
     hints = unit.state.subject_hints
-    names_of: dict[int, list[set[str]]] = {}   # report nid -> its replaced names' words (read once)
+    names_of: dict[int, tuple[str, list[set[str]]]] = {}   # report nid -> its text, replaced names' words
     sp = None
     for row in np.flatnonzero(rows).tolist():
         p = prepared[row]
@@ -876,15 +876,16 @@ def _backward_replacements(unit: WriteUnit, prepared: list[Prepared], rows: np.n
         labs = np.asarray(sp.keyword.search_terms(dict.fromkeys(rare, 1.0), CHANGE_CANDIDATES)[0], np.int64)
         words = None
         for lab in labs[~hints.no_report(labs)].tolist():
-            if lab not in names_of:
+            if lab not in names_of:   # (each read once)
                 got = _earlier_statement(unit, lab, by_nid, stored, max_words)
-                names_of[lab] = [] if got is None else _replaced_terms(got[0])
-            if not names_of[lab]:
+                names_of[lab] = ("", []) if got is None else (got[0], _replaced_terms(got[0]))
+            report, names = names_of[lab]
+            if not names:
                 continue
             if words is None:
                 words = set(term_counts(p.text)[0])
-            if any(terms <= words for terms in names_of[lab]):
-                out.append((p, lab, _earlier_statement(unit, lab, by_nid, stored, max_words)[0]))
+            if any(terms <= words for terms in names):
+                out.append((p, lab, report))
     return out
 
 
