@@ -745,3 +745,115 @@ def test_a_summary_that_says_nothing_its_hits_do_not_is_left_out(tmp_store):
         hits = [h.id for h in eng.recall("refund of $340 for the duplicate February charge", namespace="u",
                                          k=4, tags=["summary"]).hits]
         assert hits[0] == "sum:S:c"   # among summaries alone, it is a hit
+
+
+def test_a_second_pass_changes_nothing_when_a_turn_ends_in_a_negated_aside(tmp_store):
+    """A message said again in a later session with an aside ("I can't wait!") was read as its
+    negation: the fact promoted from the two superseded the first message, and the next pass
+    summarised that message's session again (a six-month simulation, 16,000 memories: pass two
+    made a summary). The two stay active, the fact links them, and a second pass writes nothing."""
+    said = "I'm gonna be in Japan for a few months then off to Boston!"
+    filler = [("assistant", "That sounds like a wonderful trip, enjoy every minute of it."),
+              ("user", "My sister Hannah is looking after the plants while I am away.")]
+    msgs = [{"role": "user", "content": said, "created_at": T0, "session": "a"}]
+    msgs += [{"role": r, "content": c, "created_at": T0 + 1 + i, "session": "a"} for i, (r, c) in enumerate(filler)]
+    msgs += [{"role": "user", "content": said + " I can't wait!", "created_at": T0 + 5 * DAY, "session": "b"}]
+    msgs += [{"role": r, "content": c, "created_at": T0 + 5 * DAY + 1 + i, "session": "b"}
+             for i, (r, c) in enumerate(filler[:1])]
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(msgs, namespace="u")
+        assert [e for e in eng.edges("b:1", namespace="u") if e.relation is Relation.CONTRADICTS] == []
+        out = eng.consolidate(namespace="u", now=T0 + 10 * DAY)
+        assert out["facts"] == 1 and out["summaries"] == 2
+        [fact] = eng.query(namespace="u", tags=["fact"])
+        assert {e.source for e in eng.edges(fact.id, namespace="u") if e.relation is Relation.EVIDENCE_FOR} == {"a:1", "b:1"}
+        assert [eng.get(i, namespace="u").state for i in ("a:1", "b:1")] == [MemoryState.ACTIVE] * 2
+        before = store_digest(eng)
+        again = eng.consolidate(namespace="u", now=T0 + 10 * DAY)
+        assert (again["merged"], again["summaries"], again["facts"], again["edges"]) == (0, 0, 0, 0)
+        assert store_digest(eng) == before
+
+
+def test_a_fact_never_retires_its_own_evidence(tmp_path):
+    """Turns stored without conflict detection (``LinkConfig.detect_conflicts`` off), one the
+    negation of the other, restated in two sessions: the fact promoted from them is worded as
+    the newer, and the write's conflict rules read it as retiring the older, its own evidence.
+    A fact is made of its evidence: the rules never compare the two."""
+    msgs = [{"role": "user", "content": "I am allergic to peanuts and tree nuts.", "created_at": T0, "session": "a"},
+            {"role": "assistant", "content": "Noted, I will keep that in mind for recipes.", "created_at": T0 + 1,
+             "session": "a"},
+            {"role": "user", "content": "I am not allergic to peanuts and tree nuts.", "created_at": T0 + 5 * DAY,
+             "session": "b"},
+            {"role": "assistant", "content": "Good news from the allergist then.", "created_at": T0 + 5 * DAY + 1,
+             "session": "b"}]
+    off = EngramConfig(link=LinkConfig(detect_conflicts=False))
+    with engramdb.open(tmp_path / "s", config=off) as eng:
+        eng.add_conversation(msgs, namespace="u")
+    with engramdb.open(tmp_path / "s") as eng:
+        out = eng.consolidate(namespace="u", now=T0 + 10 * DAY)
+        assert out["facts"] == 1
+        [fact] = eng.query(namespace="u", tags=["fact"])
+        evidence = {e.source for e in eng.edges(fact.id, namespace="u") if e.relation is Relation.EVIDENCE_FOR}
+        assert evidence == {"a:1", "b:1"}
+        assert [eng.get(i, namespace="u").state for i in sorted(evidence)] == [MemoryState.ACTIVE] * 2
+        assert not [e for e in eng.edges(fact.id, namespace="u")
+                    if e.relation in (Relation.SUPERSEDES, Relation.CONTRADICTS)]
+        assert eng.consolidate(namespace="u", now=T0 + 10 * DAY)["summaries"] == 0
+
+
+def test_a_summary_stays_when_a_turn_is_superseded_from_outside_its_session(tmp_store):
+    """A summarised turn that a later session's statement supersedes ("I run 5 km" then "I run
+    8 km") leaves the summary as it is: the session said it (only an edit of a message, a turn
+    of the same session in its place, makes the session read otherwise)."""
+    s1 = [("user", "I run 5 km every morning before work along the canal."),
+          ("assistant", "A steady morning routine is a great base for fitness."),
+          ("user", "My cousin Teodor is visiting from Krakow in the summer.")]
+    msgs = [{"role": r, "content": c, "created_at": T0 + i, "session": "a"} for i, (r, c) in enumerate(s1)]
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(msgs, namespace="u")
+        assert eng.consolidate(namespace="u", now=T0 + 10 * DAY)["summaries"] == 1
+        summary = eng.get("sum:S:a", namespace="u")
+        assert "5 km" in summary.text
+        eng.add_conversation([{"role": "user", "content": "I run 8 km every morning before work along the canal.",
+                               "created_at": T0 + 20 * DAY, "session": "b"}], namespace="u")
+        assert eng.get("a:1", namespace="u").state is MemoryState.SUPERSEDED
+        out = eng.consolidate(namespace="u", now=T0 + 30 * DAY)
+        assert out["summaries"] == 0
+        assert eng.get("sum:S:a", namespace="u").state is MemoryState.ACTIVE
+
+
+def test_a_pass_after_new_sessions_finds_what_a_fresh_process_finds(tmp_path):
+    """Consolidation keeps each candidate's most similar candidates between passes and compares
+    only what is new or changed (engramdb.dynamics.pairs): a pass after new sessions, and after
+    a message reworded in place (same id, new vector), promotes the same facts in the process that
+    ran the first pass as in a new one."""
+    def session(eng, sid, day, said):
+        msgs = [{"role": "user", "content": said, "created_at": T0 + day * DAY, "session": sid},
+                {"role": "assistant", "content": "Thanks for telling me, I will remember that.",
+                 "created_at": T0 + day * DAY + 1, "session": sid}]
+        eng.add_conversation(msgs, namespace="u")
+
+    def facts(eng):
+        return sorted((f.text, tuple(sorted(e.source for e in eng.edges(f.id, namespace="u")
+                                            if e.relation is Relation.EVIDENCE_FOR)))
+                      for f in eng.query(namespace="u", tags=["fact"]))
+
+    got = {}
+    for reopen in (False, True):
+        path = tmp_path / f"s{reopen}"
+        eng = engramdb.open(path)
+        session(eng, "a", 0, "I started learning the cello with my teacher Marta.")
+        session(eng, "b", 1, "My cousin lives in Porto and works as a nurse at the hospital.")
+        session(eng, "c", 2, "We adopted a beagle mix named Pixel from the shelter.")
+        assert eng.consolidate(namespace="u", now=T0 + 10 * DAY)["facts"] == 0
+        session(eng, "d", 20, "I started learning the cello with my teacher Marta last spring.")
+        eng.update("b:1", namespace="u", text="We adopted a beagle mix named Pixel from the animal shelter.")
+        if reopen:
+            eng.close()
+            eng = engramdb.open(path)
+        out = eng.consolidate(namespace="u", now=T0 + 30 * DAY)
+        got[reopen] = (out["facts"], facts(eng))
+        eng.close()
+    assert got[False] == got[True]
+    assert got[False][0] == 2
+    assert [ev for _text, ev in got[False][1]] == [("a:1", "d:1"), ("b:1", "c:1")]

@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from .sentences import split_sentences
-from .speakers import LABELS as NOTE_LABELS
+from .speakers import LABELS as NOTE_LABELS, labelled
 
 __all__ = ["NUMBER_WORDS", "MONTHS", "DATE_WORDS", "NEGATIONS", "FUNCTION_WORDS", "tokens", "speaker_label", "fact_signature",
            "fact_change", "quantity_clash", "subject_of", "conflict", "conflict_many", "ends_in_question",
@@ -787,9 +787,24 @@ def _conflict_kind(new: str, old: str, subject: tuple[str, ...], a: dict[str, An
         kind = _judge(a, b, _predicate_words(new, subject), _predicate_words(old, subject), min_overlap,
                       _event_report(new, subject) or _event_report(old, subject), _clashing_units(new, old),
                       _bare_number(new, subject) and _bare_number(old, subject))
+        if kind == "negation" and not _negated_claim(new, old, min_overlap):
+            return None
         if kind is not None:
             return kind
     return "value" if _value_change(new, old, subject, a, b) else None
+
+
+def _negated_claim(new: str, old: str, min_overlap: float) -> bool:
+    """Whether the negation that tells ``new`` from ``old`` negates a claim both make: texts of
+    several sentences need one sentence of each that :func:`conflict` reads as a negation.
+    "I'm gonna be in Japan for a few months! I can't wait!" says the first sentence again, and
+    its "can't" is of another sentence (the whole texts' words are alike, their negation counts
+    differ)."""
+    ours, theirs = split_sentences(new), split_sentences(old)
+    if len(ours) <= 1 and len(theirs) <= 1:
+        return True
+    ours, theirs = labelled(new, ours or (new,)), labelled(old, theirs or (old,))
+    return any(conflict(x, y, min_overlap=min_overlap) == "negation" for x in ours for y in theirs)
 
 
 def conflict_many(pairs, *, min_overlap: float = 0.8,

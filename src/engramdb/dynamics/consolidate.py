@@ -22,8 +22,9 @@ per namespace with one dynamics-log entry per action:
    ``sum:<session id>`` tagged ``summary``. A session that has grown since its summary (a turn
    newer than the summary's event time; messages join stored sessions) gets a new summary
    ``sum:<session id>@<turns>`` that supersedes the old one, as does a session one of whose
-   summarised turns was superseded since (an edited message: ``@<turns>-<n>`` when that id is
-   taken) (none when the summary would be a
+   summarised turns was superseded since by another of its turns (an edited message:
+   ``@<turns>-<n>`` when that id is taken; a turn superseded from outside the session, by a
+   later statement or a promoted fact, leaves the summary as it is) (none when the summary would be a
    copy of one of its turns: a short session's one picked sentence may be a whole message). The text: its most central prose
    sentences (:func:`engramdb.sentences.prose_sentences`: no code, nor an assistant's list items,
    headings and quotes) picked by maximal marginal
@@ -49,7 +50,14 @@ per namespace with one dynamics-log entry per action:
    session) supersedes them: a fact is one memory; a cluster whose every turn already supports
    one live fact (one of its turns forgotten or archived since) makes none, nor does one holding two
    turns the write path linked ``contradicts`` (a value and its change). Being semantic, it decays
-   with the semantic half-life (``DecayConfig.half_life_s``) instead of the episodic one.
+   with the semantic half-life (``DecayConfig.half_life_s``) instead of the episodic one. Its
+   write never reads it as changing one of its own turns (``Prepared.made_from``): its words are
+   theirs.
+
+Pairs: both clusterings compare by exact cosine over their candidates only (an approximate
+search over the namespace would see what a pass adds). The first pass of a process compares
+every pair, O(n^2); later passes compare what is new or changed since
+(:mod:`engramdb.dynamics.pairs`, ``benchmarks/bench_consolidate.py``).
 
 Idempotent: the summary and fact ids are functions of their sources, and what exists already is
 skipped; merged and superseded memories are no longer active. A second pass at the same ``now`` writes nothing.
@@ -90,6 +98,7 @@ from ..state import EngineState
 from ..types import GENERATED_TAGS, KIND_BY_CODE, PROTECTED_TAG, MemoryKind, MemoryState, Relation, _STATE_CODES
 from ..write.records import embed_missing, prepare, write_new
 from .admission import states_a_fact
+from .pairs import pairs_for
 from ..validate import MAX_TAGS, check_text, is_blank, now as clock_now
 from ..wording import count
 from .. import slots as _slots
@@ -150,15 +159,26 @@ def mmr_select(vectors: np.ndarray, m: int, lam: float, prior: np.ndarray | None
     return picked
 
 
-def _quotes_superseded(csr, c, summary: int) -> bool:
-    """Whether summary node ``summary`` was made from a turn that is superseded now (its
-    ``extracted_from`` targets): an edit of a message replaced what the summary may quote.
-    An archived turn (faded, or forgotten) is no reason: outliving its turns is what a
-    summary is for."""
+def _quotes_an_edit(csr, c, summary: int, turns: list[int]) -> bool:
+    """Whether summary node ``summary`` was made from a turn (its ``extracted_from`` targets)
+    that is superseded now by one of the session's ``turns`` (nids): an edit of a message
+    replaced what the summary may quote, and the session reads otherwise. A turn superseded from
+    outside the session (a later statement that changed its value, a fact a pass promoted) is
+    no reason, as an archived one (faded, or forgotten) is not: the session said it, and
+    outliving its turns is what a summary is for."""
     a, b = int(csr.indptr[summary]), int(csr.indptr[summary + 1])
     rel, nb, fwd = csr.relation[a:b], csr.indices[a:b], csr.forward[a:b]
     targets = nb[(rel == Relation.EXTRACTED_FROM.code) & (fwd == 1)]
-    return bool(len(targets)) and bool(np.any(c.state[targets] == _SUPERSEDED))
+    targets = targets[c.state[targets] == _SUPERSEDED]
+    if not len(targets):
+        return False
+    inside, sup = set(turns), Relation.SUPERSEDES.code
+    for t in targets.tolist():
+        a, b = int(csr.indptr[t]), int(csr.indptr[t + 1])
+        by = csr.indices[a:b][(csr.relation[a:b] == sup) & (csr.forward[a:b] == 0)]
+        if any(int(x) in inside for x in by):
+            return True
+    return False
 
 
 def _content_set(text: str) -> set[str]:
@@ -262,29 +282,6 @@ class _UnionFind:
         for i in range(len(self.p)):
             out.setdefault(self.find(i), []).append(i)
         return [g for g in out.values() if len(g) > 1]
-
-
-def _pairs(vecs: np.ndarray, k: int, floor: float, block: int = 512) -> list[tuple[int, int]]:
-    """Row pairs (i, j), i != j, with j among the ``k`` most similar rows to i and cosine >= floor.
-
-    Exact, over ``vecs`` only (unit rows, float32, shape (n, dim)), in row blocks: O(n^2 dim)
-    time, O(block n) memory. Exact and restricted to the candidates on purpose: an approximate
-    search over the whole namespace would see the summaries and facts a pass adds, so a second
-    pass could find other pairs and the pass would not be idempotent.
-    """
-    n = len(vecs)
-    if n < 2:
-        return []
-    k = min(k, n - 1)
-    out = []
-    for a in range(0, n, block):
-        sims = vecs[a:a + block] @ vecs.T
-        rows = np.arange(a, min(a + block, n))
-        sims[rows - a, rows] = -np.inf
-        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        for r, cols in zip(rows.tolist(), top.tolist()):
-            out.extend((r, j) for j in cols if sims[r - a, j] >= floor)
-    return out
 
 
 def consolidate(state: EngineState, now: float, *, namespaces: list[str], embed: Callable | None,
@@ -399,6 +396,7 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
     edges: list[tuple[str, str, Relation, float]] = []
     merges: list[tuple[int, int]] = []   # (kept nid, merged nid)
     log: list[dict] = []
+    made_of: dict[str, frozenset[int]] = {}   # new fact ext id -> its evidence's nids
 
     def exists(ext_id: str) -> bool:
         with state.store.read("looking up a consolidated memory") as txn:
@@ -414,11 +412,11 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
                      and not recs[nid]["id"].startswith("fact:") and not _in_pieces(recs[nid])
                      and not _structured(recs[nid]["text"])], np.int64)
     if cfg.merge and len(cand) > 1:
-        vecs = state.vectors(cand)
+        vecs = state.vectors(cand, space)
         uf = _UnionFind(len(cand))
         slot = [(recs[int(x)].get("subject"), recs[int(x)].get("attribute"), recs[int(x)].get("value"))
                 for x in cand]
-        for i, j in _pairs(vecs, 8, cfg.duplicate_cosine):
+        for i, j in pairs_for(state).pairs((ns, "merge"), cand, vecs, 8, cfg.duplicate_cosine):
             if slot[i] == slot[j]:
                 uf.union(i, j)
         for group in uf.groups():
@@ -448,8 +446,8 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
             old = summary_of.get(sid_ext)
             if old is None:
                 ext = f"sum:{sid_ext}"
-            elif float(c.created_at[old]) < newest or _quotes_superseded(csr, c, old):
-                # grown, or a turn it was made from was superseded since (an edited message)
+            elif float(c.created_at[old]) < newest or _quotes_an_edit(csr, c, old, turns):
+                # grown, or a turn it was made from was superseded since by an edit of it
                 ext = f"sum:{sid_ext}@{len(turns)}"
                 n_try = 1
                 while exists(ext) and n_try < 64:   # (a session edited again at the same length)
@@ -510,9 +508,9 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
                 word_cache[nid] = _content_set(recs[nid]["text"])
             return word_cache[nid]
 
-        tvecs = state.vectors(tnids)
+        tvecs = state.vectors(tnids, space)
         uf = _UnionFind(len(tnids))
-        for i, j in _pairs(tvecs, cfg.fact_neighbours, cfg.fact_cosine):
+        for i, j in pairs_for(state).pairs((ns, "facts"), tnids, tvecs, cfg.fact_neighbours, cfg.fact_cosine):
             a, b = int(tnids[i]), int(tnids[j])
             if (session_of[a] != session_of[b] and len(words(a) & words(b)) >= cfg.fact_shared_words
                     and not quantity_clash(recs[a]["text"], recs[b]["text"])):   # "5 mg" / "10 mg": two things
@@ -551,6 +549,7 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
                           "created_at": newest, "source": c.ext_ids[centre],
                           "confidence": min(1.0, 0.5 + 0.1 * len({session_of[m] for m in members}))})
             edges.extend((c.ext_ids[m], ext, Relation.EVIDENCE_FOR, 1.0) for m in members)
+            made_of[ext] = frozenset(members)
             # the live facts its turns were evidence for, made of fewer restatements: this one
             # supersedes them (a fact restated in a fourth session is one fact)
             # (only a fact it restates: sharing its content words; two facts whose turns one
@@ -567,6 +566,8 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
     if not items and not merges:
         return lambda: out
     prepared = [prepare(state, item, ns, now, record_now=record_now, engine_ids=True) for item in items]
+    for p in prepared:   # a fact is never read as changing its own evidence (its wording is one of theirs)
+        p.made_from = made_of.get(p.ext_id, frozenset())
     if prepared:
         embed_missing(state, embed, prepared)
     new_by_ext = {p.ext_id: p for p in prepared}

@@ -90,6 +90,8 @@ class Prepared:
     extra: dict | None = None          # extra record fields (chunked long texts)
     digest: bytes | None = None        # deduplication key when not the text's own (chunk heads)
     position: int | None = None        # the item's place in the caller's batch (add_batch: errors name it)
+    made_from: frozenset = frozenset()  # nids of the stored memories it is made of (a promoted fact's
+    # evidence): conflict detection never retires nor contradicts them by it
 
 
 def name_item(exc: Exception, position: int | None) -> Exception:
@@ -752,7 +754,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
                         report_said_later.add(i)
                     break
     for i, ((p, lab, q), kind) in enumerate(zip(cand, kinds)):
-        if kind is None:
+        if kind is None or lab in p.made_from:   # (a fact restating its evidence in other words)
             continue
         edit_of = (p.extra or {}).get("edit_of")
         if edit_of is not None and edit_of == (q.ext_id if q is not None else (stored[lab] or {}).get("id")):

@@ -1,0 +1,215 @@
+"""Pairs of similar memories for consolidation, kept up to date between passes.
+
+Consolidation (:mod:`engramdb.dynamics.consolidate`) clusters memories by exact cosine: row
+``i`` pairs with row ``j`` when ``j`` is among the ``k`` rows most similar to ``i`` and their
+cosine is at least a floor. Exact, and over the candidates only, on purpose: an approximate
+search over the whole namespace would see what a pass adds, and a second pass could find other
+pairs. From scratch that is an all-pairs product, O(n^2 dim): most of the 10.9 s a whole pass
+takes over 32,000 turns on two cores (``benchmarks/bench_consolidate.py``).
+
+A pass after a session changes few rows, so :class:`SimilarPairs` keeps each row's list (its
+``k`` most similar rows at or above the floor) from the last pass, per namespace and purpose,
+and updates it: a new row (or one whose vector changed, told by a checksum of its bits) is
+compared with every row, every kept row with the new ones only; a kept row is compared with
+every row again only when it had more than ``k`` rows at the floor and lost one of its ``k``
+(the one after them is not kept). That is O(n m dim) for m new rows, and the pairs are those of
+a computation from scratch (but for the last bit of a cosine that a matrix product of another
+shape may round otherwise, at the floor or at a tie). Ties are broken by the smaller nid, so the lists do not depend on the order the
+rows came in.
+
+The lists live in memory, beside the engine's other caches: the first pass of a process
+computes them whole.
+"""
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["SimilarPairs", "similar_pairs", "pairs_for"]
+
+_BLOCK = 512
+_ODD: dict[int, np.ndarray] = {}
+
+
+def _checksums(vecs: np.ndarray) -> np.ndarray:
+    """A 64-bit checksum of each row's bits (uint64, shape (n,)): each 32-bit word times an odd
+    constant of its column, XORed. A row whose vector changed in any one word changes its sum
+    (multiplication by an odd number is a bijection mod 2^64)."""
+    words = np.ascontiguousarray(vecs, np.float32).view(np.uint32).astype(np.uint64)
+    dim = words.shape[1]
+    odd = _ODD.get(dim)
+    if odd is None:
+        odd = _ODD[dim] = np.random.default_rng(dim).integers(1, 2**63, dim, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    return np.bitwise_xor.reduce(words * odd, axis=1) if dim else np.zeros(len(words), np.uint64)
+
+
+@dataclass
+class _Lists:
+    """The lists of one candidate set, rows in ascending nid order."""
+    k: int
+    floor: float
+    dim: int
+    nids: np.ndarray       # int64 (n,), ascending
+    sums: np.ndarray       # uint64 (n,), checksums of their vectors
+    top: np.ndarray        # int64 (n, k): each row's most similar nids at the floor, best first, -1 pads
+    sim: np.ndarray        # float32 (n, k): their cosines
+    crowded: np.ndarray    # bool (n,): the row had more than k rows at the floor
+
+
+def _full_rows(vecs: np.ndarray, nids: np.ndarray, rows: np.ndarray, k: int, floor: float,
+               block: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Lists of ``rows`` (positions into ``vecs``/``nids``) against every row: (top, sim,
+    crowded) for those rows, in their order."""
+    top = np.full((len(rows), k), -1, np.int64)
+    sim = np.zeros((len(rows), k), np.float32)
+    crowded = np.zeros(len(rows), bool)
+    for a in range(0, len(rows), block):
+        r = rows[a:a + block]
+        sims = vecs[r] @ vecs.T
+        sims[np.arange(len(r)), r] = -np.inf
+        ri, cj = np.nonzero(sims >= floor)
+        if not len(ri):
+            continue
+        vals = sims[ri, cj]
+        order = np.lexsort((nids[cj], -vals, ri))   # by row, then cosine down, then nid up
+        ri, cj, vals = ri[order], cj[order], vals[order]
+        starts = np.searchsorted(ri, np.arange(len(r) + 1))
+        rank = np.arange(len(ri)) - starts[ri]
+        keep = rank < k
+        top[a + ri[keep], rank[keep]] = nids[cj[keep]]
+        sim[a + ri[keep], rank[keep]] = vals[keep]
+        crowded[a:a + len(r)] = np.diff(starts) > k
+    return top, sim, crowded
+
+
+def _compute(vecs: np.ndarray, nids: np.ndarray, k: int, floor: float, block: int) -> _Lists:
+    top, sim, crowded = _full_rows(vecs, nids, np.arange(len(nids)), k, floor, block)
+    return _Lists(k, floor, vecs.shape[1], nids.copy(), _checksums(vecs), top, sim, crowded)
+
+
+def _update(old: _Lists, vecs: np.ndarray, nids: np.ndarray, sums: np.ndarray, block: int) -> _Lists:
+    """``old`` brought up to the rows ``nids`` (ascending) with vectors ``vecs``."""
+    k, floor = old.k, old.floor
+    at = np.minimum(np.searchsorted(old.nids, nids), len(old.nids) - 1)   # (old holds two rows or more)
+    kept = (old.nids[at] == nids) & (old.sums[at] == sums)
+    fresh = np.flatnonzero(~kept)
+    keep_rows = at[kept]
+    top = np.full((len(nids), k), -1, np.int64)
+    sim = np.zeros((len(nids), k), np.float32)
+    crowded = np.zeros(len(nids), bool)
+    top[kept], sim[kept], crowded[kept] = old.top[keep_rows], old.sim[keep_rows], old.crowded[keep_rows]
+    # a listed nid that is gone (or whose vector changed) leaves its rows' lists
+    kept_nids = nids[kept]
+    gone = (top >= 0) & ~np.isin(top, kept_nids)
+    lost = gone.any(axis=1) & kept
+    redo = np.flatnonzero(lost & crowded)   # the row after its k is not kept: compared again whole
+    merge = np.flatnonzero(lost & ~crowded)
+    for i in merge.tolist():   # its list held every row at the floor: drop the gone ones
+        row = [(s, n) for s, n, g in zip(sim[i].tolist(), top[i].tolist(), gone[i].tolist()) if n >= 0 and not g]
+        top[i], sim[i] = -1, 0.0
+        for j, (s, n) in enumerate(row):
+            top[i, j], sim[i, j] = n, s
+    whole = np.union1d(fresh, redo)
+    if len(whole):
+        t, s, c = _full_rows(vecs, nids, whole, k, floor, block)
+        top[whole], sim[whole], crowded[whole] = t, s, c
+    if len(fresh):   # every other kept row against the new rows
+        others = np.flatnonzero(kept)
+        others = others[~np.isin(others, redo)]
+        for a in range(0, len(others), block):
+            r = others[a:a + block]
+            sims = vecs[r] @ vecs[fresh].T
+            ri, cj = np.nonzero(sims >= floor)
+            for x in np.unique(ri).tolist():
+                i = int(r[x])
+                new = [(float(sims[x, j]), int(nids[fresh[j]])) for j in cj[ri == x].tolist()]
+                cur = [(s, n) for s, n in zip(sim[i].tolist(), top[i].tolist()) if n >= 0]
+                allr = sorted(cur + new, key=lambda e: (-e[0], e[1]))
+                crowded[i] = crowded[i] or len(allr) > k
+                top[i], sim[i] = -1, 0.0
+                for j, (s, n) in enumerate(allr[:k]):
+                    top[i, j], sim[i, j] = n, s
+    return _Lists(k, floor, old.dim, nids.copy(), sums, top, sim, crowded)
+
+
+class SimilarPairs:
+    """Each candidate's ``k`` most similar candidates at or above a floor (exact cosine, ties by
+    the smaller nid), kept per key between calls and brought up to date incrementally (module
+    docstring). One per engine state (:func:`pairs_for`); used by the single writer."""
+
+    def __init__(self) -> None:
+        self._lists: dict[Any, _Lists] = {}
+
+    def pairs(self, key: Any, nids: np.ndarray, vecs: np.ndarray, k: int, floor: float,
+              block: int = _BLOCK) -> list[tuple[int, int]]:
+        """Position pairs ``(i, j)``, ``i != j``, sorted, with ``nids[j]`` among the ``k`` rows
+        most similar to row ``i`` and cosine at least ``floor``.
+
+        Parameters
+        ----------
+        key : hashable
+            Which list set (e.g. ``(namespace, "facts")``).
+        nids : ndarray of int64, shape (n,)
+            The candidates' nids, distinct.
+        vecs : ndarray of float32, shape (n, dim)
+            Their unit vectors.
+        k : int
+            At least 1.
+        floor : float
+            Cosine floor.
+
+        Returns
+        -------
+        list of (int, int)
+            Positions into ``nids``.
+        """
+        nids = np.asarray(nids, np.int64)
+        vecs = np.ascontiguousarray(vecs, np.float32)
+        if len(nids) < 2:
+            self._lists.pop(key, None)
+            return []
+        order = np.argsort(nids, kind="stable")
+        s_nids, s_vecs = nids[order], vecs[order]
+        old = self._lists.get(key)
+        if old is None or old.k != k or old.floor != floor or old.dim != vecs.shape[1]:
+            lists = _compute(s_vecs, s_nids, k, floor, block)
+        else:
+            lists = _update(old, s_vecs, s_nids, _checksums(s_vecs), block)
+        self._lists[key] = lists
+        ri, rj = np.nonzero(lists.top >= 0)
+        cols = np.searchsorted(s_nids, lists.top[ri, rj])
+        out = list(zip(order[ri].tolist(), order[cols].tolist()))
+        out.sort()
+        return out
+
+
+_BY_STATE: "weakref.WeakKeyDictionary[Any, SimilarPairs]" = weakref.WeakKeyDictionary()
+
+
+def pairs_for(state: Any) -> SimilarPairs:
+    """The :class:`SimilarPairs` of an engine state (made on first use; dropped with it)."""
+    got = _BY_STATE.get(state)
+    if got is None:
+        got = _BY_STATE[state] = SimilarPairs()
+    return got
+
+
+def similar_pairs(vecs: np.ndarray, k: int, floor: float, block: int = _BLOCK) -> list[tuple[int, int]]:
+    """Row pairs ``(i, j)``, ``i != j``, sorted, with ``j`` among the ``k`` rows most similar to
+    ``i`` (ties: the smaller row first) and cosine at least ``floor``; computed from scratch.
+
+    Parameters
+    ----------
+    vecs : ndarray of float32, shape (n, dim)
+        Unit rows.
+    k : int
+    floor : float
+
+    Returns
+    -------
+    list of (int, int)
+    """
+    return SimilarPairs().pairs(None, np.arange(len(vecs)), vecs, k, floor, block)
