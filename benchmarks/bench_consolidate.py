@@ -14,11 +14,12 @@ and one word dropped or swapped, as in ``bench_recall_scale.py``), all in one na
 
 1. **first pass**: the process's first ``consolidate()`` (pairs computed whole);
 2. **no-op pass**: the same again (nothing new);
-3. **after a session**: each held-back session is added, then the pass is timed twice on the
-   same store: in the process that ran the passes before (**kept**: the pairs of the new turns
-   only) and on a copy of the store opened by a new engine (**whole**: the baseline, what the
-   first pass of a new process, or the code before, pays); median over the sessions, the ratio,
-   and whether the two wrote the same counts.
+3. **after a session**: each held-back session is added, then the pass is timed three times on
+   the same store: in the process that ran the passes before (**kept**: the pairs of the new
+   turns only), on a copy opened by a new engine (**new process**: the lists read from the file
+   the last pass saved beside the index), and on a copy without that file (**whole**: the
+   baseline, every pair compared, as the code before did); median over the sessions, the ratios,
+   and whether the three wrote the same counts.
 
 Machines are shared: the load average is recorded at start; each figure is a median.
 
@@ -29,6 +30,7 @@ Writes benchmarks/results/consolidate.json (a run replaces the rows of the sizes
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
 import platform
@@ -119,34 +121,44 @@ def measure(root: str, n: int, tail: int) -> dict:
     latest = max(m["created_at"] for msgs in bulk for m in msgs)
     first_s, first = timed_pass(eng, latest + WEEK)
     noop_s, noop = timed_pass(eng, latest + WEEK)
-    kept_s, whole_s, same = [], [], True
+    kept_s, file_s, whole_s, same = [], [], [], True
     for messages in held:
         eng.add_conversation(messages, namespace=NS)
         now = max(m["created_at"] for m in messages) + WEEK
         eng.flush()
-        copy = path + "-copy"
-        shutil.rmtree(copy, ignore_errors=True)
-        shutil.copytree(path, copy)
+        copies = {}
+        for way in ("file", "whole"):
+            copies[way] = f"{path}-{way}"
+            shutil.rmtree(copies[way], ignore_errors=True)
+            shutil.copytree(path, copies[way])
+        for f in glob.glob(os.path.join(copies["whole"], "index", "*.pairs-*")):
+            os.remove(f)
         s, got_kept = timed_pass(eng, now)
         kept_s.append(s)
-        other = engramdb.open(copy, embedder="hashing")
-        try:
-            s, got_whole = timed_pass(other, now)
-        finally:
-            other.close()
-        whole_s.append(s)
-        same &= got_kept == got_whole
-        print(f"  session of {len(messages)} turns: kept {kept_s[-1]:.3f} s, whole {whole_s[-1]:.3f} s, "
-              f"{got_kept}", file=sys.stderr, flush=True)
+        got = {}
+        for way, times in (("file", file_s), ("whole", whole_s)):
+            other = engramdb.open(copies[way], embedder="hashing")
+            try:
+                s, got[way] = timed_pass(other, now)
+            finally:
+                other.close()
+            times.append(s)
+            shutil.rmtree(copies[way], ignore_errors=True)
+        same &= got_kept == got["file"] == got["whole"]
+        print(f"  session of {len(messages)} turns: kept {kept_s[-1]:.3f} s, new process {file_s[-1]:.3f} s, "
+              f"whole {whole_s[-1]:.3f} s, {got_kept}", file=sys.stderr, flush=True)
     stats = eng.stats()["namespaces"][NS]
     eng.close()
-    kept, whole = statistics.median(kept_s), statistics.median(whole_s)
+    kept, from_file, whole = statistics.median(kept_s), statistics.median(file_s), statistics.median(whole_s)
     return {"turns": n, "memories": stats["memories"], "build_s": round(build_s, 1),
             "first_pass_s": round(first_s, 3), "first_pass": first,
             "noop_pass_s": round(noop_s, 3), "noop_pass": noop,
-            "after_session_kept_s": round(kept, 3), "after_session_whole_s": round(whole, 3),
+            "after_session_kept_s": round(kept, 3), "after_session_new_process_s": round(from_file, 3),
+            "after_session_whole_s": round(whole, 3),
             "x_faster": round(whole / kept, 2) if kept else None,
+            "x_faster_new_process": round(whole / from_file, 2) if from_file else None,
             "after_session_kept_each_s": [round(x, 3) for x in kept_s],
+            "after_session_new_process_each_s": [round(x, 3) for x in file_s],
             "after_session_whole_each_s": [round(x, 3) for x in whole_s],
             "same_counts": same, "sessions": len(held)}
 
@@ -166,8 +178,9 @@ def main(argv=None) -> int:
             row = measure(root, n, args.tail)
             rows.append(row)
             print(f"{row['memories']:>7,} memories: first pass {row['first_pass_s']:.2f} s, no-op {row['noop_pass_s']:.2f} s, "
-                  f"after a session: kept {row['after_session_kept_s']:.3f} s vs whole {row['after_session_whole_s']:.3f} s "
-                  f"({row['x_faster']}x), same counts: {row['same_counts']}", flush=True)
+                  f"after a session: kept {row['after_session_kept_s']:.3f} s, new process "
+                  f"{row['after_session_new_process_s']:.3f} s, whole {row['after_session_whole_s']:.3f} s "
+                  f"({row['x_faster']}x, {row['x_faster_new_process']}x), same counts: {row['same_counts']}", flush=True)
     out = Path(args.out)
     doc = json.loads(out.read_text()) if out.exists() else {}
     measured = {r["turns"] for r in rows}

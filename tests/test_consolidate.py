@@ -823,10 +823,11 @@ def test_a_summary_stays_when_a_turn_is_superseded_from_outside_its_session(tmp_
 
 
 def test_a_pass_after_new_sessions_finds_what_a_fresh_process_finds(tmp_path):
-    """Consolidation keeps each candidate's most similar candidates between passes and compares
-    only what is new or changed (engramdb.dynamics.pairs): a pass after new sessions, and after
-    a message reworded in place (same id, new vector), promotes the same facts in the process that
-    ran the first pass as in a new one."""
+    """Consolidation keeps each candidate's most similar candidates between passes, in memory
+    and beside the index, and compares only what is new or changed (engramdb.dynamics.pairs): a
+    pass after new sessions, and after a message reworded in place (same id, new vector),
+    promotes the same facts in the process that ran the first pass, in a new one (from the saved
+    lists), and in a store where no pass ran before (every pair compared)."""
     def session(eng, sid, day, said):
         msgs = [{"role": "user", "content": said, "created_at": T0 + day * DAY, "session": sid},
                 {"role": "assistant", "content": "Thanks for telling me, I will remember that.",
@@ -839,21 +840,22 @@ def test_a_pass_after_new_sessions_finds_what_a_fresh_process_finds(tmp_path):
                       for f in eng.query(namespace="u", tags=["fact"]))
 
     got = {}
-    for reopen in (False, True):
-        path = tmp_path / f"s{reopen}"
+    for way in ("same process", "new process", "no pass before"):
+        path = tmp_path / way.replace(" ", "-")
         eng = engramdb.open(path)
         session(eng, "a", 0, "I started learning the cello with my teacher Marta.")
         session(eng, "b", 1, "My cousin lives in Porto and works as a nurse at the hospital.")
         session(eng, "c", 2, "We adopted a beagle mix named Pixel from the shelter.")
-        assert eng.consolidate(namespace="u", now=T0 + 10 * DAY)["facts"] == 0
+        if way != "no pass before":
+            assert eng.consolidate(namespace="u", now=T0 + 10 * DAY)["facts"] == 0
         session(eng, "d", 20, "I started learning the cello with my teacher Marta last spring.")
         eng.update("b:1", namespace="u", text="We adopted a beagle mix named Pixel from the animal shelter.")
-        if reopen:
+        if way == "new process":
             eng.close()
             eng = engramdb.open(path)
         out = eng.consolidate(namespace="u", now=T0 + 30 * DAY)
-        got[reopen] = (out["facts"], facts(eng))
+        got[way] = (out["facts"], facts(eng))
         eng.close()
-    assert got[False] == got[True]
-    assert got[False][0] == 2
-    assert [ev for _text, ev in got[False][1]] == [("a:1", "d:1"), ("b:1", "c:1")]
+    assert got["same process"] == got["new process"] == got["no pass before"]
+    assert got["same process"][0] == 2
+    assert [ev for _text, ev in got["same process"][1]] == [("a:1", "d:1"), ("b:1", "c:1")]

@@ -298,3 +298,23 @@ def test_cli_drop_counts_and_plurals(tmp_store):
     assert f"dropped namespace 'x': 2 memories ({pieces} more pieces of long ones) erased" in r.output
     r = CliRunner().invoke(main, ["drop-namespace", "--store", str(tmp_store), "y"], input="y\n")
     assert "its 1 memory for good?" in r.output and "dropped namespace 'y': 1 memory erased" in r.output
+
+
+def test_drop_shreds_the_lists_consolidation_saved(tmp_store):
+    """consolidate() saves each namespace's similar-pair lists beside its index; a dropped
+    namespace's go with it, the others' stay."""
+    said = ["I started learning the cello with my teacher Marta.", "My cousin lives in Porto.",
+            "I started learning the cello with my teacher Marta last spring."]
+    with engramdb.open(tmp_store) as eng:
+        for ns in ("keep", "gone"):
+            for i, text in enumerate(said):
+                eng.add_conversation([{"role": "user", "content": text, "created_at": 1_700_000_000.0 + i * 86400},
+                                      {"role": "assistant", "content": "Thanks, noted.",
+                                       "created_at": 1_700_000_001.0 + i * 86400}], namespace=ns, session=f"s{i}")
+            assert eng.consolidate(namespace=ns, now=1_700_000_000.0 + 30 * 86400)["facts"] == 1
+        stems = {ns: os.path.basename(index_file(eng, ns)) for ns in ("keep", "gone")}
+        saved = lambda ns: sorted(f for f in os.listdir(os.path.dirname(index_file(eng, ns)))  # noqa: E731
+                                  if f.startswith(stems[ns] + ".pairs-"))
+        assert saved("gone") == [stems["gone"] + ".pairs-facts"] and saved("keep")
+        eng.drop_namespace("gone")
+        assert saved("gone") == [] and saved("keep") == [stems["keep"] + ".pairs-facts"]

@@ -1779,8 +1779,9 @@ class Engram:
         ``fact:<digest>`` with ``evidence_for`` edges from them (semantic half-life). Recall
         reaches the turns through these nodes. One write per namespace; each action in
         :meth:`dynamics_log`. Idempotent: a second pass at the same ``now`` changes nothing.
-        The first pass of a process compares every pair of candidates (O(n^2)); later ones
-        what is new or changed since (:mod:`engramdb.dynamics.pairs`).
+        The first pass compares every pair of candidates (O(n^2)); later ones, in this process
+        or another (the lists are saved beside the index), what is new or changed since
+        (:mod:`engramdb.dynamics.pairs`).
 
         Parameters
         ----------

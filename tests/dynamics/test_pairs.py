@@ -55,13 +55,15 @@ def test_from_scratch_matches_the_reference(seed, n, dim, k, floor, block):
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(2, 12), st.integers(1, 8), st.floats(-0.3, 0.95),
+       st.integers(2, 60),
        st.lists(st.tuples(st.integers(0, 30), st.floats(0.0, 0.5), st.floats(0.0, 0.2)), min_size=1, max_size=6))
-def test_kept_lists_give_the_pairs_of_a_computation_from_scratch(seed, dim, k, floor, steps):
+def test_kept_lists_give_the_pairs_of_a_computation_from_scratch(seed, dim, k, floor, first, steps):
     """Rows added, removed and changed (a memory reworded in place keeps its nid) over passes."""
     rng = np.random.default_rng(seed)
     kept = SimilarPairs()
-    nids, vecs = np.zeros(0, np.int64), np.zeros((0, dim), np.float32)
-    next_nid = 0
+    nids, vecs = np.arange(first), unit_rows(rng, first, dim, 3, 0.5)
+    next_nid = first
+    kept.pairs("x", nids, vecs, k, floor)
     for added, removed, changed in steps:
         stay = rng.random(len(nids)) >= removed
         nids, vecs = nids[stay], vecs[stay].copy()
@@ -98,3 +100,59 @@ def test_a_changed_key_parameter_recomputes():
     assert kept.pairs("x", nids, vecs, 5, 0.6) == reference(nids, vecs, 5, 0.6)
     assert kept.pairs("x", nids, vecs, 5, 0.2) == reference(nids, vecs, 5, 0.2)
     assert kept.pairs("x", nids[:1], vecs[:1], 5, 0.2) == []
+
+
+def test_lists_saved_at_a_path_serve_a_new_cache_and_a_damaged_file_is_computed_again(tmp_path):
+    """A new process starts from the saved lists: same pairs as from scratch after rows added,
+    removed and changed; a file cut short, with a flipped byte, or written for other rows gives
+    the right pairs all the same."""
+    rng = np.random.default_rng(1)   # (rows without near ties, no_near_ties)
+    path = str(tmp_path / "lists.bin")
+    nids, vecs = np.arange(80), unit_rows(rng, 80, 12, 5, 0.4)
+    first = SimilarPairs()
+    assert first.pairs("x", nids, vecs, 4, 0.3, path=path) == reference(nids, vecs, 4, 0.3)
+    assert (tmp_path / "lists.bin").exists() and not (tmp_path / "lists.bin.tmp").exists()
+    stay = rng.random(80) > 0.2
+    nids2 = np.concatenate([nids[stay], np.arange(100, 130)])
+    vecs2 = np.concatenate([vecs[stay], unit_rows(rng, 30, 12, 5, 0.4)])
+    vecs2[3] = unit_rows(rng, 1, 12, 5, 0.4)[0]
+    assert no_near_ties(vecs2, 4, 0.3) and no_near_ties(vecs2, 5, 0.3)
+    want = reference(nids2, vecs2, 4, 0.3)
+    assert SimilarPairs().pairs("x", nids2, vecs2, 4, 0.3, path=path) == want
+    good = (tmp_path / "lists.bin").read_bytes()
+    mid = len(good) // 2
+    damaged = [good[:mid], good[:-40] + bytes(b ^ 0xFF for b in good[-40:]),
+               good[:mid] + bytes([good[mid] ^ 0x01]) + good[mid + 1:]]
+    for data in damaged:
+        (tmp_path / "lists.bin").write_bytes(data)
+        assert SimilarPairs().pairs("x", nids2, vecs2, 4, 0.3, path=path) == want
+    other = np.arange(1000, 1000 + len(nids2))
+    assert SimilarPairs().pairs("x", other, vecs2, 4, 0.3, path=path) == reference(other, vecs2, 4, 0.3)
+    (tmp_path / "lists.bin").write_bytes(good)
+    assert SimilarPairs().pairs("x", nids2, vecs2, 5, 0.3, path=path) == reference(nids2, vecs2, 5, 0.3)
+    (tmp_path / "a-file").write_bytes(b"")
+    unwritable = str(tmp_path / "a-file" / "lists.bin")   # a cache: skipped, never an error
+    assert SimilarPairs().pairs("x", nids2, vecs2, 4, 0.3, path=unwritable) == want
+
+
+def test_accept_is_asked_again_only_of_new_pairs_and_changed_keys():
+    rng = np.random.default_rng(1)
+    nids, vecs = np.arange(80), unit_rows(rng, 80, 12, 5, 0.4)
+    labels = [f"t{i % 7}" for i in range(80)]
+    asked = []
+
+    def accept(i, j):
+        asked.append((i, j))
+        return labels[i] != labels[j]
+
+    kept = SimilarPairs()
+    every = reference(nids, vecs, 4, 0.3)
+    want = [(i, j) for i, j in every if labels[i] != labels[j]]
+    assert kept.pairs("x", nids, vecs, 4, 0.3, accept=accept, accept_keys=labels) == want
+    assert sorted(asked) == every
+    asked.clear()
+    assert kept.pairs("x", nids, vecs, 4, 0.3, accept=accept, accept_keys=labels) == want and asked == []
+    labels[5] = "t0"   # row 5's key changed: its pairs are asked again, only they
+    want = [(i, j) for i, j in every if labels[i] != labels[j]]
+    assert kept.pairs("x", nids, vecs, 4, 0.3, accept=accept, accept_keys=labels) == want
+    assert asked and all(5 in pair for pair in asked) and sorted(asked) == [p for p in every if 5 in p]

@@ -55,9 +55,9 @@ per namespace with one dynamics-log entry per action:
    theirs.
 
 Pairs: both clusterings compare by exact cosine over their candidates only (an approximate
-search over the namespace would see what a pass adds). The first pass of a process compares
-every pair, O(n^2); later passes compare what is new or changed since
-(:mod:`engramdb.dynamics.pairs`, ``benchmarks/bench_consolidate.py``).
+search over the namespace would see what a pass adds). The first pass compares every pair,
+O(n^2); later passes, in this process or another (the lists are saved beside the index), compare
+what is new or changed since (:mod:`engramdb.dynamics.pairs`, ``benchmarks/bench_consolidate.py``).
 
 Idempotent: the summary and fact ids are functions of their sources, and what exists already is
 skipped; merged and superseded memories are no longer active. A second pass at the same ``now`` writes nothing.
@@ -416,7 +416,8 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
         uf = _UnionFind(len(cand))
         slot = [(recs[int(x)].get("subject"), recs[int(x)].get("attribute"), recs[int(x)].get("value"))
                 for x in cand]
-        for i, j in pairs_for(state).pairs((ns, "merge"), cand, vecs, 8, cfg.duplicate_cosine):
+        for i, j in pairs_for(state).pairs((ns, "merge"), cand, vecs, 8, cfg.duplicate_cosine,
+                                        path=state.pairs_path(ns, "merge")):
             if slot[i] == slot[j]:
                 uf.union(i, j)
         for group in uf.groups():
@@ -510,11 +511,16 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
 
         tvecs = state.vectors(tnids, space)
         uf = _UnionFind(len(tnids))
-        for i, j in pairs_for(state).pairs((ns, "facts"), tnids, tvecs, cfg.fact_neighbours, cfg.fact_cosine):
+
+        def restate(i: int, j: int) -> bool:   # of two sessions, sharing words, no quantity given two values
             a, b = int(tnids[i]), int(tnids[j])
-            if (session_of[a] != session_of[b] and len(words(a) & words(b)) >= cfg.fact_shared_words
-                    and not quantity_clash(recs[a]["text"], recs[b]["text"])):   # "5 mg" / "10 mg": two things
-                uf.union(i, j)
+            return (session_of[a] != session_of[b] and len(words(a) & words(b)) >= cfg.fact_shared_words
+                    and not quantity_clash(recs[a]["text"], recs[b]["text"]))   # "5 mg" / "10 mg": two things
+
+        keys = [(recs[t]["text"], session_of[t], cfg.fact_shared_words) for t in tnids.tolist()]
+        for i, j in pairs_for(state).pairs((ns, "facts"), tnids, tvecs, cfg.fact_neighbours, cfg.fact_cosine,
+                                        path=state.pairs_path(ns, "facts"), accept=restate, accept_keys=keys):
+            uf.union(i, j)
         for group in uf.groups():
             members = [int(tnids[i]) for i in group]
             if len({session_of[m] for m in members}) < cfg.fact_min_sessions:

@@ -4,7 +4,7 @@ Consolidation (:mod:`engramdb.dynamics.consolidate`) clusters memories by exact 
 ``i`` pairs with row ``j`` when ``j`` is among the ``k`` rows most similar to ``i`` and their
 cosine is at least a floor. Exact, and over the candidates only, on purpose: an approximate
 search over the whole namespace would see what a pass adds, and a second pass could find other
-pairs. From scratch that is an all-pairs product, O(n^2 dim): most of the 10.9 s a whole pass
+pairs. From scratch that is an all-pairs product, O(n^2 dim): most of the 11.6 s a whole pass
 takes over 32,000 turns on two cores (``benchmarks/bench_consolidate.py``).
 
 A pass after a session changes few rows, so :class:`SimilarPairs` keeps each row's list (its
@@ -14,18 +14,26 @@ compared with every row, every kept row with the new ones only; a kept row is co
 every row again only when it had more than ``k`` rows at the floor and lost one of its ``k``
 (the one after them is not kept). That is O(n m dim) for m new rows, and the pairs are those of
 a computation from scratch (but for the last bit of a cosine that a matrix product of another
-shape may round otherwise, at the floor or at a tie). Ties are broken by the smaller nid, so the lists do not depend on the order the
-rows came in.
+shape may round otherwise, at the floor or at a tie). Ties are broken by the smaller nid, so
+the lists do not depend on the order the rows came in. When more than half the rows are new,
+the lists are computed whole.
 
-The lists live in memory, beside the engine's other caches: the first pass of a process
-computes them whole.
+The lists are a cache, like the hnswlib index: kept in memory and saved beside the index
+(``DIR/index/<namespace>.pairs-<purpose>``, msgpack, written whole after a pass that changed them,
+replaced atomically, with a SHA-256 of its arrays; shredded with the namespace by
+``drop_namespace``), so the first pass of a new process (``engramdb consolidate`` run after each
+session) starts from them too. A missing, damaged or foreign file is computed again: every row it
+holds is checked against the candidate's nid and vector checksum before it is used.
 """
 from __future__ import annotations
 
+import hashlib
+import os
 import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable, Sequence
 
+import msgpack
 import numpy as np
 
 __all__ = ["SimilarPairs", "similar_pairs", "pairs_for"]
@@ -90,13 +98,19 @@ def _compute(vecs: np.ndarray, nids: np.ndarray, k: int, floor: float, block: in
     return _Lists(k, floor, vecs.shape[1], nids.copy(), _checksums(vecs), top, sim, crowded)
 
 
-def _update(old: _Lists, vecs: np.ndarray, nids: np.ndarray, sums: np.ndarray, block: int) -> _Lists:
-    """``old`` brought up to the rows ``nids`` (ascending) with vectors ``vecs``."""
+def _update(old: _Lists, vecs: np.ndarray, nids: np.ndarray, sums: np.ndarray,
+            block: int) -> _Lists | None:
+    """``old`` brought up to the rows ``nids`` (ascending) with vectors ``vecs``; None when
+    nothing changed (``old`` holds exactly these rows)."""
     k, floor = old.k, old.floor
     at = np.minimum(np.searchsorted(old.nids, nids), len(old.nids) - 1)   # (old holds two rows or more)
     kept = (old.nids[at] == nids) & (old.sums[at] == sums)
     fresh = np.flatnonzero(~kept)
     keep_rows = at[kept]
+    if not len(fresh) and len(nids) == len(old.nids):
+        return None
+    if 2 * len(fresh) > len(nids):   # mostly new: whole is no dearer
+        return _compute(vecs, nids, k, floor, block)
     top = np.full((len(nids), k), -1, np.int64)
     sim = np.zeros((len(nids), k), np.float32)
     crowded = np.zeros(len(nids), bool)
@@ -122,10 +136,11 @@ def _update(old: _Lists, vecs: np.ndarray, nids: np.ndarray, sums: np.ndarray, b
         for a in range(0, len(others), block):
             r = others[a:a + block]
             sims = vecs[r] @ vecs[fresh].T
-            ri, cj = np.nonzero(sims >= floor)
-            for x in np.unique(ri).tolist():
+            ri, cj = np.nonzero(sims >= floor)   # (row-major: ri ascending)
+            starts = np.searchsorted(ri, np.arange(len(r) + 1))
+            for x in np.flatnonzero(np.diff(starts)).tolist():
                 i = int(r[x])
-                new = [(float(sims[x, j]), int(nids[fresh[j]])) for j in cj[ri == x].tolist()]
+                new = [(float(sims[x, j]), int(nids[fresh[j]])) for j in cj[starts[x]:starts[x + 1]].tolist()]
                 cur = [(s, n) for s, n in zip(sim[i].tolist(), top[i].tolist()) if n >= 0]
                 allr = sorted(cur + new, key=lambda e: (-e[0], e[1]))
                 crowded[i] = crowded[i] or len(allr) > k
@@ -142,9 +157,11 @@ class SimilarPairs:
 
     def __init__(self) -> None:
         self._lists: dict[Any, _Lists] = {}
+        self._verdicts: dict[Any, dict[tuple[int, int], tuple[Any, bool]]] = {}
 
     def pairs(self, key: Any, nids: np.ndarray, vecs: np.ndarray, k: int, floor: float,
-              block: int = _BLOCK) -> list[tuple[int, int]]:
+              block: int = _BLOCK, path: str | None = None, accept: Callable[[int, int], bool] | None = None,
+              accept_keys: Sequence[Any] | None = None) -> list[tuple[int, int]]:
         """Position pairs ``(i, j)``, ``i != j``, sorted, with ``nids[j]`` among the ``k`` rows
         most similar to row ``i`` and cosine at least ``floor``.
 
@@ -160,6 +177,16 @@ class SimilarPairs:
             At least 1.
         floor : float
             Cosine floor.
+        path : str, optional
+            File the lists of ``key`` are read from when not in memory, and saved to when a call
+            changed them (a cache: a file that cannot be read or written is skipped).
+        accept : callable (i, j) -> bool, optional
+            A further test of a pair (positions); only the pairs it accepts are returned. It
+            must be a function of what ``accept_keys[i]`` and ``accept_keys[j]`` hold (e.g. the
+            two texts): its answers are kept (in memory) and it is asked again only of a pair
+            that is new, or one of whose keys changed.
+        accept_keys : sequence, shape (n,)
+            Each row's key for ``accept``; compared by equality.
 
         Returns
         -------
@@ -174,16 +201,89 @@ class SimilarPairs:
         order = np.argsort(nids, kind="stable")
         s_nids, s_vecs = nids[order], vecs[order]
         old = self._lists.get(key)
+        if old is None and path is not None:
+            old = _read(path)
         if old is None or old.k != k or old.floor != floor or old.dim != vecs.shape[1]:
             lists = _compute(s_vecs, s_nids, k, floor, block)
         else:
             lists = _update(old, s_vecs, s_nids, _checksums(s_vecs), block)
+        if lists is None:   # nothing changed
+            lists = old
+        elif path is not None:
+            _write(path, lists)
         self._lists[key] = lists
         ri, rj = np.nonzero(lists.top >= 0)
         cols = np.searchsorted(s_nids, lists.top[ri, rj])
         out = list(zip(order[ri].tolist(), order[cols].tolist()))
         out.sort()
-        return out
+        if accept is None:
+            return out
+        if accept_keys is None or len(accept_keys) != len(nids):
+            raise ValueError("accept_keys: one key per row is needed with accept")
+        before, after = self._verdicts.get(key, {}), {}
+        at = nids.tolist()
+        kept = []
+        for i, j in out:
+            pair, tag = (at[i], at[j]), (accept_keys[i], accept_keys[j])
+            got = before.get(pair)
+            if got is None or got[0] != tag:
+                got = (tag, bool(accept(i, j)))
+            after[pair] = got
+            if got[1]:
+                kept.append((i, j))
+        self._verdicts[key] = after   # (the pairs of this call only)
+        return kept
+
+
+_ARRAYS = ("nids", "sums", "top", "sim", "crowded")
+_FORMAT = "engramdb-pairs-1"
+_DTYPES = {"nids": np.int64, "sums": np.uint64, "top": np.int64, "sim": np.float32, "crowded": np.bool_}
+
+
+def _digest(lists: _Lists) -> bytes:
+    h = hashlib.sha256(np.array([lists.k, lists.dim], np.int64).tobytes() + np.float64(lists.floor).tobytes())
+    for name in _ARRAYS:
+        h.update(np.ascontiguousarray(getattr(lists, name)).tobytes())
+    return h.digest()
+
+
+def _write(path: str, lists: _Lists) -> None:
+    """Save ``lists`` at ``path`` (msgpack of the arrays' bytes; atomically: a temporary file,
+    then a rename); skipped when the folder cannot take it (a cache)."""
+    doc = {"format": _FORMAT, "k": lists.k, "floor": lists.floor, "dim": lists.dim, "digest": _digest(lists),
+           **{name: np.ascontiguousarray(getattr(lists, name)).tobytes() for name in _ARRAYS}}
+    tmp = path + ".tmp"
+    try:
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(tmp, "wb") as f:
+            f.write(msgpack.packb(doc, use_bin_type=True))
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+
+
+def _read(path: str) -> _Lists | None:
+    """The lists saved at ``path``; None when there are none, or they are damaged."""
+    try:
+        with open(path, "rb") as f:
+            doc = msgpack.unpackb(f.read(), raw=False)
+    except (OSError, ValueError, msgpack.UnpackException):
+        return None
+    try:
+        if not isinstance(doc, dict) or doc.get("format") != _FORMAT:
+            return None
+        k, n = int(doc["k"]), len(doc["nids"]) // 8
+        arrays = {name: np.frombuffer(doc[name], _DTYPES[name]) for name in _ARRAYS}
+        arrays["top"], arrays["sim"] = arrays["top"].reshape(n, k), arrays["sim"].reshape(n, k)
+        if n < 2 or k < 1 or any(len(arrays[name]) != n for name in ("sums", "crowded")):
+            return None   # (never written: a pass of fewer rows keeps none)
+        lists = _Lists(k, float(doc["floor"]), int(doc["dim"]), *(arrays[name] for name in _ARRAYS))
+    except (KeyError, TypeError, ValueError):
+        return None
+    return lists if doc.get("digest") == _digest(lists) else None
 
 
 _BY_STATE: "weakref.WeakKeyDictionary[Any, SimilarPairs]" = weakref.WeakKeyDictionary()

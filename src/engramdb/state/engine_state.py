@@ -46,6 +46,8 @@ _SUPERSEDES = Relation.SUPERSEDES.code
 #: the postings in one transaction, so a snapshot written since by an engramdb that does not save
 #: it (whose meta lacks the tag) never pairs its postings with a stale forward index.
 KEYWORD_FORWARD_VERSION = 1
+#: What consolidation keeps similar-pair lists for, one file each (:meth:`EngineState.pairs_path`).
+PAIRS_PURPOSES = ("merge", "facts")
 
 
 #: A memory whose event time is more than this after its record time (seconds) is an event
@@ -232,12 +234,22 @@ class EngineState:
             stem = "h" + hashlib.sha256(name.encode()).hexdigest()
         return os.path.join(self.index_dir, stem + ".hnsw")
 
+    def pairs_path(self, name: str, purpose: str) -> str:
+        """File of namespace ``name``'s similar-pair lists for consolidation's ``purpose``
+        (one of :data:`PAIRS_PURPOSES`; :mod:`engramdb.dynamics.pairs`), beside its index."""
+        if purpose not in PAIRS_PURPOSES:
+            raise ValueError(f"purpose: expected one of {PAIRS_PURPOSES}, got {purpose!r}")
+        return f"{self.index_path(name)}.pairs-{purpose}"
+
     def remove_index_files(self, name: str) -> None:
         """Overwrite with zeros and remove namespace ``name``'s hnswlib index file, its sidecar and
-        any temporary file a save left behind (``HnswIndex.save``)."""
+        any temporary file a save left behind (``HnswIndex.save``), and its similar-pair lists."""
         path = self.index_path(name)
         for suffix in HnswIndex.FILE_SUFFIXES:
             shred(path + suffix)
+        for purpose in PAIRS_PURPOSES:
+            shred(self.pairs_path(name, purpose))
+            shred(self.pairs_path(name, purpose) + ".tmp")
 
     # ------------------------------------------------------------------ loading
     def reload_if_stale(self) -> None:
