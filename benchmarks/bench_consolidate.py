@@ -47,7 +47,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import engramdb  # noqa: E402
-from bench_recall_scale import NAMES  # noqa: E402
+from bench_recall_scale import NAMES, varied  # noqa: E402
 from engramdb.ingest import locomo_messages  # noqa: E402
 from engramdb.locomo import load_locomo  # noqa: E402
 
@@ -78,15 +78,7 @@ def conversations(n: int, tail: int, seed: int = 7) -> tuple[list[list[dict]], l
             for m in messages:
                 text = m["content"]
                 if copy:
-                    text = pat.sub(lambda g: sub[g.group(1)], text)
-                    words = text.split()
-                    if len(words) > 4:
-                        i = int(rng.integers(0, len(words) - 1))
-                        if rng.random() < 0.5:
-                            words[i], words[i + 1] = words[i + 1], words[i]
-                        else:
-                            del words[i]
-                    text = " ".join(words)
+                    text = varied(text, pat, sub, rng)
                 out.append({"role": "user", "name": sub.get(m["name"], m["name"]), "content": text,
                             "created_at": m["created_at"] + shift, "session": f"c{copy}-{conv.sample_id}-{m['session']}",
                             "id": f"c{copy}-{conv.sample_id}-{m['id']}"})

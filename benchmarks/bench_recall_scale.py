@@ -70,6 +70,19 @@ NS = "scale"
 DAY = 86400.0
 
 
+def varied(text: str, pat: re.Pattern, sub: dict[str, str], rng: np.random.Generator) -> str:
+    """``text`` of a copy: the speakers renamed (``pat`` matches their names, ``sub`` maps
+    them) and, past four words, one word dropped or swapped with the next."""
+    words = pat.sub(lambda m: sub[m.group(1)], text).split()
+    if len(words) > 4:
+        i = int(rng.integers(0, len(words) - 1))
+        if rng.random() < 0.5:
+            words[i], words[i + 1] = words[i + 1], words[i]
+        else:
+            del words[i]
+    return " ".join(words)
+
+
 def corpus(n: int, seed: int = 7):
     """``n`` memory mappings: LoCoMo's turns, then varied copies (see the module docstring)."""
     convs = load_locomo()
@@ -90,15 +103,7 @@ def corpus(n: int, seed: int = 7):
                 speaker = t.speaker
                 at = t.created_at
                 if copy:
-                    text = pat.sub(lambda m, sub=sub: sub[m.group(1)], text)
-                    words = text.split()
-                    if len(words) > 4:
-                        i = int(rng.integers(0, len(words) - 1))
-                        if rng.random() < 0.5:
-                            words[i], words[i + 1] = words[i + 1], words[i]
-                        else:
-                            del words[i]
-                    text = " ".join(words)
+                    text = varied(text, pat, sub, rng)
                     speaker = sub.get(speaker, speaker)
                     at += shift
                 mid = f"c{copy}-{conv.sample_id}-{t.dia_id}"
