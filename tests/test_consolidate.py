@@ -298,10 +298,10 @@ def test_a_fact_keeps_one_sentence_of_a_long_turn(tmp_store):
         eng.consolidate(namespace="u", now=T0 + 10 * DAY, config=cfg)
         facts = eng.query(namespace="u", tags=["fact"])
         assert len(facts) == 1
-        text = facts[0].text
-        assert text.startswith("assistant: ") and "220 degrees" in text
-        body = text[len("assistant: "):]
-        assert body in split_sentences(long_a) + split_sentences(long_b)
+        text = facts[0].text   # (the user's wording before the assistant's, though older)
+        assert text.startswith("user: ") and "220 degrees" in text
+        body = text[len("user: "):]
+        assert body in split_sentences(long_a)
 
 
 def test_a_one_turn_session_gets_no_summary(tmp_store):
@@ -859,3 +859,20 @@ def test_a_pass_after_new_sessions_finds_what_a_fresh_process_finds(tmp_path):
     assert got["same process"] == got["new process"] == got["no pass before"]
     assert got["same process"][0] == 2
     assert [ev for _text, ev in got["same process"][1]] == [("a:1", "d:1"), ("b:1", "c:1")]
+
+
+def test_a_fact_is_worded_as_the_user_said_it_not_as_the_assistant_echoed_it(tmp_store):
+    """A fact restated by the user in one session and confirmed by the assistant in a later one
+    took the newest wording, the assistant's "Got it: ..." (helper179); it takes the user's."""
+    msgs = [{"role": "user", "content": "My pottery class is now on Thursdays at 7pm.", "created_at": T0, "session": "a"},
+            {"role": "assistant", "content": "Sounds fun, enjoy the wheel.", "created_at": T0 + 1, "session": "a"},
+            {"role": "user", "content": "Can you remind me about my classes this week?", "created_at": T0 + 3 * DAY,
+             "session": "b"},
+            {"role": "assistant", "content": "Got it: pottery class is now on Thursdays at 7pm.",
+             "created_at": T0 + 3 * DAY + 1, "session": "b"}]
+    with engramdb.open(tmp_store) as eng:
+        eng.add_conversation(msgs, namespace="u")
+        assert eng.consolidate(namespace="u", now=T0 + 10 * DAY)["facts"] == 1
+        [fact] = eng.query(namespace="u", tags=["fact"])
+        assert {e.source for e in eng.edges(fact.id, namespace="u") if e.relation is Relation.EVIDENCE_FOR} == {"a:1", "b:2"}
+        assert fact.text == "user: My pottery class is now on Thursdays at 7pm."

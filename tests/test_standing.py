@@ -57,6 +57,10 @@ CHANGES = [
     # helper168: a move into a new home told with "the" or "a"
     ("We moved into the new place in Chorlton last weekend.", "I live in Levenshulme with Sam."),
     ("I moved into a flat in Didsbury on Saturday.", "I live in Levenshulme."),
+    # helper179: the new job's role said between "job" and its employer
+    ("Big news: I started a new job as a senior analyst at Globex!", "I work as a data analyst at Initech."),
+    ("I got a job as a nurse at Kaiser.", "I'm an RN at St. Mary's."),
+    ("I started working as a barista at Blue Bottle.", "I work at Google."),
 ]
 NOT_CHANGES = [
     ("My sister moved to Seattle.", "I live in Boston."),                  # another person
@@ -116,6 +120,9 @@ NOT_CHANGES = [
     ("Besides Acme I work at Globex.", "I work at Acme Corp."),                    # a second job
     ("In addition to Acme, I work at Globex.", "I work at Acme Corp."),
     ("I work at Globex in addition to Acme.", "I work at Acme Corp."),
+    ("My wife started a new job as a nurse at Kaiser.", "I work at Google."),      # another person
+    ("I took a job as a favor for Dana at Acme.", "I work at Google."),             # no role
+    ("I started a new job as a regular member at Globex Gym.", "I work at Google."),
 ]
 
 

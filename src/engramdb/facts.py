@@ -310,15 +310,22 @@ def subject_of(text: str) -> tuple[str, ...]:
 
 def speaker_label(text: str) -> tuple[str, ...] | None:
     """Who says ``text`` (str) by its leading "Speaker: " label, lower-cased words ("Alice: I
-    take 10 mg" -> ("alice",); "user: ..." -> ("user",)), or None: no label, or a note's label
-    ("Update: I take 20 mg")."""
+    take 10 mg" -> ("alice",); "user: ..." -> ("user",)), or None: no label, a note's label
+    ("Update: I take 20 mg"), or a heading of several words not all capitalised ("Big news: ...",
+    "Note to self: ...")."""
     label = _LABEL.match(text)
     if label is None:
         return None
     words = tokens(label.group(1))
     if len(words) == 1 and words[0].lower() in NOTE_LABELS:
         return None
+    if any(not w[:1].isupper() and w.lower() not in _NAME_PARTICLES for w in words[1:]):
+        return None   # a heading, not a name: "Big news: I started a new job ...", "Note to self: ..."
     return tuple(w.lower() for w in words)
+
+
+#: Lower-case words inside a speaker's name ("Ludwig van Beethoven: ...").
+_NAME_PARTICLES = frozenset("van von de der den da del della di du la le bin ibn al el".split())
 
 
 @lru_cache(maxsize=1 << 13)

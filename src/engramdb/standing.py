@@ -102,7 +102,7 @@ _ROLE_WORDS = frozenset("nurse chef cook pilot clerk intern vp svp evp ceo cto c
 _NOT_ROLES = frozenset("regular member members customer client guest patient visitor student fan subscriber user "
                        "volunteer sucker believer lover follower shopper reader viewer listener player gamer winner "
                        "loser former ex retired previous past old future aspiring wannabe bit little big huge "
-                       "total".split())
+                       "total favor favour".split())
 #: Each relation's patterns, each with the words (lower case) of which the text must hold one
 #: before it is read, and whether it reports a change (a move, a new job: told with a year or
 #: "when I was a kid", it is history).
@@ -134,10 +134,12 @@ _VERBS = {
         (("work as", "working as"), False,
          rf"\b(?:work|working){_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}}?){_S}(?:at|for|with){_S}NAME"),
         (("job at", "job with", "job for", "position at", "position with", "role at", "role with", "offer from",
-          "hired"), True,
+          "hired", "job as", "position as", "role as", "working as"), True,
          rf"\b(?:(?:started|start|began){_S}(?:a{_S}|my{_S})?(?:new{_S})?(?:job|position|role|working)"
          rf"|(?:got|took|accepted|landed){_S}(?:a|an|the){_S}(?:new{_S})?(?:job|position|role|job{_S}offer)"
-         rf"|accepted{_S}(?:an|the){_S}offer|(?:(?:was|got|been){_S})?hired){_S}(?:at|with|for|by|from){_S}NAME"),
+         rf"|accepted{_S}(?:an|the){_S}offer|(?:(?:was|got|been){_S})?hired)"
+         rf"(?:{_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}}?))?"   # "... a new job as a senior analyst at"
+         rf"{_S}(?:at|with|for|by|from){_S}NAME"),
         (("joined",), True, rf"\bjoined{_S}NAME{_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}})"),
         (("new job",), True, rf"\bnew{_S}job{_S}(?:at|with){_S}NAME"),
         (("employer is", "company is"), False, rf"\bmy{_S}(?:employer|company){_S}is{_S}NAME"),

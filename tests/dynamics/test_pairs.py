@@ -12,7 +12,7 @@ from engramdb.dynamics.pairs import SimilarPairs, similar_pairs
 
 
 def reference(nids: np.ndarray, vecs: np.ndarray, k: int, floor: float) -> list[tuple[int, int]]:
-    sims = vecs.astype(np.float64) @ vecs.astype(np.float64).T
+    sims = (vecs.astype(np.float64) @ vecs.astype(np.float64).T).astype(np.float32)   # summed in float64
     out = []
     for i in range(len(nids)):
         others = [j for j in range(len(nids)) if j != i]
@@ -156,3 +156,28 @@ def test_accept_is_asked_again_only_of_new_pairs_and_changed_keys():
     want = [(i, j) for i, j in every if labels[i] != labels[j]]
     assert kept.pairs("x", nids, vecs, 4, 0.3, accept=accept, accept_keys=labels) == want
     assert asked and all(5 in pair for pair in asked) and sorted(asked) == [p for p in every if 5 in p]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 8), st.floats(0.0, 0.9), st.integers(20, 80),
+       st.lists(st.tuples(st.integers(0, 25), st.floats(0.0, 0.4)), min_size=1, max_size=5))
+def test_exact_duplicates_tie_in_kept_lists_as_from_scratch(seed, k, floor, first, steps):
+    """A chat says "thanks!" and "ok" again and again: rows with one vector tie, and a float32
+    product rounded their cosines' last bit by its shape (a hostile pass: the kept lists and a
+    computation from scratch kept other duplicates). Cosines are summed in float64, so the two
+    agree, duplicates and all, whatever the order of the rows."""
+    rng = np.random.default_rng(seed)
+    pool = unit_rows(rng, 12, 16, 4, 0.3)   # few distinct vectors: many exact duplicates
+    draw = lambda m: pool[rng.integers(0, len(pool), m)]  # noqa: E731
+    kept = SimilarPairs()
+    nids, vecs = np.arange(first), draw(first)
+    next_nid = first
+    assert kept.pairs("x", nids, vecs, k, floor) == SimilarPairs().pairs("y", nids, vecs, k, floor)
+    for added, removed in steps:
+        stay = rng.random(len(nids)) >= removed
+        nids = np.concatenate([nids[stay], np.arange(next_nid, next_nid + added)])
+        vecs = np.concatenate([vecs[stay], draw(added)])
+        next_nid += added
+        order = rng.permutation(len(nids))
+        got = kept.pairs("x", nids[order], vecs[order], k, floor, int(rng.integers(1, 40)))
+        assert got == SimilarPairs().pairs("y", nids[order], vecs[order], k, floor)

@@ -538,9 +538,11 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
                 # forgotten since: the rest restate nothing new, and the fact of more stays)
             gv = tvecs[group]
             # the newest restatement's wording; a turn that only asks, hedges or advises states no
-            # fact: the newest that states one
+            # fact: the newest that states one, a user's before an assistant's (its "Got it: pottery
+            # is now on Thursdays" echoes what the user said)
             text, centre = None, None
-            for m in sorted(members, key=lambda m: (float(c.created_at[m]), m), reverse=True):
+            for m in sorted(members, key=lambda m: (not _said_by_assistant(recs[m]["text"]), float(c.created_at[m]), m),
+                            reverse=True):
                 text = _fact_text(recs[m]["text"], gv, embed)
                 if text is not None:
                     centre = m

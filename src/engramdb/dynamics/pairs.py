@@ -4,7 +4,7 @@ Consolidation (:mod:`engramdb.dynamics.consolidate`) clusters memories by exact 
 ``i`` pairs with row ``j`` when ``j`` is among the ``k`` rows most similar to ``i`` and their
 cosine is at least a floor. Exact, and over the candidates only, on purpose: an approximate
 search over the whole namespace would see what a pass adds, and a second pass could find other
-pairs. From scratch that is an all-pairs product, O(n^2 dim): most of the 11.6 s a whole pass
+pairs. From scratch that is an all-pairs product, O(n^2 dim): most of the 11.8 s a whole pass
 takes over 32,000 turns on two cores (``benchmarks/bench_consolidate.py``).
 
 A pass after a session changes few rows, so :class:`SimilarPairs` keeps each row's list (its
@@ -13,9 +13,11 @@ and updates it: a new row (or one whose vector changed, told by a checksum of it
 compared with every row, every kept row with the new ones only; a kept row is compared with
 every row again only when it had more than ``k`` rows at the floor and lost one of its ``k``
 (the one after them is not kept). That is O(n m dim) for m new rows, and the pairs are those of
-a computation from scratch (but for the last bit of a cosine that a matrix product of another
-shape may round otherwise, at the floor or at a tie). Ties are broken by the smaller nid, so
-the lists do not depend on the order the rows came in. When more than half the rows are new,
+a computation from scratch: a float32 product finds the pairs near the floor, and each of
+those cosines is summed again in float64 and rounded to float32, so a pair's cosine does not
+depend on what else was computed with it (a float32 product rounds the last bit by its shape
+and a column's place in it: exact duplicates did not tie). Ties are broken by the smaller nid,
+so the lists do not depend on the order the rows came in. When more than half the rows are new,
 the lists are computed whole.
 
 The lists are a cache, like the hnswlib index: kept in memory and saved beside the index
@@ -67,6 +69,41 @@ class _Lists:
     crowded: np.ndarray    # bool (n,): the row had more than k rows at the floor
 
 
+#: How far below the floor a float32 product's cosine may be and still be one at the floor: its
+#: rounding error over 384 dimensions stays below 1e-5.
+_SLACK = 1e-4
+
+
+def _exact(vecs: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """The cosines of the row pairs ``(rows[i], cols[i])`` summed in float64, then rounded to
+    float32 (shape (len(rows),)): the same for a pair whatever else is computed with it. (A
+    float32 matrix product rounds a cosine's last bit by the product's shape and the column's
+    place in it, so exact duplicates did not tie.)"""
+    out = np.empty(len(rows), np.float32)
+    for a in range(0, len(rows), 1 << 16):
+        x = vecs[rows[a:a + (1 << 16)]].astype(np.float64)
+        y = vecs[cols[a:a + (1 << 16)]].astype(np.float64)
+        out[a:a + len(x)] = np.einsum("ij,ij->i", x, y)
+    return out
+
+
+def _at_floor(vecs: np.ndarray, rows: np.ndarray, cols_of: np.ndarray | None, floor: float
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs of ``rows`` (positions) with the rows ``cols_of`` (positions; every row when
+    None) at cosine ``floor`` or above, self pairs left out: (row index into ``rows``, column
+    position, exact cosine), row-major. A float32 product finds the candidates, :func:`_exact`
+    decides."""
+    sims = vecs[rows] @ (vecs if cols_of is None else vecs[cols_of]).T
+    ri, cj = np.nonzero(sims >= floor - _SLACK)
+    if cols_of is not None:
+        cj = cols_of[cj]
+    other = rows[ri] != cj
+    ri, cj = ri[other], cj[other]
+    vals = _exact(vecs, rows[ri], cj)
+    keep = vals >= floor
+    return ri[keep], cj[keep], vals[keep]
+
+
 def _full_rows(vecs: np.ndarray, nids: np.ndarray, rows: np.ndarray, k: int, floor: float,
                block: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Lists of ``rows`` (positions into ``vecs``/``nids``) against every row: (top, sim,
@@ -76,12 +113,9 @@ def _full_rows(vecs: np.ndarray, nids: np.ndarray, rows: np.ndarray, k: int, flo
     crowded = np.zeros(len(rows), bool)
     for a in range(0, len(rows), block):
         r = rows[a:a + block]
-        sims = vecs[r] @ vecs.T
-        sims[np.arange(len(r)), r] = -np.inf
-        ri, cj = np.nonzero(sims >= floor)
+        ri, cj, vals = _at_floor(vecs, r, None, floor)
         if not len(ri):
             continue
-        vals = sims[ri, cj]
         order = np.lexsort((nids[cj], -vals, ri))   # by row, then cosine down, then nid up
         ri, cj, vals = ri[order], cj[order], vals[order]
         starts = np.searchsorted(ri, np.arange(len(r) + 1))
@@ -135,12 +169,12 @@ def _update(old: _Lists, vecs: np.ndarray, nids: np.ndarray, sums: np.ndarray,
         others = others[~np.isin(others, redo)]
         for a in range(0, len(others), block):
             r = others[a:a + block]
-            sims = vecs[r] @ vecs[fresh].T
-            ri, cj = np.nonzero(sims >= floor)   # (row-major: ri ascending)
+            ri, cj, vals = _at_floor(vecs, r, fresh, floor)   # (row-major: ri ascending)
             starts = np.searchsorted(ri, np.arange(len(r) + 1))
             for x in np.flatnonzero(np.diff(starts)).tolist():
                 i = int(r[x])
-                new = [(float(sims[x, j]), int(nids[fresh[j]])) for j in cj[starts[x]:starts[x + 1]].tolist()]
+                new = [(float(v), int(nids[j])) for v, j in zip(vals[starts[x]:starts[x + 1]].tolist(),
+                                                                 cj[starts[x]:starts[x + 1]].tolist())]
                 cur = [(s, n) for s, n in zip(sim[i].tolist(), top[i].tolist()) if n >= 0]
                 allr = sorted(cur + new, key=lambda e: (-e[0], e[1]))
                 crowded[i] = crowded[i] or len(allr) > k
