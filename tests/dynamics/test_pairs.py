@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engramdb.dynamics.pairs import SimilarPairs, similar_pairs
+from engramdb.dynamics.pairs import SimilarPairs
 
 
 def reference(nids: np.ndarray, vecs: np.ndarray, k: int, floor: float) -> list[tuple[int, int]]:
@@ -50,7 +50,6 @@ def test_from_scratch_matches_the_reference(seed, n, dim, k, floor, block):
     nids = rng.permutation(10 * n + 1)[:n].astype(np.int64)
     got = SimilarPairs().pairs("x", nids, vecs, k, floor, block)
     assert got == reference(nids, vecs, k, floor)
-    assert similar_pairs(vecs, k, floor, block) == reference(np.arange(n), vecs, k, floor)
 
 
 @settings(max_examples=40, deadline=None)

@@ -38,7 +38,7 @@ from typing import Any, Callable, Sequence
 import msgpack
 import numpy as np
 
-__all__ = ["SimilarPairs", "similar_pairs", "pairs_for"]
+__all__ = ["SimilarPairs", "pairs_for"]
 
 _BLOCK = 512
 _ODD: dict[int, np.ndarray] = {}
@@ -132,6 +132,13 @@ def _compute(vecs: np.ndarray, nids: np.ndarray, k: int, floor: float, block: in
     return _Lists(k, floor, vecs.shape[1], nids.copy(), _checksums(vecs), top, sim, crowded)
 
 
+def _put_row(top: np.ndarray, sim: np.ndarray, i: int, entries: list[tuple[float, int]]) -> None:
+    """Row ``i`` of the lists set to ``entries`` ((cosine, nid), best first, at most k), -1 padded."""
+    top[i], sim[i] = -1, 0.0
+    if entries:
+        sim[i, :len(entries)], top[i, :len(entries)] = zip(*entries)
+
+
 def _update(old: _Lists, vecs: np.ndarray, nids: np.ndarray, sums: np.ndarray,
             block: int) -> _Lists | None:
     """``old`` brought up to the rows ``nids`` (ascending) with vectors ``vecs``; None when
@@ -156,10 +163,8 @@ def _update(old: _Lists, vecs: np.ndarray, nids: np.ndarray, sums: np.ndarray,
     redo = np.flatnonzero(lost & crowded)   # the row after its k is not kept: compared again whole
     merge = np.flatnonzero(lost & ~crowded)
     for i in merge.tolist():   # its list held every row at the floor: drop the gone ones
-        row = [(s, n) for s, n, g in zip(sim[i].tolist(), top[i].tolist(), gone[i].tolist()) if n >= 0 and not g]
-        top[i], sim[i] = -1, 0.0
-        for j, (s, n) in enumerate(row):
-            top[i, j], sim[i, j] = n, s
+        _put_row(top, sim, i, [(s, n) for s, n, g in zip(sim[i].tolist(), top[i].tolist(), gone[i].tolist())
+                               if n >= 0 and not g])
     whole = np.union1d(fresh, redo)
     if len(whole):
         t, s, c = _full_rows(vecs, nids, whole, k, floor, block)
@@ -178,9 +183,7 @@ def _update(old: _Lists, vecs: np.ndarray, nids: np.ndarray, sums: np.ndarray,
                 cur = [(s, n) for s, n in zip(sim[i].tolist(), top[i].tolist()) if n >= 0]
                 allr = sorted(cur + new, key=lambda e: (-e[0], e[1]))
                 crowded[i] = crowded[i] or len(allr) > k
-                top[i], sim[i] = -1, 0.0
-                for j, (s, n) in enumerate(allr[:k]):
-                    top[i, j], sim[i, j] = n, s
+                _put_row(top, sim, i, allr[:k])
     return _Lists(k, floor, old.dim, nids.copy(), sums, top, sim, crowded)
 
 
@@ -330,20 +333,3 @@ def pairs_for(state: Any) -> SimilarPairs:
         got = _BY_STATE[state] = SimilarPairs()
     return got
 
-
-def similar_pairs(vecs: np.ndarray, k: int, floor: float, block: int = _BLOCK) -> list[tuple[int, int]]:
-    """Row pairs ``(i, j)``, ``i != j``, sorted, with ``j`` among the ``k`` rows most similar to
-    ``i`` (ties: the smaller row first) and cosine at least ``floor``; computed from scratch.
-
-    Parameters
-    ----------
-    vecs : ndarray of float32, shape (n, dim)
-        Unit rows.
-    k : int
-    floor : float
-
-    Returns
-    -------
-    list of (int, int)
-    """
-    return SimilarPairs().pairs(None, np.arange(len(vecs)), vecs, k, floor, block)
