@@ -180,6 +180,14 @@ def test_filters_and_limit(tmp_store):
         assert [e.verb for e in eng.ledger(since=1500)] == ["add", "forget"]
         assert [e.ids for e in eng.ledger(until=1500, verb="add")] == [("e1",)]
         assert [e.verb for e in eng.ledger(limit=1)] == ["forget"]
+        # a limit above the count gives every entry (helper180: limit=7 of 6 entries gave the last
+        # one, limit=10 the last four: a negative start)
+        every = [e.seq for e in eng.ledger()]
+        assert len(every) == 4
+        assert [[e.seq for e in eng.ledger(limit=n)] for n in (3, 4, 5, 7, 100)] == [
+            every[1:], every, every, every, every]
+        log = [(e["id"], e["action"]) for e in eng.dynamics_log()]
+        assert log == [("e2", "archive")]
         # a period named as a date covers the whole period: every entry fell on 1970-01-01
         assert [e.verb for e in eng.ledger(since="1970-01-01", until="1970-01-01")] == [
             "genesis", "add", "add", "forget"]
@@ -195,6 +203,9 @@ def test_filters_and_limit(tmp_store):
         with pytest.raises(engramdb.InvalidInputError, match="'adds' is no ledger verb.*add_batch"):
             eng.ledger(verb="adds")
         assert [e.verb for e in eng.ledger(verb="forget")] == ["forget"]
+        with frozen_clock(2500.0):
+            eng.forget("e1")
+        assert [[e["id"] for e in eng.dynamics_log(limit=n)] for n in (1, 2, 3)] == [["e1"], ["e2", "e1"], ["e2", "e1"]]
 
 
 def test_every_verb_a_write_records_is_a_known_ledger_verb(tmp_store):

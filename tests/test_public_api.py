@@ -6,7 +6,7 @@ from engramdb.types import Relation
 
 def test_all_is_pinned():
     assert engramdb.__all__ == sorted([
-        "BackendUnavailableError", "ConfigError", "DecayConfig", "DimensionMismatchError", "Edge",
+        "BackendUnavailableError", "ConfigError", "ConsolidationConfig", "DecayConfig", "DimensionMismatchError", "Edge",
         "EmptyTextError", "EngramConfig", "Engram", "EngramError", "Gap", "Hit", "IndexConfig",
         "IndexStaleError", "InvalidInputError", "LinkConfig", "Memory", "MemoryKind",
         "MemoryNotFoundError", "MemoryState", "NamespaceError", "NonFiniteError", "OversizeError",

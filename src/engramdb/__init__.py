@@ -26,8 +26,8 @@ from .errors import (
 
 if TYPE_CHECKING:   # what the lazy names resolve to, for type checkers and IDEs
     from .config import (
-        AdmissionConfig, DecayConfig, EngramConfig, ForgettingConfig, IndexConfig, LinkConfig,
-        RecallConfig, SlotConfig, StoreConfig,
+        AdmissionConfig, ConsolidationConfig, DecayConfig, EngramConfig, ForgettingConfig, IndexConfig,
+        LinkConfig, RecallConfig, SlotConfig, StoreConfig,
     )
     from .decisions import CalibrationReport
     from .dynamics import AdmissionDecision
@@ -46,7 +46,7 @@ __version__ = "0.1.0"
 # public name -> the submodule that defines it, imported on first access
 _LAZY: dict[str, str] = {
     **dict.fromkeys(("Engram", "open", "to_unix_seconds"), "engine"),
-    **dict.fromkeys(("AdmissionConfig", "DecayConfig", "EngramConfig", "ForgettingConfig",
+    **dict.fromkeys(("AdmissionConfig", "ConsolidationConfig", "DecayConfig", "EngramConfig", "ForgettingConfig",
                      "IndexConfig", "LinkConfig", "RecallConfig", "SlotConfig", "StoreConfig"),
                     "config"),
     **dict.fromkeys(("Contradiction", "Edge", "Gap", "Hit", "Memory", "MemoryKind", "MemoryState",
@@ -76,7 +76,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = sorted([
-    "BackendUnavailableError", "ConfigError", "DecayConfig", "DimensionMismatchError", "Edge",
+    "BackendUnavailableError", "ConfigError", "ConsolidationConfig", "DecayConfig", "DimensionMismatchError", "Edge",
     "EmptyTextError", "EngramConfig", "Engram", "EngramError", "Gap", "Hit", "IndexConfig",
     "IndexStaleError", "InvalidInputError", "LinkConfig", "Memory", "MemoryKind",
     "MemoryNotFoundError", "MemoryState", "NamespaceError", "NonFiniteError", "OversizeError",

@@ -40,7 +40,7 @@ from .types import memory_from_record
 from .contiguity import default_weight
 from .validate import (
     as_list, check_id, check_int, check_iterable, check_namespace, check_user_id, check_user_relation, check_query,
-    check_vector, check_weight, edge_fields, encodable, plain_str,
+    check_vector, check_weight, edge_fields, encodable, last_items, plain_str,
     now as clock_now, strict_flags, time_or_now, to_unix_seconds, until_seconds, utc_text,
 )
 from .write import write_unit
@@ -1878,7 +1878,7 @@ class Engram:
         else:   # no entry naming, or keeping the text of, a memory a censor rule hides
             entries = [e for e in read_log(self._state, namespace=namespace, action=action)
                        if not censor.entry_hidden(e)]
-            entries = entries if limit is None else entries[len(entries) - limit:] if limit else []
+            entries = last_items(entries, limit)
         if not entries and namespace is not None:
             self._existing_namespace(namespace)   # a typo, not an empty log (a dropped one keeps its entries)
         return entries
@@ -1969,7 +1969,7 @@ class Engram:
         censor = self._state.censor
         if censor.active:   # what is shown, not what is stored: verify_ledger checks the stored entries
             out = [censor.redact_entry(e) for e in out]
-        return out if limit is None else out[len(out) - limit:] if limit else []
+        return last_items(out, limit)
 
     def verify_ledger(self) -> _ledger.LedgerReport:
         """Recompute the audit ledger's hash chain and compare it with its recorded head.

@@ -43,7 +43,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import ConfigError, EngramError, InvalidInputError, StoreCorruptedError, StoreNotFoundError
-from .validate import check_namespace, strict_flags
+from .validate import check_namespace, last_items, strict_flags
 from .wording import count
 
 __all__ = ["MANIFEST", "RULE", "RULE_VERSION", "ShardedEngram", "check_dataset_out", "combine_counts",
@@ -298,7 +298,7 @@ def _merge_logs(parts: list[list[dict[str, Any]]], limit: int | None) -> list[di
 
 def _last(items: list, limit: int | None) -> list:
     """The last ``limit`` items (all when None), as each engine verb's ``limit`` keeps them."""
-    return items if limit is None else items[len(items) - limit:] if limit else []
+    return last_items(items, limit)
 
 
 def _merge_ledgers(parts: list[list[Any]], limit: int | None) -> list[Any]:

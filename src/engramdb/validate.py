@@ -704,3 +704,10 @@ def strict_flags(obj):
         return obj
     flags = _flags(obj)
     return _checked(obj, flags) if flags else obj
+
+
+def last_items(items: list, limit: int | None) -> list:
+    """The last ``limit`` of ``items`` (all when None, none when 0): a verb's ``limit=`` of the
+    newest entries. (``items[len(items) - limit:]`` gave the wrong ones when ``limit`` was more
+    than the count but less than twice it: a negative start.)"""
+    return items if limit is None else items[-limit:] if limit else []

@@ -28,7 +28,7 @@ import numpy as np
 from ..state import EngineState
 from ..store import ledger as _ledger
 from ..types import PROTECTED_TAG, MemoryKind, MemoryState, _STATE_CODES
-from ..validate import now as clock_now
+from ..validate import last_items, now as clock_now
 from ..write import LOG_PREFIX, WriteUnit, write_unit
 from ..write.reinforce import next_t0
 
@@ -59,7 +59,7 @@ def read_log(state: EngineState, *, namespace: str | None = None, action: str | 
         for e in entries:
             if (namespace is None or e.get("namespace") == namespace) and (action is None or e.get("action") == action):
                 out.append(e)
-    return out if limit is None else out[len(out) - limit:] if limit else []
+    return last_items(out, limit)
 
 
 def protected(state: EngineState, nids: np.ndarray) -> np.ndarray:
