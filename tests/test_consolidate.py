@@ -876,3 +876,46 @@ def test_a_fact_is_worded_as_the_user_said_it_not_as_the_assistant_echoed_it(tmp
         [fact] = eng.query(namespace="u", tags=["fact"])
         assert {e.source for e in eng.edges(fact.id, namespace="u") if e.relation is Relation.EVIDENCE_FOR} == {"a:1", "b:2"}
         assert fact.text == "user: My pottery class is now on Thursdays at 7pm."
+
+
+def test_summaries_and_facts_fill_no_slot(tmp_path):
+    """helper180: with the slot extractor on, a session's summary, whose text opens with the
+    user's job turn, filled (user, job) and superseded that very turn and the fact made of it.
+    What consolidation writes is derived from turns that fill their slots already: a pass leaves
+    every slot and every turn's state as it found them."""
+    from engramdb.config import SlotConfig
+    from engramdb.slots import rule_based_extractor
+
+    sessions = [
+        ("2025-03-03", ["Hi! My dog's name is Biscuit, he's a golden retriever.", "Got it: your dog's name is Biscuit.",
+                        "I work as a data engineer at Initech.", "Got it: you work as a data engineer at Initech."]),
+        ("2025-03-10", ["Can you suggest a weekend hike? My dog Biscuit needs a long walk.",
+                        "Sure, the Blue Hills trail is dog-friendly.",
+                        "I work as a data engineer at Initech, so Saturday mornings are best.",
+                        "Got it: you work as a data engineer at Initech and prefer Saturday mornings."]),
+        ("2025-03-20", ["Big news: I started a new job as a senior analyst at Globex!",
+                        "Got it: you now work as a senior analyst at Globex. Congratulations!",
+                        "My dog's name is Biscuit and he hates being alone all day.",
+                        "Got it: Biscuit doesn't like being alone. A dog walker could help."]),
+        ("2025-04-02", ["Remember, my dog's name is Biscuit. He turned three today!", "Got it: happy birthday to Biscuit!",
+                        "I work as a senior analyst at Globex now and I love the team.",
+                        "Got it: you work as a senior analyst at Globex."]),
+    ]
+    cfg = EngramConfig(slots=SlotConfig(extractor=rule_based_extractor))
+    with engramdb.open(tmp_path / "s", config=cfg) as mem:
+        for day, texts in sessions:
+            chat = [{"role": ("user", "assistant")[i % 2], "content": text, "created_at": f"{day}T09:{i:02d}:00Z"}
+                    for i, text in enumerate(texts)]
+            mem.add_conversation(chat, namespace="u", session=day)
+        before = {m.id: (m.state, m.subject, m.attribute, m.value) for m in mem.query(namespace="u", limit=1000)}
+        job = mem.current("user", "job", namespace="u")
+        assert job.value == "senior analyst at Globex" and job.text.startswith("user: I work as a senior analyst")
+        out = mem.consolidate(namespace="u", now="2025-04-10T00:00:00Z",   # (hashed n-grams: lower cosines)
+                              config=ConsolidationConfig(fact_cosine=0.3))
+        assert out["summaries"] >= 1 and out["facts"] >= 1
+        made = [m for m in mem.query(namespace="u", limit=1000) if "summary" in m.tags or "fact" in m.tags]
+        assert len(made) == out["summaries"] + out["facts"]
+        assert all(m.subject is None and m.state is MemoryState.ACTIVE for m in made)
+        after = {m.id: (m.state, m.subject, m.attribute, m.value) for m in mem.query(namespace="u", limit=1000)}
+        assert {k: v for k, v in after.items() if k in before} == before
+        assert mem.current("user", "job", namespace="u").id == job.id

@@ -186,3 +186,37 @@ def test_a_class_moved_to_an_hour_leaves_the_home_current(tmp_path):
                                  namespace="u", session="s")
         assert mem.current("user", "home_city", namespace="u").value == "Denver"
         assert mem.current("Yoga", "home_city", namespace="u") is None
+
+
+@pytest.mark.parametrize("text,expected", [
+    # a role may run on past a comma, cut there as an employer or a home is
+    ("user: I work as a data engineer at Initech, so Saturday mornings are best.",
+     ("user", "job", "data engineer at Initech")),
+    ("I started a new job as a designer, it is great!", ("user", "job", "designer")),
+    # "my X" is the speaker's X, and a value ends before a clause of its own ("and he ...")
+    ("user: My dog's name is Biscuit and he hates being alone all day.", ("user's dog", "name", "Biscuit")),
+    ("Mel: My dog's name is Rex.", ("Mel's dog", "name", "Rex")),
+    ("Our landlord's name is Tom.", ("user's landlord", "name", "Tom")),
+    ("I live in Porto and it is lovely.", ("user", "home_city", "Porto")),
+])
+def test_the_extractor_gives_one_reading_of_a_job_and_a_possession_per_speaker(text, expected):
+    """helper180: the same job said with a trailing clause ("..., so Saturday mornings are best")
+    filled ``employer`` and without it ``job``, so the profile kept both an old employer and the
+    new job; "My dog's name is Biscuit and he hates ..." stored the dog's name as the whole clause,
+    under the subject "my dog" whoever said it."""
+    assert rule_based_extractor(text) == expected
+
+
+def test_two_speakers_dogs_are_two_slots_and_my_names_the_speaker_s(tmp_path):
+    from engramdb.slots import subject_weights
+
+    chat = [{"role": "user", "name": "Caroline", "content": "My dog's name is Biscuit.", "created_at": T0},
+            {"role": "user", "name": "Melanie", "content": "My dog's name is Rex.", "created_at": T0 + 60}]
+    with _open(tmp_path / "s") as mem:
+        mem.add_conversation(chat, namespace="u", session="s1", entities=False)
+        assert mem.current("caroline's dog", "name", namespace="u").value == "Biscuit"
+        assert mem.current("melanie's dog", "name", namespace="u").value == "Rex"
+    subjects = ["user's dog", "mel's dog", "user"]
+    assert subject_weights("What's my dog's name?", subjects) == {"user's dog": 1.0, "mel's dog": 0.0, "user": 0.0}
+    assert subject_weights("What is Mel's dog called?", subjects)["mel's dog"] == 1.0
+    assert subject_weights("What is Mel's dog called?", subjects)["user's dog"] == 0.0

@@ -188,12 +188,12 @@ _SPEAKER = re.compile(r"^\s*(?P<sp>[A-Z][\w'.\-]*(?: [A-Z][\w'.\-]*){0,3}|user|a
 _I_WORK = re.compile(r"^\s*I(?:'m| am)?(?: now| still| currently)? (?:work|working) (?:at|for) "
                      r"(?P<v>[^.!?;]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$", re.IGNORECASE)
 _I_WORK_AS = re.compile(r"^\s*I(?:'m| am)?(?: now| still| currently)? (?:work|working) as (?:an? )?"
-                        r"(?P<v>[^.!?;,]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$", re.IGNORECASE)
+                        r"(?P<v>[^.!?;]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$", re.IGNORECASE)
 #: A new job ("I started a new job as a product manager at Globex", "I got a job as a nurse",
 #: "I just started working as a designer"): the job it names is the speaker's now.
 _I_NEW_JOB = re.compile(r"^\s*I(?:'ve| have)?(?: just| recently| finally)? (?:(?:started|start|got|took|accepted|landed)"
                         r"(?: a| my| the)?(?: new)? (?:job|position|role)|started working) as (?:an? )?"
-                        r"(?P<v>[^.!?;,]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$", re.IGNORECASE)
+                        r"(?P<v>[^.!?;]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$", re.IGNORECASE)
 #: A clause stating no current fact: negated or past ("I no longer live in", "I don't work at",
 #: "I used to live in", "I never lived in").
 _NEGATED = re.compile(r"\b(?:no longer|not|never|used to|anymore|any more|formerly|previously)\b|n['’]t\b",
@@ -205,7 +205,7 @@ _DISCOURSE = re.compile(r"^(?:(?:actually|so|well|oh|ok|okay|also|and|but|btw|an
                         r"ps|p\.s\.|life update|quick update)\b[,:!]?\s+)+", re.IGNORECASE)
 #: Where one sentence holds two clauses: "; ", ", and I ...", " and we ...", " but I ...". (Not a
 #: bare comma: "When I was a kid, we moved to Ohio", "If I get the offer, I work at Google".)
-_CLAUSE_CUT = re.compile(r";\s+|,?\s+(?:and|but|while|so)\s+(?=(?:I|we)\b)", re.IGNORECASE)
+_CLAUSE_CUT = re.compile(r";\s+|,?\s+(?:and|but|while|so)\s+(?=(?:I|we|he|she|they|it)\b)", re.IGNORECASE)
 #: A value's trailing words that are no part of it.
 _TRAILING = re.compile(r"(?:\s+(?:since|until|till)\b.*|(?:\s+(?:now|these days|at the moment|recently|for good|"
                        r"too|as well))+)$", re.IGNORECASE)
@@ -214,6 +214,8 @@ _HYPOTHETICAL = re.compile(r"(?i:^(?:if|what if|maybe|perhaps|suppose|imagine|wh
                            r"would|could|should|can)\b)|\b(?:will|would|could|might|should|want to|plan to|"
                            r"going to|hope to|wish|if)\b")   # (lower case inside: "Will lives in Boston" is a name)
 _ARTICLES = frozenset({"a", "an", "the", "some", "my", "our", "this", "that"})
+#: A subject of the speaker's own ("my dog", "our flat").
+_MY_SUBJECT = re.compile(r"(?:my|our)\s+", re.IGNORECASE)
 _SPEAKER_SUBJECTS = frozenset({"i", "we", "my family and i", "my wife and i", "my husband and i", "my partner and i"})
 _I_LIVE = re.compile(r"^\s*I(?:'m| am|'ve| have)?(?: now| still| just| recently| finally| officially| already)? "
                      r"(?:live|living|moved|relocated) "
@@ -315,8 +317,12 @@ def _clause_slot(clause: str, who: str) -> tuple[str, str, str] | None:
     if _NEGATED.search(clause) or clause.rstrip().endswith("?") or _HYPOTHETICAL.search(clause):
         return None
     m = _POSSESSIVE.match(clause)
-    if m:
-        return m["s"].strip(), m["a"].strip(), m["v"].strip()
+    if m:   # "My dog's name is Biscuit" is the speaker's dog's (two speakers' dogs are two slots)
+        subject = m["s"].strip()
+        mine = _MY_SUBJECT.match(subject)
+        if mine:
+            subject = f"{who}'s {subject[mine.end():]}"
+        return subject, m["a"].strip(), m["v"].strip()
     for pattern, attribute in ((_I_WORK, "employer"), (_I_WORK_AS, "job"), (_I_NEW_JOB, "job"),
                                (_I_LIVE, "home_city")):
         m = pattern.match(clause)
@@ -906,14 +912,24 @@ def subject_weights(question: str, subjects, asked=()) -> dict[str, float]:
     """
     forms = _question_forms(question)
     subjects = list(subjects)
-    named = {s for s in subjects if set(_WORD_RE.findall(s)) <= forms}
     first_person = not forms.isdisjoint(_FIRST_PERSON)
+    named = {s for s in subjects if _subject_words(s, first_person) <= forms}
     other = _names_other_person(question, first_person, list(asked))
     if first_person and not other and not (named - USER_SUBJECTS):
         named |= {s for s in subjects if s in USER_SUBJECTS}
     if not named:
         return {s: 0.0 if other and s in USER_SUBJECTS else 0.5 for s in subjects}
     return {s: 1.0 if s in named else 0.0 for s in subjects}
+
+
+def _subject_words(subject: str, first_person: bool) -> set[str]:
+    """The words a question names ``subject`` by: all its words; for a possession of the user's
+    ("user's dog", as :func:`rule_based_extractor` stores "my dog"), in a first-person question,
+    the words of what is possessed ("what is my dog's name?")."""
+    owner, sep, rest = subject.partition("'s ")
+    if sep and first_person and owner in USER_SUBJECTS:
+        return set(_WORD_RE.findall(rest))
+    return set(_WORD_RE.findall(owner)) | set(_WORD_RE.findall(rest)) if sep else set(_WORD_RE.findall(subject))
 
 
 def _names_other_person(question: str, first_person: bool, asked: list[str]) -> bool:

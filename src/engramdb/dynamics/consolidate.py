@@ -573,7 +573,7 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
 
     if not items and not merges:
         return lambda: out
-    prepared = [prepare(state, item, ns, now, record_now=record_now, engine_ids=True) for item in items]
+    prepared = [prepare(state, item, ns, now, record_now=record_now, engine_ids=True, derived=True) for item in items]
     for p in prepared:   # a fact is never read as changing its own evidence (its wording is one of theirs)
         p.made_from = made_of.get(p.ext_id, frozenset())
     if prepared:

@@ -126,7 +126,8 @@ _TAKEN_ID_HINTS = {
 
 
 def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: float, *,
-            record_now: float | None = None, recorded_at: Any = None, engine_ids: bool = False) -> Prepared:
+            record_now: float | None = None, recorded_at: Any = None, engine_ids: bool = False,
+            derived: bool = False) -> Prepared:
     """Validate one memory mapping (the keyword arguments of ``Engram.add``); nothing is written.
 
     Parameters
@@ -147,6 +148,10 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
         The item is one of the engine's own nodes (a session, entity, piece, summary, fact or
         outcome), whose id may take a reserved form; a caller's id may not
         (:func:`engramdb.validate.check_user_id`).
+    derived : bool
+        The memory is one the engine derives from others (a consolidation summary or fact). The
+        slot extractor is not asked: the slot its text states is its evidence's, and a derived
+        memory filling it would compete with (and could supersede) the very turns it was made of.
 
     Raises
     ------
@@ -218,7 +223,7 @@ def prepare(state: EngineState, item: Mapping[str, Any], default_ns: str, now: f
             p.valid_from = start   # it first from then on)
     p.stated_valid_to = p.valid_to
     sc = state.config.slots
-    slot = _slots.slot_from_item(item, text, sc.extractor, sc.is_single)
+    slot = _slots.slot_from_item(item, text, None if derived else sc.extractor, sc.is_single)
     if slot is not None:
         p.subject, p.attribute, p.slot_value, p.single = slot
     return p
