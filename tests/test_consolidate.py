@@ -878,6 +878,30 @@ def test_a_fact_is_worded_as_the_user_said_it_not_as_the_assistant_echoed_it(tmp
         assert fact.text == "user: My pottery class is now on Thursdays at 7pm."
 
 
+JOB_CHANGE_CHAT = [
+    ("2025-03-03", ["Hi! My dog's name is Biscuit, he's a golden retriever.", "Got it: your dog's name is Biscuit.",
+                    "I work as a data engineer at Initech.", "Got it: you work as a data engineer at Initech."]),
+    ("2025-03-10", ["Can you suggest a weekend hike? My dog Biscuit needs a long walk.",
+                    "Sure, the Blue Hills trail is dog-friendly.",
+                    "I work as a data engineer at Initech, so Saturday mornings are best.",
+                    "Got it: you work as a data engineer at Initech and prefer Saturday mornings."]),
+    ("2025-03-20", ["Big news: I started a new job as a senior analyst at Globex!",
+                    "Got it: you now work as a senior analyst at Globex. Congratulations!",
+                    "My dog's name is Biscuit and he hates being alone all day.",
+                    "Got it: Biscuit doesn't like being alone. A dog walker could help."]),
+    ("2025-04-02", ["Remember, my dog's name is Biscuit. He turned three today!", "Got it: happy birthday to Biscuit!",
+                    "I work as a senior analyst at Globex now and I love the team.",
+                    "Got it: you work as a senior analyst at Globex."]),
+]
+
+
+def _add_days(mem, sessions):
+    for day, texts in sessions:
+        chat = [{"role": ("user", "assistant")[i % 2], "content": text, "created_at": f"{day}T09:{i:02d}:00Z"}
+                for i, text in enumerate(texts)]
+        mem.add_conversation(chat, namespace="u", session=day)
+
+
 def test_summaries_and_facts_fill_no_slot(tmp_path):
     """helper180: with the slot extractor on, a session's summary, whose text opens with the
     user's job turn, filled (user, job) and superseded that very turn and the fact made of it.
@@ -886,27 +910,9 @@ def test_summaries_and_facts_fill_no_slot(tmp_path):
     from engramdb.config import SlotConfig
     from engramdb.slots import rule_based_extractor
 
-    sessions = [
-        ("2025-03-03", ["Hi! My dog's name is Biscuit, he's a golden retriever.", "Got it: your dog's name is Biscuit.",
-                        "I work as a data engineer at Initech.", "Got it: you work as a data engineer at Initech."]),
-        ("2025-03-10", ["Can you suggest a weekend hike? My dog Biscuit needs a long walk.",
-                        "Sure, the Blue Hills trail is dog-friendly.",
-                        "I work as a data engineer at Initech, so Saturday mornings are best.",
-                        "Got it: you work as a data engineer at Initech and prefer Saturday mornings."]),
-        ("2025-03-20", ["Big news: I started a new job as a senior analyst at Globex!",
-                        "Got it: you now work as a senior analyst at Globex. Congratulations!",
-                        "My dog's name is Biscuit and he hates being alone all day.",
-                        "Got it: Biscuit doesn't like being alone. A dog walker could help."]),
-        ("2025-04-02", ["Remember, my dog's name is Biscuit. He turned three today!", "Got it: happy birthday to Biscuit!",
-                        "I work as a senior analyst at Globex now and I love the team.",
-                        "Got it: you work as a senior analyst at Globex."]),
-    ]
     cfg = EngramConfig(slots=SlotConfig(extractor=rule_based_extractor))
     with engramdb.open(tmp_path / "s", config=cfg) as mem:
-        for day, texts in sessions:
-            chat = [{"role": ("user", "assistant")[i % 2], "content": text, "created_at": f"{day}T09:{i:02d}:00Z"}
-                    for i, text in enumerate(texts)]
-            mem.add_conversation(chat, namespace="u", session=day)
+        _add_days(mem, JOB_CHANGE_CHAT)
         before = {m.id: (m.state, m.subject, m.attribute, m.value) for m in mem.query(namespace="u", limit=1000)}
         job = mem.current("user", "job", namespace="u")
         assert job.value == "senior analyst at Globex" and job.text.startswith("user: I work as a senior analyst")
@@ -919,3 +925,36 @@ def test_summaries_and_facts_fill_no_slot(tmp_path):
         after = {m.id: (m.state, m.subject, m.attribute, m.value) for m in mem.query(namespace="u", limit=1000)}
         assert {k: v for k, v in after.items() if k in before} == before
         assert mem.current("user", "job", namespace="u").id == job.id
+
+
+def test_a_fact_changed_by_a_later_statement_is_superseded_by_it(tmp_path):
+    """helper180: "I work as a data engineer at Initech", said in two sessions, stayed an active
+    fact beside the new one after "Big news: I started a new job as a senior analyst at Globex!"
+    (the write path links that turn ``contradicts`` to the old ones). A pass after the change
+    supersedes the old fact by it, from when it was said; a pass over the whole chat at once
+    makes no fact of the old job."""
+    cfg = ConsolidationConfig(fact_cosine=0.3)   # (hashed n-grams: lower cosines)
+    with engramdb.open(tmp_path / "a") as mem:
+        _add_days(mem, JOB_CHANGE_CHAT[:2])
+        assert mem.consolidate(namespace="u", now="2025-03-15T00:00:00Z", config=cfg)["facts"] >= 1
+        (old,) = [f for f in mem.query(namespace="u", tags=["fact"]) if "Initech" in f.text]
+        _add_days(mem, JOB_CHANGE_CHAT[2:])
+        out = mem.consolidate(namespace="u", now="2025-04-10T00:00:00Z", config=cfg)
+        assert out["outdated"] == 1
+        change = mem.get("2025-03-20:1", namespace="u")
+        assert change.text.startswith("user: Big news: I started a new job")
+        old = mem.get(old.id, namespace="u")
+        assert old.state is MemoryState.SUPERSEDED and old.superseded_by == change.id
+        assert old.valid_to == change.valid_from
+        entry = [e for e in mem.dynamics_log(namespace="u") if e["action"] == "consolidate_outdated"]
+        assert [e["id"] for e in entry] == [old.id] and "2025-03-20:1" in entry[0]["reason"]
+        live = [f.text for f in mem.query(namespace="u", tags=["fact"])]
+        assert any("Globex" in t for t in live) and not any("Initech" in t for t in live)
+        again = mem.consolidate(namespace="u", now="2025-04-10T00:00:00Z", config=cfg)
+        assert (again["outdated"], again["facts"], again["edges"]) == (0, 0, 0)
+    with engramdb.open(tmp_path / "b") as mem:
+        _add_days(mem, JOB_CHANGE_CHAT)
+        out = mem.consolidate(namespace="u", now="2025-04-10T00:00:00Z", config=cfg)
+        live = [f.text for f in mem.query(namespace="u", tags=["fact"])]
+        assert out["outdated"] == 0 and any("Globex" in t for t in live) and not any("Initech" in t for t in live)
+        assert len(live) == out["facts"]

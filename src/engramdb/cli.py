@@ -716,7 +716,8 @@ def consolidate(store, namespace, now, as_json):
         _echo_json(summary)
     else:
         click.echo(f"consolidated {count(summary['namespaces'], 'namespace')}: merged {summary['merged']}, "
-                   f"summaries {summary['summaries']}, facts {summary['facts']}, edges {summary['edges']} "
+                   f"summaries {summary['summaries']}, facts {summary['facts']}, "
+                   f"outdated {summary['outdated']}, edges {summary['edges']} "
                    f"({summary['seconds'] * 1e3:.0f} ms)")
         recent = summary.get("sessions_recent", 0)
         if recent:

@@ -1806,7 +1806,8 @@ class Engram:
         Returns
         -------
         dict
-            ``merged``, ``summaries``, ``facts``, ``edges`` (added), ``sessions_recent``
+            ``merged``, ``summaries``, ``facts``, ``outdated`` (live facts a later statement
+            changed, superseded by it), ``edges`` (added), ``sessions_recent``
             (sessions of two or more turns and no summary, left so because a turn's event time
             is later than ``now - summary_age_s``: a history stored without ``created_at`` is dated when
             it was stored, so a ``now`` before that finds no old session), ``namespaces``,

@@ -52,7 +52,14 @@ per namespace with one dynamics-log entry per action:
    turns the write path linked ``contradicts`` (a value and its change). Being semantic, it decays
    with the semantic half-life (``DecayConfig.half_life_s``) instead of the episodic one. Its
    write never reads it as changing one of its own turns (``Prepared.made_from``): its words are
-   theirs.
+   theirs. Summaries and facts fill no slot: a slot extractor would give them their turns' slot
+   (``prepare(derived=True)``), and they would compete with those very turns.
+4. **Outdated facts** (``consolidate_outdated``): a live fact one of whose turns a later user
+   turn is linked ``contradicts`` to (the write path read it as a change: a new employer, a
+   negation, a new amount), that turn not restating the fact (fewer than ``fact_shared_words``
+   shared content words), is superseded by the first such turn, its ``valid_to`` that turn's
+   ``valid_from`` (:func:`_changed_by`); its turns stay as they were said. A cluster so changed
+   already when the pass runs is not promoted.
 
 Pairs: both clusterings compare by exact cosine over their candidates only (an approximate
 search over the namespace would see what a pass adds). The first pass compares every pair,
@@ -252,6 +259,58 @@ def _facts_of(csr, turn: int, tagged: dict[int, set[str]]) -> set[int]:
             if r == Relation.EVIDENCE_FOR.code and f and "fact" in tagged.get(int(t), ())}
 
 
+def _outdated_facts(csr, c, recs: dict[int, dict], tagged: dict[int, set[str]], retired: set[int],
+                    shared_words: int) -> list[tuple[int, int]]:
+    """Live facts that a later statement changed (:func:`_changed_by`), each with the first such
+    statement: (fact nid, its successor's nid). A fact a new fact of this pass supersedes
+    (``retired``) is left to that."""
+    code = Relation.EVIDENCE_FOR.code
+    found = []
+    for fact in sorted(nid for nid, tags in tagged.items() if "fact" in tags and nid not in retired):
+        if fact >= csr.n_nodes:
+            continue
+        a, b = int(csr.indptr[fact]), int(csr.indptr[fact + 1])
+        turns = [int(t) for t, r, f in zip(csr.indices[a:b].tolist(), csr.relation[a:b].tolist(),
+                                           csr.forward[a:b].tolist()) if r == code and not f]
+        by = _changed_by(csr, c, recs, tagged, turns, recs[fact]["text"], shared_words) if turns else None
+        if by is not None:
+            found.append((fact, by))
+    return found
+
+
+def _changed_by(csr, c, recs: dict[int, dict], tagged: dict[int, set[str]], turns: list[int], text: str,
+                shared_words: int) -> int | None:
+    """The first statement that changes what ``turns`` (a fact's evidence, worded ``text``) say,
+    or None.
+
+    A fact is what its turns say. When a turn said after the newest of them, by the user (not an
+    assistant's echo, a summary or a fact), is linked ``contradicts`` to one of them (the write
+    path read it as a change: a new employer, a negation, a new amount) and does not itself
+    restate the fact (it shares fewer than ``shared_words`` content words with ``text``), the fact
+    no longer holds: "I work as a data engineer at Initech", restated in two sessions, after "I
+    started a new job as a senior analyst at Globex". Such a cluster is no fact to promote, and
+    a promoted fact is superseded by the change, from when it was said; the turns stay as they
+    are (they are what was said then)."""
+    code = Relation.CONTRADICTS.code
+    said = max(float(c.valid_from[t]) for t in turns)
+    inside = set(turns)
+    words = None
+    changes = []
+    for t in turns:
+        if t >= csr.n_nodes:
+            continue
+        lo, hi = int(csr.indptr[t]), int(csr.indptr[t + 1])
+        for x, r in zip(csr.indices[lo:hi].tolist(), csr.relation[lo:hi].tolist()):
+            if (r != code or x in inside or x not in tagged or tagged[x] & GENERATED_TAGS
+                    or float(c.valid_from[x]) <= said or _said_by_assistant(recs[x]["text"])):
+                continue
+            if words is None:
+                words = _content_set(text)
+            if len(_content_set(recs[x]["text"]) & words) < shared_words:
+                changes.append((float(c.valid_from[x]), x))
+    return min(changes)[1] if changes else None
+
+
 def _in_pieces(rec: dict) -> bool:
     """Whether ``rec`` is a piece (``chunk_of``) or the first piece of a memory stored in pieces
     (``chunks``, a split message's ``blocks``): :mod:`engramdb.batch_plan`."""
@@ -308,13 +367,13 @@ def consolidate(state: EngineState, now: float, *, namespaces: list[str], embed:
     Returns
     -------
     dict
-        ``merged``, ``summaries``, ``facts``, ``edges`` (added), ``sessions_recent`` (sessions of
+        ``merged``, ``summaries``, ``facts``, ``outdated``, ``edges`` (added), ``sessions_recent`` (sessions of
         two or more turns and no summary, left so because a turn's event time is later than
         ``now - summary_age_s``), ``namespaces``, ``now``, ``seconds``.
     """
     t_start = time.perf_counter()
     record_now = clock_now()   # the record time of what the pass writes; now is its dynamics time
-    total = {"merged": 0, "summaries": 0, "facts": 0, "edges": 0, "sessions_recent": 0}
+    total = {"merged": 0, "summaries": 0, "facts": 0, "outdated": 0, "edges": 0, "sessions_recent": 0}
     steps = namespaces
     if progress:
         steps = track(namespaces, "consolidating", len(namespaces))
@@ -359,7 +418,7 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
     embedded, so a bad summarizer answer raises here); returns the call that writes it (one
     write unit) and gives its counts. ``now`` is the pass's dynamics time, ``record_now`` the
     record time of what it writes (Unix seconds)."""
-    out = {"merged": 0, "summaries": 0, "facts": 0, "edges": 0, "sessions_recent": 0}
+    out = {"merged": 0, "summaries": 0, "facts": 0, "outdated": 0, "edges": 0, "sessions_recent": 0}
     space = state.space(ns)
     if space is None or space.index is None or len(space.index) == 0:
         return lambda: out
@@ -547,8 +606,8 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
                 if text is not None:
                     centre = m
                     break
-            if text is None:
-                continue
+            if text is None or _changed_by(csr, c, recs, tagged, members, text, cfg.fact_shared_words) is not None:
+                continue   # (no statement; or changed since by a later one)
             # a fact restating a protected turn ("I'm allergic to peanuts") is protected as well
             protected = any(PROTECTED_TAG in (recs[m].get("tags") or ()) for m in members)
             newest = max(float(c.created_at[m]) for m in members)
@@ -571,7 +630,13 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
                                   f"{count(len(members), 'turn')}"
                                   + (f"; supersedes {', '.join(repr(c.ext_ids[o]) for o in olds)}" if olds else "")})
 
-    if not items and not merges:
+    # 4. facts a later statement changed (the write path linked it ``contradicts`` to one of their turns)
+    outdated = _outdated_facts(csr, c, recs, tagged, retired, cfg.fact_shared_words) if cfg.facts else []
+    for fact, by in outdated:
+        log.append({"action": "consolidate_outdated", "namespace": ns, "id": recs[fact]["id"],
+                    "reason": f"{c.ext_ids[by]!r}, said later, changes what its turns say"})
+
+    if not items and not merges and not outdated:
         return lambda: out
     prepared = [prepare(state, item, ns, now, record_now=record_now, engine_ids=True, derived=True) for item in items]
     for p in prepared:   # a fact is never read as changing its own evidence (its wording is one of theirs)
@@ -597,6 +662,10 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
             tags = list(dict.fromkeys([*(rec.get("tags") or ()), *extra_tags]))[:MAX_TAGS]
             if tags != list(rec.get("tags") or ()):
                 unit.put_record(best, {**rec, "tags": tags})
+        for fact, by in outdated:   # superseded by the change, as of when it was said
+            unit.put_record(fact, _slots.retire_record(unit.record(fact), c.ext_ids[by], float(c.valid_from[by]),
+                                                       record_now))
+            rows.append((by, fact, Relation.SUPERSEDES.code, 1.0))
         for best, other in merges:
             rec = unit.record(other)
             unit.put_record(other, _slots.retire_record(rec, c.ext_ids[best], float(c.valid_from[best]),
@@ -621,6 +690,7 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
         out["merged"] = len(merges)
         out["summaries"] = sum(1 for e in log if e["action"] == "consolidate_summary")
         out["facts"] = sum(1 for e in log if e["action"] == "consolidate_fact")
+        out["outdated"] = len(outdated)
         out["edges"] = len(state.graph) - edges_before
         return out
 
