@@ -914,8 +914,8 @@ def test_summaries_and_facts_fill_no_slot(tmp_path):
     with engramdb.open(tmp_path / "s", config=cfg) as mem:
         _add_days(mem, JOB_CHANGE_CHAT)
         before = {m.id: (m.state, m.subject, m.attribute, m.value) for m in mem.query(namespace="u", limit=1000)}
-        job = mem.current("user", "job", namespace="u")
-        assert job.value == "senior analyst at Globex" and job.text.startswith("user: I work as a senior analyst")
+        job = mem.current("user", "employer", namespace="u")
+        assert job.value == "Globex" and job.text.startswith("user: I work as a senior analyst")
         out = mem.consolidate(namespace="u", now="2025-04-10T00:00:00Z",   # (hashed n-grams: lower cosines)
                               config=ConsolidationConfig(fact_cosine=0.3))
         assert out["summaries"] >= 1 and out["facts"] >= 1
@@ -924,17 +924,23 @@ def test_summaries_and_facts_fill_no_slot(tmp_path):
         assert all(m.subject is None and m.state is MemoryState.ACTIVE for m in made)
         after = {m.id: (m.state, m.subject, m.attribute, m.value) for m in mem.query(namespace="u", limit=1000)}
         assert {k: v for k, v in after.items() if k in before} == before
-        assert mem.current("user", "job", namespace="u").id == job.id
+        assert mem.current("user", "employer", namespace="u").id == job.id
 
 
-def test_a_fact_changed_by_a_later_statement_is_superseded_by_it(tmp_path):
+@pytest.mark.parametrize("slots", [False, True])
+def test_a_fact_changed_by_a_later_statement_is_superseded_by_it(tmp_path, slots):
     """helper180: "I work as a data engineer at Initech", said in two sessions, stayed an active
     fact beside the new one after "Big news: I started a new job as a senior analyst at Globex!"
     (the write path links that turn ``contradicts`` to the old ones). A pass after the change
     supersedes the old fact by it, from when it was said; a pass over the whole chat at once
-    makes no fact of the old job."""
+    makes no fact of the old job. With the slot extractor on, the change supersedes the old turns
+    instead (their slot's new value) and outdates the fact too (helper181: it did not)."""
+    from engramdb.config import SlotConfig
+    from engramdb.slots import rule_based_extractor
+
     cfg = ConsolidationConfig(fact_cosine=0.3)   # (hashed n-grams: lower cosines)
-    with engramdb.open(tmp_path / "a") as mem:
+    config = EngramConfig(slots=SlotConfig(extractor=rule_based_extractor)) if slots else None
+    with engramdb.open(tmp_path / "a", config=config) as mem:
         _add_days(mem, JOB_CHANGE_CHAT[:2])
         assert mem.consolidate(namespace="u", now="2025-03-15T00:00:00Z", config=cfg)["facts"] >= 1
         (old,) = [f for f in mem.query(namespace="u", tags=["fact"]) if "Initech" in f.text]
@@ -944,7 +950,8 @@ def test_a_fact_changed_by_a_later_statement_is_superseded_by_it(tmp_path):
         change = mem.get("2025-03-20:1", namespace="u")
         assert change.text.startswith("user: Big news: I started a new job")
         old = mem.get(old.id, namespace="u")
-        assert old.state is MemoryState.SUPERSEDED and old.superseded_by == change.id
+        # (with a slot, the change was superseded since by the same job said again: its current version)
+        assert old.state is MemoryState.SUPERSEDED and old.superseded_by == ("2025-04-02:3" if slots else change.id)
         assert old.valid_to == change.valid_from
         entry = [e for e in mem.dynamics_log(namespace="u") if e["action"] == "consolidate_outdated"]
         assert [e["id"] for e in entry] == [old.id] and "2025-03-20:1" in entry[0]["reason"]
@@ -952,9 +959,41 @@ def test_a_fact_changed_by_a_later_statement_is_superseded_by_it(tmp_path):
         assert any("Globex" in t for t in live) and not any("Initech" in t for t in live)
         again = mem.consolidate(namespace="u", now="2025-04-10T00:00:00Z", config=cfg)
         assert (again["outdated"], again["facts"], again["edges"]) == (0, 0, 0)
-    with engramdb.open(tmp_path / "b") as mem:
+    with engramdb.open(tmp_path / "b", config=config) as mem:
         _add_days(mem, JOB_CHANGE_CHAT)
         out = mem.consolidate(namespace="u", now="2025-04-10T00:00:00Z", config=cfg)
         live = [f.text for f in mem.query(namespace="u", tags=["fact"])]
         assert out["outdated"] == 0 and any("Globex" in t for t in live) and not any("Initech" in t for t in live)
         assert len(live) == out["facts"]
+
+
+def _fact_texts(mem):
+    return sorted(f.text for f in mem.query(namespace="u", tags=["fact"]))
+
+
+def test_what_outdates_a_fact_is_a_change_of_what_it_says(tmp_path):
+    """helper181, a hostile pass on the first rule (a later turn linked ``contradicts`` to a turn
+    of the fact, sharing few words with it): "I moved to Denver last week!" outdated a fact of the
+    dog's name, said in the same messages as "I live in Boston"; "I now work as a data engineer
+    at Globex." shares three words with the Initech fact and left it current. The change must
+    change what the fact says."""
+    cfg = ConsolidationConfig(fact_cosine=0.3)
+    config = None
+    both = "I live in Boston. My dog's name is Biscuit and he is a golden retriever."
+    with engramdb.open(tmp_path / "dog", config=config) as mem:
+        _add_days(mem, [("2025-03-03", [both, "Noted."]), ("2025-03-10", [both, "Noted again."])])
+        mem.consolidate(namespace="u", now="2025-03-15T00:00:00Z", config=cfg)
+        assert any("Biscuit" in t for t in _fact_texts(mem))
+        _add_days(mem, [("2025-03-20", ["I moved to Denver last week!", "Congratulations!"])])
+        out = mem.consolidate(namespace="u", now="2025-04-10T00:00:00Z", config=cfg)
+        assert out["outdated"] == 0 and any("Biscuit" in t for t in _fact_texts(mem))
+    job = "I work as a data engineer at Initech."
+    with engramdb.open(tmp_path / "job", config=config) as mem:
+        _add_days(mem, [("2025-03-03", [job, "Noted."]), ("2025-03-10", [job + " Mornings suit me.", "Noted again."])])
+        mem.consolidate(namespace="u", now="2025-03-15T00:00:00Z", config=cfg)
+        assert any("Initech" in t for t in _fact_texts(mem))
+        _add_days(mem, [("2025-03-20", ["I now work as a data engineer at Globex.", "Congratulations!"])])
+        out = mem.consolidate(namespace="u", now="2025-04-10T00:00:00Z", config=cfg)
+        assert out["outdated"] == 1 and not any("Initech" in t for t in _fact_texts(mem))
+        entry = [e for e in mem.dynamics_log(namespace="u", action="consolidate_outdated")]
+        assert len(entry) == 1 and "2025-03-20:1" in entry[0]["reason"]

@@ -179,3 +179,38 @@ def test_anothers_birthday_is_weak_evidence_for_mine(tmp_path, embedder):
             res = mem.recall(question, namespace="me", k=3)
             assert said in res.hits[0].text and res.hits[0].relevance >= res.stats["relevance_threshold"]
             assert not [g for g in res.gaps if g.reason == "weak_evidence"]
+
+
+@pytest.mark.parametrize("question,text,asked", [
+    ("Who is my manager?", "assistant: That sounds exhausting. Want some tips for managing the workload?", {"manag"}),
+    ("What did Caroline research?", "Melanie: What did you research, Caroline?", {"research", "carolin"}),
+    # a question that speaks of its asker states what it says; a term said elsewhere too is kept
+    ("Am I allergic to anything?", "user: Remind me: I'm allergic to penicillin, right? The doctor asked.", set()),
+    ("Who is my manager?", "Is Dana your manager? Dana is my manager.", set()),
+    ("Who is my manager?", "My manager is Dana.", set()),
+])
+def test_what_a_text_only_asks_about_it_does_not_state(question, text, asked):
+    from engramdb.chatter import asked_only
+
+    assert asked_only(question, text) == asked
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_an_assistants_question_is_weak_evidence(tmp_path, embedder):
+    """helper179, a fresh user: "Who is my manager?", asked before any manager was named, got
+    "That sounds exhausting. Want some tips for managing the workload?" first and no gap: the
+    one word it shares with the question sits in what the assistant asks."""
+    chat = [("user", "Ugh, long week at Initech. The quarterly reports are brutal."),
+            ("assistant", "That sounds exhausting. Want some tips for managing the workload?"),
+            ("user", "Maybe later. My wife Priya is making soup tonight."),
+            ("assistant", "Enjoy the soup!")]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        mem.add_conversation([{"role": r, "content": t, "created_at": f"2025-03-14T09:{i:02d}:00Z"}
+                              for i, (r, t) in enumerate(chat)], namespace="me")
+        res = mem.recall("Who is my manager?", namespace="me", k=3)
+        assert "weak_evidence" in [g.reason for g in res.gaps], [(h.text, h.relevance) for h in res.hits]
+        mem.add_conversation([{"role": "user", "content": "My first week went well. My manager is called Dana.",
+                               "created_at": "2025-03-21T09:00:00Z"}], namespace="me")
+        res = mem.recall("Who is my manager?", namespace="me", k=3)
+        assert "Dana" in res.hits[0].text and res.hits[0].relevance >= res.stats["relevance_threshold"]
+        assert not [g for g in res.gaps if g.reason == "weak_evidence"]

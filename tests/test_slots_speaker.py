@@ -92,7 +92,7 @@ def test_the_extractor_reads_updates_as_people_state_them(text, expected):
     ("I work for Johnson & Johnson.", ("user", "employer", "Johnson & Johnson")),
     ("Caroline: I work at the LGBTQ center.", ("Caroline", "employer", "the LGBTQ center")),
     ("I live in a small town near Porto.", ("user", "home_city", "a small town near Porto")),
-    ("I work as a nurse at St Mary's.", ("user", "job", "nurse at St Mary's")),
+    ("I work as a nurse at St Mary's.", ("user", "employer", "St Mary's")),
     # the move said as news
     ("Big news: we moved to Porto!", ("user", "home_city", "Porto")),
     ("Big News: I moved to Porto.", ("user", "home_city", "Porto")),
@@ -189,20 +189,29 @@ def test_a_class_moved_to_an_hour_leaves_the_home_current(tmp_path):
 
 
 @pytest.mark.parametrize("text,expected", [
-    # a role may run on past a comma, cut there as an employer or a home is
-    ("user: I work as a data engineer at Initech, so Saturday mornings are best.",
-     ("user", "job", "data engineer at Initech")),
+    # a role may run on past a comma, cut there as an employer or a home is; a role at a named
+    # employer gives the employer, as "I work at X" and "I started a new job at X" do
+    ("user: I work as a data engineer at Initech, so Saturday mornings are best.", ("user", "employer", "Initech")),
+    ("user: I work as a data engineer at Initech.", ("user", "employer", "Initech")),
+    ("Big news: I started a new job as a senior analyst at Globex!", ("user", "employer", "Globex")),
+    ("I work as a nurse at night.", ("user", "job", "nurse at night")),
     ("I started a new job as a designer, it is great!", ("user", "job", "designer")),
     # "my X" is the speaker's X, and a value ends before a clause of its own ("and he ...")
     ("user: My dog's name is Biscuit and he hates being alone all day.", ("user's dog", "name", "Biscuit")),
     ("Mel: My dog's name is Rex.", ("Mel's dog", "name", "Rex")),
     ("Our landlord's name is Tom.", ("user's landlord", "name", "Tom")),
     ("I live in Porto and it is lovely.", ("user", "home_city", "Porto")),
+    # (helper181) "he's", "it's", "that's" own nothing; a capitalised "They" opens a name
+    ("user: I talked to my landlord, and he's saying the rent is going up.", None),
+    ("Jon: It's downtown which is awesome cuz it's easy to get to.", None),
+    ("Andrew: Sounds good! Let's make sure the trail is safe for the dogs.", None),
+    ("user: Ana's favourite bands are Muse and They Might Be Giants.",
+     ("Ana", "favourite bands", "Muse and They Might Be Giants")),
 ])
 def test_the_extractor_gives_one_reading_of_a_job_and_a_possession_per_speaker(text, expected):
     """helper180: the same job said with a trailing clause ("..., so Saturday mornings are best")
     filled ``employer`` and without it ``job``, so the profile kept both an old employer and the
-    new job; "My dog's name is Biscuit and he hates ..." stored the dog's name as the whole clause,
+    new job (helper181: read as a job, "I work at Globex now." then left it current); "My dog's name is Biscuit and he hates ..." stored the dog's name as the whole clause,
     under the subject "my dog" whoever said it."""
     assert rule_based_extractor(text) == expected
 
@@ -218,5 +227,7 @@ def test_two_speakers_dogs_are_two_slots_and_my_names_the_speaker_s(tmp_path):
         assert mem.current("melanie's dog", "name", namespace="u").value == "Rex"
     subjects = ["user's dog", "mel's dog", "user"]
     assert subject_weights("What's my dog's name?", subjects) == {"user's dog": 1.0, "mel's dog": 0.0, "user": 0.0}
-    assert subject_weights("What is Mel's dog called?", subjects)["mel's dog"] == 1.0
-    assert subject_weights("What is Mel's dog called?", subjects)["user's dog"] == 0.0
+    assert subject_weights("What is our dog's name?", subjects)["user's dog"] == 1.0
+    for question in ("What is Mel's dog called?", "Remind me what Mel's dog is called?"):   # (helper181)
+        assert subject_weights(question, subjects)["mel's dog"] == 1.0
+        assert subject_weights(question, subjects)["user's dog"] == 0.0

@@ -16,6 +16,7 @@ No model: word lists and rules, as the rest of the write path's text analysis.
 """
 from __future__ import annotations
 
+import functools
 import re
 
 from .facts import DATE_WORDS, FUNCTION_WORDS, MONTHS, NUMBER_WORDS, tokens
@@ -23,7 +24,7 @@ from .speakers import LABEL
 
 __all__ = ["STATEMENT", "QUESTION", "CONTENT_FREE", "speech_act", "content_free", "filler_sentence",
            "chatter_left", "sentences", "PHATIC", "GREETINGS", "GREETING_PHRASES", "CHATTER", "ANSWER_WORDS",
-           "THANKS", "LAUGH", "APOSTROPHES", "without_greetings"]
+           "THANKS", "LAUGH", "APOSTROPHES", "without_greetings", "asked_only", "asked_terms", "question_terms"]
 
 #: Greetings, thanks and reactions that are mostly phatic (admission's narrow list:
 #: :func:`engramdb.dynamics.admission.is_phatic`).
@@ -211,3 +212,59 @@ def speech_act(text: str) -> int:
     if not asked or any(w in _FIRST_PERSON for low, _rest, _number, _names in lefts for w in low):
         return STATEMENT
     return QUESTION
+
+
+def asked_terms(text: str) -> frozenset[str]:
+    """Index terms (stems, :func:`engramdb.index.tokens.tokenize`) that ``text`` says only inside
+    the questions it asks: "That sounds exhausting. Want some tips for managing the workload?"
+    holds ``manag``, ``tip`` and ``workload`` only in what it asks, which states nothing (a
+    speech act; Searle 1969). A question that speaks of its asker ("I'm allergic to penicillin,
+    right?", "Can you recommend a vet for my dog Rex?") states what it says of them, as
+    :func:`speech_act` reads it: its terms are said.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    frozenset of str
+        Empty when ``text`` asks nothing.
+    """
+    if "?" not in text:
+        return frozenset()
+    from .index.tokens import tokenize
+
+    asking, stating = [], []
+    for s in sentences(text):
+        asks = s.rstrip().endswith("?") and not any(w.lower() in _FIRST_PERSON for w in tokens(s))
+        (asking if asks else stating).append(s)
+    if not asking:
+        return frozenset()
+    asked = frozenset(tokenize(" ".join(asking)))
+    return asked.difference(tokenize(" ".join(stating))) if stating else asked
+
+
+@functools.lru_cache(maxsize=1024)
+def question_terms(question: str) -> frozenset[str]:
+    """The index terms of ``question`` (:func:`engramdb.index.tokens.tokenize`), as a set."""
+    from .index.tokens import tokenize
+
+    return frozenset(tokenize(question))
+
+
+def asked_only(question: str, text: str) -> frozenset[str]:
+    """Index terms of ``question`` that ``text`` says only inside the questions it asks
+    (:func:`asked_terms`): "Who is my manager?" and "That sounds exhausting. Want some tips for
+    managing the workload?" share ``manag``, but only in what the assistant asks.
+
+    Parameters
+    ----------
+    question, text : str
+
+    Returns
+    -------
+    frozenset of str
+        Empty when ``text`` asks nothing, or says each shared term outside its questions too.
+    """
+    return question_terms(question).intersection(asked_terms(text))

@@ -194,6 +194,8 @@ _I_WORK_AS = re.compile(r"^\s*I(?:'m| am)?(?: now| still| currently)? (?:work|wo
 _I_NEW_JOB = re.compile(r"^\s*I(?:'ve| have)?(?: just| recently| finally)? (?:(?:started|start|got|took|accepted|landed)"
                         r"(?: a| my| the)?(?: new)? (?:job|position|role)|started working) as (?:an? )?"
                         r"(?P<v>[^.!?;]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$", re.IGNORECASE)
+#: Where a role's employer starts ("data engineer at Initech", "nurse for the county").
+_AT_EMPLOYER = re.compile(r"\s(?:at|for)\s")
 #: A clause stating no current fact: negated or past ("I no longer live in", "I don't work at",
 #: "I used to live in", "I never lived in").
 _NEGATED = re.compile(r"\b(?:no longer|not|never|used to|anymore|any more|formerly|previously)\b|n['’]t\b",
@@ -205,7 +207,7 @@ _DISCOURSE = re.compile(r"^(?:(?:actually|so|well|oh|ok|okay|also|and|but|btw|an
                         r"ps|p\.s\.|life update|quick update)\b[,:!]?\s+)+", re.IGNORECASE)
 #: Where one sentence holds two clauses: "; ", ", and I ...", " and we ...", " but I ...". (Not a
 #: bare comma: "When I was a kid, we moved to Ohio", "If I get the offer, I work at Google".)
-_CLAUSE_CUT = re.compile(r";\s+|,?\s+(?:and|but|while|so)\s+(?=(?:I|we|he|she|they|it)\b)", re.IGNORECASE)
+_CLAUSE_CUT = re.compile(r";\s+|,?\s+(?:and|but|while|so)\s+(?=(?:I|we|(?-i:he|she|they|it))\b)", re.IGNORECASE)
 #: A value's trailing words that are no part of it.
 _TRAILING = re.compile(r"(?:\s+(?:since|until|till)\b.*|(?:\s+(?:now|these days|at the moment|recently|for good|"
                        r"too|as well))+)$", re.IGNORECASE)
@@ -214,6 +216,9 @@ _HYPOTHETICAL = re.compile(r"(?i:^(?:if|what if|maybe|perhaps|suppose|imagine|wh
                            r"would|could|should|can)\b)|\b(?:will|would|could|might|should|want to|plan to|"
                            r"going to|hope to|wish|if)\b")   # (lower case inside: "Will lives in Boston" is a name)
 _ARTICLES = frozenset({"a", "an", "the", "some", "my", "our", "this", "that"})
+#: Words before "'s" that own nothing: "he's saying", "it's great that", "that's" are "he is", ...
+_NO_POSSESSOR = frozenset("he she it that there here what who where when how why let this one everyone "
+                          "someone anyone nobody everybody somebody".split())
 #: A subject of the speaker's own ("my dog", "our flat").
 _MY_SUBJECT = re.compile(r"(?:my|our)\s+", re.IGNORECASE)
 _SPEAKER_SUBJECTS = frozenset({"i", "we", "my family and i", "my wife and i", "my husband and i", "my partner and i"})
@@ -231,7 +236,10 @@ def rule_based_extractor(text: str, speaker: str | None = None) -> tuple[str, st
     * first person, said by the speaker: "I work at Z" / "I work for Z" -> (speaker,
       "employer", Z); "I work as a Z", "I started a new job as a Z", "I got a job as a Z", "I
       just started working as a Z" -> (speaker, "job", Z); "I live in Z" / "I moved to Z" ->
-      (speaker, "home_city", Z)
+      (speaker, "home_city", Z); a role at a named employer, "I work as a nurse at St Mary's",
+      "I started a new job as a senior analyst at Globex", gives the employer -> (speaker,
+      "employer", "St Mary's"): the employer is what a later "I work at X" or "I started a new
+      job at X" changes, so each wording of a job with its employer fills one slot
 
     A first-person fact belongs to whoever says it. The speaker is ``speaker`` when given,
     else the ``"<Speaker>: "`` that opens a chat message as :meth:`engramdb.Engram.add_conversation`
@@ -273,6 +281,11 @@ def rule_based_extractor(text: str, speaker: str | None = None) -> tuple[str, st
         found = _clause_slot(clause, who)
         if found is not None:
             subject, attribute, value = found
+            if attribute == "job":   # a role at a named employer gives the employer
+                at = _AT_EMPLOYER.search(value)
+                employer = _bare_value(value[at.end():], "employer") if at else ""
+                if employer:
+                    return subject, "employer", employer
             value = _bare_value(value, attribute)
             if value:
                 return subject, attribute, value
@@ -317,7 +330,8 @@ def _clause_slot(clause: str, who: str) -> tuple[str, str, str] | None:
     if _NEGATED.search(clause) or clause.rstrip().endswith("?") or _HYPOTHETICAL.search(clause):
         return None
     m = _POSSESSIVE.match(clause)
-    if m:   # "My dog's name is Biscuit" is the speaker's dog's (two speakers' dogs are two slots)
+    if m and m["s"].strip().lower() not in _NO_POSSESSOR:
+        # "My dog's name is Biscuit" is the speaker's dog's (two speakers' dogs are two slots)
         subject = m["s"].strip()
         mine = _MY_SUBJECT.match(subject)
         if mine:
@@ -913,7 +927,8 @@ def subject_weights(question: str, subjects, asked=()) -> dict[str, float]:
     forms = _question_forms(question)
     subjects = list(subjects)
     first_person = not forms.isdisjoint(_FIRST_PERSON)
-    named = {s for s in subjects if _subject_words(s, first_person) <= forms}
+    mine = not forms.isdisjoint(_MY)   # "my" / "our": the user's possessions ("my dog's name")
+    named = {s for s in subjects if _subject_words(s, mine) <= forms}
     other = _names_other_person(question, first_person, list(asked))
     if first_person and not other and not (named - USER_SUBJECTS):
         named |= {s for s in subjects if s in USER_SUBJECTS}
@@ -922,12 +937,13 @@ def subject_weights(question: str, subjects, asked=()) -> dict[str, float]:
     return {s: 1.0 if s in named else 0.0 for s in subjects}
 
 
-def _subject_words(subject: str, first_person: bool) -> set[str]:
+def _subject_words(subject: str, mine: bool) -> set[str]:
     """The words a question names ``subject`` by: all its words; for a possession of the user's
-    ("user's dog", as :func:`rule_based_extractor` stores "my dog"), in a first-person question,
-    the words of what is possessed ("what is my dog's name?")."""
+    ("user's dog", as :func:`rule_based_extractor` stores "my dog"), in a question that says
+    "my" or "our" (``mine``), the words of what is possessed ("what is my dog's name?"; not
+    "remind me what Mel's dog is called")."""
     owner, sep, rest = subject.partition("'s ")
-    if sep and first_person and owner in USER_SUBJECTS:
+    if sep and mine and owner in USER_SUBJECTS:
         return set(_WORD_RE.findall(rest))
     return set(_WORD_RE.findall(owner)) | set(_WORD_RE.findall(rest)) if sep else set(_WORD_RE.findall(subject))
 

@@ -55,11 +55,12 @@ per namespace with one dynamics-log entry per action:
    theirs. Summaries and facts fill no slot: a slot extractor would give them their turns' slot
    (``prepare(derived=True)``), and they would compete with those very turns.
 4. **Outdated facts** (``consolidate_outdated``): a live fact one of whose turns a later user
-   turn is linked ``contradicts`` to (the write path read it as a change: a new employer, a
-   negation, a new amount), that turn not restating the fact (fewer than ``fact_shared_words``
-   shared content words), is superseded by the first such turn, its ``valid_to`` that turn's
-   ``valid_from`` (:func:`_changed_by`); its turns stay as they were said. A cluster so changed
-   already when the pass runs is not promoted.
+   turn is linked to as a change (``contradicts``, or ``supersedes``: a slot's new value, an
+   edit), that turn changing what the fact itself says (another employer or home, a negation,
+   another number: :func:`_bears_on`), is superseded by the first such turn (or by what
+   superseded that turn since), its ``valid_to`` when the change was said
+   (:func:`_changed_by`); its turns stay as they were said. A cluster so changed already when
+   the pass runs is not promoted.
 
 Pairs: both clusterings compare by exact cosine over their candidates only (an approximate
 search over the namespace would see what a pass adds). The first pass compares every pair,
@@ -95,11 +96,12 @@ import numpy as np
 from ..batch_plan import piece_ids, whole_record
 from ..config import ConsolidationConfig
 from ..entities import _COMMON as _FILLERS
-from ..facts import fact_signature, quantity_clash
-from ..speakers import LABEL as _SPEAKER
+from ..facts import conflict, fact_signature, quantity_clash
+from ..speakers import LABEL as _SPEAKER, labelled
+from ..standing import changes_standing
 from ..index.stopwords import ENGLISH_STOP_WORDS
 from ..index.tokens import tokenize
-from ..sentences import prose_sentences
+from ..sentences import prose_sentences, several_sentences
 from ..progress import track
 from ..state import EngineState
 from ..types import GENERATED_TAGS, KIND_BY_CODE, PROTECTED_TAG, MemoryKind, MemoryState, Relation, _STATE_CODES
@@ -113,7 +115,7 @@ from .. import slots as _slots
 __all__ = ["ACTIONS", "consolidate", "mmr_select"]
 
 #: Dynamics-log actions of consolidation.
-ACTIONS = ("consolidate_merge", "consolidate_summary", "consolidate_fact")
+ACTIONS = ("consolidate_merge", "consolidate_summary", "consolidate_fact", "consolidate_outdated")
 
 _ACTIVE = _STATE_CODES[MemoryState.ACTIVE]
 _SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
@@ -259,11 +261,11 @@ def _facts_of(csr, turn: int, tagged: dict[int, set[str]]) -> set[int]:
             if r == Relation.EVIDENCE_FOR.code and f and "fact" in tagged.get(int(t), ())}
 
 
-def _outdated_facts(csr, c, recs: dict[int, dict], tagged: dict[int, set[str]], retired: set[int],
-                    shared_words: int) -> list[tuple[int, int]]:
+def _outdated_facts(csr, c, recs: dict[int, dict], tagged: dict[int, set[str]],
+                    retired: set[int]) -> list[tuple[int, float, int, int]]:
     """Live facts that a later statement changed (:func:`_changed_by`), each with the first such
-    statement: (fact nid, its successor's nid). A fact a new fact of this pass supersedes
-    (``retired``) is left to that."""
+    statement: (fact nid, when the change was said, its nid, the live memory that says it now). A
+    fact a new fact of this pass supersedes (``retired``) is left to that."""
     code = Relation.EVIDENCE_FOR.code
     found = []
     for fact in sorted(nid for nid, tags in tagged.items() if "fact" in tags and nid not in retired):
@@ -272,43 +274,80 @@ def _outdated_facts(csr, c, recs: dict[int, dict], tagged: dict[int, set[str]], 
         a, b = int(csr.indptr[fact]), int(csr.indptr[fact + 1])
         turns = [int(t) for t, r, f in zip(csr.indices[a:b].tolist(), csr.relation[a:b].tolist(),
                                            csr.forward[a:b].tolist()) if r == code and not f]
-        by = _changed_by(csr, c, recs, tagged, turns, recs[fact]["text"], shared_words) if turns else None
+        by = _changed_by(csr, c, recs, tagged, turns, recs[fact]["text"]) if turns else None
         if by is not None:
-            found.append((fact, by))
+            found.append((fact, *by))
     return found
 
 
-def _changed_by(csr, c, recs: dict[int, dict], tagged: dict[int, set[str]], turns: list[int], text: str,
-                shared_words: int) -> int | None:
-    """The first statement that changes what ``turns`` (a fact's evidence, worded ``text``) say,
-    or None.
+def _changed_by(csr, c, recs: dict[int, dict], tagged: dict[int, set[str]], turns: list[int],
+                text: str) -> tuple[float, int, int] | None:
+    """The first statement that changes what ``turns`` (a fact's evidence, worded ``text``) say:
+    (when it was said, Unix seconds; its nid; the live memory that says it now: itself, or what
+    superseded it since), or None.
 
-    A fact is what its turns say. When a turn said after the newest of them, by the user (not an
-    assistant's echo, a summary or a fact), is linked ``contradicts`` to one of them (the write
-    path read it as a change: a new employer, a negation, a new amount) and does not itself
-    restate the fact (it shares fewer than ``shared_words`` content words with ``text``), the fact
+    A fact is what its turns say. A turn said after the newest of them, by the user (not an
+    assistant's echo, a summary or a fact), that the write path linked to one of them as a change
+    (``contradicts``, or ``supersedes``: a slot's new value, an edit), and that changes what the
+    fact itself says (:func:`_bears_on`: the turn may have said other things too), means the fact
     no longer holds: "I work as a data engineer at Initech", restated in two sessions, after "I
     started a new job as a senior analyst at Globex". Such a cluster is no fact to promote, and
     a promoted fact is superseded by the change, from when it was said; the turns stay as they
     are (they are what was said then)."""
-    code = Relation.CONTRADICTS.code
+    contradicts, supersedes = Relation.CONTRADICTS.code, Relation.SUPERSEDES.code
     said = max(float(c.valid_from[t]) for t in turns)
     inside = set(turns)
-    words = None
     changes = []
     for t in turns:
         if t >= csr.n_nodes:
             continue
         lo, hi = int(csr.indptr[t]), int(csr.indptr[t + 1])
-        for x, r in zip(csr.indices[lo:hi].tolist(), csr.relation[lo:hi].tolist()):
-            if (r != code or x in inside or x not in tagged or tagged[x] & GENERATED_TAGS
-                    or float(c.valid_from[x]) <= said or _said_by_assistant(recs[x]["text"])):
+        for x, r, f in zip(csr.indices[lo:hi].tolist(), csr.relation[lo:hi].tolist(), csr.forward[lo:hi].tolist()):
+            if (r != contradicts and (r != supersedes or f)) or x in inside or float(c.valid_from[x]) <= said:
                 continue
-            if words is None:
-                words = _content_set(text)
-            if len(_content_set(recs[x]["text"]) & words) < shared_words:
-                changes.append((float(c.valid_from[x]), x))
-    return min(changes)[1] if changes else None
+            # the change as it stands now: itself, or what superseded it since (the same value
+            # said again, with a slot; an edit, which may take the change back)
+            head = x if x in tagged else _live_successor(csr, tagged, x)
+            if (head is None or tagged[head] & GENERATED_TAGS or _said_by_assistant(recs[head]["text"])
+                    or not _bears_on(recs[head]["text"], text)):
+                continue
+            changes.append((float(c.valid_from[x]), x, head))
+    return min(changes) if changes else None
+
+
+def _live_successor(csr, tagged: dict[int, set[str]], nid: int) -> int | None:
+    """The live memory that superseded ``nid`` (over a chain of ``supersedes``, the latest
+    successor at each step), or None."""
+    code = Relation.SUPERSEDES.code
+    seen = {nid}
+    while nid not in tagged:
+        if nid >= csr.n_nodes or len(seen) > 64:
+            return None
+        lo, hi = int(csr.indptr[nid]), int(csr.indptr[nid + 1])
+        succ = [int(v) for v, r, f in zip(csr.indices[lo:hi].tolist(), csr.relation[lo:hi].tolist(),
+                                          csr.forward[lo:hi].tolist()) if r == code and not f]
+        if not succ or max(succ) in seen:
+            return None
+        nid = max(succ)
+        seen.add(nid)
+    return nid
+
+
+def _bears_on(change: str, fact: str) -> bool:
+    """Whether ``change`` changes what ``fact`` says: another home or employer
+    (:func:`engramdb.standing.changes_standing`), or a negation or another number of it
+    (:func:`engramdb.facts.conflict`, over the whole turn and over each of its sentences, each
+    with the turn's speaker label). A second value in the same words ("value": a second email
+    address?) or another report of a past event is no change of a fact; nor is what the turn
+    says of something else ("I moved to Denver" against a fact of the dog's name, though the
+    write path linked the turns, which said both)."""
+    if changes_standing(change, fact):
+        return True
+    split = several_sentences(change)
+    for x in (change, *(labelled(change, split) if split else ())):
+        if conflict(x, fact) in ("negation", "number"):
+            return True
+    return False
 
 
 def _in_pieces(rec: dict) -> bool:
@@ -606,7 +645,7 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
                 if text is not None:
                     centre = m
                     break
-            if text is None or _changed_by(csr, c, recs, tagged, members, text, cfg.fact_shared_words) is not None:
+            if text is None or _changed_by(csr, c, recs, tagged, members, text) is not None:
                 continue   # (no statement; or changed since by a later one)
             # a fact restating a protected turn ("I'm allergic to peanuts") is protected as well
             protected = any(PROTECTED_TAG in (recs[m].get("tags") or ()) for m in members)
@@ -631,10 +670,11 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
                                   + (f"; supersedes {', '.join(repr(c.ext_ids[o]) for o in olds)}" if olds else "")})
 
     # 4. facts a later statement changed (the write path linked it ``contradicts`` to one of their turns)
-    outdated = _outdated_facts(csr, c, recs, tagged, retired, cfg.fact_shared_words) if cfg.facts else []
-    for fact, by in outdated:
+    outdated = _outdated_facts(csr, c, recs, tagged, retired) if cfg.facts else []
+    for fact, _when, said, by in outdated:
         log.append({"action": "consolidate_outdated", "namespace": ns, "id": recs[fact]["id"],
-                    "reason": f"{c.ext_ids[by]!r}, said later, changes what its turns say"})
+                    "reason": f"{c.ext_ids[said]!r}, said later, changes what its turns say"
+                              + (f" (superseded since by {c.ext_ids[by]!r})" if by != said else "")})
 
     if not items and not merges and not outdated:
         return lambda: out
@@ -662,9 +702,8 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
             tags = list(dict.fromkeys([*(rec.get("tags") or ()), *extra_tags]))[:MAX_TAGS]
             if tags != list(rec.get("tags") or ()):
                 unit.put_record(best, {**rec, "tags": tags})
-        for fact, by in outdated:   # superseded by the change, as of when it was said
-            unit.put_record(fact, _slots.retire_record(unit.record(fact), c.ext_ids[by], float(c.valid_from[by]),
-                                                       record_now))
+        for fact, when, _said, by in outdated:   # superseded by the change, as of when it was said
+            unit.put_record(fact, _slots.retire_record(unit.record(fact), c.ext_ids[by], when, record_now))
             rows.append((by, fact, Relation.SUPERSEDES.code, 1.0))
         for best, other in merges:
             rec = unit.record(other)

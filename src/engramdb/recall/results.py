@@ -38,6 +38,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..batch_plan import piece_ids
+from ..chatter import asked_terms, question_terms
 from ..graph.csr import CSRGraph
 from ..index.keyword import KeywordIndex, term_counts as count_terms
 from ..index.tokens import tokenize
@@ -201,7 +202,11 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             # my birthday?" and "her birthday is on March 29"), or as a named person's, a hit names
             # only as the speaker's ("What's Kenji's phone number?" and "my phone number changed"):
             # that word matches nothing of theirs
-            others = [others_only(req.query, hr.text) | not_the_owners(req.query, hr.text) for hr in hit_rows]
+            # and a word the hit says only in a question it asks ("Want some tips for managing the
+            # workload?" for "who is my manager?") states nothing of it
+            q_terms = question_terms(req.query)
+            others = [others_only(req.query, hr.text) | not_the_owners(req.query, hr.text)
+                      | q_terms.intersection(_asked_terms(hr)) for hr in hit_rows]
             counts = [_without(c, o) for c, o in zip(counts, others)]
             # (the question's time expressions are its windows, no words to match: "what did I do
             # yesterday?" is no match of a message of weeks ago that says "yesterday")
@@ -490,7 +495,8 @@ class _HitRow(NamedTuple):
     connector: bool      # tagged as a connector node (session, entity)
     generated: bool      # made by consolidation (a summary or a promoted fact)
     step: PathStep       # the path of the memory as a seed: itself
-    terms: list          # [None], or [(index term -> count, length)] once a query with text needed it
+    terms: list          # [counts, asked]: (index term -> count, length) and chatter.asked_terms, each
+    #                      None until a query with text needed it
 
 
 def _without(counts: tuple[dict[str, int], int], terms: frozenset[str]) -> tuple[dict[str, int], int]:
@@ -509,6 +515,15 @@ def _term_counts(hr: _HitRow) -> tuple[dict[str, int], int]:
     return got
 
 
+def _asked_terms(hr: _HitRow) -> frozenset[str]:
+    """The terms the hit says only in a question it asks (:func:`engramdb.chatter.asked_terms`),
+    computed on first need and kept in its cached row."""
+    got = hr.terms[1]
+    if got is None:
+        got = hr.terms[1] = asked_terms(hr.text)
+    return got
+
+
 def _hit_row(rec: dict) -> _HitRow:
     kind, mstate = rec["kind"], rec["state"]
     memory_id, chunk = piece_of(rec)
@@ -516,7 +531,7 @@ def _hit_row(rec: dict) -> _HitRow:
                    shown_tags(rec), rec["created_at"], rec["confidence"],
                    _STATE.get(mstate) or MemoryState(mstate), decision_outcome(rec),
                    not CONNECTOR_TAGS.isdisjoint(rec["tags"]), not _CONSOLIDATED.isdisjoint(rec["tags"]),
-                   PathStep(rec["id"]), [None])
+                   PathStep(rec["id"]), [None, None])
 
 
 def _node_rows(state, nodes: np.ndarray, n_nodes: int) -> np.ndarray:
