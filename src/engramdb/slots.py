@@ -795,7 +795,7 @@ ATTRIBUTE_SYNONYMS: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     "home": ("live", "reside", "house", "flat", "apartment"),
     "address": ("live", "street", "address"),
     "job": ("job", "work", "occupation", "profession", "career", "employ", "employer", "role", "position"),
-    "employer": ("work", "employ", "company", "firm", "boss"),
+    "employer": ("work", "employ", "company", "firm", "boss", "job"),   # (a job at a named employer fills it)
     "school": ("school", "study", "class", "college", "university", "student", "kindergarten"),
     "birthday": ("birthday", "born", "birth"),
     "age": ("age", "old"),
