@@ -914,8 +914,8 @@ def test_summaries_and_facts_fill_no_slot(tmp_path):
     with engramdb.open(tmp_path / "s", config=cfg) as mem:
         _add_days(mem, JOB_CHANGE_CHAT)
         before = {m.id: (m.state, m.subject, m.attribute, m.value) for m in mem.query(namespace="u", limit=1000)}
-        job = mem.current("user", "employer", namespace="u")
-        assert job.value == "Globex" and job.text.startswith("user: I work as a senior analyst")
+        job = mem.current("user", "job", namespace="u")
+        assert job.value == "senior analyst at Globex" and job.text.startswith("user: I work as a senior analyst")
         out = mem.consolidate(namespace="u", now="2025-04-10T00:00:00Z",   # (hashed n-grams: lower cosines)
                               config=ConsolidationConfig(fact_cosine=0.3))
         assert out["summaries"] >= 1 and out["facts"] >= 1
@@ -924,7 +924,7 @@ def test_summaries_and_facts_fill_no_slot(tmp_path):
         assert all(m.subject is None and m.state is MemoryState.ACTIVE for m in made)
         after = {m.id: (m.state, m.subject, m.attribute, m.value) for m in mem.query(namespace="u", limit=1000)}
         assert {k: v for k, v in after.items() if k in before} == before
-        assert mem.current("user", "employer", namespace="u").id == job.id
+        assert mem.current("user", "job", namespace="u").id == job.id
 
 
 @pytest.mark.parametrize("slots", [False, True])
@@ -997,3 +997,19 @@ def test_what_outdates_a_fact_is_a_change_of_what_it_says(tmp_path):
         assert out["outdated"] == 1 and not any("Initech" in t for t in _fact_texts(mem))
         entry = [e for e in mem.dynamics_log(namespace="u", action="consolidate_outdated")]
         assert len(entry) == 1 and "2025-03-20:1" in entry[0]["reason"]
+
+
+@pytest.mark.parametrize("opener", ["", "Remember, ", "As I said, ", "Just a reminder: "])
+def test_a_fact_said_again_with_a_reminder_is_worded_and_outdated_as_itself(tmp_path, opener):
+    """helper182: "Remember, I take 5 mg of lisinopril daily." made the fact's text, opener and all,
+    and "I take 10 mg of lisinopril daily now." then neither superseded nor outdated it (the
+    conflict rule read no subject through "Remember,"): the 5 mg fact stayed current."""
+    cfg = ConsolidationConfig(fact_cosine=0.3, fact_shared_words=1)   # (one content word: lisinopril)
+    with engramdb.open(tmp_path / "s") as mem:
+        _add_days(mem, [("2025-03-03", ["I take 5 mg of lisinopril daily.", "Got it."]),
+                        ("2025-03-10", [opener + "I take 5 mg of lisinopril daily.", "Noted."])])
+        mem.consolidate(namespace="u", now="2025-03-15T00:00:00Z", config=cfg)
+        assert _fact_texts(mem) == ["user: I take 5 mg of lisinopril daily."]
+        _add_days(mem, [("2025-03-20", ["I take 10 mg of lisinopril daily now.", "OK."])])
+        mem.consolidate(namespace="u", now="2025-04-10T00:00:00Z", config=cfg)
+        assert not any("5 mg" in t for t in _fact_texts(mem))

@@ -214,3 +214,16 @@ def test_an_assistants_question_is_weak_evidence(tmp_path, embedder):
         res = mem.recall("Who is my manager?", namespace="me", k=3)
         assert "Dana" in res.hits[0].text and res.hits[0].relevance >= res.stats["relevance_threshold"]
         assert not [g for g in res.gaps if g.reason == "weak_evidence"]
+
+
+@pytest.mark.parametrize("text", [
+    "The meeting with Dana is at 3pm tomorrow, right?", "Mom's birthday is June 2, isn't it?",
+    "The wifi password is hunter2, ok?", "Guess who got promoted to team lead today? Dana!",
+])
+def test_a_tag_or_a_question_the_text_goes_on_past_is_said(text):
+    """helper182: a statement closed with a tag, or a question its writer answers, was read as
+    asking: "When is the meeting with Dana?" got a weak_evidence gap on the answer."""
+    from engramdb.chatter import asked_terms
+
+    assert asked_terms(text) == frozenset()
+    assert asked_terms("assistant: That sounds exhausting. Want some tips for managing the workload?") >= {"manag"}

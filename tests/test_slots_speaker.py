@@ -92,7 +92,7 @@ def test_the_extractor_reads_updates_as_people_state_them(text, expected):
     ("I work for Johnson & Johnson.", ("user", "employer", "Johnson & Johnson")),
     ("Caroline: I work at the LGBTQ center.", ("Caroline", "employer", "the LGBTQ center")),
     ("I live in a small town near Porto.", ("user", "home_city", "a small town near Porto")),
-    ("I work as a nurse at St Mary's.", ("user", "employer", "St Mary's")),
+    ("I work as a nurse at St Mary's.", ("user", "job", "nurse at St Mary's")),
     # the move said as news
     ("Big news: we moved to Porto!", ("user", "home_city", "Porto")),
     ("Big News: I moved to Porto.", ("user", "home_city", "Porto")),
@@ -189,12 +189,11 @@ def test_a_class_moved_to_an_hour_leaves_the_home_current(tmp_path):
 
 
 @pytest.mark.parametrize("text,expected", [
-    # a role may run on past a comma, cut there as an employer or a home is; a role at a named
-    # employer gives the employer, as "I work at X" and "I started a new job at X" do
-    ("user: I work as a data engineer at Initech, so Saturday mornings are best.", ("user", "employer", "Initech")),
-    ("user: I work as a data engineer at Initech.", ("user", "employer", "Initech")),
-    ("Big news: I started a new job as a senior analyst at Globex!", ("user", "employer", "Globex")),
-    ("I work as a nurse at night.", ("user", "job", "nurse at night")),
+    # a role may run on past a comma, cut there as an employer or a home is (the same job said
+    # with and without the clause fills one slot)
+    ("user: I work as a data engineer at Initech, so Saturday mornings are best.",
+     ("user", "job", "data engineer at Initech")),
+    ("user: I work as a data engineer at Initech.", ("user", "job", "data engineer at Initech")),
     ("I started a new job as a designer, it is great!", ("user", "job", "designer")),
     # "my X" is the speaker's X, and a value ends before a clause of its own ("and he ...")
     ("user: My dog's name is Biscuit and he hates being alone all day.", ("user's dog", "name", "Biscuit")),
@@ -211,7 +210,7 @@ def test_a_class_moved_to_an_hour_leaves_the_home_current(tmp_path):
 def test_the_extractor_gives_one_reading_of_a_job_and_a_possession_per_speaker(text, expected):
     """helper180: the same job said with a trailing clause ("..., so Saturday mornings are best")
     filled ``employer`` and without it ``job``, so the profile kept both an old employer and the
-    new job (helper181: read as a job, "I work at Globex now." then left it current); "My dog's name is Biscuit and he hates ..." stored the dog's name as the whole clause,
+    new job; "My dog's name is Biscuit and he hates ..." stored the dog's name as the whole clause,
     under the subject "my dog" whoever said it."""
     assert rule_based_extractor(text) == expected
 

@@ -648,3 +648,16 @@ def test_the_employer_before_a_change_is_relevant_for_a_question_about_before(tm
         mem.add_conversation([{"role": "user", "content": t, "created_at": at} for at, t in chat], session="s")
         r = mem.recall(question, k=2, now="2025-06-01", reinforce=False)
         assert r.hits[0].id == "s:1" and r.hits[0].relevance >= 0.9 and not r.gaps
+
+
+@pytest.mark.parametrize("new,changes", [
+    ("I live in the Back Bay area of Boston now.", False), ("I live in Jamaica Plain in Boston.", False),
+    ("We moved to the Back Bay neighborhood of Boston.", False), ("I moved from Boston to Denver.", True),
+    ("I moved to Denver.", True), ("I moved to Cambridge, near Boston.", True),
+])
+def test_a_part_of_the_same_city_is_no_change_of_home(new, changes):
+    """helper182: "I live in the Back Bay area of Boston now." was read as a move away from Boston
+    (its home read as "back bay"), linked contradicts and outdated the fact "I live in Boston"."""
+    from engramdb.standing import changes_standing
+
+    assert changes_standing(new, "I live in Boston.") is changes

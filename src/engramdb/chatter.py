@@ -214,13 +214,20 @@ def speech_act(text: str) -> int:
     return QUESTION
 
 
+#: A tag that makes a statement of a sentence ending in "?" ("The meeting is at 3pm, right?").
+_TAG = re.compile(r",\s*(?:right|correct|ok|okay|yes|no|yeah|eh|huh|true|innit|don't you think|"
+                  r"[a-z]+n['’]t (?:it|they|he|she|you|we|there|that|i))\W*\?$", re.IGNORECASE)
+
+
 def asked_terms(text: str) -> frozenset[str]:
     """Index terms (stems, :func:`engramdb.index.tokens.tokenize`) that ``text`` says only inside
     the questions it asks: "That sounds exhausting. Want some tips for managing the workload?"
     holds ``manag``, ``tip`` and ``workload`` only in what it asks, which states nothing (a
-    speech act; Searle 1969). A question that speaks of its asker ("I'm allergic to penicillin,
-    right?", "Can you recommend a vet for my dog Rex?") states what it says of them, as
-    :func:`speech_act` reads it: its terms are said.
+    speech act; Searle 1969). Said, not asked: a question that speaks of its asker ("I'm allergic
+    to penicillin, right?", "Can you recommend a vet for my dog Rex?"), as :func:`speech_act`
+    reads it; a statement with a tag ("The meeting is at 3pm, right?", "Mom's birthday is June 2,
+    isn't it?"); and a question the text goes on past ("Guess who got promoted today? Dana!",
+    "Did you see the game? We won."): only the questions a text ends on ask.
 
     Parameters
     ----------
@@ -237,8 +244,13 @@ def asked_terms(text: str) -> frozenset[str]:
 
     asking, stating = [], []
     for s in sentences(text):
-        asks = s.rstrip().endswith("?") and not any(w.lower() in _FIRST_PERSON for w in tokens(s))
-        (asking if asks else stating).append(s)
+        end = s.rstrip()
+        if end.endswith("?") and not _TAG.search(end) and not any(w.lower() in _FIRST_PERSON for w in tokens(s)):
+            asking.append(s)
+        else:   # a statement, and any question before it (one the text goes on past) with it
+            stating += asking
+            stating.append(s)
+            asking = []
     if not asking:
         return frozenset()
     asked = frozenset(tokenize(" ".join(asking)))

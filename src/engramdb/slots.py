@@ -194,8 +194,6 @@ _I_WORK_AS = re.compile(r"^\s*I(?:'m| am)?(?: now| still| currently)? (?:work|wo
 _I_NEW_JOB = re.compile(r"^\s*I(?:'ve| have)?(?: just| recently| finally)? (?:(?:started|start|got|took|accepted|landed)"
                         r"(?: a| my| the)?(?: new)? (?:job|position|role)|started working) as (?:an? )?"
                         r"(?P<v>[^.!?;]+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$", re.IGNORECASE)
-#: Where a role's employer starts ("data engineer at Initech", "nurse for the county").
-_AT_EMPLOYER = re.compile(r"\s(?:at|for)\s")
 #: A clause stating no current fact: negated or past ("I no longer live in", "I don't work at",
 #: "I used to live in", "I never lived in").
 _NEGATED = re.compile(r"\b(?:no longer|not|never|used to|anymore|any more|formerly|previously)\b|n['’]t\b",
@@ -236,10 +234,8 @@ def rule_based_extractor(text: str, speaker: str | None = None) -> tuple[str, st
     * first person, said by the speaker: "I work at Z" / "I work for Z" -> (speaker,
       "employer", Z); "I work as a Z", "I started a new job as a Z", "I got a job as a Z", "I
       just started working as a Z" -> (speaker, "job", Z); "I live in Z" / "I moved to Z" ->
-      (speaker, "home_city", Z); a role at a named employer, "I work as a nurse at St Mary's",
-      "I started a new job as a senior analyst at Globex", gives the employer -> (speaker,
-      "employer", "St Mary's"): the employer is what a later "I work at X" or "I started a new
-      job at X" changes, so each wording of a job with its employer fills one slot
+      (speaker, "home_city", Z); a role's value runs past a comma, cut there ("I work as a
+      data engineer at Initech, so ..." -> "data engineer at Initech", as without the clause)
 
     A first-person fact belongs to whoever says it. The speaker is ``speaker`` when given,
     else the ``"<Speaker>: "`` that opens a chat message as :meth:`engramdb.Engram.add_conversation`
@@ -281,11 +277,6 @@ def rule_based_extractor(text: str, speaker: str | None = None) -> tuple[str, st
         found = _clause_slot(clause, who)
         if found is not None:
             subject, attribute, value = found
-            if attribute == "job":   # a role at a named employer gives the employer
-                at = _AT_EMPLOYER.search(value)
-                employer = _bare_value(value[at.end():], "employer") if at else ""
-                if employer:
-                    return subject, "employer", employer
             value = _bare_value(value, attribute)
             if value:
                 return subject, attribute, value
@@ -795,7 +786,7 @@ ATTRIBUTE_SYNONYMS: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     "home": ("live", "reside", "house", "flat", "apartment"),
     "address": ("live", "street", "address"),
     "job": ("job", "work", "occupation", "profession", "career", "employ", "employer", "role", "position"),
-    "employer": ("work", "employ", "company", "firm", "boss", "job"),   # (a job at a named employer fills it)
+    "employer": ("work", "employ", "company", "firm", "boss", "job"),
     "school": ("school", "study", "class", "college", "university", "student", "kindergarten"),
     "birthday": ("birthday", "born", "birth"),
     "age": ("age", "old"),

@@ -656,6 +656,27 @@ def refines_standing(new: str, old: str) -> bool:
     return False
 
 
+def _within(new: str, old: str) -> bool:
+    """Whether ``new`` names its home or employer as a part of the one ``old`` names: the new
+    name followed, in ``new``, by up to three words, then "of", "in" or a comma, and the old
+    name ("I live in the Back Bay area of Boston now.", "Jamaica Plain in Boston", "Back Bay,
+    Boston" against "I live in Boston."). :func:`standings` reads such a name without its city
+    ("back bay"): :func:`changes_standing` reads no change then.
+
+    >>> _within("I live in the Back Bay area of Boston now.", "I live in Boston.")
+    True
+    >>> _within("I moved from Boston to Denver.", "I live in Boston.")
+    False
+    """
+    low = new.lower()
+    for a, b in _pairs(new, old):
+        name = r"\W+".join(map(re.escape, a.value))
+        part = r"\W+".join(map(re.escape, b.value))
+        if re.search(rf"\b{name}(?:\W+\w+){{0,3}}?(?:\s+(?:of|in)\s+|\s*,\s*)(?:the\s+)?{part}\b", low):
+            return True
+    return False
+
+
 def changes_standing(new: str, old: str) -> bool:
     """Whether ``new`` gives the speaker's home or employer as another name than ``old`` gives it
     (both read by :func:`standings`, one relation, neither name opening or ending the other)
@@ -668,10 +689,12 @@ def changes_standing(new: str, old: str) -> bool:
     False
     >>> changes_standing("I moved to New York.", "I live in Boston.")
     True
+    >>> changes_standing("I live in the Back Bay area of Boston now.", "I live in Boston.")
+    False
     """
     if not _same_party(new, old):   # (a sentence that asks gives no reading: standings)
         return False
     for a, b in _pairs(new, old):
         if not _refined(a.value, b.value) and (a.was is None or _refined(a.was, b.value)):
-            return True
+            return not _within(new, old)   # ("the Back Bay area of Boston" is in Boston)
     return False

