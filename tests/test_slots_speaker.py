@@ -199,6 +199,7 @@ def test_a_class_moved_to_an_hour_leaves_the_home_current(tmp_path):
     ("user: My dog's name is Biscuit and he hates being alone all day.", ("user's dog", "name", "Biscuit")),
     ("Mel: My dog's name is Rex.", ("Mel's dog", "name", "Rex")),
     ("Our landlord's name is Tom.", ("user's landlord", "name", "Tom")),
+    ("My cat's name is Luna and my dog's name is Max.", ("user's cat", "name", "Luna")),   # (helper182)
     ("I live in Porto and it is lovely.", ("user", "home_city", "Porto")),
     # (helper181) "he's", "it's", "that's" own nothing; a capitalised "They" opens a name
     ("user: I talked to my landlord, and he's saying the rent is going up.", None),
@@ -227,6 +228,7 @@ def test_two_speakers_dogs_are_two_slots_and_my_names_the_speaker_s(tmp_path):
     subjects = ["user's dog", "mel's dog", "user"]
     assert subject_weights("What's my dog's name?", subjects) == {"user's dog": 1.0, "mel's dog": 0.0, "user": 0.0}
     assert subject_weights("What is our dog's name?", subjects)["user's dog"] == 1.0
+    assert subject_weights("What's my sister's dog called?", subjects)["user's dog"] < 1.0   # (helper182: not named)
     for question in ("What is Mel's dog called?", "Remind me what Mel's dog is called?"):   # (helper181)
         assert subject_weights(question, subjects)["mel's dog"] == 1.0
         assert subject_weights(question, subjects)["user's dog"] == 0.0

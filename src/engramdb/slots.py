@@ -205,7 +205,7 @@ _DISCOURSE = re.compile(r"^(?:(?:actually|so|well|oh|ok|okay|also|and|but|btw|an
                         r"ps|p\.s\.|life update|quick update)\b[,:!]?\s+)+", re.IGNORECASE)
 #: Where one sentence holds two clauses: "; ", ", and I ...", " and we ...", " but I ...". (Not a
 #: bare comma: "When I was a kid, we moved to Ohio", "If I get the offer, I work at Google".)
-_CLAUSE_CUT = re.compile(r";\s+|,?\s+(?:and|but|while|so)\s+(?=(?:I|we|(?-i:he|she|they|it))\b)", re.IGNORECASE)
+_CLAUSE_CUT = re.compile(r";\s+|,?\s+(?:and|but|while|so)\s+(?=(?:I|we|(?-i:he|she|they|it|my|our))\b)", re.IGNORECASE)
 #: A value's trailing words that are no part of it.
 _TRAILING = re.compile(r"(?:\s+(?:since|until|till)\b.*|(?:\s+(?:now|these days|at the moment|recently|for good|"
                        r"too|as well))+)$", re.IGNORECASE)
@@ -918,8 +918,7 @@ def subject_weights(question: str, subjects, asked=()) -> dict[str, float]:
     forms = _question_forms(question)
     subjects = list(subjects)
     first_person = not forms.isdisjoint(_FIRST_PERSON)
-    mine = not forms.isdisjoint(_MY)   # "my" / "our": the user's possessions ("my dog's name")
-    named = {s for s in subjects if _subject_words(s, mine) <= forms}
+    named = {s for s in subjects if _subject_words(s, question) <= forms}
     other = _names_other_person(question, first_person, list(asked))
     if first_person and not other and not (named - USER_SUBJECTS):
         named |= {s for s in subjects if s in USER_SUBJECTS}
@@ -928,14 +927,16 @@ def subject_weights(question: str, subjects, asked=()) -> dict[str, float]:
     return {s: 1.0 if s in named else 0.0 for s in subjects}
 
 
-def _subject_words(subject: str, mine: bool) -> set[str]:
-    """The words a question names ``subject`` by: all its words; for a possession of the user's
-    ("user's dog", as :func:`rule_based_extractor` stores "my dog"), in a question that says
-    "my" or "our" (``mine``), the words of what is possessed ("what is my dog's name?"; not
-    "remind me what Mel's dog is called")."""
+def _subject_words(subject: str, question: str) -> set[str]:
+    """The words ``question`` names ``subject`` by: all its words; for a possession of the user's
+    ("user's dog", as :func:`rule_based_extractor` stores "my dog"), when the question says "my"
+    or "our" right before it, the words of what is possessed ("what is my dog's name?"; not
+    "remind me what Mel's dog is called", nor "what's my sister's dog called?")."""
     owner, sep, rest = subject.partition("'s ")
-    if sep and mine and owner in USER_SUBJECTS:
-        return set(_WORD_RE.findall(rest))
+    if sep and owner in USER_SUBJECTS:
+        words = _WORD_RE.findall(rest)
+        if re.search(r"\b(?:my|our)\s+" + r"\s+".join(map(re.escape, words)) + r"\b", question.lower()):
+            return set(words)
     return set(_WORD_RE.findall(owner)) | set(_WORD_RE.findall(rest)) if sep else set(_WORD_RE.findall(subject))
 
 
