@@ -726,7 +726,8 @@ def test_a_reason_names_no_memory_the_block_leaves_out(tmp_path):
         mem.supersede("old", "The office network key was changed to maple-77.", id="new")
         items = [i for tier in mem.context("what is our wifi password?").items.values() for i in tier]
         assert [i.id for i in items] == ["new"]
-        assert items[0].reason.startswith("recalled: an earlier wording of it matched (superseded since)")
+        # (helper183: "an earlier wording of it" named a value it changed, no wording of it)
+        assert items[0].reason.startswith("recalled: supersedes a memory that matched")
         msgs = [{"role": "user", "content": t, "session": "s", "created_at": f"2025-01-0{i + 1}T10:00:00Z"}
                 for i, t in enumerate(["My rent is $1,200 a month.", "I take 10 mg of lisinopril every morning."])]
         mem.add_conversation(msgs, namespace="me")

@@ -178,8 +178,8 @@ class ContextItem:
         ``"supports reversed"`` (the edge points from the later step to the earlier). A hit
         brought in by an earlier statement that it changes ("I moved to Seattle" for "where do I
         live?" beside "I live in Boston.") reads ``"recalled: changes `a`, which matched"``. A hit
-        placed by a wording it superseded reads ``"recalled: an earlier wording of it matched
-        (superseded since)"``, one reached from its session ``"recalled: via its session"``
+        placed by a memory it superseded (an earlier wording, or a value it changed) reads
+        ``"recalled: supersedes a memory that matched"``, one reached from its session ``"recalled: via its session"``
         (neither a superseded memory nor a session node is a line of the block).
     score : float or None
         Recall score (L1 and recalled L2 items), else None.
@@ -362,8 +362,9 @@ def _reason_of_path(hit: Any, threshold: float | None = None) -> str:
     steps, ways, i = hit.path[1:], [], 0
     weak = f"; weak match (relevance {_figure(hit.relevance)})" if threshold is not None and hit.relevance < threshold else ""
     if all(s.relation is Relation.SUPERSEDES and not s.forward for s in steps):
-        # placed by a wording it superseded, which the block does not show
-        return "recalled: an earlier wording of it matched (superseded since)" + weak
+        # placed by a memory it superseded (an earlier wording, or a value it changed), which
+        # the block does not show
+        return "recalled: supersedes a memory that matched" + weak
     if all(s.relation is Relation.CONTRADICTS and not s.forward for s in steps):
         # brought in by the earlier statements it changes (recall.seeds.later_standing)
         if len(steps) == 1:
