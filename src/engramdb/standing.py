@@ -658,21 +658,24 @@ def refines_standing(new: str, old: str) -> bool:
 
 def _within(new: str, old: str) -> bool:
     """Whether ``new`` names its home or employer as a part of the one ``old`` names: the new
-    name followed, in ``new``, by up to three words, then "of", "in" or a comma, and the old
-    name ("I live in the Back Bay area of Boston now.", "Jamaica Plain in Boston", "Back Bay,
-    Boston" against "I live in Boston."). :func:`standings` reads such a name without its city
-    ("back bay"): :func:`changes_standing` reads no change then.
+    name followed, in ``new``, by up to three words, then "of" or "in" and the old name ("I live
+    in the Back Bay area of Boston now.", "Jamaica Plain in Boston" against "I live in
+    Boston."). :func:`standings` reads such a name without its city ("back bay"):
+    :func:`changes_standing` reads no change then. (A comma is no sign: "I moved to Denver,
+    Boston was too cold." moves.)
 
     >>> _within("I live in the Back Bay area of Boston now.", "I live in Boston.")
     True
     >>> _within("I moved from Boston to Denver.", "I live in Boston.")
+    False
+    >>> _within("I moved to Denver, Boston was too cold.", "I live in Boston.")
     False
     """
     low = new.lower()
     for a, b in _pairs(new, old):
         name = r"\W+".join(map(re.escape, a.value))
         part = r"\W+".join(map(re.escape, b.value))
-        if re.search(rf"\b{name}(?:\W+\w+){{0,3}}?(?:\s+(?:of|in)\s+|\s*,\s*)(?:the\s+)?{part}\b", low):
+        if re.search(rf"\b{name}(?:\W+\w+){{0,3}}?\s+(?:of|in)\s+(?:the\s+)?{part}\b", low):
             return True
     return False
 

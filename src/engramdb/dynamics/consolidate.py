@@ -691,7 +691,7 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
                                   f"{count(len(members), 'turn')}"
                                   + (f"; supersedes {', '.join(repr(c.ext_ids[o]) for o in olds)}" if olds else "")})
 
-    # 4. facts a later statement changed (the write path linked it ``contradicts`` to one of their turns)
+    # 4. facts a later statement changed (linked by the write path to one of their turns as a change)
     outdated = _outdated_facts(csr, c, recs, tagged, retired) if cfg.facts else []
     for fact, _when, said, by in outdated:
         log.append({"action": "consolidate_outdated", "namespace": ns, "id": recs[fact]["id"],
