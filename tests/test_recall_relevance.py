@@ -129,6 +129,10 @@ def test_what_the_question_asks_as_the_speakers_a_text_may_name_as_anothers(ques
      "user: Also my phone number changed! I switched to Mint Mobile, the new number is 503-555-0192.", {"phone", "number"}),
     ("When is my sister's birthday?", "user: my birthday is May 3", {"birthday"}),
     ("What's Kenji's phone number?", "user: Lena's number is 555-1234.", {"number"}),
+    # anything of the speaker's owns what is asked of it (helper183: the cat's name for the dog's)
+    ("What's my dog's name?", "user: My cat's name is Miso.", {"name"}),
+    ("What's my car's color?", "My bike's color is red.", {"color"}),
+    ("What's my dog's name?", "user: My dog's name is Rex.", set()),
     # the owner named, or a pronoun that may be theirs, or no one's: it may be theirs
     ("What's Kenji's phone number?", "Kenji: my number is 555-1234", set()),
     ("What's Kenji's phone number?", "user: Kenji gave me his number, 555-1234.", set()),
@@ -227,3 +231,19 @@ def test_a_tag_or_a_question_the_text_goes_on_past_is_said(text):
 
     assert asked_terms(text) == frozenset()
     assert asked_terms("assistant: That sounds exhausting. Want some tips for managing the workload?") >= {"manag"}
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_the_cats_name_is_weak_evidence_for_the_dogs(tmp_path, embedder):
+    """helper183, a fresh user: "what is my dog's name?" (no dog was ever named) got "My cat's
+    name is Miso." with relevance 0.84 and no gap."""
+    chat = ["Hi! I'm Dana. I live in Denver.", "My cat's name is Miso.", "I work as a night nurse.",
+            "My rent is $1,450 a month."]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        mem.add_conversation([{"role": "user", "content": t, "created_at": f"2025-01-06T09:{i:02d}:00Z"}
+                              for i, t in enumerate(chat)], namespace="me")
+        res = mem.recall("What is my dog's name?", namespace="me", k=3)
+        assert "weak_evidence" in [g.reason for g in res.gaps], [(h.text, h.relevance) for h in res.hits]
+        res = mem.recall("What is my cat's name?", namespace="me", k=3)
+        assert "Miso" in res.hits[0].text and res.hits[0].relevance >= res.stats["relevance_threshold"]
+        assert not [g for g in res.gaps if g.reason == "weak_evidence"]

@@ -278,6 +278,9 @@ def _asked_as_mine(question: str) -> tuple[str, ...]:
 #: "<Name>'s <thing>" or "my <person>'s <thing>" in a question ("What's Kenji's phone number?",
 #: "when is my sister's birthday?"): the owner, then one or two words of the thing.
 _OWNERS_THING = re.compile(r"\b([^\W\d_][\w-]*)['’]s\s+([a-z][\w-]*)(?:\s+([a-z][\w-]*))?")
+_OWNERS_THING_AT = re.compile(f"(?={_OWNERS_THING.pattern})")
+#: "my" or "our" right before a possessive ("what's my dog's name?": the dog owns the name).
+_MY_BEFORE = re.compile(r"\b(?:my|our)\s+$", re.IGNORECASE)
 #: Words before "'s" that own nothing ("What's", "it's", "let's").
 _NO_OWNER = frozenset("what who where when how why which it that there here let he she this one everyone "
                       "anyone someone nobody today tomorrow yesterday".split())
@@ -295,8 +298,9 @@ def not_the_owners(question: str, text: str) -> frozenset[str]:
     theirs: ``text`` names no such owner (by name, as its speaker label too, nor by "he", "she",
     "they") and says the thing is the speaker's or another's ("Also my phone number changed! The
     new number is 503-555-0192."). There the words match the question but say nothing of the
-    owner's: :func:`others_only` the other way round. The owner is a capitalised name or a word
-    for a person (:data:`PERSON_NOUNS`: "my sister's birthday").
+    owner's: :func:`others_only` the other way round. The owner is a capitalised name, a word
+    for a person (:data:`PERSON_NOUNS`: "my sister's birthday") or anything of the speaker's
+    ("what's my dog's name?" and "My cat's name is Miso.").
 
     Parameters
     ----------
@@ -332,10 +336,11 @@ def _asked_of_another(question: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     from .index.tokens import tokenize
 
     out = []
-    for m in _OWNERS_THING.finditer(question):
+    for m in _OWNERS_THING_AT.finditer(question):   # (overlapping: "What's my dog's name?")
         owner, first, second = m.groups()
         low = owner.lower()
-        if low in _NO_OWNER or not (owner[0].isupper() or low in PERSON_NOUNS):
+        mine = _MY_BEFORE.search(question, 0, m.start()) is not None   # "my dog's name": the dog's
+        if low in _NO_OWNER or not (owner[0].isupper() or low in PERSON_NOUNS or mine):
             continue
         if second is not None and second.lower() in _NUMBER_WORDS:
             second = None   # ("John's number one goal": the thing is the goal, no number of his)
