@@ -24,7 +24,7 @@ from .speakers import LABEL
 
 __all__ = ["STATEMENT", "QUESTION", "CONTENT_FREE", "speech_act", "content_free", "filler_sentence",
            "chatter_left", "sentences", "PHATIC", "GREETINGS", "GREETING_PHRASES", "CHATTER", "ANSWER_WORDS",
-           "THANKS", "LAUGH", "APOSTROPHES", "without_greetings", "asked_only", "asked_terms", "question_terms"]
+           "THANKS", "LAUGH", "APOSTROPHES", "without_greetings", "asked_terms", "question_terms"]
 
 #: Greetings, thanks and reactions that are mostly phatic (admission's narrow list:
 #: :func:`engramdb.dynamics.admission.is_phatic`).
@@ -264,19 +264,3 @@ def question_terms(question: str) -> frozenset[str]:
 
     return frozenset(tokenize(question))
 
-
-def asked_only(question: str, text: str) -> frozenset[str]:
-    """Index terms of ``question`` that ``text`` says only inside the questions it asks
-    (:func:`asked_terms`): "Who is my manager?" and "That sounds exhausting. Want some tips for
-    managing the workload?" share ``manag``, but only in what the assistant asks.
-
-    Parameters
-    ----------
-    question, text : str
-
-    Returns
-    -------
-    frozenset of str
-        Empty when ``text`` asks nothing, or says each shared term outside its questions too.
-    """
-    return question_terms(question).intersection(asked_terms(text))

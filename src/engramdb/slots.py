@@ -175,10 +175,15 @@ def slot_from_item(item: Mapping[str, Any], text: str, extractor: SlotExtractor 
     return subject, attribute, value, is_single(attribute) if single is None else single
 
 
+#: A slot value: up to the clause's end, a period inside it an abbreviation's ("St. Luke's
+#: Hospital"; a clause is one sentence), and the end of a clause that states one now.
+_VALUE = r"(?P<v>(?:[^.!?;]|\.(?=\s*\w))+?)"
+_END = r"\s*[.!?]?\s*$"
+_NOW_END = r"(?:,? (?:now|these days|at the moment))?" + _END
 _POSSESSIVE = re.compile(r"^\s*(?P<s>[\w][\w .\-]{0,80}?)['’]s (?P<a>[a-z][\w \-]{0,60}?) (?:is|are|was|=) "
-                         r"(?P<v>(?:[^.!?;]|\.(?=\s*\w))+?)\s*[.!?]?\s*$", re.IGNORECASE)
+                         + _VALUE + _END, re.IGNORECASE)
 _LIVES = re.compile(r"^\s*(?P<s>[\w][\w .\-]{0,80}?) (?:lives|live|now lives|now live|has moved|moved|"
-                    r"relocated) (?:in|to) (?P<v>(?:[^.!?;]|\.(?=\s*\w))+?)\s*[.!?]?\s*$", re.IGNORECASE)
+                    r"relocated) (?:in|to) " + _VALUE + _END, re.IGNORECASE)
 
 
 #: "<Speaker>: " opening a chat message as add_conversation and ingest_locomo store it: one to
@@ -186,14 +191,14 @@ _LIVES = re.compile(r"^\s*(?P<s>[\w][\w .\-]{0,80}?) (?:lives|live|now lives|now
 _SPEAKER = re.compile(r"^\s*(?P<sp>[A-Z][\w'.\-]*(?: [A-Z][\w'.\-]*){0,3}|user|assistant|tool|function):\s+")
 #: Words that open a note as a label, not as a speaker's name ("Update: I work at Acme now").
 _I_WORK = re.compile(r"^\s*I(?:'m| am)?(?: now| still| currently)? (?:work|working) (?:at|for) "
-                     r"(?P<v>(?:[^.!?;]|\.(?=\s*\w))+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$", re.IGNORECASE)
+                     + _VALUE + _NOW_END, re.IGNORECASE)
 _I_WORK_AS = re.compile(r"^\s*I(?:'m| am)?(?: now| still| currently)? (?:work|working) as (?:an? )?"
-                        r"(?P<v>(?:[^.!?;]|\.(?=\s*\w))+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$", re.IGNORECASE)
+                        + _VALUE + _NOW_END, re.IGNORECASE)
 #: A new job ("I started a new job as a product manager at Globex", "I got a job as a nurse",
 #: "I just started working as a designer"): the job it names is the speaker's now.
 _I_NEW_JOB = re.compile(r"^\s*I(?:'ve| have)?(?: just| recently| finally)? (?:(?:started|start|got|took|accepted|landed)"
                         r"(?: a| my| the)?(?: new)? (?:job|position|role)|started working) as (?:an? )?"
-                        r"(?P<v>(?:[^.!?;]|\.(?=\s*\w))+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$", re.IGNORECASE)
+                        + _VALUE + _NOW_END, re.IGNORECASE)
 #: A clause stating no current fact: negated or past ("I no longer live in", "I don't work at",
 #: "I used to live in", "I never lived in").
 _NEGATED = re.compile(r"\b(?:no longer|not|never|used to|anymore|any more|formerly|previously)\b|n['’]t\b",
@@ -222,7 +227,7 @@ _MY_SUBJECT = re.compile(r"(?:my|our)\s+", re.IGNORECASE)
 _SPEAKER_SUBJECTS = frozenset({"i", "we", "my family and i", "my wife and i", "my husband and i", "my partner and i"})
 _I_LIVE = re.compile(r"^\s*I(?:'m| am|'ve| have)?(?: now| still| just| recently| finally| officially| already)? "
                      r"(?:live|living|moved|relocated) "
-                     r"(?:in|to) (?P<v>(?:[^.!?;]|\.(?=\s*\w))+?)(?:,? (?:now|these days|at the moment))?\s*[.!?]?\s*$",
+                     r"(?:in|to) " + _VALUE + _NOW_END,
                      re.IGNORECASE)
 
 
@@ -937,7 +942,7 @@ def _subject_words(subject: str, question: str) -> set[str]:
         words = _WORD_RE.findall(rest)
         if re.search(r"\b(?:my|our)\s+" + r"\s+".join(map(re.escape, words)) + r"\b", question.lower()):
             return set(words)
-    return set(_WORD_RE.findall(owner)) | set(_WORD_RE.findall(rest)) if sep else set(_WORD_RE.findall(subject))
+    return set(_WORD_RE.findall(subject.replace("'s ", " ")))
 
 
 def _names_other_person(question: str, first_person: bool, asked: list[str]) -> bool:
