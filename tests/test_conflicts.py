@@ -654,6 +654,38 @@ def test_a_change_said_after_an_opener_supersedes_in_a_chat(tmp_path):
         assert out["corrected"] == [first] and mem.get(first).superseded_by == out["message_ids"][0]
 
 
+@pytest.mark.parametrize("opener", ["Remember, ", "Remember that ", "As I said, ", "As I mentioned before, ",
+                                    "Just a reminder: ", "Please note that ", "Don't forget, ", "Again, ",
+                                    "Just so you know, "])
+def test_a_statement_said_again_after_a_reminder_is_changed_as_itself(tmp_path, opener):
+    """helper182 (wrong depth, mended in the rule the write path shares): "Remember, I take 5 mg
+    of lisinopril daily." was only linked ``contradicts`` by "I take 10 mg of lisinopril daily
+    now." (its subject was read as ("remember", "i")), and stayed current beside it; each
+    reminder's opener, in a chat message or a note, and as the old or the new statement."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        first = mem.add_conversation([
+            {"role": "user", "content": opener + "I take 5 mg of lisinopril daily.", "created_at": T0}],
+            session="a")["message_ids"][0]
+        out = mem.add_conversation([
+            {"role": "user", "content": "I take 10 mg of lisinopril daily now.", "created_at": T0 + 7 * DAY}],
+            session="b")
+        assert out["corrected"] == [first] and mem.get(first).superseded_by == out["message_ids"][0]
+        mem.add("My wife is allergic to nuts.", id="w1", created_at=T0, namespace="n")
+        mem.add(opener + "my wife is not allergic to nuts.", id="w2", created_at=T0 + DAY, namespace="n")
+        assert mem.get("w1", namespace="n").superseded_by == "w2"
+    assert conflict(opener + "I take 5 mg of lisinopril daily.", "I take 10 mg of lisinopril daily.") == "number"
+    assert subject_of(opener + "my wife likes tea") == ("my", "wife")
+
+
+@pytest.mark.parametrize("text,want", [
+    ("Note taking is hard.", ("note",)),   # a noun, not an opener: "note" opens one before ":" or "that"
+    ("Remember the meeting is at 3pm.", ("meeting",)),
+    ("Reminder: the car is due for service.", ("car",)),
+])
+def test_what_opens_no_reminder_is_read_as_said(text, want):
+    assert subject_of(text)[:1] == want
+
+
 @pytest.mark.parametrize("new,old,want", [
     ("Convention for changelogs: follow the pattern in src/app/example_27.py, keep functions under 40 lines.",
      "Convention for webhooks: follow the pattern in src/app/example_22.py, keep functions under 40 lines.", None),

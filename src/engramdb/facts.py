@@ -16,7 +16,7 @@ from .speakers import LABELS as NOTE_LABELS, labelled
 
 __all__ = ["NUMBER_WORDS", "MONTHS", "DATE_WORDS", "NEGATIONS", "FUNCTION_WORDS", "tokens", "speaker_label", "fact_signature",
            "fact_change", "quantity_clash", "subject_of", "conflict", "conflict_many", "ends_in_question",
-           "restates"]
+           "restates", "REMINDER_OPENER", "without_reminder"]
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 #: A pronoun contracted with its verb ("I'm", "we've", "she's", "they'd"): no name, and the
@@ -230,6 +230,41 @@ OPENERS = ADVERBS | frozenset("so well oh ok okay yes yeah yep anyway anyways bt
                               "update fyi honestly".split())
 #: A speaker label: a chat role, or one to three capitalised words, before a colon.
 _LABEL = re.compile(r"^((?:user|assistant|system|[^\W\d_][\w'.\-]*)(?: [^\W\d_][\w'.\-]*){0,2}):\s+")
+#: What opens a statement said again or to be kept, before what it says ("Remember, I take 5 mg",
+#: "As I said, I'm allergic ...", "Just a reminder: ...", "Please note that ...", "Don't forget,
+#: ...", "You should know ..."): no part of the statement. A word that is also a noun or verb
+#: ("note", "reminder", "again", "recap") opens one only before a comma, colon, dash, "!" or "that";
+#: "Remember to ..." asks for a deed, and opens nothing.
+REMINDER_OPENER = re.compile(
+    r"(?:(?:(?:please|pls|just)\s+)?(?:remember|keep\s+in\s+mind|bear\s+in\s+mind|don['’]t\s+forget|"
+    r"do\s+not\s+forget|never\s+forget|for\s+the\s+record|fyi|just\s+so\s+you\s+know|you\s+should\s+know|"
+    r"you\s+need\s+to\s+know|i\s+want\s+you\s+to\s+know|i['’]d\s+like\s+you\s+to\s+know|let\s+me\s+remind\s+you|"
+    r"did\s+you\s+know|as\s+i\s+(?:said|mentioned|told\s+you)|like\s+i\s+said|as\s+mentioned)"
+    r"(?:\s+(?:before|earlier))?(?:\s+that)?(?:\s*[,:;!\-]+\s*|\s+(?!to\s))"
+    r"|(?:(?:please|pls|just)\s+)?(?:a\s+)?(?:reminder|again|recap|note)(?:\s*[,:;!\-]+\s*|\s+that\s+))+(?=\S)",
+    re.IGNORECASE)
+
+
+def without_reminder(text: str) -> str:
+    """``text`` (str) without a reminder's opening words (:data:`REMINDER_OPENER`), after its
+    speaker label if any (a chat role or a name, not a note's "Reminder:"), its next word
+    capitalised: "user: Remember, I take 5 mg." -> "user: I take 5 mg."; "As I said, my dog is
+    Rex." -> "My dog is Rex."; unchanged when nothing follows the opener.
+
+    Examples
+    --------
+    >>> without_reminder("user: Remember, I take 5 mg of lisinopril daily.")
+    'user: I take 5 mg of lisinopril daily.'
+    >>> without_reminder("Reminder: the lease ends in May.")
+    'The lease ends in May.'
+    """
+    label = _LABEL.match(text)
+    start = label.end() if label is not None and speaker_label(text) is not None else 0
+    r = REMINDER_OPENER.match(text, start)
+    if r is None:
+        return text
+    rest = text[r.end():]
+    return text[:start] + rest[:1].upper() + rest[1:]
 #: Verbs that begin a state: before a gerund or "to" + verb ("started taking", "began to run")
 #: they say when a state began, not what it is: "I started taking 5 mg" states what "I take 5 mg"
 #: does, and is no one-off event (:func:`_event_report`). (keep / continue / resume are left
@@ -305,7 +340,7 @@ def subject_of(text: str) -> tuple[str, ...]:
     When no verb is found the whole statement is returned; :func:`conflict` then aligns it with
     the other statement's subject.
     """
-    return _subject_span(text)[0]
+    return _subject_span(without_reminder(text))[0]
 
 
 def speaker_label(text: str) -> tuple[str, ...] | None:
@@ -722,8 +757,9 @@ def _one_voice(new: str, old: str) -> tuple[str, str]:
     10 mg of lisinopril" and a note "I take 20 mg of lisinopril" are the user's two statements
     (a memory an agent keeps about its user speaks as the user); and without a change adjective
     after an opening possessive ("My new phone number is ..." reads as "My phone number is ...",
-    :data:`CHANGE_ADJECTIVES`). Unchanged otherwise."""
-    new, old = _plain_attribute(new), _plain_attribute(old)
+    :data:`CHANGE_ADJECTIVES`). Unchanged otherwise. A reminder's opener is no part of either (:func:`without_reminder`:
+    "Remember, I take 5 mg" states "I take 5 mg")."""
+    new, old = _plain_attribute(without_reminder(new)), _plain_attribute(without_reminder(old))
     ln, lo = new[:6].lower() == "user: ", old[:6].lower() == "user: "
     if ln == lo:
         return new, old

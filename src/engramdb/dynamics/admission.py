@@ -66,7 +66,7 @@ from ..kernels import registry
 from ..kernels.reference import ADMISSION_FACTORS
 from ..facts import (
     DATE_WORDS, FUNCTION_WORDS, MONTHS, NUMBER_WORDS, ends_in_question, fact_change, fact_signature,
-    tokens as _tokens,
+    tokens as _tokens, without_reminder,
 )
 from ..state import EngineState
 from ..types import PROTECTED_TAG, MemoryKind, MemoryState, _STATE_CODES
@@ -757,14 +757,6 @@ _QUESTION_FORM = re.compile(
     r"(?:i|you|he|she|it|we|they|my|your|his|her|its|our|their|the|this|that|these|those|there|a|an|any|anyone|"
     r"someone|somebody)\b|(?:what|where|when|why|who|whom|whose|which|how)(?:'s|'re|'d|'ll|\s+(?:am|is|are|was|"
     r"were|do|does|did|can|could|would|will|should|has|have|had|much|many|long|often|far|old)\b))", re.IGNORECASE)
-#: A preamble that asks the listener to keep what follows ("Please remember that ...", "Don't
-#: forget, ...", "You should know ...", "Just so you know, ..."): the rest is judged on its own
-_REMINDER = re.compile(
-    r"^(?:please\s+|pls\s+)?(?:remember|note|keep in mind|bear in mind|don't forget|do not forget|never forget|"
-    r"for the record|fyi|just so you know|you should know|you need to know|i want you to know|"
-    r"i'd like you to know|let me remind you|did you know)(?:\s+that)?\s*[,:;-]?\s+(?=\S)", re.IGNORECASE)
-
-
 #: Where a sentence's clauses part: commas, semicolons, colons and ellipses (ASCII or
 #: full-width), a dash between spaces, an em dash, a line break
 _CLAUSE_BREAK = re.compile(r"[,;:…，、；：]+|\s[-–—]+\s|—|\n")
@@ -783,7 +775,7 @@ def _asked_clauses(text: str) -> list[tuple[str, bool]]:
         parts = [x.strip() for x in _CLAUSE_BREAK.split(sent)]
         parts = [x for x in parts if x]
         for k, part in enumerate(parts):
-            clause = _reminded(part)
+            clause = without_reminder(part)
             form = _QUESTION_FORM.match(clause) is not None
             if ends_in_question(clause):
                 asks = form or not any(t.lower() in _FIRST_PERSON for t in _tokens(clause))
@@ -808,11 +800,6 @@ def _is_proposal(body: str) -> bool:
     return bool(words) and words[0].lower().strip(",;:!.") in IMPERATIVE_VERBS
 
 
-def _reminded(body: str) -> str:
-    """``body`` without a reminder preamble ("Please remember that ..."): what it asks to keep."""
-    return _REMINDER.sub("", body, count=1)
-
-
 def states_a_fact(sentence: str) -> bool:
     """Whether ``sentence`` (one sentence; a leading capitalised "Speaker: " label is set aside)
     asserts something as holding, rather than asking, hedging or proposing it.
@@ -832,7 +819,7 @@ def states_a_fact(sentence: str) -> bool:
     first word is such a verb used as a name ("Try Harder is my band") is missed.
     """
     sentence = re.sub(r"^\s*(?:user|assistant|system)\s*:\s*", "", sentence, flags=re.I)   # a chat role, any case
-    body = _reminded(strip_speaker(sentence).translate(APOSTROPHES).strip())
+    body = without_reminder(strip_speaker(sentence).translate(APOSTROPHES).strip())
     if not _tokens(body) or _is_question(body) or _chatter_sentence(body) is not None or _hedged(body):
         return False
     return not _is_proposal(body) and _PROMISE.match(body) is None and _COURTESY.search(body) is None

@@ -87,7 +87,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import time
 from typing import Any, Callable
 
@@ -96,7 +95,7 @@ import numpy as np
 from ..batch_plan import piece_ids, whole_record
 from ..config import ConsolidationConfig
 from ..entities import _COMMON as _FILLERS
-from ..facts import conflict, fact_signature, quantity_clash
+from ..facts import conflict, fact_signature, quantity_clash, without_reminder
 from ..speakers import LABEL as _SPEAKER, labelled
 from ..standing import changes_standing
 from ..index.stopwords import ENGLISH_STOP_WORDS
@@ -234,7 +233,7 @@ def _fact_text(turn: str, member_vecs: np.ndarray, embed: Callable) -> str | Non
     else:
         svec = np.asarray(embed(sents), np.float32)
         best = sents[int(np.argmax(svec @ member_vecs.mean(axis=0)))]
-    best = _without_reminder(best, labelled=False)   # "Remember, I take 5 mg ..." states "I take 5 mg ..."
+    best = without_reminder(best)   # "Remember, I take 5 mg ..." states "I take 5 mg ..."
     return f"{who}: {best}" if who else best
 
 
@@ -344,32 +343,11 @@ def _bears_on(change: str, fact: str) -> bool:
     write path linked the turns, which said both)."""
     if changes_standing(change, fact):
         return True
-    fact = _without_reminder(fact)
     split = several_sentences(change)
     for x in (change, *(labelled(change, split) if split else ())):
-        if conflict(_without_reminder(x), fact) in ("negation", "number"):
+        if conflict(x, fact) in ("negation", "number"):
             return True
     return False
-
-
-#: What opens a statement said again, before what it says ("Remember, I take 5 mg ...", "As I
-#: said, ...", "Just a reminder: ..."): no part of the statement.
-_REMINDER = re.compile(r"(?:(?:just\s+)?(?:a\s+)?(?:remember|reminder|note|again|recap)\s*[,:!\-]+\s*|"
-                       r"(?:as\s+i\s+(?:said|mentioned|told\s+you)|like\s+i\s+said|as\s+mentioned|"
-                       r"just\s+so\s+you\s+know|for\s+the\s+record)\s*[,:!\-]*\s*)+", re.IGNORECASE)
-
-
-def _without_reminder(text: str, labelled: bool = True) -> str:
-    """``text`` without a reminder's opening words (:data:`_REMINDER`) after its speaker label
-    (when ``labelled``: a chat turn's), its next word capitalised: "user: Remember, I take 5 mg."
-    -> "user: I take 5 mg."."""
-    m = _SPEAKER.match(text) if labelled else None
-    start = m.end() if m else 0
-    r = _REMINDER.match(text, start)
-    if r is None or r.end() >= len(text):
-        return text
-    rest = text[r.end():]
-    return text[:start] + rest[:1].upper() + rest[1:]
 
 
 def _in_pieces(rec: dict) -> bool:
