@@ -152,6 +152,13 @@ CASES = [
     ("I live in Porto.", "I live in Lisbon.", "value"),
     ("Dan works at Globex.", "Dan works at Fintrack.", "value"),
     ("My email is rob@y.com", "My email is bob@x.com", "value"),
+    # a value's first words may be the same (the address's name, a shade, a first name, a title)
+    ("My email is dana@newmail.io now.", "My email is dana@oldmail.com.", "value"),
+    ("My favourite colour is dark green.", "My favourite colour is dark blue.", "value"),
+    ("My manager is Sarah Chen now.", "My manager is Sarah Lee.", "value"),
+    ("My dentist is Dr. Anna Kim.", "My dentist is Dr. Anna Lee.", "value"),
+    ("My dentist is Mrs. Brown.", "My dentist is Ms. Brown.", None),   # a title alone is no other person
+    ("My car is dark blue.", "My car is dark green.", None),   # a thing's state, not an attribute's value
     # groups of digits are a number: a phone number written with spaces changes
     ("My phone number is 935 111 222.", "My phone number is 912 345 678.", "number"),
     # ... but not a relation of many, a kind or a mood, a liking, an event, another subject or time

@@ -1013,3 +1013,60 @@ def test_a_fact_said_again_with_a_reminder_is_worded_and_outdated_as_itself(tmp_
         _add_days(mem, [("2025-03-20", ["I take 10 mg of lisinopril daily now.", "OK."])])
         mem.consolidate(namespace="u", now="2025-04-10T00:00:00Z", config=cfg)
         assert not any("5 mg" in t for t in _fact_texts(mem))
+
+
+def test_a_summary_quoting_a_changed_statement_ranks_below_the_change(tmp_path):
+    """helper184: after ``consolidate``, the summary of a chat quoting "I live in Boston and I
+    work at Initech." came first for "Where do I live?", above "we moved to Denver last week"
+    (the summary, dated by its session's newest turn, read as the latest statement of the home).
+    And a summary quoting "I take 10 mg of lisinopril ..." came first, above the raise to 20 mg,
+    for a question it matches best on two counts. A summary stands, in ranking, for the turn it
+    quotes: the change goes above it, as above the turn."""
+    chat = [{"role": "user", "content": "I live in Boston and I work at Initech.", "created_at": "2025-02-01T10:00:00Z"},
+            {"role": "assistant", "content": "Thanks, noted.", "created_at": "2025-02-01T10:00:04Z"},
+            {"role": "user", "content": "My cat's name is Miso and I'm allergic to peanuts.",
+             "created_at": "2025-02-01T10:01:00Z"},
+            {"role": "user", "content": "Big news: we moved to Denver last week.", "created_at": "2025-05-03T18:00:00Z"},
+            {"role": "user", "content": "I'm allergic to peanuts, so please no peanut recipes.",
+             "created_at": "2025-05-03T18:02:00Z"}]
+    with engramdb.open(tmp_path / "home") as mem:
+        ids = mem.add_conversation(chat, namespace="u")["message_ids"]
+        assert mem.consolidate(namespace="u", now="2025-06-01T00:00:00Z")["summaries"] == 1
+        summary = mem.query(namespace="u", tags=["summary"])[0]
+        assert "I live in Boston" in summary.text
+        for q in ("Where do I live?", "where do I live now?"):
+            hits = [h.id for h in mem.recall(q, namespace="u", k=4, now="2025-06-01").hits]
+            assert hits[0] == ids[3] and summary.id in hits
+        hits = [h.id for h in mem.recall("Where did I live in February?", namespace="u", k=4, now="2025-06-01").hits]
+        assert hits[0] == ids[0]
+    with engramdb.open(tmp_path / "dose") as mem:
+        _add_days(mem, [("2025-02-01", ["I take 10 mg of lisinopril every morning for my blood pressure.",
+                                        "Noted, 10 mg daily.",
+                                        "My sister Ana is visiting from Lisbon next week with her kids.", "How nice!"]),
+                        ("2025-04-01", ["My doctor raised my lisinopril to 20 mg.", "Updated.",
+                                        "Ana loved Denver and the mountains."])])
+        mem.consolidate(namespace="u", now="2025-06-01T00:00:00Z")
+        summary = mem.query(namespace="u", tags=["summary"])[0]
+        assert "10 mg of lisinopril" in summary.text
+        for q in ("what dose of lisinopril do I take while my sister Ana visits from Lisbon?",
+                  "how much lisinopril do I take, and is my sister visiting?"):
+            hits = [h.id for h in mem.recall(q, namespace="u", k=4, now="2025-06-01").hits]
+            assert hits[:2] == ["2025-04-01:1", summary.id]
+    with engramdb.open(tmp_path / "superseded") as mem:   # the turn superseded after the summary was made
+        _add_days(mem, [("2025-02-01", ["I take 10 mg of lisinopril every morning for my blood pressure.",
+                                        "Noted, 10 mg daily.",
+                                        "My sister Ana is visiting from Lisbon next week with her kids.", "How nice!"])])
+        mem.consolidate(namespace="u", now="2025-03-01T00:00:00Z")
+        _add_days(mem, [("2025-04-01", ["I take 20 mg of lisinopril every morning for my blood pressure.", "Updated.",
+                                        "Ana loved Denver and the mountains."])])
+        assert mem.get("2025-02-01:1", namespace="u").superseded_by == "2025-04-01:1"
+        mem.consolidate(namespace="u", now="2025-06-01T00:00:00Z")
+        summary = mem.query(namespace="u", tags=["summary"])[0]
+        assert "10 mg of lisinopril" in summary.text and summary.state is MemoryState.ACTIVE
+        for q in ("what dose of lisinopril do I take while my sister Ana visits from Lisbon?",
+                  "how much lisinopril do I take, and is my sister visiting?"):
+            hits = [h.id for h in mem.recall(q, namespace="u", k=4, now="2025-06-01").hits]
+            assert hits[:2] == ["2025-04-01:1", summary.id]
+        hits = [h.id for h in mem.recall("what dose of lisinopril did I take in February?", namespace="u", k=4,
+                                         now="2025-06-01").hits]
+        assert hits[0] == summary.id   # (the turn it quotes, superseded, is no hit; the summary says what held then)

@@ -649,7 +649,10 @@ def _value_change(new: str, old: str, subject: tuple[str, ...], a: dict[str, Any
 
     - an attribute of :data:`ATTRIBUTE_NOUNS` (or any after "favourite") after "my", "our",
       "your" or a name's "'s", then "is" and the value: "ACME's billing email is jane@acme.io." /
-      "... is finance@acme.io.", "My favourite colour is blue." / "... green.";
+      "... is finance@acme.io.", "My favourite colour is blue." / "... green."; the value's first
+      words may be the same ("dana@oldmail.com" / "dana@newmail.io", "dark blue" / "dark
+      green"), but for a number ("12 Main Street" / "12 Main St." is the number rule's), and a
+      title before a name ("Dr. Anna Kim" / "Dr. Anna Lee") asks for names only;
     - the speaker, the listener or a name who lives in a place or works at (for) an employer,
       both capitalised: "I live in Lisbon." / "I live in Porto.", "Dan works at Fintrack." /
       "Dan works at Globex.";
@@ -686,7 +689,8 @@ def _value_change(new: str, old: str, subject: tuple[str, ...], a: dict[str, Any
     va, vb = pa[lead:len(pa) - tail], pb[lead:len(pb) - tail]
     if not (0 < len(va) <= _VALUE_MAX_SPAN and 0 < len(vb) <= _VALUE_MAX_SPAN):
         return False
-    if any(w.isdigit() or w in DATE_WORDS or w in MONTHS or w in _DETERMINERS for w in va + vb):
+    if any(w.isdigit() or w in DATE_WORDS or w in MONTHS or w in _DETERMINERS for w in va + vb) or \
+            any(w.isdigit() for w in pa[:lead]):   # (a number before it: an address, "12 Main Street" / "12 Main St.")
         return False
     verb = _STATE_VERBS[wa[at]]
     owner = subject + wa[:at]
@@ -696,9 +700,11 @@ def _value_change(new: str, old: str, subject: tuple[str, ...], a: dict[str, Any
         return False
     someone = len(owner) == 1 and (owner[0] in _SPEAKERS or owner[0] not in _PRONOUNS and owner[0] not in FUNCTION_WORDS
                                    and _named(new, owner[0]) and _named(old, owner[0]))
-    if verb == "be" and all(w in HONORIFICS for w in pa[:lead]) and len(owner) >= 2 and (   # ("Dr. Kim" /
-            owner[0] in _POSSESSIVES or owner[0].endswith("'s")):   # "Dr. Patel": the names differ)
-        if lead or va[0] in HONORIFICS or vb[0] in HONORIFICS:   # a person named: names only, not a title
+    if verb == "be" and len(owner) >= 2 and (owner[0] in _POSSESSIVES or owner[0].endswith("'s")):
+        # (a value's words before the change may be the same: "dana@oldmail.com" / "dana@newmail.io",
+        # "dark blue" / "dark green", "Dr. Kim" / "Dr. Patel")
+        if any(w in HONORIFICS for w in pa[:lead]) or va[0] in HONORIFICS or vb[0] in HONORIFICS:
+            # a person named: names only, not a title
             # alone ("Mrs. Brown" / "Ms. Brown"), nor more ("Dr. Patel for cleanings", "... temporarily")
             if not (all(_named(new, w) for w in va) and all(_named(old, w) for w in vb)) or \
                     all(w in HONORIFICS for w in va + vb):

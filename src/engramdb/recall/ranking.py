@@ -58,6 +58,7 @@ from ..speakers import named_speaker
 from ..standing import asks_only_standing, standings
 from ..swaps import replaced_sentences
 from ..temporal import said_after
+from ..sentences import split_sentences
 from ..timeref import past_end, window_masks
 from ..graph.csr import CSRGraph
 from ..index.tokens import tokenize
@@ -67,7 +68,7 @@ from .filters import seedable
 from .router import keyword_query
 
 __all__ = ["run", "wanted", "hides_connectors", "ranked", "tie_cosines", "contradicts_nodes", "touched_rows",
-           "later_contradicting", "valid_spans", "in_windows", "namespace_in_windows"]
+           "later_contradicting", "valid_spans", "in_windows", "namespace_in_windows", "quoting_nodes"]
 
 
 def wanted(request) -> int:
@@ -134,8 +135,9 @@ def run(ctx: RecallContext) -> None:
                 cand, score = cand[keep], score[keep]
         score = _blended(ctx, cand, score)
     ctx.cand, ctx.score = cand, score
-    if len(cand) > 1 and len(touched_rows(ctx.state, ctx.csr, nodes[cand])):
-        _current_first(ctx)   # (a candidate that a `contradicts` edge touches)
+    if len(cand) > 1 and (len(touched_rows(ctx.state, ctx.csr, nodes[cand]))
+                          or _quotes_a_change(ctx.state, ctx.csr, nodes[cand])):
+        _current_first(ctx)   # (a candidate that a `contradicts` edge touches, or a summary of a changed turn)
     if len(ctx.cand) > 1 and (ctx.extra.get("standing_rest") or ctx.extra.get("standing_then")):
         _standing_first(ctx)
 
@@ -183,6 +185,65 @@ def contradicts_nodes(state, csr: CSRGraph) -> tuple[frozenset, np.ndarray]:
         mark[rows] = True
         cached = state.scratch["contradicts_nodes"] = (csr.relation, frozenset(rows.tolist()), mark)
     return cached[1], cached[2]
+
+
+def quoting_nodes(state, csr: CSRGraph) -> dict[int, tuple[int, ...]]:
+    """The memories made from a memory that another changed (an ``extracted_from`` edge to a
+    memory a ``contradicts`` edge touches, or one a ``supersedes`` edge replaced: a session
+    summary of consolidation quoting its turns, a piece of a long memory), each with those
+    memories, ``{nid: (nids of the changed memories it was made from, ascending)}``. One
+    O(edges) pass, cached as :func:`contradicts_nodes` is, keyed by the CSR's relation array."""
+    cached = state.scratch.get("quoting_nodes")
+    if cached is None or cached[0] is not csr.relation:
+        rel, fwd = csr.relation, csr.forward
+        changed = np.zeros(csr.n_nodes + 1, bool)
+        at = np.flatnonzero((rel == Relation.CONTRADICTS.code) | ((rel == Relation.SUPERSEDES.code) & (fwd == 0)))
+        changed[np.searchsorted(csr.indptr, at, side="right") - 1] = True   # (the row, node, of each entry)
+        at = np.flatnonzero((rel == Relation.EXTRACTED_FROM.code) & (fwd == 0))
+        rows = np.searchsorted(csr.indptr, at, side="right") - 1
+        keep = changed[rows]
+        out: dict[int, list[int]] = {}
+        for made, x in zip(csr.indices[at[keep]].tolist(), rows[keep].tolist()):
+            out.setdefault(made, []).append(x)
+        cached = state.scratch["quoting_nodes"] = (rel, {n: tuple(sorted(xs)) for n, xs in out.items()})
+    return cached[1]
+
+
+def _successors(csr: CSRGraph, x: int) -> np.ndarray:
+    """The memories that superseded ``x`` (its incoming ``supersedes`` edges), and those that
+    superseded them, a few steps at most: int64, in the order found."""
+    out: list[int] = []
+    frontier, code = [x], Relation.SUPERSEDES.code
+    for _ in range(8):
+        step = []
+        for n in frontier:
+            lo, hi = int(csr.indptr[n]), int(csr.indptr[n + 1])
+            by = csr.indices[lo:hi][(csr.relation[lo:hi] == code) & (csr.forward[lo:hi] == 0)]
+            step += [int(y) for y in by.tolist() if y != x and y not in out and y not in step]
+        if not step:
+            break
+        out += step
+        frontier = step
+    return np.array(out, np.int64)
+
+
+def _quotes_a_change(state, csr: CSRGraph, nodes: np.ndarray) -> bool:
+    """Whether one of ``nodes`` (int64 nids) was made from a memory another changed
+    (:func:`quoting_nodes`)."""
+    quoting = quoting_nodes(state, csr)
+    return bool(quoting) and not quoting.keys().isdisjoint(nodes.tolist())
+
+
+def _quotes(text: str, source: str) -> bool:
+    """Whether ``text`` holds a sentence of ``source`` (its body after a "Speaker: " label, of
+    three words or more) word for word, as an extractive summary holds its turns' sentences."""
+    label = _LABEL.match(source)
+    body = source[label.end():] if label else source
+    return any(len(x.split()) >= 3 and x in text for x in split_sentences(body))
+
+
+#: A "Speaker: " label before a message's body.
+_LABEL = re.compile(r"^[^:\n]{1,40}:\s+")
 
 
 def touched_rows(state, csr: CSRGraph, nodes: np.ndarray) -> np.ndarray:
@@ -392,11 +453,12 @@ def _current_first(ctx: RecallContext) -> None:
                 pairs.add((i, j))   # (earlier, later)
             elif past:
                 pairs.add((j, i))   # (said after the time asked about, valid then)
+    stand_in = _quoted_pairs(ctx, row_of, is_cand, now, past, pairs)
     if not pairs:
         return
     query = ctx.request.query
     sorts = asked_sorts(query)
-    texts = _PairTexts(ctx, pairs)   # (one read of the pairs' records, for every rule below)
+    texts = _PairTexts(ctx, pairs, stand_in)   # (one read of the pairs' records, for every rule below)
     kept = set()   # earlier ones put first for a question asking for a person, place or thing
     before = not past and asks_before(query)
     if before:
@@ -460,6 +522,54 @@ def _current_first(ctx: RecallContext) -> None:
         _valid_then_first(ctx, sorted({j for _i, j in pairs if cn[j] in said}),
                           [t for t in terms if t not in new_terms and t not in _USE_TERMS])
         _above_new_echoes(ctx, [(i, j) for i, j in pairs if cn[j] in said], texts)
+
+
+def _quoted_pairs(ctx: RecallContext, row_of: dict[int, int], is_cand: np.ndarray, now: float, past: bool,
+                  pairs: set[tuple[int, int]]) -> dict[int, int]:
+    """Step 6 for a candidate that quotes a memory a later one changed (:func:`quoting_nodes`: a
+    session summary made from "I live in Boston." whose session, or a later one, said "we moved
+    to Denver", linked ``contradicts``; or from "I take 10 mg of lisinopril ..." that "I take
+    20 mg ..." superseded since): it holds the earlier statement and stands for it, so it is
+    paired, as the earlier one, with each later candidate (a ``contradicts`` partner said later,
+    or a successor), if it quotes a sentence of the earlier one and none of the later one
+    (:func:`_quotes`; a summary quoting both says what changed). Adds the pairs to ``pairs`` (rows of ``ctx.cand``, as :func:`_current_first`'s)
+    and returns ``{candidate nid: nid of the memory it stands for}``: its texts and valid time
+    in the pair rules. A helper's summary ranked above the move, with the outdated "I live in
+    Boston" in it, for "where do I live?" after consolidation."""
+    quoting = quoting_nodes(ctx.state, ctx.csr)
+    if not quoting:
+        return {}
+    vf, csr = ctx.state.cols.valid_from, ctx.csr
+    found = []   # (candidate, the memory it may stand for, the later candidates)
+    for n in quoting.keys() & row_of.keys():
+        for x in quoting[n]:
+            if vf[x] > now:
+                continue
+            ys = np.concatenate([later_contradicting(csr, vf, x), _successors(csr, x)])
+            ys = [y for y in dict.fromkeys(ys[is_cand[ys]].tolist()) if y != n]
+            if ys:
+                found.append((n, x, ys))
+    if not found:
+        return {}
+    nodes = sorted({m for n, x, ys in found for m in (n, x, *ys)})
+    text = {m: rec["text"] if rec else "" for m, rec in
+            zip(nodes, ctx.state.records(nodes, "reading memories a summary quotes"))}
+    stand_in: dict[int, int] = {}
+    for n, x, ys in found:
+        if n in stand_in or not _quotes(text[n], text[x]):
+            continue
+        for y in ys:
+            if _quotes(text[n], text[y]):
+                continue
+            i, j = row_of[n], row_of[y]
+            if vf[y] <= now:
+                pairs.add((i, j))
+            elif past:
+                pairs.add((j, i))
+            else:
+                continue
+            stand_in[n] = x
+    return stand_in
 
 
 def _valid_then_first(ctx: RecallContext, rows: list[int], terms: list[str]) -> None:
@@ -549,19 +659,22 @@ class _PairTexts:
     """The texts of the candidates in ``pairs`` (sets of ``(a, b)`` rows of ``ctx.cand`` joined by
     ``contradicts``), read once: ``of[nid]`` is a node's text; calling it with some of the pairs
     gives, for each, the node id of ``b``, the text of the one of the two said earlier and that
-    of the one said later (:func:`engramdb.temporal.said_after`)."""
+    of the one said later (:func:`engramdb.temporal.said_after`). A candidate of ``stand_in``
+    (:func:`_quoted_pairs`: a summary) takes the text and valid time of the memory it quotes."""
 
-    def __init__(self, ctx: RecallContext, pairs: set[tuple[int, int]]) -> None:
-        self.cn, self.vf = ctx.nodes[ctx.cand], ctx.state.cols.valid_from
-        nodes = sorted({int(self.cn[x]) for p in pairs for x in p})
-        self.of = {n: rec["text"] if rec else ""
-                   for n, rec in zip(nodes, ctx.state.records(nodes, "reading contradicting memories"))}
+    def __init__(self, ctx: RecallContext, pairs: set[tuple[int, int]], stand_in: dict[int, int]) -> None:
+        self.cn, self.vf, self.stand_in = ctx.nodes[ctx.cand], ctx.state.cols.valid_from, stand_in
+        nodes = sorted({stand_in.get(n, n) for n in {int(self.cn[x]) for p in pairs for x in p}})
+        read = {n: rec["text"] if rec else ""
+                for n, rec in zip(nodes, ctx.state.records(nodes, "reading contradicting memories"))}
+        self.of = {n: read[stand_in.get(n, n)] for n in {int(self.cn[x]) for p in pairs for x in p}}
 
     def __call__(self, pairs) -> list[tuple[int, str, str]]:
         out = []
         for i, j in pairs:
             a, b = int(self.cn[i]), int(self.cn[j])
-            e, l = (b, a) if said_after(self.vf[a], a, self.vf[b], b) else (a, b)
+            sa, sb = self.stand_in.get(a, a), self.stand_in.get(b, b)   # (a summary: the memory it quotes)
+            e, l = (b, a) if said_after(self.vf[sa], sa, self.vf[sb], sb) else (a, b)
             out.append((b, self.of[e], self.of[l]))
         return out
 

@@ -233,14 +233,18 @@ def standing_seeds(ctx: RecallContext) -> dict[int, set[str]]:
 
 def _giving(ctx: RecallContext, nids: np.ndarray, asked: frozenset[str]) -> dict[int, set[str]]:
     """Those of ``nids`` (int64) that may seed, pass the filters and state one of the relations
-    ``asked`` (:func:`engramdb.standing.standings` of their text): nid -> the relations."""
+    ``asked`` (:func:`engramdb.standing.standings` of their text): nid -> the relations. A session
+    summary (tagged ``summary``) states none of its own: it quotes its turns, which do, and is
+    dated by its session's newest turn, so "I live in Boston" quoted in it read as the latest
+    statement of a home the session changed ("we moved to Denver"); ranking pairs it with the
+    change as the turn it quotes (:func:`engramdb.recall.ranking.quoting_nodes`)."""
     nids = _passing(ctx, nids)
     nids = nids[_may_seed(ctx, nids)]
     if not len(nids):
         return {}
     recs = ctx.state.records(nids.tolist(), "reading statements of the relation asked for")
     return {n: rels for n, rec in zip(nids.tolist(), recs)
-            if rec and (rels := asked & {s.relation for s in standings(rec["text"])})}
+            if rec and "summary" not in rec["tags"] and (rels := asked & {s.relation for s in standings(rec["text"])})}
 
 
 def standing_boosts(ctx: RecallContext, gives: dict[int, set[str]]) -> dict[int, float]:
