@@ -196,15 +196,16 @@ def quoting_nodes(state, csr: CSRGraph) -> dict[int, tuple[int, ...]]:
     cached = state.scratch.get("quoting_nodes")
     if cached is None or cached[0] is not csr.relation:
         rel, fwd = csr.relation, csr.forward
-        changed = np.zeros(csr.n_nodes + 1, bool)
-        at = np.flatnonzero((rel == Relation.CONTRADICTS.code) | ((rel == Relation.SUPERSEDES.code) & (fwd == 0)))
-        changed[np.searchsorted(csr.indptr, at, side="right") - 1] = True   # (the row, node, of each entry)
-        at = np.flatnonzero((rel == Relation.EXTRACTED_FROM.code) & (fwd == 0))
-        rows = np.searchsorted(csr.indptr, at, side="right") - 1
-        keep = changed[rows]
         out: dict[int, list[int]] = {}
-        for made, x in zip(csr.indices[at[keep]].tolist(), rows[keep].tolist()):
-            out.setdefault(made, []).append(x)
+        at = np.flatnonzero((rel == Relation.EXTRACTED_FROM.code) & (fwd == 0))
+        if len(at):   # (none in a store never consolidated, nor holding long memories)
+            rows = np.searchsorted(csr.indptr, at, side="right") - 1
+            changed = np.zeros(csr.n_nodes + 1, bool)
+            at_changed = np.flatnonzero((rel == Relation.CONTRADICTS.code) | ((rel == Relation.SUPERSEDES.code) & (fwd == 0)))
+            changed[np.searchsorted(csr.indptr, at_changed, side="right") - 1] = True   # (the row, node, of each)
+            keep = changed[rows]
+            for made, x in zip(csr.indices[at[keep]].tolist(), rows[keep].tolist()):
+                out.setdefault(made, []).append(x)
         cached = state.scratch["quoting_nodes"] = (rel, {n: tuple(sorted(xs)) for n, xs in out.items()})
     return cached[1]
 
