@@ -1070,3 +1070,26 @@ def test_a_summary_quoting_a_changed_statement_ranks_below_the_change(tmp_path):
         hits = [h.id for h in mem.recall("what dose of lisinopril did I take in February?", namespace="u", k=4,
                                          now="2025-06-01").hits]
         assert hits[0] == summary.id   # (the turn it quotes, superseded, is no hit; the summary says what held then)
+
+
+def test_episodes_of_one_thing_in_two_sessions_make_no_fact(tmp_path):
+    """helper184: "We adopted a beagle mix named Pixel last weekend ..." and, a week later, "Pixel
+    chewed my running shoes yesterday, the beagle is a menace." were promoted to one semantic
+    fact worded as the second: two episodes, each dated by when it was said ("yesterday"), no
+    fact that holds. What happened on a day or in a week the sentence names is no fact; a
+    present statement of a dated thing, or a past one of a year, still is."""
+    with engramdb.open(tmp_path / "s") as mem:
+        _add_days(mem, [("2025-03-01", ["I take 5 mg of lisinopril daily.", "Got it.",
+                                        "We adopted a beagle mix named Pixel last weekend and she loves chew toys."]),
+                        ("2025-03-08", ["I take 5 mg of lisinopril daily.", "Noted.",
+                                        "Pixel chewed my running shoes yesterday, the beagle is a menace."])])
+        out = mem.consolidate(namespace="u", now="2025-03-10T00:00:00Z",
+                              config=ConsolidationConfig(fact_cosine=0.3, fact_shared_words=1))   # (as MiniLM's)
+        assert out["facts"] == 1 and _fact_texts(mem) == ["user: I take 5 mg of lisinopril daily."]
+    with engramdb.open(tmp_path / "kept") as mem:
+        said = ["My dermatology appointment is on October 14 with Dr. Silva at the clinic.",
+                "I graduated from the nursing program at Boston College in 2015 with honors."]
+        _add_days(mem, [("2025-03-01", [said[0], "Noted.", said[1], "Congratulations!"]),
+                        ("2025-03-08", [said[0], "Noted again.", said[1], "Well done!"])])
+        mem.consolidate(namespace="u", now="2025-03-10T00:00:00Z")
+        assert _fact_texts(mem) == sorted(f"user: {x}" for x in said)

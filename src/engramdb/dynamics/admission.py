@@ -80,7 +80,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..config import AdmissionConfig
 
 __all__ = ["AdmissionDecision", "fact_change", "fact_signature", "heuristic_utility", "is_phatic",
-           "infer_kind", "protected_category", "states_a_fact", "strip_speaker", "admit_batch", "nearest_earlier",
+           "infer_kind", "protected_category", "reports_past_event", "states_a_fact", "strip_speaker", "admit_batch", "nearest_earlier",
            "HEDGE_PENALTY",
            "PHATIC_PRIOR", "PHATIC_KIND", "PROTECTED_CATEGORIES"]
 
@@ -798,6 +798,13 @@ def _is_proposal(body: str) -> bool:
         return True
     words = re.sub(_LEAD, "", body, count=1, flags=re.IGNORECASE).split(None, 1)
     return bool(words) and words[0].lower().strip(",;:!.") in IMPERATIVE_VERBS
+
+
+def reports_past_event(sentence: str) -> bool:
+    """Whether ``sentence`` (str, a speaker label allowed) holds a verb in the past tense that
+    reports an event ("went", "adopted", "we were hiking"; not "is married", "a used car"), the
+    cue of ``infer_kind``'s "past event"."""
+    return _past_event([t.lower() for t in _tokens(strip_speaker(sentence).translate(APOSTROPHES))]) is not None
 
 
 def states_a_fact(sentence: str) -> bool:

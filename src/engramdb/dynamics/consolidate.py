@@ -98,6 +98,7 @@ from ..entities import _COMMON as _FILLERS
 from ..facts import conflict, fact_signature, quantity_clash, without_reminder
 from ..speakers import LABEL as _SPEAKER, labelled
 from ..standing import changes_standing
+from ..timeref import resolve_time_refs
 from ..index.stopwords import ENGLISH_STOP_WORDS
 from ..index.tokens import tokenize
 from ..sentences import prose_sentences, several_sentences
@@ -105,7 +106,7 @@ from ..progress import track
 from ..state import EngineState
 from ..types import GENERATED_TAGS, KIND_BY_CODE, PROTECTED_TAG, MemoryKind, MemoryState, Relation, _STATE_CODES
 from ..write.records import embed_missing, prepare, write_new
-from .admission import states_a_fact
+from .admission import reports_past_event, states_a_fact
 from .pairs import pairs_for
 from ..validate import MAX_TAGS, check_text, is_blank, now as clock_now
 from ..wording import count
@@ -224,8 +225,10 @@ def _fact_text(turn: str, member_vecs: np.ndarray, embed: Callable) -> str | Non
     """The statement a fact keeps: of the sentences of ``turn`` that state something
     (:func:`_statements`), the one nearest the centroid of its cluster's turn vectors
     (``member_vecs``, unit float32 rows), with the turn's ``"Speaker: "``; None when the turn
-    states nothing (a question or a piece of advice repeated is no fact)."""
+    states nothing (a question or a piece of advice repeated is no fact), or only what happened
+    on a day or in a week it names (:func:`_one_off`)."""
     who, sents = _statements(turn)
+    sents = [x for x in sents if not _one_off(x)]
     if not sents:
         return None
     if len(sents) == 1:
@@ -235,6 +238,21 @@ def _fact_text(turn: str, member_vecs: np.ndarray, embed: Callable) -> str | Non
         best = sents[int(np.argmax(svec @ member_vecs.mean(axis=0)))]
     best = without_reminder(best)   # "Remember, I take 5 mg ..." states "I take 5 mg ..."
     return f"{who}: {best}" if who else best
+
+
+#: The grains of a time expression that date one occasion ("yesterday", "last weekend", "on
+#: March 3", "two weeks ago"): a statement naming one tells an episode, not what holds.
+_OCCASION = frozenset({"day", "weekend", "week"})
+
+
+def _one_off(sentence: str) -> bool:
+    """Whether ``sentence`` reports what happened (:func:`engramdb.dynamics.admission.reports_past_event`)
+    on a day or in a week it names (:func:`engramdb.timeref.resolve_time_refs`, :data:`_OCCASION`):
+    "Pixel chewed my running shoes yesterday" and "We adopted a beagle mix named Pixel last
+    weekend", said in two sessions, are two episodes, no fact that holds (a fresh user's pass
+    promoted them to one). "My appointment is on October 14", "I've been vegetarian since 2019",
+    "I graduated in 2015" and "I go climbing every Monday" are facts."""
+    return reports_past_event(sentence) and any(w.precision in _OCCASION for w in resolve_time_refs(sentence, 0.0))
 
 
 def _disputed(csr, members: list[int]) -> bool:
