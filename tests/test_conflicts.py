@@ -154,11 +154,17 @@ CASES = [
     ("My email is rob@y.com", "My email is bob@x.com", "value"),
     # a value's first words may be the same (the address's name, a shade, a first name, a title)
     ("My email is dana@newmail.io now.", "My email is dana@oldmail.com.", "value"),
-    ("My favourite colour is dark green.", "My favourite colour is dark blue.", "value"),
     ("My manager is Sarah Chen now.", "My manager is Sarah Lee.", "value"),
     ("My dentist is Dr. Anna Kim.", "My dentist is Dr. Anna Lee.", "value"),
     ("My dentist is Mrs. Brown.", "My dentist is Ms. Brown.", None),   # a title alone is no other person
     ("My car is dark blue.", "My car is dark green.", None),   # a thing's state, not an attribute's value
+    # ... but only of one word (an address) or a name: helper185's false contradictions
+    ("My name is on the mortgage.", "My name is on the lease.", None),
+    ("My doctor is very busy.", "My doctor is very nice.", None),
+    ("My landlord is an old woman.", "My landlord is an old man.", None),
+    ("My budget is tight this year.", "My budget is tight this month.", None),
+    ("My plan is to visit my dad.", "My plan is to visit my mom.", None),
+    ("My favourite colour is dark green.", "My favourite colour is dark blue.", None),
     # groups of digits are a number: a phone number written with spaces changes
     ("My phone number is 935 111 222.", "My phone number is 912 345 678.", "number"),
     # ... but not a relation of many, a kind or a mood, a liking, an event, another subject or time
@@ -663,7 +669,8 @@ def test_a_change_said_after_an_opener_supersedes_in_a_chat(tmp_path):
 
 @pytest.mark.parametrize("opener", ["Remember, ", "Remember that ", "As I said, ", "As I mentioned before, ",
                                     "Just a reminder: ", "Please note that ", "Don't forget, ", "Again, ",
-                                    "Just so you know, "])
+                                    "Just so you know, ", "As I've said, ", "Like I told you, ", "Quick reminder: ",
+                                    "Friendly reminder, ", "Remember… ", "Remember... "])
 def test_a_statement_said_again_after_a_reminder_is_changed_as_itself(tmp_path, opener):
     """helper182 (wrong depth, mended in the rule the write path shares): "Remember, I take 5 mg
     of lisinopril daily." was only linked ``contradicts`` by "I take 10 mg of lisinopril daily

@@ -1052,6 +1052,18 @@ def test_a_summary_quoting_a_changed_statement_ranks_below_the_change(tmp_path):
                   "how much lisinopril do I take, and is my sister visiting?"):
             hits = [h.id for h in mem.recall(q, namespace="u", k=4, now="2025-06-01").hits]
             assert hits[:2] == ["2025-04-01:1", summary.id]
+    with engramdb.open(tmp_path / "two") as mem:   # helper185: a summary quoting two turns, both changed since
+        _add_days(mem, [("2025-01-10", ["I live in Boston with my wife and our two kids.", "Nice.",
+                                        "I take 10 mg of lisinopril every morning for blood pressure.", "Noted."]),
+                        ("2025-03-05", ["We moved to Denver last week.", "Congrats!",
+                                        "My doctor raised my lisinopril to 20 mg.", "Updated."])])
+        mem.consolidate(namespace="u", now="2025-06-01T00:00:00Z")
+        summary = mem.query(namespace="u", tags=["summary"])[0]
+        assert "Boston" in summary.text and "10 mg" in summary.text
+        for q in ("my wife and kids and my lisinopril dose",
+                  "how much lisinopril do I take every morning for blood pressure, with my wife and two kids?"):
+            hits = [h.id for h in mem.recall(q, namespace="u", k=3, now="2025-06-01").hits]
+            assert hits.index("2025-03-05:3") < hits.index(summary.id)
     with engramdb.open(tmp_path / "superseded") as mem:   # the turn superseded after the summary was made
         _add_days(mem, [("2025-02-01", ["I take 10 mg of lisinopril every morning for my blood pressure.",
                                         "Noted, 10 mg daily.",

@@ -514,6 +514,20 @@ def test_a_name_ends_before_i(text, value):
     assert standings(text)[-1].value == value
 
 
+@pytest.mark.parametrize("text,want", [
+    ("I started at Globex as a data engineer.", ("employer", ("globex",))),
+    ("Big news: we moved to Denver and I started at Globex as a data engineer.", ("employer", ("globex",))),
+    ("I started at 9am as usual.", None),
+    ("The meeting started at Noon as planned.", None),
+])
+def test_a_start_at_an_employer_in_a_role_is_a_new_employer(text, want):
+    """helper185: "... and I started at Globex as a data engineer." was no change of "I work at
+    Initech": "Where do I work?" put Initech first (after consolidation, a summary quoting both
+    had hidden it)."""
+    got = [(x.relation, x.value) for x in standings(text) if x.relation == "employer"]
+    assert got == ([want] if want else [])
+
+
 @pytest.mark.parametrize("text", ["I accepted an offer at Target for 20% off my next order.",
                                   "I accepted an offer at Carvana for my old Honda, $9,000.",
                                   "We accepted an offer at $500k for the house."])

@@ -239,9 +239,11 @@ REMINDER_OPENER = re.compile(
     r"(?:(?:(?:please|pls|just)\s+)?(?:remember|keep\s+in\s+mind|bear\s+in\s+mind|don['’]t\s+forget|"
     r"do\s+not\s+forget|never\s+forget|for\s+the\s+record|fyi|just\s+so\s+you\s+know|you\s+should\s+know|"
     r"you\s+need\s+to\s+know|i\s+want\s+you\s+to\s+know|i['’]d\s+like\s+you\s+to\s+know|let\s+me\s+remind\s+you|"
-    r"did\s+you\s+know|as\s+i\s+(?:said|mentioned|told\s+you)|like\s+i\s+said|as\s+mentioned)"
-    r"(?:\s+(?:before|earlier))?(?:\s+that)?(?:\s*[,:;!\-]+\s*|\s+(?!to\s))"
-    r"|(?:(?:please|pls|just)\s+)?(?:a\s+)?(?:reminder|again|recap|note)(?:\s*[,:;!\-]+\s*|\s+that\s+))+(?=\S)",
+    r"did\s+you\s+know|as\s+(?:i|i['’]ve|i\s+have)\s+(?:said|mentioned|told\s+you)|"
+    r"like\s+i\s+(?:said|mentioned|told\s+you)|as\s+mentioned)"
+    r"(?:\s+(?:before|earlier))?(?:\s+that)?(?:\s*(?:[,:;!\-–—]|\.\.\.|…)+\s*|\s+(?!to\s))"
+    r"|(?:(?:please|pls|just)\s+)?(?:a\s+)?(?:(?:quick|friendly|gentle|small)\s+)?(?:reminder|again|recap|note)"
+    r"(?:\s*(?:[,:;!\-–—]|\.\.\.|…)+\s*|\s+that\s+))+(?=\S)",
     re.IGNORECASE)
 
 
@@ -643,6 +645,17 @@ def _named(text: str, word: str) -> bool:
     return any(t.lower() == word and t[0].isupper() for t in tokens(text))
 
 
+def _in_one_word(text: str, words: tuple[str, ...]) -> bool:
+    """Whether ``words`` (lower-case tokens, in order) are all tokens of one word of ``text``
+    between spaces (an address, "dana@newmail.io": ("dana", "newmail", "io"))."""
+    n = len(words)
+    for chunk in text.split():
+        toks = [t.lower() for t in tokens(chunk)]
+        if len(toks) >= n > 0 and any(tuple(toks[i:i + n]) == words for i in range(len(toks) - n + 1)):
+            return True
+    return False
+
+
 def _value_change(new: str, old: str, subject: tuple[str, ...], a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Whether two present statements about ``subject`` (fact signatures ``a``, ``b``) give an
     attribute that holds one value at a time two values, in the same words. Three frames:
@@ -650,9 +663,10 @@ def _value_change(new: str, old: str, subject: tuple[str, ...], a: dict[str, Any
     - an attribute of :data:`ATTRIBUTE_NOUNS` (or any after "favourite") after "my", "our",
       "your" or a name's "'s", then "is" and the value: "ACME's billing email is jane@acme.io." /
       "... is finance@acme.io.", "My favourite colour is blue." / "... green."; the value's first
-      words may be the same ("dana@oldmail.com" / "dana@newmail.io", "dark blue" / "dark
-      green"), but for a number ("12 Main Street" / "12 Main St." is the number rule's), and a
-      title before a name ("Dr. Anna Kim" / "Dr. Anna Lee") asks for names only;
+      words may be the same when they are one word's ("dana@oldmail.com" / "dana@newmail.io") or
+      a name's ("Sarah Lee" / "Sarah Chen"; not "on the lease" / "on the mortgage", "very nice" /
+      "very busy"), but for a number ("12 Main Street" / "12 Main St." is the number rule's),
+      and a title before a name ("Dr. Anna Kim" / "Dr. Anna Lee") asks for names only;
     - the speaker, the listener or a name who lives in a place or works at (for) an employer,
       both capitalised: "I live in Lisbon." / "I live in Porto.", "Dan works at Fintrack." /
       "Dan works at Globex.";
@@ -703,6 +717,11 @@ def _value_change(new: str, old: str, subject: tuple[str, ...], a: dict[str, Any
     if verb == "be" and len(owner) >= 2 and (owner[0] in _POSSESSIVES or owner[0].endswith("'s")):
         # (a value's words before the change may be the same: "dana@oldmail.com" / "dana@newmail.io",
         # "dark blue" / "dark green", "Dr. Kim" / "Dr. Patel")
+        if lead and not any(w in HONORIFICS for w in pa[:lead]) and not (
+                (_in_one_word(new, pa[:lead] + va) and _in_one_word(old, pb[:lead] + vb))
+                or all(_named(new, w) for w in pa[:lead] + va) and all(_named(old, w) for w in pb[:lead] + vb)):
+            return False   # (the same first words of a value are the same word's, "dana@oldmail.com", or a
+            # name's, "Sarah Lee"; not "on the lease" / "on the mortgage", "very nice" / "very busy")
         if any(w in HONORIFICS for w in pa[:lead]) or va[0] in HONORIFICS or vb[0] in HONORIFICS:
             # a person named: names only, not a title
             # alone ("Mrs. Brown" / "Ms. Brown"), nor more ("Dr. Patel for cleanings", "... temporarily")

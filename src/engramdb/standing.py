@@ -141,6 +141,8 @@ _VERBS = {
          rf"(?:{_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}}?))?"   # "... a new job as a senior analyst at"
          rf"{_S}(?:at|with|for|by|from){_S}NAME"),
         (("joined",), True, rf"\bjoined{_S}NAME{_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}})"),
+        (("started at",), True,   # "I started at Globex as a data engineer" (not "started at 9am")
+         rf"\bstarted{_S}at{_S}NAME{_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}})"),
         (("new job",), True, rf"\bnew{_S}job{_S}(?:at|with){_S}NAME"),
         (("employer is", "company is"), False, rf"\bmy{_S}(?:employer|company){_S}is{_S}NAME"),
         (("i'm a", "i’m a", "i am a", "i'm now a", "i'm currently a", "i'm still a"), False,
@@ -163,7 +165,7 @@ _PATTERNS = [(relation, cues, change, re.compile(p.replace("NAME", _NAME), re.I)
 #: 11 us a text, a substring test of each 6 us): a word of some pattern, or for "I'm a <role>
 #: at", a word of each of the two sets.
 _GATE = frozenset("live living reside residing resident residents based settled moved relocated work working "
-                  "employed job position role offer hired joined home house apartment flat condo place employer "
+                  "employed job position role offer hired joined started home house apartment flat condo place employer "
                   "company here".split())
 _ROLE_GATE = (frozenset("i'm i’m am".split()), frozenset("at for with".split()))
 #: Words that may stand between the speaker and the verb ("I have just moved to", "we're now based in").

@@ -526,17 +526,19 @@ def _current_first(ctx: RecallContext) -> None:
 
 
 def _quoted_pairs(ctx: RecallContext, row_of: dict[int, int], is_cand: np.ndarray, now: float, past: bool,
-                  pairs: set[tuple[int, int]]) -> dict[int, int]:
+                  pairs: set[tuple[int, int]]) -> dict[tuple[int, int], tuple[int, int]]:
     """Step 6 for a candidate that quotes a memory a later one changed (:func:`quoting_nodes`: a
     session summary made from "I live in Boston." whose session, or a later one, said "we moved
     to Denver", linked ``contradicts``; or from "I take 10 mg of lisinopril ..." that "I take
     20 mg ..." superseded since): it holds the earlier statement and stands for it, so it is
     paired, as the earlier one, with each later candidate (a ``contradicts`` partner said later,
-    or a successor), if it quotes a sentence of the earlier one and none of the later one
-    (:func:`_quotes`; a summary quoting both says what changed). Adds the pairs to ``pairs`` (rows of ``ctx.cand``, as :func:`_current_first`'s)
-    and returns ``{candidate nid: nid of the memory it stands for}``: its texts and valid time
-    in the pair rules. A helper's summary ranked above the move, with the outdated "I live in
-    Boston" in it, for "where do I live?" after consolidation."""
+    or a successor) of each memory it quotes a sentence of (:func:`_quotes`), unless it quotes
+    one of the later one's too (a summary quoting both says what changed). Adds the pairs to
+    ``pairs`` (rows of ``ctx.cand``, as :func:`_current_first`'s) and returns, for each, the
+    candidate and the memory it stands for in that pair, ``{pair: (candidate nid, memory
+    nid)}``: the pair rules read that memory's text and valid time. A helper's summary ranked
+    above the move, with the outdated "I live in Boston" in it, for "where do I live?" after
+    consolidation; another, quoting a home and a dose that both changed, above the new dose."""
     quoting = quoting_nodes(ctx.state, ctx.csr)
     if not quoting:
         return {}
@@ -555,21 +557,23 @@ def _quoted_pairs(ctx: RecallContext, row_of: dict[int, int], is_cand: np.ndarra
     nodes = sorted({m for n, x, ys in found for m in (n, x, *ys)})
     text = {m: rec["text"] if rec else "" for m, rec in
             zip(nodes, ctx.state.records(nodes, "reading memories a summary quotes"))}
-    stand_in: dict[int, int] = {}
-    for n, x, ys in found:
-        if n in stand_in or not _quotes(text[n], text[x]):
+    stand_in: dict[tuple[int, int], tuple[int, int]] = {}
+    for n, x, ys in sorted(found):
+        if not _quotes(text[n], text[x]):
             continue
         for y in ys:
             if _quotes(text[n], text[y]):
                 continue
             i, j = row_of[n], row_of[y]
             if vf[y] <= now:
-                pairs.add((i, j))
+                pair = (i, j)
             elif past:
-                pairs.add((j, i))
+                pair = (j, i)
             else:
                 continue
-            stand_in[n] = x
+            if pair not in stand_in:   # (of two memories it quotes that one later one changed, the first)
+                pairs.add(pair)
+                stand_in[pair] = (n, x)
     return stand_in
 
 
@@ -660,22 +664,24 @@ class _PairTexts:
     """The texts of the candidates in ``pairs`` (sets of ``(a, b)`` rows of ``ctx.cand`` joined by
     ``contradicts``), read once: ``of[nid]`` is a node's text; calling it with some of the pairs
     gives, for each, the node id of ``b``, the text of the one of the two said earlier and that
-    of the one said later (:func:`engramdb.temporal.said_after`). A candidate of ``stand_in``
-    (:func:`_quoted_pairs`: a summary) takes the text and valid time of the memory it quotes."""
+    of the one said later (:func:`engramdb.temporal.said_after`). A candidate that stands for a
+    memory it quotes in a pair (``stand_in``, :func:`_quoted_pairs`: a summary) takes that
+    memory's text and valid time in it."""
 
-    def __init__(self, ctx: RecallContext, pairs: set[tuple[int, int]], stand_in: dict[int, int]) -> None:
+    def __init__(self, ctx: RecallContext, pairs: set[tuple[int, int]],
+                 stand_in: dict[tuple[int, int], tuple[int, int]]) -> None:
         self.cn, self.vf, self.stand_in = ctx.nodes[ctx.cand], ctx.state.cols.valid_from, stand_in
-        nodes = sorted({stand_in.get(n, n) for n in {int(self.cn[x]) for p in pairs for x in p}})
-        read = {n: rec["text"] if rec else ""
-                for n, rec in zip(nodes, ctx.state.records(nodes, "reading contradicting memories"))}
-        self.of = {n: read[stand_in.get(n, n)] for n in {int(self.cn[x]) for p in pairs for x in p}}
+        nodes = sorted({int(self.cn[x]) for p in pairs for x in p} | {x for _n, x in stand_in.values()})
+        self.of = {n: rec["text"] if rec else ""
+                   for n, rec in zip(nodes, ctx.state.records(nodes, "reading contradicting memories"))}
 
     def __call__(self, pairs) -> list[tuple[int, str, str]]:
         out = []
         for i, j in pairs:
             a, b = int(self.cn[i]), int(self.cn[j])
-            sa, sb = self.stand_in.get(a, a), self.stand_in.get(b, b)   # (a summary: the memory it quotes)
-            e, l = (b, a) if said_after(self.vf[sa], sa, self.vf[sb], sb) else (a, b)
+            n, x = self.stand_in.get((i, j), (None, None))   # (a summary: the memory it quotes)
+            sa, sb = (x if a == n else a), (x if b == n else b)
+            e, l = (sb, sa) if said_after(self.vf[sa], sa, self.vf[sb], sb) else (sa, sb)
             out.append((b, self.of[e], self.of[l]))
         return out
 
