@@ -1222,6 +1222,36 @@ def test_a_title_again_or_a_room_changes_no_one_elses_value(tmp_path, earlier, l
         assert out["changed"] == [] and out["corrected"] == []
 
 
+@pytest.mark.parametrize("earlier, later", [
+    ("My email is priya.rao@gmail.com, use that for reminders.",
+     "My new email is priya.rao@dell.com, please use it from now on."),
+    ("My email is priya.rao@gmail.com.", "My new email is priya.rao@dell.com, please use it from now on."),
+    ("My email is priya.rao@gmail.com and I check it daily.", "My email is priya.rao@dell.com now."),
+    ("My phone number is 555-0101, text me there.", "My new phone number is 555-0199."),
+    ("I work at Ball Aerospace.", "I also started a new job at Dell as a product manager."),
+    ("I work at Ball Aerospace.", "I just started working at Dell."),
+])
+def test_a_change_said_beside_another_claim_is_linked(tmp_path, earlier, later):
+    """helper186, a fresh user: a value given in a sentence that says something else too (", use
+    that for reminders", "and I check it daily"), or a new job told as more news ("I also started
+    a new job at Dell"), or as "I just started working at Dell", was no change: the old email and
+    employer answered first."""
+    with _two_messages(tmp_path, earlier, later) as (mem, out):
+        assert out["changed"] == [["s:2", "s:1"]]
+        assert mem.get("s:1").state.value == "active"
+
+
+@pytest.mark.parametrize("earlier, later", [
+    ("My email is priya.rao@gmail.com, use that for reminders.", "My sister's email is ana@x.io, use that for her."),
+    ("My email is priya.rao@gmail.com and I check it daily.", "My email is priya.rao@gmail.com, use it please."),
+    ("I work at Ball Aerospace.", "I also work at a bakery on weekends."),
+    ("I work at Ball Aerospace.", "I also started working at Starbucks part-time."),
+])
+def test_another_claim_beside_a_value_changes_nothing_else(tmp_path, earlier, later):
+    with _two_messages(tmp_path, earlier, later) as (_mem, out):
+        assert out["changed"] == [] and out["corrected"] == []
+
+
 @contextlib.contextmanager
 def _two_messages(tmp_path, earlier: str, later: str):
     """A store holding a chat of the user's two messages, three months apart, and what

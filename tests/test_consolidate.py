@@ -1105,3 +1105,27 @@ def test_episodes_of_one_thing_in_two_sessions_make_no_fact(tmp_path):
                         ("2025-03-08", [said[0], "Noted again.", said[1], "Well done!"])])
         mem.consolidate(namespace="u", now="2025-03-10T00:00:00Z")
         assert _fact_texts(mem) == sorted(f"user: {x}" for x in said)
+
+
+def test_an_episode_told_again_without_its_day_makes_no_fact(tmp_path):
+    """helper186: "Yesterday my car broke down on the highway ..." and, a week later, "As I said, my
+    car broke down on the highway and had to be towed, so I'm taking the bus." made a fact of the
+    second: one episode told twice, dated when first told, is no fact that holds."""
+    with engramdb.open(tmp_path / "s") as mem:
+        _add_days(mem, [("2024-02-12", ["Yesterday my car broke down on the highway and I had to get it towed.",
+                                        "Sorry to hear that."]),
+                        ("2024-02-20", ["As I said, my car broke down on the highway and had to be towed, so I'm "
+                                        "taking the bus.", "Got it."])])
+        mem.consolidate(namespace="u", now="2024-07-01T00:00:00Z", config=ConsolidationConfig(fact_cosine=0.3))
+        assert _fact_texts(mem) == []
+
+
+@pytest.mark.parametrize("text,want", [
+    ("My teacher is Ms. Brown.", ["My teacher is Ms. Brown."]),
+    ("I met Mx. Lee. Then we left.", ["I met Mx. Lee.", "Then we left."]),
+    ("It costs approx. 5 dollars. Fine.", ["It costs approx. 5 dollars.", "Fine."]),
+])
+def test_a_title_the_segmenter_missed_ends_no_sentence(text, want):
+    """helper185's "My teacher is Ms. Brown." was two sentences ("My teacher is Ms.", "Brown."),
+    and the claim "My teacher is Ms." was read as another teacher than "Mrs. Brown"."""
+    assert split_sentences(text) == want

@@ -16,7 +16,7 @@ from .speakers import LABELS as NOTE_LABELS, labelled
 
 __all__ = ["NUMBER_WORDS", "MONTHS", "DATE_WORDS", "NEGATIONS", "FUNCTION_WORDS", "tokens", "speaker_label", "fact_signature",
            "fact_change", "quantity_clash", "subject_of", "conflict", "conflict_many", "ends_in_question",
-           "restates", "REMINDER_OPENER", "without_reminder"]
+           "restates", "REMINDER_OPENER", "without_reminder", "frames_a_value"]
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 #: A pronoun contracted with its verb ("I'm", "we've", "she's", "they'd"): no name, and the
@@ -643,6 +643,19 @@ _VALUE_MAX_SPAN = 4     # words of each value at most
 def _named(text: str, word: str) -> bool:
     """Whether ``text`` writes ``word`` (lower case) capitalised: a name ("ACME", "Porto")."""
     return any(t.lower() == word and t[0].isupper() for t in tokens(text))
+
+
+def frames_a_value(text: str) -> bool:
+    """Whether ``text`` (str) may give an attribute one value in a frame of :func:`_value_change`:
+    an attribute noun (:data:`ATTRIBUTE_NOUNS`, or one after "favourite") before "is", "live(s)
+    in", "work(s) at / for", "on the ... plan". A cheap test, looser than the rule; the write path
+    compares the claims of two texts that both do (:func:`engramdb.sentences.several_claims`)."""
+    return _VALUE_FRAME.search(text) is not None
+
+
+_VALUE_FRAME = re.compile(r"\b(?:" + "|".join(sorted(ATTRIBUTE_NOUNS, key=len, reverse=True))
+                          + r"|favou?rite\s+[\w-]+)\s+is\b|\b(?:live|lives|living|work|works|working)\s+(?:in|at|for)\b"
+                          r"|\bon\s+the\s+[\w-]+\s+(?:plan|tier|subscription|package)\b", re.IGNORECASE)
 
 
 def _in_one_word(text: str, words: tuple[str, ...]) -> bool:

@@ -20,7 +20,8 @@ import re
 
 from sentencex import segment
 
-__all__ = ["split_sentences", "prose_sentences", "is_code_line", "sentence_starts"]
+__all__ = ["split_sentences", "prose_sentences", "is_code_line", "sentence_starts", "several_sentences",
+           "several_claims", "CLAUSE_CUT", "IMPERATIVE_VERBS"]
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 #: A line of a reply's layout: a list item ("- ", "* ", "1. ", "2) "), a quote or table row, a
@@ -49,8 +50,22 @@ def is_code_line(line: str) -> bool:
     return bool(_CODE_END.search(body)) and letters < 0.6 * len(body)
 
 
+#: Abbreviations sentencex ends a sentence after ("My teacher is Ms. Brown." was two): a segment
+#: ending in one runs on into the next.
+_RUNS_ON = re.compile(r"(?:^|\s)(?:Ms|Mx|approx)\.$")
+
+
 def _segment(line: str) -> list[str]:
-    return [s.strip() for s in segment("en", line) if s.strip()]
+    out: list[str] = []
+    for s in segment("en", line):
+        s = s.strip()
+        if not s:
+            continue
+        if out and _RUNS_ON.search(out[-1]):
+            out[-1] = f"{out[-1]} {s}"
+        else:
+            out.append(s)
+    return out
 
 
 def sentence_starts(line: str) -> list[int]:
@@ -95,6 +110,40 @@ _SENTENCE_END = re.compile(r"[.!?…][\"”’')\]]*\s+\S")
 #: Sentences of one text that :func:`several_sentences` keeps (a pair of texts compared sentence by
 #: sentence costs at most its square).
 MAX_SENTENCES = 8
+
+
+#: Verbs that open advice or a request in the imperative ("Try the blue one", "Drink plenty of
+#: water", "Call the bank"): a sentence whose first word (after discourse words) is one of them
+#: has no subject, so it states nothing
+IMPERATIVE_VERBS = frozenset(
+    "add apply ask avoid book bring buy call cancel change check choose clean consider contact continue cook "
+    "cut dress drink drive eat email enjoy explain find follow forget get give go grab have help imagine "
+    "include join keep leave limit list look make meet message move order pack pay pick plan practice "
+    "practise prepare put read reduce relax remember remind rest run save schedule see send set share show "
+    "sign skip sleep start stay stop stretch swap switch take talk tell text think translate try turn "
+    "update use visit wait walk watch wear write".split())
+#: Where one sentence holds two claims, each with a subject of its own: "; ", ", and I ...",
+#: " and we ...", " but my ..." (not a bare comma: "When I was a kid, we moved to Ohio", "If I
+#: get the offer, I work at Google").
+CLAUSE_CUT = re.compile(r";\s+|,?\s+(?:and|but|while|so)\s+(?=(?:I|we|(?-i:he|she|they|it|my|our))\b)",
+                        re.IGNORECASE)
+#: :data:`CLAUSE_CUT`, and a comma before a request or advice in the imperative ("My email is
+#: dana@x.io, use that for reminders", ", please text me there": :data:`IMPERATIVE_VERBS`).
+_CLAIM_CUT = re.compile(CLAUSE_CUT.pattern + r"|,\s+(?=(?:please\s+|pls\s+|just\s+)?(?:"
+                        + "|".join(sorted(IMPERATIVE_VERBS)) + r")\b)", re.IGNORECASE)
+
+
+def several_claims(text: str) -> tuple[str, ...] | None:
+    """The claims of ``text``: its sentences (:func:`split_sentences`), each cut at
+    :data:`CLAUSE_CUT` ("My email is dana@oldmail.com and I prefer email over calls." holds two)
+    and before a request in the imperative ("..., please use it from now on"),
+    the first :data:`MAX_SENTENCES`; None when it holds one."""
+    ends = _SENTENCE_END.search(text) is not None
+    if not ends and _CLAIM_CUT.search(text) is None:
+        return None
+    parts = [x.strip() for s in (split_sentences(text) if ends else [text]) for x in _CLAIM_CUT.split(s)]
+    parts = [x for x in parts if x]
+    return tuple(parts[:MAX_SENTENCES]) if len(parts) > 1 else None
 
 
 def several_sentences(text: str) -> tuple[str, ...] | None:

@@ -48,6 +48,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from .errors import InvalidInputError
+from .sentences import CLAUSE_CUT
 from .speakers import LABELS, PERSON_NOUNS, looks_like_a_name
 from .temporal import said_after
 from .types import Contradiction, MemoryState, Relation, STATE_BY_CODE, _STATE_CODES
@@ -208,9 +209,6 @@ _DISCOURSE = re.compile(r"^(?:(?:actually|so|well|oh|ok|okay|also|and|but|btw|an
                         r"just|recently|finally|luckily|plus|"
                         r"by the way|just so you know|as of now|guess what|now|(?:big|great|exciting|some|fun) news|news|heads up|"
                         r"ps|p\.s\.|life update|quick update)\b[,:!]?\s+)+", re.IGNORECASE)
-#: Where one sentence holds two clauses: "; ", ", and I ...", " and we ...", " but I ...". (Not a
-#: bare comma: "When I was a kid, we moved to Ohio", "If I get the offer, I work at Google".)
-_CLAUSE_CUT = re.compile(r";\s+|,?\s+(?:and|but|while|so)\s+(?=(?:I|we|(?-i:he|she|they|it|my|our))\b)", re.IGNORECASE)
 #: A value's trailing words that are no part of it.
 _TRAILING = re.compile(r"(?:\s+(?:since|until|till)\b.*|(?:\s+(?:now|these days|at the moment|recently|for good|"
                        r"too|as well))+)$", re.IGNORECASE)
@@ -312,7 +310,7 @@ def _clauses(text: str) -> list[str]:
 
     out = []
     for sentence in split_sentences(text) or [text]:
-        for part in _CLAUSE_CUT.split(sentence):
+        for part in CLAUSE_CUT.split(sentence):
             part = _DISCOURSE.sub("", part.strip())
             if part:
                 out.append(part)

@@ -134,7 +134,8 @@ _VERBS = {
         (("work as", "working as"), False,
          rf"\b(?:work|working){_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}}?){_S}(?:at|for|with){_S}NAME"),
         (("job at", "job with", "job for", "position at", "position with", "role at", "role with", "offer from",
-          "hired", "job as", "position as", "role as", "working as"), True,
+          "hired", "job as", "position as", "role as", "working as", "started working", "start working",
+          "began working"), True,
          rf"\b(?:(?:started|start|began){_S}(?:a{_S}|my{_S})?(?:new{_S})?(?:job|position|role|working)"
          rf"|(?:got|took|accepted|landed){_S}(?:a|an|the){_S}(?:new{_S})?(?:job|position|role|job{_S}offer)"
          rf"|accepted{_S}(?:an|the){_S}offer|(?:(?:was|got|been){_S})?hired)"
@@ -281,6 +282,11 @@ _WEEKDAY_WORDS = frozenset("monday tuesday wednesday thursday friday saturday su
 _WHEN_WORDS = (CALENDAR_WORDS - frozenset("spring summer autumn fall winter".split())) | {"at", "on", "and"}
 
 
+#: Words that, before a change ("I also started a new job at Dell", "We also moved to Austin"), add
+#: news to other news, not a second value: a change replaces the one held.
+_NEWS = frozenset({"also", "plus"})
+
+
 def _second_value(words: list[str]) -> bool:
     """Whether ``words`` (lower-cased) add a value to one held ("I also work at X", "... as
     well", "Besides Acme I work at X", "In addition to Acme": a second job); an opening "also"
@@ -377,9 +383,12 @@ def standings(text: str) -> tuple[Standing, ...]:
                 start = max(bounds[k - 1] if k else 0, m.start() - 160)   # (its last words are the subject)
                 clause = [t.lower() for t in tokens(body[start: m.start()])]
                 end = next((b for b in bounds if b > m.end()), len(body))
+                if change:
+                    clause = [w for w in clause if w not in _NEWS]
                 if (_second_value(clause) or _second_value([t.lower() for t in tokens(body[m.end(): end])])
                         or _besides([t.lower() for t in tokens(body[: m.start()])])):
                     continue   # "I also work at X", "I work at X too", "In addition to Acme, ...": a second job
+                    # (but "I also started a new job at Dell": news besides other news, a change)
                 if not _OWNED.match(m.group(0)):
                     if not _speakers_clause(clause, sentence_subject):
                         continue

@@ -68,6 +68,7 @@ from ..facts import (
     DATE_WORDS, FUNCTION_WORDS, MONTHS, NUMBER_WORDS, ends_in_question, fact_change, fact_signature,
     tokens as _tokens, without_reminder,
 )
+from ..sentences import IMPERATIVE_VERBS
 from ..state import EngineState
 from ..types import PROTECTED_TAG, MemoryKind, MemoryState, _STATE_CODES
 from ..validate import MAX_TAGS
@@ -321,16 +322,6 @@ def _present_state(low: list[str]) -> str | None:
 #: numbered steps ("1. Open Settings. 2. Click API.").
 _HOW_TO = re.compile(
     r"^\s*(?:how[ -]to\s+(?!even\b)[a-z]+|steps? to\b|(?:runbook|checklist|procedure|instructions)(?: for\b|:))", re.I)
-#: Verbs that open advice or a request in the imperative ("Try the blue one", "Drink plenty of
-#: water", "Call the bank"): a sentence whose first word (after discourse words) is one of them
-#: has no subject, so it states nothing
-IMPERATIVE_VERBS = frozenset(
-    "add apply ask avoid book bring buy call cancel change check choose clean consider contact continue cook "
-    "cut dress drink drive eat email enjoy explain find follow forget get give go grab have help imagine "
-    "include join keep leave limit list look make meet message move order pack pay pick plan practice "
-    "practise prepare put read reduce relax remember remind rest run save schedule see send set share show "
-    "sign skip sleep start stay stop stretch swap switch take talk tell text think translate try turn "
-    "update use visit wait walk watch wear write".split())
 #: Verbs of a step of instructions besides :data:`IMPERATIVE_VERBS` (a program's or a device's).
 _TECH_STEP_VERBS = frozenset(
     "hold open click install select enter type remove delete restart clear copy paste log create upgrade rotate "

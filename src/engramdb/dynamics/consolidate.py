@@ -665,6 +665,8 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
                     break
             if text is None or _changed_by(csr, c, recs, tagged, members, text) is not None:
                 continue   # (no statement; or changed since by a later one)
+            if reports_past_event(text) and any(_one_off(x) for m in members for x in _statements(recs[m]["text"])[1]):
+                continue   # an episode told again ("As I said, my car broke down ..."), dated when first told
             # a fact restating a protected turn ("I'm allergic to peanuts") is protected as well
             protected = any(PROTECTED_TAG in (recs[m].get("tags") or ()) for m in members)
             newest = max(float(c.created_at[m]) for m in members)

@@ -31,9 +31,9 @@ from ..handovers import handover_report
 from ..swaps import swap_report
 from ..standing import STANDING_WORDS, refines_standing, standings
 from ..starts import change_start
-from ..facts import conflict_many, fact_signature, restates, subject_key, subject_of
+from ..facts import conflict_many, fact_signature, frames_a_value, restates, subject_key, subject_of
 from ..index.keyword import term_counts
-from ..sentences import several_sentences
+from ..sentences import several_claims
 from ..speakers import labelled
 from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundError, OversizeError
 from ..state import EngineState
@@ -1068,7 +1068,7 @@ def _echoes(unit: WriteUnit, near: Near, changed: list[tuple[int, str, float, in
 
 
 #: The sentences of a text (:func:`engramdb.sentences.several_sentences`), None for one; cached.
-_sentences = lru_cache(maxsize=1 << 14)(several_sentences)
+_sentences = lru_cache(maxsize=1 << 14)(several_claims)
 
 
 def _sentence_conflicts(pairs: list[tuple[str, str]], kinds: list[str | None], max_words: int,
@@ -1092,17 +1092,17 @@ def _sentence_conflicts(pairs: list[tuple[str, str]], kinds: list[str | None], m
                     subj = subjects.get(x)
                     if subj is None:
                         subj = subjects[x] = _subject(x)
-                    got.append((x, subj))
+                    got.append((x, subject_key(subj)))   # ("my new email": "my email", as conflict reads it)
         return got
 
-    signals: dict[str, tuple[bool, bool]] = {}
+    signals: dict[str, tuple[bool, bool, bool]] = {}
 
-    def signal(text: str) -> tuple[bool, bool]:
-        """(holds a number, holds a negation)"""
+    def signal(text: str) -> tuple[bool, bool, bool]:
+        """(holds a number, holds a negation, may give an attribute a value)"""
         got = signals.get(text)
         if got is None:
             sig = fact_signature(text)
-            got = signals[text] = (bool(sig["number"]), sig["negation"] > 0)
+            got = signals[text] = (bool(sig["number"]), sig["negation"] > 0, frames_a_value(text))
         return got
 
     todo: list[int] = []
@@ -1112,8 +1112,8 @@ def _sentence_conflicts(pairs: list[tuple[str, str]], kinds: list[str | None], m
         if kind is not None or (_sentences(new) is None and _sentences(old) is None):
             continue
         a, b = signal(new), signal(old)
-        if not ((a[0] and b[0]) or a[1] or b[1]):
-            continue   # no two sentences of theirs can differ in a number or a negation
+        if not ((a[0] and b[0]) or a[1] or b[1] or (a[2] and b[2])):
+            continue   # no two claims of theirs can differ in a number, a negation or a value
         start = len(flat)
         for x, sx in sentences_of(new):
             for y, sy in sentences_of(old):
