@@ -1246,6 +1246,21 @@ def test_a_change_said_beside_another_claim_is_linked(tmp_path, earlier, later):
     ("My email is priya.rao@gmail.com and I check it daily.", "My email is priya.rao@gmail.com, use it please."),
     ("I work at Ball Aerospace.", "I also work at a bakery on weekends."),
     ("I work at Ball Aerospace.", "I also started working at Starbucks part-time."),
+    # helper187: a clause's own number said of "it", "she", "he" is no other value of one thing
+    ("I take metformin for diabetes and I take it twice a day.", "I take vitamin D for my bones and I take it once a day."),
+    ("Our rent is $1,900 and we pay it on the 1st.", "Our car loan is $400 and we pay it on the 15th."),
+    ("My mom lives in Ohio and she is 72.", "My aunt lives in Texas and she is 68."),
+    ("I have a cat; she is 4 years old.", "I have a dog; she is 9 years old."),
+    ("My son plays soccer; he practices 3 times a week.", "My nephew plays hockey; he practices 5 times a week."),
+    # ... and a second job, or work with a company, is no new employer
+    ("I work at Ball Aerospace.", "I also started working at Dell, in addition to my job at Ball."),
+    ("I work at Ball Aerospace.", "I also started working at Dell while keeping my job at Ball."),
+    ("I work at Ball Aerospace.", "I also started a new job at Dell, besides Ball."),
+    ("I work at Ball Aerospace.", "I just started working at Dell as a contractor on the side."),
+    ("I work at Ball Aerospace.", "I also started working at the Dell store on Saturdays."),
+    ("I work at Ball Aerospace.", "We also started working with Dell as a vendor."),
+    ("I work at Ball Aerospace.", "I started at Planet Fitness as a beginner."),
+    ("I work at Ball Aerospace.", "I started at Globex as an intern last summer but didn't stay."),
 ])
 def test_another_claim_beside_a_value_changes_nothing_else(tmp_path, earlier, later):
     with _two_messages(tmp_path, earlier, later) as (_mem, out):

@@ -1123,9 +1123,32 @@ def test_an_episode_told_again_without_its_day_makes_no_fact(tmp_path):
 @pytest.mark.parametrize("text,want", [
     ("My teacher is Ms. Brown.", ["My teacher is Ms. Brown."]),
     ("I met Mx. Lee. Then we left.", ["I met Mx. Lee.", "Then we left."]),
-    ("It costs approx. 5 dollars. Fine.", ["It costs approx. 5 dollars.", "Fine."]),
+    # helper187: a title at a sentence's end, before a sentence's usual first word, still ends it
+    ("I spoke to Ms. Then she left.", ["I spoke to Ms.", "Then she left."]),
+    ("The commute takes 40 minutes approx. My rent is $1,900 a month.",
+     ["The commute takes 40 minutes approx.", "My rent is $1,900 a month."]),
 ])
 def test_a_title_the_segmenter_missed_ends_no_sentence(text, want):
     """helper185's "My teacher is Ms. Brown." was two sentences ("My teacher is Ms.", "Brown."),
     and the claim "My teacher is Ms." was read as another teacher than "Mrs. Brown"."""
     assert split_sentences(text) == want
+
+
+@pytest.mark.parametrize("said", [
+    ("I stopped eating gluten last week because of celiac disease.", "I stopped eating gluten because of celiac disease."),
+    ("I started a new job at Dell last week as a PM.", "I started a new job at Dell as a PM."),
+    ("I adopted a cat named Miso three days ago.", "I adopted a cat named Miso."),
+    ("I got engaged to Sam yesterday!", "I got engaged to Sam."),
+    ("I switched to the night shift at the hospital. I worked a double yesterday.",
+     "I switched to the night shift at the hospital."),
+])
+def test_a_change_of_state_told_with_its_day_is_still_a_fact(tmp_path, said):
+    """helper187: the episode rule dropped durable changes first told with their day ("I stopped
+    eating gluten last week ..."), and read a day in another sentence of a turn ("I worked a
+    double yesterday")."""
+    with engramdb.open(tmp_path / "s") as mem:
+        _add_days(mem, [("2025-03-01", [said[0], "Noted."]), ("2025-03-08", [said[1], "Noted again."])])
+        mem.consolidate(namespace="u", now="2025-06-01T00:00:00Z",
+                        config=ConsolidationConfig(fact_cosine=0.3, fact_shared_words=1))
+        facts = _fact_texts(mem)
+        assert len(facts) == 1 and facts[0].startswith("user: I ")

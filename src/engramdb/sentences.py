@@ -50,9 +50,12 @@ def is_code_line(line: str) -> bool:
     return bool(_CODE_END.search(body)) and letters < 0.6 * len(body)
 
 
-#: Abbreviations sentencex ends a sentence after ("My teacher is Ms. Brown." was two): a segment
-#: ending in one runs on into the next.
-_RUNS_ON = re.compile(r"(?:^|\s)(?:Ms|Mx|approx)\.$")
+#: Titles sentencex ends a sentence after ("My teacher is Ms. Brown." was two): a segment ending
+#: in one runs on into the next when that opens with a name, not a sentence's usual first word
+#: ("I spoke to Ms. Then she left.").
+_RUNS_ON = re.compile(r"(?:^|\s)(?:Ms|Mx)\.$")
+_OPENS_SENTENCE = frozenset("i i'm i've i'd i'll we you he she it they my our your his her its their the a an "
+                            "this that these those then there here so but and or if when please thanks".split())
 
 
 def _segment(line: str) -> list[str]:
@@ -61,7 +64,7 @@ def _segment(line: str) -> list[str]:
         s = s.strip()
         if not s:
             continue
-        if out and _RUNS_ON.search(out[-1]):
+        if out and _RUNS_ON.search(out[-1]) and s.split(None, 1)[0].lower().strip(",.;:!?") not in _OPENS_SENTENCE:
             out[-1] = f"{out[-1]} {s}"
         else:
             out.append(s)

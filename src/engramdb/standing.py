@@ -102,7 +102,7 @@ _ROLE_WORDS = frozenset("nurse chef cook pilot clerk intern vp svp evp ceo cto c
 _NOT_ROLES = frozenset("regular member members customer client guest patient visitor student fan subscriber user "
                        "volunteer sucker believer lover follower shopper reader viewer listener player gamer winner "
                        "loser former ex retired previous past old future aspiring wannabe bit little big huge "
-                       "total favor favour".split())
+                       "total favor favour beginner novice newbie rookie vendor".split())
 #: Each relation's patterns, each with the words (lower case) of which the text must hold one
 #: before it is read, and whether it reports a change (a move, a new job: told with a year or
 #: "when I was a kid", it is history).
@@ -136,7 +136,7 @@ _VERBS = {
         (("job at", "job with", "job for", "position at", "position with", "role at", "role with", "offer from",
           "hired", "job as", "position as", "role as", "working as", "started working", "start working",
           "began working"), True,
-         rf"\b(?:(?:started|start|began){_S}(?:a{_S}|my{_S})?(?:new{_S})?(?:job|position|role|working)"
+         rf"\b(?:(?:started|start|began){_S}(?:a{_S}|my{_S})?(?:new{_S})?(?:job|position|role|working(?!{_S}(?:with|by|from)\b))"
          rf"|(?:got|took|accepted|landed){_S}(?:a|an|the){_S}(?:new{_S})?(?:job|position|role|job{_S}offer)"
          rf"|accepted{_S}(?:an|the){_S}offer|(?:(?:was|got|been){_S})?hired)"
          rf"(?:{_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}}?))?"   # "... a new job as a senior analyst at"
@@ -185,7 +185,8 @@ _UNREAL = frozenset("think thinks thought believe believes believed say says sai
                     "quote lyrics script".split())
 #: A text that takes back what it said ("I moved to Seattle. Just kidding!", "I accepted an
 #: offer from Meta but then declined it").
-_TAKEN_BACK = re.compile(r"\b(?:kidding|joking|jk|declined|turned{_S}(?:it{_S})?down|backed{_S}out|fell{_S}through)\b"
+_TAKEN_BACK = re.compile(r"\b(?:kidding|joking|jk|declined|turned{_S}(?:it{_S})?down|backed{_S}out|fell{_S}through|"
+                         r"(?:didn't|didn’t|did{_S}not){_S}stay|quit{_S}after|left{_S}after)\b"
                          .replace("{_S}", _S), re.I)
 #: A sentence whose main clause holds only on a condition ("If I get the offer, I work at Google").
 _CONDITION = re.compile(r"^\W*(?:(?:and|but|so|also|well|oh|ok|okay)\W+)?(?:if|unless|in\s+case)\b", re.I)
@@ -285,6 +286,10 @@ _WHEN_WORDS = (CALENDAR_WORDS - frozenset("spring summer autumn fall winter".spl
 #: Words that, before a change ("I also started a new job at Dell", "We also moved to Austin"), add
 #: news to other news, not a second value: a change replaces the one held.
 _NEWS = frozenset({"also", "plus"})
+#: Words after such news that keep the other value ("..., while keeping my job at Ball", "as a
+#: contractor on the side", "on Saturdays"): a second job still.
+_SIDE = frozenset("keeping keep still side saturdays sundays weekends evenings nights contractor freelance "
+                  "freelancing part-time gig".split())
 
 
 def _second_value(words: list[str]) -> bool:
@@ -383,9 +388,12 @@ def standings(text: str) -> tuple[Standing, ...]:
                 start = max(bounds[k - 1] if k else 0, m.start() - 160)   # (its last words are the subject)
                 clause = [t.lower() for t in tokens(body[start: m.start()])]
                 end = next((b for b in bounds if b > m.end()), len(body))
-                if change:
-                    clause = [w for w in clause if w not in _NEWS]
-                if (_second_value(clause) or _second_value([t.lower() for t in tokens(body[m.end(): end])])
+                news = change and not _NEWS.isdisjoint(clause)
+                if news:   # ("also" before a change is news, unless the rest of the sentence keeps the
+                    clause = [w for w in clause if w not in _NEWS]   # other job: "..., besides Ball")
+                after = [t.lower() for t in tokens(body[m.end(): end] if not news else body[m.end():])]
+                if (_second_value(clause) or _second_value(after) or _besides(after)
+                        or (news and _SIDE.intersection(after)) or ("on", "the", "side") in zip(after, after[1:], after[2:])
                         or _besides([t.lower() for t in tokens(body[: m.start()])])):
                     continue   # "I also work at X", "I work at X too", "In addition to Acme, ...": a second job
                     # (but "I also started a new job at Dell": news besides other news, a change)

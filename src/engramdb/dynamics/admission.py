@@ -81,7 +81,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..config import AdmissionConfig
 
 __all__ = ["AdmissionDecision", "fact_change", "fact_signature", "heuristic_utility", "is_phatic",
-           "infer_kind", "protected_category", "reports_past_event", "states_a_fact", "strip_speaker", "admit_batch", "nearest_earlier",
+           "infer_kind", "past_event_verb", "protected_category", "states_a_fact", "strip_speaker", "admit_batch", "nearest_earlier",
            "HEDGE_PENALTY",
            "PHATIC_PRIOR", "PHATIC_KIND", "PROTECTED_CATEGORIES"]
 
@@ -791,11 +791,12 @@ def _is_proposal(body: str) -> bool:
     return bool(words) and words[0].lower().strip(",;:!.") in IMPERATIVE_VERBS
 
 
-def reports_past_event(sentence: str) -> bool:
-    """Whether ``sentence`` (str, a speaker label allowed) holds a verb in the past tense that
-    reports an event ("went", "adopted", "we were hiking"; not "is married", "a used car"), the
-    cue of ``infer_kind``'s "past event"."""
-    return _past_event([t.lower() for t in _tokens(strip_speaker(sentence).translate(APOSTROPHES))]) is not None
+def past_event_verb(sentence: str) -> str | None:
+    """The first verb of ``sentence`` (str, a speaker label allowed) in the past tense that
+    reports an event, lower-cased ("went", "adopted", "hiking" of "we were hiking"; not "is
+    married", "a used car"): the cue of ``infer_kind``'s "past event"; None when it has none."""
+    cue = _past_event([t.lower() for t in _tokens(strip_speaker(sentence).translate(APOSTROPHES))])
+    return None if cue is None else cue.split()[-1]
 
 
 def states_a_fact(sentence: str) -> bool:

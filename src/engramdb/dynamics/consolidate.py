@@ -95,7 +95,7 @@ import numpy as np
 from ..batch_plan import piece_ids, whole_record
 from ..config import ConsolidationConfig
 from ..entities import _COMMON as _FILLERS
-from ..facts import conflict, fact_signature, quantity_clash, without_reminder
+from ..facts import conflict, fact_signature, quantity_clash, tokens, without_reminder
 from ..speakers import LABEL as _SPEAKER, labelled
 from ..standing import changes_standing
 from ..timeref import resolve_time_refs
@@ -106,7 +106,7 @@ from ..progress import track
 from ..state import EngineState
 from ..types import GENERATED_TAGS, KIND_BY_CODE, PROTECTED_TAG, MemoryKind, MemoryState, Relation, _STATE_CODES
 from ..write.records import embed_missing, prepare, write_new
-from .admission import reports_past_event, states_a_fact
+from .admission import past_event_verb, states_a_fact
 from .pairs import pairs_for
 from ..validate import MAX_TAGS, check_text, is_blank, now as clock_now
 from ..wording import count
@@ -243,16 +243,39 @@ def _fact_text(turn: str, member_vecs: np.ndarray, embed: Callable) -> str | Non
 #: The grains of a time expression that date one occasion ("yesterday", "last weekend", "on
 #: March 3", "two weeks ago"): a statement naming one tells an episode, not what holds.
 _OCCASION = frozenset({"day", "weekend", "week"})
+#: Words of a change of state that holds after it ("I stopped eating gluten last week", "I
+#: started a new job at Dell", "I got engaged yesterday"): no episode, whatever day it names.
+_STATE_CHANGES = frozenset(
+    "started start began begun stopped quit moved relocated adopted married engaged divorced separated retired "
+    "graduated joined switched became hired promoted diagnosed born pregnant".split())
 
 
 def _one_off(sentence: str) -> bool:
-    """Whether ``sentence`` reports what happened (:func:`engramdb.dynamics.admission.reports_past_event`)
-    on a day or in a week it names (:func:`engramdb.timeref.resolve_time_refs`, :data:`_OCCASION`):
-    "Pixel chewed my running shoes yesterday" and "We adopted a beagle mix named Pixel last
-    weekend", said in two sessions, are two episodes, no fact that holds (a fresh user's pass
-    promoted them to one). "My appointment is on October 14", "I've been vegetarian since 2019",
-    "I graduated in 2015" and "I go climbing every Monday" are facts."""
-    return reports_past_event(sentence) and any(w.precision in _OCCASION for w in resolve_time_refs(sentence, 0.0))
+    """Whether ``sentence`` reports what happened (:func:`engramdb.dynamics.admission.past_event_verb`)
+    on a day or in a week it names (:func:`engramdb.timeref.resolve_time_refs`, :data:`_OCCASION`)
+    and no change of state (:data:`_STATE_CHANGES`): "Pixel chewed my running shoes yesterday"
+    is an episode, no fact that holds. "I stopped eating gluten last week", "My appointment is on
+    October 14", "I graduated in 2015" and "I go climbing every Monday" are facts."""
+    return (past_event_verb(sentence) is not None
+            and _STATE_CHANGES.isdisjoint(w.lower() for w in tokens(sentence))
+            and any(w.precision in _OCCASION for w in resolve_time_refs(sentence, 0.0)))
+
+
+def _tells_other_events(text: str, members: list[int], recs: dict[int, dict]) -> bool:
+    """Whether a fact worded ``text``, of cluster ``members`` (nids; ``recs`` their records),
+    would join different events, or an episode told again: ``text`` reports a past event (its
+    verb, :func:`engramdb.dynamics.admission.past_event_verb`) that a member says in none of its
+    statements ("We adopted a beagle named Pixel last weekend" and "Pixel chewed my running
+    shoes yesterday"), or that one of its tellings dates to a day or a week (:func:`_one_off`:
+    "As I said, my car broke down ..." after "Yesterday my car broke down ...")."""
+    verb = past_event_verb(text)
+    if verb is None:
+        return False
+    for m in members:
+        tellings = [x for x in _statements(recs[m]["text"])[1] if verb in (w.lower() for w in tokens(x))]
+        if not tellings or any(_one_off(x) for x in tellings):
+            return True
+    return False
 
 
 def _disputed(csr, members: list[int]) -> bool:
@@ -665,8 +688,8 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
                     break
             if text is None or _changed_by(csr, c, recs, tagged, members, text) is not None:
                 continue   # (no statement; or changed since by a later one)
-            if reports_past_event(text) and any(_one_off(x) for m in members for x in _statements(recs[m]["text"])[1]):
-                continue   # an episode told again ("As I said, my car broke down ..."), dated when first told
+            if _tells_other_events(text, members, recs):
+                continue   # two events ("adopted" / "chewed"), or an episode told again, dated when first told
             # a fact restating a protected turn ("I'm allergic to peanuts") is protected as well
             protected = any(PROTECTED_TAG in (recs[m].get("tags") or ()) for m in members)
             newest = max(float(c.created_at[m]) for m in members)

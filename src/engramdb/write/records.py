@@ -33,7 +33,7 @@ from ..standing import STANDING_WORDS, refines_standing, standings
 from ..starts import change_start
 from ..facts import conflict_many, fact_signature, frames_a_value, restates, subject_key, subject_of
 from ..index.keyword import term_counts
-from ..sentences import several_claims
+from ..sentences import several_claims, several_sentences
 from ..speakers import labelled
 from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundError, OversizeError
 from ..state import EngineState
@@ -377,7 +377,7 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
         if subjects:   # the subjects of the new statements, for the next writes' conflict checks
             # (a text of several sentences has one per sentence: no hint, it is always read)
             hinted = [(nid, subject_code(subj)) for nid, rec, _v, _d in rows
-                      if (subj := subjects.get(rec["text"])) is not None and _sentences(rec["text"]) is None]
+                      if (subj := subjects.get(rec["text"])) is not None and not _several(rec["text"])]
             hints = state.subject_hints
             unit.after(lambda: hints.set_many([h[0] for h in hinted], [h[1] for h in hinted]))
         unit.add_edges(edges)
@@ -582,7 +582,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     max_words = lc.conflict_max_words
     ok_row = np.fromiter((p.subject is None and p.state is active and not _not_a_fact(p.kind.value, p.extra, p.tags)
                           and _statement(p.text, max_words, p.extra) for p in prepared), bool, len(prepared))
-    multi_row = np.fromiter((ok and _sentences(p.text) is not None for p, ok in zip(prepared, ok_row.tolist())),
+    multi_row = np.fromiter((ok and _several(p.text) for p, ok in zip(prepared, ok_row.tolist())),
                             bool, len(prepared))
     # (a text of several sentences is compared with all its neighbours: its likeness to a memory
     # that restates one of its sentences is diluted by the others)
@@ -644,7 +644,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
                                     | ((row_code[:, 1] != lab_code[:, 1]) & (row_code[:, 1] > 0)
                                        & (lab_code[:, 1] > 0) & (row_code[:, 2] == lab_code[:, 2])))
     # texts of several sentences are also compared sentence by sentence, whatever their subjects
-    lab_multi = np.array([text_of[lab] is not None and _sentences(text_of[lab]) is not None
+    lab_multi = np.array([text_of[lab] is not None and _several(text_of[lab])
                           for lab in uniq.tolist()], bool)[at.reshape(-1)]
     same |= (lab_code[:, 0] >= 0) & (multi_row[r] | lab_multi | report_row[r])
     cand: list[tuple[Prepared, int, Prepared | None]] = []
@@ -793,7 +793,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
         later = p.valid_from > valid_from and kind != "value"
         if later:
             changed.append((p.nid, p.text, p.valid_from, lab, other))
-        if later and not (i in part and _sentences(other) is not None):
+        if later and not (i in part and _several(other)):
             if q is not None:
                 q.state, q.superseded_by = MemoryState.SUPERSEDED, p.ext_id
                 q.retired_at = max(p.recorded_at, q.recorded_at)
@@ -1068,31 +1068,53 @@ def _echoes(unit: WriteUnit, near: Near, changed: list[tuple[int, str, float, in
 
 
 #: The sentences of a text (:func:`engramdb.sentences.several_sentences`), None for one; cached.
-_sentences = lru_cache(maxsize=1 << 14)(several_claims)
+_sentences = lru_cache(maxsize=1 << 14)(several_sentences)
+#: The claims of a text (:func:`engramdb.sentences.several_claims`), None for one; cached.
+_claims = lru_cache(maxsize=1 << 14)(several_claims)
+
+
+#: Subjects that say nothing of what a clause is about ("... and she is 72", "... and I take it
+#: twice a day"): such a clause of a longer sentence is not compared on its own.
+_PRONOUN_SUBJECTS = frozenset("i we you he she it they".split())
+
+
+def _several(text: str) -> bool:
+    """Whether ``text`` is compared part by part (:func:`_sentence_conflicts`): it holds several
+    sentences, or several claims and may give a value (:func:`engramdb.facts.frames_a_value`)."""
+    return _sentences(text) is not None or (frames_a_value(text) and _claims(text) is not None)
 
 
 def _sentence_conflicts(pairs: list[tuple[str, str]], kinds: list[str | None], max_words: int,
                         subjects: dict[str, tuple[str, ...]]) -> set[int]:
-    """Conflicts between the sentences of text pairs that hold several (a chat message: "My
-    doctor changed my prescription. I started taking 1000 mg of metformin." against "Remind me
-    to take my pills. I take metformin 500 mg every morning."), found for the pairs ``kinds``
-    has no conflict for; written into ``kinds``; returns their indices. A sentence of at most
-    ``max_words`` words is compared with those of the other text whose subject can match
-    (equal, or one a prefix of the other: :func:`engramdb.facts.conflict_many`); a speaker label
-    ("user: ...") goes before each sentence of its text, so the sentences keep their speaker."""
-    parts: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    """Conflicts between the parts of text pairs that hold several (:func:`_several`), found for
+    the pairs ``kinds`` has no conflict for; written into ``kinds``; returns their indices.
 
-    def sentences_of(text: str) -> list[tuple[str, tuple[str, ...]]]:
-        got = parts.get(text)
+    - A number or a negation: sentence by sentence (a chat message: "My doctor changed my
+      prescription. I started taking 1000 mg of metformin." against "Remind me to take my pills.
+      I take metformin 500 mg every morning.").
+    - Another value of an attribute, when both texts may give one: claim by claim
+      (:func:`engramdb.sentences.several_claims`: "My email is priya@gmail.com, use that for
+      reminders." against "My new email is priya@dell.com."; "My phone number is 555-0101, text
+      me there."); a clause whose subject is a pronoun alone ("... and I take it twice a day",
+      "... and she is 72") is not compared: what it speaks of is in the other clause.
+
+    A part of at most ``max_words`` words is compared with those of the other text whose
+    subject can match (equal, or one a prefix of the other: :func:`engramdb.facts.conflict_many`,
+    read as it reads them: "my new email" is "my email"); a speaker label ("user: ...") goes
+    before each part of its text, so the parts keep their speaker."""
+    parts: dict[tuple[str, bool], list[tuple[str, tuple[str, ...]]]] = {}
+
+    def parts_of(text: str, claims: bool) -> list[tuple[str, tuple[str, ...]]]:
+        got = parts.get((text, claims))
         if got is None:
-            split = _sentences(text)
-            got = parts[text] = []
+            split = _claims(text) if claims else _sentences(text)
+            got = parts[text, claims] = []
             for x in (labelled(text, split) if split is not None else (text,)):
                 if len(x.split()) <= max_words:
                     subj = subjects.get(x)
                     if subj is None:
                         subj = subjects[x] = _subject(x)
-                    got.append((x, subject_key(subj)))   # ("my new email": "my email", as conflict reads it)
+                    got.append((x, subject_key(subj)))
         return got
 
     signals: dict[str, tuple[bool, bool, bool]] = {}
@@ -1105,29 +1127,33 @@ def _sentence_conflicts(pairs: list[tuple[str, str]], kinds: list[str | None], m
             got = signals[text] = (bool(sig["number"]), sig["negation"] > 0, frames_a_value(text))
         return got
 
-    todo: list[int] = []
+    todo: list[tuple[int, bool]] = []   # (pair, by claims: only a "value" counts)
     flat: list[tuple[str, str]] = []
     spans: list[tuple[int, int]] = []
     for i, ((new, old), kind) in enumerate(zip(pairs, kinds)):
-        if kind is not None or (_sentences(new) is None and _sentences(old) is None):
+        if kind is not None or not (_several(new) or _several(old)):
             continue
         a, b = signal(new), signal(old)
-        if not ((a[0] and b[0]) or a[1] or b[1] or (a[2] and b[2])):
-            continue   # no two claims of theirs can differ in a number, a negation or a value
-        start = len(flat)
-        for x, sx in sentences_of(new):
-            for y, sy in sentences_of(old):
-                if sx == sy or (sx and sy and (sx[: len(sy)] == sy or sy[: len(sx)] == sx)):
-                    flat.append((x, y))
-        if len(flat) > start:
-            todo.append(i)
-            spans.append((start, len(flat)))
+        ways = ([False] if (a[0] and b[0]) or a[1] or b[1] else []) + ([True] if a[2] and b[2] else [])
+        for claims in ways:   # (no two parts of theirs can differ in a number, a negation or a value otherwise)
+            start = len(flat)
+            for x, sx in parts_of(new, claims):
+                if claims and 0 < len(sx) <= 2 and sx[-1] in _PRONOUN_SUBJECTS:   # (after a speaker's label)
+                    continue   # ("... and I take it twice a day": of what, the other clause says)
+                for y, sy in parts_of(old, claims):
+                    if sx == sy or (sx and sy and (sx[: len(sy)] == sy or sy[: len(sx)] == sx)):
+                        flat.append((x, y))
+            if len(flat) > start:
+                todo.append((i, claims))
+                spans.append((start, len(flat)))
     if not flat:
         return set()
     judged = conflict_many(flat, subjects=subjects)
     found = set()
-    for i, (lo, hi) in zip(todo, spans):
-        kind = next((k for k in judged[lo:hi] if k is not None), None)
+    for (i, claims), (lo, hi) in zip(todo, spans):
+        if i in found:
+            continue
+        kind = next((k for k in judged[lo:hi] if k is not None and (k != "event_number" or not claims)), None)
         if kind is not None:
             kinds[i] = kind
             found.add(i)
