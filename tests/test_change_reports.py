@@ -1230,6 +1230,13 @@ def test_a_title_again_or_a_room_changes_no_one_elses_value(tmp_path, earlier, l
     ("My phone number is 555-0101, text me there.", "My new phone number is 555-0199."),
     ("I work at Ball Aerospace.", "I also started a new job at Dell as a product manager."),
     ("I work at Ball Aerospace.", "I just started working at Dell."),
+    # helper188: news about something else after the change keeps it a change
+    ("I work at Ball Aerospace.", "I also started a new job at Dell, and I keep forgetting my badge."),
+    ("I work at Ball Aerospace.", "Big news: I also took a job with Dell, I still can't believe it."),
+    ("I work at Ball Aerospace.", "I left after eight years at Ball and started a new job at Dell."),
+    ("I work at Ball Aerospace.", "I started at Globex as a vendor manager."),
+    ("I live in Boston.", "We also moved to Austin, and my parents still visit on weekends."),
+    ("I live in Boston.", "I moved to Seattle last month. My sister didn't stay in Boston either."),
 ])
 def test_a_change_said_beside_another_claim_is_linked(tmp_path, earlier, later):
     """helper186, a fresh user: a value given in a sentence that says something else too (", use
@@ -1260,7 +1267,6 @@ def test_a_change_said_beside_another_claim_is_linked(tmp_path, earlier, later):
     ("I work at Ball Aerospace.", "I also started working at the Dell store on Saturdays."),
     ("I work at Ball Aerospace.", "We also started working with Dell as a vendor."),
     ("I work at Ball Aerospace.", "I started at Planet Fitness as a beginner."),
-    ("I work at Ball Aerospace.", "I started at Globex as an intern last summer but didn't stay."),
 ])
 def test_another_claim_beside_a_value_changes_nothing_else(tmp_path, earlier, later):
     with _two_messages(tmp_path, earlier, later) as (_mem, out):

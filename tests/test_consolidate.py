@@ -1141,6 +1141,9 @@ def test_a_title_the_segmenter_missed_ends_no_sentence(text, want):
     ("I got engaged to Sam yesterday!", "I got engaged to Sam."),
     ("I switched to the night shift at the hospital. I worked a double yesterday.",
      "I switched to the night shift at the hospital."),
+    # helper188: one change told with two verbs of a change
+    ("I quit smoking in January.", "I stopped smoking in January and feel great."),
+    ("I moved to Denver in 2022.", "I relocated to Denver in 2022 for work."),
 ])
 def test_a_change_of_state_told_with_its_day_is_still_a_fact(tmp_path, said):
     """helper187: the episode rule dropped durable changes first told with their day ("I stopped
@@ -1152,3 +1155,18 @@ def test_a_change_of_state_told_with_its_day_is_still_a_fact(tmp_path, said):
                         config=ConsolidationConfig(fact_cosine=0.3, fact_shared_words=1))
         facts = _fact_texts(mem)
         assert len(facts) == 1 and facts[0].startswith("user: I ")
+
+
+@pytest.mark.parametrize("said", [
+    ("The meeting started late yesterday.", "The meeting started late again yesterday."),
+    ("We moved the couch to the living room yesterday.", "We moved the couch back to the bedroom yesterday."),
+    ("My car broke down yesterday and I started walking.", "My car broke down again yesterday, I started walking again."),
+])
+def test_an_episode_with_a_word_of_a_change_is_still_an_episode(tmp_path, said):
+    """helper188: a word of a change of state anywhere in the sentence ("started late", "moved the
+    couch", "... and I started walking") made dated episodes facts; the event's own verb says."""
+    with engramdb.open(tmp_path / "s") as mem:
+        _add_days(mem, [("2025-03-01", [said[0], "Noted."]), ("2025-03-08", [said[1], "Noted again."])])
+        mem.consolidate(namespace="u", now="2025-06-01T00:00:00Z",
+                        config=ConsolidationConfig(fact_cosine=0.3, fact_shared_words=1))
+        assert _fact_texts(mem) == []

@@ -243,36 +243,67 @@ def _fact_text(turn: str, member_vecs: np.ndarray, embed: Callable) -> str | Non
 #: The grains of a time expression that date one occasion ("yesterday", "last weekend", "on
 #: March 3", "two weeks ago"): a statement naming one tells an episode, not what holds.
 _OCCASION = frozenset({"day", "weekend", "week"})
-#: Words of a change of state that holds after it ("I stopped eating gluten last week", "I
-#: started a new job at Dell", "I got engaged yesterday"): no episode, whatever day it names.
+#: Verbs of a change of state that holds after it ("I stopped eating gluten last week", "I
+#: quit smoking", "we relocated to Austin"): no episode, whatever day it names.
 _STATE_CHANGES = frozenset(
     "started start began begun stopped quit moved relocated adopted married engaged divorced separated retired "
-    "graduated joined switched became hired promoted diagnosed born pregnant".split())
+    "graduated joined switched became hired promoted diagnosed".split())
+#: Of those, the ones that change a state only before these words ("I started a new job", "I
+#: started taking 10 mg", "we moved to Austin"; not "the meeting started late", "we moved the
+#: couch"); a word ending in "ing" counts too.
+_ONSET_BEFORE = {"started": "a an my our new to working", "start": "a an my our new to working",
+                 "began": "a an my our new to working", "begun": "a an my our new to working",
+                 "moved": "to into in back here there away out abroad home", "relocated": "to back here there"}
+_ONSET_BEFORE = {k: frozenset(v.split()) for k, v in _ONSET_BEFORE.items()}
+#: Words after "got" / "was" / "were" that make a change of state ("I got engaged yesterday").
+_STATE_AFTER = frozenset("engaged married divorced hired promoted diagnosed pregnant fired laid adopted".split())
+
+
+def _state_change(sentence: str) -> str | None:
+    """The verb of the past event ``sentence`` reports (:func:`engramdb.dynamics.admission.past_event_verb`)
+    when it changes a state that holds after it (:data:`_STATE_CHANGES`, :data:`_ONSET_BEFORE`,
+    :data:`_STATE_AFTER`), else None."""
+    verb = past_event_verb(sentence)
+    if verb is None:
+        return None
+    words = [w.lower() for w in tokens(sentence)]
+    at = words.index(verb) if verb in words else -1
+    nxt = words[at + 1] if 0 <= at < len(words) - 1 else ""
+    if verb in _ONSET_BEFORE:
+        return verb if nxt in _ONSET_BEFORE[verb] or (len(nxt) > 4 and nxt.endswith("ing")) else None
+    if verb in _STATE_CHANGES or nxt in _STATE_AFTER:
+        return verb
+    return None
 
 
 def _one_off(sentence: str) -> bool:
     """Whether ``sentence`` reports what happened (:func:`engramdb.dynamics.admission.past_event_verb`)
-    on a day or in a week it names (:func:`engramdb.timeref.resolve_time_refs`, :data:`_OCCASION`)
-    and no change of state (:data:`_STATE_CHANGES`): "Pixel chewed my running shoes yesterday"
-    is an episode, no fact that holds. "I stopped eating gluten last week", "My appointment is on
-    October 14", "I graduated in 2015" and "I go climbing every Monday" are facts."""
-    return (past_event_verb(sentence) is not None
-            and _STATE_CHANGES.isdisjoint(w.lower() for w in tokens(sentence))
+    on a day or in a week it names (:func:`engramdb.timeref.resolve_time_refs`, :data:`_OCCASION`),
+    and no change of state (:func:`_state_change`): "Pixel chewed my running shoes yesterday"
+    and "The meeting started late yesterday" are episodes, no fact that holds. "I stopped eating
+    gluten last week", "My appointment is on October 14", "I graduated in 2015" and "I go
+    climbing every Monday" are facts."""
+    return (past_event_verb(sentence) is not None and _state_change(sentence) is None
             and any(w.precision in _OCCASION for w in resolve_time_refs(sentence, 0.0)))
 
 
 def _tells_other_events(text: str, members: list[int], recs: dict[int, dict]) -> bool:
     """Whether a fact worded ``text``, of cluster ``members`` (nids; ``recs`` their records),
     would join different events, or an episode told again: ``text`` reports a past event (its
-    verb, :func:`engramdb.dynamics.admission.past_event_verb`) that a member says in none of its
-    statements ("We adopted a beagle named Pixel last weekend" and "Pixel chewed my running
-    shoes yesterday"), or that one of its tellings dates to a day or a week (:func:`_one_off`:
-    "As I said, my car broke down ..." after "Yesterday my car broke down ...")."""
+    verb, :func:`engramdb.dynamics.admission.past_event_verb`) that a member tells in none of its
+    statements, by that verb or, for a change of state, by any verb of one (:func:`_state_change`:
+    "I quit smoking" / "I stopped smoking"): "We adopted a beagle named Pixel last weekend" and
+    "Pixel chewed my running shoes yesterday"; or that one of its tellings dates to a day or a
+    week (:func:`_one_off`: "As I said, my car broke down ..." after "Yesterday my car broke
+    down ...")."""
     verb = past_event_verb(text)
     if verb is None:
         return False
+    change = _state_change(text) is not None
     for m in members:
-        tellings = [x for x in _statements(recs[m]["text"])[1] if verb in (w.lower() for w in tokens(x))]
+        tellings = [x for x in _statements(recs[m]["text"])[1]
+                    if verb in (words := {w.lower() for w in tokens(x)})
+                    or (change and (_state_change(x) is not None or not _STATE_CHANGES.isdisjoint(words)))]
         if not tellings or any(_one_off(x) for x in tellings):
             return True
     return False
