@@ -54,7 +54,7 @@ import numpy as np
 from ..changes import asked_measures, asked_sorts, changed_clauses, only_value_changed, shares_value
 from ..chatter import CONTENT_FREE, QUESTION, content_free
 from ..kernels import registry
-from ..speakers import named_speaker
+from ..speakers import LABEL, named_speaker
 from ..standing import asks_only_standing, standings
 from ..swaps import replaced_sentences
 from ..temporal import said_after
@@ -210,24 +210,6 @@ def quoting_nodes(state, csr: CSRGraph) -> dict[int, tuple[int, ...]]:
     return cached[1]
 
 
-def _successors(csr: CSRGraph, x: int) -> np.ndarray:
-    """The memories that superseded ``x`` (its incoming ``supersedes`` edges), and those that
-    superseded them, a few steps at most: int64, in the order found."""
-    out: list[int] = []
-    frontier, code = [x], Relation.SUPERSEDES.code
-    for _ in range(8):
-        step = []
-        for n in frontier:
-            lo, hi = int(csr.indptr[n]), int(csr.indptr[n + 1])
-            by = csr.indices[lo:hi][(csr.relation[lo:hi] == code) & (csr.forward[lo:hi] == 0)]
-            step += [int(y) for y in by.tolist() if y != x and y not in out and y not in step]
-        if not step:
-            break
-        out += step
-        frontier = step
-    return np.array(out, np.int64)
-
-
 def _quotes_a_change(state, csr: CSRGraph, nodes: np.ndarray) -> bool:
     """Whether one of ``nodes`` (int64 nids) was made from a memory another changed
     (:func:`quoting_nodes`)."""
@@ -236,15 +218,12 @@ def _quotes_a_change(state, csr: CSRGraph, nodes: np.ndarray) -> bool:
 
 
 def _quotes(text: str, source: str) -> bool:
-    """Whether ``text`` holds a sentence of ``source`` (its body after a "Speaker: " label, of
-    three words or more) word for word, as an extractive summary holds its turns' sentences."""
-    label = _LABEL.match(source)
+    """Whether ``text`` holds a sentence of ``source`` (its body after a "Speaker: " label,
+    :data:`engramdb.speakers.LABEL`, of three words or more) word for word, as an extractive
+    summary holds its turns' sentences."""
+    label = LABEL.match(source)
     body = source[label.end():] if label else source
     return any(len(x.split()) >= 3 and x in text for x in split_sentences(body))
-
-
-#: A "Speaker: " label before a message's body.
-_LABEL = re.compile(r"^[^:\n]{1,40}:\s+")
 
 
 def touched_rows(state, csr: CSRGraph, nodes: np.ndarray) -> np.ndarray:
@@ -548,7 +527,8 @@ def _quoted_pairs(ctx: RecallContext, row_of: dict[int, int], is_cand: np.ndarra
         for x in quoting[n]:
             if vf[x] > now:
                 continue
-            ys = np.concatenate([later_contradicting(csr, vf, x), _successors(csr, x)])
+            later = sorted(ctx.state.supersession_chain(x, side=1, csr=csr))   # (its successors)
+            ys = np.concatenate([later_contradicting(csr, vf, x), np.array(later, np.int64)])
             ys = [y for y in dict.fromkeys(ys[is_cand[ys]].tolist()) if y != n]
             if ys:
                 found.append((n, x, ys))

@@ -683,9 +683,11 @@ class EngineState:
             sp.slots = table
         return sp.slots
 
-    def supersedes_edges(self, nid: int) -> tuple[list[int], list[int]]:
-        """(memories ``nid`` superseded, memories that superseded ``nid``) from the graph."""
-        csr = self.csr()     # O(degree) per memory, not O(edges)
+    def supersedes_edges(self, nid: int, csr=None) -> tuple[list[int], list[int]]:
+        """(memories ``nid`` superseded, memories that superseded ``nid``) from the graph, or from
+        ``csr`` (a recall's view of it, :meth:`recall_csr`)."""
+        if csr is None:
+            csr = self.csr()     # O(degree) per memory, not O(edges)
         if nid >= csr.n_nodes:
             return [], []
         lo, hi = int(csr.indptr[nid]), int(csr.indptr[nid + 1])
@@ -693,12 +695,13 @@ class EngineState:
         fwd = csr.forward[rows].astype(bool)
         return csr.indices[rows[fwd]].tolist(), csr.indices[rows[~fwd]].tolist()
 
-    def supersession_chain(self, nid: int, side: int | None = None) -> set[int]:
+    def supersession_chain(self, nid: int, side: int | None = None, csr=None) -> set[int]:
         """Memories linked to ``nid`` by ``supersedes`` edges, transitively: ``side`` 0 the ones
-        it superseded, 1 the ones that superseded it, None both ways (``nid`` excluded)."""
+        it superseded, 1 the ones that superseded it, None both ways (``nid`` excluded); of the
+        graph, or of ``csr`` (a recall's view of it)."""
         seen, todo = set(), [nid]
         while todo:
-            older, newer = self.supersedes_edges(todo.pop())
+            older, newer = self.supersedes_edges(todo.pop(), csr)
             for other in (older + newer if side is None else (older, newer)[side]):
                 if other not in seen and other != nid:
                     seen.add(other)
