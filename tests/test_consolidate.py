@@ -1170,3 +1170,19 @@ def test_an_episode_with_a_word_of_a_change_is_still_an_episode(tmp_path, said):
         mem.consolidate(namespace="u", now="2025-06-01T00:00:00Z",
                         config=ConsolidationConfig(fact_cosine=0.3, fact_shared_words=1))
         assert _fact_texts(mem) == []
+
+
+def test_a_fact_whose_value_a_later_report_changes_is_outdated(tmp_path):
+    """helper189, a fresh user: "My doctor raised my lisinopril to 20 mg." was linked to the turns
+    of the fact "I take 10 mg of lisinopril every morning." and to the fact itself, yet the next
+    pass left the fact current: step 4 read a change of a home, employer, negation or number in
+    the same words, not a report of a changed value (changes.changes_value, as the write path)."""
+    cfg = ConsolidationConfig(fact_shared_words=1)
+    with engramdb.open(tmp_path / "s") as mem:
+        _add_days(mem, [("2025-01-10", ["I take 10 mg of lisinopril every morning.", "Noted."]),
+                        ("2025-02-15", ["Remember, I take 10 mg of lisinopril every morning.", "Noted again."])])
+        mem.consolidate(namespace="u", now="2025-03-01T00:00:00Z", config=cfg)
+        assert _fact_texts(mem) == ["user: I take 10 mg of lisinopril every morning."]
+        _add_days(mem, [("2025-06-02", ["My doctor raised my lisinopril to 20 mg.", "Updated."])])
+        out = mem.consolidate(namespace="u", now="2025-06-10T00:00:00Z", config=cfg)
+        assert out["outdated"] == 1 and _fact_texts(mem) == []

@@ -97,6 +97,7 @@ from ..config import ConsolidationConfig
 from ..entities import _COMMON as _FILLERS
 from ..facts import conflict, fact_signature, quantity_clash, tokens, without_reminder
 from ..speakers import LABEL as _SPEAKER, labelled
+from ..changes import changes_value
 from ..standing import changes_standing
 from ..timeref import resolve_time_refs
 from ..index.stopwords import ENGLISH_STOP_WORDS
@@ -413,8 +414,8 @@ def _bears_on(change: str, fact: str) -> bool:
     address?) or another report of a past event is no change of a fact; nor is what the turn
     says of something else ("I moved to Denver" against a fact of the dog's name, though the
     write path linked the turns, which said both)."""
-    if changes_standing(change, fact):
-        return True
+    if changes_standing(change, fact) or changes_value(change, fact):
+        return True   # (another home or employer; a report of a changed value, "My doctor raised my lisinopril to 20 mg")
     split = several_sentences(change)
     for x in (change, *(labelled(change, split) if split else ())):
         if conflict(x, fact) in ("negation", "number"):
