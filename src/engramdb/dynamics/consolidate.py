@@ -408,7 +408,9 @@ def _live_successor(csr, tagged: dict[int, set[str]], nid: int) -> int | None:
 
 def _bears_on(change: str, fact: str) -> bool:
     """Whether ``change`` changes what ``fact`` says: another home or employer
-    (:func:`engramdb.standing.changes_standing`), or a negation or another number of it
+    (:func:`engramdb.standing.changes_standing`), a report that its value changed ("My doctor
+    raised my lisinopril to 20 mg": :func:`engramdb.changes.changes_value`), or a negation or
+    another number of it
     (:func:`engramdb.facts.conflict`, over the whole turn and over each of its sentences, each
     with the turn's speaker label). A second value in the same words ("value": a second email
     address?) or another report of a past event is no change of a fact; nor is what the turn
