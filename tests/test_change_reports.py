@@ -678,6 +678,58 @@ def test_an_echo_of_the_value_a_report_changed_is_contradicted_too(mem):
     assert {(w.source, w.target) for w in res.warnings} == {("b:1", "a:1"), ("b:1", "a:2")}
 
 
+@pytest.mark.parametrize("one_write", [False, True])
+def test_an_echo_of_a_value_a_report_gave_is_contradicted_by_the_next_report(tmp_path, one_write):
+    """A fresh user (helper103): 500 mg, then "raised my metformin to 1000 mg", the assistant's
+    "Got it: metformin 1000 mg each morning.", then "lowered ... to 750 mg": the echo was never
+    flagged, and a small context block held it beside the 750 mg. The echo repeats the
+    routine ("each morning") the first statement gave, not the report it confirms: the words of
+    what a report changed count as the report's."""
+    chat = [("user", "I take metformin 500 mg every morning.", "2025-01-01T09:00:00Z", "a"),
+            ("user", "My doctor raised my metformin to 1000 mg.", "2025-02-01T09:00:00Z", "a"),
+            ("assistant", "Got it: metformin 1000 mg each morning.", "2025-02-01T09:00:05Z", "a"),
+            ("user", "My doctor lowered my metformin to 750 mg because of side effects.", "2025-03-01T09:00:00Z", "b")]
+    msgs = [{"role": r, "content": t, "created_at": at, "session": se} for r, t, at, se in chat]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        if one_write:
+            m.add_conversation(msgs)
+        else:
+            m.add_conversation(msgs[:3])
+            m.add_conversation(msgs[3:])
+        assert _conflict_links(m, "b:1", "a:3") == {"contradicts"}
+        res = m.recall("what dose of metformin do I take?", k=4, now="2025-04-01", reinforce=False)
+        assert res.hits[0].id == "b:1"
+        assert ("b:1", "a:3") in {(w.source, w.target) for w in res.warnings}
+
+
+def test_an_echo_of_another_person_s_value_is_not_the_speaker_s():
+    """The words of what a report changed count for an echo, and so does whose value it gave."""
+    new = "user: My doctor lowered my husband's metformin to 750 mg."
+    old = "user: My doctor raised my husband's metformin to 1000 mg."
+    echo = "assistant: Got it: metformin 1000 mg each morning."
+    assert not restates(echo, old, new, ("user: My husband takes metformin 500 mg every morning.",))
+    assert restates("assistant: Got it: your husband takes metformin 1000 mg each morning.", old, new,
+                    ("user: My husband takes metformin 500 mg every morning.",))
+    assert not restates(echo, "user: My doctor raised my metformin to 1000 mg.",
+                        "user: My doctor lowered my metformin to 750 mg.")   # ("morning" is none of theirs)
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_when_do_i_start_at_the_new_employer_is_answered_by_the_new_job(tmp_path, embedder):
+    """A fresh user (helper103): "When do I start at Globex?" put "I live in Chicago and I work at
+    Initech" first and the context block said it "changes" the new job: "do I start at" was
+    read as "what dose did I start on?", a question for the value a change replaced."""
+    with engramdb.open(tmp_path / "s", embedder=embedder) as m:
+        m.add_conversation([{"role": "user", "content": "I live in Chicago and I work at Initech as a data analyst.",
+                             "created_at": "2025-01-06T09:00:00Z"}], session="s1")
+        m.add_conversation([{"role": "user", "content": "Big news: I got a new job at Globex as a senior data "
+                                                        "scientist! I start on February 10.",
+                             "created_at": "2025-01-27T18:30:00Z"}], session="s2")
+        for question in ("When do I start at Globex?", "When does my Globex job start?"):
+            res = m.recall(question, k=1, now="2025-03-25T12:00:00Z", reinforce=False)
+            assert res.hits[0].id == "s2:1", question
+
+
 DRUGS = ("metformin atorvastatin amlodipine losartan omeprazole levothyroxine sertraline gabapentin simvastatin "
          "montelukast escitalopram rosuvastatin bupropion furosemide pantoprazole").split()
 

@@ -1015,6 +1015,33 @@ def test_a_fact_said_again_with_a_reminder_is_worded_and_outdated_as_itself(tmp_
         assert not any("5 mg" in t for t in _fact_texts(mem))
 
 
+def test_the_context_line_of_a_summary_quoting_a_changed_statement_says_so(tmp_path):
+    """helper189, helper103: a session summary quoting "I live in Boston ..." stood in the context
+    block without the "said otherwise later" note its turn carries, beside "we moved to Denver".
+    Its line now says which turn it quotes and what changed it; a summary quoting the change too,
+    or nothing changed, gets no such note."""
+    chat = [("user", "I live in Boston and I work at Initech as an analyst.", "2025-02-01T10:00:00Z", "s1"),
+            ("assistant", "Thanks, noted. How do you like Boston?", "2025-02-01T10:00:04Z", "s1"),
+            ("user", "Boston is great, but the winters are long and the rent keeps going up.", "2025-02-01T10:01:00Z", "s1"),
+            ("assistant", "Long winters can be tough. Anything I can help with?", "2025-02-01T10:01:04Z", "s1"),
+            ("user", "My cat's name is Miso and I'm allergic to peanuts.", "2025-02-01T10:02:00Z", "s1"),
+            ("assistant", "Got it, no peanuts. Miso is a lovely name.", "2025-02-01T10:02:04Z", "s1"),
+            ("user", "Big news: we moved to Denver last week.", "2025-05-03T18:00:00Z", "s2"),
+            ("assistant", "Congratulations on the move!", "2025-05-03T18:00:04Z", "s2")]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add_conversation([{"role": r, "content": t, "created_at": at, "session": se} for r, t, at, se in chat],
+                             namespace="u")
+        assert mem.consolidate(namespace="u", now="2025-06-01T00:00:00Z")["summaries"] == 1
+        summary = mem.query(namespace="u", tags=["summary"])[0]
+        assert "I live in Boston" in summary.text
+        lines = mem.context("Where do I live?", namespace="u", now="2025-06-01").text.splitlines()
+        line = next(x for x in lines if f"`{summary.id}`" in x and "I live in Boston" in x)
+        assert "quotes `s1:1`, said otherwise later in `s2:1`" in line
+        assert sum("said otherwise later in `s2:1`" in x for x in lines) == 2   # (the turn's line and the summary's)
+        cat = mem.context("What is my cat's name?", namespace="u", now="2025-06-01").text
+        assert "quotes `s1:5`" not in cat   # (Miso was never said otherwise)
+
+
 def test_a_summary_quoting_a_changed_statement_ranks_below_the_change(tmp_path):
     """helper184: after ``consolidate``, the summary of a chat quoting "I live in Boston and I
     work at Initech." came first for "Where do I live?", above "we moved to Denver last week"

@@ -90,6 +90,7 @@ from .decisions import TrackRecord, track_record
 from .entities import entity_of_node
 from .errors import InvalidInputError, MemoryBlockedError
 from .slots import USER_SUBJECTS
+from .sentences import quotes
 from .speakers import LABEL as SPEAKER_LABEL
 from .types import CONNECTOR_TAGS, MemoryKind, Relation
 from .wording import count as counted
@@ -562,6 +563,45 @@ def _contradiction_notes(engram: Any, warnings: list, namespace: str) -> dict[st
     return notes
 
 
+def _quote_notes(engram: Any, hits: list, namespace: str) -> dict[str, str]:
+    """memory id -> what its line says of a changed memory it quotes: a session summary of
+    ``consolidate`` holding a turn's sentence word for word (:func:`engramdb.sentences.quotes`)
+    that a memory valid later contradicts or supersedes, one the summary does not quote:
+    "; quotes `s1:1`, said otherwise later in `s2:3`". Recall ranks such a summary as the turn
+    it quotes, below the change; its line says why, as the turn's own line would (it showed
+    "I live in Boston" unflagged beside "we moved to Denver")."""
+    notes: dict[str, str] = {}
+    for h in hits:
+        if "summary" not in h.tags:
+            continue
+        sources = [e.target for e in engram.edges(h.id, namespace=namespace)
+                   if e.relation is Relation.EXTRACTED_FROM and e.source == h.id]
+        said = []
+        for t in sources:
+            try:
+                turn = engram.get(t, namespace=namespace)
+                if not quotes(h.text, turn.text):
+                    continue
+                since = turn.created_at if turn.valid_from is None else turn.valid_from
+                later = []
+                for e in engram.edges(t, namespace=namespace):
+                    other = e.source if e.target == t else e.target
+                    if other in sources or other in later or not (
+                            e.relation is Relation.CONTRADICTS
+                            or (e.relation is Relation.SUPERSEDES and e.target == t)):
+                        continue
+                    m = engram.get(other, namespace=namespace)
+                    if (m.created_at if m.valid_from is None else m.valid_from) > since:
+                        later.append(other)
+            except MemoryBlockedError:   # a censor rule hides one of them: nothing to say of it
+                continue
+            if later:
+                said.append(f"quotes {_code(t)}, said otherwise later in " + ", ".join(map(_code, later)))
+        if said:
+            notes[h.id] = "; " + "; ".join(said)
+    return notes
+
+
 def _flagged(reason: str, memory: Any) -> str:
     """``reason`` with the memory's ``warn`` censor notes (:mod:`engramdb.censor`) appended:
     "...; censor warning: <reason> (rule <id>)"."""
@@ -660,6 +700,8 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     record = track_record(res.hits, weak)
     cut = min(_recalled_cut(hits), _L1_K)
     disputed = _contradiction_notes(engram, res.warnings, namespace)
+    for mid, note in _quote_notes(engram, hits, namespace).items():
+        disputed[mid] = disputed.get(mid, "") + note
     recalled = [ContextItem(h.id, "L1", h.kind, _hit_text(h), _date(h.created_at),
                             _flagged(_reason_of_path(h, weak) + disputed.get(h.id, ""), h), float(h.score))
                 for h in hits[:cut]]

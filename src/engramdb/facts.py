@@ -1035,7 +1035,7 @@ def _sentence_at(text: str, pos: int) -> str:
     return out if label is None else out[label.end():]
 
 
-def restates(text: str, old: str, new: str) -> bool:
+def restates(text: str, old: str, new: str, also: tuple[str, ...] = ()) -> bool:
     """Whether ``text`` restates a value that ``new`` changes in ``old``: an echo of an outdated
     statement, such as an assistant's confirmation ("Got it: metformin 500 mg each morning.") of
     ``old`` ("I take metformin 500 mg every morning.") once ``new`` ("I started taking 1000 mg
@@ -1064,6 +1064,12 @@ def restates(text: str, old: str, new: str) -> bool:
     ----------
     text, old, new : str
         A leading speaker label ("assistant: ") is no part of what they say.
+    also : tuple of str
+        The statements ``old`` itself changed, when it is a change report: their words count
+        as ``old``'s for the rule that ``text`` says nothing else, and their persons as named
+        ("Got it: metformin 1000 mg each morning." restates "My doctor raised my metformin to
+        1000 mg.", which changed "I take metformin 500 mg every morning.", once "My doctor
+        lowered my metformin to 750 mg." changed it).
 
     Returns
     -------
@@ -1095,15 +1101,22 @@ def restates(text: str, old: str, new: str) -> bool:
     if not said or any((v, u, o) in q_new for v, u, o in q_text):
         return False
     toks_o = [t.lower() for t in tokens(old)]
-    if {w for w in toks_t if w in _OTHERS} - set(toks_o):
+    toks_also = [t.lower() for x in also for t in tokens(_LABEL.sub("", x, count=1))]
+    if {w for w in toks_t if w in _OTHERS} - set(toks_o) - set(toks_also):
         return False
     for v, u, o in said:   # the sentence that gave the value: its negation, and its subject unless I or you
         m = next(m for m in _QUANTITY.finditer(old) if m.group(1).replace(",", ".") == v and m.group(2).lower() == u)
         sentence = _sentence_at(old, m.start())
         if _negation_count([t.lower() for t in tokens(sentence)]) != _negation_count(toks_t):
             return False
-        subject = {w for w in subject_of(sentence) if _object_word(w) or w in _OTHERS}
-        if not subject <= set(toks_t):
-            return False
+        # (whose value it is: of a change report, the statement it changed says, "My doctor raised my
+        # metformin to 1000 mg" changed "I take metformin 500 mg")
+        givers = [g for g in (_sentence_at(x, q.start()) for x in also for q in _QUANTITY.finditer(x)
+                              if q.group(2).lower() == u)
+                  if any(obj == o for _v, _u, obj in _quantity_objects(g))]
+        for giver in givers or [sentence]:
+            subject = {w for w in subject_of(giver) if _object_word(w) or w in _OTHERS}
+            if not subject <= set(toks_t):
+                return False
     words = _content_stems([w for w in toks_t if w not in ACKNOWLEDGEMENTS and w not in _PARTIES])
-    return words <= _content_stems(toks_o) | _content_stems([t.lower() for t in tokens(new)])
+    return words <= _content_stems(toks_o) | _content_stems(toks_also) | _content_stems([t.lower() for t in tokens(new)])

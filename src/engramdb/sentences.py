@@ -20,7 +20,9 @@ import re
 
 from sentencex import segment
 
-__all__ = ["split_sentences", "prose_sentences", "is_code_line", "sentence_starts", "several_sentences",
+from .speakers import LABEL
+
+__all__ = ["quotes", "split_sentences", "prose_sentences", "is_code_line", "sentence_starts", "several_sentences",
            "several_claims", "CLAUSE_CUT", "IMPERATIVE_VERBS"]
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -87,6 +89,15 @@ def sentence_starts(line: str) -> list[int]:
             out.append(at)
         cursor = at + len(sent)
     return out
+
+
+def quotes(text: str, source: str) -> bool:
+    """Whether ``text`` holds a sentence of ``source`` (its body after a "Speaker: " label,
+    :data:`engramdb.speakers.LABEL`, of three words or more) word for word, as an extractive
+    summary holds its turns' sentences (a session summary of ``consolidate`` quoting a turn)."""
+    label = LABEL.match(source)
+    body = source[label.end():] if label else source
+    return any(len(x.split()) >= 3 and x in text for x in split_sentences(body))
 
 
 def split_sentences(text: str) -> list[str]:

@@ -300,7 +300,7 @@ def _standing_slot(text: str, who: str) -> tuple[str, str, str] | None:
 
 
 #: The slot attribute of each relation of :mod:`engramdb.standing`.
-_STANDING_ATTRIBUTES = {"home": "home_city", "employer": "employer"}
+_STANDING_ATTRIBUTES = {"home": "home_city", "employer": "employer", "name": "name"}
 
 
 def _clauses(text: str) -> list[str]:

@@ -1,6 +1,11 @@
 """The speaker's standing relations, read from one statement: where they live (``"home"``: "I
-live in Boston", "I'm based in Berlin", "I moved to Seattle") and whom they work for
-(``"employer"``: "I work at Google", "I started a new job at Stripe").
+live in Boston", "I'm based in Berlin", "I moved to Seattle"), whom they work for
+(``"employer"``: "I work at Google", "I started a new job at Stripe") and their own name
+(``"name"``: "Hi, I'm Dana.", "My name is Priya Rao", "Please call me Dee", "I go by Sam",
+"I changed my name to Robin Hale"; a person's name of at most four capitalised words, no
+nationality, faith or common word, "I'm Canadian", "I'm OK!", no possessive, "I'm Dana's mom",
+and after "I'm" nothing but its end, punctuation or "and", "from", "here" ...: not "I'm Apple
+certified").
 
 Rule-based, no model, like :mod:`engramdb.changes`, which asks this module for a change report
 of either relation: "I moved to Seattle last month." changes "I live in Boston." in other
@@ -153,22 +158,53 @@ _VERBS = {
          rf"\b(?:(?:our|my){_S}(?:[\w-]+{_S}){{0,2}}(?:{_COLLEAGUES})|we(?:{_S}all)?)"
          rf"{_S}(?:\w+{_S})?here{_S}at{_S}NAME"),
     ),
+    "name": (
+        (("my name", "my first name", "my full name", "my real name"), False,
+         rf"\bmy{_S}(?:(?:first|full|real|given){_S})?name(?:{_S}is|['’]s){_S}PERSON"),
+        (("i'm ", "i’m ", "i am "), False, rf"\b(?:i'm|i’m|i{_S}am){_S}PERSON"),
+        (("call me",), False, rf"\b(?:(?:please|just|you{_S}can|feel{_S}free{_S}to){_S})?call{_S}me{_S}PERSON"),
+        (("go by",), False, rf"\bi{_S}go{_S}by{_S}PERSON"),
+        (("changed my name", "my new name"), True,
+         rf"\b(?:(?:legally{_S})?changed{_S}my{_S}name{_S}to|my{_S}new{_S}name{_S}is){_S}PERSON"),
+    ),
 }
 #: Patterns whose words say whose it is ("my home is in", "I'm a nurse at", "my new job at"):
 #: no subject is asked of their clause.
-_OWNED = re.compile(r"^(?:my|our|i'm|i’m|i\s+am|we're|we\s+are|new)\b", re.I)
+_OWNED = re.compile(r"^(?:my|our|i'm|i’m|i\s+am|we're|we\s+are|new|please|just|you\s+can|feel|call\s+me|"
+                    r"i\s+go\s+by|changed|legally)\b", re.I)
 #: Of those, the ones that need "my" before them, or nothing ("New job at Dropbox!", not "My
 #: wife's new job at Stripe").
 _MINE_BEFORE = re.compile(r"^new\b", re.I)
-_PATTERNS = [(relation, cues, change, re.compile(p.replace("NAME", _NAME), re.I))
+#: A person's name: as a place's, without a comma inside ("I'm Dana, nice to meet you").
+_PERSON = _NAME.replace(",?", "")
+_PATTERNS = [(relation, cues, change, re.compile(p.replace("NAME", _NAME).replace("PERSON", _PERSON), re.I))
              for relation, ps in _VERBS.items() for cues, change, p in ps]
 #: The first test of every text, on the set of its words (one regex of the patterns' words took
 #: 11 us a text, a substring test of each 6 us): a word of some pattern, or for "I'm a <role>
 #: at", a word of each of the two sets.
 _GATE = frozenset("live living reside residing resident residents based settled moved relocated work working "
                   "employed job position role offer hired joined started home house apartment flat condo place employer "
-                  "company here".split())
+                  "company here name name's".split())
 _ROLE_GATE = (frozenset("i'm i’m am".split()), frozenset("at for with".split()))
+#: The speaker's own name ("Hi, I'm Dana.", "Call me Dee", "I go by Sam"): what passes the gate
+#: besides its words (a capital after the phrase, in the text as written).
+_NAME_GATE = re.compile(r"(?:\b[Ii](?:['’]m|\s+am)|\b[Cc]all\s+me|\bgo\s+by)\s+(?-i:[^\W\d_a-z])")
+#: What may follow the speaker's name after "I'm" ("I'm Dana.", "I'm Dana, a nurse", "I'm Dana
+#: and ...", "I'm Dana from Leeds"), not more words of another reading ("I'm Apple certified").
+_IM = re.compile(r"i(?:['’]m|\s+am)\b", re.I)
+_AFTER_NAME = re.compile(r"\s*(?:$|[^\w\s'’-]|[-–—]\s)|\s+(?:and|but|from|here|btw|by|again|now|too)\b", re.I)
+#: Capitalised words after "I'm" that name no person: nationalities, faiths, politics and words
+#: written in capitals for emphasis ("I'm Canadian", "I'm Catholic", "I'm Back!").
+_NO_PERSON = frozenset(
+    "american canadian mexican british english scottish welsh irish french german dutch swiss italian spanish "
+    "portuguese greek polish russian ukrainian swedish norwegian danish finnish chinese japanese korean thai "
+    "vietnamese filipino indian pakistani bangladeshi iranian iraqi israeli turkish egyptian nigerian kenyan "
+    "african asian european australian brazilian argentinian colombian peruvian chilean cuban latino latina "
+    "latinx hispanic black white native jewish muslim christian catholic protestant mormon hindu buddhist sikh "
+    "atheist agnostic democrat republican liberal conservative libertarian independent vegan vegetarian gen "
+    "ok okay fine good great sorry back here home done ready in out so not just really very still also "
+    "happy glad sure tired busy new old free off on up down there thanks thank yes no hi hello hey "
+    "the a an it this that".split())
 #: Words that may stand between the speaker and the verb ("I have just moved to", "we're now based in").
 _FILLERS = frozenset("am are have has 've 'm 're just recently finally now currently still actually "
                      "officially already eventually since then been got".split())
@@ -221,13 +257,15 @@ def _name(text: str | None, relation: str = "home") -> tuple[str, ...] | None:
         bare = w.strip(",")
         if bare[:1].isupper() or (words and bare.lower() in _JOINERS):
             words.append(bare)
-            if w.endswith(",") and words and not bare[:1].isupper():
-                break
+            if w.endswith(",") and words and (not bare[:1].isupper() or relation == "name"):
+                break   # ("Portland, Oregon" is one place; "I'm Dana, Nice to meet you" one name)
         else:
             break
     while words and words[-1].lower() in _JOINERS:
         words.pop()
     if not words:
+        return None
+    if relation == "name" and not _a_persons(words):
         return None
     out = []
     for w in words:
@@ -236,6 +274,19 @@ def _name(text: str | None, relation: str = "home") -> tuple[str, ...] | None:
             w = w.rstrip(".")
         out.append(re.sub(r"['’]s$", "", w))
     return None if names_no_place(out, relation) else tuple(out)
+
+
+def _a_persons(words: list[str]) -> bool:
+    """Whether ``words`` (a capitalised run as written) may be a person's name: at most four
+    words, no digit, no possessive, none written in capitals alone ("OK", "ADHD"), and a first
+    word that is no nationality, faith, word of politics or common word (:data:`_NO_PERSON`)
+    nor a day or month ("I'm Canadian", "Call me Tuesday")."""
+    if len(words) > 4 or any(c.isdigit() for w in words for c in w):
+        return False
+    if any(len(w) > 1 and w.isupper() for w in words) or re.search(r"['’]s$", words[-1]):
+        return False
+    first = words[0].lower().rstrip(".")
+    return first not in _NO_PERSON and first not in CALENDAR_WORDS
 
 
 #: A clock time as one word or two ("7pm", "10:30", "7 pm", "noon"): what a meeting, not a home,
@@ -350,7 +401,8 @@ def standings(text: str) -> tuple[Standing, ...]:
     """
     low = text.lower()
     words = set(low.split())
-    if _GATE.isdisjoint(words) and (_ROLE_GATE[0].isdisjoint(words) or _ROLE_GATE[1].isdisjoint(words)):
+    if (_GATE.isdisjoint(words) and (_ROLE_GATE[0].isdisjoint(words) or _ROLE_GATE[1].isdisjoint(words))
+            and _NAME_GATE.search(text) is None):
         return ()
     spaced = low.replace("\xa0", " ")
     if not any(c in spaced for _r, cues, _c, _p in _PATTERNS for c in cues):
@@ -406,6 +458,8 @@ def standings(text: str) -> tuple[Standing, ...]:
                 role = m.groupdict().get("role")
                 if not _role(role):
                     continue
+                if relation == "name" and _IM.match(m.group(0)) and not _AFTER_NAME.match(body, m.end()):
+                    continue   # ("I'm Apple certified"; not "I go by Sam these days")
                 skip = m.re.groupindex.get("role")
                 names = [g for i, g in enumerate(m.groups(), 1) if g is not None and i != skip]
                 value = _name(names[-1], relation) if names else None
@@ -444,15 +498,15 @@ def standing(text: str) -> Standing | None:
 
 #: The bit of each relation in :func:`standing_bits` (``Columns.standing``): stated, as
 #: :func:`standings` reads it; and maybe stated, as :func:`may_state` reads it.
-STANDING_BITS = {"home": 1, "employer": 2}
-MAY_STATE_BITS = {"home": 4, "employer": 8}
+STANDING_BITS = {"home": 1, "employer": 2, "name": 16}
+MAY_STATE_BITS = {"home": 4, "employer": 8, "name": 32}
 
 
 def standing_bits(text: str) -> int:
     """The relations ``text`` states (:func:`standings`) as bits of :data:`STANDING_BITS` (1
-    home, 2 employer), and those it may state, read loosely (:func:`may_state`), as bits of
-    :data:`MAY_STATE_BITS` (4 home, 8 employer): 0 for none, 15 for both of both ("I live in
-    Boston and work at Acme."). What the column ``Columns.standing`` holds, so that recall finds
+    home, 2 employer, 16 name), and those it may state, read loosely (:func:`may_state`), as bits
+    of :data:`MAY_STATE_BITS` (4 home, 8 employer, 32 name): 0 for none, 63 for all ("I'm Dana, I
+    live in Boston and work at Acme."). What the column ``Columns.standing`` holds, so that recall finds
     every statement of a relation, whatever its words ("I'm a nurse at Mass General." holds none
     of the relation's words), and knows when no memory may say it."""
     bits = 0
@@ -469,7 +523,8 @@ def standing_bits(text: str) -> int:
 STANDING_WORDS = {"home": tuple(dict.fromkeys(tokenize("live living reside residing based settled moved relocated "
                                                       "resident home house apartment"))),
                   "employer": tuple(dict.fromkeys(tokenize("work working employed employer company job position role "
-                                                          "offer hired joined")))}
+                                                          "offer hired joined"))),
+                  "name": tuple(dict.fromkeys(tokenize("name call")))}
 
 
 #: A question that asks for the speaker's home or employer now ("where do I live?", "what city
@@ -486,6 +541,10 @@ _ASKS_FOR = {
                            r"|\b(?:my|our)\s+(?:(?:old|previous|former|new)\s+)?(?:employer|company|job|workplace)\b"
                            r"|\bwho\s+(?:employs|hired)\s+(?:me|us)\b",
                            re.I),
+    "name": re.compile(r"\bwhat(?:['’]s|\s+is)?\s+my\s+(?:(?:first|full|real|given)\s+)?name\b"
+                       r"|\bwho\s+am\s+i\s*(?:\?|$)|\bwhat\s+(?:do|will)\s+you\s+call\s+me\b"
+                       r"|\b(?:do|can)\s+you\s+(?:know|remember|recall|tell\s+me)\s+my\s+name\b"
+                       r"|\bwhat\s+name\s+do\s+i\s+go\s+by\b|^\W*(?:my\s+name|name)\s*\?", re.I),
 }
 _ASKS_PAST = re.compile(r"\b(?:did|didn't|was|were|used|before|ever|previously|formerly|earlier|ago|first|originally|"
                         r"grew|old|how\s+long)\b", re.I)
@@ -500,8 +559,8 @@ _ASKS_WISH = re.compile(r"\b(?:would|wanna|want|wants|wanted|wish|hope|plan|plan
 
 
 def asked_standing(question: str, *, past: bool = False) -> frozenset[str]:
-    """The relations ("home", "employer") whose current value ``question`` asks for ("where do I
-    live?": {"home"}); empty for a question about the past ("where did I live before?",
+    """The relations ("home", "employer", "name") whose current value ``question`` asks for ("where
+    do I live?": {"home"}; "what's my name?", "who am I?": {"name"}); empty for a question about the past ("where did I live before?",
     "did I ever work at Google?"), a wish or supposition ("where would I like to live?", "where
     would I live if I got the job?") or about someone else. With ``past=True`` the value at a past
     time the caller has found in the question ("where did I live in March?": {"home"}; not a stay
@@ -525,7 +584,8 @@ def asked_standing(question: str, *, past: bool = False) -> frozenset[str]:
 #: do I live in?"), not for a job ("what's my job?": "I'm a nurse." answers it), an address, a
 #: hometown or a stay ("where am I staying?"): the form :func:`asks_for_place` accepts.
 _ASKS_PLACE = {"home": re.compile(r"\b(?:where|city|town|country)\b", re.I),
-               "employer": re.compile(r"\b(?:where|employer|employs|employed|company|firm)\b", re.I)}
+               "employer": re.compile(r"\b(?:where|employer|employs|employed|company|firm)\b", re.I),
+               "name": re.compile(r"\b(?:name|who|call)\b", re.I)}
 _NOT_PLACE = re.compile(r"\b(?:stay|stayed|staying|address|hometown|job|jobs|role|position|title)\b", re.I)
 #: What a text may state of each relation, read loosely (its words, then within two words a
 #: preposition and a word: "I work full-time at Acme", "i live in berlin", "I've been at Google for
@@ -545,12 +605,16 @@ _MAY_STATE = {
                            r"\b(?:employer|company|workplace)\s+is\s+\w|\bself-employed\b|\bfreelanc|\bunemployed\b|"
                            r"\bretired\b|\buser\s+(?:is|was|has\s+been)\s+(?:[\w-]+\s+){0,3}(?:at|for|with|by)\s+\w",
                            re.I),
+    "name": re.compile(r"\bmy\s+(?:[\w-]+\s+)?name\b|\b(?:call|called)\s+me\b|\bgo\s+by\b|\bname\s+is\b|"
+                       r"\b(?:i'm|i’m|im|i\s+am|this\s+is)\s+(?-i:[^\W\d_a-z])|(?-i:^\W*[^\W\d_a-z]\w+\s+here\b)",
+                       re.I),
 }
 #: A place named after "at", "for", "with" (where one may work: "my first week at Leeds General
 #: Infirmary", "I nurse on the cardiac ward at St. Mary's") or after "in", "from", "near" (where one
 #: may live: "a flat in Leeds"), as a capitalised word that names no month or weekday ("in May").
 _NAMED = {"employer": re.compile(r"\b(?:at|for|with)\s+(?:the\s+)?(?P<n>[A-Z][\w'’&.-]*)"),
-          "home": re.compile(r"\b(?:in|from|near)\s+(?:the\s+)?(?P<n>[A-Z][\w'’&.-]*)")}
+          "home": re.compile(r"\b(?:in|from|near)\s+(?:the\s+)?(?P<n>[A-Z][\w'’&.-]*)"),
+          "name": re.compile(r"(?!x)x")}   # (a name after no preposition: the pattern reads it)
 #: Whose statement a sentence is: the speaker's ("I", "we", "my", a chat label's "user") and not
 #: another person's ("My sister works at Google.").
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i’m|im|i've|i’ve|ive|i'd|we|we're|we’re|we've|our|my|me|us|user)\b", re.I)
@@ -593,7 +657,8 @@ _ONLY_WORDS = frozenset(
     "in at for to from of a an the by currently current now these days today nowadays presently "
     "right moment still live lives living based staying reside residing city town country state place "
     "neighborhood neighbourhood home address hometown work works working employed employer employs company "
-    "firm job workplace hired old previous former new before earlier prior previously formerly originally".split())
+    "firm job workplace hired old previous former new before earlier prior previously formerly originally "
+    "name name's names first full real given call you know remember recall tell go by again".split())
 _QUESTION_WORD = re.compile(r"[\w'’]+")
 _DOES = re.compile(r"\b(?:do|does|did)\s+(?:i|we)\s+(?:\w+\s+)?do\b", re.I)
 

@@ -292,11 +292,13 @@ def crash(engine, saved: Iterable[str] = ()) -> None:
 _SNAPSHOTS = {"columns": "cols", "keyword": "kw"}
 
 
-def damage_snapshot(engine, name: str, *, array: str | None = None) -> None:
+def damage_snapshot(engine, name: str, *, array: str | None = None, meta_key: str | None = None) -> None:
     """Damage the saved ``name`` snapshot (``"columns"`` or ``"keyword"``) in LMDB: drop it
-    whole (``array`` None), or delete its array ``array`` (as a snapshot written before that
-    column existed lacks it). The engine will not save that snapshot again before it closes, so
-    the next open must detect the damage and rebuild from the records. Returns None.
+    whole (``array`` and ``meta_key`` None), delete its array ``array`` (as a snapshot written
+    before that column existed lacks it), or delete the key ``meta_key`` of its meta (as one
+    written before that key existed: the columns' ``"text_rules"``). The engine will not save
+    that snapshot again before it closes, so the next open must detect the damage and rebuild
+    from the records. Returns None.
     """
     if name not in _SNAPSHOTS:
         raise ValueError(f"name: expected one of {sorted(_SNAPSHOTS)}, got {name!r}")
@@ -304,9 +306,14 @@ def damage_snapshot(engine, name: str, *, array: str | None = None) -> None:
     store = state.store
     with store.write(f"damaging the {name} snapshot") as txn:
         db = store.dbs[_SNAPSHOTS[name]]
-        if array is None:
+        if meta_key is not None:
+            meta = msgpack.unpackb(txn.get(b"meta", db=db) or msgpack.packb({}), raw=False)
+            if meta.pop(meta_key, None) is None:
+                raise ValueError(f"the {name} snapshot's meta holds no key {meta_key!r}")
+            txn.put(b"meta", msgpack.packb(meta, use_bin_type=True), db=db)
+        if array is None and meta_key is None:
             txn.drop(db, delete=False)
-        elif not txn.delete(array.encode(), db=db):
+        elif array is not None and not txn.delete(array.encode(), db=db):
             raise ValueError(f"the {name} snapshot holds no array {array!r}")
     if name == "columns":
         state.cols_gen = state.mem_gen

@@ -54,11 +54,11 @@ import numpy as np
 from ..changes import asked_measures, asked_sorts, changed_clauses, only_value_changed, shares_value
 from ..chatter import CONTENT_FREE, QUESTION, content_free
 from ..kernels import registry
-from ..speakers import LABEL, named_speaker
+from ..speakers import named_speaker
 from ..standing import asks_only_standing, standings
 from ..swaps import replaced_sentences
 from ..temporal import said_after
-from ..sentences import split_sentences
+from ..sentences import quotes
 from ..timeref import past_end, window_masks
 from ..graph.csr import CSRGraph
 from ..index.tokens import tokenize
@@ -217,15 +217,6 @@ def _quotes_a_change(state, csr: CSRGraph, nodes: np.ndarray) -> bool:
     return bool(quoting) and not quoting.keys().isdisjoint(nodes.tolist())
 
 
-def _quotes(text: str, source: str) -> bool:
-    """Whether ``text`` holds a sentence of ``source`` (its body after a "Speaker: " label,
-    :data:`engramdb.speakers.LABEL`, of three words or more) word for word, as an extractive
-    summary holds its turns' sentences."""
-    label = LABEL.match(source)
-    body = source[label.end():] if label else source
-    return any(len(x.split()) >= 3 and x in text for x in split_sentences(body))
-
-
 def touched_rows(state, csr: CSRGraph, nodes: np.ndarray) -> np.ndarray:
     """The positions in ``nodes`` (int64 nids, shape (n,)) of those a ``contradicts`` edge
     touches (:func:`contradicts_nodes`), ascending: one gather from the cached mask, O(n)."""
@@ -351,14 +342,15 @@ def _held_in_windows(state, csr: CSRGraph, nodes: np.ndarray, windows: list, fil
 #: A question for the value a change replaced ("when was standup before it moved?", "what was my
 #: old address?", "where did I live previously?", "where did I work before Stripe?", "what did we
 #: use before uv?", "what dose did I start on?"; not "what do I take before breakfast?": "before" a
-#: routine's moment is a time of day).
+#: routine's moment is a time of day; nor "When do I start at Globex?": a start where a name
+#: follows is the new value's).
 _ASKS_BEFORE = re.compile(
     r"\b(?:before(?=\W*$|\s+(?:(?-i:[A-Z])|(?:it|the|that|this|my|our|your|his|her|their|its|i|we|you|he|she|they|"
     r"then|now|moving|switching|changing|starting|getting|going)\b)|\s+(?!(?:breakfast|lunch|dinner|supper|brunch|"
     r"bed|bedtime|sleep|sleeping|work|school|class|meals?|eating|food|running|exercise|workouts?|training|meetings?|"
     r"noon|midnight|dawn|sunrise|sunset|church|shifts?|practice)\b)[a-z][\w.+-]*\W*$)|previously|formerly|"
     r"originally|used\s+to|at\s+first|old|earlier|prior|initial(?:ly)?|to\s+begin\s+with|"
-    r"(?:did|do)\s+(?:i|we)\s+start(?:\s+out)?\s+(?:on|with|at)\b)\b", re.I)
+    r"(?:did|do)\s+(?:i|we)\s+start(?:\s+out)?\s+(?:on|with|at)(?=\W*$|\s*,))\b", re.I)
 
 
 
@@ -539,10 +531,10 @@ def _quoted_pairs(ctx: RecallContext, row_of: dict[int, int], is_cand: np.ndarra
             zip(nodes, ctx.state.records(nodes, "reading memories a summary quotes"))}
     stand_in: dict[tuple[int, int], tuple[int, int]] = {}
     for n, x, ys in sorted(found):
-        if not _quotes(text[n], text[x]):
+        if not quotes(text[n], text[x]):
             continue
         for y in ys:
-            if _quotes(text[n], text[y]):
+            if quotes(text[n], text[y]):
                 continue
             i, j = row_of[n], row_of[y]
             if vf[y] <= now:

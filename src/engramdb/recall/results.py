@@ -281,10 +281,11 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
 
 
 #: What an ``unstated`` gap says the store does not hold, per relation of :mod:`engramdb.standing`.
-_UNSTATED = {"home": "where the user lives", "employer": "where the user works"}
+_UNSTATED = {"home": "where the user lives", "employer": "where the user works", "name": "the user's name"}
 #: The slot attributes that hold each relation (a caller's ``slot=("user", "employer", "Acme")``).
 _SLOT_ATTRIBUTES = {"home": frozenset({"home_city", "home", "city", "address", "hometown"}),
-                    "employer": frozenset({"employer", "company", "workplace", "job", "work"})}
+                    "employer": frozenset({"employer", "company", "workplace", "job", "work"}),
+                    "name": frozenset({"name", "first_name", "full_name", "nickname"})}
 
 
 def _unstated(ctx: RecallContext, hits: list[Hit], best: float | None) -> list[Gap]:

@@ -15,7 +15,14 @@ from ..types import MemoryKind, MemoryState, _STATE_CODES
 
 _ARCHIVED = _STATE_CODES[MemoryState.ARCHIVED]
 
-__all__ = ["Columns", "IdColumn", "TextColumns", "text_columns"]
+__all__ = ["Columns", "IdColumn", "TEXT_RULES", "TextColumns", "text_columns"]
+
+#: The version of the rules :func:`text_columns` reads a text by, saved with the column snapshot:
+#: a snapshot saved under another (or none: 1) is read again from the records on the next open,
+#: so a column the rules now fill differently is never read stale (2: the speaker's name, a
+#: standing relation; "what is my name?" in a store written before found no statement of it and
+#: said "no memory says the user's name").
+TEXT_RULES = 2
 
 
 class TextColumns(NamedTuple):
@@ -155,7 +162,7 @@ class Columns:
         recall does not lift it by spreading activation, :mod:`engramdb.recall.activation`).
     standing : ndarray of uint8
         The speaker's standing relations the text states (:func:`engramdb.standing.standing_bits`:
-        1 home, 2 employer; and 4, 8 for those it may state, read loosely): recall reads every
+        1 home, 2 employer, 16 name; and 4, 8, 32 for those it may state, read loosely): recall reads every
         statement of the relation a question asks for ("where do I work?") from it, whatever its
         words, and says when no memory may state it (an ``unstated`` gap). A store written before
         the column reads it from its records on the first open.

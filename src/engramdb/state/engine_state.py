@@ -34,7 +34,7 @@ from ..store.lmdb_store import SCHEMA_VERSION, LmdbStore, shred
 from ..slots import SLOT_PREFIX
 from ..types import _STATE_CODES, MemoryState, Relation
 from ..validate import utc_text
-from .columns import Columns
+from .columns import TEXT_RULES, Columns
 from .namespace import Namespace
 from .record_cache import RecordCache
 from .subject_hints import SubjectHints
@@ -285,6 +285,9 @@ class EngineState:
                 cols = None
                 self.outdated.append("column")
             from_snapshot = False
+            if cols is not None and cols[1].get("text_rules", 1) != TEXT_RULES:
+                cols = None   # saved under other text rules (columns.TEXT_RULES): decode the records
+                self.outdated.append("column")
             if (cols is not None and cols[1].get("mem_gen") == self.mem_gen and len(cols[0]["ns"]) == self.next_nid
                     and columns_snapshot_ok(cols[0], self.next_nid)):
                 try:
@@ -418,7 +421,8 @@ class EngineState:
         store = self.store
         if self.cols_gen != self.mem_gen:
             with store.write("saving the column snapshot") as txn:
-                store.save_arrays(txn, "cols", self.cols.snapshot(list(self.codes)), {"mem_gen": self.mem_gen})
+                store.save_arrays(txn, "cols", self.cols.snapshot(list(self.codes)),
+                                  {"mem_gen": self.mem_gen, "text_rules": TEXT_RULES})
             self.cols_gen = self.mem_gen
         os.makedirs(self.index_dir, mode=0o700, exist_ok=True)
         for name in sorted(self.spaces):

@@ -68,7 +68,7 @@ def columns_snapshot_ok(a: dict[str, np.ndarray], n: int) -> bool:
     return bool(a["ns"].min() >= 0 and a["ns"].max() < n_names
                 and a["kind"].max() < len(MemoryKind) and a["state"].max() < len(STATE_BY_CODE)
                 and a["alive"].view(np.uint8).max() <= 1 and a["speech_act"].max() <= 2
-                and a["standing"].max() <= 15
+                and a["standing"].max() <= 63
                 and a["head"].min() >= 0 and a["head"].max() < n
                 and a["speaker"].min() >= 0 and a["speaker"].max() < n_speakers
                 and finite(a["s0"]) and a["t0"].min() > -np.inf

@@ -29,7 +29,7 @@ from ..timeref import resolve_time_refs
 from ..changes import change_report, changes_value, gives_value, named_stems, word_stems
 from ..handovers import handover_report
 from ..swaps import swap_report
-from ..standing import STANDING_WORDS, refines_standing, standings
+from ..standing import STANDING_BITS, STANDING_WORDS, refines_standing, standings
 from ..starts import change_start
 from ..facts import conflict_many, fact_signature, frames_a_value, restates, subject_key, subject_of
 from ..index.keyword import term_counts
@@ -819,18 +819,24 @@ STANDING_CANDIDATES = 32
 
 def _earlier_standing(unit: WriteUnit, p: Prepared, stored: dict[int, dict | None],
                       max_words: int) -> list[tuple[int, str]]:
-    """Stored active statements of the namespace of ``p`` that give the speaker's home or
-    employer, as ``p`` does (:func:`engramdb.standing.standings`), found by those relations'
-    words in the keyword index (the best :data:`STANDING_CANDIDATES` by BM25), newest first:
-    (nid, text); a read record is kept in ``stored``."""
+    """Stored active statements of the namespace of ``p`` that give the speaker's home, employer
+    or name, as ``p`` does (:func:`engramdb.standing.standings`), found by those relations'
+    words in the keyword index (the best :data:`STANDING_CANDIDATES` by BM25) and by the column
+    of the statements the write path read (``Columns.standing``, the latest
+    :data:`STANDING_CANDIDATES` of the namespace: "I'm Dana." and "I'm a nurse at Mass General."
+    hold none of the relation's words), newest first: (nid, text); a read record is kept in
+    ``stored``."""
     relations = {s.relation for s in standings(p.text)}
     sp = unit.state.space(p.namespace)
     if not relations or sp is None or sp.keyword is None:
         return []
     words = {w: 1.0 for rel in relations for w in STANDING_WORDS[rel]}
     nids, _scores = sp.keyword.search_terms(words, STANDING_CANDIDATES)
+    cols = unit.state.cols
+    stated = np.flatnonzero(cols.standing[: cols.n] & sum(STANDING_BITS[rel] for rel in relations))
+    stated = stated[cols.ns[stated] == sp.code][-STANDING_CANDIDATES:]
     out = []
-    for lab in sorted(nids.tolist(), reverse=True):
+    for lab in sorted(set(nids.tolist()) | set(stated.tolist()), reverse=True):
         got = _earlier_statement(unit, lab, {}, stored, max_words)
         if got is not None and relations & {s.relation for s in standings(got[0])}:
             out.append((lab, got[0]))
@@ -1027,7 +1033,11 @@ def _echoes(unit: WriteUnit, near: Near, changed: list[tuple[int, str, float, in
     cannot read; recall puts the later memory first, with a warning). The echoes looked at are
     the near neighbours of the two memories that are new, and the new memories that have one of
     the two among their near neighbours (whichever of them was stored first); of the changes of
-    one statement, the last one's.
+    one statement, the last one's. When the earlier statement is itself a change report, an echo
+    may repeat the words of what that report changed too ("Got it: metformin 1000 mg each
+    morning." after "I take metformin 500 mg every morning." and "My doctor raised my metformin
+    to 1000 mg.", once "... lowered my metformin to 750 mg"): those statements are read, from
+    this write and from the ``contradicts`` and ``supersedes`` edges stored.
 
     Parameters
     ----------
@@ -1047,7 +1057,11 @@ def _echoes(unit: WriteUnit, near: Near, changed: list[tuple[int, str, float, in
     for entry in changed:
         if entry[3] not in latest or entry[2] > latest[entry[3]][2]:
             latest[entry[3]] = entry
+    before_of: dict[int, list[str]] = {}   # a statement changed in this write -> what it changed
+    for entry in changed:
+        before_of.setdefault(entry[0], []).append(entry[4])
     for later, later_text, later_from, old_lab, old_text in latest.values():
+        also = tuple(before_of.get(old_lab, ())) + _changed_before(unit, old_lab, by_nid, stored, max_words)
         near_to = set(near_by.get(later, ())) | set(near_by.get(old_lab, ()))   # new memories near either
         for nid in (later, old_lab):
             row = row_of.get(nid)
@@ -1061,10 +1075,28 @@ def _echoes(unit: WriteUnit, near: Near, changed: list[tuple[int, str, float, in
             if got is None:
                 continue
             text, valid_from = got
-            if valid_from < later_from and restates(text, old_text, later_text):
+            if valid_from < later_from and restates(text, old_text, later_text, also):
                 linked.add((later, lab))
                 edges.append((later, lab, Relation.CONTRADICTS.code, 1.0))
     return edges
+
+
+def _changed_before(unit: WriteUnit, lab: int, by_nid: dict[int, Prepared], stored: dict[int, dict | None],
+                    max_words: int) -> tuple[str, ...]:
+    """The texts of the stored memories that memory ``lab`` changed: joined to it by a stored
+    ``contradicts`` or ``supersedes`` edge and valid before it (a report's earlier statement)."""
+    csr = unit.state.csr()
+    if lab >= csr.n_nodes:
+        return ()
+    vf = unit.state.cols.valid_from
+    out = []
+    for code in (Relation.CONTRADICTS.code, Relation.SUPERSEDES.code):
+        for y in csr.related(lab, code).tolist():
+            if y != lab and y < len(vf) and _temporal.said_after(vf[lab], lab, vf[y], y):
+                rec = stored[y] if y in stored else stored.setdefault(y, unit.record(y))
+                if rec is not None:
+                    out.append(rec["text"])
+    return tuple(out)
 
 
 #: The sentences of a text (:func:`engramdb.sentences.several_sentences`), None for one; cached.

@@ -1,0 +1,162 @@
+"""The speaker's own name, a standing relation like the home and the employer (engramdb.standing):
+"what is my name?" shares no word with "Hi, I'm Dana." (the hashing embedder did not find it
+at all, and "What's the best way to keep my dog cool?" ranked first); a later name ("Please
+call me Dee from now on") is linked contradicts and answers; a store that never says the name
+gives an ``unstated`` gap. And the write path finds an earlier statement of a relation without
+the relation's words ("I'm a nurse at Mass General." for "I started a new job at Dell.") among
+any number of other memories."""
+from __future__ import annotations
+
+import pytest
+
+import engramdb
+from engramdb.standing import Standing, asked_standing, asks_only_standing, standings
+
+T0 = 1_700_000_000.0
+DAY = 86_400.0
+
+OTHERS = [f"user: I {verb} the {thing} on day {i}." for i, (verb, thing) in enumerate(
+    [("cleaned", "garage"), ("painted", "fence"), ("fixed", "bike"), ("washed", "car"), ("baked", "bread"),
+     ("read", "novel"), ("walked", "dog"), ("watered", "plants"), ("called", "bank"), ("cooked", "dinner"),
+     ("visited", "museum"), ("planted", "roses"), ("sold", "desk"), ("booked", "flights"), ("paid", "bills")], 1)]
+
+
+@pytest.mark.parametrize("text,value", [
+    ("user: Hi! I'm Dana, nice to meet you.", ("dana",)),
+    ("I'm Dana", ("dana",)),
+    ("Hello, I am Priya Rao and I live in Leeds.", ("priya", "rao")),
+    ("My name is Dana Smith.", ("dana", "smith")),
+    ("My name's Priya, nice to meet you.", ("priya",)),
+    ("my first name is Ana.", ("ana",)),
+    ("Please call me Dee.", ("dee",)),
+    ("You can call me Sam!", ("sam",)),
+    ("I go by Sam these days.", ("sam",)),
+    ("I legally changed my name to Robin Hale last month.", ("robin", "hale")),
+    ("I'm Dana, Nice to meet you", ("dana",)),          # a comma ends a person's name
+    ("I'm Dana from Leeds.", ("dana",)),
+    ("Call me Ishmael.", ("ishmael",)),
+])
+def test_a_statement_of_the_speaker_s_name_is_read(text, value):
+    assert [s for s in standings(text) if s.relation == "name"] == [Standing("name", value)]
+
+
+@pytest.mark.parametrize("text", [
+    "I'm Dana's mom.",                      # a possessive: whose the speaker is
+    "My sister's name is Ana.",             # another person's name
+    "My dog's name is Biscuit.",
+    "I'm Canadian.", "I'm Jewish.", "I'm Catholic and vegan.",   # no person's name
+    "I'm OK!", "I'm Sorry", "I'm ADHD, so bear with me.",
+    "I'm Apple certified.",                 # more words of another reading after the name
+    "Don't call me Dana.",                  # negated
+    "Mom will call me Sunday.",             # a day
+    "If I'm Dana, who are you?",            # a condition
+    "Imagine I'm Batman.",                  # a story
+    "assistant: I'm Claude, happy to help.",   # the assistant's words
+    "my name is on the lease",              # no name
+    "In 2015 I changed my name to Robin.",  # history
+    "Am I Dana?",
+])
+def test_what_states_no_name_of_the_speaker(text):
+    assert [s for s in standings(text) if s.relation == "name"] == []
+
+
+@pytest.mark.parametrize("question,asked,only", [
+    ("what is my name?", {"name"}, True),
+    ("What's my name again?", {"name"}, True),
+    ("Who am I?", {"name"}, True),
+    ("Do you remember my name?", {"name"}, True),
+    ("what do you call me?", {"name"}, True),
+    ("what's my full name?", {"name"}, True),
+    ("What is my name on the lease?", {"name"}, False),
+    ("what is my dog's name?", set(), False),
+    ("who am I meeting tomorrow?", set(), False),
+    ("what was my name before?", set(), False),
+    ("Do you know where I live?", {"home"}, True),
+])
+def test_a_question_for_the_speaker_s_name(question, asked, only):
+    assert set(asked_standing(question)) == asked
+    assert set(asks_only_standing(question)) == (asked if only else set())
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_what_is_my_name_is_answered_by_the_introduction(tmp_path, embedder):
+    with engramdb.open(tmp_path / "s", embedder=embedder) as m:
+        m.add_conversation([
+            {"role": "user", "content": "Hi! I'm Dana, nice to meet you.", "created_at": T0},
+            {"role": "assistant", "content": "Nice to meet you, Dana! How can I help?", "created_at": T0 + 5},
+            {"role": "user", "content": "What's the best way to keep my dog cool in summer?", "created_at": T0 + 60},
+            {"role": "assistant", "content": "Walk early and keep water around.", "created_at": T0 + 65},
+            {"role": "user", "content": "My dog is called Biscuit, he is a corgi.", "created_at": T0 + DAY},
+        ], namespace="u")
+        for question in ("what is my name?", "What's my name?", "Who am I?", "Do you remember my name?"):
+            res = m.recall(question, namespace="u", k=3, now=T0 + 2 * DAY, reinforce=False)
+            assert res.hits[0].text == "user: Hi! I'm Dana, nice to meet you.", question
+            assert res.hits[0].relevance == 1.0 and not res.gaps, question
+
+
+def test_a_later_name_answers_and_the_earlier_is_kept_with_a_warning(tmp_path):
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        dana = m.add("user: Hi! I'm Dana, nice to meet you.", created_at=T0)
+        m.add_batch([{"text": t, "created_at": T0 + (i + 1) * 3600} for i, t in enumerate(OTHERS)])
+        dee = m.add("user: Please call me Dee from now on, I never liked my first name.", created_at=T0 + 30 * DAY)
+        assert [e.relation.value for e in m.edges(dee) if dana in (e.source, e.target)] == ["contradicts"]
+        assert m.get(dana).state.value == "active"
+        res = m.recall("what is my name?", k=1, now=T0 + 31 * DAY, reinforce=False)
+        assert [h.id for h in res.hits] == [dee]
+        assert {(w.source, w.target) for w in res.warnings} == {(dee, dana)}
+
+
+def test_a_store_that_never_says_the_name_gives_an_unstated_gap(tmp_path):
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        for i, text in enumerate(["I live in Denver.", "My sister's name is Ana.", "My dog is called Biscuit."]):
+            m.add(f"user: {text}", created_at=T0 + i * 60)
+        res = m.recall("What is my name?", k=3, now=T0 + DAY, reinforce=False)
+        assert [g.detail for g in res.gaps if g.reason == "unstated"] == ["no memory says the user's name"]
+        assert "No memory says the user's name." in m.context("What is my name?", now=T0 + DAY).text
+        m.add("user: My name is Priya Rao.", created_at=T0 + DAY)
+        res = m.recall("What is my name?", k=3, now=T0 + 2 * DAY, reinforce=False)
+        assert res.hits[0].text == "user: My name is Priya Rao." and not res.gaps
+
+
+_THINGS = "course book diet hobby podcast workout garden painting series routine class puzzle blog recipe project".split()
+
+
+@pytest.mark.parametrize("old,new,others", [
+    ("user: I'm a nurse at Mass General.", "user: I started a new job at Dell.",
+     [f"user: I started a new {thing} at the weekend on day {i}." for i, thing in enumerate(_THINGS, 1)]),
+    ("user: Hi, I'm Dana.", "user: My name is Dee now.",
+     [f"user: My {thing} is done now, day {i}." for i, thing in enumerate(_THINGS, 1)]),
+])
+def test_the_earlier_statement_in_other_words_is_found_among_many_memories(tmp_path, old, new, others):
+    """The earlier statement holds none of the relation's words ("work", "job", "name"): the
+    column of the statements the write path read finds it, not the keyword index; fifteen other
+    memories worded like the new one keep it out of the new one's nearest neighbours."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        a = m.add(old, created_at=T0)
+        m.add_batch([{"text": t, "created_at": T0 + (i + 1) * 3600} for i, t in enumerate(others)])
+        b = m.add(new, created_at=T0 + 30 * DAY)
+        assert [e.relation.value for e in m.edges(b) if a in (e.source, e.target)] == ["contradicts"]
+
+
+def test_a_column_snapshot_saved_under_older_text_rules_is_read_again_from_the_records(tmp_path):
+    """A store written before the name relation holds no name in its column snapshot: read as
+    it is, "what is my name?" would find no statement and say "no memory says the user's name".
+    A snapshot saved under other rules (or none named: one written before the rules were
+    versioned) is read again from the records, then saved under the current ones."""
+    from engramdb.state.columns import TEXT_RULES
+    from engramdb.testing import cache_status, damage_snapshot, snapshot_arrays
+
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        m.add("user: My commute to work is 30 minutes by train.", created_at=T0)
+        dana = m.add("user: Hi, I'm Dana.", created_at=T0 + 60)
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        assert cache_status(m)["columns"] == "current"
+        assert snapshot_arrays(m, "columns")[1]["text_rules"] == TEXT_RULES
+        damage_snapshot(m, "columns", meta_key="text_rules")   # as a store written before
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        assert cache_status(m)["columns"] == "rebuilt"
+        res = m.recall("What is my name?", k=1, now=T0 + DAY, reinforce=False)
+        assert res.hits[0].id == dana and not res.gaps
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        assert cache_status(m)["columns"] == "current"
+        assert snapshot_arrays(m, "columns")[1]["text_rules"] == TEXT_RULES
