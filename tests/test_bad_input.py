@@ -325,3 +325,18 @@ def test_the_writes_own_checks_name_the_batch_item(tmp_path):
             assert e.value.item_index == 1 and store_digest(mem) == before
         with pytest.raises(errors.InvalidInputError, match=r"^id 'seed' already exists"):
             mem.add("again", id="seed")   # add's one item is the call itself
+
+
+@pytest.mark.parametrize("bad,problem", [({"txt": "hello"}, "unknown memory field(s) ['txt']"),
+                                         ({"text": "   "}, "text: the text is empty")])
+def test_a_bad_admission_candidate_is_named_by_its_index(tmp_path, bad, problem):
+    """helper104: admit_batch said "unknown memory field(s) ['txt']" with no candidate named, where
+    add_batch says "items[2]: ..."."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        eng.add("I live in Boston.", namespace="u")
+        before = eng.stats()["memories"]
+        with pytest.raises(engramdb.EngramError) as err:
+            eng.admit_batch([{"text": "I work at Acme."}, {"text": "My cat is Miso."}, bad], namespace="u")
+        assert str(err.value).startswith("candidates[2]: ") and problem in str(err.value)
+        assert err.value.item_index == 2
+        assert eng.stats()["memories"] == before

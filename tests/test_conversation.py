@@ -1480,3 +1480,26 @@ def test_a_chat_sent_again_returns_the_same_keys(tmp_path):
         again = mem.add_conversation(chat, session="a")
     assert set(again) == set(first)
     assert again["already_stored"] == 2 and again["corrected"] == [] and again["message_ids"] == []
+
+
+@pytest.mark.parametrize("first,again", [(".123Z", "Z"), ("Z", ".456Z")])
+@pytest.mark.parametrize("labelled", [True, False])
+def test_a_chat_sent_again_with_its_times_to_the_second_is_already_stored(tmp_store, first, again, labelled):
+    """helper104: a chat first sent with milliseconds and sent again with its times cut to the
+    second (a chat store that keeps seconds) stored 3 of its 4 messages again: a message's time
+    was compared within a millisecond only."""
+    msgs = [("user", "I adopted a cat named Miso.", "2025-03-01T09:00:00"),
+            ("assistant", "Cute! How old is she?", "2025-03-01T09:00:05"),
+            ("user", "She is three years old.", "2025-03-01T09:01:00"),
+            ("assistant", "Lovely age.", "2025-03-01T09:01:05")]
+    session = {"session": "cat"} if labelled else {}
+    with engramdb.open(tmp_store, embedder="hashing") as eng:
+        eng.add_conversation([{"role": r, "content": c, "created_at": t + first} for r, c, t in msgs], namespace="u",
+                             **session)
+        out = eng.add_conversation([{"role": r, "content": c, "created_at": t + again} for r, c, t in msgs],
+                                   namespace="u", **session)
+        assert out["already_stored"] == 4 and out["message_ids"] == []
+        # the same words a second later or more are another message (a repeated exchange)
+        later = eng.add_conversation([{"role": "user", "content": msgs[0][1], "created_at": "2025-03-01T09:00:01.500Z"}],
+                                     namespace="u", **session)
+        assert later["already_stored"] == 0 and len(later["message_ids"]) == 1

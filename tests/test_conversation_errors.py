@@ -164,3 +164,69 @@ def test_cli_reads_a_chat_file_that_opens_with_a_byte_order_mark(tmp_path, suffi
     with engramdb.open(tmp_path / "s") as eng:
         assert eng.get(eng.query(namespace="u", tags=["user"], limit=5)[0].id, namespace="u").text.startswith(
             "Caroline: I went to the Lisbon")
+
+
+def test_a_dry_run_checks_against_the_store_and_writes_nothing(tmp_path):
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        eng.add("Some stored note about the garden.", id="taken", namespace="u")
+        before = store_digest(eng)
+        got = eng.add_conversation(GOOD, namespace="u", dry_run=True)
+        assert len(got["message_ids"]) == len(GOOD) and got["edges"] == 0 and got["memories"] >= len(GOOD)
+        assert store_digest(eng) == before
+        with pytest.raises(InvalidInputError, match=r"messages\[0\]: id: 'taken' already exists"):
+            eng.add_conversation([{"role": "user", "content": "other words", "id": "taken"}], namespace="u",
+                                 dry_run=True)
+        with pytest.raises(InvalidInputError, match="dry_run must be True or False"):
+            eng.add_conversation(GOOD, namespace="u", dry_run="no")
+        assert store_digest(eng) == before
+        assert eng.add_conversation(GOOD, namespace="u")["message_ids"] == got["message_ids"]
+
+
+def _conversation_lines(*conversations) -> str:
+    return "".join(json.dumps({"messages": c}) + "\n" for c in conversations)
+
+
+@pytest.mark.parametrize("case", ["stored_id", "censored", "one_id_two_messages"])
+def test_cli_a_file_of_several_conversations_that_the_store_refuses_stores_nothing(tmp_path, case):
+    """helper104: a file of OpenAI {"messages": [...]} lines was checked message by message, then
+    stored one conversation at a time, so a refusal only the write finds (an id stored with
+    another text, an absolute censor rule, one id for two messages of the file) came after the
+    first conversation was written. Every conversation is now checked against the store first."""
+    store, path = tmp_path / "s", tmp_path / "ft.jsonl"
+    first = [{"role": "user", "content": "conv A first message about cats"}]
+    second = {"stored_id": [{"role": "user", "content": "conv B other words", "id": "taken"}],
+              "censored": [{"role": "user", "content": "conv B has secretword inside"}],
+              "one_id_two_messages": [{"role": "user", "content": "conv B other words", "id": "mine"}]}[case]
+    if case == "one_id_two_messages":
+        first = [{**first[0], "id": "mine"}]
+    with engramdb.open(store, embedder="hashing") as eng:
+        eng.add("Some stored note about the garden.", id="taken", namespace="u")
+        if case == "censored":
+            eng.censor(pattern="secretword", action="absolute", reason="test")
+    with engramdb.open(store, embedder="hashing") as eng:
+        before = store_digest(eng)
+    path.write_text(_conversation_lines(first, second))
+    res = CliRunner().invoke(main, ["ingest-chat", "--store", str(store), "-n", "u", "--embedder", "hashing", str(path)])
+    assert res.exit_code == 2, res.output
+    assert f"{path}:2" in res.output
+    if case == "one_id_two_messages":
+        assert f"names another message at {path}:1: messages[0]" in res.output
+    with engramdb.open(store, embedder="hashing") as eng:
+        assert store_digest(eng) == before
+
+
+def test_cli_dry_run_stores_nothing_and_says_what_it_would_store(tmp_path):
+    store, path = tmp_path / "s", tmp_path / "ft.jsonl"
+    path.write_text(_conversation_lines(GOOD, [{"role": "user", "content": "conv B about the garden"}]))
+    with engramdb.open(store, embedder="hashing") as eng:
+        eng.add("Some stored note.", namespace="u")
+    with engramdb.open(store, embedder="hashing") as eng:
+        before = store_digest(eng)
+    args = ["ingest-chat", "--store", str(store), "-n", "u", "--embedder", "hashing", str(path)]
+    res = CliRunner().invoke(main, args + ["--dry-run"])
+    assert res.exit_code == 0, res.output
+    assert f"checked: would ingest {len(GOOD) + 1} new messages" in res.output and "nothing stored" in res.output
+    with engramdb.open(store, embedder="hashing") as eng:
+        assert store_digest(eng) == before
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0 and f"ingested {len(GOOD) + 1} new messages" in res.output, res.output

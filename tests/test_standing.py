@@ -7,13 +7,15 @@ after "I live in Boston.") is no conflict, though the two differ in the same wor
 from __future__ import annotations
 
 import doctest
+import re
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import engramdb
 from engramdb import standing as standing_module
 from engramdb.changes import changes_value
-from engramdb.standing import Standing, standing, standings
+from engramdb.standing import Standing, asked_standing, standing, standings
 
 T0 = 1_700_000_000.0
 DAY = 86_400.0
@@ -677,3 +679,34 @@ def test_a_part_of_the_same_city_is_no_change_of_home(new, changes):
     from engramdb.standing import changes_standing
 
     assert changes_standing(new, "I live in Boston.") is changes
+
+
+# helper104: a long first-person text as the question ("context(user's latest message)" with a
+# pasted diary) froze recall: the question reading's regex, wh-word [^?]*? speaker [^?]*? verb,
+# backtracked cubically (12 KB took a minute, 100 KB did not end in ten). It reads the words in
+# one pass now, as the regex read them.
+_IN_ORDER_REFERENCE = {  # the regex form, as a reference on short texts
+    "home": re.compile(r"\b(?:where|what|which)\b[^?]*?\b(?:i|we)\b[^?]*?\b(?:live|living|based|staying|reside)\b", re.I),
+    "employer": re.compile(r"\b(?:where|what|which|who)\b[^?]*?\b(?:i|we)\b[^?]*?\b(?:work|working|employed)\b"
+                           r"(?!\s+(?:on|out)\b)", re.I),
+}
+_QUESTION_WORDS = ("where what which who I i we We live living based work working employed reside on out onto "
+                   "the my sister ? , . I'm we're somewhere").split()
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_QUESTION_WORDS), max_size=14), st.sampled_from([" ", "  ", "\t"]))
+def test_a_question_is_read_in_order_as_the_regex_read_it(words, gap):
+    question = gap.join(words)
+    for relation, pattern in _IN_ORDER_REFERENCE.items():   # (no word of the other forms, of a past or a wish)
+        assert (relation in asked_standing(question)) == (pattern.search(question) is not None), question
+
+
+def test_a_long_text_as_the_question_is_read_in_one_pass(tmp_path):
+    diary = ("Today I told my sister what I thought about the trip. We walked to where we had parked, "
+             "and I wondered which road we took. She asked who I had called. ")
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        home = m.add("user: I live in Boston.", created_at=T0)
+        res = m.recall(diary * 1000 + "Where do I live?", k=3, now=T0 + DAY, reinforce=False)   # 120 KB
+        assert home in [h.id for h in res.hits]
+        assert "No memory" not in m.context(diary * 1000, now=T0 + DAY).text

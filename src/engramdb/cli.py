@@ -12,6 +12,7 @@ import os
 import sys
 import warnings
 from contextlib import contextmanager
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Iterator
 
 import click
@@ -548,18 +549,23 @@ def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
 @click.option("--recorded-at", default=None,
               help="Record time of the messages, for backfilled history: Unix seconds or ISO-8601 "
                    "(default: now; never later). Messages without a created_at happened then.")
+@click.option("--dry-run", is_flag=True,
+              help="Check the file against the store as a write would (ids, censor rules) and store nothing.")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, session_titles, split_roles, split_chars,
-                    max_pieces, keep_roles, protect_roles, no_protect, recorded_at, file):
+                    max_pieces, keep_roles, protect_roles, no_protect, recorded_at, dry_run, file):
     """Ingest a chat: OpenAI-style {"role", "content", "created_at"?, "session"?, "name"?, "id"?} messages,
     JSONL or a JSON list, or OpenAI's {"messages": [...]} layout (one object, or one per line).
 
     A bad message is named by its line in a JSONL file (``chat.jsonl:3: content: is empty; ...``)
     or its index in a JSON list (``chat.json[2]: role: missing; ...``), with the field at fault;
-    nothing is stored then. The summary counts the messages, sessions, pieces of long messages
-    and new entity nodes."""
+    nothing is stored then: every conversation of the file is checked against the store as its
+    write would check it (``add_conversation(dry_run=True)``: an id stored with another text, an
+    absolute censor rule), and no id may name two different messages of the file, before the
+    first is written. The summary counts the messages, sessions, pieces of long messages and new
+    entity nodes; ``--dry-run`` checks and stores nothing."""
     from .conversation import check_messages
-    from .errors import InvalidInputError
+    from .errors import CensoredError, InvalidInputError
     from .ingest import read_conversations
 
     def named(exc: InvalidInputError, where: list[str]) -> InvalidInputError:
@@ -570,26 +576,36 @@ def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, session_
         return exc
 
     # each conversation of the file its own add_conversation (an unlabelled one is named by its
-    # first message); every message checked first, so a bad file stores nothing
+    # first message); every message checked first, then every conversation against the store,
+    # so a bad file stores nothing (a helper: an id stored already, or a censor rule, refused the
+    # second conversation of a file after the first was written)
     conversations = read_conversations(file, session)
     for messages, where in conversations:
         try:
             check_messages(messages, keep_roles)
         except InvalidInputError as exc:
             raise named(exc, where) from None
+    if len(conversations) > 1:
+        _one_message_an_id(conversations)
     totals: dict = {}
     with _NewStore(store, embedder=embedder, dim=dim) as eng:
-        for messages, where in conversations:
-            try:
-                got = eng.add_conversation(messages, namespace=namespace, session=session if len(conversations) == 1
-                                           else None, entities=entities, split_roles=split_roles,
-                                           split_chars=split_chars, session_titles=dict(session_titles) or None,
-                                           progress=True, recorded_at=recorded_at, keep_roles=keep_roles,
-                                           max_pieces=max_pieces, protect_roles=() if no_protect else protect_roles)
-            except InvalidInputError as exc:
-                raise named(exc, where) from None
-            for key, value in got.items():
-                totals[key] = totals.get(key, 0 if isinstance(value, int) else []) + value
+        for check in ((True,) if dry_run else (True, False)) if len(conversations) > 1 else (dry_run,):
+            totals = {}
+            for messages, where in conversations:
+                try:
+                    got = eng.add_conversation(
+                        messages, namespace=namespace, session=session if len(conversations) == 1 else None,
+                        entities=entities, split_roles=split_roles, split_chars=split_chars,
+                        session_titles=dict(session_titles) or None, progress=not check, recorded_at=recorded_at,
+                        keep_roles=keep_roles, max_pieces=max_pieces,
+                        protect_roles=() if no_protect else protect_roles, dry_run=check)
+                except InvalidInputError as exc:
+                    raise named(exc, where) from None
+                except CensoredError as exc:   # (the conversation's place: the rule reads its messages)
+                    exc.args = (f"{where[0].rsplit(': messages[', 1)[0]}: {exc}" if where else str(exc),)
+                    raise
+                for key, value in got.items():
+                    totals[key] = totals.get(key, 0 if isinstance(value, int) else []) + value
     out = totals
     notes = [f"{out['already_stored']} already stored"] if out["already_stored"] else []
     if out["left_out"]:
@@ -605,9 +621,36 @@ def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, session_
     if out.get("changed"):
         edited += (f"; {count(len(out['changed']), 'changed value')} linked contradicts (later <- earlier): "
                    f"{', '.join(f'{a} <- {b}' for a, b in out['changed'])}")
+    if dry_run:
+        click.echo(f"checked: would ingest {count(len(out['message_ids']), 'new message')}{again} in "
+                   f"{count(len(out['sessions']), 'session')}: {count(out['memories'], 'memory')} "
+                   f"({count(out['entities'], 'new entity')}){pieces} into {store}; nothing stored")
+        return
     click.echo(f"ingested {count(len(out['message_ids']), 'new message')}{again} in "
                f"{count(len(out['sessions']), 'session')}: {count(out['memories'], 'memory')} "
                f"({count(out['entities'], 'new entity')}){pieces}, {count(out['edges'], 'edge')} into {store}{edited}")
+
+
+def _one_message_an_id(conversations: list) -> None:
+    """Refuse a file whose conversations give one ``id`` to two different messages (role, name or
+    content differ; the same message twice is one, sent again), naming both places.
+
+    Raises
+    ------
+    InvalidInputError
+    """
+    from .errors import InvalidInputError
+
+    seen: dict[str, tuple[str, tuple]] = {}
+    for messages, where in conversations:
+        for k, m in enumerate(messages):
+            if not isinstance(m, Mapping) or not isinstance(m.get("id"), str):
+                continue
+            said = (m.get("role"), m.get("name"), repr(m.get("content")))
+            first = seen.setdefault(m["id"], (where[k] if k < len(where) else "", said))
+            if first[1] != said:
+                raise InvalidInputError(f"{where[k] if k < len(where) else ''}: id: {m['id']!r} names another "
+                                        f"message at {first[0]}; give each message its own id")
 
 
 @main.command("ingest-locomo")

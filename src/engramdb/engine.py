@@ -338,7 +338,8 @@ class Engram:
                          split_roles: Sequence[str] = ("assistant",), split_chars: int = 800,
                          session_titles: Mapping[str, str] | None = None, progress: bool = False,
                          recorded_at: Any = None, keep_roles: Sequence[str] = (),
-                         max_pieces: int | None = None, protect_roles: Sequence[str] = ("user",)) -> dict[str, Any]:
+                         max_pieces: int | None = None, protect_roles: Sequence[str] = ("user",),
+                         dry_run: bool = False) -> dict[str, Any]:
         """Store a chat (OpenAI-style messages) as a conversation graph, in one transaction.
 
         Each message becomes an episodic memory ``"<name or role>: <content>"`` tagged with its
@@ -395,6 +396,14 @@ class Engram:
             :meth:`admit_batch` tags such candidates: the default :meth:`rescore` never archives
             or prunes it (a chat message never recalled is archived about 47 days after it was
             stored). Default: the user's messages; ``()`` tags none.
+        dry_run : bool
+            Check the chat as a write would, against the store too (an ``id`` stored with
+            another text, an ``absolute`` censor rule), and write nothing: a caller storing
+            several chats one call each (``engramdb ingest-chat`` on a file of several) refuses
+            a bad one before the first is written. Returns what the write would store
+            (``message_ids``, ``sessions``, ``memories``, ``pieces``, ``entities``,
+            ``already_stored``, ``left_out``); ``edges`` is 0 and ``superseded``, ``corrected``
+            and ``changed`` are empty (the write finds those).
 
         Returns
         -------
@@ -463,6 +472,8 @@ class Engram:
                 exc.message_index, exc.field = k, "content"
                 raise
         batch = plan_batch(state, prepared, has_embedder=self.embedder is not None)
+        if dry_run:
+            return _conversation_summary(plan, batch.fresh, 0, [], [], [])
         for p in batch.fresh:   # a split message and its blocks: one memory in pieces (after chunking)
             if p.ext_id in plan.fields:
                 p.extra = {**(p.extra or {}), **plan.fields[p.ext_id]}
@@ -1477,8 +1488,10 @@ class Engram:
 
         Raises
         ------
-        The errors of :meth:`add_batch`; InvalidInputError when a candidate names another
-        namespace or ``utility`` returns anything but n numbers in [0, 1]. Nothing is written.
+        The errors of :meth:`add_batch`, their text starting ``"candidates[<i>]: "`` and their
+        attribute ``item_index`` giving the candidate at fault; InvalidInputError when a
+        candidate names another namespace or ``utility`` returns anything but n numbers in [0,
+        1]. Nothing is written.
 
         References
         ----------
@@ -1494,8 +1507,12 @@ class Engram:
         check_iterable(candidates, "candidates", "memory mappings")
         state = self._state
         items = list(candidates)
-        prepared = [prepare(state, item, ns, now, record_now=record_now, recorded_at=recorded_at)
-                    for item in items]
+        prepared = []
+        for i, item in enumerate(items):
+            try:
+                prepared.append(prepare(state, item, ns, now, record_now=record_now, recorded_at=recorded_at))
+            except EngramError as exc:   # name the candidate, as add_batch names its item
+                raise name_item(exc, i, "candidates")
         embed_missing(state, self._embed_progress(False), prepared)
         decisions = admit_batch(state, prepared, namespace=ns, now=now, record_now=record_now, shadow=shadow,
                                 utility=utility, config=config,

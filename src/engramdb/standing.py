@@ -168,10 +168,9 @@ _VERBS = {
          rf"\b(?:(?:legally{_S})?changed{_S}my{_S}name{_S}to|my{_S}new{_S}name{_S}is){_S}PERSON"),
     ),
 }
-#: Patterns whose words say whose it is ("my home is in", "I'm a nurse at", "my new job at"):
-#: no subject is asked of their clause.
-_OWNED = re.compile(r"^(?:my|our|i'm|i’m|i\s+am|we're|we\s+are|new|please|just|you\s+can|feel|call\s+me|"
-                    r"i\s+go\s+by|changed|legally)\b", re.I)
+#: Patterns whose words say whose it is ("my home is in", "I'm a nurse at", "my new job at"; and
+#: every pattern of the speaker's name, "call me Dee"): no subject is asked of their clause.
+_OWNED = re.compile(r"^(?:my|our|i'm|i’m|i\s+am|we're|we\s+are|new)\b", re.I)
 #: Of those, the ones that need "my" before them, or nothing ("New job at Dropbox!", not "My
 #: wife's new job at Stripe").
 _MINE_BEFORE = re.compile(r"^new\b", re.I)
@@ -179,6 +178,11 @@ _MINE_BEFORE = re.compile(r"^new\b", re.I)
 _PERSON = _NAME.replace(",?", "")
 _PATTERNS = [(relation, cues, change, re.compile(p.replace("NAME", _NAME).replace("PERSON", _PERSON), re.I))
              for relation, ps in _VERBS.items() for cues, change, p in ps]
+#: The patterns of a name said after a phrase as common as "I'm" ("I'm Dana", "call me Dee", "I go
+#: by Sam") are read only where :data:`_NAME_GATE` finds a capital after one (its cue alone,
+#: "i'm ", sent most chat messages through the sentence splitter).
+_CAPITAL_CUES = frozenset({"i'm ", "i’m ", "i am ", "call me", "go by"})
+_PATTERNS_UNNAMED = [p for p in _PATTERNS if _CAPITAL_CUES.isdisjoint(p[1])]
 #: The first test of every text, on the set of its words (one regex of the patterns' words took
 #: 11 us a text, a substring test of each 6 us): a word of some pattern, or for "I'm a <role>
 #: at", a word of each of the two sets.
@@ -401,11 +405,12 @@ def standings(text: str) -> tuple[Standing, ...]:
     """
     low = text.lower()
     words = set(low.split())
-    if (_GATE.isdisjoint(words) and (_ROLE_GATE[0].isdisjoint(words) or _ROLE_GATE[1].isdisjoint(words))
-            and _NAME_GATE.search(text) is None):
+    named = _NAME_GATE.search(text) is not None
+    if _GATE.isdisjoint(words) and (_ROLE_GATE[0].isdisjoint(words) or _ROLE_GATE[1].isdisjoint(words)) and not named:
         return ()
+    patterns = _PATTERNS if named else _PATTERNS_UNNAMED
     spaced = low.replace("\xa0", " ")
-    if not any(c in spaced for _r, cues, _c, _p in _PATTERNS for c in cues):
+    if not any(c in spaced for _r, cues, _c, _p in patterns for c in cues):
         return ()   # (a word of a pattern, but none of its phrases: most texts that pass the gate)
     if re.match(r"\s*assistant\s*:", low) or _TAKEN_BACK.search(low):
         return ()
@@ -413,7 +418,7 @@ def standings(text: str) -> tuple[Standing, ...]:
     found: dict[str, tuple[tuple[int, int], Standing]] = {}   # relation -> (where said, reading)
     for at, sentence in enumerate(split_sentences(text)):   # (sentencex: "St. Louis" is one)
         said = sentence.lower()
-        runs = [(relation, change, p) for relation, cues, change, p in _PATTERNS if any(c in said for c in cues)]
+        runs = [(relation, change, p) for relation, cues, change, p in patterns if any(c in said for c in cues)]
         if not runs or sentence.rstrip().endswith("?") or _TEMPORARY.search(sentence):
             continue
         label = re.match(r"\s*(?:(?:user|[^\W\d_][\w'.\-]*(?: [^\W\d_][\w'.\-]*){0,2}):\s+)?", sentence)
@@ -450,7 +455,7 @@ def standings(text: str) -> tuple[Standing, ...]:
                         or _besides([t.lower() for t in tokens(body[: m.start()])])):
                     continue   # "I also work at X", "I work at X too", "In addition to Acme, ...": a second job
                     # (but "I also started a new job at Dell": news besides other news, a change)
-                if not _OWNED.match(m.group(0)):
+                if not (relation == "name" or _OWNED.match(m.group(0))):
                     if not _speakers_clause(clause, sentence_subject):
                         continue
                 elif not_done(clause) or (_MINE_BEFORE.match(m.group(0)) and clause[-1:] not in ([], ["my"])):
@@ -530,14 +535,12 @@ STANDING_WORDS = {"home": tuple(dict.fromkeys(tokenize("live living reside resid
 #: A question that asks for the speaker's home or employer now ("where do I live?", "what city
 #: am I based in?", "which city am I in these days?", "my address?"; "where do I work?", "which company employs me?"), not for
 #: another person's ("where does my sister live?"), another thing ("what do I work on?") or a
-#: past one (:data:`_ASKS_PAST`).
+#: past one (:data:`_ASKS_PAST`). With :data:`_ASKED_IN_ORDER`.
 _ASKS_FOR = {
-    "home": re.compile(r"\b(?:where|what|which)\b[^?]*?\b(?:i|we)\b[^?]*?\b(?:live|living|based|staying|reside)\b"
-                       r"|\b(?:my|our)\s+(?:(?:old|previous|former|new)\s+)?(?:home|address|hometown|current\s+city)\b"
+    "home": re.compile(r"\b(?:my|our)\s+(?:(?:old|previous|former|new)\s+)?(?:home|address|hometown|current\s+city)\b"
                        r"|\b(?:what|which)\s+(?:city|town|country|neighbou?rhood)\s+(?:am\s+i|are\s+we)\s+"
                        r"(?:in|living|staying|based)\b(?!\s+(?:the|a|an|my|our|your|for|of)\b)", re.I),
-    "employer": re.compile(r"\b(?:where|what|which|who)\b[^?]*?\b(?:i|we)\b[^?]*?\b(?:work|working|employed)\b"
-                           r"(?!\s+(?:on|out)\b)|\b(?:what|which)\s+(?:company|employer|firm)\b"
+    "employer": re.compile(r"\b(?:what|which)\s+(?:company|employer|firm)\b"
                            r"|\b(?:my|our)\s+(?:(?:old|previous|former|new)\s+)?(?:employer|company|job|workplace)\b"
                            r"|\bwho\s+(?:employs|hired)\s+(?:me|us)\b",
                            re.I),
@@ -546,6 +549,43 @@ _ASKS_FOR = {
                        r"|\b(?:do|can)\s+you\s+(?:know|remember|recall|tell\s+me)\s+my\s+name\b"
                        r"|\bwhat\s+name\s+do\s+i\s+go\s+by\b|^\W*(?:my\s+name|name)\s*\?", re.I),
 }
+#: The other form of such a question: a wh-word, then the speaker ("I", "we"), then a verb of the
+#: relation not followed by one of the given words, in that order within one question (no "?"
+#: between): "where do I live?", "which company am I working for these days?", not "what do I
+#: work on?". Read in one pass over the words (:func:`_asks_in_order`): as a regex,
+#: ``wh[^?]*?speaker[^?]*?verb`` backtracked cubically on a long text holding many of the first
+#: two words and none of the verbs (a 12 KB diary as the question took a minute).
+_ASKED_IN_ORDER = {
+    "home": (frozenset("where what which".split()), frozenset("live living based staying reside".split()), frozenset()),
+    "employer": (frozenset("where what which who".split()), frozenset("work working employed".split()),
+                 frozenset({"on", "out"})),
+}
+_WORD = re.compile(r"\w+")
+_NEXT_WORD = re.compile(r"\s+(\w+)")
+
+
+def _asks_in_order(question: str, relation: str) -> bool:
+    """Whether ``question`` holds, within one question, a wh-word, then "I" or "we", then a verb
+    of ``relation`` (:data:`_ASKED_IN_ORDER`); O(length)."""
+    spec = _ASKED_IN_ORDER.get(relation)
+    if spec is None:
+        return False
+    wh, verbs, not_before = spec
+    for part in question.split("?"):
+        step = 0   # 0: before a wh-word, 1: after one, 2: after the speaker too
+        for m in _WORD.finditer(part):
+            w = m.group(0).lower()
+            if step == 0:
+                step = 1 if w in wh else 0
+            elif step == 1:
+                step = 2 if w in ("i", "we") else 1
+            elif w in verbs:
+                after = _NEXT_WORD.match(part, m.end())
+                if after is None or after.group(1).lower() not in not_before:
+                    return True
+    return False
+
+
 _ASKS_PAST = re.compile(r"\b(?:did|didn't|was|were|used|before|ever|previously|formerly|earlier|ago|first|originally|"
                         r"grew|old|how\s+long)\b", re.I)
 #: A question for where the speaker stayed or worked from at a past time, not their home or employer
@@ -577,7 +617,8 @@ def asked_standing(question: str, *, past: bool = False) -> frozenset[str]:
         return frozenset()
     if _ASKS_WISH.search(question):
         return frozenset()
-    return frozenset(rel for rel, pattern in _ASKS_FOR.items() if pattern.search(question))
+    return frozenset(rel for rel, pattern in _ASKS_FOR.items()
+                     if pattern.search(question) or _asks_in_order(question, rel))
 
 
 #: A question for the place itself ("where do I work?", "which company employs me?", "what city
@@ -605,9 +646,8 @@ _MAY_STATE = {
                            r"\b(?:employer|company|workplace)\s+is\s+\w|\bself-employed\b|\bfreelanc|\bunemployed\b|"
                            r"\bretired\b|\buser\s+(?:is|was|has\s+been)\s+(?:[\w-]+\s+){0,3}(?:at|for|with|by)\s+\w",
                            re.I),
-    "name": re.compile(r"\bmy\s+(?:[\w-]+\s+)?name\b|\b(?:call|called)\s+me\b|\bgo\s+by\b|\bname\s+is\b|"
-                       r"\b(?:i'm|i’m|im|i\s+am|this\s+is)\s+(?-i:[^\W\d_a-z])|(?-i:^\W*[^\W\d_a-z]\w+\s+here\b)",
-                       re.I),
+    "name": re.compile(r"\bname\b|\bcall(?:ed)?\s+me\b|\bgo\s+by\b|(?-i:(?:\b[Ii](?:['’]?m|\s+am)|\b[Tt]his\s+is)\s+"
+                       r"[^\W\d_a-z])|(?-i:^\W*[^\W\d_a-z]\w+\s+here\b)", re.I),
 }
 #: A place named after "at", "for", "with" (where one may work: "my first week at Leeds General
 #: Infirmary", "I nurse on the cardiac ward at St. Mary's") or after "in", "from", "near" (where one

@@ -94,11 +94,12 @@ class Prepared:
     # evidence): conflict detection never retires nor contradicts them by it
 
 
-def name_item(exc: Exception, position: int | None) -> Exception:
-    """``exc`` naming the batch item at ``position`` ("items[3]: ...", attribute
-    ``item_index``); unchanged when ``position`` is None (no caller's batch: ``add``)."""
+def name_item(exc: Exception, position: int | None, what: str = "items") -> Exception:
+    """``exc`` naming the batch item at ``position`` ("items[3]: ...", or ``what``'s name:
+    "candidates[3]: ..."; attribute ``item_index``); unchanged when ``position`` is None (no
+    caller's batch: ``add``)."""
     if position is not None:
-        exc.args = (f"items[{position}]: {exc}", *exc.args[1:])
+        exc.args = (f"{what}[{position}]: {exc}", *exc.args[1:])
         exc.item_index = position
     return exc
 
