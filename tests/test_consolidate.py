@@ -1042,6 +1042,59 @@ def test_the_context_line_of_a_summary_quoting_a_changed_statement_says_so(tmp_p
         assert "quotes `s1:5`" not in cat   # (Miso was never said otherwise)
 
 
+#: helper103's chat: five sessions over three months, a move, a new job, a dose raised then
+#: lowered, a renamed cat (session, created_at, role, content).
+HELPER103_CHAT = [
+    ('s1', '2025-01-06T09:00:00Z', 'user', "Hi! I'm Dana. I live in Chicago and I work at Initech as a data analyst."),
+    ('s1', '2025-01-06T09:00:40Z', 'assistant', 'Nice to meet you, Dana! How can I help?'),
+    ('s1', '2025-01-06T09:01:20Z', 'user', 'I take 50 mg of sertraline every morning. Can you remind me to refill it on the 20th?'),
+    ('s1', '2025-01-06T09:02:00Z', 'assistant', "Sure, I'll remind you to refill your sertraline on the 20th."),
+    ('s1', '2025-01-06T09:02:40Z', 'user', "My cat's name is Whiskers. She's 3 years old."),
+    ('s1', '2025-01-06T09:03:20Z', 'assistant', 'Whiskers sounds lovely!'),
+    ('s1', '2025-01-06T09:04:00Z', 'user', 'I hate coffee, I only drink tea.'),
+    ('s1', '2025-01-06T09:04:40Z', 'assistant', 'Noted, tea it is.'),
+    ('s2', '2025-01-27T18:30:00Z', 'user', 'Big news: I got a new job at Globex as a senior data scientist! I start on February 10.'),
+    ('s2', '2025-01-27T18:30:40Z', 'assistant', "Congratulations, Dana! That's a big step."),
+    ('s2', '2025-01-27T18:31:20Z', 'user', 'The reason I left Initech is that my manager kept cancelling my promotion review.'),
+    ('s2', '2025-01-27T18:32:00Z', 'assistant', 'That sounds frustrating. Globex sounds like a good move.'),
+    ('s2', '2025-01-27T18:32:40Z', 'user', 'My doctor raised my sertraline to 100 mg.'),
+    ('s2', '2025-01-27T18:33:20Z', 'assistant', 'Got it: sertraline 100 mg each morning.'),
+    ('s3', '2025-02-18T20:00:00Z', 'user', 'We moved to Denver last weekend! The new apartment is on Pearl Street.'),
+    ('s3', '2025-02-18T20:00:40Z', 'assistant', 'Exciting! How is the new place?'),
+    ('s3', '2025-02-18T20:01:20Z', 'user', 'We moved because Globex wants me in the Denver office three days a week.'),
+    ('s3', '2025-02-18T20:02:00Z', 'user', "Also, we renamed the cat: she's called Luna now. Whiskers never suited her."),
+    ('s3', '2025-02-18T20:02:40Z', 'assistant', 'Luna is a great name.'),
+    ('s3', '2025-02-18T20:03:20Z', 'user', 'I went to the dentist today, Dr. Kim, for a cleaning.'),
+    ('s4', '2025-03-10T08:15:00Z', 'user', "Confession: I've started drinking coffee. The Denver altitude makes me so tired. I now have a flat white every morning."),
+    ('s4', '2025-03-10T08:15:40Z', 'assistant', 'Ha, a convert!'),
+    ('s4', '2025-03-10T08:16:20Z', 'user', 'I went to the dentist again today for a filling.'),
+    ('s4', '2025-03-10T08:17:00Z', 'user', 'My doctor lowered my sertraline to 75 mg because of side effects.'),
+    ('s4', '2025-03-10T08:17:40Z', 'assistant', 'Noted: sertraline 75 mg.'),
+    ('s5', '2025-03-24T19:00:00Z', 'user', 'I went to the dentist a third time today, the filling cracked.'),
+    ('s5', '2025-03-24T19:00:40Z', 'assistant', 'Ouch, sorry to hear that.'),
+    ('s5', '2025-03-24T19:01:20Z', 'user', 'My sister Maya is visiting me in Denver in April.'),
+    ('s5', '2025-03-24T19:02:00Z', 'assistant', 'That will be fun!'),
+]
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_a_summary_quoting_another_changed_value_is_no_answer_for_the_value_before(tmp_path, embedder):
+    """helper103: after ``consolidate``, "Where did I work before Globex?" put the summary of the
+    Globex session first, with relevance 1: it quotes "My doctor raised my sertraline to 100
+    mg.", which a later dose changed, so it stood for that turn in a pair, and the pair rules read
+    the summary's own words ("Globex") and its job sentence instead of the dose turn's. A summary
+    standing for a turn is read as that turn."""
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        for label in ("s1", "s2", "s3", "s4", "s5"):
+            mem.add_conversation([{"role": r, "content": t, "created_at": at} for se, at, r, t in HELPER103_CHAT
+                                  if se == label], namespace="dana", session=label)
+        assert mem.consolidate(namespace="dana", now="2025-03-25T12:00:00Z")["summaries"] == 5
+        hits = [h.id for h in mem.recall("Where did I work before Globex?", namespace="dana", k=6,
+                                         now="2025-03-25T12:00:00Z").hits]
+        assert set(hits[:2]) == {"s1:1", "sum:S:s1"}   # (Initech: the turn, and the summary quoting it)
+        assert "sum:S:s2" not in hits[:4]
+
+
 def test_a_summary_quoting_a_changed_statement_ranks_below_the_change(tmp_path):
     """helper184: after ``consolidate``, the summary of a chat quoting "I live in Boston and I
     work at Initech." came first for "Where do I live?", above "we moved to Denver last week"

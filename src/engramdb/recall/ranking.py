@@ -445,8 +445,16 @@ def _current_first(ctx: RecallContext) -> None:
         kept = {cn[i] for i, j in pairs if cn[j] in valued}
         pairs = {(j, i) if cn[j] in valued else (i, j) for i, j in pairs}
     later = sorted({cn[j] for _i, j in pairs})
-    tf, _dl, known = ctx.space.keyword.term_stats(later, [t for t in terms if t not in _USE_TERMS] or terms)
-    said = {n for n, row, ok in zip(later, tf.tolist(), known.tolist()) if ok and any(row)}   # shares a word
+    # (a candidate standing for a memory it quotes in a pair, a summary, shares a word as that memory
+    # does: "where did I work before Globex?" lifted a summary quoting a raised dose, for its
+    # other sentences' "Globex", above every answer)
+    voices: dict[int, set[int]] = {}
+    for p in pairs:
+        voices.setdefault(int(cn[p[1]]), set()).add(texts.voice(p))
+    spoken = sorted(set().union(*voices.values()))
+    tf, _dl, known = ctx.space.keyword.term_stats(spoken, [t for t in terms if t not in _USE_TERMS] or terms)
+    shares = {n for n, row, ok in zip(spoken, tf.tolist(), known.tolist()) if ok and any(row)}
+    said = {n for n in later if voices[int(n)] & shares}   # shares a word
     # (other than one of using a thing, "use", "now": "What do I use for invoicing?" and "I've started
     # using Linear instead of Notion")
     if said and sorts:   # ... but not a change of another sort of value than the question asks for
@@ -476,7 +484,7 @@ def _current_first(ctx: RecallContext) -> None:
     if not said.issuperset(later) and (asked := asks_only_standing(   # (before a change: a past one,
             query, past=past or before, times=cut)):   # "my old address?"; the new value named, "before Stripe")
         rest = [n for n in later if n not in said]   # ... or asked for (then, at a past time named)
-        named = {n for n in rest if asked & {s.relation for s in standings(texts.of[n])}}
+        named = {n for n in rest if any(asked & {s.relation for s in standings(texts.of[v])} for v in voices[int(n)])}
         said |= named   # ("we moved to Denver", no word of the question)
         lent |= named
         if past or before:   # the statement of then answers as the current one does now (results):
@@ -642,10 +650,19 @@ class _PairTexts:
 
     def __init__(self, ctx: RecallContext, pairs: set[tuple[int, int]],
                  stand_in: dict[tuple[int, int], tuple[int, int]]) -> None:
-        self.cn, self.vf, self.stand_in = ctx.nodes[ctx.cand], ctx.state.cols.valid_from, stand_in
+        # (either way round: step 6 turns pairs round for a question about the value before)
+        self.cn, self.vf = ctx.nodes[ctx.cand], ctx.state.cols.valid_from
+        self.stand_in = {**{(j, i): v for (i, j), v in stand_in.items()}, **stand_in}
         nodes = sorted({int(self.cn[x]) for p in pairs for x in p} | {x for _n, x in stand_in.values()})
         self.of = {n: rec["text"] if rec else ""
                    for n, rec in zip(nodes, ctx.state.records(nodes, "reading contradicting memories"))}
+
+    def voice(self, pair: tuple[int, int]) -> int:
+        """The node whose words ``pair``'s second candidate says in it: the memory it quotes, for
+        a candidate standing for one (a summary), else itself."""
+        n, x = self.stand_in.get(pair, (None, None))
+        b = int(self.cn[pair[1]])
+        return x if b == n else b
 
     def __call__(self, pairs) -> list[tuple[int, str, str]]:
         out = []
