@@ -69,6 +69,7 @@ from .facts import (
     without_questions,
 )
 from .handovers import hands_over, handover_report
+from .renames import rename_report, renames
 from .sentences import several_sentences
 from .speakers import PERSON_NOUNS, labelled
 from .standing import changes_standing, standing
@@ -313,7 +314,7 @@ def named_stems(text: str) -> frozenset[str]:
     value (:func:`changes_value`: what the report names, when the thing recurs aside); empty when
     ``text`` reports no change of a time, date or amount."""
     report = change_report(text)
-    if report is None or report.value[0] in ("name", "swap", "handover"):
+    if report is None or report.value[0] in ("name", "swap", "handover", "rename"):
         return frozenset()
     return _named(report) - _OCCASIONS
 
@@ -405,6 +406,8 @@ def change_report(text: str) -> ChangeReport | None:
         got = _standing_report(text)
     if got is None:
         got = _swap_report(text)
+    if got is None:
+        got = _rename_report(text)
     return got if got is not None else _handover_report(text)
 
 
@@ -544,6 +547,18 @@ def _swap_report(text: str) -> ChangeReport | None:
     if got is None:
         return None
     return ChangeReport(got.thing, frozenset(), ("swap", "", " ".join(got.new)))
+
+
+def _rename_report(text: str) -> ChangeReport | None:
+    """A thing of the speaker's given a new name that ``text`` reports (:mod:`engramdb.renames`:
+    "We renamed the cat: she's called Luna now", "We renamed the project from Falcon to Atlas")
+    as a report of sort "rename" (its unit empty, its value the new name, the thing's stem as
+    ``what``), or None."""
+    got = rename_report(text)
+    if got is None:
+        return None
+    return ChangeReport(frozenset({_stem(got.thing)}), frozenset(), ("rename", "", " ".join(got.new)),
+                        mine=re.search(rf"\bmy\s+(?:[\w-]+\s+){{0,2}}{re.escape(got.thing)}", text, re.I) is not None)
 
 
 def _handover_report(text: str) -> ChangeReport | None:
@@ -964,6 +979,8 @@ def _changes_value(new: str, old: str, old_said_after: bool) -> bool:
         return True   # Django to FastAPI"), in the team's words or an assistant's ("Got it: Jenkins for CI.")
     if report.value[0] == "handover":   # the holder a report names is no speaker's value
         return not old_said_after and hands_over(new, old)
+    if report.value[0] == "rename":   # a thing's new name: a statement naming it otherwise (the
+        return not (other and report.mine) and renames(new, old)   # speaker's cat is no other's)
     if other and (report.mine or report.value[0] == "name" or firsts):
         # "Bob: my doctor raised my lisinopril to 20 mg" changes no "Alice: I take 10 mg"; "Bob:
         # standup moved to 10am" changes "Alice: standup is at 9:30am" (the team's, not a speaker's)

@@ -1,0 +1,118 @@
+"""Renames (engramdb.renames): a thing of the speaker's given a new name ("We renamed the cat:
+she's called Luna now.") is linked contradicts to the earlier statement of its name ("My cat's
+name is Whiskers."), in other words than it, so "What is my cat's name?" gets the new name first
+with a warning (helper103: Whiskers came first, no warning). Another thing's name, someone
+else's rename, a plan or a question is none."""
+from __future__ import annotations
+
+import doctest
+
+import pytest
+
+import engramdb
+from engramdb import renames as renames_module
+from engramdb.renames import Rename, names_of, rename_report, renames
+
+T0 = 1_700_000_000.0
+DAY = 86_400.0
+
+
+def test_the_module_examples_hold():
+    assert doctest.testmod(renames_module).failed == 0
+
+
+@pytest.mark.parametrize("text,want", [
+    ("Also, we renamed the cat: she's called Luna now. Whiskers never suited her.", Rename("cat", ("luna",))),
+    ("We renamed our cat Luna!", Rename("cat", ("luna",))),
+    ("We renamed the project from Falcon to Atlas.", Rename("project", ("atlas",), ("falcon",))),
+    ("user: Renamed the repo to `atlas-api`.", Rename("repo", ("atlas-api",))),
+    ("Our repo's new name is Atlas.", Rename("repo", ("atlas",))),
+    ("The project was renamed to Atlas last week.", Rename("project", ("atlas",))),
+    ("My cat is called Luna now.", Rename("cat", ("luna",))),
+    ("I finally renamed my dogs to Rex and Max.", Rename("dog", ("rex",))),
+])
+def test_a_rename_is_read(text, want):
+    assert rename_report(text) == want
+
+
+@pytest.mark.parametrize("text", [
+    "My sister renamed her cat Luna.",        # someone else's
+    "My sister renamed the cat Luna.",        # someone else's doing
+    "We might rename the cat Luna.",          # a plan
+    "We didn't rename the repo to Atlas.",    # negated
+    "Did you rename the cat?",                # a question
+    "assistant: We renamed the file to Foo.",   # an assistant's words
+    "My cat is called Luna.",                 # a statement, not a change
+    "I renamed the file to report.docx",      # no name (lower case, unquoted)
+])
+def test_what_is_no_rename(text):
+    assert rename_report(text) is None
+
+
+@pytest.mark.parametrize("text,want", [
+    ("My cat's name is Whiskers. She's 3 years old.", (("cat", ("whiskers",)),)),
+    ("I have a cat named Whiskers.", (("cat", ("whiskers",)),)),
+    ("Our project is called Falcon.", (("project", ("falcon",)),)),
+    ("My sister's cat is adorable.", ()),
+])
+def test_the_names_a_statement_gives(text, want):
+    assert names_of(text) == want
+
+
+@pytest.mark.parametrize("new,old,want", [
+    ("Also, we renamed the cat: she's called Luna now.", "My cat's name is Whiskers.", True),
+    ("We renamed our cat to Luna.", "I have a cat named Whiskers.", True),
+    ("We renamed the project from Falcon to Atlas.", "Falcon is our biggest project this year.", True),
+    ("We renamed the project from Falcon to Atlas.", "Our project is called Falcon.", True),
+    ("We renamed the cat Luna.", "My dog's name is Rex.", False),            # another thing
+    ("We renamed the cat Luna.", "My cat's name is Luna.", False),           # the same name
+    ("We renamed the project from Falcon to Atlas.", "Falcon Heavy launched today.", False),   # no project
+])
+def test_a_rename_changes_the_earlier_name_of_the_same_thing(new, old, want):
+    assert renames(new, old) is want
+
+
+@pytest.fixture
+def mem(tmp_path):
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        yield m
+
+
+@pytest.mark.parametrize("old,new", [
+    ("My cat's name is Whiskers. She's 3 years old.", "Also, we renamed the cat: she's called Luna now."),
+    ("My cat is called Whiskers.", "My cat is called Luna now."),
+    ("I have a cat named Whiskers.", "We renamed our cat to Luna."),
+    ("Our project is called Falcon.", "We renamed the project from Falcon to Atlas."),
+])
+def test_the_write_path_links_a_rename_to_the_earlier_name(mem, old, new):
+    a = mem.add(f"user: {old}", created_at=T0)
+    b = mem.add(f"user: {new}", created_at=T0 + DAY)
+    assert [e.relation.value for e in mem.edges(b) if a in (e.source, e.target)] == ["contradicts"]
+    assert mem.get(a).state.value == "active"   # contradicted, never superseded
+
+
+@pytest.mark.parametrize("old,new", [
+    ("My cat's name is Whiskers.", "My dog's name is Rex."),
+    ("My cat's name is Whiskers.", "My sister renamed her cat Luna."),
+])
+def test_the_write_path_leaves_other_names_alone(mem, old, new):
+    a = mem.add(f"user: {old}", created_at=T0)
+    b = mem.add(f"user: {new}", created_at=T0 + DAY)
+    assert [e for e in mem.edges(b) if e.relation.value == "contradicts" and a in (e.source, e.target)] == []
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_what_is_my_cats_name_gets_the_new_name_first_with_a_warning(tmp_path, embedder):
+    chat = [("s1", "2025-01-06T09:02:40Z", "user", "My cat's name is Whiskers. She's 3 years old."),
+            ("s1", "2025-01-06T09:03:20Z", "assistant", "Whiskers sounds lovely!"),
+            ("s1", "2025-01-06T09:04:00Z", "user", "I hate coffee, I only drink tea."),
+            ("s2", "2025-02-18T20:02:00Z", "user", "Also, we renamed the cat: she's called Luna now. Whiskers never "
+                                                   "suited her."),
+            ("s2", "2025-02-18T20:02:40Z", "assistant", "Luna is a great name.")]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as m:
+        for label in ("s1", "s2"):
+            m.add_conversation([{"role": r, "content": t, "created_at": at} for se, at, r, t in chat if se == label],
+                               namespace="u", session=label)
+        res = m.recall("What is my cat's name?", namespace="u", k=3, now="2025-03-25", reinforce=False)
+        assert res.hits[0].id == "s2:1"
+        assert ("s2:1", "s1:1") in {(w.source, w.target) for w in res.warnings}
