@@ -115,3 +115,14 @@ def test_a_new_users_retriever_checks_its_arguments_as_recall_does(trip):
             EngramRetriever(engram=trip, namespace=ns, recall_kwargs={"kinds": ["bogus"]}).invoke("flight")
         with pytest.raises(engramdb.InvalidInputError, match="swap them"):
             EngramRetriever(engram=trip, namespace=ns, recall_kwargs={"since": "2026", "until": "2020"}).invoke("x")
+
+
+def test_a_value_said_otherwise_later_is_in_the_metadata(tmp_path):
+    """helper103: the retriever dropped the recall's warnings; a hit said otherwise later carries
+    the ids of the memories that say so."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        eng.add("I take 50 mg of sertraline every morning.", id="old", namespace="u", created_at="2025-01-06")
+        eng.add("My doctor raised my sertraline to 100 mg.", id="new", namespace="u", created_at="2025-02-01")
+        docs = EngramRetriever(engram=eng, namespace="u", k=2).invoke("what dose of sertraline do I take?")
+        meta = {d.id: d.metadata for d in docs}
+        assert meta["old"]["said_otherwise_later_in"] == ["new"] and meta["new"]["said_otherwise_later_in"] == []

@@ -96,3 +96,17 @@ def test_a_new_users_retriever_checks_its_arguments_as_recall_does(trip):
             EngramRetriever(trip, namespace=ns, k=0).retrieve("flight")
         with pytest.raises(engramdb.UnknownKindError):
             EngramRetriever(trip, namespace=ns, kinds=["bogus"]).retrieve("flight")
+
+
+def test_a_value_said_otherwise_later_is_flagged_to_the_llm(tmp_path):
+    """helper103: the retrievers showed 75, 100 and 50 mg side by side with only their dates; the
+    recall's warnings were dropped. A hit said otherwise later carries the ids that say so, and
+    the LLM sees it."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        eng.add("I take 50 mg of sertraline every morning.", id="old", namespace="u", created_at="2025-01-06")
+        eng.add("My doctor raised my sertraline to 100 mg.", id="new", namespace="u", created_at="2025-02-01")
+        retriever = EngramRetriever(eng, namespace="u", k=2)
+        response = RetrieverQueryEngine.from_args(retriever, llm=MockLLM()).query("what dose of sertraline do I take?")
+        meta = {n.node.node_id: n.node.metadata for n in response.source_nodes}
+        assert meta["old"]["said_otherwise_later_in"] == "new" and "said_otherwise_later_in" not in meta["new"]
+        assert "said_otherwise_later_in: new" in str(response)

@@ -58,7 +58,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 try:
     from langchain_core.callbacks import CallbackManagerForRetrieverRun
@@ -79,7 +79,7 @@ from ..errors import (
 )
 from ..types import MemoryKind, MemoryState
 from ..validate import check_id, check_namespace, check_query, check_text, check_user_id, check_vector, is_blank
-from .tools import check_recall_arguments, holds_memories
+from .tools import check_recall_arguments, holds_memories, said_later
 
 if TYPE_CHECKING:
     from ..engine import Engram
@@ -660,17 +660,20 @@ def _check_match_type(cond: MatchCondition) -> None:
 
 
 # ---------------------------------------------------------------------------- retriever
-def hit_document(hit: Any, namespace: str) -> Document:
+def hit_document(hit: Any, namespace: str, later: Sequence[str] = ()) -> Document:
     """A LangChain ``Document`` of one recall hit: its text, and metadata ``id``, ``namespace``,
     ``kind``, ``score``, ``relevance`` (in [0, 1]), ``path`` (``[{"id", "relation", "forward"}]``,
     seed first), ``created_at`` (Unix seconds), ``date`` (ISO-8601 UTC), ``tags``, ``source``,
-    ``confidence`` and ``state``."""
+    ``confidence``, ``state`` and ``said_otherwise_later_in``: ``later``, the ids of the memories
+    the recall warned say otherwise later (:func:`engramdb.integrations.tools.said_later`; empty
+    for a value that holds)."""
     d = hit.to_dict()
     return Document(page_content=hit.text, id=hit.id, metadata={
         "id": hit.id, "namespace": namespace, "kind": d["kind"], "score": d["score"], "relevance": d["relevance"],
         "path": d["path"], "created_at": hit.created_at,
         "date": _utc(hit.created_at).isoformat(timespec="seconds").replace("+00:00", "Z"),
-        "tags": d["tags"], "source": hit.source, "confidence": hit.confidence, "state": d["state"]})
+        "tags": d["tags"], "source": hit.source, "confidence": hit.confidence, "state": d["state"],
+        "said_otherwise_later_in": list(later)})
 
 
 class EngramRetriever(BaseRetriever):
@@ -720,7 +723,8 @@ class EngramRetriever(BaseRetriever):
             check_recall_arguments(self.engram, query, k=self.k, **self.recall_kwargs)
             return []
         res = self.engram.recall(query, namespace=self.namespace, k=self.k, **self.recall_kwargs)
-        return [hit_document(h, self.namespace) for h in res.hits]
+        later = said_later(res.warnings)
+        return [hit_document(h, self.namespace, later.get(h.id, ())) for h in res.hits]
 
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 try:
     from llama_index.core.base.llms.types import ChatMessage
@@ -30,7 +30,7 @@ except ImportError as exc:   # pragma: no cover - exercised only without the ext
     raise ImportError("engramdb.integrations.llamaindex needs LlamaIndex: pip install 'engramdb[llamaindex]'") from exc
 
 from ..validate import check_namespace, is_blank
-from .tools import check_recall_arguments, holds_memories
+from .tools import check_recall_arguments, holds_memories, said_later
 
 if TYPE_CHECKING:
     from ..engine import Engram
@@ -38,19 +38,23 @@ if TYPE_CHECKING:
 __all__ = ["EngramMemoryBlock", "EngramRetriever", "hit_node"]
 
 
-def hit_node(hit: Any, namespace: str) -> NodeWithScore:
+def hit_node(hit: Any, namespace: str, later: Sequence[str] = ()) -> NodeWithScore:
     """A ``NodeWithScore`` of one recall hit: a ``TextNode`` (id = memory id, text) with metadata
     ``namespace``, ``kind``, ``relevance`` (in [0, 1]), ``path`` (ids seed first, as
     ``"relation:id"`` past the seed), ``created_at`` (Unix seconds), ``date`` (ISO-8601 UTC),
-    ``tags`` and ``source`` (only ``date`` is shown to the LLM); score = the recall score."""
+    ``tags``, ``source`` and, for a value said otherwise later (``later``: the ids of the
+    memories the recall warned say so, :func:`engramdb.integrations.tools.said_later`),
+    ``said_otherwise_later_in``; the LLM is shown ``date`` and that; score = the recall score."""
     path = [s.id if s.relation is None else f"{s.relation.value}:{s.id}" for s in hit.path]
     date = datetime.fromtimestamp(hit.created_at, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
     node = TextNode(id_=hit.id, text=hit.text, metadata={
         "namespace": namespace, "kind": hit.kind.value, "relevance": round(float(hit.relevance), 6),
-        "path": path, "created_at": hit.created_at, "date": date, "tags": list(hit.tags), "source": hit.source})
-    # what the LLM and the embedding see of the metadata: the date (the rest is for the caller)
-    node.excluded_llm_metadata_keys = node.excluded_embed_metadata_keys = [
-        k for k in node.metadata if k != "date"]
+        "path": path, "created_at": hit.created_at, "date": date, "tags": list(hit.tags), "source": hit.source,
+        **({"said_otherwise_later_in": ", ".join(later)} if later else {})})
+    # what the LLM and the embedding see of the metadata: the date and whether a later memory
+    # says otherwise (the rest is for the caller)
+    node.excluded_llm_metadata_keys = [k for k in node.metadata if k not in ("date", "said_otherwise_later_in")]
+    node.excluded_embed_metadata_keys = [k for k in node.metadata if k != "date"]
     return NodeWithScore(node=node, score=float(hit.score))
 
 
@@ -94,7 +98,8 @@ class EngramRetriever(BaseRetriever):
             check_recall_arguments(self.engram, query_bundle.query_str, k=self.k, **self.recall_kwargs)
             return []
         res = self.engram.recall(query_bundle.query_str, namespace=self.namespace, k=self.k, **self.recall_kwargs)
-        return [hit_node(h, self.namespace) for h in res.hits]
+        later = said_later(res.warnings)
+        return [hit_node(h, self.namespace, later.get(h.id, ())) for h in res.hits]
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return await asyncio.to_thread(self._retrieve, query_bundle)

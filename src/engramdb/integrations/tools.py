@@ -50,6 +50,7 @@ __all__ = [
     "openai_tools",
     "run_anthropic_tool_use",
     "run_openai_tool_call",
+    "said_later",
     "tools",
 ]
 
@@ -167,6 +168,20 @@ def check_recall_arguments(eng: Engram, query: Any, *, k: Any = None, hint: str 
     if k is not None:
         check_int(k, "k", 1, 10_000)
     Filters.parse(**{name: v for name, v in recall_kwargs.items() if name in _FILTERS})
+
+
+def said_later(warnings) -> dict[str, list[str]]:
+    """Of a recall's ``warnings`` (:class:`engramdb.types.Contradiction`): each memory said
+    otherwise later -> the ids of the memories that say otherwise, in order (what the retrievers
+    put in a hit's metadata, as ``context()`` writes "said otherwise later in `id`")."""
+    out: dict[str, list[str]] = {}
+    for w in warnings:
+        if w.later is None:
+            continue
+        earlier = w.target if w.later == w.source else w.source
+        if w.later not in out.setdefault(earlier, []):
+            out[earlier].append(w.later)
+    return out
 
 
 def holds_memories(eng: Engram, ns: str) -> bool:
