@@ -1503,3 +1503,32 @@ def test_a_chat_sent_again_with_its_times_to_the_second_is_already_stored(tmp_st
         later = eng.add_conversation([{"role": "user", "content": msgs[0][1], "created_at": "2025-03-01T09:00:01.500Z"}],
                                      namespace="u", **session)
         assert later["already_stored"] == 0 and len(later["message_ids"]) == 1
+
+
+def _session_chain(eng, ns="u"):
+    return sorted((e.source, e.target) for s in eng.query(namespace=ns, tags=["session"], limit=100)
+                  for e in eng.edges(s.id, namespace=ns)
+                  if e.relation is Relation.NEXT and e.source == s.id and e.target.startswith("S:"))
+
+
+def test_sessions_stored_one_call_each_are_one_chain(tmp_store):
+    """helper103: a chat stored one session a call (the README's chat agent) linked no session to
+    the next; one call with the whole chat did. Each new session is linked from the stored one
+    that started last before it, and to the one that starts first after it (a session backfilled
+    between two)."""
+    def session(label, day):
+        return [{"role": "user", "content": f"Note {label}: something happened on day {day}.",
+                 "created_at": f"2025-03-{day:02d}T09:00:00Z"},
+                {"role": "assistant", "content": f"Noted for day {day}.", "created_at": f"2025-03-{day:02d}T09:00:05Z"}]
+    with engramdb.open(tmp_store, embedder="hashing") as eng:
+        for label, day in (("a", 1), ("b", 5), ("d", 20)):
+            eng.add_conversation(session(label, day), namespace="u", session=label)
+        assert _session_chain(eng) == [("S:a", "S:b"), ("S:b", "S:d")]
+        eng.add_conversation(session("c", 12), namespace="u", session="c")   # backfilled between b and d
+        assert _session_chain(eng) == [("S:a", "S:b"), ("S:b", "S:c"), ("S:b", "S:d"), ("S:c", "S:d")]
+        eng.add_conversation(session("d", 21)[:1], namespace="u", session="d")   # a stored session goes on
+        assert _session_chain(eng) == [("S:a", "S:b"), ("S:b", "S:c"), ("S:b", "S:d"), ("S:c", "S:d")]
+    with engramdb.open(tmp_store.parent / "whole", embedder="hashing") as eng:
+        eng.add_conversation([{**m, "session": label} for label, day in (("a", 1), ("b", 5), ("d", 20))
+                              for m in session(label, day)], namespace="u")
+        assert _session_chain(eng) == [("S:a", "S:b"), ("S:b", "S:d")]

@@ -842,6 +842,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                       stored_time: Callable[[str], float | None] | None = None,
                       stored_session: Callable[[str], StoredSession | None] | None = None,
                       stored_mentions: Callable[[str], list[str] | None] | None = None,
+                      stored_sessions: Callable[[], list[tuple[str, float]]] | None = None,
                       keep_roles: tuple[str, ...] = (),
                       id_prefix: str = "", max_pieces: int = 64,
                       max_block_chars: int | None = None,
@@ -909,6 +910,12 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         gets its node when another stored message names it too (not the message itself, nor a
         stored copy of its text), and every new entity node is also linked from the stored
         messages naming it.
+    stored_sessions : callable () -> list of (str, float), optional
+        The namespace's stored session nodes (:func:`stored_session_nodes`): id and start time
+        (Unix seconds). The first new session of the call is linked ``next`` from the stored one
+        that started last before it, and the last new one to the stored one that starts first
+        after it (a chat stored one session a call, as a chat agent stores it, is one chain of
+        sessions, as one call with the whole chat makes it).
     keep_roles : tuple of str
         ``system`` / ``developer`` / ``tool`` / ``function`` messages are left out unless named here.
     id_prefix : str
@@ -1092,6 +1099,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         if not _shows_text(title):
             raise InvalidInputError(f"session_titles[{lab!r}]: expected a non-empty UTF-8 string, got {title!r}")
     prev_session = None
+    new_sessions: list[tuple[str, float]] = []   # (node id, start) of the call's new sessions
     for lab, members in by_session.items():
         sid = f"{id_prefix}S:{lab}"
         if sid in seen:
@@ -1104,6 +1112,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             text = titles.get(lab) or f"Session{name} of {' and '.join(speakers)}, {_fmt_date(t0)}"
             plan.items.append({"id": sid, "kind": MemoryKind.EPISODIC, "created_at": t0, "text": text,
                                "source": sid, "tags": ["session"]})
+            new_sessions.append((sid, t0))
             last, last_at = plan.last_positions[sid]
             plan.fields[sid] = {"last_position": last, "last_position_at": last_at}
         plan.sessions.append(sid)
@@ -1208,7 +1217,33 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                     earlier[ent] = others(ent)
                 plan.edges.extend((sid_, eid, Relation.MENTIONS, 1.0) for sid_ in earlier.get(ent, ()))
             plan.edges.extend((tid, eid, Relation.MENTIONS, 1.0) for tid in where_ids)
+    if stored_sessions is not None and new_sessions:
+        _chain_to_stored(plan, new_sessions, stored_sessions())
     return plan
+
+
+def _chain_to_stored(plan: ConversationPlan, new: list[tuple[str, float]], stored: list[tuple[str, float]]) -> None:
+    """Link the call's new sessions (``new``: node id, start) into the namespace's chain of
+    stored ones (``stored``): ``next`` from the stored session that started last before the
+    earliest new one, and from the latest new one to the stored session that starts first after
+    it; none where that session is one of the call's (the call links its own)."""
+    first, last = min(new, key=lambda x: (x[1], x[0])), max(new, key=lambda x: (x[1], x[0]))
+    mine = set(plan.sessions)
+    before = [x for x in stored if x[0] != first[0] and (x[1], x[0]) < (first[1], first[0])]
+    after = [x for x in stored if x[0] != last[0] and (x[1], x[0]) > (last[1], last[0])]
+    if before and (pred := max(before, key=lambda x: (x[1], x[0])))[0] not in mine:
+        plan.edges.append((pred[0], first[0], Relation.NEXT, 1.0))
+    if after and (succ := min(after, key=lambda x: (x[1], x[0])))[0] not in mine:
+        plan.edges.append((last[0], succ[0], Relation.NEXT, 1.0))
+
+
+def stored_session_nodes(state: Any, namespace: str, id_prefix: str = "") -> list[tuple[str, float]]:
+    """The namespace's live session nodes (ids ``<prefix>S:<label>``): id and start time (Unix
+    seconds), from one range of the id table."""
+    with state.store.read("listing the stored sessions") as txn:
+        found = state.store.ids_starting(txn, namespace, f"{id_prefix}S:")
+    c = state.cols
+    return [(sid, float(c.created_at[nid])) for sid, nid in found if nid < c.n and c.alive[nid]]
 
 
 def check_messages(messages: Iterable[Mapping[str, Any]], keep_roles: Sequence[str] = ()) -> None:

@@ -455,6 +455,7 @@ class Engram:
             stored_time=lambda digest: _conversation.stored_time(state, ns, digest),
             stored_session=lambda sid: _conversation.stored_session(state, ns, sid),
             stored_mentions=lambda ent: _conversation.stored_mentions(state, ns, ent),
+            stored_sessions=lambda: _conversation.stored_session_nodes(state, ns),
             keep_roles=_conversation.check_roles(keep_roles, "keep_roles"), max_pieces=max_pieces,
             max_block_chars=state.config.store.chunk_chars,
             extra_tags=_protected_tag(_conversation.check_roles(protect_roles, "protect_roles")))

@@ -548,6 +548,19 @@ class LmdbStore:
         buf = txn.get(id_key(namespace, ext_id), db=self.dbs["ids"])
         return None if buf is None else _nid_of(buf)
 
+    def ids_starting(self, txn, namespace: str, prefix: str) -> list[tuple[str, int]]:
+        """The ids of ``namespace`` that start with ``prefix`` and their nids, in key order: one
+        cursor range of the id table (``"S:"``: the namespace's session nodes)."""
+        start = id_key(namespace, prefix)
+        out = []
+        cur = txn.cursor(db=self.dbs["ids"])
+        if cur.set_range(start):
+            for key, buf in cur:
+                if not bytes(key).startswith(start):
+                    break
+                out.append((bytes(key)[len(namespace.encode()) + 1:].decode(), _nid_of(buf)))
+        return out
+
     def put_text(self, txn, namespace: str, digest: bytes, nid: int) -> None:
         """Remember that ``nid`` holds the text whose SHA-256 is ``digest`` (see :func:`text_digest`)."""
         txn.put(text_key(namespace, digest), nid_key(nid), db=self.dbs["texts"])
