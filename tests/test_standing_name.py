@@ -141,8 +141,9 @@ def test_the_earlier_statement_in_other_words_is_found_among_many_memories(tmp_p
 def test_a_column_snapshot_saved_under_older_text_rules_is_read_again_from_the_records(tmp_path):
     """A store written before the name relation holds no name in its column snapshot: read as
     it is, "what is my name?" would find no statement and say "no memory says the user's name".
-    A snapshot saved under other rules (or none named: one written before the rules were
-    versioned) is read again from the records, then saved under the current ones."""
+    A snapshot saved under older rules (or none named: one written before the rules were
+    versioned) is brought up to date on the next open (the columns each newer version reads
+    otherwise, read again from the records), then saved under the current ones."""
     from engramdb.state.columns import TEXT_RULES
     from engramdb.testing import cache_status, damage_snapshot, snapshot_arrays
 
@@ -152,7 +153,8 @@ def test_a_column_snapshot_saved_under_older_text_rules_is_read_again_from_the_r
     with engramdb.open(tmp_path / "s", embedder="hashing") as m:
         assert cache_status(m)["columns"] == "current"
         assert snapshot_arrays(m, "columns")[1]["text_rules"] == TEXT_RULES
-        damage_snapshot(m, "columns", meta_key="text_rules")   # as a store written before
+        damage_snapshot(m, "columns", meta_key="text_rules")   # as a store written before ...
+        damage_snapshot(m, "columns", zero="standing")          # ... whose rules read no name
     with engramdb.open(tmp_path / "s", embedder="hashing") as m:
         assert cache_status(m)["columns"] == "rebuilt"
         res = m.recall("What is my name?", k=1, now=T0 + DAY, reinforce=False)

@@ -61,7 +61,7 @@ from .speakers import PERSON_NOUNS
 from .timeref import CALENDAR_WORDS
 
 __all__ = ["MAY_STATE_BITS", "STANDING_BITS", "STANDING_WORDS", "Standing", "asked_standing", "asks_only_standing", "changes_standing",
-           "asks_for_place", "may_state", "names_no_place", "refines_standing", "standing", "standing_bits",
+           "asks_for_place", "may_name", "may_state", "names_no_place", "refines_standing", "standing", "standing_bits",
            "standings"]
 
 
@@ -668,6 +668,16 @@ def asks_for_place(question: str, relation: str) -> bool:
     :func:`asks_only_standing`), asks for the place itself ("where do I work?", "which company
     employs me?", "what city do I live in?"), not for a job, an address, a hometown or a stay."""
     return _ASKS_PLACE[relation].search(question) is not None and _NOT_PLACE.search(question) is None
+
+
+def may_name(text: str) -> bool:
+    """Whether ``text`` may name the speaker, read or loosely (:func:`standings`, :func:`may_state`
+    of "name"): a cheap test, true for every text whose name bits are set (the word "name",
+    "call", "go by", or a capital after "I'm", "I am", "this is", or a text opening with a
+    capitalised word before "here")."""
+    low = text.lower()
+    return ("name" in low or "call" in low or "go by" in low or "here" in low
+            or _NAME_GATE.search(text) is not None or _MAY_STATE_AS_WRITTEN["name"].search(text) is not None)
 
 
 def may_state(text: str, relation: str) -> bool:

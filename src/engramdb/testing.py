@@ -292,13 +292,15 @@ def crash(engine, saved: Iterable[str] = ()) -> None:
 _SNAPSHOTS = {"columns": "cols", "keyword": "kw"}
 
 
-def damage_snapshot(engine, name: str, *, array: str | None = None, meta_key: str | None = None) -> None:
+def damage_snapshot(engine, name: str, *, array: str | None = None, meta_key: str | None = None,
+                    zero: str | None = None) -> None:
     """Damage the saved ``name`` snapshot (``"columns"`` or ``"keyword"``) in LMDB: drop it
-    whole (``array`` and ``meta_key`` None), delete its array ``array`` (as a snapshot written
-    before that column existed lacks it), or delete the key ``meta_key`` of its meta (as one
-    written before that key existed: the columns' ``"text_rules"``). The engine will not save
-    that snapshot again before it closes, so the next open must detect the damage and rebuild
-    from the records. Returns None.
+    whole (``array``, ``meta_key`` and ``zero`` None), delete its array ``array`` (as a snapshot
+    written before that column existed lacks it), delete the key ``meta_key`` of its meta (as one
+    written before that key existed: the columns' ``"text_rules"``), or set every value of its
+    array ``zero`` to 0 (as rules that filled none of it wrote it). The engine will not save that
+    snapshot again before it closes, so the next open must detect the damage and rebuild from
+    the records. Returns None.
     """
     if name not in _SNAPSHOTS:
         raise ValueError(f"name: expected one of {sorted(_SNAPSHOTS)}, got {name!r}")
@@ -311,7 +313,12 @@ def damage_snapshot(engine, name: str, *, array: str | None = None, meta_key: st
             if meta.pop(meta_key, None) is None:
                 raise ValueError(f"the {name} snapshot's meta holds no key {meta_key!r}")
             txn.put(b"meta", msgpack.packb(meta, use_bin_type=True), db=db)
-        if array is None and meta_key is None:
+        if zero is not None:
+            buf = txn.get(zero.encode(), db=db)
+            if buf is None:
+                raise ValueError(f"the {name} snapshot holds no array {zero!r}")
+            txn.put(zero.encode(), bytes(len(buf)), db=db)
+        if array is None and meta_key is None and zero is None:
             txn.drop(db, delete=False)
         elif array is not None and not txn.delete(array.encode(), db=db):
             raise ValueError(f"the {name} snapshot holds no array {array!r}")

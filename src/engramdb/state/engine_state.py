@@ -285,8 +285,9 @@ class EngineState:
                 cols = None
                 self.outdated.append("column")
             from_snapshot = False
-            if cols is not None and cols[1].get("text_rules", 1) != TEXT_RULES:
-                cols = None   # saved under other text rules (columns.TEXT_RULES): decode the records
+            rules = TEXT_RULES if cols is None else cols[1].get("text_rules", 1)
+            if not isinstance(rules, int) or isinstance(rules, bool) or not 1 <= rules <= TEXT_RULES:
+                cols, rules = None, TEXT_RULES   # (rules of a newer engramdb, or damaged: decode the records)
                 self.outdated.append("column")
             if (cols is not None and cols[1].get("mem_gen") == self.mem_gen and len(cols[0]["ns"]) == self.next_nid
                     and columns_snapshot_ok(cols[0], self.next_nid)):
@@ -303,7 +304,11 @@ class EngineState:
                 if not from_snapshot:
                     self.outdated.append("column")
                     self.cols, self.codes = Columns(), {}
-            if from_snapshot:
+            if from_snapshot and rules < TEXT_RULES:   # saved under older text rules: their steps
+                self.cols.upgrade_text_columns(rules, store.iter_records(txn))
+                self.outdated.append("column")
+                self.cols_gen = -1   # (saved under the current rules at the next flush)
+            elif from_snapshot:
                 self.cols_gen = self.mem_gen
             else:   # no snapshot, a damaged one, or records changed after it (a crash before close)
                 self.cols.ensure(self.next_nid)
