@@ -27,7 +27,11 @@ def test_the_module_examples_hold():
     ("We renamed the project from Falcon to Atlas.", Rename("project", ("atlas",), ("falcon",))),
     ("user: Renamed the repo to `atlas-api`.", Rename("repo", ("atlas-api",))),
     ("Our repo's new name is Atlas.", Rename("repo", ("atlas",))),
-    ("The project was renamed to Atlas last week.", Rename("project", ("atlas",))),
+    ("Our project was renamed to Atlas last week.", Rename("project", ("atlas",))),
+    ("We changed the cat's name to Luna.", Rename("cat", ("luna",))),
+    ("We're calling the cat Luna now.", Rename("cat", ("luna",))),
+    ("We renamed Falcon to Atlas.", Rename("", ("atlas",), ("falcon",))),
+    ("Project Falcon has been renamed to Atlas.", Rename("", ("atlas",), ("project", "falcon"))),
     ("My cat is called Luna now.", Rename("cat", ("luna",))),
     ("I finally renamed my dogs to Rex and Max.", Rename("dog", ("rex",))),
 ])
@@ -44,16 +48,28 @@ def test_a_rename_is_read(text, want):
     "assistant: We renamed the file to Foo.",   # an assistant's words
     "My cat is called Luna.",                 # a statement, not a change
     "I renamed the file to report.docx",      # no name (lower case, unquoted)
+    # helper105: anyone's thing in another voice
+    "Did you see? The app is now called Threads.", "Crazy news: the company was renamed to Meta.",
+    "The Washington team was renamed to Commanders.", "The restaurant is now called Olive.",
+    "When I was a kid we renamed the cat Tiger.",   # history
 ])
 def test_what_is_no_rename(text):
     assert rename_report(text) is None
 
 
 @pytest.mark.parametrize("text,want", [
-    ("My cat's name is Whiskers. She's 3 years old.", (("cat", ("whiskers",)),)),
-    ("I have a cat named Whiskers.", (("cat", ("whiskers",)),)),
-    ("Our project is called Falcon.", (("project", ("falcon",)),)),
+    ("My cat's name is Whiskers. She's 3 years old.", (("cat", ("whiskers",), ()),)),
+    ("I have a cat named Whiskers.", (("cat", ("whiskers",), ()),)),
+    ("Our project is called Falcon.", (("project", ("falcon",), ()),)),
+    ("My side project is called Nova.", (("project", ("nova",), ("side",)),)),
+    ("My cat Whiskers is 3 years old.", (("cat", ("whiskers",), ()),)),
+    ("Whiskers is my cat.", (("cat", ("whiskers",), ()),)),
     ("My sister's cat is adorable.", ()),
+    # helper105: another person's thing, history, a wish
+    ("My neighbor has a cat named Whiskers.", ()),
+    ("When I was a kid we had a cat named Whiskers.", ()),
+    ("I'd love to get a dog named Rex someday.", ()),
+    ("I'm building an app called Tasky.", ()),
 ])
 def test_the_names_a_statement_gives(text, want):
     assert names_of(text) == want
@@ -62,7 +78,12 @@ def test_the_names_a_statement_gives(text, want):
 @pytest.mark.parametrize("new,old,want", [
     ("Also, we renamed the cat: she's called Luna now.", "My cat's name is Whiskers.", True),
     ("We renamed our cat to Luna.", "I have a cat named Whiskers.", True),
-    ("We renamed the project from Falcon to Atlas.", "Falcon is our biggest project this year.", True),
+    ("We renamed the project from Falcon to Atlas.", "Falcon is our main project.", True),
+    ("We renamed Falcon to Atlas.", "Our project is called Falcon.", True),
+    # helper105: another thing of the same last word, another name than the one renamed
+    ("We renamed the project from Falcon to Atlas.", "My side project is called Nova.", False),
+    ("We renamed our cat to Luna.", "My neighbor has a cat named Whiskers.", False),
+    ("Crazy news: the company was renamed to Meta.", "My company is called Acme Robotics.", False),
     ("We renamed the project from Falcon to Atlas.", "Our project is called Falcon.", True),
     ("We renamed the cat Luna.", "My dog's name is Rex.", False),            # another thing
     ("We renamed the cat Luna.", "My cat's name is Luna.", False),           # the same name

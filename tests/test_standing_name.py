@@ -23,18 +23,29 @@ OTHERS = [f"user: I {verb} the {thing} on day {i}." for i, (verb, thing) in enum
 
 @pytest.mark.parametrize("text,value", [
     ("user: Hi! I'm Dana, nice to meet you.", ("dana",)),
-    ("I'm Dana", ("dana",)),
+    ("Hi, I'm Dana.", ("dana",)),
+    ("Hello everyone! I'm Priya Rao.", ("priya", "rao")),
+    ("I'm Dana, nice to meet you!", ("dana",)),           # no greeting: meeting words after it
     ("Hello, I am Priya Rao and I live in Leeds.", ("priya", "rao")),
     ("My name is Dana Smith.", ("dana", "smith")),
     ("My name's Priya, nice to meet you.", ("priya",)),
     ("my first name is Ana.", ("ana",)),
+    ("My name is now Dana Smith.", ("dana", "smith")),
     ("Please call me Dee.", ("dee",)),
     ("You can call me Sam!", ("sam",)),
-    ("I go by Sam these days.", ("sam",)),
-    ("I legally changed my name to Robin Hale last month.", ("robin", "hale")),
-    ("I'm Dana, Nice to meet you", ("dana",)),          # a comma ends a person's name
-    ("I'm Dana from Leeds.", ("dana",)),
     ("Call me Ishmael.", ("ishmael",)),
+    ("I go by Sam these days.", ("sam",)),
+    ("I now go by Robin.", ("robin",)),
+    ("I'm going by Robin now.", ("robin",)),
+    ("I legally changed my name to Robin Hale last month.", ("robin", "hale")),
+    ("I changed my first name to Robin.", ("robin",)),
+    ("Hi, I'm Dana, Nice to meet you", ("dana",)),          # a comma ends a person's name
+    ("Hi, I'm Dana from Leeds.", ("dana",)),
+    ("Hi, I'm Dana, can you help me plan a trip?", ("dana",)),   # an introduction may ask
+    ("Hi, I'm Dana. My card got declined yesterday.", ("dana",)),   # (not a take-back)
+    ("Hey, I'm AJ!", ("aj",)), ("Hi, I'm D.J. Smith.", ("d.j", "smith")),
+    ("Hi, I'm Ana dos Santos.", ("ana", "dos", "santos")), ("Hello, I'm Ahmed bin Salman.", ("ahmed", "bin", "salman")),
+    ("Hi I'm Dana lol", ("dana",)), ("Hi, I'm Дана.", ("дана",)), ("Hi, I'm 王伟.", ("王伟",)),
 ])
 def test_a_statement_of_the_speaker_s_name_is_read(text, value):
     assert [s for s in standings(text) if s.relation == "name"] == [Standing("name", value)]
@@ -55,6 +66,22 @@ def test_a_statement_of_the_speaker_s_name_is_read(text, value):
     "my name is on the lease",              # no name
     "In 2015 I changed my name to Robin.",  # history
     "Am I Dana?",
+    # helper105: "I'm <capitalised word>" with no greeting or meeting words is mostly no name
+    "I'm Dana", "I'm Texan, so I know good BBQ.", "I'm Puerto Rican and Dominican.", "Honestly I'm Lutheran.",
+    "I'm Bipolar, so mornings are hard.", "I'm Team Edward", "I'm Batman.", "I'm Grandma now! Baby Ella arrived today.",
+    "Hi, I'm Married now", "Good Morning! I'm Excited To Start.", "I'm Going To The Store.",
+    # what comes after the name reads otherwise
+    "I go by Starbucks every morning.", "I go by They/Them.", "I go by Bus.", "Call me Maybe is my favorite song!",
+    "Call me Crazy, but I love pineapple pizza.", "Please call me Tomorrow.", "My Name Is Khan is such a good movie.",
+    "I changed my name to DarkKnight on Discord.",
+    # someone else's words, relayed or played
+    "Let's role-play: I'm Gandalf and you're Frodo.", "In D&D I'm Thorin.",
+    "My landlord texted me: Hi, I'm Mark, your new property manager.",
+    "Can you proofread my brother's intro? Hi, I'm Marcus, a designer.",
+    "Help me reply to this message:\nHey! I'm Jordan, from the meetup.", "The new intern introduced herself: I'm Chloe.",
+    # what others call the speaker, and another speaker's own name
+    "My grandkids call me Nana.", "My students call me Coach.",
+    "Jarvis: Hello Dana, I'm Jarvis, your assistant.", "Sam: Hey all, I'm Sam, Dana's coworker.",
 ])
 def test_what_states_no_name_of_the_speaker(text):
     assert [s for s in standings(text) if s.relation == "name"] == []

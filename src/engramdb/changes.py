@@ -557,7 +557,8 @@ def _rename_report(text: str) -> ChangeReport | None:
     got = rename_report(text)
     if got is None:
         return None
-    return ChangeReport(frozenset({_stem(got.thing)}), frozenset(), ("rename", "", " ".join(got.new)),
+    what = {_stem(got.thing)} if got.thing else {_stem(w) for w in got.old or ()}   # (or the old name)
+    return ChangeReport(frozenset(what), frozenset(), ("rename", "", " ".join(got.new)),
                         mine=re.search(rf"\bmy\s+(?:[\w-]+\s+){{0,2}}{re.escape(got.thing)}", text, re.I) is not None)
 
 

@@ -10,27 +10,35 @@ may misread.
 
 A report (:func:`rename_report`) is one of:
 
-- "renamed <thing> (from <Old>) to <New>", "renamed <thing> <New>" ("We renamed the cat
-  Luna"), "renamed <thing>: she's / it's / they're (now) called <New>";
-- "<thing> was / got / has been renamed (to) <New>";
-- "<thing>'s new name is <New>", "<thing> is (now) called / named <New> now";
+- the speaker's deed ("I" or "we" before the verb, or no subject): "renamed <thing> (from <Old>)
+  to <New>", "renamed <thing> <New>" ("We renamed the cat Luna"), "renamed <thing>: she's /
+  it's / they're (now) called <New>", "changed <thing>'s name to <New>", "we're calling <thing>
+  <New> now", "renamed <Old> to <New>"; here ``<thing>`` is "my", "our" or "the" thing;
+- in any voice, of "my" or "our" thing only ("The app is now called Threads" may be anyone's):
+  "<thing> was / got / has been renamed (to) <New>", "<thing>'s new name is <New>", "<thing> is
+  (now) called / named <New> now", and "<Old> was renamed to <New>", "<Old> is now called <New>";
 
-where ``<thing>`` is the speaker's or the team's ("my", "our", "the", "her" / "his" / "its" of
-the speaker's "we" only: up to three words, its last word the thing: "the cat", "our main
-repo") and a name is a capitalised run of up to four words, or one word in quotes or
-backticks ("renamed the repo to `atlas`"). It is none when a word of
+where ``<thing>`` is up to three words, its last word the thing ("the cat", "our main repo"),
+and a name is a capitalised run of up to four words, or one word in quotes or backticks
+("renamed the repo to `atlas-api`"). It is none when a word of
 :data:`engramdb.facts.NOT_DONE` stands before the verb ("we might rename the cat Luna"), in a
-question, or when someone else renames theirs ("My sister renamed her cat Luna").
+question, as history ("when I was a kid", a year), or when someone else renames theirs ("My
+sister renamed her cat Luna").
 
-An earlier statement names the thing (:func:`names_of`) as "<thing>'s name is <Name>", "<thing>
-is called / named <Name>", "a / my / our <thing> called / named <Name>", or as an earlier
-report's new name. :func:`renames` is true when the statement names the same thing (its last
-word, singular) with another name, or names the report's old name ("from Falcon").
+An earlier statement names a thing of the speaker's or the team's (:func:`names_of`): "my / our
+<thing>'s name is <Name>", "my / our <thing> is called / named <Name>", "I have / we got / we
+adopted a <thing> named <Name>", "my cat Whiskers is ...", "Whiskers is my cat.", or as an
+earlier report's new name; not as history or a wish, nor another person's thing ("My neighbor
+has a cat named Whiskers"). :func:`renames` is true when the statement names the same thing
+(its last word; its other words too where both give some: "side project" is no "main project")
+with another name, and that name is the report's old one when the report gives one ("from
+Falcon"); a report naming no thing ("We renamed Falcon to Atlas") changes a statement naming a
+thing by its old name.
 
 Examples
 --------
 >>> rename_report("Also, we renamed the cat: she's called Luna now.")
-Rename(thing='cat', new=('luna',), old=None)
+Rename(thing='cat', new=('luna',), old=None, modifiers=())
 >>> renames("We renamed the project from Falcon to Atlas.", "Our project is called Falcon.")
 True
 >>> renames("We renamed the cat Luna.", "My dog's name is Rex.")
@@ -48,43 +56,75 @@ __all__ = ["Rename", "names_of", "rename_report", "renames"]
 
 
 class Rename(NamedTuple):
-    """A parsed rename report: ``thing``, the renamed thing's last word (lower case, singular),
-    ``new``, its new name (lower-case words), ``old``, the old name the report gives (else
-    None)."""
+    """A parsed rename report: ``thing``, the renamed thing's last word (lower case, singular;
+    "" for a report naming none: "We renamed Falcon to Atlas"), ``new``, its new name (lower-case
+    words), ``old``, the old name the report gives (else None), ``modifiers``, the thing's other
+    words ("side" of "side project")."""
 
     thing: str
     new: tuple[str, ...]
     old: tuple[str, ...] | None = None
+    modifiers: tuple[str, ...] = ()
 
 
 _S = r"[^\S\n]+"
 #: A name: a capitalised run of up to four words ("Luna", "Project Atlas"), or one word in quotes
 #: or backticks ("`atlas-api`").
 _NAME = r"(?:(?-i:[^\W\d_a-z])[\w'’.&-]*(?:[^\S\n]+(?-i:[^\W\d_a-z])[\w'’.&-]*){0,3}|[`'\"“‘][\w.\-/]+[`'\"”’])"
-#: The speaker's or the team's thing: "my cat", "our main repo", "the project" (up to three words).
-_THING = rf"(?P<own>my|our|the|his|her|its|their){_S}(?P<thing>[\w-]+(?:{_S}[\w-]+){{0,2}}?)"
-_REPORTS = [re.compile(p.replace("THING", _THING).replace("NAME", _NAME), re.I) for p in (
-    rf"\brenamed{_S}THING(?:{_S}from{_S}(?P<old>NAME))?{_S}to{_S}(?P<new>NAME)",
-    rf"\brenamed{_S}THING\s*[:;,—–-]\s*(?:she|he|it|they)(?:['’]s|{_S}is|['’]re|{_S}are){_S}(?:now{_S})?"
+#: A thing: up to three words, its last word the thing ("cat", "main repo", "side project").
+_THING_WORDS = rf"(?P<thing>[\w-]+(?:{_S}[\w-]+){{0,2}}?)"
+#: The speaker's or the team's thing ("my cat", "our repo"), or "the" thing when the speaker
+#: renames it ("we renamed the cat").
+_OWNED = rf"(?P<own>my|our){_S}{_THING_WORDS}"
+_OWNED_OR_THE = rf"(?P<own>my|our|the){_S}{_THING_WORDS}"
+
+
+def _compiled(*patterns: str) -> list[re.Pattern]:
+    return [re.compile(p.replace("THE_THING", _OWNED_OR_THE).replace("THING", _OWNED).replace("NAME", _NAME), re.I)
+            for p in patterns]
+
+
+#: Reports whose verb is the speaker's ("we renamed the cat ..."; :func:`_speakers`).
+_RENAMED_BY_SPEAKER = _compiled(
+    rf"\brenamed{_S}THE_THING(?:{_S}from{_S}(?P<old>NAME))?{_S}to{_S}(?P<new>NAME)",
+    rf"\brenamed{_S}THE_THING\s*[:;,—–-]\s*(?:she|he|it|they)(?:['’]s|{_S}is|['’]re|{_S}are){_S}(?:now{_S})?"
     rf"(?:called|named){_S}(?P<new>NAME)",
-    rf"\brenamed{_S}THING{_S}(?P<new>NAME)",
+    rf"\brenamed{_S}THE_THING{_S}(?P<new>NAME)",
+    rf"\bchanged{_S}THE_THING['’]s{_S}name{_S}to{_S}(?P<new>NAME)",
+    rf"\bcalling{_S}THE_THING{_S}(?P<new>NAME)(?=\W*$|{_S}now\b|\s*[,.;!])",
+    rf"\brenamed{_S}(?P<old>NAME){_S}to{_S}(?P<new>NAME)",
+)
+#: Reports of the speaker's or the team's thing in any voice ("Our repo's new name is Atlas").
+_RENAMED = _compiled(
     rf"\bTHING{_S}(?:was|got|has{_S}been|have{_S}been){_S}renamed(?:{_S}from{_S}(?P<old>NAME))?(?:{_S}to)?{_S}(?P<new>NAME)",
     rf"\bTHING['’]s{_S}new{_S}name{_S}is{_S}(?P<new>NAME)",
     rf"\bTHING{_S}is{_S}(?:now{_S})?(?:called|named){_S}(?P<new>NAME){_S}now\b",
     rf"\bTHING{_S}is{_S}now{_S}(?:called|named){_S}(?P<new>NAME)",
-)]
-_STATEMENTS = [re.compile(p.replace("THING", _THING).replace("NAME", _NAME), re.I) for p in (
+    rf"(?:^|[.!?]\s+)(?P<old>NAME){_S}(?:was|got|has{_S}been){_S}renamed(?:{_S}to)?{_S}(?P<new>NAME)",
+    rf"(?:^|[.!?]\s+)(?P<old>NAME){_S}is{_S}now{_S}(?:called|named){_S}(?P<new>NAME)",
+)
+#: Statements of the name of a thing of the speaker's or the team's.
+_STATEMENTS = _compiled(
     rf"\bTHING['’]s{_S}name{_S}is{_S}(?P<new>NAME)",
     rf"\bTHING{_S}is{_S}(?:called|named){_S}(?P<new>NAME)",
-    rf"\b(?:a|an|my|our|the){_S}(?P<thing>[\w-]+(?:{_S}[\w-]+){{0,1}}?){_S}(?:called|named){_S}(?P<new>NAME)",
-)]
-#: Whose the thing of a report is: the speaker ("I", "we") renames it, and it is "my" / "our" /
-#: "the" thing.
+    rf"\b(?P<who>i|we)(?:['’]ve)?(?:{_S}just)?{_S}(?:have|got|adopted|own|bought|started|built|launched)"
+    rf"{_S}(?:a|an){_S}{_THING_WORDS},?{_S}(?:called|named){_S}(?P<new>NAME)",
+    rf"\b(?P<who>i|we)(?:['’]ve)?(?:{_S}just)?{_S}(?:have|got|adopted|own|bought){_S}(?:a|an){_S}{_THING_WORDS},{_S}(?P<new>NAME),",
+    rf"\b(?P<own>my|our){_S}(?P<thing>[\w-]+),?{_S}(?P<new>NAME)(?={_S}(?:is|was|has|had|loves|likes|hates|and)\b|\s*[,.!;])",
+    rf"(?:^|[.!?]\s+)(?P<new>NAME){_S}is{_S}(?P<own>my|our){_S}{_THING_WORDS}[.!,]",
+)
+#: Words before a thing that make it a liking, not a thing one has ("my favorite band").
+_LIKED = frozenset("favorite favourite fave dream ideal".split())
+#: A leading speaker label ("user: ", "Dana: ").
+_LABEL = re.compile(r"^\s*(?:[^\W\d_][\w'.\-]*(?: [^\W\d_][\w'.\-]*){0,2}):\s+")
+#: Whose the thing of a report is: the speaker ("I", "we") renames it.
 _SPEAKER = frozenset("i we i've we've we're i'm".split())
 #: Words that end a thing before its name ("the cat Luna" is no thing "cat luna").
 _NOT_THING = frozenset("to from now name called named is was".split())
-
-
+#: A thing's name told as history or a wish: no name it has ("When I was a kid we had a cat named
+#: Whiskers", "I'd love to get a dog named Rex someday").
+_NOT_NOW = re.compile(r"\b(?:when\s+(?:i|we)\s+(?:was|were)|as\s+a\s+(?:kid|child)|growing\s+up|used\s+to|someday|"
+                      r"one\s+day|(?:19|20)\d\d)\b", re.I)
 #: Words between the speaker and "renamed" ("we finally renamed", "I've just renamed"), or opening
 #: a sentence that has no subject ("Also, renamed the repo to atlas").
 _FILLERS = frozenset("also just finally officially recently now have has 've already so and then oh btw ok okay "
@@ -97,6 +137,18 @@ def _speakers(lead: list[str]) -> bool:
     last = max((i for i, w in enumerate(lead) if w in _SPEAKER), default=None)
     rest = lead if last is None else lead[last + 1:]
     return all(w in _FILLERS for w in rest)
+
+
+def _speakers_at(lead: list[str]) -> bool:
+    """Whether a clause's words before a statement's verb make it the speaker's ("we", "I've
+    just"): its subject is the speaker."""
+    return any(w in _SPEAKER for w in lead[-3:])
+
+
+def _modifiers(words: str | None) -> tuple[str, ...]:
+    """A thing's words before its last, lower case ("our main repo" -> ("main",))."""
+    parts = (words or "").lower().split()
+    return tuple(parts[:-1])
 
 
 def _name(raw: str) -> tuple[str, ...]:
@@ -137,58 +189,71 @@ def rename_report(text: str) -> Rename | None:
     Rename or None
     """
     low = text.lower()
-    if "name" not in low and "called" not in low:
+    if "name" not in low and "called" not in low and "calling" not in low:
         return None
     if re.match(r"\s*assistant\s*:", text, re.I) or text.rstrip().endswith("?"):
         return None
-    for pattern in _REPORTS:
+    text = _LABEL.sub("", text, count=1)   # (a speaker's label: "user: Falcon is now called Atlas.")
+    for pattern in _RENAMED_BY_SPEAKER + _RENAMED:
         for m in pattern.finditer(text):
-            if m.group("own").lower() not in ("my", "our", "the"):
-                continue   # "My sister renamed her cat Luna": hers
             lead = [t.lower() for t in tokens(re.split(r"[.!?\n]", text[: m.start()])[-1])]
-            if not_done(lead):
-                continue   # "we might rename the cat Luna", "I didn't rename the repo"
-            if m.group(0).lower().startswith("renamed") and not _speakers(lead):
+            if not_done(lead) or _NOT_NOW.search(text):
+                continue   # "we might rename the cat Luna", "I didn't rename the repo", history
+            if pattern in _RENAMED_BY_SPEAKER and not _speakers(lead):
                 continue   # "My sister renamed the cat Luna": her doing
-            thing = _thing(m.group("thing"))
-            if thing is None:
+            groups = m.groupdict()
+            thing = _thing(groups["thing"]) if groups.get("thing") else None
+            if groups.get("thing") and thing is None:
                 continue
-            old = m.groupdict().get("old")
-            return Rename(thing, _name(m.group("new")), _name(old) if old else None)
+            old = groups.get("old")
+            if thing is None and not old:
+                continue
+            return Rename(thing or "", _name(m.group("new")), _name(old) if old else None,
+                          _modifiers(groups.get("thing")))
     return None
 
 
 @lru_cache(maxsize=1 << 12)
-def names_of(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """The things ``text`` names, with their names: ``((thing, name words), ...)`` for "my cat's
-    name is Whiskers", "our project is called Falcon", "a cat named Whiskers", and a rename
-    report's new name."""
+def names_of(text: str) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
+    """The things of the speaker's or the team's that ``text`` names, with their names: ``((thing,
+    name words, the thing's other words), ...)`` for "my cat's name is Whiskers", "our project is
+    called Falcon", "I have a cat named Whiskers", "my cat Whiskers is ...", "Whiskers is my
+    cat.", and a rename report's new name; none told as history or a wish ("When I was a kid we
+    had a cat named ...", "I'd love to get a dog named Rex someday"), nor another person's ("My
+    neighbor has a cat named Whiskers")."""
     out = []
     got = rename_report(text)
-    if got is not None:
-        out.append((got.thing, got.new))
-    if "name" in text.lower() or "called" in text.lower():
+    if got is not None and got.thing:
+        out.append((got.thing, got.new, got.modifiers))
+    text = _LABEL.sub("", text, count=1)
+    low = text.lower()
+    if ("name" in low or "called" in low or " my " in f" {low}" or " our " in f" {low}") and not _NOT_NOW.search(text):
         for pattern in _STATEMENTS:
             for m in pattern.finditer(text):
-                thing = _thing(m.group("thing"))
-                if thing is not None:
-                    out.append((thing, _name(m.group("new"))))
+                lead = [t.lower() for t in tokens(re.split(r"[.!?\n]", text[: m.start()])[-1])]
+                if not_done(lead) or not (m.groupdict().get("own") or m.groupdict().get("who") or _speakers_at(lead)):
+                    continue   # ("I'd love to get a dog named Rex"; "My neighbor has a cat named ...")
+                thing, modifiers = _thing(m.group("thing")), _modifiers(m.group("thing"))
+                if thing is not None and not _LIKED.intersection(modifiers):   # ("my favorite band": no thing
+                    out.append((thing, _name(m.group("new")), modifiers))   # of the speaker's)
     return tuple(dict.fromkeys(out))
 
 
 def renames(new: str, old: str) -> bool:
     """Whether ``new`` reports a new name (:func:`rename_report`) of a thing that ``old`` names
-    otherwise (:func:`names_of`: the same thing, another name), or whose old name, given by the
-    report ("from Falcon"), ``old`` names beside the thing."""
+    otherwise (:func:`names_of`): the same thing (its last word; and its other words, where both
+    give some: "side project" is no "main project"), another name, and the old name the report
+    gives, if it gives one ("from Falcon"); or, for a report naming no thing ("We renamed Falcon
+    to Atlas"), a thing ``old`` names by that old name."""
     report = rename_report(new)
     if report is None:
         return False
-    for thing, name in names_of(old):
-        if thing == report.thing and name != report.new:
-            return True
-    if report.old is not None and report.old != report.new:
-        low = " ".join(t.lower() for t in tokens(old))
-        words = set(low.split())
-        return (re.search(r"(?<!\w)" + r"\W+".join(map(re.escape, report.old)) + r"(?!\w)", low) is not None
-                and (report.thing in words or report.thing + "s" in words))
+    for thing, name, modifiers in names_of(old):
+        if report.thing and (thing != report.thing or (modifiers and report.modifiers and modifiers != report.modifiers)):
+            continue
+        if name == report.new:
+            continue
+        if report.old is not None and name[-len(report.old):] != report.old and report.old[-len(name):] != name:
+            continue   # (the old name, or one ending the other: "Project Falcon" / "Falcon")
+        return True
     return False

@@ -82,7 +82,7 @@ _S = r"[^\S\n]+"
 _CAP = r"(?-i:[^\W\d_a-z])[\w'’.&-]*"   # a word that opens with a letter other than a-z (A-Z, Ł, Ö, ...)
 _NAME = rf"(?:the{_S})?({_CAP}(?:,?{_S}(?!I(?!\w))(?:{_CAP}|(?:of|the|de|la|del|da|von|van|&)(?=(?:{_S}(?:the|la|de))?{_S}{_CAP}))){{0,5}})"
 #: Words that may join the capitalised words of one name ("Bank of America", "Procter & Gamble").
-_JOINERS = frozenset("of the de la del da do du von van & upon am".split())
+_JOINERS = frozenset("of the de la del da do dos das du von van & upon am bin ibn al el le di ter ten".split())
 #: Abbreviations a name may hold, whose full stop it keeps ("St. Louis", "Washington, D.C.").
 _ABBREVIATIONS = frozenset("st mt ft dr mr mrs ms jr sr inc co corp ltd d.c u.s u.k n.y l.a".split())
 #: Last words of a name that say it is no home or employer ("the Platform Team", "the Pro plan"),
@@ -159,13 +159,14 @@ _VERBS = {
          rf"{_S}(?:\w+{_S})?here{_S}at{_S}NAME"),
     ),
     "name": (
-        (("my name", "my first name", "my full name", "my real name"), False,
-         rf"\bmy{_S}(?:(?:first|full|real|given){_S})?name(?:{_S}is|['’]s){_S}PERSON"),
+        (("my name", "my first name", "my full name", "my real name", "my legal name"), False,
+         rf"\bmy{_S}(?:(?:first|full|real|given|legal){_S})?name(?:{_S}is|['’]s)(?:{_S}now)?{_S}PERSON"),
         (("i'm ", "i’m ", "i am "), False, rf"\b(?:i'm|i’m|i{_S}am){_S}PERSON"),
-        (("call me",), False, rf"\b(?:(?:please|just|you{_S}can|feel{_S}free{_S}to){_S})?call{_S}me{_S}PERSON"),
-        (("go by",), False, rf"\bi{_S}go{_S}by{_S}PERSON"),
-        (("changed my name", "my new name"), True,
-         rf"\b(?:(?:legally{_S})?changed{_S}my{_S}name{_S}to|my{_S}new{_S}name{_S}is){_S}PERSON"),
+        (("call me",), False, rf"\bcall{_S}me{_S}PERSON"),
+        (("go by", "going by"), False, rf"\bi(?:['’]m{_S}going|{_S}now{_S}go|{_S}go){_S}by{_S}PERSON"),
+        (("changed my", "my new name"), True,
+         rf"\b(?:(?:legally{_S})?changed{_S}my{_S}(?:(?:first|last|middle|legal){_S})?name{_S}to"
+         rf"|my{_S}new{_S}name{_S}is){_S}PERSON"),
     ),
 }
 #: Patterns whose words say whose it is ("my home is in", "I'm a nurse at", "my new job at"; and
@@ -175,13 +176,14 @@ _OWNED = re.compile(r"^(?:my|our|i'm|i’m|i\s+am|we're|we\s+are|new)\b", re.I)
 #: wife's new job at Stripe").
 _MINE_BEFORE = re.compile(r"^new\b", re.I)
 #: A person's name: as a place's, without a comma inside ("I'm Dana, nice to meet you").
-_PERSON = _NAME.replace(",?", "")
+_PERSON = _NAME.replace(",?", "").replace("(?:of|the|de|la|del|da|von|van|&)",
+                                           "(?:of|the|de|la|del|da|do|dos|das|du|von|van|bin|ibn|al|el|le|di|ter|ten)")
 _PATTERNS = [(relation, cues, change, re.compile(p.replace("NAME", _NAME).replace("PERSON", _PERSON), re.I))
              for relation, ps in _VERBS.items() for cues, change, p in ps]
 #: The patterns of a name said after a phrase as common as "I'm" ("I'm Dana", "call me Dee", "I go
 #: by Sam") are read only where :data:`_NAME_GATE` finds a capital after one (its cue alone,
 #: "i'm ", sent most chat messages through the sentence splitter).
-_CAPITAL_CUES = frozenset({"i'm ", "i’m ", "i am ", "call me", "go by"})
+_CAPITAL_CUES = frozenset({"i'm ", "i’m ", "i am ", "call me", "go by", "going by"})
 _PATTERNS_UNNAMED = [p for p in _PATTERNS if _CAPITAL_CUES.isdisjoint(p[1])]
 #: The first test of every text, on the set of its words (one regex of the patterns' words took
 #: 11 us a text, a substring test of each 6 us): a word of some pattern, or for "I'm a <role>
@@ -192,11 +194,30 @@ _GATE = frozenset("live living reside residing resident residents based settled 
 _ROLE_GATE = (frozenset("i'm i’m am".split()), frozenset("at for with".split()))
 #: The speaker's own name ("Hi, I'm Dana.", "Call me Dee", "I go by Sam"): what passes the gate
 #: besides its words (a capital after the phrase, in the text as written).
-_NAME_GATE = re.compile(r"(?:\b[Ii](?:['’]m|\s+am)|\b[Cc]all\s+me|\bgo\s+by)\s+(?-i:[^\W\d_a-z])")
-#: What may follow the speaker's name after "I'm" ("I'm Dana.", "I'm Dana, a nurse", "I'm Dana
-#: and ...", "I'm Dana from Leeds"), not more words of another reading ("I'm Apple certified").
-_IM = re.compile(r"i(?:['’]m|\s+am)\b", re.I)
-_AFTER_NAME = re.compile(r"\s*(?:$|[^\w\s'’-]|[-–—]\s)|\s+(?:and|but|from|here|btw|by|again|now|too)\b", re.I)
+_NAME_GATE = re.compile(r"(?:\b[Ii](?:['’]m|\s+am)|\b[Cc]all\s+me|\bgo(?:ing)?\s+by)\s+(?-i:[^\W\d_a-z])")
+#: What may follow the speaker's name ("I'm Dana.", "I'm Dana, a nurse", "I'm Dana and ...", "I'm
+#: Dana from Leeds", "Please call me Dee from now on", "I go by Sam these days", "I changed my name
+#: to Robin Hale last month"), not more words of another reading ("I'm Apple certified", "Call me
+#: Maybe is my favorite song", "I go by Starbucks every morning", "... to DarkKnight on Discord").
+_AFTER_NAME = re.compile(r"\s*(?:$|[^\w\s'’-]|[-–—]\s)|\s+(?:and|but|from|here|btw|lol|haha|hehe|lmao|"
+                         r"these\s+days|nowadays|now|instead|please|professionally|at\s+work|for\s+short|"
+                         r"(?:last|this)\s+(?:week|month|year)|yesterday|today|recently|officially|legally)\b", re.I)
+#: Words before "I'm <name>" that make it an introduction: a greeting and its fillers ("Hi, I'm
+#: Dana", "Hello everyone! I'm Dana"); without one, or a "nice to meet you" after it, "I'm
+#: <capitalised word>" is mostly no name ("I'm Texan", "I'm Batman", "I'm Grandma now!").
+_GREETINGS = frozenset("hi hello hey hiya howdy greetings yo good morning afternoon evening day there all "
+                       "everyone everybody folks again oh so well ok okay btw and yes yeah first of off".split())
+_MEETING = re.compile(r"[^.!?\n]{0,40}?\b(?:nice|pleased|glad|good|great)\s+(?:to\s+meet|meeting)\s+you", re.I)
+#: Words before "call me <name>" in its clause: a request ("Please call me Dee", "You can call me
+#: Sam"), not what others call the speaker ("My grandkids call me Nana").
+_CALL_ME = frozenset("please just you can may feel free to and so oh ok okay but also hi hello hey btw".split())
+#: Cues of someone else's words before a name read in a message: a text relayed, drafted or
+#: played ("My landlord texted me: Hi, I'm Mark", "Help me reply to this message: Hey! I'm Jordan",
+#: "Let's role-play: I'm Gandalf", "In D&D I'm Thorin").
+_RELAYED = re.compile(r"\b(?:texted|texts|emailed|emails|messaged|wrote|writes|said|says|introduced|intro|proofread|"
+                      r"reply|respond|forwarded|forward|draft|template|example|translate|role-?play|roleplay|rp|d&d|"
+                      r"dnd|playing|character|pretend|imagine|story|novel|game|script|quote|lyrics|song|movie|film|"
+                      r"book|dialogue|scene)\b", re.I)
 #: Capitalised words after "I'm" that name no person: nationalities, faiths, politics and words
 #: written in capitals for emphasis ("I'm Canadian", "I'm Catholic", "I'm Back!").
 _NO_PERSON = frozenset(
@@ -208,7 +229,14 @@ _NO_PERSON = frozenset(
     "atheist agnostic democrat republican liberal conservative libertarian independent vegan vegetarian gen "
     "ok okay fine good great sorry back here home done ready in out so not just really very still also "
     "happy glad sure tired busy new old free off on up down there thanks thank yes no hi hello hey "
-    "the a an it this that".split())
+    "the a an it this that mom mum dad mother father grandma grandpa nana papa auntie aunt uncle sister brother "
+    "wife husband team pro anti married pregnant single divorced widowed engaged retired going "
+    "aries taurus gemini cancer leo virgo libra scorpio sagittarius capricorn aquarius pisces "
+    "they them she her he him "
+    # "Call me Tomorrow", "Call me Crazy, but ...", "I go by Bus", "My name is Mud"
+    "tomorrow tonight later anytime sometime soon whenever crazy old-fashioned paranoid biased naive lazy "
+    "selfish cynical silly weird picky skeptical sentimental bus train car bike taxi uber lyft subway metro "
+    "plane amtrak foot mud legion".split())
 #: Words that may stand between the speaker and the verb ("I have just moved to", "we're now based in").
 _FILLERS = frozenset("am are have has 've 'm 're just recently finally now currently still actually "
                      "officially already eventually since then been got".split())
@@ -259,7 +287,7 @@ def _name(text: str | None, relation: str = "home") -> tuple[str, ...] | None:
     words: list[str] = []
     for w in text.split():
         bare = w.strip(",")
-        if bare[:1].isupper() or (words and bare.lower() in _JOINERS):
+        if bare[:1].isupper() or (bare[:1].isalpha() and not bare[:1].islower()) or (words and bare.lower() in _JOINERS):
             words.append(bare)
             if w.endswith(",") and words and (not bare[:1].isupper() or relation == "name"):
                 break   # ("Portland, Oregon" is one place; "I'm Dana, Nice to meet you" one name)
@@ -280,6 +308,34 @@ def _name(text: str | None, relation: str = "home") -> tuple[str, ...] | None:
     return None if names_no_place(out, relation) else tuple(out)
 
 
+def _introduces(text: str, sentence: str, body: str, m: re.Match) -> bool:
+    """Whether the match ``m`` of a name pattern in ``body`` (a sentence of ``text`` after its
+    label) gives the speaker's own name: nothing relayed, drafted or played before it in the
+    message (:data:`_RELAYED`), the name's end followed by :data:`_AFTER_NAME`; "I'm <name>" after
+    a greeting opening the message or before "nice to meet you", "call me <name>" as a request."""
+    at = text.find(sentence)
+    if _RELAYED.search(text[: max(at, 0) + len(sentence) - len(body) + m.start()]):
+        return False
+    if not _AFTER_NAME.match(body, m.end()):
+        return False
+    words = [w for w in re.findall(r"[^\W\d_][\w'’-]*", body[: m.start()] + " " + body[m.end():])
+             if w not in ("I", "I'm", "I’m")]   # (the words around the name)
+    if len(words) >= 3 and sum(w[0].isupper() for w in words) >= 0.8 * len(words):
+        return False   # Title Case: every word capitalised ("Good Morning! I'm Excited To Start.")
+    opening = m.group(0).lower()
+    if re.match(r"i(?:['’]m|\s+am)\s+(?!going\s+by\b)", opening):
+        before = text[: max(at, 0) + len(sentence) - len(body) + m.start()]
+        lead = [w.lower() for w in re.findall(r"[\w'’]+", before)]
+        if lead and lead[0] == "user":
+            lead = lead[1:]
+        greeted = bool(lead) and all(w in _GREETINGS for w in lead) and lead[0] in _GREETINGS - {"and", "so", "well"}
+        return greeted or _MEETING.match(body, m.end()) is not None
+    if opening.startswith("call"):
+        k = max(body.rfind(c, 0, m.start()) for c in ",;:!.")   # (its clause's words before "call")
+        return all(w.lower() in _CALL_ME for w in re.findall(r"[\w'’]+", body[k + 1: m.start()]))
+    return True
+
+
 def _a_persons(words: list[str]) -> bool:
     """Whether ``words`` (a capitalised run as written) may be a person's name: at most four
     words, no digit, no possessive, none written in capitals alone ("OK", "ADHD"), and a first
@@ -287,8 +343,13 @@ def _a_persons(words: list[str]) -> bool:
     nor a day or month ("I'm Canadian", "Call me Tuesday")."""
     if len(words) > 4 or any(c.isdigit() for w in words for c in w):
         return False
-    if any(len(w) > 1 and w.isupper() for w in words) or re.search(r"['’]s$", words[-1]):
+    if re.search(r"['’]s$", words[-1]):
         return False
+    for w in words:   # capitals alone: initials ("AJ", "D.J."), not a word in capitals ("OK", "ADHD")
+        if len(w) > 1 and w.isupper() and not re.fullmatch(r"(?:[A-Z]\.){1,3}|[A-Z]{2,3}", w):
+            return False
+    if any(w.lower() in FUNCTION_WORDS and w.lower() not in _JOINERS for w in words[1:]):
+        return False   # ("I'm Excited To Start": Title Case words, no name)
     first = words[0].lower().rstrip(".")
     return first not in _NO_PERSON and first not in CALENDAR_WORDS
 
@@ -412,14 +473,22 @@ def standings(text: str) -> tuple[Standing, ...]:
     spaced = low.replace("\xa0", " ")
     if not any(c in spaced for _r, cues, _c, _p in patterns for c in cues):
         return ()   # (a word of a pattern, but none of its phrases: most texts that pass the gate)
-    if re.match(r"\s*assistant\s*:", low) or _TAKEN_BACK.search(low):
+    if re.match(r"\s*assistant\s*:", low):
         return ()
+    if _TAKEN_BACK.search(low):   # ("I moved to Seattle. Just kidding!"; a name stays one: "My card got declined")
+        patterns = [p for p in patterns if p[0] == "name"]
+        if not patterns:
+            return ()
+    user = speaker_label(text) in (None, ("user",))   # (a name of another speaker's is theirs)
     text = unicodedata.normalize("NFC", text).replace("\xa0", " ")
     found: dict[str, tuple[tuple[int, int], Standing]] = {}   # relation -> (where said, reading)
     for at, sentence in enumerate(split_sentences(text)):   # (sentencex: "St. Louis" is one)
         said = sentence.lower()
-        runs = [(relation, change, p) for relation, cues, change, p in patterns if any(c in said for c in cues)]
-        if not runs or sentence.rstrip().endswith("?") or _TEMPORARY.search(sentence):
+        runs = [(relation, change, p) for relation, cues, change, p in patterns if any(c in said for c in cues)
+                and (relation != "name" or user)]
+        if sentence.rstrip().endswith("?") or _TEMPORARY.search(sentence):   # (an introduction may ask:
+            runs = [r for r in runs if r[0] == "name"]   # "Hi, I'm Dana, can you help me?")
+        if not runs:
             continue
         label = re.match(r"\s*(?:(?:user|[^\W\d_][\w'.\-]*(?: [^\W\d_][\w'.\-]*){0,2}):\s+)?", sentence)
         body = sentence[label.end():]
@@ -458,13 +527,14 @@ def standings(text: str) -> tuple[Standing, ...]:
                 if not (relation == "name" or _OWNED.match(m.group(0))):
                     if not _speakers_clause(clause, sentence_subject):
                         continue
-                elif not_done(clause) or (_MINE_BEFORE.match(m.group(0)) and clause[-1:] not in ([], ["my"])):
-                    continue
+                elif (not_done([w for w in clause if w not in _CALL_ME] if relation == "name" else clause)
+                      or (_MINE_BEFORE.match(m.group(0)) and clause[-1:] not in ([], ["my"]))):
+                    continue   # (a request to call the speaker by a name is no plan: "Please call me Dee")
                 role = m.groupdict().get("role")
                 if not _role(role):
                     continue
-                if relation == "name" and _IM.match(m.group(0)) and not _AFTER_NAME.match(body, m.end()):
-                    continue   # ("I'm Apple certified"; not "I go by Sam these days")
+                if relation == "name" and not _introduces(text, sentence, body, m):
+                    continue
                 skip = m.re.groupindex.get("role")
                 names = [g for i, g in enumerate(m.groups(), 1) if g is not None and i != skip]
                 value = _name(names[-1], relation) if names else None
@@ -537,16 +607,18 @@ STANDING_WORDS = {"home": tuple(dict.fromkeys(tokenize("live living reside resid
 #: another person's ("where does my sister live?"), another thing ("what do I work on?") or a
 #: past one (:data:`_ASKS_PAST`). With :data:`_ASKED_IN_ORDER`.
 _ASKS_FOR = {
-    "home": re.compile(r"\b(?:my|our)\s+(?:(?:old|previous|former|new)\s+)?(?:home|address|hometown|current\s+city)\b"
+    "home": re.compile(r"\b(?:i|we)\s+call\s+home\b|\b(?:my|our)\s+(?:(?:old|previous|former|new)\s+)?(?:home|address|hometown|current\s+city)\b"
                        r"|\b(?:what|which)\s+(?:city|town|country|neighbou?rhood)\s+(?:am\s+i|are\s+we)\s+"
                        r"(?:in|living|staying|based)\b(?!\s+(?:the|a|an|my|our|your|for|of)\b)", re.I),
-    "employer": re.compile(r"\b(?:what|which)\s+(?:company|employer|firm)\b"
-                           r"|\b(?:my|our)\s+(?:(?:old|previous|former|new)\s+)?(?:employer|company|job|workplace)\b"
+    "employer": re.compile(r"\b(?:what|which)\s+(?:company|employer|firm)\b|\b(?:i|we)\s+do\s+for\s+a\s+living\b"
+                           r"|\b(?:my|our)\s+(?:(?:old|previous|former|new)\s+)?(?:employer|company|job|workplace|"
+                           r"occupation|profession|career)\b"
                            r"|\bwho\s+(?:employs|hired)\s+(?:me|us)\b",
                            re.I),
-    "name": re.compile(r"\bwhat(?:['’]s|\s+is)?\s+my\s+(?:(?:first|full|real|given)\s+)?name\b"
-                       r"|\bwho\s+am\s+i\s*(?:\?|$)|\bwhat\s+(?:do|will)\s+you\s+call\s+me\b"
-                       r"|\b(?:do|can)\s+you\s+(?:know|remember|recall|tell\s+me)\s+my\s+name\b"
+    "name": re.compile(r"\bwhat(?:['’]?s|\s+is)?\s+my\s+(?:(?:first|full|real|given|legal)\s+)?name\b"
+                       r"|\bwho\s+am\s+i(?:\s+again)?\s*(?:\?|$)|\bwhat\s+(?:do|will)\s+you\s+call\s+me\b"
+                       r"|\b(?:do|can|could)\s+you\s+(?:know|remember|recall|tell\s+me)\s+my\s+name\b"
+                       r"|\b(?:tell|remind)\s+me\s+my\s+name\b"
                        r"|\bwhat\s+name\s+do\s+i\s+go\s+by\b|^\W*(?:my\s+name|name)\s*\?", re.I),
 }
 #: The other form of such a question: a wh-word, then the speaker ("I", "we"), then a verb of the
@@ -573,8 +645,12 @@ def _asks_in_order(question: str, relation: str) -> bool:
     wh, verbs, not_before = spec
     for part in question.split("?"):
         step = 0   # 0: before a wh-word, 1: after one, 2: after the speaker too
+        prev = ""
         for m in _WORD.finditer(part):
-            w = m.group(0).lower()
+            w, before = m.group(0).lower(), prev
+            prev = w
+            if w == "living" and before == "a":
+                continue   # ("what do I do for a living?": a job, not a home)
             if step == 0:
                 step = 1 if w in wh else 0
             elif step == 1:
@@ -586,6 +662,7 @@ def _asks_in_order(question: str, relation: str) -> bool:
     return False
 
 
+_FIRST_NAME = re.compile(r"\bfirst\s+name\b", re.I)
 _ASKS_PAST = re.compile(r"\b(?:did|didn't|was|were|used|before|ever|previously|formerly|earlier|ago|first|originally|"
                         r"grew|old|how\s+long)\b", re.I)
 #: A question for where the speaker stayed or worked from at a past time, not their home or employer
@@ -613,8 +690,8 @@ def asked_standing(question: str, *, past: bool = False) -> frozenset[str]:
     >>> sorted(asked_standing("Where did I live in March?", past=True))
     ['home']
     """
-    if _ASKS_STAY.search(question) if past else _ASKS_PAST.search(question):
-        return frozenset()
+    if _ASKS_STAY.search(question) if past else _ASKS_PAST.search(_FIRST_NAME.sub("name", question)):
+        return frozenset()   # (a first name is no first value: "what's my first name?")
     if _ASKS_WISH.search(question):
         return frozenset()
     return frozenset(rel for rel, pattern in _ASKS_FOR.items()
@@ -644,7 +721,7 @@ _MAY_STATE = {
                            r"(?:\s+[\w'’-]+){0,2}?\s+(?:at|for|with|by)\s+\w|\bjoined\s+\w|"
                            r"\b(?:employer|company|workplace)\s+is\s+\w|\bself-employed\b|\bfreelanc|\bunemployed\b|"
                            r"\bretired\b|\buser\s+(?:is|was|has\s+been)\s+(?:[\w-]+\s+){0,3}(?:at|for|with|by)\s+\w"),
-    "name": re.compile(r"\bname\b|\bcall(?:ed)?\s+me\b|\bgo\s+by\b"),
+    "name": re.compile(r"\bmy\s+(?:\w+\s+)?name\b|\b(?:i'm|i’m|i\s+am)\s+called\b|\bcall(?:ed)?\s+me\b|\bgo\s+by\b"),
 }
 #: Of the name, what is read in the text as written: a capital after "I'm", "I am", "this is" ("I'm
 #: Dana", "this is Dee"), or a capitalised word then "here" opening it ("Dana here!").
@@ -701,6 +778,7 @@ def may_state(text: str, relation: str) -> bool:
     if not says(text):
         return False
     return any(says(s) and _FIRST_PERSON.search(s) and not _OTHERS.search(s)
+               and not (relation == "name" and s.rstrip().endswith("?"))   # ("What should I name my puppy?")
                for s in re.split(r"(?<=[.!?])\s+|\n+", text))
 
 
@@ -713,8 +791,10 @@ _ONLY_WORDS = frozenset(
     "right moment still live lives living based staying reside residing city town country state place "
     "neighborhood neighbourhood home address hometown work works working employed employer employs company "
     "firm job workplace hired old previous former new before earlier prior previously formerly originally "
-    "name name's names first full real given call you know remember recall tell go by again".split())
+    "name name's names first full real given legal call you know remember recall tell go by again yet hey hi sorry "
+    "please whats remind could can occupation profession career living".split())
 _QUESTION_WORD = re.compile(r"[\w'’]+")
+_FOR_A_LIVING = re.compile(r"\bfor\s+a\s+living\b", re.I)
 _DOES = re.compile(r"\b(?:do|does|did)\s+(?:i|we)\s+(?:\w+\s+)?do\b", re.I)
 
 
@@ -732,8 +812,8 @@ def asks_only_standing(question: str, *, past: bool = False, times: tuple[str, .
     frozenset()
     """
     asked = asked_standing(question, past=past)
-    if not asked or _DOES.search(question):   # ("what do I do at work?": the work itself)
-        return frozenset()
+    if not asked or (_DOES.search(question) and not _FOR_A_LIVING.search(question)):   # ("what do I do at
+        return frozenset()   # work?": the work itself; "what do I do for a living?" asks the job)
     for t in times:
         question = question.replace(t, " ")
     words = [w.lower().replace("’", "'") for w in _QUESTION_WORD.findall(question)]
