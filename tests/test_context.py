@@ -735,3 +735,20 @@ def test_a_reason_names_no_memory_the_block_leaves_out(tmp_path):
         reasons = [i.reason for tier in block.items.values() for i in tier if i.reason.startswith("recalled")]
         assert reasons and all(r.startswith("recalled: via its session") for r in reasons)
         assert "S:s" not in block.text and "discussed_in" not in block.text
+
+
+def test_the_value_before_a_change_is_explained_as_the_earlier_value(tmp_path):
+    """helper106: for "What dose of sertraline did I start on?" the block put the 50 mg first and
+    said it "changes `<the raise>`, which matched": the explanation of a later statement brought
+    in by an earlier one, read the other way round (here the earlier one is brought in by the
+    later one's match)."""
+    from .test_consolidate import HELPER103_CHAT
+
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        for label in ("s1", "s2", "s3", "s4", "s5"):
+            eng.add_conversation([{"role": r, "content": t, "created_at": at} for se, at, r, t in HELPER103_CHAT
+                                  if se == label], namespace="dana", session=label)
+        items = {it.id: it.reason for it in eng.context("What dose of sertraline did I start on?", namespace="dana",
+                                                        now="2025-03-25").items["L1"]}
+        assert items["s1:3"].startswith("recalled: the earlier value of `s2:5`, which matched")
+        assert not any("changes `" in reason for mid, reason in items.items() if mid in ("s1:1", "s1:3"))

@@ -84,18 +84,18 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from .decisions import TrackRecord, track_record
 from .entities import entity_of_node
 from .errors import InvalidInputError, MemoryBlockedError
-from .slots import USER_SUBJECTS
+from .slots import USER_SUBJECTS, said_later
 from .sentences import quotes
 from .speakers import LABEL as SPEAKER_LABEL
 from .types import CONNECTOR_TAGS, MemoryKind, Relation
 from .wording import count as counted
 
-__all__ = ["ContextBlock", "ContextItem", "Frame", "FRAMES", "TIERS", "estimate_tokens", "assemble"]
+__all__ = ["ContextBlock", "ContextItem", "Frame", "FRAMES", "TIERS", "estimate_tokens", "assemble", "quoted_changes"]
 
 #: Tier names, most important first.
 TIERS = ("L0", "L1", "L2")
@@ -350,7 +350,7 @@ def _figure(x: float) -> str:
     return f"{x:.2f}" if x >= 0.005 or x <= 0 else "<0.01"
 
 
-def _reason_of_path(hit: Any, threshold: float | None = None) -> str:
+def _reason_of_path(hit: Any, threshold: float | None = None, later: Sequence[str] = ()) -> str:
     """Why a recalled hit is shown: the seed it was reached from and the relations of the way
     there (an entity node in between reads "both mention <entity>", an entity seed "via entity
     <entity>"; other ids in between are left out, the hit's ``path`` has them), or a direct
@@ -367,6 +367,8 @@ def _reason_of_path(hit: Any, threshold: float | None = None) -> str:
         # the block does not show
         return "recalled: supersedes a memory that matched" + weak
     if all(s.relation is Relation.CONTRADICTS and not s.forward for s in steps):
+        if hit.path[0].id in later:   # the value before a change, asked for ("where did I live before
+            return f"recalled: the earlier value of `{hit.path[0].id}`, which matched" + weak   # Denver?")
         # brought in by the earlier statements it changes (recall.seeds.later_standing)
         if len(steps) == 1:
             return f"recalled: changes `{hit.path[0].id}`, which matched" + weak
@@ -563,20 +565,22 @@ def _contradiction_notes(engram: Any, warnings: list, namespace: str) -> dict[st
     return notes
 
 
-def _quote_notes(engram: Any, hits: list, namespace: str) -> dict[str, str]:
-    """memory id -> what its line says of a changed memory it quotes: a session summary of
-    ``consolidate`` holding a turn's sentence word for word (:func:`engramdb.sentences.quotes`)
-    that a memory valid later contradicts or supersedes, one the summary does not quote:
-    "; quotes `s1:1`, said otherwise later in `s2:3`". Recall ranks such a summary as the turn
-    it quotes, below the change; its line says why, as the turn's own line would (it showed
-    "I live in Boston" unflagged beside "we moved to Denver")."""
-    notes: dict[str, str] = {}
+def quoted_changes(engram: Any, hits: list, namespace: str) -> dict[str, list[tuple[str, list[str]]]]:
+    """Of recall ``hits`` (of ``namespace``, read through the open ``engram``): memory id -> the
+    changed memories it quotes, each with the ids that say otherwise later: a session summary of
+    ``consolidate`` holding a turn's sentence word for word
+    (:func:`engramdb.sentences.quotes`) that a memory valid later contradicts or supersedes, one
+    the summary does not quote. Its line says "; quotes `s1:1`, said otherwise later in
+    `s2:3`": recall ranks such a summary as the turn it quotes, below the change, and its line
+    says why, as the turn's own line would (it showed "I live in Boston" unflagged beside "we
+    moved to Denver")."""
+    notes: dict[str, list[tuple[str, list[str]]]] = {}
     for h in hits:
         if "summary" not in h.tags:
             continue
         sources = [e.target for e in engram.edges(h.id, namespace=namespace)
                    if e.relation is Relation.EXTRACTED_FROM and e.source == h.id]
-        said = []
+        said: list[tuple[str, list[str]]] = []
         for t in sources:
             try:
                 turn = engram.get(t, namespace=namespace)
@@ -596,9 +600,9 @@ def _quote_notes(engram: Any, hits: list, namespace: str) -> dict[str, str]:
             except MemoryBlockedError:   # a censor rule hides one of them: nothing to say of it
                 continue
             if later:
-                said.append(f"quotes {_code(t)}, said otherwise later in " + ", ".join(map(_code, later)))
+                said.append((t, later))
         if said:
-            notes[h.id] = "; " + "; ".join(said)
+            notes[h.id] = said
     return notes
 
 
@@ -700,15 +704,19 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     record = track_record(res.hits, weak)
     cut = min(_recalled_cut(hits), _L1_K)
     disputed = _contradiction_notes(engram, res.warnings, namespace)
-    for mid, note in _quote_notes(engram, hits, namespace).items():
-        disputed[mid] = disputed.get(mid, "") + note
+    outdated = said_later(res.warnings)   # (a hit said otherwise later: the ids that say so)
+    for mid, quoted in quoted_changes(engram, hits, namespace).items():
+        disputed[mid] = disputed.get(mid, "") + "".join(
+            f"; quotes {_code(t)}, said otherwise later in " + ", ".join(map(_code, later)) for t, later in quoted)
+        outdated[mid] = outdated.get(mid, []) + [x for _t, later in quoted for x in later]
     recalled = [ContextItem(h.id, "L1", h.kind, _hit_text(h), _date(h.created_at),
-                            _flagged(_reason_of_path(h, weak) + disputed.get(h.id, ""), h), float(h.score))
+                            _flagged(_reason_of_path(h, weak, outdated.get(h.id, ())) + disputed.get(h.id, ""), h),
+                            float(h.score))
                 for h in hits[:cut]]
     # a memory stored as pieces is recalled at its best piece; its line gives it whole where that fits
     whole = {h.id: _hit_text(h, text) for h in hits[:cut] if (text := _whole_text(engram, h, namespace)) is not None}
     further = [ContextItem(h.id, "L2", h.kind, _preview(_hit_text(h)), _date(h.created_at),
-                           _flagged(_reason_of_path(h, weak).replace("recalled: ", "recalled, ")
+                           _flagged(_reason_of_path(h, weak, outdated.get(h.id, ())).replace("recalled: ", "recalled, ")
                                     + f", score {_figure(h.score)}" + disputed.get(h.id, ""), h), float(h.score))
                for h in hits[cut:]]
     shown = in_l0 | {h.id for h in hits}

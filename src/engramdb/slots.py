@@ -54,7 +54,7 @@ from .temporal import said_after
 from .types import Contradiction, MemoryState, Relation, STATE_BY_CODE, _STATE_CODES
 
 __all__ = ["normalise", "normalise_attribute", "same_value", "slot_from_item", "rule_based_extractor", "slot_key",
-           "resolve_order", "retire_record", "contradiction_warnings", "SlotExtractor", "plan_slots",
+           "resolve_order", "retire_record", "contradiction_warnings", "said_later", "SlotExtractor", "plan_slots",
            "join_slot", "join_slot_table", "leave_slot_table", "drop_slot_table", "choose_revived", "SLOT_PREFIX",
            "ATTRIBUTE_SYNONYMS", "USER_SUBJECTS", "PERSON_NOUNS", "slot_cues", "subject_weights"]
 
@@ -652,6 +652,21 @@ def _retire(nid: int, winner, now: float, by_nid: dict, stored: dict, retired: d
 
 #: Most ``contradicts`` partners outside the hits a recall warns about, per hit.
 WARNINGS_PER_HIT = 3
+
+
+def said_later(warnings) -> dict[str, list[str]]:
+    """Of a recall's ``warnings`` (:class:`engramdb.types.Contradiction`, as
+    :func:`contradiction_warnings` makes them): each memory said otherwise later -> the ids of
+    the memories that say otherwise, in order (what the retrievers put in a hit's metadata, and
+    how ``context()`` explains a hit brought in as the value before a change)."""
+    out: dict[str, list[str]] = {}
+    for w in warnings:
+        if w.later is None:
+            continue
+        earlier = w.target if w.later == w.source else w.source
+        if w.later not in out.setdefault(earlier, []):
+            out[earlier].append(w.later)
+    return out
 
 
 def contradiction_warnings(csr, hit_nids: list[int], state: np.ndarray, alive: np.ndarray,

@@ -126,3 +126,30 @@ def test_a_value_said_otherwise_later_is_in_the_metadata(tmp_path):
         docs = EngramRetriever(engram=eng, namespace="u", k=2).invoke("what dose of sertraline do I take?")
         meta = {d.id: d.metadata for d in docs}
         assert meta["old"]["said_otherwise_later_in"] == ["new"] and meta["new"]["said_otherwise_later_in"] == []
+
+
+def test_a_summary_quoting_a_value_said_otherwise_later_is_flagged(tmp_path):
+    """helper106: after consolidate, the session summary quoting "I live in Chicago ..." came back
+    with said_otherwise_later_in=[], though context() flagged it: the retrievers read the recall's
+    warnings only, which name turns."""
+    turns = [("user", "I live in Chicago and I work at Initech as a data analyst."),
+             ("assistant", "Nice to meet you! How can I help?"),
+             ("user", "Chicago winters are long and the rent keeps going up."),
+             ("assistant", "Long winters can be tough."),
+             ("user", "My cat's name is Miso and I'm allergic to peanuts."),
+             ("assistant", "Got it, no peanuts.")]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        eng.add_conversation([{"role": r, "content": t, "created_at": f"2025-02-01T10:0{i}:00Z"}
+                              for i, (r, t) in enumerate(turns)], namespace="u", session="s1")
+        eng.add_conversation([{"role": "user", "content": "Big news: we moved to Denver last week.",
+                               "created_at": "2025-05-03T18:00:00Z"}], namespace="u", session="s2")
+        assert eng.consolidate(namespace="u", now="2025-06-01T00:00:00Z")["summaries"] == 1
+        docs = EngramRetriever(engram=eng, namespace="u", k=5, recall_kwargs={"now": "2025-06-01"}).invoke(
+            "Where do I live?")
+        meta = {d.id: d.metadata["said_otherwise_later_in"] for d in docs}
+        assert meta["sum:S:s1"] == ["s2:1"] and meta["s1:1"] == ["s2:1"] and meta["s2:1"] == []
+
+
+def test_an_unknown_recall_argument_is_refused_when_the_retriever_is_made(trip):
+    with pytest.raises(ValueError, match=r"unknown recall argument\(s\) \['bogus'\]"):
+        EngramRetriever(engram=trip, namespace="u", recall_kwargs={"bogus": 1})

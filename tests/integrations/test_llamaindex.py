@@ -110,3 +110,11 @@ def test_a_value_said_otherwise_later_is_flagged_to_the_llm(tmp_path):
         meta = {n.node.node_id: n.node.metadata for n in response.source_nodes}
         assert meta["old"]["said_otherwise_later_in"] == "new" and "said_otherwise_later_in" not in meta["new"]
         assert "said_otherwise_later_in: new" in str(response)
+
+
+def test_an_unknown_recall_argument_is_refused_when_the_retriever_is_made(trip):
+    """helper106: recall_kwargs={...} (the LangChain retriever's form) was taken as one keyword,
+    then the first query raised a bare TypeError from recall()."""
+    with pytest.raises(engramdb.InvalidInputError, match=r"unknown recall argument\(s\) \['recall_kwargs'\]"):
+        EngramRetriever(trip, namespace="u", recall_kwargs={"now": "2025-01-01"})
+    assert EngramRetriever(trip, namespace="u", k=1, reinforce=False).retrieve("confirmation code")

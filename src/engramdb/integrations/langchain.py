@@ -79,7 +79,7 @@ from ..errors import (
 )
 from ..types import MemoryKind, MemoryState
 from ..validate import check_id, check_namespace, check_query, check_text, check_user_id, check_vector, is_blank
-from .tools import check_recall_arguments, holds_memories, said_later
+from .tools import check_recall_arguments, check_recall_kwargs, holds_memories, outdated
 
 if TYPE_CHECKING:
     from ..engine import Engram
@@ -665,7 +665,7 @@ def hit_document(hit: Any, namespace: str, later: Sequence[str] = ()) -> Documen
     ``kind``, ``score``, ``relevance`` (in [0, 1]), ``path`` (``[{"id", "relation", "forward"}]``,
     seed first), ``created_at`` (Unix seconds), ``date`` (ISO-8601 UTC), ``tags``, ``source``,
     ``confidence``, ``state`` and ``said_otherwise_later_in``: ``later``, the ids of the memories
-    the recall warned say otherwise later (:func:`engramdb.integrations.tools.said_later`; empty
+    the recall warned say otherwise later (:func:`engramdb.integrations.tools.outdated`; empty
     for a value that holds)."""
     d = hit.to_dict()
     return Document(page_content=hit.text, id=hit.id, metadata={
@@ -718,12 +718,17 @@ class EngramRetriever(BaseRetriever):
     def _valid_namespace(cls, value: Any) -> str:
         return check_namespace(value)
 
+    @field_validator("recall_kwargs", mode="before")
+    @classmethod
+    def _known_recall_kwargs(cls, value: Any) -> dict:
+        return check_recall_kwargs(value) if isinstance(value, Mapping) else value
+
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
         if not holds_memories(self.engram, self.namespace):   # a new user: nothing to recall yet
             check_recall_arguments(self.engram, query, k=self.k, **self.recall_kwargs)
             return []
         res = self.engram.recall(query, namespace=self.namespace, k=self.k, **self.recall_kwargs)
-        later = said_later(res.warnings)
+        later = outdated(self.engram, res, self.namespace)
         return [hit_document(h, self.namespace, later.get(h.id, ())) for h in res.hits]
 
 

@@ -30,7 +30,7 @@ except ImportError as exc:   # pragma: no cover - exercised only without the ext
     raise ImportError("engramdb.integrations.llamaindex needs LlamaIndex: pip install 'engramdb[llamaindex]'") from exc
 
 from ..validate import check_namespace, is_blank
-from .tools import check_recall_arguments, holds_memories, said_later
+from .tools import check_recall_arguments, check_recall_kwargs, holds_memories, outdated
 
 if TYPE_CHECKING:
     from ..engine import Engram
@@ -43,7 +43,7 @@ def hit_node(hit: Any, namespace: str, later: Sequence[str] = ()) -> NodeWithSco
     ``namespace``, ``kind``, ``relevance`` (in [0, 1]), ``path`` (ids seed first, as
     ``"relation:id"`` past the seed), ``created_at`` (Unix seconds), ``date`` (ISO-8601 UTC),
     ``tags``, ``source`` and, for a value said otherwise later (``later``: the ids of the
-    memories the recall warned say so, :func:`engramdb.integrations.tools.said_later`),
+    memories the recall warned say so, :func:`engramdb.integrations.tools.outdated`),
     ``said_otherwise_later_in``; the LLM is shown ``date`` and that; score = the recall score."""
     path = [s.id if s.relation is None else f"{s.relation.value}:{s.id}" for s in hit.path]
     date = datetime.fromtimestamp(hit.created_at, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
@@ -90,6 +90,7 @@ class EngramRetriever(BaseRetriever):
 
     def __init__(self, engram: Engram, *, namespace: str = "default", k: int = 4, **recall_kwargs: Any):
         check_namespace(namespace)
+        recall_kwargs = check_recall_kwargs(recall_kwargs)
         super().__init__()
         self.engram, self.namespace, self.k, self.recall_kwargs = engram, namespace, k, recall_kwargs
 
@@ -98,7 +99,7 @@ class EngramRetriever(BaseRetriever):
             check_recall_arguments(self.engram, query_bundle.query_str, k=self.k, **self.recall_kwargs)
             return []
         res = self.engram.recall(query_bundle.query_str, namespace=self.namespace, k=self.k, **self.recall_kwargs)
-        later = said_later(res.warnings)
+        later = outdated(self.engram, res, self.namespace)
         return [hit_node(h, self.namespace, later.get(h.id, ())) for h in res.hits]
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:

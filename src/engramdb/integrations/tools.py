@@ -45,12 +45,13 @@ __all__ = [
     "anthropic_tools",
     "call_tool",
     "check_recall_arguments",
+    "check_recall_kwargs",
     "dispatch",
     "holds_memories",
     "openai_tools",
     "run_anthropic_tool_use",
+    "outdated",
     "run_openai_tool_call",
-    "said_later",
     "tools",
 ]
 
@@ -170,17 +171,43 @@ def check_recall_arguments(eng: Engram, query: Any, *, k: Any = None, hint: str 
     Filters.parse(**{name: v for name, v in recall_kwargs.items() if name in _FILTERS})
 
 
-def said_later(warnings) -> dict[str, list[str]]:
-    """Of a recall's ``warnings`` (:class:`engramdb.types.Contradiction`): each memory said
-    otherwise later -> the ids of the memories that say otherwise, in order (what the retrievers
-    put in a hit's metadata, as ``context()`` writes "said otherwise later in `id`")."""
-    out: dict[str, list[str]] = {}
-    for w in warnings:
-        if w.later is None:
-            continue
-        earlier = w.target if w.later == w.source else w.source
-        if w.later not in out.setdefault(earlier, []):
-            out[earlier].append(w.later)
+def check_recall_kwargs(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The further arguments a retriever passes to :meth:`engramdb.Engram.recall` (its filters,
+    ``now``, ``reinforce``, ...), checked by name when the retriever is made: an unknown one
+    (``recall_kwargs=`` given to a retriever that takes them as keywords) raised a bare
+    ``TypeError`` at its first query (helper106).
+
+    Raises
+    ------
+    InvalidInputError
+        A name that is no argument of ``recall``, or one the retriever sets itself (``query``,
+        ``vector``, ``namespace``, ``k``).
+    """
+    import inspect
+
+    from ..engine import Engram
+    from ..errors import InvalidInputError
+
+    known = set(inspect.signature(Engram.recall).parameters) - {"self", "query", "vector", "namespace", "k"}
+    bad = sorted(set(kwargs) - known)
+    if bad:
+        raise InvalidInputError(f"unknown recall argument(s) {bad}; the retriever passes these to recall(): "
+                                f"{sorted(known)} (namespace and k are its own)")
+    return dict(kwargs)
+
+
+def outdated(eng: Engram, res: Any, ns: str) -> dict[str, list[str]]:
+    """Each hit of the recall answer ``res`` (in namespace ``ns`` of ``eng``) said otherwise later
+    -> the ids of the memories that say so: the recall's warnings
+    (:func:`engramdb.slots.said_later`) and, for a session summary quoting a changed turn, that
+    turn's (:func:`engramdb.context.quoted_changes`). What the retrievers put in a hit's
+    metadata, as ``context()`` writes "said otherwise later in `id`"."""
+    from ..context import quoted_changes
+    from ..slots import said_later
+
+    out = said_later(res.warnings)
+    for mid, quoted in quoted_changes(eng, res.hits, ns).items():
+        out[mid] = list(dict.fromkeys(out.get(mid, []) + [x for _t, later in quoted for x in later]))
     return out
 
 
