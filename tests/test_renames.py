@@ -52,6 +52,10 @@ def test_a_rename_is_read(text, want):
     "Did you see? The app is now called Threads.", "Crazy news: the company was renamed to Meta.",
     "The Washington team was renamed to Commanders.", "The restaurant is now called Olive.",
     "When I was a kid we renamed the cat Tiger.",   # history
+    # helper107: a game, a story, someone else's words, a liking
+    "In Animal Crossing I renamed my cat Sir Fluff.", "In my novel, we renamed the ship Aurora.",
+    "Translate to Spanish: We renamed the cat Luna.", "My coworker said we renamed the repo to Atlas.",
+    "My favorite band is now called The Midnight Foxes.",
 ])
 def test_what_is_no_rename(text):
     assert rename_report(text) is None

@@ -45,7 +45,7 @@ OTHERS = [f"user: I {verb} the {thing} on day {i}." for i, (verb, thing) in enum
     ("Hi, I'm Dana. My card got declined yesterday.", ("dana",)),   # (not a take-back)
     ("Hey, I'm AJ!", ("aj",)), ("Hi, I'm D.J. Smith.", ("d.j", "smith")),
     ("Hi, I'm Ana dos Santos.", ("ana", "dos", "santos")), ("Hello, I'm Ahmed bin Salman.", ("ahmed", "bin", "salman")),
-    ("Hi I'm Dana lol", ("dana",)), ("Hi, I'm Дана.", ("дана",)), ("Hi, I'm 王伟.", ("王伟",)),
+    ("I'm Dana btw", ("dana",)), ("My name is April Chen.", ("april", "chen")), ("Hi, I'm Дана.", ("дана",)), ("Hi, I'm 王伟.", ("王伟",)),
 ])
 def test_a_statement_of_the_speaker_s_name_is_read(text, value):
     assert [s for s in standings(text) if s.relation == "name"] == [Standing("name", value)]
@@ -79,6 +79,10 @@ def test_a_statement_of_the_speaker_s_name_is_read(text, value):
     "My landlord texted me: Hi, I'm Mark, your new property manager.",
     "Can you proofread my brother's intro? Hi, I'm Marcus, a designer.",
     "Help me reply to this message:\nHey! I'm Jordan, from the meetup.", "The new intern introduced herself: I'm Chloe.",
+    # helper107: pasted messages, identities after a greeting, a joke, a name taken back
+    "Is this a scam? Got this DM: My name is Sarah and I'm a recruiter at Meta.",
+    "Hi, I'm Filipina and want to cook adobo.", "Hi, I'm Korean-American.", "Hi, I'm Autistic.",
+    "Just call me Sherlock lol", "Hi, I'm Claude — just kidding", "Hi, I'm Hungry", "Hi, I'm Boston-born",
     # what others call the speaker, and another speaker's own name
     "My grandkids call me Nana.", "My students call me Coach.",
     "Jarvis: Hello Dana, I'm Jarvis, your assistant.", "Sam: Hey all, I'm Sam, Dana's coworker.",

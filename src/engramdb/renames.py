@@ -113,6 +113,12 @@ _STATEMENTS = _compiled(
     rf"\b(?P<own>my|our){_S}(?P<thing>[\w-]+),?{_S}(?P<new>NAME)(?={_S}(?:is|was|has|had|loves|likes|hates|and)\b|\s*[,.!;])",
     rf"(?:^|[.!?]\s+)(?P<new>NAME){_S}is{_S}(?P<own>my|our){_S}{_THING_WORDS}[.!,]",
 )
+#: Someone else's words, a story, a game or a translation exercise around a rename ("In Animal
+#: Crossing I renamed my cat Sir Fluff", "My coworker said we renamed the repo to Atlas",
+#: "Translate to Spanish: ...", "... according to my son").
+_NOT_THE_SPEAKERS = re.compile(r"\b(?:said|says|told|tells|thinks|think|according\s+to|translate|translation|novel|"
+                               r"story|book|game|games|animal\s+crossing|minecraft|sims|pokemon|pretend|imagine|"
+                               r"role-?play|roleplay|by\s+the\s+whole\s+family)\b", re.I)
 #: Words before a thing that make it a liking, not a thing one has ("my favorite band").
 _LIKED = frozenset("favorite favourite fave dream ideal".split())
 #: A leading speaker label ("user: ", "Dana: ").
@@ -193,18 +199,20 @@ def rename_report(text: str) -> Rename | None:
         return None
     if re.match(r"\s*assistant\s*:", text, re.I) or text.rstrip().endswith("?"):
         return None
+    if _NOT_THE_SPEAKERS.search(text):
+        return None   # (a game, a story, someone else's words, a translation: "Translate to Spanish: ...")
     text = _LABEL.sub("", text, count=1)   # (a speaker's label: "user: Falcon is now called Atlas.")
     for pattern in _RENAMED_BY_SPEAKER + _RENAMED:
         for m in pattern.finditer(text):
             lead = [t.lower() for t in tokens(re.split(r"[.!?\n]", text[: m.start()])[-1])]
             if not_done(lead) or _NOT_NOW.search(text):
-                continue   # "we might rename the cat Luna", "I didn't rename the repo", history
+                continue   # "we might rename the cat Luna", "I didn't rename the repo", history, a game
             if pattern in _RENAMED_BY_SPEAKER and not _speakers(lead):
                 continue   # "My sister renamed the cat Luna": her doing
             groups = m.groupdict()
             thing = _thing(groups["thing"]) if groups.get("thing") else None
-            if groups.get("thing") and thing is None:
-                continue
+            if groups.get("thing") and (thing is None or _LIKED.intersection(_modifiers(groups["thing"]))):
+                continue   # ("My favorite band is now called ...": no thing of the speaker's)
             old = groups.get("old")
             if thing is None and not old:
                 continue

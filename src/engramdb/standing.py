@@ -199,7 +199,7 @@ _NAME_GATE = re.compile(r"(?:\b[Ii](?:['’]m|\s+am)|\b[Cc]all\s+me|\bgo(?:ing)?
 #: Dana from Leeds", "Please call me Dee from now on", "I go by Sam these days", "I changed my name
 #: to Robin Hale last month"), not more words of another reading ("I'm Apple certified", "Call me
 #: Maybe is my favorite song", "I go by Starbucks every morning", "... to DarkKnight on Discord").
-_AFTER_NAME = re.compile(r"\s*(?:$|[^\w\s'’-]|[-–—]\s)|\s+(?:and|but|from|here|btw|lol|haha|hehe|lmao|"
+_AFTER_NAME = re.compile(r"\s*(?:$|[^\w\s'’-]|[-–—]\s)|\s+(?:and|but|from|here|btw|by\s+the\s+way|"
                          r"these\s+days|nowadays|now|instead|please|professionally|at\s+work|for\s+short|"
                          r"(?:last|this)\s+(?:week|month|year)|yesterday|today|recently|officially|legally)\b", re.I)
 #: Words before "I'm <name>" that make it an introduction: a greeting and its fillers ("Hi, I'm
@@ -207,14 +207,16 @@ _AFTER_NAME = re.compile(r"\s*(?:$|[^\w\s'’-]|[-–—]\s)|\s+(?:and|but|from|
 #: <capitalised word>" is mostly no name ("I'm Texan", "I'm Batman", "I'm Grandma now!").
 _GREETINGS = frozenset("hi hello hey hiya howdy greetings yo good morning afternoon evening day there all "
                        "everyone everybody folks again oh so well ok okay btw and yes yeah first of off".split())
-_MEETING = re.compile(r"[^.!?\n]{0,40}?\b(?:nice|pleased|glad|good|great)\s+(?:to\s+meet|meeting)\s+you", re.I)
+_MEETING = re.compile(r"[^.!?\n]{0,40}?\b(?:(?:nice|pleased|glad|good|great)\s+(?:to\s+meet|meeting)\s+you|btw|by\s+the\s+way)\b",
+                      re.I)
 #: Words before "call me <name>" in its clause: a request ("Please call me Dee", "You can call me
 #: Sam"), not what others call the speaker ("My grandkids call me Nana").
 _CALL_ME = frozenset("please just you can may feel free to and so oh ok okay but also hi hello hey btw".split())
 #: Cues of someone else's words before a name read in a message: a text relayed, drafted or
 #: played ("My landlord texted me: Hi, I'm Mark", "Help me reply to this message: Hey! I'm Jordan",
 #: "Let's role-play: I'm Gandalf", "In D&D I'm Thorin").
-_RELAYED = re.compile(r"\b(?:texted|texts|emailed|emails|messaged|wrote|writes|said|says|introduced|intro|proofread|"
+_RELAYED = re.compile(r"\b(?:texted|texts|email|emailed|emails|dm|dms|letter|message|messages|scam|spam|got\s+this|"
+                      r"messaged|wrote|writes|said|says|introduced|intro|proofread|"
                       r"reply|respond|forwarded|forward|draft|template|example|translate|role-?play|roleplay|rp|d&d|"
                       r"dnd|playing|character|pretend|imagine|story|novel|game|script|quote|lyrics|song|movie|film|"
                       r"book|dialogue|scene)\b", re.I)
@@ -236,7 +238,12 @@ _NO_PERSON = frozenset(
     # "Call me Tomorrow", "Call me Crazy, but ...", "I go by Bus", "My name is Mud"
     "tomorrow tonight later anytime sometime soon whenever crazy old-fashioned paranoid biased naive lazy "
     "selfish cynical silly weird picky skeptical sentimental bus train car bike taxi uber lyft subway metro "
-    "plane amtrak foot mud legion".split())
+    "plane amtrak foot mud legion "
+    # identities, states and ages said capitalised ("Hi, I'm Filipina", "Hi, I'm Autistic", "I'm Forty")
+    "filipina filipino cherokee hawaiian indigenous arab persian chicana chicano latine autistic bipolar gay "
+    "lesbian trans queer bi nonbinary non-binary asexual deaf blind disabled diabetic neurodivergent hungry "
+    "bored confused nervous overwhelmed devastated sick remote twenty thirty forty fifty sixty seventy senior "
+    "junior born bilingual introverted extroverted".split())
 #: Words that may stand between the speaker and the verb ("I have just moved to", "we're now based in").
 _FILLERS = frozenset("am are have has 've 'm 're just recently finally now currently still actually "
                      "officially already eventually since then been got".split())
@@ -255,6 +262,8 @@ _UNREAL = frozenset("think thinks thought believe believes believed say says sai
 #: offer from Meta but then declined it").
 _TAKEN_BACK = re.compile(r"\b(?:kidding|joking|jk|declined|turned{_S}(?:it{_S})?down|backed{_S}out|fell{_S}through)\b"
                          .replace("{_S}", _S), re.I)
+#: A text that takes back a name it gives ("Hi, I'm Claude - just kidding").
+_JOKING = re.compile(r"\b(?:kidding|joking|jk)\b", re.I)
 #: A sentence whose main clause holds only on a condition ("If I get the offer, I work at Google").
 _CONDITION = re.compile(r"^\W*(?:(?:and|but|so|also|well|oh|ok|okay)\W+)?(?:if|unless|in\s+case)\b", re.I)
 #: A sentence that asks without a question mark ("Do I live in Boston.").
@@ -325,9 +334,8 @@ def _introduces(text: str, sentence: str, body: str, m: re.Match) -> bool:
     opening = m.group(0).lower()
     if re.match(r"i(?:['’]m|\s+am)\s+(?!going\s+by\b)", opening):
         before = text[: max(at, 0) + len(sentence) - len(body) + m.start()]
+        before = re.sub(r"^\s*[^\W\d_][\w'.\-]*(?: [^\W\d_][\w'.\-]*){0,2}:\s+", "", before)   # (a label)
         lead = [w.lower() for w in re.findall(r"[\w'’]+", before)]
-        if lead and lead[0] == "user":
-            lead = lead[1:]
         greeted = bool(lead) and all(w in _GREETINGS for w in lead) and lead[0] in _GREETINGS - {"and", "so", "well"}
         return greeted or _MEETING.match(body, m.end()) is not None
     if opening.startswith("call"):
@@ -350,8 +358,13 @@ def _a_persons(words: list[str]) -> bool:
             return False
     if any(w.lower() in FUNCTION_WORDS and w.lower() not in _JOINERS for w in words[1:]):
         return False   # ("I'm Excited To Start": Title Case words, no name)
+    parts = [x for x in re.split(r"[-–]", words[0].lower().rstrip(".")) if x]
+    if any(x in _NO_PERSON for x in parts[1:]):
+        return False   # ("Korean-American", "Boston-born")
+    if len(words) > 1:
+        return True   # (a first and a last name: "My name is April Chen")
     first = words[0].lower().rstrip(".")
-    return first not in _NO_PERSON and first not in CALENDAR_WORDS
+    return first not in _NO_PERSON and first not in CALENDAR_WORDS and not (parts and parts[0] in _NO_PERSON)
 
 
 #: A clock time as one word or two ("7pm", "10:30", "7 pm", "noon"): what a meeting, not a home,
@@ -476,7 +489,7 @@ def standings(text: str) -> tuple[Standing, ...]:
     if re.match(r"\s*assistant\s*:", low):
         return ()
     if _TAKEN_BACK.search(low):   # ("I moved to Seattle. Just kidding!"; a name stays one: "My card got declined")
-        patterns = [p for p in patterns if p[0] == "name"]
+        patterns = [p for p in patterns if p[0] == "name" and not _JOKING.search(low)]
         if not patterns:
             return ()
     user = speaker_label(text) in (None, ("user",))   # (a name of another speaker's is theirs)
@@ -721,7 +734,8 @@ _MAY_STATE = {
                            r"(?:\s+[\w'’-]+){0,2}?\s+(?:at|for|with|by)\s+\w|\bjoined\s+\w|"
                            r"\b(?:employer|company|workplace)\s+is\s+\w|\bself-employed\b|\bfreelanc|\bunemployed\b|"
                            r"\bretired\b|\buser\s+(?:is|was|has\s+been)\s+(?:[\w-]+\s+){0,3}(?:at|for|with|by)\s+\w"),
-    "name": re.compile(r"\bmy\s+(?:\w+\s+)?name\b|\b(?:i'm|i’m|i\s+am)\s+called\b|\bcall(?:ed)?\s+me\b|\bgo\s+by\b"),
+    "name": re.compile(r"\bmy\s+(?:\w+\s+)?name\b|\b(?:i'm|i’m|i\s+am)\s+called\b|\bcall(?:ed)?\s+me\b|\bgo\s+by\b"
+                       r"|\b(?:hi|hello|hey|hiya)\b\W{0,3}(?:there\W{0,3})?(?:i['’]?m|i\s+am)\s+\w"),
 }
 #: Of the name, what is read in the text as written: a capital after "I'm", "I am", "this is" ("I'm
 #: Dana", "this is Dee"), or a capitalised word then "here" opening it ("Dana here!").
