@@ -99,6 +99,8 @@ def test_what_states_no_name_of_the_speaker(text):
     ("what do you call me?", {"name"}, True),
     ("what's my full name?", {"name"}, True),
     ("What is my name on the lease?", {"name"}, False),
+    ("what's my last name?", {"name"}, True), ("what is my surname?", {"name"}, True),   # helper107
+    ("what do I go by?", {"name"}, True), ("what was my last name before I married?", set(), False),
     ("what is my dog's name?", set(), False),
     ("who am I meeting tomorrow?", set(), False),
     ("what was my name before?", set(), False),

@@ -628,7 +628,8 @@ _ASKS_FOR = {
                            r"occupation|profession|career)\b"
                            r"|\bwho\s+(?:employs|hired)\s+(?:me|us)\b",
                            re.I),
-    "name": re.compile(r"\bwhat(?:['’]?s|\s+is)?\s+my\s+(?:(?:first|full|real|given|legal)\s+)?name\b"
+    "name": re.compile(r"\bwhat(?:['’]?s|\s+is)?\s+my\s+(?:(?:first|full|real|given|legal|last|middle|family)\s+)?"
+                       r"name\b|\bwhat(?:['’]?s|\s+is)?\s+my\s+surname\b|\bwhat\s+do\s+i\s+go\s+by\b"
                        r"|\bwho\s+am\s+i(?:\s+again)?\s*(?:\?|$)|\bwhat\s+(?:do|will)\s+you\s+call\s+me\b"
                        r"|\b(?:do|can|could)\s+you\s+(?:know|remember|recall|tell\s+me)\s+my\s+name\b"
                        r"|\b(?:tell|remind)\s+me\s+my\s+name\b"
@@ -806,7 +807,7 @@ _ONLY_WORDS = frozenset(
     "neighborhood neighbourhood home address hometown work works working employed employer employs company "
     "firm job workplace hired old previous former new before earlier prior previously formerly originally "
     "name name's names first full real given legal call you know remember recall tell go by again yet hey hi sorry "
-    "please whats remind could can occupation profession career living".split())
+    "please whats remind could can occupation profession career living last middle family surname".split())
 _QUESTION_WORD = re.compile(r"[\w'’]+")
 _FOR_A_LIVING = re.compile(r"\bfor\s+a\s+living\b", re.I)
 _DOES = re.compile(r"\b(?:do|does|did)\s+(?:i|we)\s+(?:\w+\s+)?do\b", re.I)
