@@ -195,3 +195,18 @@ def test_a_column_snapshot_saved_under_older_text_rules_is_read_again_from_the_r
     with engramdb.open(tmp_path / "s", embedder="hashing") as m:
         assert cache_status(m)["columns"] == "current"
         assert snapshot_arrays(m, "columns")[1]["text_rules"] == TEXT_RULES
+
+
+@pytest.mark.parametrize("text", [
+    "Hi, I'm Dana.", "hi im dana", "hello, i'm sam", "My name is Priya Rao.", "my first name is ana", "Please call me Dee.",
+    "I go by Sam these days.", "I'm called Dana", "I changed my name to Robin Hale.", "Hey there, I'm AJ!",
+    "I'm Dana, nice to meet you!", "My dog's name is Rex.", "I live in Boston.",
+])
+def test_the_upgrade_test_of_a_text_holds_for_every_text_with_name_bits(text):
+    """The step that brings a store written before the name relation up to date reads again only
+    the texts ``may_name`` passes: it must pass every text whose name bits are set (a lower-case
+    "hi im dana" sets the loose bit, and the first may_name missed it)."""
+    from engramdb.standing import MAY_STATE_BITS, STANDING_BITS, may_name, standing_bits
+
+    if standing_bits(text) & (STANDING_BITS["name"] | MAY_STATE_BITS["name"]):
+        assert may_name(text)

@@ -589,7 +589,9 @@ def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, session_
         _one_message_an_id(conversations)
     totals: dict = {}
     with _NewStore(store, embedder=embedder, dim=dim) as eng:
-        for check in ((True,) if dry_run else (True, False)) if len(conversations) > 1 else (dry_run,):
+        # (a file of several: every conversation checked before the first is written)
+        passes = [True] if dry_run else [True, False] if len(conversations) > 1 else [False]
+        for check in passes:
             totals = {}
             for messages, where in conversations:
                 try:

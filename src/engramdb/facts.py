@@ -16,7 +16,7 @@ from .speakers import LABELS as NOTE_LABELS, labelled
 
 __all__ = ["NUMBER_WORDS", "MONTHS", "DATE_WORDS", "NEGATIONS", "FUNCTION_WORDS", "tokens", "speaker_label", "fact_signature",
            "fact_change", "quantity_clash", "subject_of", "conflict", "conflict_many", "ends_in_question",
-           "restates", "REMINDER_OPENER", "without_reminder", "frames_a_value"]
+           "restates", "REMINDER_OPENER", "without_reminder", "frames_a_value", "SPEAKER_LABEL"]
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 #: A pronoun contracted with its verb ("I'm", "we've", "she's", "they'd"): no name, and the
@@ -228,8 +228,9 @@ _PRONOUNS = frozenset("i we you he she they it".split())
 #: 36", "Actually, I work at Globex", "Also we moved"): skipped when a pronoun follows them.
 OPENERS = ADVERBS | frozenset("so well oh ok okay yes yeah yep anyway anyways btw hey hi hello and but "
                               "update fyi honestly".split())
-#: A speaker label: a chat role, or one to three capitalised words, before a colon.
-_LABEL = re.compile(r"^((?:user|assistant|system|[^\W\d_][\w'.\-]*)(?: [^\W\d_][\w'.\-]*){0,2}):\s+")
+#: A speaker label: a chat role, or one to three words, before a colon ("user: ", "Dana: "; not
+#: "Also, we renamed the cat: ...", whose colon ends a clause).
+SPEAKER_LABEL = _LABEL = re.compile(r"^((?:user|assistant|system|[^\W\d_][\w'.\-]*)(?: [^\W\d_][\w'.\-]*){0,2}):\s+")
 #: What opens a statement said again or to be kept, before what it says ("Remember, I take 5 mg",
 #: "As I said, I'm allergic ...", "Just a reminder: ...", "Please note that ...", "Don't forget,
 #: ...", "You should know ..."): no part of the statement. A word that is also a noun or verb

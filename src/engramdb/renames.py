@@ -50,7 +50,8 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from .facts import not_done, tokens
+from .facts import SPEAKER_LABEL, not_done, tokens
+from .standing import RELAYED
 
 __all__ = ["Rename", "names_of", "rename_report", "renames"]
 
@@ -113,16 +114,8 @@ _STATEMENTS = _compiled(
     rf"\b(?P<own>my|our){_S}(?P<thing>[\w-]+),?{_S}(?P<new>NAME)(?={_S}(?:is|was|has|had|loves|likes|hates|and)\b|\s*[,.!;])",
     rf"(?:^|[.!?]\s+)(?P<new>NAME){_S}is{_S}(?P<own>my|our){_S}{_THING_WORDS}[.!,]",
 )
-#: Someone else's words, a story, a game or a translation exercise around a rename ("In Animal
-#: Crossing I renamed my cat Sir Fluff", "My coworker said we renamed the repo to Atlas",
-#: "Translate to Spanish: ...", "... according to my son").
-_NOT_THE_SPEAKERS = re.compile(r"\b(?:said|says|told|tells|thinks|think|according\s+to|translate|translation|novel|"
-                               r"story|book|game|games|animal\s+crossing|minecraft|sims|pokemon|pretend|imagine|"
-                               r"role-?play|roleplay|by\s+the\s+whole\s+family)\b", re.I)
 #: Words before a thing that make it a liking, not a thing one has ("my favorite band").
 _LIKED = frozenset("favorite favourite fave dream ideal".split())
-#: A leading speaker label ("user: ", "Dana: ").
-_LABEL = re.compile(r"^\s*(?:[^\W\d_][\w'.\-]*(?: [^\W\d_][\w'.\-]*){0,2}):\s+")
 #: Whose the thing of a report is: the speaker ("I", "we") renames it.
 _SPEAKER = frozenset("i we i've we've we're i'm".split())
 #: Words that end a thing before its name ("the cat Luna" is no thing "cat luna").
@@ -143,12 +136,6 @@ def _speakers(lead: list[str]) -> bool:
     last = max((i for i, w in enumerate(lead) if w in _SPEAKER), default=None)
     rest = lead if last is None else lead[last + 1:]
     return all(w in _FILLERS for w in rest)
-
-
-def _speakers_at(lead: list[str]) -> bool:
-    """Whether a clause's words before a statement's verb make it the speaker's ("we", "I've
-    just"): its subject is the speaker."""
-    return any(w in _SPEAKER for w in lead[-3:])
 
 
 def _modifiers(words: str | None) -> tuple[str, ...]:
@@ -199,9 +186,9 @@ def rename_report(text: str) -> Rename | None:
         return None
     if re.match(r"\s*assistant\s*:", text, re.I) or text.rstrip().endswith("?"):
         return None
-    if _NOT_THE_SPEAKERS.search(text):
+    if RELAYED.search(text):
         return None   # (a game, a story, someone else's words, a translation: "Translate to Spanish: ...")
-    text = _LABEL.sub("", text, count=1)   # (a speaker's label: "user: Falcon is now called Atlas.")
+    text = SPEAKER_LABEL.sub("", text, count=1)   # (a speaker's label: "user: Falcon is now called Atlas.")
     for pattern in _RENAMED_BY_SPEAKER + _RENAMED:
         for m in pattern.finditer(text):
             lead = [t.lower() for t in tokens(re.split(r"[.!?\n]", text[: m.start()])[-1])]
@@ -233,14 +220,14 @@ def names_of(text: str) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], .
     got = rename_report(text)
     if got is not None and got.thing:
         out.append((got.thing, got.new, got.modifiers))
-    text = _LABEL.sub("", text, count=1)
+    text = SPEAKER_LABEL.sub("", text, count=1)
     low = text.lower()
     if ("name" in low or "called" in low or " my " in f" {low}" or " our " in f" {low}") and not _NOT_NOW.search(text):
         for pattern in _STATEMENTS:
             for m in pattern.finditer(text):
                 lead = [t.lower() for t in tokens(re.split(r"[.!?\n]", text[: m.start()])[-1])]
-                if not_done(lead) or not (m.groupdict().get("own") or m.groupdict().get("who") or _speakers_at(lead)):
-                    continue   # ("I'd love to get a dog named Rex"; "My neighbor has a cat named ...")
+                if not_done(lead):   # (each pattern names the owner: "my", "our", "I have", "we got")
+                    continue   # ("I'd love to get a dog named Rex"; "My neighbor has a cat named ..." matches none)
                 thing, modifiers = _thing(m.group("thing")), _modifiers(m.group("thing"))
                 if thing is not None and not _LIKED.intersection(modifiers):   # ("my favorite band": no thing
                     out.append((thing, _name(m.group("new")), modifiers))   # of the speaker's)

@@ -54,14 +54,14 @@ import unicodedata
 from functools import lru_cache
 from typing import NamedTuple
 
-from .facts import FUNCTION_WORDS, _adds_value, not_done, speaker_label, tokens
+from .facts import FUNCTION_WORDS, SPEAKER_LABEL, _adds_value, not_done, speaker_label, tokens
 from .index.tokens import tokenize
 from .sentences import split_sentences
 from .speakers import PERSON_NOUNS
 from .timeref import CALENDAR_WORDS
 
 __all__ = ["MAY_STATE_BITS", "STANDING_BITS", "STANDING_WORDS", "Standing", "asked_standing", "asks_only_standing", "changes_standing",
-           "asks_for_place", "may_name", "may_state", "names_no_place", "refines_standing", "standing", "standing_bits",
+           "asks_for_place", "may_name", "may_state", "RELAYED", "names_no_place", "refines_standing", "standing", "standing_bits",
            "standings"]
 
 
@@ -80,7 +80,15 @@ _S = r"[^\S\n]+"
 #: run ("Boston with my wife" -> Boston; "Bank of America", "Portland, Oregon", "St. Louis",
 #: "Łódź"); "the" before it dropped; "I" after it is none of it ("at Stripe, I start on June 1").
 _CAP = r"(?-i:[^\W\d_a-z])[\w'’.&-]*"   # a word that opens with a letter other than a-z (A-Z, Ł, Ö, ...)
-_NAME = rf"(?:the{_S})?({_CAP}(?:,?{_S}(?!I(?!\w))(?:{_CAP}|(?:of|the|de|la|del|da|von|van|&)(?=(?:{_S}(?:the|la|de))?{_S}{_CAP}))){{0,5}})"
+def _capitalised_run(joiners: str, comma: bool) -> str:
+    """A name's regex: up to six capitalised words, ``joiners`` between them, a comma too where
+    ``comma`` ("Portland, Oregon"; a person's name ends at one: "I'm Dana, nice to meet you")."""
+    sep = ",?" if comma else ""
+    return (rf"(?:the{_S})?({_CAP}(?:{sep}{_S}(?!I(?!\w))(?:{_CAP}|(?:{joiners})"
+            rf"(?=(?:{_S}(?:the|la|de))?{_S}{_CAP}))){{0,5}})")
+
+
+_NAME = _capitalised_run("of|the|de|la|del|da|von|van|&", comma=True)
 #: Words that may join the capitalised words of one name ("Bank of America", "Procter & Gamble").
 _JOINERS = frozenset("of the de la del da do dos das du von van & upon am bin ibn al el le di ter ten".split())
 #: Abbreviations a name may hold, whose full stop it keeps ("St. Louis", "Washington, D.C.").
@@ -175,9 +183,8 @@ _OWNED = re.compile(r"^(?:my|our|i'm|i’m|i\s+am|we're|we\s+are|new)\b", re.I)
 #: Of those, the ones that need "my" before them, or nothing ("New job at Dropbox!", not "My
 #: wife's new job at Stripe").
 _MINE_BEFORE = re.compile(r"^new\b", re.I)
-#: A person's name: as a place's, without a comma inside ("I'm Dana, nice to meet you").
-_PERSON = _NAME.replace(",?", "").replace("(?:of|the|de|la|del|da|von|van|&)",
-                                           "(?:of|the|de|la|del|da|do|dos|das|du|von|van|bin|ibn|al|el|le|di|ter|ten)")
+#: A person's name: as a place's, with a person's particles ("dos", "bin"), no comma inside.
+_PERSON = _capitalised_run("of|the|de|la|del|da|do|dos|das|du|von|van|bin|ibn|al|el|le|di|ter|ten", comma=False)
 _PATTERNS = [(relation, cues, change, re.compile(p.replace("NAME", _NAME).replace("PERSON", _PERSON), re.I))
              for relation, ps in _VERBS.items() for cues, change, p in ps]
 #: The patterns of a name said after a phrase as common as "I'm" ("I'm Dana", "call me Dee", "I go
@@ -212,14 +219,18 @@ _MEETING = re.compile(r"[^.!?\n]{0,40}?\b(?:(?:nice|pleased|glad|good|great)\s+(
 #: Words before "call me <name>" in its clause: a request ("Please call me Dee", "You can call me
 #: Sam"), not what others call the speaker ("My grandkids call me Nana").
 _CALL_ME = frozenset("please just you can may feel free to and so oh ok okay but also hi hello hey btw".split())
-#: Cues of someone else's words before a name read in a message: a text relayed, drafted or
-#: played ("My landlord texted me: Hi, I'm Mark", "Help me reply to this message: Hey! I'm Jordan",
-#: "Let's role-play: I'm Gandalf", "In D&D I'm Thorin").
-_RELAYED = re.compile(r"\b(?:texted|texts|email|emailed|emails|dm|dms|letter|message|messages|scam|spam|got\s+this|"
-                      r"messaged|wrote|writes|said|says|introduced|intro|proofread|"
-                      r"reply|respond|forwarded|forward|draft|template|example|translate|role-?play|roleplay|rp|d&d|"
-                      r"dnd|playing|character|pretend|imagine|story|novel|game|script|quote|lyrics|song|movie|film|"
-                      r"book|dialogue|scene)\b", re.I)
+#: Cues of someone else's words, a text relayed, drafted or played, a story or a game: a name
+#: read after one in a message is none of the speaker's ("My landlord texted me: Hi, I'm Mark",
+#: "Help me reply to this message: Hey! I'm Jordan", "Let's role-play: I'm Gandalf", "In D&D I'm
+#: Thorin"), nor is a rename in a message holding one (:mod:`engramdb.renames`: "In Animal
+#: Crossing I renamed my cat Sir Fluff", "My coworker said we renamed ...", "... according to my
+#: son").
+RELAYED = re.compile(r"\b(?:texted|texts|email|emailed|emails|dm|dms|letter|message|messages|scam|spam|got\s+this|"
+                     r"messaged|wrote|writes|said|says|told|tells|thinks|think|according\s+to|introduced|intro|"
+                     r"proofread|reply|respond|forwarded|forward|draft|template|example|translate|translation|"
+                     r"role-?play|roleplay|rp|d&d|dnd|playing|character|pretend|imagine|story|novel|game|games|"
+                     r"animal\s+crossing|minecraft|sims|pokemon|script|quote|lyrics|song|movie|film|book|dialogue|"
+                     r"scene|by\s+the\s+whole\s+family)\b", re.I)
 #: Capitalised words after "I'm" that name no person: nationalities, faiths, politics and words
 #: written in capitals for emphasis ("I'm Canadian", "I'm Catholic", "I'm Back!").
 _NO_PERSON = frozenset(
@@ -260,10 +271,10 @@ _UNREAL = frozenset("think thinks thought believe believes believed say says sai
                     "quote lyrics script".split())
 #: A text that takes back what it said ("I moved to Seattle. Just kidding!", "I accepted an
 #: offer from Meta but then declined it").
-_TAKEN_BACK = re.compile(r"\b(?:kidding|joking|jk|declined|turned{_S}(?:it{_S})?down|backed{_S}out|fell{_S}through)\b"
-                         .replace("{_S}", _S), re.I)
-#: A text that takes back a name it gives ("Hi, I'm Claude - just kidding").
+#: A text that takes back a name it gives ("Hi, I'm Claude - just kidding"), of those.
 _JOKING = re.compile(r"\b(?:kidding|joking|jk)\b", re.I)
+_TAKEN_BACK = re.compile(rf"{_JOKING.pattern}|\b(?:declined|turned{_S}(?:it{_S})?down|backed{_S}out|fell{_S}through)\b",
+                         re.I)
 #: A sentence whose main clause holds only on a condition ("If I get the offer, I work at Google").
 _CONDITION = re.compile(r"^\W*(?:(?:and|but|so|also|well|oh|ok|okay)\W+)?(?:if|unless|in\s+case)\b", re.I)
 #: A sentence that asks without a question mark ("Do I live in Boston.").
@@ -322,8 +333,8 @@ def _introduces(text: str, sentence: str, body: str, m: re.Match) -> bool:
     label) gives the speaker's own name: nothing relayed, drafted or played before it in the
     message (:data:`_RELAYED`), the name's end followed by :data:`_AFTER_NAME`; "I'm <name>" after
     a greeting opening the message or before "nice to meet you", "call me <name>" as a request."""
-    at = text.find(sentence)
-    if _RELAYED.search(text[: max(at, 0) + len(sentence) - len(body) + m.start()]):
+    before = text[: max(text.find(sentence), 0) + len(sentence) - len(body) + m.start()]   # (in the message)
+    if RELAYED.search(before):
         return False
     if not _AFTER_NAME.match(body, m.end()):
         return False
@@ -333,9 +344,7 @@ def _introduces(text: str, sentence: str, body: str, m: re.Match) -> bool:
         return False   # Title Case: every word capitalised ("Good Morning! I'm Excited To Start.")
     opening = m.group(0).lower()
     if re.match(r"i(?:['’]m|\s+am)\s+(?!going\s+by\b)", opening):
-        before = text[: max(at, 0) + len(sentence) - len(body) + m.start()]
-        before = re.sub(r"^\s*[^\W\d_][\w'.\-]*(?: [^\W\d_][\w'.\-]*){0,2}:\s+", "", before)   # (a label)
-        lead = [w.lower() for w in re.findall(r"[\w'’]+", before)]
+        lead = [w.lower() for w in re.findall(r"[\w'’]+", SPEAKER_LABEL.sub("", before, count=1))]   # (after a label)
         greeted = bool(lead) and all(w in _GREETINGS for w in lead) and lead[0] in _GREETINGS - {"and", "so", "well"}
         return greeted or _MEETING.match(body, m.end()) is not None
     if opening.startswith("call"):
@@ -747,8 +756,7 @@ _MAY_STATE_AS_WRITTEN = {
 #: Infirmary", "I nurse on the cardiac ward at St. Mary's") or after "in", "from", "near" (where one
 #: may live: "a flat in Leeds"), as a capitalised word that names no month or weekday ("in May").
 _NAMED = {"employer": re.compile(r"\b(?:at|for|with)\s+(?:the\s+)?(?P<n>[A-Z][\w'’&.-]*)"),
-          "home": re.compile(r"\b(?:in|from|near)\s+(?:the\s+)?(?P<n>[A-Z][\w'’&.-]*)"),
-          "name": re.compile(r"(?!x)x")}   # (a name after no preposition: the pattern reads it)
+          "home": re.compile(r"\b(?:in|from|near)\s+(?:the\s+)?(?P<n>[A-Z][\w'’&.-]*)")}
 #: Whose statement a sentence is: the speaker's ("I", "we", "my", a chat label's "user") and not
 #: another person's ("My sister works at Google.").
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i’m|im|i've|i’ve|ive|i'd|we|we're|we’re|we've|our|my|me|us|user)\b", re.I)
@@ -764,12 +772,12 @@ def asks_for_place(question: str, relation: str) -> bool:
 
 def may_name(text: str) -> bool:
     """Whether ``text`` may name the speaker, read or loosely (:func:`standings`, :func:`may_state`
-    of "name"): a cheap test, true for every text whose name bits are set (the word "name",
-    "call", "go by", or a capital after "I'm", "I am", "this is", or a text opening with a
-    capitalised word before "here")."""
+    of "name"): a cheap test, true for every text whose name bits are set, made of the patterns
+    those readings start from (the word "name"; a capital after "I'm", "call me", "go by"; the
+    loose reading's own patterns)."""
     low = text.lower()
-    return ("name" in low or "call" in low or "go by" in low or "here" in low
-            or _NAME_GATE.search(text) is not None or _MAY_STATE_AS_WRITTEN["name"].search(text) is not None)
+    return ("name" in low or _NAME_GATE.search(text) is not None or _MAY_STATE["name"].search(low) is not None
+            or _MAY_STATE_AS_WRITTEN["name"].search(text) is not None)
 
 
 def may_state(text: str, relation: str) -> bool:
@@ -783,12 +791,13 @@ def may_state(text: str, relation: str) -> bool:
     ("My sister works at Google." says where the sister works). The relation's words are read
     in the lower-cased text by patterns of lower-case words (a case-insensitive regex of the same
     words took four times as long: 21-29 us a chat message, a third of the column's time)."""
-    pattern, named, written = _MAY_STATE[relation], _NAMED[relation], _MAY_STATE_AS_WRITTEN.get(relation)
+    pattern, named, written = _MAY_STATE[relation], _NAMED.get(relation), _MAY_STATE_AS_WRITTEN.get(relation)
 
     def says(sentence: str) -> bool:
         return (pattern.search(sentence.lower()) is not None
                 or (written is not None and written.search(sentence) is not None)
-                or any(m["n"].lower().rstrip(".") not in CALENDAR_WORDS for m in named.finditer(sentence)))
+                or (named is not None and any(m["n"].lower().rstrip(".") not in CALENDAR_WORDS
+                                              for m in named.finditer(sentence))))
 
     if not says(text):
         return False

@@ -390,31 +390,17 @@ class Columns:
         n = self.n
         return (self.ns[:n] == code) & self.alive[:n]
 
-    def upgrade_text_columns(self, rules: int, records) -> int:
-        """Bring the text-derived columns of a snapshot saved under text rules ``rules`` (int,
-        older than :data:`TEXT_RULES`) up to date: each step of :data:`TEXT_RULE_STEPS` from
-        ``rules`` on, over ``records`` (an iterable of (nid, record), every record of the store).
-        Returns the number of records read.
-
-        Raises
-        ------
-        StoreCorruptedError
-            No step leads on from ``rules`` (a snapshot of newer rules than this engramdb's).
-        """
-        steps = []
-        while rules < TEXT_RULES:
-            if rules not in TEXT_RULE_STEPS:
-                raise StoreCorruptedError(f"column snapshot of text rules {rules}: no step to {TEXT_RULES}")
-            steps.append(TEXT_RULE_STEPS[rules])
-            rules += 1
+    def upgrade_text_columns(self, rules: int, records) -> None:
+        """Bring the text-derived columns of a snapshot saved under text rules ``rules`` (int, 1
+        to :data:`TEXT_RULES` - 1; the caller checks it) up to date: each step of
+        :data:`TEXT_RULE_STEPS` from ``rules`` on, over ``records`` (an iterable of (nid,
+        record), every record of the store)."""
+        steps = [TEXT_RULE_STEPS[r] for r in range(rules, TEXT_RULES)]
         self.ensure(self.n)
-        read = 0
         for nid, rec in records:
             if nid < self.n and self.alive[nid]:
-                read += 1
                 for step in steps:
                     step(rec["text"], rec["created_at"], self, nid)
-        return read
 
     def snapshot(self, ns_names: list[str]) -> dict[str, np.ndarray]:
         """The columns as arrays for LMDB: one array per field, ids NUL-joined, namespace names."""

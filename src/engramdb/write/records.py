@@ -1062,7 +1062,7 @@ def _echoes(unit: WriteUnit, near: Near, changed: list[tuple[int, str, float, in
     for entry in changed:
         before_of.setdefault(entry[0], []).append(entry[4])
     for later, later_text, later_from, old_lab, old_text in latest.values():
-        also = tuple(before_of.get(old_lab, ())) + _changed_before(unit, old_lab, by_nid, stored, max_words)
+        also = tuple(before_of.get(old_lab, ())) + _changed_before(unit, old_lab, stored)
         near_to = set(near_by.get(later, ())) | set(near_by.get(old_lab, ()))   # new memories near either
         for nid in (later, old_lab):
             row = row_of.get(nid)
@@ -1082,10 +1082,10 @@ def _echoes(unit: WriteUnit, near: Near, changed: list[tuple[int, str, float, in
     return edges
 
 
-def _changed_before(unit: WriteUnit, lab: int, by_nid: dict[int, Prepared], stored: dict[int, dict | None],
-                    max_words: int) -> tuple[str, ...]:
+def _changed_before(unit: WriteUnit, lab: int, stored: dict[int, dict | None]) -> tuple[str, ...]:
     """The texts of the stored memories that memory ``lab`` changed: joined to it by a stored
-    ``contradicts`` or ``supersedes`` edge and valid before it (a report's earlier statement)."""
+    ``contradicts`` or ``supersedes`` edge and valid before it (a report's earlier statement);
+    a read record is kept in ``stored``."""
     csr = unit.state.csr()
     if lab >= csr.n_nodes:
         return ()
