@@ -230,3 +230,15 @@ def test_cli_dry_run_stores_nothing_and_says_what_it_would_store(tmp_path):
         assert store_digest(eng) == before
     res = CliRunner().invoke(main, args)
     assert res.exit_code == 0 and f"ingested {len(GOOD) + 1} new messages" in res.output, res.output
+
+
+def test_cli_dry_run_on_a_new_path_leaves_no_store(tmp_path):
+    """helper108: --dry-run on a new directory made a store there, its embedder fixed, so a real
+    run with another embedder was refused."""
+    store, path = tmp_path / "nope" / "s", tmp_path / "chat.jsonl"
+    path.write_text("".join(json.dumps(m) + "\n" for m in GOOD))
+    res = CliRunner().invoke(main, ["ingest-chat", "--store", str(store), "-n", "u", str(path), "--dry-run"])
+    assert res.exit_code == 0 and "nothing stored" in res.output, res.output
+    assert not store.exists()
+    res = CliRunner().invoke(main, ["ingest-chat", "--store", str(store), "-n", "u", "--embedder", "hashing", str(path)])
+    assert res.exit_code == 0 and f"ingested {len(GOOD)} new messages" in res.output, res.output

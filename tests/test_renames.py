@@ -29,6 +29,7 @@ def test_the_module_examples_hold():
     ("Our repo's new name is Atlas.", Rename("repo", ("atlas",))),
     ("Our project was renamed to Atlas last week.", Rename("project", ("atlas",))),
     ("We changed the cat's name to Luna.", Rename("cat", ("luna",))),
+    ("We renamed the cat Whiskers to Mochi.", Rename("cat", ("mochi",), ("whiskers",))),   # helper108
     ("We're calling the cat Luna now.", Rename("cat", ("luna",))),
     ("We renamed Falcon to Atlas.", Rename("", ("atlas",), ("falcon",))),
     ("Project Falcon has been renamed to Atlas.", Rename("", ("atlas",), ("project", "falcon"))),
@@ -141,3 +142,18 @@ def test_what_is_my_cats_name_gets_the_new_name_first_with_a_warning(tmp_path, e
         res = m.recall("What is my cat's name?", namespace="u", k=3, now="2025-03-25", reinforce=False)
         assert res.hits[0].id == "s2:1"
         assert ("s2:1", "s1:1") in {(w.source, w.target) for w in res.warnings}
+
+
+@pytest.mark.parametrize("rename", ["We renamed Whiskers to Mochi.", "We renamed the cat Whiskers to Mochi."])
+def test_a_rename_that_holds_no_word_of_the_question_still_answers_it(tmp_path, rename):
+    """helper108: "We renamed Whiskers to Mochi." was linked, yet "What is my cat's name?" put
+    Whiskers first and left the rename out: a later statement goes first when it shares a word
+    with the question, or the question asks for the value the two disagree on; a thing's name
+    renamed since is such a value."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        old = m.add("user: My cat's name is Whiskers.", created_at=T0)
+        m.add("assistant: Whiskers is a lovely name.", created_at=T0 + 5)
+        m.add("user: I live in Boston.", created_at=T0 + 60)
+        new = m.add(f"user: {rename}", created_at=T0 + 30 * DAY)
+        res = m.recall("What is my cat's name?", k=3, now=T0 + 31 * DAY, reinforce=False)
+        assert res.hits[0].id == new and (new, old) in {(w.source, w.target) for w in res.warnings}

@@ -102,10 +102,11 @@ class _NewStore:
     may make the store. When the command fails and the store it made holds no memory (nothing
     was committed), the store is removed again: a refused first command leaves nothing behind,
     not an empty store whose embedder and dimension are already fixed. A store that holds
-    memories is kept, whatever failed."""
+    memories is kept, whatever failed. With ``discard`` (a dry run), a store it made is removed
+    whatever happened."""
 
-    def __init__(self, store: str, **kwargs: Any) -> None:
-        self.store, self.kwargs = store, kwargs
+    def __init__(self, store: str, *, discard: bool = False, **kwargs: Any) -> None:
+        self.store, self.kwargs, self.discard = store, kwargs, discard
         self.made = not os.path.exists(store)
         self.eng: Engram | None = None
 
@@ -125,7 +126,7 @@ class _NewStore:
             except Exception:   # cannot tell: keep it
                 empty = False
         out = self.eng.__exit__(exc_type, exc, tb)
-        if empty:
+        if empty or self.discard:   # (a dry run leaves no store it made: helper108)
             self._remove()
         return out
 
@@ -588,7 +589,7 @@ def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, session_
     if len(conversations) > 1:
         _one_message_an_id(conversations)
     totals: dict = {}
-    with _NewStore(store, embedder=embedder, dim=dim) as eng:
+    with _NewStore(store, discard=dry_run, embedder=embedder, dim=dim) as eng:
         # (a file of several: every conversation checked before the first is written)
         passes = [True] if dry_run else [True, False] if len(conversations) > 1 else [False]
         for check in passes:

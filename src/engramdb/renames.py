@@ -87,7 +87,8 @@ def _compiled(*patterns: str) -> list[re.Pattern]:
 
 #: Reports whose verb is the speaker's ("we renamed the cat ..."; :func:`_speakers`).
 _RENAMED_BY_SPEAKER = _compiled(
-    rf"\brenamed{_S}THE_THING(?:{_S}from{_S}(?P<old>NAME))?{_S}to{_S}(?P<new>NAME)",
+    rf"\brenamed{_S}THE_THING{_S}(?:from{_S})?(?P<old>NAME){_S}to{_S}(?P<new>NAME)",   # ("the cat Whiskers to Mochi")
+    rf"\brenamed{_S}THE_THING{_S}to{_S}(?P<new>NAME)",
     rf"\brenamed{_S}THE_THING\s*[:;,—–-]\s*(?:she|he|it|they)(?:['’]s|{_S}is|['’]re|{_S}are){_S}(?:now{_S})?"
     rf"(?:called|named){_S}(?P<new>NAME)",
     rf"\brenamed{_S}THE_THING{_S}(?P<new>NAME)",

@@ -56,6 +56,7 @@ from ..chatter import CONTENT_FREE, QUESTION, content_free
 from ..kernels import registry
 from ..speakers import named_speaker
 from ..standing import asks_only_standing, standings
+from ..renames import renames
 from ..swaps import replaced_sentences
 from ..temporal import said_after
 from ..sentences import quotes
@@ -632,6 +633,9 @@ def _asks_changed_value(query: str, terms: list[str], sorts: frozenset[str] | No
         elif any(asked.intersection(tokenize(c)) - _USE_TERMS for c in replaced_sentences(earlier, later)):
             out.add(b)   # a thing in use the later one replaced, asked for ("What do we use for formatting?")
             confirmed.add(b)
+        elif asked.intersection(tokenize(earlier)) and renames(later, earlier):
+            out.add(b)   # the name of a thing renamed since, asked for ("What is my cat's name?" and "We
+            confirmed.add(b)   # renamed Whiskers to Mochi.", which holds no word of the question)
     return out, confirmed
 
 
