@@ -69,6 +69,7 @@ from .facts import (
     without_questions,
 )
 from .handovers import hands_over, handover_report
+from .patterns import Needles
 from .renames import rename_report, renames
 from .sentences import several_sentences
 from .speakers import PERSON_NOUNS, labelled
@@ -121,6 +122,7 @@ _ONE_OFF_PHRASE = re.compile(r"\bjust\s+for\b|(?<!from\s)(?<!starting\s)(?<!as\s
                              r"\b(?:next|every|any|each|first|last|one|that|same|the|it'?s|high|about)\s+time\b|"
                              r"\btime\s+(?:i|we|you|they|he|she)\b|"
                              r"\bwhile\s+(?:my|our|your|his|her|their|the|i|we|you|they|he|she)\b", re.I)
+_ONE_OFF_NEEDS = Needles(("just", "this", "time", "while"))
 #: Words of when a thing recurs: a report that names one changes a statement that names none
 #: ("My doctor raised my evening lisinopril to 20 mg." / "I'm on 10 mg of lisinopril now.", "The
 #: daily standup moved to 10am." / "Standup is at 9:30am."), not one that names another (stems).
@@ -180,6 +182,9 @@ _DATE = re.compile(rf"\b(?:(?:(?:{_WEEKDAYS}),?[^\S\n]+(?=(?:{_MONTH_ALT}|\d)))?
                    rf"[^\S\n]+(?:of[^\S\n]+)?({_MONTH_ALT})\b)|({_WEEKDAYS})s?\b)", re.I)
 _AMOUNT = re.compile(r"(?<![\w.,])([$€£¥₹]|(?:USD|EUR|GBP|CHF|JPY|INR|CAD|AUD)(?=[^\S\n]*\d))?"
                      r"[^\S\n]*(\d+(?:[.,]\d+)*)(?![\d:])[^\S\n]*(%|[^\W\d_]+)?")
+_DIGIT = re.compile(r"\d")
+#: What every match of :data:`_DATE` holds: a month's first three letters, or a weekday's "day".
+_DATE_NEEDS = Needles(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "day"))
 _MONTH_NUMBER = {m: i for i, m in enumerate(
     "jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
 
@@ -265,6 +270,7 @@ _PLACE_NOUNS = ("room|rooms|gate|platform|terminal|suite|floor|building|studio|c
                 "cabin|berth")
 _NUMBERED = re.compile(rf"\b({_PLACE_NOUNS})[^\S\n]+(?:(?:no\.?|number|#)[^\S\n]*|#)?([A-Z]?\d{{1,4}}[A-Z]?(?![\w:.,]\w)|"
                        rf"(?-i:[A-HJ-Z])(?![\w'’]))", re.I)   # ("Studio B"; not "in the hall I saw")
+_PLACE_NEEDS = Needles(_PLACE_NOUNS.split("|"))
 #: Places of one kind, whose numbers replace one another ("Pilates moved to Room 4" of "in Studio B").
 _PLACE_KIN = {noun: kind for kind, nouns in (
     ("venue", "room studio hall classroom lab court pitch field track lane"), ("transport", "gate terminal platform dock bay"),
@@ -284,17 +290,21 @@ def _values(text: str) -> list[tuple[str, str, str]]:
     (:data:`_NUMBERED`), then amounts outside them."""
     out: list[tuple[str, str, str]] = []
     taken: list[tuple[int, int]] = []
-    for m in _TIME.finditer(text):
+    # (each pattern only where it can match: times and amounts hold a digit, dates a month or
+    # weekday, places a place noun; most texts hold none of them)
+    digit = _DIGIT.search(text) is not None
+    low = text.lower()
+    for m in _TIME.finditer(text) if digit else ():
         out.append(("time", "", _time_value(m)))
         taken.append(m.span())
-    for m in _DATE.finditer(text):
+    for m in _DATE.finditer(text) if _DATE_NEEDS.may_hold(text, low) else ():
         out.append(("date", "", _date_value(m)))
         taken.append(m.span())
-    for m in _NUMBERED.finditer(text):
+    for m in _NUMBERED.finditer(text) if _PLACE_NEEDS.may_hold(text, low) else ():
         if not any(a <= m.start(2) < b for a, b in taken):
             out.append(_numbered_value(m))
             taken.append(m.span())
-    for m in _AMOUNT.finditer(text):
+    for m in _AMOUNT.finditer(text) if digit else ():
         if any(a <= m.start(2) < b for a, b in taken):
             continue
         got = _amount_value(m)
@@ -427,15 +437,23 @@ def _consequence_start(head: str) -> int:
 
 def _one_off_in(text: str) -> bool:
     """Whether ``text`` says a change is one occurrence's (:data:`_ONE_OFF`, :data:`_ONE_OFF_PHRASE`)."""
-    return bool(_ONE_OFF.intersection(t.lower() for t in _tokens(text)) or _ONE_OFF_PHRASE.search(text))
+    return bool(_ONE_OFF.intersection(t.lower() for t in _tokens(text)) or _one_off_phrase(text))
+
+
+def _one_off_phrase(text: str) -> bool:
+    """Whether ``text`` holds a phrase of :data:`_ONE_OFF_PHRASE` (each holds one of its words
+    :data:`_ONE_OFF_NEEDS`)."""
+    return _ONE_OFF_NEEDS.may_hold(text) and _ONE_OFF_PHRASE.search(text) is not None
 
 
 def _value_report(text: str) -> ChangeReport | None:
     """:func:`change_report` of a time, date or amount (``text`` holds no sentence that asks:
     "Did they move the closing time to 5pm? I heard a rumor." is read as "I heard a rumor.")."""
+    if _holds_no_report(text):   # (the cheap test first: most texts stop here)
+        return None
     low = [t.lower() for t in _tokens(text)]
-    one_off = bool(_ONE_OFF.intersection(low) or _ONE_OFF_PHRASE.search(text))
-    if (one_off and not _SO.search(text)) or _holds_no_report(text):
+    one_off = bool(_ONE_OFF.intersection(low) or _one_off_phrase(text))
+    if one_off and not _SO.search(text):
         return None
     if "put" in low:   # "Spotify put the family plan up to £19.99" is "raised the family plan to"
         text = _PUT_UP.sub(lambda m: ("raised" if m.group(2).lower() == "up" else "lowered") + m.group(1) + " to", text)

@@ -20,6 +20,7 @@ import functools
 import re
 
 from .facts import DATE_WORDS, FUNCTION_WORDS, MONTHS, NUMBER_WORDS, tokens
+from .patterns import Needles
 from .speakers import LABEL
 
 __all__ = ["STATEMENT", "QUESTION", "CONTENT_FREE", "speech_act", "content_free", "filler_sentence",
@@ -123,6 +124,10 @@ _GREETING_CUES = ("long", "it going", "hope", "hear from", "see y", "meet y", "t
                   "been too")
 
 
+#: A word of each branch of :data:`GREETING_PHRASES`: a text that holds none greets nobody.
+_GREETING_NEEDS = Needles(("long", "how", "it's", "has", "been", "hear", "see", "meet", "talk", "hope"))
+
+
 def without_greetings(text: str) -> str | None:
     """``text`` (str) with each greeting of :data:`GREETING_PHRASES` blanked out ("Long time no
     talk! Busy summer." -> " ! Busy summer."), or None when it holds none. What the keyword
@@ -139,7 +144,8 @@ def chatter_left(sentence: str) -> tuple[list[str], list[str], bool, list[str]]:
     not :data:`CHATTER`, function words or laughter, whether those hold a number (digits or a
     number word), and the names among them (capitalised, not a month or date word). A greeting
     of :data:`GREETING_PHRASES` is read as "hello"."""
-    toks = tokens(GREETING_PHRASES.sub(" hello ", sentence))
+    greets = _GREETING_NEEDS.may_hold(sentence)   # (most sentences hold no word a greeting needs)
+    toks = tokens(GREETING_PHRASES.sub(" hello ", sentence) if greets else sentence)
     low = [t.lower() for t in toks]
     rest = [t for t, lo in zip(toks, low) if lo not in CHATTER and lo not in FUNCTION_WORDS and not LAUGH.match(lo)]
     if not rest:

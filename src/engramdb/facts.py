@@ -11,6 +11,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from .patterns import alternation
 from .sentences import split_sentences
 from .speakers import LABELS as NOTE_LABELS, labelled
 
@@ -19,6 +20,7 @@ __all__ = ["NUMBER_WORDS", "MONTHS", "DATE_WORDS", "NEGATIONS", "FUNCTION_WORDS"
            "restates", "REMINDER_OPENER", "without_reminder", "frames_a_value", "SPEAKER_LABEL"]
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_DIGIT = re.compile(r"\d")
 #: A pronoun contracted with its verb ("I'm", "we've", "she's", "they'd"): no name, and the
 #: pronoun is the subject, as in "I am": "I'm taking" and "I take" speak of one subject.
 _CONTRACTED = re.compile(r"(i|we|you|he|she|they|it)['’](m|re|ve|s|d|ll)")
@@ -51,12 +53,22 @@ _IDENTIFIER = re.compile(
 
 
 def tokens(text: str) -> list[str]:
-    """Word tokens of ``text`` (letters and digits; apostrophes inside a word kept)."""
-    return _TOKEN.findall(text)
+    """Word tokens of ``text`` (letters and digits; apostrophes inside a word kept); a new list
+    each call (the rules read a text's words about ten times as it is written: cached, up to
+    :data:`_CACHED_CHARS` characters)."""
+    return list(_tokens_of(text)) if len(text) <= _CACHED_CHARS else _TOKEN.findall(text)
+
+
+_CACHED_CHARS = 4000   # (a cache of the tokens of long documents would hold far more than their text)
+
+
+@lru_cache(maxsize=1 << 14)
+def _tokens_of(text: str) -> tuple[str, ...]:
+    return tuple(_TOKEN.findall(text))
 
 
 def _negation_count(toks: list[str]) -> int:
-    return sum(1 for t in toks if t.lower() in NEGATIONS or t.lower().endswith(("n't", "n’t")))
+    return sum(1 for t in toks if (low := t.lower()) in NEGATIONS or low.endswith(("n't", "n’t")))
 
 
 def fact_signature(text: str) -> dict[str, Any]:
@@ -74,12 +86,13 @@ def fact_signature(text: str) -> dict[str, Any]:
     """
     # a file name (or a path to one) is one name, its digits no quantity
     # ("src/app/example_27.py" and "example_22.py" name two files; they are no number changed)
-    idents = [m.group(0).lower() for m in _IDENTIFIER.finditer(text)]
+    # (the pattern needs a dot and a digit: most texts have no digit)
+    idents = [m.group(0).lower() for m in _IDENTIFIER.finditer(text)] if "." in text and _DIGIT.search(text) else []
     toks = tokens(_IDENTIFIER.sub(" ", text)) if idents else tokens(text)
     number, date, name = set(), set(), set(idents)
     for t in toks:
         low = t.lower()
-        if any(ch.isdigit() for ch in t) or low in NUMBER_WORDS:
+        if (not t.isalpha() and any(ch.isdigit() for ch in t)) or low in NUMBER_WORDS:   # (letters hold no digit)
             number.add(low)
         elif low in MONTHS or low in DATE_WORDS or t == "May":
             date.add(low)
@@ -248,6 +261,7 @@ REMINDER_OPENER = re.compile(
     re.IGNORECASE)
 
 
+@lru_cache(maxsize=1 << 14)   # (the conflict rules read each text's statement many times)
 def without_reminder(text: str) -> str:
     """``text`` (str) without a reminder's opening words (:data:`REMINDER_OPENER`), after its
     speaker label if any (a chat role or a name, not a note's "Reminder:"), its next word
@@ -646,17 +660,22 @@ def _named(text: str, word: str) -> bool:
     return any(t.lower() == word and t[0].isupper() for t in tokens(text))
 
 
+@lru_cache(maxsize=1 << 14)   # (asked of each text of a pair the conflict rules compare)
 def frames_a_value(text: str) -> bool:
     """Whether ``text`` (str) may give an attribute one value in a frame of :func:`_value_change`:
     an attribute noun (:data:`ATTRIBUTE_NOUNS`, or one after "favourite") before "is", "live(s)
     in", "work(s) at / for", "on the ... plan". A cheap test, looser than the rule; the write path
     compares the claims of two texts that both do (:func:`engramdb.sentences.several_claims`)."""
+    if text.isascii():   # (the same words in the lower-cased text: a case-insensitive search takes twice as long)
+        return _VALUE_FRAME_LOW.search(text.lower()) is not None
     return _VALUE_FRAME.search(text) is not None
 
 
-_VALUE_FRAME = re.compile(r"\b(?:" + "|".join(sorted(ATTRIBUTE_NOUNS, key=len, reverse=True))
+_VALUE_FRAME = re.compile(r"\b(?:" + alternation(ATTRIBUTE_NOUNS)
                           + r"|favou?rite\s+[\w-]+)\s+is\b|\b(?:live|lives|living|work|works|working)\s+(?:in|at|for)\b"
                           r"|\bon\s+the\s+[\w-]+\s+(?:plan|tier|subscription|package)\b", re.IGNORECASE)
+#: The same pattern for a lower-cased ASCII text (its words are lower case).
+_VALUE_FRAME_LOW = re.compile(_VALUE_FRAME.pattern)
 
 
 def _in_one_word(text: str, words: tuple[str, ...]) -> bool:

@@ -1117,6 +1117,14 @@ def _several(text: str) -> bool:
     return _sentences(text) is not None or (frames_a_value(text) and _claims(text) is not None)
 
 
+@lru_cache(maxsize=1 << 14)   # (a stored text is compared with the new ones of many writes)
+def _signal(text: str) -> tuple[bool, bool, bool]:
+    """What :func:`_sentence_conflicts` asks of each text of a pair: (holds a number, holds a
+    negation, may give an attribute a value)."""
+    sig = fact_signature(text)
+    return bool(sig["number"]), sig["negation"] > 0, frames_a_value(text)
+
+
 def _sentence_conflicts(pairs: list[tuple[str, str]], kinds: list[str | None], max_words: int,
                         subjects: dict[str, tuple[str, ...]]) -> set[int]:
     """Conflicts between the parts of text pairs that hold several (:func:`_several`), found for
@@ -1150,23 +1158,13 @@ def _sentence_conflicts(pairs: list[tuple[str, str]], kinds: list[str | None], m
                     got.append((x, subject_key(subj)))
         return got
 
-    signals: dict[str, tuple[bool, bool, bool]] = {}
-
-    def signal(text: str) -> tuple[bool, bool, bool]:
-        """(holds a number, holds a negation, may give an attribute a value)"""
-        got = signals.get(text)
-        if got is None:
-            sig = fact_signature(text)
-            got = signals[text] = (bool(sig["number"]), sig["negation"] > 0, frames_a_value(text))
-        return got
-
     todo: list[tuple[int, bool]] = []   # (pair, by claims: only a "value" counts)
     flat: list[tuple[str, str]] = []
     spans: list[tuple[int, int]] = []
     for i, ((new, old), kind) in enumerate(zip(pairs, kinds)):
         if kind is not None or not (_several(new) or _several(old)):
             continue
-        a, b = signal(new), signal(old)
+        a, b = _signal(new), _signal(old)
         ways = ([False] if (a[0] and b[0]) or a[1] or b[1] else []) + ([True] if a[2] and b[2] else [])
         for claims in ways:   # (no two parts of theirs can differ in a number, a negation or a value otherwise)
             start = len(flat)
