@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from engramdb.changes import change_report, gives_value
 from engramdb.chatter import CONTENT_FREE, QUESTION, STATEMENT, speech_act
+from engramdb.dynamics.admission import protected_category
 from engramdb.facts import fact_signature, frames_a_value, tokens
 from engramdb.patterns import Needles, alternation
 
@@ -122,3 +123,27 @@ def test_fact_signature_numbers_and_file_names(text, number, idents):
     sig = fact_signature(text)
     assert sig["number"] == number
     assert idents <= sig["name"]
+
+
+@pytest.mark.parametrize("text, category, quoted", [
+    ("I'M VEGAN", "identity", "I'M VEGAN"),
+    ("i don't eat pork", "identity", "i don't eat pork"),
+    ("I am \u212aosher now", "identity", "I am \u212aosher"),   # the Kelvin sign folds to "k"
+    ("I speak Portuguese", "identity", "I speak Portuguese"),
+    ("native Spanish speaker", "identity", "native Spanish speaker"),
+    ("My dad PASSED AWAY last year", "family", "My dad PASSED AWAY"),
+    ("we lost my mom in March", "family", "we lost my mom"),
+    ("we just got ENGAGED", "family", "we just got ENGAGED"),
+    ("I'm divorced", "family", "I'm divorced"),
+    ("I'm 34", "identity", "I'm 34"),
+    ("I TAKE 50MG of sertraline", "health", "50MG"),
+    ("I take metformin twice a day", "health", "take metformin twice"),
+    ("I SPRAINED my ankle", "health", "I SPRAINED my ankle"),
+    ("I sprained my \u212anee", "health", "I sprained my \u212anee"),
+    ("My last day at Acme is Friday", "identity", "last day at Acme"),
+    ("Plain text with nothing", None, ""),
+    ("I'm 5 minutes away", None, ""),
+])
+def test_protected_categories_in_any_case(text, category, quoted):
+    got, reason = protected_category(text)
+    assert got == category and quoted in reason

@@ -23,7 +23,7 @@ from .facts import DATE_WORDS, FUNCTION_WORDS, MONTHS, NUMBER_WORDS, tokens
 from .patterns import Needles
 from .speakers import LABEL
 
-__all__ = ["STATEMENT", "QUESTION", "CONTENT_FREE", "speech_act", "content_free", "filler_sentence",
+__all__ = ["STATEMENT", "QUESTION", "CONTENT_FREE", "speech_act", "content_free", "filler_sentence", "filler_left",
            "chatter_left", "sentences", "PHATIC", "GREETINGS", "GREETING_PHRASES", "CHATTER", "ANSWER_WORDS",
            "THANKS", "LAUGH", "APOSTROPHES", "without_greetings", "asked_terms", "question_terms"]
 
@@ -161,11 +161,12 @@ def filler_sentence(sentence: str) -> bool:
     """True when ``sentence`` (str) is greetings, thanks or filler: every word is a
     :data:`CHATTER` word, a function word or laughter, or the words besides a greeting are
     names only ("Thanks, Mel!", "Hi Sarah"; no number)."""
-    return _filler(chatter_left(sentence))
+    return filler_left(chatter_left(sentence))
 
 
-def _filler(left: tuple[list[str], list[str], bool, list[str]]) -> bool:
-    """:func:`filler_sentence` of a sentence's :func:`chatter_left`."""
+def filler_left(left: tuple[list[str], list[str], bool, list[str]]) -> bool:
+    """:func:`filler_sentence` of a sentence's :func:`chatter_left` ``left`` (for a caller that
+    reads ``left`` too: one reading of the sentence)."""
     low, rest, number, names = left
     return not rest or (not number and any(lo in GREETINGS for lo in low) and len(names) == len(rest))
 
@@ -210,7 +211,7 @@ def speech_act(text: str) -> int:
         left = chatter_left(s)
         if s.rstrip().endswith("?"):
             asked = True
-        elif not _filler(left):   # it states something (so the text is not content-free either)
+        elif not filler_left(left):   # it states something (so the text is not content-free either)
             return STATEMENT
         lefts.append(left)
     if _content_free(lefts):

@@ -58,12 +58,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..chatter import APOSTROPHES, PHATIC, chatter_left, filler_sentence
+from ..chatter import APOSTROPHES, PHATIC, chatter_left, filler_left
 from ..contiguity import default_weight
 from ..errors import InvalidInputError, MemoryNotFoundError, NonFiniteError
 from ..index import exact_cosines
 from ..kernels import registry
 from ..kernels.reference import ADMISSION_FACTORS
+from ..patterns import Needles
 from ..facts import (
     DATE_WORDS, FUNCTION_WORDS, MONTHS, NUMBER_WORDS, ends_in_question, fact_change, fact_signature,
     tokens as _tokens, without_reminder,
@@ -186,6 +187,7 @@ _LIKE_NOT_VERB = frozenset(   # "looks like rain", "just like that": "like" as a
     "smells taste tastes just exactly more less something anything nothing things stuff much".split())
 IDENTITY_STATE = ("born", "birthday", "birthdays", "anniversary", "grew up", "years old", "year old",
                   "my name", "name is", "call me", "i'm called", "my pronouns")
+_IDENTITY_STATE_SPACED = tuple((cue, f" {cue} ") for cue in IDENTITY_STATE)   # (made once)
 HABIT = frozenset(
     "usually always often never normally generally typically rarely seldom sometimes daily weekly "
     "monthly yearly every each weekdays weekends mondays tuesdays wednesdays thursdays fridays "
@@ -236,9 +238,10 @@ def _chatter_sentence(sentence: str) -> str | None:
     low = [t.lower() for t in toks]
     if sentence.rstrip().endswith("?") and not any(lo in _FIRST_PERSON for lo in low):
         return "question"   # one that says "I" / "my" / "we" may carry the speaker's fact
-    if filler_sentence(sentence):
+    left = chatter_left(sentence)
+    if filler_left(left):
         return "greetings, thanks or filler"   # also "Thanks, Mel!", "Hi Sarah"
-    _low, rest, number, names = chatter_left(sentence)
+    _low, rest, number, names = left
     if (any(lo in WEATHER for lo in low) and not any(lo in _FIRST_PERSON for lo in low) and not number
             and not names and all(t.lower() in WEATHER or t.lower() in DATE_WORDS or t.lower() in _EVENT_PERIOD
                                   for t in rest)):
@@ -438,8 +441,8 @@ def infer_kind(text: str) -> tuple[str, str]:
         return MemoryKind.DECISION.value, f"decision '{m.group(0).strip()}'"
     low = [t.lower() for s in content for t in _tokens(s)]
     joined = " " + " ".join(low) + " "
-    for cue in IDENTITY_STATE:
-        if f" {cue} " in joined:
+    for cue, spaced in _IDENTITY_STATE_SPACED:
+        if spaced in joined:
             return MemoryKind.SEMANTIC.value, f"identity state '{cue}'"
     cue = _preference(low)
     if cue:
@@ -612,6 +615,39 @@ OCCUPATIONS = frozenset(
     "translator nanny caregiver cleaner builder banker broker clerk secretary receptionist".split())
 
 
+_DIGITS = tuple("0123456789")
+#: What every match of each pattern of :func:`protected_category` holds (lower case): the rule
+#: is not run on a text that holds none (most texts; :class:`engramdb.patterns.Needles`).
+_NEEDS = {pattern: Needles(words) for pattern, words in (
+    (_DOSE, _DIGITS), (_PHONE, _DIGITS),
+    (_AGE, _DIGITS + ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")),
+    (_REGIMEN, ("take", "taking")),
+    (_INJURY, ("broke", "fractured", "sprained", "twisted", "tore", "torn", "pulled", "dislocated", "injured",
+               "hurt", "bruised", "strained", "busted")),
+    (_FAMILY_EVENT, ("passed", "died", "married", "divorce", "engaged", "separated", "split up", "born",
+                     "gave birth", "baby", "diagnosed", "pregnant", "lost", "funeral", "death", "passing",
+                     "wedding")),
+    (_MARITAL, ("married", "divorced", "engaged", "widow", "separated", "single", "had a baby", "adopted",
+                "split up", "broke up")),
+    (_JOB_CHANGE, ("day at", "week at", "start", "offer from", "hired", "promoted")),
+    (_PRACTICE, ("vegan", "vegetarian", "veggie", "pescatarian", "pescetarian", "plant", "kosher", "halal",
+                 "gluten", "teetotal", "muslim", "christian", "catholic", "jewish", "hindu", "buddhist", "sikh",
+                 "atheist", "agnostic", "mormon", "protestant", "orthodox", "gay", "lesbian", "bisexual", "trans",
+                 "non-binary", "nonbinary", "queer", "asexual", "t eat", "never eat", "speak", "native",
+                 "language", "tongue")))}
+
+
+#: Each cue with the spaces :func:`protected_category` looks for it between (a word's start; a
+#: whole phrase), made once.
+_HEALTH_SPACED = tuple((stem, f" {stem}") for stem in HEALTH)
+_IDENTITY_SPACED = tuple((cue, f" {cue} ") for cue in IDENTITY)
+
+
+def _search(pattern: re.Pattern, text: str) -> re.Match | None:
+    """``pattern.search(text)``, not run when ``text`` holds none of the words its matches hold."""
+    return pattern.search(text) if _NEEDS[pattern].may_hold(text) else None
+
+
 def protected_category(text: str, kind: str | None = None) -> tuple[str | None, str]:
     """Whether ``text`` states a fact the default policy must never forget, by rules.
 
@@ -673,16 +709,16 @@ def protected_category(text: str, kind: str | None = None) -> tuple[str | None, 
     body = " ".join(stated)
     low = [t.lower() for t in _tokens(body)]
     joined = " " + " ".join(low) + " "
-    for stem in HEALTH:
-        if f" {stem}" in joined:
+    for stem, spaced in _HEALTH_SPACED:
+        if spaced in joined:
             return "health", f"health '{stem}'"
-    m = _DOSE.search(body)
+    m = _search(_DOSE, body)
     if m:
         return "health", f"health: dose '{m.group(0)}'"
-    m = _REGIMEN.search(body)
+    m = _search(_REGIMEN, body)
     if m:
         return "health", f"health: regimen '{m.group(0)}'"
-    m = _INJURY.search(body)
+    m = _search(_INJURY, body)
     if m:
         return "health", f"health: injury '{m.group(0)}'"
     for clause in stated:   # an injury word in a clause of the speaker's ("my concussion")
@@ -699,21 +735,21 @@ def protected_category(text: str, kind: str | None = None) -> tuple[str | None, 
         if fam and (clause is body or infer_kind(clause)[0] == MemoryKind.SEMANTIC.value):
             return "family", f"family '{fam}'"
     for pattern in (_FAMILY_EVENT, _MARITAL):   # in an episode too ("My dad passed away last year")
-        m = pattern.search(body)
+        m = _search(pattern, body)
         if m:
             return "family", f"family: '{m.group(0)}'"
-    for cue in IDENTITY:
-        if f" {cue} " in joined:
+    for cue, spaced in _IDENTITY_SPACED:
+        if spaced in joined:
             return "identity", f"identity '{cue}'"
-    m = _JOB_CHANGE.search(body)
+    m = _search(_JOB_CHANGE, body)
     if m:
         return "identity", f"identity: job change '{m.group(0)}'"
     # (an address's dots cut clauses: it is read in the whole text, where no question holds it)
-    m = next((m for m in _EMAIL.finditer(text) if any("@" in c for c in stated)), None)
+    m = next((m for m in _EMAIL.finditer(text) if any("@" in c for c in stated)), None) if "@" in text else None
     if m and _OWNER.search(text):
         return "identity", f"identity: e-mail address '{m.group(0)}'"
     for pattern, what in ((_PHONE, "phone number"), (_PRACTICE, "diet, faith or language"), (_AGE, "age")):
-        m = pattern.search(body)
+        m = _search(pattern, body)
         if m:
             return "identity", f"identity: {what} '{m.group(0)}'"
     for i, t in enumerate(low):
