@@ -595,7 +595,7 @@ def _holds_no_report(text: str) -> bool:
     month or a weekday). Most texts stop here (the write path asks it of every new memory)."""
     low = text.lower()
     return (("to " not in low and "now" not in low)
-            or not (any(ch.isdigit() for ch in low) or _VALUE_WORD.search(low) is not None))
+            or not (any(map(str.isdigit, low)) or _VALUE_WORD.search(low) is not None))
 
 
 _VALUE_WORD = re.compile(rf"\b(?:{_MONTH_ALT}|(?:{_WEEKDAYS})s?)\b")   # ("moved to Thursdays")

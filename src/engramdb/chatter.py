@@ -152,7 +152,7 @@ def chatter_left(sentence: str) -> tuple[list[str], list[str], bool, list[str]]:
         return low, rest, False, []
     rest_low = [t.lower() for t in rest]
     joined = "".join(rest)   # (a digit is no letter: most texts skip the character test)
-    number = (not joined.isalpha() and any(ch.isdigit() for ch in joined)) or not NUMBER_WORDS.isdisjoint(rest_low)
+    number = (not joined.isalpha() and any(map(str.isdigit, joined))) or not NUMBER_WORDS.isdisjoint(rest_low)
     names = [t for t, lo in zip(rest, rest_low) if t[0].isupper() and lo not in MONTHS and lo not in DATE_WORDS]
     return low, rest, number, names
 

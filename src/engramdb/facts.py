@@ -92,7 +92,7 @@ def fact_signature(text: str) -> dict[str, Any]:
     number, date, name = set(), set(), set(idents)
     for t in toks:
         low = t.lower()
-        if (not t.isalpha() and any(ch.isdigit() for ch in t)) or low in NUMBER_WORDS:   # (letters hold no digit)
+        if (not t.isalpha() and any(map(str.isdigit, t))) or low in NUMBER_WORDS:   # (letters hold no digit)
             number.add(low)
         elif low in MONTHS or low in DATE_WORDS or t == "May":
             date.add(low)
