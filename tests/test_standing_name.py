@@ -127,6 +127,23 @@ def test_what_is_my_name_is_answered_by_the_introduction(tmp_path, embedder):
             assert res.hits[0].relevance == 1.0 and not res.gaps, question
 
 
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_the_introduction_answers_above_later_memories_that_share_the_question_s_words(tmp_path, embedder):
+    # (helper108: with MiniLM the cat's name came first, and "Do you remember my name?" left the
+    # introduction out of the top three)
+    msgs = [("user", "Hi, I'm Priya."), ("assistant", "Nice to meet you, Priya! How can I help?"),
+            ("user", "My cat's name is Whiskers."), ("assistant", "Whiskers is a lovely name for a cat!"),
+            ("user", "What should I feed her?"), ("assistant", "A high-protein wet food is a good start."),
+            ("user", "We renamed the cat Whiskers to Mochi."), ("assistant", "Mochi is cute!")]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as m:
+        m.add_conversation([{"role": role, "content": text, "created_at": T0 + i * DAY}
+                            for i, (role, text) in enumerate(msgs)], namespace="u")
+        for question in ("what is my name?", "What's my name again?", "Do you remember my name?"):
+            res = m.recall(question, namespace="u", k=3, now=T0 + 30 * DAY, reinforce=False)
+            assert res.hits[0].text == "user: Hi, I'm Priya.", question
+            assert res.hits[0].relevance == 1.0 and not res.gaps, question
+
+
 def test_a_later_name_answers_and_the_earlier_is_kept_with_a_warning(tmp_path):
     with engramdb.open(tmp_path / "s", embedder="hashing") as m:
         dana = m.add("user: Hi! I'm Dana, nice to meet you.", created_at=T0)

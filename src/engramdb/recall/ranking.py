@@ -139,28 +139,36 @@ def run(ctx: RecallContext) -> None:
     if len(cand) > 1 and (len(touched_rows(ctx.state, ctx.csr, nodes[cand]))
                           or _quotes_a_change(ctx.state, ctx.csr, nodes[cand])):
         _current_first(ctx)   # (a candidate that a `contradicts` edge touches, or a summary of a changed turn)
-    if len(ctx.cand) > 1 and (ctx.extra.get("standing_rest") or ctx.extra.get("standing_then")):
+    if len(ctx.cand) > 1 and ctx.extra.get("standing_match"):
         _standing_first(ctx)
 
 
 def _standing_first(ctx: RecallContext) -> None:
-    """The current statement of the speaker's home or employer asked for
-    (:func:`engramdb.recall.seeds.standing_seeds`: ``ctx.extra["standing_match"]``) gets at
-    least the next float64 above the best of the relation's other statements
-    (``ctx.extra["standing_rest"]``), as step 6 puts a later statement above the one it
-    changes; for two that no ``contradicts`` edge joins ("I live in Boston." and a long message
-    ending "we moved to Denver last month.") too. For a question about a past time
-    (``ctx.extra["standing_then"]``: "where did I work in February?") the statement valid then
-    goes above every other candidate: the messages dated then ("Work stuff: our standup is at
-    9:15am") take the time cue's weight, and none of them says where the speaker worked."""
-    current, rest = ctx.extra.get("standing_match") or {}, ctx.extra.get("standing_rest") or set()
+    """The current statement of the speaker's home, employer or name asked for
+    (:func:`engramdb.recall.seeds.standing_seeds`: ``ctx.extra["standing_match"]``; the
+    question asks for nothing else) gets at least the next float64 above every other candidate:
+    above the relation's other statements, as step 6 puts a later statement above the one it
+    changes (for two that no ``contradicts`` edge joins, "I live in Boston." and a long message
+    ending "we moved to Denver last month.", too), and above memories that share the question's
+    words but state no value of the relation ("My cat's name is Whiskers." for "what is my
+    name?", "My commute to work is 30 minutes." for "where do I work?"). For a question about a
+    past time (``ctx.extra["standing_then"]``: "where did I work in February?") the statement
+    valid then: the messages dated then ("Work stuff: our standup is at 9:15am") take the time
+    cue's weight, and none of them says where the speaker worked."""
+    current = ctx.extra.get("standing_match") or {}
     _unblended_joined(ctx)
     cn = ctx.nodes[ctx.cand]
     mine = np.isin(cn, np.fromiter(current, np.int64, len(current)))
-    was = ~mine if ctx.extra.get("standing_then") else np.isin(cn, np.fromiter(rest, np.int64, len(rest)))
+    was = ~mine
     if not was.any() or not mine.any():
         return
-    _put_above(ctx.score, np.flatnonzero(mine).tolist(), ctx.score[was].max())
+    # (several put first, of two relations or a statement of then beside the current one, keep
+    # their order among themselves)
+    top, rows = ctx.score[was].max(), np.flatnonzero(mine)
+    below = ctx.score[rows].copy()
+    for value in np.unique(below):   # ascending: each at least the next float64 above the one before
+        top = max(float(value), float(np.nextafter(top, np.inf)))
+        ctx.score[rows[below == value]] = top
 
 
 def _put_above(score: np.ndarray, rows: list[int], top: float) -> None:
