@@ -16,6 +16,14 @@ power-law memory graph of mean undirected degree 6):
 
     python benchmarks/bench_store.py [--sizes 100000 1000000] [--queries 500]
     python benchmarks/bench_store.py --sizes 100000 --ingest-runs 3   # ingest throughput only
+    python benchmarks/bench_store.py --sizes 20000 --ingest-runs 3 --texts locomo
+
+``--texts locomo`` (ingest throughput only) stores real chat text instead of "synthetic memory
+N": LoCoMo's turns grown to size as in ``bench_recall_scale.py`` (varied copies, speaker labels,
+each turn linked ``next`` to the one before), their hashing-embedder vectors computed before
+timing; the write path's text rules (time expressions, speech acts, standing relations, change
+reports and the conflict rules between each memory and its neighbours) then do the work they do
+for a user's chat. The bare hnswlib floor is timed on the same vectors.
 
 Writes benchmarks/results/recall.json and benchmarks/results/ingest.json (``--ingest-runs``: the
 ``throughput`` rows of ingest.json, each the median of the runs with the bare hnswlib insertion
@@ -114,16 +122,22 @@ def build(path: str, vecs: np.ndarray, rng: np.random.Generator) -> dict:
             "hnswlib_share_of_add": round((t_hnsw + t_search) / t_add, 3)}
 
 
-def add_once(path: str, vecs: np.ndarray) -> tuple[float, float]:
-    """Seconds for ``add_batch`` of ``vecs`` in chunks of CHUNK into a new store (as :func:`build`):
-    wall clock, and the CPU time of the process (every thread: hnswlib's too)."""
+def synthetic_items(n: int) -> list[dict]:
+    """The memories of the default ingest: "synthetic memory N", a third episodic."""
+    return [{"id": f"m{i}", "text": f"synthetic memory {i}", "kind": "semantic" if i % 3 else "episodic",
+             "created_at": 1.7e9 + i} for i in range(n)]
+
+
+def add_once(path: str, vecs: np.ndarray, items: list[dict] | None = None) -> tuple[float, float]:
+    """Seconds for ``add_batch`` of ``vecs`` in chunks of CHUNK into a new store (as :func:`build`),
+    with the fields of ``items`` (default :func:`synthetic_items`): wall clock, and the CPU time
+    of the process (every thread: hnswlib's too)."""
     n = len(vecs)
+    items = synthetic_items(n) if items is None else items
     t0, c0 = time.perf_counter(), time.process_time()
     with engramdb.open(path, dim=DIM) as eng:
         for i0 in range(0, n, CHUNK):
-            eng.add_batch([{"id": f"m{i}", "text": f"synthetic memory {i}", "embedding": vecs[i],
-                            "kind": "semantic" if i % 3 else "episodic", "created_at": 1.7e9 + i}
-                           for i in range(i0, min(n, i0 + CHUNK))])
+            eng.add_batch([{**items[i], "embedding": vecs[i]} for i in range(i0, min(n, i0 + CHUNK))])
         t_add, c_add = time.perf_counter() - t0, time.process_time() - c0
     return t_add, c_add
 
@@ -149,15 +163,27 @@ def hnswlib_floor(vecs: np.ndarray) -> tuple[float, float, float]:
     return t_ins, t_search, time.process_time() - c0
 
 
-def ingest_throughput(n: int, runs: int) -> dict:
-    """Durable ingest of ``n`` memories, ``runs`` times, each beside its hnswlib floor (median)."""
+def locomo_items(n: int) -> tuple[list[dict], np.ndarray]:
+    """``n`` chat turns (``bench_recall_scale.corpus``) and their hashing-embedder vectors."""
+    from bench_recall_scale import corpus
+    from engramdb.embed import get_embedder
+    items = corpus(n)
+    return items, get_embedder("hashing", DIM).embed([it["text"] for it in items]).astype(np.float32)
+
+
+def ingest_throughput(n: int, runs: int, texts: str = "synthetic") -> dict:
+    """Durable ingest of ``n`` memories, ``runs`` times, each beside its hnswlib floor (median);
+    ``texts``: "synthetic" or "locomo" (:func:`locomo_items`)."""
     load_start = os.getloadavg()
-    vecs = clustered_vectors(n, DIM, np.random.default_rng(n))
+    if texts == "locomo":
+        items, vecs = locomo_items(n)
+    else:
+        items, vecs = None, clustered_vectors(n, DIM, np.random.default_rng(n))
     rows = []
     for r in range(runs):
         base = tempfile.mkdtemp(prefix="engramdb-bench-")
         try:
-            t_add, c_add = add_once(os.path.join(base, "store"), vecs)
+            t_add, c_add = add_once(os.path.join(base, "store"), vecs, items)
         finally:
             import shutil
             shutil.rmtree(base, ignore_errors=True)
@@ -170,7 +196,7 @@ def ingest_throughput(n: int, runs: int) -> dict:
     med = {k: float(np.median([r[k] for r in rows]))
            for k in ("add_s", "hnswlib_insert_s", "hnswlib_autolink_search_s", "add_cpu_s", "hnswlib_cpu_s")}
     floor = med["hnswlib_insert_s"] + med["hnswlib_autolink_search_s"]
-    return {"memories": n, "runs": runs, "chunk": CHUNK,
+    return {"memories": n, "texts": texts, "runs": runs, "chunk": CHUNK,
             "memories_per_s": round(n / med["add_s"], 1),
             "memories_per_s_each_run": [round(n / r["add_s"], 1) for r in rows],
             "add_s": round(med["add_s"], 2),
@@ -240,12 +266,14 @@ def main(argv=None) -> int:
     ap.add_argument("--ingest-runs", type=int, default=0,
                     help="only measure ingest throughput at each size, this many times (median), each run "
                          "beside the bare hnswlib insertion + auto-link search of the same vectors")
+    ap.add_argument("--texts", choices=("synthetic", "locomo"), default="synthetic",
+                    help="the memories' texts in the ingest throughput runs (see the module docstring)")
     args = ap.parse_args(argv)
     command = "python benchmarks/bench_store.py " + " ".join(sys.argv[1:])
     if args.ingest_runs:
         rows = []
         for n in args.sizes:
-            row = ingest_throughput(n, args.ingest_runs)
+            row = ingest_throughput(n, args.ingest_runs, args.texts)
             rows.append({**row, "command": command, "date": time.strftime("%Y-%m-%d")})
             print(f"[{n}] ingest {row['memories_per_s']:,.0f} memories/s (median of {row['runs']}; target 4,000) = "
                   f"{row['x_hnswlib_floor']:.2f}x the bare hnswlib floor of {row['hnswlib_floor_memories_per_s']:,.0f}/s: "
@@ -256,9 +284,10 @@ def main(argv=None) -> int:
         RESULTS.mkdir(exist_ok=True)
         path = RESULTS / "ingest.json"
         doc = json.loads(path.read_text()) if path.exists() else {"machine": machine(), "runs": []}
-        sizes = {r["memories"] for r in rows}
-        doc["throughput"] = sorted([r for r in doc.get("throughput", []) if r["memories"] not in sizes] + rows,
-                                   key=lambda r: r["memories"])
+        done = {(r["memories"], r["texts"]) for r in rows}   # a rerun replaces the rows of its sizes and texts
+        doc["throughput"] = sorted([r for r in doc.get("throughput", [])
+                                    if (r["memories"], r.get("texts", "synthetic")) not in done] + rows,
+                                   key=lambda r: (r.get("texts", "synthetic"), r["memories"]))
         doc["throughput_machine"] = machine()
         path.write_text(json.dumps(doc, indent=2) + "\n")
         return 0

@@ -394,7 +394,7 @@ def _content(words: list[str]) -> list[str]:
     return [w for w in words if w not in FUNCTION_WORDS and w not in NEGATIONS and not w.isdigit()]
 
 
-@lru_cache(maxsize=1 << 13)
+@lru_cache(maxsize=1 << 14)
 def change_report(text: str) -> ChangeReport | None:
     """``text`` read as a change report (module docstring), or None. Of several changes in one
     text ("moved standup to 10am on Monday, then moved it back to 9:30am") the last counts.

@@ -102,7 +102,7 @@ def fact_signature(text: str) -> dict[str, Any]:
     return {"number": number, "date": date, "name": name, "negation": _negation_count(toks)}
 
 
-@lru_cache(maxsize=1 << 13)
+@lru_cache(maxsize=1 << 14)
 def _lower_words(text: str) -> frozenset[str]:
     return frozenset(t.lower() for t in tokens(text))
 
@@ -184,7 +184,7 @@ ADVERBS = frozenset("longer still also now always usually really actually anymor
 _QUANTITY = re.compile(r"(\d+(?:[.,]\d+)?)\s*([^\W\d_]+|%)")
 
 
-@lru_cache(maxsize=1 << 13)
+@lru_cache(maxsize=1 << 14)
 def _quantities(text: str) -> dict[str, set[str]]:
     """Numbers of ``text`` by the word after them ("5 mg" -> {"mg": {"5"}})."""
     out: dict[str, set[str]] = {}
@@ -341,7 +341,7 @@ _COPULA = frozenset("am is are".split())
 _AUXILIARY = _COPULA | frozenset("have has".split())
 
 
-@lru_cache(maxsize=1 << 13)   # the write path checks each new text against several neighbours
+@lru_cache(maxsize=1 << 14)   # the write path checks each new text against several neighbours
 def subject_of(text: str) -> tuple[str, ...]:
     """The statement's subject, lower-cased, articles dropped; a leading "Speaker:" label is part
     of it, and a pronoun after the label or after openers of :data:`OPENERS` ends it ("user: I
@@ -380,7 +380,7 @@ def speaker_label(text: str) -> tuple[str, ...] | None:
 _NAME_PARTICLES = frozenset("van von de der den da del della di du la le bin ibn al el".split())
 
 
-@lru_cache(maxsize=1 << 13)
+@lru_cache(maxsize=1 << 14)
 def _subject_span(text: str) -> tuple[tuple[str, ...], int]:
     """:func:`subject_of` ``text``, and how many of its tokens the subject and what goes before
     it take when a label or openers go before a pronoun ("user: Now I take" -> (("user", "i"),
@@ -436,13 +436,13 @@ def _same_subject(a: tuple[str, ...], b: tuple[str, ...], text_a: str, text_b: s
     return None
 
 
-@lru_cache(maxsize=1 << 13)
+@lru_cache(maxsize=1 << 14)
 def _content_count(text: str) -> int:
     """Tokens of ``text`` that are not articles."""
     return len([t for t in tokens(text) if t.lower() not in _DETERMINERS])
 
 
-@lru_cache(maxsize=1 << 13)
+@lru_cache(maxsize=1 << 14)
 def _signature(text: str) -> dict[str, Any]:
     """:func:`fact_signature`, memoised for :func:`conflict` (which only reads it)."""
     return fact_signature(text)
@@ -475,7 +475,7 @@ def report_body(text: str) -> tuple[bool, str]:
     return assistant, without_questions(text[label.end():] if label is not None else text)
 
 
-@lru_cache(maxsize=1 << 13)
+@lru_cache(maxsize=1 << 14)
 def without_questions(text: str) -> str:
     """``text`` without its sentences that ask ("I take 10 mg of lisinopril every morning. Can
     you remind me to refill it?" -> "I take 10 mg of lisinopril every morning."), a leading
@@ -517,7 +517,7 @@ def _duration_anchor(words: list[str]) -> bool:
                for i, w in enumerate(words))
 
 
-@lru_cache(maxsize=1 << 13)
+@lru_cache(maxsize=1 << 14)
 def _statement_words(text: str, subject: tuple[str, ...]) -> tuple[str, ...] | None:
     """The lower-cased words after the subject, as one present statement reads them; None when
     the statement is no present fact: a question, a modal or past perfect (:data:`NOT_PRESENT`:
@@ -564,7 +564,7 @@ def _statement_words(text: str, subject: tuple[str, ...]) -> tuple[str, ...] | N
     return tuple(w for w, _t in pairs)
 
 
-@lru_cache(maxsize=1 << 13)
+@lru_cache(maxsize=1 << 14)
 def _bare_number(text: str, subject: tuple[str, ...]) -> bool:
     """Whether all ``text`` says of its subject is a whole number, or groups of digits, after a
     copula ("My daughter is 7", "I'm 35", "We're 4 now", "My phone number is 912 345 678"): "is
@@ -574,7 +574,7 @@ def _bare_number(text: str, subject: tuple[str, ...]) -> bool:
     return bool(words) and all(w.isdigit() for w in words)
 
 
-@lru_cache(maxsize=1 << 13)
+@lru_cache(maxsize=1 << 14)
 def _predicate_words(text: str, subject: tuple[str, ...]) -> frozenset[str]:
     """Stems of the content words after the subject (:func:`_statement_words`), without numbers,
     negations, adverbs and the auxiliaries be, do and being ("does not drink" and "drinks" say the
@@ -601,7 +601,7 @@ _NOT_PAST = frozenset("need needs feed seed speed breed bleed proceed succeed ex
 _YEAR = re.compile(r"(?:1[89]|20)\d\d")
 
 
-@lru_cache(maxsize=1 << 13)
+@lru_cache(maxsize=1 << 14)
 def _event_report(text: str, subject: tuple[str, ...]) -> bool:
     """Is ``text`` a report of a past event: the first word after its subject a simple-past verb?
     Two such reports that differ in a number are two events ("I ran 5 km" on Monday, "I ran 8
@@ -1022,7 +1022,7 @@ def _object_word(word: str) -> bool:
                 or word in _PARTIES or word in _OTHERS or word in NUMBER_WORDS or word[:1].isdigit())
 
 
-@lru_cache(maxsize=1 << 13)
+@lru_cache(maxsize=1 << 14)
 def _quantity_objects(text: str) -> frozenset[tuple[str, str, str]]:
     """(value, unit, object) of each quantity of ``text``: the unit is the word after the number,
     the object (by stem) the word after "of" following the unit ("500 mg of metformin"), else the

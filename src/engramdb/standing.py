@@ -471,7 +471,7 @@ def _role(role: str | None) -> bool:
             and (words[-1] in _ROLE_WORDS or words[-1].endswith(_ROLE_ENDINGS)))
 
 
-@lru_cache(maxsize=1 << 13)
+@lru_cache(maxsize=1 << 14)
 def standings(text: str) -> tuple[Standing, ...]:
     """Each standing relation of the speaker that ``text`` states or reports (module docstring):
     the one said last of each relation, in the order said.

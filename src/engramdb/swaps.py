@@ -236,7 +236,7 @@ _AFTER_NAME = frozenset("last this today yesterday entirely completely altogethe
                         "after".split())
 
 
-@lru_cache(maxsize=1 << 13)
+@lru_cache(maxsize=1 << 14)
 def swap_report(text: str) -> Swap | None:
     """``text`` (str; a leading speaker label read past) read as a replacement report (module
     docstring), or None. Of several in one text the last counts.
