@@ -70,3 +70,24 @@ def test_a_timed_episode_is_no_repeat_of_the_same_words_stored_as_a_fact(tmp_sto
     with engramdb.open(tmp_path / "b", embedder="hashing") as eng:
         ids = eng.add_batch([{"text": RUN, "kind": "semantic"}, {"text": RUN, "created_at": T}])
         assert ids[0] != ids[1]
+
+
+def test_a_superseded_episode_sent_again_at_its_time_is_the_stored_one(tmp_store):
+    """A chat or log imported twice (helper109): "I take 10 mg" of March, superseded by "I take
+    20 mg" of June, was stored again as a new active memory, recall gave both doses, and the
+    June statement sent again was stored a third time. The same words at the same time are the
+    stored episode, whatever became of it; at another time they are a new statement."""
+    old_dose, new_dose = "I take 10 mg of lisinopril every morning.", "I take 20 mg of lisinopril every morning now."
+    with engramdb.open(tmp_store, embedder="hashing") as eng:
+        a = eng.add(old_dose, created_at="2025-03-01")
+        b = eng.add(new_dose, created_at="2025-06-01")
+        assert eng.get(a).state == "superseded"
+        assert eng.add(old_dose, created_at="2025-03-01") == a
+        assert eng.add_batch([{"text": old_dose, "created_at": "2025-03-01"},
+                              {"text": new_dose, "created_at": "2025-06-01"}]) == [a, b]
+        assert eng.get(a).state == "superseded" and eng.get(b).state == "active"
+        assert eng.get(a).access_count == 0   # (a superseded memory is not reinforced)
+        assert [h.id for h in eng.recall("what dose of lisinopril do I take?", k=5, reinforce=False).hits] == [b]
+        assert len(eng.query(limit=100, include_superseded=True)) == 2
+        c = eng.add(old_dose, created_at="2025-09-01")   # said again later: a new statement
+        assert c not in (a, b)

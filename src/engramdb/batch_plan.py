@@ -2,13 +2,17 @@
 
 Deduplication (exact text, per namespace)
     An item whose exact text is already stored in its namespace is not stored again when the
-    caller gave no id (the stored memory must be active) or gave the id of that very memory:
-    its id is returned and the stored memory is reinforced (salience and access count, as a
-    recall would); the repeat's ``links`` are added to the stored memory (their targets are
-    checked before anything is written). Items with distinct explicit ids always stay distinct memories (LoCoMo turns
+    caller gave no id (the stored memory must be active, or be the same event superseded since:
+    see below) or gave the id of that very memory: its id is returned and the stored memory,
+    when active, is reinforced (salience and access count, as a recall would); the repeat's
+    ``links`` are added to the stored memory (their targets are checked before anything is
+    written). Items with distinct explicit ids always stay distinct memories (LoCoMo turns
     may repeat a text). An episodic item given its own event time (``created_at``) repeats
     only the episodic memory of its text *at that time*: the same words at another time are
-    another event ("Went for a run by the river" every Monday), stored anew. The lookup is one LMDB read of the ``texts`` sub-database, keyed by the
+    another event ("Went for a run by the river" every Monday), stored anew; at the same time
+    it is the same event even when a later memory has superseded it since (a chat or log
+    imported again: "I take 10 mg" of March, superseded by "I take 20 mg" of June, is not stored
+    a second time, active beside its successor). The lookup is one LMDB read of the ``texts`` sub-database, keyed by the
     SHA-256 of the text; the stored text is compared before merging.
 
 Chunking (texts longer than ``StoreConfig.chunk_chars``)
@@ -239,9 +243,14 @@ def plan_batch(state: Any, prepared: list, *, has_embedder: bool) -> BatchPlan:
                     at = episodes[(p.namespace, p.created_at)] = _episodes_at(state, txn, p.namespace, p.created_at)
                 nid = at.get(digest)
                 rec = None if nid is None else store.get_record(txn, nid)
-            if _matches(rec, p.text, digest) and (not p.auto_id or rec["state"] == MemoryState.ACTIVE.value):
+            active = rec is not None and rec["state"] == MemoryState.ACTIVE.value
+            # the same event again (its words, kind and time: a chat or log imported twice) is the
+            # stored one whatever became of it: a superseded one is not stored again beside its successor
+            same_event = (event and rec is not None and rec["state"] == MemoryState.SUPERSEDED.value
+                          and rec["kind"] == MemoryKind.EPISODIC.value and rec["created_at"] == p.created_at)
+            if _matches(rec, p.text, digest) and (not p.auto_id or active or same_event):
                 plan.ids.append(rec["id"])
-                if nid not in plan.reinforce:
+                if active and nid not in plan.reinforce:
                     plan.reinforce.append(nid)
                 for to, rel, w in p.links:   # a weight not given is picked by link_batch
                     plan.links.setdefault(p.namespace, []).append((rec["id"], to, rel, w))
