@@ -895,3 +895,23 @@ def test_a_forgotten_memory_is_named_by_no_warning(mem):
     assert "m2" not in mem.context("who is my manager?", now=T0 + 2 * DAY).text
     res = mem.recall("who is my manager?", reinforce=False, include_archived=True, now=T0 + 2 * DAY)
     assert {(w.source, w.target) for w in res.warnings} == {("m2", "m1")}
+
+
+def test_a_heading_is_no_subject_log_entries_under_one_stay_two_events(tmp_path):
+    """helper109: dated journal notes under a heading ("Climbing session: sent 12 routes." then
+    "... sent 15 routes.") superseded each other, 83 of 400, and vanished from recall: the
+    heading's first word was read as the subject of a state whose number changed. The statement
+    after a heading or a note's label ("Update:", "Note to self:") has the subject."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        logs = [m.add("Climbing session: sent 12 routes.", created_at="2025-05-01"),
+                m.add("Climbing session: sent 15 routes.", created_at="2025-05-08"),
+                m.add("Standup notes: 3 bugs fixed.", created_at="2025-05-01"),
+                m.add("Standup notes: 5 bugs fixed.", created_at="2025-05-02")]
+        assert [m.get(x).state for x in logs] == ["active"] * 4
+        # ... and a value said after a note's label is the value said without one
+        rent = m.add("Update: the rent is $2,100 a month.", created_at="2025-07-01")
+        m.add("The rent is $2,300 a month.", created_at="2025-09-01")
+        assert m.get(rent).state == "superseded"
+        dentist = m.add("Note to self: my dentist is Dr. Kim.", created_at="2025-01-01")
+        later = m.add("My dentist is Dr. Patel now.", created_at="2025-06-01")
+        assert ("contradicts", dentist) in {(e.relation, e.target) for e in m.edges(later)}

@@ -398,6 +398,14 @@ def _subject_span(text: str) -> tuple[tuple[str, ...], int]:
             return speaker + (low,), lead + 1
         if m := _CONTRACTED.fullmatch(low):
             return speaker + (m.group(1),), lead + 1
+    if at and not speaker and at < len(toks):
+        # a heading or a note's label ("Climbing session: sent 12 routes.", "Update: the rent is
+        # $2,100"): the statement after it has the subject (the heading's words read as one
+        # ran two log entries together as one thing whose number changed)
+        # (its words are read after the heading as a subject that opens a text is: as many
+        # tokens as the subject has words)
+        subject = _subject_at_start(toks[at:])
+        return subject, at + len(subject)
     return _subject_at_start(toks), -1
 
 
@@ -502,7 +510,7 @@ def _anaphoric(text: str, subject: tuple[str, ...]) -> bool:
     :data:`ANAPHORIC`."""
     own, end = _subject_span(text)
     if end >= 0 and own == subject:   # a pronoun after a label or openers: the subject's last word
-        return subject[-1] in ANAPHORIC
+        return bool(subject) and subject[-1] in ANAPHORIC   # (none after a heading: "Log: ran 5 km")
     at = len(tokens(label.group(1))) if (label := _LABEL.match(text)) is not None else 0
     return len(subject) > at and subject[at] in ANAPHORIC
 
