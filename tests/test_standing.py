@@ -710,3 +710,37 @@ def test_a_long_text_as_the_question_is_read_in_one_pass(tmp_path):
         res = m.recall(diary * 1000 + "Where do I live?", k=3, now=T0 + DAY, reinforce=False)   # 120 KB
         assert home in [h.id for h in res.hits]
         assert "No memory" not in m.context(diary * 1000, now=T0 + DAY).text
+
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_a_job_the_speaker_is_starting_answers_where_do_i_work(tmp_path, embedder):
+    """helper109: "I got the job! I'm starting at Skyscanner as a senior analyst in May." was no
+    statement of the employer, so "where do I work?" put Northwind first with relevance 1 and no
+    warning of the change. ("started at <name> as <role>" was read; "starting" was not, nor a
+    role followed by "in May".)"""
+    msgs = [("user", "Hi! I live in Manchester and I work as a data analyst at Northwind Analytics."),
+            ("assistant", "Nice to meet you!"), ("user", "My commute to work is 40 minutes by tram."),
+            ("assistant", "Podcasts help."),
+            ("user", "I got the job! I'm starting at Skyscanner as a senior analyst in May."),
+            ("assistant", "Congratulations!"), ("user", "First week at Skyscanner went well."), ("assistant", "Great!")]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as m:
+        m.add_conversation([{"role": role, "content": text, "created_at": T0 + i * 20 * DAY}
+                            for i, (role, text) in enumerate(msgs)], namespace="u")
+        res = m.recall("where do I work?", namespace="u", k=3, now=T0 + 200 * DAY, reinforce=False)
+        assert res.hits[0].text.startswith("user: I got the job! I'm starting at Skyscanner")
+        assert res.hits[0].relevance == 1.0
+        assert any(c.later == res.hits[0].id for c in res.warnings)
+
+
+@pytest.mark.parametrize("text, employer", [
+    ("I'm starting at Skyscanner as a senior analyst in May.", ("skyscanner",)),
+    ("I started at Globex as a data engineer.", ("globex",)),
+    ("I started at Globex as a data engineer last spring.", ("globex",)),
+    ("The movie is starting at 8 as planned.", None),
+    ("I might start at Google as an intern.", None),
+    ("I started at Globex as a data engineer three years ago and left last month.", None),
+])
+def test_starting_at_a_company_as_a_role(text, employer):
+    got = [s.value for s in standings(text) if s.relation == "employer"]
+    assert got == ([employer] if employer else [])

@@ -200,6 +200,7 @@ def test_a_column_snapshot_saved_under_older_text_rules_is_read_again_from_the_r
     with engramdb.open(tmp_path / "s", embedder="hashing") as m:
         m.add("user: My commute to work is 30 minutes by train.", created_at=T0)
         dana = m.add("user: Hi, I'm Dana.", created_at=T0 + 60)
+        job = m.add("user: I'm starting at Skyscanner as a senior analyst tomorrow.", created_at=T0 + 120)
     with engramdb.open(tmp_path / "s", embedder="hashing") as m:
         assert cache_status(m)["columns"] == "current"
         assert snapshot_arrays(m, "columns")[1]["text_rules"] == TEXT_RULES
@@ -209,6 +210,8 @@ def test_a_column_snapshot_saved_under_older_text_rules_is_read_again_from_the_r
         assert cache_status(m)["columns"] == "rebuilt"
         res = m.recall("What is my name?", k=1, now=T0 + DAY, reinforce=False)
         assert res.hits[0].id == dana and not res.gaps
+        res = m.recall("Where do I work?", k=1, now=T0 + 3 * DAY, reinforce=False)   # (rules 3)
+        assert res.hits[0].id == job and not res.gaps
     with engramdb.open(tmp_path / "s", embedder="hashing") as m:
         assert cache_status(m)["columns"] == "current"
         assert snapshot_arrays(m, "columns")[1]["text_rules"] == TEXT_RULES

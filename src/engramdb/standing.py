@@ -155,8 +155,11 @@ _VERBS = {
          rf"(?:{_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}}?))?"   # "... a new job as a senior analyst at"
          rf"{_S}(?:at|with|for|by|from){_S}NAME"),
         (("joined",), True, rf"\bjoined{_S}NAME{_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}})"),
-        (("started at",), True,   # "I started at Globex as a data engineer" (not "started at 9am")
-         rf"\bstarted{_S}at{_S}NAME{_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}})"),
+        (("started at", "starting at", "start at"), True,   # "I started at Globex as a data engineer", "I'm
+         # starting at Skyscanner as a senior analyst in May" (not "started at 9am")
+         rf"\b(?:started|starting|start){_S}at{_S}NAME{_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}}?)"
+         rf"(?={_S}(?:in|on|at|from|next|this|last|starting|after|before|until|today|tomorrow|yesterday|soon|and|but|so)\b"
+         rf"|[^\w\s-]|\s*$)"),
         (("new job",), True, rf"\bnew{_S}job{_S}(?:at|with){_S}NAME"),
         (("employer is", "company is"), False, rf"\bmy{_S}(?:employer|company){_S}is{_S}NAME"),
         (("i'm a", "i’m a", "i am a", "i'm now a", "i'm currently a", "i'm still a"), False,

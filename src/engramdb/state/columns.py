@@ -21,8 +21,9 @@ __all__ = ["Columns", "IdColumn", "TEXT_RULES", "TextColumns", "text_columns"]
 #: a snapshot saved under an older one (or none: 1) is brought up to date on the next open by the
 #: steps of :data:`TEXT_RULE_STEPS`, so a column the rules now fill differently is never read
 #: stale (2: the speaker's name, a standing relation; "what is my name?" in a store written
-#: before found no statement of it and said "no memory says the user's name").
-TEXT_RULES = 2
+#: before found no statement of it and said "no memory says the user's name"; 3: "I'm starting
+#: at Skyscanner as a senior analyst" states the employer).
+TEXT_RULES = 3
 
 
 def _standing_of_names(text: str, created_at: float, cols: "Columns", nid: int) -> None:
@@ -32,12 +33,19 @@ def _standing_of_names(text: str, created_at: float, cols: "Columns", nid: int) 
         cols.standing[nid] = standing_bits(text)
 
 
+def _standing_of_starts(text: str, created_at: float, cols: "Columns", nid: int) -> None:
+    """Step 2 -> 3: the standing column of a text that says "start" (the employer's reading of
+    "starting at <name> as <role>"), read again."""
+    if "start" in text.lower():
+        cols.standing[nid] = standing_bits(text)
+
+
 #: For each older version of the text rules, the step that brings a record's columns to the next
 #: one: ``step(text, created_at, columns, nid)``, run on every record of a store whose column
 #: snapshot was saved under it (:meth:`Columns.upgrade_text_columns`). A step reads again only
 #: the columns its version changed, and only for the texts they may change: reading every
 #: column of every record took 29 s at 100,000 memories.
-TEXT_RULE_STEPS = {1: _standing_of_names}
+TEXT_RULE_STEPS = {1: _standing_of_names, 2: _standing_of_starts}
 
 
 class TextColumns(NamedTuple):
