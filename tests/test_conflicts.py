@@ -915,3 +915,16 @@ def test_a_heading_is_no_subject_log_entries_under_one_stay_two_events(tmp_path)
         dentist = m.add("Note to self: my dentist is Dr. Kim.", created_at="2025-01-01")
         later = m.add("My dentist is Dr. Patel now.", created_at="2025-06-01")
         assert ("contradicts", dentist) in {(e.relation, e.target) for e in m.edges(later)}
+        # a heading names what it is about (helper110: its words dropped, these collapsed into one
+        # "budget", "dose", "is insured" and the first was superseded) ...
+        for old, new in [("My kitchen reno: the budget is $20,000.", "My bathroom reno: the budget is $8,000."),
+                         ("The small dog: the dose is 5 mg.", "The big dog: the dose is 20 mg."),
+                         ("the blue car: is not insured.", "the red car: is insured."),
+                         ("my daughter's school: starts at 8:30.", "my son's school: starts at 8:00.")]:
+            first = m.add(old, created_at="2025-10-01")
+            second = m.add(new, created_at="2025-10-02")
+            assert m.get(first).state == "active" and not any(e.target == first for e in m.edges(second)), old
+        # ... and one heading's value changes as a plain statement's does
+        budget = m.add("Garden project: the budget is $2,000.", created_at="2025-11-01")
+        m.add("Garden project: the budget is $2,500 now.", created_at="2025-11-05")
+        assert m.get(budget).state == "superseded"

@@ -91,3 +91,16 @@ def test_a_superseded_episode_sent_again_at_its_time_is_the_stored_one(tmp_store
         assert len(eng.query(limit=100, include_superseded=True)) == 2
         c = eng.add(old_dose, created_at="2025-09-01")   # said again later: a new statement
         assert c not in (a, b)
+
+
+def test_a_superseded_episode_whose_successor_is_forgotten_is_stored_again(tmp_store):
+    """helper110: with the successor forgotten (archived), the repeat was folded into the
+    superseded memory and no active memory held the fact."""
+    dose = "I take 10 mg of lisinopril every morning."
+    with engramdb.open(tmp_store, embedder="hashing") as eng:
+        a = eng.add(dose, created_at="2024-03-01")
+        b = eng.add("I take 20 mg of lisinopril every morning.", created_at="2024-06-01")
+        assert eng.get(a).superseded_by == b
+        eng.forget(b)
+        c = eng.add(dose, created_at="2024-03-01")
+        assert c != a and eng.get(c).state == "active"

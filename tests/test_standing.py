@@ -740,6 +740,13 @@ def test_a_job_the_speaker_is_starting_answers_where_do_i_work(tmp_path, embedde
     ("The movie is starting at 8 as planned.", None),
     ("I might start at Google as an intern.", None),
     ("I started at Globex as a data engineer three years ago and left last month.", None),
+    ("I start at Stripe as a data engineer on Monday.", ("stripe",)),
+    ("Next month I start at Shopify as a designer.", ("shopify",)),
+    # (helper110: what follows the role says the job is over)
+    ("I started at Google as an engineer but I left last year.", None),
+    ("I started at Google as an engineer before moving to Meta.", None),
+    ("I started at Acme as an intern and quit after a week.", None),
+    ("My brother starts at Google as an engineer.", None),
 ])
 def test_starting_at_a_company_as_a_role(text, employer):
     got = [s.value for s in standings(text) if s.relation == "employer"]

@@ -12,7 +12,7 @@ Deduplication (exact text, per namespace)
     another event ("Went for a run by the river" every Monday), stored anew; at the same time
     it is the same event even when a later memory has superseded it since (a chat or log
     imported again: "I take 10 mg" of March, superseded by "I take 20 mg" of June, is not stored
-    a second time, active beside its successor). The lookup is one LMDB read of the ``texts`` sub-database, keyed by the
+    a second time, active beside its successor; once the successor is forgotten, it is). The lookup is one LMDB read of the ``texts`` sub-database, keyed by the
     SHA-256 of the text; the stored text is compared before merging.
 
 Chunking (texts longer than ``StoreConfig.chunk_chars``)
@@ -206,6 +206,15 @@ def _episodes_at(state: Any, txn, namespace: str, t: float) -> dict[bytes, int]:
     return out
 
 
+def _successor_active(store: Any, txn, namespace: str, rec: dict) -> bool:
+    """Whether the memory that superseded ``rec`` is active (one forgotten since leaves no
+    active statement of the fact: a repeat of ``rec`` is then stored anew)."""
+    by = rec.get("superseded_by")
+    nid = None if by is None else store.lookup_id(txn, namespace, by)
+    succ = None if nid is None else store.get_record(txn, nid)
+    return succ is not None and succ["state"] == MemoryState.ACTIVE.value
+
+
 def plan_batch(state: Any, prepared: list, *, has_embedder: bool) -> BatchPlan:
     """Deduplicate and chunk validated items (see the module docstring).
 
@@ -247,7 +256,8 @@ def plan_batch(state: Any, prepared: list, *, has_embedder: bool) -> BatchPlan:
             # the same event again (its words, kind and time: a chat or log imported twice) is the
             # stored one whatever became of it: a superseded one is not stored again beside its successor
             same_event = (event and rec is not None and rec["state"] == MemoryState.SUPERSEDED.value
-                          and rec["kind"] == MemoryKind.EPISODIC.value and rec["created_at"] == p.created_at)
+                          and rec["kind"] == MemoryKind.EPISODIC.value and rec["created_at"] == p.created_at
+                          and _successor_active(store, txn, p.namespace, rec))
             if _matches(rec, p.text, digest) and (not p.auto_id or active or same_event):
                 plan.ids.append(rec["id"])
                 if active and nid not in plan.reinforce:

@@ -399,13 +399,17 @@ def _subject_span(text: str) -> tuple[tuple[str, ...], int]:
         if m := _CONTRACTED.fullmatch(low):
             return speaker + (m.group(1),), lead + 1
     if at and not speaker and at < len(toks):
-        # a heading or a note's label ("Climbing session: sent 12 routes.", "Update: the rent is
-        # $2,100"): the statement after it has the subject (the heading's words read as one
-        # ran two log entries together as one thing whose number changed)
-        # (its words are read after the heading as a subject that opens a text is: as many
-        # tokens as the subject has words)
-        subject = _subject_at_start(toks[at:])
-        return subject, at + len(subject)
+        # a heading or a note's label: the statement after it is read as one that opens a text
+        # (as many tokens as its subject has words); a heading's words name what it is about and
+        # go before its subject ("My kitchen reno: the budget is $20,000." is the kitchen reno's
+        # budget, no bathroom's; "Climbing session: sent 12 routes." an event of the climbing
+        # session, where "Climbing" read as the subject of a state whose number changed), a
+        # note's label ("Update:", "Note to self:", :data:`NOTE_LABELS`) none ("Update: the rent
+        # is $2,100" speaks of the rent)
+        body = _subject_at_start(toks[at:])
+        head = () if toks[0].lower() in NOTE_LABELS else tuple(
+            t.lower() for t in toks[:at] if t.lower() not in _DETERMINERS)
+        return head + body, at + len(body)
     return _subject_at_start(toks), -1
 
 

@@ -158,8 +158,7 @@ _VERBS = {
         (("started at", "starting at", "start at"), True,   # "I started at Globex as a data engineer", "I'm
          # starting at Skyscanner as a senior analyst in May" (not "started at 9am")
          rf"\b(?:started|starting|start){_S}at{_S}NAME{_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}}?)"
-         rf"(?={_S}(?:in|on|at|from|next|this|last|starting|after|before|until|today|tomorrow|yesterday|soon|and|but|so)\b"
-         rf"|[^\w\s-]|\s*$)"),
+         rf"(?={_S}(?:in|on|at|from|next|this|last|starting|today|tomorrow|yesterday|soon)\b|[^\w\s-]|\s*$)"),
         (("new job",), True, rf"\bnew{_S}job{_S}(?:at|with){_S}NAME"),
         (("employer is", "company is"), False, rf"\bmy{_S}(?:employer|company){_S}is{_S}NAME"),
         (("i'm a", "i’m a", "i am a", "i'm now a", "i'm currently a", "i'm still a"), False,
@@ -199,7 +198,7 @@ _PATTERNS_UNNAMED = [p for p in _PATTERNS if _CAPITAL_CUES.isdisjoint(p[1])]
 #: 11 us a text, a substring test of each 6 us): a word of some pattern, or for "I'm a <role>
 #: at", a word of each of the two sets.
 _GATE = frozenset("live living reside residing resident residents based settled moved relocated work working "
-                  "employed job position role offer hired joined started home house apartment flat condo place employer "
+                  "employed job position role offer hired joined started starting start home house apartment flat condo place employer "
                   "company here name name's".split())
 _ROLE_GATE = (frozenset("i'm i’m am".split()), frozenset("at for with".split()))
 #: The speaker's own name ("Hi, I'm Dana.", "Call me Dee", "I go by Sam"): what passes the gate

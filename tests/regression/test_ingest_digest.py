@@ -33,8 +33,9 @@ from .ingest_workload import run
 # built for the CPU or without (HNSWLIB_NO_NATIVE), with its AVX-512 sums emulated, and with
 # OpenBLAS's Prescott, Sandybridge, Haswell and Zen kernels; and when the column snapshot's meta
 # gained ``text_rules`` (columns.TEXT_RULES: with the key left out, the digest is the earlier pin,
-# 23aee5c9...; the ledger the same)
-STORE_DIGEST = "8d7c10626720cc863250ce238fd0b0a8e4d72b87743591a31c9e4cb3ec0e91a4"
+# 23aee5c9...; the ledger the same), and when TEXT_RULES became 3 (with 2 patched back in, the
+# digest is the earlier pin 8d7c1062...; the ledger the same)
+STORE_DIGEST = "3fb4818ce789de9591abdcc84866fcea557e50830088ec11605075adeb6c5432"
 LEDGER = [
     (1, 'genesis', 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'),
     (2, 'add_batch', '8b6a9d51ec24d7722b0f4d96b65e90fafaa33661132097482a7f7ad23c8cde90'),
