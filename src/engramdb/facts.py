@@ -384,7 +384,9 @@ _NAME_PARTICLES = frozenset("van von de der den da del della di du la le bin ibn
 def _subject_span(text: str) -> tuple[tuple[str, ...], int]:
     """:func:`subject_of` ``text``, and how many of its tokens the subject and what goes before
     it take when a label or openers go before a pronoun ("user: Now I take" -> (("user", "i"),
-    3)); -1 when the subject starts the text (its words are its tokens)."""
+    3)) or a heading or a note's label goes before the statement ("My kitchen reno: the budget
+    is ..." -> (("my", "kitchen", "reno", "budget"), 4)); -1 when the subject starts the text
+    (its words are its tokens)."""
     toks = tokens(text)
     label = _LABEL.match(text)
     at = 0 if label is None else len(tokens(label.group(1)))
