@@ -255,8 +255,8 @@ def plan_batch(state: Any, prepared: list, *, has_embedder: bool) -> BatchPlan:
             active = rec is not None and rec["state"] == MemoryState.ACTIVE.value
             # the same event again (its words, kind and time: a chat or log imported twice) is the
             # stored one whatever became of it: a superseded one is not stored again beside its successor
+            # (a repeat given its time got the episode of that time above)
             same_event = (event and rec is not None and rec["state"] == MemoryState.SUPERSEDED.value
-                          and rec["kind"] == MemoryKind.EPISODIC.value and rec["created_at"] == p.created_at
                           and _successor_active(store, txn, p.namespace, rec))
             if _matches(rec, p.text, digest) and (not p.auto_id or active or same_event):
                 plan.ids.append(rec["id"])

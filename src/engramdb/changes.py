@@ -69,7 +69,7 @@ from .facts import (
     without_questions,
 )
 from .handovers import hands_over, handover_report
-from .patterns import Needles
+from .patterns import DIGIT, Needles
 from .renames import rename_report, renames
 from .sentences import several_sentences
 from .speakers import PERSON_NOUNS, labelled
@@ -182,7 +182,6 @@ _DATE = re.compile(rf"\b(?:(?:(?:{_WEEKDAYS}),?[^\S\n]+(?=(?:{_MONTH_ALT}|\d)))?
                    rf"[^\S\n]+(?:of[^\S\n]+)?({_MONTH_ALT})\b)|({_WEEKDAYS})s?\b)", re.I)
 _AMOUNT = re.compile(r"(?<![\w.,])([$€£¥₹]|(?:USD|EUR|GBP|CHF|JPY|INR|CAD|AUD)(?=[^\S\n]*\d))?"
                      r"[^\S\n]*(\d+(?:[.,]\d+)*)(?![\d:])[^\S\n]*(%|[^\W\d_]+)?")
-_DIGIT = re.compile(r"\d")
 #: What every match of :data:`_DATE` holds: a month's first three letters, or a weekday's "day".
 _DATE_NEEDS = Needles(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "day"))
 _MONTH_NUMBER = {m: i for i, m in enumerate(
@@ -292,7 +291,7 @@ def _values(text: str) -> list[tuple[str, str, str]]:
     taken: list[tuple[int, int]] = []
     # (each pattern only where it can match: times and amounts hold a digit, dates a month or
     # weekday, places a place noun; most texts hold none of them)
-    digit = _DIGIT.search(text) is not None
+    digit = DIGIT.search(text) is not None
     low = text.lower()
     for m in _TIME.finditer(text) if digit else ():
         out.append(("time", "", _time_value(m)))

@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from .patterns import alternation
+from .patterns import DIGIT, alternation
 from .sentences import split_sentences
 from .speakers import LABELS as NOTE_LABELS, labelled
 
@@ -20,7 +20,6 @@ __all__ = ["NUMBER_WORDS", "MONTHS", "DATE_WORDS", "NEGATIONS", "FUNCTION_WORDS"
            "restates", "REMINDER_OPENER", "without_reminder", "frames_a_value", "SPEAKER_LABEL"]
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-_DIGIT = re.compile(r"\d")
 #: A pronoun contracted with its verb ("I'm", "we've", "she's", "they'd"): no name, and the
 #: pronoun is the subject, as in "I am": "I'm taking" and "I take" speak of one subject.
 _CONTRACTED = re.compile(r"(i|we|you|he|she|they|it)['’](m|re|ve|s|d|ll)")
@@ -87,7 +86,7 @@ def fact_signature(text: str) -> dict[str, Any]:
     # a file name (or a path to one) is one name, its digits no quantity
     # ("src/app/example_27.py" and "example_22.py" name two files; they are no number changed)
     # (the pattern needs a dot and a digit: most texts have no digit)
-    idents = [m.group(0).lower() for m in _IDENTIFIER.finditer(text)] if "." in text and _DIGIT.search(text) else []
+    idents = [m.group(0).lower() for m in _IDENTIFIER.finditer(text)] if "." in text and DIGIT.search(text) else []
     toks = tokens(_IDENTIFIER.sub(" ", text)) if idents else tokens(text)
     number, date, name = set(), set(), set(idents)
     for t in toks:

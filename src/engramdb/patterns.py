@@ -20,7 +20,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["alternation", "Needles"]
+__all__ = ["DIGIT", "alternation", "Needles"]
+
+#: A decimal digit (any script's, as ``\d``): the test before a rule whose matches hold a number.
+DIGIT = re.compile(r"\d")
 
 
 def alternation(words: Iterable[str]) -> str:

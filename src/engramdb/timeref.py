@@ -91,6 +91,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from engramdb.errors import InvalidInputError, NonFiniteError
+from engramdb.patterns import DIGIT
 
 __all__ = ["DAY_SLACK_S", "PRECISIONS", "TimeWindow", "resolve_time_refs", "mentioned_span", "window_masks",
            "past_end", "CALENDAR_WORDS"]
@@ -331,7 +332,6 @@ def __getattr__(name: str):
 
 
 _WORD = re.compile(r"\w+")
-_DIGIT = re.compile(r"\d")
 _LOOKBACK_WORDS = 6  # the longest prefix before a core word: "during the first weekend of"
 # Every expression contains one of these words (or a word starting with a digit).
 _CORE = frozenset(
@@ -361,7 +361,7 @@ def _scan(low: str) -> list[re.Match]:
     reaches the core word is kept. Each word start is tried at most once, so the cost is
     linear in the length of the text.
     """
-    if _DIGIT.search(low) is None and _CORE.isdisjoint(_WORD.findall(low)):
+    if DIGIT.search(low) is None and _CORE.isdisjoint(_WORD.findall(low)):
         return []  # most questions: no core word at all
     matches: list[re.Match] = []
     covered = 0  # text before this index belongs to an earlier match
