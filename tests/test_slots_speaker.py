@@ -236,3 +236,36 @@ def test_two_speakers_dogs_are_two_slots_and_my_names_the_speaker_s(tmp_path):
     for question in ("What is Mel's dog called?", "Remind me what Mel's dog is called?"):   # (helper181)
         assert subject_weights(question, subjects)["mel's dog"] == 1.0
         assert subject_weights(question, subjects)["user's dog"] == 0.0
+
+
+@pytest.mark.parametrize("text, value, more", [
+    ("I live in Manchester and I work at Northwind.", "Manchester", True),
+    ("I work at Acme. My name is Bo.", "Acme", True),
+    ("I moved to Leeds. My rent is 900 pounds a month.", "Leeds", True),
+    ("I moved to Leeds. My new flat is small.", "Leeds", False),
+    ("I moved to Leeds and I love it.", "Leeds", False),
+    ("Actually I moved to Leeds. It is great.", "Leeds", False),
+    ("I live in Porto.", "Porto", False),
+])
+def test_a_text_may_state_more_than_the_slot_found_in_it(text, value, more):
+    from engramdb.slots import states_more
+
+    assert states_more(text, value) is more
+
+
+def test_a_move_keeps_the_employer_said_with_the_old_home(tmp_path):
+    """helper109, a fresh user: with the rule-based extractor, "I live in Manchester and I work at
+    Northwind" filled the home slot, so "I moved to Leeds" superseded the whole message: "where
+    do I work?" found nothing, and an ``unstated`` gap said no memory says it."""
+    cfg = engramdb.EngramConfig(slots=SlotConfig(extractor=rule_based_extractor))
+    with engramdb.open(tmp_path / "s", config=cfg, embedder="hashing") as mem:
+        both = mem.add("I live in Manchester and I work at Northwind.", created_at="2025-01-01")
+        moved = mem.add("I moved to Leeds.", created_at="2025-03-01")
+        assert mem.get(both).state is engramdb.MemoryState.ACTIVE and mem.get(both).subject is None
+        assert mem.current("user", "home_city").id == moved
+        res = mem.recall("where do I work?", k=3)
+        assert res.hits[0].id == both and not [g for g in res.gaps if g.reason in ("unstated", "weak_evidence")]
+        assert mem.recall("where do I live?", k=3).hits[0].id == moved
+        # a slot the caller gives is kept, whatever else its text says
+        given = mem.add("I live in York and I work at Initech.", created_at="2025-05-01", slot=("user", "home_city", "York"))
+        assert mem.get(moved).state is engramdb.MemoryState.SUPERSEDED and mem.current("user", "home_city").id == given

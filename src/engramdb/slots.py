@@ -53,7 +53,7 @@ from .speakers import LABELS, PERSON_NOUNS, looks_like_a_name
 from .temporal import said_after
 from .types import Contradiction, MemoryState, Relation, STATE_BY_CODE, _STATE_CODES
 
-__all__ = ["normalise", "normalise_attribute", "same_value", "slot_from_item", "rule_based_extractor", "slot_key",
+__all__ = ["normalise", "normalise_attribute", "same_value", "slot_from_item", "states_more", "rule_based_extractor", "slot_key",
            "resolve_order", "retire_record", "contradiction_warnings", "said_later", "SlotExtractor", "plan_slots",
            "join_slot", "join_slot_table", "leave_slot_table", "drop_slot_table", "choose_revived", "SLOT_PREFIX",
            "ATTRIBUTE_SYNONYMS", "USER_SUBJECTS", "PERSON_NOUNS", "slot_cues", "subject_weights"]
@@ -138,6 +138,12 @@ def slot_from_item(item: Mapping[str, Any], text: str, extractor: SlotExtractor 
         A malformed slot (wrong arity, empty parts, subject without attribute), a bad
         ``single_valued``, or an extractor that returns something other than a 3-tuple of
         strings or None.
+
+    Notes
+    -----
+    An extracted slot is dropped when the text states more than it (:func:`states_more`: "I live
+    in Manchester and I work at Northwind"): the slot's next value would supersede the whole
+    memory, and the employer with it. A slot the caller gives is kept whatever the text says.
     """
     slot, subject, attribute, value = (item.get(k) for k in ("slot", "subject", "attribute", "value"))
     single = item.get("single_valued")
@@ -166,6 +172,8 @@ def slot_from_item(item: Mapping[str, Any], text: str, extractor: SlotExtractor 
         if not isinstance(got, tuple) or len(got) != 3 or not all(isinstance(x, str) and x.strip() for x in got):
             raise InvalidInputError(f"the slot extractor must return (subject, attribute, value) strings or None, got {got!r}")
         subject, attribute, value = got
+        if states_more(text, value):
+            return None
     if subject is None or attribute is None:
         raise InvalidInputError("a slot needs both subject= and attribute=")
     subject = normalise(_check_part(subject, "subject"))
@@ -174,6 +182,34 @@ def slot_from_item(item: Mapping[str, Any], text: str, extractor: SlotExtractor 
     if not subject or not attribute or not normalise(value):
         raise InvalidInputError("slot parts must contain more than punctuation")
     return subject, attribute, value, is_single(attribute) if single is None else single
+
+
+def states_more(text: str, value: str) -> bool:
+    """Whether ``text`` states a fact besides the slot value ``value`` an extractor found in it:
+    a sentence or claim of it (:func:`engramdb.sentences.several_claims`,
+    :func:`~engramdb.sentences.several_sentences`) that does not hold the value and may give an
+    attribute a value or states where the speaker lives or works, is named or was born
+    (:func:`engramdb.facts.frames_a_value`, :func:`engramdb.standing.standings`).
+
+    "I live in Manchester and I work at Northwind." states more than ``Manchester``; "I moved to
+    Leeds. My new flat is small." and "I moved to Leeds and I love it." do not.
+
+    Parameters
+    ----------
+    text : str
+        The memory's text.
+    value : str
+        The slot value found in it.
+    """
+    from .facts import frames_a_value
+    from .sentences import several_claims, several_sentences
+    from .standing import standings
+
+    parts = several_claims(text) or several_sentences(text)
+    if not parts:
+        return False
+    low = normalise(value)
+    return any(low not in normalise(part) and (frames_a_value(part) or standings(part)) for part in parts)
 
 
 #: A slot value: up to the clause's end, a period inside it an abbreviation's ("St. Luke's

@@ -209,6 +209,82 @@ PERSON_NOUNS = frozenset({
     "tenant", "client", "student", "mentor", "assistant", "nanny", "vet",
 })
 
+#: Nouns for an animal, a pet: after "my" / "our" they name it ("what's my dog's name?"). Not
+#: the words that are food too ("fish", "chicken").
+ANIMAL_NOUNS = frozenset({
+    "pet", "dog", "puppy", "pup", "cat", "kitten", "kitty", "hamster", "rabbit", "bunny", "bird", "parrot",
+    "budgie", "goldfish", "horse", "pony", "turtle", "tortoise", "snake", "lizard", "gecko", "ferret",
+    "chinchilla",
+})
+
+#: The kin and pet words that may name the same one ("my mum" is "my mother", "the kitten" may be
+#: "my cat", "a sibling" my sister, "my pet" any animal): each word's classes; two words that
+#: share none name two (:func:`_another_named`). Any other word for a person ("friend", "boss")
+#: may be anyone.
+_KINDS: dict[str, frozenset[str]] = {}
+for _words, _classes in (
+        ("mother mom mum mommy mummy stepmother", "mother"), ("father dad daddy stepfather", "father"),
+        ("parent", "mother father"), ("sister", "sister"), ("brother", "brother"), ("sibling", "sister brother"),
+        ("son stepson grandson", "son"), ("daughter stepdaughter granddaughter", "daughter"),
+        ("child kid baby", "son daughter"), ("wife husband partner spouse girlfriend boyfriend fiance fiancee", "partner"),
+        ("grandmother grandma granny", "grandmother"), ("grandfather grandpa", "grandfather"),
+        ("cousin", "cousin"), ("aunt", "aunt"), ("uncle", "uncle"), ("niece", "niece"), ("nephew", "nephew"),
+        ("dog puppy pup", "pet:dog"), ("cat kitten kitty", "pet:cat"), ("rabbit bunny", "pet:rabbit"), ("pet", "pet:*"),
+):
+    for _w in _words.split():
+        _KINDS[_w] = frozenset(_classes.split())
+for _w in ANIMAL_NOUNS.difference(_KINDS):
+    _KINDS[_w] = frozenset({"pet:" + _w})
+del _words, _classes, _w
+
+
+def _kind_of(word: str) -> frozenset[str] | None:
+    """The classes of a kin or pet word (:data:`_KINDS`; a plural too: "kids"), ``{"person"}`` for
+    another word for a person (:data:`PERSON_NOUNS`: "friend", "boss"), None for any other word."""
+    for w in (word, word[:-1] if word.endswith("s") else None):
+        if w in _KINDS:
+            return _KINDS[w]
+        if w in PERSON_NOUNS:
+            return frozenset({"person"})
+    return None
+
+
+def _same_one(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether words of the classes ``a`` and ``b`` (:func:`_kind_of`) may name the same one."""
+    if any(c.startswith("pet:") for c in a) != any(c.startswith("pet:") for c in b):   # a person is no pet
+        return False
+    either = a | b
+    return "pet:*" in either or "person" in either or not a.isdisjoint(b)
+
+
+def _another_named(owner: str, bare: set[str], thing: tuple[str, ...] = ()) -> bool:
+    """Whether a text of the words ``bare`` (lower case, possessives bare, no chat label) speaks
+    of a kin or pet other than ``owner`` and never of one that may be ``owner`` ("what's my dog's
+    name?" and "Actually, we renamed the cat. Her name is Miso now": her name is the cat's). The
+    words of the ``thing`` asked (index-term prefixes), and the kin or pet words that may name it,
+    are no other ("my cousin's dog" and "The pups and I love the dogs' park"). False when ``owner`` is no kin or pet word (a name may be anyone's "he")."""
+    mine = _kind_of(owner)
+    if mine is None or "person" in mine:
+        return False
+    things = [k for k in map(_kind_of, thing) if k is not None and "person" not in k]
+    kinds = [k for w in bare if not w.startswith(thing) and (k := _kind_of(w)) is not None
+             and not any(_same_one(k, t) for t in things)]
+    return bool(kinds) and not any(_same_one(mine, k) for k in kinds)
+
+
+def _may_be(word: str, owner: str) -> bool:
+    """Whether ``word`` may name ``owner`` (lower case): the same word, or kin or pet words that
+    may name the same one ("puppy" and "dog", "cat" and "pet": :func:`_same_one`)."""
+    if word == owner:
+        return True
+    a, b = _kind_of(word), _kind_of(owner)
+    return a is not None and b is not None and "person" not in a and "person" not in b and _same_one(a, b)
+
+
+def _bare_words(text: str) -> set[str]:
+    """The words of ``text``, lower case, possessives bare ("Mum's" -> "mum")."""
+    return {w[:-2] if w.endswith(("'s", "’s")) else w for w in _TEXT_WORD.findall(text.lower())}
+
 
 #: "my <thing>" in a question: what it asks for is the speaker's ("When is my birthday?", "what's
 #: my phone number?"): the one or two words after "my".
@@ -300,7 +376,11 @@ def not_the_owners(question: str, text: str) -> frozenset[str]:
     new number is 503-555-0192."). There the words match the question but say nothing of the
     owner's: :func:`others_only` the other way round. The owner is a capitalised name, a word
     for a person (:data:`PERSON_NOUNS`: "my sister's birthday") or anything of the speaker's
-    ("what's my dog's name?" and "My cat's name is Miso.").
+    ("what's my dog's name?" and "My cat's name is Miso."). A text that speaks of a kin or pet
+    other than an owner of that kind, and never of one that may be it, names the thing as that
+    other's, by a pronoun too ("what's my dog's name?" and "Actually, we renamed the cat. Her
+    name is Miso now"; "what's my sister's name?" and "My brother called, his name is on the
+    lease": :data:`PERSON_NOUNS`, :data:`ANIMAL_NOUNS`).
 
     Parameters
     ----------
@@ -316,15 +396,18 @@ def not_the_owners(question: str, text: str) -> frozenset[str]:
     if not asked:
         return frozenset()
     words = _TEXT_WORD.findall(text.lower())
-    if _THIRD_PERSON.intersection(words):
-        return frozenset()
+    third_person = not _THIRD_PERSON.isdisjoint(words)
     bare = {w[:-2] if w.endswith(("'s", "’s")) else w for w in words}
+    said = bare if LABEL.match(text) is None else _bare_words(LABEL.sub("", text, count=1))   # (not "assistant:")
     out: set[str] = set()
     for owner, stems in asked:
         if owner in bare:
             continue
+        another = _another_named(owner, said, stems)   # (then "her", "his" are that other's too)
+        if third_person and not another:   # "he", "she", "they" may be the owner
+            continue
         places = [(i, stem) for i, w in enumerate(words) for stem in stems if w.startswith(stem)]
-        if any(_someone_elses(words, i, owner) for i, _stem in places):
+        if another or any(_someone_elses(words, i, owner) for i, _stem in places):
             out.update(stem for _i, stem in places)
     return frozenset(out)
 
@@ -401,7 +484,9 @@ def _someone_elses(words: list[str], i: int, owner: str) -> bool:
     than ``owner`` ("my number", "Lena's number")."""
     for back in (1, 2):
         before = words[i - back] if i >= back else ""
-        if before in _OURS_WORDS or (before.endswith(("'s", "’s")) and before[:-2] != owner):
+        if before.endswith(("'s", "’s")):   # ("my puppy's name": the puppy's, which may be the dog)
+            return not _may_be(before[:-2], owner)
+        if before in _OURS_WORDS:
             return True
     return False
 
