@@ -101,7 +101,7 @@ def test_reasons_name_the_seed_and_entity_not_the_nodes_between(tmp_store):
     reasons = {i.id: i.reason for t in ("L1", "L2") for i in block.items[t]}
     assert reasons["a:1"] == "recalled: direct match"
     assert reasons["a:2"].startswith("recalled: via `a:1` (next)")
-    assert reasons["b:1"].startswith("recalled, via entity zanzibar heights")
+    assert "recalled" in reasons["b:1"] and "via entity zanzibar heights" in reasons["b:1"]
     assert "E:" not in block.text
 
 

@@ -194,15 +194,15 @@ def test_what_a_message_says_besides_a_greeting_is_still_found_by_its_words(tmp_
 
 @pytest.mark.parametrize("text, gone, kept", [
     ("Long time no talk! Busy summer.", {"long", "time", "talk"}, {"busi", "summer"}),
-    ("user: Hope you’re doing well! I got a dog.", {"hope"}, {"got", "dog"}),
+    ("user: Hope you’re doing well! I got a dog.", {"hope"}, {"get", "dog"}),
     ("How’s it going? Great to meet you, Sam.", {"go", "meet"}, {"sam"}),
     ("A long time ago I lived in Rome; I hope to see you there.", set(), {"long", "time", "rome", "hope", "see"}),
     # helper73: greetings written otherwise, and words that only look like a greeting
     ("Long time, no talk! Busy summer.", {"long", "time", "talk"}, {"busi", "summer"}),
-    ("Long-time no see! I got a dog.", {"long", "time", "see"}, {"got", "dog"}),
-    ("It's been a long time! I got a dog.", {"long", "time"}, {"got", "dog"}),
-    ("Good to see ya! I got a dog.", {"good", "see", "ya"}, {"got", "dog"}),
-    ("Hope this finds you well. I got a dog.", {"hope", "find"}, {"got", "dog"}),
+    ("Long-time no see! I got a dog.", {"long", "time", "see"}, {"get", "dog"}),
+    ("It's been a long time! I got a dog.", {"long", "time"}, {"get", "dog"}),
+    ("Good to see ya! I got a dog.", {"good", "see", "ya"}, {"get", "dog"}),
+    ("Hope this finds you well. I got a dog.", {"hope", "find"}, {"get", "dog"}),
     ("Long time no talk to Dad after the fight.", set(), {"long", "time", "talk", "dad", "fight"}),
     ("Good to meet you at the conference in Lisbon.", set(), {"good", "meet", "lisbon"}),
     ("I hope you are well enough to travel to Rome.", set(), {"hope", "travel", "rome"}),

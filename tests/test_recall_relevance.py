@@ -139,14 +139,20 @@ def test_what_the_question_asks_as_the_speakers_a_text_may_name_as_anothers(ques
     ("What's Kenji's phone number?", "user: He said his number is 555-1234.", set()),
     ("What's Kenji's phone number?", "user: the phone number is 555-1234", set()),
     ("When is my sister's birthday?", "user: my sister Lena's birthday is June 1", set()),
-    # a text of another kin or pet, and none that may be the owner: its "her", "his" are that
-    # other's (helper109: the renamed cat's name for the sister's and the dog's)
+    # a text of another pet, and of none that may be the owner: its "her", "his" are the pet's
+    # (helper109: the renamed cat's name for the sister's and the dog's)
     ("What's my dog's name?", "user: Actually, we renamed the cat. Her name is Miso now.", {"name"}),
     ("What is my sister's name?", "user: Actually, we renamed the cat. Her name is Miso now.", {"name"}),
-    ("When is my dad's birthday?", "My mother called, her birthday is May 3.", {"birthday"}),
-    ("What's my son's name?", "We adopted a puppy and named him Leo.", {"name"}),
-    # ... but a word that may name the owner, or any person, leaves the pronoun theirs
+    ("What's my son's name?", "We adopted a puppy, his name is Leo.", {"name"}),
+    # ... but a word that may name the owner, or a person's (who may be the owner), leaves the
+    # pronoun theirs, and a thing said without one is nobody's (helper-199)
     ("When is my mom's birthday?", "My mother called, her birthday is May 3.", set()),
+    ("When is my dad's birthday?", "My mother called, her birthday is May 3.", set()),
+    ("What's my dog's name?", "Adopted a rescue with my wife today, his name is Rex!", set()),
+    ("What's my son's name?", "We named him Leo after my dad.", set()),
+    ("What's my daughter's name?", "We named her Lily, after my grandmother.", set()),
+    ("What's my cat's name?", "My tabby is named Luna, and the dog is Rex.", set()),
+    ("What's my dog's name?", "My golden retriever is named Biscuit; my cat is Miso.", set()),
     ("What's my son's name?", "The kids named him Leo.", set()),
     ("What's my sister's job?", "My friend said her job is tough.", set()),
     ("What's my pet's name?", "The cat's name is Miso.", set()),

@@ -242,15 +242,26 @@ def test_two_speakers_dogs_are_two_slots_and_my_names_the_speaker_s(tmp_path):
     ("I live in Manchester and I work at Northwind.", "Manchester", True),
     ("I work at Acme. My name is Bo.", "Acme", True),
     ("I moved to Leeds. My rent is 900 pounds a month.", "Leeds", True),
+    # helper-199: two facts in one clause
+    ("I live in Manchester and work at Northwind.", "Manchester", True),
+    ("I moved to Manchester and got a job at Northwind.", "Manchester", True),
+    ("I work at Northwind and live in Manchester.", "Northwind", True),
+    # one fact, and words about it
     ("I moved to Leeds. My new flat is small.", "Leeds", False),
     ("I moved to Leeds and I love it.", "Leeds", False),
     ("Actually I moved to Leeds. It is great.", "Leeds", False),
     ("I live in Porto.", "Porto", False),
+    ("user: I moved to Leeds. The city is my home now.", "Leeds", False),
+    ("I moved to Leeds. The plan is to stay for good.", "Leeds", False),
+    ("I moved to Leeds. Its nickname is the Knightsbridge of the North.", "Leeds", False),
+    ("I moved to Leeds. We live in Headingley now.", "Leeds", False),   # (the same fact, refined)
 ])
 def test_a_text_may_state_more_than_the_slot_found_in_it(text, value, more):
-    from engramdb.slots import states_more
+    from engramdb.slots import rule_based_extractor, states_more
 
-    assert states_more(text, value) is more
+    subject, attribute, found = rule_based_extractor(text)
+    assert found == value
+    assert states_more(text, value, attribute) is more
 
 
 def test_a_move_keeps_the_employer_said_with_the_old_home(tmp_path):

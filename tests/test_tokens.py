@@ -165,7 +165,7 @@ def _plain_terms(text: str) -> list[str]:
             if tokens._CJK.match(seg):
                 out.extend([seg] if len(seg) == 1 else [seg[i:i + 2] for i in range(len(seg) - 1)])
             elif seg not in STOP_WORDS:
-                out.append(_STEM(seg[:64]))
+                out.append(_STEM(tokens.IRREGULAR_FORMS.get(seg, seg)[:64]))
     return out
 
 
@@ -251,3 +251,43 @@ def test_content_words_are_terms():
     # a stored inflection and the question's bare word give the same term
     assert tokenize("named") == tokenize("name") == ["name"]
     assert tokenize("where do I go?") == []   # function words still dropped
+
+
+@pytest.mark.parametrize("stored, asked", [
+    ("Ran 5 km this morning in 28 minutes.", "how far did I run?"),
+    ("I bought a bike last week.", "what did I buy?"),
+    ("We ate at Nando's on Friday.", "where did we eat?"),
+    ("She taught me to knit.", "who teaches me knitting?"),
+    ("I wrote two chapters.", "how much have I written?"),
+    ("I sold my car in May.", "when did I sell the car?"),
+    ("I went to Lisbon.", "I'm going to Lisbon"),
+])
+def test_a_past_form_of_an_irregular_verb_is_the_verb(stored, asked):
+    """helper111: "how far did I run?" shared no term with "Ran 5 km this morning": the stemmer
+    reaches "running" from "run" but never "ran"."""
+    assert set(tokenize(stored)) & set(tokenize(asked)) - {"lisbon", "sam"}
+
+
+@pytest.mark.parametrize("text, term", [
+    ("I turned left at the lights.", "left"), ("I'm a bit tired.", "bit"), ("She sat the SAT.", "sat"),
+    ("LED strips are cheap.", "led"), ("Drew called.", "drew"),
+    # helper-199: a verb form that a query for the noun then matched ("Where is my ring?" and
+    # "Mom rang"; "Did I win anything?" and "The Korean won dropped"; "Where are my saws?")
+    ("Mom rang to ask about Christmas.", "rang"), ("The Korean won dropped.", "won"), ("Hung is my manager.", "hung"),
+    ("The saw is on the pegboard.", "saw"), ("I thought it was a scam.", "thought"), ("I visited the Met.", "met"),
+    ("I'm completely broke.", "broke"),
+])
+def test_a_form_that_is_as_often_another_word_stays_itself(text, term):
+    assert term in tokenize(text)
+
+
+def test_recall_finds_the_run_logged_in_the_past_tense(tmp_path):
+    """helper111: with a chat of logged runs and chatter, "how far did I run?" ranked the run
+    logged as "Ran 5 km" last of eight, below "What should I cook tonight?"."""
+    chat = ["Hey! Hope you're doing well today.", "Ran 5 km this morning in 28 minutes.", "Thanks, that was helpful!",
+            "Can you recommend a good podcast?", "What should I cook tonight?", "Ok cool, thanks!",
+            "I signed up for a half marathon in May.", "Good night!"]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add_conversation([{"role": "user", "content": t, "created_at": f"2025-04-{1 + i:02d}T08:00:00Z"}
+                              for i, t in enumerate(chat)], namespace="me")
+        assert "Ran 5 km" in mem.recall("how far did I run?", namespace="me", k=3).hits[0].text

@@ -172,7 +172,7 @@ def slot_from_item(item: Mapping[str, Any], text: str, extractor: SlotExtractor 
         if not isinstance(got, tuple) or len(got) != 3 or not all(isinstance(x, str) and x.strip() for x in got):
             raise InvalidInputError(f"the slot extractor must return (subject, attribute, value) strings or None, got {got!r}")
         subject, attribute, value = got
-        if states_more(text, value):
+        if states_more(text, value, normalise_attribute(attribute)):
             return None
     if subject is None or attribute is None:
         raise InvalidInputError("a slot needs both subject= and attribute=")
@@ -184,15 +184,24 @@ def slot_from_item(item: Mapping[str, Any], text: str, extractor: SlotExtractor 
     return subject, attribute, value, is_single(attribute) if single is None else single
 
 
-def states_more(text: str, value: str) -> bool:
-    """Whether ``text`` states a fact besides the slot value ``value`` an extractor found in it:
-    a sentence or claim of it (:func:`engramdb.sentences.several_claims`,
-    :func:`~engramdb.sentences.several_sentences`) that does not hold the value and may give an
-    attribute a value or states where the speaker lives or works, is named or was born
-    (:func:`engramdb.facts.frames_a_value`, :func:`engramdb.standing.standings`).
+def states_more(text: str, value: str, attribute: str | None = None) -> bool:
+    """Whether ``text`` states a fact besides the slot value ``value`` (of ``attribute``) an
+    extractor found in it.
 
-    "I live in Manchester and I work at Northwind." states more than ``Manchester``; "I moved to
-    Leeds. My new flat is small." and "I moved to Leeds and I love it." do not.
+    It does when it states where the speaker lives or works, or their name, twice over ("I live
+    in Manchester and work at Northwind", :func:`engramdb.standing.standings`), or when a sentence
+    or claim of it that does not hold the value (:func:`engramdb.sentences.several_claims`,
+    :func:`~engramdb.sentences.several_sentences`):
+
+    - states another of those ("I moved to Leeds. I work at Initech now."; not "We live in
+      Headingley now." for a home);
+    - gives a value of something of the speaker's (:func:`engramdb.facts.frames_a_value`, its
+      subject "my" or "our": "My rent is 900 pounds."; not "The city is my home now.").
+
+    "I moved to Leeds. My new flat is small." and "I moved to Leeds and I love it." state one;
+    so, wrongly, does "I moved to Leeds. I'm allergic to peanuts." (the admission rules that know
+    a health fact, :func:`engramdb.dynamics.admission.protected_category`, sit above the write
+    path that asks this).
 
     Parameters
     ----------
@@ -200,16 +209,32 @@ def states_more(text: str, value: str) -> bool:
         The memory's text.
     value : str
         The slot value found in it.
+    attribute : str, optional
+        The slot's attribute (normalised: ``home_city``, ``employer``, ``name``, ...).
     """
     from .facts import frames_a_value
     from .sentences import several_claims, several_sentences
     from .standing import standings
 
+    if len({got.relation for got in standings(text)}) > 1:
+        return True
     parts = several_claims(text) or several_sentences(text)
     if not parts:
         return False
+    own = _STANDING_RELATIONS.get(attribute or "")
     low = normalise(value)
-    return any(low not in normalise(part) and (frames_a_value(part) or standings(part)) for part in parts)
+    for part in parts:
+        if low in normalise(part):
+            continue
+        if ({got.relation for got in standings(part)} - {own}
+                or (frames_a_value(part) and _MY_VALUE.match(part) is not None)):
+            return True
+    return False
+
+
+#: A clause that gives something of the speaker's a value ("Also my rent is ..."), after a label.
+_MY_VALUE = re.compile(r"(?:[^:\n]{1,40}:\s+)?(?:(?:also|and|but|oh|so|btw|plus|now|anyway),?\s+)*(?:my|our)\s",
+                       re.IGNORECASE)
 
 
 #: A slot value: up to the clause's end, a period inside it an abbreviation's ("St. Luke's
@@ -337,6 +362,8 @@ def _standing_slot(text: str, who: str) -> tuple[str, str, str] | None:
 
 #: The slot attribute of each relation of :mod:`engramdb.standing`.
 _STANDING_ATTRIBUTES = {"home": "home_city", "employer": "employer", "name": "name"}
+#: The relation of :mod:`engramdb.standing` each of those slot attributes holds.
+_STANDING_RELATIONS = {attribute: relation for relation, attribute in _STANDING_ATTRIBUTES.items()}
 
 
 def _clauses(text: str) -> list[str]:

@@ -257,19 +257,23 @@ def _same_one(a: frozenset[str], b: frozenset[str]) -> bool:
     return "pet:*" in either or "person" in either or not a.isdisjoint(b)
 
 
-def _another_named(owner: str, bare: set[str], thing: tuple[str, ...] = ()) -> bool:
-    """Whether a text of the words ``bare`` (lower case, possessives bare, no chat label) speaks
-    of a kin or pet other than ``owner`` and never of one that may be ``owner`` ("what's my dog's
-    name?" and "Actually, we renamed the cat. Her name is Miso now": her name is the cat's). The
-    words of the ``thing`` asked (index-term prefixes), and the kin or pet words that may name it,
-    are no other ("my cousin's dog" and "The pups and I love the dogs' park"). False when ``owner`` is no kin or pet word (a name may be anyone's "he")."""
+def _another_pet(owner: str, bare: set[str], thing: tuple[str, ...] = ()) -> bool:
+    """Whether a text of the words ``bare`` (lower case, possessives bare, no chat label) names a
+    pet that cannot be ``owner``, a kin or pet word, and no word that may be ``owner`` ("what's my
+    dog's name?" or "what is my sister's name?" and "Actually, we renamed the cat. Her name is
+    Miso now": her name is the cat's). The words of the ``thing`` asked (index-term prefixes), and
+    the kin or pet words that may name it, are no other ("my cousin's dog" and "The pups love the
+    park"). Only a pet: a text about a person may be about the owner too ("Adopted a rescue with
+    my wife today, his name is Rex!" names the dog, "We named him Leo after my dad" the son).
+    False when ``owner`` is no kin or pet word (a name may be anyone's "he")."""
     mine = _kind_of(owner)
     if mine is None or "person" in mine:
         return False
     things = [k for k in map(_kind_of, thing) if k is not None and "person" not in k]
     kinds = [k for w in bare if not w.startswith(thing) and (k := _kind_of(w)) is not None
              and not any(_same_one(k, t) for t in things)]
-    return bool(kinds) and not any(_same_one(mine, k) for k in kinds)
+    return (any(c.startswith("pet:") for k in kinds for c in k)
+            and not any(_same_one(mine, k) for k in kinds))
 
 
 def _may_be(word: str, owner: str) -> bool:
@@ -376,11 +380,11 @@ def not_the_owners(question: str, text: str) -> frozenset[str]:
     new number is 503-555-0192."). There the words match the question but say nothing of the
     owner's: :func:`others_only` the other way round. The owner is a capitalised name, a word
     for a person (:data:`PERSON_NOUNS`: "my sister's birthday") or anything of the speaker's
-    ("what's my dog's name?" and "My cat's name is Miso."). A text that speaks of a kin or pet
-    other than an owner of that kind, and never of one that may be it, names the thing as that
-    other's, by a pronoun too ("what's my dog's name?" and "Actually, we renamed the cat. Her
-    name is Miso now"; "what's my sister's name?" and "My brother called, his name is on the
-    lease": :data:`PERSON_NOUNS`, :data:`ANIMAL_NOUNS`).
+    ("what's my dog's name?" and "My cat's name is Miso."). A text that names a pet other than
+    an owner of a kin or pet word, and nothing that may be that owner, names the thing as the
+    pet's after "her", "his", "its" or "their" ("what's my dog's name?" or "what's my sister's
+    name?" and "Actually, we renamed the cat. Her name is Miso now": :data:`PERSON_NOUNS`,
+    :data:`ANIMAL_NOUNS`, :func:`_another_pet`).
 
     Parameters
     ----------
@@ -403,11 +407,11 @@ def not_the_owners(question: str, text: str) -> frozenset[str]:
     for owner, stems in asked:
         if owner in bare:
             continue
-        another = _another_named(owner, said, stems)   # (then "her", "his" are that other's too)
+        another = _another_pet(owner, said, stems)   # (then "her name", "his name" are the pet's)
         if third_person and not another:   # "he", "she", "they" may be the owner
             continue
         places = [(i, stem) for i, w in enumerate(words) for stem in stems if w.startswith(stem)]
-        if another or any(_someone_elses(words, i, owner) for i, _stem in places):
+        if any(_someone_elses(words, i, owner) or (another and _after_a_pronoun(words, i)) for i, _stem in places):
             out.update(stem for _i, stem in places)
     return frozenset(out)
 
@@ -477,6 +481,11 @@ def silent_on_the_owners(question: str, text: str) -> bool:
         if owner in bare and not any(w.startswith(said) for w in words) and not (form and form.search(low)):
             return True
     return False
+
+
+def _after_a_pronoun(words: list[str], i: int) -> bool:
+    """Whether one of the two words before ``words[i]`` is "her", "his", "its" or "their"."""
+    return any(i >= back and words[i - back] in _OTHERS_WORDS for back in (1, 2))
 
 
 def _someone_elses(words: list[str], i: int, owner: str) -> bool:

@@ -103,8 +103,9 @@ class _Column:
 #: one is rebuilt from the records on open (2: technical tokens kept whole, parts indexed too;
 #: 3: auxiliary verb forms are stop words; 4: so are the clitics an apostrophe leaves, "s", "t";
 #: 5: the content words of scikit-learn's list, "name", "move", "call", ..., are terms; 6: a
-#: leading role label, "user: ", is no term; 7: nor a greeting such as "Long time no talk").
-TOKENIZER_VERSION = 7
+#: leading role label, "user: ", is no term; 7: nor a greeting such as "Long time no talk"; 8:
+#: the past forms of irregular verbs are the verb, "ran" is "run").
+TOKENIZER_VERSION = 8
 
 #: A chat role before a message's text ("user: ", "assistant: ", as ``add_conversation`` writes
 #: it): no term. Every message of the role holds it, so a question that says "the user's dose"

@@ -3,7 +3,8 @@
 Words: text is NFKC-normalised, stripped of accents (café = cafe) and case-folded; words are runs
 of letters and digits (``[^\\W_]+``); English stop words of scikit-learn less the content words
 it holds (:data:`CONTENT_WORDS`: "name", "move", "call", ...), plus the auxiliary verb forms its
-list lacks (:data:`AUXILIARY_FORMS`), are dropped (:data:`STOP_WORDS`) and the rest get Snowball English
+list lacks (:data:`AUXILIARY_FORMS`), are dropped (:data:`STOP_WORDS`); the past forms of irregular
+verbs are the verb (:data:`IRREGULAR_FORMS`: "ran" is "run"), and the rest get Snowball English
 stems (PyStemmer). Runs of CJK ideographs, kana and hangul become overlapping character bigrams
 (CJK has no spaces between words).
 
@@ -73,7 +74,7 @@ import Stemmer
 
 from .stopwords import ENGLISH_STOP_WORDS
 
-__all__ = ["AUXILIARY_FORMS", "CLITICS", "CONTENT_WORDS", "STOP_WORDS", "index_terms", "tokenize"]
+__all__ = ["AUXILIARY_FORMS", "CLITICS", "CONTENT_WORDS", "IRREGULAR_FORMS", "STOP_WORDS", "index_terms", "tokenize"]
 
 #: Auxiliary verb forms missing from scikit-learn's list (it has "do", "done", "has", "have" but
 #: not these), so the "does"/"did" of a question never decide a keyword match; the contraction
@@ -101,10 +102,39 @@ CONTENT_WORDS = frozenset((
     "empty full thick thin serious sincere first last next third "
     "two three four five six eight nine ten eleven twelve fifteen twenty forty fifty sixty hundred"
 ).split())
+#: Past forms of irregular English verbs -> the verb ("ran" -> "run", "bought" -> "buy"), indexed
+#: as the verb: a stemmer reaches "running" and "runs" from "run" but never "ran", so "how far did I
+#: run?" found no word of "Ran 5 km this morning" and "what did I buy?" none of "I bought a bike".
+#: A lemmatizer's table for the common verbs (WordNet's exception lists, ``verb.exc``, hold
+#: these), less the forms that are as often another word, or whose verb is: "left" (the side),
+#: "bit" ("a bit"), "saw" and "thought" (their plurals stay nouns), "broke" (no money), "fell",
+#: "met" (the Met), "won" (the currency), "hung", "sung" (names), "rang", "tore" (a ring, a
+#: tear), "stuck", "dealt", "meant", "spoke", "rose", "lay", "sat", "led", "fed",
+#: "shot", "drew", "ground", "bound", "wound", "lit", "frozen". A form is a term even when its verb is a stop word,
+#: as "going" is: "went" and "going" are "go", though "go" itself is dropped.
+IRREGULAR_FORMS = {form: verb for verb, forms in (
+    ("begin", "began begun"), ("break", "broken"), ("bring", "brought"), ("build", "built"),
+    ("burn", "burnt"), ("buy", "bought"), ("catch", "caught"), ("choose", "chose chosen"), ("come", "came"),
+    ("dig", "dug"), ("dream", "dreamt"), ("drink", "drank drunk"), ("drive", "drove driven"),
+    ("eat", "ate eaten"), ("fall", "fallen"), ("feel", "felt"), ("fight", "fought"), ("find", "found"),
+    ("flee", "fled"), ("fly", "flew flown"), ("forget", "forgot forgotten"), ("forgive", "forgave forgiven"),
+    ("freeze", "froze"), ("get", "got gotten"), ("give", "gave given"), ("go", "went gone"), ("grow", "grew grown"),
+    ("hear", "heard"), ("hide", "hid hidden"), ("hold", "held"), ("keep", "kept"),
+    ("know", "knew known"), ("learn", "learnt"), ("lend", "lent"), ("lose", "lost"), ("make", "made"),
+    ("pay", "paid"), ("ride", "rode ridden"), ("run", "ran"),
+    ("say", "said"), ("see", "seen"), ("seek", "sought"), ("sell", "sold"), ("send", "sent"),
+    ("shake", "shook shaken"), ("sing", "sang"), ("sink", "sank sunk"), ("sleep", "slept"), ("speak", "spoken"),
+    ("spend", "spent"), ("spin", "spun"), ("stand", "stood"), ("steal", "stole stolen"),
+    ("strike", "struck"), ("swim", "swam swum"), ("swing", "swung"), ("take", "took taken"), ("teach", "taught"),
+    ("tell", "told"), ("throw", "threw thrown"),
+    ("understand", "understood"), ("wake", "woke woken"), ("wear", "wore worn"), ("weep", "wept"),
+    ("write", "wrote written"),
+) for form in forms.split()}
 #: The words the tokenizer drops: scikit-learn's list less :data:`CONTENT_WORDS`, plus
 #: :data:`AUXILIARY_FORMS` and :data:`CLITICS`.
 STOP_WORDS = (frozenset(ENGLISH_STOP_WORDS) - CONTENT_WORDS) | AUXILIARY_FORMS | CLITICS
 _STOP = STOP_WORDS
+_VERB = IRREGULAR_FORMS
 _stemmer = Stemmer.Stemmer("english")
 _MAX_TOKEN_CHARS = 64
 _CACHE_SIZE = 1 << 14   # about 290 bytes an entry on LoCoMo: under 5 MB
@@ -232,12 +262,12 @@ def _word(run: str, out: list[str]) -> int:
     if w in _STOP:
         n = 0
     else:
-        out.append(_stemmer.stemWord(w[:_MAX_TOKEN_CHARS]))
+        out.append(_stemmer.stemWord(_VERB.get(w, w)[:_MAX_TOKEN_CHARS]))
         n = 1
     for p in _parts(run):
         p = _fold(p)
         if p not in _STOP:
-            out.append(_stemmer.stemWord(p[:_MAX_TOKEN_CHARS]))
+            out.append(_stemmer.stemWord(_VERB.get(p, p)[:_MAX_TOKEN_CHARS]))
     return n
 
 
