@@ -38,7 +38,7 @@ from typing import Mapping
 from .timeref import CALENDAR_WORDS
 
 __all__ = ["labelled", "speaker_of", "speaker_keys", "named_speaker", "looks_like_a_name", "others_only",
-           "not_the_owners", "silent_on_the_owners", "PERSON_NOUNS",
+           "not_the_owners", "silent_on_the_owners", "PERSON_NOUNS", "ANIMAL_NOUNS",
            "CHAT_ROLES", "FIRST_PERSON", "SECOND_PERSON", "LABELS"]
 
 #: Chat roles (OpenAI's; :data:`engramdb.conversation.ROLES` is this set): a role tag or prefix is a speaker.
@@ -219,14 +219,15 @@ ANIMAL_NOUNS = frozenset({
 
 #: The kin and pet words that may name the same one ("my mum" is "my mother", "the kitten" may be
 #: "my cat", "a sibling" my sister, "my pet" any animal): each word's classes; two words that
-#: share none name two (:func:`_another_named`). Any other word for a person ("friend", "boss")
+#: share none name two (:func:`_same_one`). Any other word for a person ("friend", "boss")
 #: may be anyone.
 _KINDS: dict[str, frozenset[str]] = {}
 for _words, _classes in (
         ("mother mom mum mommy mummy stepmother", "mother"), ("father dad daddy stepfather", "father"),
         ("parent", "mother father"), ("sister", "sister"), ("brother", "brother"), ("sibling", "sister brother"),
         ("son stepson grandson", "son"), ("daughter stepdaughter granddaughter", "daughter"),
-        ("child kid baby", "son daughter"), ("wife husband partner spouse girlfriend boyfriend fiance fiancee", "partner"),
+        ("child kid baby", "son daughter"),
+        ("wife husband partner spouse girlfriend boyfriend fiance fiancee", "partner"),
         ("grandmother grandma granny", "grandmother"), ("grandfather grandpa", "grandfather"),
         ("cousin", "cousin"), ("aunt", "aunt"), ("uncle", "uncle"), ("niece", "niece"), ("nephew", "nephew"),
         ("dog puppy pup", "pet:dog"), ("cat kitten kitty", "pet:cat"), ("rabbit bunny", "pet:rabbit"), ("pet", "pet:*"),
