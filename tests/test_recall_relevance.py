@@ -286,3 +286,36 @@ def test_another_pets_name_is_weak_evidence_for_a_kins_or_a_pets(tmp_path, embed
         res = mem.recall("What is my cat's name?", namespace="me", k=3)
         assert "Miso" in res.hits[0].text and res.hits[0].relevance >= res.stats["relevance_threshold"]
         assert not [g for g in res.gaps if g.reason == "weak_evidence"]
+
+
+@pytest.mark.parametrize("question, text, terms", [
+    ("what is my cat called?", "My sister Priya called, she is flying in on Friday.", {"call"}),
+    ("What was the band called again?", "Mum called me yesterday about the band.", {"call"}),
+    ("what is my dog called?", "I'll call the vet tomorrow.", {"call"}),
+    # "called" that names, or a question that asks who called
+    ("what is my cat called?", "We got a kitten called Miso.", set()),
+    ("what is my cat called?", "we called him Rex", set()),
+    ("what is my cat called?", 'My cat is called "Blue".', set()),
+    ("who called me?", "My sister Priya called.", set()),
+])
+def test_a_call_is_no_name_asked_by_called(question, text, terms):
+    from engramdb.speakers import calls_not_names
+
+    assert calls_not_names(question, text) == terms
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_a_phone_call_is_weak_evidence_for_a_name_asked_by_called(tmp_path, embedder):
+    """helper-200, a fresh user: "what is my cat called?" (no cat) got "My sister Priya called,
+    she is flying in on Friday." with relevance 0.82 (hashing) and no gap: "called" matched."""
+    chat = ["Hi! I'm Maya and I live in Chicago.", "My sister Priya called, she is flying in on Friday.",
+            "I work at Acme Analytics as a data analyst.", "We have a dog called Biscuit, he loves the park."]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        mem.add_conversation([{"role": "user", "content": t, "created_at": f"2025-04-0{i + 1}T09:00:00Z"}
+                              for i, t in enumerate(chat)], namespace="me")
+        for question in ("what is my cat called?", "what is my husband called?"):
+            res = mem.recall(question, namespace="me", k=3)
+            assert "weak_evidence" in [g.reason for g in res.gaps], (question, [(h.text, h.relevance) for h in res.hits])
+        res = mem.recall("what is my dog called?", namespace="me", k=3)
+        best = max(res.hits, key=lambda h: h.relevance)
+        assert "Biscuit" in best.text and best.relevance >= res.stats["relevance_threshold"]

@@ -38,7 +38,7 @@ from typing import Mapping
 from .timeref import CALENDAR_WORDS
 
 __all__ = ["labelled", "speaker_of", "speaker_keys", "named_speaker", "looks_like_a_name", "others_only",
-           "not_the_owners", "silent_on_the_owners", "PERSON_NOUNS", "ANIMAL_NOUNS",
+           "not_the_owners", "silent_on_the_owners", "calls_not_names", "PERSON_NOUNS", "ANIMAL_NOUNS",
            "CHAT_ROLES", "FIRST_PERSON", "SECOND_PERSON", "LABELS"]
 
 #: Chat roles (OpenAI's; :data:`engramdb.conversation.ROLES` is this set): a role tag or prefix is a speaker.
@@ -487,6 +487,39 @@ def silent_on_the_owners(question: str, text: str) -> bool:
 def _after_a_pronoun(words: list[str], i: int) -> bool:
     """Whether one of the two words before ``words[i]`` is "her", "his", "its" or "their"."""
     return any(i >= back and words[i - back] in _OTHERS_WORDS for back in (1, 2))
+
+
+#: A question that asks for a name by "called" ("what is my cat called?", "What was the band
+#: called again?").
+_ASKS_CALLED = re.compile(r"^\W*(?:what|which)\b.*\bcalled(?:\s+again)?\W*$", re.IGNORECASE | re.DOTALL)
+#: A form of "call" in a text.
+_CALL = re.compile(r"\bcall(?:ed|s|ing)?\b", re.IGNORECASE)
+#: A form of "call" that names ("a cat called Miso", "we called him Rex", "is called 'Blue'"):
+#: a capitalised word or a quote after it, maybe after its object.
+_CALL_NAMES = re.compile(r"(?i:\bcall(?:ed|s|ing)?)\s+(?:(?i:it|him|her|them|me|us|(?:the|my|our|a) \w+)\s+)?[\"“'‘]?[A-Z]")
+
+
+def calls_not_names(question: str, text: str) -> frozenset[str]:
+    """The index term ``call`` when ``question`` asks for a name by "called" ("what is my cat
+    called?") and ``text`` says "call" only as a phone call or a visit ("My sister Priya called.",
+    "Mum called me yesterday", "I'll call the vet"): there the word matches the question but
+    names nothing. Empty when the text names by it ("We got a kitten called Miso.", "we called
+    him Rex") or the question asks otherwise ("who called me?").
+
+    Parameters
+    ----------
+    question, text : str
+
+    Returns
+    -------
+    frozenset of str
+        ``{"call"}`` or empty.
+    """
+    if "called" not in question.lower() or _ASKS_CALLED.match(question) is None:
+        return frozenset()
+    if _CALL.search(text) is None or _CALL_NAMES.search(text) is not None:
+        return frozenset()
+    return frozenset({"call"})
 
 
 def _someone_elses(words: list[str], i: int, owner: str) -> bool:

@@ -44,7 +44,8 @@ from ..index.keyword import KeywordIndex, term_counts as count_terms
 from ..index.tokens import tokenize
 from ..sentences import split_sentences
 from ..slots import USER_SUBJECTS, contradiction_warnings
-from ..speakers import CHAT_ROLES, LABEL as SPEAKER_LABEL, not_the_owners, others_only, silent_on_the_owners
+from ..speakers import (CHAT_ROLES, LABEL as SPEAKER_LABEL, calls_not_names, not_the_owners, others_only,
+                        silent_on_the_owners)
 from ..standing import MAY_STATE_BITS, asks_for_place
 from ..temporal import record_as_of, text_as_of
 from ..validate import utc_text
@@ -203,9 +204,11 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             # only as the speaker's ("What's Kenji's phone number?" and "my phone number changed"):
             # that word matches nothing of theirs
             # and a word the hit says only in a question it asks ("Want some tips for managing the
-            # workload?" for "who is my manager?") states nothing of it
+            # workload?" for "who is my manager?") states nothing of it, nor a "called" that phones
+            # for a name asked by it ("what is my cat called?" and "My sister Priya called.")
             q_terms = question_terms(req.query)
             others = [others_only(req.query, hr.text) | not_the_owners(req.query, hr.text)
+                      | calls_not_names(req.query, hr.text)
                       | q_terms.intersection(_asked_terms(hr)) for hr in hit_rows]
             counts = [_without(c, o) for c, o in zip(counts, others)]
             # (the question's time expressions are its windows, no words to match: "what did I do
