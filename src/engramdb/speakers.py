@@ -515,11 +515,18 @@ def calls_not_names(question: str, text: str) -> frozenset[str]:
     frozenset of str
         ``{"call"}`` or empty.
     """
-    if "called" not in question.lower() or _ASKS_CALLED.match(question) is None:
+    if not _asks_by_called(question):
         return frozenset()
     if _CALL.search(text) is None or _CALL_NAMES.search(text) is not None:
         return frozenset()
     return frozenset({"call"})
+
+
+@functools.lru_cache(maxsize=1024)
+def _asks_by_called(question: str) -> bool:
+    """Whether ``question`` asks for a name by "called" (:data:`_ASKS_CALLED`; asked once a
+    question, not once a hit)."""
+    return "called" in question.lower() and _ASKS_CALLED.match(question) is not None
 
 
 def _someone_elses(words: list[str], i: int, owner: str) -> bool:

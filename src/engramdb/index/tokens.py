@@ -109,9 +109,9 @@ CONTENT_WORDS = frozenset((
 #: these), less the forms that are as often another word, or whose verb is: "left" (the side),
 #: "bit" ("a bit"), "saw" and "thought" (their plurals stay nouns), "broke" (no money), "fell",
 #: "met" (the Met), "won" (the currency), "hung", "sung" (names), "rang", "tore" (a ring, a
-#: tear), "stuck", "dealt", "meant", "spoke", "rose", "lay", "sat", "led", "fed",
-#: "shot", "drew", "ground", "bound", "wound", "lit", "frozen". A form is a term even when its verb is a stop word,
-#: as "going" is: "went" and "going" are "go", though "go" itself is dropped.
+#: tear), "stuck", "dealt", "meant", "spoke", "rose", "lay", "sat", "led", "fed", "shot", "drew",
+#: "ground", "bound", "wound", "lit", "frozen". A form is a term even when its verb is a stop
+#: word, as "going" is: "went" and "going" are "go", though "go" itself is dropped.
 IRREGULAR_FORMS = {form: verb for verb, forms in (
     ("begin", "began begun"), ("break", "broken"), ("bring", "brought"), ("build", "built"),
     ("burn", "burnt"), ("buy", "bought"), ("catch", "caught"), ("choose", "chose chosen"), ("come", "came"),

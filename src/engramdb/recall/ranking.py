@@ -152,9 +152,9 @@ def _standing_first(ctx: RecallContext) -> None:
     ending "we moved to Denver last month.", too), and above memories that share the question's
     words but state no value of the relation ("My cat's name is Whiskers." for "what is my
     name?", "My commute to work is 30 minutes." for "where do I work?"). For a question about a
-    past time (``ctx.extra["standing_then"]``: "where did I work in February?") the statement
-    valid then: the messages dated then ("Work stuff: our standup is at 9:15am") take the time
-    cue's weight, and none of them says where the speaker worked."""
+    past time ("where did I work in February?") the statement valid then: the messages dated
+    then ("Work stuff: our standup is at 9:15am") take the time cue's weight, and none of them
+    says where the speaker worked."""
     current = ctx.extra.get("standing_match") or {}
     _unblended_joined(ctx)
     cn = ctx.nodes[ctx.cand]
@@ -162,21 +162,18 @@ def _standing_first(ctx: RecallContext) -> None:
     was = ~mine
     if not was.any() or not mine.any():
         return
-    # (several put first, of two relations or a statement of then beside the current one, keep
-    # their order among themselves)
-    top, rows = ctx.score[was].max(), np.flatnonzero(mine)
-    below = ctx.score[rows].copy()
-    for value in np.unique(below):   # ascending: each at least the next float64 above the one before
-        top = max(float(value), float(np.nextafter(top, np.inf)))
-        ctx.score[rows[below == value]] = top
+    _put_above(ctx.score, np.flatnonzero(mine).tolist(), ctx.score[was].max())
 
 
 def _put_above(score: np.ndarray, rows: list[int], top: float) -> None:
     """Raise ``score`` (float64, by candidate) at ``rows`` to at least the next float64 above
-    ``top``: those candidates rank above every one scored ``top`` or less."""
-    for i in rows:
-        if score[i] <= top:
-            score[i] = np.nextafter(top, np.inf)
+    ``top``: those candidates rank above every one scored ``top`` or less, and keep their order
+    among themselves (several put first: two relations' statements, or values valid then)."""
+    rows = np.asarray(rows, np.int64)
+    below = score[rows].copy()
+    for value in np.unique(below):   # ascending: each at least the next float64 above the one before
+        top = max(float(value), float(np.nextafter(top, np.inf)))
+        score[rows[below == value]] = top
 
 
 def contradicts_nodes(state, csr: CSRGraph) -> tuple[frozenset, np.ndarray]:

@@ -252,8 +252,8 @@ def standing_boosts(ctx: RecallContext, gives: dict[int, set[str]]) -> dict[int,
     later ones :func:`later_standing` reached from them): nid -> ``w_slot`` for the current
     statement of each relation (valid at the time asked, ``valid_at`` or ``now``, and changed by
     no later one the recall may see; of several, the latest), half of it for the others. Sets
-    ``ctx.extra["standing_match"]`` (the current ones: results reports them as relevant) and
-    ``ctx.extra["standing_rest"]`` (the others: ranking puts the current ones above them)."""
+    ``ctx.extra["standing_match"]`` (the current ones: results reports them as relevant, and
+    ranking puts them above every other candidate)."""
     req = ctx.request
     nids = np.fromiter(gives, np.int64, len(gives))
     then = _past_end(ctx)
@@ -272,9 +272,6 @@ def standing_boosts(ctx: RecallContext, gives: dict[int, set[str]]) -> dict[int,
     if then is not None and req.filters.valid_at is None and not current:
         return {}   # (a past time no statement holds, "where did I live in 2023?": none of them answers)
     ctx.extra["standing_match"] = dict.fromkeys(current, 1.0)
-    ctx.extra["standing_rest"] = set(gives) - current
-    if then is not None and current:   # (ranking puts the one valid then above every other)
-        ctx.extra["standing_then"] = True
     return {n: req.config.w_slot * (1.0 if n in current else 0.5) for n in gives}
 
 
