@@ -568,6 +568,26 @@ def test_a_statement_without_the_relation_s_words_answers_and_none_gives_an_unst
             "no memory that passes the filters says where the user works"]
 
 
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_the_hits_of_an_unstated_relation_are_weak_evidence(tmp_path, embedder):
+    """helper-201, a fresh user: "where do I work?" gave "I ran 5 km before work." at relevance
+    0.93 and "what is my name?" gave "Our dog is named Biscuit." at 1.0, each beside an
+    ``unstated`` gap that said no memory gives it. When that gap holds, each hit only mentions
+    the relation's words: its relevance is under the threshold, with a weak_evidence gap."""
+    with engramdb.open(tmp_path / "s", embedder=embedder) as m:
+        for i, text in enumerate(["I ran 5 km before work.", "Our dog is named Biscuit.", "I bought a new bike."]):
+            m.add(f"user: {text}", created_at=T0 + i * 60)
+        for question in ("Where do I work?", "What is my name?"):
+            res = m.recall(question, k=3, now=T0 + DAY, reinforce=False)
+            reasons = [g.reason for g in res.gaps]
+            assert "unstated" in reasons and "weak_evidence" in reasons, question
+            assert res.hits and max(h.relevance for h in res.hits) < res.stats["relevance_threshold"], question
+        m.add("user: I work at Northwind as a designer.", created_at=T0 + DAY)
+        res = m.recall("Where do I work?", k=3, now=T0 + 2 * DAY, reinforce=False)
+        assert "Northwind" in res.hits[0].text and res.hits[0].relevance >= res.stats["relevance_threshold"]
+        assert not res.gaps
+
+
 def test_a_store_without_the_standing_column_reads_it_from_its_records(tmp_path):
     from engramdb.testing import cache_status, damage_snapshot
 

@@ -39,7 +39,7 @@ from .timeref import CALENDAR_WORDS
 
 __all__ = ["labelled", "speaker_of", "speaker_keys", "named_speaker", "looks_like_a_name", "others_only",
            "not_the_owners", "silent_on_the_owners", "calls_not_names", "PERSON_NOUNS", "ANIMAL_NOUNS",
-           "CHAT_ROLES", "FIRST_PERSON", "SECOND_PERSON", "LABELS"]
+           "DOG_WORDS", "CAT_WORDS", "CHAT_ROLES", "FIRST_PERSON", "SECOND_PERSON", "LABELS"]
 
 #: Chat roles (OpenAI's; :data:`engramdb.conversation.ROLES` is this set): a role tag or prefix is a speaker.
 CHAT_ROLES = frozenset({"user", "assistant", "system", "developer", "tool", "function"})
@@ -209,12 +209,17 @@ PERSON_NOUNS = frozenset({
     "tenant", "client", "student", "mentor", "assistant", "nanny", "vet",
 })
 
-#: Nouns for an animal, a pet: after "my" / "our" they name it ("what's my dog's name?"). Not
-#: the words that are food too ("fish", "chicken").
-ANIMAL_NOUNS = frozenset({
-    "pet", "dog", "puppy", "pup", "cat", "kitten", "kitty", "hamster", "rabbit", "bunny", "bird", "parrot",
-    "budgie", "goldfish", "horse", "pony", "turtle", "tortoise", "snake", "lizard", "gecko", "ferret",
-    "chinchilla",
+#: Nouns for an animal, a pet: after "my" / "our" they name it ("what's my dog's name?"), the
+#: common dog and cat breeds among them (:data:`DOG_WORDS`, :data:`CAT_WORDS`: "my golden
+#: retriever" is my dog). Not the words that are food too ("fish", "chicken"), nor breeds that
+#: are as often another word ("boxer", "husky", "lab", "shepherd", "persian").
+DOG_WORDS = frozenset("dog puppy pup doggy doggo pooch mutt hound retriever labrador labradoodle goldendoodle "
+                      "poodle beagle terrier spaniel collie dachshund corgi pug bulldog greyhound rottweiler "
+                      "chihuahua schnauzer dalmatian".split())
+CAT_WORDS = frozenset("cat kitten kitty tabby moggy".split())
+ANIMAL_NOUNS = DOG_WORDS | CAT_WORDS | frozenset({
+    "pet", "hamster", "rabbit", "bunny", "bird", "parrot", "budgie", "goldfish", "horse", "pony", "turtle",
+    "tortoise", "snake", "lizard", "gecko", "ferret", "chinchilla",
 })
 
 #: The kin and pet words that may name the same one ("my mum" is "my mother", "the kitten" may be
@@ -230,7 +235,8 @@ for _words, _classes in (
         ("wife husband partner spouse girlfriend boyfriend fiance fiancee", "partner"),
         ("grandmother grandma granny", "grandmother"), ("grandfather grandpa", "grandfather"),
         ("cousin", "cousin"), ("aunt", "aunt"), ("uncle", "uncle"), ("niece", "niece"), ("nephew", "nephew"),
-        ("dog puppy pup", "pet:dog"), ("cat kitten kitty", "pet:cat"), ("rabbit bunny", "pet:rabbit"), ("pet", "pet:*"),
+        (" ".join(DOG_WORDS), "pet:dog"), (" ".join(CAT_WORDS), "pet:cat"), ("rabbit bunny", "pet:rabbit"),
+        ("pet", "pet:*"),
 ):
     for _w in _words.split():
         _KINDS[_w] = frozenset(_classes.split())
@@ -383,9 +389,10 @@ def not_the_owners(question: str, text: str) -> frozenset[str]:
     for a person (:data:`PERSON_NOUNS`: "my sister's birthday") or anything of the speaker's
     ("what's my dog's name?" and "My cat's name is Miso."). A text that names a pet other than
     an owner of a kin or pet word, and nothing that may be that owner, names the thing as the
-    pet's after "her", "his", "its" or "their" ("what's my dog's name?" or "what's my sister's
-    name?" and "Actually, we renamed the cat. Her name is Miso now": :data:`PERSON_NOUNS`,
-    :data:`ANIMAL_NOUNS`, :func:`_another_pet`).
+    pet's ("what's my dog's name?" or "what's my sister's name?" and "Actually, we renamed the
+    cat. Her name is Miso now"; "what is my husband's name?" and "Our dog is named Biscuit.":
+    :data:`PERSON_NOUNS`, :data:`ANIMAL_NOUNS`, :func:`_another_pet`); a breed is its kind ("my
+    golden retriever" may be "my dog": :data:`DOG_WORDS`, :data:`CAT_WORDS`).
 
     Parameters
     ----------
@@ -408,11 +415,11 @@ def not_the_owners(question: str, text: str) -> frozenset[str]:
     for owner, stems in asked:
         if owner in bare:
             continue
-        another = _another_pet(owner, said, stems)   # (then "her name", "his name" are the pet's)
+        another = _another_pet(owner, said, stems)   # (then the name said is the pet's)
         if third_person and not another:   # "he", "she", "they" may be the owner
             continue
         places = [(i, stem) for i, w in enumerate(words) for stem in stems if w.startswith(stem)]
-        if any(_someone_elses(words, i, owner) or (another and _after_a_pronoun(words, i)) for i, _stem in places):
+        if places and (another or any(_someone_elses(words, i, owner) for i, _stem in places)):
             out.update(stem for _i, stem in places)
     return frozenset(out)
 
@@ -449,17 +456,33 @@ _ATTRIBUTES = {
     "email": (frozenset({"email", "e-mail"}), ("email", "e-mail", "mail", "gmail"), re.compile(r"\S@\S")),
     "address": (frozenset({"address"}), ("address", "live", "lives", "living", "street", "road", "avenue", "lane",
                                          "drive", "apartment", "flat", "moved"), None),
+    "name": (frozenset({"name"}), ("name", "nickname"), None),   # (and :func:`_name_forms`)
 }
+
+
+@functools.lru_cache(maxsize=256)
+def _name_forms(owner: str) -> re.Pattern:
+    """The forms that give ``owner``'s (a kin or pet word's) name without the word "name": a
+    capitalised word (or a quote) right after the owner word ("my sister Priya", "our dog,
+    Biscuit") or after a naming "called" ("a sister called Jo", "we call him Rex"), or before "is
+    my <owner>" / ", my <owner>" ("Priya is my sister", "Priya, my little sister")."""
+    o = re.escape(owner)
+    return re.compile(
+        rf"(?i:\b{o}s?),?\s+[\"“'‘]?[A-Z][^\W\d_]"
+        rf"|(?i:\bcall(?:ed|s|ing)?)\s+(?:(?i:him|her|them|it)\s+)?[\"“'‘]?[A-Z][^\W\d_]"
+        rf"|[A-Z][^\W\d_][\w'’-]*(?:\s+(?:is|was)|,)\s+(?i:my|our)\s+(?:[\w-]+\s+)?(?i:{o})\b")
 
 
 def silent_on_the_owners(question: str, text: str) -> bool:
     """Whether ``text`` names the person whose attribute ``question`` asks for ("When is
-    Daniel's birthday?", "What's Kenji's phone number?", "my sister's email") but in no word or
-    form that gives it (:data:`_ATTRIBUTES`: "birthday", "born", "turns"; "phone", "cell", a
-    number like 555-0101): "Daniel is an ER nurse at OHSU" says nothing of his birthday however
-    well it matches the name. Only a birthday, phone number, email and address are asked of:
-    their values are said in these words; anything else may be said in any ("What is Caroline's
-    identity?" and "I'm a transgender woman").
+    Daniel's birthday?", "What's Kenji's phone number?", "my sister's email", "what is my
+    sister's name?") but in no word or form that gives it (:data:`_ATTRIBUTES`: "birthday",
+    "born", "turns"; "phone", "cell", a number like 555-0101; "name", "named", a capitalised word
+    after the owner word or a naming "called", :func:`_name_forms`): "Daniel is an ER nurse at
+    OHSU" says nothing of his birthday, nor "My sister called while we were there." of her name,
+    however well they match the question. Only a birthday, phone number, email, address and
+    name are asked of: their values are said in these words; anything else may be said in any
+    ("What is Caroline's identity?" and "I'm a transgender woman").
 
     Parameters
     ----------
@@ -479,14 +502,12 @@ def silent_on_the_owners(question: str, text: str) -> bool:
     bare = {w[:-2] if w.endswith(("'s", "’s")) else w for w in words}
     for owner, kind in kinds:
         _asking, said, form = _ATTRIBUTES[kind]
-        if owner in bare and not any(w.startswith(said) for w in words) and not (form and form.search(low)):
+        if kind == "name":
+            if owner in bare and not any(w.startswith(said) for w in words) and not _name_forms(owner).search(text):
+                return True
+        elif owner in bare and not any(w.startswith(said) for w in words) and not (form and form.search(low)):
             return True
     return False
-
-
-def _after_a_pronoun(words: list[str], i: int) -> bool:
-    """Whether one of the two words before ``words[i]`` is "her", "his", "its" or "their"."""
-    return any(i >= back and words[i - back] in _OTHERS_WORDS for back in (1, 2))
 
 
 #: A question that asks for a name by "called" ("what is my cat called?", "What was the band

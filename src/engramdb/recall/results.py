@@ -12,14 +12,17 @@
   ("where do I live?" -> home_city) has at least its slot match (1 when fully named), a
   memory in the span a mostly-time question names ("What happened on 7 July?"; of a question
   with a content word, one that holds it) relevance 1, and
-  a memory tagged with a topic the question names at least the relevance threshold;
+  a memory tagged with a topic the question names at least the relevance threshold; every hit
+  of a question that asks for a relation no memory states (an ``unstated`` gap: "where do I
+  work?" and "I ran 5 km before work.") at most half the threshold;
 - gaps: ``empty_namespace`` for an empty answer ``as_of`` a time before the namespace's first
   record; ``weak_evidence`` when the best hit's relevance is below
   ``RecallConfig.relevance_threshold`` (a query without text: when the best vector evidence is
   below ``RecallConfig.weak_evidence``), ``filtered_out`` when memories were reached but none
   passed the filters (a query with text then has no hit to judge: no ``weak_evidence``),
   ``empty_window`` when the question names a time from which no memory passing the filters is
-  stored (:func:`engramdb.recall.seeds.window_holds_nothing`);
+  stored (:func:`engramdb.recall.seeds.window_holds_nothing`), ``unstated`` when it asks for
+  where the user lives or works, or their name, and no memory states it (:func:`_unstated`);
 - warnings: ``contradicts`` pairs touching the hits, at most ``slots.WARNINGS_PER_HIT`` per hit
   with a memory that is no hit (``slots.contradiction_warnings``).
 
@@ -239,6 +242,12 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                             for r, h in zip(rel_list, hits)]
         for h, r in zip(hits, rel_list):
             h.relevance = r
+    # a relation asked for alone that no memory states ("where do I work?" and only "I ran 5 km
+    # before work."): every hit only mentions its words, weak evidence however well they match
+    unstated = _unstated(ctx, hits, best)
+    if unstated:
+        for h in hits:
+            h.relevance = min(h.relevance, 0.5 * req.relevance[1])
     gaps = []
     filtered_out = not hits and len(ctx.nodes) > 0   # reached, none passed: said below, not "no match"
     held_nothing = None if hits else _held_nothing_then(ctx)
@@ -263,7 +272,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                         f"no memory is dated {_window_text(ctx.windows)}"))
     # (a slot's holder then answers a time no memory is dated in: "who owned billing in October?")
     gaps += [Gap(req.query, "changed_since", best, said) for said in changed]
-    gaps += _unstated(ctx, hits, best)
+    gaps += unstated
     if filtered_out:
         why = ("none passed the filters" if filters.narrows else
                "none is active (superseded and archived memories are hidden: include_superseded=True or "
