@@ -6,6 +6,10 @@ Rows (each ranks the turns of the question's own conversation; query vector give
   their dates, each linked ``next`` to the one before; no sessions, no entities), default recall;
 - ``add_conversation``: the generic conversation ingest (``ingest_locomo`` is a thin user of
   ``Engram.add_conversation``), default recall;
+- ``unlabelled chat``: each conversation one ``add_conversation`` call of its turns with their
+  dates and speakers but no session labels nor titles, as ``engramdb ingest-chat`` stores a
+  chat export: sessions come from the pauses (``session_gap``, 30 minutes);
+  ``unlabelled, one session``: the same with ``session_gap=None``;
 - ``-<view>``: the same with one view's relations carrying no activation
   (``engramdb.recall.router.VIEWS``);
 - ``+router``: the intent router on (``RecallConfig.route``);
@@ -37,7 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import engramdb  # noqa: E402
 from bench_locomo_recall import TUNE_SPLIT, _summarise, run_queries  # noqa: E402
 from engramdb.embed import get_embedder  # noqa: E402
-from engramdb.ingest import ingest_locomo  # noqa: E402
+from engramdb.config import SESSION_GAP_S  # noqa: E402
+from engramdb.ingest import ingest_locomo, locomo_messages  # noqa: E402
 from engramdb.kernels import registry  # noqa: E402
 from engramdb.locomo import CATEGORY_NAMES, default_locomo_path, load_locomo  # noqa: E402
 from engramdb.recall.router import VIEWS, without_view  # noqa: E402
@@ -60,6 +65,19 @@ def ingest_plain(eng, convs) -> None:
             items.append(item)
             prev = t.dia_id
         eng.add_batch(items, namespace=conv.sample_id)
+
+
+def ingest_unlabelled(eng, convs, session_gap) -> int:
+    """Each conversation one ``add_conversation`` call without session labels or titles; returns
+    the number of sessions made."""
+    made = 0
+    for conv in convs:
+        messages, _titles = locomo_messages(conv)
+        for m in messages:
+            del m["session"]
+        made += len(eng.add_conversation(messages, namespace=conv.sample_id, split_roles=(),
+                                         session_gap=session_gap)["sessions"])
+    return made
 
 
 def split_summary(rows: list[dict]) -> dict:
@@ -110,6 +128,13 @@ def main(argv=None) -> int:
             ingest_plain(eng, convs)
             rows, lats = run_queries(eng, convs, embedder, [("add_batch+next", eng.config.recall)])
             record(rows, lats, ["add_batch+next"])
+        unlabelled_sessions = {}
+        for name, gap in (("unlabelled chat", SESSION_GAP_S), ("unlabelled, one session", None)):
+            with engramdb.open(os.path.join(tmp, name.replace(" ", "_").replace(",", "")), dim=embedder.dim,
+                               embedder=embedder) as eng:
+                unlabelled_sessions[name] = ingest_unlabelled(eng, convs, gap)
+                rows, lats = run_queries(eng, convs, embedder, [(name, eng.config.recall)])
+                record(rows, lats, [name])
         with engramdb.open(os.path.join(tmp, "conv"), dim=embedder.dim, embedder=embedder) as eng:
             ingest_locomo(eng, data, progress=False)
             base = eng.config.recall
@@ -152,7 +177,7 @@ def main(argv=None) -> int:
            "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
                        "engramdb": engramdb.__version__, "kernel_backend": registry.active_backend()},
            "embedder": embedder.name, "tuning_split": list(TUNE_SPLIT), "router_tuning": tuning_log,
-           "router_chosen": chosen, "consolidation": {**totals, "seconds_all_conversations": round(consolidate_s, 2),
+           "router_chosen": chosen, "unlabelled_sessions": unlabelled_sessions, "consolidation": {**totals, "seconds_all_conversations": round(consolidate_s, 2),
                                                       "second_pass": again},
            "targets": TARGETS, "latency_median_us": lat, "runs": runs}
     out = Path(args.out)
@@ -173,7 +198,8 @@ def write_markdown(by_emb: dict, path: Path) -> None:
     for name, doc in by_emb.items():
         lines += [f"## {name}", "", f"Rerun: `{doc['command']}` ({doc['date']}, load at start "
                   f"{doc['loadavg_at_start']}). Tuning half: {', '.join(doc['tuning_split'])}; router chosen on it: "
-                  f"{doc['router_chosen']}. Consolidation: {doc['consolidation']}.", "",
+                  f"{doc['router_chosen']}. Sessions made from pauses (unlabelled rows): "
+                  f"{doc.get('unlabelled_sessions', 'not run')}. Consolidation: {doc['consolidation']}.", "",
                   "| row | R@5 | R@10 | R@20 | multi-hop R@10 | temporal R@10 | open-domain R@10 | single-hop R@10 | "
                   "adversarial R@10 | tuning R@10 | held-out R@10 | gap | median µs |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]

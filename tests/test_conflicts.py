@@ -801,8 +801,10 @@ def test_the_blend_never_lifts_a_memory_above_the_match_it_came_from(tmp_path):
             "My manager is now Priya Raman.", "I live in Seattle now."]
     days = [5, 6, 7, 8, 9, 60, 61, 62, 63, 64, 152, 153, 154, 155, 156]
     with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        # (one session, the chat as that user stored it: by default each day's message would be a
+        # session of its own, with no `next` from one message to the next)
         mem.add_conversation([{"role": "user", "content": t, "created_at": T0 + d * DAY} for t, d in zip(msgs, days)],
-                             namespace="me")
+                             namespace="me", session_gap=None)
         hits = mem.recall("What dose of lisinopril do I take?", namespace="me", k=10, now=T0 + 160 * DAY,
                           reinforce=False).hits
         by_text = {h.text: h for h in hits}

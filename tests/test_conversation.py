@@ -152,6 +152,73 @@ def test_cli_ingest_chat(tmp_path, fmt):
         assert eng.get("s2:1", namespace="u").text.startswith("user: How do I back up")
 
 
+WEEKS = [  # an unlabelled chat of two sittings a week apart (helper-201: one session across five weeks)
+    {"role": "user", "content": "I moved to Leeds last month.", "created_at": "2025-03-01T09:00:00Z"},
+    {"role": "assistant", "content": "Nice! How are you finding it?", "created_at": "2025-03-01T09:00:05Z"},
+    {"role": "user", "content": "I started at Northwind today.", "created_at": "2025-03-08T10:00:00Z"},
+    {"role": "assistant", "content": "Congratulations on the new job!", "created_at": "2025-03-08T10:00:04Z"},
+    {"role": "user", "content": "Ran 5 km after work, too.", "created_at": "2025-03-08T10:29:00Z"},
+]
+
+
+def test_a_pause_in_an_unlabelled_chat_opens_a_new_session(tmp_store):
+    """Messages that name no session, in a call that names none, open a new session after a pause
+    longer than ``session_gap`` (30 minutes): two sittings a week apart are two sessions, each
+    with its date, linked ``next``; a pause within the gap stays in the session."""
+    with engramdb.open(tmp_store) as eng:
+        out = eng.add_conversation(WEEKS, namespace="u")
+        first, second = "S:chat-1740819600", "S:chat-1741428000"
+        assert out["sessions"] == [first, second]
+        assert out["message_ids"] == ["chat-1740819600:1", "chat-1740819600:2", "chat-1741428000:1",
+                                      "chat-1741428000:2", "chat-1741428000:3"]
+        assert eng.get(first, namespace="u").text == "Session of user and assistant, 1 March 2025"
+        assert eng.get(second, namespace="u").text == "Session of user and assistant, 8 March 2025"
+        assert (second, Relation.NEXT) in _rels(eng, first)
+        assert (second, Relation.DISCUSSED_IN) in _rels(eng, "chat-1741428000:3")
+        again = eng.add_conversation(WEEKS, namespace="u")   # the same chat sent again: nothing new
+        assert again["already_stored"] == 5 and again["message_ids"] == [] and again["sessions"] == []
+        later = eng.add_conversation(WEEKS + [{"role": "user", "content": "Back from Porto.",
+                                               "created_at": "2025-03-20T18:00:00Z"}], namespace="u")
+        assert later["already_stored"] == 5 and later["sessions"] == ["S:chat-1742493600"]
+        assert (later["sessions"][0], Relation.NEXT) in _rels(eng, second)
+
+
+@pytest.mark.parametrize("kwargs, labelled, sessions", [
+    ({"session_gap": None}, False, 1),                 # never split
+    ({"session_gap": 8 * 86400.0}, False, 1),          # a pause of a week is within 8 days
+    ({"session_gap": 60.0}, False, 3),                 # 29 minutes is more than a minute
+    ({"session": "mine"}, False, 1),                   # the caller's label holds every message
+    ({}, True, 1),                                     # the messages' own label, then theirs
+])
+def test_a_labelled_chat_or_no_gap_keeps_its_sessions(tmp_store, kwargs, labelled, sessions):
+    msgs = [dict(m, session="talk") if labelled and i == 0 else m for i, m in enumerate(WEEKS)]
+    with engramdb.open(tmp_store) as eng:
+        assert len(eng.add_conversation(msgs, namespace="u", **kwargs)["sessions"]) == sessions
+
+
+def test_messages_without_times_are_one_session(tmp_store):
+    msgs = [{"role": m["role"], "content": m["content"]} for m in WEEKS]
+    with engramdb.open(tmp_store) as eng:
+        assert len(eng.add_conversation(msgs, namespace="u")["sessions"]) == 1
+
+
+@pytest.mark.parametrize("gap", [0, -5.0, float("inf"), float("nan"), True, "30m"])
+def test_a_bad_session_gap_is_refused(tmp_store, gap):
+    with engramdb.open(tmp_store) as eng:
+        with pytest.raises(InvalidInputError, match="session_gap"):
+            eng.add_conversation(WEEKS, namespace="u", session_gap=gap)
+        assert eng.stats()["memories"] == 0
+
+
+@pytest.mark.parametrize("args, sessions", [([], 2), (["--session-gap", "0"], 1), (["--session-gap", "60"], 3)])
+def test_cli_ingest_chat_session_gap(tmp_path, args, sessions):
+    path = tmp_path / "chat.jsonl"
+    path.write_text("\n".join(json.dumps(m) for m in WEEKS) + "\n")
+    res = CliRunner().invoke(main, ["ingest-chat", "--store", str(tmp_path / "s"), *args, str(path)])
+    assert res.exit_code == 0, res.output
+    assert f"ingested 5 new messages in {sessions} session" in res.output
+
+
 def test_cli_ingest_chat_bad_file(tmp_path):
     path = tmp_path / "chat.json"
     path.write_text('[{"role": "user"}]')

@@ -527,6 +527,9 @@ def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
               help="Session label of messages that name none (a {\"messages\": [...]} file of several "
                    "conversations: SESSION-<line> for each; without it, each is named by its first message, "
                    "as add_conversation names an unlabelled chat).")
+@click.option("--session-gap", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
+              help="Without --session, an unlabelled message sent more than this long after the one before "
+                   "(by created_at) opens a new session (default: 1800, 30 minutes); 0: never.")
 @click.option("--entities/--no-entities", default=True, show_default=True,
               help="Add entity nodes with mentions edges for names, places and dates shared by messages.")
 @click.option("--session-title", "session_titles", nargs=2, multiple=True, metavar="LABEL TEXT",
@@ -553,8 +556,8 @@ def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
 @click.option("--dry-run", is_flag=True,
               help="Check the file against the store as a write would (ids, censor rules) and store nothing.")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, session_titles, split_roles, split_chars,
-                    max_pieces, keep_roles, protect_roles, no_protect, recorded_at, dry_run, file):
+def ingest_chat_cmd(store, namespace, embedder, dim, session, session_gap, entities, session_titles, split_roles,
+                    split_chars, max_pieces, keep_roles, protect_roles, no_protect, recorded_at, dry_run, file):
     """Ingest a chat: OpenAI-style {"role", "content", "created_at"?, "session"?, "name"?, "id"?} messages,
     JSONL or a JSON list, or OpenAI's {"messages": [...]} layout (one object, or one per line).
 
@@ -565,6 +568,7 @@ def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, session_
     absolute censor rule), and no id may name two different messages of the file, before the
     first is written. The summary counts the messages, sessions, pieces of long messages and new
     entity nodes; ``--dry-run`` checks and stores nothing."""
+    from .config import SESSION_GAP_S
     from .conversation import check_messages
     from .errors import CensoredError, InvalidInputError
     from .ingest import read_conversations
@@ -589,6 +593,7 @@ def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, session_
     if len(conversations) > 1:
         _one_message_an_id(conversations)
     totals: dict = {}
+    gap = SESSION_GAP_S if session_gap is None else session_gap or None   # (0: one session a conversation)
     with _NewStore(store, discard=dry_run, embedder=embedder, dim=dim) as eng:
         # (a file of several: every conversation checked before the first is written)
         passes = [True] if dry_run else [True, False] if len(conversations) > 1 else [False]
@@ -598,7 +603,7 @@ def ingest_chat_cmd(store, namespace, embedder, dim, session, entities, session_
                 try:
                     got = eng.add_conversation(
                         messages, namespace=namespace, session=session if len(conversations) == 1 else None,
-                        entities=entities, split_roles=split_roles, split_chars=split_chars,
+                        session_gap=gap, entities=entities, split_roles=split_roles, split_chars=split_chars,
                         session_titles=dict(session_titles) or None, progress=not check, recorded_at=recorded_at,
                         keep_roles=keep_roles, max_pieces=max_pieces,
                         protect_roles=() if no_protect else protect_roles, dry_run=check)

@@ -20,10 +20,14 @@ __all__ = [
     "Interval", "Choice", "RecallConfig", "DecayConfig", "IndexConfig", "StoreConfig", "LinkConfig",
     "EngramConfig", "default_half_lives", "default_relation_multipliers", "SlotConfig",
     "AdmissionConfig", "ForgettingConfig", "default_type_priors", "default_archive_floors",
-    "default_prune_floors", "RELEVANCE_CALIBRATION", "ConsolidationConfig", "check_config",
+    "default_prune_floors", "RELEVANCE_CALIBRATION", "ConsolidationConfig", "check_config", "SESSION_GAP_S",
 ]
 
 _DAY = 86400.0
+#: Seconds of pause after which an unlabelled chat message opens a new session
+#: (:meth:`engramdb.Engram.add_conversation`'s ``session_gap``): 30 minutes, the inactivity
+#: timeout by which web analytics tells visits apart (after Catledge & Pitkow 1995).
+SESSION_GAP_S = 1800.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,10 @@ What a conversation becomes (the conversation graph of LoCoMo's ingest, for any 
 - each session: an episodic memory tagged ``session`` (text ``"Session <label> of <speakers>,
   <date>"`` unless a title is given), with a ``discussed_in`` edge (weight 0.5) from each of its
   messages, ``next`` edges between consecutive messages of the session and between consecutive
-  sessions of the call;
+  sessions of the call; messages that name no session, in a call that gives none, open a new
+  one after a pause longer than ``session_gap`` (:data:`engramdb.config.SESSION_GAP_S`, 30 minutes: the
+  inactivity timeout by which web analytics tells visits apart, after Catledge & Pitkow 1995),
+  so a chat of several weeks is several sittings, not one session;
 - entities named by two or more messages (:func:`engramdb.entities.co_mentions`; hubs skipped),
   or by one message when the namespace already holds that entity's node or a message naming it
   (so a chat stored turn by turn builds the same layer): a semantic memory ``E:<entity>`` tagged
@@ -42,7 +45,9 @@ What a conversation becomes (the conversation graph of LoCoMo's ingest, for any 
 References
 ----------
 Maharana et al. (2024), LoCoMo, ACL (the session / turn structure); Rasmussen et al. (2025), Zep,
-arXiv:2501.13956 (episode, entity and community subgraphs); DESIGN.md "Memory model" (edges).
+arXiv:2501.13956 (episode, entity and community subgraphs); Catledge & Pitkow (1995),
+"Characterizing browsing strategies in the World-Wide Web", Computer Networks and ISDN Systems
+27(6) (the 30-minute session timeout); DESIGN.md "Memory model" (edges).
 """
 from __future__ import annotations
 
@@ -53,6 +58,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from .batch_plan import block_id, piece_tags, split_text, whole_digest, whole_record
+from .config import SESSION_GAP_S
 from .entities import co_mentions, entity_node_id, extract_entities
 from .errors import EmptyTextError, InvalidInputError
 from .index.tokens import tokenize
@@ -61,7 +67,8 @@ from .store.lmdb_store import text_digest
 from .types import GENERATED_TAGS, PROTECTED_TAG, MemoryKind, Relation
 from .validate import RESERVED_TAGS, as_list, check_user_id, encodable, is_blank, plain_str, reserved_form, to_unix_seconds
 
-__all__ = ["ConversationPlan", "plan_conversation", "check_messages", "split_blocks", "stored_mentions", "MESSAGE_FIELDS",
+__all__ = ["ConversationPlan", "plan_conversation", "check_messages", "check_session_gap", "split_blocks",
+           "stored_mentions", "MESSAGE_FIELDS",
            "ROLES", "INSTRUCTION_ROLES", "TOOL_ROLES", "StoredSession", "stored_session"]
 
 #: Roles a message may have (OpenAI's chat roles); ``system`` and ``developer`` instructions and
@@ -834,8 +841,24 @@ def _tool_call_only(m: Any) -> bool:
         return True
     return isinstance(content, str) and is_blank(content)
 
+def check_session_gap(value: Any) -> float | None:
+    """``session_gap`` as float seconds > 0, or None (never split).
+
+    Raises
+    ------
+    InvalidInputError
+        Not None nor a finite number > 0 (a bool is no number).
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+        raise InvalidInputError(f"session_gap: expected seconds > 0 or None, got {value!r}")
+    return float(value)
+
+
 def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | None = None,
-                      now: float, entities: bool = True, split_roles: tuple[str, ...] = ("assistant",),
+                      now: float, session_gap: float | None = SESSION_GAP_S, entities: bool = True,
+                      split_roles: tuple[str, ...] = ("assistant",),
                       split_chars: int = 800, session_titles: Mapping[str, str] | None = None,
                       entity_exists: Callable[[str], bool] | None = None,
                       stored_digests: Callable[[str], frozenset | None] | None = None,
@@ -863,6 +886,11 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         digest of its text as stored, without whitespace at the ends of its lines: :func:`_tidy`).
     now : float
         Unix seconds; the time of a first message without ``created_at``.
+    session_gap : float or None
+        Without ``session``, a message that names no session and whose ``created_at`` is more
+        than this many seconds after the previous message's opens a new session
+        ``"chat-<its time>"`` (default :data:`engramdb.config.SESSION_GAP_S`, 1800); None keeps one session
+        a call. A message after one that named a session stays in that session.
     entities : bool
         Plan the entity co-mention layer.
     split_roles : tuple of str
@@ -957,7 +985,9 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     rows = []
     prev_t: float | None = None
     label = None if session is None else session_label(session, "add_conversation")
-    auto_label = None
+    session_gap = check_session_gap(session_gap)
+    auto_label = None   # the generated label of the unlabelled messages so far
+    auto_labels: set[str] = set()
     for k, row in checked:
         if row is None:
             plan.left_out += 1
@@ -969,6 +999,9 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             t = now if prev_t is None else prev_t + 1e-3
         else:
             t = raw_t
+        if (sess is None and label is not None and label == auto_label and session_gap is not None
+                and raw_t is not None and t - prev_t > session_gap):
+            label = None   # a pause: an unlabelled chat's next sitting opens a session of its own
         prev_t = t
         # (content tidied, _tidy: its digest is also the loose one a stored message is found by)
         digest = text_digest(f"{name or role}: {content}").hex()
@@ -991,6 +1024,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                 n += 1
                 label = f"{base}-{n}"
             auto_label = label
+            auto_labels.add(label)
         rows.append((role, name, content, t, label, given, digest, k, raw_t))
 
     if not rows:   # only instructions and tool results (an agent's first call: its system prompt)
@@ -1108,7 +1142,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         if lab not in held or lab in no_node:
             speakers = list(dict.fromkeys(rows[i][1] or rows[i][0] for i in members))
             t0 = min(rows[i][3] for i in members)
-            name = "" if lab == auto_label else f" {lab}"   # a generated label is a number: left out
+            name = "" if lab in auto_labels else f" {lab}"   # a generated label is a number: left out
             text = titles.get(lab) or f"Session{name} of {' and '.join(speakers)}, {_fmt_date(t0)}"
             plan.items.append({"id": sid, "kind": MemoryKind.EPISODIC, "created_at": t0, "text": text,
                                "source": sid, "tags": ["session"]})

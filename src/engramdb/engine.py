@@ -25,7 +25,7 @@ from . import context as _context, query as _query, slots as _slots, temporal as
 from .batch_plan import piece_ids, plan_batch, whole_record
 from .concurrency import guarded, retries_map_growth
 from .rwlock import RWLock
-from .config import RELEVANCE_CALIBRATION, AdmissionConfig, EngramConfig, RecallConfig, check_config
+from .config import RELEVANCE_CALIBRATION, SESSION_GAP_S, AdmissionConfig, EngramConfig, RecallConfig, check_config
 from .errors import (
     ConfigError, DimensionMismatchError, EmptyNamespaceWarning, EngramError, InvalidInputError, ReadOnlyError,
     StoreCorruptedError, StoreLockedError, StoreNotFoundError, warn_caller,
@@ -334,8 +334,8 @@ class Engram:
         return plan.ids
 
     def add_conversation(self, messages: Iterable[Mapping[str, Any]], *, namespace: str = DEFAULT_NAMESPACE,
-                         session: str | None = None, entities: bool = True,
-                         split_roles: Sequence[str] = ("assistant",), split_chars: int = 800,
+                         session: str | None = None, session_gap: float | None = SESSION_GAP_S,
+                         entities: bool = True, split_roles: Sequence[str] = ("assistant",), split_chars: int = 800,
                          session_titles: Mapping[str, str] | None = None, progress: bool = False,
                          recorded_at: Any = None, keep_roles: Sequence[str] = (),
                          max_pieces: int | None = None, protect_roles: Sequence[str] = ("user",),
@@ -370,6 +370,13 @@ class Engram:
         session : str, optional
             Session label of messages that name none (default ``"chat-<first Unix second>"``, or
             ``"chat-<digest of the first message>"`` when it has no time).
+        session_gap : float or None
+            Seconds. Without ``session``, a message that names no session and was sent more than
+            this long after the one before (by ``created_at``) opens a new session
+            ``"chat-<its Unix second>"``: a chat of several sittings is several sessions, each
+            with its node and date, linked ``next``. Default 1800 (30 minutes,
+            ``config.SESSION_GAP_S``); None keeps every unlabelled message of the call in one
+            session.
         entities : bool
             Add the entity co-mention layer.
         split_roles : sequence of str
@@ -448,7 +455,8 @@ class Engram:
         backfill = _temporal.recorded_time({}, recorded_at, now)   # checked before the plan
 
         plan = _conversation.plan_conversation(   # messages without a time happened when recorded
-            messages, session=session, now=now if backfill is None else backfill, entities=entities,
+            messages, session=session, now=now if backfill is None else backfill, session_gap=session_gap,
+            entities=entities,
             split_roles=_conversation.check_roles(split_roles, "split_roles"),
             split_chars=split_chars, session_titles=session_titles,
             stored_digests=lambda ext_id: _conversation.stored_digests(state, ns, ext_id),
