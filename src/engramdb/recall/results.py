@@ -12,7 +12,9 @@
   ("where do I live?" -> home_city) has at least its slot match (1 when fully named), a
   memory in the span a mostly-time question names ("What happened on 7 July?"; of a question
   with a content word, one that holds it) relevance 1, and
-  a memory tagged with a topic the question names at least the relevance threshold; every hit
+  a memory tagged with a topic the question names at least the relevance threshold; a value of
+  the kind a "how <adjective>" question asks for ("how far did I run?" and "Ran 5 km":
+  :mod:`engramdb.answer_types`) counts as the adjective matched; every hit
   of a question that asks for a relation no memory states (an ``unstated`` gap: "where do I
   work?" and "I ran 5 km before work.") at most half the threshold;
 - gaps: ``empty_namespace`` for an empty answer ``as_of`` a time before the namespace's first
@@ -40,6 +42,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..answer_types import answered_terms, asked_types
 from ..batch_plan import piece_ids
 from ..chatter import asked_terms, question_terms
 from ..graph.csr import CSRGraph
@@ -214,6 +217,8 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                       | calls_not_names(req.query, hr.text)
                       | q_terms.intersection(_asked_terms(hr)) for hr in hit_rows]
             counts = [_without(c, o) for c, o in zip(counts, others)]
+            if asked_types(req.query):   # "how far did I run?": a distance is the word "far" answered
+                counts = [_with(c, answered_terms(req.query, hr.text)) for c, hr in zip(counts, hit_rows)]
             # (the question's time expressions are its windows, no words to match: "what did I do
             # yesterday?" is no match of a message of weeks ago that says "yesterday")
             asked = without_windows(req.query, ctx.windows)
@@ -517,6 +522,14 @@ def _without(counts: tuple[dict[str, int], int], terms: frozenset[str]) -> tuple
     if not terms:
         return counts
     return {t: c for t, c in counts[0].items() if t not in terms}, counts[1]
+
+
+def _with(counts: tuple[dict[str, int], int], terms: frozenset[str]) -> tuple[dict[str, int], int]:
+    """A hit's term counts (:func:`_term_counts`) with each of ``terms`` held at least once, its
+    length unchanged."""
+    if not terms or terms.issubset(counts[0]):
+        return counts
+    return {**dict.fromkeys(terms, 1), **counts[0]}, counts[1]
 
 
 def _term_counts(hr: _HitRow) -> tuple[dict[str, int], int]:
