@@ -3,7 +3,7 @@
 ``benchmarks/data/admission_labelled.jsonl`` holds 168 candidate texts written for this
 benchmark (facts, preferences, events and plans, chatter, hedged statements, questions,
 near-duplicates and changed facts), in two halves of 84: ``tune`` (the rules of
-``dynamics.admission.infer_kind`` / ``protected_category`` were written and adjusted while
+``kinds.infer_kind`` / ``protected_category`` were written and adjusted while
 looking at it) and ``test`` (held out: written at the same time, not used to adjust them).
 Each line gives the expected decision (``admit`` / ``reject`` / ``reinforce``: a restatement of
 an earlier candidate of the same half), the expected kind (``semantic``, ``episodic``, or
@@ -32,7 +32,7 @@ accuracy), and how many expected-protected facts are still active after a defaul
 Protection held out: ``benchmarks/data/protection_heldout.jsonl`` holds 120 chat messages
 written on 2026-12-03 by a helper that had not read the rules (health 25, family 20, identity 30,
 and 45 near misses sharing their words: "I broke my phone", "allergic to Mondays lol"; 7 marked
-ambiguous and left out). :func:`~engramdb.dynamics.admission.protected_category` of each against
+ambiguous and left out). :func:`~engramdb.kinds.protected_category` of each against
 its label: precision and recall of "protected" and the category of the true positives. Its
 first measurement (the rules of commit 47edccb, and the same after widening them to injuries,
 contact details, family events, diet, faith and languages) is quoted in the report: only that
@@ -190,7 +190,7 @@ def metrics(rows: list[dict], got: list[dict], policy: str) -> dict:
 
 def protection_held_out(rows: list[dict]) -> dict:
     """:func:`protected_category` of each unambiguous held-out line against its label."""
-    from engramdb.dynamics.admission import protected_category
+    from engramdb.kinds import protected_category
 
     tp = fp = fn = tn = cat = 0
     misses, false = [], []

@@ -486,7 +486,7 @@ def test_questions_hedges_and_advice_repeated_across_sessions_are_no_facts(tmp_p
 
 
 def test_states_a_fact():
-    from engramdb.dynamics.admission import states_a_fact
+    from engramdb.kinds import states_a_fact
 
     for said in ("My sister Anna lives in Porto.", "Caroline: I work at Acme.", "You are allergic to peanuts.",
                  "Trying new recipes is my hobby.", "The meeting moved to 3 pm.",

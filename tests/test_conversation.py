@@ -1450,7 +1450,7 @@ def test_protection_reads_each_clause(tmp_path, said, protected):
     """A fresh-user pass: "I'm also allergic to penicillin, should I worry about that?" was not
     protected (the whole sentence was taken for a question) and was archived five months later,
     as were a medication regimen without a dose and a wheelchair."""
-    from engramdb.dynamics.admission import protected_category
+    from engramdb.kinds import protected_category
 
     assert (protected_category(said)[0] is not None) == protected
     with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
@@ -1498,7 +1498,7 @@ def test_contact_details_injuries_family_events_and_diet_are_protected(said, cat
     """A companion-app user's phone number, sprained ankle and a parent's death were archived by
     the default rescore: protection knew allergies, conditions, family facts and jobs, but no
     contact details, injuries, family events (in an episode), diet, faith or languages."""
-    from engramdb.dynamics.admission import protected_category
+    from engramdb.kinds import protected_category
 
     assert protected_category(said)[0] == category, protected_category(said)
 
@@ -1531,7 +1531,7 @@ def test_a_companion_users_phone_injury_and_loss_outlive_a_quiet_year(tmp_path):
 def test_a_fact_beside_a_question_is_protected(said):
     """Hostile pass: a statement sharing a clause, a line or a dash with a question, a relative
     clause taken for a question, a note-style label: each was missed and archived later."""
-    from engramdb.dynamics.admission import protected_category
+    from engramdb.kinds import protected_category
 
     assert protected_category(said)[0] is not None
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from engramdb.changes import change_report, gives_value
 from engramdb.chatter import CONTENT_FREE, QUESTION, STATEMENT, speech_act
-from engramdb.dynamics.admission import protected_category
+from engramdb.kinds import protected_category
 from engramdb.facts import fact_signature, frames_a_value, tokens
 from engramdb.patterns import Needles, alternation
 

@@ -246,6 +246,12 @@ def test_two_speakers_dogs_are_two_slots_and_my_names_the_speaker_s(tmp_path):
     ("I live in Manchester and work at Northwind.", "Manchester", True),
     ("I moved to Manchester and got a job at Northwind.", "Manchester", True),
     ("I work at Northwind and live in Manchester.", "Northwind", True),
+    # helper-199: a health, family or identity fact beside the move
+    ("I moved to Leeds. I'm allergic to peanuts.", "Leeds", True),
+    ("I moved to Leeds. I take 10 mg of lisinopril daily.", "Leeds", True),
+    ("I moved to Leeds. My sister lives in Oslo.", "Leeds", True),
+    ("I moved to Leeds. I turned 30 last week.", "Leeds", True),
+    ("I moved to Leeds. I'm vegan.", "Leeds", True),
     # one fact, and words about it
     ("I moved to Leeds. My new flat is small.", "Leeds", False),
     ("I moved to Leeds and I love it.", "Leeds", False),
@@ -280,3 +286,14 @@ def test_a_move_keeps_the_employer_said_with_the_old_home(tmp_path):
         # a slot the caller gives is kept, whatever else its text says
         given = mem.add("I live in York and I work at Initech.", created_at="2025-05-01", slot=("user", "home_city", "York"))
         assert mem.get(moved).state is engramdb.MemoryState.SUPERSEDED and mem.current("user", "home_city").id == given
+
+
+def test_a_move_keeps_the_allergy_said_with_it(tmp_path):
+    """helper-199: "I moved to Leeds. I'm allergic to peanuts." filled the home slot, so the next
+    move superseded the allergy with it, and recall hid it."""
+    cfg = engramdb.EngramConfig(slots=SlotConfig(extractor=rule_based_extractor))
+    with engramdb.open(tmp_path / "s", config=cfg, embedder="hashing") as mem:
+        both = mem.add("I moved to Leeds. I'm allergic to peanuts.", created_at="2025-01-01")
+        mem.add("I moved to York.", created_at="2025-03-01")
+        assert mem.get(both).state is engramdb.MemoryState.ACTIVE
+        assert mem.recall("what am I allergic to?", k=3).hits[0].id == both

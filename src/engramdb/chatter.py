@@ -2,7 +2,7 @@
 
 A chat is full of phatic talk (Malinowski's "phatic communion": speech that keeps contact and
 says nothing): greetings, thanks, compliments, laughter, acknowledgements. Admission control
-(:func:`engramdb.dynamics.admission.infer_kind`) rejects such candidates; recall must not
+(:func:`engramdb.kinds.infer_kind`) rejects such candidates; recall must not
 promote them either. :func:`content_free` finds a message of nothing but thanks, greetings,
 compliments and laughter ("Amazing, thank you!", "You're welcome!", "haha, you too!"): such a
 message answers no question, so recall does not lift it by spreading activation from the
@@ -28,7 +28,7 @@ __all__ = ["STATEMENT", "QUESTION", "CONTENT_FREE", "speech_act", "content_free"
            "THANKS", "LAUGH", "APOSTROPHES", "without_greetings", "asked_terms", "question_terms"]
 
 #: Greetings, thanks and reactions that are mostly phatic (admission's narrow list:
-#: :func:`engramdb.dynamics.admission.is_phatic`).
+#: :func:`engramdb.kinds.is_phatic`).
 PHATIC = frozenset("hi hello hey thanks thank ok okay lol haha bye cool nice great sure yeah yep "
                    "wow hmm oh good morning night welcome glad awesome amazing congrats "
                    "congratulations sounds see soon later care cheers yay appreciate".split())

@@ -660,7 +660,7 @@ def default_type_priors() -> Mapping[MemoryKind, float]:
     0.2 (arXiv:2603.04549, type prior T). Our kinds map onto those classes: ``semantic`` (facts
     and preferences) 0.8, ``decision`` 0.8, ``procedural`` 0.7, ``episodic`` 0.5 and
     ``working`` (temporary state) 0.2. Admission caps the prior at 0.2 for phatic text
-    (``dynamics.admission.is_phatic``) whatever its kind; with ``AdmissionConfig.infer_kind``
+    (``kinds.is_phatic``) whatever its kind; with ``AdmissionConfig.infer_kind``
     also for chatter that ``infer_kind`` finds, and not for a text in which it finds a fact.
     """
     return MappingProxyType({
@@ -740,7 +740,7 @@ class AdmissionConfig:
         Shadow mode: score, log and report every decision, but store every candidate.
     infer_kind : bool
         A candidate that gives no ``kind`` gets the kind its text states
-        (``dynamics.admission.infer_kind``: a fact or preference is ``semantic``, an event
+        (``kinds.infer_kind``: a fact or preference is ``semantic``, an event
         ``episodic``); its type prior follows. Off: it is ``episodic``, as ``add`` defaults.
     reject_phatic : bool
         A candidate that gives no ``kind`` and is chatter (``infer_kind`` says ``phatic``:
@@ -748,7 +748,7 @@ class AdmissionConfig:
         its score. A caller who gives a kind forces the ordinary score to decide.
     protect : bool
         Tag a stored candidate ``"protected"`` when it states an identity, health or family fact
-        (``dynamics.admission.protected_category``); the rescoring job never archives or prunes
+        (``kinds.protected_category``); the rescoring job never archives or prunes
         protected memories (``ForgettingConfig.keep_protected``).
     """
 

@@ -398,7 +398,7 @@ class Engram:
             are grouped. Default ``StoreConfig.max_pieces`` (64).
         protect_roles : sequence of str
             A message of these roles that states an identity, health or family fact
-            (:func:`engramdb.dynamics.admission.protected_category`: "I'm allergic to peanuts",
+            (:func:`engramdb.kinds.protected_category`: "I'm allergic to peanuts",
             "my sister lives in Oslo", "I work at Acme") is also tagged ``protected``, as
             :meth:`admit_batch` tags such candidates: the default :meth:`rescore` never archives
             or prunes it (a chat message never recalled is archived about 47 days after it was
@@ -1452,7 +1452,7 @@ class Engram:
         candidates, reinforcements and log entries are written in one transaction.
 
         A candidate without a ``kind`` gets the kind its text states
-        (:func:`engramdb.dynamics.admission.infer_kind`, rule-based): a fact or preference is
+        (:func:`engramdb.kinds.infer_kind`, rule-based): a fact or preference is
         ``semantic``, an event or appointment ``episodic``; chatter (greetings, thanks,
         laughter, acknowledgements, weather small talk) is rejected whatever its score, with a
         reason starting ``"phatic"``. A candidate that gives a kind keeps it and is scored as
@@ -2530,11 +2530,11 @@ def _edge_specs(edges: Iterable[Any], check_end: Callable[[Any, str], str],
 
 def _protected_tag(roles: tuple[str, ...]) -> Callable[[str, str], tuple[str, ...]] | None:
     """``add_conversation``'s tagger: ``("protected",)`` for a message of ``roles`` that states
-    an identity, health or family fact (``dynamics.admission.protected_category``), else ``()``;
+    an identity, health or family fact (``kinds.protected_category``), else ``()``;
     None when no role is protected."""
     if not roles:
         return None
-    from .dynamics.admission import protected_category
+    from .kinds import protected_category
 
     def tags(role: str, content: str) -> tuple[str, ...]:
         return (PROTECTED_TAG,) if role in roles and protected_category(content)[0] is not None else ()

@@ -196,12 +196,12 @@ def states_more(text: str, value: str, attribute: str | None = None) -> bool:
     - states another of those ("I moved to Leeds. I work at Initech now."; not "We live in
       Headingley now." for a home);
     - gives a value of something of the speaker's (:func:`engramdb.facts.frames_a_value`, its
-      subject "my" or "our": "My rent is 900 pounds."; not "The city is my home now.").
+      subject "my" or "our": "My rent is 900 pounds."; not "The city is my home now.");
+    - states a health or family fact, or an identity fact other than those
+      (:func:`engramdb.kinds.protected_category`: "I'm allergic to peanuts.", "My sister lives in
+      Oslo.", "I turned 30 last week.", "I'm vegan.").
 
-    "I moved to Leeds. My new flat is small." and "I moved to Leeds and I love it." state one;
-    so, wrongly, does "I moved to Leeds. I'm allergic to peanuts." (the admission rules that know
-    a health fact, :func:`engramdb.dynamics.admission.protected_category`, sit above the write
-    path that asks this).
+    "I moved to Leeds. My new flat is small." and "I moved to Leeds and I love it." state one.
 
     Parameters
     ----------
@@ -213,6 +213,7 @@ def states_more(text: str, value: str, attribute: str | None = None) -> bool:
         The slot's attribute (normalised: ``home_city``, ``employer``, ``name``, ...).
     """
     from .facts import frames_a_value
+    from .kinds import protected_category
     from .sentences import several_claims, several_sentences
     from .standing import standings
 
@@ -226,8 +227,11 @@ def states_more(text: str, value: str, attribute: str | None = None) -> bool:
     for part in parts:
         if low in normalise(part):
             continue
-        if ({got.relation for got in standings(part)} - {own}
-                or (frames_a_value(part) and _MY_VALUE.match(part) is not None)):
+        relations = {got.relation for got in standings(part)}
+        if relations - {own} or (frames_a_value(part) and _MY_VALUE.match(part) is not None):
+            return True
+        category = protected_category(part)[0]   # (a standing of its own relation is identity too)
+        if category in ("health", "family") or (category == "identity" and not relations):
             return True
     return False
 

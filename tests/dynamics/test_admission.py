@@ -6,7 +6,8 @@ import engramdb
 from engramdb import errors
 from engramdb.config import AdmissionConfig
 from engramdb.dynamics import admission as adm
-from engramdb.dynamics.admission import heuristic_utility, is_phatic
+from engramdb.dynamics.admission import heuristic_utility
+from engramdb.kinds import is_phatic
 from engramdb.kernels.reference import ADMISSION_FACTORS
 from engramdb.testing import columns, store_digest
 

@@ -10,7 +10,7 @@ import pytest
 import engramdb
 from engramdb import errors
 from engramdb.config import AdmissionConfig, EngramConfig, ForgettingConfig
-from engramdb.dynamics.admission import PHATIC_KIND, infer_kind, protected_category
+from engramdb.kinds import PHATIC_KIND, infer_kind, protected_category
 
 from .conftest import T0
 

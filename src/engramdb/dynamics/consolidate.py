@@ -40,7 +40,7 @@ per namespace with one dynamics-log entry per action:
    members>`` tagged ``fact`` (text: the sentence of its newest turn nearest the cluster's
    centroid, with the turn's speaker: one statement, not a whole answer; the newest, as last
    said; only a sentence that states something counts, as
-   :func:`engramdb.dynamics.admission.states_a_fact` judges it: a question, a hedge or a piece
+   :func:`engramdb.kinds.states_a_fact` judges it: a question, a hedge or a piece
    of advice asked or given in every session is no fact, and a cluster of nothing else is not
    promoted; nor is the layout of an assistant's reply, its list items, headings and quotes,
    nor a cluster of an assistant's turns only: a plan or an option it repeats is no fact), with
@@ -107,7 +107,7 @@ from ..progress import track
 from ..state import EngineState
 from ..types import GENERATED_TAGS, KIND_BY_CODE, PROTECTED_TAG, MemoryKind, MemoryState, Relation, _STATE_CODES
 from ..write.records import embed_missing, prepare, write_new
-from .admission import past_event_verb, states_a_fact
+from ..kinds import past_event_verb, states_a_fact
 from .pairs import pairs_for
 from ..validate import MAX_TAGS, check_text, is_blank, now as clock_now
 from ..wording import count
@@ -201,7 +201,7 @@ def _content_set(text: str) -> set[str]:
 
 def _statements(turn: str) -> tuple[str | None, list[str]]:
     """The speaker of ``turn`` (its ``"Speaker: "``, or None) and its prose sentences that state
-    something (:func:`engramdb.dynamics.admission.states_a_fact`: no question, hedge, suggestion
+    something (:func:`engramdb.kinds.states_a_fact`: no question, hedge, suggestion
     or chatter)."""
     m = _SPEAKER.match(turn)
     who, body = (m.group(1), turn[m.end():]) if m else (None, turn)
@@ -261,7 +261,7 @@ _STATE_AFTER = frozenset("engaged married divorced hired promoted diagnosed preg
 
 
 def _state_change(sentence: str) -> str | None:
-    """The verb of the past event ``sentence`` reports (:func:`engramdb.dynamics.admission.past_event_verb`)
+    """The verb of the past event ``sentence`` reports (:func:`engramdb.kinds.past_event_verb`)
     when it changes a state that holds after it (:data:`_STATE_CHANGES`, :data:`_ONSET_BEFORE`,
     :data:`_STATE_AFTER`), else None."""
     verb = past_event_verb(sentence)
@@ -278,7 +278,7 @@ def _state_change(sentence: str) -> str | None:
 
 
 def _one_off(sentence: str) -> bool:
-    """Whether ``sentence`` reports what happened (:func:`engramdb.dynamics.admission.past_event_verb`)
+    """Whether ``sentence`` reports what happened (:func:`engramdb.kinds.past_event_verb`)
     on a day or in a week it names (:func:`engramdb.timeref.resolve_time_refs`, :data:`_OCCASION`),
     and no change of state (:func:`_state_change`): "Pixel chewed my running shoes yesterday"
     and "The meeting started late yesterday" are episodes, no fact that holds. "I stopped eating
@@ -291,7 +291,7 @@ def _one_off(sentence: str) -> bool:
 def _tells_other_events(text: str, members: list[int], recs: dict[int, dict]) -> bool:
     """Whether a fact worded ``text``, of cluster ``members`` (nids; ``recs`` their records),
     would join different events, or an episode told again: ``text`` reports a past event (its
-    verb, :func:`engramdb.dynamics.admission.past_event_verb`) that a member tells in none of its
+    verb, :func:`engramdb.kinds.past_event_verb`) that a member tells in none of its
     statements, by that verb or, for a change of state, by any verb of one (:func:`_state_change`:
     "I quit smoking" / "I stopped smoking"): "We adopted a beagle named Pixel last weekend" and
     "Pixel chewed my running shoes yesterday"; or that one of its tellings dates to a day or a

@@ -12,7 +12,7 @@ active working memories per namespace). On overflow the least salient, then olde
 ``promote_salience``); nothing is evicted, so overflow never loses a memory.
 
 Protected memories: a memory tagged :data:`PROTECTED_TAG` (admission tags identity, health and
-family facts, see ``dynamics.admission.protected_category``; a caller may tag any memory) is
+family facts, see ``kinds.protected_category``; a caller may tag any memory) is
 never archived or pruned by the rescoring job while ``ForgettingConfig.keep_protected`` is set
 (the default). Its salience decays as usual; ``forget`` still archives or erases it on request.
 Likewise the current value of a slot (an active memory filling a subject's attribute: what
