@@ -518,6 +518,13 @@ def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
                + f" into {store}")
 
 
+def _finite_seconds(value: float | None) -> float | None:
+    """A number of seconds given on the command line, not NaN (click's ranges let NaN through)."""
+    if value is not None and value != value:
+        raise click.BadParameter("expected a number of seconds, got nan")
+    return value
+
+
 @main.command("ingest-chat")
 @store_option
 @ns_option
@@ -527,7 +534,8 @@ def ingest_cmd(store, namespace, embedder, dim, recorded_at, file):
               help="Session label of messages that name none (a {\"messages\": [...]} file of several "
                    "conversations: SESSION-<line> for each; without it, each is named by its first message, "
                    "as add_conversation names an unlabelled chat).")
-@click.option("--session-gap", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
+@click.option("--session-gap", type=click.FloatRange(min=0, max=1e10), default=None, metavar="SECONDS",
+              callback=lambda _ctx, _param, v: _finite_seconds(v),
               help="Without --session, an unlabelled message sent more than this long after the one before "
                    "(by created_at) opens a new session (default: 1800, 30 minutes); 0: never.")
 @click.option("--entities/--no-entities", default=True, show_default=True,
@@ -615,6 +623,7 @@ def ingest_chat_cmd(store, namespace, embedder, dim, session, session_gap, entit
                 for key, value in got.items():
                     totals[key] = totals.get(key, 0 if isinstance(value, int) else []) + value
     out = totals
+    out["sessions"] = list(dict.fromkeys(out["sessions"]))   # (two conversations of a file may share one)
     notes = [f"{out['already_stored']} already stored"] if out["already_stored"] else []
     if out["left_out"]:
         notes.append(f"{count(out['left_out'], 'instruction or tool message', 'instruction or tool messages')} "

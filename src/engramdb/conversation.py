@@ -52,9 +52,10 @@ arXiv:2501.13956 (episode, entity and community subgraphs); Catledge & Pitkow (1
 from __future__ import annotations
 
 import bisect
+import numbers
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from .batch_plan import block_id, piece_tags, split_text, whole_digest, whole_record
@@ -842,18 +843,25 @@ def _tool_call_only(m: Any) -> bool:
     return isinstance(content, str) and is_blank(content)
 
 def check_session_gap(value: Any) -> float | None:
-    """``session_gap`` as float seconds > 0, or None (never split).
+    """``session_gap`` as float seconds > 0, or None (never split): a real number (NumPy's too) or
+    a :class:`datetime.timedelta`.
 
     Raises
     ------
     InvalidInputError
-        Not None nor a finite number > 0 (a bool is no number).
+        Not None, a timedelta nor a finite real number > 0 (a bool is no number).
     """
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
-        raise InvalidInputError(f"session_gap: expected seconds > 0 or None, got {value!r}")
-    return float(value)
+    seconds = value.total_seconds() if isinstance(value, timedelta) else value
+    if not isinstance(seconds, bool) and isinstance(seconds, numbers.Real):
+        try:
+            seconds = float(seconds)
+        except OverflowError:
+            seconds = float("inf")
+        if 0 < seconds < float("inf"):
+            return seconds
+    raise InvalidInputError(f"session_gap: expected seconds > 0 (a number or a timedelta) or None, got {value!r}")
 
 
 def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | None = None,
@@ -988,6 +996,9 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     session_gap = check_session_gap(session_gap)
     auto_label = None   # the generated label of the unlabelled messages so far
     auto_labels: set[str] = set()
+    latest: float | None = None   # the newest time so far (a pause is measured from it)
+    resent = False   # a sitting of this call lined up with a stored session: the chat is sent again
+    sitting_of_resent: set[str] = set()   # the later sittings' sessions that took it for that
     for k, row in checked:
         if row is None:
             plan.left_out += 1
@@ -1000,9 +1011,10 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         else:
             t = raw_t
         if (sess is None and label is not None and label == auto_label and session_gap is not None
-                and raw_t is not None and t - prev_t > session_gap):
+                and raw_t is not None and latest is not None and t - latest > session_gap):
             label = None   # a pause: an unlabelled chat's next sitting opens a session of its own
         prev_t = t
+        latest = t if latest is None else max(latest, t)   # (a message dated back joins its sitting)
         # (content tidied, _tidy: its digest is also the loose one a stored message is found by)
         digest = text_digest(f"{name or role}: {content}").hex()
         if sess is not None:
@@ -1020,6 +1032,12 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                     # the same chat sent again: its stored session takes it; also when that
                     # session's first message was erased (its label came from the same first
                     # message's time or text, and the erased place must stay erased)
+                    resent = True
+                    break
+                if resent and got is not None:
+                    # a later sitting of a chat whose earlier sitting is stored: its session, whatever
+                    # became of its first message (edited, or every message erased: they stay so)
+                    sitting_of_resent.add(label)
                     break
                 n += 1
                 label = f"{base}-{n}"
@@ -1060,10 +1078,22 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         skip.update(i for i, r in enumerate(rows) if r[5] is not None and r[6] in (stored_digests(r[5]) or ()))
     # an id of a message its session erased: it stays erased
     skip.update(i for i, r in enumerate(rows) if r[5] is not None and r[5] in erased_ids.get(r[4], ()))
+    rows_of: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        rows_of.setdefault(r[4], []).append(i)
     for lab, (stored_msgs, _pos, tail_from, _last_at) in held.items():
-        mine = [i for i, r in enumerate(rows) if r[4] == lab]
+        mine = rows_of[lab]
         lined = _overlap([d for _, d, _t in stored_msgs], [rows[i][6] for i in mine],
                          [t for *_, t in stored_msgs], [rows[i][8] for i in mine], tail_from)
+        if not lined and lab in sitting_of_resent and all(d is None for _, d, _t in stored_msgs):
+            # every message of the sitting erased, the chat sent again: each place stays erased
+            # (for what happened by the sitting's last numbered time)
+            lined = []
+            for o, (_mid, _d, bound) in zip(range(len(mine)), stored_msgs):
+                t = rows[mine[o]][8]
+                if t is not None and bound is not None and t > bound + _SAME_TIME_S:
+                    break
+                lined.append((o, o))
         # a message lined up with a stored one is that one, unless its own id says otherwise (at
         # a hole, an erased message, only a message without an id of its own lines up)
         skip.update(mine[o] for o, at in lined if rows[mine[o]][5] in (None, stored_msgs[at][0]))
