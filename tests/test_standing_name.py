@@ -156,6 +156,18 @@ def test_a_later_name_answers_and_the_earlier_is_kept_with_a_warning(tmp_path):
         assert {(w.source, w.target) for w in res.warnings} == {(dee, dana)}
 
 
+@pytest.mark.parametrize("text", ["Name's Sam.", "user: Name is Dana, by the way."])
+def test_a_name_given_without_a_subject_may_state_the_name(tmp_path, text):
+    """helper-202: "What is my name?" with "Name's Sam." stored got an unstated gap, and the
+    answer's relevance was capped under the threshold with it."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        m.add(text)
+        m.add("I bought a new bike.")
+        res = m.recall("What is my name?", k=2)
+        assert not res.gaps and res.hits[0].text == text
+        assert res.hits[0].relevance >= res.stats["relevance_threshold"]
+
+
 def test_a_store_that_never_says_the_name_gives_an_unstated_gap(tmp_path):
     with engramdb.open(tmp_path / "s", embedder="hashing") as m:
         for i, text in enumerate(["I live in Denver.", "My sister's name is Ana.", "My dog is called Biscuit."]):

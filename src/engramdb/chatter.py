@@ -226,6 +226,20 @@ _TAG = re.compile(r",\s*(?:right|correct|ok|okay|yes|no|yeah|eh|huh|true|innit|d
                   r"[a-z]+n['’]t (?:it|they|he|she|you|we|there|that|i))\W*\?$", re.IGNORECASE)
 
 
+#: A question for advice or leave, opening its sentence (after a speaker label and discourse words):
+#: a question word or modal first, and the asker's "should I", "can we", "do I need", "how do I"
+#: ("What protein should I eat after a long run?", "Can I take ibuprofen?"; not "I'm allergic to
+#: penicillin, should I worry?", which states its first clause).
+_ADVICE = re.compile(
+    r"^\s*(?:[^:\n]{1,40}:\s+)?(?:(?:so|and|but|also|ok|okay|hey|hi|well|then|now|quick question)\W+)*"
+    r"(?:(?:what|which|how|when|where|who|whom|why)\b[^?]*?\b)?"
+    r"(?:(?:should|shall|can|could|may|must|ought\s+to)\s+(?:i|we)|(?:do|would)\s+(?:i|we)\s+need"
+    r"|(?:do|does|did)\s+(?:i|we)\s+(?:have\s+to|need\s+to)|how\s+(?:do|can|should|would)\s+(?:i|we))\b",
+    re.IGNORECASE)
+#: What a question calls its asker's ("my bike", "our new flat"): said, whatever the question asks.
+_MINE = re.compile(r"\b(?:my|our)\s+[\w'’-]+(?:\s+[\w'’-]+)?", re.IGNORECASE)
+
+
 def asked_terms(text: str) -> frozenset[str]:
     """Index terms (stems, :func:`engramdb.index.tokens.tokenize`) that ``text`` says only inside
     the questions it asks: "That sounds exhausting. Want some tips for managing the workload?"
@@ -234,7 +248,10 @@ def asked_terms(text: str) -> frozenset[str]:
     to penicillin, right?", "Can you recommend a vet for my dog Rex?"), as :func:`speech_act`
     reads it; a statement with a tag ("The meeting is at 3pm, right?", "Mom's birthday is June 2,
     isn't it?"); and a question the text goes on past ("Guess who got promoted today? Dana!",
-    "Did you see the game? We won."): only the questions a text ends on ask.
+    "Did you see the game? We won."): only the questions a text ends on ask. A question for
+    advice or leave asks whatever person it speaks in (:data:`_ADVICE`: "What protein should I
+    eat after a long run?" says nothing of what its asker ate, "Can I take ibuprofen?" nothing of
+    taking it), all but what it calls the asker's ("How do I fix my bike?" says there is a bike).
 
     Parameters
     ----------
@@ -252,7 +269,10 @@ def asked_terms(text: str) -> frozenset[str]:
     asking, stating = [], []
     for s in sentences(text):
         end = s.rstrip()
-        if end.endswith("?") and not _TAG.search(end) and not any(w.lower() in _FIRST_PERSON for w in tokens(s)):
+        if end.endswith("?") and not _TAG.search(end) and _ADVICE.match(s) is not None:
+            asking.append(s)
+            stating += [m.group(0) for m in _MINE.finditer(s)]   # ("my bike": the asker has one)
+        elif end.endswith("?") and not _TAG.search(end) and not any(w.lower() in _FIRST_PERSON for w in tokens(s)):
             asking.append(s)
         else:   # a statement, and any question before it (one the text goes on past) with it
             stating += asking

@@ -38,7 +38,7 @@ from typing import Mapping
 from .timeref import CALENDAR_WORDS
 
 __all__ = ["labelled", "speaker_of", "speaker_keys", "named_speaker", "looks_like_a_name", "others_only",
-           "not_the_owners", "silent_on_the_owners", "calls_not_names", "PERSON_NOUNS", "ANIMAL_NOUNS",
+           "not_the_owners", "silent_on_the_owners", "calls_not_names", "names_given", "PERSON_NOUNS", "ANIMAL_NOUNS",
            "DOG_WORDS", "CAT_WORDS", "CHAT_ROLES", "FIRST_PERSON", "SECOND_PERSON", "LABELS"]
 
 #: Chat roles (OpenAI's; :data:`engramdb.conversation.ROLES` is this set): a role tag or prefix is a speaker.
@@ -404,7 +404,7 @@ def not_the_owners(question: str, text: str) -> frozenset[str]:
         Empty when the question asks for no one's thing, or the text may speak of the owner, or
         names none of the thing's words as someone else's.
     """
-    asked = _asked_of_another(question) if "'" in question or "’" in question else ()
+    asked = _asked_of_another(question) if _may_ask_of_another(question) else ()
     if not asked:
         return frozenset()
     words = _TEXT_WORD.findall(text.lower())
@@ -413,9 +413,10 @@ def not_the_owners(question: str, text: str) -> frozenset[str]:
     said = bare if LABEL.match(text) is None else _bare_words(LABEL.sub("", text, count=1))   # (not "assistant:")
     out: set[str] = set()
     for owner, stems in asked:
-        if owner in bare:
+        if owner in bare and not _owns_another(words, owner):
             continue
-        another = _another_pet(owner, said, stems)   # (then the name said is the pet's)
+        # (the owner named only as another's owner, "My sister's cat is named Miso.": the cat's)
+        another = owner in bare or _another_pet(owner, said, stems)   # (then the name said is the pet's)
         if third_person and not another:   # "he", "she", "they" may be the owner
             continue
         places = [(i, stem) for i, w in enumerate(words) for stem in stems if w.startswith(stem)]
@@ -424,12 +425,42 @@ def not_the_owners(question: str, text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+#: Other wordings of "my <kin or pet>'s name" ("what's the name of my sister?", "what is my sisters
+#: name?", "what are my sisters' names?", "what's my sister called?"): group 1 "my" / "our", 2 the
+#: owner word.
+_NAME_OF = re.compile(r"\bthe\s+(?:(?:first|last|full|middle)\s+)?names?\s+of\s+(my|our)\s+([a-z]+)\b", re.I)
+_NAME_NO_APOSTROPHE = re.compile(r"\b(my|our)\s+([a-z]+?)s?['’]?\s+(?:(?:first|last|full|middle)\s+)?names?\b", re.I)
+_OWNER_CALLED = re.compile(r"\b(my|our)\s+([a-z]+)\s+called\W*$", re.I)
+
+
+def _may_ask_of_another(question: str) -> bool:
+    """Whether ``question`` may ask for someone's thing: a possessive, or another wording of a
+    kin's or pet's name (:data:`_NAME_OF`)."""
+    return "'" in question or "’" in question or "name" in question.lower() or "called" in question.lower()
+
+
+def _as_possessive(question: str) -> str:
+    """``question`` with another wording of a kin's or pet's name written "my <owner>'s name"
+    ("What's the name of my sister?", "What is my sisters name?", "What's my sister called?"),
+    when the owner is a kin or pet word (:func:`_kind_of`); else as it is."""
+    def mine(m: re.Match) -> str:
+        owner = m.group(2)
+        single = owner[:-1] if owner.lower().endswith("s") and _kind_of(owner.lower()[:-1]) is not None else owner
+        return f"{m.group(1)} {single}'s name" if _kind_of(single.lower()) is not None else m.group(0)
+
+    for form in (_NAME_OF, _OWNER_CALLED):
+        question = form.sub(mine, question)
+    return _NAME_NO_APOSTROPHE.sub(lambda m: mine(m) if "'s" not in m.group(0) else m.group(0), question)
+
+
 @functools.lru_cache(maxsize=1024)
 def _asked_of_another(question: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(owner, the index terms of the thing) of each "<owner>'s <thing>" of ``question`` (see
-    :func:`not_the_owners`)."""
+    :func:`not_the_owners`); another wording of a kin's or pet's name is read as one
+    (:func:`_as_possessive`), and its "first", "full" ... name as its name."""
     from .index.tokens import tokenize
 
+    question = _as_possessive(question)
     out = []
     for m in _OWNERS_THING_AT.finditer(question):   # (overlapping: "What's my dog's name?")
         owner, first, second = m.groups()
@@ -456,21 +487,76 @@ _ATTRIBUTES = {
     "email": (frozenset({"email", "e-mail"}), ("email", "e-mail", "mail", "gmail"), re.compile(r"\S@\S")),
     "address": (frozenset({"address"}), ("address", "live", "lives", "living", "street", "road", "avenue", "lane",
                                          "drive", "apartment", "flat", "moved"), None),
-    "name": (frozenset({"name"}), ("name", "nickname"), None),   # (and :func:`_name_forms`)
+    "name": (frozenset({"name", "nicknam", "first", "last", "full", "middl"}), ("name", "nickname"), None),   # (and :func:`_names_the_owner`)
 }
 
 
+#: What may stand between an owner word and the name it is given ("my sister Priya", "My sister is
+#: Priya", "my sister's Priya", "my sister (Priya)", "My sister - Priya -", "My sister goes by Jo").
+_NAME_LINK = r"(?:\s*(?:['’]s\b|\bis\b|\bwas\b|\bgoes\s+by\b|\bwent\s+by\b|[,(:\-–—]))*\s*[\"“'‘]?"
+_WORD_AFTER = r"([^\W\d_][\w'’-]*)"
+
+
 @functools.lru_cache(maxsize=256)
-def _name_forms(owner: str) -> re.Pattern:
-    """The forms that give ``owner``'s (a kin or pet word's) name without the word "name": a
-    capitalised word (or a quote) right after the owner word ("my sister Priya", "our dog,
-    Biscuit") or after a naming "called" ("a sister called Jo", "we call him Rex"), or before "is
-    my <owner>" / ", my <owner>" ("Priya is my sister", "Priya, my little sister")."""
+def _name_forms(owner: str) -> tuple[re.Pattern, ...]:
+    """The places a text gives ``owner``'s (a kin or pet word's) name without the word "name",
+    group 1 the word that must read as a name (:func:`_reads_as_a_name`): the word right after
+    the owner word ("my sister Priya", "My sister is Priya", "our dog, Biscuit", "my sister
+    (Priya)"); after a naming "called" or "goes by" ("a sister called Jo", "we call him Rex");
+    or right before "is my <owner>", "(my <owner>" or ", my <owner>" ("Priya is my sister",
+    "Priya (my sister)", "Priya, my little sister")."""
     o = re.escape(owner)
-    return re.compile(
-        rf"(?i:\b{o}s?),?\s+[\"“'‘]?[A-Z][^\W\d_]"
-        rf"|(?i:\bcall(?:ed|s|ing)?)\s+(?:(?i:him|her|them|it)\s+)?[\"“'‘]?[A-Z][^\W\d_]"
-        rf"|[A-Z][^\W\d_][\w'’-]*(?:\s+(?:is|was)|,)\s+(?i:my|our)\s+(?:[\w-]+\s+)?(?i:{o})\b")
+    return (re.compile(rf"(?i:\b{o}s?){_NAME_LINK}{_WORD_AFTER}"),
+            re.compile(rf"(?i:\b(?:call(?:ed|s|ing)?|named|goes\s+by)\s+(?:(?:him|her|them|it)\s+)?)[\"“'‘]?{_WORD_AFTER}"),
+            re.compile(rf"{_WORD_AFTER}(?:\s+(?:is|was)|\s*[(,\-–—])\s*(?i:my|our)\s+(?:[\w-]+\s+)?(?i:{o})\b"))
+
+
+def _reads_as_a_name(word: str) -> bool:
+    """Whether ``word``, found where a text gives a name, is one: capitalised in any script
+    ("Priya", "Émilie", "O'Neill"), and no pronoun, calendar word, label, kin or pet word ("I",
+    "Saturday", "Mom")."""
+    bare = _bare(word)
+    return bare[:1].isupper() and looks_like_a_name(bare) and _kind_of(bare.lower()) is None
+
+
+def _names_the_owner(owner: str, text: str) -> bool:
+    """Whether ``text`` gives ``owner``'s name in one of :func:`_name_forms`; True for a text
+    without a capital letter ("my sister jo called"), where a name cannot be told from a word."""
+    if not any(ch.isupper() for ch in LABEL.sub("", text, count=1)):
+        return True
+    return _gives_a_name(owner, text)
+
+
+def _gives_a_name(owner: str, text: str) -> bool:
+    """Whether ``text`` gives ``owner``'s name in one of :func:`_name_forms`."""
+    return any(_reads_as_a_name(m.group(1)) for form in _name_forms(owner) for m in form.finditer(text))
+
+
+def _asks_a_name(stems) -> bool:
+    """Whether the index terms ``stems`` of an asked thing are a name ("name", "first name")."""
+    return set(stems) <= _ATTRIBUTES["name"][0] and not {"name", "nicknam"}.isdisjoint(stems)
+
+
+def names_given(question: str, text: str) -> frozenset[str]:
+    """The index terms of a kin's or pet's name ``question`` asks for ("What's my sister's first
+    name?": ``first``, ``name``) when ``text`` names that owner and gives a name in one of
+    :func:`_name_forms` ("My sister Priya called."): the text answers the words it does not say,
+    as a distance answers "how far" (:mod:`engramdb.answer_types`). Empty otherwise.
+
+    Parameters
+    ----------
+    question, text : str
+
+    Returns
+    -------
+    frozenset of str
+    """
+    asked = _asked_of_another(question) if _may_ask_of_another(question) else ()
+    out: set[str] = set()
+    for owner, stems in asked:
+        if _asks_a_name(stems) and owner in _bare_words(text) and _gives_a_name(owner, text):
+            out.update(stems)
+    return frozenset(out)
 
 
 def silent_on_the_owners(question: str, text: str) -> bool:
@@ -478,9 +564,11 @@ def silent_on_the_owners(question: str, text: str) -> bool:
     Daniel's birthday?", "What's Kenji's phone number?", "my sister's email", "what is my
     sister's name?") but in no word or form that gives it (:data:`_ATTRIBUTES`: "birthday",
     "born", "turns"; "phone", "cell", a number like 555-0101; "name", "named", a capitalised word
-    after the owner word or a naming "called", :func:`_name_forms`): "Daniel is an ER nurse at
+    after the owner word or a naming "called", :func:`_names_the_owner`): "Daniel is an ER nurse at
     OHSU" says nothing of his birthday, nor "My sister called while we were there." of her name,
-    however well they match the question. Only a birthday, phone number, email, address and
+    however well they match the question; nor does a text that names the owner only as the owner
+    of another kin or pet ("My sister's boyfriend is called Dev.", "My sister's son turns 5 on May
+    3.": :func:`_owns_another`). Only a birthday, phone number, email, address and
     name are asked of: their values are said in these words; anything else may be said in any
     ("What is Caroline's identity?" and "I'm a transgender woman").
 
@@ -492,9 +580,9 @@ def silent_on_the_owners(question: str, text: str) -> bool:
     -------
     bool
     """
-    asked = _asked_of_another(question) if "'" in question or "’" in question else ()
+    asked = _asked_of_another(question) if _may_ask_of_another(question) else ()
     kinds = [(owner, kind) for owner, stems in asked for kind, (asking, _words, _form) in _ATTRIBUTES.items()
-             if set(stems) <= asking]   # ("Kenji's phone charger" is no phone number)
+             if (_asks_a_name(stems) if kind == "name" else set(stems) <= asking)]   # (no phone charger)
     if not kinds:
         return False
     low = text.lower()
@@ -502,8 +590,10 @@ def silent_on_the_owners(question: str, text: str) -> bool:
     bare = {w[:-2] if w.endswith(("'s", "’s")) else w for w in words}
     for owner, kind in kinds:
         _asking, said, form = _ATTRIBUTES[kind]
+        if owner in bare and _owns_another(words, owner):   # ("My sister's son turns 5 on May 3.")
+            return True
         if kind == "name":
-            if owner in bare and not any(w.startswith(said) for w in words) and not _name_forms(owner).search(text):
+            if owner in bare and not any(w.startswith(said) for w in words) and not _names_the_owner(owner, text):
                 return True
         elif owner in bare and not any(w.startswith(said) for w in words) and not (form and form.search(low)):
             return True
@@ -548,6 +638,22 @@ def _asks_by_called(question: str) -> bool:
     """Whether ``question`` asks for a name by "called" (:data:`_ASKS_CALLED`; asked once a
     question, not once a hit)."""
     return "called" in question.lower() and _ASKS_CALLED.match(question) is not None
+
+
+def _owns_another(words: list[str], owner: str) -> bool:
+    """Whether ``words`` (lower case) name ``owner`` only as the owner of another kin or pet
+    ("my sister's cat", "my sister's boyfriend"): every "<owner>'s" followed by such a word
+    that cannot be the owner, and no other mention."""
+    seen = False
+    for i, w in enumerate(words):
+        if w == owner or w in (f"{owner}s", f"{owner}s'", f"{owner}s’"):
+            return False
+        if w in (f"{owner}'s", f"{owner}’s"):
+            after = _bare(words[i + 1]) if i + 1 < len(words) else ""   # ("Kenji's wife's number")
+            if _kind_of(after) is None or _may_be(after, owner):
+                return False
+            seen = True
+    return seen
 
 
 def _someone_elses(words: list[str], i: int, owner: str) -> bool:

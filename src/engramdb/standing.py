@@ -747,6 +747,7 @@ _MAY_STATE = {
                            r"\b(?:employer|company|workplace)\s+is\s+\w|\bself-employed\b|\bfreelanc|\bunemployed\b|"
                            r"\bretired\b|\buser\s+(?:is|was|has\s+been)\s+(?:[\w-]+\s+){0,3}(?:at|for|with|by)\s+\w"),
     "name": re.compile(r"\bmy\s+(?:\w+\s+)?name\b|\b(?:i'm|i’m|i\s+am)\s+called\b|\bcall(?:ed)?\s+me\b|\bgo\s+by\b"
+                       r"|^\W*(?:[^:\n]{1,40}:\s+)?name(?:['’]s|\s+is)\s+\w"
                        r"|\b(?:hi|hello|hey|hiya)\b\W{0,3}(?:there\W{0,3})?(?:i['’]?m|i\s+am)\s+\w"),
 }
 #: Of the name, what is read in the text as written: a capital after "I'm", "I am", "this is" ("I'm
@@ -803,9 +804,15 @@ def may_state(text: str, relation: str) -> bool:
 
     if not says(text):
         return False
-    return any(says(s) and _FIRST_PERSON.search(s) and not _OTHERS.search(s)
+    return any(says(s) and (_FIRST_PERSON.search(s) or (relation == "name" and _OWN_NAME.match(s)))
+               and not _OTHERS.search(s)
                and not (relation == "name" and s.rstrip().endswith("?"))   # ("What should I name my puppy?")
                for s in re.split(r"(?<=[.!?])\s+|\n+", text))
+
+
+#: A sentence that opens with a name given without a subject, the speaker's own ("Name's Sam.",
+#: "Name is Dana, by the way."), after a chat label or not.
+_OWN_NAME = re.compile(r"^\s*(?:[^:\n]{1,40}:\s+)?(?:(?:oh|and|also|btw|anyway)\W+)*name(?:['’]s|\s+is)\s+\w", re.I)
 
 
 #: The words a question that asks for nothing but the speaker's home or employer is made of

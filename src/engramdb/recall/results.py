@@ -50,8 +50,8 @@ from ..index.keyword import KeywordIndex, term_counts as count_terms
 from ..index.tokens import tokenize
 from ..sentences import split_sentences
 from ..slots import USER_SUBJECTS, contradiction_warnings
-from ..speakers import (CHAT_ROLES, LABEL as SPEAKER_LABEL, calls_not_names, not_the_owners, others_only,
-                        silent_on_the_owners)
+from ..speakers import (CHAT_ROLES, LABEL as SPEAKER_LABEL, calls_not_names, names_given, not_the_owners,
+                        others_only, silent_on_the_owners)
 from ..standing import MAY_STATE_BITS, asks_for_place
 from ..temporal import record_as_of, text_as_of
 from ..validate import utc_text
@@ -219,6 +219,8 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             counts = [_without(c, o) for c, o in zip(counts, others)]
             if asked_types(req.query):   # "how far did I run?": a distance is the word "far" answered
                 counts = [_with(c, answered_terms(req.query, hr.text)) for c, hr in zip(counts, hit_rows)]
+            # ... and a name given is "name" answered ("what's my sister's first name?", "My sister Priya")
+            counts = [_with(c, names_given(req.query, hr.text)) for c, hr in zip(counts, hit_rows)]
             # (the question's time expressions are its windows, no words to match: "what did I do
             # yesterday?" is no match of a message of weeks ago that says "yesterday")
             asked = without_windows(req.query, ctx.windows)
