@@ -57,3 +57,21 @@ def test_a_distance_answers_how_far(tmp_path, embedder):
         assert by_text["user: Ran 5 km this morning."] >= threshold, by_text
         assert by_text.get("user: I love running in the rain.", 0.0) < threshold, by_text
         assert not [g for g in res.gaps if g.reason == "weak_evidence"]
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_a_value_about_something_else_answers_nothing(tmp_path, embedder):
+    """helper-203: "how far is the gym?" and "how long is my commute?" (never said) got "The new
+    house is 12 miles from Tom's office." and a half marathon's time at relevance 0.92 and 0.89,
+    no gap: any distance or duration counted as the answer. A value answers the adjective only in a
+    memory that holds another word of the question."""
+    chat = ["The new house is 12 miles from Tom's office.", "Tom ran his first half marathon on Sunday, 1 hour 52 minutes.",
+            "We adopted a beagle named Biscuit."]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        mem.add_conversation([{"role": "user", "content": t, "created_at": f"2025-04-06T09:{i:02d}:00Z"}
+                              for i, t in enumerate(chat)], namespace="me")
+        for question in ("how far is the gym?", "how long is my commute?"):
+            res = mem.recall(question, namespace="me", k=3)
+            assert "weak_evidence" in [g.reason for g in res.gaps], (question, [(h.text, h.relevance) for h in res.hits])
+        res = mem.recall("how far is the office?", namespace="me", k=3)
+        assert "12 miles" in res.hits[0].text and res.hits[0].relevance >= res.stats["relevance_threshold"]

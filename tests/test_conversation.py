@@ -206,6 +206,24 @@ def test_a_resent_chat_keeps_its_later_sittings_erased_and_edited(tmp_store):
         assert eng.get(f"{second}:1", namespace="u").state is MemoryState.SUPERSEDED
 
 
+def test_an_edit_of_an_unlabelled_chats_first_message_replaces_it(tmp_store):
+    """helper-203: editing the first message of a chat stored without a label made a second
+    session "chat-<t>-2" holding the edit, both wordings active. The messages after it, the same
+    words at the same times, say it is the same chat."""
+    msgs = [{"role": "user", "content": "Hi, I'm Maya! I just set you up.", "created_at": "2025-03-03T19:00:00Z"},
+            {"role": "assistant", "content": "Nice to meet you, Maya!", "created_at": "2025-03-03T19:00:05Z"},
+            {"role": "user", "content": "I live in Chicago.", "created_at": "2025-03-03T19:01:00Z"}]
+    with engramdb.open(tmp_store) as eng:
+        (sid,) = eng.add_conversation(msgs, namespace="u")["sessions"]
+        edited = [dict(msgs[0], content="Hi, I'm Maya! I just set you up as my assistant."), *msgs[1:]]
+        out = eng.add_conversation(edited, namespace="u")
+        assert out["sessions"] == [sid] and out["already_stored"] == 2 and out["superseded"] == [sid[2:] + ":1"]
+        assert eng.get(sid[2:] + ":1", namespace="u").state is MemoryState.SUPERSEDED
+        # another chat that opens at the same second is no edit of it
+        other = [dict(m, content=f"Other chat: {m['content']}") for m in msgs]
+        assert eng.add_conversation(other, namespace="u")["sessions"] == [sid + "-2"]
+
+
 def test_a_message_dated_back_stays_in_its_sitting(tmp_store):
     """helper-202: with times out of order, a pause was measured from the message before, so a
     message 50 s after the newest one opened a session of its own."""

@@ -14,7 +14,9 @@ answering (Li & Roth 2002, "Learning Question Classifiers", COLING; the NUMERIC:
   a speed or a time; ``early``, ``late`` -> a clock time).
 - :func:`answered_terms`: those of the terms whose type ``text`` gives a value of ("5 km",
   "three weeks", "34 years old", "at 6:30am"); recall counts each as a word of the question the
-  memory holds (:mod:`engramdb.recall.results`, relevance only: the ranking never reads it).
+  memory holds when it holds another word of the question too ("how far is the gym?" is not
+  answered by "The house is 12 miles from the office."), for relevance only: the ranking never
+  reads it (:mod:`engramdb.recall.results`).
 """
 from __future__ import annotations
 

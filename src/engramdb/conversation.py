@@ -515,6 +515,21 @@ def _with_holes(stored: list[tuple[str, frozenset, float]], numbered: re.Pattern
     return out, tail_from
 
 
+def _goes_on_as(got: StoredSession, sent: list[tuple[str, float | None]]) -> bool:
+    """Whether the messages ``sent`` after a chat's first one ((digest, given time) each) are the
+    stored session ``got``'s second, third ... messages: one at least with the same words at the
+    same time (:func:`_same_time`), and none that gives another time at its place."""
+    matched = False
+    for (digest, t), (_mid, digests, at) in zip(sent, got.messages[1:]):
+        if t is None or at is None:
+            continue
+        if digest in digests and _same_time(at, t):
+            matched = True
+        elif not _same_time(at, t):
+            return False
+    return matched
+
+
 def _first_wordings(got: StoredSession) -> frozenset:
     """The digests a stored session's first message is recognised by, its edits' included
     (:attr:`StoredSession.successors`)."""
@@ -985,6 +1000,9 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         A message's content is empty (attributes as above, ``field`` = ``"content"``).
     """
     checked, calls_only = _checked(messages, keep_roles)
+    # each kept message's digest and given time, in order (a chat's first message edited is told by
+    # the messages after it: _goes_on_as)
+    ahead = [(text_digest(f"{row[1] or row[0]}: {row[2]}").hex(), row[3]) for _k, row in checked if row is not None]
     if stored_digests is not None and entity_exists is None:
         def entity_exists(ext_id: str) -> bool:
             return stored_digests(ext_id) is not None
@@ -1016,7 +1034,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         prev_t = t
         latest = t if latest is None else max(latest, t)   # (a message dated back joins its sitting)
         # (content tidied, _tidy: its digest is also the loose one a stored message is found by)
-        digest = text_digest(f"{name or role}: {content}").hex()
+        digest = ahead[len(rows)][0]
         if sess is not None:
             label = sess
         elif label is None:   # a new chat: a label no stored session has, unless it is this chat
@@ -1032,6 +1050,11 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                     # the same chat sent again: its stored session takes it; also when that
                     # session's first message was erased (its label came from the same first
                     # message's time or text, and the erased place must stay erased)
+                    resent = True
+                    break
+                if held_msgs and raw_t is not None and _goes_on_as(got, ahead[len(rows) + 1:len(rows) + 4]):
+                    # the chat's first message edited: the messages after it are the session's, by
+                    # their words and times (its edit then replaces the old wording)
                     resent = True
                     break
                 if resent and got is not None:

@@ -493,7 +493,7 @@ _ATTRIBUTES = {
 
 #: What may stand between an owner word and the name it is given ("my sister Priya", "My sister is
 #: Priya", "my sister's Priya", "my sister (Priya)", "My sister - Priya -", "My sister goes by Jo").
-_NAME_LINK = r"(?:\s*(?:['’]s\b|\bis\b|\bwas\b|\bgoes\s+by\b|\bwent\s+by\b|[,(:\-–—]))*\s*[\"“'‘]?"
+_NAME_LINK = r"(?:\s*(?:['’]s\b|\bis\b|\bwas\b|\bgoes\s+by\b|\bwent\s+by\b|[,(\-–—]))*\s*[\"“'‘]?"
 _WORD_AFTER = r"([^\W\d_][\w'’-]*)"
 
 
@@ -528,8 +528,10 @@ def _names_the_owner(owner: str, text: str) -> bool:
 
 
 def _gives_a_name(owner: str, text: str) -> bool:
-    """Whether ``text`` gives ``owner``'s name in one of :func:`_name_forms`."""
-    return any(_reads_as_a_name(m.group(1)) for form in _name_forms(owner) for m in form.finditer(text))
+    """Whether ``text``, its chat label aside ("Melanie: Hey ..." gives no name), gives
+    ``owner``'s name in one of :func:`_name_forms`."""
+    said = LABEL.sub("", text, count=1)
+    return any(_reads_as_a_name(m.group(1)) for form in _name_forms(owner) for m in form.finditer(said))
 
 
 def _asks_a_name(stems) -> bool:
@@ -553,8 +555,9 @@ def names_given(question: str, text: str) -> frozenset[str]:
     """
     asked = _asked_of_another(question) if _may_ask_of_another(question) else ()
     out: set[str] = set()
-    for owner, stems in asked:
-        if _asks_a_name(stems) and owner in _bare_words(text) and _gives_a_name(owner, text):
+    for owner, stems in asked:   # (a kin or pet word: "What is Melanie's middle name?" is no such)
+        if (_asks_a_name(stems) and _kind_of(owner) is not None
+                and owner in _bare_words(LABEL.sub("", text, count=1)) and _gives_a_name(owner, text)):
             out.update(stems)
     return frozenset(out)
 
