@@ -383,6 +383,11 @@ def test_a_text_naming_the_owner_may_say_nothing_of_the_asked_name(question, tex
     ("What's my sister's first name?", "My sister called while we were there.", set()),
     ("What's my sister's first name?", "Priya called.", set()),   # (the owner not named)
     ("What's my sister's job?", "My sister Priya called.", set()),
+    # a chat label is no name given, and a person asked of by name is no kin or pet (bench_relevance:
+    # "What is Melanie's middle name?" read "Melanie: Hey ..." as her name)
+    ("What is Melanie's middle name?", "Melanie: Hey Caroline, how are you?", set()),
+    ("What's my sister's first name?", "Sister: Hello, how was the trip?", set()),
+    ("What's my sister's first name?", "Caroline: My sister Priya called.", {"first", "name"}),
 ])
 def test_a_name_given_answers_the_words_asking_for_it(question, text, given):
     """helper-202: "What's my sister's first name?" and "My sister Priya called." scored 0.57
