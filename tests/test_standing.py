@@ -753,6 +753,23 @@ def test_a_job_the_speaker_is_starting_answers_where_do_i_work(tmp_path, embedde
         assert any(c.later == res.hits[0].id for c in res.warnings)
 
 
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_a_new_job_said_role_first_is_a_change_of_employer(tmp_path, embedder):
+    """helper-203: "I'm starting as a clinical research coordinator at Abbott in April." after "I
+    work as a nurse at Northwestern Memorial Hospital." was no change (`changed` empty): "where do
+    I work?" ranked the nurse message first at relevance 1.0, with no warning."""
+    chat = [("I work as a nurse at Northwestern Memorial Hospital.", T0),
+            ("We walked Biscuit by the lake.", T0 + 7 * DAY),
+            ("Big news: I got a new job! I'm starting as a clinical research coordinator at Abbott in April.",
+             T0 + 17 * DAY)]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as m:
+        out = m.add_conversation([{"role": "user", "content": t, "created_at": c} for t, c in chat], namespace="u")
+        (later, earlier), = out["changed"]
+        res = m.recall("where do I work?", namespace="u", k=2, now=T0 + 45 * DAY, reinforce=False)
+        assert res.hits[0].id == later and "Abbott" in res.hits[0].text
+        assert any(w.later == later and {w.source, w.target} == {later, earlier} for w in res.warnings)
+
+
 @pytest.mark.parametrize("text, employer", [
     ("I'm starting at Skyscanner as a senior analyst in May.", ("skyscanner",)),
     ("I started at Globex as a data engineer.", ("globex",)),
@@ -767,6 +784,16 @@ def test_a_job_the_speaker_is_starting_answers_where_do_i_work(tmp_path, embedde
     ("I started at Google as an engineer before moving to Meta.", None),
     ("I started at Acme as an intern and quit after a week.", None),
     ("My brother starts at Google as an engineer.", None),
+    # helper-203: a start without a role, or the role before the company
+    ("I'm starting at Abbott in April.", ("abbott",)),
+    ("I start at Acme on Monday.", ("acme",)),
+    ("Big news: I got a new job! I'm starting as a clinical research coordinator at Abbott in April.", ("abbott",)),
+    ("I started as a junior designer at Figma last week.", ("figma",)),
+    ("I'm starting at Monday's standup.", None),
+    ("I started at 9am today.", None),
+    ("The race started at Central Park.", None),
+    ("My sister is starting as a nurse at Mercy in May.", None),
+    ("I might start as an intern at Google.", None),
 ])
 def test_starting_at_a_company_as_a_role(text, employer):
     got = [s.value for s in standings(text) if s.relation == "employer"]
