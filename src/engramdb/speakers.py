@@ -38,8 +38,9 @@ from typing import Mapping
 from .timeref import CALENDAR_WORDS
 
 __all__ = ["labelled", "speaker_of", "speaker_keys", "named_speaker", "looks_like_a_name", "others_only",
-           "not_the_owners", "silent_on_the_owners", "calls_not_names", "names_given", "PERSON_NOUNS", "ANIMAL_NOUNS",
-           "DOG_WORDS", "CAT_WORDS", "CHAT_ROLES", "FIRST_PERSON", "SECOND_PERSON", "LABELS"]
+           "not_the_owners", "silent_on_the_owners", "calls_not_names", "names_given", "kin_named",
+           "PERSON_NOUNS", "ANIMAL_NOUNS", "DOG_WORDS", "CAT_WORDS", "CHAT_ROLES", "FIRST_PERSON",
+           "SECOND_PERSON", "LABELS"]
 
 #: Chat roles (OpenAI's; :data:`engramdb.conversation.ROLES` is this set): a role tag or prefix is a speaker.
 CHAT_ROLES = frozenset({"user", "assistant", "system", "developer", "tool", "function"})
@@ -537,6 +538,41 @@ def _gives_a_name(owner: str, text: str) -> bool:
 def _asks_a_name(stems) -> bool:
     """Whether the index terms ``stems`` of an asked thing are a name ("name", "first name")."""
     return set(stems) <= _ATTRIBUTES["name"][0] and not {"name", "nicknam"}.isdisjoint(stems)
+
+
+def kin_named(question: str, text: str) -> frozenset[str]:
+    """The index terms of ``question``'s kin and pet words ("dog", "mom") that ``text`` names by
+    another word that may be the same one ("puppy", "golden retriever", "mother": :func:`_may_be`),
+    as a synonym answers its word: "what's my dog's name?" and "We adopted a golden retriever
+    puppy named Biscuit." Not "pet" or "pets" for a dog (any animal may be a pet, not any pet a dog).
+
+    Parameters
+    ----------
+    question, text : str
+
+    Returns
+    -------
+    frozenset of str
+    """
+    asked = _kin_words(question)
+    if not asked:
+        return frozenset()
+    from .index.tokens import tokenize
+
+    said = _bare_words(LABEL.sub("", text, count=1))
+    out: set[str] = set()
+    for word in asked:
+        if word not in said and any(w != word and "pet:*" not in (_kind_of(w) or ()) and _may_be(w, word)
+                                    for w in said):
+            out.update(tokenize(word))
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def _kin_words(question: str) -> tuple[str, ...]:
+    """The kin and pet words of ``question`` (lower case, possessives bare), once a question."""
+    return tuple(w for w in dict.fromkeys(_bare_words(question))
+                 if (k := _kind_of(w)) is not None and "person" not in k and "pet:*" not in k)
 
 
 def names_given(question: str, text: str) -> frozenset[str]:

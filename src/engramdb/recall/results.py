@@ -50,8 +50,8 @@ from ..index.keyword import KeywordIndex, term_counts as count_terms
 from ..index.tokens import tokenize
 from ..sentences import split_sentences
 from ..slots import USER_SUBJECTS, contradiction_warnings
-from ..speakers import (CHAT_ROLES, LABEL as SPEAKER_LABEL, calls_not_names, names_given, not_the_owners,
-                        others_only, silent_on_the_owners)
+from ..speakers import (CHAT_ROLES, LABEL as SPEAKER_LABEL, calls_not_names, kin_named, names_given,
+                        not_the_owners, others_only, silent_on_the_owners)
 from ..standing import MAY_STATE_BITS, asks_for_place
 from ..temporal import record_as_of, text_as_of
 from ..validate import utc_text
@@ -223,8 +223,10 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                 rest = q_terms.difference(term for term, _types in asked_types(req.query))
                 counts = [_with(c, answered_terms(req.query, hr.text)) if not rest or not rest.isdisjoint(c[0]) else c
                           for c, hr in zip(counts, hit_rows)]
-            # ... and a name given is "name" answered ("what's my sister's first name?", "My sister Priya")
-            counts = [_with(c, names_given(req.query, hr.text)) for c, hr in zip(counts, hit_rows)]
+            # ... and a name given is "name" answered ("what's my sister's first name?", "My sister Priya"),
+            # a kin or pet word by one that may name the same ("my dog" and "a golden retriever puppy")
+            counts = [_with(c, names_given(req.query, hr.text) | kin_named(req.query, hr.text))
+                      for c, hr in zip(counts, hit_rows)]
             # (the question's time expressions are its windows, no words to match: "what did I do
             # yesterday?" is no match of a message of weeks ago that says "yesterday")
             asked = without_windows(req.query, ctx.windows)
