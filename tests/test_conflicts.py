@@ -930,3 +930,26 @@ def test_a_heading_is_no_subject_log_entries_under_one_stay_two_events(tmp_path)
         budget = m.add("Garden project: the budget is $2,000.", created_at="2025-11-01")
         m.add("Garden project: the budget is $2,500 now.", created_at="2025-11-05")
         assert m.get(budget).state == "superseded"
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_a_move_in_a_chat_imported_whole_is_linked_whatever_else_it_holds(tmp_path, embedder):
+    """helper-203: in a 47-message chat stored by one add_conversation, "We moved to Evanston last
+    weekend!" was not linked to "I live in Chicago with my husband Tom and our daughter Lily" (both
+    answered "where do I live?" at 1.0, no warning); removing any one unrelated message brought the
+    link back: the batch's nearest neighbours by vector decided it. The batch's statements of the
+    relation are compared with its move reports whatever their likeness."""
+    filler = ["Weather is gross today, so much rain.", "What's a good recipe for a quick weeknight dinner?",
+              "I'm allergic to penicillin, please remember that.", "My commute to the hospital is 40 minutes.",
+              "We adopted a golden retriever puppy named Biscuit.", "My mom Carol is visiting next weekend.",
+              "Tom ran his first half marathon on Sunday.", "Lily turns 7 on April 30.", "Work is busy this week.",
+              "I'm training for a 10k.", "The vet said Biscuit is healthy.", "We watched a movie on Friday."]
+    texts = (["I live in Chicago with my husband Tom and our daughter Lily, she's 6."] + filler
+             + ["We moved to Evanston last weekend! The new place has a yard for Biscuit."])
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        out = mem.add_conversation([{"role": "user", "content": t, "created_at": T0 + i * DAY}
+                                    for i, t in enumerate(texts)], namespace="me", session_gap=None)
+        ids = out["message_ids"]
+        assert [ids[-1], ids[0]] in out["changed"]
+        res = mem.recall("where do I live?", namespace="me", k=2, now=T0 + 30 * DAY, reinforce=False)
+        assert res.hits[0].id == ids[-1] and any(w.later == ids[-1] for w in res.warnings)

@@ -706,7 +706,8 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
         changed_by.add(i)
     # the batch's own reports and the statements of it that name what they changed, whatever their
     # likeness (a chat imported whole: the keyword index holds none of it yet)
-    for a, b in _batch_changes(prepared, value_row, report_row) + _batch_swaps(prepared, ok_row, report_row):
+    for a, b in (_batch_changes(prepared, value_row, report_row) + _batch_swaps(prepared, ok_row, report_row)
+                 + _batch_standings(prepared, ok_row, report_row)):
         p, q = prepared[b], prepared[a]
         i = at_pair.get((p.nid, q.nid))
         if i is None:
@@ -949,6 +950,31 @@ def _batch_changes(prepared: list[Prepared], value_row: np.ndarray, report_row: 
         rows = heapq.nsmallest(CHANGE_CANDIDATES, set.intersection(*(holding.get(stem, set()) for stem in named)) - {row},
                                key=lambda other: (abs(other - row), other))
         out.extend((min(row, other), max(row, other)) for other in rows)
+    return out
+
+
+def _batch_standings(prepared: list[Prepared], ok_row: np.ndarray, report_row: np.ndarray) -> list[tuple[int, int]]:
+    """Pairs of batch rows (a < b) of which one reports a change of the speaker's home or employer
+    (a change report of sort "name": "We moved to Evanston last weekend!") and the other, a
+    statement (``ok_row``, bool shape (n,)), states that relation (:func:`engramdb.standing.standings`:
+    "I live in Chicago with my husband Tom."): for each report the :data:`CHANGE_CANDIDATES` such
+    statements nearest to it in the batch. A chat imported whole holds both, and the keyword index
+    none of them yet; its nearest neighbours by vector need not (a move is like nothing a statement
+    of the old home says: helper-203 saw the link come and go with unrelated messages)."""
+    reports = [row for row in np.flatnonzero(report_row).tolist()
+               if change_report(prepared[row].text).value[0] == "name"]
+    if not reports:
+        return []
+    stating: dict[str, set[int]] = {}
+    for row in np.flatnonzero(ok_row).tolist():
+        for got in standings(prepared[row].text):
+            stating.setdefault(got.relation, set()).add(row)
+    out = []
+    for row in reports:
+        relations = {got.relation for got in standings(prepared[row].text)}
+        rows = set().union(*(stating.get(rel, set()) for rel in relations)) - {row}
+        out.extend((min(row, other), max(row, other))
+                   for other in heapq.nsmallest(CHANGE_CANDIDATES, rows, key=lambda other: (abs(other - row), other)))
     return out
 
 
