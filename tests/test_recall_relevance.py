@@ -406,6 +406,16 @@ def test_a_name_given_answers_the_words_asking_for_it(question, text, given):
     ("What is the name of Audrey's parrot?", "Audrey: My pets are my world.", set()),
     ("what's my sister's name?", "My brother called.", set()),
     ("what's my boss's name?", "My manager is Dana.", set()),     # (only kin and pets)
+    ("what's my cat's name?", "I got a kitten, Miso!", {"cat"}),
+    # helper-204: another's, another generation's, or a word in another sense
+    ("what's my mom's name?", "Tom's mother Linda visited.", set()),
+    ("what's my mom's name?", "My ex, the kids' mother, is named Sarah.", set()),
+    ("what's my dad's name?", "I'm a father named Bob.", set()),
+    ("what's my cat's name?", "My sister's kitten is named Mochi.", set()),
+    ("what's my dog's name?", "My friend's puppy Rex is adorable.", set()),
+    ("what's my son's name?", "My grandson Leo turned five.", set()),
+    ("what's my cat's name?", "Our poker kitty is named the Pot.", set()),
+    ("what's my wife's name?", "My tennis partner Sam won.", set()),
 ])
 def test_a_kin_or_pet_word_is_answered_by_one_that_may_name_the_same(question, text, named):
     """helper-203: "what's my dog's name?" and "We adopted a golden retriever puppy named Biscuit

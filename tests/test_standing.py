@@ -784,9 +784,7 @@ def test_a_new_job_said_role_first_is_a_change_of_employer(tmp_path, embedder):
     ("I started at Google as an engineer before moving to Meta.", None),
     ("I started at Acme as an intern and quit after a week.", None),
     ("My brother starts at Google as an engineer.", None),
-    # helper-203: a start without a role, or the role before the company
-    ("I'm starting at Abbott in April.", ("abbott",)),
-    ("I start at Acme on Monday.", ("acme",)),
+    # helper-203: the role before the company
     ("Big news: I got a new job! I'm starting as a clinical research coordinator at Abbott in April.", ("abbott",)),
     ("I started as a junior designer at Figma last week.", ("figma",)),
     ("I'm starting at Monday's standup.", None),
@@ -794,6 +792,13 @@ def test_a_new_job_said_role_first_is_a_change_of_employer(tmp_path, embedder):
     ("The race started at Central Park.", None),
     ("My sister is starting as a nurse at Mercy in May.", None),
     ("I might start as an intern at Google.", None),
+    # helper-204: without a role, or as a student, member or volunteer, a place is no employer
+    ("I start at Stanford in the fall.", None),
+    ("I'm starting as a freshman at Stanford in the fall.", None),
+    ("I'm starting at Planet Fitness tomorrow.", None),
+    ("I'm starting at Christmas.", None),
+    ("I'm starting at Stanford as a student.", None),
+    ("I'm starting as a volunteer at the Red Cross.", None),
 ])
 def test_starting_at_a_company_as_a_role(text, employer):
     got = [s.value for s in standings(text) if s.relation == "employer"]

@@ -541,10 +541,13 @@ def _asks_a_name(stems) -> bool:
 
 
 def kin_named(question: str, text: str) -> frozenset[str]:
-    """The index terms of ``question``'s kin and pet words ("dog", "mom") that ``text`` names by
-    another word that may be the same one ("puppy", "golden retriever", "mother": :func:`_may_be`),
-    as a synonym answers its word: "what's my dog's name?" and "We adopted a golden retriever
-    puppy named Biscuit." Not "pet" or "pets" for a dog (any animal may be a pet, not any pet a dog).
+    """The index terms of ``question``'s kin and pet words ("dog", "mom") that ``text`` names, as
+    the speaker's, by another word that may be the same one ("puppy", "golden retriever",
+    "mother", "mum": :func:`_may_be`), as a synonym answers its word: "what's my dog's name?" and
+    "We adopted a golden retriever puppy named Biscuit." The word must be the speaker's
+    (:func:`_speakers_own`: "my mother", "our puppy", "We adopted a ... puppy"; not "Tom's
+    mother", "my friend's puppy", "I'm a father"), and of the same generation ("grandson" is no
+    "son") and sense ("partner" may be a tennis partner, "kitty" a poker pot, "pet" any animal).
 
     Parameters
     ----------
@@ -559,13 +562,44 @@ def kin_named(question: str, text: str) -> frozenset[str]:
         return frozenset()
     from .index.tokens import tokenize
 
-    said = _bare_words(LABEL.sub("", text, count=1))
+    words = [_bare(w) for w in _TEXT_WORD.findall(LABEL.sub("", text, count=1).lower())]
+    raw = _TEXT_WORD.findall(LABEL.sub("", text, count=1).lower())
     out: set[str] = set()
     for word in asked:
-        if word not in said and any(w != word and "pet:*" not in (_kind_of(w) or ()) and _may_be(w, word)
-                                    for w in said):
-            out.update(tokenize(word))
+        if word in words:
+            continue
+        for i, w in enumerate(words):
+            if (w != word and w not in _LOOSE_KIN and not w.startswith(_GENERATIONS) and _may_be(w, word)
+                    and _speakers_own(raw, i)):
+                out.update(tokenize(word))
+                break
     return frozenset(out)
+
+
+#: Kin and pet words too loose to stand for another ("pet" any animal, "partner" a tennis
+#: partner, "kitty" a poker pot, "baby" anyone dear): matched only as themselves.
+_LOOSE_KIN = frozenset({"pet", "pets", "partner", "partners", "kitty", "baby", "babies"})
+#: Kin words of another generation or tie than the plain word ("grandson" is no "son").
+_GENERATIONS = ("grand", "step", "great")
+#: Verbs by which "we" or "I" make a pet or kin their own ("We adopted a puppy", "I got a kitten").
+_OWNING_VERBS = frozenset("adopted got have has bought rescued brought welcomed took".split())
+
+
+def _speakers_own(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` (lower-case words of a text, possessives kept) is the speaker's:
+    "my" or "our" within the three words before it, with no other possessive between ("my
+    mother", "our new puppy"; not "my friend's puppy", "Tom's mother", "the kids' mother"), or a
+    clause opened by "I" / "we" and an owning verb ("We adopted a golden retriever puppy")."""
+    for back in range(1, 4):
+        if i < back:
+            break
+        before = words[i - back]
+        if before.endswith(("'s", "’s", "s'", "s’")) or before in ("his", "her", "their", "your"):
+            return False
+        if before in ("my", "our"):
+            return True
+    head = words[max(0, i - 6):i]
+    return any(a in ("i", "we") and b in _OWNING_VERBS for a, b in zip(head, head[1:]))
 
 
 @functools.lru_cache(maxsize=1024)

@@ -123,8 +123,10 @@ _NOT_ROLES = frozenset("regular member members customer client guest patient vis
 #: Acme"): the speaker's colleagues at a place name it the speaker's employer.
 _COLLEAGUES = ("people|folks|team|teams|colleagues|coworkers|co-workers|engineers|developers|devs|staff|office|"
                "department|managers?|boss|leads?|leadership|cto|ceo|hr|it|ops|legal|security|compliance|finance")
-#: A month, weekday or season, never an employer's name ("I'm starting at Monday's meeting").
-_CALENDAR = "(?:" + "|".join(sorted(CALENDAR_WORDS, key=len, reverse=True)) + ")"
+#: Roles of a place that employs nobody in them: a student's, a member's, a volunteer's ("I'm
+#: starting as a freshman at Stanford", "as a volunteer at the shelter").
+_NOT_A_JOB = (r"(?:student|freshman|freshmen|sophomore|undergrad|undergraduate|grad\s+student|postgrad|"
+              r"phd\s+student|pupil|member|volunteer|patient|client|customer|guest|trainee\s+driver)")
 _VERBS = {
     "home": (
         (("live in", "living in", "reside in", "residing in", "based in", "based out", "settled in"), False,
@@ -158,14 +160,14 @@ _VERBS = {
          rf"{_S}(?:at|with|for|by|from){_S}NAME"),
         (("joined",), True, rf"\bjoined{_S}NAME{_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}})"),
         (("started at", "starting at", "start at"), True,   # "I started at Globex as a data engineer", "I'm
-         # starting at Skyscanner as a senior analyst in May", "I'm starting at Abbott in April" (not
-         # "started at 9am")
-         rf"\b(?:started|starting|start){_S}at{_S}(?!{_CALENDAR}\b)NAME"
-         rf"(?:{_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}}?))?"
+         # starting at Skyscanner as a senior analyst in May" (not "started at 9am"; without a role,
+         # "starting at Stanford / Planet Fitness / Christmas" names no employer: helper-204)
+         rf"\b(?:started|starting|start){_S}at{_S}NAME{_S}as{_S}(?!(?:an?{_S})?{_NOT_A_JOB}\b)(?:an?{_S})?"
+         rf"(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}}?)"
          rf"(?={_S}(?:in|on|at|from|next|this|last|starting|today|tomorrow|yesterday|soon)\b|[^\w\s-]|\s*$)"),
         (("started as", "starting as", "start as"), True,   # "I'm starting as a clinical research
-         # coordinator at Abbott in April" (helper-203)
-         rf"\b(?:started|starting|start){_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,3}}?)"
+         # coordinator at Abbott in April" (helper-203; not "as a freshman at Stanford": helper-204)
+         rf"\b(?:started|starting|start){_S}as{_S}(?!(?:an?{_S})?{_NOT_A_JOB}\b)(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,3}}?)"
          rf"{_S}(?:at|with|for){_S}NAME"),
         (("new job",), True, rf"\bnew{_S}job{_S}(?:at|with){_S}NAME"),
         (("employer is", "company is"), False, rf"\bmy{_S}(?:employer|company){_S}is{_S}NAME"),
