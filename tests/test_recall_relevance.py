@@ -132,6 +132,10 @@ def test_a_store_takes_its_own_embedders_calibration_by_default(chat):
     ("When is my birthday?", "User said her birthday is May 3.", set()),
     ("When is my birthday?", "assistant: Your birthday is May 3, noted.", set()),
     ("When is my birthday?", "The user mentioned that Dad's birthday is in May.", {"birthday"}),
+    # a pet's or kin's name (helper-202: "what is my name?" got the dog's at 1.0, no gap)
+    ("What is my name?", "Our dog is named Biscuit.", {"name"}),
+    ("What is my name?", "My sister is named Jo.", {"name"}),
+    ("What is my name?", "I am named after my grandma.", set()),
 ])
 def test_what_the_question_asks_as_the_speakers_a_text_may_name_as_anothers(question, text, others):
     assert others_only(question, text) == others
@@ -372,6 +376,8 @@ def test_another_pets_name_is_weak_evidence_for_a_kins_or_a_pets(tmp_path, embed
     ("What's Kenji's phone number?", "Kenji's wife's number is 555-1234.", True),
     ("When is my sister's birthday?", "My sister's birthday is May 3.", False),
     ("What is my sister's name?", "My sister's cat is named Miso, and my sister is Jo.", False),
+    # helper-202: a name before "is my <owner>'s ..." is another's
+    ("What is my sister's name?", "Priya is my sister's best friend.", True),
 ])
 def test_a_text_naming_the_owner_may_say_nothing_of_the_asked_name(question, text, silent):
     assert silent_on_the_owners(question, text) is silent

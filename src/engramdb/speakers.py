@@ -509,7 +509,7 @@ def _name_forms(owner: str) -> tuple[re.Pattern, ...]:
     o = re.escape(owner)
     return (re.compile(rf"(?i:\b{o}s?){_NAME_LINK}{_WORD_AFTER}"),
             re.compile(rf"(?i:\b(?:call(?:ed|s|ing)?|named|goes\s+by)\s+(?:(?:him|her|them|it)\s+)?)[\"“'‘]?{_WORD_AFTER}"),
-            re.compile(rf"{_WORD_AFTER}(?:\s+(?:is|was)|\s*[(,\-–—])\s*(?i:my|our)\s+(?:[\w-]+\s+)?(?i:{o})\b"))
+            re.compile(rf"{_WORD_AFTER}(?:\s+(?:is|was)|\s*[(,\-–—])\s*(?i:my|our)\s+(?:[\w-]+\s+)?(?i:{o})\b(?!['’]s)"))
 
 
 def _reads_as_a_name(word: str) -> bool:
@@ -751,4 +751,6 @@ def _anothers(words: list[str], i: int, pronouns_mine: bool = False) -> bool:
             return True
         if before in ("my", "our"):
             return False
-    return False
+    # "Our dog is named Biscuit.", "my sister was called Jo": named as a pet's or kin's
+    return (i >= 2 and words[i - 1] in ("is", "was") and _kind_of(_bare(words[i - 2])) is not None
+            and words[i].startswith(("name", "call")))
