@@ -610,7 +610,8 @@ def _in_order(paired: list[tuple[int, int]], k: int, i: int) -> bool:
 
 
 def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list[float | None] | None = None,
-             sent_times: list[float | None] | None = None, tail_from: int | None = None) -> list[tuple[int, int]]:
+             sent_times: list[float | None] | None = None, tail_from: int | None = None,
+             same_chat: bool = False) -> list[tuple[int, int]]:
     """Which of ``sent``'s messages a session holds already: pairs (index in ``sent``, index in
     ``stored``); [] when nothing lines up.
 
@@ -646,7 +647,11 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
     ``stored[tail_from:]`` are the places after the session's last stored message (its erased
     last messages): such a hole takes a sent message only if it gives no time or one no later
     than ``stored_times`` there (the newest time the session had numbered); a later one is new,
-    and a run of sent messages that gets there has reached the session's end."""
+    and a run of sent messages that gets there has reached the session's end.
+
+    ``same_chat``: ``sent`` is known to be this session's chat sent again (an earlier sitting of it
+    lined up with the store), so a run needs no real match: a sitting whose every message was
+    erased lines up with its holes, which stay erased."""
     end = len(stored) if tail_from is None else tail_from
 
     def same(k: int, i: int) -> bool:
@@ -665,7 +670,7 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
         while n < full and same(n, j + n):
             n += 1
         real = sum(stored[j + k] is not None for k in range(n))
-        if real and (n == full or j + n >= end) and (j + n >= end or n >= 2):
+        if (real or (same_chat and n)) and (n == full or j + n >= end) and (j + n >= end or n >= 2 or same_chat):
             return [(k, j + k) for k in range(n)]
     # the fallback: each message that a stored one equals votes for the offset j that puts them
     # side by side, so only offsets with two votes or more are compared whole (not every j)
@@ -1107,16 +1112,8 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     for lab, (stored_msgs, _pos, tail_from, _last_at) in held.items():
         mine = rows_of[lab]
         lined = _overlap([d for _, d, _t in stored_msgs], [rows[i][6] for i in mine],
-                         [t for *_, t in stored_msgs], [rows[i][8] for i in mine], tail_from)
-        if not lined and lab in sitting_of_resent and all(d is None for _, d, _t in stored_msgs):
-            # every message of the sitting erased, the chat sent again: each place stays erased
-            # (for what happened by the sitting's last numbered time)
-            lined = []
-            for o, (_mid, _d, bound) in zip(range(len(mine)), stored_msgs):
-                t = rows[mine[o]][8]
-                if t is not None and bound is not None and t > bound + _SAME_TIME_S:
-                    break
-                lined.append((o, o))
+                         [t for *_, t in stored_msgs], [rows[i][8] for i in mine], tail_from,
+                         same_chat=lab in sitting_of_resent)
         # a message lined up with a stored one is that one, unless its own id says otherwise (at
         # a hole, an erased message, only a message without an id of its own lines up)
         skip.update(mine[o] for o, at in lined if rows[mine[o]][5] in (None, stored_msgs[at][0]))

@@ -562,8 +562,8 @@ def kin_named(question: str, text: str) -> frozenset[str]:
         return frozenset()
     from .index.tokens import tokenize
 
-    words = [_bare(w) for w in _TEXT_WORD.findall(LABEL.sub("", text, count=1).lower())]
     raw = _TEXT_WORD.findall(LABEL.sub("", text, count=1).lower())
+    words = [_bare(w) for w in raw]
     out: set[str] = set()
     for word in asked:
         if word in words:
@@ -663,12 +663,12 @@ def silent_on_the_owners(question: str, text: str) -> bool:
     bare = {w[:-2] if w.endswith(("'s", "’s")) else w for w in words}
     for owner, kind in kinds:
         _asking, said, form = _ATTRIBUTES[kind]
-        if owner in bare and _owns_another(words, owner):   # ("My sister's son turns 5 on May 3.")
+        if owner not in bare:
+            continue
+        if _owns_another(words, owner):   # ("My sister's son turns 5 on May 3.")
             return True
-        if kind == "name":
-            if owner in bare and not any(w.startswith(said) for w in words) and not _names_the_owner(owner, text):
-                return True
-        elif owner in bare and not any(w.startswith(said) for w in words) and not (form and form.search(low)):
+        gives = _names_the_owner(owner, text) if kind == "name" else form is not None and form.search(low) is not None
+        if not gives and not any(w.startswith(said) for w in words):
             return True
     return False
 

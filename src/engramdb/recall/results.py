@@ -217,10 +217,11 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                       | calls_not_names(req.query, hr.text)
                       | q_terms.intersection(_asked_terms(hr)) for hr in hit_rows]
             counts = [_without(c, o) for c, o in zip(counts, others)]
-            if asked_types(req.query):   # "how far did I run?": a distance is the word "far" answered,
-                # in a hit that holds another word of the question ("Ran 5 km", not "The house is 12
-                # miles from the office" for "how far is the gym?")
-                rest = q_terms.difference(term for term, _types in asked_types(req.query))
+            typed = asked_types(req.query)
+            if typed:   # "how far did I run?": a distance is the word "far" answered, in a hit that
+                # holds another word of the question ("Ran 5 km", not "The house is 12 miles from
+                # the office" for "how far is the gym?")
+                rest = q_terms.difference(term for term, _types in typed)
                 counts = [_with(c, answered_terms(req.query, hr.text)) if not rest or not rest.isdisjoint(c[0]) else c
                           for c, hr in zip(counts, hit_rows)]
             # ... and a name given is "name" answered ("what's my sister's first name?", "My sister Priya"),
