@@ -297,3 +297,32 @@ def test_a_move_keeps_the_allergy_said_with_it(tmp_path):
         mem.add("I moved to York.", created_at="2025-03-01")
         assert mem.get(both).state is engramdb.MemoryState.ACTIVE
         assert mem.recall("what am I allergic to?", k=3).hits[0].id == both
+
+
+@pytest.mark.parametrize("old,new", [
+    # the old statement says more than its slot (a name too): no slot; the new one fills employer
+    ("Hi, I'm Priya. I work at Initech as a data analyst.",
+     "Big news: I started a new job at Globex today as a product manager."),
+    # the old one fills employer; the new one says more (a name too): no slot
+    ("I work at Initech.", "Hi, I'm Priya. I started a new job at Globex today as a product manager."),
+    ("I live in Boston.", "We moved to Seattle last month, and I'm allergic to peanuts."),
+])
+def test_a_change_between_a_slot_and_a_statement_outside_it_is_linked(tmp_path, old, new):
+    """helper-205: with the rule-based extractor, a job change was lost when only one of the two
+    messages filled a slot (slot resolution saw one member; conflict detection skipped slotted
+    memories): ``changed`` was empty, recall gave no warning and tied the two. A memory in a slot
+    is compared with statements outside it; only slot resolution retires a slot's member."""
+    cfg = engramdb.EngramConfig(slots=SlotConfig(extractor=rule_based_extractor))
+    with engramdb.open(tmp_path / "s", config=cfg, embedder="hashing") as mem:
+        first = mem.add_conversation([{"role": "user", "content": old, "created_at": "2025-04-01T09:00:00Z"}],
+                                     namespace="me")["message_ids"]
+        out = mem.add_conversation([{"role": "user", "content": new, "created_at": "2025-04-03T08:30:00Z"}],
+                                   namespace="me")
+        assert out["changed"] == [[out["message_ids"][0], first[0]]]
+        assert [e.relation for e in mem.edges(out["message_ids"][0], namespace="me") if e.target == first[0]] == [
+            engramdb.Relation.CONTRADICTS]
+        assert mem.get(first[0], namespace="me").state is engramdb.MemoryState.ACTIVE
+        question = "where do I work?" if "work" in old else "where do I live?"
+        res = mem.recall(question, namespace="me", k=2, now="2025-04-04")
+        assert [h.id for h in res.hits] == [out["message_ids"][0], first[0]]
+        assert res.hits[0].score > res.hits[1].score and res.warnings

@@ -12,7 +12,6 @@ ready-made records through the same :meth:`WriteUnit.insert`.
 from __future__ import annotations
 
 import heapq
-import re
 import threading
 import uuid
 from functools import lru_cache
@@ -508,7 +507,7 @@ def _new_subjects(state: EngineState, prepared: list[Prepared]) -> dict[str, tup
         return {}
     out: dict[str, tuple[str, ...]] = {}
     for p in prepared:
-        if p.subject is None and p.text not in out and _statement(p.text, lc.conflict_max_words, p.extra):
+        if p.text not in out and _statement(p.text, lc.conflict_max_words, p.extra):
             out[p.text] = _subject(p.text)
     return out
 
@@ -548,7 +547,12 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     earlier one (kept, flagged superseded: ``history`` shows both); otherwise the two are linked
     ``contradicts`` and recall reports the pair, as it does for one that gives an attribute another
     value in the same words (kind ``"value"``: "Our billing email is finance@acme.io" after
-    "... jane@acme.io", whatever their times). Explicit slots are left to slot resolution.
+    "... jane@acme.io", whatever their times). Two memories of one slot are left to slot
+    resolution (:func:`engramdb.slots.plan_slots`), and a memory in a slot is only ever retired by
+    it: a conflict with one is linked ``contradicts``. A memory in a slot and a statement outside
+    it are compared like any two statements (helper-205: "I work at Initech as a data analyst."
+    said with a name fills no slot, and "I started a new job at Globex" filled the employer slot;
+    neither path compared the two).
 
     Only statements are compared: texts of at most ``LinkConfig.conflict_max_words`` words (the
     rules read one claim; a chat reply or a document holds many, and two replies that share a
@@ -581,7 +585,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     text_of: dict[int, str | None] = {}   # nid -> its text if it can be a candidate, else None
     active, active_v, floor = MemoryState.ACTIVE, MemoryState.ACTIVE.value, lc.conflict_cosine
     max_words = lc.conflict_max_words
-    ok_row = np.fromiter((p.subject is None and p.state is active and not _not_a_fact(p.kind.value, p.extra, p.tags)
+    ok_row = np.fromiter((p.state is active and not _not_a_fact(p.kind.value, p.extra, p.tags)
                           and _statement(p.text, max_words, p.extra) for p in prepared), bool, len(prepared))
     multi_row = np.fromiter((ok and _several(p.text) for p, ok in zip(prepared, ok_row.tolist())),
                             bool, len(prepared))
@@ -613,12 +617,11 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     for lab in uniq.tolist():
         q = by_nid.get(lab)
         if q is not None:
-            ok = (q.subject is None and not _not_a_fact(q.kind.value, q.extra, q.tags)
-                  and _statement(q.text, max_words, q.extra))
+            ok = not _not_a_fact(q.kind.value, q.extra, q.tags) and _statement(q.text, max_words, q.extra)
             text_of[lab] = q.text if ok else None
         else:
             rec = stored[lab] = unit.record(lab)
-            ok = (rec is not None and rec["state"] == active_v and rec.get("subject") is None
+            ok = (rec is not None and rec["state"] == active_v
                   and not _not_a_fact(rec["kind"], rec, rec.get("tags") or ())
                   and _statement(rec["text"], max_words, rec))
             text_of[lab] = rec["text"] if ok else None
@@ -769,12 +772,15 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
         if q is not None:
             if q.state is not MemoryState.ACTIVE:
                 continue
-            valid_from, other, other_at = q.valid_from, q.text, q.created_at
+            valid_from, other, other_at, other_slot = q.valid_from, q.text, q.created_at, (q.subject, q.attribute)
         else:
             rec = stored[lab]
             if rec is None or rec["state"] != MemoryState.ACTIVE.value:
                 continue
             valid_from, other, other_at = rec.get("valid_from", rec["created_at"]), rec["text"], rec["created_at"]
+            other_slot = rec.get("subject"), rec.get("attribute")
+        if other_slot[0] is not None and other_slot == (p.subject, p.attribute):
+            continue   # one slot: slot resolution decides (slots.plan_slots)
         if kind != "change" and not _same_time(p.text, p.created_at, other, other_at, named=kind == "event_number"):
             continue   # events at different times (or an event and a general statement)
         if kind == "change":
@@ -795,7 +801,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
         later = p.valid_from > valid_from and kind != "value"
         if later:
             changed.append((p.nid, p.text, p.valid_from, lab, other))
-        if later and not (i in part and _several(other)):
+        if later and not (i in part and _several(other)) and other_slot[0] is None:
             if q is not None:
                 q.state, q.superseded_by = MemoryState.SUPERSEDED, p.ext_id
                 q.retired_at = max(p.recorded_at, q.recorded_at)
@@ -807,7 +813,8 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
                     if nid in stored:
                         stored[nid] = unit.record(nid)
             edges.append((p.nid, lab, Relation.SUPERSEDES.code, 1.0))
-        else:   # (a new memory valid before the stored one it conflicts with: contradicted, not superseded)
+        else:   # (a new memory valid before the stored one it conflicts with, or one in a slot that
+            # only slot resolution retires: contradicted, not superseded)
             edges.append((p.nid, lab, Relation.CONTRADICTS.code, 1.0))
     if changed:
         edges.extend(_echoes(unit, near, changed, by_nid, stored, max_words, {(a, b) for a, b, _r, _w in edges}))
@@ -1036,15 +1043,15 @@ def _earlier_statement(unit: WriteUnit, lab: int, by_nid: dict[int, Prepared], s
                        max_words: int) -> tuple[str, float] | None:
     """The text and valid start (Unix seconds) of memory ``lab`` (an item of the batch in
     ``by_nid``, else stored: its record read once into ``stored``) when it is an active statement
-    outside slots that conflict detection reads, else None."""
+    that conflict detection reads, else None."""
     q = by_nid.get(lab)
     if q is not None:
-        if (q.state is not MemoryState.ACTIVE or q.subject is not None
+        if (q.state is not MemoryState.ACTIVE
                 or _not_a_fact(q.kind.value, q.extra, q.tags) or not _statement(q.text, max_words, q.extra)):
             return None
         return q.text, q.valid_from
     rec = stored[lab] if lab in stored else stored.setdefault(lab, unit.record(lab))
-    if (rec is None or rec["state"] != MemoryState.ACTIVE.value or rec.get("subject") is not None
+    if (rec is None or rec["state"] != MemoryState.ACTIVE.value
             or _not_a_fact(rec["kind"], rec, rec.get("tags") or ()) or not _statement(rec["text"], max_words, rec)):
         return None
     return rec["text"], rec.get("valid_from", rec["created_at"])
