@@ -53,6 +53,10 @@ CHAT = [
     ("It's been ages!", True), ("Good to see ya!", True), ("Hope this finds you well.", True),
     ("Long time no talk to Dad after the fight.", False), ("Good to meet you at the conference in Lisbon.", False),
     ("How is it going to affect my taxes?", False), ("We watched Long Time No See.", False),
+    # (helper-205) praise is read as a greeting; a job or work said of is not
+    ("Great job!", True), ("Wow, really good work today!", True), ("Well done.", True), ("Keep up the good work!", True),
+    ("Way to go!", True), ("Good job, buddy", True), ("I got a good job!", False), ("She has a great job.", False),
+    ("Good work is rare.", False), ("The job is done.", False),
 ])
 def test_content_free(text, free):
     assert content_free(text) is free
@@ -209,8 +213,57 @@ def test_what_a_message_says_besides_a_greeting_is_still_found_by_its_words(tmp_
     ("We watched Long Time No See, a Korean drama.", set(), {"long", "time", "see", "drama"}),
     ("How is it going to affect my taxes?", set(), {"go", "affect", "tax"}),
     ("It's been a long time since I saw my dad.", set(), {"long", "time", "dad"}),
+    # helper-205: praise ("Great job! How did it feel?" answered "what is my job?" at 0.99)
+    ("Great job! How did it feel?", {"great", "job"}, {"feel"}),
+    ("Wow, nice work, Jon! The demo ran well.", {"nice", "work"}, {"jon", "demo", "run"}),
+    ("Way to go, Jon! Keep it up, you're almost there!", {"way", "keep"}, {"jon"}),
+    ("You're doing an awesome job looking after yourself.", {"awesom", "job"}, {"look"}),
+    ("I got a good job at Globex!", set(), {"get", "good", "job", "globex"}),
+    ("Great work on Atlas!", set(), {"great", "work", "atlas"}),
+    ("I did a great job on the exam.", set(), {"great", "job", "exam"}),
+    ("I keep going back to work.", set(), {"keep", "go", "work"}),
 ])
 def test_the_keyword_index_leaves_out_the_words_of_a_greeting(text, gone, kept):
     counts, length = term_counts(text)
     assert not gone & set(counts) and kept <= set(counts)
     assert length == index_terms(text)[1]   # BM25's length stays the text's
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_praise_is_no_answer_to_a_question_of_work(tmp_path, embedder):
+    """helper-205: the assistant's "Great job! How did it feel?" answered "what is my job?" at
+    relevance 0.99, listed in ``context()`` as a direct match. Praise says nothing of a job."""
+    chat = [("user", "I ran my first half marathon today!"), ("assistant", "Great job! How did it feel?"),
+            ("user", "Tired but happy."), ("assistant", "Way to go, keep up the good work!")]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        mem.add_conversation([{"role": r, "content": t, "created_at": f"2025-04-02T09:0{i}:00Z"}
+                              for i, (r, t) in enumerate(chat)], namespace="me")
+        for question in ("what is my job?", "where do I work?", "how's work going?"):
+            res = mem.recall(question, namespace="me", k=4, now="2025-04-04")
+            assert all(h.relevance < 0.5 for h in res.hits), [(h.text, h.relevance) for h in res.hits]
+            assert [g.reason for g in res.gaps if g.reason in ("unstated", "weak_evidence")]
+
+
+def test_a_column_snapshot_of_older_text_rules_reads_praise_again(tmp_path):
+    """Text rules 4 read praise as a greeting: "Great job! How did it feel?" only asks, and
+    scores as a question does. A store whose column snapshot was saved under older rules has the
+    speech act of such a text read again on open (``columns.TEXT_RULE_STEPS``)."""
+    from engramdb.testing import cache_status, damage_snapshot
+
+    chat = [("user", "I ran my first half marathon today!"), ("assistant", "Great job! How did it feel?"),
+            ("user", "My knees hurt a bit.")]
+
+    def scores(mem):
+        res = mem.recall("how did the half marathon feel?", namespace="me", k=3, now="2025-04-03", reinforce=False)
+        return {h.text: h.score for h in res.hits}
+
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add_conversation([{"role": r, "content": t, "created_at": f"2025-04-02T09:0{i}:00Z"}
+                              for i, (r, t) in enumerate(chat)], namespace="me")
+        before = scores(mem)
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        damage_snapshot(mem, "columns", meta_key="text_rules")   # as a store written before ...
+        damage_snapshot(mem, "columns", zero="speech_act")        # ... whose rules read every text as stating
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        assert cache_status(mem)["columns"] == "rebuilt"
+        assert scores(mem) == pytest.approx(before)

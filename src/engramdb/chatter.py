@@ -101,8 +101,10 @@ def sentences(text: str) -> list[str]:
 #: taxes?", "Good to meet you at the conference in Lisbon" greet nobody).
 _GREETING_END = r"(?=\s*(?:[?!.,;:)~]|$))"
 #: Greetings made of words that say something elsewhere ("Long time no talk!", "How have you
-#: been?", "Hope you're doing well.", "Good to hear from you", "It's been ages!"): each is read
-#: as "hello"; a title is none ("We watched Long Time No See.").
+#: been?", "Hope you're doing well.", "Good to hear from you", "It's been ages!"), and praise
+#: ("Great job!", "Nice work, Jon!", "Way to go!", "you're doing an amazing job"): each is read
+#: as "hello"; a title is none ("We watched Long Time No See."), nor a job or work said of
+#: ("I got a good job!", "Great work on Atlas!").
 GREETING_PHRASES = re.compile(
     r"\b(?!(?-i:Long\s+Time\s+No\s+[A-Z]))long[\s,-]+time[\s,]+no\s+(?:see|talk|hear|chat|speak)" + _GREETING_END
     + r"|\blong\s+time(?=\s*!)|\bhow\s+(?:have\s+|'ve\s+)?you\s+been\b|"
@@ -113,7 +115,18 @@ GREETING_PHRASES = re.compile(
     r"\bhope\s+(?:you're|you\s+are|all\s+is|everything\s+is|all's)\s+(?:doing\s+)?(?:well|good|great|fine|ok|okay)"
     + _GREETING_END + r"|\bhope\s+(?:this|this\s+message|this\s+email|the\s+message)\s+finds\s+you\s+well"
     + _GREETING_END + r"|\bhope\s+you\s+(?:had|have|are\s+having|'re\s+having)\s+a\s+(?:good|great|nice|lovely|fun)\s+"
-    r"(?:weekend|week|day|evening|morning|holiday|holidays|break|time)" + _GREETING_END,
+    r"(?:weekend|week|day|evening|morning|holiday|holidays|break|time)" + _GREETING_END + r"|"
+    # praise: "Great job!", "Wow, nice work, Jon!", "Well done.", "Way to go!", "Keep up the good
+    # work!" open their clause and end it ("I got a good job!", "Great work on Atlas!" say more)
+    r"(?:^|(?<=[.!?,;:(]))\s*(?:(?:wow|oh|hey|so|and|really|very)[\s,]+)?"
+    r"(?:(?:(?:really|very|such|a|so)\s+)?(?:great|good|nice|awesome|amazing|excellent|fantastic|wonderful|brilliant"
+    r"|terrific|super|superb|solid|stellar|incredible|impressive|outstanding|fine)\s+(?:job|work|going)"
+    r"(?:\s+(?:there|today|again|on\s+(?:that|this|it)))?|(?:well|nicely)\s+done|job\s+well\s+done|way\s+to\s+go"
+    r"|keep\s+(?:it\s+)?up(?:\s+the\s+(?:good|great)\s+work)?)" + _GREETING_END + r"|"
+    # ... and "you're doing a great job", "you did an amazing job" anywhere: the job is no employment
+    r"\byou(?:'re|\s+are|'ve|\s+have)?\s+(?:done|doing|did)\s+(?:a|an|such\s+an?)\s+(?:(?:really|very|so)\s+)?"
+    r"(?:great|good|nice|awesome|amazing|excellent|fantastic|wonderful|brilliant|terrific|super|superb|solid"
+    r"|stellar|incredible|impressive|outstanding|fine)\s+job\b",
     re.I)
 
 
@@ -121,11 +134,12 @@ GREETING_PHRASES = re.compile(
 #: have you been" has none the keyword index keeps): a cheap test before the pattern's. Kept
 #: beside the pattern, which it must cover.
 _GREETING_CUES = ("long", "it going", "hope", "hear from", "see y", "meet y", "talk to y", "been a", "been forever",
-                  "been too")
+                  "been too", "job", "work", "going", "done", "way to go", "keep")
 
 
 #: A word of each branch of :data:`GREETING_PHRASES`: a text that holds none greets nobody.
-_GREETING_NEEDS = Needles(("long", "how", "it's", "has", "been", "hear", "see", "meet", "talk", "hope"))
+_GREETING_NEEDS = Needles(("long", "how", "it's", "has", "been", "hear", "see", "meet", "talk", "hope", "job", "work",
+                           "going", "done", "way", "keep"))
 
 
 def without_greetings(text: str) -> str | None:

@@ -104,8 +104,8 @@ class _Column:
 #: 3: auxiliary verb forms are stop words; 4: so are the clitics an apostrophe leaves, "s", "t";
 #: 5: the content words of scikit-learn's list, "name", "move", "call", ..., are terms; 6: a
 #: leading role label, "user: ", is no term; 7: nor a greeting such as "Long time no talk"; 8:
-#: the past forms of irregular verbs are the verb, "ran" is "run").
-TOKENIZER_VERSION = 8
+#: the past forms of irregular verbs are the verb, "ran" is "run"; 9: nor praise, "Great job!").
+TOKENIZER_VERSION = 9
 
 #: A chat role before a message's text ("user: ", "assistant: ", as ``add_conversation`` writes
 #: it): no term. Every message of the role holds it, so a question that says "the user's dose"
@@ -677,9 +677,9 @@ def term_counts(text: str) -> tuple[dict[str, int], int]:
     in terms (:func:`engramdb.index.tokens.index_terms`); a leading role label
     (:data:`ROLE_LABEL`) is no term, but counts in the length, as before (the length of every
     message of a chat would otherwise change, and with it every BM25 score); so is a greeting
-    made of words that say something elsewhere (:data:`engramdb.chatter.GREETING_PHRASES`: "Long
-    time no talk! Busy summer." is no answer to "how long is my commute?" nor to "what time is
-    standup?")."""
+    or praise made of words that say something elsewhere (:data:`engramdb.chatter.GREETING_PHRASES`:
+    "Long time no talk! Busy summer." is no answer to "how long is my commute?" nor to "what time
+    is standup?", "Great job! How did it feel?" none to "what is my job?")."""
     toks, length = index_terms(text)
     plain = without_greetings(text)
     if plain is not None:

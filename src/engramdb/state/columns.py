@@ -5,7 +5,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..chatter import speech_act
+from ..chatter import speech_act, without_greetings
 from ..errors import StoreCorruptedError
 from ..speakers import speaker_keys, speaker_of
 from ..standing import may_name, standing_bits
@@ -22,8 +22,9 @@ __all__ = ["Columns", "IdColumn", "TEXT_RULES", "TextColumns", "text_columns"]
 #: steps of :data:`TEXT_RULE_STEPS`, so a column the rules now fill differently is never read
 #: stale (2: the speaker's name, a standing relation; "what is my name?" in a store written
 #: before found no statement of it and said "no memory says the user's name"; 3: "I'm starting
-#: at Skyscanner as a senior analyst" states the employer).
-TEXT_RULES = 3
+#: at Skyscanner as a senior analyst" states the employer; 4: praise is read as a greeting,
+#: "Great job! How did it feel?" only asks).
+TEXT_RULES = 4
 
 
 def _standing_of_names(text: str, created_at: float, cols: "Columns", nid: int) -> None:
@@ -40,12 +41,19 @@ def _standing_of_starts(text: str, created_at: float, cols: "Columns", nid: int)
         cols.standing[nid] = standing_bits(text)
 
 
+def _speech_act_of_praise(text: str, created_at: float, cols: "Columns", nid: int) -> None:
+    """Step 3 -> 4: the speech act of a text that holds a greeting or praise
+    (:func:`engramdb.chatter.without_greetings`), read again."""
+    if without_greetings(text) is not None:
+        cols.speech_act[nid] = speech_act(text)
+
+
 #: For each older version of the text rules, the step that brings a record's columns to the next
 #: one: ``step(text, created_at, columns, nid)``, run on every record of a store whose column
 #: snapshot was saved under it (:meth:`Columns.upgrade_text_columns`). A step reads again only
 #: the columns its version changed, and only for the texts they may change: reading every
 #: column of every record took 29 s at 100,000 memories.
-TEXT_RULE_STEPS = {1: _standing_of_names, 2: _standing_of_starts}
+TEXT_RULE_STEPS = {1: _standing_of_names, 2: _standing_of_starts, 3: _speech_act_of_praise}
 
 
 class TextColumns(NamedTuple):
