@@ -378,6 +378,20 @@ def test_another_pets_name_is_weak_evidence_for_a_kins_or_a_pets(tmp_path, embed
     ("What is my sister's name?", "My sister's cat is named Miso, and my sister is Jo.", False),
     # helper-202: a name before "is my <owner>'s ..." is another's
     ("What is my sister's name?", "Priya is my sister's best friend.", True),
+    # helper-205: a kin's kin asked of ("my sister's kids"), in the plural, or by "the names of"
+    ("What are the names of my sister's kids?", "My sister Maya is visiting with her two kids.", True),
+    ("What are my sister's kids' names?", "My sister Maya is visiting with her two kids.", True),
+    ("What are my sister's kids called?", "My sister Maya is visiting with her two kids.", True),
+    ("What are the names of my sister's kids?", "My sister's dog is named Rex.", True),
+    ("What's the name of my sister's dog?", "My sister Maya has a dog.", True),
+    ("What are my sister's children's names?", "My sister's children are at camp.", True),
+    ("What are the names of my sister's kids?", "My sister's kids are Leo and Mia.", False),
+    ("What are my sister's kids' names?", "Maya's kids, Leo and Mia, are staying over.", False),
+    ("What are the names of my sister's kids?", "My sister's son Leo turned five.", False),
+    ("What's the name of my sister's dog?", "My sister's dog is named Rex.", False),
+    ("What's the name of my sister's dog?", "My sister's dog Rex loves the park.", False),
+    ("What are my sister's children's names?", "My sister's children are called Leo and Mia.", False),
+    ("What is my sister's name?", "My sister's kids are Leo and Mia.", True),
 ])
 def test_a_text_naming_the_owner_may_say_nothing_of_the_asked_name(question, text, silent):
     assert silent_on_the_owners(question, text) is silent
@@ -449,6 +463,25 @@ def test_a_kin_named_without_a_name_is_weak_evidence_for_the_kins_name(tmp_path,
         (priya,) = [h for h in res.hits if "Priya" in h.text]
         assert priya.relevance >= res.stats["relevance_threshold"] > max(h.relevance for h in res.hits if h is not priya)
         assert not [g for g in res.gaps if g.reason == "weak_evidence"]
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_a_kins_kin_named_without_names_is_weak_evidence(tmp_path, embedder):
+    """helper-205: "what are the names of my sister's kids?" got "My sister Maya is visiting with
+    her two kids." at relevance 1.0 and no gap (read as the sister's name asked); then, with the
+    kids asked of, "My sister's dog is named Rex." at 0.96 (the dog's name)."""
+    chat = ["Hi, I'm Priya.", "My sister Maya is visiting with her two kids.", "We took them to the zoo on Saturday.",
+            "My sister's dog is named Rex."]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        _user_chat(mem, chat, "2025-06-06")
+        _assert_weak(mem, ("What are the names of my sister's kids?", "What are my sister's kids' names?"))
+        res = mem.recall("What's the name of my sister's dog?", namespace="me", k=3)
+        assert "Rex" in res.hits[0].text and res.hits[0].relevance >= res.stats["relevance_threshold"]
+        mem.add_conversation([{"role": "user", "content": "My sister's kids are Leo and Mia.",
+                               "created_at": "2025-06-07T09:00:00Z"}], namespace="me")
+        res = mem.recall("What are the names of my sister's kids?", namespace="me", k=3)
+        (kids,) = [h for h in res.hits if "Leo" in h.text]
+        assert kids.relevance >= res.stats["relevance_threshold"] > max(h.relevance for h in res.hits if h is not kids)
 
 
 @pytest.mark.parametrize("question, text, terms", [

@@ -367,8 +367,9 @@ def _asked_as_mine(question: str) -> tuple[str, ...]:
 #: "when is my sister's birthday?"): the owner, then one or two words of the thing.
 _OWNERS_THING = re.compile(r"\b([^\W\d_][\w-]*)['’]s\s+([a-z][\w-]*)(?:\s+([a-z][\w-]*))?")
 _OWNERS_THING_AT = re.compile(f"(?={_OWNERS_THING.pattern})")
-#: "my" or "our" right before a possessive ("what's my dog's name?": the dog owns the name).
-_MY_BEFORE = re.compile(r"\b(?:my|our)\s+$", re.IGNORECASE)
+#: "my" or "our" right before a possessive ("what's my dog's name?": the dog owns the name), maybe
+#: through other owners ("my sister's dog's name": the dog's).
+_MY_BEFORE = re.compile(r"\b(?:my|our)\s+(?:[^\W\d_][\w-]*['’]s\s+)*$", re.IGNORECASE)
 #: Words before "'s" that own nothing ("What's", "it's", "let's").
 _NO_OWNER = frozenset("what who where when how why which it that there here let he she this one everyone "
                       "anyone someone nobody today tomorrow yesterday".split())
@@ -427,11 +428,15 @@ def not_the_owners(question: str, text: str) -> frozenset[str]:
 
 
 #: Other wordings of "my <kin or pet>'s name" ("what's the name of my sister?", "what is my sisters
-#: name?", "what are my sisters' names?", "what's my sister called?"): group 1 "my" / "our", 2 the
-#: owner word.
-_NAME_OF = re.compile(r"\bthe\s+(?:(?:first|last|full|middle)\s+)?names?\s+of\s+(my|our)\s+([a-z]+)\b", re.I)
+#: name?", "what are my sisters' names?", "what's my sister called?", "the names of my sister's
+#: kids"): group 1 "my" / "our", 2 the owner word, after the owners it is said of ("sister's kids").
+_OWNER_CHAIN = r"(my|our)\s+((?:[a-z]+['’]s\s+)*[a-z]+)"
+_NAME_OF = re.compile(rf"\bthe\s+(?:(?:first|last|full|middle)\s+)?names?\s+of\s+{_OWNER_CHAIN}\b(?!['’])", re.I)
 _NAME_NO_APOSTROPHE = re.compile(r"\b(my|our)\s+([a-z]+?)s?['’]?\s+(?:(?:first|last|full|middle)\s+)?names?\b", re.I)
-_OWNER_CALLED = re.compile(r"\b(my|our)\s+([a-z]+)\s+called\W*$", re.I)
+_OWNER_CALLED = re.compile(rf"\b{_OWNER_CHAIN}\s+called\W*$", re.I)
+#: A kin or pet word's plural possessive ("my sister's kids' names", "my parents' address"),
+#: written as the singular's ("kid's"); "children's" as "child's".
+_PLURAL_OWNER = re.compile(r"\b(?:([a-z]+)s['’](?=\s)|(child)ren['’]s\b)", re.I)
 
 
 def _may_ask_of_another(question: str) -> bool:
@@ -442,13 +447,22 @@ def _may_ask_of_another(question: str) -> bool:
 
 def _as_possessive(question: str) -> str:
     """``question`` with another wording of a kin's or pet's name written "my <owner>'s name"
-    ("What's the name of my sister?", "What is my sisters name?", "What's my sister called?"),
-    when the owner is a kin or pet word (:func:`_kind_of`); else as it is."""
+    ("What's the name of my sister?", "What is my sisters name?", "What's my sister called?",
+    "the names of my sister's kids" as "my sister's kid's name"), when the owner is a kin or pet
+    word (:func:`_kind_of`); a kin or pet word's plural possessive as the singular's ("my
+    sister's kids' names" as "my sister's kid's names"); else as it is."""
     def mine(m: re.Match) -> str:
-        owner = m.group(2)
+        *owners, owner = m.group(2).split()   # ("sister's kids": the kids' name)
         single = owner[:-1] if owner.lower().endswith("s") and _kind_of(owner.lower()[:-1]) is not None else owner
-        return f"{m.group(1)} {single}'s name" if _kind_of(single.lower()) is not None else m.group(0)
+        return (f"{m.group(1)} {''.join(o + ' ' for o in owners)}{single}'s name" if _kind_of(single.lower()) is not None
+                else m.group(0))
 
+    def singular(m: re.Match) -> str:
+        word = m.group(1) or m.group(2)
+        return f"{word}'s" if m.group(2) or _kind_of(word.lower()) is not None else m.group(0)
+
+    if "'" in question or "’" in question:
+        question = _PLURAL_OWNER.sub(singular, question)
     for form in (_NAME_OF, _OWNER_CALLED):
         question = form.sub(mine, question)
     return _NAME_NO_APOSTROPHE.sub(lambda m: mine(m) if "'s" not in m.group(0) else m.group(0), question)
@@ -494,7 +508,7 @@ _ATTRIBUTES = {
 
 #: What may stand between an owner word and the name it is given ("my sister Priya", "My sister is
 #: Priya", "my sister's Priya", "my sister (Priya)", "My sister - Priya -", "My sister goes by Jo").
-_NAME_LINK = r"(?:\s*(?:['’]s\b|\bis\b|\bwas\b|\bgoes\s+by\b|\bwent\s+by\b|[,(\-–—]))*\s*[\"“'‘]?"
+_NAME_LINK = r"(?:\s*(?:['’]s\b|\bis\b|\bwas\b|\bare\b|\bwere\b|\bgoes\s+by\b|\bwent\s+by\b|[,(\-–—]))*\s*[\"“'‘]?"
 _WORD_AFTER = r"([^\W\d_][\w'’-]*)"
 
 
@@ -663,7 +677,12 @@ def silent_on_the_owners(question: str, text: str) -> bool:
     bare = {w[:-2] if w.endswith(("'s", "’s")) else w for w in words}
     for owner, kind in kinds:
         _asking, said, form = _ATTRIBUTES[kind]
-        if owner not in bare:
+        if owner not in bare and f"{owner}s" not in bare and not (owner == "child" and "children" in bare):
+            # (the owner named in the plural: "her two kids" for "my sister's kids' names"); a text
+            # naming the one the owner is asked of only as another's owner ("my sister's kids" and
+            # "My sister's dog is named Rex.") says nothing of the owner
+            if any(other in bare and _owns_another(words, other, owner) for other in _owners_of(asked, owner)):
+                return True
             continue
         if _owns_another(words, owner):   # ("My sister's son turns 5 on May 3.")
             return True
@@ -713,20 +732,31 @@ def _asks_by_called(question: str) -> bool:
     return "called" in question.lower() and _ASKS_CALLED.match(question) is not None
 
 
-def _owns_another(words: list[str], owner: str) -> bool:
+def _owns_another(words: list[str], owner: str, asked: str | None = None) -> bool:
     """Whether ``words`` (lower case) name ``owner`` only as the owner of another kin or pet
     ("my sister's cat", "my sister's boyfriend"): every "<owner>'s" followed by such a word
-    that cannot be the owner, and no other mention."""
+    that cannot be ``asked`` (the one whose thing is asked: the owner itself by default; "kid"
+    for "my sister's kids' names"), and no other mention."""
+    asked = owner if asked is None else asked
     seen = False
     for i, w in enumerate(words):
         if w == owner or w in (f"{owner}s", f"{owner}s'", f"{owner}s’"):
             return False
         if w in (f"{owner}'s", f"{owner}’s"):
             after = _bare(words[i + 1]) if i + 1 < len(words) else ""   # ("Kenji's wife's number")
-            if _kind_of(after) is None or _may_be(after, owner):
+            if _kind_of(after) is None or _may_be(after, asked):
                 return False
             seen = True
     return seen
+
+
+def _owners_of(asked: tuple[tuple[str, tuple[str, ...]], ...], owner: str) -> list[str]:
+    """The owners in ``asked`` (:func:`_asked_of_another`) whose thing is ``owner`` ("sister" of
+    "kid" in "my sister's kids' names")."""
+    from .index.tokens import tokenize
+
+    stems = set(tokenize(owner))
+    return [other for other, things in asked if other != owner and stems and stems <= set(things)]
 
 
 def _someone_elses(words: list[str], i: int, owner: str) -> bool:
