@@ -278,7 +278,8 @@ def test_admission_records_its_writes_at_the_clock_not_at_now(tmp_path):
 def test_a_memory_dated_in_the_future_does_not_move_yesterday(tmp_path):
     """One memory of a planned trip (created_at 2030) moved the anchor of "yesterday" from the
     chat's last day to the recall's now, and yesterday's dinner fell out (hostile pass): the
-    anchor is the newest event time up to now, as_of recalls included."""
+    anchor is the newest event time up to now, as_of recalls included (``now`` left to the wall
+    clock: a ``now`` the caller gives is the anchor itself)."""
     from datetime import datetime, timezone
 
     def at(*a):
@@ -288,12 +289,16 @@ def test_a_memory_dated_in_the_future_does_not_move_yesterday(tmp_path):
         mem.add("We hiked up the ridge trail.", id="hike", created_at=at(2024, 6, 12))
         mem.add("I had sushi for dinner with Ana.", id="sushi", created_at=at(2024, 6, 19))
         mem.add("Dentist appointment went fine.", id="dentist", created_at=at(2024, 6, 20))
-        before = [h.id for h in mem.recall("What did I do yesterday?", k=3, now=at(2026, 1, 1)).hits]
+        before = [h.id for h in mem.recall("What did I do yesterday?", k=3).hits]
         mem.add("Planned trip to Japan with the whole family.", id="trip", created_at=at(2030, 5, 1))
-        after = [h.id for h in mem.recall("What did I do yesterday?", k=3, now=at(2026, 1, 1)).hits]
+        after = [h.id for h in mem.recall("What did I do yesterday?", k=3).hits]
         assert before[0] == after[0] == "sushi"
-        past = mem.recall("What did I do yesterday?", k=3, now=at(2026, 1, 1), as_of=at(2099, 1, 1)).hits
+        past = mem.recall("What did I do yesterday?", k=3, as_of=at(2099, 1, 1)).hits
         assert past[0].id == "sushi"
+        # a now the caller gives is the cues' anchor: nothing was said on 31 December 2025
+        res = mem.recall("What did I do yesterday?", k=3, now=at(2026, 1, 1))
+        assert res.hits == [] and "empty_window" in [g.reason for g in res.gaps]
+        assert mem.recall("What did I do yesterday?", k=3, now=at(2024, 6, 20, 12)).hits[0].id == "sushi"
 
 
 def test_an_as_of_recall_shows_the_wording_of_then(tmp_path):
@@ -309,3 +314,19 @@ def test_an_as_of_recall_shows_the_wording_of_then(tmp_path):
             then = [mem.recall("door code", k=1, as_of=1.7e9 + t * DAY).hits[0].text for t in (1, 150, 250)]
             assert then == ["The door code is 1234.", "The door code is 9876.", "The door code is 5555."]
             assert mem.recall("door code", k=1).hits[0].text == "The door code is 5555."
+
+
+def test_a_now_given_anchors_yesterday_in_an_imported_chat(tmp_path):
+    """helper-205: "how far did I run yesterday?" with ``now`` the morning after an imported
+    chat's last message read "yesterday" as the day before that message, and ranked the older
+    run (5 km, two days before) first with no gap."""
+    chat = [("2025-04-01T20:00:00Z", "I went for a run this evening, 5 km along the river."),
+            ("2025-04-03T08:32:00Z", "I also ran 12 km this morning before work, a new personal best."),
+            ("2025-04-03T08:35:00Z", "Our cat needs a vet appointment next week.")]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add_conversation([{"role": "user", "content": t, "created_at": at} for at, t in chat], namespace="me")
+        res = mem.recall("how far did I run yesterday?", namespace="me", k=2, now="2025-04-04T09:00:00Z")
+        assert "12 km" in res.hits[0].text and "5 km" not in " ".join(h.text for h in res.hits)
+        # without now, the chat's own clock (its newest message): today is 3 April
+        res = mem.recall("how far did I run today?", namespace="me", k=1)
+        assert "12 km" in res.hits[0].text

@@ -383,10 +383,9 @@ def drop_namespace_cmd(store, yes, name):
 @click.option("--valid-at", default=None, help="What held in the world at this time, as known now.")
 @click.option("--subject", default=None, help="Keep memories filling a slot of this subject.")
 @click.option("--attribute", default=None, help="Keep memories filling a slot of this attribute.")
-@click.option("--now", default=None, help="The recall's time: salience and recency are read at it, and relative "
-                                         "cues (\"last week\") at the earlier of it and, for a chat stored "
-                                         "after the fact, its newest message's time (Unix seconds or ISO-8601; "
-                                         "default: now).")
+@click.option("--now", default=None, help="The recall's time: salience, recency and relative cues (\"last "
+                                         "week\") are read at it (Unix seconds or ISO-8601; default: now, and "
+                                         "the cues of a chat stored after the fact at its newest message).")
 @click.option("--reinforce/--no-reinforce", default=None,
               help="Raise the salience and access count of the hits (one write; default: "
                    "DecayConfig.reinforce_on_recall, off).")

@@ -2318,7 +2318,8 @@ class Engram:
             (a reader process shares the writer's code).
         now : float, datetime or ISO-8601, optional
             The recall's time (salience decay, recency, relative time cues), as Unix seconds or a
-            time (naive = UTC); the wall clock when omitted.
+            time (naive = UTC); the wall clock when omitted. Omitted, the relative time cues of a
+            conversation stored after the fact count from its newest message; given, from it.
         config : RecallConfig, optional
             Overrides the engine's recall settings for this call.
         as_of : float, datetime or ISO-8601, optional
@@ -2467,7 +2468,7 @@ class Engram:
                                 as_of=as_of, include_archived=include_archived,
                                 include_superseded=include_superseded, valid_at=valid_at, subject=subject,
                                 attribute=attribute)
-        now = time_or_now(now)
+        now_given, now = now is not None, time_or_now(now)
         limit = self.config.store.max_text_chars
         texts = [None if q is None else check_query(q, limit) for q in queries]
         if vectors is not None:
@@ -2479,7 +2480,7 @@ class Engram:
         calibration = RELEVANCE_CALIBRATION.get(_family(self.embedder), RELEVANCE_CALIBRATION["minilm"])
         relevance = (cfg.relevance_coef or calibration[0],
                      calibration[1] if cfg.relevance_threshold is None else cfg.relevance_threshold)
-        return [RecallRequest(ns, t, v, k, filters, cfg, now, relevance) for t, v in zip(texts, qvecs)]
+        return [RecallRequest(ns, t, v, k, filters, cfg, now, relevance, now_given) for t, v in zip(texts, qvecs)]
 
     def _reinforce_hits(self, hit_nids, reinforce: bool | None, now: float) -> None:
         """Reinforce what a recall returned (``DecayConfig.reinforce_on_recall`` by default; never

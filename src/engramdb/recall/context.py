@@ -53,6 +53,10 @@ class RecallRequest:
     relevance : (tuple of 4 float, float)
         Coefficients and threshold of ``Hit.relevance`` (the config's, or the calibration of
         the store's embedder: ``config.RELEVANCE_CALIBRATION``).
+    now_given : bool
+        Whether the caller gave ``now``: then the question's relative time cues ("yesterday")
+        are read against it, not against an imported conversation's own clock
+        (:func:`engramdb.recall.seeds.cue_now`).
     """
 
     namespace: str
@@ -63,6 +67,7 @@ class RecallRequest:
     config: RecallConfig
     now: float
     relevance: tuple = RELEVANCE_CALIBRATION["minilm"]
+    now_given: bool = False
 
 
 @dataclass(slots=True)
