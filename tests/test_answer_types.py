@@ -75,3 +75,45 @@ def test_a_value_about_something_else_answers_nothing(tmp_path, embedder):
             assert "weak_evidence" in [g.reason for g in res.gaps], (question, [(h.text, h.relevance) for h in res.hits])
         res = mem.recall("how far is the office?", namespace="me", k=3)
         assert "12 miles" in res.hits[0].text and res.hits[0].relevance >= res.stats["relevance_threshold"]
+
+
+@pytest.mark.parametrize("question, asks", [
+    ("how much do I earn at Abbott?", True), ("How much does James pay per cooking class?", True),
+    ("how much was the rent?", True), ("how much money did I spend on the trip?", True),
+    ("How much did the trip cost?", True), ("what's my rent?", True), ("What is Caroline's salary?", True),
+    ("how much do I run?", False), ("how much do you like it?", False), ("how much time do I spend on email?", False),
+    ("how much sleep do I get?", False), ("how much weight did I lose?", False), ("what do I earn?", False),
+])
+def test_asks_money_reads_a_question_for_an_amount(question, asks):
+    from engramdb.answer_types import asks_money
+
+    assert asks_money(question) is asks
+
+
+@pytest.mark.parametrize("text, lacks", [
+    ("I work at Abbott as a nurse.", True), ("My yoga class at Studio 9 is great.", True),
+    ("At only $10 per class, it's very cheap!", False), ("I make 85k a year.", False), ("It was fifty bucks.", False),
+    ("Rent is 1,200 euros.", False), ("The class was free!", False), ("£900 a month", False), ("costs 30 USD", False),
+])
+def test_a_text_without_an_amount_lacks_the_money_asked(text, lacks):
+    from engramdb.answer_types import lacks_asked_value
+
+    assert lacks_asked_value("how much do I pay for it?", text) is lacks
+    assert lacks_asked_value("where do I work?", text) is False
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_a_question_of_money_is_weak_without_an_amount(tmp_path, embedder):
+    """helper-203: "how much do I earn at Abbott?" got "I just started as a nurse at Abbott." at
+    relevance 0.86 and no gap: the store never says what the job pays."""
+    chat = ["I just started as a nurse at Abbott.", "My commute is now 25 minutes by car.",
+            "We pay 1,800 dollars a month for the new apartment.", "My yoga class at Studio 9 is great."]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        mem.add_conversation([{"role": "user", "content": t, "created_at": f"2025-04-0{i + 1}T09:00:00Z"}
+                              for i, t in enumerate(chat)], namespace="me")
+        for question in ("how much do I earn at Abbott?", "how much does my yoga class cost?"):
+            res = mem.recall(question, namespace="me", k=2)
+            assert "weak_evidence" in [g.reason for g in res.gaps], (question, [(h.text, h.relevance) for h in res.hits])
+        res = mem.recall("how much do I pay for the apartment?", namespace="me", k=2)
+        assert "1,800" in res.hits[0].text and res.hits[0].relevance >= res.stats["relevance_threshold"]
+        assert not res.gaps

@@ -392,6 +392,35 @@ def test_another_pets_name_is_weak_evidence_for_a_kins_or_a_pets(tmp_path, embed
     ("What's the name of my sister's dog?", "My sister's dog Rex loves the park.", False),
     ("What are my sister's children's names?", "My sister's children are called Leo and Mia.", False),
     ("What is my sister's name?", "My sister's kids are Leo and Mia.", True),
+    # helper-202: an owner compared with names another
+    ("What is my sister's name?", "Like my sister, Sam plays tennis.", True),
+    ("What is my sister's name?", "Unlike my older sister, Jo hates tennis.", True),
+    ("What is my sister's name?", "I'm taller than my sister, Jo says.", True),
+    ("What is my sister's name?", "I play tennis like my sister Jo.", False),
+    # helper-206: the names of several, said as people say them, in the plural
+    ("What are my kids' names?", "My kids: Leo and Mia.", False),
+    ("What are my kids' names?", "Leo and Mia are my kids.", False),
+    ("What are my kids' names?", "My kids go by Leo and Mia.", False),
+    ("What are my kids' names?", "Kids: Leo (5), Mia (7).", False),
+    ("What are my kids' names?", "My kids are 5-year-old Leo and 7-year-old Mia.", False),
+    ("What are my parents' names?", "Ann and Bob are my parents.", False),
+    ("What are my children's names?", "We have two children, Leo and Mia.", False),
+    ("What are my children's names?", "My children are Leo and Mia.", False),
+    ("What are my dogs' names?", "My dogs are Rex and Fido.", False),
+    ("What are my kids' names?", "My kids love Lego.", True),
+    # ... a kin's kin, and a text naming only the kin it is asked of
+    ("What's my brother's wife's name?", "My brother Tom is married.", True),
+    ("What's my wife's sister's name?", "My wife is Ana.", True),
+    ("What is my son's teacher's name?", "My son Leo loves school.", True),
+    ("What's my brother's wife's name?", "My brother married Ana last year.", False),
+    ("What's my brother's wife's name?", "my brother tom is married", False),   # (no capitals)
+    # ... and the owner named by a word that may be the same one
+    ("What's my daughter's dog's name?", "My daughter Lily got a puppy.", True),
+    ("What's my daughter's dog's name?", "My daughter Lily got a puppy named Max.", False),
+    ("What's my dog's name?", "The puppy chewed my shoes.", True),
+    ("What's my dog's name?", "My puppy Rex chewed my shoes.", False),
+    ("What's my mom's name?", "My mother called.", True),
+    ("What's my mom's name?", "My mother Linda called.", False),
 ])
 def test_a_text_naming_the_owner_may_say_nothing_of_the_asked_name(question, text, silent):
     assert silent_on_the_owners(question, text) is silent
@@ -513,3 +542,38 @@ def test_a_phone_call_is_weak_evidence_for_a_name_asked_by_called(tmp_path, embe
         res = mem.recall("what is my dog called?", namespace="me", k=3)
         best = max(res.hits, key=lambda h: h.relevance)
         assert "Biscuit" in best.text and best.relevance >= res.stats["relevance_threshold"]
+
+
+@pytest.mark.parametrize("question, text, terms", [
+    ("where does my mom live?", "I live in Chicago with Tom.", {"live"}),
+    ("where does my mom live?", "user: We've lived here for years.", {"live"}),
+    ("where did my sister study?", "I studied at MIT.", {"studi"}),
+    # the person, or someone who may be them, is named; or the verb is not the speaker's
+    ("where does my mom live?", "I live near my mom in Chicago.", set()),
+    ("where does my mom live?", "My mother lives in Denver.", set()),
+    ("where does my mom live?", "Mum lives in Leeds, I live in York.", set()),
+    ("where does my mom live?", "She lives in Denver.", set()),
+    ("where does my mom live?", "Living in Chicago is fun.", set()),
+    ("where do I live?", "I live in Chicago.", set()),
+    ("where does my dog sleep?", "I sleep late.", set()),   # (a pet: not read)
+])
+def test_a_verb_said_only_of_the_speaker_says_nothing_of_their_kin(question, text, terms):
+    from engramdb.speakers import the_speakers_doing
+
+    assert the_speakers_doing(question, text) == terms
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_the_speakers_own_home_is_no_answer_for_their_mothers(tmp_path, embedder):
+    """helper-203: "where does my mom live?" put "We live in Chicago ..." (the user's own home) at
+    relevance 0.94, above "My mom is visiting from Denver"."""
+    chat = ["We live in Chicago with our two kids.", "My mom is visiting from Denver next week.",
+            "I work at Abbott as a nurse."]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
+        _user_chat(mem, chat, "2025-04-01")
+        res = mem.recall("where does my mom live?", namespace="me", k=3)
+        rel = {h.text.split(": ", 1)[1]: h.relevance for h in res.hits}
+        assert rel["We live in Chicago with our two kids."] < res.stats["relevance_threshold"]
+        assert rel["My mom is visiting from Denver next week."] >= res.stats["relevance_threshold"]
+        home = mem.recall("where do I live?", namespace="me", k=1).hits[0]
+        assert "Chicago" in home.text and home.relevance >= res.stats["relevance_threshold"]

@@ -17,13 +17,17 @@ answering (Li & Roth 2002, "Learning Question Classifiers", COLING; the NUMERIC:
   memory holds when it holds another word of the question too ("how far is the gym?" is not
   answered by "The house is 12 miles from the office."), for relevance only: the ranking never
   reads it (:mod:`engramdb.recall.results`).
+- :func:`lacks_asked_value`: a question for an amount of money ("how much do I earn at Abbott?",
+  "what's my rent?") and a text that gives none ("I work at Abbott as a nurse."): the text may
+  share every other word of the question and still cannot answer it; recall reports it as weak
+  evidence (relevance only).
 """
 from __future__ import annotations
 
 import functools
 import re
 
-__all__ = ["asked_types", "answered_terms", "VALUE_FORMS"]
+__all__ = ["asked_types", "answered_terms", "asks_money", "lacks_asked_value", "VALUE_FORMS"]
 
 _NUMBER = (r"(?:\d+(?:[.,]\d+)?(?:\s*-\s*\d+(?:[.,]\d+)?)?|half\s+an?|an?\s+(?=hour|half|year|week|month|day)"
            r"|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
@@ -52,6 +56,12 @@ VALUE_FORMS: dict[str, re.Pattern] = {
     "measure": re.compile(rf"\b{_NUMBER}\s*-?\s*{_MEASURE}\b", re.I),
     "speed": re.compile(rf"\b{_NUMBER}\s*-?\s*{_SPEED}|\bpace\b", re.I),
     "clock": re.compile(_CLOCK, re.I),
+    # an amount of money: a currency sign or code by a number, a number of a currency's units,
+    # a round amount ("50k", "two grand"), or no money at all ("free", "nothing")
+    "money": re.compile(rf"[$£€¥₹]\s?\d|\d\s?[$£€¥₹]|\b(?:usd|eur|gbp|chf|cad|aud|inr|jpy)\s?\d|\d[\d,.]*\s?(?:usd|eur|gbp|chf|"
+                        rf"cad|aud|inr|jpy)\b|\b{_NUMBER}\s*(?:dollars?|bucks?|euros?|pounds?|quid|cents?|pence|p|grand|"
+                        r"rupees?|yen|francs?)\b|\b\d+(?:[.,]\d+)?\s?(?:k|m|mn|bn)\b|\b(?:for\s+free|free\s+of\s+charge|"
+                        r"(?:costs?|cost\s+me|paid|pay|charged?)\s+nothing)\b|\bfree\b", re.I),
 }
 
 #: The adjective of a "how <adjective>" question -> (its index term, the types that answer it).
@@ -86,6 +96,55 @@ def asked_types(question: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     if "how" not in question.lower():
         return ()
     return tuple(dict.fromkeys(_ASKED[m.group(1).lower()] for m in _HOW.finditer(question)))
+
+
+#: A question for an amount of money: "how much" (of money, or with no noun: "how much time
+#: do I spend" asks for time) with a word of paying, earning or costing ("how much do I earn?",
+#: "How much does James pay per cooking class?", "how much was the rent?"), or "what" with a
+#: noun of an amount ("what's my salary?", "what is the rent?").
+_ASKS_MONEY = re.compile(
+    r"\bhow\s+much\s+(?:money\s+|cash\s+)?(?:do|does|did|is|was|are|were|will|would|should|can|could|have|has|had|am|"
+    r"'s|it|they|that|this|i|we|you|he|she)\b(?=.*\b(?:cost|costs|costed|pay|pays|paid|paying|earn|earns|earned|earning|make|makes|made|"
+    r"spend|spends|spent|charge|charges|charged|owe|owes|owed|save|saves|saved|rent|salary|salaries|wage|wages|"
+    r"price|prices|priced|worth|budget|donate|donates|donated|raise|tip|tipped|fee|fees|bill|bills|sell|sold|"
+    r"buy|bought|lend|lent|borrow|borrowed|income|bonus|allowance|fine|fined)\b)|"
+    r"\bwhat(?:'s|\s+is|\s+was|\s+are|\s+were)\s+(?:my|our|the|his|her|their|[A-Z][a-z]+'s)\s+(?:\w+\s+)?"
+    r"(?:salary|wage|wages|rent|budget|income|price|fee|fees|bonus|allowance|hourly\s+rate|rate|bill)\b",
+    re.I | re.S)
+
+
+@functools.lru_cache(maxsize=1024)
+def asks_money(question: str) -> bool:
+    """Whether ``question`` asks for an amount of money (:data:`_ASKS_MONEY`: "how much do I
+    earn at Abbott?", "what's my rent?"; not "how much do I run?" nor "how much do you like it?").
+
+    Parameters
+    ----------
+    question : str
+
+    Returns
+    -------
+    bool
+    """
+    low = question.lower()
+    return ("much" in low or "what" in low) and _ASKS_MONEY.search(question) is not None
+
+
+def lacks_asked_value(question: str, text: str) -> bool:
+    """Whether ``question`` asks for an amount of money (:func:`asks_money`) and ``text`` gives
+    none (:data:`VALUE_FORMS` ``"money"``: "$10 per class", "85k", "fifty bucks", "free"): "I
+    work at Abbott as a nurse." cannot answer "how much do I earn at Abbott?", however many of
+    its words it shares.
+
+    Parameters
+    ----------
+    question, text : str
+
+    Returns
+    -------
+    bool
+    """
+    return asks_money(question) and VALUE_FORMS["money"].search(text) is None
 
 
 def answered_terms(question: str, text: str) -> frozenset[str]:

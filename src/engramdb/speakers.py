@@ -38,7 +38,7 @@ from typing import Mapping
 from .timeref import CALENDAR_WORDS
 
 __all__ = ["labelled", "speaker_of", "speaker_keys", "named_speaker", "looks_like_a_name", "others_only",
-           "not_the_owners", "silent_on_the_owners", "calls_not_names", "names_given", "kin_named",
+           "not_the_owners", "silent_on_the_owners", "calls_not_names", "names_given", "kin_named", "the_speakers_doing",
            "PERSON_NOUNS", "ANIMAL_NOUNS", "DOG_WORDS", "CAT_WORDS", "CHAT_ROLES", "FIRST_PERSON",
            "SECOND_PERSON", "LABELS"]
 
@@ -348,6 +348,68 @@ def others_only(question: str, text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+#: A question whose subject is one of the speaker's people, then its verb ("where does my mom
+#: live?", "where did my sister study?", "what does my husband do?"): group 1 the person word,
+#: 2 the verb.
+_THEIR_DOING = re.compile(r"\b(?:do|does|did|is|was|has|had)\s+(?:my|our)\s+([a-z]+)\s+([a-z]+)\b", re.IGNORECASE)
+#: A speaker's own subject right before a verb ("I live", "we've lived", "I still work").
+_SPEAKER_SUBJECT = frozenset("i we i've we've i'm we're i'd we'd".split())
+_BETWEEN = frozenset("still also now currently just really actually both all never always used to".split())
+
+
+def the_speakers_doing(question: str, text: str) -> frozenset[str]:
+    """The index term of the verb of ``question`` when the question asks what one of the
+    speaker's people does ("where does my mom live?": ``live``) and ``text`` says that verb only
+    of the speaker ("I live in Chicago with Tom.", "We've lived here for years") and names no one
+    who may be the person (the kin word or one that may name the same: "my mother", "mum"; nor
+    "he", "she", "they"): there the verb matches the question but says nothing of the person's
+    (helper-203: the user's own home, 0.94, above "My mom is visiting from Denver").
+
+    Parameters
+    ----------
+    question, text : str
+
+    Returns
+    -------
+    frozenset of str
+        ``{verb term}`` or empty.
+    """
+    asked = _their_doing(question)
+    if asked is None:
+        return frozenset()
+    person, stem = asked
+    words = _TEXT_WORD.findall(LABEL.sub("", text, count=1).lower())
+    if not _THIRD_PERSON.isdisjoint(words) or any(_may_be(_bare(w), person) or _bare(w) == person for w in words):
+        return frozenset()
+    places = [i for i, w in enumerate(words) if w.startswith(stem)]
+    if not places:
+        return frozenset()
+    for i in places:
+        j = i - 1
+        while j >= 0 and words[j] in _BETWEEN:
+            j -= 1
+        if j < 0 or words[j] not in _SPEAKER_SUBJECT:
+            return frozenset()
+    return frozenset({stem})
+
+
+@functools.lru_cache(maxsize=1024)
+def _their_doing(question: str) -> tuple[str, str] | None:
+    """(the person word, the verb's index term) of :data:`_THEIR_DOING` in ``question`` when the
+    word is a kin word (:func:`_kind_of`, no pet), else None."""
+    from .index.tokens import tokenize
+
+    m = _THEIR_DOING.search(question)
+    if m is None:
+        return None
+    person = m.group(1).lower()
+    kinds = _kind_of(person)
+    if kinds is None or any(c.startswith("pet:") for c in kinds):
+        return None
+    stems = tokenize(m.group(2))
+    return (person[:-1] if person.endswith("s") and person[:-1] in _KINDS else person, stems[0]) if len(stems) == 1 else None
+
+
 @functools.lru_cache(maxsize=1024)
 def _asked_as_mine(question: str) -> tuple[str, ...]:
     """The index terms of the things ``question`` asks for as "my <thing>" (see :func:`others_only`)."""
@@ -508,7 +570,8 @@ _ATTRIBUTES = {
 
 #: What may stand between an owner word and the name it is given ("my sister Priya", "My sister is
 #: Priya", "my sister's Priya", "my sister (Priya)", "My sister - Priya -", "My sister goes by Jo").
-_NAME_LINK = r"(?:\s*(?:['’]s\b|\bis\b|\bwas\b|\bare\b|\bwere\b|\bgoes\s+by\b|\bwent\s+by\b|[,(\-–—]))*\s*[\"“'‘]?"
+_NAME_LINK = (r"(?:\s*(?:['’]s\b|\bis\b|\bwas\b|\bare\b|\bwere\b|\b(?:goes|go|went)\s+by\b|[,:(\-–—]))*"
+              r"\s*[\"“'‘]?")
 _WORD_AFTER = r"([^\W\d_][\w'’-]*)"
 
 
@@ -519,11 +582,26 @@ def _name_forms(owner: str) -> tuple[re.Pattern, ...]:
     the owner word ("my sister Priya", "My sister is Priya", "our dog, Biscuit", "my sister
     (Priya)"); after a naming "called" or "goes by" ("a sister called Jo", "we call him Rex");
     or right before "is my <owner>", "(my <owner>" or ", my <owner>" ("Priya is my sister",
-    "Priya (my sister)", "Priya, my little sister")."""
+    "Priya (my sister)", "Priya, my little sister"); the owner word in the plural too ("My kids:
+    Leo and Mia.", "Leo and Mia are my children"); and two words joined by "and" after the owner
+    word or before it ("We have two children, Leo and Mia."; groups 1 and 2)."""
+    o = _owner_words(owner)
+    return (re.compile(rf"(?i:\b{o}){_NAME_LINK}{_WORD_AFTER}"),
+            re.compile(rf"(?i:\b(?:call(?:ed|s|ing)?|named|goes\s+by|go\s+by)\s+(?:(?:him|her|them|it)\s+)?)[\"“'‘]?"
+                       rf"{_WORD_AFTER}"),
+            re.compile(rf"{_WORD_AFTER}(?:\s+(?:is|was|are|were)|\s*[(,\-–—])\s*(?i:my|our)\s+(?:[\w-]+\s+)?(?i:{o})\b"
+                       r"(?!['’]s)"),
+            # the names of several ("My kids: Leo and Mia.", "my parents are Dr. Ann Lee and Bob Lee")
+            re.compile(rf"(?i:\b{o})\W.*?{_WORD_AFTER}\s*(?:\(\d+\)\s*)?(?:,\s*|\s+)(?i:and|&)\s+(?:[\w-]+\s+)?"
+                       rf"{_WORD_AFTER}", re.S),
+            re.compile(rf"{_WORD_AFTER}\s*(?:,\s*|\s+)(?i:and|&)\s+{_WORD_AFTER}.*?(?i:\b{o})\b", re.S))
+
+
+def _owner_words(owner: str) -> str:
+    """A pattern of ``owner`` (a kin or pet word) and its plural ("kid", "kids"; "child",
+    "children")."""
     o = re.escape(owner)
-    return (re.compile(rf"(?i:\b{o}s?){_NAME_LINK}{_WORD_AFTER}"),
-            re.compile(rf"(?i:\b(?:call(?:ed|s|ing)?|named|goes\s+by)\s+(?:(?:him|her|them|it)\s+)?)[\"“'‘]?{_WORD_AFTER}"),
-            re.compile(rf"{_WORD_AFTER}(?:\s+(?:is|was)|\s*[(,\-–—])\s*(?i:my|our)\s+(?:[\w-]+\s+)?(?i:{o})\b(?!['’]s)"))
+    return rf"(?:{o}s?|children)" if owner == "child" else rf"{o}s?"
 
 
 def _reads_as_a_name(word: str) -> bool:
@@ -542,11 +620,23 @@ def _names_the_owner(owner: str, text: str) -> bool:
     return _gives_a_name(owner, text)
 
 
+#: A comparison before an owner word: in "Like my sister, Sam plays tennis." the word after the
+#: comma is the sentence's subject, not the sister's name ("like my sister Jo" names her).
+_LIKE_BEFORE = re.compile(r"\b(?:like|unlike|as\s+with|than)\s+(?:my|our)\s+(?:[\w-]+\s+)?$", re.IGNORECASE)
+
+
 def _gives_a_name(owner: str, text: str) -> bool:
     """Whether ``text``, its chat label aside ("Melanie: Hey ..." gives no name), gives
-    ``owner``'s name in one of :func:`_name_forms`."""
-    said = LABEL.sub("", text, count=1)
-    return any(_reads_as_a_name(m.group(1)) for form in _name_forms(owner) for m in form.finditer(said))
+    ``owner``'s name in one of :func:`_name_forms`; the word after an owner word compared with
+    ("Like my sister, Sam plays tennis.") is none."""
+    m = LABEL.match(text)   # (a label that holds the owner word is no speaker's: "My kids: Leo and Mia.")
+    said = text if m is None or re.search(rf"(?i:\b{_owner_words(owner)}\b)", m.group(0)) else text[m.end():]
+    after, called, before, *several = _name_forms(owner)
+    return (any(_reads_as_a_name(m.group(1)) and ("," not in m.group(0) or _LIKE_BEFORE.search(said, 0, m.start()) is None)
+                for m in after.finditer(said))
+            or any(_reads_as_a_name(m.group(1)) for form in (called, before) for m in form.finditer(said))
+            or any(_reads_as_a_name(m.group(1)) and _reads_as_a_name(m.group(2))
+                   for form in several for m in form.finditer(said)))
 
 
 def _asks_a_name(stems) -> bool:
@@ -677,16 +767,23 @@ def silent_on_the_owners(question: str, text: str) -> bool:
     bare = {w[:-2] if w.endswith(("'s", "’s")) else w for w in words}
     for owner, kind in kinds:
         _asking, said, form = _ATTRIBUTES[kind]
-        if owner not in bare and f"{owner}s" not in bare and not (owner == "child" and "children" in bare):
-            # (the owner named in the plural: "her two kids" for "my sister's kids' names"); a text
-            # naming the one the owner is asked of only as another's owner ("my sister's kids" and
-            # "My sister's dog is named Rex.") says nothing of the owner
-            if any(other in bare and _owns_another(words, other, owner) for other in _owners_of(asked, owner)):
+        # the owner as the text names it: its word, in the plural ("her two kids" for "my sister's
+        # kids' names"), or a kin or pet word that may name the same ("puppy" for "dog", "mother"
+        # for "mom": :func:`_may_be`)
+        named = owner if owner in bare else next(
+            (w for w in sorted(bare) if _may_be(w, owner) or (owner == "child" and w == "children")), None)
+        if named is None:
+            # a text naming the one the owner is asked of only as another's owner ("my sister's
+            # kids" and "My sister's dog is named Rex."), or giving no name but theirs ("my
+            # brother's wife" and "My brother Tom is married."), says nothing of the owner's name
+            if any(other in bare and (_owns_another(words, other, owner)
+                                      or (kind == "name" and _names_only(other, text)))
+                   for other in _owners_of(asked, owner)):
                 return True
             continue
-        if _owns_another(words, owner):   # ("My sister's son turns 5 on May 3.")
+        if _owns_another(words, named, owner):   # ("My sister's son turns 5 on May 3.")
             return True
-        gives = _names_the_owner(owner, text) if kind == "name" else form is not None and form.search(low) is not None
+        gives = _names_the_owner(named, text) if kind == "name" else form is not None and form.search(low) is not None
         if not gives and not any(w.startswith(said) for w in words):
             return True
     return False
@@ -748,6 +845,17 @@ def _owns_another(words: list[str], owner: str, asked: str | None = None) -> boo
                 return False
             seen = True
     return seen
+
+
+def _names_only(owner: str, text: str) -> bool:
+    """Whether every word of ``text`` that reads as a name (:func:`_reads_as_a_name`) is one it
+    gives ``owner`` (after the owner word: "My brother Tom is married."), or it has none; a text
+    without a capital letter is never such (no name can be told from a word there)."""
+    said = LABEL.sub("", text, count=1)
+    if not any(ch.isupper() for ch in said):
+        return False
+    names = {w for w in _TEXT_WORD.findall(said) if _reads_as_a_name(w)}
+    return not names.difference(m.group(1) for m in _name_forms(owner)[0].finditer(said))
 
 
 def _owners_of(asked: tuple[tuple[str, tuple[str, ...]], ...], owner: str) -> list[str]:

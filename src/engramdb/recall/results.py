@@ -42,7 +42,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..answer_types import answered_terms, asked_types
+from ..answer_types import answered_terms, asked_types, lacks_asked_value
 from ..batch_plan import piece_ids
 from ..chatter import asked_terms, question_terms
 from ..graph.csr import CSRGraph
@@ -51,7 +51,7 @@ from ..index.tokens import tokenize
 from ..sentences import split_sentences
 from ..slots import USER_SUBJECTS, contradiction_warnings
 from ..speakers import (CHAT_ROLES, LABEL as SPEAKER_LABEL, calls_not_names, kin_named, names_given,
-                        not_the_owners, others_only, silent_on_the_owners)
+                        not_the_owners, others_only, silent_on_the_owners, the_speakers_doing)
 from ..standing import MAY_STATE_BITS, asks_for_place
 from ..temporal import record_as_of, text_as_of
 from ..validate import utc_text
@@ -214,7 +214,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             # for a name asked by it ("what is my cat called?" and "My sister Priya called.")
             q_terms = question_terms(req.query)
             others = [others_only(req.query, hr.text) | not_the_owners(req.query, hr.text)
-                      | calls_not_names(req.query, hr.text)
+                      | calls_not_names(req.query, hr.text) | the_speakers_doing(req.query, hr.text)
                       | q_terms.intersection(_asked_terms(hr)) for hr in hit_rows]
             counts = [_without(c, o) for c, o in zip(counts, others)]
             typed = asked_types(req.query)
@@ -243,7 +243,10 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                             for r, o, c in zip(rel_list, others, counts)]
             # a hit that names the person whose birthday (phone number, email, address) is asked for
             # but gives none ("Daniel is an ER nurse" for "When is Daniel's birthday?") is weak evidence
-            rel_list = [min(r, 0.5 * req.relevance[1]) if silent_on_the_owners(req.query, hr.text) else r
+            # ... and so is one that gives no amount for a question of money ("how much do I earn
+            # at Abbott?" and "I work at Abbott as a nurse.")
+            rel_list = [min(r, 0.5 * req.relevance[1])
+                        if silent_on_the_owners(req.query, hr.text) or lacks_asked_value(req.query, hr.text) else r
                         for r, hr in zip(rel_list, hit_rows)]
             rel_list = _cue_matched(ctx, rel_list, hit_nids)
             if later_of and any(n in later_of for n in hit_nids):
