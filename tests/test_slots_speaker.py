@@ -326,3 +326,30 @@ def test_a_change_between_a_slot_and_a_statement_outside_it_is_linked(tmp_path, 
         res = mem.recall(question, namespace="me", k=2, now="2025-04-04")
         assert [h.id for h in res.hits] == [out["message_ids"][0], first[0]]
         assert res.hits[0].score > res.hits[1].score and res.warnings
+
+
+def test_a_slot_is_compared_only_with_its_own_speakers_statements(tmp_path):
+    """helper-206, on the change above: Alice's and Bob's phone slots ("Phone number is ...",
+    each) were linked ``contradicts`` by their words, so recall told that Alice's number changed
+    to Bob's; an unslotted "Wifi password is hunter2." was superseded by the guest network's wifi
+    slot; and a child slot was contradicted by another son's name. Two slots are two things, and a
+    slot of anyone but the statement's speaker, or of several values, is not compared."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add("Phone number is 555-1234.", id="alice", slot=("alice", "phone"), created_at="2025-04-01")
+        mem.add("Phone number is 555-9999.", id="bob", slot=("bob", "phone"), created_at="2025-04-03")
+        mem.add("Wifi password is hunter2.", id="home_wifi", created_at="2025-04-01")
+        mem.add("Wifi password is tiger7.", id="guest_wifi", slot=("guest_network", "wifi_password"),
+                created_at="2025-04-03")
+        mem.add("My son's name is Sam.", id="sam", created_at="2025-04-01")
+        mem.add("My son's name is Leo.", id="leo", slot=("user", "child", "Leo"), single_valued=False,
+                created_at="2025-04-03")
+        for a, b in (("bob", "alice"), ("guest_wifi", "home_wifi"), ("leo", "sam")):
+            assert not [e for e in mem.edges(a) if b in (e.source, e.target)
+                        and e.relation in (engramdb.Relation.CONTRADICTS, engramdb.Relation.SUPERSEDES)], (a, b)
+            assert mem.get(b).state is engramdb.MemoryState.ACTIVE
+        res = mem.recall("what is Alice's phone number?", k=2)
+        assert res.hits[0].id == "alice" and not res.warnings
+        # the user's own slot and the user's statement are still compared (helper-205)
+        mem.add("I work at Initech.", id="old_job", slot=("user", "employer", "Initech"), created_at="2025-04-01")
+        new = mem.add("Hi, I'm Priya. I started a new job at Globex today as a product manager.", created_at="2025-04-03")
+        assert [e.relation for e in mem.edges(new) if e.target == "old_job"] == [engramdb.Relation.CONTRADICTS]

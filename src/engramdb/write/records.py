@@ -33,7 +33,7 @@ from ..starts import change_start
 from ..facts import conflict_many, fact_signature, frames_a_value, restates, subject_key, subject_of
 from ..index.keyword import term_counts
 from ..sentences import several_claims, several_sentences
-from ..speakers import labelled
+from ..speakers import labelled, speaker_of
 from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundError, OversizeError
 from ..state import EngineState
 from ..state.subject_hints import subject_code
@@ -547,12 +547,14 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     earlier one (kept, flagged superseded: ``history`` shows both); otherwise the two are linked
     ``contradicts`` and recall reports the pair, as it does for one that gives an attribute another
     value in the same words (kind ``"value"``: "Our billing email is finance@acme.io" after
-    "... jane@acme.io", whatever their times). Two memories of one slot are left to slot
-    resolution (:func:`engramdb.slots.plan_slots`), and a memory in a slot is only ever retired by
-    it: a conflict with one is linked ``contradicts``. A memory in a slot and a statement outside
-    it are compared like any two statements (helper-205: "I work at Initech as a data analyst."
-    said with a name fills no slot, and "I started a new job at Globex" filled the employer slot;
-    neither path compared the two).
+    "... jane@acme.io", whatever their times). Two memories in slots are left to slot
+    resolution (:func:`engramdb.slots.plan_slots`: one slot), or are two things (two slots: Alice's
+    phone and Bob's), and a memory in a slot is only ever retired by it: a conflict with one is
+    linked ``contradicts``. A memory in a single-valued slot of a statement's speaker and that
+    statement are compared like any two statements (helper-205: "I work at Initech as a data
+    analyst." said with a name fills no slot, and "I started a new job at Globex" filled the
+    user's employer slot; neither path compared the two); a slot of anyone else ("guest_network"'s
+    wifi password, Alice's phone) or a multi-valued one (a child of several) is not.
 
     Only statements are compared: texts of at most ``LinkConfig.conflict_max_words`` words (the
     rules read one claim; a chat reply or a document holds many, and two replies that share a
@@ -773,14 +775,21 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
             if q.state is not MemoryState.ACTIVE:
                 continue
             valid_from, other, other_at, other_slot = q.valid_from, q.text, q.created_at, (q.subject, q.attribute)
+            other_rec = {"text": q.text, "tags": q.tags, "multi": not q.single}
         else:
             rec = stored[lab]
             if rec is None or rec["state"] != MemoryState.ACTIVE.value:
                 continue
             valid_from, other, other_at = rec.get("valid_from", rec["created_at"]), rec["text"], rec["created_at"]
-            other_slot = rec.get("subject"), rec.get("attribute")
-        if other_slot[0] is not None and other_slot == (p.subject, p.attribute):
-            continue   # one slot: slot resolution decides (slots.plan_slots)
+            other_slot, other_rec = (rec.get("subject"), rec.get("attribute")), rec
+        if p.subject is not None or other_slot[0] is not None:
+            # two slots: slot resolution decides, or they are two things; one slot: only its
+            # speaker's single value is compared with a statement outside it (slots._speakers_slot)
+            if p.subject is not None and other_slot[0] is not None:
+                continue
+            if not (_speakers_slot(p.subject, not p.single, other_rec) if p.subject is not None
+                    else _speakers_slot(other_slot[0], bool(other_rec.get("multi")), {"text": p.text, "tags": p.tags})):
+                continue
         if kind != "change" and not _same_time(p.text, p.created_at, other, other_at, named=kind == "event_number"):
             continue   # events at different times (or an event and a general statement)
         if kind == "change":
@@ -819,6 +828,20 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
     if changed:
         edges.extend(_echoes(unit, near, changed, by_nid, stored, max_words, {(a, b) for a, b, _r, _w in edges}))
     return edges
+
+
+def _speakers_slot(subject: str, multi: bool, other: Mapping) -> bool:
+    """Whether a slot of ``subject`` (single-valued unless ``multi``) is one the speaker of the
+    record ``other`` (``text``, ``tags``; :func:`engramdb.speakers.speaker_of`) states as their own:
+    the user's (:data:`engramdb.slots.USER_SUBJECTS`) for a user's message or a note with no
+    speaker, the named speaker's for theirs."""
+    if multi:
+        return False
+    who = speaker_of(other)
+    subject = _slots.normalise(subject)
+    if who is None or who == "user":
+        return subject in _slots.USER_SUBJECTS
+    return subject == _slots.normalise(who)
 
 
 #: How many of the namespace's memories that hold a word of a standing relation (by BM25 on
