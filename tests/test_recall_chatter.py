@@ -54,9 +54,12 @@ CHAT = [
     ("Long time no talk to Dad after the fight.", False), ("Good to meet you at the conference in Lisbon.", False),
     ("How is it going to affect my taxes?", False), ("We watched Long Time No See.", False),
     # (helper-205) praise is read as a greeting; a job or work said of is not
-    ("Great job!", True), ("Wow, really good work today!", True), ("Well done.", True), ("Keep up the good work!", True),
-    ("Way to go!", True), ("Good job, buddy", True), ("I got a good job!", False), ("She has a great job.", False),
-    ("Good work is rare.", False), ("The job is done.", False),
+    ("Great job!", True), ("Wow, good work!", True), ("Well done!", True), ("Keep up the good work!", True),
+    ("Way to go!", True), ("Good job, buddy", True), ("What a great job!", True), ("Great job 🎉", True),
+    ("I got a good job!", False), ("She has a great job.", False), ("Good work is rare.", False),
+    ("The job is done.", False),
+    # (helper-206) a job described, a steak, a title
+    ("Solid job.", False), ("A good job.", False), ("Well done, please.", False), ("Fine job, I'll take it.", False),
 ])
 def test_content_free(text, free):
     assert content_free(text) is free
@@ -222,6 +225,18 @@ def test_what_a_message_says_besides_a_greeting_is_still_found_by_its_words(tmp_
     ("Great work on Atlas!", set(), {"great", "work", "atlas"}),
     ("I did a great job on the exam.", set(), {"great", "job", "exam"}),
     ("I keep going back to work.", set(), {"keep", "go", "work"}),
+    # helper-206: a job praised named after it, a name or time word after the praise; and a job
+    # described, "Great job offer", a title after a colon
+    ("Great job on the 10k! How did it feel?", {"great", "job"}, {"10k", "feel"}),
+    ("Great job with the race!", {"great", "job"}, {"race"}),
+    ("Great job Jon! How did it feel?", {"great", "job"}, {"jon", "feel"}),
+    ("Such a great job! How did it feel?", {"great", "job"}, {"feel"}),
+    ("Nice work today Jon! See you.", {"nice", "work"}, {"jon"}),
+    ("Really good job, decent pay, short commute.", set(), {"good", "job", "pay", "commut"}),
+    ("Solid job. Pays $80k.", set(), {"solid", "job", "pay"}),
+    ("Great job offer from Google!", set(), {"great", "job", "offer", "googl"}),
+    ("Favorite song - Keep It Up!", set(), {"favorit", "song", "keep"}),
+    ("Our band: Way to Go!", set(), {"band", "way"}),
 ])
 def test_the_keyword_index_leaves_out_the_words_of_a_greeting(text, gone, kept):
     counts, length = term_counts(text)
@@ -234,12 +249,13 @@ def test_praise_is_no_answer_to_a_question_of_work(tmp_path, embedder):
     """helper-205: the assistant's "Great job! How did it feel?" answered "what is my job?" at
     relevance 0.99, listed in ``context()`` as a direct match. Praise says nothing of a job."""
     chat = [("user", "I ran my first half marathon today!"), ("assistant", "Great job! How did it feel?"),
-            ("user", "Tired but happy."), ("assistant", "Way to go, keep up the good work!")]
+            ("user", "Tired but happy."), ("assistant", "Way to go, keep up the good work!"),
+            ("assistant", "Great job on the 10k, Priya!"), ("assistant", "Nice work today Priya!")]
     with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
         mem.add_conversation([{"role": r, "content": t, "created_at": f"2025-04-02T09:0{i}:00Z"}
                               for i, (r, t) in enumerate(chat)], namespace="me")
         for question in ("what is my job?", "where do I work?", "how's work going?"):
-            res = mem.recall(question, namespace="me", k=4, now="2025-04-04")
+            res = mem.recall(question, namespace="me", k=6, now="2025-04-04")
             assert all(h.relevance < 0.5 for h in res.hits), [(h.text, h.relevance) for h in res.hits]
             assert [g.reason for g in res.gaps if g.reason in ("unstated", "weak_evidence")]
 

@@ -100,6 +100,15 @@ def sentences(text: str) -> list[str]:
 #: The end of a greeting: punctuation or the end of the text ("How is it going to affect my
 #: taxes?", "Good to meet you at the conference in Lisbon" greet nobody).
 _GREETING_END = r"(?=\s*(?:[?!.,;:)~]|$))"
+#: Words of praise before "job" or "work" ("Great job!").
+_PRAISE = (r"(?:great|good|nice|awesome|amazing|excellent|fantastic|wonderful|brilliant|terrific|super|superb|stellar"
+           r"|incredible|impressive|outstanding)")
+#: What a job praised is ("Great job on the 10k!", "Great job with the race"): its words stay.
+_PRAISED = r"(?:\s+(?:on|with)\s+[^.!?,;]*?)"
+#: The end of praise: maybe a time word and a name ("Nice work today, Jon!"), then punctuation, an
+#: emoji or the end of the text.
+_PRAISE_END = (r"(?:\s+(?:there|today|again|so\s+far|this\s+(?:week|time)))?(?:,?\s+(?-i:[A-Z])[\w'’-]*)?"
+               r"\s*(?:[?!.,;)~]|$|[^\w\s])")
 #: Greetings made of words that say something elsewhere ("Long time no talk!", "How have you
 #: been?", "Hope you're doing well.", "Good to hear from you", "It's been ages!"), and praise
 #: ("Great job!", "Nice work, Jon!", "Way to go!", "you're doing an amazing job"): each is read
@@ -116,17 +125,20 @@ GREETING_PHRASES = re.compile(
     + _GREETING_END + r"|\bhope\s+(?:this|this\s+message|this\s+email|the\s+message)\s+finds\s+you\s+well"
     + _GREETING_END + r"|\bhope\s+you\s+(?:had|have|are\s+having|'re\s+having)\s+a\s+(?:good|great|nice|lovely|fun)\s+"
     r"(?:weekend|week|day|evening|morning|holiday|holidays|break|time)" + _GREETING_END + r"|"
-    # praise: "Great job!", "Wow, nice work, Jon!", "Well done.", "Way to go!", "Keep up the good
-    # work!" open their clause and end it ("I got a good job!", "Great work on Atlas!" say more)
-    r"(?:^|(?<=[.!?,;:(]))\s*(?:(?:wow|oh|hey|so|and|really|very)[\s,]+)?"
-    r"(?:(?:(?:really|very|such|a|so)\s+)?(?:great|good|nice|awesome|amazing|excellent|fantastic|wonderful|brilliant"
-    r"|terrific|super|superb|solid|stellar|incredible|impressive|outstanding|fine)\s+(?:job|work|going)"
-    r"(?:\s+(?:there|today|again|on\s+(?:that|this|it)))?|(?:well|nicely)\s+done|job\s+well\s+done|way\s+to\s+go"
-    r"|keep\s+(?:it\s+)?up(?:\s+the\s+(?:good|great)\s+work)?)" + _GREETING_END + r"|"
+    # praise that opens its clause (maybe after "wow", "oh", "hey") and ends it, maybe before a
+    # time word or a name: "Great job!", "Such a great job today, Jon!", "Nice work Jon!", "Way to
+    # go!", "Keep up the good work!", "Well done!"; a job praised may be named after it ("Great job
+    # on the 10k!", "Great job with the race!": those words stay). Not "I got a good job!", "Good
+    # work is rare.", "Really good job, decent pay." or "Solid job." (a job described), "Great work
+    # on Atlas!" (work done on it), "Well done, please." (a steak), "Our band: Way to Go!" (a title:
+    # every word capitalised but "to", "it", "the")
+    r"(?:^|(?<=[.!?,;:(]))\s*(?:(?:wow|oh|hey|and)[\s,]+)?(?!(?-i:[A-Z][\w']*(?:\s+(?:to|it|the|[A-Z][\w']*))*\s+[A-Z]))"
+    r"(?:(?:(?:such|what)\s+an?\s+)?" + _PRAISE + r"\s+(?:job(?=" + _PRAISED + r"?" + _PRAISE_END + r")|(?:work|going)"
+    r"(?=" + _PRAISE_END + r"))|(?:(?:well|nicely)\s+done|job\s+well\s+done)(?=\s*(?:!|,?\s+(?-i:[A-Z])))"
+    r"|(?:way\s+to\s+go|keep\s+(?:it\s+)?up(?:\s+the\s+(?:good|great)\s+work)?)(?=" + _PRAISE_END + r"))|"
     # ... and "you're doing a great job", "you did an amazing job" anywhere: the job is no employment
     r"\byou(?:'re|\s+are|'ve|\s+have)?\s+(?:done|doing|did)\s+(?:a|an|such\s+an?)\s+(?:(?:really|very|so)\s+)?"
-    r"(?:great|good|nice|awesome|amazing|excellent|fantastic|wonderful|brilliant|terrific|super|superb|solid"
-    r"|stellar|incredible|impressive|outstanding|fine)\s+job\b",
+    + _PRAISE + r"\s+job\b",
     re.I)
 
 
