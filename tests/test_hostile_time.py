@@ -330,3 +330,18 @@ def test_a_now_given_anchors_yesterday_in_an_imported_chat(tmp_path):
         # without now, the chat's own clock (its newest message): today is 3 April
         res = mem.recall("how far did I run today?", namespace="me", k=1)
         assert "12 km" in res.hits[0].text
+
+
+def test_a_past_question_of_an_imported_chat_reads_its_time_from_the_chats_clock(tmp_path):
+    """helper-206: "what time was standup earlier this month?" of a chat imported today put the
+    later value first: the current statement rule read the question's past end against the wall
+    clock, the time windows against the chat's own clock. Every stage reads one anchor."""
+    msgs = [("2025-03-03T18:00:00Z", "I ran 5 km this evening."), ("2025-03-20T09:00:00Z", "Standup is at 9am."),
+            ("2025-03-28T09:00:00Z", "Standup moved to 10:30.")]
+    with engramdb.open(tmp_path / "s") as mem:
+        mem.add_conversation([{"role": "user", "content": t, "created_at": at} for at, t in msgs], namespace="me",
+                             session="s")
+        q = "what time was standup earlier this month?"
+        for now in (None, "2025-03-28T12:00:00Z"):
+            assert [h.text for h in mem.recall(q, namespace="me", k=2, now=now).hits] == [
+                "user: Standup is at 9am.", "user: Standup moved to 10:30."], now

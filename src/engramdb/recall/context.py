@@ -17,7 +17,7 @@ from ..graph.csr import CSRGraph
 from ..state import EngineState, Namespace
 from .filters import Filters
 
-__all__ = ["RecallRequest", "RecallContext"]
+__all__ = ["RecallRequest", "RecallContext", "time_anchor"]
 
 
 def _empty(dtype) -> np.ndarray:
@@ -56,7 +56,7 @@ class RecallRequest:
     now_given : bool
         Whether the caller gave ``now``: then the question's relative time cues ("yesterday")
         are read against it, not against an imported conversation's own clock
-        (:func:`engramdb.recall.seeds.cue_now`).
+        (:meth:`RecallContext.cue_now`).
     """
 
     namespace: str
@@ -104,6 +104,26 @@ class RecallContext:
     extra: dict[str, Any] = field(default_factory=dict)
     cos_of: dict[int, float] | None = None   # nid -> cosine to the query (:meth:`cosines`)
 
+    def cue_now(self) -> float:
+        """The "now" of the question's relative time cues, Unix seconds: the ``now`` the caller
+        gave (``recall(now=T)``: "yesterday" is the day before T, whatever the stored
+        conversation's clock; helper-205 asked "how far did I run yesterday?" with ``now`` the
+        day after an imported chat's last message and got the day before that message), else
+        :func:`time_anchor` of the namespace's clock (:meth:`EngineState.cue_clock`) and the
+        recall's now. A recall ``as_of`` a time reads the cues no later than it, against the
+        clock of the memories recorded by then. Every stage reads this one (time windows, a
+        past-only question's end, a question for what holds now, the current statement first);
+        computed once a recall (``extra["cue_now"]``)."""
+        got = self.extra.get("cue_now")
+        if got is None:
+            req = self.request
+            as_of = req.filters.as_of
+            got = req.now if as_of is None else min(req.now, as_of)
+            if not req.now_given:
+                got = time_anchor(self.state.cue_clock(self.space.name, recorded_by=as_of), got)
+            self.extra["cue_now"] = got
+        return got
+
     def cosines(self, nids: list[int]) -> list[float]:
         """Cosine of the query vector to each memory of ``nids`` (node ids), as Python floats of
         float32 values: a seed's as the seeds stage found it (``seed_cos``: hnswlib's for the
@@ -118,3 +138,16 @@ class RecallContext:
             vecs = self.state.vectors(np.asarray(miss, np.int64), self.space)
             known.update(zip(miss, (vecs @ self.request.vector).tolist()))
         return [known[n] for n in nids]
+
+
+def time_anchor(clock: float, now: float) -> float:
+    """The "now" of a question's relative time cues ("last week"), Unix seconds: the recall's
+    ``now`` for a namespace written as things happen (its newest memory recorded within a day
+    of its event: "what did I do yesterday?" asked before anything was stored today means the
+    day before today, not the day before the newest memory), and for a conversation stored
+    after the fact its own clock, the newest event time ``clock`` (a chat that ended in 2023
+    and was imported today reads "last week" in 2023; :meth:`EngineState.cue_clock`), never
+    after ``now``: a memory dated in the future (a passport that expires in 2036, a planned
+    trip) does not move "last week" there. A ``now`` the caller gives is the anchor itself
+    (:meth:`RecallContext.cue_now`)."""
+    return min(clock, now)

@@ -4,7 +4,8 @@
 2. Time cues: "in May 2023", "last week", "two weeks ago" in the question become windows
    (:func:`engramdb.timeref.resolve_time_refs`, found by the seeds stage), resolved against the
    recall's ``now``, or a conversation's own clock when it was stored after the fact (its newest
-   event time), never after ``now`` (:func:`engramdb.recall.seeds.time_anchor`); memories whose event time
+   event time), never after ``now``, or the ``now`` the caller gave
+   (:meth:`engramdb.recall.context.RecallContext.cue_now`); memories whose event time
    falls inside a window's core (the span the expression names) gain ``w_time`` x the best
    score, those in its slack only ``time_slack_weight`` of that ("yesterday" names one day:
    today, in its slack, gains a quarter). A memory whose text names a time ("last Friday I
@@ -405,7 +406,7 @@ def _current_first(ctx: RecallContext) -> None:
     # a question about a past time ("what dose was I taking in May?"): the statement valid then,
     # the later of a pair valid before the time's end, or the earlier of a pair whose later one
     # was said after it, comes first (a time that reaches now, "today", is the present)
-    then = None if ctx.extra.get("later_of") else past_end(ctx.windows, ctx.request.now)
+    then = None if ctx.extra.get("later_of") else past_end(ctx.windows, ctx.cue_now())
     if then is not None:
         now, past = then, True
     if not terms:

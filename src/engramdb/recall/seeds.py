@@ -344,20 +344,20 @@ def later_standing(ctx: RecallContext, windows: list, more: dict[int, float] | N
 
 def _past_end(ctx: RecallContext) -> float | None:
     """For a question that names a past time only ("where did I work in February?": every
-    window ends by the question's now, :func:`cue_now`), the last moment of it (just before
+    window ends by the question's now, :meth:`RecallContext.cue_now`), the last moment of it (just before
     the latest window's core ends), Unix seconds; else None."""
-    return past_end(ctx.windows, cue_now(ctx))
+    return past_end(ctx.windows, ctx.cue_now())
 
 
 def _asks_now(ctx: RecallContext, windows: list) -> bool:
     """Whether every time the question names holds its ``now`` (:func:`now_only` against the
-    question's clock, :func:`cue_now`); True when it names none."""
-    return not windows or now_only(windows, cue_now(ctx))
+    question's clock, :meth:`RecallContext.cue_now`); True when it names none."""
+    return not windows or now_only(windows, ctx.cue_now())
 
 
 def now_only(windows: list, now: float) -> bool:
     """Whether every time window a question names holds ``now`` (the question's own now,
-    :func:`cue_now`: "today", "this year"; none named: True): it asks for what holds now."""
+    :meth:`RecallContext.cue_now`: "today", "this year"; none named: True): it asks for what holds now."""
     return all(w.start <= now < w.end for w in windows)
 
 
@@ -532,46 +532,14 @@ def _uncensored(cols, nids: np.ndarray, keep: np.ndarray) -> np.ndarray:
 
 
 def time_windows(ctx: RecallContext) -> list:
-    """Time windows named in the question, resolved against :func:`cue_now`. A recall
+    """Time windows named in the question, resolved against :meth:`RecallContext.cue_now`. A recall
     ``as_of`` a time reads the cues as the store would have then: against the clock of the
     memories recorded by then, never after ``as_of``. Events to come (a memory dated more
     than a day after it was recorded: :meth:`EngineState.cue_clock`) set no clock."""
     req = ctx.request
     if req.query is None or req.config.w_time <= 0:
         return []
-    return resolve_time_refs(req.query, cue_now(ctx))
-
-
-def cue_now(ctx: RecallContext) -> float:
-    """The "now" of the question's relative time cues, Unix seconds: the ``now`` the caller gave
-    (``recall(now=T)``: "yesterday" is the day before T, whatever the stored conversation's
-    clock; helper-205 asked "how far did I run yesterday?" with ``now`` the day after an imported
-    chat's last message and got the day before that message), else :func:`time_anchor` of the
-    namespace's clock (:meth:`EngineState.cue_clock`) and the recall's now. A recall ``as_of`` a
-    time reads the cues no later than it, against the clock of the memories recorded by then.
-    Read once a recall (``ctx.extra["cue_now"]``)."""
-    got = ctx.extra.get("cue_now")
-    if got is None:
-        req = ctx.request
-        as_of = req.filters.as_of
-        got = req.now if as_of is None else min(req.now, as_of)
-        if not req.now_given:
-            got = time_anchor(ctx.state.cue_clock(ctx.space.name, recorded_by=as_of), got)
-        ctx.extra["cue_now"] = got
-    return got
-
-
-def time_anchor(clock: float, now: float) -> float:
-    """The "now" of a question's relative time cues ("last week"), Unix seconds: the recall's
-    ``now`` for a namespace written as things happen (its newest memory recorded within a day
-    of its event: "what did I do yesterday?" asked before anything was stored today means the
-    day before today, not the day before the newest memory), and for a conversation stored
-    after the fact its own clock, the newest event time ``clock`` (a chat that ended in 2023
-    and was imported today reads "last week" in 2023; :meth:`EngineState.cue_clock`), never
-    after ``now``: a memory dated in the future (a passport that expires in 2036, a planned
-    trip) does not move "last week" there. A ``now`` the caller gives is the anchor itself
-    (:func:`cue_now`)."""
-    return min(clock, now)
+    return resolve_time_refs(req.query, ctx.cue_now())
 
 
 @functools.lru_cache(maxsize=1)

@@ -652,7 +652,7 @@ class EngineState:
         the newest event time of its live memories when that memory was recorded over a day
         after it happened (a conversation stored after the fact: a chat of 2023 imported
         today reads "last week" in 2023), else +inf (a namespace written as things happen, or
-        an empty one: the recall's own ``now`` is the clock; :func:`recall.seeds.time_anchor`).
+        an empty one: the recall's own ``now`` is the clock; :func:`recall.context.time_anchor`).
         A memory dated more than a day after it was recorded (a planned trip, a passport's
         expiry) is an event to come, not the conversation's clock, and is left out. Cached.
         With ``recorded_by``, among the memories recorded by then only (an ``as_of`` recall;
