@@ -49,10 +49,10 @@ VALUE_FORMS: dict[str, re.Pattern] = {
                            r"may|june|july|august|september|october|november|december)\b|\ball\s+(?:day|night|week|"
                            r"year)\b", re.I),
     "length": re.compile(rf"\b{_NUMBER}\s*-?\s*{_LENGTH}\b", re.I),
-    "age": re.compile(rf"\b\d{{1,3}}\s*(?:years?|yrs?|months?|weeks?)[\s-]*old\b|\baged?\s+\d{{1,3}}\b|"
-                      rf"\bturn(?:s|ed|ing)?\s+\d{{1,3}}\b|\b\d{{1,3}}(?:st|nd|rd|th)\s+birthday\b|"
-                      rf"\b(?:i'?m|i\s+am|s?he'?s|s?he\s+is|they'?re|is|was)\s+(?:only\s+|just\s+|now\s+)?\d{{1,3}}"
-                      rf"(?:\s+now)?(?=\s*(?:[.,!;)]|$|and\b|but\b))", re.I),
+    "age": re.compile(r"\b\d{1,3}\s*(?:years?|yrs?|months?|weeks?)[\s-]*old\b|\baged?\s+\d{1,3}\b|"
+                      r"\bturn(?:s|ed|ing)?\s+\d{1,3}\b|\b\d{1,3}(?:st|nd|rd|th)\s+birthday\b|"
+                      r"\b(?:i'?m|i\s+am|s?he'?s|s?he\s+is|they'?re|is|was)\s+(?:only\s+|just\s+|now\s+)?\d{1,3}"
+                      r"(?:\s+now)?(?=\s*(?:[.,!;)]|$|and\b|but\b))", re.I),
     "measure": re.compile(rf"\b{_NUMBER}\s*-?\s*{_MEASURE}\b", re.I),
     "speed": re.compile(rf"\b{_NUMBER}\s*-?\s*{_SPEED}|\bpace\b", re.I),
     "clock": re.compile(_CLOCK, re.I),
