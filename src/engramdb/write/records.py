@@ -784,7 +784,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
             other_slot, other_rec = (rec.get("subject"), rec.get("attribute")), rec
         if p.subject is not None or other_slot[0] is not None:
             # two slots: slot resolution decides, or they are two things; one slot: only its
-            # speaker's single value is compared with a statement outside it (slots._speakers_slot)
+            # speaker's single value is compared with a statement outside it (_speakers_slot)
             if p.subject is not None and other_slot[0] is not None:
                 continue
             if not (_speakers_slot(p.subject, not p.single, other_rec) if p.subject is not None
