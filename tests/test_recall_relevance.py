@@ -558,6 +558,7 @@ def test_a_phone_call_is_weak_evidence_for_a_name_asked_by_called(tmp_path, embe
     ("where does my dog sleep?", "I sleep late.", set()),   # (a pet: not read)
 ])
 def test_a_verb_said_only_of_the_speaker_says_nothing_of_their_kin(question, text, terms):
+    """helper-203: "where does my mom live?" and "We live in Chicago ..." (the user's home)."""
     from engramdb.speakers import the_speakers_doing
 
     assert the_speakers_doing(question, text) == terms
@@ -577,3 +578,39 @@ def test_the_speakers_own_home_is_no_answer_for_their_mothers(tmp_path, embedder
         assert rel["My mom is visiting from Denver next week."] >= res.stats["relevance_threshold"]
         home = mem.recall("where do I live?", namespace="me", k=1).hits[0]
         assert "Chicago" in home.text and home.relevance >= res.stats["relevance_threshold"]
+
+
+@pytest.mark.parametrize("question, text, terms", [
+    ("where did I live before?", "user: My sister Priya lives in Austin with her husband.", {"live"}),
+    ("where did I live before?", "She lives in Denver.", {"live"}),
+    ("where did I live before?", "My parents live nearby.", {"live"}),
+    ("where do I work?", "Tom works at Google.", {"work"}),
+    # the speaker, or no one named, before the verb
+    ("where did I live before?", "I live in Denver.", set()),
+    ("where did I live before?", "Priya and I live in Austin.", set()),
+    ("where did I live before?", "Living in Denver was fun.", set()),
+    ("where do we live?", "We live in Boulder now.", set()),
+    ("am I allergic to any medication?", "assistant: Noted: allergic to penicillin.", set()),
+])
+def test_a_verb_said_only_of_another_says_nothing_of_the_speaker(question, text, terms):
+    """helper-207: "where did I live before?" got "My sister Priya lives in Austin ..." at
+    relevance 0.997, no gap."""
+    from engramdb.speakers import anothers_doing
+
+    assert anothers_doing(question, text) == terms
+
+
+@pytest.mark.parametrize("question, silent, other", [
+    ("what's my husband's name?", True, set()), ("what's my wife's name?", True, set()),
+    ("what's Priya's husband's name?", True, set()), ("what is my brother's name?", False, {"name"}),
+    ("what is my cat's name?", False, {"name"}),
+    # the baby girl may be these
+    ("what's my niece's name?", False, set()), ("what's my daughter's name?", False, set()),
+])
+def test_a_naming_of_another_gives_no_name_asked(question, silent, other):
+    """helper-207: "My sister Priya lives in Austin with her husband. They just had a baby girl
+    named Mira." answered "what's my husband's name?" at 0.82 and "what is my cat's name?" at 0.72,
+    no gap: "named Mira" names the baby girl, who may be a niece but is no husband, brother or cat."""
+    text = "user: My sister Priya lives in Austin with her husband. They just had a baby girl named Mira."
+    assert silent_on_the_owners(question, text) is silent
+    assert not_the_owners(question, text) == other

@@ -39,6 +39,7 @@ from .timeref import CALENDAR_WORDS
 
 __all__ = ["labelled", "speaker_of", "speaker_keys", "named_speaker", "looks_like_a_name", "others_only",
            "not_the_owners", "silent_on_the_owners", "calls_not_names", "names_given", "kin_named", "the_speakers_doing",
+           "anothers_doing",
            "PERSON_NOUNS", "ANIMAL_NOUNS", "DOG_WORDS", "CAT_WORDS", "CHAT_ROLES", "FIRST_PERSON",
            "SECOND_PERSON", "LABELS"]
 
@@ -393,6 +394,63 @@ def the_speakers_doing(question: str, text: str) -> frozenset[str]:
     return frozenset({stem})
 
 
+#: A question whose subject is the speaker, then its verb ("where did I live before?", "where do
+#: we live?", "where have I worked?"): group 1 the verb.
+_MY_DOING = re.compile(r"\b(?:do|did|have|had|will|would|can|could|should)\s+(?:i|we)\s+"
+                       r"(?:(?:still|ever|first|last|really|usually|once|originally|previously)\s+)?([a-z]+)\b",
+                       re.IGNORECASE)
+
+
+def anothers_doing(question: str, text: str) -> frozenset[str]:
+    """The index term of the verb of ``question`` when the question asks what the speaker does
+    ("where did I live before?": ``live``) and ``text`` says that verb only of someone else: a
+    name, a word for a person or "he", "she", "they" right before it ("My sister Priya lives in
+    Austin", "She lives in Denver", "my parents live nearby"): there the verb matches the question
+    but says nothing of the speaker's (helper-207: the sister's home at relevance 0.997 for "where
+    did I live before?"). :func:`the_speakers_doing` the other way round.
+
+    Parameters
+    ----------
+    question, text : str
+
+    Returns
+    -------
+    frozenset of str
+        ``{verb term}`` or empty.
+    """
+    stem = _my_doing(question)
+    if stem is None:
+        return frozenset()
+    said = LABEL.sub("", text, count=1)
+    toks = _TEXT_WORD.findall(said)
+    places = [i for i, w in enumerate(toks) if w.lower().startswith(stem)]
+    if not places:
+        return frozenset()
+    for i in places:
+        j = i - 1
+        while j >= 0 and toks[j].lower() in _BETWEEN:
+            j -= 1
+        before = toks[j] if j >= 0 else ""
+        low = _bare(before.lower())
+        if not (low in ("he", "she", "they") or _kind_of(low) is not None or low in _SOMEONE
+                or (before[:1].isupper() and _reads_as_a_name(before)
+                    and re.match(rf"\s*{re.escape(before)}\s*:", said) is None)):   # (not a label: "Noted: ...")
+            return frozenset()
+    return frozenset({stem})
+
+
+@functools.lru_cache(maxsize=1024)
+def _my_doing(question: str) -> str | None:
+    """The index term of the verb of :data:`_MY_DOING` in ``question``, or None."""
+    from .index.tokens import tokenize
+
+    m = _MY_DOING.search(question)
+    if m is None:
+        return None
+    stems = tokenize(m.group(1))
+    return stems[0] if len(stems) == 1 else None
+
+
 @functools.lru_cache(maxsize=1024)
 def _their_doing(question: str) -> tuple[str, str] | None:
     """(the person word, the verb's index term) of :data:`_THEIR_DOING` in ``question`` when the
@@ -481,9 +539,13 @@ def not_the_owners(question: str, text: str) -> frozenset[str]:
             continue
         # (the owner named only as another's owner, "My sister's cat is named Miso.": the cat's)
         another = owner in bare or _another_pet(owner, said, stems)   # (then the name said is the pet's)
+        places = [(i, stem) for i, w in enumerate(words) for stem in stems if w.startswith(stem)]
+        # ... and a name asked, every naming in the text another's ("a baby girl named Mira" for
+        # "what is my brother's name?": helper-207)
+        another = another or (_asks_a_name(stems) and bool(places)
+                              and all(_names_another(" ".join(words[:i]), owner) for i, _stem in places))
         if third_person and not another:   # "he", "she", "they" may be the owner
             continue
-        places = [(i, stem) for i, w in enumerate(words) for stem in stems if w.startswith(stem)]
         if places and (another or any(_someone_elses(words, i, owner) for i, _stem in places)):
             out.update(stem for _i, stem in places)
     return frozenset(out)
@@ -634,9 +696,44 @@ def _gives_a_name(owner: str, text: str) -> bool:
     after, called, before, *several = _name_forms(owner)
     return (any(_reads_as_a_name(m.group(1)) and ("," not in m.group(0) or _LIKE_BEFORE.search(said, 0, m.start()) is None)
                 for m in after.finditer(said))
-            or any(_reads_as_a_name(m.group(1)) for form in (called, before) for m in form.finditer(said))
+            or any(_reads_as_a_name(m.group(1)) and not _names_another(said[: m.start()], owner)
+                   for m in called.finditer(said))
+            or any(_reads_as_a_name(m.group(1)) for m in before.finditer(said))
             or any(_reads_as_a_name(m.group(1)) and _reads_as_a_name(m.group(2))
                    for form in several for m in form.finditer(said)))
+
+
+#: Words for a person that may be anyone's kin ("a baby girl named Mira" may be a niece or a
+#: daughter): a naming after one names another only for a pet, or for kin of the other sex.
+_SOMEONE = frozenset("girl boy man woman guy lady person baby kid child friend".split())
+_FEMALE = frozenset("girl woman lady mother mom mum mommy mummy stepmother sister daughter stepdaughter "
+                    "granddaughter grandmother grandma granny aunt niece wife girlfriend fiancee".split())
+_MALE = frozenset("boy man guy father dad daddy stepfather brother son stepson grandson grandfather grandpa "
+                  "uncle nephew husband boyfriend fiance".split())
+
+
+def _names_another(before: str, owner: str) -> bool:
+    """Whether a naming word ("named", "called", "name") right after the text ``before`` names
+    another than ``owner``: one of the last three words before it is a kin or pet word that
+    cannot be the owner ("Our dog is named Biscuit." for a husband's name), or a word for a person
+    that cannot be it (a pet's name asked; or the other sex: "They just had a baby girl named
+    Mira." for a brother's), and none may be the owner ("a sister called Jo", "my husband's name
+    is Tom", "a baby girl named Mira" for a niece's)."""
+    last = [_bare(w) for w in _TEXT_WORD.findall(LABEL.sub("", before, count=1).lower())[-3:]]
+    if not last or last[-1] in _THIRD_PERSON or any(w == owner or _may_be(w, owner) or (owner == "child" and w == "children")
+                                                    for w in last):
+        return False   # ("his name is Rex": whose is unknown)
+    cannot = (any(c.startswith("pet:") for c in (_kind_of(owner) or ()))   # (a person word for a pet's name)
+              or (owner in _MALE and not _FEMALE.isdisjoint(last)) or (owner in _FEMALE and not _MALE.isdisjoint(last)))
+    other = False
+    for w in last:
+        if w in _SOMEONE:
+            if not cannot:
+                return False
+            other = True
+        elif _kind_of(w) is not None:
+            other = True
+    return other
 
 
 def _asks_a_name(stems) -> bool:
@@ -784,7 +881,8 @@ def silent_on_the_owners(question: str, text: str) -> bool:
         if _owns_another(words, named, owner):   # ("My sister's son turns 5 on May 3.")
             return True
         gives = _names_the_owner(named, text) if kind == "name" else form is not None and form.search(low) is not None
-        if not gives and not any(w.startswith(said) for w in words):
+        if not gives and not any(w.startswith(said) and not (kind == "name" and _names_another(" ".join(words[:i]), named))
+                                 for i, w in enumerate(words)):
             return True
     return False
 

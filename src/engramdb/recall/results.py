@@ -50,7 +50,7 @@ from ..index.keyword import KeywordIndex, term_counts as count_terms
 from ..index.tokens import tokenize
 from ..sentences import split_sentences
 from ..slots import USER_SUBJECTS, contradiction_warnings
-from ..speakers import (CHAT_ROLES, LABEL as SPEAKER_LABEL, calls_not_names, kin_named, names_given,
+from ..speakers import (CHAT_ROLES, LABEL as SPEAKER_LABEL, anothers_doing, calls_not_names, kin_named, names_given,
                         not_the_owners, others_only, silent_on_the_owners, the_speakers_doing)
 from ..standing import MAY_STATE_BITS, asks_for_place
 from ..temporal import record_as_of, text_as_of
@@ -215,6 +215,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             q_terms = question_terms(req.query)
             others = [others_only(req.query, hr.text) | not_the_owners(req.query, hr.text)
                       | calls_not_names(req.query, hr.text) | the_speakers_doing(req.query, hr.text)
+                      | anothers_doing(req.query, hr.text)
                       | q_terms.intersection(_asked_terms(hr)) for hr in hit_rows]
             counts = [_without(c, o) for c, o in zip(counts, others)]
             typed = asked_types(req.query)
