@@ -382,16 +382,21 @@ def the_speakers_doing(question: str, text: str) -> frozenset[str]:
     words = _TEXT_WORD.findall(LABEL.sub("", text, count=1).lower())
     if not _THIRD_PERSON.isdisjoint(words) or any(_may_be(_bare(w), person) or _bare(w) == person for w in words):
         return frozenset()
-    places = [i for i, w in enumerate(words) if w.startswith(stem)]
-    if not places:
-        return frozenset()
-    for i in places:
-        j = i - 1
-        while j >= 0 and words[j] in _BETWEEN:
-            j -= 1
-        if j < 0 or words[j] not in _SPEAKER_SUBJECT:
-            return frozenset()
-    return frozenset({stem})
+    subjects = _verb_subjects(words, stem)
+    return frozenset({stem}) if subjects and all(w in _SPEAKER_SUBJECT for w in subjects) else frozenset()
+
+
+def _verb_subjects(words: list[str], stem: str) -> list[str]:
+    """The word right before each word of ``words`` that starts with ``stem`` (a verb's index
+    term), adverbs of :data:`_BETWEEN` skipped ("I still live"); "" for one that opens the text."""
+    out = []
+    for i, w in enumerate(words):
+        if w.lower().startswith(stem):
+            j = i - 1
+            while j >= 0 and words[j].lower() in _BETWEEN:
+                j -= 1
+            out.append(words[j] if j >= 0 else "")
+    return out
 
 
 #: A question whose subject is the speaker, then its verb ("where did I live before?", "where do
@@ -422,21 +427,15 @@ def anothers_doing(question: str, text: str) -> frozenset[str]:
     if stem is None:
         return frozenset()
     said = LABEL.sub("", text, count=1)
-    toks = _TEXT_WORD.findall(said)
-    places = [i for i, w in enumerate(toks) if w.lower().startswith(stem)]
-    if not places:
-        return frozenset()
-    for i in places:
-        j = i - 1
-        while j >= 0 and toks[j].lower() in _BETWEEN:
-            j -= 1
-        before = toks[j] if j >= 0 else ""
+
+    def someone(before: str) -> bool:
         low = _bare(before.lower())
-        if not (low in ("he", "she", "they") or _kind_of(low) is not None or low in _SOMEONE
+        return (low in ("he", "she", "they") or _kind_of(low) is not None or low in _SOMEONE
                 or (before[:1].isupper() and _reads_as_a_name(before)
-                    and re.match(rf"\s*{re.escape(before)}\s*:", said) is None)):   # (not a label: "Noted: ...")
-            return frozenset()
-    return frozenset({stem})
+                    and re.match(rf"\s*{re.escape(before)}\s*:", said) is None))   # (not a label: "Noted: ...")
+
+    subjects = _verb_subjects(_TEXT_WORD.findall(said), stem)
+    return frozenset({stem}) if subjects and all(map(someone, subjects)) else frozenset()
 
 
 @functools.lru_cache(maxsize=1024)
