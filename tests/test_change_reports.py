@@ -218,11 +218,7 @@ def test_the_report_reads_sort_unit_and_value():
 
 @pytest.mark.parametrize("new,old", [("My new phone number is 555-9876.", "My phone number is 555-1234."),
                                      ("Our new rent is 2100 dollars a month.", "Our rent is 1900 dollars a month."),
-                                     ("user: my new phone number is 555-9876", "My phone number is 555-1234."),
-                                     # helper-207: "our" and "the new" before the speaker's attribute are "my"
-                                     ("The new rent is 2300 dollars a month.", "Our rent is 1900 dollars a month."),
-                                     ("user: The new rent is $2,300 a month.", "user: Our rent is $1,800 a month."),
-                                     ("My rent is 2300 dollars a month.", "Our rent is 1900 dollars a month.")])
+                                     ("user: my new phone number is 555-9876", "My phone number is 555-1234.")])
 def test_a_change_adjective_keeps_the_subject(new, old):
     assert conflict(new, old) == "number"
     assert subject_key(subject_of(new)) == subject_key(subject_of(old))
@@ -233,24 +229,6 @@ def test_a_change_adjective_changes_nothing_else():
     assert conflict("My sister's new phone number is 555-9876.", "My phone number is 555-1234.") is None
     assert subject_key(("my", "new", "rent")) == ("my", "rent") and subject_key(("new", "york")) == ("new", "york")
     assert subject_key(("my", "new", "client")) == ("my", "new", "client")   # another client, no attribute
-    assert subject_key(("new", "client")) == ("new", "client") and subject_key(("our", "client")) == ("our", "client")
-    assert subject_key(("our", "rent")) == subject_key(("new", "rent")) == subject_key(("user", "new", "rent")) == ("my", "rent")
-    assert conflict("The new client pays $50.", "Our client pays $40.") is None
-
-
-def test_a_new_rent_said_the_user_s_way_supersedes_the_old(tmp_path):
-    """helper-207: "Our rent is $1,800 a month." and, after a move, "The new rent is $2,300 a
-    month." were never compared (subjects "our rent" and "new rent"), and the move's "last
-    weekend" was read as the rent's time: "how much is my rent?" gave the old rent first with no
-    warning."""
-    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
-        first = mem.add_conversation([{"role": "user", "content": "Our rent is $1,800 a month.",
-                                       "created_at": "2025-03-03T09:00:00Z"}], namespace="me")
-        out = mem.add_conversation([{"role": "user", "content": "We moved to Boulder last weekend! The new rent is $2,300 a month.",
-                                     "created_at": "2025-04-02T17:00:00Z"}], namespace="me")
-        old = mem.get(first["message_ids"][0], namespace="me")
-        assert old.state is engramdb.MemoryState.SUPERSEDED and old.superseded_by == out["message_ids"][0]
-        assert "$2,300" in mem.recall("how much is my rent?", namespace="me", k=2).hits[0].text
 
 
 @pytest.fixture

@@ -794,28 +794,17 @@ _POSSESSIVE_WORDS = frozenset("my our your his her their".split())
 CHANGE_ADJECTIVES = frozenset("new current updated latest present".split())
 _CHANGE_ADJECTIVE = re.compile(rf"^((?:user:\s+)?(?:my|our|your|his|her|their)\s+)(?:{'|'.join(CHANGE_ADJECTIVES)})\s+",
                                re.I)
-#: "Our" or "the new" before the speaker's attribute ("Our rent is ...", "The new rent is ..."):
-#: group 1 a "user: " label.
-_OURS_OR_THE_NEW = re.compile(rf"^((?:user:\s+)?)(?:our|(?:the\s+)?(?:{'|'.join(CHANGE_ADJECTIVES)}))\s+", re.I)
 
 
 def _plain_attribute(text: str) -> str:
     """``text`` without the change adjective after its opening possessive that :func:`subject_key`
     reads away ("My new phone number is ..." reads "My phone number is ..."; "My new client pays
-    ..." is another client, and stays), and with "our" or "the new" before an attribute of the
-    speaker read as "my" ("Our rent is $1,800" and "The new rent is $2,300" are "My rent is
-    ...": helper-207's move with a new rent was never compared with the old one)."""
+    ..." is another client, and stays)."""
     m = _CHANGE_ADJECTIVE.match(text)
-    if m is not None:
-        plain = m.group(1) + text[m.end():]
-        if subject_key(subject_of(text)) == subject_key(subject_of(plain)):
-            text = plain
-    m = _OURS_OR_THE_NEW.match(text)
-    if m is not None:
-        plain = m.group(1) + "My " + text[m.end():]
-        if subject_key(subject_of(text)) == subject_key(subject_of(plain)):
-            text = plain
-    return text
+    if m is None:
+        return text
+    plain = m.group(1) + text[m.end():]
+    return plain if subject_key(subject_of(text)) == subject_key(subject_of(plain)) else text
 
 
 def subject_key(subject: tuple[str, ...]) -> tuple[str, ...]:
@@ -824,14 +813,9 @@ def subject_key(subject: tuple[str, ...]) -> tuple[str, ...]:
     (:data:`CHANGE_ADJECTIVES`, :data:`ATTRIBUTE_NOUNS`: ("my", "new", "phone", "number") -> ("my",
     "phone", "number"); ("my", "new", "client") stays). The user's chat message and a
     note about the user speak with one voice (see :func:`_one_voice`), and "my new phone number"
-    is the number "my phone number" was; the write path's prefilter compares subjects by this key.
-    "Our" or a change adjective opening a subject that ends in an attribute noun is "my" (("our",
-    "rent") and ("new", "rent") -> ("my", "rent"): the speaker's rent; ("new", "client") stays)."""
-    if len(subject) > 1 and subject[0] == "user" and (subject[1] in _FIRST_PERSON_SUBJECT or (
-            subject[1] in CHANGE_ADJECTIVES and subject[-1] in ATTRIBUTE_NOUNS)):
+    is the number "my phone number" was; the write path's prefilter compares subjects by this key."""
+    if len(subject) > 1 and subject[0] == "user" and subject[1] in _FIRST_PERSON_SUBJECT:
         subject = subject[1:]
-    if len(subject) > 1 and subject[-1] in ATTRIBUTE_NOUNS and (subject[0] == "our" or subject[0] in CHANGE_ADJECTIVES):
-        subject = ("my",) + subject[1:] if subject[0] == "our" else ("my",) + subject
     if (len(subject) > 2 and subject[0] in _POSSESSIVE_WORDS and subject[1] in CHANGE_ADJECTIVES
             and subject[-1] in ATTRIBUTE_NOUNS):
         subject = subject[:1] + subject[2:]

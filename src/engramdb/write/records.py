@@ -790,8 +790,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
             if not (_speakers_slot(p.subject, not p.single, other_rec) if p.subject is not None
                     else _speakers_slot(other_slot[0], bool(other_rec.get("multi")), {"text": p.text, "tags": p.tags})):
                 continue
-        said, said_other = part.get(i, (p.text, other))   # (the two parts that conflict, of texts of several)
-        if kind != "change" and not _same_time(said, p.created_at, said_other, other_at, named=kind == "event_number"):
+        if kind != "change" and not _same_time(p.text, p.created_at, other, other_at, named=kind == "event_number"):
             continue   # events at different times (or an event and a general statement)
         if kind == "change":
             # a change reported in other words may be of another thing: contradicted, never
@@ -1183,11 +1182,9 @@ def _signal(text: str) -> tuple[bool, bool, bool]:
 
 
 def _sentence_conflicts(pairs: list[tuple[str, str]], kinds: list[str | None], max_words: int,
-                        subjects: dict[str, tuple[str, ...]]) -> dict[int, tuple[str, str]]:
+                        subjects: dict[str, tuple[str, ...]]) -> set[int]:
     """Conflicts between the parts of text pairs that hold several (:func:`_several`), found for
-    the pairs ``kinds`` has no conflict for; written into ``kinds``; returns their indices, each
-    with the two parts that conflict (the times a part names are its own: "We moved last weekend!
-    The new rent is $2,300 a month." names no time for the rent: helper-207).
+    the pairs ``kinds`` has no conflict for; written into ``kinds``; returns their indices.
 
     - A number or a negation: sentence by sentence (a chat message: "My doctor changed my
       prescription. I started taking 1000 mg of metformin." against "Remind me to take my pills.
@@ -1237,16 +1234,16 @@ def _sentence_conflicts(pairs: list[tuple[str, str]], kinds: list[str | None], m
                 todo.append((i, claims))
                 spans.append((start, len(flat)))
     if not flat:
-        return {}
+        return set()
     judged = conflict_many(flat, subjects=subjects)
-    found: dict[int, tuple[str, str]] = {}
+    found = set()
     for (i, claims), (lo, hi) in zip(todo, spans):
         if i in found:
             continue
-        at = next((j for j in range(lo, hi) if judged[j] is not None and (judged[j] != "event_number" or not claims)), None)
-        if at is not None:
-            kinds[i] = judged[at]
-            found[i] = flat[at]
+        kind = next((k for k in judged[lo:hi] if k is not None and (k != "event_number" or not claims)), None)
+        if kind is not None:
+            kinds[i] = kind
+            found.add(i)
     return found
 
 
