@@ -91,7 +91,10 @@ def test_asks_money_reads_a_question_for_an_amount(question, asks):
 
 
 @pytest.mark.parametrize("text, lacks", [
-    ("I work at Abbott as a nurse.", True), ("My yoga class at Studio 9 is great.", True),
+    ("I work at Abbott as a nurse.", True), ("My yoga class at the Y is great.", True),
+    # (helper-208) an amount without its currency, in words, or relative
+    ("Rent is 1800 a month.", False), ("I got a 5% raise.", False), ("I make eighty thousand a year.", False),
+    ("Rent is half my paycheck.", False), ("I'm paid minimum wage.", False),
     ("At only $10 per class, it's very cheap!", False), ("I make 85k a year.", False), ("It was fifty bucks.", False),
     ("Rent is 1,200 euros.", False), ("The class was free!", False), ("£900 a month", False), ("costs 30 USD", False),
 ])
@@ -107,7 +110,7 @@ def test_a_question_of_money_is_weak_without_an_amount(tmp_path, embedder):
     """helper-203: "how much do I earn at Abbott?" got "I just started as a nurse at Abbott." at
     relevance 0.86 and no gap: the store never says what the job pays."""
     chat = ["I just started as a nurse at Abbott.", "My commute is now 25 minutes by car.",
-            "We pay 1,800 dollars a month for the new apartment.", "My yoga class at Studio 9 is great."]
+            "We pay 1,800 dollars a month for the new apartment.", "My yoga class at the Y is great."]
     with engramdb.open(tmp_path / "s", embedder=embedder) as mem:
         mem.add_conversation([{"role": "user", "content": t, "created_at": f"2025-04-0{i + 1}T09:00:00Z"}
                               for i, t in enumerate(chat)], namespace="me")

@@ -556,6 +556,11 @@ def test_a_phone_call_is_weak_evidence_for_a_name_asked_by_called(tmp_path, embe
     ("where does my mom live?", "Living in Chicago is fun.", set()),
     ("where do I live?", "I live in Chicago.", set()),
     ("where does my dog sleep?", "I sleep late.", set()),   # (a pet: not read)
+    # (helper-208) a household's "we" may hold the partner and the children, not a parent
+    ("where do my kids live?", "We live in Chicago.", set()),
+    ("where does my wife work?", "We both work at Mercy Hospital.", set()),
+    ("where does my mom live?", "We live in Chicago.", {"live"}),
+    ("where do my kids live?", "I live in Chicago.", {"live"}),
 ])
 def test_a_verb_said_only_of_the_speaker_says_nothing_of_their_kin(question, text, terms):
     """helper-203: "where does my mom live?" and "We live in Chicago ..." (the user's home)."""
@@ -582,10 +587,15 @@ def test_the_speakers_own_home_is_no_answer_for_their_mothers(tmp_path, embedder
 
 @pytest.mark.parametrize("question, text, terms", [
     ("where did I live before?", "user: My sister Priya lives in Austin with her husband.", {"live"}),
-    ("where did I live before?", "She lives in Denver.", {"live"}),
     ("where did I live before?", "My parents live nearby.", {"live"}),
-    ("where do I work?", "Tom works at Google.", {"work"}),
-    # the speaker, or no one named, before the verb
+    ("where do I work?", "My boss Tom works at Google.", {"work"}),
+    # the speaker, or no one named, before the verb; a name alone, "User" or "she" may be the
+    # speaker in a note about them (helper-208)
+    ("where do I work?", "Tom works at Google.", set()),
+    ("where do I live?", "User lives in Austin with two cats.", set()),
+    ("where did I live before?", "She lives in Denver.", set()),
+    ("where did I live before?", "Me and my wife lived in Denver for six years.", set()),
+    ("where do I live?", "Me and Tom live in Austin.", set()),
     ("where did I live before?", "I live in Denver.", set()),
     ("where did I live before?", "Priya and I live in Austin.", set()),
     ("where did I live before?", "Living in Denver was fun.", set()),
@@ -614,3 +624,16 @@ def test_a_naming_of_another_gives_no_name_asked(question, silent, other):
     text = "user: My sister Priya lives in Austin with her husband. They just had a baby girl named Mira."
     assert silent_on_the_owners(question, text) is silent
     assert not_the_owners(question, text) == other
+
+
+@pytest.mark.parametrize("question, text", [
+    ("what's my dog's name?", "We adopted a puppy from the shelter, a boy named Rex."),
+    ("what's my cat's name?", "We got a kitten last week, a little girl named Luna."),
+    ("what's my dog's name?", "Our rescue dog is a sweet girl called Bella."),
+    ("what's my dog's name?", "We got a new puppy, a boy! We named him Rex."),
+    ("what's my husband's name?", "My husband's name is Tom and our baby girl is named Mira."),
+])
+def test_a_pet_called_a_boy_or_a_girl_is_named_as_the_pet(question, text):
+    """helper-208, on 6b94ce7: "a boy named Rex" said of a puppy was read as another's naming,
+    and the dog's name was capped at 0.33 with a gap."""
+    assert not silent_on_the_owners(question, text) and not_the_owners(question, text) == frozenset()

@@ -56,12 +56,11 @@ VALUE_FORMS: dict[str, re.Pattern] = {
     "measure": re.compile(rf"\b{_NUMBER}\s*-?\s*{_MEASURE}\b", re.I),
     "speed": re.compile(rf"\b{_NUMBER}\s*-?\s*{_SPEED}|\bpace\b", re.I),
     "clock": re.compile(_CLOCK, re.I),
-    # an amount of money: a currency sign or code by a number, a number of a currency's units,
-    # a round amount ("50k", "two grand"), or no money at all ("free", "nothing")
-    "money": re.compile(rf"[$£€¥₹]\s?\d|\d\s?[$£€¥₹]|\b(?:usd|eur|gbp|chf|cad|aud|inr|jpy)\s?\d|\d[\d,.]*\s?(?:usd|eur|gbp|chf|"
-                        rf"cad|aud|inr|jpy)\b|\b{_NUMBER}\s*(?:dollars?|bucks?|euros?|pounds?|quid|cents?|pence|p|grand|"
-                        r"rupees?|yen|francs?)\b|\b\d+(?:[.,]\d+)?\s?(?:k|m|mn|bn)\b|\b(?:for\s+free|free\s+of\s+charge|"
-                        r"(?:costs?|cost\s+me|paid|pay|charged?)\s+nothing)\b|\bfree\b", re.I),
+    # an amount of money: any number, in digits or words (its currency often unsaid: "Rent is 1800
+    # a month", "a 5% raise", "eighty thousand a year": helper-208), or none at all ("free")
+    "money": re.compile(rf"\d|\b{_NUMBER}\b|\b(?:thousand|million|billion|grand|hundred|half|double|twice|triple|figures)\b"
+                        r"|\bminimum\s+wage\b|\bfree\b|\bnothing\b",
+                        re.I),
 }
 
 #: The adjective of a "how <adjective>" question -> (its index term, the types that answer it).
@@ -131,10 +130,10 @@ def asks_money(question: str) -> bool:
 
 
 def lacks_asked_value(question: str, text: str) -> bool:
-    """Whether ``question`` asks for an amount of money (:func:`asks_money`) and ``text`` gives
-    none (:data:`VALUE_FORMS` ``"money"``: "$10 per class", "85k", "fifty bucks", "free"): "I
-    work at Abbott as a nurse." cannot answer "how much do I earn at Abbott?", however many of
-    its words it shares.
+    """Whether ``question`` asks for an amount of money (:func:`asks_money`) and ``text`` holds
+    no number at all (:data:`VALUE_FORMS` ``"money"``: "$10 per class", "Rent is 1800 a month",
+    "eighty thousand a year", "free"): "I work at Abbott as a nurse." cannot answer "how much do I
+    earn at Abbott?", however many of its words it shares.
 
     Parameters
     ----------

@@ -382,20 +382,28 @@ def the_speakers_doing(question: str, text: str) -> frozenset[str]:
     words = _TEXT_WORD.findall(LABEL.sub("", text, count=1).lower())
     if not _THIRD_PERSON.isdisjoint(words) or any(_may_be(_bare(w), person) or _bare(w) == person for w in words):
         return frozenset()
-    subjects = _verb_subjects(words, stem)
-    return frozenset({stem}) if subjects and all(w in _SPEAKER_SUBJECT for w in subjects) else frozenset()
+    # ("we" of a household may hold the partner and the children: "We live in Chicago." answers
+    # "where do my kids live?"; not a parent's or a sibling's home)
+    mine = _SPEAKER_SUBJECT if _HOUSEHOLD.isdisjoint(_kind_of(person) or ()) else _SPEAKER_I
+    at = _verb_subjects(words, stem)
+    return frozenset({stem}) if at and all(j >= 0 and words[j] in mine for j in at) else frozenset()
 
 
-def _verb_subjects(words: list[str], stem: str) -> list[str]:
-    """The word right before each word of ``words`` that starts with ``stem`` (a verb's index
-    term), adverbs of :data:`_BETWEEN` skipped ("I still live"); "" for one that opens the text."""
+#: Kin who share the speaker's "we" (a partner, the children).
+_HOUSEHOLD = frozenset({"partner", "son", "daughter"})
+_SPEAKER_I = frozenset("i i've i'm i'd".split())
+
+
+def _verb_subjects(words: list[str], stem: str) -> list[int]:
+    """Where the word right before each word of ``words`` that starts with ``stem`` (a verb's index
+    term) is, adverbs of :data:`_BETWEEN` skipped ("I still live"); -1 for one that opens the text."""
     out = []
     for i, w in enumerate(words):
         if w.lower().startswith(stem):
             j = i - 1
             while j >= 0 and words[j].lower() in _BETWEEN:
                 j -= 1
-            out.append(words[j] if j >= 0 else "")
+            out.append(j)
     return out
 
 
@@ -408,11 +416,14 @@ _MY_DOING = re.compile(r"\b(?:do|did|have|had|will|would|can|could|should)\s+(?:
 
 def anothers_doing(question: str, text: str) -> frozenset[str]:
     """The index term of the verb of ``question`` when the question asks what the speaker does
-    ("where did I live before?": ``live``) and ``text`` says that verb only of someone else: a
-    name, a word for a person or "he", "she", "they" right before it ("My sister Priya lives in
-    Austin", "She lives in Denver", "my parents live nearby"): there the verb matches the question
+    ("where did I live before?": ``live``) and ``text`` says that verb only of one of the
+    speaker's people: a kin or person word right before it, or a name right after one ("my
+    parents live nearby", "My sister Priya lives in Austin"), and no "I", "me" or "we" among the
+    four words before it ("Me and my wife lived in Denver"): there the verb matches the question
     but says nothing of the speaker's (helper-207: the sister's home at relevance 0.997 for "where
-    did I live before?"). :func:`the_speakers_doing` the other way round.
+    did I live before?"). A name alone, "he", "she" or "User" may be the speaker in a note about
+    them ("User lives in Austin.", "Dana works at Stripe."). :func:`the_speakers_doing` the other
+    way round.
 
     Parameters
     ----------
@@ -426,16 +437,18 @@ def anothers_doing(question: str, text: str) -> frozenset[str]:
     stem = _my_doing(question)
     if stem is None:
         return frozenset()
-    said = LABEL.sub("", text, count=1)
+    words = _TEXT_WORD.findall(LABEL.sub("", text, count=1))
 
-    def someone(before: str) -> bool:
-        low = _bare(before.lower())
-        return (low in ("he", "she", "they") or _kind_of(low) is not None or low in _SOMEONE
-                or (before[:1].isupper() and _reads_as_a_name(before)
-                    and re.match(rf"\s*{re.escape(before)}\s*:", said) is None))   # (not a label: "Noted: ...")
+    def kin_at(j: int) -> bool:
+        return j >= 0 and (kind := _kind_of(_bare(words[j].lower()))) is not None and "pet:*" not in kind
 
-    subjects = _verb_subjects(_TEXT_WORD.findall(said), stem)
-    return frozenset({stem}) if subjects and all(map(someone, subjects)) else frozenset()
+    def someone(j: int) -> bool:
+        if j < 0 or any(w.lower() in ("i", "me", "we", "us") for w in words[max(0, j - 4): j + 1]):
+            return False
+        return kin_at(j) or (words[j][:1].isupper() and _reads_as_a_name(words[j]) and kin_at(j - 1))
+
+    at = _verb_subjects(words, stem)
+    return frozenset({stem}) if at and all(map(someone, at)) else frozenset()
 
 
 @functools.lru_cache(maxsize=1024)
@@ -718,11 +731,16 @@ def _names_another(before: str, owner: str) -> bool:
     that cannot be it (a pet's name asked; or the other sex: "They just had a baby girl named
     Mira." for a brother's), and none may be the owner ("a sister called Jo", "my husband's name
     is Tom", "a baby girl named Mira" for a niece's)."""
-    last = [_bare(w) for w in _TEXT_WORD.findall(LABEL.sub("", before, count=1).lower())[-3:]]
+    said = [_bare(w) for w in _TEXT_WORD.findall(LABEL.sub("", before, count=1).lower())]
+    last = said[-3:]
+    pet = any(c.startswith("pet:") for c in (_kind_of(owner) or ()))
+    # (a pet's name asked: any word before that may be the pet, "We adopted a puppy from the
+    # shelter, a boy named Rex."; a person's: the last three, "... her husband. They just had a
+    # baby girl named Mira." names the girl)
     if not last or last[-1] in _THIRD_PERSON or any(w == owner or _may_be(w, owner) or (owner == "child" and w == "children")
-                                                    for w in last):
+                                                    for w in (said if pet else last)):
         return False   # ("his name is Rex": whose is unknown)
-    cannot = (any(c.startswith("pet:") for c in (_kind_of(owner) or ()))   # (a person word for a pet's name)
+    cannot = (pet   # (a person word for a pet's name)
               or (owner in _MALE and not _FEMALE.isdisjoint(last)) or (owner in _FEMALE and not _MALE.isdisjoint(last)))
     other = False
     for w in last:
