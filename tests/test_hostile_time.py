@@ -345,3 +345,49 @@ def test_a_past_question_of_an_imported_chat_reads_its_time_from_the_chats_clock
         for now in (None, "2025-03-28T12:00:00Z"):
             assert [h.text for h in mem.recall(q, namespace="me", k=2, now=now).hits] == [
                 "user: Standup is at 9am.", "user: Standup moved to 10:30."], now
+
+
+@pytest.mark.parametrize("text, day, named", [
+    ("Also I ran my first 10k on Saturday! 58 minutes.", "March 8", True),
+    ("I won my fourth tournament on Friday!", "March 7", True),
+    ("I'm running a 10k on Saturday.", "March 8", False),          # (a plan: the next Saturday, not named)
+    ("We went hiking. I will run on Saturday.", "March 8", False),  # (its own sentence is no past event)
+    ("I run on Saturdays.", "March 8", False),                       # (a habit)
+])
+def test_a_bare_weekday_of_a_past_event_names_its_day(tmp_path, text, day, named):
+    """helper-207: "I ran my first 10k on Saturday!" said on Monday 10 March named no day, so
+    "what did I do last weekend?" ranked it first by its words alone, at relevance 0.006 with a
+    weak_evidence gap. A bare weekday of a past event names the latest such day."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add_conversation([{"role": "user", "content": text, "created_at": "2025-03-10T20:02:00Z"},
+                              {"role": "user", "content": "Ava's daycare costs $1,200 a month.",
+                               "created_at": "2025-03-10T20:03:00Z"}], namespace="me")
+        res = mem.recall(f"what did I do on {day}?", namespace="me", k=2, now="2025-03-11T09:00:00Z")
+        top = res.hits[0] if res.hits else None
+        hit = top is not None and top.text.endswith(text) and top.relevance >= res.stats["relevance_threshold"]
+        assert hit is named, [(h.text, h.relevance) for h in res.hits]
+
+
+def test_a_column_snapshot_of_older_text_rules_reads_a_weekday_again(tmp_path):
+    """Text rules 5: a store whose column snapshot was saved under older rules has the span of a
+    text with a bare weekday read again on open (``columns.TEXT_RULE_STEPS``)."""
+    from engramdb.testing import cache_status, damage_snapshot
+
+    def ask(mem):
+        res = mem.recall("what did I do last weekend?", namespace="me", k=1, now="2025-03-11T09:00:00Z", reinforce=False)
+        return [(h.text, round(h.relevance, 6)) for h in res.hits]
+
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add_conversation([{"role": "user", "content": "Also I ran my first 10k on Saturday!",
+                               "created_at": "2025-03-10T20:02:00Z"},
+                              {"role": "user", "content": "Daycare costs $1,200 a month.",
+                               "created_at": "2025-03-10T20:03:00Z"}], namespace="me")
+        before = ask(mem)
+        assert before[0][1] == 1.0
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        damage_snapshot(mem, "columns", meta_key="text_rules")   # as a store written before ...
+        damage_snapshot(mem, "columns", zero="mentioned_start")   # ... whose rules named no span
+        damage_snapshot(mem, "columns", zero="mentioned_end")
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        assert cache_status(mem)["columns"] == "rebuilt"
+        assert ask(mem) == before
