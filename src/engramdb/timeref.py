@@ -39,9 +39,8 @@ What is recognised (case-insensitive unless noted):
   ending with the reference day), ``recently``/``recent``/``lately`` (the 14 days before the
   reference day, plus that day).
 * Not recognised: future references (``tomorrow``, ``next month``: recall is over memories at
-  or before the anchor), bare weekdays (``on Sunday``: a memory's own text that reports a past
-  event names the latest such day, :func:`weekday_before`), holidays, ``since``/``until``
-  ranges, numeric slashed dates.
+  or before the anchor), bare weekdays (``on Sunday``), holidays, ``since``/``until`` ranges,
+  numeric slashed dates.
 
 The *reference day* is the anchor's UTC day, except when the text names a calendar day with a
 year: then relative expressions are resolved against the first such day ("What did Joanna
@@ -835,37 +834,6 @@ def mentioned_span(text: str, at: float) -> tuple[float, float] | None:
     if not windows:
         return None
     return windows[0].core_start, windows[0].core_end
-
-
-#: "on <Weekday>" in a memory's text ("I ran my first 10k on Saturday!"), not "next", "this" or
-#: "coming" Saturday, nor "on Saturdays" (a habit).
-_ON_WEEKDAY = re.compile(r"(?<!next )(?<!this )(?<!coming )\bon\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-                         r"\b(?!s)", re.IGNORECASE)
-
-
-def weekday_before(text: str, at: float) -> tuple[int, tuple[float, float]] | None:
-    """The day a bare "on <Weekday>" of ``text`` names when the text reports the past: the
-    latest such weekday on or before the UTC day of ``at`` (Unix seconds), as ``[start, end)``
-    Unix seconds, with where the expression starts in ``text`` (the caller judges the tense of
-    its sentence). None for no such expression or an ``at`` outside the calendar. The question
-    resolver leaves bare weekdays out (a question's "on Sunday" may be the next one); a memory
-    that says "I ran my first 10k on Saturday!" on a Monday ran it two days before.
-
-    Parameters
-    ----------
-    text : str
-    at : float
-
-    Returns
-    -------
-    (int, (float, float)) or None
-    """
-    m = _ON_WEEKDAY.search(text)
-    if m is None or not (_MIN_S <= at < _MAX_S):
-        return None
-    z = math.floor(at / _DAY_S)
-    day = z - (_weekday(z) - _WEEKDAYS[m.group(1).lower()]) % 7
-    return m.start(), (float(day * _DAY_S), float((day + 1) * _DAY_S))
 
 
 def past_end(windows: list, now: float) -> float | None:

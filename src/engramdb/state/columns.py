@@ -1,7 +1,6 @@
 """Per-memory state as column arrays indexed by nid: what ranking, filters and dynamics read."""
 from __future__ import annotations
 
-import re
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -11,8 +10,7 @@ from ..errors import StoreCorruptedError
 from ..speakers import speaker_keys, speaker_of
 from ..standing import may_name, standing_bits
 from ..temporal import column_values
-from ..kinds import past_event_verb
-from ..timeref import mentioned_span, weekday_before
+from ..timeref import mentioned_span
 from ..types import MemoryKind, MemoryState, _STATE_CODES
 
 _ARCHIVED = _STATE_CODES[MemoryState.ARCHIVED]
@@ -25,9 +23,8 @@ __all__ = ["Columns", "IdColumn", "TEXT_RULES", "TextColumns", "text_columns"]
 #: stale (2: the speaker's name, a standing relation; "what is my name?" in a store written
 #: before found no statement of it and said "no memory says the user's name"; 3: "I'm starting
 #: at Skyscanner as a senior analyst" states the employer; 4: praise is read as a greeting,
-#: "Great job! How did it feel?" only asks; 5: a bare weekday of a past event names its day,
-#: "I ran my first 10k on Saturday!").
-TEXT_RULES = 5
+#: "Great job! How did it feel?" only asks).
+TEXT_RULES = 4
 
 
 def _standing_of_names(text: str, created_at: float, cols: "Columns", nid: int) -> None:
@@ -51,19 +48,12 @@ def _speech_act_of_praise(text: str, created_at: float, cols: "Columns", nid: in
         cols.speech_act[nid] = speech_act(text)
 
 
-def _mentioned_weekday(text: str, created_at: float, cols: "Columns", nid: int) -> None:
-    """Step 4 -> 5: the mentioned span of a text that says "on <Weekday>", read again."""
-    if weekday_before(text, created_at) is not None:
-        span = _mentioned(text, created_at)
-        cols.mentioned_start[nid], cols.mentioned_end[nid] = (np.inf, -np.inf) if span is None else span
-
-
 #: For each older version of the text rules, the step that brings a record's columns to the next
 #: one: ``step(text, created_at, columns, nid)``, run on every record of a store whose column
 #: snapshot was saved under it (:meth:`Columns.upgrade_text_columns`). A step reads again only
 #: the columns its version changed, and only for the texts they may change: reading every
 #: column of every record took 29 s at 100,000 memories.
-TEXT_RULE_STEPS = {1: _standing_of_names, 2: _standing_of_starts, 3: _speech_act_of_praise, 4: _mentioned_weekday}
+TEXT_RULE_STEPS = {1: _standing_of_names, 2: _standing_of_starts, 3: _speech_act_of_praise}
 
 
 class TextColumns(NamedTuple):
@@ -78,29 +68,7 @@ def text_columns(text: str, created_at: float) -> TextColumns:
     """What :meth:`Columns.set_record` reads from a text (str) and its event time (Unix
     seconds): the time the text names, its speech act and the standing relations it states.
     Pure: the write path computes it while hnswlib inserts, before the commit."""
-    return TextColumns(_mentioned(text, created_at), speech_act(text), standing_bits(text))
-
-
-#: Where a sentence ends.
-_SENTENCE_END = re.compile(r"[.!?]+(?:\s|$)")
-
-
-def _mentioned(text: str, created_at: float) -> tuple[float, float] | None:
-    """The time ``text`` names (:func:`engramdb.timeref.mentioned_span`), else the day a bare
-    weekday names in a sentence that reports a past event (:func:`engramdb.timeref.weekday_before`,
-    :func:`engramdb.kinds.past_event_verb`: "I ran my first 10k on Saturday!" said on a Monday;
-    not "I'm running a 10k on Saturday"): helper-207's "what did I do last weekend?" found it by
-    its words only, at relevance 0.006."""
-    span = mentioned_span(text, created_at)
-    if span is not None:
-        return span
-    got = weekday_before(text, created_at)
-    if got is None:
-        return None
-    at, day = got
-    start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, at)), default=0)
-    end = _SENTENCE_END.search(text, at)
-    return day if past_event_verb(text[start: end.end() if end else len(text)]) is not None else None
+    return TextColumns(mentioned_span(text, created_at), speech_act(text), standing_bits(text))
 
 
 class IdColumn:
