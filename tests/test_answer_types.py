@@ -95,6 +95,11 @@ def test_asks_money_reads_a_question_for_an_amount(question, asks):
     # (helper-208) an amount without its currency, in words, or relative
     ("Rent is 1800 a month.", False), ("I got a 5% raise.", False), ("I make eighty thousand a year.", False),
     ("Rent is half my paycheck.", False), ("I'm paid minimum wage.", False),
+    # (helper-210) a date, a year, a clock time, a duration or a code is no amount
+    ("My rent is due on the 1st of every month.", True), ("I've lived here since 2019.", True),
+    ("The landlord texted at 7am.", True), ("I've been at my job for 5 years.", True),
+    ("Nothing new on the rent front.", True), ("It's paid at apartment 4B.", True),
+    ("I make 85k a year.", False), ("It was $1,200 in 2023.", False),
     ("At only $10 per class, it's very cheap!", False), ("I make 85k a year.", False), ("It was fifty bucks.", False),
     ("Rent is 1,200 euros.", False), ("The class was free!", False), ("£900 a month", False), ("costs 30 USD", False),
 ])

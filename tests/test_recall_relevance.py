@@ -595,6 +595,11 @@ def test_the_speakers_own_home_is_no_answer_for_their_mothers(tmp_path, embedder
     ("where do I live?", "User lives in Austin with two cats.", set()),
     ("where did I live before?", "She lives in Denver.", set()),
     ("where did I live before?", "Me and my wife lived in Denver for six years.", set()),
+    # (helper-210) an "I" not joined to the subject, and a pronoun after a kin word
+    ("where did I live before?", "Did I mention my brother lives in Austin now?", {"live"}),
+    ("where did I work before?", "I think my sister works at Google.", {"work"}),
+    ("where did I live before?", "My sister moved last year. She lives in Denver now.", {"live"}),
+    ("where did I work before?", "My husband got promoted! He works at Deloitte.", {"work"}),
     ("where do I live?", "Me and Tom live in Austin.", set()),
     ("where did I live before?", "I live in Denver.", set()),
     ("where did I live before?", "Priya and I live in Austin.", set()),
@@ -637,3 +642,13 @@ def test_a_pet_called_a_boy_or_a_girl_is_named_as_the_pet(question, text):
     """helper-208, on 6b94ce7: "a boy named Rex" said of a puppy was read as another's naming,
     and the dog's name was capped at 0.33 with a gap."""
     assert not silent_on_the_owners(question, text) and not_the_owners(question, text) == frozenset()
+
+
+@pytest.mark.parametrize("text", [
+    "My dog hates my roommate's cat, a tabby named Luna.",
+    "My dog loves the neighbor's kid, a little boy named Theo.",
+])
+def test_the_nearest_kin_or_pet_word_owns_the_naming(text):
+    """helper-210, on 8374eb3: a pet word anywhere before a naming gave it to the pet, so the
+    roommate's cat's name answered "what's my dog's name?" at 1.0."""
+    assert silent_on_the_owners("what's my dog's name?", text)

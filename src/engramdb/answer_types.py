@@ -59,8 +59,7 @@ VALUE_FORMS: dict[str, re.Pattern] = {
     # an amount of money: any number, in digits or words (its currency often unsaid: "Rent is 1800
     # a month", "a 5% raise", "eighty thousand a year": helper-208), or none at all ("free")
     "money": re.compile(rf"\d|\b{_NUMBER}\b|\b(?:thousand|million|billion|grand|hundred|half|double|twice|triple|figures)\b"
-                        r"|\bminimum\s+wage\b|\bfree\b|\bnothing\b",
-                        re.I),
+                        r"|\bminimum\s+wage\b|\bfree\b", re.I),
 }
 
 #: The adjective of a "how <adjective>" question -> (its index term, the types that answer it).
@@ -131,9 +130,10 @@ def asks_money(question: str) -> bool:
 
 def lacks_asked_value(question: str, text: str) -> bool:
     """Whether ``question`` asks for an amount of money (:func:`asks_money`) and ``text`` holds
-    no number at all (:data:`VALUE_FORMS` ``"money"``: "$10 per class", "Rent is 1800 a month",
-    "eighty thousand a year", "free"): "I work at Abbott as a nurse." cannot answer "how much do I
-    earn at Abbott?", however many of its words it shares.
+    no number that may be one (:data:`VALUE_FORMS` ``"money"``: "$10 per class", "Rent is 1800 a
+    month", "eighty thousand a year", "free"; not a date, year, clock time or duration:
+    :data:`_NO_AMOUNT`): "I work at Abbott as a nurse." cannot answer "how much do I earn at
+    Abbott?", however many of its words it shares.
 
     Parameters
     ----------
@@ -143,7 +143,14 @@ def lacks_asked_value(question: str, text: str) -> bool:
     -------
     bool
     """
-    return asks_money(question) and VALUE_FORMS["money"].search(text) is None
+    return asks_money(question) and VALUE_FORMS["money"].search(_NO_AMOUNT.sub(" ", text)) is None
+
+
+#: Numbers that are no amount of money (helper-210: "My rent is due on the 1st", "since 2019",
+#: "at 7am", "for 5 years", "apartment 4B" had answered "how much is my rent?"): ordinals, years,
+#: clock times, durations, codes of a number and a letter (not "85k").
+_NO_AMOUNT = re.compile(rf"\b\d+(?:st|nd|rd|th)\b|(?<![$£€¥₹\d.,])\b(?:19|20)\d\d\b(?![.,]?\d|\s*(?:dollars|euros|pounds|bucks))"
+                        rf"|{_CLOCK}|{VALUE_FORMS['duration'].pattern}|\b\d+(?![km]\b)[a-z]\b", re.I)
 
 
 def answered_terms(question: str, text: str) -> frozenset[str]:

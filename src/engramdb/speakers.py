@@ -418,12 +418,13 @@ def anothers_doing(question: str, text: str) -> frozenset[str]:
     """The index term of the verb of ``question`` when the question asks what the speaker does
     ("where did I live before?": ``live``) and ``text`` says that verb only of one of the
     speaker's people: a kin or person word right before it, or a name right after one ("my
-    parents live nearby", "My sister Priya lives in Austin"), and no "I", "me" or "we" among the
-    four words before it ("Me and my wife lived in Denver"): there the verb matches the question
-    but says nothing of the speaker's (helper-207: the sister's home at relevance 0.997 for "where
-    did I live before?"). A name alone, "he", "she" or "User" may be the speaker in a note about
-    them ("User lives in Austin.", "Dana works at Stripe."). :func:`the_speakers_doing` the other
-    way round.
+    parents live nearby", "My sister Priya lives in Austin"), or "he", "she", "they" after a kin
+    word ("My sister moved last year. She lives in Denver now."), and not joined to the speaker
+    by "and" ("Me and my wife lived in Denver"; "I think my sister works at Google." is the
+    sister's): there the verb matches the question but says nothing of the speaker's (helper-207:
+    the sister's home at relevance 0.997 for "where did I live before?"). A name alone, or "he"
+    or "she" with no kin named, may be the speaker in a note about them ("User lives in Austin.",
+    "Dana works at Stripe."). :func:`the_speakers_doing` the other way round.
 
     Parameters
     ----------
@@ -442,10 +443,15 @@ def anothers_doing(question: str, text: str) -> frozenset[str]:
     def kin_at(j: int) -> bool:
         return j >= 0 and (kind := _kind_of(_bare(words[j].lower()))) is not None and "pet:*" not in kind
 
+    low = [w.lower() for w in words]
+    kin_said = [kin_at(j) for j in range(len(words))]
+
     def someone(j: int) -> bool:
-        if j < 0 or any(w.lower() in ("i", "me", "we", "us") for w in words[max(0, j - 4): j + 1]):
-            return False
-        return kin_at(j) or (words[j][:1].isupper() and _reads_as_a_name(words[j]) and kin_at(j - 1))
+        if j < 0 or any(low[k] == "and" and low[k - 1] in ("i", "me", "we") for k in range(max(1, j - 3), j)):
+            return False   # ("Me and my wife lived ...": the speaker's too)
+        if low[j] in ("he", "she", "they"):   # the kin named before it ("My sister moved. She lives in Denver.")
+            return any(kin_said[:j]) and "user" not in low
+        return kin_said[j] or (words[j][:1].isupper() and _reads_as_a_name(words[j]) and j > 0 and kin_said[j - 1])
 
     at = _verb_subjects(words, stem)
     return frozenset({stem}) if at and all(map(someone, at)) else frozenset()
@@ -726,31 +732,27 @@ _MALE = frozenset("boy man guy father dad daddy stepfather brother son stepson g
 
 def _names_another(before: str, owner: str) -> bool:
     """Whether a naming word ("named", "called", "name") right after the text ``before`` names
-    another than ``owner``: one of the last three words before it is a kin or pet word that
-    cannot be the owner ("Our dog is named Biscuit." for a husband's name), or a word for a person
-    that cannot be it (a pet's name asked; or the other sex: "They just had a baby girl named
-    Mira." for a brother's), and none may be the owner ("a sister called Jo", "my husband's name
-    is Tom", "a baby girl named Mira" for a niece's)."""
+    another than ``owner``: the nearest kin, pet or person word before it cannot be the owner
+    ("Our dog is named Biscuit." for a husband's name; "My dog hates my roommate's cat, a tabby
+    named Luna." for the dog's), or is a word for a person of the other sex ("They just had a
+    baby girl named Mira." for a brother's). Not when that word may be the owner ("a sister called
+    Jo", "my husband's name is Tom", "a baby girl named Mira" for a niece's), nor right after "his",
+    "her" ("his name is Rex": whose is unknown). For a pet's name "boy" and "girl" are passed over
+    ("We adopted a puppy from the shelter, a boy named Rex.": the puppy's)."""
     said = [_bare(w) for w in _TEXT_WORD.findall(LABEL.sub("", before, count=1).lower())]
-    last = said[-3:]
+    if not said or said[-1] in _THIRD_PERSON:
+        return False
     pet = any(c.startswith("pet:") for c in (_kind_of(owner) or ()))
-    # (a pet's name asked: any word before that may be the pet, "We adopted a puppy from the
-    # shelter, a boy named Rex."; a person's: the last three, "... her husband. They just had a
-    # baby girl named Mira." names the girl)
-    if not last or last[-1] in _THIRD_PERSON or any(w == owner or _may_be(w, owner) or (owner == "child" and w == "children")
-                                                    for w in (said if pet else last)):
-        return False   # ("his name is Rex": whose is unknown)
-    cannot = (pet   # (a person word for a pet's name)
-              or (owner in _MALE and not _FEMALE.isdisjoint(last)) or (owner in _FEMALE and not _MALE.isdisjoint(last)))
-    other = False
-    for w in last:
+    for w in reversed(said):
+        if w == owner or _may_be(w, owner) or (owner == "child" and w == "children"):
+            return False
         if w in _SOMEONE:
-            if not cannot:
-                return False
-            other = True
-        elif _kind_of(w) is not None:
-            other = True
-    return other
+            if pet and w in ("boy", "girl"):
+                continue
+            return pet or (owner in _MALE and w in _FEMALE) or (owner in _FEMALE and w in _MALE)
+        if _kind_of(w) is not None:
+            return True
+    return False
 
 
 def _asks_a_name(stems) -> bool:
