@@ -233,7 +233,7 @@ for _words, _classes in (
         ("mother mom mum mommy mummy stepmother", "mother"), ("father dad daddy stepfather", "father"),
         ("parent", "mother father"), ("sister", "sister"), ("brother", "brother"), ("sibling", "sister brother"),
         ("son stepson grandson", "son"), ("daughter stepdaughter granddaughter", "daughter"),
-        ("child kid baby", "son daughter"),
+        ("child children kid baby", "son daughter"),
         ("wife husband partner spouse girlfriend boyfriend fiance fiancee", "partner"),
         ("grandmother grandma granny", "grandmother"), ("grandfather grandpa", "grandfather"),
         ("cousin", "cousin"), ("aunt", "aunt"), ("uncle", "uncle"), ("niece", "niece"), ("nephew", "nephew"),
@@ -744,7 +744,7 @@ def _names_another(before: str, owner: str) -> bool:
         return False
     pet = any(c.startswith("pet:") for c in (_kind_of(owner) or ()))
     for w in reversed(said):
-        if w == owner or _may_be(w, owner) or (owner == "child" and w == "children"):
+        if w == owner or _may_be(w, owner):
             return False
         if w in _SOMEONE:
             if pet and w in ("boy", "girl"):
@@ -887,7 +887,7 @@ def silent_on_the_owners(question: str, text: str) -> bool:
         # kids' names"), or a kin or pet word that may name the same ("puppy" for "dog", "mother"
         # for "mom": :func:`_may_be`)
         named = owner if owner in bare else next(
-            (w for w in sorted(bare) if _may_be(w, owner) or (owner == "child" and w == "children")), None)
+            (w for w in sorted(bare) if _may_be(w, owner)), None)
         if named is None:
             # a text naming the one the owner is asked of only as another's owner ("my sister's
             # kids" and "My sister's dog is named Rex."), or giving no name but theirs ("my
