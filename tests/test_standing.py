@@ -63,6 +63,17 @@ CHANGES = [
     ("Big news: I started a new job as a senior analyst at Globex!", "I work as a data analyst at Initech."),
     ("I got a job as a nurse at Kaiser.", "I'm an RN at St. Mary's."),
     ("I started working as a barista at Blue Bottle.", "I work at Google."),
+    # helper-211: a verb after "and" takes its subject from the clause before, past a lead-in
+    # ("Big news:") or an opening time ("Last week", "After ten years,")
+    ("user: Big news: I quit the hospital and started as a UX designer at Shopify.",
+     "user: Hi! I'm Priya. I work as a nurse at St. Mary's Hospital."),
+    ("user: Life update - I left the hospital and now work at Shopify.", "user: I work at Mercy Hospital."),
+    ("user: After ten years at the hospital, I quit and started as a UX designer at Shopify.",
+     "user: I work at Mercy Hospital."),
+    ("user: Last week I moved to Denver.", "user: I live in Boston."),
+    ("Last month I started as a nurse at Kaiser.", "I work at Google."),
+    ("My wife and I sold the condo and moved to Austin.", "We live in Dallas."),
+    ("Big news: just moved to Tacoma!", "I live in Boston."),
 ]
 NOT_CHANGES = [
     ("My sister moved to Seattle.", "I live in Boston."),                  # another person
@@ -125,6 +136,15 @@ NOT_CHANGES = [
     ("My wife started a new job as a nurse at Kaiser.", "I work at Google."),      # another person
     ("I took a job as a favor for Dana at Acme.", "I work at Google."),             # no role
     ("I started a new job as a regular member at Globex Gym.", "I work at Google."),
+    # the subject of a verb after "and" is the nearest clause's before it, with its mood
+    ("Big news: my sister quit the hospital and started as a nurse at Kaiser.", "I work at Google."),
+    ("I left, but my wife quit and now works at Kaiser.", "I work at Google."),
+    ("I left, but my wife quit and started as a nurse at Kaiser.", "I work at Google."),
+    ("Big news: Jake quit and moved to Denver.", "I live in Boston."),
+    ("I told Jake, and he quit and moved to Denver.", "I live in Boston."),
+    ("Quick question: should I quit and move to Denver.", "I live in Boston."),
+    ("I might quit and move to Denver.", "I live in Boston."),
+    ("The last time I moved to Denver it rained.", "I live in Boston."),
 ]
 
 
@@ -803,3 +823,20 @@ def test_a_new_job_said_role_first_is_a_change_of_employer(tmp_path, embedder):
 def test_starting_at_a_company_as_a_role(text, employer):
     got = [s.value for s in standings(text) if s.relation == "employer"]
     assert got == ([employer] if employer else [])
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_a_job_change_after_a_lead_in_answers_where_do_i_work_now(tmp_path, embedder):
+    """helper-211: "Big news: I quit the hospital and started as a UX designer at Shopify." was
+    no change of "I work as a nurse at St. Mary's Hospital." (the verb after "and" took its
+    subject from the sentence's first word, "Big"): "where do I work now?" ranked the nurse
+    message first at relevance 1.0, with no warning."""
+    chat = [("Hi! I'm Priya. I work as a nurse at St. Mary's Hospital.", T0),
+            ("I ran my first 10k this weekend in 58 minutes!", T0 + 30 * DAY),
+            ("Big news: I quit the hospital and started as a UX designer at Shopify.", T0 + 90 * DAY)]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as m:
+        out = m.add_conversation([{"role": "user", "content": t, "created_at": c} for t, c in chat], namespace="u")
+        (later, earlier), = out["changed"]
+        res = m.recall("where do I work now?", namespace="u", k=2, now=T0 + 91 * DAY, reinforce=False)
+        assert res.hits[0].id == later and "Shopify" in res.hits[0].text
+        assert any(w.later == later and {w.source, w.target} == {later, earlier} for w in res.warnings)

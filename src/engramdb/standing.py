@@ -460,18 +460,61 @@ def _besides(words: list[str]) -> bool:
     return "besides" in words or ("in", "addition") in zip(words, words[1:])
 
 
+#: Spans of time that "last" before them names ("Last week I moved to Denver"): no last time
+#: or last resort (facts.NOT_DONE).
+_SPANS = CALENDAR_WORDS | frozenset("week weekend month year night quarter semester term season".split())
+
+
+def _not_done(words: list[str]) -> bool:
+    """:func:`engramdb.facts.not_done` of ``words`` (lower-cased), "last" before a span of time
+    (:data:`_SPANS`) read past."""
+    return not_done([w for i, w in enumerate(words) if w != "last" or words[i + 1: i + 2] == []
+                     or words[i + 1] not in _SPANS])
+
+
 def _speakers_clause(words: list[str], sentence_subject: bool) -> bool:
     """Whether a clause that ends at a verb (its words before the verb, lower-cased) has the
     speaker as its subject ("I", "we", "after ten years in Philly I finally", "my wife and I"),
     or none when the sentence's own subject is the speaker (``sentence_subject``: "I left Target
     and now work at Walmart", or a sentence that starts at the verb, "Just moved to Tacoma"),
     and nothing that makes the verb no fact."""
-    if not_done(words) or _CONDITIONAL.intersection(words) or words[-1:] == ["to"]:   # (a second value: the caller)
+    if _not_done(words) or _CONDITIONAL.intersection(words) or words[-1:] == ["to"]:   # (a second value: the caller)
         return False
     last = max((i for i, w in enumerate(words) if w in _SPEAKER), default=None)
     if last is None:
         return sentence_subject and all(w in _FILLERS for w in words)
     return all(w in _FILLERS for w in words[last + 1:])
+
+
+#: A lead-in that ends at a colon or dash before the sentence proper ("Big news:", "Life update -").
+_LEAD_IN = re.compile(r"\s*(?:[^\W\d_]+[^\S\n]+){0,3}[^\W\d_]+[^\S\n]*(?::|[^\S\n][-–—])[^\S\n]+")
+#: The first word of a clause that makes another party its subject ("my sister quit and started
+#: at ..."; "my wife and I" stays the speaker's).
+_OTHER_SUBJECTS = frozenset("he she they you it his her their your its my our".split())
+
+
+def _subject_before(body: str, bounds: list[int], k: int) -> bool | None:
+    """Whether the subject of the clause ``k`` of ``body`` (``bounds``: where each clause after the
+    first starts), a clause with none of its own ("... and started as a UX designer at Shopify"),
+    is the speaker: read from the nearest clause before it that has one ("Big news: I quit the
+    hospital and started ...", "After ten years, I quit and ...": the speaker's; "I left, but my
+    wife quit and started ...": not; "I might quit and start ...": no fact). A clause's subject is its first word that is a speaker's
+    ("I", "we") or another's (:data:`_OTHER_SUBJECTS`, or a name: a capitalised word opening a
+    clause after the first); None when no clause before it has one."""
+    for j in range(k - 1, -1, -1):
+        start = bounds[j - 1] if j else 0
+        words = [w for w in tokens(body[start: bounds[j]]) if w.lower() not in _FILLERS and w.lower() not in _OPENERS]
+        if words and j and words[0][0].isupper() and words[0] != "I" and words[0].lower() not in _SPEAKER:
+            return False   # ("I left Target, Jake quit and started at ...": Jake's)
+        for at, word in enumerate(words):
+            low = word.lower()
+            if low in _SPEAKER:   # (the verb shares the clause's mood: "I might quit and start at ...")
+                said = [w.lower() for w in words]
+                return not (_not_done(said) or _CONDITIONAL.intersection(said))
+            if low in _OTHER_SUBJECTS:
+                later = [w.lower() for w in words[at + 1:]]
+                return any(a == "and" and b in _SPEAKER for a, b in zip(later, later[1:]))
+    return None
 
 
 def _role(role: str | None) -> bool:
@@ -538,12 +581,15 @@ def standings(text: str) -> tuple[Standing, ...]:
                 if bisect.bisect_left(quotes, m.start()) % 2 == 1:
                     continue   # inside a quotation: someone else's words
                 if body_words is None:
-                    body_words = [t.lower() for t in tokens(body)]
+                    lead = _LEAD_IN.match(body)   # ("Big news: just moved to Tacoma")
+                    body_words = [t.lower() for t in tokens(body[lead.end() if lead else 0:])]
                     first = next((w for w in body_words if w not in _FILLERS and w not in _OPENERS), None)
-                    sentence_subject = first in _SPEAKER or first in _FIRST_VERBS
                 if unreal is not None and unreal < m.start():
                     continue
                 k = bisect.bisect_right(bounds, m.start())
+                sentence_subject = _subject_before(body, bounds, k)
+                if sentence_subject is None:
+                    sentence_subject = first in _SPEAKER or first in _FIRST_VERBS
                 start = max(bounds[k - 1] if k else 0, m.start() - 160)   # (its last words are the subject)
                 clause = [t.lower() for t in tokens(body[start: m.start()])]
                 end = next((b for b in bounds if b > m.end()), len(body))
