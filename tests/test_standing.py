@@ -63,17 +63,33 @@ CHANGES = [
     ("Big news: I started a new job as a senior analyst at Globex!", "I work as a data analyst at Initech."),
     ("I got a job as a nurse at Kaiser.", "I'm an RN at St. Mary's."),
     ("I started working as a barista at Blue Bottle.", "I work at Google."),
-    # helper-211: a verb after "and" takes its subject from the clause before, past a lead-in
-    # ("Big news:") or an opening time ("Last week", "After ten years,")
+    # helper-211: "I" after a label of news ("user: Big news: I quit ... and started ..."), and
+    # "last" before a span of time, a time ("Last week I moved ...")
     ("user: Big news: I quit the hospital and started as a UX designer at Shopify.",
      "user: Hi! I'm Priya. I work as a nurse at St. Mary's Hospital."),
-    ("user: Life update - I left the hospital and now work at Shopify.", "user: I work at Mercy Hospital."),
-    ("user: After ten years at the hospital, I quit and started as a UX designer at Shopify.",
-     "user: I work at Mercy Hospital."),
+    ("user: Life update: I left the hospital and now work at Shopify.", "user: I work at Mercy Hospital."),
     ("user: Last week I moved to Denver.", "user: I live in Boston."),
     ("Last month I started as a nurse at Kaiser.", "I work at Google."),
-    ("My wife and I sold the condo and moved to Austin.", "We live in Dallas."),
     ("Big news: just moved to Tacoma!", "I live in Boston."),
+    # the sentence's subject holds for a verb joined later, whatever the clauses between say (five
+    # hostile passes, helper-212 to helper-216: each reading of those clauses that was tried lost
+    # as many of these as it mended)
+    ("I quit because the hours were bad and started as a nurse at Kaiser.", "I work at Google."),
+    ("Moved to Tacoma and started as a nurse at Kaiser.", "I work at Google."),
+    ("I quit, sold my car, and moved to Lisbon.", "I live in Boston."),
+    ("I quit Google, took a month off, and started a new job at Stripe.", "I work at Google."),
+    ("I texted Mom and Dad and moved to Denver.", "I live in Boston."),
+    ("I quit the hospital - the hours were brutal - and started as a UX designer at Shopify.",
+     "I work at Mercy Hospital."),
+    ("I might be crazy but quit and moved to Denver.", "I live in Boston."),
+    ("I didn't renew my lease and moved to Denver.", "I live in Boston."),
+    ("I wrote my last exam in May and moved to Denver.", "I live in Boston."),
+    ("ok so update i quit the hospital, my manager cried lol, and started as a UX designer at Shopify",
+     "I work at Mercy Hospital."),
+    ("I left Johnson and Johnson last month and started at Pfizer as a scientist.", "I work at Johnson and Johnson."),
+    ("I quit my job because NYC was killing me and moved to Denver.", "I live in Boston."),
+    ("I got laid off in march but I’ve always loved the coast and moved to San Diego.", "I live in Boston."),
+    ("i moved in with my gf and her parents and got a job at Costco", "I work at Google."),
 ]
 NOT_CHANGES = [
     ("My sister moved to Seattle.", "I live in Boston."),                  # another person
@@ -136,15 +152,30 @@ NOT_CHANGES = [
     ("My wife started a new job as a nurse at Kaiser.", "I work at Google."),      # another person
     ("I took a job as a favor for Dana at Acme.", "I work at Google."),             # no role
     ("I started a new job as a regular member at Globex Gym.", "I work at Google."),
-    # the subject of a verb after "and" is the nearest clause's before it, with its mood
+    # helper-211 and the hostile passes on its first versions: a label that is no news of the
+    # speaker's, a sentence that does not open with the speaker, "the last" year
     ("Big news: my sister quit the hospital and started as a nurse at Kaiser.", "I work at Google."),
-    ("I left, but my wife quit and now works at Kaiser.", "I work at Google."),
-    ("I left, but my wife quit and started as a nurse at Kaiser.", "I work at Google."),
     ("Big news: Jake quit and moved to Denver.", "I live in Boston."),
-    ("I told Jake, and he quit and moved to Denver.", "I live in Boston."),
     ("Quick question: should I quit and move to Denver.", "I live in Boston."),
-    ("I might quit and move to Denver.", "I live in Boston."),
     ("The last time I moved to Denver it rained.", "I live in Boston."),
+    ("user: The last year I moved to Denver, it snowed.", "user: I live in Boston."),
+    ("user: Jake: moved to Denver!", "user: I live in Boston."),
+    ("user: Sister update: moved to Denver, she loves it.", "user: I live in Boston."),
+    ("Mom update - moved to Florida last week.", "I live in Boston."),
+    ("user: News about Jake: started a new job at Stripe.", "user: I work at Google."),
+    ("user: Second job: started as a barista at Starbucks.", "user: I work at Google."),
+    ("user: The guy I dated quit and moved to Denver.", "user: I live in Boston."),
+    ("user: My roommate, who I love, quit and moved to Austin.", "user: I live in Boston."),
+    ("user: The girl I like quit and started as a nurse at Kaiser.", "user: I work at Google."),
+    ("user: The company I work for closed the office and moved to Denver.", "user: I live in Boston."),
+    ("user: Years ago I quit and moved to Denver.", "user: I live in Boston."),
+    ("user: Back in college I quit and moved to Denver.", "user: I live in Boston."),
+    ("user: Apparently I quit and moved to Denver.", "user: I live in Boston."),
+    ("user: Fake news: I quit my job and moved to Bali lol", "user: I live in Boston."),
+    ("called my mom and i found out she quit and moved to Florida", "I live in Boston."),
+    ("user: Me and Jake broke up, Jake kept the apartment and moved to Boston", "user: I live in Denver."),
+    ("He left me and the kids and moved to Denver.", "I live in Boston."),
+    ("user: After ten years, my sister quit and moved to Denver.", "user: I live in Boston."),
 ]
 
 

@@ -410,11 +410,17 @@ def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate,
         return
     from . import types
 
+    console = _out()
+    title = f"recall [{res.mode}, density {res.density:.2f}, {res.latency_s * 1e3:.2f} ms]"
+    if console.width < _TABLE_MIN_WIDTH:   # a narrow terminal: a list, each hit's text under its line
+        _recall_list(console, res, title, full)
+        return
     # the text takes the width the other columns leave (at 80 columns a path column beside it cut it
     # to 13 characters): the path of a hit reached over an edge is a line under its text ("via
     # a -[next]-> b"; a direct match's path is itself: no line)
-    table = _table("#", title=f"recall [{res.mode}, density {res.density:.2f}, {res.latency_s * 1e3:.2f} ms]")
-    table.add_column("id", overflow="fold", max_width=16)
+    table = _table("#", title=title)
+    longest = max((len(h.id) + (0 if h.chunk is None else 11) for h in res.hits), default=2)
+    table.add_column("id", overflow="fold", min_width=min(longest, 24), max_width=24)   # (whole, where it fits)
     table.add_column("score")
     table.add_column("relevance")
     table.add_column("text", overflow="fold", min_width=16)
@@ -426,8 +432,37 @@ def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate,
             text += f"\nvia {types.format_path(h.path)}"
         table.add_row(str(i), shown, f"{h.score:.3f}", f"{h.relevance:.2f}", text,
                       _fmt_time(h.created_at).replace("T", " "))   # (narrow: the time wraps after the date)
-    console = _out()
     console.print(table)
+    _recall_notes(console, res)
+
+
+#: The narrowest terminal (columns) that shows recall's hits as a table: below it each column
+#: folds (an id of 17 characters over two lines, the text 16 wide), so they are a list.
+_TABLE_MIN_WIDTH = 100
+
+
+def _recall_list(console: Any, res: Any, title: str, full: bool) -> None:
+    """Recall's hits as a list for a narrow terminal: per hit a line with its rank, id, score,
+    relevance and creation time (UTC), then its text and path indented under it."""
+    from rich.padding import Padding
+    from rich.text import Text
+
+    from . import types
+
+    console.print(Text(f"{title}; score, relevance, created (UTC)", style="bold"))
+    for i, h in enumerate(res.hits, 1):
+        shown = h.id if h.chunk is None else f"{h.id} (piece {h.chunk})"
+        console.print(Text(f"{i:>2}. {shown}  {h.score:.3f}  {h.relevance:.2f}  "
+                           f"{_fmt_time(h.created_at).replace('T', ' ')}", style="cyan"), overflow="fold")
+        text = h.text if full else _cell(h.text)
+        if len(h.path) > 1:
+            text += f"\nvia {types.format_path(h.path)}"
+        console.print(Padding(Text(text, overflow="fold"), (0, 0, 0, 4), expand=False))
+    _recall_notes(console, res)
+
+
+def _recall_notes(console: Any, res: Any) -> None:
+    """Recall's gaps and contradiction warnings, a line each, under its hits."""
     for g in res.gaps:
         console.print(f"[yellow]gap[/]: {g.reason}: {_plain(g.detail)}")
     for w in res.warnings:
