@@ -1,6 +1,7 @@
 """CLI mirrors the API: ingest, recall --json, stats, add/get/link/supersede/forget, demo."""
 import json
 
+import pytest
 from click.testing import CliRunner
 
 import engramdb
@@ -153,6 +154,53 @@ def test_recall_table_shows_brackets_in_texts_and_ids_as_they_are(tmp_path):
     assert "Caroline [shares a photo of a dog] at the [bold]park[/bold]" in res.output
     assert "│ [red]x " in res.output
     assert "recall [" in res.output   # the title's mode and timing, which rich used to swallow
+
+
+@pytest.mark.parametrize("columns", ["80", "200"])
+def test_recall_shows_whole_ids_and_texts_at_any_terminal_width(tmp_path, columns):
+    """helper-211: at 80 columns the table folded a chat's ids ("chat-1738609200:" over "1") and
+    cut texts to 16 characters a line; a narrow terminal shows a list, a wide one the table with
+    each id on one line. A text with brackets stays as it is in both (no rich markup)."""
+    store = str(tmp_path / "s")
+    text = "user: Big news: I started as a UX designer at Shopify [bold]today[/bold]."
+    with engramdb.open(store, embedder="hashing") as m:
+        m.add(text, id="chat-1747038600:1")
+        m.add("assistant: Congratulations on the new role!", id="chat-1747038600:2",
+              links=[{"to": "chat-1747038600:1", "relation": "next"}])
+    res = CliRunner().invoke(main, ["recall", "--store", store, "--full", "where do I work now?"],
+                             env={"COLUMNS": columns})
+    assert res.exit_code == 0, res.output
+    lines = [line.rstrip() for line in res.output.splitlines()]
+    assert any("chat-1747038600:1" in line for line in lines) and any("chat-1747038600:2" in line for line in lines)
+    if columns == "80":
+        at = next(i for i, line in enumerate(lines) if "chat-1747038600:1" in line and "relevance" not in line)
+        assert lines[at + 1].strip() == text   # the whole text on one line of its own, under its hit's line
+        assert lines[at + 1].startswith(" ") and all(len(line) <= 80 for line in lines)
+        assert any(line.strip() == "via chat-1747038600:1 <-[next]- chat-1747038600:2" for line in lines)
+    else:
+        assert "│ chat-1747038600:1 " in res.output
+    assert "[bold]today[/bold]" in res.output and "created (UTC)" in res.output
+
+
+@pytest.mark.parametrize("columns", ["60", "200"])
+def test_recall_writes_control_characters_as_escapes_and_tabs_as_spaces(tmp_path, columns):
+    """helper-213: an ANSI sequence in a memory ("\\x1b[2J" clears the screen) or a newline in an
+    id reached the terminal as it was; a tab in a text shown in full broke its line in the list.
+    helper-214: so did the ids of a contradiction warning, and a bidirectional override; the
+    table turned ":thumbs_up:" into an emoji."""
+    store = str(tmp_path / "s")
+    with engramdb.open(store, embedder="hashing") as m:
+        m.add("evil \x1b[2J coffee", id="weird\nid")
+        m.add("code:\n\tdef brew(): coffee", id="c")
+        m.add(":thumbs_up: coffee \u202eright to left", id="bidi\u202eid")
+        m.link("weird\nid", "c", "contradicts")
+    res = CliRunner().invoke(main, ["recall", "--store", store, "--full", "coffee"], env={"COLUMNS": columns})
+    assert res.exit_code == 0, res.output
+    assert "\x1b" not in res.output and "evil \\x1b[2J coffee" in res.output and "weird\\nid" in res.output
+    assert "contradiction: weird\\nid" in res.output or "contradiction: c" in res.output
+    assert "\u202e" not in res.output and "bidi\\u202eid" in res.output and ":thumbs_up: coffee" in res.output
+    assert "\t" not in res.output and any(line.strip(" │") .startswith("def brew(): coffee")
+                                          for line in res.output.splitlines())
 
 
 def test_supersede_without_text_or_by_names_the_commands_arguments(tmp_path):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import sys
 import warnings
 from contextlib import contextmanager
@@ -26,17 +27,18 @@ if TYPE_CHECKING:
 
     from .engine import Engram
 
-_console: Console | None = None
+_console: tuple[str | None, Console] | None = None   # (COLUMNS when made, the console)
 
 
 def _out() -> Console:
-    """The rich console of this process, made on first use (rich loads only then)."""
+    """The rich console of this process, made on first use (rich loads only then), and again when
+    the terminal width given by ``COLUMNS`` changed (rich keeps the width it was made with)."""
     global _console
-    if _console is None:
+    if _console is None or _console[0] != os.environ.get("COLUMNS"):
         from rich.console import Console
 
-        _console = Console()
-    return _console
+        _console = (os.environ.get("COLUMNS"), Console(emoji=False))   # (":smile:" in a memory is text)
+    return _console[1]
 
 
 _CELL_CHARS = 240
@@ -418,18 +420,20 @@ def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate,
     # the text takes the width the other columns leave (at 80 columns a path column beside it cut it
     # to 13 characters): the path of a hit reached over an edge is a line under its text ("via
     # a -[next]-> b"; a direct match's path is itself: no line)
+    from rich.cells import cell_len
+
     table = _table("#", title=title)
-    longest = max((len(h.id) + (0 if h.chunk is None else 11) for h in res.hits), default=2)
+    longest = max((cell_len(h.id) + (0 if h.chunk is None else 11) for h in res.hits), default=2)
     table.add_column("id", overflow="fold", min_width=min(longest, 24), max_width=24)   # (whole, where it fits)
     table.add_column("score")
     table.add_column("relevance")
     table.add_column("text", overflow="fold", min_width=16)
     table.add_column("created (UTC)", min_width=10, max_width=13, overflow="fold")   # event time, to place "yesterday" in a turn
     for i, h in enumerate(res.hits, 1):
-        shown = h.id if h.chunk is None else f"{h.id} (piece {h.chunk})"
-        text = h.text if full else _cell(h.text)
+        shown = _shown(h.id) if h.chunk is None else f"{_shown(h.id)} (piece {h.chunk})"
+        text = _shown(h.text if full else _cell(h.text), keep="\n").expandtabs(4)
         if len(h.path) > 1:
-            text += f"\nvia {types.format_path(h.path)}"
+            text += f"\nvia {_shown(types.format_path(h.path))}"
         table.add_row(str(i), shown, f"{h.score:.3f}", f"{h.relevance:.2f}", text,
                       _fmt_time(h.created_at).replace("T", " "))   # (narrow: the time wraps after the date)
     console.print(table)
@@ -442,33 +446,57 @@ _TABLE_MIN_WIDTH = 100
 
 
 def _recall_list(console: Any, res: Any, title: str, full: bool) -> None:
-    """Recall's hits as a list for a narrow terminal: per hit a line with its rank, id, score,
-    relevance and creation time (UTC), then its text and path indented under it."""
-    from rich.padding import Padding
+    """Recall's hits as a list for a narrow terminal: per hit its rank, then a line with its id,
+    score, relevance and creation time (UTC), its text and path under it, all indented after the
+    rank (a line too long for the terminal folds there)."""
+    from rich.table import Table
     from rich.text import Text
 
     from . import types
 
     console.print(Text(f"{title}; score, relevance, created (UTC)", style="bold"))
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(justify="right", no_wrap=True)
+    grid.add_column(overflow="fold")
     for i, h in enumerate(res.hits, 1):
-        shown = h.id if h.chunk is None else f"{h.id} (piece {h.chunk})"
-        console.print(Text(f"{i:>2}. {shown}  {h.score:.3f}  {h.relevance:.2f}  "
-                           f"{_fmt_time(h.created_at).replace('T', ' ')}", style="cyan"), overflow="fold")
-        text = h.text if full else _cell(h.text)
+        shown = _shown(h.id) if h.chunk is None else f"{_shown(h.id)} (piece {h.chunk})"
+        entry = Text(f"{shown}  {h.score:.3f}  {h.relevance:.2f}  {_fmt_time(h.created_at).replace('T', ' ')}\n",
+                     style="cyan")
+        entry.append(_shown(h.text if full else _cell(h.text), keep="\n").expandtabs(4))
         if len(h.path) > 1:
-            text += f"\nvia {types.format_path(h.path)}"
-        console.print(Padding(Text(text, overflow="fold"), (0, 0, 0, 4), expand=False))
+            entry.append(f"\nvia {_shown(types.format_path(h.path))}")
+        grid.add_row(f"{i}.", entry)
+    console.print(grid)
     _recall_notes(console, res)
+
+
+#: Characters that move the cursor or reorder what follows: C0 and C1 controls (ANSI sequences
+#: start with ESC), zero-width and bidirectional marks, line and paragraph separators.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+
+
+def _shown(text: str, keep: str = "") -> str:
+    """``text`` with its control characters (:data:`_CONTROL`) written as escapes ("\\x1b",
+    "\\u202e", "\\n"), so that an ANSI sequence or a bidirectional override in a memory or an id
+    cannot move the cursor, clear the screen or reorder a line; tabs and the characters of
+    ``keep`` (``"\\n"`` for a hit's text) stay."""
+    def escape(m: re.Match) -> str:
+        c = m.group(0)
+        return c if c in keep else c.encode("unicode_escape").decode("ascii")
+
+    if "\n" not in keep:
+        text = text.replace("\n", "\\n")
+    return _CONTROL.sub(escape, text)
 
 
 def _recall_notes(console: Any, res: Any) -> None:
     """Recall's gaps and contradiction warnings, a line each, under its hits."""
     for g in res.gaps:
-        console.print(f"[yellow]gap[/]: {g.reason}: {_plain(g.detail)}")
+        console.print(f"[yellow]gap[/]: {g.reason}: {_plain(_shown(g.detail))}")
     for w in res.warnings:
-        console.print(f"[red]contradiction[/]: {_plain(w.source)} ({w.source_state.value}) contradicts "
-                      f"{_plain(w.target)} ({w.target_state.value})"
-                      + (f"; later: {_plain(w.later)}" if w.later is not None else ""))
+        console.print(f"[red]contradiction[/]: {_plain(_shown(w.source))} ({w.source_state.value}) contradicts "
+                      f"{_plain(_shown(w.target))} ({w.target_state.value})"
+                      + (f"; later: {_plain(_shown(w.later))}" if w.later is not None else ""))
 
 
 @main.command()
