@@ -804,20 +804,35 @@ def test_a_job_the_speaker_is_starting_answers_where_do_i_work(tmp_path, embedde
         assert any(c.later == res.hits[0].id for c in res.warnings)
 
 
+#: A chat whose last message changes the employer of its first in words the reading missed, the
+#: question, the employer the answer names, and the time asked (days after the first message).
+NEW_JOBS = [
+    # helper-203: the role before the company
+    ([("I work as a nurse at Northwestern Memorial Hospital.", 0), ("We walked Biscuit by the lake.", 7),
+      ("Big news: I got a new job! I'm starting as a clinical research coordinator at Abbott in April.", 17)],
+     "where do I work?", "Abbott", 45),
+    # helper-211: a verb joined after the news label's "I" ("Big news: I quit ... and started ...")
+    ([("Hi! I'm Priya. I work as a nurse at St. Mary's Hospital.", 0),
+      ("I ran my first 10k this weekend in 58 minutes!", 30),
+      ("Big news: I quit the hospital and started as a UX designer at Shopify.", 90)],
+     "where do I work now?", "Shopify", 91),
+]
+
+
 @pytest.mark.parametrize("embedder", ["hashing", "minilm"])
-def test_a_new_job_said_role_first_is_a_change_of_employer(tmp_path, embedder):
+@pytest.mark.parametrize("chat, question, employer, day", NEW_JOBS)
+def test_a_new_job_said_in_other_words_answers_where_do_i_work(tmp_path, embedder, chat, question, employer, day):
     """helper-203: "I'm starting as a clinical research coordinator at Abbott in April." after "I
     work as a nurse at Northwestern Memorial Hospital." was no change (`changed` empty): "where do
-    I work?" ranked the nurse message first at relevance 1.0, with no warning."""
-    chat = [("I work as a nurse at Northwestern Memorial Hospital.", T0),
-            ("We walked Biscuit by the lake.", T0 + 7 * DAY),
-            ("Big news: I got a new job! I'm starting as a clinical research coordinator at Abbott in April.",
-             T0 + 17 * DAY)]
+    I work?" ranked the nurse message first at relevance 1.0, with no warning. helper-211: so did
+    "Big news: I quit the hospital and started as a UX designer at Shopify." (the verb after
+    "and" took its subject from the sentence's first word, "Big")."""
     with engramdb.open(tmp_path / "s", embedder=embedder) as m:
-        out = m.add_conversation([{"role": "user", "content": t, "created_at": c} for t, c in chat], namespace="u")
+        out = m.add_conversation([{"role": "user", "content": t, "created_at": T0 + d * DAY} for t, d in chat],
+                                 namespace="u")
         (later, earlier), = out["changed"]
-        res = m.recall("where do I work?", namespace="u", k=2, now=T0 + 45 * DAY, reinforce=False)
-        assert res.hits[0].id == later and "Abbott" in res.hits[0].text
+        res = m.recall(question, namespace="u", k=2, now=T0 + day * DAY, reinforce=False)
+        assert res.hits[0].id == later and employer in res.hits[0].text
         assert any(w.later == later and {w.source, w.target} == {later, earlier} for w in res.warnings)
 
 
@@ -855,19 +870,3 @@ def test_starting_at_a_company_as_a_role(text, employer):
     got = [s.value for s in standings(text) if s.relation == "employer"]
     assert got == ([employer] if employer else [])
 
-
-@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
-def test_a_job_change_after_a_lead_in_answers_where_do_i_work_now(tmp_path, embedder):
-    """helper-211: "Big news: I quit the hospital and started as a UX designer at Shopify." was
-    no change of "I work as a nurse at St. Mary's Hospital." (the verb after "and" took its
-    subject from the sentence's first word, "Big"): "where do I work now?" ranked the nurse
-    message first at relevance 1.0, with no warning."""
-    chat = [("Hi! I'm Priya. I work as a nurse at St. Mary's Hospital.", T0),
-            ("I ran my first 10k this weekend in 58 minutes!", T0 + 30 * DAY),
-            ("Big news: I quit the hospital and started as a UX designer at Shopify.", T0 + 90 * DAY)]
-    with engramdb.open(tmp_path / "s", embedder=embedder) as m:
-        out = m.add_conversation([{"role": "user", "content": t, "created_at": c} for t, c in chat], namespace="u")
-        (later, earlier), = out["changed"]
-        res = m.recall("where do I work now?", namespace="u", k=2, now=T0 + 91 * DAY, reinforce=False)
-        assert res.hits[0].id == later and "Shopify" in res.hits[0].text
-        assert any(w.later == later and {w.source, w.target} == {later, earlier} for w in res.warnings)
