@@ -428,7 +428,9 @@ def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate,
     table.add_column("score")
     table.add_column("relevance")
     table.add_column("text", overflow="fold", min_width=16)
-    table.add_column("created (UTC)", min_width=10, max_width=13, overflow="fold")   # event time, to place "yesterday" in a turn
+    wide = console.width >= 140   # (room for the time on one line: "2025-03-01 18:00:00Z")
+    table.add_column("created (UTC)", min_width=20 if wide else 10, max_width=20 if wide else 13,
+                     overflow="fold")   # event time, to place "yesterday" in a turn
     for i, h in enumerate(res.hits, 1):
         shown = _shown(h.id) if h.chunk is None else f"{_shown(h.id)} (piece {h.chunk})"
         text = _shown(h.text if full else _cell(h.text), keep="\n").expandtabs(4)
