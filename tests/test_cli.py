@@ -182,6 +182,24 @@ def test_recall_shows_whole_ids_and_texts_at_any_terminal_width(tmp_path, column
     assert "[bold]today[/bold]" in res.output and "created (UTC)" in res.output
 
 
+def test_a_warning_that_wraps_is_indented_under_its_label(tmp_path):
+    """helper-217: at 80 columns a contradiction warning wrapped to the first column, where it
+    read as a line of its own."""
+    store = str(tmp_path / "s")
+    with engramdb.open(store, embedder="hashing") as m:
+        m.add("I live in Boston with my husband and our two dogs.", id="chat-1740823200:1")
+        m.add("I moved to Denver last month with the dogs.", id="chat-1740823200:2")
+        m.link("chat-1740823200:2", "chat-1740823200:1", "contradicts")
+    res = CliRunner().invoke(main, ["recall", "--store", store, "where do I live?"], env={"COLUMNS": "50"})
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("contradiction: "))
+    warning = [lines[at]] + [line for line in lines[at + 1:] if line.startswith(" " * len("contradiction: "))]
+    assert len(warning) > 1 and all(len(line) <= 50 for line in warning)
+    said = " ".join(line.strip() for line in warning)
+    assert said.startswith("contradiction: chat-1740823200:2 (active) contradicts chat-1740823200:1 (active)")
+
+
 @pytest.mark.parametrize("columns", ["60", "200"])
 def test_recall_writes_control_characters_as_escapes_and_tabs_as_spaces(tmp_path, columns):
     """helper-213: an ANSI sequence in a memory ("\\x1b[2J" clears the screen) or a newline in an

@@ -492,13 +492,24 @@ def _shown(text: str, keep: str = "") -> str:
 
 
 def _recall_notes(console: Any, res: Any) -> None:
-    """Recall's gaps and contradiction warnings, a line each, under its hits."""
-    for g in res.gaps:
-        console.print(f"[yellow]gap[/]: {g.reason}: {_plain(_shown(g.detail))}")
-    for w in res.warnings:
-        console.print(f"[red]contradiction[/]: {_plain(_shown(w.source))} ({w.source_state.value}) contradicts "
-                      f"{_plain(_shown(w.target))} ({w.target_state.value})"
-                      + (f"; later: {_plain(_shown(w.later))}" if w.later is not None else ""))
+    """Recall's gaps and contradiction warnings under its hits, one each: its label ("gap:",
+    "contradiction:"), then what it says, folded under itself when the terminal is narrow
+    (helper-217: a warning wrapped to the first column)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    notes = [(Text("gap:", style="yellow"), f"{g.reason}: {_shown(g.detail)}") for g in res.gaps]
+    notes += [(Text("contradiction:", style="red"),
+               f"{_shown(w.source)} ({w.source_state.value}) contradicts {_shown(w.target)} ({w.target_state.value})"
+               + (f"; later: {_shown(w.later)}" if w.later is not None else "")) for w in res.warnings]
+    if not notes:
+        return
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    for label, said in notes:
+        grid.add_row(label, Text(said))
+    console.print(grid)
 
 
 @main.command()
