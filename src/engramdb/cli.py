@@ -410,8 +410,6 @@ def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate,
     if as_json:
         _echo_json(res.to_dict())
         return
-    from . import types
-
     console = _out()
     title = f"recall [{res.mode}, density {res.density:.2f}, {res.latency_s * 1e3:.2f} ms]"
     if console.width < _TABLE_MIN_WIDTH:   # a narrow terminal: a list, each hit's text under its line
@@ -432,10 +430,7 @@ def recall(store, namespace, k, kinds, tags, min_confidence, since, until, gate,
     table.add_column("created (UTC)", min_width=20 if wide else 10, max_width=20 if wide else 13,
                      overflow="fold")   # event time, to place "yesterday" in a turn
     for i, h in enumerate(res.hits, 1):
-        shown = _shown(h.id) if h.chunk is None else f"{_shown(h.id)} (piece {h.chunk})"
-        text = _shown(h.text if full else _cell(h.text), keep="\n").expandtabs(4)
-        if len(h.path) > 1:
-            text += f"\nvia {_shown(types.format_path(h.path))}"
+        shown, text = _hit_cells(h, full)
         table.add_row(str(i), shown, f"{h.score:.3f}", f"{h.relevance:.2f}", text,
                       _fmt_time(h.created_at).replace("T", " "))   # (narrow: the time wraps after the date)
     console.print(table)
@@ -454,22 +449,30 @@ def _recall_list(console: Any, res: Any, title: str, full: bool) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from . import types
-
     console.print(Text(f"{title}; score, relevance, created (UTC)", style="bold"))
     grid = Table.grid(padding=(0, 1))
     grid.add_column(justify="right", no_wrap=True)
     grid.add_column(overflow="fold")
     for i, h in enumerate(res.hits, 1):
-        shown = _shown(h.id) if h.chunk is None else f"{_shown(h.id)} (piece {h.chunk})"
+        shown, text = _hit_cells(h, full)
         entry = Text(f"{shown}  {h.score:.3f}  {h.relevance:.2f}  {_fmt_time(h.created_at).replace('T', ' ')}\n",
                      style="cyan")
-        entry.append(_shown(h.text if full else _cell(h.text), keep="\n").expandtabs(4))
-        if len(h.path) > 1:
-            entry.append(f"\nvia {_shown(types.format_path(h.path))}")
+        entry.append(text)
         grid.add_row(f"{i}.", entry)
     console.print(grid)
     _recall_notes(console, res)
+
+
+def _hit_cells(hit: Any, full: bool) -> tuple[str, str]:
+    """A recall hit's id (with its piece) and its text (whole with ``full``, else cut) with the
+    path under it, as the table and the list show them (:func:`_shown`, tabs as spaces)."""
+    from . import types
+
+    shown = _shown(hit.id) if hit.chunk is None else f"{_shown(hit.id)} (piece {hit.chunk})"
+    text = _shown(hit.text if full else _cell(hit.text), keep="\n").expandtabs(4)
+    if len(hit.path) > 1:
+        text += f"\nvia {_shown(types.format_path(hit.path))}"
+    return shown, text
 
 
 #: Characters that move the cursor or reorder what follows: C0 and C1 controls (ANSI sequences

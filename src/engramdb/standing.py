@@ -500,23 +500,17 @@ def _speaker_opens(body: str) -> bool:
     subject, which a verb joined later without a subject of its own then has ("I quit the
     hospital and started as a UX designer at Shopify"): "I", "we" (after openers such as "so",
     "well"), a verb without a subject of :data:`_FIRST_VERBS` ("Just moved to Tacoma and ..."),
-    or "I" after a label of news (:data:`_NEWS_LEAD`: "user: Big news: I quit ..."; helper-211).
+    each also after a label of news (:data:`_NEWS_LEAD`: "user: Big news: I quit ..."; helper-211).
 
     The subject of the clauses between is not read: five hostile passes found each reading of
     it (the nearest clause's subject, another person after "but" / "because", "Jake and I" as
     the speaker, a mood carried over) wrong on as many real messages as it mended ("I quit, my
     manager cried lol, and started ...", "I moved in with my gf and her parents and got a job
     at ...", "Me and Jake broke up, Jake kept the apartment and moved ...")."""
-    words = [w for w in (t.lower() for t in tokens(body)) if w not in _FILLERS and w not in _OPENERS]
-    if not words:
-        return False
-    if words[0] in _SPEAKER or words[0] in _FIRST_VERBS:
-        return True
     lead = _NEWS_LEAD.match(body)
-    if lead is None:
-        return False
-    rest = [w for w in (t.lower() for t in tokens(body[lead.end():])) if w not in _FILLERS and w not in _OPENERS]
-    return rest[:1] != [] and rest[0] in _SPEAKER
+    first = next((w for w in (t.lower() for t in tokens(body[lead.end() if lead else 0:]))
+                  if w not in _FILLERS and w not in _OPENERS), None)
+    return first in _SPEAKER or first in _FIRST_VERBS
 
 
 def _role(role: str | None) -> bool:
