@@ -26,7 +26,10 @@ with engramdb.open(tempfile.mkdtemp()) as mem:
     response = engine.query("what is the code of my TAP flight?")
     print("nodes:", [(n.node.node_id, round(n.score, 3), n.node.metadata["path"]) for n in response.source_nodes])
 
-    memory = Memory.from_defaults(session_id="chat-1", token_limit=4000,
-                                  memory_blocks=[EngramMemoryBlock(engram=mem, namespace="ana", budget_tokens=300)])
+    block = EngramMemoryBlock(engram=mem, namespace="ana", budget_tokens=300)
+    memory = Memory.from_defaults(session_id="chat-1", token_limit=4000, memory_blocks=[block])
     chat = SimpleChatEngine.from_defaults(llm=MockLLM(), memory=memory)
     print("the prompt the LLM got:\n" + str(chat.chat("What is the confirmation code of my flight?")))
+    # Memory hands the block only what it flushes past its token limit: at the end of a session,
+    # store what it still holds (here the question and the reply)
+    print("stored at the session's end:", block.end_session(memory), "messages")

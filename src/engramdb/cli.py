@@ -83,20 +83,27 @@ def _open(store: str, *, create: bool = False, embedder: str | None = None, dim:
 
     if create and dim is None and embedder is None and not os.path.exists(os.path.join(store, "data.mdb")):
         dim = 384
+    config, actor, wait = _root_settings()
+    from .errors import StaleSnapshotWarning
+
+    with _hint(StaleSnapshotWarning):   # (a store an older engramdb wrote)
+        return engine.open(store, dim=dim, embedder=embedder, config=config, create=create, readonly=readonly,
+                           lock_timeout_s=0.0 if readonly else wait, actor=actor)
+
+
+def _root_settings() -> tuple[Any, str, float]:
+    """What the root options give every store a command opens: its config (the slot extractor of
+    ``--slot-extractor``, or None), the ledger's actor (``--actor``) and the seconds to wait for
+    another writer's lock (``--wait``)."""
     ctx = click.get_current_context(silent=True)
     root = (ctx.find_root().obj or {}) if ctx is not None else {}
-    wait = float(root.get("wait", 0.0))
     config = None
     if root.get("slot_extractor") == "rules":   # (a callable is no part of a store: given per process)
         from .config import EngramConfig, SlotConfig
         from .slots import rule_based_extractor
         config = EngramConfig(slots=SlotConfig(extractor=rule_based_extractor))
-    from .errors import StaleSnapshotWarning
-
-    with _hint(StaleSnapshotWarning):   # (a store an older engramdb wrote)
-        return engine.open(store, dim=dim, embedder=embedder, config=config, create=create, readonly=readonly,
-                           lock_timeout_s=0.0 if readonly else wait,
-                           actor=_ledger_default_actor() if root.get("actor") is None else root["actor"])
+    actor = _ledger_default_actor() if root.get("actor") is None else root["actor"]
+    return config, actor, float(root.get("wait", 0.0))
 
 
 class _NewStore:
@@ -792,9 +799,9 @@ def mcp_cmd(store, namespace, read_only, embedder, dim):
         from .integrations.mcp_server import serve_stdio
     except ImportError as exc:
         raise click.UsageError(str(exc)) from exc
-    ctx = click.get_current_context()
-    serve_stdio(store, namespace=namespace, read_only=read_only, embedder=embedder, dim=dim,
-                lock_timeout_s=float((ctx.find_root().obj or {}).get("wait", 0.0)))
+    config, actor, wait = _root_settings()   # (--slot-extractor and --actor as for every command: helper-221)
+    serve_stdio(store, namespace=namespace, read_only=read_only, embedder=embedder, dim=dim, lock_timeout_s=wait,
+                config=config, actor=actor)
 
 
 # ---------------------------------------------------------------------- memory dynamics

@@ -17,7 +17,8 @@ CASES = [
                                          "namespaces: [('memories', 'ana')] -> engramdb: ['memories.ana']",
                                          "chain answer: Your confirmation code is QX7Z9M."]),
     ("llamaindex_memory.py", "llama_index.core", ["The airline emailed confirmation code QX7Z9M.",
-                                                  "user: What is the confirmation code of my flight?"]),
+                                                  "user: What is the confirmation code of my flight?",
+                                                  "stored at the session's end: 2 messages"]),
 ]
 
 

@@ -153,3 +153,22 @@ def test_a_summary_quoting_a_value_said_otherwise_later_is_flagged(tmp_path):
 def test_an_unknown_recall_argument_is_refused_when_the_retriever_is_made(trip):
     with pytest.raises(ValueError, match=r"unknown recall argument\(s\) \['bogus'\]"):
         EngramRetriever(engram=trip, namespace="u", recall_kwargs={"bogus": 1})
+
+
+def test_recall_arguments_as_keywords_and_per_call(tmp_path):
+    """helper-221: ``EngramRetriever(engram=mem, valid_at=...)`` (the LlamaIndex retriever's way)
+    was dropped by pydantic without a word and answered with the current home; so was
+    ``invoke(q, now=...)``. Both now reach recall; an unknown name, or one given twice, is refused."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as eng:
+        eng.add("I live in Boston.", id="boston", namespace="u", created_at="2025-01-01")
+        eng.add("I moved to Cambridge.", id="cambridge", namespace="u", created_at="2025-04-01")
+        q = "where do I live?"
+        assert [d.id for d in EngramRetriever(engram=eng, namespace="u", valid_at="2025-03-15").invoke(q)] == ["boston"]
+        assert [d.id for d in EngramRetriever(engram=eng, namespace="u").invoke(q, valid_at="2025-03-15")] == ["boston"]
+        assert "cambridge" in [d.id for d in EngramRetriever(engram=eng, namespace="u").invoke(q)]
+        with pytest.raises(ValueError, match=r"unknown recall argument\(s\) \['bogus'\]"):
+            EngramRetriever(engram=eng, namespace="u", bogus=1)
+        with pytest.raises(ValueError, match=r"\['valid_at'\] given twice"):
+            EngramRetriever(engram=eng, namespace="u", valid_at="2025-03-15", recall_kwargs={"valid_at": "2025-01-02"})
+        with pytest.raises(engramdb.InvalidInputError, match=r"\['bogus'\]"):
+            EngramRetriever(engram=eng, namespace="u").invoke(q, bogus=2)

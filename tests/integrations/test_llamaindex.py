@@ -118,3 +118,25 @@ def test_an_unknown_recall_argument_is_refused_when_the_retriever_is_made(trip):
     with pytest.raises(engramdb.InvalidInputError, match=r"unknown recall argument\(s\) \['recall_kwargs'\]"):
         EngramRetriever(trip, namespace="u", recall_kwargs={"now": "2025-01-01"})
     assert EngramRetriever(trip, namespace="u", k=1, reinforce=False).retrieve("confirmation code")
+
+
+def test_end_session_stores_what_memory_never_flushed(tmp_path):
+    """helper-221: with Memory's default token limit a short session is never flushed, and the
+    block stored nothing (0 memories after five sessions); the next session's prompt had no word
+    of them. ``end_session`` stores what Memory still holds, once."""
+    with engramdb.open(tmp_path / "m", embedder="hashing") as mem:
+        block = EngramMemoryBlock(engram=mem, namespace="ana")
+        memory = Memory.from_defaults(session_id="w1", memory_blocks=[block])
+        for t in ("I live in Boston.", "My cat is called Tom."):
+            memory.put(ChatMessage(role="user", content=t))
+            memory.put(ChatMessage(role="assistant", content="Noted."))
+        assert mem.stats()["memories"] == 0   # (Memory flushed nothing: the block never saw a message)
+        assert block.end_session(memory) == 4
+        stored = mem.query(namespace="ana", order="event_time_asc")
+        assert [m.text for m in stored if "user" in m.tags] == ["I live in Boston.", "My cat is called Tom."]
+        assert all(m.source == "w1" for m in stored)
+        assert block.end_session(memory) == 0 and mem.stats()["memories"] == len(stored)   # stored once
+        # the next session's prompt holds them
+        memory2 = Memory.from_defaults(session_id="w2", memory_blocks=[block])
+        messages = memory2.get(input="what is my cat called?")
+        assert messages[0].role.value == "system" and "My cat is called Tom." in messages[0].content

@@ -81,6 +81,23 @@ def test_read_only_serves_only_the_reading_tools(tmp_path):
         assert mem.stats()["memories"] == 1
 
 
+def test_the_root_options_reach_the_server(tmp_path):
+    """helper-221: ``engramdb --slot-extractor rules --actor NAME mcp`` served a store without the
+    slot extractor (no current home after "I live in Boston.") and wrote as the default actor."""
+    store = tmp_path / "s"
+    params = mcp.StdioServerParameters(
+        command=sys.executable, args=["-m", "engramdb", "--slot-extractor", "rules", "--actor", "claude-desktop", "mcp",
+                                      "--store", str(store)], env={"ENGRAMDB_EMBEDDER": "hashing"})
+
+    async def work(s):
+        return await s.call_tool("remember", {"text": "I live in Boston.", "id": "home"})
+
+    assert not asyncio.run(_session(params, work)).is_error
+    with engramdb.open(store, readonly=True) as mem:
+        assert mem.current("user", "home_city").id == "home"
+        assert [e.actor for e in mem.ledger(verb="add")] == ["claude-desktop"]
+
+
 def test_cli_documents_the_command():
     from click.testing import CliRunner
 

@@ -69,7 +69,7 @@ try:
         BaseStore, GetOp, InvalidNamespaceError, Item, ListNamespacesOp, MatchCondition, Op, PutOp, Result,
         SearchItem, SearchOp, get_text_at_path, tokenize_path, validate_op_namespace,
     )
-    from pydantic import ConfigDict, Field, field_validator
+    from pydantic import ConfigDict, Field, field_validator, model_validator
 except ImportError as exc:   # pragma: no cover - exercised only without the extra
     raise ImportError("engramdb.integrations.langchain needs LangGraph and LangChain: "
                       "pip install 'engramdb[langchain]'") from exc
@@ -689,7 +689,11 @@ class EngramRetriever(BaseRetriever):
         Number of documents, 1..10000.
     recall_kwargs : dict
         Further arguments of :meth:`Engram.recall` (``kinds``, ``tags``, ``since``, ``as_of``,
-        ``valid_at``, ``reinforce``, ...).
+        ``valid_at``, ``now``, ``reinforce``, ...). They may also be given as keywords, as the
+        LlamaIndex retriever takes them (``EngramRetriever(engram=mem, valid_at=...)``), but
+        ``tags`` and ``metadata``, which are ``BaseRetriever``'s own (LangChain's callback tags):
+        recall's ``tags`` filter goes in ``recall_kwargs``. A call may give them too, for that
+        call only: ``retriever.invoke(question, now=...)``.
 
     A namespace that holds no memory yet (a new user's) answers no documents, as the agent
     tools do (:mod:`engramdb.integrations.tools`), and no message names another namespace.
@@ -698,6 +702,10 @@ class EngramRetriever(BaseRetriever):
     ------
     NamespaceError
         On construction, for a namespace name that is not valid (engramdb's own check).
+    InvalidInputError
+        On construction (a ``pydantic.ValidationError``, a ``ValueError``) or at a call, for a
+        keyword that is neither the retriever's nor recall's (pydantic dropped such a keyword
+        without a word: helper-221), or a recall argument given twice.
     EngramError
         From the recall, with engramdb's message; LangChain passes it to the chain's caller.
 
@@ -713,6 +721,18 @@ class EngramRetriever(BaseRetriever):
     k: int = 4
     recall_kwargs: dict = Field(default_factory=dict)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _recall_arguments_as_keywords(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping):
+            return data
+        given = {name: value for name, value in data.items() if name not in cls.model_fields}
+        if not given:
+            return data
+        out = {name: value for name, value in data.items() if name in cls.model_fields}
+        out["recall_kwargs"] = _joined(out.get("recall_kwargs"), check_recall_kwargs(given))
+        return out
+
     @field_validator("namespace", mode="before")
     @classmethod
     def _valid_namespace(cls, value: Any) -> str:
@@ -723,14 +743,27 @@ class EngramRetriever(BaseRetriever):
     def _known_recall_kwargs(cls, value: Any) -> dict:
         return check_recall_kwargs(value) if isinstance(value, Mapping) else value
 
-    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
+                                **kwargs: Any) -> list[Document]:
+        args = _joined(self.recall_kwargs, check_recall_kwargs(kwargs)) if kwargs else self.recall_kwargs
         if not holds_memories(self.engram, self.namespace):   # a new user: nothing to recall yet
-            check_recall_arguments(self.engram, query, k=self.k, **self.recall_kwargs)
+            check_recall_arguments(self.engram, query, k=self.k, **args)
             return []
-        res = self.engram.recall(query, namespace=self.namespace, k=self.k, **self.recall_kwargs)
+        res = self.engram.recall(query, namespace=self.namespace, k=self.k, **args)
         later = outdated(self.engram, res, self.namespace)
         return [hit_document(h, self.namespace, later.get(h.id, ())) for h in res.hits]
 
+
+
+def _joined(kwargs: Mapping[str, Any] | None, more: Mapping[str, Any]) -> dict[str, Any]:
+    """``kwargs`` (recall arguments, or None) with ``more`` added; a name in both is refused
+    (:class:`InvalidInputError`): which one counts would be a guess."""
+    base = dict(kwargs or {})
+    both = sorted(set(base) & set(more))
+    if both:
+        raise InvalidInputError(f"recall argument(s) {both} given twice: once in recall_kwargs, once as a keyword")
+    base.update(more)
+    return base
 
 
 # ---------------------------------------------------------------------------- agent tools

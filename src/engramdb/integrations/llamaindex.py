@@ -26,6 +26,7 @@ try:
     from llama_index.core.memory import BaseMemoryBlock
     from llama_index.core.retrievers import BaseRetriever
     from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+    from llama_index.core.storage.chat_store.sql import MessageStatus
 except ImportError as exc:   # pragma: no cover - exercised only without the extra
     raise ImportError("engramdb.integrations.llamaindex needs LlamaIndex: pip install 'engramdb[llamaindex]'") from exc
 
@@ -143,6 +144,11 @@ class EngramMemoryBlock(BaseMemoryBlock[str]):
 
     Notes
     -----
+    ``Memory`` hands a block only the messages it flushes, once its chat history passes
+    ``token_limit`` x ``chat_history_token_ratio`` (30,000 x 0.7 tokens by default): a short
+    session is never flushed, and what it said is lost when it ends. Call :meth:`end_session`
+    (or ``await`` :meth:`aend_session`) at the end of each session to store what ``Memory`` still
+    holds (helper-221).
     Before the namespace holds any memory the block is empty (``Memory`` then leaves it out).
     A message that shows nothing (empty, whitespace, only invisible characters such as U+200B)
     is never the query and is not stored. Engine calls run in a worker thread.
@@ -181,6 +187,34 @@ class EngramMemoryBlock(BaseMemoryBlock[str]):
                                        frame=self.frame, count_tokens=self.count_tokens).text
 
         return await asyncio.to_thread(run)
+
+    async def aend_session(self, memory: Any) -> int:
+        """Store the messages ``memory`` (a LlamaIndex ``Memory`` that holds this block) has not
+        flushed yet, and archive them there as its own flush does: the end of a session. They
+        are stored once (a later flush of ``memory`` no longer holds them); ``memory``'s chat
+        history then starts empty, its archived messages kept in its store.
+
+        Returns
+        -------
+        int
+            Messages handed to the block (those that show nothing are skipped, as in a flush).
+
+        Raises
+        ------
+        EngramError
+            Those of :meth:`Engram.add_batch`; nothing is stored then, and ``memory`` keeps its
+            messages.
+        """
+        active = await memory.aget_all(status=MessageStatus.ACTIVE)
+        if active:
+            await self.aput(active, from_short_term_memory=True, session_id=memory.session_id)
+            await memory.sql_store.archive_oldest_messages(memory.session_id, n=len(active))
+        return len(active)
+
+    def end_session(self, memory: Any) -> int:
+        """:meth:`aend_session`, for code that runs no event loop (``Memory.put`` and
+        ``SimpleChatEngine.chat`` callers)."""
+        return asyncio.run(self.aend_session(memory))
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
         """Store ``messages`` as memories of ``kind`` in one :meth:`Engram.add_batch` (all or none),

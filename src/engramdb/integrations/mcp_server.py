@@ -35,6 +35,7 @@ from ..validate import check_namespace
 from .tools import call_tool, tools
 
 if TYPE_CHECKING:
+    from ..config import EngramConfig
     from ..engine import Engram
 
 __all__ = ["build_server", "serve_stdio"]
@@ -90,7 +91,8 @@ def build_server(engram: Engram, *, namespace: str = "default", read_only: bool 
 
 
 def serve_stdio(store: str, *, namespace: str = "default", read_only: bool = False, embedder: str | None = None,
-                dim: int | None = None, lock_timeout_s: float = 0.0) -> None:
+                dim: int | None = None, lock_timeout_s: float = 0.0, config: EngramConfig | None = None,
+                actor: str | None = None) -> None:
     """Open ``store`` and serve MCP over stdin/stdout until the client closes the connection.
 
     Parameters
@@ -106,6 +108,12 @@ def serve_stdio(store: str, *, namespace: str = "default", read_only: bool = Fal
         Dimension of a new store.
     lock_timeout_s : float
         Seconds to wait for another writer's lock (not with ``read_only``).
+    config : EngramConfig, optional
+        The engine's configuration (``engramdb --slot-extractor rules mcp`` gives one with the
+        rule-based slot extractor), as :func:`engramdb.open` takes it.
+    actor : str, optional
+        Who the audit ledger names for the server's writes (``engramdb --actor NAME mcp``); the
+        ledger's default when None.
 
     Raises
     ------
@@ -123,8 +131,11 @@ def serve_stdio(store: str, *, namespace: str = "default", read_only: bool = Fal
     check_namespace(namespace)
     if not read_only and dim is None and embedder is None and not os.path.exists(os.path.join(store, "data.mdb")):
         dim = 384
-    with engine.open(store, dim=dim, embedder=embedder, create=not read_only, readonly=read_only,
-                     lock_timeout_s=0.0 if read_only else lock_timeout_s) as eng:
+    from ..store.ledger import DEFAULT_ACTOR
+
+    with engine.open(store, dim=dim, embedder=embedder, config=config, create=not read_only, readonly=read_only,
+                     lock_timeout_s=0.0 if read_only else lock_timeout_s,
+                     actor=DEFAULT_ACTOR if actor is None else actor) as eng:
         server = build_server(eng, namespace=namespace, read_only=read_only)
 
         async def main() -> None:
