@@ -15,6 +15,7 @@ from engramdb import changes
 from engramdb.changes import (asked_measures, asked_sorts, change_report, changed_clauses, changes_value,
                               only_value_changed)
 from engramdb.facts import conflict, restates, subject_key, subject_of
+from engramdb.starts import past_lead_read
 
 T0 = 1_700_000_000.0
 DAY = 86_400.0
@@ -1462,3 +1463,82 @@ def test_the_value_before_a_change_goes_above_an_echo_of_the_new_one(tmp_path, e
         assert hits[0].id == "s:1"
         assert mem.recall("When is Ellie's swimming lesson?", k=1, now="2025-06-01",
                           reinforce=False).hits[0].id in ("s:4", "s:5")
+
+
+@pytest.mark.parametrize("body,span,reported", [
+    ("my doctor raised my levothyroxine to 75 mcg", "month", True),
+    ("we moved standup to 10am", "week", True),
+    ("our landlord raised the rent to $2,000", "spring", True),
+    ("Dad switched to 20 mg of lisinopril", "Monday", True),
+    ("I switched from Poetry to uv", "month", True),
+    ("Dana took over the standup notes from me", "week", True),
+    ("I quit the hospital and started as a UX designer at Shopify", "Friday", True),
+    ("the temperature fell to 5 degrees", "night", False),   # (a night's value, at either end)
+    ("my rent went up to $1,900", "year", False),
+    ("my gym membership went up to $60 a month", "January", False),
+])
+def test_a_past_time_that_opens_a_sentence_reads_as_at_its_end(body, span, reported):
+    """helper-217: "Last month my doctor raised my lisinopril to 20 mg." was no change (the "last"
+    of "the last time" made the raise unsaid) where "... to 20 mg last month." was one, and "Last
+    night the temperature fell to 5 degrees." read "last night" as the temperature's words and
+    its amount as ending the sentence (a change, where the same words with the time at the end
+    are a night's value). A sentence that opens with "last" and a span of time reads as the same
+    sentence with the time at its end, after a label too. "yesterday", "recently" and "<count>
+    <unit> ago" made no change unsaid, but their words joined what changed (helper-222: at the end
+    they ran into a rate, "Recently, our rent went up to $2,050 a month."): they are read past."""
+    trail = f"{body[0].upper()}{body[1:]} last {span}."
+    for lead in (f"Last {span} {body}.", f"Last {span}, {body}.", f"user: Last {span} {body}."):
+        assert change_report(lead) == change_report(trail), lead
+        assert (change_report(lead) is not None) is reported, lead
+    for time in ("Yesterday", "Two weeks ago,", "A few days ago", "Recently,"):
+        assert change_report(f"{time} {body}.") == change_report(f"{body[0].upper()}{body[1:]}."), time
+
+
+@pytest.mark.parametrize("text", [
+    "The last time my doctor raised my dose to 75 mcg I felt sick.", "Last time I checked, standup moved to 10am.",
+    "Last week's meeting moved to 3pm.", "As a last resort we moved standup to 7am.",
+    # helper-220: a period "last <span>" bounds or repeats in, or a part of one
+    "Between last June and December we moved standup to 10am.", "Twice last month they moved standup to 10am.",
+    "On Fridays last month standup moved to 11am.", "Last Sunday of every month, the book club moves to 4pm.",
+    "Last week of the quarter we moved standup to 8am.",
+    # ... the subject itself, a clock time of that night, a bare number ("to 9.30" is no unit "last")
+    "Last week we moved standup to 9.30.", "I raised the thermostat to 72 last night."])
+def test_last_of_a_time_that_is_no_span_still_tells_no_change(text):
+    """"the last time", "last resort" and "last week's meeting" are no time the change was made."""
+    assert change_report(text) is None
+
+
+def test_a_past_time_moved_to_the_end_keeps_the_sentence_whole():
+    """helper-220: the rewrite cut "Dr." as a sentence end and left "morning" of "Last Monday
+    morning" at the start; it moves only a time before a subject, within one sentence."""
+    assert past_lead_read("Last week Dr. Patel moved my appointment to Friday.") == \
+        "Dr. Patel moved my appointment to Friday last week."
+    assert past_lead_read("I was sick. Last night, the fever dropped to 99 degrees. Yay!") == \
+        "I was sick. The fever dropped to 99 degrees last night. Yay!"
+    for text in ("Last Monday morning we moved standup.", "Last Week Tonight moved to Sundays.",
+                 "Last Friday was a holiday.", "The last week I moved to Denver."):
+        assert past_lead_read(text) == text
+
+
+def test_a_dose_raised_last_month_said_first_changes_the_dose(tmp_path):
+    """helper-217's case end to end: the raise said with its time first is linked to the dose it
+    changes and answers the question for the dose."""
+    with _value_changed(tmp_path, "I take 50 mcg of levothyroxine every morning for my thyroid.",
+                        "Last month my doctor raised my levothyroxine to 75 mcg.") as mem:
+        hits = mem.recall("what dose of levothyroxine do I take?", k=2, now="2025-12-01", reinforce=False).hits
+        assert [h.id for h in hits] == ["s:4", "s:1"]
+
+
+@pytest.mark.parametrize("text,value", [
+    ("Recently, our rent went up to $2,050 a month.", ("amount", "$", "2050")),
+    ("Recently I joined Figma as a designer.", ("name", "employer", "figma")),
+    ("Yesterday I got an email: the gym now opens at 5am.", ("time", "", "05:00")),
+    ("Yesterday we moved standup to 10am.", ("time", "", "10:00")),
+    ("Raj took over Dana's last project.", ("handover", "", "raj"))])
+def test_a_time_read_past_leaves_the_rest_as_it_was(text, value):
+    """helper-222: moved to the end, "recently" ran into the rate ("$2,050 a month recently": no
+    amount that ends its clause), into "as a designer" and into a later "now" clause; "last"
+    ended a handover's duty after a possessive ("Dana's last project"). Each reads as without it."""
+    got = change_report(text)
+    assert got is not None and got.value == value
+    assert not {"recent", "yesterday"} & got.what

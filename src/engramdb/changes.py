@@ -27,7 +27,9 @@ before the verb: "we might move", "I want to raise it", "Please move ...", "Rumo
 ..."); an assistant's words (advice or an offer); a one-off (:data:`_ONE_OFF`: "for the summer",
 "only", or a clock time on a named day, "overnight"); a change in a past year ("In 2019 standup was
 moved to 10am", "... in 2019") or at a place left ("At my old apartment ..."), or undone ("then
-back to 9:30am"); a story, dream or supposition ("Imagine the landlord raised ..."). What changed
+back to 9:30am"); a story, dream or supposition ("Imagine the landlord raised ..."). A past time
+that opens a sentence is read at its end (:func:`engramdb.starts.past_lead_read`: "Last month
+my doctor raised my lisinopril to 20 mg." as "... to 20 mg last month."). What changed
 may be named in the clause before ("Book club has changed too: it's now on Wednesdays at 6:30pm"),
 and the old value said as why it changed is not given again ("..., Sundays are too busy now",
 "... because Room 3 flooded"; but "9:30am is still ours" gives it). A thing in use replaced by
@@ -74,7 +76,7 @@ from .renames import rename_report, renames
 from .sentences import several_sentences
 from .speakers import PERSON_NOUNS, labelled
 from .standing import changes_standing, standing
-from .starts import without_start
+from .starts import past_lead_read, without_start
 from .swaps import replaces, swap_report
 
 __all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "asked_measures", "asked_sorts", "change_report", "changed_clauses",
@@ -253,12 +255,16 @@ _UNIT_SIGNS = {"dollar": "$", "usd": "$", "buck": "$", "euro": "€", "eur": "�
                "minut": "min", "hour": "hr", "hrs": "hr", "second": "sec", "mile": "mi", "kilometr": "km"}
 
 
+#: Words after a number that say when, not what it counts ("raised the thermostat to 72 last night").
+_WHEN_WORDS = frozenset("last next yesterday today tonight tomorrow ago".split())
+
+
 def _amount_value(m: re.Match) -> tuple[str, str] | None:
     sign, number, word = m.group(1), m.group(2), m.group(3)
     unit = sign.lower() if sign else (word.lower() if word == "%" else _stem(word.lower()) if word else "")
     unit = _UNIT_SIGNS.get(unit, unit)
-    if not unit or (not sign and word and word.lower() in FUNCTION_WORDS):
-        return None   # a bare number counts nothing named
+    if not unit or (not sign and word and (word.lower() in FUNCTION_WORDS or word.lower() in _WHEN_WORDS)):
+        return None   # a bare number counts nothing named ("to 72 last night": no unit "last")
     return unit, number.replace(",", "")
 
 
@@ -407,7 +413,7 @@ def change_report(text: str) -> ChangeReport | None:
         return None   # (an assistant's words are advice or an offer)
     # ("... raised my lisinopril to 20 mg. Should I take it at night?"; a change said to start on a
     # day to come is read as a change: the write path stores it valid from that day, engramdb.starts)
-    text = without_questions(without_start(text))
+    text = without_questions(past_lead_read(without_start(text)))
     if not text:
         return None
     got = _value_report(text)
@@ -502,8 +508,8 @@ def _value_report(text: str) -> ChangeReport | None:
         what = _content(_without_opener([t.lower() for t in _tokens(clause) if t.lower() not in _PASSIVE])) + \
             [w for w in what if w not in MEASURE_NOUNS]
     if not what:   # "Switched to 20 mg of lisinopril": what the amount is of
-        of = re.search(r"\bof\s+((?:[\w'’-]+\s*){1,3})", after)
-        what = _content([t.lower() for t in _tokens(of.group(1))]) if of else []
+        of = re.search(r"\bof\s+((?:(?!last\b|this\b|next\b|yesterday\b|today\b)[\w'’-]+\s*){1,3})", after, re.I)
+        what = _content([t.lower() for t in _tokens(of.group(1))]) if of else []   # (not "last month")
     measure = frozenset(_stem(w) for w in what if w in MEASURE_NOUNS) | \
         frozenset(_stem(w) for w in phrase if w in MEASURE_NOUNS)
     stems = frozenset(_stem(w) for w in what) - measure

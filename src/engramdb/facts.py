@@ -14,6 +14,7 @@ from typing import Any
 from .patterns import DIGIT, alternation
 from .sentences import split_sentences
 from .speakers import LABELS as NOTE_LABELS, labelled
+from .timeref import LAST_SPANS
 
 __all__ = ["NUMBER_WORDS", "MONTHS", "DATE_WORDS", "NEGATIONS", "FUNCTION_WORDS", "tokens", "speaker_label", "fact_signature",
            "fact_change", "quantity_clash", "subject_of", "conflict", "conflict_many", "ends_in_question",
@@ -315,10 +316,34 @@ NOT_DONE = NOT_PRESENT | (INTENT_VERBS - {"plan", "plans"}) | NEGATIONS | frozen
     "dream dreamed dreamt dreaming".split())
 
 
+#: Words before "last" and a span that make them no time of the verb: "the last time" ("The last
+#: year I moved to Denver, it snowed"), a period it bounds or a repetition in it ("Between last June
+#: and December we moved standup to 10am", "Up until last week", "Twice last month", "On Fridays
+#: last month standup moved to 11am": helper-220).
+_BEFORE_LAST = frozenset("the that this my our his her their every each between from until till up through except "
+                         "throughout during twice thrice once times all of on in mondays tuesdays wednesdays "
+                         "thursdays fridays saturdays sundays weekends mornings evenings nights".split())
+
+
+#: Words that open a subject after a past time ("Last week we ...", "Last month my doctor ..."):
+#: the time is then the verb's, not a part of the subject ("Last quarter revenue rose ...", "Last
+#: Week Tonight moved ...") nor a subject itself ("Last Friday was a holiday";
+#: :func:`engramdb.starts.past_lead_read`).
+SUBJECT_STARTS = frozenset("i i'm i've we we've you he she they it my our your his her their the a an this "
+                           "these those someone everyone".split())
+
+
 def not_done(words: list[str]) -> bool:
     """Whether ``words`` (lower-cased) make a verb after them no fact: a word of
-    :data:`NOT_DONE` or an n't contraction."""
-    return bool(NOT_DONE.intersection(words)) or any(t.endswith(("n't", "n’t")) for t in words)
+    :data:`NOT_DONE` or an n't contraction. "last" before a span of time
+    (:data:`engramdb.timeref.LAST_SPANS`: "Last week I moved to Denver", "Last month my doctor
+    raised my dose to 75 mcg") tells when, as the same words after the verb, and is read past;
+    not after a word of :data:`_BEFORE_LAST` ("the last week", "until last week") nor before
+    "of" ("Last Sunday of every month")."""
+    said = [w for i, w in enumerate(words) if w != "last" or i + 1 == len(words)
+            or words[i + 1] not in LAST_SPANS or (i and words[i - 1] in _BEFORE_LAST)
+            or words[i + 2: i + 3] == ["of"]]
+    return bool(NOT_DONE.intersection(said)) or any(t.endswith(("n't", "n’t")) for t in said)
 
 
 #: Words that begin a subject referring back into the conversation ("It costs 30 dollars", "This

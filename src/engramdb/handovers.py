@@ -48,6 +48,7 @@ from .facts import FUNCTION_WORDS, NEGATIONS, NOT_NOW, not_done, report_body, to
 from .sentences import several_sentences
 from .speakers import PERSON_NOUNS
 from .starts import without_start
+from .timeref import LAST_SPANS
 
 __all__ = ["Handover", "handover_report", "hands_over"]
 
@@ -87,7 +88,9 @@ def _duty(group: str) -> str:
 
 
 #: What may end a duty.
-_END = rf"(?=[^\S\n]*(?:$|[,.;:!?)]|{_S}?[-–—]|{_S}(?:from|as|while|until|till|starting|next|this|when|now|since|after|because|and|but|so|today|effective|alongside|too|also|together|with)\b))"
+_END = (rf"(?=[^\S\n]*(?:$|[,.;:!?)]|{_S}?[-–—]|{_S}(?:from|as|while|until|till|starting|next|this|"
+        rf"last{_S}(?:{'|'.join(sorted(LAST_SPANS, key=len, reverse=True))})|yesterday|when|now|since|after|because|"
+        rf"and|but|so|today|effective|alongside|too|also|together|with)\b))")
 _BE = rf"(?:(?:is|are|am|has|have|had|['’]s|just|now|officially|finally|already){_S})*"
 _HOLD_VERBS = r"handles|owns|leads|runs|manages|covers|oversees|looks{s}after|takes{s}care{s}of|(?:is{s})?responsible{s}for|(?:is{s})?in{s}charge{s}of".format(s=_S)
 _HELD_BY = r"handled|owned|led|run|managed|covered|overseen"

@@ -460,27 +460,13 @@ def _besides(words: list[str]) -> bool:
     return "besides" in words or ("in", "addition") in zip(words, words[1:])
 
 
-#: Spans of time that "last" before them names ("Last week I moved to Denver"): no last time
-#: or last resort (facts.NOT_DONE).
-_SPANS = CALENDAR_WORDS | frozenset("week weekend month year night quarter semester term season".split())
-#: Words before "last" that make it "the last time" ("The last year I moved to Denver, it snowed").
-_DETERMINERS = frozenset("the that this my our his her their every each".split())
-
-
-def _not_done(words: list[str]) -> bool:
-    """:func:`engramdb.facts.not_done` of ``words`` (lower-cased), "last" before a span of time
-    (:data:`_SPANS`) read past."""
-    return not_done([w for i, w in enumerate(words) if w != "last" or words[i + 1: i + 2] == []
-                     or words[i + 1] not in _SPANS or (i and words[i - 1] in _DETERMINERS)])
-
-
 def _speakers_clause(words: list[str], sentence_subject: bool) -> bool:
     """Whether a clause that ends at a verb (its words before the verb, lower-cased) has the
     speaker as its subject ("I", "we", "after ten years in Philly I finally", "my wife and I"),
     or none when the sentence's own subject is the speaker (``sentence_subject``: "I left Target
     and now work at Walmart", or a sentence that starts at the verb, "Just moved to Tacoma"),
     and nothing that makes the verb no fact."""
-    if _not_done(words) or _CONDITIONAL.intersection(words) or words[-1:] == ["to"]:   # (a second value: the caller)
+    if not_done(words) or _CONDITIONAL.intersection(words) or words[-1:] == ["to"]:   # (a second value: the caller)
         return False
     last = max((i for i, w in enumerate(words) if w in _SPEAKER), default=None)
     if last is None:

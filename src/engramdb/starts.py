@@ -27,6 +27,9 @@ no month has are none. Resolved in UTC, forward: a weekday is the first one afte
 a date without a year the first such date after it (within eight years: February 29), "the
 20th" the 20th of this month or a later one, a month its first day, "next week" its Monday.
 
+A past time that opens a sentence ("Last month my doctor raised my dose to 75 mcg.", "Two weeks
+ago my doctor ...") is read as the readers read it after the verb, by :func:`past_lead_read`.
+
 >>> from datetime import datetime, timezone
 >>> said = datetime(2025, 9, 10, 12, tzinfo=timezone.utc).timestamp()   # a Wednesday
 >>> day = lambda t: datetime.fromtimestamp(t, timezone.utc).date().isoformat()
@@ -49,7 +52,11 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
-__all__ = ["change_start", "without_start"]
+from .facts import SUBJECT_STARTS
+from .sentences import sentence_starts
+from .timeref import CALENDAR_WORDS, LAST_SPANS
+
+__all__ = ["change_start", "past_lead_read", "without_start"]
 
 _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 _MONTHS.update({name[:3]: i for name, i in list(_MONTHS.items())})
@@ -194,6 +201,77 @@ def without_start(text: str) -> str:
         else:   # one that opens its sentence
             text = text[:m.start()] + _present(text[ca:cb]) + text[cb:]
     return text
+
+
+#: A past time that opens a sentence, after a speaker's or news label if any ("Last month my
+#: doctor raised ...", "user: Last Monday, we moved ...", "Big news: last week I ...", "Yesterday
+#: we moved ...", "Two weeks ago my doctor ...", "Recently I switched ..."): "last" and a span of
+#: time (a calendar word, or a lower-case span: not "Last Week Tonight"), or "yesterday",
+#: "recently" or a count of days, weeks, months or years "ago"; an optional comma, and the first
+#: word of the clause it times (:func:`_opens_clause`).
+_PAST_LEAD = re.compile(
+    rf"(?P<label>[^\s:][^:\n]{{0,30}}:{_S})?(?P<time>(?i:last){_S}(?:"
+    + "|".join(sorted({w for s in LAST_SPANS for w in (s, s.capitalize()) if w == s or s in CALENDAR_WORDS},
+                      key=len, reverse=True))
+    + rf")|(?i:yesterday|recently|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|a{_S}few|"
+    rf"a{_S}couple(?:{_S}of)?|several|\d+){_S}(?:day|week|month|year)s?{_S}ago))(?:,?{_S})(?P<next>[^\W\d_][\w'’]*)")
+#: A past time that may open a sentence (the cheap test before segmenting the text).
+_PAST_LEAD_ANY = re.compile(rf"\b(?:last{_S}(?:{'|'.join(sorted(LAST_SPANS, key=len, reverse=True))})"
+                            rf"|yesterday|recently|ago)\b", re.I)
+#: What closes a sentence (kept at its end when a time moves there).
+_CLOSE = re.compile(r"[\s.!?;:…\"'”’]*$")
+#: Words after an opening time that make it the subject ("Yesterday was my birthday", "Last
+#: Friday was a holiday") or go on with it ("Yesterday morning", "Last week and this week").
+_TIME_GOES_ON = frozenset("was is were felt seemed marked had has morning afternoon evening night and or".split())
+
+
+def _opens_clause(m: re.Match) -> bool:
+    """Whether the word after the time :data:`_PAST_LEAD` matched opens the clause it times: a
+    subject (:data:`engramdb.facts.SUBJECT_STARTS`, or a capitalised word: "Last week Dana took
+    over ...") after "last <span>", which may name a thing ("Last quarter revenue rose ...");
+    after the others any word but one of :data:`_TIME_GOES_ON` ("Yesterday gym fees went up")."""
+    word = m.group("next")
+    if word.lower() in _TIME_GOES_ON:
+        return False
+    return m.group("time")[:4].lower() != "last" or word.lower() in SUBJECT_STARTS or word[:1].isupper()
+
+
+def past_lead_read(text: str) -> str:
+    """``text`` (str) as the change readers (:func:`engramdb.changes.change_report`) read a past
+    time that opens one of its sentences (:data:`_PAST_LEAD`; the sentences as
+    :func:`engramdb.sentences.sentence_starts` cuts each line): "last <span>" moved to the
+    sentence's end, before its closing punctuation ("Last month my doctor raised my dose to 75
+    mcg." reads "My doctor raised my dose to 75 mcg last month.": a time there tells a one-off
+    night or a past value, "The temperature fell to 5 degrees last night."), "yesterday",
+    "recently" and "<count> <unit> ago" dropped (they tell no reader anything, and at the end
+    they would run into a rate or a later clause: "Recently, our rent went up to $2,050 a
+    month."). Before the verb their words were read as the subject's, and "last" as "the last
+    time". ``text`` itself when no sentence opens so.
+
+    >>> past_lead_read("user: Last week, we moved standup to 10am!")
+    'user: We moved standup to 10am last week!'
+    >>> past_lead_read("Two weeks ago my doctor raised my dose to 20 mg.")
+    'My doctor raised my dose to 20 mg.'
+    >>> past_lead_read("Last Friday was a holiday, so standup moved to Thursday.")
+    'Last Friday was a holiday, so standup moved to Thursday.'
+    """
+    if _PAST_LEAD_ANY.search(text) is None:
+        return text
+    out = []
+    for line in text.split("\n"):
+        bounds = [0, *sentence_starts(line), len(line)]
+        for a, b in reversed(list(zip(bounds, bounds[1:]))):
+            m = _PAST_LEAD.match(line, a, b)
+            if m is None or not _opens_clause(m):
+                continue
+            rest = line[m.start("next"):b]
+            time = m.group("time")
+            if time[:4].lower() == "last":
+                close = _CLOSE.search(rest).start()
+                rest = rest[:close] + " " + time[:1].lower() + time[1:] + rest[close:]
+            line = line[:m.start("time")] + rest[:1].upper() + rest[1:] + line[b:]
+        out.append(line)
+    return "\n".join(out)
 
 
 def _may_come(m: re.Match) -> bool:

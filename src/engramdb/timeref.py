@@ -201,6 +201,10 @@ _SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}  # f
 #: Month, weekday and season names in lower case: words that name a time, never a person, in a
 #: question ("in May", "on Friday"; :mod:`engramdb.speakers`).
 CALENDAR_WORDS = frozenset(_MONTH_NAMES) | frozenset(_WEEKDAYS) | frozenset(_SEASONS)
+#: Spans of time that "last" before them names ("last week", "last Monday", "last spring"):
+#: a time said, no "last time" or "last resort" (:func:`engramdb.facts.not_done`,
+#: :func:`engramdb.starts.past_lead_read`).
+LAST_SPANS = CALENDAR_WORDS | frozenset("week weekend month year night quarter semester term season".split())
 _NUMBERS = {w: i for i, w in enumerate(
     ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
      "eleven", "twelve"])}
