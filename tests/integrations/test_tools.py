@@ -205,3 +205,16 @@ def test_a_new_users_call_checks_its_filters(tmp_path, name):
         for ns in ("me", "new-user"):
             out = T.call_tool(mem, name, {"query": "flight", "since": "garbage"}, namespace=ns)
             assert out.is_error and "since" in out.text
+
+
+def test_remember_says_which_stored_memories_it_changes(tmp_path):
+    """helper-221: remember returned only the id; add_conversation says "changed". A model that
+    stores a new home now learns which memory it makes out of date (a repeat or a new fact: no key)."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        first = T.call_tool(mem, "remember", {"text": "I live in Boston.", "id": "boston", "created_at": "2025-01-01"})
+        assert first.content == {"id": "boston", "namespace": "default"}
+        moved = T.call_tool(mem, "remember", {"text": "I moved to Cambridge.", "id": "cambridge",
+                                              "created_at": "2025-03-01"})
+        assert not moved.is_error and moved.content == {"id": "cambridge", "namespace": "default", "changed": ["boston"]}
+        other = T.call_tool(mem, "remember", {"text": "My sister lives in Braga.", "created_at": "2025-03-02"})
+        assert "changed" not in other.content

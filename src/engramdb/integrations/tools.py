@@ -32,6 +32,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EngramError, InvalidInputError, MemoryNotFoundError, NamespaceError, ReadOnlyError
+from ..types import Relation
 
 if TYPE_CHECKING:
     from ..engine import Engram
@@ -132,7 +133,15 @@ def _some(args: dict, *names: str) -> dict:
 def _remember(eng: Engram, ns: str, args: dict) -> dict:
     fields = _some(args, "kind", "id", "tags", "created_at", "confidence", "source", "subject", "attribute",
                    "value")
-    return {"id": eng.add(args["text"], namespace=ns, **fields), "namespace": ns}
+    mid = eng.add(args["text"], namespace=ns, **fields)
+    out = {"id": mid, "namespace": ns}
+    # the stored memories it says otherwise than (a home, dose or time that changed), as
+    # add_conversation's "changed" says: the model learns the old value is out of date (helper-221)
+    changed = sorted({e.target for e in eng.edges(mid, namespace=ns)
+                      if e.source == mid and e.relation in (Relation.CONTRADICTS, Relation.SUPERSEDES)})
+    if changed:
+        out["changed"] = changed
+    return out
 
 
 #: What a tool says of a namespace that holds no memory (a new user): never the other namespaces'
@@ -270,7 +279,9 @@ _STR_LIST = {"type": "array", "items": {"type": "string"}}
 TOOLS: Mapping[str, Tool] = MappingProxyType({t.name: t for t in (
     Tool("remember",
          "Store one memory (a fact, preference, event, procedure or decision) for later recall. "
-         "Returns its id. Repeating a text already stored reinforces it instead of storing it twice.",
+         "Returns its id, and under 'changed' the ids of stored memories it says otherwise than (an "
+         "address, job, dose or time that changed: recall puts the new one first and warns). Repeating a text "
+         "already stored reinforces it instead of storing it twice.",
          _schema({
              "text": {"type": "string", "description": "What to remember, in one self-contained sentence."},
              "kind": {"type": "string", "enum": list(KINDS),
