@@ -78,6 +78,7 @@ from .speakers import PERSON_NOUNS, labelled
 from .standing import changes_standing, standing
 from .starts import past_lead_read, without_start
 from .swaps import replaces, swap_report
+from .thirdperson import in_first_person
 
 __all__ = ["CHANGE_VERBS", "MEASURE_NOUNS", "ChangeReport", "asked_measures", "asked_sorts", "change_report", "changed_clauses",
            "changes_value", "gives_value", "named_stems", "only_value_changed",
@@ -413,7 +414,7 @@ def change_report(text: str) -> ChangeReport | None:
         return None   # (an assistant's words are advice or an offer)
     # ("... raised my lisinopril to 20 mg. Should I take it at night?"; a change said to start on a
     # day to come is read as a change: the write path stores it valid from that day, engramdb.starts)
-    text = without_questions(past_lead_read(without_start(text)))
+    text = without_questions(past_lead_read(without_start(in_first_person(text))))   # ("The user's rent ...")
     if not text:
         return None
     got = _value_report(text)

@@ -58,6 +58,7 @@ from .facts import FUNCTION_WORDS, SPEAKER_LABEL, _adds_value, not_done, speaker
 from .index.tokens import tokenize
 from .sentences import split_sentences
 from .speakers import PERSON_NOUNS
+from .thirdperson import in_first_person
 from .timeref import CALENDAR_WORDS
 
 __all__ = ["MAY_STATE_BITS", "STANDING_BITS", "STANDING_WORDS", "Standing", "asked_standing", "asks_only_standing", "changes_standing",
@@ -523,6 +524,7 @@ def standings(text: str) -> tuple[Standing, ...]:
     tuple of Standing
         Empty when the text gives none.
     """
+    text = in_first_person(text)   # ("User lives in Boston.", as a model's memory tool writes it)
     low = text.lower()
     words = set(low.split())
     named = _NAME_GATE.search(text) is not None
@@ -748,6 +750,7 @@ def asked_standing(question: str, *, past: bool = False) -> frozenset[str]:
     >>> sorted(asked_standing("Where did I live in March?", past=True))
     ['home']
     """
+    question = in_first_person(question)   # ("where does the user live?")
     if _ASKS_STAY.search(question) if past else _ASKS_PAST.search(_FIRST_NAME.sub("name", question)):
         return frozenset()   # (a first name is no first value: "what's my first name?")
     if _ASKS_WISH.search(question):
@@ -877,6 +880,7 @@ def asks_only_standing(question: str, *, past: bool = False, times: tuple[str, .
     >>> asks_only_standing("What bus do I take to work?")
     frozenset()
     """
+    question = in_first_person(question)
     asked = asked_standing(question, past=past)
     if not asked or (_DOES.search(question) and not _FOR_A_LIVING.search(question)):   # ("what do I do at
         return frozenset()   # work?": the work itself; "what do I do for a living?" asks the job)
