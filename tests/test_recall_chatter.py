@@ -60,6 +60,10 @@ CHAT = [
     ("The job is done.", False),
     # (helper-206) a job described, a steak, a title
     ("Solid job.", False), ("A good job.", False), ("Well done, please.", False), ("Fine job, I'll take it.", False),
+    # (helper-221) an assistant's acknowledgement; not a user's, nor a yes or no
+    ("assistant: Noted!", True), ("assistant: Got it, thanks for sharing.", True), ("assistant: Okay!", True),
+    ("user: Noted!", False), ("assistant: No.", False), ("assistant: Yes.", False), ("assistant: Got it?", False),
+    ("assistant: Okay, noted the new dose.", False),
 ])
 def test_content_free(text, free):
     assert content_free(text) is free
@@ -283,3 +287,19 @@ def test_a_column_snapshot_of_older_text_rules_reads_praise_again(tmp_path):
     with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
         assert cache_status(mem)["columns"] == "rebuilt"
         assert scores(mem) == pytest.approx(before)
+
+
+def test_an_assistants_acknowledgement_takes_no_hit_from_the_fact_beside_it(tmp_path):
+    """helper-221: "assistant: Noted!" after each fact took the second of three hits (relevance
+    0.00) through its ``next`` link, above the user's other facts."""
+    msgs = [("user", "I live in Boston with my cat Tom."), ("assistant", "Noted!"),
+            ("user", "I work as a nurse at Mass General."), ("assistant", "Got it, thanks for sharing."),
+            ("user", "My sister Rita lives in Braga."), ("assistant", "Noted!")]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add_conversation([{"role": r, "content": c, "created_at": f"2025-01-01T10:0{i}:00Z"}
+                              for i, (r, c) in enumerate(msgs)], session="s1")
+        for question, answer in [("where do I live?", "s1:1"), ("where does my sister live?", "s1:5"),
+                                 ("what is my job?", "s1:3")]:
+            hits = mem.recall(question, k=3, now="2025-06-01", reinforce=False).hits
+            assert hits[0].id == answer and not any(h.text.startswith("assistant:") for h in hits), \
+                (question, [h.text for h in hits])

@@ -60,7 +60,7 @@ CHATTER = PHATIC | frozenset(
     "yup nope nah no right alright fine got understood understand noted agreed agree exactly true "
     "totally definitely absolutely certainly indeed course problem problems worries worry deal makes "
     "sense mean means know knew saw same either fair enough thing things whatever works anyway "
-    "anyways really tell more less back get check checking posted updated touch point fact "
+    "anyways really tell more less back get check checking posted updated touch point fact sharing letting "
     # intensifiers, evaluations, passing feelings
     "very such quite pretty super too sounds sound seems seem looks look feel feels felt bad better "
     "happy tired exhausted sleepy hungry busy bored stressed excited nervous "
@@ -202,7 +202,10 @@ def content_free(text: str) -> bool:
     optional "Speaker: " label, every word is a :data:`CHATTER` word, a function word or
     laughter (no name: "Thanks, Dr Patel!", "Hello from Tokyo!" say who or where), one is thanks,
     a greeting, praise or laughter (:data:`THANKS`), and none is one of :data:`ANSWER_WORDS`
-    ("I got it!", "Me too!", "Love it!" answer the question before them).
+    ("I got it!", "Me too!", "Love it!" answer the question before them); or an assistant's
+    acknowledgement ("assistant: Noted!", "assistant: Got it.", "assistant: Okay!"): chatter
+    alone, no question, after the label ``assistant`` (an assistant answers nothing of the
+    user's life by "Got it": helper-221, "Noted!" took two of three hits by its ``next`` link).
 
     Examples
     --------
@@ -210,8 +213,25 @@ def content_free(text: str) -> bool:
     (True, True)
     >>> content_free("No, never."), content_free("ok"), content_free("Thanks! I'm 36 now.")
     (False, False, False)
+    >>> content_free("assistant: Noted!"), content_free("user: Got it."), content_free("assistant: No.")
+    (True, False, False)
     """
-    return _content_free([chatter_left(s) for s in sentences(text)])
+    lefts = [chatter_left(s) for s in sentences(text)]
+    return _content_free(lefts) or _acknowledges(text, lefts)
+
+
+#: Words by which a reply answers a question yes or no ("Do I have a dentist appointment this
+#: month?" - "assistant: No."): such a reply is no mere acknowledgement (:func:`_acknowledges`).
+_YES_NO = frozenset("yes yeah yep yup ya no nope nah not never none neither".split())
+
+
+def _acknowledges(text: str, lefts: list[tuple[list[str], list[str], bool, list[str]]]) -> bool:
+    """Whether ``text``, whose sentences' :func:`chatter_left` are ``lefts``, is an assistant's
+    acknowledgement: after the label ``assistant``, chatter alone in every sentence, none asking,
+    no yes or no (:data:`_YES_NO`)."""
+    label = LABEL.match(text)
+    return (label is not None and label.group(1).strip().lower() == "assistant" and bool(lefts) and "?" not in text
+            and not any(rest or not _YES_NO.isdisjoint(low) for low, rest, _number, _names in lefts))
 
 
 def _content_free(lefts: list[tuple[list[str], list[str], bool, list[str]]]) -> bool:
@@ -240,7 +260,7 @@ def speech_act(text: str) -> int:
         elif not filler_left(left):   # it states something (so the text is not content-free either)
             return STATEMENT
         lefts.append(left)
-    if _content_free(lefts):
+    if _content_free(lefts) or (not asked and _acknowledges(text, lefts)):
         return CONTENT_FREE
     if not asked or any(w in _FIRST_PERSON for low, _rest, _number, _names in lefts for w in low):
         return STATEMENT
