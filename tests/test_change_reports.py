@@ -1542,3 +1542,17 @@ def test_a_time_read_past_leaves_the_rest_as_it_was(text, value):
     got = change_report(text)
     assert got is not None and got.value == value
     assert not {"recent", "yesterday"} & got.what
+
+
+@pytest.mark.parametrize("text,reported", [
+    ("My doctor raised my prednisone to 40 mg for 5 days.", False), ("We moved standup to 10am for two weeks.", False),
+    ("The pool moved lap swim to 6am for a few weeks.", False), ("We moved standup to 10am for the next two weeks.", False),
+    # helper-222: a span elsewhere, or a price's ("$30 for a day" is a rate), is no while
+    ("My doctor lowered my lisinopril to 5 mg because I'd been dizzy for a few days.", True),
+    ("My doctor raised my lisinopril to 20 mg. I've been on it for two weeks and feel fine.", True),
+    ("The parking garage raised the rate to $30 for a day.", True),
+    ("My landlord raised the rent to $2,100 for a month-to-month lease.", True)])
+def test_a_value_for_a_span_said_with_it_is_no_change(text, reported):
+    """A taper or a trial ("to 40 mg for 5 days", "to 10am for two weeks") holds for a while: the
+    value it replaces comes back, so it outdates nothing."""
+    assert (change_report(text) is not None) is reported

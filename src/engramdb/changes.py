@@ -25,7 +25,8 @@ are read past: "... raised my lisinopril to 20 mg. Should I take it at night?");
 planned, proposed, asked for or rumoured (a word of :data:`engramdb.facts.NOT_DONE` in its sentence
 before the verb: "we might move", "I want to raise it", "Please move ...", "Rumor has it they moved
 ..."); an assistant's words (advice or an offer); a one-off (:data:`_ONE_OFF`: "for the summer",
-"only", or a clock time on a named day, "overnight"); a change in a past year ("In 2019 standup was
+"only", or a clock time on a named day, "overnight"; a span the value holds for, said right after
+it: "to 40 mg for 5 days", :data:`_FOR_A_SPAN`); a change in a past year ("In 2019 standup was
 moved to 10am", "... in 2019") or at a place left ("At my old apartment ..."), or undone ("then
 back to 9:30am"); a story, dream or supposition ("Imagine the landlord raised ..."). A past time
 that opens a sentence is read at its end (:func:`engramdb.starts.past_lead_read`: "Last month
@@ -136,6 +137,15 @@ _OCCASIONS = frozenset(_stem(w) for w in "daily weekly monthly yearly annual mor
 _HISTORY = re.compile(r"\b(?:(?:in|since|during|back{_S}in){_S}(?:19|20)\d\d\b|(?:at|in|for){_S}(?:my|our){_S}"
                       r"(?:old|previous|former|last){_S}(?:apartment|place|house|home|job|office|company|school|gym|"
                       r"employer|team|landlord)s?\b)".replace("{_S}", r"[^\S\n]+"), re.I)
+#: A span of time right after the new value, in its clause, that the value holds for ("raised my
+#: prednisone to 40 mg for 5 days", "moved standup to 10am for two weeks"): a value for a while,
+#: no change (helper-222: anywhere in the text it read "dizzy for a few days" and "been on it for
+#: two weeks" so too). Not after money ("$30 for a day" is a rate) nor "month-to-month".
+_FOR_A_SPAN = re.compile(r"[^\s.,;:!?]+(?:[^\S\n]+[^\s.,;:!?]+){0,2}?[^\S\n]+for[^\S\n]+(?:the[^\S\n]+next[^\S\n]+)?"
+                         r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|a[^\S\n]+few|"
+                         r"a[^\S\n]+couple(?:[^\S\n]+of)?|several|\d+)[^\S\n]+"
+                         r"(?:day|night|week|weekend|month|sprint)s?(?![-\w])", re.I)
+_MONEY = frozenset("$ € £ ¥ ₹ chf".split())
 #: A clock time changed on a named day changes that day's occurrence ("This morning I pushed my
 #: pill to 11am").
 _THAT_DAY = re.compile(r"\b(?:today|tonight|tomorrow|this (?:morning|afternoon|evening|week))\b", re.I)
@@ -491,6 +501,8 @@ def _value_report(text: str) -> ChangeReport | None:
         return None
     head = text[: m.start("verb")]
     after = text[m.start("value"):]
+    if _FOR_A_SPAN.match(after) and value[1] not in _MONEY:
+        return None   # a value for a span said with it: "raised my prednisone to 40 mg for 5 days"
     clause = _CLAUSE.split(head)[-1]
     before = [t.lower() for t in _tokens(head)]
     said = [t.lower() for t in _tokens(_sentence_start(head))]   # the report's sentence up to its verb
