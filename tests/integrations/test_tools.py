@@ -218,3 +218,15 @@ def test_remember_says_which_stored_memories_it_changes(tmp_path):
         assert not moved.is_error and moved.content == {"id": "cambridge", "namespace": "default", "changed": ["boston"]}
         other = T.call_tool(mem, "remember", {"text": "My sister lives in Braga.", "created_at": "2025-03-02"})
         assert "changed" not in other.content
+
+
+def test_the_users_slot_is_one_whatever_the_model_calls_the_user(tmp_path):
+    """helper-221: a model wrote subject "user" one week and "the user" the next: two slots, two
+    current homes (current("user"): Boston, current("the user"): Cambridge)."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        for i, (subject, city) in enumerate([("user", "Boston"), ("the user", "Cambridge"), ("Me", "Somerville")]):
+            out = T.call_tool(mem, "remember", {"text": f"I live in {city}.", "subject": subject,
+                                                "attribute": "home_city", "value": city, "created_at": f"2025-0{i + 1}-01"})
+            assert not out.is_error, out.text
+        assert mem.current("user", "home_city").text == "I live in Somerville."
+        assert mem.current("the user", "home_city") is None

@@ -32,6 +32,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EngramError, InvalidInputError, MemoryNotFoundError, NamespaceError, ReadOnlyError
+from ..slots import USER_SUBJECTS, normalise
 from ..types import Relation
 
 if TYPE_CHECKING:
@@ -133,6 +134,8 @@ def _some(args: dict, *names: str) -> dict:
 def _remember(eng: Engram, ns: str, args: dict) -> dict:
     fields = _some(args, "kind", "id", "tags", "created_at", "confidence", "source", "subject", "attribute",
                    "value")
+    if "subject" in fields and normalise(fields["subject"]) in USER_SUBJECTS:
+        fields["subject"] = "user"   # (a model writes "user" one week, "the user" or "me" the next: one slot)
     mid = eng.add(args["text"], namespace=ns, **fields)
     out = {"id": mid, "namespace": ns}
     # the stored memories it says otherwise than (a home, dose or time that changed), as
@@ -292,7 +295,8 @@ TOOLS: Mapping[str, Tool] = MappingProxyType({t.name: t for t in (
              "created_at": {**_TIME, "description": "When it happened (default: now). " + _TIME["description"]},
              "confidence": {"type": "number", "minimum": 0, "maximum": 1},
              "source": {"type": "string", "description": "Where it came from (session or turn id)."},
-             "subject": {"type": "string", "description": "Slot subject, e.g. user (with attribute)."},
+             "subject": {"type": "string", "description": "Slot subject, e.g. user (with attribute); "
+                                                          "'the user', 'me' and 'I' are 'user'."},
              "attribute": {"type": "string", "description": "Slot attribute, e.g. home_city: a new value "
                                                             "of a single-valued slot replaces the current one."},
              "value": {"type": "string", "description": "Slot value (default: the text)."},
@@ -340,7 +344,10 @@ TOOLS: Mapping[str, Tool] = MappingProxyType({t.name: t for t in (
          }, ["id"]), False, _forget),
     Tool("supersede",
          "Replace a memory by a new version: give the new text (or 'by', the id of an existing memory). "
-         "The old one is kept, marked superseded, in the history.",
+         "The old one is kept, marked superseded, in the history, and recall no longer shows it: the new text "
+         "must say everything of the old one that still holds (superseding 'I live in Boston and work at Mass "
+         "General.' by 'I work at Boston Children's.' loses the home). To record one fact that changed, "
+         "'remember' the new fact instead: recall puts it first and warns of the old one.",
          _schema({
              "old_id": {"type": "string", "description": "The memory that is no longer current."},
              "text": {"type": "string", "description": "The new version's text."},
