@@ -32,7 +32,6 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EngramError, InvalidInputError, MemoryNotFoundError, NamespaceError, ReadOnlyError
-from ..slots import USER_SUBJECTS, normalise
 from ..types import Relation
 
 if TYPE_CHECKING:
@@ -134,6 +133,8 @@ def _some(args: dict, *names: str) -> dict:
 def _remember(eng: Engram, ns: str, args: dict) -> dict:
     fields = _some(args, "kind", "id", "tags", "created_at", "confidence", "source", "subject", "attribute",
                    "value")
+    from ..slots import USER_SUBJECTS, normalise   # (here: the schemas alone load nothing heavy)
+
     if "subject" in fields and normalise(fields["subject"]) in USER_SUBJECTS:
         fields["subject"] = "user"   # (a model writes "user" one week, "the user" or "me" the next: one slot)
     mid = eng.add(args["text"], namespace=ns, **fields)
