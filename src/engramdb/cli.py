@@ -817,8 +817,9 @@ def _print_summary(summary: dict) -> None:
     console.print(table)
     console.print(f"scanned {summary['scanned']}, promoted {summary['promoted']}, archived {summary['archived']}, "
                   f"pruned {summary['pruned']}, records written {summary['records_written']}")
-    kept = [f"{summary[key]} {what}" for key, what in (("protected_kept", "protected"), ("slots_kept", "current slot values"))
-            if summary.get(key)]
+    kept = [f"{summary[key]} {what}" for key, what in (
+        ("protected_kept", "protected"), ("slots_kept", "current slot values"),
+        ("changes_kept", "changes of a value kept")) if summary.get(key)]
     if kept:
         console.print(f"kept from archiving: {', '.join(kept)}")
     later = summary.get("recorded_after_now", 0)

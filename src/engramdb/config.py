@@ -819,8 +819,11 @@ class ForgettingConfig:
         The rescoring job never archives the current value of a slot (an active memory filling
         a subject's attribute: what ``current`` and ``profile`` answer): nothing superseded it,
         so it is still what the store knows of that subject, however long ago it was said ("I
-        work as a nurse" must not leave the profile after a few quiet months). Its salience
-        still decays. False: slot values follow the floors like any other memory.
+        work as a nurse" must not leave the profile after a few quiet months). Nor a change of a
+        value that stays: the later of a ``contradicts`` pair whose earlier memory stays active
+        (archiving "Dr. Lee moved our check-ins to Fridays" alone left the protected "Thursdays
+        at 3pm" in charge, unwarned). Its salience still decays. False: slot values and changes
+        follow the floors like any other memory.
     """
 
     archive_floor: Mapping[MemoryKind, float] = field(default_factory=default_archive_floors)

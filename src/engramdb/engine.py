@@ -1769,7 +1769,8 @@ class Engram:
         -------
         dict
             ``scanned``, ``promoted``, ``archived``, ``pruned``, ``protected_kept``,
-            ``slots_kept``, ``recorded_after_now`` (recorded after ``now``: they keep their
+            ``slots_kept``, ``changes_kept`` (the later of a ``contradicts`` pair whose earlier
+            memory stays: kept with ``keep_current_slots``), ``recorded_after_now`` (recorded after ``now``: they keep their
             stored salience, nothing of theirs is judged) (memories: a text stored as pieces
             counts once), ``records_written`` (records, pieces included), ``by_kind`` (per kind counts and mean salience), ``now``,
             ``seconds``, ``kernel_backend``; also

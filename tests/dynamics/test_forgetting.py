@@ -285,3 +285,32 @@ def test_a_current_slot_value_is_not_archived_however_quiet(tmp_path, keep):
         else:
             assert (out["archived"], out["slots_kept"]) == (3, 0)
             assert eng.current("user", "job") is None and eng.profile("user") == {}
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_a_change_is_not_archived_while_the_value_it_changed_stays(tmp_path, keep):
+    """helper-224: a rescore archived "Dr. Lee moved our check-ins to Fridays at 10am." and kept
+    the protected "... Thursdays at 3pm." it changed: the stale time then answered first, at
+    relevance 1.0, with no warning. A change (the later of a ``contradicts`` pair) stays while
+    the value it changed does, a change of it too; both fade together when nothing keeps the old."""
+    cfg = EngramConfig(forgetting=ForgettingConfig(keep_current_slots=keep))
+    t0 = 1_780_000_000.0
+    with engramdb.open(tmp_path / "s", dim=DIM, config=cfg) as eng:
+        eng.add("My weekly check-in with my therapist is Thursdays at 3pm.", id="thu", embedding=basis(0),
+                tags=["protected"], created_at=t0, recorded_at=t0)
+        eng.add("Dr. Lee moved our check-ins to Fridays at 10am.", id="fri", embedding=basis(1),
+                created_at=t0 + DAY, recorded_at=t0 + DAY, links=[{"to": "thu", "relation": "contradicts"}])
+        eng.add("Dr. Lee moved them again, to Mondays at 9am.", id="mon", embedding=basis(2),
+                created_at=t0 + 2 * DAY, recorded_at=t0 + 2 * DAY, links=[{"to": "fri", "relation": "contradicts"}])
+        eng.add("My old gym was on Elm Street.", id="gym", embedding=basis(3), created_at=t0, recorded_at=t0)
+        eng.add("The gym moved to Oak Street.", id="oak", embedding=basis(4), created_at=t0 + DAY,
+                recorded_at=t0 + DAY, links=[{"to": "gym", "relation": "contradicts"}])
+        out = eng.rescore(now=t0 + 365 * DAY)
+        states = {i: eng.get(i).state.value for i in ("thu", "fri", "mon", "gym", "oak")}
+        if keep:
+            assert out["changes_kept"] == 2 and out["protected_kept"] == 1
+            assert states == {"thu": "active", "fri": "active", "mon": "active", "gym": "archived", "oak": "archived"}
+            assert eng.rescore(now=t0 + 365 * DAY)["archived"] == 0   # idempotent
+        else:
+            assert out["changes_kept"] == 0
+            assert states == {"thu": "active", "fri": "archived", "mon": "archived", "gym": "archived", "oak": "archived"}

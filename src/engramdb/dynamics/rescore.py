@@ -17,7 +17,9 @@ decayed salience and archives/prunes below floors):
    are neither archived nor pruned while ``ForgettingConfig.keep_protected`` is set; they are
    counted in the summary's ``protected_kept``; nor is a slot's current value (an active
    memory filling a subject's attribute) while ``ForgettingConfig.keep_current_slots`` is set
-   (``slots_kept``);
+   (``slots_kept``), nor, with it, a change of a value that stays: the later of a
+   ``contradicts`` pair whose earlier memory stays active (``changes_kept``: archiving the
+   change alone would leave the value it replaced in charge, unwarned);
 5. every change is written in one LMDB transaction with one log entry per action; changed
    records get s0 = s(now) and t0 = max(t0, now) (``materialize=True`` does this for every
    record). A summary is returned and stored in ``meta["rescore_last"]``.
@@ -44,7 +46,8 @@ import numpy as np
 from ..kernels import registry
 from ..progress import track
 from ..state import EngineState
-from ..types import KIND_BY_CODE, MemoryKind, MemoryState, _STATE_CODES
+from ..temporal import said_after
+from ..types import KIND_BY_CODE, MemoryKind, MemoryState, Relation, _STATE_CODES
 from ..validate import now as clock_now
 from ..write import write_unit
 from ..write.reinforce import next_t0
@@ -78,6 +81,40 @@ def _kept(state: EngineState, nids: np.ndarray, cfg) -> tuple[np.ndarray, np.nda
     tagged = tagged if cfg.keep_protected else none
     holds = holds & ~tagged if cfg.keep_current_slots else none
     return tagged | holds, holds
+
+
+def _changes_of_kept_values(state: EngineState, idx: np.ndarray, stays: np.ndarray, at_risk: np.ndarray) -> np.ndarray:
+    """Which of the memories ``idx[at_risk]`` change a value that stays: the later of a
+    ``contradicts`` pair (:func:`engramdb.temporal.said_after`) whose earlier memory stays
+    active (``stays``, bool over ``idx``), directly or through a change kept so (a chain of
+    corrections). bool ndarray over ``idx``. Archiving "Dr. Lee moved our check-ins to Fridays at
+    10am" while the protected "... Thursdays at 3pm" it changed stayed put the stale value back in
+    charge, first at relevance 1.0 with no warning (helper-224)."""
+    keep = np.zeros(len(idx), np.bool_)
+    risky = np.flatnonzero(at_risk)
+    if not len(risky):
+        return keep
+    csr = state.csr()
+    code = Relation.CONTRADICTS.code
+    touched = np.zeros(csr.n_nodes + 1, np.bool_)   # (one pass over the edges: most memories touch no such edge)
+    touched[np.searchsorted(csr.indptr, np.flatnonzero(csr.relation == code), side="right") - 1] = True
+    risky = risky[touched[np.minimum(idx[risky], csr.n_nodes)]]
+    vf = state.cols.valid_from
+    stays = stays.copy()
+    grew = True
+    while grew:   # (a kept change keeps the change of it in turn)
+        grew = False
+        for i in risky[~keep[risky]].tolist():
+            x = int(idx[i])
+            ys = csr.related(x, code)
+            if not len(ys):
+                continue
+            pos = np.searchsorted(idx, ys)   # (idx is sorted: flatnonzero)
+            mine = (pos < len(idx)) & (idx[np.minimum(pos, len(idx) - 1)] == ys)
+            earlier = ys[mine][said_after(vf[x], x, vf[ys[mine]], ys[mine])]
+            if len(earlier) and stays[np.searchsorted(idx, earlier)].any():
+                keep[i] = stays[i] = grew = True
+    return keep
 
 
 def _judge_revived(state: EngineState, unit, idx: np.ndarray, s_new: np.ndarray, kind: np.ndarray,
@@ -181,6 +218,12 @@ def rescore(state: EngineState, now: float, *, namespace: str | None = None, pro
         slot_kept[at_risk[slot]] = True
         archive &= ~kept
         prune &= ~kept
+    change_kept = np.zeros(len(idx), np.bool_)
+    if (archive.any() or prune.any()) and cfg.keep_current_slots:
+        change_kept = _changes_of_kept_values(state, idx, (st == _ACTIVE) & ~archive, archive | prune)
+        kept |= change_kept
+        archive &= ~change_kept
+        prune &= ~change_kept
     changed = promote | archive
     if materialize:
         changed |= (t0 < now)
@@ -191,8 +234,9 @@ def rescore(state: EngineState, now: float, *, namespace: str | None = None, pro
     summary: dict[str, Any] = {"now": float(now), "namespace": namespace, "scanned": int(one.sum()),
                                "promoted": int((promote & one).sum()), "archived": int((archive & one).sum()),
                                "pruned": int((prune & one).sum()), "records_written": int(changed.sum()),
-                               "protected_kept": int((kept & ~slot_kept & one).sum()),
+                               "protected_kept": int((kept & ~slot_kept & ~change_kept & one).sum()),
                                "slots_kept": int((slot_kept & one).sum()),
+                               "changes_kept": int((change_kept & one).sum()),
                                # recorded after ``now``: the kernel counts no negative age, so these
                                # keep their stored salience (a backfill rescored at a past ``now``)
                                "recorded_after_now": int((held & np.isfinite(t0) & one).sum()),
