@@ -230,3 +230,20 @@ def test_the_users_slot_is_one_whatever_the_model_calls_the_user(tmp_path):
             assert not out.is_error, out.text
         assert mem.current("user", "home_city").text == "I live in Somerville."
         assert mem.current("the user", "home_city") is None
+
+
+def test_a_remembered_note_is_a_lasting_fact(tmp_path):
+    """helper-224: notes a model wrote through remember were episodic and untagged, and a
+    rescore a few quiet months on archived all three ("User moved to Boulder", the new job, the
+    new dose). A note is semantic unless the model says otherwise, and an identity, health or
+    family fact is protected."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        for i, text in enumerate(["User's levothyroxine dose is 75 mcg daily.", "User moved to Boulder.",
+                                  "The user likes window seats."]):
+            assert not T.call_tool(mem, "remember", {"text": text, "id": f"n{i}", "created_at": "2025-04-01"}).is_error
+        T.call_tool(mem, "remember", {"text": "Had a great hike today.", "id": "hike", "kind": "episodic",
+                                      "created_at": "2025-04-01"})
+        assert [mem.get(f"n{i}").kind.value for i in range(3)] == ["semantic"] * 3
+        assert [("protected" in mem.get(f"n{i}").tags) for i in range(3)] == [True, True, False]
+        mem.rescore(now="2028-01-01")
+        assert [mem.get(i).state.value for i in ("n0", "n1", "hike")] == ["active", "active", "archived"]

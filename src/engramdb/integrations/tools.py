@@ -133,10 +133,20 @@ def _some(args: dict, *names: str) -> dict:
 def _remember(eng: Engram, ns: str, args: dict) -> dict:
     fields = _some(args, "kind", "id", "tags", "created_at", "confidence", "source", "subject", "attribute",
                    "value")
-    from ..slots import USER_SUBJECTS, normalise   # (here: the schemas alone load nothing heavy)
+    from ..kinds import protected_category   # (here: the schemas alone load nothing heavy)
+    from ..slots import USER_SUBJECTS, normalise
+    from ..thirdperson import in_first_person
 
     if "subject" in fields and normalise(fields["subject"]) in USER_SUBJECTS:
         fields["subject"] = "user"   # (a model writes "user" one week, "the user" or "me" the next: one slot)
+    # a note a model chose to keep is a fact (the tool's default kind), and one of the user's
+    # identity, health or family is protected, as add_conversation protects the user's messages:
+    # episodic and untagged, "User's levothyroxine dose is 75 mcg daily." was archived after a
+    # few quiet weeks (helper-224)
+    fields.setdefault("kind", "semantic")
+    if protected_category(in_first_person(args["text"]), fields["kind"])[0] is not None:
+        fields["tags"] = list(dict.fromkeys([*([fields["tags"]] if isinstance(fields.get("tags"), str)
+                                               else fields.get("tags", [])), "protected"]))
     mid = eng.add(args["text"], namespace=ns, **fields)
     out = {"id": mid, "namespace": ns}
     # the stored memories it says otherwise than (a home, dose or time that changed), as
@@ -289,8 +299,9 @@ TOOLS: Mapping[str, Tool] = MappingProxyType({t.name: t for t in (
          _schema({
              "text": {"type": "string", "description": "What to remember, in one self-contained sentence."},
              "kind": {"type": "string", "enum": list(KINDS),
-                      "description": "semantic: facts and preferences; episodic: events; procedural: "
-                                     "how-tos; decision: a choice with its reasons; working: short-lived."},
+                      "description": "semantic (the default): facts and preferences; episodic: events, which "
+                                     "fade within weeks unless recalled; procedural: how-tos; decision: a choice "
+                                     "with its reasons; working: short-lived."},
              "id": {"type": "string", "description": "Optional id (random when omitted)."},
              "tags": {**_STR_LIST, "description": "Optional labels to filter by later."},
              "created_at": {**_TIME, "description": "When it happened (default: now). " + _TIME["description"]},
