@@ -870,3 +870,15 @@ def test_starting_at_a_company_as_a_role(text, employer):
     got = [s.value for s in standings(text) if s.relation == "employer"]
     assert got == ([employer] if employer else [])
 
+
+
+@pytest.mark.parametrize("text,value", [
+    ("I work night shifts as an ER nurse at Denver Health.", ("denver", "health")),
+    ("I work nights as a nurse at Denver Health.", ("denver", "health")),
+    ("I work part-time as a barista at Blue Bottle.", ("blue", "bottle")),
+    ("I work weekends as a cashier at Target.", ("target",))])
+def test_shifts_between_work_and_as_hide_no_employer(text, value):
+    """helper-224: "I work night shifts as an ER nurse at Denver Health" named no employer, so the
+    new job at Kaiser Permanente changed nothing and both answered "where do I work?"."""
+    assert standings(text) == (Standing("employer", value),)
+    assert standings("My wife " + text[2:].replace("work", "works", 1)) == ()

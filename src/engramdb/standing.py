@@ -149,8 +149,12 @@ _VERBS = {
     "employer": (
         (("work at", "work for", "working at", "working for", "employed at", "employed by"), False,
          rf"\b(?:work|working|employed){_S}(?:at|for|by){_S}NAME"),
-        (("work as", "working as"), False,
-         rf"\b(?:work|working){_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}}?){_S}(?:at|for|with){_S}NAME"),
+        (("work as", "working as", "shifts as", "shift as", "nights as", "days as", "weekends as", "time as"), False,
+         # ("I work night shifts as an ER nurse at Denver Health", "I work part-time as a barista at ...":
+         # helper-224, the shifts hid the employer and its change)
+         rf"\b(?:work|working)(?:{_S}(?:(?:night|day|evening|late|early|weekend|overnight|double){_S})?"
+         rf"(?:shifts?|nights|days|weekends)|{_S}(?:part|full)(?:-|{_S})time)?"
+         rf"{_S}as{_S}(?:an?{_S})?(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}}?){_S}(?:at|for|with){_S}NAME"),
         (("job at", "job with", "job for", "position at", "position with", "role at", "role with", "offer from",
           "hired", "job as", "position as", "role as", "working as", "started working", "start working",
           "began working"), True,
