@@ -1556,3 +1556,11 @@ def test_a_value_for_a_span_said_with_it_is_no_change(text, reported):
     """A taper or a trial ("to 40 mg for 5 days", "to 10am for two weeks") holds for a while: the
     value it replaces comes back, so it outdates nothing."""
     assert (change_report(text) is not None) is reported
+
+
+@pytest.mark.parametrize("text", ["Now I'm on 75 mcg of levothyroxine.", "Now I take 75 mcg of levothyroxine."])
+def test_now_opening_the_speakers_amount_reads_as_at_its_end(text):
+    """helper-224: "I'm on 75 mcg of levothyroxine now." changed "I take 50 mcg of levothyroxine
+    every morning.", "Now I'm on 75 mcg of levothyroxine." did not."""
+    assert changes_value(text, "I take 50 mcg of levothyroxine every morning.")
+    assert change_report(text).value == ("amount", "mcg", "75")

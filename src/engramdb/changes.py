@@ -742,7 +742,10 @@ def _now_kind(rest: str) -> list[str]:
 
 def _speakers_amount(clause: str, toks: list[str]) -> ChangeReport | None:
     """The report of a clause "I('m) / we('re) [now] <take or pay> <amount> of / for <thing>"
-    (its words ``toks``, lower-cased), or None."""
+    (its words ``toks``, lower-cased), or None; "now" may open it ("Now I'm on 75 mcg of
+    levothyroxine.", as "I'm on 75 mcg of levothyroxine now.": helper-224)."""
+    if toks[:1] == ["now"]:
+        toks = toks[1:]
     if not toks or toks[0] not in _SPEAKER:
         return None
     rest = [t for t in toks[1:] if t not in ("now", "am", "are", "currently")]
