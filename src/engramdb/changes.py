@@ -268,6 +268,9 @@ _UNIT_SIGNS = {"dollar": "$", "usd": "$", "buck": "$", "euro": "€", "eur": "�
 
 #: Words after a number that say when, not what it counts ("raised the thermostat to 72 last night").
 _WHEN_WORDS = frozenset("last next yesterday today tonight tomorrow ago".split())
+#: What an amount is "of", up to three words before a time ("Switched to 20 mg of lisinopril last
+#: month": lisinopril, not "last month").
+_OF_THING = re.compile(rf"\bof\s+((?:(?!(?:{'|'.join(sorted(_WHEN_WORDS | {'this'}))})\b)[\w'’-]+\s*){{1,3}})", re.I)
 
 
 def _amount_value(m: re.Match) -> tuple[str, str] | None:
@@ -521,8 +524,8 @@ def _value_report(text: str) -> ChangeReport | None:
         what = _content(_without_opener([t.lower() for t in _tokens(clause) if t.lower() not in _PASSIVE])) + \
             [w for w in what if w not in MEASURE_NOUNS]
     if not what:   # "Switched to 20 mg of lisinopril": what the amount is of
-        of = re.search(r"\bof\s+((?:(?!last\b|this\b|next\b|yesterday\b|today\b)[\w'’-]+\s*){1,3})", after, re.I)
-        what = _content([t.lower() for t in _tokens(of.group(1))]) if of else []   # (not "last month")
+        of = _OF_THING.search(after)
+        what = _content([t.lower() for t in _tokens(of.group(1))]) if of else []
     measure = frozenset(_stem(w) for w in what if w in MEASURE_NOUNS) | \
         frozenset(_stem(w) for w in phrase if w in MEASURE_NOUNS)
     stems = frozenset(_stem(w) for w in what) - measure

@@ -54,6 +54,7 @@ from typing import Any, Callable
 
 from .facts import SUBJECT_STARTS
 from .sentences import sentence_starts
+from .speakers import LABEL
 from .timeref import CALENDAR_WORDS, LAST_SPANS
 
 __all__ = ["change_start", "past_lead_read", "without_start"]
@@ -203,14 +204,14 @@ def without_start(text: str) -> str:
     return text
 
 
-#: A past time that opens a sentence, after a speaker's or news label if any ("Last month my
+#: A past time that opens a sentence, after its label if any (:data:`engramdb.speakers.LABEL`: "Last month my
 #: doctor raised ...", "user: Last Monday, we moved ...", "Big news: last week I ...", "Yesterday
 #: we moved ...", "Two weeks ago my doctor ...", "Recently I switched ..."): "last" and a span of
 #: time (a calendar word, or a lower-case span: not "Last Week Tonight"), or "yesterday",
 #: "recently" or a count of days, weeks, months or years "ago"; an optional comma, and the first
 #: word of the clause it times (:func:`_opens_clause`).
 _PAST_LEAD = re.compile(
-    rf"(?P<label>[^\s:][^:\n]{{0,30}}:{_S})?(?P<time>(?i:last){_S}(?:"
+    rf"(?P<time>(?i:last){_S}(?:"
     + "|".join(sorted({w for s in LAST_SPANS for w in (s, s.capitalize()) if w == s or s in CALENDAR_WORDS},
                       key=len, reverse=True))
     + rf")|(?i:yesterday|recently|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|a{_S}few|"
@@ -261,15 +262,17 @@ def past_lead_read(text: str) -> str:
     for line in text.split("\n"):
         bounds = [0, *sentence_starts(line), len(line)]
         for a, b in reversed(list(zip(bounds, bounds[1:]))):
-            m = _PAST_LEAD.match(line, a, b)
+            sentence = line[a:b]
+            label = LABEL.match(sentence)
+            m = _PAST_LEAD.match(sentence, label.end() if label else 0)
             if m is None or not _opens_clause(m):
                 continue
-            rest = line[m.start("next"):b]
+            rest = sentence[m.start("next"):]
             time = m.group("time")
             if time[:4].lower() == "last":
                 close = _CLOSE.search(rest).start()
                 rest = rest[:close] + " " + time[:1].lower() + time[1:] + rest[close:]
-            line = line[:m.start("time")] + rest[:1].upper() + rest[1:] + line[b:]
+            line = line[:a + m.start("time")] + rest[:1].upper() + rest[1:] + line[b:]
         out.append(line)
     return "\n".join(out)
 

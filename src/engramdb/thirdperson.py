@@ -39,6 +39,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .speakers import LABEL, LABELS
+
 __all__ = ["in_first_person"]
 
 #: Verbs in the third person present that a statement about the user opens with, and their
@@ -49,8 +51,7 @@ _PRESENT = {
         "lives works resides stays rents owns prefers likes loves enjoys hates dislikes wants needs takes uses "
         "drives rides eats drinks plays speaks attends commutes earns pays makes knows follows keeps volunteers "
         "visits travels manages leads belongs runs walks cooks reads writes listens practices trains sleeps wakes "
-        "starts joins moves plans intends hopes expects gets shares sees owes avoids").split()
-       if v.endswith("s")},
+        "starts joins moves plans intends hopes expects gets shares sees owes avoids").split()},
     "studies": "study", "teaches": "teach", "watches": "watch", "goes": "go", "misses": "miss",
     "finishes": "finish", "relaxes": "relax", "fixes": "fix", "catches": "catch",
 }
@@ -64,11 +65,11 @@ _MODALS = frozenset("will won't would wouldn't can can't could couldn't should s
 _ADVERBS = frozenset("now just recently also still currently finally already actually officially usually "
                      "often always never sometimes mostly".split())
 #: Labels of a memory note, after which a text about the user is still the user's ("Note: User
-#: lives in Boston."); any other label of one to three words before a colon makes it someone
-#: else's text about their user (:data:`_LABEL`).
-_NOTE_LABELS = frozenset("note notes fact facts memory memories preference preferences profile update updates "
-                         "summary remember reminder context bio about detail details important fyi".split())
-_LABEL = re.compile(r"\s*([^\W\d_][\w#.'’-]*(?:[^\S\n]+[\w#.'’-]+){0,2})[^\S\n]*:\s")
+#: lives in Boston."): a note's labels (:data:`engramdb.speakers.LABELS`) and a memory's, but a
+#: log level ("INFO: user relocated to Frankfurt"). Any other label of one to three words
+#: (:data:`engramdb.speakers.LABEL`) makes the text someone else's about their user.
+_NOTE_LABELS = (LABELS | frozenset("facts memory memories preference preferences profile updates context bio about "
+                                   "detail details".split())) - {"info"}
 #: Words after which a bare "user's" is the user's ("Dana is the user's sister", "... with user's
 #: consent"), not a compound's ("The test user's name", "Each user's quota").
 _BEFORE_OWNER = frozenset("of for to with about from on in at by and but or so because that is was are were "
@@ -90,10 +91,9 @@ _POSSESSIVE = re.compile(r"\b(?:the\s+)?user['’]s\b(?P<next>\s+[\w'’]+)?", r
 #: What may come before a subject "the user": the text's or a sentence's start, a clause's.
 _CLAUSE_END = re.compile(r"(?:^|[.!?:;,(\n]|\b(?:and|but|so|because|since|now|today|recently|also))\s*$", re.I)
 #: Base forms of verbs a question may ask about the user with ("does the user live ...?").
-_BASE = frozenset(v for v in _PRESENT.values() if v.isalpha()) | frozenset(
-    "live work go do have be call prefer want need like plan mean think feel say get know".split())
-#: A verb of :data:`_PRESENT` after "and" / "but" (adverbs between), in a sentence turned.
-_JOINED = re.compile(r"\b(and|but)(\s+(?:(?:now|also|still|currently|just|recently)\s+)?)("
+_BASE = frozenset(v for v in _PRESENT.values() if v.isalpha()) | frozenset("be call mean think feel say".split())
+#: A verb of :data:`_PRESENT` after "and" / "but" (adverbs of :data:`_ADVERBS` between), in a sentence turned.
+_JOINED = re.compile(rf"\b(and|but)((?:\s+(?:{'|'.join(sorted(_ADVERBS))}))*\s+)("
                      + "|".join(sorted((k for k in _PRESENT if k.isalpha()), key=len, reverse=True)) + r")\b", re.I)
 
 
@@ -174,8 +174,8 @@ def in_first_person(text: str) -> str:
     """
     if "user" not in text.lower():
         return text
-    label = _LABEL.match(text)
-    if label is not None and label.group(1).lower() not in _NOTE_LABELS:
+    label = LABEL.match(text)
+    if label is not None and len(label.group(1).split()) <= 3 and label.group(1).strip().lower() not in _NOTE_LABELS:
         return text   # a chat turn's, a ticket's, a log's: their user is not the memory's owner
     out = _POSSESSIVE.sub(_as_possessive, text)
     turned = _SUBJECT.sub(_as_subject, out)

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from ..graph.csr import contradicts_nodes
 from ..kernels import registry
 from ..progress import track
 from ..state import EngineState
@@ -96,9 +97,8 @@ def _changes_of_kept_values(state: EngineState, idx: np.ndarray, stays: np.ndarr
         return keep
     csr = state.csr()
     code = Relation.CONTRADICTS.code
-    touched = np.zeros(csr.n_nodes + 1, np.bool_)   # (one pass over the edges: most memories touch no such edge)
-    touched[np.searchsorted(csr.indptr, np.flatnonzero(csr.relation == code), side="right") - 1] = True
-    risky = risky[touched[np.minimum(idx[risky], csr.n_nodes)]]
+    touched = contradicts_nodes(state, csr)[1]   # (most memories touch no such edge)
+    risky = risky[touched[np.minimum(idx[risky], len(touched) - 1)]]
     vf = state.cols.valid_from
     stays = stays.copy()
     grew = True

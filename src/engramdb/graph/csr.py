@@ -12,7 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CSRGraph", "MemoryGraph", "SNAPSHOT_DTYPES"]
+from ..types import Relation
+
+_CONTRADICTS = Relation.CONTRADICTS.code
+
+__all__ = ["CSRGraph", "MemoryGraph", "SNAPSHOT_DTYPES", "contradicts_nodes"]
 
 SNAPSHOT_DTYPES = {"indptr": np.int64, "indices": np.int32, "weight": np.float32,
                    "relation": np.uint8, "forward": np.uint8}
@@ -273,3 +277,21 @@ class MemoryGraph:
         mine = node_ns == ns_code   # sums over the mask: no copy of the selected degrees
         linked = int(np.count_nonzero((deg != 0) & mine))
         return 0.0 if linked == 0 else float(deg.sum(where=mine)) / 2.0 / linked
+
+
+def contradicts_nodes(state, csr: CSRGraph) -> tuple[frozenset, np.ndarray]:
+    """The nodes a ``contradicts`` edge touches: as a set, and as a bool mask by node id (one
+    entry past the largest node, False: :func:`touched_rows` clips larger ids to it). Found by
+    one O(edges) pass over the CSR's relation array (a commit that adds or drops edges makes a
+    new one; one that only reweights or adds nodes keeps it, and the rows of its entries) and
+    cached in ``state.scratch``, keyed by that array (one byte per entry), not the whole CSR, so
+    a replaced graph is not kept alive. Read by recall (:mod:`engramdb.recall.ranking`) and by the
+    rescoring job (:mod:`engramdb.dynamics.rescore`)."""
+    cached = state.scratch.get("contradicts_nodes")
+    if cached is None or cached[0] is not csr.relation:
+        at = np.flatnonzero(csr.relation == _CONTRADICTS)
+        rows = np.unique(np.searchsorted(csr.indptr, at, side="right") - 1)   # the row (node) of each entry
+        mark = np.zeros((int(rows[-1]) + 2) if len(rows) else 1, bool)
+        mark[rows] = True
+        cached = state.scratch["contradicts_nodes"] = (csr.relation, frozenset(rows.tolist()), mark)
+    return cached[1], cached[2]

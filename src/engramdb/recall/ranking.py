@@ -62,7 +62,7 @@ from ..swaps import replaced_sentences
 from ..temporal import said_after
 from ..sentences import quotes
 from ..timeref import past_end, window_masks
-from ..graph.csr import CSRGraph
+from ..graph.csr import CSRGraph, contradicts_nodes
 from ..index.tokens import tokenize
 from ..types import CONNECTOR_TAGS, Relation
 from .context import RecallContext
@@ -175,23 +175,6 @@ def _put_above(score: np.ndarray, rows: list[int], top: float) -> None:
     for value in np.unique(below):   # ascending: each at least the next float64 above the one before
         top = max(float(value), float(np.nextafter(top, np.inf)))
         score[rows[below == value]] = top
-
-
-def contradicts_nodes(state, csr: CSRGraph) -> tuple[frozenset, np.ndarray]:
-    """The nodes a ``contradicts`` edge touches: as a set, and as a bool mask by node id (one
-    entry past the largest node, False: :func:`touched_rows` clips larger ids to it). Found by
-    one O(edges) pass over the CSR's relation array (a commit that adds or drops edges makes a
-    new one; one that only reweights or adds nodes keeps it, and the rows of its entries) and
-    cached in ``state.scratch``, keyed by that array (one byte per entry), not the whole CSR, so
-    a replaced graph is not kept alive."""
-    cached = state.scratch.get("contradicts_nodes")
-    if cached is None or cached[0] is not csr.relation:
-        at = np.flatnonzero(csr.relation == Relation.CONTRADICTS.code)
-        rows = np.unique(np.searchsorted(csr.indptr, at, side="right") - 1)   # the row (node) of each entry
-        mark = np.zeros((int(rows[-1]) + 2) if len(rows) else 1, bool)
-        mark[rows] = True
-        cached = state.scratch["contradicts_nodes"] = (csr.relation, frozenset(rows.tolist()), mark)
-    return cached[1], cached[2]
 
 
 def quoting_nodes(state, csr: CSRGraph) -> dict[int, tuple[int, ...]]:
