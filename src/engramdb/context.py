@@ -4,7 +4,7 @@
 "Context assembly"):
 
 - **L0**, small and always in: the user's profile (the current value of every slot of the user,
-  :meth:`Engram.profile` of the subjects in ``slots.USER_SUBJECTS``), procedural memories, and
+  :meth:`Engram.profile` of the user, ``slots.USER_SUBJECT``), procedural memories, and
   open decisions (``decision`` memories whose outcome is not yet reviewed: their salience is still
   held, ``salience_at`` is +inf, see ``DecayConfig.hold_decisions_until_review``);
 - **L1**, the recall hits for the query (:meth:`Engram.recall`, read-only: no reinforcement), each
@@ -89,7 +89,7 @@ from typing import Any, Callable, Mapping, Sequence
 from .decisions import TrackRecord, track_record
 from .entities import entity_of_node
 from .errors import InvalidInputError, MemoryBlockedError
-from .slots import USER_SUBJECTS, said_later
+from .slots import USER_SUBJECT, USER_SUBJECTS, said_later
 from .sentences import quotes
 from .speakers import LABEL as SPEAKER_LABEL
 from .types import CONNECTOR_TAGS, MemoryKind, Relation
@@ -508,12 +508,12 @@ def _gap_text(gap: Any, query: str) -> str:
 
 
 def _profile_items(engram: Any, namespace: str, subjects: tuple[str, ...] | None = None) -> list[ContextItem]:
-    """L0's profile lines: every current slot value of ``subjects`` (default the user's names,
-    ``slots.USER_SUBJECTS``); a subject other than the user's is named on its lines ("acme plan:
-    Enterprise")."""
+    """L0's profile lines: every current slot value of ``subjects`` (default the user's,
+    ``slots.USER_SUBJECT``: every name of theirs is stored as it); a subject other than the
+    user's is named on its lines ("acme plan: Enterprise")."""
     items: list[ContextItem] = []
     seen: set[str] = set()
-    for subject in (sorted(USER_SUBJECTS) if subjects is None else subjects):
+    for subject in ((USER_SUBJECT,) if subjects is None else subjects):
         named = "" if subjects is None or subject.lower() in USER_SUBJECTS else f"{subject} "
         for attr, value in engram.profile(subject, namespace=namespace).items():
             for m in value if isinstance(value, list) else [value]:

@@ -753,7 +753,7 @@ class Engram:
                 f"supersede({old_id!r}): the successor's recorded_at ({utc_text(p.recorded_at)}) is before "
                 f"{what} recorded ({utc_text(known)}); a correction is recorded after what it corrects "
                 "(leave recorded_at out for now)")
-        if old.subject is not None and (p.subject, p.attribute) != (old.subject, old.attribute):
+        if old.subject is not None and (p.subject, p.attribute) != (_slots.canonical_subject(old.subject), old.attribute):
             raise InvalidInputError(
                 f"{old_id!r} fills the slot ({old.subject!r}, {old.attribute!r}); its successor must fill "
                 f"the same slot, got ({p.subject!r}, {p.attribute!r})"
@@ -784,7 +784,8 @@ class Engram:
         if new.state is MemoryState.ARCHIVED:   # the fact would vanish from recall
             raise InvalidInputError(f"cannot supersede {old.id!r} by {by!r}: {by!r} is archived (forgotten); "
                                     "a successor is a current memory")
-        if new.subject is not None and (new.subject, new.attribute) != (old.subject, old.attribute):
+        if new.subject is not None and (old.subject is None or (_slots.canonical_subject(new.subject), new.attribute)
+                                        != (_slots.canonical_subject(old.subject), old.attribute)):
             raise InvalidInputError(
                 f"cannot supersede {old.id!r} by {by!r}: {by!r} fills another slot "
                 f"({new.subject!r}, {new.attribute!r}) than ({old.subject!r}, {old.attribute!r})"

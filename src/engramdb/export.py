@@ -70,7 +70,7 @@ from typing import Any
 import numpy as np
 
 from .errors import DimensionMismatchError, EngramError, InvalidInputError, NonFiniteError, StoreCorruptedError
-from .slots import retire_record, slot_key
+from .slots import canonical_subject, retire_record, slot_members
 from .state import EngineState
 from .store.checks import check_record
 from .store.lmdb_store import DIR_MODE, FILE_MODE, edge_key, pack, unpack
@@ -502,6 +502,8 @@ def _records_of(state: EngineState, mem, version: int) -> tuple[list[dict], np.n
             # a slot or time field in extra is the exact stored value the columns cannot give
             rec.update({k: v for k, v in extra.items() if k not in rec or k in FIELD_COLUMNS})
         _check_fields(rec, where)
+        if rec.get("subject") is not None:   # stored as the write path stores it ("Me" is "user")
+            rec["subject"] = canonical_subject(rec["subject"])
         try:   # exactly the check the store applies when it reads a record back
             check_record(i, rec)
         except StoreCorruptedError as exc:
@@ -747,13 +749,12 @@ def _settle_slots(state: EngineState, unit, imported: list[int]) -> list[tuple[i
         rec = unit.record(nid)
         if rec is None:
             continue
-        key = slot_key(rec["namespace"], rec["subject"], rec["attribute"])
+        key = (rec["namespace"], rec["subject"], rec["attribute"])
         single = rec.get("single_valued")
         if key in done or not (state.config.slots.is_single(rec["attribute"]) if single is None else single):
             continue
         done.add(key)
-        entry = unit.store.get_meta(unit.txn, key) or {"nids": []}
-        current = [(m, r) for m in entry["nids"] if (r := unit.record(m)) is not None
+        current = [(m, r) for m in slot_members(unit.store, unit.txn, *key) if (r := unit.record(m)) is not None
                    and r["state"] != MemoryState.SUPERSEDED.value and r.get("superseded_by") is None]
         if len(current) < 2:
             continue

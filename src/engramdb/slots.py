@@ -7,7 +7,12 @@ that fills it carries a *value* ("Lisbon"). Slots come from the caller (``slot=`
 ``extractor(text) -> (subject, attribute, value) | None`` (``SlotConfig.extractor``; off by
 default; :func:`rule_based_extractor` is a small pattern-based one, an LLM-backed callable fits
 the same interface). Subjects and attributes are stored normalised (lower case, collapsed
-whitespace; attributes also turn spaces into underscores: "Home City" is "home_city"). A value
+whitespace; attributes also turn spaces into underscores: "Home City" is "home_city"), and each
+name of the user's (:data:`USER_SUBJECTS`: "me", "I", "the user", "myself", "self") is stored as
+``"user"`` (:func:`canonical_subject`), so ``add(..., subject="me")`` and a later ``subject="the
+user"`` fill one slot, and ``profile("user")`` shows both. A store written before subjects were
+made canonical keeps the user's slots under each name it was given; reads and writes take them
+as one slot (:func:`slot_members`, :meth:`EngineState.slot_table`). A value
 is stored as given (surrounding whitespace stripped), so "Lisbon" displays as "Lisbon", and
 compared normalised ("Lisbon" and "lisbon." are the same value).
 
@@ -53,7 +58,7 @@ from .speakers import LABELS, PERSON_NOUNS, looks_like_a_name
 from .temporal import said_after
 from .types import Contradiction, MemoryState, Relation, STATE_BY_CODE, _STATE_CODES
 
-__all__ = ["normalise", "normalise_attribute", "same_value", "slot_from_item", "states_more", "rule_based_extractor", "slot_key",
+__all__ = ["normalise", "canonical_subject", "slot_members", "USER_SUBJECT", "normalise_attribute", "same_value", "slot_from_item", "states_more", "rule_based_extractor", "slot_key",
            "resolve_order", "retire_record", "contradiction_warnings", "said_later", "SlotExtractor", "plan_slots",
            "join_slot", "join_slot_table", "leave_slot_table", "drop_slot_table", "choose_revived", "SLOT_PREFIX",
            "ATTRIBUTE_SYNONYMS", "USER_SUBJECTS", "PERSON_NOUNS", "slot_cues", "subject_weights"]
@@ -80,6 +85,45 @@ def normalise(s: str) -> str:
     str
     """
     return " ".join(s.lower().split()).strip(" .!?;,")
+
+
+#: Subjects that stand for the person speaking: a first-person question ("my", "I") names them,
+#: and a slot's subject among them is stored as :data:`USER_SUBJECT` (:func:`canonical_subject`).
+USER_SUBJECTS = frozenset({"user", "me", "i", "myself", "self", "the user"})
+#: The stored subject of the user's own slots.
+USER_SUBJECT = "user"
+
+
+def canonical_subject(s: str) -> str:
+    """A slot subject as stored: :func:`normalise`d, and any name of the user's
+    (:data:`USER_SUBJECTS`: "Me", "I", "the user") as :data:`USER_SUBJECT` ("user"): a model or
+    an extractor that calls the user "user" one week and "me" the next fills one slot, not two
+    with a current value each.
+
+    Parameters
+    ----------
+    s : str
+
+    Returns
+    -------
+    str
+    """
+    s = normalise(s)
+    return USER_SUBJECT if s in USER_SUBJECTS else s
+
+
+def slot_members(store, txn, namespace: str, subject: str, attribute: str) -> list[int]:
+    """The nids that ever filled slot (``subject``, ``attribute``) of ``namespace`` by the slot
+    table in LMDB (in ``txn``), ascending. ``subject`` is canonical (:func:`canonical_subject`);
+    the user's slot also gathers the members a store written before subjects were canonical
+    keeps under another of :data:`USER_SUBJECTS` ("me", "the user")."""
+    names = sorted(USER_SUBJECTS) if subject == USER_SUBJECT else (subject,)
+    out: set[int] = set()
+    for name in names:
+        entry = store.get_meta(txn, slot_key(namespace, name, attribute))
+        if entry:
+            out.update(int(n) for n in entry["nids"])
+    return sorted(out)
 
 
 def normalise_attribute(s: str) -> str:
@@ -176,7 +220,7 @@ def slot_from_item(item: Mapping[str, Any], text: str, extractor: SlotExtractor 
             return None
     if subject is None or attribute is None:
         raise InvalidInputError("a slot needs both subject= and attribute=")
-    subject = normalise(_check_part(subject, "subject"))
+    subject = canonical_subject(_check_part(subject, "subject"))
     attribute = normalise_attribute(_check_part(attribute, "attribute"))
     value = _check_part(text if value is None else value, "value").strip()
     if not subject or not attribute or not normalise(value):
@@ -623,8 +667,7 @@ def plan_slots(unit, prepared: list) -> list[tuple[int, int, int, float]]:
         key = slot_key(p.namespace, p.subject, p.attribute)
         members = entries.get(key)
         if members is None:
-            entry = unit.store.get_meta(unit.txn, key)
-            members = entries[key] = list(entry["nids"]) if entry else []
+            members = entries[key] = slot_members(unit.store, unit.txn, p.namespace, p.subject, p.attribute)
         if p.single and p.slot_mode == "auto":
             holders = [(nid, view(nid)) for nid in members]
             holders = [(nid, v) for nid, v in holders if v[4] and nid != p.nid]
@@ -850,7 +893,7 @@ def choose_revived(records: dict[int, dict]) -> dict[int, int]:
     groups: dict[tuple[str, str], list[int]] = {}
     for nid, rec in records.items():
         if rec.get("subject") is not None and not rec.get("multi"):
-            groups.setdefault((rec["subject"], rec["attribute"]), []).append(nid)
+            groups.setdefault((canonical_subject(rec["subject"]), rec["attribute"]), []).append(nid)
     repoint = {}
     for members in groups.values():
         best = max(members, key=lambda n: (records[n].get("archived_at") is None,
@@ -886,9 +929,6 @@ ATTRIBUTE_SYNONYMS: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     "pet": ("pet", "dog", "cat"),
     "hobby": ("hobby", "pastime", "free"),
 }.items()}
-
-#: Subjects that stand for the person speaking: a first-person question ("my", "I") names them.
-USER_SUBJECTS = frozenset({"user", "me", "i", "myself", "self", "the user"})
 
 _FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "im", "ive"})
 #: Capitalised words that name no person (a question "in May" or "on Monday" names nobody).

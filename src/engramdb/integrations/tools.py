@@ -134,11 +134,8 @@ def _remember(eng: Engram, ns: str, args: dict) -> dict:
     fields = _some(args, "kind", "id", "tags", "created_at", "confidence", "source", "subject", "attribute",
                    "value")
     from ..kinds import protected_category   # (here: the schemas alone load nothing heavy)
-    from ..slots import USER_SUBJECTS, normalise
     from ..thirdperson import in_first_person
 
-    if "subject" in fields and normalise(fields["subject"]) in USER_SUBJECTS:
-        fields["subject"] = "user"   # (a model writes "user" one week, "the user" or "me" the next: one slot)
     # a note a model chose to keep is a fact (the tool's default kind), and one of the user's
     # identity, health or family is protected, as add_conversation protects the user's messages:
     # episodic and untagged, "User's levothyroxine dose is 75 mcg daily." was archived after a

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..state import Columns
-from ..slots import normalise, normalise_attribute
+from ..slots import canonical_subject, normalise_attribute
 from ..temporal import as_of_mask, bitemporal_mask, valid_at_mask
 from ..types import STATE_BY_CODE, MemoryState, _STATE_CODES, shown_tags
 from ..validate import as_list, check_fraction, kind_table, tag_set, to_unix_seconds, until_seconds
@@ -71,7 +71,8 @@ class Filters:
     valid_at : float or None
         Valid time: what held in the world then, Unix seconds.
     subject, attribute : str or None
-        Slot subject / attribute, normalised.
+        Slot subject / attribute, normalised (the subject canonical:
+        :func:`engramdb.slots.canonical_subject`, "me" is "user").
     archived_before : bool
         With ``as_of``: archived memories pass only for a time before they were archived
         (``Columns.archived_at``), when the store still held them active.
@@ -133,7 +134,7 @@ class Filters:
             return _default()   # the filters of nearly every recall: built once
         t_as_of = None if as_of is None else to_unix_seconds(as_of, field="as_of")
         t_valid = None if valid_at is None else to_unix_seconds(valid_at, field="valid_at")
-        subject = None if subject is None else normalise(_slot_part(subject, "subject"))
+        subject = None if subject is None else canonical_subject(_slot_part(subject, "subject"))
         attribute = None if attribute is None else normalise_attribute(_slot_part(attribute, "attribute"))
         shown = np.zeros(len(STATE_BY_CODE), bool)
         if state is not None:

@@ -31,7 +31,7 @@ from ..kernels import registry
 from ..store.checks import columns_snapshot_ok
 from ..store.ledger import DEFAULT_ACTOR, erased_with
 from ..store.lmdb_store import SCHEMA_VERSION, LmdbStore, shred
-from ..slots import SLOT_PREFIX
+from ..slots import SLOT_PREFIX, canonical_subject
 from ..types import _STATE_CODES, MemoryState, Relation
 from ..validate import utc_text
 from .columns import TEXT_RULES, Columns
@@ -678,7 +678,8 @@ class EngineState:
 
     def slot_table(self, name: str) -> dict[tuple[str, str], np.ndarray]:
         """Namespace ``name``'s slots: (subject, attribute) -> the nids (int64) that ever filled
-        each, in the order they joined (any state; erased ones leave). Read from LMDB's slot
+        each, in the order they joined (any state; erased ones leave; subjects canonical,
+        :func:`engramdb.slots.canonical_subject`). Read from LMDB's slot
         entries on first use, then kept in step by every committed write; cached."""
         sp = self.spaces.get(name)
         if sp is None:
@@ -688,7 +689,11 @@ class EngineState:
             with self.store.read("reading the slot table") as txn:
                 for _key, entry in self.store.iter_meta(txn, SLOT_PREFIX):
                     if entry.get("namespace") == name and entry.get("nids"):
-                        table[(entry["subject"], entry["attribute"])] = np.asarray(entry["nids"], np.int64)
+                        # (the user's slots of a store written before subjects were canonical
+                        # are under each name it was given: one slot here)
+                        key = (canonical_subject(entry["subject"]), entry["attribute"])
+                        nids = np.asarray(entry["nids"], np.int64)
+                        table[key] = np.union1d(table[key], nids) if key in table else nids
             sp.slots = table
         return sp.slots
 

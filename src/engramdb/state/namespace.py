@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from ..slots import canonical_subject
+
 __all__ = ["Namespace"]
 
 
@@ -62,10 +64,11 @@ class Namespace:
 
     def slot_member(self, subject: str, attribute: str, nid: int, joined: bool) -> None:
         """Keep a loaded slot table in step with a committed write: ``nid`` joined (or left)
-        slot (subject, attribute). An unloaded table is left to be read on first use."""
+        slot (subject, attribute) (the stored subject: the table's is canonical). An unloaded table
+        is left to be read on first use."""
         if self.slots is None:
             return
-        key = (subject, attribute)
+        key = (canonical_subject(subject), attribute)
         nids = self.slots.get(key, np.zeros(0, np.int64))
         if joined and nid not in nids:
             self.slots[key] = np.append(nids, np.int64(nid))
