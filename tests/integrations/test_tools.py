@@ -72,7 +72,7 @@ def test_dispatcher_round_trips_every_tool(tmp_path):
             elif name == "recall":
                 assert [h["id"] for h in out["hits"]] == ["home"]
                 assert out["hits"][0]["date"] == "2024-03-10T00:00:00Z"
-                assert out["hits"][0]["path"] == [{"id": "home", "relation": None, "forward": True}]
+                assert "path" not in out["hits"][0]   # a seed: no other memory led to it
             elif name == "context":
                 assert "Porto" in out["text"] and out["tokens_used"] <= 200 == out["budget_tokens"]
             elif name == "supersede":
@@ -249,3 +249,26 @@ def test_a_remembered_note_is_a_lasting_fact(tmp_path):
         assert [("protected" in mem.get(f"n{i}").tags) for i in range(3)] == [True, True, False]
         mem.rescore(now="2028-01-01")
         assert [mem.get(i).state.value for i in ("n0", "n1", "hike")] == ["active", "active", "archived"]
+
+
+def test_a_recall_tool_hit_carries_what_a_model_reads():
+    """helper-221: a tool hit carried every field of the Python hit (score, activation, cosine,
+    the path's steps as objects, nulls): five hits were 2,463 characters, 260 of them text."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp, engramdb.open(tmp, embedder="hashing") as mem:
+        mem.add("I live in Boston.", id="boston", created_at="2025-01-05", tags=["home"])
+        mem.add("I moved to Cambridge in May.", id="cambridge", created_at="2025-05-20")
+        mem.add("My dog Pixel loves the park.", id="pixel", created_at="2025-02-01", confidence=0.8)
+        out = T.call_tool(mem, "recall", {"query": "where do I live?", "k": 3})
+        assert not out.is_error, out.text
+        rel = [h["relevance"] for h in out.content["hits"]]
+        assert all(0.0 <= r <= 1.0 and round(r, 2) == r for r in rel)
+        assert out.content == {"gaps": [], "hits": [
+            {"id": "cambridge", "text": "I moved to Cambridge in May.", "date": "2025-05-20T00:00:00Z",
+             "kind": "episodic", "relevance": rel[0], "path": "boston <-[contradicts]- cambridge"},
+            {"id": "boston", "text": "I live in Boston.", "date": "2025-01-05T00:00:00Z", "kind": "episodic",
+             "relevance": rel[1], "tags": ["home"], "said_otherwise_later_in": ["cambridge"]}]}
+        dog = T.call_tool(mem, "recall", {"query": "what does my dog Pixel love?", "k": 1}).content["hits"]
+        assert dog == [{"id": "pixel", "text": "My dog Pixel loves the park.", "date": "2025-02-01T00:00:00Z",
+                        "kind": "episodic", "relevance": dog[0]["relevance"], "confidence": 0.8}]

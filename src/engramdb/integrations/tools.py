@@ -52,6 +52,7 @@ __all__ = [
     "openai_tools",
     "run_anthropic_tool_use",
     "outdated",
+    "tool_hit",
     "run_openai_tool_call",
     "tools",
 ]
@@ -245,12 +246,56 @@ def _recall(eng: Engram, ns: str, args: dict) -> dict:
                            **_some(args, "kinds", "tags", "since", "until", "as_of", "valid_at"))
     if not holds_memories(eng, ns):   # a new user's first question: an empty answer, not an error
         return {"hits": [], "gaps": [{"query": args["query"], "reason": "empty_namespace",
-                                      "best_similarity": None, "detail": _NOTHING_STORED}], "warnings": []}
+                                      "best_similarity": None, "detail": _NOTHING_STORED}]}
     res = eng.recall(args["query"], namespace=ns, k=args.get("k", 5),
                      **_some(args, "kinds", "tags", "since", "until", "as_of", "valid_at"),
                      include_superseded=bool(args.get("include_superseded", False)))
-    hits = [{**h.to_dict(), "date": _iso(h.created_at)} for h in res.hits]
-    return {"hits": hits, "gaps": [g.to_dict() for g in res.gaps], "warnings": [w.to_dict() for w in res.warnings]}
+    later = outdated(eng, res, ns)
+    return {"hits": [tool_hit(h, later.get(h.id, ())) for h in res.hits], "gaps": [g.to_dict() for g in res.gaps]}
+
+
+def tool_hit(hit: Any, said_later: Any = ()) -> dict:
+    """A recall hit as a model reads it: ``id``, ``text``, ``date`` (ISO-8601 UTC), ``kind`` and
+    ``relevance`` (in [0, 1], two decimals), and only the fields that say something of this hit:
+    ``path`` (:func:`engramdb.types.format_path`, "a -[contradicts]-> b") when another memory led
+    to it, ``tags``, ``said_otherwise_later_in`` (the ids of the memories that say otherwise later:
+    :func:`outdated`), ``state`` when not active, ``confidence`` below 1, a decision's
+    ``outcome``, the piece (``chunk``) of a memory stored as pieces, ``source`` and the warn
+    rules' ``censor_notes``. Every field of a hit (score, activation, cosine, the path's steps)
+    made five hits 2,463 characters, 260 of them the memories' text (helper-221); the Python API
+    keeps them all (:meth:`engramdb.types.Hit.to_dict`).
+
+    Parameters
+    ----------
+    hit : engramdb.types.Hit
+    said_later : sequence of str
+        The ids of the memories that say otherwise later than ``hit``.
+
+    Returns
+    -------
+    dict
+        JSON-ready.
+    """
+    from ..types import MemoryState, format_path
+
+    out: dict[str, Any] = {"id": hit.id, "text": hit.text, "date": _iso(hit.created_at), "kind": hit.kind.value,
+                           "relevance": round(float(hit.relevance), 2)}
+    if len(hit.path) > 1:
+        out["path"] = format_path(hit.path)
+    if hit.tags:
+        out["tags"] = list(hit.tags)
+    if said_later:
+        out["said_otherwise_later_in"] = list(said_later)
+    if hit.state is not MemoryState.ACTIVE:
+        out["state"] = hit.state.value
+    if hit.confidence < 1.0:
+        out["confidence"] = hit.confidence
+    for name in ("outcome", "chunk", "source"):
+        if getattr(hit, name) is not None:
+            out[name] = getattr(hit, name)
+    if hit.censor_notes:
+        out["censor_notes"] = [n.to_dict() for n in hit.censor_notes]
+    return out
 
 
 def _context(eng: Engram, ns: str, args: dict) -> dict:
@@ -312,8 +357,9 @@ TOOLS: Mapping[str, Tool] = MappingProxyType({t.name: t for t in (
          }, ["text"]), False, _remember),
     Tool("recall",
          "Recall the memories related to a question: keyword and vector search, then spreading "
-         "activation over the memory graph. Each hit has a score, a relevance in [0, 1], its date and "
-         "the path that led to it; 'gaps' says when the best evidence is weak.",
+         "activation over the memory graph. Each hit has its id, text, date, kind and a relevance in "
+         "[0, 1], best first; 'path' when other memories led to it, 'said_otherwise_later_in' when a later "
+         "memory says otherwise (the later one holds now); 'gaps' says when the best evidence is weak.",
          _schema({
              "query": {"type": "string", "description": "The question, in words."},
              "k": {"type": "integer", "minimum": 1, "maximum": 100, "default": 5,
