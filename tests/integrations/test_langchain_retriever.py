@@ -107,6 +107,24 @@ def test_langchain_tools_share_the_definitions_and_return_engramdb_errors(trip):
     assert [t.name for t in langchain_tools(trip, read_only=True)] == ["recall", "context", "history"]
 
 
+def test_langchain_tools_run_at_a_replayed_conversations_times(tmp_path):
+    import json
+
+    from engramdb.integrations.langchain import langchain_tools
+
+    clock = ["2025-03-04T08:00:00"]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        tools = {t.name: t for t in langchain_tools(mem, namespace="u", now=lambda: clock[0])}
+        tools["remember"].invoke({"text": "I ran 5 km in the park this morning.", "id": "run"})
+        assert mem.get("run", namespace="u").created_at == 1741075200.0
+        clock[0] = "2025-03-10"
+        out = json.loads(tools["recall"].invoke({"query": "what did I do last week?", "k": 1}))
+        assert [h["id"] for h in out["hits"]] == ["run"] and out["gaps"] == []
+        clock[0] = "2025-06-10"
+        out = json.loads(tools["recall"].invoke({"query": "what did I do last week?", "k": 1}))
+        assert "empty_window" in [g["reason"] for g in out["gaps"]]
+
+
 def test_a_new_users_retriever_checks_its_arguments_as_recall_does(trip):
     """A bad kind, k or range fails for a new user as for a user with memories (the empty
     answer came without a check)."""

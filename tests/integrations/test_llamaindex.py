@@ -140,3 +140,21 @@ def test_end_session_stores_what_memory_never_flushed(tmp_path):
         memory2 = Memory.from_defaults(session_id="w2", memory_blocks=[block])
         messages = memory2.get(input="what is my cat called?")
         assert messages[0].role.value == "system" and "My cat is called Tom." in messages[0].content
+
+
+def test_the_memory_block_runs_at_a_replayed_conversations_times(tmp_path):
+    """helper-221: the block took no time, so a replayed conversation's messages were dated
+    today and "last week" was the machine's."""
+    clock = ["2025-03-04T08:00:00"]
+    with engramdb.open(tmp_path / "m", embedder="hashing") as mem:
+        block = EngramMemoryBlock(engram=mem, namespace="ana", now=lambda: clock[0])
+        asyncio.run(block.aput([ChatMessage(role="user", content="I ran 5 km in the park this morning.")]))
+        assert [m.created_at for m in mem.query(namespace="ana")] == [1741075200.0]   # 2025-03-04T08:00Z
+        ask = [ChatMessage(role="user", content="what did I do last week?")]
+        clock[0] = "2025-03-10"
+        got = asyncio.run(block.aget(ask))
+        assert "I ran 5 km" in got and "direct match" in got and "Gaps" not in got
+        clock[0] = "2025-06-10"
+        assert "No memory is dated \"last week\" (2025-06-02 to 2025-06-08)" in asyncio.run(block.aget(ask))
+        fixed = EngramMemoryBlock(engram=mem, namespace="ana", now="2025-03-10")   # a value, not a clock
+        assert "direct match" in asyncio.run(fixed.aget(ask))

@@ -272,3 +272,28 @@ def test_a_recall_tool_hit_carries_what_a_model_reads():
         dog = T.call_tool(mem, "recall", {"query": "what does my dog Pixel love?", "k": 1}).content["hits"]
         assert dog == [{"id": "pixel", "text": "My dog Pixel loves the park.", "date": "2025-02-01T00:00:00Z",
                         "kind": "episodic", "relevance": dog[0]["relevance"], "confidence": 0.8}]
+
+
+def test_a_replayed_conversation_runs_the_tools_at_its_own_times(tmp_path):
+    """helper-221: the dispatcher took no time, so a conversation replayed for evaluation was
+    answered at the machine's clock ("last week" of today, notes dated today)."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        assert not T.call_tool(mem, "remember", {"text": "I ran 5 km in the park this morning.", "id": "run"},
+                               now="2025-03-04T08:00:00").is_error
+        assert not T.call_tool(mem, "remember", {"text": "I bought a new bike.", "id": "bike",
+                                                 "created_at": "2025-03-20"}, now="2025-03-21").is_error
+        assert mem.get("run").created_at == 1741075200.0   # 2025-03-04T08:00Z: the call's time
+        assert mem.get("bike").created_at == 1742428800.0  # 2025-03-20: the model's own date wins
+        week = {"query": "what did I do last week?", "k": 2}
+        assert [h["id"] for h in T.call_tool(mem, "recall", week, now="2025-03-10").content["hits"]] == ["run"]
+        assert [h["id"] for h in T.call_tool(mem, "recall", week, now=1742774400.0).content["hits"]][0] == "bike"
+        today = T.call_tool(mem, "recall", week).content   # the clock: nothing of its last week
+        assert "empty_window" in [g["reason"] for g in today["gaps"]]
+        block = T.call_tool(mem, "context", {"query": "what did I do last week?", "budget_tokens": 100},
+                            now="2025-03-10").content["text"]
+        assert "I ran 5 km" in block and "bike" not in block
+        msg = T.run_openai_tool_call(mem, {"id": "c1", "function": {"name": "recall", "arguments": json.dumps(week)}},
+                                     now="2025-03-10")
+        assert [h["id"] for h in json.loads(msg["content"])["hits"]] == ["run"]
+        bad = T.call_tool(mem, "recall", week, now="yesterday")
+        assert bad.is_error and bad.text.startswith("InvalidInputError: now:")

@@ -767,7 +767,8 @@ def _joined(kwargs: Mapping[str, Any] | None, more: Mapping[str, Any]) -> dict[s
 
 
 # ---------------------------------------------------------------------------- agent tools
-def langchain_tools(engram: Engram, *, namespace: str = "default", read_only: bool = False) -> list[StructuredTool]:
+def langchain_tools(engram: Engram, *, namespace: str = "default", read_only: bool = False,
+                    now: Any = None) -> list[StructuredTool]:
     """The agent tools of :mod:`engramdb.integrations.tools` as LangChain ``StructuredTool`` objects.
 
     Parameters
@@ -778,6 +779,9 @@ def langchain_tools(engram: Engram, *, namespace: str = "default", read_only: bo
         The namespace every call works in.
     read_only : bool
         Only the reading tools (``recall``, ``context``, ``history``).
+    now : time, zero-argument callable or None
+        The time of each call (:func:`engramdb.integrations.tools.dispatch`), or a callable read
+        at each call (the clock of a replayed conversation); default the store's clock.
 
     Returns
     -------
@@ -797,7 +801,8 @@ def langchain_tools(engram: Engram, *, namespace: str = "default", read_only: bo
 
     def make(name: str):
         def run(**arguments: Any) -> str:
-            out = call_tool(engram, name, arguments, namespace=namespace, read_only=read_only)
+            out = call_tool(engram, name, arguments, namespace=namespace, read_only=read_only,
+                            now=now() if callable(now) else now)
             if out.is_error:
                 raise ToolException(out.text)
             return out.text

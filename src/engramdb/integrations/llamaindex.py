@@ -133,6 +133,11 @@ class EngramMemoryBlock(BaseMemoryBlock[str]):
         Memory kind of the stored messages (default ``episodic``).
     count_tokens : callable str -> int, optional
         Token counter for the budget (default: characters / 4).
+    now : time, zero-argument callable or None
+        The time of each call (Unix seconds, ISO-8601 or a datetime), or a callable read at each
+        call (the clock of a replayed conversation): the block answers as of it
+        (:meth:`Engram.context`'s ``now``) and dates the messages it stores it. Default the
+        store's clock.
     name, description, priority, accept_short_term_memory
         As for ``BaseMemoryBlock`` (priority 0: ``Memory`` never truncates the block; it keeps
         its own budget).
@@ -166,6 +171,8 @@ class EngramMemoryBlock(BaseMemoryBlock[str]):
     frame: str = Field(default="conversation", description="engramdb context frame.")
     kind: str = Field(default="episodic", description="Memory kind of stored messages.")
     count_tokens: Callable[[str], int] | None = Field(default=None, description="Token counter.")
+    now: Any = Field(default=None, description="The time of each call, or a zero-argument callable read at "
+                                               "each call; default the store's clock.")
 
     @field_validator("namespace", mode="before")
     @classmethod
@@ -184,9 +191,13 @@ class EngramMemoryBlock(BaseMemoryBlock[str]):
             if not holds_memories(self.engram, self.namespace):
                 return ""
             return self.engram.context(query, namespace=self.namespace, budget_tokens=self.budget_tokens,
-                                       frame=self.frame, count_tokens=self.count_tokens).text
+                                       frame=self.frame, count_tokens=self.count_tokens, now=self._now()).text
 
         return await asyncio.to_thread(run)
+
+    def _now(self) -> Any:
+        """The time of this call: ``now``, or what it returns when it is a callable."""
+        return self.now() if callable(self.now) else self.now
 
     async def aend_session(self, memory: Any) -> int:
         """Store the messages ``memory`` (a LlamaIndex ``Memory`` that holds this block) has not
@@ -227,11 +238,13 @@ class EngramMemoryBlock(BaseMemoryBlock[str]):
             ``StoreConfig.max_text_chars``); nothing of the flush is then stored.
         """
         items = []
+        now = self._now()
         for m in messages:
             text = _text(m)
             if text:
                 session = m.additional_kwargs.get("session_id")
                 items.append({"text": text, "kind": self.kind, "tags": [str(m.role.value)],
-                              "source": None if session is None else str(session)})
+                              "source": None if session is None else str(session),
+                              **({} if now is None else {"created_at": now})})
         if items:
             await asyncio.to_thread(self.engram.add_batch, items, namespace=self.namespace)

@@ -79,15 +79,16 @@ class Tool:
         JSON Schema (Draft 2020-12) of the arguments: an object schema.
     read_only : bool
         True when the tool never writes the store; a read-only server exposes only these.
-    run : callable (Engram, namespace str, arguments dict) -> dict
-        Runs the tool; returns a JSON-ready dict; raises :class:`engramdb.EngramError`.
+    run : callable (Engram, namespace str, arguments dict, now float or None) -> dict
+        Runs the tool; returns a JSON-ready dict; raises :class:`engramdb.EngramError`. ``now``
+        (Unix seconds) is the time of the call when the caller gives one (:func:`dispatch`).
     """
 
     name: str
     description: str
     parameters: Mapping[str, Any]
     read_only: bool
-    run: Callable[[Engram, str, dict], dict] = field(repr=False)
+    run: Callable[[Engram, str, dict, "float | None"], dict] = field(repr=False)
 
 
 @dataclass(frozen=True)
@@ -131,9 +132,11 @@ def _some(args: dict, *names: str) -> dict:
     return {n: args[n] for n in names if args.get(n) is not None}
 
 
-def _remember(eng: Engram, ns: str, args: dict) -> dict:
+def _remember(eng: Engram, ns: str, args: dict, now: float | None) -> dict:
     fields = _some(args, "kind", "id", "tags", "created_at", "confidence", "source", "subject", "attribute",
                    "value")
+    if now is not None:   # a note made at the call's time (a replayed conversation's)
+        fields.setdefault("created_at", now)
     from ..kinds import protected_category   # (here: the schemas alone load nothing heavy)
     from ..thirdperson import in_first_person
 
@@ -240,7 +243,7 @@ def holds_memories(eng: Engram, ns: str) -> bool:
     return check_namespace(ns) in eng.namespaces()
 
 
-def _recall(eng: Engram, ns: str, args: dict) -> dict:
+def _recall(eng: Engram, ns: str, args: dict, now: float | None) -> dict:
     # every argument checked as recall checks them, a new user's too (a hint a model can follow)
     check_recall_arguments(eng, args["query"], hint=_ASK_IN_WORDS,
                            **_some(args, "kinds", "tags", "since", "until", "as_of", "valid_at"))
@@ -249,7 +252,7 @@ def _recall(eng: Engram, ns: str, args: dict) -> dict:
                                       "best_similarity": None, "detail": _NOTHING_STORED}]}
     res = eng.recall(args["query"], namespace=ns, k=args.get("k", 5),
                      **_some(args, "kinds", "tags", "since", "until", "as_of", "valid_at"),
-                     include_superseded=bool(args.get("include_superseded", False)))
+                     include_superseded=bool(args.get("include_superseded", False)), now=now)
     later = outdated(eng, res, ns)
     return {"hits": [tool_hit(h, later.get(h.id, ())) for h in res.hits], "gaps": [g.to_dict() for g in res.gaps]}
 
@@ -298,31 +301,31 @@ def tool_hit(hit: Any, said_later: Any = ()) -> dict:
     return out
 
 
-def _context(eng: Engram, ns: str, args: dict) -> dict:
+def _context(eng: Engram, ns: str, args: dict, now: float | None) -> dict:
     check_recall_arguments(eng, args["query"], hint=_ASK_IN_WORDS, **_some(args, "kinds", "tags", "since", "until"))
     if not holds_memories(eng, ns):
         from ..context import check_budget, check_frame   # the arguments checked as context() does
         frame = check_frame(args.get("frame", "conversation"))
         return {"text": "", "tokens_used": 0, "budget_tokens": check_budget(args.get("budget_tokens"), frame),
                 "frame": frame.name, "gaps": [_NOTHING_STORED[0].upper() + _NOTHING_STORED[1:] + "."]}
-    block = eng.context(args["query"], namespace=ns,
+    block = eng.context(args["query"], namespace=ns, now=now,
                         **_some(args, "budget_tokens", "frame", "kinds", "tags", "since", "until"))
     return {"text": block.text, "tokens_used": block.tokens_used, "budget_tokens": block.budget_tokens,
             "frame": block.frame, "gaps": list(block.gaps)}
 
 
-def _forget(eng: Engram, ns: str, args: dict) -> dict:
+def _forget(eng: Engram, ns: str, args: dict, now: float | None) -> dict:
     hard = bool(args.get("hard", False))
     eng.forget(args["id"], namespace=ns, hard=hard)
     return {"id": args["id"], "forgotten": "erased" if hard else "archived"}
 
 
-def _supersede(eng: Engram, ns: str, args: dict) -> dict:
+def _supersede(eng: Engram, ns: str, args: dict, now: float | None) -> dict:
     new_id = eng.supersede(args["old_id"], args.get("text"), namespace=ns, **_some(args, "by", "id"))
     return {"id": new_id, "superseded": args["old_id"]}
 
 
-def _history(eng: Engram, ns: str, args: dict) -> dict:
+def _history(eng: Engram, ns: str, args: dict, now: float | None) -> dict:
     return {"id": args["id"], "versions": [e.to_dict() for e in eng.history(args["id"], namespace=ns)]}
 
 
@@ -502,7 +505,7 @@ def _arguments(tool: Tool, arguments: Any) -> dict:
 
 
 def dispatch(engram: Engram, name: str, arguments: Any = None, *, namespace: str = "default",
-             read_only: bool = False) -> dict:
+             read_only: bool = False, now: Any = None) -> dict:
     """Run the tool ``name`` with ``arguments`` against ``engram`` in ``namespace``.
 
     Parameters
@@ -517,6 +520,11 @@ def dispatch(engram: Engram, name: str, arguments: Any = None, *, namespace: str
         The namespace every call works in; the model cannot choose another.
     read_only : bool
         Refuse the tools that write (``remember``, ``forget``, ``supersede``).
+    now : float, str, datetime or None
+        The time of the call (Unix seconds, ISO-8601 or a datetime; default the clock), for a
+        conversation replayed at its own times: ``recall`` and ``context`` answer as of it (their
+        ``now=``), and ``remember`` dates a note it (its default ``created_at``). ``forget``,
+        ``supersede`` and ``history`` act at the store's clock.
 
     Returns
     -------
@@ -540,17 +548,21 @@ def dispatch(engram: Engram, name: str, arguments: Any = None, *, namespace: str
     if read_only and not tool.read_only:
         raise ReadOnlyError(f"tool {name!r} writes to the store, and this dispatcher is read-only; "
                             f"its tools are {[t.name for t in tools(read_only=True)]}")
-    return tool.run(engram, namespace, _arguments(tool, arguments))
+    if now is not None:
+        from ..validate import to_unix_seconds
+
+        now = to_unix_seconds(now, field="now")
+    return tool.run(engram, namespace, _arguments(tool, arguments), now)
 
 
 def call_tool(engram: Engram, name: str, arguments: Any = None, *, namespace: str = "default",
-              read_only: bool = False) -> ToolResult:
+              read_only: bool = False, now: Any = None) -> ToolResult:
     """:func:`dispatch`, with every :class:`engramdb.EngramError` turned into an error result that
     keeps the error's class name and message (other exceptions, i.e. bugs, propagate).
 
     Parameters
     ----------
-    engram, name, arguments, namespace, read_only
+    engram, name, arguments, namespace, read_only, now
         As for :func:`dispatch`.
 
     Returns
@@ -559,7 +571,7 @@ def call_tool(engram: Engram, name: str, arguments: Any = None, *, namespace: st
     """
     try:
         return ToolResult(str(name), False, dispatch(engram, name, arguments, namespace=namespace,
-                                                     read_only=read_only))
+                                                     read_only=read_only, now=now))
     except EngramError as exc:
         return _failed(name, exc)
 
@@ -608,7 +620,7 @@ _ANTHROPIC_USE = "a tool_use content block, {'type': 'tool_use', 'id', 'name', '
 
 
 def run_openai_tool_call(engram: Engram, tool_call: Any, *, namespace: str = "default",
-                         read_only: bool = False) -> dict:
+                         read_only: bool = False, now: Any = None) -> dict:
     """Run one OpenAI tool call; return the ``{"role": "tool", ...}`` message that answers it.
 
     Parameters
@@ -617,7 +629,7 @@ def run_openai_tool_call(engram: Engram, tool_call: Any, *, namespace: str = "de
     tool_call : mapping or SDK object
         An item of ``message.tool_calls``: ``{"id", "function": {"name", "arguments"}}``
         (``arguments`` a JSON string; a missing one is no arguments).
-    namespace, read_only
+    namespace, read_only, now
         As for :func:`dispatch`.
 
     Returns
@@ -647,12 +659,12 @@ def run_openai_tool_call(engram: Engram, tool_call: Any, *, namespace: str = "de
     else:
         arguments = _field(fn, "arguments")
         out = call_tool(engram, _field(fn, "name"), None if arguments is _MISSING else arguments,
-                        namespace=namespace, read_only=read_only)
+                        namespace=namespace, read_only=read_only, now=now)
     return {"role": "tool", "tool_call_id": call_id, "content": out.text}
 
 
 def run_anthropic_tool_use(engram: Engram, block: Any, *, namespace: str = "default",
-                           read_only: bool = False) -> dict:
+                           read_only: bool = False, now: Any = None) -> dict:
     """Run one Anthropic ``tool_use`` content block; return the ``tool_result`` block that answers it.
 
     Parameters
@@ -661,7 +673,7 @@ def run_anthropic_tool_use(engram: Engram, block: Any, *, namespace: str = "defa
     block : mapping or SDK object
         ``{"type": "tool_use", "id", "name", "input"}`` (``input`` a JSON object; a missing one
         is no arguments).
-    namespace, read_only
+    namespace, read_only, now
         As for :func:`dispatch`.
 
     Returns
@@ -682,5 +694,5 @@ def run_anthropic_tool_use(engram: Engram, block: Any, *, namespace: str = "defa
     else:
         arguments = _field(block, "input")
         out = call_tool(engram, name, None if arguments is _MISSING else arguments, namespace=namespace,
-                        read_only=read_only)
+                        read_only=read_only, now=now)
     return {"type": "tool_result", "tool_use_id": use_id, "content": out.text, "is_error": out.is_error}
