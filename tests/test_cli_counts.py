@@ -27,7 +27,7 @@ def test_one_of_each_is_singular(tmp_path):
     chat = tmp_path / "chat.jsonl"
     chat.write_text(json.dumps({"role": "user", "content": "Hello there, I live in Porto."}) + "\n")
     out = run("ingest-chat", chat, "--store", store, "-n", "c", "--no-entities")
-    assert "ingested 1 new message in 1 session: " in out and "(0 new entities)" in out
+    assert "ingested 1 new message in 1 session: 2 memories (1 message, 1 new session node, 0 new entities)" in out
     assert "ledger ok: " in run("ledger", "--store", store, "--verify")
 
 

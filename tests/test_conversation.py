@@ -682,7 +682,8 @@ def test_an_identical_chat_with_ids_sent_again_adds_nothing(tmp_path):
         entities_before = sorted(m.id for m in eng.query(namespace="u", tags=["entity"]))
     again = CliRunner().invoke(main, ["ingest-chat", "--store", str(store), "-n", "u", str(path)])
     assert again.exit_code == 0, again.output
-    assert ("ingested 0 new messages (3 already stored) in 0 sessions: 0 memories (0 new entities), "
+    assert ("ingested 0 new messages (3 already stored) in 0 sessions: 0 memories (0 messages, 0 new session nodes, "
+            "0 new entities), "
             "0 edges") in again.output
     with engramdb.open(store) as eng:
         assert store_digest(eng) == before

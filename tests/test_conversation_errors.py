@@ -118,7 +118,8 @@ def test_cli_summary_counts_messages_pieces_and_entities(tmp_path):
         entities = len(eng.query(namespace="u", tags=["entity"], limit=100))
         memories = eng.stats()["memories"]
     assert pieces == 12 and entities >= 2
-    assert (f"ingested 3 new messages in 1 session: {memories} memories ({entities} new entities) and {pieces} "
+    assert (f"ingested 3 new messages in 1 session: {memories} memories (3 messages, 1 new session node, "
+            f"{entities} new entities) and {pieces} "
             "pieces of long messages,") in res.output
 
 

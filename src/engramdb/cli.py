@@ -723,14 +723,17 @@ def ingest_chat_cmd(store, namespace, embedder, dim, session, session_gap, entit
     if out.get("changed"):
         edited += (f"; {count(len(out['changed']), 'changed value')} linked contradicts (later <- earlier): "
                    f"{', '.join(f'{a} <- {b}' for a, b in out['changed'])}")
+    # what the memories are: the new messages, the new session nodes and the new entity nodes
+    nodes = max(0, out["memories"] - len(out["message_ids"]) - out["entities"])
+    made = (f"{count(out['memories'], 'memory')} ({count(len(out['message_ids']), 'message')}, "
+            f"{count(nodes, 'new session node')}, {count(out['entities'], 'new entity')})")
     if dry_run:
         click.echo(f"checked: would ingest {count(len(out['message_ids']), 'new message')}{again} in "
-                   f"{count(len(out['sessions']), 'session')}: {count(out['memories'], 'memory')} "
-                   f"({count(out['entities'], 'new entity')}){pieces} into {store}; nothing stored")
+                   f"{count(len(out['sessions']), 'session')}: {made}{pieces} into {store}; nothing stored")
         return
     click.echo(f"ingested {count(len(out['message_ids']), 'new message')}{again} in "
-               f"{count(len(out['sessions']), 'session')}: {count(out['memories'], 'memory')} "
-               f"({count(out['entities'], 'new entity')}){pieces}, {count(out['edges'], 'edge')} into {store}{edited}")
+               f"{count(len(out['sessions']), 'session')}: {made}{pieces}, {count(out['edges'], 'edge')} into "
+               f"{store}{edited}")
 
 
 def _one_message_an_id(conversations: list) -> None:
