@@ -38,7 +38,8 @@ def recall(state: State) -> dict:
     return {"recalled": [(i.value["text"], round(i.score, 3)) for i in items]}
 
 
-store = EngramStore.open(tempfile.mkdtemp())
+tmp = tempfile.TemporaryDirectory()   # (removed at the end)
+store = EngramStore.open(tmp.name)
 graph = StateGraph(State)
 graph.add_node("remember", remember)
 graph.add_node("recall", recall)
@@ -64,3 +65,4 @@ print("chain answer:", chain.invoke("what is the code of my TAP flight to Lisbon
 for d in retriever.invoke("what is the code of my TAP flight to Lisbon?"):
     print("  doc:", d.metadata["id"], round(d.metadata["score"], 3), [s["id"] for s in d.metadata["path"]])
 mem.close()
+tmp.cleanup()

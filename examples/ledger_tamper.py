@@ -56,7 +56,8 @@ def tamper(path: str, seq: int, edit) -> None:
 
 def main() -> None:
     console = Console()
-    path = os.path.join(tempfile.mkdtemp(prefix="ledger_demo_"), "store")
+    tmp = tempfile.TemporaryDirectory(prefix="ledger_demo_")   # (removed at the end)
+    path = os.path.join(tmp.name, "store")
     with engramdb.open(path, dim=32, embedder="hashing", actor="assistant") as eng:
         eng.add("The user's flight is LH 1234 on 3 May", id="flight", embedding=vec(1))
         eng.add("Confirmation code QX7Z9M", id="code", embedding=vec(2))
@@ -76,6 +77,7 @@ def main() -> None:
     tamper(path, 4, lambda e: None)                                          # delete the link's entry
     with engramdb.open(path, readonly=True) as eng:
         show(eng, console, "after deleting entry 4 from the file")
+    tmp.cleanup()
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from llama_index.core.query_engine import RetrieverQueryEngine
 import engramdb
 from engramdb.integrations.llamaindex import EngramMemoryBlock, EngramRetriever
 
-with engramdb.open(tempfile.mkdtemp()) as mem:
+with tempfile.TemporaryDirectory() as tmp, engramdb.open(tmp) as mem:   # (removed at the end)
     mem.add("I booked TAP flight TP 218, Boston to Lisbon.", id="flight", namespace="ana")
     mem.add("The airline emailed confirmation code QX7Z9M.", id="code", namespace="ana",
             links=[{"to": "flight", "relation": "evidence_for"}])

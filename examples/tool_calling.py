@@ -23,7 +23,7 @@ print("OpenAI tools=:", [t["function"]["name"] for t in openai_tools()])
 print("Anthropic tools=:", [t["name"] for t in anthropic_tools()])
 print(json.dumps(anthropic_tools()[1], indent=2)[:400], "...")
 
-with engramdb.open(tempfile.mkdtemp()) as mem:
+with tempfile.TemporaryDirectory() as tmp, engramdb.open(tmp) as mem:   # (removed at the end)
     # as in an OpenAI chat completion: message.tool_calls[i] (arguments are a JSON string)
     call = {"id": "call_1", "type": "function",
             "function": {"name": "remember",
