@@ -13,7 +13,8 @@ from engramdb.errors import InvalidInputError
 
 #: A store written by the code before subjects were canonical (commit 4bf3873): "I live in
 #: Boston." (id home-1) under subject "me", "I work at Mass General." (job-1) under "the user",
-#: "Bob lives in Paris." (bob-1) under "Bob", all created 2024-01-01, in the default namespace.
+#: "Bob lives in Paris." (bob-1) under "Bob", and the semantic "I like green tea." (tea-1) under
+#: "me" in the multi-valued slot likes, all created 2024-01-01, in the default namespace.
 OLD_STORE = Path(__file__).parent / "data" / "store_before_canonical_subjects.mdb"
 
 JAN, MAY = 1704067200, 1714521600   # 2024-01-01, 2024-05-01
@@ -62,12 +63,14 @@ def _old_store(tmp_path) -> Path:
 def test_a_store_written_before_reads_the_users_names_as_one(tmp_path):
     with engramdb.open(_old_store(tmp_path), embedder="hashing") as db:
         for name in ("user", "me", "the user", "Me"):
-            assert {k: m.id for k, m in db.profile(name).items()} == {"home_city": "home-1", "employer": "job-1"}
+            got = db.profile(name)
+            assert [m.id for m in got.pop("likes")] == ["tea-1"]
+            assert {k: m.id for k, m in got.items()} == {"home_city": "home-1", "employer": "job-1"}
         assert db.current("bob", "home_city").id == "bob-1"
         assert db.profile("bob")["home_city"].id == "bob-1"
-        assert sorted(m.id for m in db.query(subject="i")) == ["home-1", "job-1"]
+        assert sorted(m.id for m in db.query(subject="i")) == ["home-1", "job-1", "tea-1"]
         hits = db.recall("where do I live?", k=3, subject="user")
-        assert [h.id for h in hits.hits] == ["home-1", "job-1"]   # Bob's home is not the user's
+        assert [h.id for h in hits.hits][0] == "home-1" and "bob-1" not in [h.id for h in hits.hits]
 
 
 def test_a_store_written_before_retires_its_users_value_under_another_name(tmp_path):
@@ -82,7 +85,9 @@ def test_a_store_written_before_retires_its_users_value_under_another_name(tmp_p
         late = db.add("I lived in Somerville.", subject="the user", attribute="home_city", created_at=JAN - 86400)
         assert db.get(late).superseded_by is not None
     with engramdb.open(path, embedder="hashing") as db:   # the same after a reopen (slot table read again)
-        assert {k: m.id for k, m in db.profile("user").items()} == {"home_city": new, "employer": "job-1"}
+        got = db.profile("user")
+        assert [m.id for m in got.pop("likes")] == ["tea-1"]
+        assert {k: m.id for k, m in got.items()} == {"home_city": new, "employer": "job-1"}
         assert [m.id for m in db.query(subject="user", attribute="home_city")] == [new]
 
 
@@ -97,3 +102,24 @@ def test_an_import_stores_the_users_names_as_user_and_settles_the_slot(tmp_path)
         assert db.current("user", "home_city").id == here
         assert db.get("home-1").state is engramdb.MemoryState.SUPERSEDED
         assert db.current("me", "employer").id == "job-1"
+
+
+def test_a_successor_given_by_id_takes_the_users_slot_as_stored_now(tmp_path):
+    """helper-226: supersede(by=) on a store written before joined the successor to the slot
+    under the old name ("me")."""
+    with engramdb.open(_old_store(tmp_path), embedder="hashing") as db:
+        new = db.add("I live in Cambridge now.", created_at=MAY)   # no slot of its own
+        db.supersede("home-1", by=new)
+        assert (db.get(new).subject, db.get(new).attribute) == ("user", "home_city")
+        assert db.current("me", "home_city").id == new
+
+
+def test_consolidation_merges_the_users_duplicates_stored_under_two_names(tmp_path):
+    """helper-226: consolidation compared the stored subjects, so "I like green tea." under "me"
+    (a store written before) and under "user" (now) were not merged."""
+    with engramdb.open(_old_store(tmp_path), embedder="hashing") as db:
+        db.add("I like green tea.", id="tea-2", kind="semantic", subject="user", attribute="likes",
+               value="green tea", single_valued=False, created_at=JAN + 60)
+        assert db.consolidate(now=JAN + 400 * 86400)["merged"] == 1
+        assert {db.get("tea-1").state, db.get("tea-2").state} == {engramdb.MemoryState.ACTIVE,
+                                                                  engramdb.MemoryState.SUPERSEDED}

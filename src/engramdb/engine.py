@@ -794,7 +794,8 @@ class Engram:
             rec = _slots.retire_record(unit.record(old_nid), by, new.valid_from, now)
             unit.put_record(old_nid, rec)
             if old.subject is not None and new.subject is None:   # the successor takes over the slot
-                _slots.join_slot(unit, new_nid, ns, old.subject, old.attribute, bool(rec.get("multi")))
+                _slots.join_slot(unit, new_nid, ns, _slots.canonical_subject(old.subject), old.attribute,
+                                 bool(rec.get("multi")))
             unit.add_edges([(new_nid, old_nid, Relation.SUPERSEDES.code, 1.0)])
         return by
 

@@ -171,6 +171,11 @@ def test_arguments_outside_the_schemas_bounds_are_refused(tmp_path):
         assert r.is_error and "remember.confidence" in r.text
         r = T.call_tool(mem, "remember", {"text": "I like tea.", "tags": "prefs"})
         assert not r.is_error and mem.get(json.loads(r.text)["id"]).tags == ("prefs",)
+        # a model's comma-separated string is a list (helper-221: "travel, preferences" was one tag)
+        r = T.call_tool(mem, "remember", {"text": "I fly TAP to Lisbon.", "tags": "travel, preferences,"})
+        assert mem.get(json.loads(r.text)["id"]).tags == ("travel", "preferences")
+        got = T.call_tool(mem, "recall", {"query": "Lisbon", "tags": "travel ,preferences"}).content["hits"]
+        assert [h["text"] for h in got] == ["I fly TAP to Lisbon."]
 
 
 def test_context_tool_takes_recalls_filters(tmp_path):
@@ -297,3 +302,18 @@ def test_a_replayed_conversation_runs_the_tools_at_its_own_times(tmp_path):
         assert [h["id"] for h in json.loads(msg["content"])["hits"]] == ["run"]
         bad = T.call_tool(mem, "recall", week, now="yesterday")
         assert bad.is_error and bad.text.startswith("InvalidInputError: now:")
+
+
+def test_a_replayed_supersede_is_dated_at_the_call_and_a_note_said_too_late_says_so(tmp_path):
+    """helper-226: the supersede tool dated its new version today, so every later note of the
+    replay was older than it and stored already superseded, and remember said nothing of that."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        slot = {"subject": "user", "attribute": "employer"}
+        a = json.loads(T.call_tool(mem, "remember", {"text": "I work at Acme.", **slot}, now="2024-06-01").text)["id"]
+        b = json.loads(T.call_tool(mem, "supersede", {"old_id": a, "text": "I work at Initech."},
+                                   now="2024-07-01").text)["id"]
+        assert mem.get(b).created_at == 1719792000.0   # 2024-07-01
+        c = json.loads(T.call_tool(mem, "remember", {"text": "I work at Globex.", **slot}, now="2024-08-01").text)
+        assert "superseded_by" not in c and mem.current("user", "employer").id == c["id"]
+        late = json.loads(T.call_tool(mem, "remember", {"text": "I work at Hooli.", **slot}, now="2023-01-01").text)
+        assert late["superseded_by"] == c["id"] and mem.current("user", "employer").id == c["id"]

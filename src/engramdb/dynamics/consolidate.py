@@ -124,6 +124,11 @@ _EPISODIC = MemoryKind.EPISODIC.code
 _STOP = frozenset(ENGLISH_STOP_WORDS) | _FILLERS
 
 
+def _subject(subject: str | None) -> str | None:
+    """A slot subject as stored now (:func:`engramdb.slots.canonical_subject`), None kept."""
+    return None if subject is None else _slots.canonical_subject(subject)
+
+
 def mmr_select(vectors: np.ndarray, m: int, lam: float, prior: np.ndarray | None = None) -> list[int]:
     """Pick ``m`` rows by maximal marginal relevance against the centroid.
 
@@ -587,7 +592,8 @@ def _plan_namespace(state: EngineState, ns: str, now: float, record_now: float, 
     if cfg.merge and len(cand) > 1:
         vecs = state.vectors(cand, space)
         uf = _UnionFind(len(cand))
-        slot = [(recs[int(x)].get("subject"), recs[int(x)].get("attribute"), recs[int(x)].get("value"))
+        # (a store written before subjects were canonical holds the user's under "me", "the user")
+        slot = [(_subject(recs[int(x)].get("subject")), recs[int(x)].get("attribute"), recs[int(x)].get("value"))
                 for x in cand]
         for i, j in pairs_for(state).pairs((ns, "merge"), cand, vecs, 8, cfg.duplicate_cosine,
                                         path=state.pairs_path(ns, "merge")):

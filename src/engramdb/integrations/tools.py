@@ -150,6 +150,9 @@ def _remember(eng: Engram, ns: str, args: dict, now: float | None) -> dict:
                                                else fields.get("tags", [])), "protected"]))
     mid = eng.add(args["text"], namespace=ns, **fields)
     out = {"id": mid, "namespace": ns}
+    stored = eng.get(mid, namespace=ns)
+    if stored.superseded_by is not None:   # a value dated before the slot's current one: history
+        out["superseded_by"] = stored.superseded_by
     # the stored memories it says otherwise than (a home, dose or time that changed), as
     # add_conversation's "changed" says: the model learns the old value is out of date (helper-221)
     changed = sorted({e.target for e in eng.edges(mid, namespace=ns)
@@ -321,7 +324,10 @@ def _forget(eng: Engram, ns: str, args: dict, now: float | None) -> dict:
 
 
 def _supersede(eng: Engram, ns: str, args: dict, now: float | None) -> dict:
-    new_id = eng.supersede(args["old_id"], args.get("text"), namespace=ns, **_some(args, "by", "id"))
+    fields = _some(args, "by", "id")
+    if now is not None and "by" not in fields:   # the new version said at the call's time
+        fields["created_at"] = now
+    new_id = eng.supersede(args["old_id"], args.get("text"), namespace=ns, **fields)
     return {"id": new_id, "superseded": args["old_id"]}
 
 
@@ -339,8 +345,9 @@ TOOLS: Mapping[str, Tool] = MappingProxyType({t.name: t for t in (
     Tool("remember",
          "Store one memory (a fact, preference, event, procedure or decision) for later recall. "
          "Returns its id, and under 'changed' the ids of stored memories it says otherwise than (an "
-         "address, job, dose or time that changed: recall puts the new one first and warns). Repeating a text "
-         "already stored reinforces it instead of storing it twice.",
+         "address, job, dose or time that changed: recall puts the new one first and warns), and under "
+         "'superseded_by' the stored memory that holds later than it (a value dated before the current one "
+         "is stored as history). Repeating a text already stored reinforces it instead of storing it twice.",
          _schema({
              "text": {"type": "string", "description": "What to remember, in one self-contained sentence."},
              "kind": {"type": "string", "enum": list(KINDS),
@@ -460,7 +467,9 @@ def _check_type(value: Any, schema: Mapping[str, Any], where: str) -> Any:
     if kind == "integer" and isinstance(value, float) and math.isfinite(value) and value.is_integer():
         value = int(value)
     if kind == "array" and isinstance(value, str) and schema.get("items", {}).get("type") == "string":
-        return [value]   # one string for a list of strings, as the Python API takes tags
+        # one string for a list of strings, as the Python API takes tags; a model's "travel,
+        # preferences" is two (helper-221: it was one tag, "travel, preferences")
+        return [v.strip() for v in value.split(",") if v.strip()] or [value]
     ok = isinstance(value, _JSON_TYPES[kind]) and not (kind in ("integer", "number") and isinstance(value, bool))
     if not ok:
         raise InvalidInputError(f"{where}: expected a JSON {kind}, got {value!r}")
@@ -522,9 +531,10 @@ def dispatch(engram: Engram, name: str, arguments: Any = None, *, namespace: str
         Refuse the tools that write (``remember``, ``forget``, ``supersede``).
     now : float, str, datetime or None
         The time of the call (Unix seconds, ISO-8601 or a datetime; default the clock), for a
-        conversation replayed at its own times: ``recall`` and ``context`` answer as of it (their
-        ``now=``), and ``remember`` dates a note it (its default ``created_at``). ``forget``,
-        ``supersede`` and ``history`` act at the store's clock.
+        conversation replayed at its own times: ``recall`` and ``context`` read time words ("last
+        week") and salience against it (their ``now=``; memories dated after it are not hidden:
+        that is ``as_of``), ``remember`` and ``supersede`` date the new memory it (their default
+        ``created_at``). ``forget`` and ``history`` act at the store's clock.
 
     Returns
     -------
