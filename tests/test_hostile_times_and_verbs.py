@@ -42,6 +42,14 @@ def test_the_ends_of_the_years_1_to_9999_are_accepted(tmp_path):
         assert mem.get("a").created_at == -62_135_596_800.0
         assert mem.get("b").created_at == 253_402_300_799.0
         assert {i.id for t in ("L1", "L2") for i in mem.context("first last").items[t]} >= {"a", "b"}
+        # the last second of 9999 is in 9999 to its end (helper-226: 23:59:59.5 was refused as
+        # "outside the years 1 to 9999", and as a number with a hint to divide it by 1000)
+        mem.add("later still", id="c", created_at="9999-12-31T23:59:59.5Z")
+        mem.add("latest", id="d", created_at=253_402_300_799.75)
+        assert (mem.get("c").created_at, mem.get("d").created_at) == (253_402_300_799.5, 253_402_300_799.75)
+        assert [h.id for h in mem.recall("latest", k=1, until="9999-12-31").hits] == ["d"]
+        with pytest.raises(errors.InvalidInputError, match="outside the years 1 to 9999 in UTC$"):
+            mem.add("past the end", created_at="9999-12-31T23:00:00-01:00")
 
 
 def test_ingest_chat_reads_openai_jsonl_whose_messages_hold_line_separators(tmp_path):

@@ -55,7 +55,7 @@ RESERVED_IDS = (
     (re.compile(r".+:outcome:[0-9]+|outcome:[0-9a-f]{32}", re.S), "'<id>:outcome:<n>'",
      "the outcomes of a decision (review)"),
 )
-_MAX_SECONDS = 253_402_300_799.0   # 9999-12-31T23:59:59Z
+_END_SECONDS = 253_402_300_800.0   # 10000-01-01T00:00:00Z: the first instant past year 9999
 _MIN_SECONDS = -62_135_596_800.0   # 0001-01-01T00:00:00Z
 
 _clock: Callable[[], float] = time.time
@@ -117,8 +117,8 @@ def to_unix_seconds(value: Any, *, field: str = "created_at") -> float:
         v = float(value)
         if not math.isfinite(v):
             raise NonFiniteError(f"{field}: expected a finite number of Unix seconds, got {value!r}")
-        if not _MIN_SECONDS <= v <= _MAX_SECONDS:
-            hint = ("; it looks like milliseconds: divide by 1000" if _MIN_SECONDS <= v / 1000 <= _MAX_SECONDS
+        if not _MIN_SECONDS <= v < _END_SECONDS:
+            hint = ("; it looks like milliseconds: divide by 1000" if _MIN_SECONDS <= v / 1000 < _END_SECONDS
                     and abs(v) >= 1e11 else "")
             raise InvalidInputError(f"{field}: {value!r} Unix seconds is outside the years 1 to 9999 (UTC){hint}")
         return v
@@ -142,7 +142,7 @@ def to_unix_seconds(value: Any, *, field: str = "created_at") -> float:
         if value.tzinfo is None:
             value = value.replace(tzinfo=timezone.utc)
         v = value.timestamp()
-        if not _MIN_SECONDS <= v <= _MAX_SECONDS:   # an offset can move a time past year 1 or 9999
+        if not _MIN_SECONDS <= v < _END_SECONDS:   # an offset can move a time past year 1 or 9999
             raise InvalidInputError(f"{field}: {value.isoformat()} is outside the years 1 to 9999 in UTC")
         return v
     raise InvalidInputError(f"{field}: expected Unix seconds or ISO-8601, got {type(value).__name__}")
@@ -204,7 +204,7 @@ def _period(value: Any, field: str) -> tuple[float, float] | None:
         return None
     text = value
     span = _period_span(text, field)
-    if span is not None and not _MIN_SECONDS <= span[0] <= _MAX_SECONDS:   # an offset can move it out
+    if span is not None and not _MIN_SECONDS <= span[0] < _END_SECONDS:   # an offset can move it out
         raise InvalidInputError(f"{field}: {text!r} is outside the years 1 to 9999 in UTC")
     return span
 
@@ -269,7 +269,7 @@ def _span(first: datetime, unit: str) -> tuple[float, float]:
             nxt = first + _STEPS[unit]
         last = nxt.timestamp()
     except (OverflowError, ValueError):
-        last = _MAX_SECONDS + 1.0
+        last = _END_SECONDS
     return first.timestamp(), last
 
 
