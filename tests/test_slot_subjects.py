@@ -14,7 +14,8 @@ from engramdb.errors import InvalidInputError
 #: A store written by the code before subjects were canonical (commit 4bf3873): "I live in
 #: Boston." (id home-1) under subject "me", "I work at Mass General." (job-1) under "the user",
 #: "Bob lives in Paris." (bob-1) under "Bob", and the semantic "I like green tea." (tea-1) under
-#: "me" in the multi-valued slot likes, all created 2024-01-01, in the default namespace.
+#: "me" in the multi-valued slot likes, and "My dog is called Biscuit." (dog-1) under "my dog",
+#: attribute name, all created 2024-01-01, in the default namespace.
 OLD_STORE = Path(__file__).parent / "data" / "store_before_canonical_subjects.mdb"
 
 JAN, MAY = 1704067200, 1714521600   # 2024-01-01, 2024-05-01
@@ -123,3 +124,27 @@ def test_consolidation_merges_the_users_duplicates_stored_under_two_names(tmp_pa
         assert db.consolidate(now=JAN + 400 * 86400)["merged"] == 1
         assert {db.get("tea-1").state, db.get("tea-2").state} == {engramdb.MemoryState.ACTIVE,
                                                                   engramdb.MemoryState.SUPERSEDED}
+
+
+def test_the_users_own_things_are_one_subject_however_owned(tmp_path):
+    """helper-226: "my dog", "the user's dog" and the rule extractor's "user's dog" were three
+    slots with a current name each."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as db:
+        a = db.add("My dog is called Biscuit.", subject="my dog", attribute="name", value="Biscuit", created_at=JAN)
+        b = db.add("We renamed the dog Max.", subject="The user's dog", attribute="name", value="Max", created_at=MAY)
+        bobs = db.add("Bob's dog is Rex.", subject="Bob's dog", attribute="name", value="Rex", created_at=MAY)
+        assert db.get(a).superseded_by == b and db.get(b).subject == "user's dog"
+        for name in ("my dog", "user's dog", "the user’s dog", "My Dog"):
+            assert db.current(name, "name").id == b
+        assert db.current("bob's dog", "name").id == bobs
+        assert db.current("users dog", "name") is None   # no owner's word: another subject
+
+
+def test_a_store_written_before_retires_the_users_own_thing_under_another_owner(tmp_path):
+    path = _old_store(tmp_path)
+    with engramdb.open(path, embedder="hashing") as db:
+        assert db.profile("user's dog")["name"].id == "dog-1"
+        new = db.add("We renamed the dog Max.", subject="user's dog", attribute="name", value="Max", created_at=MAY)
+        assert db.get("dog-1").superseded_by == new
+    with engramdb.open(path, embedder="hashing") as db:
+        assert [m.id for m in db.query(subject="my dog", attribute="name")] == [new]

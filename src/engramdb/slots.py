@@ -95,10 +95,11 @@ USER_SUBJECT = "user"
 
 
 def canonical_subject(s: str) -> str:
-    """A slot subject as stored: :func:`normalise`d, and any name of the user's
-    (:data:`USER_SUBJECTS`: "Me", "I", "the user") as :data:`USER_SUBJECT` ("user"): a model or
-    an extractor that calls the user "user" one week and "me" the next fills one slot, not two
-    with a current value each.
+    """A slot subject as stored: :func:`normalise`d, any name of the user's
+    (:data:`USER_SUBJECTS`: "Me", "I", "the user") as :data:`USER_SUBJECT` ("user"), and a thing
+    of theirs as the user's ("my dog", "the user's dog": "user's dog", as the rule extractor
+    names it): a model or an extractor that calls the user "user" one week and "me" the next
+    fills one slot, not two with a current value each.
 
     Parameters
     ----------
@@ -109,15 +110,32 @@ def canonical_subject(s: str) -> str:
     str
     """
     s = normalise(s)
-    return USER_SUBJECT if s in USER_SUBJECTS else s
+    if s in USER_SUBJECTS:
+        return USER_SUBJECT
+    owned = _USER_OWNS.match(s)
+    return s if owned is None else f"{USER_SUBJECT}'s {s[owned.end():]}"
+
+
+#: A subject the user owns: "my dog", "the user's dog", "user's dog" are "user's dog" (the rule
+#: extractor's name for the speaker's dog; helper-226 found the three as three slots).
+_USER_OWNS = re.compile(r"(?:my|(?:the )?user['’]s) (?=\S)")
+#: How a store written before subjects were canonical may name the user's own things.
+_USER_OWNERS = ("my", "the user's", "user's", "the user’s", "user’s")
 
 
 def slot_members(store, txn, namespace: str, subject: str, attribute: str) -> list[int]:
     """The nids that ever filled slot (``subject``, ``attribute``) of ``namespace`` by the slot
     table in LMDB (in ``txn``), ascending. ``subject`` is canonical (:func:`canonical_subject`);
     the user's slot also gathers the members a store written before subjects were canonical
-    keeps under another of :data:`USER_SUBJECTS` ("me", "the user")."""
-    names = sorted(USER_SUBJECTS) if subject == USER_SUBJECT else (subject,)
+    keeps under another of :data:`USER_SUBJECTS` ("me", "the user"), and a slot of the user's
+    own thing those under another owner's word ("my dog" for "user's dog")."""
+    if subject == USER_SUBJECT:
+        names = sorted(USER_SUBJECTS)
+    elif subject.startswith(f"{USER_SUBJECT}'s "):
+        thing = subject[len(USER_SUBJECT) + 3:]
+        names = [f"{owner} {thing}" for owner in _USER_OWNERS]
+    else:
+        names = [subject]
     out: set[int] = set()
     for name in names:
         entry = store.get_meta(txn, slot_key(namespace, name, attribute))
