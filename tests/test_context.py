@@ -752,3 +752,20 @@ def test_the_value_before_a_change_is_explained_as_the_earlier_value(tmp_path):
                                                         now="2025-03-25").items["L1"]}
         assert items["s1:3"].startswith("recalled: the earlier value of `s2:5`, which matched")
         assert not any("changes `" in reason for mid, reason in items.items() if mid in ("s1:1", "s1:3"))
+
+
+def test_a_message_that_says_more_than_the_changed_value_names_what_changed(tmp_path):
+    """helper-224: "said otherwise later" marked a whole introduction (name, home, partner, dog)
+    when only the home changed; the agent reading the block could not tell the rest still holds."""
+    msgs = [{"role": "user", "content": "Hi! I'm Maya. I live in Denver with my partner Sam and our beagle Pixel.",
+             "created_at": "2025-03-03T10:00:00Z"},
+            {"role": "user", "content": "I live in Denver.", "created_at": "2025-03-05T10:00:00Z"},
+            {"role": "user", "content": "We moved to Boulder last weekend!", "created_at": "2025-04-16T10:00:00Z"}]
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        ids = mem.add_conversation(msgs, namespace="maya")["message_ids"]
+        text = mem.context("where do I live?", namespace="maya", now="2025-04-20").text
+        lines = {i: next(line for line in text.splitlines() if f"id `{i}`" in line) for i in ids}
+        assert f"home said otherwise later in `{ids[2]}`" in lines[ids[0]]
+        # a message that states the home alone: the whole of it changed
+        assert f"; said otherwise later in `{ids[2]}`" in lines[ids[1]]
+        assert "said otherwise later" not in lines[ids[2]]

@@ -92,6 +92,7 @@ from .errors import InvalidInputError, MemoryBlockedError
 from .slots import USER_SUBJECT, USER_SUBJECTS, said_later
 from .sentences import quotes
 from .speakers import LABEL as SPEAKER_LABEL
+from .standing import changed_standing
 from .types import CONNECTOR_TAGS, MemoryKind, Relation
 from .wording import count as counted
 
@@ -536,15 +537,20 @@ def _l0_kind_items(engram: Any, namespace: str, kind: str, reason: str, now: flo
 def _contradiction_notes(engram: Any, warnings: list, namespace: str) -> dict[str, str]:
     """memory id -> what its line says of the ``contradicts`` pairs recall warned about: "; said
     otherwise later in `b:1`" for the one valid earlier, "; contradicts `a:2`, said earlier" for
-    the other (an agent reading the block sees which value is current)."""
+    the other (an agent reading the block sees which value is current). When the earlier one
+    says more than the home, employer or name the later one changed, that is named: "; home said
+    otherwise later in `b:1`" (:func:`engramdb.standing.changed_standing`)."""
     later: dict[str, list[str]] = {}     # id -> the ids that say otherwise later
     earlier: dict[str, list[str]] = {}   # id -> the ids it contradicts, said earlier
+    what: dict[str, set[str]] = {}       # id -> what of it the later ones changed, when it says more
     valid: dict[str, float] = {}
+    texts: dict[str, str] = {}
 
     def valid_from(mid: str) -> float:
         if mid not in valid:
             m = engram.get(mid, namespace=namespace)
             valid[mid] = m.created_at if m.valid_from is None else m.valid_from
+            texts[mid] = m.text
         return valid[mid]
 
     for w in warnings:
@@ -554,11 +560,16 @@ def _contradiction_notes(engram: Any, warnings: list, namespace: str) -> dict[st
             continue
         later.setdefault(older, []).append(newer)
         earlier.setdefault(newer, []).append(older)
+        what.setdefault(older, set()).update(changed_standing(texts[older], texts[newer]))
     notes: dict[str, str] = {}
     for mid in later.keys() | earlier.keys():
         said = []
         if mid in later:
-            said.append("said otherwise later in " + ", ".join(_code(i) for i in later[mid]))
+            # a message that says more than the value changed ("Hi! I'm Maya. I live in Denver
+            # with my partner Sam.") names it: the rest still holds (helper-224)
+            changed = " and ".join(sorted(what.get(mid, ())))
+            said.append(f"{changed + ' ' if changed else ''}said otherwise later in "
+                        + ", ".join(_code(i) for i in later[mid]))
         if mid in earlier:
             said.append("contradicts " + ", ".join(_code(i) for i in earlier[mid]) + ", said earlier")
         notes[mid] = "; " + "; ".join(said)

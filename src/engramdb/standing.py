@@ -56,12 +56,13 @@ from typing import NamedTuple
 
 from .facts import FUNCTION_WORDS, SPEAKER_LABEL, _adds_value, not_done, speaker_label, tokens
 from .index.tokens import tokenize
-from .sentences import split_sentences
+from .sentences import several_claims, split_sentences
 from .speakers import PERSON_NOUNS
 from .thirdperson import in_first_person
 from .timeref import CALENDAR_WORDS
 
 __all__ = ["MAY_STATE_BITS", "STANDING_BITS", "STANDING_WORDS", "Standing", "asked_standing", "asks_only_standing", "changes_standing",
+           "changed_standing",
            "asks_for_place", "may_name", "may_state", "RELAYED", "names_no_place", "refines_standing", "standing", "standing_bits",
            "standings"]
 
@@ -972,6 +973,28 @@ def _within(new: str, old: str) -> bool:
         if re.search(rf"\b{name}(?:\W+\w+){{0,3}}?\s+(?:of|in)\s+(?:the\s+)?{part}\b", low):
             return True
     return False
+
+
+def changed_standing(old: str, new: str) -> frozenset[str]:
+    """The relations ("home", "employer", "name") that ``new`` gives another value of than
+    ``old`` does, when ``old`` says more than them (another relation, or another sentence or
+    claim: "Hi! I'm Maya. I live in Denver with my partner Sam." and "We moved to Boulder."
+    changed the home alone); empty otherwise, and for a text that states nothing else.
+
+    >>> sorted(changed_standing("Hi! I'm Maya. I live in Denver.", "We moved to Boulder."))
+    ['home']
+    >>> changed_standing("I live in Denver.", "We moved to Boulder.")
+    frozenset()
+    """
+    before, after = standings(old), standings(new)
+    if not before or not after:
+        return frozenset()
+    now = {s.relation: s.value for s in after}
+    changed = frozenset(s.relation for s in before if s.relation in now and not _refined(now[s.relation], s.value))
+    if not changed:
+        return changed
+    more = {s.relation for s in before} - changed or several_claims(old) is not None
+    return changed if more else frozenset()
 
 
 def changes_standing(new: str, old: str) -> bool:
