@@ -769,3 +769,27 @@ def test_a_message_that_says_more_than_the_changed_value_names_what_changed(tmp_
         # a message that states the home alone: the whole of it changed
         assert f"; said otherwise later in `{ids[2]}`" in lines[ids[1]]
         assert "said otherwise later" not in lines[ids[2]]
+
+
+def test_a_new_employer_in_another_slot_than_the_old_job_is_a_change_and_the_profile_says_so(tmp_path):
+    """helper-227: with the rule extractor, "I work as a data analyst at Fidelity." filled the
+    slot job and "I got the job at Moderna!" the slot employer; two slots were taken for two
+    things, so no change was linked, recall gave both at one score with no warning, and the
+    profile showed the old job unflagged."""
+    from engramdb.slots import rule_based_extractor
+
+    cfg = engramdb.EngramConfig(slots=engramdb.SlotConfig(extractor=rule_based_extractor))
+    with engramdb.open(tmp_path / "s", embedder="hashing", config=cfg) as mem:
+        mem.add_conversation([{"role": "user", "content": "I work as a data analyst at Fidelity.",
+                               "created_at": "2025-03-03T09:00:00Z"}], namespace="u", session="s1")
+        out = mem.add_conversation([{"role": "user", "content": "Big news: I got the job at Moderna! I start on April 7.",
+                                     "created_at": "2025-03-25T09:00:00Z"}], namespace="u", session="s2")
+        assert out["changed"] == [["s2:1", "s1:1"]]
+        assert mem.get("s1:1", namespace="u").attribute == "job" and mem.get("s2:1", namespace="u").attribute == "employer"
+        res = mem.recall("where do I work?", namespace="u", k=2, now="2025-04-15")
+        assert [h.id for h in res.hits] == ["s2:1", "s1:1"] and [w.later for w in res.warnings] == ["s2:1"]
+        lines = mem.context("where do I work?", namespace="u", now="2025-04-15").text.splitlines()
+        assert "- [2025-03-03] job: data analyst at Fidelity (profile: job; said otherwise later in `s2:1`)" in lines
+        # the same two things of two subjects stay apart (a slot is its speaker's value)
+        bob = mem.add("Bob works at Initech.", subject="bob", attribute="employer", namespace="u", created_at="2025-04-01")
+        assert [e for e in mem.edges(bob, namespace="u") if e.relation is engramdb.Relation.CONTRADICTS] == []

@@ -715,6 +715,9 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
     record = track_record(res.hits, weak)
     cut = min(_recalled_cut(hits), _L1_K)
     disputed = _contradiction_notes(engram, res.warnings, namespace)
+    # a profile value the recall found said otherwise later says so too (helper-227: "job: data
+    # analyst at Fidelity" stood unflagged above the new job at Moderna)
+    profile = [replace(i, reason=i.reason + disputed[i.id]) if i.id in disputed else i for i in profile]
     outdated = said_later(res.warnings)   # (a hit said otherwise later: the ids that say so)
     for mid, quoted in quoted_changes(engram, hits, namespace).items():
         disputed[mid] = disputed.get(mid, "") + "".join(

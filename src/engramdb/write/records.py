@@ -783,9 +783,13 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
             valid_from, other, other_at = rec.get("valid_from", rec["created_at"]), rec["text"], rec["created_at"]
             other_slot, other_rec = (rec.get("subject"), rec.get("attribute")), rec
         if p.subject is not None or other_slot[0] is not None:
-            # two slots: slot resolution decides, or they are two things; one slot: only its
-            # speaker's single value is compared with a statement outside it (_speakers_slot)
-            if p.subject is not None and other_slot[0] is not None:
+            # one slot: slot resolution decides; two of one subject (a job "data analyst at
+            # Fidelity", then an employer "Moderna": helper-227 found the rule extractor's slots
+            # hid the change) are read as statements are; a slot is compared only as its
+            # speaker's single value (_speakers_slot)
+            if p.subject is not None and other_slot[0] is not None and (
+                    (p.subject, p.attribute) == (_slots.canonical_subject(other_slot[0]), other_slot[1])
+                    or p.subject != _slots.canonical_subject(other_slot[0])):
                 continue
             if not (_speakers_slot(p.subject, not p.single, other_rec) if p.subject is not None
                     else _speakers_slot(other_slot[0], bool(other_rec.get("multi")), {"text": p.text, "tags": p.tags})):
