@@ -273,3 +273,17 @@ def test_a_readonly_verb_on_a_store_with_an_old_snapshot_prints_a_hint(tmp_path)
     engramdb.open(store).close()
     r = run("stats", "--store", store)
     assert r.exit_code == 0 and "hint:" not in r.stderr
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--subject", "my dog", "--value", "Mochi"], "--subject needs --attribute"),
+    (["--attribute", "name"], "--attribute needs --subject"),
+    (["--value", "Mochi"], "--value needs --subject and --attribute"),
+])
+def test_add_names_the_option_a_half_given_slot_lacks(tmp_path, args, message):
+    """helper-227: `add --subject "my dog"` without --attribute failed with the API's "a slot
+    needs both subject= and attribute=", naming no option; nothing is stored."""
+    store = tmp_path / "s"
+    res = CliRunner().invoke(main, ["add", "--store", str(store), "--embedder", "hashing", *args, "My dog is Mochi."])
+    assert res.exit_code == 2 and message in res.output
+    assert not store.exists()

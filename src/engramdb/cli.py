@@ -220,7 +220,21 @@ def _slot_options(f):
 
 
 def _slot_fields(opts: dict) -> dict:
-    return {k: v for k, v in opts.items() if v is not None}
+    """The slot options given, as ``add``'s keywords; a slot half given is refused in the CLI's
+    own words (the API's "a slot needs both subject= and attribute=" named no option: helper-227).
+
+    Raises
+    ------
+    click.UsageError
+    """
+    given = {k: v for k, v in opts.items() if v is not None}
+    if ("subject" in given) != ("attribute" in given):
+        have, need = ("--subject", "--attribute") if "subject" in given else ("--attribute", "--subject")
+        raise click.UsageError(f"{have} needs {need}: a slot is a subject and an attribute "
+                               "(e.g. --subject user --attribute home_city)")
+    if "value" in given and "subject" not in given:
+        raise click.UsageError("--value needs --subject and --attribute (e.g. --subject user --attribute home_city)")
+    return given
 
 
 @click.group(cls=_Group)
