@@ -1564,3 +1564,26 @@ def test_now_opening_the_speakers_amount_reads_as_at_its_end(text):
     every morning.", "Now I'm on 75 mcg of levothyroxine." did not."""
     assert changes_value(text, "I take 50 mcg of levothyroxine every morning.")
     assert change_report(text).value == ("amount", "mcg", "75")
+
+
+@pytest.mark.parametrize("later", ["Dentist moved again, now April 22 at 3pm.",
+                                   "The dentist moved my appointment again, now April 22 at 3pm.",
+                                   "The dentist moved it again, to April 22 at 3pm."])
+def test_a_move_told_again_is_a_change(tmp_path, later):
+    """helper-227: "Dentist moved again, now April 22 at 3pm." after a first move was no report
+    ("again" between the verb and its value): the past date came first, unflagged."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        msgs = ["My dentist appointment is on March 20 at 2pm.",
+                "The dentist moved my appointment to March 27 at 10am.", later]
+        for i, text in enumerate(msgs):
+            mem.add_conversation([{"role": "user", "content": text, "created_at": f"2025-03-{3 + 7 * i:02d}T09:00:00Z"}],
+                                 namespace="u", session=f"s{i}")
+        res = mem.recall("when is my dentist appointment?", namespace="u", k=3, now="2025-04-15")
+        assert res.hits[0].text == f"user: {later}"
+        assert {(w.source, w.target) for w in res.warnings if w.later == "s2:1"} == {("s2:1", "s0:1"), ("s2:1", "s1:1")}
+
+
+def test_again_is_not_what_changed():
+    report = change_report("Standup moved again to 10am.")
+    assert report is not None and report.what == frozenset({"standup"}) and report.value == ("time", "", "10:00")
+    assert changes_value("Standup moved again to 10am.", "Standup is at 9:30am every day.")

@@ -15,7 +15,7 @@ A report is: a change verb (:data:`CHANGE_VERBS`: raise, lower, cut, move, resch
 it changed (the words up to "to", else the words before the verb: "Standup moved to 10am"; after an
 opening "since", "because of", "due to", "thanks to" from the last noun phrase on: "Since the line
 closure my commute went up to 1 hour"), an optional "from <old value>", then "to" and the new
-value: a clock time ("10am", "9:30", "14:00"), a date ("October 27", "27 October", a weekday), a
+value (after "again": "moved it again, to April 22", "Dentist moved again, now April 22 at 3pm"): a clock time ("10am", "9:30", "14:00"), a date ("October 27", "27 October", a weekday), a
 place known by its number ("Room 7", "gate B12", "floor 3") or a quantity (a number with the word or currency sign it counts: "20 mg", "$49", "2,100 dollars",
 "30%"; a duration followed by "later", "earlier", "past" ... is a shift, none); or a clause "X is
 now <value>" ("X now comes at", "now charges", "now takes": then the earlier statement says the
@@ -180,7 +180,9 @@ _VERB_ALT = "|".join(sorted(CHANGE_VERBS | INTRANSITIVE_VERBS, key=len, reverse=
 _REPORT = re.compile(
     rf"\b(?P<verb>{_VERB_ALT})\b(?P<what>(?:[^\S\n]+(?!to\b|from\b)(?:\d:\d(?![\w:])|[\w'’&-]+)){{0,6}}?)"
     rf"(?:[^\S\n]+from[^\S\n]+(?P<was>(?:[^,;\n]|,(?=\d))*?))?"
-    rf"[^\S\n]+to[^\S\n]+(?P<value>\S+(?:[^\S\n]+\S+){{0,2}})", re.I)
+    # ("moved it again, to April 22", "Dentist moved again, now April 22 at 3pm": helper-227)
+    rf"(?:,?[^\S\n]+again(?:,?[^\S\n]+now)?,?)?"
+    rf"(?:[^\S\n]+to|(?<=again,[^\S\n]now)|(?<=again[^\S\n]now))[^\S\n]+(?P<value>\S+(?:[^\S\n]+\S+){{0,2}})", re.I)
 #: Where the clause of a change verb starts: after a label, a comma, "and", "so", "then".
 _CLAUSE_MARKS = r"[:,](?!\d)|;|\s[-–—]\s"   # (a comma or colon inside a number is none: "1,400", "9:30")
 _CLAUSE = re.compile(rf"(?:{_CLAUSE_MARKS}|\b(?:and|so|then|but)\b)", re.I)
