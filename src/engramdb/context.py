@@ -89,7 +89,7 @@ from typing import Any, Callable, Mapping, Sequence
 from .decisions import TrackRecord, track_record
 from .entities import entity_of_node
 from .errors import InvalidInputError, MemoryBlockedError
-from .slots import USER_SUBJECT, USER_SUBJECTS, said_later
+from .slots import USER_SUBJECT, canonical_subject, said_later
 from .sentences import quotes
 from .speakers import LABEL as SPEAKER_LABEL
 from .standing import changed_standing
@@ -515,7 +515,7 @@ def _profile_items(engram: Any, namespace: str, subjects: tuple[str, ...] | None
     items: list[ContextItem] = []
     seen: set[str] = set()
     for subject in ((USER_SUBJECT,) if subjects is None else subjects):
-        named = "" if subjects is None or subject.lower() in USER_SUBJECTS else f"{subject} "
+        named = "" if subjects is None or canonical_subject(subject) == USER_SUBJECT else f"{subject} "
         for attr, value in engram.profile(subject, namespace=namespace).items():
             for m in value if isinstance(value, list) else [value]:
                 if m.id in seen:

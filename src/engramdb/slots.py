@@ -116,11 +116,11 @@ def canonical_subject(s: str) -> str:
     return s if owned is None else f"{USER_SUBJECT}'s {s[owned.end():]}"
 
 
-#: A subject the user owns: "my dog", "the user's dog", "user's dog" are "user's dog" (the rule
-#: extractor's name for the speaker's dog; helper-226 found the three as three slots).
-_USER_OWNS = re.compile(r"(?:my|(?:the )?user['’]s) (?=\S)")
-#: How a store written before subjects were canonical may name the user's own things.
+#: The words by which a subject is the user's own thing: "my dog", "the user's dog", "user's dog"
+#: are "user's dog" (the rule extractor's name for the speaker's dog; helper-226 found the three
+#: as three slots), and a store written before subjects were canonical may hold any of them.
 _USER_OWNERS = ("my", "the user's", "user's", "the user’s", "user’s")
+_USER_OWNS = re.compile("(?:" + "|".join(map(re.escape, _USER_OWNERS)) + r") (?=\S)")
 
 
 def slot_members(store, txn, namespace: str, subject: str, attribute: str) -> list[int]:

@@ -788,8 +788,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
             # hid the change) are read as statements are; a slot is compared only as its
             # speaker's single value (_speakers_slot)
             if p.subject is not None and other_slot[0] is not None and (
-                    (p.subject, p.attribute) == (_slots.canonical_subject(other_slot[0]), other_slot[1])
-                    or p.subject != _slots.canonical_subject(other_slot[0])):
+                    p.subject != _slots.canonical_subject(other_slot[0]) or p.attribute == other_slot[1]):
                 continue
             if not (_speakers_slot(p.subject, not p.single, other_rec) if p.subject is not None
                     else _speakers_slot(other_slot[0], bool(other_rec.get("multi")), {"text": p.text, "tags": p.tags})):
