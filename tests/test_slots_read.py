@@ -225,6 +225,30 @@ def test_recall_of_another_persons_fact_is_not_led_by_the_users_slot(tmp_path):
         assert mine.hits[0].id == "me" and mine.hits[0].relevance == 1.0
 
 
+def test_another_persons_home_in_a_third_person_note_is_no_answer_for_the_user(tmp_path):
+    """helper-228: "User's sister Maya lives in Oslo." had relevance 1.0 for "where does the user
+    live?" (the note and the question name the user in the third person, where "my sister" and
+    "where do I live?" read as another's home), and for "where did I live in February?" when
+    dated in February (a memory of the time a question names, holding its word, was lifted to 1
+    whoever's it was). Both now read the user's "I"; the user's own home stays relevant."""
+    with engramdb.open(tmp_path / "s", dim=384, embedder="hashing") as m:
+        threshold = 0.5   # (the calibrated relevance threshold is above it)
+        m.add("User lives in Denver.", id="home", created_at=utc(2026, 1, 10))
+        m.add("User's sister Maya lives in Oslo.", id="maya", created_at=utc(2026, 2, 1))
+        m.add("The user's brother Tomas works at Siemens.", id="tomas", created_at=utc(2026, 2, 3))
+        now = utc(2026, 4, 1)
+        for q in ("where does the user live?", "Where does the user live now?", "where do I live?",
+                  "where did I live in February?", "where did the user live in February?"):
+            rel = {h.id: h.relevance for h in m.recall(q, k=3, now=now, reinforce=False).hits}
+            assert rel["maya"] < threshold, (q, rel)
+            assert rel["home"] >= threshold, (q, rel)
+        rel = {h.id: h.relevance for h in m.recall("where does the user work?", k=3, now=now, reinforce=False).hits}
+        assert rel["tomas"] < threshold, rel
+        # the sister's home is hers: asked about her, it answers
+        r = m.recall("where does the user's sister live?", k=3, now=now, reinforce=False)
+        assert r.hits[0].id == "maya" and r.hits[0].relevance >= threshold
+
+
 def test_a_slot_answer_is_not_flagged_as_weak_evidence(tmp_path):
     """The README's example: "where do I live?" shares no word with "I moved to Porto", but the
     current home_city holder answers it, so it carries full relevance and no weak_evidence gap."""
@@ -242,9 +266,11 @@ def test_a_slot_answer_is_not_flagged_as_weak_evidence(tmp_path):
 
 def test_a_past_time_and_a_slot_changed_since_say_so(tmp_path):
     """A coding-assistant user's "who owned billing in October?" ranked Marco, owner only since
-    2 November, first with no warning; Priya, October's owner, is superseded and not returned.
-    Now a changed_since gap names the current holder, since when, and the one that held the slot
-    then; "owns" names the owner slot as "owner" does."""
+    2 November, first with no warning; Priya, October's owner, is superseded and was not
+    returned (helper-228: "where did I live in February?" answered with the current Denver alone,
+    where the same notes without slots put Boston first). Now Priya is the first hit, shown
+    although superseded, and a changed_since gap names the current holder, since when, and the
+    one that held the slot then; "owns" names the owner slot as "owner" does."""
     assert slots.slot_cues("who owns billing?", {"owner", "home_city"}) == {"owner": 1.0}
     assert slots.slot_cues("who managed the release?", {"manager"}) == {"manager": 1.0}
     with engramdb.open(tmp_path / "s", embedder="hashing") as m:
@@ -254,9 +280,16 @@ def test_a_past_time_and_a_slot_changed_since_say_so(tmp_path):
               slot=("billing", "owner", "Marco"), created_at=utc(2026, 11, 2), recorded_at=utc(2026, 11, 2))
         now = utc(2026, 12, 3)
         res = m.recall("who owned billing in October?", now=now)
+        assert [(h.id, h.state.value) for h in res.hits] == [("own1", "superseded"), ("own2", "active")]
         assert [g.reason for g in res.gaps] == ["changed_since"]
         assert res.gaps[0].detail == ('billing\'s owner changed after "in October": `own2`, current, holds since '
-                                      '2026-11-02; `own1` held it then (recall with valid_at= in that time reads it)')
+                                      '2026-11-02; `own1` held it then (a hit, superseded)')
+        # only the slot's values of then: a question of now, or one of the time the current
+        # value holds, shows no superseded one
+        for q in ("who owns billing?", "who owned billing last week?", "who owns billing now? Priya left in October"):
+            assert [h.id for h in m.recall(q, now=now).hits] == ["own2"], q
+        # the request's other filters still apply to them
+        assert [h.id for h in m.recall("who owned billing in October?", now=now, tags=["x"]).hits] == []
         block = m.context("who owned billing in October?", now=now)
         assert "Billing's owner changed after \"in October\"" in block.text
         # the current value answers a time it held in, a question of now, and a valid_at read
@@ -285,8 +318,10 @@ def test_changed_since_stays_quiet_where_the_current_value_answers(tmp_path):
             return [g.detail for g in m.recall(q, now=now, **kw).gaps if g.reason == "changed_since"]
         assert said("who owned billing in October?") == [
             'billing\'s owner changed after "in October": `own2`, current, holds since 2026-11-02; `own1` held it '
-            'then (recall with valid_at= in that time reads it)']
+            'then (a hit, superseded)']
         assert "`own0` held it then" in said("who owned billing in March?")[0]
+        assert [h.id for h in m.recall("who owned billing in March?", now=now).hits][:2] == ["own0", "own2"]
+        assert "own1" not in [h.id for h in m.recall("who owned billing in March?", now=now).hits]
         assert said("who owns billing now? Priya left in October.") == []
         assert said("who owned the Stripe integration in October?") == []
         assert said("who owned search in October?") == []   # the same owner, restated

@@ -325,6 +325,32 @@ def test_each_move_of_a_chain_ranks_above_the_one_before(mem):
         "where do I live?", now=T0 + 61 * DAY).text
 
 
+def test_the_earlier_statements_come_next_above_what_states_none(tmp_path):
+    """helper-228: in a chat stored with add_conversation, "where do I live?" ranked the
+    assistant's "Congrats on the move to Austin!" (relevance 0.00, lifted by its `next` edge to
+    the move) above "I live in Boston." (relevance 1.00). The current home comes first, then the
+    earlier one, then what states neither; at a past time, the home then, then the later one."""
+    day = DAY
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        ids = m.add_conversation([
+            {"role": "user", "content": "I live in Boston, near the Common.", "created_at": T0},
+            {"role": "assistant", "content": "Nice, Boston is lovely in the fall.", "created_at": T0 + 5},
+            {"role": "user", "content": "Big news: I just moved to Austin!", "created_at": T0 + 60 * day},
+            {"role": "assistant", "content": "Congrats on the move to Austin! How is the new place?",
+             "created_at": T0 + 60 * day + 5},
+            {"role": "user", "content": "My rent is $1,900 a month here.", "created_at": T0 + 62 * day}])["message_ids"]
+        texts = {i: m.get(i).text for i in ids}
+        now = T0 + 90 * day
+
+        def first(q, n):
+            return [texts[h.id] for h in m.recall(q, k=5, now=now, reinforce=False).hits if h.id in texts][:n]
+        assert first("where do I live?", 2) == ["user: Big news: I just moved to Austin!",
+                                                "user: I live in Boston, near the Common."]
+        assert first("where do I live now?", 2)[1] == "user: I live in Boston, near the Common."
+        assert first("where did I live in December 2023?", 2) == [   # (T0 is 14 November 2023)
+            "user: I live in Boston, near the Common.", "user: Big news: I just moved to Austin!"]
+
+
 @pytest.mark.parametrize("question", ["Did I ever work at Google?", "where did I used to work?",
                                       "How long did I work at Google?", "What do I work on at Google?"])
 def test_a_question_about_the_past_or_another_thing_brings_nothing_in(mem, question):

@@ -448,7 +448,7 @@ class Gap:
     memories, or held none at the recall's ``as_of``), ``"filtered_out"``,
     ``"empty_window"`` (the question names a time from which nothing is stored),
     ``"changed_since"`` (the question names a past time and a slot whose current value holds only
-    since after it: another memory, superseded, held it then; the detail names both),
+    since after it: another memory, superseded, held it then, and is a hit; the detail names both),
     ``"unstated"`` (the question asks where the user lives or works, "where do I work?", and no
     memory the recall may show states it, nor may state it read loosely, nor does a slot of the
     user's hold it: the hits only mention its words).

@@ -102,13 +102,20 @@ def run(ctx: RecallContext) -> None:
     c = state.cols
     nodes = ctx.nodes
     slots = state.slot_table(ctx.space.name) if req.filters.slotted else None
-    cand = np.flatnonzero(req.filters.mask(c, nodes, ctx.space.code, slots))
+    passing = req.filters.mask(c, nodes, ctx.space.code, slots)
+    shown = ctx.extra.get("shown_superseded")
+    if shown is not None:   # values that held a slot at the past time the question names (seeds.slot_held_then)
+        passing |= np.isin(nodes, shown)
+    cand = np.flatnonzero(passing)
+    held = None if shown is None else np.isin(nodes[cand], shown)
     score = ctx.total[cand]   # (a copy: fancy indexing)
     cn = nodes[cand]
     if ctx.windows and len(cand):
         # (the graph with the edges of forgotten memories: valid_spans reads which the recall may see)
         core, inside = in_windows(state, state.recall_csr(), cn, ctx.windows, req.filters, req.now,
                                   ctx.space.keyword, ctx.extra.get("value_cue"))
+        if held is not None:   # (they held the slot in a window's core: slot_held_then's test)
+            core, inside = core | held, inside | held
         ctx.extra["in_window"] = bool(inside.any())   # (then no empty_window gap: seeds.window_holds_nothing)
         weight = np.where(core, 1.0, np.where(inside, cfg.time_slack_weight, 0.0))
         score = score + cfg.w_time * weight * score.max()
@@ -142,6 +149,20 @@ def run(ctx: RecallContext) -> None:
         _current_first(ctx)   # (a candidate that a `contradicts` edge touches, or a summary of a changed turn)
     if len(ctx.cand) > 1 and ctx.extra.get("standing_match"):
         _standing_first(ctx)
+    if shown is not None and len(ctx.cand) > 1:
+        _held_first(ctx, shown)
+
+
+def _held_first(ctx: RecallContext, shown: np.ndarray) -> None:
+    """The superseded values that held a slot the question names at the past time it names
+    (``shown``, nids: :func:`engramdb.recall.seeds.slot_held_then`; "where did I live in
+    February?" with "I live in Boston." superseded in March by "I moved to Denver.") get at least
+    the next float64 above every other candidate: they answer for then, and the slot's current
+    value, cued by the question's words, does not."""
+    _unblended_joined(ctx)
+    mine = np.isin(ctx.nodes[ctx.cand], shown)
+    if mine.any() and not mine.all():
+        _put_above(ctx.score, np.flatnonzero(mine).tolist(), ctx.score[~mine].max())
 
 
 def _standing_first(ctx: RecallContext) -> None:
@@ -155,15 +176,22 @@ def _standing_first(ctx: RecallContext) -> None:
     name?", "My commute to work is 30 minutes." for "where do I work?"). For a question about a
     past time ("where did I work in February?") the statement valid then: the messages dated
     then ("Work stuff: our standup is at 9:15am") take the time cue's weight, and none of them
-    says where the speaker worked."""
+    says where the speaker worked. The relation's other statements (``ctx.extra["standing_others"]``:
+    the earlier homes, or the later ones of a past time) come next, above every memory that
+    states none of it: they are the answer's history ("where do I live?": "I moved to Austin!",
+    then "I live in Boston.", then the assistant's "Congrats on the move to Austin!", which a
+    ``next`` edge had lifted above Boston; helper-228)."""
     current = ctx.extra.get("standing_match") or {}
+    others = ctx.extra.get("standing_others") or ()
     _unblended_joined(ctx)
     cn = ctx.nodes[ctx.cand]
     mine = np.isin(cn, np.fromiter(current, np.int64, len(current)))
-    was = ~mine
-    if not was.any() or not mine.any():
-        return
-    _put_above(ctx.score, np.flatnonzero(mine).tolist(), ctx.score[was].max())
+    history = np.isin(cn, np.fromiter(others, np.int64, len(others))) & ~mine
+    rest = ~mine & ~history
+    if history.any() and rest.any():
+        _put_above(ctx.score, np.flatnonzero(history).tolist(), ctx.score[rest].max())
+    if mine.any() and not mine.all():
+        _put_above(ctx.score, np.flatnonzero(mine).tolist(), ctx.score[~mine].max())
 
 
 def _put_above(score: np.ndarray, rows: list[int], top: float) -> None:

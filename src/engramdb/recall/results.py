@@ -54,6 +54,7 @@ from ..speakers import (CHAT_ROLES, LABEL as SPEAKER_LABEL, anothers_doing, call
                         not_the_owners, others_only, silent_on_the_owners, the_speakers_doing)
 from ..standing import MAY_STATE_BITS, asks_for_place
 from ..temporal import record_as_of, text_as_of
+from ..thirdperson import in_first_person
 from ..validate import utc_text
 from ..wording import count
 from ..types import (
@@ -212,26 +213,30 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             # and a word the hit says only in a question it asks ("Want some tips for managing the
             # workload?" for "who is my manager?") states nothing of it, nor a "called" that phones
             # for a name asked by it ("what is my cat called?" and "My sister Priya called.")
-            q_terms = question_terms(req.query)
-            others = [others_only(req.query, hr.text) | not_the_owners(req.query, hr.text)
-                      | calls_not_names(req.query, hr.text) | the_speakers_doing(req.query, hr.text)
-                      | anothers_doing(req.query, hr.text)
-                      | q_terms.intersection(_asked_terms(hr)) for hr in hit_rows]
+            # (the user in the third person is the speaker, in a question and in a note: "where does
+            # the user live?" asks "where do I live?", and "User's sister Maya lives in Oslo." is
+            # "My sister Maya lives in Oslo.", no home of the user's; helper-228)
+            query = in_first_person(req.query)
+            texts = [in_first_person(hr.text) for hr in hit_rows]
+            q_terms = question_terms(query)
+            others = [others_only(query, text) | not_the_owners(query, text)
+                      | calls_not_names(query, text) | the_speakers_doing(query, text)
+                      | anothers_doing(query, text)
+                      | q_terms.intersection(_asked_terms(hr)) for hr, text in zip(hit_rows, texts)]
             counts = [_without(c, o) for c, o in zip(counts, others)]
-            typed = asked_types(req.query)
+            typed = asked_types(query)
             if typed:   # "how far did I run?": a distance is the word "far" answered, in a hit that
                 # holds another word of the question ("Ran 5 km", not "The house is 12 miles from
                 # the office" for "how far is the gym?")
                 rest = q_terms.difference(term for term, _types in typed)
-                counts = [_with(c, answered_terms(req.query, hr.text)) if not rest or not rest.isdisjoint(c[0]) else c
-                          for c, hr in zip(counts, hit_rows)]
+                counts = [_with(c, answered_terms(query, text)) if not rest or not rest.isdisjoint(c[0]) else c
+                          for c, text in zip(counts, texts)]
             # ... and a name given is "name" answered ("what's my sister's first name?", "My sister Priya"),
             # a kin or pet word by one that may name the same ("my dog" and "a golden retriever puppy")
-            counts = [_with(c, names_given(req.query, hr.text) | kin_named(req.query, hr.text))
-                      for c, hr in zip(counts, hit_rows)]
+            counts = [_with(c, names_given(query, text) | kin_named(query, text)) for c, text in zip(counts, texts)]
             # (the question's time expressions are its windows, no words to match: "what did I do
             # yesterday?" is no match of a message of weeks ago that says "yesterday")
-            asked = without_windows(req.query, ctx.windows)
+            asked = without_windows(query, ctx.windows)
             query_terms = _query_terms(asked, ctx.space.keyword)
             if 0 < len(query_terms[0]) < 8:   # the common case, in plain floats
                 rel_list = relevance_of_rows(_rows_of_counts(*query_terms, cos.tolist(), counts), req.relevance[0])
@@ -239,17 +244,18 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
                 feats = relevance_features(asked, [h.text for h in hits], cos, ctx.space.keyword,
                                            term_counts=counts)
                 rel_list = relevance(feats, req.relevance[0]).tolist()
-            if any(others):   # ... and a hit that shares nothing else with the question is weak evidence
-                rel_list = [min(r, 0.5 * req.relevance[1]) if o and not set(query_terms[0]).intersection(c[0]) else r
-                            for r, o, c in zip(rel_list, others, counts)]
+            # ... and a hit that shares nothing else with the question is weak evidence
+            theirs = [bool(o) and set(query_terms[0]).isdisjoint(c[0]) for o, c in zip(others, counts)]
+            if any(theirs):
+                rel_list = [min(r, 0.5 * req.relevance[1]) if t else r for r, t in zip(rel_list, theirs)]
             # a hit that names the person whose birthday (phone number, email, address) is asked for
             # but gives none ("Daniel is an ER nurse" for "When is Daniel's birthday?") is weak evidence
             # ... and so is one that gives no amount for a question of money ("how much do I earn
             # at Abbott?" and "I work at Abbott as a nurse.")
             rel_list = [min(r, 0.5 * req.relevance[1])
-                        if silent_on_the_owners(req.query, hr.text) or lacks_asked_value(req.query, hr.text) else r
-                        for r, hr in zip(rel_list, hit_rows)]
-            rel_list = _cue_matched(ctx, rel_list, hit_nids)
+                        if silent_on_the_owners(query, text) or lacks_asked_value(query, text) else r
+                        for r, text in zip(rel_list, texts)]
+            rel_list = _cue_matched(ctx, rel_list, hit_nids, theirs)
             if later_of and any(n in later_of for n in hit_nids):
                 rel_list = _lent_relevance(ctx, hits, hit_nids, rel_list, later_of)
             if any(h.tags for h in hits):
@@ -284,7 +290,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
         gaps.append(Gap(req.query, "weak_evidence", best,
                         f"best vector evidence {said} < weak_evidence {cfg.weak_evidence}; "
                         "the store may not hold what this asks"))
-    changed = slot_changed_since(ctx) if req.query is not None else []
+    changed = slot_changed_since(ctx, {h.id for h in hits}) if req.query is not None else []
     if req.query is not None and not changed and window_holds_nothing(ctx):
         gaps.append(Gap(req.query, "empty_window", best,
                         f"no memory is dated {_window_text(ctx.windows)}"))
@@ -403,12 +409,18 @@ def _base_of(ctx: RecallContext, nid: int) -> float:
     return float(ctx.base[at[0]]) if len(at) else 0.0
 
 
-def _cue_matched(ctx: RecallContext, rel: list[float], nids: list[int]) -> list[float]:
+def _cue_matched(ctx: RecallContext, rel: list[float], nids: list[int],
+                 theirs: list[bool] | None = None) -> list[float]:
     """``rel`` (by memory ``nids``) raised to 1 for the memories a cue seed matched: a current
     holder of the slot the question names answers it, as a memory of the time a mostly-time
     question names (holding its content word, if any) and the current statement of the
-    speaker's home or employer asked for (:func:`.seeds.standing_seeds`) do."""
-    for match in (ctx.extra.get("slot_match"), ctx.extra.get("time_match"), ctx.extra.get("standing_match")):
+    speaker's home or employer asked for (:func:`.seeds.standing_seeds`) do; a memory of that
+    time whose words shared with the question are all another's (``theirs``, bool by memory:
+    "User's sister Maya lives in Oslo." for "where did I live in February?") is not raised."""
+    slot, time, standing = ctx.extra.get("slot_match"), ctx.extra.get("time_match"), ctx.extra.get("standing_match")
+    if time and theirs is not None and any(theirs):
+        time = {n: m for n, m in time.items() if n not in {x for x, t in zip(nids, theirs) if t}}
+    for match in (slot, time, standing):
         if match:
             rel = [max(r, match.get(n, 0.0)) for r, n in zip(rel, nids)]
     return rel

@@ -18,7 +18,10 @@ leg, time windows, slot cues: :func:`_text_leg`) on a worker thread while hnswli
     (:func:`window_seeds`), so "What happened last week?" answers from that week even when no
     memory shares its words;
   * slots: a question that names a slot's attribute and subject ("what is my job?") adds the
-    slot's current memories, with a boost (:func:`slot_seeds`);
+    slot's current memories, with a boost (:func:`slot_seeds`); one that also names a past time
+    the current value does not cover ("where did I live in February?") adds the superseded
+    memories that held the slot then, which recall shows although superseded
+    (:func:`slot_held_then`);
   * statements of a relation asked for: a question for the speaker's current home or employer
     in any words ("what city am I in these days?") adds the namespace's statements of it
     (:func:`standing_seeds`);
@@ -34,6 +37,8 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import replace
+from typing import Any, Collection
 
 import numpy as np
 
@@ -56,7 +61,7 @@ _SUPERSEDES = Relation.SUPERSEDES.code
 _FLOAT32_0 = np.zeros(0, np.float32)
 _FUSE: list = [None]   # the registry's fuse_seeds, looked up on first use
 
-__all__ = ["run", "seedable", "vector_tail", "current_versions", "later_standing", "now_only", "keyword_leg", "fuse", "time_windows", "content_words", "window_seeds", "window_holds_nothing", "slot_seeds", "slot_changed_since",
+__all__ = ["run", "seedable", "vector_tail", "current_versions", "later_standing", "now_only", "keyword_leg", "fuse", "time_windows", "content_words", "window_seeds", "window_holds_nothing", "slot_seeds", "slot_held_then", "slot_changed_since",
            "TIME_FILLER"]
 
 #: Words that carry no content in a question about a time ("what did I do", "what happened",
@@ -96,9 +101,10 @@ def run(ctx: RecallContext) -> None:
     gives = standing_seeds(ctx)
     later = later_standing(ctx, ctx.windows, gives)
     replaced = replaced_values(ctx, ctx.windows)
-    if current or later or replaced:
+    held = {nid: 1.0 for _slot, _w, _now, nids in slot_held_then(ctx) for nid in nids}
+    if current or later or replaced or held:
         floor = dict(floor)
-        for nid, base in [*current.items(), *later.items(), *replaced.items()]:
+        for nid, base in [*current.items(), *later.items(), *replaced.items(), *held.items()]:
             floor[nid] = max(floor.get(nid, 0.0), base)
     if gives:   # with the later statements reached from them (a chain steps through one relation)
         for nid, chain in ctx.extra.get("later_of", {}).items():
@@ -253,7 +259,8 @@ def standing_boosts(ctx: RecallContext, gives: dict[int, set[str]]) -> dict[int,
     statement of each relation (valid at the time asked, ``valid_at`` or ``now``, and changed by
     no later one the recall may see; of several, the latest), half of it for the others. Sets
     ``ctx.extra["standing_match"]`` (the current ones: results reports them as relevant, and
-    ranking puts them above every other candidate)."""
+    ranking puts them above every other candidate) and ``ctx.extra["standing_others"]`` (the
+    rest, which ranking puts next)."""
     req = ctx.request
     nids = np.fromiter(gives, np.int64, len(gives))
     then = _past_end(ctx)
@@ -272,6 +279,7 @@ def standing_boosts(ctx: RecallContext, gives: dict[int, set[str]]) -> dict[int,
     if then is not None and req.filters.valid_at is None and not current:
         return {}   # (a past time no statement holds, "where did I live in 2023?": none of them answers)
     ctx.extra["standing_match"] = dict.fromkeys(current, 1.0)
+    ctx.extra["standing_others"] = [n for n in gives if n not in current]
     return {n: req.config.w_slot * (1.0 if n in current else 0.5) for n in gives}
 
 
@@ -782,39 +790,55 @@ def slot_seeds(ctx: RecallContext) -> dict[int, float]:
 _NOW_WORDS = frozenset("now currently current today nowadays presently".split())
 
 
-def slot_changed_since(ctx: RecallContext) -> list[str]:
+def slot_held_then(ctx: RecallContext) -> list[tuple[tuple[str, str], Any, int, list[int]]]:
     """For a question that names a past time and a slot of a subject it names ("who owned
-    billing in October?"): each such slot whose current holders all became valid after that time
-    while a superseded memory of another value held it then, in words (the current value is no
-    answer for then, and recall does not return the superseded one). Empty with ``valid_at`` or
-    ``as_of`` (the caller asked for a time already), for a question that asks about now ("now",
-    "currently"), for a time not over yet, a subject the question does not name, a slot a current
-    memory already held then (a multi-valued one), an old holder archived or erased, or the same
-    value restated.
+    billing in October?", "where did I live in February?"): each such slot whose current holders
+    all became valid after that time while superseded memories of another value held it then.
+    The current value is no answer for then; those superseded memories are, so recall adds them
+    to the seeds at the best base and shows them although superseded (their nids are
+    ``ctx.extra["shown_superseded"]``, which ranking lets pass the filters), and ranking finds
+    them inside the time (they held the slot then). Empty with ``valid_at`` or
+    ``as_of`` (the caller asked for a time already: the filters read it), for a question that
+    asks about now ("now", "currently"), for a time not over yet, a subject the question does
+    not name, a slot a current memory already held then (a multi-valued one), an old holder
+    archived, erased or kept out by the other filters, or the same value restated. Computed once
+    a recall (``ctx.extra["held_then"]``).
 
     Returns
     -------
-    list of str
-        E.g. "billing's owner changed after \"in October\": `own_2`, current, holds since
-        2026-11-02; `own_1` held it then (recall with valid_at= in that time reads it)".
+    list of ((subject, attribute), window, current nid, held nids)
+        One per slot, for the first window of the question that the current value does not
+        cover; held nids (superseded memories that held the slot in it, the latest to start first)
+        are never empty.
     """
+    got = ctx.extra.get("held_then")
+    if got is not None:
+        return got
     req = ctx.request
     cued = ctx.extra.get("slots_cued")
-    if not cued or not ctx.windows or req.filters.valid_at is not None or req.filters.as_of is not None:
-        return []
+    out: list = []
+    ctx.extra["held_then"] = out
+    if (req.query is None or not cued or not ctx.windows or req.filters.valid_at is not None
+            or req.filters.as_of is not None):
+        return out
     from ..slots import normalise
-    from ..validate import utc_text
 
     if {w.strip("?!.,;:'\"") for w in req.query.lower().split()} & _NOW_WORDS:
-        return []
-    c = ctx.state.cols
-    out = []
+        return out
+    c, filters = ctx.state.cols, req.filters
+    states = filters.states.copy()
+    states[_SUPERSEDED] = True
+    shown = replace(filters, states=states)   # (the request's other filters still apply to them)
+    table = ctx.state.slot_table(ctx.space.name) if filters.slotted else None
     for subj, attr, members, named in cued:
         if named < 1.0 or not len(members):   # (slots.subject_weights: 1 when the question names it)
             continue
         members = members[c.alive[members]]
         current = members[(c.state[members] == _ACTIVE) & np.isinf(c.valid_to[members])]
         old = members[c.state[members] == _SUPERSEDED]
+        old = old[shown.mask(c, old, ctx.space.code, table)]
+        if ctx.allowed is not None:
+            old = old[np.isin(old, ctx.allowed)]
         for w in ctx.windows:
             start, end = w.core_start, w.core_end
             if end > req.now or not len(current) or (c.valid_from[current] < end).any():
@@ -822,17 +846,43 @@ def slot_changed_since(ctx: RecallContext) -> list[str]:
             then = old[(c.valid_from[old] < end) & (c.valid_to[old] > start)]
             if not len(then):
                 continue
-            held = int(then[np.argmax(c.valid_from[then])])   # the latest to start before the time ends
+            then = then[np.argsort(-c.valid_from[then], kind="stable")]   # the latest to start first
             now_nid = int(current[np.argmin(c.valid_from[current])])
-            recs = ctx.state.records([now_nid, held], "reading a slot's values")
-            if any(r is None for r in recs) or normalise(str(recs[0].get("value", ""))) == normalise(
-                    str(recs[1].get("value", ""))):
-                continue   # the same value restated
-            day = utc_text(float(c.valid_from[now_nid]))[:10]
-            out.append(f"{subj}'s {attr.replace('_', ' ')} changed after \"{w.text}\": `{c.ext_ids[now_nid]}`, "
-                       f"current, holds since {day}; `{c.ext_ids[held]}` held it then (recall with "
-                       f"valid_at= in that time reads it)")
-            break
+            recs = ctx.state.records([now_nid, *then.tolist()], "reading a slot's values")
+            if recs[0] is None:
+                continue
+            value = normalise(str(recs[0].get("value", "")))
+            held = [int(n) for n, r in zip(then.tolist(), recs[1:])
+                    if r is not None and normalise(str(r.get("value", ""))) != value]
+            if held:   # (else the same value restated)
+                out.append(((subj, attr), w, now_nid, held))
+                break
+    if out:
+        ctx.extra["shown_superseded"] = np.asarray([n for *_x, nids in out for n in nids], np.int64)
+    return out
+
+
+def slot_changed_since(ctx: RecallContext, hit_ids: Collection[str] = ()) -> list[str]:
+    """What :func:`slot_held_then` found, in words: the slot, the time, the current memory and
+    since when it holds, and the superseded one that held the slot then (among the hits when it
+    is in ``hit_ids``, the recall's hits by id, else how to read it).
+
+    Returns
+    -------
+    list of str
+        E.g. "billing's owner changed after \"in October\": `own_2`, current, holds since
+        2026-11-02; `own_1` held it then (a hit, superseded)".
+    """
+    from ..validate import utc_text
+
+    c = ctx.state.cols
+    out = []
+    for (subj, attr), w, now_nid, held in slot_held_then(ctx):
+        day = utc_text(float(c.valid_from[now_nid]))[:10]
+        where = ("a hit, superseded" if c.ext_ids[held[0]] in hit_ids else
+                 "recall with valid_at= in that time reads it")
+        out.append(f"{subj}'s {attr.replace('_', ' ')} changed after \"{w.text}\": `{c.ext_ids[now_nid]}`, "
+                   f"current, holds since {day}; `{c.ext_ids[held[0]]}` held it then ({where})")
     return out
 
 
