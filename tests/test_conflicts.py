@@ -667,6 +667,47 @@ def test_a_change_said_after_an_opener_supersedes_in_a_chat(tmp_path):
         assert out["corrected"] == [first] and mem.get(first).superseded_by == out["message_ids"][0]
 
 
+_OPENERS = ["Actually, ", "These days ", "These days, ", "Nowadays ", "Lately, ", "Currently ", "At the moment ",
+            "Right now ", "Now ", "Oh, and ", "By the way, ", "Btw ", "Honestly, ", "So ", "Well, "]
+
+
+@pytest.mark.parametrize("opener", _OPENERS)
+@pytest.mark.parametrize("new,old", [
+    ("my favorite coffee shop is Sightglass.", "My favorite coffee shop is Blue Bottle."),
+    ("the rent is $2,100.", "The rent is $1,900."),
+    ("the standup is at 10am.", "The standup is at 9:30am."),
+    ("my wife is not allergic to nuts.", "My wife is allergic to nuts."),
+    ("my new phone number is 555-0199.", "My phone number is 555-0123."),   # (helper-229: "new" after them)
+])
+def test_an_opener_before_another_subject_leaves_the_statement_as_said(opener, new, old):
+    """helper-227, the whole kind: "These days my favorite coffee shop is Sightglass." changed
+    nothing of "My favorite coffee shop is Blue Bottle." (the openers were read as the subject:
+    ("these", "days", "my", ...), or none after "Actually,"; "Right" of "Right now" as a name),
+    where a pronoun after them ("These days I take 20 mg") was read. Each opener before each
+    subject reads as the statement without it, and another subject stays another."""
+    bare = new[0].upper() + new[1:]
+    assert conflict(bare, old) is not None
+    assert conflict(opener + new, old) == conflict(bare, old)
+    assert subject_of(opener + new) == subject_of(bare)
+    assert conflict(opener + "my brother lives in Paris.", "My sister lives in Oslo.") is None
+
+
+def test_an_opener_before_a_statement_changes_it_in_a_chat(tmp_path):
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        first = mem.add("My favorite coffee shop is Blue Bottle.", created_at=T0)
+        later = mem.add("These days my favorite coffee shop is Sightglass.", created_at=T0 + 30 * DAY)
+        res = mem.recall("what is my favorite coffee shop?", k=2, now=T0 + 31 * DAY, reinforce=False)
+        assert [h.id for h in res.hits] == [later, first]
+        assert [(w.source, w.target) for w in res.warnings] == [(later, first)]
+        # openers with no statement after them ("Oh no, Jon!") left the speaker alone as the
+        # subject, which two other exclamations shared, and "no" read as a negation: linked
+        ids = [mem.add(text, namespace="gina", created_at=T0 + i * DAY) for i, text in enumerate([
+            "Gina: Oh no, Jon! Sorry to hear that. Tough decision for you? How're you handling the changes?",
+            "Gina: Wow, Jon! Impressed by your commitment. How's the hunt for investors going?",
+            "Gina: Thanks, Jon! See you at the event!"])]
+        assert [e for i in ids for e in mem.edges(i, namespace="gina") if e.relation.value == "contradicts"] == []
+
+
 @pytest.mark.parametrize("opener", ["Remember, ", "Remember that ", "As I said, ", "As I mentioned before, ",
                                     "Just a reminder: ", "Please note that ", "Don't forget, ", "Again, ",
                                     "Just so you know, ", "As I've said, ", "Like I told you, ", "Quick reminder: ",

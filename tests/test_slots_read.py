@@ -299,6 +299,28 @@ def test_a_past_time_and_a_slot_changed_since_say_so(tmp_path):
         assert m.recall("who owned billing?", valid_at=utc(2026, 10, 15), now=now).hits[0].id == "own1"
 
 
+def test_of_three_values_the_one_held_then_or_before_is_the_hit(tmp_path):
+    """helper-229: Boston -> Chicago (January) -> Denver (March) asked about February showed
+    Boston too (its end was read from the valid time it was stated with, open, not the one its
+    retirement wrote), with full relevance where Chicago had 0.08; "where did I live before I
+    moved?" showed Denver alone."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        for id_, text, value, day in (("a", "I live in Boston.", "Boston", utc(2025, 6, 5)),
+                                      ("b", "I moved to Chicago.", "Chicago", utc(2026, 1, 10)),
+                                      ("c", "I moved to Denver.", "Denver", utc(2026, 3, 10))):
+            m.add(text, id=id_, subject="user", attribute="home_city", value=value, created_at=day)
+        now = utc(2026, 4, 1)
+
+        def hits(q):
+            return [(h.id, round(h.relevance, 2)) for h in m.recall(q, k=3, now=now, reinforce=False).hits]
+        assert hits("where did I live in February?") == [("b", 1.0), ("c", 1.0)]
+        assert hits("where did I live in December 2025?") == [("a", 1.0), ("c", 1.0)]
+        for q in ("where did I live before I moved?", "where did I live before Denver?"):
+            assert hits(q)[0] == ("b", 1.0), q
+            assert [g.reason for g in m.recall(q, now=now).gaps] == [], q
+        assert [h.id for h in m.recall("where do I live?", k=3, now=now).hits] == ["c"]
+
+
 def test_changed_since_stays_quiet_where_the_current_value_answers(tmp_path):
     """Hostile pass on the changed_since gap: a question about now that names a past time, a
     subject the question does not name, a multi-valued slot whose value still holds, the same

@@ -90,8 +90,25 @@ CHANGES = [
     ("I quit my job because NYC was killing me and moved to Denver.", "I live in Boston."),
     ("I got laid off in march but I’ve always loved the coast and moved to San Diego.", "I live in Boston."),
     ("i moved in with my gf and her parents and got a job at Costco", "I work at Google."),
+    # helper-227: a home said as the place the speaker rents
+    ("We moved to Berkeley last week.", "I rent an apartment in Oakland."),
+    ("I'm renting a studio in Queens now.", "I live in Jersey City."),
+    ("I moved to Denver.", "We rent a small flat in Leeds with two cats."),
+    ("I moved to Ottawa.", "I rent a basement apartment in Toronto."),
+    ("I moved to Dallas.", "We have been renting a townhouse in Austin for three years."),
 ]
 NOT_CHANGES = [
+    ("My sister rents a flat in Leeds.", "I live in York."),               # another person's
+    ("We rent a car in Denver every summer.", "I live in Boston."),        # no home rented
+    ("I used to rent an apartment in Oakland.", "I live in Berkeley."),   # history
+    # helper-229: a place rented out, for a purpose, an occasion or a season
+    ("We rent our house in Asheville to tourists in the summer.", "I live in Boston."),
+    ("I rent the house in Asheville on Airbnb.", "I live in Boston."),
+    ("I rent a studio in Brooklyn for my pottery.", "I live in Queens."),
+    ("I rent a room in Paris for the conference.", "I live in Boston."),
+    ("For our anniversary we're renting a place in Napa.", "I live in Boston."),
+    ("I rent a house in Tahoe for ski season.", "I live in Boston."),
+    ("Every summer I rent a house in Cape Cod.", "I live in Boston."),
     ("My sister moved to Seattle.", "I live in Boston."),                  # another person
     ("I might move to Seattle next year.", "I live in Boston."),           # a plan
     ("I'd love to live in Paris.", "I live in Boston."),

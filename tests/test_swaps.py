@@ -16,6 +16,8 @@ from engramdb.swaps import replaced_sentences, replaces, swap_report
 
 REPORTS = [
     ("While at it we moved from Poetry to uv, so the lockfile is uv.lock now.", [("poetry",)], ("uv",)),
+    ("I switched from oat milk to almond milk because of the taste.", [("oat", "milk")], ("almond", "milk")),
+    ("I switched from coffee to green tea.", [("coffee",)], ("green", "tea")),
     ("We replaced black, flake8 and isort with ruff this week.", [("black",), ("flake8",), ("isort",)], ("ruff",)),
     ("user: We swapped out Redis for Valkey last sprint.", [("redis",)], ("valkey",)),
     ("We ditched Jenkins in favour of GitHub Actions.", [("jenkins",)], ("github", "actions")),
@@ -61,6 +63,13 @@ REPORTS = [
     ("I've been using Things 3 instead of Todoist this week.", [("todoist",)], ("things", "3")),
 ]
 NOT_REPORTS = [
+    "Things went from bad to worse.",
+    # helper-229: no thing in use, an occasion, a place in the house
+    "I went from zero to hero this year.",
+    "I switched from slow cooker to instant pot for tonight's chili.",
+    "I moved from the living room to the kitchen.",
+    "I moved from first base to second base.",
+    "I switched from oat milk to almond milk cartons for the bake sale.",   # the new thing's phrase goes on
     "Since Mint shut down my friend switched to YNAB.",     # another's
     "Since Mint shut down I might switch to YNAB.",         # a plan
     "We might move from Poetry to uv.",                 # a plan
@@ -155,6 +164,17 @@ REPLACED = [
     ("Also I'm cancelling Netflix, we never watch it.", "Netflix standard is £10.99, and Audible is £7.99."),
     ("I cancelled Netflix.", "I pay for Netflix standard, £10.99 a month."),
     ("I cancelled PureGym and joined The Gym Group in Chorlton, it's only £24.99.", "PureGym membership, £38 a month."),
+    # helper-227: a thing of two lower-case words, and what the speaker prefers, drinks, eats or takes
+    ("I switched from oat milk to almond milk.", "I prefer oat milk in my coffee."),
+    ("I switched from whole milk to oat milk in my latte.", "I drink whole milk with breakfast."),
+    ("I've switched from coffee to green tea in the mornings.", "I drink coffee every morning."),
+    ("I switched from Adderall to Vyvanse.", "I take Adderall in the morning."),
+    ("We switched from night shifts to day shifts.", "I like night shifts, the ward is quiet."),
+    # helper-229: an employer left, as engramdb.standing reads the employer
+    ("I quit Hooli yesterday.", "I work at Hooli."),
+    ("I got laid off from Hooli last week.", "I'm a designer at Hooli."),
+    ("I resigned from Hooli.", "I work at Hooli as a PM."),
+    ("I quit my job at Hooli.", "I started a new job at Hooli."),
 ]
 NOT_REPLACED = [
     ("We moved from Boston to Denver.", "My sister is in Boston."),                      # no thing of the speaker's
@@ -180,6 +200,20 @@ NOT_REPLACED = [
     ("We switched from yarn to pnpm.", "I have a yarn collection for knitting."),
     ("I switched from Chase to Ally for checking.", "I use Chase Sapphire for travel points."),
     ("We replaced Teams with Slack.", "I prefer Slack over Teams."),
+    ("I switched from oat milk to almond milk.", "My sister prefers oat milk."),       # another's
+    ("I switched from oat milk to almond milk.", "I tried oat milk once."),            # no use of it
+    ("I switched from oat milk to almond milk.", "Do you like oat milk?"),             # a question
+    ("I switched from oat milk to almond milk.", "I don't drink oat milk."),           # negated
+    # helper-229: another's use, a longer phrase, a thing of another verb's subject
+    ("I switched from oat milk to almond milk.", "The kids drink oat milk."),
+    ("I switched from oat milk to almond milk.", "Our toddler drinks oat milk."),
+    ("I switched from oat milk to almond milk.", "I like oat milk ads, they're funny."),
+    ("I switched from black coffee to green tea.", "I like black coffee jokes."),
+    ("I switched from white rice to brown rice.", "Sushi uses white rice, I love it."),
+    ("I quit Hooli yesterday.", "My brother works at Hooli."),
+    ("I got laid off from Hooli last week.", "I work at Initech."),
+    ("I might quit Hooli.", "I work at Hooli."),
+    ("My sister quit Hooli.", "I work at Hooli."),
 ]
 
 

@@ -30,6 +30,9 @@ def test_doctests():
     ("where does the user currently live", "where do I currently live"),   # (a tool's query: no "?")
     ("Is the user vegetarian?", "Am I vegetarian?"),
     ("What is the user's name?", "What is my name?"),
+    # helper-229: the user and one of theirs, one subject
+    ("User and her husband live in Austin.", "My husband and I live in Austin."),
+    ("The user and his wife work at Stripe.", "My wife and I work at Stripe."),
 ])
 def test_the_user_as_subject_or_owner_is_the_speaker(text, first):
     assert in_first_person(text) == first
@@ -43,7 +46,8 @@ def test_the_user_as_subject_or_owner_is_the_speaker(text, first):
     "user: The user lives in Germany but sees US prices. Why?", "Ticket #4412: user moved to Germany and can't log in.",
     "Support: User works at Acme and needs SSO enabled.", "INFO: user relocated to Frankfurt.",
     "The test user's name is Alice.", "Each user's quota is 5 GB.", "Then the user's name is Alice.",
-    "Where does the user data live?", "Where does the user's home directory live?"])
+    "Where does the user data live?", "Where does the user's home directory live?",
+    "I had a call with the user and her lawyer."])
 def test_other_uses_of_the_word_are_left(text):
     assert in_first_person(text) == text
 

@@ -90,8 +90,13 @@ def fact_signature(text: str) -> dict[str, Any]:
     idents = [m.group(0).lower() for m in _IDENTIFIER.finditer(text)] if "." in text and DIGIT.search(text) else []
     toks = tokens(_IDENTIFIER.sub(" ", text)) if idents else tokens(text)
     number, date, name = set(), set(), set(idents)
-    for t in toks:
+    label = _LABEL.match(text)
+    at = 0 if label is None else len(tokens(label.group(1)))
+    opening = range(at, _past_openers(toks, at))   # ("Right now the standup is ...": "Right" names no one)
+    for i, t in enumerate(toks):
         low = t.lower()
+        if i in opening:
+            continue
         if (not t.isalpha() and any(map(str.isdigit, t))) or low in NUMBER_WORDS:   # (letters hold no digit)
             number.add(low)
         elif low in MONTHS or low in DATE_WORDS or t == "May":
@@ -240,7 +245,12 @@ _PRONOUNS = frozenset("i we you he she they it".split())
 #: Words that may open a chat statement before its pronoun subject ("Now I take 20 mg", "So I'm
 #: 36", "Actually, I work at Globex", "Also we moved"): skipped when a pronoun follows them.
 OPENERS = ADVERBS | frozenset("so well oh ok okay yes yeah yep anyway anyways btw hey hi hello and but "
-                              "update fyi honestly".split())
+                              "update fyi honestly nowadays lately".split())
+_GREETINGS = frozenset("hey hi hello".split())
+#: Openers of several words, read past as :data:`OPENERS` are ("These days my favorite coffee
+#: shop is Sightglass.", "At the moment I take 20 mg"): lower-case token tuples.
+OPENING_PHRASES = (("these", "days"), ("at", "the", "moment"), ("right", "now"), ("by", "the", "way"),
+                   ("as", "of", "now"), ("as", "of", "today"), ("just", "so", "you", "know"), ("for", "the", "record"))
 #: A speaker label: a chat role, or one to three words, before a colon ("user: ", "Dana: "; not
 #: "Also, we renamed the cat: ...", whose colon ends a clause).
 SPEAKER_LABEL = _LABEL = re.compile(r"^((?:user|assistant|system|[^\W\d_][\w'.\-]*)(?: [^\W\d_][\w'.\-]*){0,2}):\s+")
@@ -415,15 +425,23 @@ def _subject_span(text: str) -> tuple[tuple[str, ...], int]:
     label = _LABEL.match(text)
     at = 0 if label is None else len(tokens(label.group(1)))
     speaker = speaker_label(text) or ()
-    lead = at
-    while lead < len(toks) and toks[lead].lower() in OPENERS:
-        lead += 1
+    lead = _past_openers(toks, at)
     if lead > 0 and lead < len(toks):   # a speaker label or openers, then a pronoun: the subject
         low = toks[lead].lower()
         if low in _PRONOUNS:
             return speaker + (low,), lead + 1
         if m := _CONTRACTED.fullmatch(low):
             return speaker + (m.group(1),), lead + 1
+    if (lead > at and lead < len(toks) and toks[lead][:1].islower()
+            and _GREETINGS.isdisjoint(t.lower() for t in toks[at:lead])):
+        # openers, then another subject in lower case (a capital after them may be whom the text
+        # addresses, "Yeah, Maria, let's ...", as a name after a greeting is: "Hey Maria, great to chat"): the statement after them is read as one that opens a
+        # text ("Actually, my favorite coffee shop is Sightglass." speaks of the favorite coffee
+        # shop, as "My favorite coffee shop is Blue Bottle." does: the openers had read as its
+        # subject, and no change was seen)
+        body = _subject_at_start(toks[lead:])
+        if body:   # (none, "Oh no, Jon!": no statement follows them)
+            return speaker + body, lead + len(body)   # (as the heading's below, and len(subject) for a text that opens with it)
     if at and not speaker and at < len(toks):
         # a heading or a note's label: the statement after it is read as one that opens a text
         # (as many tokens as its subject has words); a heading's words name what it is about and
@@ -437,6 +455,22 @@ def _subject_span(text: str) -> tuple[tuple[str, ...], int]:
             t.lower() for t in toks[:at] if t.lower() not in _DETERMINERS)
         return head + body, at + len(body)
     return _subject_at_start(toks), -1
+
+
+def _past_openers(toks: list[str], at: int) -> int:
+    """The position in ``toks`` after the openers (:data:`OPENERS`, :data:`OPENING_PHRASES`)
+    from position ``at`` on; ``at`` when none opens there."""
+    lead = at
+    while lead < len(toks):
+        if toks[lead].lower() in OPENERS:
+            lead += 1
+            continue
+        words = tuple(t.lower() for t in toks[lead:lead + 4])
+        phrase = next((p for p in OPENING_PHRASES if words[:len(p)] == p), None)
+        if phrase is None:
+            break
+        lead += len(phrase)
+    return lead
 
 
 def _subject_at_start(toks: list[str]) -> tuple[str, ...]:
@@ -817,8 +851,11 @@ _POSSESSIVE_WORDS = frozenset("my our your his her their".split())
 #: Adjectives after a possessive that say a value replaced an earlier one, not which thing it is
 #: ("My new phone number is ...", "Our current rent is ..."): the subject is the same as without.
 CHANGE_ADJECTIVES = frozenset("new current updated latest present".split())
-_CHANGE_ADJECTIVE = re.compile(rf"^((?:user:\s+)?(?:my|our|your|his|her|their)\s+)(?:{'|'.join(CHANGE_ADJECTIVES)})\s+",
-                               re.I)
+#: Openers before it ("Btw my new phone number is ...": helper-229; :data:`OPENERS`, :data:`OPENING_PHRASES`).
+_OPENER_RUN = "(?:(?:" + "|".join(sorted([*OPENERS, *(r"\s+".join(p) for p in OPENING_PHRASES)], key=len, reverse=True)) \
+    + r")[,!.]*\s+)*"
+_CHANGE_ADJECTIVE = re.compile(rf"^((?:user:\s+)?{_OPENER_RUN}(?:my|our|your|his|her|their)\s+)"
+                               rf"(?:{'|'.join(CHANGE_ADJECTIVES)})\s+", re.I)
 
 
 def _plain_attribute(text: str) -> str:

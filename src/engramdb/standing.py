@@ -20,7 +20,8 @@ Initech and now work at Hooli", "Just moved to Lisbon") and whose value is a nam
 capitalised, in any script ("Seattle", "the Bay Area", "Portland, Oregon", "St. Louis", "Bank of
 the West", "Łódź"; a text is read in NFC), never a lower-case word ("i live in denial") nor a
 team, plan or piece of software ("I moved to Linux"). A statement: live / living / reside /
-based / settled in, based out of, a resident of, "my home (house, apartment) is in"; work /
+based / settled in, based out of, a resident of, "my home (house, apartment) is in", rent or
+renting a(n) apartment (flat, house, room, studio, ...) in ("I rent an apartment in Oakland"); work /
 working at or for, employed at or by, "my employer (company) is", "I'm a <role> at" (an
 occupation: not a regular, member, customer, fan, sucker, nor a former one). Or a report that
 it changed: moved or relocated to (optionally "back", "again (, this time)", "from <old name>",
@@ -129,6 +130,15 @@ _COLLEAGUES = ("people|folks|team|teams|colleagues|coworkers|co-workers|engineer
 #: starting as a freshman at Stanford", "as a volunteer at the shelter").
 _NOT_A_JOB = (r"(?:student|freshman|freshmen|sophomore|undergrad|undergraduate|grad\s+student|postgrad|"
               r"phd\s+student|pupil|member|volunteer|patient|client|customer|guest|trainee\s+driver)")
+#: What may follow the place a home is rented in: the clause's end, or words that say no purpose
+#: or occasion ("with my partner", "now", "for three years"; not "for the conference", "to
+#: tourists", "on Airbnb").
+_RENT_END = (rf"(?=[^\S\n]*(?:[.!?;,)]|$)|{_S}(?:with|now|since|near|these|and|but|because|so|still|right|at|"
+             rf"for{_S}(?:now|the{_S}past|a{_S}while|(?:\d+|a{_S}few|a{_S}couple{_S}of|two|three|four|five|six|"
+             rf"seven|eight|nine|ten|several|many){_S}years?))\b)")
+#: Words before "rent" that make the place rented a stay, not a home.
+_RENTED_FOR = frozenset("every each anniversary honeymoon vacation holiday holidays trip weekend conference wedding "
+                        "getaway season summer winter".split())
 _VERBS = {
     "home": (
         (("live in", "living in", "reside in", "residing in", "based in", "based out", "settled in"), False,
@@ -143,6 +153,12 @@ _VERBS = {
          rf"\bmy{_S}(?:home|house|apartment|flat|place){_S}is{_S}in{_S}NAME"),
         (("new place", "new home", "new house", "new apartment", "new flat", "new condo"), True,
          rf"\b(?:my|our){_S}new{_S}(?:place|home|house|apartment|flat|condo){_S}in{_S}NAME"),
+        (("rent ", "renting "), False,   # "I rent an apartment in Oakland": where the speaker lives
+         # (not "rent our house in Asheville" out, nor one rented for something or some time: "a
+         # room in Paris for the conference", "a studio in Brooklyn for my pottery", "... on Airbnb")
+         rf"\b(?:rent|renting){_S}(?:an?|the){_S}(?:(?:new|small|tiny|little|nice|cheap|shared|basement|"
+         rf"one-bedroom|two-bedroom|1-bedroom|2-bedroom|studio){_S})?(?:place|home|house|apartment|flat|condo|"
+         rf"studio|room|loft|townhouse){_S}in{_S}NAME{_RENT_END}"),
         (("moved into", "moved in to"), True,   # "We moved into the new place in Chorlton": the speaker's move
          rf"\bmoved{_S}in(?:to|{_S}to){_S}(?:the|a|our|my){_S}(?:new{_S})?"
          rf"(?:place|home|house|apartment|flat|condo){_S}in{_S}NAME"),
@@ -215,7 +231,7 @@ _PATTERNS_UNNAMED = [p for p in _PATTERNS if _CAPITAL_CUES.isdisjoint(p[1])]
 #: at", a word of each of the two sets.
 _GATE = frozenset("live living reside residing resident residents based settled moved relocated work working "
                   "employed job position role offer hired joined started starting start home house apartment flat condo place employer "
-                  "company here name name's".split())
+                  "company here name name's rent renting".split())
 _ROLE_GATE = (frozenset("i'm i’m am".split()), frozenset("at for with".split()))
 #: The speaker's own name ("Hi, I'm Dana.", "Call me Dee", "I go by Sam"): what passes the gate
 #: besides its words (a capital after the phrase, in the text as written).
@@ -611,6 +627,8 @@ def standings(text: str) -> tuple[Standing, ...]:
                         history = _HISTORY.search(body) is not None
                     if history:
                         continue
+                if m.group(0)[:4].lower() == "rent" and not _RENTED_FOR.isdisjoint(clause):
+                    continue   # "Every summer I rent a house in Cape Cod", "For our anniversary we're renting ..."
                 if relation == "employer" and "offer" in m.group(0).lower() \
                         and _NOT_JOB.intersection(t.lower() for t in tokens(body[m.end(): m.end() + 60])):
                     continue

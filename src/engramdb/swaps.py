@@ -20,7 +20,10 @@ A report is one of:
   new name capitalised: "switched my editor to Helix"; "switched carriers to T-Mobile"; a time,
   date, amount or place is for the other modules: "switched my mum call to Saturdays");
 - a drop: "we're dropping pytest-xdist", "I stopped using Notion", "we retired Jenkins", "I don't
-  use Evernote anymore";
+  use Evernote anymore"; an employer left: "I quit Hooli", "I got laid off from Hooli", "I resigned
+  from Hooli" (it replaces a statement :mod:`engramdb.standing` reads that employer from: "I'm a
+  designer at Hooli");
+- a thing of two lower-case words switched: "I switched from oat milk to almond milk";
 - a move forced by the old one's end: "Since Mint shut down I switched to YNAB", "After Evernote got
   acquired, we moved everything to Obsidian".
 
@@ -36,7 +39,8 @@ a change "from A to B" for an occasion ("for the presentation") or a while ("for
 none.
 
 An earlier statement is replaced when a sentence of it that states something now (no question,
-negation, past or plan) says an old name is in use: a verb of use before it ("We use Poetry",
+negation, past or plan) says an old name is in use: a verb of use before it ("We use Poetry", the
+speaker's "I prefer (drink, eat, take, like, love, order) oat milk", not the kids' nor "oat milk ads",
 "we run them in parallel with pytest-xdist", "we're on Poetry"), a purpose after it ("flake8 for
 linting", "VS Code as my editor"), "my <thing> is <name>", or a list after a colon ("Formatting:
 black with line length 100, flake8"); a name the report spells with a capital is spelt so there
@@ -61,10 +65,12 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .facts import (
-    ADVERBS, FUNCTION_WORDS, NEGATIONS, NOT_NOW, NOT_PRESENT, _stem, not_done, report_body, tokens, without_questions,
+    ADVERBS, FUNCTION_WORDS, NEGATIONS, NOT_NOW, NOT_PRESENT, NUMBER_WORDS, _stem, not_done, report_body, tokens,
+    without_questions,
 )
 from .sentences import several_sentences
 from .speakers import PERSON_NOUNS
+from .standing import standings
 from .starts import without_start
 from .timeref import CALENDAR_WORDS
 
@@ -89,6 +95,12 @@ _S = r"[^\S\n]+"
 #: to two capitalised words or numbers ("VS Code", "Python 3.12", "Dr. Kim").
 _WORD = r"[\w.+#/-]*\w[+#]*\.?(?![\w.+#/-]*\w)"
 _NAME = rf"{_WORD}(?:{_S}(?=(?-i:[A-Z0-9])){_WORD}){{0,2}}"
+#: A thing of two lower-case words, a modifier and a noun ("oat milk", "green tea", "night
+#: shifts"), said after "from" or "to" of a switch; as the new one, only where its phrase ends
+#: (punctuation, the end, or a word that opens no noun: "to almond milk in my coffee").
+_PAIR = r"(?-i:[a-z]+)[^\S\n]+(?-i:[a-z]+)"
+_PAIR_ENDS = (r"(?=\s*(?:[^\w\s]|$)|[^\S\n]+(?:in|for|at|with|on|instead|now|these|because|since|and|but|as|every|"
+              r"each|today|lately|anymore|recently|this|last)\b)")
 #: Names in a list ("black, flake8 and isort", "Jenkins and Travis").
 _LIST = rf"{_NAME}(?:,{_S}(?!(?:and|it|this|that|they|we|i|he|she|which|who|so|but|then)\b){_NAME})*(?:,?{_S}(?:and|&){_S}{_NAME})?"
 _THE = rf"(?:(?:the|our|my){_S})?"
@@ -99,14 +111,19 @@ _CHANGE_VERBS = (r"switch|switched|switching|move|moved|moving|migrate|migrated|
 _THING = rf"(?P<thing>{_S}(?:(?:my|our|the){_S}[\w-]+(?:{_S}[\w-]+){{0,2}}?|(?-i:[a-z]+|[A-Z]{{2,5}})(?:{_S}(?-i:[a-z]+)){{0,3}}?))"
 #: Verbs that drop a thing ("cancelled", "gave up", "stopped using"), and those that then take up
 #: another ("... and switched to Apple Music", "... and started with Dr. Reyes").
-_DROPS = (r"moved{_S}(?:everything|all|it|things){_S}out{_S}of|dropping|dropped|ditching|ditched|removing|removed|"
+_DROPS = (  # (an employer left first: helper-229, "I quit Hooli yesterday." ranked below "I work at Hooli.")
+          r"(?:quit|left){_S}my{_S}job{_S}(?:at|with)|(?:got|was|been|were){_S}laid{_S}off{_S}(?:from|by|at)|"
+          r"(?:got|was|been){_S}fired{_S}(?:from|by)|resigned{_S}from|stopped{_S}working{_S}(?:at|for)|"
+          r"no{_S}longer{_S}work{_S}(?:at|for)|"
+          r"moved{_S}(?:everything|all|it|things){_S}out{_S}of|dropping|dropped|ditching|ditched|removing|removed|"
           r"uninstalled|retired|retiring|decommissioned|"
           r"decommissioning|sunset|sunsetted|sunsetting|cancell?ed|cancell?ing|quit|gave{_S}up|stopped{_S}using|"
           r"stopped{_S}seeing|no{_S}longer{_S}use|don't{_S}use|do{_S}not{_S}use|got{_S}rid{_S}of|getting{_S}rid{_S}of|"
           r"phasing{_S}out|phased{_S}out").replace("{_S}", _S)
 #: The words (lower case) a text must hold one of before a pattern of a drop is read.
 _DROP_WORDS = ("drop", "ditch", "remov", "uninstall", "retir", "decommission", "sunset", "cancel", "quit", "gave up",
-               "stopped", "longer use", "don't use", "not use", "rid of", "phas", "out of")
+               "stopped", "longer use", "don't use", "not use", "rid of", "phas", "out of", "left my job", "laid off",
+               "fired", "resigned", "longer work")
 _TAKE_UP = (r"switched|moved|went|changed|migrated|started{_S}(?:using|with|seeing)|now{_S}use|use|using|"
             r"signed{_S}up{_S}(?:for|with)|joined").replace("{_S}", _S)
 _PATTERNS = (   # (kind, the words it needs one of, regex)
@@ -115,6 +132,10 @@ _PATTERNS = (   # (kind, the words it needs one of, regex)
      re.compile(rf"\b(?P<verb>{_CHANGE_VERBS})(?:{_S}(?:over|everything|things))?{_THING}?{_S}from{_S}{_THE}"
                 rf"(?:using{_S})?(?P<old>{_LIST}){_S}(?:over{_S})?(?:to|onto){_S}{_THE}(?:using{_S})?(?P<new>{_NAME})",
                 re.I)),
+    # "I switched from oat milk to almond milk": things of two lower-case words, after a switch only
+    ("change", (" from ",),
+     re.compile(rf"\b(?P<verb>switch|switched|switching|swapped|changed)(?:{_S}over)?{_S}from{_S}{_THE}"
+                rf"(?P<old>{_PAIR}|{_NAME}){_S}(?:to|onto){_S}{_THE}(?P<new>{_PAIR}{_PAIR_ENDS}|{_NAME})", re.I)),
     # "we switched to uv from Poetry", "I've switched over to Helix from VS Code"
     ("change", (" from ",),
      re.compile(rf"\b(?P<verb>{_CHANGE_VERBS})(?:{_S}over)?{_THING}?{_S}(?:to|onto){_S}{_THE}(?P<new>{_NAME})"
@@ -191,7 +212,8 @@ _REPORTED = re.compile(r"[\"“”]|\b(?:say|says|said|saying|tell|tells|told|ac
 _ASKING = re.compile(r"^\W*(?:how|what|why|when|where|which|who|can|could|should|would|do|does|did|is|are|"
                      r"shall|may)\b", re.I)
 #: An occasion or a while after a change "from A to B": none of the standing thing's.
-_OCCASION = re.compile(rf"^{_S}for{_S}(?:the|this|a|one|two|three|my|our|an|\d+)\b", re.I)
+_OCCASION = re.compile(rf"^{_S}for{_S}(?:the|this|a|one|two|three|my|our|an|\d+|tonight|today|tomorrow|"
+                       rf"tonight's|today's|tomorrow's|tonight’s|today’s|tomorrow’s)\b", re.I)
 _ROLE = re.compile(r"\s*(?:user|assistant)\s*:\s+", re.I)
 _CLAUSE_MARK = re.compile(r"[,;:]|\s[-–—]\s|\b(?:and|but|so|then|because)\b", re.I)
 
@@ -315,9 +337,9 @@ def _match_report(kind: str, m: re.Match, sentence: str) -> Swap | None:
         return None   # "switched my Spotify to Premium": a plan of a product, no thing replaced
     thing = frozenset(_stem(w.lower()) for w in thing_words)
     if new and ((not said_new[:1].isupper() and (new[0] in _NOT_NAMES or new[0] in FUNCTION_WORDS))
-                or new[0].rstrip("s") in CALENDAR_WORDS or _VALUE.match(new[0])):
+                or new[0].rstrip("s") in CALENDAR_WORDS or _VALUE.match(new[0]) or new[0] in NUMBER_WORDS):
         return None   # "switched my call to Saturdays", "moved from 3pm to 4pm": the other modules'
-    if any(_VALUE.match(o[0]) or o[0].rstrip("s") in CALENDAR_WORDS for o in old):
+    if any(_VALUE.match(o[0]) or o[0].rstrip("s") in CALENDAR_WORDS or o[0] in NUMBER_WORDS for o in old):
         return None
     if new and kind != "thing" and not _ends_phrase(sentence[m.end("new"):]):
         return None   # "swapped Oatly for regular milk", "dropping Slack for the hackathon weekend"
@@ -358,6 +380,8 @@ def replaces(new: str, old: str) -> bool:
     earlier = swap_report(old)
     if earlier is not None and earlier.new and earlier.new in report.old:
         return True   # a report before: its new name replaced now ("from uv to pdm" after "to uv")
+    if report.old and not report.new and any(s.relation == "employer" and s.value in report.old for s in standings(old)):
+        return True   # an employer left: "I quit Hooli." and "I'm a designer at Hooli." (engramdb.standing)
     return bool(_in_use(report, old))   # ("I've moved everything out of Trello, I'm using Notion now.")
 
 
@@ -388,9 +412,17 @@ def _in_use(report: Swap, old: str) -> tuple[str, ...]:
 
 #: Words before a name that say it is in use ("We use Poetry", "run them with pytest-xdist", "we
 #: migrated to Jenkins"), and after it ("Poetry for dependencies", "VS Code as my editor").
+#: Verbs of what the speaker consumes or favours: the thing is in use when the speaker says them.
+_CONSUMES = frozenset("prefer prefers drink drinks eat eats take takes like likes love loves order orders".split())
+#: The speaker as a subject, and words of habit between it and the verb ("I usually drink").
+_SPEAKERS = frozenset("i we i'm we're".split())
+_HABITS = frozenset("usually mostly normally generally typically often always mainly only".split())
+#: Words after a thing in use that end its phrase ("I drink coffee every morning").
+_AFTER_THING = frozenset("every each daily nightly weekly most twice once now lately these".split())
 _USE_BEFORE = frozenset("use uses using run runs running rely relies with via through adopted installed chose "
                         "picked standardized standardised manage managed manages switched moved migrated "
-                        "bank banks".split())
+                        "bank banks prefer prefers drink drinks eat eats take takes like likes love loves order "
+                        "orders".split())
 _ON_AFTER = frozenset("i'm we're am are is still run runs running built hosted deployed deploy deploys based live "
                       "lives it's".split())
 #: Verbs near "on", "in" or "by" before a name that say it is in use ("We deploy everything on
@@ -430,7 +462,18 @@ def _used(sentence: str, said: list[str], at: int, n: int) -> bool:
     if before and before[-1] in ("the", "our", "my"):
         before = before[:-1]
     if before and before[-1] in _USE_BEFORE:
-        return True
+        if before[-1] not in _CONSUMES and not (n > 1 and said[at].islower() and re.search(
+                r"\s+".join(re.escape(w) for w in said[at:at + n]), sentence)):   # ("oat milk", not "pytest-xdist")
+            return True
+        # what the speaker prefers, drinks, takes ..., and a thing in lower case: the speaker's own
+        # use ("I drink oat milk", not "The kids drink oat milk", "Sushi uses white rice"), of the
+        # thing itself ("I like oat milk", not "I like oat milk ads")
+        verb = at - 1 - (low[at - 1] in ("the", "our", "my"))
+        j = verb - 1
+        while j >= 0 and (low[j] in ADVERBS or low[j] in _HABITS):
+            j -= 1
+        nxt = low[at + n] if at + n < len(low) else ""
+        return j >= 0 and low[j] in _SPEAKERS and (not nxt.isalpha() or nxt in _AFTER_THING or _ends_phrase(" " + nxt))
     if len(before) >= 2 and before[-1] == "on" and before[-2] in _ON_AFTER:
         return True
     near = set(low[max(0, at - 6): at])

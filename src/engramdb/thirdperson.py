@@ -88,6 +88,9 @@ _USER = r"(?:the\s+)?user(?![\w'’-])"
 _SUBJECT = re.compile(rf"\b(?P<aux>(?:{'|'.join(_ASKING)})\s+)?(?P<subject>{_USER})(?P<rest>(?:\s+[\w'’]+){{0,3}})",
                       re.I)
 _POSSESSIVE = re.compile(r"\b(?:the\s+)?user['’]s\b(?P<next>\s+[\w'’]+)?", re.I)
+#: The user and one of theirs as one subject ("User and her husband live in Austin." -> "My
+#: husband and I live in Austin."; helper-229: read as the husband's home alone).
+_WITH_THEIRS = re.compile(r"\b(?:the\s+)?user\s+and\s+(?:his|her|their)\s+(?P<who>[\w'’-]+)\b", re.I)
 #: What may come before a subject "the user": the text's or a sentence's start, a clause's.
 _CLAUSE_END = re.compile(r"(?:^|[.!?:;,(\n]|\b(?:and|but|so|because|since|now|today|recently|also))\s*$", re.I)
 #: Base forms of verbs a question may ask about the user with ("does the user live ...?").
@@ -154,6 +157,13 @@ def _as_possessive(m: re.Match) -> str:
     return ("My" if not head or head[-1] in ".!?:\n" else "my") + nxt
 
 
+def _with_theirs(m: re.Match) -> str:
+    head = m.string[:m.start()].rstrip()
+    if not _CLAUSE_END.search(m.string[:m.start()]):
+        return m.group(0)   # (not a subject: "a call with the user and her lawyer")
+    return ("My " if not head or head[-1] in ".!?:\n" else "my ") + m.group("who") + " and I"
+
+
 def _joined_verbs(sentence: str) -> str:
     """``sentence`` (turned) with each verb of :data:`_PRESENT` after "and" / "but" in its first-person form."""
     return _JOINED.sub(lambda j: j.group(1) + j.group(2) + _PRESENT[j.group(3).lower()], sentence)
@@ -177,7 +187,8 @@ def in_first_person(text: str) -> str:
     label = LABEL.match(text)
     if label is not None and len(label.group(1).split()) <= 3 and label.group(1).strip().lower() not in _NOTE_LABELS:
         return text   # a chat turn's, a ticket's, a log's: their user is not the memory's owner
-    out = _POSSESSIVE.sub(_as_possessive, text)
+    out = _WITH_THEIRS.sub(_with_theirs, text)
+    out = _POSSESSIVE.sub(_as_possessive, out)
     turned = _SUBJECT.sub(_as_subject, out)
     if turned == out:
         return out

@@ -317,3 +317,30 @@ def test_a_replayed_supersede_is_dated_at_the_call_and_a_note_said_too_late_says
         assert "superseded_by" not in c and mem.current("user", "employer").id == c["id"]
         late = json.loads(T.call_tool(mem, "remember", {"text": "I work at Hooli.", **slot}, now="2023-01-01").text)
         assert late["superseded_by"] == c["id"] and mem.current("user", "employer").id == c["id"]
+
+
+def test_a_replayed_note_is_recorded_at_the_call_so_as_of_reads_the_replay(tmp_path):
+    """helper-228: a replay's notes were dated at their calls but recorded at the machine's
+    clock, so recall as_of a replayed time found nothing, where the README says as_of asks a
+    finished store what it held then. remember and supersede now record at the call's time (not
+    one the clock has not reached, nor a new version before its old one's record)."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        def call(name, args, now=None):
+            return json.loads(T.call_tool(mem, name, args, now=now).text)
+        boston = call("remember", {"text": "I live in Boston."}, now="2026-01-05T10:00:00Z")["id"]
+        cambridge = call("supersede", {"old_id": boston, "text": "I live in Cambridge, not Boston."},
+                         now="2026-02-01T10:00:00Z")["id"]
+        denver = call("remember", {"text": "I moved to Denver."}, now="2026-03-10T10:00:00Z")["id"]
+        assert mem.get(denver).recorded_at == mem.get(denver).created_at == 1773136800.0
+        assert mem.get(cambridge).recorded_at == 1769940000.0   # 2026-02-01T10:00Z
+        ask = {"query": "where do I live?", "k": 3}
+        assert [h["id"] for h in call("recall", {**ask, "as_of": "2026-01-20"})["hits"]] == [boston]
+        assert [h["id"] for h in call("recall", {**ask, "as_of": "2026-02-15"})["hits"]] == [cambridge]
+        assert [h["id"] for h in call("recall", {**ask, "as_of": "2026-04-01"})["hits"]][0] == denver
+        # a time the clock has not reached is recorded at the clock; so is a version said
+        # before its old one was recorded
+        later = call("remember", {"text": "Dentist on 2 January 2099."}, now="2098-12-01")["id"]
+        assert mem.get(later).recorded_at < mem.get(later).created_at
+        now_note = call("remember", {"text": "My favourite tea is sencha."})["id"]
+        early = call("supersede", {"old_id": now_note, "text": "My favourite tea is genmaicha."}, now="2026-01-01")["id"]
+        assert mem.get(early).recorded_at >= mem.get(now_note).recorded_at

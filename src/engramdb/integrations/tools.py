@@ -132,11 +132,28 @@ def _some(args: dict, *names: str) -> dict:
     return {n: args[n] for n in names if args.get(n) is not None}
 
 
+def _recorded(eng: Engram, ns: str, now: float | None, after: str | None = None) -> dict:
+    """``{"recorded_at": now}`` for a write at the call's time ``now`` (a replayed conversation's):
+    the store learns the memory then, so ``as_of`` a replayed time reads what the replay had
+    stored by it (recorded at the clock, every note of a replay was after any time of it); empty
+    without ``now``, for a ``now`` the clock has not reached (a record time is never later), or one
+    before the record of ``after`` (the memory a new version supersedes: a successor is never
+    recorded before it)."""
+    from ..validate import now as clock_now
+
+    if now is None or now > clock_now():
+        return {}
+    if after is not None and eng.get(after, namespace=ns).recorded_at > now:
+        return {}
+    return {"recorded_at": now}
+
+
 def _remember(eng: Engram, ns: str, args: dict, now: float | None) -> dict:
     fields = _some(args, "kind", "id", "tags", "created_at", "confidence", "source", "subject", "attribute",
                    "value")
-    if now is not None:   # a note made at the call's time (a replayed conversation's)
+    if now is not None:   # a note made at the call's time (a replayed conversation's), and recorded then
         fields.setdefault("created_at", now)
+        fields.update(_recorded(eng, ns, now))
     from ..kinds import protected_category   # (here: the schemas alone load nothing heavy)
     from ..thirdperson import in_first_person
 
@@ -325,8 +342,9 @@ def _forget(eng: Engram, ns: str, args: dict, now: float | None) -> dict:
 
 def _supersede(eng: Engram, ns: str, args: dict, now: float | None) -> dict:
     fields = _some(args, "by", "id")
-    if now is not None and "by" not in fields:   # the new version said at the call's time
+    if now is not None and "by" not in fields:   # the new version said at the call's time, and recorded then
         fields["created_at"] = now
+        fields.update(_recorded(eng, ns, now, after=args["old_id"]))
     new_id = eng.supersede(args["old_id"], args.get("text"), namespace=ns, **fields)
     return {"id": new_id, "superseded": args["old_id"]}
 
@@ -534,7 +552,9 @@ def dispatch(engram: Engram, name: str, arguments: Any = None, *, namespace: str
         conversation replayed at its own times: ``recall`` and ``context`` read time words ("last
         week") and salience against it (their ``now=``; memories dated after it are not hidden:
         that is ``as_of``), ``remember`` and ``supersede`` date the new memory it (their default
-        ``created_at``). ``forget`` and ``history`` act at the store's clock.
+        ``created_at``) and record it then (``recorded_at``, when the clock has reached it and,
+        for a new version, the old one was recorded by then), so ``as_of`` a replayed time reads
+        the store as the replay had filled it. ``forget`` and ``history`` act at the store's clock.
 
     Returns
     -------

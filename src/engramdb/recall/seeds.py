@@ -45,7 +45,7 @@ import numpy as np
 from ..config import RecallConfig
 from ..index.keyword import KeywordIndex, tokenize
 from ..slots import slot_cues, subject_weights
-from ..standing import STANDING_BITS, STANDING_WORDS, asked_standing, asks_only_standing, standings
+from ..standing import STANDING_BITS, STANDING_WORDS, asked_standing, asks_for_place, asks_only_standing, standings
 from ..timeref import past_end, resolve_time_refs
 from ..types import _STATE_CODES, MemoryState, Relation
 from ..kernels import registry
@@ -58,6 +58,7 @@ from .ranking import (asks_before, contradicts_nodes, earlier_contradicting, lat
 _SUPERSEDED = _STATE_CODES[MemoryState.SUPERSEDED]
 _ACTIVE = _STATE_CODES[MemoryState.ACTIVE]
 _SUPERSEDES = Relation.SUPERSEDES.code
+_PLACES = frozenset({"home", "employer"})   # (the relations asks_for_place reads)
 _FLOAT32_0 = np.zeros(0, np.float32)
 _FUSE: list = [None]   # the registry's fuse_seeds, looked up on first use
 
@@ -259,7 +260,8 @@ def standing_boosts(ctx: RecallContext, gives: dict[int, set[str]]) -> dict[int,
     statement of each relation (valid at the time asked, ``valid_at`` or ``now``, and changed by
     no later one the recall may see; of several, the latest), half of it for the others. Sets
     ``ctx.extra["standing_match"]`` (the current ones: results reports them as relevant, and
-    ranking puts them above every other candidate) and ``ctx.extra["standing_others"]`` (the
+    ranking puts them above every other candidate) and, for a question that asks for the place
+    itself (:func:`engramdb.standing.asks_for_place`), ``ctx.extra["standing_others"]`` (the
     rest, which ranking puts next)."""
     req = ctx.request
     nids = np.fromiter(gives, np.int64, len(gives))
@@ -279,7 +281,10 @@ def standing_boosts(ctx: RecallContext, gives: dict[int, set[str]]) -> dict[int,
     if then is not None and req.filters.valid_at is None and not current:
         return {}   # (a past time no statement holds, "where did I live in 2023?": none of them answers)
     ctx.extra["standing_match"] = dict.fromkeys(current, 1.0)
-    ctx.extra["standing_others"] = [n for n in gives if n not in current]
+    if any(asks_for_place(req.query, rel) for rel in relations if rel in _PLACES):
+        # (the place itself: "where do I live?"; not "what's my address?", which a statement of
+        # no relation may answer best, "My address is 1420 Elm St")
+        ctx.extra["standing_others"] = [n for n in gives if n not in current]
     return {n: req.config.w_slot * (1.0 if n in current else 0.5) for n in gives}
 
 
@@ -793,23 +798,27 @@ _NOW_WORDS = frozenset("now currently current today nowadays presently".split())
 def slot_held_then(ctx: RecallContext) -> list[tuple[tuple[str, str], Any, int, list[int]]]:
     """For a question that names a past time and a slot of a subject it names ("who owned
     billing in October?", "where did I live in February?"): each such slot whose current holders
-    all became valid after that time while superseded memories of another value held it then.
-    The current value is no answer for then; those superseded memories are, so recall adds them
-    to the seeds at the best base and shows them although superseded (their nids are
-    ``ctx.extra["shown_superseded"]``, which ranking lets pass the filters), and ranking finds
-    them inside the time (they held the slot then). Empty with ``valid_at`` or
-    ``as_of`` (the caller asked for a time already: the filters read it), for a question that
-    asks about now ("now", "currently"), for a time not over yet, a subject the question does
-    not name, a slot a current memory already held then (a multi-valued one), an old holder
-    archived, erased or kept out by the other filters, or the same value restated. Computed once
-    a recall (``ctx.extra["held_then"]``).
+    all became valid after that time while superseded memories of another value held it then;
+    for one that asks for the value a change replaced, naming no time ("where did I live before
+    I moved?", "who owned billing before Marco?": :func:`engramdb.recall.ranking.asks_before`),
+    the superseded value held last before the current one. The current value is no answer for
+    then; those superseded memories are, so recall adds them to the seeds at the best base and
+    shows them although superseded (their nids are ``ctx.extra["shown_superseded"]``, which
+    ranking lets pass the filters and puts first), and ranking finds them inside the time (they
+    held the slot then); they are relevant as the slot's holders are (``ctx.extra["slot_match"]``).
+    Empty with ``valid_at`` or ``as_of`` (the caller asked for a time already: the filters read
+    it), for a question that asks about now ("now", "currently"), for a time not over yet, a
+    subject the question does not name, a slot a current memory already held then (a
+    multi-valued one), an old holder archived, erased or kept out by the other filters, or the
+    same value restated. An old value held until its retirement wrote its end
+    (``Columns.known_valid_to``). Computed once a recall (``ctx.extra["held_then"]``).
 
     Returns
     -------
-    list of ((subject, attribute), window, current nid, held nids)
+    list of ((subject, attribute), window or None, current nid, held nids)
         One per slot, for the first window of the question that the current value does not
-        cover; held nids (superseded memories that held the slot in it, the latest to start first)
-        are never empty.
+        cover (None for a question of before); held nids (superseded memories that held the slot
+        in it, the latest to start first) are never empty.
     """
     got = ctx.extra.get("held_then")
     if got is not None:
@@ -818,8 +827,10 @@ def slot_held_then(ctx: RecallContext) -> list[tuple[tuple[str, str], Any, int, 
     cued = ctx.extra.get("slots_cued")
     out: list = []
     ctx.extra["held_then"] = out
-    if (req.query is None or not cued or not ctx.windows or req.filters.valid_at is not None
-            or req.filters.as_of is not None):
+    if req.query is None or not cued or req.filters.valid_at is not None or req.filters.as_of is not None:
+        return out
+    before = not ctx.windows and asks_before(req.query)
+    if not ctx.windows and not before:
         return out
     from ..slots import normalise
 
@@ -839,11 +850,18 @@ def slot_held_then(ctx: RecallContext) -> list[tuple[tuple[str, str], Any, int, 
         old = old[shown.mask(c, old, ctx.space.code, table)]
         if ctx.allowed is not None:
             old = old[np.isin(old, ctx.allowed)]
-        for w in ctx.windows:
-            start, end = w.core_start, w.core_end
-            if end > req.now or not len(current) or (c.valid_from[current] < end).any():
-                continue   # not over yet, or a current value held then too
-            then = old[(c.valid_from[old] < end) & (c.valid_to[old] > start)]
+        if not len(current) or not len(old):
+            continue
+        # (the end of each old value as the store knows it: its retirement wrote it, temporal.bitemporal_mask)
+        held_to = np.where(np.isfinite(c.retired_at[old]), c.known_valid_to[old], c.valid_to[old])
+        first = float(c.valid_from[current].min())
+        if before:   # the value held last before the current one
+            prior = held_to <= first
+            spans = [(None, old[prior][[int(np.argmax(held_to[prior]))]] if prior.any() else old[:0])]
+        else:
+            spans = [(w, old[(c.valid_from[old] < w.core_end) & (held_to > w.core_start)]) for w in ctx.windows
+                     if w.core_end <= req.now and first >= w.core_end]   # (over, and no current value held then)
+        for w, then in spans:
             if not len(then):
                 continue
             then = then[np.argsort(-c.valid_from[then], kind="stable")]   # the latest to start first
@@ -858,7 +876,9 @@ def slot_held_then(ctx: RecallContext) -> list[tuple[tuple[str, str], Any, int, 
                 out.append(((subj, attr), w, now_nid, held))
                 break
     if out:
-        ctx.extra["shown_superseded"] = np.asarray([n for *_x, nids in out for n in nids], np.int64)
+        nids = [n for *_x, held in out for n in held]
+        ctx.extra["shown_superseded"] = np.asarray(nids, np.int64)
+        ctx.extra["slot_match"] = {**ctx.extra.get("slot_match", {}), **dict.fromkeys(nids, 1.0)}
     return out
 
 
@@ -878,6 +898,8 @@ def slot_changed_since(ctx: RecallContext, hit_ids: Collection[str] = ()) -> lis
     c = ctx.state.cols
     out = []
     for (subj, attr), w, now_nid, held in slot_held_then(ctx):
+        if w is None:   # (a question of before names no time to say it changed after)
+            continue
         day = utc_text(float(c.valid_from[now_nid]))[:10]
         where = ("a hit, superseded" if c.ext_ids[held[0]] in hit_ids else
                  "recall with valid_at= in that time reads it")
