@@ -200,6 +200,12 @@ CASES = [
     ("My favourite food is sushi and ramen.", "My favourite food is sushi.", None),
     ("My email is not jane@acme.io.", "My email is finance@acme.io.", None),
     ("I'd live in Porto.", "I live in Lisbon.", None),
+    # helper-229: one gym, school or bank at a time
+    ("My gym is Equinox.", "My gym is Planet Fitness.", "value"),
+    ("My daughter's school is Lincoln Elementary.", "My daughter's school is Roosevelt Elementary.", "value"),
+    ("My bank is Chase.", "My bank is Ally.", "value"),
+    ("My gym is closed today.", "My gym is Equinox.", None),
+    ("My sister's gym is Equinox.", "My gym is Planet Fitness.", None),
 ]
 
 

@@ -288,8 +288,12 @@ def test_a_past_time_and_a_slot_changed_since_say_so(tmp_path):
         # value holds, shows no superseded one
         for q in ("who owns billing?", "who owned billing last week?", "who owns billing now? Priya left in October"):
             assert [h.id for h in m.recall(q, now=now).hits] == ["own2"], q
-        # the request's other filters still apply to them
+        # the request's other filters still apply to them, and the gap names none they keep out
         assert [h.id for h in m.recall("who owned billing in October?", now=now, tags=["x"]).hits] == []
+        m.add("Marco's billing handover notes.", id="notes", tags=["handover"], created_at=utc(2026, 11, 3))
+        m.update("own2", tags=["handover"])
+        r = m.recall("who owned billing in October?", now=now, tags=["handover"])
+        assert "own1" not in [h.id for h in r.hits] and "changed_since" not in [g.reason for g in r.gaps]
         block = m.context("who owned billing in October?", now=now)
         assert "Billing's owner changed after \"in October\"" in block.text
         # the current value answers a time it held in, a question of now, and a valid_at read

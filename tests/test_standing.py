@@ -368,6 +368,26 @@ def test_the_earlier_statements_come_next_above_what_states_none(tmp_path):
             "user: I live in Boston, near the Common.", "user: Big news: I just moved to Austin!"]
 
 
+def test_work_in_another_sense_is_no_answer(tmp_path):
+    """helper-229: "Where do I work?" gave relevance 1.0 to "I work out at the Highlands climbing
+    gym." and "I work best in the mornings at the coffee shop.", and "Where do I work out?" 0.94
+    to "I work at Initech."."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        for text in ("I work at Initech.", "I work out at the Highlands climbing gym.",
+                     "I work best in the mornings at the coffee shop.", "I work from home on Fridays."):
+            m.add(text, created_at=T0)
+
+        def rel(q):
+            return {h.text: h.relevance for h in m.recall(q, k=4, now=T0 + DAY, reinforce=False).hits}
+        job = rel("Where do I work?")
+        assert job["I work at Initech."] == 1.0 and job["I work from home on Fridays."] >= 0.5
+        assert job["I work out at the Highlands climbing gym."] < 0.5
+        assert job["I work best in the mornings at the coffee shop."] < 0.5
+        gym = rel("Where do I work out?")
+        assert gym["I work out at the Highlands climbing gym."] >= 0.5
+        assert gym["I work at Initech."] < 0.5 and gym["I work best in the mornings at the coffee shop."] < 0.5
+
+
 @pytest.mark.parametrize("question", ["Did I ever work at Google?", "where did I used to work?",
                                       "How long did I work at Google?", "What do I work on at Google?"])
 def test_a_question_about_the_past_or_another_thing_brings_nothing_in(mem, question):

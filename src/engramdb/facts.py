@@ -699,7 +699,7 @@ ATTRIBUTE_NOUNS = frozenset(
     "budget dose dosage doctor dentist therapist gp manager boss landlord hometown city timezone zone "
     "birthday anniversary deadline contact owner lead rep representative admin administrator sponsor champion "
     "accountant lawyer attorney advisor adviser coach trainer tutor teacher pediatrician vet mentor "
-    "pharmacy insurer carrier".split())
+    "pharmacy insurer carrier gym school bank airline barber hairdresser stylist mechanic".split())
 #: Nouns after "on the ..." that name one plan at a time ("ACME is on the Pro plan").
 _PLAN_NOUNS = frozenset("plan tier subscription package".split())
 #: Words that add a value rather than change one ("I also live in Porto", "Porto too"; a second
@@ -715,7 +715,7 @@ def _adds_value(words) -> bool:
     return not _ADDITIVE.isdisjoint(words) or any(pair in _ADDITIVE_PAIRS for pair in zip(words, words[1:]))
 
 
-_FAVOURITE = frozenset("favourite favorite".split())
+_FAVOURITE = frozenset("favourite favorite go-to".split())
 _STATE_VERBS = {"am": "be", "is": "be", "are": "be", "live": "live", "lives": "live", "work": "work",
                 "works": "work"}
 _POSSESSIVES = frozenset("my our your".split())

@@ -939,6 +939,40 @@ def calls_not_names(question: str, text: str) -> frozenset[str]:
     return frozenset({"call"})
 
 
+#: The senses of "work" told by the word after it: exercise ("I work out at the climbing gym"),
+#: how something goes ("I work best in the mornings"), else a job.
+_WORK = re.compile(r"\b(?:work|works|worked|working)\b(?:\s+(?P<next>out|outs|best|better|well|hard|harder|through)\b)?",
+                   re.I)
+
+
+def _work_senses(text: str) -> set[str]:
+    return {"exercise" if m.group("next") in ("out", "outs") else "manner" if m.group("next") else "job"
+            for m in _WORK.finditer(text.lower())}
+
+
+def works_otherwise(question: str, text: str) -> frozenset[str]:
+    """The index term ``work`` when ``text`` says "work" only in another sense than ``question``
+    asks it: as a job, as exercise ("work out") or as how something goes ("work best"). "Where do
+    I work?" and "I work out at the Highlands climbing gym." or "I work best in the mornings at
+    the coffee shop.", "Where do I work out?" and "I work at Initech.": there the word matches the
+    question but says nothing of what it asks (helper-229: relevance 1.0).
+
+    Parameters
+    ----------
+    question, text : str
+
+    Returns
+    -------
+    frozenset of str
+        ``{"work"}`` or empty.
+    """
+    asked = _work_senses(question)
+    if len(asked) != 1:
+        return frozenset()
+    said = _work_senses(text)
+    return frozenset({"work"}) if said and asked.isdisjoint(said) else frozenset()
+
+
 @functools.lru_cache(maxsize=1024)
 def _asks_by_called(question: str) -> bool:
     """Whether ``question`` asks for a name by "called" (:data:`_ASKS_CALLED`; asked once a

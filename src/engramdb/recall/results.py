@@ -51,7 +51,7 @@ from ..index.tokens import tokenize
 from ..sentences import split_sentences
 from ..slots import USER_SUBJECTS, contradiction_warnings
 from ..speakers import (CHAT_ROLES, LABEL as SPEAKER_LABEL, anothers_doing, calls_not_names, kin_named, names_given,
-                        not_the_owners, others_only, silent_on_the_owners, the_speakers_doing)
+                        not_the_owners, others_only, silent_on_the_owners, the_speakers_doing, works_otherwise)
 from ..standing import MAY_STATE_BITS, asks_for_place
 from ..temporal import record_as_of, text_as_of
 from ..thirdperson import in_first_person
@@ -221,7 +221,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
             q_terms = question_terms(query)
             others = [others_only(query, text) | not_the_owners(query, text)
                       | calls_not_names(query, text) | the_speakers_doing(query, text)
-                      | anothers_doing(query, text)
+                      | anothers_doing(query, text) | works_otherwise(query, text)
                       | q_terms.intersection(_asked_terms(hr)) for hr, text in zip(hit_rows, texts)]
             counts = [_without(c, o) for c, o in zip(counts, others)]
             typed = asked_types(query)

@@ -884,8 +884,8 @@ def slot_held_then(ctx: RecallContext) -> list[tuple[tuple[str, str], Any, int, 
 
 def slot_changed_since(ctx: RecallContext, hit_ids: Collection[str] = ()) -> list[str]:
     """What :func:`slot_held_then` found, in words: the slot, the time, the current memory and
-    since when it holds, and the superseded one that held the slot then (among the hits when it
-    is in ``hit_ids``, the recall's hits by id, else how to read it).
+    since when it holds, and the superseded one that held the slot then, for each such memory
+    among the recall's hits (``hit_ids``, by id; one the tag filter kept out is not named).
 
     Returns
     -------
@@ -898,13 +898,11 @@ def slot_changed_since(ctx: RecallContext, hit_ids: Collection[str] = ()) -> lis
     c = ctx.state.cols
     out = []
     for (subj, attr), w, now_nid, held in slot_held_then(ctx):
-        if w is None:   # (a question of before names no time to say it changed after)
+        if w is None or c.ext_ids[held[0]] not in hit_ids:   # (a question of before names no time)
             continue
         day = utc_text(float(c.valid_from[now_nid]))[:10]
-        where = ("a hit, superseded" if c.ext_ids[held[0]] in hit_ids else
-                 "recall with valid_at= in that time reads it")
         out.append(f"{subj}'s {attr.replace('_', ' ')} changed after \"{w.text}\": `{c.ext_ids[now_nid]}`, "
-                   f"current, holds since {day}; `{c.ext_ids[held[0]]}` held it then ({where})")
+                   f"current, holds since {day}; `{c.ext_ids[held[0]]}` held it then (a hit, superseded)")
     return out
 
 
