@@ -206,6 +206,10 @@ CASES = [
     ("My bank is Chase.", "My bank is Ally.", "value"),
     ("My gym is closed today.", "My gym is Equinox.", None),
     ("My sister's gym is Equinox.", "My gym is Planet Fitness.", None),
+    # helper-230: "new" before a favourite, and after the user's
+    ("My new favourite drink is kombucha.", "My favourite drink is coffee.", "value"),
+    ("User's new phone number is 912 345 678.", "User's phone number is 912 345 600.", "number"),
+    ("The user's new phone number is 912 345 678.", "The user's phone number is 912 345 600.", "number"),
 ]
 
 

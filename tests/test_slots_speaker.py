@@ -261,6 +261,9 @@ def test_two_speakers_dogs_are_two_slots_and_my_names_the_speaker_s(tmp_path):
     ("I moved to Leeds. The plan is to stay for good.", "Leeds", False),
     ("I moved to Leeds. Its nickname is the Knightsbridge of the North.", "Leeds", False),
     ("I moved to Leeds. We live in Headingley now.", "Leeds", False),   # (the same fact, refined)
+    # helper-230: family in the claim of the home, which a move would supersede with it
+    ("I live in Somerville with my partner Jamie and our daughter Maya.", "Somerville", True),
+    ("I live in Somerville with two roommates.", "Somerville", False),
 ])
 def test_a_text_may_state_more_than_the_slot_found_in_it(text, value, more):
     from engramdb.slots import rule_based_extractor, states_more

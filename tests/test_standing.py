@@ -96,6 +96,9 @@ CHANGES = [
     ("I moved to Denver.", "We rent a small flat in Leeds with two cats."),
     ("I moved to Ottawa.", "I rent a basement apartment in Toronto."),
     ("I moved to Dallas.", "We have been renting a townhouse in Austin for three years."),
+    # helper-230: a start with its day before the role
+    ("I start at Fabrikam on March 10 as a senior analyst.", "I work at Northwind Logistics."),
+    ("I'm starting at Fabrikam next week as an analyst.", "I work at Northwind Logistics."),
 ]
 NOT_CHANGES = [
     ("My sister rents a flat in Leeds.", "I live in York."),               # another person's
@@ -109,6 +112,7 @@ NOT_CHANGES = [
     ("For our anniversary we're renting a place in Napa.", "I live in Boston."),
     ("I rent a house in Tahoe for ski season.", "I live in Boston."),
     ("Every summer I rent a house in Cape Cod.", "I live in Boston."),
+    ("I start at Stanford in September as a freshman.", "I work at Google."),
     ("My sister moved to Seattle.", "I live in Boston."),                  # another person
     ("I might move to Seattle next year.", "I live in Boston."),           # a plan
     ("I'd love to live in Paris.", "I live in Boston."),

@@ -175,6 +175,8 @@ REPLACED = [
     ("I got laid off from Hooli last week.", "I'm a designer at Hooli."),
     ("I resigned from Hooli.", "I work at Hooli as a PM."),
     ("I quit my job at Hooli.", "I started a new job at Hooli."),
+    # helper-230: a quantity before the thing
+    ("I switched from flat whites to green tea.", "I drink two flat whites every morning."),
 ]
 NOT_REPLACED = [
     ("We moved from Boston to Denver.", "My sister is in Boston."),                      # no thing of the speaker's
@@ -215,6 +217,20 @@ NOT_REPLACED = [
     ("I might quit Hooli.", "I work at Hooli."),
     ("My sister quit Hooli.", "I work at Hooli."),
 ]
+
+
+def test_a_models_notes_in_the_third_person_are_the_users(tmp_path):
+    """helper-230: a memory tool's "User switched from Todoist to TickTick." changed nothing of
+    "User keeps to-dos in Todoist." (the first-person pair was linked); as notes, in either order."""
+    assert replaces("User switched from Todoist to TickTick.", "User keeps to-dos in Todoist.")
+    assert replaces("The user switched from oat milk to almond milk.", "User prefers oat milk in coffee.")
+    assert not replaces("User switched from Todoist to TickTick.", "User's sister keeps to-dos in Todoist.")
+    for order in (1, -1):
+        with engramdb.open(tmp_path / f"s{order}", embedder="hashing") as mem:
+            for id_, text, day in [("old", "User keeps to-dos in Todoist.", "2025-01-10"),
+                                   ("new", "User switched from Todoist to TickTick.", "2025-03-01")][::order]:
+                mem.add(text, id=id_, created_at=day)
+            assert [e.relation.value for e in mem.edges("new") if e.relation.value == "contradicts"] == ["contradicts"]
 
 
 @pytest.mark.parametrize("new,old", REPLACED)

@@ -854,7 +854,7 @@ CHANGE_ADJECTIVES = frozenset("new current updated latest present".split())
 #: Openers before it ("Btw my new phone number is ...": helper-229; :data:`OPENERS`, :data:`OPENING_PHRASES`).
 _OPENER_RUN = "(?:(?:" + "|".join(sorted([*OPENERS, *(r"\s+".join(p) for p in OPENING_PHRASES)], key=len, reverse=True)) \
     + r")[,!.]*\s+)*"
-_CHANGE_ADJECTIVE = re.compile(rf"^((?:user:\s+)?{_OPENER_RUN}(?:my|our|your|his|her|their)\s+)"
+_CHANGE_ADJECTIVE = re.compile(rf"^((?:user:\s+)?{_OPENER_RUN}(?:my|our|your|his|her|their|(?:the\s+)?user['’]s)\s+)"
                                rf"(?:{'|'.join(CHANGE_ADJECTIVES)})\s+", re.I)
 
 
@@ -871,15 +871,17 @@ def _plain_attribute(text: str) -> str:
 
 def subject_key(subject: tuple[str, ...]) -> tuple[str, ...]:
     """``subject`` without a leading "user" chat label before a first-person word ("user", "i")
-    -> ("i",), and without a change adjective after its possessive before an attribute noun
-    (:data:`CHANGE_ADJECTIVES`, :data:`ATTRIBUTE_NOUNS`: ("my", "new", "phone", "number") -> ("my",
-    "phone", "number"); ("my", "new", "client") stays). The user's chat message and a
+    -> ("i",), and without a change adjective after its possessive (the user's too) before an
+    attribute noun or after "favourite" (:data:`CHANGE_ADJECTIVES`, :data:`ATTRIBUTE_NOUNS`: ("my",
+    "new", "phone", "number") -> ("my", "phone", "number"), ("my", "new", "favourite") -> ("my",
+    "favourite"); ("my", "new", "client") stays). The user's chat message and a
     note about the user speak with one voice (see :func:`_one_voice`), and "my new phone number"
     is the number "my phone number" was; the write path's prefilter compares subjects by this key."""
     if len(subject) > 1 and subject[0] == "user" and subject[1] in _FIRST_PERSON_SUBJECT:
         subject = subject[1:]
-    if (len(subject) > 2 and subject[0] in _POSSESSIVE_WORDS and subject[1] in CHANGE_ADJECTIVES
-            and subject[-1] in ATTRIBUTE_NOUNS):
+    if (len(subject) > 2 and (subject[0] in _POSSESSIVE_WORDS or subject[0] in ("user's", "user’s"))
+            and subject[1] in CHANGE_ADJECTIVES
+            and (subject[-1] in ATTRIBUTE_NOUNS or not _FAVOURITE.isdisjoint(subject[2:]))):
         subject = subject[:1] + subject[2:]
     return subject
 

@@ -263,7 +263,10 @@ def states_more(text: str, value: str, attribute: str | None = None) -> bool:
       (:func:`engramdb.kinds.protected_category`: "I'm allergic to peanuts.", "My sister lives in
       Oslo.", "I turned 30 last week.", "I'm vegan.").
 
-    "I moved to Leeds. My new flat is small." and "I moved to Leeds and I love it." state one.
+    The claim that holds the value states more when it states a family fact too ("I live in
+    Somerville with my partner Jamie and our daughter Maya.": a move would supersede the partner
+    and the daughter with the home). "I moved to Leeds. My new flat is small." and "I moved to
+    Leeds and I love it." state one.
 
     Parameters
     ----------
@@ -288,6 +291,8 @@ def states_more(text: str, value: str, attribute: str | None = None) -> bool:
     low = normalise(value)
     for part in parts:
         if low in normalise(part):
+            if protected_category(part)[0] == "family":
+                return True   # (helper-230: "I live in Somerville with my partner Jamie and our daughter Maya.")
             continue
         relations = {got.relation for got in standings(part)}
         if relations - {own} or (frames_a_value(part) and _MY_VALUE.match(part) is not None):

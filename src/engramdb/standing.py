@@ -184,7 +184,9 @@ _VERBS = {
         (("started at", "starting at", "start at"), True,   # "I started at Globex as a data engineer", "I'm
          # starting at Skyscanner as a senior analyst in May" (not "started at 9am"; without a role,
          # "starting at Stanford / Planet Fitness / Christmas" names no employer: helper-204)
-         rf"\b(?:started|starting|start){_S}at{_S}NAME{_S}as{_S}(?!(?:an?{_S})?{_NOT_A_JOB}\b)(?:an?{_S})?"
+         # (a day between: "I start at Fabrikam on March 10 as a senior analyst", helper-230)
+         rf"\b(?:started|starting|start){_S}at{_S}NAME(?:,?{_S}(?:on|in|from|next|this)(?:{_S}[\w]+){{1,2}}?,?)?"
+         rf"{_S}as{_S}(?!(?:an?{_S})?{_NOT_A_JOB}\b)(?:an?{_S})?"
          rf"(?P<role>[\w-]+(?:{_S}[\w-]+){{0,2}}?)"
          rf"(?={_S}(?:in|on|at|from|next|this|last|starting|today|tomorrow|yesterday|soon)\b|[^\w\s-]|\s*$)"),
         (("started as", "starting as", "start as"), True,   # "I'm starting as a clinical research

@@ -72,6 +72,7 @@ from .sentences import several_sentences
 from .speakers import PERSON_NOUNS
 from .standing import standings
 from .starts import without_start
+from .thirdperson import in_first_person
 from .timeref import CALENDAR_WORDS
 
 __all__ = ["Swap", "replaced_sentences", "replaces", "swap_report"]
@@ -271,6 +272,7 @@ def swap_report(text: str) -> Swap | None:
     """
     if _NEEDS.search(text.lower()) is None:
         return None   # (most texts: no word of any pattern; the write path asks it of every new memory)
+    text = in_first_person(text)   # ("User switched from Todoist to TickTick.", as a model's memory tool writes it)
     assistant, body = report_body(without_start(text))   # (one to start on a day to come: engramdb.starts)
     if assistant:
         return None   # (an assistant's words are advice or an echo)
@@ -377,6 +379,7 @@ def replaces(new: str, old: str) -> bool:
     report = swap_report(new)
     if report is None:
         return False
+    old = in_first_person(old)   # ("User keeps to-dos in Todoist.": the user's own)
     earlier = swap_report(old)
     if earlier is not None and earlier.new and earlier.new in report.old:
         return True   # a report before: its new name replaced now ("from uv to pdm" after "to uv")
@@ -458,9 +461,11 @@ def _used(sentence: str, said: list[str], at: int, n: int) -> bool:
     said to be in use (:data:`_USE_BEFORE`, "on" after a verb of :data:`_ON_AFTER`, a purpose
     after it, "my <thing> is", or a list after a colon)."""
     low = [t.lower() for t in said]
-    before = low[max(0, at - 3): at]
-    if before and before[-1] in ("the", "our", "my"):
-        before = before[:-1]
+    verb = at - 1   # (the word before the name, past a determiner and a quantity: "I drink two flat whites")
+    while verb >= 0 and (low[verb] in ("the", "our", "my", "a", "an", "some") or low[verb] in NUMBER_WORDS
+                         or low[verb].isdigit()) and at - verb <= 2:
+        verb -= 1
+    before = low[max(0, verb - 2): verb + 1]
     if before and before[-1] in _USE_BEFORE:
         if before[-1] not in _CONSUMES and not (n > 1 and said[at].islower() and re.search(
                 r"\s+".join(re.escape(w) for w in said[at:at + n]), sentence)):   # ("oat milk", not "pytest-xdist")
@@ -468,7 +473,6 @@ def _used(sentence: str, said: list[str], at: int, n: int) -> bool:
         # what the speaker prefers, drinks, takes ..., and a thing in lower case: the speaker's own
         # use ("I drink oat milk", not "The kids drink oat milk", "Sushi uses white rice"), of the
         # thing itself ("I like oat milk", not "I like oat milk ads")
-        verb = at - 1 - (low[at - 1] in ("the", "our", "my"))
         j = verb - 1
         while j >= 0 and (low[j] in ADVERBS or low[j] in _HABITS):
             j -= 1
