@@ -372,6 +372,24 @@ def test_the_earlier_statements_come_next_above_what_states_none(tmp_path):
             "user: I live in Boston, near the Common.", "user: Big news: I just moved to Austin!"]
 
 
+def test_an_employer_left_answers_where_do_i_work(tmp_path):
+    """helper-229: "I got laid off from Hooli last week." (relevance 0.01) ranked below "I work at
+    Hooli." for "Where do I work?": it names no new employer, so it was no statement of the
+    relation. It is linked to the statement it ends (engramdb.swaps) and answers now; at a past
+    time before it, the employer then answers."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        initech = m.add("I work at Initech.", created_at=T0)
+        hooli = m.add("I started a new job at Hooli.", created_at=T0 + 200 * DAY)
+        m.add("My office is in the Hooli tower downtown.", created_at=T0 + 205 * DAY)
+        laid_off = m.add("I got laid off from Hooli last week.", created_at=T0 + 240 * DAY)
+        res = m.recall("Where do I work?", k=3, now=T0 + 245 * DAY, reinforce=False)
+        assert [h.id for h in res.hits] == [laid_off, hooli, initech]
+        assert res.hits[0].relevance == 1.0
+        then = m.recall("Where do I work?", k=1, now=T0 + 245 * DAY, valid_at=T0 + 220 * DAY, reinforce=False)
+        assert [h.id for h in then.hits] == [hooli]
+        assert m.recall("Where does my brother work?", k=3, now=T0 + 245 * DAY).hits[0].id != laid_off
+
+
 def test_work_in_another_sense_is_no_answer(tmp_path):
     """helper-229: "Where do I work?" gave relevance 1.0 to "I work out at the Highlands climbing
     gym." and "I work best in the mornings at the coffee shop.", and "Where do I work out?" 0.94

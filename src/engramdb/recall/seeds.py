@@ -280,12 +280,47 @@ def standing_boosts(ctx: RecallContext, gives: dict[int, set[str]]) -> dict[int,
             current.add(int(nids[max(of_rel, key=lambda i: (vf[i], nids[i]))]))
     if then is not None and req.filters.valid_at is None and not current:
         return {}   # (a past time no statement holds, "where did I live in 2023?": none of them answers)
+    ended = _employer_ended(ctx, [n for n in current if "employer" in gives[n]], at)
+    if ended:   # the memory that ended it answers now ("I got laid off from Hooli last week.")
+        current = (current - set(ended)) | set(ended.values())
+        gives = {**gives, **{n: {"employer"} for n in ended.values()}}
     ctx.extra["standing_match"] = dict.fromkeys(current, 1.0)
     if any(asks_for_place(req.query, rel) for rel in relations if rel in _PLACES):
         # (the place itself: "where do I live?"; not "what's my address?", which a statement of
         # no relation may answer best, "My address is 1420 Elm St")
         ctx.extra["standing_others"] = [n for n in gives if n not in current]
     return {n: req.config.w_slot * (1.0 if n in current else 0.5) for n in gives}
+
+
+def _employer_ended(ctx: RecallContext, statements: list[int], at: float) -> dict[int, int]:
+    """Of the current statements of the speaker's employer (nids), those a later memory linked
+    ``contradicts`` says the speaker left ("I quit Hooli", "I got laid off from Hooli":
+    :func:`engramdb.swaps.swap_report`, a drop of the employer's name), valid by ``at`` and
+    one the recall may see: statement nid -> that memory's nid (the latest). It names no new
+    employer, so no statement of the relation changes the one it ends."""
+    if not statements:
+        return {}
+    from ..swaps import swap_report
+
+    state, csr = ctx.state, ctx.state.recall_csr()
+    vf = state.cols.valid_from
+    out: dict[int, int] = {}
+    for x in statements:
+        ys = later_contradicting(csr, vf, x)
+        ys = ys[vf[ys] <= at]
+        ys = ys[_may_seed(ctx, ys)] if len(ys) else ys
+        if not len(ys):
+            continue
+        recs = state.records([x, *ys.tolist()], "reading an employer's end")
+        if recs[0] is None:
+            continue
+        names = {got.value for got in standings(recs[0]["text"]) if got.relation == "employer"}
+        for y, rec in sorted(zip(ys.tolist(), recs[1:]), key=lambda p: -vf[p[0]]):
+            report = swap_report(rec["text"]) if rec else None
+            if report is not None and not report.new and not names.isdisjoint(report.old):
+                out[x] = y
+                break
+    return out
 
 
 def later_standing(ctx: RecallContext, windows: list, more: dict[int, float] | None = None) -> dict[int, float]:
