@@ -945,9 +945,14 @@ _WORK = re.compile(r"\b(?:work|works|worked|working)\b(?:\s+(?P<next>out|outs|be
                    re.I)
 
 
-def _work_senses(text: str) -> set[str]:
-    return {"exercise" if m.group("next") in ("out", "outs") else "manner" if m.group("next") else "job"
-            for m in _WORK.finditer(text.lower())}
+def _work_senses(text: str) -> frozenset[str]:
+    if "work" not in text.lower():   # (most texts: a substring test, not a regex)
+        return frozenset()
+    return frozenset("exercise" if m.group("next") in ("out", "outs") else "manner" if m.group("next") else "job"
+                     for m in _WORK.finditer(text.lower()))
+
+
+_asked_work_senses = functools.lru_cache(maxsize=1024)(_work_senses)   # (a question's, asked once a hit)
 
 
 def works_otherwise(question: str, text: str) -> frozenset[str]:
@@ -966,7 +971,7 @@ def works_otherwise(question: str, text: str) -> frozenset[str]:
     frozenset of str
         ``{"work"}`` or empty.
     """
-    asked = _work_senses(question)
+    asked = _asked_work_senses(question)
     if len(asked) != 1:
         return frozenset()
     said = _work_senses(text)
