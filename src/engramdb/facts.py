@@ -434,11 +434,11 @@ def _subject_span(text: str) -> tuple[tuple[str, ...], int]:
             return speaker + (m.group(1),), lead + 1
     if (lead > at and lead < len(toks) and toks[lead][:1].islower()
             and _GREETINGS.isdisjoint(t.lower() for t in toks[at:lead])):
-        # openers, then another subject in lower case (a capital after them may be whom the text
-        # addresses, "Yeah, Maria, let's ...", as a name after a greeting is: "Hey Maria, great to chat"): the statement after them is read as one that opens a
-        # text ("Actually, my favorite coffee shop is Sightglass." speaks of the favorite coffee
-        # shop, as "My favorite coffee shop is Blue Bottle." does: the openers had read as its
-        # subject, and no change was seen)
+        # openers, then another subject in lower case: the statement after them is read as one
+        # that opens a text ("Actually, my favorite coffee shop is Sightglass." speaks of the
+        # favorite coffee shop, as "My favorite coffee shop is Blue Bottle." does: the openers had
+        # read as its subject, and no change was seen); a capital after them may be whom the text
+        # addresses ("Yeah, Maria, let's ..."), as a name after a greeting is ("Hey Maria, ...")
         body = _subject_at_start(toks[lead:])
         if body:   # (none, "Oh no, Jon!": no statement follows them)
             return speaker + body, lead + len(body)   # (as the heading's below, and len(subject) for a text that opens with it)

@@ -413,8 +413,6 @@ def _in_use(report: Swap, old: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-#: Words before a name that say it is in use ("We use Poetry", "run them with pytest-xdist", "we
-#: migrated to Jenkins"), and after it ("Poetry for dependencies", "VS Code as my editor").
 #: Verbs of what the speaker consumes or favours: the thing is in use when the speaker says them.
 _CONSUMES = frozenset("prefer prefers drink drinks eat eats take takes like likes love loves order orders".split())
 #: The speaker as a subject, and words of habit between it and the verb ("I usually drink").
@@ -422,10 +420,11 @@ _SPEAKERS = frozenset("i we i'm we're".split())
 _HABITS = frozenset("usually mostly normally generally typically often always mainly only".split())
 #: Words after a thing in use that end its phrase ("I drink coffee every morning").
 _AFTER_THING = frozenset("every each daily nightly weekly most twice once now lately these".split())
+#: Words before a name that say it is in use ("We use Poetry", "run them with pytest-xdist", "we
+#: migrated to Jenkins", "I drink oat milk"), and after it ("Poetry for dependencies", "VS Code as my editor").
 _USE_BEFORE = frozenset("use uses using run runs running rely relies with via through adopted installed chose "
                         "picked standardized standardised manage managed manages switched moved migrated "
-                        "bank banks prefer prefers drink drinks eat eats take takes like likes love loves order "
-                        "orders".split())
+                        "bank banks".split()) | _CONSUMES
 _ON_AFTER = frozenset("i'm we're am are is still run runs running built hosted deployed deploy deploys based live "
                       "lives it's".split())
 #: Verbs near "on", "in" or "by" before a name that say it is in use ("We deploy everything on

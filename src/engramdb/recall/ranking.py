@@ -107,9 +107,9 @@ def run(ctx: RecallContext) -> None:
     if shown is not None:   # values that held a slot at the past time the question names (seeds.slot_held_then)
         passing |= np.isin(nodes, shown)
     cand = np.flatnonzero(passing)
-    held = None if shown is None else np.isin(nodes[cand], shown)
     score = ctx.total[cand]   # (a copy: fancy indexing)
     cn = nodes[cand]
+    held = None if shown is None else np.isin(cn, shown)
     if ctx.windows and len(cand):
         # (the graph with the edges of forgotten memories: valid_spans reads which the recall may see)
         core, inside = in_windows(state, state.recall_csr(), cn, ctx.windows, req.filters, req.now,
@@ -161,8 +161,7 @@ def _held_first(ctx: RecallContext, shown: np.ndarray) -> None:
     value, cued by the question's words, does not."""
     _unblended_joined(ctx)
     mine = np.isin(ctx.nodes[ctx.cand], shown)
-    if mine.any() and not mine.all():
-        _put_above(ctx.score, np.flatnonzero(mine).tolist(), ctx.score[~mine].max())
+    _above(ctx.score, mine, ~mine)
 
 
 def _standing_first(ctx: RecallContext) -> None:
@@ -187,11 +186,15 @@ def _standing_first(ctx: RecallContext) -> None:
     cn = ctx.nodes[ctx.cand]
     mine = np.isin(cn, np.fromiter(current, np.int64, len(current)))
     history = np.isin(cn, np.fromiter(others, np.int64, len(others))) & ~mine
-    rest = ~mine & ~history
-    if history.any() and rest.any():
-        _put_above(ctx.score, np.flatnonzero(history).tolist(), ctx.score[rest].max())
-    if mine.any() and not mine.all():
-        _put_above(ctx.score, np.flatnonzero(mine).tolist(), ctx.score[~mine].max())
+    _above(ctx.score, history, ~mine & ~history)
+    _above(ctx.score, mine, ~mine)
+
+
+def _above(score: np.ndarray, rows: np.ndarray, rest: np.ndarray) -> None:
+    """:func:`_put_above` of the candidates ``rows`` (bool, by candidate) over the best of ``rest``
+    (bool, same shape), when both hold one."""
+    if rows.any() and rest.any():
+        _put_above(score, np.flatnonzero(rows).tolist(), score[rest].max())
 
 
 def _put_above(score: np.ndarray, rows: list[int], top: float) -> None:

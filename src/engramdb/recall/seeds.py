@@ -892,7 +892,7 @@ def slot_held_then(ctx: RecallContext) -> list[tuple[tuple[str, str], Any, int, 
         first = float(c.valid_from[current].min())
         if before:   # the value held last before the current one
             prior = held_to <= first
-            spans = [(None, old[prior][[int(np.argmax(held_to[prior]))]] if prior.any() else old[:0])]
+            spans = [(None, old[prior][np.argsort(-held_to[prior], kind="stable")][:1])]
         else:
             spans = [(w, old[(c.valid_from[old] < w.core_end) & (held_to > w.core_start)]) for w in ctx.windows
                      if w.core_end <= req.now and first >= w.core_end]   # (over, and no current value held then)
