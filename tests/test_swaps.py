@@ -177,6 +177,9 @@ REPLACED = [
     ("I quit my job at Hooli.", "I started a new job at Hooli."),
     # helper-230: a quantity before the thing
     ("I switched from flat whites to green tea.", "I drink two flat whites every morning."),
+    # helper-231: what the speaker puts in or adds
+    ("I switched from oat milk to almond milk.", "I always put oat milk in my coffee."),
+    ("I switched from oat milk to almond milk.", "I add oat milk to my coffee."),
 ]
 NOT_REPLACED = [
     ("We moved from Boston to Denver.", "My sister is in Boston."),                      # no thing of the speaker's
@@ -206,6 +209,7 @@ NOT_REPLACED = [
     ("I switched from oat milk to almond milk.", "I tried oat milk once."),            # no use of it
     ("I switched from oat milk to almond milk.", "Do you like oat milk?"),             # a question
     ("I switched from oat milk to almond milk.", "I don't drink oat milk."),           # negated
+    ("I switched from oat milk to almond milk.", "I put the oat milk back in the fridge."),   # no use of it
     # helper-229: another's use, a longer phrase, a thing of another verb's subject
     ("I switched from oat milk to almond milk.", "The kids drink oat milk."),
     ("I switched from oat milk to almond milk.", "Our toddler drinks oat milk."),

@@ -414,7 +414,8 @@ def _in_use(report: Swap, old: str) -> tuple[str, ...]:
 
 
 #: Verbs of what the speaker consumes or favours: the thing is in use when the speaker says them.
-_CONSUMES = frozenset("prefer prefers drink drinks eat eats take takes like likes love loves order orders".split())
+_CONSUMES = frozenset("prefer prefers drink drinks eat eats take takes like likes love loves order orders put puts "
+                      "add adds".split())
 #: The speaker as a subject, and words of habit between it and the verb ("I usually drink").
 _SPEAKERS = frozenset("i we i'm we're".split())
 _HABITS = frozenset("usually mostly normally generally typically often always mainly only".split())
