@@ -82,6 +82,12 @@ CHANGES = [
     ("The dentist's office called, Dr. Okafor is out sick this week, so my appointment moved to Thursday, October 2 at 9am.",
      "I booked a dentist appointment with Dr. Okafor at Sellwood Dental for Tuesday, September 23 at 2:30pm."),
     ("Our reservation at Nopa moved to 8pm.", "I made a reservation at Nopa for 7pm on Friday."),
+    # helper-230: the thing called new ("New rent is $2,100")
+    ("New rent is $2,100.", "My rent is $1,800 a month."),
+    ("Our new standup time is 10am.", "Standup is at 9:30am every day."),
+    ("The new office is on floor 3.", "Our office is on floor 5."),
+    # helper-232: an amount needed now
+    ("Every PR needs 1 approval now.", "Every PR needs 2 approvals before merging."),
 ]
 NOT_CHANGES = [
     ("Standup moved to 10am this week.", "Standup is at 9:30am."),                          # this week only
@@ -190,6 +196,15 @@ NOT_CHANGES = [
     ("The meeting was moved to 2 hours from now.", "The meeting is 30 minutes."),
     ("The rail company moved my train to 20 minutes earlier.", "My train is always 10 minutes late."),
     ("My dentist moved my appointment to 10 minutes past 9.", "My dentist appointment is 30 minutes long."),
+    # the thing called new: another's, a wish, a question
+    ("My sister's new rent is $1,500.", "My rent is $1,800 a month."),
+    ("I want a new rent of $1,500.", "My rent is $1,800 a month."),
+    ("Is the new rent $2,100?", "My rent is $1,800 a month."),
+    ("The new guy is 25.", "The old guy is 30."),
+    ("Every PR needs 1 approval now.", "Every PR takes 2 days."),          # another kind of verb
+    ("My new rent is $2,100 for my storage unit.", "My rent is $1,800 a month."),        # (helper-233)
+    ("New standup time is 10am for the Berlin team.", "Standup is at 9:30am every day."),
+    ("We need to move standup to 10am now.", "Standup is at 9:30am."),     # a wish
 ]
 
 
@@ -238,7 +253,7 @@ def mem(tmp_path):
         yield m
 
 
-@pytest.mark.parametrize("new,old", CHANGES[:8] + CHANGES[-4:])
+@pytest.mark.parametrize("new,old", CHANGES[:8] + CHANGES[-8:])
 def test_the_write_path_links_a_report_to_the_value_it_changes(mem, new, old):
     """Linked contradicts, never superseded: a report in other words may be of another thing (a
     hostile pass found dozens: "The vet raised the lisinopril to 5 mg for Max."), and a false
@@ -623,7 +638,7 @@ def test_the_links_do_not_depend_on_the_order_of_storing(tmp_path, new, old):
     assert found[0] == found[1]
 
 
-@pytest.mark.parametrize("new,old", CHANGES[:8] + CHANGES[-4:])
+@pytest.mark.parametrize("new,old", CHANGES[:8] + CHANGES[-8:])
 def test_a_statement_stored_after_the_report_that_changed_it_is_linked(mem, new, old):
     mem.add(new, id="new", created_at=T0 + DAY)
     mem.add(old, id="old", created_at=T0)

@@ -564,6 +564,47 @@ def test_a_long_answer_stored_as_pieces_enters_whole_where_it_fits(tmp_path):
         assert [i.text for i in small.items["L1"] if i.id == hit.id] == [hit.text]
 
 
+PNPM_ANSWER = """Here's the updated GitHub Actions job for the frontend with pnpm. The key points are \
+`pnpm/action-setup` before `setup-node`, and caching the pnpm store rather than `node_modules`:
+
+```yaml
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: pnpm/action-setup@v3
+        with:
+          version: 8
+      - uses: actions/setup-node@v4
+        with:
+          node-version: 20
+          cache: pnpm
+      - run: pnpm install --frozen-lockfile
+      - run: pnpm run test -- --run
+```
+
+The lockfile must be committed, or `--frozen-lockfile` fails the job."""
+
+
+def test_a_long_answer_below_another_hit_enters_whole_where_the_block_has_room(tmp_path):
+    """helper-232: the answer ranked second took its piece within the recalled share, so its code
+    never entered: 137 of 700 tokens used, the code only from a budget of about 900. A piece given
+    in the first pass is given whole when the room the block has left holds it."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add_conversation([
+            {"role": "user", "content": "We switched from npm to pnpm. Can you update the CI workflow?",
+             "created_at": "2025-03-12T14:10:00Z"},
+            {"role": "assistant", "content": PNPM_ANSWER, "created_at": "2025-03-12T14:11:00Z"},
+            {"role": "user", "content": "Thanks. We also added Redis 7.2 for caching.", "created_at": "2025-03-12T14:20:00Z"}],
+            namespace="dev", session="s1")
+        question = "Show me the pnpm install steps of the frontend GitHub Actions workflow"
+        block = mem.context(question, namespace="dev", budget_tokens=700)
+        assert block.tokens_used <= 700
+        assert "pnpm install --frozen-lockfile" in block.text
+        assert "The lockfile must be committed" in block.text
+
+
 def test_many_procedures_and_open_decisions_leave_room_for_the_answer(tmp_path):
     """A coding-assistant user's team had 38 conventions and 18 open decisions: L0 took them all,
     every block was the same 54 lines and "who owns billing?" got no recalled memory, nor a gap.

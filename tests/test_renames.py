@@ -35,6 +35,9 @@ def test_the_module_examples_hold():
     ("Project Falcon has been renamed to Atlas.", Rename("", ("atlas",), ("project", "falcon"))),
     ("My cat is called Luna now.", Rename("cat", ("luna",))),
     ("I finally renamed my dogs to Rex and Max.", Rename("dog", ("rex",))),
+    # helper-232: a service named by a lower-case identifier
+    ("We renamed shipment-api to cargo-core.", Rename("", ("cargo-core",), ("shipment-api",))),
+    ("We renamed the service to cargo_core.", Rename("service", ("cargo_core",))),
 ])
 def test_a_rename_is_read(text, want):
     assert rename_report(text) == want
@@ -57,6 +60,8 @@ def test_a_rename_is_read(text, want):
     "In Animal Crossing I renamed my cat Sir Fluff.", "In my novel, we renamed the ship Aurora.",
     "Translate to Spanish: We renamed the cat Luna.", "My coworker said we renamed the repo to Atlas.",
     "My favorite band is now called The Midnight Foxes.",
+    # helper-233: a rename made in part or undone
+    "We renamed shipment-api to cargo-core locally.", "We renamed shipment-api to cargo-core by mistake and reverted it.",
 ])
 def test_what_is_no_rename(text):
     assert rename_report(text) is None
@@ -75,6 +80,7 @@ def test_what_is_no_rename(text):
     ("When I was a kid we had a cat named Whiskers.", ()),
     ("I'd love to get a dog named Rex someday.", ()),
     ("I'm building an app called Tasky.", ()),
+    ("Our backend service is called shipment-api.", (("service", ("shipment-api",), ("backend",)),)),
 ])
 def test_the_names_a_statement_gives(text, want):
     assert names_of(text) == want
@@ -93,6 +99,8 @@ def test_the_names_a_statement_gives(text, want):
     ("We renamed the cat Luna.", "My dog's name is Rex.", False),            # another thing
     ("We renamed the cat Luna.", "My cat's name is Luna.", False),           # the same name
     ("We renamed the project from Falcon to Atlas.", "Falcon Heavy launched today.", False),   # no project
+    ("We renamed shipment-api to cargo-core.", "Our backend service is called shipment-api.", True),
+    ("We renamed shipment-api to cargo-core.", "Our backend service is called billing-api.", False),
 ])
 def test_a_rename_changes_the_earlier_name_of_the_same_thing(new, old, want):
     assert renames(new, old) is want
@@ -109,6 +117,7 @@ def mem(tmp_path):
     ("My cat is called Whiskers.", "My cat is called Luna now."),
     ("I have a cat named Whiskers.", "We renamed our cat to Luna."),
     ("Our project is called Falcon.", "We renamed the project from Falcon to Atlas."),
+    ("Our backend service is called shipment-api.", "We renamed shipment-api to cargo-core."),
 ])
 def test_the_write_path_links_a_rename_to_the_earlier_name(mem, old, new):
     a = mem.add(f"user: {old}", created_at=T0)

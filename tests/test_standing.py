@@ -93,6 +93,9 @@ CHANGES = [
     # helper-227: a home said as the place the speaker rents
     ("We moved to Berkeley last week.", "I rent an apartment in Oakland."),
     ("I'm renting a studio in Queens now.", "I live in Jersey City."),
+    # helper-229: renting without "an apartment", and a sentence that opens with its verb
+    ("I rent in Somerville now.", "I live in Boston."),
+    ("Still renting a cheap place in Austin, it's fine.", "I live in Boston."),
     ("I moved to Denver.", "We rent a small flat in Leeds with two cats."),
     ("I moved to Ottawa.", "I rent a basement apartment in Toronto."),
     ("I moved to Dallas.", "We have been renting a townhouse in Austin for three years."),
@@ -190,6 +193,15 @@ NOT_CHANGES = [
     ("user: The girl I like quit and started as a nurse at Kaiser.", "user: I work at Google."),
     ("user: The company I work for closed the office and moved to Denver.", "user: I live in Boston."),
     ("user: Years ago I quit and moved to Denver.", "user: I live in Boston."),
+    # helper-229/233: renting without "an apartment", and a place rented that is no home
+    ("I rent in Somerville for the summer.", "I live in Boston."),
+    ("My sister wants to rent in Denver.", "I live in Boston."),
+    ("Prices to rent in Boston are insane.", "I live in Cambridge."),
+    ("I rent in bulk from Costco.", "I live in Boston."),
+    ("I rent a room in Cambridge with my band for practice.", "I live in Boston."),
+    ("I rent in Somerville now, my primary home is still Boston.", "I live in Boston."),
+    ("Still renting a cheap place in Austin, my sister says.", "I live in Boston."),
+    ("I rent a house in Asheville and Airbnb it out.", "I live in Boston."),
     ("user: Back in college I quit and moved to Denver.", "user: I live in Boston."),
     ("user: Apparently I quit and moved to Denver.", "user: I live in Boston."),
     ("user: Fake news: I quit my job and moved to Bali lol", "user: I live in Boston."),
@@ -388,6 +400,23 @@ def test_an_employer_left_answers_where_do_i_work(tmp_path):
         then = m.recall("Where do I work?", k=1, now=T0 + 245 * DAY, valid_at=T0 + 220 * DAY, reinforce=False)
         assert [h.id for h in then.hits] == [hooli]
         assert m.recall("Where does my brother work?", k=3, now=T0 + 245 * DAY).hits[0].id != laid_off
+
+
+@pytest.mark.parametrize("left", ["I quit my job today.", "I handed in my notice at Hooli today."])
+def test_a_job_quit_unnamed_or_notice_handed_in_answers_where_do_i_work(tmp_path, left):
+    """helper-230: "I handed in my notice at Northwind" changed nothing; "I quit my job." names no
+    employer, and its word "job" ended the statement's span, so no current statement was left to
+    end. Both now end the employer's statement and answer; at a past time before, the employer."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        hooli = m.add("I started a new job at Hooli.", created_at=T0)
+        m.add("My cat is named Miso.", created_at=T0 + DAY)
+        m.add("I like hiking on weekends.", created_at=T0 + 2 * DAY)
+        gone = m.add(left, created_at=T0 + 100 * DAY)
+        res = m.recall("Where do I work?", k=2, now=T0 + 101 * DAY, reinforce=False)
+        assert [h.id for h in res.hits] == [gone, hooli]
+        assert res.hits[0].relevance == 1.0
+        then = m.recall("Where do I work?", k=1, now=T0 + 101 * DAY, valid_at=T0 + 50 * DAY, reinforce=False)
+        assert [h.id for h in then.hits] == [hooli]
 
 
 def test_work_in_another_sense_is_no_answer(tmp_path):

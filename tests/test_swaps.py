@@ -180,6 +180,19 @@ REPLACED = [
     # helper-231: what the speaker puts in or adds
     ("I switched from oat milk to almond milk.", "I always put oat milk in my coffee."),
     ("I switched from oat milk to almond milk.", "I add oat milk to my coffee."),
+    # helper-230: a thing consumed given up, named in lower case; notice handed in; "my job" quit
+    ("I've quit coffee. Green tea only from now on.", "I drink coffee every morning."),
+    ("I gave up sugar.", "I take sugar in my tea."),
+    ("I stopped drinking soda.", "I drink soda with lunch."),
+    ("I stopped taking metformin.", "I take metformin 500 mg every morning."),
+    ("I handed in my notice at Northwind today.", "I work at Northwind as an analyst."),
+    ("Gave my notice to Northwind on Monday.", "I work at Northwind as an analyst."),
+    ("I quit my job today!", "I'm an analyst at Northwind."),
+    # helper-232: a version upgraded to, or moved from and to
+    ("We upgraded to Python 3.12.", "We use Python 3.10."),
+    ("We bumped React to 18.3 last week.", "We use React 17.0.2 for the frontend."),
+    ("We upgraded Node to 20.", "We run Node 18 in production."),
+    ("We moved from Python 3.10 to 3.12.", "We use Python 3.10."),
 ]
 NOT_REPLACED = [
     ("We moved from Boston to Denver.", "My sister is in Boston."),                      # no thing of the speaker's
@@ -210,6 +223,31 @@ NOT_REPLACED = [
     ("I switched from oat milk to almond milk.", "Do you like oat milk?"),             # a question
     ("I switched from oat milk to almond milk.", "I don't drink oat milk."),           # negated
     ("I switched from oat milk to almond milk.", "I put the oat milk back in the fridge."),   # no use of it
+    # a thing given up: only what the speaker consumed, and only the speaker's giving up
+    ("I quit coffee.", "The kids drink coffee."),
+    ("I quit coffee.", "Coffee is great."),
+    ("I quit coffee ads.", "I like coffee."),
+    ("My sister quit coffee.", "I drink coffee every morning."),
+    ("I quit the gym.", "I go to the gym daily."),
+    ("I quit my job.", "I drink coffee every morning."),
+    ("My sister quit her job.", "I work at Northwind."),
+    ("I might hand in my notice at Northwind.", "I work at Northwind as an analyst."),
+    ("I gave notice to the landlord.", "I live in Boston."),
+    # an upgrade replaces only another version of the thing, the speaker's
+    ("We upgraded to Python 3.12.", "We use Python 3.12 already."),
+    ("We upgraded to Python 3.12.", "We use Python."),
+    ("We upgraded to Python 3.12.", "My sister uses Python 3.10."),
+    ("We might upgrade to Python 3.12.", "We use Python 3.10."),
+    ("I moved to Denver 2 weeks ago.", "I use Denver 1."),
+    ("We moved standup to 10.", "We run standup 9."),
+    ("We moved from Python 3.10 to 3.12.", "We use Python 3.12."),
+    # helper-233: hedged, scoped, partial or undone
+    ("I almost quit my job today.", "I work at Northwind."),
+    ("I quit my job as treasurer of the PTA.", "I work at Northwind."),
+    ("I stopped drinking coffee after 3pm.", "I drink coffee every morning."),
+    ("I quit coffee on weekdays.", "I drink coffee every morning."),
+    ("We upgraded to Python 3.12 for the new service.", "We use Python 3.10."),
+    ("We upgraded to Python 3.12 last week and reverted.", "We use Python 3.10."),
     # helper-229: another's use, a longer phrase, a thing of another verb's subject
     ("I switched from oat milk to almond milk.", "The kids drink oat milk."),
     ("I switched from oat milk to almond milk.", "Our toddler drinks oat milk."),

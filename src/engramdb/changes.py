@@ -68,7 +68,8 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .facts import (
-    ADVERBS, FUNCTION_WORDS, MONTHS, NEGATIONS, NOT_NOW, NOT_PRESENT, _event_report, _stem, not_done, speaker_label, subject_of,
+    ADVERBS, FUNCTION_WORDS, MONTHS, NEGATIONS, NOT_NOW, NOT_PRESENT, NUMBER_WORDS, _event_report, _stem, not_done,
+    speaker_label, subject_of,
     without_questions,
 )
 from .handovers import hands_over, handover_report
@@ -614,10 +615,10 @@ def _handover_report(text: str) -> ChangeReport | None:
 
 
 def _holds_no_report(text: str) -> bool:
-    """A cheap test that ``text`` holds no report: no "to" or "now", or no value (a digit, a
-    month or a weekday). Most texts stop here (the write path asks it of every new memory)."""
+    """A cheap test that ``text`` holds no report: no "to", "now" or "new", or no value (a digit,
+    a month or a weekday). Most texts stop here (the write path asks it of every new memory)."""
     low = text.lower()
-    return (("to " not in low and "now" not in low)
+    return (("to " not in low and "now" not in low and "new " not in low)
             or not (any(map(str.isdigit, low)) or _VALUE_WORD.search(low) is not None))
 
 
@@ -634,8 +635,10 @@ _VERB_KINDS = {verb: kind for kind in (
     "start starts started begin begins began", "end ends ended finish finishes finished",
     "cost costs charge charges charged pay pays paid", "run runs ran", "meet meets met", "open opens opened",
     "close closes closed", "take takes took", "last lasts lasted", "weigh weighs weighed",
+    "need needs needed require requires required",
 ) for verb in kind.split()}
-_KIND_ALWAYS = frozenset("comes come arrives arrive charges charge takes lasts begins finishes weighs".split())
+_KIND_ALWAYS = frozenset("comes come arrives arrive charges charge takes lasts begins finishes weighs needs need "
+                         "requires require".split())
 #: Verbs that link a thing to its value in a statement "X is now Y" ("my car insurance is now
 #: $96 a month", "latest pickup is now 5:00pm", "the shuttle leaves at 6:40am now", "Maria now
 #: comes at 7:30am", "the commute now takes 1 hour").
@@ -666,10 +669,12 @@ def _now_report(text: str) -> ChangeReport | None:
         toks = [t.lower() for t in _tokens(clause)]
         if toks[:2] in (["now", "it's"], ["now", "it’s"]):
             toks = [toks[1], "now", *toks[2:]]   # ("Yoga changed - now it's on Thursdays")
-        if "now" not in toks or not_done(_unplanned(toks)):
+        now = "now" in toks   # (else the thing is called new: "New rent is $2,100", "my new rent is ...")
+        if not now:
             changed = _changed_subject(toks) or changed
+        if not (now or "new" in toks) or not_done(_unplanned(_without_amount_needed(toks))):
             continue
-        mine = _speakers_amount(clause, toks)
+        mine = _speakers_amount(clause, toks) if now else None
         if mine is not None:
             return mine
         said = None   # (the verb as the clause spells it, when not as read)
@@ -680,9 +685,9 @@ def _now_report(text: str) -> ChangeReport | None:
             toks = [*changed, *(["is"] if said else []), *toks[1:]]
         at = next((i for i, t in enumerate(toks) if t in _LINKING or t.endswith(("'s", "’s")) and i and t[:-2] in
                    ("it", "that")), None)
-        if at is None or at == 0 or toks.index("now") < at - 1:
+        if at is None or at == 0 or (toks.index("now") < at - 1 if now else "new" not in toks[:at]):
             continue
-        subject = [t for t in _without_opener(toks[:at]) if t not in _PARTICLES and t not in ADVERBS]
+        subject = [t for t in _without_opener(toks[:at]) if t not in _PARTICLES and t not in ADVERBS and t != "new"]
         what = _content(subject)
         if not what:
             continue
@@ -690,8 +695,11 @@ def _now_report(text: str) -> ChangeReport | None:
         values = _values(clause[verb.end():]) if verb else []
         if not values or _STARTS_LATER.search(clause):
             continue
+        if not now and _now_kind(clause[verb.end():]):
+            continue   # the thing called new, its value then said of something: "My new rent is $2,100
+            # for my storage unit", "New standup time is 10am for the Berlin team" (helper-233)
         kind = frozenset()
-        if toks[at] in _KIND_ALWAYS or (toks[at] in _VERB_KINDS and toks.index("now") < at):
+        if toks[at] in _KIND_ALWAYS or (toks[at] in _VERB_KINDS and now and toks.index("now") < at):
             kind = frozenset(_stem(w) for w in _VERB_KINDS[toks[at]].split())
             what += _now_kind(clause[verb.end():])
         measure = frozenset(_stem(w) for w in what if w in MEASURE_NOUNS)
@@ -712,6 +720,16 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 #: "now" then a word that places a value ("now on Wednesdays", "is now at 5:15pm").
 _NOW_WHERE = re.compile(r"\b(?:now|it's|it’s|is)\s+(?:on|at|in|every|from|held|weekly|"
                         r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?)\b", re.I)
+
+
+def _without_amount_needed(toks: list[str]) -> list[str]:
+    """Lower-cased ``toks`` without a verb of need before a number: "Every PR needs 1 approval
+    now" states an amount, no wish ("I need to move it" is one: :data:`engramdb.facts.NOT_DONE`)."""
+    return [t for i, t in enumerate(toks) if not (t in _NEEDS_AMOUNT and toks[i + 1: i + 2]
+                                                   and (toks[i + 1].isdigit() or toks[i + 1] in NUMBER_WORDS))]
+
+
+_NEEDS_AMOUNT = frozenset("need needs require requires".split())
 
 
 def _changed_subject(toks: list[str]) -> list[str]:

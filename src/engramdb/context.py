@@ -821,6 +821,15 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
         elif sec == "recalled":
             further.insert(0, ContextItem(it.id, "L2", it.kind, _preview(it.text), it.date,
                                           it.reason.replace("recalled: ", "recalled, "), it.score))
+    # a hit given as its best piece within its section's share is given whole when the room left
+    # holds it, best first (helper-232: an answer's code block was left out of a block a third full)
+    for i, e in enumerate(chosen["recalled"]):
+        if e.item.id in whole:
+            piece = count(e.line)
+            got, cost = _whole_if_it_fits(e, piece, whole[e.item.id], open_room - used + piece, count)
+            if got is not e:
+                chosen["recalled"][i] = got
+                used += cost - piece
     for sec, items, _ in sections:      # each section back in its own order (best first)
         rank = {it.id: r for r, it in enumerate(items)}
         chosen[sec].sort(key=lambda e: rank[e.item.id])

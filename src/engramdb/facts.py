@@ -13,12 +13,12 @@ from typing import Any
 
 from .patterns import DIGIT, alternation
 from .sentences import split_sentences
-from .speakers import LABELS as NOTE_LABELS, labelled
+from .speakers import LABELS as NOTE_LABELS, PERSON_NOUNS, labelled
 from .timeref import LAST_SPANS
 
 __all__ = ["NUMBER_WORDS", "MONTHS", "DATE_WORDS", "NEGATIONS", "FUNCTION_WORDS", "tokens", "speaker_label", "fact_signature",
            "fact_change", "quantity_clash", "subject_of", "conflict", "conflict_many", "ends_in_question",
-           "restates", "REMINDER_OPENER", "without_reminder", "frames_a_value", "SPEAKER_LABEL"]
+           "restates", "REMINDER_OPENER", "without_reminder", "frames_a_value", "SPEAKER_LABEL", "plain_age"]
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 #: A pronoun contracted with its verb ("I'm", "we've", "she's", "they'd"): no name, and the
@@ -389,9 +389,10 @@ def subject_of(text: str) -> tuple[str, ...]:
       of :data:`ADVERBS` ("My wife likes tea" -> ("my", "wife"); "has worked there" -> ()).
 
     When no verb is found the whole statement is returned; :func:`conflict` then aligns it with
-    the other statement's subject.
+    the other statement's subject. An age said in other words is read as :func:`plain_age` says
+    it ("My daughter Maya turned 8." -> ("my", "daughter", "maya")).
     """
-    return _subject_span(without_reminder(text))[0]
+    return _subject_span(plain_age(without_reminder(text)))[0]
 
 
 def speaker_label(text: str) -> tuple[str, ...] | None:
@@ -433,12 +434,13 @@ def _subject_span(text: str) -> tuple[tuple[str, ...], int]:
         if m := _CONTRACTED.fullmatch(low):
             return speaker + (m.group(1),), lead + 1
     if (lead > at and lead < len(toks) and toks[lead][:1].islower()
-            and _GREETINGS.isdisjoint(t.lower() for t in toks[at:lead])):
+            and (_GREETINGS.isdisjoint(t.lower() for t in toks[at:lead]) or toks[lead] in ("my", "our"))):
         # openers, then another subject in lower case: the statement after them is read as one
         # that opens a text ("Actually, my favorite coffee shop is Sightglass." speaks of the
         # favorite coffee shop, as "My favorite coffee shop is Blue Bottle." does: the openers had
         # read as its subject, and no change was seen); a capital after them may be whom the text
-        # addresses ("Yeah, Maria, let's ..."), as a name after a greeting is ("Hey Maria, ...")
+        # addresses ("Yeah, Maria, let's ..."), as a name after a greeting is ("Hey Maria, ...");
+        # after a greeting, only the speaker's thing ("Hey my favorite coffee shop is ...": helper-229)
         body = _subject_at_start(toks[lead:])
         if body:   # (none, "Oh no, Jon!": no statement follows them)
             return speaker + body, lead + len(body)   # (as the heading's below, and len(subject) for a text that opens with it)
@@ -869,6 +871,79 @@ def _plain_attribute(text: str) -> str:
     return plain if subject_key(subject_of(text)) == subject_key(subject_of(plain)) else text
 
 
+#: A phone number said in other words ("my number is 401 ...", "my cell is ...", "my mobile number is ..."),
+#: read as "my phone number is ..." (helper-230: "Btw my new number is 401 555 0199").
+_PHONE_NUMBER = re.compile(r"\b((?:my|our)\s+(?:(?:new|current|updated|latest)\s+)?)(?:(?:cell|mobile)(?:\s+phone)?"
+                           r"(?:\s+number)?|number)(?=\s+is\s+\+?\(?\d(?:[\s().-]*\d){6})", re.I)
+
+
+def _phone_number(m: re.Match) -> str:
+    return m.group(1) + "phone number"
+
+
+#: An age said in other words: "turned 8" (with the day it happened: "Maya turned 8 yesterday!")
+#: and "is 7 years old" read as "is 8", "is 7".
+_TURNED = re.compile(r"\bturned\s+(\d{1,3})(?:\s+years?\s+old)?(?:\s+(?:today|yesterday|this\s+(?:week|weekend|month)|"
+                     r"last\s+(?:week|weekend|month|night)|on\s+\w+day))?(?=\s*(?:[.!,;]|$))", re.I)
+_YEARS_OLD = re.compile(r"\b(is|am|are|['’][sm])\s+(\d{1,3})\s+years?\s+old\b", re.I)
+#: A person named after who they are to the speaker ("My daughter Maya", "Our neighbour Raj").
+_APPOSITION = re.compile(r"^(\s*(?:user:\s+)?)(?:my|our)\s+[a-z]+\s+(?=(?-i:[A-Z])[\w'’-]+\s)", re.I)
+
+
+def plain_age(text: str) -> str:
+    """``text`` with an age said in other words as "is N" (:data:`_TURNED`, :data:`_YEARS_OLD`):
+    "Maya turned 8 yesterday!" reads "Maya is 8!", "Maya is 7 years old." reads "Maya is 7.";
+    unchanged otherwise. The day an age was reached names no event of the age: the write path
+    reads a statement's times from this text.
+
+    >>> plain_age("Maya turned 8 yesterday!")
+    'Maya is 8!'
+    """
+    if "turned" in text or "old" in text:
+        text = _YEARS_OLD.sub(r"\1 \2", _TURNED.sub(r"is \1", text))
+    return text
+
+
+#: The age a statement gives, as :func:`plain_age` says it ("Maya is 8").
+_AGE_IS = re.compile(r"\b(?:is|am|are|['’][sm])\s+(\d{1,3})\b", re.I)
+
+
+def _age_checked(kind: str | None, raw: tuple[str, str], new: str, old: str) -> str | None:
+    """``kind`` of the pair ``raw`` (new, old as given; ``new``, ``old`` as :func:`_one_voice`
+    reads them), but "value" (a contradiction, never a supersede) for a changed number read from
+    an age said in other words or of a person named after who they are to the speaker, unless
+    the age went up by one to three years and both name the person alike: "Maya turned 80!" may
+    be Grandma Maya, and "Maya turned 5" no later age of "My daughter Maya is 7" (hostile pass,
+    helper-233: such pairs superseded the true age)."""
+    if kind != "number":
+        return kind
+    pn, po = plain_age(raw[0]), plain_age(raw[1])
+    named = _without_apposition(pn, po) != (pn, po)
+    if not named and pn == raw[0] and po == raw[1]:
+        return kind
+    a, b = _AGE_IS.search(new), _AGE_IS.search(old)
+    step = int(a.group(1)) - int(b.group(1)) if a is not None and b is not None else 0
+    return "number" if not named and 1 <= step <= 3 else "value"
+
+
+def _without_apposition(new: str, old: str) -> tuple[str, str]:
+    """``new`` and ``old`` with "my <person noun>" (:data:`engramdb.speakers.PERSON_NOUNS`) dropped
+    before a name that opens one of them when the other's subject is that name alone: "My
+    daughter Maya is 7." and "Maya is 8." speak of one Maya (:func:`subject_key` reads the two
+    subjects alike)."""
+    for i, text in enumerate((new, old)):
+        m = _APPOSITION.match(text)
+        if m is None:
+            continue
+        subject, other = subject_of(text), subject_of((old, new)[i])
+        if subject[:1] == ("user",) and other[:1] == ("user",):   # (two chat messages of the user)
+            subject, other = subject[1:], other[1:]
+        if len(subject) == 3 and subject[1] in PERSON_NOUNS and subject[2:] == other:
+            plain = m.group(1) + text[m.end():]
+            return (plain, old) if i == 0 else (new, plain)
+    return new, old
+
+
 def subject_key(subject: tuple[str, ...]) -> tuple[str, ...]:
     """``subject`` without a leading "user" chat label before a first-person word ("user", "i")
     -> ("i",), and without a change adjective after its possessive (the user's too) before an
@@ -876,7 +951,12 @@ def subject_key(subject: tuple[str, ...]) -> tuple[str, ...]:
     "new", "phone", "number") -> ("my", "phone", "number"), ("my", "new", "favourite") -> ("my",
     "favourite"); ("my", "new", "client") stays). The user's chat message and a
     note about the user speak with one voice (see :func:`_one_voice`), and "my new phone number"
-    is the number "my phone number" was; the write path's prefilter compares subjects by this key."""
+    is the number "my phone number" was; a person named after who they are to the speaker as the
+    name alone (("my", "daughter", "maya") -> ("maya",): :func:`_without_apposition`); the write
+    path's prefilter compares subjects by this key."""
+    if len(subject) in (3, 4) and subject[-3] in ("my", "our") and subject[-2] in PERSON_NOUNS \
+            and (len(subject) == 3 or subject[0] == "user"):
+        return subject[:-3] + subject[-1:]
     if len(subject) > 1 and subject[0] == "user" and subject[1] in _FIRST_PERSON_SUBJECT:
         subject = subject[1:]
     if (len(subject) > 2 and (subject[0] in _POSSESSIVE_WORDS or subject[0] in ("user's", "user’s"))
@@ -894,7 +974,9 @@ def _one_voice(new: str, old: str) -> tuple[str, str]:
     after an opening possessive ("My new phone number is ..." reads as "My phone number is ...",
     :data:`CHANGE_ADJECTIVES`). Unchanged otherwise. A reminder's opener is no part of either (:func:`without_reminder`:
     "Remember, I take 5 mg" states "I take 5 mg")."""
-    new, old = _plain_attribute(without_reminder(new)), _plain_attribute(without_reminder(old))
+    new, old = (plain_age(_plain_attribute(_PHONE_NUMBER.sub(_phone_number, without_reminder(new)))),
+                plain_age(_plain_attribute(_PHONE_NUMBER.sub(_phone_number, without_reminder(old)))))
+    new, old = _without_apposition(new, old)
     ln, lo = new[:6].lower() == "user: ", old[:6].lower() == "user: "
     if ln == lo:
         return new, old
@@ -949,12 +1031,13 @@ def conflict(new: str, old: str, *, min_overlap: float = 0.8) -> str | None:
     >>> conflict("I ran 8 km", "I ran 5 km")
     'event_number'
     """
+    raw = new, old
     new, old = _one_voice(new, old)
     subject = _same_subject(subject_of(new), subject_of(old), new, old)
     if subject is None or _statement_words(new, subject) is None or _statement_words(old, subject) is None:
         return None
     a, b = fact_signature(new), fact_signature(old)
-    return _conflict_kind(new, old, subject, a, b, min_overlap)
+    return _age_checked(_conflict_kind(new, old, subject, a, b, min_overlap), raw, new, old)
 
 
 def _conflict_kind(new: str, old: str, subject: tuple[str, ...], a: dict[str, Any], b: dict[str, Any],
@@ -1014,6 +1097,7 @@ def conflict_many(pairs, *, min_overlap: float = 0.8,
     sigs: dict[str, dict[str, Any]] = {}
     out: list[str | None] = []
     for new, old in pairs:
+        raw = new, old
         new, old = _one_voice(new, old)   # ("user: I take 10 mg" and a note "I take 20 mg")
         sa = subjects.get(new)
         if sa is None:
@@ -1034,7 +1118,7 @@ def conflict_many(pairs, *, min_overlap: float = 0.8,
         b = sigs.get(old)
         if b is None:
             b = sigs[old] = fact_signature(old)
-        out.append(_conflict_kind(new, old, subject, a, b, min_overlap))
+        out.append(_age_checked(_conflict_kind(new, old, subject, a, b, min_overlap), raw, new, old))
     return out
 
 

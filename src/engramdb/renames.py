@@ -19,8 +19,9 @@ A report (:func:`rename_report`) is one of:
   (now) called / named <New> now", and "<Old> was renamed to <New>", "<Old> is now called <New>";
 
 where ``<thing>`` is up to three words, its last word the thing ("the cat", "our main repo"),
-and a name is a capitalised run of up to four words, or one word in quotes or backticks
-("renamed the repo to `atlas-api`"). It is none when a word of
+and a name is a capitalised run of up to four words, one word in quotes or backticks
+("renamed the repo to `atlas-api`"), or a lower-case identifier joined by "-" or "_"
+("renamed shipment-api to cargo-core"). It is none when a word of
 :data:`engramdb.facts.NOT_DONE` stands before the verb ("we might rename the cat Luna"), in a
 question, as history ("when I was a kid", a year), or when someone else renames theirs ("My
 sister renamed her cat Luna").
@@ -69,9 +70,11 @@ class Rename(NamedTuple):
 
 
 _S = r"[^\S\n]+"
-#: A name: a capitalised run of up to four words ("Luna", "Project Atlas"), or one word in quotes
-#: or backticks ("`atlas-api`").
-_NAME = r"(?:(?-i:[^\W\d_a-z])[\w'’.&-]*(?:[^\S\n]+(?-i:[^\W\d_a-z])[\w'’.&-]*){0,3}|[`'\"“‘][\w.\-/]+[`'\"”’])"
+#: A name: a capitalised run of up to four words ("Luna", "Project Atlas"), one word in quotes
+#: or backticks ("`atlas-api`"), or a lower-case identifier joined by "-" or "_" ("shipment-api",
+#: "cargo_core": helper-232, services are named so).
+_NAME = (r"(?:(?-i:[^\W\d_a-z])[\w'’.&-]*(?:[^\S\n]+(?-i:[^\W\d_a-z])[\w'’.&-]*){0,3}|[`'\"“‘][\w.\-/]+[`'\"”’]|"
+         r"(?-i:[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)(?![\w-]))")
 #: A thing: up to three words, its last word the thing ("cat", "main repo", "side project").
 _THING_WORDS = rf"(?P<thing>[\w-]+(?:{_S}[\w-]+){{0,2}}?)"
 #: The speaker's or the team's thing ("my cat", "our repo"), or "the" thing when the speaker
@@ -125,6 +128,11 @@ _NOT_THING = frozenset("to from now name called named is was".split())
 #: Whiskers", "I'd love to get a dog named Rex someday").
 _NOT_NOW = re.compile(r"\b(?:when\s+(?:i|we)\s+(?:was|were)|as\s+a\s+(?:kid|child)|growing\s+up|used\s+to|someday|"
                       r"one\s+day|(?:19|20)\d\d)\b", re.I)
+#: A rename made in part, for a while or undone ("... locally", "... for the demo", "... in the docs
+#: only", "... by mistake and reverted it": helper-233).
+_PARTIAL = re.compile(r"\b(?:locally|by\s+mistake|revert\w*|rolled\s+(?:it\s+)?back|undid|undone|only|temporar\w*|"
+                      r"staging|for\s+(?:the|a|our)\s+(?:demo|test|tests|presentation|talk|hackathon|slides)|"
+                      r"in\s+the\s+(?:docs|diagram|diagrams|slides|chart|helm\s+chart))\b", re.I)
 #: Words between the speaker and "renamed" ("we finally renamed", "I've just renamed"), or opening
 #: a sentence that has no subject ("Also, renamed the repo to atlas").
 _FILLERS = frozenset("also just finally officially recently now have has 've already so and then oh btw ok okay "
@@ -193,7 +201,7 @@ def rename_report(text: str) -> Rename | None:
     for pattern in _RENAMED_BY_SPEAKER + _RENAMED:
         for m in pattern.finditer(text):
             lead = [t.lower() for t in tokens(re.split(r"[.!?\n]", text[: m.start()])[-1])]
-            if not_done(lead) or _NOT_NOW.search(text):
+            if not_done(lead) or _NOT_NOW.search(text) or _PARTIAL.search(text):
                 continue   # "we might rename the cat Luna", "I didn't rename the repo", history, a game
             if pattern in _RENAMED_BY_SPEAKER and not _speakers(lead):
                 continue   # "My sister renamed the cat Luna": her doing

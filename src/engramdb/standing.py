@@ -21,7 +21,7 @@ capitalised, in any script ("Seattle", "the Bay Area", "Portland, Oregon", "St. 
 the West", "Łódź"; a text is read in NFC), never a lower-case word ("i live in denial") nor a
 team, plan or piece of software ("I moved to Linux"). A statement: live / living / reside /
 based / settled in, based out of, a resident of, "my home (house, apartment) is in", rent or
-renting a(n) apartment (flat, house, room, studio, ...) in ("I rent an apartment in Oakland"); work /
+renting (a(n) apartment, flat, house, room, studio, ...) in ("I rent an apartment in Oakland"); work /
 working at or for, employed at or by, "my employer (company) is", "I'm a <role> at" (an
 occupation: not a regular, member, customer, fan, sucker, nor a former one). Or a report that
 it changed: moved or relocated to (optionally "back", "again (, this time)", "from <old name>",
@@ -136,6 +136,13 @@ _NOT_A_JOB = (r"(?:student|freshman|freshmen|sophomore|undergrad|undergraduate|g
 _RENT_END = (rf"(?=[^\S\n]*(?:[.!?;,)]|$)|{_S}(?:with|now|since|near|these|and|but|because|so|still|right|at|"
              rf"for{_S}(?:now|the{_S}past|a{_S}while|(?:\d+|a{_S}few|a{_S}couple{_S}of|two|three|four|five|six|"
              rf"seven|eight|nine|ten|several|many){_S}years?))\b)")
+#: Words after the place rented, in its sentence, that make it no home of the speaker's: a purpose,
+#: a place let out, a while, another home, someone's words ("..., for my office", "... and Airbnb
+#: it out", "... now and then for gigs", "my primary home is still Boston", "..., my sister says").
+_RENTED_AFTER = re.compile(
+    r"\b(?:for(?!\s+(?:now|the\s+past|a\s+while|\d+|a\s+few|a\s+couple|two|three|four|five|six|seven|eight|nine|"
+    r"ten|several|many)\b)|airbnb|sublet\w*|out|office|studio|practice|gigs?|now\s+and\s+then|primary|main|"
+    r"storage|says|said|told)\b", re.I)
 #: Words before "rent" that make the place rented a stay, not a home.
 _RENTED_FOR = frozenset("every each anniversary honeymoon vacation holiday holidays trip weekend conference wedding "
                         "getaway season summer winter".split())
@@ -156,9 +163,10 @@ _VERBS = {
         (("rent ", "renting "), False,   # "I rent an apartment in Oakland": where the speaker lives
          # (not "rent our house in Asheville" out, nor one rented for something or some time: "a
          # room in Paris for the conference", "a studio in Brooklyn for my pottery", "... on Airbnb")
-         rf"\b(?:rent|renting){_S}(?:an?|the){_S}(?:(?:new|small|tiny|little|nice|cheap|shared|basement|"
+         # ("I rent in Somerville", "Still renting a cheap place in Austin": helper-229)
+         rf"\b(?:rent|renting){_S}(?:(?:an?|the){_S}(?:(?:new|small|tiny|little|nice|cheap|shared|basement|"
          rf"one-bedroom|two-bedroom|1-bedroom|2-bedroom|studio){_S})?(?:place|home|house|apartment|flat|condo|"
-         rf"studio|room|loft|townhouse){_S}in{_S}NAME{_RENT_END}"),
+         rf"studio|room|loft|townhouse){_S})?in{_S}NAME{_RENT_END}"),
         (("moved into", "moved in to"), True,   # "We moved into the new place in Chorlton": the speaker's move
          rf"\bmoved{_S}in(?:to|{_S}to){_S}(?:the|a|our|my){_S}(?:new{_S})?"
          rf"(?:place|home|house|apartment|flat|condo){_S}in{_S}NAME"),
@@ -330,7 +338,7 @@ _NOT_JOB = frozenset("house home car card credit loan mortgage apartment condo p
 #: Words that open a sentence before its subject ("so", "btw"), and verbs that open one without
 #: a subject, the speaker's ("Just moved to Tacoma", "Started a new job at Stripe").
 _OPENERS = frozenset("so well oh ok okay yeah yes btw update fyi lol anyway honestly".split())
-_FIRST_VERBS = frozenset("moved relocated started living working got took accepted landed settled joined".split())
+_FIRST_VERBS = frozenset("moved relocated started living working got took accepted landed settled joined renting".split())
 _QUOTE = re.compile(r"[\"“”«»]")
 
 
@@ -629,8 +637,10 @@ def standings(text: str) -> tuple[Standing, ...]:
                         history = _HISTORY.search(body) is not None
                     if history:
                         continue
-                if m.group(0)[:4].lower() == "rent" and not _RENTED_FOR.isdisjoint(clause):
-                    continue   # "Every summer I rent a house in Cape Cod", "For our anniversary we're renting ..."
+                if m.group(0)[:4].lower() == "rent" and (not _RENTED_FOR.isdisjoint(clause)
+                                                         or _RENTED_AFTER.search(body, m.end())):
+                    continue   # "Every summer I rent a house in Cape Cod", "For our anniversary we're renting ...",
+                    # "I rent a room in Cambridge with my band for practice" (helper-233)
                 if relation == "employer" and "offer" in m.group(0).lower() \
                         and _NOT_JOB.intersection(t.lower() for t in tokens(body[m.end(): m.end() + 60])):
                     continue

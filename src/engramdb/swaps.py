@@ -75,7 +75,7 @@ from .starts import without_start
 from .thirdperson import in_first_person
 from .timeref import CALENDAR_WORDS
 
-__all__ = ["Swap", "replaced_sentences", "replaces", "swap_report"]
+__all__ = ["LEFT_JOB", "Swap", "replaced_sentences", "replaces", "swap_report"]
 
 
 class Swap(NamedTuple):
@@ -83,12 +83,18 @@ class Swap(NamedTuple):
     words; empty for a thing switched with its old name unsaid), ``new``, the name that took their
     place (lower-case words; empty for a drop), ``thing``, the stems of what was switched ("my
     editor": ``{"editor"}``; empty when the report names none), ``proper``, the old names the
-    report spells with a capital (a name: "Poetry" is no "poetry readings")."""
+    report spells with a capital (a name: "Poetry" is no "poetry readings"), ``consumed``, a
+    thing the speaker gave up consuming, named in lower case ("I've quit coffee": it replaces
+    only what the speaker drinks, eats, takes ...: "I drink coffee every morning"), ``version``,
+    the version a thing was upgraded to ("We upgraded to Python 3.12": it replaces only a
+    statement of the thing at another version, "We use Python 3.10")."""
 
     old: tuple[tuple[str, ...], ...]
     new: tuple[str, ...]
     thing: frozenset[str] = frozenset()
     proper: frozenset[tuple[str, ...]] = frozenset()
+    consumed: bool = False
+    version: str = ""
 
 
 _S = r"[^\S\n]+"
@@ -116,17 +122,42 @@ _DROPS = (  # (an employer left first: helper-229, "I quit Hooli yesterday." ran
           r"(?:quit|left){_S}my{_S}job{_S}(?:at|with)|(?:got|was|been|were){_S}laid{_S}off{_S}(?:from|by|at)|"
           r"(?:got|was|been){_S}fired{_S}(?:from|by)|resigned{_S}from|stopped{_S}working{_S}(?:at|for)|"
           r"no{_S}longer{_S}work{_S}(?:at|for)|"
+          r"(?:handed|turned|put|gave|submitted)(?:{_S}in)?{_S}(?:my{_S})?(?:notice|resignation){_S}(?:at|to)|"
           r"moved{_S}(?:everything|all|it|things){_S}out{_S}of|dropping|dropped|ditching|ditched|removing|removed|"
           r"uninstalled|retired|retiring|decommissioned|"
           r"decommissioning|sunset|sunsetted|sunsetting|cancell?ed|cancell?ing|quit|gave{_S}up|stopped{_S}using|"
           r"stopped{_S}seeing|no{_S}longer{_S}use|don't{_S}use|do{_S}not{_S}use|got{_S}rid{_S}of|getting{_S}rid{_S}of|"
-          r"phasing{_S}out|phased{_S}out").replace("{_S}", _S)
+          r"phasing{_S}out|phased{_S}out|giving{_S}up|given{_S}up|stopped{_S}(?:drinking|eating|having|taking)|"
+          r"cut{_S}out|no{_S}longer{_S}(?:drink|eat|take)").replace("{_S}", _S)
+#: Words before a verb that make it no deed done ("I almost quit", "I've basically quiet quit my job").
+_HEDGES = frozenset("almost nearly basically practically virtually quiet kinda sorta".split())
+#: What may follow a thing given up, or the job quit: the sentence's end, or a word of when or how
+#: completely (not "coffee after 3pm", "on weekdays", "from Starbucks", "my job as treasurer").
+_GIVEN_UP_END = re.compile(r"\s*(?:[.!?;,)]|$|(?:today|yesterday|completely|entirely|altogether|anymore|for\s+good|"
+                           r"cold\s+turkey|again|last\s+\w+|this\s+\w+|recently|now|and)\b)", re.I)
+#: The thing of a drop of the speaker's job ("I quit my job."): it replaces the employer's statements.
+LEFT_JOB = frozenset({"job"})
+#: The verbs of a drop that may give up a thing consumed, named in lower case ("I've quit coffee",
+#: "I gave up sugar", "I stopped drinking soda").
+_GIVE_UP = re.compile(r"(?:quit|gave|giving|given|stopped|cut|no)(?:\s+(?:up|drinking|eating|having|taking|out|longer))?"
+                      r"(?:\s+(?:drink|eat|take))?$")
 #: The words (lower case) a text must hold one of before a pattern of a drop is read.
 _DROP_WORDS = ("drop", "ditch", "remov", "uninstall", "retir", "decommission", "sunset", "cancel", "quit", "gave up",
                "stopped", "longer use", "don't use", "not use", "rid of", "phas", "out of", "left my job", "laid off",
-               "fired", "resigned", "longer work")
+               "fired", "resigned", "longer work", "notice", "resignation", "giving up", "given up", "cut out",
+               "longer drink", "longer eat", "longer take")
 _TAKE_UP = (r"switched|moved|went|changed|migrated|started{_S}(?:using|with|seeing)|now{_S}use|use|using|"
             r"signed{_S}up{_S}(?:for|with)|joined").replace("{_S}", _S)
+#: What is upgraded to a version: a name of one word ("Python", "node", "React", "pnpm").
+_VERSIONED = r"[A-Za-z][\w+#-]*"
+#: Where a version ends its phrase: punctuation, the end, or a word that opens no noun ("Python
+#: 3.12 last week"; not "moved to Denver 2 weeks ago").
+_VERSION_END = (rf"(?=\s*(?:[,;:!?)]|\.(?!\d)|$)|{_S}(?:and|but|because|since|now|last|this|today|yesterday|recently|"
+                rf"finally|already|across|everywhere)\b)")   # (not "for the new service", "on staging", "at home")
+#: A version said alone ("3.12", "v2.1").
+_BARE_VERSION = re.compile(r"v?\d+(?:\.\d+)*")
+#: A version after a name in a statement ("We use Python 3.10", "React v18").
+_VERSION_AFTER = re.compile(r"[\w+#-]*\s+v?(\d+(?:\.\d+)*)(?!\w|\.\d)", re.I)
 _PATTERNS = (   # (kind, the words it needs one of, regex)
     # "we moved from Poetry to uv", "switched my editor from VS Code to Helix"
     ("change", (" from ",),
@@ -180,6 +211,13 @@ _PATTERNS = (   # (kind, the words it needs one of, regex)
                 rf"(?P<new>(?-i:[A-Z])[\w.+#/-]*(?:{_S}(?-i:[A-Z0-9])[\w.+#/-]*){{0,2}})", re.I)),
     # "we're dropping pytest-xdist", "I stopped using Notion", "I don't use Evernote anymore"
     ("drop", _DROP_WORDS, re.compile(rf"\b(?P<verb>{_DROPS}){_S}{_THE}(?P<old>{_LIST})", re.I)),
+    # "We upgraded to Python 3.12", "we bumped React to 18.3", "moved the API to Node 20.11"
+    ("version", ("upgrad", "updat", "bump", "moved", "migrated", "switched", "jumped"),
+     re.compile(rf"\b(?P<verb>upgraded|updated|bumped|moved|migrated|switched|jumped)(?:{_S}(?:everything|us|it|over))?"
+                rf"{_S}to{_S}(?P<name>{_VERSIONED})\b{_S}v?(?P<version>\d+(?:\.\d+)*){_VERSION_END}", re.I)),
+    ("version", ("upgrad", "updat", "bump", "moved", "migrated"),
+     re.compile(rf"\b(?P<verb>upgraded|updated|bumped|moved|migrated){_S}{_THE}(?P<name>{_VERSIONED})"
+                rf"(?:{_S}from{_S}v?\d+(?:\.\d+)*)?{_S}to{_S}v?(?P<version>\d+(?:\.\d+)*){_VERSION_END}", re.I)),
 )
 #: Words after a report that, with an old name said again, keep the old one ("the rest stays on Poetry").
 _STAYS = frozenset("still stays stay stayed remain remains remained keep keeps kept back also both".split())
@@ -203,6 +241,7 @@ _NOT_NOW_REPORT = re.compile(
     r"(?:19|20)\d\d|ago|used\s+to|back\s+(?:then|in|at|when)|when\s+(?:i|we)\s+(?:was|were)|"
     r"(?:old|previous|former|last|prior)\s+(?:job|company|employer|team|workplace|startup|gig|role|apartment|place|"
     r"house|school)|then\s+back|switched\s+back|back\s+to|only(?!\s+(?:[$£€¥]|\d))|temporar(?:y|ily)|for\s+now|trial|experiment\w*|"
+    r"revert\w*|rolled\s+(?:it\s+)?back|downgrad\w*|locally|staging|"
     r"in\s+(?:college|school|high\s+school|uni|university|grad\s+school)|as\s+a\s+(?:kid|child|teen|student)|"
     r"growing\s+up)\b|^\W*(?:for|in)\s+(?:the\s+|this\s+|my\s+|our\s+|a\s+)?(?!(?:the|this|my|our|a)\b)"
     r"(?-i:[a-z])[\w-]+(?:\s+(?-i:[a-z])[\w-]+)?\s*,?\s+(?:i|we)\b", re.I)
@@ -330,6 +369,16 @@ def _match_report(kind: str, m: re.Match, sentence: str) -> Swap | None:
                                             and _BE & set(said)) and said[-1:] not in (["started"], ["began"]) \
                 and said[-2:] not in (["i've", "been"], ["i’ve", "been"], ["we've", "been"], ["we’ve", "been"]):
             return None   # "Write a guide on migrating from ...": no report (but "I've started using Linear")
+    if kind == "version":
+        name = (groups["name"].lower(),)
+        version = groups["version"]
+        if (name[0] in FUNCTION_WORDS or name[0] in _NOT_NAMES or name[0].rstrip("s") in CALENDAR_WORDS
+                or (verb[0] in ("moved", "migrated", "switched", "jumped")
+                    and ("." not in version or re.fullmatch(r"\d{1,2}\.\d\d", version)
+                         or not groups["name"][:1].isupper()))):
+            return None   # ("moved standup to 10", "to 9.30": a time; a version moved to is a name's, with its dot)
+        return Swap((name,), (*name, version), frozenset(), frozenset({name}) if groups["name"][:1].isupper()
+                    else frozenset(), version=version)
     listed = _names(groups["old"]) if groups.get("old") else []
     old = tuple(name for name, _capital in listed)
     said_new = groups["new"].rstrip(".") if groups.get("new") else ""
@@ -338,6 +387,9 @@ def _match_report(kind: str, m: re.Match, sentence: str) -> Swap | None:
     if any(w[:1].isupper() and not w.isupper() for w in thing_words):
         return None   # "switched my Spotify to Premium": a plan of a product, no thing replaced
     thing = frozenset(_stem(w.lower()) for w in thing_words)
+    if (len(new) == 1 and len(old) == 1 and len(old[0]) > 1 and _BARE_VERSION.fullmatch(new[0])
+            and _BARE_VERSION.fullmatch(old[0][-1]) and "." in new[0] + old[0][-1]):
+        new = (*old[0][:-1], new[0].lstrip("v"))   # "We moved from Python 3.10 to 3.12": Python 3.12
     if new and ((not said_new[:1].isupper() and (new[0] in _NOT_NAMES or new[0] in FUNCTION_WORDS))
                 or new[0].rstrip("s") in CALENDAR_WORDS or _VALUE.match(new[0]) or new[0] in NUMBER_WORDS):
         return None   # "switched my call to Saturdays", "moved from 3pm to 4pm": the other modules'
@@ -347,8 +399,18 @@ def _match_report(kind: str, m: re.Match, sentence: str) -> Swap | None:
         return None   # "swapped Oatly for regular milk", "dropping Slack for the hackathon weekend"
     if (old and new and new in old) or (not old and not thing):
         return None
+    consumed = False
+    if not _HEDGES.isdisjoint(said):
+        return None   # "I almost quit my job", "I've basically quiet quit"
     if kind == "drop" and not (_looks_named(groups["old"], m.start("old")) and _ends_phrase(sentence[m.end("old"):])):
-        return None   # "I dropped my phone", "I removed Docker images"
+        # "I dropped my phone", "I removed Docker images" (but "I've quit coffee": a thing consumed)
+        consumed = (_GIVE_UP.match(" ".join(verb)) is not None and len(listed) == 1 and len(old[0]) <= 2
+                    and not listed[0][1] and _GIVEN_UP_END.match(sentence, m.end("old")) is not None)
+        if consumed and old == (("job",),):
+            # "I quit my job.": the employer, unnamed (it replaces a statement of the speaker's employer)
+            return Swap((), (), LEFT_JOB) if re.search(r"\bmy\s+$", sentence[: m.start("old")], re.I) else None
+        if not consumed:
+            return None
     if kind in ("change", "replace") and groups.get("old") and not _ends_phrase(sentence[m.end("old"):]) \
             and not re.match(rf"{_S}(?:to|onto|with|by|for|in{_S}favou?r)\b", sentence[m.end("old"):], re.I):
         return None
@@ -358,7 +420,7 @@ def _match_report(kind: str, m: re.Match, sentence: str) -> Swap | None:
     rest = [t.lower() for t in tokens(sentence[m.end():])]
     if any(_find(rest, name) is not None for name in old) and not _STAYS.isdisjoint(rest):
         return None   # "..., but the app itself still uses Poetry": the old one stays (not "Notion got too slow")
-    return Swap(old, new, thing, frozenset(name for name, capital in listed if capital))
+    return Swap(old, new, thing, frozenset(name for name, capital in listed if capital), consumed)
 
 
 def replaces(new: str, old: str) -> bool:
@@ -383,8 +445,9 @@ def replaces(new: str, old: str) -> bool:
     earlier = swap_report(old)
     if earlier is not None and earlier.new and earlier.new in report.old:
         return True   # a report before: its new name replaced now ("from uv to pdm" after "to uv")
-    if report.old and not report.new and any(s.relation == "employer" and s.value in report.old for s in standings(old)):
-        return True   # an employer left: "I quit Hooli." and "I'm a designer at Hooli." (engramdb.standing)
+    if not report.new and any(s.relation == "employer" and (s.value in report.old or report.thing == LEFT_JOB)
+                              for s in standings(old)):
+        return True   # an employer left: "I quit Hooli." / "I quit my job." and "I'm a designer at Hooli." (engramdb.standing)
     return bool(_in_use(report, old))   # ("I've moved everything out of Trello, I'm using Notion now.")
 
 
@@ -405,6 +468,8 @@ def _in_use(report: Swap, old: str) -> tuple[str, ...]:
                 if (at is not None and (not _anothers(words[:at]) or _is_mine(words[:at]))
                         and (name not in report.proper or at == 0 or said[at][:1].isupper())
                         and not (at + n < len(said) and said[at + n][:1].isupper() and said[at][:1].isupper())
+                        and (not report.consumed or words[_verb_before(words, at)] in _CONSUMES)
+                        and (not report.version or _other_version(sentence, said, at, report.version))
                         and _used(sentence, said, at, n)):   # (not part of a longer name: "Chase Sapphire")
                     out.append(sentence)
                     break
@@ -456,15 +521,29 @@ _LISTED_USE = re.compile(rf"\b(?:use|uses|using|run|runs|with|via){_S}(?:[\w.+#/
                          re.I)
 
 
+def _other_version(sentence: str, said: list[str], at: int, version: str) -> bool:
+    """Whether the name at token ``at`` of ``sentence`` (its tokens ``said``) is followed by a
+    version other than ``version`` ("Python 3.10" for an upgrade to 3.12)."""
+    m = _VERSION_AFTER.match(sentence, _token_offset(sentence, said, at))
+    return m is not None and m.group(1) != version
+
+
+def _verb_before(low: list[str], at: int) -> int:
+    """The index of the word before the name at token ``at`` of lower-case ``low``, past a
+    determiner and a quantity ("I drink two flat whites": "drink"); -1 when none."""
+    verb = at - 1
+    while verb >= 0 and (low[verb] in ("the", "our", "my", "a", "an", "some") or low[verb] in NUMBER_WORDS
+                         or low[verb].isdigit()) and at - verb <= 2:
+        verb -= 1
+    return verb
+
+
 def _used(sentence: str, said: list[str], at: int, n: int) -> bool:
     """Whether the name at token ``at`` (``n`` tokens) of ``sentence`` (its tokens ``said``) is
     said to be in use (:data:`_USE_BEFORE`, "on" after a verb of :data:`_ON_AFTER`, a purpose
     after it, "my <thing> is", or a list after a colon)."""
     low = [t.lower() for t in said]
-    verb = at - 1   # (the word before the name, past a determiner and a quantity: "I drink two flat whites")
-    while verb >= 0 and (low[verb] in ("the", "our", "my", "a", "an", "some") or low[verb] in NUMBER_WORDS
-                         or low[verb].isdigit()) and at - verb <= 2:
-        verb -= 1
+    verb = _verb_before(low, at)
     before = low[max(0, verb - 2): verb + 1]
     if before and before[-1] in _USE_BEFORE:
         if before[-1] not in _CONSUMES and not (n > 1 and said[at].islower() and re.search(

@@ -280,7 +280,11 @@ def standing_boosts(ctx: RecallContext, gives: dict[int, set[str]]) -> dict[int,
             current.add(int(nids[max(of_rel, key=lambda i: (vf[i], nids[i]))]))
     if then is not None and req.filters.valid_at is None and not current:
         return {}   # (a past time no statement holds, "where did I live in 2023?": none of them answers)
-    ended = _employer_ended(ctx, [n for n in current if "employer" in gives[n]], at)
+    employer = [n for n in current if "employer" in gives[n]]
+    if not employer and "employer" in relations:   # (its span ended by the leaving: "I quit my job.")
+        was = [i for i, n in enumerate(nids.tolist()) if "employer" in gives[n] and vf[i] <= at]
+        employer = [int(nids[max(was, key=lambda i: (vf[i], nids[i]))])] if was else []
+    ended = _employer_ended(ctx, employer, at)
     if ended:   # the memory that ended it answers now ("I got laid off from Hooli last week.")
         current = (current - set(ended)) | set(ended.values())
         gives = {**gives, **{n: {"employer"} for n in ended.values()}}
@@ -295,12 +299,12 @@ def standing_boosts(ctx: RecallContext, gives: dict[int, set[str]]) -> dict[int,
 def _employer_ended(ctx: RecallContext, statements: list[int], at: float) -> dict[int, int]:
     """Of the current statements of the speaker's employer (nids), those a later memory linked
     ``contradicts`` says the speaker left ("I quit Hooli", "I got laid off from Hooli":
-    :func:`engramdb.swaps.swap_report`, a drop of the employer's name), valid by ``at`` and
+    :func:`engramdb.swaps.swap_report`, a drop of the employer's name or "my job"), valid by ``at`` and
     one the recall may see: statement nid -> that memory's nid (the latest). It names no new
     employer, so no statement of the relation changes the one it ends."""
     if not statements:
         return {}
-    from ..swaps import swap_report
+    from ..swaps import LEFT_JOB, swap_report
 
     state, csr = ctx.state, ctx.state.recall_csr()
     vf = state.cols.valid_from
@@ -317,7 +321,7 @@ def _employer_ended(ctx: RecallContext, statements: list[int], at: float) -> dic
         names = {got.value for got in standings(recs[0]["text"]) if got.relation == "employer"}
         for y, rec in sorted(zip(ys.tolist(), recs[1:]), key=lambda p: -vf[p[0]]):
             report = swap_report(rec["text"]) if rec else None
-            if report is not None and not report.new and not names.isdisjoint(report.old):
+            if report is not None and not report.new and (not names.isdisjoint(report.old) or report.thing == LEFT_JOB):
                 out[x] = y
                 break
     return out

@@ -27,10 +27,10 @@ from ..contiguity import default_weight
 from ..timeref import resolve_time_refs
 from ..changes import change_report, changes_value, gives_value, named_stems, word_stems
 from ..handovers import handover_report
-from ..swaps import swap_report
+from ..swaps import LEFT_JOB, swap_report
 from ..standing import STANDING_BITS, STANDING_WORDS, refines_standing, standings
 from ..starts import change_start
-from ..facts import conflict_many, fact_signature, frames_a_value, restates, subject_key, subject_of
+from ..facts import conflict_many, fact_signature, frames_a_value, plain_age, restates, subject_key, subject_of
 from ..index.keyword import term_counts
 from ..sentences import several_claims, several_sentences
 from ..speakers import labelled, speaker_of
@@ -675,6 +675,8 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
         sort = change_report(p.text).value[0]
         if sort == "name":
             found = _earlier_standing(unit, p, stored, max_words)
+        elif sort == "swap" and getattr(swap_report(p.text), "thing", None) == LEFT_JOB:   # ("I quit my job.")
+            found = _earlier_standing(unit, p, stored, max_words, {"employer"})
         else:
             found = [] if sort == "swap" else [
                 (lab, got[0]) for lab in _keyword_neighbours(unit, p) if (p.nid, lab) not in seen
@@ -793,7 +795,8 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
             if not (_speakers_slot(p.subject, not p.single, other_rec) if p.subject is not None
                     else _speakers_slot(other_slot[0], bool(other_rec.get("multi")), {"text": p.text, "tags": p.tags})):
                 continue
-        if kind != "change" and not _same_time(p.text, p.created_at, other, other_at, named=kind == "event_number"):
+        if kind != "change" and not _same_time(plain_age(p.text), p.created_at, plain_age(other), other_at,
+                                               named=kind == "event_number"):
             continue   # events at different times (or an event and a general statement)
         if kind == "change":
             # a change reported in other words may be of another thing: contradicted, never
@@ -853,15 +856,15 @@ STANDING_CANDIDATES = 32
 
 
 def _earlier_standing(unit: WriteUnit, p: Prepared, stored: dict[int, dict | None],
-                      max_words: int) -> list[tuple[int, str]]:
+                      max_words: int, relations: set[str] | None = None) -> list[tuple[int, str]]:
     """Stored active statements of the namespace of ``p`` that give the speaker's home, employer
-    or name, as ``p`` does (:func:`engramdb.standing.standings`), found by those relations'
+    or name, as ``p`` does (:func:`engramdb.standing.standings`; or of ``relations``), found by those relations'
     words in the keyword index (the best :data:`STANDING_CANDIDATES` by BM25) and by the column
     of the statements the write path read (``Columns.standing``, the latest
     :data:`STANDING_CANDIDATES` of the namespace: "I'm Dana." and "I'm a nurse at Mass General."
     hold none of the relation's words), newest first: (nid, text); a read record is kept in
     ``stored``."""
-    relations = {s.relation for s in standings(p.text)}
+    relations = {s.relation for s in standings(p.text)} if relations is None else relations
     sp = unit.state.space(p.namespace)
     if not relations or sp is None or sp.keyword is None:
         return []
@@ -905,7 +908,8 @@ def _backward_replacements(unit: WriteUnit, prepared: list[Prepared], rows: np.n
     (n,), batch order: statements said before the namespace's newest memory) the most (BM25 by
     its :data:`_RARE_WORDS` rarest words, the :data:`CHANGE_CANDIDATES` best) and report a thing in
     use replaced or a duty passed on whose every word of an old name, of the duty or of the thing
-    switched the statement holds (:func:`_replaced_terms`, as :func:`_batch_swaps` pairs them):
+    switched the statement holds (:func:`_replaced_terms`, as :func:`_batch_swaps` pairs them; a
+    statement of the speaker's employer holds "job", which "I quit my job." gave up):
     (new memory, report nid, its text). A stored neighbour the subject hints know to report no
     change is not read; a read record is kept in ``stored``."""
     out: list[tuple[Prepared, int, str]] = []
@@ -921,7 +925,9 @@ def _backward_replacements(unit: WriteUnit, prepared: list[Prepared], rows: np.n
         # (its rarest words: a replaced name or a duty is rare beside "use" or "handles"; the
         # common words' postings cost most of a search)
         rare = sorted(term_counts(p.text)[0], key=lambda t: (-sp.keyword.idf(t), t))[:_RARE_WORDS]
-        labs = np.asarray(sp.keyword.search_terms(dict.fromkeys(rare, 1.0), CHANGE_CANDIDATES)[0], np.int64)
+        # a statement of the speaker's employer holds their job ("I quit my job." names no employer)
+        job = set(LEFT_JOB) if any(s.relation == "employer" for s in standings(p.text)) else set()
+        labs = np.asarray(sp.keyword.search_terms(dict.fromkeys([*rare, *job], 1.0), CHANGE_CANDIDATES)[0], np.int64)
         words = None
         for lab in labs[~hints.no_report(labs)].tolist():
             if lab not in names_of:   # (each read once)
@@ -931,7 +937,7 @@ def _backward_replacements(unit: WriteUnit, prepared: list[Prepared], rows: np.n
             if not names:
                 continue
             if words is None:
-                words = set(term_counts(p.text)[0])
+                words = set(term_counts(p.text)[0]) | job
             if any(terms <= words for terms in names):
                 out.append((p, lab, report))
     return out
