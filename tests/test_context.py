@@ -605,6 +605,36 @@ def test_a_long_answer_below_another_hit_enters_whole_where_the_block_has_room(t
         assert "The lockfile must be committed" in block.text
 
 
+def test_hits_that_share_next_to_nothing_with_the_question_are_previews_not_lines(tmp_path):
+    """helper-232: a block for a 56-message chat gave 12 L1 lines, 7 of them "weak match
+    (relevance <0.01)": the assistant's acknowledgements and the turns next to a match. Beyond the
+    first three, a hit of relevance below 0.05 that no warning names is an L2 preview (still
+    listed by id); the relevant hits keep their lines."""
+    stack = ["We use Postgres 16 for the main database.", "The frontend is React 18 with Vite.",
+             "We deploy the API on Fly.io in Amsterdam.", "Our tests run with pytest and pytest-asyncio.",
+             "Logging goes through structlog, never print().", "Every PR needs two approvals.",
+             "Redis 7.2 caches the shipment ETA lookups.", "Aisha owns the auth service now.",
+             "The staging database is hosted on Neon.", "We format Python with black at 120 columns.",
+             "Sentry handles our error tracking.", "The mobile app is on hold until Q3."]
+    messages = []
+    for i, text in enumerate(stack):
+        messages.append({"role": "user", "content": text, "created_at": f"2025-03-{i + 1:02d}T09:00:00Z"})
+        messages.append({"role": "assistant", "content": "Noted, thanks!" if i % 2 else "Got it, I'll keep that in mind.",
+                         "created_at": f"2025-03-{i + 1:02d}T09:01:00Z"})
+    with engramdb.open(tmp_path / "s", embedder="hashing") as mem:
+        mem.add_conversation(messages, namespace="dev", session="s1")
+        question = "Which database do we use?"
+        res = mem.recall(question, namespace="dev", k=24, reinforce=False, now="2025-04-14")
+        relevance = {h.id: h.relevance for h in res.hits}
+        block = mem.context(question, namespace="dev", now="2025-04-14")
+    l1 = [i.id for i in block.items["L1"]]
+    assert l1[:3] == ["s1:1", "s1:2", "s1:17"]   # the answer, its acknowledgement, the staging database
+    assert len(l1) > 3 and all(relevance[i] >= 0.05 for i in l1[3:]), [(i, relevance[i]) for i in l1]
+    weak = [h.id for h in res.hits[3:] if h.score > 0 and h.relevance < 0.05]
+    assert weak and not set(weak) & set(l1)
+    assert set(weak) <= {i.id for i in block.items["L2"]}
+
+
 def test_many_procedures_and_open_decisions_leave_room_for_the_answer(tmp_path):
     """A coding-assistant user's team had 38 conventions and 18 open decisions: L0 took them all,
     every block was the same 54 lines and "who owns billing?" got no recalled memory, nor a gap.

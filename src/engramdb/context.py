@@ -133,6 +133,7 @@ _L2_K = 12          # further hits asked for L2
 _NEIGHBOURS = 8     # at most this many graph neighbours of the top L1 hits go to L2
 _NEIGHBOUR_OF = 3   # ... taken from this many top L1 hits
 _MIN_RECALLED = 3   # the reference keeps at least 3 facts
+_L1_RELEVANCE = 0.05   # beyond those, a hit of lower relevance (and no warning) is an L2 preview
 _MIN_SHARE = 0.1    # ... of a tenth of the best hit's score or more
 _L0_LIMIT = 50      # at most this many procedures and open decisions are read
 #: The least room L0's procedures and open decisions each have in the first pass, as a share of
@@ -723,16 +724,23 @@ def assemble(engram: Any, query: str, *, namespace: str, budget_tokens: int | No
         disputed[mid] = disputed.get(mid, "") + "".join(
             f"; quotes {_code(t)}, said otherwise later in " + ", ".join(map(_code, later)) for t, later in quoted)
         outdated[mid] = outdated.get(mid, []) + [x for _t, later in quoted for x in later]
+    # beyond the first _MIN_RECALLED, a hit that shares next to nothing with the question (relevance
+    # below _L1_RELEVANCE) and no warning names is an L2 preview, not a line (helper-232: 12 L1
+    # lines, 7 of them "weak match (relevance <0.01)", in a block for a 56-message chat)
+    warned = set(disputed) | set(outdated)
+    in_l1 = [h for n, h in enumerate(hits[:cut])
+             if n < _MIN_RECALLED or h.relevance >= _L1_RELEVANCE or h.id in warned]
+    kept = {h.id for h in in_l1}
     recalled = [ContextItem(h.id, "L1", h.kind, _hit_text(h), _date(h.created_at),
                             _flagged(_reason_of_path(h, weak, outdated.get(h.id, ())) + disputed.get(h.id, ""), h),
                             float(h.score))
-                for h in hits[:cut]]
+                for h in in_l1]
     # a memory stored as pieces is recalled at its best piece; its line gives it whole where that fits
-    whole = {h.id: _hit_text(h, text) for h in hits[:cut] if (text := _whole_text(engram, h, namespace)) is not None}
+    whole = {h.id: _hit_text(h, text) for h in in_l1 if (text := _whole_text(engram, h, namespace)) is not None}
     further = [ContextItem(h.id, "L2", h.kind, _preview(_hit_text(h)), _date(h.created_at),
                            _flagged(_reason_of_path(h, weak, outdated.get(h.id, ())).replace("recalled: ", "recalled, ")
                                     + f", score {_figure(h.score)}" + disputed.get(h.id, ""), h), float(h.score))
-               for h in hits[cut:]]
+               for h in hits if h.id not in kept]
     shown = in_l0 | {h.id for h in hits}
     neighbours: list[ContextItem] = []
     for h in hits[:0 if filters else _NEIGHBOUR_OF]:
