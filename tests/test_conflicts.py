@@ -269,7 +269,8 @@ def test_an_age_reached_on_a_named_day_changes_the_age_before(mem):
     """helper-230: "Maya turned 8 yesterday!" after "My daughter Maya is 7." changed nothing: the
     name stood alone, "turned" gave no age, and the day named made it an event of that day. Said
     of the same name a year on it supersedes; of "my daughter Maya" it contradicts (a name alone
-    may be another person's: helper-233), and recall warns of the pair."""
+    may be another person's: helper-233), and recall puts it first and warns ("how old" had read
+    as a question for the old value, like "my old address")."""
     mem.add("Leo is 4.", id="leo", created_at=T0)
     mem.add("Leo turned 5 yesterday!", id="leo5", created_at=T0 + 100 * DAY)
     assert mem.get("leo").state.value == "superseded"
@@ -278,7 +279,7 @@ def test_an_age_reached_on_a_named_day_changes_the_age_before(mem):
     assert mem.get("then").state.value == "active"
     assert {e.relation.value for e in mem.edges("now") if "then" in (e.source, e.target)} == {"contradicts"}
     res = mem.recall("How old is Maya?", k=2, now=T0 + 101 * DAY)
-    assert {h.id for h in res.hits} == {"now", "then"}
+    assert [h.id for h in res.hits] == ["now", "then"]
     assert [(w.later, w.target) for w in res.warnings] == [("now", "then")]
 
 

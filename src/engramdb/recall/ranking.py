@@ -364,13 +364,14 @@ def _held_in_windows(state, csr: CSRGraph, nodes: np.ndarray, windows: list, fil
 #: old address?", "where did I live previously?", "where did I work before Stripe?", "what did we
 #: use before uv?", "what dose did I start on?"; not "what do I take before breakfast?": "before" a
 #: routine's moment is a time of day; nor "When do I start at Globex?": a start where a name
-#: follows is the new value's).
+#: follows is the new value's; nor "How old is Maya?": an age, whose later value answers).
 _ASKS_BEFORE = re.compile(
     r"\b(?:before(?=\W*$|\s+(?:(?-i:[A-Z])|(?:it|the|that|this|my|our|your|his|her|their|its|i|we|you|he|she|they|"
     r"then|now|moving|switching|changing|starting|getting|going)\b)|\s+(?!(?:breakfast|lunch|dinner|supper|brunch|"
     r"bed|bedtime|sleep|sleeping|work|school|class|meals?|eating|food|running|exercise|workouts?|training|meetings?|"
     r"noon|midnight|dawn|sunrise|sunset|church|shifts?|practice)\b)[a-z][\w.+-]*\W*$)|previously|formerly|"
-    r"originally|used\s+to|at\s+first|old|earlier|prior|initial(?:ly)?|to\s+begin\s+with|"
+    r"originally|used\s+to|at\s+first|(?<!\bhow\s)(?<!\bhow\s\s)old(?!\s+(?:is|are|was|were|am|will|would|does|do)\b)|"
+    r"earlier|prior|initial(?:ly)?|to\s+begin\s+with|"
     r"(?:did|do)\s+(?:i|we)\s+start(?:\s+out)?\s+(?:on|with|at)(?=\W*$|\s*,))\b", re.I)
 
 
