@@ -1,6 +1,7 @@
 """add_conversation: the conversation graph of any chat, bad messages, long answers split, CLI ingest-chat."""
 import json
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -1235,6 +1236,53 @@ def test_erased_last_messages_stay_erased_when_the_chat_is_sent_again(tmp_store,
         out = copy.add_conversation(hist + [{"role": "user", "content": "Bye.", "created_at": 1.7e9 + 9}],
                                     namespace="u", session=label)
         assert out["message_ids"] == [] and out["already_stored"] == 5
+
+
+def test_a_session_erased_whole_stays_erased_when_its_chat_is_sent_again(tmp_store):
+    """helper-235: every message of a ticket erased for a privacy request, then the agent sent
+    the ticket's history again under its label: all of it was stored again, the phone number
+    included (no message of the session was left to line the chat up by). A session whose every
+    message was erased now takes the chat sent again with its times (no later than the newest
+    it had numbered) into its holes; a message sent after them is new."""
+    chat = [{"role": "user", "content": "I'm Dana, billing contact. My phone is +1 555 0142.",
+             "created_at": "2025-01-22T10:00:00Z"},
+            {"role": "assistant", "content": "Thanks Dana, noted your phone number.", "created_at": "2025-01-22T10:01:00Z"}]
+    new = {"role": "user", "content": "Can you resend invoice 77?", "created_at": "2025-02-01T10:00:00Z"}
+    with engramdb.open(tmp_store, embedder="hashing") as eng:
+        for mid in eng.add_conversation(chat, namespace="a", session="ticket-2")["message_ids"]:
+            eng.forget(mid, namespace="a", hard=True)
+        again = eng.add_conversation(chat, namespace="a", session="ticket-2")
+        assert again["message_ids"] == [] and again["already_stored"] == 2
+        assert not any("0142" in m.text for m in eng.query(namespace="a", limit=50))
+        later = eng.add_conversation([*chat, new], namespace="a", session="ticket-2")
+        assert later["already_stored"] == 2 and len(later["message_ids"]) == 1
+        assert eng.get(later["message_ids"][0], namespace="a").text == "user: Can you resend invoice 77?"
+
+
+def test_a_session_node_names_no_speaker_whose_every_message_was_erased(tmp_store):
+    """helper-235: after every message of Dana's was erased (and compact), the session node still
+    read "Session ticket-2 of Dana_Whitfield and assistant, ..." and her name stayed on disk. The
+    node now names only the speakers who have a message left, its vector follows its text, and
+    nothing else holds the name."""
+    with engramdb.open(tmp_store, embedder="hashing") as eng:
+        out = eng.add_conversation([
+            {"role": "user", "name": "Dana_Whitfield", "content": "Please send invoices to me, phone +1 555 0142.",
+             "created_at": "2025-01-22T10:00:00Z"},
+            {"role": "assistant", "content": "Done, invoices will go to you.", "created_at": "2025-01-22T10:01:00Z"},
+            {"role": "user", "name": "Hank", "content": "I'm the admin here.", "created_at": "2025-01-22T10:02:00Z"}],
+            namespace="acct", session="ticket-2")
+        sessions = lambda: [m.text for m in eng.query(namespace="acct", tags="session")]   # noqa: E731
+        assert sessions() == ["Session ticket-2 of Dana_Whitfield and assistant and Hank, 22 January 2025"]
+        eng.forget(out["message_ids"][0], namespace="acct", hard=True)
+        assert sessions() == ["Session ticket-2 of assistant and Hank, 22 January 2025"]
+        for mid in out["message_ids"][1:]:
+            eng.forget(mid, namespace="acct", hard=True)
+        assert sessions() == ["Session ticket-2, 22 January 2025"]
+        node = eng.query(namespace="acct", tags="session")[0]
+        assert np.allclose(eng.get(node.id, namespace="acct", with_embedding=True).embedding,
+                           eng.embedder.embed([node.text])[0], atol=1e-6)
+        eng.compact()
+    assert b"Whitfield" not in (tmp_store / "data.mdb").read_bytes()
 
 
 def test_an_exchange_repeated_on_a_later_day_is_stored(tmp_store):

@@ -651,8 +651,15 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
 
     ``same_chat``: ``sent`` is known to be this session's chat sent again (an earlier sitting of it
     lined up with the store), so a run needs no real match: a sitting whose every message was
-    erased lines up with its holes, which stay erased."""
+    erased lines up with its holes, which stay erased. So does a session whose every message was
+    erased when each message sent gives its time (no later than the newest the session had
+    numbered, as any hole at its end asks): under its label it is the erased chat sent again
+    (helper-235: a ticket erased whole for a GDPR request was stored again, phone number included,
+    when the agent re-sent its history).
+    """
     end = len(stored) if tail_from is None else tail_from
+    erased = (bool(stored) and all(s is None for s in stored) and sent_times is not None
+              and all(t is not None for t in sent_times))
 
     def same(k: int, i: int) -> bool:
         if stored[i] is None:   # a hole; at the end of the session, only for what happened by then
@@ -670,7 +677,8 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
         while n < full and same(n, j + n):
             n += 1
         real = sum(stored[j + k] is not None for k in range(n))
-        if (real or (same_chat and n)) and (n == full or j + n >= end) and (j + n >= end or n >= 2 or same_chat):
+        if (real or ((same_chat or erased) and n)) and (n == full or j + n >= end) and (
+                j + n >= end or n >= 2 or same_chat or erased):
             return [(k, j + k) for k in range(n)]
     # the fallback: each message that a stored one equals votes for the offset j that puts them
     # side by side, so only offsets with two votes or more are compared whole (not every j)

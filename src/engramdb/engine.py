@@ -916,6 +916,7 @@ class Engram:
         with write_unit(state, "erasing a memory" if hard else "archiving a memory", now, verb="forget") as unit:
             if hard:
                 unit.erase(nid)
+                self._embed_reworded(unit)
                 return
             rec = unit.record(nid)
             if rec["state"] == MemoryState.ARCHIVED.value:
@@ -924,6 +925,17 @@ class Engram:
 
             s_now = float(state.salience_now(np.array([nid]), now)[0])
             archive(unit, rec, nid, s_now, "forget() called")
+
+    def _embed_reworded(self, unit: Any) -> None:
+        """The session nodes an erase reworded (:attr:`WriteUnit.reworded`: no longer naming a
+        speaker none of whose messages is left) get the vector of their new text, in the same
+        transaction; without an embedder they keep their vector."""
+        if not unit.reworded or self.embedder is None:
+            return
+        nids = list(unit.reworded)
+        texts = [unit.record(n)["text"] for n in nids]
+        for n, v in zip(nids, self._embed(texts)):
+            unit.replace_vector(unit.reworded[n], n, check_vector(v, self.dim, field="embedder output"))
 
     # ------------------------------------------------------------------ reads
     def get(self, id: str, *, namespace: str = DEFAULT_NAMESPACE, with_embedding: bool = False) -> Memory:

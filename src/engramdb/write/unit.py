@@ -22,10 +22,11 @@ exactly as it was, and a committed change always has its ledger entry. Use it as
 """
 from __future__ import annotations
 
+import re
 import struct
 import threading
 from contextlib import contextmanager, nullcontext
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -100,6 +101,7 @@ class WriteUnit:
         self._terms: dict[int, tuple[dict[str, int], int]] = {}   # see pretokenize
         self._derived: dict[int, tuple[str, float, TextColumns]] = {}   # see pretokenize
         self.revived: list[int] = []   # memories an erase made current (or archived) again, in order
+        self.reworded: dict[int, str] = {}   # session nodes whose text an erase reworded: nid -> namespace
 
     # ------------------------------------------------------------------ reading
     def record(self, nid: int) -> dict | None:
@@ -447,6 +449,7 @@ class WriteUnit:
             self._graph_after = MemoryGraph()
             self._graph_after.upsert_many(*self.state.graph.edges())
         graph = self._graph_after
+        reword = derived   # (a policy prune keeps the session node's speakers: no privacy request)
         derived = self.derived(nid, rec) if derived else []
         older = [other for other, rel, _w, forward in graph.neighbours(nid)
                  if rel == _SUPERSEDES and forward]
@@ -484,7 +487,7 @@ class WriteUnit:
                 self.revived.append(other)
                 self._retire_no_earlier(other, orec, graph)
             self.put_record(other, orec)
-        self._note_erased_message(nid, ext_id, graph, rec.get("edit_of"))
+        self._note_erased_message(nid, ext_id, graph, rec.get("edit_of"), rec.get("tags") or () if reword else ())
         graph.remove_node(nid)
         store.delete_edges_of(txn, nid)
         self.add_edges(new_edges)
@@ -518,12 +521,19 @@ class WriteUnit:
         self.after(apply)
         return rec
 
-    def _note_erased_message(self, nid: int, ext_id: str, graph: MemoryGraph, edit_of: Any = None) -> None:
+    def _note_erased_message(self, nid: int, ext_id: str, graph: MemoryGraph, edit_of: Any = None,
+                             tags: Sequence[str] = ()) -> None:
         """A chat message erased: its session node (``discussed_in``) lists its id in the record
         field ``erased_ids``, so a chat sent again that gives the message's id does not store it
         again (:func:`engramdb.conversation.plan_conversation`); an erased edit (``edit_of``: the
         id of the message it replaced) also lists that id in ``erased_edits``, so its place
-        takes the edit's wording sent again without storing it. Ids only, never the text."""
+        takes the edit's wording sent again without storing it. Ids only, never the text. When
+        no message of the session is left from its speaker (``tags[0]``, the speaker's name or
+        role), the node's generated text no longer names them ("Session ticket-2 of
+        Dana_Whitfield and assistant, 22 January 2025" -> "... of assistant, ..."; helper-235:
+        the name stayed after every message of Dana's was erased): the record and its keyword
+        postings now, its vector by the caller (:attr:`reworded`, :meth:`replace_vector`)."""
+        speaker = tags[0] if tags else None
         for other, rel, _w, forward in graph.neighbours(nid):
             if rel != _DISCUSSED_IN or not forward:
                 continue
@@ -536,8 +546,29 @@ class WriteUnit:
                     new["erased_ids"] = ids + [ext_id]
                 if isinstance(edit_of, str) and edit_of not in edits:
                     new["erased_edits"] = edits + [edit_of]
+                text = _without_speaker(srec["text"], speaker) if speaker else None
+                if text is not None and not self._speaks_in(graph, other, nid, speaker):
+                    self.reindex_text(srec["namespace"], other, srec["text"], text)
+                    new["text"] = text
+                    self.reworded[other] = srec["namespace"]
                 if new != srec:
                     self.put_record(other, new)
+
+    def _speaks_in(self, graph: MemoryGraph, session: int, erased: int, speaker: str) -> bool:
+        """Whether a message of ``session`` other than ``erased`` is ``speaker``'s (its first tag)."""
+        for msg, rel, _w, forward in graph.neighbours(session):
+            if rel == _DISCUSSED_IN and not forward and msg != erased:
+                mrec = self.record(msg)
+                if mrec is not None and (mrec.get("tags") or [None])[0] == speaker:
+                    return True
+        return False
+
+    def replace_vector(self, ns: str, nid: int, vector: np.ndarray) -> None:
+        """Memory ``nid``'s stored vector and its index entry replaced by ``vector`` (float32,
+        shape (dim,)): a session node whose text an erase reworded (:attr:`reworded`)."""
+        old = self.state.vectors(np.array([nid], np.int64), self.space(ns))[0]
+        self.store.put_vector(self.txn, nid, vector)
+        self.index_replace(ns, nid, vector, old)
 
     def hand_on_text(self, ns: str, digest: bytes, nid: int) -> None:
         """The deduplication key of a text (``digest``) that memory ``nid`` no longer holds (it is
@@ -809,6 +840,25 @@ class WriteUnit:
         self._inserting = []
         for fn in reversed(self._undo):
             fn()
+
+
+#: The text :mod:`engramdb.conversation` gives a session node: "Session <label> of <speakers joined
+#: by " and ">, <date>".
+_SESSION_TEXT = re.compile(r"(Session(?: [^\n]*?)? of )(.+)(, \d{1,2} [A-Z][a-z]+ \d{4})")
+
+
+def _without_speaker(text: str, speaker: str) -> str | None:
+    """A generated session text without ``speaker`` among its speakers ("Session 3 of Ana and
+    Bo, 8 May 2023" without "Ana": "Session 3 of Bo, 8 May 2023"; the last one gone: "Session 3,
+    8 May 2023"); None for a text that is no generated one or does not name the speaker."""
+    m = _SESSION_TEXT.fullmatch(text)
+    if m is None:
+        return None
+    names = m.group(2).split(" and ")
+    if speaker not in names:
+        return None
+    rest = [n for n in names if n != speaker]
+    return (m.group(1) + " and ".join(rest) if rest else m.group(1)[: -len(" of ")]) + m.group(3)
 
 
 @contextmanager
