@@ -104,8 +104,9 @@ class _Column:
 #: 3: auxiliary verb forms are stop words; 4: so are the clitics an apostrophe leaves, "s", "t";
 #: 5: the content words of scikit-learn's list, "name", "move", "call", ..., are terms; 6: a
 #: leading role label, "user: ", is no term; 7: nor a greeting such as "Long time no talk"; 8:
-#: the past forms of irregular verbs are the verb, "ran" is "run"; 9: nor praise, "Great job!").
-TOKENIZER_VERSION = 9
+#: the past forms of irregular verbs are the verb, "ran" is "run"; 9: nor praise, "Great job!"; 10:
+#: a few nouns of an act are the verb, "decision" is "decide").
+TOKENIZER_VERSION = 10
 
 #: A chat role before a message's text ("user: ", "assistant: ", as ``add_conversation`` writes
 #: it): no term. Every message of the role holds it, so a question that says "the user's dose"

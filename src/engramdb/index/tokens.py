@@ -4,7 +4,8 @@ Words: text is NFKC-normalised, stripped of accents (café = cafe) and case-fold
 of letters and digits (``[^\\W_]+``); English stop words of scikit-learn less the content words
 it holds (:data:`CONTENT_WORDS`: "name", "move", "call", ...), plus the auxiliary verb forms its
 list lacks (:data:`AUXILIARY_FORMS`), are dropped (:data:`STOP_WORDS`); the past forms of irregular
-verbs are the verb (:data:`IRREGULAR_FORMS`: "ran" is "run"), and the rest get Snowball English
+verbs are the verb (:data:`IRREGULAR_FORMS`: "ran" is "run"), so are a few nouns of an act
+(:data:`NOUN_FORMS`: "decision" is "decide"), and the rest get Snowball English
 stems (PyStemmer). Runs of CJK ideographs, kana and hangul become overlapping character bigrams
 (CJK has no spaces between words).
 
@@ -74,7 +75,8 @@ import Stemmer
 
 from .stopwords import ENGLISH_STOP_WORDS
 
-__all__ = ["AUXILIARY_FORMS", "CLITICS", "CONTENT_WORDS", "IRREGULAR_FORMS", "STOP_WORDS", "index_terms", "tokenize"]
+__all__ = ["AUXILIARY_FORMS", "CLITICS", "CONTENT_WORDS", "IRREGULAR_FORMS", "NOUN_FORMS", "STOP_WORDS", "index_terms",
+           "tokenize"]
 
 #: Auxiliary verb forms missing from scikit-learn's list (it has "do", "done", "has", "have" but
 #: not these), so the "does"/"did" of a question never decide a keyword match; the contraction
@@ -130,11 +132,18 @@ IRREGULAR_FORMS = {form: verb for verb, forms in (
     ("understand", "understood"), ("wake", "woke woken"), ("wear", "wore worn"), ("weep", "wept"),
     ("write", "wrote written"),
 ) for form in forms.split()}
+#: Nouns of an act whose stem is not the verb's, read as the verb ("decision" is "decide": "What
+#: decisions have we made?" found no "We decided to ...", helper-232; "death" is "die").
+NOUN_FORMS = {form: verb for verb, forms in (
+    ("decide", "decision decisions"), ("choose", "choice choices"), ("fail", "failure failures"),
+    ("depart", "departure departures"), ("pay", "payment payments"), ("agree", "agreement agreements"),
+    ("die", "death deaths"),
+) for form in forms.split()}
 #: The words the tokenizer drops: scikit-learn's list less :data:`CONTENT_WORDS`, plus
 #: :data:`AUXILIARY_FORMS` and :data:`CLITICS`.
 STOP_WORDS = (frozenset(ENGLISH_STOP_WORDS) - CONTENT_WORDS) | AUXILIARY_FORMS | CLITICS
 _STOP = STOP_WORDS
-_VERB = IRREGULAR_FORMS
+_VERB = IRREGULAR_FORMS | NOUN_FORMS
 _stemmer = Stemmer.Stemmer("english")
 _MAX_TOKEN_CHARS = 64
 _CACHE_SIZE = 1 << 14   # about 290 bytes an entry on LoCoMo: under 5 MB
