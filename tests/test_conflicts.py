@@ -227,6 +227,16 @@ CASES = [
     ("Maya turned 80 yesterday!", "Maya is 7.", "value"),
     ("Maya turned 5 yesterday!", "Maya is 7.", "value"),
     ("My number is 23.", "My phone number is 555-0101.", None),       # a jersey, a queue: no phone
+    # helper-235: a plan changed, said as the plan after it; a name of several words
+    ("We upgraded to the Enterprise plan.", "We are on the Starter plan.", "value"),
+    ("Umbrella Corporation moved from the Starter plan to the Pro plan on 2025-01-28.",
+     "Umbrella Corporation is on the Starter plan.", "value"),
+    ("Acme Corp is on the Enterprise plan now.", "Acme Corp is on the Starter plan.", "value"),
+    ("Dan Smith works at Globex.", "Dan Smith works at Fintrack.", "value"),
+    ("Acme upgraded to the Enterprise plan.", "Umbrella is on the Starter plan.", None),
+    ("My sister upgraded to the Enterprise plan.", "We are on the Starter plan.", None),
+    ("We might upgrade to the Enterprise plan.", "We are on the Starter plan.", None),
+    ("We moved to the Pro plan for the trial.", "We are on the Starter plan.", None),
     ("Hey my favorite coffee shop is Sightglass now.", "My favorite coffee shop is Blue Bottle.", "value"),
     ("Hey my man, the favorite is Sightglass.", "My favorite coffee shop is Blue Bottle.", None),
 ]

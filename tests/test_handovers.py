@@ -44,6 +44,8 @@ HANDOVERS = [
     # a last fresh user (helper171): a change in effect now
     ("Raj handles the release process every Friday.",
      "Update: Priya is taking over the release process from Raj starting this week."),
+    # helper-235: full names and an account's role, "IT" before the duty
+    ("Albert Wesker is Umbrella's IT admin.", "Jill Valentine replaced Albert Wesker as Umbrella's IT admin."),
 ]
 
 NO_HANDOVERS = [
@@ -72,6 +74,7 @@ NO_HANDOVERS = [
     ("My sister's dentist is Dr. Kim.", "My new dentist is Dr. Patel."),
     ("Priya and Raj handle the release process.", "Priya is taking over the release process."),   # she holds it already
     ("Priya, Raj and Tom handle the release process.", "Priya is taking over the release process."),
+    ("Albert Wesker is Stark's IT admin.", "Jill Valentine replaced Albert Wesker as Umbrella's IT admin."),   # another's
 ]
 
 

@@ -18,7 +18,7 @@ from .timeref import LAST_SPANS
 
 __all__ = ["NUMBER_WORDS", "MONTHS", "DATE_WORDS", "NEGATIONS", "FUNCTION_WORDS", "tokens", "speaker_label", "fact_signature",
            "fact_change", "quantity_clash", "subject_of", "conflict", "conflict_many", "ends_in_question",
-           "restates", "REMINDER_OPENER", "without_reminder", "frames_a_value", "SPEAKER_LABEL", "plain_age"]
+           "restates", "REMINDER_OPENER", "without_reminder", "frames_a_value", "SPEAKER_LABEL", "plain_statement"]
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 #: A pronoun contracted with its verb ("I'm", "we've", "she's", "they'd"): no name, and the
@@ -389,10 +389,10 @@ def subject_of(text: str) -> tuple[str, ...]:
       of :data:`ADVERBS` ("My wife likes tea" -> ("my", "wife"); "has worked there" -> ()).
 
     When no verb is found the whole statement is returned; :func:`conflict` then aligns it with
-    the other statement's subject. An age said in other words is read as :func:`plain_age` says
-    it ("My daughter Maya turned 8." -> ("my", "daughter", "maya")).
+    the other statement's subject. An age or a plan said in other words is read as
+    :func:`plain_statement` says it ("My daughter Maya turned 8." -> ("my", "daughter", "maya")).
     """
-    return _subject_span(plain_age(without_reminder(text)))[0]
+    return _subject_span(plain_statement(without_reminder(text)))[0]
 
 
 def speaker_label(text: str) -> tuple[str, ...] | None:
@@ -819,8 +819,9 @@ def _value_change(new: str, old: str, subject: tuple[str, ...], a: dict[str, Any
         owner = owner[1:]
     if not owner:
         return False
-    someone = len(owner) == 1 and (owner[0] in _SPEAKERS or owner[0] not in _PRONOUNS and owner[0] not in FUNCTION_WORDS
-                                   and _named(new, owner[0]) and _named(old, owner[0]))
+    # the speaker, or a name of up to three capitalised words ("Acme Corp", "Dana Whitfield": helper-235)
+    someone = (len(owner) == 1 and owner[0] in _SPEAKERS) or (len(owner) <= 3 and all(
+        w not in _PRONOUNS and w not in FUNCTION_WORDS and _named(new, w) and _named(old, w) for w in owner))
     if verb == "be" and len(owner) >= 2 and (owner[0] in _POSSESSIVES or owner[0].endswith("'s")):
         # (a value's words before the change may be the same: "dana@oldmail.com" / "dana@newmail.io",
         # "dark blue" / "dark green", "Dr. Kim" / "Dr. Patel")
@@ -890,21 +891,55 @@ _YEARS_OLD = re.compile(r"\b(is|am|are|['’][sm])\s+(\d{1,3})\s+years?\s+old\b"
 _APPOSITION = re.compile(r"^(\s*(?:user:\s+)?)(?:my|our)\s+[a-z]+\s+(?=(?-i:[A-Z])[\w'’-]+\s)", re.I)
 
 
-def plain_age(text: str) -> str:
-    """``text`` with an age said in other words as "is N" (:data:`_TURNED`, :data:`_YEARS_OLD`):
-    "Maya turned 8 yesterday!" reads "Maya is 8!", "Maya is 7 years old." reads "Maya is 7.";
-    unchanged otherwise. The day an age was reached names no event of the age: the write path
-    reads a statement's times from this text.
+#: A plan changed, said as the plan held after it: "We upgraded to the Enterprise plan.", "Umbrella
+#: Corporation moved from the Starter plan to the Pro plan on 2025-01-28." (helper-235).
+_PLAN_CHANGE = re.compile(
+    r"^(?P<subject>(?:user:\s+)?(?-i:[A-Z])[\w'’.&-]*(?:\s+(?-i:[A-Z])[\w'’.&-]*){0,3})\s+(?:(?:just|finally|recently)\s+)?"
+    r"(?:upgraded|downgraded|moved|switched|changed)(?:\s+(?:us|over|our\s+account|the\s+account|my\s+account))?"
+    r"(?:\s+from\s+(?:the|our|my)\s+(?-i:[A-Z])[\w+-]*(?:\s+(?-i:[A-Z])[\w+-]*)?\s+(?:plan|tier|subscription))?"
+    r"\s+to\s+the\s+(?P<plan>(?-i:[A-Z])[\w+-]*(?:\s+(?-i:[A-Z])[\w+-]*)?\s+(?:plan|tier|subscription))"
+    r"(?:\s+(?:on\s+[\w-]+(?:\s+\d{1,2}(?:st|nd|rd|th)?)?|today|yesterday|this\s+\w+|last\s+\w+))?(?=\s*(?:[.!]|$))", re.I)
+_PLAN_BE = {"i": "am", "we": "are", "they": "are", "you": "are"}
 
-    >>> plain_age("Maya turned 8 yesterday!")
-    'Maya is 8!'
-    """
+
+def _plain_age(text: str) -> str:
+    """``text`` with an age said in other words as "is N" (:data:`_TURNED`, :data:`_YEARS_OLD`)."""
     if "turned" in text or "old" in text:
         text = _YEARS_OLD.sub(r"\1 \2", _TURNED.sub(r"is \1", text))
     return text
 
 
-#: The age a statement gives, as :func:`plain_age` says it ("Maya is 8").
+def _plain_plan(m: re.Match) -> str:
+    subject = m.group("subject")
+    last = subject.split()[-1].lower()
+    return f"{subject} {_PLAN_BE.get(last, 'is')} on the {m.group('plan')}"
+
+
+def plain_statement(text: str) -> str:
+    """``text`` with an age or a plan said in other words as the state it gives, unchanged
+    otherwise:
+
+    - an age (:data:`_TURNED`, :data:`_YEARS_OLD`): "Maya turned 8 yesterday!" reads "Maya is
+      8!", "Maya is 7 years old." reads "Maya is 7.";
+    - a plan changed (:data:`_PLAN_CHANGE`): "We upgraded to the Enterprise plan." reads "We are
+      on the Enterprise plan.", "Acme moved from the Starter plan to the Pro plan on 2025-01-28."
+      "Acme is on the Pro plan." (then compared as another value on a plan, a contradiction).
+
+    The day an age was reached or a plan changed names no event of it: the write path reads a
+    statement's times from this text.
+
+    >>> plain_statement("Maya turned 8 yesterday!")
+    'Maya is 8!'
+    >>> plain_statement("We upgraded to the Enterprise plan.")
+    'We are on the Enterprise plan.'
+    """
+    text = _plain_age(text)
+    if " to the " in text:
+        text = _PLAN_CHANGE.sub(_plain_plan, text, count=1)
+    return text
+
+
+#: The age a statement gives, as :func:`plain_statement` says it ("Maya is 8").
 _AGE_IS = re.compile(r"\b(?:is|am|are|['’][sm])\s+(\d{1,3})\b", re.I)
 
 
@@ -917,7 +952,7 @@ def _age_checked(kind: str | None, raw: tuple[str, str], new: str, old: str) -> 
     helper-233: such pairs superseded the true age)."""
     if kind != "number":
         return kind
-    pn, po = plain_age(raw[0]), plain_age(raw[1])
+    pn, po = _plain_age(raw[0]), _plain_age(raw[1])
     named = _without_apposition(pn, po) != (pn, po)
     if not named and pn == raw[0] and po == raw[1]:
         return kind
@@ -974,8 +1009,8 @@ def _one_voice(new: str, old: str) -> tuple[str, str]:
     after an opening possessive ("My new phone number is ..." reads as "My phone number is ...",
     :data:`CHANGE_ADJECTIVES`). Unchanged otherwise. A reminder's opener is no part of either (:func:`without_reminder`:
     "Remember, I take 5 mg" states "I take 5 mg")."""
-    new, old = (plain_age(_plain_attribute(_PHONE_NUMBER.sub(_phone_number, without_reminder(new)))),
-                plain_age(_plain_attribute(_PHONE_NUMBER.sub(_phone_number, without_reminder(old)))))
+    new, old = (plain_statement(_plain_attribute(_PHONE_NUMBER.sub(_phone_number, without_reminder(new)))),
+                plain_statement(_plain_attribute(_PHONE_NUMBER.sub(_phone_number, without_reminder(old)))))
     new, old = _without_apposition(new, old)
     ln, lo = new[:6].lower() == "user: ", old[:6].lower() == "user: "
     if ln == lo:

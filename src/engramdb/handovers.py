@@ -316,9 +316,9 @@ def _holds(sentence: str, report: Handover) -> bool:
 
 def _owner(before: tuple[str, ...] | list[str]) -> str | None:
     """Whose role the words just ``before`` a duty say it is, when another's ("my sister's
-    (new)": ``"sister"``), else None."""
+    (new)": ``"sister"``; "Umbrella's IT admin": ``"umbrella"``, "it" there is "IT"), else None."""
     for w in reversed(before):
-        if w in ("new", "current", "the"):
+        if w in ("new", "current", "the", "it"):
             continue
         return w[:-2] if w.endswith(("'s", "’s")) and w[:-2] not in ("it", "that", "there", "here", "what", "who") else None
     return None

@@ -30,7 +30,7 @@ from ..handovers import handover_report
 from ..swaps import LEFT_JOB, swap_report
 from ..standing import STANDING_BITS, STANDING_WORDS, refines_standing, standings
 from ..starts import change_start
-from ..facts import conflict_many, fact_signature, frames_a_value, plain_age, restates, subject_key, subject_of
+from ..facts import conflict_many, fact_signature, frames_a_value, plain_statement, restates, subject_key, subject_of
 from ..index.keyword import term_counts
 from ..sentences import several_claims, several_sentences
 from ..speakers import labelled, speaker_of
@@ -795,7 +795,7 @@ def _conflicts(unit: WriteUnit, prepared: list[Prepared], near: Near | None,
             if not (_speakers_slot(p.subject, not p.single, other_rec) if p.subject is not None
                     else _speakers_slot(other_slot[0], bool(other_rec.get("multi")), {"text": p.text, "tags": p.tags})):
                 continue
-        if kind != "change" and not _same_time(plain_age(p.text), p.created_at, plain_age(other), other_at,
+        if kind != "change" and not _same_time(plain_statement(p.text), p.created_at, plain_statement(other), other_at,
                                                named=kind == "event_number"):
             continue   # events at different times (or an event and a general statement)
         if kind == "change":
