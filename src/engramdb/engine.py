@@ -900,7 +900,10 @@ class Engram:
         the erased one had superseded becomes active again (it is the latest version left).
         What the engine wrote from its text is erased with it: the session summaries that
         extracted from it, the facts it was evidence for (``consolidate`` makes both again from
-        what is left) and, for a decision, its outcome memories, which quote it.
+        what is left) and, for a decision, its outcome memories, which quote it. A chat
+        message's session node keeps its erased id (so the chat sent again does not store it
+        again) and stops naming its speaker when no message of theirs is left in the session
+        (its text and vector rewritten in the same transaction).
 
         Raises
         ------
