@@ -229,8 +229,19 @@ CASES = [
     ("My number is 23.", "My phone number is 555-0101.", None),       # a jersey, a queue: no phone
     # helper-235: a plan changed, said as the plan after it; a name of several words
     ("We upgraded to the Enterprise plan.", "We are on the Starter plan.", "value"),
-    ("Umbrella Corporation moved from the Starter plan to the Pro plan on 2025-01-28.",
+    ("Umbrella Corporation moved from the Starter plan to the Pro plan last week.",
      "Umbrella Corporation is on the Starter plan.", "value"),
+    ("Acme switched us to the Pro plan.", "We are on the Starter plan.", "value"),
+    # helper-236: history, a qualifier, a product's or another kind of plan, a second job
+    ("We upgraded to the Enterprise plan on 2019-03-01.", "We are on the Starter plan.", None),
+    ("We upgraded to the Enterprise plan last year.", "We are on the Starter plan.", None),
+    ("We moved to the Pro plan on trial.", "We are on the Starter plan.", None),
+    ("We moved to the Enterprise Trial plan.", "We are on the Starter plan.", None),
+    ("We upgraded to the Vercel Pro plan.", "We are on the GitHub Team plan.", None),
+    ("We switched to the Retirement plan.", "We are on the Starter plan.", None),
+    ("Acme switched us to the Pro plan.", "Acme is on the Starter plan.", None),
+    ("Dan Smith works at Globex at night.", "Dan Smith works at Fintrack.", None),
+    ("Dan Smith works at Globex on Saturdays.", "Dan Smith works at Fintrack.", None),
     ("Acme Corp is on the Enterprise plan now.", "Acme Corp is on the Starter plan.", "value"),
     ("Dan Smith works at Globex.", "Dan Smith works at Fintrack.", "value"),
     ("Acme upgraded to the Enterprise plan.", "Umbrella is on the Starter plan.", None),

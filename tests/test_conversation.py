@@ -1285,6 +1285,52 @@ def test_a_session_node_names_no_speaker_whose_every_message_was_erased(tmp_stor
     assert b"Whitfield" not in (tmp_store / "data.mdb").read_bytes()
 
 
+def test_an_erased_message_sent_again_with_its_time_stays_erased_wherever_it_is_sent(tmp_store):
+    """helper-236: the holes lined up only by position: a window over the tail that holds erased
+    messages, an erased message sent alone, or a new message sent before the erased ones of a
+    session erased whole stored the erased text again (and dropped the new one). A session node
+    keeps its erased messages' times: one sent again with such a time is the erased one."""
+    chat = [{"role": "user", "content": "Hi, I have a billing question", "created_at": "2025-01-22T09:00:00Z"},
+            {"role": "assistant", "content": "Sure.", "created_at": "2025-01-22T09:00:05Z"},
+            {"role": "user", "content": "My card is 4111 1111 1111 1111", "created_at": "2025-01-22T09:01:00Z"},
+            {"role": "assistant", "content": "Thanks, card ending 1111 noted.", "created_at": "2025-01-22T09:01:05Z"}]
+    new = {"role": "user", "content": "Is the refund done?", "created_at": "2025-01-23T09:00:00Z"}
+    hello = {"role": "user", "content": "Hello again!", "created_at": "2025-01-21T08:00:00Z"}
+    with engramdb.open(tmp_store, embedder="hashing") as eng:
+        ids = eng.add_conversation(chat, namespace="a", session="t")["message_ids"]
+        for mid in ids[2:]:
+            eng.forget(mid, namespace="a", hard=True)
+        tail = eng.add_conversation([*chat[2:], new], namespace="a", session="t")   # a window over the tail
+        assert tail["already_stored"] == 2 and len(tail["message_ids"]) == 1
+        assert eng.add_conversation([chat[3]], namespace="a", session="t")["message_ids"] == []   # alone
+        for mid in ids[:2] + tail["message_ids"]:
+            eng.forget(mid, namespace="a", hard=True)
+        again = eng.add_conversation([hello, *chat, new], namespace="a", session="t")   # erased whole
+        assert [eng.get(m, namespace="a").text for m in again["message_ids"]] == ["user: Hello again!"]
+        assert not any("4111" in m.text or "refund" in m.text for m in eng.query(namespace="a", limit=50))
+
+
+def test_a_hard_forget_erases_the_entities_only_its_text_named_and_rewords_names_with_and(tmp_store):
+    """helper-236: entity nodes made from an erased message's text ("E:dana whitfield") stayed,
+    with no edge, after every message naming them was erased; a speaker named "Tom and Jerry"
+    stayed in the session node (its text was split at " and ")."""
+    with engramdb.open(tmp_store, embedder="hashing") as eng:
+        eng.add_conversation([
+            {"role": "user", "name": "Tom and Jerry", "content": "My name is Dana Whitfield and my employer is Kestrel Analytics.",
+             "created_at": "2025-01-22T09:00:00Z"},
+            {"role": "assistant", "content": "Hello!", "created_at": "2025-01-22T09:00:05Z"},
+            {"role": "user", "name": "Tom and Jerry", "content": "Dana Whitfield again: Kestrel Analytics pays me monthly.",
+             "created_at": "2025-01-22T09:01:00Z"},
+            {"role": "user", "name": "Bo", "content": "Kestrel Analytics is hiring, I hear.", "created_at": "2025-01-22T09:02:00Z"}],
+            namespace="n", session="s")
+        entities = lambda: sorted(m.id for m in eng.query(namespace="n", tags="entity"))   # noqa: E731
+        assert "E:dana whitfield" in entities() and "E:kestrel analytics" in entities()
+        eng.forget("s:1", namespace="n", hard=True)
+        eng.forget("s:3", namespace="n", hard=True)
+        assert "E:dana whitfield" not in entities() and "E:kestrel analytics" in entities()   # Bo names it still
+        assert [m.text for m in eng.query(namespace="n", tags="session")] == ["Session s of assistant and Bo, 22 January 2025"]
+
+
 def test_an_exchange_repeated_on_a_later_day_is_stored(tmp_store):
     """One add_conversation per exchange under one label (README): an exchange repeating an
     earlier one word for word, days later with its own created_at, was dropped as already

@@ -348,6 +348,9 @@ class StoredSession(NamedTuple):
         Message id -> its text now (what an edit sent in its place is compared with).
     erased_edits : frozenset of str
         Ids of messages whose edit was erased with ``forget(hard=True)`` (``erased_edits``).
+    erased_times : tuple of float
+        Event times (Unix seconds) of its erased messages (``erased_times``; the times alone,
+        never the text): a message sent again with one of them is the erased one.
     """
 
     messages: list
@@ -358,6 +361,7 @@ class StoredSession(NamedTuple):
     successors: dict = {}
     texts: dict = {}
     erased_edits: frozenset = frozenset()
+    erased_times: tuple = ()
 
 
 def stored_session(state: Any, namespace: str, sid: str) -> StoredSession | None:
@@ -389,7 +393,9 @@ def stored_session(state: Any, namespace: str, sid: str) -> StoredSession | None
     return StoredSession(messages, True, last if known else 0,
                          float(at) if known and isinstance(at, (int, float)) and not isinstance(at, bool) else None,
                          frozenset(i for i in rec.get("erased_ids") or () if isinstance(i, str)), successors, texts,
-                         frozenset(i for i in rec.get("erased_edits") or () if isinstance(i, str)))
+                         frozenset(i for i in rec.get("erased_edits") or () if isinstance(i, str)),
+                         tuple(float(t) for t in rec.get("erased_times") or ()
+                               if isinstance(t, (int, float)) and not isinstance(t, bool)))
 
 
 _PROBE_GAP = 16   # numbered ids tried past the last one found (a run of erased messages)
@@ -611,7 +617,7 @@ def _in_order(paired: list[tuple[int, int]], k: int, i: int) -> bool:
 
 def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list[float | None] | None = None,
              sent_times: list[float | None] | None = None, tail_from: int | None = None,
-             same_chat: bool = False) -> list[tuple[int, int]]:
+             same_chat: bool = False, erased_whole: bool = False) -> list[tuple[int, int]]:
     """Which of ``sent``'s messages a session holds already: pairs (index in ``sent``, index in
     ``stored``); [] when nothing lines up.
 
@@ -651,14 +657,16 @@ def _overlap(stored: list[frozenset | None], sent: list[str], stored_times: list
 
     ``same_chat``: ``sent`` is known to be this session's chat sent again (an earlier sitting of it
     lined up with the store), so a run needs no real match: a sitting whose every message was
-    erased lines up with its holes, which stay erased. So does a session whose every message was
-    erased when each message sent gives its time (no later than the newest the session had
-    numbered, as any hole at its end asks): under its label it is the erased chat sent again
-    (helper-235: a ticket erased whole for a GDPR request was stored again, phone number included,
-    when the agent re-sent its history).
+    erased lines up with its holes, which stay erased. So does, with ``erased_whole``, a session
+    whose every message was erased before their times were kept (no ``erased_times``), when each
+    message sent gives its time (no later than the newest the session had numbered, as any hole
+    at its end asks): under its label it is the erased chat sent again (helper-235: a ticket
+    erased whole for a GDPR request was stored again, phone number included, when the agent
+    re-sent its history). A session that keeps its erased messages' times has those messages
+    told apart by time before this (:func:`plan_conversation`).
     """
     end = len(stored) if tail_from is None else tail_from
-    erased = (bool(stored) and all(s is None for s in stored) and sent_times is not None
+    erased = (erased_whole and bool(stored) and all(s is None for s in stored) and sent_times is not None
               and all(t is not None for t in sent_times))
 
     def same(k: int, i: int) -> bool:
@@ -1087,6 +1095,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
     # and time; next position; where the places after the last stored message begin; newest time)
     held: dict[str, tuple[list[tuple], int, int, float | None]] = {}
     erased_ids: dict[str, frozenset] = {}   # label -> ids of its erased messages
+    erased_at: dict[str, tuple] = {}   # label -> event times of its erased messages
     stored_texts: dict[str, dict] = {}      # label -> its stored messages' texts by id
     no_node: set[str] = set()   # held sessions whose node was erased
     for lab in dict.fromkeys(r[4] for r in rows):
@@ -1106,6 +1115,10 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
                                          numbered, got.erased_edits)
         held[lab] = (lined, top + 1, tail_from, last_at)
         erased_ids[lab] = erased
+        # (a time tells an erased message apart only when no other message of the session, kept
+        # or erased, has it: messages stamped with a date alone share theirs)
+        times = [t for *_, t in stored_msgs if t is not None] + list(got.erased_times)
+        erased_at[lab] = tuple(t for t in got.erased_times if sum(_same_time(t, u) for u in times) == 1)
         stored_texts[lab] = got.texts
     n_rows = len(rows)
     skip: set[int] = set()   # rows the namespace holds already
@@ -1119,9 +1132,18 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
         rows_of.setdefault(r[4], []).append(i)
     for lab, (stored_msgs, _pos, tail_from, _last_at) in held.items():
         mine = rows_of[lab]
+        if erased_at[lab]:
+            # a message sent with the time of one its session erased is that one: it stays erased,
+            # wherever it is sent (a window over the tail, a page, alone, shuffled; helper-236:
+            # those lined up with no stored message and were stored again), and the rest line
+            # up without it (a new message sent before it is no hole's)
+            gone = {i for i in mine if rows[i][8] is not None
+                    and any(_same_time(t, rows[i][8]) for t in erased_at[lab])}
+            skip.update(gone)
+            mine = [i for i in mine if i not in gone]
         lined = _overlap([d for _, d, _t in stored_msgs], [rows[i][6] for i in mine],
                          [t for *_, t in stored_msgs], [rows[i][8] for i in mine], tail_from,
-                         same_chat=lab in sitting_of_resent)
+                         same_chat=lab in sitting_of_resent, erased_whole=not erased_at[lab])
         # a message lined up with a stored one is that one, unless its own id says otherwise (at
         # a hole, an erased message, only a message without an id of its own lines up)
         skip.update(mine[o] for o, at in lined if rows[mine[o]][5] in (None, stored_msgs[at][0]))

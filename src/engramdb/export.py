@@ -514,7 +514,7 @@ def _records_of(state: EngineState, mem, version: int) -> tuple[list[dict], np.n
 
 def _merge_session_marks(unit, nid: int, exported: dict) -> None:
     """A session node kept by ``on_conflict="skip"`` takes the larger ``last_position`` and
-    ``last_position_at`` and the union of the ``erased_ids`` and ``erased_edits`` of its exported copy
+    ``last_position_at`` and the union of the ``erased_ids``, ``erased_edits`` and ``erased_times`` of its exported copy
     (:func:`engramdb.conversation.stored_session`): a message the exporting store erased stays
     erased when the chat is sent again here."""
     kept = unit.record(nid)
@@ -529,6 +529,9 @@ def _merge_session_marks(unit, nid: int, exported: dict) -> None:
         erased = [i for i in exported.get(key) or () if isinstance(i, str)]
         if erased:
             merged[key] = list(dict.fromkeys([*(kept.get(key) or ()), *erased]))
+    times = [t for t in exported.get("erased_times") or () if isinstance(t, (int, float)) and not isinstance(t, bool)]
+    if times:
+        merged["erased_times"] = list(dict.fromkeys([*(kept.get("erased_times") or ()), *times]))
     if merged != kept:
         unit.put_record(nid, merged)
 

@@ -709,6 +709,11 @@ _PLAN_NOUNS = frozenset("plan tier subscription package".split())
 _ADDITIVE = frozenset("also too both another either additionally weekends".split())
 #: Two-word phrases that do the same ("I work at MIT as well", "I work at Costco part-time").
 _ADDITIVE_PAIRS = frozenset({("as", "well"), ("part", "time")})
+#: Words of a second place's times, for a value said of where someone works or lives ("Dan Smith
+#: works at Globex at night", "... on Saturdays", "... occasionally": helper-236); not of the
+#: news of a new employer ("My team here at Acme ships on Fridays").
+_SIDE_TIMES = frozenset("nights evenings summers mondays tuesdays wednesdays thursdays fridays saturdays sundays "
+                        "occasionally sometimes freelance freelancing moonlighting seasonally".split())
 
 
 def _adds_value(words) -> bool:
@@ -792,7 +797,8 @@ def _value_change(new: str, old: str, subject: tuple[str, ...], a: dict[str, Any
     if a["date"] != b["date"] or a["negation"] or b["negation"] or '"' in new + old or "\u201c" in new + old:
         return False
     wa, wb = (_statement_words(t, subject) for t in (new, old))
-    if wa is None or wb is None or _adds_value(wa) or _adds_value(wb):
+    if wa is None or wb is None or _adds_value(wa) or _adds_value(wb) or any(
+            not _SIDE_TIMES.isdisjoint(w) or ("at", "night") in zip(w, w[1:]) for w in (wa, wb)):
         return False
     wa, wb = (tuple(w for w in x if w not in ADVERBS) for x in (wa, wb))
     if len(wa) > _VALUE_MAX_WORDS or len(wb) > _VALUE_MAX_WORDS:
@@ -892,13 +898,20 @@ _APPOSITION = re.compile(r"^(\s*(?:user:\s+)?)(?:my|our)\s+[a-z]+\s+(?=(?-i:[A-Z
 
 
 #: A plan changed, said as the plan held after it: "We upgraded to the Enterprise plan.", "Umbrella
-#: Corporation moved from the Starter plan to the Pro plan on 2025-01-28." (helper-235).
+#: Corporation moved from the Starter plan to the Pro plan." (helper-235). The plan's name is one
+#: word ("Vercel Pro plan", "Keto Diet plan" name a product or no account's plan; "Trial" is none
+#: that holds, "Retirement plan" or "Payment plan" no tier of an account), the day it changed may follow when it is a recent one ("today", "last week", "on
+#: Monday"; not "on 2019-03-01", "last year", "on trial": helper-236), and "us" / "my account"
+#: after the verb makes the plan the speaker's ("Acme switched us to the Pro plan").
 _PLAN_CHANGE = re.compile(
     r"^(?P<subject>(?:user:\s+)?(?-i:[A-Z])[\w'’.&-]*(?:\s+(?-i:[A-Z])[\w'’.&-]*){0,3})\s+(?:(?:just|finally|recently)\s+)?"
-    r"(?:upgraded|downgraded|moved|switched|changed)(?:\s+(?:us|over|our\s+account|the\s+account|my\s+account))?"
-    r"(?:\s+from\s+(?:the|our|my)\s+(?-i:[A-Z])[\w+-]*(?:\s+(?-i:[A-Z])[\w+-]*)?\s+(?:plan|tier|subscription))?"
-    r"\s+to\s+the\s+(?P<plan>(?-i:[A-Z])[\w+-]*(?:\s+(?-i:[A-Z])[\w+-]*)?\s+(?:plan|tier|subscription))"
-    r"(?:\s+(?:on\s+[\w-]+(?:\s+\d{1,2}(?:st|nd|rd|th)?)?|today|yesterday|this\s+\w+|last\s+\w+))?(?=\s*(?:[.!]|$))", re.I)
+    r"(?:upgraded|downgraded|moved|switched|changed)(?:\s+(?P<object>us|me|our\s+account|my\s+account)|\s+over)?"
+    r"(?:\s+from\s+(?:the|our|my)\s+(?-i:[A-Z])[\w+-]*\s+(?:plan|tier|subscription))?"
+    r"\s+to\s+the\s+(?P<plan>(?!(?:trial|demo|test|sandbox|retirement|pension|payment|installment|savings|meal|diet|"
+    r"training|workout|exercise|treatment|care|study|lesson|travel|floor|action|marketing|project|phone|data|dental|"
+    r"health|insurance|birth)\b)(?-i:[A-Z])[\w+-]*\s+(?:plan|tier|subscription))"
+    r"(?:\s+(?:today|yesterday|this\s+(?:week|month)|last\s+(?:week|night)|on\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day))?"
+    r"(?=\s*(?:[.!]|$))", re.I)
 _PLAN_BE = {"i": "am", "we": "are", "they": "are", "you": "are"}
 
 
@@ -911,6 +924,10 @@ def _plain_age(text: str) -> str:
 
 def _plain_plan(m: re.Match) -> str:
     subject = m.group("subject")
+    label = re.match(r"(?:user:\s+)?", subject).group(0)
+    account = m.group("object")
+    if account is not None:   # the plan of whom the verb acted on: "Acme switched us to ..."
+        subject = label + ("We" if account.lower() in ("us", "our account") else "I")
     last = subject.split()[-1].lower()
     return f"{subject} {_PLAN_BE.get(last, 'is')} on the {m.group('plan')}"
 
@@ -922,7 +939,7 @@ def plain_statement(text: str) -> str:
     - an age (:data:`_TURNED`, :data:`_YEARS_OLD`): "Maya turned 8 yesterday!" reads "Maya is
       8!", "Maya is 7 years old." reads "Maya is 7.";
     - a plan changed (:data:`_PLAN_CHANGE`): "We upgraded to the Enterprise plan." reads "We are
-      on the Enterprise plan.", "Acme moved from the Starter plan to the Pro plan on 2025-01-28."
+      on the Enterprise plan.", "Acme moved from the Starter plan to the Pro plan last week."
       "Acme is on the Pro plan." (then compared as another value on a plan, a contradiction).
 
     The day an age was reached or a plan changed names no event of it: the write path reads a

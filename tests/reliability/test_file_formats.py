@@ -187,6 +187,19 @@ def _damage_lmdb(path, name, key, value):
         env.close()
 
 
+@pytest.mark.parametrize("next_nid", [2**32, 2**40, 2**28 + 1])
+def test_a_node_counter_beyond_any_store_is_damage_not_an_allocation(tmp_path, next_nid):
+    """The fuzz below drew next_nid = 2**32: the open sized its column arrays for it (32 GiB each)
+    and, in a full test run, the process was killed. A counter above MAX_NODES is damage."""
+    import msgpack
+    path = str(tmp_path / "store")
+    with engramdb.open(path, dim=DIM, config=quiet_config()) as e:
+        e.add_batch([{"id": f"m{i}", "text": f"t{i}", "embedding": vec(i)} for i in range(3)])
+    _damage_lmdb(path, "meta", b"next_nid", msgpack.packb(next_nid))
+    with pytest.raises(errors.StoreCorruptedError, match="next_nid"):
+        engramdb.open(path, config=quiet_config())
+
+
 @FUZZ
 @given(data=st.data())
 def test_damaged_lmdb_values_give_a_clear_error_or_a_repair(tmp_path_factory, data):

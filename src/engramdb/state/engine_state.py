@@ -275,7 +275,7 @@ class EngineState:
         #: damaged ("column", "keyword"; not one a writer has yet to save: a writable open fixes these)
         self.outdated: list[str] = []
         with store.read("loading the store") as txn:
-            self.next_nid = _counter(store.get_meta(txn, "next_nid", 0), "next_nid")
+            self.next_nid = _counter(store.get_meta(txn, "next_nid", 0), "next_nid", MAX_NODES)
             self.delta_seq = _counter(store.get_meta(txn, "delta_seq", 0), "delta_seq")
             self.mem_gen = _counter(store.get_meta(txn, "mem_gen", 0), "mem_gen")
             ns_meta = store.get_meta(txn, "namespaces", {})
@@ -723,8 +723,16 @@ class EngineState:
         return seen
 
 
-def _counter(value: Any, name: str) -> int:
-    """A counter read from the store's metadata: an int >= 0, else :class:`StoreCorruptedError`."""
-    if type(value) is not int or value < 0:
-        raise StoreCorruptedError(f"the store's {name!r} counter is damaged (read {value!r}, expected an int >= 0)")
+#: The most nodes (memories ever numbered, erased ones included) one store holds: a ``next_nid``
+#: above it is damage (a fuzzed 2**32 asked the column arrays for 32 GiB each and the process was
+#: killed), not a store to size arrays for.
+MAX_NODES = 1 << 28
+
+
+def _counter(value: Any, name: str, limit: int | None = None) -> int:
+    """A counter read from the store's metadata: an int >= 0 (and at most ``limit``), else
+    :class:`StoreCorruptedError`."""
+    if type(value) is not int or value < 0 or (limit is not None and value > limit):
+        raise StoreCorruptedError(f"the store's {name!r} counter is damaged (read {value!r}, expected an int >= 0"
+                                  + (f" and at most {limit:,}" if limit is not None else "") + ")")
     return value

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..concurrency import retries_map_growth
 from ..batch_plan import head_nid, piece_ids, piece_tags
+from ..entities import entity_of_node
 from ..graph.csr import MemoryGraph
 from ..store import ledger as _ledger
 from ..store.lmdb_store import record_text_digest, text_digest
@@ -487,7 +488,9 @@ class WriteUnit:
                 self.revived.append(other)
                 self._retire_no_earlier(other, orec, graph)
             self.put_record(other, orec)
-        self._note_erased_message(nid, ext_id, graph, rec.get("edit_of"), rec.get("tags") or () if reword else ())
+        self._note_erased_message(nid, ext_id, graph, rec.get("edit_of"), rec.get("tags") or () if reword else (),
+                                  rec.get("created_at"))
+        orphans = self._orphaned_entities(nid, graph) if reword else []
         graph.remove_node(nid)
         store.delete_edges_of(txn, nid)
         self.add_edges(new_edges)
@@ -496,7 +499,7 @@ class WriteUnit:
         self.hand_on_text(ns, record_text_digest(rec), nid)
         store.delete_record(txn, nid, ns, ext_id)
         self.digest.fold(b"X", _U32.pack(nid))
-        for other in derived:
+        for other in derived + orphans:
             if self.record(other) is not None:   # not erased already (by another's chain)
                 self.erase(other)
         self._touched[nid] = (ns, ext_id)
@@ -522,10 +525,11 @@ class WriteUnit:
         return rec
 
     def _note_erased_message(self, nid: int, ext_id: str, graph: MemoryGraph, edit_of: Any = None,
-                             tags: Sequence[str] = ()) -> None:
+                             tags: Sequence[str] = (), at: Any = None) -> None:
         """A chat message erased: its session node (``discussed_in``) lists its id in the record
         field ``erased_ids``, so a chat sent again that gives the message's id does not store it
-        again (:func:`engramdb.conversation.plan_conversation`); an erased edit (``edit_of``: the
+        again (:func:`engramdb.conversation.plan_conversation`), and its event time ``at`` in
+        ``erased_times``, so one sent again with that time does not either; an erased edit (``edit_of``: the
         id of the message it replaced) also lists that id in ``erased_edits``, so its place
         takes the edit's wording sent again without storing it. Ids only, never the text. When
         no message of the session is left from its speaker (``tags[0]``, the speaker's name or
@@ -544,24 +548,44 @@ class WriteUnit:
                 new = {**srec}
                 if ext_id not in ids:
                     new["erased_ids"] = ids + [ext_id]
+                    if isinstance(at, (int, float)) and not isinstance(at, bool):
+                        new["erased_times"] = [*(srec.get("erased_times") or ()), float(at)]
                 if isinstance(edit_of, str) and edit_of not in edits:
                     new["erased_edits"] = edits + [edit_of]
-                text = _without_speaker(srec["text"], speaker) if speaker else None
-                if text is not None and not self._speaks_in(graph, other, nid, speaker):
+                left = self._speakers_left(graph, other, nid) if speaker else set()
+                text = None if not speaker or speaker in left else _without_speaker(srec["text"], speaker, srec["id"], left)
+                if text is not None:
                     self.reindex_text(srec["namespace"], other, srec["text"], text)
                     new["text"] = text
                     self.reworded[other] = srec["namespace"]
                 if new != srec:
                     self.put_record(other, new)
 
-    def _speaks_in(self, graph: MemoryGraph, session: int, erased: int, speaker: str) -> bool:
-        """Whether a message of ``session`` other than ``erased`` is ``speaker``'s (its first tag)."""
+    def _orphaned_entities(self, nid: int, graph: MemoryGraph) -> list[int]:
+        """The entity nodes (ids ``E:<name>``, :mod:`engramdb.entities`) that memory ``nid``
+        ``mentions`` and no other memory does: their names came from its text, and they go with
+        it (helper-236: "E:dana whitfield" stayed, with no edge, after every message naming her
+        was erased)."""
+        out = []
+        for other, rel, _w, forward in graph.neighbours(nid):
+            if rel != _MENTIONS or not forward:
+                continue
+            orec = self.record(other)
+            if orec is None or entity_of_node(orec["id"]) is None:
+                continue
+            if not any(r == _MENTIONS and not f and o != nid for o, r, _w2, f in graph.neighbours(other)):
+                out.append(other)
+        return out
+
+    def _speakers_left(self, graph: MemoryGraph, session: int, erased: int) -> set[str]:
+        """The speakers (first tag: name or role) of ``session``'s messages other than ``erased``."""
+        out = set()
         for msg, rel, _w, forward in graph.neighbours(session):
             if rel == _DISCUSSED_IN and not forward and msg != erased:
                 mrec = self.record(msg)
-                if mrec is not None and (mrec.get("tags") or [None])[0] == speaker:
-                    return True
-        return False
+                if mrec is not None and mrec.get("tags"):
+                    out.add(mrec["tags"][0])
+        return out
 
     def replace_vector(self, ns: str, nid: int, vector: np.ndarray) -> None:
         """Memory ``nid``'s stored vector and its index entry replaced by ``vector`` (float32,
@@ -842,23 +866,43 @@ class WriteUnit:
             fn()
 
 
-#: The text :mod:`engramdb.conversation` gives a session node: "Session <label> of <speakers joined
-#: by " and ">, <date>".
-_SESSION_TEXT = re.compile(r"(Session(?: [^\n]*?)? of )(.+)(, \d{1,2} [A-Z][a-z]+ \d{4})")
+#: The date that ends the text :mod:`engramdb.conversation` gives a session node ("Session <label>
+#: of <speakers joined by " and ">, <date>").
+_SESSION_DATE = re.compile(r", \d{1,2} [A-Z][a-z]+ -?\d+\Z")
 
 
-def _without_speaker(text: str, speaker: str) -> str | None:
-    """A generated session text without ``speaker`` among its speakers ("Session 3 of Ana and
-    Bo, 8 May 2023" without "Ana": "Session 3 of Bo, 8 May 2023"; the last one gone: "Session 3,
-    8 May 2023"); None for a text that is no generated one or does not name the speaker."""
-    m = _SESSION_TEXT.fullmatch(text)
-    if m is None:
+def _without_speaker(text: str, speaker: str, node_id: str, others: set[str]) -> str | None:
+    """A generated session text (node id ``node_id``, ``S:<label>``) without ``speaker`` among
+    its speakers, the rest being ``others`` ("Session 3 of Ana and Bo, 8 May 2023" without
+    "Ana": "Session 3 of Bo, 8 May 2023"; the last one gone: "Session 3, 8 May 2023"); the
+    label and the speakers are read as they were written, so " and " or " of " inside a name or
+    label is read as theirs ("Tom and Jerry"). None for a text that is no generated one (a
+    caller's ``session_titles``) or does not name the speaker."""
+    m = _SESSION_DATE.search(text)
+    at = node_id.find("S:")
+    if m is None or at < 0:
         return None
-    names = m.group(2).split(" and ")
-    if speaker not in names:
+    body = text[: m.start()]
+    prefix = next((p for p in (f"Session {node_id[at + 2:]} of ", "Session of ") if body.startswith(p)), None)
+    if prefix is None:
+        return None
+    names = _split_speakers(body[len(prefix):], others | {speaker})
+    if names is None or speaker not in names:
         return None
     rest = [n for n in names if n != speaker]
-    return (m.group(1) + " and ".join(rest) if rest else m.group(1)[: -len(" of ")]) + m.group(3)
+    return (prefix + " and ".join(rest) if rest else prefix[: -len(" of ")]) + text[m.start():]
+
+
+def _split_speakers(joined: str, known: set[str]) -> list[str] | None:
+    """``joined`` ("Ana and Bo") as the names of ``known`` joined by " and ", in order, or None."""
+    if joined in known:
+        return [joined]
+    for name in sorted(known, key=len, reverse=True):
+        if joined.startswith(name + " and "):
+            rest = _split_speakers(joined[len(name) + 5:], known)
+            if rest is not None:
+                return [name, *rest]
+    return None
 
 
 @contextmanager
@@ -946,6 +990,7 @@ class _Insertion:
 
 _SUPERSEDES = Relation.SUPERSEDES.code
 _DISCUSSED_IN = Relation.DISCUSSED_IN.code
+_MENTIONS = Relation.MENTIONS.code
 #: Nearest vectors searched for another holder of an erased or reworded memory's text.
 _HEIR_NEIGHBOURS = 16
 #: Edges to what the engine wrote from a memory's text (WriteUnit.derived): relation -> (the
