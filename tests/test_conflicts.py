@@ -286,6 +286,20 @@ def test_a_started_regimen_and_a_contracted_subject_supersede(mem):
     assert mem.get("f1", namespace="f").superseded_by == "f2"
 
 
+@pytest.mark.parametrize("old, new", [
+    ("My favorite coffee shop is Blue Bottle.", "Hey! My favorite coffee shop is Sightglass now."),
+    ("We are on the Starter plan.", "Big news. We upgraded to the Enterprise plan."),
+])
+def test_a_value_changed_in_a_sentence_after_a_greeting_or_news_is_linked(tmp_path, old, new):
+    """helper-233: "Hey! My favorite coffee shop is ..." linked nothing: the cheap gate read one
+    word after "favorite" only, and a sentence whose subject is a pronoun was skipped as a clause
+    cut from another ("... and I take it twice a day")."""
+    with engramdb.open(tmp_path / "s", embedder="hashing") as m:
+        m.add_conversation([{"role": "user", "content": old, "created_at": "2025-02-03T09:00:00Z"}], session="a")
+        out = m.add_conversation([{"role": "user", "content": new, "created_at": "2025-03-08T09:00:00Z"}], session="b")
+        assert out["changed"] == [["b:1", "a:1"]]
+
+
 def test_an_age_reached_on_a_named_day_changes_the_age_before(mem):
     """helper-230: "Maya turned 8 yesterday!" after "My daughter Maya is 7." changed nothing: the
     name stood alone, "turned" gave no age, and the day named made it an event of that day. Said

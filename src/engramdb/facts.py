@@ -742,8 +742,9 @@ def _named(text: str, word: str) -> bool:
 @lru_cache(maxsize=1 << 14)   # (asked of each text of a pair the conflict rules compare)
 def frames_a_value(text: str) -> bool:
     """Whether ``text`` (str) may give an attribute one value in a frame of :func:`_value_change`:
-    an attribute noun (:data:`ATTRIBUTE_NOUNS`, or one after "favourite") before "is", "live(s)
-    in", "work(s) at / for", "on the ... plan". A cheap test, looser than the rule; the write path
+    an attribute noun (:data:`ATTRIBUTE_NOUNS`, or up to three words after "favourite" or
+    "go-to": "my favorite coffee shop is") before "is", "live(s) in", "work(s) at / for", "on (to)
+    the ... plan". A cheap test, looser than the rule; the write path
     compares the claims of two texts that both do (:func:`engramdb.sentences.several_claims`)."""
     if text.isascii():   # (the same words in the lower-cased text: a case-insensitive search takes twice as long)
         return _VALUE_FRAME_LOW.search(text.lower()) is not None
@@ -751,8 +752,8 @@ def frames_a_value(text: str) -> bool:
 
 
 _VALUE_FRAME = re.compile(r"\b(?:" + alternation(ATTRIBUTE_NOUNS)
-                          + r"|favou?rite\s+[\w-]+)\s+is\b|\b(?:live|lives|living|work|works|working)\s+(?:in|at|for)\b"
-                          r"|\bon\s+the\s+[\w-]+\s+(?:plan|tier|subscription|package)\b", re.IGNORECASE)
+                          + r"|(?:favou?rite|go-to)(?:\s+[\w-]+){1,3})\s+is\b|\b(?:live|lives|living|work|works|working)\s+"
+                          r"(?:in|at|for)\b|\b(?:on|to)\s+the\s+[\w-]+\s+(?:plan|tier|subscription|package)\b", re.IGNORECASE)
 #: The same pattern for a lower-cased ASCII text (its words are lower case).
 _VALUE_FRAME_LOW = re.compile(_VALUE_FRAME.pattern)
 

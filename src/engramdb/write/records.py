@@ -1233,9 +1233,11 @@ def _sentence_conflicts(pairs: list[tuple[str, str]], kinds: list[str | None], m
         ways = ([False] if (a[0] and b[0]) or a[1] or b[1] else []) + ([True] if a[2] and b[2] else [])
         for claims in ways:   # (no two parts of theirs can differ in a number, a negation or a value otherwise)
             start = len(flat)
+            whole = {x for x, _s in parts_of(new, False)} if claims else set()
             for x, sx in parts_of(new, claims):
-                if claims and 0 < len(sx) <= 2 and sx[-1] in _PRONOUN_SUBJECTS:   # (after a speaker's label)
-                    continue   # ("... and I take it twice a day": of what, the other clause says)
+                if claims and 0 < len(sx) <= 2 and sx[-1] in _PRONOUN_SUBJECTS and x not in whole:
+                    continue   # ("... and I take it twice a day": of what, the other clause says; a
+                    # sentence of its own says it: "Big news. We upgraded to the Enterprise plan.")
                 for y, sy in parts_of(old, claims):
                     if sx == sy or (sx and sy and (sx[: len(sy)] == sy or sy[: len(sx)] == sx)):
                         flat.append((x, y))
