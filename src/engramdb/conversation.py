@@ -68,7 +68,7 @@ from .store.lmdb_store import text_digest
 from .types import GENERATED_TAGS, PROTECTED_TAG, MemoryKind, Relation
 from .validate import RESERVED_TAGS, as_list, check_user_id, encodable, is_blank, plain_str, reserved_form, to_unix_seconds
 
-__all__ = ["ConversationPlan", "plan_conversation", "check_messages", "check_session_gap", "split_blocks",
+__all__ = ["ConversationPlan", "plan_conversation", "session_text_without", "check_messages", "check_session_gap", "split_blocks",
            "stored_mentions", "MESSAGE_FIELDS",
            "ROLES", "INSTRUCTION_ROLES", "TOOL_ROLES", "StoredSession", "stored_session"]
 
@@ -396,6 +396,52 @@ def stored_session(state: Any, namespace: str, sid: str) -> StoredSession | None
                          frozenset(i for i in rec.get("erased_edits") or () if isinstance(i, str)),
                          tuple(float(t) for t in rec.get("erased_times") or ()
                                if isinstance(t, (int, float)) and not isinstance(t, bool)))
+
+
+def _session_text(name: str, speakers: Sequence[str], start: float) -> str:
+    """A session node's text: "Session <name> of <speakers joined by " and ">, <date>" (``name``
+    with its leading space, empty for a generated label; ``start``, Unix seconds).
+    :func:`session_text_without` reads it back."""
+    return f"Session{name} of {' and '.join(speakers)}, {_fmt_date(start)}"
+
+
+#: The date that ends a session node's text (:func:`_session_text`).
+_SESSION_DATE = re.compile(r", \d{1,2} [A-Z][a-z]+ -?\d+\Z")
+
+
+def session_text_without(text: str, node_id: str, speaker: str, others: set[str]) -> str | None:
+    """A session node's text as :func:`_session_text` wrote it (node id ``node_id``, ``S:<label>``)
+    without ``speaker`` among
+    its speakers, the rest being ``others`` ("Session 3 of Ana and Bo, 8 May 2023" without
+    "Ana": "Session 3 of Bo, 8 May 2023"; the last one gone: "Session 3, 8 May 2023"); the
+    label and the speakers are read as they were written, so " and " or " of " inside a name or
+    label is read as theirs ("Tom and Jerry"). None for a text that is no generated one (a
+    caller's ``session_titles``) or does not name the speaker."""
+    m = _SESSION_DATE.search(text)
+    at = node_id.find("S:")
+    if m is None or at < 0:
+        return None
+    body = text[: m.start()]
+    prefix = next((p for p in (f"Session {node_id[at + 2:]} of ", "Session of ") if body.startswith(p)), None)
+    if prefix is None:
+        return None
+    names = _split_speakers(body[len(prefix):], others | {speaker})
+    if names is None or speaker not in names:
+        return None
+    rest = [n for n in names if n != speaker]
+    return (prefix + " and ".join(rest) if rest else prefix[: -len(" of ")]) + text[m.start():]
+
+
+def _split_speakers(joined: str, known: set[str]) -> list[str] | None:
+    """``joined`` ("Ana and Bo") as the names of ``known`` joined by " and ", in order, or None."""
+    if joined in known:
+        return [joined]
+    for name in sorted(known, key=len, reverse=True):
+        if joined.startswith(name + " and "):
+            rest = _split_speakers(joined[len(name) + 5:], known)
+            if rest is not None:
+                return [name, *rest]
+    return None
 
 
 _PROBE_GAP = 16   # numbered ids tried past the last one found (a run of erased messages)
@@ -1223,7 +1269,7 @@ def plan_conversation(messages: Iterable[Mapping[str, Any]], *, session: str | N
             speakers = list(dict.fromkeys(rows[i][1] or rows[i][0] for i in members))
             t0 = min(rows[i][3] for i in members)
             name = "" if lab in auto_labels else f" {lab}"   # a generated label is a number: left out
-            text = titles.get(lab) or f"Session{name} of {' and '.join(speakers)}, {_fmt_date(t0)}"
+            text = titles.get(lab) or _session_text(name, speakers, t0)
             plan.items.append({"id": sid, "kind": MemoryKind.EPISODIC, "created_at": t0, "text": text,
                                "source": sid, "tags": ["session"]})
             new_sessions.append((sid, t0))

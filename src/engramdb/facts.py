@@ -885,10 +885,6 @@ _PHONE_NUMBER = re.compile(r"\b((?:my|our)\s+(?:(?:new|current|updated|latest)\s
                            r"(?:\s+number)?|number)(?=\s+is\s+\+?\(?\d(?:[\s().-]*\d){6})", re.I)
 
 
-def _phone_number(m: re.Match) -> str:
-    return m.group(1) + "phone number"
-
-
 #: An age said in other words: "turned 8" (with the day it happened: "Maya turned 8 yesterday!")
 #: and "is 7 years old" read as "is 8", "is 7".
 _TURNED = re.compile(r"\bturned\s+(\d{1,3})(?:\s+years?\s+old)?(?:\s+(?:today|yesterday|this\s+(?:week|weekend|month)|"
@@ -901,9 +897,10 @@ _APPOSITION = re.compile(r"^(\s*(?:user:\s+)?)(?:my|our)\s+[a-z]+\s+(?=(?-i:[A-Z
 #: A plan changed, said as the plan held after it: "We upgraded to the Enterprise plan.", "Umbrella
 #: Corporation moved from the Starter plan to the Pro plan." (helper-235). The plan's name is one
 #: word ("Vercel Pro plan", "Keto Diet plan" name a product or no account's plan; "Trial" is none
-#: that holds, "Retirement plan" or "Payment plan" no tier of an account), the day it changed may follow when it is a recent one ("today", "last week", "on
-#: Monday"; not "on 2019-03-01", "last year", "on trial": helper-236), and "us" / "my account"
-#: after the verb makes the plan the speaker's ("Acme switched us to the Pro plan").
+#: that holds, "Retirement plan" or "Payment plan" no tier of an account), the day it changed
+#: may follow when it is a recent one ("today", "last week", "on Monday"; not "on 2019-03-01",
+#: "last year", "on trial": helper-236), and "us" / "my account" after the verb makes the plan
+#: the speaker's ("Acme switched us to the Pro plan").
 _PLAN_CHANGE = re.compile(
     r"^(?P<subject>(?:user:\s+)?(?-i:[A-Z])[\w'’.&-]*(?:\s+(?-i:[A-Z])[\w'’.&-]*){0,3})\s+(?:(?:just|finally|recently)\s+)?"
     r"(?:upgraded|downgraded|moved|switched|changed)(?:\s+(?P<object>us|me|our\s+account|my\s+account)|\s+over)?"
@@ -1019,6 +1016,12 @@ def subject_key(subject: tuple[str, ...]) -> tuple[str, ...]:
     return subject
 
 
+def _plain(text: str) -> str:
+    """``text`` as :func:`_one_voice` compares it: no reminder's opener, "my number" of a phone
+    as "my phone number", no change adjective, an age or plan as the state it gives."""
+    return plain_statement(_plain_attribute(_PHONE_NUMBER.sub(r"\1phone number", without_reminder(text))))
+
+
 def _one_voice(new: str, old: str) -> tuple[str, str]:
     """``new`` and ``old`` with a "user: " label (a chat message of add_conversation) dropped
     from one of them when the other states the same speaker's fact without a label: "user: I take
@@ -1027,8 +1030,7 @@ def _one_voice(new: str, old: str) -> tuple[str, str]:
     after an opening possessive ("My new phone number is ..." reads as "My phone number is ...",
     :data:`CHANGE_ADJECTIVES`). Unchanged otherwise. A reminder's opener is no part of either (:func:`without_reminder`:
     "Remember, I take 5 mg" states "I take 5 mg")."""
-    new, old = (plain_statement(_plain_attribute(_PHONE_NUMBER.sub(_phone_number, without_reminder(new)))),
-                plain_statement(_plain_attribute(_PHONE_NUMBER.sub(_phone_number, without_reminder(old)))))
+    new, old = _plain(new), _plain(old)
     new, old = _without_apposition(new, old)
     ln, lo = new[:6].lower() == "user: ", old[:6].lower() == "user: "
     if ln == lo:

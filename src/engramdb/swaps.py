@@ -399,9 +399,9 @@ def _match_report(kind: str, m: re.Match, sentence: str) -> Swap | None:
         return None   # "swapped Oatly for regular milk", "dropping Slack for the hackathon weekend"
     if (old and new and new in old) or (not old and not thing):
         return None
-    consumed = False
     if not _HEDGES.isdisjoint(said):
         return None   # "I almost quit my job", "I've basically quiet quit"
+    consumed = False
     if kind == "drop" and not (_looks_named(groups["old"], m.start("old")) and _ends_phrase(sentence[m.end("old"):])):
         # "I dropped my phone", "I removed Docker images" (but "I've quit coffee": a thing consumed)
         consumed = (_GIVE_UP.match(" ".join(verb)) is not None and len(listed) == 1 and len(old[0]) <= 2
@@ -468,9 +468,8 @@ def _in_use(report: Swap, old: str) -> tuple[str, ...]:
                 if (at is not None and (not _anothers(words[:at]) or _is_mine(words[:at]))
                         and (name not in report.proper or at == 0 or said[at][:1].isupper())
                         and not (at + n < len(said) and said[at + n][:1].isupper() and said[at][:1].isupper())
-                        and (not report.consumed or words[_verb_before(words, at)] in _CONSUMES)
                         and (not report.version or _other_version(sentence, said, at, report.version))
-                        and _used(sentence, said, at, n)):   # (not part of a longer name: "Chase Sapphire")
+                        and _used(sentence, said, at, n, consumed=report.consumed)):   # (not part of a longer name: "Chase Sapphire")
                     out.append(sentence)
                     break
         elif report.thing and _names_thing(sentence, report):
@@ -538,13 +537,16 @@ def _verb_before(low: list[str], at: int) -> int:
     return verb
 
 
-def _used(sentence: str, said: list[str], at: int, n: int) -> bool:
+def _used(sentence: str, said: list[str], at: int, n: int, *, consumed: bool = False) -> bool:
     """Whether the name at token ``at`` (``n`` tokens) of ``sentence`` (its tokens ``said``) is
     said to be in use (:data:`_USE_BEFORE`, "on" after a verb of :data:`_ON_AFTER`, a purpose
-    after it, "my <thing> is", or a list after a colon)."""
+    after it, "my <thing> is", or a list after a colon); with ``consumed``, only by a verb of
+    :data:`_CONSUMES` before it (a thing given up: "I drink coffee every morning")."""
     low = [t.lower() for t in said]
     verb = _verb_before(low, at)
     before = low[max(0, verb - 2): verb + 1]
+    if consumed and not (before and before[-1] in _CONSUMES):
+        return False
     if before and before[-1] in _USE_BEFORE:
         if before[-1] not in _CONSUMES and not (n > 1 and said[at].islower() and re.search(
                 r"\s+".join(re.escape(w) for w in said[at:at + n]), sentence)):   # ("oat milk", not "pytest-xdist")

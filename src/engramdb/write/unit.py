@@ -22,7 +22,6 @@ exactly as it was, and a committed change always has its ledger entry. Use it as
 """
 from __future__ import annotations
 
-import re
 import struct
 import threading
 from contextlib import contextmanager, nullcontext
@@ -32,6 +31,7 @@ import numpy as np
 
 from ..concurrency import retries_map_growth
 from ..batch_plan import head_nid, piece_ids, piece_tags
+from ..conversation import session_text_without
 from ..entities import entity_of_node
 from ..graph.csr import MemoryGraph
 from ..store import ledger as _ledger
@@ -552,8 +552,9 @@ class WriteUnit:
                         new["erased_times"] = [*(srec.get("erased_times") or ()), float(at)]
                 if isinstance(edit_of, str) and edit_of not in edits:
                     new["erased_edits"] = edits + [edit_of]
-                left = self._speakers_left(graph, other, nid) if speaker else set()
-                text = None if not speaker or speaker in left else _without_speaker(srec["text"], speaker, srec["id"], left)
+                text = None
+                if speaker and speaker not in (left := self._speakers_left(graph, other, nid)):
+                    text = session_text_without(srec["text"], srec["id"], speaker, left)
                 if text is not None:
                     self.reindex_text(srec["namespace"], other, srec["text"], text)
                     new["text"] = text
@@ -864,45 +865,6 @@ class WriteUnit:
         self._inserting = []
         for fn in reversed(self._undo):
             fn()
-
-
-#: The date that ends the text :mod:`engramdb.conversation` gives a session node ("Session <label>
-#: of <speakers joined by " and ">, <date>").
-_SESSION_DATE = re.compile(r", \d{1,2} [A-Z][a-z]+ -?\d+\Z")
-
-
-def _without_speaker(text: str, speaker: str, node_id: str, others: set[str]) -> str | None:
-    """A generated session text (node id ``node_id``, ``S:<label>``) without ``speaker`` among
-    its speakers, the rest being ``others`` ("Session 3 of Ana and Bo, 8 May 2023" without
-    "Ana": "Session 3 of Bo, 8 May 2023"; the last one gone: "Session 3, 8 May 2023"); the
-    label and the speakers are read as they were written, so " and " or " of " inside a name or
-    label is read as theirs ("Tom and Jerry"). None for a text that is no generated one (a
-    caller's ``session_titles``) or does not name the speaker."""
-    m = _SESSION_DATE.search(text)
-    at = node_id.find("S:")
-    if m is None or at < 0:
-        return None
-    body = text[: m.start()]
-    prefix = next((p for p in (f"Session {node_id[at + 2:]} of ", "Session of ") if body.startswith(p)), None)
-    if prefix is None:
-        return None
-    names = _split_speakers(body[len(prefix):], others | {speaker})
-    if names is None or speaker not in names:
-        return None
-    rest = [n for n in names if n != speaker]
-    return (prefix + " and ".join(rest) if rest else prefix[: -len(" of ")]) + text[m.start():]
-
-
-def _split_speakers(joined: str, known: set[str]) -> list[str] | None:
-    """``joined`` ("Ana and Bo") as the names of ``known`` joined by " and ", in order, or None."""
-    if joined in known:
-        return [joined]
-    for name in sorted(known, key=len, reverse=True):
-        if joined.startswith(name + " and "):
-            rest = _split_speakers(joined[len(name) + 5:], known)
-            if rest is not None:
-                return [name, *rest]
-    return None
 
 
 @contextmanager
