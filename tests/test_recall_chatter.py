@@ -64,6 +64,12 @@ CHAT = [
     ("assistant: Noted!", True), ("assistant: Got it, thanks for sharing.", True), ("assistant: Okay!", True),
     ("user: Noted!", False), ("assistant: No.", False), ("assistant: Yes.", False), ("assistant: Got it?", False),
     ("assistant: Okay, noted the new dose.", False),
+    # a farewell is read as a greeting: its time words say nothing; a plan or a question is no farewell
+    ("Thanks, talk next week!", True), ("Talk soon!", True), ("See you tomorrow!", True), ("ttyl!", True),
+    ("Bye, talk to you later!", True), ("OK, catch you on Monday.", True), ("Speak soon, take care.", True),
+    ("See ya!", True), ("Talk next week about the budget.", False), ("See you at the dentist tomorrow.", False),
+    ("Should we talk tomorrow?", False), ("We'll talk next week.", False), ("Take care of the dog.", False),
+    ("I moved to Boston. Talk soon!", False),
 ])
 def test_content_free(text, free):
     assert content_free(text) is free
@@ -241,6 +247,14 @@ def test_what_a_message_says_besides_a_greeting_is_still_found_by_its_words(tmp_
     ("Great job offer from Google!", set(), {"great", "job", "offer", "googl"}),
     ("Favorite song - Keep It Up!", set(), {"favorit", "song", "keep"}),
     ("Our band: Way to Go!", set(), {"band", "way"}),
+    # a farewell's words, its time words too ("Thanks, talk next week!" came first for "What did we
+    # decide last week?"); a plan or a question keeps them
+    ("Thanks, talk next week!", {"talk", "week"}, set()),
+    ("I moved to Boston. See you on Saturday!", {"see", "saturday"}, {"move", "boston"}),
+    ("Talk to you later, I have to pick up my son.", {"talk", "later"}, {"pick", "son"}),
+    ("Talk next week about the budget.", set(), {"talk", "week", "budget"}),
+    ("See you at the dentist tomorrow.", set(), {"see", "dentist", "tomorrow"}),
+    ("Should we talk tomorrow?", set(), {"talk", "tomorrow"}),
 ])
 def test_the_keyword_index_leaves_out_the_words_of_a_greeting(text, gone, kept):
     counts, length = term_counts(text)
@@ -262,6 +276,29 @@ def test_praise_is_no_answer_to_a_question_of_work(tmp_path, embedder):
             res = mem.recall(question, namespace="me", k=6, now="2025-04-04")
             assert all(h.relevance < 0.5 for h in res.hits), [(h.text, h.relevance) for h in res.hits]
             assert [g.reason for g in res.gaps if g.reason in ("unstated", "weak_evidence")]
+
+
+def _roles_chat(path, embedder: str, chat: list[tuple[str, str]], day: str, **kw):
+    """A store of ``chat`` ((role, text) pairs), one message a minute from 09:00 on ``day``."""
+    mem = engramdb.open(path, embedder=embedder)
+    mem.add_conversation([{"role": r, "content": t, "created_at": f"{day}T09:{i:02d}:00Z"}
+                          for i, (r, t) in enumerate(chat)], **kw)
+    return mem
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_a_farewell_is_no_answer_to_a_question_of_a_week(tmp_path, embedder):
+    """"Thanks, talk next week!" came first for "What did we decide last week?" (BM25 on "week"
+    in a store of a few messages): a farewell says nothing, its time words neither."""
+    chat = [("user", "Let's plan the launch. Should we use Postgres or MySQL for the new service?"),
+            ("assistant", "Postgres fits better: you already run it and it has JSONB."),
+            ("user", "OK, we decided to go with Postgres. And we will ship on Friday."),
+            ("user", "Thanks, talk next week!")]
+    with _roles_chat(tmp_path / "s", embedder, chat, "2025-03-03", namespace="me") as mem:
+        for question in ("What did we decide last week?", "what did we decide?"):
+            hits = mem.recall(question, namespace="me", k=4, now="2025-03-10T12:00:00Z").hits
+            assert "decided" in hits[0].text, (question, [h.text for h in hits])
+            assert [h.text for h in hits].index("user: Thanks, talk next week!") == 3, [h.text for h in hits]
 
 
 def test_a_column_snapshot_of_older_text_rules_reads_praise_again(tmp_path):
@@ -303,3 +340,49 @@ def test_an_assistants_acknowledgement_takes_no_hit_from_the_fact_beside_it(tmp_
             hits = mem.recall(question, k=3, now="2025-06-01", reinforce=False).hits
             assert hits[0].id == answer and not any(h.text.startswith("assistant:") for h in hits), \
                 (question, [h.text for h in hits])
+
+
+@pytest.mark.parametrize("question, asks", [
+    ("what did we decide about the summer holiday?", True), ("which laptop did I pick?", True),
+    ("what did we settle on for the venue?", True), ("What was decided?", True), ("what is our final decision?", True),
+    ("where do I live?", False), ("what did we talk about?", False), ("which countries were we considering?", False),
+])
+def test_a_question_for_what_was_decided(question, asks):
+    from engramdb.chatter import ASKS_DECIDED
+
+    assert (ASKS_DECIDED.search(question) is not None) is asks
+
+
+@pytest.mark.parametrize("text, weighs, chose", [
+    ("We're trying to choose between Portugal and Greece for our summer holiday.", True, False),
+    ("Should we use Postgres or MySQL for the new service?", True, False),
+    ("I can't decide which laptop to get.", True, False),
+    ("Let's go with Portugal, Clara prefers the Algarve. We decided: Algarve, July 5 to 19.", False, True),
+    ("OK, we decided to go with Postgres.", False, True),
+    ("We booked the 9:40 to Lisbon.", False, True),
+    ("Great, I'll note that.", False, False),
+    ("Postgres fits better: you already run it.", False, False),
+])
+def test_a_deliberation_and_a_decision(text, weighs, chose):
+    from engramdb.chatter import decides, deliberates
+
+    assert deliberates(text) is weighs and decides(text) is chose
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_a_decision_answers_what_was_decided_before_the_options_weighed(tmp_path, embedder):
+    """helper-239: "what did we decide about the summer holiday?" got "We're trying to choose
+    between Portugal and Greece for our summer holiday." first (relevance 1), then the assistant's
+    comparison, the decision only third, labelled a weak match in the context block. A question
+    for what was decided weighs a deliberation, and what took its score from one, as a question;
+    a choice stated, the other way round. A question for the options keeps them first."""
+    chat = [("user", "We're trying to choose between Portugal and Greece for our summer holiday."),
+            ("assistant", "Both are lovely. Portugal is cheaper in July; Greece has more islands. Want a comparison?"),
+            ("user", "Let's go with Portugal, Clara prefers the Algarve. We decided: Algarve, July 5 to 19."),
+            ("user", "Can you write me a Python snippet to convert Celsius to Fahrenheit?")]
+    with _roles_chat(tmp_path / "s", embedder, chat, "2025-02-10", namespace="bob", session="s") as mem:
+        hits = mem.recall("what did we decide about the summer holiday?", namespace="bob", k=3, now="2025-05-01").hits
+        assert hits[0].id == "s:3", [h.text for h in hits]
+        hits = mem.recall("which countries were we considering for the summer holiday?", namespace="bob", k=3,
+                          now="2025-05-01").hits
+        assert hits[0].id == "s:1", [h.text for h in hits]

@@ -102,6 +102,10 @@ CHANGES = [
     # helper-230: a start with its day before the role
     ("I start at Fabrikam on March 10 as a senior analyst.", "I work at Northwind Logistics."),
     ("I'm starting at Fabrikam next week as an analyst.", "I work at Northwind Logistics."),
+    # helper-239: a street address with its town
+    ("We moved! My new address is 3 Avenue Foch, Paris.", "I live at 14 Rue des Lilas, Lyon."),
+    ("My address is 40 Pine Road, Shelbyville.", "I live in Springfield."),
+    ("I moved to Lyon.", "My address is Flat 2, 12 Oak Street, Leeds."),
 ]
 NOT_CHANGES = [
     ("My sister rents a flat in Leeds.", "I live in York."),               # another person's
@@ -209,6 +213,10 @@ NOT_CHANGES = [
     ("user: Me and Jake broke up, Jake kept the apartment and moved to Boston", "user: I live in Denver."),
     ("He left me and the kids and moved to Denver.", "I live in Boston."),
     ("user: After ten years, my sister quit and moved to Denver.", "user: I live in Boston."),
+    # an address without its town, another person's, no street address
+    ("I live at 14 Rue des Lilas.", "I live in Boston."),
+    ("My sister lives at 4 Elm St, Denver.", "I live in Boston."),
+    ("I live at the beach in Malibu.", "I live in Boston."),
 ]
 
 
@@ -290,6 +298,30 @@ def test_a_question_for_home_or_employer_is_answered_by_the_later_one_at_k_1(mem
     assert [h.id for h in res.hits] == [b]
     res = mem.recall(question, k=2, now=T0 + 31 * DAY, reinforce=False)
     assert [h.id for h in res.hits] == [b, a] and res.warnings
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_a_new_street_address_answers_where_the_speaker_lives(tmp_path, embedder):
+    """helper-239: "I live at 14 Rue des Lilas, Lyon." then "We moved! My new address is 3 Avenue
+    Foch, Paris." linked nothing ("live at" was no home, the address more than four words), and
+    "where do I live?" got Lyon first with relevance 1, Paris fourth."""
+    with engramdb.open(tmp_path / "s", embedder=embedder) as m:
+        m.add_conversation([
+            {"role": "user", "content": "Hi, I need help with my internet bill.", "created_at": "2025-01-10T10:00:00Z"},
+            {"role": "assistant", "content": "Hello! How can I help you today?", "created_at": "2025-01-10T10:00:05Z"},
+            {"role": "user", "content": "I live at 14 Rue des Lilas, Lyon.", "created_at": "2025-01-10T10:01:00Z"},
+        ], namespace="alice", session="s1")
+        out = m.add_conversation([
+            {"role": "user", "content": "We moved! My new address is 3 Avenue Foch, Paris. Please update it for billing.",
+             "created_at": "2025-02-15T10:00:00Z"},
+            {"role": "assistant", "content": "Sorry to hear that! What can I help you with?",
+             "created_at": "2025-02-15T10:00:05Z"},
+        ], namespace="alice", session="s2")
+        assert out["changed"] == [["s2:1", "s1:3"]]
+        for question, first in [("where do I live?", "s2:1"), ("what is my address?", "s2:1"),
+                                ("what's my current address?", "s2:1"), ("what is my old address?", "s1:3")]:
+            res = m.recall(question, namespace="alice", k=3, now="2025-05-01")
+            assert res.hits[0].id == first and res.warnings, (question, [h.text for h in res.hits])
 
 
 def test_a_question_for_the_home_is_not_answered_by_a_new_employer(mem):

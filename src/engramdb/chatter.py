@@ -25,7 +25,8 @@ from .speakers import LABEL
 
 __all__ = ["STATEMENT", "QUESTION", "CONTENT_FREE", "speech_act", "content_free", "filler_sentence", "filler_left",
            "chatter_left", "sentences", "PHATIC", "GREETINGS", "GREETING_PHRASES", "CHATTER", "ANSWER_WORDS",
-           "THANKS", "LAUGH", "APOSTROPHES", "without_greetings", "asked_terms", "question_terms"]
+           "THANKS", "LAUGH", "APOSTROPHES", "without_greetings", "asked_terms", "question_terms", "ASKS_DECIDED",
+           "deliberates", "decides"]
 
 #: Greetings, thanks and reactions that are mostly phatic (admission's narrow list:
 #: :func:`engramdb.kinds.is_phatic`).
@@ -87,6 +88,48 @@ _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 #: that the asker has a dog named Rex; "How is the leg feeling?" tells nothing.
 _FIRST_PERSON = frozenset("i i'm i've i'd i'll me my mine myself we we're we've we'd we'll us our ours".split())
 
+#: A question for what was decided: "what did we decide about the holiday?", "which one did I
+#: pick?", "what did we settle on?", "what was decided?", "where did we end up going?".
+ASKS_DECIDED = re.compile(
+    r"\b(?:what|which|where|when|who|how)\b[^.!?]*?\b(?:did|have|had|do)\s+(?:we|i|you|they)\s+"
+    r"(?:finally\s+|ultimately\s+|eventually\s+)?(?:decide|choose|pick|settle|agree|go\s+with|opt|end\s+up)\b"
+    r"|\bwhat\s+(?:was|got|has\s+been)\s+decided\b|\bwhat\s+(?:was|is)\s+(?:the|our|my)\s+(?:final\s+)?decision\b",
+    re.I)
+#: Words of weighing options ("We're trying to choose between Portugal and Greece", "I can't decide
+#: which laptop to get", "torn between the two", "Should we go with Postgres or MySQL?") ...
+_DELIBERATES = re.compile(
+    r"\b(?:choose|choosing|decide|deciding|pick|picking)\s+between\b|\b(?:trying|try|need|needs|have|has)\s+to\s+"
+    r"(?:decide|choose|pick|figure\s+out)\b|\b(?:can['’]?t|cannot|couldn['’]?t|haven['’]?t|hasn['’]?t|still\s+"
+    r"(?:can['’]?t|haven['’]?t))\s+(?:decide|choose|pick)\b|\btorn\s+between\b|\bweighing\b|\bon\s+the\s+fence\b|"
+    r"\b(?:undecided|deciding)\b|\b(?:should|shall)\s+(?:we|i)\b[^.!?]*\bor\b", re.I)
+#: ... and of a choice made ("We decided: Algarve", "let's go with Portugal", "I picked the blue
+#: one", "we booked", "we'll take the 9:40").
+_DECIDES = re.compile(
+    r"\b(?:decided|chose|chosen|picked|settled\s+on|opted|went\s+with|going\s+with|go\s+with|booked|agreed|"
+    r"let['’]?s|we['’]ll|i['’]ll|final\s+answer|decision\s+is|made\s+up\s+(?:my|our)\s+minds?)\b", re.I)
+
+
+#: A choice stated ("We decided: Algarve", "let's go with Portugal", "I picked the blue one", "we
+#: booked the 9:40"): narrower than :data:`_DECIDES` ("I'll note that" states none).
+_DECISION = re.compile(
+    r"\b(?:decided|chose|chosen|picked|settled\s+on|opted\s+for|went\s+with|(?:we|i)(?:['’]re|['’]m|\s+are|\s+am)"
+    r"\s+going\s+with|(?:let['’]?s|we['’]ll|i['’]ll|we\s+will|i\s+will)\s+go\s+with|booked|made\s+up\s+(?:my|our)"
+    r"\s+minds?|final\s+decision)\b", re.I)
+
+
+def decides(text: str) -> bool:
+    """Whether ``text`` (str) states a choice made (:data:`_DECISION`) and weighs no options
+    (:func:`deliberates`): what a question for what was decided asks (:data:`ASKS_DECIDED`)."""
+    return _DECISION.search(text) is not None and _DELIBERATES.search(text) is None
+
+
+def deliberates(text: str) -> bool:
+    """Whether ``text`` (str) weighs options without saying which was chosen
+    (:data:`_DELIBERATES`, none of :data:`_DECIDES`): no answer to what was decided
+    (:data:`ASKS_DECIDED`)."""
+    return _DELIBERATES.search(text) is not None and _DECIDES.search(text) is None
+
+
 #: :func:`speech_act` codes (``Columns.speech_act``).
 STATEMENT, QUESTION, CONTENT_FREE = 0, 1, 2
 
@@ -109,6 +152,19 @@ _PRAISED = r"(?:\s+(?:on|with)\s+[^.!?,;]*?)"
 #: emoji or the end of the text.
 _PRAISE_END = (r"(?:\s+(?:there|today|again|so\s+far|this\s+(?:week|time)))?(?:,?\s+(?-i:[A-Z])[\w'’-]*)?"
                r"\s*(?:[?!.,;)~]|$|[^\w\s])")
+#: A farewell that opens its clause (maybe after thanks, "ok", "bye" or "well") and ends it, or the
+#: message, with no question mark: "Talk soon!", "Thanks, talk next week!", "See you tomorrow.",
+#: "OK, catch you later", "Talk to you on Monday!", "Take care!", "ttyl". Its time words say
+#: nothing ("next week" of "Thanks, talk next week!" came first for "What did we decide last
+#: week?"). Not "See you at the dentist tomorrow." or "Talk next week about the budget." (a plan
+#: with words of its own), "Should we talk tomorrow?" (a question), "We'll talk next week." (it
+#: opens no clause) nor "Take care of the dog." (the care is the message).
+_FAREWELL = (
+    r"(?:^|(?<=[.!?,;:(]))\s*(?:(?:thanks|thank\s+you|thx|ok|okay|alright|bye|well|anyway|great|cool|cheers)[\s,!.]+)?"
+    r"(?:(?:(?:talk|speak|chat)(?:\s+(?:to|with)\s+(?:you|ya|u))?|see\s+(?:you|ya|u)|catch\s+(?:you|ya|u)(?:\s+up)?|ttyl)"
+    r"(?:\s+(?:soon|later|then|again|tomorrow|tonight|around|next\s+(?:week|weekend|month|year|time)"
+    r"|(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|this\s+(?:week|weekend|afternoon|evening)"
+    r"|in\s+a\s+(?:bit|while|few(?:\s+(?:days|weeks))?)))?|take\s+care)(?=\s*(?:[!.,;:)~]|$))")
 #: Greetings made of words that say something elsewhere ("Long time no talk!", "How have you
 #: been?", "Hope you're doing well.", "Good to hear from you", "It's been ages!"), and praise
 #: ("Great job!", "Nice work, Jon!", "Way to go!", "you're doing an amazing job"): each is read
@@ -138,20 +194,21 @@ GREETING_PHRASES = re.compile(
     r"|(?:way\s+to\s+go|keep\s+(?:it\s+)?up(?:\s+the\s+(?:good|great)\s+work)?)(?=" + _PRAISE_END + r"))|"
     # ... and "you're doing a great job", "you did an amazing job" anywhere: the job is no employment
     r"\byou(?:'re|\s+are|'ve|\s+have)?\s+(?:done|doing|did)\s+(?:a|an|such\s+an?)\s+(?:(?:really|very|so)\s+)?"
-    + _PRAISE + r"\s+job\b",
+    + _PRAISE + r"\s+job\b|" + _FAREWELL,
     re.I)
 
 
 #: What a text holds when a greeting of :data:`GREETING_PHRASES` in it has words of its own ("how
 #: have you been" has none the keyword index keeps): a cheap test before the pattern's. Kept
 #: beside the pattern, which it must cover.
-_GREETING_CUES = ("long", "it going", "hope", "hear from", "see y", "meet y", "talk to y", "been a", "been forever",
-                  "been too", "job", "work", "going", "done", "way to go", "keep")
+_GREETING_CUES = ("long", "it going", "hope", "hear from", "see y", "meet y", "talk", "been a", "been forever",
+                  "been too", "job", "work", "going", "done", "way to go", "keep", "speak", "chat", "see u", "catch",
+                  "ttyl", "care")
 
 
 #: A word of each branch of :data:`GREETING_PHRASES`: a text that holds none greets nobody.
 _GREETING_NEEDS = Needles(("long", "how", "it's", "has", "been", "hear", "see", "meet", "talk", "hope", "job", "work",
-                           "going", "done", "way", "keep"))
+                           "going", "done", "way", "keep", "speak", "chat", "catch", "ttyl", "care"))
 
 
 def without_greetings(text: str) -> str | None:

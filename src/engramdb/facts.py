@@ -18,7 +18,8 @@ from .timeref import LAST_SPANS
 
 __all__ = ["NUMBER_WORDS", "MONTHS", "DATE_WORDS", "NEGATIONS", "FUNCTION_WORDS", "tokens", "speaker_label", "fact_signature",
            "fact_change", "quantity_clash", "subject_of", "conflict", "conflict_many", "ends_in_question",
-           "restates", "REMINDER_OPENER", "without_reminder", "frames_a_value", "SPEAKER_LABEL", "plain_statement"]
+           "restates", "REMINDER_OPENER", "without_reminder", "frames_a_value", "SPEAKER_LABEL", "plain_statement",
+           "bare_change", "subject_text"]
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 #: A pronoun contracted with its verb ("I'm", "we've", "she's", "they'd"): no name, and the
@@ -732,6 +733,7 @@ _SPEAKERS = frozenset("i we you".split())   # (he / she / they: which person is 
 HONORIFICS = frozenset("dr mr mrs ms miss prof professor sir dame rev fr".split())
 _VALUE_MAX_WORDS = 12   # statement words of each at most
 _VALUE_MAX_SPAN = 4     # words of each value at most
+_WHOLE_MAX_SPAN = 8     # ... of a value with a number replaced whole (an address: "14 Rue des Lilas, Lyon")
 
 
 def _named(text: str, word: str) -> bool:
@@ -815,11 +817,13 @@ def _value_change(new: str, old: str, subject: tuple[str, ...], a: dict[str, Any
     while tail < min(len(pa), len(pb)) - lead and pa[-1 - tail] == pb[-1 - tail]:
         tail += 1
     va, vb = pa[lead:len(pa) - tail], pb[lead:len(pb) - tail]
-    if not (0 < len(va) <= _VALUE_MAX_SPAN and 0 < len(vb) <= _VALUE_MAX_SPAN):
+    whole = _replaced_whole(va, vb, lead, tail)
+    span = _WHOLE_MAX_SPAN if whole else _VALUE_MAX_SPAN
+    if not (0 < len(va) <= span and 0 < len(vb) <= span):
         return False
-    if any(w.isdigit() or w in DATE_WORDS or w in MONTHS or w in _DETERMINERS for w in va + vb) or \
-            any(w.isdigit() for w in pa[:lead]):   # (a number before it: an address, "12 Main Street" / "12 Main St.")
-        return False
+    if any(w in DATE_WORDS or w in MONTHS or w in _DETERMINERS for w in va + vb) or (
+            (any(w.isdigit() for w in va + vb) or any(w.isdigit() for w in pa[:lead])) and not whole):
+        return False   # (a number before it: an address, "12 Main Street" / "12 Main St.", is the number rule's)
     verb = _STATE_VERBS[wa[at]]
     owner = subject + wa[:at]
     if owner and owner[0] == "user":   # a chat's role label before the subject
@@ -853,6 +857,14 @@ def _value_change(new: str, old: str, subject: tuple[str, ...], a: dict[str, Any
     return lead == 2 and pa[:2] == ("on", "the") and tail == 1 and pa[-1] in _PLAN_NOUNS
 
 
+def _replaced_whole(va: tuple[str, ...], vb: tuple[str, ...], lead: int, tail: int) -> bool:
+    """Whether two values that hold a number share no word at all, and each holds a word besides
+    its numbers: a whole value replaced, "12 Oak Street Springfield" / "40 Pine Road Shelbyville"
+    (not "12 Main Street" / "14 Main Street", nor a bare number: the number rule's)."""
+    return (not lead and not tail and set(va).isdisjoint(vb)
+            and all(any(w.isdigit() for w in v) and not all(w.isdigit() for w in v) for v in (va, vb)))
+
+
 #: First-person words that open a subject said by the user without a label ("I take 20 mg").
 _FIRST_PERSON_SUBJECT = frozenset("i we my our me us i'm we're".split())
 _POSSESSIVE_WORDS = frozenset("my our your his her their".split())
@@ -868,10 +880,56 @@ _CHANGE_ADJECTIVE = re.compile(rf"^((?:user:\s+)?{_OPENER_RUN}(?:my|our|your|his
                                rf"(?:{'|'.join(CHANGE_ADJECTIVES)})\s+", re.I)
 
 
+#: A change adjective that opens a statement of a contact detail without a possessive ("New address
+#: is 40 Pine Road.", "Btw, updated email is ..."): the speaker's ("my"). Only a detail that names
+#: no thing of its own ("New gym is great." says how the gym is, not which).
+BARE_CHANGE_NOUNS = frozenset("address email e-mail phone mobile cell username handle password passcode pin timezone"
+                              .split())
+_BARE_CHANGE = re.compile(rf"^((?:user:\s+)?{_OPENER_RUN})(?:{'|'.join(CHANGE_ADJECTIVES)})\s+"
+                          rf"(?=(?:{'|'.join(sorted(BARE_CHANGE_NOUNS))})(?:\s+number)?\s+is\b)", re.I)
+
+
+#: What a contact detail's value holds (a digit, "@", "/", "_", "+", or an abbreviation: "40 Pine
+#: Road", "dana@acme.io", "America/Chicago", "PST"): "New username is taken." gives none.
+_BARE_VALUE = re.compile(r"\bis\s+[^.!?]*?(?:[\d@/_+]|\b(?-i:[A-Z]{2,})\b)")
+
+
+#: A home said as the street address lived at: "I live at 14 Rue des Lilas, Lyon." reads "My
+#: address is 14 Rue des Lilas, Lyon." (a number, or a flat, first; not "I live at the beach").
+_LIVE_AT = re.compile(rf"^((?:user:\s+)?{_OPENER_RUN})(?:(?P<i>i)|we)\s+(?:now\s+|currently\s+)?live\s+at\s+"
+                      r"(?=\d|(?:flat|apt|apartment|unit|suite)\b)", re.I)
+
+
+def _plain_live_at(text: str) -> str:
+    """``text`` with "I live at <address>" read as "My address is <address>" (:data:`_LIVE_AT`)."""
+    m = _LIVE_AT.match(text) if "live at" in text.lower() else None
+    if m is None:
+        return text
+    return m.group(1) + ("My" if m.group("i") else "Our") + " address is " + text[m.end():]
+
+
+def subject_text(text: str) -> str:
+    """``text`` as the write path reads its subject (:func:`subject_of`): a contact detail after a
+    change adjective as the speaker's (:func:`bare_change`), "I live at <address>" as "My address
+    is <address>"."""
+    return _plain_live_at(_plain_attribute(text))
+
+
+def bare_change(text: str) -> bool:
+    """Whether ``text`` (str) opens with a contact detail after a change adjective and no
+    possessive ("New address is 40 Pine Road.", :data:`_BARE_CHANGE`), read as the speaker's. The
+    write path does not read a later sentence of a message so: "My sister just moved. New address
+    is 40 Pine Road." gives the sister's."""
+    return (b := _BARE_CHANGE.match(text)) is not None and _BARE_VALUE.search(text, b.end()) is not None
+
+
 def _plain_attribute(text: str) -> str:
     """``text`` without the change adjective after its opening possessive that :func:`subject_key`
     reads away ("My new phone number is ..." reads "My phone number is ..."; "My new client pays
-    ..." is another client, and stays)."""
+    ..." is another client, and stays); one that opens it without a possessive is the speaker's
+    ("New address is ..." reads "my address is ...": :data:`_BARE_CHANGE`)."""
+    if (b := _BARE_CHANGE.match(text)) is not None and _BARE_VALUE.search(text, b.end()) is not None:
+        return b.group(1) + "my " + text[b.end():]
     m = _CHANGE_ADJECTIVE.match(text)
     if m is None:
         return text
@@ -890,6 +948,10 @@ _PHONE_NUMBER = re.compile(r"\b((?:my|our)\s+(?:(?:new|current|updated|latest)\s
 _TURNED = re.compile(r"\bturned\s+(\d{1,3})(?:\s+years?\s+old)?(?:\s+(?:today|yesterday|this\s+(?:week|weekend|month)|"
                      r"last\s+(?:week|weekend|month|night)|on\s+\w+day))?(?=\s*(?:[.!,;]|$))", re.I)
 _YEARS_OLD = re.compile(r"\b(is|am|are|['’][sm])\s+(\d{1,3})\s+years?\s+old\b", re.I)
+#: A name's age with "is" contracted: "Maya's 8 now!", "Leo's 3 already." (a number, then "now",
+#: "already" or "this year" and the clause's end; not "Maya's 8 books", a possessive, nor "Who has
+#: the most stickers? Maya's 8.", a possessive said short).
+_NAME_IS_AGE = re.compile(r"\b((?-i:[A-Z])[\w-]*)['’]s\s+(\d{1,3})(?=\s+(?:now|already|this\s+year)\s*(?:[.!,;]|$))")
 #: A person named after who they are to the speaker ("My daughter Maya", "Our neighbour Raj").
 _APPOSITION = re.compile(r"^(\s*(?:user:\s+)?)(?:my|our)\s+[a-z]+\s+(?=(?-i:[A-Z])[\w'’-]+\s)", re.I)
 
@@ -914,9 +976,12 @@ _PLAN_BE = {"i": "am", "we": "are", "they": "are", "you": "are"}
 
 
 def _plain_age(text: str) -> str:
-    """``text`` with an age said in other words as "is N" (:data:`_TURNED`, :data:`_YEARS_OLD`)."""
+    """``text`` with an age said in other words as "is N" (:data:`_TURNED`, :data:`_YEARS_OLD`,
+    :data:`_NAME_IS_AGE`)."""
     if "turned" in text or "old" in text:
         text = _YEARS_OLD.sub(r"\1 \2", _TURNED.sub(r"is \1", text))
+    if "s " in text:
+        text = _NAME_IS_AGE.sub(r"\1 is \2", text)
     return text
 
 
@@ -934,8 +999,9 @@ def plain_statement(text: str) -> str:
     """``text`` with an age or a plan said in other words as the state it gives, unchanged
     otherwise:
 
-    - an age (:data:`_TURNED`, :data:`_YEARS_OLD`): "Maya turned 8 yesterday!" reads "Maya is
-      8!", "Maya is 7 years old." reads "Maya is 7.";
+    - an age (:data:`_TURNED`, :data:`_YEARS_OLD`, :data:`_NAME_IS_AGE`): "Maya turned 8
+      yesterday!" reads "Maya is 8!", "Maya is 7 years old." reads "Maya is 7.", "Maya's 8 now!"
+      reads "Maya is 8 now!";
     - a plan changed (:data:`_PLAN_CHANGE`): "We upgraded to the Enterprise plan." reads "We are
       on the Enterprise plan.", "Acme moved from the Starter plan to the Pro plan last week."
       "Acme is on the Pro plan." (then compared as another value on a plan, a contradiction).
@@ -1002,11 +1068,16 @@ def subject_key(subject: tuple[str, ...]) -> tuple[str, ...]:
     "favourite"); ("my", "new", "client") stays). The user's chat message and a
     note about the user speak with one voice (see :func:`_one_voice`), and "my new phone number"
     is the number "my phone number" was; a person named after who they are to the speaker as the
-    name alone (("my", "daughter", "maya") -> ("maya",): :func:`_without_apposition`); the write
-    path's prefilter compares subjects by this key."""
+    name alone (("my", "daughter", "maya") -> ("maya",): :func:`_without_apposition`); a change
+    adjective that opens a subject before a contact detail as the speaker's (("user", "new",
+    "address") -> ("my", "address"): :data:`_BARE_CHANGE`); the write path's prefilter compares
+    subjects by this key."""
     if len(subject) in (3, 4) and subject[-3] in ("my", "our") and subject[-2] in PERSON_NOUNS \
             and (len(subject) == 3 or subject[0] == "user"):
         return subject[:-3] + subject[-1:]
+    at = 1 if subject[:1] == ("user",) else 0
+    if len(subject) > at + 1 and subject[at] in CHANGE_ADJECTIVES and subject[at + 1] in BARE_CHANGE_NOUNS:
+        subject = subject[:at] + ("my",) + subject[at + 1:]   # "New address is ..." (:data:`_BARE_CHANGE`)
     if len(subject) > 1 and subject[0] == "user" and subject[1] in _FIRST_PERSON_SUBJECT:
         subject = subject[1:]
     if (len(subject) > 2 and (subject[0] in _POSSESSIVE_WORDS or subject[0] in ("user's", "user’s"))
@@ -1018,8 +1089,9 @@ def subject_key(subject: tuple[str, ...]) -> tuple[str, ...]:
 
 def _plain(text: str) -> str:
     """``text`` as :func:`_one_voice` compares it: no reminder's opener, "my number" of a phone
-    as "my phone number", no change adjective, an age or plan as the state it gives."""
-    return plain_statement(_plain_attribute(_PHONE_NUMBER.sub(r"\1phone number", without_reminder(text))))
+    as "my phone number", no change adjective, "I live at <address>" as "My address is <address>",
+    an age or plan as the state it gives."""
+    return plain_statement(subject_text(_PHONE_NUMBER.sub(r"\1phone number", without_reminder(text))))
 
 
 def _one_voice(new: str, old: str) -> tuple[str, str]:
@@ -1100,14 +1172,55 @@ def _conflict_kind(new: str, old: str, subject: tuple[str, ...], a: dict[str, An
     """The end of :func:`conflict` and :func:`conflict_many`, for two statements about ``subject``
     with fact signatures ``a`` and ``b``."""
     if not _other_names(a, b, new, old):
-        kind = _judge(a, b, _predicate_words(new, subject), _predicate_words(old, subject), min_overlap,
+        pa, pb = _predicate_words(new, subject), _predicate_words(old, subject)
+        kind = _judge(a, b, pa, pb, min_overlap,
                       _event_report(new, subject) or _event_report(old, subject), _clashing_units(new, old),
                       _bare_number(new, subject) and _bare_number(old, subject))
+        if kind is None and a["date"] == b["date"] and _ceased_habit(new, old, a, b, pa, pb):
+            kind = "negation"
         if kind == "negation" and not _negated_claim(new, old, min_overlap):
             return None
         if kind is not None:
             return kind
     return "value" if _value_change(new, old, subject, a, b) else None
+
+
+#: What says a habit stopped: "I don't drink coffee anymore", "We no longer use Jira".
+_CEASED = re.compile(r"\b(?:any\s?more|no\s+longer)\b", re.I)
+#: Words of how often or when a habit was kept ("I drink coffee every morning", "... with
+#: breakfast"): a statement that it stopped need not repeat them.
+HABIT_WORDS = frozenset("every each day days daily morning mornings night nights nightly evening evenings afternoon "
+                        "afternoons week weeks weekly weekend weekends weekday weekdays month months monthly year yearly "
+                        "often usually regularly sometimes breakfast lunch dinner".split())
+#: What makes a "not ... anymore" no stop of a habit: an obligation or an ability ("I don't have to
+#: drink coffee anymore", "I can't drink coffee anymore").
+_NO_STOP = re.compile(r"\b(?:ha(?:ve|s)\s+to|need(?:s)?\s+to|can['’]?t|cannot|couldn['’]?t|able\s+to)\b", re.I)
+
+
+def _ceased_habit(new: str, old: str, a: dict[str, Any], b: dict[str, Any], pa: frozenset[str],
+                  pb: frozenset[str]) -> bool:
+    """Whether one of two statements about the same subject (fact signatures ``a``, ``b``,
+    predicate words ``pa``, ``pb``) says that a habit the other states stopped: it holds one
+    negation more and "anymore" or "no longer" (:data:`_CEASED`), the same numbers, and the
+    other says what it says plus only when or how often (:data:`HABIT_WORDS`): "I don't drink
+    coffee anymore." / "I drink coffee every morning." (not "... with milk": another claim). The
+    stop names no time or meal itself: "I don't take insulin at night anymore." stops one of the
+    doses of "I take insulin every morning and night.", "I don't eat lunch anymore." one of the
+    meals of "I eat breakfast and lunch every day."; nor is it an obligation or an ability gone
+    (:data:`_NO_STOP`)."""
+    if a["negation"] == b["negation"] or a["number"] != b["number"]:
+        return False
+    stopped, kept, said, other = (new, old, pa, pb) if a["negation"] > b["negation"] else (old, new, pb, pa)
+    if not said or not said < other or _CEASED.search(stopped) is None or _CEASED.search(kept) is not None \
+            or _NO_STOP.search(stopped) is not None:
+        return False
+    global _HABIT_STEMS
+    if _HABIT_STEMS is None:
+        _HABIT_STEMS = frozenset(_stem(w) for w in HABIT_WORDS) | HABIT_WORDS
+    return said.isdisjoint(_HABIT_STEMS) and other - said <= _HABIT_STEMS
+
+
+_HABIT_STEMS: frozenset[str] | None = None
 
 
 def _negated_claim(new: str, old: str, min_overlap: float) -> bool:

@@ -146,6 +146,8 @@ _RENTED_AFTER = re.compile(
 #: Words before "rent" that make the place rented a stay, not a home.
 _RENTED_FOR = frozenset("every each anniversary honeymoon vacation holiday holidays trip weekend conference wedding "
                         "getaway season summer winter".split())
+#: A street address before its town: a house number (or "Flat 2", "Apt 4B"), a few words, a comma.
+_STREET = (r"(?:(?:flat|apt\.?|apartment|unit|suite)\s+\w+,?\s+)?\d+[a-z]?(?:\s+[^\W\d_][\w'’.-]*){1,6}?,\s+")
 _VERBS = {
     "home": (
         (("live in", "living in", "reside in", "residing in", "based in", "based out", "settled in"), False,
@@ -167,6 +169,13 @@ _VERBS = {
          rf"\b(?:rent|renting){_S}(?:(?:an?|the){_S}(?:(?:new|small|tiny|little|nice|cheap|shared|basement|"
          rf"one-bedroom|two-bedroom|1-bedroom|2-bedroom|studio){_S})?(?:place|home|house|apartment|flat|condo|"
          rf"studio|room|loft|townhouse){_S})?in{_S}NAME{_RENT_END}"),
+        (("live at", "living at", "address is"), False,   # a street address, then its town: "I live at 14 Rue
+         # des Lilas, Lyon.", "My address is 12 Oak Street, Springfield." (helper-239; not "I live at
+         # the beach", nor an address without its town)
+         rf"\b(?:(?:live|living){_S}at|(?:my|our){_S}(?:home{_S}|current{_S})?address{_S}is)"
+         rf"{_S}{_STREET}NAME"),
+        (("new address",), True,   # "My new address is 3 Avenue Foch, Paris."
+         rf"\b(?:my|our){_S}new{_S}(?:home{_S})?address{_S}is{_S}{_STREET}NAME"),
         (("moved into", "moved in to"), True,   # "We moved into the new place in Chorlton": the speaker's move
          rf"\bmoved{_S}in(?:to|{_S}to){_S}(?:the|a|our|my){_S}(?:new{_S})?"
          rf"(?:place|home|house|apartment|flat|condo){_S}in{_S}NAME"),
@@ -239,7 +248,7 @@ _PATTERNS_UNNAMED = [p for p in _PATTERNS if _CAPITAL_CUES.isdisjoint(p[1])]
 #: The first test of every text, on the set of its words (one regex of the patterns' words took
 #: 11 us a text, a substring test of each 6 us): a word of some pattern, or for "I'm a <role>
 #: at", a word of each of the two sets.
-_GATE = frozenset("live living reside residing resident residents based settled moved relocated work working "
+_GATE = frozenset("live living reside residing resident residents based settled moved relocated address work working "
                   "employed job position role offer hired joined started starting start home house apartment flat condo place employer "
                   "company here name name's rent renting".split())
 _ROLE_GATE = (frozenset("i'm i’m am".split()), frozenset("at for with".split()))

@@ -135,6 +135,11 @@ _HEDGES = frozenset("almost nearly basically practically virtually quiet kinda s
 #: completely (not "coffee after 3pm", "on weekdays", "from Starbucks", "my job as treasurer").
 _GIVEN_UP_END = re.compile(r"\s*(?:[.!?;,)]|$|(?:today|yesterday|completely|entirely|altogether|anymore|for\s+good|"
                            r"cold\s+turkey|again|last\s+\w+|this\s+\w+|recently|now|and)\b)", re.I)
+#: Words after a thing given up that undo or unsay it ("I quit coffee and sugar and then relapsed",
+#: "..., didn't last", "..., lol jk", "... but I'm back on both").
+_UNDONE = re.compile(r"\b(?:relaps\w*|didn['’]?t\s+last|jk|j/k|kidding|joking|caved|started\s+again|back\s+on|"
+                     r"(?:lasted|only)\s+(?:a|one|two|three|\d+)\s+(?:day|days|week|weeks|hour|hours)|for\s+(?:a|one|the)\s+"
+                     r"(?:day|week|month|cleanse|detox|challenge)|for\s+lent)\b", re.I)
 #: The thing of a drop of the speaker's job ("I quit my job."): it replaces the employer's statements.
 LEFT_JOB = frozenset({"job"})
 #: The verbs of a drop that may give up a thing consumed, named in lower case ("I've quit coffee",
@@ -218,6 +223,12 @@ _PATTERNS = (   # (kind, the words it needs one of, regex)
     ("version", ("upgrad", "updat", "bump", "moved", "migrated"),
      re.compile(rf"\b(?P<verb>upgraded|updated|bumped|moved|migrated){_S}{_THE}(?P<name>{_VERSIONED})"
                 rf"(?:{_S}from{_S}v?\d+(?:\.\d+)*)?{_S}to{_S}v?(?P<version>\d+(?:\.\d+)*){_VERSION_END}", re.I)),
+    # a version the speaker is on now: "We're on Python 3.12 now.", "I'm now using Node 20.11" (the
+    # upgrade said as the state after it; "now" says it changed, a version has a dot)
+    ("version", ("now",),
+     re.compile(rf"\b(?:we|i)(?:['’]re|['’]m|{_S}are|{_S}am){_S}(?:(?P<now>now){_S})?(?P<verb>on|using|running)"
+                rf"{_S}(?P<name>{_VERSIONED}){_S}v?(?P<version>\d+(?:\.\d+)+)"
+                rf"(?(now){_VERSION_END}|{_S}now(?=\s*(?:[,;:!)]|\.(?!\d)|$)))", re.I)),
 )
 #: Words after a report that, with an old name said again, keep the old one ("the rest stays on Poetry").
 _STAYS = frozenset("still stays stay stayed remain remains remained keep keeps kept back also both".split())
@@ -404,8 +415,11 @@ def _match_report(kind: str, m: re.Match, sentence: str) -> Swap | None:
     consumed = False
     if kind == "drop" and not (_looks_named(groups["old"], m.start("old")) and _ends_phrase(sentence[m.end("old"):])):
         # "I dropped my phone", "I removed Docker images" (but "I've quit coffee": a thing consumed)
-        consumed = (_GIVE_UP.match(" ".join(verb)) is not None and len(listed) == 1 and len(old[0]) <= 2
-                    and not listed[0][1] and _GIVEN_UP_END.match(sentence, m.end("old")) is not None)
+        consumed = (_GIVE_UP.match(" ".join(verb)) is not None and 1 <= len(listed) <= 3   # ("coffee and sugar")
+                    and all(len(o) <= 2 for o in old) and not any(capital for _name, capital in listed)
+                    and _GIVEN_UP_END.match(sentence, m.end("old")) is not None)
+        if consumed and _UNDONE.search(sentence, m.end("old")) is not None:
+            return None   # "I quit coffee and sugar and then relapsed", "..., didn't last", "..., jk"
         if consumed and old == (("job",),):
             # "I quit my job.": the employer, unnamed (it replaces a statement of the speaker's employer)
             return Swap((), (), LEFT_JOB) if re.search(r"\bmy\s+$", sentence[: m.start("old")], re.I) else None

@@ -105,8 +105,9 @@ class _Column:
 #: 5: the content words of scikit-learn's list, "name", "move", "call", ..., are terms; 6: a
 #: leading role label, "user: ", is no term; 7: nor a greeting such as "Long time no talk"; 8:
 #: the past forms of irregular verbs are the verb, "ran" is "run"; 9: nor praise, "Great job!"; 10:
-#: a few nouns of an act are the verb, "decision" is "decide").
-TOKENIZER_VERSION = 10
+#: a few nouns of an act are the verb, "decision" is "decide"; 11: nor a farewell, "Talk next
+#: week!").
+TOKENIZER_VERSION = 11
 
 #: A chat role before a message's text ("user: ", "assistant: ", as ``add_conversation`` writes
 #: it): no term. Every message of the role holds it, so a question that says "the user's dose"
@@ -519,6 +520,15 @@ class KeywordIndex:
                 if j is not None:
                     tf[i, j] = float(self._seg_tf[p] if p < seg_n else self._d_tf.a[p - seg_n])
         return tf, dl, known
+
+    def term_ids(self, nid: int) -> np.ndarray:
+        """The ids of the terms memory ``nid`` holds (int32, its row of the forward index; empty
+        for a memory the index holds no term of)."""
+        nid = int(nid)
+        if nid < 0 or nid >= self._fwd_len.n or self._fwd_len.a[nid] <= 0:
+            return np.zeros(0, np.int32)
+        lo = int(self._fwd_off.a[nid])
+        return self._fwd_tid.a[lo: lo + int(self._fwd_len.a[nid])]
 
     def idf(self, term: str) -> float:
         """BM25 inverse document frequency of an index term (0 for an unknown term)."""

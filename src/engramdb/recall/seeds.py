@@ -62,7 +62,7 @@ _PLACES = frozenset({"home", "employer"})   # (the relations asks_for_place read
 _FLOAT32_0 = np.zeros(0, np.float32)
 _FUSE: list = [None]   # the registry's fuse_seeds, looked up on first use
 
-__all__ = ["run", "seedable", "vector_tail", "current_versions", "later_standing", "now_only", "keyword_leg", "fuse", "time_windows", "content_words", "window_seeds", "window_holds_nothing", "slot_seeds", "slot_held_then", "slot_changed_since",
+__all__ = ["run", "seedable", "vector_tail", "current_versions", "later_standing", "later_values", "now_only", "keyword_leg", "fuse", "time_windows", "content_words", "window_seeds", "window_holds_nothing", "slot_seeds", "slot_held_then", "slot_changed_since",
            "TIME_FILLER"]
 
 #: Words that carry no content in a question about a time ("what did I do", "what happened",
@@ -101,6 +101,7 @@ def run(ctx: RecallContext) -> None:
     current = current_versions(ctx)
     gives = standing_seeds(ctx)
     later = later_standing(ctx, ctx.windows, gives)
+    later = {**later_values(ctx, ctx.windows, later), **later}
     replaced = replaced_values(ctx, ctx.windows)
     held = {nid: 1.0 for _slot, _w, _now, nids in slot_held_then(ctx) for nid in nids}
     if current or later or replaced or held:
@@ -392,6 +393,64 @@ def later_standing(ctx: RecallContext, windows: list, more: dict[int, float] | N
     if out:
         ctx.extra["later_of"] = chains
     return out
+
+
+#: How many of the best seeds :func:`later_values` follows.
+LATER_VALUE_SEEDS = 5
+
+
+def later_values(ctx: RecallContext, windows: list, found: Collection[int] = ()) -> dict[int, float]:
+    """For a question that names no past time (or one that holds the recall's ``now``) and asks
+    for no value a change replaced (:func:`engramdb.recall.ranking.asks_before`): the statements
+    valid later (by ``now``) that a chain of ``contradicts`` edges reaches from one of the
+    :data:`LATER_VALUE_SEEDS` best seeds, nid -> the best base of such seeds; the write path
+    links a statement to the one whose value it changed so ("My doctor increased my sertraline to
+    100 mg." after "I take 50 mg of sertraline every morning."). ``contradicts`` carries no
+    activation and the later statement often shares no word with the question ("what medication
+    am I on?"): it was not reached, and the answer was the old value, with a warning naming a
+    memory the hits did not hold (helper-239). Ranking then puts the two in order (step 6 of
+    :func:`engramdb.recall.ranking.run`). :func:`later_standing` does the same for a question
+    for the speaker's home or employer, with the chain as the path (``found``: its memories,
+    left to it). A memory that may not seed ends its chain, and so does one that holds no
+    keyword term of the memory before it: a ``contradicts`` link made by hand may join notes of
+    two things ("Unrelated entry on pottery glazes." and "The gate code is 1111.")."""
+    req = ctx.request
+    if req.query is None or not len(ctx.seeds) or not _asks_now(ctx, windows) or asks_before(req.query):
+        return {}
+    state = ctx.state
+    csr = state.recall_csr()
+    touched = contradicts_nodes(state, csr)[0]
+    best = np.argsort(-ctx.base, kind="stable")[:LATER_VALUE_SEEDS]
+    frontier = [(x, b) for x, b in zip(ctx.seeds[best].tolist(), ctx.base[best].tolist()) if x in touched]
+    if not frontier:
+        return {}
+    vf, now = state.cols.valid_from, req.now
+    seen = {x for x, _b in frontier}
+    out: dict[int, float] = {}
+    for _depth in range(8):   # each step one later statement (a few changes at most)
+        steps, before = [], []
+        for x, base in frontier:
+            ys = later_contradicting(csr, vf, x)
+            ys = [y for y in ys[vf[ys] <= now].tolist() if y not in seen and y not in found]
+            steps += [(y, base) for y in ys]
+            before += [x] * len(ys)
+        if not steps:
+            break
+        ok = _may_seed(ctx, np.array([y for y, _b in steps], np.int64)).tolist()
+        frontier = []
+        for (y, base), fine, x in zip(steps, ok, before):
+            if fine and base > out.get(y, 0.0) and _share_a_term(ctx, x, y):
+                out[y] = base
+                frontier.append((y, base))
+        seen.update(y for y, _b in frontier)
+    return out
+
+
+def _share_a_term(ctx: RecallContext, x: int, y: int) -> bool:
+    """Whether memories ``x`` and ``y`` hold a keyword term in common (the forward index)."""
+    kw = ctx.space.keyword
+    a, b = kw.term_ids(x), kw.term_ids(y)
+    return bool(len(a) and len(b) and np.intersect1d(a, b).size)
 
 
 def _past_end(ctx: RecallContext) -> float | None:

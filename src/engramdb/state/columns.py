@@ -23,8 +23,9 @@ __all__ = ["Columns", "IdColumn", "TEXT_RULES", "TextColumns", "text_columns"]
 #: stale (2: the speaker's name, a standing relation; "what is my name?" in a store written
 #: before found no statement of it and said "no memory says the user's name"; 3: "I'm starting
 #: at Skyscanner as a senior analyst" states the employer; 4: praise is read as a greeting,
-#: "Great job! How did it feel?" only asks).
-TEXT_RULES = 4
+#: "Great job! How did it feel?" only asks; 5: so is a farewell, "Thanks, talk next week!" states
+#: nothing, and a street address with its town states the home, "I live at 14 Rue des Lilas, Lyon.").
+TEXT_RULES = 5
 
 
 def _standing_of_names(text: str, created_at: float, cols: "Columns", nid: int) -> None:
@@ -41,11 +42,20 @@ def _standing_of_starts(text: str, created_at: float, cols: "Columns", nid: int)
         cols.standing[nid] = standing_bits(text)
 
 
-def _speech_act_of_praise(text: str, created_at: float, cols: "Columns", nid: int) -> None:
+def _speech_act_of_greetings(text: str, created_at: float, cols: "Columns", nid: int) -> None:
     """Step 3 -> 4: the speech act of a text that holds a greeting or praise
     (:func:`engramdb.chatter.without_greetings`), read again."""
     if without_greetings(text) is not None:
         cols.speech_act[nid] = speech_act(text)
+
+
+def _farewells_and_addresses(text: str, created_at: float, cols: "Columns", nid: int) -> None:
+    """Step 4 -> 5: the speech act of a text that holds a greeting (a farewell is one now), and
+    the standing column of one that names an address or where the speaker lives at, read again."""
+    _speech_act_of_greetings(text, created_at, cols, nid)
+    low = text.lower()
+    if "address" in low or "live at" in low or "living at" in low:
+        cols.standing[nid] = standing_bits(text)
 
 
 #: For each older version of the text rules, the step that brings a record's columns to the next
@@ -53,7 +63,8 @@ def _speech_act_of_praise(text: str, created_at: float, cols: "Columns", nid: in
 #: snapshot was saved under it (:meth:`Columns.upgrade_text_columns`). A step reads again only
 #: the columns its version changed, and only for the texts they may change: reading every
 #: column of every record took 29 s at 100,000 memories.
-TEXT_RULE_STEPS = {1: _standing_of_names, 2: _standing_of_starts, 3: _speech_act_of_praise}
+TEXT_RULE_STEPS = {1: _standing_of_names, 2: _standing_of_starts, 3: _speech_act_of_greetings,
+                   4: _farewells_and_addresses}
 
 
 class TextColumns(NamedTuple):

@@ -30,7 +30,9 @@ from ..handovers import handover_report
 from ..swaps import LEFT_JOB, swap_report
 from ..standing import STANDING_BITS, STANDING_WORDS, refines_standing, standings
 from ..starts import change_start
-from ..facts import conflict_many, fact_signature, frames_a_value, plain_statement, restates, subject_key, subject_of
+from ..chatter import filler_sentence
+from ..facts import (bare_change, conflict_many, fact_signature, frames_a_value, plain_statement, restates, subject_key,
+                     subject_of, subject_text)
 from ..index.keyword import term_counts
 from ..sentences import several_claims, several_sentences
 from ..speakers import labelled, speaker_of
@@ -486,7 +488,7 @@ class _SubjectMemo:
     def __call__(self, text: str) -> tuple[str, ...]:
         subj = self._memo.get(text)
         if subj is None:
-            subj = subject_of.__wrapped__(text)
+            subj = subject_of.__wrapped__(subject_text(text))   # ("I live at 12 Oak St." as "My address is ...")
             with self._lock:   # writers of two engines in one process may share it
                 if len(self._memo) >= self.capacity:
                     self._memo = {}
@@ -1215,7 +1217,11 @@ def _sentence_conflicts(pairs: list[tuple[str, str]], kinds: list[str | None], m
         if got is None:
             split = _claims(text) if claims else _sentences(text)
             got = parts[text, claims] = []
+            said = []   # (the parts before: whose a contact detail said without "my" is, they may tell)
             for x in (labelled(text, split) if split is not None else (text,)):
+                if said and bare_change(x) and not all(filler_sentence(y) for y in said):
+                    continue   # "My sister just moved. New address is 40 Pine Road." (not "Hi! New address is ...")
+                said.append(x)
                 if len(x.split()) <= max_words:
                     subj = subjects.get(x)
                     if subj is None:
