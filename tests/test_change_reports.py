@@ -88,6 +88,10 @@ CHANGES = [
     ("The new office is on floor 3.", "Our office is on floor 5."),
     # helper-232: an amount needed now
     ("Every PR needs 1 approval now.", "Every PR needs 2 approvals before merging."),
+    # helper-239: days of the week, several in each, none in common
+    ("I also switched my runs to Tuesday and Thursday evenings because of work.",
+     "I go running three times a week, Monday, Wednesday and Friday at 7am."),
+    ("I switched my runs to Tuesdays and Thursdays.", "I run on Mondays and Wednesdays."),
 ]
 NOT_CHANGES = [
     ("Standup moved to 10am this week.", "Standup is at 9:30am."),                          # this week only
@@ -205,6 +209,9 @@ NOT_CHANGES = [
     ("My new rent is $2,100 for my storage unit.", "My rent is $1,800 a month."),        # (helper-233)
     ("New standup time is 10am for the Berlin team.", "Standup is at 9:30am every day."),
     ("We need to move standup to 10am now.", "Standup is at 9:30am."),     # a wish
+    ("I moved my Monday run to Tuesday.", "I run on Monday and Wednesday."),   # one of the days moved
+    ("I moved my runs to Wednesday.", "I run on Monday and Wednesday."),       # a day held still
+    ("My sister switched her runs to Tuesday and Thursday.", "I run on Monday and Wednesday."),
 ]
 
 

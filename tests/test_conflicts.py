@@ -287,6 +287,13 @@ CASES = [
     ("New username is taken.", "My username is bob41.", None),   # (helper-238: no value, a state of it)
     ("New email is spam.", "My email is full.", None),
     ("My rent is 1500 dollars.", "My rent is 1200 dollars.", "number"),
+    # helper-239: the speaker one of a set at a time (a diet, a marital status)
+    ("I'm pescatarian now.", "I'm vegetarian.", "value"),
+    ("I'm pescatarian now.", "I'm vegetarian, so keep that in mind for meal ideas.", "value"),
+    ("I'm married now!", "I'm engaged.", "value"),
+    ("I'm thinking of going vegan.", "I'm vegetarian.", None),
+    ("My sister is vegan.", "I'm vegetarian.", None),
+    ("I'm single.", "I'm vegetarian.", None),
 ]
 
 
@@ -330,6 +337,9 @@ def test_a_started_regimen_and_a_contracted_subject_supersede(mem):
     # "user: New address" as "my address"), and an age with "is" contracted after a name
     ("My address is 12 Oak Street, Springfield.", "New address is 40 Pine Road, Shelbyville."),
     ("My daughter Maya is 7.", "Maya's 8 now!"),
+    # (helper-239) a diet said in a claim of a longer message
+    ("I take 50 mg of sertraline every morning, and I'm vegetarian, so keep that in mind for meal ideas.",
+     "And I started eating fish again, so I'm pescatarian now."),
 ])
 def test_a_value_changed_in_a_sentence_after_a_greeting_or_news_is_linked(tmp_path, old, new):
     """helper-233: "Hey! My favorite coffee shop is ..." linked nothing: the cheap gate read one

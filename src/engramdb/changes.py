@@ -1110,6 +1110,8 @@ def _changes_value(new: str, old: str, old_said_after: bool) -> bool:
             return False
     # the old values of that sort and quantity ("500 mg" against "1 g"; "1 hr" is "60 min")
     same = {_canonical(w): w for w in _values(old) if w[0] == sort and _kin_units(w[1], unit)}
+    if len(same) > 1 and sort == "date" and report.was is None:
+        return _other_weekdays(new, same)
     if len(same) != 1 or any(_equal((sort, unit, value), w) for w in same.values()):
         return False
     was = next(iter(same.values()))
@@ -1118,6 +1120,19 @@ def _changes_value(new: str, old: str, old_said_after: bool) -> bool:
     if report.was is not None and report.was[0] == sort:   # "from 3:30 to 1pm" changes no "at 3pm"
         return _same_value(report.was, was)
     return True
+
+
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+
+
+def _other_weekdays(new: str, held: dict) -> bool:
+    """Whether a report ``new`` gives days of the week none of which the earlier statement's
+    several days ``held`` (:func:`_canonical` -> value) holds: "I switched my runs to Tuesday and
+    Thursday evenings." changes "I go running ... Monday, Wednesday and Friday at 7am." (not
+    "moved my Monday run to Wednesday": one of them moved, the others hold)."""
+    given = {w[2] for w in _values(_without_spoken_of(new)) if w[0] == "date"}
+    days = {w[2] for w in held.values()}
+    return bool(given) and given <= _WEEKDAYS and days <= _WEEKDAYS and given.isdisjoint(days)
 
 
 #: Words of a thing that recurs ("every", "weekly", "Saturdays"): a past event that set it up

@@ -753,9 +753,21 @@ def frames_a_value(text: str) -> bool:
     return _VALUE_FRAME.search(text) is not None
 
 
+#: Words of which the speaker is one at a time, by kind: a diet, a marital status ("I'm vegetarian."
+#: then "I'm pescatarian now.", "I'm engaged." then "I'm married now!").
+CATEGORY_SETS = {
+    "diet": frozenset("vegetarian vegan pescatarian pescetarian omnivore carnivore flexitarian".split()),
+    "marital": frozenset("single engaged married divorced widowed separated".split()),
+}
+_CATEGORY_OF = {w: kind for kind, words in CATEGORY_SETS.items() for w in words}
+#: The speaker said to be one of :data:`CATEGORY_SETS`: "I'm vegetarian", "I am now a vegan" (not
+#: "I'm thinking of going vegan", "I was vegetarian", "My sister is vegan").
+_I_AM_CATEGORY = re.compile(r"(?:^|(?<=[\s,;:(]))(?:i['’]m|i\s+am)\s+(?:(?:now|still|officially|finally|fully|a|an)\s+)*("
+                            + alternation(_CATEGORY_OF) + r")\b", re.IGNORECASE)
 _VALUE_FRAME = re.compile(r"\b(?:" + alternation(ATTRIBUTE_NOUNS)
                           + r"|(?:favou?rite|go-to)(?:\s+[\w-]+){1,3})\s+is\b|\b(?:live|lives|living|work|works|working)\s+"
-                          r"(?:in|at|for)\b|\b(?:on|to)\s+the\s+[\w-]+\s+(?:plan|tier|subscription|package)\b", re.IGNORECASE)
+                          r"(?:in|at|for)\b|\b(?:on|to)\s+the\s+[\w-]+\s+(?:plan|tier|subscription|package)\b|"
+                          + _I_AM_CATEGORY.pattern, re.IGNORECASE)
 #: The same pattern for a lower-cased ASCII text (its words are lower case).
 _VALUE_FRAME_LOW = re.compile(_VALUE_FRAME.pattern)
 
@@ -1182,7 +1194,20 @@ def _conflict_kind(new: str, old: str, subject: tuple[str, ...], a: dict[str, An
             return None
         if kind is not None:
             return kind
-    return "value" if _value_change(new, old, subject, a, b) else None
+    return "value" if _value_change(new, old, subject, a, b) or _category_change(new, old, subject, a, b) else None
+
+
+def _category_change(new: str, old: str, subject: tuple[str, ...], a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether the speaker says of themselves two words of one of :data:`CATEGORY_SETS` ("I'm
+    vegetarian, so keep that in mind." / "I'm pescatarian now."): no negation in either, the
+    speaker the subject of both."""
+    if a["negation"] or b["negation"] or subject[-1:] not in (("i",), ("i'm",)):
+        return False
+    m, n = _I_AM_CATEGORY.search(new), _I_AM_CATEGORY.search(old)
+    if m is None or n is None:
+        return False
+    x, y = m.group(1).lower(), n.group(1).lower()
+    return x != y and _CATEGORY_OF[x] == _CATEGORY_OF[y] and {x, y} != {"pescatarian", "pescetarian"}
 
 
 #: What says a habit stopped: "I don't drink coffee anymore", "We no longer use Jira".

@@ -413,7 +413,10 @@ def later_values(ctx: RecallContext, windows: list, found: Collection[int] = ())
     for the speaker's home or employer, with the chain as the path (``found``: its memories,
     left to it). A memory that may not seed ends its chain, and so does one that holds no
     keyword term of the memory before it: a ``contradicts`` link made by hand may join notes of
-    two things ("Unrelated entry on pottery glazes." and "The gate code is 1111.")."""
+    two things ("Unrelated entry on pottery glazes." and "The gate code is 1111."), and a message
+    of several claims changed in one of them may be changed in another by a later message that
+    says nothing of the first ("I'm pescatarian now." after "I take 50 mg of sertraline every
+    morning, and I'm vegetarian": not for "what dose of sertraline do I take?")."""
     req = ctx.request
     if req.query is None or not len(ctx.seeds) or not _asks_now(ctx, windows) or asks_before(req.query):
         return {}
