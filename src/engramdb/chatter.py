@@ -25,8 +25,7 @@ from .speakers import LABEL
 
 __all__ = ["STATEMENT", "QUESTION", "CONTENT_FREE", "speech_act", "content_free", "filler_sentence", "filler_left",
            "chatter_left", "sentences", "PHATIC", "GREETINGS", "GREETING_PHRASES", "CHATTER", "ANSWER_WORDS",
-           "THANKS", "LAUGH", "APOSTROPHES", "without_greetings", "asked_terms", "question_terms", "ASKS_DECIDED",
-           "deliberates", "decides"]
+           "THANKS", "LAUGH", "APOSTROPHES", "without_greetings", "asked_terms", "question_terms"]
 
 #: Greetings, thanks and reactions that are mostly phatic (admission's narrow list:
 #: :func:`engramdb.kinds.is_phatic`).
@@ -87,48 +86,6 @@ _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 #: Words by which a question speaks of its asker: "Can you recommend a vet for my dog Rex?" tells
 #: that the asker has a dog named Rex; "How is the leg feeling?" tells nothing.
 _FIRST_PERSON = frozenset("i i'm i've i'd i'll me my mine myself we we're we've we'd we'll us our ours".split())
-
-#: A question for what was decided: "what did we decide about the holiday?", "which one did I
-#: pick?", "what did we settle on?", "what was decided?", "where did we end up going?".
-ASKS_DECIDED = re.compile(
-    r"\b(?:what|which|where|when|who|how)\b[^.!?]*?\b(?:did|have|had|do)\s+(?:we|i|you|they)\s+"
-    r"(?:finally\s+|ultimately\s+|eventually\s+)?(?:decide|choose|pick|settle|agree|go\s+with|opt|end\s+up)\b"
-    r"|\bwhat\s+(?:was|got|has\s+been)\s+decided\b|\bwhat\s+(?:was|is)\s+(?:the|our|my)\s+(?:final\s+)?decision\b",
-    re.I)
-#: Words of weighing options ("We're trying to choose between Portugal and Greece", "I can't decide
-#: which laptop to get", "torn between the two", "Should we go with Postgres or MySQL?") ...
-_DELIBERATES = re.compile(
-    r"\b(?:choose|choosing|decide|deciding|pick|picking)\s+between\b|\b(?:trying|try|need|needs|have|has)\s+to\s+"
-    r"(?:decide|choose|pick|figure\s+out)\b|\b(?:can['’]?t|cannot|couldn['’]?t|haven['’]?t|hasn['’]?t|still\s+"
-    r"(?:can['’]?t|haven['’]?t))\s+(?:decide|choose|pick)\b|\btorn\s+between\b|\bweighing\b|\bon\s+the\s+fence\b|"
-    r"\b(?:undecided|deciding)\b|\b(?:should|shall)\s+(?:we|i)\b[^.!?]*\bor\b", re.I)
-#: ... and of a choice made ("We decided: Algarve", "let's go with Portugal", "I picked the blue
-#: one", "we booked", "we'll take the 9:40").
-_DECIDES = re.compile(
-    r"\b(?:decided|chose|chosen|picked|settled\s+on|opted|went\s+with|going\s+with|go\s+with|booked|agreed|"
-    r"let['’]?s|we['’]ll|i['’]ll|final\s+answer|decision\s+is|made\s+up\s+(?:my|our)\s+minds?)\b", re.I)
-
-
-#: A choice stated ("We decided: Algarve", "let's go with Portugal", "I picked the blue one", "we
-#: booked the 9:40"): narrower than :data:`_DECIDES` ("I'll note that" states none).
-_DECISION = re.compile(
-    r"\b(?:decided|chose|chosen|picked|settled\s+on|opted\s+for|went\s+with|(?:we|i)(?:['’]re|['’]m|\s+are|\s+am)"
-    r"\s+going\s+with|(?:let['’]?s|we['’]ll|i['’]ll|we\s+will|i\s+will)\s+go\s+with|booked|made\s+up\s+(?:my|our)"
-    r"\s+minds?|final\s+decision)\b", re.I)
-
-
-def decides(text: str) -> bool:
-    """Whether ``text`` (str) states a choice made (:data:`_DECISION`) and weighs no options
-    (:func:`deliberates`): what a question for what was decided asks (:data:`ASKS_DECIDED`)."""
-    return _DECISION.search(text) is not None and _DELIBERATES.search(text) is None
-
-
-def deliberates(text: str) -> bool:
-    """Whether ``text`` (str) weighs options without saying which was chosen
-    (:data:`_DELIBERATES`, none of :data:`_DECIDES`): no answer to what was decided
-    (:data:`ASKS_DECIDED`)."""
-    return _DELIBERATES.search(text) is not None and _DECIDES.search(text) is None
-
 
 #: :func:`speech_act` codes (``Columns.speech_act``).
 STATEMENT, QUESTION, CONTENT_FREE = 0, 1, 2

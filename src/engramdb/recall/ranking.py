@@ -53,7 +53,7 @@ from typing import Iterator
 import numpy as np
 
 from ..changes import asked_measures, asked_sorts, changed_clauses, only_value_changed, shares_value
-from ..chatter import ASKS_DECIDED, CONTENT_FREE, QUESTION, content_free, decides, deliberates
+from ..chatter import CONTENT_FREE, QUESTION, content_free
 from ..kernels import registry
 from ..speakers import named_speaker
 from ..standing import asks_only_standing, standings
@@ -130,8 +130,6 @@ def run(ctx: RecallContext) -> None:
             asks |= free
         if asks.any():
             score[asks] *= cfg.question_weight
-        if req.query is not None and ASKS_DECIDED.search(req.query) is not None:
-            _weigh_deliberations(ctx, cand, score)
     ws, wr, wc = cfg.w_salience, cfg.w_recency, cfg.w_confidence
     if ws or wr or wc:
         want = wanted(req)
@@ -700,30 +698,6 @@ class _PairTexts:
             e, l = (sb, sa) if said_after(self.vf[sa], sa, self.vf[sb], sb) else (sa, sb)
             out.append((b, self.of[e], self.of[l]))
         return out
-
-
-def _weigh_deliberations(ctx: RecallContext, cand: np.ndarray, score: np.ndarray) -> None:
-    """For a question for what was decided (:data:`engramdb.chatter.ASKS_DECIDED`): of the best
-    candidates (three times :func:`wanted`), those that weigh options without saying which was
-    chosen (:func:`engramdb.chatter.deliberates`), and those whose strongest lateral pass came
-    from one, score ``question_weight`` x as much, in place: a question put is no answer; those
-    that state a choice (:func:`engramdb.chatter.decides`) score 1 / ``question_weight`` x as much. "We're trying to choose between Portugal and Greece for our
-    summer holiday." came first for "what did we decide about the summer holiday?", above "Let's
-    go with Portugal ... We decided: Algarve, July 5 to 19." (helper-239)."""
-    req = ctx.request
-    top = np.argsort(-score, kind="stable")[: 3 * wanted(req)]
-    if not len(top):
-        return
-    recs = ctx.state.records(ctx.nodes[cand[top]].tolist(), "reading deliberations")
-    texts = [rec["text"] if rec is not None else "" for rec in recs]
-    weigh = np.array([deliberates(t) for t in texts], bool)
-    lift = np.array([decides(t) for t in texts], bool)
-    src = ctx.inflow_src
-    if weigh.any() and src is not None:   # ... and what took its score from one ("Both are lovely. Want a comparison?")
-        weighed = ctx.nodes[cand[top[weigh]]]
-        weigh |= np.isin(src[cand[top]], weighed) & ~lift
-    score[top[weigh]] *= req.config.question_weight
-    score[top[lift]] /= req.config.question_weight
 
 
 def _blended(ctx: RecallContext, rows: np.ndarray, score: np.ndarray) -> np.ndarray:
