@@ -336,6 +336,8 @@ def test_a_started_regimen_and_a_contracted_subject_supersede(mem):
     # a contact detail after a change adjective without "my" (the write path's subject key reads
     # "user: New address" as "my address"), and an age with "is" contracted after a name
     ("My address is 12 Oak Street, Springfield.", "New address is 40 Pine Road, Shelbyville."),
+    ("My address is 12 Oak Street, Springfield.", "We moved! New address is 40 Pine Road, Shelbyville."),
+    ("My address is 12 Oak Street, Springfield.", "Big news. New address is 40 Pine Road, Shelbyville."),
     ("My daughter Maya is 7.", "Maya's 8 now!"),
     # (helper-239) a diet said in a claim of a longer message
     ("I take 50 mg of sertraline every morning, and I'm vegetarian, so keep that in mind for meal ideas.",
@@ -353,6 +355,7 @@ def test_a_value_changed_in_a_sentence_after_a_greeting_or_news_is_linked(tmp_pa
 
 @pytest.mark.parametrize("old, new", [
     ("My address is 12 Oak Street, Springfield.", "My sister just moved. New address is 40 Pine Road."),
+    ("My address is 12 Oak Street, Springfield.", "Our dentist relocated. New address is 9 Elm St, Springfield."),
     ("My username is bob41.", "Tried to register. New username is taken."),
     ("Maya is 7.", "Who has the most stickers? Maya's 8."),
     ("I take insulin every morning and night.", "I don't take insulin at night anymore."),

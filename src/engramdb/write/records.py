@@ -12,6 +12,7 @@ ready-made records through the same :meth:`WriteUnit.insert`.
 from __future__ import annotations
 
 import heapq
+import re
 import threading
 import uuid
 from functools import lru_cache
@@ -31,8 +32,8 @@ from ..swaps import LEFT_JOB, swap_report
 from ..standing import STANDING_BITS, STANDING_WORDS, refines_standing, standings
 from ..starts import change_start
 from ..chatter import filler_sentence
-from ..facts import (bare_change, conflict_many, fact_signature, frames_a_value, plain_statement, restates, subject_key,
-                     subject_of, subject_text)
+from ..facts import (SPEAKER_LABEL, bare_change, conflict_many, fact_signature, frames_a_value, plain_statement,
+                     restates, subject_key, subject_of, subject_text)
 from ..index.keyword import term_counts
 from ..sentences import several_claims, several_sentences
 from ..speakers import labelled, speaker_of
@@ -1178,6 +1179,21 @@ _claims = lru_cache(maxsize=1 << 14)(several_claims)
 _PRONOUN_SUBJECTS = frozenset("i we you he she it they".split())
 
 
+#: A sentence that opens news without saying whose ("Big news.", "Quick update:", "Guess what?").
+_NEWS_LEAD = re.compile(r"^(?:(?:big|good|great|some|exciting|quick|small)\s+)?(?:news|update)\b|^(?:guess\s+what|fyi|"
+                        r"heads\s+up|btw|by\s+the\s+way|so|well|ok|okay)\b", re.I)
+
+
+def _speakers_lead(sentence: str) -> bool:
+    """Whether a sentence before a contact detail said without "my" (:func:`engramdb.facts.bare_change`)
+    leaves it the speaker's: greetings or chatter, news opened ("Big news."), or the speaker's own
+    words ("We moved!", "I finally found a flat."); not another's ("My sister just moved.")."""
+    label = SPEAKER_LABEL.match(sentence)
+    body = sentence[label.end():] if label is not None else sentence
+    return (filler_sentence(body) or _NEWS_LEAD.match(body.strip()) is not None
+            or subject_key(subject_of(sentence)) in (("i",), ("we",)))
+
+
 def _several(text: str) -> bool:
     """Whether ``text`` is compared part by part (:func:`_sentence_conflicts`): it holds several
     sentences, or several claims and may give a value (:func:`engramdb.facts.frames_a_value`)."""
@@ -1219,8 +1235,8 @@ def _sentence_conflicts(pairs: list[tuple[str, str]], kinds: list[str | None], m
             got = parts[text, claims] = []
             said = []   # (the parts before: whose a contact detail said without "my" is, they may tell)
             for x in (labelled(text, split) if split is not None else (text,)):
-                if said and bare_change(x) and not all(filler_sentence(y) for y in said):
-                    continue   # "My sister just moved. New address is 40 Pine Road." (not "Hi! New address is ...")
+                if said and bare_change(x) and not all(_speakers_lead(y) for y in said):
+                    continue   # "My sister just moved. New address is 40 Pine Road." (not "We moved! New address is ...")
                 said.append(x)
                 if len(x.split()) <= max_words:
                     subj = subjects.get(x)
