@@ -1122,7 +1122,7 @@ def _changes_value(new: str, old: str, old_said_after: bool) -> bool:
     return True
 
 
-_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_WEEKDAY_SET = frozenset(_WEEKDAYS.split("|"))
 
 
 def _other_weekdays(new: str, held: dict) -> bool:
@@ -1132,7 +1132,7 @@ def _other_weekdays(new: str, held: dict) -> bool:
     "moved my Monday run to Wednesday": one of them moved, the others hold)."""
     given = {w[2] for w in _values(_without_spoken_of(new)) if w[0] == "date"}
     days = {w[2] for w in held.values()}
-    return bool(given) and given <= _WEEKDAYS and days <= _WEEKDAYS and given.isdisjoint(days)
+    return bool(given) and given <= _WEEKDAY_SET and days <= _WEEKDAY_SET and given.isdisjoint(days)
 
 
 #: Words of a thing that recurs ("every", "weekly", "Saturdays"): a past event that set it up

@@ -927,12 +927,19 @@ def subject_text(text: str) -> str:
     return _plain_live_at(_plain_attribute(text))
 
 
+def _bare_match(text: str) -> re.Match | None:
+    """The match of :data:`_BARE_CHANGE` at the start of ``text`` when a value that looks like one
+    follows (:data:`_BARE_VALUE`), else None."""
+    b = _BARE_CHANGE.match(text)
+    return b if b is not None and _BARE_VALUE.search(text, b.end()) is not None else None
+
+
 def bare_change(text: str) -> bool:
     """Whether ``text`` (str) opens with a contact detail after a change adjective and no
     possessive ("New address is 40 Pine Road.", :data:`_BARE_CHANGE`), read as the speaker's. The
     write path does not read a later sentence of a message so: "My sister just moved. New address
     is 40 Pine Road." gives the sister's."""
-    return (b := _BARE_CHANGE.match(text)) is not None and _BARE_VALUE.search(text, b.end()) is not None
+    return _bare_match(text) is not None
 
 
 def _plain_attribute(text: str) -> str:
@@ -940,7 +947,7 @@ def _plain_attribute(text: str) -> str:
     reads away ("My new phone number is ..." reads "My phone number is ..."; "My new client pays
     ..." is another client, and stays); one that opens it without a possessive is the speaker's
     ("New address is ..." reads "my address is ...": :data:`_BARE_CHANGE`)."""
-    if (b := _BARE_CHANGE.match(text)) is not None and _BARE_VALUE.search(text, b.end()) is not None:
+    if (b := _bare_match(text)) is not None:
         return b.group(1) + "my " + text[b.end():]
     m = _CHANGE_ADJECTIVE.match(text)
     if m is None:
@@ -1080,16 +1087,12 @@ def subject_key(subject: tuple[str, ...]) -> tuple[str, ...]:
     "favourite"); ("my", "new", "client") stays). The user's chat message and a
     note about the user speak with one voice (see :func:`_one_voice`), and "my new phone number"
     is the number "my phone number" was; a person named after who they are to the speaker as the
-    name alone (("my", "daughter", "maya") -> ("maya",): :func:`_without_apposition`); a change
-    adjective that opens a subject before a contact detail as the speaker's (("user", "new",
-    "address") -> ("my", "address"): :data:`_BARE_CHANGE`); the write path's prefilter compares
-    subjects by this key."""
+    name alone (("my", "daughter", "maya") -> ("maya",): :func:`_without_apposition`); the write
+    path's prefilter compares subjects by this key (of :func:`subject_text`: "New address is ..."
+    is read as "my address is ..." there)."""
     if len(subject) in (3, 4) and subject[-3] in ("my", "our") and subject[-2] in PERSON_NOUNS \
             and (len(subject) == 3 or subject[0] == "user"):
         return subject[:-3] + subject[-1:]
-    at = 1 if subject[:1] == ("user",) else 0
-    if len(subject) > at + 1 and subject[at] in CHANGE_ADJECTIVES and subject[at + 1] in BARE_CHANGE_NOUNS:
-        subject = subject[:at] + ("my",) + subject[at + 1:]   # "New address is ..." (:data:`_BARE_CHANGE`)
     if len(subject) > 1 and subject[0] == "user" and subject[1] in _FIRST_PERSON_SUBJECT:
         subject = subject[1:]
     if (len(subject) > 2 and (subject[0] in _POSSESSIVE_WORDS or subject[0] in ("user's", "user’s"))

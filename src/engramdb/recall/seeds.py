@@ -418,30 +418,28 @@ def later_values(ctx: RecallContext, windows: list, found: Collection[int] = ())
     says nothing of the first ("I'm pescatarian now." after "I take 50 mg of sertraline every
     morning, and I'm vegetarian": not for "what dose of sertraline do I take?")."""
     req = ctx.request
-    if req.query is None or not len(ctx.seeds) or not _asks_now(ctx, windows) or asks_before(req.query):
+    if req.query is None or not len(ctx.seeds):
         return {}
     state = ctx.state
     csr = state.recall_csr()
     touched = contradicts_nodes(state, csr)[0]
     best = np.argsort(-ctx.base, kind="stable")[:LATER_VALUE_SEEDS]
     frontier = [(x, b) for x, b in zip(ctx.seeds[best].tolist(), ctx.base[best].tolist()) if x in touched]
-    if not frontier:
+    if not frontier or not _asks_now(ctx, windows) or asks_before(req.query):   # (most recalls: no edge)
         return {}
     vf, now = state.cols.valid_from, req.now
     seen = {x for x, _b in frontier}
     out: dict[int, float] = {}
     for _depth in range(8):   # each step one later statement (a few changes at most)
-        steps, before = [], []
+        steps = []   # (later, base, the memory before it)
         for x, base in frontier:
             ys = later_contradicting(csr, vf, x)
-            ys = [y for y in ys[vf[ys] <= now].tolist() if y not in seen and y not in found]
-            steps += [(y, base) for y in ys]
-            before += [x] * len(ys)
+            steps += [(y, base, x) for y in ys[vf[ys] <= now].tolist() if y not in seen and y not in found]
         if not steps:
             break
-        ok = _may_seed(ctx, np.array([y for y, _b in steps], np.int64)).tolist()
+        ok = _may_seed(ctx, np.array([y for y, _b, _x in steps], np.int64)).tolist()
         frontier = []
-        for (y, base), fine, x in zip(steps, ok, before):
+        for (y, base, x), fine in zip(steps, ok):
             if fine and base > out.get(y, 0.0) and _share_a_term(ctx, x, y):
                 out[y] = base
                 frontier.append((y, base))
