@@ -554,6 +554,42 @@ def test_a_value_that_went_up_to_an_amount_is_a_change(new, old):
     assert changes_value(new, old)
 
 
+
+@pytest.mark.parametrize("new,old", [
+    ("Our CI pipeline went down to about 4 minutes.", "Our CI pipeline takes about 11 minutes."),
+    ("Our CI pipeline is down to about 4 minutes.", "Our CI pipeline takes about 11 minutes."),
+    ("My rent went up to roughly $2,100 a month.", "My rent is $1,900 a month."),
+    ("Latency's down to 120ms.", "API latency is about 300ms."),
+    ("My weight is down to 80 kg now.", "My weight is 85 kg."),
+    ("My rent went up to just under $2,000 a month.", "My rent is $1,900 a month."),
+    ("Our build dropped to ~4 minutes.", "Our build takes 11 minutes."),
+    ("Standup moved to around 10am.", "Standup is at 9:30am."),
+    ("Standup moved to 10am starting this week.", "Standup is at 9:30am."),
+    ("user: From now on, standup is at 10am.", "Standup is at 9:30am."),
+    ("My sertraline went up to 100 mg from today; side effects so far are mild.", "I take 50 mg of sertraline."),
+    ("Got the letter today; my rent is going up to $1,950 starting next month.", "My rent is $1,800 a month."),
+    ("The gym moved its opening to 6am, open until 10pm.", "The gym opens at 7am."),   # (a closing time, no while)
+])
+def test_a_value_rounded_or_said_as_the_state_after_it_is_a_change(new, old):
+    """helper-242: "went down to about 4 minutes", "is down to 4 minutes" and a change "starting
+    this week" linked nothing; helper-243: nor one that opens with "From now on," after a label,
+    nor one whose start ends a clause before a semicolon."""
+    assert changes_value(new, old)
+
+
+@pytest.mark.parametrize("text", [
+    "It's up to you.", "The decision is up to Dana.", "Our CI pipeline is down to 4 minutes from 11 on Fridays.",
+    "We moved the meeting to about the same time.", "My heart rate is up to 160 during runs.",
+    # helper-243: "up to" as a cap; a while the value holds for
+    "The parking fine is up to $500.", "Discounts are up to 40%.", "The ibuprofen dose is up to 3 tablets a day.",
+    "For the next two weeks, standup is at 10am starting today.",
+    "Until the launch, standup is at 10am starting this week.",
+])
+def test_up_to_someone_or_a_value_somewhere_else_is_no_report(text):
+    from engramdb.changes import change_report
+    assert change_report(text) is None
+
+
 @pytest.mark.parametrize("texts", [
     ["I take 10 mg of lisinopril every morning.", "My doctor raised my lisinopril to 20 mg.",
      "I'm taking 40 mg of lisinopril now."],

@@ -107,6 +107,47 @@ def test_the_clause_a_start_times_is_read_in_the_present(text, read):
     assert without_start(text) == read
 
 
+
+@pytest.mark.parametrize("text, read", [
+    ("Standup moved to 10am starting this week.", "Standup moved to 10am now."),
+    ("Standup moved to 10:00 starting this week; Dana wants a focus block first.",
+     "Standup moved to 10:00 now; Dana wants a focus block first."),
+    ("Standup is at 10am from now on.", "Standup is at 10am now."),
+    ("My rent is $2,100 as of this month!", "My rent is $2,100 now!"),
+    ("Starting today, standup is at 10am.", "standup is at 10am now."),
+    ("The new rate applies effective immediately.", "The new rate applies now."),
+])
+def test_a_start_that_is_now_reads_as_now(text, read):
+    """helper-242: "Standup moved to 10am starting this week." linked nothing (only a start to
+    come was cut, so the readers saw no value at the end of the change)."""
+    assert without_start(text) == read
+    assert change_start(text, SAID) is None   # (it holds from when it was said)
+
+
+@pytest.mark.parametrize("text", [
+    "The meeting was moved to 2 hours from now.", "The deadline is 3 days from today.",
+    "The flight is 2 weeks from now.", "Standup is at 10am this week.",
+    "Soccer practice moved to 5:30pm a fortnight from today.",
+])
+def test_a_time_from_now_or_a_bare_now_is_no_start(text):
+    assert without_start(text) == text
+
+
+def test_each_clause_before_a_semicolon_may_end_in_a_start():
+    """helper-243: the first time of a sentence ("today" before its semicolon) hid the start that
+    ends it, and a start of another clause dated the change."""
+    text = "Got the letter today; my rent is going up to $1,950 starting next month."
+    assert without_start(text) == "Got the letter today; my rent goes up to $1,950."
+    assert _day(change_start(text, SAID, reads=starts_reads)) == "2025-10-01"
+    text = "I'm off from tomorrow; standup moves to 10am starting Monday."
+    assert _day(change_start(text, SAID, reads=starts_reads)) == "2025-09-15"
+
+
+def starts_reads(sentence):
+    from engramdb.changes import change_report
+    return change_report(sentence)
+
+
 def test_a_change_to_start_later_is_stored_valid_from_then(tmp_path):
     """The write path stores a change report with a start valid from it; a given valid_from, any
     other text and a change in effect keep their own."""

@@ -98,13 +98,16 @@ CHANGE_VERBS = frozenset(
 #: its particle: not "We went to 3 stores"). Such a sentence often tells of a value somewhere or
 #: sometime else ("Coffee rose to $5 in Norway", "My heart rate went up to 160 bpm during the
 #: run"), so it reports a change only of an amount that ends its sentence, or is followed by a
-#: rate alone ("a month", "per hour", "now").
+#: rate alone ("a month", "per hour", "now"). The state after a fall counts too ("Our CI pipeline
+#: is down to 4 minutes."); not after a rise: "up to" is as often a cap ("The fine is up to $500.",
+#: "Discounts are up to 40%.").
 INTRANSITIVE_VERBS = frozenset(
     "rose rise rises risen fell falls fallen climbed climbs jumped jumps grew grows grown".split()
-    + [f"{go} {way}" for go in ("go", "goes", "went", "gone") for way in ("up", "down")])
+    + [f"{go} {way}" for go in ("go", "goes", "went", "gone") for way in ("up", "down")]
+    + [f"{be} down" for be in ("is", "are", "'s", "’s")])
 _RATE_TAIL = re.compile(r"[^\S\n]*(?:(?:a|an|per|each|every)[^\S\n]+[\w-]+[^\S\n]*)?(?:now[^\S\n]*)?"
                         r"(?:(?:from|starting|as[^\S\n]+of)[^\S\n]+(?:this[^\S\n]+(?:month|week|year)|today|now(?:[^\S\n]+on)?)"
-                        r"[^\S\n]*)?(?:[.!]|$)", re.I)
+                        r"[^\S\n]*)?(?:[.!;]|$)", re.I)
 #: "put <thing> up / down to": a value raised or lowered ("Spotify just put the family plan up to £19.99").
 _PUT_UP = re.compile(r"\bput((?:[^\S\n]+(?!up\b|down\b)[\w'’&-]+){1,5}?)[^\S\n]+(up|down)[^\S\n]+to\b", re.I)
 #: Nouns that say which measure of a thing changed, not which thing ("my lisinopril dose", "the
@@ -126,8 +129,13 @@ _ONE_OFF = frozenset("only temporarily temporary once today's tonight's tomorrow
 _ONE_OFF_PHRASE = re.compile(r"\bjust\s+for\b|(?<!from\s)(?<!starting\s)(?<!as\sof\s)\bthis\s+(?!morning\b|afternoon\b|evening\b)[\w'’]+|"
                              r"\b(?:next|every|any|each|first|last|one|that|same|the|it'?s|high|about)\s+time\b|"
                              r"\btime\s+(?:i|we|you|they|he|she)\b|"
-                             r"\bwhile\s+(?:my|our|your|his|her|their|the|i|we|you|they|he|she)\b", re.I)
-_ONE_OFF_NEEDS = Needles(("just", "this", "time", "while"))
+                             r"\bwhile\s+(?:my|our|your|his|her|their|the|i|we|you|they|he|she)\b|"
+                             # a while it holds for, anywhere ("For the next two weeks, standup is at 10am
+                             # now.", "Until the launch, ..."; not "until further notice", nor a closing
+                             # time: "we're extending our hours until 10pm")
+                             r"\bfor\s+the\s+(?:next|coming)\s+(?:[\w-]+\s+){0,2}?(?:days?|weeks?|months?|sprints?)\b|"
+                             r"\buntil\s+(?!further\b|now\b|\d)", re.I)
+_ONE_OFF_NEEDS = Needles(("just", "this", "time", "while", "next", "coming", "until"))
 #: Words of when a thing recurs: a report that names one changes a statement that names none
 #: ("My doctor raised my evening lisinopril to 20 mg." / "I'm on 10 mg of lisinopril now.", "The
 #: daily standup moved to 10am." / "Standup is at 9:30am."), not one that names another (stems).
@@ -362,9 +370,15 @@ def word_stems(text: str) -> frozenset[str]:
     return frozenset(_stem(t.lower()) for t in _tokens(text))
 
 
+#: What may stand before the value after "to": an article, or a word that rounds it ("to the $29
+#: tier", "dropped to about 4 minutes", "went up to roughly $2,000", "to ~30 minutes").
+_VALUE_LEAD = re.compile(r"^\s*(?:(?:a|an|the|about|around|roughly|approximately|nearly|almost|just|under|over)\s+|~\s*)*",
+                         re.I)
+
+
 def _first_value(text: str) -> tuple[str, str, str] | None:
     """The value that opens ``text`` (what follows "to" in a report), or None."""
-    text = re.sub(r"^\s*(?:(?:a|an|the)\s+)?", "", text, flags=re.I)   # "to the $29 tier"
+    text = _VALUE_LEAD.sub("", text)   # "to the $29 tier", "to about 4 minutes"
     m = _NUMBERED.match(text)
     if m is not None:   # ("to Room 7")
         return _numbered_value(m)
@@ -566,7 +580,7 @@ def _ends_at_amount(m: re.Match, value: tuple[str, str, str]) -> bool:
     (but for a rate: "a month", "per hour", "now"): :data:`INTRANSITIVE_VERBS`."""
     if value[0] != "amount":
         return False
-    rest = re.sub(r"^\s*(?:(?:a|an|the)\s+)?", "", m.string[m.start("value"):], flags=re.I)
+    rest = _VALUE_LEAD.sub("", m.string[m.start("value"):])
     amount = _AMOUNT.match(rest)
     # (the word after a currency sign's number is no unit: "$1,450 a month")
     return amount is not None and any(_RATE_TAIL.match(rest, end) for end in (amount.end(), amount.end(2)))

@@ -27,6 +27,12 @@ no month has are none. Resolved in UTC, forward: a weekday is the first one afte
 a date without a year the first such date after it (within eight years: February 29), "the
 20th" the 20th of this month or a later one, a month its first day, "next week" its Monday.
 
+A start that is now ("Standup moved to 10am starting this week.", "from today", "from now on",
+"as of this month", "effective immediately", after a marker) is no time to come: it is read as
+"now" at the end of the clause it times ("Standup is at 10am from now on." as "Standup is at 10am
+now."), a change that holds from when it was said (:func:`change_start` gives None for it). "2
+hours from now" or "a fortnight from today" is a time, no start.
+
 A past time that opens a sentence ("Last month my doctor raised my dose to 75 mcg.", "Two weeks
 ago my doctor ...") is read as the readers read it after the verb, by :func:`past_lead_read`.
 
@@ -67,19 +73,23 @@ _MONTH_ALT = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _DAY_ALT = "|".join(_WEEKDAYS)
 _S = r"[^\S\n]+"
 _ORD = r"(?:st|nd|rd|th)?"
-#: A time to come, each alternative in a named group.
+#: A time to come, each alternative in a named group; and a start that is now (group ``now``:
+#: "this week", "today", "now on", "immediately"), which a marker must lead (:func:`_starts`).
 _WHEN = (rf"(?:(?P<next>next|this{_S}coming){_S}(?P<unit>week|month|year|{_DAY_ALT})"
          rf"|this{_S}(?P<this_day>{_DAY_ALT})"
+         rf"|(?P<now>this{_S}(?:week|month|year)|today|now(?:{_S}on)?|immediately)"
          rf"|(?P<tomorrow>tomorrow)"
          rf"|(?P<md_month>{_MONTH_ALT})\.?{_S}(?P<md_day>\d{{1,2}}){_ORD}"
          rf"|(?:the{_S})?(?P<dm_day>\d{{1,2}}){_ORD}{_S}(?:of{_S})?(?P<dm_month>{_MONTH_ALT})"
          rf"|the{_S}(?P<nth>\d{{1,2}}){_ORD}"
          rf"|(?P<weekday>{_DAY_ALT})"
          rf"|(?P<month>{_MONTH_ALT}))")
-#: A start that ends its sentence: a marker (and the comma before it) and a time to come, then
-#: only closing punctuation (what :func:`without_start` removes is the match up to them).
+#: A start that ends its sentence, or its clause before a semicolon ("Standup moved to 10:00
+#: starting this week; Dana wants a focus block first."): a marker (and the comma before it) and
+#: a time to come, then only closing punctuation (what :func:`without_start` removes is the
+#: match up to them).
 _START = re.compile(rf"(?:,?{_S}|^)(?:(?P<marker>starting|from|as{_S}of|beginning|effective|commencing)"
-                    rf"(?:{_S}on)?{_S})?{_WHEN}\b(?:,?{_S}(?P<year>\d{{4}})\b)?(?=[\s.!?;:)\"'”’]*$)", re.I)
+                    rf"(?:{_S}on)?{_S})?{_WHEN}\b(?:,?{_S}(?P<year>\d{{4}})\b)?(?=[\s.!?;:)\"'”’]*$|;)", re.I)
 #: A start that opens its sentence, before a comma ("Starting next week, the daily standup moves
 #: to 9:30am."): a marker is needed, and it times the rest of the sentence.
 _LEAD = re.compile(rf"(?P<marker>starting|from|as{_S}of|beginning|effective|commencing)(?:{_S}on)?{_S}{_WHEN}\b"
@@ -96,6 +106,9 @@ _PROGRESSIVE = {ing: forms.split() for ing, forms in {
     "extending": "extends extend", "going": "goes go", "rising": "rises rise", "climbing": "climbs climb",
     "jumping": "jumps jump"}.items()}
 _PROGRESSIVE_RE = re.compile(r"\b(is|are|['’]s|['’]re)\s+(" + "|".join(_PROGRESSIVE) + r")\b", re.I)
+#: A span just before a start that is now: with it, "from now" / "from today" tells a time, no
+#: start ("moved to 2 hours from now").
+_SPAN_BEFORE = re.compile(r"\b(?:second|minute|hour|day|week|fortnight|month|year|min|hr)s?,?\s*$", re.I)
 #: Months that are also first names: after "from" they may name a person.
 _NAMES = frozenset("april may june august".split())
 #: Where a sentence ends (a line break, or ".", "!", "?" before a space).
@@ -118,18 +131,25 @@ def _sentences(text: str) -> list[tuple[int, int]]:
 
 
 def _starts(text: str) -> list[tuple[re.Match, int, int]]:
-    """Each start of ``text``, one at most per sentence (the one that ends it, else one that opens
-    it before a comma), with the clause it times: (the start, clause start, clause end)."""
+    """Each start of ``text``: those that end a sentence or a clause of it before a semicolon,
+    else one that opens the sentence before a comma (after a speaker's label, if any), with the
+    clause each times: (the start, clause start, clause end)."""
     low = text.lower()
     if not any(cue in low for cue in _CUES):
         return []
     out = []
     for a, b in _sentences(text):
-        m = _START.search(text, a, b)
-        if m is not None and (m.group("marker") or m.group("next")) and m.start() > a:
-            out.append((m, _last_clause_start(text, a, m.start()), m.start()))
+        ends = [m for m in _START.finditer(text, a, b) if (m.group("marker") or m.group("next")) and m.start() > a
+                and not (m.group("now") and _SPAN_BEFORE.search(text, a, m.start()))]
+        # (not a time from now: "moved to 2 hours from now", "3 days from today")
+        if ends:   # each clause before a semicolon may end in one ("Got the letter today; my rent is going up ...")
+            at = a
+            for m in ends:
+                out.append((m, _last_clause_start(text, at, m.start()), m.start()))
+                at = m.end()
             continue
-        m = _LEAD.match(text, a, b)
+        label = LABEL.match(text[a:b])   # (a chat message's "user: " before it)
+        m = _LEAD.match(text, a + (label.end() if label else 0), b)
         if m is not None:
             out.append((m, m.end(), b))
     return out
@@ -192,15 +212,21 @@ def without_start(text: str) -> str:
     """``text`` (str) without the start of each of its sentences that times a change ("...,
     starting next week"; "Starting next week, ..."), the clause it times in the simple present
     ("Spanish class is moving to Wednesdays starting next week." reads "Spanish class moves to
-    Wednesdays."), so a reader takes the change as in effect; ``text`` itself when it names none.
+    Wednesdays."), so a reader takes the change as in effect; a start that is now becomes "now"
+    at the clause's end ("Standup is at 10am from now on." reads "Standup is at 10am now.");
+    ``text`` itself when it names none.
     A start with a year, or on a day no month has, is left: it may be of the past."""
     for m, ca, cb in reversed(_starts(text)):
         if m.group("year") or not _may_come(m):
             continue
+        clause = _present(text[ca:cb])
+        if m.group("now"):   # (a start that is now says the change holds now: "is at 10am from now on")
+            cut = _CLOSE.search(clause).start()
+            clause = clause[:cut] + " now" + clause[cut:]
         if m.start() >= cb:   # a start that ends the clause it times
-            text = text[:ca] + _present(text[ca:cb]) + text[m.end():]
+            text = text[:ca] + clause + text[m.end():]
         else:   # one that opens its sentence
-            text = text[:m.start()] + _present(text[ca:cb]) + text[cb:]
+            text = text[:m.start()] + clause + text[cb:]
     return text
 
 
