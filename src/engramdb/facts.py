@@ -53,6 +53,14 @@ _IDENTIFIER = re.compile(
     r"gz|tar)(?![\w/])")
 
 
+#: Entries of the memos of what the write path's conflict detection asks of a text (its statement
+#: without a reminder's opener, whether it may give a value, its plain form, its sentences, its
+#: signal): a new memory's neighbours are mostly memories stored by earlier batches, so a memo of
+#: 2**14 texts missed about half its calls at 50,000 memories, and a batch's rate fell with the
+#: store's size. Sized like ``engramdb.write.records``' subject memo (2**17 texts).
+STORED_TEXT_MEMO = 1 << 17
+
+
 def tokens(text: str) -> list[str]:
     """Word tokens of ``text`` (letters and digits; apostrophes inside a word kept); a new list
     each call (the rules read a text's words about ten times as it is written: cached, up to
@@ -272,7 +280,7 @@ REMINDER_OPENER = re.compile(
     re.IGNORECASE)
 
 
-@lru_cache(maxsize=1 << 14)   # (the conflict rules read each text's statement many times)
+@lru_cache(maxsize=STORED_TEXT_MEMO)   # (the conflict rules read each text's statement many times)
 def without_reminder(text: str) -> str:
     """``text`` (str) without a reminder's opening words (:data:`REMINDER_OPENER`), after its
     speaker label if any (a chat role or a name, not a note's "Reminder:"), its next word
@@ -741,7 +749,7 @@ def _named(text: str, word: str) -> bool:
     return any(t.lower() == word and t[0].isupper() for t in tokens(text))
 
 
-@lru_cache(maxsize=1 << 14)   # (asked of each text of a pair the conflict rules compare)
+@lru_cache(maxsize=STORED_TEXT_MEMO)   # (asked of each text of a pair the conflict rules compare)
 def frames_a_value(text: str) -> bool:
     """Whether ``text`` (str) may give an attribute one value in a frame of :func:`_value_change`:
     an attribute noun (:data:`ATTRIBUTE_NOUNS`, or up to three words after "favourite" or
@@ -1102,6 +1110,7 @@ def subject_key(subject: tuple[str, ...]) -> tuple[str, ...]:
     return subject
 
 
+@lru_cache(maxsize=STORED_TEXT_MEMO)   # (asked of both texts of each pair)
 def _plain(text: str) -> str:
     """``text`` as :func:`_one_voice` compares it: no reminder's opener, "my number" of a phone
     as "my phone number", no change adjective, "I live at <address>" as "My address is <address>",

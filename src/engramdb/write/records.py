@@ -32,7 +32,7 @@ from ..swaps import LEFT_JOB, swap_report
 from ..standing import STANDING_BITS, STANDING_WORDS, refines_standing, standings
 from ..starts import change_start
 from ..chatter import filler_sentence
-from ..facts import (SPEAKER_LABEL, bare_change, conflict_many, fact_signature, frames_a_value, plain_statement,
+from ..facts import (SPEAKER_LABEL, STORED_TEXT_MEMO, bare_change, conflict_many, fact_signature, frames_a_value, plain_statement,
                      restates, subject_key, subject_of, subject_text)
 from ..index.keyword import term_counts
 from ..sentences import several_claims, several_sentences
@@ -1169,7 +1169,7 @@ def _changed_before(unit: WriteUnit, lab: int, stored: dict[int, dict | None]) -
 
 
 #: The sentences of a text (:func:`engramdb.sentences.several_sentences`), None for one; cached.
-_sentences = lru_cache(maxsize=1 << 14)(several_sentences)
+_sentences = lru_cache(maxsize=STORED_TEXT_MEMO)(several_sentences)
 #: The claims of a text (:func:`engramdb.sentences.several_claims`), None for one; cached.
 _claims = lru_cache(maxsize=1 << 14)(several_claims)
 
@@ -1200,7 +1200,7 @@ def _several(text: str) -> bool:
     return _sentences(text) is not None or (frames_a_value(text) and _claims(text) is not None)
 
 
-@lru_cache(maxsize=1 << 14)   # (a stored text is compared with the new ones of many writes)
+@lru_cache(maxsize=STORED_TEXT_MEMO)   # (a stored text is compared with the new ones of many writes)
 def _signal(text: str) -> tuple[bool, bool, bool]:
     """What :func:`_sentence_conflicts` asks of each text of a pair: (holds a number, holds a
     negation, may give an attribute a value)."""
