@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engramdb
-from engramdb.index.keyword import KeywordIndex, pack_indexes, tokenize, unpack_indexes
+from engramdb.index.keyword import KeywordIndex, pack_indexes, term_counts, tokenize, unpack_indexes
 from engramdb.index.tokens import index_terms
 from engramdb.testing import crash, keyword_counts, keyword_search
 
@@ -221,6 +221,33 @@ def test_bulk_build_equals_adding_one_by_one(raw):
     a, b = one.arrays(), bulk.arrays()
     for key in a:
         assert np.array_equal(a[key], b[key]), key
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 60), st.lists(st.sampled_from(
+    ["apple", "pie", "the", "river", "Running", "café"]), max_size=8), st.one_of(st.none(), st.integers(0, 400))),
+    max_size=30, unique_by=lambda d: d[0]))
+def test_a_length_given_for_bm25_is_held_as_the_texts_own(raw):
+    """A block of a split message is indexed with its message's length (WriteUnit._block_length):
+    the rebuild (build with ``lengths``) gives what add() with the length gives, the scores use
+    it, and removing a memory subtracts the length it was indexed with."""
+    docs = [(nid, " ".join(words)) for nid, words, _ in raw]
+    lengths = {nid: n for nid, _, n in raw if n is not None}
+    one = KeywordIndex()
+    for nid, text in docs:
+        one.add(nid, text, lengths.get(nid))
+    one.compact()
+    bulk = KeywordIndex.build(docs, lengths=lengths)
+    a, b = one.arrays(), bulk.arrays()
+    for key in a:
+        assert np.array_equal(a[key], b[key]), key
+    plain = KeywordIndex.build(docs)
+    want = plain.total_len + sum(n - term_counts(t)[1] for nid, t in docs
+                                 if (n := lengths.get(nid)) is not None and term_counts(t)[0])   # (no term: its own)
+    assert bulk.total_len == pytest.approx(want)
+    for nid, text in docs:
+        bulk.remove(nid, text)
+    assert bulk.total_len == pytest.approx(0.0, abs=1e-6) and len(bulk) == 0
 
 
 @settings(max_examples=40, deadline=None)

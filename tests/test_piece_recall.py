@@ -4,6 +4,7 @@ and the hit shows the piece that matched."""
 import pytest
 
 import engramdb
+from engramdb.testing import cache_status, damage_snapshot
 
 CHUNK = 64
 FILLER = " ".join(f"filler{i:03d}" for i in range(40))
@@ -95,3 +96,34 @@ def test_a_memory_stored_as_pieces_counts_its_match_once(tmp_path):
             m.add("zebra vault", id="short")   # the same match, said short
             hits = {h.id: h for h in m.recall("zebra vault", k=5).hits}
             assert hits["short"].score > hits["long"].score, name
+
+
+_PARA = ("Keep each pull request small and focused on one change, with a clear description, the ticket "
+         "link and screenshots of any interface change, so that the reviewer can follow it quickly.")
+_ANSWER = "\n\n".join(["Here is a review routine that works well for small teams.", _PARA,
+                       "1. Ask Priya before you merge anything big.", _PARA, _PARA, _PARA])
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "minilm"])
+def test_a_block_of_a_long_answer_is_scored_as_its_message_is_long(tmp_path, embedder):
+    """helper-242: a block of a long assistant answer is a short document only because the answer
+    was split; scored as one by BM25 it outranked the user's message that answers ("Who is
+    Priya?": "1. Ask Priya before you merge anything big." first). Its BM25 length is its
+    message's; the answer still shows that block. The same scores after the keyword index is
+    rebuilt from the records (a store written by another tokenizer, a damaged snapshot)."""
+    msgs = [{"role": "user", "content": "Priya is our backend lead; she reviews all my pull requests every week "
+                                        "and she is strict about tests, types and naming.",
+             "created_at": "2025-01-06T09:00:00Z"},
+            {"role": "assistant", "content": "Noted.", "created_at": "2025-01-06T09:00:10Z"},
+            {"role": "user", "content": "How should I run code reviews?", "created_at": "2025-02-10T09:00:00Z"},
+            {"role": "assistant", "content": _ANSWER, "created_at": "2025-02-10T09:00:20Z"}]
+    with engramdb.open(tmp_path / "s", embedder=embedder) as m:
+        assert m.add_conversation(msgs, namespace="u", session="s")["pieces"] >= 4
+        hits = m.recall("Who is Priya?", namespace="u", k=3).hits
+        assert [h.id for h in hits[:2]] == ["s:1", "s:4"]
+        assert "Ask Priya" in hits[1].text and hits[1].chunk is not None
+        before = [(h.id, h.chunk, h.score) for h in hits]
+        damage_snapshot(m, "keyword")   # the next open tokenizes every stored text again
+    with engramdb.open(tmp_path / "s", embedder=embedder) as m:
+        assert cache_status(m)["keyword"] == "rebuilt"
+        assert [(h.id, h.chunk, h.score) for h in m.recall("Who is Priya?", namespace="u", k=3).hits] == before

@@ -43,7 +43,7 @@ from .pieces import cut_pieces
 from .store.lmdb_store import text_digest
 from .types import PIECE_TAG, MemoryKind, MemoryState, Relation
 
-__all__ = ["BatchPlan", "plan_batch", "split_text", "join_pieces", "piece_ids", "piece_tags", "whole_digest",
+__all__ = ["BatchPlan", "plan_batch", "split_text", "join_pieces", "piece_ids", "piece_tags", "is_block", "is_block_id", "whole_digest",
            "whole_record", "chunk_id", "block_id"]
 
 
@@ -78,6 +78,22 @@ def chunk_id(memory_id: str, i: int) -> str:
 def block_id(memory_id: str, j: int) -> str:
     """Id of block ``j`` (>= 1) of a conversation message ``memory_id`` (:mod:`engramdb.conversation`)."""
     return f"{memory_id}#p{j}"
+
+
+def is_block(rec: dict) -> bool:
+    """Whether the record ``rec`` is a block of a conversation message split into blocks
+    (:func:`block_id`; fields ``chunk_of`` and ``chunk``), not a chunk of a long text: its message
+    is stored whole beside it, and the keyword index scores the block with the message's length
+    (a block is a short document only because the message was split: scored as one, a block of
+    a long answer outranked the short user message that answers, helper-242)."""
+    of = rec.get("chunk_of")
+    return of is not None and is_block_id(str(rec.get("id")), of)
+
+
+def is_block_id(piece_id: str, memory_id: str) -> bool:
+    """Whether ``piece_id`` is the id of a block of memory ``memory_id`` (:func:`block_id`)."""
+    tail = piece_id[len(memory_id) + 2:] if piece_id.startswith(memory_id + "#p") else ""
+    return tail.isdigit() and tail[0] != "0"
 
 
 def piece_tags(tags) -> list[str]:

@@ -41,7 +41,7 @@ as in Lucene, so it is never negative).
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -50,7 +50,7 @@ from ..kernels import registry
 from ..kernels.reference import BM25Postings
 from .tokens import index_terms, tokenize
 
-__all__ = ["KeywordIndex", "pack_indexes", "tokenize", "unpack_indexes"]
+__all__ = ["KeywordIndex", "pack_indexes", "tokenize", "unpack_indexes", "term_counts", "with_length"]
 
 
 class _Column:
@@ -106,8 +106,9 @@ class _Column:
 #: leading role label, "user: ", is no term; 7: nor a greeting such as "Long time no talk"; 8:
 #: the past forms of irregular verbs are the verb, "ran" is "run"; 9: nor praise, "Great job!"; 10:
 #: a few nouns of an act are the verb, "decision" is "decide"; 11: nor a farewell, "Talk next
-#: week!").
-TOKENIZER_VERSION = 11
+#: week!"; 12: a block of a split conversation message has its message's length,
+#: :func:`engramdb.batch_plan.is_block`).
+TOKENIZER_VERSION = 12
 
 #: A chat role before a message's text ("user: ", "assistant: ", as ``add_conversation`` writes
 #: it): no term. Every message of the role holds it, so a question that says "the user's dose"
@@ -202,10 +203,12 @@ class KeywordIndex:
         self._term_list = list(terms)
         self._vocab = {t: i for i, t in enumerate(self._term_list)}
 
-    def add(self, nid: int, text: str) -> None:
-        """Index memory ``nid`` (a node id, int >= 0) with its ``text`` (str)."""
-        counts, length = term_counts(text)
-        dl = float(length)
+    def add(self, nid: int, text: str, length: int | None = None) -> None:
+        """Index memory ``nid`` (a node id, int >= 0) with its ``text`` (str); ``length``, when
+        given, is its length for BM25 (terms) instead of the text's (a block's: its message's,
+        :func:`engramdb.batch_plan.is_block`)."""
+        counts, own = term_counts(text)
+        dl = float(own if length is None or not counts else length)   # (a memory of no term: no posting holds it)
         tids = self._term_ids(counts)
         n = len(tids)
         if nid >= self._fwd_off.n:
@@ -301,8 +304,8 @@ class KeywordIndex:
             self.compact()
 
     def remove(self, nid: int, text: str) -> None:
-        """Drop memory ``nid``, indexed earlier with ``text`` (whose length it subtracts);
-        its postings become tombstones."""
+        """Drop memory ``nid``, indexed earlier with ``text`` (its length as indexed is
+        subtracted: the one its postings hold, else the text's); its postings become tombstones."""
         _toks, length = index_terms(text)
         removed = False
         if 0 <= nid < self._fwd_len.n and self._fwd_len.a[nid] > 0:
@@ -310,6 +313,8 @@ class KeywordIndex:
             hi = lo + int(self._fwd_len.a[nid])
             pos, tids = self._fwd_pos.a[lo:hi], self._fwd_tid.a[lo:hi]
             in_seg = pos < len(self._seg_nid)
+            first = int(pos[0])   # (every posting of a memory holds its length)
+            length = float(self._seg_dl[first] if first < len(self._seg_nid) else self._d_dl.a[first - len(self._seg_nid)])
             if not self._seg_tf.flags.writeable:   # a view of the loaded snapshot: copy on first write
                 self._seg_tf = self._seg_tf.copy()
             self._seg_tf[pos[in_seg]] = 0.0
@@ -630,8 +635,10 @@ class KeywordIndex:
         return idx
 
     @classmethod
-    def build(cls, docs: Iterable[tuple[int, str]], k1: float = 1.2, b: float = 0.75) -> "KeywordIndex":
-        """An index of ``(nid, text)`` pairs (the rebuild from LMDB records), compacted.
+    def build(cls, docs: Iterable[tuple[int, str]], k1: float = 1.2, b: float = 0.75,
+              lengths: Mapping[int, int] | None = None) -> "KeywordIndex":
+        """An index of ``(nid, text)`` pairs (the rebuild from LMDB records), compacted;
+        ``lengths``: nid -> its length for BM25 where not its text's (as :meth:`add` takes it).
 
         Built in bulk: every text is tokenized once, then the vocabulary, the segment and the
         forward index are installed with one array operation each. The result equals adding
@@ -639,7 +646,11 @@ class KeywordIndex:
         """
         idx = cls(k1, b)
         terms: list[str] = []
-        term, tfs, doc_nids, lens, doc_dls = _tokenized(docs, {}, terms)
+        docs = list(docs)
+        known = None
+        if lengths:
+            known = [with_length(term_counts(text), lengths[nid]) if nid in lengths else None for nid, text in docs]
+        term, tfs, doc_nids, lens, doc_dls = _tokenized(docs, {}, terms, known)
         idx.n_docs = len(doc_nids)
         for length in doc_dls:   # summed in insertion order, as add() does
             idx.total_len += length
@@ -681,6 +692,13 @@ def _tokenized(docs: Iterable[tuple[int, str]], vocab: dict[str, int], terms: li
         lens.append(len(counts))
         dls.append(float(length))
     return tids, tfs, nids, lens, dls
+
+
+def with_length(counts: tuple[dict[str, int], int], length: int) -> tuple[dict[str, int], int]:
+    """:func:`term_counts` ``counts`` with ``length`` for BM25 (as :meth:`KeywordIndex.add` takes
+    it), unless the text has no term: no posting holds its length, so removing it subtracts the
+    text's own."""
+    return (counts[0], length) if counts[0] else counts
 
 
 def term_counts(text: str) -> tuple[dict[str, int], int]:

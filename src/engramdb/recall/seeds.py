@@ -42,6 +42,7 @@ from typing import Any, Collection
 
 import numpy as np
 
+from ..batch_plan import is_block_id
 from ..config import RecallConfig
 from ..index.keyword import KeywordIndex, tokenize
 from ..slots import slot_cues, subject_weights
@@ -555,8 +556,11 @@ def lift_pieces(ctx: RecallContext) -> None:
     Sets ``ctx.extra["shown_piece"]``: first-piece nid -> (nid, seed row) of the memory's seed
     with the best base of its own (the piece that matched best), which results shows as the
     memory's hit (:func:`engramdb.recall.results.run`); a memory with no later piece among the
-    seeds has no entry. A memory a censor rule hides is not lifted (none of its pieces is a
-    seed: :func:`_uncensored`).
+    seeds has no entry. A block of a conversation message split into blocks is scored by the
+    keyword leg with its message's length (:func:`engramdb.batch_plan.is_block`), so the
+    message's own match may be the best: it is still shown at its best block among the seeds
+    (``Hit.chunk``), the part of the answer that matched.
+    A memory a censor rule hides is not lifted (none of its pieces is a seed: :func:`_uncensored`).
     """
     seeds = ctx.seeds
     if not len(seeds):
@@ -568,10 +572,13 @@ def lift_pieces(ctx: RecallContext) -> None:
     seed_list, base_list = seeds.tolist(), ctx.base.tolist()
     row_of = {n: i for i, n in enumerate(seed_list)}
     best: dict[int, int] = {}   # first piece -> seed row of its best direct match
+    later: dict[int, int] = {}   # first piece -> seed row of its best later piece
     for i in moved.tolist():
         h = int(head[i])
         j = best.get(h, row_of.get(h, i))
         best[h] = i if base_list[i] > base_list[j] else j
+        k = later.get(h, i)
+        later[h] = i if base_list[i] > base_list[k] else k
     new = [h for h in best if h not in row_of]
     base = ctx.base.copy()
     for h, j in best.items():
@@ -583,6 +590,11 @@ def lift_pieces(ctx: RecallContext) -> None:
         base = np.concatenate([base, base[rows]])
         ctx.seed_cos = np.concatenate([ctx.seed_cos, ctx.seed_cos[rows]])   # the memory's best piece's
     ctx.seeds, ctx.base = seeds, base
+    ids = ctx.state.cols.ext_ids
+    for h, j in best.items():   # (a split message matched whole: shown at its best block)
+        k = later[h]
+        if j == row_of.get(h) and is_block_id(ids[seed_list[k]], ids[h]):
+            best[h] = k
     ctx.extra["shown_piece"] = {h: (seed_list[j], j) for h, j in best.items()}
 
 

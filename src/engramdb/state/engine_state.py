@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from ..batch_plan import head_nid
+from ..batch_plan import head_nid, is_block
 from ..censor import GEN_KEY as _CENSOR_GEN, RULE_PREFIX as _CENSOR_PREFIX, CensorState
 from ..config import EngramConfig
 from ..errors import (IndexStaleError, InvalidInputError, MemoryNotFoundError, NamespaceError, StaleSnapshotWarning,
@@ -26,6 +26,7 @@ from ..errors import (IndexStaleError, InvalidInputError, MemoryNotFoundError, N
 from ..graph.csr import SNAPSHOT_DTYPES, CSRGraph, MemoryGraph
 from ..index.hnsw import HnswIndex
 from ..index.keyword import (PACKED_DTYPES, PACKED_FORWARD_DTYPES, TOKENIZER_VERSION, KeywordIndex, pack_indexes,
+                             term_counts,
                              unpack_indexes)
 from ..kernels import registry
 from ..store.checks import columns_snapshot_ok
@@ -378,10 +379,21 @@ class EngineState:
                 self.kw_upgrade = forward is None and bool(out)
                 return out
         docs: dict[str, list[tuple[int, str]]] = {}   # a crash after writes, or a new tokenizer: rebuild
+        whole: dict[tuple[str, str], str] = {}   # (namespace, id) -> text of a message split into blocks
+        blocks: list[tuple[int, str, str]] = []   # (nid, namespace, its message's id)
         for nid, rec in self.store.iter_records(txn):
             docs.setdefault(rec["namespace"], []).append((nid, rec["text"]))
+            if rec.get("blocks"):
+                whole[rec["namespace"], rec["id"]] = rec["text"]
+            elif is_block(rec):
+                blocks.append((nid, rec["namespace"], rec["chunk_of"]))
+        # a block's length for BM25 is its message's (WriteUnit._block_length)
+        lengths: dict[str, dict[int, int]] = {}
+        for nid, ns, of in blocks:
+            if (ns, of) in whole:
+                lengths.setdefault(ns, {})[nid] = term_counts(whole[ns, of])[1]
         self.kw_gen = -1
-        return {name: KeywordIndex.build(pairs) for name, pairs in docs.items()}
+        return {name: KeywordIndex.build(pairs, lengths=lengths.get(name)) for name, pairs in docs.items()}
 
     def _load_or_rebuild_index(self, sp: Namespace, txn) -> HnswIndex:
         """Namespace ``sp``'s saved index when it matches the records, else one rebuilt from the

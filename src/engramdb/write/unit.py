@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from ..concurrency import retries_map_growth
-from ..batch_plan import head_nid, piece_ids, piece_tags
+from ..batch_plan import head_nid, is_block, piece_ids, piece_tags
 from ..conversation import session_text_without
 from ..entities import entity_of_node
 from ..graph.csr import MemoryGraph
@@ -242,7 +242,7 @@ class WriteUnit:
                 # memories so far must come before it, as one step per memory did
                 self._after_inserted(applied)
                 applied = []
-            self._keyword_add(sp, nid, rec["text"])
+            self._keyword_add(sp, nid, rec["text"], self._block_length(rec, head))
             applied.append((nid, rec, sp, head))
         self._after_inserted(applied)
 
@@ -262,26 +262,44 @@ class WriteUnit:
                     sp.slot_member(rec["subject"], rec["attribute"], nid, True)
         self.after(apply)
 
-    def _keyword_add(self, sp: Namespace, nid: int, text: str) -> None:
-        """Index a new memory's text in ``sp``'s keyword postings after the commit. Consecutive
-        new memories of a namespace are indexed in one :meth:`KeywordIndex.add_many` (the same
-        postings as one add each); a change of the postings registered between them
-        (:meth:`reindex_text`, :meth:`erase`) ends the run, so the order of changes is kept."""
+    def _block_length(self, rec: dict, head: int) -> int | None:
+        """For a block of a split conversation message (:func:`engramdb.batch_plan.is_block`), its
+        length for BM25: its message's, in terms (the message is indexed whole beside it; scored
+        as a short document of its own, a block of a long answer outranked the short message that
+        answers, helper-242); None for any other memory (its text's own)."""
+        if not is_block(rec):
+            return None
+        from ..index.keyword import term_counts
+        message = self.record(head) if head != -1 else None
+        return None if message is None else term_counts(message["text"])[1]
+
+    def _keyword_add(self, sp: Namespace, nid: int, text: str, length: int | None = None) -> None:
+        """Index a new memory's text in ``sp``'s keyword postings after the commit (``length``:
+        its BM25 length where not its text's, :meth:`_block_length`). Consecutive new memories
+        of a namespace are indexed in one :meth:`KeywordIndex.add_many` (the same postings as
+        one add each); a change of the postings registered between them (:meth:`reindex_text`,
+        :meth:`erase`) ends the run, so the order of changes is kept."""
         run = self._kw_run
         if run is None or run[0] is not sp:
-            run = self._kw_run = (sp, [])
-            docs = run[1]
+            run = self._kw_run = (sp, [], {})
+            docs, lengths = run[1], run[2]
 
             def apply() -> None:
                 terms = self._terms
                 known = None
-                if terms:   # pretokenized: the same term counts, computed while hnswlib inserted
+                if terms or lengths:   # pretokenized: the same term counts, computed while hnswlib inserted
                     known = [pre[1] if (pre := terms.get(d_nid)) is not None and pre[0] == d_text else None
                              for d_nid, d_text in docs]
+                    from ..index.keyword import term_counts, with_length
+                    for i, (d_nid, d_text) in enumerate(docs):
+                        if d_nid in lengths:
+                            known[i] = with_length(known[i] or term_counts(d_text), lengths[d_nid])
                 sp.keyword.add_many(docs, known)
                 sp.keyword_dirty = True
             self.after(apply)
         run[1].append((nid, text))
+        if length is not None:
+            run[2][nid] = length
 
     def pretokenize(self, docs: list[tuple[int, str, float]]) -> None:
         """Compute now the keyword terms (:func:`engramdb.index.keyword.term_counts`) and the
@@ -382,9 +400,12 @@ class WriteUnit:
         sp = self.space(ns)
         self._kw_run = None
 
+        rec = self.record(nid)
+        length = self._block_length(rec, head_nid(rec, nid, self.lookup)) if rec is not None else None
+
         def apply() -> None:
             sp.keyword.remove(nid, old_text)
-            sp.keyword.add(nid, new_text)
+            sp.keyword.add(nid, new_text, length)
             sp.keyword_dirty = True
             self.state.subject_hints.forget(nid)
         self.after(apply)
