@@ -6,7 +6,8 @@ that opens a sentence is not an entity ("Seeing", "Wow": a name there is usually
 mid-sentence elsewhere; the dot of a title or abbreviated place name, "Dr. Smith", "St. Mary",
 ends none, and a title alone is no entity); the start of a line, of a list item (``- Set up``, ``1. Enjoy``) or of
 a Markdown heading counts as a sentence start; a common word (scikit-learn's stop words plus
-interjections) opening a longer run is dropped from it. Code is no prose: text inside ````` fences
+interjections) or an imperative verb ("Ask Priya", "Email Dana") opening a longer run there is
+dropped from it. Code is no prose: text inside ````` fences
 and ```inline code``` (``True``, ``None``, class names) is skipped. Entities are lower-cased, without a closing possessive
 ("Caroline's" and "Caroline" are one entity).
 
@@ -77,6 +78,14 @@ _COMMON = frozenset(ENGLISH_STOP_WORDS) | {
     "lol", "omg", "congrats", "congratulations", "good", "glad", "love", "sorry", "absolutely", "totally",
     "definitely", "really", "just", "what's", "let's", "did", "have", "has", "can", "will", "do", "does",
 }
+#: Verbs that open an imperative at a sentence or list-item start ("1. Ask Priya before you merge",
+#: "Email Dana the draft", "Visit Lisbon in May"): capitalised only there, so dropped from the run
+#: they open, as a common word is (not from a run elsewhere, and no name among them: "Mark", "Bill").
+_IMPERATIVES = frozenset(
+    "ask call check tell email text message ping send meet visit try make take use add start keep see get go "
+    "book buy pick bring remind invite thank contact follow reach talk speak share show write read review set "
+    "open run install update create plan schedule consider remember note please tag cc loop join attend "
+    "submit compare choose avoid skip drop move put leave wait give let".split())
 
 
 def extract_entities(text: str) -> set[str]:
@@ -103,7 +112,8 @@ def extract_entities(text: str) -> set[str]:
         before = text[max(line, m.start() - 64):m.start()].rstrip()
         sentence_start = (_LINE_LEAD.fullmatch(text, line, m.start()) is not None
                           or before[-1:] in _SENTENCE_END_CHARS)
-        if sentence_start and words[0].lower().strip("'’") in _COMMON:
+        if sentence_start and (words[0].lower().strip("'’") in _COMMON
+                               or (len(words) > 1 and words[0].lower() in _IMPERATIVES)):
             words = words[1:]
         while words and words[0].lower() in ("of", "the", "de"):
             words = words[1:]
