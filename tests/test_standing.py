@@ -59,6 +59,7 @@ CHANGES = [
     # helper168: a move into a new home told with "the" or "a"
     ("We moved into the new place in Chorlton last weekend.", "I live in Levenshulme with Sam."),
     ("I moved into a flat in Didsbury on Saturday.", "I live in Levenshulme."),
+    ("We moved to a new apartment in Jamaica Plain.", "We live in Somerville."),   # helper-244
     # helper179: the new job's role said between "job" and its employer
     ("Big news: I started a new job as a senior analyst at Globex!", "I work as a data analyst at Initech."),
     ("I got a job as a nurse at Kaiser.", "I'm an RN at St. Mary's."),
@@ -151,6 +152,8 @@ NOT_CHANGES = [
     ("I live in Boston's Back Bay neighborhood.", "I live in Boston."),    # refined
     ("just moved to town", "i live in seattle"),
     ("My sister moved into a new flat in Leeds.", "I live in Boston."),   # another person's move
+    ("My sister moved to a new flat in Leeds.", "I live in Boston."),
+    ("We moved to the new office in Leeds.", "I live in Boston."),      # no home
     ("We moved into the new office in Leeds.", "I live in Boston."),      # no home
     ("We're moving into the new place in Chorlton next week.", "I live in Boston."),   # a plan
     # a hostile pass: no place, someone else's words, an exercise, a joke, an offer that is no

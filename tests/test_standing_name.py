@@ -213,6 +213,7 @@ def test_a_column_snapshot_saved_under_older_text_rules_is_read_again_from_the_r
         m.add("user: My commute to work is 30 minutes by train.", created_at=T0)
         dana = m.add("user: Hi, I'm Dana.", created_at=T0 + 60)
         job = m.add("user: I'm starting at Skyscanner as a senior analyst tomorrow.", created_at=T0 + 120)
+        home = m.add("user: We moved to a new apartment in Jamaica Plain.", created_at=T0 + 180)
     with engramdb.open(tmp_path / "s", embedder="hashing") as m:
         assert cache_status(m)["columns"] == "current"
         assert snapshot_arrays(m, "columns")[1]["text_rules"] == TEXT_RULES
@@ -224,6 +225,8 @@ def test_a_column_snapshot_saved_under_older_text_rules_is_read_again_from_the_r
         assert res.hits[0].id == dana and not res.gaps
         res = m.recall("Where do I work?", k=1, now=T0 + 3 * DAY, reinforce=False)   # (rules 3)
         assert res.hits[0].id == job and not res.gaps
+        res = m.recall("Where do I live?", k=1, now=T0 + 3 * DAY, reinforce=False)   # (rules 6)
+        assert res.hits[0].id == home and not res.gaps
     with engramdb.open(tmp_path / "s", embedder="hashing") as m:
         assert cache_status(m)["columns"] == "current"
         assert snapshot_arrays(m, "columns")[1]["text_rules"] == TEXT_RULES

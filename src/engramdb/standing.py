@@ -25,7 +25,7 @@ renting (a(n) apartment, flat, house, room, studio, ...) in ("I rent an apartmen
 working at or for, employed at or by, "my employer (company) is", "I'm a <role> at" (an
 occupation: not a regular, member, customer, fan, sucker, nor a former one). Or a report that
 it changed: moved or relocated to (optionally "back", "again (, this time)", "from <old name>",
-"then (back) to <name>"), moved into the (a, our, my) new place (home, flat...) in; started a new job at, took a job or position with, accepted a (job)
+"then (back) to <name>"), moved into (or to) the (a, our, my) new place (home, flat...) in; started a new job at, took a job or position with, accepted a (job)
 offer from (not one on a house or for a card), was hired at, joined <name> as <an occupation>,
 "(my) new job at". Of each relation the one said last counts ("I moved to Seattle last year but
 now I live in Portland"). Not read: a clause negated, planned, wished or conditional (a word of
@@ -176,8 +176,10 @@ _VERBS = {
          rf"{_S}{_STREET}NAME"),
         (("new address",), True,   # "My new address is 3 Avenue Foch, Paris."
          rf"\b(?:my|our){_S}new{_S}(?:home{_S})?address{_S}is{_S}{_STREET}NAME"),
-        (("moved into", "moved in to"), True,   # "We moved into the new place in Chorlton": the speaker's move
-         rf"\bmoved{_S}in(?:to|{_S}to){_S}(?:the|a|our|my){_S}(?:new{_S})?"
+        (("moved into", "moved in to", "moved to a", "moved to the", "moved to our", "moved to my"), True,
+         # "We moved into the new place in Chorlton", "We moved to a new apartment in Jamaica Plain"
+         # (helper-244): the speaker's move
+         rf"\bmoved{_S}(?:in(?:to|{_S}to)|to){_S}(?:the|a|our|my){_S}(?:new{_S})?"
          rf"(?:place|home|house|apartment|flat|condo){_S}in{_S}NAME"),
     ),
     "employer": (

@@ -24,8 +24,9 @@ __all__ = ["Columns", "IdColumn", "TEXT_RULES", "TextColumns", "text_columns"]
 #: before found no statement of it and said "no memory says the user's name"; 3: "I'm starting
 #: at Skyscanner as a senior analyst" states the employer; 4: praise is read as a greeting,
 #: "Great job! How did it feel?" only asks; 5: so is a farewell, "Thanks, talk next week!" states
-#: nothing, and a street address with its town states the home, "I live at 14 Rue des Lilas, Lyon.").
-TEXT_RULES = 5
+#: nothing, and a street address with its town states the home, "I live at 14 Rue des Lilas, Lyon.";
+#: 6: "We moved to a new apartment in Jamaica Plain." states the home).
+TEXT_RULES = 6
 
 
 def _standing_of_names(text: str, created_at: float, cols: "Columns", nid: int) -> None:
@@ -58,13 +59,19 @@ def _farewells_and_addresses(text: str, created_at: float, cols: "Columns", nid:
         cols.standing[nid] = standing_bits(text)
 
 
+def _moves_into_homes(text: str, created_at: float, cols: "Columns", nid: int) -> None:
+    """Step 5 -> 6: the standing column of a text that says "moved to", read again."""
+    if "moved to" in text.lower():
+        cols.standing[nid] = standing_bits(text)
+
+
 #: For each older version of the text rules, the step that brings a record's columns to the next
 #: one: ``step(text, created_at, columns, nid)``, run on every record of a store whose column
 #: snapshot was saved under it (:meth:`Columns.upgrade_text_columns`). A step reads again only
 #: the columns its version changed, and only for the texts they may change: reading every
 #: column of every record took 29 s at 100,000 memories.
 TEXT_RULE_STEPS = {1: _standing_of_names, 2: _standing_of_starts, 3: _speech_act_of_greetings,
-                   4: _farewells_and_addresses}
+                   4: _farewells_and_addresses, 5: _moves_into_homes}
 
 
 class TextColumns(NamedTuple):
