@@ -36,6 +36,8 @@ CASES = [
     ("The meeting is on Thursday", "The meeting is on Tuesday", None),
     # a pronoun contracted with its verb is the pronoun ("I'm" = "I am"), and no name
     ("I'm taking lisinopril 20 mg", "I take lisinopril 10 mg", "number"),
+    ("My commute is only 20 minutes now", "My commute is 45 minutes", "number"),   # helper-244
+    ("I only drink 1 coffee a day", "I drink 3 coffees a day", "number"),
     ("I'm not allergic to penicillin", "I am allergic to penicillin", "negation"),
     ("We're renting the flat for 1000 euros", "We are renting the flat for 900 euros", "number"),
     ("They’re paying 1000 euros rent", "They are paying 900 euros rent", "number"),

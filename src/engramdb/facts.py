@@ -190,9 +190,10 @@ SUBJECT_END = frozenset(
     "visit pay paid buy bought sell sold make made know knew think thought feel felt keep kept "
     "hold held seem remain stay become became open close belong attend wear wore".split())
 _DETERMINERS = frozenset("a an the".split())
-#: Adverbs that qualify a statement without changing what it is about ("no longer", "still").
+#: Adverbs that qualify a statement without changing what it is about ("no longer", "still"), or
+#: its value ("My commute is only 20 minutes.", "roughly 20 minutes": helper-244).
 ADVERBS = frozenset("longer still also now always usually really actually anymore currently already "
-                    "just even recently finally".split())
+                    "just even recently finally only roughly approximately nearly".split())
 
 
 _QUANTITY = re.compile(r"(\d+(?:[.,]\d+)?)\s*([^\W\d_]+|%)")
