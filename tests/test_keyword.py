@@ -238,9 +238,12 @@ def test_a_length_given_for_bm25_is_held_as_the_texts_own(raw):
         one.add(nid, text, lengths.get(nid))
     one.compact()
     bulk = KeywordIndex.build(docs, lengths=lengths)
-    a, b = one.arrays(), bulk.arrays()
+    many = KeywordIndex()
+    many.add_many(docs, lengths=lengths)   # (the write path's)
+    many.compact()
+    a, b, c = one.arrays(), bulk.arrays(), many.arrays()
     for key in a:
-        assert np.array_equal(a[key], b[key]), key
+        assert np.array_equal(a[key], b[key]) and np.array_equal(a[key], c[key]), key
     plain = KeywordIndex.build(docs)
     want = plain.total_len + sum(n - term_counts(t)[1] for nid, t in docs
                                  if (n := lengths.get(nid)) is not None and term_counts(t)[0])   # (no term: its own)

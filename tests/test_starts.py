@@ -138,12 +138,12 @@ def test_each_clause_before_a_semicolon_may_end_in_a_start():
     ends it, and a start of another clause dated the change."""
     text = "Got the letter today; my rent is going up to $1,950 starting next month."
     assert without_start(text) == "Got the letter today; my rent goes up to $1,950."
-    assert _day(change_start(text, SAID, reads=starts_reads)) == "2025-10-01"
+    assert _day(change_start(text, SAID, reads=_reads)) == "2025-10-01"
     text = "I'm off from tomorrow; standup moves to 10am starting Monday."
-    assert _day(change_start(text, SAID, reads=starts_reads)) == "2025-09-15"
+    assert _day(change_start(text, SAID, reads=_reads)) == "2025-09-15"
 
 
-def starts_reads(sentence):
+def _reads(sentence):
     from engramdb.changes import change_report
     return change_report(sentence)
 

@@ -50,7 +50,7 @@ from ..kernels import registry
 from ..kernels.reference import BM25Postings
 from .tokens import index_terms, tokenize
 
-__all__ = ["KeywordIndex", "pack_indexes", "tokenize", "unpack_indexes", "term_counts", "with_length"]
+__all__ = ["KeywordIndex", "pack_indexes", "tokenize", "unpack_indexes", "term_counts"]
 
 
 class _Column:
@@ -208,7 +208,7 @@ class KeywordIndex:
         given, is its length for BM25 (terms) instead of the text's (a block's: its message's,
         :func:`engramdb.batch_plan.is_block`)."""
         counts, own = term_counts(text)
-        dl = float(own if length is None or not counts else length)   # (a memory of no term: no posting holds it)
+        dl = float(_bm25_length(counts, own, length))
         tids = self._term_ids(counts)
         n = len(tids)
         if nid >= self._fwd_off.n:
@@ -233,7 +233,8 @@ class KeywordIndex:
             self.compact()
 
     def add_many(self, docs: Iterable[tuple[int, str]],
-                 counts: Sequence[tuple[dict[str, int], int] | None] | None = None) -> None:
+                 counts: Sequence[tuple[dict[str, int], int] | None] | None = None,
+                 lengths: Mapping[int, int] | None = None) -> None:
         """Index many new memories at once: ``(nid, text)`` pairs, nid an int >= 0 not indexed yet.
 
         Equals :meth:`add` of each pair in order (same vocabulary ids, postings, per-term delta
@@ -244,11 +245,12 @@ class KeywordIndex:
 
         ``counts``, when given, holds for each doc its :func:`term_counts` computed beforehand
         (the write path tokenizes while hnswlib inserts), or None to tokenize it here; each must
-        be ``term_counts`` of that doc's text.
+        be ``term_counts`` of that doc's text. ``lengths``: nid -> its length for BM25 where not
+        its text's (as :meth:`add` takes it).
         """
         term_list = self._term_list
         first_new = len(term_list)
-        tids, tfs, nids, lens, dls = _tokenized(docs, self._vocab, term_list, counts)
+        tids, tfs, nids, lens, dls = _tokenized(docs, self._vocab, term_list, counts, lengths)
         if not nids:
             return
         if len(term_list) > first_new:   # the new terms, NUL-terminated as in _term_ids
@@ -646,11 +648,7 @@ class KeywordIndex:
         """
         idx = cls(k1, b)
         terms: list[str] = []
-        docs = list(docs)
-        known = None
-        if lengths:
-            known = [with_length(term_counts(text), lengths[nid]) if nid in lengths else None for nid, text in docs]
-        term, tfs, doc_nids, lens, doc_dls = _tokenized(docs, {}, terms, known)
+        term, tfs, doc_nids, lens, doc_dls = _tokenized(docs, {}, terms, lengths=lengths)
         idx.n_docs = len(doc_nids)
         for length in doc_dls:   # summed in insertion order, as add() does
             idx.total_len += length
@@ -668,11 +666,13 @@ class KeywordIndex:
 
 
 def _tokenized(docs: Iterable[tuple[int, str]], vocab: dict[str, int], terms: list[str],
-               known: Sequence[tuple[dict[str, int], int] | None] | None = None) -> tuple[list, ...]:
+               known: Sequence[tuple[dict[str, int], int] | None] | None = None,
+               lengths: Mapping[int, int] | None = None) -> tuple[list, ...]:
     """The postings of ``(nid, text)`` pairs: (term ids, term frequencies) per posting, in order,
     and (nids, distinct terms, lengths) per memory. New terms get the next ids, added to
     ``vocab`` (term -> id) and ``terms`` (id -> term). ``known``: each doc's :func:`term_counts`
-    if already computed, else None (see :meth:`KeywordIndex.add_many`)."""
+    if already computed, else None; ``lengths``: nid -> its length for BM25 where not its text's
+    (see :meth:`KeywordIndex.add_many`)."""
     tids: list[int] = []
     tfs: list[int] = []
     nids: list[int] = []
@@ -681,6 +681,8 @@ def _tokenized(docs: Iterable[tuple[int, str]], vocab: dict[str, int], terms: li
     for i, (nid, text) in enumerate(docs):
         pre = None if known is None else known[i]
         counts, length = term_counts(text) if pre is None else pre
+        if lengths:
+            length = _bm25_length(counts, length, lengths.get(nid))
         for t, c in counts.items():
             tid = vocab.get(t)
             if tid is None:
@@ -694,11 +696,11 @@ def _tokenized(docs: Iterable[tuple[int, str]], vocab: dict[str, int], terms: li
     return tids, tfs, nids, lens, dls
 
 
-def with_length(counts: tuple[dict[str, int], int], length: int) -> tuple[dict[str, int], int]:
-    """:func:`term_counts` ``counts`` with ``length`` for BM25 (as :meth:`KeywordIndex.add` takes
-    it), unless the text has no term: no posting holds its length, so removing it subtracts the
-    text's own."""
-    return (counts[0], length) if counts[0] else counts
+def _bm25_length(counts: dict[str, int], own: int, length: int | None) -> int:
+    """The length a text of term ``counts`` and length ``own`` is indexed with: ``length`` when
+    given (a block's: its message's, :func:`engramdb.batch_plan.is_block`), unless the text has no
+    term (no posting holds its length, so removing it subtracts the text's own)."""
+    return own if length is None or not counts else length
 
 
 def term_counts(text: str) -> tuple[dict[str, int], int]:

@@ -287,14 +287,10 @@ class WriteUnit:
             def apply() -> None:
                 terms = self._terms
                 known = None
-                if terms or lengths:   # pretokenized: the same term counts, computed while hnswlib inserted
+                if terms:   # pretokenized: the same term counts, computed while hnswlib inserted
                     known = [pre[1] if (pre := terms.get(d_nid)) is not None and pre[0] == d_text else None
                              for d_nid, d_text in docs]
-                    from ..index.keyword import term_counts, with_length
-                    for i, (d_nid, d_text) in enumerate(docs):
-                        if d_nid in lengths:
-                            known[i] = with_length(known[i] or term_counts(d_text), lengths[d_nid])
-                sp.keyword.add_many(docs, known)
+                sp.keyword.add_many(docs, known, lengths)
                 sp.keyword_dirty = True
             self.after(apply)
         run[1].append((nid, text))
