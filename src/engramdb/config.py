@@ -185,6 +185,14 @@ class RecallConfig:
         Fusion weights of the two seed legs: base = w_vector * v + w_keyword * b, with v the
         cosine rescaled by the vector leg's seeds (see ``seed_contrast``) and b the BM25 score
         over the query's best BM25 score, both in [0, 1]; base is divided by its maximum.
+    sentence_weight : float
+        How much a memory's best sentence key lifts its cosine (``StoreConfig.sentence_keys``):
+        cos = whole + sentence_weight * max(0, best sentence - whole), for the memories the
+        vector leg's search returns and those of the keyword leg, before fusion (default 0.5,
+        the mean of the two when the sentence is nearer; 1 scores by the best sentence alone,
+        MaxP; 0 reads no sentence key). The interpolation of a document's and its best
+        passage's scores is Callan (1994), "Passage-level evidence in document retrieval",
+        SIGIR; chosen on the LoCoMo tuning conversations.
     w_graph : float
         Weight of the graph leg: score = base + w_graph * inflow, where inflow is the strongest
         single pass a memory receives from another activated memory (ACT-R's base level plus
@@ -296,6 +304,7 @@ class RecallConfig:
     w_vector: float = 0.2       # fusion weights tuned on half of LoCoMo
     w_keyword: float = 0.8      # (benchmarks/tune_locomo_fusion.py, results/locomo_tuning.json)
     w_graph: float = 2.0
+    sentence_weight: float = 0.5
     inflow_fan_exp: float = 0.0
     prf_terms: int = 8
     prf_docs: int = 8
@@ -327,6 +336,7 @@ class RecallConfig:
         "weak_evidence": Interval(-1.0, 1.0),
         "keyword_k": Interval(1, 10_000),
         "question_weight": Interval(0.0, 1.0), "w_vector": Interval(0.0, 1.0), "w_keyword": Interval(0.0, 1.0), "w_graph": Interval(0.0, 4.0),
+        "sentence_weight": Interval(0.0, 1.0),
         "w_time": Interval(0.0, 4.0), "inflow_fan_exp": Interval(0.0, 4.0),
         "prf_terms": Interval(0, 100), "prf_docs": Interval(1, 100), "prf_weight": Interval(0.0, 1.0),
         "time_slack_weight": Interval(0.0, 1.0), "time_question_words": Interval(0, 100),
@@ -543,6 +553,15 @@ class StoreConfig:
         cap on the blocks of one conversation message (:meth:`Engram.add_conversation`).
     snapshot_every : int
         Fold the edge delta into the persisted CSR snapshot after this many new edges.
+    sentence_keys : int
+        Most sentence keys of one memory (default 16; 0 or 1 stores none). A memory the engine embeds
+        whose text holds two or more sentences of three words or more is also embedded sentence
+        by sentence (runs of sentences past this many), and recall scores it by its best
+        sentence as well as by the whole text (``RecallConfig.sentence_weight``): a fact said in
+        passing is near its question as a sentence, not as a message about something else
+        (:func:`engramdb.sentences.key_sentences`). A memory given its own vector
+        (``embedding=``) has none: the embedder's space may not be the caller's. Costs an
+        embedding per key at write time and ``2 * dim`` bytes per key in the store (float16).
     """
 
     map_size_bytes: int = 64 << 30
@@ -552,12 +571,13 @@ class StoreConfig:
     chunk_chars: int = 4_000
     chunk_overlap: int = 2
     max_pieces: int = 64
+    sentence_keys: int = 16
 
     BOUNDS: ClassVar = {
         "map_size_bytes": Interval(1 << 20, None), "max_text_chars": Interval(1, None),
         "snapshot_every": Interval(1, None), "sync": Choice((True, False)),
         "chunk_chars": Interval(64, None), "chunk_overlap": Interval(0, 100),
-        "max_pieces": Interval(1, 1_000_000),
+        "max_pieces": Interval(1, 1_000_000), "sentence_keys": Interval(0, 1_000),
     }
 
     def __post_init__(self) -> None:

@@ -870,7 +870,6 @@ class Engram:
             return old   # nothing changes: no new version, no write (and no ledger entry)
         if text is not None or embedding is not None:
             embed_missing(state, self._embed_progress(False), [p])
-        old_vec = state.vectors(np.array([nid]), state.space(ns))[0] if p.vector is not None else None
         with write_unit(state, "updating a memory", now, verb="update") as unit:
             store, txn = unit.store, unit.txn
             rec = unit.record(nid)
@@ -887,9 +886,8 @@ class Engram:
             unit.reindex_text(ns, nid, rec["text"], p.text)
             rec.update(text=p.text, confidence=p.confidence, tags=list(p.tags), source=p.source, version_at=now)
             unit.put_record(nid, rec)
-            if p.vector is not None:
-                store.put_vector(txn, nid, p.vector)
-                unit.index_replace(ns, nid, p.vector, old_vec)
+            if p.vector is not None:   # (and the sentence keys of the new wording: none of the old)
+                unit.replace_vector(ns, nid, p.vector, p.keys)
         return memory_from_record(rec, None)
 
     def forget(self, id: str, *, namespace: str = DEFAULT_NAMESPACE, hard: bool = False) -> None:

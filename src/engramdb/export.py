@@ -59,6 +59,10 @@ record times, extra fields and edges with their relation, weight and time come b
 only internal ids are new. An id the store already holds is an error, or is skipped or
 replaced (``on_conflict``); a skipped (kept) memory that the export has superseded is retired
 by the export's successor, so the export's supersessions hold in the store too.
+
+Sentence keys (``StoreConfig.sentence_keys``) are not exported: they are the embedder's
+reading of each text, not the caller's data, and an imported memory has none, so recall scores
+it by its whole vector, as a memory stored before sentence keys existed.
 """
 from __future__ import annotations
 

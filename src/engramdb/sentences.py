@@ -23,7 +23,7 @@ from sentencex import segment
 from .speakers import LABEL
 
 __all__ = ["quotes", "split_sentences", "prose_sentences", "is_code_line", "sentence_starts", "several_sentences",
-           "several_claims", "CLAUSE_CUT", "IMPERATIVE_VERBS"]
+           "several_claims", "key_sentences", "KEY_MIN_WORDS", "CLAUSE_CUT", "IMPERATIVE_VERBS"]
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 #: A line of a reply's layout: a list item ("- ", "* ", "1. ", "2) "), a quote or table row, a
@@ -167,6 +167,44 @@ def several_sentences(text: str) -> tuple[str, ...] | None:
         return None
     parts = split_sentences(text)
     return tuple(parts[:MAX_SENTENCES]) if len(parts) > 1 else None
+
+
+#: Words a sentence needs to be a key of its own (:func:`key_sentences`): "Hey Mel!" or
+#: "Thanks!" says too little to be searched for.
+KEY_MIN_WORDS = 3
+
+
+def key_sentences(text: str, most: int) -> list[str]:
+    """The sentences of ``text`` that recall searches one by one besides the whole text (sentence
+    keys: a fact said in passing inside a request, "I finally bought a Fujifilm X-T5 yesterday!
+    What settings should I use for portraits?", is far from "Which camera do I have?" as a whole
+    and near it as a sentence).
+
+    Its sentences (:func:`split_sentences`) of at least :data:`KEY_MIN_WORDS` words; past ``most``
+    of them, runs of consecutive sentences joined by a space into ``most`` keys of near-equal
+    sentence counts.
+
+    Parameters
+    ----------
+    text : str
+    most : int
+        Most keys (below 2: none, one key would be the whole text again).
+
+    Returns
+    -------
+    list of str
+        [] when fewer than two sentences qualify: the whole text is then its only key.
+    """
+    if most < 2 or (_SENTENCE_END.search(text) is None and "\n" not in text):
+        return []
+    parts = [x for x in split_sentences(text) if len(x.split()) >= KEY_MIN_WORDS]
+    if len(parts) < 2:
+        return []
+    if len(parts) > most:
+        n = len(parts)
+        bounds = [n * g // most for g in range(most + 1)]
+        parts = [" ".join(parts[a:b]) for a, b in zip(bounds, bounds[1:])]
+    return parts
 
 
 def prose_sentences(text: str, *, lists: bool = True) -> list[str]:

@@ -384,7 +384,8 @@ class Hit:
         inflow); for a memory reached by spreading alone, that term alone. 0 for a hit that
         fills a recall reaching fewer than ``k`` (the vector leg's next nearest, unscored).
     similarity : float or None
-        Cosine to the query, when the memory was a vector seed.
+        Cosine to the query, when the memory was a vector seed: lifted toward its best
+        sentence key's when it has sentence keys (``RecallConfig.sentence_weight``).
     path : list of PathStep
         ``path[0]`` is the seed; the last step is this memory.
     relevance : float

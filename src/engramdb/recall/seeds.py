@@ -519,17 +519,18 @@ def _vector_leg(ctx: RecallContext) -> None:
 
 def _nearest(ctx: RecallContext, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The ``n`` nearest memories of the query vector (hnswlib; an exact scan among
-    ``ctx.allowed`` when a selective filter set it), labels int64 and cosines float32, best
-    first, equal cosines in insertion order; and which of them may seed (bool), a censor rule
-    apart."""
+    ``ctx.allowed`` when a selective filter set it), labels int64 and cosines float32 lifted
+    toward their sentence keys' (:func:`sentence_cosines`), best first by those, equal cosines
+    in insertion order; and which of them may seed (bool), a censor rule apart."""
     req, cfg = ctx.request, ctx.request.config
     if ctx.allowed is None:
         labels, cos = ctx.space.index.knn(req.vector, n)
     else:   # a selective filter: the exact nearest among the memories that pass it
         labels, cos = ctx.space.index.exact_knn(req.vector, n, labels=ctx.allowed)
-    if len(cos) > 1 and (cos[1:] == cos[:-1]).any():   # equal cosines: the earlier-recorded first
-        order = np.lexsort((labels, -cos))
-        labels, cos = labels[order], cos[order]
+    lifted = sentence_cosines(ctx, labels, cos)
+    if lifted is not cos or (len(cos) > 1 and (cos[1:] == cos[:-1]).any()):   # equal: the earlier-recorded first
+        order = np.lexsort((labels, -lifted))
+        labels, cos = labels[order], lifted[order]
     return labels, cos, (cos >= cfg.cosine_floor) & seedable(ctx, labels)
 
 
@@ -618,7 +619,7 @@ def _keyword_job(ctx: RecallContext) -> tuple[np.ndarray, np.ndarray, np.ndarray
         vecs = ctx.space.index.vectors(nids)
     except KeyError:
         return nids, scores, None
-    return nids, scores, vecs @ req.vector
+    return nids, scores, sentence_cosines(ctx, nids, vecs @ req.vector)
 
 
 def seedable(ctx: RecallContext, nids: np.ndarray) -> np.ndarray:
@@ -642,7 +643,35 @@ def _keyword_cosines(ctx: RecallContext) -> np.ndarray:
     found = dict(zip(ctx.vec_nids.tolist(), ctx.vec_cos.tolist()))
     extra = [j for j, n in enumerate(ctx.kw_nids.tolist()) if n not in found]
     if extra:
-        out[extra] = ctx.state.vectors(ctx.kw_nids[extra].astype(np.int64), ctx.space) @ ctx.request.vector
+        nids = ctx.kw_nids[extra].astype(np.int64)
+        out[extra] = sentence_cosines(ctx, nids, ctx.state.vectors(nids, ctx.space) @ ctx.request.vector)
+    return out
+
+
+def sentence_cosines(ctx: RecallContext, nids: np.ndarray, cos: np.ndarray) -> np.ndarray:
+    """The cosines ``cos`` (float32, shape (n,)) of memories ``nids`` (int, shape (n,)) to the
+    query, each lifted toward its best sentence key's (``StoreConfig.sentence_keys``): c + w *
+    max(0, s - c), with s the best cosine of its keys and w ``RecallConfig.sentence_weight``
+    (Callan 1994: a document's score interpolated with its best passage's). ``cos`` itself when
+    none of them has keys or w is 0. The keys come from the namespace's cache of them, read from
+    the store on first use (:meth:`engramdb.state.namespace.Namespace.sentence_keys`). The
+    vector leg's pool (4 x ``seed_k`` from hnswlib) and the keyword leg's memories are rescored,
+    not searched for by their sentences, so a memory neither leg finds stays unfound."""
+    w = ctx.request.config.sentence_weight
+    if w <= 0 or not len(nids):
+        return cos
+    keys = ctx.space.sentence_keys(ctx.state.store, nids.tolist(), ctx.state.dim)
+    found = [i for i, k in enumerate(keys) if k is not None]
+    if not found:
+        return cos
+    rows = [keys[i] for i in found]
+    sims = (np.concatenate(rows) if len(rows) > 1 else rows[0]) @ ctx.request.vector   # one product
+    starts = np.zeros(len(rows), np.intp)
+    np.cumsum(np.fromiter(map(len, rows[:-1]), np.intp, len(rows) - 1), out=starts[1:])
+    at = np.asarray(found, np.intp)
+    lift = np.maximum.reduceat(sims, starts) - cos[at]
+    out = np.array(cos, np.float32)
+    out[at] += np.float32(w) * np.maximum(lift, np.float32(0.0))
     return out
 
 

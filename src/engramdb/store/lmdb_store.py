@@ -8,6 +8,8 @@ sub-db      key                              value
 ``meta``    ascii name                       msgpack (schema, dim, next_nid, namespaces...)
 ``mem``     nid u32                          msgpack record (all fields but the embedding)
 ``vec``     nid u32                          float32[dim] raw bytes, unit norm
+``keys``    nid u32                          float16[s, dim] raw bytes, unit rows: the
+                                             memory's sentence keys (most have none)
 ``ids``     namespace utf-8, 0x00, id utf-8  nid u32
 ``edges``   src u32, tgt u32, relation u8    weight f32, created_at f64 (little-endian)
 ``delta``   seq u64                          edge key (9 bytes): edges newer than the snapshot
@@ -71,9 +73,9 @@ _EDGE_KEY = struct.Struct(">IIB")
 _EDGE_VAL = struct.Struct("<fd")
 _F32 = struct.Struct("<f")
 _SUBDBS = (b"meta", b"mem", b"vec", b"ids", b"edges", b"delta", b"graph", b"cols", b"texts", b"kw",
-           b"ledger", b"ledger_dyn")
+           b"ledger", b"ledger_dyn", b"keys")
 #: sub-databases a store written by an older engramdb may lack (opened lazily when writing)
-_OPTIONAL_SUBDBS = (b"texts", b"kw", b"ledger", b"ledger_dyn")
+_OPTIONAL_SUBDBS = (b"texts", b"kw", b"ledger", b"ledger_dyn", b"keys")
 DATA_FILE = "data.mdb"
 LOCK_FILE = "lock.mdb"
 #: marker file: erased data may still sit in free pages of ``data.mdb`` until :meth:`LmdbStore.compact`
@@ -514,8 +516,7 @@ class LmdbStore:
             digest = record_text_digest(rec)
             if self.lookup_text(txn, namespace, digest) == nid:
                 txn.delete(text_key(namespace, digest), db=self.dbs["texts"])
-        txn.delete(nid_key(nid), db=self.dbs["mem"])
-        txn.delete(nid_key(nid), db=self.dbs["vec"])
+        self.delete_nids(txn, [nid])
         txn.delete(id_key(namespace, ext_id), db=self.dbs["ids"])
 
     def iter_records(self, txn) -> Iterator[tuple[int, dict]]:
@@ -539,6 +540,33 @@ class LmdbStore:
         if not np.all(np.isfinite(vec)):
             raise StoreCorruptedError(f"embedding of nid {nid} is damaged (NaN or infinite values)")
         return vec
+
+    def put_keys(self, txn, nid: int, keys: np.ndarray | None) -> None:
+        """Store the sentence keys of ``nid`` (float, shape (s, dim), unit rows) as float16 (half
+        the bytes; a cosine off by at most about 1e-3, for a rescoring that only ranks); None or
+        no rows deletes them."""
+        if keys is None or not len(keys):
+            db = self.dbs.get("keys")
+            if db is not None:
+                txn.delete(nid_key(nid), db=db)
+            return
+        txn.put(nid_key(nid), np.ascontiguousarray(keys, dtype=np.float16).tobytes(), db=self.dbs["keys"])
+
+    def get_keys(self, txn, nid: int, dim: int) -> np.ndarray | None:
+        """The sentence keys of ``nid`` (float16, shape (s, dim), read-only), or None.
+
+        Raises
+        ------
+        StoreCorruptedError
+            The value is not a whole number of ``dim``-vectors.
+        """
+        db = self.dbs.get("keys")
+        buf = None if db is None else txn.get(nid_key(nid), db=db)
+        if buf is None:
+            return None
+        if not len(buf) or len(buf) % (2 * dim):
+            raise StoreCorruptedError(f"sentence keys of nid {nid} have {len(buf)} bytes, not a multiple of {2 * dim}")
+        return np.frombuffer(buf, dtype=np.float16).reshape(-1, dim)
 
     def put_id(self, txn, namespace: str, ext_id: str, nid: int) -> bool:
         """Map (namespace, id) to nid; False if the id is taken."""
@@ -594,16 +622,18 @@ class LmdbStore:
         prefix = namespace.encode() + b"\x00"   # names hold no NUL: the prefix is exact
         nids = [_nid_of(v) for _k, v in self._delete_prefixed(txn, "ids", prefix)]
         self._delete_prefixed(txn, "texts", prefix)
-        for nid in nids:
-            txn.delete(nid_key(nid), db=self.dbs["mem"])
-            txn.delete(nid_key(nid), db=self.dbs["vec"])
+        self.delete_nids(txn, nids)
         return nids
 
     def delete_nids(self, txn, nids) -> None:
-        """Delete the record and vector of each nid (no id or key bookkeeping)."""
+        """Delete the record, vector and sentence keys of each nid (no id or key bookkeeping)."""
+        keys = self.dbs.get("keys")
         for nid in nids:
-            txn.delete(nid_key(int(nid)), db=self.dbs["mem"])
-            txn.delete(nid_key(int(nid)), db=self.dbs["vec"])
+            key = nid_key(int(nid))
+            txn.delete(key, db=self.dbs["mem"])
+            txn.delete(key, db=self.dbs["vec"])
+            if keys is not None:
+                txn.delete(key, db=keys)
 
     def _delete_prefixed(self, txn, db_name: str, prefix: bytes) -> list[tuple[bytes, bytes]]:
         db = self.dbs.get(db_name)

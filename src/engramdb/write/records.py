@@ -35,7 +35,7 @@ from ..chatter import filler_sentence
 from ..facts import (SPEAKER_LABEL, STORED_TEXT_MEMO, bare_change, conflict_many, fact_signature, frames_a_value, plain_statement,
                      restates, subject_key, subject_of, subject_text)
 from ..index.keyword import term_counts
-from ..sentences import several_claims, several_sentences
+from ..sentences import key_sentences, several_claims, several_sentences
 from ..speakers import labelled, speaker_of
 from ..errors import DimensionMismatchError, InvalidInputError, MemoryNotFoundError, OversizeError
 from ..state import EngineState
@@ -75,6 +75,7 @@ class Prepared:
     vector: np.ndarray | None
     links: list[tuple[str, Relation, float]]
     nid: int = -1
+    keys: np.ndarray | None = None          # sentence keys (s, dim) when the embedder made the vector
     recorded_at: float = 0.0                # record time (the write's, or the caller's backfill)
     valid_from: float = 0.0                 # bi-temporal fields (temporal.py) and slot (slots.py)
     valid_to: float | None = None
@@ -280,11 +281,30 @@ def embed_missing(state: EngineState, embed: Callable[[list[str]], np.ndarray] |
         return
     if embed is None:
         raise no_embedder(state, "pass embedding= for every memory")
-    vecs = embed([p.text for p in todo])
-    if vecs.shape != (len(todo), state.dim):
+    most = state.config.store.sentence_keys
+    keys = [key_sentences(p.text, most) for p in todo]
+    texts = [p.text for p in todo] + [k for ks in keys for k in ks]   # one embedder call
+    vecs = embed(texts)
+    if vecs.shape != (len(texts), state.dim):
         raise DimensionMismatchError(expected=state.dim, got=vecs.shape[-1], field="embedder output")
-    for p, v in zip(todo, vecs):
+    at = len(todo)
+    for p, v, ks in zip(todo, vecs, keys):
         p.vector = check_vector(v, state.dim, field="embedder output")
+        if ks:
+            p.keys = _unit_rows(vecs[at:at + len(ks)])
+            at += len(ks)
+
+
+def _unit_rows(vecs: np.ndarray) -> np.ndarray | None:
+    """The finite rows of ``vecs`` with a direction (norm >= 1e-12), normalised (float32), or None
+    when none is: a sentence key the embedder gives no direction (a sentence of stop words to
+    the hashing embedder) is left out, never an error of the write."""
+    m = np.asarray(vecs, np.float64)
+    finite = np.isfinite(m).all(axis=1)
+    m = np.where(finite[:, None], m, 0.0)
+    norm = np.linalg.norm(m, axis=1)
+    ok = norm >= 1e-12
+    return (m[ok] / norm[ok, None]).astype(np.float32) if ok.any() else None
 
 
 def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what: str = "adding memories",
@@ -377,6 +397,8 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
         hold = state.config.decay.hold_decisions_until_review
         rows = [(p.nid, record_of(p, hold), p.vector, p.digest) for p in prepared]
         unit.insert_many(rows)
+        for p in prepared:
+            unit.put_keys(p.namespace, p.nid, p.keys)
         if subjects:   # the subjects of the new statements, for the next writes' conflict checks
             # (a text of several sentences has one per sentence: no hint, it is always read)
             hinted = [(nid, subject_code(subj)) for nid, rec, _v, _d in rows

@@ -532,6 +532,7 @@ class WriteUnit:
             self.state.subject_hints.forget(nid)
             if sp.index is not None:
                 sp.index.remove(nid)
+            sp.forget_keys(nid)
             sp.index_dirty = True
             sp.keyword.remove(nid, rec["text"])
             sp.keyword_dirty = True
@@ -605,12 +606,25 @@ class WriteUnit:
                     out.add(mrec["tags"][0])
         return out
 
-    def replace_vector(self, ns: str, nid: int, vector: np.ndarray) -> None:
+    def replace_vector(self, ns: str, nid: int, vector: np.ndarray, keys: np.ndarray | None = None) -> None:
         """Memory ``nid``'s stored vector and its index entry replaced by ``vector`` (float32,
-        shape (dim,)): a session node whose text an erase reworded (:attr:`reworded`)."""
+        shape (dim,)), its sentence keys by ``keys`` (float32, shape (s, dim); None: none, so
+        no key of a former wording outlives it): an updated memory, or a session node whose
+        text an erase reworded (:attr:`reworded`)."""
         old = self.state.vectors(np.array([nid], np.int64), self.space(ns))[0]
         self.store.put_vector(self.txn, nid, vector)
         self.index_replace(ns, nid, vector, old)
+        self.put_keys(ns, nid, keys, replace=True)
+
+    def put_keys(self, ns: str, nid: int, keys: np.ndarray | None, *, replace: bool = False) -> None:
+        """The sentence keys of memory ``nid`` of namespace ``ns`` (float32, shape (s, dim), unit
+        rows; None: none), in the store (with ``replace``, instead of those it had: None deletes
+        them); after the commit the namespace's kept keys of ``nid`` are dropped, so recall reads
+        them again (:meth:`engramdb.state.namespace.Namespace.sentence_keys`)."""
+        if keys is not None or replace:
+            self.store.put_keys(self.txn, nid, keys)
+        sp = self.space(ns)
+        self.after(lambda: sp.forget_keys(nid))
 
     def hand_on_text(self, ns: str, digest: bytes, nid: int) -> None:
         """The deduplication key of a text (``digest``) that memory ``nid`` no longer holds (it is

@@ -1,0 +1,142 @@
+"""Sentence keys: a memory of several sentences is also embedded sentence by sentence, and recall
+lifts its cosine toward its best sentence's (``StoreConfig.sentence_keys``,
+``RecallConfig.sentence_weight``): a fact said in passing inside a request is found as a
+sentence, not only as a message about something else."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import engramdb
+from engramdb.embed import get_embedder
+from engramdb.sentences import KEY_MIN_WORDS, key_sentences, split_sentences
+
+DIM = 64
+FACT = "I finally bought a Fujifilm camera yesterday."
+REQUEST = ("What are the best settings for shooting indoor portraits in low light with soft window "
+           "shadows and warm lamps around the living room sofa?")
+QUESTION = "Which Fujifilm camera did I buy?"
+
+
+def _open(path, *, keys=16, weight=0.5):
+    cfg = engramdb.EngramConfig(store=engramdb.StoreConfig(sentence_keys=keys),
+                                recall=engramdb.RecallConfig(sentence_weight=weight),
+                                link=engramdb.LinkConfig(auto_link=False))
+    return engramdb.open(path, dim=DIM, embedder="hashing", config=cfg)
+
+
+def _unit(v):
+    v = np.asarray(v, np.float64)
+    return v / np.linalg.norm(v)
+
+
+def _expected(whole_text, sentences, question, weight):
+    """whole + weight * max(0, best sentence - whole), from the embedder itself."""
+    emb = get_embedder("hashing", DIM)
+    q = _unit(emb.embed([question])[0])
+    whole = float(_unit(emb.embed([whole_text])[0]) @ q)
+    best = max(float(_unit(v) @ q) for v in emb.embed(sentences)) if sentences else whole
+    return whole + weight * max(0.0, best - whole), whole
+
+
+def _similarity(m, question, mid):
+    hit = {h.id: h for h in m.recall(question, k=5).hits}[mid]
+    assert hit.similarity is not None
+    return hit.similarity
+
+
+def test_key_sentences_keeps_sentences_of_three_words_or_more():
+    assert key_sentences(f"{FACT} {REQUEST}", 16) == [FACT, REQUEST]
+    assert key_sentences("Hey Mel! Good to see you again today.", 16) == []   # one qualifies
+    assert key_sentences("Just one sentence here, with no second one", 16) == []
+    assert key_sentences(f"{FACT} {REQUEST}", 0) == []
+    assert key_sentences("First line of three\nsecond line of three", 16) == ["First line of three",
+                                                                              "second line of three"]
+
+
+def test_key_sentences_past_the_cap_joins_runs_of_sentences():
+    sents = [f"Sentence number {i} is here." for i in range(10)]
+    keys = key_sentences(" ".join(sents), 4)
+    assert len(keys) == 4
+    assert keys == [" ".join(sents[0:2]), " ".join(sents[2:5]), " ".join(sents[5:7]), " ".join(sents[7:10])]
+
+
+_WORD = st.sampled_from("alpha beta gamma delta camera lens river market blue tall".split())
+_SENTENCE = st.lists(_WORD, min_size=1, max_size=6).map(lambda ws: " ".join(ws).capitalize() + ".")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_SENTENCE, min_size=0, max_size=12), st.integers(0, 6))
+def test_key_sentences_hold_every_qualifying_sentence_in_order(sentences, most):
+    text = " ".join(sentences)
+    keys = key_sentences(text, most)
+    qualifying = [s for s in split_sentences(text) if len(s.split()) >= KEY_MIN_WORDS] if text else []
+    if most < 2 or len(qualifying) < 2:
+        assert keys == []
+    else:
+        assert len(keys) == min(most, len(qualifying))
+        assert " ".join(keys) == " ".join(qualifying)
+
+
+def test_recall_lifts_a_memory_toward_its_best_sentence(tmp_path):
+    text = f"user: {FACT} {REQUEST}"
+    want, whole = _expected(text, key_sentences(text, 16), QUESTION, 0.5)
+    assert want > whole + 0.05   # the fact's sentence is much nearer than the message
+    with _open(tmp_path / "keys") as m, _open(tmp_path / "none", keys=0) as n, \
+            _open(tmp_path / "off", weight=0.0) as o:
+        for e in (m, n, o):
+            e.add_batch([{"id": "camera", "text": text},
+                         {"id": "other", "text": "user: The river market sells blue lamps on Sundays."}])
+        assert _similarity(m, QUESTION, "camera") == pytest.approx(want, abs=2e-3)   # keys: float16
+        assert _similarity(n, QUESTION, "camera") == pytest.approx(whole, abs=1e-5)   # none stored
+        assert _similarity(o, QUESTION, "camera") == pytest.approx(whole, abs=1e-5)   # none read
+    full, _ = _expected(text, key_sentences(text, 16), QUESTION, 1.0)
+    with _open(tmp_path / "keys", weight=1.0) as m:   # scored by the best sentence alone (MaxP)
+        assert _similarity(m, QUESTION, "camera") == pytest.approx(full, abs=2e-3)
+
+
+def test_a_memory_given_its_own_vector_has_no_sentence_keys(tmp_path):
+    text = f"user: {FACT} {REQUEST}"
+    vec = get_embedder("hashing", DIM).embed([text])[0]
+    _want, whole = _expected(text, [], QUESTION, 0.5)
+    with _open(tmp_path / "s") as m:
+        m.add(text, id="camera", embedding=vec)
+        assert _similarity(m, QUESTION, "camera") == pytest.approx(whole, abs=1e-5)
+
+
+def test_update_replaces_the_sentence_keys_with_the_new_wording_s(tmp_path):
+    text = f"user: {FACT} {REQUEST}"
+    new = "user: I sold the Fujifilm camera and bought a bicycle instead."   # one sentence: no keys
+    _w, new_whole = _expected(new, [], QUESTION, 0.5)
+    with _open(tmp_path / "s") as m:
+        m.add(text, id="camera")
+        m.update("camera", text=new)
+        assert _similarity(m, QUESTION, "camera") == pytest.approx(new_whole, abs=1e-5)
+        m.update("camera", text=text)   # back to two sentences: keys again
+        want, _ = _expected(text, key_sentences(text, 16), QUESTION, 0.5)
+        assert _similarity(m, QUESTION, "camera") == pytest.approx(want, abs=2e-3)   # keys: float16
+        own = f"{text} Shutter."
+        vec = get_embedder("hashing", DIM).embed([own])[0]
+        m.update("camera", embedding=vec)   # the caller's own vector: its keys dropped
+        _w, whole = _expected(own, [], QUESTION, 0.5)
+        assert _similarity(m, QUESTION, "camera") == pytest.approx(whole, abs=1e-5)
+
+
+def test_sentence_keys_survive_reopen_and_go_with_an_erased_memory(tmp_path):
+    text = f"user: {FACT} {REQUEST}"
+    want, whole = _expected(text, key_sentences(text, 16), QUESTION, 0.5)
+    with _open(tmp_path / "s") as m:
+        m.add(text, id="camera")
+        m.add(text.replace("Fujifilm", "Fujifilm X-T5"), id="twin")
+    with _open(tmp_path / "s") as m:
+        assert _similarity(m, QUESTION, "camera") == pytest.approx(want, abs=2e-3)   # keys: float16
+        m.forget("camera", hard=True)
+        m.forget("twin", hard=True)
+        assert m.recall(QUESTION, k=5).hits == []
+    import lmdb   # nothing of the erased memories' sentences stays in the store
+    env = lmdb.open(str(tmp_path / "s"), readonly=True, lock=False, max_dbs=32)
+    try:
+        keys = env.open_db(b"keys", create=False)
+        with env.begin() as txn:
+            assert txn.stat(keys)["entries"] == 0
+    finally:
+        env.close()
