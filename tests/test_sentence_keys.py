@@ -140,3 +140,19 @@ def test_sentence_keys_survive_reopen_and_go_with_an_erased_memory(tmp_path):
             assert txn.stat(keys)["entries"] == 0
     finally:
         env.close()
+
+
+def test_an_update_with_the_same_wording_keeps_the_vector_and_keys(tmp_path):
+    """helper-247: ``update(text=<the same text>, tags=...)`` re-embedded the memory, replacing a
+    caller's own vector by the embedder's and giving it sentence keys; a memory stored as pieces
+    got its first piece's vector and keys from the whole text."""
+    text = f"user: {FACT} {REQUEST}"
+    own = get_embedder("hashing", DIM).embed([f"{text} Shutter."])[0]
+    _w, whole = _expected(f"{text} Shutter.", [], QUESTION, 0.5)
+    with _open(tmp_path / "s") as m:
+        m.add(text, id="camera", embedding=own)
+        m.update("camera", text=text, tags=["photo"])
+        assert tuple(m.get("camera").tags) == ("photo",)
+        assert _similarity(m, QUESTION, "camera") == pytest.approx(whole, abs=1e-5)
+        stored = m.get("camera", with_embedding=True).embedding
+        assert float(np.dot(stored, _unit(own))) == pytest.approx(1.0, abs=1e-6)

@@ -868,7 +868,7 @@ class Engram:
                 and p.confidence == old.confidence
                 and (embedding is None or np.array_equal(p.vector, state.vectors(np.array([nid]), state.space(ns))[0]))):
             return old   # nothing changes: no new version, no write (and no ledger entry)
-        if text is not None or embedding is not None:
+        if embedding is not None or p.text != old.text:   # the same wording keeps its vector and keys
             embed_missing(state, self._embed_progress(False), [p])
         with write_unit(state, "updating a memory", now, verb="update") as unit:
             store, txn = unit.store, unit.txn
