@@ -156,3 +156,41 @@ def test_an_update_with_the_same_wording_keeps_the_vector_and_keys(tmp_path):
         assert _similarity(m, QUESTION, "camera") == pytest.approx(whole, abs=1e-5)
         stored = m.get("camera", with_embedding=True).embedding
         assert float(np.dot(stored, _unit(own))) == pytest.approx(1.0, abs=1e-6)
+
+
+class _Keys:
+    """A store stand-in for :class:`KeyCache`: nid n has n keys of value n (nid 0 none); counts reads."""
+
+    def __init__(self):
+        self.reads = 0
+        self.txns = 0
+
+    def read(self, what):
+        import contextlib
+        self.txns += 1
+        return contextlib.nullcontext(None)
+
+    def get_keys(self, txn, nid, dim):
+        self.reads += 1
+        return None if nid == 0 else np.full((nid, dim), nid, np.float16)
+
+
+def test_the_key_cache_reads_each_memory_once_and_holds_at_most_its_capacity():
+    from engramdb.state.key_cache import KeyCache
+    store, cache = _Keys(), KeyCache(capacity=3)
+    got = cache.get_many(store, [2, 0, 2], 4)
+    assert got[1] is None and got[0].dtype == np.float32 and got[0].shape == (2, 4) and (got[2] == 2).all()
+    assert store.reads == 2 and store.txns == 1   # one transaction, each missing memory read once
+    cache.get_many(store, [2, 0], 4)
+    assert store.reads == 2 and store.txns == 1   # kept: no read, no transaction
+    cache.get_many(store, [5, 6], 4)   # past the capacity: the oldest (2) goes
+    assert len(cache) == 3
+    cache.get_many(store, [0], 4)
+    assert store.reads == 4
+    cache.get_many(store, [2], 4)
+    assert store.reads == 5
+    cache.forget(6)
+    cache.get_many(store, [6], 4)
+    assert store.reads == 6
+    cache.clear()
+    assert len(cache) == 0

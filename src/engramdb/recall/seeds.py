@@ -653,14 +653,14 @@ def sentence_cosines(ctx: RecallContext, nids: np.ndarray, cos: np.ndarray) -> n
     query, each lifted toward its best sentence key's (``StoreConfig.sentence_keys``): c + w *
     max(0, s - c), with s the best cosine of its keys and w ``RecallConfig.sentence_weight``
     (Callan 1994: a document's score interpolated with its best passage's). ``cos`` itself when
-    none of them has keys or w is 0. The keys come from the namespace's cache of them, read from
-    the store on first use (:meth:`engramdb.state.namespace.Namespace.sentence_keys`). The
+    none of them has keys or w is 0. The keys come from the engine's cache of them, read from the
+    store on first use (:mod:`engramdb.state.key_cache`). The
     vector leg's pool (4 x ``seed_k`` from hnswlib) and the keyword leg's memories are rescored,
     not searched for by their sentences, so a memory neither leg finds stays unfound."""
     w = ctx.request.config.sentence_weight
     if w <= 0 or not len(nids):
         return cos
-    keys = ctx.space.sentence_keys(ctx.state.store, nids.tolist(), ctx.state.dim)
+    keys = ctx.state.key_cache.get_many(ctx.state.store, nids.tolist(), ctx.state.dim)
     found = [i for i, k in enumerate(keys) if k is not None]
     if not found:
         return cos

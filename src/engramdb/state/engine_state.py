@@ -37,6 +37,7 @@ from ..types import _STATE_CODES, MemoryState, Relation
 from ..validate import utc_text
 from .columns import TEXT_RULES, Columns
 from .namespace import Namespace
+from .key_cache import KeyCache
 from .record_cache import RecordCache
 from .subject_hints import SubjectHints
 
@@ -93,6 +94,9 @@ class EngineState:
     record_cache : RecordCache
         Decoded records of recalled memories for the current ``mem_gen``
         (:mod:`engramdb.state.record_cache`); emptied by the first read after a commit.
+    key_cache : KeyCache
+        The sentence keys recall has read (:mod:`engramdb.state.key_cache`), engine-wide; an
+        entry is dropped after a commit that changes it.
     censor : CensorState
         The censor rules and their verdict on each memory (:mod:`engramdb.censor`).
     lock : RWLock or None
@@ -207,6 +211,7 @@ class EngineState:
         :class:`Namespace` and its code. The remaining codes are renumbered densely (the column
         arrays follow), so the name is not kept in the column snapshot either."""
         self.spaces.pop(name, None)
+        self.key_cache.clear()   # (its memories' sentence keys among the kept ones)
         if name not in self.codes:
             return
         dropped = self.codes[name]
@@ -272,6 +277,7 @@ class EngineState:
         self.graph = MemoryGraph()
         self.spaces, self.codes = {}, {}
         self.record_cache = RecordCache()
+        self.key_cache = KeyCache()
         #: The snapshots this load rebuilt because an older engramdb wrote them, or they are
         #: damaged ("column", "keyword"; not one a writer has yet to save: a writable open fixes these)
         self.outdated: list[str] = []

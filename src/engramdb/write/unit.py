@@ -532,7 +532,7 @@ class WriteUnit:
             self.state.subject_hints.forget(nid)
             if sp.index is not None:
                 sp.index.remove(nid)
-            sp.forget_keys(nid)
+            self.state.key_cache.forget(nid)
             sp.index_dirty = True
             sp.keyword.remove(nid, rec["text"])
             sp.keyword_dirty = True
@@ -619,12 +619,13 @@ class WriteUnit:
     def put_keys(self, ns: str, nid: int, keys: np.ndarray | None, *, replace: bool = False) -> None:
         """The sentence keys of memory ``nid`` of namespace ``ns`` (float32, shape (s, dim), unit
         rows; None: none), in the store (with ``replace``, instead of those it had: None deletes
-        them); after the commit the namespace's kept keys of ``nid`` are dropped, so recall reads
-        them again (:meth:`engramdb.state.namespace.Namespace.sentence_keys`)."""
+        them); after the commit the engine's kept keys of ``nid`` are dropped, so recall reads
+        them again (:mod:`engramdb.state.key_cache`). ``ns`` names the namespace (unused: nids are
+        the engine's)."""
         if keys is not None or replace:
             self.store.put_keys(self.txn, nid, keys)
-        sp = self.space(ns)
-        self.after(lambda: sp.forget_keys(nid))
+        cache = self.state.key_cache
+        self.after(lambda: cache.forget(nid))
 
     def hand_on_text(self, ns: str, digest: bytes, nid: int) -> None:
         """The deduplication key of a text (``digest``) that memory ``nid`` no longer holds (it is
