@@ -398,7 +398,7 @@ def write_new(state: EngineState, prepared: list[Prepared], now: float, *, what:
         rows = [(p.nid, record_of(p, hold), p.vector, p.digest) for p in prepared]
         unit.insert_many(rows)
         for p in prepared:
-            unit.put_keys(p.namespace, p.nid, p.keys)
+            unit.put_keys(p.nid, p.keys)
         if subjects:   # the subjects of the new statements, for the next writes' conflict checks
             # (a text of several sentences has one per sentence: no hint, it is always read)
             hinted = [(nid, subject_code(subj)) for nid, rec, _v, _d in rows

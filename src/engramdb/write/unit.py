@@ -614,14 +614,13 @@ class WriteUnit:
         old = self.state.vectors(np.array([nid], np.int64), self.space(ns))[0]
         self.store.put_vector(self.txn, nid, vector)
         self.index_replace(ns, nid, vector, old)
-        self.put_keys(ns, nid, keys, replace=True)
+        self.put_keys(nid, keys, replace=True)
 
-    def put_keys(self, ns: str, nid: int, keys: np.ndarray | None, *, replace: bool = False) -> None:
-        """The sentence keys of memory ``nid`` of namespace ``ns`` (float32, shape (s, dim), unit
-        rows; None: none), in the store (with ``replace``, instead of those it had: None deletes
-        them); after the commit the engine's kept keys of ``nid`` are dropped, so recall reads
-        them again (:mod:`engramdb.state.key_cache`). ``ns`` names the namespace (unused: nids are
-        the engine's)."""
+    def put_keys(self, nid: int, keys: np.ndarray | None, *, replace: bool = False) -> None:
+        """The sentence keys of memory ``nid`` (float32, shape (s, dim), unit rows; None: none),
+        in the store (with ``replace``, instead of those it had: None deletes them); after the
+        commit the engine's kept keys of ``nid`` are dropped, so recall reads them again
+        (:mod:`engramdb.state.key_cache`)."""
         if keys is not None or replace:
             self.store.put_keys(self.txn, nid, keys)
         cache = self.state.key_cache
