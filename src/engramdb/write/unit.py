@@ -618,13 +618,15 @@ class WriteUnit:
 
     def put_keys(self, nid: int, keys: np.ndarray | None, *, replace: bool = False) -> None:
         """The sentence keys of memory ``nid`` (float32, shape (s, dim), unit rows; None: none),
-        in the store (with ``replace``, instead of those it had: None deletes them); after the
+        in the store. With ``replace``, instead of those it had (None deletes them), and after the
         commit the engine's kept keys of ``nid`` are dropped, so recall reads them again
-        (:mod:`engramdb.state.key_cache`)."""
+        (:mod:`engramdb.state.key_cache`). A new memory's need no such step: no reader runs while
+        a unit holds the engine's lock, so none has kept anything of a nid before its commit."""
         if keys is not None or replace:
             self.store.put_keys(self.txn, nid, keys)
-        cache = self.state.key_cache
-        self.after(lambda: cache.forget(nid))
+        if replace:
+            cache = self.state.key_cache
+            self.after(lambda: cache.forget(nid))
 
     def hand_on_text(self, ns: str, digest: bytes, nid: int) -> None:
         """The deduplication key of a text (``digest``) that memory ``nid`` no longer holds (it is
