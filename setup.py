@@ -17,7 +17,7 @@ if os.environ.get("ENGRAMDB_NO_C") != "1":
                 "engramdb.kernels._ckernels",
                 sources=["src/engramdb/kernels/_ckernels.pyx", "csrc/topk.c", "csrc/salience.c", "csrc/spread.c",
                          "csrc/admission.c", "csrc/inflow.c", "csrc/bm25.c", "csrc/hashing.c",
-                         "csrc/fuse.c"],
+                         "csrc/fuse.c", "csrc/sentence.c"],
                 include_dirs=["csrc", np.get_include()],
                 extra_compile_args=["-O3", "-std=c99"],
                 define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],

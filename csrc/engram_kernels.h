@@ -294,6 +294,26 @@ int64_t engram_fuse_seeds(
     double w_vector, double w_keyword, double contrast,
     int32_t *seeds, float *base, float *seed_cos);
 
+/*
+ * Partial sums of a sentence key's cosine in engram_sentence_lift (component j of the key goes
+ * to partial j mod ENGRAM_LIFT_LANES); the reference uses the same number.
+ */
+#define ENGRAM_LIFT_LANES 8
+
+/*
+ * Cosines lifted toward each memory's best sentence key: the contract of
+ * reference.sentence_lift. keys (n_rows x dim floats, row-major) holds the keys of memory nid
+ * in rows key_start[nid] .. key_start[nid] + key_count[nid] (key_count <= 0: none);
+ * for i < n, out[i] = cos[i] + (float)weight * (best - cos[i]) when the best key's cosine to
+ * query (dim floats) exceeds cos[i], else cos[i]. Returns 0, or -1 - i for the first i whose
+ * nid is outside [0, n_nodes) or whose rows are outside keys (out then holds only rows < i).
+ */
+int64_t engram_sentence_lift(
+    const float *keys, int64_t n_rows, int64_t dim,
+    const int64_t *key_start, const int32_t *key_count, int64_t n_nodes,
+    const int64_t *nids, const float *cos, int64_t n,
+    const float *query, double weight, float *out);
+
 #ifdef __cplusplus
 }
 #endif

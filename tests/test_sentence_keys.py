@@ -175,22 +175,29 @@ class _Keys:
         return None if nid == 0 else np.full((nid, dim), nid, np.float16)
 
 
+def _kept(arena, nid):
+    first, m = int(arena.start[nid]), int(arena.count[nid])
+    assert first >= 0
+    return arena.keys[first:first + m]
+
+
 def test_the_key_cache_reads_each_memory_once_and_holds_at_most_its_capacity():
     from engramdb.state.key_cache import KeyCache
-    store, cache = _Keys(), KeyCache(capacity=3)
-    got = cache.get_many(store, [2, 0, 2], 4)
-    assert got[1] is None and got[0].dtype == np.float32 and got[0].shape == (2, 4) and (got[2] == 2).all()
+    store, cache = _Keys(), KeyCache(capacity=4 * 4 * 4)   # four keys of four float32s
+    arena = cache.arena(store, np.array([2, 0, 2]), 4)
+    assert arena.keys.dtype == np.float32 and (_kept(arena, 2) == 2).all() and _kept(arena, 2).shape == (2, 4)
+    assert len(_kept(arena, 0)) == 0 and len(cache) == 2
     assert store.reads == 2 and store.txns == 1   # one transaction, each missing memory read once
-    cache.get_many(store, [2, 0], 4)
+    assert cache.arena(store, np.array([2, 0]), 4) is arena
     assert store.reads == 2 and store.txns == 1   # kept: no read, no transaction
-    cache.get_many(store, [5, 6], 4)   # past the capacity: the oldest (2) goes
-    assert len(cache) == 3
-    cache.get_many(store, [0], 4)
-    assert store.reads == 4
-    cache.get_many(store, [2], 4)
-    assert store.reads == 5
-    cache.forget(6)
-    cache.get_many(store, [6], 4)
+    arena = cache.arena(store, np.array([3, 0]), 4)   # 2 + 3 keys pass four: anew, with this recall's
+    assert store.reads == 3 and len(cache) == 2 and (_kept(arena, 3) == 3).all() and arena.start[2] == -1
+    cache.arena(store, np.array([2]), 4)   # 3 + 2 keys: anew again
+    assert store.reads == 4 and len(cache) == 1
+    arena = cache.arena(store, np.array([9]), 4)   # one memory past the bound is still held whole
+    assert store.reads == 5 and _kept(arena, 9).shape == (9, 4)
+    cache.forget(9)
+    assert (_kept(cache.arena(store, np.array([9]), 4), 9) == 9).all()
     assert store.reads == 6
     cache.clear()
     assert len(cache) == 0

@@ -15,7 +15,9 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from engramdb.kernels.reference import COMBINE_SUM, CONTRADICTS
+from engramdb.kernels.reference import COMBINE_SUM, CONTRADICTS, LIFT_LANES
+
+assert LIFT_LANES == 8   # _lane_dot keeps its eight partial sums in scalars
 from engramdb.kernels._numba_cache import ensure_numba_cache
 
 ensure_numba_cache(__file__)   # a read-only install must not fail at decoration time
@@ -29,6 +31,7 @@ __all__ = [
     "admission_score",
     "topk",
     "fuse_seeds",
+    "sentence_lift",
 ]
 
 
@@ -760,3 +763,68 @@ def fuse_seeds(labels, cos, kw_nids, kw_score, kw_cos, w_vector, w_keyword, cont
     :func:`reference.fuse_seeds`."""
     return _fuse_core(labels, cos, kw_nids, kw_score, kw_cos, np.float64(w_vector), np.float64(w_keyword),
                       np.float64(contrast))
+
+
+@njit(cache=True, nogil=True)
+def _lane_dot(keys, row, query):
+    # the eight partial sums of reference.lane_dots as scalars (LIFT_LANES == 8)
+    a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = np.float32(0.0)
+    dim = query.shape[0]
+    full = dim - dim % 8
+    for j in range(0, full, 8):
+        a0 += keys[row, j] * query[j]
+        a1 += keys[row, j + 1] * query[j + 1]
+        a2 += keys[row, j + 2] * query[j + 2]
+        a3 += keys[row, j + 3] * query[j + 3]
+        a4 += keys[row, j + 4] * query[j + 4]
+        a5 += keys[row, j + 5] * query[j + 5]
+        a6 += keys[row, j + 6] * query[j + 6]
+        a7 += keys[row, j + 7] * query[j + 7]
+    if full < dim:   # a partial sum plus 0.0 is itself (no partial is ever -0.0)
+        tail = np.zeros(8, np.float32)
+        for j in range(full, dim):
+            tail[j - full] = keys[row, j] * query[j]
+        a0 += tail[0]
+        a1 += tail[1]
+        a2 += tail[2]
+        a3 += tail[3]
+        a4 += tail[4]
+        a5 += tail[5]
+        a6 += tail[6]
+        a7 += tail[7]
+    return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
+
+
+@njit(cache=True, nogil=True)
+def _lift_core(keys, key_start, key_count, nids, cos, query, w):
+    n = nids.shape[0]
+    out = cos.copy()
+    for i in range(n):
+        nid = nids[i]
+        if nid < 0 or nid >= key_start.shape[0]:
+            return out, i
+        m = key_count[nid]
+        if m <= 0:
+            continue
+        first = key_start[nid]
+        if first < 0 or first > keys.shape[0] - m:
+            return out, i
+        best = _lane_dot(keys, first, query)
+        for r in range(1, m):
+            s = _lane_dot(keys, first + r, query)
+            if s > best:
+                best = s
+        lift = best - cos[i]
+        if lift > np.float32(0.0):
+            up = w * lift
+            out[i] = cos[i] + up
+    return out, -1
+
+
+def sentence_lift(keys, key_start, key_count, nids, cos, query, weight):
+    """Cosines lifted toward each memory's best sentence key (Numba): the contract of
+    :func:`reference.sentence_lift`."""
+    out, bad = _lift_core(keys, key_start, key_count, nids, cos, query, np.float32(weight))
+    if bad >= 0:
+        raise ValueError(f"nids[{bad}] = {nids[bad]}: no such node, or its key rows are outside keys")
+    return out

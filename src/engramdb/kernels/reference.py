@@ -47,6 +47,8 @@ __all__ = [
     "admission_score",
     "topk",
     "fuse_seeds",
+    "sentence_lift",
+    "LIFT_LANES",
     "BM25Postings",
     "bm25_search",
     "murmurhash3_32",
@@ -757,6 +759,101 @@ def fuse_seeds(labels, cos, kw_nids, kw_score, kw_cos, w_vector, w_keyword, cont
             base, best = v, 1.0
         base = base / best
     return nids.astype(np.int32), base.astype(np.float32), all_cos
+
+
+#: Partial sums of a sentence key's cosine in :func:`sentence_lift` (ENGRAM_LIFT_LANES in C).
+LIFT_LANES = 8
+
+
+def lane_dots(rows, query):
+    """Cosines of unit rows to a unit query (float32, shape (m,)) in the summation order every
+    backend of :func:`sentence_lift` follows: component j of a row goes to partial sum j mod
+    :data:`LIFT_LANES`, each partial summed in float32 from j = 0 upward (each product and each
+    sum rounded to float32), then the partials added pairwise: ((p0 + p1) + (p2 + p3)) + ((p4 +
+    p5) + (p6 + p7)). Independent partials let a compiled loop run at the adder's throughput;
+    the fixed order makes the backends agree bit for bit.
+
+    Parameters
+    ----------
+    rows : ndarray of float32, shape (m, dim)
+    query : ndarray of float32, shape (dim,)
+    """
+    rows = np.asarray(rows, np.float32)
+    query = np.asarray(query, np.float32)
+    m, dim = rows.shape
+    acc = np.zeros((m, LIFT_LANES), np.float32)
+    full = dim - dim % LIFT_LANES
+    for j in range(0, full, LIFT_LANES):
+        acc += rows[:, j:j + LIFT_LANES] * query[j:j + LIFT_LANES]   # float32 product, then sum
+    for j in range(full, dim):
+        acc[:, j - full] += rows[:, j] * query[j]
+    a, b = acc[:, 0] + acc[:, 1], acc[:, 2] + acc[:, 3]
+    c, d = acc[:, 4] + acc[:, 5], acc[:, 6] + acc[:, 7]
+    return (a + b) + (c + d)
+
+
+def sentence_lift(keys, key_start, key_count, nids, cos, query, weight):
+    """Cosines of memories to a query, each lifted toward its best sentence key's.
+
+        out[i] = c + w * (s - c)  when s > c,  else c
+
+    with c = ``cos[i]``, s the best cosine of the sentence keys of memory ``nids[i]`` to
+    ``query`` (:func:`lane_dots`, float32) and w = ``weight`` rounded to float32; the difference,
+    the product and the sum each rounded to float32. A memory without keys keeps c.
+
+    Parameters
+    ----------
+    keys : ndarray of float32, shape (r, dim), C-contiguous
+        Sentence keys, unit rows (an arena: the keys of many memories, each memory's rows
+        consecutive).
+    key_start : ndarray of int64, shape (N,)
+        First row in ``keys`` of each node's keys (read only where ``key_count`` > 0).
+    key_count : ndarray of int32, shape (N,)
+        How many keys each node has; <= 0: none.
+    nids : ndarray of int64, shape (n,)
+        The memories, node ids in [0, N); repeats allowed.
+    cos : ndarray of float32, shape (n,)
+        Their cosines to the query (the whole memory's vector).
+    query : ndarray of float32, shape (dim,)
+        The query vector, unit length.
+    weight : float
+        How far toward the best key's cosine, in [0, 1] (``RecallConfig.sentence_weight``).
+
+    Returns
+    -------
+    ndarray of float32, shape (n,)
+
+    Raises
+    ------
+    ValueError
+        A nid is outside [0, N), or its rows are outside ``keys``.
+
+    References
+    ----------
+    Callan (1994), "Passage-level evidence in document retrieval", SIGIR (a document's score
+    combined with its best passage's); docs/design.md "Recall", sentence keys.
+    """
+    keys = np.asarray(keys, np.float32)
+    key_start = np.asarray(key_start, np.int64)
+    key_count = np.asarray(key_count, np.int32)
+    cos = np.asarray(cos, np.float32)
+    query = np.asarray(query, np.float32)
+    w = np.float32(weight)
+    out = cos.copy()
+    for i, nid in enumerate(np.asarray(nids, np.int64).tolist()):
+        if not 0 <= nid < len(key_start):
+            raise ValueError(f"nids[{i}] = {nid}: no such node, or its key rows are outside keys")
+        m = int(key_count[nid])
+        if m <= 0:
+            continue
+        first = int(key_start[nid])
+        if first < 0 or first > len(keys) - m:
+            raise ValueError(f"nids[{i}] = {nid}: no such node, or its key rows are outside keys")
+        best = lane_dots(keys[first:first + m], query).max()
+        lift = best - cos[i]
+        if lift > np.float32(0.0):
+            out[i] = cos[i] + w * lift
+    return out
 
 
 class BM25Postings(NamedTuple):

@@ -47,6 +47,7 @@ KERNEL_NAMES = (
     "admission_score",
     "topk",
     "fuse_seeds",
+    "sentence_lift",
 )
 
 _MODULES = {

@@ -652,27 +652,21 @@ def sentence_cosines(ctx: RecallContext, nids: np.ndarray, cos: np.ndarray) -> n
     """The cosines ``cos`` (float32, shape (n,)) of memories ``nids`` (int, shape (n,)) to the
     query, each lifted toward its best sentence key's (``StoreConfig.sentence_keys``): c + w *
     max(0, s - c), with s the best cosine of its keys and w ``RecallConfig.sentence_weight``
-    (Callan 1994: a document's score interpolated with its best passage's). ``cos`` itself when
-    none of them has keys or w is 0. The keys come from the engine's cache of them, read from the
-    store on first use (:mod:`engramdb.state.key_cache`). The
+    (Callan 1994: a document's score interpolated with its best passage's; the kernel
+    ``sentence_lift``, :func:`engramdb.kernels.reference.sentence_lift`). ``cos`` itself when
+    none of them has keys or w is 0. The keys come from the engine's arena of them, read from
+    the store on first use (:mod:`engramdb.state.key_cache`). The
     vector leg's pool (4 x ``seed_k`` from hnswlib) and the keyword leg's memories are rescored,
     not searched for by their sentences, so a memory neither leg finds stays unfound."""
     w = ctx.request.config.sentence_weight
     if w <= 0 or not len(nids):
         return cos
-    keys = ctx.state.key_cache.get_many(ctx.state.store, nids.tolist(), ctx.state.dim)
-    found = [i for i, k in enumerate(keys) if k is not None]
-    if not found:
+    nids = np.asarray(nids, np.int64)
+    arena = ctx.state.key_cache.arena(ctx.state.store, nids, ctx.state.dim)
+    if not arena.count[nids].any():
         return cos
-    rows = [keys[i] for i in found]
-    sims = (np.concatenate(rows) if len(rows) > 1 else rows[0]) @ ctx.request.vector   # one product
-    starts = np.zeros(len(rows), np.intp)
-    np.cumsum(np.fromiter(map(len, rows[:-1]), np.intp, len(rows) - 1), out=starts[1:])
-    at = np.asarray(found, np.intp)
-    lift = np.maximum.reduceat(sims, starts) - cos[at]
-    out = np.array(cos, np.float32)
-    out[at] += np.float32(w) * np.maximum(lift, np.float32(0.0))
-    return out
+    return registry.get("sentence_lift")(arena.keys, arena.start, arena.count, nids,
+                                        np.asarray(cos, np.float32), ctx.request.vector, w)
 
 
 def _uncensored(cols, nids: np.ndarray, keep: np.ndarray) -> np.ndarray:
