@@ -158,6 +158,64 @@ def test_an_update_with_the_same_wording_keeps_the_vector_and_keys(tmp_path):
         assert float(np.dot(stored, _unit(own))) == pytest.approx(1.0, abs=1e-6)
 
 
+def _rewrite_memories(src, dst, change):
+    """Copy the export ``src`` to ``dst`` with its memories table passed through ``change``."""
+    import os
+    import pyarrow.parquet as pq
+    os.makedirs(dst)
+    pq.write_table(change(pq.read_table(os.path.join(src, "memories.parquet"))), os.path.join(dst, "memories.parquet"))
+    os.link(os.path.join(src, "edges.parquet"), os.path.join(dst, "edges.parquet"))
+
+
+def test_export_and_import_carry_the_sentence_keys(tmp_path):
+    """An imported memory scores as the exported one did (its keys come back bit for bit); an
+    export of format 2 (no keys column) imports as before, by the whole vector; a store keeping no
+    keys takes none; damaged keys are refused with the store unchanged."""
+    import pyarrow as pa
+    text = f"user: {FACT} {REQUEST}"
+    want, whole = _expected(text, key_sentences(text, 16), QUESTION, 0.5)
+    with _open(tmp_path / "a") as a:
+        a.add_batch([{"id": "camera", "text": text},
+                     {"id": "other", "text": "user: The river market sells blue lamps on Sundays."}])
+        before = _similarity(a, QUESTION, "camera")
+        a.export(tmp_path / "x")
+    assert before == pytest.approx(want, abs=2e-3)
+    with _open(tmp_path / "b") as b:
+        assert b.import_from(tmp_path / "x")["memories"] == 2
+        assert _similarity(b, QUESTION, "camera") == before
+    with _open(tmp_path / "b") as b:   # reopened: read back from the store
+        assert _similarity(b, QUESTION, "camera") == before
+    with _open(tmp_path / "nokeys", keys=0) as n:
+        n.import_from(tmp_path / "x")
+        assert _similarity(n, QUESTION, "camera") == pytest.approx(whole, abs=1e-5)
+
+    def as_format_2(t):
+        return t.drop(["sentence_keys"]).replace_schema_metadata(
+            {**t.schema.metadata, b"engramdb.format_version": b"2"})
+    _rewrite_memories(tmp_path / "x", tmp_path / "v2", as_format_2)
+    with _open(tmp_path / "c") as c:
+        c.import_from(tmp_path / "v2")
+        assert _similarity(c, QUESTION, "camera") == pytest.approx(whole, abs=1e-5)
+
+    def damaged(bad):
+        def change(t):
+            col = t.column("sentence_keys").to_pylist()
+            col = [bad if k is not None else None for k in col]
+            i = t.column_names.index("sentence_keys")
+            return t.set_column(i, "sentence_keys", pa.array(col, pa.binary()))
+        return change
+    nan = np.full((2, DIM), np.nan, np.float16).tobytes()
+    for name, bad, error in (("odd", b"\x00" * 5, engramdb.errors.InvalidInputError),
+                             ("nan", nan, engramdb.errors.NonFiniteError),
+                             ("zero", bytes(4 * DIM), engramdb.errors.NonFiniteError)):
+        _rewrite_memories(tmp_path / "x", tmp_path / name, damaged(bad))
+        with _open(tmp_path / f"into-{name}") as d:
+            d.add("user: something already here to keep.", id="kept")
+            with pytest.raises(error, match="sentence_keys|sentence key"):
+                d.import_from(tmp_path / name)
+            assert [h.id for h in d.recall(QUESTION, k=5).hits] == ["kept"]
+
+
 class _Keys:
     """A store stand-in for :class:`KeyCache`: nid n has n keys of value n (nid 0 none); counts reads."""
 

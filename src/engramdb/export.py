@@ -14,6 +14,9 @@ subject            string, nullable              slot (subject, attribute, value
 attribute          string, nullable              null when the memory fills no slot
 value              string, nullable
 embedding          fixed_size_list<float32>[d]   the stored unit vector, bit for bit
+sentence_keys      binary, nullable              the memory's sentence keys (format 3): s x d
+                                                 float16, row-major, little-endian, as stored
+                                                 (``StoreConfig.sentence_keys``); null: none
 created_at         float64                       event time, Unix seconds
 recorded_at        float64                       record time: when the store learned it
 retired_at         float64, nullable             record time it was superseded; null: current
@@ -46,8 +49,9 @@ of an imported store is byte-identical.
 
 ``edges.parquet`` (or ``edges.arrow``): namespace, source, target (ids), relation (string),
 weight (float32), created_at (float64). The schema metadata carries ``engramdb.dim``,
-``engramdb.embedder`` and ``engramdb.format_version`` (``FORMAT_VERSION``, "2"). Exports of
-format "1" (no slot and time columns; those fields in ``extra``) are still read.
+``engramdb.embedder`` and ``engramdb.format_version`` (``FORMAT_VERSION``, "3"). Exports of
+format "2" (no ``sentence_keys``: imported memories have none) and "1" (no slot and time columns
+either; those fields in ``extra``) are still read.
 
 Files are created owner-only (0600; a directory the export creates is 0700), as the store's
 own files are: each is opened with ``O_CREAT | O_EXCL`` and that mode before pyarrow writes it.
@@ -60,9 +64,9 @@ only internal ids are new. An id the store already holds is an error, or is skip
 replaced (``on_conflict``); a skipped (kept) memory that the export has superseded is retired
 by the export's successor, so the export's supersessions hold in the store too.
 
-Sentence keys (``StoreConfig.sentence_keys``) are not exported: they are the embedder's
-reading of each text, not the caller's data, and an imported memory has none, so recall scores
-it by its whole vector, as a memory stored before sentence keys existed.
+Sentence keys (``StoreConfig.sentence_keys``) come back bit for bit, so recall scores an imported
+memory as it scored the exported one; they are the export's embedder's, which the store's must
+be (the import refuses another). A store with ``sentence_keys`` 0 takes none.
 """
 from __future__ import annotations
 
@@ -87,7 +91,7 @@ __all__ = ["export_store", "import_store", "write_ledger_parquet", "LEDGER_COLUM
            "FORMAT_VERSION", "ON_CONFLICT"]
 
 FORMATS = {"parquet": "parquet", "arrow": "arrow"}
-FORMAT_VERSION = "2"
+FORMAT_VERSION = "3"
 #: what :func:`import_store` does with an id the store already holds
 ON_CONFLICT = ("error", "skip", "replace")
 #: record fields with a column of their own, read back as they are
@@ -98,11 +102,12 @@ FIELD_COLUMNS = ("subject", "attribute", "value", "valid_from", "valid_to", "ret
 _SLOT_FIELDS = ("subject", "attribute", "value")
 _TIME_FIELDS = ("valid_from", "valid_to", "retired_at", "stated_valid_to")
 MEMORY_COLUMNS = ("id", "namespace", "kind", "state", "text", "subject", "attribute", "value", "embedding",
-                  "created_at", "recorded_at", "retired_at", "valid_from", "valid_to", "version",
+                  "sentence_keys", "created_at", "recorded_at", "retired_at", "valid_from", "valid_to", "version",
                   "confidence", "salience", "salience_at", "salience_now", "access_count", "last_access",
                   "source", "tags", "superseded_by", "extra")
-#: the memories columns of format 1
-_COLUMNS_V1 = tuple(c for c in MEMORY_COLUMNS if c not in FIELD_COLUMNS and c != "version")
+#: the memories columns of format 2 and of format 1
+_COLUMNS_V2 = tuple(c for c in MEMORY_COLUMNS if c != "sentence_keys")
+_COLUMNS_V1 = tuple(c for c in _COLUMNS_V2 if c not in FIELD_COLUMNS and c != "version")
 EDGE_COLUMNS = ("namespace", "source", "target", "relation", "weight", "created_at")
 
 
@@ -243,6 +248,8 @@ def export_store(state: EngineState, path: str | os.PathLike, *, format: str = "
                 rec = {**rec, "superseded_by": None}   # a pointer to a hidden memory reads None
             nids.append(nid)
             vecs.append(store.get_vector(txn, nid, state.dim))
+            keys = store.get_keys(txn, nid, state.dim)
+            cols["sentence_keys"].append(None if keys is None else keys.astype("<f2").tobytes())
             for k in _KNOWN:
                 cols[k].append(rec[k])
             fields = _field_columns(rec)
@@ -262,7 +269,7 @@ def export_store(state: EngineState, path: str | os.PathLike, *, format: str = "
              "confidence": pa.float64(), "salience": pa.float64(), "salience_at": pa.float64(),
              "salience_now": pa.float32(), "access_count": pa.int64(), "last_access": pa.float64(),
              "source": pa.string(), "tags": pa.list_(pa.string()), "superseded_by": pa.string(),
-             "extra": pa.binary()}
+             "extra": pa.binary(), "sentence_keys": pa.binary()}
     arrays = {}
     for name in MEMORY_COLUMNS:
         if name == "embedding":
@@ -356,14 +363,17 @@ def _check_fields(rec: dict, where: str) -> None:
 
 def _format_version(table, path: str) -> int:
     """The export format of a memories table: its ``engramdb.format_version`` metadata, or, when a
-    tool dropped the metadata, 2 if it has every slot and time column and 1 otherwise."""
+    tool dropped the metadata, 3 if it has a ``sentence_keys`` column, else 2 if it has every slot
+    and time column and 1 otherwise."""
     meta = table.schema.metadata or {}
     raw = meta.get(b"engramdb.format_version")
     if raw is None:
+        if "sentence_keys" in table.column_names:
+            return 3
         return 2 if all(c in table.column_names for c in FIELD_COLUMNS) else 1
-    if raw not in (b"1", b"2"):
+    if raw not in (b"1", b"2", b"3"):
         raise InvalidInputError(f"export at {path!r} has format_version {raw.decode(errors='replace')!r}; "
-                                f"this engramdb reads 1 and 2 (upgrade engramdb to read it)")
+                                f"this engramdb reads 1 to 3 (upgrade engramdb to read it)")
     return int(raw)
 
 
@@ -447,6 +457,40 @@ def import_store(state: EngineState, path: str | os.PathLike, *, now: float,
         raise InvalidInputError(f"export at {path!r} cannot be read: {type(exc).__name__}: {exc}") from exc
 
 
+def _columns(version: int) -> tuple[str, ...]:
+    """The memories columns of export format ``version``."""
+    return MEMORY_COLUMNS if version >= 3 else _COLUMNS_V2 if version == 2 else _COLUMNS_V1
+
+
+def _keys_of(state: EngineState, mem, version: int) -> list[np.ndarray | None]:
+    """The sentence keys of each memories row (float16, shape (s, dim), or None): None for all
+    before format 3 and when the store keeps none (``StoreConfig.sentence_keys`` 0).
+
+    Raises
+    ------
+    InvalidInputError
+        A value is not a whole number of ``dim`` float16s.
+    NonFiniteError
+        A key holds NaN or infinite values or is all zeros.
+    """
+    if version < 3 or not state.config.store.sentence_keys:
+        return [None] * mem.num_rows
+    dim = state.dim
+    out: list[np.ndarray | None] = []
+    for i, raw in enumerate(mem.column("sentence_keys").to_pylist()):
+        if raw is None:
+            out.append(None)
+            continue
+        if not len(raw) or len(raw) % (2 * dim):
+            raise InvalidInputError(f"memories row {i}: sentence_keys has {len(raw)} bytes, not a whole "
+                                    f"number of {dim} float16s")
+        k = np.frombuffer(raw, "<f2").reshape(-1, dim)
+        if not np.isfinite(k).all() or not np.abs(k).max(axis=1).all():
+            raise NonFiniteError(f"memories row {i}: a sentence key holds NaN or infinite values or is all zeros")
+        out.append(k)
+    return out
+
+
 def _records_of(state: EngineState, mem, version: int) -> tuple[list[dict], np.ndarray]:
     """Validated records and their embeddings (float32, shape (n, dim)) from a memories table."""
     n = mem.num_rows
@@ -460,8 +504,7 @@ def _records_of(state: EngineState, mem, version: int) -> tuple[list[dict], np.n
         raise NonFiniteError("export: an embedding holds NaN or infinite values")
     if n and np.any(np.linalg.norm(vecs, axis=1) == 0):
         raise NonFiniteError("export: an embedding is all zeros")
-    wanted = [c for c in (MEMORY_COLUMNS if version >= 2 else _COLUMNS_V1)
-              if c not in ("embedding", "salience_now", "version")]
+    wanted = [c for c in _columns(version) if c not in ("embedding", "sentence_keys", "salience_now", "version")]
     rows = mem.select(wanted).to_pylist()
     records = []
     seen = set()
@@ -628,12 +671,13 @@ def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_confl
     mem = _read_table(os.path.join(path, f"memories.{FORMATS[fmt]}"), fmt)
     edg = _read_table(os.path.join(path, f"edges.{FORMATS[fmt]}"), fmt)
     version = _format_version(mem, path)
-    required = MEMORY_COLUMNS if version >= 2 else _COLUMNS_V1
+    required = _columns(version)
     missing = [c for c in required if c not in mem.column_names and c not in ("salience_now", "version")] + \
               [c for c in EDGE_COLUMNS if c not in edg.column_names]
     if missing:
         raise InvalidInputError(f"export at {path!r} (format {version}) lacks column(s) {missing}")
     records, vecs = _records_of(state, mem, version)
+    keys = _keys_of(state, mem, version)
     theirs = (mem.schema.metadata or {}).get(b"engramdb.embedder", b"").decode(errors="replace")
     if embedder_name and theirs and theirs != embedder_name:
         from .embed import family_of
@@ -721,6 +765,8 @@ def _import_tables(state: EngineState, path: str, fmt: str, now: float, on_confl
             sha = rec.get("text_sha256")
             digest = bytes.fromhex(sha) if isinstance(sha, str) else None
             unit.insert(base + j, rec, vecs[i], digest=digest, replace_digest=False)
+            if keys[i] is not None:
+                unit.put_keys(base + j, keys[i])
         sup_code = Relation.SUPERSEDES.code
         for nid, snid, srec in retiring:
             kept = unit.record(nid)

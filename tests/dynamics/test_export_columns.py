@@ -60,7 +60,7 @@ def test_slot_and_time_columns(tmp_path, fmt):
     assert _tables(tmp_path / "y") == _tables(tmp_path / "x")
     table = _read_table(os.path.join(tmp_path / "x", f"memories.{fmt}"), fmt)
     assert table.column_names == list(MEMORY_COLUMNS)
-    assert table.schema.metadata[b"engramdb.format_version"] == FORMAT_VERSION.encode() == b"2"
+    assert table.schema.metadata[b"engramdb.format_version"] == FORMAT_VERSION.encode() == b"3"
     types = {f.name: str(f.type) for f in table.schema}
     assert {k: types[k] for k in NEW_COLUMNS} == {
         "subject": "string", "attribute": "string", "value": "string", "valid_from": "double",
@@ -115,7 +115,7 @@ def _as_format_1(engine, src, dst, metadata=True):
         rec = raw[nid_of(engine, r["id"], r["namespace"])]
         extra = {k: v for k, v in rec.items() if k not in V1_KNOWN}
         extras.append(msgpack.packb(extra, use_bin_type=True) if extra else None)
-    keep = [c for c in mem.column_names if c not in NEW_COLUMNS and c != "extra"]
+    keep = [c for c in mem.column_names if c not in NEW_COLUMNS and c not in ("extra", "sentence_keys")]
     v1 = mem.select(keep).append_column("extra", pa.array(extras, pa.binary()))
     meta = dict(mem.schema.metadata)
     meta[b"engramdb.format_version"] = b"1"
@@ -137,7 +137,7 @@ def test_format_1_export_still_imports(tmp_path, metadata):
             assert b.import_from(tmp_path / "v1")["memories"] == 5    # h1, h2, t1, p, z (z2 erased)
             _assert_same_store(a, b)
             b.export(tmp_path / "y", now=T)
-    assert _tables(tmp_path / "y") == _tables(tmp_path / "x")    # and written back as format 2
+    assert _tables(tmp_path / "y") == _tables(tmp_path / "x")    # and written back in the current format
 
 
 def test_unknown_format_version_and_missing_column(tmp_path):
@@ -146,14 +146,14 @@ def test_unknown_format_version_and_missing_column(tmp_path):
         a.export(tmp_path / "x", now=T)
     mem = pq.read_table(tmp_path / "x" / "memories.parquet")
     meta = dict(mem.schema.metadata)
-    for name, table in (("v3", mem.replace_schema_metadata({**meta, b"engramdb.format_version": b"3"})),
+    for name, table in (("v4", mem.replace_schema_metadata({**meta, b"engramdb.format_version": b"4"})),
                         ("novalid", mem.drop(["valid_to"]))):
         os.makedirs(tmp_path / name)
         pq.write_table(table, tmp_path / name / "memories.parquet")
         os.link(tmp_path / "x" / "edges.parquet", tmp_path / name / "edges.parquet")
     with engramdb.open(tmp_path / "b", dim=DIM) as b:
-        with pytest.raises(errors.InvalidInputError, match="format_version '3'"):
-            b.import_from(tmp_path / "v3")
+        with pytest.raises(errors.InvalidInputError, match="format_version '4'"):
+            b.import_from(tmp_path / "v4")
         with pytest.raises(errors.InvalidInputError, match="valid_to"):
             b.import_from(tmp_path / "novalid")
         assert b.stats()["memories"] == 0
