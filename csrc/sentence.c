@@ -94,7 +94,7 @@ int64_t engram_sentence_lift(
         best = lane_dot(keys + first * dim, query, dim);
         for (r = 1; r < m; ++r) {
             const float s = lane_dot(keys + (first + r) * dim, query, dim);
-            if (s > best) {
+            if (s > best || s != s) {   /* a NaN is the best for good, as in np.max */
                 best = s;
             }
         }

@@ -205,9 +205,11 @@ def test_export_and_import_carry_the_sentence_keys(tmp_path):
             return t.set_column(i, "sentence_keys", pa.array(col, pa.binary()))
         return change
     nan = np.full((2, DIM), np.nan, np.float16).tobytes()
+    long = np.full((1, DIM), 1.0, np.float16).tobytes()   # length 8, not 1 (helper-249: similarity 29.5)
     for name, bad, error in (("odd", b"\x00" * 5, engramdb.errors.InvalidInputError),
                              ("nan", nan, engramdb.errors.NonFiniteError),
-                             ("zero", bytes(4 * DIM), engramdb.errors.NonFiniteError)):
+                             ("zero", bytes(4 * DIM), engramdb.errors.NonFiniteError),
+                             ("long", long, engramdb.errors.InvalidInputError)):
         _rewrite_memories(tmp_path / "x", tmp_path / name, damaged(bad))
         with _open(tmp_path / f"into-{name}") as d:
             d.add("user: something already here to keep.", id="kept")
@@ -259,3 +261,25 @@ def test_the_key_cache_reads_each_memory_once_and_holds_at_most_its_capacity():
     assert store.reads == 6
     cache.clear()
     assert len(cache) == 0
+
+
+def test_an_arena_handed_out_never_gains_a_memory_whose_rows_it_lacks():
+    """helper-249: a reader's arena, its matrix replaced by a grown one while another reader
+    filled it, held nids whose rows were only in the new matrix (recall raised ValueError)."""
+    from engramdb.state.key_cache import KeyCache
+    store, cache = _Keys(), KeyCache()
+    first = cache.arena(store, np.array([1000]), 4)   # the columns already reach nid 1000
+    later = cache.arena(store, np.arange(1, 900), 4)   # more rows than the matrix has: it grows
+    assert len(later.keys) > len(first.keys)
+    assert (first.start[1:900] == -1).all() and (first.count[1:900] == 0).all()
+    assert (_kept(later, 500) == 500).all() and (_kept(later, 1000) == 1000).all()
+    assert (_kept(first, 1000) == 1000).all()
+
+
+def test_the_arena_grows_no_further_than_its_bound():
+    from engramdb.state.key_cache import KeyCache
+    store, cache = _Keys(), KeyCache(capacity=4 * 4 * 3000)   # 3,000 keys of four float32s
+    for lo in range(1, 100, 10):   # ten memories of up to 99 keys a recall
+        arena = cache.arena(store, np.arange(lo, lo + 10), 4)
+        assert len(arena.keys) <= 3000
+    assert len(cache.arena(store, np.array([2999]), 4).keys) >= 2999   # one recall's memories: held whole

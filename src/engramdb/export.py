@@ -92,6 +92,10 @@ __all__ = ["export_store", "import_store", "write_ledger_parquet", "LEDGER_COLUM
 
 FORMATS = {"parquet": "parquet", "arrow": "arrow"}
 FORMAT_VERSION = "3"
+#: How far from 1 the length of an imported embedding may be (stored vectors are unit float32).
+UNIT_SLACK = 1e-3
+#: The same for a sentence key (unit, then rounded to float16: about 1e-3 per component).
+KEY_UNIT_SLACK = 1e-2
 #: what :func:`import_store` does with an id the store already holds
 ON_CONFLICT = ("error", "skip", "replace")
 #: record fields with a column of their own, read back as they are
@@ -433,11 +437,13 @@ def import_store(state: EngineState, path: str | os.PathLike, *, now: float,
         "error"``), a supersession pointer or an edge whose end is in neither the export nor
         the store; with ``on_conflict="skip"``, a kept memory that the export and the store
         have superseded by different memories, or whose retirement would close a supersession
-        cycle.
+        cycle; an embedding or a sentence key not of unit length, or sentence keys that are not
+        whole rows.
     DimensionMismatchError
         The embeddings' dimension differs from the store's.
     NonFiniteError
-        A NaN or infinite number (only ``salience_at`` may be +inf) or a zero embedding.
+        A NaN or infinite number (only ``salience_at`` may be +inf), a zero embedding or a zero,
+        NaN or infinite sentence key.
     CensoredError
         An ``absolute`` censor rule matches a memory of the export; nothing is written.
     """
@@ -469,7 +475,8 @@ def _keys_of(state: EngineState, mem, version: int) -> list[np.ndarray | None]:
     Raises
     ------
     InvalidInputError
-        A value is not a whole number of ``dim`` float16s.
+        A value is not a whole number of ``dim`` float16s, or a key is not of unit length
+        (within :data:`KEY_UNIT_SLACK`).
     NonFiniteError
         A key holds NaN or infinite values or is all zeros.
     """
@@ -487,6 +494,10 @@ def _keys_of(state: EngineState, mem, version: int) -> list[np.ndarray | None]:
         k = np.frombuffer(raw, "<f2").reshape(-1, dim)
         if not np.isfinite(k).all() or not np.abs(k).max(axis=1).all():
             raise NonFiniteError(f"memories row {i}: a sentence key holds NaN or infinite values or is all zeros")
+        norms = np.linalg.norm(k.astype(np.float64), axis=1)
+        if np.any(np.abs(norms - 1.0) > KEY_UNIT_SLACK):
+            raise InvalidInputError(f"memories row {i}: a sentence key has length {norms.min():.4g}-{norms.max():.4g}, "
+                                    "not 1 (keys are unit vectors, stored as float16)")
         out.append(k)
     return out
 
@@ -502,8 +513,13 @@ def _records_of(state: EngineState, mem, version: int) -> tuple[list[dict], np.n
         np.zeros((0, state.dim), np.float32)
     if not np.all(np.isfinite(vecs)):
         raise NonFiniteError("export: an embedding holds NaN or infinite values")
-    if n and np.any(np.linalg.norm(vecs, axis=1) == 0):
+    norms = np.linalg.norm(vecs.astype(np.float64), axis=1)
+    if n and np.any(norms == 0):
         raise NonFiniteError("export: an embedding is all zeros")
+    if n and np.any(np.abs(norms - 1.0) > UNIT_SLACK):   # a store's vectors are unit: this one was changed
+        i = int(np.argmax(np.abs(norms - 1.0)))
+        raise InvalidInputError(f"memories row {i}: the embedding has length {norms[i]:.6g}, not 1 (the store "
+                                "keeps unit vectors; recall would read its dot products as cosines)")
     wanted = [c for c in _columns(version) if c not in ("embedding", "sentence_keys", "salience_now", "version")]
     rows = mem.select(wanted).to_pylist()
     records = []

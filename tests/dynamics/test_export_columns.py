@@ -191,3 +191,25 @@ def test_bad_slot_and_time_columns_are_rejected(tmp_path):
 def test_field_columns_are_the_slot_and_time_fields():
     assert FIELD_COLUMNS == ("subject", "attribute", "value", "valid_from", "valid_to", "retired_at")
     assert set(NEW_COLUMNS) | {"recorded_at"} <= set(MEMORY_COLUMNS)
+
+
+def test_an_embedding_not_of_unit_length_is_refused(tmp_path):
+    """helper-249 (sentence keys; the same for embeddings): the store keeps unit vectors and reads
+    their dot products as cosines, so an export whose vector was scaled gave similarities past 1."""
+    with frozen_clock(T) as clock, engramdb.open(tmp_path / "a", dim=DIM) as a:
+        _slot_story(a, clock)
+        a.export(tmp_path / "x", now=T)
+    mem = pq.read_table(tmp_path / "x" / "memories.parquet")
+    emb = mem.column("embedding").combine_chunks()
+    flat = emb.flatten().to_numpy(zero_copy_only=False).copy()
+    flat[:DIM] *= 2.0
+    scaled = pa.FixedSizeListArray.from_arrays(pa.array(flat, pa.float32()), DIM)
+    os.makedirs(tmp_path / "scaled")
+    pq.write_table(mem.set_column(mem.column_names.index("embedding"), "embedding", scaled),
+                   tmp_path / "scaled" / "memories.parquet")
+    os.link(tmp_path / "x" / "edges.parquet", tmp_path / "scaled" / "edges.parquet")
+    with engramdb.open(tmp_path / "b", dim=DIM) as b:
+        with pytest.raises(errors.InvalidInputError, match="memories row 0: the embedding has length 2"):
+            b.import_from(tmp_path / "scaled")
+        assert b.stats()["memories"] == 0
+        assert b.import_from(tmp_path / "x")["memories"] == 5   # the export as written imports

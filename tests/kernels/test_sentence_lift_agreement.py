@@ -41,6 +41,8 @@ def lift_cases(draw, max_nodes: int = 30, dims=st.integers(1, 40)) -> dict:
     query /= max(np.linalg.norm(query), np.float32(1e-6))
     nids = np.array(draw(st.lists(st.integers(0, n_nodes - 1), max_size=60)), np.int64)
     cos = rng.uniform(-1.0, 1.0, len(nids)).astype(np.float32)
+    if len(keys) and draw(st.integers(0, 4)) == 0:   # a NaN key (the engine stores none): no lift for its memory
+        keys[draw(st.integers(0, len(keys) - 1)), draw(st.integers(0, dim - 1))] = np.nan
     if len(nids) and counts[int(nids[0])]:   # a cosine equal to one of its keys': no lift
         node = int(nids[0])
         cos[0] = reference.lane_dots(keys[start[node]:start[node] + 1], query)[0]
@@ -77,6 +79,9 @@ def test_the_reference_lifts_toward_the_best_key(case):
             assert out[i] == case["cos"][i]
             continue
         s = float((keys[start[nid]:start[nid] + count[nid]].astype(np.float64) @ q.astype(np.float64)).max())
+        if np.isnan(s):   # a NaN among its keys lifts nothing
+            assert np.array_equal(out[i], case["cos"][i], equal_nan=True)
+            continue
         assert float(out[i]) == pytest.approx(c + w * max(0.0, s - c), abs=1e-5)
         assert out[i] >= case["cos"][i]
 
@@ -94,3 +99,32 @@ def test_rows_outside_the_arena_are_refused(any_kernels):
     with pytest.raises(ValueError, match="outside keys"):
         any_kernels.sentence_lift(keys, np.array([1], np.int64), np.array([2], np.int32), np.array([0], np.int64),
                                   np.zeros(1, np.float32), keys[0], 0.5)
+
+
+def _small():
+    keys = np.ones((2, 3), np.float32) / np.sqrt(np.float32(3.0))
+    return dict(keys=keys, key_start=np.array([0, 1], np.int64), key_count=np.array([1, 1], np.int32),
+                nids=np.array([0, 1], np.int64), cos=np.zeros(2, np.float32), query=keys[0].copy(), weight=0.5)
+
+
+@pytest.mark.parametrize("change", [
+    {"cos": np.zeros(1, np.float32)},                     # shorter than nids: written past its end before
+    {"query": np.ones(4, np.float32)},                    # not the keys' width
+    {"key_count": np.ones(1, np.int32)},                  # shorter than key_start: read past its end
+])
+def test_arrays_of_disagreeing_lengths_are_refused(any_kernels, change):
+    """helper-249: the Numba kernel checked none of these (a heap overwrite, exit 139)."""
+    with pytest.raises(ValueError):
+        any_kernels.sentence_lift(**{**_small(), **change})
+
+
+@pytest.mark.parametrize("change", [
+    {"keys": np.ones((2, 3), np.float64)},
+    {"nids": np.array([0, 1], np.int32)},
+    {"cos": np.zeros(4, np.float32)[::2]},
+    {"query": [1.0, 0.0, 0.0]},
+])
+def test_compiled_kernels_take_only_the_documented_types(kernels, change):
+    """The C and Numba versions take C-contiguous arrays of the documented dtypes, else ValueError."""
+    with pytest.raises(ValueError):
+        kernels.sentence_lift(**{**_small(), **change})

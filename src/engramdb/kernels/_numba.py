@@ -15,7 +15,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from engramdb.kernels.reference import COMBINE_SUM, CONTRADICTS, LIFT_LANES
+from engramdb.kernels.reference import COMBINE_SUM, CONTRADICTS, LIFT_LANES, lift_shapes
 
 assert LIFT_LANES == 8   # _lane_dot keeps its eight partial sums in scalars
 from engramdb.kernels._numba_cache import ensure_numba_cache
@@ -812,7 +812,7 @@ def _lift_core(keys, key_start, key_count, nids, cos, query, w):
         best = _lane_dot(keys, first, query)
         for r in range(1, m):
             s = _lane_dot(keys, first + r, query)
-            if s > best:
+            if s > best or s != s:   # a NaN is the best for good, as in np.max
                 best = s
         lift = best - cos[i]
         if lift > np.float32(0.0):
@@ -821,9 +821,24 @@ def _lift_core(keys, key_start, key_count, nids, cos, query, w):
     return out, -1
 
 
+def _typed(name: str, a, dtype, ndim: int = 1):
+    """``a`` itself when it is a native-order C-contiguous ndarray of ``dtype`` and ``ndim``
+    dimensions, as the C wrapper takes; else ValueError (the compiled loop checks no bounds)."""
+    if (not isinstance(a, np.ndarray) or a.dtype != dtype or not a.dtype.isnative or a.ndim != ndim
+            or not a.flags.c_contiguous):
+        raise ValueError(f"{name}: expected a {ndim}-d C-contiguous array of {np.dtype(dtype)}, "
+                         f"got {type(a).__name__} {getattr(a, 'dtype', '')} {getattr(a, 'shape', '')}")
+    return a
+
+
 def sentence_lift(keys, key_start, key_count, nids, cos, query, weight):
     """Cosines lifted toward each memory's best sentence key (Numba): the contract of
-    :func:`reference.sentence_lift`."""
+    :func:`reference.sentence_lift`; the arrays' types as the C wrapper takes them (ValueError
+    otherwise)."""
+    keys = _typed("keys", keys, np.float32, 2)
+    key_start, key_count = _typed("key_start", key_start, np.int64), _typed("key_count", key_count, np.int32)
+    nids, cos, query = _typed("nids", nids, np.int64), _typed("cos", cos, np.float32), _typed("query", query, np.float32)
+    lift_shapes(keys, key_start, key_count, nids, cos, query)
     out, bad = _lift_core(keys, key_start, key_count, nids, cos, query, np.float32(weight))
     if bad >= 0:
         raise ValueError(f"nids[{bad}] = {nids[bad]}: no such node, or its key rows are outside keys")

@@ -48,6 +48,8 @@ __all__ = [
     "topk",
     "fuse_seeds",
     "sentence_lift",
+    "lane_dots",
+    "lift_shapes",
     "LIFT_LANES",
     "BM25Postings",
     "bm25_search",
@@ -792,14 +794,38 @@ def lane_dots(rows, query):
     return (a + b) + (c + d)
 
 
+def lift_shapes(keys, key_start, key_count, nids, cos, query) -> None:
+    """Check that the arrays of :func:`sentence_lift` agree in shape: ``keys`` 2-d, the others
+    1-d, ``key_count`` as long as ``key_start``, ``cos`` as ``nids``, ``query`` as a key.
+
+    Raises
+    ------
+    ValueError
+        One of them does not.
+    """
+    if np.ndim(keys) != 2:
+        raise ValueError(f"keys: expected a 2-d array, got shape {np.shape(keys)}")
+    for name, a in (("key_start", key_start), ("key_count", key_count), ("nids", nids), ("cos", cos),
+                    ("query", query)):
+        if np.ndim(a) != 1:
+            raise ValueError(f"{name}: expected a 1-d array, got shape {np.shape(a)}")
+    if len(key_count) != len(key_start):
+        raise ValueError(f"key_count: expected {len(key_start)} counts, got {len(key_count)}")
+    if len(cos) != len(nids):
+        raise ValueError(f"cos: expected {len(nids)} cosines, got {len(cos)}")
+    if len(query) != np.shape(keys)[1]:
+        raise ValueError(f"query: expected {np.shape(keys)[1]} components, got {len(query)}")
+
+
 def sentence_lift(keys, key_start, key_count, nids, cos, query, weight):
     """Cosines of memories to a query, each lifted toward its best sentence key's.
 
         out[i] = c + w * (s - c)  when s > c,  else c
 
     with c = ``cos[i]``, s the best cosine of the sentence keys of memory ``nids[i]`` to
-    ``query`` (:func:`lane_dots`, float32) and w = ``weight`` rounded to float32; the difference,
-    the product and the sum each rounded to float32. A memory without keys keeps c.
+    ``query`` (:func:`lane_dots`, float32; NaN when any of them is NaN, which lifts nothing) and
+    w = ``weight`` rounded to float32; the difference, the product and the sum each rounded to
+    float32. A memory without keys keeps c.
 
     Parameters
     ----------
@@ -826,7 +852,8 @@ def sentence_lift(keys, key_start, key_count, nids, cos, query, weight):
     Raises
     ------
     ValueError
-        A nid is outside [0, N), or its rows are outside ``keys``.
+        A nid is outside [0, N), or its rows are outside ``keys``; the arrays' lengths disagree
+        (``key_count`` and ``key_start``, ``cos`` and ``nids``, ``query`` and the keys' width).
 
     References
     ----------
@@ -838,9 +865,11 @@ def sentence_lift(keys, key_start, key_count, nids, cos, query, weight):
     key_count = np.asarray(key_count, np.int32)
     cos = np.asarray(cos, np.float32)
     query = np.asarray(query, np.float32)
+    nids = np.asarray(nids, np.int64)
+    lift_shapes(keys, key_start, key_count, nids, cos, query)
     w = np.float32(weight)
     out = cos.copy()
-    for i, nid in enumerate(np.asarray(nids, np.int64).tolist()):
+    for i, nid in enumerate(nids.tolist()):
         if not 0 <= nid < len(key_start):
             raise ValueError(f"nids[{i}] = {nid}: no such node, or its key rows are outside keys")
         m = int(key_count[nid])

@@ -8,9 +8,10 @@ and two columns by nid: the first row and the number of keys (0: a memory withou
 first row -1 while unread). The rescoring kernel reads the arena in place
 (:func:`engramdb.kernels.reference.sentence_lift`): no per-query gathering.
 
-Bound: :data:`KEY_BYTES_CACHED` of keys for the whole engine, so an engine serving many
-namespaces holds no more than one would. When a read would pass it, the arena starts anew
-with the asking recall's memories only (one query's worth may exceed it; nothing else stays).
+Bound: :data:`KEY_BYTES_CACHED` of keys for the whole engine (the matrix grows by doubling up to
+it; a copy while it grows), so an engine serving many namespaces holds no more than one would.
+When a read would pass it, the arena starts anew with the asking recall's memories only (one
+query's worth may exceed it; nothing else stays).
 
 The write path changes it only after a commit: a memory whose keys are replaced, or which is
 erased, is marked unread (:meth:`KeyCache.forget`), a dropped namespace empties it
@@ -19,8 +20,8 @@ rows it held stay until the arena starts anew. nids are never reused.
 
 Concurrency: readers hold the engine's read lock, so no write commits while they read; readers
 filling it take the cache's own lock. A reader's :class:`KeyArena` stays valid while others
-fill: they only append rows past the ones in use and mark nids that were unread, and growing
-or starting anew makes new arrays.
+fill: in place they only write rows past the ones in use, then mark the nids that were unread
+as held there; growing any of the three arrays, or starting anew, makes three new ones.
 """
 from __future__ import annotations
 
@@ -139,16 +140,19 @@ class KeyCache:
 
     def _append(self, view: KeyArena, nids: list, read: list, need: int, dim: int) -> KeyArena:
         """``view`` with the keys of ``nids`` (``read``: float16/float32 (s, dim) or None) added
-        past the rows in use: in place when it has room, else in grown copies."""
+        past the rows in use: in place when every array has room, else in new arrays, all three
+        (a view handed out never gains a nid whose rows it lacks: helper-249 found a reader's
+        view, its matrix replaced by a grown one, holding nids whose rows were only in the new)."""
         keys, start, count = view
         used = self._used
-        if used + need > len(keys):
-            grown = np.empty((max(2 * len(keys), used + need), dim), np.float32)
-            grown[:used] = keys[:used]
-            keys = grown
         top = max(nids) + 1
-        if top > len(start):
-            size = max(top, 2 * len(start))
+        if used + need > len(keys) or top > len(start):
+            if used + need > len(keys):   # doubled, up to the bound (or this recall's need)
+                rows = max(used + need, min(2 * len(keys), self.capacity // (4 * dim)))
+                grown = np.empty((rows, dim), np.float32)
+                grown[:used] = keys[:used]
+                keys = grown
+            size = max(top, 2 * len(start)) if top > len(start) else len(start)
             start = np.concatenate([start, np.full(size - len(start), -1, np.int64)])
             count = np.concatenate([count, np.zeros(size - len(count), np.int32)])
         for nid, k in zip(nids, read):   # rows first, then the columns that point at them
