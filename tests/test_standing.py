@@ -60,6 +60,10 @@ CHANGES = [
     ("We moved into the new place in Chorlton last weekend.", "I live in Levenshulme with Sam."),
     ("I moved into a flat in Didsbury on Saturday.", "I live in Levenshulme."),
     ("We moved to a new apartment in Jamaica Plain.", "We live in Somerville."),   # helper-244
+    # helper-250: a lease signed on a new home
+    ("Big life update #2: I signed a lease on a 2BR in St. Paul, moving June 1! Leaving Uptown after 4 years.",
+     "I live in Minneapolis."),
+    ("Just signed a lease on a one-bedroom in Brooklyn!", "I live in Queens."),
     # helper179: the new job's role said between "job" and its employer
     ("Big news: I started a new job as a senior analyst at Globex!", "I work as a data analyst at Initech."),
     ("I got a job as a nurse at Kaiser.", "I'm an RN at St. Mary's."),
@@ -156,6 +160,9 @@ NOT_CHANGES = [
     ("We moved to the new office in Leeds.", "I live in Boston."),      # no home
     ("We moved into the new office in Leeds.", "I live in Boston."),      # no home
     ("We're moving into the new place in Chorlton next week.", "I live in Boston."),   # a plan
+    ("I signed a lease for an office in Denver.", "I live in Boston."),   # no home
+    ("My sister signed a lease on a house in Leeds.", "I live in Boston."),   # another person's
+    ("I might sign a lease on a flat in Leeds.", "I live in Boston."),   # a plan
     # a hostile pass: no place, someone else's words, an exercise, a joke, an offer that is no
     # job, a place one goes to, a past role, another speaker, a question without its mark, a stay
     ("i live in denial", "I live in Boston."),

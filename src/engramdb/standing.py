@@ -146,6 +146,9 @@ _RENTED_AFTER = re.compile(
 #: Words before "rent" that make the place rented a stay, not a home.
 _RENTED_FOR = frozenset("every each anniversary honeymoon vacation holiday holidays trip weekend conference wedding "
                         "getaway season summer winter".split())
+#: What a home is called after "a lease on" ("a 2BR", "a one-bedroom", "a cute little house").
+_HOME_NOUN = (r"(?:place|home|house|apartment|apt|flat|condo|studio|townhouse|townhome|loft|duplex|bungalow|"
+              r"cottage|rowhouse|[1-5]\s?br|[1-5]-?bed(?:room)?|(?:one|two|three|four)-bed(?:room)?)")
 #: A street address before its town: a house number (or "Flat 2", "Apt 4B"), a few words, a comma.
 _STREET = (r"(?:(?:flat|apt\.?|apartment|unit|suite)\s+\w+,?\s+)?\d+[a-z]?(?:\s+[^\W\d_][\w'’.-]*){1,6}?,\s+")
 _VERBS = {
@@ -176,6 +179,11 @@ _VERBS = {
          rf"{_S}{_STREET}NAME"),
         (("new address",), True,   # "My new address is 3 Avenue Foch, Paris."
          rf"\b(?:my|our){_S}new{_S}(?:home{_S})?address{_S}is{_S}{_STREET}NAME"),
+        (("signed a lease", "signed the lease", "signed our lease", "signed my lease", "signed a new lease"), True,
+         # "I signed a lease on a 2BR in St. Paul, moving June 1!" (helper-250): a new home, not
+         # an office, shop or garage leased ("a lease for an office in Denver")
+         rf"\bsigned{_S}(?:a|the|our|my){_S}(?:new{_S})?lease{_S}(?:on|for){_S}(?:(?:a|an|the|our|my){_S})?"
+         rf"(?:[\w-]+{_S}){{0,2}}?{_HOME_NOUN}{_S}in{_S}NAME"),
         (("moved into", "moved in to", "moved to a", "moved to the", "moved to our", "moved to my"), True,
          # "We moved into the new place in Chorlton", "We moved to a new apartment in Jamaica Plain"
          # (helper-244): the speaker's move
@@ -252,7 +260,7 @@ _PATTERNS_UNNAMED = [p for p in _PATTERNS if _CAPITAL_CUES.isdisjoint(p[1])]
 #: at", a word of each of the two sets.
 _GATE = frozenset("live living reside residing resident residents based settled moved relocated address work working "
                   "employed job position role offer hired joined started starting start home house apartment flat condo place employer "
-                  "company here name name's rent renting".split())
+                  "company here name name's rent renting lease".split())
 _ROLE_GATE = (frozenset("i'm i’m am".split()), frozenset("at for with".split()))
 #: The speaker's own name ("Hi, I'm Dana.", "Call me Dee", "I go by Sam"): what passes the gate
 #: besides its words (a capital after the phrase, in the text as written).
@@ -349,7 +357,7 @@ _NOT_JOB = frozenset("house home car card credit loan mortgage apartment condo p
 #: Words that open a sentence before its subject ("so", "btw"), and verbs that open one without
 #: a subject, the speaker's ("Just moved to Tacoma", "Started a new job at Stripe").
 _OPENERS = frozenset("so well oh ok okay yeah yes btw update fyi lol anyway honestly".split())
-_FIRST_VERBS = frozenset("moved relocated started living working got took accepted landed settled joined renting".split())
+_FIRST_VERBS = frozenset("moved relocated started living working got took accepted landed settled joined renting signed".split())
 _QUOTE = re.compile(r"[\"“”«»]")
 
 
