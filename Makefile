@@ -66,6 +66,7 @@ bench: setup
 	$(PIP) install -q --no-build-isolation -e ".[bench]"
 	$(PY) benchmarks/bench_locomo_recall.py
 	$(PY) benchmarks/bench_keyword.py
+	$(PY) benchmarks/bench_sentence_lift.py
 	$(PY) benchmarks/bench_spreading.py
 	$(PY) benchmarks/bench_decay.py
 	$(PY) benchmarks/bench_admission.py

@@ -25,7 +25,8 @@ renting (a(n) apartment, flat, house, room, studio, ...) in ("I rent an apartmen
 working at or for, employed at or by, "my employer (company) is", "I'm a <role> at" (an
 occupation: not a regular, member, customer, fan, sucker, nor a former one). Or a report that
 it changed: moved or relocated to (optionally "back", "again (, this time)", "from <old name>",
-"then (back) to <name>"), moved into (or to) the (a, our, my) new place (home, flat...) in; started a new job at, took a job or position with, accepted a (job)
+"then (back) to <name>"), moved into (or to) the (a, our, my) new place (home, flat...) in, signed a
+lease on a place (home, 2BR, ...) in; started a new job at, took a job or position with, accepted a (job)
 offer from (not one on a house or for a card), was hired at, joined <name> as <an occupation>,
 "(my) new job at". Of each relation the one said last counts ("I moved to Seattle last year but
 now I live in Portland"). Not read: a clause negated, planned, wished or conditional (a word of
