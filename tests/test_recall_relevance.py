@@ -64,7 +64,8 @@ def test_world_knowledge_question_on_chit_chat_gets_a_gap(chat):
     assert res.hits   # recall still returns its nearest memories ...
     assert max(h.relevance for h in res.hits) < HASHING.relevance_threshold   # ... marked as weak
     assert max(h.relevance for h in res.hits) < 0.3
-    assert [g.reason for g in res.gaps] == ["weak_evidence"]
+    assert [g.reason for g in res.gaps] == ["weak_evidence", "unmentioned"]   # ... and Australia is in no memory
+    assert res.gaps[1].detail == "no memory mentions Australia"
 
 
 def test_directly_answered_question_gets_high_relevance(chat):

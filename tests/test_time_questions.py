@@ -196,7 +196,8 @@ def test_a_time_the_question_names_is_its_span_for_the_filters(tmp_path):
         res = m.recall("which database did we choose in September?", kind="decision", k=6, now=now)
         assert res.hits[0].id == "pg"
         res = m.recall("which decisions did we make about Kubernetes in September?", kind="decision", k=6, now=now)
-        assert [g.reason for g in res.gaps] == ["weak_evidence"] and max(h.relevance for h in res.hits) < 0.5
+        assert [g.reason for g in res.gaps] == ["weak_evidence", "unmentioned"] and max(h.relevance for h in res.hits) < 0.5
+        assert res.gaps[1].detail == "no memory mentions Kubernetes"
         m.add("The talk about observability went well; slides are on the wiki.", id="talk",
               created_at=utc(2026, 9, 18))
         res = m.recall("what did we say about the talk in September?", k=6, now=now)

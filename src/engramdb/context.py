@@ -501,7 +501,7 @@ def _gap_text(gap: Any, query: str) -> str:
         return f"{gap.detail[:1].upper()}{gap.detail[1:]}."
     if gap.reason == "filtered_out":
         return f'Memories relate to "{query}" but none passed the filters.'
-    if gap.reason in ("changed_since", "unstated"):   # ("No memory says where the user works.")
+    if gap.reason in ("changed_since", "unstated", "unmentioned"):   # ("No memory says where the user works.")
         return f"{gap.detail[:1].upper()}{gap.detail[1:]}."
     if gap.reason == "empty_window":
         return f"{gap.detail[:1].upper()}{gap.detail[1:]}: the memories here are from other times."

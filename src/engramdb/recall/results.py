@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from typing import NamedTuple
 
 import numpy as np
@@ -55,6 +56,7 @@ from ..speakers import (CHAT_ROLES, LABEL as SPEAKER_LABEL, anothers_doing, call
 from ..standing import MAY_STATE_BITS, asks_for_place
 from ..temporal import record_as_of, text_as_of
 from ..thirdperson import in_first_person
+from ..timeref import CALENDAR_WORDS
 from ..validate import utc_text
 from ..wording import count
 from ..types import (
@@ -297,6 +299,8 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     # (a slot's holder then answers a time no memory is dated in: "who owned billing in October?")
     gaps += [Gap(req.query, "changed_since", best, said) for said in changed]
     gaps += unstated
+    if held_nothing is None:
+        gaps += unmentioned(ctx, best)
     if filtered_out:
         why = ("none passed the filters" if filters.narrows else
                "none is active (superseded and archived memories are hidden: include_superseded=True or "
@@ -355,6 +359,89 @@ def _unstated(ctx: RecallContext, hits: list[Hit], best: float | None) -> list[G
                 missing.discard(rel)
     which = "no memory that passes the filters" if ctx.request.filters.narrows else "no memory"
     return [Gap(ctx.request.query, "unstated", best, f"{which} says {_UNSTATED[rel]}") for rel in sorted(missing)]
+
+
+#: A word of a question written capitalised (any script): a name, when not its sentence's first.
+_CAPITALISED = re.compile(r"(?-i:[^\W\d_a-z])[\w'’.&-]*")
+#: "I" and its contractions: capitalised, and no name.
+_FIRST_PERSON_I = frozenset("i i'm i’m i've i’ve i'd i’d i'll i’ll".split())
+#: Words whose full stop ends no sentence ("Dr. Seuss", "St. Louis"; an initial, "C. S. Lewis",
+#: or a word with a stop inside, "U.S.", is none either).
+_ABBREVIATED = frozenset("dr mr mrs ms mx st mt ft jr sr prof gen capt lt col sgt rev fr vs etc no".split())
+
+
+def _ends_sentence(word: str, between: str) -> bool:
+    """Whether the text ``between`` a word (``word``, as written) and the next ends a sentence:
+    ! ? : ; or a full stop after anything but an abbreviation or an initial."""
+    if any(c in between for c in "!?:;\n"):
+        return True
+    if not (word.endswith(".") or between.lstrip().startswith(".")):
+        return False
+    bare = word.rstrip(".")
+    return not (len(bare) == 1 or "." in bare or bare.lower() in _ABBREVIATED)
+
+
+def named_in(question: str) -> list[str]:
+    """The names a question writes: runs of capitalised words, each word not the first of its
+    sentence nor "I" ("What did you suggest for my Japan itinerary?" -> ["Japan"], "Did Anna
+    meet New York friends?" -> ["Anna", "New York"], "Would she like Dr. Seuss?" -> ["Dr.
+    Seuss"]; "Where is it?" -> []).
+
+    Parameters
+    ----------
+    question : str
+
+    Returns
+    -------
+    list of str
+        As written, in order, each once.
+    """
+    names: list[str] = []
+    first = last = None   # the open run: where its first word starts, where its last word ends
+    start = True   # the next word opens a sentence
+    words = list(re.finditer(r"[\w'’.&-]+", question))
+    for i, m in enumerate(words):
+        word = m.group(0)
+        named = (not start and _CAPITALISED.fullmatch(word) is not None
+                 and word.rstrip(".").lower() not in _FIRST_PERSON_I)
+        if named and first is not None and question[last:m.start()].strip() == "":
+            last = m.end()
+        else:
+            if first is not None:
+                names.append(_as_written(question[first:last]))
+            first, last = (m.start(), m.end()) if named else (None, None)
+        following = question[m.end():words[i + 1].start()] if i + 1 < len(words) else ""
+        start = _ends_sentence(word, following)
+    if first is not None:
+        names.append(_as_written(question[first:last]))
+    return list(dict.fromkeys(names))
+
+
+def _as_written(name: str) -> str:
+    """A name without the full stop of its sentence ("Japan." -> "Japan"; "U.S." and "Jr." keep theirs)."""
+    return name if name.endswith(".") and not _ends_sentence(name.split()[-1], "") else name.rstrip(".")
+
+
+def unmentioned(ctx: RecallContext, best: float | None) -> list[Gap]:
+    """An ``unmentioned`` gap for each name a question writes (:func:`named_in`) that no memory
+    of the namespace mentions: a word of it (an index term, :func:`engramdb.index.tokens.tokenize`)
+    is in no memory's text ("What did you suggest for my Japan itinerary?" of a chat that never
+    spoke of Japan: the hits can only match the rest of the question, however well; helper-250
+    found a confident wrong answer there). Negative recall by the keyword index's document
+    frequencies; a name said in other words ("NYC" for "New York") is not known to be the same.
+    The question's time expressions are left out (:func:`engramdb.recall.seeds.without_windows`),
+    and so are month, day and season names. None for a question without text, or a name of stop
+    words only."""
+    query = ctx.request.query
+    kw = ctx.space.keyword if ctx.space is not None else None
+    if not query or kw is None or not len(kw):
+        return []
+    gaps = []
+    for name in named_in(without_windows(query, ctx.windows or [])):   # ("at Christmas": a time)
+        terms = [t for t in tokenize(name) if t not in CALENDAR_WORDS and len(t) > 1]
+        if terms and any(kw.idf(t) == 0.0 for t in terms):
+            gaps.append(Gap(query, "unmentioned", best, f"no memory mentions {name}"))
+    return gaps
 
 
 def _archived_hint(ctx: RecallContext) -> str:
