@@ -39,6 +39,10 @@ def _unmentioned(result):
     ("Would Tim read C. S. Lewis or John Greene?", ["Tim", "C. S. Lewis", "John Greene"]),
     ("What areas of the U.S. has John been to?", ["U.S.", "John"]),
     ("Did I go to Japan.", ["Japan"]),
+    ("What Did I Say About The Budget?", []),                         # Title Case: no word stands out
+    ("WHERE DID I LEAVE THE KEYS?", []),
+    ("Did Anna call?", ["Anna"]),
+    ("Would Melanie enjoy The Four Seasons by Vivaldi?", ["Melanie", "The Four Seasons", "Vivaldi"]),
 ])
 def test_the_names_a_question_writes(question, names):
     assert named_in(question) == names

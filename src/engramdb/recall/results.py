@@ -363,6 +363,10 @@ def _unstated(ctx: RecallContext, hits: list[Hit], best: float | None) -> list[G
 
 #: A word of a question written capitalised (any script): a name, when not its sentence's first.
 _CAPITALISED = re.compile(r"(?-i:[^\W\d_a-z])[\w'’.&-]*")
+#: Words a sentence capitalises only in Title Case (two of them capitalised after a question's
+#: first word: "What Did I Say About The Budget?"; one may open a name, "The Four Seasons").
+_TITLE_WORDS = frozenset("the a an of to in on at for and or but is are was were did do does have has had about "
+                         "with from by my your our what when where who how why which that this it".split())
 #: "I" and its contractions: capitalised, and no name.
 _FIRST_PERSON_I = frozenset("i i'm i’m i've i’ve i'd i’d i'll i’ll".split())
 #: Words whose full stop ends no sentence ("Dr. Seuss", "St. Louis"; an initial, "C. S. Lewis",
@@ -385,7 +389,8 @@ def named_in(question: str) -> list[str]:
     """The names a question writes: runs of capitalised words, each word not the first of its
     sentence nor "I" ("What did you suggest for my Japan itinerary?" -> ["Japan"], "Did Anna
     meet New York friends?" -> ["Anna", "New York"], "Would she like Dr. Seuss?" -> ["Dr.
-    Seuss"]; "Where is it?" -> []).
+    Seuss"]; "Where is it?" -> []). None in a question written in capitals, or in Title Case (two
+    function words capitalised after its first word: "What Did I Say About The Budget?").
 
     Parameters
     ----------
@@ -400,6 +405,10 @@ def named_in(question: str) -> list[str]:
     first = last = None   # the open run: where its first word starts, where its last word ends
     start = True   # the next word opens a sentence
     words = list(re.finditer(r"[\w'’.&-]+", question))
+    later = [m.group(0) for m in words[1:] if m.group(0)[:1].isalpha() and m.group(0).lower() not in _FIRST_PERSON_I]
+    if (len(later) >= 3 and all(w[:1].isupper() for w in later)) or \
+            sum(w[:1].isupper() and w.lower() in _TITLE_WORDS for w in later) >= 2:
+        return []   # Title Case or CAPITALS: no word is told apart as a name
     for i, m in enumerate(words):
         word = m.group(0)
         named = (not start and _CAPITALISED.fullmatch(word) is not None
