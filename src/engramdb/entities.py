@@ -30,7 +30,7 @@ from typing import Iterable
 
 from .index.stopwords import ENGLISH_STOP_WORDS
 
-__all__ = ["extract_entities", "co_mentions", "entity_node_id", "entity_of_node"]
+__all__ = ["extract_entities", "co_mentions", "entity_node_id", "entity_of_node", "TITLE_WORDS"]
 
 #: The id prefix of an entity node (conversation ingest makes ``E:<entity>``).
 _NODE_PREFIX = "E:"
@@ -69,6 +69,8 @@ _CODE = re.compile(r"```.*?(?:```|\Z)|(`+)[^`\n]+?\1", re.DOTALL)
 #: ends one ("on Elm St. Swimming is ..."); so do "ft.", "Jr.", "Sr.", never joined.
 _TITLES = "Mr|Mrs|Ms|Mx|Dr|Prof|St|Mt|Lt|Capt|Cpt|Sgt|Col|Gen|Maj|Adm|Rev|Fr|Hon|Gov|Sen|Rep|Pres|Supt|Insp|Det"
 _TITLE_WORDS = frozenset(_TITLES.lower().split("|")) | {"jr", "sr", "ft"}   # no entity alone
+#: Titles before or after a name ("dr", "mrs", "jr"), lower case: no name of their own.
+TITLE_WORDS = _TITLE_WORDS
 _TITLE_DOT = re.compile(rf"(?<![\w'’])({_TITLES})\.(?=[^\S\n]+([A-Z][\w'’]*))")
 _SUFFIX_TITLES = frozenset({"St", "Mt"})
 _NAME_BEFORE = re.compile(r"[A-Z][\w'’-]*[^\S\n]+$")

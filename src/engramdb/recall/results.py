@@ -46,6 +46,7 @@ import numpy as np
 from ..answer_types import answered_terms, asked_types, lacks_asked_value
 from ..batch_plan import piece_ids
 from ..chatter import asked_terms, question_terms
+from ..entities import TITLE_WORDS as _ENTITY_TITLES, extract_entities
 from ..graph.csr import CSRGraph
 from ..index.keyword import KeywordIndex, term_counts as count_terms
 from ..index.tokens import tokenize
@@ -300,7 +301,7 @@ def run(ctx: RecallContext) -> tuple[list[Hit], list[int], list[Gap], list]:
     gaps += [Gap(req.query, "changed_since", best, said) for said in changed]
     gaps += unstated
     if held_nothing is None:
-        gaps += unmentioned(ctx, best)
+        gaps += unmentioned(ctx, hits, best)
     if filtered_out:
         why = ("none passed the filters" if filters.narrows else
                "none is active (superseded and archived memories are hidden: include_superseded=True or "
@@ -361,96 +362,79 @@ def _unstated(ctx: RecallContext, hits: list[Hit], best: float | None) -> list[G
     return [Gap(ctx.request.query, "unstated", best, f"{which} says {_UNSTATED[rel]}") for rel in sorted(missing)]
 
 
-#: A word of a question written capitalised (any script): a name, when not its sentence's first.
-_CAPITALISED = re.compile(r"(?-i:[^\W\d_a-z])[\w'’.&-]*")
-#: Words a sentence capitalises only in Title Case (two of them capitalised after a question's
+#: Words a sentence capitalises only in Title Case (two of them capitalised after their sentence's
 #: first word: "What Did I Say About The Budget?"; one may open a name, "The Four Seasons").
-_TITLE_WORDS = frozenset("the a an of to in on at for and or but is are was were did do does have has had about "
-                         "with from by my your our what when where who how why which that this it".split())
-#: "I" and its contractions: capitalised, and no name.
-_FIRST_PERSON_I = frozenset("i i'm i’m i've i’ve i'd i’d i'll i’ll".split())
-#: Words whose full stop ends no sentence ("Dr. Seuss", "St. Louis"; an initial, "C. S. Lewis",
-#: or a word with a stop inside, "U.S.", is none either).
-_ABBREVIATED = frozenset("dr mr mrs ms mx st mt ft jr sr prof gen capt lt col sgt rev fr vs etc no".split())
+_TITLE_CASE_WORDS = frozenset("the a an of to in on at for and or but is are was were did do does have has had "
+                              "about with from by my your our what when where who how why which that this it".split())
+#: A capitalised word after a greeting that opens the question, or after a comma that ends it: the
+#: one addressed ("Hey Assistant, ...", "Can you help, Claude?"), no name asked about.
+_ADDRESSED = re.compile(r"^\W*(?:hi|hey|hello|ok|okay|thanks|thank\s+you|so|well|yo|dear)\s+([A-Z][\w'’-]*)\s*[,!:]"
+                        r"|,\s*([A-Z][\w'’-]*)\W*$")
+#: Capitalised words of chat that name nothing ("Please tell me ASAP").
+_CHAT_ACRONYMS = frozenset("asap fyi btw imo imho tbh lol lmao omg pls plz thx ty np idk afaik eta aka diy faq rsvp "
+                           "tldr smh irl".split())
+#: How many unmentioned names a gap lists by name.
+_UNMENTIONED_LISTED = 3
 
 
-def _ends_sentence(word: str, between: str) -> bool:
-    """Whether the text ``between`` a word (``word``, as written) and the next ends a sentence:
-    ! ? : ; or a full stop after anything but an abbreviation or an initial."""
-    if any(c in between for c in "!?:;\n"):
+def _title_case(question: str) -> bool:
+    """Whether ``question`` is written in capitals or Title Case, where no capitalised word stands
+    out as a name: every word after its sentence's first capitalised (three at least), or two
+    function words capitalised after their sentences' first words."""
+    later = []
+    for sentence in split_sentences(question):
+        words = [w for w in re.findall(r"[^\W\d_][\w'’]*", sentence)[1:] if w.lower() not in ("i", "i'm", "i’m")]
+        later += words
+    if len(later) >= 3 and all(w[:1].isupper() for w in later):
         return True
-    if not (word.endswith(".") or between.lstrip().startswith(".")):
-        return False
-    bare = word.rstrip(".")
-    return not (len(bare) == 1 or "." in bare or bare.lower() in _ABBREVIATED)
+    return sum(w[:1].isupper() and w.lower() in _TITLE_CASE_WORDS for w in later) >= 2
 
 
-def named_in(question: str) -> list[str]:
-    """The names a question writes: runs of capitalised words, each word not the first of its
-    sentence nor "I" ("What did you suggest for my Japan itinerary?" -> ["Japan"], "Did Anna
-    meet New York friends?" -> ["Anna", "New York"], "Would she like Dr. Seuss?" -> ["Dr.
-    Seuss"]; "Where is it?" -> []). None in a question written in capitals, or in Title Case (two
-    function words capitalised after its first word: "What Did I Say About The Budget?").
-
-    Parameters
-    ----------
-    question : str
-
-    Returns
-    -------
-    list of str
-        As written, in order, each once.
-    """
-    names: list[str] = []
-    first = last = None   # the open run: where its first word starts, where its last word ends
-    start = True   # the next word opens a sentence
-    words = list(re.finditer(r"[\w'’.&-]+", question))
-    later = [m.group(0) for m in words[1:] if m.group(0)[:1].isalpha() and m.group(0).lower() not in _FIRST_PERSON_I]
-    if (len(later) >= 3 and all(w[:1].isupper() for w in later)) or \
-            sum(w[:1].isupper() and w.lower() in _TITLE_WORDS for w in later) >= 2:
-        return []   # Title Case or CAPITALS: no word is told apart as a name
-    for i, m in enumerate(words):
-        word = m.group(0)
-        named = (not start and _CAPITALISED.fullmatch(word) is not None
-                 and word.rstrip(".").lower() not in _FIRST_PERSON_I)
-        if named and first is not None and question[last:m.start()].strip() == "":
-            last = m.end()
-        else:
-            if first is not None:
-                names.append(_as_written(question[first:last]))
-            first, last = (m.start(), m.end()) if named else (None, None)
-        following = question[m.end():words[i + 1].start()] if i + 1 < len(words) else ""
-        start = _ends_sentence(word, following)
-    if first is not None:
-        names.append(_as_written(question[first:last]))
-    return list(dict.fromkeys(names))
-
-
-def _as_written(name: str) -> str:
-    """A name without the full stop of its sentence ("Japan." -> "Japan"; "U.S." and "Jr." keep theirs)."""
-    return name if name.endswith(".") and not _ends_sentence(name.split()[-1], "") else name.rstrip(".")
-
-
-def unmentioned(ctx: RecallContext, best: float | None) -> list[Gap]:
-    """An ``unmentioned`` gap for each name a question writes (:func:`named_in`) that no memory
-    of the namespace mentions: a word of it (an index term, :func:`engramdb.index.tokens.tokenize`)
-    is in no memory's text ("What did you suggest for my Japan itinerary?" of a chat that never
-    spoke of Japan: the hits can only match the rest of the question, however well; helper-250
-    found a confident wrong answer there). Negative recall by the keyword index's document
-    frequencies; a name said in other words ("NYC" for "New York") is not known to be the same.
-    The question's time expressions are left out (:func:`engramdb.recall.seeds.without_windows`),
-    and so are month, day and season names. None for a question without text, or a name of stop
-    words only."""
-    query = ctx.request.query
+def unmentioned(ctx: RecallContext, hits: list[Hit], best: float | None) -> list[Gap]:
+    """An ``unmentioned`` gap when a question names something no memory of the namespace
+    mentions ("What did you suggest for my Japan itinerary?" of a chat that never spoke of Japan:
+    the hits can only match the rest of the question, however well; helper-250 found a confident
+    wrong answer there). The names are the question's entities (:func:`engramdb.entities.extract_entities`:
+    capitalised runs, not a sentence's first word alone; no date, year, month or day name, nor
+    the question's time expressions, nor one it addresses, "Hey Assistant, ...", "..., Claude?").
+    A name is unmentioned when none of its words (titles and common words apart) is in any
+    memory's text (an index term of the word, as written or without its hyphens, dots and
+    apostrophes, or, for a short one, dotted: "UK" as "U.K."; with document frequency 0 in the
+    namespace's keyword index: "GitHub" is mentioned by "github", "Wi-Fi" by "wifi", "Dr. Patel"
+    by "Patel", "New York City" by "New York") nor a tag of a hit. Chat acronyms ("ASAP") name
+    nothing. One gap names up to :data:`_UNMENTIONED_LISTED` of them. None for a
+    question in capitals or Title Case (:func:`_title_case`), nor with ``as_of`` (the index is
+    today's). Not read: a name said in other words ("NYC"), another language's inflections."""
+    req = ctx.request
+    query = req.query
     kw = ctx.space.keyword if ctx.space is not None else None
-    if not query or kw is None or not len(kw):
+    if not query or kw is None or not len(kw) or req.filters.as_of is not None or _title_case(query):
         return []
-    gaps = []
-    for name in named_in(without_windows(query, ctx.windows or [])):   # ("at Christmas": a time)
-        terms = [t for t in tokenize(name) if t not in CALENDAR_WORDS and len(t) > 1]
-        if terms and any(kw.idf(t) == 0.0 for t in terms):
-            gaps.append(Gap(query, "unmentioned", best, f"no memory mentions {name}"))
-    return gaps
+    text = without_windows(query, ctx.windows or [])   # ("at Christmas": a time)
+    addressed = {g.lower() for m in _ADDRESSED.finditer(text) for g in m.groups() if g}
+    tags = {t.lower() for h in hits for t in (h.tags or ())}
+    missing = []
+    for name in sorted(extract_entities(text), key=lambda e: text.lower().find(e)):
+        words = [w for w in name.split() if w not in _ENTITY_TITLES and w not in CALENDAR_WORDS
+                 and w not in _CHAT_ACRONYMS and not any(c.isdigit() for c in w) and w not in addressed]
+        checked = []
+        for w in words:
+            bare = re.sub(r"[-.'’]", "", w)
+            spellings = [w, bare] + ([".".join(bare) + "."] if 2 <= len(bare) <= 5 and bare.isalpha() else [])
+            terms = [t for t in dict.fromkeys(t for x in spellings for t in tokenize(x)) if len(t) > 1]
+            if terms:
+                checked.append(w in tags or bare in tags or any(kw.idf(t) > 0.0 for t in terms))
+        if checked and not any(checked):
+            found = re.search(r"[^\w]+".join(map(re.escape, name.split())), query, re.IGNORECASE)
+            missing.append(found.group(0) if found else name)
+    if not missing:
+        return []
+    listed = missing[:_UNMENTIONED_LISTED]
+    more = len(missing) - len(listed)
+    said = (", ".join(listed[:-1]) + " or " + listed[-1]) if len(listed) > 1 else listed[0]
+    if more:
+        said = ", ".join(listed) + f" or {more} more name{'s' if more > 1 else ''} the question writes"
+    return [Gap(query, "unmentioned", best, f"no memory mentions {said}")]
 
 
 def _archived_hint(ctx: RecallContext) -> str:
