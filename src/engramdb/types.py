@@ -452,10 +452,10 @@ class Gap:
     since after it: another memory, superseded, held it then, and is a hit; the detail names both),
     ``"unstated"`` (the question asks where the user lives or works, "where do I work?", and no
     memory the recall may show states it, nor may state it read loosely, nor does a slot of the
-    user's hold it: the hits only mention its words), ``"unmentioned"`` (the question writes a name,
-    a capitalised word not opening its sentence, that no memory of the namespace mentions: "What
-    did you suggest for my Japan itinerary?" of a store that never spoke of Japan; the detail
-    names it).
+    user's hold it: the hits only mention its words), ``"unmentioned"`` (the question names
+    something no memory of the namespace mentions: "What did you suggest for my Japan
+    itinerary?" of a store that never spoke of Japan; the detail names up to three such names;
+    :func:`engramdb.recall.results.unmentioned`).
     ``best_similarity`` is the best cosine the vector search found (whichever memory has it: the
     first hit may be another, or one that spreading reached, whose ``similarity`` is None; never a
     connector node, a session or entity, that the hits leave out), None without a vector search.
