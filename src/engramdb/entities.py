@@ -6,7 +6,7 @@ that opens a sentence is not an entity ("Seeing", "Wow": a name there is usually
 mid-sentence elsewhere; the dot of a title or abbreviated place name, "Dr. Smith", "St. Mary",
 ends none, and a title alone is no entity); the start of a line, of a list item (``- Set up``, ``1. Enjoy``) or of
 a Markdown heading counts as a sentence start; a common word (scikit-learn's stop words plus
-interjections) or an imperative verb ("Ask Priya", "Email Dana") opening a longer run there is
+interjections and chat acronyms, "ASAP") or an imperative verb ("Ask Priya", "Email Dana") opening a longer run there is
 dropped from it. Code is no prose: text inside ````` fences
 and ```inline code``` (``True``, ``None``, class names) is skipped. Entities are lower-cased, without a closing possessive
 ("Caroline's" and "Caroline" are one entity).
@@ -79,6 +79,8 @@ _COMMON = frozenset(ENGLISH_STOP_WORDS) | {
     "awesome", "cool", "nice", "sounds", "that's", "it's", "i'm", "i've", "i'll", "i'd", "you're", "haha",
     "lol", "omg", "congrats", "congratulations", "good", "glad", "love", "sorry", "absolutely", "totally",
     "definitely", "really", "just", "what's", "let's", "did", "have", "has", "can", "will", "do", "does",
+    # chat acronyms, written in capitals and naming nothing ("Please tell me ASAP")
+    "asap", "fyi", "btw", "imo", "imho", "tbh", "lmao", "pls", "plz", "thx", "idk", "afaik", "tldr", "smh",
 }
 #: Verbs that open an imperative at a sentence or list-item start ("1. Ask Priya before you merge",
 #: "Email Dana the draft", "Visit Lisbon in May"): capitalised only there, so dropped from the run

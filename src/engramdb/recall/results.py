@@ -370,9 +370,6 @@ _TITLE_CASE_WORDS = frozenset("the a an of to in on at for and or but is are was
 #: one addressed ("Hey Assistant, ...", "Can you help, Claude?"), no name asked about.
 _ADDRESSED = re.compile(r"^\W*(?:hi|hey|hello|ok|okay|thanks|thank\s+you|so|well|yo|dear)\s+([A-Z][\w'’-]*)\s*[,!:]"
                         r"|,\s*([A-Z][\w'’-]*)\W*$")
-#: Capitalised words of chat that name nothing ("Please tell me ASAP").
-_CHAT_ACRONYMS = frozenset("asap fyi btw imo imho tbh lol lmao omg pls plz thx ty np idk afaik eta aka diy faq rsvp "
-                           "tldr smh irl".split())
 #: How many unmentioned names a gap lists by name.
 _UNMENTIONED_LISTED = 3
 
@@ -401,22 +398,24 @@ def unmentioned(ctx: RecallContext, hits: list[Hit], best: float | None) -> list
     memory's text (an index term of the word, as written or without its hyphens, dots and
     apostrophes, or, for a short one, dotted: "UK" as "U.K."; with document frequency 0 in the
     namespace's keyword index: "GitHub" is mentioned by "github", "Wi-Fi" by "wifi", "Dr. Patel"
-    by "Patel", "New York City" by "New York") nor a tag of a hit. Chat acronyms ("ASAP") name
-    nothing. One gap names up to :data:`_UNMENTIONED_LISTED` of them. None for a
+    by "Patel", "New York City" by "New York") nor a tag of a hit. One gap names up to :data:`_UNMENTIONED_LISTED` of them. None for a
     question in capitals or Title Case (:func:`_title_case`), nor with ``as_of`` (the index is
     today's). Not read: a name said in other words ("NYC"), another language's inflections."""
     req = ctx.request
     query = req.query
     kw = ctx.space.keyword if ctx.space is not None else None
-    if not query or kw is None or not len(kw) or req.filters.as_of is not None or _title_case(query):
+    if not query or kw is None or not len(kw) or req.filters.as_of is not None:
         return []
     text = without_windows(query, ctx.windows or [])   # ("at Christmas": a time)
+    names = extract_entities(text)
+    if not names or _title_case(query):   # (most questions name nothing: the sentences are not read)
+        return []
     addressed = {g.lower() for m in _ADDRESSED.finditer(text) for g in m.groups() if g}
     tags = {t.lower() for h in hits for t in (h.tags or ())}
     missing = []
-    for name in sorted(extract_entities(text), key=lambda e: text.lower().find(e)):
+    for name in sorted(names, key=lambda e: text.lower().find(e)):
         words = [w for w in name.split() if w not in _ENTITY_TITLES and w not in CALENDAR_WORDS
-                 and w not in _CHAT_ACRONYMS and not any(c.isdigit() for c in w) and w not in addressed]
+                 and not any(c.isdigit() for c in w) and w not in addressed]
         checked = []
         for w in words:
             bare = re.sub(r"[-.'’]", "", w)
@@ -429,11 +428,10 @@ def unmentioned(ctx: RecallContext, hits: list[Hit], best: float | None) -> list
             missing.append(found.group(0) if found else name)
     if not missing:
         return []
-    listed = missing[:_UNMENTIONED_LISTED]
-    more = len(missing) - len(listed)
-    said = (", ".join(listed[:-1]) + " or " + listed[-1]) if len(listed) > 1 else listed[0]
-    if more:
-        said = ", ".join(listed) + f" or {more} more name{'s' if more > 1 else ''} the question writes"
+    listed, more = missing[:_UNMENTIONED_LISTED], len(missing) - _UNMENTIONED_LISTED
+    if more > 0:
+        listed.append(f"{more} more name{'s' if more > 1 else ''} the question writes")
+    said = ", ".join(listed[:-1]) + " or " + listed[-1] if len(listed) > 1 else listed[0]
     return [Gap(query, "unmentioned", best, f"no memory mentions {said}")]
 
 

@@ -61,7 +61,15 @@ _ACTIVE = _STATE_CODES[MemoryState.ACTIVE]
 _SUPERSEDES = Relation.SUPERSEDES.code
 _PLACES = frozenset({"home", "employer"})   # (the relations asks_for_place reads)
 _FLOAT32_0 = np.zeros(0, np.float32)
-_FUSE: list = [None]   # the registry's fuse_seeds, looked up on first use
+_KERNELS: dict = {}   # the registry's kernels of this module, each looked up on first use
+
+
+def _kernel(name: str):
+    """The registry's kernel ``name``, looked up once (the registry takes its lock each time)."""
+    kernel = _KERNELS.get(name)
+    if kernel is None:
+        kernel = _KERNELS[name] = registry.get(name)
+    return kernel
 
 __all__ = ["run", "seedable", "vector_tail", "current_versions", "later_standing", "later_values", "now_only", "keyword_leg", "fuse", "time_windows", "content_words", "window_seeds", "window_holds_nothing", "slot_seeds", "slot_held_then", "slot_changed_since",
            "TIME_FILLER"]
@@ -665,8 +673,8 @@ def sentence_cosines(ctx: RecallContext, nids: np.ndarray, cos: np.ndarray) -> n
     arena = ctx.state.key_cache.arena(ctx.state.store, nids, ctx.state.dim)
     if not arena.count[nids].any():
         return cos
-    return registry.get("sentence_lift")(arena.keys, arena.start, arena.count, nids,
-                                        np.asarray(cos, np.float32), ctx.request.vector, w)
+    return _kernel("sentence_lift")(arena.keys, arena.start, arena.count, nids,
+                                    np.asarray(cos, np.float32), ctx.request.vector, w)
 
 
 def _uncensored(cols, nids: np.ndarray, keep: np.ndarray) -> np.ndarray:
@@ -1106,8 +1114,5 @@ def fuse(labels: np.ndarray, cos: np.ndarray, kw_nids: np.ndarray, kw_score: np.
     seed_cos : ndarray of float32, shape (s,)
         Cosine of each seed to the query.
     """
-    kernel = _FUSE[0]
-    if kernel is None:
-        kernel = _FUSE[0] = registry.get("fuse_seeds")
-    return kernel(labels, cos, kw_nids, kw_score, kw_cos, float(cfg.w_vector), float(cfg.w_keyword),
-                  float(cfg.seed_contrast))
+    return _kernel("fuse_seeds")(labels, cos, kw_nids, kw_score, kw_cos, float(cfg.w_vector),
+                                 float(cfg.w_keyword), float(cfg.seed_contrast))
